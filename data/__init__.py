@@ -1,0 +1,1 @@
+"""Catalogs and query sets authored by the SchemaRouter project (package data only)."""

@@ -1,0 +1,1 @@
+"""SchemaRouter adapters."""

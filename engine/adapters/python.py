@@ -1,0 +1,285 @@
+"""Typed Python callables -> routes.
+
+Type hints (and pydantic models) become the input and output JSON Schemas through pydantic's
+``TypeAdapter``; the docstring's first paragraph becomes the description and its
+``Args:`` / ``Parameters`` section the parameter descriptions. A return type that is a
+pydantic model (or a TypedDict) becomes output fields, one per property.
+
+>>> def band_gap(formula: str, *, functional: str = "PBE") -> float:
+...     '''Band gap of a material.
+...
+...     Args:
+...         formula: Reduced chemical formula, e.g. "Si".
+...     '''
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+
+from schemarouter.compile import RouteSpec, build_registration, slugify
+from schemarouter.contracts import (
+    AccessKind,
+    AccessPath,
+    Effect,
+    Endpoint,
+    Operation,
+    OutputField,
+    Parameter,
+    ParameterLocation,
+    Provider,
+    Registration,
+    SourceType,
+)
+from schemarouter.errors import DocumentError
+
+__all__ = ["CallableSpec", "callable_registration", "capability", "describe_callable"]
+
+_CAPABILITY_ATTR = "__schemarouter_capability__"
+
+
+@dataclass(frozen=True)
+class CallableSpec:
+    """Route metadata attached to a function by :func:`capability`."""
+
+    name: str | None = None
+    effect: Effect = Effect.READ
+    description: str | None = None
+    fields: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    intents: tuple[str, ...] = ()
+    policy_tags: tuple[str, ...] = ()
+
+
+def capability(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    effect: Effect | str = Effect.READ,
+    description: str | None = None,
+    fields: Mapping[str, Mapping[str, Any]] | None = None,
+    intents: Sequence[str] = (),
+    policy_tags: Sequence[str] = (),
+) -> Any:
+    """Decorator that declares a function's route metadata for ``add_callable``.
+
+    ``fields`` maps an output property name to extra :class:`OutputField` keys (``unit``,
+    ``semantic_id``, ``normalization``, ``qualifiers`` ...).
+    """
+
+    def mark(func: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(
+            func,
+            _CAPABILITY_ATTR,
+            CallableSpec(
+                name=name,
+                effect=Effect(effect),
+                description=description,
+                fields=dict(fields or {}),
+                intents=tuple(intents),
+                policy_tags=tuple(policy_tags),
+            ),
+        )
+        return func
+
+    return mark(fn) if fn is not None else mark
+
+
+_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params)\s*:?\s*$", re.IGNORECASE)
+_OTHER_SECTION = re.compile(
+    r"^\s*(Returns?|Raises|Yields|Examples?|Notes?|See Also)\s*:?\s*$", re.IGNORECASE
+)
+_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
+_NUMPY_ARG = re.compile(r"^\s*(\w+)\s*:\s*[^:]*$")
+
+
+def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """(description, {parameter: description}) from Google- or NumPy-style docstrings."""
+    if not doc:
+        return "", {}
+    lines = inspect.cleandoc(doc).splitlines()
+    description: list[str] = []
+    params: dict[str, str] = {}
+    i = 0
+    while i < len(lines) and not _SECTION.match(lines[i]) and not _OTHER_SECTION.match(lines[i]):
+        description.append(lines[i])
+        i += 1
+    current: str | None = None
+    in_args = False
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if _SECTION.match(line):
+            in_args = True
+            current = None
+            continue
+        if _OTHER_SECTION.match(line):
+            in_args = False
+            continue
+        if not in_args or set(line.strip()) <= {"-"}:
+            continue
+        match = _ARG_LINE.match(line)
+        if match and (len(line) - len(line.lstrip())) <= 4:
+            current = match.group(1).lstrip("*")
+            params[current] = match.group(3).strip()
+        elif _NUMPY_ARG.match(line) and not line.startswith((" ", "\t")):
+            current = line.split(":")[0].strip()
+            params[current] = ""
+        elif current is not None and line.strip():
+            params[current] = (params[current] + " " + line.strip()).strip()
+    text = " ".join(part.strip() for part in description).strip()
+    return re.sub(r"\s+", " ", text), params
+
+
+def _json_schema(annotation: Any, *, where: str) -> dict[str, Any]:
+    if annotation is inspect.Parameter.empty:
+        return {}
+    try:
+        schema = TypeAdapter(annotation).json_schema()
+    except Exception as exc:
+        raise DocumentError(
+            f"type hint {annotation!r} has no JSON Schema: {exc}",
+            where=where,
+            hint="Use JSON-compatible types (str, int, float, bool, list, dict, pydantic models)",
+        ) from None
+    return dict(schema)
+
+
+def _output_fields(
+    return_type: Any, schema: dict[str, Any], overrides: Mapping[str, Mapping[str, Any]]
+) -> tuple[OutputField, ...]:
+    properties: Mapping[str, Any] = {}
+    is_model = inspect.isclass(return_type) and issubclass(return_type, BaseModel)
+    if is_model or typing.is_typeddict(return_type):
+        properties = schema.get("properties", {})
+    defs = schema.get("$defs", {})
+    fields: list[OutputField] = []
+    if properties:
+        for name, prop in properties.items():
+            prop = dict(prop)
+            if defs and "$ref" in prop:
+                prop["$defs"] = defs
+            extra = dict(overrides.get(name, {}))
+            extra.setdefault("description", prop.get("description", ""))
+            fields.append(
+                OutputField.model_validate(
+                    {"name": name, "path": name, "json_schema": prop, **extra}
+                )
+            )
+    elif schema:
+        extra = dict(overrides.get("result", {}))
+        fields.append(
+            OutputField.model_validate({"name": "result", "path": "", "json_schema": schema, **extra})
+        )
+    return tuple(fields)
+
+
+def describe_callable(
+    fn: Callable[..., Any], *, name: str | None = None, effect: Effect | str | None = None
+) -> Endpoint:
+    """The endpoint contract of a typed callable."""
+    spec: CallableSpec = getattr(fn, _CAPABILITY_ATTR, CallableSpec())
+    qualname = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    where = f"callable {qualname}"
+    try:
+        signature = inspect.signature(fn)
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except (TypeError, ValueError, NameError) as exc:
+        raise DocumentError(
+            f"cannot read the signature: {exc}", where=where, hint="Pass a plain typed function"
+        ) from None
+    description, param_docs = _parse_docstring(fn.__doc__)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    parameters: list[Parameter] = []
+    for pname, param in signature.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(pname, inspect.Parameter.empty)
+        if annotation is inspect.Parameter.empty:
+            raise DocumentError(
+                f"parameter {pname!r} has no type hint",
+                where=where,
+                hint="Annotate every parameter so its JSON Schema is known",
+            )
+        pschema = _json_schema(annotation, where=f"{where}, parameter {pname!r}")
+        pschema.pop("title", None)
+        if param_docs.get(pname):
+            pschema.setdefault("description", param_docs[pname])
+        if param.default is not inspect.Parameter.empty:
+            try:
+                TypeAdapter(Any).dump_json(param.default)
+                pschema.setdefault("default", param.default)
+            except Exception:  # a default that is not JSON stays out of the schema
+                pass
+        else:
+            required.append(pname)
+        properties[pname] = pschema
+        parameters.append(
+            Parameter(
+                name=pname,
+                location=ParameterLocation.ARGUMENT,
+                json_schema=pschema,
+                required=param.default is inspect.Parameter.empty,
+                description=param_docs.get(pname, ""),
+            )
+        )
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+    }
+    if required:
+        input_schema["required"] = required
+    return_type = hints.get("return", inspect.Parameter.empty)
+    output_schema = _json_schema(return_type, where=f"{where}, return type") or None
+    endpoint_name = name or spec.name or fn.__name__
+    return Endpoint(
+        id=slugify(endpoint_name),
+        name=endpoint_name,
+        operation=Operation(qualname=qualname),
+        description=spec.description or description,
+        input_schema=input_schema,
+        parameters=tuple(parameters),
+        output_schema=output_schema,
+        output_fields=_output_fields(return_type, output_schema or {}, spec.fields),
+        effect=Effect(effect) if effect is not None else spec.effect,
+        intents=spec.intents,
+        policy_tags=spec.policy_tags,
+    )
+
+
+def callable_registration(
+    functions: Sequence[Callable[..., Any]],
+    *,
+    provider: str | Provider,
+    effect: Effect | str | None = None,
+    license: str | None = None,
+    source_type: SourceType | str = SourceType.UNKNOWN,
+    access_id: str = "python",
+) -> Registration:
+    """Compile typed callables of one provider into a Registration."""
+    if isinstance(provider, str):
+        provider_model = Provider(
+            id=slugify(provider),
+            display_name=provider,
+            license=license,
+            source_type=SourceType(source_type),
+        )
+    else:
+        provider_model = provider
+    module = sorted({getattr(f, "__module__", "?") for f in functions})
+    access = AccessPath(id=access_id, kind=AccessKind.PYTHON, server=",".join(module))
+    specs = [
+        RouteSpec(provider_model, access, describe_callable(fn, effect=effect), f"callable[{i}]")
+        for i, fn in enumerate(functions)
+    ]
+    return build_registration(
+        specs, source=f"python:{','.join(module)}", providers=[provider_model]
+    )

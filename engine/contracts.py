@@ -1,0 +1,402 @@
+"""The registry's vocabulary: strict pydantic models for every registered fact.
+
+Every model refuses unknown keys and is immutable once built. Adapters (OpenAPI, MCP,
+OPTIMADE, Python, catalogs) compile their sources into these contracts; the registry stores
+them as :class:`Route` objects (provider + access path + endpoint), each with a fingerprint.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from schemarouter.fingerprint import fingerprint
+
+__all__ = [
+    "ID_PATTERN",
+    "AccessKind",
+    "AccessPath",
+    "AuthRequirement",
+    "Availability",
+    "AvailabilityStatus",
+    "Contract",
+    "Effect",
+    "Endpoint",
+    "FieldGroup",
+    "Intent",
+    "Operation",
+    "OutputField",
+    "Parameter",
+    "ParameterLocation",
+    "Provider",
+    "Registration",
+    "Route",
+    "SourceType",
+    "UnitNormalizationSpec",
+    "make_route_id",
+]
+
+#: Provider, access path and endpoint ids: lowercase words joined by ``_ - .`` (route ids
+#: join three of them with ``/``), stable across runs and machines.
+ID_PATTERN = r"^[a-z0-9][a-z0-9_.\-]*$"
+_ID = Annotated[str, Field(pattern=ID_PATTERN, min_length=1, max_length=128)]
+_NAME = Annotated[str, Field(min_length=1, max_length=256)]
+_SEMANTIC_ID = Annotated[str, Field(pattern=r"^[a-z0-9_]+(\.[a-z0-9_]+)*$", max_length=128)]
+
+
+class Contract(BaseModel):
+    """Base of every contract: strict (unknown keys refused), immutable, fingerprintable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    def canonical(self) -> dict[str, Any]:
+        """The JSON form that fingerprints are computed from (defaults included)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+    def content_fingerprint(self) -> str:
+        """``sha256:`` of :meth:`canonical`: equal contracts, equal fingerprints."""
+        return fingerprint(self.canonical())
+
+
+class SourceType(StrEnum):
+    """Where a value comes from: the paper's provenance classes."""
+
+    EXPERIMENTAL = "experimental"
+    CALCULATED = "calculated"
+    LITERATURE = "literature"
+    BUSINESS = "business"
+    WEB = "web"
+    CURATED = "curated"
+    MIXED = "mixed"
+    UNKNOWN = "unknown"
+
+
+class Effect(StrEnum):
+    """What calling a route does to the world. Ordered: read < write < destructive."""
+
+    READ = "read"
+    WRITE = "write"
+    DESTRUCTIVE = "destructive"
+
+    @property
+    def rank(self) -> int:
+        return _EFFECT_RANK[self]
+
+    def stricter(self, other: Effect) -> Effect:
+        """The stricter of two effects (a hint may raise an effect, never lower it)."""
+        return self if self.rank >= other.rank else other
+
+
+_EFFECT_RANK = {Effect.READ: 0, Effect.WRITE: 1, Effect.DESTRUCTIVE: 2}
+
+
+class AccessKind(StrEnum):
+    OPENAPI = "openapi"
+    HTTP = "http"
+    MCP = "mcp"
+    OPTIMADE = "optimade"
+    PYTHON = "python"
+
+
+class ParameterLocation(StrEnum):
+    PATH = "path"
+    QUERY = "query"
+    HEADER = "header"
+    COOKIE = "cookie"
+    BODY = "body"
+    ARGUMENT = "argument"  # MCP tool arguments and Python keyword arguments
+
+
+class AvailabilityStatus(StrEnum):
+    AVAILABLE = "available"
+    DEGRADED = "degraded"
+    UNAVAILABLE = "unavailable"
+    DEPRECATED = "deprecated"
+
+
+class UnitNormalizationSpec(Contract):
+    """A trusted, declared conversion: ``canonical = value * scale + offset``.
+
+    Checked with pint at registration: both units must parse, share ``dimension``, and the
+    declared factor must agree with pint's conversion.
+    """
+
+    source_unit: _NAME
+    canonical_unit: _NAME
+    dimension: _NAME
+    scale: float = 1.0
+    offset: float = 0.0
+
+    @field_validator("scale")
+    @classmethod
+    def _scale_nonzero(cls, value: float) -> float:
+        if value == 0.0:
+            raise ValueError("scale must not be zero")
+        return value
+
+    def apply(self, value: float) -> float:
+        return value * self.scale + self.offset
+
+
+class OutputField(Contract):
+    """One field a route returns, with its type, meaning, unit and evidence."""
+
+    name: _NAME
+    #: Path into the raw output, dot-separated, ``*`` for every element of an array
+    #: (``data.*.attributes.band_gap``). Empty means the output itself.
+    path: str = ""
+    json_schema: dict[str, Any] = Field(default_factory=dict)
+    semantic_id: _SEMANTIC_ID | None = None
+    aliases: tuple[str, ...] = ()
+    description: str = ""
+    unit: str | None = None
+    dimension: str | None = None
+    normalization: UnitNormalizationSpec | None = None
+    #: Exact conditions the value holds under (``temperature: 300 K``, ``phase: alpha``).
+    qualifiers: dict[str, str] = Field(default_factory=dict)
+    identifier: bool = False
+    #: Field group (the paper's recall safety net: ``mechanical``, ``electronic``, ...).
+    group: str | None = None
+    #: ``None`` inherits the provider's source type / license.
+    source_type: SourceType | None = None
+    license: str | None = None
+
+    @model_validator(mode="after")
+    def _unit_consistent(self) -> OutputField:
+        spec = self.normalization
+        if spec is not None:
+            if self.unit is None:
+                raise ValueError(
+                    f"field {self.name!r} declares a normalization but no unit; set unit to "
+                    f"{spec.source_unit!r}"
+                )
+            if spec.source_unit != self.unit:
+                raise ValueError(
+                    f"field {self.name!r}: normalization.source_unit {spec.source_unit!r} "
+                    f"differs from unit {self.unit!r}"
+                )
+            if self.dimension is not None and self.dimension != spec.dimension:
+                raise ValueError(
+                    f"field {self.name!r}: dimension {self.dimension!r} differs from "
+                    f"normalization.dimension {spec.dimension!r}"
+                )
+        return self
+
+
+class Parameter(Contract):
+    """One input of a route: where it goes, its JSON Schema, and whether it is required."""
+
+    name: _NAME
+    location: ParameterLocation = ParameterLocation.ARGUMENT
+    json_schema: dict[str, Any] = Field(default_factory=dict)
+    required: bool = False
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    #: What kind of value binds here (``chemical.formula``, ``identifier.doi``, ...).
+    semantic_id: _SEMANTIC_ID | None = None
+
+
+class Operation(Contract):
+    """How an endpoint is called: an HTTP method and path, an MCP tool, a Python name."""
+
+    method: str | None = None
+    path: str | None = None
+    tool: str | None = None
+    qualname: str | None = None
+
+    @field_validator("method")
+    @classmethod
+    def _upper(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.upper()
+        if value not in {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"}:
+            raise ValueError(f"unknown HTTP method {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Operation:
+        if (self.method is None) != (self.path is None):
+            raise ValueError("an HTTP operation needs both method and path")
+        if self.method is None and self.tool is None and self.qualname is None:
+            raise ValueError("an operation needs method + path, tool, or qualname")
+        if self.path is not None and not self.path.startswith("/"):
+            raise ValueError(f"path {self.path!r} must start with '/'")
+        return self
+
+
+class Availability(Contract):
+    status: AvailabilityStatus = AvailabilityStatus.AVAILABLE
+    note: str = ""
+
+
+class Endpoint(Contract):
+    """An operation of an access path, with its full input and output contracts."""
+
+    #: Readable, stable id inside its access path (used in the route id).
+    id: _ID
+    #: The endpoint's own name: MCP tool name, OpenAPI operationId or ``METHOD /path``,
+    #: Python function name.
+    name: _NAME
+    operation: Operation
+    summary: str = ""
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    parameters: tuple[Parameter, ...] = ()
+    output_schema: dict[str, Any] | None = None
+    output_fields: tuple[OutputField, ...] = ()
+    effect: Effect = Effect.READ
+    policy_tags: tuple[str, ...] = ()
+    availability: Availability = Field(default_factory=Availability)
+    #: Intents this endpoint serves (``property_lookup``, ``literature_search``, ...).
+    intents: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Endpoint:
+        for kind, names in (
+            ("parameter", [p.name for p in self.parameters]),
+            ("output field", [f.name for f in self.output_fields]),
+        ):
+            seen: set[str] = set()
+            for name in names:
+                if name in seen:
+                    raise ValueError(f"endpoint {self.id!r} declares {kind} {name!r} twice")
+                seen.add(name)
+        return self
+
+    def field(self, name: str) -> OutputField:
+        for item in self.output_fields:
+            if item.name == name:
+                return item
+        raise KeyError(name)
+
+    def parameter(self, name: str) -> Parameter:
+        for item in self.parameters:
+            if item.name == name:
+                return item
+        raise KeyError(name)
+
+
+class AuthRequirement(Contract):
+    """Names of credentials a call needs, and how they travel. Never a credential value."""
+
+    credentials: tuple[_NAME, ...] = ()
+    scheme: str | None = None  # "api_key", "bearer", "basic", "oauth2", ...
+    location: ParameterLocation | None = None
+    parameter: str | None = None  # e.g. the header or query name carrying an api key
+    optional: bool = False
+
+
+class AccessPath(Contract):
+    """How a provider is reached: protocol, address, auth, and the document it came from."""
+
+    id: _ID
+    kind: AccessKind
+    base_url: str | None = None
+    #: MCP server (command line or URL) or Python module.
+    server: str | None = None
+    auth: AuthRequirement = Field(default_factory=AuthRequirement)
+    document: str | None = None
+    document_hash: str | None = None
+    #: True only where a trusted profile or the caller vouches for the source's own claims
+    #: (e.g. MCP ``readOnlyHint``).
+    trusted: bool = False
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not re.match(r"^https?://[^/\s?#]+", value):
+            raise ValueError(f"base_url {value!r} must be an absolute http(s) URL")
+        return value.rstrip("/")
+
+
+class Provider(Contract):
+    """Who serves the data, under which license, and what kind of evidence it is."""
+
+    id: _ID
+    display_name: _NAME
+    aliases: tuple[str, ...] = ()
+    homepage: str | None = None
+    license: str | None = None
+    license_url: str | None = None
+    attribution: str | None = None
+    source_type: SourceType = SourceType.UNKNOWN
+    description: str = ""
+
+
+def make_route_id(provider_id: str, access_id: str, endpoint_id: str) -> str:
+    """The readable route id: ``provider/access/endpoint``."""
+    return f"{provider_id}/{access_id}/{endpoint_id}"
+
+
+class Route(Contract):
+    """A registered, routable unit: provider + access path + endpoint, with fingerprints."""
+
+    route_id: str
+    provider: Provider
+    access: AccessPath
+    endpoint: Endpoint
+    provider_fingerprint: str
+    access_fingerprint: str
+    endpoint_fingerprint: str
+    #: Hash of the route id and the three fingerprints above.
+    fingerprint: str
+    #: Where it was registered from (a file path, URL or ``<dict>``).
+    source: str = ""
+
+    @classmethod
+    def build(
+        cls, provider: Provider, access: AccessPath, endpoint: Endpoint, *, source: str = ""
+    ) -> Route:
+        pf = provider.content_fingerprint()
+        af = access.content_fingerprint()
+        ef = endpoint.content_fingerprint()
+        route_id = make_route_id(provider.id, access.id, endpoint.id)
+        return cls(
+            route_id=route_id,
+            provider=provider,
+            access=access,
+            endpoint=endpoint,
+            provider_fingerprint=pf,
+            access_fingerprint=af,
+            endpoint_fingerprint=ef,
+            fingerprint=fingerprint([route_id, pf, af, ef]),
+            source=source,
+        )
+
+    def field_source_type(self, item: OutputField) -> SourceType:
+        return item.source_type or self.provider.source_type
+
+    def field_license(self, item: OutputField) -> str | None:
+        return item.license or self.provider.license
+
+
+class FieldGroup(Contract):
+    """A named group of fields (the paper's recall safety net), e.g. ``mechanical``."""
+
+    id: _ID
+    description: str = ""
+
+
+class Intent(Contract):
+    """A request intent and the field groups it requires (the paper's intent registry)."""
+
+    id: _ID
+    description: str = ""
+    field_groups: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+
+
+class Registration(Contract):
+    """What one document compiles to: registered atomically, all or nothing."""
+
+    source: str
+    providers: tuple[Provider, ...] = ()
+    routes: tuple[Route, ...] = ()
+    field_groups: tuple[FieldGroup, ...] = ()
+    intents: tuple[Intent, ...] = ()

@@ -1,0 +1,180 @@
+"""Every error SchemaRouter raises, in one tree.
+
+Each error has a stable ``code`` (safe to match on), and a message that says *what* went
+wrong, *where* (document, JSON pointer, route id) and *what to do*.
+
+::
+
+    SchemaRouterError                      SR000
+    ├── RegistrationError                  SR100  a document or contract cannot be registered
+    │   ├── DocumentError                  SR101  malformed document: parse, shape, unknown key
+    │   ├── SchemaError                    SR102  an embedded JSON Schema is invalid
+    │   ├── UnitError                      SR103  unknown unit, wrong dimension, wrong factor
+    │   ├── DuplicateRouteError            SR104  a route id is registered twice
+    │   ├── DanglingReferenceError         SR105  a reference points at nothing
+    │   └── ReferenceCycleError            SR106  a $ref chain loops with nothing in between
+    ├── RegistryLookupError                SR200  unknown route, provider or semantic id
+    ├── IndexStoreError                    SR300  a saved index cannot be used
+    │   ├── StaleIndexError                SR301  built from another registry
+    │   └── CorruptIndexError              SR302  truncated, missing or tampered files
+    ├── GateError                          SR400  something unregistered tried to leave or enter
+    ├── PolicyError                        SR500  an effect, credential or health gate refused
+    ├── ExecutionError                     SR600  a call failed
+    │   ├── ParameterValidationError       SR601  arguments break the registered input schema
+    │   ├── InvocationError                SR602  transport failure, timeout, bad status
+    │   ├── OutputValidationError          SR603  raw output breaks the declared output schema
+    │   └── BudgetExceededError            SR604  calls, bytes or time budget spent
+    ├── ModelError                         SR700  a model artifact is missing or unusable
+    └── MissingDependencyError             SR900  an optional extra is not installed
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+__all__ = [
+    "BudgetExceededError",
+    "CorruptIndexError",
+    "DanglingReferenceError",
+    "DocumentError",
+    "DuplicateRouteError",
+    "ExecutionError",
+    "GateError",
+    "IndexStoreError",
+    "InvocationError",
+    "MissingDependencyError",
+    "ModelError",
+    "OutputValidationError",
+    "ParameterValidationError",
+    "PolicyError",
+    "ReferenceCycleError",
+    "RegistrationError",
+    "RegistryLookupError",
+    "SchemaError",
+    "SchemaRouterError",
+    "StaleIndexError",
+    "UnitError",
+]
+
+
+class SchemaRouterError(Exception):
+    """Base of every SchemaRouter error.
+
+    ``what`` is the problem, ``where`` the place (a file, a JSON pointer inside it, a route
+    id), and ``hint`` what the caller can do about it. ``str(error)`` joins the three.
+    """
+
+    code: ClassVar[str] = "SR000"
+
+    def __init__(self, what: str, *, where: str | None = None, hint: str | None = None) -> None:
+        self.what = what
+        self.where = where
+        self.hint = hint
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        text = f"[{self.code}] {self.what}"
+        if self.where:
+            text += f" (at {self.where})"
+        if self.hint:
+            text += f". {self.hint}"
+        return text
+
+    def located(self, prefix: str) -> SchemaRouterError:
+        """Return a copy of this error whose location is prefixed with ``prefix``."""
+        where = f"{prefix}{self.where}" if self.where else prefix
+        clone = type(self).__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone.where = where
+        Exception.__init__(clone, clone._render())
+        return clone
+
+
+class RegistrationError(SchemaRouterError):
+    code = "SR100"
+
+
+class DocumentError(RegistrationError):
+    code = "SR101"
+
+
+class SchemaError(RegistrationError):
+    code = "SR102"
+
+
+class UnitError(RegistrationError):
+    code = "SR103"
+
+
+class DuplicateRouteError(RegistrationError):
+    code = "SR104"
+
+
+class DanglingReferenceError(RegistrationError):
+    code = "SR105"
+
+
+class ReferenceCycleError(RegistrationError):
+    code = "SR106"
+
+
+class RegistryLookupError(SchemaRouterError, KeyError):
+    code = "SR200"
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self._render()
+
+
+class IndexStoreError(SchemaRouterError):
+    code = "SR300"
+
+
+class StaleIndexError(IndexStoreError):
+    code = "SR301"
+
+
+class CorruptIndexError(IndexStoreError):
+    code = "SR302"
+
+
+class GateError(SchemaRouterError):
+    code = "SR400"
+
+
+class PolicyError(SchemaRouterError):
+    code = "SR500"
+
+
+class ExecutionError(SchemaRouterError):
+    code = "SR600"
+
+
+class ParameterValidationError(ExecutionError):
+    code = "SR601"
+
+
+class InvocationError(ExecutionError):
+    code = "SR602"
+
+
+class OutputValidationError(ExecutionError):
+    code = "SR603"
+
+
+class BudgetExceededError(ExecutionError):
+    code = "SR604"
+
+
+class ModelError(SchemaRouterError):
+    code = "SR700"
+
+
+class MissingDependencyError(SchemaRouterError, ImportError):
+    code = "SR900"
+
+    def __init__(self, package: str, *, extra: str | None = None, purpose: str = "") -> None:
+        install = f"pip install 'schemarouter[{extra}]'" if extra else f"pip install {package}"
+        what = f"the optional dependency {package!r} is not installed"
+        if purpose:
+            what += f" (needed for {purpose})"
+        super().__init__(what, hint=f"Install it with: {install}")

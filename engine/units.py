@@ -1,0 +1,274 @@
+"""Units: an explicit alias table, pint checks at registration, declared normalization.
+
+pint alone misreads some provider strings (``μB`` parses as *microbyte*, ``eV/atom`` fails),
+so every unit string first goes through :data:`UNIT_ALIASES`; what is not in the table must
+parse with pint and is checked against a declared dimension. A conversion is applied only
+where a trusted :class:`~schemarouter.contracts.UnitNormalizationSpec` declares it, and the
+declared factor must agree with pint's own.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+from schemarouter.contracts import OutputField, UnitNormalizationSpec
+from schemarouter.errors import UnitError
+
+if TYPE_CHECKING:  # pint loads lazily (it takes ~0.1 s)
+    import pint
+
+__all__ = [
+    "DIMENSIONS",
+    "UNIT_ALIASES",
+    "check_field_units",
+    "check_spec",
+    "dimension_of",
+    "normalize",
+    "parse_unit",
+    "pint_factor",
+]
+
+#: Provider unit strings -> pint expressions. Keys are matched exactly, then after
+#: whitespace removal.
+UNIT_ALIASES: dict[str, str] = {
+    "Å": "angstrom",
+    "Å^2": "angstrom**2",
+    "Å^3": "angstrom**3",
+    "Å²": "angstrom**2",
+    "Å³": "angstrom**3",
+    "Å^-1": "1/angstrom",
+    "1/Å": "1/angstrom",
+    "A^3": "angstrom**3",
+    "ang": "angstrom",
+    "angstrom^3": "angstrom**3",
+    "eV/atom": "eV/atom",
+    "meV/atom": "meV/atom",
+    "eV/Å": "eV/angstrom",
+    "eV/Å^2": "eV/angstrom**2",
+    "eV/Å^3": "eV/angstrom**3",
+    "eV/A^3": "eV/angstrom**3",
+    "μB": "bohr_magneton",
+    "µB": "bohr_magneton",  # MICRO SIGN as well as GREEK SMALL LETTER MU
+    "mu_B": "bohr_magneton",
+    "muB": "bohr_magneton",
+    "μB/atom": "bohr_magneton/atom",
+    "µB/atom": "bohr_magneton/atom",
+    "μB/f.u.": "bohr_magneton",
+    "g/cm^3": "g/cm**3",
+    "g/cm3": "g/cm**3",
+    "g cm^-3": "g/cm**3",
+    "kg/m^3": "kg/m**3",
+    "g/mol": "g/mol",
+    "amu": "dalton",
+    "Da": "dalton",
+    "GPa": "GPa",
+    "MPa": "MPa",
+    "Pa": "Pa",
+    "kbar": "kilobar",
+    "K": "kelvin",
+    "°C": "degC",
+    "degC": "degC",
+    "kJ/mol": "kJ/mol",
+    "kcal/mol": "kcal/mol",
+    "J/mol": "J/mol",
+    "J/(mol K)": "J/(mol*K)",
+    "J/mol/K": "J/(mol*K)",
+    "W/(m K)": "W/(m*K)",
+    "W/m/K": "W/(m*K)",
+    "S/cm": "S/cm",
+    "S/m": "S/m",
+    "Ohm m": "ohm*m",
+    "μV/K": "microvolt/K",
+    "µV/K": "microvolt/K",
+    "e/Å^3": "elementary_charge/angstrom**3",
+    "cm^2/(V s)": "cm**2/(V*s)",
+    "cm^-1": "1/cm",
+    "nm": "nm",
+    "pm": "pm",
+    "degree": "degree",
+    "degrees": "degree",
+    "°": "degree",
+    "eV": "eV",
+    "meV": "meV",
+    "Ry": "rydberg",
+    "Ha": "hartree",
+    "KRW": "KRW",
+    "USD": "USD",
+    "%": "percent",
+    "percent": "percent",
+    "ppm": "ppm",
+    "mg/L": "mg/L",
+    "mg/kg": "mg/kg",
+    "s": "second",
+    "ms": "millisecond",
+    "d": "day",
+    "year": "year",
+    "count": "count",
+    "atoms": "atom",
+    "1": "dimensionless",
+    "dimensionless": "dimensionless",
+}
+
+#: Dimension names a catalog may declare -> pint dimensionality strings.
+DIMENSIONS: dict[str, str] = {
+    "dimensionless": "dimensionless",
+    "length": "[length]",
+    "inverse_length": "1/[length]",
+    "area": "[length]**2",
+    "volume": "[length]**3",
+    "mass": "[mass]",
+    "time": "[time]",
+    "temperature": "[temperature]",
+    "pressure": "[mass]/[length]/[time]**2",
+    "energy": "[mass]*[length]**2/[time]**2",
+    "energy_per_amount": "[mass]*[length]**2/[time]**2/[substance]",
+    "energy_per_length": "[mass]*[length]/[time]**2",
+    "energy_per_area": "[mass]/[time]**2",
+    "energy_per_volume": "[mass]/[length]/[time]**2",
+    "entropy_per_amount": "[mass]*[length]**2/[time]**2/[substance]/[temperature]",
+    "thermal_conductivity": "[mass]*[length]/[time]**3/[temperature]",
+    "electrical_conductivity": "[current]**2*[time]**3/[mass]/[length]**3",
+    "electrical_resistivity": "[mass]*[length]**3/[current]**2/[time]**3",
+    "seebeck_coefficient": "[mass]*[length]**2/[current]/[time]**3/[temperature]",
+    "magnetic_moment": "[current]*[length]**2",
+    "magnetic_moment_per_amount": "[current]*[length]**2/[substance]",
+    "density": "[mass]/[length]**3",
+    "molar_mass": "[mass]/[substance]",
+    "charge_density": "[current]*[time]/[length]**3",
+    "mobility": "[current]*[time]**2/[mass]",
+    "angle": "dimensionless",
+    "currency_krw": "[currency_KRW]",
+    "currency_usd": "[currency_USD]",
+    "concentration": "[mass]/[length]**3",
+    "mass_fraction": "dimensionless",
+    "count": "dimensionless",
+}
+
+_TRUSTED_REL_TOL = 1e-6
+
+
+@functools.cache
+def _registry() -> pint.UnitRegistry:
+    try:
+        import pint
+    except ImportError as exc:  # pragma: no cover - pint is a core dependency
+        raise ImportError("pint is required: pip install pint") from exc
+    ureg = pint.UnitRegistry()
+    ureg.define("atom = particle = _ = atoms")
+    ureg.define("formula_unit = particle = f_u")
+    # currencies are their own dimensions: no static exchange rate is ever implied
+    ureg.define("KRW = [currency_KRW] = won")
+    ureg.define("USD = [currency_USD] = us_dollar")
+    return ureg
+
+
+def _pint_expression(unit: str) -> str:
+    text = unit.strip()
+    if text in UNIT_ALIASES:
+        return UNIT_ALIASES[text]
+    compact = re.sub(r"\s+", "", text)
+    if compact in UNIT_ALIASES:
+        return UNIT_ALIASES[compact]
+    if any(ch in text for ch in "μµÅ"):
+        # pint reads μ as micro and has no Å: refuse rather than misread.
+        raise ValueError(f"unit {unit!r} is not in the alias table")
+    return text.replace("^", "**")
+
+
+@functools.cache
+def parse_unit(unit: str) -> pint.Unit:
+    """Parse a provider unit string through the alias table; :class:`UnitError` if unknown."""
+    ureg = _registry()
+    try:
+        expression = _pint_expression(unit)
+        parsed = ureg.parse_units(expression)
+    except Exception as exc:
+        raise UnitError(
+            f"unknown unit {unit!r}: {exc}",
+            hint="Use a unit pint understands (e.g. 'GPa', 'eV/atom', 'angstrom**3') or add "
+            "the provider's spelling to schemarouter.units.UNIT_ALIASES",
+        ) from None
+    return parsed
+
+
+def dimension_of(unit: str) -> str:
+    """The pint dimensionality of ``unit`` as a string (``[length] ** 3``)."""
+    return str(parse_unit(unit).dimensionality) or "dimensionless"
+
+
+def _expected_dimensionality(dimension: str) -> Any:
+    ureg = _registry()
+    text = DIMENSIONS.get(dimension, dimension)
+    if text == "dimensionless":
+        return ureg.parse_units("dimensionless").dimensionality
+    try:
+        return ureg.get_dimensionality(text)
+    except Exception:
+        raise UnitError(
+            f"unknown dimension {dimension!r}",
+            hint=f"Use one of: {', '.join(sorted(DIMENSIONS))}, or a pint dimensionality "
+            "such as '[mass]/[length]**3'",
+        ) from None
+
+
+def _check_dimension(unit: str, dimension: str) -> None:
+    actual = parse_unit(unit).dimensionality
+    expected = _expected_dimensionality(dimension)
+    if actual != expected:
+        raise UnitError(
+            f"unit {unit!r} has dimension {actual or 'dimensionless'}, not the declared "
+            f"{dimension!r} ({expected or 'dimensionless'})",
+            hint="Fix the declared dimension or the unit",
+        )
+
+
+def pint_factor(source_unit: str, canonical_unit: str) -> tuple[float, float]:
+    """``(scale, offset)`` such that canonical = value * scale + offset, per pint."""
+    ureg = _registry()
+    src, dst = parse_unit(source_unit), parse_unit(canonical_unit)
+    zero = ureg.Quantity(0.0, src).to(dst).magnitude
+    one = ureg.Quantity(1.0, src).to(dst).magnitude
+    return float(one - zero), float(zero)
+
+
+def check_spec(spec: UnitNormalizationSpec) -> None:
+    """Check a declared normalization against pint; :class:`UnitError` on disagreement."""
+    _check_dimension(spec.source_unit, spec.dimension)
+    _check_dimension(spec.canonical_unit, spec.dimension)
+    scale, offset = pint_factor(spec.source_unit, spec.canonical_unit)
+    scale_ok = math.isclose(spec.scale, scale, rel_tol=_TRUSTED_REL_TOL)
+    offset_ok = math.isclose(spec.offset, offset, rel_tol=_TRUSTED_REL_TOL, abs_tol=1e-9)
+    if not (scale_ok and offset_ok):
+        raise UnitError(
+            f"declared conversion {spec.source_unit!r} -> {spec.canonical_unit!r} is "
+            f"scale={spec.scale!r}, offset={spec.offset!r} but pint gives scale={scale!r}, "
+            f"offset={offset!r}",
+            hint="Correct the declared scale/offset (canonical = value * scale + offset)",
+        )
+
+
+def check_field_units(item: OutputField, *, where: str) -> None:
+    """Check one output field's unit, dimension and normalization; errors name ``where``."""
+    try:
+        if item.unit is not None:
+            parse_unit(item.unit)
+            if item.dimension is not None:
+                _check_dimension(item.unit, item.dimension)
+        if item.normalization is not None:
+            check_spec(item.normalization)
+    except UnitError as exc:
+        raise exc.located(f"{where}, field {item.name!r}") from None
+
+
+def normalize(value: Any, spec: UnitNormalizationSpec) -> Any:
+    """Apply a declared spec to a number, or element-wise to a (nested) list of numbers."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return spec.apply(float(value))
+    if isinstance(value, list):
+        return [normalize(v, spec) for v in value]
+    return value

@@ -1,0 +1,1 @@
+"""Hybrid index: documents, BM25 + FAISS, fusion, persistence, batch rebuild."""

@@ -1,0 +1,1 @@
+"""Trained artifacts shipped with SchemaRouter (package data only)."""

@@ -1,0 +1,1 @@
+"""Offline training and evaluation (never imported by the engine)."""
