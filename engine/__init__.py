@@ -1,6 +1,8 @@
 """SchemaRouter: retrieve, validate and execute only registered capabilities."""
 
 from schemarouter._version import __version__
+from schemarouter.adapters.python import capability
+from schemarouter.catalog import load_catalog
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -21,8 +23,6 @@ from schemarouter.contracts import (
 from schemarouter.errors import SchemaRouterError
 from schemarouter.registry import Registry, RegistrySnapshot
 from schemarouter.router import SchemaRouter
-from schemarouter.adapters.python import capability
-from schemarouter.catalog import load_catalog
 
 __all__ = [
     "AccessKind",

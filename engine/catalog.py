@@ -27,25 +27,23 @@ Schema generated from these models (committed as ``engine/catalog.schema.json``)
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
-
 from schemarouter.compile import RouteSpec, build_registration, format_validation_error
 from schemarouter.contracts import (
-    AccessKind,
     AccessPath,
-    AuthRequirement,
     Contract,
     Endpoint,
     FieldGroup,
     Intent,
     Provider,
     Registration,
-    SourceType,
 )
 from schemarouter.errors import DocumentError, DuplicateRouteError, SchemaRouterError
 
@@ -65,35 +63,18 @@ CATALOG_SUFFIXES = (".yaml", ".yml", ".json")
 CATALOG_FORMAT_VERSION = 1
 
 
-class AccessSpec(Contract):
+class AccessSpec(AccessPath):
     """An access path and the endpoints reached through it."""
 
-    id: str
-    kind: AccessKind
-    base_url: str | None = None
-    server: str | None = None
-    auth: AuthRequirement = Field(default_factory=AuthRequirement)
-    document: str | None = None
-    document_hash: str | None = None
-    trusted: bool = False
     endpoints: tuple[Endpoint, ...] = Field(min_length=1)
 
     def access_path(self) -> AccessPath:
         return AccessPath.model_validate(self.model_dump(exclude={"endpoints"}))
 
 
-class ProviderSpec(Contract):
+class ProviderSpec(Provider):
     """A provider and its access paths."""
 
-    id: str
-    display_name: str
-    aliases: tuple[str, ...] = ()
-    homepage: str | None = None
-    license: str | None = None
-    license_url: str | None = None
-    attribution: str | None = None
-    source_type: SourceType = SourceType.UNKNOWN
-    description: str = ""
     access: tuple[AccessSpec, ...] = Field(min_length=1)
 
     def provider(self) -> Provider:
@@ -146,7 +127,7 @@ def read_structured_file(path: Path) -> Any:
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -154,6 +135,30 @@ def read_structured_file(path: Path) -> Any:
         raise DocumentError(
             f"invalid YAML: {problem}", where=where, hint="Fix the YAML syntax"
         ) from None
+
+
+@functools.cache
+def _yaml_loader() -> type:
+    """A SafeLoader that reads ``1.0e9`` as a float, as YAML 1.2 does (PyYAML follows 1.1,
+    where an exponent needs a sign and a dot, so ``1.0e9`` would silently be a string)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(
+            r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+            |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+            |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+            |[-+]?\.(?:inf|Inf|INF)
+            |\.(?:nan|NaN|NAN))$""",
+            re.X,
+        ),
+        list("-+0123456789."),
+    )
+    return Loader
 
 
 def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:

@@ -15,7 +15,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
-
 from schemarouter.contracts import (
     AccessPath,
     Endpoint,

@@ -101,7 +101,11 @@ class SchemaRouter:
     def is_bound(self, route_id: str) -> bool:
         binding = self._bindings.get(route_id)
         routes = self.snapshot().routes
-        return binding is not None and route_id in routes and routes[route_id].fingerprint == binding[0]
+        return (
+            binding is not None
+            and route_id in routes
+            and routes[route_id].fingerprint == binding[0]
+        )
 
     def _drop_stale_bindings(self) -> None:
         routes = self.snapshot().routes

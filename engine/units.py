@@ -167,6 +167,8 @@ def _registry() -> pint.UnitRegistry:
 
 def _pint_expression(unit: str) -> str:
     text = unit.strip()
+    if not text:
+        raise ValueError("the unit is empty (omit the unit instead)")
     if text in UNIT_ALIASES:
         return UNIT_ALIASES[text]
     compact = re.sub(r"\s+", "", text)

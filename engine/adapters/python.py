@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
-
 from schemarouter.compile import RouteSpec, build_registration, slugify
 from schemarouter.contracts import (
     AccessKind,
@@ -175,7 +174,9 @@ def _output_fields(
     elif schema:
         extra = dict(overrides.get("result", {}))
         fields.append(
-            OutputField.model_validate({"name": "result", "path": "", "json_schema": schema, **extra})
+            OutputField.model_validate(
+                {"name": "result", "path": "", "json_schema": schema, **extra}
+            )
         )
     return tuple(fields)
 

@@ -1,0 +1,67 @@
+"""Helpers shared by tests (importable: pytest puts tests/ on sys.path)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLED_CATALOG = REPO / "data" / "catalogs" / "materials"
+
+
+def shared_data_dir() -> Path | None:
+    """``$SCHEMAROUTER_SHARED_DATA`` or ``../shared/data`` beside the repository."""
+    env = os.environ.get("SCHEMAROUTER_SHARED_DATA")
+    path = Path(env) if env else REPO.parent / "shared" / "data"
+    return path if path.is_dir() else None
+
+
+TINY_CATALOG = """\
+schemarouter_catalog: 1
+field_groups:
+  - {id: identity}
+  - {id: electronic}
+  - {id: mechanical}
+intents:
+  - {id: property_lookup, field_groups: [identity, electronic, mechanical]}
+providers:
+  - id: matproj
+    display_name: Materials Project
+    aliases: [MP]
+    license: CC-BY-4.0
+    source_type: calculated
+    access:
+      - id: rest
+        kind: http
+        base_url: https://api.materialsproject.org
+        auth: {credentials: [MP_API_KEY], scheme: api_key, location: header, parameter: X-API-KEY}
+        endpoints:
+          - id: summary
+            name: search_summary
+            operation: {method: GET, path: /materials/summary/}
+            description: Summary properties of materials.
+            intents: [property_lookup]
+            parameters:
+              - {name: formula, location: query, json_schema: {type: string}, semantic_id: chemical.formula}
+            output_fields:
+              - {name: material_id, path: "data.*.material_id", json_schema: {type: string}, identifier: true, group: identity}
+              - {name: band_gap, path: "data.*.band_gap", json_schema: {type: number}, semantic_id: electronic.band_gap, unit: eV, dimension: energy, group: electronic, qualifiers: {functional: PBE}}
+              - {name: k_vrh, path: "data.*.k_vrh", json_schema: {type: number}, semantic_id: mechanical.bulk_modulus, unit: GPa, dimension: pressure, group: mechanical, normalization: {source_unit: GPa, canonical_unit: Pa, dimension: pressure, scale: 1.0e9}}
+  - id: cod
+    display_name: Crystallography Open Database
+    license: CC0-1.0
+    source_type: experimental
+    access:
+      - id: rest
+        kind: http
+        base_url: https://www.crystallography.net
+        endpoints:
+          - id: result
+            name: GET /cod/result
+            operation: {method: GET, path: /cod/result}
+            parameters:
+              - {name: formula, location: query, json_schema: {type: string}}
+            output_fields:
+              - {name: file, path: "*.file", json_schema: {type: string}, identifier: true, group: identity}
+              - {name: cellvol, path: "*.cellvol", json_schema: {type: number}, unit: "Å^3", dimension: volume, semantic_id: structure.cell_volume, group: mechanical}
+"""

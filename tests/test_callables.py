@@ -1,0 +1,131 @@
+"""Typed Python callables become routes: schemas from hints, descriptions from docstrings."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from typing_extensions import TypedDict
+
+import pytest
+from pydantic import BaseModel, Field
+
+from schemarouter import SchemaRouter, capability
+from schemarouter.contracts import Effect, ParameterLocation
+from schemarouter.errors import DocumentError, UnitError
+
+
+class Hardness(BaseModel):
+    material_id: str
+    vickers: float = Field(description="Vickers hardness")
+    temperature_c: float
+
+
+@capability(
+    effect="read",
+    intents=(),
+    fields={
+        "vickers": {"unit": "GPa", "dimension": "pressure", "semantic_id": "mechanical.hardness",
+                    "normalization": {"source_unit": "GPa", "canonical_unit": "Pa",
+                                      "dimension": "pressure", "scale": 1e9}},
+        "temperature_c": {"unit": "°C", "dimension": "temperature"},
+        "material_id": {"identifier": True},
+    },
+)
+def measure_hardness(material_id: str, *, load_n: float = 9.8,
+                     method: Literal["vickers", "knoop"] = "vickers") -> Hardness:
+    """Measure the hardness of a sample in the lab.
+
+    Args:
+        material_id: The lab's sample id, e.g. "MAT-7".
+        load_n: Indenter load in newtons.
+        method: Indentation method.
+
+    Returns:
+        The measurement.
+    """
+    return Hardness(material_id=material_id, vickers=9.5, temperature_c=21.0)
+
+
+class Row(TypedDict):
+    name: str
+    count: int
+
+
+def list_rows(prefix: str) -> list[Row]:
+    """List rows."""
+    return []
+
+
+def delete_sample(material_id: str) -> bool:
+    """Delete a sample record."""
+    return True
+
+
+def test_schemas_and_descriptions_from_hints_and_docstring() -> None:
+    router = SchemaRouter()
+    router.add_callable(measure_hardness, provider="Lab", license="internal",
+                        source_type="experimental")
+    route = router.snapshot().route("lab/python/measure_hardness")
+    endpoint = route.endpoint
+    assert endpoint.description == "Measure the hardness of a sample in the lab."
+    assert endpoint.input_schema["required"] == ["material_id"]
+    assert endpoint.input_schema["additionalProperties"] is False
+    props = endpoint.input_schema["properties"]
+    assert props["method"] == {"enum": ["vickers", "knoop"], "type": "string",
+                               "default": "vickers", "description": "Indentation method."}
+    assert props["load_n"]["type"] == "number" and props["load_n"]["default"] == 9.8
+    material = endpoint.parameter("material_id")
+    assert material.required and material.location is ParameterLocation.ARGUMENT
+    assert material.description == 'The lab\'s sample id, e.g. "MAT-7".'
+    fields = {f.name: f for f in endpoint.output_fields}
+    assert set(fields) == {"material_id", "vickers", "temperature_c"}
+    assert fields["vickers"].semantic_id == "mechanical.hardness"
+    assert fields["vickers"].normalization is not None
+    assert fields["material_id"].identifier
+    assert route.field_source_type(fields["vickers"]).value == "experimental"
+    assert router.is_bound(route.route_id)
+
+
+def test_plain_return_types_and_effects() -> None:
+    router = SchemaRouter()
+    router.add_callable([list_rows, delete_sample], provider="store", effect="destructive")
+    snap = router.snapshot()
+    rows = snap.route("store/python/list_rows").endpoint
+    assert rows.effect is Effect.DESTRUCTIVE
+    (result,) = rows.output_fields
+    assert result.name == "result" and result.json_schema["type"] == "array"
+    assert snap.route("store/python/delete_sample").endpoint.output_fields[0].json_schema == {
+        "type": "boolean"
+    }
+
+
+def test_untyped_parameter_is_refused() -> None:
+    def untyped(x):  # type: ignore[no-untyped-def]
+        return x
+
+    router = SchemaRouter()
+    with pytest.raises(DocumentError, match="parameter 'x' has no type hint"):
+        router.add_callable(untyped, provider="p")
+    assert len(router.snapshot()) == 0
+
+
+def test_bad_declared_unit_registers_nothing() -> None:
+    @capability(fields={"result": {"unit": "GPa", "dimension": "length"}})
+    def modulus(formula: str) -> float:
+        return 1.0
+
+    router = SchemaRouter()
+    with pytest.raises(UnitError, match="field 'result'"):
+        router.add_callable([list_rows, modulus], provider="p")
+    assert len(router.snapshot()) == 0 and router.registry.version == 0
+
+
+def test_rebinding_after_fingerprint_change() -> None:
+    router = SchemaRouter()
+    router.add_callable(list_rows, provider="store")
+    assert router.is_bound("store/python/list_rows")
+    router.add_callable(list_rows, provider="store", effect="write", replace=True)
+    # re-registered with the invoker: bound to the new fingerprint
+    assert router.is_bound("store/python/list_rows")
+    router.remove_provider("store")
+    assert not router.is_bound("store/python/list_rows")

@@ -1,0 +1,312 @@
+"""Malformed catalogs: each defect raises a SchemaRouterError naming file, place and reason,
+and leaves the registry exactly as it was."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from helpers import TINY_CATALOG
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import (
+    DanglingReferenceError,
+    DocumentError,
+    DuplicateRouteError,
+    SchemaError,
+    SchemaRouterError,
+    UnitError,
+)
+
+Doc = dict[str, Any]
+
+
+def _endpoint(doc: Doc, provider: int = 0) -> Doc:
+    endpoint: Doc = doc["providers"][provider]["access"][0]["endpoints"][0]
+    return endpoint
+
+
+def _field(doc: Doc, name: str) -> Doc:
+    return next(f for f in _endpoint(doc)["output_fields"] if f["name"] == name)
+
+
+def _set(fn: Callable[[Doc], None]) -> Callable[[Doc], Doc]:
+    def apply(doc: Doc) -> Doc:
+        doc = copy.deepcopy(doc)
+        fn(doc)
+        return doc
+
+    return apply
+
+
+# (name, mutation, error class, text expected in the location, text expected in the message)
+DEFECTS: list[tuple[str, Callable[[Doc], Doc], type[SchemaRouterError], str, str]] = [
+    (
+        "unknown key in an endpoint",
+        _set(lambda d: _endpoint(d).update(colour="red")),
+        DocumentError,
+        "endpoints[0].colour",
+        "unknown key",
+    ),
+    (
+        "unknown key at top level",
+        _set(lambda d: d.update(providerz=[])),
+        DocumentError,
+        "providerz",
+        "unknown key",
+    ),
+    (
+        "missing required key (provider display_name)",
+        _set(lambda d: d["providers"][0].pop("display_name")),
+        DocumentError,
+        "providers[0].display_name",
+        "missing",
+    ),
+    (
+        "missing format version",
+        _set(lambda d: d.pop("schemarouter_catalog")),
+        DocumentError,
+        "schemarouter_catalog",
+        "missing",
+    ),
+    (
+        "wrong type (required is a list)",
+        _set(lambda d: _endpoint(d)["parameters"][0].update(required=["yes"])),
+        DocumentError,
+        "parameters[0].required",
+        "boolean",
+    ),
+    (
+        "wrong enum value (effect)",
+        _set(lambda d: _endpoint(d).update(effect="maybe")),
+        DocumentError,
+        "effect",
+        "read",
+    ),
+    (
+        "invalid id (spaces and capitals)",
+        _set(lambda d: _endpoint(d).update(id="Summary Search")),
+        DocumentError,
+        "endpoints[0].id",
+        "pattern",
+    ),
+    (
+        "invalid JSON Schema (type is a number)",
+        _set(lambda d: _field(d, "band_gap").update(json_schema={"type": 12})),
+        SchemaError,
+        "output_fields[1].json_schema",
+        "invalid JSON Schema",
+    ),
+    (
+        "invalid JSON Schema in a parameter (minimum is text)",
+        _set(
+            lambda d: _endpoint(d)["parameters"][0].update(
+                json_schema={"type": "string", "minLength": "three"}
+            )
+        ),
+        SchemaError,
+        "parameters[0].json_schema",
+        "invalid JSON Schema",
+    ),
+    (
+        "unknown unit",
+        _set(lambda d: _field(d, "band_gap").update(unit="electronvoltz")),
+        UnitError,
+        "field 'band_gap'",
+        "unknown unit",
+    ),
+    (
+        "unit does not match the declared dimension",
+        _set(lambda d: _field(d, "band_gap").update(dimension="pressure")),
+        UnitError,
+        "field 'band_gap'",
+        "not the declared 'pressure'",
+    ),
+    (
+        "wrong declared factor",
+        _set(lambda d: _field(d, "k_vrh")["normalization"].update(scale=1.0e6)),
+        UnitError,
+        "field 'k_vrh'",
+        "pint gives scale=1000000000.0",
+    ),
+    (
+        "normalization source unit differs from the field unit",
+        _set(lambda d: _field(d, "k_vrh")["normalization"].update(source_unit="MPa")),
+        DocumentError,
+        "output_fields[2]",
+        "differs from unit",
+    ),
+    (
+        "duplicate route (same endpoint id twice)",
+        _set(
+            lambda d: d["providers"][0]["access"][0]["endpoints"].append(
+                copy.deepcopy(_endpoint(d))
+            )
+        ),
+        DuplicateRouteError,
+        "endpoints[1]",
+        "declared twice",
+    ),
+    (
+        "duplicate provider",
+        _set(lambda d: d["providers"].append(copy.deepcopy(d["providers"][0]))),
+        DuplicateRouteError,
+        "providers[2].id",
+        "declared again",
+    ),
+    (
+        "dangling field group",
+        _set(lambda d: _field(d, "band_gap").update(group="optics")),
+        DanglingReferenceError,
+        "output_fields[1].group",
+        "'optics'",
+    ),
+    (
+        "dangling intent",
+        _set(lambda d: _endpoint(d).update(intents=["teleport"])),
+        DanglingReferenceError,
+        "intents",
+        "'teleport'",
+    ),
+    (
+        "path template variable without a parameter",
+        _set(lambda d: _endpoint(d)["operation"].update(path="/materials/{material_id}/summary")),
+        DanglingReferenceError,
+        "operation.path",
+        "{material_id}",
+    ),
+    (
+        "dangling $ref inside a schema",
+        _set(lambda d: _field(d, "band_gap").update(json_schema={"$ref": "#/$defs/Nowhere"})),
+        DanglingReferenceError,
+        "output_fields[1].json_schema",
+        "#/$defs/Nowhere",
+    ),
+    (
+        "relative base_url",
+        _set(lambda d: d["providers"][0]["access"][0].update(base_url="api.example.org")),
+        DocumentError,
+        "access[0].base_url",
+        "absolute",
+    ),
+    (
+        "HTTP operation without a path",
+        _set(lambda d: _endpoint(d)["operation"].pop("path")),
+        DocumentError,
+        "operation",
+        "method and path",
+    ),
+    (
+        "duplicate output field name",
+        _set(lambda d: _endpoint(d)["output_fields"].append(copy.deepcopy(_field(d, "k_vrh")))),
+        DocumentError,
+        "endpoints[0]",
+        "twice",
+    ),
+    (
+        "credential declared as a route parameter",
+        _set(
+            lambda d: _endpoint(d)["parameters"].append(
+                {"name": "X-API-KEY", "location": "header", "json_schema": {"type": "string"}}
+            )
+        ),
+        DocumentError,
+        "parameters",
+        "credential",
+    ),
+]
+
+
+@pytest.fixture
+def router_with_data(tmp_path: Path) -> SchemaRouter:
+    base = tmp_path / "base.yaml"
+    doc = yaml.safe_load(TINY_CATALOG)
+    doc["providers"] = doc["providers"][1:]  # only cod: the defects touch matproj
+    base.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    router = SchemaRouter()
+    router.add_catalog(base)
+    return router
+
+
+def test_at_least_fifteen_distinct_defects() -> None:
+    assert len({name for name, *_ in DEFECTS}) >= 15
+    assert len({cls for _, _, cls, *_ in DEFECTS}) >= 5
+
+
+@pytest.mark.parametrize(
+    ("name", "mutate", "error", "where", "what"), DEFECTS, ids=[d[0] for d in DEFECTS]
+)
+def test_defect_is_refused_and_registry_untouched(
+    tmp_path: Path,
+    router_with_data: SchemaRouter,
+    name: str,
+    mutate: Callable[[Doc], Doc],
+    error: type[SchemaRouterError],
+    where: str,
+    what: str,
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        yaml.safe_dump(mutate(yaml.safe_load(TINY_CATALOG)), allow_unicode=True), "utf-8"
+    )
+    before = router_with_data.snapshot()
+    with pytest.raises(error) as caught:
+        router_with_data.add_catalog(bad)
+    exc = caught.value
+    assert exc.where is not None and str(bad) in exc.where, exc
+    assert where in exc.where, exc
+    assert what in str(exc), exc
+    assert exc.hint, f"{name}: the error should say what to do"
+    assert exc.code.startswith("SR1")
+    after = router_with_data.snapshot()
+    assert after is before
+    assert after.route_ids() == ("cod/rest/result",)
+
+
+def test_syntax_errors_name_the_line(tmp_path: Path) -> None:
+    broken_yaml = tmp_path / "broken.yaml"
+    broken_yaml.write_text("schemarouter_catalog: 1\nproviders: [\n  {id: x\n", "utf-8")
+    with pytest.raises(DocumentError, match="invalid YAML") as caught:
+        SchemaRouter().add_catalog(broken_yaml)
+    assert caught.value.where is not None and caught.value.where.startswith(f"{broken_yaml}:")
+
+    broken_json = tmp_path / "broken.json"
+    broken_json.write_text('{"schemarouter_catalog": 1, "providers": [}', "utf-8")
+    with pytest.raises(DocumentError, match="invalid JSON") as caught:
+        SchemaRouter().add_catalog(broken_json)
+    assert caught.value.where == f"{broken_json}:1:43"
+
+
+def test_top_level_must_be_a_mapping(tmp_path: Path) -> None:
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps([1, 2]), "utf-8")
+    with pytest.raises(DocumentError, match="mapping at the top level"):
+        SchemaRouter().add_catalog(path)
+
+
+def test_missing_file_and_empty_folder(tmp_path: Path) -> None:
+    with pytest.raises(DocumentError, match="not found"):
+        SchemaRouter().add_catalog(tmp_path / "nope.yaml")
+    with pytest.raises(DocumentError, match="no catalog files"):
+        SchemaRouter().add_catalog(tmp_path)
+
+
+def test_a_bad_file_in_a_folder_registers_nothing(tmp_path: Path) -> None:
+    good = yaml.safe_load(TINY_CATALOG)
+    (tmp_path / "a_good.yaml").write_text(yaml.safe_dump(good), "utf-8")
+    bad = copy.deepcopy(good)
+    bad["providers"] = [bad["providers"][1]]
+    bad["providers"][0]["id"] = "cod2"
+    bad["providers"][0]["access"][0]["endpoints"][0]["output_fields"][1]["unit"] = "parsec^9x"
+    (tmp_path / "b_bad.yaml").write_text(yaml.safe_dump(bad, allow_unicode=True), "utf-8")
+    router = SchemaRouter()
+    with pytest.raises(UnitError) as caught:
+        router.add_catalog(tmp_path)
+    assert "b_bad.yaml" in (caught.value.where or "")
+    assert len(router.snapshot()) == 0
+    assert router.registry.version == 0

@@ -1,0 +1,79 @@
+"""The schemarouter command: version, catalog validate / show / semantics / schema."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from schemarouter import __version__
+from schemarouter.catalog import catalog_json_schema
+from schemarouter.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["--version"])
+    assert caught.value.code == 0
+    assert capsys.readouterr().out.strip() == f"schemarouter {__version__}"
+
+
+def test_console_script_is_installed() -> None:
+    out = subprocess.run([Path(sys.executable).parent / "schemarouter", "--version"],
+                         capture_output=True, text=True, check=True)
+    assert __version__ in out.stdout
+
+
+def test_validate_ok_and_error(tiny_catalog: Path, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalog", "validate", str(tiny_catalog)]) == 0
+    assert capsys.readouterr().out.strip() == "ok: 2 providers, 2 routes, 5 output fields"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(tiny_catalog.read_text("utf-8").replace("unit: eV,", "unit: eVz,"), "utf-8")
+    assert main(["catalog", "validate", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: [SR103] unknown unit 'eVz'")
+    assert str(bad) in err and "output_fields[1]" in err
+
+
+def test_show_reads_like_a_summary(tiny_catalog: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalog", "show", str(tiny_catalog)]) == 0
+    out = capsys.readouterr().out
+    assert "2 providers, 2 routes, 5 output fields, 3 semantic ids" in out
+    assert "Materials Project  [matproj]  calculated data, license CC-BY-4.0" in out
+    assert "GET /materials/summary/  matproj/rest/summary" in out
+    assert re.search(r"k_vrh +mechanical.bulk_modulus +GPa -> Pa\n", out)
+    assert "MP_API_KEY (header X-API-KEY)" in out
+
+
+def test_semantics_markdown(tiny_catalog: Path, tmp_path: Path) -> None:
+    out = tmp_path / "SEMANTICS.md"
+    assert main(["catalog", "semantics", str(tiny_catalog), "--out", str(out)]) == 0
+    text = out.read_text("utf-8")
+    assert "| `mechanical.bulk_modulus` |" in text
+    assert "`matproj/rest/summary` : `k_vrh` | GPa -> Pa | calculated |" in text
+
+
+def test_committed_catalog_schema_is_current() -> None:
+    committed = json.loads((REPO / "engine" / "catalog.schema.json").read_text("utf-8"))
+    assert committed == catalog_json_schema(), (
+        "engine/catalog.schema.json is stale: run "
+        "`schemarouter catalog schema --out engine/catalog.schema.json`"
+    )
+
+
+def test_catalog_schema_validates_the_tiny_catalog(tiny_catalog: Path) -> None:
+    import jsonschema
+
+    from schemarouter.catalog import read_structured_file
+
+    jsonschema.validate(read_structured_file(tiny_catalog), catalog_json_schema())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"schemarouter_catalog": 1, "extra": 1}, catalog_json_schema())

@@ -1,0 +1,53 @@
+"""The public API is declared in one place and changes only on purpose."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import schemarouter
+
+EXPECTED = [
+    "AccessKind",
+    "AccessPath",
+    "AuthRequirement",
+    "Availability",
+    "Effect",
+    "Endpoint",
+    "Operation",
+    "OutputField",
+    "Parameter",
+    "ParameterLocation",
+    "Provider",
+    "Registration",
+    "Registry",
+    "RegistrySnapshot",
+    "Route",
+    "SchemaRouter",
+    "SchemaRouterError",
+    "SourceType",
+    "UnitNormalizationSpec",
+    "__version__",
+    "capability",
+    "load_catalog",
+]
+
+
+def test_all_is_pinned_and_sorted() -> None:
+    assert schemarouter.__all__ == EXPECTED
+    assert schemarouter.__all__ == sorted(schemarouter.__all__)
+    for name in schemarouter.__all__:
+        assert getattr(schemarouter, name) is not None
+
+
+HEAVY = ("torch", "transformers", "sentence_transformers", "faiss", "onnxruntime", "sklearn")
+
+
+def test_import_loads_no_heavy_library() -> None:
+    code = (
+        "import sys, schemarouter, schemarouter.index, schemarouter.cli;"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == ""

@@ -1,0 +1,107 @@
+"""Units: alias table, pint checks, declared normalization only."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from schemarouter.contracts import OutputField, UnitNormalizationSpec
+from schemarouter.errors import UnitError
+from schemarouter.units import check_field_units, check_spec, dimension_of, normalize, parse_unit
+
+
+@pytest.mark.parametrize(
+    ("unit", "dimension"),
+    [
+        ("Å", "[length]"),
+        ("Å^3", "[length] ** 3"),
+        ("eV/atom", "[mass] * [length] ** 2 / [time] ** 2 / [substance]"),
+        ("μB", "[current] * [length] ** 2"),
+        ("µB", "[current] * [length] ** 2"),
+        ("g/cm^3", "[mass] / [length] ** 3"),
+        ("GPa", "[mass] / [length] / [time] ** 2"),
+        ("g/mol", "[mass] / [substance]"),
+        ("°C", "[temperature]"),
+        ("KRW", "[currency_KRW]"),
+    ],
+)
+def test_alias_table(unit: str, dimension: str) -> None:
+    assert dimension_of(unit) == dimension
+
+
+def test_pint_alone_would_misread_mu_b() -> None:
+    import pint
+
+    assert str(pint.UnitRegistry().parse_units("μB")) == "microbyte"  # why the table exists
+    assert str(parse_unit("μB")) == "bohr_magneton"
+
+
+def test_unknown_units_are_refused() -> None:
+    for bad in ("furlongz", "μQ", "Å^x", ""):
+        with pytest.raises(UnitError):
+            parse_unit(bad)
+
+
+@pytest.mark.parametrize(
+    ("spec", "value", "expected"),
+    [
+        (UnitNormalizationSpec(source_unit="GPa", canonical_unit="Pa", dimension="pressure",
+                               scale=1e9), 2.5, 2.5e9),
+        (UnitNormalizationSpec(source_unit="°C", canonical_unit="K", dimension="temperature",
+                               offset=273.15), 25.0, 298.15),
+        (UnitNormalizationSpec(source_unit="eV/atom", canonical_unit="kJ/mol",
+                               dimension="energy_per_amount", scale=96.48533212331002),
+         -1.0, -96.48533212331002),
+        (UnitNormalizationSpec(source_unit="Å^3", canonical_unit="nm^3", dimension="volume",
+                               scale=1e-3), 40.0, 0.04),
+        (UnitNormalizationSpec(source_unit="g/cm^3", canonical_unit="kg/m^3",
+                               dimension="density", scale=1000.0), 2.33, 2330.0),
+    ],
+)
+def test_declared_specs_agree_with_pint_and_apply(
+    spec: UnitNormalizationSpec, value: float, expected: float
+) -> None:
+    check_spec(spec)
+    assert math.isclose(normalize(value, spec), expected, rel_tol=1e-12)
+    assert normalize([value, [value]], spec) == [spec.apply(value), [spec.apply(value)]]
+    assert normalize(None, spec) is None and normalize("n/a", spec) == "n/a"
+
+
+def test_wrong_factor_names_both_values() -> None:
+    spec = UnitNormalizationSpec(
+        source_unit="°C", canonical_unit="K", dimension="temperature", offset=273.0
+    )
+    with pytest.raises(UnitError, match=r"offset=273\.0 but pint gives .*offset=273\.15"):
+        check_spec(spec)
+
+
+def test_dimension_mismatch_and_unknown_dimension() -> None:
+    with pytest.raises(UnitError, match="not the declared 'length'"):
+        check_spec(UnitNormalizationSpec(source_unit="GPa", canonical_unit="Pa",
+                                         dimension="length", scale=1e9))
+    with pytest.raises(UnitError, match="unknown dimension 'awesomeness'"):
+        check_spec(UnitNormalizationSpec(source_unit="GPa", canonical_unit="Pa",
+                                         dimension="awesomeness", scale=1e9))
+
+
+def test_currencies_never_convert() -> None:
+    with pytest.raises(UnitError):
+        check_spec(UnitNormalizationSpec(source_unit="KRW", canonical_unit="USD",
+                                         dimension="currency_krw", scale=0.00075))
+
+
+def test_field_errors_name_the_field() -> None:
+    item = OutputField(name="gap", unit="eV", dimension="volume")
+    with pytest.raises(UnitError) as caught:
+        check_field_units(item, where="doc.yaml: providers[0]")
+    assert caught.value.where == "doc.yaml: providers[0], field 'gap'"
+
+
+def test_units_are_optional() -> None:
+    for item in (
+        OutputField(name="formula", json_schema={"type": "string"}),
+        OutputField(name="is_stable", json_schema={"type": "boolean"}),
+        OutputField(name="nsites", json_schema={"type": "integer"}, unit="dimensionless"),
+    ):
+        check_field_units(item, where="x")
