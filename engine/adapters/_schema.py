@@ -1,0 +1,534 @@
+"""JSON Schema plumbing shared by the OpenAPI and MCP adapters.
+
+Three jobs, each a small piece of the registration of a foreign document:
+
+1. **Local ``$ref`` resolution** (:class:`SchemaResolver`). Every ``#/...`` JSON pointer is
+   inlined, so each registered schema stands alone (an LLM prompt, an index document or a
+   validator reads it without the document it came from). A recursive schema is cut where
+   it refers back to itself: the cut point becomes ``{"$comment": "recursive ref <ref>"}``,
+   a schema that accepts anything, so validation stays sound (never stricter than the
+   document) and always terminates. A chain of references with nothing in between
+   (``A -> B -> A``) is a :class:`ReferenceCycleError`; a pointer into nothing is a
+   :class:`DanglingReferenceError` naming it; anything but a local pointer (another file,
+   a URL, a plain-name anchor) is refused with a hint to bundle the document first.
+   Inlined results that do not depend on where they were reached from are memoized per
+   reference, so a definition used by a thousand operations is resolved once.
+
+   Why not a library: ``referencing`` (installed with jsonschema) resolves pointers, but
+   0.37 indexes into strings (``#/title/0`` is the title's first letter) and accepts
+   negative list indexes, and neither it nor ``jsonschema-path`` / ``prance`` inlines with
+   a cycle cut and per-reference memoization; the RFC 6901 lookup itself is ten lines.
+
+2. **Dialect normalization** to JSON Schema 2020-12 (what :mod:`schemarouter.compile`
+   checks): OpenAPI 3.0 ``nullable`` and Swagger ``x-nullable`` become a union with
+   ``null``; draft-04 boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` become numbers;
+   tuple ``items`` become ``prefixItems``; Swagger's ``type: file`` becomes a binary
+   string; a stray boolean ``required`` inside a schema is dropped; ``required`` lists lose
+   duplicates; ``$schema`` / ``$id`` / ``definitions`` / ``$defs`` are dropped once every
+   reference is inlined. ``allOf`` members that only declare object structure are merged
+   into one object schema; any other ``allOf`` is kept as is.
+
+3. **Output-field flattening** (:func:`flatten_fields`): a response or tool output schema
+   becomes one row per leaf value with its path (``results.*.title``; ``*`` for every
+   element of an array), breadth first so the shallow fields survive the limits of
+   :class:`FieldLimits`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+from urllib.parse import unquote
+
+from schemarouter.errors import DanglingReferenceError, ReferenceCycleError, SchemaError
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_FIELDS",
+    "Dialect",
+    "FieldLimits",
+    "FieldRow",
+    "SchemaResolver",
+    "as_object_schema",
+    "flatten_fields",
+    "lookup_pointer",
+    "pointer_location",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Property levels below the output's root that become fields (``*`` does not count):
+#: ``data.*.attributes.elements`` is depth 3. Deeper containers become one field each.
+DEFAULT_MAX_DEPTH = 6
+#: Output fields kept per endpoint, shallowest first. AWS responses have thousands of
+#: leaves; 128 keeps every real response of the shared corpus readable and bounded.
+DEFAULT_MAX_FIELDS = 128
+
+#: ``oas2``: Swagger 2.0 schemas; ``oas30``: OpenAPI 3.0; ``oas31`` / ``jsonschema``:
+#: JSON Schema proper (OpenAPI 3.1, MCP tools; draft-04 to 2020-12 keywords accepted).
+Dialect = Literal["oas2", "oas30", "oas31", "jsonschema"]
+
+_SCHEMA_KEYS = frozenset(
+    {
+        "additionalItems",
+        "additionalProperties",
+        "contains",
+        "contentSchema",
+        "else",
+        "if",
+        "items",
+        "not",
+        "propertyNames",
+        "then",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    }
+)
+_SCHEMA_LIST_KEYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_SCHEMA_MAP_KEYS = frozenset({"properties", "patternProperties", "dependentSchemas"})
+_DROPPED_KEYS = frozenset(
+    {"$schema", "$id", "$anchor", "$dynamicAnchor", "definitions", "$defs", "nullable", "x-nullable"}
+)
+#: Keywords an ``allOf`` member may use and still be merged into its siblings.
+_MERGEABLE = frozenset({"type", "properties", "required", "title", "description"})
+_ANNOTATIONS = frozenset(
+    {"title", "description", "default", "example", "examples", "deprecated", "readOnly", "writeOnly"}
+)
+_MISSING = object()
+
+
+def pointer_location(ref: str) -> str:
+    """``#/paths/~1movie~1{id}/get`` -> ``paths./movie/{id}.get`` (the error location style)."""
+    parts = [_unescape(p) for p in ref.lstrip("#").split("/")[1:]]
+    text = ""
+    for part in parts:
+        if part.isdigit() and text:
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text or "<document>"
+
+
+def _unescape(token: str) -> str:
+    return unquote(token).replace("~1", "/").replace("~0", "~")
+
+
+def lookup_pointer(document: Any, ref: str) -> Any:
+    """RFC 6901 lookup of a ``#/...`` fragment; ``_MISSING`` where it points at nothing."""
+    node = document
+    for raw in ref[1:].split("/")[1:] if ref != "#" else ():
+        part = _unescape(raw)
+        if isinstance(node, Mapping):
+            node = node.get(part, _MISSING)
+        elif isinstance(node, list) and part.isdigit() and (part == "0" or part[0] != "0"):
+            index = int(part)
+            node = node[index] if index < len(node) else _MISSING
+        else:
+            return _MISSING
+        if node is _MISSING:
+            return _MISSING
+    return node
+
+
+class _Inlined(NamedTuple):
+    schema: Any
+    #: Lowest stack index a recursion cut inside this result refers to (``inf``: none), so
+    #: a result is context-free, and memoizable, when ``low`` is at least its own index.
+    low: float
+
+
+class SchemaResolver:
+    """Inline and normalize the schemas of one document (see the module docstring).
+
+    ``document`` is the whole document local references point into; ``source`` names it in
+    errors; ``dialect`` says which keywords mean what.
+    """
+
+    def __init__(self, document: Any, *, source: str, dialect: Dialect) -> None:
+        self.document = document
+        self.source = source
+        self.dialect: Dialect = dialect
+        self._memo: dict[str, Any] = {}
+        self._stack: list[str] = []
+
+    def _where(self, location: str) -> str:
+        return f"{self.source}: {location}"
+
+    # -- references --------------------------------------------------------------------
+
+    def target(self, ref: Any, *, location: str) -> tuple[list[str], Any]:
+        """Follow ``ref`` and any pure ``{"$ref": ...}`` nodes it lands on.
+
+        Returns the chain of references followed and the node at its end.
+        """
+        chain: list[str] = []
+        node: Any = {"$ref": ref}
+        while isinstance(node, Mapping) and "$ref" in node and (not chain or len(node) == 1):
+            ref = node["$ref"]
+            if not isinstance(ref, str):
+                raise SchemaError(
+                    f"$ref must be a string, got {type(ref).__name__}",
+                    where=self._where(location),
+                    hint="Write the reference as a JSON pointer such as '#/components/schemas/Pet'",
+                )
+            if not ref.startswith("#") or (ref != "#" and not ref.startswith("#/")):
+                raise DanglingReferenceError(
+                    f"$ref {ref!r} is not a local JSON pointer; only '#/...' references "
+                    "are resolved",
+                    where=self._where(location),
+                    hint="Bundle the document first (e.g. `redocly bundle` or "
+                    "`swagger-cli bundle`) so every reference is local",
+                )
+            if ref in chain:
+                raise ReferenceCycleError(
+                    f"$ref chain {' -> '.join([*chain, ref])} loops with no schema in between",
+                    where=self._where(location),
+                    hint="Point one of the references at an actual schema",
+                )
+            chain.append(ref)
+            node = lookup_pointer(self.document, ref)
+            if node is _MISSING:
+                raise DanglingReferenceError(
+                    f"$ref {ref!r} points at nothing (no {pointer_location(ref)} in the document)",
+                    where=self._where(location),
+                    hint="Add the referenced definition or fix the pointer",
+                )
+            location = pointer_location(ref)
+        return chain, node
+
+    # -- schemas -----------------------------------------------------------------------
+
+    def schema(self, node: Any, *, location: str) -> Any:
+        """The inlined, normalized JSON Schema 2020-12 form of ``node`` (a dict or a bool)."""
+        self._stack = []
+        try:
+            return self._inline(node, location).schema
+        except RecursionError:
+            raise SchemaError(
+                "schema is nested too deeply to resolve",
+                where=self._where(location),
+                hint="Flatten the schema or split it into referenced definitions",
+            ) from None
+
+    def _inline(self, node: Any, location: str) -> _Inlined:
+        if isinstance(node, bool):
+            return _Inlined(node, float("inf"))
+        if not isinstance(node, Mapping):
+            raise SchemaError(
+                f"a schema must be an object, got {type(node).__name__}",
+                where=self._where(location),
+                hint="Write the schema as a mapping such as {'type': 'string'}",
+            )
+        if "$ref" in node:
+            return self._inline_ref(node, location)
+        return self._inline_plain(node, location)
+
+    def _inline_ref(self, node: Mapping[str, Any], location: str) -> _Inlined:
+        ref = node["$ref"]
+        if isinstance(ref, str) and ref in self._stack:
+            index = self._stack.index(ref)
+            cut = {"$comment": f"recursive ref {ref}"}
+            return _Inlined(self._with_siblings(cut, node, location), index)
+        if isinstance(ref, str) and ref in self._memo:
+            return _Inlined(self._with_siblings(self._memo[ref], node, location), float("inf"))
+        chain, target = self.target(ref, location=location)
+        depth = len(self._stack)
+        self._stack.extend(chain)
+        try:
+            inner = self._inline(target, pointer_location(chain[-1]))
+        finally:
+            del self._stack[depth:]
+        if inner.low >= depth:
+            for item in chain:
+                self._memo[item] = inner.schema
+        return _Inlined(self._with_siblings(inner.schema, node, location), inner.low)
+
+    def _with_siblings(self, schema: Any, node: Mapping[str, Any], location: str) -> Any:
+        """Keywords written next to ``$ref``: annotations override, the rest is ``allOf``."""
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        if not siblings:
+            return schema
+        nullable = siblings.get("nullable") is True or siblings.get("x-nullable") is True
+        annotations = {k: v for k, v in siblings.items() if k in _ANNOTATIONS}
+        rest = {
+            k: v
+            for k, v in siblings.items()
+            if k not in _ANNOTATIONS and k not in _DROPPED_KEYS and not k.startswith("x-")
+        }
+        if self.dialect in ("oas2", "oas30"):
+            rest = {}  # OpenAPI <= 3.0: siblings of $ref are ignored (annotations kept)
+        if rest:
+            extra = self._inline_plain(rest, location).schema
+            schema = {"allOf": [schema, extra]}
+        if isinstance(schema, bool):
+            schema = {} if schema else {"not": {}}
+        if annotations:
+            schema = {**schema, **annotations}
+        if nullable and self.dialect in ("oas2", "oas30"):
+            schema = _nullable(schema)
+        return schema
+
+    def _inline_plain(self, node: Mapping[str, Any], location: str) -> _Inlined:
+        low = float("inf")
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if not isinstance(key, str):
+                raise SchemaError(
+                    f"schema keys must be strings, got {key!r}",
+                    where=self._where(location),
+                    hint="Quote the key",
+                )
+            here = f"{location}.{key}"
+            if key in _DROPPED_KEYS:
+                continue
+            if key in _SCHEMA_KEYS and key == "items" and isinstance(value, list):
+                items = [self._inline(v, f"{here}[{i}]") for i, v in enumerate(value)]
+                low = min([low, *(i.low for i in items)])
+                out["prefixItems"] = [i.schema for i in items]
+            elif key in _SCHEMA_KEYS and (isinstance(value, Mapping | bool)):
+                if key == "additionalItems":
+                    if isinstance(node.get("items"), list):
+                        inner = self._inline(value, here)
+                        low = min(low, inner.low)
+                        out["items"] = inner.schema
+                    continue
+                inner = self._inline(value, here)
+                low = min(low, inner.low)
+                out[key] = inner.schema
+            elif key in _SCHEMA_KEYS:
+                raise SchemaError(
+                    f"{key!r} must be a schema (an object), got {type(value).__name__}",
+                    where=self._where(here),
+                    hint="Write a schema object there",
+                )
+            elif key in _SCHEMA_LIST_KEYS:
+                if not isinstance(value, list) or not value:
+                    raise SchemaError(
+                        f"{key!r} must be a non-empty list of schemas",
+                        where=self._where(here),
+                        hint=f"Write {key}: [ {{...}}, ... ]",
+                    )
+                items = [self._inline(v, f"{here}[{i}]") for i, v in enumerate(value)]
+                low = min([low, *(i.low for i in items)])
+                out[key] = [i.schema for i in items]
+            elif key in _SCHEMA_MAP_KEYS:
+                if not isinstance(value, Mapping):
+                    raise SchemaError(
+                        f"{key!r} must map names to schemas, got {type(value).__name__}",
+                        where=self._where(here),
+                        hint=f"Write {key}: {{name: {{...}}}}",
+                    )
+                members: dict[str, Any] = {}
+                for name, sub in value.items():
+                    inner = self._inline(sub, f"{here}.{name}")
+                    low = min(low, inner.low)
+                    members[str(name)] = inner.schema
+                out[key] = members
+            elif key == "required":
+                if isinstance(value, list):
+                    out[key] = list(dict.fromkeys(v for v in value if isinstance(v, str)))
+                # a boolean ``required`` (Swagger property-level habit) is dropped
+            elif key == "type" and value == "file" and self.dialect in ("oas2", "oas30"):
+                out["type"] = "string"
+                out.setdefault("format", "binary")
+            elif key in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
+                bound = node.get("minimum" if key == "exclusiveMinimum" else "maximum")
+                if value and isinstance(bound, int | float) and not isinstance(bound, bool):
+                    out[key] = bound
+            elif key == "id" and self.dialect != "oas31" and isinstance(value, str):
+                continue  # draft-04 ``id``; would re-base references if kept
+            else:
+                out[key] = value
+        for key in ("exclusiveMinimum", "exclusiveMaximum"):
+            bound_key = "minimum" if key == "exclusiveMinimum" else "maximum"
+            if isinstance(out.get(key), int | float) and node.get(key) is True:
+                out.pop(bound_key, None)
+        kinds = out.get("type")
+        if isinstance(kinds, list) and all(isinstance(k, str) for k in kinds):
+            out["type"] = list(dict.fromkeys(kinds))
+        if "allOf" in out:
+            out = _merge_all_of(out)
+        if self.dialect in ("oas2", "oas30") and (
+            node.get("nullable") is True or node.get("x-nullable") is True
+        ):
+            out = _nullable(out)
+        return _Inlined(out, low)
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI 3.0 ``nullable: true`` as JSON Schema: ``null`` joins the type (or a union)."""
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        schema = {**schema, "type": [kind, "null"]} if kind != "null" else schema
+        if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
+            schema["enum"] = [*schema["enum"], None]
+        return schema
+    if isinstance(kind, list):
+        return schema if "null" in kind else {**schema, "type": [*kind, "null"]}
+    if not schema:
+        return schema  # already accepts null
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _merge_all_of(schema: dict[str, Any]) -> dict[str, Any]:
+    """Merge ``allOf`` members that only declare object structure (disjoint properties)."""
+    members = schema["allOf"]
+    if not all(isinstance(m, dict) and set(m) <= _MERGEABLE for m in members):
+        return schema
+    if not set(schema) - {"allOf"} <= _MERGEABLE:
+        return schema
+    merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+    for member in members:
+        for key, value in member.items():
+            if key == "type":
+                if merged.setdefault("type", value) != value:
+                    return schema
+            elif key == "properties":
+                properties = merged.setdefault("properties", {})
+                if not isinstance(value, dict):
+                    return schema
+                for name, sub in value.items():
+                    if name in properties and properties[name] != sub:
+                        return schema
+                    properties[name] = sub
+            elif key == "required":
+                merged["required"] = list(dict.fromkeys([*merged.get("required", []), *value]))
+            else:
+                merged.setdefault(key, value)
+    if "properties" in merged:
+        merged = {**merged, "properties": dict(merged["properties"])}
+    return merged
+
+
+# -- output fields ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FieldLimits:
+    """How far a response schema is flattened into output fields."""
+
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_fields: int = DEFAULT_MAX_FIELDS
+
+
+class FieldRow(NamedTuple):
+    """One flattened output value: readable name, path with ``*``, its schema."""
+
+    name: str
+    path: str
+    schema: Any
+    description: str
+
+
+def _types(schema: Any) -> set[str]:
+    if not isinstance(schema, Mapping):
+        return set()
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    if isinstance(kind, list):
+        return {k for k in kind if isinstance(k, str)}
+    return set()
+
+
+def _alternatives(schema: Any) -> Iterator[Mapping[str, Any]]:
+    """The schema and its ``allOf`` / ``anyOf`` / ``oneOf`` members, recursively."""
+    if not isinstance(schema, Mapping):
+        return
+    yield schema
+    for key in ("allOf", "anyOf", "oneOf"):
+        members = schema.get(key)
+        if isinstance(members, list):
+            for member in members:
+                yield from _alternatives(member)
+
+
+def _shape(schema: Any) -> tuple[dict[str, Any], Any]:
+    """(properties, array item schema) gathered over every alternative of ``schema``."""
+    properties: dict[str, Any] = {}
+    items: Any = None
+    for alt in _alternatives(schema):
+        props = alt.get("properties")
+        if isinstance(props, Mapping):
+            for name, sub in props.items():
+                properties.setdefault(name, sub)
+        if items is None and ("array" in _types(alt) or "items" in alt):
+            candidate = alt.get("items")
+            if isinstance(candidate, Mapping):
+                items = candidate
+    return properties, items
+
+
+def _descends(schema: Any, budget: int = 8) -> bool:
+    """Whether flattening goes below ``schema`` (it has properties, maybe inside arrays)."""
+    properties, items = _shape(schema)
+    if properties:
+        return True
+    return items is not None and budget > 0 and _descends(items, budget - 1)
+
+
+def as_object_schema(schema: Any) -> dict[str, Any]:
+    """A boolean schema as its object form (``true`` -> ``{}``, ``false`` -> ``{"not": {}}``)."""
+    if isinstance(schema, bool):
+        return {} if schema else {"not": {}}
+    return dict(schema) if isinstance(schema, Mapping) else {}
+
+
+def _shallow(schema: Any) -> dict[str, Any]:
+    """A container cut at the depth limit: its type and words, not its whole subtree."""
+    if not isinstance(schema, Mapping):
+        return {}
+    kept = {k: schema[k] for k in ("type", "title", "description", "format") if k in schema}
+    if not kept.get("type"):
+        kinds = sorted(set().union(*(_types(a) for a in _alternatives(schema))))
+        if kinds:
+            kept["type"] = kinds[0] if len(kinds) == 1 else kinds
+    kept["$comment"] = "nested structure elided (output field depth limit)"
+    return kept
+
+
+def _describe(schema: Any) -> str:
+    for alt in _alternatives(schema):
+        for key in ("description", "title"):
+            text = alt.get(key)
+            if isinstance(text, str) and text.strip():
+                return text.strip()
+    return ""
+
+
+def flatten_fields(schema: Any, *, limits: FieldLimits | None = None) -> list[FieldRow]:
+    """One :class:`FieldRow` per leaf of an inlined output schema, breadth first.
+
+    A leaf is a scalar, an array of scalars, a free-form object, or a container at the depth
+    limit (kept with a shallow schema). Arrays of objects descend through ``*``. ``allOf``
+    / ``anyOf`` / ``oneOf`` alternatives contribute the union of their properties. Names
+    are the path without ``*`` (``results.title``); the root itself is named ``result``.
+    """
+    limits = limits or FieldLimits()
+    rows: list[FieldRow] = []
+    names: set[str] = set()
+    queue: deque[tuple[tuple[str, ...], Any, int]] = deque([((), schema, 0)])
+    while queue and len(rows) < limits.max_fields:
+        segments, node, depth = queue.popleft()
+        properties, items = _shape(node)
+        if depth < limits.max_depth:
+            if properties:
+                for name, sub in properties.items():
+                    if isinstance(name, str) and name.strip():
+                        queue.append(((*segments, name), sub, depth + 1))
+                continue
+            if items is not None and _descends(items):
+                queue.append(((*segments, "*"), items, depth))
+                continue
+        leaf = _shallow(node) if _descends(node) else as_object_schema(node)
+        name = ".".join(s for s in segments if s != "*").strip() or "result"
+        if name in names or len(name) > 256:
+            continue
+        names.add(name)
+        rows.append(FieldRow(name, ".".join(segments), leaf, _describe(node)))
+    if queue:
+        logger.debug("output fields cut at %d (limit)", limits.max_fields)
+    return rows

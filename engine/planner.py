@@ -1,0 +1,392 @@
+"""Field-first planning: the request's semantic fields first, then the routes that serve them.
+
+1. :func:`resolve_fields` maps a request to semantic ids (given explicitly, or matched in the
+   query text against semantic ids, field names and the catalog's alias layer).
+2. :func:`plan_routes` covers those fields with at most ``max_calls`` routes (greedy set
+   cover; ties go to the better-ranked route, then to the route with *fewer* fields: breadth
+   is never rewarded), honouring source constraints and effects.
+3. Each step projects fields deterministically (:func:`project_fields`): identifiers, the
+   fields the request needs, and, in ``recall`` mode, the rest of their field groups (the
+   paper's recall-preserving operating point); ``minimal`` mode stops at the needed fields.
+4. Conservative fallbacks are listed per field (:func:`fallback_compatible`): same semantic id
+   AND compatible JSON type and shape AND compatible unit contract AND exactly equal
+   qualifiers AND read-only routes. A requested field is never swapped silently.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemarouter.contracts import Effect, OutputField, Route, SourceType
+from schemarouter.query import BoundValue, bind_parameters
+from schemarouter.registry import FieldProvision, RegistrySnapshot
+
+__all__ = [
+    "Coverage",
+    "Fallback",
+    "Plan",
+    "PlanRequest",
+    "PlanStep",
+    "fallback_compatible",
+    "plan_routes",
+    "project_fields",
+    "resolve_fields",
+]
+
+ProjectionMode = Literal["recall", "minimal"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PlanRequest(_Frozen):
+    """A data need: a query, and/or the semantic ids it requires."""
+
+    query: str = ""
+    fields: tuple[str, ...] = ()
+    source_types: tuple[SourceType, ...] = ()
+    providers: tuple[str, ...] = ()
+    allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
+    projection: ProjectionMode = "recall"
+
+
+class Fallback(_Frozen):
+    """A route that may stand in for one field of a step if the step's route fails."""
+
+    semantic_id: str
+    route_id: str
+    field: str
+    fingerprint: str
+
+
+class PlanStep(_Frozen):
+    route_id: str
+    fingerprint: str
+    provider: str
+    endpoint: str
+    #: Output fields to fetch (names on this route), in the route's order.
+    fields: tuple[str, ...]
+    #: The required semantic ids this step covers.
+    covers: tuple[str, ...]
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    missing_parameters: tuple[str, ...] = ()
+    fallbacks: tuple[Fallback, ...] = ()
+    #: Unit, provenance and license of each fetched field (name -> metadata).
+    meta: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class Coverage(_Frozen):
+    required: tuple[str, ...]
+    covered: tuple[str, ...]
+    uncovered: tuple[str, ...]
+
+    @property
+    def complete(self) -> bool:
+        return not self.uncovered
+
+
+class Plan(_Frozen):
+    request: PlanRequest
+    steps: tuple[PlanStep, ...]
+    coverage: Coverage
+    max_calls: int
+    registry_version: int
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def route_ids(self) -> tuple[str, ...]:
+        return tuple(step.route_id for step in self.steps)
+
+
+# -- field resolution -------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[0-9a-z]+|[\uac00-\ud7a3]+|[\u4e00-\u9fff]", re.IGNORECASE)
+
+
+def _norm_tokens(text: str) -> tuple[str, ...]:
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    out = []
+    for token in _TOKEN.findall(text.replace("_", " ").replace(".", " ")):
+        token = token.lower()
+        if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
+            token = token[:-1]
+        out.append(token)
+    return tuple(out)
+
+
+def _phrases(semantic_id: str, offers: Sequence[FieldProvision]) -> set[tuple[str, ...]]:
+    phrases = {_norm_tokens(semantic_id.split(".")[-1])}
+    for offer in offers:
+        phrases.update(_norm_tokens(a) for a in offer.field.aliases)
+        phrases.add(_norm_tokens(offer.field.name))
+    return {p for p in phrases if p}
+
+
+def _contains(haystack: tuple[str, ...], phrase: tuple[str, ...]) -> int:
+    """Start index of ``phrase`` in ``haystack`` (-1 if absent); CJK phrases by substring."""
+    n = len(phrase)
+    for i in range(len(haystack) - n + 1):
+        if haystack[i : i + n] == phrase:
+            return i
+    if n == 1 and any("\uac00" <= ch <= "\ud7a3" for ch in phrase[0]):
+        for i, token in enumerate(haystack):
+            if phrase[0] in token:
+                return i
+    return -1
+
+
+def resolve_fields(request: PlanRequest, snapshot: RegistrySnapshot) -> tuple[list[str], list[str]]:
+    """``(semantic ids, warnings)`` the request needs, longest textual matches first."""
+    warnings: list[str] = []
+    resolved: list[str] = []
+    for name in request.fields:
+        if snapshot.providers_of(name):
+            resolved.append(name)
+        else:
+            warnings.append(f"requested field {name!r} is not provided by any registered route")
+            resolved.append(name)
+    if request.fields or not request.query:
+        return resolved, warnings
+    tokens = _norm_tokens(request.query)
+    spans: list[tuple[int, int, str]] = []
+    for semantic_id in snapshot.semantic_ids():
+        offers = snapshot.providers_of(semantic_id)
+        best = None
+        for phrase in _phrases(semantic_id, offers):
+            start = _contains(tokens, phrase)
+            if start >= 0 and (best is None or len(phrase) > best[1] - best[0]):
+                best = (start, start + len(phrase))
+        if best is not None:
+            spans.append((best[0], best[1], semantic_id))
+    # keep maximal spans: "bulk modulus" beats "modulus"; identifier-only ids are skipped
+    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0], s[2]))
+    taken: list[tuple[int, int]] = []
+    chosen: list[tuple[int, str]] = []
+    for start, end, semantic_id in spans:
+        if any(start >= s and end <= e and (end - start) < (e - s) for s, e in taken):
+            continue
+        offers = snapshot.providers_of(semantic_id)
+        if all(o.field.identifier for o in offers):
+            continue
+        taken.append((start, end))
+        chosen.append((start, semantic_id))
+    return [sid for _, sid in sorted(chosen)], warnings
+
+
+# -- projection and fallbacks -----------------------------------------------------------
+
+
+def project_fields(
+    route: Route, needed: Iterable[str], *, mode: ProjectionMode = "recall"
+) -> tuple[str, ...]:
+    """Identifiers + needed fields (+ the rest of their field groups in ``recall`` mode)."""
+    needed = set(needed)
+    fields = route.endpoint.output_fields
+    groups = {f.group for f in fields if f.name in needed and f.group}
+    keep = []
+    for item in fields:
+        if item.identifier or item.name in needed or (mode == "recall" and item.group in groups):
+            keep.append(item.name)
+    return tuple(keep)
+
+
+def _shape(schema: Mapping[str, Any]) -> Any:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = tuple(sorted(k for k in kind if k != "null"))
+        kind = kind[0] if len(kind) == 1 else kind
+    if kind == "array":
+        items = schema.get("items")
+        return ("array", _shape(items) if isinstance(items, Mapping) else None)
+    if kind == "integer":
+        return "number"
+    return kind
+
+
+def _unit_contract(item: OutputField) -> tuple[str | None, str | None]:
+    spec = item.normalization
+    return (spec.canonical_unit if spec else item.unit, spec.dimension if spec else item.dimension)
+
+
+def fallback_compatible(
+    original: Route, field: OutputField, other: Route, other_field: OutputField
+) -> tuple[bool, str]:
+    """Whether ``other_field`` on ``other`` may stand in for ``field`` on ``original``."""
+    if other.route_id == original.route_id:
+        return False, "same route"
+    if field.semantic_id is None or other_field.semantic_id != field.semantic_id:
+        return False, "different semantic id"
+    if other.endpoint.effect is not Effect.READ or original.endpoint.effect is not Effect.READ:
+        return False, "only read-only routes fall back"
+    if _shape(field.json_schema) != _shape(other_field.json_schema):
+        return False, "incompatible JSON type or shape"
+    if field.unit != other_field.unit:
+        # different source units are compatible only when both declare a normalization to
+        # the same canonical unit (values are then compared after declared normalization)
+        if field.normalization is None or other_field.normalization is None:
+            return False, f"units differ ({field.unit} vs {other_field.unit}) without a declared normalization"
+        if _unit_contract(field) != _unit_contract(other_field):
+            return False, "different canonical unit contracts"
+    elif _unit_contract(field) != _unit_contract(other_field):
+        return False, "different canonical unit contracts"
+    if dict(field.qualifiers) != dict(other_field.qualifiers):
+        return False, "qualifiers differ"
+    return True, "compatible"
+
+
+def _fallbacks(snapshot: RegistrySnapshot, route: Route, fields: Iterable[str]) -> list[Fallback]:
+    out = []
+    for name in fields:
+        item = route.endpoint.field(name)
+        if item.semantic_id is None:
+            continue
+        for offer in snapshot.providers_of(item.semantic_id):
+            other = snapshot.routes[offer.route_id]
+            ok, _ = fallback_compatible(route, item, other, offer.field)
+            if ok:
+                out.append(
+                    Fallback(
+                        semantic_id=item.semantic_id,
+                        route_id=other.route_id,
+                        field=offer.field.name,
+                        fingerprint=other.fingerprint,
+                    )
+                )
+    return out
+
+
+def _meta(route: Route, item: OutputField) -> dict[str, Any]:
+    spec = item.normalization
+    return {
+        "semantic_id": item.semantic_id,
+        "unit": item.unit,
+        "canonical_unit": spec.canonical_unit if spec else item.unit,
+        "qualifiers": dict(item.qualifiers),
+        "source_type": route.field_source_type(item).value,
+        "license": route.field_license(item),
+        "provider": route.provider.display_name,
+    }
+
+
+# -- set cover --------------------------------------------------------------------------
+
+
+def plan_routes(
+    request: PlanRequest,
+    snapshot: RegistrySnapshot,
+    *,
+    ranked: Sequence[str] = (),
+    values: Sequence[BoundValue] = (),
+    max_calls: int = 1,
+) -> Plan:
+    """Cover the request's semantic fields with at most ``max_calls`` registered routes.
+
+    ``ranked`` is the retrieval order (route ids); it breaks ties and, when the request
+    resolves to no semantic field, supplies the single best route.
+    """
+    if max_calls < 1:
+        raise ValueError("max_calls must be at least 1")
+    required, warnings = resolve_fields(request, snapshot)
+    rank_of = {route_id: i for i, route_id in enumerate(ranked)}
+
+    def eligible(route: Route) -> bool:
+        if route.endpoint.effect not in request.allowed_effects:
+            return False
+        if request.providers and route.provider.id not in request.providers:
+            return False
+        if request.source_types:
+            sources = {route.field_source_type(f) for f in route.endpoint.output_fields}
+            sources.add(route.provider.source_type)
+            if not sources & set(request.source_types):
+                return False
+        return True
+
+    # semantic id -> {route id -> field name}
+    offers: dict[str, dict[str, str]] = {}
+    for semantic_id in required:
+        for offer in snapshot.providers_of(semantic_id):
+            route = snapshot.routes[offer.route_id]
+            if eligible(route):
+                offers.setdefault(semantic_id, {}).setdefault(offer.route_id, offer.field.name)
+    uncovered = [sid for sid in required if sid not in offers]
+    for sid in uncovered:
+        if snapshot.providers_of(sid):
+            warnings.append(f"{sid!r} is served only by routes the request's constraints exclude")
+    coverable = [sid for sid in required if sid in offers]
+    steps: list[PlanStep] = []
+    remaining = set(coverable)
+    while remaining and len(steps) < max_calls:
+        scores: dict[str, set[str]] = {}
+        for sid in remaining:
+            for route_id in offers[sid]:
+                scores.setdefault(route_id, set()).add(sid)
+        best = min(
+            scores,
+            key=lambda r: (
+                -len(scores[r]),
+                rank_of.get(r, len(rank_of)),
+                len(snapshot.routes[r].endpoint.output_fields),
+                r,
+            ),
+        )
+        covers = scores[best]
+        steps.append(_step(snapshot, best, covers, offers, request, values))
+        remaining -= covers
+    if remaining:
+        warnings.append(
+            f"max_calls={max_calls} leaves {sorted(remaining)} uncovered; raise max_calls to "
+            "add complementary routes"
+        )
+    if not required and ranked:
+        top = next((r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])),
+                   None)
+        if top is not None:
+            steps.append(_step(snapshot, top, set(), offers, request, values))
+            warnings.append("no semantic field resolved from the request; planned the top route")
+    covered = [sid for sid in required if any(sid in step.covers for step in steps)]
+    return Plan(
+        request=request,
+        steps=tuple(steps),
+        coverage=Coverage(
+            required=tuple(required),
+            covered=tuple(covered),
+            uncovered=tuple(sid for sid in required if sid not in covered),
+        ),
+        max_calls=max_calls,
+        registry_version=snapshot.version,
+        warnings=tuple(warnings),
+    )
+
+
+def _step(
+    snapshot: RegistrySnapshot,
+    route_id: str,
+    covers: set[str],
+    offers: Mapping[str, Mapping[str, str]],
+    request: PlanRequest,
+    values: Sequence[BoundValue],
+) -> PlanStep:
+    route = snapshot.routes[route_id]
+    needed = {offers[sid][route_id] for sid in covers}
+    fields = project_fields(route, needed, mode=request.projection)
+    arguments = bind_parameters(route, values)
+    missing = tuple(
+        p.name for p in route.endpoint.parameters if p.required and p.name not in arguments
+    )
+    return PlanStep(
+        route_id=route_id,
+        fingerprint=route.fingerprint,
+        provider=route.provider.id,
+        endpoint=route.endpoint.name,
+        fields=fields,
+        covers=tuple(sorted(covers)),
+        arguments=arguments,
+        missing_parameters=missing,
+        fallbacks=tuple(_fallbacks(snapshot, route, sorted(needed))),
+        meta={name: _meta(route, route.endpoint.field(name)) for name in fields},
+    )

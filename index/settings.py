@@ -1,0 +1,90 @@
+"""Settings of a hybrid index, and the result row it returns."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, NamedTuple
+
+from schemarouter.index.dense import (
+    DEFAULT_EF_CONSTRUCTION,
+    DEFAULT_EF_SEARCH,
+    DEFAULT_HNSW_M,
+    DEFAULT_HNSW_THRESHOLD,
+)
+from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, TextLimits
+from schemarouter.index.fusion import (
+    DEFAULT_CANDIDATE_DEPTH,
+    DEFAULT_DENSE_WEIGHT,
+    DEFAULT_FIELD_HIT_DEPTH,
+    DEFAULT_FUSION,
+    DEFAULT_LEXICAL_WEIGHT,
+    DEFAULT_RRF_K,
+    FusionMethod,
+)
+from schemarouter.index.lexical import BM25Params
+from schemarouter.index.tokenize import DEFAULT_TOKENIZER, TokenizerSettings
+
+__all__ = ["DEFAULT_FIELD_WEIGHT", "DEFAULT_MAX_FANOUT", "IndexSettings", "RouteHit"]
+
+#: A field document's score counts this much when it rolls up to its route
+#: (route score = max(endpoint score, FIELD_WEIGHT * best field score)).
+DEFAULT_FIELD_WEIGHT = 1.0
+#: A dense field text shared by more documents than this is too common to bring new routes
+#: into the dense ranking; it still raises routes already retrieved and names their fields.
+DEFAULT_MAX_FANOUT = 64
+
+
+class RouteHit(NamedTuple):
+    """One route in a search result. Ranks are 1-based; ``None`` = not retrieved."""
+
+    route_id: str
+    score: float
+    lexical_score: float
+    dense_score: float
+    lexical_rank: int | None
+    dense_rank: int | None
+    #: Output fields of the route whose field documents matched, best first.
+    matched_fields: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """Everything that shapes an index. Saved with it; a loaded index keeps its own."""
+
+    bm25: BM25Params = field(default_factory=BM25Params)
+    tokenizer: TokenizerSettings = DEFAULT_TOKENIZER
+    limits: TextLimits = DEFAULT_TEXT_LIMITS
+    fusion: FusionMethod = DEFAULT_FUSION
+    rrf_k: float = DEFAULT_RRF_K
+    lexical_weight: float = DEFAULT_LEXICAL_WEIGHT
+    dense_weight: float = DEFAULT_DENSE_WEIGHT
+    field_weight: float = DEFAULT_FIELD_WEIGHT
+    candidate_depth: int = DEFAULT_CANDIDATE_DEPTH
+    field_hit_depth: int = DEFAULT_FIELD_HIT_DEPTH
+    max_fanout: int = DEFAULT_MAX_FANOUT
+    hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD
+    hnsw_m: int = DEFAULT_HNSW_M
+    ef_search: int = DEFAULT_EF_SEARCH
+    ef_construction: int = DEFAULT_EF_CONSTRUCTION
+    #: Compact a vector set when more than this share of its vectors is unreferenced.
+    compact_dead_fraction: float = 0.3
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["limits"] = self.limits._asdict()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IndexSettings:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown settings {sorted(unknown)}")
+        values = dict(data)
+        if "bm25" in values:
+            values["bm25"] = BM25Params(**values["bm25"])
+        if "tokenizer" in values:
+            values["tokenizer"] = TokenizerSettings(**values["tokenizer"])
+        if "limits" in values:
+            values["limits"] = TextLimits(**values["limits"])
+        return cls(**values)
