@@ -129,7 +129,7 @@ def test_max_calls_and_complementary_routes(snapshot: RegistrySnapshot) -> None:
     # rank the route with fewer fields wins (breadth is never rewarded)
     assert [s.route_id for s in two.steps] == ["lab/rest/get", "cod/rest/get"]
     ranked = plan_routes(request, snapshot, max_calls=2, ranked=["mp/rest/get"])
-    assert [s.route_id for s in ranked.steps] == ["lab/rest/get", "mp/rest/get"]
+    assert [s.route_id for s in ranked.steps] == ["mp/rest/get", "lab/rest/get"]
 
 
 def test_requested_fields_are_never_swapped(snapshot: RegistrySnapshot) -> None:
