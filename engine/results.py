@@ -23,13 +23,12 @@ from schemarouter.contracts import (
 )
 from schemarouter.errors import GateError
 from schemarouter.query import QueryAnalysis
+from schemarouter.state import Exclusion
 
 __all__ = [
     "Candidate",
     "CandidateField",
     "CapabilityRetrieval",
-    "Exclusion",
-    "ExecutionState",
     "candidate_from_route",
 ]
 
@@ -187,31 +186,6 @@ def candidate_from_route(
         scores=dict(scores or {}),
         bound_parameters=dict(bound_parameters or {}),
     )
-
-
-class ExecutionState(_Result):
-    """What the host knows right now; used to filter (never to re-rank) the ranked list."""
-
-    #: Names of credentials the host can supply (``MP_API_KEY``). ``None``: not checked.
-    credentials: frozenset[str] | None = None
-    allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
-    unhealthy_routes: frozenset[str] = frozenset()
-    tried_routes: frozenset[str] = frozenset()
-    #: Semantic ids the host already holds: routes that add none of the needed fields go.
-    fields_held: frozenset[str] = frozenset()
-    #: Keep only routes bound to an invoker at their current fingerprint.
-    require_bound: bool = False
-    #: Route ids the host has bound invokers for (in addition to the router's own bindings).
-    bound_routes: frozenset[str] = frozenset()
-
-
-class Exclusion(_Result):
-    """A route the state filtered out, and why."""
-
-    route_id: str
-    rank: int
-    reason: str  # stable code: "credentials", "effect", "unhealthy", "tried", ...
-    detail: str
 
 
 class CapabilityRetrieval(_Result):

@@ -1,0 +1,88 @@
+"""Typed execution state and the state-aware filter.
+
+The host passes what it knows *now* (credentials it can supply, effects it allows, routes that
+are unhealthy or already tried, fields it already holds, invokers it has bound). The router
+never re-ranks by state: it filters the same ranked list and records a reason for each route
+it leaves out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from schemarouter.contracts import AvailabilityStatus, Effect, Route
+
+__all__ = ["Exclusion", "ExecutionState", "exclusion_for"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ExecutionState(_Frozen):
+    """What the host knows right now; used to filter (never to re-rank) the ranked list."""
+
+    #: Names of credentials the host can supply (``MP_API_KEY``). ``None``: not checked.
+    credentials: frozenset[str] | None = None
+    allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
+    unhealthy_routes: frozenset[str] = frozenset()
+    tried_routes: frozenset[str] = frozenset()
+    #: Semantic ids the host already holds: routes that add none of the needed fields go.
+    fields_held: frozenset[str] = frozenset()
+    #: Keep only routes bound to an invoker at their current fingerprint.
+    require_bound: bool = False
+    #: Route ids the host has bound invokers for (in addition to the router's own bindings).
+    bound_routes: frozenset[str] = frozenset()
+
+
+class Exclusion(_Frozen):
+    """A route the state filtered out, and why."""
+
+    route_id: str
+    rank: int
+    reason: str  # stable code: "credentials", "effect", "unhealthy", "tried", ...
+    detail: str
+
+
+
+def exclusion_for(
+    route: Route,
+    state: ExecutionState,
+    *,
+    rank: int,
+    is_bound: Callable[[str], bool],
+    needed_semantic_ids: Iterable[str] = (),
+) -> Exclusion | None:
+    """Why ``route`` is not eligible under ``state`` (``None`` if it is)."""
+
+    def out(reason: str, detail: str) -> Exclusion:
+        return Exclusion(route_id=route.route_id, rank=rank, reason=reason, detail=detail)
+
+    endpoint = route.endpoint
+    if route.route_id in state.tried_routes:
+        return out("tried", "already tried in this session")
+    if route.route_id in state.unhealthy_routes:
+        return out("unhealthy", "the host marked this route unhealthy")
+    if endpoint.availability.status in (AvailabilityStatus.UNAVAILABLE,
+                                        AvailabilityStatus.DEPRECATED):
+        return out("unavailable", f"registered as {endpoint.availability.status.value}")
+    if endpoint.effect not in state.allowed_effects:
+        allowed = ", ".join(sorted(e.value for e in state.allowed_effects)) or "none"
+        return out("effect", f"effect {endpoint.effect.value} is not allowed (allowed: {allowed})")
+    auth = route.access.auth
+    if state.credentials is not None and auth.credentials and not auth.optional:
+        missing = sorted(set(auth.credentials) - state.credentials)
+        if missing:
+            return out("credentials", f"needs credentials {', '.join(missing)}")
+    if state.require_bound and not (route.route_id in state.bound_routes
+                                    or is_bound(route.route_id)):
+        return out("unbound", "no invoker is bound to the current fingerprint")
+    needed = set(needed_semantic_ids)
+    if needed and state.fields_held:
+        offered = {f.semantic_id for f in endpoint.output_fields if f.semantic_id}
+        new = (needed & offered) - state.fields_held
+        if needed & offered and not new:
+            return out("fields_held", "every field it would add is already held")
+    return None
