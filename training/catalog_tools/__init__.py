@@ -1,0 +1,1 @@
+"""Offline generators of the bundled catalog files (run by hand, output committed)."""
