@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
+
 from schemarouter.contracts import (
     AccessPath,
     Endpoint,

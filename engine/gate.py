@@ -155,8 +155,14 @@ def validate_selection(snapshot: RegistrySnapshot, proposals: Any) -> GateReport
     if isinstance(proposals, Mapping):
         proposals = [proposals]
     if isinstance(proposals, str | bytes) or not isinstance(proposals, Iterable):
-        rejected.append(Rejection(index=0, part="proposal", value=_show(proposals),
-                                  reason="expected a list of proposals"))
+        rejected.append(
+            Rejection(
+                index=0,
+                part="proposal",
+                value=_show(proposals),
+                reason="expected a list of proposals",
+            )
+        )
         return GateReport(accepted=(), rejected=tuple(rejected))
     for index, proposal in enumerate(proposals):
         selection = _gate_one(index, proposal, snapshot, rejected)

@@ -26,8 +26,16 @@ __all__ = ["DEFAULT_LLM_TIMEOUT", "OpenAICompatibleAnalyzer"]
 logger = logging.getLogger(__name__)
 
 DEFAULT_LLM_TIMEOUT = 20.0
-_KINDS = ("chemical.formula", "identifier.doi", "identifier.arxiv_id", "identifier.cas",
-          "identifier.material_id", "time.date", "time.year", "quantity")
+_KINDS = (
+    "chemical.formula",
+    "identifier.doi",
+    "identifier.arxiv_id",
+    "identifier.cas",
+    "identifier.material_id",
+    "time.date",
+    "time.year",
+    "quantity",
+)
 
 _SYSTEM = """You extract routing facts from a data request. Answer with one JSON object:
 {"named_providers": [provider ids named in the request, only from the list],
@@ -106,11 +114,21 @@ class OpenAICompatibleAnalyzer:
         values = []
         raw_values = answer.get("values") or []
         for item in raw_values if isinstance(raw_values, list) else []:
-            if (isinstance(item, dict) and item.get("kind") in _KINDS
-                    and isinstance(item.get("value"), str) and item["value"] in query):
+            if (
+                isinstance(item, dict)
+                and item.get("kind") in _KINDS
+                and isinstance(item.get("value"), str)
+                and item["value"] in query
+            ):
                 start = query.index(item["value"])
-                values.append(BoundValue(kind=item["kind"], value=item["value"], start=start,
-                                         end=start + len(item["value"])))
+                values.append(
+                    BoundValue(
+                        kind=item["kind"],
+                        value=item["value"],
+                        start=start,
+                        end=start + len(item["value"]),
+                    )
+                )
             else:
                 # a value that is not literally in the query is invented: never bind it
                 rejected.append(f"value:{str(item)[:60]}")

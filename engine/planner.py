@@ -229,7 +229,11 @@ def fallback_compatible(
         # different source units are compatible only when both declare a normalization to
         # the same canonical unit (values are then compared after declared normalization)
         if field.normalization is None or other_field.normalization is None:
-            return False, f"units differ ({field.unit} vs {other_field.unit}) without a declared normalization"
+            return (
+                False,
+                f"units differ ({field.unit} vs {other_field.unit}) without a declared "
+                "normalization",
+            )
         if _unit_contract(field) != _unit_contract(other_field):
             return False, "different canonical unit contracts"
     elif _unit_contract(field) != _unit_contract(other_field):
@@ -343,8 +347,9 @@ def plan_routes(
             "add complementary routes"
         )
     if not required and ranked:
-        top = next((r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])),
-                   None)
+        top = next(
+            (r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])), None
+        )
         if top is not None:
             steps.append(_step(snapshot, top, set(), offers, request, values))
             warnings.append("no semantic field resolved from the request; planned the top route")

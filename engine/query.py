@@ -73,29 +73,65 @@ class Analyzer(Protocol):
 #: (Latin) or substrings (Hangul).
 SOURCE_WORDS: Mapping[SourceType, tuple[str, ...]] = {
     SourceType.EXPERIMENTAL: (
-        "measured", "measurement", "measurements", "experimental", "experimentally",
-        "experiment", "experiments", "observed", "empirical", "lab-measured",
-        "실험", "측정", "실측",
+        "measured",
+        "measurement",
+        "measurements",
+        "experimental",
+        "experimentally",
+        "experiment",
+        "experiments",
+        "observed",
+        "empirical",
+        "lab-measured",
+        "실험",
+        "측정",
+        "실측",
     ),
     SourceType.CALCULATED: (
-        "dft", "calculated", "computed", "computational", "simulated", "simulation",
-        "first-principles", "ab initio", "predicted", "theoretical",
-        "계산", "시뮬레이션", "제일원리",
+        "dft",
+        "calculated",
+        "computed",
+        "computational",
+        "simulated",
+        "simulation",
+        "first-principles",
+        "ab initio",
+        "predicted",
+        "theoretical",
+        "계산",
+        "시뮬레이션",
+        "제일원리",
     ),
     SourceType.LITERATURE: (
-        "literature", "published", "publication", "publications", "paper", "papers",
-        "article", "articles", "preprint", "preprints", "journal",
-        "문헌", "논문", "출판",
+        "literature",
+        "published",
+        "publication",
+        "publications",
+        "paper",
+        "papers",
+        "article",
+        "articles",
+        "preprint",
+        "preprints",
+        "journal",
+        "문헌",
+        "논문",
+        "출판",
     ),
     SourceType.BUSINESS: ("disclosure", "filing", "filings", "공시", "사업보고서"),
 }
 
-_ELEMENTS = frozenset(
-    """H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge
-    As Se Br Kr Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm
-    Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U
-    Np Pu Am Cm Bk Cf Es Fm Md No Lr""".split()
-)
+# fmt: off
+_ELEMENTS = frozenset((
+    "H", "He", "Li", "Be", "B", "C", "N", "O", "F", "Ne", "Na", "Mg", "Al", "Si", "P", "S",
+    "Cl", "Ar", "K", "Ca", "Sc", "Ti", "V", "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga",
+    "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y", "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd",
+    "Ag", "Cd", "In", "Sn", "Sb", "Te", "I", "Xe", "Cs", "Ba", "La", "Ce", "Pr", "Nd", "Pm",
+    "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W", "Re", "Os",
+    "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa",
+    "U", "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es", "Fm", "Md", "No", "Lr",
+))
+# fmt: on
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("identifier.doi", re.compile(r"\b10\.\d{4,9}/[^\s\"'<>,;]+[^\s\"'<>,;.)]")),
@@ -121,12 +157,34 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 
-_FORMULA = re.compile(r"(?<![\w\-/.])((?:[A-Z][a-z]?\d*(?:\.\d+)?|\((?:[A-Z][a-z]?\d*)+\)\d*)+)(?![\w\-])")
+_FORMULA = re.compile(
+    r"(?<![\w\-/.])((?:[A-Z][a-z]?\d*(?:\.\d+)?|\((?:[A-Z][a-z]?\d*)+\)\d*)+)(?![\w\-])"
+)
 _FORMULA_PART = re.compile(r"([A-Z][a-z]?)(\d*(?:\.\d+)?)")
 #: Element symbols that are also English words, abbreviations or units: never a formula alone.
 _COMMON_WORDS = frozenset(
-    {"I", "In", "As", "At", "He", "Be", "No", "Ho", "Pa", "Co", "Am", "Es", "Re", "Pm", "Md",
-     "Ca", "Sc", "Ga", "Mt", "Db"}
+    {
+        "I",
+        "In",
+        "As",
+        "At",
+        "He",
+        "Be",
+        "No",
+        "Ho",
+        "Pa",
+        "Co",
+        "Am",
+        "Es",
+        "Re",
+        "Pm",
+        "Md",
+        "Ca",
+        "Sc",
+        "Ga",
+        "Mt",
+        "Db",
+    }
 )
 
 
@@ -141,9 +199,8 @@ def _formulas(text: str) -> list[tuple[str, int, int]]:
         # A bare element symbol is a formula only with two letters that are not also an
         # English word or abbreviation ("Si", "Fe", not "I", "In", "K", "Co");
         # two or more elements, or a count, is enough.
-        if len(elements) == 1 and not has_digit:
-            if len(token) != 2 or token in _COMMON_WORDS:
-                continue
+        if len(elements) == 1 and not has_digit and (len(token) != 2 or token in _COMMON_WORDS):
+            continue
         found.append((token, match.start(1), match.end(1)))
     return found
 
@@ -209,8 +266,9 @@ def find_values(query: str) -> list[BoundValue]:
             if not free(start, end):
                 continue
             unit = match.group(2) if kind == "quantity" else None
-            found.append(BoundValue(kind=kind, value=match.group(group), start=start,
-                                    end=end, unit=unit))
+            found.append(
+                BoundValue(kind=kind, value=match.group(group), start=start, end=end, unit=unit)
+            )
             taken.append((start, end))
     for token, start, end in _formulas(query):
         if free(start, end):
@@ -221,8 +279,14 @@ def find_values(query: str) -> list[BoundValue]:
 
 #: Parameter names that take a value kind when the parameter declares no semantic id.
 _NAME_HINTS: Mapping[str, tuple[str, ...]] = {
-    "chemical.formula": ("formula", "formula_pretty", "chemical_formula", "composition",
-                         "chemical_formula_reduced", "reduced_formula"),
+    "chemical.formula": (
+        "formula",
+        "formula_pretty",
+        "chemical_formula",
+        "composition",
+        "chemical_formula_reduced",
+        "reduced_formula",
+    ),
     "identifier.doi": ("doi",),
     "identifier.arxiv_id": ("id_list", "arxiv_id"),
     "identifier.cas": ("cas", "cas_number", "casrn"),

@@ -182,6 +182,11 @@ class Registry:
     def __len__(self) -> int:
         return len(self._snapshot)
 
+    @property
+    def lock(self) -> threading.RLock:
+        """The writers' lock: hold it to read a snapshot and act on it before any change."""
+        return self._lock
+
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener(snapshot, change)`` after each successful change (under the lock)."""
         self._listeners.append(listener)

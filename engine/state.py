@@ -46,7 +46,6 @@ class Exclusion(_Frozen):
     detail: str
 
 
-
 def exclusion_for(
     route: Route,
     state: ExecutionState,
@@ -65,8 +64,10 @@ def exclusion_for(
         return out("tried", "already tried in this session")
     if route.route_id in state.unhealthy_routes:
         return out("unhealthy", "the host marked this route unhealthy")
-    if endpoint.availability.status in (AvailabilityStatus.UNAVAILABLE,
-                                        AvailabilityStatus.DEPRECATED):
+    if endpoint.availability.status in (
+        AvailabilityStatus.UNAVAILABLE,
+        AvailabilityStatus.DEPRECATED,
+    ):
         return out("unavailable", f"registered as {endpoint.availability.status.value}")
     if endpoint.effect not in state.allowed_effects:
         allowed = ", ".join(sorted(e.value for e in state.allowed_effects)) or "none"
@@ -76,8 +77,9 @@ def exclusion_for(
         missing = sorted(set(auth.credentials) - state.credentials)
         if missing:
             return out("credentials", f"needs credentials {', '.join(missing)}")
-    if state.require_bound and not (route.route_id in state.bound_routes
-                                    or is_bound(route.route_id)):
+    if state.require_bound and not (
+        route.route_id in state.bound_routes or is_bound(route.route_id)
+    ):
         return out("unbound", "no invoker is bound to the current fingerprint")
     needed = set(needed_semantic_ids)
     if needed and state.fields_held:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from typing_extensions import TypedDict
-
 import pytest
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from schemarouter import SchemaRouter, capability
 from schemarouter.contracts import Effect, ParameterLocation
@@ -24,15 +23,24 @@ class Hardness(BaseModel):
     effect="read",
     intents=(),
     fields={
-        "vickers": {"unit": "GPa", "dimension": "pressure", "semantic_id": "mechanical.hardness",
-                    "normalization": {"source_unit": "GPa", "canonical_unit": "Pa",
-                                      "dimension": "pressure", "scale": 1e9}},
+        "vickers": {
+            "unit": "GPa",
+            "dimension": "pressure",
+            "semantic_id": "mechanical.hardness",
+            "normalization": {
+                "source_unit": "GPa",
+                "canonical_unit": "Pa",
+                "dimension": "pressure",
+                "scale": 1e9,
+            },
+        },
         "temperature_c": {"unit": "°C", "dimension": "temperature"},
         "material_id": {"identifier": True},
     },
 )
-def measure_hardness(material_id: str, *, load_n: float = 9.8,
-                     method: Literal["vickers", "knoop"] = "vickers") -> Hardness:
+def measure_hardness(
+    material_id: str, *, load_n: float = 9.8, method: Literal["vickers", "knoop"] = "vickers"
+) -> Hardness:
     """Measure the hardness of a sample in the lab.
 
     Args:
@@ -63,16 +71,21 @@ def delete_sample(material_id: str) -> bool:
 
 def test_schemas_and_descriptions_from_hints_and_docstring() -> None:
     router = SchemaRouter()
-    router.add_callable(measure_hardness, provider="Lab", license="internal",
-                        source_type="experimental")
+    router.add_callable(
+        measure_hardness, provider="Lab", license="internal", source_type="experimental"
+    )
     route = router.snapshot().route("lab/python/measure_hardness")
     endpoint = route.endpoint
     assert endpoint.description == "Measure the hardness of a sample in the lab."
     assert endpoint.input_schema["required"] == ["material_id"]
     assert endpoint.input_schema["additionalProperties"] is False
     props = endpoint.input_schema["properties"]
-    assert props["method"] == {"enum": ["vickers", "knoop"], "type": "string",
-                               "default": "vickers", "description": "Indentation method."}
+    assert props["method"] == {
+        "enum": ["vickers", "knoop"],
+        "type": "string",
+        "default": "vickers",
+        "description": "Indentation method.",
+    }
     assert props["load_n"]["type"] == "number" and props["load_n"]["default"] == 9.8
     material = endpoint.parameter("material_id")
     assert material.required and material.location is ParameterLocation.ARGUMENT

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import TINY_CATALOG
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import (
@@ -22,6 +21,8 @@ from schemarouter.errors import (
     SchemaRouterError,
     UnitError,
 )
+
+from helpers import TINY_CATALOG
 
 Doc = dict[str, Any]
 

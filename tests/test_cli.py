@@ -25,13 +25,18 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_console_script_is_installed() -> None:
-    out = subprocess.run([Path(sys.executable).parent / "schemarouter", "--version"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [Path(sys.executable).parent / "schemarouter", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert __version__ in out.stdout
 
 
-def test_validate_ok_and_error(tiny_catalog: Path, tmp_path: Path,
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_ok_and_error(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["catalog", "validate", str(tiny_catalog)]) == 0
     assert capsys.readouterr().out.strip() == "ok: 2 providers, 2 routes, 5 output fields"
     bad = tmp_path / "bad.yaml"
@@ -42,8 +47,7 @@ def test_validate_ok_and_error(tiny_catalog: Path, tmp_path: Path,
     assert str(bad) in err and "output_fields[1]" in err
 
 
-def test_show_reads_like_a_summary(tiny_catalog: Path,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_reads_like_a_summary(tiny_catalog: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["catalog", "show", str(tiny_catalog)]) == 0
     out = capsys.readouterr().out
     assert "2 providers, 2 routes, 5 output fields, 3 semantic ids" in out

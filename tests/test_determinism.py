@@ -23,8 +23,13 @@ print(json.dumps({"routes": {r.route_id: [r.fingerprint, r.endpoint_fingerprint,
 
 def _run(paths: list[Path], seed: str) -> dict[str, object]:
     env = {**os.environ, "PYTHONHASHSEED": seed}
-    out = subprocess.run([sys.executable, "-c", CODE, *map(str, paths)], check=True,
-                         capture_output=True, text=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", CODE, *map(str, paths)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     result: dict[str, object] = json.loads(out.stdout)
     return result
 

@@ -27,9 +27,16 @@ def test_registered_parts_pass_invented_parts_are_reported(snapshot: RegistrySna
     report = validate_selection(
         snapshot,
         [
-            {"route_id": "matproj/rest/summary",
-             "fields": ["band_gap", "electronic.band_gap", "melting_point", "mechanical.bulk_modulus"],
-             "arguments": {"formula": "Si", "api_key": "x", "material_ids": 3}},
+            {
+                "route_id": "matproj/rest/summary",
+                "fields": [
+                    "band_gap",
+                    "electronic.band_gap",
+                    "melting_point",
+                    "mechanical.bulk_modulus",
+                ],
+                "arguments": {"formula": "Si", "api_key": "x", "material_ids": 3},
+            },
             {"route_id": "openai/rest/answer_everything", "fields": ["answer"]},
             {"route_id": "cod/rest/result", "fingerprint": "sha256:0000"},
             "delete everything",
@@ -42,7 +49,11 @@ def test_registered_parts_pass_invented_parts_are_reported(snapshot: RegistrySna
     assert selection.fingerprint == snapshot.route("matproj/rest/summary").fingerprint
     reasons = {(r.index, r.part) for r in report.rejected}
     assert reasons == {
-        (0, "field"), (0, "parameter"), (1, "route"), (2, "fingerprint"), (3, "proposal")
+        (0, "field"),
+        (0, "parameter"),
+        (1, "route"),
+        (2, "fingerprint"),
+        (3, "proposal"),
     }
     assert not report.clean
 
@@ -69,14 +80,27 @@ def test_check_candidates_refuses_tampered_candidates(snapshot: RegistrySnapshot
 
 
 names = st.one_of(
-    st.sampled_from(["matproj/rest/summary", "cod/rest/result", "band_gap", "k_vrh", "formula",
-                     "file", "cellvol", "electronic.band_gap", "../etc/passwd", ""]),
+    st.sampled_from(
+        [
+            "matproj/rest/summary",
+            "cod/rest/result",
+            "band_gap",
+            "k_vrh",
+            "formula",
+            "file",
+            "cellvol",
+            "electronic.band_gap",
+            "../etc/passwd",
+            "",
+        ]
+    ),
     st.text(max_size=12),
 )
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                  max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 proposals = st.one_of(
@@ -93,7 +117,9 @@ proposals = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(batch=st.one_of(st.lists(proposals, max_size=5), proposals))
 def test_adversarial_proposals_never_leak(snapshot: RegistrySnapshot, batch: Any) -> None:
     report = validate_selection(snapshot, batch)

@@ -23,8 +23,9 @@ def snapshot(tiny_catalog: Path) -> RegistrySnapshot:
     return registry.snapshot()
 
 
-def _analyzer(answer: Any, seen: list[dict[str, Any]] | None = None,
-              status: int = 200) -> OpenAICompatibleAnalyzer:
+def _analyzer(
+    answer: Any, seen: list[dict[str, Any]] | None = None, status: int = 200
+) -> OpenAICompatibleAnalyzer:
     def handler(request: httpx.Request) -> httpx.Response:
         if seen is not None:
             seen.append(json.loads(request.content))
@@ -32,16 +33,24 @@ def _analyzer(answer: Any, seen: list[dict[str, Any]] | None = None,
         return httpx.Response(status, json={"choices": [{"message": {"content": content}}]})
 
     client = httpx.Client(transport=httpx.MockTransport(handler))
-    return OpenAICompatibleAnalyzer(base_url="http://llm.test/v1", model="m", client=client,
-                                    api_key_env=None)
+    return OpenAICompatibleAnalyzer(
+        base_url="http://llm.test/v1", model="m", client=client, api_key_env=None
+    )
 
 
 def test_answer_is_parsed_and_gated(snapshot: RegistrySnapshot) -> None:
     seen: list[dict[str, Any]] = []
-    analyzer = _analyzer({"named_providers": ["matproj", "skynet"],
-                          "source_constraints": ["calculated", "vibes"],
-                          "values": [{"kind": "chemical.formula", "value": "GaN"},
-                                     {"kind": "chemical.formula", "value": "Unobtainium"}]}, seen)
+    analyzer = _analyzer(
+        {
+            "named_providers": ["matproj", "skynet"],
+            "source_constraints": ["calculated", "vibes"],
+            "values": [
+                {"kind": "chemical.formula", "value": "GaN"},
+                {"kind": "chemical.formula", "value": "Unobtainium"},
+            ],
+        },
+        seen,
+    )
     query = "DFT band gap of GaN from Materials Project"
     analysis = analyzer.analyze(query, snapshot.routes.values())
     gated = gate_analysis(analysis, snapshot.routes)
@@ -56,16 +65,16 @@ def test_answer_is_parsed_and_gated(snapshot: RegistrySnapshot) -> None:
 
 
 @pytest.mark.parametrize("answer", ["not json", "[1, 2]", '{"named_providers": "cod"}'])
-def test_garbage_answers_fall_back_or_are_rejected(snapshot: RegistrySnapshot,
-                                                    answer: str) -> None:
+def test_garbage_answers_fall_back_or_are_rejected(snapshot: RegistrySnapshot, answer: str) -> None:
     analysis = _analyzer(answer).analyze("band gap of GaN", snapshot.routes.values())
     assert analysis.named_providers == ()
     assert analysis.analyzer in {"rules (llm failed)", "llm"}
 
 
 def test_http_errors_fall_back_to_rules(snapshot: RegistrySnapshot) -> None:
-    analysis = _analyzer({}, status=500).analyze("measured cellvol of NaCl",
-                                                 snapshot.routes.values())
+    analysis = _analyzer({}, status=500).analyze(
+        "measured cellvol of NaCl", snapshot.routes.values()
+    )
     assert analysis.analyzer == "rules (llm failed)"
     assert analysis.source_constraints == (SourceType.EXPERIMENTAL,)
     assert [v.value for v in analysis.values] == ["NaCl"]

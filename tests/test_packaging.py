@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-MAPPING = {"engine": "schemarouter", "index": "schemarouter.index",
-           "training": "schemarouter.training"}
+MAPPING = {
+    "engine": "schemarouter",
+    "index": "schemarouter.index",
+    "training": "schemarouter.training",
+}
 DATA_FOLDERS = {"models": "schemarouter/models", "data": "schemarouter/data"}
 
 
@@ -40,9 +43,22 @@ def _python_folders() -> set[str]:
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(out), str(REPO)],
-        check=True, capture_output=True, text=True, cwd=out,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=out,
     )
     (path,) = out.glob("schemarouter-*.whl")
     return path
@@ -57,8 +73,12 @@ def test_every_python_folder_is_in_the_wheel(wheel: Path) -> None:
         "add them to [tool.setuptools] packages in pyproject.toml"
     )
     assert not [n for n in names if n.split("/")[0] in {"engine", "index", "training"}]
-    for marker in ("schemarouter/py.typed", "schemarouter/index/py.typed",
-                   "schemarouter/training/py.typed", "schemarouter/catalog.schema.json"):
+    for marker in (
+        "schemarouter/py.typed",
+        "schemarouter/index/py.typed",
+        "schemarouter/training/py.typed",
+        "schemarouter/catalog.schema.json",
+    ):
         assert marker in names
     for folder, target in DATA_FOLDERS.items():
         wanted = {
@@ -74,7 +94,9 @@ def _fresh_venv(path: Path) -> Path:
     python = path / "bin" / "python"
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     # dependencies from this environment, without its own (editable) schemarouter
     deps = [p for p in {sysconfig.get_paths()["purelib"], *site.getsitepackages()}]
@@ -85,9 +107,22 @@ def _fresh_venv(path: Path) -> Path:
 def _pip_install(python: Path, *args: str) -> None:
     env = {**os.environ, "PYTHONPATH": ""}
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
-         "--no-build-isolation", "-q", *args],
-        check=True, capture_output=True, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
     )
 
 
@@ -111,8 +146,14 @@ print(json.dumps({"file": schemarouter.__file__,
 def _check_import(python: Path, cwd: Path) -> dict[str, object]:
     import json
 
-    out = subprocess.run([str(python), "-c", IMPORT_CHECK], cwd=cwd, check=True,
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""})
+    out = subprocess.run(
+        [str(python), "-c", IMPORT_CHECK],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
     result: dict[str, object] = json.loads(out.stdout)
     return result
 

@@ -15,34 +15,78 @@ from schemarouter.query import find_values
 from schemarouter.registry import Registry, RegistrySnapshot
 
 
-def _provider(pid: str, source: str, fields: list[dict[str, Any]], *, effect: str = "read",
-              params: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _provider(
+    pid: str,
+    source: str,
+    fields: list[dict[str, Any]],
+    *,
+    effect: str = "read",
+    params: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     return {
-        "id": pid, "display_name": pid.upper(), "license": "CC-BY-4.0", "source_type": source,
-        "access": [{"id": "rest", "kind": "http", "base_url": f"https://{pid}.example.org",
-                    "endpoints": [{"id": "get", "name": f"{pid}_get", "effect": effect,
-                                   "operation": {"method": "GET", "path": "/materials"},
-                                   "parameters": params or [{"name": "formula", "location": "query",
-                                                             "json_schema": {"type": "string"},
-                                                             "required": True}],
-                                   "output_fields": fields}]}],
+        "id": pid,
+        "display_name": pid.upper(),
+        "license": "CC-BY-4.0",
+        "source_type": source,
+        "access": [
+            {
+                "id": "rest",
+                "kind": "http",
+                "base_url": f"https://{pid}.example.org",
+                "endpoints": [
+                    {
+                        "id": "get",
+                        "name": f"{pid}_get",
+                        "effect": effect,
+                        "operation": {"method": "GET", "path": "/materials"},
+                        "parameters": params
+                        or [
+                            {
+                                "name": "formula",
+                                "location": "query",
+                                "json_schema": {"type": "string"},
+                                "required": True,
+                            }
+                        ],
+                        "output_fields": fields,
+                    }
+                ],
+            }
+        ],
     }
 
 
-def _f(name: str, sid: str | None, *, unit: str | None = None, dim: str | None = None,
-       norm: tuple[str, float] | None = None, q: dict[str, str] | None = None,
-       group: str | None = None, ident: bool = False, kind: str = "number",
-       aliases: list[str] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": name, "path": f"data.*.{name}", "json_schema": {"type": kind},
-                           "identifier": ident}
+def _f(
+    name: str,
+    sid: str | None,
+    *,
+    unit: str | None = None,
+    dim: str | None = None,
+    norm: tuple[str, float] | None = None,
+    q: dict[str, str] | None = None,
+    group: str | None = None,
+    ident: bool = False,
+    kind: str = "number",
+    aliases: list[str] | None = None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": name,
+        "path": f"data.*.{name}",
+        "json_schema": {"type": kind},
+        "identifier": ident,
+    }
     if sid:
         out["semantic_id"] = sid
     if unit:
         out["unit"] = unit
         out["dimension"] = dim
     if norm:
-        out["normalization"] = {"source_unit": unit, "canonical_unit": norm[0], "dimension": dim,
-                                "scale": norm[1]}
+        out["normalization"] = {
+            "source_unit": unit,
+            "canonical_unit": norm[0],
+            "dimension": dim,
+            "scale": norm[1],
+        }
     if q:
         out["qualifiers"] = q
     if group:
@@ -55,34 +99,86 @@ def _f(name: str, sid: str | None, *, unit: str | None = None, dim: str | None =
 CATALOG = {
     "schemarouter_catalog": 1,
     "providers": [
-        _provider("mp", "calculated", [
-            _f("material_id", None, ident=True, kind="string"),
-            _f("band_gap", "electronic.band_gap", unit="eV", dim="energy", q={"functional": "PBE"},
-               group="electronic"),
-            _f("efermi", "electronic.fermi_energy", unit="eV", dim="energy", group="electronic"),
-            _f("k_vrh", "mechanical.bulk_modulus", unit="GPa", dim="pressure", norm=("Pa", 1e9),
-               group="mechanical", aliases=["bulk modulus", "체적탄성률"]),
-            _f("density", "structure.density", unit="g/cm^3", dim="density", group="structure"),
-        ]),
-        _provider("oqmd", "calculated", [
-            _f("entry_id", None, ident=True, kind="string"),
-            _f("band_gap", "electronic.band_gap", unit="eV", dim="energy", q={"functional": "PBE"}),
-            _f("bulk_modulus_mpa", "mechanical.bulk_modulus", unit="MPa", dim="pressure",
-               norm=("Pa", 1e6)),
-        ]),
-        _provider("jarvis", "calculated", [
-            _f("optb88vdw_bandgap", "electronic.band_gap", unit="eV", dim="energy",
-               q={"functional": "OptB88vdW"}),
-            _f("bulk_modulus_kv", "mechanical.bulk_modulus", unit="GPa", dim="pressure"),
-        ]),
-        _provider("lab", "experimental", [
-            _f("gap", "electronic.band_gap", unit="eV", dim="energy", q={"functional": "PBE"}),
-            _f("melting_point", "thermo.melting_point", unit="K", dim="temperature"),
-        ], effect="write"),
-        _provider("cod", "experimental", [
-            _f("density", "structure.density", unit="g/cm^3", dim="density"),
-            _f("mass_density", "structure.density", unit="kg/m^3", dim="density"),
-        ]),
+        _provider(
+            "mp",
+            "calculated",
+            [
+                _f("material_id", None, ident=True, kind="string"),
+                _f(
+                    "band_gap",
+                    "electronic.band_gap",
+                    unit="eV",
+                    dim="energy",
+                    q={"functional": "PBE"},
+                    group="electronic",
+                ),
+                _f(
+                    "efermi", "electronic.fermi_energy", unit="eV", dim="energy", group="electronic"
+                ),
+                _f(
+                    "k_vrh",
+                    "mechanical.bulk_modulus",
+                    unit="GPa",
+                    dim="pressure",
+                    norm=("Pa", 1e9),
+                    group="mechanical",
+                    aliases=["bulk modulus", "체적탄성률"],
+                ),
+                _f("density", "structure.density", unit="g/cm^3", dim="density", group="structure"),
+            ],
+        ),
+        _provider(
+            "oqmd",
+            "calculated",
+            [
+                _f("entry_id", None, ident=True, kind="string"),
+                _f(
+                    "band_gap",
+                    "electronic.band_gap",
+                    unit="eV",
+                    dim="energy",
+                    q={"functional": "PBE"},
+                ),
+                _f(
+                    "bulk_modulus_mpa",
+                    "mechanical.bulk_modulus",
+                    unit="MPa",
+                    dim="pressure",
+                    norm=("Pa", 1e6),
+                ),
+            ],
+        ),
+        _provider(
+            "jarvis",
+            "calculated",
+            [
+                _f(
+                    "optb88vdw_bandgap",
+                    "electronic.band_gap",
+                    unit="eV",
+                    dim="energy",
+                    q={"functional": "OptB88vdW"},
+                ),
+                _f("bulk_modulus_kv", "mechanical.bulk_modulus", unit="GPa", dim="pressure"),
+            ],
+        ),
+        _provider(
+            "lab",
+            "experimental",
+            [
+                _f("gap", "electronic.band_gap", unit="eV", dim="energy", q={"functional": "PBE"}),
+                _f("melting_point", "thermo.melting_point", unit="K", dim="temperature"),
+            ],
+            effect="write",
+        ),
+        _provider(
+            "cod",
+            "experimental",
+            [
+                _f("density", "structure.density", unit="g/cm^3", dim="density"),
+                _f("mass_density", "structure.density", unit="kg/m^3", dim="density"),
+            ],
+        ),
     ],
 }
 
@@ -97,9 +193,12 @@ def snapshot(tmp_path: Path) -> RegistrySnapshot:
 
 
 def test_fields_first_then_routes(snapshot: RegistrySnapshot) -> None:
-    plan = plan_routes(PlanRequest(query="bulk modulus and band gap of GaN"), snapshot,
-                       ranked=["jarvis/rest/get", "mp/rest/get"],
-                       values=find_values("bulk modulus and band gap of GaN"))
+    plan = plan_routes(
+        PlanRequest(query="bulk modulus and band gap of GaN"),
+        snapshot,
+        ranked=["jarvis/rest/get", "mp/rest/get"],
+        values=find_values("bulk modulus and band gap of GaN"),
+    )
     assert plan.coverage.required == ("mechanical.bulk_modulus", "electronic.band_gap")
     assert plan.coverage.complete
     (step,) = plan.steps
@@ -113,13 +212,17 @@ def test_minimal_vs_recall_projection(snapshot: RegistrySnapshot) -> None:
     route = snapshot.route("mp/rest/get")
     assert project_fields(route, {"band_gap"}, mode="minimal") == ("material_id", "band_gap")
     assert project_fields(route, {"band_gap"}, mode="recall") == (
-        "material_id", "band_gap", "efermi")
+        "material_id",
+        "band_gap",
+        "efermi",
+    )
 
 
 def test_max_calls_and_complementary_routes(snapshot: RegistrySnapshot) -> None:
-    request = PlanRequest(fields=("thermo.melting_point", "electronic.band_gap",
-                                  "structure.density"),
-                          allowed_effects=frozenset({"read", "write"}))
+    request = PlanRequest(
+        fields=("thermo.melting_point", "electronic.band_gap", "structure.density"),
+        allowed_effects=frozenset({"read", "write"}),
+    )
     one = plan_routes(request, snapshot, max_calls=1)
     assert len(one.steps) == 1 and not one.coverage.complete
     assert any("max_calls=1" in w for w in one.warnings)
@@ -142,8 +245,10 @@ def test_requested_fields_are_never_swapped(snapshot: RegistrySnapshot) -> None:
 
 
 def test_source_constraints_filter(snapshot: RegistrySnapshot) -> None:
-    plan = plan_routes(PlanRequest(fields=("structure.density",),
-                                   source_types=(SourceType.EXPERIMENTAL,)), snapshot)
+    plan = plan_routes(
+        PlanRequest(fields=("structure.density",), source_types=(SourceType.EXPERIMENTAL,)),
+        snapshot,
+    )
     assert plan.route_ids == ("cod/rest/get",)
 
 
@@ -161,20 +266,28 @@ def _field(snapshot: RegistrySnapshot, route_id: str, name: str) -> Any:
     ("a", "b", "ok", "reason"),
     [
         (("mp/rest/get", "band_gap"), ("oqmd/rest/get", "band_gap"), True, "compatible"),
-        (("mp/rest/get", "band_gap"), ("jarvis/rest/get", "optb88vdw_bandgap"), False,
-         "qualifiers differ"),
+        (
+            ("mp/rest/get", "band_gap"),
+            ("jarvis/rest/get", "optb88vdw_bandgap"),
+            False,
+            "qualifiers differ",
+        ),
         (("mp/rest/get", "band_gap"), ("lab/rest/get", "gap"), False, "read-only"),
         (("mp/rest/get", "k_vrh"), ("oqmd/rest/get", "bulk_modulus_mpa"), True, "compatible"),
-        (("mp/rest/get", "k_vrh"), ("jarvis/rest/get", "bulk_modulus_kv"), False,
-         "canonical unit"),
-        (("mp/rest/get", "density"), ("cod/rest/get", "mass_density"), False,
-         "without a declared normalization"),
+        (("mp/rest/get", "k_vrh"), ("jarvis/rest/get", "bulk_modulus_kv"), False, "canonical unit"),
+        (
+            ("mp/rest/get", "density"),
+            ("cod/rest/get", "mass_density"),
+            False,
+            "without a declared normalization",
+        ),
         (("mp/rest/get", "density"), ("cod/rest/get", "density"), True, "compatible"),
         (("mp/rest/get", "band_gap"), ("mp/rest/get", "efermi"), False, "same route"),
     ],
 )
-def test_fallback_rules(snapshot: RegistrySnapshot, a: tuple[str, str], b: tuple[str, str],
-                        ok: bool, reason: str) -> None:
+def test_fallback_rules(
+    snapshot: RegistrySnapshot, a: tuple[str, str], b: tuple[str, str], ok: bool, reason: str
+) -> None:
     ra, fa = _field(snapshot, *a)
     rb, fb = _field(snapshot, *b)
     result, why = fallback_compatible(ra, fa, rb, fb)
@@ -183,8 +296,9 @@ def test_fallback_rules(snapshot: RegistrySnapshot, a: tuple[str, str], b: tuple
 
 
 def test_plan_lists_only_compatible_fallbacks(snapshot: RegistrySnapshot) -> None:
-    plan = plan_routes(PlanRequest(fields=("electronic.band_gap",)), snapshot,
-                       ranked=["mp/rest/get"])
+    plan = plan_routes(
+        PlanRequest(fields=("electronic.band_gap",)), snapshot, ranked=["mp/rest/get"]
+    )
     (step,) = plan.steps
     assert step.route_id == "mp/rest/get"
     assert [(f.route_id, f.field) for f in step.fallbacks] == [("oqmd/rest/get", "band_gap")]

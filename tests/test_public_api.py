@@ -48,6 +48,5 @@ def test_import_loads_no_heavy_library() -> None:
         "import sys, schemarouter, schemarouter.index, schemarouter.cli;"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

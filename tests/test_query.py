@@ -8,7 +8,13 @@ import pytest
 
 from schemarouter.catalog import load_catalog
 from schemarouter.contracts import SourceType
-from schemarouter.query import QueryAnalysis, RuleAnalyzer, bind_parameters, find_values, gate_analysis
+from schemarouter.query import (
+    QueryAnalysis,
+    RuleAnalyzer,
+    bind_parameters,
+    find_values,
+    gate_analysis,
+)
 from schemarouter.registry import Registry, RegistrySnapshot
 
 
@@ -22,9 +28,14 @@ def snapshot(tiny_catalog: Path) -> RegistrySnapshot:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("band gap of Fe2O3 and LiFePO4 (mp-149)",
-         [("chemical.formula", "Fe2O3"), ("chemical.formula", "LiFePO4"),
-          ("identifier.material_id", "mp-149")]),
+        (
+            "band gap of Fe2O3 and LiFePO4 (mp-149)",
+            [
+                ("chemical.formula", "Fe2O3"),
+                ("chemical.formula", "LiFePO4"),
+                ("identifier.material_id", "mp-149"),
+            ],
+        ),
         ("cite 10.1103/PhysRevB.54.11169.", [("identifier.doi", "10.1103/PhysRevB.54.11169")]),
         ("arXiv:2106.01234v2 abstract", [("identifier.arxiv_id", "2106.01234v2")]),
         ("CAS 7732-18-5", [("identifier.cas", "7732-18-5")]),
@@ -60,8 +71,12 @@ def test_binding_respects_schema(snapshot: RegistrySnapshot) -> None:
 
 
 def test_gate_analysis_drops_invented_names(snapshot: RegistrySnapshot) -> None:
-    proposed = QueryAnalysis(text="x", named_providers=("cod", "skynet"),
-                             named_routes=("cod/rest/result", "skynet/x/y"), analyzer="llm")
+    proposed = QueryAnalysis(
+        text="x",
+        named_providers=("cod", "skynet"),
+        named_routes=("cod/rest/result", "skynet/x/y"),
+        analyzer="llm",
+    )
     gated = gate_analysis(proposed, snapshot.routes)
     assert gated.named_providers == ("cod",)
     assert gated.named_routes == ("cod/rest/result",)

@@ -46,17 +46,44 @@ def test_unknown_units_are_refused() -> None:
 @pytest.mark.parametrize(
     ("spec", "value", "expected"),
     [
-        (UnitNormalizationSpec(source_unit="GPa", canonical_unit="Pa", dimension="pressure",
-                               scale=1e9), 2.5, 2.5e9),
-        (UnitNormalizationSpec(source_unit="°C", canonical_unit="K", dimension="temperature",
-                               offset=273.15), 25.0, 298.15),
-        (UnitNormalizationSpec(source_unit="eV/atom", canonical_unit="kJ/mol",
-                               dimension="energy_per_amount", scale=96.48533212331002),
-         -1.0, -96.48533212331002),
-        (UnitNormalizationSpec(source_unit="Å^3", canonical_unit="nm^3", dimension="volume",
-                               scale=1e-3), 40.0, 0.04),
-        (UnitNormalizationSpec(source_unit="g/cm^3", canonical_unit="kg/m^3",
-                               dimension="density", scale=1000.0), 2.33, 2330.0),
+        (
+            UnitNormalizationSpec(
+                source_unit="GPa", canonical_unit="Pa", dimension="pressure", scale=1e9
+            ),
+            2.5,
+            2.5e9,
+        ),
+        (
+            UnitNormalizationSpec(
+                source_unit="°C", canonical_unit="K", dimension="temperature", offset=273.15
+            ),
+            25.0,
+            298.15,
+        ),
+        (
+            UnitNormalizationSpec(
+                source_unit="eV/atom",
+                canonical_unit="kJ/mol",
+                dimension="energy_per_amount",
+                scale=96.48533212331002,
+            ),
+            -1.0,
+            -96.48533212331002,
+        ),
+        (
+            UnitNormalizationSpec(
+                source_unit="Å^3", canonical_unit="nm^3", dimension="volume", scale=1e-3
+            ),
+            40.0,
+            0.04,
+        ),
+        (
+            UnitNormalizationSpec(
+                source_unit="g/cm^3", canonical_unit="kg/m^3", dimension="density", scale=1000.0
+            ),
+            2.33,
+            2330.0,
+        ),
     ],
 )
 def test_declared_specs_agree_with_pint_and_apply(
@@ -78,17 +105,26 @@ def test_wrong_factor_names_both_values() -> None:
 
 def test_dimension_mismatch_and_unknown_dimension() -> None:
     with pytest.raises(UnitError, match="not the declared 'length'"):
-        check_spec(UnitNormalizationSpec(source_unit="GPa", canonical_unit="Pa",
-                                         dimension="length", scale=1e9))
+        check_spec(
+            UnitNormalizationSpec(
+                source_unit="GPa", canonical_unit="Pa", dimension="length", scale=1e9
+            )
+        )
     with pytest.raises(UnitError, match="unknown dimension 'awesomeness'"):
-        check_spec(UnitNormalizationSpec(source_unit="GPa", canonical_unit="Pa",
-                                         dimension="awesomeness", scale=1e9))
+        check_spec(
+            UnitNormalizationSpec(
+                source_unit="GPa", canonical_unit="Pa", dimension="awesomeness", scale=1e9
+            )
+        )
 
 
 def test_currencies_never_convert() -> None:
     with pytest.raises(UnitError):
-        check_spec(UnitNormalizationSpec(source_unit="KRW", canonical_unit="USD",
-                                         dimension="currency_krw", scale=0.00075))
+        check_spec(
+            UnitNormalizationSpec(
+                source_unit="KRW", canonical_unit="USD", dimension="currency_krw", scale=0.00075
+            )
+        )
 
 
 def test_field_errors_name_the_field() -> None:

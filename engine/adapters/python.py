@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
+
 from schemarouter.compile import RouteSpec, build_registration, slugify
 from schemarouter.contracts import (
     AccessKind,

@@ -1,0 +1,138 @@
+"""From index hits to gated candidates: names, provenance, abstention, field matching.
+
+Pure functions over one registry snapshot and one list of index hits; the router facade
+calls them in order:
+
+1. :func:`apply_analysis` forces routes whose provider or tool the query names to the top,
+   and filters by the query's source constraints (provenance) where that leaves something;
+2. :func:`matched_fields_for` picks, per route, the fields the request needs: fields whose
+   semantic id, name or alias the query resolves to (the alias layer), else the field
+   documents that matched in the index;
+3. :func:`build_candidates` turns the ranked route ids into :class:`Candidate` objects with
+   bound parameters, and the gate checks them before they leave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from schemarouter.contracts import Route, SourceType
+from schemarouter.query import QueryAnalysis, bind_parameters
+from schemarouter.registry import RegistrySnapshot
+from schemarouter.results import Candidate, candidate_from_route
+
+__all__ = [
+    "FIELD_HITS_PER_ROUTE",
+    "Ranked",
+    "apply_analysis",
+    "build_candidates",
+    "matched_fields_for",
+    "route_sources",
+]
+
+#: How many index field hits may stand in for matched fields when the alias layer found none.
+FIELD_HITS_PER_ROUTE = 3
+
+
+@dataclass
+class Ranked:
+    """A route in the working ranking: id, score, score parts, index field hits."""
+
+    route_id: str
+    score: float
+    scores: dict[str, float] = field(default_factory=dict)
+    field_hits: tuple[str, ...] = ()
+    forced: bool = False
+
+
+def route_sources(route: Route) -> set[SourceType]:
+    sources = {route.field_source_type(f) for f in route.endpoint.output_fields}
+    sources.add(route.provider.source_type)
+    return sources
+
+
+def apply_analysis(
+    ranked: list[Ranked], analysis: QueryAnalysis, snapshot: RegistrySnapshot
+) -> tuple[list[Ranked], list[str]]:
+    """Force named routes and providers to the top; filter by provenance. Returns warnings."""
+    warnings: list[str] = []
+    present = {r.route_id for r in ranked}
+    named_routes = [r for r in analysis.named_routes if r in snapshot.routes]
+    named_providers = [p for p in analysis.named_providers if p in snapshot.providers]
+    if named_providers:
+        for provider in named_providers:
+            for route in snapshot.routes_of(provider):
+                if route.route_id not in present:
+                    ranked.append(Ranked(route.route_id, float("-inf"), {"named": 1.0}))
+                    present.add(route.route_id)
+    for route_id in named_routes:
+        if route_id not in present:
+            ranked.append(Ranked(route_id, float("-inf"), {"named": 1.0}))
+    named_set = set(named_routes)
+    provider_set = set(named_providers)
+
+    def tier(item: Ranked) -> int:
+        if item.route_id in named_set:
+            return 0
+        if snapshot.routes[item.route_id].provider.id in provider_set:
+            return 1
+        return 2
+
+    for item in ranked:
+        item.forced = tier(item) < 2
+    # stable sort: inside a tier the retrieval order is kept
+    ranked = sorted(ranked, key=tier)
+    if analysis.source_constraints:
+        wanted = set(analysis.source_constraints)
+        kept = [
+            r for r in ranked if r.forced or route_sources(snapshot.routes[r.route_id]) & wanted
+        ]
+        if kept:
+            ranked = kept
+        else:
+            warnings.append(
+                "no retrieved route matches the source constraint "
+                f"{'/'.join(s.value for s in analysis.source_constraints)}; not filtered"
+            )
+    return ranked, warnings
+
+
+def matched_fields_for(
+    route: Route, resolved: Sequence[str], field_hits: Sequence[str]
+) -> tuple[str, ...]:
+    """The route's fields the request needs: resolved semantic ids first, else index hits."""
+    wanted = set(resolved)
+    names = [f.name for f in route.endpoint.output_fields if f.semantic_id in wanted]
+    if names:
+        return tuple(names)
+    known = {f.name for f in route.endpoint.output_fields}
+    return tuple(name for name in field_hits[:FIELD_HITS_PER_ROUTE] if name in known)
+
+
+def build_candidates(
+    ranked: Sequence[Ranked],
+    snapshot: RegistrySnapshot,
+    analysis: QueryAnalysis,
+    resolved: Sequence[str],
+    *,
+    k: int,
+    matched_override: Mapping[str, tuple[str, ...]] | None = None,
+) -> list[Candidate]:
+    out: list[Candidate] = []
+    for item in ranked[:k]:
+        route = snapshot.routes[item.route_id]
+        matched = (matched_override or {}).get(item.route_id)
+        if matched is None:
+            matched = matched_fields_for(route, resolved, item.field_hits)
+        out.append(
+            candidate_from_route(
+                route,
+                rank=len(out) + 1,
+                score=item.score if item.score != float("-inf") else 0.0,
+                matched_fields=matched,
+                scores=item.scores,
+                bound_parameters=bind_parameters(route, analysis.values),
+            )
+        )
+    return out

@@ -1,0 +1,246 @@
+"""The router facade: retrieve, async twins, state-aware filtering and refill, executable
+routes, named providers, provenance filters, abstention, plan, concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.abstention import AbstentionModel
+from schemarouter.contracts import Effect, SourceType
+from schemarouter.index import HashingEncoder
+from schemarouter.state import ExecutionState
+
+from helpers import BUNDLED_CATALOG
+
+
+def make_router(*paths: Path, **kwargs: object) -> SchemaRouter:
+    kwargs.setdefault("abstention", None)
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, **kwargs)  # type: ignore[arg-type]
+    for path in paths:
+        router.add_catalog(path)
+    return router
+
+
+@pytest.fixture(scope="module")
+def bundled() -> SchemaRouter:
+    return make_router(BUNDLED_CATALOG)
+
+
+def test_retrieve_names_routes_plainly(bundled: SchemaRouter) -> None:
+    result = bundled.retrieve("band gap of GaN from the Materials Project", k=5)
+    assert result.k == 5 and len(result) == 5
+    assert result.registry_version == bundled.registry.version
+    top = result.candidates[0]
+    assert top.provider == "materials_project"
+    assert (top.rank == 1 and top.score >= result.candidates[1].score) or result.candidates[
+        1
+    ].rank == 2
+    assert top.method == "GET" and top.path and top.path.startswith("/materials")
+    assert top.route_id == f"{top.provider}/{top.access_id}/{top.route_id.split('/')[-1]}"
+    assert "band_gap" in top.matched_fields
+    gap = top.field("band_gap")
+    assert gap.unit == "eV" and gap.semantic_id == "electronic.band_gap"
+    assert gap.license and gap.source_type is SourceType.CALCULATED
+    assert top.bound_parameters.get("formula") == "GaN"
+    assert top.fingerprint == bundled.snapshot().route(top.route_id).fingerprint
+    assert [c.rank for c in result.candidates] == [1, 2, 3, 4, 5]
+
+
+def test_contract_view_has_no_rank_or_score(bundled: SchemaRouter) -> None:
+    result = bundled.retrieve("molecular weight of aspirin", k=3)
+    for contract in result.contracts():
+        assert "rank" not in contract and "score" not in contract and "scores" not in contract
+        assert contract["route_id"] and contract["input_schema"] is not None
+        assert contract["output_fields"]
+
+
+def test_source_constraint_filters_by_provenance(bundled: SchemaRouter) -> None:
+    result = bundled.retrieve("experimentally measured cell volume of NaCl", k=5)
+    assert result.analysis is not None
+    assert result.analysis.source_constraints == (SourceType.EXPERIMENTAL,)
+    for candidate in result.candidates:
+        sources = {f.source_type for f in candidate.output_fields} | {candidate.source_type}
+        assert SourceType.EXPERIMENTAL in sources
+
+
+def test_named_provider_is_forced_to_the_top(bundled: SchemaRouter) -> None:
+    result = bundled.retrieve("OQMD stability of Fe2O3", k=5)
+    assert result.candidates[0].provider == "oqmd"
+
+
+def test_korean_query_finds_its_route(bundled: SchemaRouter) -> None:
+    result = bundled.retrieve("아스피린 분자량", k=5)
+    assert any(c.provider == "pubchem" for c in result.candidates)
+
+
+def test_state_aware_filter_and_refill(bundled: SchemaRouter) -> None:
+    query = "band gap of silicon"
+    plain = bundled.retrieve(query, k=5)
+    first = plain.candidates[0].route_id
+    state = ExecutionState(tried_routes=frozenset({first}), credentials=frozenset())
+    filtered = bundled.retrieve_state_aware(query, state=state, k=5)
+    excluded = {e.route_id: e.reason for e in filtered.exclusions}
+    assert excluded[first] == "tried"
+    assert first not in filtered.route_ids
+    assert set(filtered.route_ids) <= set(plain.route_ids)  # fixed Top-K: filtered only
+    for exclusion in filtered.exclusions:
+        assert exclusion.detail
+    refilled = bundled.reretrieve_state_aware(query, state=state, k=5)
+    assert len(refilled) == 5 or refilled.exhausted
+    assert first not in refilled.route_ids
+    assert refilled.examined >= len(refilled) + 1
+    for route_id, rank in refilled.original_ranks.items():
+        assert rank >= 1 and route_id in refilled.route_ids
+    assert sorted(refilled.original_ranks.values()) == list(refilled.original_ranks.values())
+    # the stateless method did not change
+    assert bundled.retrieve(query, k=5).route_ids == plain.route_ids
+
+
+def test_state_credentials_and_effects(bundled: SchemaRouter) -> None:
+    state = ExecutionState(credentials=frozenset(), allowed_effects=frozenset({Effect.READ}))
+    result = bundled.reretrieve_state_aware("band gap of GaN", state=state, k=5)
+    for exclusion in result.exclusions:
+        if exclusion.reason == "credentials":
+            assert "needs credentials" in exclusion.detail
+    snapshot = bundled.snapshot()
+    for candidate in result.candidates:
+        auth = snapshot.route(candidate.route_id).access.auth
+        assert not auth.credentials or auth.optional
+
+
+def test_reretrieve_says_when_the_list_runs_out(bundled: SchemaRouter) -> None:
+    everything = ExecutionState(allowed_effects=frozenset())
+    result = bundled.reretrieve_state_aware("band gap", state=everything, k=5)
+    assert result.candidates == () and result.exhausted
+    assert result.examined == len(result.exclusions) > 0
+    assert any("ran out" in w for w in result.warnings)
+
+
+def test_retrieve_executable_needs_binding_and_health() -> None:
+    router = make_router()
+
+    def band_gap(formula: str) -> float:
+        """Band gap of a material in eV."""
+        return 1.1
+
+    def band_structure(formula: str) -> list[float]:
+        """Band structure of a material."""
+        return []
+
+    router.add_callable([band_gap, band_structure], provider="lab")
+    assert router.retrieve_executable("band gap", k=2).route_ids[0] == "lab/python/band_gap"
+    router.mark_unhealthy("lab/python/band_gap", cooldown=60)
+    result = router.retrieve_executable("band gap", k=2)
+    assert "lab/python/band_gap" not in result.route_ids
+    assert {e.reason for e in result.exclusions} == {"unhealthy"}
+    router.mark_healthy("lab/python/band_gap")
+    assert "lab/python/band_gap" in router.retrieve_executable("band gap", k=2).route_ids
+
+
+def test_unbound_routes_are_not_executable(tiny_catalog: Path) -> None:
+    router = make_router(tiny_catalog)
+    result = router.retrieve_executable("band gap", k=2)
+    assert result.candidates == ()
+    assert {e.reason for e in result.exclusions} == {"unbound"}
+    router.bind("matproj/rest/summary", invoker=object())
+    assert router.retrieve_executable("band gap", k=2).route_ids == ("matproj/rest/summary",)
+
+
+def test_async_twins_match_and_do_not_block() -> None:
+    router = make_router(BUNDLED_CATALOG)
+
+    async def main() -> tuple[tuple[str, ...], tuple[str, ...], int]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        task = asyncio.create_task(ticker())
+        a = await router.aretrieve("density of NaCl", k=5)
+        b = await router.aretrieve_executable("density of NaCl", k=5)
+        task.cancel()
+        # a sync call inside a running loop works too
+        c = router.retrieve("density of NaCl", k=5)
+        assert c.route_ids == a.route_ids
+        return a.route_ids, b.route_ids, ticks
+
+    sync = router.retrieve("density of NaCl", k=5).route_ids
+    route_ids, executable, ticks = asyncio.run(main())
+    assert route_ids == sync
+    assert executable == ()
+    assert ticks > 1  # the loop kept running while retrieval worked in a thread
+
+
+def test_abstention_uses_the_calibrated_model(tiny_catalog: Path) -> None:
+    strict = AbstentionModel(weights={"top_dense": 0.0}, bias=-5.0, threshold=0.5, card={})
+    router = make_router(tiny_catalog, abstention=strict)
+    result = router.retrieve("band gap", k=3)
+    assert result.abstained and result.candidates == ()
+    assert "calibrated threshold 0.50" in result.reason
+    lenient = AbstentionModel(weights={"top_dense": 0.0}, bias=5.0, threshold=0.5, card={})
+    assert make_router(tiny_catalog, abstention=lenient).retrieve("band gap", k=3).candidates
+
+
+def test_removed_provider_never_comes_back(tiny_catalog: Path) -> None:
+    router = make_router(tiny_catalog)
+    assert "cod/rest/result" in router.retrieve("cell volume", k=5).route_ids
+    router.remove_provider("cod")
+    for _ in range(3):
+        assert "cod/rest/result" not in router.retrieve("cell volume cod", k=5).route_ids
+
+
+def test_plan_is_gated_and_reports_coverage(bundled: SchemaRouter) -> None:
+    plan = bundled.plan("bulk modulus and band gap of Si", max_calls=2)
+    assert set(plan.coverage.required) >= {"mechanical.bulk_modulus", "electronic.band_gap"}
+    assert plan.coverage.complete
+    snapshot = bundled.snapshot()
+    for step in plan.steps:
+        route = snapshot.route(step.route_id)
+        assert step.fingerprint == route.fingerprint
+        assert set(step.fields) <= {f.name for f in route.endpoint.output_fields}
+
+
+def test_retrieve_while_a_provider_registers(tiny_catalog: Path, tmp_path: Path) -> None:
+    router = make_router(tiny_catalog)
+    router.retrieve("band gap", k=3)  # build the index
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                result = router.retrieve("band gap cell volume", k=5)
+                snapshot = router.snapshot()
+                for candidate in result.candidates:
+                    assert candidate.route_id in result.route_ids
+                assert result.registry_version <= snapshot.version
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    for t in threads:
+        t.start()
+    text = tiny_catalog.read_text("utf-8")
+    for i in range(15):
+        path = tmp_path / f"p{i}.yaml"
+        path.write_text(
+            text.replace("id: matproj", f"id: matproj{i}").replace("id: cod", f"id: cod{i}"),
+            "utf-8",
+        )
+        router.add_catalog(path)
+        if i % 3 == 2:
+            router.remove_provider(f"cod{i}")
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    final = router.retrieve("band gap", k=50)
+    assert not [r for r in final.route_ids if r.startswith(("cod2/", "cod5/"))]
