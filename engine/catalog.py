@@ -45,6 +45,7 @@ from schemarouter.contracts import (
     Intent,
     Provider,
     Registration,
+    Route,
 )
 from schemarouter.errors import DocumentError, DuplicateRouteError, SchemaRouterError
 
@@ -240,10 +241,10 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
                 )
             seen_providers[spec.id] = str(file)
         for intent in intents.values():
-            for group in intent.field_groups:
-                if groups and group not in groups:
+            for group_id in intent.field_groups:
+                if groups and group_id not in groups:
                     raise DocumentError(
-                        f"intent {intent.id!r} requires field group {group!r}, which is not "
+                        f"intent {intent.id!r} requires field group {group_id!r}, which is not "
                         "declared",
                         where=str(file),
                         hint="Declare the group under field_groups",
@@ -266,7 +267,7 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
 def _merge(registrations: Sequence[Registration], *, source: str) -> Registration:
     if len(registrations) == 1:
         return registrations[0]
-    routes = {}
+    routes: dict[str, Route] = {}
     for registration in registrations:
         for route in registration.routes:
             if route.route_id in routes:

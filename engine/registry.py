@@ -218,8 +218,9 @@ class Registry:
             removed: list[str] = []
             if replace:
                 scopes = {(r.provider.id, r.access.id) for r in registration.routes}
-                for route_id, old in current.routes.items():
-                    if (old.provider.id, old.access.id) in scopes and route_id not in new_ids:
+                for route_id, existing in current.routes.items():
+                    key = (existing.provider.id, existing.access.id)
+                    if key in scopes and route_id not in new_ids:
                         removed.append(route_id)
                         del routes[route_id]
             for route_id, route in new_ids.items():

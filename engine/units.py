@@ -151,12 +151,12 @@ _TRUSTED_REL_TOL = 1e-6
 
 
 @functools.cache
-def _registry() -> pint.UnitRegistry:
+def _registry() -> pint.UnitRegistry[Any]:
     try:
         import pint
     except ImportError as exc:  # pragma: no cover - pint is a core dependency
         raise ImportError("pint is required: pip install pint") from exc
-    ureg = pint.UnitRegistry()
+    ureg: pint.UnitRegistry[Any] = pint.UnitRegistry()
     ureg.define("atom = particle = _ = atoms")
     ureg.define("formula_unit = particle = f_u")
     # currencies are their own dimensions: no static exchange rate is ever implied
