@@ -11,6 +11,7 @@ until every check has passed.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -33,6 +34,7 @@ from schemarouter.errors import (
     SchemaError,
     SchemaRouterError,
 )
+from schemarouter.fingerprint import canonical_json
 from schemarouter.units import check_field_units
 
 __all__ = [
@@ -86,6 +88,13 @@ def format_validation_error(exc: ValidationError, *, prefix: str = "") -> tuple[
     return message, loc or "<document>"
 
 
+#: Canonical JSON of schemas that passed the metaschema check (large documents repeat the
+#: same inlined schema many times; checking it once halves registration time).
+_CHECKED_SCHEMAS: dict[str, None] = {}
+_CHECKED_LIMIT = 8192
+_CHECKED_LOCK = threading.Lock()
+
+
 def check_json_schema(schema: Any, *, where: str) -> None:
     """Refuse an invalid JSON Schema (Draft 2020-12 metaschema) or a dangling local $ref."""
     from jsonschema import Draft202012Validator
@@ -97,6 +106,12 @@ def check_json_schema(schema: Any, *, where: str) -> None:
             where=where,
             hint="Write the schema as a mapping such as {'type': 'number'}",
         )
+    try:
+        key = canonical_json(schema)
+    except (TypeError, ValueError):
+        key = None  # not JSON at all: the metaschema check below says why
+    if key is not None and key in _CHECKED_SCHEMAS:
+        return
     try:
         Draft202012Validator.check_schema(schema)
     except _JsonSchemaError as exc:
@@ -113,6 +128,11 @@ def check_json_schema(schema: Any, *, where: str) -> None:
                 where=f"{where}{pointer}",
                 hint="Inline the referenced schema or add it under $defs",
             )
+    if key is not None:
+        with _CHECKED_LOCK:
+            if len(_CHECKED_SCHEMAS) >= _CHECKED_LIMIT:
+                _CHECKED_SCHEMAS.pop(next(iter(_CHECKED_SCHEMAS)))
+            _CHECKED_SCHEMAS[key] = None
 
 
 _MISSING = object()

@@ -209,6 +209,9 @@ class CapabilityRetrieval(_Result):
     examined: int = 0
     exhausted: bool = False
     warnings: tuple[str, ...] = ()
+    #: What the abstention decision saw (top route's scores, known words, resolved fields,
+    #: and the calibrated confidence when a model is loaded).
+    signals: dict[str, float] = Field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Candidate]:  # type: ignore[override]
         return iter(self.candidates)

@@ -12,9 +12,13 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+import httpx
 
 from schemarouter.abstention import AbstentionModel, abstention_features
 from schemarouter.adapters.python import callable_registration
@@ -40,6 +44,25 @@ logger = logging.getLogger(__name__)
 DEFAULT_RECALL_DEPTH = 50
 
 _DEFAULT: Any = object()
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    """Where an HTTP route is called: the registered base URL (scheme and host fixed)."""
+
+    base_url: str
+
+
+class _Ranking(NamedTuple):
+    """Everything one query's ranking produced, before k and state are applied."""
+
+    snapshot: RegistrySnapshot
+    analysis: QueryAnalysis
+    resolved: list[str]
+    ranked: list[Ranked]
+    reason: str
+    warnings: list[str]
+    signals: dict[str, float]
 
 
 class SchemaRouter:
@@ -135,6 +158,105 @@ class SchemaRouter:
                 self._bindings[route.route_id] = (route.fingerprint, by_qualname[qualname])
         return change
 
+    def add_openapi(
+        self,
+        document: str | Path | Mapping[str, Any],
+        *,
+        provider: str | Provider,
+        base_url: str | None = None,
+        access_id: str = "rest",
+        client: httpx.Client | None = None,
+        effect_overrides: Mapping[str, Effect | str] | None = None,
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Register an OpenAPI 2.0 / 3.0 / 3.1 document (path, URL or dict).
+
+        Routes are bound for execution at registration when the access path has an absolute
+        base URL (``base_url``, or the document's own server); otherwise they stay unbound
+        until :meth:`bind`.
+        """
+        from schemarouter.adapters.openapi import openapi_registration
+
+        registration = openapi_registration(
+            document,
+            provider=provider,
+            base_url=base_url,
+            access_id=access_id,
+            client=client,
+            effect_overrides=effect_overrides,
+        )
+        change = self.register(registration, replace=replace)
+        for route in registration.routes:
+            if route.access.base_url:
+                self._bindings[route.route_id] = (
+                    route.fingerprint,
+                    HttpTarget(route.access.base_url),
+                )
+        return change
+
+    def add_mcp_tools(
+        self,
+        tools: Any,
+        *,
+        provider: str | Provider,
+        server: str | None = None,
+        trusted: bool = False,
+        access_id: str = "mcp",
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Register the tools of an MCP ``tools/list`` result. They stay unbound until a
+        live session binds them (:meth:`aadd_mcp_server`) or :meth:`bind` is called."""
+        from schemarouter.adapters.mcp import mcp_tools_registration
+
+        return self.register(
+            mcp_tools_registration(
+                tools, provider=provider, server=server, trusted=trusted, access_id=access_id
+            ),
+            replace=replace,
+        )
+
+    async def aadd_mcp_server(
+        self,
+        server: Sequence[str] | str,
+        *,
+        provider: str | Provider,
+        trusted: bool = False,
+        env: Mapping[str, str] | None = None,
+        access_id: str = "mcp",
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Connect to an MCP server (stdio command or streamable-HTTP URL; needs the ``mcp``
+        extra), list its tools and register them."""
+        from schemarouter.adapters.mcp import mcp_server_registration
+
+        registration = await mcp_server_registration(
+            server, provider=provider, trusted=trusted, env=env, access_id=access_id
+        )
+        return self.register(registration, replace=replace)
+
+    def add_mcp_server(
+        self,
+        server: Sequence[str] | str,
+        *,
+        provider: str | Provider,
+        trusted: bool = False,
+        env: Mapping[str, str] | None = None,
+        access_id: str = "mcp",
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Synchronous :meth:`aadd_mcp_server` (runs its own event loop in a worker thread,
+        so it also works inside a running loop)."""
+        coroutine = self.aadd_mcp_server(
+            server,
+            provider=provider,
+            trusted=trusted,
+            env=env,
+            access_id=access_id,
+            replace=replace,
+        )
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coroutine).result()
+
     def remove_provider(self, provider: str) -> RegistryChange:
         change = self.registry.remove(provider=provider)
         self._drop_stale_bindings()
@@ -212,9 +334,7 @@ class SchemaRouter:
 
     # -- retrieval -----------------------------------------------------------------------
 
-    def _rank(
-        self, query: str, depth: int
-    ) -> tuple[RegistrySnapshot, QueryAnalysis, list[str], list[Ranked], str, list[str]]:
+    def _rank(self, query: str, depth: int) -> _Ranking:
         """The full ranked list for ``query`` (before k), and the abstention reason."""
         index = self.index
         hits = index.search(query, k=depth)
@@ -235,40 +355,39 @@ class SchemaRouter:
         ]
         ranked, warnings = apply_analysis(ranked, analysis, snapshot)
         reason = ""
+        signals: dict[str, float] = {}
         if not ranked:
             reason = "no registered route matches the request"
-        elif self.abstention is not None and not ranked[0].forced:
+        else:
             top = ranked[0].scores
-            features = abstention_features(
+            signals = abstention_features(
                 top_dense=top.get("dense", 0.0),
                 top_lexical=top.get("lexical", 0.0),
                 known_word_share=index.known_token_share(query),
                 resolved_fields=len(resolved),
             )
-            p = self.abstention.probability(features)
-            if p < self.abstention.threshold:
-                reason = (
-                    f"no registered route can serve the request (confidence {p:.2f} < "
-                    f"calibrated threshold {self.abstention.threshold:.2f})"
-                )
+            if self.abstention is not None and not ranked[0].forced:
+                p = self.abstention.probability(signals)
+                signals["confidence"] = p
+                if p < self.abstention.threshold:
+                    reason = (
+                        f"no registered route can serve the request (confidence {p:.2f} < "
+                        f"calibrated threshold {self.abstention.threshold:.2f})"
+                    )
         if self.abstention is None:
             warnings.append("abstention is off: no calibrated model")
         warnings.append("reranking is off: no reranker model")
-        return snapshot, analysis, resolved, ranked, reason, warnings
+        return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals)
 
     def _result(
-        self,
-        query: str,
-        k: int,
-        snapshot: RegistrySnapshot,
-        analysis: QueryAnalysis,
-        resolved: list[str],
-        kept: Sequence[Ranked],
-        reason: str,
-        warnings: list[str],
-        **extra: Any,
+        self, query: str, k: int, ranking: _Ranking, kept: Sequence[Ranked], **extra: Any
     ) -> CapabilityRetrieval:
-        candidates = [] if reason else build_candidates(kept, snapshot, analysis, resolved, k=k)
+        snapshot = ranking.snapshot
+        candidates = (
+            []
+            if ranking.reason
+            else build_candidates(kept, snapshot, ranking.analysis, ranking.resolved, k=k)
+        )
         check_candidates(snapshot, candidates)
         return CapabilityRetrieval(
             query=query,
@@ -276,10 +395,11 @@ class SchemaRouter:
             registry_version=snapshot.version,
             registry_fingerprint=snapshot.fingerprint,
             candidates=tuple(candidates),
-            abstained=bool(reason),
-            reason=reason,
-            analysis=analysis,
-            warnings=tuple(warnings),
+            abstained=bool(ranking.reason),
+            reason=ranking.reason,
+            analysis=ranking.analysis,
+            warnings=tuple(ranking.warnings),
+            signals=ranking.signals,
             **extra,
         )
 
@@ -287,10 +407,8 @@ class SchemaRouter:
         """The ``k`` best registered routes for ``query``; no side effects, no permission."""
         if k < 1:
             raise ValueError("k must be at least 1")
-        snapshot, analysis, resolved, ranked, reason, warnings = self._rank(
-            query, max(k, self.recall_depth)
-        )
-        return self._result(query, k, snapshot, analysis, resolved, ranked[:k], reason, warnings)
+        ranking = self._rank(query, max(k, self.recall_depth))
+        return self._result(query, k, ranking, ranking.ranked[:k])
 
     async def aretrieve(self, query: str, *, k: int = 5) -> CapabilityRetrieval:
         """:meth:`retrieve` in a worker thread: the event loop never blocks."""
@@ -299,11 +417,10 @@ class SchemaRouter:
     def _state_filter(
         self, query: str, state: ExecutionState, k: int, *, refill: bool
     ) -> CapabilityRetrieval:
-        snapshot, analysis, resolved, ranked, reason, warnings = self._rank(
-            query, max(k, self.recall_depth)
-        )
-        if reason:
-            return self._result(query, k, snapshot, analysis, resolved, [], reason, warnings)
+        ranking = self._rank(query, max(k, self.recall_depth))
+        if ranking.reason:
+            return self._result(query, k, ranking, [])
+        snapshot, ranked, warnings = ranking.snapshot, ranking.ranked, ranking.warnings
         unhealthy = {r for r in self._unhealthy_until if not self.is_healthy(r)}
         state = state.model_copy(update={"unhealthy_routes": state.unhealthy_routes | unhealthy})
         window = ranked if refill else ranked[:k]
@@ -317,7 +434,11 @@ class SchemaRouter:
             examined += 1
             route = snapshot.routes[item.route_id]
             excluded = exclusion_for(
-                route, state, rank=rank, is_bound=self.is_bound, needed_semantic_ids=resolved
+                route,
+                state,
+                rank=rank,
+                is_bound=self.is_bound,
+                needed_semantic_ids=ranking.resolved,
             )
             if excluded is not None:
                 exclusions.append(excluded)
@@ -332,12 +453,8 @@ class SchemaRouter:
         return self._result(
             query,
             k,
-            snapshot,
-            analysis,
-            resolved,
+            ranking,
             kept,
-            "",
-            warnings,
             exclusions=tuple(exclusions),
             original_ranks=original,
             examined=examined,
@@ -396,8 +513,9 @@ class SchemaRouter:
         analysis = None
         ranked: list[str] = []
         if request.query:
-            snapshot, analysis, _, items, _, _ = self._rank(request.query, self.recall_depth)
-            ranked = [i.route_id for i in items]
+            ranking = self._rank(request.query, self.recall_depth)
+            snapshot, analysis = ranking.snapshot, ranking.analysis
+            ranked = [i.route_id for i in ranking.ranked]
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints

@@ -4,6 +4,7 @@ policy, malformed listings, the LiveMCPBench dump, and a real server over stdio 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import socket
 import subprocess
@@ -15,6 +16,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schemarouter.adapters.mcp import (
     list_mcp_tools,
@@ -171,7 +174,9 @@ def test_sdk_v1_style_objects_camel_case() -> None:
         outputSchema=None,
         annotations=SimpleNamespace(readOnlyHint=True, destructiveHint=None, title=None),
     )
-    (route,) = mcp_tools_registration(SimpleNamespace(tools=[tool]), provider="s", trusted=True).routes
+    (route,) = mcp_tools_registration(
+        SimpleNamespace(tools=[tool]), provider="s", trusted=True
+    ).routes
     assert route.endpoint.effect is Effect.READ
     assert route.endpoint.parameters[0].required is True
 
@@ -234,17 +239,25 @@ def test_livemcpbench_tools_register(shared_data: Path) -> None:
     for entry in servers:
         for server_name, listing in entry["tools"].items():
             registration = mcp_tools_registration(
-                listing, provider=entry["name"], server=server_name, source=f"livemcp:{entry['name']}"
+                listing,
+                provider=entry["name"],
+                server=server_name,
+                source=f"livemcp:{entry['name']}",
             )
             registry.register(registration)
             tools += len(registration.routes)
             fields += sum(len(r.endpoint.output_fields) for r in registration.routes)
     seconds = time.perf_counter() - started
-    print(f"\nLiveMCPBench: {len(servers)} servers, {tools} routes, {fields} fields, {seconds:.1f} s")
+    print(
+        f"\nLiveMCPBench: {len(servers)} servers, {tools} routes, {fields} fields, {seconds:.1f} s"
+    )
     assert tools == 527 == len(registry)
     assert len(registry.snapshot().providers) == 70
     # untrusted: no tool is read-only, whatever its annotations claim
-    assert {route.endpoint.effect for route in registry.snapshot()} <= {Effect.WRITE, Effect.DESTRUCTIVE}
+    assert {route.endpoint.effect for route in registry.snapshot()} <= {
+        Effect.WRITE,
+        Effect.DESTRUCTIVE,
+    }
 
 
 # -- live servers ---------------------------------------------------------------------------
@@ -323,7 +336,7 @@ def test_streamable_http_server_registers_live(http_server: str) -> None:
 
 
 def test_a_command_that_is_no_server_is_a_registration_error() -> None:
-    with pytest.raises(RegistrationError, match="cannot list|did not list"):
+    with pytest.raises(RegistrationError, match=r"cannot list|did not list"):
         asyncio.run(list_mcp_tools([sys.executable, "-c", "print('hello')"], timeout=20))
     with pytest.raises(RegistrationError):
         asyncio.run(list_mcp_tools(["/nonexistent/mcp-server"], timeout=20))
@@ -333,3 +346,54 @@ def test_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "mcp", None)
     with pytest.raises(MissingDependencyError, match=r"schemarouter\[mcp\]"):
         asyncio.run(list_mcp_tools(["whatever"]))
+
+
+# -- fuzz -----------------------------------------------------------------------------------
+
+_JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 5),
+    st.text(max_size=6),
+    st.sampled_from(["#/$defs/Nope", "#", "#/properties"]).map(lambda ref: {"$ref": ref}),
+    st.lists(st.integers(0, 2), max_size=2),
+    st.dictionaries(st.sampled_from(["type", "properties", "$ref", "items"]), st.text(max_size=4)),
+)
+
+
+def _slots(node: Any, trail: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [trail]
+    children = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
+    for key, value in children:
+        out.extend(_slots(value, (*trail, key)))
+    return out
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(data=st.data())
+def test_mutated_listings_raise_only_schemarouter_errors(data: st.DataObject) -> None:
+    tools = copy.deepcopy(TOOLS)
+    for _ in range(data.draw(st.integers(1, 3))):
+        slots = _slots(tools)[1:]
+        if not slots:
+            break
+        trail = data.draw(st.sampled_from(slots))
+        parent = tools
+        for step in trail[:-1]:
+            parent = parent[step]
+        if data.draw(st.booleans()) and isinstance(parent, dict):
+            del parent[trail[-1]]
+        else:
+            parent[trail[-1]] = data.draw(_JUNK)
+    registry = Registry()
+    before = registry.snapshot()
+    try:
+        registry.register(mcp_tools_registration(tools, provider="fuzz"))
+    except SchemaRouterError:
+        assert registry.snapshot() is before

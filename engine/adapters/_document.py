@@ -105,12 +105,14 @@ def parse_text(text: str, *, source: str, json_first: bool) -> Any:
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
         problem = getattr(exc, "problem", None) or str(exc)
-        raise DocumentError(f"invalid YAML: {problem}", where=where, hint="Fix the YAML syntax") from None
+        raise DocumentError(
+            f"invalid YAML: {problem}", where=where, hint="Fix the YAML syntax"
+        ) from None
 
 
 def _fetch(url: str, client: httpx.Client | None) -> tuple[str, str]:

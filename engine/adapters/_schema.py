@@ -24,48 +24,36 @@ Three jobs, each a small piece of the registration of a foreign document:
    ``null``; draft-04 boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` become numbers;
    tuple ``items`` become ``prefixItems``; Swagger's ``type: file`` becomes a binary
    string; a stray boolean ``required`` inside a schema is dropped; ``required`` lists lose
-   duplicates; ``$schema`` / ``$id`` / ``definitions`` / ``$defs`` are dropped once every
-   reference is inlined. ``allOf`` members that only declare object structure are merged
-   into one object schema; any other ``allOf`` is kept as is.
+   duplicates; a ``pattern`` Python cannot compile (Java's ``\\p{L}``, common in AWS
+   documents) is kept as the annotation ``x-pattern``; vendor ``x-`` keywords are dropped
+   (they are not JSON Schema and may hide raw ``$ref``); ``$schema`` / ``$id`` /
+   ``definitions`` / ``$defs`` are dropped once every reference is inlined. ``allOf``
+   members that only declare object structure are merged into one object schema; any other
+   ``allOf`` is kept as is. OpenAPI 3.0 ignores keywords beside ``$ref`` (annotations such
+   as ``description`` are kept); 3.1 and JSON Schema apply them (as an ``allOf``).
 
-3. **Output-field flattening** (:func:`flatten_fields`): a response or tool output schema
-   becomes one row per leaf value with its path (``results.*.title``; ``*`` for every
-   element of an array), breadth first so the shallow fields survive the limits of
-   :class:`FieldLimits`.
+Output schemas are flattened into fields by :mod:`schemarouter.adapters._fields`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import deque
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 from urllib.parse import unquote
 
 from schemarouter.errors import DanglingReferenceError, ReferenceCycleError, SchemaError
 
 __all__ = [
-    "DEFAULT_MAX_DEPTH",
-    "DEFAULT_MAX_FIELDS",
     "Dialect",
-    "FieldLimits",
-    "FieldRow",
     "SchemaResolver",
     "as_object_schema",
-    "flatten_fields",
     "lookup_pointer",
     "pointer_location",
 ]
 
 logger = logging.getLogger(__name__)
-
-#: Property levels below the output's root that become fields (``*`` does not count):
-#: ``data.*.attributes.elements`` is depth 3. Deeper containers become one field each.
-DEFAULT_MAX_DEPTH = 6
-#: Output fields kept per endpoint, shallowest first. AWS responses have thousands of
-#: leaves; 128 keeps every real response of the shared corpus readable and bounded.
-DEFAULT_MAX_FIELDS = 128
 
 #: ``oas2``: Swagger 2.0 schemas; ``oas30``: OpenAPI 3.0; ``oas31`` / ``jsonschema``:
 #: JSON Schema proper (OpenAPI 3.1, MCP tools; draft-04 to 2020-12 keywords accepted).
@@ -90,12 +78,30 @@ _SCHEMA_KEYS = frozenset(
 _SCHEMA_LIST_KEYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _SCHEMA_MAP_KEYS = frozenset({"properties", "patternProperties", "dependentSchemas"})
 _DROPPED_KEYS = frozenset(
-    {"$schema", "$id", "$anchor", "$dynamicAnchor", "definitions", "$defs", "nullable", "x-nullable"}
+    {
+        "$schema",
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "definitions",
+        "$defs",
+        "nullable",
+        "x-nullable",
+    }
 )
 #: Keywords an ``allOf`` member may use and still be merged into its siblings.
 _MERGEABLE = frozenset({"type", "properties", "required", "title", "description"})
 _ANNOTATIONS = frozenset(
-    {"title", "description", "default", "example", "examples", "deprecated", "readOnly", "writeOnly"}
+    {
+        "title",
+        "description",
+        "default",
+        "example",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    }
 )
 _MISSING = object()
 
@@ -144,18 +150,27 @@ class SchemaResolver:
     """Inline and normalize the schemas of one document (see the module docstring).
 
     ``document`` is the whole document local references point into; ``source`` names it in
-    errors; ``dialect`` says which keywords mean what.
+    errors; ``dialect`` says which keywords mean what; ``root`` is where ``document`` sits
+    in the source (an MCP tool's ``tools[3].inputSchema``), prefixed to pointer locations.
     """
 
-    def __init__(self, document: Any, *, source: str, dialect: Dialect) -> None:
+    def __init__(self, document: Any, *, source: str, dialect: Dialect, root: str = "") -> None:
         self.document = document
         self.source = source
         self.dialect: Dialect = dialect
+        self.root = root
         self._memo: dict[str, Any] = {}
         self._stack: list[str] = []
 
     def _where(self, location: str) -> str:
         return f"{self.source}: {location}"
+
+    def location(self, ref: str) -> str:
+        """Where ``ref`` points, in the error location style, from the source's root."""
+        inner = pointer_location(ref)
+        if not self.root:
+            return inner
+        return self.root if inner == "<document>" else f"{self.root}.{inner}"
 
     # -- references --------------------------------------------------------------------
 
@@ -192,11 +207,11 @@ class SchemaResolver:
             node = lookup_pointer(self.document, ref)
             if node is _MISSING:
                 raise DanglingReferenceError(
-                    f"$ref {ref!r} points at nothing (no {pointer_location(ref)} in the document)",
+                    f"$ref {ref!r} points at nothing (no {self.location(ref)} in the document)",
                     where=self._where(location),
                     hint="Add the referenced definition or fix the pointer",
                 )
-            location = pointer_location(ref)
+            location = self.location(ref)
         return chain, node
 
     # -- schemas -----------------------------------------------------------------------
@@ -238,7 +253,7 @@ class SchemaResolver:
         depth = len(self._stack)
         self._stack.extend(chain)
         try:
-            inner = self._inline(target, pointer_location(chain[-1]))
+            inner = self._inline(target, self.location(chain[-1]))
         finally:
             del self._stack[depth:]
         if inner.low >= depth:
@@ -340,6 +355,10 @@ class SchemaResolver:
                     out[key] = bound
             elif key == "id" and self.dialect != "oas31" and isinstance(value, str):
                 continue  # draft-04 ``id``; would re-base references if kept
+            elif key.startswith("x-"):
+                continue  # vendor extensions: not JSON Schema, and may hide raw $refs
+            elif key == "pattern" and isinstance(value, str) and not _compiles(value):
+                out["x-pattern"] = value  # e.g. Java's \p{L}: kept, as an annotation only
             else:
                 out[key] = value
         for key in ("exclusiveMinimum", "exclusiveMaximum"):
@@ -356,6 +375,14 @@ class SchemaResolver:
         ):
             out = _nullable(out)
         return _Inlined(out, low)
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return True
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
@@ -403,132 +430,8 @@ def _merge_all_of(schema: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-# -- output fields ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FieldLimits:
-    """How far a response schema is flattened into output fields."""
-
-    max_depth: int = DEFAULT_MAX_DEPTH
-    max_fields: int = DEFAULT_MAX_FIELDS
-
-
-class FieldRow(NamedTuple):
-    """One flattened output value: readable name, path with ``*``, its schema."""
-
-    name: str
-    path: str
-    schema: Any
-    description: str
-
-
-def _types(schema: Any) -> set[str]:
-    if not isinstance(schema, Mapping):
-        return set()
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return {kind}
-    if isinstance(kind, list):
-        return {k for k in kind if isinstance(k, str)}
-    return set()
-
-
-def _alternatives(schema: Any) -> Iterator[Mapping[str, Any]]:
-    """The schema and its ``allOf`` / ``anyOf`` / ``oneOf`` members, recursively."""
-    if not isinstance(schema, Mapping):
-        return
-    yield schema
-    for key in ("allOf", "anyOf", "oneOf"):
-        members = schema.get(key)
-        if isinstance(members, list):
-            for member in members:
-                yield from _alternatives(member)
-
-
-def _shape(schema: Any) -> tuple[dict[str, Any], Any]:
-    """(properties, array item schema) gathered over every alternative of ``schema``."""
-    properties: dict[str, Any] = {}
-    items: Any = None
-    for alt in _alternatives(schema):
-        props = alt.get("properties")
-        if isinstance(props, Mapping):
-            for name, sub in props.items():
-                properties.setdefault(name, sub)
-        if items is None and ("array" in _types(alt) or "items" in alt):
-            candidate = alt.get("items")
-            if isinstance(candidate, Mapping):
-                items = candidate
-    return properties, items
-
-
-def _descends(schema: Any, budget: int = 8) -> bool:
-    """Whether flattening goes below ``schema`` (it has properties, maybe inside arrays)."""
-    properties, items = _shape(schema)
-    if properties:
-        return True
-    return items is not None and budget > 0 and _descends(items, budget - 1)
-
-
 def as_object_schema(schema: Any) -> dict[str, Any]:
     """A boolean schema as its object form (``true`` -> ``{}``, ``false`` -> ``{"not": {}}``)."""
     if isinstance(schema, bool):
         return {} if schema else {"not": {}}
     return dict(schema) if isinstance(schema, Mapping) else {}
-
-
-def _shallow(schema: Any) -> dict[str, Any]:
-    """A container cut at the depth limit: its type and words, not its whole subtree."""
-    if not isinstance(schema, Mapping):
-        return {}
-    kept = {k: schema[k] for k in ("type", "title", "description", "format") if k in schema}
-    if not kept.get("type"):
-        kinds = sorted(set().union(*(_types(a) for a in _alternatives(schema))))
-        if kinds:
-            kept["type"] = kinds[0] if len(kinds) == 1 else kinds
-    kept["$comment"] = "nested structure elided (output field depth limit)"
-    return kept
-
-
-def _describe(schema: Any) -> str:
-    for alt in _alternatives(schema):
-        for key in ("description", "title"):
-            text = alt.get(key)
-            if isinstance(text, str) and text.strip():
-                return text.strip()
-    return ""
-
-
-def flatten_fields(schema: Any, *, limits: FieldLimits | None = None) -> list[FieldRow]:
-    """One :class:`FieldRow` per leaf of an inlined output schema, breadth first.
-
-    A leaf is a scalar, an array of scalars, a free-form object, or a container at the depth
-    limit (kept with a shallow schema). Arrays of objects descend through ``*``. ``allOf``
-    / ``anyOf`` / ``oneOf`` alternatives contribute the union of their properties. Names
-    are the path without ``*`` (``results.title``); the root itself is named ``result``.
-    """
-    limits = limits or FieldLimits()
-    rows: list[FieldRow] = []
-    names: set[str] = set()
-    queue: deque[tuple[tuple[str, ...], Any, int]] = deque([((), schema, 0)])
-    while queue and len(rows) < limits.max_fields:
-        segments, node, depth = queue.popleft()
-        properties, items = _shape(node)
-        if depth < limits.max_depth:
-            if properties:
-                for name, sub in properties.items():
-                    if isinstance(name, str) and name.strip():
-                        queue.append(((*segments, name), sub, depth + 1))
-                continue
-            if items is not None and _descends(items):
-                queue.append(((*segments, "*"), items, depth))
-                continue
-        leaf = _shallow(node) if _descends(node) else as_object_schema(node)
-        name = ".".join(s for s in segments if s != "*").strip() or "result"
-        if name in names or len(name) > 256:
-            continue
-        names.add(name)
-        rows.append(FieldRow(name, ".".join(segments), leaf, _describe(node)))
-    if queue:
-        logger.debug("output fields cut at %d (limit)", limits.max_fields)
-    return rows

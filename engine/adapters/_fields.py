@@ -1,0 +1,156 @@
+"""Output schemas -> output fields: one row per leaf value, with its path.
+
+A response (or an MCP tool's ``outputSchema``), already inlined by
+:class:`schemarouter.adapters._schema.SchemaResolver`, is walked breadth first: object
+properties descend by name, arrays of objects through ``*`` (``results.*.title``), and
+``allOf`` / ``anyOf`` / ``oneOf`` alternatives contribute the union of their properties.
+A leaf is a scalar, an array of scalars, a free-form object, or a container at the depth
+limit, kept with a shallow schema (its type and words, not its subtree). Breadth first
+means that when :class:`FieldLimits` cuts, the shallow fields are the ones kept.
+
+Limits (the choice, for documents such as AWS's with thousands of leaves per response):
+``max_depth`` 6 property levels below the root (``*`` does not count), ``max_fields`` 128
+per endpoint. On the shared OpenAPI corpus (3,413 operations with a response schema) the
+limits cut 70 responses (2 %), the largest of which flattens to 1,271 leaves.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from schemarouter.adapters._schema import as_object_schema
+
+__all__ = ["DEFAULT_MAX_DEPTH", "DEFAULT_MAX_FIELDS", "FieldLimits", "FieldRow", "flatten_fields"]
+
+logger = logging.getLogger(__name__)
+
+#: Property levels below the output's root that become fields (``*`` does not count):
+#: ``data.*.attributes.elements`` is depth 3. Deeper containers become one field each.
+DEFAULT_MAX_DEPTH = 6
+#: Output fields kept per endpoint, shallowest first (an AWS response has up to 1,271).
+DEFAULT_MAX_FIELDS = 128
+
+
+@dataclass(frozen=True)
+class FieldLimits:
+    """How far a response schema is flattened into output fields."""
+
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_fields: int = DEFAULT_MAX_FIELDS
+
+
+class FieldRow(NamedTuple):
+    """One flattened output value: readable name, path with ``*``, its schema."""
+
+    name: str
+    path: str
+    schema: Any
+    description: str
+
+
+def _types(schema: Any) -> set[str]:
+    if not isinstance(schema, Mapping):
+        return set()
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    if isinstance(kind, list):
+        return {k for k in kind if isinstance(k, str)}
+    return set()
+
+
+def _alternatives(schema: Any) -> Iterator[Mapping[str, Any]]:
+    """The schema and its ``allOf`` / ``anyOf`` / ``oneOf`` members, recursively."""
+    if not isinstance(schema, Mapping):
+        return
+    yield schema
+    for key in ("allOf", "anyOf", "oneOf"):
+        members = schema.get(key)
+        if isinstance(members, list):
+            for member in members:
+                yield from _alternatives(member)
+
+
+def _shape(schema: Any) -> tuple[dict[str, Any], Any]:
+    """(properties, array item schema) gathered over every alternative of ``schema``."""
+    properties: dict[str, Any] = {}
+    items: Any = None
+    for alt in _alternatives(schema):
+        props = alt.get("properties")
+        if isinstance(props, Mapping):
+            for name, sub in props.items():
+                properties.setdefault(name, sub)
+        if items is None and ("array" in _types(alt) or "items" in alt):
+            candidate = alt.get("items")
+            if isinstance(candidate, Mapping):
+                items = candidate
+    return properties, items
+
+
+def _descends(schema: Any, budget: int = 8) -> bool:
+    """Whether flattening goes below ``schema`` (it has properties, maybe inside arrays)."""
+    properties, items = _shape(schema)
+    if properties:
+        return True
+    return items is not None and budget > 0 and _descends(items, budget - 1)
+
+
+def _shallow(schema: Any) -> dict[str, Any]:
+    """A container cut at the depth limit: its type and words, not its whole subtree."""
+    if not isinstance(schema, Mapping):
+        return {}
+    kept = {k: schema[k] for k in ("type", "title", "description", "format") if k in schema}
+    if not kept.get("type"):
+        kinds = sorted(set().union(*(_types(a) for a in _alternatives(schema))))
+        if kinds:
+            kept["type"] = kinds[0] if len(kinds) == 1 else kinds
+    kept["$comment"] = "nested structure elided (output field depth limit)"
+    return kept
+
+
+def _describe(schema: Any) -> str:
+    for alt in _alternatives(schema):
+        for key in ("description", "title"):
+            text = alt.get(key)
+            if isinstance(text, str) and text.strip():
+                return text.strip()
+    return ""
+
+
+def flatten_fields(schema: Any, *, limits: FieldLimits | None = None) -> list[FieldRow]:
+    """One :class:`FieldRow` per leaf of an inlined output schema, breadth first.
+
+    A leaf is a scalar, an array of scalars, a free-form object, or a container at the depth
+    limit (kept with a shallow schema). Arrays of objects descend through ``*``. ``allOf``
+    / ``anyOf`` / ``oneOf`` alternatives contribute the union of their properties. Names
+    are the path without ``*`` (``results.title``); the root itself is named ``result``.
+    """
+    limits = limits or FieldLimits()
+    rows: list[FieldRow] = []
+    names: set[str] = set()
+    queue: deque[tuple[tuple[str, ...], Any, int]] = deque([((), schema, 0)])
+    while queue and len(rows) < limits.max_fields:
+        segments, node, depth = queue.popleft()
+        properties, items = _shape(node)
+        if depth < limits.max_depth:
+            if properties:
+                for name, sub in properties.items():
+                    if isinstance(name, str) and name.strip():
+                        queue.append(((*segments, name), sub, depth + 1))
+                continue
+            if items is not None and _descends(items):
+                queue.append(((*segments, "*"), items, depth))
+                continue
+        leaf = _shallow(node) if _descends(node) else as_object_schema(node)
+        name = ".".join(s for s in segments if s != "*").strip() or "result"
+        if name in names or len(name) > 256:
+            continue
+        names.add(name)
+        rows.append(FieldRow(name, ".".join(segments), leaf, _describe(node)))
+    if queue:
+        logger.debug("output fields cut at %d (limit)", limits.max_fields)
+    return rows

@@ -1,0 +1,343 @@
+"""Navigating one OpenAPI document (Swagger 2.0, OpenAPI 3.0, 3.1) with located errors.
+
+:class:`OpenAPIReader` answers the questions :mod:`schemarouter.adapters.openapi` asks of
+a document (which version, which operations, which parameters, body and response schemas,
+which base URL), each failure a :class:`DocumentError` (or a reference error from the
+resolver) whose location reads like ``paths./movie/{id}.get.parameters[0].in``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+from urllib.parse import urljoin, urlsplit
+
+from schemarouter.adapters._schema import (
+    Dialect,
+    SchemaResolver,
+    as_object_schema,
+)
+from schemarouter.errors import DocumentError
+
+__all__ = [
+    "FORM_TYPES",
+    "HTTP_METHODS",
+    "OpenAPIReader",
+    "OperationRef",
+    "RequestBody",
+    "pick_media",
+]
+
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+_SWAGGER_SCHEMA_KEYS = frozenset(
+    {
+        "type", "format", "items", "collectionFormat", "default", "maximum", "exclusiveMaximum",
+        "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems",
+        "minItems", "uniqueItems", "enum", "multipleOf", "x-nullable",
+    }
+)  # fmt: skip
+_VARIABLE = re.compile(r"\{([^{}]*)\}")
+_ABSOLUTE_HTTP = re.compile(r"^https?://[^/\s?#{}]+[^\s{}]*$", re.IGNORECASE)
+
+
+class OperationRef(NamedTuple):
+    path: str
+    method: str
+    operation: Mapping[str, Any]
+    item: Mapping[str, Any]  # the path item (for path-level parameters)
+    location: str  # "paths./movie/{id}.get"
+
+
+class RequestBody(NamedTuple):
+    schema: Any
+    media_type: str
+    location: str
+    required: bool
+    description: str
+
+
+def pick_media(content: Mapping[str, Any], *, forms: bool) -> str | None:
+    """The media type to read: JSON first, then (request bodies only) forms, else the first."""
+    types = [t for t in content if isinstance(t, str)]
+    if "application/json" in types:
+        return "application/json"
+    for media in types:
+        if media.endswith(("+json", "/json")) or media.startswith("application/json"):
+            return media
+    if forms:
+        for media in FORM_TYPES:
+            if media in types:
+                return media
+    return types[0] if types else None
+
+
+class OpenAPIReader:
+    """Typed, located access to one loaded document."""
+
+    def __init__(self, doc: dict[str, Any], *, source: str, url: str | None) -> None:
+        self.doc = doc
+        self.source = source
+        self.url = url
+        self.dialect = self._dialect()
+        self.resolver = SchemaResolver(doc, source=source, dialect=self.dialect)
+
+    # -- located access ----------------------------------------------------------------
+
+    def where(self, location: str) -> str:
+        return f"{self.source}: {location}"
+
+    def mapping(self, node: Any, location: str) -> Mapping[str, Any]:
+        if not isinstance(node, Mapping):
+            raise DocumentError(
+                f"expected an object, got {type(node).__name__}",
+                where=self.where(location),
+                hint="See the OpenAPI specification for this object's shape",
+            )
+        return node
+
+    def listing(self, node: Any, location: str) -> list[Any]:
+        if not isinstance(node, list):
+            raise DocumentError(
+                f"expected a list, got {type(node).__name__}",
+                where=self.where(location),
+                hint="See the OpenAPI specification for this object's shape",
+            )
+        return node
+
+    def text(self, node: Mapping[str, Any], key: str, location: str) -> str:
+        value = node.get(key)
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise DocumentError(
+                f"{key!r} must be a string, got {type(value).__name__}",
+                where=self.where(f"{location}.{key}"),
+                hint="Write it as text",
+            )
+        return value.strip()
+
+    def deref(self, node: Any, location: str) -> tuple[Any, str]:
+        """Follow a ``$ref`` object (parameter, response, body, path item, scheme)."""
+        if isinstance(node, Mapping) and "$ref" in node:
+            chain, target = self.resolver.target(node["$ref"], location=location)
+            return target, self.resolver.location(chain[-1])
+        return node, location
+
+    def schema(self, node: Any, location: str) -> Any:
+        return self.resolver.schema(node, location=location)
+
+    # -- the document ------------------------------------------------------------------
+
+    def _dialect(self) -> Dialect:
+        swagger, openapi = self.doc.get("swagger"), self.doc.get("openapi")
+        if swagger is not None:
+            if str(swagger) != "2.0":
+                raise DocumentError(
+                    f"unsupported Swagger version {swagger!r}",
+                    where=self.where("swagger"),
+                    hint="Convert it to Swagger 2.0 or OpenAPI 3 first",
+                )
+            return "oas2"
+        if openapi is None:
+            raise DocumentError(
+                "not an OpenAPI document: no 'openapi' or 'swagger' version",
+                where=self.where("<document>"),
+                hint="Pass a Swagger 2.0 or OpenAPI 3.x document",
+            )
+        if isinstance(openapi, str) and re.match(r"^3\.0(\.\d+)?(-.*)?$", openapi):
+            return "oas30"
+        if isinstance(openapi, str) and re.match(r"^3\.1(\.\d+)?(-.*)?$", openapi):
+            return "oas31"
+        raise DocumentError(
+            f"unsupported OpenAPI version {openapi!r}",
+            where=self.where("openapi"),
+            hint="Supported: Swagger 2.0, OpenAPI 3.0.x and 3.1.x (write the version as a string)",
+        )
+
+    def base_url(self) -> str | None:
+        """The document's own base URL, or ``None`` where it has no absolute http(s) one."""
+        candidate = self._swagger_base() if self.dialect == "oas2" else self._server_base()
+        if candidate and _ABSOLUTE_HTTP.match(candidate):
+            return candidate.rstrip("/")
+        return None
+
+    def _swagger_base(self) -> str | None:
+        origin = urlsplit(self.url) if self.url else None
+        host = self.doc.get("host")
+        if not isinstance(host, str) or not host.strip():
+            if origin is None:
+                return None
+            host = origin.netloc
+        schemes = self.doc.get("schemes")
+        schemes = [s for s in schemes if isinstance(s, str)] if isinstance(schemes, list) else []
+        if "https" in schemes:
+            scheme = "https"
+        elif schemes:
+            scheme = schemes[0]
+        else:
+            scheme = origin.scheme if origin is not None else "https"
+        base_path = self.doc.get("basePath")
+        base_path = base_path if isinstance(base_path, str) else ""
+        return f"{scheme}://{host.strip()}{base_path}"
+
+    def _server_base(self) -> str | None:
+        servers = self.doc.get("servers")
+        if not isinstance(servers, list) or not servers or not isinstance(servers[0], Mapping):
+            return self.url and urljoin(self.url, "/")
+        server = servers[0]
+        raw = server.get("url")
+        if not isinstance(raw, str):
+            return None
+        variables = server.get("variables")
+        variables = variables if isinstance(variables, Mapping) else {}
+
+        def default(match: re.Match[str]) -> str:
+            spec = variables.get(match.group(1))
+            value = spec.get("default") if isinstance(spec, Mapping) else None
+            return str(value) if isinstance(value, str | int | float) else match.group(0)
+
+        candidate = _VARIABLE.sub(default, raw.strip())
+        if self.url and not re.match(r"^[a-z][a-z0-9+.\-]*:", candidate, re.IGNORECASE):
+            candidate = urljoin(self.url, candidate)
+        return candidate
+
+    def info(self) -> Mapping[str, Any]:
+        return self.mapping(self.doc.get("info", {}), "info")
+
+    def operations(self) -> list[OperationRef]:
+        """Every operation, in document order."""
+        if "paths" not in self.doc and self.dialect != "oas31":
+            raise DocumentError(
+                "the document has no 'paths'",
+                where=self.where("<document>"),
+                hint="Declare the operations under paths (an empty object if there are none)",
+            )
+        found: list[OperationRef] = []
+        for path, raw_item in self.mapping(self.doc.get("paths", {}), "paths").items():
+            if path.startswith("x-"):
+                continue
+            if not path.startswith("/"):
+                raise DocumentError(
+                    f"path {path!r} does not start with '/'",
+                    where=self.where(f"paths.{path}"),
+                    hint="Write paths relative to the base URL, starting with '/'",
+                )
+            item, item_location = self.deref(raw_item, f"paths.{path}")
+            item = self.mapping(item, item_location)
+            for method, operation in item.items():
+                if method in HTTP_METHODS:
+                    location = f"paths.{path}.{method}"
+                    found.append(
+                        OperationRef(
+                            path, method, self.mapping(operation, location), item, location
+                        )
+                    )
+        return found
+
+    def parameters(self, ref: OperationRef) -> list[tuple[Mapping[str, Any], str]]:
+        """Path-level then operation-level parameter objects, the operation's winning."""
+        merged: dict[tuple[str, str], tuple[Mapping[str, Any], str]] = {}
+        allowed = (
+            ("path", "query", "header", "formData", "body")
+            if self.dialect == "oas2"
+            else ("path", "query", "header", "cookie")
+        )
+        path_location = f"paths.{ref.path}"
+        for owner, where in ((ref.item, path_location), (ref.operation, ref.location)):
+            raw = owner.get("parameters")
+            for i, node in enumerate(self.listing(raw or [], f"{where}.parameters")):
+                param, param_where = self.deref(node, f"{where}.parameters[{i}]")
+                param = self.mapping(param, param_where)
+                name, place = param.get("name"), param.get("in")
+                if not isinstance(name, str) or not name.strip():
+                    raise DocumentError(
+                        "parameter has no 'name'",
+                        where=self.where(param_where),
+                        hint="Every parameter needs a non-empty name",
+                    )
+                if not isinstance(place, str) or place not in allowed:
+                    raise DocumentError(
+                        f"parameter {name!r} has 'in' {place!r}",
+                        where=self.where(f"{param_where}.in"),
+                        hint=f"Use one of: {', '.join(allowed)}",
+                    )
+                merged[(name, place)] = (param, param_where)
+        return list(merged.values())
+
+    def parameter_schema(self, param: Mapping[str, Any], where: str) -> dict[str, Any]:
+        """A parameter's JSON Schema (with its description), whichever way it is written."""
+        if self.dialect == "oas2" and param.get("in") == "body":
+            if "schema" not in param:
+                raise DocumentError(
+                    f"body parameter {param.get('name')!r} has no 'schema'",
+                    where=self.where(where),
+                    hint="Give the body parameter a schema",
+                )
+            raw, raw_where = param["schema"], f"{where}.schema"
+        elif self.dialect == "oas2":
+            raw = {k: v for k, v in param.items() if k in _SWAGGER_SCHEMA_KEYS}
+            raw_where = where
+        elif "schema" in param:
+            raw, raw_where = param["schema"], f"{where}.schema"
+        elif isinstance(param.get("content"), Mapping) and param["content"]:
+            media = pick_media(param["content"], forms=False) or ""
+            entry = self.mapping(param["content"].get(media), f"{where}.content.{media}")
+            raw, raw_where = entry.get("schema", {}), f"{where}.content.{media}.schema"
+        else:
+            raw, raw_where = {}, where
+        schema: dict[str, Any] = as_object_schema(self.schema(raw, raw_where))
+        description = self.text(param, "description", where)
+        if description and "description" not in schema:
+            schema["description"] = description
+        return schema
+
+    def consumes(self, operation: Mapping[str, Any]) -> list[str]:
+        raw = operation.get("consumes", self.doc.get("consumes"))
+        return [c for c in raw if isinstance(c, str)] if isinstance(raw, list) else []
+
+    def request_body(self, ref: OperationRef) -> RequestBody | None:
+        """The 3.x ``requestBody`` (its preferred media type), if the operation has one."""
+        if self.dialect == "oas2" or "requestBody" not in ref.operation:
+            return None
+        body, where = self.deref(ref.operation["requestBody"], f"{ref.location}.requestBody")
+        body = self.mapping(body, where)
+        content = self.mapping(body.get("content", {}), f"{where}.content")
+        media = pick_media(content, forms=True)
+        if media is None:
+            return None
+        entry = self.mapping(content[media], f"{where}.content.{media}")
+        schema = self.schema(entry.get("schema", {}), f"{where}.content.{media}.schema")
+        return RequestBody(
+            schema,
+            media,
+            where,
+            body.get("required") is True,
+            self.text(body, "description", where),
+        )
+
+    def response(self, ref: OperationRef) -> tuple[Any, str] | None:
+        """(schema, location) of the first 2xx response (else ``default``) with a schema."""
+        responses = self.mapping(ref.operation.get("responses", {}), f"{ref.location}.responses")
+        codes = sorted(c for c in responses if re.match(r"^2(\d\d|XX)$", c, re.IGNORECASE))
+        code = codes[0] if codes else ("default" if "default" in responses else None)
+        if code is None:
+            return None
+        response, where = self.deref(responses[code], f"{ref.location}.responses.{code}")
+        response = self.mapping(response, where)
+        if self.dialect == "oas2":
+            if "schema" not in response:
+                return None
+            return self.schema(response["schema"], f"{where}.schema"), where
+        content = response.get("content")
+        if not content:
+            return None
+        content = self.mapping(content, f"{where}.content")
+        media = pick_media(content, forms=False)
+        if media is None:
+            return None
+        entry = self.mapping(content[media], f"{where}.content.{media}")
+        if "schema" not in entry:
+            return None
+        return self.schema(entry["schema"], f"{where}.content.{media}.schema"), where

@@ -1,0 +1,453 @@
+"""MCP tool listings -> routes, from a ``tools/list`` result or live from a server.
+
+A tool becomes one endpoint: ``name`` is the tool name (also the operation's ``tool``), the
+id its slug; ``title`` (or ``annotations.title``) the summary; ``inputSchema`` the input
+schema, each of its properties a parameter (location ``argument``, required from
+``required``); ``outputSchema`` the output schema, flattened into output fields exactly as
+OpenAPI responses are (:func:`schemarouter.adapters._fields.flatten_fields`). Local
+``$ref`` inside a tool's schemas resolve against that schema.
+
+Listings come as a mapping with ``"tools"``, a list of tool mappings in the protocol's
+camelCase, or the ``mcp`` SDK's objects (``ListToolsResult`` or ``Tool``: v1 camelCase
+attributes such as ``inputSchema`` / ``readOnlyHint`` or v2 snake_case ones such as
+``input_schema`` / ``read_only_hint``), read by duck typing: the SDK is never imported here
+unless a live server is asked.
+
+**Effects: annotations are hints.** MCP says a client must not trust annotations from an
+untrusted server, so they may make policy stricter, never looser:
+
+- ``destructiveHint: true`` -> ``destructive``, from any server;
+- ``readOnlyHint: true`` -> ``read`` only when the caller marks the server ``trusted=True``
+  (and it does not also claim ``destructiveHint: true``);
+- anything else -> ``write``: an untrusted tool is never ``read``, whatever it claims, so
+  policy asks for permission before calling it. (The protocol's default
+  ``destructiveHint: true`` for tools that are not read-only is *not* applied; only an
+  explicit claim makes a tool destructive.)
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from schemarouter.adapters._document import to_json_value
+from schemarouter.adapters._fields import FieldLimits, flatten_fields
+from schemarouter.adapters._schema import SchemaResolver, as_object_schema
+from schemarouter.compile import RouteSpec, build_registration, format_validation_error, slugify
+from schemarouter.contracts import (
+    AccessKind,
+    AccessPath,
+    Effect,
+    Endpoint,
+    Operation,
+    OutputField,
+    Parameter,
+    ParameterLocation,
+    Provider,
+    Registration,
+)
+from schemarouter.errors import DocumentError, MissingDependencyError, RegistrationError
+from schemarouter.fingerprint import fingerprint
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "list_mcp_tools",
+    "mcp_server_registration",
+    "mcp_tools_registration",
+    "tool_effect",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Seconds allowed to start a server, initialize and list every page of tools.
+DEFAULT_TIMEOUT = 30.0
+_MAX_PAGES = 100
+_SCALARS = (str, bytes, int, float, list, tuple)
+
+_TOOL_KEYS = {
+    "name": ("name",),
+    "title": ("title",),
+    "description": ("description",),
+    "inputSchema": ("inputSchema", "input_schema"),
+    "outputSchema": ("outputSchema", "output_schema"),
+    "annotations": ("annotations",),
+}
+_HINT_KEYS = {
+    "title": ("title",),
+    "readOnlyHint": ("readOnlyHint", "read_only_hint"),
+    "destructiveHint": ("destructiveHint", "destructive_hint"),
+    "idempotentHint": ("idempotentHint", "idempotent_hint"),
+    "openWorldHint": ("openWorldHint", "open_world_hint"),
+}
+
+
+def _read(obj: Any, names: tuple[str, ...]) -> Any:
+    """The first of ``names`` present on a mapping or an object (``None`` where absent)."""
+    for name in names:
+        if isinstance(obj, Mapping):
+            if name in obj:
+                return obj[name]
+        elif hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+def _plain(obj: Any, keys: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
+    """A tool or annotations object (dict, v1 or v2 SDK model) as a camelCase dict."""
+    out: dict[str, Any] = {}
+    for key, names in keys.items():
+        value = _read(obj, names)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _tool_list(tools: Any, source: str) -> list[Any]:
+    if isinstance(tools, Mapping) or (
+        not isinstance(tools, list | tuple) and hasattr(tools, "tools")
+    ):
+        listing = _read(tools, ("tools",))
+    else:
+        listing = tools
+    if isinstance(listing, tuple):
+        listing = list(listing)
+    if not isinstance(listing, list):
+        raise DocumentError(
+            f"expected a tools/list result (a mapping with 'tools' or a list of tools), got "
+            f"{type(tools).__name__}",
+            where=source,
+            hint="Pass the result of tools/list, its 'tools' list, or the SDK's ListToolsResult",
+        )
+    return listing
+
+
+def tool_effect(annotations: Mapping[str, Any] | None, *, trusted: bool) -> Effect:
+    """The effect a tool's annotations allow (see the module docstring)."""
+    hints = annotations or {}
+    effect = Effect.READ if trusted and hints.get("readOnlyHint") is True else Effect.WRITE
+    if hints.get("destructiveHint") is True:
+        effect = effect.stricter(Effect.DESTRUCTIVE)
+    return effect
+
+
+def _text(value: Any, where: str, key: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise DocumentError(
+            f"{key!r} must be a string, got {type(value).__name__}",
+            where=f"{where}.{key}",
+            hint="Write it as text",
+        )
+    return value.strip()
+
+
+def _build(model: Any, at: str, /, **values: Any) -> Any:
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        what, loc = format_validation_error(exc)
+        raise DocumentError(what, where=f"{at} ({loc})", hint="Fix the tool definition") from None
+
+
+def _endpoint(
+    raw: Any, index: int, *, source: str, trusted: bool, limits: FieldLimits, ids: set[str]
+) -> Endpoint:
+    where = f"{source}: tools[{index}]"
+    if isinstance(raw, _SCALARS):
+        raise DocumentError(
+            f"a tool must be an object, got {type(raw).__name__}",
+            where=where,
+            hint="List tools as objects with name, description and inputSchema",
+        )
+    plain = _plain(raw, _TOOL_KEYS)
+    if "annotations" in plain:
+        if isinstance(plain["annotations"], _SCALARS):
+            raise DocumentError(
+                f"annotations must be an object, got {type(plain['annotations']).__name__}",
+                where=f"{where}.annotations",
+                hint="Write annotations as an object of hints, or leave them out",
+            )
+        plain["annotations"] = _plain(plain["annotations"], _HINT_KEYS)
+    tool = to_json_value(plain, where)
+    name = tool.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise DocumentError("tool has no name", where=where, hint="Every tool needs a name")
+    hints = tool.get("annotations", {})
+    for key in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
+        if key in hints and not isinstance(hints[key], bool):
+            raise DocumentError(
+                f"annotation {key} must be true or false, got {hints[key]!r}",
+                where=f"{where}.annotations.{key}",
+                hint="Annotations are booleans (or absent)",
+            )
+    if "inputSchema" not in tool:
+        raise DocumentError(
+            f"tool {name!r} has no inputSchema",
+            where=where,
+            hint="Every MCP tool declares an inputSchema (at least {'type': 'object'})",
+        )
+    raw_input = tool["inputSchema"]
+    input_schema = as_object_schema(
+        SchemaResolver(
+            raw_input, source=source, dialect="jsonschema", root=f"tools[{index}].inputSchema"
+        ).schema(raw_input, location=f"tools[{index}].inputSchema")
+    )
+    properties = input_schema.get("properties", {})
+    required = input_schema.get("required", [])
+    if not isinstance(properties, Mapping):
+        properties = {}
+    parameters = tuple(
+        _build(
+            Parameter,
+            f"{where}.inputSchema.properties.{pname}",
+            name=pname,
+            location=ParameterLocation.ARGUMENT,
+            json_schema=as_object_schema(pschema),
+            required=isinstance(required, list) and pname in required,
+            description=str(as_object_schema(pschema).get("description", "")),
+        )
+        for pname, pschema in properties.items()
+    )
+    output_schema: dict[str, Any] | None = None
+    fields: tuple[OutputField, ...] = ()
+    if tool.get("outputSchema") is not None:
+        raw_output = tool["outputSchema"]
+        resolved = SchemaResolver(
+            raw_output, source=source, dialect="jsonschema", root=f"tools[{index}].outputSchema"
+        ).schema(raw_output, location=f"tools[{index}].outputSchema")
+        output_schema = as_object_schema(resolved)
+        fields = tuple(
+            _build(
+                OutputField,
+                f"{where}.outputSchema (output field {row.name!r})",
+                name=row.name,
+                path=row.path,
+                json_schema=as_object_schema(row.schema),
+                description=row.description,
+            )
+            for row in flatten_fields(resolved, limits=limits)
+        )
+    tool_name = name.strip()
+    endpoint_id = base_id = slugify(tool_name)
+    n = 2
+    while endpoint_id in ids:
+        endpoint_id, n = f"{base_id}_{n}", n + 1
+    ids.add(endpoint_id)
+    title = _text(tool.get("title"), where, "title") or _text(hints.get("title"), where, "title")
+    description = _text(tool.get("description"), where, "description")
+    return _build(
+        Endpoint,
+        where,
+        id=endpoint_id,
+        name=tool_name[:256],
+        operation=Operation(tool=tool_name),
+        summary=title,
+        description=description or title,
+        input_schema=input_schema,
+        parameters=parameters,
+        output_schema=output_schema,
+        output_fields=fields,
+        effect=tool_effect(hints, trusted=trusted),
+    )
+
+
+def mcp_tools_registration(
+    tools: Any,
+    *,
+    provider: str | Provider,
+    server: str | None = None,
+    trusted: bool = False,
+    access_id: str = "mcp",
+    source: str | None = None,
+    limits: FieldLimits | None = None,
+) -> Registration:
+    """Compile a ``tools/list`` result into a Registration (see the module docstring).
+
+    ``server`` records how the server is reached (a command line or URL); ``trusted=True``
+    lets the server's ``readOnlyHint`` make a tool ``read``. Raises a
+    :class:`~schemarouter.errors.RegistrationError` naming the listing, the tool and the
+    reason; nothing is registered from a listing that fails anywhere.
+    """
+    if isinstance(provider, Provider):
+        provider_model = provider
+    elif isinstance(provider, str) and provider.strip():
+        provider_model = Provider(id=slugify(provider), display_name=provider.strip()[:256])
+    else:
+        raise DocumentError(
+            "provider must be a non-empty string or a Provider",
+            where=source or "<mcp tools>",
+            hint="Pass provider='name' or a Provider(...)",
+        )
+    name = source or f"mcp:{server or provider_model.id}"
+    listing = _tool_list(tools, name)
+    ids: set[str] = set()
+    names: dict[str, int] = {}
+    endpoints: list[Endpoint] = []
+    for index, raw in enumerate(listing):
+        endpoint = _endpoint(
+            raw, index, source=name, trusted=trusted, limits=limits or FieldLimits(), ids=ids
+        )
+        if endpoint.name in names:
+            raise DocumentError(
+                f"tool name {endpoint.name!r} is listed twice (tools[{names[endpoint.name]}] "
+                f"and tools[{index}])",
+                where=f"{name}: tools[{index}]",
+                hint="Tool names are unique within a server",
+            )
+        names[endpoint.name] = index
+        endpoints.append(endpoint)
+    try:
+        digest = fingerprint([e.canonical() for e in endpoints])
+        access = AccessPath(
+            id=access_id,
+            kind=AccessKind.MCP,
+            server=server,
+            document=name,
+            document_hash=digest,
+            trusted=trusted,
+        )
+    except ValidationError as exc:
+        what, loc = format_validation_error(exc)
+        raise DocumentError(what, where=f"{name}: access ({loc})") from None
+    specs = [
+        RouteSpec(provider_model, access, endpoint, f"tools[{names[endpoint.name]}]")
+        for endpoint in endpoints
+    ]
+    return build_registration(specs, source=name, providers=[provider_model])
+
+
+# -- live servers ------------------------------------------------------------------------
+
+
+def _import_mcp() -> Any:
+    try:
+        import mcp
+    except ImportError:
+        raise MissingDependencyError(
+            "mcp", extra="mcp", purpose="listing the tools of a live MCP server"
+        ) from None
+    return mcp
+
+
+def _describe_server(server: Sequence[str] | str) -> str:
+    return server if isinstance(server, str) else shlex.join(list(server))
+
+
+async def list_mcp_tools(
+    server: Sequence[str] | str,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[Any]:
+    """Every tool a live server lists (all pages), as the SDK's objects.
+
+    ``server`` is an http(s) URL (streamable HTTP) or a command (a list, or a string split
+    like a shell would) started as a subprocess and spoken to over stdio; ``env`` adds
+    variables to the SDK's default environment for it.
+    """
+    mcp = _import_mcp()
+    import anyio
+
+    label = _describe_server(server)
+    is_url = isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE)
+    command = [] if is_url else (shlex.split(server) if isinstance(server, str) else list(server))
+    if not is_url and not command:
+        raise RegistrationError("empty MCP server command", where="<mcp server>")
+    tools: list[Any] = []
+    try:
+        with anyio.fail_after(timeout):
+            if hasattr(mcp, "Client"):  # SDK 2.x: one client for every transport
+                from mcp.client.stdio import StdioServerParameters
+
+                target: Any = server
+                if not is_url:
+                    target = StdioServerParameters(
+                        command=command[0], args=command[1:], env=dict(env or {}) or None, cwd=cwd
+                    )
+                async with mcp.Client(target) as client:
+                    tools = await _all_pages(client.list_tools)
+            else:  # SDK 1.x
+                tools = await _list_v1(mcp, server if is_url else command, env, cwd)
+    except TimeoutError:
+        raise RegistrationError(
+            f"the MCP server did not list its tools within {timeout:g} s",
+            where=label,
+            hint="Check that the command starts an MCP server, or raise timeout",
+        ) from None
+    except MissingDependencyError:
+        raise
+    except Exception as exc:  # the SDK and the transports raise many kinds
+        raise RegistrationError(
+            f"cannot list the MCP server's tools: {type(exc).__name__}: {exc}",
+            where=label,
+            hint="Check the command or URL, and run the server by hand to see its errors",
+        ) from None
+    return tools
+
+
+async def _all_pages(list_tools: Any) -> list[Any]:
+    tools: list[Any] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        page = await (list_tools(cursor=cursor) if cursor else list_tools())
+        tools.extend(_read(page, ("tools",)) or [])
+        cursor = _read(page, ("next_cursor", "nextCursor"))
+        if not cursor:
+            break
+    return tools
+
+
+async def _list_v1(
+    mcp: Any, target: Any, env: Mapping[str, str] | None, cwd: str | None
+) -> list[Any]:  # pragma: no cover - exercised only with the 1.x SDK installed
+    from contextlib import AsyncExitStack
+
+    async with AsyncExitStack() as stack:
+        if isinstance(target, str):
+            from mcp.client.streamable_http import (  # type: ignore[attr-defined]
+                streamablehttp_client,
+            )
+
+            read, write, _ = await stack.enter_async_context(streamablehttp_client(target))
+        else:
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            params = StdioServerParameters(
+                command=target[0], args=target[1:], env=dict(env) if env else None, cwd=cwd
+            )
+            read, write = await stack.enter_async_context(stdio_client(params))
+        session = await stack.enter_async_context(mcp.ClientSession(read, write))
+        await session.initialize()
+        return await _all_pages(session.list_tools)
+
+
+async def mcp_server_registration(
+    server: Sequence[str] | str,
+    *,
+    provider: str | Provider,
+    trusted: bool = False,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    access_id: str = "mcp",
+    timeout: float = DEFAULT_TIMEOUT,
+    limits: FieldLimits | None = None,
+) -> Registration:
+    """List a live server's tools (stdio command or streamable HTTP URL) and compile them."""
+    tools = await list_mcp_tools(server, env=env, cwd=cwd, timeout=timeout)
+    label = _describe_server(server)
+    return mcp_tools_registration(
+        tools,
+        provider=provider,
+        server=label,
+        trusted=trusted,
+        access_id=access_id,
+        source=f"mcp:{label}",
+        limits=limits,
+    )

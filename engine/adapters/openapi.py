@@ -1,0 +1,435 @@
+"""OpenAPI documents -> routes: Swagger 2.0, OpenAPI 3.0 and 3.1, JSON or YAML.
+
+One operation (``paths./movie/{id}.get``) becomes one endpoint:
+
+- **name**: the ``operationId``, else ``METHOD /path``; **id**: its slug (``get_movie_id``),
+  made unique inside the document with ``_2``, ``_3`` ... in document order. Vendor ``x-``
+  keys under ``paths`` are skipped; a path item may be a local ``$ref``.
+- **operation**: the HTTP method and the path template as the document writes it.
+- **parameters**: path-level then operation-level parameters (the operation's win by
+  name + location); a name declared in two locations keeps the one in the path, else the
+  query, else the header (a warning is logged: the contract names a parameter once). A
+  Swagger 2 ``body`` parameter or an OpenAPI 3 JSON ``requestBody`` is one ``body``
+  parameter holding the whole payload; form bodies (``formData``, urlencoded or multipart
+  object schemas) are one ``body``-located parameter per form field. The input schema says
+  which, with its media type, under ``x-schemarouter-body``
+  (``{"media_type": ..., "style": "whole" | "form"}``).
+- **output**: the schema of the first 2xx response (else ``default``) as the output schema,
+  flattened into output fields (see :mod:`schemarouter.adapters._fields` for the paths and
+  the limits). Schemas are inlined and normalized to JSON Schema 2020-12 by
+  :mod:`schemarouter.adapters._schema` (recursion cut with a ``$comment`` marker).
+- **effect**: GET / HEAD read, DELETE destructive, anything else write; an operation's
+  ``x-schemarouter-effect`` overrides it, and a trusted caller's ``effect_overrides`` (by
+  endpoint name or id) override both.
+- **auth**: the operation's ``security`` (else the document's) against the declared schemes
+  becomes an :class:`AuthRequirement` with credential *names* derived from the provider id
+  (``TMDB_API_KEY``, ``X_TOKEN``, ``X_USERNAME`` + ``X_PASSWORD``, ``X_ACCESS_TOKEN``), the
+  scheme, and where the credential travels. Parameters that carry it are not route
+  parameters. With several alternative requirements the first is used (``{}`` among them
+  marks the credentials optional); in one requirement every scheme's credentials are listed
+  and the first scheme says how they travel. Operations with different requirements get
+  access paths that share the id and differ in ``auth``.
+
+The base URL is the ``base_url`` argument, else the first server (3.x: variables take their
+defaults, a relative URL is resolved against the URL the document came from) or
+``schemes`` / ``host`` / ``basePath`` (2.0). Where none is an absolute http(s) URL the
+routes are registered without one (retrievable, not bindable).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from schemarouter.adapters._document import load_document
+from schemarouter.adapters._fields import FieldLimits, flatten_fields
+from schemarouter.adapters._openapi_reader import (
+    FORM_TYPES,
+    HTTP_METHODS,
+    OpenAPIReader,
+    OperationRef,
+    pick_media,
+)
+from schemarouter.adapters._openapi_security import SecuritySchemes
+from schemarouter.adapters._schema import as_object_schema
+from schemarouter.compile import RouteSpec, build_registration, format_validation_error, slugify
+from schemarouter.contracts import (
+    AccessKind,
+    AccessPath,
+    AuthRequirement,
+    Availability,
+    AvailabilityStatus,
+    Effect,
+    Endpoint,
+    Operation,
+    OutputField,
+    Parameter,
+    ParameterLocation,
+    Provider,
+    Registration,
+)
+from schemarouter.errors import DocumentError
+
+__all__ = ["BODY_EXTENSION", "EFFECT_EXTENSION", "HTTP_METHODS", "openapi_registration"]
+
+logger = logging.getLogger(__name__)
+
+#: Operation extension that declares the effect (``read`` / ``write`` / ``destructive``).
+EFFECT_EXTENSION = "x-schemarouter-effect"
+#: Input-schema annotation naming the request body's media type and style.
+BODY_EXTENSION = "x-schemarouter-body"
+
+_LOCATIONS = {
+    "path": ParameterLocation.PATH,
+    "query": ParameterLocation.QUERY,
+    "header": ParameterLocation.HEADER,
+    "cookie": ParameterLocation.COOKIE,
+    "body": ParameterLocation.BODY,
+    "formData": ParameterLocation.BODY,
+}
+#: Which location keeps a parameter name declared in two (the contract names it once).
+_PRIORITY = {"path": 0, "query": 1, "header": 2, "cookie": 3, "formData": 4, "body": 4}
+
+
+def _method_effect(method: str) -> Effect:
+    if method in ("get", "head"):
+        return Effect.READ
+    return Effect.DESTRUCTIVE if method == "delete" else Effect.WRITE
+
+
+def _build(reader: OpenAPIReader, model: Any, at: str, /, **values: Any) -> Any:
+    """``model(**values)``, a pydantic refusal becoming a located DocumentError."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        what, loc = format_validation_error(exc)
+        raise DocumentError(
+            what, where=reader.where(f"{at} ({loc})"), hint="Fix the document there"
+        ) from None
+
+
+class _EndpointBuilder:
+    """Builds one endpoint from an operation of a document."""
+
+    def __init__(self, reader: OpenAPIReader, limits: FieldLimits) -> None:
+        self.reader = reader
+        self.limits = limits
+
+    def build(
+        self,
+        ref: OperationRef,
+        *,
+        endpoint_id: str,
+        name: str,
+        auth: AuthRequirement,
+        effect: Effect,
+    ) -> Endpoint:
+        reader = self.reader
+        collected, body = self._parameters(ref)
+        parameters = self._distinct(collected, auth, ref.location)
+        input_schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {p.name: p.json_schema for p in parameters},
+            "additionalProperties": False,
+        }
+        required = [p.name for p in parameters if p.required]
+        if required:
+            input_schema["required"] = required
+        if body is not None:
+            input_schema[BODY_EXTENSION] = body
+        output = reader.response(ref)
+        output_schema = as_object_schema(output[0]) if output is not None else None
+        fields: tuple[OutputField, ...] = ()
+        if output is not None:
+            fields = tuple(
+                _build(
+                    reader,
+                    OutputField,
+                    f"{output[1]} (output field {row.name!r})",
+                    name=row.name,
+                    path=row.path,
+                    json_schema=as_object_schema(row.schema),
+                    description=row.description,
+                )
+                for row in flatten_fields(output[0], limits=self.limits)
+            )
+        summary = reader.text(ref.operation, "summary", ref.location)
+        deprecated = ref.operation.get("deprecated") is True
+        return _build(
+            reader,
+            Endpoint,
+            ref.location,
+            id=endpoint_id,
+            name=name,
+            operation=Operation(method=ref.method.upper(), path=ref.path),
+            summary=summary,
+            description=reader.text(ref.operation, "description", ref.location) or summary,
+            input_schema=input_schema,
+            parameters=tuple(parameters),
+            output_schema=output_schema,
+            output_fields=fields,
+            effect=effect,
+            availability=Availability(
+                status=AvailabilityStatus.DEPRECATED
+                if deprecated
+                else AvailabilityStatus.AVAILABLE,
+                note="deprecated by the document" if deprecated else "",
+            ),
+        )
+
+    def _parameters(
+        self, ref: OperationRef
+    ) -> tuple[list[tuple[Parameter, str]], dict[str, str] | None]:
+        """Every declared parameter with its raw ``in``, and the body annotation."""
+        reader = self.reader
+        collected: list[tuple[Parameter, str]] = []
+        body: dict[str, str] | None = None
+        consumes = reader.consumes(ref.operation)
+        for param, where in reader.parameters(ref):
+            place = param["in"]
+            schema = reader.parameter_schema(param, where)
+            if place == "formData":
+                multipart = "multipart/form-data" in consumes or schema.get("format") == "binary"
+                if body is None or body["media_type"] != "multipart/form-data":
+                    body = {
+                        "media_type": "multipart/form-data" if multipart else FORM_TYPES[0],
+                        "style": "form",
+                    }
+            elif place == "body":
+                media = pick_media(dict.fromkeys(consumes), forms=False) or "application/json"
+                body = {"media_type": media, "style": "whole"}
+            collected.append(
+                (
+                    _build(
+                        reader,
+                        Parameter,
+                        where,
+                        name=param["name"],
+                        location=_LOCATIONS[place],
+                        json_schema=schema,
+                        required=param.get("required") is True,
+                        description=reader.text(param, "description", where),
+                    ),
+                    place,
+                )
+            )
+        request = reader.request_body(ref)
+        if request is None:
+            return collected, body
+        taken = {p.name for p, _ in collected}
+        schema = as_object_schema(request.schema)
+        properties = schema.get("properties")
+        if (
+            request.media_type in FORM_TYPES
+            and isinstance(properties, dict)
+            and properties
+            and not taken & set(properties)
+        ):
+            needed = schema.get("required") or []
+            where = f"{request.location}.content.{request.media_type}.schema.properties"
+            for field_name, sub in properties.items():
+                sub = as_object_schema(sub)
+                collected.append(
+                    (
+                        _build(
+                            reader,
+                            Parameter,
+                            f"{where}.{field_name}",
+                            name=field_name,
+                            location=ParameterLocation.BODY,
+                            json_schema=sub,
+                            required=field_name in needed,
+                            description=str(sub.get("description", "")),
+                        ),
+                        "formData",
+                    )
+                )
+            return collected, {"media_type": request.media_type, "style": "form"}
+        if request.description and "description" not in schema:
+            schema["description"] = request.description
+        parameter = _build(
+            reader,
+            Parameter,
+            request.location,
+            name="body" if "body" not in taken else "request_body",
+            location=ParameterLocation.BODY,
+            json_schema=schema,
+            required=request.required,
+            description=request.description,
+        )
+        collected.append((parameter, "body"))
+        return collected, {"media_type": request.media_type, "style": "whole"}
+
+    def _distinct(
+        self, collected: list[tuple[Parameter, str]], auth: AuthRequirement, location: str
+    ) -> list[Parameter]:
+        """One parameter per name (path > query > header > cookie > body), none for auth."""
+        winners: dict[str, tuple[int, int]] = {}
+        for index, (param, place) in enumerate(collected):
+            rank = (_PRIORITY[place], index)
+            if param.name not in winners or rank < winners[param.name]:
+                winners[param.name] = rank
+        carrier = auth.parameter
+        kept: list[Parameter] = []
+        for index, (param, _) in enumerate(collected):
+            winner = winners[param.name][1]
+            if winner != index:
+                logger.warning(
+                    "%s: %s declares %r in two locations; keeping the one in %s",
+                    self.reader.source,
+                    location,
+                    param.name,
+                    collected[winner][1],
+                )
+                continue
+            if carrier and (
+                param.name == carrier
+                or (
+                    param.location is ParameterLocation.HEADER
+                    and param.name.lower() == carrier.lower()
+                )
+            ):
+                continue  # the credential travels there; it is not a route parameter
+            kept.append(param)
+        return kept
+
+
+def _provider(provider: str | Provider, info: Mapping[str, Any], source: str) -> Provider:
+    if isinstance(provider, Provider):
+        return provider
+    if not isinstance(provider, str) or not provider.strip():
+        raise DocumentError(
+            "provider must be a non-empty string or a Provider",
+            where=f"{source}: provider",
+            hint="Pass provider='name' or a Provider(...)",
+        )
+    license_info = info.get("license")
+    license_info = license_info if isinstance(license_info, Mapping) else {}
+    license_name = license_info.get("identifier") or license_info.get("name")
+    license_url = license_info.get("url")
+    title = info.get("title")
+    description = info.get("description")
+    return Provider(
+        id=slugify(provider),
+        display_name=title.strip()[:256] if isinstance(title, str) and title.strip() else provider,
+        license=license_name.strip()
+        if isinstance(license_name, str) and license_name.strip()
+        else None,
+        license_url=license_url.strip()
+        if isinstance(license_url, str) and license_url.strip()
+        else None,
+        description=description.strip() if isinstance(description, str) else "",
+    )
+
+
+def _effect(
+    ref: OperationRef, name: str, endpoint_id: str, overrides: Mapping[str, Effect], where: str
+) -> tuple[Effect, str | None]:
+    """(effect, the override key used): method, then the extension, then the caller."""
+    effect = _method_effect(ref.method)
+    if EFFECT_EXTENSION in ref.operation:
+        value = ref.operation[EFFECT_EXTENSION]
+        if not isinstance(value, str) or value not in Effect.__members__.values():
+            raise DocumentError(
+                f"{EFFECT_EXTENSION} {value!r} is not read, write or destructive",
+                where=f"{where}: {ref.location}.{EFFECT_EXTENSION}",
+                hint="Use one of: read, write, destructive",
+            )
+        effect = Effect(value)
+    for key in (name, endpoint_id):
+        if key in overrides:
+            return overrides[key], key
+    return effect, None
+
+
+def _overrides(raw: Mapping[str, Effect | str] | None, where: str) -> dict[str, Effect]:
+    overrides: dict[str, Effect] = {}
+    for key, value in (raw or {}).items():
+        try:
+            overrides[key] = Effect(value)
+        except ValueError:
+            raise DocumentError(
+                f"effect override {value!r} for {key!r} is not read, write or destructive",
+                where=f"{where}: effect_overrides",
+                hint="Use one of: read, write, destructive",
+            ) from None
+    return overrides
+
+
+def openapi_registration(
+    document: Any,
+    *,
+    provider: str | Provider,
+    base_url: str | None = None,
+    access_id: str = "rest",
+    source: str | None = None,
+    client: httpx.Client | None = None,
+    effect_overrides: Mapping[str, Effect | str] | None = None,
+    limits: FieldLimits | None = None,
+) -> Registration:
+    """Compile an OpenAPI document (a path, an http(s) URL or a dict) into a Registration.
+
+    ``provider`` is an id (its display name and license then come from ``info``) or a
+    trusted :class:`Provider`. ``base_url`` overrides the document's servers. ``client``
+    fetches URL documents (tests pass one with a mock transport). ``effect_overrides``
+    (endpoint name or id -> effect) comes from a trusted caller and wins over the document;
+    a key that names no endpoint is an error. ``limits`` bounds the output fields per
+    endpoint. Raises a :class:`~schemarouter.errors.RegistrationError` naming the document,
+    the location inside it and the reason; a document that fails anywhere registers nothing.
+    """
+    loaded = load_document(document, client=client, source=source)
+    reader = OpenAPIReader(loaded.data, source=loaded.source, url=loaded.url)
+    provider_model = _provider(provider, reader.info(), loaded.source)
+    security = SecuritySchemes(reader, provider_id=provider_model.id)
+    overrides = _overrides(effect_overrides, loaded.source)
+    resolved_base = base_url if base_url is not None else reader.base_url()
+    builder = _EndpointBuilder(reader, limits or FieldLimits())
+    accesses: dict[AuthRequirement, AccessPath] = {}
+    specs: list[RouteSpec] = []
+    ids: set[str] = set()
+    used: set[str] = set()
+    for ref in reader.operations():
+        operation_id = ref.operation.get("operationId")
+        if operation_id is not None and not isinstance(operation_id, str):
+            raise DocumentError(
+                f"operationId must be a string, got {type(operation_id).__name__}",
+                where=reader.where(f"{ref.location}.operationId"),
+                hint="Write the operationId as text",
+            )
+        name = (operation_id or "").strip()[:256] or f"{ref.method.upper()} {ref.path}"[:256]
+        endpoint_id = base_id = slugify(name)
+        n = 2
+        while endpoint_id in ids:
+            endpoint_id, n = f"{base_id}_{n}", n + 1
+        ids.add(endpoint_id)
+        effect, key = _effect(ref, name, endpoint_id, overrides, loaded.source)
+        if key is not None:
+            used.add(key)
+        auth = security.requirement(ref.operation, ref.location)
+        if auth not in accesses:
+            accesses[auth] = _build(
+                reader,
+                AccessPath,
+                "access (base_url, auth)",
+                id=access_id,
+                kind=AccessKind.OPENAPI,
+                base_url=resolved_base,
+                auth=auth,
+                document=loaded.source,
+                document_hash=loaded.digest,
+            )
+        endpoint = builder.build(ref, endpoint_id=endpoint_id, name=name, auth=auth, effect=effect)
+        specs.append(RouteSpec(provider_model, accesses[auth], endpoint, ref.location))
+    unknown = sorted(set(overrides) - used)
+    if unknown:
+        raise DocumentError(
+            f"effect_overrides name endpoints the document does not have: {', '.join(unknown)}",
+            where=f"{loaded.source}: effect_overrides",
+            hint="Key overrides by operationId, 'METHOD /path' or endpoint id",
+        )
+    logger.info("%s: %d operations compiled", loaded.source, len(specs))
+    return build_registration(specs, source=loaded.source, providers=[provider_model])
