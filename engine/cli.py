@@ -7,6 +7,8 @@
     schemarouter catalog show PATH...            a readable summary
     schemarouter catalog semantics PATH [--out]  the SEMANTICS.md of a catalog
     schemarouter catalog schema [--out FILE]     the JSON Schema of the catalog format
+    schemarouter retrieve "QUERY" [-k 5] [--catalog PATH] [--index DIR] [--json]
+    schemarouter index build CATALOG... --out DIR
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from schemarouter._version import __version__
 from schemarouter.catalog import catalog_json_schema, load_catalog
 from schemarouter.errors import SchemaRouterError
-from schemarouter.report import render_catalog_summary, render_semantics
+from schemarouter.report import render_catalog_summary, render_retrieval, render_semantics
 
 __all__ = ["main"]
 
@@ -60,6 +62,44 @@ def _cmd_catalog_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bundled_catalog() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("schemarouter.data").joinpath("catalogs", "materials")))
+
+
+def _cmd_retrieve(args: argparse.Namespace) -> int:
+    from schemarouter.router import SchemaRouter
+
+    catalogs = args.catalog or [_bundled_catalog()]
+    router = SchemaRouter.from_catalog(*catalogs, index=args.index)
+    result = router.retrieve(args.query, k=args.k)
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        print(render_retrieval(result, color=sys.stdout.isatty()), end="")
+    return 0
+
+
+def _cmd_index_build(args: argparse.Namespace) -> int:
+    from schemarouter.index.build import build_index
+
+    report = build_index(
+        args.catalogs,
+        args.out,
+        progress=not args.quiet,
+        workers=args.workers,
+        cache=not args.no_cache,
+    )
+    print(
+        f"indexed {report.routes} routes ({report.documents} documents) into {report.path}: "
+        f"{report.texts_embedded} texts embedded, {report.texts_from_cache} from cache, "
+        f"{report.seconds_load + report.seconds_index + report.seconds_save:.1f} s, "
+        f"peak RSS {report.peak_rss_mib:.0f} MiB"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schemarouter",
@@ -84,6 +124,30 @@ def build_parser() -> argparse.ArgumentParser:
     schema = catalog_commands.add_parser("schema", help="the JSON Schema of catalog files")
     schema.add_argument("--out", type=Path)
     schema.set_defaults(handler=_cmd_catalog_schema)
+
+    retrieve = commands.add_parser("retrieve", help="the k best registered routes for a query")
+    retrieve.add_argument("query")
+    retrieve.add_argument("-k", type=int, default=5)
+    retrieve.add_argument(
+        "--catalog",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="catalog file or folder (repeatable; default: the bundled materials catalog)",
+    )
+    retrieve.add_argument("--index", type=Path, metavar="DIR", help="a saved index to load")
+    retrieve.add_argument("--json", action="store_true", help="print the full result as JSON")
+    retrieve.set_defaults(handler=_cmd_retrieve)
+
+    index = commands.add_parser("index", help="build saved indexes")
+    index_commands = index.add_subparsers(dest="index_command", metavar="ACTION")
+    build = index_commands.add_parser("build", help="index catalogs in batch and save")
+    build.add_argument("catalogs", nargs="+", type=Path, metavar="CATALOG")
+    build.add_argument("--out", type=Path, required=True)
+    build.add_argument("--workers", type=int, default=2)
+    build.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.set_defaults(handler=_cmd_index_build)
     return parser
 
 

@@ -108,8 +108,9 @@ class Plan(_Frozen):
 _TOKEN = re.compile(r"[0-9a-z]+|[\uac00-\ud7a3]+|[\u4e00-\u9fff]", re.IGNORECASE)
 
 
-def _norm_tokens(text: str) -> tuple[str, ...]:
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+def _norm_tokens(text: str, *, split_camel: bool = True) -> tuple[str, ...]:
+    if split_camel:  # field names (``bandGap``); never the query ("GaN" is not "Ga N")
+        text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
     out = []
     for token in _TOKEN.findall(text.replace("_", " ").replace(".", " ")):
         token = token.lower()
@@ -124,7 +125,13 @@ def _phrases(semantic_id: str, offers: Sequence[FieldProvision]) -> set[tuple[st
     for offer in offers:
         phrases.update(_norm_tokens(a) for a in offer.field.aliases)
         phrases.add(_norm_tokens(offer.field.name))
-    return {p for p in phrases if p}
+    # a one-token phrase must be a real word: "n" or "a" (refractive index, lattice a) would
+    # match stray letters; Hangul words count from two syllables
+    return {p for p in phrases if p and (len(p) > 1 or len(p[0]) >= 3 or _hangul(p[0]))}
+
+
+def _hangul(token: str) -> bool:
+    return len(token) >= 2 and all("\uac00" <= ch <= "\ud7a3" for ch in token)
 
 
 def _contains(haystack: tuple[str, ...], phrase: tuple[str, ...]) -> int:
@@ -152,7 +159,7 @@ def resolve_fields(request: PlanRequest, snapshot: RegistrySnapshot) -> tuple[li
             resolved.append(name)
     if request.fields or not request.query:
         return resolved, warnings
-    tokens = _norm_tokens(request.query)
+    tokens = _norm_tokens(request.query, split_camel=False)
     spans: list[tuple[int, int, str]] = []
     for semantic_id in snapshot.semantic_ids():
         offers = snapshot.providers_of(semantic_id)

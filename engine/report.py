@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from schemarouter.contracts import OutputField, Registration, Route
+from schemarouter.results import CandidateField, CapabilityRetrieval
 
-__all__ = ["render_catalog_summary", "render_semantics"]
+__all__ = ["render_catalog_summary", "render_retrieval", "render_semantics"]
 
 
 def _bold(text: str, color: bool) -> str:
@@ -161,4 +162,43 @@ def render_semantics(registration: Registration, *, title: str = "Semantic ids")
                 )
                 + " |"
             )
+    return "\n".join(lines) + "\n"
+
+
+def _candidate_field_text(item: CandidateField) -> str:
+    unit = item.unit or ""
+    if item.canonical_unit and item.canonical_unit != item.unit:
+        unit = f"{unit} -> {item.canonical_unit}"
+    quals = ", ".join(f"{k}: {v}" for k, v in sorted(item.qualifiers.items()))
+    return "  ".join(x for x in (item.name, unit, quals) if x)
+
+
+def render_retrieval(result: CapabilityRetrieval, *, color: bool = False) -> str:
+    """A readable table: rank, route, score, matched fields with units, provenance, license."""
+    lines = [
+        _bold(f"{result.query!r}", color) + f"  (k={result.k}, registry v{result.registry_version})"
+    ]
+    if result.abstained:
+        lines.append(f"no candidates: {result.reason}")
+        return "\n".join(lines) + "\n"
+    for c in result.candidates:
+        operation = f"{c.method} {c.path}" if c.method else (c.tool or c.qualname or "")
+        lines.append(
+            f"{c.rank:>2}. " + _bold(c.route_id, color) + f"  score {c.score:.3f}  {c.effect.value}"
+        )
+        lines.append(f"    {c.provider_name}: {operation}")
+        lines.append(
+            f"    provenance {c.source_type.value}, license {c.license or 'not declared'}"
+            + (f", needs {', '.join(c.credentials)}" if c.credentials else "")
+        )
+        matched = [c.field(name) for name in c.matched_fields]
+        for item in matched:
+            extra = f"  [{item.source_type.value}]" if item.source_type != c.source_type else ""
+            lines.append(f"      - {_candidate_field_text(item)}{extra}")
+        if c.bound_parameters:
+            bound = ", ".join(f"{k}={v!r}" for k, v in c.bound_parameters.items())
+            lines.append(f"    parameters from the query: {bound}")
+    notes = [w for w in result.warnings if w]
+    if notes:
+        lines.append(_dim("note: " + "; ".join(notes), color))
     return "\n".join(lines) + "\n"
