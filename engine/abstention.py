@@ -2,7 +2,7 @@
 
 A logistic model over a few features of the best retrieved route (its dense similarity, its
 BM25 score, how many of the query's words the catalog knows, how many semantic fields the
-query resolved to) gives P(the top route is relevant). Below the calibrated threshold the
+query resolved to, how many identifiers and values it carries) gives P(the top route is relevant). Below the calibrated threshold the
 router returns no candidates, with the reason. Weights and threshold are fitted offline by
 ``schemarouter.training.abstention`` on labelled queries (positives and negatives of the dev
 split, never the test split) and stored as plain JSON with the data they came from.
@@ -23,19 +23,32 @@ from schemarouter.errors import ModelError
 __all__ = ["ABSTENTION_FEATURES", "AbstentionModel", "abstention_features"]
 
 #: Feature names, in order. Each is computed by :func:`abstention_features`.
-ABSTENTION_FEATURES = ("top_dense", "top_lexical", "known_word_share", "resolved_fields")
+ABSTENTION_FEATURES = (
+    "top_dense",
+    "top_lexical",
+    "known_word_share",
+    "resolved_fields",
+    "query_values",
+)
 
 DEFAULT_ABSTENTION_FILE = "abstention.json"
 
 
 def abstention_features(
-    *, top_dense: float, top_lexical: float, known_word_share: float, resolved_fields: int
+    *,
+    top_dense: float,
+    top_lexical: float,
+    known_word_share: float,
+    resolved_fields: int,
+    query_values: int,
 ) -> dict[str, float]:
+    """``query_values``: identifiers and values found in the query (formulas, DOIs, ...)."""
     return {
         "top_dense": float(top_dense),
         "top_lexical": math.log1p(max(float(top_lexical), 0.0)),
         "known_word_share": float(known_word_share),
         "resolved_fields": float(min(resolved_fields, 3)),
+        "query_values": float(min(query_values, 2)),
     }
 
 

@@ -365,6 +365,7 @@ class SchemaRouter:
                 top_lexical=top.get("lexical", 0.0),
                 known_word_share=index.known_token_share(query),
                 resolved_fields=len(resolved),
+                query_values=len(analysis.values),
             )
             if self.abstention is not None and not ranked[0].forced:
                 p = self.abstention.probability(signals)
