@@ -101,11 +101,15 @@ def apply_analysis(
 def matched_fields_for(
     route: Route, resolved: Sequence[str], field_hits: Sequence[str]
 ) -> tuple[str, ...]:
-    """The route's fields the request needs: resolved semantic ids first, else index hits."""
-    wanted = set(resolved)
-    names = [f.name for f in route.endpoint.output_fields if f.semantic_id in wanted]
-    if names:
-        return tuple(names)
+    """The route's fields the request needs.
+
+    Where the query resolved to semantic ids (names, ids or aliases of the catalog), exactly
+    the route's fields with those ids; otherwise the route's best field-document hits in the
+    index (at most :data:`FIELD_HITS_PER_ROUTE`).
+    """
+    if resolved:
+        wanted = set(resolved)
+        return tuple(f.name for f in route.endpoint.output_fields if f.semantic_id in wanted)
     known = {f.name for f in route.endpoint.output_fields}
     return tuple(name for name in field_hits[:FIELD_HITS_PER_ROUTE] if name in known)
 

@@ -1,0 +1,153 @@
+"""Router benchmark: ``retrieve(k=5)`` latency and prompt cost vs catalog size (on demand).
+
+    python -m schemarouter.training.bench_router --sizes 1000 10000 --out out/bench-router
+
+For the bundled catalog and synthetic catalogs of the given sizes (recombined from the real
+documents in ``../shared/data`` by :mod:`schemarouter.index.synth`), it registers the catalog
+through the public API, builds the index (embedding cache on), then times
+``SchemaRouter.retrieve(k=5)`` end to end (query understanding, hybrid search with query
+embedding, abstention, candidates, gate) over real benchmark queries. It also counts the
+prompt cost with the packaged MiniLM tokenizer: the k=5 contract-only bundle against
+*prompt-all* (every route's contract in the prompt). Prints a table and writes JSON + PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from schemarouter.fingerprint import canonical_json
+from schemarouter.results import candidate_from_route
+from schemarouter.router import SchemaRouter
+
+__all__ = ["bench_catalog", "main"]
+
+
+def _tokenizer() -> Any:
+    from tokenizers import Tokenizer
+
+    from schemarouter.index.dense import _minilm_dir
+
+    tokenizer = Tokenizer.from_file(str(_minilm_dir() / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def _tokens(tokenizer: Any, texts: list[str]) -> int:
+    return sum(len(e.ids) for e in tokenizer.encode_batch(texts))
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    values = sorted(values)
+    return {
+        "p50_ms": round(1000 * statistics.median(values), 2),
+        "p95_ms": round(1000 * values[min(len(values) - 1, int(0.95 * len(values)))], 2),
+    }
+
+
+def bench_catalog(
+    name: str, catalog: Path, queries: list[str], *, k: int = 5, prompt_all_sample: int = 2000
+) -> dict[str, Any]:
+    start = time.perf_counter()
+    router = SchemaRouter.from_catalog(catalog)
+    registered = time.perf_counter()
+    router.retrieve("warm up", k=k)  # builds the index
+    indexed = time.perf_counter()
+    latencies = []
+    bundle_texts = []
+    for query in tqdm(queries, desc=f"retrieve {name}", unit="q", leave=False):
+        t0 = time.perf_counter()
+        result = router.retrieve(query, k=k)
+        latencies.append(time.perf_counter() - t0)
+        bundle_texts.append(canonical_json(result.contracts()))
+    tokenizer = _tokenizer()
+    snapshot = router.snapshot()
+    routes = list(snapshot)
+    # prompt-all: every route's contract; counted on a sample and scaled for big catalogs
+    sample = routes if len(routes) <= prompt_all_sample else random.Random(0).sample(
+        routes, prompt_all_sample
+    )
+    contracts = [canonical_json(candidate_from_route(r, rank=1, score=0.0).contract())
+                 for r in sample]
+    prompt_all = _tokens(tokenizer, contracts) * len(routes) / len(sample)
+    bundle = _tokens(tokenizer, bundle_texts) / max(len(bundle_texts), 1)
+    return {
+        "catalog": name,
+        "routes": len(routes),
+        "queries": len(queries),
+        "seconds_register": round(registered - start, 2),
+        "seconds_index": round(indexed - registered, 2),
+        "retrieve_k5": _percentiles(latencies),
+        "bundle_tokens_k5": round(bundle),
+        "prompt_all_tokens": round(prompt_all),
+        "ratio": round(prompt_all / max(bundle, 1), 1),
+    }
+
+
+def _plot(results: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [r["routes"] for r in results]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.plot(sizes, [r["retrieve_k5"]["p50_ms"] for r in results], "o-", label="p50")
+    left.plot(sizes, [r["retrieve_k5"]["p95_ms"] for r in results], "s--", label="p95")
+    left.set(xscale="log", xlabel="routes", ylabel="retrieve(k=5) ms",
+             title="latency vs catalog size")
+    left.legend()
+    right.plot(sizes, [r["bundle_tokens_k5"] for r in results], "o-", label="k=5 bundle")
+    right.plot(sizes, [r["prompt_all_tokens"] for r in results], "s--", label="prompt-all")
+    right.set(xscale="log", yscale="log", xlabel="routes", ylabel="tokens (MiniLM tokenizer)",
+              title="prompt cost vs catalog size")
+    right.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="retrieve(k=5) latency and prompt cost")
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--data", type=Path, default=None, help="../shared/data")
+    parser.add_argument("--out", type=Path, default=Path("out/bench-router"))
+    args = parser.parse_args(argv)
+    from schemarouter.index.bench import _queries
+    from schemarouter.index.sources import shared_data_dir
+    from schemarouter.index.synth import catalog_document, synth_providers
+
+    data = args.data or shared_data_dir()
+    args.out.mkdir(parents=True, exist_ok=True)
+    queries = _queries(data, args.queries, seed=1)
+    bundled = Path(str(resources.files("schemarouter.data").joinpath("catalogs", "materials")))
+    results = [bench_catalog("bundled", bundled, queries)]
+    for size in args.sizes:
+        path = args.out / f"catalog-{size}.json"
+        if not path.exists():
+            providers = synth_providers(size, seed=0, data=data)
+            path.write_text(json.dumps(catalog_document(providers, name=f"synth-{size}")))
+        results.append(bench_catalog(f"synth-{size}", path, queries))
+    (args.out / "bench_router.json").write_text(json.dumps(results, indent=2) + "\n")
+    _plot(results, args.out / "bench_router.png")
+    print(f"{'catalog':<14}{'routes':>8}{'p50 ms':>9}{'p95 ms':>9}{'bundle tok':>12}"
+          f"{'prompt-all tok':>16}{'ratio':>9}")
+    for r in results:
+        print(f"{r['catalog']:<14}{r['routes']:>8}{r['retrieve_k5']['p50_ms']:>9}"
+              f"{r['retrieve_k5']['p95_ms']:>9}{r['bundle_tokens_k5']:>12}"
+              f"{r['prompt_all_tokens']:>16}{r['ratio']:>9}")
+    print(f"wrote {args.out / 'bench_router.json'} and {args.out / 'bench_router.png'}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
