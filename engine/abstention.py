@@ -2,10 +2,11 @@
 
 A logistic model over a few features of the best retrieved route (its dense similarity, its
 BM25 score, how many of the query's words the catalog knows, how many semantic fields the
-query resolved to, how many identifiers and values it carries) gives P(the top route is relevant). Below the calibrated threshold the
-router returns no candidates, with the reason. Weights and threshold are fitted offline by
-``schemarouter.training.abstention`` on labelled queries (positives and negatives of the dev
-split, never the test split) and stored as plain JSON with the data they came from.
+query resolved to, how many identifiers and values it carries) gives P(the top route is
+relevant). Below the calibrated threshold the router returns no candidates, with the
+reason. Weights and threshold are fitted offline by ``schemarouter.training.abstention``
+on labelled queries (positives and negatives of the dev split, never the test split) and
+stored as plain JSON with the data they came from.
 No word list is involved.
 """
 

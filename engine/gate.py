@@ -13,8 +13,6 @@ Two uses:
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -22,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Route
 from schemarouter.errors import GateError
+from schemarouter.query import schema_validator
 from schemarouter.registry import RegistrySnapshot
 from schemarouter.results import Candidate
 
@@ -64,18 +63,6 @@ class GateReport(_Frozen):
     @property
     def clean(self) -> bool:
         return not self.rejected
-
-
-@functools.lru_cache(maxsize=4096)
-def _validator_for(schema_json: str) -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(json.loads(schema_json))
-
-
-def schema_validator(schema: Mapping[str, Any]) -> Any:
-    """A cached Draft 2020-12 validator for ``schema``."""
-    return _validator_for(json.dumps(schema, sort_keys=True, default=str))
 
 
 def _show(value: Any) -> str:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable
 from typing import Any
 
 import httpx
 
-from schemarouter.contracts import Route, SourceType
+from schemarouter.contracts import SourceType
 from schemarouter.query import BoundValue, QueryAnalysis, RuleAnalyzer
+from schemarouter.registry import RegistrySnapshot
 
 __all__ = ["DEFAULT_LLM_TIMEOUT", "OpenAICompatibleAnalyzer"]
 
@@ -68,9 +68,8 @@ class OpenAICompatibleAnalyzer:
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
         return {"Authorization": f"Bearer {key}"} if key else {}
 
-    def analyze(self, query: str, routes: Iterable[Route]) -> QueryAnalysis:
-        routes = list(routes)
-        providers = sorted({r.provider.id for r in routes})
+    def analyze(self, query: str, snapshot: RegistrySnapshot) -> QueryAnalysis:
+        providers = sorted(snapshot.providers)
         payload = {
             "model": self.model,
             "temperature": 0,
@@ -91,7 +90,7 @@ class OpenAICompatibleAnalyzer:
                 raise ValueError("the answer is not a JSON object")
         except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
             logger.warning("LLM analyzer failed (%s); using the rule analyzer", exc)
-            fallback = self._fallback.analyze(query, routes)
+            fallback = self._fallback.analyze(query, snapshot)
             return fallback.model_copy(update={"analyzer": "rules (llm failed)"})
         return self._parse(query, answer)
 

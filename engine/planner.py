@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -134,17 +134,49 @@ def _hangul(token: str) -> bool:
     return len(token) >= 2 and all("\uac00" <= ch <= "\ud7a3" for ch in token)
 
 
-def _contains(haystack: tuple[str, ...], phrase: tuple[str, ...]) -> int:
-    """Start index of ``phrase`` in ``haystack`` (-1 if absent); CJK phrases by substring."""
-    n = len(phrase)
-    for i in range(len(haystack) - n + 1):
-        if haystack[i : i + n] == phrase:
-            return i
-    if n == 1 and any("\uac00" <= ch <= "\ud7a3" for ch in phrase[0]):
-        for i, token in enumerate(haystack):
-            if phrase[0] in token:
-                return i
-    return -1
+class _PhraseTable(NamedTuple):
+    """Every phrase (semantic id, field name, alias) of a snapshot -> its semantic ids."""
+
+    phrases: Mapping[tuple[str, ...], frozenset[str]]
+    longest: int
+    #: one-word Hangul phrases, matched inside query words (particles attach to them)
+    hangul: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, snapshot: RegistrySnapshot) -> _PhraseTable:
+        table: dict[tuple[str, ...], set[str]] = {}
+        hangul: list[tuple[str, str]] = []
+        for semantic_id in snapshot.semantic_ids():
+            offers = snapshot.providers_of(semantic_id)
+            if all(o.field.identifier for o in offers):
+                continue  # identifiers are always projected; never "what the request needs"
+            for phrase in _phrases(semantic_id, offers):
+                table.setdefault(phrase, set()).add(semantic_id)
+                if len(phrase) == 1 and _hangul(phrase[0]):
+                    hangul.append((phrase[0], semantic_id))
+        return cls(
+            phrases={k: frozenset(v) for k, v in table.items()},
+            longest=max((len(k) for k in table), default=0),
+            hangul=tuple(sorted(hangul)),
+        )
+
+    def spans(self, tokens: tuple[str, ...]) -> list[tuple[int, int, str]]:
+        """``(start, end, semantic id)`` of every phrase found in ``tokens``."""
+        found: dict[str, tuple[int, int]] = {}
+        for n in range(1, min(self.longest, len(tokens)) + 1):
+            for i in range(len(tokens) - n + 1):
+                for semantic_id in self.phrases.get(tokens[i : i + n], ()):
+                    best = found.get(semantic_id)
+                    if best is None or n > best[1] - best[0]:
+                        found[semantic_id] = (i, i + n)
+        for word, semantic_id in self.hangul:
+            if semantic_id in found:
+                continue
+            for i, token in enumerate(tokens):
+                if word in token:
+                    found[semantic_id] = (i, i + 1)
+                    break
+        return [(s, e, sid) for sid, (s, e) in found.items()]
 
 
 def resolve_fields(request: PlanRequest, snapshot: RegistrySnapshot) -> tuple[list[str], list[str]]:
@@ -152,33 +184,19 @@ def resolve_fields(request: PlanRequest, snapshot: RegistrySnapshot) -> tuple[li
     warnings: list[str] = []
     resolved: list[str] = []
     for name in request.fields:
-        if snapshot.providers_of(name):
-            resolved.append(name)
-        else:
+        if not snapshot.providers_of(name):
             warnings.append(f"requested field {name!r} is not provided by any registered route")
-            resolved.append(name)
+        resolved.append(name)
     if request.fields or not request.query:
         return resolved, warnings
-    tokens = _norm_tokens(request.query, split_camel=False)
-    spans: list[tuple[int, int, str]] = []
-    for semantic_id in snapshot.semantic_ids():
-        offers = snapshot.providers_of(semantic_id)
-        best = None
-        for phrase in _phrases(semantic_id, offers):
-            start = _contains(tokens, phrase)
-            if start >= 0 and (best is None or len(phrase) > best[1] - best[0]):
-                best = (start, start + len(phrase))
-        if best is not None:
-            spans.append((best[0], best[1], semantic_id))
-    # keep maximal spans: "bulk modulus" beats "modulus"; identifier-only ids are skipped
+    table = snapshot.derived("planner.phrases", _PhraseTable.of)
+    spans = table.spans(_norm_tokens(request.query, split_camel=False))
+    # keep maximal spans: "bulk modulus" beats "modulus"
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0], s[2]))
     taken: list[tuple[int, int]] = []
     chosen: list[tuple[int, str]] = []
     for start, end, semantic_id in spans:
         if any(start >= s and end <= e and (end - start) < (e - s) for s, e in taken):
-            continue
-        offers = snapshot.providers_of(semantic_id)
-        if all(o.field.identifier for o in offers):
             continue
         taken.append((start, end))
         chosen.append((start, semantic_id))

@@ -16,13 +16,19 @@ reported, never passed on.
 
 from __future__ import annotations
 
+import functools
+import itertools
+import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Parameter, Route, SourceType
+
+if TYPE_CHECKING:
+    from schemarouter.registry import RegistrySnapshot
 
 __all__ = [
     "SOURCE_WORDS",
@@ -32,6 +38,7 @@ __all__ = [
     "RuleAnalyzer",
     "bind_parameters",
     "gate_analysis",
+    "schema_validator",
 ]
 
 
@@ -66,7 +73,7 @@ class QueryAnalysis(BaseModel):
 class Analyzer(Protocol):
     """Anything that turns a query into a :class:`QueryAnalysis` over a registry snapshot."""
 
-    def analyze(self, query: str, routes: Iterable[Route]) -> QueryAnalysis: ...
+    def analyze(self, query: str, snapshot: RegistrySnapshot) -> QueryAnalysis: ...
 
 
 #: Words that constrain provenance, per source type. Lower-case; matched as whole words
@@ -211,11 +218,69 @@ def _word_in(text_lower: str, word: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text_lower) is not None
 
 
-def _names_of(route: Route) -> Iterable[str]:
-    provider = route.provider
-    yield provider.id
-    yield provider.display_name
-    yield from provider.aliases
+_NAME_TOKEN = re.compile(r"[0-9a-z]+|[\uac00-\ud7a3]+|[\u4e00-\u9fff]+")
+_MAX_NAME_WORDS = 8
+
+
+def _name_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_NAME_TOKEN.findall(text.lower().replace("_", " ")))
+
+
+class NameTable(NamedTuple):
+    """Provider and endpoint names of one snapshot, for O(query length) lookups."""
+
+    #: word tuple of a provider id, display name or alias -> provider ids
+    providers: Mapping[tuple[str, ...], frozenset[str]]
+    #: CJK names, matched as substrings (particles attach to Korean words)
+    cjk_providers: tuple[tuple[str, str], ...]
+    #: lower-cased endpoint name (6+ characters) -> route ids
+    endpoints: Mapping[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, snapshot: RegistrySnapshot) -> NameTable:
+        providers: dict[tuple[str, ...], set[str]] = {}
+        cjk: list[tuple[str, str]] = []
+        for provider in snapshot.providers.values():
+            for name in (provider.id, provider.display_name, *provider.aliases):
+                if len(name) < 2:
+                    continue
+                if any("\uac00" <= ch <= "\ud7a3" or "\u4e00" <= ch <= "\u9fff" for ch in name):
+                    cjk.append((name.lower().replace(" ", ""), provider.id))
+                    continue
+                words = _name_tokens(name)
+                if words and len(words) <= _MAX_NAME_WORDS:
+                    providers.setdefault(words, set()).add(provider.id)
+        endpoints: dict[str, set[str]] = {}
+        for route in snapshot.routes.values():
+            name = route.endpoint.name.lower()
+            if len(name) >= 6:
+                endpoints.setdefault(name, set()).add(route.route_id)
+        return cls(
+            providers={k: frozenset(v) for k, v in providers.items()},
+            cjk_providers=tuple(sorted(cjk)),
+            endpoints={k: frozenset(v) for k, v in endpoints.items()},
+        )
+
+    def named_providers(self, query: str) -> list[str]:
+        words = _name_tokens(query)
+        found: dict[str, None] = {}
+        for n in range(1, min(_MAX_NAME_WORDS, len(words)) + 1):
+            for i in range(len(words) - n + 1):
+                for provider in sorted(self.providers.get(words[i : i + n], ())):
+                    found[provider] = None
+        compact = query.lower().replace(" ", "")
+        for name, provider in self.cjk_providers:
+            if name in compact:
+                found[provider] = None
+        return list(found)
+
+    def named_routes(self, query: str) -> list[str]:
+        words = re.findall(r"[^\s,;:!?'\"()]+", query.lower())
+        candidates = set(words) | {f"{a} {b}" for a, b in itertools.pairwise(words)}
+        found: set[str] = set()
+        for text in candidates:
+            found.update(self.endpoints.get(text.rstrip("."), ()))
+        return sorted(found)
 
 
 class RuleAnalyzer:
@@ -223,19 +288,9 @@ class RuleAnalyzer:
 
     name = "rules"
 
-    def analyze(self, query: str, routes: Iterable[Route]) -> QueryAnalysis:
+    def analyze(self, query: str, snapshot: RegistrySnapshot) -> QueryAnalysis:
+        names = snapshot.derived("query.names", NameTable.of)
         lower = query.lower()
-        providers: dict[str, None] = {}
-        named_routes: dict[str, None] = {}
-        for route in routes:
-            if route.provider.id not in providers:
-                for name in _names_of(route):
-                    if len(name) >= 2 and _word_in(lower, name.lower()):
-                        providers[route.provider.id] = None
-                        break
-            endpoint_name = route.endpoint.name
-            if len(endpoint_name) >= 6 and _word_in(lower, endpoint_name.lower()):
-                named_routes[route.route_id] = None
         sources = tuple(
             source
             for source, words in SOURCE_WORDS.items()
@@ -243,8 +298,8 @@ class RuleAnalyzer:
         )
         return QueryAnalysis(
             text=query,
-            named_providers=tuple(providers),
-            named_routes=tuple(named_routes),
+            named_providers=tuple(names.named_providers(query)),
+            named_routes=tuple(names.named_routes(query)),
             source_constraints=sources,
             values=tuple(find_values(query)),
             analyzer=self.name,
@@ -317,10 +372,20 @@ def _coerce(value: str, schema: Mapping[str, Any]) -> Any:
     return value
 
 
-def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any]:
-    """Bind query values to ``route``'s parameters by kind; keep only schema-valid ones."""
+@functools.lru_cache(maxsize=4096)
+def _validator_for(schema_json: str) -> Any:
     from jsonschema import Draft202012Validator
 
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def schema_validator(schema: Mapping[str, Any]) -> Any:
+    """A cached Draft 2020-12 validator for ``schema`` (shared with the gate)."""
+    return _validator_for(json.dumps(schema, sort_keys=True, default=str))
+
+
+def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any]:
+    """Bind query values to ``route``'s parameters by kind; keep only schema-valid ones."""
     by_kind: dict[str, list[BoundValue]] = {}
     for value in values:
         by_kind.setdefault(value.kind, []).append(value)
@@ -330,14 +395,14 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
         if kind is None or kind not in by_kind:
             continue
         candidate = _coerce(by_kind[kind][0].value, parameter.json_schema)
-        if Draft202012Validator(parameter.json_schema).is_valid(candidate):
+        if schema_validator(parameter.json_schema).is_valid(candidate):
             bound[parameter.name] = candidate
     return bound
 
 
-def gate_analysis(analysis: QueryAnalysis, routes: Mapping[str, Route]) -> QueryAnalysis:
+def gate_analysis(analysis: QueryAnalysis, snapshot: RegistrySnapshot) -> QueryAnalysis:
     """Drop (and report) providers and routes the registry does not have."""
-    providers = {r.provider.id for r in routes.values()}
+    providers, routes = snapshot.providers, snapshot.routes
     rejected = list(analysis.rejected)
     kept_providers = []
     for provider in analysis.named_providers:

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from schemarouter.contracts import (
     FieldGroup,
@@ -30,6 +30,8 @@ from schemarouter.fingerprint import fingerprint
 __all__ = ["FieldProvision", "Registry", "RegistryChange", "RegistrySnapshot"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class FieldProvision(NamedTuple):
@@ -69,6 +71,8 @@ class RegistrySnapshot:
     field_groups: Mapping[str, FieldGroup]
     _by_provider: Mapping[str, tuple[str, ...]] = field(repr=False)
     _by_semantic: Mapping[str, tuple[FieldProvision, ...]] = field(repr=False)
+    #: Lookup tables derived from this snapshot on first use (see :meth:`derived`).
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -156,7 +160,22 @@ class RegistrySnapshot:
     @property
     def fingerprint(self) -> str:
         """Hash of every route's fingerprint: equal registries, equal fingerprints."""
-        return fingerprint(sorted((r.route_id, r.fingerprint) for r in self.routes.values()))
+        return self.derived(
+            "fingerprint",
+            lambda snap: fingerprint(
+                sorted((r.route_id, r.fingerprint) for r in snap.routes.values())
+            ),
+        )
+
+    def derived(self, key: str, build: Callable[[RegistrySnapshot], T]) -> T:
+        """``build(self)``, computed once per snapshot and kept with it (snapshots never
+        change, so anything derived from one stays valid as long as it lives)."""
+        try:
+            value: T = self._derived[key]
+        except KeyError:
+            value = build(self)
+            self._derived[key] = value
+        return value
 
 
 Listener = Callable[[RegistrySnapshot, RegistryChange], None]

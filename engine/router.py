@@ -339,9 +339,7 @@ class SchemaRouter:
         index = self.index
         hits = index.search(query, k=depth)
         snapshot = self.registry.snapshot()  # at least as new as the index searched
-        analysis = gate_analysis(
-            self.analyzer.analyze(query, snapshot.routes.values()), snapshot.routes
-        )
+        analysis = gate_analysis(self.analyzer.analyze(query, snapshot), snapshot)
         resolved, _ = resolve_fields(PlanRequest(query=query), snapshot)
         ranked = [
             Ranked(

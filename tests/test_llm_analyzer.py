@@ -52,8 +52,8 @@ def test_answer_is_parsed_and_gated(snapshot: RegistrySnapshot) -> None:
         seen,
     )
     query = "DFT band gap of GaN from Materials Project"
-    analysis = analyzer.analyze(query, snapshot.routes.values())
-    gated = gate_analysis(analysis, snapshot.routes)
+    analysis = analyzer.analyze(query, snapshot)
+    gated = gate_analysis(analysis, snapshot)
     assert gated.named_providers == ("matproj",)
     assert gated.source_constraints == (SourceType.CALCULATED,)
     assert [v.value for v in gated.values] == ["GaN"]
@@ -66,14 +66,14 @@ def test_answer_is_parsed_and_gated(snapshot: RegistrySnapshot) -> None:
 
 @pytest.mark.parametrize("answer", ["not json", "[1, 2]", '{"named_providers": "cod"}'])
 def test_garbage_answers_fall_back_or_are_rejected(snapshot: RegistrySnapshot, answer: str) -> None:
-    analysis = _analyzer(answer).analyze("band gap of GaN", snapshot.routes.values())
+    analysis = _analyzer(answer).analyze("band gap of GaN", snapshot)
     assert analysis.named_providers == ()
     assert analysis.analyzer in {"rules (llm failed)", "llm"}
 
 
 def test_http_errors_fall_back_to_rules(snapshot: RegistrySnapshot) -> None:
     analysis = _analyzer({}, status=500).analyze(
-        "measured cellvol of NaCl", snapshot.routes.values()
+        "measured cellvol of NaCl", snapshot
     )
     assert analysis.analyzer == "rules (llm failed)"
     assert analysis.source_constraints == (SourceType.EXPERIMENTAL,)

@@ -53,13 +53,13 @@ def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
 def test_names_and_sources(snapshot: RegistrySnapshot) -> None:
     analysis = RuleAnalyzer().analyze(
         "measured cell volume from the Crystallography Open Database, not MP",
-        snapshot.routes.values(),
+        snapshot,
     )
     assert set(analysis.named_providers) == {"cod", "matproj"}
     assert analysis.source_constraints == (SourceType.EXPERIMENTAL,)
-    korean = RuleAnalyzer().analyze("실험으로 측정한 밀도", snapshot.routes.values())
+    korean = RuleAnalyzer().analyze("실험으로 측정한 밀도", snapshot)
     assert korean.source_constraints == (SourceType.EXPERIMENTAL,)
-    calc = RuleAnalyzer().analyze("DFT band gap of GaN", snapshot.routes.values())
+    calc = RuleAnalyzer().analyze("DFT band gap of GaN", snapshot)
     assert calc.source_constraints == (SourceType.CALCULATED,)
     assert calc.named_providers == ()
 
@@ -77,7 +77,7 @@ def test_gate_analysis_drops_invented_names(snapshot: RegistrySnapshot) -> None:
         named_routes=("cod/rest/result", "skynet/x/y"),
         analyzer="llm",
     )
-    gated = gate_analysis(proposed, snapshot.routes)
+    gated = gate_analysis(proposed, snapshot)
     assert gated.named_providers == ("cod",)
     assert gated.named_routes == ("cod/rest/result",)
     assert gated.rejected == ("provider:skynet", "route:skynet/x/y")

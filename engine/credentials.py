@@ -1,0 +1,94 @@
+"""Credentials by *name*, looked up at call time from a trusted source.
+
+Contracts, candidates and plans carry only credential names (``MP_API_KEY``); the executor
+asks a :class:`CredentialProvider` for the value just before a request is built and places
+it where the route's :class:`~schemarouter.contracts.AuthRequirement` says. Values never
+enter a plan, a result, a log record or an error message: every text the executor builds
+from foreign input passes through a :class:`Redactor` that knows the values it handed out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Protocol, runtime_checkable
+from urllib.parse import quote, quote_plus
+
+__all__ = [
+    "REDACTED",
+    "CredentialProvider",
+    "EnvironmentCredentials",
+    "MappingCredentials",
+    "Redactor",
+]
+
+#: What replaces a credential value wherever one would otherwise show.
+REDACTED = "[redacted]"
+
+
+@runtime_checkable
+class CredentialProvider(Protocol):
+    """A trusted source of credential values, asked by name at call time."""
+
+    def get(self, name: str) -> str | None:
+        """The value of credential ``name``, or ``None`` where it is not available."""
+        ...
+
+
+class EnvironmentCredentials:
+    """Credentials from environment variables (the default): ``MP_API_KEY`` -> ``$MP_API_KEY``.
+
+    ``prefix`` is prepended to every name (``prefix="APP_"`` reads ``$APP_MP_API_KEY``).
+    """
+
+    def __init__(self, *, prefix: str = "") -> None:
+        self.prefix = prefix
+
+    def get(self, name: str) -> str | None:
+        value = os.environ.get(self.prefix + name)
+        return value or None
+
+    def __repr__(self) -> str:
+        return f"EnvironmentCredentials(prefix={self.prefix!r})"
+
+
+class MappingCredentials:
+    """Credentials from a mapping the host fills (a secrets manager, a test). Its repr
+    shows names only."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self.__values = dict(values)
+
+    def get(self, name: str) -> str | None:
+        return self.__values.get(name) or None
+
+    def names(self) -> frozenset[str]:
+        return frozenset(self.__values)
+
+    def __repr__(self) -> str:
+        return f"MappingCredentials(names={sorted(self.__values)!r})"
+
+
+class Redactor:
+    """Replaces every credential value it has seen with :data:`REDACTED` in a text."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        self.__values: set[str] = set()
+        for value in values:
+            self.add(value)
+
+    def add(self, value: str) -> None:
+        """Remember ``value`` and its URL-encoded forms (a query string carries those)."""
+        if value:
+            for form in (value, quote(value, safe=""), quote_plus(value)):
+                self.__values.add(form)
+
+    def __call__(self, text: str) -> str:
+        # longest first, so a value that contains another is replaced whole
+        for value in sorted(self.__values, key=len, reverse=True):
+            if value in text:
+                text = text.replace(value, REDACTED)
+        return text
+
+    def __repr__(self) -> str:
+        return f"Redactor({len(self.__values)} values)"
