@@ -27,15 +27,13 @@ Schema generated from these models (committed as ``engine/catalog.schema.json``)
 
 from __future__ import annotations
 
-import functools
-import json
-import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from schemarouter.adapters._document import parse_text
 from schemarouter.compile import RouteSpec, build_registration, format_validation_error
 from schemarouter.contracts import (
     AccessPath,
@@ -117,50 +115,7 @@ def read_structured_file(path: Path) -> Any:
         raise DocumentError(
             f"not UTF-8 text: {exc.reason}", where=str(path), hint="Save the file as UTF-8"
         ) from None
-    if path.suffix == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DocumentError(
-                f"invalid JSON: {exc.msg}",
-                where=f"{path}:{exc.lineno}:{exc.colno}",
-                hint="Fix the syntax (a JSON linter shows the exact spot)",
-            ) from None
-    import yaml
-
-    try:
-        return yaml.load(text, Loader=_yaml_loader())
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise DocumentError(
-            f"invalid YAML: {problem}", where=where, hint="Fix the YAML syntax"
-        ) from None
-
-
-@functools.cache
-def _yaml_loader() -> type:
-    """A SafeLoader that reads ``1.0e9`` as a float, as YAML 1.2 does (PyYAML follows 1.1,
-    where an exponent needs a sign and a dot, so ``1.0e9`` would silently be a string)."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_implicit_resolver(
-        "tag:yaml.org,2002:float",
-        re.compile(
-            r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-            |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-            |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
-            |[-+]?\.(?:inf|Inf|INF)
-            |\.(?:nan|NaN|NAN))$""",
-            re.X,
-        ),
-        list("-+0123456789."),
-    )
-    return Loader
+    return parse_text(text, source=str(path), json_first=path.suffix == ".json")
 
 
 def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:

@@ -9,6 +9,7 @@ is a :class:`DocumentError` naming the file (and line) or URL.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import math
 import os
@@ -90,6 +91,32 @@ def _convert(node: Any, where: str) -> Any:
     )
 
 
+@functools.cache
+def _yaml_loader() -> type:
+    """A SafeLoader that reads ``1.0e9`` as a float, as YAML 1.2 does (PyYAML follows 1.1,
+    where an exponent needs a sign and a dot, so ``1.0e9`` would silently be a string)."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Loader(base):  # type: ignore[valid-type,misc]
+        pass
+
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(
+            r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+            |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+            |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+            |[-+]?\.(?:inf|Inf|INF)
+            |\.(?:nan|NaN|NAN))$""",
+            re.X,
+        ),
+        list("-+0123456789."),
+    )
+    return Loader
+
+
 def parse_text(text: str, *, source: str, json_first: bool) -> Any:
     """Parse JSON (when ``json_first`` or the text starts with ``{``) or else YAML."""
     if json_first or text.lstrip().startswith(("{", "[")):
@@ -103,9 +130,8 @@ def parse_text(text: str, *, source: str, json_first: bool) -> Any:
             ) from None
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=loader)
+        return yaml.load(text, Loader=_yaml_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
