@@ -20,31 +20,96 @@ from schemarouter.contracts import (
     SourceType,
     UnitNormalizationSpec,
 )
+from schemarouter.credentials import (
+    CredentialProvider,
+    EnvironmentCredentials,
+    MappingCredentials,
+)
 from schemarouter.errors import SchemaRouterError
-from schemarouter.registry import Registry, RegistrySnapshot
+from schemarouter.gate import (
+    GateReport,
+    validate_selection,
+)
+from schemarouter.llm import OpenAICompatibleAnalyzer
+from schemarouter.planner import (
+    Coverage,
+    Plan,
+    PlanRequest,
+    PlanStep,
+)
+from schemarouter.policy import (
+    Budget,
+    ExecutionPolicy,
+)
+from schemarouter.query import (
+    Analyzer,
+    QueryAnalysis,
+    RuleAnalyzer,
+)
+from schemarouter.registry import (
+    Registry,
+    RegistrySnapshot,
+)
+from schemarouter.results import (
+    Candidate,
+    CandidateField,
+    CapabilityRetrieval,
+)
+from schemarouter.results_exec import (
+    ExecutionResult,
+    FieldValue,
+    StepResult,
+)
 from schemarouter.router import SchemaRouter
+from schemarouter.state import (
+    Exclusion,
+    ExecutionState,
+)
 
 __all__ = [
     "AccessKind",
     "AccessPath",
+    "Analyzer",
     "AuthRequirement",
     "Availability",
+    "Budget",
+    "Candidate",
+    "CandidateField",
+    "CapabilityRetrieval",
+    "Coverage",
+    "CredentialProvider",
     "Effect",
     "Endpoint",
+    "EnvironmentCredentials",
+    "Exclusion",
+    "ExecutionPolicy",
+    "ExecutionResult",
+    "ExecutionState",
+    "FieldValue",
+    "GateReport",
+    "MappingCredentials",
+    "OpenAICompatibleAnalyzer",
     "Operation",
     "OutputField",
     "Parameter",
     "ParameterLocation",
+    "Plan",
+    "PlanRequest",
+    "PlanStep",
     "Provider",
+    "QueryAnalysis",
     "Registration",
     "Registry",
     "RegistrySnapshot",
     "Route",
+    "RuleAnalyzer",
     "SchemaRouter",
     "SchemaRouterError",
     "SourceType",
+    "StepResult",
     "UnitNormalizationSpec",
     "__version__",
     "capability",
     "load_catalog",
+    "validate_selection",
 ]

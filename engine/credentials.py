@@ -9,9 +9,12 @@ from foreign input passes through a :class:`Redactor` that knows the values it h
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
+import weakref
 from collections.abc import Iterable, Mapping
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, quote_plus
 
 __all__ = [
@@ -20,6 +23,7 @@ __all__ = [
     "EnvironmentCredentials",
     "MappingCredentials",
     "Redactor",
+    "guard_logger",
 ]
 
 #: What replaces a credential value wherever one would otherwise show.
@@ -82,6 +86,8 @@ class Redactor:
         if value:
             for form in (value, quote(value, safe=""), quote_plus(value)):
                 self.__values.add(form)
+            with _GUARD_LOCK:
+                _ACTIVE.add(self)
 
     def __call__(self, text: str) -> str:
         # longest first, so a value that contains another is replaced whole
@@ -90,5 +96,53 @@ class Redactor:
                 text = text.replace(value, REDACTED)
         return text
 
+    def scrub(self, data: Any) -> Any:
+        """``data`` (JSON values) with every string redacted."""
+        if not self.__values:
+            return data
+        if isinstance(data, str):
+            return self(data)
+        if isinstance(data, list):
+            return [self.scrub(item) for item in data]
+        if isinstance(data, dict):
+            return {self.scrub(k): self.scrub(v) for k, v in data.items()}
+        return data
+
     def __repr__(self) -> str:
         return f"Redactor({len(self.__values)} values)"
+
+
+#: Redactors of executions in flight; the logging filter below consults them.
+_ACTIVE: weakref.WeakSet[Redactor] = weakref.WeakSet()
+_GUARD_LOCK = threading.RLock()
+
+
+class _RedactingFilter(logging.Filter):
+    """Redacts credential values from records of a logger the executor does not own.
+
+    httpx logs every request URL at INFO; a key that travels in the query string would show
+    there. The filter rewrites such a record's message; it adds no handler, changes no level.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        with _GUARD_LOCK:
+            redactors = list(_ACTIVE)
+        if redactors:
+            text = record.getMessage()
+            clean = text
+            for redactor in redactors:
+                clean = redactor(clean)
+            if clean != text:
+                record.msg, record.args = clean, ()
+        return True
+
+
+_FILTER = _RedactingFilter()
+
+
+def guard_logger(name: str) -> None:
+    """Attach the redacting filter to logger ``name`` (once)."""
+    logger = logging.getLogger(name)
+    with _GUARD_LOCK:
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)

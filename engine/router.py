@@ -12,9 +12,8 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -26,7 +25,9 @@ from schemarouter.catalog import load_catalog
 from schemarouter.contracts import Effect, Provider, Registration, SourceType
 from schemarouter.errors import GateError
 from schemarouter.gate import check_candidates, validate_selection
+from schemarouter.invokers.http import HttpTarget, bind_http_routes
 from schemarouter.planner import Plan, PlanRequest, plan_routes, resolve_fields
+from schemarouter.policy import HealthMonitor
 from schemarouter.query import Analyzer, QueryAnalysis, RuleAnalyzer, gate_analysis
 from schemarouter.registry import Registry, RegistryChange, RegistrySnapshot
 from schemarouter.results import CapabilityRetrieval
@@ -34,7 +35,10 @@ from schemarouter.retrieval import Ranked, apply_analysis, build_candidates
 from schemarouter.state import Exclusion, ExecutionState, exclusion_for
 
 if TYPE_CHECKING:
+    from schemarouter.credentials import CredentialProvider
     from schemarouter.index import Encoder, HybridIndex, IndexSettings
+    from schemarouter.policy import Approver, Budget, ExecutionPolicy
+    from schemarouter.results_exec import ExecutionResult
 
 __all__ = ["DEFAULT_RECALL_DEPTH", "SchemaRouter"]
 
@@ -44,13 +48,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_RECALL_DEPTH = 50
 
 _DEFAULT: Any = object()
-
-
-@dataclass(frozen=True)
-class HttpTarget:
-    """Where an HTTP route is called: the registered base URL (scheme and host fixed)."""
-
-    base_url: str
 
 
 class _Ranking(NamedTuple):
@@ -86,6 +83,8 @@ class SchemaRouter:
         self._bindings: dict[str, tuple[str, Any]] = {}
         #: route id -> monotonic time until which the route counts as unhealthy.
         self._unhealthy_until: dict[str, float] = {}
+        #: consecutive failures per route; execution marks a route unhealthy at a threshold
+        self.health_monitor = HealthMonitor()
         self.analyzer: Analyzer = analyzer if analyzer is not None else RuleAnalyzer()
         self.abstention = AbstentionModel.shipped() if abstention is _DEFAULT else abstention
         self.recall_depth = recall_depth
@@ -132,8 +131,14 @@ class SchemaRouter:
         return change
 
     def add_catalog(self, path: str | Path, *, replace: bool = False) -> RegistryChange:
-        """Register a catalog file or folder (see :mod:`schemarouter.catalog`)."""
-        return self.register(load_catalog(path), replace=replace)
+        """Register a catalog file or folder (see :mod:`schemarouter.catalog`).
+
+        A catalog is the caller's own declaration, so its HTTP routes with an absolute
+        ``base_url`` are bound for execution at once (calls still need their credentials).
+        """
+        change = self.register(load_catalog(path), replace=replace)
+        bind_http_routes(self)
+        return change
 
     def add_callable(
         self,
@@ -268,6 +273,18 @@ class SchemaRouter:
         """Bind an invoker to a route's *current* fingerprint."""
         route = self.snapshot().route(route_id)
         self._bindings[route_id] = (route.fingerprint, invoker)
+
+    def unbind(self, route_id: str) -> None:
+        """Forget the invoker of ``route_id`` (it stays registered, but cannot execute)."""
+        self._bindings.pop(route_id, None)
+
+    def binding(self, route_id: str) -> Any | None:
+        """The invoker bound to ``route_id`` at its current fingerprint, else ``None``."""
+        return self._bindings[route_id][1] if self.is_bound(route_id) else None
+
+    def bindings(self) -> dict[str, tuple[str, Any]]:
+        """route id -> (fingerprint, invoker) for every binding (stale ones included)."""
+        return dict(self._bindings)
 
     def is_bound(self, route_id: str) -> bool:
         binding = self._bindings.get(route_id)
@@ -549,6 +566,63 @@ class SchemaRouter:
                 hint="This is a bug: report it with the request",
             )
         return plan
+
+    # -- execution -----------------------------------------------------------------------
+
+    def execute(
+        self,
+        plan: Plan,
+        *,
+        client: httpx.Client | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> ExecutionResult:
+        """Run ``plan``: gate, policy, health, trusted invocation, output validation,
+        declared normalization and projection (see :mod:`schemarouter.execute`)."""
+        from schemarouter.execute import execute
+
+        return execute(
+            self,
+            plan,
+            client=client,
+            credentials=credentials,
+            allow_effects=allow_effects,
+            approve=approve,
+            policy=policy,
+            budget=budget,
+            partial=partial,
+        )
+
+    async def aexecute(
+        self,
+        plan: Plan,
+        *,
+        client: httpx.AsyncClient | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> ExecutionResult:
+        """:meth:`execute` with non-blocking I/O."""
+        from schemarouter.execute import aexecute
+
+        return await aexecute(
+            self,
+            plan,
+            client=client,
+            credentials=credentials,
+            allow_effects=allow_effects,
+            approve=approve,
+            policy=policy,
+            budget=budget,
+            partial=partial,
+        )
 
     def _drop_stale_bindings(self) -> None:
         routes = self.snapshot().routes

@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from helpers import BUNDLED_CATALOG
+
 from schemarouter import SchemaRouter
 from schemarouter.catalog import catalog_files, load_catalog
 from schemarouter.contracts import (
@@ -27,6 +27,8 @@ from schemarouter.contracts import (
     SourceType,
 )
 from schemarouter.units import check_field_units, parse_unit
+
+from helpers import BUNDLED_CATALOG
 
 OPTIMADE_FILE = BUNDLED_CATALOG / "optimade.yaml"
 

@@ -144,11 +144,23 @@ def test_retrieve_executable_needs_binding_and_health() -> None:
 
 def test_unbound_routes_are_not_executable(tiny_catalog: Path) -> None:
     router = make_router(tiny_catalog)
-    result = router.retrieve_executable("band gap", k=2)
-    assert result.candidates == ()
-    assert {e.reason for e in result.exclusions} == {"unbound"}
-    router.bind("matproj/rest/summary", invoker=object())
-    assert router.retrieve_executable("band gap", k=2).route_ids == ("matproj/rest/summary",)
+    # a catalog is the caller's own declaration: routes with a base_url bind at once
+    assert router.retrieve_executable("band gap", k=2).route_ids[0] == "matproj/rest/summary"
+    tools = {"tools": [{"name": "band_gap_lookup", "description": "Band gap of a material",
+                        "annotations": {"readOnlyHint": True},
+                        "inputSchema": {"type": "object",
+                                        "properties": {"formula": {"type": "string"}}}}]}
+    router.add_mcp_tools(tools, provider="gaps", trusted=True)
+    route_id = "gaps/mcp/band_gap_lookup"
+    result = router.retrieve_executable("band gap lookup tool", k=3)
+    assert route_id not in result.route_ids
+    assert {e.route_id: e.reason for e in result.exclusions}.get(route_id) == "unbound"
+    router.bind(route_id, invoker=object())
+    assert route_id in router.retrieve_executable("band gap lookup tool", k=3).route_ids
+    # a changed fingerprint unbinds
+    tools["tools"][0]["description"] = "Band gap of a material, in eV"
+    router.add_mcp_tools(tools, provider="gaps", trusted=True, replace=True)
+    assert not router.is_bound(route_id) and router.binding(route_id) is None
 
 
 def test_async_twins_match_and_do_not_block() -> None:
@@ -175,7 +187,7 @@ def test_async_twins_match_and_do_not_block() -> None:
     sync = router.retrieve("density of NaCl", k=5).route_ids
     route_ids, executable, ticks = asyncio.run(main())
     assert route_ids == sync
-    assert executable == ()
+    assert len(executable) == 5 and all(router.is_bound(r) for r in executable)
     assert ticks > 1  # the loop kept running while retrieval worked in a thread
 
 

@@ -1,0 +1,190 @@
+"""Execution: gate, policy, health, trusted invocation, output validation, normalization.
+
+:func:`execute` and :func:`aexecute` run a :class:`~schemarouter.planner.Plan` against a
+router (or an :class:`ExecutionHost`: a registry snapshot, bindings and health). Both drive
+one implementation, :class:`_Run`, a generator that *yields* I/O operations (an HTTP
+request, an MCP tool call, a Python call, a backoff sleep) and receives their results; the
+sync driver performs them with an ``httpx.Client``, the async one with an
+``httpx.AsyncClient``. Everything but the I/O is shared.
+
+For each step, in order:
+
+1. **gate** (every step, before any call): the route is registered with the step's
+   fingerprint, bound to an invoker at that fingerprint, its fields are registered, and the
+   arguments validate against the registered input schema
+   (:class:`~schemarouter.errors.ParameterValidationError` with the JSON path);
+   a server-side projection parameter (``response_fields``, ``_fields``) the plan left
+   unset is filled from the planned fields;
+2. **policy**: the effect is allowed (``read`` by default; ``write`` / ``destructive`` need
+   ``allow_effects`` and ``approve(route, arguments) -> True``); an unhealthy route is
+   skipped (its fields go to fallbacks);
+3. **invocation** with retries and exponential backoff for reads, a per-call timeout and
+   the budget (calls, bytes, seconds); a route failing ``failure_threshold`` attempts in a
+   row is marked unhealthy for ``cooldown`` seconds;
+4. **raw output**: validated against the declared output schema and each field's schema;
+   strict by default (:class:`~schemarouter.errors.OutputValidationError` with the JSON
+   path), or ``partial=True`` to keep what validates with every missing or invalid field
+   marked;
+5. **projection and normalization**: only the planned fields, by their paths; declared unit
+   normalization only; unit, provenance and license on every value;
+6. **fallback** (read routes only): when the step fails, the plan's conservative fallbacks
+   are re-checked against the registry and called for the affected fields; the result
+   records which fields came from which route and why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import httpx
+
+from schemarouter.contracts import Effect
+from schemarouter.credentials import CredentialProvider, EnvironmentCredentials
+from schemarouter.errors import SchemaRouterError
+from schemarouter.execution_gate import ExecutionHost, Settings
+from schemarouter.executor import Op, Run
+from schemarouter.invokers import http, mcp, python
+from schemarouter.invokers._base import Sleep
+from schemarouter.planner import Plan
+from schemarouter.policy import Approver, Budget, ExecutionPolicy
+from schemarouter.results_exec import ExecutionResult
+
+__all__ = ["ExecutionHost", "aexecute", "execute"]
+
+
+def _settings(
+    credentials: CredentialProvider | None,
+    allow_effects: Iterable[Effect | str],
+    approve: Approver | None,
+    policy: ExecutionPolicy | None,
+    budget: Budget | None,
+    partial: bool,
+) -> Settings:
+    return Settings(
+        credentials=credentials if credentials is not None else EnvironmentCredentials(),
+        allow_effects=frozenset(Effect(e) for e in allow_effects),
+        approve=approve,
+        policy=policy or ExecutionPolicy(),
+        budget=budget or Budget(),
+        partial=partial,
+    )
+
+
+def _drive(run: Run, perform: Callable[[Op], Any]) -> ExecutionResult:
+    gen = run.run()
+    value: Any = None
+    error: BaseException | None = None
+    try:
+        while True:
+            try:
+                op = gen.throw(error) if error is not None else gen.send(value)
+            except StopIteration as stop:
+                result: ExecutionResult = stop.value
+                return result
+            value, error = None, None
+            try:
+                value = perform(op)
+            except Exception as exc:
+                error = exc
+    except SchemaRouterError as exc:
+        raise run.safe(exc) from None
+    finally:
+        gen.close()
+
+
+def execute(
+    router: Any,
+    plan: Plan,
+    *,
+    client: httpx.Client | None = None,
+    credentials: CredentialProvider | None = None,
+    allow_effects: Iterable[Effect | str] = (Effect.READ,),
+    approve: Approver | None = None,
+    policy: ExecutionPolicy | None = None,
+    budget: Budget | None = None,
+    partial: bool = False,
+) -> ExecutionResult:
+    """Execute ``plan`` on ``router`` (see the module docstring). ``client`` is used for
+    HTTP routes (one is made, and closed, where none is given); ``credentials`` defaults to
+    the environment."""
+    run = Run(
+        ExecutionHost.of(router),
+        plan,
+        _settings(credentials, allow_effects, approve, policy, budget, partial),
+    )
+    own: list[httpx.Client] = []
+
+    def perform(op: Op) -> Any:
+        if isinstance(op, http.HttpSend):
+            if client is None and not own:
+                own.append(httpx.Client(follow_redirects=False))
+            return http.send_sync(client or own[0], op)
+        if isinstance(op, mcp.McpCall):
+            return mcp.call_sync(op)
+        if isinstance(op, python.PythonCall):
+            return python.call_sync(op)
+        if isinstance(op, Sleep):
+            time.sleep(op.seconds)
+            return None
+        raise TypeError(f"unknown operation {type(op).__name__}")  # pragma: no cover
+
+    try:
+        return _drive(run, perform)
+    finally:
+        for item in own:
+            item.close()
+
+
+async def aexecute(
+    router: Any,
+    plan: Plan,
+    *,
+    client: httpx.AsyncClient | None = None,
+    credentials: CredentialProvider | None = None,
+    allow_effects: Iterable[Effect | str] = (Effect.READ,),
+    approve: Approver | None = None,
+    policy: ExecutionPolicy | None = None,
+    budget: Budget | None = None,
+    partial: bool = False,
+) -> ExecutionResult:
+    """:func:`execute` with an ``httpx.AsyncClient``; MCP sessions and coroutine
+    functions are awaited, sync functions run in a worker thread."""
+    run = Run(
+        ExecutionHost.of(router),
+        plan,
+        _settings(credentials, allow_effects, approve, policy, budget, partial),
+    )
+    own: list[httpx.AsyncClient] = []
+    gen = run.run()
+    value: Any = None
+    error: BaseException | None = None
+    try:
+        while True:
+            try:
+                op = gen.throw(error) if error is not None else gen.send(value)
+            except StopIteration as stop:
+                result: ExecutionResult = stop.value
+                return result
+            value, error = None, None
+            try:
+                if isinstance(op, http.HttpSend):
+                    if client is None and not own:
+                        own.append(httpx.AsyncClient(follow_redirects=False))
+                    value = await http.send_async(client or own[0], op)
+                elif isinstance(op, mcp.McpCall):
+                    value = await mcp.call_async(op)
+                elif isinstance(op, python.PythonCall):
+                    value = await python.call_async(op)
+                elif isinstance(op, Sleep):
+                    await asyncio.sleep(op.seconds)
+            except Exception as exc:
+                error = exc
+    except SchemaRouterError as exc:
+        raise run.safe(exc) from None
+    finally:
+        gen.close()
+        for item in own:
+            await item.aclose()

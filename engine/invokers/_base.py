@@ -1,0 +1,56 @@
+"""What every invoker shares: the payload it returns, the error it raises, a sleep op."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from schemarouter.errors import InvocationError
+
+__all__ = ["Payload", "Sleep", "counts_for_health", "invocation_error", "is_retryable"]
+
+
+class Payload(NamedTuple):
+    """A decoded raw output and what it cost."""
+
+    data: Any
+    nbytes: int
+    status_code: int | None = None
+    #: Where it came from, without a query string (credentials may travel there).
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Wait ``seconds`` (backoff between attempts)."""
+
+    seconds: float
+
+
+def invocation_error(
+    what: str,
+    *,
+    where: str,
+    hint: str | None = None,
+    retryable: bool = False,
+    health: bool = True,
+    status_code: int | None = None,
+) -> InvocationError:
+    """An :class:`InvocationError` flagged for the retry loop and the health monitor.
+
+    ``retryable``: another attempt may succeed (timeouts, transport errors, 5xx, 429);
+    ``health``: the failure says something about the route's health (a 404 does not).
+    """
+    error = InvocationError(what, where=where, hint=hint)
+    error.retryable = retryable  # type: ignore[attr-defined]
+    error.counts_for_health = health  # type: ignore[attr-defined]
+    error.status_code = status_code  # type: ignore[attr-defined]
+    return error
+
+
+def is_retryable(error: BaseException) -> bool:
+    return bool(getattr(error, "retryable", False))
+
+
+def counts_for_health(error: BaseException) -> bool:
+    return bool(getattr(error, "counts_for_health", True))

@@ -1,0 +1,267 @@
+"""HTTP invocation through an injectable ``httpx.Client`` / ``httpx.AsyncClient``.
+
+Requests are built from registered facts only (:mod:`schemarouter.invokers._request`: the
+registered base URL and path template, arguments in the slots their parameters declare,
+credentials by name at call time). :func:`exchange` is one call, written once: send, follow
+redirects only within the registered scheme, host and port, check the status, decode JSON.
+:func:`send_sync` and :func:`send_async` are the only I/O: they re-check the origin of every
+request before it leaves, stream the body and stop reading past the size cap.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import httpx
+
+from schemarouter.contracts import AccessKind, Route
+from schemarouter.credentials import CredentialProvider, Redactor
+from schemarouter.errors import BudgetExceededError, PolicyError
+from schemarouter.invokers._base import Payload, invocation_error
+from schemarouter.invokers._request import build_request, origin
+from schemarouter.policy import BudgetMeter, ExecutionPolicy
+
+__all__ = [
+    "HTTP_KINDS",
+    "HttpSend",
+    "HttpTarget",
+    "RawResponse",
+    "bind_http_routes",
+    "build_request",
+    "exchange",
+    "origin",
+    "send_async",
+    "send_sync",
+]
+
+#: Access kinds called over HTTP.
+HTTP_KINDS = frozenset({AccessKind.OPENAPI, AccessKind.HTTP, AccessKind.OPTIMADE})
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_RETRYABLE = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    """Binding of an HTTP route: its registered base URL (scheme and host fixed)."""
+
+    base_url: str
+
+
+def bind_http_routes(router: Any) -> list[str]:
+    """Bind every unbound HTTP route that has a registered ``base_url`` (catalog routes);
+    returns the route ids bound."""
+    bound = []
+    for route in router.snapshot():
+        if (
+            route.access.kind in HTTP_KINDS
+            and route.access.base_url
+            and not router.is_bound(route.route_id)
+        ):
+            router.bind(route.route_id, HttpTarget(route.access.base_url))
+            bound.append(route.route_id)
+    return bound
+
+
+class RawResponse(NamedTuple):
+    status_code: int
+    headers: httpx.Headers
+    content: bytes
+    url: httpx.URL
+
+
+@dataclass(frozen=True)
+class HttpSend:
+    """One request to send (the driver re-checks its origin before sending)."""
+
+    request: httpx.Request
+    origin: tuple[str, str, int | None]
+    cap: int
+    cap_is_budget: bool
+    timeout: float
+    where: str
+
+
+# -- one call: redirects, status, decoding --------------------------------------------------
+
+
+def _redirect(request: httpx.Request, raw: RawResponse, base: Any, where: str) -> httpx.Request:
+    location = raw.headers.get("location")
+    if not location:
+        raise invocation_error(f"HTTP {raw.status_code} redirect without a Location", where=where)
+    try:
+        target = request.url.join(location)
+    except httpx.InvalidURL:
+        raise invocation_error("redirect to an invalid URL", where=where) from None
+    if origin(target) != base:
+        scheme, host, port = origin(target)
+        raise invocation_error(
+            f"refused a redirect to another origin ({scheme}://{host}:{port})",
+            where=where,
+            hint="Redirects are followed only within the registered scheme, host and port",
+        )
+    method, content = request.method, request.content
+    headers = httpx.Headers({k: v for k, v in request.headers.items() if k.lower() != "host"})
+    if raw.status_code == 303 or (raw.status_code in (301, 302) and method == "POST"):
+        method, content = "GET", b""
+        for name in ("content-type", "content-length"):
+            headers.pop(name, None)
+    return httpx.Request(
+        method, target, headers=headers, content=content or None, extensions=request.extensions
+    )
+
+
+def _status_error(raw: RawResponse, where: str) -> None:
+    if 200 <= raw.status_code < 300:
+        return
+    snippet = raw.content[:200].decode("utf-8", "replace").strip()
+    raise invocation_error(
+        f"HTTP {raw.status_code}" + (f": {snippet}" if snippet else ""),
+        where=where,
+        retryable=raw.status_code in _RETRYABLE,
+        health=raw.status_code in _RETRYABLE,
+        status_code=raw.status_code,
+    )
+
+
+def _decode(raw: RawResponse, where: str) -> Any:
+    if not raw.content.strip():
+        return None
+    try:
+        return json.loads(raw.content)
+    except (ValueError, RecursionError):
+        kind = raw.headers.get("content-type", "unknown content type")
+        raise invocation_error(
+            f"the response is not valid JSON ({kind})",
+            where=where,
+            hint="The executor reads JSON responses only",
+            status_code=raw.status_code,
+        ) from None
+
+
+def exchange(
+    route: Route,
+    arguments: Mapping[str, Any],
+    *,
+    credentials: CredentialProvider,
+    redactor: Redactor,
+    policy: ExecutionPolicy,
+    meter: BudgetMeter,
+    where: str,
+) -> Generator[HttpSend, RawResponse, Payload]:
+    """One call: send, follow same-origin redirects, check the status, decode JSON."""
+    timeout = meter.call_timeout(policy.timeout)
+    request = build_request(
+        route, arguments, credentials=credentials, redactor=redactor, timeout=timeout, where=where
+    )
+    base = origin(route.access.base_url or "")
+    nbytes = 0
+    for _ in range(policy.max_redirects + 1):
+        meter.spend_call(where)
+        left = meter.bytes_left()
+        by_budget = left is not None and left < policy.max_response_bytes
+        cap = max(left or 0, 0) if by_budget else policy.max_response_bytes
+        raw = yield HttpSend(request, base, cap, by_budget, timeout, where)
+        nbytes += len(raw.content)
+        meter.spend_bytes(len(raw.content), where)
+        if raw.status_code in _REDIRECTS:
+            request = _redirect(request, raw, base, where)
+            continue
+        _status_error(raw, where)
+        url = raw.url.copy_with(query=None, fragment=None)
+        return Payload(_decode(raw, where), nbytes, raw.status_code, str(url))
+    raise invocation_error(f"more than {policy.max_redirects} redirects", where=where)
+
+
+# -- the I/O: sync and async ----------------------------------------------------------------
+
+
+def _check_origin(op: HttpSend) -> None:
+    if origin(op.request.url) != op.origin:
+        raise PolicyError("refused to send a request outside the registered origin", where=op.where)
+
+
+def _too_big(op: HttpSend) -> Exception:
+    if op.cap_is_budget:
+        return BudgetExceededError(
+            f"the response passes the byte budget left ({op.cap} bytes)", where=op.where
+        )
+    return invocation_error(
+        f"the response is larger than the cap of {op.cap} bytes",
+        where=op.where,
+        hint="Raise ExecutionPolicy.max_response_bytes or request fewer records",
+    )
+
+
+def _declared_too_big(response: httpx.Response, op: HttpSend) -> bool:
+    declared = response.headers.get("content-length", "")
+    return (
+        declared.isdigit()
+        and int(declared) > op.cap
+        and not response.headers.get("content-encoding")
+    )
+
+
+def _transport_error(exc: httpx.HTTPError, op: HttpSend) -> Exception:
+    if isinstance(exc, httpx.TimeoutException):
+        return invocation_error(f"timed out after {op.timeout:g} s", where=op.where, retryable=True)
+    return invocation_error(
+        f"transport error: {type(exc).__name__}: {exc}", where=op.where, retryable=True
+    )
+
+
+def _timed_out(op: HttpSend) -> Exception:
+    return invocation_error(
+        f"timed out after {op.timeout:g} s reading the body", where=op.where, retryable=True
+    )
+
+
+def send_sync(client: httpx.Client, op: HttpSend) -> RawResponse:
+    _check_origin(op)
+    deadline = time.monotonic() + op.timeout
+    try:
+        response = client.send(op.request, stream=True, follow_redirects=False)
+    except httpx.HTTPError as exc:
+        raise _transport_error(exc, op) from None
+    try:
+        if _declared_too_big(response, op):
+            raise _too_big(op)
+        body = bytearray()
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > op.cap:
+                raise _too_big(op)
+            if time.monotonic() > deadline:
+                raise _timed_out(op)
+        return RawResponse(response.status_code, response.headers, bytes(body), response.url)
+    except httpx.HTTPError as exc:
+        raise _transport_error(exc, op) from None
+    finally:
+        response.close()
+
+
+async def send_async(client: httpx.AsyncClient, op: HttpSend) -> RawResponse:
+    _check_origin(op)
+    deadline = time.monotonic() + op.timeout
+    try:
+        response = await client.send(op.request, stream=True, follow_redirects=False)
+    except httpx.HTTPError as exc:
+        raise _transport_error(exc, op) from None
+    try:
+        if _declared_too_big(response, op):
+            raise _too_big(op)
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > op.cap:
+                raise _too_big(op)
+            if time.monotonic() > deadline:
+                raise _timed_out(op)
+        return RawResponse(response.status_code, response.headers, bytes(body), response.url)
+    except httpx.HTTPError as exc:
+        raise _transport_error(exc, op) from None
+    finally:
+        await response.aclose()

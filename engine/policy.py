@@ -1,0 +1,253 @@
+"""Execution policy: effects and approvals, retries and backoff, timeouts, health, budgets.
+
+Small value objects with ``DEFAULT_*`` constants, and the few stateful helpers the executor
+needs:
+
+- :func:`check_effect`: ``read`` runs by default; ``write`` and ``destructive`` need the
+  effect in ``allow_effects`` *and* an ``approve(route, arguments)`` callback that returns
+  ``True`` for this very call. Anything else is a :class:`~schemarouter.errors.PolicyError`.
+- :class:`ExecutionPolicy`: attempts (idempotent reads only), exponential backoff, per-call
+  timeout, response size cap, redirect limit, health threshold and cooldown.
+- :class:`Budget` / :class:`BudgetMeter`: calls, bytes and seconds for one execution;
+  spending past any of them is a :class:`~schemarouter.errors.BudgetExceededError`.
+- :class:`HealthMonitor`: counts consecutive failed attempts per route and marks a route
+  unhealthy (for a cooldown) on the host after ``failure_threshold`` of them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemarouter.contracts import Effect, Route
+from schemarouter.errors import BudgetExceededError, PolicyError
+
+__all__ = [
+    "DEFAULT_BACKOFF",
+    "DEFAULT_BACKOFF_MAX",
+    "DEFAULT_COOLDOWN",
+    "DEFAULT_FAILURE_THRESHOLD",
+    "DEFAULT_MAX_ATTEMPTS",
+    "DEFAULT_MAX_REDIRECTS",
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "DEFAULT_TIMEOUT",
+    "Approver",
+    "Budget",
+    "BudgetMeter",
+    "ExecutionPolicy",
+    "Health",
+    "HealthMonitor",
+    "check_effect",
+    "monitor_for",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Attempts per call for idempotent reads (writes and destructive calls get one).
+DEFAULT_MAX_ATTEMPTS = 3
+#: First backoff delay in seconds; doubles per retry up to :data:`DEFAULT_BACKOFF_MAX`.
+DEFAULT_BACKOFF = 0.2
+DEFAULT_BACKOFF_MAX = 5.0
+#: Seconds one call (connect, send, read the whole body) may take.
+DEFAULT_TIMEOUT = 30.0
+#: Largest response body read (decoded bytes); reading stops past it.
+DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+#: Same-origin redirects followed per call.
+DEFAULT_MAX_REDIRECTS = 5
+#: Consecutive failed attempts that make a route unhealthy, and for how long (seconds).
+DEFAULT_FAILURE_THRESHOLD = 3
+DEFAULT_COOLDOWN = 60.0
+
+#: ``approve(route, arguments) -> bool``: the host's explicit yes for one write call.
+Approver = Callable[[Route, Mapping[str, Any]], bool]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ExecutionPolicy(_Frozen):
+    """How calls are made: attempts, backoff, timeouts, caps, health."""
+
+    max_attempts: int = Field(default=DEFAULT_MAX_ATTEMPTS, ge=1, le=10)
+    backoff: float = Field(default=DEFAULT_BACKOFF, ge=0.0)
+    backoff_max: float = Field(default=DEFAULT_BACKOFF_MAX, ge=0.0)
+    timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0.0)
+    max_response_bytes: int = Field(default=DEFAULT_MAX_RESPONSE_BYTES, ge=1)
+    max_redirects: int = Field(default=DEFAULT_MAX_REDIRECTS, ge=0, le=20)
+    failure_threshold: int = Field(default=DEFAULT_FAILURE_THRESHOLD, ge=1)
+    cooldown: float = Field(default=DEFAULT_COOLDOWN, ge=0.0)
+    #: Fill ``response_fields`` / ``_fields`` from the planned fields where a route has one.
+    server_projection: bool = True
+    #: Try the plan's conservative fallbacks when a read route fails.
+    fallbacks: bool = True
+
+    def delay(self, attempt: int) -> float:
+        """Backoff before retry number ``attempt`` (1-based): ``backoff * 2**(attempt-1)``."""
+        return float(min(self.backoff * (2 ** (attempt - 1)), self.backoff_max))
+
+
+class Budget(_Frozen):
+    """Limits for one execution (``None``: unlimited). Every HTTP request sent (retries,
+    redirects and fallbacks included), MCP tool call and Python call counts as a call;
+    bytes are decoded response bytes."""
+
+    max_calls: int | None = Field(default=None, ge=0)
+    max_bytes: int | None = Field(default=None, ge=0)
+    max_seconds: float | None = Field(default=None, gt=0.0)
+
+
+class BudgetMeter:
+    """Spends a :class:`Budget`; raises :class:`BudgetExceededError` past any limit."""
+
+    def __init__(self, budget: Budget, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.budget = budget
+        self.clock = clock
+        self.started = clock()
+        self.calls = 0
+        self.bytes = 0
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    def time_left(self) -> float | None:
+        if self.budget.max_seconds is None:
+            return None
+        return self.budget.max_seconds - self.elapsed()
+
+    def bytes_left(self) -> int | None:
+        if self.budget.max_bytes is None:
+            return None
+        return self.budget.max_bytes - self.bytes
+
+    def check_time(self, where: str) -> None:
+        left = self.time_left()
+        if left is not None and left <= 0:
+            raise BudgetExceededError(
+                f"time budget of {self.budget.max_seconds:g} s spent",
+                where=where,
+                hint="Raise Budget.max_seconds or plan fewer calls",
+            )
+
+    def spend_call(self, where: str) -> None:
+        """Count one call, first checking the call and time limits."""
+        self.check_time(where)
+        if self.budget.max_calls is not None and self.calls >= self.budget.max_calls:
+            raise BudgetExceededError(
+                f"call budget of {self.budget.max_calls} calls spent",
+                where=where,
+                hint="Raise Budget.max_calls or plan fewer calls",
+            )
+        self.calls += 1
+
+    def spend_bytes(self, count: int, where: str) -> None:
+        self.bytes += count
+        if self.budget.max_bytes is not None and self.bytes > self.budget.max_bytes:
+            raise BudgetExceededError(
+                f"byte budget of {self.budget.max_bytes} bytes spent",
+                where=where,
+                hint="Raise Budget.max_bytes or request fewer fields or records",
+            )
+
+    def call_timeout(self, timeout: float) -> float:
+        """The per-call timeout, shortened to the time budget that is left."""
+        left = self.time_left()
+        return timeout if left is None else max(min(timeout, left), 0.001)
+
+
+def check_effect(
+    route: Route,
+    arguments: Mapping[str, Any],
+    *,
+    allow_effects: frozenset[Effect],
+    approve: Approver | None,
+    where: str,
+) -> None:
+    """Refuse a call its effect does not permit (see the module docstring)."""
+    effect = route.endpoint.effect
+    if effect not in allow_effects:
+        allowed = ", ".join(sorted(e.value for e in allow_effects)) or "none"
+        raise PolicyError(
+            f"{route.route_id} has effect {effect.value}, which this execution does not "
+            f"allow (allowed: {allowed})",
+            where=where,
+            hint=f"Pass allow_effects including {effect.value!r} and an approve callback",
+        )
+    if effect is Effect.READ:
+        return
+    if approve is None:
+        raise PolicyError(
+            f"{route.route_id} has effect {effect.value}: it needs an approval callback",
+            where=where,
+            hint="Pass approve=lambda route, arguments: ... that returns True for this call",
+        )
+    try:
+        granted = approve(route, MappingProxyType(dict(arguments)))
+    except Exception as exc:
+        raise PolicyError(
+            f"the approval callback failed for {route.route_id}: {type(exc).__name__}",
+            where=where,
+            hint="Make the callback return True or False",
+        ) from None
+    if granted is not True:
+        raise PolicyError(
+            f"the approval callback refused {effect.value} call {route.route_id}",
+            where=where,
+            hint="Nothing was called",
+        )
+
+
+class Health(Protocol):
+    """Where health lives (the router): cooldowns by route id."""
+
+    def is_healthy(self, route_id: str) -> bool: ...
+
+    def mark_unhealthy(self, route_id: str, *, cooldown: float = ...) -> None: ...
+
+
+class HealthMonitor:
+    """Consecutive failed attempts per route; at ``threshold`` the route is marked
+    unhealthy on ``health`` for ``cooldown`` seconds and its count starts again."""
+
+    def __init__(self) -> None:
+        self._failures: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def failures(self, route_id: str) -> int:
+        return self._failures.get(route_id, 0)
+
+    def success(self, route_id: str) -> None:
+        with self._lock:
+            self._failures.pop(route_id, None)
+
+    def failure(self, route_id: str, health: Health, *, threshold: int, cooldown: float) -> bool:
+        """Count one failure; ``True`` when it made the route unhealthy."""
+        with self._lock:
+            count = self._failures.get(route_id, 0) + 1
+            if count < threshold:
+                self._failures[route_id] = count
+                return False
+            self._failures.pop(route_id, None)
+        health.mark_unhealthy(route_id, cooldown=cooldown)
+        logger.warning("%s failed %d times in a row: unhealthy for %g s", route_id, count, cooldown)
+        return True
+
+
+_MONITORS: weakref.WeakKeyDictionary[Any, HealthMonitor] = weakref.WeakKeyDictionary()
+_MONITORS_LOCK = threading.Lock()
+
+
+def monitor_for(host: Any) -> HealthMonitor:
+    """The failure counter kept for ``host`` (a router) across executions."""
+    with _MONITORS_LOCK:
+        monitor = _MONITORS.get(host)
+        if monitor is None:
+            monitor = _MONITORS[host] = HealthMonitor()
+        return monitor
