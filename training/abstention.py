@@ -76,13 +76,16 @@ def fit_abstention(
         "encoder": router.index.encoder_identity,
         "catalog_fingerprint": router.snapshot().fingerprint,
         "max_false_abstention": max_false_abstention,
-        "dev": {"negative_rejection": round(rejected, 3),
-                "false_abstention": round(false_abstention, 3)},
+        "dev": {
+            "negative_rejection": round(rejected, 3),
+            "false_abstention": round(false_abstention, 3),
+        },
         "seed": seed,
     }
     weights = {f: float(w) for f, w in zip(USED_FEATURES, model.coef_[0], strict=True)}
-    return AbstentionModel(weights=weights, bias=float(model.intercept_[0]),
-                           threshold=threshold, card=card)
+    return AbstentionModel(
+        weights=weights, bias=float(model.intercept_[0]), threshold=threshold, card=card
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     model = fit_abstention(router, max_false_abstention=args.max_false_abstention)
     args.out.write_text(json.dumps(model.to_json(), indent=2) + "\n", "utf-8")
     print(f"wrote {args.out}: threshold {model.threshold:.3f}, dev {model.card['dev']}")
-    print("weights:", {k: round(v, 3) for k, v in model.weights.items()},
-          "bias", round(model.bias, 3))
+    print(
+        "weights:", {k: round(v, 3) for k, v in model.weights.items()}, "bias", round(model.bias, 3)
+    )
     return 0
 
 

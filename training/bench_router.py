@@ -73,11 +73,14 @@ def bench_catalog(
     snapshot = router.snapshot()
     routes = list(snapshot)
     # prompt-all: every route's contract; counted on a sample and scaled for big catalogs
-    sample = routes if len(routes) <= prompt_all_sample else random.Random(0).sample(
-        routes, prompt_all_sample
+    sample = (
+        routes
+        if len(routes) <= prompt_all_sample
+        else random.Random(0).sample(routes, prompt_all_sample)
     )
-    contracts = [canonical_json(candidate_from_route(r, rank=1, score=0.0).contract())
-                 for r in sample]
+    contracts = [
+        canonical_json(candidate_from_route(r, rank=1, score=0.0).contract()) for r in sample
+    ]
     prompt_all = _tokens(tokenizer, contracts) * len(routes) / len(sample)
     bundle = _tokens(tokenizer, bundle_texts) / max(len(bundle_texts), 1)
     return {
@@ -103,13 +106,19 @@ def _plot(results: list[dict[str, Any]], path: Path) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     left.plot(sizes, [r["retrieve_k5"]["p50_ms"] for r in results], "o-", label="p50")
     left.plot(sizes, [r["retrieve_k5"]["p95_ms"] for r in results], "s--", label="p95")
-    left.set(xscale="log", xlabel="routes", ylabel="retrieve(k=5) ms",
-             title="latency vs catalog size")
+    left.set(
+        xscale="log", xlabel="routes", ylabel="retrieve(k=5) ms", title="latency vs catalog size"
+    )
     left.legend()
     right.plot(sizes, [r["bundle_tokens_k5"] for r in results], "o-", label="k=5 bundle")
     right.plot(sizes, [r["prompt_all_tokens"] for r in results], "s--", label="prompt-all")
-    right.set(xscale="log", yscale="log", xlabel="routes", ylabel="tokens (MiniLM tokenizer)",
-              title="prompt cost vs catalog size")
+    right.set(
+        xscale="log",
+        yscale="log",
+        xlabel="routes",
+        ylabel="tokens (MiniLM tokenizer)",
+        title="prompt cost vs catalog size",
+    )
     right.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -139,12 +148,16 @@ def main(argv: list[str] | None = None) -> int:
         results.append(bench_catalog(f"synth-{size}", path, queries))
     (args.out / "bench_router.json").write_text(json.dumps(results, indent=2) + "\n")
     _plot(results, args.out / "bench_router.png")
-    print(f"{'catalog':<14}{'routes':>8}{'p50 ms':>9}{'p95 ms':>9}{'bundle tok':>12}"
-          f"{'prompt-all tok':>16}{'ratio':>9}")
+    print(
+        f"{'catalog':<14}{'routes':>8}{'p50 ms':>9}{'p95 ms':>9}{'bundle tok':>12}"
+        f"{'prompt-all tok':>16}{'ratio':>9}"
+    )
     for r in results:
-        print(f"{r['catalog']:<14}{r['routes']:>8}{r['retrieve_k5']['p50_ms']:>9}"
-              f"{r['retrieve_k5']['p95_ms']:>9}{r['bundle_tokens_k5']:>12}"
-              f"{r['prompt_all_tokens']:>16}{r['ratio']:>9}")
+        print(
+            f"{r['catalog']:<14}{r['routes']:>8}{r['retrieve_k5']['p50_ms']:>9}"
+            f"{r['retrieve_k5']['p95_ms']:>9}{r['bundle_tokens_k5']:>12}"
+            f"{r['prompt_all_tokens']:>16}{r['ratio']:>9}"
+        )
     print(f"wrote {args.out / 'bench_router.json'} and {args.out / 'bench_router.png'}")
     return 0
 
