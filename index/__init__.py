@@ -1,1 +1,42 @@
-"""Hybrid index: documents, BM25 + FAISS, fusion, persistence, batch rebuild."""
+"""Hybrid index: documents, BM25 + FAISS, fusion, persistence, batch rebuild.
+
+Importing this package loads numpy and scipy only; torch, sentence-transformers, FAISS and
+onnxruntime load where first used.
+"""
+
+from schemarouter.index.build import BuildReport, build_index, index_registry
+from schemarouter.index.cache import EmbeddingCache, EmbedStats
+from schemarouter.index.dense import Encoder, HashingEncoder, MiniLMEncoder
+from schemarouter.index.documents import DocKind, Document, route_documents
+from schemarouter.index.fusion import reciprocal_rank_fusion, weighted_fusion
+from schemarouter.index.hybrid import HybridIndex, SearchMode, default_encoder
+from schemarouter.index.lexical import BM25Params, LexicalIndex
+from schemarouter.index.onnx_encoder import OnnxMiniLMEncoder
+from schemarouter.index.settings import IndexSettings, RouteHit
+from schemarouter.index.tokenize import TokenizerSettings, tokenize
+
+__all__ = [
+    "BM25Params",
+    "BuildReport",
+    "DocKind",
+    "Document",
+    "EmbedStats",
+    "EmbeddingCache",
+    "Encoder",
+    "HashingEncoder",
+    "HybridIndex",
+    "IndexSettings",
+    "LexicalIndex",
+    "MiniLMEncoder",
+    "OnnxMiniLMEncoder",
+    "RouteHit",
+    "SearchMode",
+    "TokenizerSettings",
+    "build_index",
+    "default_encoder",
+    "index_registry",
+    "reciprocal_rank_fusion",
+    "route_documents",
+    "tokenize",
+    "weighted_fusion",
+]

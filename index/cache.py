@@ -34,6 +34,8 @@ logger = logging.getLogger(__name__)
 #: Texts are encoded (and cached) in chunks of this many, so an interrupted build keeps
 #: what it has done.
 ENCODE_CHUNK = 2048
+#: More segments than this (say, after many small incremental updates) are merged.
+MAX_SEGMENTS = 64
 
 
 def _key(identity: str, text: str) -> str:
@@ -138,6 +140,37 @@ class EmbeddingCache:
         _write_atomic(folder / f"seg-{seg:06d}.json", meta)
         for row, key in enumerate(keys):
             table.setdefault(key, (seg, row))
+        if len(existing) + 1 > MAX_SEGMENTS:
+            self.compact(identity)
+
+    def compact(self, identity: str) -> None:
+        """Merge every segment of ``identity`` into one (many small updates make many)."""
+        table = self._index(identity)
+        folder = self._folder(identity)
+        old = sorted(folder.glob("seg-*.json"))
+        if len(old) <= 1 or not table:
+            return
+        keys = list(table)
+        dim = self._segment(identity, table[keys[0]][0]).shape[1]
+        merged = np.zeros((len(keys), dim), dtype=np.float32)
+        for i, key in enumerate(keys):
+            seg, row = table[key]
+            merged[i] = self._segment(identity, seg)[row]
+        seg = max(int(p.stem.split("-", 1)[1]) for p in folder.glob("seg-*.npy")) + 1
+        npy = folder / f"seg-{seg:06d}.npy"
+        tmp = npy.with_name(f".{npy.name}.{uuid.uuid4().hex}.tmp")
+        with open(tmp, "wb") as handle:
+            np.save(handle, merged, allow_pickle=False)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, npy)
+        meta = json.dumps({"identity": identity, "keys": keys}).encode("utf-8")
+        _write_atomic(folder / f"seg-{seg:06d}.json", meta)
+        self._segments[identity] = {}
+        for meta_file in old:  # the merged segment is committed: drop the old ones
+            meta_file.unlink(missing_ok=True)
+            meta_file.with_suffix(".npy").unlink(missing_ok=True)
+        self._loaded[identity] = {key: (seg, i) for i, key in enumerate(keys)}
 
 
 @dataclass
@@ -184,11 +217,11 @@ def embed_texts(
         progress(stats.cached)
     missing = np.flatnonzero(~found)
     # Encode short texts together: padding is per batch, so similar lengths batch best.
-    missing = missing[np.argsort([len(texts[i]) for i in missing], kind="stable")]
+    missing = missing[np.argsort([len(texts[int(i)]) for i in missing], kind="stable")]
     start = time.perf_counter()
     for lo in range(0, missing.size, ENCODE_CHUNK):
         chunk = missing[lo : lo + ENCODE_CHUNK]
-        batch = [texts[i] for i in chunk]
+        batch = [texts[int(i)] for i in chunk]
         encoded = encoder.encode(batch)  # type: ignore[attr-defined]
         vectors[chunk] = encoded
         if cache is not None:

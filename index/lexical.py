@@ -95,6 +95,7 @@ class LexicalIndex:
         self._tf = sparse.csr_array((0, 0), dtype=np.int32)
         self._weights: sparse.csr_array | None = None  # term-major: (terms, docs)
         self._idf = np.zeros(0)
+        self._df = np.zeros(0, dtype=np.int64)
         self._avgdl = 0.0
 
     # -- building ----------------------------------------------------------------------
@@ -161,6 +162,7 @@ class LexicalIndex:
         doc_len = np.bincount(rows, weights=tf.data, minlength=n_docs).astype(np.float64)
         df = np.bincount(tf.indices, minlength=n_terms)
         p = self.params
+        self._df = df
         self._idf = okapi_idf(df, n_docs, epsilon=p.epsilon, floor=p.idf_floor)
         self._avgdl = float(doc_len.sum() / n_docs) if n_docs else 0.0
         if n_docs == 0 or self._avgdl == 0.0:
@@ -181,6 +183,13 @@ class LexicalIndex:
     @property
     def avgdl(self) -> float:
         return self._avgdl
+
+    def document_frequency(self, token: str) -> int:
+        """Number of rows that contain ``token``."""
+        if self._weights is None:
+            self.refresh()
+        tid = self.vocab.get(token)
+        return 0 if tid is None else int(self._df[tid])
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray | None:
         """BM25 score of every row for ``tokens``; ``None`` when no token is known."""

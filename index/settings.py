@@ -14,9 +14,12 @@ from schemarouter.index.dense import (
 from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, TextLimits
 from schemarouter.index.fusion import (
     DEFAULT_CANDIDATE_DEPTH,
+    DEFAULT_DENSE_NORM_FLOOR,
+    DEFAULT_DENSE_NORMALIZE,
     DEFAULT_DENSE_WEIGHT,
     DEFAULT_FIELD_HIT_DEPTH,
     DEFAULT_FUSION,
+    DEFAULT_LEXICAL_NORMALIZE,
     DEFAULT_LEXICAL_WEIGHT,
     DEFAULT_RRF_K,
     FusionMethod,
@@ -24,11 +27,24 @@ from schemarouter.index.fusion import (
 from schemarouter.index.lexical import BM25Params
 from schemarouter.index.tokenize import DEFAULT_TOKENIZER, TokenizerSettings
 
-__all__ = ["DEFAULT_FIELD_WEIGHT", "DEFAULT_MAX_FANOUT", "IndexSettings", "RouteHit"]
+__all__ = [
+    "DEFAULT_DENSE_FIELD_WEIGHT",
+    "DEFAULT_FIELD_MIN_SIMILARITY",
+    "DEFAULT_LEXICAL_FIELD_WEIGHT",
+    "DEFAULT_MAX_FANOUT",
+    "IndexSettings",
+    "RouteHit",
+]
 
 #: A field document's score counts this much when it rolls up to its route
-#: (route score = max(endpoint score, FIELD_WEIGHT * best field score)).
-DEFAULT_FIELD_WEIGHT = 1.0
+#: (route score = max(endpoint score, weight * best field score)), per retriever. Chosen
+#: on dev: lexical 0.5 beat 1.0 (R@5, lexical only: G1 0.765 vs 0.761, materials 0.915
+#: vs 0.896); dense 1.0 beat 0.5 (materials 0.805 vs 0.750; G1 and MetaTool have no
+#: described fields, so no difference there).
+DEFAULT_LEXICAL_FIELD_WEIGHT = 0.5
+DEFAULT_DENSE_FIELD_WEIGHT = 1.0
+#: A dense field hit names its field in ``matched_fields`` only from this cosine up.
+DEFAULT_FIELD_MIN_SIMILARITY = 0.3
 #: A dense field text shared by more documents than this is too common to bring new routes
 #: into the dense ranking; it still raises routes already retrieved and names their fields.
 DEFAULT_MAX_FANOUT = 64
@@ -56,11 +72,17 @@ class IndexSettings:
     limits: TextLimits = DEFAULT_TEXT_LIMITS
     fusion: FusionMethod = DEFAULT_FUSION
     rrf_k: float = DEFAULT_RRF_K
+    #: Score normalization of each retriever in weighted fusion ("max", "minmax", "none").
+    lexical_normalize: str = DEFAULT_LEXICAL_NORMALIZE
+    dense_normalize: str = DEFAULT_DENSE_NORMALIZE
+    dense_norm_floor: float = DEFAULT_DENSE_NORM_FLOOR
     lexical_weight: float = DEFAULT_LEXICAL_WEIGHT
     dense_weight: float = DEFAULT_DENSE_WEIGHT
-    field_weight: float = DEFAULT_FIELD_WEIGHT
+    lexical_field_weight: float = DEFAULT_LEXICAL_FIELD_WEIGHT
+    dense_field_weight: float = DEFAULT_DENSE_FIELD_WEIGHT
     candidate_depth: int = DEFAULT_CANDIDATE_DEPTH
     field_hit_depth: int = DEFAULT_FIELD_HIT_DEPTH
+    field_min_similarity: float = DEFAULT_FIELD_MIN_SIMILARITY
     max_fanout: int = DEFAULT_MAX_FANOUT
     hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD
     hnsw_m: int = DEFAULT_HNSW_M

@@ -1,0 +1,370 @@
+"""The hybrid route index: BM25 and dense retrieval over endpoint and field documents.
+
+::
+
+    query ─► tokens ─► BM25 over every document ─► max roll-up to routes ──► lexical top 100 ─┐
+          └► vector ─► nearest endpoint texts (FAISS) ─┬► max roll-up ─────► dense top 100 ───┤
+                       nearest field texts (FAISS) ────┘                                      ▼
+           union of candidates ─► full BM25 + exact cosine of each ─► fusion (.fusion) ─► top k
+
+Tables: routes are numbered in insertion order; documents (the endpoint document, then
+one per output field, route after route) are the rows of the BM25 matrix, always grouped
+by route in route order, and point at one vector of the endpoint or field
+:class:`~schemarouter.index.dense.VectorSet` (identical texts share one vector). ``apply``
+updates the tables in place for a registry change; ``search`` (:mod:`.search`) only ever
+returns routes of the latest snapshot applied.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schemarouter.contracts import Route
+from schemarouter.errors import StaleIndexError
+from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts
+from schemarouter.index.dense import Encoder, VectorSet, text_key
+from schemarouter.index.documents import DocKind, Document, route_documents
+from schemarouter.index.lexical import LexicalIndex
+from schemarouter.index.search import EMPTY, RouteSearch, SearchMode
+from schemarouter.index.settings import IndexSettings
+from schemarouter.index.tokenize import tokenize
+from schemarouter.registry import RegistryChange, RegistrySnapshot
+
+__all__ = ["HybridIndex", "SearchMode", "default_encoder"]
+
+logger = logging.getLogger(__name__)
+
+
+def default_encoder() -> Encoder:
+    """The packaged MiniLM: int8 ONNX when onnxruntime is there, else sentence-transformers."""
+    from schemarouter.index.onnx_encoder import default_minilm_encoder
+
+    return default_minilm_encoder()
+
+
+def _csr_groups(keys: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr, members)``: members of group g are ``members[indptr[g]:indptr[g+1]]``."""
+    valid = np.flatnonzero(keys >= 0)
+    order = valid[np.argsort(keys[valid], kind="stable")]
+    counts = np.bincount(keys[valid], minlength=n_groups)
+    indptr = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return indptr, order.astype(np.int64)
+
+
+class HybridIndex(RouteSearch):
+    """Endpoint- and field-level hybrid retrieval over one registry snapshot.
+
+    Build with :meth:`build`, keep current with :meth:`apply` (e.g. as a registry listener),
+    query with :meth:`search`, persist with :meth:`save` / :meth:`load`. Thread-safe: one
+    lock serializes updates and searches.
+    """
+
+    def __init__(self, *, encoder: Encoder, settings: IndexSettings | None = None) -> None:
+        self.settings = settings or IndexSettings()
+        self.encoder = encoder
+        self.encoder_identity = encoder.identity
+        self.dim = int(encoder.dim)
+        s = self.settings
+        self._lexical = LexicalIndex(s.bm25)
+        vector_kwargs = dict(
+            hnsw_threshold=s.hnsw_threshold,
+            hnsw_m=s.hnsw_m,
+            ef_search=s.ef_search,
+            ef_construction=s.ef_construction,
+        )
+        self._vectors = (VectorSet(self.dim, **vector_kwargs), VectorSet(self.dim, **vector_kwargs))
+        self._route_ids: list[str] = []
+        self._route_fps: list[str] = []
+        self._route_fields: list[tuple[str, ...]] = []
+        self._route_row: dict[str, int] = {}
+        self._doc_route = EMPTY
+        self._doc_kind = np.zeros(0, dtype=np.int8)
+        self._doc_field = np.zeros(0, dtype=np.int32)
+        self._doc_vec = EMPTY
+        self.registry_fingerprint = RegistrySnapshot.build(0, {}, {}).fingerprint
+        self.registry_version = 0
+        self.last_embed = EmbedStats()
+        self._lock = threading.RLock()
+        self._derived_ok = False
+
+    # -- construction ------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        snapshot: RegistrySnapshot,
+        *,
+        encoder: Encoder | None = None,
+        settings: IndexSettings | None = None,
+        cache: EmbeddingCache | str | Path | None = None,
+        progress: bool = False,
+    ) -> HybridIndex:
+        """Index every route of ``snapshot``. ``cache``: an embedding cache or its folder."""
+        index = cls(encoder=encoder or default_encoder(), settings=settings)
+        if cache is not None and not isinstance(cache, EmbeddingCache):
+            cache = EmbeddingCache(cache)
+        index._add_routes(list(snapshot), cache=cache, progress=progress)
+        index._finish()
+        index.registry_fingerprint = snapshot.fingerprint
+        index.registry_version = snapshot.version
+        return index
+
+    def __len__(self) -> int:
+        return len(self._route_ids)
+
+    def __contains__(self, route_id: object) -> bool:
+        return route_id in self._route_row
+
+    @property
+    def route_ids(self) -> tuple[str, ...]:
+        return tuple(self._route_ids)
+
+    @property
+    def n_documents(self) -> int:
+        return int(self._doc_route.size)
+
+    def describe(self) -> dict[str, Any]:
+        """Sizes and kinds, for logs and benchmarks."""
+        ep, fv = self._vectors
+        return {
+            "routes": len(self),
+            "documents": self.n_documents,
+            "terms": self._lexical.n_terms,
+            "endpoint_vectors": len(ep),
+            "field_vectors": len(fv),
+            "endpoint_index": ep.kind,
+            "field_index": fv.kind,
+            "encoder": self.encoder_identity,
+            "registry_version": self.registry_version,
+        }
+
+    def _add_routes(
+        self, routes: Sequence[Route], *, cache: EmbeddingCache | None, progress: bool
+    ) -> None:
+        if not routes:
+            self.last_embed = EmbedStats()
+            return
+        limits = self.settings.limits
+        tok = self.settings.tokenizer
+        docs: list[tuple[int, int, Document]] = []
+        bar = _bar(progress, len(routes), "documents", "routes")
+        for route in routes:
+            if route.route_id in self._route_row:
+                raise ValueError(f"route {route.route_id!r} is indexed already")
+            row = len(self._route_ids)
+            self._route_row[route.route_id] = row
+            self._route_ids.append(route.route_id)
+            self._route_fps.append(route.fingerprint)
+            route_docs = route_documents(route, limits)
+            self._route_fields.append(tuple(d.field for d in route_docs[1:] if d.field))
+            docs.extend((row, i - 1, d) for i, d in enumerate(route_docs))
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        self._lexical.add([tokenize(d.text, tok) for _, _, d in docs])
+        doc_route = np.fromiter((r for r, _, _ in docs), dtype=np.int64, count=len(docs))
+        doc_kind = np.fromiter((int(d.kind) for _, _, d in docs), dtype=np.int8, count=len(docs))
+        doc_field = np.fromiter((f for _, f, _ in docs), dtype=np.int32, count=len(docs))
+        # A document without a dense text (a field known only by its name) gets no vector.
+        keys = [text_key(d.dense_text) if d.dense_text else "" for _, _, d in docs]
+        has_vector = np.fromiter((bool(k) for k in keys), dtype=bool, count=len(keys))
+        doc_vec = np.full(len(docs), -1, dtype=np.int64)
+        # Unique texts not stored yet, across both vector sets: embed them once.
+        todo: dict[str, str] = {}
+        for kind in (DocKind.ENDPOINT, DocKind.FIELD):
+            vs = self._vectors[kind]
+            for i in np.flatnonzero((doc_kind == kind) & has_vector):
+                key = keys[i]
+                if key not in vs.rows and key not in todo:
+                    todo[key] = docs[i][2].dense_text
+        todo_keys = list(todo)
+        bar = _bar(progress, len(todo_keys), "embedding", "texts")
+        vectors, stats = embed_texts(
+            self.encoder,
+            [todo[k] for k in todo_keys],
+            cache=cache,
+            progress=bar.update if bar is not None else None,
+        )
+        if bar is not None:
+            bar.close()
+        stats.requested = len(docs)
+        self.last_embed = stats
+        position = {k: i for i, k in enumerate(todo_keys)}
+        for kind in (DocKind.ENDPOINT, DocKind.FIELD):
+            vs = self._vectors[kind]
+            idx = np.flatnonzero((doc_kind == kind) & has_vector)
+            kind_keys = [keys[i] for i in idx]
+            new = list(dict.fromkeys(k for k in kind_keys if k not in vs.rows))
+            if new:
+                vs.add(new, vectors[[position[k] for k in new]])
+            rows = vs.lookup(kind_keys)
+            doc_vec[idx] = rows
+            vs.incref(rows)
+        self._doc_route = np.concatenate([self._doc_route, doc_route])
+        self._doc_kind = np.concatenate([self._doc_kind, doc_kind])
+        self._doc_field = np.concatenate([self._doc_field, doc_field])
+        self._doc_vec = np.concatenate([self._doc_vec, doc_vec])
+        self._derived_ok = False
+
+    def _remove_routes(self, route_ids: Iterable[str]) -> None:
+        doomed = {self._route_row[r] for r in route_ids if r in self._route_row}
+        if not doomed:
+            return
+        n_routes = len(self._route_ids)
+        keep_route = np.ones(n_routes, dtype=bool)
+        keep_route[list(doomed)] = False
+        keep_doc = keep_route[self._doc_route]
+        for kind in (DocKind.ENDPOINT, DocKind.FIELD):
+            gone = (~keep_doc) & (self._doc_kind == kind)
+            self._vectors[kind].incref(self._doc_vec[gone], -1)
+        remap = np.cumsum(keep_route) - 1
+        kept = np.flatnonzero(keep_route)
+        self._route_ids = [self._route_ids[i] for i in kept]
+        self._route_fps = [self._route_fps[i] for i in kept]
+        self._route_fields = [self._route_fields[i] for i in kept]
+        self._route_row = {r: i for i, r in enumerate(self._route_ids)}
+        self._lexical.keep(keep_doc)
+        self._doc_route = remap[self._doc_route[keep_doc]]
+        self._doc_kind = self._doc_kind[keep_doc]
+        self._doc_field = self._doc_field[keep_doc]
+        self._doc_vec = self._doc_vec[keep_doc]
+        self._derived_ok = False
+
+    def _compact_vectors(self) -> None:
+        for kind in (DocKind.ENDPOINT, DocKind.FIELD):
+            vs = self._vectors[kind]
+            if len(vs) > 1000 and vs.dead_fraction() > self.settings.compact_dead_fraction:
+                remap = vs.compact()
+                if remap is not None:
+                    mask = (self._doc_kind == kind) & (self._doc_vec >= 0)
+                    self._doc_vec[mask] = remap[self._doc_vec[mask]]
+                    logger.info("compacted %s vectors to %d", kind.name.lower(), len(vs))
+
+    def _finish(self) -> None:
+        """Recompute BM25 weights, FAISS indexes and the roll-up tables."""
+        self._lexical.refresh()
+        for vs in self._vectors:
+            vs.sync()
+        self._derive()
+
+    def _derive(self) -> None:
+        n_routes = len(self._route_ids)
+        if np.any(np.diff(self._doc_route) < 0):  # pragma: no cover - an invariant
+            raise AssertionError("documents must stay grouped by route, in route order")
+        self._route_docs = _csr_groups(self._doc_route, n_routes)
+        # reduceat needs non-empty groups: every route has its endpoint document.
+        self._field_doc = self._doc_kind == DocKind.FIELD
+        doc_weight = np.ones(self._doc_kind.size)
+        doc_weight[self._field_doc] = self.settings.lexical_field_weight
+        self._doc_weight = doc_weight
+        endpoint_doc = np.zeros(n_routes, dtype=np.int64)
+        is_endpoint = np.flatnonzero(self._doc_kind == DocKind.ENDPOINT)
+        endpoint_doc[self._doc_route[is_endpoint]] = is_endpoint
+        self._endpoint_doc = endpoint_doc
+        self._fanout = tuple(
+            _csr_groups(np.where(self._doc_kind == kind, self._doc_vec, -1), len(vs))
+            for kind, vs in zip((DocKind.ENDPOINT, DocKind.FIELD), self._vectors, strict=True)
+        )
+        self._derived_ok = True
+
+    # -- incremental updates -------------------------------------------------------------
+
+    def apply(
+        self,
+        snapshot: RegistrySnapshot,
+        change: RegistryChange | None = None,
+        *,
+        cache: EmbeddingCache | None = None,
+        progress: bool = False,
+    ) -> EmbedStats:
+        """Bring the index to ``snapshot`` without a rebuild; returns what was embedded.
+
+        The difference is computed from route fingerprints, so a missed or repeated change
+        cannot leave the index wrong; ``change`` is only logged. Usable directly as a
+        registry listener: ``registry.subscribe(index.apply)``.
+        """
+        with self._lock:
+            current = dict(zip(self._route_ids, self._route_fps, strict=True))
+            removed = [r for r in current if r not in snapshot.routes]
+            changed = [
+                r
+                for r, fp in current.items()
+                if r in snapshot.routes and snapshot.routes[r].fingerprint != fp
+            ]
+            added = [r for r in snapshot.routes if r not in current]
+            if change is not None:
+                logger.debug(
+                    "index apply v%d: +%d ~%d -%d (change said +%d ~%d -%d)",
+                    snapshot.version,
+                    len(added),
+                    len(changed),
+                    len(removed),
+                    len(change.added),
+                    len(change.replaced),
+                    len(change.removed),
+                )
+            self.last_embed = EmbedStats()
+            if removed or changed:
+                self._remove_routes(removed + changed)
+                self._compact_vectors()
+            if changed or added:
+                fresh = sorted(changed + added)
+                self._add_routes(
+                    [snapshot.routes[r] for r in fresh], cache=cache, progress=progress
+                )
+            if removed or changed or added or not self._derived_ok:
+                self._finish()
+            self.registry_fingerprint = snapshot.fingerprint
+            self.registry_version = snapshot.version
+            return self.last_embed
+
+    def check_current(self, snapshot: RegistrySnapshot) -> None:
+        """Raise :class:`StaleIndexError` unless the index was built from ``snapshot``."""
+        if snapshot.fingerprint != self.registry_fingerprint:
+            raise StaleIndexError(
+                f"the index reflects registry version {self.registry_version}, not the "
+                f"snapshot at version {snapshot.version}",
+                where=self.registry_fingerprint,
+                hint="Call index.apply(snapshot) or rebuild the index",
+            )
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> Path:
+        """Write the index to folder ``path`` atomically (see :mod:`.store`)."""
+        from schemarouter.index.store import save_index
+
+        with self._lock:
+            if not self._derived_ok:
+                self._finish()
+            return save_index(self, Path(path))
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        snapshot: RegistrySnapshot,
+        *,
+        encoder: Encoder | None = None,
+    ) -> HybridIndex:
+        """Load a saved index; :class:`StaleIndexError` unless it matches ``snapshot``,
+        :class:`CorruptIndexError` for missing, truncated or altered files."""
+        from schemarouter.index.store import load_index
+
+        return load_index(Path(path), snapshot, encoder=encoder)
+
+
+def _bar(enabled: bool, total: int, desc: str, unit: str) -> Any:
+    if not enabled or total == 0:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)

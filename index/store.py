@@ -1,0 +1,370 @@
+"""Saving and loading a hybrid index as a folder of plain files, atomically.
+
+Layout::
+
+    <index>/
+        manifest.json            format, registry fingerprint and version, encoder identity,
+                                 settings, counts, and the sha256 and size of every file
+        gen-<id>/                one generation of data files:
+            routes.json              route ids, route fingerprints, field names per route
+            docs_route.npy  docs_kind.npy  docs_field.npy  docs_vec.npy
+            lexical_tf_data.npy  lexical_tf_indices.npy  lexical_tf_indptr.npy
+            lexical_vocab.json
+            endpoint_vectors.npy  endpoint_keys.json  [endpoint_hnsw.faiss]
+            field_vectors.npy     field_keys.json     [field_hnsw.faiss]
+
+No pickle anywhere (``np.load(allow_pickle=False)``; the HNSW graph is FAISS's own binary
+format). A save writes a new generation into a temporary folder, renames it to
+``gen-<id>``, and then replaces ``manifest.json`` in one ``os.replace``: that is the
+commit. A crash before it leaves the previous manifest and generation untouched; older
+generations are deleted only after the commit.
+
+Loading checks, in order: the manifest parses and has this format
+(:class:`CorruptIndexError`), the registry fingerprint and encoder match
+(:class:`StaleIndexError`), every file listed exists with its size and sha256
+(:class:`CorruptIndexError`), and the arrays agree with each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from schemarouter.errors import CorruptIndexError, IndexStoreError, StaleIndexError
+from schemarouter.fingerprint import fingerprint
+from schemarouter.index.dense import encoder_from_identity
+from schemarouter.index.documents import DocKind
+from schemarouter.index.lexical import LexicalIndex
+from schemarouter.index.settings import IndexSettings
+from schemarouter.registry import RegistrySnapshot
+
+if TYPE_CHECKING:
+    from schemarouter.index.dense import Encoder
+    from schemarouter.index.hybrid import HybridIndex
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "load_index", "read_manifest", "save_index"]
+
+logger = logging.getLogger(__name__)
+
+FORMAT = "schemarouter-hybrid-index"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+_KIND_NAMES = {DocKind.ENDPOINT: "endpoint", DocKind.FIELD: "field"}
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fsync_write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _write_array(path: Path, array: np.ndarray) -> None:
+    with open(path, "wb") as handle:
+        np.save(handle, np.ascontiguousarray(array), allow_pickle=False)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _write_json(path: Path, value: Any) -> None:
+    _fsync_write(path, json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def _manifest_checksum(manifest: dict[str, Any]) -> str:
+    return fingerprint({k: v for k, v in manifest.items() if k != "checksum"})
+
+
+def save_index(index: HybridIndex, path: Path) -> Path:
+    """Write ``index`` to folder ``path`` (created if needed) atomically; returns ``path``."""
+    from schemarouter._version import __version__
+
+    if path.exists() and not path.is_dir():
+        raise IndexStoreError(
+            "cannot save an index over a file", where=str(path), hint="Choose a folder path"
+        )
+    if path.is_dir() and any(path.iterdir()) and not (path / MANIFEST).exists():
+        raise IndexStoreError(
+            "the folder is not empty and holds no index",
+            where=str(path),
+            hint="Save into an empty folder or an existing index folder",
+        )
+    path.mkdir(parents=True, exist_ok=True)
+    generation = f"gen-{uuid.uuid4().hex[:12]}"
+    tmp = path / f".tmp-{generation}"
+    tmp.mkdir()
+    try:
+        names = _write_generation(index, tmp)
+        files = {}
+        for name in names:
+            file = tmp / name
+            files[f"{generation}/{name}"] = {"sha256": _sha256(file), "bytes": file.stat().st_size}
+        _fsync_dir(tmp)
+        os.rename(tmp, path / generation)
+        manifest: dict[str, Any] = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "schemarouter_version": __version__,
+            "generation": generation,
+            "registry_fingerprint": index.registry_fingerprint,
+            "registry_version": index.registry_version,
+            "encoder": index.encoder_identity,
+            "dim": index.dim,
+            "settings": index.settings.as_dict(),
+            "counts": index.describe(),
+            "files": files,
+        }
+        manifest["checksum"] = _manifest_checksum(manifest)
+        staged = path / f".{MANIFEST}.{generation}.tmp"
+        _fsync_write(staged, json.dumps(manifest, indent=1, ensure_ascii=False).encode())
+        os.replace(staged, path / MANIFEST)  # the commit
+        _fsync_dir(path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    for child in path.iterdir():
+        if child.name != generation and (
+            child.name.startswith(("gen-", ".tmp-gen-")) or child.name.endswith(".tmp")
+        ):
+            if child.is_dir():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+    logger.info("saved index (%d routes) to %s", len(index), path)
+    return path
+
+
+def _write_generation(index: HybridIndex, folder: Path) -> list[str]:
+    names: list[str] = []
+
+    def array(name: str, value: np.ndarray) -> None:
+        _write_array(folder / name, value)
+        names.append(name)
+
+    def document(name: str, value: Any) -> None:
+        _write_json(folder / name, value)
+        names.append(name)
+
+    document(
+        "routes.json",
+        {
+            "route_ids": index._route_ids,
+            "fingerprints": index._route_fps,
+            "fields": [list(f) for f in index._route_fields],
+        },
+    )
+    array("docs_route.npy", index._doc_route.astype(np.int64))
+    array("docs_kind.npy", index._doc_kind.astype(np.int8))
+    array("docs_field.npy", index._doc_field.astype(np.int32))
+    array("docs_vec.npy", index._doc_vec.astype(np.int64))
+    arrays, terms = index._lexical.state()
+    for name, value in arrays.items():
+        array(f"{name}.npy", value)
+    document("lexical_vocab.json", terms)
+    for kind, vs in zip((DocKind.ENDPOINT, DocKind.FIELD), index._vectors, strict=True):
+        prefix = _KIND_NAMES[kind]
+        array(f"{prefix}_vectors.npy", vs.vectors)
+        document(f"{prefix}_keys.json", vs.keys)
+        blob = vs.faiss_bytes()
+        if blob is not None:
+            _fsync_write(folder / f"{prefix}_hnsw.faiss", blob)
+            names.append(f"{prefix}_hnsw.faiss")
+    return names
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest of the index at ``path``; :class:`CorruptIndexError` if unusable."""
+    file = path / MANIFEST
+    try:
+        manifest = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CorruptIndexError(
+            "no index here (manifest.json is missing)",
+            where=str(path),
+            hint="Build one with `schemarouter index build` or HybridIndex.save",
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CorruptIndexError(
+            f"manifest.json is unreadable: {exc}", where=str(file), hint="Rebuild the index"
+        ) from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise CorruptIndexError(
+            "manifest.json is not a SchemaRouter index manifest",
+            where=str(file),
+            hint="Rebuild the index",
+        )
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise StaleIndexError(
+            f"index format version {manifest.get('format_version')!r} is not supported "
+            f"(this version reads {FORMAT_VERSION})",
+            where=str(file),
+            hint="Rebuild the index with this version of SchemaRouter",
+        )
+    if manifest.get("checksum") != _manifest_checksum(manifest):
+        raise CorruptIndexError(
+            "manifest.json was altered (its checksum does not match)",
+            where=str(file),
+            hint="Rebuild the index",
+        )
+    return manifest
+
+
+def _verify_files(path: Path, manifest: dict[str, Any]) -> None:
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not files:
+        raise CorruptIndexError("manifest.json lists no files", where=str(path / MANIFEST))
+    for name, info in files.items():
+        file = path / name
+        if ".." in Path(name).parts or not file.is_file():
+            raise CorruptIndexError(
+                f"index file {name} is missing", where=str(path), hint="Rebuild the index"
+            )
+        if file.stat().st_size != info.get("bytes"):
+            raise CorruptIndexError(
+                f"index file {name} has {file.stat().st_size} bytes, the manifest says "
+                f"{info.get('bytes')} (truncated or altered)",
+                where=str(file),
+                hint="Rebuild the index",
+            )
+        if _sha256(file) != info.get("sha256"):
+            raise CorruptIndexError(
+                f"index file {name} does not match its sha256 in the manifest (altered)",
+                where=str(file),
+                hint="Rebuild the index",
+            )
+
+
+def load_index(
+    path: Path, snapshot: RegistrySnapshot, *, encoder: Encoder | None = None
+) -> HybridIndex:
+    """Load and check the index at ``path`` against ``snapshot`` (see the module docstring)."""
+    manifest = read_manifest(path)
+    if manifest.get("registry_fingerprint") != snapshot.fingerprint:
+        raise StaleIndexError(
+            f"the index was built from registry version {manifest.get('registry_version')}, "
+            f"which differs from the current registry (version {snapshot.version})",
+            where=str(path),
+            hint="Rebuild it (`schemarouter index build`) or load it and call apply(snapshot)"
+            " after loading against the registry it was built from",
+        )
+    identity = manifest.get("encoder")
+    if encoder is not None and encoder.identity != identity:
+        raise StaleIndexError(
+            f"the index was embedded with {identity!r}, not {encoder.identity!r}",
+            where=str(path),
+            hint="Load it with the same encoder, or rebuild it with this one",
+        )
+    _verify_files(path, manifest)
+    try:
+        return _restore(path / manifest["generation"], manifest, encoder)
+    except (ValueError, KeyError, TypeError, IndexError, OSError) as exc:
+        raise CorruptIndexError(
+            f"index files are inconsistent: {exc}", where=str(path), hint="Rebuild the index"
+        ) from None
+
+
+def _restore(folder: Path, manifest: dict[str, Any], encoder: Encoder | None) -> HybridIndex:
+    from schemarouter.index.hybrid import HybridIndex
+
+    settings = IndexSettings.from_dict(manifest["settings"])
+    if encoder is None:
+        encoder = encoder_from_identity(manifest["encoder"])
+    index = HybridIndex(encoder=encoder, settings=settings)
+
+    def array(name: str) -> np.ndarray:
+        return np.load(folder / name, allow_pickle=False)
+
+    def document(name: str) -> Any:
+        return json.loads((folder / name).read_text(encoding="utf-8"))
+
+    routes = document("routes.json")
+    route_ids, fps, fields = routes["route_ids"], routes["fingerprints"], routes["fields"]
+    if not (len(route_ids) == len(fps) == len(fields)):
+        raise ValueError("routes.json lists of different lengths")
+    if fingerprint(sorted(zip(route_ids, fps, strict=True))) != manifest["registry_fingerprint"]:
+        raise ValueError("routes.json does not match the registry fingerprint")
+    index._route_ids = list(route_ids)
+    index._route_fps = list(fps)
+    index._route_fields = [tuple(f) for f in fields]
+    index._route_row = {r: i for i, r in enumerate(route_ids)}
+    doc_route, doc_kind = array("docs_route.npy"), array("docs_kind.npy")
+    doc_field, doc_vec = array("docs_field.npy"), array("docs_vec.npy")
+    n_docs = doc_route.shape[0]
+    if any(a.shape != (n_docs,) for a in (doc_kind, doc_field, doc_vec)):
+        raise ValueError("document arrays differ in length")
+    if n_docs and (doc_route.min() < 0 or doc_route.max() >= len(route_ids)):
+        raise ValueError("a document points at no route")
+    endpoint_docs = doc_kind == DocKind.ENDPOINT
+    if np.bincount(doc_route[endpoint_docs], minlength=len(route_ids)).tolist() != [1] * len(
+        route_ids
+    ):
+        raise ValueError("every route needs exactly one endpoint document")
+    lexical_arrays = {
+        name: array(f"{name}.npy")
+        for name in ("lexical_tf_data", "lexical_tf_indices", "lexical_tf_indptr")
+    }
+    index._lexical = LexicalIndex.from_state(
+        lexical_arrays, document("lexical_vocab.json"), settings.bm25
+    )
+    if len(index._lexical) != n_docs:
+        raise ValueError("the BM25 matrix and the document table differ in length")
+    for kind, vs in zip((DocKind.ENDPOINT, DocKind.FIELD), index._vectors, strict=True):
+        prefix = _KIND_NAMES[kind]
+        vectors = array(f"{prefix}_vectors.npy")
+        keys = document(f"{prefix}_keys.json")
+        if vectors.dtype != np.float32 or vectors.shape != (len(keys), index.dim):
+            raise ValueError(f"{prefix} vectors have shape {vectors.shape}")
+        mine = doc_vec[doc_kind == kind]
+        if kind == DocKind.ENDPOINT and mine.size and mine.min() < 0:
+            raise ValueError("an endpoint document has no vector")
+        mine = mine[mine >= 0]
+        if mine.size and mine.max() >= len(keys):
+            raise ValueError(f"a document points at no {prefix} vector")
+        refs = np.bincount(mine, minlength=len(keys))
+        blob_file = folder / f"{prefix}_hnsw.faiss"
+        blob = blob_file.read_bytes() if blob_file.exists() else None
+        vs.restore(keys, vectors, refs, blob)
+    n_fields = np.array([len(f) for f in index._route_fields], dtype=np.int64)
+    field_docs = doc_kind == DocKind.FIELD
+    if np.any(doc_field[field_docs] < 0) or np.any(
+        doc_field[field_docs] >= n_fields[doc_route[field_docs]]
+    ):
+        raise ValueError("a field document points at no field")
+    index._doc_route = doc_route.astype(np.int64)
+    index._doc_kind = doc_kind.astype(np.int8)
+    index._doc_field = doc_field.astype(np.int32)
+    index._doc_vec = doc_vec.astype(np.int64)
+    index.registry_fingerprint = manifest["registry_fingerprint"]
+    index.registry_version = int(manifest["registry_version"])
+    for vs in index._vectors:
+        vs.sync()
+    index._derive()
+    return index

@@ -1,0 +1,94 @@
+"""Routes and registries shared by the index tests."""
+
+from __future__ import annotations
+
+from schemarouter.contracts import (
+    AccessKind,
+    AccessPath,
+    Endpoint,
+    Operation,
+    OutputField,
+    Provider,
+    Registration,
+    Route,
+)
+from schemarouter.registry import Registry
+
+
+def make_route(
+    provider: str,
+    endpoint: str,
+    description: str,
+    fields: dict[str, str] | None = None,
+    *,
+    display: str | None = None,
+    aliases: tuple[str, ...] = (),
+) -> Route:
+    return Route.build(
+        Provider(id=provider, display_name=display or provider.title(), aliases=aliases),
+        AccessPath(id="rest", kind=AccessKind.HTTP, base_url="https://example.org"),
+        Endpoint(
+            id=endpoint,
+            name=endpoint,
+            operation=Operation(method="GET", path=f"/{endpoint}"),
+            description=description,
+            output_fields=tuple(
+                OutputField(name=n, description=d) for n, d in (fields or {}).items()
+            ),
+        ),
+    )
+
+
+def base_routes() -> list[Route]:
+    return [
+        make_route(
+            "weather",
+            "forecast",
+            "Daily weather forecast for a city",
+            {
+                "temperature": "air temperature",
+                "humidity": "relative humidity",
+                "dew_point": "dew point of the air",
+            },
+            display="Weather Co",
+            aliases=("날씨", "天气"),
+        ),
+        make_route(
+            "matproj",
+            "summary",
+            "Material properties by chemical formula",
+            {"band_gap": "electronic band gap", "elastic_modulus": "Young's modulus"},
+            display="Materials Project",
+        ),
+        make_route(
+            "tmdb",
+            "search_movie",
+            "Search movies by title",
+            {"title": "movie title", "release_date": "date of release"},
+        ),
+        make_route(
+            "stocks",
+            "quote",
+            "Stock price for a ticker symbol",
+            {"price": "last traded price", "currency": "ISO currency code"},
+        ),
+        make_route(
+            "translate",
+            "translate_text",
+            "Translate text between languages",
+            {"translation": "translated text"},
+        ),
+        make_route(
+            "korea",
+            "air_quality",
+            "서울의 대기질과 미세먼지 농도를 알려주는 도구",
+            {"pm10": "미세먼지 농도"},
+            display="에어코리아",
+        ),
+    ]
+
+
+def registry_with(routes: list[Route]) -> Registry:
+    registry = Registry()
+    registry.register(Registration(source="test", routes=tuple(routes)))
+    return registry
