@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import BUNDLED_CATALOG
 
 from schemarouter import SchemaRouter
 from schemarouter.abstention import ABSTENTION_FEATURES, AbstentionModel
@@ -15,6 +14,8 @@ from schemarouter.errors import ModelError
 from schemarouter.index import HashingEncoder
 from schemarouter.training.abstention import fit_abstention
 from schemarouter.training.datasets.bundled import load_bundled_queries
+
+from helpers import BUNDLED_CATALOG
 
 
 def test_shipped_model_loads_and_documents_its_data() -> None:

@@ -12,8 +12,6 @@ from typing import Any
 import httpx
 import pytest
 from pydantic import BaseModel
-from servers import catalogs
-from servers.world import MP_KEY, Servers, fresh_router, running_servers
 
 from schemarouter import SchemaRouter, capability
 from schemarouter.credentials import EnvironmentCredentials, MappingCredentials
@@ -21,6 +19,9 @@ from schemarouter.execute import ExecutionHost, aexecute, execute
 from schemarouter.index import HashingEncoder
 from schemarouter.planner import PlanRequest
 from schemarouter.results_exec import ExecutionResult
+
+from servers import catalogs
+from servers.world import MP_KEY, Servers, fresh_router, running_servers
 
 MP = "materials_project/rest/summary_search"
 OPTIMADE = "optimade/v1/structures"

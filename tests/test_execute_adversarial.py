@@ -13,8 +13,6 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from servers import catalogs
-from servers.world import MP_KEY, Servers, fresh_router, running_servers
 
 from schemarouter import SchemaRouter
 from schemarouter.contracts import Route
@@ -24,6 +22,9 @@ from schemarouter.execute import execute
 from schemarouter.invokers.http import origin
 from schemarouter.planner import Fallback, Plan, PlanStep
 from schemarouter.policy import Budget, ExecutionPolicy
+
+from servers import catalogs
+from servers.world import MP_KEY, Servers, fresh_router, running_servers
 
 #: Routes that answer at once (the slow and oversized faults are left to their own tests).
 ROUTES = [

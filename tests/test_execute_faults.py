@@ -13,8 +13,6 @@ from typing import Any
 
 import httpx
 import pytest
-from servers import catalogs
-from servers.world import MP_KEY, Servers, fresh_router, running_servers
 
 from schemarouter import SchemaRouter, load_catalog
 from schemarouter.credentials import MappingCredentials, Redactor
@@ -32,6 +30,8 @@ from schemarouter.policy import Budget, ExecutionPolicy
 from schemarouter.results_exec import ExecutionResult
 
 from helpers import BUNDLED_CATALOG
+from servers import catalogs
+from servers.world import MP_KEY, Servers, fresh_router, running_servers
 
 CREDS = MappingCredentials({"MP_API_KEY": MP_KEY})
 FAST = ExecutionPolicy(backoff=0.01, timeout=2.0)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from servers import catalogs
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import InvocationError, PolicyError
@@ -18,6 +17,8 @@ from schemarouter.execute import aexecute, execute
 from schemarouter.index import HashingEncoder
 from schemarouter.invokers import MCPConnection, bind_mcp_session
 from schemarouter.results_exec import ExecutionResult
+
+from servers import catalogs
 
 SERVER = Path(__file__).parent / "mcp_servers" / "materials_server.py"
 BAND_GAP = "materials/mcp/band_gap"

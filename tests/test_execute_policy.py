@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from servers import catalogs
-from servers.world import MP_KEY, Servers, fresh_router, running_servers
 
 from schemarouter import SchemaRouter
 from schemarouter.contracts import Route
@@ -27,6 +25,9 @@ from schemarouter.execute import execute
 from schemarouter.invokers import HttpTarget
 from schemarouter.planner import Plan, PlanStep
 from schemarouter.policy import ExecutionPolicy
+
+from servers import catalogs
+from servers.world import MP_KEY, Servers, fresh_router, running_servers
 
 MP = "materials_project/rest/summary_search"
 OPTIMADE = "optimade/v1/structures"

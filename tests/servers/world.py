@@ -10,6 +10,7 @@ from typing import Any
 
 from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder
+
 from servers import catalogs
 from servers.faulty import FaultyApp
 from servers.loopback import LoopbackServer
