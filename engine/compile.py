@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from schemarouter.contracts import (
     AccessPath,
@@ -39,6 +39,7 @@ from schemarouter.units import check_field_units
 
 __all__ = [
     "RouteSpec",
+    "build_contract",
     "build_registration",
     "check_json_schema",
     "format_validation_error",
@@ -65,6 +66,18 @@ def slugify(text: str, *, max_length: int = 96) -> str:
     if not text or not text[0].isalnum():
         text = "x" + text
     return text[:max_length].rstrip("_.-") or "x"
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def build_contract(model: type[M], *, where: str, hint: str, **values: Any) -> M:
+    """``model(**values)``; a pydantic refusal becomes a :class:`DocumentError` at ``where``."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        what, loc = format_validation_error(exc)
+        raise DocumentError(what, where=f"{where} ({loc})", hint=hint) from None
 
 
 def format_validation_error(exc: ValidationError, *, prefix: str = "") -> tuple[str, str]:

@@ -38,7 +38,14 @@ from pydantic import ValidationError
 from schemarouter.adapters._document import to_json_value
 from schemarouter.adapters._fields import FieldLimits, flatten_fields
 from schemarouter.adapters._schema import SchemaResolver, as_object_schema
-from schemarouter.compile import RouteSpec, build_registration, format_validation_error, slugify
+from schemarouter.compile import (
+    M,
+    RouteSpec,
+    build_contract,
+    build_registration,
+    format_validation_error,
+    slugify,
+)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -147,12 +154,8 @@ def _text(value: Any, where: str, key: str) -> str:
     return value.strip()
 
 
-def _build(model: Any, at: str, /, **values: Any) -> Any:
-    try:
-        return model(**values)
-    except ValidationError as exc:
-        what, loc = format_validation_error(exc)
-        raise DocumentError(what, where=f"{at} ({loc})", hint="Fix the tool definition") from None
+def _build(model: type[M], at: str, /, **values: Any) -> M:
+    return build_contract(model, where=at, hint="Fix the tool definition", **values)
 
 
 def _endpoint(

@@ -43,7 +43,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import httpx
-from pydantic import ValidationError
 
 from schemarouter.adapters._document import load_document
 from schemarouter.adapters._fields import FieldLimits, flatten_fields
@@ -56,7 +55,13 @@ from schemarouter.adapters._openapi_reader import (
 )
 from schemarouter.adapters._openapi_security import SecuritySchemes
 from schemarouter.adapters._schema import as_object_schema
-from schemarouter.compile import RouteSpec, build_registration, format_validation_error, slugify
+from schemarouter.compile import (
+    M,
+    RouteSpec,
+    build_contract,
+    build_registration,
+    slugify,
+)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -101,15 +106,9 @@ def _method_effect(method: str) -> Effect:
     return Effect.DESTRUCTIVE if method == "delete" else Effect.WRITE
 
 
-def _build(reader: OpenAPIReader, model: Any, at: str, /, **values: Any) -> Any:
+def _build(reader: OpenAPIReader, model: type[M], at: str, /, **values: Any) -> M:
     """``model(**values)``, a pydantic refusal becoming a located DocumentError."""
-    try:
-        return model(**values)
-    except ValidationError as exc:
-        what, loc = format_validation_error(exc)
-        raise DocumentError(
-            what, where=reader.where(f"{at} ({loc})"), hint="Fix the document there"
-        ) from None
+    return build_contract(model, where=reader.where(at), hint="Fix the document there", **values)
 
 
 class _EndpointBuilder:
