@@ -305,6 +305,15 @@ class AccessPath(Contract):
     #: (e.g. MCP ``readOnlyHint``).
     trusted: bool = False
 
+    def canonical(self) -> dict[str, Any]:
+        """The contract without ``document`` / ``document_hash``: where a route was read
+        from is provenance, not contract, so an edit elsewhere in the same document does not
+        change (and unbind) routes it did not touch."""
+        data = super().canonical()
+        data.pop("document", None)
+        data.pop("document_hash", None)
+        return data
+
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:

@@ -1,0 +1,473 @@
+"""OPTIMADE services -> routes: ``GET /structures`` and ``GET /structures/{entry_id}``.
+
+The source is a base URL (``{base}/info`` and ``{base}/info/structures`` are fetched through
+an injectable ``httpx.Client``) or recorded payloads of the same JSON:API shape,
+``{"info": {...}, "info/structures": {...}}``.
+
+- **fields**: every property of ``/info/structures`` (``data.properties``: description,
+  unit, ``type`` / ``x-optimade-type``, sortable), supplemented by an optional folder of
+  OPTIMADE v1.2 property-definition YAMLs (``x-optimade-type``, ``x-optimade-unit``;
+  ``inapplicable`` means no unit; a list of numbers takes its elements' unit). ``id`` sits
+  at ``data.*.id``, the others at ``data.*.attributes.<name>`` (``data.`` for one entry).
+  Units go through :mod:`schemarouter.units`; a unit the alias table and pint cannot read
+  is dropped with a warning (named in the field's description), never guessed.
+- **parameters**: ``filter``, ``response_fields``, ``sort``, ``page_limit``,
+  ``page_offset``, ``response_format`` typed (the entry route: ``entry_id``,
+  ``response_fields``, ``response_format``).
+- **provider**: display name and homepage from ``meta.provider``; license from ``/info``
+  (``available_licenses`` first SPDX id, ``license`` link as license URL; else
+  ``"unknown"``); source type ``calculated`` unless told otherwise.
+- **base URL**: the ``base_url`` argument, else the URL the payloads came from, else the
+  ``available_api_versions`` URL of ``api_version``; none means unbindable routes.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from schemarouter.adapters._document import load_document
+from schemarouter.compile import RouteSpec, build_contract, build_registration, slugify
+from schemarouter.contracts import (
+    AccessKind,
+    AccessPath,
+    Endpoint,
+    Operation,
+    OutputField,
+    Parameter,
+    ParameterLocation,
+    Provider,
+    Registration,
+    SourceType,
+)
+from schemarouter.errors import DocumentError, SchemaRouterError, UnitError
+from schemarouter.fingerprint import fingerprint
+from schemarouter.units import DIMENSIONS, check_field_units, parse_unit
+
+__all__ = ["OPTIMADE_TYPES", "add_optimade", "load_property_definitions", "optimade_registration"]
+
+logger = logging.getLogger(__name__)
+
+#: OPTIMADE data types -> JSON Schema.
+OPTIMADE_TYPES: dict[str, dict[str, Any]] = {
+    "string": {"type": "string"},
+    "integer": {"type": "integer"},
+    "float": {"type": "number"},
+    "boolean": {"type": "boolean"},
+    "timestamp": {"type": "string", "format": "date-time"},
+    "list": {"type": "array"},
+    "dictionary": {"type": "object"},
+}
+
+#: Core structures properties -> the semantic ids the bundled catalog uses.
+SEMANTICS = {
+    "id": "identifier.optimade_entry_id",
+    "elements": "chemical.elements",
+    "nelements": "chemical.nelements",
+    "chemical_formula_reduced": "chemical.formula",
+    "chemical_formula_hill": "chemical.formula_hill",
+    "chemical_formula_anonymous": "chemical.formula_anonymous",
+    "lattice_vectors": "structure.lattice_vectors",
+    "nsites": "structure.nsites",
+    "space_group_symbol_hermann_mauguin": "structure.space_group_symbol",
+    "space_group_it_number": "structure.space_group_number",
+    "cartesian_site_positions": "structure.cartesian_site_positions",
+    "last_modified": "provenance.last_modified",
+}
+
+_FIELDS_PATTERN = r"^([a-z_][a-z_0-9]*(,[a-z_][a-z_0-9]*)*)?$"
+_COMMON = (
+    (
+        "response_fields",
+        {"type": "string", "pattern": _FIELDS_PATTERN},
+        "Comma-separated properties to return (e.g. 'nsites,elements').",
+    ),
+    (
+        "response_format",
+        {"type": "string", "default": "json"},
+        "Output format; 'json' is the standard one.",
+    ),
+)
+_LIST = (
+    (
+        "filter",
+        {"type": "string"},
+        "OPTIMADE filter expression, e.g. 'elements HAS \"Si\" AND nelements=2'.",
+    ),
+    (
+        "sort",
+        {"type": "string"},
+        "Comma-separated sortable properties; a leading '-' sorts descending.",
+    ),
+    ("page_limit", {"type": "integer", "minimum": 0}, "Entries per page."),
+    ("page_offset", {"type": "integer", "minimum": 0}, "Entries to skip."),
+)
+
+
+def _where(source: str, at: str) -> str:
+    return f"{source}: {at}"
+
+
+def _mapping(node: Any, where: str, what: str) -> Mapping[str, Any]:
+    if not isinstance(node, Mapping):
+        raise DocumentError(
+            f"{what} must be an object, got {type(node).__name__}",
+            where=where,
+            hint="Pass the JSON:API response of an OPTIMADE server",
+        )
+    return node
+
+
+# -- property definitions -------------------------------------------------------------------
+
+
+def _inherit(node: Any, root: Path | None, seen: tuple[str, ...] = ()) -> Any:
+    """Resolve ``$$inherit`` references under ``root`` (the referencing keys win)."""
+    if isinstance(node, list):
+        return [_inherit(item, root, seen) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    resolved: dict[str, Any] = {}
+    reference = node.get("$$inherit")
+    if isinstance(reference, str) and root is not None and reference not in seen:
+        parts = reference.strip("/").split("/")
+        if len(parts) >= 3 and parts[1] == "properties":
+            target = root.joinpath("properties", *parts[2:]).with_suffix(".yaml")
+            if target.is_file():
+                base = load_document(target).data
+                resolved.update(_inherit(base, root, (*seen, reference)))
+    for key, value in node.items():
+        if key != "$$inherit":
+            resolved[key] = _inherit(value, root, seen)
+    return resolved
+
+
+def load_property_definitions(folder: Path | str) -> dict[str, dict[str, Any]]:
+    """``name -> definition`` for every ``*.yaml`` in a folder of OPTIMADE definitions."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DocumentError(
+            "property-definition folder not found",
+            where=str(folder),
+            hint="Point properties_dir at e.g. properties/optimade/structures",
+        )
+    root = next((p.parent for p in folder.parents if p.name == "properties"), None)
+    if folder.name == "properties":
+        root = folder.parent
+    out: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        data = load_document(path).data
+        data = _inherit(data, root)
+        name = data.get("x-optimade-definition", {}).get("name") or path.stem
+        out[str(name)] = data
+    return out
+
+
+def _optimade_type(definition: Mapping[str, Any]) -> str | None:
+    kind = definition.get("x-optimade-type", definition.get("type"))
+    if isinstance(kind, str) and kind in OPTIMADE_TYPES:
+        return kind
+    return None
+
+
+def _schema(definition: Mapping[str, Any]) -> dict[str, Any]:
+    kind = _optimade_type(definition)
+    schema = dict(OPTIMADE_TYPES[kind]) if kind else {}
+    items = definition.get("items")
+    if kind == "list" and isinstance(items, Mapping) and _optimade_type(items):
+        schema["items"] = _schema(items)
+    return schema
+
+
+def _raw_unit(definition: Mapping[str, Any]) -> str | None:
+    unit = definition.get("x-optimade-unit", definition.get("unit"))
+    if isinstance(unit, str) and unit.strip() and unit != "inapplicable":
+        return unit.strip()
+    items = definition.get("items")
+    if isinstance(items, Mapping) and _optimade_type(definition) == "list":
+        return _raw_unit(items)
+    return None
+
+
+def _dimension(unit: str) -> str | None:
+    for name in DIMENSIONS:
+        try:
+            check_field_units(OutputField(name="probe", unit=unit, dimension=name), where=unit)
+        except UnitError:
+            continue
+        return name
+    return None
+
+
+def _first_paragraph(text: Any) -> str:
+    paragraph = str(text or "").strip().split("\n\n", 1)[0]
+    return re.sub(r"\s+", " ", paragraph).strip()
+
+
+def _field(
+    name: str, info: Mapping[str, Any], extra: Mapping[str, Any], *, many: bool, where: str
+) -> OutputField:
+    """One output field from the server's ``/info/structures`` entry and a YAML definition."""
+    merged = {**extra, **{k: v for k, v in info.items() if v is not None}}
+    prefix = "data.*" if many else "data"
+    path = f"{prefix}.{name}" if name == "id" else f"{prefix}.attributes.{name}"
+    schema = _schema(info) if _optimade_type(info) else _schema(extra)
+    description = _first_paragraph(merged.get("description"))
+    unit = _raw_unit(info) or _raw_unit(extra)
+    dimension = None
+    if unit is not None:
+        try:
+            parse_unit(unit)
+            dimension = _dimension(unit)
+        except UnitError:
+            logger.warning("%s: unit %r of %r is unknown; dropped", where, unit, name)
+            description = f"{description} (unit as served: {unit})".strip()
+            unit = None
+    if merged.get("sortable") is True:
+        schema["x-optimade-sortable"] = True
+    return build_contract(
+        OutputField,
+        where=where,
+        hint="Fix the property definition",
+        name=name,
+        path=path,
+        json_schema=schema,
+        semantic_id=SEMANTICS.get(name),
+        description=description,
+        unit=unit,
+        dimension=dimension,
+        identifier=name == "id",
+    )
+
+
+# -- /info ----------------------------------------------------------------------------------
+
+
+def _license(attributes: Mapping[str, Any]) -> tuple[str, str | None]:
+    licenses = attributes.get("available_licenses")
+    name = "unknown"
+    if isinstance(licenses, list) and licenses and isinstance(licenses[0], str):
+        name = licenses[0]
+    link = attributes.get("license")
+    url = link.get("href") if isinstance(link, Mapping) else link
+    return name, url if isinstance(url, str) and url.startswith("http") else None
+
+
+def _versioned_url(attributes: Mapping[str, Any]) -> str | None:
+    version = str(attributes.get("api_version") or "").lstrip("v")
+    for item in attributes.get("available_api_versions") or ():
+        if (
+            isinstance(item, Mapping)
+            and isinstance(item.get("url"), str)
+            and (not version or str(item.get("version", "")).lstrip("v") == version)
+        ):
+            return item["url"]
+    return None
+
+
+def _provider(
+    provider: str | Provider,
+    info: Mapping[str, Any],
+    attributes: Mapping[str, Any],
+    source_type: SourceType,
+    where: str,
+) -> Provider:
+    if isinstance(provider, Provider):
+        return provider
+    if not isinstance(provider, str) or not provider.strip():
+        raise DocumentError(
+            "provider must be a non-empty string or a Provider",
+            where=f"{where}: provider",
+            hint="Pass provider='name' or a Provider(...)",
+        )
+    meta = info.get("meta")
+    meta_provider = meta.get("provider") if isinstance(meta, Mapping) else None
+    meta_provider = meta_provider if isinstance(meta_provider, Mapping) else {}
+    license_name, license_url = _license(attributes)
+    name = meta_provider.get("name")
+    homepage = meta_provider.get("homepage")
+    homepage = homepage.get("href") if isinstance(homepage, Mapping) else homepage
+    return build_contract(
+        Provider,
+        where=f"{where}: meta.provider",
+        hint="Fix /info's meta.provider or pass a Provider",
+        id=slugify(provider),
+        display_name=name.strip()[:256] if isinstance(name, str) and name.strip() else provider,
+        homepage=homepage if isinstance(homepage, str) and homepage.startswith("http") else None,
+        license=license_name,
+        license_url=license_url,
+        source_type=source_type,
+        description=_first_paragraph(meta_provider.get("description")),
+    )
+
+
+# -- the registration -----------------------------------------------------------------------
+
+
+def _parameters(rows: Any, *, entry: bool) -> tuple[Parameter, ...]:
+    params = []
+    if entry:
+        params.append(
+            Parameter(
+                name="entry_id",
+                location=ParameterLocation.PATH,
+                json_schema={"type": "string"},
+                required=True,
+                description="Id of the structure entry (as in data.*.id).",
+                semantic_id="identifier.optimade_entry_id",
+            )
+        )
+    for name, schema, description in rows:
+        params.append(
+            Parameter(
+                name=name,
+                location=ParameterLocation.QUERY,
+                json_schema=schema,
+                description=description,
+                semantic_id="query.optimade_filter" if name == "filter" else None,
+            )
+        )
+    return tuple(params)
+
+
+def _input_schema(parameters: tuple[Parameter, ...]) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {p.name: p.json_schema for p in parameters},
+        "additionalProperties": False,
+    }
+    required = [p.name for p in parameters if p.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _payloads(source: Any, client: httpx.Client | None) -> tuple[Any, Any, str, str | None]:
+    if isinstance(source, str) and re.match(r"^https?://", source, re.IGNORECASE):
+        base = source.rstrip("/")
+        info = load_document(f"{base}/info", client=client).data
+        structures = load_document(f"{base}/info/structures", client=client).data
+        return info, structures, base, base
+    if isinstance(source, Mapping):
+        for key in ("info", "info/structures"):
+            if key not in source:
+                raise DocumentError(
+                    f"recorded payloads lack {key!r}",
+                    where=f"<optimade>: {key}",
+                    hint="Pass {'info': <GET /info>, 'info/structures': <GET /info/structures>}",
+                )
+        info = load_document(
+            _mapping(source["info"], "<optimade>: info", "info"), source="<optimade>/info"
+        ).data
+        structures = load_document(
+            _mapping(source["info/structures"], "<optimade>: info/structures", "info/structures"),
+            source="<optimade>/info/structures",
+        ).data
+        return info, structures, "<optimade>", None
+    raise DocumentError(
+        f"cannot read an OPTIMADE service from a {type(source).__name__}",
+        where="<optimade>",
+        hint="Pass a base URL or {'info': ..., 'info/structures': ...}",
+    )
+
+
+def optimade_registration(
+    source: str | Mapping[str, Any],
+    *,
+    provider: str | Provider,
+    client: httpx.Client | None = None,
+    properties_dir: Path | str | None = None,
+    base_url: str | None = None,
+    source_type: SourceType | str = SourceType.CALCULATED,
+    access_id: str = "optimade",
+) -> Registration:
+    """Compile an OPTIMADE service (base URL or recorded payloads) into a Registration."""
+    info, structures, name, fetched = _payloads(source, client)
+    info_data = _mapping(info.get("data"), f"{name}/info: data", "/info data")
+    attributes = _mapping(
+        info_data.get("attributes", {}), f"{name}/info: data.attributes", "/info data.attributes"
+    )
+    s_data = _mapping(
+        structures.get("data"), f"{name}/info/structures: data", "/info/structures data"
+    )
+    properties = _mapping(
+        s_data.get("properties", {}), f"{name}/info/structures: data.properties", "data.properties"
+    )
+    definitions = load_property_definitions(properties_dir) if properties_dir else {}
+    provider_model = _provider(provider, info, attributes, SourceType(source_type), name)
+    resolved = base_url or fetched or _versioned_url(attributes)
+    access = build_contract(
+        AccessPath,
+        where=f"{name}: base_url",
+        hint="Pass base_url='https://.../v1'",
+        id=access_id,
+        kind=AccessKind.OPTIMADE,
+        base_url=resolved,
+        document=name,
+        document_hash=fingerprint({"info": info, "info/structures": structures}),
+    )
+    names = [n for n in properties if isinstance(n, str)]
+    names += [n for n in sorted(definitions) if n not in properties]
+    names = [n for n in names if n != "type" and n.strip()]
+    specs = []
+    for many in (True, False):
+        fields = []
+        for prop in names:
+            entry = properties.get(prop)
+            entry = entry if isinstance(entry, Mapping) else {}
+            fields.append(
+                _field(
+                    prop,
+                    entry,
+                    definitions.get(prop, {}),
+                    many=many,
+                    where=f"{name}/info/structures: data.properties.{prop}",
+                )
+            )
+        params = _parameters(_LIST + _COMMON if many else _COMMON, entry=not many)
+        endpoint = build_contract(
+            Endpoint,
+            where=f"{name}/info/structures",
+            hint="Fix the OPTIMADE payloads",
+            id="list_structures" if many else "get_structure",
+            name="GET /structures" if many else "GET /structures/{entry_id}",
+            operation=Operation(
+                method="GET", path="/structures" if many else "/structures/{entry_id}"
+            ),
+            summary=(
+                "Search structures with an OPTIMADE filter" if many else "One structure entry by id"
+            ),
+            description=_first_paragraph(s_data.get("description")) or "OPTIMADE structures",
+            input_schema=_input_schema(params),
+            parameters=params,
+            output_fields=tuple(fields),
+        )
+        specs.append(
+            RouteSpec(
+                provider_model,
+                access,
+                endpoint,
+                "GET /structures" if many else "GET /structures/{entry_id}",
+            )
+        )
+    return build_registration(specs, source=name, providers=[provider_model])
+
+
+def add_optimade(
+    router: Any, source: str | Mapping[str, Any], *, replace: bool = False, **kwargs: Any
+) -> Any:
+    """Register an OPTIMADE service on ``router`` and bind its routes; the RegistryChange."""
+    from schemarouter.invokers.http import bind_http_routes
+
+    try:
+        registration = optimade_registration(source, **kwargs)
+    except SchemaRouterError:
+        raise
+    change = router.register(registration, replace=replace)
+    bind_http_routes(router)
+    return change

@@ -1,0 +1,311 @@
+"""Registration, bindings and health: the half of :class:`~schemarouter.SchemaRouter` that
+changes what is registered and what may execute.
+
+Every ``add_*`` method compiles its source through :func:`schemarouter.compile.build_registration`
+and registers the result atomically: a source that fails anywhere registers nothing. A
+binding ties an invoker to a route's *current* fingerprint; a changed fingerprint unbinds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from schemarouter.adapters.python import callable_registration
+from schemarouter.catalog import load_catalog
+from schemarouter.contracts import Effect, Provider, Registration, SourceType
+from schemarouter.invokers.http import HttpTarget, bind_http_routes
+from schemarouter.registry import Registry, RegistryChange, RegistrySnapshot
+
+if TYPE_CHECKING:
+    from schemarouter.adapters.inspect import ContractProposal
+    from schemarouter.adapters.profiles import ProviderResolution
+    from schemarouter.diff import SchemaDiff
+
+__all__ = ["RegistrationMixin"]
+
+logger = logging.getLogger(__name__)
+
+
+class RegistrationMixin:
+    """Registration from every source, bindings and health (state shared with the facade)."""
+
+    registry: Registry
+    _bindings: dict[str, tuple[str, Any]]
+    _unhealthy_until: dict[str, float]
+
+    # -- registration ------------------------------------------------------------------
+
+    def snapshot(self) -> RegistrySnapshot:
+        return self.registry.snapshot()
+
+    def register(self, registration: Registration, *, replace: bool = False) -> RegistryChange:
+        """Register a compiled :class:`Registration` (all or nothing)."""
+        change = self.registry.register(registration, replace=replace)
+        self._drop_stale_bindings()
+        logger.info(
+            "registered %s: %d routes added, %d replaced, %d removed (registry v%d)",
+            registration.source,
+            len(change.added),
+            len(change.replaced),
+            len(change.removed),
+            change.version,
+        )
+        return change
+
+    def add_catalog(self, path: str | Path, *, replace: bool = False) -> RegistryChange:
+        """Register a catalog file or folder (see :mod:`schemarouter.catalog`).
+
+        A catalog is the caller's own declaration, so its HTTP routes with an absolute
+        ``base_url`` are bound for execution at once (calls still need their credentials).
+        """
+        change = self.register(load_catalog(path), replace=replace)
+        bind_http_routes(self)
+        return change
+
+    def add_callable(
+        self,
+        fn: Callable[..., Any] | Sequence[Callable[..., Any]],
+        *,
+        provider: str | Provider,
+        effect: Effect | str | None = None,
+        license: str | None = None,
+        source_type: SourceType | str = SourceType.UNKNOWN,
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Register typed Python callables and bind them for execution."""
+        functions = list(fn) if isinstance(fn, Sequence) else [fn]
+        registration = callable_registration(
+            functions, provider=provider, effect=effect, license=license, source_type=source_type
+        )
+        change = self.register(registration, replace=replace)
+        by_qualname = {f"{f.__module__}.{f.__qualname__}": f for f in functions}
+        for route in registration.routes:
+            qualname = route.endpoint.operation.qualname
+            if qualname in by_qualname:
+                self._bindings[route.route_id] = (route.fingerprint, by_qualname[qualname])
+        return change
+
+    def add_openapi(
+        self,
+        document: str | Path | Mapping[str, Any],
+        *,
+        provider: str | Provider,
+        base_url: str | None = None,
+        access_id: str = "rest",
+        client: httpx.Client | None = None,
+        effect_overrides: Mapping[str, Effect | str] | None = None,
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Register an OpenAPI 2.0 / 3.0 / 3.1 document (path, URL or dict).
+
+        Routes are bound for execution at registration when the access path has an absolute
+        base URL (``base_url``, or the document's own server); otherwise they stay unbound
+        until :meth:`bind`.
+        """
+        from schemarouter.adapters.openapi import openapi_registration
+
+        registration = openapi_registration(
+            document,
+            provider=provider,
+            base_url=base_url,
+            access_id=access_id,
+            client=client,
+            effect_overrides=effect_overrides,
+        )
+        change = self.register(registration, replace=replace)
+        for route in registration.routes:
+            if route.access.base_url:
+                self._bindings[route.route_id] = (
+                    route.fingerprint,
+                    HttpTarget(route.access.base_url),
+                )
+        return change
+
+    def add_mcp_tools(
+        self,
+        tools: Any,
+        *,
+        provider: str | Provider,
+        server: str | None = None,
+        trusted: bool = False,
+        access_id: str = "mcp",
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Register the tools of an MCP ``tools/list`` result. They stay unbound until a
+        live session binds them (:meth:`aadd_mcp_server`) or :meth:`bind` is called."""
+        from schemarouter.adapters.mcp import mcp_tools_registration
+
+        return self.register(
+            mcp_tools_registration(
+                tools, provider=provider, server=server, trusted=trusted, access_id=access_id
+            ),
+            replace=replace,
+        )
+
+    async def aadd_mcp_server(
+        self,
+        server: Sequence[str] | str,
+        *,
+        provider: str | Provider,
+        trusted: bool = False,
+        env: Mapping[str, str] | None = None,
+        access_id: str = "mcp",
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Connect to an MCP server (stdio command or streamable-HTTP URL; needs the ``mcp``
+        extra), list its tools and register them."""
+        from schemarouter.adapters.mcp import mcp_server_registration
+
+        registration = await mcp_server_registration(
+            server, provider=provider, trusted=trusted, env=env, access_id=access_id
+        )
+        return self.register(registration, replace=replace)
+
+    def add_mcp_server(
+        self,
+        server: Sequence[str] | str,
+        *,
+        provider: str | Provider,
+        trusted: bool = False,
+        env: Mapping[str, str] | None = None,
+        access_id: str = "mcp",
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Synchronous :meth:`aadd_mcp_server` (runs its own event loop in a worker thread,
+        so it also works inside a running loop)."""
+        coroutine = self.aadd_mcp_server(
+            server,
+            provider=provider,
+            trusted=trusted,
+            env=env,
+            access_id=access_id,
+            replace=replace,
+        )
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coroutine).result()
+
+    def add_optimade(
+        self,
+        source: str | Mapping[str, Any],
+        *,
+        provider: str | Provider,
+        client: httpx.Client | None = None,
+        properties_dir: str | Path | None = None,
+        replace: bool = False,
+    ) -> RegistryChange:
+        """Register an OPTIMADE service from its base URL (``/info``, ``/info/structures``)
+        or recorded payloads of the same shape; its routes bind to the service."""
+        from schemarouter.adapters.optimade import add_optimade
+
+        return add_optimade(
+            self,
+            source,
+            provider=provider,
+            client=client,
+            properties_dir=Path(properties_dir) if properties_dir else None,
+            replace=replace,
+        )
+
+    def add_provider(self, name: str, **kwargs: Any) -> ProviderResolution:
+        """Register a provider by name through its trusted :class:`ProviderProfile`; the
+        result says, per access method, what happened (registered, needs credentials,
+        missing optional dependency, disabled, unavailable)."""
+        from schemarouter.adapters.profiles import add_provider
+
+        return add_provider(self, name, **kwargs)
+
+    def inspect(self, text_or_html: str) -> ContractProposal:
+        """A contract *proposal* from human-readable docs; it registers and runs nothing."""
+        from schemarouter.adapters.inspect import inspect
+
+        return inspect(text_or_html)
+
+    def approve(
+        self,
+        proposal: ContractProposal,
+        *,
+        base_url: str,
+        provider: str | Provider,
+        allow_write: bool = False,
+        replace: bool = False,
+    ) -> RegistryChange:
+        """The only way a proposal becomes routes: read-only operations by default, write
+        and destructive ones only with ``allow_write=True``."""
+        from schemarouter.adapters.inspect import approve
+
+        change: RegistryChange = approve(
+            self,
+            proposal,
+            base_url=base_url,
+            provider=provider,
+            allow_write=allow_write,
+            replace=replace,
+        )
+        return change
+
+    def diff(self, registration: Registration, *, provider: str | None = None) -> SchemaDiff:
+        """What registering ``registration`` with ``replace=True`` would change."""
+        from schemarouter.diff import schema_diff
+
+        return schema_diff(self.snapshot(), registration, provider=provider)
+
+    def remove_provider(self, provider: str) -> RegistryChange:
+        change = self.registry.remove(provider=provider)
+        self._drop_stale_bindings()
+        return change
+
+    # -- bindings ----------------------------------------------------------------------
+
+    def bind(self, route_id: str, invoker: Any) -> None:
+        """Bind an invoker to a route's *current* fingerprint."""
+        route = self.snapshot().route(route_id)
+        self._bindings[route_id] = (route.fingerprint, invoker)
+
+    def unbind(self, route_id: str) -> None:
+        """Forget the invoker of ``route_id`` (it stays registered, but cannot execute)."""
+        self._bindings.pop(route_id, None)
+
+    def binding(self, route_id: str) -> Any | None:
+        """The invoker bound to ``route_id`` at its current fingerprint, else ``None``."""
+        return self._bindings[route_id][1] if self.is_bound(route_id) else None
+
+    def bindings(self) -> dict[str, tuple[str, Any]]:
+        """route id -> (fingerprint, invoker) for every binding (stale ones included)."""
+        return dict(self._bindings)
+
+    def is_bound(self, route_id: str) -> bool:
+        binding = self._bindings.get(route_id)
+        routes = self.snapshot().routes
+        return (
+            binding is not None
+            and route_id in routes
+            and routes[route_id].fingerprint == binding[0]
+        )
+
+    # -- health ------------------------------------------------------------------------
+
+    def mark_unhealthy(self, route_id: str, *, cooldown: float = 60.0) -> None:
+        """Treat ``route_id`` as unhealthy for ``cooldown`` seconds."""
+        self._unhealthy_until[route_id] = time.monotonic() + cooldown
+
+    def mark_healthy(self, route_id: str) -> None:
+        self._unhealthy_until.pop(route_id, None)
+
+    def is_healthy(self, route_id: str) -> bool:
+        until = self._unhealthy_until.get(route_id)
+        return until is None or time.monotonic() >= until
+
+    def _drop_stale_bindings(self) -> None:
+        routes = self.snapshot().routes
+        for route_id, (fp, _) in list(self._bindings.items()):
+            if route_id not in routes or routes[route_id].fingerprint != fp:
+                logger.info("unbinding %s: its fingerprint changed or it was removed", route_id)
+                del self._bindings[route_id]
