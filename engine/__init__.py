@@ -1,6 +1,8 @@
 """SchemaRouter: retrieve, validate and execute only registered capabilities."""
 
 from schemarouter._version import __version__
+from schemarouter.adapters.inspect import ContractProposal
+from schemarouter.adapters.profiles import ProviderProfile, ProviderResolution
 from schemarouter.adapters.python import capability
 from schemarouter.catalog import load_catalog
 from schemarouter.contracts import (
@@ -25,6 +27,7 @@ from schemarouter.credentials import (
     EnvironmentCredentials,
     MappingCredentials,
 )
+from schemarouter.diff import SchemaDiff
 from schemarouter.errors import SchemaRouterError
 from schemarouter.gate import (
     GateReport,
@@ -76,6 +79,7 @@ __all__ = [
     "Candidate",
     "CandidateField",
     "CapabilityRetrieval",
+    "ContractProposal",
     "Coverage",
     "CredentialProvider",
     "Effect",
@@ -97,12 +101,15 @@ __all__ = [
     "PlanRequest",
     "PlanStep",
     "Provider",
+    "ProviderProfile",
+    "ProviderResolution",
     "QueryAnalysis",
     "Registration",
     "Registry",
     "RegistrySnapshot",
     "Route",
     "RuleAnalyzer",
+    "SchemaDiff",
     "SchemaRouter",
     "SchemaRouterError",
     "SourceType",
