@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -66,6 +67,13 @@ class AbstentionModel:
 
     def abstains(self, features: dict[str, float]) -> bool:
         return self.probability(features) < self.threshold
+
+    def applies_to(self, provider_ids: Iterable[str]) -> bool:
+        """Whether the registry holds the catalog this model was calibrated on (its card's
+        ``providers``). Signals such as dense similarity shift between domains, so a model
+        fitted on one catalog is not silently applied to another."""
+        calibrated = self.card.get("providers")
+        return not calibrated or set(calibrated) <= set(provider_ids)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -9,6 +9,8 @@
     schemarouter catalog schema [--out FILE]     the JSON Schema of the catalog format
     schemarouter retrieve "QUERY" [-k 5] [--catalog PATH] [--index DIR] [--json]
     schemarouter index build CATALOG... --out DIR
+    schemarouter eval --suite NAME [--data PATH] --out DIR      (offline: needs training deps)
+    schemarouter train-reranker --out models/reranker [...]     (offline: needs [train])
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from schemarouter._version import __version__
 from schemarouter.catalog import catalog_json_schema, load_catalog
@@ -100,6 +103,21 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _offline(module: str, function: str) -> Any:
+    """An offline tool from ``schemarouter.training`` (imported only when asked for)."""
+    import importlib
+
+    return getattr(importlib.import_module(f"schemarouter.training.{module}"), function)
+
+
+#: command -> (module, function taking argv): offline tools that parse their own arguments,
+#: so the engine imports ``schemarouter.training`` only when one of them is asked for
+_OFFLINE_COMMANDS = {
+    "eval": ("evaluate", "eval_main"),
+    "train-reranker": ("train", "train_main"),
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schemarouter",
@@ -148,10 +166,18 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(handler=_cmd_index_build)
+
+    # listed for --help; main() hands their arguments to the offline tool itself
+    commands.add_parser("eval", help="benchmark routers side by side (offline; see --help)")
+    commands.add_parser("train-reranker", help="train and export the reranker (offline)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in _OFFLINE_COMMANDS:
+        module, function = _OFFLINE_COMMANDS[argv[0]]
+        return int(_offline(module, function)(argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)

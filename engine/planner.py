@@ -331,7 +331,8 @@ def plan_routes(
         if request.source_types:
             sources = {route.field_source_type(f) for f in route.endpoint.output_fields}
             sources.add(route.provider.source_type)
-            if not sources & set(request.source_types):
+            # unknown provenance cannot be ruled out by a constraint
+            if not sources & (set(request.source_types) | {SourceType.UNKNOWN}):
                 return False
         return True
 

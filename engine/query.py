@@ -220,6 +220,8 @@ def _word_in(text_lower: str, word: str) -> bool:
 
 _NAME_TOKEN = re.compile(r"[0-9a-z]+|[\uac00-\ud7a3]+|[\u4e00-\u9fff]+")
 _MAX_NAME_WORDS = 8
+#: a separator, a path or an inner capital: a name someone typed on purpose
+_IDENTIFIER_LIKE = re.compile(r"[_/.{}]|[a-z][A-Z]|\d")
 
 
 def _name_tokens(text: str) -> tuple[str, ...]:
@@ -238,6 +240,14 @@ class NameTable(NamedTuple):
 
     @classmethod
     def of(cls, snapshot: RegistrySnapshot) -> NameTable:
+        # which providers' routes use each word: a one-word provider name that other
+        # providers' routes also use ("weather", "search") is a topic, not a name
+        word_providers: dict[str, set[str]] = {}
+        for route in snapshot.routes.values():
+            endpoint = route.endpoint
+            text = " ".join((route.provider.display_name, endpoint.name, endpoint.description))
+            for word in set(_name_tokens(text)):
+                word_providers.setdefault(word, set()).add(route.provider.id)
         providers: dict[tuple[str, ...], set[str]] = {}
         cjk: list[tuple[str, str]] = []
         for provider in snapshot.providers.values():
@@ -248,12 +258,17 @@ class NameTable(NamedTuple):
                     cjk.append((name.lower().replace(" ", ""), provider.id))
                     continue
                 words = _name_tokens(name)
-                if words and len(words) <= _MAX_NAME_WORDS:
-                    providers.setdefault(words, set()).add(provider.id)
+                if not words or len(words) > _MAX_NAME_WORDS:
+                    continue
+                if len(words) == 1 and word_providers.get(words[0], set()) - {provider.id}:
+                    continue
+                providers.setdefault(words, set()).add(provider.id)
         endpoints: dict[str, set[str]] = {}
         for route in snapshot.routes.values():
             name = route.endpoint.name.lower()
-            if len(name) >= 6:
+            # only identifier-like names force a route ("search_summary", "GET /movie/{id}");
+            # a plain word ("search", "players") is what the query is about, not a name
+            if len(name) >= 6 and _IDENTIFIER_LIKE.search(route.endpoint.name):
                 endpoints.setdefault(name, set()).add(route.route_id)
         return cls(
             providers={k: frozenset(v) for k, v in providers.items()},

@@ -33,6 +33,7 @@ __all__ = [
 
 #: How many index field hits may stand in for matched fields when the alias layer found none.
 FIELD_HITS_PER_ROUTE = 3
+_UNKNOWN = {SourceType.UNKNOWN}
 
 
 @dataclass

@@ -82,7 +82,10 @@ class SchemaRouter(RegistrationMixin):
         #: consecutive failures per route; execution marks a route unhealthy at a threshold
         self.health_monitor = HealthMonitor()
         self.analyzer: Analyzer = analyzer if analyzer is not None else RuleAnalyzer()
+        #: the calibrated abstention model; the shipped one applies only to registries that
+        #: hold the catalog it was calibrated on, one passed here applies everywhere
         self.abstention = AbstentionModel.shipped() if abstention is _DEFAULT else abstention
+        self._abstention_everywhere = abstention is not _DEFAULT
         self.recall_depth = recall_depth
         self.projection = projection
         self._encoder = encoder
@@ -181,18 +184,28 @@ class SchemaRouter(RegistrationMixin):
                 resolved_fields=len(resolved),
                 query_values=len(analysis.values),
             )
-            if self.abstention is not None and not ranked[0].forced:
-                p = self.abstention.probability(signals)
+            model = self._abstention_for(snapshot)
+            if model is not None and not ranked[0].forced:
+                p = model.probability(signals)
                 signals["confidence"] = p
-                if p < self.abstention.threshold:
+                if p < model.threshold:
                     reason = (
                         f"no registered route can serve the request (confidence {p:.2f} < "
-                        f"calibrated threshold {self.abstention.threshold:.2f})"
+                        f"calibrated threshold {model.threshold:.2f})"
                     )
-        if self.abstention is None:
-            warnings.append("abstention is off: no calibrated model")
+        if self._abstention_for(snapshot) is None:
+            warnings.append(
+                "abstention is off: no model calibrated for this registry (fit one with "
+                "`python -m schemarouter.training.abstention` and pass it as abstention=)"
+            )
         warnings.append("reranking is off: no reranker model")
         return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals)
+
+    def _abstention_for(self, snapshot: RegistrySnapshot) -> AbstentionModel | None:
+        model = self.abstention
+        if model is None or self._abstention_everywhere:
+            return model
+        return model if model.applies_to(snapshot.providers) else None
 
     def _result(
         self, query: str, k: int, ranking: _Ranking, kept: Sequence[Ranked], **extra: Any

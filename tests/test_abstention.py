@@ -45,3 +45,14 @@ def test_unusable_model_files_are_refused(tmp_path: Path) -> None:
     bad.write_text("{not json")
     with pytest.raises(ModelError, match="cannot read"):
         AbstentionModel.load(bad)
+
+
+def test_shipped_model_applies_only_to_its_catalog(tiny_catalog: Path) -> None:
+    foreign = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None)
+    foreign.add_catalog(tiny_catalog)
+    result = foreign.retrieve("book me a flight to Boston", k=3)
+    assert not result.abstained  # not calibrated for this registry: off, and it says so
+    assert any("no model calibrated for this registry" in w for w in result.warnings)
+    bundled = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None)
+    bundled.add_catalog(BUNDLED_CATALOG)
+    assert not any("abstention is off" in w for w in bundled.retrieve("band gap", k=3).warnings)

@@ -75,6 +75,8 @@ def fit_abstention(
         },
         "encoder": router.index.encoder_identity,
         "catalog_fingerprint": router.snapshot().fingerprint,
+        # the router applies the shipped model only where these providers are registered
+        "providers": sorted(router.snapshot().providers),
         "max_false_abstention": max_false_abstention,
         "dev": {
             "negative_rejection": round(rejected, 3),

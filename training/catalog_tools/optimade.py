@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from schemarouter.catalog import load_catalog
 from schemarouter.contracts import OutputField
 from schemarouter.errors import UnitError
@@ -59,34 +60,61 @@ SEMANTICS: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
     "elements_ratios": ("chemical.elements_ratios", "identity", False, ("composition",)),
     "chemical_formula_descriptive": ("chemical.formula_descriptive", "identity", False, ()),
     "chemical_formula_reduced": (
-        "chemical.formula", "identity", True, ("formula", "reduced formula", "화학식"),
+        "chemical.formula",
+        "identity",
+        True,
+        ("formula", "reduced formula", "화학식"),
     ),
     "chemical_formula_hill": ("chemical.formula_hill", "identity", False, ("Hill formula",)),
     "chemical_formula_anonymous": (
-        "chemical.formula_anonymous", "identity", False, ("anonymous formula",),
+        "chemical.formula_anonymous",
+        "identity",
+        False,
+        ("anonymous formula",),
     ),
     "dimension_types": ("structure.dimension_types", "structure", False, ("periodicity",)),
     "nperiodic_dimensions": (
-        "structure.nperiodic_dimensions", "structure", False, ("dimensionality",),
+        "structure.nperiodic_dimensions",
+        "structure",
+        False,
+        ("dimensionality",),
     ),
     "lattice_vectors": (
-        "structure.lattice_vectors", "structure", False, ("cell", "lattice", "격자 벡터"),
+        "structure.lattice_vectors",
+        "structure",
+        False,
+        ("cell", "lattice", "격자 벡터"),
     ),
     "space_group_symmetry_operations_xyz": (
-        "structure.symmetry_operations", "structure", False, ("symmetry operations",),
+        "structure.symmetry_operations",
+        "structure",
+        False,
+        ("symmetry operations",),
     ),
     "space_group_symbol_hall": ("structure.space_group_hall", "structure", False, ()),
     "space_group_symbol_hermann_mauguin": (
-        "structure.space_group_symbol", "structure", False, ("space group", "공간군"),
+        "structure.space_group_symbol",
+        "structure",
+        False,
+        ("space group", "공간군"),
     ),
     "space_group_symbol_hermann_mauguin_extended": (
-        "structure.space_group_symbol_extended", "structure", False, (),
+        "structure.space_group_symbol_extended",
+        "structure",
+        False,
+        (),
     ),
     "space_group_it_number": (
-        "structure.space_group_number", "structure", False, ("space group number",),
+        "structure.space_group_number",
+        "structure",
+        False,
+        ("space group number",),
     ),
     "cartesian_site_positions": (
-        "structure.cartesian_site_positions", "structure", False, ("atomic positions",),
+        "structure.cartesian_site_positions",
+        "structure",
+        False,
+        ("atomic positions",),
     ),
     "nsites": ("structure.nsites", "structure", False, ("number of sites", "number of atoms")),
     "species": ("structure.species", "structure", False, ()),
@@ -111,7 +139,7 @@ PARAMETER_SEMANTICS = {
 #: Descriptions for parameters the OpenAPI document leaves undescribed.
 PARAMETER_DESCRIPTIONS = {
     "entry_id": "Id of the structure entry, as the implementation returns it in data.*.id "
-    "(e.g. \"mp-149\" at the Materials Project).",
+    '(e.g. "mp-149" at the Materials Project).',
 }
 
 _SCHEMA_KEYS = ("type", "format", "pattern", "minimum", "maximum", "minItems", "maxItems")
@@ -326,8 +354,14 @@ def build_catalog(
         f" (optimade-python-tools v{generator.group(1)})" if generator else ""
     )
 
-    def endpoint(endpoint_id: str, path: str, op: Mapping[str, Any],
-                 params: list[dict[str, Any]], *, many: bool) -> dict[str, Any]:
+    def endpoint(
+        endpoint_id: str,
+        path: str,
+        op: Mapping[str, Any],
+        params: list[dict[str, Any]],
+        *,
+        many: bool,
+    ) -> dict[str, Any]:
         what = "every matching structure" if many else "one structure by its entry id"
         return {
             "id": endpoint_id,
@@ -338,8 +372,12 @@ def build_catalog(
                 f"OPTIMADE structures endpoint returning {what} as a JSON:API document "
                 f"(operationId {op.get('operationId', '?')}). Attributes follow the OPTIMADE "
                 "v1.2 property definitions; select them with response_fields"
-                + (" and match them with the OPTIMADE filter language, e.g. "
-                   "'elements HAS ALL \"Si\",\"O\" AND nelements=2'." if many else ".")
+                + (
+                    " and match them with the OPTIMADE filter language, e.g. "
+                    '\'elements HAS ALL "Si","O" AND nelements=2\'.'
+                    if many
+                    else "."
+                )
             ),
             "intents": ["structure_lookup", "property_lookup"],
             "policy_tags": ["public", "no_auth", "jsonapi"],
@@ -389,10 +427,16 @@ def build_catalog(
                         "document": document,
                         "document_hash": _sha256(openapi_bytes),
                         "endpoints": [
-                            endpoint("structures_search", "/structures", many_op, many_params,
-                                     many=True),
-                            endpoint("structure_by_id", "/structures/{entry_id}", one_op,
-                                     one_params, many=False),
+                            endpoint(
+                                "structures_search", "/structures", many_op, many_params, many=True
+                            ),
+                            endpoint(
+                                "structure_by_id",
+                                "/structures/{entry_id}",
+                                one_op,
+                                one_params,
+                                many=False,
+                            ),
                         ],
                     }
                 ],
@@ -459,17 +503,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Generate the OPTIMADE structures catalog file from the OPTIMADE "
         "property definitions and OpenAPI document.",
     )
-    parser.add_argument("--data", required=True, type=Path,
-                        help="folder with openapi.json and properties/ (shared/data/optimade)")
+    parser.add_argument(
+        "--data",
+        required=True,
+        type=Path,
+        help="folder with openapi.json and properties/ (shared/data/optimade)",
+    )
     parser.add_argument("--out", required=True, type=Path, help="catalog file to write")
-    parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
-                        help=f"OPTIMADE implementation to point at (default {DEFAULT_BASE_URL})")
+    parser.add_argument(
+        "--base-url",
+        default=DEFAULT_BASE_URL,
+        help=f"OPTIMADE implementation to point at (default {DEFAULT_BASE_URL})",
+    )
     parser.add_argument("--provider-id", default=DEFAULT_PROVIDER_ID)
-    parser.add_argument("--source-type", default="calculated",
-                        help="source type of the implementation's data (default calculated)")
+    parser.add_argument(
+        "--source-type",
+        default="calculated",
+        help="source type of the implementation's data (default calculated)",
+    )
     args = parser.parse_args(argv)
-    catalog, facts = build_catalog(args.data, base_url=args.base_url,
-                                   provider_id=args.provider_id, source_type=args.source_type)
+    catalog, facts = build_catalog(
+        args.data,
+        base_url=args.base_url,
+        provider_id=args.provider_id,
+        source_type=args.source_type,
+    )
     _write_checked(render_catalog(catalog, facts, out=args.out.as_posix()), args.out)
     endpoints = catalog["providers"][0]["access"][0]["endpoints"]
     fields = sum(len(e["output_fields"]) for e in endpoints)

