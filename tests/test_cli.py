@@ -81,3 +81,31 @@ def test_catalog_schema_validates_the_tiny_catalog(tiny_catalog: Path) -> None:
     jsonschema.validate(read_structured_file(tiny_catalog), catalog_json_schema())
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"schemarouter_catalog": 1, "extra": 1}, catalog_json_schema())
+
+
+def test_retrieve_prints_a_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["retrieve", "band gap of GaN from the Materials Project", "-k", "3"]) == 0
+    out = capsys.readouterr().out
+    assert " 1. materials_project/" in out
+    assert "license CC-BY-4.0" in out and "band_gap  eV  functional: PBE" in out
+    assert main(["retrieve", "molecular weight of aspirin", "-k", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["k"] == 2 and len(data["candidates"]) == 2
+    assert all("route_id" in c and "output_fields" in c for c in data["candidates"])
+
+
+def test_index_build_then_retrieve_from_it(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "index"
+    assert main(["index", "build", str(tiny_catalog), "--out", str(out), "--quiet"]) == 0
+    assert "indexed 2 routes" in capsys.readouterr().out
+    assert (out / "manifest.json").is_file()
+    argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", str(out)]
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["candidates"][0]["route_id"] == "cod/rest/result"
+    # the index was built from this catalog: another catalog is refused as stale
+    other = tmp_path / "other.yaml"
+    other.write_text(tiny_catalog.read_text("utf-8").replace("Summary properties", "Other"))
+    assert main(["retrieve", "cell volume", "--catalog", str(other), "--index", str(out)]) == 1
+    assert "SR301" in capsys.readouterr().err
