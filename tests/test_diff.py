@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
 from schemarouter import SchemaRouter
 from schemarouter.adapters.openapi import openapi_registration
 from schemarouter.contracts import Registration, Route
