@@ -205,7 +205,7 @@ class RegistrationMixin:
         or recorded payloads of the same shape; its routes bind to the service."""
         from schemarouter.adapters.optimade import add_optimade
 
-        return add_optimade(
+        change: RegistryChange = add_optimade(
             self,
             source,
             provider=provider,
@@ -213,6 +213,7 @@ class RegistrationMixin:
             properties_dir=Path(properties_dir) if properties_dir else None,
             replace=replace,
         )
+        return change
 
     def add_provider(self, name: str, **kwargs: Any) -> ProviderResolution:
         """Register a provider by name through its trusted :class:`ProviderProfile`; the

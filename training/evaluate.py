@@ -260,7 +260,7 @@ def evaluate_benchmark(
             ranked = retriever.rank(q.text, DEPTH)
             latency[retriever.name].append((time.perf_counter() - t0) * 1000)
             ranks[retriever.name] = ranked
-            row = {"id": q.id, "category": q.category, "split": q.split}
+            row: dict[str, Any] = {"id": q.id, "category": q.category, "split": q.split}
             if not q.negative:
                 row.update(_ranking_row(ranked, q))
             for k in TOKEN_KS:

@@ -265,7 +265,7 @@ class _Section:
                 name=name,
                 location=location,
                 json_type=kind,
-                required=required,  # type: ignore[arg-type]
+                required=required,
                 description=description,
                 passage=passage.strip()[:500],
                 grounding=grounding,

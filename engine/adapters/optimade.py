@@ -266,7 +266,7 @@ def _versioned_url(attributes: Mapping[str, Any]) -> str | None:
             and isinstance(item.get("url"), str)
             and (not version or str(item.get("version", "")).lstrip("v") == version)
         ):
-            return item["url"]
+            return str(item["url"])
     return None
 
 
