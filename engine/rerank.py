@@ -12,9 +12,10 @@ the way the model was trained to read it (training imports it from here, so the 
 drift), and :func:`encode_pairs` is the one place pairs become token ids, for training and
 inference alike. No torch is imported on this path.
 
-The shipped model lives in ``schemarouter.models/reranker``; :meth:`Reranker.shipped` (and
-:func:`default_reranker`, the evaluation hook) return ``None`` when it is absent, so the
-router can run in fusion order and say that reranking is off.
+The shipped model lives in ``schemarouter.models/reranker`` and ``SchemaRouter()`` uses it
+by default; :meth:`Reranker.shipped` (and :func:`default_reranker`, the evaluation hook)
+return ``None`` when it is absent, so the router can run in fusion order and say that
+reranking is off.
 """
 
 from __future__ import annotations
@@ -276,14 +277,23 @@ class Reranker:
         self._tokenizer: Any = None
         self._cache: dict[str, list[int]] = {}
         self._lock = threading.Lock()
+        self._cache_lock = threading.Lock()
 
     @classmethod
     def shipped(cls, **kwargs: Any) -> Reranker | None:
-        """The model shipped in ``schemarouter.models/reranker``, or ``None`` if there is none."""
-        folder = resources.files("schemarouter.models").joinpath(_SHIPPED)
-        if not all(folder.joinpath(name).is_file() for name in MODEL_FILES):
-            return None
-        return cls(Path(str(folder)), **kwargs)
+        """The model shipped in ``schemarouter.models/reranker``, or ``None`` if there is none.
+
+        Without arguments every caller shares one instance (one onnxruntime session per
+        process, loaded on the first :meth:`score`); scoring is thread-safe.
+        """
+        if kwargs:
+            folder = _shipped_folder()
+            return None if folder is None else cls(folder, **kwargs)
+        with _SHARED_LOCK:
+            if "model" not in _SHARED:
+                folder = _shipped_folder()
+                _SHARED["model"] = None if folder is None else cls(folder)
+            return _SHARED["model"]
 
     @property
     def identity(self) -> str:
@@ -334,14 +344,15 @@ class Reranker:
     def encode(self, query: str, texts: Sequence[str]) -> tuple[np.ndarray, ...]:
         """The model's inputs for ``query`` against each of ``texts``."""
         _, tokenizer = self._load()
-        return encode_pairs(
-            tokenizer,
-            query,
-            texts,
-            max_length=self.max_length,
-            query_tokens=self.query_tokens,
-            cache=self._cache,
-        )
+        with self._cache_lock:  # the token cache is shared by every thread scoring
+            return encode_pairs(
+                tokenizer,
+                query,
+                texts,
+                max_length=self.max_length,
+                query_tokens=self.query_tokens,
+                cache=self._cache,
+            )
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """One float32 score (a logit: higher is more relevant) per text, in input order."""
@@ -378,6 +389,17 @@ class Reranker:
 
     def __repr__(self) -> str:
         return f"Reranker({self.identity!r}, path={str(self.path)!r})"
+
+
+_SHARED: dict[str, Reranker | None] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _shipped_folder() -> Path | None:
+    folder = resources.files("schemarouter.models").joinpath(_SHIPPED)
+    if not all(folder.joinpath(name).is_file() for name in MODEL_FILES):
+        return None
+    return Path(str(folder))
 
 
 def default_reranker() -> Reranker | None:

@@ -19,15 +19,16 @@ import httpx
 
 from schemarouter.abstention import AbstentionModel, abstention_features
 from schemarouter.contracts import Effect
-from schemarouter.errors import GateError
+from schemarouter.errors import GateError, ModelError
 from schemarouter.gate import check_candidates, validate_selection
 from schemarouter.planner import Plan, PlanRequest, plan_routes, resolve_fields
 from schemarouter.policy import HealthMonitor
 from schemarouter.query import Analyzer, QueryAnalysis, RuleAnalyzer, gate_analysis
 from schemarouter.registering import RegistrationMixin
 from schemarouter.registry import Registry, RegistryChange, RegistrySnapshot
+from schemarouter.rerank import DEFAULT_FUSION_WEIGHT, Reranker, blend_order, route_text
 from schemarouter.results import CapabilityRetrieval
-from schemarouter.retrieval import Ranked, apply_analysis, build_candidates
+from schemarouter.retrieval import Ranked, apply_analysis, build_candidates, matched_fields_for
 from schemarouter.state import Exclusion, ExecutionState, exclusion_for
 
 if TYPE_CHECKING:
@@ -36,12 +37,15 @@ if TYPE_CHECKING:
     from schemarouter.policy import Approver, Budget, ExecutionPolicy
     from schemarouter.results_exec import ExecutionResult
 
-__all__ = ["DEFAULT_RECALL_DEPTH", "SchemaRouter"]
+__all__ = ["DEFAULT_RECALL_DEPTH", "DEFAULT_RERANK_DEPTH", "SchemaRouter"]
 
 logger = logging.getLogger(__name__)
 
 #: How many fused routes retrieval looks at before cutting to k (re-retrieval walks these).
 DEFAULT_RECALL_DEPTH = 50
+#: How many fused routes (after the ones the query names) the cross-encoder re-scores: the
+#: point chosen on the accuracy/latency front in docs/reranker.md (about 36 ms on 2 cores).
+DEFAULT_RERANK_DEPTH = 20
 
 _DEFAULT: Any = object()
 
@@ -56,6 +60,7 @@ class _Ranking(NamedTuple):
     reason: str
     warnings: list[str]
     signals: dict[str, float]
+    reranked: bool = False
 
 
 class SchemaRouter(RegistrationMixin):
@@ -71,6 +76,9 @@ class SchemaRouter(RegistrationMixin):
         embedding_cache: Any = _DEFAULT,
         analyzer: Analyzer | None = None,
         abstention: AbstentionModel | Any | None = _DEFAULT,
+        reranker: Reranker | str | Path | Any | None = _DEFAULT,
+        rerank_depth: int = DEFAULT_RERANK_DEPTH,
+        rerank_weight: float = DEFAULT_FUSION_WEIGHT,
         recall_depth: int = DEFAULT_RECALL_DEPTH,
         projection: Literal["recall", "minimal"] = "recall",
     ) -> None:
@@ -86,6 +94,19 @@ class SchemaRouter(RegistrationMixin):
         #: hold the catalog it was calibrated on, one passed here applies everywhere
         self.abstention = AbstentionModel.shipped() if abstention is _DEFAULT else abstention
         self._abstention_everywhere = abstention is not _DEFAULT
+        #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
+        #: by default the model shipped in ``schemarouter.models/reranker``; any object with
+        #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do
+        if reranker is _DEFAULT:
+            self.reranker: Reranker | Any | None = Reranker.shipped()
+        elif isinstance(reranker, str | Path):
+            self.reranker = Reranker(reranker)
+        else:
+            self.reranker = reranker
+        if rerank_depth < 2:
+            raise ValueError("rerank_depth must be at least 2 (reranking one route is a no-op)")
+        self.rerank_depth = rerank_depth
+        self.rerank_weight = rerank_weight
         self.recall_depth = recall_depth
         self.projection = projection
         self._encoder = encoder
@@ -153,7 +174,7 @@ class SchemaRouter(RegistrationMixin):
 
     # -- retrieval -----------------------------------------------------------------------
 
-    def _rank(self, query: str, depth: int) -> _Ranking:
+    def _rank(self, query: str, depth: int, *, rerank: bool = True) -> _Ranking:
         """The full ranked list for ``query`` (before k), and the abstention reason."""
         index = self.index
         hits = index.search(query, k=depth)
@@ -198,8 +219,60 @@ class SchemaRouter(RegistrationMixin):
                 "abstention is off: no model calibrated for this registry (fit one with "
                 "`python -m schemarouter.training.abstention` and pass it as abstention=)"
             )
-        warnings.append("reranking is off: no reranker model")
-        return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals)
+        reranked = False
+        if self.reranker is None:
+            warnings.append(
+                "reranking is off: no reranker model (train one with `schemarouter "
+                "train-reranker` and pass reranker=FOLDER)"
+            )
+        elif not rerank:
+            warnings.append("reranking is off for this call (rerank=False)")
+        elif ranked and not reason:
+            ranked, reranked = self._rerank(query, ranked, snapshot, resolved)
+        return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals, reranked)
+
+    def _rerank(
+        self,
+        query: str,
+        ranked: list[Ranked],
+        snapshot: RegistrySnapshot,
+        resolved: Sequence[str],
+    ) -> tuple[list[Ranked], bool]:
+        """The fused top ``rerank_depth`` re-ordered by the cross-encoder blended with fusion.
+
+        Routes the query names (forced to the top) keep their places; the rest of the window
+        is ordered by ``z(rerank) + rerank_weight * z(fused)`` (:func:`blend_order`); the tail
+        keeps fusion's order. ``score`` stays the fused score; ``scores["rerank"]`` is the
+        model's logit. The route text lists the fields a candidate will show as matched,
+        exactly as every training pair was written.
+        """
+        reranker = self.reranker
+        if reranker is None:
+            return ranked, False
+        writer = getattr(reranker, "route_text", None) or route_text
+        forced = 0
+        while forced < len(ranked) and ranked[forced].forced:
+            forced += 1
+        window = ranked[forced : forced + self.rerank_depth]
+        if len(window) < 2:
+            return ranked, False
+        texts = []
+        for item in window:
+            route = snapshot.routes[item.route_id]
+            fields = matched_fields_for(route, resolved, item.field_hits)
+            texts.append(writer(route, fields=fields))
+        scores = [float(value) for value in reranker.score(query, texts)]
+        if len(scores) != len(texts):
+            raise ModelError(
+                f"the reranker returned {len(scores)} scores for {len(texts)} routes",
+                where=repr(reranker),
+                hint="score(query, texts) must return one score per text",
+            )
+        order = blend_order(scores, [item.score for item in window], weight=self.rerank_weight)
+        for item, value in zip(window, scores, strict=True):
+            item.scores["rerank"] = value
+        reordered = [window[i] for i in order]
+        return ranked[:forced] + reordered + ranked[forced + len(window) :], True
 
     def _abstention_for(self, snapshot: RegistrySnapshot) -> AbstentionModel | None:
         model = self.abstention
@@ -228,19 +301,26 @@ class SchemaRouter(RegistrationMixin):
             analysis=ranking.analysis,
             warnings=tuple(ranking.warnings),
             signals=ranking.signals,
+            reranked=ranking.reranked,
             **extra,
         )
 
-    def retrieve(self, query: str, *, k: int = 5) -> CapabilityRetrieval:
-        """The ``k`` best registered routes for ``query``; no side effects, no permission."""
+    def retrieve(self, query: str, *, k: int = 5, rerank: bool = True) -> CapabilityRetrieval:
+        """The ``k`` best registered routes for ``query``; no side effects, no permission.
+
+        ``rerank=False`` keeps fusion's order for this call (the reranker costs about 36 ms
+        on two cores); the result says whether it was ``reranked``.
+        """
         if k < 1:
             raise ValueError("k must be at least 1")
-        ranking = self._rank(query, max(k, self.recall_depth))
+        ranking = self._rank(query, max(k, self.recall_depth), rerank=rerank)
         return self._result(query, k, ranking, ranking.ranked[:k])
 
-    async def aretrieve(self, query: str, *, k: int = 5) -> CapabilityRetrieval:
+    async def aretrieve(
+        self, query: str, *, k: int = 5, rerank: bool = True
+    ) -> CapabilityRetrieval:
         """:meth:`retrieve` in a worker thread: the event loop never blocks."""
-        return await asyncio.to_thread(self.retrieve, query, k=k)
+        return await asyncio.to_thread(self.retrieve, query, k=k, rerank=rerank)
 
     def _state_filter(
         self, query: str, state: ExecutionState, k: int, *, refill: bool

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schemarouter import rerank
+from schemarouter import SchemaRouter, rerank
 from schemarouter.catalog import load_catalog
 from schemarouter.errors import MissingDependencyError, ModelError
 from schemarouter.rerank import (
@@ -22,7 +22,7 @@ from schemarouter.rerank import (
     route_text,
 )
 
-from helpers import TINY_CATALOG
+from helpers import BUNDLED_CATALOG, TINY_CATALOG
 
 VOCAB = [
     "[PAD]",
@@ -222,6 +222,7 @@ def test_missing_dependency_names_the_package(
 
 def test_shipped_is_none_without_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rerank, "_SHIPPED", "no-such-model")
+    monkeypatch.setattr(rerank, "_SHARED", {})
     assert Reranker.shipped() is None
     assert default_reranker() is None
 
@@ -259,3 +260,134 @@ def test_blend_order_mixes_z_scores_and_keeps_fused_order_on_ties() -> None:
     assert blend_order([5.0, 1.0], [float("-inf"), 1.0], weight=0.1).tolist() == [0, 1]
     with pytest.raises(ValueError):
         blend_order([1.0], [1.0, 2.0])
+
+
+# -- in the router -----------------------------------------------------------------------------
+
+
+class Scripted:
+    """A fake cross-encoder: a fixed score per route text prefix, else 0; counts its calls."""
+
+    def __init__(self, prefer: str = "", *, wrong_count: bool = False) -> None:
+        self.prefer = prefer
+        self.wrong_count = wrong_count
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def score(self, query: str, texts):
+        self.calls.append((query, list(texts)))
+        scores = [10.0 if self.prefer and self.prefer in t else 0.0 for t in texts]
+        return scores[:-1] if self.wrong_count else scores
+
+
+def _router(reranker, **kwargs) -> SchemaRouter:
+    from schemarouter.index import HashingEncoder
+
+    r = SchemaRouter(
+        encoder=HashingEncoder(),
+        abstention=None,
+        embedding_cache=None,
+        reranker=reranker,
+        **kwargs,
+    )
+    r.add_catalog(BUNDLED_CATALOG)
+    return r
+
+
+def test_router_reranks_the_fused_window_and_keeps_the_fused_score() -> None:
+    query = "band gap of silicon"
+    fused = _router(None).retrieve(query, k=10)
+    assert not fused.reranked
+    assert any("reranking is off: no reranker model" in w for w in fused.warnings)
+    # promote the route fusion put last among the top 10
+    last = fused.candidates[-1]
+    scripted = Scripted(prefer=f"{last.endpoint}")
+    r = _router(scripted, rerank_weight=0.0, rerank_depth=10)
+    result = r.retrieve(query, k=10)
+    assert result.reranked and not any("reranking is off" in w for w in result.warnings)
+    assert len(scripted.calls) == 1 and len(scripted.calls[0][1]) == 10
+    assert result.candidates[0].route_id == last.route_id
+    # same routes, reordered; fused score kept, the model's logit beside it
+    assert sorted(result.route_ids) == sorted(fused.route_ids)
+    top = result.candidates[0]
+    assert top.score == pytest.approx(last.score)
+    assert top.scores["rerank"] == 10.0 and "fused" in top.scores
+    assert [c.rank for c in result.candidates] == list(range(1, 11))
+
+
+def test_router_rerank_false_is_fusion_order() -> None:
+    query = "band gap of silicon"
+    fused = _router(None).retrieve(query, k=5)
+    scripted = Scripted(prefer="zzz")
+    r = _router(scripted)
+    off = r.retrieve(query, k=5, rerank=False)
+    assert off.route_ids == fused.route_ids and not off.reranked
+    assert any("rerank=False" in w for w in off.warnings)
+    assert scripted.calls == []
+
+
+def test_router_keeps_named_routes_on_top_when_reranking() -> None:
+    query = "OQMD formation energy of NaCl"
+    fused = _router(None).retrieve(query, k=5)
+    assert fused.candidates[0].provider == "oqmd"
+    # the fake model prefers anything but OQMD: the named provider still leads
+    r = _router(Scripted(prefer="Materials Project"), rerank_weight=0.0)
+    result = r.retrieve(query, k=5)
+    assert result.reranked
+    assert result.candidates[0].route_id == fused.candidates[0].route_id
+    # the forced route is not even scored: its text is not among those sent
+    forced = r.snapshot().routes[result.candidates[0].route_id]
+    sent = r.reranker.calls[0][1]
+    assert not any(t.startswith(route_text(forced)[:40]) for t in sent)
+
+
+def test_router_rerank_reaches_state_aware_retrieval_and_plans() -> None:
+    from schemarouter.state import ExecutionState
+
+    query = "band gap of silicon"
+    base = _router(None).retrieve(query, k=10)
+    last = base.candidates[-1]
+    r = _router(Scripted(prefer=last.endpoint), rerank_weight=0.0, rerank_depth=10)
+    state = r.retrieve_state_aware(query, state=ExecutionState(), k=3)
+    assert state.reranked and state.candidates[0].route_id == last.route_id
+
+
+def test_router_rejects_a_reranker_that_miscounts() -> None:
+    r = _router(Scripted(wrong_count=True))
+    with pytest.raises(ModelError, match="scores for"):
+        r.retrieve("band gap of silicon", k=5)
+
+
+def test_router_abstains_before_reranking() -> None:
+    from schemarouter.index import HashingEncoder
+
+    scripted = Scripted()
+    r = SchemaRouter(
+        encoder=HashingEncoder(), abstention=None, embedding_cache=None, reranker=scripted
+    )
+    result = r.retrieve("band gap of silicon", k=5)  # empty registry: nothing to rerank
+    assert result.abstained and not result.reranked and scripted.calls == []
+
+
+def test_router_loads_a_reranker_folder(tiny_model: Path) -> None:
+    r = _router(str(tiny_model))
+    assert isinstance(r.reranker, Reranker)
+    result = r.retrieve("band gap of silicon", k=5)
+    assert result.reranked and all("rerank" in c.scores for c in result.candidates)
+    with pytest.raises(ModelError):
+        SchemaRouter(reranker=tiny_model.parent / "missing")
+    with pytest.raises(ValueError, match="rerank_depth"):
+        SchemaRouter(reranker=None, rerank_depth=1)
+
+
+def test_default_router_uses_the_shipped_model() -> None:
+    model = Reranker.shipped()
+    if model is None:
+        pytest.skip("no shipped reranker in this checkout")
+    r = SchemaRouter.from_catalog(BUNDLED_CATALOG)
+    assert r.reranker is model
+    assert SchemaRouter().reranker is model  # one shared session per process
+    result = r.retrieve("band gap of silicon", k=5)
+    assert result.reranked and not any("reranking is off" in w for w in result.warnings)
+    assert all(np.isfinite(c.scores["rerank"]) for c in result.candidates)
+    top = result.candidates[0]
+    assert any(f.semantic_id and "band_gap" in f.semantic_id for f in top.output_fields)

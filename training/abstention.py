@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
     catalog = Path(str(resources.files("schemarouter.data").joinpath("catalogs", "materials")))
-    router = SchemaRouter.from_catalog(catalog, abstention=None)
+    router = SchemaRouter.from_catalog(catalog, abstention=None, reranker=None)
     model = fit_abstention(router, max_false_abstention=args.max_false_abstention)
     args.out.write_text(json.dumps(model.to_json(), indent=2) + "\n", "utf-8")
     print(f"wrote {args.out}: threshold {model.threshold:.3f}, dev {model.card['dev']}")

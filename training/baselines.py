@@ -11,8 +11,8 @@ Routers (each ``rank(query, k) -> [route id, ...]``, best first):
 * :class:`RouterRetriever` -- :meth:`SchemaRouter.retrieve` (the full path: hybrid index,
   named-provider and provenance handling, gate); build the router with
   ``abstention=None`` for recall figures;
-* :class:`RerankedRetriever` -- the router's list re-scored by a cross-encoder hook (any
-  object with ``score(query, texts) -> scores``), skipped when there is no model.
+  ``rerank=True`` is the same router with its cross-encoder (``hybrid+rerank``), skipped
+  when there is no model.
 
 Context cost (:class:`TokenCounter`): the contract-only view of a route
 (``Candidate.contract()``, the JSON an LLM prompt would carry), the whole catalog's
@@ -44,7 +44,6 @@ __all__ = [
     "BM25Retriever",
     "IndexRetriever",
     "QueryMemo",
-    "RerankedRetriever",
     "Reranker",
     "Retriever",
     "RouterRetriever",
@@ -64,9 +63,12 @@ class Retriever(Protocol):
 
 
 class Reranker(Protocol):
-    """The hook a reranker implements: one score per text, higher is better."""
+    """The hook a reranker implements: one score per text, higher is better, and the route
+    text it reads (:meth:`schemarouter.rerank.Reranker.route_text`)."""
 
     def score(self, query: str, texts: Sequence[str]) -> Sequence[float]: ...
+
+    def route_text(self, route: Route, *, fields: Sequence[str] = ()) -> str: ...
 
 
 def _words(text: str) -> list[str]:
@@ -150,77 +152,22 @@ class IndexRetriever:
 
 
 class RouterRetriever:
-    """:meth:`SchemaRouter.retrieve`; the last result stays in ``last`` for callers."""
+    """:meth:`SchemaRouter.retrieve`; the last result stays in ``last`` for callers.
 
-    def __init__(self, router: SchemaRouter, name: str = "hybrid") -> None:
+    ``rerank=False`` (the ``hybrid`` row) keeps fusion's order; ``rerank=True`` (the
+    ``hybrid+rerank`` row) lets the router's cross-encoder re-score its fused top N, exactly
+    as ``SchemaRouter().retrieve`` does for users.
+    """
+
+    def __init__(self, router: SchemaRouter, name: str = "hybrid", *, rerank: bool = False) -> None:
         self.router = router
         self.name = name
+        self.rerank = rerank
         self.last: CapabilityRetrieval | None = None
 
     def rank(self, query: str, k: int) -> list[str]:
-        self.last = self.router.retrieve(query, k=k)
+        self.last = self.router.retrieve(query, k=k, rerank=self.rerank)
         return list(self.last.route_ids)
-
-
-class RerankedRetriever:
-    """The router's top ``depth`` re-ordered with a cross-encoder.
-
-    Route texts come from the model's own ``route_text(route, fields=...)`` when it has one
-    (what it was trained on), else :func:`route_text`. The order is
-    ``schemarouter.rerank.blend_order`` (z(rerank) + ``weight`` * z(fused)) where that
-    exists, else the reranker's scores alone; routes the query names (forced by the
-    router) keep their places at the top. The tail beyond ``depth`` is not returned.
-    """
-
-    def __init__(
-        self,
-        router: SchemaRouter,
-        reranker: Reranker,
-        *,
-        depth: int = 20,
-        weight: float | None = None,
-        name: str = "hybrid+rerank",
-    ) -> None:
-        self.router = router
-        self.reranker = reranker
-        self.depth = depth
-        self.name = name
-        try:
-            module = importlib.import_module("schemarouter.rerank")
-        except ImportError:
-            module = None
-        self._blend = getattr(module, "blend_order", None)
-        default = getattr(module, "DEFAULT_FUSION_WEIGHT", 0.0)
-        self.weight = float(default if weight is None else weight)
-
-    def rank(self, query: str, k: int) -> list[str]:
-        result = self.router.retrieve(query, k=max(k, self.depth))
-        candidates = list(result.candidates)
-        if not candidates:
-            return []
-        routes = self.router.snapshot().routes
-        writer = getattr(self.reranker, "route_text", None)
-        texts = [
-            writer(routes[c.route_id], fields=c.matched_fields)
-            if callable(writer)
-            else route_text(routes[c.route_id])
-            for c in candidates
-        ]
-        scores = np.asarray(self.reranker.score(query, texts), dtype=np.float64)
-        if self._blend is not None and self.weight:
-            fused = np.asarray([c.score for c in candidates], dtype=np.float64)
-            order = list(self._blend(scores, fused, weight=self.weight))
-        else:
-            order = list(np.lexsort((np.arange(len(candidates)), -scores)))
-        analysis = result.analysis
-        named = set(analysis.named_routes) if analysis else set()
-        providers = set(analysis.named_providers) if analysis else set()
-        forced = [
-            i for i, c in enumerate(candidates) if c.route_id in named or c.provider in providers
-        ]
-        first = set(forced)
-        order = forced + [i for i in order if i not in first]
-        return [candidates[i].route_id for i in order[:k]]
 
 
 class QueryMemo:

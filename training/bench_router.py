@@ -6,7 +6,9 @@ For the bundled catalog and synthetic catalogs of the given sizes (recombined fr
 documents in ``../shared/data`` by :mod:`schemarouter.index.synth`), it registers the catalog
 through the public API, builds the index (embedding cache on), then times
 ``SchemaRouter.retrieve(k=5)`` end to end (query understanding, hybrid search with query
-embedding, abstention, candidates, gate) over real benchmark queries. It also counts the
+embedding, abstention, candidates, gate) over real benchmark queries, with the shipped
+cross-encoder reranking the fused top 20 and without (``rerank=False``), the two calls
+interleaved query by query so both see the same machine load. It also counts the
 prompt cost with the packaged MiniLM tokenizer: the k=5 contract-only bundle against
 *prompt-all* (every route's contract in the prompt). Prints a table and writes JSON + PNG.
 """
@@ -62,12 +64,20 @@ def bench_catalog(
     registered = time.perf_counter()
     router.retrieve("warm up", k=k)  # builds the index
     indexed = time.perf_counter()
+    reranking = router.reranker is not None
+    if reranking:
+        router.retrieve("warm up", k=k)  # loads the reranker
     latencies = []
+    reranked: list[float] = []
     bundle_texts = []
     for query in tqdm(queries, desc=f"retrieve {name}", unit="q", leave=False):
         t0 = time.perf_counter()
-        result = router.retrieve(query, k=k)
+        result = router.retrieve(query, k=k, rerank=False)
         latencies.append(time.perf_counter() - t0)
+        if reranking:
+            t0 = time.perf_counter()
+            result = router.retrieve(query, k=k)
+            reranked.append(time.perf_counter() - t0)
         bundle_texts.append(canonical_json(result.contracts()))
     tokenizer = _tokenizer()
     snapshot = router.snapshot()
@@ -90,6 +100,7 @@ def bench_catalog(
         "seconds_register": round(registered - start, 2),
         "seconds_index": round(indexed - registered, 2),
         "retrieve_k5": _percentiles(latencies),
+        "retrieve_k5_rerank": _percentiles(reranked) if reranked else None,
         "bundle_tokens_k5": round(bundle),
         "prompt_all_tokens": round(prompt_all),
         "ratio": round(prompt_all / max(bundle, 1), 1),
@@ -104,8 +115,16 @@ def _plot(results: list[dict[str, Any]], path: Path) -> None:
 
     sizes = [r["routes"] for r in results]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.plot(sizes, [r["retrieve_k5"]["p50_ms"] for r in results], "o-", label="p50")
-    left.plot(sizes, [r["retrieve_k5"]["p95_ms"] for r in results], "s--", label="p95")
+    left.plot(sizes, [r["retrieve_k5"]["p50_ms"] for r in results], "o-", label="fusion p50")
+    left.plot(sizes, [r["retrieve_k5"]["p95_ms"] for r in results], "s--", label="fusion p95")
+    if all(r["retrieve_k5_rerank"] for r in results):
+        for stat, style in (("p50_ms", "o-"), ("p95_ms", "s--")):
+            left.plot(
+                sizes,
+                [r["retrieve_k5_rerank"][stat] for r in results],
+                style,
+                label=f"reranked {stat[:3]}",
+            )
     left.set(
         xscale="log", xlabel="routes", ylabel="retrieve(k=5) ms", title="latency vs catalog size"
     )
@@ -126,7 +145,7 @@ def _plot(results: list[dict[str, Any]], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="retrieve(k=5) latency and prompt cost")
-    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--data", type=Path, default=None, help="../shared/data")
     parser.add_argument("--out", type=Path, default=Path("out/bench-router"))
@@ -149,14 +168,15 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "bench_router.json").write_text(json.dumps(results, indent=2) + "\n")
     _plot(results, args.out / "bench_router.png")
     print(
-        f"{'catalog':<14}{'routes':>8}{'p50 ms':>9}{'p95 ms':>9}{'bundle tok':>12}"
-        f"{'prompt-all tok':>16}{'ratio':>9}"
+        f"{'catalog':<14}{'routes':>8}{'p50 ms':>9}{'p95 ms':>9}{'rr p50':>9}{'rr p95':>9}"
+        f"{'bundle tok':>12}{'prompt-all tok':>16}{'ratio':>9}"
     )
     for r in results:
+        rr = r["retrieve_k5_rerank"] or {"p50_ms": "-", "p95_ms": "-"}
         print(
             f"{r['catalog']:<14}{r['routes']:>8}{r['retrieve_k5']['p50_ms']:>9}"
-            f"{r['retrieve_k5']['p95_ms']:>9}{r['bundle_tokens_k5']:>12}"
-            f"{r['prompt_all_tokens']:>16}{r['ratio']:>9}"
+            f"{r['retrieve_k5']['p95_ms']:>9}{rr['p50_ms']:>9}{rr['p95_ms']:>9}"
+            f"{r['bundle_tokens_k5']:>12}{r['prompt_all_tokens']:>16}{r['ratio']:>9}"
         )
     print(f"wrote {args.out / 'bench_router.json'} and {args.out / 'bench_router.png'}")
     return 0

@@ -36,7 +36,6 @@ from schemarouter.training.baselines import (
     BM25Retriever,
     IndexRetriever,
     QueryMemo,
-    RerankedRetriever,
     Retriever,
     RouterRetriever,
     TokenCounter,
@@ -73,12 +72,13 @@ SCHEMA_METRICS = (
 )
 
 
-def make_router(encoder: Any = None, *, cache: Any = None) -> Any:
+def make_router(encoder: Any = None, *, cache: Any = None, reranker: Any = None) -> Any:
     """A router for evaluation: the given encoder (packaged MiniLM by default), no
-    abstention model (recall figures), embedding cache as given (``None``: the default)."""
+    abstention model (recall figures), embedding cache as given (``None``: the default),
+    the given reranker (``None``: fusion order only)."""
     from schemarouter.router import SchemaRouter
 
-    kwargs: dict[str, Any] = {"encoder": encoder, "abstention": None}
+    kwargs: dict[str, Any] = {"encoder": encoder, "abstention": None, "reranker": reranker}
     if cache is not None:
         kwargs["embedding_cache"] = None if cache == "none" else cache
     return SchemaRouter(**kwargs)
@@ -200,7 +200,7 @@ def _plan_row(router: Any, q: EvalQuery, counter: TokenCounter, key: Any) -> dic
 # -- one benchmark -------------------------------------------------------------------------------
 
 
-def _retrievers(bench: Benchmark, reranker: Any) -> list[Retriever]:
+def _retrievers(bench: Benchmark) -> list[Retriever]:
     router = bench.router
     out: list[Retriever] = [
         BM25Retriever(bench.snapshot, style=bench.bm25_text, **bench.bm25),
@@ -208,8 +208,8 @@ def _retrievers(bench: Benchmark, reranker: Any) -> list[Retriever]:
         IndexRetriever(router, "hybrid", name="hybrid-index"),
         RouterRetriever(router, name="hybrid"),
     ]
-    if reranker is not None:
-        out.append(RerankedRetriever(router, reranker, name="hybrid+rerank"))
+    if getattr(router, "reranker", None) is not None:
+        out.append(RouterRetriever(router, name="hybrid+rerank", rerank=True))
     return out
 
 
@@ -232,7 +232,6 @@ def evaluate_benchmark(
     args: argparse.Namespace,
     *,
     counter: TokenCounter,
-    reranker: Any = None,
     probe: Sequence[str] = (),
     per_query: Any = None,
 ) -> dict[str, Any]:
@@ -247,7 +246,7 @@ def evaluate_benchmark(
     routes = snapshot.routes
     key = _field_key(routes)
     queries = bench.queries
-    retrievers = _retrievers(bench, reranker)
+    retrievers = _retrievers(bench)
     rows: dict[str, list[dict[str, Any]]] = {r.name: [] for r in retrievers}
     schema_rows: list[dict[str, Any]] = []
     latency: dict[str, list[float]] = {r.name: [] for r in retrievers}
@@ -348,12 +347,12 @@ def _probe_latency(
 
 
 def _synthetic_latency(
-    size: int, args: argparse.Namespace, encoder: Any, probe: Sequence[str]
+    size: int, args: argparse.Namespace, encoder: Any, probe: Sequence[str], reranker: Any = None
 ) -> dict[str, Any]:
     """Latency on a generated catalog of ``size`` routes (see ``datasets.synthetic``)."""
     from schemarouter.training.datasets.synthetic import register_synthetic
 
-    router = make_router(encoder, cache=args.cache)
+    router = make_router(encoder, cache=args.cache, reranker=reranker)
     info = register_synthetic(router, size, seed=args.seed, data=args.data)
     t0 = time.perf_counter()
     router.index  # noqa: B018 - builds the index
@@ -364,6 +363,8 @@ def _synthetic_latency(
         IndexRetriever(router, "dense"),
         RouterRetriever(router, name="hybrid"),
     ]
+    if reranker is not None:
+        retrievers.append(RouterRetriever(router, name="hybrid+rerank", rerank=True))
     out = _probe_latency(retrievers, probe, len(snapshot.routes))
     return {**out, **info, "index_build_s": build_s}
 
@@ -496,11 +497,11 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
     with open(folder / "per_query.jsonl", "w", encoding="utf-8") as per_query:
         for name in suites:
             t0 = time.perf_counter()
-            router = make_router(QueryMemo(encoder), cache=args.cache)
+            router = make_router(QueryMemo(encoder), cache=args.cache, reranker=reranker)
             bench = load_suite(name, router, args)
             register_s = time.perf_counter() - t0
             figures = evaluate_benchmark(
-                bench, args, counter=counter, reranker=reranker, probe=probe, per_query=per_query
+                bench, args, counter=counter, probe=probe, per_query=per_query
             )
             figures["register_s"] = register_s
             figures["wall_s"] = time.perf_counter() - t0
@@ -510,7 +511,7 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
     if args.scaling and data.is_dir():
         for size in (int(s) for s in args.scaling.split(",") if s.strip()):
             t0 = time.perf_counter()
-            entry = _synthetic_latency(size, args, encoder, probe)
+            entry = _synthetic_latency(size, args, encoder, probe, reranker)
             entry["wall_s"] = time.perf_counter() - t0
             scaling.append(entry)
             out(

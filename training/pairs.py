@@ -134,7 +134,7 @@ class PairConfig:
 def _router(encoder: Any) -> Any:
     from schemarouter.router import SchemaRouter
 
-    return SchemaRouter(encoder=encoder, abstention=None)
+    return SchemaRouter(encoder=encoder, abstention=None, reranker=None)
 
 
 def _benchmark(name: str, router: Any, data: Path, *, sample: int | None, seed: int) -> Any:

