@@ -42,6 +42,7 @@ __all__ = [
     "DEFAULT_FUSION_WEIGHT",
     "DEFAULT_MAX_LENGTH",
     "DEFAULT_QUERY_TOKENS",
+    "DEFAULT_TOKEN_BUDGET",
     "MODEL_FILES",
     "ROUTE_TEXT_CHARS",
     "ROUTE_TEXT_VERSION",
@@ -65,6 +66,9 @@ DEFAULT_QUERY_TOKENS = 32
 ROUTE_TEXT_CHARS = 320
 #: Bumped whenever :func:`route_text` writes routes differently (a card records it).
 ROUTE_TEXT_VERSION = 1
+#: Word pieces scored per query at most (pairs x longest pair): 20 pairs of ~100 pieces
+#: for short queries, 16 of 128 for long ones; about 29 ms on 2 cores (docs/reranker.md).
+DEFAULT_TOKEN_BUDGET = 2048
 #: Weight of the fused score against the reranker's in :func:`blend_order` (z-scores).
 DEFAULT_FUSION_WEIGHT = 1.0
 #: Pairs per onnxruntime call.
@@ -353,6 +357,21 @@ class Reranker:
                 query_tokens=self.query_tokens,
                 cache=self._cache,
             )
+
+    def fit(self, query: str, texts: Sequence[str], max_tokens: int) -> int:
+        """How many of ``texts`` (a prefix, at least two) fit in ``max_tokens`` word pieces.
+
+        A batch costs about (pairs) x (its longest pair) word pieces: cost grows linearly
+        with both, so a token budget bounds the reranker's latency whatever the query's
+        length (long queries leave fewer pairs room).
+        """
+        if len(texts) <= 2:
+            return len(texts)
+        _, mask, _ = self.encode(query, texts)
+        lengths = mask.sum(axis=1)
+        widest = np.maximum.accumulate(lengths)
+        cost = widest * np.arange(1, len(texts) + 1)
+        return max(2, int(np.searchsorted(cost, max_tokens, side="right")))
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """One float32 score (a logit: higher is more relevant) per text, in input order."""

@@ -26,7 +26,13 @@ from schemarouter.policy import HealthMonitor
 from schemarouter.query import Analyzer, QueryAnalysis, RuleAnalyzer, gate_analysis
 from schemarouter.registering import RegistrationMixin
 from schemarouter.registry import Registry, RegistryChange, RegistrySnapshot
-from schemarouter.rerank import DEFAULT_FUSION_WEIGHT, Reranker, blend_order, route_text
+from schemarouter.rerank import (
+    DEFAULT_FUSION_WEIGHT,
+    DEFAULT_TOKEN_BUDGET,
+    Reranker,
+    blend_order,
+    route_text,
+)
 from schemarouter.results import CapabilityRetrieval
 from schemarouter.retrieval import Ranked, apply_analysis, build_candidates, matched_fields_for
 from schemarouter.state import Exclusion, ExecutionState, exclusion_for
@@ -79,6 +85,7 @@ class SchemaRouter(RegistrationMixin):
         reranker: Reranker | str | Path | Any | None = _DEFAULT,
         rerank_depth: int = DEFAULT_RERANK_DEPTH,
         rerank_weight: float = DEFAULT_FUSION_WEIGHT,
+        rerank_tokens: int | None = DEFAULT_TOKEN_BUDGET,
         recall_depth: int = DEFAULT_RECALL_DEPTH,
         projection: Literal["recall", "minimal"] = "recall",
     ) -> None:
@@ -107,6 +114,9 @@ class SchemaRouter(RegistrationMixin):
             raise ValueError("rerank_depth must be at least 2 (reranking one route is a no-op)")
         self.rerank_depth = rerank_depth
         self.rerank_weight = rerank_weight
+        #: word pieces the reranker may read per query (None: no budget); long queries get
+        #: fewer pairs, so its latency stays bounded (see ``Reranker.fit``)
+        self.rerank_tokens = rerank_tokens
         self.recall_depth = recall_depth
         self.projection = projection
         self._encoder = encoder
@@ -240,11 +250,12 @@ class SchemaRouter(RegistrationMixin):
     ) -> tuple[list[Ranked], bool]:
         """The fused top ``rerank_depth`` re-ordered by the cross-encoder blended with fusion.
 
-        Routes the query names (forced to the top) keep their places; the rest of the window
-        is ordered by ``z(rerank) + rerank_weight * z(fused)`` (:func:`blend_order`); the tail
-        keeps fusion's order. ``score`` stays the fused score; ``scores["rerank"]`` is the
-        model's logit. The route text lists the fields a candidate will show as matched,
-        exactly as every training pair was written.
+        The window is cut further to what fits in ``rerank_tokens`` word pieces (long queries
+        leave room for fewer pairs). Routes the query names (forced to the top) keep their
+        places; the rest of the window is ordered by ``z(rerank) + rerank_weight * z(fused)``
+        (:func:`blend_order`); the tail keeps fusion's order. ``score`` stays the fused
+        score; ``scores["rerank"]`` is the model's logit. The route text lists the fields a
+        candidate will show as matched, exactly as every training pair was written.
         """
         reranker = self.reranker
         if reranker is None:
@@ -261,6 +272,10 @@ class SchemaRouter(RegistrationMixin):
             route = snapshot.routes[item.route_id]
             fields = matched_fields_for(route, resolved, item.field_hits)
             texts.append(writer(route, fields=fields))
+        fit = getattr(reranker, "fit", None)
+        if self.rerank_tokens is not None and callable(fit):
+            keep = fit(query, texts, self.rerank_tokens)
+            window, texts = window[:keep], texts[:keep]
         scores = [float(value) for value in reranker.score(query, texts)]
         if len(scores) != len(texts):
             raise ModelError(

@@ -391,3 +391,29 @@ def test_default_router_uses_the_shipped_model() -> None:
     assert all(np.isfinite(c.scores["rerank"]) for c in result.candidates)
     top = result.candidates[0]
     assert any(f.semantic_id and "band_gap" in f.semantic_id for f in top.output_fields)
+
+
+def test_fit_keeps_the_prefix_that_fits_the_token_budget(tiny_model: Path) -> None:
+    model = Reranker(tiny_model)
+    texts = ["band gap", "cell volume of silicon", "search", "band gap of silicon materials"]
+    _, mask, _ = model.encode("band gap", texts)
+    lengths = mask.sum(axis=1).tolist()  # [CLS] q [SEP] text [SEP]
+    assert lengths == [7, 9, 6, 10]
+    # cost of a prefix = pairs x its longest pair
+    assert model.fit("band gap", texts, 10_000) == 4
+    assert model.fit("band gap", texts, 27) == 3  # 3 x 9 = 27; 4 x 10 = 40
+    assert model.fit("band gap", texts, 26) == 2
+    assert model.fit("band gap", texts, 1) == 2  # never fewer than two
+    assert model.fit("band gap", texts[:1], 1) == 1
+
+
+def test_router_reranks_only_what_fits_the_budget(tiny_model: Path) -> None:
+    query = "band gap of silicon"
+    wide = _router(str(tiny_model), rerank_tokens=None).retrieve(query, k=20)
+    assert sum("rerank" in c.scores for c in wide.candidates) == 20
+    budget = _router(str(tiny_model), rerank_tokens=400).retrieve(query, k=20)
+    scored = sum("rerank" in c.scores for c in budget.candidates)
+    assert 2 <= scored < 20
+    # the routes past the budget keep fusion's order, after the reranked ones
+    fused = _router(None).retrieve(query, k=20).route_ids
+    assert budget.route_ids[scored:] == fused[scored:]

@@ -147,6 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="retrieve(k=5) latency and prompt cost")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--query-set",
+        choices=["mixed", "g1"],
+        default="mixed",
+        help="mixed: a sample of G1 + MetaTool queries (mostly short MetaTool ones); "
+        "g1: StableToolBench G1 only (40-60 word pieces, the reranker's slow case)",
+    )
     parser.add_argument("--data", type=Path, default=None, help="../shared/data")
     parser.add_argument("--out", type=Path, default=Path("out/bench-router"))
     args = parser.parse_args(argv)
@@ -156,7 +163,13 @@ def main(argv: list[str] | None = None) -> int:
 
     data = args.data or shared_data_dir()
     args.out.mkdir(parents=True, exist_ok=True)
-    queries = _queries(data, args.queries, seed=1)
+    if args.query_set == "g1":
+        from schemarouter.index.sources import load_g1
+
+        texts = sorted({q for q, _ in load_g1(data)[1]})
+        queries = random.Random(1).sample(texts, min(args.queries, len(texts)))
+    else:
+        queries = _queries(data, args.queries, seed=1)
     bundled = Path(str(resources.files("schemarouter.data").joinpath("catalogs", "materials")))
     results = [bench_catalog("bundled", bundled, queries)]
     for size in args.sizes:

@@ -188,7 +188,7 @@ def markdown_report(results: Mapping[str, Any], *, plots: Sequence[str] = ()) ->
     scaling = results.get("synthetic_latency") or []
     if scaling:
         out += ["## Latency against catalog size (p50 / p95 ms, 50 probe queries)", ""]
-        names = [n for n in ("bm25", "dense", "hybrid") if n in scaling[0]]
+        names = [n for n in ("bm25", "dense", "hybrid", "hybrid+rerank") if n in scaling[0]]
         out += [
             "| catalog | routes | " + " | ".join(names) + " | index build s |",
             "|---" * (len(names) + 3) + "|",
