@@ -175,17 +175,20 @@ def _candidate_field_text(item: CandidateField) -> str:
 
 def render_retrieval(result: CapabilityRetrieval, *, color: bool = False) -> str:
     """A readable table: rank, route, score, matched fields with units, provenance, license."""
+    order = "reranked" if result.reranked else "fusion order"
     lines = [
-        _bold(f"{result.query!r}", color) + f"  (k={result.k}, registry v{result.registry_version})"
+        _bold(f"{result.query!r}", color)
+        + f"  (k={result.k}, registry v{result.registry_version}, {order})"
     ]
     if result.abstained:
         lines.append(f"no candidates: {result.reason}")
         return "\n".join(lines) + "\n"
     for c in result.candidates:
         operation = f"{c.method} {c.path}" if c.method else (c.tool or c.qualname or "")
-        lines.append(
-            f"{c.rank:>2}. " + _bold(c.route_id, color) + f"  score {c.score:.3f}  {c.effect.value}"
-        )
+        score = f"score {c.score:.3f}"
+        if "rerank" in c.scores:
+            score = f"fused {c.score:.3f}, rerank {c.scores['rerank']:+.2f}"
+        lines.append(f"{c.rank:>2}. " + _bold(c.route_id, color) + f"  {score}  {c.effect.value}")
         lines.append(f"    {c.provider_name}: {operation}")
         lines.append(
             f"    provenance {c.source_type.value}, license {c.license or 'not declared'}"

@@ -13,6 +13,7 @@ import pytest
 from schemarouter import __version__
 from schemarouter.catalog import catalog_json_schema
 from schemarouter.cli import main
+from schemarouter.rerank import Reranker
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -88,6 +89,12 @@ def test_retrieve_prints_a_table_and_json(capsys: pytest.CaptureFixture[str]) ->
     out = capsys.readouterr().out
     assert " 1. materials_project/" in out
     assert "license CC-BY-4.0" in out and "band_gap  eV  functional: PBE" in out
+    assert main(["retrieve", "band gap and bulk modulus of GaN", "-k", "3"]) == 0
+    out = capsys.readouterr().out
+    if Reranker.shipped() is not None:  # both scores shown: the order is the reranker's
+        assert "reranked)" in out and re.search(r"fused \d\.\d{3}, rerank [+-]\d", out)
+    else:
+        assert "fusion order)" in out
     assert main(["retrieve", "molecular weight of aspirin", "-k", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["k"] == 2 and len(data["candidates"]) == 2
