@@ -20,12 +20,13 @@ weights are quantized per channel.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,24 @@ def default_cache_root() -> Path:
         return Path(env)
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "schemarouter"
+
+
+class _DropPreprocessAdvice(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "pre-processing before quantization" not in record.getMessage()
+
+
+@contextlib.contextmanager
+def quiet_quantization_advice() -> Iterator[None]:
+    """Drop onnxruntime's "consider pre-processing" advice (a root-logger warning) while
+    quantizing: ``quant_pre_process`` fails on these graphs, so the advice does not apply."""
+    root = logging.getLogger()
+    quiet = _DropPreprocessAdvice()
+    root.addFilter(quiet)
+    try:
+        yield
+    finally:
+        root.removeFilter(quiet)
 
 
 def export_minilm(out: Path, *, quantize: bool = True) -> Path:
@@ -106,9 +125,10 @@ def export_minilm(out: Path, *, quantize: bool = True) -> Path:
                 dynamo=False,
             )
             if quantize:
-                quantize_dynamic(
-                    str(fp32), str(staged), weight_type=QuantType.QInt8, per_channel=True
-                )
+                with quiet_quantization_advice():
+                    quantize_dynamic(
+                        str(fp32), str(staged), weight_type=QuantType.QInt8, per_channel=True
+                    )
             else:
                 os.replace(fp32, staged)
         os.replace(staged, out)

@@ -78,25 +78,19 @@ def export_onnx(model: Any, out: str | Path) -> Path:
     return out
 
 
-class _DropPreprocessAdvice(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "pre-processing before quantization" not in record.getMessage()
-
-
 def quantize(fp32: str | Path, out: str | Path) -> Path:
     """Dynamic int8 quantization of ``fp32`` into ``out``, weights per channel."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     out = Path(out)
     staged = out.with_name(f".{out.stem}.{uuid.uuid4().hex[:8]}.onnx")
-    root = logging.getLogger()
-    quiet = _DropPreprocessAdvice()
-    root.addFilter(quiet)  # quant_pre_process fails on this graph: the advice does not apply
+    from schemarouter.index.onnx_encoder import quiet_quantization_advice
+
     try:
-        quantize_dynamic(str(fp32), str(staged), weight_type=QuantType.QInt8, per_channel=True)
+        with quiet_quantization_advice():
+            quantize_dynamic(str(fp32), str(staged), weight_type=QuantType.QInt8, per_channel=True)
         os.replace(staged, out)
     finally:
-        root.removeFilter(quiet)
         staged.unlink(missing_ok=True)
     return out
 
