@@ -53,6 +53,7 @@ from schemarouter.registry import (
     Registry,
     RegistrySnapshot,
 )
+from schemarouter.rerank import Reranker
 from schemarouter.results import (
     Candidate,
     CandidateField,
@@ -107,6 +108,7 @@ __all__ = [
     "Registration",
     "Registry",
     "RegistrySnapshot",
+    "Reranker",
     "Route",
     "RuleAnalyzer",
     "SchemaDiff",

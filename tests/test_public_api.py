@@ -45,6 +45,7 @@ EXPECTED = [
     "Registration",
     "Registry",
     "RegistrySnapshot",
+    "Reranker",
     "Route",
     "RuleAnalyzer",
     "SchemaDiff",
