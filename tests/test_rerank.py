@@ -340,7 +340,7 @@ def test_router_keeps_named_routes_on_top_when_reranking() -> None:
     assert not any(t.startswith(route_text(forced)[:40]) for t in sent)
 
 
-def test_router_rerank_reaches_state_aware_retrieval_and_plans() -> None:
+def test_router_rerank_reaches_state_aware_retrieval() -> None:
     from schemarouter.state import ExecutionState
 
     query = "band gap of silicon"
