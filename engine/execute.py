@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import httpx
@@ -87,6 +87,29 @@ def _drive(run: Run, perform: Callable[[Op], Any]) -> ExecutionResult:
             value, error = None, None
             try:
                 value = perform(op)
+            except Exception as exc:
+                error = exc
+    except SchemaRouterError as exc:
+        raise run.safe(exc) from None
+    finally:
+        gen.close()
+
+
+async def _adrive(run: Run, perform: Callable[[Op], Awaitable[Any]]) -> ExecutionResult:
+    """:func:`_drive` with an awaited ``perform``."""
+    gen = run.run()
+    value: Any = None
+    error: BaseException | None = None
+    try:
+        while True:
+            try:
+                op = gen.throw(error) if error is not None else gen.send(value)
+            except StopIteration as stop:
+                result: ExecutionResult = stop.value
+                return result
+            value, error = None, None
+            try:
+                value = await perform(op)
             except Exception as exc:
                 error = exc
     except SchemaRouterError as exc:
@@ -158,33 +181,23 @@ async def aexecute(
         _settings(credentials, allow_effects, approve, policy, budget, partial),
     )
     own: list[httpx.AsyncClient] = []
-    gen = run.run()
-    value: Any = None
-    error: BaseException | None = None
+
+    async def perform(op: Op) -> Any:
+        if isinstance(op, http.HttpSend):
+            if client is None and not own:
+                own.append(httpx.AsyncClient(follow_redirects=False))
+            return await http.send_async(client or own[0], op)
+        if isinstance(op, mcp.McpCall):
+            return await mcp.call_async(op)
+        if isinstance(op, python.PythonCall):
+            return await python.call_async(op)
+        if isinstance(op, Sleep):
+            await asyncio.sleep(op.seconds)
+            return None
+        raise TypeError(f"unknown operation {type(op).__name__}")  # pragma: no cover
+
     try:
-        while True:
-            try:
-                op = gen.throw(error) if error is not None else gen.send(value)
-            except StopIteration as stop:
-                result: ExecutionResult = stop.value
-                return result
-            value, error = None, None
-            try:
-                if isinstance(op, http.HttpSend):
-                    if client is None and not own:
-                        own.append(httpx.AsyncClient(follow_redirects=False))
-                    value = await http.send_async(client or own[0], op)
-                elif isinstance(op, mcp.McpCall):
-                    value = await mcp.call_async(op)
-                elif isinstance(op, python.PythonCall):
-                    value = await python.call_async(op)
-                elif isinstance(op, Sleep):
-                    await asyncio.sleep(op.seconds)
-            except Exception as exc:
-                error = exc
-    except SchemaRouterError as exc:
-        raise run.safe(exc) from None
+        return await _adrive(run, perform)
     finally:
-        gen.close()
         for item in own:
             await item.aclose()

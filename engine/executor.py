@@ -59,6 +59,25 @@ def _info(error: SchemaRouterError) -> ErrorInfo:
     return ErrorInfo(code=error.code, type=type(error).__name__, message=str(error))
 
 
+
+def _attempt(
+    route: Route,
+    number: int,
+    started: float,
+    status_code: int | None,
+    *,
+    error: ErrorInfo | None = None,
+) -> Attempt:
+    """One call's record: ok unless ``error`` is given."""
+    return Attempt(
+        route_id=route.route_id,
+        number=number,
+        ok=error is None,
+        elapsed_s=round(time.monotonic() - started, 6),
+        status_code=status_code,
+        error=error,
+    )
+
 class Run:
     """One execution of one plan (a generator of I/O operations)."""
 
@@ -119,8 +138,6 @@ class Run:
             try:
                 payload = yield from self.call(route, g.invoker, g.arguments, attempts, g.where)
                 values, issues = self.outputs(route, g.fields, payload.data, g.where)
-            except BudgetExceededError:
-                raise
             except (InvocationError, OutputValidationError) as exc:
                 error = self.safe(exc)
         uses: list[FallbackUse] = []
@@ -174,16 +191,8 @@ class Run:
                 payload = yield from self.invoke(route, invoker, arguments, where)
             except InvocationError as raw:
                 exc = self.safe(raw)
-                attempts.append(
-                    Attempt(
-                        route_id=route.route_id,
-                        number=number,
-                        ok=False,
-                        elapsed_s=round(time.monotonic() - started, 6),
-                        status_code=getattr(raw, "status_code", None),
-                        error=_info(exc),
-                    )
-                )
+                status = getattr(raw, "status_code", None)
+                attempts.append(_attempt(route, number, started, status, error=_info(exc)))
                 logger.info("%s attempt %d failed: %s", route.route_id, number, exc.what)
                 unhealthy = counts_for_health(raw) and self.host.monitor.failure(
                     route.route_id,
@@ -209,15 +218,7 @@ class Run:
                 yield Sleep(delay)
                 continue
             self.host.monitor.success(route.route_id)
-            attempts.append(
-                Attempt(
-                    route_id=route.route_id,
-                    number=number,
-                    ok=True,
-                    elapsed_s=round(time.monotonic() - started, 6),
-                    status_code=payload.status_code,
-                )
-            )
+            attempts.append(_attempt(route, number, started, payload.status_code))
             return payload
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -340,8 +341,6 @@ class Run:
             try:
                 payload = yield from self.call(other, invoker, arguments, attempts, where)
                 values, _ = self.outputs(other, fields, payload.data, where)
-            except BudgetExceededError:
-                raise
             except (InvocationError, OutputValidationError) as exc:
                 skipped = f"failed: {self.safe(exc).what}"
                 uses.append(FallbackUse(**use, used=False, skipped=skipped))

@@ -186,7 +186,6 @@ def extract_field(
     data: Any,
     *,
     doc: Sequence[tuple[Location, FieldIssue]] = (),
-    fallback_for: str | None = None,
 ) -> FieldValue:
     """One planned field out of the raw output, checked, normalized, with its evidence."""
     segments = [s for s in item.path.split(".") if s] if item.path else []
@@ -227,7 +226,6 @@ def extract_field(
         normalized=normalized,
         status=_status(leaves),
         issues=tuple(issues),
-        fallback_for=fallback_for,
     )
 
 

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from schemarouter.contracts import Effect, OutputField, Route, SourceType
 from schemarouter.query import BoundValue, bind_parameters
 from schemarouter.registry import FieldProvision, RegistrySnapshot
+from schemarouter.retrieval import matches_sources
 
 __all__ = [
     "Coverage",
@@ -328,13 +329,7 @@ def plan_routes(
             return False
         if request.providers and route.provider.id not in request.providers:
             return False
-        if request.source_types:
-            sources = {route.field_source_type(f) for f in route.endpoint.output_fields}
-            sources.add(route.provider.source_type)
-            # unknown provenance cannot be ruled out by a constraint
-            if not sources & (set(request.source_types) | {SourceType.UNKNOWN}):
-                return False
-        return True
+        return not request.source_types or matches_sources(route, request.source_types)
 
     # semantic id -> {route id -> field name}
     offers: dict[str, dict[str, str]] = {}

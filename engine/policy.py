@@ -220,9 +220,6 @@ class HealthMonitor:
         self._failures: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def failures(self, route_id: str) -> int:
-        return self._failures.get(route_id, 0)
-
     def success(self, route_id: str) -> None:
         with self._lock:
             self._failures.pop(route_id, None)

@@ -21,7 +21,7 @@ import httpx
 from schemarouter.adapters.python import callable_registration
 from schemarouter.catalog import load_catalog
 from schemarouter.contracts import Effect, Provider, Registration, SourceType
-from schemarouter.invokers.http import HttpTarget, bind_http_routes
+from schemarouter.invokers.http import bind_http_routes
 from schemarouter.registry import Registry, RegistryChange, RegistrySnapshot
 
 if TYPE_CHECKING:
@@ -66,8 +66,9 @@ class RegistrationMixin:
         A catalog is the caller's own declaration, so its HTTP routes with an absolute
         ``base_url`` are bound for execution at once (calls still need their credentials).
         """
-        change = self.register(load_catalog(path), replace=replace)
-        bind_http_routes(self)
+        registration = load_catalog(path)
+        change = self.register(registration, replace=replace)
+        bind_http_routes(self, registration.routes)
         return change
 
     def add_callable(
@@ -121,12 +122,7 @@ class RegistrationMixin:
             effect_overrides=effect_overrides,
         )
         change = self.register(registration, replace=replace)
-        for route in registration.routes:
-            if route.access.base_url:
-                self._bindings[route.route_id] = (
-                    route.fingerprint,
-                    HttpTarget(route.access.base_url),
-                )
+        bind_http_routes(self, registration.routes)
         return change
 
     def add_mcp_tools(

@@ -20,7 +20,6 @@ reranking is off.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -235,14 +234,6 @@ class RankedText:
     id: str | None = None
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class Reranker:
     """A cross-encoder in a model folder (see the module docstring), run by onnxruntime."""
 
@@ -365,26 +356,33 @@ class Reranker:
         with both, so a token budget bounds the reranker's latency whatever the query's
         length (long queries leave fewer pairs room).
         """
-        if len(texts) <= 2:
-            return len(texts)
         _, mask, _ = self.encode(query, texts)
-        lengths = mask.sum(axis=1)
-        widest = np.maximum.accumulate(lengths)
-        cost = widest * np.arange(1, len(texts) + 1)
-        return max(2, int(np.searchsorted(cost, max_tokens, side="right")))
+        return _fitting(mask, max_tokens)
 
-    def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
-        """One float32 score (a logit: higher is more relevant) per text, in input order."""
-        out = np.zeros(len(texts), dtype=np.float32)
+    def score(
+        self, query: str, texts: Sequence[str], *, max_tokens: int | None = None
+    ) -> np.ndarray:
+        """One float32 score (a logit: higher is more relevant) per text, in input order.
+
+        With ``max_tokens``, only the prefix of ``texts`` that fits the budget is scored
+        (:meth:`fit`): the result is that much shorter. Pairs are encoded once.
+        """
         if not texts:
-            return out
+            return np.zeros(0, dtype=np.float32)
         session, _ = self._load()
-        for start in range(0, len(texts), self.batch_size):
-            chunk = texts[start : start + self.batch_size]
-            ids, mask, types = self.encode(query, chunk)
-            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        ids, mask, types = self.encode(query, texts)
+        keep = len(texts) if max_tokens is None else _fitting(mask, max_tokens)
+        out = np.zeros(keep, dtype=np.float32)
+        for start in range(0, keep, self.batch_size):
+            rows = slice(start, min(start + self.batch_size, keep))
+            width = int(mask[rows].sum(axis=1).max())  # no padding past this batch's longest
+            feeds = {
+                "input_ids": ids[rows, :width],
+                "attention_mask": mask[rows, :width],
+                "token_type_ids": types[rows, :width],
+            }
             logits = session.run(None, feeds)[0]
-            out[start : start + len(chunk)] = np.asarray(logits, dtype=np.float32).reshape(-1)
+            out[rows] = np.asarray(logits, dtype=np.float32).reshape(-1)
         return out
 
     def rank(
@@ -408,6 +406,16 @@ class Reranker:
 
     def __repr__(self) -> str:
         return f"Reranker({self.identity!r}, path={str(self.path)!r})"
+
+
+def _fitting(mask: np.ndarray, max_tokens: int) -> int:
+    """Rows of a padded batch (a prefix, at least two) whose rows x longest row fit."""
+    rows = int(mask.shape[0])
+    if rows <= 2:
+        return rows
+    widest = np.maximum.accumulate(mask.sum(axis=1))
+    cost = widest * np.arange(1, rows + 1)
+    return max(2, int(np.searchsorted(cost, max_tokens, side="right")))
 
 
 _SHARED: dict[str, Reranker | None] = {}

@@ -14,7 +14,7 @@ calls them in order:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from schemarouter.contracts import Route, SourceType
@@ -28,12 +28,12 @@ __all__ = [
     "apply_analysis",
     "build_candidates",
     "matched_fields_for",
+    "matches_sources",
     "route_sources",
 ]
 
 #: How many index field hits may stand in for matched fields when the alias layer found none.
 FIELD_HITS_PER_ROUTE = 3
-_UNKNOWN = {SourceType.UNKNOWN}
 
 
 @dataclass
@@ -51,6 +51,13 @@ def route_sources(route: Route) -> set[SourceType]:
     sources = {route.field_source_type(f) for f in route.endpoint.output_fields}
     sources.add(route.provider.source_type)
     return sources
+
+
+def matches_sources(route: Route, wanted: Iterable[SourceType]) -> bool:
+    """Whether ``route`` may serve a request constrained to ``wanted`` provenance: one of its
+    fields (or its provider) has it, or its provenance is unknown (which a constraint
+    cannot rule out). Retrieval and planning filter by this one rule."""
+    return bool(route_sources(route) & (set(wanted) | {SourceType.UNKNOWN}))
 
 
 def apply_analysis(
@@ -87,7 +94,7 @@ def apply_analysis(
     if analysis.source_constraints:
         wanted = set(analysis.source_constraints)
         kept = [
-            r for r in ranked if r.forced or route_sources(snapshot.routes[r.route_id]) & wanted
+            r for r in ranked if r.forced or matches_sources(snapshot.routes[r.route_id], wanted)
         ]
         if kept:
             ranked = kept
@@ -122,14 +129,11 @@ def build_candidates(
     resolved: Sequence[str],
     *,
     k: int,
-    matched_override: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[Candidate]:
     out: list[Candidate] = []
     for item in ranked[:k]:
         route = snapshot.routes[item.route_id]
-        matched = (matched_override or {}).get(item.route_id)
-        if matched is None:
-            matched = matched_fields_for(route, resolved, item.field_hits)
+        matched = matched_fields_for(route, resolved, item.field_hits)
         out.append(
             candidate_from_route(
                 route,

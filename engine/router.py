@@ -204,6 +204,7 @@ class SchemaRouter(RegistrationMixin):
         ranked, warnings = apply_analysis(ranked, analysis, snapshot)
         reason = ""
         signals: dict[str, float] = {}
+        model = self._abstention_for(snapshot)
         if not ranked:
             reason = "no registered route matches the request"
         else:
@@ -215,7 +216,6 @@ class SchemaRouter(RegistrationMixin):
                 resolved_fields=len(resolved),
                 query_values=len(analysis.values),
             )
-            model = self._abstention_for(snapshot)
             if model is not None and not ranked[0].forced:
                 p = model.probability(signals)
                 signals["confidence"] = p
@@ -224,7 +224,7 @@ class SchemaRouter(RegistrationMixin):
                         f"no registered route can serve the request (confidence {p:.2f} < "
                         f"calibrated threshold {model.threshold:.2f})"
                     )
-        if self._abstention_for(snapshot) is None:
+        if model is None:
             warnings.append(
                 "abstention is off: no model calibrated for this registry (fit one with "
                 "`python -m schemarouter.training.abstention` and pass it as abstention=)"
@@ -272,11 +272,11 @@ class SchemaRouter(RegistrationMixin):
             route = snapshot.routes[item.route_id]
             fields = matched_fields_for(route, resolved, item.field_hits)
             texts.append(writer(route, fields=fields))
-        fit = getattr(reranker, "fit", None)
-        if self.rerank_tokens is not None and callable(fit):
-            keep = fit(query, texts, self.rerank_tokens)
-            window, texts = window[:keep], texts[:keep]
-        scores = [float(value) for value in reranker.score(query, texts)]
+        if isinstance(reranker, Reranker):  # scores the prefix that fits the token budget
+            scores = reranker.score(query, texts, max_tokens=self.rerank_tokens).tolist()
+            window, texts = window[: len(scores)], texts[: len(scores)]
+        else:
+            scores = [float(value) for value in reranker.score(query, texts)]
         if len(scores) != len(texts):
             raise ModelError(
                 f"the reranker returned {len(scores)} scores for {len(texts)} routes",

@@ -243,7 +243,8 @@ class VectorSet:
         self._index: Any = None
         self._indexed = 0  # rows already added to the FAISS index
         self._bitmap: np.ndarray | None = None
-        self._selector: Any = None
+        #: (live vectors, FAISS selector or None when all are live), until refs change
+        self._live: tuple[int, Any] | None = None
 
     def __len__(self) -> int:
         return self._size
@@ -285,12 +286,13 @@ class VectorSet:
             self.rows[key] = start + i
         self.keys.extend(keys)
         self._size += n
+        self._live = None
         return np.arange(start, start + n, dtype=np.int64)
 
     def incref(self, rows: np.ndarray, amount: int = 1) -> None:
         rows = np.asarray(rows, dtype=np.int64)
         np.add.at(self.refs, rows[rows >= 0], amount)
-        self._bitmap = None
+        self._live = None
 
     # -- the FAISS index -----------------------------------------------------------------
 
@@ -312,31 +314,36 @@ class VectorSet:
         if self._indexed < self._size:
             self._index.add(self._vectors[self._indexed : self._size])
             self._indexed = self._size
-        self._bitmap = None
+        self._live = None
 
-    def _search_params(self, faiss: Any) -> Any:
-        live = self.refs[: self._size] > 0
-        if live.all():
+    def _live_state(self, faiss: Any) -> tuple[int, Any]:
+        """``(live vectors, selector)``, computed once per change of the reference counts
+        (not per query); the selector is ``None`` when every vector is live."""
+        if self._live is None:
+            live = self.refs[: self._size] > 0
+            n = int(np.count_nonzero(live))
             selector = None
-        else:
-            if self._bitmap is None:
-                self._bitmap = np.packbits(live, bitorder="little")
-                self._selector = faiss.IDSelectorBitmap(self._size, faiss.swig_ptr(self._bitmap))
-            selector = self._selector
-        if self.kind == "hnsw":
-            return faiss.SearchParametersHNSW(efSearch=max(self.ef_search, 0), sel=selector)
-        return faiss.SearchParameters(sel=selector) if selector is not None else None
+            if n < self._size:
+                self._bitmap = np.packbits(live, bitorder="little")  # the selector reads it
+                selector = faiss.IDSelectorBitmap(self._size, faiss.swig_ptr(self._bitmap))
+            self._live = (n, selector)
+        return self._live
 
     def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, similarities)`` of the ``k`` nearest live vectors, best first."""
-        if self._size == 0 or k <= 0 or self.n_live == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        empty = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if self._size == 0 or k <= 0:
+            return empty
         faiss = _faiss()
         if self._index is None or self._indexed < self._size:
             self.sync()
-        params = self._search_params(faiss)
-        if params is not None and self.kind == "hnsw":
-            params.efSearch = max(self.ef_search, k)
+        live, selector = self._live_state(faiss)
+        if live == 0:
+            return empty
+        if self.kind == "hnsw":
+            params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k), sel=selector)
+        else:
+            params = faiss.SearchParameters(sel=selector) if selector is not None else None
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dim)
         # One query gains nothing from OpenMP threads, and their spinning fights the
         # encoder's threads for the cores: 14 ms instead of 0.5 ms per exact search of
@@ -377,7 +384,7 @@ class VectorSet:
         self._size = kept.size
         self._index = None
         self._indexed = 0
-        self._bitmap = None
+        self._live = None
         return remap
 
     def dead_fraction(self) -> float:
@@ -402,6 +409,7 @@ class VectorSet:
         self._size = len(self.keys)
         self._index = None
         self._indexed = 0
+        self._live = None
         if blob is not None:
             faiss = _faiss()
             index = faiss.deserialize_index(np.frombuffer(blob, dtype=np.uint8))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from enum import IntEnum
 from typing import NamedTuple
 
@@ -39,7 +39,6 @@ __all__ = [
     "endpoint_texts",
     "field_texts",
     "route_documents",
-    "snapshot_documents",
 ]
 
 
@@ -181,9 +180,3 @@ def route_documents(route: Route, limits: TextLimits = DEFAULT_TEXT_LIMITS) -> l
     return docs
 
 
-def snapshot_documents(
-    routes: Iterable[Route], limits: TextLimits = DEFAULT_TEXT_LIMITS
-) -> Iterator[Document]:
-    """Documents of every route, in the order given."""
-    for route in routes:
-        yield from route_documents(route, limits)

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import json
 import random
 import sys
@@ -51,7 +50,13 @@ from schemarouter.index.cache import EmbeddingCache
 from schemarouter.index.dense import Encoder
 from schemarouter.index.hybrid import HybridIndex, default_encoder
 from schemarouter.index.settings import IndexSettings
-from schemarouter.index.sources import load_g1, load_metatool, shared_data_dir, source_routes
+from schemarouter.index.sources import (
+    hash_split,
+    load_g1,
+    load_metatool,
+    shared_data_dir,
+    source_routes,
+)
 from schemarouter.registry import Registry
 
 __all__ = ["Dataset", "MemoEncoder", "Query", "load_datasets", "run_eval"]
@@ -104,13 +109,9 @@ class MemoEncoder:
         return self.inner.encode(texts)
 
 
-def _split(queries: list[Query], seed: int = 13) -> tuple[list[Query], list[Query]]:
-    dev: list[Query] = []
-    test: list[Query] = []
-    for query in queries:
-        digest = hashlib.sha256(f"{seed}:{query.text}".encode()).digest()
-        (dev if digest[0] % 2 == 0 else test).append(query)
-    return dev, test
+def _split(queries: list[Query]) -> tuple[list[Query], list[Query]]:
+    dev = [q for q in queries if hash_split(q.text) == "dev"]
+    return dev, [q for q in queries if hash_split(q.text) == "test"]
 
 
 def _registry(name: str, registration: Registration) -> Registry:

@@ -10,6 +10,7 @@ variable ``SCHEMAROUTER_SHARED_DATA``, else ``../shared/data`` next to the repos
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import re
@@ -47,6 +48,17 @@ MAX_FIELDS = 24
 _G1_FILES = ("G1_instruction", "G1_category", "G1_tool")
 _JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
 _SCHEMA_TYPES = {"string", "number", "integer", "boolean", "array", "object"}
+
+
+#: The seed of the fixed dev/test split of every public query set (fusion constants were
+#: chosen on the dev halves).
+DEV_SPLIT_SEED = 13
+
+
+def hash_split(text: str, *, seed: int = DEV_SPLIT_SEED) -> str:
+    """``"dev"`` or ``"test"``, fixed per query text (about half each)."""
+    digest = hashlib.sha256(f"{seed}:{text}".encode()).digest()
+    return "dev" if digest[0] % 2 == 0 else "test"
 
 
 def shared_data_dir(path: str | Path | None = None) -> Path:

@@ -42,7 +42,7 @@ from schemarouter.index.sources import (
     shared_data_dir,
 )
 
-__all__ = ["SynthProvider", "catalog_document", "load_pool", "synth_providers", "synth_routes"]
+__all__ = ["SynthProvider", "catalog_document", "load_pool", "synth_providers"]
 
 #: Words real API names end with; combined with words of real provider names.
 _SUFFIXES = (
@@ -172,11 +172,6 @@ def synth_providers(
         out.append(SynthProvider(provider, access, endpoints))
         remaining -= size
     return out
-
-
-def synth_routes(n_routes: int, *, seed: int = 0, data: str | Path | None = None) -> list[Route]:
-    """The routes of :func:`synth_providers` (what a registry would hold)."""
-    return [r for p in synth_providers(n_routes, seed=seed, data=data) for r in p.routes()]
 
 
 def catalog_document(providers: Sequence[SynthProvider], *, name: str) -> dict[str, Any]:

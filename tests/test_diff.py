@@ -10,6 +10,8 @@ from schemarouter.contracts import Registration, Route
 from schemarouter.diff import schema_diff
 from schemarouter.invokers.http import bind_http_routes
 
+from helpers import TINY_CATALOG
+
 BASE = "https://api.example.org"
 
 DOC = {
@@ -163,3 +165,18 @@ def test_add_openapi_keeps_unchanged_routes_bound() -> None:
     router.add_openapi(DOC, provider="ex")
     diff = schema_diff(router.snapshot(), openapi_registration(_added_limit(DOC), provider="ex"))
     assert diff.needs_rebinding == ("ex/rest/search_materials",)
+    router.add_openapi(_added_limit(DOC), provider="ex", replace=True)
+    assert all(router.is_bound(r) for r in diff.unchanged)
+    assert router.is_bound("ex/rest/search_materials")  # bound again at its new fingerprint
+
+
+def test_registering_another_source_leaves_unbound_routes_unbound(tmp_path) -> None:
+    router = _router()
+    router.add_openapi(DOC, provider="ex")
+    router.unbind("ex/rest/ping")
+    catalog = tmp_path / "tiny.yaml"
+    catalog.write_text(TINY_CATALOG, encoding="utf-8")
+    change = router.add_catalog(catalog)  # binds only what it registers
+    assert not router.is_bound("ex/rest/ping")
+    assert router.is_bound("ex/rest/get_material")
+    assert change.added and all(router.is_bound(r) for r in change.added)

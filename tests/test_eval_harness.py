@@ -115,8 +115,11 @@ def test_reranked_row_is_the_router_with_its_reranker() -> None:
     assert named[0].startswith("oqmd/")
     assert reranked.rank("OQMD formation energy of NaCl", 5)[0] == named[0]
     assert load_reranker("none") == (None, "reranker: off")
-    _model, note = load_reranker("auto")
-    assert note.startswith("reranker:")
+    model, note = load_reranker("auto")
+    shipped = Reranker.shipped()
+    assert model is shipped
+    expected = "skipped (no shipped reranker model)" if shipped is None else shipped.identity
+    assert note == f"reranker: {expected}"
 
 
 def test_token_counter_contracts_and_payloads(tmp_path: Path) -> None:

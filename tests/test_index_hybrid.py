@@ -206,7 +206,7 @@ def test_vector_set_compaction_remaps_rows() -> None:
     rows = vs.add(["a", "b", "c", "d"], vectors)
     vs.incref(rows)
     vs.incref(np.array([1, 2]), -1)
-    assert vs.search(vectors[1], 4)[0].tolist() == [0, 3] or 1 not in vs.search(vectors[1], 4)[0]
+    assert sorted(vs.search(vectors[1], 4)[0].tolist()) == [0, 3]  # dead rows 1, 2 never found
     remap = vs.compact()
     assert remap is not None and remap.tolist() == [0, -1, -1, 1]
     assert vs.keys == ["a", "d"] and len(vs) == 2

@@ -131,7 +131,10 @@ def test_inspect_is_deterministic_and_inert() -> None:
     with pytest.raises(ValidationError):  # frozen: a proposal is data, it cannot be altered
         a.base_url = "https://evil.example"  # type: ignore[misc]
     router = _router()
-    assert len(router.snapshot()) == 0  # inspecting registered nothing
+    version = router.snapshot().version
+    proposal = router.inspect(MARKDOWN_DOC)  # the router's own entry point
+    assert proposal == a
+    assert len(router.snapshot()) == 0 and router.snapshot().version == version
 
 
 def test_approve_registers_read_only_and_binds() -> None:

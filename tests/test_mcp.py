@@ -397,3 +397,5 @@ def test_mutated_listings_raise_only_schemarouter_errors(data: st.DataObject) ->
         registry.register(mcp_tools_registration(tools, provider="fuzz"))
     except SchemaRouterError:
         assert registry.snapshot() is before
+    else:
+        assert registry.snapshot().version == before.version + 1

@@ -304,3 +304,27 @@ def test_plan_lists_only_compatible_fallbacks(snapshot: RegistrySnapshot) -> Non
     assert [(f.route_id, f.field) for f in step.fallbacks] == [("oqmd/rest/get", "band_gap")]
     assert step.meta["band_gap"]["license"] == "CC-BY-4.0"
     assert step.meta["band_gap"]["qualifiers"] == {"functional": "PBE"}
+
+
+def test_retrieval_and_planning_share_the_provenance_rule(snapshot: RegistrySnapshot) -> None:
+    from schemarouter.retrieval import matches_sources
+
+    cod = snapshot.route("cod/rest/get")
+    experimental, calculated = [SourceType.EXPERIMENTAL], [SourceType.CALCULATED]
+    assert matches_sources(cod, experimental)
+    assert not matches_sources(cod, calculated)  # every COD field is experimental
+    # unknown provenance cannot be ruled out by a constraint
+    unknown = cod.model_copy(
+        update={
+            "provider": cod.provider.model_copy(update={"source_type": SourceType.UNKNOWN}),
+            "endpoint": cod.endpoint.model_copy(
+                update={
+                    "output_fields": tuple(
+                        f.model_copy(update={"source_type": None})
+                        for f in cod.endpoint.output_fields
+                    )
+                }
+            ),
+        }
+    )
+    assert matches_sources(unknown, experimental) and matches_sources(unknown, calculated)

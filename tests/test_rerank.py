@@ -405,6 +405,10 @@ def test_fit_keeps_the_prefix_that_fits_the_token_budget(tiny_model: Path) -> No
     assert model.fit("band gap", texts, 26) == 2
     assert model.fit("band gap", texts, 1) == 2  # never fewer than two
     assert model.fit("band gap", texts[:1], 1) == 1
+    # score with a budget scores exactly that prefix, from one encoding
+    full = model.score("band gap", texts)
+    assert model.score("band gap", texts, max_tokens=27).tolist() == full[:3].tolist()
+    assert model.score("band gap", texts, max_tokens=None).tolist() == full.tolist()
 
 
 def test_router_reranks_only_what_fits_the_budget(tiny_model: Path) -> None:

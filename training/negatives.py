@@ -96,7 +96,7 @@ class NegativeMiner:
         rng = self.rng
         routes = self.snapshot.routes
         wanted = set(positives)
-        result = self.router.retrieve(query, k=self.depth)
+        result = self.router.retrieve(query, k=self.depth, rerank=False)  # fusion's own mistakes
         matched = {c.route_id: tuple(c.matched_fields) for c in result.candidates}
         order = [c.route_id for c in result.candidates]
         ranks = {r: order.index(r) + 1 if r in matched else 0 for r in positives}

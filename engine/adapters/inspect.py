@@ -555,5 +555,5 @@ def approve(
         )
     registration = build_registration(specs, source="<docs proposal>", providers=[model])
     change = router.register(registration, replace=replace)
-    bind_http_routes(router)
+    bind_http_routes(router, registration.routes)
     return change

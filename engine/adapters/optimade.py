@@ -45,7 +45,7 @@ from schemarouter.contracts import (
     Registration,
     SourceType,
 )
-from schemarouter.errors import DocumentError, SchemaRouterError, UnitError
+from schemarouter.errors import DocumentError, UnitError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.units import DIMENSIONS, check_field_units, parse_unit
 
@@ -464,10 +464,7 @@ def add_optimade(
     """Register an OPTIMADE service on ``router`` and bind its routes; the RegistryChange."""
     from schemarouter.invokers.http import bind_http_routes
 
-    try:
-        registration = optimade_registration(source, **kwargs)
-    except SchemaRouterError:
-        raise
+    registration = optimade_registration(source, **kwargs)
     change = router.register(registration, replace=replace)
-    bind_http_routes(router)
+    bind_http_routes(router, registration.routes)
     return change

@@ -261,8 +261,9 @@ def _register_method(
     from schemarouter.invokers.http import bind_http_routes
 
     if method.kind == "catalog":
-        change = router.register(_catalog_registration(profile, method), replace=replace)
-        bind_http_routes(router)
+        registration = _catalog_registration(profile, method)
+        change = router.register(registration, replace=replace)
+        bind_http_routes(router, registration.routes)
     elif method.kind == "optimade":
         from schemarouter.adapters.optimade import add_optimade
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -51,11 +51,13 @@ class HttpTarget:
     base_url: str
 
 
-def bind_http_routes(router: Any) -> list[str]:
-    """Bind every unbound HTTP route that has a registered ``base_url`` (catalog routes);
-    returns the route ids bound."""
+def bind_http_routes(router: Any, routes: Iterable[Route] | None = None) -> list[str]:
+    """Bind each of ``routes`` (default: every registered route) that is an HTTP route with
+    a registered ``base_url`` and not bound at its current fingerprint; returns the route
+    ids bound. Registration passes only the routes it just registered, so a route the
+    caller unbound stays unbound."""
     bound = []
-    for route in router.snapshot():
+    for route in router.snapshot() if routes is None else routes:
         if (
             route.access.kind in HTTP_KINDS
             and route.access.base_url

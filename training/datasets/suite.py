@@ -18,12 +18,11 @@ The shared data folder comes from an argument, else ``$SCHEMAROUTER_SHARED_DATA`
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from schemarouter.index.sources import DEV_SPLIT_SEED, hash_split, shared_data_dir
 
 if TYPE_CHECKING:
     from schemarouter.registry import RegistrySnapshot
@@ -40,27 +39,6 @@ __all__ = [
     "shared_data_dir",
     "unique_slug",
 ]
-
-#: Public sets are halved into dev / test by a seeded hash of the query text; the seed is
-#: the one ``schemarouter.index.evaluate`` used to choose the fusion constants on dev.
-DEV_SPLIT_SEED = 13
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def shared_data_dir(path: str | Path | None = None) -> Path:
-    """The shared data folder (it may not exist; callers say so or skip)."""
-    if path:
-        return Path(path)
-    env = os.environ.get("SCHEMAROUTER_SHARED_DATA")
-    if env:
-        return Path(env)
-    return _REPO_ROOT.parent / "shared" / "data"
-
-
-def hash_split(text: str, *, seed: int = DEV_SPLIT_SEED) -> str:
-    """``"dev"`` or ``"test"``, fixed per query text (about half each)."""
-    digest = hashlib.sha256(f"{seed}:{text}".encode()).digest()
-    return "dev" if digest[0] % 2 == 0 else "test"
 
 
 def unique_slug(name: str, taken: set[str], *, max_length: int = 80) -> str:
