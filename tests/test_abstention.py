@@ -27,10 +27,20 @@ def test_shipped_model_loads_and_documents_its_data() -> None:
     assert model.card["dev"]["false_abstention"] <= model.card["max_false_abstention"]
 
 
-def test_fit_respects_the_false_abstention_budget() -> None:
+def test_fit_respects_the_false_abstention_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    import schemarouter.training.abstention as fitting
+
+    splits: list[str | None] = []
+
+    def recording(*args, **kwargs):
+        splits.append(kwargs.get("split"))
+        return load_bundled_queries(*args, **kwargs)
+
+    monkeypatch.setattr(fitting, "load_bundled_queries", recording)
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
     router.add_catalog(BUNDLED_CATALOG)
     model = fit_abstention(router, max_false_abstention=0.05)
+    assert splits == ["dev"]  # fitting never reads the test split
     assert model.card["dev"]["false_abstention"] <= 0.05
     dev_ids = {q.query for q in load_bundled_queries(split="dev")}
     test = load_bundled_queries(split="test")
