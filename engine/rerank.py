@@ -205,11 +205,17 @@ def blend_order(
     fused_scores: Sequence[float] | np.ndarray,
     *,
     weight: float = DEFAULT_FUSION_WEIGHT,
+    coefficient: float | None = None,
 ) -> np.ndarray:
     """Positions of the candidates, best first, by ``z(rerank) + weight * z(fused)``.
 
     z-scores are taken over the candidates given (the fused top N), so neither score's
     scale matters; ties keep the fused order. ``weight=0`` is the reranker alone.
+
+    ``coefficient``: the model was trained on the blend itself (its card's
+    ``blend.fusion_coefficient``, ``a``): the order is then ``logit + weight * a * z(fused)``,
+    the logit left on the scale it learned against fusion (``weight=1`` is the blend as
+    trained).
     """
     rr = np.asarray(rerank_scores, dtype=np.float64)
     fused = np.asarray(fused_scores, dtype=np.float64)
@@ -217,7 +223,10 @@ def blend_order(
         raise ValueError("rerank and fused scores differ in length")
     fused = np.where(np.isfinite(fused), fused, np.nan)
     fused = np.nan_to_num(fused, nan=np.nanmin(fused) if np.isfinite(fused).any() else 0.0)
-    combined = _z(rr) + weight * _z(fused)
+    if coefficient is None:
+        combined = _z(rr) + weight * _z(fused)
+    else:
+        combined = rr + weight * coefficient * _z(fused)
     return np.lexsort((np.arange(combined.size), -combined))
 
 
@@ -260,6 +269,11 @@ class Reranker:
             self.max_length = int(settings.get("max_length", DEFAULT_MAX_LENGTH))
             self.query_tokens = int(settings.get("query_tokens", DEFAULT_QUERY_TOKENS))
             self.route_chars = int(settings.get("route_chars", ROUTE_TEXT_CHARS))
+            blend = self.card.get("blend") or {}
+            #: ``a`` of ``logit + a * z(fused)`` for a model trained on that blend, else None
+            self.fusion_coefficient: float | None = (
+                float(blend["fusion_coefficient"]) if "fusion_coefficient" in blend else None
+            )
         except (OSError, ValueError, TypeError, AttributeError) as exc:
             raise ModelError(
                 f"unreadable reranker card: {exc}",

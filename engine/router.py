@@ -283,7 +283,12 @@ class SchemaRouter(RegistrationMixin):
                 where=repr(reranker),
                 hint="score(query, texts) must return one score per text",
             )
-        order = blend_order(scores, [item.score for item in window], weight=self.rerank_weight)
+        order = blend_order(
+            scores,
+            [item.score for item in window],
+            weight=self.rerank_weight,
+            coefficient=getattr(reranker, "fusion_coefficient", None),
+        )
         for item, value in zip(window, scores, strict=True):
             item.scores["rerank"] = value
         reordered = [window[i] for i in order]

@@ -133,3 +133,26 @@ def test_percentiles_and_categories() -> None:
         {"category": "", "r": 1.0},
     ]
     assert M.by_category(rows, "r") == {"a": 0.5, "b": 1.0}
+
+
+def test_rerank_ceiling_and_learned_blend_over_stored_runs() -> None:
+    from schemarouter.training.reranker_eval import Record, ceiling, combine, summarize
+
+    def record(gold: str, rerank: list[float]) -> Record:
+        fused = ["a", "b", "c", "d", "e", "f", "g"]
+        return Record(
+            suite="s", id=gold, split="test", text="q", needs=[[gold]], gold=[gold],
+            fused=fused, fused_scores=[7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0], rerank=rerank,
+        )  # fmt: skip
+
+    # gold at fused rank 7: no reordering of the top 6 reaches it, the top 7 can
+    deep = record("g", [0.0] * 7)
+    assert ceiling(deep, n=6) == deep.fused and ceiling(deep, n=7)[0] == "g"
+    shallow = record("f", [0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0])
+    assert summarize([deep, shallow], n=None)["r@5"] == 0.0
+    assert summarize([deep, shallow], n=6, oracle=True)["r@5"] == 0.5
+    assert summarize([deep, shallow], n=7, oracle=True)["r@5"] == 1.0
+    # a 3-logit lead lifts "f" past fusion's spread (z of ranks 1..6 spans 2.9) at a=1
+    assert combine(shallow, n=6, weight=1.0, coefficient=1.0)[0] == "f"
+    assert combine(shallow, n=6, weight=1.0, coefficient=10.0)[:6] == shallow.fused[:6]
+    assert summarize([shallow], n=6, weight=1.0, coefficient=1.0)["r@1"] == 1.0

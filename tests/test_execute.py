@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,31 +13,19 @@ import pytest
 from pydantic import BaseModel
 
 from schemarouter import SchemaRouter, capability
-from schemarouter.credentials import EnvironmentCredentials, MappingCredentials
+from schemarouter.credentials import EnvironmentCredentials
 from schemarouter.execute import ExecutionHost, aexecute, execute
 from schemarouter.index import HashingEncoder
 from schemarouter.planner import PlanRequest
 from schemarouter.results_exec import ExecutionResult
 
 from servers import catalogs
-from servers.world import MP_KEY, Servers, fresh_router, running_servers
-
-MP = "materials_project/rest/summary_search"
-OPTIMADE = "optimade/v1/structures"
-PUBCHEM = "pubchem/pug_rest/compound_properties_by_name"
-CREDS = MappingCredentials({"MP_API_KEY": MP_KEY})
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[Servers]:
-    with running_servers() as running:
-        yield running
+from servers.world import CREDS, MP, MP_KEY, OPTIMADE, PUBCHEM, Servers, fresh_router
 
 
 @pytest.fixture
-def router(servers: Servers, tmp_path: Path) -> SchemaRouter:
-    servers.reset()
-    return fresh_router(servers, tmp_path)
+def router(served_router: SchemaRouter) -> SchemaRouter:
+    return served_router
 
 
 def _values(result: ExecutionResult) -> dict[str, Any]:

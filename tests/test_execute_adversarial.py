@@ -6,7 +6,6 @@ another host; a plan the gate refuses makes no call at all."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -24,7 +23,7 @@ from schemarouter.planner import Fallback, Plan, PlanStep
 from schemarouter.policy import Budget, ExecutionPolicy
 
 from servers import catalogs
-from servers.world import MP_KEY, Servers, fresh_router, running_servers
+from servers.world import MP_KEY, Servers, fresh_router
 
 #: Routes that answer at once (the slow and oversized faults are left to their own tests).
 ROUTES = [
@@ -76,12 +75,6 @@ VALUES = st.one_of(
     st.dictionaries(st.sampled_from(["url", "host", "a"]), st.sampled_from(NASTY), max_size=2),
 )
 PARAM_NAMES = ["Host", "url", "api_key", "X-API-KEY", "Authorization", "__proto__", "base_url"]
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[Servers]:
-    with running_servers() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -31,26 +29,17 @@ from schemarouter.results_exec import ExecutionResult
 
 from helpers import BUNDLED_CATALOG
 from servers import catalogs
-from servers.world import MP_KEY, Servers, fresh_router, running_servers
+from servers.world import CREDS, MP, Servers
 
-CREDS = MappingCredentials({"MP_API_KEY": MP_KEY})
 FAST = ExecutionPolicy(backoff=0.01, timeout=2.0)
 #: Never marks a route unhealthy (for tests that call a failing route again).
 PATIENT = ExecutionPolicy(backoff=0.01, timeout=2.0, failure_threshold=100)
-MP = "materials_project/rest/summary_search"
 FIELDS = ["material_id", "band_gap"]
 
 
-@pytest.fixture(scope="module")
-def servers() -> Iterator[Servers]:
-    with running_servers() as running:
-        yield running
-
-
 @pytest.fixture
-def router(servers: Servers, tmp_path: Path) -> SchemaRouter:
-    servers.reset()
-    return fresh_router(servers, tmp_path)
+def router(served_router: SchemaRouter) -> SchemaRouter:
+    return served_router
 
 
 def _plan(router: SchemaRouter, fault: str, fallbacks: Any = False, **arguments: Any) -> Plan:

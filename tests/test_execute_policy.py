@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,26 +27,15 @@ from schemarouter.planner import Plan, PlanStep
 from schemarouter.policy import ExecutionPolicy
 
 from servers import catalogs
-from servers.world import MP_KEY, Servers, fresh_router, running_servers
+from servers.world import CREDS, MP, MP_KEY, OPTIMADE, PUBCHEM, Servers, fresh_router
 
-MP = "materials_project/rest/summary_search"
-OPTIMADE = "optimade/v1/structures"
-PUBCHEM = "pubchem/pug_rest/compound_properties_by_name"
-CREDS = MappingCredentials({"MP_API_KEY": MP_KEY})
 FIELDS = ["material_id", "band_gap"]
 FAST = ExecutionPolicy(backoff=0.01, failure_threshold=100)
 
 
-@pytest.fixture(scope="module")
-def servers() -> Iterator[Servers]:
-    with running_servers() as running:
-        yield running
-
-
 @pytest.fixture
-def router(servers: Servers, tmp_path: Path) -> SchemaRouter:
-    servers.reset()
-    return fresh_router(servers, tmp_path)
+def router(served_router: SchemaRouter) -> SchemaRouter:
+    return served_router
 
 
 def _plan(router: SchemaRouter, route_id: str, fields: list[str], **arguments: Any) -> Plan:

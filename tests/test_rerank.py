@@ -262,6 +262,20 @@ def test_blend_order_mixes_z_scores_and_keeps_fused_order_on_ties() -> None:
         blend_order([1.0], [1.0, 2.0])
 
 
+def test_blend_order_with_a_learned_coefficient_keeps_the_logit_scale() -> None:
+    from schemarouter.rerank import blend_order
+
+    fused = [3.0, 2.0, 1.0]  # z: +1.22, 0, -1.22
+    # logit + a * z(fused): a one-logit lead beats fusion's lead at a=0.25, not at a=1
+    assert blend_order([0.0, 0.0, 1.0], fused, coefficient=0.25).tolist() == [2, 0, 1]
+    assert blend_order([0.0, 0.0, 1.0], fused, coefficient=1.0).tolist() == [0, 1, 2]
+    # z-scored, the same logits rank otherwise: the scale is what the coefficient is about
+    assert blend_order([0.0, 0.0, 1.0], fused).tolist() == [0, 2, 1]
+    assert blend_order([0.0, 0.0, 100.0], fused, coefficient=1.0).tolist() == [2, 0, 1]
+    # weight scales fusion's part; 0 is the logit alone (ties keep fused order)
+    assert blend_order([0.0, 0.0, 1.0], fused, weight=0.0, coefficient=1.0).tolist() == [2, 0, 1]
+
+
 # -- in the router -----------------------------------------------------------------------------
 
 
@@ -312,6 +326,19 @@ def test_router_reranks_the_fused_window_and_keeps_the_fused_score() -> None:
     assert top.score == pytest.approx(last.score)
     assert top.scores["rerank"] == 10.0 and "fused" in top.scores
     assert [c.rank for c in result.candidates] == list(range(1, 11))
+
+
+def test_router_blends_with_the_coefficient_a_model_learned() -> None:
+    query = "band gap of silicon"
+    fused = _router(None).retrieve(query, k=10)
+    last = fused.candidates[-1]
+    scripted = Scripted(prefer=f"{last.endpoint}")  # a ten-logit lead for fusion's 10th
+    scripted.fusion_coefficient = 0.1  # the logit's lead decides
+    learned = _router(scripted, rerank_depth=10).retrieve(query, k=10)
+    assert learned.candidates[0].route_id == last.route_id
+    scripted.fusion_coefficient = 1e6  # fusion's spread dwarfs the lead: fused order
+    learned = _router(scripted, rerank_depth=10).retrieve(query, k=10)
+    assert learned.route_ids == fused.route_ids and learned.reranked
 
 
 def test_router_rerank_false_is_fusion_order() -> None:

@@ -151,6 +151,28 @@ def test_negatives_never_include_positives(router: SchemaRouter) -> None:
     assert "weather/rest/alerts" in negative_ids
 
 
+def test_mined_fused_scores_are_z_scores_over_the_rerank_window(router: SchemaRouter) -> None:
+    from schemarouter.training.pairs import _groups_for
+
+    query = "five day forecast for Paris"
+    miner = NegativeMiner(router, depth=10, window=4, seed=0)
+    head = router.retrieve(query, k=10, rerank=False).candidates[:4]
+    mined = miner.mine(query, ["weather/rest/forecast"], n=4)
+    assert list(mined.fused_z) == [c.route_id for c in head]
+    z = np.array(list(mined.fused_z.values()))
+    assert z.mean() == pytest.approx(0.0, abs=1e-9) and z.std() == pytest.approx(1.0)
+    assert list(z) == sorted(z, reverse=True)
+    # a group lists the positive's then each negative's, outside the window the lowest
+    miner = NegativeMiner(router, depth=10, window=4, seed=0)
+    (group,) = _groups_for(
+        miner, query, ["weather/rest/forecast"], source="t", kind="t", config=PairConfig()
+    )
+    assert len(group.fused) == 1 + len(group.negatives)
+    wanted = mined.fused_z.get("weather/rest/forecast", z.min())
+    assert group.fused[0] == pytest.approx(wanted, abs=1e-4)  # stored to 4 places
+    assert min(group.fused) >= round(float(z.min()), 4)
+
+
 def test_config_refuses_training_on_held_out_sets() -> None:
     with pytest.raises(ValueError, match="held out"):
         PairConfig(train=("g1",), held_out=("g1",)).check()
@@ -178,8 +200,14 @@ def test_pairs_drop_held_out_queries_by_hash(catalog: Path, monkeypatch) -> None
     assert groups[0].query not in {g.query for g in again}
 
 
-def test_train_export_and_load_end_to_end(catalog: Path, tmp_path: Path) -> None:
-    """A one-layer model, a few steps: pairs -> training -> int8 ONNX -> card -> Reranker."""
+@pytest.mark.parametrize("fusion_weight", [0.0, 0.5])
+def test_train_export_and_load_end_to_end(
+    catalog: Path, tmp_path: Path, fusion_weight: float
+) -> None:
+    """A one-layer model, a few steps: pairs -> training -> int8 ONNX -> card -> Reranker.
+
+    ``fusion_weight`` > 0 trains on the blend with fusion: the card carries the learned
+    coefficient and the loaded model ranks with it."""
     from schemarouter.rerank import Reranker
     from schemarouter.training.train import train_main
 
@@ -189,6 +217,7 @@ def test_train_export_and_load_end_to_end(catalog: Path, tmp_path: Path) -> None
         "--synthetic", f"catalog:{catalog}", "--encoder", "hashing", "--per-route", "4",
         "--layers", "1", "--epochs", "1", "--batch-groups", "2", "--negatives", "2",
         "--max-groups", "6", "--max-length", "48", "--no-progress", "--threads", "1",
+        "--fusion-weight", str(fusion_weight),
     ]  # fmt: skip
     with warnings.catch_warnings():
         # torch.onnx's legacy exporter and transformers warn about their own internals
@@ -207,6 +236,12 @@ def test_train_export_and_load_end_to_end(catalog: Path, tmp_path: Path) -> None
     assert card["size_bytes"] == (out / "model.onnx").stat().st_size
     assert list(work.glob("checkpoint-*.pt"))
     model = Reranker(out)
+    if fusion_weight:
+        learned = card["blend"]["fusion_coefficient"]
+        assert learned == card["training"]["fusion_coefficient"] != fusion_weight
+        assert model.fusion_coefficient == learned
+    else:
+        assert "blend" not in card and model.fusion_coefficient is None
     routes = {r.route_id: r for r in load_catalog(catalog).routes}
     texts = [model.route_text(r) for r in routes.values()]
     scores = model.score("weather forecast for Paris", texts)
@@ -218,5 +253,6 @@ def test_train_export_and_load_end_to_end(catalog: Path, tmp_path: Path) -> None
             "ignore", category=FutureWarning, module=r"(torch|transformers)\..*"
         )
         assert train_main(argv) == 0
-    card = json.loads((out / "card.json").read_text(encoding="utf-8"))
-    assert card["training"]["steps"] == 3 and card["training"]["resumed_from"]
+    again = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    assert again["training"]["steps"] == 3 and again["training"]["resumed_from"]
+    assert again.get("blend") == card.get("blend")  # the coefficient survives the resume

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import time
 from importlib import resources
 from pathlib import Path
@@ -29,31 +28,15 @@ from tqdm import tqdm
 from schemarouter.fingerprint import canonical_json
 from schemarouter.results import candidate_from_route
 from schemarouter.router import SchemaRouter
+from schemarouter.training.baselines import TokenCounter
+from schemarouter.training.metrics import percentiles
 
 __all__ = ["bench_catalog", "main"]
 
 
-def _tokenizer() -> Any:
-    from tokenizers import Tokenizer
-
-    from schemarouter.index.dense import _minilm_dir
-
-    tokenizer = Tokenizer.from_file(str(_minilm_dir() / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
-    return tokenizer
-
-
-def _tokens(tokenizer: Any, texts: list[str]) -> int:
-    return sum(len(e.ids) for e in tokenizer.encode_batch(texts))
-
-
 def _percentiles(values: list[float]) -> dict[str, float]:
-    values = sorted(values)
-    return {
-        "p50_ms": round(1000 * statistics.median(values), 2),
-        "p95_ms": round(1000 * values[min(len(values) - 1, int(0.95 * len(values)))], 2),
-    }
+    """p50 and p95 in milliseconds (:func:`metrics.percentiles`, as the harness reports)."""
+    return {f"{key}_ms": round(1000 * value, 2) for key, value in percentiles(values).items()}
 
 
 def bench_catalog(
@@ -79,7 +62,7 @@ def bench_catalog(
             result = router.retrieve(query, k=k)
             reranked.append(time.perf_counter() - t0)
         bundle_texts.append(canonical_json(result.contracts()))
-    tokenizer = _tokenizer()
+    counter = TokenCounter()  # the harness's counts: MiniLM pieces, no special tokens
     snapshot = router.snapshot()
     routes = list(snapshot)
     # prompt-all: every route's contract; counted on a sample and scaled for big catalogs
@@ -91,8 +74,8 @@ def bench_catalog(
     contracts = [
         canonical_json(candidate_from_route(r, rank=1, score=0.0).contract()) for r in sample
     ]
-    prompt_all = _tokens(tokenizer, contracts) * len(routes) / len(sample)
-    bundle = _tokens(tokenizer, bundle_texts) / max(len(bundle_texts), 1)
+    prompt_all = sum(map(counter.count, contracts)) * len(routes) / len(sample)
+    bundle = sum(map(counter.count, bundle_texts)) / max(len(bundle_texts), 1)
     return {
         "catalog": name,
         "routes": len(routes),

@@ -22,16 +22,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from schemarouter.rerank import route_text
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
     from schemarouter.router import SchemaRouter
 
-__all__ = ["DEFAULT_DEPTH", "Mined", "NegativeMiner"]
+__all__ = ["DEFAULT_DEPTH", "DEFAULT_WINDOW", "Mined", "NegativeMiner"]
 
 #: How deep the fused list is read for ``retrieved`` negatives (the reranker's N or more).
 DEFAULT_DEPTH = 30
+#: The window the router reranks (``SchemaRouter(rerank_depth=)``): fused z-scores are
+#: taken over it, as :func:`schemarouter.rerank.blend_order` takes them.
+DEFAULT_WINDOW = 20
 
 
 @dataclass
@@ -45,6 +50,9 @@ class Mined:
     negatives: list[tuple[str, str, str]]
     #: 1-based fused rank of each positive in the retrieved list (0: not retrieved)
     ranks: dict[str, int] = field(default_factory=dict)
+    #: route id -> fused score as a z-score over fusion's top ``window`` (what the router
+    #: blends with); routes outside the window (or not retrieved) are absent
+    fused_z: dict[str, float] = field(default_factory=dict)
 
 
 class NegativeMiner:
@@ -55,11 +63,13 @@ class NegativeMiner:
         router: SchemaRouter,
         *,
         depth: int = DEFAULT_DEPTH,
+        window: int = DEFAULT_WINDOW,
         seed: int = 0,
         route_chars: int | None = None,
     ) -> None:
         self.router = router
         self.depth = depth
+        self.window = window
         self.rng = random.Random(seed)
         self.snapshot = router.snapshot()
         self.route_chars = route_chars
@@ -100,6 +110,13 @@ class NegativeMiner:
         matched = {c.route_id: tuple(c.matched_fields) for c in result.candidates}
         order = [c.route_id for c in result.candidates]
         ranks = {r: order.index(r) + 1 if r in matched else 0 for r in positives}
+        head = result.candidates[: self.window]
+        fused = np.array([c.score for c in head], dtype=np.float64)
+        spread = float(fused.std()) if fused.size else 0.0
+        fused_z = {
+            c.route_id: (c.score - float(fused.mean())) / spread if spread > 1e-9 else 0.0
+            for c in head
+        }
         pos_text = {r: self.text(routes[r], matched.get(r, ())) for r in positives if r in routes}
         pool = [r for r in order if r not in wanted]
         chosen: list[tuple[str, str]] = []
@@ -148,4 +165,4 @@ class NegativeMiner:
         while len(chosen) < n and deeper:
             take(deeper.pop(rng.randrange(len(deeper))), "retrieved")
         negatives = [(r, self.text(routes[r], matched.get(r, ())), kind) for r, kind in chosen]
-        return Mined(query, pos_text, negatives, ranks)
+        return Mined(query, pos_text, negatives, ranks, fused_z)

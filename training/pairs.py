@@ -91,6 +91,10 @@ class PairGroup:
     #: fused rank of the positive in the router's list (0: not in the top ``depth``)
     rank: int = 0
     negative_kinds: list[str] = field(default_factory=list)
+    #: fused z-scores over the router's rerank window, the positive's first then the
+    #: negatives' (a route outside the window gets the window's lowest); empty in pairs
+    #: files written before they were recorded
+    fused: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -232,20 +236,26 @@ def _groups_for(
     if not mined.negatives:
         return []
     out = []
+    floor = min(mined.fused_z.values(), default=0.0)
+
+    def z(route_id: str) -> float:
+        return round(mined.fused_z.get(route_id, floor), 4)
+
     for route_id, text in mined.positives.items():
-        kept = [(t, k) for _, t, k in mined.negatives if t != text]
+        kept = [(r, t, k) for r, t, k in mined.negatives if t != text]
         if not kept:
             continue
         out.append(
             PairGroup(
                 query=query,
                 positive=text,
-                negatives=[t for t, _ in kept],
+                negatives=[t for _, t, _ in kept],
                 source=source,
                 kind=kind,
                 positive_id=route_id,
                 rank=mined.ranks.get(route_id, 0),
-                negative_kinds=[k for _, k in kept],
+                negative_kinds=[k for _, _, k in kept],
+                fused=[z(route_id), *(z(r) for r, _, _ in kept)],
             )
         )
     return out

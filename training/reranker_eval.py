@@ -75,7 +75,12 @@ class Record:
 
 
 def combine(
-    record: Record, *, n: int, weight: float = 0.0, skip_margin: float | None = None
+    record: Record,
+    *,
+    n: int,
+    weight: float = 0.0,
+    skip_margin: float | None = None,
+    coefficient: float | None = None,
 ) -> list[str]:
     """The reranked list: forced routes first as fusion put them, then the rest of the top
     ``n`` by :func:`schemarouter.rerank.blend_order` (``z(rerank) + weight * z(fused)``), then
@@ -83,6 +88,7 @@ def combine(
 
     ``skip_margin``: keep fusion's order when its top score beats the second by at least
     this many standard deviations of the top-N fused scores (fusion already confident).
+    ``coefficient``: a blend-trained model's ``a`` (see :func:`blend_order`).
     """
     from schemarouter.rerank import blend_order
 
@@ -96,8 +102,15 @@ def combine(
         std = float(head.std())
         if std > 1e-9 and (head[0] - head[1]) / std >= skip_margin:
             return list(fused)
-    order = blend_order(record.rerank[forced:top], head, weight=weight)
+    order = blend_order(record.rerank[forced:top], head, weight=weight, coefficient=coefficient)
     return fused[:forced] + [fused[forced + i] for i in order] + fused[top:]
+
+
+def ceiling(record: Record, *, n: int) -> list[str]:
+    """The best any reordering of the top ``n`` can do: gold routes there moved first."""
+    gold = set(record.gold)
+    top = record.fused[:n]
+    return [r for r in top if r in gold] + [r for r in top if r not in gold] + record.fused[n:]
 
 
 def _row(ranked: Sequence[str], record: Record) -> dict[str, float]:
@@ -118,13 +131,23 @@ def summarize(
     weight: float = 0.0,
     skip_margin: float | None = None,
     split: str | None = None,
+    coefficient: float | None = None,
+    oracle: bool = False,
 ) -> dict[str, float]:
-    """Mean metrics over ``records`` (``n=None``: fusion order, no reranking)."""
+    """Mean metrics over ``records`` (``n=None``: fusion order, no reranking; ``oracle``:
+    the :func:`ceiling` of reranking the top ``n``)."""
     rows = []
     for r in records:
         if split and r.split != split:
             continue
-        ranked = r.fused if n is None else combine(r, n=n, weight=weight, skip_margin=skip_margin)
+        if n is None:
+            ranked = r.fused
+        elif oracle:
+            ranked = ceiling(r, n=n)
+        else:
+            ranked = combine(
+                r, n=n, weight=weight, skip_margin=skip_margin, coefficient=coefficient
+            )
         rows.append(_row(ranked, r))
     if not rows:
         return {"queries": 0}
@@ -294,7 +317,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
         suites[name] = info
         all_records.extend(records)
         base = summarize(records, n=None)
-        best = summarize(records, n=min(20, args.depth), weight=args.weight)
+        best = summarize(
+            records,
+            n=min(20, args.depth),
+            weight=args.weight,
+            coefficient=reranker.fusion_coefficient,
+        )
         print(
             f"{name}: fused R@5 {base['r@5']:.3f} -> reranked@20 R@5 {best['r@5']:.3f} "
             f"({info['wall_s']:.0f} s; latency {json.dumps(info['latency_ms'])})",
@@ -308,6 +336,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         "held_out": reranker.card.get("data", {}).get("config", {}).get("held_out", []),
         "train": reranker.card.get("data", {}).get("config", {}).get("train", []),
         "route_chars": args.route_chars or reranker.route_chars,
+        "fusion_coefficient": reranker.fusion_coefficient,
         "depth": args.depth,
         "suites": suites,
         "label": args.label or Path(args.model).name,
@@ -330,16 +359,23 @@ def _table(
         if split:
             records = [r for r in records if r.split == split]
         label = meta.get("label", path)
+        coefficient = meta.get("fusion_coefficient")
         for suite in dict.fromkeys(r.suite for r in records):
             subset = [r for r in records if r.suite == suite]
             base = summarize(subset, n=None)
             cells = [f"{label}", suite, str(base["queries"]), f"{base['r@5']:.3f}"]
             for n in ns:
                 for w in weights:
-                    s = summarize(subset, n=n, weight=w, skip_margin=margin)
+                    s = summarize(
+                        subset, n=n, weight=w, skip_margin=margin, coefficient=coefficient
+                    )
                     cells.append(f"{s['r@5']:.3f} ({s['r@5'] - base['r@5']:+.3f})")
+                best = summarize(subset, n=n, oracle=True)
+                cells.append(f"{best['r@5']:.3f} ({best['r@5'] - base['r@5']:+.3f})")
             lines.append("| " + " | ".join(cells) + " |")
-    head = ["run", "suite", "queries", "fused R@5"] + [f"N={n} w={w}" for n in ns for w in weights]
+    head = ["run", "suite", "queries", "fused R@5"]
+    for n in ns:
+        head += [f"N={n} w={w}" for w in weights] + [f"N={n} ceiling"]
     return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *lines])
 
 
@@ -378,7 +414,12 @@ def _cmd_front(args: argparse.Namespace) -> int:
                 lat = [x for x in lat if x is not None]
             acc = np.mean(
                 [
-                    summarize([r for r in records if r.suite == s], n=n, weight=args.weight)["r@5"]
+                    summarize(
+                        [r for r in records if r.suite == s],
+                        n=n,
+                        weight=args.weight,
+                        coefficient=meta.get("fusion_coefficient"),
+                    )["r@5"]
                     for s in suites
                 ]
             )
@@ -438,7 +479,10 @@ def card_metrics(
             subset = [r for r in records if r.suite == suite]
             suites[suite] = {
                 "fused": summarize(subset, n=None),
-                "reranked": summarize(subset, n=n, weight=weight),
+                "reranked": summarize(
+                    subset, n=n, weight=weight, coefficient=meta.get("fusion_coefficient")
+                ),
+                "ceiling": summarize(subset, n=n, oracle=True),
             }
         out["runs"][meta.get("label", str(path))] = {
             "trained_on": meta.get("train", []),

@@ -76,6 +76,10 @@ class TrainSettings:
     query_tokens: int = DEFAULT_QUERY_TOKENS
     route_chars: int = ROUTE_TEXT_CHARS
     pointwise_weight: float = 0.25
+    #: > 0: train on the blend the router ranks by, ``logit + a * z(fused)``, with ``a`` a
+    #: learned coefficient starting here (the model learns what fusion gets wrong);
+    #: 0: the logit alone
+    fusion_weight: float = 0.0
     weight_decay: float = 0.01
     freeze_embeddings: bool = True
     head: str = "segment"
@@ -190,13 +194,15 @@ def _split(groups: Sequence[PairGroup], share: float) -> tuple[list[PairGroup], 
     return train, val
 
 
-def _candidates(group: PairGroup, n: int, rng: random.Random) -> list[str]:
-    negatives = list(group.negatives)
+def _candidates(group: PairGroup, n: int, rng: random.Random) -> list[tuple[str, float]]:
+    """The positive and up to ``n`` negatives, each with its fused z-score (0 if unknown)."""
+    fused = group.fused if len(group.fused) == 1 + len(group.negatives) else []
+    negatives = list(zip(group.negatives, fused[1:] or [0.0] * len(group.negatives), strict=True))
     if len(negatives) > n:
         # keep the hardest half (fusion's top), draw the rest
         head = negatives[: n // 2]
         negatives = head + rng.sample(negatives[n // 2 :], n - len(head))
-    return [group.positive, *negatives]
+    return [(group.positive, fused[0] if fused else 0.0), *negatives]
 
 
 def _batch(
@@ -206,14 +212,16 @@ def _batch(
 
     width = settings.negatives + 1
     rows, valid = [], np.zeros((len(groups), width), dtype=bool)
+    fused = np.zeros((len(groups), width), dtype=np.float32)
     for i, g in enumerate(groups):
-        texts = _candidates(g, settings.negatives, rng)
-        valid[i, : len(texts)] = True
+        chosen = _candidates(g, settings.negatives, rng)
+        valid[i, : len(chosen)] = True
+        fused[i, : len(chosen)] = [z for _, z in chosen]
         rows.append(
             encode_pairs(
                 tokenizer,
                 g.query,
-                texts,
+                [t for t, _ in chosen],
                 max_length=settings.max_length,
                 query_tokens=settings.query_tokens,
             )
@@ -232,12 +240,17 @@ def _batch(
         torch.from_numpy(mask.reshape(-1, length)[flat]),
         torch.from_numpy(types.reshape(-1, length)[flat]),
         torch.from_numpy(valid),
+        torch.from_numpy(fused),
     )
 
 
-def _loss(logits: Any, valid: Any, pointwise_weight: float) -> Any:
+def _loss(logits: Any, valid: Any, pointwise_weight: float, offset: Any = None) -> Any:
+    """Listwise softmax over each group (the positive first) plus a pointwise term;
+    ``offset`` (groups x width) is added to the logits first (the fusion part of a blend)."""
     import torch
 
+    if offset is not None:
+        logits = logits.reshape(-1) + offset[valid]
     scores = torch.full(valid.shape, -1e4, dtype=logits.dtype)
     scores[valid] = logits.reshape(-1)
     target = torch.zeros(valid.shape[0], dtype=torch.long)  # the positive comes first
@@ -252,12 +265,20 @@ def _loss(logits: Any, valid: Any, pointwise_weight: float) -> Any:
     return listwise + pointwise_weight * pointwise
 
 
-def validate(model: Any, tokenizer: Any, groups: Sequence[PairGroup], settings: TrainSettings):
-    """MRR and accuracy@1 of the positive among its (first ``negatives``) negatives."""
+def validate(
+    model: Any,
+    tokenizer: Any,
+    groups: Sequence[PairGroup],
+    settings: TrainSettings,
+    fusion: float = 0.0,
+):
+    """MRR and accuracy@1 of the positive among its (first ``negatives``) negatives, by
+    ``logit + fusion * z(fused)``."""
     from schemarouter.training.export import torch_scores
 
     if not groups:
         return {"groups": 0}
+    width = settings.negatives + 1
     scored = torch_scores(
         model,
         tokenizer,
@@ -265,6 +286,11 @@ def validate(model: Any, tokenizer: Any, groups: Sequence[PairGroup], settings: 
         max_length=settings.max_length,
         query_tokens=settings.query_tokens,
     )
+    if fusion:
+        scored = [
+            s + fusion * np.asarray(g.fused[:width] or np.zeros(len(s)))[: len(s)]
+            for s, g in zip(scored, groups, strict=True)
+        ]
     ranks = [1 + int(np.sum(s[1:] > s[0])) for s in scored]
     return {
         "groups": len(groups),
@@ -285,6 +311,12 @@ class TrainReport:
     loss_by_epoch: list[float] = field(default_factory=list)
     validation: list[dict[str, Any]] = field(default_factory=list)
     resumed_from: str | None = None
+    #: the learned ``a`` of ``logit + a * z(fused)`` (``fusion_weight`` > 0), else None
+    fusion_coefficient: float | None = None
+
+
+def _coefficient(report: TrainReport) -> float:
+    return report.fusion_coefficient or 0.0
 
 
 def _latest_checkpoint(folder: Path) -> Path | None:
@@ -320,6 +352,11 @@ def train_model(
     named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     head = [p for n, p in named if is_head(n)]
     body = [p for n, p in named if not is_head(n)]
+    blend = settings.fusion_weight > 0
+    # the blend's coefficient is not part of the exported graph: the card carries it
+    fusion = torch.nn.Parameter(torch.tensor(float(settings.fusion_weight)))
+    if blend:
+        head.append(fusion)
     optimizer = torch.optim.AdamW(
         [
             {"params": body, "lr": settings.lr},
@@ -338,6 +375,8 @@ def train_model(
         else:
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
+            with torch.no_grad():
+                fusion.fill_(state.get("fusion", settings.fusion_weight))
             start_epoch, start_step = state["epoch"], state["step"]
             report = TrainReport(**state["report"])
             report.resumed_from = str(latest)
@@ -350,6 +389,7 @@ def train_model(
             {
                 "model": model.state_dict(),
                 "optimizer": optimizer.state_dict(),
+                "fusion": float(fusion.detach()),
                 "epoch": epoch,
                 "step": step,
                 "settings": asdict(settings),
@@ -392,18 +432,24 @@ def train_model(
                 for g in batch:  # keep the negative draws in step with an unbroken run
                     _candidates(g, settings.negatives, rng)
                 continue
-            ids, mask, types, valid = _batch(tokenizer, batch, settings, rng)
+            ids, mask, types, valid, fused = _batch(tokenizer, batch, settings, rng)
             logits = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
-            loss = _loss(logits, valid, settings.pointwise_weight)
+            offset = fusion * fused if blend else None
+            loss = _loss(logits, valid, settings.pointwise_weight, offset)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             report.steps += 1
             losses.append(float(loss.detach()))
+            if blend:
+                report.fusion_coefficient = float(fusion.detach())
             if bar is not None:
                 bar.update(1)
-                bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+                shown = {"loss": f"{np.mean(losses[-50:]):.3f}"}
+                if blend:
+                    shown["a"] = f"{float(fusion.detach()):.2f}"
+                bar.set_postfix(shown)
             elapsed = time.perf_counter() - began
             out_of_time = max_minutes is not None and elapsed > max_minutes * 60
             if out_of_time or (checkpoint_steps and (step + 1) % checkpoint_steps == 0):
@@ -418,11 +464,12 @@ def train_model(
         if report.stopped_early:
             report.loss_by_epoch.append(float(np.mean(losses)) if losses else float("nan"))
             partial = {"epoch": epoch + 1, "partial": True}
-            report.validation.append({**partial, **validate(model, tokenizer, val, settings)})
+            metrics = validate(model, tokenizer, val, settings, _coefficient(report))
+            report.validation.append({**partial, **metrics})
             break
         report.epochs_done = epoch + 1
         report.loss_by_epoch.append(float(np.mean(losses)) if losses else float("nan"))
-        metrics = validate(model, tokenizer, val, settings)
+        metrics = validate(model, tokenizer, val, settings, _coefficient(report))
         report.validation.append({"epoch": epoch + 1, **metrics})
         report.wall_s = wall_before + time.perf_counter() - began
         log(
@@ -464,6 +511,12 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     parser.add_argument("--route-chars", type=int, default=d.route_chars)
     parser.add_argument("--head", default=d.head, choices=["cls", "segment"])
     parser.add_argument("--head-lr-scale", type=float, default=d.head_lr_scale)
+    parser.add_argument(
+        "--fusion-weight",
+        type=float,
+        default=d.fusion_weight,
+        help="> 0: train on logit + a * z(fused), a learned from this start (0: logit alone)",
+    )
     parser.add_argument("--max-groups", type=int, default=0, help="train on at most N groups")
     parser.add_argument("--max-minutes", type=float, default=None, help="training time budget")
     parser.add_argument("--checkpoint-steps", type=int, default=200)
@@ -505,6 +558,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         route_chars=args.route_chars,
         head=args.head,
         head_lr_scale=args.head_lr_scale,
+        fusion_weight=args.fusion_weight,
         seed=args.seed,
     )
     work = _work_folder(args)
@@ -546,7 +600,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         train = random.Random(args.seed).sample(train, args.max_groups)
     out(f"{len(train)} training groups, {len(val)} validation groups ({pairs_s:.0f} s for pairs)")
     model, tokenizer = load_base(args.base, settings.layers, settings.seed, head=settings.head)
-    before = validate(model, tokenizer, val, settings)
+    before = validate(model, tokenizer, val, settings, settings.fusion_weight)
     report = train_model(
         model,
         tokenizer,
@@ -601,6 +655,11 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         },
         "metrics": {},
     }
+    if report.fusion_coefficient is not None:  # the router ranks by the blend it learned
+        card["blend"] = {
+            "rank_by": "logit + a * z(fused) over the reranked window",
+            "fusion_coefficient": report.fusion_coefficient,
+        }
     card = write_model(
         model,
         base_dir / "tokenizer.json",

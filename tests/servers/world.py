@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter import SchemaRouter
+from schemarouter.credentials import MappingCredentials
 from schemarouter.index import HashingEncoder
 
 from servers import catalogs
@@ -18,6 +19,12 @@ from servers.materials import materials_project_app, optimade_app, pubchem_app
 
 #: The Materials Project key the MP-like server accepts (a test value, never a real key).
 MP_KEY = "sk-test-7f3a9c0e5b1d"
+#: Credentials that open the MP-like server.
+CREDS = MappingCredentials({"MP_API_KEY": MP_KEY})
+#: Route ids of the servers shaped like the bundled providers.
+MP = "materials_project/rest/summary_search"
+OPTIMADE = "optimade/v1/structures"
+PUBCHEM = "pubchem/pug_rest/compound_properties_by_name"
 
 
 @dataclass
