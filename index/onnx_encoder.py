@@ -71,6 +71,25 @@ def quiet_quantization_advice() -> Iterator[None]:
         root.removeFilter(quiet)
 
 
+@contextlib.contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """Silence transformers while it loads packaged weights: its "Loading weights" bar and
+    its notes on unused layers or a newly initialized head (expected when a model is cut
+    or given a new head) would otherwise land in the user's terminal."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
 def export_minilm(out: Path, *, quantize: bool = True) -> Path:
     """Export the packaged MiniLM to ONNX at ``out`` (int8 per channel if ``quantize``)."""
     try:
@@ -85,7 +104,8 @@ def export_minilm(out: Path, *, quantize: bool = True) -> Path:
     import warnings
 
     model_dir = _minilm_dir()
-    model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+    with quiet_transformers():
+        model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
 
     class Pooled(torch.nn.Module):
         def __init__(self, inner: Any) -> None:

@@ -207,3 +207,27 @@ def test_real_property_definitions(shared_data: Path) -> None:
     assert fields["last_modified"].json_schema["format"] == "date-time"
     assert fields["id"].description  # inherited through $$inherit from core/id
     json.dumps([f.model_dump(mode="json") for f in fields.values()])
+
+
+def test_inherit_resolution_lenient_and_strict(tmp_path: Path) -> None:
+    from schemarouter.adapters.optimade import resolve_inherit
+
+    core = tmp_path / "properties" / "core"
+    core.mkdir(parents=True)
+    (core / "id.yaml").write_text("type: [string]\ndescription: core id\n", encoding="utf-8")
+    (core / "a.yaml").write_text("$$inherit: /v1.2/properties/core/b\n", encoding="utf-8")
+    (core / "b.yaml").write_text("$$inherit: /v1.2/properties/core/a\nx: 1\n", encoding="utf-8")
+    node = {"$$inherit": "/v1.2/properties/core/id", "description": "own"}
+    resolved = resolve_inherit(node, tmp_path, strict=True)
+    assert resolved == {"type": ["string"], "description": "own"}  # the own keys win
+    missing = {"$$inherit": "/v1.2/properties/core/nope", "x": 1}
+    cycle = {"$$inherit": "/v1.2/properties/core/a"}
+    assert resolve_inherit(missing, tmp_path) == {"x": 1}  # registration: left out
+    assert resolve_inherit(cycle, tmp_path) == {"x": 1}  # the cycle is cut, not followed
+    with pytest.raises(DocumentError, match=r"missing target of '/v1\.2/properties/core/nope'"):
+        resolve_inherit(missing, tmp_path, strict=True)
+    with pytest.raises(DocumentError, match="cycle through"):
+        resolve_inherit(cycle, tmp_path, strict=True)
+    # references outside properties/ are not definitions: kept out of both modes' way
+    other = {"$$inherit": "/v1.2/definitions/thing", "y": 2}
+    assert resolve_inherit(other, tmp_path, strict=True) == {"y": 2}

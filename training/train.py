@@ -148,7 +148,8 @@ def load_base(
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from tokenizers import Tokenizer
     from transformers import AutoConfig, AutoModelForSequenceClassification
-    from transformers.utils import logging as hf_logging
+
+    from schemarouter.index.onnx_encoder import quiet_transformers
 
     if base is None:
         from schemarouter.index.dense import _minilm_dir
@@ -159,18 +160,10 @@ def load_base(
     config = AutoConfig.from_pretrained(
         str(base), num_labels=1, num_hidden_layers=layers, local_files_only=True
     )
-    verbosity = hf_logging.get_verbosity()
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()  # "layers 2-5 unused, classifier newly initialized"
-    hf_logging.disable_progress_bar()
-    try:
+    with quiet_transformers():  # "layers 2-5 unused, classifier newly initialized"
         model = AutoModelForSequenceClassification.from_pretrained(
             str(base), config=config, local_files_only=True
         )
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
     tokenizer = Tokenizer.from_file(str(base / "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.no_truncation()

@@ -49,7 +49,15 @@ from schemarouter.errors import DocumentError, UnitError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.units import DIMENSIONS, check_field_units, parse_unit
 
-__all__ = ["OPTIMADE_TYPES", "add_optimade", "load_property_definitions", "optimade_registration"]
+__all__ = [
+    "OPTIMADE_TYPES",
+    "add_optimade",
+    "first_paragraph",
+    "load_property_definitions",
+    "optimade_registration",
+    "resolve_inherit",
+    "unit_dimension",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -126,24 +134,43 @@ def _mapping(node: Any, where: str, what: str) -> Mapping[str, Any]:
 # -- property definitions -------------------------------------------------------------------
 
 
-def _inherit(node: Any, root: Path | None, seen: tuple[str, ...] = ()) -> Any:
-    """Resolve ``$$inherit`` references under ``root`` (the referencing keys win)."""
+def resolve_inherit(
+    node: Any, root: Path | None, *, strict: bool = False, seen: tuple[str, ...] = ()
+) -> Any:
+    """Resolve ``$$inherit`` references (``/v1.2/properties/core/id`` ->
+    ``<root>/properties/core/id.yaml``), recursively; the referencing mapping's own keys win.
+
+    Lenient by default (registration: an unresolvable reference is left out); ``strict``
+    (catalog generation) makes a cycle or a missing target a :class:`DocumentError`.
+    """
     if isinstance(node, list):
-        return [_inherit(item, root, seen) for item in node]
+        return [resolve_inherit(item, root, strict=strict, seen=seen) for item in node]
     if not isinstance(node, Mapping):
         return node
     resolved: dict[str, Any] = {}
     reference = node.get("$$inherit")
-    if isinstance(reference, str) and root is not None and reference not in seen:
+    if isinstance(reference, str) and root is not None:
         parts = reference.strip("/").split("/")
-        if len(parts) >= 3 and parts[1] == "properties":
-            target = root.joinpath("properties", *parts[2:]).with_suffix(".yaml")
-            if target.is_file():
-                base = load_document(target).data
-                resolved.update(_inherit(base, root, (*seen, reference)))
+        target = (
+            root.joinpath("properties", *parts[2:]).with_suffix(".yaml")
+            if len(parts) >= 3 and parts[1] == "properties"
+            else None
+        )
+        usable = target is not None and target.is_file() and reference not in seen
+        if strict and target is not None and not usable:
+            problem = "cycle through" if reference in seen else "missing target of"
+            raise DocumentError(
+                f"$$inherit {problem} {reference!r}",
+                where=str(target),
+                hint="Point at the root of the OPTIMADE definitions (the folder above properties/)",
+            )
+        if usable and target is not None:
+            base = load_document(target).data
+            deeper = (*seen, reference)
+            resolved.update(resolve_inherit(base, root, strict=strict, seen=deeper))
     for key, value in node.items():
         if key != "$$inherit":
-            resolved[key] = _inherit(value, root, seen)
+            resolved[key] = resolve_inherit(value, root, strict=strict, seen=seen)
     return resolved
 
 
@@ -162,7 +189,7 @@ def load_property_definitions(folder: Path | str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for path in sorted(folder.glob("*.yaml")):
         data = load_document(path).data
-        data = _inherit(data, root)
+        data = resolve_inherit(data, root)
         name = data.get("x-optimade-definition", {}).get("name") or path.stem
         out[str(name)] = data
     return out
@@ -194,7 +221,8 @@ def _raw_unit(definition: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _dimension(unit: str) -> str | None:
+def unit_dimension(unit: str) -> str | None:
+    """The first :data:`DIMENSIONS` name the registration checks accept for ``unit``."""
     for name in DIMENSIONS:
         try:
             check_field_units(OutputField(name="probe", unit=unit, dimension=name), where=unit)
@@ -204,7 +232,8 @@ def _dimension(unit: str) -> str | None:
     return None
 
 
-def _first_paragraph(text: Any) -> str:
+def first_paragraph(text: Any) -> str:
+    """The first paragraph of ``text`` on one line."""
     paragraph = str(text or "").strip().split("\n\n", 1)[0]
     return re.sub(r"\s+", " ", paragraph).strip()
 
@@ -217,13 +246,13 @@ def _field(
     prefix = "data.*" if many else "data"
     path = f"{prefix}.{name}" if name == "id" else f"{prefix}.attributes.{name}"
     schema = _schema(info) if _optimade_type(info) else _schema(extra)
-    description = _first_paragraph(merged.get("description"))
+    description = first_paragraph(merged.get("description"))
     unit = _raw_unit(info) or _raw_unit(extra)
     dimension = None
     if unit is not None:
         try:
             parse_unit(unit)
-            dimension = _dimension(unit)
+            dimension = unit_dimension(unit)
         except UnitError:
             logger.warning("%s: unit %r of %r is unknown; dropped", where, unit, name)
             description = f"{description} (unit as served: {unit})".strip()
@@ -302,7 +331,7 @@ def _provider(
         license=license_name,
         license_url=license_url,
         source_type=source_type,
-        description=_first_paragraph(meta_provider.get("description")),
+        description=first_paragraph(meta_provider.get("description")),
     )
 
 
@@ -442,7 +471,7 @@ def optimade_registration(
             summary=(
                 "Search structures with an OPTIMADE filter" if many else "One structure entry by id"
             ),
-            description=_first_paragraph(s_data.get("description")) or "OPTIMADE structures",
+            description=first_paragraph(s_data.get("description")) or "OPTIMADE structures",
             input_schema=_input_schema(params),
             parameters=params,
             output_fields=tuple(fields),

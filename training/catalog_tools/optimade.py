@@ -32,10 +32,10 @@ from typing import Any
 
 import yaml
 
+from schemarouter.adapters._document import load_document
+from schemarouter.adapters.optimade import first_paragraph, resolve_inherit, unit_dimension
 from schemarouter.catalog import load_catalog
-from schemarouter.contracts import OutputField
-from schemarouter.errors import UnitError
-from schemarouter.units import DIMENSIONS, check_field_units, parse_unit, pint_factor
+from schemarouter.units import parse_unit, pint_factor
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -148,37 +148,10 @@ _SCHEMA_KEYS = ("type", "format", "pattern", "minimum", "maximum", "minItems", "
 # -- property definitions ------------------------------------------------------------------
 
 
-def _inherit_path(root: Path, reference: str) -> Path:
-    """``/v1.2/properties/core/id`` -> ``<root>/properties/core/id.yaml``."""
-    parts = reference.strip("/").split("/")
-    if len(parts) < 3 or parts[1] != "properties":
-        raise ValueError(f"unsupported $$inherit reference {reference!r}")
-    return root.joinpath("properties", *parts[2:]).with_suffix(".yaml")
-
-
-def _resolve(node: Any, root: Path, seen: tuple[str, ...] = ()) -> Any:
-    """Resolve ``$$inherit`` (the referencing mapping's own keys win), recursively."""
-    if isinstance(node, list):
-        return [_resolve(item, root, seen) for item in node]
-    if not isinstance(node, Mapping):
-        return node
-    resolved: dict[str, Any] = {}
-    reference = node.get("$$inherit")
-    if isinstance(reference, str) and reference.split("/")[2:3] == ["properties"]:
-        if reference in seen:
-            raise ValueError(f"$$inherit cycle through {reference!r}")
-        base = yaml.safe_load(_inherit_path(root, reference).read_text(encoding="utf-8"))
-        resolved.update(_resolve(base, root, (*seen, reference)))
-    for key, value in node.items():
-        if key != "$$inherit":
-            resolved[key] = _resolve(value, root, seen)
-    return resolved
-
-
 def load_property(path: Path, root: Path) -> dict[str, Any]:
-    """One property definition with its ``$$inherit`` references resolved."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    resolved = _resolve(data, root)
+    """One property definition with its ``$$inherit`` references resolved (strictly: a
+    cycle or a missing target is an error)."""
+    resolved = resolve_inherit(load_document(path).data, root, strict=True)
     if not isinstance(resolved, dict):
         raise ValueError(f"{path}: a property definition must be a mapping")
     return resolved
@@ -217,18 +190,10 @@ def _types(definition: Mapping[str, Any]) -> list[str]:
 def _dimension(unit: str) -> str:
     """The first :data:`DIMENSIONS` name that the registration checks accept for ``unit``."""
     parse_unit(unit)  # an unknown unit fails here, with the alias-table hint
-    for name in DIMENSIONS:
-        try:
-            check_field_units(OutputField(name="probe", unit=unit, dimension=name), where=unit)
-        except UnitError:
-            continue
-        return name
-    raise ValueError(f"no dimension name in schemarouter.units.DIMENSIONS fits unit {unit!r}")
-
-
-def _first_paragraph(text: str) -> str:
-    paragraph = text.strip().split("\n\n", 1)[0]
-    return re.sub(r"\s+", " ", paragraph).strip()
+    name = unit_dimension(unit)
+    if name is None:
+        raise ValueError(f"no dimension name in schemarouter.units.DIMENSIONS fits unit {unit!r}")
+    return name
 
 
 def _output_field(name: str, definition: Mapping[str, Any], *, many: bool) -> dict[str, Any]:
@@ -246,7 +211,7 @@ def _output_field(name: str, definition: Mapping[str, Any], *, many: bool) -> di
     }
     if aliases:
         field["aliases"] = aliases
-    field["description"] = _first_paragraph(str(definition.get("description", "")))
+    field["description"] = first_paragraph(str(definition.get("description", "")))
     unit = _unit(definition)
     if unit is not None:
         dimension = _dimension(unit)
@@ -287,7 +252,7 @@ def _parameters(operation: Mapping[str, Any]) -> list[dict[str, Any]]:
             "location": item["in"],
             "json_schema": _parameter_schema(schema),
             "required": bool(item.get("required", False)),
-            "description": _first_paragraph(
+            "description": first_paragraph(
                 str(item.get("description") or schema.get("description") or "")
             )
             or PARAMETER_DESCRIPTIONS.get(name, ""),
