@@ -22,6 +22,7 @@ from schemarouter.contracts import (
     Endpoint,
     FieldGroup,
     Intent,
+    Parameter,
     ParameterLocation,
     Provider,
     Registration,
@@ -43,6 +44,7 @@ __all__ = [
     "build_registration",
     "check_json_schema",
     "format_validation_error",
+    "parameters_schema",
     "slugify",
 ]
 
@@ -56,6 +58,21 @@ class RouteSpec(NamedTuple):
     access: AccessPath
     endpoint: Endpoint
     location: str  # e.g. "providers[2].access[0].endpoints[5]" or "paths./movie/{id}.get"
+
+
+def parameters_schema(parameters: Iterable[Parameter]) -> dict[str, Any]:
+    """An endpoint's input schema: a closed object of its parameters' schemas, ``required``
+    listing the required ones (left out when none is)."""
+    parameters = list(parameters)
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {p.name: p.json_schema for p in parameters},
+        "additionalProperties": False,
+    }
+    required = [p.name for p in parameters if p.required]
+    if required:
+        schema["required"] = required
+    return schema
 
 
 def slugify(text: str, *, max_length: int = 96) -> str:

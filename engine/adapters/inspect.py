@@ -28,7 +28,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from schemarouter.compile import RouteSpec, build_registration, format_validation_error, slugify
+from schemarouter.compile import (
+    RouteSpec,
+    build_registration,
+    format_validation_error,
+    parameters_schema,
+    slugify,
+)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -470,13 +476,7 @@ def _endpoint(item: ProposedEndpoint) -> Endpoint:
                 json_schema={"type": f.json_type} if f.json_type else {},
             )
         )
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {p.name: p.json_schema for p in params},
-        "additionalProperties": False,
-    }
-    if any(p.required for p in params):
-        schema["required"] = [p.name for p in params if p.required]
+    schema = parameters_schema(params)
     name = f"{item.method} {item.path}"
     return Endpoint(
         id=slugify(name),

@@ -60,6 +60,7 @@ from schemarouter.compile import (
     RouteSpec,
     build_contract,
     build_registration,
+    parameters_schema,
     slugify,
 )
 from schemarouter.contracts import (
@@ -130,14 +131,7 @@ class _EndpointBuilder:
         reader = self.reader
         collected, body = self._parameters(ref)
         parameters = self._distinct(collected, auth, ref.location)
-        input_schema: dict[str, Any] = {
-            "type": "object",
-            "properties": {p.name: p.json_schema for p in parameters},
-            "additionalProperties": False,
-        }
-        required = [p.name for p in parameters if p.required]
-        if required:
-            input_schema["required"] = required
+        input_schema = parameters_schema(parameters)
         if body is not None:
             input_schema[BODY_EXTENSION] = body
         output = reader.response(ref)

@@ -32,7 +32,13 @@ from typing import Any
 import httpx
 
 from schemarouter.adapters._document import load_document
-from schemarouter.compile import RouteSpec, build_contract, build_registration, slugify
+from schemarouter.compile import (
+    RouteSpec,
+    build_contract,
+    build_registration,
+    parameters_schema,
+    slugify,
+)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -364,18 +370,6 @@ def _parameters(rows: Any, *, entry: bool) -> tuple[Parameter, ...]:
     return tuple(params)
 
 
-def _input_schema(parameters: tuple[Parameter, ...]) -> dict[str, Any]:
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {p.name: p.json_schema for p in parameters},
-        "additionalProperties": False,
-    }
-    required = [p.name for p in parameters if p.required]
-    if required:
-        schema["required"] = required
-    return schema
-
-
 def _payloads(source: Any, client: httpx.Client | None) -> tuple[Any, Any, str, str | None]:
     if isinstance(source, str) and re.match(r"^https?://", source, re.IGNORECASE):
         base = source.rstrip("/")
@@ -472,7 +466,7 @@ def optimade_registration(
                 "Search structures with an OPTIMADE filter" if many else "One structure entry by id"
             ),
             description=first_paragraph(s_data.get("description")) or "OPTIMADE structures",
-            input_schema=_input_schema(params),
+            input_schema=parameters_schema(params),
             parameters=params,
             output_fields=tuple(fields),
         )

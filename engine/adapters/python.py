@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from schemarouter.compile import RouteSpec, build_registration, slugify
+from schemarouter.compile import RouteSpec, build_registration, parameters_schema, slugify
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -197,8 +197,6 @@ def describe_callable(
             f"cannot read the signature: {exc}", where=where, hint="Pass a plain typed function"
         ) from None
     description, param_docs = _parse_docstring(fn.__doc__)
-    properties: dict[str, Any] = {}
-    required: list[str] = []
     parameters: list[Parameter] = []
     for pname, param in signature.parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -220,9 +218,6 @@ def describe_callable(
                 pschema.setdefault("default", param.default)
             except Exception:  # a default that is not JSON stays out of the schema
                 pass
-        else:
-            required.append(pname)
-        properties[pname] = pschema
         parameters.append(
             Parameter(
                 name=pname,
@@ -232,13 +227,7 @@ def describe_callable(
                 description=param_docs.get(pname, ""),
             )
         )
-    input_schema: dict[str, Any] = {
-        "type": "object",
-        "properties": properties,
-        "additionalProperties": False,
-    }
-    if required:
-        input_schema["required"] = required
+    input_schema = parameters_schema(parameters)
     return_type = hints.get("return", inspect.Parameter.empty)
     output_schema = _json_schema(return_type, where=f"{where}, return type") or None
     endpoint_name = name or spec.name or fn.__name__
