@@ -256,3 +256,18 @@ def test_train_export_and_load_end_to_end(
     again = json.loads((out / "card.json").read_text(encoding="utf-8"))
     assert again["training"]["steps"] == 3 and again["training"]["resumed_from"]
     assert again.get("blend") == card.get("blend")  # the coefficient survives the resume
+
+
+def test_blend_training_refuses_pairs_without_fused_scores(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from schemarouter.training.pairs import PairGroup
+    from schemarouter.training.train import train_main
+
+    old = PairGroup(query="q", positive="a", negatives=["b", "c"], source="s")  # no fused
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps(asdict(old)) + "\n", encoding="utf-8")
+    argv = ["--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), "--pairs", str(pairs),
+            "--fusion-weight", "1", "--no-progress"]  # fmt: skip
+    with pytest.raises(SystemExit, match=r"1 of 1 groups .* have none"):
+        train_main(argv)

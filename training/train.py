@@ -588,6 +588,13 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
             )
             save_pairs(pairs_file, groups, manifest)
     pairs_s = time.perf_counter() - began
+    lacking = sum(1 for g in groups if len(g.fused) != 1 + len(g.negatives))
+    if settings.fusion_weight > 0 and lacking:
+        raise SystemExit(
+            f"--fusion-weight needs fused scores with every pair; {lacking} of {len(groups)} "
+            f"groups in {pairs_file} have none (built before they were recorded): rebuild the "
+            "pairs (drop --pairs, or delete the work folder's pairs.jsonl)"
+        )
     train, val = _split(groups, settings.validation_share)
     if args.max_groups and len(train) > args.max_groups:
         train = random.Random(args.seed).sample(train, args.max_groups)
