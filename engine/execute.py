@@ -73,49 +73,58 @@ def _settings(
     )
 
 
+class _Stepper:
+    """Walks a :class:`Run`'s generator: sends it the last operation's value or throws it
+    the last operation's error, until it returns the result (shared by both drivers)."""
+
+    #: the run's result, set when :meth:`next` returns ``None``
+    result: ExecutionResult
+
+    def __init__(self, run: Run) -> None:
+        self.gen = run.run()
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def next(self) -> Op | None:
+        """The next operation to perform, or ``None`` once :attr:`result` is set."""
+        try:
+            op = self.gen.throw(self.error) if self.error is not None else self.gen.send(self.value)
+        except StopIteration as stop:
+            self.result = stop.value
+            return None
+        self.value, self.error = None, None
+        return op
+
+
 def _drive(run: Run, perform: Callable[[Op], Any]) -> ExecutionResult:
-    gen = run.run()
-    value: Any = None
-    error: BaseException | None = None
+    steps = _Stepper(run)
     try:
-        while True:
+        while (op := steps.next()) is not None:
             try:
-                op = gen.throw(error) if error is not None else gen.send(value)
-            except StopIteration as stop:
-                result: ExecutionResult = stop.value
-                return result
-            value, error = None, None
-            try:
-                value = perform(op)
+                steps.value = perform(op)
             except Exception as exc:
-                error = exc
+                steps.error = exc
     except SchemaRouterError as exc:
         raise run.safe(exc) from None
     finally:
-        gen.close()
+        steps.gen.close()
+    return steps.result
 
 
 async def _adrive(run: Run, perform: Callable[[Op], Awaitable[Any]]) -> ExecutionResult:
     """:func:`_drive` with an awaited ``perform``."""
-    gen = run.run()
-    value: Any = None
-    error: BaseException | None = None
+    steps = _Stepper(run)
     try:
-        while True:
+        while (op := steps.next()) is not None:
             try:
-                op = gen.throw(error) if error is not None else gen.send(value)
-            except StopIteration as stop:
-                result: ExecutionResult = stop.value
-                return result
-            value, error = None, None
-            try:
-                value = await perform(op)
+                steps.value = await perform(op)
             except Exception as exc:
-                error = exc
+                steps.error = exc
     except SchemaRouterError as exc:
         raise run.safe(exc) from None
     finally:
-        gen.close()
+        steps.gen.close()
+    return steps.result
 
 
 def execute(

@@ -13,9 +13,8 @@ drift), and :func:`encode_pairs` is the one place pairs become token ids, for tr
 inference alike. No torch is imported on this path.
 
 The shipped model lives in ``schemarouter.models/reranker`` and ``SchemaRouter()`` uses it
-by default; :meth:`Reranker.shipped` (and :func:`default_reranker`, the evaluation hook)
-return ``None`` when it is absent, so the router can run in fusion order and say that
-reranking is off.
+by default; :meth:`Reranker.shipped` returns ``None`` when it is absent, so the router can
+run in fusion order and say that reranking is off.
 """
 
 from __future__ import annotations
@@ -48,8 +47,8 @@ __all__ = [
     "RankedText",
     "Reranker",
     "blend_order",
-    "default_reranker",
     "encode_pairs",
+    "load_tokenizer",
     "route_text",
 ]
 
@@ -144,6 +143,20 @@ def route_text(
 
 
 # -- pairs -> token ids ------------------------------------------------------------------------
+
+
+def load_tokenizer(path: str | Path) -> Any:
+    """A ``tokenizers.Tokenizer`` from ``tokenizer.json``, with padding and truncation off
+    (:func:`encode_pairs` cuts and pads itself)."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise MissingDependencyError("tokenizers", purpose="the cross-encoder reranker") from None
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
 
 
 def encode_pairs(
@@ -319,15 +332,7 @@ class Reranker:
                     raise MissingDependencyError(
                         "onnxruntime", purpose="the cross-encoder reranker"
                     ) from None
-                try:
-                    from tokenizers import Tokenizer
-                except ImportError:
-                    raise MissingDependencyError(
-                        "tokenizers", purpose="the cross-encoder reranker"
-                    ) from None
-                tokenizer = Tokenizer.from_file(str(self.path.joinpath("tokenizer.json")))
-                tokenizer.no_padding()
-                tokenizer.no_truncation()
+                tokenizer = load_tokenizer(self.path.joinpath("tokenizer.json"))
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
@@ -441,8 +446,3 @@ def _shipped_folder() -> Path | None:
     if not all(folder.joinpath(name).is_file() for name in MODEL_FILES):
         return None
     return Path(str(folder))
-
-
-def default_reranker() -> Reranker | None:
-    """The shipped reranker, or ``None`` (the evaluation harness's ``--reranker auto``)."""
-    return Reranker.shipped()

@@ -44,7 +44,12 @@ class Ranked:
     score: float
     scores: dict[str, float] = field(default_factory=dict)
     field_hits: tuple[str, ...] = ()
-    forced: bool = False
+
+    @property
+    def forced(self) -> bool:
+        """Placed on top because the query named the route or its provider (the mark
+        ``scores["named"]`` travels to the candidate, so callers can tell too)."""
+        return "named" in self.scores
 
 
 def route_sources(route: Route) -> set[SourceType]:
@@ -88,7 +93,8 @@ def apply_analysis(
         return 2
 
     for item in ranked:
-        item.forced = tier(item) < 2
+        if tier(item) < 2:
+            item.scores["named"] = 1.0
     # stable sort: inside a tier the retrieval order is kept
     ranked = sorted(ranked, key=tier)
     if analysis.source_constraints:

@@ -238,11 +238,12 @@ class SchemaRouter(RegistrationMixin):
         elif not rerank:
             warnings.append("reranking is off for this call (rerank=False)")
         elif ranked and not reason:
-            ranked, reranked = self._rerank(query, ranked, snapshot, resolved)
+            ranked, reranked = self._rerank(self.reranker, query, ranked, snapshot, resolved)
         return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals, reranked)
 
     def _rerank(
         self,
+        reranker: Reranker | Any,
         query: str,
         ranked: list[Ranked],
         snapshot: RegistrySnapshot,
@@ -252,14 +253,12 @@ class SchemaRouter(RegistrationMixin):
 
         The window is cut further to what fits in ``rerank_tokens`` word pieces (long queries
         leave room for fewer pairs). Routes the query names (forced to the top) keep their
-        places; the rest of the window is ordered by ``z(rerank) + rerank_weight * z(fused)``
-        (:func:`blend_order`); the tail keeps fusion's order. ``score`` stays the fused
+        places; the rest of the window is ordered by :func:`blend_order` (``z(rerank) +
+        rerank_weight * z(fused)``, or the blend a model was trained on when its card gives a
+        ``fusion_coefficient``); the tail keeps fusion's order. ``score`` stays the fused
         score; ``scores["rerank"]`` is the model's logit. The route text lists the fields a
         candidate will show as matched, exactly as every training pair was written.
         """
-        reranker = self.reranker
-        if reranker is None:
-            return ranked, False
         writer = getattr(reranker, "route_text", None) or route_text
         forced = 0
         while forced < len(ranked) and ranked[forced].forced:

@@ -17,7 +17,6 @@ from schemarouter.errors import MissingDependencyError, ModelError
 from schemarouter.rerank import (
     MODEL_FILES,
     Reranker,
-    default_reranker,
     encode_pairs,
     route_text,
 )
@@ -224,7 +223,9 @@ def test_shipped_is_none_without_a_model(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(rerank, "_SHIPPED", "no-such-model")
     monkeypatch.setattr(rerank, "_SHARED", {})
     assert Reranker.shipped() is None
-    assert default_reranker() is None
+    from schemarouter.training.baselines import load_reranker
+
+    assert load_reranker("auto") == (None, "reranker: skipped (no shipped reranker model)")
 
 
 def test_shipped_model_loads_when_present() -> None:
@@ -365,6 +366,9 @@ def test_router_keeps_named_routes_on_top_when_reranking() -> None:
     forced = r.snapshot().routes[result.candidates[0].route_id]
     sent = r.reranker.calls[0][1]
     assert not any(t.startswith(route_text(forced)[:40]) for t in sent)
+    # the candidate says why it leads; the routes the model re-scored do not carry the mark
+    assert result.candidates[0].scores["named"] == 1.0
+    assert all("named" not in c.scores for c in result.candidates if "rerank" in c.scores)
 
 
 def test_router_rerank_reaches_state_aware_retrieval() -> None:

@@ -173,6 +173,16 @@ def test_mined_fused_scores_are_z_scores_over_the_rerank_window(router: SchemaRo
     assert min(group.fused) >= round(float(z.min()), 4)
 
 
+def test_mined_window_starts_after_the_routes_the_query_names(router: SchemaRouter) -> None:
+    query = "Open Weather alerts and forecast"  # names the weather provider
+    named = [c.route_id for c in router.retrieve(query, k=10, rerank=False).candidates
+             if "named" in c.scores]  # fmt: skip
+    assert set(named) == {"weather/rest/forecast", "weather/rest/alerts"}
+    mined = NegativeMiner(router, depth=10, window=4, seed=0).mine(query, named[:1], n=3)
+    assert mined.fused_z and not set(mined.fused_z) & set(named)
+    assert all(np.isfinite(list(mined.fused_z.values())))
+
+
 def test_config_refuses_training_on_held_out_sets() -> None:
     with pytest.raises(ValueError, match="held out"):
         PairConfig(train=("g1",), held_out=("g1",)).check()

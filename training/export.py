@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.rerank import encode_pairs
+from schemarouter.rerank import encode_pairs, load_tokenizer
 
 __all__ = ["agreement", "export_onnx", "onnx_scores", "quantize", "torch_scores", "write_model"]
 
@@ -188,17 +188,13 @@ def _save_torch(model: Any, folder: Path, tokenizer_file: Path) -> None:
     """The trained torch weights: a transformers folder (``CrossEncoder(folder)`` loads it)
     for the ``cls`` head, else the base folder's config plus ``state_dict.pt``."""
     import torch
-    from transformers.utils import logging as hf_logging
+
+    from schemarouter.index.onnx_encoder import quiet_transformers
 
     folder.mkdir(parents=True, exist_ok=True)
     inner = getattr(model, "inner", model)
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
+    with quiet_transformers():
         inner.save_pretrained(str(folder))
-    finally:
-        if bars:
-            hf_logging.enable_progress_bar()
     if inner is not model:
         torch.save(model.state_dict(), folder / "state_dict.pt")
     shutil.copyfile(tokenizer_file, folder / "tokenizer.json")
@@ -215,22 +211,18 @@ def write_model(
     card: dict[str, Any],
 ) -> dict[str, Any]:
     """Export to ``out`` (model.onnx int8, tokenizer.json, card.json); returns the card."""
-    from tokenizers import Tokenizer
-
     out.mkdir(parents=True, exist_ok=True)
     fp32 = export_onnx(model, work / "model.fp32.onnx")
     int8 = quantize(fp32, out / "model.onnx")
     shutil.copyfile(tokenizer_file, out / "tokenizer.json")
-    tokenizer = Tokenizer.from_file(str(out / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
+    tokenizer = load_tokenizer(out / "tokenizer.json")
     groups = [(g.query, [g.positive, *g.negatives]) for g in val]
     encode = {"max_length": settings.max_length, "query_tokens": settings.query_tokens}
     reference = torch_scores(model, tokenizer, groups, **encode)
     card = dict(card)
     card["quantization"] = {
         "method": "onnxruntime.quantization.quantize_dynamic(per_channel=True, weight_type=QInt8)",
-        "exporter": f"torch.onnx.export(dynamo=False, opset_version={17})",
+        "exporter": f"torch.onnx.export(dynamo=False, opset_version={OPSET})",
         "checked_on": "the validation groups (held out of training)",
         "fp32_vs_torch": agreement(reference, onnx_scores(fp32, tokenizer, groups, **encode)),
         "int8_vs_torch": agreement(reference, onnx_scores(int8, tokenizer, groups, **encode)),

@@ -110,7 +110,8 @@ class NegativeMiner:
         matched = {c.route_id: tuple(c.matched_fields) for c in result.candidates}
         order = [c.route_id for c in result.candidates]
         ranks = {r: order.index(r) + 1 if r in matched else 0 for r in positives}
-        head = result.candidates[: self.window]
+        # the router's window: after the routes the query names (it never reorders those)
+        head = [c for c in result.candidates if "named" not in c.scores][: self.window]
         fused = np.array([c.score for c in head], dtype=np.float64)
         spread = float(fused.std()) if fused.size else 0.0
         fused_z = {

@@ -23,6 +23,7 @@ held-out catalog route is skipped). The bundled test split is always held out.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import logging
@@ -141,18 +142,19 @@ def _router(encoder: Any) -> Any:
     return SchemaRouter(encoder=encoder, abstention=None, reranker=None)
 
 
-def _benchmark(name: str, router: Any, data: Path, *, sample: int | None, seed: int) -> Any:
-    from schemarouter.training.datasets import bundled_suite, metatool, restbench, stabletoolbench
+#: Pair-source names -> the evaluation harness's suite names (loaded by the same loaders).
+_SUITES = {"metatool": "metatool-single", "g1": "stabletoolbench", "tmdb": "restbench"}
 
-    if name == "metatool":
-        return metatool.load_metatool_single(router, data, sample=sample or 0, seed=seed)
-    if name == "g1":
-        return stabletoolbench.load_stabletoolbench(router, data)
-    if name == "tmdb":
-        return restbench.load_restbench(router, data)
-    if name == "bundled":
-        return bundled_suite.load_bundled(router, split="all")
-    raise ValueError(f"unknown set {name!r}")
+
+def _benchmark(name: str, router: Any, data: Path, *, sample: int = 0) -> Any:
+    """Labelled set ``name`` registered in ``router`` through the harness's
+    :func:`~schemarouter.training.evaluate.load_suite` (``sample``: MetaTool queries, 0 all)."""
+    from schemarouter.training.evaluate import load_suite
+
+    if name not in LABELLED:
+        raise ValueError(f"unknown set {name!r}")
+    args = argparse.Namespace(data=data, metatool_sample=sample, split="all", beir=None)
+    return load_suite(_SUITES.get(name, name), router, args)
 
 
 def register_catalog(name: str, router: Any, data: Path) -> None:
@@ -181,7 +183,7 @@ def register_catalog(name: str, router: Any, data: Path) -> None:
 
         router.add_catalog(bundled_catalog_path())
     else:
-        _benchmark(name, router, data, sample=1, seed=0)
+        _benchmark(name, router, data, sample=1)
 
 
 # -- building ----------------------------------------------------------------------------------
@@ -204,7 +206,7 @@ def _held_out(config: PairConfig, data: Path, encoder: Any) -> tuple[set[str], s
         if base == "bundled":
             continue
         router = _router(encoder)
-        bench = _benchmark(base, router, data, sample=0, seed=0)
+        bench = _benchmark(base, router, data)
         texts = [q.text for q in bench.queries if not half or q.split == half]
         hashes = {query_hash(t) for t in texts}
         queries |= hashes
@@ -320,7 +322,7 @@ def build_pairs(
         cap = config.cap(base)
         # samples are seeded by source name: a seed shared with an evaluation sample would
         # draw the same rows (random.sample's first k picks do not depend on k)
-        bench = _benchmark(base, router, root, sample=None if base != "metatool" else 0, seed=0)
+        bench = _benchmark(base, router, root)
         routers[base] = router
         chosen = [q for q in bench.queries if not q.negative and (not half or q.split == half)]
         if cap and len(chosen) > cap:

@@ -33,6 +33,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import takewhile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -195,15 +196,7 @@ def score_suite(
     for q in queries:
         result = router.retrieve(q.text, k=depth)
         cands = list(result.candidates)
-        analysis = result.analysis
-        named = set(analysis.named_routes) if analysis else set()
-        providers = set(analysis.named_providers) if analysis else set()
-        forced = 0
-        for c in cands:
-            if c.route_id in named or c.provider in providers:
-                forced += 1
-            else:
-                break
+        forced = sum(1 for _ in takewhile(lambda c: "named" in c.scores, cands))
         texts = [
             route_text(routes[c.route_id], fields=c.matched_fields, max_chars=chars) for c in cands
         ]

@@ -48,6 +48,7 @@ from schemarouter.rerank import (
     ROUTE_TEXT_CHARS,
     ROUTE_TEXT_VERSION,
     encode_pairs,
+    load_tokenizer,
 )
 from schemarouter.training.export import write_model
 from schemarouter.training.pairs import PairConfig, PairGroup, build_pairs, load_pairs, save_pairs
@@ -146,7 +147,6 @@ def load_base(
     ``head``: ``cls`` (a ``CrossEncoder``: classifier on the pooled [CLS] state) or
     ``segment`` (:func:`_segment_model`)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from tokenizers import Tokenizer
     from transformers import AutoConfig, AutoModelForSequenceClassification
 
     from schemarouter.index.onnx_encoder import quiet_transformers
@@ -164,9 +164,7 @@ def load_base(
         model = AutoModelForSequenceClassification.from_pretrained(
             str(base), config=config, local_files_only=True
         )
-    tokenizer = Tokenizer.from_file(str(base / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
+    tokenizer = load_tokenizer(base / "tokenizer.json")
     if head == "segment":
         model = _segment_model(model)
     elif head != "cls":
