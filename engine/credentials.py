@@ -9,8 +9,10 @@ from foreign input passes through a :class:`Redactor` that knows the values it h
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import re
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -23,6 +25,7 @@ __all__ = [
     "EnvironmentCredentials",
     "MappingCredentials",
     "Redactor",
+    "escaped_forms",
     "guard_logger",
 ]
 
@@ -73,6 +76,21 @@ class MappingCredentials:
         return f"MappingCredentials(names={sorted(self.__values)!r})"
 
 
+def escaped_forms(value: str) -> set[str]:
+    """``value`` as it may appear in text a server or a library writes: URL-encoded (with
+    either hex case, ``/`` kept or not, ``+`` for spaces), JSON-escaped (``\\/``,
+    ``\\u00e9``), and as Python's ``repr`` or ``unicode_escape`` writes it."""
+    forms = {value, quote(value, safe=""), quote(value), quote_plus(value)}
+    for form in list(forms):
+        forms.add(re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), form))
+    for ascii_only in (True, False):
+        text = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+        forms.update({text, text.replace("/", "\\/")})
+    forms.add(repr(value)[1:-1])
+    forms.add(value.encode("unicode_escape").decode("ascii"))
+    return {form for form in forms if form}
+
+
 class Redactor:
     """Replaces every credential value it has seen with :data:`REDACTED` in a text."""
 
@@ -82,10 +100,9 @@ class Redactor:
             self.add(value)
 
     def add(self, value: str) -> None:
-        """Remember ``value`` and its URL-encoded forms (a query string carries those)."""
+        """Remember ``value`` and the forms it takes when escaped (:func:`escaped_forms`)."""
         if value:
-            for form in (value, quote(value, safe=""), quote_plus(value)):
-                self.__values.add(form)
+            self.__values.update(escaped_forms(value))
             with _GUARD_LOCK:
                 _ACTIVE.add(self)
 

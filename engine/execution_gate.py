@@ -61,6 +61,9 @@ class ExecutionHost:
     bindings: Mapping[str, tuple[str, Any]]
     health: Health
     monitor: HealthMonitor = field(default_factory=HealthMonitor)
+    #: the router itself, asked again before each call (:meth:`recheck`); ``None`` for a
+    #: host built by hand, which only has its snapshot
+    live: Any = None
 
     @classmethod
     def of(cls, router: Any) -> ExecutionHost:
@@ -72,7 +75,33 @@ class ExecutionHost:
             bindings=MappingProxyType(dict(bindings)),
             health=router,
             monitor=getattr(router, "health_monitor", None) or monitor_for(router),
+            live=router,
         )
+
+    def recheck(self, route: Route, invoker: Any, where: str) -> None:
+        """Refuse a call whose route was removed, changed or unbound since the plan was
+        gated (an earlier step may take seconds; the registry may change meanwhile)."""
+        if self.live is None:
+            return
+        now = self.live.snapshot().routes.get(route.route_id)
+        if now is None or now.fingerprint != route.fingerprint:
+            raise GateError(
+                f"{route.route_id} was {'removed' if now is None else 'changed'} while the "
+                "plan ran",
+                where=where,
+                hint="Plan again against the current registry",
+            )
+        binding = self.live.bindings().get(route.route_id)
+        if (
+            binding is None
+            or binding[0] != route.fingerprint
+            or (binding[1] is not invoker and binding[1] != invoker)
+        ):
+            raise PolicyError(
+                f"{route.route_id} was unbound (or bound to another invoker) while the plan ran",
+                where=where,
+                hint="Bind it again and plan again",
+            )
 
     def invoker(self, route: Route) -> Any | None:
         """The invoker bound to ``route`` at its current fingerprint (``None``: unbound)."""
@@ -181,6 +210,9 @@ def redacted(error: SchemaRouterError, redactor: Redactor) -> SchemaRouterError:
     clone.what = redactor(error.what)
     clone.where = redactor(error.where) if error.where else error.where
     clone.hint = redactor(error.hint) if error.hint else error.hint
+    path = getattr(error, "json_path", None)
+    if isinstance(path, str):
+        clone.json_path = redactor(path)  # type: ignore[attr-defined]
     Exception.__init__(clone, clone._render())
     return clone
 
@@ -309,6 +341,7 @@ class Gatekeeper:
             if not ok:
                 raise GateError(f"not compatible for {mine!r}: {why}", where=where)
         invoker = self.invoker(other, where)
+        self.host.recheck(other, invoker, where)
         if not self.host.health.is_healthy(other_id):
             raise PolicyError("unhealthy (cooling down)", where=where)
         source = {k: v for k, v in g.step.arguments.items() if k not in PROJECTION_PARAMETERS}

@@ -34,7 +34,12 @@ from schemarouter.execution_gate import (
 )
 from schemarouter.invokers import http, mcp, python
 from schemarouter.invokers._base import Payload, Sleep, counts_for_health, is_retryable
-from schemarouter.outputs import document_issues, extract_field, missing_field
+from schemarouter.outputs import (
+    check_output_shape,
+    document_issues,
+    extract_field,
+    missing_field,
+)
 from schemarouter.planner import Plan
 from schemarouter.policy import BudgetMeter, check_effect
 from schemarouter.results_exec import (
@@ -125,6 +130,7 @@ class Run:
         error: SchemaRouterError | None = None
         values: dict[str, FieldValue] = {}
         issues: tuple[Any, ...] = ()
+        self.host.recheck(route, g.invoker, g.where)
         if not self.host.health.is_healthy(route.route_id):
             error = PolicyError(f"{route.route_id} is unhealthy (cooling down)", where=g.where)
         else:
@@ -266,14 +272,12 @@ class Run:
     def outputs(
         self, route: Route, fields: Iterable[OutputField], data: Any, where: str
     ) -> tuple[dict[str, FieldValue], tuple[Any, ...]]:
+        check_output_shape(data, where)
+        # a server may echo a key back (in a value, a key, an error): every message, path
+        # and value below is made from the redacted output
+        data = self.redactor.scrub(data)
         doc = document_issues(route, data)
         values = {f.name: extract_field(route, f, data, doc=doc) for f in fields}
-        for name, value in values.items():  # a server may echo a query-string key back
-            scrubbed = self.redactor.scrub([value.value, value.raw_value])
-            if scrubbed != [value.value, value.raw_value]:
-                values[name] = value.model_copy(
-                    update={"value": scrubbed[0], "raw_value": scrubbed[1]}
-                )
         if not self.s.partial:
             for _, issue in doc:
                 raise with_path(

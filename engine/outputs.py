@@ -17,13 +17,16 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
+from schemarouter.bounds import MAX_OUTPUT_DEPTH, json_problem
 from schemarouter.contracts import OutputField, Route
+from schemarouter.errors import OutputValidationError
 from schemarouter.gate import schema_validator
 from schemarouter.results_exec import FieldIssue, FieldStatus, FieldValue
 from schemarouter.units import normalize
 
 __all__ = [
     "PROJECTION_PARAMETERS",
+    "check_output_shape",
     "document_issues",
     "extract_field",
     "json_path",
@@ -108,6 +111,22 @@ def _related(a: Location, b: Location) -> bool:
     return a[:n] == b[:n]
 
 
+def check_output_shape(data: Any, where: str) -> None:
+    """Refuse a raw output nested past :data:`~schemarouter.bounds.MAX_OUTPUT_DEPTH` (its
+    values could not be validated, redacted or serialized): an
+    :class:`~schemarouter.errors.OutputValidationError` at the JSON path where it does."""
+    problem = json_problem(data, max_depth=MAX_OUTPUT_DEPTH, finite=False)
+    if problem is not None:
+        path = json_path(problem.location[:32])
+        error = OutputValidationError(
+            f"the raw output is {problem.message}",
+            where=f"{where} output {path}",
+            hint="The server's output is malformed; nothing of it was kept",
+        )
+        error.json_path = path  # type: ignore[attr-defined]
+        raise error
+
+
 def document_issues(route: Route, data: Any) -> list[tuple[Location, FieldIssue]]:
     """Violations of the endpoint's declared ``output_schema`` (empty if none declared)."""
     schema = route.endpoint.output_schema
@@ -145,6 +164,10 @@ def _check(item: OutputField, leaf: _Leaf, doc: Sequence[tuple[Location, FieldIs
         if error is not None:
             where = (*leaf.location, *error.absolute_path)
             return _Leaf(where, leaf.value, ("invalid", _short(error.message)))
+    # JSON Schema's bounds cannot catch NaN (every comparison with it is false)
+    odd = json_problem(leaf.value, max_depth=MAX_OUTPUT_DEPTH)
+    if odd is not None:
+        return _Leaf((*leaf.location, *odd.location), leaf.value, ("invalid", odd.message))
     return leaf
 
 

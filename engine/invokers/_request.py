@@ -32,8 +32,9 @@ import httpx
 from schemarouter.contracts import ParameterLocation, Route
 from schemarouter.credentials import CredentialProvider, Redactor, guard_logger
 from schemarouter.errors import ParameterValidationError, PolicyError
+from schemarouter.invokers._bounded import ACCEPT_ENCODING
 
-__all__ = ["build_request", "origin"]
+__all__ = ["build_request", "origin", "within_base_path"]
 
 _FORBIDDEN_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
 _HEADER_VALUE = re.compile(r"^[\x20-\x7e\t]*$")
@@ -46,6 +47,18 @@ def origin(url: httpx.URL | str) -> tuple[str, str, int | None]:
     """``(scheme, host, port)`` with the scheme's default port filled in."""
     url = httpx.URL(url)
     return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
+
+
+def within_base_path(url: httpx.URL, base_url: httpx.URL) -> bool:
+    """Whether ``url``'s path lies under ``base_url``'s, segment by segment (``/api`` holds
+    ``/api`` and ``/api/x``, not ``/apix``), with no dot segment hidden in percent-encoding
+    (``/api/%2e%2e/admin``: servers decode it and climb out)."""
+    path = url.raw_path.split(b"?", 1)[0]
+    prefix = base_url.raw_path.split(b"?", 1)[0].rstrip(b"/")
+    segments = path.lower().split(b"/")
+    if any(s.replace(b"%2e", b".") in (b".", b"..") for s in segments):
+        return False
+    return path == prefix or path.startswith(prefix + b"/")
 
 
 def _refuse(what: str, where: str, name: str) -> ParameterValidationError:
@@ -132,6 +145,14 @@ def _json_body(payload: Any, media: str) -> dict[str, Any]:
     return {"content": content, "headers": {"Content-Type": media}}
 
 
+def _set_header(headers: dict[str, str], name: str, value: str) -> None:
+    """Set ``name`` to ``value``, replacing a parameter's header of the same name in any
+    case (header names are case-insensitive: both would be sent)."""
+    for other in [k for k in headers if k.lower() == name.lower()]:
+        del headers[other]
+    headers[name] = value
+
+
 def _place_credentials(
     route: Route,
     credentials: CredentialProvider,
@@ -162,9 +183,9 @@ def _place_credentials(
     if scheme == "basic":
         token = base64.b64encode(":".join(secrets[:2]).encode()).decode()
         redactor.add(token)
-        headers["Authorization"] = f"Basic {token}"
+        _set_header(headers, "Authorization", f"Basic {token}")
     elif scheme in ("bearer", "oauth2", "openid_connect"):
-        headers[auth.parameter or "Authorization"] = f"Bearer {secrets[0]}"
+        _set_header(headers, auth.parameter or "Authorization", f"Bearer {secrets[0]}")
     elif scheme == "mutual_tls":
         raise PolicyError(
             f"{route.route_id} needs mutual TLS, which the executor does not configure",
@@ -184,7 +205,7 @@ def _place_credentials(
                     f"credential for {route.route_id} is not a valid header value",
                     where=where,
                 )
-            headers[name] = secrets[0]
+            _set_header(headers, name, secrets[0])
 
 
 def build_request(
@@ -230,6 +251,7 @@ def build_request(
     _place_credentials(route, credentials, redactor, headers, params, cookies, where)
     headers.update(body.pop("headers", {}))
     headers.setdefault("Accept", "application/json")
+    _set_header(headers, "Accept-Encoding", ACCEPT_ENCODING)  # decoders we can bound
     try:
         url = httpx.URL(base + path)
         if params:
@@ -241,9 +263,7 @@ def build_request(
             hint="Shorten the values (URLs are capped at 64 KiB)",
         ) from None
     base_url = httpx.URL(base)
-    if origin(url) != origin(base_url) or not url.raw_path.startswith(
-        base_url.raw_path.rstrip(b"/")
-    ):
+    if origin(url) != origin(base_url) or not within_base_path(url, base_url):
         raise PolicyError(
             f"the request for {route.route_id} would leave its registered base URL",
             where=where,

@@ -3,9 +3,12 @@
 Requests are built from registered facts only (:mod:`schemarouter.invokers._request`: the
 registered base URL and path template, arguments in the slots their parameters declare,
 credentials by name at call time). :func:`exchange` is one call, written once: send, follow
-redirects only within the registered scheme, host and port, check the status, decode JSON.
-:func:`send_sync` and :func:`send_async` are the only I/O: they re-check the origin of every
-request before it leaves, stream the body and stop reading past the size cap.
+redirects only within the registered scheme, host, port and base path (never re-sending a
+write), check the status, decode JSON. :func:`send_sync` and :func:`send_async` are the only
+I/O: they re-check the origin of every request before it leaves, read the body through
+:mod:`~schemarouter.invokers._bounded` (every ``Content-Encoding`` layer bounded by the size
+cap or the byte budget) and stop at one deadline for the whole call (connect, headers, body
+and every redirect hop).
 """
 
 from __future__ import annotations
@@ -18,15 +21,24 @@ from typing import Any, NamedTuple
 
 import httpx
 
-from schemarouter.contracts import AccessKind, Route
+from schemarouter.contracts import AccessKind, Effect, Route
 from schemarouter.credentials import CredentialProvider, Redactor
 from schemarouter.errors import BudgetExceededError, PolicyError
 from schemarouter.invokers._base import Payload, invocation_error
-from schemarouter.invokers._request import build_request, origin
+from schemarouter.invokers._bounded import (
+    BodyDecodeError,
+    BodyTooLarge,
+    BoundedResponse,
+    DeadlinePassed,
+    read_async,
+    read_sync,
+)
+from schemarouter.invokers._request import build_request, origin, within_base_path
 from schemarouter.policy import BudgetMeter, ExecutionPolicy
 
 __all__ = [
     "HTTP_KINDS",
+    "CallClock",
     "HttpSend",
     "HttpTarget",
     "RawResponse",
@@ -83,27 +95,56 @@ class HttpSend:
     origin: tuple[str, str, int | None]
     cap: int
     cap_is_budget: bool
+    #: seconds the whole call may take, every redirect hop included
     timeout: float
+    clock: CallClock
     where: str
+
+    @property
+    def deadline(self) -> float:
+        return self.clock.deadline(self.timeout)
+
+
+class CallClock:
+    """When one call must be done: ``timeout`` seconds after its first request leaves
+    (so the time a driver spends making its client does not count), for every hop."""
+
+    def __init__(self) -> None:
+        self._deadline: float | None = None
+
+    def deadline(self, timeout: float) -> float:
+        if self._deadline is None:
+            self._deadline = time.monotonic() + timeout
+        return self._deadline
 
 
 # -- one call: redirects, status, decoding --------------------------------------------------
 
 
-def _redirect(request: httpx.Request, raw: RawResponse, base: Any, where: str) -> httpx.Request:
+def _redirect(request: httpx.Request, raw: RawResponse, route: Route, where: str) -> httpx.Request:
+    """The request a redirect asks for, if it stays inside the route's registered base URL
+    (scheme, host, port *and* path prefix); a write is never re-sent by a redirect."""
     location = raw.headers.get("location")
     if not location:
         raise invocation_error(f"HTTP {raw.status_code} redirect without a Location", where=where)
     try:
         target = request.url.join(location)
-    except httpx.InvalidURL:
-        raise invocation_error("redirect to an invalid URL", where=where) from None
-    if origin(target) != base:
+        base_url = httpx.URL(route.access.base_url or "")
         scheme, host, port = origin(target)
+    except (httpx.InvalidURL, ValueError, TypeError):
+        raise invocation_error("refused a redirect to an invalid URL", where=where) from None
+    if (scheme, host, port) != origin(base_url):
         raise invocation_error(
             f"refused a redirect to another origin ({scheme}://{host}:{port})",
             where=where,
             hint="Redirects are followed only within the registered scheme, host and port",
+        )
+    if not within_base_path(target, base_url):
+        raise invocation_error(
+            "refused a redirect outside the registered base path "
+            f"({base_url.raw_path.decode('ascii', 'replace')})",
+            where=where,
+            hint="Redirects are followed only below the route's registered base URL",
         )
     method, content = request.method, request.content
     headers = httpx.Headers({k: v for k, v in request.headers.items() if k.lower() != "host"})
@@ -111,15 +152,23 @@ def _redirect(request: httpx.Request, raw: RawResponse, base: Any, where: str) -
         method, content = "GET", b""
         for name in ("content-type", "content-length"):
             headers.pop(name, None)
+    if method not in ("GET", "HEAD") and route.endpoint.effect is not Effect.READ:
+        raise invocation_error(
+            f"refused to re-send a {route.endpoint.effect.value} call ({method}) to where an "
+            f"HTTP {raw.status_code} redirect points",
+            where=where,
+            hint="Register the endpoint at the URL the server redirects to",
+        )
     return httpx.Request(
         method, target, headers=headers, content=content or None, extensions=request.extensions
     )
 
 
-def _status_error(raw: RawResponse, where: str) -> None:
+def _status_error(raw: RawResponse, redactor: Redactor, where: str) -> None:
     if 200 <= raw.status_code < 300:
         return
-    snippet = raw.content[:200].decode("utf-8", "replace").strip()
+    # redacted before it is cut: a cut would leave part of an echoed key
+    snippet = redactor(raw.content[:65536].decode("utf-8", "replace"))[:200].strip()
     raise invocation_error(
         f"HTTP {raw.status_code}" + (f": {snippet}" if snippet else ""),
         where=where,
@@ -156,6 +205,7 @@ def exchange(
 ) -> Generator[HttpSend, RawResponse, Payload]:
     """One call: send, follow same-origin redirects, check the status, decode JSON."""
     timeout = meter.call_timeout(policy.timeout)
+    clock = CallClock()
     request = build_request(
         route, arguments, credentials=credentials, redactor=redactor, timeout=timeout, where=where
     )
@@ -166,13 +216,13 @@ def exchange(
         left = meter.bytes_left()
         by_budget = left is not None and left < policy.max_response_bytes
         cap = max(left or 0, 0) if by_budget else policy.max_response_bytes
-        raw = yield HttpSend(request, base, cap, by_budget, timeout, where)
+        raw = yield HttpSend(request, base, cap, by_budget, timeout, clock, where)
         nbytes += len(raw.content)
         meter.spend_bytes(len(raw.content), where)
         if raw.status_code in _REDIRECTS:
-            request = _redirect(request, raw, base, where)
+            request = _redirect(request, raw, route, where)
             continue
-        _status_error(raw, where)
+        _status_error(raw, redactor, where)
         url = raw.url.copy_with(query=None, fragment=None)
         return Payload(_decode(raw, where), nbytes, raw.status_code, str(url))
     raise invocation_error(f"more than {policy.max_redirects} redirects", where=where)
@@ -198,72 +248,51 @@ def _too_big(op: HttpSend) -> Exception:
     )
 
 
-def _declared_too_big(response: httpx.Response, op: HttpSend) -> bool:
-    declared = response.headers.get("content-length", "")
-    return (
-        declared.isdigit()
-        and int(declared) > op.cap
-        and not response.headers.get("content-encoding")
-    )
-
-
-def _transport_error(exc: httpx.HTTPError, op: HttpSend) -> Exception:
-    if isinstance(exc, httpx.TimeoutException):
-        return invocation_error(f"timed out after {op.timeout:g} s", where=op.where, retryable=True)
-    return invocation_error(
-        f"transport error: {type(exc).__name__}: {exc}", where=op.where, retryable=True
-    )
-
-
 def _timed_out(op: HttpSend) -> Exception:
     return invocation_error(
-        f"timed out after {op.timeout:g} s reading the body", where=op.where, retryable=True
+        f"timed out after {op.timeout:g} s (connect, headers and body together)",
+        where=op.where,
+        retryable=True,
     )
+
+
+def _failed(exc: Exception, op: HttpSend) -> Exception:
+    """The typed error for what reading the response raised."""
+    if isinstance(exc, BodyTooLarge):
+        return _too_big(op)
+    if isinstance(exc, BodyDecodeError):
+        return invocation_error(str(exc), where=op.where)
+    if isinstance(exc, DeadlinePassed | httpx.TimeoutException):
+        return _timed_out(op)
+    if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+        return invocation_error(f"invalid URL: {exc}", where=op.where)
+    if isinstance(exc, httpx.HTTPError):
+        if time.monotonic() >= op.deadline:  # the socket was shut at the deadline
+            return _timed_out(op)
+        return invocation_error(
+            f"transport error: {type(exc).__name__}: {exc}", where=op.where, retryable=True
+        )
+    return exc
+
+
+_READ_ERRORS = (BodyTooLarge, BodyDecodeError, DeadlinePassed, httpx.HTTPError, httpx.InvalidURL)
+
+
+def _raw(response: BoundedResponse) -> RawResponse:
+    return RawResponse(response.status_code, response.headers, response.content, response.url)
 
 
 def send_sync(client: httpx.Client, op: HttpSend) -> RawResponse:
     _check_origin(op)
-    deadline = time.monotonic() + op.timeout
     try:
-        response = client.send(op.request, stream=True, follow_redirects=False)
-    except httpx.HTTPError as exc:
-        raise _transport_error(exc, op) from None
-    try:
-        if _declared_too_big(response, op):
-            raise _too_big(op)
-        body = bytearray()
-        for chunk in response.iter_bytes():
-            body += chunk
-            if len(body) > op.cap:
-                raise _too_big(op)
-            if time.monotonic() > deadline:
-                raise _timed_out(op)
-        return RawResponse(response.status_code, response.headers, bytes(body), response.url)
-    except httpx.HTTPError as exc:
-        raise _transport_error(exc, op) from None
-    finally:
-        response.close()
+        return _raw(read_sync(client, op.request, limit=op.cap, deadline=op.deadline))
+    except _READ_ERRORS as exc:
+        raise _failed(exc, op) from None
 
 
 async def send_async(client: httpx.AsyncClient, op: HttpSend) -> RawResponse:
     _check_origin(op)
-    deadline = time.monotonic() + op.timeout
     try:
-        response = await client.send(op.request, stream=True, follow_redirects=False)
-    except httpx.HTTPError as exc:
-        raise _transport_error(exc, op) from None
-    try:
-        if _declared_too_big(response, op):
-            raise _too_big(op)
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > op.cap:
-                raise _too_big(op)
-            if time.monotonic() > deadline:
-                raise _timed_out(op)
-        return RawResponse(response.status_code, response.headers, bytes(body), response.url)
-    except httpx.HTTPError as exc:
-        raise _transport_error(exc, op) from None
-    finally:
-        await response.aclose()
+        return _raw(await read_async(client, op.request, limit=op.cap, deadline=op.deadline))
+    except _READ_ERRORS as exc:
+        raise _failed(exc, op) from None

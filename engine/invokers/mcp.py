@@ -93,7 +93,7 @@ def decode(result: Any, where: str) -> Payload:
         data = texts
     try:
         size = len(json.dumps(data, default=str).encode())
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         raise invocation_error("the tool returned data that is not JSON", where=where) from None
     return Payload(data, size)
 

@@ -24,6 +24,8 @@ class Request:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: bytes
+    #: Every header line as sent (``headers`` keeps one value per name).
+    header_lines: tuple[tuple[str, str], ...] = ()
 
     def arg(self, name: str, default: str | None = None) -> str | None:
         values = self.query.get(name)
@@ -37,6 +39,11 @@ class Response:
     headers: dict[str, str] = field(default_factory=dict)
     #: Seconds to wait before answering (interrupted when the server stops).
     delay: float = 0.0
+    #: Bytes written as they are, status line and headers included (for servers that
+    #: break HTTP itself); ``status``, ``headers`` and ``body`` are then ignored.
+    raw: Iterable[bytes] | None = None
+    #: Seconds between the chunks of ``raw`` (a drip).
+    pause: float = 0.0
 
 
 def json_response(data: Any, status: int = 200, **headers: str) -> Response:
@@ -83,11 +90,23 @@ class LoopbackServer:
                     query=parse_qs(parts.query, keep_blank_values=True),
                     headers={k: v for k, v in self.headers.items()},
                     body=body,
+                    header_lines=tuple(self.headers.items()),
                 )
                 with server._lock:
                     server.requests.append(request)
                 response = server.app(request)
                 if response.delay and server.stopping.wait(response.delay):
+                    return
+                if response.raw is not None:
+                    self.close_connection = True
+                    try:
+                        for piece in response.raw:
+                            if server.stopping.wait(response.pause):
+                                return
+                            self.wfile.write(piece)
+                            self.wfile.flush()
+                    except OSError:
+                        pass  # the client went away (its deadline passed)
                     return
                 try:
                     self.send_response(response.status)
