@@ -16,6 +16,7 @@ bundled catalogs 15.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NamedTuple
 
@@ -39,19 +40,37 @@ MAX_OUTPUT_DEPTH = 100
 Location = tuple[str | int, ...]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (from a ``"\\ud800"`` JSON escape): no UTF-8
+    text can, so hashing, tokenizing or writing it fails downstream."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
 class JsonProblem(NamedTuple):
-    kind: Literal["too_deep", "not_finite", "too_large"]
+    kind: Literal["too_deep", "not_finite", "too_large", "not_unicode"]
     location: Location
     message: str
 
 
+_NOT_UNICODE = "the text holds a lone surrogate (a \\ud800-\\udfff escape), which is not Unicode"
+
+
 def json_problem(
-    value: Any, *, max_depth: int, max_nodes: int | None = None, finite: bool = True
+    value: Any,
+    *,
+    max_depth: int,
+    max_nodes: int | None = None,
+    finite: bool = True,
+    unicode: bool = False,
 ) -> JsonProblem | None:
     """The first place in ``value`` nested deeper than ``max_depth`` levels of objects and
-    arrays, or holding a non-finite float (unless ``finite=False``), or where it passes
-    ``max_nodes`` values (a structure that shares parts, such as YAML aliases, can be far
-    larger than its text); ``None`` when there is none."""
+    arrays, or holding a non-finite float (unless ``finite=False``), or a string or key with
+    a lone surrogate (where ``unicode=True``), or where it passes ``max_nodes`` values (a
+    structure that shares parts, such as YAML aliases, can be far larger than its text);
+    ``None`` when there is none."""
     # (node, depth, link) where link = (parent link, key) rebuilds the location on demand
     todo: list[tuple[Any, int, Any]] = [(value, 0, None)]
     seen = 0
@@ -66,7 +85,15 @@ def json_problem(
             if finite and not math.isfinite(node):
                 return JsonProblem("not_finite", _unlink(link), f"{node!r} is not a JSON number")
             continue
+        if isinstance(node, str):
+            if unicode and _lone_surrogate(node):
+                return JsonProblem("not_unicode", _unlink(link), _NOT_UNICODE)
+            continue
         if isinstance(node, Mapping):
+            if unicode:
+                for key in node:
+                    if isinstance(key, str) and _lone_surrogate(key):
+                        return JsonProblem("not_unicode", _unlink((link, key)), _NOT_UNICODE)
             items: Iterable[tuple[Any, Any]] = node.items()
         elif isinstance(node, list | tuple):
             items = enumerate(node)
@@ -82,8 +109,14 @@ def _unlink(link: Any) -> Location:
     parts: list[str | int] = []
     while link is not None:
         link, key = link
-        parts.append(key if isinstance(key, int) else str(key))
+        parts.append(key if isinstance(key, int) else _printable(str(key)))
     return tuple(reversed(parts))
+
+
+def _printable(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape (so a message naming the
+    place can itself be printed)."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def dotted(location: Location, *, max_parts: int = 16) -> str:

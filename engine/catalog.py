@@ -115,6 +115,12 @@ def read_structured_file(path: Path) -> Any:
         raise DocumentError(
             f"not UTF-8 text: {exc.reason}", where=str(path), hint="Save the file as UTF-8"
         ) from None
+    except (OSError, ValueError) as exc:  # a folder, no permission, a name too long, NUL
+        raise DocumentError(
+            f"cannot read the file: {getattr(exc, 'strerror', None) or exc}",
+            where=str(path)[:300],
+            hint="Check the path and try again",
+        ) from None
     return parse_text(text, source=str(path), json_first=path.suffix == ".json")
 
 
@@ -136,6 +142,17 @@ def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:
 
 def catalog_files(path: Path) -> list[Path]:
     """The catalog files of ``path`` (a file, or every catalog file under a folder)."""
+    try:
+        return _catalog_files(path)
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte, no permission
+        raise DocumentError(
+            f"cannot read the catalog path: {getattr(exc, 'strerror', None) or exc}",
+            where=str(path)[:300],
+            hint="Check the path and try again",
+        ) from None
+
+
+def _catalog_files(path: Path) -> list[Path]:
     if path.is_dir():
         files = sorted(
             p

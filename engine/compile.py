@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from schemarouter.bounds import MAX_SCHEMA_DEPTH, json_problem
 from schemarouter.contracts import (
     AccessPath,
     Endpoint,
@@ -136,6 +137,13 @@ def check_json_schema(schema: Any, *, where: str) -> None:
             where=where,
             hint="Write the schema as a mapping such as {'type': 'number'}",
         )
+    problem = json_problem(schema, max_depth=MAX_SCHEMA_DEPTH)
+    if problem is not None:  # jsonschema and pydantic recurse once per level
+        raise SchemaError(
+            f"invalid JSON Schema: {problem.message}",
+            where=f"{where}/{'/'.join(str(p) for p in problem.location[:16])}",
+            hint="Write finite numbers and flatten the schema",
+        )
     try:
         key = canonical_json(schema)
     except (TypeError, ValueError):
@@ -144,6 +152,12 @@ def check_json_schema(schema: Any, *, where: str) -> None:
         return
     try:
         Draft202012Validator.check_schema(schema)
+    except RecursionError:
+        raise SchemaError(
+            "invalid JSON Schema: nested too deeply to check",
+            where=where,
+            hint="Flatten the schema",
+        ) from None
     except _JsonSchemaError as exc:
         path = "/".join(str(p) for p in exc.absolute_path)
         raise SchemaError(
@@ -249,13 +263,16 @@ def _check_endpoint(
                         where=f"{where}.parameters",
                         hint="Set required: true (a URL path cannot omit a segment)",
                     )
-    for credential_parameter in (spec.access.auth.parameter,):
-        if credential_parameter and any(
-            p.name == credential_parameter for p in endpoint.parameters
+    carrier = spec.access.auth.parameter
+    for parameter in endpoint.parameters if carrier else ():
+        # header names are case-insensitive: ``x-api-key`` is the ``X-API-KEY`` header
+        if parameter.name == carrier or (
+            parameter.location is ParameterLocation.HEADER
+            and parameter.name.lower() == str(carrier).lower()
         ):
             raise DocumentError(
-                f"parameter {credential_parameter!r} carries a credential and must not be a "
-                "route parameter",
+                f"parameter {parameter.name!r} is where the credential travels "
+                f"({carrier!r}) and must not be a route parameter",
                 where=f"{where}.parameters",
                 hint="Credentials are declared by name in access.auth and looked up at call time",
             )

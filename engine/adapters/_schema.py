@@ -40,15 +40,20 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 from urllib.parse import unquote
 
 from schemarouter.errors import DanglingReferenceError, ReferenceCycleError, SchemaError
 
 __all__ = [
+    "MAX_DOCUMENT_SCHEMA_NODES",
+    "MAX_SCHEMA_NODES",
     "Dialect",
+    "InlineBudget",
     "SchemaResolver",
     "as_object_schema",
+    "json_size",
     "lookup_pointer",
     "pointer_location",
 ]
@@ -104,6 +109,20 @@ _ANNOTATIONS = frozenset(
     }
 )
 _MISSING = object()
+#: JSON nodes one schema may have once its references are inlined.
+MAX_SCHEMA_NODES = 50_000
+#: JSON nodes all the inlined schemas of one document (or MCP tool list) may have together.
+MAX_DOCUMENT_SCHEMA_NODES = 250_000
+
+
+@dataclass
+class InlineBudget:
+    """How large inlining may make the schemas of one document (see
+    :meth:`SchemaResolver.schema`); ``total`` counts what it has made so far."""
+
+    max_nodes: int = MAX_SCHEMA_NODES
+    max_total: int = MAX_DOCUMENT_SCHEMA_NODES
+    total: int = 0
 
 
 def pointer_location(ref: str) -> str:
@@ -144,6 +163,8 @@ class _Inlined(NamedTuple):
     #: Lowest stack index a recursion cut inside this result refers to (``inf``: none), so
     #: a result is context-free, and memoizable, when ``low`` is at least its own index.
     low: float
+    #: JSON nodes in ``schema`` (what inlining produced, shared parts counted each time).
+    size: int
 
 
 class SchemaResolver:
@@ -154,13 +175,25 @@ class SchemaResolver:
     in the source (an MCP tool's ``tools[3].inputSchema``), prefixed to pointer locations.
     """
 
-    def __init__(self, document: Any, *, source: str, dialect: Dialect, root: str = "") -> None:
+    def __init__(
+        self,
+        document: Any,
+        *,
+        source: str,
+        dialect: Dialect,
+        root: str = "",
+        budget: InlineBudget | None = None,
+    ) -> None:
         self.document = document
         self.source = source
         self.dialect: Dialect = dialect
         self.root = root
-        self._memo: dict[str, Any] = {}
+        #: shared by every resolver of one document (an MCP tool list has one per schema)
+        self.budget = budget if budget is not None else InlineBudget()
+        self._memo: dict[str, tuple[Any, int]] = {}
         self._stack: list[str] = []
+        self._spent = 0
+        self._top = ""
 
     def _where(self, location: str) -> str:
         return f"{self.source}: {location}"
@@ -217,8 +250,16 @@ class SchemaResolver:
     # -- schemas -----------------------------------------------------------------------
 
     def schema(self, node: Any, *, location: str) -> Any:
-        """The inlined, normalized JSON Schema 2020-12 form of ``node`` (a dict or a bool)."""
+        """The inlined, normalized JSON Schema 2020-12 form of ``node`` (a dict or a bool).
+
+        A :class:`SchemaError` where inlining would make more JSON nodes than the
+        :class:`InlineBudget` allows for this schema or for the whole document (references
+        that fan out: each definition referring twice to the next doubles the result per
+        level, so a 2 kB document could otherwise expand to gigabytes).
+        """
         self._stack = []
+        self._spent = 0
+        self._top = location
         try:
             return self._inline(node, location).schema
         except RecursionError:
@@ -228,9 +269,28 @@ class SchemaResolver:
                 hint="Flatten the schema or split it into referenced definitions",
             ) from None
 
+    def _charge(self, nodes: int, location: str) -> None:
+        """Count ``nodes`` produced; refuse past the schema's or the document's limit."""
+        budget = self.budget
+        self._spent += nodes
+        budget.total += nodes
+        if self._spent > budget.max_nodes:
+            scope = f"makes the schema at {self._top} larger than {budget.max_nodes}"
+        elif budget.total > budget.max_total:
+            scope = f"makes the document's schemas larger than {budget.max_total}"
+        else:
+            return
+        raise SchemaError(
+            f"inlining $refs {scope} JSON nodes (references that fan out multiply the "
+            f"copies of a definition; the limit was passed at {location})",
+            where=self._where(self._top),
+            hint="Refer to shared definitions less often, or split the document",
+        )
+
     def _inline(self, node: Any, location: str) -> _Inlined:
         if isinstance(node, bool):
-            return _Inlined(node, float("inf"))
+            self._charge(1, location)
+            return _Inlined(node, float("inf"), 1)
         if not isinstance(node, Mapping):
             raise SchemaError(
                 f"a schema must be an object, got {type(node).__name__}",
@@ -245,10 +305,13 @@ class SchemaResolver:
         ref = node["$ref"]
         if isinstance(ref, str) and ref in self._stack:
             index = self._stack.index(ref)
-            cut = {"$comment": f"recursive ref {ref}"}
-            return _Inlined(self._with_siblings(cut, node, location), index)
+            self._charge(2, location)
+            cut = _Inlined({"$comment": f"recursive ref {ref}"}, index, 2)
+            return self._with_siblings(cut, node, location)
         if isinstance(ref, str) and ref in self._memo:
-            return _Inlined(self._with_siblings(self._memo[ref], node, location), float("inf"))
+            schema, size = self._memo[ref]
+            self._charge(size, location)
+            return self._with_siblings(_Inlined(schema, float("inf"), size), node, location)
         chain, target = self.target(ref, location=location)
         depth = len(self._stack)
         self._stack.extend(chain)
@@ -258,14 +321,15 @@ class SchemaResolver:
             del self._stack[depth:]
         if inner.low >= depth:
             for item in chain:
-                self._memo[item] = inner.schema
-        return _Inlined(self._with_siblings(inner.schema, node, location), inner.low)
+                self._memo[item] = (inner.schema, inner.size)
+        return self._with_siblings(inner, node, location)
 
-    def _with_siblings(self, schema: Any, node: Mapping[str, Any], location: str) -> Any:
+    def _with_siblings(self, inner: _Inlined, node: Mapping[str, Any], location: str) -> _Inlined:
         """Keywords written next to ``$ref``: annotations override, the rest is ``allOf``."""
         siblings = {k: v for k, v in node.items() if k != "$ref"}
         if not siblings:
-            return schema
+            return inner
+        schema, size = inner.schema, inner.size
         nullable = siblings.get("nullable") is True or siblings.get("x-nullable") is True
         annotations = {k: v for k, v in siblings.items() if k in _ANNOTATIONS}
         rest = {
@@ -276,19 +340,24 @@ class SchemaResolver:
         if self.dialect in ("oas2", "oas30"):
             rest = {}  # OpenAPI <= 3.0: siblings of $ref are ignored (annotations kept)
         if rest:
-            extra = self._inline_plain(rest, location).schema
-            schema = {"allOf": [schema, extra]}
+            extra = self._inline_plain(rest, location)
+            schema, size = {"allOf": [schema, extra.schema]}, size + extra.size + 2
         if isinstance(schema, bool):
             schema = {} if schema else {"not": {}}
         if annotations:
             schema = {**schema, **annotations}
+            added = sum(json_size(v) for v in annotations.values())
+            self._charge(added, location)
+            size += added
         if nullable and self.dialect in ("oas2", "oas30"):
             schema = _nullable(schema)
-        return schema
+        return _Inlined(schema, inner.low, size)
 
     def _inline_plain(self, node: Mapping[str, Any], location: str) -> _Inlined:
         low = float("inf")
         out: dict[str, Any] = {}
+        own = 1  # this object and its plain values; sub-schemas count themselves
+        children = 0
         for key, value in node.items():
             if not isinstance(key, str):
                 raise SchemaError(
@@ -302,16 +371,20 @@ class SchemaResolver:
             if key in _SCHEMA_KEYS and key == "items" and isinstance(value, list):
                 items = [self._inline(v, f"{here}[{i}]") for i, v in enumerate(value)]
                 low = min([low, *(i.low for i in items)])
+                children += sum(i.size for i in items)
+                own += 1
                 out["prefixItems"] = [i.schema for i in items]
             elif key in _SCHEMA_KEYS and (isinstance(value, Mapping | bool)):
                 if key == "additionalItems":
                     if isinstance(node.get("items"), list):
                         inner = self._inline(value, here)
                         low = min(low, inner.low)
+                        children += inner.size
                         out["items"] = inner.schema
                     continue
                 inner = self._inline(value, here)
                 low = min(low, inner.low)
+                children += inner.size
                 out[key] = inner.schema
             elif key in _SCHEMA_KEYS:
                 raise SchemaError(
@@ -328,6 +401,8 @@ class SchemaResolver:
                     )
                 items = [self._inline(v, f"{here}[{i}]") for i, v in enumerate(value)]
                 low = min([low, *(i.low for i in items)])
+                children += sum(i.size for i in items)
+                own += 1
                 out[key] = [i.schema for i in items]
             elif key in _SCHEMA_MAP_KEYS:
                 if not isinstance(value, Mapping):
@@ -340,7 +415,9 @@ class SchemaResolver:
                 for name, sub in value.items():
                     inner = self._inline(sub, f"{here}.{name}")
                     low = min(low, inner.low)
+                    children += inner.size
                     members[str(name)] = inner.schema
+                own += 1
                 out[key] = members
             elif key == "required":
                 if isinstance(value, list):
@@ -360,7 +437,9 @@ class SchemaResolver:
             elif key == "pattern" and isinstance(value, str) and not _compiles(value):
                 out["x-pattern"] = value  # e.g. Java's \p{L}: kept, as an annotation only
             else:
+                own += json_size(value)
                 out[key] = value
+        self._charge(own, location)
         for key in ("exclusiveMinimum", "exclusiveMaximum"):
             bound_key = "minimum" if key == "exclusiveMinimum" else "maximum"
             if isinstance(out.get(key), int | float) and node.get(key) is True:
@@ -374,7 +453,21 @@ class SchemaResolver:
             node.get("nullable") is True or node.get("x-nullable") is True
         ):
             out = _nullable(out)
-        return _Inlined(out, low)
+        return _Inlined(out, low, own + children)
+
+
+def json_size(value: Any) -> int:
+    """How many JSON nodes ``value`` holds (objects, arrays and scalars), counted without
+    recursion."""
+    count, todo = 0, [value]
+    while todo:
+        node = todo.pop()
+        count += 1
+        if isinstance(node, Mapping):
+            todo.extend(node.values())
+        elif isinstance(node, list | tuple):
+            todo.extend(node)
+    return count
 
 
 def _compiles(pattern: str) -> bool:

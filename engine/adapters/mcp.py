@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from schemarouter.adapters._document import to_json_value
 from schemarouter.adapters._fields import FieldLimits, flatten_fields
-from schemarouter.adapters._schema import SchemaResolver, as_object_schema
+from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.compile import (
     M,
     RouteSpec,
@@ -159,7 +159,14 @@ def _build(model: type[M], at: str, /, **values: Any) -> M:
 
 
 def _endpoint(
-    raw: Any, index: int, *, source: str, trusted: bool, limits: FieldLimits, ids: set[str]
+    raw: Any,
+    index: int,
+    *,
+    source: str,
+    trusted: bool,
+    limits: FieldLimits,
+    ids: set[str],
+    budget: InlineBudget,
 ) -> Endpoint:
     where = f"{source}: tools[{index}]"
     if isinstance(raw, _SCALARS):
@@ -198,7 +205,11 @@ def _endpoint(
     raw_input = tool["inputSchema"]
     input_schema = as_object_schema(
         SchemaResolver(
-            raw_input, source=source, dialect="jsonschema", root=f"tools[{index}].inputSchema"
+            raw_input,
+            source=source,
+            dialect="jsonschema",
+            root=f"tools[{index}].inputSchema",
+            budget=budget,
         ).schema(raw_input, location=f"tools[{index}].inputSchema")
     )
     properties = input_schema.get("properties", {})
@@ -222,7 +233,11 @@ def _endpoint(
     if tool.get("outputSchema") is not None:
         raw_output = tool["outputSchema"]
         resolved = SchemaResolver(
-            raw_output, source=source, dialect="jsonschema", root=f"tools[{index}].outputSchema"
+            raw_output,
+            source=source,
+            dialect="jsonschema",
+            root=f"tools[{index}].outputSchema",
+            budget=budget,
         ).schema(raw_output, location=f"tools[{index}].outputSchema")
         output_schema = as_object_schema(resolved)
         fields = tuple(
@@ -292,9 +307,16 @@ def mcp_tools_registration(
     ids: set[str] = set()
     names: dict[str, int] = {}
     endpoints: list[Endpoint] = []
+    budget = InlineBudget()  # one for the whole listing, as for one OpenAPI document
     for index, raw in enumerate(listing):
         endpoint = _endpoint(
-            raw, index, source=name, trusted=trusted, limits=limits or FieldLimits(), ids=ids
+            raw,
+            index,
+            source=name,
+            trusted=trusted,
+            limits=limits or FieldLimits(),
+            ids=ids,
+            budget=budget,
         )
         if endpoint.name in names:
             raise DocumentError(

@@ -19,8 +19,10 @@ One operation (``paths./movie/{id}.get``) becomes one endpoint:
   the limits). Schemas are inlined and normalized to JSON Schema 2020-12 by
   :mod:`schemarouter.adapters._schema` (recursion cut with a ``$comment`` marker).
 - **effect**: GET / HEAD read, DELETE destructive, anything else write; an operation's
-  ``x-schemarouter-effect`` overrides it, and a trusted caller's ``effect_overrides`` (by
-  endpoint name or id) override both.
+  ``x-schemarouter-effect`` may make it stricter (``destructive`` on a PUT), and laxer
+  (``read`` on a POST search) only when the caller marks the document ``trusted=True``, as
+  MCP hints work; a trusted caller's ``effect_overrides`` (by endpoint name or id) override
+  both.
 - **auth**: the operation's ``security`` (else the document's) against the declared schemes
   becomes an :class:`AuthRequirement` with credential *names* derived from the provider id
   (``TMDB_API_KEY``, ``X_TOKEN``, ``X_USERNAME`` + ``X_PASSWORD``, ``X_ACCESS_TOKEN``), the
@@ -319,10 +321,20 @@ def _provider(provider: str | Provider, info: Mapping[str, Any], source: str) ->
     )
 
 
+_STRICTNESS = {Effect.READ: 0, Effect.WRITE: 1, Effect.DESTRUCTIVE: 2}
+
+
 def _effect(
-    ref: OperationRef, name: str, endpoint_id: str, overrides: Mapping[str, Effect], where: str
+    ref: OperationRef,
+    name: str,
+    endpoint_id: str,
+    overrides: Mapping[str, Effect],
+    where: str,
+    *,
+    trusted: bool,
 ) -> tuple[Effect, str | None]:
-    """(effect, the override key used): method, then the extension, then the caller."""
+    """(effect, the override key used): method, then the extension (laxer only when the
+    document is trusted), then the caller."""
     effect = _method_effect(ref.method)
     if EFFECT_EXTENSION in ref.operation:
         value = ref.operation[EFFECT_EXTENSION]
@@ -332,7 +344,18 @@ def _effect(
                 where=f"{where}: {ref.location}.{EFFECT_EXTENSION}",
                 hint="Use one of: read, write, destructive",
             )
-        effect = Effect(value)
+        claimed = Effect(value)
+        if trusted or _STRICTNESS[claimed] >= _STRICTNESS[effect]:
+            effect = claimed
+        else:
+            logger.warning(
+                "%s: %s claims %s %s, which only a trusted document may; kept %s",
+                where,
+                ref.location,
+                EFFECT_EXTENSION,
+                claimed.value,
+                effect.value,
+            )
     for key in (name, endpoint_id):
         if key in overrides:
             return overrides[key], key
@@ -362,6 +385,7 @@ def openapi_registration(
     source: str | None = None,
     client: httpx.Client | None = None,
     effect_overrides: Mapping[str, Effect | str] | None = None,
+    trusted: bool = False,
     limits: FieldLimits | None = None,
 ) -> Registration:
     """Compile an OpenAPI document (a path, an http(s) URL or a dict) into a Registration.
@@ -370,7 +394,9 @@ def openapi_registration(
     trusted :class:`Provider`. ``base_url`` overrides the document's servers. ``client``
     fetches URL documents (tests pass one with a mock transport). ``effect_overrides``
     (endpoint name or id -> effect) comes from a trusted caller and wins over the document;
-    a key that names no endpoint is an error. ``limits`` bounds the output fields per
+    a key that names no endpoint is an error. ``trusted=True`` lets the document's own
+    ``x-schemarouter-effect`` make an operation laxer (a POST that only reads); untrusted
+    documents may only make it stricter. ``limits`` bounds the output fields per
     endpoint. Raises a :class:`~schemarouter.errors.RegistrationError` naming the document,
     the location inside it and the reason; a document that fails anywhere registers nothing.
     """
@@ -399,7 +425,7 @@ def openapi_registration(
         while endpoint_id in ids:
             endpoint_id, n = f"{base_id}_{n}", n + 1
         ids.add(endpoint_id)
-        effect, key = _effect(ref, name, endpoint_id, overrides, loaded.source)
+        effect, key = _effect(ref, name, endpoint_id, overrides, loaded.source, trusted=trusted)
         if key is not None:
             used.add(key)
         auth = security.requirement(ref.operation, ref.location)
@@ -414,6 +440,7 @@ def openapi_registration(
                 auth=auth,
                 document=loaded.source,
                 document_hash=loaded.digest,
+                trusted=trusted,
             )
         endpoint = builder.build(ref, endpoint_id=endpoint_id, name=name, auth=auth, effect=effect)
         specs.append(RouteSpec(provider_model, accesses[auth], endpoint, ref.location))

@@ -24,7 +24,14 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from schemarouter.compile import RouteSpec, build_registration, parameters_schema, slugify
+from schemarouter.arguments import check_instance, enum_value
+from schemarouter.compile import (
+    RouteSpec,
+    build_contract,
+    build_registration,
+    parameters_schema,
+    slugify,
+)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -256,12 +263,21 @@ def callable_registration(
     access_id: str = "python",
 ) -> Registration:
     """Compile typed callables of one provider into a Registration."""
+    method = "add_callable"
+    if effect is not None:
+        effect = enum_value(effect, Effect, method=method, name="effect")
+    kind = enum_value(source_type, SourceType, method=method, name="source_type")
+    check_instance(license, str, method=method, name="license", optional=True)
+    check_instance(provider, (str, Provider), method=method, name="provider")
     if isinstance(provider, str):
-        provider_model = Provider(
+        provider_model = build_contract(
+            Provider,
+            where=f"python: provider {provider[:80]!r}",
+            hint="Pass a non-empty provider name or a Provider",
             id=slugify(provider),
             display_name=provider,
             license=license,
-            source_type=SourceType(source_type),
+            source_type=kind,
         )
     else:
         provider_model = provider
