@@ -6,6 +6,8 @@ wrong, *where* (document, JSON pointer, route id) and *what to do*.
 ::
 
     SchemaRouterError                      SR000
+    ├── ArgumentError                      SR001  a public method got an argument of the wrong
+    │                                             type or value (also a TypeError/ValueError)
     ├── RegistrationError                  SR100  a document or contract cannot be registered
     │   ├── DocumentError                  SR101  malformed document: parse, shape, unknown key
     │   ├── SchemaError                    SR102  an embedded JSON Schema is invalid
@@ -33,6 +35,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 __all__ = [
+    "ArgumentError",
     "BudgetExceededError",
     "CorruptIndexError",
     "DanglingReferenceError",
@@ -88,6 +91,14 @@ class SchemaRouterError(Exception):
         clone.where = where
         Exception.__init__(clone, clone._render())
         return clone
+
+
+class ArgumentError(SchemaRouterError, TypeError, ValueError):
+    """A public method was called with an argument it cannot take (``retrieve(None)``,
+    ``k="5"``, an unknown effect name). It is also a ``TypeError`` and a ``ValueError``, so
+    code written against Python's conventions keeps catching it."""
+
+    code = "SR001"
 
 
 class RegistrationError(SchemaRouterError):

@@ -41,6 +41,7 @@ from typing import Any
 
 import httpx
 
+from schemarouter.arguments import check_callable, check_flag, check_instance, enum_values
 from schemarouter.contracts import Effect
 from schemarouter.credentials import CredentialProvider, EnvironmentCredentials
 from schemarouter.errors import SchemaRouterError
@@ -48,6 +49,7 @@ from schemarouter.execution_gate import ExecutionHost, Settings
 from schemarouter.executor import Op, Run
 from schemarouter.invokers import http, mcp, python
 from schemarouter.invokers._base import Sleep
+from schemarouter.invokers._bounded import FRESH_CONNECTIONS
 from schemarouter.planner import Plan
 from schemarouter.policy import Approver, Budget, ExecutionPolicy
 from schemarouter.results_exec import ExecutionResult
@@ -56,6 +58,8 @@ __all__ = ["ExecutionHost", "aexecute", "execute"]
 
 
 def _settings(
+    method: str,
+    plan: Plan,
     credentials: CredentialProvider | None,
     allow_effects: Iterable[Effect | str],
     approve: Approver | None,
@@ -63,13 +67,20 @@ def _settings(
     budget: Budget | None,
     partial: bool,
 ) -> Settings:
+    check_instance(plan, Plan, method=method, name="plan")
+    check_instance(
+        credentials, CredentialProvider, method=method, name="credentials", optional=True
+    )
+    check_callable(approve, method=method, name="approve", optional=True)
+    check_instance(policy, ExecutionPolicy, method=method, name="policy", optional=True)
+    check_instance(budget, Budget, method=method, name="budget", optional=True)
     return Settings(
         credentials=credentials if credentials is not None else EnvironmentCredentials(),
-        allow_effects=frozenset(Effect(e) for e in allow_effects),
+        allow_effects=enum_values(allow_effects, Effect, method=method, name="allow_effects"),
         approve=approve,
         policy=policy or ExecutionPolicy(),
         budget=budget or Budget(),
-        partial=partial,
+        partial=check_flag(partial, method=method, name="partial"),
     )
 
 
@@ -142,17 +153,17 @@ def execute(
     """Execute ``plan`` on ``router`` (see the module docstring). ``client`` is used for
     HTTP routes (one is made, and closed, where none is given); ``credentials`` defaults to
     the environment."""
-    run = Run(
-        ExecutionHost.of(router),
-        plan,
-        _settings(credentials, allow_effects, approve, policy, budget, partial),
+    settings = _settings(
+        "execute", plan, credentials, allow_effects, approve, policy, budget, partial
     )
+    check_instance(client, httpx.Client, method="execute", name="client", optional=True)
+    run = Run(ExecutionHost.of(router), plan, settings)
     own: list[httpx.Client] = []
 
     def perform(op: Op) -> Any:
         if isinstance(op, http.HttpSend):
             if client is None and not own:
-                own.append(httpx.Client(follow_redirects=False))
+                own.append(httpx.Client(follow_redirects=False, limits=FRESH_CONNECTIONS))
             return http.send_sync(client or own[0], op)
         if isinstance(op, mcp.McpCall):
             return mcp.call_sync(op)
@@ -184,11 +195,11 @@ async def aexecute(
 ) -> ExecutionResult:
     """:func:`execute` with an ``httpx.AsyncClient``; MCP sessions and coroutine
     functions are awaited, sync functions run in a worker thread."""
-    run = Run(
-        ExecutionHost.of(router),
-        plan,
-        _settings(credentials, allow_effects, approve, policy, budget, partial),
+    settings = _settings(
+        "aexecute", plan, credentials, allow_effects, approve, policy, budget, partial
     )
+    check_instance(client, httpx.AsyncClient, method="aexecute", name="client", optional=True)
+    run = Run(ExecutionHost.of(router), plan, settings)
     own: list[httpx.AsyncClient] = []
 
     async def perform(op: Op) -> Any:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from schemarouter.bounds import MAX_OUTPUT_DEPTH, json_problem
 from schemarouter.contracts import Effect, OutputField, Route
 from schemarouter.credentials import CredentialProvider, Redactor
 from schemarouter.errors import (
@@ -141,6 +142,9 @@ def with_path(error: ExecutionError, path: str) -> ExecutionError:
 
 
 def _is_json(value: Any) -> bool:
+    """A JSON value that results can carry: finite, not nested past the output limit."""
+    if json_problem(value, max_depth=MAX_OUTPUT_DEPTH) is not None:
+        return False
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError, RecursionError):

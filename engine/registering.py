@@ -19,6 +19,14 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from schemarouter.adapters.python import callable_registration
+from schemarouter.arguments import (
+    check_callable,
+    check_flag,
+    check_instance,
+    check_name,
+    check_path,
+    check_seconds,
+)
 from schemarouter.catalog import load_catalog
 from schemarouter.contracts import Effect, Provider, Registration, SourceType
 from schemarouter.invokers.http import bind_http_routes
@@ -48,6 +56,8 @@ class RegistrationMixin:
 
     def register(self, registration: Registration, *, replace: bool = False) -> RegistryChange:
         """Register a compiled :class:`Registration` (all or nothing)."""
+        check_instance(registration, Registration, method="register", name="registration")
+        check_flag(replace, method="register", name="replace")
         change = self.registry.register(registration, replace=replace)
         self._drop_stale_bindings()
         logger.info(
@@ -66,7 +76,7 @@ class RegistrationMixin:
         A catalog is the caller's own declaration, so its HTTP routes with an absolute
         ``base_url`` are bound for execution at once (calls still need their credentials).
         """
-        registration = load_catalog(path)
+        registration = load_catalog(check_path(path, method="add_catalog", name="path"))
         change = self.register(registration, replace=replace)
         bind_http_routes(self, registration.routes)
         return change
@@ -82,7 +92,9 @@ class RegistrationMixin:
         replace: bool = False,
     ) -> RegistryChange:
         """Register typed Python callables and bind them for execution."""
-        functions = list(fn) if isinstance(fn, Sequence) else [fn]
+        functions = list(fn) if isinstance(fn, Sequence) and not isinstance(fn, str) else [fn]
+        for item in functions:
+            check_callable(item, method="add_callable", name="fn")
         registration = callable_registration(
             functions, provider=provider, effect=effect, license=license, source_type=source_type
         )
@@ -103,9 +115,13 @@ class RegistrationMixin:
         access_id: str = "rest",
         client: httpx.Client | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
+        trusted: bool = False,
         replace: bool = False,
     ) -> RegistryChange:
         """Register an OpenAPI 2.0 / 3.0 / 3.1 document (path, URL or dict).
+
+        The document's ``x-schemarouter-effect`` may only make an operation stricter
+        unless ``trusted=True`` (as with MCP hints).
 
         Routes are bound for execution at registration when the access path has an absolute
         base URL (``base_url``, or the document's own server); otherwise they stay unbound
@@ -113,6 +129,14 @@ class RegistrationMixin:
         """
         from schemarouter.adapters.openapi import openapi_registration
 
+        method = "add_openapi"
+        check_instance(base_url, str, method=method, name="base_url", optional=True)
+        check_name(access_id, method=method, name="access_id")
+        check_instance(client, httpx.Client, method=method, name="client", optional=True)
+        check_instance(
+            effect_overrides, Mapping, method=method, name="effect_overrides", optional=True
+        )
+        check_flag(trusted, method=method, name="trusted")
         registration = openapi_registration(
             document,
             provider=provider,
@@ -120,6 +144,7 @@ class RegistrationMixin:
             access_id=access_id,
             client=client,
             effect_overrides=effect_overrides,
+            trusted=trusted,
         )
         change = self.register(registration, replace=replace)
         bind_http_routes(self, registration.routes)
@@ -139,6 +164,9 @@ class RegistrationMixin:
         live session binds them (:meth:`aadd_mcp_server`) or :meth:`bind` is called."""
         from schemarouter.adapters.mcp import mcp_tools_registration
 
+        check_instance(server, str, method="add_mcp_tools", name="server", optional=True)
+        check_flag(trusted, method="add_mcp_tools", name="trusted")
+        check_name(access_id, method="add_mcp_tools", name="access_id")
         return self.register(
             mcp_tools_registration(
                 tools, provider=provider, server=server, trusted=trusted, access_id=access_id
@@ -252,9 +280,12 @@ class RegistrationMixin:
         """What registering ``registration`` with ``replace=True`` would change."""
         from schemarouter.diff import schema_diff
 
+        check_instance(registration, Registration, method="diff", name="registration")
+        check_instance(provider, str, method="diff", name="provider", optional=True)
         return schema_diff(self.snapshot(), registration, provider=provider)
 
     def remove_provider(self, provider: str) -> RegistryChange:
+        check_name(provider, method="remove_provider", name="provider")
         change = self.registry.remove(provider=provider)
         self._drop_stale_bindings()
         return change
@@ -263,7 +294,7 @@ class RegistrationMixin:
 
     def bind(self, route_id: str, invoker: Any) -> None:
         """Bind an invoker to a route's *current* fingerprint."""
-        route = self.snapshot().route(route_id)
+        route = self.snapshot().route(check_name(route_id, method="bind", name="route_id"))
         self._bindings[route_id] = (route.fingerprint, invoker)
 
     def unbind(self, route_id: str) -> None:
@@ -291,6 +322,8 @@ class RegistrationMixin:
 
     def mark_unhealthy(self, route_id: str, *, cooldown: float = 60.0) -> None:
         """Treat ``route_id`` as unhealthy for ``cooldown`` seconds."""
+        check_name(route_id, method="mark_unhealthy", name="route_id")
+        cooldown = check_seconds(cooldown, method="mark_unhealthy", name="cooldown")
         self._unhealthy_until[route_id] = time.monotonic() + cooldown
 
     def mark_healthy(self, route_id: str) -> None:

@@ -207,7 +207,8 @@ class Registry:
         return self._lock
 
     def subscribe(self, listener: Listener) -> None:
-        """Call ``listener(snapshot, change)`` after each successful change (under the lock)."""
+        """Call ``listener(snapshot, change)`` after each change (under the lock); a listener
+        that raises undoes the change (see :meth:`_commit`)."""
         self._listeners.append(listener)
 
     # -- writing -----------------------------------------------------------------------
@@ -283,7 +284,7 @@ class Registry:
                 removed=tuple(sorted(removed)),
             )
             snapshot = RegistrySnapshot.build(change.version, routes, providers, intents, groups)
-            self._commit(snapshot, change)
+            self._commit(snapshot, change, source=registration.source)
             return change
 
     def remove(
@@ -306,11 +307,35 @@ class Registry:
             snapshot = RegistrySnapshot.build(
                 change.version, routes, providers, current.intents, current.field_groups
             )
-            self._commit(snapshot, change)
+            self._commit(snapshot, change, source=f"remove {provider or sorted(doomed)}")
             return change
 
-    def _commit(self, snapshot: RegistrySnapshot, change: RegistryChange) -> None:
+    def _commit(self, snapshot: RegistrySnapshot, change: RegistryChange, *, source: str) -> None:
+        """Swap ``snapshot`` in and tell the listeners (the router's index among them). A
+        listener that fails undoes the change: the previous snapshot comes back, the
+        listeners already told are told again with it, and a :class:`RegistrationError`
+        says what failed (the change and its index update happen together, or neither)."""
+        previous = self._snapshot
         self._snapshot = snapshot
+        told: list[Listener] = []
+        for listener in list(self._listeners):
+            try:
+                listener(snapshot, change)
+            except Exception as exc:
+                self._snapshot = previous
+                undo = RegistryChange(version=previous.version)
+                for other in told:
+                    try:
+                        other(previous, undo)
+                    except Exception:  # pragma: no cover - a listener failing twice
+                        logger.exception("a registry listener failed to undo a change")
+                raise RegistrationError(
+                    f"updating the index failed ({type(exc).__name__}: {str(exc)[:200]}); "
+                    "nothing was changed",
+                    where=source,
+                    hint="Fix the cause (the encoder, the index) and register again",
+                ) from exc
+            told.append(listener)
         logger.debug(
             "registry v%d: +%d ~%d -%d routes",
             snapshot.version,
@@ -318,5 +343,3 @@ class Registry:
             len(change.replaced),
             len(change.removed),
         )
-        for listener in list(self._listeners):
-            listener(snapshot, change)

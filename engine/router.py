@@ -18,8 +18,15 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import httpx
 
 from schemarouter.abstention import AbstentionModel, abstention_features
+from schemarouter.arguments import (
+    check_flag,
+    check_instance,
+    check_positive_int,
+    check_text,
+    normalize_text,
+)
 from schemarouter.contracts import Effect
-from schemarouter.errors import GateError, ModelError
+from schemarouter.errors import ArgumentError, GateError, ModelError
 from schemarouter.gate import check_candidates, validate_selection
 from schemarouter.planner import Plan, PlanRequest, plan_routes, resolve_fields
 from schemarouter.policy import HealthMonitor
@@ -110,8 +117,11 @@ class SchemaRouter(RegistrationMixin):
             self.reranker = Reranker(reranker)
         else:
             self.reranker = reranker
-        if rerank_depth < 2:
-            raise ValueError("rerank_depth must be at least 2 (reranking one route is a no-op)")
+        if check_positive_int(rerank_depth, method="SchemaRouter", name="rerank_depth") < 2:
+            raise ArgumentError(
+                "rerank_depth must be at least 2 (reranking one route is a no-op)",
+                where="SchemaRouter(rerank_depth=...)",
+            )
         self.rerank_depth = rerank_depth
         self.rerank_weight = rerank_weight
         #: word pieces the reranker may read per query (None: no budget); long queries get
@@ -180,7 +190,11 @@ class SchemaRouter(RegistrationMixin):
 
     def _on_registry_change(self, snapshot: RegistrySnapshot, change: RegistryChange) -> None:
         if self._index is not None:
-            self._index.apply(snapshot, change, cache=self._cache())
+            try:
+                self._index.apply(snapshot, change, cache=self._cache())
+            except BaseException:
+                self._index = None  # half-applied: rebuilt from the registry on next use
+                raise
 
     # -- retrieval -----------------------------------------------------------------------
 
@@ -330,8 +344,9 @@ class SchemaRouter(RegistrationMixin):
         ``rerank=False`` keeps fusion's order for this call (the reranker costs about 36 ms
         on two cores); the result says whether it was ``reranked``.
         """
-        if k < 1:
-            raise ValueError("k must be at least 1")
+        query = check_text(query, method="retrieve")
+        k = check_positive_int(k, method="retrieve", name="k")
+        check_flag(rerank, method="retrieve", name="rerank")
         ranking = self._rank(query, max(k, self.recall_depth), rerank=rerank)
         return self._result(query, k, ranking, ranking.ranked[:k])
 
@@ -344,6 +359,9 @@ class SchemaRouter(RegistrationMixin):
     def _state_filter(
         self, query: str, state: ExecutionState, k: int, *, refill: bool
     ) -> CapabilityRetrieval:
+        method = "retrieve_executable" if state.require_bound else "retrieve_state_aware"
+        query = check_text(query, method=method)
+        k = check_positive_int(k, method=method, name="k")
         ranking = self._rank(query, max(k, self.recall_depth))
         if ranking.reason:
             return self._result(query, k, ranking, [])
@@ -392,12 +410,14 @@ class SchemaRouter(RegistrationMixin):
         self, query: str, *, state: ExecutionState, k: int = 5
     ) -> CapabilityRetrieval:
         """The fixed top ``k`` of :meth:`retrieve`, filtered by ``state`` (with reasons)."""
+        check_instance(state, ExecutionState, method="retrieve_state_aware", name="state")
         return self._state_filter(query, state, k, refill=False)
 
     def reretrieve_state_aware(
         self, query: str, *, state: ExecutionState, k: int = 5
     ) -> CapabilityRetrieval:
         """Walk further down the same ranked list to refill ``k`` eligible routes."""
+        check_instance(state, ExecutionState, method="reretrieve_state_aware", name="state")
         return self._state_filter(query, state, k, refill=True)
 
     async def aretrieve_state_aware(
@@ -414,6 +434,9 @@ class SchemaRouter(RegistrationMixin):
         self, query: str, *, k: int = 5, state: ExecutionState | None = None
     ) -> CapabilityRetrieval:
         """Only routes bound to an invoker at their current fingerprint and healthy now."""
+        check_instance(
+            state, ExecutionState, method="retrieve_executable", name="state", optional=True
+        )
         base = state or ExecutionState()
         base = base.model_copy(update={"require_bound": True})
         return self._state_filter(query, base, k, refill=True)
@@ -433,10 +456,20 @@ class SchemaRouter(RegistrationMixin):
         projection: Literal["recall", "minimal"] | None = None,
     ) -> Plan:
         """Field-first plan: the request's semantic fields, then up to ``max_calls`` routes."""
+        check_instance(request, (str, PlanRequest), method="plan", name="request")
+        max_calls = check_positive_int(max_calls, method="plan", name="max_calls")
+        if projection not in (None, "recall", "minimal"):
+            raise ArgumentError(
+                f"projection must be 'recall', 'minimal' or None, got {projection!r}",
+                where="plan(projection=...)",
+            )
         if isinstance(request, str):
+            request = check_text(request, method="plan", name="request")
             request = PlanRequest(query=request, projection=projection or self.projection)
         elif projection is not None:
             request = request.model_copy(update={"projection": projection})
+        if request.query and normalize_text(request.query) != request.query:
+            request = request.model_copy(update={"query": normalize_text(request.query)})
         analysis = None
         ranked: list[str] = []
         if request.query:

@@ -225,7 +225,11 @@ def embed_texts(
         encoded = encoder.encode(batch)  # type: ignore[attr-defined]
         vectors[chunk] = encoded
         if cache is not None:
-            cache.put(identity, batch, encoded)
+            try:
+                cache.put(identity, batch, encoded)
+            except OSError as exc:  # a cache only saves time: the vectors are here
+                logger.warning("embedding cache %s not written (%s); going on", cache.root, exc)
+                cache = None
         stats.encoded += len(batch)
         if progress is not None:
             progress(len(batch))

@@ -22,7 +22,8 @@ generations are deleted only after the commit.
 Loading checks, in order: the manifest parses and has this format
 (:class:`CorruptIndexError`), the registry fingerprint and encoder match
 (:class:`StaleIndexError`), every file listed exists with its size and sha256
-(:class:`CorruptIndexError`), and the arrays agree with each other.
+(:class:`CorruptIndexError`), and the arrays agree with each other. Only files the manifest
+lists are read: a stray ``*.faiss`` beside them is ignored, never deserialized.
 """
 
 from __future__ import annotations
@@ -237,13 +238,30 @@ def read_manifest(path: Path) -> dict[str, Any]:
     return manifest
 
 
-def _verify_files(path: Path, manifest: dict[str, Any]) -> None:
+def _verify_files(path: Path, manifest: dict[str, Any]) -> frozenset[str]:
+    """Check every file the manifest lists (size and sha256); returns their names inside
+    the generation folder, the only files loading may read."""
     files = manifest.get("files")
-    if not isinstance(files, dict) or not files:
+    generation = manifest.get("generation")
+    if not isinstance(files, dict) or not files or not isinstance(generation, str):
         raise CorruptIndexError("manifest.json lists no files", where=str(path / MANIFEST))
+    listed: set[str] = set()
     for name, info in files.items():
+        parts = Path(name).parts if isinstance(name, str) else ()
+        if len(parts) != 2 or parts[0] != generation or parts[1] in ("", ".", ".."):
+            raise CorruptIndexError(
+                f"manifest.json lists {str(name)[:120]!r}, which is not a file of generation "
+                f"{generation[:40]!r}",
+                where=str(path / MANIFEST),
+                hint="Rebuild the index",
+            )
+        if not isinstance(info, dict):
+            raise CorruptIndexError(
+                f"manifest.json has no size and hash for {name}", where=str(path / MANIFEST)
+            )
+        listed.add(parts[1])
         file = path / name
-        if ".." in Path(name).parts or not file.is_file():
+        if not file.is_file() or file.is_symlink():
             raise CorruptIndexError(
                 f"index file {name} is missing", where=str(path), hint="Rebuild the index"
             )
@@ -260,6 +278,7 @@ def _verify_files(path: Path, manifest: dict[str, Any]) -> None:
                 where=str(file),
                 hint="Rebuild the index",
             )
+    return frozenset(listed)
 
 
 def load_index(
@@ -282,16 +301,18 @@ def load_index(
             where=str(path),
             hint="Load it with the same encoder, or rebuild it with this one",
         )
-    _verify_files(path, manifest)
+    listed = _verify_files(path, manifest)
     try:
-        return _restore(path / manifest["generation"], manifest, encoder)
-    except (ValueError, KeyError, TypeError, IndexError, OSError) as exc:
+        return _restore(path / manifest["generation"], manifest, encoder, listed)
+    except (ValueError, KeyError, TypeError, IndexError, OSError, RuntimeError) as exc:
         raise CorruptIndexError(
             f"index files are inconsistent: {exc}", where=str(path), hint="Rebuild the index"
         ) from None
 
 
-def _restore(folder: Path, manifest: dict[str, Any], encoder: Encoder | None) -> HybridIndex:
+def _restore(
+    folder: Path, manifest: dict[str, Any], encoder: Encoder | None, listed: frozenset[str]
+) -> HybridIndex:
     from schemarouter.index.hybrid import HybridIndex
 
     settings = IndexSettings.from_dict(manifest["settings"])
@@ -299,11 +320,16 @@ def _restore(folder: Path, manifest: dict[str, Any], encoder: Encoder | None) ->
         encoder = encoder_from_identity(manifest["encoder"])
     index = HybridIndex(encoder=encoder, settings=settings)
 
+    def file(name: str) -> Path:
+        if name not in listed:  # only what the manifest lists (and hashes) is ever read
+            raise ValueError(f"{name} is not listed in manifest.json")
+        return folder / name
+
     def array(name: str) -> np.ndarray:
-        return np.load(folder / name, allow_pickle=False)
+        return np.load(file(name), allow_pickle=False)
 
     def document(name: str) -> Any:
-        return json.loads((folder / name).read_text(encoding="utf-8"))
+        return json.loads(file(name).read_text(encoding="utf-8"))
 
     routes = document("routes.json")
     route_ids, fps, fields = routes["route_ids"], routes["fingerprints"], routes["fields"]
@@ -349,8 +375,8 @@ def _restore(folder: Path, manifest: dict[str, Any], encoder: Encoder | None) ->
         if mine.size and mine.max() >= len(keys):
             raise ValueError(f"a document points at no {prefix} vector")
         refs = np.bincount(mine, minlength=len(keys))
-        blob_file = folder / f"{prefix}_hnsw.faiss"
-        blob = blob_file.read_bytes() if blob_file.exists() else None
+        blob_name = f"{prefix}_hnsw.faiss"
+        blob = file(blob_name).read_bytes() if blob_name in listed else None
         vs.restore(keys, vectors, refs, blob)
     n_fields = np.array([len(f) for f in index._route_fields], dtype=np.int64)
     field_docs = doc_kind == DocKind.FIELD

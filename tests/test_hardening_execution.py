@@ -24,6 +24,7 @@ from schemarouter.errors import (
     GateError,
     InvocationError,
     OutputValidationError,
+    ParameterValidationError,
     PolicyError,
 )
 from schemarouter.execute import aexecute, execute
@@ -290,3 +291,16 @@ def test_a_route_unbound_or_removed_while_an_earlier_step_runs_does_not_run(
     with pytest.raises(expected, match="while the plan ran"):
         _run("sync", router, plan, partial=True)
     assert _paths(hostile) == ["/api/good"]
+
+
+def test_arguments_nested_past_the_limit_are_refused_before_any_call(
+    router: SchemaRouter, hostile: LoopbackServer
+) -> None:
+    """The same bound on the way in: a body nested 300 levels would be sent, and echoed
+    in ``StepResult.arguments``, which then could not be serialized."""
+    deep: Any = {}
+    for _ in range(300):
+        deep = {"a": deep}
+    with pytest.raises(ParameterValidationError, match="not a JSON value"):
+        _run("sync", router, _plan(router, "search_307", body=deep))
+    assert hostile.requests == []

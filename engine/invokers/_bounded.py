@@ -34,6 +34,7 @@ import httpx
 
 __all__ = [
     "ACCEPT_ENCODING",
+    "FRESH_CONNECTIONS",
     "BodyDecodeError",
     "BodyTooLarge",
     "BoundedDecoder",
@@ -136,6 +137,14 @@ class BoundedDecoder:
     def finish(self) -> bytes:
         """The decoded body."""
         return bytes(self.body)
+
+
+#: Limits for the blocking clients SchemaRouter makes itself: no idle connection is kept,
+#: so every request opens its own and :func:`read_sync` always holds the socket it may
+#: have to shut at the deadline. (A client the caller passes in may hand out a pooled
+#: connection; if that one stalls, the call still returns at the deadline, and the
+#: connection is freed when the server gives up or the client is closed.)
+FRESH_CONNECTIONS = httpx.Limits(max_keepalive_connections=0)
 
 
 class DeadlinePassed(Exception):
