@@ -4,7 +4,6 @@ health and cooldowns. Every test here is named in docs/faults.md."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any
@@ -21,7 +20,6 @@ from schemarouter.errors import (
     ParameterValidationError,
     PolicyError,
 )
-from schemarouter.execute import aexecute, execute
 from schemarouter.invokers.http import build_request, origin
 from schemarouter.planner import Fallback, Plan
 from schemarouter.policy import Budget, ExecutionPolicy
@@ -52,9 +50,8 @@ def _plan(router: SchemaRouter, fault: str, fallbacks: Any = False, **arguments:
 def _run(mode: str, router: SchemaRouter, plan: Plan, **kwargs: Any) -> ExecutionResult:
     kwargs.setdefault("policy", FAST)
     kwargs.setdefault("credentials", CREDS)
-    if mode == "sync":
-        return execute(router, plan, **kwargs)
-    return asyncio.run(aexecute(router, plan, **kwargs))
+    result: ExecutionResult = catalogs.run(mode, router, plan, **kwargs)
+    return result
 
 
 MODES = pytest.mark.parametrize("mode", ["sync", "async"])

@@ -5,7 +5,6 @@ docs/faults.md (issue #15)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -27,7 +26,6 @@ from schemarouter.errors import (
     ParameterValidationError,
     PolicyError,
 )
-from schemarouter.execute import aexecute, execute
 from schemarouter.index import HashingEncoder
 from schemarouter.planner import Plan
 from schemarouter.policy import Budget, ExecutionPolicy
@@ -69,9 +67,8 @@ def _plan(router: SchemaRouter, name: str, fields: list[str] = FIELDS, **argumen
 def _run(mode: str, router: SchemaRouter, plan: Plan, **kwargs: Any) -> ExecutionResult:
     kwargs.setdefault("policy", ONCE)
     kwargs.setdefault("credentials", CREDS)
-    if mode == "sync":
-        return execute(router, plan, **kwargs)
-    return asyncio.run(aexecute(router, plan, **kwargs))
+    result: ExecutionResult = catalogs.run(mode, router, plan, **kwargs)
+    return result
 
 
 def _paths(server: LoopbackServer) -> list[str]:

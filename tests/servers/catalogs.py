@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -528,3 +529,12 @@ def plan(snapshot: RegistrySnapshot, *steps: PlanStep) -> Plan:
         max_calls=max(len(steps), 1),
         registry_version=snapshot.version,
     )
+
+
+def run(mode: str, router: Any, plan: Plan, **kwargs: Any) -> Any:
+    """Execute ``plan`` with the blocking (``mode="sync"``) or the awaiting driver."""
+    from schemarouter.execute import aexecute, execute
+
+    if mode == "sync":
+        return execute(router, plan, **kwargs)
+    return asyncio.run(aexecute(router, plan, **kwargs))
