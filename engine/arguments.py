@@ -10,6 +10,7 @@ which no encoding can write and tokenizers refuse) becomes U+FFFD.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import re
 from collections.abc import Iterable
@@ -70,16 +71,17 @@ def check_name(value: Any, *, method: str, name: str) -> str:
 
 
 def check_positive_int(value: Any, *, method: str, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    """An int (a numpy integer too) of at least 1; ``True`` is not one."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise _refuse(method, name, "an int of at least 1", value)
-    return value
+    return int(value)
 
 
 def check_seconds(value: Any, *, method: str, name: str) -> float:
     """A finite, non-negative number of seconds."""
     if (
         isinstance(value, bool)
-        or not isinstance(value, int | float)
+        or not isinstance(value, numbers.Real)
         or not math.isfinite(value)
         or value < 0
     ):
