@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 
 from schemarouter import SchemaRouter
-from schemarouter.credentials import MappingCredentials
+from schemarouter.credentials import MappingCredentials, Redactor
 from schemarouter.errors import (
     BudgetExceededError,
     GateError,
@@ -301,3 +301,18 @@ def test_arguments_nested_past_the_limit_are_refused_before_any_call(
     with pytest.raises(ParameterValidationError, match="not a JSON value"):
         _run("sync", router, _plan(router, "search_307", body=deep))
     assert hostile.requests == []
+
+
+def test_the_redactor_knows_the_escaped_forms_of_a_key() -> None:
+    """A query-string key may hold any character: JSON escapes it (``\\u00e9``, ``\\/``),
+    Python's repr and ``unicode_escape`` differently, URL-encoding in either hex case."""
+    key = "kéy/1+2"
+    redactor = Redactor([key])
+    for form in (
+        json.dumps(key)[1:-1],  # k\u00e9y/1+2
+        json.dumps(key)[1:-1].replace("/", "\\/"),
+        key.encode("unicode_escape").decode(),  # k\xe9y/1+2
+        quote(key, safe="").lower(),
+        quote(key),
+    ):
+        assert redactor(f"before {form} after") == "before [redacted] after", form
