@@ -11,6 +11,7 @@
     schemarouter index build CATALOG... --out DIR
     schemarouter eval --suite NAME [--data PATH] --out DIR      (offline: needs training deps)
     schemarouter train-reranker --out models/reranker [...]     (offline: needs [train])
+    schemarouter train-encoder --out models/encoder [...]       (offline: needs [train])
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ def _offline(module: str, function: str) -> Any:
 _OFFLINE_COMMANDS = {
     "eval": ("evaluate", "eval_main"),
     "train-reranker": ("train", "train_main"),
+    "train-encoder": ("encoder", "encoder_main"),
 }
 
 
@@ -170,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     # listed for --help; main() hands their arguments to the offline tool itself
     commands.add_parser("eval", help="benchmark routers side by side (offline; see --help)")
     commands.add_parser("train-reranker", help="train and export the reranker (offline)")
+    commands.add_parser("train-encoder", help="train and export the dense encoder (offline)")
     return parser
 
 
