@@ -114,6 +114,9 @@ class Candidate(_Result):
     access_fingerprint: str
     #: How the score was made: lexical / dense / fused / rerank components.
     scores: dict[str, float] = Field(default_factory=dict)
+    #: Calibrated P(this route serves the request), where an abstention model applied
+    #: (comparable across catalogs and queries; see :mod:`schemarouter.abstention`).
+    relevance: float | None = None
     #: Parameter values found in the query, bound by schema (name -> value).
     bound_parameters: dict[str, Any] = Field(default_factory=dict)
 
@@ -184,6 +187,7 @@ def candidate_from_route(
         provider_fingerprint=route.provider_fingerprint,
         access_fingerprint=route.access_fingerprint,
         scores=dict(scores or {}),
+        relevance=(scores or {}).get("relevance"),
         bound_parameters=dict(bound_parameters or {}),
     )
 
