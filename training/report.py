@@ -106,6 +106,7 @@ _SCHEMA_ROWS = (
     ("min_over_fetch", "over-fetch ratio (plan, minimal projection)"),
     ("rejected", "negative rejection (abstention on)"),
     ("false_abstention", "false abstention on positives (abstention on)"),
+    ("off_catalog_rejected", "other suites' requests rejected (abstention on)"),
 )
 
 
