@@ -558,6 +558,9 @@ def attach_mcp_server(
     label = _describe_server(server)
     if not (server.strip() if isinstance(server, str) else list(server)):
         raise RegistrationError("empty MCP server command", where="<mcp server>")
+    _Effects(  # refuse bad effect arguments before starting anything
+        trusted=trusted, default=default_effect, overrides=effect_overrides, source=label
+    )
     session = ManagedMCPSession(server, env=env, cwd=cwd, timeout=timeout)
     try:
         tools = session.open().list_tools()

@@ -17,7 +17,13 @@ from schemarouter.integrations.definitions import (
     tool_definitions,
     tool_input_schema,
 )
-from schemarouter.integrations.names import route_for_tool, tool_name, tool_names
+from schemarouter.integrations.names import (
+    MAX_TOOL_NAME,
+    TOOL_NAME_PATTERN,
+    route_for_tool,
+    tool_name,
+    tool_names,
+)
 from schemarouter.integrations.search import (
     acall_tool,
     anthropic_search_result,
@@ -33,6 +39,8 @@ from schemarouter.integrations.search import (
 )
 
 __all__ = [
+    "MAX_TOOL_NAME",
+    "TOOL_NAME_PATTERN",
     "ToolFormat",
     "ToolSet",
     "acall_tool",

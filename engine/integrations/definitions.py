@@ -59,9 +59,9 @@ FORMATS: tuple[str, ...] = get_args(ToolFormat)
 #: Characters of the route's own words kept in a description.
 DESCRIPTION_LIMIT = 200
 #: Output fields named in a description ("Returns: ..."); the rest are counted.
-RETURNS_LIMIT = 8
+RETURNS_LIMIT = 6
 #: Characters kept of a parameter's description (its first sentence).
-_PARAMETER_WORDS = 120
+_PARAMETER_WORDS = 80
 #: Schema keys that say nothing a model needs to fill an argument.
 _DROPPED = frozenset(
     {
@@ -78,12 +78,20 @@ _DROPPED = frozenset(
         "writeOnly",
         "deprecated",
         "discriminator",
+        # a default is what the server does without the argument: the model needs no copy
+        "default",
     }
 )
 _NESTED = ("properties", "patternProperties", "$defs", "definitions")
 _SCHEMAS = ("items", "additionalProperties", "not", "contains", "propertyNames")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)", re.DOTALL)
+#: A sentence ends at ``.`` ``!`` ``?`` before a capital letter or the end, never after an
+#: abbreviation (``e.g.``, ``i.e.``, ``etc.``, ``vs.``) or inside a number.
+_SENTENCE = re.compile(
+    r"(.+?(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)[.!?])(?:\s+(?=[A-Z(\"'`])|$)", re.DOTALL
+)
+#: Longest ``pattern`` kept in a pruned schema (longer ones are left to the router's check).
+_PATTERN_LIMIT = 40
 
 
 def _first_sentence(text: str, limit: int) -> str:
@@ -106,6 +114,8 @@ def prune_schema(schema: Any, *, words: int = _PARAMETER_WORDS) -> Any:
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key in _DROPPED or key.startswith("x-"):
+            continue
+        if key == "pattern" and isinstance(value, str) and len(value) > _PATTERN_LIMIT:
             continue
         if key == "description" and isinstance(value, str):
             if value.strip():
@@ -173,7 +183,8 @@ def describe(candidate: Candidate) -> str:
     room = DESCRIPTION_LIMIT - len(text) - 2
     if candidate.summary and candidate.description and room > 40:
         extra = _first_sentence(candidate.description, room)
-        if extra.rstrip(".").lower() != text.rstrip(".").lower():
+        whole = not extra.endswith("…")  # a second sentence only where it fits whole
+        if whole and extra.rstrip(".").lower() != text.rstrip(".").lower():
             text = f"{text.rstrip('.')}. {extra}"
     text = text.rstrip()
     if text and text[-1] not in ".!?…":

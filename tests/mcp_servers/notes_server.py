@@ -30,8 +30,18 @@ class Notes(BaseModel):
 
 
 NOTES = [
-    Note(id=1, title="Perovskite stability", text="CsPbI3 degrades above 60% humidity.", tags=["solar"]),
-    Note(id=2, title="GaN band gap", text="GaN has a direct band gap near 3.4 eV.", tags=["semiconductor"]),
+    Note(
+        id=1,
+        title="Perovskite stability",
+        text="CsPbI3 degrades above 60% humidity.",
+        tags=["solar"],
+    ),
+    Note(
+        id=2,
+        title="GaN band gap",
+        text="GaN has a direct band gap near 3.4 eV.",
+        tags=["semiconductor"],
+    ),
     Note(id=3, title="Battery cathodes", text="LiFePO4 cycles well at low cost.", tags=["battery"]),
 ]
 
