@@ -253,6 +253,36 @@ def _merge(registrations: Sequence[Registration], *, source: str) -> Registratio
     )
 
 
+def _each_provider(
+    data: dict[str, Any], source: str
+) -> tuple[CatalogDocument | None, list[SchemaRouterError]]:
+    """The document with its valid providers, and a problem per invalid key anywhere (a bad
+    provider does not hide the others' problems)."""
+    problems: list[SchemaRouterError] = []
+
+    def refused(exc: ValidationError, prefix: str = "") -> None:
+        problems.extend(
+            DocumentError(what, where=f"{source}: {loc}", hint=SCHEMA_HINT)
+            for what, loc in validation_problems(exc, prefix=prefix)
+        )
+
+    raw = data.get("providers", ())
+    providers: list[ProviderSpec] = []
+    if isinstance(raw, list):
+        for i, item in enumerate(raw):
+            try:
+                providers.append(ProviderSpec.model_validate(item))
+            except ValidationError as exc:
+                refused(exc, prefix=f"providers[{i}]")
+        data = {**data, "providers": []}
+    try:
+        document = CatalogDocument.model_validate(data)
+    except ValidationError as exc:
+        refused(exc)
+        return None, problems
+    return document.model_copy(update={"providers": tuple(providers)}), problems
+
+
 def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRouterError]:
     """Every problem :func:`load_catalog` would stop at, and the ones after it: each file
     parsed and validated on its own, each endpoint checked on its own, ids checked across
@@ -272,14 +302,13 @@ def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRou
             data = read_structured_file(file)
             if not isinstance(data, dict):
                 load_catalog_document(data, source=str(file))  # raises the shape error
-            documents.append((file, CatalogDocument.model_validate(data)))
         except SchemaRouterError as exc:
             problems.append(exc)
-        except ValidationError as exc:
-            problems.extend(
-                DocumentError(what, where=f"{file}: {loc}", hint=SCHEMA_HINT)
-                for what, loc in validation_problems(exc)
-            )
+            continue
+        document, found = _each_provider(data, str(file))
+        problems.extend(found)
+        if document is not None:
+            documents.append((file, document))
     groups = {g.id: g for _, d in documents for g in d.field_groups}
     intents = {i.id: i for _, d in documents for i in d.intents}
     providers: dict[str, str] = {}
