@@ -15,8 +15,9 @@ output validation)::
 :class:`RouterNodeRetriever` (a ``BaseRetriever``) alone gives the ranked routes as nodes
 (text: the tool description; metadata: route id, tool name, score), for a query engine.
 
-Needs ``pip install 'schemarouter[llamaindex]'`` (``llama-index-core``); importing this
-module does not import it.
+Needs ``pip install 'schemarouter[llamaindex]'`` (``llama-index-core``): importing this
+module without it raises a MissingDependencyError that names the extra (nothing else in
+SchemaRouter imports this module).
 """
 
 from __future__ import annotations
@@ -42,20 +43,12 @@ try:
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
     from llama_index.core.tools.types import AsyncBaseTool, ToolMetadata, ToolOutput
 except ImportError as _missing:  # pragma: no cover - exercised without the extra
-    _IMPORT_ERROR: ImportError | None = _missing
-    BaseRetriever = ObjectRetriever = BaseObjectNodeMapping = AsyncBaseTool = object
-else:
-    _IMPORT_ERROR = None
+    raise MissingDependencyError(
+        "llama-index-core", extra="llamaindex", purpose="LlamaIndex tool retrieval"
+    ) from _missing
 
 
-def _require() -> None:
-    if _IMPORT_ERROR is not None:
-        raise MissingDependencyError(
-            "llama-index-core", extra="llamaindex", purpose="LlamaIndex tool retrieval"
-        ) from _IMPORT_ERROR
-
-
-class _Metadata(ToolMetadata):  # type: ignore[misc]
+class _Metadata(ToolMetadata):
     """Tool metadata whose parameters are the route's (pruned) JSON Schema."""
 
     def __init__(self, *, name: str, description: str, parameters: dict[str, Any]) -> None:
@@ -66,19 +59,19 @@ class _Metadata(ToolMetadata):  # type: ignore[misc]
         return dict(self.parameters)
 
 
-class RouteTool(AsyncBaseTool):  # type: ignore[misc]
+class RouteTool(AsyncBaseTool):
     """One registered route as a LlamaIndex tool: ``call`` / ``acall`` run it through
     ``router.call`` / ``router.acall``; a refusal or failure is an error output."""
 
     def __init__(self, router: Any, route: Route, **call_options: Any) -> None:
-        _require()
         candidate = candidate_from_route(route, rank=0, score=0.0)
         self.router = router
         self.route_id = route.route_id
         self.route_fingerprint = route.fingerprint
         self.call_options = call_options
+        self.name = tool_name(route.route_id)
         self._metadata = _Metadata(
-            name=tool_name(route.route_id),
+            name=self.name,
             description=describe(candidate),
             parameters=tool_input_schema(candidate),
         )
@@ -95,7 +88,7 @@ class RouteTool(AsyncBaseTool):  # type: ignore[misc]
             error = not result.ok
         return ToolOutput(
             content=content,
-            tool_name=self._metadata.name,
+            tool_name=self.name,
             raw_input={"kwargs": arguments},
             raw_output=result,
             is_error=error,
@@ -125,7 +118,7 @@ def route_tool(router: Any, route: Route, **call_options: Any) -> RouteTool:
     return RouteTool(router, route, **call_options)
 
 
-class RouterNodeRetriever(BaseRetriever):  # type: ignore[misc]
+class RouterNodeRetriever(BaseRetriever):
     """``router.retrieve`` as a LlamaIndex retriever of nodes, one per route."""
 
     def __init__(
@@ -136,7 +129,6 @@ class RouterNodeRetriever(BaseRetriever):  # type: ignore[misc]
         executable_only: bool = True,
         allow_effects: Iterable[Effect | str] = (Effect.READ,),
     ) -> None:
-        _require()
         super().__init__()
         if k < 1:
             raise ValueError("k must be at least 1")
@@ -173,7 +165,7 @@ class RouterNodeRetriever(BaseRetriever):  # type: ignore[misc]
         return self._nodes(found)
 
 
-class _RouteToolMapping(BaseObjectNodeMapping):  # type: ignore[misc]
+class _RouteToolMapping(BaseObjectNodeMapping["RouteTool"]):
     """Nodes of :class:`RouterNodeRetriever` -> :class:`RouteTool` objects (made on demand,
     from the registry snapshot current at retrieval)."""
 
@@ -223,7 +215,6 @@ def tool_retriever(
     the ``k`` best routes for each request, as tools that run through ``router.call``.
     ``call_options`` go to ``router.call``; an ``allow_effects`` among them also lets
     retrieval offer routes with those effects."""
-    _require()
     effects = call_options.get("allow_effects", (Effect.READ,))
     retriever = RouterNodeRetriever(
         router, k=k, executable_only=executable_only, allow_effects=effects
