@@ -10,11 +10,17 @@ received and plays a client-side tool-search conversation:
    of function definitions) makes it call the first tool found with ``arguments``; a
    reference to a tool not sent with ``defer_loading`` is refused as the real API does;
 3. a tool result makes it answer in text, quoting the result.
+
+Offered an MCP gateway's tools as plain functions (``search_tools`` / ``call_tool``, as the
+OpenAI Agents SDK does with an MCP server) instead of a ``tool_search`` tool, the OpenAI
+stand-in plays the same conversation through them: ``search_tools``, then ``call_tool`` on
+the first tool found, then a text answer.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from servers.loopback import Request, Response, json_response
@@ -120,6 +126,9 @@ class FakeOpenAI:
         )
         last = items[-1]
         kind = last.get("type", "message")
+        functions = {t.get("name") for t in body.get("tools", []) if t.get("type") == "function"}
+        if {"search_tools", "call_tool"} <= functions:
+            return self._gateway(last, kind)
         if kind == "message" or "role" in last:
             assert any(
                 t.get("type") == "tool_search" and t.get("execution") == "client"
@@ -154,3 +163,44 @@ class FakeOpenAI:
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         }
         return self._reply([message])
+
+    def _gateway(self, last: dict[str, Any], kind: str) -> Response:
+        """The conversation through an MCP gateway's search_tools / call_tool functions."""
+        if kind == "function_call_output":
+            output = str(last.get("output", ""))
+            if last.get("call_id") == "call_search":
+                found = _NAMES.search(output)
+                assert found, f"no tool in the search answer: {output[:300]}"
+                arguments = {"name": found.group(1), "arguments": self.arguments}
+                call = {
+                    "type": "function_call",
+                    "id": "fc_2",
+                    "call_id": "call_tool",
+                    "name": "call_tool",
+                    "arguments": json.dumps(arguments),
+                    "status": "completed",
+                }
+                return self._reply([call])
+            text = f"Result: {output[:300]}"
+            message = {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+            return self._reply([message])
+        query = _text_of(last.get("content", ""))
+        call = {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_search",
+            "name": "search_tools",
+            "arguments": json.dumps({"query": query, "k": 3}),
+            "status": "completed",
+        }
+        return self._reply([call])
+
+
+#: A tool name in a gateway's search answer (``provider__access__endpoint``).
+_NAMES = re.compile(r'"name":\s*"([A-Za-z0-9_-]+__[A-Za-z0-9_-]+)"')
