@@ -46,6 +46,7 @@ import asyncio
 import difflib
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import httpx
@@ -58,7 +59,7 @@ from schemarouter.executor import Op, Run
 from schemarouter.invokers import http, mcp, python
 from schemarouter.invokers._base import Sleep
 from schemarouter.planner import Coverage, Plan, PlanRequest, PlanStep, typed_fields
-from schemarouter.policy import Approver, Budget, ExecutionPolicy
+from schemarouter.policy import Approver, Budget, ExecutionPolicy, monitor_for
 from schemarouter.registry import RegistrySnapshot
 from schemarouter.results_exec import CallResult, ExecutionResult
 
@@ -300,6 +301,23 @@ def call_plan(
     )
 
 
+def _host(router: Any, route_id: str) -> ExecutionHost:
+    """What a call of ``route_id`` needs from ``router``: its snapshot and that one route's
+    binding (not a copy of every binding, which costs at 10,000 routes)."""
+    if isinstance(router, ExecutionHost):
+        return router
+    snapshot = router.snapshot()
+    route = snapshot.routes.get(route_id) if isinstance(route_id, str) else None
+    invoker = router.binding(route_id) if route is not None else None
+    bindings = {route_id: (route.fingerprint, invoker)} if route and invoker is not None else {}
+    return ExecutionHost(
+        snapshot=snapshot,
+        bindings=MappingProxyType(bindings),
+        health=router,
+        monitor=getattr(router, "health_monitor", None) or monitor_for(router),
+    )
+
+
 def call(
     router: Any,
     route_id: str,
@@ -316,7 +334,7 @@ def call(
 ) -> CallResult:
     """Run one registered route with ``arguments``, through the same gate, policy, health
     and output validation as a plan (see the module docstring)."""
-    host = ExecutionHost.of(router)
+    host = _host(router, route_id)
     plan = call_plan(host.snapshot, route_id, arguments or {}, fields)
     settings = _settings(credentials, allow_effects, approve, policy, budget, partial)
     return CallResult.of(_run_sync(Run(host, plan, settings), client), projected=bool(fields))
@@ -337,7 +355,7 @@ async def acall(
     partial: bool = False,
 ) -> CallResult:
     """:func:`call` with non-blocking I/O."""
-    host = ExecutionHost.of(router)
+    host = _host(router, route_id)
     plan = call_plan(host.snapshot, route_id, arguments or {}, fields)
     settings = _settings(credentials, allow_effects, approve, policy, budget, partial)
     result = await _run_async(Run(host, plan, settings), client)

@@ -99,7 +99,9 @@ class Run:
 
     def run(self) -> _Gen:
         steps = self.plan.steps
-        gated = [self.gate.step(i, step) for i, step in enumerate(steps)]
+        # requests are built ahead only where a later step could fail after an earlier ran
+        ahead = len(steps) > 1
+        gated = [self.gate.step(i, step, dry_run=ahead) for i, step in enumerate(steps)]
         if self.plan.registry_version != self.snapshot.version:
             self.gate.warnings.append(
                 f"the plan was made at registry version {self.plan.registry_version}; executed "
