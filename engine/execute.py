@@ -31,13 +31,13 @@ For each step, in order:
    are re-checked against the registry and called for the affected fields; the result
    records which fields came from which route and why.
 
-:func:`call` / :func:`acall` run one route by id with exactly the caller's arguments (what an
-agent does once it picked a tool): a one-step plan (:func:`call_plan`) through the same
-gate, policy, health and output validation. The result (:class:`CallResult`) always carries
-the validated raw output, projected to the requested ``fields`` where some are given, plus a
-typed :class:`FieldValue` per requested field, or (with none requested) per field the route
-declares with a semantic id, a unit or an identifier flag. No fallbacks: the caller named
-the route.
+``router.call`` / ``router.acall`` (:class:`CallMixin`) run one route by id with exactly the
+caller's arguments (what an agent does once it picked a tool): a one-step plan
+(:func:`call_plan`) through the same gate, policy, health and output validation. The
+result (:class:`CallResult`) always carries the validated raw output, projected to the
+requested ``fields`` where some are given, plus a typed :class:`FieldValue` per requested
+field, or (with none requested) per field the route declares with a semantic id, a unit or
+an identifier flag. No fallbacks: the caller named the route.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ from schemarouter.policy import Approver, Budget, ExecutionPolicy, monitor_for
 from schemarouter.registry import RegistrySnapshot
 from schemarouter.results_exec import CallResult, ExecutionResult
 
-__all__ = ["CallMixin", "ExecutionHost", "acall", "aexecute", "call", "call_plan", "execute"]
+__all__ = ["CallMixin", "ExecutionHost", "aexecute", "call_plan", "execute"]
 
 
 def _settings(
@@ -318,48 +318,9 @@ def _host(router: Any, route_id: str) -> ExecutionHost:
     )
 
 
-def call(
-    router: Any,
-    route_id: str,
-    arguments: Mapping[str, Any] | None = None,
-    *,
-    fields: Sequence[str] | None = None,
-    client: httpx.Client | None = None,
-    credentials: CredentialProvider | None = None,
-    allow_effects: Iterable[Effect | str] = (Effect.READ,),
-    approve: Approver | None = None,
-    policy: ExecutionPolicy | None = None,
-    budget: Budget | None = None,
-    partial: bool = False,
-) -> CallResult:
-    """Run one registered route with ``arguments``, through the same gate, policy, health
-    and output validation as a plan (see the module docstring)."""
+def _call(router: Any, route_id: str, arguments: Any, fields: Any, settings: Settings) -> Run:
     host = _host(router, route_id)
-    plan = call_plan(host.snapshot, route_id, arguments or {}, fields)
-    settings = _settings(credentials, allow_effects, approve, policy, budget, partial)
-    return CallResult.of(_run_sync(Run(host, plan, settings), client), projected=bool(fields))
-
-
-async def acall(
-    router: Any,
-    route_id: str,
-    arguments: Mapping[str, Any] | None = None,
-    *,
-    fields: Sequence[str] | None = None,
-    client: httpx.AsyncClient | None = None,
-    credentials: CredentialProvider | None = None,
-    allow_effects: Iterable[Effect | str] = (Effect.READ,),
-    approve: Approver | None = None,
-    policy: ExecutionPolicy | None = None,
-    budget: Budget | None = None,
-    partial: bool = False,
-) -> CallResult:
-    """:func:`call` with non-blocking I/O."""
-    host = _host(router, route_id)
-    plan = call_plan(host.snapshot, route_id, arguments or {}, fields)
-    settings = _settings(credentials, allow_effects, approve, policy, budget, partial)
-    result = await _run_async(Run(host, plan, settings), client)
-    return CallResult.of(result, projected=bool(fields))
+    return Run(host, call_plan(host.snapshot, route_id, arguments or {}, fields), settings)
 
 
 class CallMixin:
@@ -382,20 +343,10 @@ class CallMixin:
         """Run exactly ``route_id`` with ``arguments`` (what an agent picked): parameter
         validation, gate, policy, health and output validation as for a plan. The result
         carries the validated raw output (projected to ``fields`` where given) and typed
-        fields where the route declares them (see :func:`schemarouter.execute.call`)."""
-        return call(
-            self,
-            route_id,
-            arguments,
-            fields=fields,
-            client=client,
-            credentials=credentials,
-            allow_effects=allow_effects,
-            approve=approve,
-            policy=policy,
-            budget=budget,
-            partial=partial,
-        )
+        fields where the route declares them (see :mod:`schemarouter.execute`)."""
+        settings = _settings(credentials, allow_effects, approve, policy, budget, partial)
+        run = _call(self, route_id, arguments, fields, settings)
+        return CallResult.of(_run_sync(run, client), projected=bool(fields))
 
     async def acall(
         self,
@@ -412,16 +363,6 @@ class CallMixin:
         partial: bool = False,
     ) -> CallResult:
         """:meth:`call` with non-blocking I/O."""
-        return await acall(
-            self,
-            route_id,
-            arguments,
-            fields=fields,
-            client=client,
-            credentials=credentials,
-            allow_effects=allow_effects,
-            approve=approve,
-            policy=policy,
-            budget=budget,
-            partial=partial,
-        )
+        settings = _settings(credentials, allow_effects, approve, policy, budget, partial)
+        run = _call(self, route_id, arguments, fields, settings)
+        return CallResult.of(await _run_async(run, client), projected=bool(fields))

@@ -489,19 +489,7 @@ def _open_step(
         for f in route.endpoint.output_fields
         if f.name in fields or (whole and f.name in typed_fields(route))
     )
-    arguments = fill_arguments(route, request.query, values)
-    return PlanStep(
-        route_id=route_id,
-        fingerprint=route.fingerprint,
-        provider=route.provider.id,
-        endpoint=route.endpoint.name,
-        fields=fields,
-        covers=(),
-        arguments=arguments,
-        missing_parameters=_missing(route, arguments),
-        whole_output=whole,
-        meta={name: _meta(route, route.endpoint.field(name)) for name in fields},
-    )
+    return _make_step(route, fields, request, values, whole=whole)
 
 
 def _missing(route: Route, arguments: Mapping[str, Any]) -> tuple[str, ...]:
@@ -521,16 +509,37 @@ def _step(
     route = snapshot.routes[route_id]
     needed = {offers[sid][route_id] for sid in covers}
     fields = project_fields(route, needed, mode=request.projection)
+    return _make_step(
+        route,
+        fields,
+        request,
+        values,
+        covers=tuple(sorted(covers)),
+        fallbacks=tuple(_fallbacks(snapshot, route, sorted(needed))),
+    )
+
+
+def _make_step(
+    route: Route,
+    fields: tuple[str, ...],
+    request: PlanRequest,
+    values: Sequence[BoundValue],
+    *,
+    covers: tuple[str, ...] = (),
+    fallbacks: tuple[Fallback, ...] = (),
+    whole: bool = False,
+) -> PlanStep:
     arguments = fill_arguments(route, request.query, values)
     return PlanStep(
-        route_id=route_id,
+        route_id=route.route_id,
         fingerprint=route.fingerprint,
         provider=route.provider.id,
         endpoint=route.endpoint.name,
         fields=fields,
-        covers=tuple(sorted(covers)),
+        covers=covers,
         arguments=arguments,
         missing_parameters=_missing(route, arguments),
-        fallbacks=tuple(_fallbacks(snapshot, route, sorted(needed))),
+        fallbacks=fallbacks,
+        whole_output=whole,
         meta={name: _meta(route, route.endpoint.field(name)) for name in fields},
     )

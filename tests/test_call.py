@@ -9,7 +9,6 @@ there was no public way to run the route and arguments an agent picked.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,27 +23,20 @@ from schemarouter.errors import (
 from schemarouter.index import HashingEncoder
 
 from servers.loopback import LoopbackServer
-from servers.user_api import ALERT, BROKEN, FORECAST, STATION, WeatherApp, weather_openapi
-
-
-@pytest.fixture(scope="module")
-def weather() -> Iterator[LoopbackServer]:
-    with LoopbackServer(WeatherApp()) as server:
-        yield server
-
-
-def _router(base_url: str) -> SchemaRouter:
-    router = SchemaRouter(
-        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
-    )
-    router.add_openapi(weather_openapi(base_url), provider="weather")
-    return router
+from servers.user_api import (
+    ALERT,
+    BROKEN,
+    FORECAST,
+    STATION,
+    weather_openapi,
+    weather_router,
+)
 
 
 @pytest.fixture
 def router(weather: LoopbackServer) -> SchemaRouter:
     weather.reset()
-    return _router(weather.base_url)
+    return weather_router(weather.base_url)
 
 
 # -- call ------------------------------------------------------------------------------------

@@ -29,13 +29,12 @@ from llama_index.core.objects import ObjectRetriever
 from pydantic import Field
 
 from schemarouter import SchemaRouter
-from schemarouter.index import HashingEncoder
 from schemarouter.integrations.langgraph import bigtool_registry, bigtool_retrievers
 from schemarouter.integrations.llamaindex import RouterNodeRetriever, tool_retriever
 from schemarouter.integrations.names import tool_name
 
 from servers.loopback import LoopbackServer
-from servers.user_api import ALERT, FORECAST, WeatherApp, weather_openapi
+from servers.user_api import ALERT, FORECAST, weather_router
 
 FORECAST_TOOL = tool_name(FORECAST)
 pytestmark = pytest.mark.filterwarnings(
@@ -44,19 +43,9 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 
-@pytest.fixture(scope="module")
-def weather() -> Iterator[LoopbackServer]:
-    with LoopbackServer(WeatherApp()) as server:
-        yield server
-
-
 @pytest.fixture
 def router(weather: LoopbackServer) -> SchemaRouter:
-    router = SchemaRouter(
-        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
-    )
-    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
-    return router
+    return weather_router(weather.base_url)
 
 
 # -- langgraph-bigtool -----------------------------------------------------------------------

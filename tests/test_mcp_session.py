@@ -8,10 +8,7 @@ Before this change the tools of add_mcp_server stayed unbound and could not run.
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +18,8 @@ from schemarouter import Effect, ExecutionPolicy, SchemaRouter
 from schemarouter.errors import InvocationError, PolicyError, RegistrationError
 from schemarouter.index import HashingEncoder
 from schemarouter.invokers.mcp_session import ManagedMCPSession
+
+from servers.processes import http_mcp_server
 
 NOTES = Path(__file__).parent / "mcp_servers" / "notes_server.py"
 COMMAND = [sys.executable, str(NOTES)]
@@ -147,24 +146,8 @@ def test_a_command_that_is_no_server_registers_nothing() -> None:
 
 @pytest.fixture
 def http_notes() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [*COMMAND, "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with http_mcp_server(NOTES) as url:
+        yield url
 
 
 def test_streamable_http_servers_bind_too(http_notes: str) -> None:

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,25 +21,18 @@ import pytest
 import yaml
 from mcp.client.stdio import StdioServerParameters
 
-from schemarouter import SchemaRouter
 from schemarouter.cli import build_parser
 from schemarouter.errors import DocumentError, PolicyError
-from schemarouter.index import HashingEncoder
 from schemarouter.serve import Gateway, GatewayConfig, load_config
 from schemarouter.serve.cli import _serve_config
 
 from servers.loopback import LoopbackServer
-from servers.user_api import WeatherApp, weather_openapi
+from servers.processes import free_port, http_mcp_server, serving
+from servers.user_api import weather_openapi, weather_router
 
 SERVERS = Path(__file__).parent / "mcp_servers"
 NOTES = SERVERS / "notes_server.py"
 GATEWAY = SERVERS / "gateway_server.py"
-
-
-@pytest.fixture(scope="module")
-def weather() -> Iterator[LoopbackServer]:
-    with LoopbackServer(WeatherApp()) as server:
-        yield server
 
 
 def _config(folder: Path, weather_url: str, upstream: dict[str, Any]) -> Path:
@@ -163,49 +153,17 @@ def test_stdio_gateway_with_a_stdio_upstream(weather: LoopbackServer, tmp_path: 
     assert crashed and first != second
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the server exited"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(port)
-
-
 def test_http_gateway_with_an_http_upstream(weather: LoopbackServer, tmp_path: Path) -> None:
-    upstream_port, gateway_port = _free_port(), _free_port()
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    upstream = subprocess.Popen([sys.executable, str(NOTES), "http", str(upstream_port)], **quiet)
-    gateway = None
-    try:
-        _wait_for(upstream_port, upstream)
-        config = _config(
-            tmp_path, weather.base_url, {"url": f"http://127.0.0.1:{upstream_port}/mcp"}
-        )
-        gateway = subprocess.Popen(
-            [sys.executable, str(GATEWAY), str(config), "http", str(gateway_port)], **quiet
-        )
-        _wait_for(gateway_port, gateway)
+    with http_mcp_server(NOTES) as upstream:
+        config = _config(tmp_path, weather.base_url, {"url": upstream})
+        port = free_port()
+        with serving([sys.executable, str(GATEWAY), str(config), "http", str(port)], port):
 
-        async def run() -> dict[str, Any]:
-            async with mcp.Client(f"http://127.0.0.1:{gateway_port}/mcp") as client:
-                return await _conversation(client)
+            async def run() -> dict[str, Any]:
+                async with mcp.Client(f"http://127.0.0.1:{port}/mcp") as client:
+                    return await _conversation(client)
 
-        _check(asyncio.run(run()))
-    finally:
-        for process in (gateway, upstream):
-            if process is not None:
-                process.terminate()
-                process.wait(timeout=20)
+            _check(asyncio.run(run()))
 
 
 # -- the gateway in process ------------------------------------------------------------------
@@ -213,10 +171,7 @@ def test_http_gateway_with_an_http_upstream(weather: LoopbackServer, tmp_path: P
 
 @pytest.fixture
 def gateway(weather: LoopbackServer) -> Iterator[Gateway]:
-    router = SchemaRouter(
-        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
-    )
-    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    router = weather_router(weather.base_url)
     config = GatewayConfig(allow={"write": ["weather__rest__create_alert"]})
     yield Gateway(router, config)
     router.close()

@@ -9,7 +9,6 @@ hand them to a loopback stand-in of each API (tests/servers/llm_apis.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any, get_type_hints
 
 import anthropic
@@ -49,7 +48,7 @@ from schemarouter.integrations import (
 from helpers import BUNDLED_CATALOG, REPO
 from servers.llm_apis import FakeAnthropic, FakeOpenAI
 from servers.loopback import LoopbackServer
-from servers.user_api import FORECAST, WeatherApp, weather_openapi
+from servers.user_api import FORECAST, weather_router
 
 
 def _typed(cls: Any, value: Any) -> None:
@@ -66,19 +65,9 @@ def bundled() -> SchemaRouter:
     )
 
 
-@pytest.fixture(scope="module")
-def weather() -> Iterator[LoopbackServer]:
-    with LoopbackServer(WeatherApp()) as server:
-        yield server
-
-
 @pytest.fixture
 def router(weather: LoopbackServer) -> SchemaRouter:
-    router = SchemaRouter(
-        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
-    )
-    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
-    return router
+    return weather_router(weather.base_url)
 
 
 # -- names -----------------------------------------------------------------------------------

@@ -147,23 +147,28 @@ class ManagedMCPSession:
         try:
             return conn.call_tool_sync(name, arguments, timeout=timeout)
         except Exception as exc:
-            if not is_connection_lost(exc):
+            lost = self._lost_during(conn, exc)
+            if lost is None:
                 raise
-            self._drop(conn)
-            raise SessionLostError(
-                f"the MCP session ended during the call ({type(exc).__name__}: {exc}); "
-                "the next call reconnects"
-            ) from exc
+            raise lost from exc
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
         conn = self._conn if self._conn is not None else await asyncio.to_thread(self._connection)
         try:
             return await conn.call_tool(name, arguments)
         except Exception as exc:
-            if not is_connection_lost(exc):
+            lost = self._lost_during(conn, exc)
+            if lost is None:
                 raise
-            self._drop(conn)
-            raise SessionLostError(
-                f"the MCP session ended during the call ({type(exc).__name__}: {exc}); "
-                "the next call reconnects"
-            ) from exc
+            raise lost from exc
+
+    def _lost_during(self, conn: MCPConnection, error: Exception) -> SessionLostError | None:
+        """Where ``error`` says the session is gone: a retryable :class:`SessionLostError`,
+        the session dropped so the next call reconnects (``None``: a plain failure)."""
+        if not is_connection_lost(error):
+            return None
+        self._drop(conn)
+        return SessionLostError(
+            f"the MCP session ended during the call ({type(error).__name__}: {error}); "
+            "the next call reconnects"
+        )

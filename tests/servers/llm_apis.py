@@ -154,15 +154,12 @@ class FakeOpenAI:
                 "status": "completed",
             }
             return self._reply([call])
-        text = f"Result: {str(last.get('output', ''))[:300]}"
-        message = {
-            "type": "message",
-            "id": "msg_1",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}],
-        }
-        return self._reply([message])
+        return self._text(f"Result: {str(last.get('output', ''))[:300]}")
+
+    def _text(self, text: str) -> Response:
+        content = [{"type": "output_text", "text": text, "annotations": []}]
+        message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed"}
+        return self._reply([{**message, "content": content}])
 
     def _gateway(self, last: dict[str, Any], kind: str) -> Response:
         """The conversation through an MCP gateway's search_tools / call_tool functions."""
@@ -181,15 +178,7 @@ class FakeOpenAI:
                     "status": "completed",
                 }
                 return self._reply([call])
-            text = f"Result: {output[:300]}"
-            message = {
-                "type": "message",
-                "id": "msg_1",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": text, "annotations": []}],
-            }
-            return self._reply([message])
+            return self._text(f"Result: {output[:300]}")
         query = _text_of(last.get("content", ""))
         call = {
             "type": "function_call",

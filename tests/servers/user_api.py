@@ -16,6 +16,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from schemarouter import SchemaRouter
+from schemarouter.index import HashingEncoder
+
 from servers.loopback import Request, Response, json_response
 
 WEATHER = "weather"
@@ -207,3 +210,12 @@ class WeatherApp:
         if request.path == "/broken":
             return json_response({"aqi": "moderate"})
         return json_response({"error": "not found"}, status=404)
+
+
+def weather_router(base_url: str) -> SchemaRouter:
+    """A fast router (hashing encoder, no models) over :func:`weather_openapi` at ``base_url``."""
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    router.add_openapi(weather_openapi(base_url), provider=WEATHER)
+    return router
