@@ -146,9 +146,8 @@ def bench_search(args: argparse.Namespace) -> dict[str, Any]:
     queries = _probe_queries(args.queries, args.data)
 
     async def run() -> list[float]:
-        params = _serve(
-            "--catalog", str(catalog), "--index", str(index), "--no-rerank", "--all-routes"
-        )
+        scope = () if args.executable_only else ("--all-routes",)
+        params = _serve("--catalog", str(catalog), "--index", str(index), "--no-rerank", *scope)
         async with mcp.Client(params) as client:
             for query in queries[:10]:  # warm up
                 await client.call_tool("search_tools", {"query": query, "k": 5})
@@ -161,8 +160,9 @@ def bench_search(args: argparse.Namespace) -> dict[str, Any]:
             return times
 
     figures = _ms(asyncio.run(run()))
-    print(f"search_tools(k=5) over stdio at {args.routes} routes, fusion only: {figures}")
-    return {"routes": args.routes, "search_tools": figures}
+    scope = "executable routes" if args.executable_only else "all routes"
+    print(f"search_tools(k=5) over stdio at {args.routes} routes, fusion only, {scope}: {figures}")
+    return {"routes": args.routes, "scope": scope, "search_tools": figures}
 
 
 # -- call ------------------------------------------------------------------------------------
@@ -228,6 +228,34 @@ def _openapi(base_url: str) -> dict[str, Any]:
     }
 
 
+async def _in_memory(
+    router: Any, url: str, arguments: dict[str, Any], calls: int
+) -> dict[str, list[float]]:
+    """``call_tool`` through the server's code with the SDK's in-memory transport (no pipes,
+    no second process): what the server itself adds to the HTTP call."""
+    import httpx
+    import mcp
+
+    from schemarouter.serve import Gateway, GatewayConfig, build_server
+
+    server = build_server(Gateway(router, GatewayConfig()))
+    call = {"name": "weather__rest__get_forecast", "arguments": arguments}
+    times: dict[str, list[float]] = {"memory_http": [], "memory_tool": []}
+    async with httpx.AsyncClient() as client, mcp.Client(server) as session:
+        for round_ in range(calls + 20):
+            t0 = time.perf_counter()
+            (await client.get(url)).json()
+            http = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            result = await session.call_tool("call_tool", call)
+            tool = time.perf_counter() - t0
+            assert not result.is_error, result.content
+            if round_ >= 20:
+                times["memory_http"].append(http)
+                times["memory_tool"].append(tool)
+    return times
+
+
 def bench_call(args: argparse.Namespace) -> dict[str, Any]:
     import httpx
     import mcp
@@ -241,65 +269,64 @@ def bench_call(args: argparse.Namespace) -> dict[str, Any]:
     assert route.stdout is not None
     base = f"http://127.0.0.1:{route.stdout.readline().strip()}"
     url = f"{base}/forecast?city=Paris"
-    with tempfile.TemporaryDirectory() as tmp:
+    arguments = {"city": "Paris"}
+    with tempfile.TemporaryDirectory() as tmp, httpx.Client() as client:
         spec = Path(tmp) / "weather.json"
         spec.write_text(json.dumps(_openapi(base)))
-        with httpx.Client() as client:  # one keep-alive connection, as the gateway keeps
-            for _ in range(20):
-                client.get(url)
-            direct = []
-            for _ in range(args.calls):
-                t0 = time.perf_counter()
-                client.get(url).json()
-                direct.append(time.perf_counter() - t0)
         router = SchemaRouter(
             encoder=HashingEncoder(), embedding_cache=None, reranker=None, abstention=None
         )
         router.add_openapi(spec, provider="weather")
-        with httpx.Client() as client:
-            for _ in range(20):
-                router.call("weather/rest/get_forecast", {"city": "Paris"}, client=client)
-            in_process = []
-            for _ in range(args.calls):
-                t0 = time.perf_counter()
-                router.call("weather/rest/get_forecast", {"city": "Paris"}, client=client)
-                in_process.append(time.perf_counter() - t0)
 
-        async def run() -> tuple[list[float], list[float]]:
+        def direct() -> None:
+            client.get(url).json()
+
+        def in_process() -> None:
+            router.call("weather/rest/get_forecast", arguments, client=client)
+
+        async def run() -> dict[str, list[float]]:
             params = _serve("--openapi", f"weather={spec}", "--no-rerank")
-            arguments = {"name": "weather__rest__get_forecast", "arguments": {"city": "Paris"}}
+            call = {"name": "weather__rest__get_forecast", "arguments": arguments}
+            describe = {"name": "weather__rest__get_forecast"}
+            times: dict[str, list[float]] = {k: [] for k in ("http", "inproc", "tool", "mcp")}
             async with mcp.Client(params) as session:
-                for _ in range(20):
-                    await session.call_tool("call_tool", arguments)
-                    await session.call_tool(
-                        "describe_tool", {"name": "weather__rest__get_forecast"}
-                    )
-                calls, floor = [], []
-                for _ in range(args.calls):
+                for round_ in range(args.calls + 20):  # interleaved: the same machine load
+                    spent = []
+                    for job in (direct, in_process):
+                        t0 = time.perf_counter()
+                        job()
+                        spent.append(time.perf_counter() - t0)
                     t0 = time.perf_counter()
-                    result = await session.call_tool("call_tool", arguments)
-                    calls.append(time.perf_counter() - t0)
+                    result = await session.call_tool("call_tool", call)
+                    spent.append(time.perf_counter() - t0)
                     assert not result.is_error, result.content
                     t0 = time.perf_counter()
-                    await session.call_tool(
-                        "describe_tool", {"name": "weather__rest__get_forecast"}
-                    )
-                    floor.append(time.perf_counter() - t0)
-                return calls, floor
+                    await session.call_tool("describe_tool", describe)
+                    spent.append(time.perf_counter() - t0)
+                    if round_ >= 20:  # after the warm-up
+                        for key, value in zip(times, spent, strict=True):
+                            times[key].append(value)
+            return times
 
-        calls, floor = asyncio.run(run())
+        times = asyncio.run(run())
+        times.update(asyncio.run(_in_memory(router, url, arguments, args.calls)))
     route.terminate()
     route.wait(timeout=10)
-    figures = {
-        "http_direct": _ms(direct),
-        "router_call_in_process": _ms(in_process),
-        "call_tool_over_stdio": _ms(calls),
-        "mcp_round_trip_describe_tool": _ms(floor),
-    }
-    http = figures["http_direct"]["p50_ms"]
-    figures["overhead_ms"] = {
-        "call_tool_minus_http": round(figures["call_tool_over_stdio"]["p50_ms"] - http, 2),
-        "router_call_minus_http": round(figures["router_call_in_process"]["p50_ms"] - http, 2),
+
+    def paired(a: list[float], b: list[float]) -> float:
+        return round(1000 * statistics.median(x - y for x, y in zip(a, b, strict=True)), 2)
+
+    figures: dict[str, Any] = {
+        "http_direct": _ms(times["http"]),
+        "router_call_in_process": _ms(times["inproc"]),
+        "call_tool_over_stdio": _ms(times["tool"]),
+        "mcp_round_trip_describe_tool": _ms(times["mcp"]),
+        "call_tool_in_memory_session": _ms(times["memory_tool"]),
+        "overhead_ms (median of paired differences)": {
+            "call_tool_minus_http": paired(times["tool"], times["http"]),
+            "call_tool_in_memory_minus_http": paired(times["memory_tool"], times["memory_http"]),
+            "router_call_minus_http": paired(times["inproc"], times["http"]),
+        },
     }
     for key, value in figures.items():
         print(f"  {key:<30} {value}")
@@ -344,6 +371,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     search.add_argument("--queries", type=int, default=200)
     search.add_argument("--data", type=Path, help="../shared/data")
     search.add_argument("--work", default="out/bench-integrations", help="catalog and index here")
+    search.add_argument(
+        "--executable-only",
+        action="store_true",
+        help="search as the gateway does by default (executable routes only; default: all)",
+    )
     search.set_defaults(run=bench_search)
     call = commands.add_parser("call")
     call.add_argument("--calls", type=int, default=200)
