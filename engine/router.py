@@ -20,6 +20,7 @@ import httpx
 from schemarouter.abstention import AbstentionModel, abstention_features, relevance_features
 from schemarouter.contracts import Effect
 from schemarouter.errors import GateError, ModelError
+from schemarouter.execute import CallMixin
 from schemarouter.gate import check_candidates, validate_selection
 from schemarouter.intents import (
     DEFAULT_COVER_WINDOW,
@@ -98,7 +99,7 @@ def _abstention_reason(model: AbstentionModel, signals: dict[str, float], *, rer
     )
 
 
-class SchemaRouter(RegistrationMixin):
+class SchemaRouter(RegistrationMixin, CallMixin):
     """One front door: register capabilities, then retrieve, plan and execute them."""
 
     def __init__(
@@ -548,10 +549,14 @@ class SchemaRouter(RegistrationMixin):
             request = request.model_copy(update={"projection": projection})
         analysis = None
         ranked: list[str] = []
+        hits: dict[str, tuple[str, ...]] = {}
+        abstained = ""
         if request.query:
             ranking = self._rank(request.query, self.recall_depth)
             snapshot, analysis = ranking.snapshot, ranking.analysis
             ranked = [i.route_id for i in ranking.ranked]
+            hits = {i.route_id: i.field_hits for i in ranking.ranked}
+            abstained = ranking.reason
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints
@@ -566,6 +571,8 @@ class SchemaRouter(RegistrationMixin):
             ranked=ranked,
             values=analysis.values if analysis else (),
             max_calls=max_calls,
+            field_hits=hits,
+            abstained=abstained,
         )
         report = validate_selection(
             snapshot,
