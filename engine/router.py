@@ -135,8 +135,13 @@ class SchemaRouter(RegistrationMixin, CallMixin):
         #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
         #: by default the model shipped in ``schemarouter.models/reranker``; any object with
         #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do
+        #: why reranking is off by default, where the shipped model's card says it is
+        self._rerank_off_reason = ""
         if reranker is _DEFAULT:
             self.reranker: Reranker | Any | None = Reranker.shipped()
+            why_off = getattr(self.reranker, "off_by_default", "")
+            if why_off:
+                self.reranker, self._rerank_off_reason = None, why_off
         elif isinstance(reranker, str | Path):
             self.reranker = Reranker(reranker)
         else:
@@ -404,6 +409,11 @@ class SchemaRouter(RegistrationMixin, CallMixin):
 
     @property
     def _rerank_off(self) -> str:
+        if self._rerank_off_reason:
+            return (
+                f"reranking is off: {self._rerank_off_reason} (pass "
+                "reranker=Reranker.shipped() to use it anyway)"
+            )
         return (
             "reranking is off: no reranker model (train one with `schemarouter "
             "train-reranker` and pass reranker=FOLDER)"

@@ -38,11 +38,12 @@ _SUITES = ("stabletoolbench", "metatool-single", "metatool-multi", "restbench", 
 
 
 def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+    """Lowercase words and digits of any script, single spaces."""
+    return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
 
 
 def _name(text: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "", text.lower())
+    return re.sub(r"[\W_]+", "", text.lower())
 
 
 def near_duplicates(
@@ -101,7 +102,8 @@ def run(data: Path, threshold: float, suites: Sequence[str]) -> dict[str, Any]:
     train_queries = [r.query for r in corpus.records]
     exact_queries: dict[str, int] = {}
     for i, q in enumerate(train_queries):
-        exact_queries.setdefault(_norm(q), i)
+        if _norm(q):
+            exact_queries.setdefault(_norm(q), i)
     report: dict[str, Any] = {
         "threshold": threshold,
         "training": {"tools": len(train_tools), "requests": len(train_queries)},
@@ -109,7 +111,9 @@ def run(data: Path, threshold: float, suites: Sequence[str]) -> dict[str, Any]:
     }
     for name in suites:
         tools, queries = suite_texts(name, data)
-        same_name = [(n, train_names[_name(n)][:3]) for n, _ in tools if _name(n) in train_names]
+        same_name = [
+            (n, train_names[_name(n)][:3]) for n, _ in tools if _name(n) and _name(n) in train_names
+        ]
         descs = [d for _, d in tools]
         desc_dups = [
             {
