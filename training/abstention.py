@@ -282,8 +282,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
+    from schemarouter.rerank import Reranker
+
+    reranker = Reranker.shipped()  # the shipped model, on by default or not (its variant)
+
     def make_router() -> Any:
-        return SchemaRouter(abstention=None)
+        return SchemaRouter(abstention=None, reranker=reranker)
 
     probe = make_router()
     sets = calibration_sets(make_router, data=args.data, positives=args.positives, seed=args.seed)

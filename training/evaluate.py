@@ -51,6 +51,7 @@ from schemarouter.training.evaluate_ood import (
     compared_retrievers,
     exposure,
     index_settings,
+    korean_pairs,
     named_encoder,
     off_catalog_pool,
 )
@@ -555,6 +556,8 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
             figures["wall_s"] = time.perf_counter() - t0
             results["suites"][name] = figures
             out(_one_line(name, figures))
+    if "bundled" in suites:
+        results["korean"] = korean_pairs(encoder, reranker, args)
     scaling = []
     if args.scaling and data.is_dir():
         for size in (int(s) for s in args.scaling.split(",") if s.strip()):

@@ -103,6 +103,16 @@ def compared_retrievers(
     ]
 
 
+#: Training-source names (as model cards write them) -> the evaluation suites they come from;
+#: ``synth:NAME`` (queries written from that catalog) counts as having seen its catalog.
+_SUITES_OF_SOURCE = {
+    "g1": ("stabletoolbench",),
+    "metatool": ("metatool-single", "metatool-multi"),
+    "tmdb": ("restbench",),
+    "bundled": ("bundled",),
+}
+
+
 def exposure(encoder: Any, reranker: Any) -> dict[str, Any]:
     """What each model was trained on, from its card: which suites it saw (out-of-domain
     figures are those of suites it never saw)."""
@@ -115,10 +125,17 @@ def exposure(encoder: Any, reranker: Any) -> dict[str, Any]:
         data = card.get("data", {})
         corpus = data.get("corpus") or {}
         sources = sorted(corpus.get("records", {})) or sorted(data.get("sources", {}))
+        seen = {
+            suite
+            for source in sources
+            for prefix, suites in _SUITES_OF_SOURCE.items()
+            if source.split(":")[-1 if source.startswith("synth:") else 0] == prefix
+            for suite in suites
+        }
         out[role] = {
             "identity": getattr(model, "identity", None),
             "trained_on": sources,
-            "suites_seen": sorted(data.get("suites_seen", [])),
+            "suites_seen": sorted(seen),
         }
     return out
 
