@@ -60,6 +60,7 @@ from schemarouter.results import (
     CapabilityRetrieval,
 )
 from schemarouter.results_exec import (
+    CallResult,
     ExecutionResult,
     FieldValue,
     StepResult,
@@ -77,6 +78,7 @@ __all__ = [
     "AuthRequirement",
     "Availability",
     "Budget",
+    "CallResult",
     "Candidate",
     "CandidateField",
     "CapabilityRetrieval",

@@ -1,142 +1,158 @@
-"""Checks for the arguments of the public entry points (the router's methods, ``execute``).
+"""Arguments for a route, taken from the request text only where the schema accepts them.
 
-Ordinary misuse (``retrieve(None)``, ``retrieve("x", k="5")``, ``add_callable(...,
-source_type="measured")``) is an :class:`~schemarouter.errors.ArgumentError` that names the
-method, the argument and what it takes, never a ``TypeError`` or ``AttributeError`` from
-deep inside. Text that reaches the models is normalized: a lone surrogate (``"\\ud800"``,
-which no encoding can write and tokenizers refuse) becomes U+FFFD.
+The planner fills a step's arguments with :func:`fill_arguments`: identifiers the query
+analysis found (formulas, DOIs, material ids, dates) bind by kind first
+(:func:`~schemarouter.query.bind_parameters`); then, per open parameter, an explicit
+``name=value`` / ``name: value`` / ``name "value"`` (``name 42`` for numbers), the one enum
+value the query names, a value of the parameter's ``format``; last, a quoted phrase for the one
+required text parameter still open. Every value is coerced to the parameter's JSON type and
+kept only where the parameter's schema accepts it; what stays open is the caller's to supply.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
-import os
 import re
-from collections.abc import Iterable
-from enum import Enum
-from pathlib import Path
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from schemarouter.errors import ArgumentError
+from schemarouter.contracts import Parameter, Route
+from schemarouter.query import BoundValue, bind_parameters, schema_validator
 
-__all__ = [
-    "check_callable",
-    "check_flag",
-    "check_instance",
-    "check_name",
-    "check_path",
-    "check_positive_int",
-    "check_seconds",
-    "check_text",
-    "enum_value",
-    "enum_values",
-    "normalize_text",
-]
+__all__ = ["fill_arguments"]
 
-E = TypeVar("E", bound=Enum)
-T = TypeVar("T")
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Parameters the router fills itself (server-side projection): never taken from a request.
+_ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
+_QUOTED = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|'([^']{1,200})'(?!\w)")
+_URL = re.compile(r"https?://[^\s\"'<>]+[^\s\"'<>.,;)]")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
+_NUMBER = r"-?\d+(?:\.\d+)?"
 
 
-def _refuse(method: str, name: str, wanted: str, value: Any) -> ArgumentError:
-    shown = repr(value)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return ArgumentError(
-        f"{name} must be {wanted}, got {type(value).__name__} {shown}",
-        where=f"{method}({name}=...)",
-        hint=f"Pass {name} as {wanted}",
+def _valid(parameter: Parameter, value: Any) -> bool:
+    return bool(schema_validator(parameter.json_schema).is_valid(value))
+
+
+def _coerced(parameter: Parameter, text: str) -> Any:
+    """``text`` as the parameter's JSON type (``None`` where it is not one)."""
+    schema = parameter.json_schema
+    kinds = schema.get("type")
+    kinds = set(kinds) if isinstance(kinds, list) else {kinds} if kinds else set()
+    candidates: list[Any] = []
+    if kinds & {"integer", "number"} and re.fullmatch(_NUMBER, text):
+        candidates.append(float(text) if "." in text else int(text))
+    if "boolean" in kinds and text.lower() in ("true", "false"):
+        candidates.append(text.lower() == "true")
+    if "array" in kinds:
+        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        inner = Parameter(name=parameter.name, json_schema=dict(items or {}))
+        parts = [_coerced(inner, part.strip()) for part in text.split(",") if part.strip()]
+        if parts and all(part is not None for part in parts):
+            candidates.append(parts)
+    if not kinds or "string" in kinds:
+        candidates.append(text)
+    return next((c for c in candidates if _valid(parameter, c)), None)
+
+
+def _spellings(parameter: Parameter) -> list[str]:
+    names = [parameter.name, *parameter.aliases]
+    out = set()
+    for name in names:
+        out.add(name.lower())
+        out.add(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower().replace("_", " "))
+    return sorted((n for n in out if len(n) >= 2), key=len, reverse=True)
+
+
+def _named_value(parameter: Parameter, query: str) -> Any:
+    """``name=value``, ``name: value`` or ``name "value"`` in the query; ``name 42`` for a
+    number-valued parameter."""
+    kinds = parameter.json_schema.get("type")
+    numeric = kinds in ("integer", "number") or (
+        isinstance(kinds, list) and {"integer", "number"} & set(kinds)
     )
+    for spelling in _spellings(parameter):
+        name = re.escape(spelling).replace(r"\ ", r"[\s_-]")
+        pattern = rf"(?<![\w-]){name}\s*(?:[=:]\s*|\s+(?=[\"“'])|\s+(?={_NUMBER}\b))"
+        for match in re.finditer(pattern, query, re.IGNORECASE):
+            rest = query[match.end() :]
+            quoted = _QUOTED.match(rest)
+            if quoted:
+                text = next(g for g in quoted.groups() if g is not None)
+            else:
+                bare = re.match(r"[^\s,;]+", rest)
+                if bare is None:
+                    continue
+                text = bare.group(0).rstrip(".?!")
+                if not numeric and not re.search(r"[=:]\s*$", match.group(0)):
+                    continue
+            value = _coerced(parameter, text)
+            if value is not None:
+                return value
+    return None
 
 
-def normalize_text(text: str) -> str:
-    """``text`` with every lone surrogate replaced by U+FFFD (a Python ``str`` can hold
-    one, from a ``"\\ud800"`` JSON escape or a broken decode; UTF-8 cannot)."""
-    return _SURROGATE.sub("\ufffd", text) if not text.isascii() else text
-
-
-def check_text(value: Any, *, method: str, name: str = "query") -> str:
-    """A query or request text: a ``str``, normalized (:func:`normalize_text`)."""
-    if not isinstance(value, str):
-        raise _refuse(method, name, "a str", value)
-    return normalize_text(value)
-
-
-def check_name(value: Any, *, method: str, name: str) -> str:
-    """An id (route, provider): a non-empty ``str``."""
-    if not isinstance(value, str) or not value:
-        raise _refuse(method, name, "a non-empty str", value)
-    return value
-
-
-def check_positive_int(value: Any, *, method: str, name: str) -> int:
-    """An int (a numpy integer too) of at least 1; ``True`` is not one."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise _refuse(method, name, "an int of at least 1", value)
-    return int(value)
-
-
-def check_seconds(value: Any, *, method: str, name: str) -> float:
-    """A finite, non-negative number of seconds."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not math.isfinite(value)
-        or value < 0
-    ):
-        raise _refuse(method, name, "a finite number of seconds, at least 0", value)
-    return float(value)
-
-
-def check_flag(value: Any, *, method: str, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise _refuse(method, name, "True or False", value)
-    return value
-
-
-def check_instance(
-    value: Any, kind: type[T] | tuple[type, ...], *, method: str, name: str, optional: bool = False
-) -> T:
-    """``value`` if it is an instance of ``kind`` (or ``None`` where ``optional``)."""
-    if value is None and optional:
-        return value  # type: ignore[return-value]
-    if not isinstance(value, kind):
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        wanted = " or ".join(k.__name__ for k in kinds) + (" or None" if optional else "")
-        raise _refuse(method, name, f"of type {wanted}", value)
-    return value  # type: ignore[return-value]
-
-
-def check_path(value: Any, *, method: str, name: str) -> Path:
-    """A file or folder path: a ``str`` or ``os.PathLike`` without NUL bytes."""
-    if not isinstance(value, str | os.PathLike):
-        raise _refuse(method, name, "a path (str or os.PathLike)", value)
-    path = Path(value)
-    if "\0" in str(path):
-        raise _refuse(method, name, "a path without NUL bytes", value)
-    return path
-
-
-def enum_value(value: Any, kind: type[E], *, method: str, name: str) -> E:
-    """``kind(value)`` for a member or its value (``"read"`` -> ``Effect.READ``)."""
-    try:
-        return kind(value)
-    except (ValueError, TypeError):
-        options = ", ".join(repr(m.value) for m in kind)
-        raise _refuse(method, name, f"one of {options}", value) from None
-
-
-def enum_values(value: Any, kind: type[E], *, method: str, name: str) -> frozenset[E]:
-    """A set of ``kind`` members from an iterable of members or values."""
-    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
-        raise _refuse(method, name, f"an iterable of {kind.__name__} values", value)
-    return frozenset(enum_value(v, kind, method=method, name=name) for v in value)
-
-
-def check_callable(value: Any, *, method: str, name: str, optional: bool = False) -> Any:
-    if value is None and optional:
+def _enum_value(parameter: Parameter, query: str) -> Any:
+    """The one enum value the query names as a whole word (case-insensitive)."""
+    options = parameter.json_schema.get("enum")
+    if not isinstance(options, list):
         return None
-    if not callable(value):
-        raise _refuse(method, name, "a callable" + (" or None" if optional else ""), value)
-    return value
+    found = [
+        option
+        for option in options
+        if isinstance(option, str)
+        and len(option) >= 2
+        and re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", query, re.IGNORECASE)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _format_value(parameter: Parameter, query: str, values: Sequence[BoundValue]) -> Any:
+    fmt = parameter.json_schema.get("format")
+    if fmt == "date":
+        text = next((v.value for v in values if v.kind == "time.date"), None)
+    elif fmt in ("uri", "url"):
+        text = m.group(0) if (m := _URL.search(query)) else None
+    elif fmt == "email":
+        text = m.group(0) if (m := _EMAIL.search(query)) else None
+    elif fmt == "uuid":
+        text = m.group(0) if (m := _UUID.search(query)) else None
+    else:
+        return None
+    return _coerced(parameter, text) if text else None
+
+
+def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) -> dict[str, Any]:
+    """Arguments for ``route`` taken from the request, only where a parameter's schema
+    accepts them: identifiers found in the query (formulas, DOIs, ids, dates: see
+    :func:`~schemarouter.query.bind_parameters`), then per parameter ``name=value`` /
+    ``name: value`` / ``name "value"`` (and ``name 42`` for numbers), the one enum value the
+    query names, a value of the parameter's ``format`` (date, uri, email, uuid), and last a
+    quoted phrase for the one required text parameter still open. Never a guess the schema
+    refuses; never the router's own projection parameters."""
+    arguments = bind_parameters(route, values)
+    open_ = [
+        p
+        for p in route.endpoint.parameters
+        if p.name not in arguments and p.name not in _ROUTER_PARAMETERS
+    ]
+    for parameter in list(open_):
+        for found in (
+            _named_value(parameter, query),
+            _enum_value(parameter, query),
+            _format_value(parameter, query, values),
+        ):
+            if found is not None:
+                arguments[parameter.name] = found
+                open_.remove(parameter)
+                break
+    text = [
+        p
+        for p in open_
+        if p.required
+        and p.json_schema.get("type") == "string"
+        and not {"enum", "format"} & set(p.json_schema)
+    ]
+    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(query)]
+    if len(text) == 1 and len(quoted) == 1 and _valid(text[0], quoted[0]):
+        arguments[text[0].name] = quoted[0]
+    return arguments

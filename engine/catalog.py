@@ -34,7 +34,12 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from schemarouter.adapters._document import parse_text
-from schemarouter.compile import RouteSpec, build_registration, format_validation_error
+from schemarouter.compile import (
+    RouteSpec,
+    build_registration,
+    format_validation_error,
+    validation_problems,
+)
 from schemarouter.contracts import (
     AccessPath,
     Contract,
@@ -54,6 +59,7 @@ __all__ = [
     "ProviderSpec",
     "catalog_files",
     "catalog_json_schema",
+    "catalog_problems",
     "load_catalog",
     "load_catalog_document",
     "read_structured_file",
@@ -61,6 +67,8 @@ __all__ = [
 
 CATALOG_SUFFIXES = (".yaml", ".yml", ".json")
 CATALOG_FORMAT_VERSION = 1
+#: Where an error about a catalog's shape sends the reader (a command, not a checkout path).
+SCHEMA_HINT = "Run `schemarouter catalog schema` for the format"
 
 
 class AccessSpec(AccessPath):
@@ -136,7 +144,7 @@ def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:
     except ValidationError as exc:
         what, loc = format_validation_error(exc)
         raise DocumentError(
-            what, where=f"{source}: {loc}", hint="See engine/catalog.schema.json for the format"
+            what, where=f"{source}: {loc}", hint=SCHEMA_HINT
         ) from None
 
 
@@ -260,3 +268,109 @@ def _merge(registrations: Sequence[Registration], *, source: str) -> Registratio
         field_groups=tuple(groups[k] for k in sorted(groups)),
         intents=tuple(intents[k] for k in sorted(intents)),
     )
+
+
+def _each_provider(
+    data: dict[str, Any], source: str
+) -> tuple[CatalogDocument | None, list[SchemaRouterError]]:
+    """The document with its valid providers, and a problem per invalid key anywhere (a bad
+    provider does not hide the others' problems)."""
+    problems: list[SchemaRouterError] = []
+
+    def refused(exc: ValidationError, prefix: str = "") -> None:
+        problems.extend(
+            DocumentError(what, where=f"{source}: {loc}", hint=SCHEMA_HINT)
+            for what, loc in validation_problems(exc, prefix=prefix)
+        )
+
+    raw = data.get("providers", ())
+    providers: list[ProviderSpec] = []
+    if isinstance(raw, list):
+        for i, item in enumerate(raw):
+            try:
+                providers.append(ProviderSpec.model_validate(item))
+            except ValidationError as exc:
+                refused(exc, prefix=f"providers[{i}]")
+        data = {**data, "providers": []}
+    try:
+        document = CatalogDocument.model_validate(data)
+    except ValidationError as exc:
+        refused(exc)
+        return None, problems
+    return document.model_copy(update={"providers": tuple(providers)}), problems
+
+
+def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRouterError]:
+    """Every problem :func:`load_catalog` would stop at, and the ones after it: each file
+    parsed and validated on its own, each endpoint checked on its own, ids checked across
+    files. Empty means the catalog loads."""
+    if isinstance(paths, str | Path):
+        paths = [paths]
+    problems: list[SchemaRouterError] = []
+    files: list[Path] = []
+    for path in paths:
+        try:
+            files.extend(catalog_files(Path(path)))
+        except SchemaRouterError as exc:
+            problems.append(exc)
+    documents: list[tuple[Path, CatalogDocument]] = []
+    for file in files:
+        try:
+            data = read_structured_file(file)
+            if not isinstance(data, dict):
+                load_catalog_document(data, source=str(file))  # raises the shape error
+        except SchemaRouterError as exc:
+            problems.append(exc)
+            continue
+        document, found = _each_provider(data, str(file))
+        problems.extend(found)
+        if document is not None:
+            documents.append((file, document))
+    groups = {g.id: g for _, d in documents for g in d.field_groups}
+    intents = {i.id: i for _, d in documents for i in d.intents}
+    providers: dict[str, str] = {}
+    routes: dict[str, str] = {}
+    for file, document in documents:
+        for intent in document.intents:
+            for group_id in intent.field_groups:
+                if groups and group_id not in groups:
+                    problems.append(
+                        DocumentError(
+                            f"intent {intent.id!r} requires field group {group_id!r}, which is "
+                            "not declared",
+                            where=str(file),
+                            hint="Declare the group under field_groups",
+                        )
+                    )
+        for pi, spec in enumerate(document.providers):
+            if spec.id in providers:
+                problems.append(
+                    DuplicateRouteError(
+                        f"provider {spec.id!r} is declared again (first in {providers[spec.id]})",
+                        where=f"{file}: providers[{pi}].id",
+                        hint="Declare each provider once; put all its access paths under it",
+                    )
+                )
+            providers.setdefault(spec.id, str(file))
+        for route_spec in _specs(document):
+            try:
+                (route,) = build_registration(
+                    [route_spec],
+                    source=str(file),
+                    field_groups=list(groups.values()) if groups else None,
+                    intents=list(intents.values()) if intents else None,
+                ).routes
+            except SchemaRouterError as exc:
+                problems.append(exc)
+                continue
+            if route.route_id in routes:
+                problems.append(
+                    DuplicateRouteError(
+                        f"route {route.route_id!r} is declared in {routes[route.route_id]} and "
+                        f"{file}",
+                        where=f"{file}: {route_spec.location}",
+                        hint="Give each endpoint a distinct id inside its access path",
+                    )
+                )
+            routes.setdefault(route.route_id, str(file))
+    return problems

@@ -3,14 +3,17 @@
 ::
 
     schemarouter --version
-    schemarouter catalog validate PATH...        check catalogs; exit 1 with the first error
+    schemarouter catalog validate PATH...        check catalogs; exit 1 listing every problem
     schemarouter catalog show PATH...            a readable summary
     schemarouter catalog semantics PATH [--out]  the SEMANTICS.md of a catalog
     schemarouter catalog schema [--out FILE]     the JSON Schema of the catalog format
-    schemarouter retrieve "QUERY" [-k 5] [--catalog PATH] [--index DIR] [--json]
+    schemarouter retrieve "QUERY" [-k 5] [--catalog PATH] [--openapi [P=]FILE|URL]
+                          [--mcp-tools [P=]FILE] [--index DIR] [--json | --tools FORMAT]
+    schemarouter serve [--config FILE] [sources] [--transport stdio|http] [...]
     schemarouter index build CATALOG... --out DIR
     schemarouter eval --suite NAME [--data PATH] --out DIR      (offline: needs training deps)
     schemarouter train-reranker --out models/reranker [...]     (offline: needs [train])
+    schemarouter train-encoder --out models/encoder [...]       (offline: needs [train])
 """
 
 from __future__ import annotations
@@ -23,14 +26,26 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter._version import __version__
-from schemarouter.catalog import catalog_json_schema, load_catalog
+from schemarouter.catalog import catalog_json_schema, catalog_problems, load_catalog
 from schemarouter.errors import SchemaRouterError
 from schemarouter.report import render_catalog_summary, render_retrieval, render_semantics
+from schemarouter.serve.cli import (
+    add_serve_parser,
+    add_source_arguments,
+    positive_int,
+    sources_config,
+)
 
 __all__ = ["main"]
 
 
 def _cmd_catalog_validate(args: argparse.Namespace) -> int:
+    problems = catalog_problems(args.paths)
+    if problems:
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        print(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found", file=sys.stderr)
+        return 1
     registration = load_catalog(args.paths)
     fields = sum(len(r.endpoint.output_fields) for r in registration.routes)
     print(
@@ -73,11 +88,18 @@ def _bundled_catalog() -> Path:
 
 def _cmd_retrieve(args: argparse.Namespace) -> int:
     from schemarouter.router import SchemaRouter
+    from schemarouter.serve.gateway import register_sources
 
-    catalogs = args.catalog or [_bundled_catalog()]
-    router = SchemaRouter.from_catalog(*catalogs, index=args.index)
+    config = sources_config(args)
+    catalogs = config.catalogs
+    if not (catalogs or config.openapi or config.mcp_tools):
+        catalogs = (str(_bundled_catalog()),)
+    router = SchemaRouter(index=args.index)
+    register_sources(router, catalogs=catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools)
     result = router.retrieve(args.query, k=args.k)
-    if args.json:
+    if args.tools:
+        print(json.dumps(list(result.tools(args.tools)), indent=2, ensure_ascii=False))
+    elif args.json:
         print(result.model_dump_json(indent=2))
     else:
         print(render_retrieval(result, color=sys.stdout.isatty()), end="")
@@ -115,6 +137,7 @@ def _offline(module: str, function: str) -> Any:
 _OFFLINE_COMMANDS = {
     "eval": ("evaluate", "eval_main"),
     "train-reranker": ("train", "train_main"),
+    "train-encoder": ("encoder", "encoder_main"),
 }
 
 
@@ -143,19 +166,24 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("--out", type=Path)
     schema.set_defaults(handler=_cmd_catalog_schema)
 
-    retrieve = commands.add_parser("retrieve", help="the k best registered routes for a query")
-    retrieve.add_argument("query")
-    retrieve.add_argument("-k", type=int, default=5)
-    retrieve.add_argument(
-        "--catalog",
-        action="append",
-        type=Path,
-        metavar="PATH",
-        help="catalog file or folder (repeatable; default: the bundled materials catalog)",
+    retrieve = commands.add_parser(
+        "retrieve",
+        help="the k best registered routes for a query",
+        description="Retrieve over catalogs, OpenAPI documents and MCP tool listings "
+        "(default: the bundled materials catalog).",
     )
+    retrieve.add_argument("query")
+    retrieve.add_argument("-k", type=positive_int, default=5, help="how many routes (>= 1)")
+    add_source_arguments(retrieve)
     retrieve.add_argument("--index", type=Path, metavar="DIR", help="a saved index to load")
     retrieve.add_argument("--json", action="store_true", help="print the full result as JSON")
+    retrieve.add_argument(
+        "--tools",
+        choices=["anthropic", "openai", "openai-chat", "mcp"],
+        help="print the routes as tool definitions for this API instead",
+    )
     retrieve.set_defaults(handler=_cmd_retrieve)
+    add_serve_parser(commands)
 
     index = commands.add_parser("index", help="build saved indexes")
     index_commands = index.add_subparsers(dest="index_command", metavar="ACTION")
@@ -170,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     # listed for --help; main() hands their arguments to the offline tool itself
     commands.add_parser("eval", help="benchmark routers side by side (offline; see --help)")
     commands.add_parser("train-reranker", help="train and export the reranker (offline)")
+    commands.add_parser("train-encoder", help="train and export the dense encoder (offline)")
     return parser
 
 

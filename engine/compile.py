@@ -47,6 +47,7 @@ __all__ = [
     "format_validation_error",
     "parameters_schema",
     "slugify",
+    "validation_problems",
 ]
 
 _PATH_VARIABLE = re.compile(r"\{([^{}]+)\}")
@@ -98,25 +99,34 @@ def build_contract(model: type[M], *, where: str, hint: str, **values: Any) -> M
         raise DocumentError(what, where=f"{where} ({loc})", hint=hint) from None
 
 
+def validation_problems(exc: ValidationError, *, prefix: str = "") -> list[tuple[str, str]]:
+    """``(what, where)`` for every error of a pydantic ValidationError."""
+    out = []
+    for error in exc.errors():
+        loc = prefix
+        for part in error["loc"]:
+            if isinstance(part, int):
+                loc += f"[{part}]"
+            else:
+                loc += f".{part}" if loc else str(part)
+        kind = error["type"]
+        message = error["msg"]
+        if kind == "extra_forbidden":
+            message = "unknown key (not part of the contract)"
+        elif kind == "missing":
+            message = "required key is missing"
+        out.append((message, loc or "<document>"))
+    return out
+
+
 def format_validation_error(exc: ValidationError, *, prefix: str = "") -> tuple[str, str]:
     """``(what, where)`` for the first error of a pydantic ValidationError."""
-    first = exc.errors()[0]
-    loc = prefix
-    for part in first["loc"]:
-        if isinstance(part, int):
-            loc += f"[{part}]"
-        else:
-            loc += f".{part}" if loc else str(part)
-    kind = first["type"]
-    message = first["msg"]
-    if kind == "extra_forbidden":
-        message = "unknown key (not part of the contract)"
-    elif kind == "missing":
-        message = "required key is missing"
-    more = len(exc.errors()) - 1
+    problems = validation_problems(exc, prefix=prefix)
+    message, loc = problems[0]
+    more = len(problems) - 1
     if more:
         message += f" (and {more} more problem{'s' if more > 1 else ''})"
-    return message, loc or "<document>"
+    return message, loc
 
 
 #: Canonical JSON of schemas that passed the metaschema check (large documents repeat the

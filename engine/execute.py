@@ -30,36 +30,46 @@ For each step, in order:
 6. **fallback** (read routes only): when the step fails, the plan's conservative fallbacks
    are re-checked against the registry and called for the affected fields; the result
    records which fields came from which route and why.
+
+``router.call`` / ``router.acall`` (:class:`CallMixin`) run one route by id with exactly the
+caller's arguments (what an agent does once it picked a tool): a one-step plan
+(:func:`call_plan`) through the same gate, policy, health and output validation. The
+result (:class:`CallResult`) always carries the validated raw output, projected to the
+requested ``fields`` where some are given, plus a typed :class:`FieldValue` per requested
+field, or (with none requested) per field the route declares with a semantic id, a unit or
+an identifier flag. No fallbacks: the caller named the route.
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import httpx
 
-from schemarouter.arguments import check_callable, check_flag, check_instance, enum_values
+from schemarouter.checks import check_callable, check_flag, check_instance, enum_values
 from schemarouter.contracts import Effect
 from schemarouter.credentials import CredentialProvider, EnvironmentCredentials
-from schemarouter.errors import SchemaRouterError
+from schemarouter.errors import GateError, ParameterValidationError, SchemaRouterError
 from schemarouter.execution_gate import ExecutionHost, Settings
 from schemarouter.executor import Op, Run
 from schemarouter.invokers import http, mcp, python
 from schemarouter.invokers._base import Sleep
 from schemarouter.invokers._bounded import FRESH_CONNECTIONS
-from schemarouter.planner import Plan
-from schemarouter.policy import Approver, Budget, ExecutionPolicy
-from schemarouter.results_exec import ExecutionResult
+from schemarouter.planner import Coverage, Plan, PlanRequest, PlanStep, typed_fields
+from schemarouter.policy import Approver, Budget, ExecutionPolicy, monitor_for
+from schemarouter.registry import RegistrySnapshot
+from schemarouter.results_exec import CallResult, ExecutionResult
 
-__all__ = ["ExecutionHost", "aexecute", "execute"]
+__all__ = ["CallMixin", "ExecutionHost", "aexecute", "call_plan", "execute"]
 
 
 def _settings(
     method: str,
-    plan: Plan,
     credentials: CredentialProvider | None,
     allow_effects: Iterable[Effect | str],
     approve: Approver | None,
@@ -67,7 +77,6 @@ def _settings(
     budget: Budget | None,
     partial: bool,
 ) -> Settings:
-    check_instance(plan, Plan, method=method, name="plan")
     check_instance(
         credentials, CredentialProvider, method=method, name="credentials", optional=True
     )
@@ -138,27 +147,8 @@ async def _adrive(run: Run, perform: Callable[[Op], Awaitable[Any]]) -> Executio
     return steps.result
 
 
-def execute(
-    router: Any,
-    plan: Plan,
-    *,
-    client: httpx.Client | None = None,
-    credentials: CredentialProvider | None = None,
-    allow_effects: Iterable[Effect | str] = (Effect.READ,),
-    approve: Approver | None = None,
-    policy: ExecutionPolicy | None = None,
-    budget: Budget | None = None,
-    partial: bool = False,
-) -> ExecutionResult:
-    """Execute ``plan`` on ``router`` (see the module docstring). ``client`` is used for
-    HTTP routes (one is made, and closed, where none is given); ``credentials`` defaults to
-    the environment."""
-    settings = _settings(
-        "execute", plan, credentials, allow_effects, approve, policy, budget, partial
-    )
-    check_instance(client, httpx.Client, method="execute", name="client", optional=True)
-    run = Run(ExecutionHost.of(router), plan, settings)
-    own: list[httpx.Client] = []
+def _perform_sync(client: httpx.Client | None, own: list[httpx.Client]) -> Callable[[Op], Any]:
+    """Blocking I/O for a run: ``client`` for HTTP (one is made into ``own`` where none)."""
 
     def perform(op: Op) -> Any:
         if isinstance(op, http.HttpSend):
@@ -174,11 +164,70 @@ def execute(
             return None
         raise TypeError(f"unknown operation {type(op).__name__}")  # pragma: no cover
 
+    return perform
+
+
+def _perform_async(
+    client: httpx.AsyncClient | None, own: list[httpx.AsyncClient]
+) -> Callable[[Op], Awaitable[Any]]:
+    """:func:`_perform_sync` with awaited I/O."""
+
+    async def perform(op: Op) -> Any:
+        if isinstance(op, http.HttpSend):
+            if client is None and not own:
+                own.append(httpx.AsyncClient(follow_redirects=False))
+            return await http.send_async(client or own[0], op)
+        if isinstance(op, mcp.McpCall):
+            return await mcp.call_async(op)
+        if isinstance(op, python.PythonCall):
+            return await python.call_async(op)
+        if isinstance(op, Sleep):
+            await asyncio.sleep(op.seconds)
+            return None
+        raise TypeError(f"unknown operation {type(op).__name__}")  # pragma: no cover
+
+    return perform
+
+
+def _run_sync(run: Run, client: httpx.Client | None) -> ExecutionResult:
+    own: list[httpx.Client] = []
     try:
-        return _drive(run, perform)
+        return _drive(run, _perform_sync(client, own))
     finally:
         for item in own:
             item.close()
+
+
+async def _run_async(run: Run, client: httpx.AsyncClient | None) -> ExecutionResult:
+    own: list[httpx.AsyncClient] = []
+    try:
+        return await _adrive(run, _perform_async(client, own))
+    finally:
+        for item in own:
+            await item.aclose()
+
+
+def execute(
+    router: Any,
+    plan: Plan,
+    *,
+    client: httpx.Client | None = None,
+    credentials: CredentialProvider | None = None,
+    allow_effects: Iterable[Effect | str] = (Effect.READ,),
+    approve: Approver | None = None,
+    policy: ExecutionPolicy | None = None,
+    budget: Budget | None = None,
+    partial: bool = False,
+) -> ExecutionResult:
+    """Execute ``plan`` on ``router`` (see the module docstring). ``client`` is used for
+    HTTP routes (one is made, and closed, where none is given); ``credentials`` defaults to
+    the environment."""
+    check_instance(plan, Plan, method="execute", name="plan")
+    settings = _settings(
+        "execute", credentials, allow_effects, approve, policy, budget, partial
+    )
+    check_instance(client, httpx.Client, method="execute", name="client", optional=True)
+    return _run_sync(Run(ExecutionHost.of(router), plan, settings), client)
 
 
 async def aexecute(
@@ -195,29 +244,136 @@ async def aexecute(
 ) -> ExecutionResult:
     """:func:`execute` with an ``httpx.AsyncClient``; MCP sessions and coroutine
     functions are awaited, sync functions run in a worker thread."""
+    check_instance(plan, Plan, method="aexecute", name="plan")
     settings = _settings(
-        "aexecute", plan, credentials, allow_effects, approve, policy, budget, partial
+        "aexecute", credentials, allow_effects, approve, policy, budget, partial
     )
     check_instance(client, httpx.AsyncClient, method="aexecute", name="client", optional=True)
-    run = Run(ExecutionHost.of(router), plan, settings)
-    own: list[httpx.AsyncClient] = []
+    return await _run_async(Run(ExecutionHost.of(router), plan, settings), client)
 
-    async def perform(op: Op) -> Any:
-        if isinstance(op, http.HttpSend):
-            if client is None and not own:
-                own.append(httpx.AsyncClient(follow_redirects=False))
-            return await http.send_async(client or own[0], op)
-        if isinstance(op, mcp.McpCall):
-            return await mcp.call_async(op)
-        if isinstance(op, python.PythonCall):
-            return await python.call_async(op)
-        if isinstance(op, Sleep):
-            await asyncio.sleep(op.seconds)
-            return None
-        raise TypeError(f"unknown operation {type(op).__name__}")  # pragma: no cover
 
-    try:
-        return await _adrive(run, perform)
-    finally:
-        for item in own:
-            await item.aclose()
+# -- one route, by id -------------------------------------------------------------------------
+
+
+def call_plan(
+    snapshot: RegistrySnapshot,
+    route_id: str,
+    arguments: Mapping[str, Any],
+    fields: Sequence[str] | None = None,
+) -> Plan:
+    """A one-step plan that runs ``route_id`` with exactly ``arguments``: projected to
+    ``fields`` where given, else the whole output with the route's typed fields."""
+    route = snapshot.routes.get(route_id) if isinstance(route_id, str) else None
+    if route is None:
+        close = difflib.get_close_matches(str(route_id), list(snapshot.routes), n=3)
+        raise GateError(
+            f"route {str(route_id)[:120]!r} is not registered",
+            where=f"registry version {snapshot.version}",
+            hint=(f"Did you mean {', '.join(close)}? " if close else "")
+            + "Call a route id that retrieve() returned (a tool name maps back with "
+            "ToolSet.route_id(name))",
+        )
+    if not isinstance(arguments, Mapping):
+        raise ParameterValidationError(
+            f"arguments must be a mapping, got {type(arguments).__name__}",
+            where=f"call {route.route_id} arguments",
+            hint="Pass the arguments as a dict of parameter name -> value",
+        )
+    if isinstance(fields, str):
+        fields = [fields]
+    whole = not fields
+    names = typed_fields(route) if whole else tuple(dict.fromkeys(fields or ()))
+    known = [f.name for f in route.endpoint.output_fields]
+    unknown = [str(name)[:80] for name in names if name not in known]
+    if unknown:
+        raise GateError(
+            f"{route.route_id} has no output field {unknown[0]!r}",
+            where=f"call {route.route_id} fields",
+            hint=f"Its fields: {', '.join(known[:40]) or 'none (call it without fields)'}",
+        )
+    step = PlanStep(
+        route_id=route.route_id,
+        fingerprint=route.fingerprint,
+        provider=route.provider.id,
+        endpoint=route.endpoint.name,
+        fields=names,
+        covers=(),
+        arguments=dict(arguments),
+        whole_output=whole,
+    )
+    return Plan(
+        request=PlanRequest(),
+        steps=(step,),
+        coverage=Coverage(required=(), covered=(), uncovered=()),
+        max_calls=1,
+        registry_version=snapshot.version,
+    )
+
+
+def _host(router: Any, route_id: str) -> ExecutionHost:
+    """What a call of ``route_id`` needs from ``router``: its snapshot and that one route's
+    binding (not a copy of every binding, which costs at 10,000 routes)."""
+    if isinstance(router, ExecutionHost):
+        return router
+    snapshot = router.snapshot()
+    route = snapshot.routes.get(route_id) if isinstance(route_id, str) else None
+    invoker = router.binding(route_id) if route is not None else None
+    bindings = {route_id: (route.fingerprint, invoker)} if route and invoker is not None else {}
+    return ExecutionHost(
+        snapshot=snapshot,
+        bindings=MappingProxyType(bindings),
+        health=router,
+        monitor=getattr(router, "health_monitor", None) or monitor_for(router),
+    )
+
+
+def _call(router: Any, route_id: str, arguments: Any, fields: Any, settings: Settings) -> Run:
+    host = _host(router, route_id)
+    return Run(host, call_plan(host.snapshot, route_id, arguments or {}, fields), settings)
+
+
+class CallMixin:
+    """:meth:`call` / :meth:`acall` on the router facade."""
+
+    def call(
+        self,
+        route_id: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] | None = None,
+        client: httpx.Client | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> CallResult:
+        """Run exactly ``route_id`` with ``arguments`` (what an agent picked): parameter
+        validation, gate, policy, health and output validation as for a plan. The result
+        carries the validated raw output (projected to ``fields`` where given) and typed
+        fields where the route declares them (see :mod:`schemarouter.execute`)."""
+        settings = _settings("call", credentials, allow_effects, approve, policy, budget, partial)
+        check_instance(client, httpx.Client, method="call", name="client", optional=True)
+        run = _call(self, route_id, arguments, fields, settings)
+        return CallResult.of(_run_sync(run, client), projected=bool(fields))
+
+    async def acall(
+        self,
+        route_id: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] | None = None,
+        client: httpx.AsyncClient | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> CallResult:
+        """:meth:`call` with non-blocking I/O."""
+        settings = _settings("acall", credentials, allow_effects, approve, policy, budget, partial)
+        check_instance(client, httpx.AsyncClient, method="acall", name="client", optional=True)
+        run = _call(self, route_id, arguments, fields, settings)
+        return CallResult.of(await _run_async(run, client), projected=bool(fields))

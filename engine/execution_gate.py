@@ -232,7 +232,9 @@ class Gatekeeper:
         self.redactor = redactor
         self.warnings: list[str] = []
 
-    def step(self, index: int, step: PlanStep) -> Gated:
+    def step(self, index: int, step: PlanStep, *, dry_run: bool = True) -> Gated:
+        """Gate one step; ``dry_run=False`` skips building its HTTP request ahead (a plan of
+        one step builds it at once anyway, with the same checks)."""
         where = f"plan step {index}"
         route = self.snapshot.routes.get(step.route_id) if isinstance(step.route_id, str) else None
         if route is None:
@@ -267,7 +269,8 @@ class Gatekeeper:
                 route, arguments, allow_effects=self.s.allow_effects, approve=None, where=where
             )
         arguments, projection = self.project(route, fields, arguments)
-        self.dry_run(route, arguments, where)
+        if dry_run:
+            self.dry_run(route, arguments, where)
         return Gated(index, step, route, invoker, tuple(fields), arguments, projection, where)
 
     def invoker(self, route: Route, where: str) -> Any:

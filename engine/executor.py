@@ -39,6 +39,7 @@ from schemarouter.outputs import (
     document_issues,
     extract_field,
     missing_field,
+    project_output,
 )
 from schemarouter.planner import Plan
 from schemarouter.policy import BudgetMeter, check_effect
@@ -104,7 +105,9 @@ class Run:
 
     def run(self) -> _Gen:
         steps = self.plan.steps
-        gated = [self.gate.step(i, step) for i, step in enumerate(steps)]
+        # requests are built ahead only where a later step could fail after an earlier ran
+        ahead = len(steps) > 1
+        gated = [self.gate.step(i, step, dry_run=ahead) for i, step in enumerate(steps)]
         if self.plan.registry_version != self.snapshot.version:
             self.gate.warnings.append(
                 f"the plan was made at registry version {self.plan.registry_version}; executed "
@@ -131,6 +134,8 @@ class Run:
         values: dict[str, FieldValue] = {}
         issues: tuple[Any, ...] = ()
         self.host.recheck(route, g.invoker, g.where)
+        output: Any = None
+        whole = g.step.whole_output
         if not self.host.health.is_healthy(route.route_id):
             error = PolicyError(f"{route.route_id} is unhealthy (cooling down)", where=g.where)
         else:
@@ -143,11 +148,20 @@ class Run:
             )
             try:
                 payload = yield from self.call(route, g.invoker, g.arguments, attempts, g.where)
-                values, issues = self.outputs(route, g.fields, payload.data, g.where)
+                values, issues = self.outputs(
+                    route, g.fields, payload.data, g.where, required=not whole
+                )
+                output = self.redactor.scrub(
+                    payload.data if whole else project_output(payload.data, self._paths(g))
+                )
             except (InvocationError, OutputValidationError) as exc:
                 error = self.safe(exc)
         uses: list[FallbackUse] = []
-        clean = not issues and all(v.status == "ok" for v in values.values())
+        # a whole-output step types its fields without requiring them: one the output does
+        # not carry leaves the step ok (the field says "missing")
+        clean = not issues and all(
+            v.status == "ok" or (whole and v.status != "invalid") for v in values.values()
+        )
         status = "ok" if clean else "partial"
         if error is not None:
             logger.warning("%s failed: %s", route.route_id, error.what)
@@ -174,6 +188,7 @@ class Run:
             fallbacks=tuple(uses),
             error=_info(error) if error is not None else None,
             issues=issues,
+            output=output,
             bytes=self.meter.bytes - bytes_before,
             elapsed_s=round(self.meter.elapsed() - started, 6),
             attribution=route.provider.attribution,
@@ -269,9 +284,23 @@ class Run:
 
     # -- outputs ---------------------------------------------------------------------------
 
+    @staticmethod
+    def _paths(g: Gated) -> list[str]:
+        """Where the planned fields sit in the raw output (what a projected output keeps)."""
+        return [f.path for f in g.fields]
+
     def outputs(
-        self, route: Route, fields: Iterable[OutputField], data: Any, where: str
+        self,
+        route: Route,
+        fields: Iterable[OutputField],
+        data: Any,
+        where: str,
+        *,
+        required: bool = True,
     ) -> tuple[dict[str, FieldValue], tuple[Any, ...]]:
+        """The fields' values out of ``data``; strict unless ``partial``: an output that breaks
+        its declared schema, or a field that is invalid (or, where ``required``, missing),
+        raises. A whole-output step types its fields without requiring them."""
         check_output_shape(data, where)
         # a server may echo a key back (in a value, a key, an error): every message, path
         # and value below is made from the redacted output
@@ -290,7 +319,7 @@ class Run:
                 )
             for name, value in values.items():
                 for issue in value.issues:
-                    if issue.kind in ("missing", "invalid"):
+                    if issue.kind == "invalid" or (required and issue.kind == "missing"):
                         raise with_path(
                             OutputValidationError(
                                 f"field {name!r} is {issue.kind}: {issue.message}",

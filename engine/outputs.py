@@ -7,6 +7,8 @@
   of an array and every value of an object), validates each value against the field's own
   JSON Schema, applies the field's declared :class:`UnitNormalizationSpec` (and nothing
   else: a unit string alone never converts), and attaches unit, provenance and license.
+- :func:`project_output` cuts a raw output down to the paths of some fields (the document
+  an agent sees for a projected call keeps its shape: ``{"data": [{"band_gap": 1.1}]}``).
 - :func:`projection_names` gives the names a server-side projection parameter
   (OPTIMADE ``response_fields``, Materials Project ``_fields``) takes for the planned fields.
 """
@@ -31,6 +33,7 @@ __all__ = [
     "extract_field",
     "json_path",
     "missing_field",
+    "project_output",
     "projection_names",
 ]
 
@@ -288,3 +291,36 @@ def projection_names(route: Route, fields: Iterable[str]) -> tuple[str, ...] | N
         if found not in names:
             names.append(found)
     return tuple(names) if names else None
+
+
+def project_output(data: Any, paths: Iterable[str]) -> Any:
+    """``data`` cut down to ``paths`` (field paths with ``*``), keeping its shape.
+
+    Objects keep only the keys on some path, arrays keep every element (each projected);
+    an empty path keeps everything below it, and no paths at all keep the whole output. A
+    path that does not exist in ``data`` adds nothing (the field's own extraction reports
+    it missing).
+    """
+    specs = [tuple(s for s in path.split(".") if s) for path in paths]
+    return _project(data, specs) if specs else data
+
+
+def _project(node: Any, specs: Sequence[tuple[str, ...]]) -> Any:
+    if any(not spec for spec in specs):
+        return node
+    if isinstance(node, list):
+        out = []
+        for i, item in enumerate(node):
+            wanted = [spec[1:] for spec in specs if spec[0] in ("*", str(i))]
+            if wanted:
+                out.append(_project(item, wanted))
+        return out
+    if isinstance(node, dict):
+        star = [spec[1:] for spec in specs if spec[0] == "*"]
+        projected: dict[str, Any] = {}
+        for key, value in node.items():
+            wanted = [spec[1:] for spec in specs if spec[0] == key] + star
+            if wanted:
+                projected[key] = _project(value, wanted)
+        return projected
+    return node

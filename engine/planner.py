@@ -11,6 +11,14 @@
 4. Conservative fallbacks are listed per field (:func:`fallback_compatible`): same semantic id
    AND compatible JSON type and shape AND compatible unit contract AND exactly equal
    qualifiers AND read-only routes. A requested field is never swapped silently.
+
+**Registries without semantic ids** (a user's own OpenAPI, MCP and Python routes): where the
+request resolves to no semantic id, the best-ranked eligible route is planned by the fields
+the request matched in the index (``minimal``), or by its whole output (``recall``, and
+wherever nothing matched): the step says ``whole_output`` and execution hands back the
+route's validated raw output beside the typed fields. Parameters are filled from the request
+where their schemas allow (:func:`schemarouter.arguments.fill_arguments`); the required ones
+still open are listed as missing. A plan with no step always says why (:attr:`Plan.reason`).
 """
 
 from __future__ import annotations
@@ -21,10 +29,11 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemarouter.arguments import fill_arguments
 from schemarouter.contracts import Effect, OutputField, Route, SourceType
-from schemarouter.query import BoundValue, bind_parameters
+from schemarouter.query import BoundValue
 from schemarouter.registry import FieldProvision, RegistrySnapshot
-from schemarouter.retrieval import matches_sources
+from schemarouter.retrieval import matched_fields_for, matches_sources
 
 __all__ = [
     "Coverage",
@@ -75,8 +84,12 @@ class PlanStep(_Frozen):
     #: The required semantic ids this step covers.
     covers: tuple[str, ...]
     arguments: dict[str, Any] = Field(default_factory=dict)
+    #: Required parameters the request did not supply (the caller must add them).
     missing_parameters: tuple[str, ...] = ()
     fallbacks: tuple[Fallback, ...] = ()
+    #: The step returns the route's whole raw output (validated) beside ``fields``: set where
+    #: no semantic id says which fields the request needs (see the module docstring).
+    whole_output: bool = False
     #: Unit, provenance and license of each fetched field (name -> metadata).
     meta: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
@@ -98,10 +111,18 @@ class Plan(_Frozen):
     max_calls: int
     registry_version: int
     warnings: tuple[str, ...] = ()
+    #: Why the plan has no step (empty when it has some).
+    reason: str = ""
 
     @property
     def route_ids(self) -> tuple[str, ...]:
         return tuple(step.route_id for step in self.steps)
+
+    @property
+    def missing_arguments(self) -> dict[str, tuple[str, ...]]:
+        """route id -> the required arguments the request did not supply (steps that lack
+        none are left out): what the caller must add before executing."""
+        return {s.route_id: s.missing_parameters for s in self.steps if s.missing_parameters}
 
 
 # -- field resolution -------------------------------------------------------------------
@@ -313,11 +334,16 @@ def plan_routes(
     ranked: Sequence[str] = (),
     values: Sequence[BoundValue] = (),
     max_calls: int = 1,
+    field_hits: Mapping[str, Sequence[str]] | None = None,
+    abstained: str = "",
 ) -> Plan:
     """Cover the request's semantic fields with at most ``max_calls`` registered routes.
 
     ``ranked`` is the retrieval order (route ids); it breaks ties and, when the request
-    resolves to no semantic field, supplies the single best route.
+    resolves to no semantic field, supplies the single best eligible route, planned by its
+    ``field_hits`` (route id -> the field documents the request matched in the index) or its
+    whole output. ``abstained`` is retrieval's reason for serving nothing: with no semantic
+    field resolved, the plan is then empty and says so.
     """
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
@@ -367,13 +393,38 @@ def plan_routes(
             f"max_calls={max_calls} leaves {sorted(remaining)} uncovered; raise max_calls to "
             "add complementary routes"
         )
-    if not required and ranked:
-        top = next(
-            (r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])), None
-        )
-        if top is not None:
-            steps.append(_step(snapshot, top, set(), offers, request, values))
-            warnings.append("no semantic field resolved from the request; planned the top route")
+    reason = ""
+    if not required:
+        if abstained:
+            reason = abstained
+        elif not ranked:
+            reason = "no registered route matches the request"
+        else:
+            top = next(
+                (r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])), None
+            )
+            if top is None:
+                reason = (
+                    f"none of the {len(ranked)} ranked routes is eligible: "
+                    f"{_exclusions(ranked, snapshot, request)}"
+                )
+            else:
+                hits = (field_hits or {}).get(top, ())
+                step = _open_step(snapshot, top, request, values, hits)
+                steps.append(step)
+                planned = "its whole output" if step.whole_output else "the fields it matched"
+                warnings.append(
+                    f"no semantic field resolved from the request; planned the best-ranked "
+                    f"eligible route by {planned}"
+                )
+                skipped = ranked[: list(ranked).index(top)]
+                if skipped:
+                    warnings.append(
+                        f"passed over {len(skipped)} better-ranked route(s) "
+                        f"({', '.join(skipped[:3])}): {_exclusions(skipped, snapshot, request)}"
+                    )
+    elif not steps:
+        reason = "; ".join(warnings) or "no eligible route provides the requested fields"
     covered = [sid for sid in required if any(sid in step.covers for step in steps)]
     return Plan(
         request=request,
@@ -386,6 +437,64 @@ def plan_routes(
         max_calls=max_calls,
         registry_version=snapshot.version,
         warnings=tuple(warnings),
+        reason=reason,
+    )
+
+
+def _exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: PlanRequest) -> str:
+    """Why the ``ranked`` routes may not be planned, by cause and count."""
+    routes = [snapshot.routes[r] for r in ranked if r in snapshot.routes]
+    effects = [r for r in routes if r.endpoint.effect not in request.allowed_effects]
+    parts = []
+    if effects:
+        kinds = "/".join(sorted({r.endpoint.effect.value for r in effects}))
+        parts.append(
+            f"{len(effects)} have effect {kinds}, which the request does not allow (untrusted "
+            "MCP tools count as write); allow it with PlanRequest(allowed_effects=...), or "
+            "run the route with router.call(..., allow_effects=..., approve=...)"
+        )
+    others = [r for r in routes if r not in effects]
+    if request.providers and (off := [r for r in others if r.provider.id not in request.providers]):
+        parts.append(f"{len(off)} belong to providers the request does not name")
+        others = [r for r in others if r not in off]
+    if request.source_types and others:
+        parts.append(f"{len(others)} do not match the source constraint")
+    return "; ".join(parts)
+
+
+def typed_fields(route: Route) -> tuple[str, ...]:
+    """The route's fields that carry meaning beyond a value: identifiers, and fields with a
+    semantic id or a declared unit (what a whole-output step or call types)."""
+    return tuple(
+        f.name
+        for f in route.endpoint.output_fields
+        if f.identifier or f.semantic_id or f.unit or f.normalization
+    )
+
+
+def _open_step(
+    snapshot: RegistrySnapshot,
+    route_id: str,
+    request: PlanRequest,
+    values: Sequence[BoundValue],
+    hits: Sequence[str],
+) -> PlanStep:
+    """A step on a route no semantic id selected: by matched fields or the whole output."""
+    route = snapshot.routes[route_id]
+    matched = matched_fields_for(route, (), hits)
+    whole = request.projection == "recall" or not matched
+    fields = project_fields(route, matched, mode=request.projection) if matched else ()
+    fields = tuple(
+        f.name
+        for f in route.endpoint.output_fields
+        if f.name in fields or (whole and f.name in typed_fields(route))
+    )
+    return _make_step(route, fields, request, values, whole=whole)
+
+
+def _missing(route: Route, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(
+        p.name for p in route.endpoint.parameters if p.required and p.name not in arguments
     )
 
 
@@ -400,19 +509,37 @@ def _step(
     route = snapshot.routes[route_id]
     needed = {offers[sid][route_id] for sid in covers}
     fields = project_fields(route, needed, mode=request.projection)
-    arguments = bind_parameters(route, values)
-    missing = tuple(
-        p.name for p in route.endpoint.parameters if p.required and p.name not in arguments
+    return _make_step(
+        route,
+        fields,
+        request,
+        values,
+        covers=tuple(sorted(covers)),
+        fallbacks=tuple(_fallbacks(snapshot, route, sorted(needed))),
     )
+
+
+def _make_step(
+    route: Route,
+    fields: tuple[str, ...],
+    request: PlanRequest,
+    values: Sequence[BoundValue],
+    *,
+    covers: tuple[str, ...] = (),
+    fallbacks: tuple[Fallback, ...] = (),
+    whole: bool = False,
+) -> PlanStep:
+    arguments = fill_arguments(route, request.query, values)
     return PlanStep(
-        route_id=route_id,
+        route_id=route.route_id,
         fingerprint=route.fingerprint,
         provider=route.provider.id,
         endpoint=route.endpoint.name,
         fields=fields,
-        covers=tuple(sorted(covers)),
+        covers=covers,
         arguments=arguments,
-        missing_parameters=missing,
-        fallbacks=tuple(_fallbacks(snapshot, route, sorted(needed))),
+        missing_parameters=_missing(route, arguments),
+        fallbacks=fallbacks,
+        whole_output=whole,
         meta={name: _meta(route, route.endpoint.field(name)) for name in fields},
     )

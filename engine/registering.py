@@ -12,14 +12,14 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from schemarouter.adapters.python import callable_registration
-from schemarouter.arguments import (
+from schemarouter.catalog import load_catalog
+from schemarouter.checks import (
     check_callable,
     check_flag,
     check_instance,
@@ -27,7 +27,6 @@ from schemarouter.arguments import (
     check_path,
     check_seconds,
 )
-from schemarouter.catalog import load_catalog
 from schemarouter.contracts import Effect, Provider, Registration, SourceType
 from schemarouter.invokers.http import bind_http_routes
 from schemarouter.registry import Registry, RegistryChange, RegistrySnapshot
@@ -158,10 +157,13 @@ class RegistrationMixin:
         server: str | None = None,
         trusted: bool = False,
         access_id: str = "mcp",
+        default_effect: Effect | str | None = None,
+        effect_overrides: Mapping[str, Effect | str] | None = None,
         replace: bool = False,
     ) -> RegistryChange:
         """Register the tools of an MCP ``tools/list`` result. They stay unbound until a
-        live session binds them (:meth:`aadd_mcp_server`) or :meth:`bind` is called."""
+        session is bound to them (:meth:`bind`, ``bind_mcp_session``); :meth:`add_mcp_server`
+        registers and binds a live server in one step. Effects: see :meth:`add_mcp_server`."""
         from schemarouter.adapters.mcp import mcp_tools_registration
 
         check_instance(server, str, method="add_mcp_tools", name="server", optional=True)
@@ -169,29 +171,16 @@ class RegistrationMixin:
         check_name(access_id, method="add_mcp_tools", name="access_id")
         return self.register(
             mcp_tools_registration(
-                tools, provider=provider, server=server, trusted=trusted, access_id=access_id
+                tools,
+                provider=provider,
+                server=server,
+                trusted=trusted,
+                access_id=access_id,
+                default_effect=default_effect,
+                effect_overrides=effect_overrides,
             ),
             replace=replace,
         )
-
-    async def aadd_mcp_server(
-        self,
-        server: Sequence[str] | str,
-        *,
-        provider: str | Provider,
-        trusted: bool = False,
-        env: Mapping[str, str] | None = None,
-        access_id: str = "mcp",
-        replace: bool = False,
-    ) -> RegistryChange:
-        """Connect to an MCP server (stdio command or streamable-HTTP URL; needs the ``mcp``
-        extra), list its tools and register them."""
-        from schemarouter.adapters.mcp import mcp_server_registration
-
-        registration = await mcp_server_registration(
-            server, provider=provider, trusted=trusted, env=env, access_id=access_id
-        )
-        return self.register(registration, replace=replace)
 
     def add_mcp_server(
         self,
@@ -201,20 +190,68 @@ class RegistrationMixin:
         trusted: bool = False,
         env: Mapping[str, str] | None = None,
         access_id: str = "mcp",
+        default_effect: Effect | str | None = None,
+        effect_overrides: Mapping[str, Effect | str] | None = None,
+        timeout: float = 30.0,
+        bind: bool = True,
         replace: bool = False,
     ) -> RegistryChange:
-        """Synchronous :meth:`aadd_mcp_server` (runs its own event loop in a worker thread,
-        so it also works inside a running loop)."""
-        coroutine = self.aadd_mcp_server(
+        """Connect to an MCP server (a stdio command or a streamable-HTTP URL; needs the
+        ``mcp`` extra), register its tools and bind them to a session this router owns: they
+        run from :meth:`execute` / :meth:`call` and their async twins at once. The session
+        stays open, reconnects when lost, and ends with :meth:`close`.
+
+        Effects: an untrusted server's tools are ``write`` whatever they claim (only
+        ``destructiveHint`` counts, and makes them ``destructive``); with ``trusted=True``,
+        ``readOnlyHint`` decides, and a tool without it gets ``default_effect`` (``write``
+        unless given). ``effect_overrides`` (tool name -> effect) is the caller's own word.
+        """
+        from schemarouter.adapters.mcp import attach_mcp_server
+
+        change: RegistryChange = attach_mcp_server(
+            self,
             server,
             provider=provider,
             trusted=trusted,
             env=env,
             access_id=access_id,
+            timeout=timeout,
+            default_effect=default_effect,
+            effect_overrides=effect_overrides,
+            replace=replace,
+            bind=bind,
+        )
+        return change
+
+    async def aadd_mcp_server(
+        self,
+        server: Sequence[str] | str,
+        *,
+        provider: str | Provider,
+        trusted: bool = False,
+        env: Mapping[str, str] | None = None,
+        access_id: str = "mcp",
+        default_effect: Effect | str | None = None,
+        effect_overrides: Mapping[str, Effect | str] | None = None,
+        timeout: float = 30.0,
+        bind: bool = True,
+        replace: bool = False,
+    ) -> RegistryChange:
+        """:meth:`add_mcp_server` without blocking the event loop (the session it opens
+        serves ``aexecute`` and ``acall`` from any loop, and the sync calls too)."""
+        return await asyncio.to_thread(
+            self.add_mcp_server,
+            server,
+            provider=provider,
+            trusted=trusted,
+            env=env,
+            access_id=access_id,
+            default_effect=default_effect,
+            effect_overrides=effect_overrides,
+            timeout=timeout,
+            bind=bind,
             replace=replace,
         )
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, coroutine).result()
 
     def add_optimade(
         self,
@@ -288,6 +325,7 @@ class RegistrationMixin:
         check_name(provider, method="remove_provider", name="provider")
         change = self.registry.remove(provider=provider)
         self._drop_stale_bindings()
+        self._release_sessions()
         return change
 
     # -- bindings ----------------------------------------------------------------------
@@ -317,6 +355,40 @@ class RegistrationMixin:
             and route_id in routes
             and routes[route_id].fingerprint == binding[0]
         )
+
+    # -- sessions the router owns (add_mcp_server) ---------------------------------------
+
+    def _owned(self) -> list[Any]:
+        owned: list[Any] = self.__dict__.setdefault("_owned_sessions", [])
+        return owned
+
+    def own_session(self, session: Any) -> None:
+        """Make the router responsible for closing ``session`` (it closes with
+        :meth:`close`, or once no route is bound to it any more)."""
+        if all(s is not session for s in self._owned()):
+            self._owned().append(session)
+        self._release_sessions()
+
+    def _release_sessions(self) -> None:
+        """Close owned sessions no route is bound to (replaced or removed servers)."""
+        used = {id(invoker) for _, invoker in self._bindings.values()}
+        for session in [s for s in self._owned() if id(s) not in used]:
+            self._owned().remove(session)
+            session.close()
+
+    def close(self) -> None:
+        """Close every session this router opened (:meth:`add_mcp_server`). Their routes
+        stay registered and bound; a call on one after this is refused until it is bound to
+        an open session again."""
+        for session in list(self._owned()):
+            session.close()
+        self._owned().clear()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- health ------------------------------------------------------------------------
 

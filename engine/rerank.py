@@ -318,6 +318,15 @@ class Reranker:
             return _SHARED["model"]
 
     @property
+    def off_by_default(self) -> str:
+        """Why the router leaves this model off unless asked (``""``: it is on), from the
+        card's ``router_default`` (e.g. it did not beat fusion on every out-of-domain suite)."""
+        default = self.card.get("router_default") or {}
+        if default.get("on", True):
+            return ""
+        return str(default.get("why") or "the model's card turns it off by default")
+
+    @property
     def identity(self) -> str:
         name = self.card.get("name", "reranker")
         digest = str(self.card.get("model_sha256", ""))[:12]

@@ -8,7 +8,7 @@ serialize to JSON. Every candidate is built from a registered :class:`Route` by
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +24,9 @@ from schemarouter.contracts import (
 from schemarouter.errors import GateError
 from schemarouter.query import QueryAnalysis
 from schemarouter.state import Exclusion
+
+if TYPE_CHECKING:
+    from schemarouter.integrations.definitions import ToolFormat, ToolSet
 
 __all__ = [
     "Candidate",
@@ -114,6 +117,9 @@ class Candidate(_Result):
     access_fingerprint: str
     #: How the score was made: lexical / dense / fused / rerank components.
     scores: dict[str, float] = Field(default_factory=dict)
+    #: Calibrated P(this route serves the request), where an abstention model applied
+    #: (comparable across catalogs and queries; see :mod:`schemarouter.abstention`).
+    relevance: float | None = None
     #: Parameter values found in the query, bound by schema (name -> value).
     bound_parameters: dict[str, Any] = Field(default_factory=dict)
 
@@ -184,6 +190,7 @@ def candidate_from_route(
         provider_fingerprint=route.provider_fingerprint,
         access_fingerprint=route.access_fingerprint,
         scores=dict(scores or {}),
+        relevance=(scores or {}).get("relevance"),
         bound_parameters=dict(bound_parameters or {}),
     )
 
@@ -235,3 +242,13 @@ class CapabilityRetrieval(_Result):
     def contracts(self) -> list[dict[str, Any]]:
         """Contract-only view (no rank, no score), in rank order, for an LLM prompt."""
         return [c.contract() for c in self.candidates]
+
+    def tools(self, format: ToolFormat = "anthropic", *, defer_loading: bool = False) -> ToolSet:
+        """The candidates as tool definitions for an LLM API (``anthropic``, ``openai``,
+        ``openai-chat`` or ``mcp``), in rank order: names valid for every API, concise
+        descriptions, pruned input schemas, no fingerprints. The returned list maps each
+        name back to its route (``tools.route_id(name)``); see
+        :mod:`schemarouter.integrations`."""
+        from schemarouter.integrations.definitions import tool_definitions
+
+        return tool_definitions(self.candidates, format, defer_loading=defer_loading)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 __all__ = [
     "Attempt",
+    "CallResult",
     "ErrorInfo",
     "ExecutionResult",
     "FallbackUse",
@@ -132,6 +133,10 @@ class StepResult(_Result):
     error: ErrorInfo | None = None
     #: Problems of the raw output outside any planned field (output-schema violations).
     issues: tuple[FieldIssue, ...] = ()
+    #: The raw output, validated against the declared output schema: whole where the step
+    #: asked for it (``PlanStep.whole_output``), else projected to the planned fields'
+    #: paths (``None`` where the step failed, or the route answered with no body).
+    output: Any = None
     bytes: int = 0
     elapsed_s: float = 0.0
     attribution: str | None = None
@@ -170,3 +175,69 @@ class ExecutionResult(_Result):
     @property
     def fallbacks(self) -> tuple[FallbackUse, ...]:
         return tuple(f for step in self.steps for f in step.fallbacks)
+
+
+class CallResult(_Result):
+    """What :meth:`SchemaRouter.call` hands back for one route: the validated raw output
+    and the typed fields, with the call's record.
+
+    ``output`` is the raw output validated against the route's declared output schema:
+    projected to the paths of the requested ``fields`` where some were given, else whole.
+    ``fields`` holds a :class:`FieldValue` per requested field, or (with none requested) per
+    declared field that carries meaning: a semantic id, a unit or an identifier flag.
+    """
+
+    route_id: str
+    fingerprint: str
+    provider: str
+    endpoint: str
+    status: StepStatus
+    output: Any
+    fields: dict[str, FieldValue]
+    arguments: dict[str, Any]
+    #: True where ``output`` is projected to the requested fields (False: the whole output).
+    projected: bool
+    registry_version: int
+    attempts: tuple[Attempt, ...] = ()
+    error: ErrorInfo | None = None
+    issues: tuple[FieldIssue, ...] = ()
+    calls: int = 0
+    bytes: int = 0
+    elapsed_s: float = 0.0
+    warnings: tuple[str, ...] = ()
+    attribution: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """The call succeeded and its output validated (every typed field delivered or
+        absent from an output that does not carry it)."""
+        return self.status == "ok"
+
+    def value(self, name: str) -> Any:
+        """The (normalized) value of typed field ``name``."""
+        return self.fields[name].value
+
+    @classmethod
+    def of(cls, result: ExecutionResult, *, projected: bool) -> CallResult:
+        """The one step of a single-call execution."""
+        (step,) = result.steps
+        return cls(
+            route_id=step.route_id,
+            fingerprint=step.fingerprint,
+            provider=step.provider,
+            endpoint=step.endpoint,
+            status=step.status,
+            output=step.output,
+            fields=step.fields,
+            arguments=step.arguments,
+            projected=projected,
+            registry_version=result.registry_version,
+            attempts=step.attempts,
+            error=step.error,
+            issues=step.issues,
+            calls=result.calls,
+            bytes=result.bytes,
+            elapsed_s=result.elapsed_s,
+            warnings=result.warnings,
+            attribution=step.attribution,
+        )

@@ -14,6 +14,8 @@ calls them in order:
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -27,8 +29,10 @@ __all__ = [
     "Ranked",
     "apply_analysis",
     "build_candidates",
+    "coverage",
     "matched_fields_for",
     "matches_sources",
+    "query_tokens",
     "route_sources",
 ]
 
@@ -151,3 +155,47 @@ def build_candidates(
             )
         )
     return out
+
+
+# -- word coverage (a relevance signal) -----------------------------------------------------
+
+#: Routes whose word sets are kept (by route fingerprint) for :func:`coverage`.
+_TOKEN_CACHE_SIZE = 4096
+_route_tokens: OrderedDict[str, frozenset[str]] = OrderedDict()
+_tokens_lock = threading.Lock()
+
+
+def query_tokens(query: str) -> frozenset[str]:
+    """The request's content words, as the index tokenizes them (stopwords dropped)."""
+    from schemarouter.index.tokenize import DEFAULT_TOKENIZER, tokenize
+
+    return frozenset(tokenize(query, DEFAULT_TOKENIZER))
+
+
+def _tokens_of(route: Route) -> frozenset[str]:
+    key = route.fingerprint
+    with _tokens_lock:
+        found = _route_tokens.get(key)
+        if found is not None:
+            _route_tokens.move_to_end(key)
+            return found
+    from schemarouter.index.documents import route_documents
+    from schemarouter.index.tokenize import DEFAULT_TOKENIZER, tokenize
+
+    words: set[str] = set()
+    for doc in route_documents(route):
+        words.update(tokenize(doc.text, DEFAULT_TOKENIZER))
+    tokens = frozenset(words)
+    with _tokens_lock:
+        _route_tokens[key] = tokens
+        while len(_route_tokens) > _TOKEN_CACHE_SIZE:
+            _route_tokens.popitem(last=False)
+    return tokens
+
+
+def coverage(tokens: frozenset[str], route: Route) -> float:
+    """The share of ``tokens`` (a request's content words) that ``route``'s documents
+    contain: bounded, and comparable across catalogs (0 for a request without words)."""
+    if not tokens:
+        return 0.0
+    return len(tokens & _tokens_of(route)) / len(tokens)

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import httpx
 
-from schemarouter.abstention import AbstentionModel, abstention_features
-from schemarouter.arguments import (
+from schemarouter.abstention import AbstentionModel, abstention_features, relevance_features
+from schemarouter.checks import (
     check_flag,
     check_instance,
     check_positive_int,
@@ -27,7 +27,15 @@ from schemarouter.arguments import (
 )
 from schemarouter.contracts import Effect
 from schemarouter.errors import ArgumentError, GateError, ModelError
+from schemarouter.execute import CallMixin
 from schemarouter.gate import check_candidates, validate_selection
+from schemarouter.intents import (
+    DEFAULT_COVER_WINDOW,
+    DEFAULT_MIN_SIMILARITY,
+    cover,
+    part_scores,
+    split_intents,
+)
 from schemarouter.planner import Plan, PlanRequest, plan_routes, resolve_fields
 from schemarouter.policy import HealthMonitor
 from schemarouter.query import Analyzer, QueryAnalysis, RuleAnalyzer, gate_analysis
@@ -41,7 +49,14 @@ from schemarouter.rerank import (
     route_text,
 )
 from schemarouter.results import CapabilityRetrieval
-from schemarouter.retrieval import Ranked, apply_analysis, build_candidates, matched_fields_for
+from schemarouter.retrieval import (
+    Ranked,
+    apply_analysis,
+    build_candidates,
+    coverage,
+    matched_fields_for,
+    query_tokens,
+)
 from schemarouter.state import Exclusion, ExecutionState, exclusion_for
 
 if TYPE_CHECKING:
@@ -56,6 +71,8 @@ logger = logging.getLogger(__name__)
 
 #: How many fused routes retrieval looks at before cutting to k (re-retrieval walks these).
 DEFAULT_RECALL_DEPTH = 50
+#: How many of the best routes get a calibrated relevance (the best decides abstention).
+RELEVANCE_WINDOW = 5
 #: How many fused routes (after the ones the query names) the cross-encoder re-scores: the
 #: point chosen on the accuracy/latency front in docs/reranker.md (about 36 ms on 2 cores).
 DEFAULT_RERANK_DEPTH = 20
@@ -76,7 +93,20 @@ class _Ranking(NamedTuple):
     reranked: bool = False
 
 
-class SchemaRouter(RegistrationMixin):
+def _abstention_reason(model: AbstentionModel, signals: dict[str, float], *, reranked: bool) -> str:
+    """A query-level model's verdict: the reason to abstain, or ``""``."""
+    p = model.probability(signals, reranked=reranked)
+    signals["confidence"] = p
+    threshold = model.threshold_for(reranked=reranked)
+    if p >= threshold:
+        return ""
+    return (
+        f"no registered route can serve the request (confidence {p:.2f} < "
+        f"calibrated threshold {threshold:.2f})"
+    )
+
+
+class SchemaRouter(RegistrationMixin, CallMixin):
     """One front door: register capabilities, then retrieve, plan and execute them."""
 
     def __init__(
@@ -95,6 +125,7 @@ class SchemaRouter(RegistrationMixin):
         rerank_tokens: int | None = DEFAULT_TOKEN_BUDGET,
         recall_depth: int = DEFAULT_RECALL_DEPTH,
         projection: Literal["recall", "minimal"] = "recall",
+        multi_intent: bool = True,
     ) -> None:
         self.registry = registry if registry is not None else Registry()
         #: route id -> (route fingerprint, invoker) for routes that can be executed here.
@@ -111,8 +142,13 @@ class SchemaRouter(RegistrationMixin):
         #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
         #: by default the model shipped in ``schemarouter.models/reranker``; any object with
         #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do
+        #: why reranking is off by default, where the shipped model's card says it is
+        self._rerank_off_reason = ""
         if reranker is _DEFAULT:
             self.reranker: Reranker | Any | None = Reranker.shipped()
+            why_off = getattr(self.reranker, "off_by_default", "")
+            if why_off:
+                self.reranker, self._rerank_off_reason = None, why_off
         elif isinstance(reranker, str | Path):
             self.reranker = Reranker(reranker)
         else:
@@ -129,6 +165,12 @@ class SchemaRouter(RegistrationMixin):
         self.rerank_tokens = rerank_tokens
         self.recall_depth = recall_depth
         self.projection = projection
+        #: a multi-part request gets each part's best candidate into the top k
+        #: (:mod:`schemarouter.intents`); False keeps the whole request's order
+        self.multi_intent = multi_intent
+        #: a part's best route is lifted only from this encoder cosine up (chosen for the
+        #: shipped encoder; see :data:`schemarouter.intents.DEFAULT_MIN_SIMILARITY`)
+        self.intent_min_similarity = DEFAULT_MIN_SIMILARITY
         self._encoder = encoder
         self._index_settings = index_settings
         self._embedding_cache = embedding_cache
@@ -198,7 +240,7 @@ class SchemaRouter(RegistrationMixin):
 
     # -- retrieval -----------------------------------------------------------------------
 
-    def _rank(self, query: str, depth: int, *, rerank: bool = True) -> _Ranking:
+    def _rank(self, query: str, depth: int, *, rerank: bool = True, k: int = 5) -> _Ranking:
         """The full ranked list for ``query`` (before k), and the abstention reason."""
         index = self.index
         hits = index.search(query, k=depth)
@@ -218,7 +260,7 @@ class SchemaRouter(RegistrationMixin):
         ranked, warnings = apply_analysis(ranked, analysis, snapshot)
         reason = ""
         signals: dict[str, float] = {}
-        model = self._abstention_for(snapshot)
+        model, why_not = self._abstention_for(snapshot, index)
         if not ranked:
             reason = "no registered route matches the request"
         else:
@@ -230,29 +272,25 @@ class SchemaRouter(RegistrationMixin):
                 resolved_fields=len(resolved),
                 query_values=len(analysis.values),
             )
-            if model is not None and not ranked[0].forced:
-                p = model.probability(signals)
-                signals["confidence"] = p
-                if p < model.threshold:
-                    reason = (
-                        f"no registered route can serve the request (confidence {p:.2f} < "
-                        f"calibrated threshold {model.threshold:.2f})"
-                    )
+            if model is not None and not model.uses_candidates() and not ranked[0].forced:
+                # a query-level model decides before reranking (no work for the reranker)
+                reason = _abstention_reason(model, signals, reranked=False)
         if model is None:
             warnings.append(
-                "abstention is off: no model calibrated for this registry (fit one with "
+                f"abstention is off: {why_not} (fit one with "
                 "`python -m schemarouter.training.abstention` and pass it as abstention=)"
             )
         reranked = False
         if self.reranker is None:
-            warnings.append(
-                "reranking is off: no reranker model (train one with `schemarouter "
-                "train-reranker` and pass reranker=FOLDER)"
-            )
+            warnings.append(self._rerank_off)
         elif not rerank:
             warnings.append("reranking is off for this call (rerank=False)")
         elif ranked and not reason:
             ranked, reranked = self._rerank(self.reranker, query, ranked, snapshot, resolved)
+        if ranked and not reason and self.multi_intent:
+            ranked = self._cover(query, ranked, k)
+        if ranked and not reason and model is not None and model.uses_candidates():
+            reason = self._relevance(model, query, ranked, snapshot, signals, reranked=reranked)
         return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals, reranked)
 
     def _rerank(
@@ -307,11 +345,93 @@ class SchemaRouter(RegistrationMixin):
         reordered = [window[i] for i in order]
         return ranked[:forced] + reordered + ranked[forced + len(window) :], True
 
-    def _abstention_for(self, snapshot: RegistrySnapshot) -> AbstentionModel | None:
+    def _cover(self, query: str, ranked: list[Ranked], k: int) -> list[Ranked]:
+        """Each part of a multi-part request gets its best candidate into the top ``k``
+        (:mod:`schemarouter.intents`); a one-part request is left as it is."""
+        parts = split_intents(query)
+        if len(parts) < 2 or not hasattr(self.index, "rescore_parts"):
+            return ranked
+        forced = 0
+        while forced < len(ranked) and ranked[forced].forced:
+            forced += 1
+        window = ranked[: forced + DEFAULT_COVER_WINDOW]
+        ids = [item.route_id for item in window]
+        scores, similarity = part_scores(self.index, parts, ids)
+        order = cover(
+            ids,
+            scores,
+            k=k,
+            protected=forced + 1,
+            similarity=similarity,
+            min_similarity=self.intent_min_similarity,
+        )
+        by_id = {item.route_id: item for item in window}
+        moved = [by_id[r] for r in order]
+        for rank, item in enumerate(moved[:k]):
+            if ids.index(item.route_id) >= k and rank < k:
+                item.scores["intent"] = 1.0  # lifted into the top k for a part of the request
+        return moved + ranked[len(window) :]
+
+    def _abstention_for(
+        self, snapshot: RegistrySnapshot, index: Any
+    ) -> tuple[AbstentionModel | None, str]:
+        """The abstention model that applies here, or ``None`` and why not."""
         model = self.abstention
-        if model is None or self._abstention_everywhere:
-            return model
-        return model if model.applies_to(snapshot.providers) else None
+        if model is None:
+            return None, "no abstention model"
+        if self._abstention_everywhere:
+            return model, ""
+        encoder = getattr(getattr(index, "encoder", None), "identity", None)
+        why_not = model.applies_to(snapshot.providers, encoder=encoder)
+        return (None, why_not) if why_not else (model, "")
+
+    def _relevance(
+        self,
+        model: AbstentionModel,
+        query: str,
+        ranked: list[Ranked],
+        snapshot: RegistrySnapshot,
+        signals: dict[str, float],
+        *,
+        reranked: bool,
+    ) -> str:
+        """Give the top :data:`RELEVANCE_WINDOW` their calibrated relevance
+        (``scores["relevance"]``); the reason to abstain when the best is under threshold."""
+        identity = getattr(self.reranker, "identity", None)
+        use_rerank = reranked and model.reranked_applies(identity)
+        calibration = model.calibration(reranked=use_rerank)
+        tokens = query_tokens(query)
+        best = 0.0
+        for item in ranked[:RELEVANCE_WINDOW]:
+            route = snapshot.routes[item.route_id]
+            features = relevance_features(
+                signals,
+                dense=item.scores.get("dense", 0.0),
+                coverage=coverage(tokens, route),
+                rerank=item.scores.get("rerank") if use_rerank else None,
+            )
+            p = calibration.probability(features)
+            item.scores["relevance"] = p
+            best = max(best, p)
+        signals["confidence"] = best
+        if ranked[0].forced or best >= calibration.threshold:
+            return ""
+        return (
+            f"no registered route can serve the request (best relevance {best:.2f} < "
+            f"calibrated threshold {calibration.threshold:.2f})"
+        )
+
+    @property
+    def _rerank_off(self) -> str:
+        if self._rerank_off_reason:
+            return (
+                f"reranking is off: {self._rerank_off_reason} (pass "
+                "reranker=Reranker.shipped() to use it anyway)"
+            )
+        return (
+            "reranking is off: no reranker model (train one with `schemarouter "
+            "train-reranker` and pass reranker=FOLDER)"
+        )
 
     def _result(
         self, query: str, k: int, ranking: _Ranking, kept: Sequence[Ranked], **extra: Any
@@ -347,7 +467,7 @@ class SchemaRouter(RegistrationMixin):
         query = check_text(query, method="retrieve")
         k = check_positive_int(k, method="retrieve", name="k")
         check_flag(rerank, method="retrieve", name="rerank")
-        ranking = self._rank(query, max(k, self.recall_depth), rerank=rerank)
+        ranking = self._rank(query, max(k, self.recall_depth), rerank=rerank, k=k)
         return self._result(query, k, ranking, ranking.ranked[:k])
 
     async def aretrieve(
@@ -362,7 +482,7 @@ class SchemaRouter(RegistrationMixin):
         method = "retrieve_executable" if state.require_bound else "retrieve_state_aware"
         query = check_text(query, method=method)
         k = check_positive_int(k, method=method, name="k")
-        ranking = self._rank(query, max(k, self.recall_depth))
+        ranking = self._rank(query, max(k, self.recall_depth), k=k)
         if ranking.reason:
             return self._result(query, k, ranking, [])
         snapshot, ranked, warnings = ranking.snapshot, ranking.ranked, ranking.warnings
@@ -472,10 +592,14 @@ class SchemaRouter(RegistrationMixin):
             request = request.model_copy(update={"query": normalize_text(request.query)})
         analysis = None
         ranked: list[str] = []
+        hits: dict[str, tuple[str, ...]] = {}
+        abstained = ""
         if request.query:
             ranking = self._rank(request.query, self.recall_depth)
             snapshot, analysis = ranking.snapshot, ranking.analysis
             ranked = [i.route_id for i in ranking.ranked]
+            hits = {i.route_id: i.field_hits for i in ranking.ranked}
+            abstained = ranking.reason
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints
@@ -490,6 +614,8 @@ class SchemaRouter(RegistrationMixin):
             ranked=ranked,
             values=analysis.values if analysis else (),
             max_calls=max_calls,
+            field_hits=hits,
+            abstained=abstained,
         )
         report = validate_selection(
             snapshot,

@@ -11,7 +11,7 @@ from schemarouter.index.documents import DocKind, Document, route_documents
 from schemarouter.index.fusion import reciprocal_rank_fusion, weighted_fusion
 from schemarouter.index.hybrid import HybridIndex, SearchMode, default_encoder
 from schemarouter.index.lexical import BM25Params, LexicalIndex
-from schemarouter.index.onnx_encoder import OnnxMiniLMEncoder
+from schemarouter.index.onnx_encoder import OnnxEncoder, OnnxMiniLMEncoder
 from schemarouter.index.settings import IndexSettings, RouteHit
 from schemarouter.index.tokenize import TokenizerSettings, tokenize
 
@@ -28,6 +28,7 @@ __all__ = [
     "IndexSettings",
     "LexicalIndex",
     "MiniLMEncoder",
+    "OnnxEncoder",
     "OnnxMiniLMEncoder",
     "RouteHit",
     "SearchMode",

@@ -207,6 +207,13 @@ def encoder_from_identity(identity: str) -> Encoder:
         from schemarouter.index.onnx_encoder import OnnxMiniLMEncoder
 
         return OnnxMiniLMEncoder.from_identity(identity)
+    from schemarouter.index.onnx_encoder import OnnxEncoder
+
+    shipped = OnnxEncoder.shipped()
+    if shipped is not None and shipped.identity == identity:
+        from schemarouter.index.crosslingual import shipped_crosslingual
+
+        return shipped_crosslingual(shipped)
     raise ValueError(f"no known encoder has identity {identity!r}; pass encoder= explicitly")
 
 

@@ -42,10 +42,17 @@ logger = logging.getLogger(__name__)
 
 
 def default_encoder() -> Encoder:
-    """The packaged MiniLM: int8 ONNX when onnxruntime is there, else sentence-transformers."""
-    from schemarouter.index.onnx_encoder import default_minilm_encoder
+    """The tool-retrieval encoder shipped in ``schemarouter.models/encoder`` (int8 ONNX, run by
+    onnxruntime), else the packaged MiniLM (int8 ONNX when onnxruntime is there, else
+    sentence-transformers)."""
+    from schemarouter.index.onnx_encoder import OnnxEncoder, default_minilm_encoder
 
-    return default_minilm_encoder()
+    shipped = OnnxEncoder.shipped()
+    if shipped is None:
+        return default_minilm_encoder()
+    from schemarouter.index.crosslingual import shipped_crosslingual
+
+    return shipped_crosslingual(shipped)
 
 
 def _csr_groups(keys: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:

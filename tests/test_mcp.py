@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -35,6 +33,8 @@ from schemarouter.errors import (
     SchemaRouterError,
 )
 from schemarouter.registry import Registry
+
+from servers.processes import http_mcp_server
 
 SERVER = Path(__file__).parent / "mcp_servers" / "materials_server.py"
 
@@ -303,26 +303,8 @@ def test_stdio_server_trusted_read_only() -> None:
 
 @pytest.fixture
 def http_server() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, str(SERVER), "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with http_mcp_server(SERVER) as url:
+        yield url
 
 
 def test_streamable_http_server_registers_live(http_server: str) -> None:

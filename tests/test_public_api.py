@@ -14,6 +14,7 @@ EXPECTED = [
     "AuthRequirement",
     "Availability",
     "Budget",
+    "CallResult",
     "Candidate",
     "CandidateField",
     "CapabilityRetrieval",

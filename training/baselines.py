@@ -188,6 +188,17 @@ class QueryMemo:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+    def encode_query(self, text: str) -> Any:
+        """The wrapped encoder's request vector (its ``encode_query`` where it has one)."""
+        inner = getattr(self.inner, "encode_query", None)
+        if inner is None:
+            return self.encode([text])[0]
+        if self.reuse and self._last and self._last[0] == text:
+            return self._last[1][0]
+        vector = inner(text)
+        self._last = (text, [vector])
+        return vector
+
     def encode(self, texts: Sequence[str]) -> Any:
         if self.reuse and len(texts) == 1 and self._last and self._last[0] == texts[0]:
             return self._last[1]
@@ -206,6 +217,11 @@ def load_reranker(spec: str | None) -> tuple[Reranker | None, str]:
     """
     if spec in (None, "", "none"):
         return None, "reranker: off"
+    if Path(str(spec)).is_dir():
+        from schemarouter.rerank import Reranker as Folder
+
+        folder = Folder(spec)
+        return folder, f"reranker: {folder.identity} ({spec})"
     if spec == "auto":
         from schemarouter.rerank import Reranker as CrossEncoder
 

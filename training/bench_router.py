@@ -90,6 +90,55 @@ def bench_catalog(
     }
 
 
+def bench_encoding(queries: list[str], korean: list[str]) -> dict[str, Any]:
+    """Query encoding alone with the default encoder: English requests, and Korean ones
+    (the cross-lingual bridge, where the encoder has one)."""
+    from schemarouter.index import default_encoder
+
+    encoder = default_encoder()
+    encode = getattr(encoder, "encode_query", None) or (lambda q: encoder.encode([q])[0])
+    encode("warm up")
+    out: dict[str, Any] = {"encoder": encoder.identity}
+    for name, texts in (("english", queries), ("korean", korean)):
+        if not texts:
+            continue
+        encode(texts[0])  # loads the bridge's model on the first Korean request
+        times = []
+        for text in texts:
+            t0 = time.perf_counter()
+            encode(text)
+            times.append(time.perf_counter() - t0)
+        out[name] = _percentiles(times)
+    return out
+
+
+_COLD = """
+import time, sys
+t0 = time.perf_counter()
+from schemarouter import SchemaRouter
+router = SchemaRouter.from_catalog(sys.argv[1])
+result = router.retrieve("Young's modulus and band gap of GaN", k=5)
+print(time.perf_counter() - t0, result.reranked)
+"""
+
+
+def bench_cold_start(catalog: Path, runs: int = 3) -> dict[str, Any]:
+    """A fresh process (warm embedding cache, as after a first run): import, register the
+    bundled catalog, first ``retrieve`` (index build from the cache, models loaded)."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", _COLD, str(catalog)], check=True, capture_output=True)
+    seconds = []
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-c", _COLD, str(catalog)], check=True, capture_output=True, text=True
+        )
+        seconds.append(float(done.stdout.split()[0]))
+    seconds.sort()
+    return {"runs": runs, "median_s": round(seconds[len(seconds) // 2], 2), "all_s": seconds}
+
+
 def _plot(results: list[dict[str, Any]], path: Path) -> None:
     import matplotlib
 
@@ -154,6 +203,20 @@ def main(argv: list[str] | None = None) -> int:
     else:
         queries = _queries(data, args.queries, seed=1)
     bundled = Path(str(resources.files("schemarouter.data").joinpath("catalogs", "materials")))
+    from schemarouter.training.datasets.bundled import load_bundled_queries
+
+    korean = [q.query for q in load_bundled_queries() if q.lang == "ko"]
+    encoding = bench_encoding(queries, korean)
+    cold = bench_cold_start(bundled)
+    print(
+        f"query encoding ({encoding['encoder']}): "
+        + ", ".join(
+            f"{k} p50 {v['p50_ms']} ms / p95 {v['p95_ms']} ms"
+            for k, v in encoding.items()
+            if isinstance(v, dict)
+        )
+    )
+    print(f"cold start to the first retrieve (warm cache): median {cold['median_s']} s")
     results = [bench_catalog("bundled", bundled, queries)]
     for size in args.sizes:
         path = args.out / f"catalog-{size}.json"
@@ -161,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
             providers = synth_providers(size, seed=0, data=data)
             path.write_text(json.dumps(catalog_document(providers, name=f"synth-{size}")))
         results.append(bench_catalog(f"synth-{size}", path, queries))
-    (args.out / "bench_router.json").write_text(json.dumps(results, indent=2) + "\n")
+    summary = {"catalogs": results, "query_encoding": encoding, "cold_start": cold}
+    (args.out / "bench_router.json").write_text(json.dumps(summary, indent=2) + "\n")
     _plot(results, args.out / "bench_router.png")
     print(
         f"{'catalog':<14}{'routes':>8}{'p50 ms':>9}{'p95 ms':>9}{'rr p50':>9}{'rr p95':>9}"

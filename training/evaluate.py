@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -42,6 +41,20 @@ from schemarouter.training.baselines import (
     load_reranker,
 )
 from schemarouter.training.datasets.suite import Benchmark, EvalQuery, shared_data_dir
+from schemarouter.training.eval_latency import (
+    DEPTH,
+    probe_latency,
+    probe_queries,
+    synthetic_latency,
+)
+from schemarouter.training.evaluate_ood import (
+    compared_retrievers,
+    exposure,
+    index_settings,
+    korean_pairs,
+    named_encoder,
+    off_catalog_pool,
+)
 
 __all__ = [
     "SUITES",
@@ -54,31 +67,52 @@ __all__ = [
 ]
 
 
-SUITES = ("stabletoolbench", "metatool-single", "metatool-multi", "restbench", "bundled", "beir")
-#: Ranks kept per query; every ranking metric reads this prefix.
-DEPTH = 10
+SUITES = (
+    "stabletoolbench",
+    "metatool-single",
+    "metatool-multi",
+    "restbench",
+    "bundled",
+    "tooltrain",
+    "beir",
+)
+#: ``--suite all``: the evaluation suites (tooltrain is the development suite, asked by name)
+EVAL_SUITES = ("stabletoolbench", "metatool-single", "metatool-multi", "restbench", "bundled")
+#: Ranks kept per query; every ranking metric reads this prefix (eval_latency.DEPTH).
 TOKEN_KS = (1, 3, 5, 10)
 #: Plans may use up to this many routes (complementary routes only where fields need them).
 PLAN_MAX_CALLS = 3
-#: Probe queries per catalog for latency against catalog size.
-PROBE_QUERIES = 50
 RANK_METRICS = ("r@1", "r@3", "r@5", "r@10", "ndcg@5", "ndcg@10", "mrr", "comp@5")
 _FIELD_METRICS = ("field_p", "field_r", "field_f1", "over_fetch")
 #: Figures of the router's plans and abstention pass (``plan_`` / ``min_``: projections).
 SCHEMA_METRICS = (
     *["plan_nonempty", "param_valid", "executable", "plan_recall", "plan_tokens"],
     *["meta_unit", "meta_provenance", "meta_license", "rejected", "false_abstention"],
+    "off_catalog_rejected",
     *(f"{t}{m}" for t in ("plan_", "min_") for m in _FIELD_METRICS),
 )
 
 
-def make_router(encoder: Any = None, *, cache: Any = None, reranker: Any = None) -> Any:
-    """A router for evaluation: the given encoder (packaged MiniLM by default), no
+def make_router(
+    encoder: Any = None,
+    *,
+    cache: Any = None,
+    reranker: Any = None,
+    multi_intent: bool = True,
+    settings: Any = None,
+) -> Any:
+    """A router for evaluation: the given encoder (the default one if ``None``), no
     abstention model (recall figures), embedding cache as given (``None``: the default),
     the given reranker (``None``: fusion order only)."""
     from schemarouter.router import SchemaRouter
 
-    kwargs: dict[str, Any] = {"encoder": encoder, "abstention": None, "reranker": reranker}
+    kwargs: dict[str, Any] = {
+        "encoder": encoder,
+        "abstention": None,
+        "reranker": reranker,
+        "multi_intent": multi_intent,
+        "index_settings": settings,
+    }
     if cache is not None:
         kwargs["embedding_cache"] = None if cache == "none" else cache
     return SchemaRouter(**kwargs)
@@ -105,6 +139,10 @@ def load_suite(name: str, router: Any, args: argparse.Namespace) -> Benchmark:
         return restbench.load_restbench(router, data)
     if name == "bundled":
         return bundled_suite.load_bundled(router, split=args.split)
+    if name == "tooltrain":
+        from schemarouter.training.datasets.tooltrain import load_tooltrain_suite
+
+        return load_tooltrain_suite(router, data, split=getattr(args, "tooltrain_split", "val"))
     if name == "beir":
         if not args.beir:
             raise ValueError("the beir suite needs --beir FOLDER")
@@ -234,8 +272,11 @@ def evaluate_benchmark(
     counter: TokenCounter,
     probe: Sequence[str] = (),
     per_query: Any = None,
+    extra: Sequence[Retriever] = (),
+    off_catalog: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Every router on every query of ``bench``; returns the suite's figures."""
+    """Every router on every query of ``bench`` (and the ``extra`` ones, over the same
+    catalog loaded into another router); returns the suite's figures."""
     from schemarouter.abstention import AbstentionModel
 
     router = bench.router
@@ -246,7 +287,7 @@ def evaluate_benchmark(
     routes = snapshot.routes
     key = _field_key(routes)
     queries = bench.queries
-    retrievers = _retrievers(bench)
+    retrievers = [*_retrievers(bench), *extra]
     rows: dict[str, list[dict[str, Any]]] = {r.name: [] for r in retrievers}
     schema_rows: list[dict[str, Any]] = []
     latency: dict[str, list[float]] = {r.name: [] for r in retrievers}
@@ -291,6 +332,21 @@ def evaluate_benchmark(
             bar.update(1)
     if bar is not None:
         bar.close()
+    if model is not None:  # other suites' requests against this catalog: should abstain
+        router.abstention = model
+        try:
+            for text in off_catalog:
+                rejected = float(router.retrieve(text, k=5).abstained)
+                schema_rows.append(
+                    {
+                        "id": "off-catalog",
+                        "category": "off-catalog",
+                        "negative": True,
+                        "off_catalog_rejected": rejected,
+                    }
+                )
+        finally:
+            router.abstention = None
     ranking_names = [*RANK_METRICS, *(f"tokens@{k}" for k in TOKEN_KS), "top1_tokens"]
     ranking_names += [f"top1_{m}" for m in _FIELD_METRICS]
     result: dict[str, Any] = {
@@ -319,7 +375,7 @@ def evaluate_benchmark(
     result["schemarouter_by_category"] = {
         m: M.by_category(schema_rows, m) for m in ("plan_field_f1", "executable", "rejected")
     }
-    result["latency_vs_size"] = _probe_latency(retrievers, probe, len(routes))
+    result["latency_vs_size"] = probe_latency(retrievers, probe, len(routes))
     return result
 
 
@@ -328,54 +384,6 @@ def _untimed_reuse(router: Any, on: bool) -> None:
     encoder = router.index.encoder
     if isinstance(encoder, QueryMemo):
         encoder.reuse = on
-
-
-def _probe_latency(
-    retrievers: Sequence[Retriever], probe: Sequence[str], size: int
-) -> dict[str, Any]:
-    out: dict[str, Any] = {"routes": size}
-    for retriever in retrievers:
-        if retriever.name == "hybrid-index":
-            continue
-        times = []
-        for text in probe:
-            t0 = time.perf_counter()
-            retriever.rank(text, DEPTH)
-            times.append((time.perf_counter() - t0) * 1000)
-        out[retriever.name] = M.percentiles(times)
-    return out
-
-
-def _synthetic_latency(
-    size: int, args: argparse.Namespace, encoder: Any, probe: Sequence[str], reranker: Any = None
-) -> dict[str, Any]:
-    """Latency on a generated catalog of ``size`` routes (see ``datasets.synthetic``)."""
-    from schemarouter.training.datasets.synthetic import register_synthetic
-
-    router = make_router(encoder, cache=args.cache, reranker=reranker)
-    info = register_synthetic(router, size, seed=args.seed, data=args.data)
-    t0 = time.perf_counter()
-    router.index  # noqa: B018 - builds the index
-    build_s = time.perf_counter() - t0
-    snapshot = router.snapshot()
-    retrievers: list[Retriever] = [
-        BM25Retriever(snapshot),
-        IndexRetriever(router, "dense"),
-        RouterRetriever(router, name="hybrid"),
-    ]
-    if reranker is not None:
-        retrievers.append(RouterRetriever(router, name="hybrid+rerank", rerank=True))
-    out = _probe_latency(retrievers, probe, len(snapshot.routes))
-    return {**out, **info, "index_build_s": build_s}
-
-
-def _probe_queries(args: argparse.Namespace) -> list[str]:
-    """Fixed probe queries (a seeded sample of StableToolBench G1), else a few built-ins."""
-    path = shared_data_dir(args.data) / "stabletoolbench" / "G1_instruction.json"
-    if path.exists():
-        texts = sorted({item["query"] for item in json.loads(path.read_text(encoding="utf-8"))})
-        return random.Random(args.seed).sample(texts, min(PROBE_QUERIES, len(texts)))
-    return ["band gap of silicon", "weather forecast for Paris", "search movies by title"]
 
 
 # -- the command ----------------------------------------------------------------------------------
@@ -387,12 +395,6 @@ def _bar(args: argparse.Namespace, total: int, desc: str) -> Any:
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, unit="query", dynamic_ncols=True, file=sys.stderr)
-
-
-def _encoder(name: str) -> Any:
-    from schemarouter.index import HashingEncoder, default_encoder
-
-    return HashingEncoder() if name == "hashing" else default_encoder()
 
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -416,9 +418,25 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
         default=2000,
         help="single-tool queries to sample (0: all 20,614)",
     )
+    parser.add_argument(
+        "--tooltrain-split",
+        default="val",
+        choices=["val", "mixed"],
+        help="tooltrain requests (val: tools never trained on; mixed: multi-tool requests "
+        "whose tools straddle the split, never trained on themselves)",
+    )
     parser.add_argument("--beir", default=None, help="a BEIR-format folder (suite beir)")
     parser.add_argument("--beir-split", default="test")
-    parser.add_argument("--encoder", default="minilm", choices=["minilm", "hashing"])
+    parser.add_argument(
+        "--encoder",
+        default="default",
+        help="default (the shipped encoder), minilm (the packaged MiniLM), hashing, or a folder",
+    )
+    parser.add_argument(
+        "--compare-encoder",
+        default="minilm",
+        help="also rank with a second router on this encoder (rows NAME@minilm); '' for none",
+    )
     parser.add_argument(
         "--cache", default=None, help="embedding cache folder or 'none' (default: the router's)"
     )
@@ -427,6 +445,17 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
     )
     parser.add_argument(
         "--scaling", default="1000,10000", help="generated catalog sizes for latency ('' for none)"
+    )
+    parser.add_argument(
+        "--multi-intent",
+        default="on",
+        choices=["on", "off"],
+        help="the router's multi-intent coverage (schemarouter.intents)",
+    )
+    parser.add_argument(
+        "--fusion-weights",
+        default=None,
+        help="LEXICAL,DENSE weights of weighted fusion (default: the index's own)",
     )
     parser.add_argument("--no-plans", dest="plans", action="store_false")
     parser.add_argument("--no-abstention", dest="abstention", action="store_false")
@@ -465,7 +494,7 @@ def _provenance() -> dict[str, Any]:
 def _suites(args: argparse.Namespace) -> list[str]:
     if args.suite != "all":
         return [args.suite]
-    names = [s for s in SUITES if s != "beir"]
+    names = list(EVAL_SUITES)
     return [*names, "beir"] if args.beir else names
 
 
@@ -482,13 +511,19 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
         return 2
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
-    encoder = _encoder(args.encoder)
+    encoder = named_encoder(args.encoder)
+    compare = named_encoder(args.compare_encoder) if args.compare_encoder else None
+    if compare is not None and compare.identity == encoder.identity:
+        compare = None
     reranker, reranker_note = load_reranker(args.reranker)
     counter = TokenCounter()
-    probe = _probe_queries(args)
+    probe = probe_queries(args)
+    pool = off_catalog_pool(suites, args) if args.abstention and len(suites) > 1 else {}
     results: dict[str, Any] = {
         "config": {k: v for k, v in vars(args).items() if k != "func"},
         "encoder": encoder.identity,
+        "compared_encoder": compare.identity if compare is not None else None,
+        "exposure": exposure(encoder, reranker),
         "tokenizer": counter.identity,
         "reranker": reranker_note,
         "provenance": _provenance(),
@@ -497,21 +532,37 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
     with open(folder / "per_query.jsonl", "w", encoding="utf-8") as per_query:
         for name in suites:
             t0 = time.perf_counter()
-            router = make_router(QueryMemo(encoder), cache=args.cache, reranker=reranker)
+            router = make_router(
+                QueryMemo(encoder),
+                cache=args.cache,
+                reranker=reranker,
+                multi_intent=args.multi_intent == "on",
+                settings=index_settings(args),
+            )
             bench = load_suite(name, router, args)
             register_s = time.perf_counter() - t0
+            extra = compared_retrievers(name, bench, args, compare)
+            others = [t for other, texts in pool.items() if other != name for t in texts]
             figures = evaluate_benchmark(
-                bench, args, counter=counter, probe=probe, per_query=per_query
+                bench,
+                args,
+                counter=counter,
+                probe=probe,
+                per_query=per_query,
+                extra=extra,
+                off_catalog=others,
             )
             figures["register_s"] = register_s
             figures["wall_s"] = time.perf_counter() - t0
             results["suites"][name] = figures
             out(_one_line(name, figures))
+    if "bundled" in suites:
+        results["korean"] = korean_pairs(encoder, reranker, args)
     scaling = []
     if args.scaling and data.is_dir():
         for size in (int(s) for s in args.scaling.split(",") if s.strip()):
             t0 = time.perf_counter()
-            entry = _synthetic_latency(size, args, encoder, probe, reranker)
+            entry = synthetic_latency(size, args, encoder, probe, reranker)
             entry["wall_s"] = time.perf_counter() - t0
             scaling.append(entry)
             out(

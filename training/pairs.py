@@ -50,7 +50,22 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-LABELLED = ("metatool", "g1", "tmdb", "bundled")
+LABELLED = ("metatool", "g1", "tmdb", "bundled", "tooltrain")
+#: tooltrain sources -> (most groups, most groups per tool) for reranker pairs (``tooltrain``
+#: or ``tooltrain:SOURCE`` on the command line; the training split only).
+TOOLTRAIN_CAPS: dict[str, tuple[int | None, int | None]] = {
+    "seal_tools": (1500, 3),
+    "bfcl": (1500, 3),
+    "gorilla_apibench": (600, 2),
+    "nestful": (None, None),
+    "toolalpaca": (None, None),
+    "api_bank": (300, 4),
+    "tooltalk": (None, 6),
+    "tooleyes": (None, 6),
+    "tau_bench": (250, 15),
+    "sgd": (1200, 15),
+    "tldr": (2000, 1),
+}
 SYNTHETIC = ("openapi", "mcp", "bundled", "g1", "metatool", "tmdb")
 #: Files (under the shared data folder) behind each public set, hashed into the manifest.
 SET_FILES = {
@@ -126,6 +141,8 @@ class PairConfig:
                 raise ValueError(f"{name!r} is both a training source and held out")
             if base == "bundled" and half != "dev":
                 raise ValueError("the bundled queries train only as 'bundled:dev'")
+            if base == "tooltrain" and half and half not in TOOLTRAIN_CAPS:
+                raise ValueError(f"unknown tooltrain source {half!r}")
         for name in self.synthetic:
             if not name.startswith("catalog:") and name not in SYNTHETIC:
                 raise ValueError(f"unknown synthetic catalog {name!r}")
@@ -139,7 +156,8 @@ class PairConfig:
 def _router(encoder: Any) -> Any:
     from schemarouter.router import SchemaRouter
 
-    return SchemaRouter(encoder=encoder, abstention=None, reranker=None)
+    # fusion's own order (no multi-intent lifts): what the reranker's window holds
+    return SchemaRouter(encoder=encoder, abstention=None, reranker=None, multi_intent=False)
 
 
 #: Pair-source names -> the evaluation harness's suite names (loaded by the same loaders).
@@ -263,6 +281,32 @@ def _groups_for(
     return out
 
 
+def _tooltrain_items(
+    only: str, root: Path, encoder: Any, config: PairConfig, rng: random.Random
+) -> Iterable[tuple[str, NegativeMiner, list[tuple[str, tuple, str, tuple]]]]:
+    """Per tooltrain source: a miner over its whole catalog (hybrid index on ``encoder``)
+    and its training-split requests under :data:`TOOLTRAIN_CAPS`."""
+    from schemarouter.training.datasets.tooltrain import load_tooltrain
+    from schemarouter.training.encoder_pairs import _sample, source_index
+
+    corpus = load_tooltrain(root, seed=config.seed)
+    by_source = corpus.by_source("train")
+    for source, caps in TOOLTRAIN_CAPS.items():
+        if only and source != only:
+            continue
+        records = [r for r in by_source.get(source, []) if r.positives]
+        if not records:
+            continue
+        chosen = _sample(records, caps, random.Random(f"{config.seed}:tooltrain:{source}"))
+        index = source_index(corpus.tools, corpus.catalogs[source], encoder=encoder)
+        miner = NegativeMiner(index.router, depth=config.depth, seed=rng.randrange(1 << 30))
+        items = [
+            (record.query, (index.route_of[positive],), "labelled", ())
+            for record, positive in chosen
+        ]
+        yield source, miner, items
+
+
 def build_pairs(
     config: PairConfig,
     *,
@@ -318,6 +362,10 @@ def build_pairs(
     routers: dict[str, Any] = {}
     for name in config.train:
         base, _, half = name.partition(":")
+        if base == "tooltrain":
+            for source, miner, items in _tooltrain_items(half, root, encoder, config, rng):
+                run(f"tooltrain:{source}", miner, items)
+            continue
         router = _router(encoder)
         cap = config.cap(base)
         # samples are seeded by source name: a seed shared with an evaluation sample would

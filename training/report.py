@@ -106,6 +106,7 @@ _SCHEMA_ROWS = (
     ("min_over_fetch", "over-fetch ratio (plan, minimal projection)"),
     ("rejected", "negative rejection (abstention on)"),
     ("false_abstention", "false abstention on positives (abstention on)"),
+    ("off_catalog_rejected", "other suites' requests rejected (abstention on)"),
 )
 
 
@@ -157,6 +158,48 @@ def _category_table(suite: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _exposure_lines(results: Mapping[str, Any]) -> list[str]:
+    """What each model trained on (out-of-domain: the suites it never saw)."""
+    exposure = results.get("exposure") or {}
+    lines = []
+    for role in ("encoder", "reranker"):
+        entry = exposure.get(role) or {}
+        if not entry.get("identity"):
+            continue
+        trained = entry.get("trained_on")
+        seen = entry.get("suites_seen") or []
+        what = ", ".join(trained) if trained else "(no card: the packaged model)"
+        lines.append(
+            f"- {role} `{entry['identity']}` trained on {what}; evaluation suites it saw: "
+            f"{', '.join(seen) if seen else 'none (every figure here is out of domain for it)'}"
+        )
+    if results.get("compared_encoder"):
+        lines.append(
+            f"- rows `NAME@minilm`: today's router on `{results['compared_encoder']}` "
+            "(its own fusion weights 0.4 / 0.6, no reranker)"
+        )
+    return [*lines, ""] if lines else []
+
+
+def _korean_lines(korean: Mapping[str, Any] | None) -> list[str]:
+    if not korean:
+        return []
+    names = sorted(set(korean.get("ko", {})) | set(korean.get("en", {})))
+    out = [
+        f"## Korean requests and their English counterparts ({korean['pairs']} pairs)",
+        "",
+        "| measure | Korean | English |",
+        "|---|---|---|",
+    ]
+    for name in names:
+        ko, en = korean["ko"].get(name, {}), korean["en"].get(name, {})
+        out.append(
+            f"| {name} | {_num(ko.get('mean', float('nan')))} (n={ko.get('n', 0)}) | "
+            f"{_num(en.get('mean', float('nan')))} (n={en.get('n', 0)}) |"
+        )
+    return [*out, ""]
+
+
 def markdown_report(results: Mapping[str, Any], *, plots: Sequence[str] = ()) -> str:
     """The report as Markdown (tables only; ``plots`` are linked at the end)."""
     out = [
@@ -165,6 +208,7 @@ def markdown_report(results: Mapping[str, Any], *, plots: Sequence[str] = ()) ->
         f"Encoder: {results['encoder']}. Tokens: {results['tokenizer']}. "
         f"{results['reranker']}. Wall time: {results['wall_s']:.0f} s.",
         "",
+        *_exposure_lines(results),
     ]
     for name, suite in results["suites"].items():
         cat = suite["catalog"]
@@ -185,6 +229,7 @@ def markdown_report(results: Mapping[str, Any], *, plots: Sequence[str] = ()) ->
         for block in (_field_table(suite), _schema_table(suite), _category_table(suite)):
             if block:
                 out += [*block, ""]
+    out += _korean_lines(results.get("korean"))
     scaling = results.get("synthetic_latency") or []
     if scaling:
         out += ["## Latency against catalog size (p50 / p95 ms, 50 probe queries)", ""]

@@ -177,8 +177,10 @@ def score_suite(
     """Records for every labelled query of suite ``name`` and the reranker's timings."""
     from schemarouter.training.evaluate import load_suite, make_router
 
-    router = make_router(encoder)
-    args: Any = SimpleNamespace(data=data, metatool_sample=metatool_sample, split="all", beir=None)
+    router = make_router(encoder, multi_intent=False)  # fusion's own order: the window
+    args: Any = SimpleNamespace(
+        data=data, metatool_sample=metatool_sample, split="all", beir=None, tooltrain_split="val"
+    )
     bench = load_suite(name, router, args)
     router.index  # noqa: B018 - built before timing
     routes = router.snapshot().routes
@@ -286,11 +288,11 @@ def training_queries(pairs_files: Sequence[str]) -> set[str]:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from schemarouter.index import HashingEncoder, default_encoder
     from schemarouter.rerank import Reranker
+    from schemarouter.training.evaluate_ood import named_encoder
 
     reranker = Reranker(args.model)
-    encoder = HashingEncoder() if args.encoder == "hashing" else default_encoder()
+    encoder = named_encoder(args.encoder)
     all_records: list[Record] = []
     suites: dict[str, Any] = {}
     for name in args.suites:
@@ -511,7 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--metatool-sample", type=int, default=2000)
     p.add_argument("--latency-n", nargs="*", default=[str(n) for n in LATENCY_N])
     p.add_argument("--weight", type=float, default=1.0)
-    p.add_argument("--encoder", default="minilm", choices=["minilm", "hashing"])
+    p.add_argument("--encoder", default="default", help="default, minilm, hashing or a folder")
     p.add_argument("--no-progress", dest="progress", action="store_false")
     p.set_defaults(func=_cmd_score)
     p = sub.add_parser("table", help="reranked vs fused from stored runs")

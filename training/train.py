@@ -490,7 +490,12 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     parser.add_argument("--cap", nargs="*", default=[], help="SOURCE=N queries per source")
     parser.add_argument("--per-route", type=int, default=c.per_route)
     parser.add_argument("--mine-negatives", type=int, default=c.negatives)
-    parser.add_argument("--encoder", default="minilm", choices=["minilm", "hashing"])
+    parser.add_argument(
+        "--encoder",
+        default="default",
+        help="the index that mines negatives: default (the shipped encoder), minilm (the "
+        "packaged MiniLM), hashing, or an encoder folder",
+    )
     parser.add_argument("--base", default=None, help="base model folder (packaged MiniLM)")
     parser.add_argument("--layers", type=int, default=d.layers)
     parser.add_argument("--epochs", type=int, default=d.epochs)
@@ -519,9 +524,9 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
 
 
 def _encoder(name: str) -> Any:
-    from schemarouter.index import HashingEncoder, default_encoder
+    from schemarouter.training.evaluate_ood import named_encoder
 
-    return HashingEncoder() if name == "hashing" else default_encoder()
+    return named_encoder(name)
 
 
 def _work_folder(args: argparse.Namespace) -> Path:

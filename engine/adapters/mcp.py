@@ -19,10 +19,24 @@ untrusted server, so they may make policy stricter, never looser:
 - ``destructiveHint: true`` -> ``destructive``, from any server;
 - ``readOnlyHint: true`` -> ``read`` only when the caller marks the server ``trusted=True``
   (and it does not also claim ``destructiveHint: true``);
-- anything else -> ``write``: an untrusted tool is never ``read``, whatever it claims, so
-  policy asks for permission before calling it. (The protocol's default
-  ``destructiveHint: true`` for tools that are not read-only is *not* applied; only an
-  explicit claim makes a tool destructive.)
+- ``readOnlyHint: false`` from a trusted server -> ``write``;
+- no ``readOnlyHint`` from a trusted server -> the caller's ``default_effect`` (``write``
+  unless the caller says otherwise);
+- anything from an untrusted server -> ``write``: an untrusted tool is never ``read``,
+  whatever it claims, so policy asks for permission before calling it (``default_effect``
+  is refused for an untrusted server). The protocol's default ``destructiveHint: true`` for
+  tools that are not read-only is *not* applied; only an explicit claim makes a tool
+  destructive.
+
+The caller's own word per tool, ``effect_overrides`` (tool name -> effect), wins over all of
+this, for trusted and untrusted servers alike: it is the caller's declaration, not the
+server's claim.
+
+**Live servers**: :func:`attach_mcp_server` (behind ``router.add_mcp_server``) opens a
+:class:`~schemarouter.invokers.mcp_session.ManagedMCPSession` the router owns, lists the tools
+through it, registers them and binds them to that session, so they run from ``execute`` /
+``call`` (sync) and ``aexecute`` / ``acall`` (async) at once; the session stays open and
+reconnects when lost, and ``router.close()`` ends it.
 """
 
 from __future__ import annotations
@@ -63,6 +77,7 @@ from schemarouter.fingerprint import fingerprint
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "attach_mcp_server",
     "list_mcp_tools",
     "mcp_server_registration",
     "mcp_tools_registration",
@@ -133,10 +148,20 @@ def _tool_list(tools: Any, source: str) -> list[Any]:
     return listing
 
 
-def tool_effect(annotations: Mapping[str, Any] | None, *, trusted: bool) -> Effect:
-    """The effect a tool's annotations allow (see the module docstring)."""
+def tool_effect(
+    annotations: Mapping[str, Any] | None, *, trusted: bool, default: Effect = Effect.WRITE
+) -> Effect:
+    """The effect a tool's annotations allow (see the module docstring); ``default`` is
+    what a trusted server's tool without ``readOnlyHint`` gets."""
     hints = annotations or {}
-    effect = Effect.READ if trusted and hints.get("readOnlyHint") is True else Effect.WRITE
+    if not trusted:
+        effect = Effect.WRITE
+    elif hints.get("readOnlyHint") is True:
+        effect = Effect.READ
+    elif hints.get("readOnlyHint") is False:
+        effect = Effect.WRITE
+    else:
+        effect = default
     if hints.get("destructiveHint") is True:
         effect = effect.stricter(Effect.DESTRUCTIVE)
     return effect
@@ -158,12 +183,57 @@ def _build(model: type[M], at: str, /, **values: Any) -> M:
     return build_contract(model, where=at, hint="Fix the tool definition", **values)
 
 
+class _Effects:
+    """How one listing's tools get their effects (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        trusted: bool,
+        default: Effect | str | None,
+        overrides: Mapping[str, Effect | str] | None,
+        source: str,
+    ) -> None:
+        if default is not None and not trusted:
+            raise RegistrationError(
+                "default_effect applies to trusted servers only: an untrusted server's tools "
+                "are write",
+                where=source,
+                hint="Pass trusted=True, or declare single tools with effect_overrides",
+            )
+        self.trusted = trusted
+        self.source = source
+        try:
+            self.default = Effect(default) if default is not None else Effect.WRITE
+            self.overrides = {name: Effect(e) for name, e in (overrides or {}).items()}
+        except ValueError as exc:
+            raise RegistrationError(
+                f"unknown effect: {exc}", where=source, hint="Use read, write or destructive"
+            ) from None
+        self.used: set[str] = set()
+
+    def of(self, name: str, hints: Mapping[str, Any]) -> Effect:
+        if name in self.overrides:
+            self.used.add(name)
+            return self.overrides[name]
+        return tool_effect(hints, trusted=self.trusted, default=self.default)
+
+    def check_used(self, names: Sequence[str]) -> None:
+        unknown = sorted(set(self.overrides) - self.used)
+        if unknown:
+            raise RegistrationError(
+                f"effect_overrides name tools the server does not list: {', '.join(unknown)}",
+                where=self.source,
+                hint=f"Its tools: {', '.join(names[:40]) or 'none'}",
+            )
+
+
 def _endpoint(
     raw: Any,
     index: int,
     *,
     source: str,
-    trusted: bool,
+    effects: _Effects,
     limits: FieldLimits,
     ids: set[str],
     budget: InlineBudget,
@@ -271,7 +341,7 @@ def _endpoint(
         parameters=parameters,
         output_schema=output_schema,
         output_fields=fields,
-        effect=tool_effect(hints, trusted=trusted),
+        effect=effects.of(tool_name, hints),
     )
 
 
@@ -284,11 +354,15 @@ def mcp_tools_registration(
     access_id: str = "mcp",
     source: str | None = None,
     limits: FieldLimits | None = None,
+    default_effect: Effect | str | None = None,
+    effect_overrides: Mapping[str, Effect | str] | None = None,
 ) -> Registration:
     """Compile a ``tools/list`` result into a Registration (see the module docstring).
 
     ``server`` records how the server is reached (a command line or URL); ``trusted=True``
-    lets the server's ``readOnlyHint`` make a tool ``read``. Raises a
+    lets the server's ``readOnlyHint`` make a tool ``read`` and ``default_effect`` say what
+    a trusted tool without it is; ``effect_overrides`` (tool name -> effect) is the caller's
+    own declaration. Raises a
     :class:`~schemarouter.errors.RegistrationError` naming the listing, the tool and the
     reason; nothing is registered from a listing that fails anywhere.
     """
@@ -304,6 +378,9 @@ def mcp_tools_registration(
         )
     name = source or f"mcp:{server or provider_model.id}"
     listing = _tool_list(tools, name)
+    effects = _Effects(
+        trusted=trusted, default=default_effect, overrides=effect_overrides, source=name
+    )
     ids: set[str] = set()
     names: dict[str, int] = {}
     endpoints: list[Endpoint] = []
@@ -313,7 +390,7 @@ def mcp_tools_registration(
             raw,
             index,
             source=name,
-            trusted=trusted,
+            effects=effects,
             limits=limits or FieldLimits(),
             ids=ids,
             budget=budget,
@@ -327,6 +404,7 @@ def mcp_tools_registration(
             )
         names[endpoint.name] = index
         endpoints.append(endpoint)
+    effects.check_used(list(names))
     try:
         digest = fingerprint([e.canonical() for e in endpoints])
         access = AccessPath(
@@ -476,3 +554,67 @@ async def mcp_server_registration(
         source=f"mcp:{label}",
         limits=limits,
     )
+
+
+def attach_mcp_server(
+    router: Any,
+    server: Sequence[str] | str,
+    *,
+    provider: str | Provider,
+    trusted: bool = False,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    access_id: str = "mcp",
+    timeout: float = DEFAULT_TIMEOUT,
+    default_effect: Effect | str | None = None,
+    effect_overrides: Mapping[str, Effect | str] | None = None,
+    replace: bool = False,
+    bind: bool = True,
+) -> Any:
+    """Open a session to a live server that ``router`` owns, register its tools and bind
+    them to that session (``bind=False``: register only, and close it). Returns the
+    :class:`~schemarouter.registry.RegistryChange`."""
+    _import_mcp()
+    from schemarouter.invokers.mcp_session import ManagedMCPSession
+
+    label = _describe_server(server)
+    if not (server.strip() if isinstance(server, str) else list(server)):
+        raise RegistrationError("empty MCP server command", where="<mcp server>")
+    _Effects(  # refuse bad effect arguments before starting anything
+        trusted=trusted, default=default_effect, overrides=effect_overrides, source=label
+    )
+    session = ManagedMCPSession(server, env=env, cwd=cwd, timeout=timeout)
+    try:
+        tools = session.open().list_tools()
+    except Exception as exc:  # the SDK and the transports raise many kinds
+        session.close()
+        if isinstance(exc, MissingDependencyError):
+            raise
+        kind = "did not answer in time" if isinstance(exc, TimeoutError) else "cannot list"
+        raise RegistrationError(
+            f"the MCP server {kind} its tools: {type(exc).__name__}: {exc}",
+            where=label,
+            hint="Check the command or URL, and run the server by hand to see its errors",
+        ) from None
+    try:
+        registration = mcp_tools_registration(
+            tools,
+            provider=provider,
+            server=label,
+            trusted=trusted,
+            access_id=access_id,
+            source=f"mcp:{label}",
+            default_effect=default_effect,
+            effect_overrides=effect_overrides,
+        )
+        change = router.register(registration, replace=replace)
+    except BaseException:
+        session.close()
+        raise
+    if not bind:
+        session.close()
+        return change
+    for route in registration.routes:
+        router.bind(route.route_id, session)
+    router.own_session(session)
+    return change

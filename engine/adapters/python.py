@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from schemarouter.arguments import check_instance, enum_value
+from schemarouter.checks import check_instance, enum_value
 from schemarouter.compile import (
     RouteSpec,
     build_contract,

@@ -101,8 +101,10 @@ def decode(result: Any, where: str) -> Payload:
 def _failed(exc: BaseException, op: McpCall) -> Exception:
     if isinstance(exc, TimeoutError | asyncio.TimeoutError):
         return invocation_error(f"timed out after {op.timeout:g} s", where=op.where, retryable=True)
-    return invocation_error(
-        f"the MCP call failed: {type(exc).__name__}: {exc}", where=op.where, retryable=False
+    return invocation_error(  # a lost session (ManagedMCPSession) says it may be retried
+        f"the MCP call failed: {type(exc).__name__}: {exc}",
+        where=op.where,
+        retryable=bool(getattr(exc, "retryable", False)),
     )
 
 

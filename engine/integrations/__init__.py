@@ -1,0 +1,65 @@
+"""Renderings of a retrieval for LLM APIs and agent frameworks.
+
+Pure functions of a result (they never reach the network): tool definitions in the
+Anthropic, OpenAI and MCP shapes with names every API accepts and the map back to route ids
+(:mod:`.definitions`, :mod:`.names`), client-side tool search for both APIs and the tool
+results they take back (:mod:`.search`). Framework hooks live beside them and import their
+framework only when used: :mod:`.langgraph` (langgraph-bigtool, extra ``langgraph``) and
+:mod:`.llamaindex` (a LlamaIndex ``ObjectRetriever``, extra ``llamaindex``).
+"""
+
+from schemarouter.integrations.definitions import (
+    ToolFormat,
+    ToolSet,
+    describe,
+    prune_schema,
+    tool_definition,
+    tool_definitions,
+    tool_input_schema,
+)
+from schemarouter.integrations.names import (
+    MAX_TOOL_NAME,
+    TOOL_NAME_PATTERN,
+    route_for_tool,
+    tool_name,
+    tool_names,
+)
+from schemarouter.integrations.search import (
+    acall_tool,
+    anthropic_search_result,
+    anthropic_search_tool,
+    anthropic_tool_references,
+    anthropic_tool_result,
+    call_payload,
+    call_tool,
+    deferred_tools,
+    openai_function_call_output,
+    openai_tool_search_output,
+    openai_tool_search_tool,
+)
+
+__all__ = [
+    "MAX_TOOL_NAME",
+    "TOOL_NAME_PATTERN",
+    "ToolFormat",
+    "ToolSet",
+    "acall_tool",
+    "anthropic_search_result",
+    "anthropic_search_tool",
+    "anthropic_tool_references",
+    "anthropic_tool_result",
+    "call_payload",
+    "call_tool",
+    "deferred_tools",
+    "describe",
+    "openai_function_call_output",
+    "openai_tool_search_output",
+    "openai_tool_search_tool",
+    "prune_schema",
+    "route_for_tool",
+    "tool_definition",
+    "tool_definitions",
+    "tool_input_schema",
+    "tool_name",
+    "tool_names",
+]

@@ -1,0 +1,135 @@
+"""langgraph-bigtool hooks: SchemaRouter as the tool retriever of a big-tool agent.
+
+``langgraph_bigtool.create_agent(llm, tool_registry, retrieve_tools_function=...,
+retrieve_tools_coroutine=...)`` asks a retrieval function for tool ids (``query -> list of
+ids``) and binds the registry's tools with those ids to the model. Here the ids are the tool
+names of :mod:`schemarouter.integrations.names`, the registry's tools are LangChain
+``StructuredTool`` objects that run through ``router.call`` / ``router.acall`` (gate,
+policy, health, output validation), and retrieval is ``router.retrieve_executable``, so the
+model is only ever offered tools that can run::
+
+    from langgraph_bigtool import create_agent
+    from schemarouter.integrations.langgraph import bigtool_registry, bigtool_retrievers
+
+    registry = bigtool_registry(router)
+    retrieve, aretrieve = bigtool_retrievers(router, k=3)
+    agent = create_agent(llm, registry, retrieve_tools_function=retrieve,
+                         retrieve_tools_coroutine=aretrieve).compile()
+
+Needs ``pip install 'schemarouter[langgraph]'`` (``langgraph-bigtool`` and
+``langchain-core``); importing this module does not import them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from schemarouter.contracts import Effect, Route
+from schemarouter.errors import MissingDependencyError, SchemaRouterError
+from schemarouter.integrations.definitions import describe, tool_input_schema
+from schemarouter.integrations.names import tool_name
+from schemarouter.integrations.search import call_payload
+from schemarouter.results import candidate_from_route
+from schemarouter.state import ExecutionState
+
+__all__ = ["bigtool_registry", "bigtool_retrievers", "route_tool"]
+
+
+def _langchain() -> Any:
+    try:
+        from langchain_core import tools
+    except ImportError:
+        raise MissingDependencyError(
+            "langchain-core", extra="langgraph", purpose="LangGraph tools"
+        ) from None
+    return tools
+
+
+def route_tool(router: Any, route: Route, **call_options: Any) -> Any:
+    """One route as a LangChain ``StructuredTool`` that runs through ``router.call``.
+
+    The tool returns the call's payload as JSON text (validated output, typed fields with
+    units); a refused or failed call becomes a ``ToolException`` whose message the agent
+    sees (``handle_tool_error``), so the model can correct its arguments.
+    """
+    tools = _langchain()
+    candidate = candidate_from_route(route, rank=0, score=0.0)
+    route_id = route.route_id
+
+    def run(**arguments: Any) -> str:
+        try:
+            result = router.call(route_id, arguments, **call_options)
+        except SchemaRouterError as exc:
+            raise tools.ToolException(str(exc)) from None
+        return json.dumps(call_payload(result), ensure_ascii=False, default=str)
+
+    async def arun(**arguments: Any) -> str:
+        try:
+            result = await router.acall(route_id, arguments, **call_options)
+        except SchemaRouterError as exc:
+            raise tools.ToolException(str(exc)) from None
+        return json.dumps(call_payload(result), ensure_ascii=False, default=str)
+
+    return tools.StructuredTool(
+        name=tool_name(route_id),
+        description=describe(candidate),
+        args_schema=tool_input_schema(candidate),
+        func=run,
+        coroutine=arun,
+        handle_tool_error=True,
+    )
+
+
+def bigtool_registry(
+    router: Any,
+    *,
+    routes: Iterable[str] | None = None,
+    executable_only: bool = True,
+    **call_options: Any,
+) -> dict[str, Any]:
+    """``tool_registry`` for ``create_agent``: tool name -> ``StructuredTool``, for
+    ``routes`` (route ids) or every registered route (bound ones only, by default).
+    ``call_options`` go to ``router.call`` (``allow_effects``, ``approve``, ``credentials``)."""
+    snapshot = router.snapshot()
+    ids = list(routes) if routes is not None else list(snapshot.route_ids())
+    registry: dict[str, Any] = {}
+    for route_id in ids:
+        route = snapshot.route(route_id)
+        if executable_only and not router.is_bound(route_id):
+            continue
+        registry[tool_name(route_id)] = route_tool(router, route, **call_options)
+    return registry
+
+
+def bigtool_retrievers(
+    router: Any,
+    *,
+    k: int = 5,
+    allow_effects: Iterable[Effect | str] = (Effect.READ,),
+    executable_only: bool = True,
+) -> tuple[Callable[[str], list[str]], Callable[[str], Awaitable[list[str]]]]:
+    """``(retrieve_tools_function, retrieve_tools_coroutine)`` for ``create_agent``: the
+    tool ids of the ``k`` best routes for a query (executable ones with an allowed effect,
+    by default), best first."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    state = ExecutionState(allowed_effects=frozenset(Effect(e) for e in allow_effects))
+
+    def ids(found: Any) -> list[str]:
+        return [tool_name(c.route_id) for c in found.candidates]
+
+    def retrieve_tools(query: str) -> list[str]:
+        """Retrieve the tools that can serve a request, given a plain-words query."""
+        if executable_only:
+            return ids(router.retrieve_executable(query, k=k, state=state))
+        return ids(router.retrieve(query, k=k))
+
+    async def aretrieve_tools(query: str) -> list[str]:
+        """Retrieve the tools that can serve a request, given a plain-words query."""
+        if executable_only:
+            return ids(await router.aretrieve_executable(query, k=k, state=state))
+        return ids(await router.aretrieve(query, k=k))
+
+    return retrieve_tools, aretrieve_tools

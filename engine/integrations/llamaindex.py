@@ -1,0 +1,224 @@
+"""A LlamaIndex ``ObjectRetriever`` of tools, backed by SchemaRouter.
+
+LlamaIndex agents take a ``tool_retriever`` (an ``ObjectRetriever`` of tools) instead of a
+fixed tool list: ``FunctionAgent(tool_retriever=..., llm=...)`` asks it for the tools of
+every request. :func:`tool_retriever` builds one whose retriever is ``router.retrieve``
+(``retrieve_executable`` by default: only tools that can run) and whose objects are
+LlamaIndex tools that run through ``router.call`` / ``router.acall`` (gate, policy, health,
+output validation)::
+
+    from llama_index.core.agent.workflow import FunctionAgent
+    from schemarouter.integrations.llamaindex import tool_retriever
+
+    agent = FunctionAgent(tool_retriever=tool_retriever(router, k=3), llm=llm)
+
+:class:`RouterNodeRetriever` (a ``BaseRetriever``) alone gives the ranked routes as nodes
+(text: the tool description; metadata: route id, tool name, score), for a query engine.
+
+Needs ``pip install 'schemarouter[llamaindex]'`` (``llama-index-core``): importing this
+module without it raises a MissingDependencyError that names the extra (nothing else in
+SchemaRouter imports this module).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from schemarouter.contracts import Effect, Route
+from schemarouter.errors import MissingDependencyError, SchemaRouterError
+from schemarouter.integrations.definitions import describe, tool_input_schema
+from schemarouter.integrations.names import tool_name
+from schemarouter.integrations.search import call_payload
+from schemarouter.results import candidate_from_route
+from schemarouter.state import ExecutionState
+
+__all__ = ["RouterNodeRetriever", "route_tool", "tool_retriever"]
+
+try:
+    from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.objects.base import ObjectRetriever
+    from llama_index.core.objects.base_node_mapping import BaseObjectNodeMapping
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+    from llama_index.core.tools.types import AsyncBaseTool, ToolMetadata, ToolOutput
+except ImportError as _missing:  # pragma: no cover - exercised without the extra
+    raise MissingDependencyError(
+        "llama-index-core", extra="llamaindex", purpose="LlamaIndex tool retrieval"
+    ) from _missing
+
+
+class _Metadata(ToolMetadata):
+    """Tool metadata whose parameters are the route's (pruned) JSON Schema."""
+
+    def __init__(self, *, name: str, description: str, parameters: dict[str, Any]) -> None:
+        super().__init__(description=description, name=name)
+        self.parameters = parameters
+
+    def get_parameters_dict(self) -> dict[str, Any]:
+        return dict(self.parameters)
+
+
+class RouteTool(AsyncBaseTool):
+    """One registered route as a LlamaIndex tool: ``call`` / ``acall`` run it through
+    ``router.call`` / ``router.acall``; a refusal or failure is an error output."""
+
+    def __init__(self, router: Any, route: Route, **call_options: Any) -> None:
+        candidate = candidate_from_route(route, rank=0, score=0.0)
+        self.router = router
+        self.route_id = route.route_id
+        self.route_fingerprint = route.fingerprint
+        self.call_options = call_options
+        self.name = tool_name(route.route_id)
+        self._metadata = _Metadata(
+            name=self.name,
+            description=describe(candidate),
+            parameters=tool_input_schema(candidate),
+        )
+
+    @property
+    def metadata(self) -> Any:
+        return self._metadata
+
+    def _output(self, arguments: dict[str, Any], result: Any) -> Any:
+        if isinstance(result, SchemaRouterError):
+            content, error = str(result), True
+        else:
+            content = json.dumps(call_payload(result), ensure_ascii=False, default=str)
+            error = not result.ok
+        return ToolOutput(
+            content=content,
+            tool_name=self.name,
+            raw_input={"kwargs": arguments},
+            raw_output=result,
+            is_error=error,
+        )
+
+    def call(self, *args: Any, **arguments: Any) -> Any:
+        if args and isinstance(args[0], dict) and not arguments:
+            arguments = dict(args[0])
+        try:
+            result: Any = self.router.call(self.route_id, arguments, **self.call_options)
+        except SchemaRouterError as exc:
+            result = exc
+        return self._output(arguments, result)
+
+    async def acall(self, *args: Any, **arguments: Any) -> Any:
+        if args and isinstance(args[0], dict) and not arguments:
+            arguments = dict(args[0])
+        try:
+            result: Any = await self.router.acall(self.route_id, arguments, **self.call_options)
+        except SchemaRouterError as exc:
+            result = exc
+        return self._output(arguments, result)
+
+
+def route_tool(router: Any, route: Route, **call_options: Any) -> RouteTool:
+    """One route as a LlamaIndex tool (see :class:`RouteTool`)."""
+    return RouteTool(router, route, **call_options)
+
+
+class RouterNodeRetriever(BaseRetriever):
+    """``router.retrieve`` as a LlamaIndex retriever of nodes, one per route."""
+
+    def __init__(
+        self,
+        router: Any,
+        *,
+        k: int = 5,
+        executable_only: bool = True,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+    ) -> None:
+        super().__init__()
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        self.router = router
+        self.k = k
+        self.executable_only = executable_only
+        self.state = ExecutionState(allowed_effects=frozenset(Effect(e) for e in allow_effects))
+
+    def _nodes(self, found: Any) -> list[Any]:
+        return [
+            NodeWithScore(
+                node=TextNode(
+                    id_=c.route_id,
+                    text=describe(c),
+                    metadata={"route_id": c.route_id, "tool_name": tool_name(c.route_id)},
+                ),
+                score=c.score,
+            )
+            for c in found.candidates
+        ]
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[Any]:
+        query = query_bundle.query_str
+        if self.executable_only:
+            return self._nodes(self.router.retrieve_executable(query, k=self.k, state=self.state))
+        return self._nodes(self.router.retrieve(query, k=self.k))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[Any]:
+        query = query_bundle.query_str
+        if self.executable_only:
+            found = await self.router.aretrieve_executable(query, k=self.k, state=self.state)
+        else:
+            found = await self.router.aretrieve(query, k=self.k)
+        return self._nodes(found)
+
+
+class _RouteToolMapping(BaseObjectNodeMapping["RouteTool"]):
+    """Nodes of :class:`RouterNodeRetriever` -> :class:`RouteTool` objects (made on demand,
+    from the registry snapshot current at retrieval)."""
+
+    def __init__(self, router: Any, **call_options: Any) -> None:
+        self.router = router
+        self.call_options = call_options
+        self._tools: dict[str, RouteTool] = {}
+
+    @classmethod
+    def from_objects(cls, objs: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("the mapping is made from a router: tool_retriever(router)")
+
+    @property
+    def obj_node_mapping(self) -> dict[str, RouteTool]:
+        return self._tools
+
+    def _add_object(self, obj: Any) -> None:
+        self._tools[obj.route_id] = obj
+
+    def to_node(self, obj: Any) -> Any:
+        return TextNode(id_=obj.route_id, text=obj.metadata.description)
+
+    def _from_node(self, node: Any) -> RouteTool:
+        route = self.router.snapshot().route(node.node_id)
+        cached = self._tools.get(route.route_id)
+        if cached is None or cached.route_fingerprint != route.fingerprint:
+            cached = RouteTool(self.router, route, **self.call_options)
+            self._tools[route.route_id] = cached
+        return cached
+
+    def persist(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError("nothing to persist: the router holds the registry")
+
+    @classmethod
+    def from_persist_dir(cls, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("nothing to persist: the router holds the registry")
+
+
+def tool_retriever(
+    router: Any,
+    *,
+    k: int = 5,
+    executable_only: bool = True,
+    **call_options: Any,
+) -> Any:
+    """An ``ObjectRetriever`` of tools for a LlamaIndex agent (``tool_retriever=``):
+    the ``k`` best routes for each request, as tools that run through ``router.call``.
+    ``call_options`` go to ``router.call``; an ``allow_effects`` among them also lets
+    retrieval offer routes with those effects."""
+    effects = call_options.get("allow_effects", (Effect.READ,))
+    retriever = RouterNodeRetriever(
+        router, k=k, executable_only=executable_only, allow_effects=effects
+    )
+    return ObjectRetriever(
+        retriever=retriever, object_node_mapping=_RouteToolMapping(router, **call_options)
+    )

@@ -1,0 +1,227 @@
+"""Client-side tool search for the Anthropic and OpenAI APIs, and tool results both take.
+
+**Anthropic** (client-side tool search): send every tool the model may use with
+``defer_loading: true`` (:func:`deferred_tools`) plus one ordinary search tool
+(:func:`anthropic_search_tool`); when the model calls it, run ``router.retrieve`` and answer
+with a ``tool_result`` holding ``tool_reference`` blocks (:func:`anthropic_search_result`):
+the API then loads the referenced definitions for the model.
+
+**OpenAI** (Responses API, client-executed tool search): offer
+:func:`openai_tool_search_tool`; when the model emits a ``tool_search_call``, answer with a
+``tool_search_output`` item that holds the full definitions of the retrieved tools
+(:func:`openai_tool_search_output`).
+
+Either way, when the model then calls a tool, :func:`call_tool` maps the name back to its
+route and runs it through ``router.call`` (gate, policy, health, output validation);
+:func:`anthropic_tool_result` and :func:`openai_function_call_output` turn the result, or
+the error, into the block or item the API takes next.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from schemarouter.contracts import Route
+from schemarouter.errors import SchemaRouterError
+from schemarouter.integrations.definitions import ToolSet, tool_definitions
+from schemarouter.integrations.names import route_for_tool, tool_name
+from schemarouter.results import Candidate, CapabilityRetrieval
+from schemarouter.results_exec import CallResult
+
+__all__ = [
+    "SEARCH_TOOL_DESCRIPTION",
+    "SEARCH_TOOL_NAME",
+    "SEARCH_TOOL_SCHEMA",
+    "acall_tool",
+    "anthropic_search_result",
+    "anthropic_search_tool",
+    "anthropic_tool_references",
+    "anthropic_tool_result",
+    "call_payload",
+    "call_tool",
+    "deferred_tools",
+    "openai_function_call_output",
+    "openai_tool_search_output",
+    "openai_tool_search_tool",
+]
+
+SEARCH_TOOL_NAME = "search_tools"
+SEARCH_TOOL_DESCRIPTION = (
+    "Search the registered tools (APIs, MCP tools, functions) for the few that can serve a "
+    "request. Describe the data or action you need in plain words; the best matches are "
+    "loaded for you to call."
+)
+SEARCH_TOOL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "What the tool must do or return."},
+        "k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "How many tools."},
+    },
+    "required": ["query"],
+}
+
+
+def _toolset(found: CapabilityRetrieval | ToolSet | Iterable[Candidate], format: str) -> ToolSet:
+    if isinstance(found, ToolSet):
+        if found.format != format:
+            raise ValueError(f"expected {format} definitions, got {found.format}")
+        return found
+    candidates = found.candidates if isinstance(found, CapabilityRetrieval) else found
+    return tool_definitions(candidates, format)  # type: ignore[arg-type]
+
+
+# -- Anthropic ---------------------------------------------------------------------------
+
+
+def anthropic_search_tool(*, name: str = SEARCH_TOOL_NAME) -> dict[str, Any]:
+    """The custom tool the model calls to search (an ordinary, non-deferred tool)."""
+    return {
+        "name": name,
+        "description": SEARCH_TOOL_DESCRIPTION,
+        "input_schema": SEARCH_TOOL_SCHEMA,
+    }
+
+
+def deferred_tools(routes: Iterable[Route | Candidate], format: str = "anthropic") -> ToolSet:
+    """Definitions of ``routes`` marked ``defer_loading`` (``anthropic`` or ``openai``): sent
+    with every request, loaded for the model only when a search references them."""
+    if format not in ("anthropic", "openai"):
+        raise ValueError("deferred loading exists for the anthropic and openai formats")
+    return tool_definitions(routes, format, defer_loading=True)  # type: ignore[arg-type]
+
+
+def anthropic_tool_references(
+    found: CapabilityRetrieval | ToolSet | Iterable[Candidate],
+) -> list[dict[str, Any]]:
+    """``tool_reference`` blocks naming the retrieved tools, best first."""
+    return [{"type": "tool_reference", "tool_name": n} for n in _toolset(found, "anthropic").names]
+
+
+def anthropic_search_result(
+    tool_use_id: str, found: CapabilityRetrieval | ToolSet | Iterable[Candidate]
+) -> dict[str, Any]:
+    """The ``tool_result`` answering a search call: ``tool_reference`` blocks, or a text
+    that says why nothing matched (an abstaining retrieval gives its reason)."""
+    references = anthropic_tool_references(found)
+    if references:
+        return {"type": "tool_result", "tool_use_id": tool_use_id, "content": references}
+    reason = found.reason if isinstance(found, CapabilityRetrieval) else ""
+    text = "No registered tool matches the request" + (f": {reason}" if reason else ".")
+    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
+
+
+def anthropic_tool_result(tool_use_id: str, result: CallResult | BaseException) -> dict[str, Any]:
+    """A ``tool_result`` block for a tool call: the result as JSON text, or the error
+    (``is_error``) so the model can correct its arguments."""
+    if isinstance(result, BaseException):
+        return {
+            "type": "tool_result",
+            "tool_use_id": tool_use_id,
+            "content": _error_text(result),
+            "is_error": True,
+        }
+    return {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": _json(call_payload(result)),
+    }
+
+
+# -- OpenAI ------------------------------------------------------------------------------
+
+
+def openai_tool_search_tool(*, description: str = SEARCH_TOOL_DESCRIPTION) -> dict[str, Any]:
+    """The Responses API ``tool_search`` tool, executed by the client (by the router)."""
+    return {
+        "type": "tool_search",
+        "execution": "client",
+        "description": description,
+        "parameters": SEARCH_TOOL_SCHEMA,
+    }
+
+
+def openai_tool_search_output(
+    call_id: str | None, found: CapabilityRetrieval | ToolSet | Iterable[Candidate]
+) -> dict[str, Any]:
+    """The ``tool_search_output`` item answering a ``tool_search_call``: the full function
+    definitions of the retrieved tools."""
+    tools = _toolset(found, "openai")
+    return {
+        "type": "tool_search_output",
+        "call_id": call_id,
+        "execution": "client",
+        "status": "completed",
+        "tools": list(tools),
+    }
+
+
+def openai_function_call_output(call_id: str, result: CallResult | BaseException) -> dict[str, Any]:
+    """The ``function_call_output`` item for a function call (an error is reported as text)."""
+    output = (
+        _error_text(result) if isinstance(result, BaseException) else _json(call_payload(result))
+    )
+    return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+# -- calls -------------------------------------------------------------------------------
+
+
+def call_tool(
+    router: Any, name: str, arguments: Mapping[str, Any] | None = None, **options: Any
+) -> CallResult:
+    """Run the tool ``name`` (a tool name or a route id) with ``arguments`` through
+    ``router.call``; ``options`` are its keywords (``allow_effects``, ``approve`` ...)."""
+    route_id = route_for_tool(router.snapshot(), name)
+    result: CallResult = router.call(route_id, arguments or {}, **options)
+    return result
+
+
+async def acall_tool(
+    router: Any, name: str, arguments: Mapping[str, Any] | None = None, **options: Any
+) -> CallResult:
+    """:func:`call_tool` with ``router.acall``."""
+    route_id = route_for_tool(router.snapshot(), name)
+    result: CallResult = await router.acall(route_id, arguments or {}, **options)
+    return result
+
+
+def call_payload(result: CallResult) -> dict[str, Any]:
+    """What a model reads back from a call: the validated output, and the typed fields
+    (value, unit, meaning, provenance) where the route declares them."""
+    payload: dict[str, Any] = {
+        "tool": tool_name(result.route_id),
+        "route_id": result.route_id,
+        "status": result.status,
+        "output": result.output,
+    }
+    typed = {
+        name: {
+            "value": value.value,
+            "unit": value.unit,
+            "semantic_id": value.semantic_id,
+            "source_type": value.source_type,
+            "license": value.license,
+            "status": value.status,
+        }
+        for name, value in result.fields.items()
+        if value.semantic_id or value.unit
+    }
+    if typed:
+        payload["fields"] = typed
+    if result.attribution:
+        payload["attribution"] = result.attribution
+    if result.warnings:
+        payload["warnings"] = list(result.warnings)
+    return payload
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _error_text(error: BaseException) -> str:
+    if isinstance(error, SchemaRouterError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"

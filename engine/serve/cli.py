@@ -1,0 +1,196 @@
+"""Command-line parts shared by ``schemarouter retrieve`` and ``schemarouter serve``.
+
+Both take the same sources: ``--catalog PATH``, ``--openapi [PROVIDER=]FILE|URL`` and
+``--mcp-tools [PROVIDER=]FILE`` (repeatable); ``serve`` also takes ``--config FILE`` (the
+gateway config: see :mod:`schemarouter.serve.config`), upstream servers
+(``--mcp-server PROVIDER=COMMAND|URL``), the routes allowed to have effects, and the
+transport. Flags add to what the config file lists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from schemarouter.serve.config import GatewayConfig, McpServerSpec, load_config, parse_source
+
+__all__ = [
+    "add_serve_parser",
+    "add_source_arguments",
+    "positive_int",
+    "sources_config",
+]
+
+SERVE_EPILOG = """\
+The gateway config (YAML or JSON; paths relative to it):
+
+  catalogs: [catalogs/materials]
+  openapi: [{source: weather.yaml, provider: weather}]
+  mcp_tools: [{source: tools.json, provider: github}]
+  mcp_servers: [{provider: notes, command: [python, notes_server.py]},
+                {provider: search, url: "http://127.0.0.1:9000/mcp"}]
+  allow: {write: [notes/mcp/add_note], destructive: []}    # read-only by default
+  search: {k: 5, max_k: 20, rerank: true, executable_only: true}
+
+Upstream MCP tools register as untrusted (write) unless `trusted: true`; only routes named
+under `allow` may run writes.
+"""
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--catalog",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="catalog file or folder (repeatable)",
+    )
+    parser.add_argument(
+        "--openapi",
+        action="append",
+        default=[],
+        metavar="[PROVIDER=]FILE|URL",
+        help="an OpenAPI 2.0/3.x document (repeatable; provider defaults to the file stem)",
+    )
+    parser.add_argument(
+        "--mcp-tools",
+        action="append",
+        default=[],
+        metavar="[PROVIDER=]FILE",
+        help="a recorded MCP tools/list result, JSON or YAML (repeatable)",
+    )
+
+
+def sources_config(args: argparse.Namespace, base: GatewayConfig | None = None) -> GatewayConfig:
+    """``base`` (or an empty config) plus the sources given as flags."""
+    config = base or GatewayConfig()
+    return config.model_copy(
+        update={
+            "catalogs": config.catalogs + tuple(str(c) for c in args.catalog or ()),
+            "openapi": config.openapi + tuple(parse_source(s) for s in args.openapi),
+            "mcp_tools": config.mcp_tools + tuple(parse_source(s) for s in args.mcp_tools),
+        }
+    )
+
+
+def _mcp_server(text: str) -> McpServerSpec:
+    provider, sep, target = text.partition("=")
+    if not sep or not provider or not target:
+        raise argparse.ArgumentTypeError(f"expected PROVIDER=COMMAND or PROVIDER=URL, got {text!r}")
+    if target.lower().startswith(("http://", "https://")):
+        return McpServerSpec(provider=provider, url=target)
+    return McpServerSpec(provider=provider, command=shlex.split(target))
+
+
+def _serve_config(args: argparse.Namespace) -> GatewayConfig:
+    config = load_config(args.config) if args.config else GatewayConfig()
+    config = sources_config(args, config)
+    search = config.search.model_copy(
+        update={
+            key: value
+            for key, value in {
+                "k": args.k,
+                "rerank": False if args.no_rerank else None,
+                "executable_only": False if args.all_routes else None,
+            }.items()
+            if value is not None
+        }
+    )
+    allow = config.allow.model_copy(
+        update={
+            "write": config.allow.write + tuple(args.allow_write),
+            "destructive": config.allow.destructive + tuple(args.allow_destructive),
+        }
+    )
+    update: dict[str, Any] = {
+        "mcp_servers": config.mcp_servers + tuple(args.mcp_server),
+        "search": search,
+        "allow": allow,
+    }
+    if args.index:
+        update["index"] = str(args.index)
+    if args.name:
+        update["name"] = args.name
+    return config.model_copy(update=update)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from schemarouter.serve.gateway import Gateway
+    from schemarouter.serve.server import run_server
+
+    config = _serve_config(args)
+    if not (config.catalogs or config.openapi or config.mcp_tools or config.mcp_servers):
+        config = config.model_copy(update={"catalogs": (str(_bundled_catalog()),)})
+    gateway = Gateway.from_config(config)
+    # warm the index (and its models) before the first request, off the request path
+    gateway.router.index  # noqa: B018
+    print(
+        f"schemarouter serve: {len(gateway.router.snapshot())} routes over {args.transport}"
+        + (f" at http://{args.host}:{args.port}{args.path}" if args.transport == "http" else ""),
+        file=sys.stderr,
+    )
+    run_server(gateway, transport=args.transport, host=args.host, port=args.port, path=args.path)
+    return 0
+
+
+def _bundled_catalog() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("schemarouter.data").joinpath("catalogs", "materials")))
+
+
+def add_serve_parser(commands: Any) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="serve tool search over MCP (stdio or streamable HTTP)",
+        description="An MCP server with search_tools, describe_tool and call_tool over the "
+        "registered routes (default: the bundled catalog). Needs the serve extra.",
+        epilog=SERVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("--config", type=Path, metavar="FILE", help="gateway config (YAML/JSON)")
+    add_source_arguments(serve)
+    serve.add_argument(
+        "--mcp-server",
+        action="append",
+        default=[],
+        type=_mcp_server,
+        metavar="PROVIDER=COMMAND|URL",
+        help="an upstream MCP server (repeatable; untrusted: its tools count as writes)",
+    )
+    serve.add_argument(
+        "--allow-write",
+        action="append",
+        default=[],
+        metavar="ROUTE",
+        help="a route id or tool name (wildcards) that may run writes (repeatable)",
+    )
+    serve.add_argument(
+        "--allow-destructive", action="append", default=[], metavar="ROUTE", help="likewise"
+    )
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--path", default="/mcp", help="URL path of the MCP endpoint (http)")
+    serve.add_argument("-k", type=positive_int, help="default number of tools a search returns")
+    serve.add_argument("--no-rerank", action="store_true", help="fusion order only (faster)")
+    serve.add_argument(
+        "--all-routes", action="store_true", help="search every route, not only executable ones"
+    )
+    serve.add_argument("--index", type=Path, metavar="DIR", help="a saved index to load")
+    serve.add_argument("--name", help="the server's name (default: schemarouter)")
+    serve.set_defaults(handler=_cmd_serve)

@@ -1,0 +1,215 @@
+"""The gateway's configuration: what to register, what may have effects, how to search.
+
+A YAML or JSON file (paths in it are relative to the file)::
+
+    name: lab-gateway
+    catalogs: [catalogs/materials]
+    openapi:
+      - {source: specs/weather.yaml, provider: weather}
+      - {source: "https://api.example.org/openapi.json", provider: example,
+         base_url: "https://api.example.org"}
+    mcp_tools:                        # recorded tools/list results (retrieval only)
+      - {source: tools/github.json, provider: github}
+    mcp_servers:                      # upstream servers, kept open, proxied through the gate
+      - {provider: notes, command: [python, notes_server.py]}
+      - {provider: search, url: "http://127.0.0.1:9000/mcp"}
+    allow:                            # read-only by default
+      write: [notes/mcp/add_note]     # route ids or tool names, * wildcards
+      destructive: []
+    search: {k: 5, max_k: 20, rerank: true, executable_only: true}
+    index: .schemarouter/index        # a saved index to load (optional)
+    credentials: {env_prefix: ""}     # credentials come from the environment
+
+Upstream servers register as **untrusted** unless ``trusted: true``: their tools are
+``write`` (``destructive`` where they say so) whatever their annotations claim, so under the
+default read-only policy no upstream tool runs until the ``allow`` section names it. A route
+named under ``allow.write`` may run write calls, one under ``allow.destructive`` destructive
+ones too; the gateway approves exactly those and nothing else.
+
+The same source specs serve ``schemarouter retrieve`` and ``schemarouter serve`` on the
+command line: ``--openapi [PROVIDER=]FILE|URL`` and ``--mcp-tools [PROVIDER=]FILE`` (the
+provider defaults to the file's stem, or the URL's host).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from schemarouter.compile import format_validation_error, slugify
+from schemarouter.contracts import Effect
+from schemarouter.errors import DocumentError
+
+__all__ = [
+    "DEFAULT_MAX_K",
+    "DEFAULT_SEARCH_K",
+    "AllowSpec",
+    "GatewayConfig",
+    "McpServerSpec",
+    "SearchSpec",
+    "SourceSpec",
+    "load_config",
+    "parse_source",
+]
+
+DEFAULT_SEARCH_K = 5
+DEFAULT_MAX_K = 20
+_URL = re.compile(r"^https?://", re.IGNORECASE)
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceSpec(_Spec):
+    """An OpenAPI document or a recorded ``tools/list`` result: a path or an http(s) URL."""
+
+    source: str = Field(min_length=1)
+    provider: str | None = None
+    base_url: str | None = None
+    #: The caller's own word on effects (endpoint or tool name -> read/write/destructive).
+    effect_overrides: dict[str, Effect] = Field(default_factory=dict)
+
+    def provider_id(self) -> str:
+        """The provider given, else the file's stem or the URL's host."""
+        if self.provider:
+            return self.provider
+        if _URL.match(self.source):
+            host = re.sub(r"^https?://", "", self.source, flags=re.IGNORECASE).split("/")[0]
+            return slugify(host.split(":")[0])
+        return slugify(Path(self.source).stem)
+
+    def resolved(self, base: Path) -> SourceSpec:
+        if _URL.match(self.source) or Path(self.source).is_absolute():
+            return self
+        return self.model_copy(update={"source": str(base / self.source)})
+
+
+class McpServerSpec(_Spec):
+    """An upstream MCP server: a command (stdio) or a URL (streamable HTTP)."""
+
+    provider: str = Field(min_length=1)
+    command: list[str] | str | None = None
+    url: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    #: Whether the server's annotations may make a tool read-only (default: no).
+    trusted: bool = False
+    default_effect: Effect | None = None
+    effect_overrides: dict[str, Effect] = Field(default_factory=dict)
+    timeout: float = Field(default=30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> McpServerSpec:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give exactly one of command (stdio) or url (streamable HTTP)")
+        if self.url is not None and not _URL.match(self.url):
+            raise ValueError(f"url {self.url!r} must be an http(s) URL")
+        if isinstance(self.command, list) and not self.command:
+            raise ValueError("command must not be empty")
+        return self
+
+    def target(self) -> Sequence[str] | str:
+        return self.url if self.url is not None else self.command  # type: ignore[return-value]
+
+
+class AllowSpec(_Spec):
+    """Routes that may have effects (route ids or tool names, ``*`` wildcards)."""
+
+    write: tuple[str, ...] = ()
+    destructive: tuple[str, ...] = ()
+
+    def effects_for(self, route_id: str, name: str) -> frozenset[Effect]:
+        """The effects calls of this route may have (``read`` always)."""
+
+        def named(patterns: Sequence[str]) -> bool:
+            return any(
+                fnmatch.fnmatchcase(route_id, p) or fnmatch.fnmatchcase(name, p) for p in patterns
+            )
+
+        effects = {Effect.READ}
+        if named(self.write) or named(self.destructive):
+            effects.add(Effect.WRITE)
+        if named(self.destructive):
+            effects.add(Effect.DESTRUCTIVE)
+        return frozenset(effects)
+
+
+class SearchSpec(_Spec):
+    k: int = Field(default=DEFAULT_SEARCH_K, ge=1)
+    max_k: int = Field(default=DEFAULT_MAX_K, ge=1)
+    rerank: bool = True
+    #: Search only routes that can run now (bound, healthy); False: every registered route.
+    executable_only: bool = True
+
+
+class CredentialSpec(_Spec):
+    #: Credentials are read from environment variables named ``env_prefix + NAME``.
+    env_prefix: str = ""
+
+
+class GatewayConfig(_Spec):
+    """What ``schemarouter serve`` registers and allows (see the module docstring)."""
+
+    name: str = "schemarouter"
+    catalogs: tuple[str, ...] = ()
+    openapi: tuple[SourceSpec, ...] = ()
+    mcp_tools: tuple[SourceSpec, ...] = ()
+    mcp_servers: tuple[McpServerSpec, ...] = ()
+    allow: AllowSpec = Field(default_factory=AllowSpec)
+    search: SearchSpec = Field(default_factory=SearchSpec)
+    index: str | None = None
+    credentials: CredentialSpec = Field(default_factory=CredentialSpec)
+
+    def resolved(self, base: Path) -> GatewayConfig:
+        """Relative paths made relative to ``base`` (the config file's folder)."""
+
+        def path(value: str) -> str:
+            return value if Path(value).is_absolute() else str(base / value)
+
+        servers = tuple(
+            s.model_copy(update={"cwd": path(s.cwd)}) if s.cwd else s for s in self.mcp_servers
+        )
+        return self.model_copy(
+            update={
+                "catalogs": tuple(path(c) for c in self.catalogs),
+                "openapi": tuple(s.resolved(base) for s in self.openapi),
+                "mcp_tools": tuple(s.resolved(base) for s in self.mcp_tools),
+                "mcp_servers": servers,
+                "index": path(self.index) if self.index else None,
+            }
+        )
+
+
+def load_config(path: str | Path) -> GatewayConfig:
+    """Read and check a gateway config file; a DocumentError says where it is wrong."""
+    from schemarouter.catalog import read_structured_file
+
+    file = Path(path)
+    data = read_structured_file(file)
+    if not isinstance(data, Mapping):
+        raise DocumentError(
+            f"a gateway config must be a mapping, got {type(data).__name__}",
+            where=str(file),
+            hint="Start with 'catalogs:', 'openapi:' or 'mcp_servers:'",
+        )
+    try:
+        config = GatewayConfig.model_validate(data)
+    except ValidationError as exc:
+        what, loc = format_validation_error(exc)
+        raise DocumentError(
+            what, where=f"{file}: {loc}", hint="See `schemarouter serve --help` for the format"
+        ) from None
+    return config.resolved(file.resolve().parent)
+
+
+def parse_source(text: str) -> SourceSpec:
+    """``[PROVIDER=]FILE|URL`` from the command line."""
+    provider, sep, source = text.partition("=")
+    if sep and re.fullmatch(r"[A-Za-z0-9_.\-]+", provider) and not _URL.match(text):
+        return SourceSpec(source=source, provider=slugify(provider))
+    return SourceSpec(source=text)

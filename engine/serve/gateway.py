@@ -1,0 +1,268 @@
+"""The gateway: a router built from a config, and the three operations the server exposes.
+
+:class:`Gateway` answers ``search_tools``, ``describe_tool`` and ``call_tool`` through the
+router's public API only (``retrieve_executable`` / ``retrieve``, ``call`` / ``acall``), so
+the gate, policy, health and output validation apply unchanged. It adds the gateway's own
+policy on top: a route may run write (or destructive) calls only where the config's
+``allow`` section names it, and the gateway approves exactly those calls; search offers only
+tools that can run under that policy (``search.executable_only``, the default).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from schemarouter.contracts import Effect, Route
+from schemarouter.credentials import EnvironmentCredentials
+from schemarouter.errors import DocumentError, PolicyError, SchemaRouterError
+from schemarouter.integrations.definitions import tool_definition
+from schemarouter.integrations.names import route_for_tool, tool_name
+from schemarouter.results import CapabilityRetrieval, candidate_from_route
+from schemarouter.results_exec import CallResult
+from schemarouter.serve.config import GatewayConfig, SourceSpec
+from schemarouter.state import ExecutionState
+
+__all__ = ["Gateway", "build_router", "register_sources"]
+
+logger = logging.getLogger(__name__)
+
+#: How many ranked routes search looks at to fill ``k`` with tools the policy allows.
+_SEARCH_DEPTH = 50
+
+
+def _read_tools(spec: SourceSpec) -> Any:
+    from schemarouter.adapters._document import load_document
+    from schemarouter.catalog import read_structured_file
+
+    if spec.source.lower().startswith(("http://", "https://")):
+        return load_document(spec.source).data
+    return read_structured_file(Path(spec.source))
+
+
+def register_sources(
+    router: Any,
+    *,
+    catalogs: tuple[str, ...] = (),
+    openapi: tuple[SourceSpec, ...] = (),
+    mcp_tools: tuple[SourceSpec, ...] = (),
+) -> None:
+    """Register catalogs, OpenAPI documents and recorded ``tools/list`` results."""
+    for catalog in catalogs:
+        router.add_catalog(catalog)
+    for spec in openapi:
+        router.add_openapi(
+            spec.source,
+            provider=spec.provider_id(),
+            base_url=spec.base_url,
+            effect_overrides=spec.effect_overrides or None,
+        )
+    for spec in mcp_tools:
+        router.add_mcp_tools(
+            _read_tools(spec),
+            provider=spec.provider_id(),
+            server=spec.base_url,
+            effect_overrides=spec.effect_overrides or None,
+        )
+
+
+def build_router(config: GatewayConfig, **router_options: Any) -> Any:
+    """A router with everything ``config`` lists registered, upstream MCP servers connected
+    (sessions the router owns) and bound; ``router_options`` go to ``SchemaRouter``."""
+    from schemarouter.router import SchemaRouter
+
+    if not config.search.rerank:
+        router_options.setdefault("reranker", None)
+    if config.index:
+        router_options.setdefault("index", config.index)
+    router = SchemaRouter(**router_options)
+    try:
+        register_sources(
+            router, catalogs=config.catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools
+        )
+        for server in config.mcp_servers:
+            router.add_mcp_server(
+                server.target(),
+                provider=server.provider,
+                trusted=server.trusted,
+                env=server.env or None,
+                default_effect=server.default_effect,
+                effect_overrides=server.effect_overrides or None,
+                timeout=server.timeout,
+            )
+    except BaseException:
+        router.close()
+        raise
+    if not len(router.snapshot()):
+        router.close()
+        raise DocumentError(
+            "the gateway registers no route",
+            where="gateway config",
+            hint="List catalogs, openapi documents, mcp_tools or mcp_servers",
+        )
+    return router
+
+
+class Gateway:
+    """``search_tools`` / ``describe_tool`` / ``call_tool`` over one router."""
+
+    def __init__(self, router: Any, config: GatewayConfig | None = None) -> None:
+        self.router = router
+        self.config = config or GatewayConfig()
+        self.credentials = EnvironmentCredentials(prefix=self.config.credentials.env_prefix)
+        self._client: httpx.AsyncClient | None = None
+
+    @classmethod
+    def from_config(cls, config: GatewayConfig, **router_options: Any) -> Gateway:
+        return cls(build_router(config, **router_options), config)
+
+    # -- policy ------------------------------------------------------------------------------
+
+    def effects_for(self, route: Route) -> frozenset[Effect]:
+        """The effects this gateway lets ``route`` have (read; more where the config names it)."""
+        return self.config.allow.effects_for(route.route_id, tool_name(route.route_id))
+
+    def allows(self, route: Route) -> bool:
+        return route.endpoint.effect in self.effects_for(route)
+
+    # -- search ------------------------------------------------------------------------------
+
+    def _k(self, k: int | None) -> int:
+        search = self.config.search
+        if k is None:
+            return search.k
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be a whole number from 1 to {search.max_k}, got {k!r}")
+        return min(k, search.max_k)
+
+    def retrieve(self, query: str, k: int | None = None) -> CapabilityRetrieval:
+        """The ``k`` best tools for ``query`` that may run under this gateway's policy."""
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError("query must be a non-empty text")
+        k = self._k(k)
+        if not self.config.search.executable_only:
+            result: CapabilityRetrieval = self.router.retrieve(query, k=k)
+            return result
+        allowed = {Effect.READ}
+        if self.config.allow.write or self.config.allow.destructive:
+            allowed |= {Effect.WRITE}
+        if self.config.allow.destructive:
+            allowed |= {Effect.DESTRUCTIVE}
+        state = ExecutionState(allowed_effects=frozenset(allowed))
+        depth = k if allowed == {Effect.READ} else max(k, _SEARCH_DEPTH)
+        found: CapabilityRetrieval = self.router.retrieve_executable(query, k=depth, state=state)
+        snapshot = self.router.snapshot()
+        kept = [c for c in found.candidates if self.allows(snapshot.routes[c.route_id])][:k]
+        return found.model_copy(update={"candidates": tuple(kept), "k": k})
+
+    def search(self, query: str, k: int | None = None) -> dict[str, Any]:
+        """What ``search_tools`` answers: MCP tool definitions, best first."""
+        found = self.retrieve(query, k)
+        tools = []
+        for candidate in found.candidates:
+            definition = tool_definition(candidate, "mcp")
+            definition["effect"] = candidate.effect.value
+            tools.append(definition)
+        answer: dict[str, Any] = {"query": found.query, "tools": tools}
+        if not tools:
+            answer["reason"] = found.reason or "no registered tool that may run here matches"
+        return answer
+
+    # -- describe ----------------------------------------------------------------------------
+
+    def describe(self, name: str) -> dict[str, Any]:
+        """Everything a model may want before calling ``name``: its definition, what it
+        returns (fields, types, units, meaning, provenance), its effect and whether it may
+        run here."""
+        snapshot = self.router.snapshot()
+        route = snapshot.route(route_for_tool(snapshot, name))
+        candidate = candidate_from_route(route, rank=0, score=0.0)
+        definition = tool_definition(candidate, "mcp")
+        definition.update(
+            {
+                "route_id": route.route_id,
+                "provider": route.provider.display_name,
+                "effect": route.endpoint.effect.value,
+                "allowed": self.allows(route),
+                "executable": self.router.is_bound(route.route_id)
+                and self.router.is_healthy(route.route_id),
+                "credentials": list(route.access.auth.credentials),
+                "returns": [
+                    {
+                        key: value
+                        for key, value in {
+                            "name": f.name,
+                            "path": f.path,
+                            "type": f.json_schema.get("type"),
+                            "unit": f.unit,
+                            "semantic_id": f.semantic_id,
+                            "description": f.description or None,
+                            "identifier": f.identifier or None,
+                        }.items()
+                        if value is not None
+                    }
+                    for f in candidate.output_fields
+                ],
+                "source_type": candidate.source_type.value,
+                "license": candidate.license,
+            }
+        )
+        return definition
+
+    # -- call --------------------------------------------------------------------------------
+
+    def _call_options(self, route: Route) -> dict[str, Any]:
+        effects = self.effects_for(route)
+        if route.endpoint.effect not in effects:
+            raise PolicyError(
+                f"tool {tool_name(route.route_id)!r} has effect {route.endpoint.effect.value}; "
+                "this gateway runs it only where its config allows it",
+                where=route.route_id,
+                hint=f"Name it under allow.{route.endpoint.effect.value} in the gateway config",
+            )
+
+        def approve(approved: Route, arguments: Mapping[str, Any]) -> bool:
+            return approved.route_id == route.route_id and approved.endpoint.effect in effects
+
+        return {"allow_effects": effects, "approve": approve, "credentials": self.credentials}
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
+        snapshot = self.router.snapshot()
+        route = snapshot.route(route_for_tool(snapshot, name))
+        result: CallResult = self.router.call(
+            route.route_id, arguments or {}, **self._call_options(route)
+        )
+        return result
+
+    async def acall(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
+        snapshot = self.router.snapshot()
+        route = snapshot.route(route_for_tool(snapshot, name))
+        options = self._call_options(route)
+        if self._client is None:
+            self._client = httpx.AsyncClient(follow_redirects=False)
+        result: CallResult = await self.router.acall(
+            route.route_id, arguments or {}, client=self._client, **options
+        )
+        return result
+
+    # -- lifetime ----------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+        self.close()
+
+    def close(self) -> None:
+        """Close the upstream sessions (the router's)."""
+        self.router.close()
+
+
+def error_text(error: BaseException) -> str:
+    if isinstance(error, SchemaRouterError | ValueError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"

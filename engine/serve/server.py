@@ -1,0 +1,138 @@
+"""``schemarouter serve``: the gateway as an MCP server (stdio or streamable HTTP).
+
+Built on the MCP SDK's ``MCPServer`` (the ``serve`` extra). It exposes three tools, the tool
+search pattern agents and coding assistants already use:
+
+- ``search_tools(query, k)``: the ``k`` best tools for a request, as MCP tool definitions
+  (name, description with provider, returns and units, pruned input schema, annotations);
+- ``describe_tool(name)``: one tool's definition, what it returns (fields, types, units,
+  meaning), its effect and whether this gateway lets it run;
+- ``call_tool(name, arguments)``: runs the tool through ``router.acall`` (gate, policy,
+  health, output validation); the result's ``structuredContent`` holds the validated output
+  and the typed fields, its text the same as JSON; a refusal or failure is an ``isError``
+  result that says why, so the model can correct itself.
+"""
+
+# no ``from __future__ import annotations``: the SDK reads the tools' annotations at
+# registration, and CallToolResult is imported inside build_server (the SDK loads only there)
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from schemarouter.errors import MissingDependencyError
+from schemarouter.integrations.search import call_payload
+from schemarouter.serve.gateway import Gateway, error_text
+
+__all__ = ["INSTRUCTIONS", "build_server", "run_server"]
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "This server finds and runs registered tools (APIs, MCP tools, functions). Call "
+    "search_tools with what you need in plain words, then call_tool with a tool name it "
+    "returned and arguments that follow its inputSchema; describe_tool tells what a tool "
+    "returns and whether it may run here."
+)
+
+
+def _sdk() -> Any:
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError:
+        raise MissingDependencyError(
+            "mcp", extra="serve", purpose="serving tool search over MCP"
+        ) from None
+    return MCPServer
+
+
+def build_server(gateway: Gateway) -> Any:
+    """An ``MCPServer`` answering ``search_tools`` / ``describe_tool`` / ``call_tool``."""
+    server_cls = _sdk()
+    from mcp.types import CallToolResult, TextContent, ToolAnnotations
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        try:
+            yield None
+        finally:
+            await gateway.aclose()
+
+    server = server_cls(
+        gateway.config.name,
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        log_level="WARNING",
+    )
+    k_default = gateway.config.search.k
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    def error(exc: BaseException) -> CallToolResult:
+        return CallToolResult(
+            content=[TextContent(type="text", text=error_text(exc))], is_error=True
+        )
+
+    async def search_tools(query: str, k: int = k_default) -> CallToolResult:
+        """Find the tools that can serve a request: describe the data or action you need in
+        plain words. Returns the best tools (name, description, inputSchema), best first."""
+        import asyncio
+
+        try:
+            answer = await asyncio.to_thread(gateway.search, query, k)
+        except Exception as exc:
+            return error(exc)
+        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)], structured_content=answer
+        )
+
+    def describe_tool(name: str) -> CallToolResult:
+        """A tool's full description: its input schema, what it returns (fields, types,
+        units), its effect and whether it may run here."""
+        try:
+            answer = gateway.describe(name)
+        except Exception as exc:
+            return error(exc)
+        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)], structured_content=answer
+        )
+
+    async def call_tool(name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+        """Run a tool that search_tools returned, with arguments that follow its
+        inputSchema. Returns the validated output, with units where the tool declares them."""
+        try:
+            result = await gateway.acall(name, arguments or {})
+        except Exception as exc:
+            return error(exc)
+        payload = call_payload(result)
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)],
+            structured_content=json.loads(text),
+            is_error=not result.ok,
+        )
+
+    server.add_tool(search_tools, title="Search tools", annotations=read_only)
+    server.add_tool(describe_tool, title="Describe a tool", annotations=read_only)
+    server.add_tool(call_tool, title="Call a tool")
+    return server
+
+
+def run_server(
+    gateway: Gateway,
+    *,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+) -> None:
+    """Serve ``gateway`` until interrupted (stdio, or streamable HTTP on ``host:port``)."""
+    server = build_server(gateway)
+    if transport == "stdio":
+        server.run("stdio")
+    elif transport in ("http", "streamable-http"):
+        server.run("streamable-http", host=host, port=port, streamable_http_path=path)
+    else:
+        raise ValueError(f"unknown transport {transport!r}; use stdio or http")

@@ -1,0 +1,214 @@
+"""router.call / acall and planning on a user's own registry (no semantic ids anywhere).
+
+The registry is what a new user brings: an OpenAPI document served for real on loopback
+(tests/servers/user_api.py), plus typed Python callables. Before this change, ``plan`` on
+such a registry selected no output fields and ``execute`` reported ``ok`` with no values;
+there was no public way to run the route and arguments an agent picked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter, capability
+from schemarouter.errors import (
+    GateError,
+    OutputValidationError,
+    ParameterValidationError,
+    PolicyError,
+)
+from schemarouter.index import HashingEncoder
+
+from servers.loopback import LoopbackServer
+from servers.user_api import (
+    ALERT,
+    BROKEN,
+    FORECAST,
+    STATION,
+    weather_openapi,
+    weather_router,
+)
+
+
+@pytest.fixture
+def router(weather: LoopbackServer) -> SchemaRouter:
+    weather.reset()
+    return weather_router(weather.base_url)
+
+
+# -- call ------------------------------------------------------------------------------------
+
+
+def test_call_returns_the_whole_validated_output(
+    router: SchemaRouter, weather: LoopbackServer
+) -> None:
+    result = router.call(FORECAST, {"city": "Paris", "days": 2})
+    assert result.ok and result.status == "ok" and not result.projected
+    assert result.output == {
+        "city": "Paris",
+        "units": "metric",
+        "days": [
+            {"date": "2025-06-01", "temp_max": 30.5, "precip_mm": 0.0},
+            {"date": "2025-06-02", "temp_max": 29.5, "precip_mm": 0.2},
+        ],
+    }
+    assert result.fields == {}  # nothing declared a semantic id, unit or identifier
+    assert result.calls == 1 and result.attempts[0].ok and result.bytes > 0
+    assert weather.paths() == ["/forecast?city=Paris&days=2"]
+
+
+def test_call_projects_to_the_requested_fields(router: SchemaRouter) -> None:
+    result = router.call(FORECAST, {"city": "Oslo"}, fields=["days.temp_max", "city"])
+    assert result.projected
+    assert result.output == {"city": "Oslo", "days": [{"temp_max": 30.5}, {"temp_max": 29.5}]}
+    assert result.value("days.temp_max") == [30.5, 29.5]
+    assert result.fields["city"].route_id == FORECAST
+
+
+def test_call_types_the_fields_a_route_declares() -> None:
+    @capability(fields={"result": {"unit": "GPa", "semantic_id": "mechanical.hardness"}})
+    def vickers_hardness(sample_id: str) -> float:
+        """Vickers hardness measured in our lab."""
+        return 9.5
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable(vickers_hardness, provider="lab")
+    (route_id,) = router.snapshot().route_ids()
+    result = router.call(route_id, {"sample_id": "S-12"})
+    assert result.output == 9.5
+    hardness = result.fields["result"]
+    assert (hardness.value, hardness.unit, hardness.semantic_id) == (
+        9.5,
+        "GPa",
+        "mechanical.hardness",
+    )
+
+
+def test_acall_gives_the_same_result(router: SchemaRouter) -> None:
+    sync = router.call(STATION, {"station_id": "LFPG"})
+    async_ = asyncio.run(router.acall(STATION, {"station_id": "LFPG"}))
+    assert (
+        sync.output
+        == async_.output
+        == {
+            "id": "LFPG",
+            "name": "Paris Montsouris",
+            "elevation_m": 75.0,
+        }
+    )
+    assert async_.status == "ok"
+
+
+def test_call_refuses_what_the_gate_refuses(router: SchemaRouter, weather: LoopbackServer) -> None:
+    with pytest.raises(GateError, match="not registered") as unknown:
+        router.call("weather/rest/get_forcast", {"city": "Paris"})
+    assert "weather/rest/get_forecast" in str(unknown.value)  # did you mean ...
+    with pytest.raises(GateError, match="no output field 'temp_max'") as field:
+        router.call(FORECAST, {"city": "Paris"}, fields=["temp_max"])
+    assert "days.temp_max" in str(field.value)
+    with pytest.raises(ParameterValidationError, match="'city' is a required property"):
+        router.call(FORECAST, {})
+    with pytest.raises(ParameterValidationError, match=r"\$\.days"):
+        router.call(FORECAST, {"city": "Paris", "days": 30})
+    with pytest.raises(ParameterValidationError, match="no parameter 'town'"):
+        router.call(FORECAST, {"town": "Paris"})
+    with pytest.raises(ParameterValidationError, match="mapping"):
+        router.call(FORECAST, ["Paris"])  # type: ignore[arg-type]
+    assert weather.requests == []  # nothing reached the server
+
+
+def test_writes_need_the_effect_and_an_approval(router: SchemaRouter) -> None:
+    body = {"body": {"city": "Paris", "message": "heat wave"}}
+    with pytest.raises(PolicyError, match="effect write"):
+        router.call(ALERT, body)
+    with pytest.raises(PolicyError, match="approval"):
+        router.call(ALERT, body, allow_effects={"read", "write"})
+    seen: list[str] = []
+
+    def approve(route: Any, arguments: Any) -> bool:
+        seen.append(route.route_id)
+        return True
+
+    result = router.call(ALERT, body, allow_effects={"read", "write"}, approve=approve)
+    assert result.output == {"id": 1, "status": "created"} and seen == [ALERT]
+
+
+def test_output_that_breaks_its_schema_is_an_error(router: SchemaRouter) -> None:
+    with pytest.raises(OutputValidationError, match=r"output \$\.aqi"):
+        router.call(BROKEN, {})
+    kept = router.call(BROKEN, {}, partial=True)
+    assert kept.status == "partial" and kept.output == {"aqi": "moderate"}
+    assert kept.issues and kept.issues[0].path == "$.aqi"
+
+
+def test_unhealthy_routes_are_refused(router: SchemaRouter) -> None:
+    router.mark_unhealthy(STATION)
+    with pytest.raises(PolicyError, match="unhealthy"):
+        router.call(STATION, {"station_id": "LFPG"})
+
+
+# -- planning on any registry ----------------------------------------------------------------
+
+
+def test_plan_fills_arguments_the_schema_accepts_and_keeps_the_whole_output(
+    router: SchemaRouter,
+) -> None:
+    plan = router.plan('daily forecast for city "Paris" in imperial units, days 3')
+    (step,) = plan.steps
+    assert step.route_id == FORECAST and step.whole_output
+    assert step.arguments == {"city": "Paris", "units": "imperial", "days": 3}
+    assert plan.missing_arguments == {} and plan.reason == ""
+    result = router.execute(plan)
+    (done,) = result.steps
+    assert done.status == "ok"
+    assert done.output["units"] == "imperial" and len(done.output["days"]) == 3
+    # the old failure: ok, one call, nothing handed back
+    assert result.calls == 1 and done.output is not None
+
+
+def test_minimal_plans_project_to_the_matched_fields(router: SchemaRouter) -> None:
+    hits = router.index.search("forecast temp_max", k=5)
+    matched = next(h.matched_fields for h in hits if h.route_id == FORECAST)
+    assert "days.temp_max" in matched
+    plan = router.plan(
+        PlanRequest(query="forecast temp_max city=Rome", projection="minimal"),
+    )
+    (step,) = plan.steps
+    assert not step.whole_output and "days.temp_max" in step.fields
+    result = router.execute(plan)
+    output = result.steps[0].output
+    assert output["days"] == [{"temp_max": 30.5}, {"temp_max": 29.5}]
+    assert result.field("days.temp_max").value == [30.5, 29.5]
+
+
+def test_plan_lists_missing_arguments(router: SchemaRouter) -> None:
+    plan = router.plan("daily weather forecast")
+    assert plan.route_ids == (FORECAST,)
+    assert plan.missing_arguments == {FORECAST: ("city",)}
+    with pytest.raises(ParameterValidationError, match="city"):
+        router.execute(plan)
+
+
+def test_an_empty_plan_says_why(weather: LoopbackServer) -> None:
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    document = weather_openapi(weather.base_url)
+    document["paths"] = {"/alerts": document["paths"]["/alerts"]}  # writes only
+    router.add_openapi(document, provider="weather")
+    plan = router.plan("create a weather alert for Paris")
+    assert plan.steps == ()
+    assert "effect write" in plan.reason and "allowed_effects" in plan.reason
+    allowed = router.plan(
+        PlanRequest(query="create a weather alert", allowed_effects=frozenset({"read", "write"}))
+    )
+    assert allowed.route_ids == (ALERT,)
+
+
+def test_plan_reports_routes_it_passed_over(router: SchemaRouter) -> None:
+    plan = router.plan("create alert message")  # the write route ranks first
+    assert plan.steps and plan.route_ids != (ALERT,)
+    assert any("passed over" in w and ALERT in w for w in plan.warnings)

@@ -1,0 +1,149 @@
+"""The CLI as a new user meets it: retrieve over their own OpenAPI document (file or URL) and
+MCP tool listing, clean errors for a bad ``-k``, and ``catalog validate`` that lists every
+problem with a hint that names a command (not a path that exists only in a checkout)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from schemarouter.catalog import catalog_problems
+from schemarouter.cli import main
+
+from helpers import TINY_CATALOG
+from servers.loopback import LoopbackServer, json_response
+from servers.user_api import weather_openapi
+
+TOOLS = {
+    "tools": [
+        {
+            "name": "search_issues",
+            "description": "Search GitHub issues and pull requests by keywords.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"q": {"type": "string", "description": "Search words"}},
+                "required": ["q"],
+            },
+            "annotations": {"readOnlyHint": True},
+        },
+        {
+            "name": "create_issue",
+            "description": "Open a new GitHub issue in a repository.",
+            "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}},
+        },
+    ]
+}
+
+
+@pytest.fixture(scope="module")
+def spec_server() -> Iterator[LoopbackServer]:
+    document = weather_openapi("http://127.0.0.1:9")
+    with LoopbackServer(lambda request: json_response(document)) as server:
+        yield server
+
+
+@pytest.fixture
+def sources(tmp_path: Path) -> Path:
+    (tmp_path / "weather.json").write_text(json.dumps(weather_openapi("http://127.0.0.1:9")))
+    (tmp_path / "github_tools.json").write_text(json.dumps(TOOLS))
+    return tmp_path
+
+
+def test_retrieve_over_an_openapi_file_and_an_mcp_listing(
+    sources: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "retrieve",
+        "daily weather forecast for a city",
+        "-k",
+        "2",
+        "--openapi",
+        str(sources / "weather.json"),
+        "--mcp-tools",
+        f"github={sources / 'github_tools.json'}",
+        "--json",
+    ]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["candidates"][0]["route_id"] == "weather/rest/get_forecast"
+    assert main([*argv[:-1], "--tools", "anthropic"]) == 0
+    tools = json.loads(capsys.readouterr().out)
+    assert tools[0]["name"] == "weather__rest__get_forecast" and "input_schema" in tools[0]
+    assert (
+        main(
+            [
+                "retrieve",
+                "search github issues",
+                "-k",
+                "1",
+                "--mcp-tools",
+                f"github={sources / 'github_tools.json'}",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    found = json.loads(capsys.readouterr().out)["candidates"][0]
+    assert found["route_id"] == "github/mcp/search_issues"
+    assert found["effect"] == "write"  # a recorded listing is untrusted
+
+
+def test_retrieve_over_an_openapi_url(
+    spec_server: LoopbackServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"{spec_server.base_url}/openapi.json"
+    assert (
+        main(["retrieve", "weather station by id", "-k", "1", "--openapi", f"wx={url}", "--json"])
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["candidates"][0]["route_id"] == "wx/rest/get_station"
+
+
+@pytest.mark.parametrize(
+    ("k", "message"), [("0", "at least 1, got 0"), ("-3", "at least 1"), ("two", "whole number")]
+)
+def test_a_bad_k_is_a_clean_error(k: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["retrieve", "band gap", "-k", k])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument -k: must be {message}" in err or message in err
+    assert "Traceback" not in err
+
+
+def test_bad_sources_are_clean_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["retrieve", "x", "--openapi", str(tmp_path / "missing.yaml")]) == 1
+    assert "error: [SR101]" in capsys.readouterr().err
+
+
+def test_validate_lists_every_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(
+        TINY_CATALOG.replace("unit: eV,", "unit: eVz,").replace("license: CC0-1.0", "licence: x")
+    )
+    (folder / "b.yaml").write_text("schemarouter_catalog: 1\nproviders: [{id: cod}]\n: : :\n")
+    (folder / "c.yaml").write_text(
+        "schemarouter_catalog: 1\nproviders:\n  - id: BAD ID\n    display_name: x\n    access: []\n"
+    )
+    problems = catalog_problems(folder)
+    assert len(problems) >= 4
+    assert main(["catalog", "validate", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert "[SR103] unknown unit 'eVz'" in err  # a.yaml, an endpoint
+    assert "licence" in err and "unknown key" in err  # a.yaml, the other provider
+    assert str(folder / "b.yaml") in err  # a YAML syntax error
+    c_problems = [line for line in err.splitlines() if str(folder / "c.yaml") in line]
+    assert len(c_problems) == 2  # the id's pattern and the empty access list, both
+    assert f"{len(problems)} problems found" in err
+    assert "schemarouter catalog schema" in err  # the hint names a command
+    assert "engine/catalog.schema.json" not in err
+
+
+def test_validate_still_passes_a_good_catalog(tmp_path: Path) -> None:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY_CATALOG)
+    assert catalog_problems(path) == []

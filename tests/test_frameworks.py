@@ -1,0 +1,158 @@
+"""The framework hooks with the real packages: a langgraph-bigtool agent graph and a
+LlamaIndex FunctionAgent, each retrieving its tools from SchemaRouter and calling a user's
+OpenAPI route served on loopback. Only the chat model is scripted (no model runs here):
+langchain-core's GenericFakeChatModel and LlamaIndex's MockFunctionCallingLLM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, ToolMessage
+
+with warnings.catch_warnings():
+    # langgraph-bigtool 0.0.3 needs langgraph-prebuilt < 1.0.2 (ToolNode.inject_tool_args),
+    # whose own imports warn about its deprecated names: theirs, not ours
+    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore", PendingDeprecationWarning)
+    from langgraph_bigtool import create_agent
+from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
+from llama_index.core.llms.mock import MockFunctionCallingLLM
+from llama_index.core.objects import ObjectRetriever
+from pydantic import Field
+
+from schemarouter import SchemaRouter
+from schemarouter.integrations.langgraph import bigtool_registry, bigtool_retrievers
+from schemarouter.integrations.llamaindex import RouterNodeRetriever, tool_retriever
+from schemarouter.integrations.names import tool_name
+
+from servers.loopback import LoopbackServer
+from servers.user_api import ALERT, FORECAST, weather_router
+
+FORECAST_TOOL = tool_name(FORECAST)
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::DeprecationWarning:langgraph",
+    "ignore::PendingDeprecationWarning:langgraph",
+)
+
+
+@pytest.fixture
+def router(weather: LoopbackServer) -> SchemaRouter:
+    return weather_router(weather.base_url)
+
+
+# -- langgraph-bigtool -----------------------------------------------------------------------
+
+
+class ScriptedModel(GenericFakeChatModel):
+    """Plays the scripted messages; records the tool names bound before each turn."""
+
+    bound: list[list[str]] = Field(default_factory=list)
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        self.bound.append([t.name for t in tools])
+        return self
+
+
+def _script() -> Iterator[AIMessage]:
+    yield AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "retrieve_tools", "args": {"query": "daily weather forecast"}, "id": "c1"}
+        ],
+    )
+    yield AIMessage(
+        content="",
+        tool_calls=[{"name": FORECAST_TOOL, "args": {"city": "Paris", "days": 1}, "id": "c2"}],
+    )
+    yield AIMessage(content="Paris: 30.5")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_bigtool_agent_retrieves_and_calls(router: SchemaRouter, mode: str) -> None:
+    registry = bigtool_registry(router)
+    assert set(registry) == {tool_name(r) for r in router.snapshot().route_ids()}
+    retrieve, aretrieve = bigtool_retrievers(router, k=2)
+    assert retrieve("daily weather forecast")[0] == FORECAST_TOOL
+    assert asyncio.run(aretrieve("daily weather forecast"))[0] == FORECAST_TOOL
+    llm = ScriptedModel(messages=_script())
+    agent = create_agent(
+        llm, registry, retrieve_tools_function=retrieve, retrieve_tools_coroutine=aretrieve
+    ).compile()
+    request = {"messages": [("user", "What is the forecast for Paris?")]}
+    state = agent.invoke(request) if mode == "sync" else asyncio.run(agent.ainvoke(request))
+    assert FORECAST_TOOL in state["selected_tool_ids"]
+    assert FORECAST_TOOL not in llm.bound[0] and FORECAST_TOOL in llm.bound[1]
+    answer = next(
+        m for m in state["messages"] if isinstance(m, ToolMessage) and m.name == FORECAST_TOOL
+    )
+    payload = json.loads(answer.content)
+    assert payload["route_id"] == FORECAST and payload["output"]["city"] == "Paris"
+    assert state["messages"][-1].content == "Paris: 30.5"
+
+
+def test_bigtool_tools_report_refusals_to_the_model(router: SchemaRouter) -> None:
+    tool = bigtool_registry(router, routes=[ALERT])[tool_name(ALERT)]
+    text = tool.invoke({"body": {"city": "Nice", "message": "storm"}})
+    assert "[SR500]" in text and "effect write" in text  # a read-only agent cannot write
+    allowed = bigtool_registry(
+        router, routes=[ALERT], allow_effects={"read", "write"}, approve=lambda r, a: True
+    )[tool_name(ALERT)]
+    assert (
+        json.loads(allowed.invoke({"body": {"city": "Nice", "message": "storm"}}))["status"] == "ok"
+    )
+
+
+# -- LlamaIndex ------------------------------------------------------------------------------
+
+
+def test_object_retriever_gives_tools_that_run(router: SchemaRouter) -> None:
+    retriever = tool_retriever(router, k=2)
+    assert isinstance(retriever, ObjectRetriever)
+    tools = retriever.retrieve("daily weather forecast")
+    assert tools[0].metadata.name == FORECAST_TOOL
+    assert tools[0].metadata.get_parameters_dict()["required"] == ["city"]
+    output = tools[0].call(city="Paris", days=1)
+    assert not output.is_error and json.loads(output.content)["output"]["city"] == "Paris"
+    failed = tools[0].call(days=1)
+    assert failed.is_error and "city" in failed.content
+    nodes = RouterNodeRetriever(router, k=1).retrieve("daily weather forecast")
+    assert nodes[0].node.metadata == {"route_id": FORECAST, "tool_name": FORECAST_TOOL}
+
+
+# llama-index's workflow inspects its agent's members, pydantic's deprecated ones too
+@pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecationWarning")
+def test_function_agent_uses_the_retrieved_tools(router: SchemaRouter) -> None:
+    offered: list[list[str]] = []
+
+    def respond(messages: Any, **kwargs: Any) -> ChatMessage:
+        tools = kwargs.get("tools") or []
+        offered.append([t.metadata.name for t in tools])
+        results = [m for m in messages if m.role == MessageRole.TOOL]
+        if results:
+            return ChatMessage(role=MessageRole.ASSISTANT, content=f"done: {results[-1].content}")
+        call = ToolCallBlock(
+            tool_call_id="c1", tool_name=tools[0].metadata.name, tool_kwargs={"city": "Paris"}
+        )
+        return ChatMessage(role=MessageRole.ASSISTANT, blocks=[call])
+
+    agent = FunctionAgent(
+        tool_retriever=tool_retriever(router, k=2),
+        llm=MockFunctionCallingLLM(response_generator=respond),
+    )
+
+    async def run() -> Any:
+        return await agent.run(user_msg="What is the daily weather forecast for Paris?")
+
+    result = asyncio.run(run())
+    assert offered[0][0] == FORECAST_TOOL
+    assert '"city": "Paris"' in str(result) or '"city":"Paris"' in str(result)
+    (call,) = result.tool_calls
+    assert call.tool_name == FORECAST_TOOL and not call.tool_output.is_error
