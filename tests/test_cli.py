@@ -91,10 +91,13 @@ def test_retrieve_prints_a_table_and_json(capsys: pytest.CaptureFixture[str]) ->
     assert "license CC-BY-4.0" in out and "band_gap  eV  functional: PBE" in out
     assert main(["retrieve", "band gap and bulk modulus of GaN", "-k", "3"]) == 0
     out = capsys.readouterr().out
-    if Reranker.shipped() is not None:  # both scores shown: the order is the reranker's
+    shipped = Reranker.shipped()
+    if shipped is not None and not shipped.off_by_default:  # both scores: the reranker's order
         assert "reranked)" in out and re.search(r"fused \d\.\d{3}, rerank [+-]\d", out)
     else:
         assert "fusion order)" in out
+        if shipped is not None:  # off by default: the table says why
+            assert "reranking is off: the shipped reranker" in out
     assert main(["retrieve", "molecular weight of aspirin", "-k", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["k"] == 2 and len(data["candidates"]) == 2

@@ -410,13 +410,21 @@ def test_router_loads_a_reranker_folder(tiny_model: Path) -> None:
         SchemaRouter(reranker=None, rerank_depth=1)
 
 
-def test_default_router_uses_the_shipped_model() -> None:
+def test_default_router_follows_the_shipped_models_card() -> None:
     model = Reranker.shipped()
     if model is None:
         pytest.skip("no shipped reranker in this checkout")
-    r = SchemaRouter.from_catalog(BUNDLED_CATALOG)
+    if model.off_by_default:  # the card says off: fusion order, and the router says why
+        r = SchemaRouter.from_catalog(BUNDLED_CATALOG)
+        assert r.reranker is None
+        result = r.retrieve("band gap of silicon", k=5)
+        assert not result.reranked
+        assert any(model.off_by_default in w for w in result.warnings)
+        r = SchemaRouter.from_catalog(BUNDLED_CATALOG, reranker=Reranker.shipped())
+    else:
+        r = SchemaRouter.from_catalog(BUNDLED_CATALOG)
+        assert SchemaRouter().reranker is model  # one shared session per process
     assert r.reranker is model
-    assert SchemaRouter().reranker is model  # one shared session per process
     result = r.retrieve("band gap of silicon", k=5)
     assert result.reranked and not any("reranking is off" in w for w in result.warnings)
     assert all(np.isfinite(c.scores["rerank"]) for c in result.candidates)
