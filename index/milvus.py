@@ -58,16 +58,15 @@ from schemarouter.index.dense import Encoder
 from schemarouter.index.milvus_docs import (
     DEFAULT_COLLECTION,
     DEFAULT_CONSISTENCY,
-    DOCUMENT_SETTINGS,
     IN_BATCH,
     META_KEY,
-    SCHEMA_VERSION,
     MilvusTarget,
     in_expression,
     parse_milvus_uri,
     route_key,
     route_rows,
 )
+from schemarouter.index.milvus_schema import FORMAT, check_meta, collection_schema, new_meta
 from schemarouter.index.milvus_search import MilvusQuery
 from schemarouter.index.search import SearchMode, dense_weight_for
 from schemarouter.index.settings import IndexSettings, RouteHit
@@ -229,7 +228,7 @@ class MilvusIndex:
             meta = json.loads(raw) if raw else None
         except (TypeError, json.JSONDecodeError):
             meta = None
-        if not isinstance(meta, dict) or meta.get("format") != "schemarouter-milvus-index":
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise CorruptIndexError(
                 f"collection {self.name!r} exists but was not written by SchemaRouter",
                 where=self.target.redacted(),
@@ -245,52 +244,6 @@ class MilvusIndex:
                 self.name, properties={META_KEY: json.dumps(meta, sort_keys=True)}
             )
         self._meta = meta
-
-    def _new_meta(self) -> dict[str, Any]:
-        from schemarouter._version import __version__
-
-        return {
-            "format": "schemarouter-milvus-index",
-            "schema_version": SCHEMA_VERSION,
-            "schemarouter_version": __version__,
-            "encoder": self.encoder.identity,
-            "dim": int(self.encoder.dim),
-            "settings": self.settings.as_dict(),
-            "registry_fingerprint": RegistrySnapshot.build(0, {}, {}).fingerprint,
-            "registry_version": 0,
-            "routes": 0,
-            "documents": 0,
-            "state": "clean",
-        }
-
-    def _check_meta(self, meta: dict[str, Any]) -> None:
-        where = self.target.redacted()
-        rebuild = "rebuild it (`schemarouter index build --backend milvus --rebuild`)"
-        if meta.get("schema_version") != SCHEMA_VERSION:
-            raise StaleIndexError(
-                f"collection {self.name!r} has row layout {meta.get('schema_version')!r}, "
-                f"this version writes {SCHEMA_VERSION}",
-                where=where,
-                hint=f"Rebuild it with this version of SchemaRouter: {rebuild}",
-            )
-        if meta.get("encoder") != self.encoder.identity or meta.get("dim") != self.encoder.dim:
-            raise StaleIndexError(
-                f"collection {self.name!r} was embedded with {meta.get('encoder')!r}, "
-                f"not {self.encoder.identity!r}",
-                where=where,
-                hint=f"Open it with the same encoder, or {rebuild} with this one",
-            )
-        stored = IndexSettings.from_dict(meta["settings"])
-        if self._settings is None:
-            self.settings = stored
-        mine = self.settings.as_dict()
-        differ = [k for k in DOCUMENT_SETTINGS if meta["settings"].get(k) != mine.get(k)]
-        if differ:
-            raise StaleIndexError(
-                f"collection {self.name!r} was built with other document settings ({differ})",
-                where=where,
-                hint=f"Open it without settings= (it keeps its own), or {rebuild}",
-            )
 
     # -- opening and building -----------------------------------------------------------------
 
@@ -314,15 +267,23 @@ class MilvusIndex:
                 self._create()
                 self.apply(snapshot, cache=cache, progress=progress)
                 return self
-            self._check_meta(meta)
+            stored = check_meta(
+                meta, self.encoder, self._settings, self.name, where=self.target.redacted()
+            )
+            self.settings = self._settings or stored
             self._meta = meta
             with self._engine("loading the collection"):
                 self.client.load_collection(self.name)
             if meta.get("state") != "clean":
                 self._routes = None
-                stored = self._stored_fingerprint()
-                if stored == snapshot.fingerprint:
-                    self._write_meta(state="clean", registry_fingerprint=stored)
+                found = self._stored_fingerprint()
+                if found == snapshot.fingerprint:
+                    self._write_meta(
+                        state="clean",
+                        registry_fingerprint=found,
+                        registry_version=snapshot.version,
+                        routes=len(snapshot),
+                    )
                 elif not self.sync:
                     raise CorruptIndexError(
                         f"collection {self.name!r} holds an update that was interrupted "
@@ -374,53 +335,9 @@ class MilvusIndex:
             self._meta, self._routes = {}, None
 
     def _create(self) -> None:
-        pymilvus = _pymilvus()
-        data_type = pymilvus.DataType
-        schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
-        string = dict(datatype=data_type.VARCHAR, max_length=2048)
-        schema.add_field("pk", is_primary=True, datatype=data_type.VARCHAR, max_length=128)
-        schema.add_field("route_key", datatype=data_type.VARCHAR, max_length=64)
-        schema.add_field("route_id", **string)
-        schema.add_field("route_fp", datatype=data_type.VARCHAR, max_length=128)
-        schema.add_field("kind", datatype=data_type.INT8)
-        schema.add_field("field", **string)
-        schema.add_field("provider", **string)
-        schema.add_field("effect", datatype=data_type.VARCHAR, max_length=32)
-        schema.add_field("access", datatype=data_type.VARCHAR, max_length=32)
-        schema.add_field(
-            "sources",
-            datatype=data_type.ARRAY,
-            element_type=data_type.VARCHAR,
-            max_capacity=16,
-            max_length=32,
+        schema, index_params = collection_schema(
+            _pymilvus(), self.client, dim=int(self.encoder.dim), settings=self.settings
         )
-        schema.add_field(
-            "text",
-            datatype=data_type.VARCHAR,
-            max_length=65_535,
-            enable_analyzer=True,
-            analyzer_params={"tokenizer": "standard"},
-        )
-        schema.add_field("sparse", datatype=data_type.SPARSE_FLOAT_VECTOR)
-        schema.add_field("has_vector", datatype=data_type.BOOL)
-        schema.add_field("vector", datatype=data_type.FLOAT_VECTOR, dim=int(self.encoder.dim))
-        schema.add_function(
-            pymilvus.Function(
-                name="bm25",
-                function_type=pymilvus.FunctionType.BM25,
-                input_field_names=["text"],
-                output_field_names=["sparse"],
-            )
-        )
-        index_params = self.client.prepare_index_params()
-        bm25 = self.settings.bm25
-        index_params.add_index(
-            "sparse",
-            index_type="SPARSE_INVERTED_INDEX",
-            metric_type="BM25",
-            params={"bm25_k1": bm25.k1, "bm25_b": bm25.b},
-        )
-        index_params.add_index("vector", index_type="AUTOINDEX", metric_type="IP")
         with self._engine("creating the collection"):
             self.client.create_collection(
                 self.name,
@@ -430,7 +347,7 @@ class MilvusIndex:
             )
         self._meta = {}
         self._routes = {}
-        self._write_meta(**self._new_meta())
+        self._write_meta(**new_meta(self.encoder, self.settings))
 
     # -- incremental updates -----------------------------------------------------------------
 
@@ -553,9 +470,7 @@ class MilvusIndex:
             batch = pending[lo : lo + WRITE_BATCH]
             rows = []
             for item in batch:
-                vector = (
-                    vectors[position[item.dense_text]].tolist() if item.dense_text else zeros
-                )
+                vector = vectors[position[item.dense_text]].tolist() if item.dense_text else zeros
                 rows.append({**item.row, "vector": vector})
             written.update(dict.fromkeys(r["route_key"] for r in rows))
             with self._engine("writing documents"):
@@ -660,4 +575,3 @@ class MilvusIndex:
                 weight = dense_weight_for(query, self.settings.dense_weight, self.encoder)
                 return request.router_fusion(k, dense_weight=weight)
             return request.milvus_fusion(k, ranker=self.fusion)
-

@@ -113,7 +113,7 @@ class MilvusQuery:
     def single(self, k: int, *, lexical: bool) -> list[RouteHit]:
         """One retriever alone (``mode="lexical"`` or ``"dense"``)."""
         scores, fields = self._roll_up(self._search(lexical=lexical), lexical=lexical)
-        out = []
+        out: list[RouteHit] = []
         for rank, (route, score) in enumerate(scores.items(), start=1):
             if len(out) == k or (lexical and score <= 0):
                 break

@@ -124,9 +124,7 @@ class RouteSearch:
                 lex_top = self._lexical_routes(query, depth, lex_scores, lex_fields, allowed)
             if mode != "lexical":
                 vector = self.encoder.encode([query])[0]
-                dense_top = self._dense_routes(
-                    vector, depth, dense_scores, dense_fields, allowed
-                )
+                dense_top = self._dense_routes(vector, depth, dense_scores, dense_fields, allowed)
             candidates = np.union1d(lex_top, dense_top).astype(np.int64)
             if vector is not None:
                 dense_exact = self._dense_exact(vector, candidates)
