@@ -392,7 +392,12 @@ class MilvusIndex:
         progress: bool = False,
     ) -> EmbedStats:
         """Bring the collection to ``snapshot`` (by route fingerprints; ``change`` is only
-        logged); returns what was embedded. All or nothing (see the module docstring)."""
+        logged); returns what was embedded. All or nothing (see the module docstring).
+
+        An update that wrote or deleted rows ends with a flush, so Milvus seals and indexes
+        them: Milvus Lite scans unsealed rows one by one (7.8 s instead of 0.2 s per search
+        at 10,000 routes, measured); registrations are rare next to searches, and a cluster
+        compacts the small segments this makes."""
         with self._lock:
             if not self._meta:
                 raise ValueError("the index is not open yet: call open(snapshot) first")
@@ -425,6 +430,9 @@ class MilvusIndex:
             try:
                 stats, n_docs = self._write_routes(fresh, cache, progress, written)
                 deleted = self._delete_keys([route_key(r, fp) for r, fp in stale])
+                if n_docs or deleted:  # seal the writes so Milvus indexes them
+                    with self._engine("flushing"):
+                        self.client.flush(self.name)
                 documents = int(self._meta.get("documents", 0)) + n_docs - deleted
                 self._write_meta(
                     state="clean",

@@ -1,0 +1,318 @@
+"""The Milvus index backend against the in-process index (a script, run on demand; not a test).
+
+::
+
+    python -m schemarouter.training.bench_milvus parity --out out/milvus-parity
+    python -m schemarouter.training.bench_milvus scale --sizes 100000,1000000 --out out/milvus-scale
+
+**parity**: StableToolBench G1, MetaTool (single tool, the harness's 2,000-query sample) and
+RestBench TMDB are registered through the evaluation harness's loaders
+(:func:`schemarouter.training.evaluate.load_suite`); every positive query is ranked by
+``SchemaRouter.retrieve(k=5)`` over the in-process index and over a Milvus Lite collection
+with each fusion (``router``, ``rrf``, ``weighted``), the same encoder (the default one,
+whatever ``default_encoder()`` is on this commit) and no reranker; then the in-process and
+the ``router``-fusion Milvus routers again with the shipped reranker. Recall@5 (share of
+needs met, as the harness computes it) and p50 / p95 latency per query.
+
+**scale**: generated catalogs (:mod:`schemarouter.index.synth`) of each size, each backend
+in fresh subprocesses so peak RSS is its own: build (register, embed, write; for Milvus the
+collection on a Milvus Lite file), then ``retrieve(k=5, rerank=False)`` over real G1 and
+MetaTool queries (for Milvus in another process that opens the built collection, as a
+router replica would). The encoder is the deterministic :class:`HashingEncoder` at 384
+dimensions (MiniLM's size): embedding a million documents with the real encoder costs
+CPU hours on two cores and measures the encoder, not the index. A watchdog stops a run
+whose RSS passes ``--max-rss-gib`` or that runs past ``--max-minutes`` and records that.
+Writes ``results.json`` and ``scale.png`` (or ``parity.json``) under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main", "parity", "scale"]
+
+FUSIONS = ("router", "rrf", "weighted")
+PARITY_SUITES = ("stabletoolbench", "metatool-single", "restbench")
+
+
+def _ms(values: list[float]) -> dict[str, float]:
+    from schemarouter.training.metrics import percentiles
+
+    return {f"{k}_ms": round(1000 * v, 1) for k, v in percentiles(values).items()}
+
+
+def _recall(router: Any, queries: list[Any], *, rerank: bool) -> dict[str, Any]:
+    from schemarouter.training import metrics as M
+
+    recalls, times = [], []
+    router.retrieve(queries[0].text, k=5, rerank=rerank)  # warm up (index, reranker)
+    for q in queries:
+        t0 = time.perf_counter()
+        ranked = list(router.retrieve(q.text, k=5, rerank=rerank).route_ids)
+        times.append(time.perf_counter() - t0)
+        recalls.append(M.recall_at(ranked, q.needs, 5))
+    finite = [r for r in recalls if not math.isnan(r)]
+    return {"r@5": round(sum(finite) / len(finite), 4), "queries": len(finite), **_ms(times)}
+
+
+def parity(args: argparse.Namespace) -> dict[str, Any]:
+    from schemarouter.index import MilvusIndex, default_encoder
+    from schemarouter.rerank import Reranker
+    from schemarouter.router import SchemaRouter
+    from schemarouter.training.evaluate import load_suite, make_router
+
+    out = Path(args.out)
+    lite = out / "parity.db"
+    shutil.rmtree(lite, ignore_errors=True)
+    encoder = default_encoder()
+    reranker = Reranker.shipped() if args.rerank else None
+    results: dict[str, Any] = {"encoder": encoder.identity, "suites": {}}
+    for suite in args.suites.split(","):
+        base = make_router(encoder)
+        bench = load_suite(suite, base, args)
+        queries = [q for q in bench.queries if q.needs]
+        row: dict[str, Any] = {"routes": len(bench.snapshot), "inprocess": {}}
+        row["inprocess"]["fusion"] = _recall(base, queries, rerank=False)
+        for fusion in FUSIONS:
+            index = MilvusIndex(
+                str(lite), collection=f"{suite.replace('-', '_')}_{fusion}", fusion=fusion
+            )
+            router = SchemaRouter(
+                registry=base.registry,
+                encoder=encoder,
+                index=index,
+                abstention=None,
+                reranker=None,
+            )
+            row[f"milvus-{fusion}"] = {"fusion": _recall(router, queries, rerank=False)}
+            if reranker is not None and fusion == "router":
+                router.reranker = reranker
+                row["milvus-router"]["rerank"] = _recall(router, queries, rerank=True)
+        if reranker is not None:
+            base.reranker = reranker
+            row["inprocess"]["rerank"] = _recall(base, queries, rerank=True)
+        results["suites"][suite] = row
+        print(json.dumps({suite: row}, indent=1), flush=True)
+    (out / "parity.json").write_text(json.dumps(results, indent=1))
+    return results
+
+
+# -- scale -------------------------------------------------------------------------------
+
+
+def _snapshot(size: int, data: Any) -> Any:
+    from schemarouter.contracts import Registration
+    from schemarouter.index.synth import load_pool, synth_providers
+    from schemarouter.registry import Registry
+
+    routes = [r for p in synth_providers(size, seed=0, pool=load_pool(data)) for r in p.routes()]
+    registry = Registry()
+    registry.register(Registration(source="synth", routes=tuple(routes)))
+    return registry
+
+
+def run_one(backend: str, phase: str, size: int, out: Path, n_queries: int) -> dict[str, Any]:
+    """One measurement in this process (the parent runs each in a subprocess)."""
+    from schemarouter.index import HashingEncoder, HybridIndex, MilvusIndex
+    from schemarouter.index.bench import _queries
+    from schemarouter.index.build import peak_rss_mib
+    from schemarouter.index.sources import shared_data_dir
+    from schemarouter.router import SchemaRouter
+
+    data = shared_data_dir(None)
+    start = time.perf_counter()
+    registry = _snapshot(size, data)
+    snapshot = registry.snapshot()
+    result: dict[str, Any] = {"backend": backend, "phase": phase, "routes": size}
+    result["register_s"] = round(time.perf_counter() - start, 1)
+    encoder = HashingEncoder(384)
+    lite = out / f"lite-{size}.db"
+    t0 = time.perf_counter()
+    if backend == "milvus" and phase == "build":
+        shutil.rmtree(lite, ignore_errors=True)
+        index: Any = MilvusIndex(str(lite), encoder=encoder).rebuild(snapshot, progress=True)
+    elif backend == "milvus":
+        index = MilvusIndex(str(lite), encoder=encoder).open(snapshot)
+    else:
+        index = HybridIndex.build(snapshot, encoder=encoder, progress=True)
+    result["build_s" if phase == "build" else "open_s"] = round(time.perf_counter() - t0, 1)
+    result["documents"] = index.describe()["documents"]
+    result["peak_rss_after_index_mib"] = round(peak_rss_mib(), 1)
+    if phase == "query":
+        router = SchemaRouter(
+            registry=registry, encoder=encoder, index=index, abstention=None, reranker=None
+        )
+        queries = _queries(data, n_queries, seed=1)
+        router.retrieve(queries[0], k=5, rerank=False)
+        times = []
+        for q in queries:
+            t1 = time.perf_counter()
+            router.retrieve(q, k=5, rerank=False)
+            times.append(time.perf_counter() - t1)
+        result["retrieve_k5"] = _ms(times)
+        result["queries"] = len(queries)
+    result["peak_rss_mib"] = round(peak_rss_mib(), 1)
+    return result
+
+
+def _watch(cmd: list[str], *, max_rss_gib: float, max_minutes: float) -> str | None:
+    """Run ``cmd``; None when it finished, else why it was stopped."""
+    proc = subprocess.Popen(cmd)
+    start = time.monotonic()
+    peak = 0.0
+    while proc.poll() is None:
+        time.sleep(2)
+        try:
+            status = Path(f"/proc/{proc.pid}/status").read_text()
+            line = next(x for x in status.splitlines() if x.startswith("VmRSS"))
+            rss = int(line.split()[1])
+            peak = max(peak, rss / 2**20)
+        except (OSError, StopIteration, ValueError):
+            continue
+        minutes = (time.monotonic() - start) / 60
+        reason = None
+        if peak > max_rss_gib:
+            reason = f"stopped: RSS passed {max_rss_gib} GiB after {minutes:.1f} min"
+        elif minutes > max_minutes:
+            reason = f"stopped: still running after {max_minutes} min (RSS {peak:.1f} GiB)"
+        if reason:
+            proc.kill()
+            proc.wait()
+            return reason
+    if proc.returncode != 0:
+        return f"failed with exit code {proc.returncode}"
+    return None
+
+
+def scale(args: argparse.Namespace) -> list[dict[str, Any]]:
+    out = Path(args.out)
+    results: list[dict[str, Any]] = []
+    sizes = [int(s) for s in args.sizes.split(",")]
+    plan = [("inprocess", "query"), ("milvus", "build"), ("milvus", "query")]
+    for size in sizes:
+        for backend, phase in plan:
+            if backend == "inprocess" and size > args.inprocess_max:
+                continue
+            tag = f"{backend}-{phase}-{size}"
+            print(f"[{time.strftime('%H:%M:%S')}] {tag} ...", flush=True)
+            file = out / f"{tag}.json"
+            file.unlink(missing_ok=True)
+            cmd = [sys.executable, "-m", "schemarouter.training.bench_milvus", "one"]
+            cmd += [backend, phase, str(size), "--out", str(out), "--queries", str(args.queries)]
+            stopped = _watch(cmd, max_rss_gib=args.max_rss_gib, max_minutes=args.max_minutes)
+            row = json.loads(file.read_text()) if file.exists() else {}
+            row.update(backend=backend, phase=phase, routes=size)
+            if stopped:
+                row["stopped"] = stopped
+            results.append(row)
+            print(json.dumps(row), flush=True)
+            (out / "results.json").write_text(json.dumps(results, indent=1))
+            if stopped and phase == "build":
+                break  # nothing to query
+    _plot(results, out / "scale.png")
+    return results
+
+
+def _plot(results: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    for backend, marker in (("inprocess", "o"), ("milvus", "s")):
+        rows = [r for r in results if r["backend"] == backend and r.get("build_s")]
+        if rows:
+            axes[0].plot(
+                [r["routes"] for r in rows],
+                [r["build_s"] for r in rows],
+                marker=marker,
+                label=f"{backend} build",
+            )
+    for backend, phase, marker in (
+        ("inprocess", "query", "o"),
+        ("milvus", "build", "s"),
+        ("milvus", "query", "^"),
+    ):
+        rows = [
+            r
+            for r in results
+            if (r["backend"], r["phase"]) == (backend, phase) and "peak_rss_mib" in r
+        ]
+        if rows:
+            axes[1].plot(
+                [r["routes"] for r in rows],
+                [r["peak_rss_mib"] / 1024 for r in rows],
+                marker=marker,
+                label=f"{backend} ({phase} process)",
+            )
+    for backend, marker in (("inprocess", "o"), ("milvus", "^")):
+        rows = [r for r in results if r["backend"] == backend and "retrieve_k5" in r]
+        for key, style in (("p50_ms", "-"), ("p95_ms", "--")):
+            if rows:
+                axes[2].plot(
+                    [r["routes"] for r in rows],
+                    [r["retrieve_k5"][key] for r in rows],
+                    marker=marker,
+                    linestyle=style,
+                    label=f"{backend} {key[:3]}",
+                )
+    titles = ("build (s)", "peak RSS (GiB)", "retrieve(k=5) latency (ms)")
+    for ax, title in zip(axes, titles, strict=True):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("routes")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("In-process index vs Milvus Lite, 2 CPU cores, HashingEncoder(384)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("parity")
+    p.add_argument("--out", required=True)
+    p.add_argument("--suites", default=",".join(PARITY_SUITES))
+    p.add_argument("--data", default=None)
+    p.add_argument("--metatool-sample", type=int, default=2000)
+    p.add_argument("--split", default="test")
+    p.add_argument("--no-rerank", dest="rerank", action="store_false")
+    s = commands.add_parser("scale")
+    s.add_argument("--out", required=True)
+    s.add_argument("--sizes", default="100000,1000000")
+    s.add_argument("--inprocess-max", type=int, default=1_000_000)
+    s.add_argument("--queries", type=int, default=100)
+    s.add_argument("--max-rss-gib", type=float, default=14.0)
+    s.add_argument("--max-minutes", type=float, default=90.0)
+    one = commands.add_parser("one")
+    one.add_argument("backend", choices=("inprocess", "milvus"))
+    one.add_argument("phase", choices=("build", "query"))
+    one.add_argument("size", type=int)
+    one.add_argument("--out", required=True)
+    one.add_argument("--queries", type=int, default=100)
+    args = parser.parse_args(argv)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    if args.command == "parity":
+        parity(args)
+    elif args.command == "scale":
+        scale(args)
+    else:
+        result = run_one(args.backend, args.phase, args.size, Path(args.out), args.queries)
+        tag = f"{args.backend}-{args.phase}-{args.size}"
+        (Path(args.out) / f"{tag}.json").write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
