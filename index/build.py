@@ -106,6 +106,25 @@ def index_registry(
     )
 
 
+def _report(index: Any, path: str, documents: int, times: tuple[float, ...]) -> BuildReport:
+    """What a build did; ``times``: start, catalogs loaded, indexed, saved."""
+    start, loaded, indexed, saved = times
+    return BuildReport(
+        path=path,
+        routes=len(index),
+        documents=documents,
+        registry_fingerprint=index.registry_fingerprint,
+        registry_version=index.registry_version,
+        encoder=index.encoder_identity,
+        texts_embedded=index.last_embed.encoded,
+        texts_from_cache=index.last_embed.cached,
+        seconds_load=round(loaded - start, 3),
+        seconds_index=round(indexed - loaded, 3),
+        seconds_save=round(saved - indexed, 3),
+        peak_rss_mib=round(peak_rss_mib(), 1),
+    )
+
+
 def _registered(catalog_paths: Sequence[str | Path]) -> RegistrySnapshot:
     registry = Registry()
     registry.register(load_catalog([Path(p) for p in catalog_paths]))
@@ -159,19 +178,11 @@ def build_milvus_index(
     else:
         index.open(snapshot, cache=store, progress=progress)
     indexed = time.perf_counter()
-    report = BuildReport(
-        path=index.target.redacted(),
-        routes=len(index),
-        documents=int(index.describe()["documents"]),
-        registry_fingerprint=index.registry_fingerprint,
-        registry_version=index.registry_version,
-        encoder=index.encoder_identity,
-        texts_embedded=index.last_embed.encoded,
-        texts_from_cache=index.last_embed.cached,
-        seconds_load=round(loaded - start, 3),
-        seconds_index=round(indexed - loaded, 3),
-        seconds_save=0.0,
-        peak_rss_mib=round(peak_rss_mib(), 1),
+    report = _report(
+        index,
+        index.target.redacted(),
+        int(index.describe()["documents"]),
+        (start, loaded, indexed, indexed),
     )
     index.close()
     logger.info("built Milvus index: %s", report)
@@ -210,19 +221,6 @@ def build_index(
     indexed = time.perf_counter()
     path = index.save(out_dir)
     saved = time.perf_counter()
-    report = BuildReport(
-        path=str(path),
-        routes=len(index),
-        documents=index.n_documents,
-        registry_fingerprint=index.registry_fingerprint,
-        registry_version=index.registry_version,
-        encoder=index.encoder_identity,
-        texts_embedded=index.last_embed.encoded,
-        texts_from_cache=index.last_embed.cached,
-        seconds_load=round(loaded - start, 3),
-        seconds_index=round(indexed - loaded, 3),
-        seconds_save=round(saved - indexed, 3),
-        peak_rss_mib=round(peak_rss_mib(), 1),
-    )
+    report = _report(index, str(path), index.n_documents, (start, loaded, indexed, saved))
     logger.info("built index: %s", report)
     return report
