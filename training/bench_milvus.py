@@ -163,22 +163,27 @@ def run_one(backend: str, phase: str, size: int, out: Path, n_queries: int) -> d
     return result
 
 
-def _watch(cmd: list[str], *, max_rss_gib: float, max_minutes: float) -> str | None:
-    """Run ``cmd``; None when it finished, else why it was stopped."""
+def _watch(
+    cmd: list[str], *, max_rss_gib: float, max_minutes: float
+) -> tuple[str | None, list[tuple[float, float]]]:
+    """Run ``cmd``; ``(None when it finished, else why it was stopped; (minutes, RSS GiB)
+    sampled each minute)``."""
     proc = subprocess.Popen(cmd)
     start = time.monotonic()
-    peak = 0.0
+    peak, reason = 0.0, None
+    trace: list[tuple[float, float]] = []
     while proc.poll() is None:
         time.sleep(2)
         try:
             status = Path(f"/proc/{proc.pid}/status").read_text()
             line = next(x for x in status.splitlines() if x.startswith("VmRSS"))
-            rss = int(line.split()[1])
-            peak = max(peak, rss / 2**20)
+            rss = int(line.split()[1]) / 2**20
         except (OSError, StopIteration, ValueError):
             continue
+        peak = max(peak, rss)
         minutes = (time.monotonic() - start) / 60
-        reason = None
+        if not trace or minutes - trace[-1][0] >= 1:
+            trace.append((round(minutes, 1), round(rss, 2)))
         if peak > max_rss_gib:
             reason = f"stopped: RSS passed {max_rss_gib} GiB after {minutes:.1f} min"
         elif minutes > max_minutes:
@@ -186,10 +191,10 @@ def _watch(cmd: list[str], *, max_rss_gib: float, max_minutes: float) -> str | N
         if reason:
             proc.kill()
             proc.wait()
-            return reason
+            return reason, trace
     if proc.returncode != 0:
-        return f"failed with exit code {proc.returncode}"
-    return None
+        return f"failed with exit code {proc.returncode}", trace
+    return None, trace
 
 
 def scale(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -197,6 +202,8 @@ def scale(args: argparse.Namespace) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     sizes = [int(s) for s in args.sizes.split(",")]
     plan = [("inprocess", "query"), ("milvus", "build"), ("milvus", "query")]
+    if args.backends != "all":
+        plan = [p for p in plan if p[0] == args.backends]
     for size in sizes:
         for backend, phase in plan:
             if backend == "inprocess" and size > args.inprocess_max:
@@ -207,9 +214,9 @@ def scale(args: argparse.Namespace) -> list[dict[str, Any]]:
             file.unlink(missing_ok=True)
             cmd = [sys.executable, "-m", "schemarouter.training.bench_milvus", "one"]
             cmd += [backend, phase, str(size), "--out", str(out), "--queries", str(args.queries)]
-            stopped = _watch(cmd, max_rss_gib=args.max_rss_gib, max_minutes=args.max_minutes)
+            stopped, trace = _watch(cmd, max_rss_gib=args.max_rss_gib, max_minutes=args.max_minutes)
             row = json.loads(file.read_text()) if file.exists() else {}
-            row.update(backend=backend, phase=phase, routes=size)
+            row.update(backend=backend, phase=phase, routes=size, rss_trace_gib=trace)
             if stopped:
                 row["stopped"] = stopped
             results.append(row)
@@ -292,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--out", required=True)
     s.add_argument("--sizes", default="100000,1000000")
     s.add_argument("--inprocess-max", type=int, default=1_000_000)
+    s.add_argument("--backends", default="all", choices=("all", "inprocess", "milvus"))
     s.add_argument("--queries", type=int, default=100)
     s.add_argument("--max-rss-gib", type=float, default=14.0)
     s.add_argument("--max-minutes", type=float, default=90.0)
