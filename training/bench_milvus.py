@@ -200,8 +200,14 @@ def _watch(
 
 def scale(args: argparse.Namespace) -> list[dict[str, Any]]:
     out = Path(args.out)
-    results: list[dict[str, Any]] = []
     sizes = [int(s) for s in args.sizes.split(",")]
+    # earlier runs into the same folder are kept (a run of other sizes adds to them)
+    earlier = out / "results.json"
+    results: list[dict[str, Any]] = (
+        [r for r in json.loads(earlier.read_text()) if r["routes"] not in sizes]
+        if earlier.exists()
+        else []
+    )
     plan = [("inprocess", "query"), ("milvus", "build"), ("milvus", "query")]
     if args.backends != "all":
         plan = [p for p in plan if p[0] == args.backends]
