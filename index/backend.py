@@ -197,8 +197,8 @@ def open_index(
         from schemarouter.index.milvus import MilvusIndex
 
         spec = MilvusIndex.from_uri(str(spec), settings=settings)
-    if isinstance(spec, DeferredIndex):
-        return spec.open(snapshot, encoder=encoder, cache=cache)
     if spec is None:
         return HybridIndex.build(snapshot, encoder=encoder, settings=settings, cache=cache)
-    return HybridIndex.load(Path(spec), snapshot, encoder=encoder)
+    if isinstance(spec, str | Path):  # (a Path has an ``open`` too: test it first)
+        return HybridIndex.load(Path(spec), snapshot, encoder=encoder)
+    return spec.open(snapshot, encoder=encoder, cache=cache)

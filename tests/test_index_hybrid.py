@@ -281,3 +281,20 @@ def test_filters_act_inside_both_retrievers(tmp_path: Path) -> None:
     assert [h.route_id for h in loaded.search("price title", filters=only)] == [
         h.route_id for h in index.search("price title", filters=only)
     ]
+
+
+def test_router_opens_a_saved_index_given_as_path_or_string(tmp_path: Path) -> None:
+    from schemarouter import SchemaRouter
+
+    folder = HybridIndex.build(registry_with(base_routes()).snapshot(), encoder=HashingEncoder())
+    saved = folder.save(tmp_path / "ix")
+    for spec in (saved, str(saved)):
+        router = SchemaRouter(
+            registry=registry_with(base_routes()),
+            encoder=HashingEncoder(),
+            index=spec,
+            abstention=None,
+            reranker=None,
+        )
+        assert list(router.retrieve("weather forecast", k=1).route_ids) == ["weather/rest/forecast"]
+        assert isinstance(router.index, HybridIndex)
