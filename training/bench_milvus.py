@@ -81,7 +81,7 @@ def parity(args: argparse.Namespace) -> dict[str, Any]:
         queries = [q for q in bench.queries if q.needs]
         row: dict[str, Any] = {"routes": len(bench.snapshot), "inprocess": {}}
         row["inprocess"]["fusion"] = _recall(base, queries, rerank=False)
-        for fusion in FUSIONS:
+        for fusion in args.fusions.split(","):
             index = MilvusIndex(
                 str(lite), collection=f"{suite.replace('-', '_')}_{fusion}", fusion=fusion
             )
@@ -236,58 +236,68 @@ def scale(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def _plot(results: list[dict[str, Any]], path: Path) -> None:
+    """Bars side by side per catalog size: build time, peak RSS, retrieve p50 / p95."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for backend, marker in (("inprocess", "o"), ("milvus", "s")):
-        rows = [r for r in results if r["backend"] == backend and r.get("build_s")]
-        if rows:
-            axes[0].plot(
-                [r["routes"] for r in rows],
-                [r["build_s"] for r in rows],
-                marker=marker,
-                label=f"{backend} build",
+    sizes = sorted({r["routes"] for r in results})
+
+    def value(backend: str, phase: str, size: int, get: Any) -> float:
+        for r in results:
+            if (r["backend"], r["phase"], r["routes"]) == (backend, phase, size):
+                try:
+                    return float(get(r))
+                except (KeyError, TypeError):
+                    return float("nan")
+        return float("nan")
+
+    panels = [
+        (
+            "build (s)",
+            [("in-process", "inprocess", "query"), ("Milvus Lite", "milvus", "build")],
+            lambda r: r["build_s"],
+        ),
+        (
+            "peak RSS (GiB)",
+            [
+                ("in-process", "inprocess", "query"),
+                ("Milvus Lite, build", "milvus", "build"),
+                ("Milvus Lite, replica", "milvus", "query"),
+            ],
+            lambda r: r["peak_rss_mib"] / 1024,
+        ),
+        (
+            "retrieve(k=5) p50 (ms)",
+            [("in-process", "inprocess", "query"), ("Milvus Lite", "milvus", "query")],
+            lambda r: r["retrieve_k5"]["p50_ms"],
+        ),
+        (
+            "retrieve(k=5) p95 (ms)",
+            [("in-process", "inprocess", "query"), ("Milvus Lite", "milvus", "query")],
+            lambda r: r["retrieve_k5"]["p95_ms"],
+        ),
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.8))
+    for ax, (title, series, get) in zip(axes, panels, strict=True):
+        width = 0.8 / len(series)
+        for i, (label, backend, phase) in enumerate(series):
+            heights = [value(backend, phase, n, get) for n in sizes]
+            xs = [j + i * width for j in range(len(sizes))]
+            bars = ax.bar(xs, heights, width=width, label=label)
+            ax.bar_label(
+                bars, fmt="%.0f" if "ms" in title or "(s)" in title else "%.1f", fontsize=7
             )
-    for backend, phase, marker in (
-        ("inprocess", "query", "o"),
-        ("milvus", "build", "s"),
-        ("milvus", "query", "^"),
-    ):
-        rows = [
-            r
-            for r in results
-            if (r["backend"], r["phase"]) == (backend, phase) and "peak_rss_mib" in r
-        ]
-        if rows:
-            axes[1].plot(
-                [r["routes"] for r in rows],
-                [r["peak_rss_mib"] / 1024 for r in rows],
-                marker=marker,
-                label=f"{backend} ({phase} process)",
-            )
-    for backend, marker in (("inprocess", "o"), ("milvus", "^")):
-        rows = [r for r in results if r["backend"] == backend and "retrieve_k5" in r]
-        for key, style in (("p50_ms", "-"), ("p95_ms", "--")):
-            if rows:
-                axes[2].plot(
-                    [r["routes"] for r in rows],
-                    [r["retrieve_k5"][key] for r in rows],
-                    marker=marker,
-                    linestyle=style,
-                    label=f"{backend} {key[:3]}",
-                )
-    titles = ("build (s)", "peak RSS (GiB)", "retrieve(k=5) latency (ms)")
-    for ax, title in zip(axes, titles, strict=True):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("routes")
-        ax.set_title(title)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("In-process index vs Milvus Lite, 2 CPU cores, HashingEncoder(384)")
+        ax.set_xticks(
+            [j + width * (len(series) - 1) / 2 for j in range(len(sizes))],
+            [f"{n:,} routes" for n in sizes],
+        )
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=7)
+    fig.suptitle(
+        "In-process index vs Milvus Lite (HashingEncoder(384), 2 shared CPU cores)", fontsize=10
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -302,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--metatool-sample", type=int, default=2000)
     p.add_argument("--split", default="test")
     p.add_argument("--no-rerank", dest="rerank", action="store_false")
+    p.add_argument("--fusions", default=",".join(FUSIONS), help="Milvus fusions to run")
     s = commands.add_parser("scale")
     s.add_argument("--out", required=True)
     s.add_argument("--sizes", default="100000,1000000")
