@@ -262,6 +262,11 @@ class MilvusIndex:
         """Attach to ``snapshot``: build the collection if it does not exist, else check it
         (see the module docstring). Returns ``self``."""
         with self._lock:
+            if (
+                self._meta.get("state") == "clean"
+                and self.registry_fingerprint == snapshot.fingerprint
+            ):
+                return self  # opened already, for this registry
             if self._encoder is None:
                 from schemarouter.index.hybrid import default_encoder
 

@@ -80,6 +80,12 @@ def test_parity_with_the_in_process_index(lite_file: Path, encoder: HashingEncod
     for mode in ("lexical", "dense"):
         assert top(remote, "movie title", mode=mode)[0] == top(local, "movie title", mode=mode)[0]
     assert remote.known_token_share("zzqx vvkw") == 0.0
+    # opening it again for the same registry (a router handed an opened index) costs nothing
+    client, remote._client = remote._client, None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(MilvusIndex, "client", property(lambda self: pytest.fail("reconnected")))
+        assert remote.open(snapshot) is remote
+    remote._client = client
 
 
 @pytest.mark.parametrize("fusion", ["rrf", "weighted"])
