@@ -11,6 +11,7 @@
                           [--mcp-tools [P=]FILE] [--index DIR] [--json | --tools FORMAT]
     schemarouter serve [--config FILE] [sources] [--transport stdio|http] [...]
     schemarouter index build CATALOG... --out DIR
+    schemarouter index build CATALOG... --backend milvus --uri URI [--collection NAME] [--rebuild]
     schemarouter eval --suite NAME [--data PATH] --out DIR      (offline: needs training deps)
     schemarouter train-reranker --out models/reranker [...]     (offline: needs [train])
     schemarouter train-encoder --out models/encoder [...]       (offline: needs [train])
@@ -107,15 +108,33 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
 
 
 def _cmd_index_build(args: argparse.Namespace) -> int:
-    from schemarouter.index.build import build_index
+    from schemarouter.index.build import build_index, build_milvus_index
 
-    report = build_index(
-        args.catalogs,
-        args.out,
-        progress=not args.quiet,
-        workers=args.workers,
-        cache=not args.no_cache,
-    )
+    if args.backend == "milvus":
+        if not args.uri:
+            print("error: --backend milvus needs --uri (see docs/scale.md)", file=sys.stderr)
+            return 2
+        report = build_milvus_index(
+            args.catalogs,
+            args.uri,
+            token=args.token,
+            collection=args.collection,
+            rebuild=args.rebuild,
+            progress=not args.quiet,
+            workers=args.workers,
+            cache=not args.no_cache,
+        )
+    elif args.out is None:
+        print("error: the in-process backend needs --out DIR", file=sys.stderr)
+        return 2
+    else:
+        report = build_index(
+            args.catalogs,
+            args.out,
+            progress=not args.quiet,
+            workers=args.workers,
+            cache=not args.no_cache,
+        )
     print(
         f"indexed {report.routes} routes ({report.documents} documents) into {report.path}: "
         f"{report.texts_embedded} texts embedded, {report.texts_from_cache} from cache, "
@@ -175,7 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     retrieve.add_argument("query")
     retrieve.add_argument("-k", type=positive_int, default=5, help="how many routes (>= 1)")
     add_source_arguments(retrieve)
-    retrieve.add_argument("--index", type=Path, metavar="DIR", help="a saved index to load")
+    retrieve.add_argument(
+        "--index", metavar="DIR|URI", help="a saved index folder, or a milvus:// URI"
+    )
     retrieve.add_argument("--json", action="store_true", help="print the full result as JSON")
     retrieve.add_argument(
         "--tools",
@@ -189,7 +210,14 @@ def build_parser() -> argparse.ArgumentParser:
     index_commands = index.add_subparsers(dest="index_command", metavar="ACTION")
     build = index_commands.add_parser("build", help="index catalogs in batch and save")
     build.add_argument("catalogs", nargs="+", type=Path, metavar="CATALOG")
-    build.add_argument("--out", type=Path, required=True)
+    build.add_argument("--out", type=Path, help="index folder (in-process backend)")
+    build.add_argument("--backend", choices=("inprocess", "milvus"), default="inprocess")
+    build.add_argument("--uri", help="Milvus: milvus://HOST:PORT/NAME, or milvus+lite:///FILE.db")
+    build.add_argument("--token", help="Milvus: token (default: $MILVUS_TOKEN or the URI's)")
+    build.add_argument("--collection", help="Milvus: collection name (default: from the URI)")
+    build.add_argument(
+        "--rebuild", action="store_true", help="Milvus: drop the collection and write it anew"
+    )
     build.add_argument("--workers", type=int, default=2)
     build.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     build.add_argument("--quiet", action="store_true", help="no progress bar")

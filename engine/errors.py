@@ -18,7 +18,8 @@ wrong, *where* (document, JSON pointer, route id) and *what to do*.
     ├── RegistryLookupError                SR200  unknown route, provider or semantic id
     ├── IndexStoreError                    SR300  a saved index cannot be used
     │   ├── StaleIndexError                SR301  built from another registry
-    │   └── CorruptIndexError              SR302  truncated, missing or tampered files
+    │   ├── CorruptIndexError              SR302  truncated, missing or tampered files
+    │   └── IndexBackendError              SR303  the index engine is unreachable or failed
     ├── GateError                          SR400  something unregistered tried to leave or enter
     ├── PolicyError                        SR500  an effect, credential or health gate refused
     ├── ExecutionError                     SR600  a call failed
@@ -43,6 +44,7 @@ __all__ = [
     "DuplicateRouteError",
     "ExecutionError",
     "GateError",
+    "IndexBackendError",
     "IndexStoreError",
     "InvocationError",
     "MissingDependencyError",
@@ -146,6 +148,12 @@ class StaleIndexError(IndexStoreError):
 
 class CorruptIndexError(IndexStoreError):
     code = "SR302"
+
+
+class IndexBackendError(IndexStoreError):
+    """The index engine (a Milvus server, say) could not be reached or failed a request."""
+
+    code = "SR303"
 
 
 class GateError(SchemaRouterError):

@@ -51,7 +51,8 @@ from schemarouter.state import Exclusion, ExecutionState, exclusion_for
 
 if TYPE_CHECKING:
     from schemarouter.credentials import CredentialProvider
-    from schemarouter.index import Encoder, HybridIndex, IndexSettings
+    from schemarouter.index import Encoder, IndexSettings
+    from schemarouter.index.backend import DeferredIndex, RouteIndex
     from schemarouter.policy import Approver, Budget, ExecutionPolicy
     from schemarouter.results_exec import ExecutionResult
 
@@ -77,7 +78,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         registry: Registry | None = None,
         encoder: Encoder | None = None,
         index_settings: IndexSettings | None = None,
-        index: HybridIndex | str | Path | None = None,
+        index: RouteIndex | DeferredIndex | str | Path | None = None,
         embedding_cache: Any = _DEFAULT,
         analyzer: Analyzer | None = None,
         abstention: AbstentionModel | Any | None = _DEFAULT,
@@ -137,11 +138,13 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         self._index_settings = index_settings
         self._embedding_cache = embedding_cache
         self._index_lock = threading.Lock()
-        self._index: HybridIndex | None = None
-        self._index_path = (
-            None if index is None or not isinstance(index, str | Path) else Path(index)
-        )
-        if index is not None and not isinstance(index, str | Path):
+        self._index: RouteIndex | None = None
+        #: what to open on first use: a saved index folder, a ``milvus://`` URI or an index
+        #: that must be attached to the registry first (see ``schemarouter.index.backend``)
+        self._index_spec: DeferredIndex | str | Path | None = None
+        if index is None or isinstance(index, str | Path) or hasattr(index, "open"):
+            self._index_spec = index  # type: ignore[assignment]
+        else:
             self._index = index
         self.registry.subscribe(self._on_registry_change)
 
@@ -158,8 +161,9 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
     # -- the index -----------------------------------------------------------------------
 
     @property
-    def index(self) -> HybridIndex:
-        """The hybrid index, built (or loaded) on first use and kept current."""
+    def index(self) -> RouteIndex:
+        """The route index (in-process or Milvus), built, loaded or opened on first use and
+        kept current."""
         index = self._index
         if index is not None:
             return index
@@ -175,19 +179,16 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             self._embedding_cache = default_embedding_cache()
         return self._embedding_cache
 
-    def _make_index(self) -> HybridIndex:
-        from schemarouter.index import HybridIndex
+    def _make_index(self) -> RouteIndex:
+        from schemarouter.index.backend import open_index
 
-        snapshot = self.registry.snapshot()
-        if self._index_path is not None:
-            index = HybridIndex.load(self._index_path, snapshot, encoder=self._encoder)
-        else:
-            index = HybridIndex.build(
-                snapshot,
-                encoder=self._encoder,
-                settings=self._index_settings,
-                cache=self._cache(),
-            )
+        index = open_index(
+            self._index_spec,
+            self.registry.snapshot(),
+            encoder=self._encoder,
+            settings=self._index_settings,
+            cache=self._cache(),
+        )
         with self.registry.lock:  # catch up with registrations made while it was built
             index.apply(self.registry.snapshot(), cache=self._cache())
         return index

@@ -1,9 +1,10 @@
 """Hybrid index: documents, BM25 + FAISS, fusion, persistence, batch rebuild.
 
-Importing this package loads numpy and scipy only; torch, sentence-transformers, FAISS and
-onnxruntime load where first used.
+Importing this package loads numpy and scipy only; torch, sentence-transformers, FAISS,
+onnxruntime and pymilvus load where first used.
 """
 
+from schemarouter.index.backend import RouteFilter, RouteIndex
 from schemarouter.index.build import BuildReport, build_index, index_registry
 from schemarouter.index.cache import EmbeddingCache, EmbedStats
 from schemarouter.index.dense import Encoder, HashingEncoder, MiniLMEncoder
@@ -11,6 +12,7 @@ from schemarouter.index.documents import DocKind, Document, route_documents
 from schemarouter.index.fusion import reciprocal_rank_fusion, weighted_fusion
 from schemarouter.index.hybrid import HybridIndex, SearchMode, default_encoder
 from schemarouter.index.lexical import BM25Params, LexicalIndex
+from schemarouter.index.milvus import MilvusIndex
 from schemarouter.index.onnx_encoder import OnnxEncoder, OnnxMiniLMEncoder
 from schemarouter.index.settings import IndexSettings, RouteHit
 from schemarouter.index.tokenize import TokenizerSettings, tokenize
@@ -27,10 +29,13 @@ __all__ = [
     "HybridIndex",
     "IndexSettings",
     "LexicalIndex",
+    "MilvusIndex",
     "MiniLMEncoder",
     "OnnxEncoder",
     "OnnxMiniLMEncoder",
+    "RouteFilter",
     "RouteHit",
+    "RouteIndex",
     "SearchMode",
     "TokenizerSettings",
     "build_index",

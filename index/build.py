@@ -31,6 +31,7 @@ from schemarouter.registry import Registry, RegistrySnapshot
 __all__ = [
     "BuildReport",
     "build_index",
+    "build_milvus_index",
     "default_embedding_cache",
     "index_registry",
     "peak_rss_mib",
@@ -105,6 +106,89 @@ def index_registry(
     )
 
 
+def _report(index: Any, path: str, documents: int, times: tuple[float, ...]) -> BuildReport:
+    """What a build did; ``times``: start, catalogs loaded, indexed, saved."""
+    start, loaded, indexed, saved = times
+    return BuildReport(
+        path=path,
+        routes=len(index),
+        documents=documents,
+        registry_fingerprint=index.registry_fingerprint,
+        registry_version=index.registry_version,
+        encoder=index.encoder_identity,
+        texts_embedded=index.last_embed.encoded,
+        texts_from_cache=index.last_embed.cached,
+        seconds_load=round(loaded - start, 3),
+        seconds_index=round(indexed - loaded, 3),
+        seconds_save=round(saved - indexed, 3),
+        peak_rss_mib=round(peak_rss_mib(), 1),
+    )
+
+
+def _registered(catalog_paths: Sequence[str | Path]) -> RegistrySnapshot:
+    registry = Registry()
+    registry.register(load_catalog([Path(p) for p in catalog_paths]))
+    return registry.snapshot()
+
+
+def _cache_of(cache: EmbeddingCache | str | Path | bool | None) -> EmbeddingCache | None:
+    if cache is True:
+        return default_embedding_cache()
+    if cache is False or cache is None:
+        return None
+    return cache if isinstance(cache, EmbeddingCache) else EmbeddingCache(cache)
+
+
+def build_milvus_index(
+    catalog_paths: Sequence[str | Path],
+    uri: str,
+    *,
+    token: str | None = None,
+    collection: str | None = None,
+    rebuild: bool = False,
+    progress: bool = True,
+    workers: int = 2,
+    encoder: Encoder | None = None,
+    cache: EmbeddingCache | str | Path | bool | None = True,
+) -> BuildReport:
+    """Register ``catalog_paths`` and write them to the Milvus collection at ``uri``.
+
+    A missing collection is created; an existing one is brought to the catalogs
+    incrementally (only changed routes are embedded and written), or dropped and written
+    anew with ``rebuild``. ``uri``: a ``milvus://`` URI, or a plain Milvus URI
+    (``http://host:19530``, or a ``.db`` path for Milvus Lite).
+    """
+    from schemarouter.index.backend import is_milvus_uri
+    from schemarouter.index.milvus import MilvusIndex
+
+    start = time.perf_counter()
+    snapshot = _registered(catalog_paths)
+    loaded = time.perf_counter()
+    encoder = encoder or default_encoder()
+    _set_threads(encoder, max(1, min(workers, os.cpu_count() or workers)))
+    kwargs: dict[str, Any] = {"token": token, "collection": collection, "encoder": encoder}
+    if is_milvus_uri(uri):
+        index = MilvusIndex.from_uri(uri, **kwargs)
+    else:
+        index = MilvusIndex(uri, **{k: v for k, v in kwargs.items() if v is not None})
+    index.sync = True
+    store = _cache_of(cache)
+    if rebuild:
+        index.rebuild(snapshot, cache=store, progress=progress)
+    else:
+        index.open(snapshot, cache=store, progress=progress)
+    indexed = time.perf_counter()
+    report = _report(
+        index,
+        index.target.redacted(),
+        int(index.describe()["documents"]),
+        (start, loaded, indexed, indexed),
+    )
+    index.close()
+    logger.info("built Milvus index: %s", report)
+    return report
+
+
 def build_index(
     catalog_paths: Sequence[str | Path],
     out_dir: str | Path,
@@ -124,41 +208,19 @@ def build_index(
         raise ValueError("workers must be at least 1")
     workers = min(workers, os.cpu_count() or workers)
     start = time.perf_counter()
-    registration = load_catalog([Path(p) for p in catalog_paths])
-    registry = Registry()
-    registry.register(registration)
-    snapshot = registry.snapshot()
+    snapshot = _registered(catalog_paths)
     loaded = time.perf_counter()
-    if cache is True:
-        cache = default_embedding_cache()
-    elif cache is False:
-        cache = None
-    elif cache is not None and not isinstance(cache, EmbeddingCache):
-        cache = EmbeddingCache(cache)
     index = index_registry(
         snapshot,
         encoder=encoder,
         settings=settings,
-        cache=cache,
+        cache=_cache_of(cache),
         progress=progress,
         workers=workers,
     )
     indexed = time.perf_counter()
     path = index.save(out_dir)
     saved = time.perf_counter()
-    report = BuildReport(
-        path=str(path),
-        routes=len(index),
-        documents=index.n_documents,
-        registry_fingerprint=index.registry_fingerprint,
-        registry_version=index.registry_version,
-        encoder=index.encoder_identity,
-        texts_embedded=index.last_embed.encoded,
-        texts_from_cache=index.last_embed.cached,
-        seconds_load=round(loaded - start, 3),
-        seconds_index=round(indexed - loaded, 3),
-        seconds_save=round(saved - indexed, 3),
-        peak_rss_mib=round(peak_rss_mib(), 1),
-    )
+    report = _report(index, str(path), index.n_documents, (start, loaded, indexed, saved))
     logger.info("built index: %s", report)
     return report

@@ -90,6 +90,8 @@ class HybridIndex(RouteSearch):
         self._route_ids: list[str] = []
         self._route_fps: list[str] = []
         self._route_fields: list[tuple[str, ...]] = []
+        #: the indexed routes themselves (for search filters), parallel to ``_route_ids``
+        self._routes: list[Route] = []
         self._route_row: dict[str, int] = {}
         self._doc_route = EMPTY
         self._doc_kind = np.zeros(0, dtype=np.int8)
@@ -169,6 +171,7 @@ class HybridIndex(RouteSearch):
             self._route_row[route.route_id] = row
             self._route_ids.append(route.route_id)
             self._route_fps.append(route.fingerprint)
+            self._routes.append(route)
             route_docs = route_documents(route, limits)
             self._route_fields.append(tuple(d.field for d in route_docs[1:] if d.field))
             docs.extend((row, i - 1, d) for i, d in enumerate(route_docs))
@@ -237,6 +240,7 @@ class HybridIndex(RouteSearch):
         self._route_ids = [self._route_ids[i] for i in kept]
         self._route_fps = [self._route_fps[i] for i in kept]
         self._route_fields = [self._route_fields[i] for i in kept]
+        self._routes = [self._routes[i] for i in kept]
         self._route_row = {r: i for i, r in enumerate(self._route_ids)}
         self._lexical.keep(keep_doc)
         self._doc_route = remap[self._doc_route[keep_doc]]
@@ -366,7 +370,10 @@ class HybridIndex(RouteSearch):
         :class:`CorruptIndexError` for missing, truncated or altered files."""
         from schemarouter.index.store import load_index
 
-        return load_index(Path(path), snapshot, encoder=encoder)
+        index = load_index(Path(path), snapshot, encoder=encoder)
+        # the fingerprint check passed, so the snapshot holds exactly these routes
+        index._routes = [snapshot.routes[r] for r in index._route_ids]
+        return index
 
 
 def _bar(enabled: bool, total: int, desc: str, unit: str) -> Any:

@@ -21,15 +21,28 @@ from schemarouter.index.settings import RouteHit
 from schemarouter.index.tokenize import is_cjk, tokenize
 
 if TYPE_CHECKING:
+    from schemarouter.contracts import Route
+    from schemarouter.index.backend import RouteFilter
     from schemarouter.index.dense import Encoder, VectorSet
     from schemarouter.index.lexical import LexicalIndex
     from schemarouter.index.settings import IndexSettings
 
-__all__ = ["EMPTY", "RouteSearch", "SearchMode"]
+__all__ = ["EMPTY", "RouteSearch", "SearchMode", "dense_weight_for"]
 
 SearchMode = Literal["hybrid", "lexical", "dense"]
 EMPTY = np.zeros(0, dtype=np.int64)
 _FAR = 1 << 30
+
+
+def dense_weight_for(query: str, weight: float, encoder: object) -> float:
+    """The dense weight for ``query``: scaled down by the share of the query written in
+    scripts the encoder cannot read (Han, kana, Hangul for the English MiniLM)."""
+    if getattr(encoder, "reads_cjk", False):
+        return weight
+    letters = [c for c in query if c.isalpha()]
+    if not letters:
+        return weight
+    return weight * (1.0 - sum(map(is_cjk, letters)) / len(letters))
 
 
 class RouteSearch:
@@ -43,6 +56,7 @@ class RouteSearch:
     _route_ids: list[str]
     _route_row: dict[str, int]
     _route_fields: list[tuple[str, ...]]
+    _routes: list[Route]
     _doc_route: np.ndarray
     _doc_field: np.ndarray
     _doc_vec: np.ndarray
@@ -76,8 +90,26 @@ class RouteSearch:
         with self._lock:
             return sum(1 for t in tokens if self._lexical.document_frequency(t) > 0) / len(tokens)
 
-    def search(self, query: str, *, k: int = 50, mode: SearchMode = "hybrid") -> list[RouteHit]:
-        """The ``k`` best routes for ``query``, fused from BM25 and dense retrieval."""
+    def _allowed(self, filters: RouteFilter | None) -> np.ndarray | None:
+        """Which route rows ``filters`` lets through (``None``: all of them)."""
+        if filters is None or filters.empty:
+            return None
+        if len(self._routes) != len(self._route_ids):
+            raise ValueError("route filters need the indexed routes: load with HybridIndex.load")
+        return np.fromiter(
+            (filters.matches(r) for r in self._routes), dtype=bool, count=len(self._routes)
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 50,
+        mode: SearchMode = "hybrid",
+        filters: RouteFilter | None = None,
+    ) -> list[RouteHit]:
+        """The ``k`` best routes for ``query``, fused from BM25 and dense retrieval;
+        ``filters`` keeps only the routes it matches (inside both retrievers)."""
         if mode not in ("hybrid", "lexical", "dense"):
             raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
         with self._lock:
@@ -88,6 +120,9 @@ class RouteSearch:
                 return []
             s = self.settings
             depth = max(k, s.candidate_depth)
+            allowed = self._allowed(filters)
+            if allowed is not None and not allowed.any():
+                return []
             lex_scores = np.zeros(n_routes)
             dense_scores = np.full(n_routes, -np.inf)
             lex_fields: dict[int, int] = {}  # field doc -> rank among field docs
@@ -95,10 +130,10 @@ class RouteSearch:
             lex_top = dense_top = EMPTY
             vector = None
             if mode != "dense":
-                lex_top = self._lexical_routes(query, depth, lex_scores, lex_fields)
+                lex_top = self._lexical_routes(query, depth, lex_scores, lex_fields, allowed)
             if mode != "lexical":
                 vector = self._query_vector(query)
-                dense_top = self._dense_routes(vector, depth, dense_scores, dense_fields)
+                dense_top = self._dense_routes(vector, depth, dense_scores, dense_fields, allowed)
             candidates = np.union1d(lex_top, dense_top).astype(np.int64)
             if vector is not None:
                 dense_exact = self._dense_exact(vector, candidates)
@@ -160,7 +195,12 @@ class RouteSearch:
         return out, cosine
 
     def _lexical_routes(
-        self, query: str, depth: int, out: np.ndarray, fields: dict[int, int]
+        self,
+        query: str,
+        depth: int,
+        out: np.ndarray,
+        fields: dict[int, int],
+        allowed: np.ndarray | None = None,
     ) -> np.ndarray:
         doc_scores = self._lexical.scores(tokenize(query, self.settings.tokenizer))
         if doc_scores is None:
@@ -176,6 +216,9 @@ class RouteSearch:
         starts = np.flatnonzero(np.r_[True, routes[1:] != routes[:-1]])
         route_rows = routes[starts]
         route_scores = np.maximum.reduceat(weighted, starts)
+        if allowed is not None:
+            keep = allowed[route_rows]
+            route_rows, route_scores = route_rows[keep], route_scores[keep]
         out[route_rows] = route_scores
         field_hits = hit[self._field_doc[hit]]
         best = top_k(doc_scores[field_hits], self.settings.field_hit_depth, positive=True)
@@ -184,12 +227,24 @@ class RouteSearch:
         return route_rows[top_k(route_scores, depth, positive=True)]
 
     def _dense_routes(
-        self, vector: np.ndarray, depth: int, out: np.ndarray, fields: dict[int, int]
+        self,
+        vector: np.ndarray,
+        depth: int,
+        out: np.ndarray,
+        fields: dict[int, int],
+        allowed: np.ndarray | None = None,
     ) -> np.ndarray:
         """The dense retriever: nearest endpoint texts, plus nearest field texts that are
-        specific enough (used by at most ``max_fanout`` documents), rolled up by max."""
+        specific enough (used by at most ``max_fanout`` documents), rolled up by max.
+
+        With a filter, the endpoint search reaches deeper in proportion to the share of
+        routes the filter lets through, so about ``depth`` allowed routes are found."""
         ep_vs, field_vs = self._vectors
-        rows, sims = ep_vs.search(vector, depth)
+        reach = depth
+        if allowed is not None:
+            share = max(int(allowed.sum()), 1) / max(allowed.size, 1)
+            reach = min(max(len(ep_vs), 1), int(np.ceil(depth / share)))
+        rows, sims = ep_vs.search(vector, reach)
         docs, doc_sims = self._fan(DocKind.ENDPOINT, rows, sims, limit=None)
         np.maximum.at(out, self._doc_route[docs], doc_sims)
         frows, fsims = field_vs.search(vector, self.settings.field_hit_depth)
@@ -200,6 +255,8 @@ class RouteSearch:
         if frows.size:
             docs, doc_sims = self._fan(DocKind.FIELD, frows, fsims, limit=self.settings.max_fanout)
             np.maximum.at(out, self._doc_route[docs], doc_sims * self.settings.dense_field_weight)
+        if allowed is not None:
+            out[~allowed] = -np.inf
         reached = np.flatnonzero(np.isfinite(out))
         order = np.lexsort((reached, -out[reached]))[:depth]
         return reached[order]
@@ -244,15 +301,7 @@ class RouteSearch:
         return members[starts + offsets]
 
     def _dense_weight(self, query: str) -> float:
-        """The dense weight for ``query``: scaled down by the share of the query written in
-        scripts the encoder cannot read (Han, kana, Hangul for the English MiniLM)."""
-        weight = self.settings.dense_weight
-        if getattr(self.encoder, "reads_cjk", False):
-            return weight
-        letters = [c for c in query if c.isalpha()]
-        if not letters:
-            return weight
-        return weight * (1.0 - sum(map(is_cjk, letters)) / len(letters))
+        return dense_weight_for(query, self.settings.dense_weight, self.encoder)
 
     def _fuse(
         self,

@@ -254,3 +254,47 @@ def test_embedding_cache_merges_small_segments(tmp_path: Path) -> None:
     vectors, found = fresh.get(encoder.identity, ["text 0", "text 5", "unknown"], 8)
     assert found.tolist() == [True, True, False]
     np.testing.assert_allclose(vectors[1], encoder.encode(["text 5"])[0])
+
+
+def test_filters_act_inside_both_retrievers(tmp_path: Path) -> None:
+    """A filter keeps only matching routes, and still fills k from deeper in the dense
+    retriever (here 40 weather routes outrank the two allowed ones there)."""
+    from schemarouter.index import RouteFilter
+
+    routes = base_routes() + [
+        make_route(f"wx{i}", "forecast", f"Weather forecast number {i}", {"temperature": "air"})
+        for i in range(40)
+    ]
+    registry = registry_with(routes)
+    settings = IndexSettings(candidate_depth=10, field_hit_depth=1)
+    index = HybridIndex.build(registry.snapshot(), encoder=HashingEncoder(), settings=settings)
+    only = RouteFilter.of(providers=["stocks", "tmdb"])
+    query = "weather forecast temperature, the price and a title"
+    assert not {"stocks/rest/quote", "tmdb/rest/search_movie"} & set(top(index, query, "dense", 10))
+    for mode in ("hybrid", "lexical", "dense"):
+        kept = index.search(query, k=5, mode=mode, filters=only)  # type: ignore[arg-type]
+        assert {h.route_id for h in kept} == {"stocks/rest/quote", "tmdb/rest/search_movie"}, mode
+    assert index.search("weather", filters=RouteFilter.of(effects=["destructive"])) == []
+    # a saved and loaded index filters the same way
+    loaded = HybridIndex.load(index.save(tmp_path / "ix"), registry.snapshot())
+    assert top(loaded, "price") == top(index, "price")
+    assert [h.route_id for h in loaded.search("price title", filters=only)] == [
+        h.route_id for h in index.search("price title", filters=only)
+    ]
+
+
+def test_router_opens_a_saved_index_given_as_path_or_string(tmp_path: Path) -> None:
+    from schemarouter import SchemaRouter
+
+    folder = HybridIndex.build(registry_with(base_routes()).snapshot(), encoder=HashingEncoder())
+    saved = folder.save(tmp_path / "ix")
+    for spec in (saved, str(saved)):
+        router = SchemaRouter(
+            registry=registry_with(base_routes()),
+            encoder=HashingEncoder(),
+            index=spec,
+            abstention=None,
+            reranker=None,
+        )
+        assert list(router.retrieve("weather forecast", k=1).route_ids) == ["weather/rest/forecast"]
+        assert isinstance(router.index, HybridIndex)

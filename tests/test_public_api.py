@@ -69,7 +69,10 @@ def test_all_is_pinned_and_sorted() -> None:
         assert getattr(schemarouter, name) is not None
 
 
-HEAVY = ("torch", "transformers", "sentence_transformers", "faiss", "onnxruntime", "sklearn")
+HEAVY = (
+    *("torch", "transformers", "sentence_transformers", "faiss", "onnxruntime", "sklearn"),
+    *("pymilvus", "milvus_lite", "grpc"),
+)
 
 
 def test_import_loads_no_heavy_library() -> None:

@@ -1,0 +1,204 @@
+"""The index behind the router: one interface, two implementations.
+
+::
+
+    SchemaRouter ──► RouteIndex ──┬── HybridIndex   BM25 + FAISS in this process, plain files
+                                  └── MilvusIndex   a Milvus collection (Milvus Lite file or a
+                                                    cluster by URI), behind the ``milvus`` extra
+
+What the router needs from an index, and nothing more (:class:`RouteIndex`):
+
+* ``apply(snapshot, change)``: bring the index to a registry snapshot. The difference is
+  computed from route fingerprints (routes added, replaced, removed), so a missed or
+  repeated change cannot leave it wrong.
+* ``search(query, k=, mode=, filters=)``: the ``k`` best routes as :class:`RouteHit` rows
+  (fused score, each retriever's score and rank, the field documents that matched), the
+  input of the router's query analysis, abstention features, reranker and state filters.
+  :class:`RouteFilter` keeps only routes of some providers, effects, source types or access
+  kinds, inside the index (so ``k`` routes still come back).
+* ``known_token_share(query)``: the abstention feature read from the lexical vocabulary.
+* ``check_current(snapshot)``, ``describe()``, ``encoder_identity``, ``registry_fingerprint``.
+
+An index that must first be attached to a registry (a Milvus collection named by a URI)
+is a :class:`DeferredIndex`: the router calls ``open(snapshot)`` on first use, which checks
+(or builds) it and returns the ready index. :func:`open_index` turns whatever was passed as
+``SchemaRouter(index=...)`` into a ready index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from schemarouter.contracts import AccessKind, Effect, Route, SourceType
+from schemarouter.index.search import SearchMode
+from schemarouter.index.settings import RouteHit
+from schemarouter.registry import RegistryChange, RegistrySnapshot
+from schemarouter.retrieval import route_sources
+
+if TYPE_CHECKING:
+    from schemarouter.index.cache import EmbeddingCache, EmbedStats
+    from schemarouter.index.dense import Encoder
+    from schemarouter.index.settings import IndexSettings
+
+__all__ = [
+    "MILVUS_SCHEMES",
+    "DeferredIndex",
+    "RouteFilter",
+    "RouteIndex",
+    "is_milvus_uri",
+    "open_index",
+]
+
+#: URI schemes that name a Milvus collection (see :mod:`schemarouter.index.milvus`).
+MILVUS_SCHEMES = ("milvus://", "milvus+https://", "milvus+lite://")
+
+
+def _frozen(values: Iterable[Any] | None, kind: Any = str) -> frozenset[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [values]
+    return frozenset(str(kind(v)) for v in values)
+
+
+@dataclass(frozen=True)
+class RouteFilter:
+    """Which routes a search may return; ``None`` = no constraint on that facet.
+
+    A route passes when its provider id, its endpoint's effect and its access kind are in
+    the given sets, and (for ``source_types``) one of its fields or its provider has one of
+    the wanted source types or an unknown one: the rule the router's provenance filter uses
+    (:func:`schemarouter.retrieval.matches_sources`).
+    """
+
+    providers: frozenset[str] | None = None
+    effects: frozenset[str] | None = None
+    source_types: frozenset[str] | None = None
+    access_kinds: frozenset[str] | None = None
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        providers: Iterable[str] | str | None = None,
+        effects: Iterable[Effect | str] | Effect | str | None = None,
+        source_types: Iterable[SourceType | str] | SourceType | str | None = None,
+        access_kinds: Iterable[AccessKind | str] | AccessKind | str | None = None,
+    ) -> RouteFilter:
+        """A filter from plain values (checked: an unknown effect, source type or access
+        kind raises ``ValueError`` naming it)."""
+        return cls(
+            providers=_frozen(providers),
+            effects=_frozen(effects, Effect),
+            source_types=_frozen(source_types, SourceType),
+            access_kinds=_frozen(access_kinds, AccessKind),
+        )
+
+    @property
+    def empty(self) -> bool:
+        return all(
+            v is None for v in (self.providers, self.effects, self.source_types, self.access_kinds)
+        )
+
+    def wanted_sources(self) -> frozenset[str] | None:
+        if self.source_types is None:
+            return None
+        return self.source_types | {SourceType.UNKNOWN.value}
+
+    def matches(self, route: Route) -> bool:
+        if self.providers is not None and route.provider.id not in self.providers:
+            return False
+        if self.effects is not None and route.endpoint.effect.value not in self.effects:
+            return False
+        if self.access_kinds is not None and route.access.kind.value not in self.access_kinds:
+            return False
+        wanted = self.wanted_sources()
+        return wanted is None or bool({s.value for s in route_sources(route)} & wanted)
+
+
+@runtime_checkable
+class RouteIndex(Protocol):
+    """What the router calls on its index (see the module docstring)."""
+
+    @property
+    def encoder_identity(self) -> str: ...
+
+    @property
+    def registry_fingerprint(self) -> str: ...
+
+    @property
+    def registry_version(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+    def apply(
+        self,
+        snapshot: RegistrySnapshot,
+        change: RegistryChange | None = None,
+        *,
+        cache: EmbeddingCache | None = None,
+        progress: bool = False,
+    ) -> EmbedStats: ...
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 50,
+        mode: SearchMode = "hybrid",
+        filters: RouteFilter | None = None,
+    ) -> list[RouteHit]: ...
+
+    def known_token_share(self, query: str) -> float: ...
+
+    def check_current(self, snapshot: RegistrySnapshot) -> None: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class DeferredIndex(Protocol):
+    """An index to attach to a registry on first use (``open`` checks or builds it)."""
+
+    def open(
+        self,
+        snapshot: RegistrySnapshot,
+        *,
+        encoder: Encoder | None = None,
+        cache: EmbeddingCache | None = None,
+        progress: bool = False,
+    ) -> RouteIndex: ...
+
+
+def is_milvus_uri(value: object) -> bool:
+    return isinstance(value, str) and value.startswith(MILVUS_SCHEMES)
+
+
+def open_index(
+    spec: str | Path | DeferredIndex | None,
+    snapshot: RegistrySnapshot,
+    *,
+    encoder: Encoder | None = None,
+    settings: IndexSettings | None = None,
+    cache: EmbeddingCache | None = None,
+) -> RouteIndex:
+    """The ready index for ``SchemaRouter(index=spec)`` over ``snapshot``.
+
+    ``None``: a new in-process :class:`HybridIndex`; a ``milvus://`` URI or a
+    :class:`DeferredIndex`: that collection, checked (or built) against ``snapshot``;
+    another string or path: a saved in-process index folder, loaded and checked.
+    """
+    from schemarouter.index.hybrid import HybridIndex
+
+    if is_milvus_uri(spec):
+        from schemarouter.index.milvus import MilvusIndex
+
+        spec = MilvusIndex.from_uri(str(spec), settings=settings)
+    if spec is None:
+        return HybridIndex.build(snapshot, encoder=encoder, settings=settings, cache=cache)
+    if isinstance(spec, str | Path):  # (a Path has an ``open`` too: test it first)
+        return HybridIndex.load(Path(spec), snapshot, encoder=encoder)
+    return spec.open(snapshot, encoder=encoder, cache=cache)
