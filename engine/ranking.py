@@ -247,12 +247,16 @@ class RankingMixin:
         use_rerank = reranked and model.reranked_applies(identity)
         calibration = model.calibration(reranked=use_rerank)
         tokens = query_tokens(query)
+        # a bridged request's cosines come out shrunk by the bridge's own agreement with the
+        # encoder (its card): they are read on the encoder's scale again
+        scale = getattr(getattr(self.index, "encoder", None), "similarity_scale", None)
+        factor = float(scale(query)) if callable(scale) else 1.0
         best = 0.0
         for item in ranked[:RELEVANCE_WINDOW]:
             route = snapshot.routes[item.route_id]
             features = relevance_features(
                 signals,
-                dense=item.scores.get("dense", 0.0),
+                dense=min(1.0, item.scores.get("dense", 0.0) * factor),
                 coverage=coverage(tokens, route),
                 rerank=item.scores.get("rerank") if use_rerank else None,
             )

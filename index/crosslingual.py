@@ -90,6 +90,14 @@ class Bridge:
         self._lock = threading.Lock()
 
     @property
+    def agreement(self) -> float:
+        """The map's held-out mean cosine to the target encoder's vectors (its card)."""
+        try:
+            return float(self.card.get("fit", {}).get("val_mean_cosine", 1.0))
+        except (TypeError, ValueError):
+            return 1.0
+
+    @property
     def target(self) -> str:
         """The identity of the encoder whose space the map leads to."""
         return str(self.card.get("target_encoder", ""))
@@ -151,6 +159,15 @@ class CrossLingualEncoder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Documents: the wrapped encoder, always (the index and its cache stay its own)."""
         return np.asarray(self.encoder.encode(texts), dtype=np.float32)
+
+    def similarity_scale(self, text: str) -> float:
+        """What a cosine of a request's vector is multiplied by to read on the encoder's own
+        scale: ``1 / agreement`` for a bridged request (the bridge's held-out mean cosine to
+        the encoder's vectors shrinks every similarity by about that much), else 1."""
+        if not needs_bridge(text, self.share):
+            return 1.0
+        agreement = self.bridge.agreement
+        return 1.0 / agreement if agreement > 0 else 1.0
 
     def encode_query(self, text: str) -> np.ndarray:
         """One request's vector: through the bridge when :func:`needs_bridge` says so."""

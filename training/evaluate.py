@@ -98,7 +98,7 @@ def make_router(
     *,
     cache: Any = None,
     reranker: Any = None,
-    multi_intent: bool = True,
+    multi_intent: bool = False,
     settings: Any = None,
 ) -> Any:
     """A router for evaluation: the given encoder (the default one if ``None``), no
@@ -448,7 +448,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
     )
     parser.add_argument(
         "--multi-intent",
-        default="on",
+        default="off",
         choices=["on", "off"],
         help="the router's multi-intent coverage (schemarouter.intents)",
     )
