@@ -98,8 +98,9 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         #: consecutive failures per route; execution marks a route unhealthy at a threshold
         self.health_monitor = HealthMonitor()
         self.analyzer: Analyzer = analyzer if analyzer is not None else RuleAnalyzer()
-        #: the calibrated abstention model; the shipped one applies only to registries that
-        #: hold the catalog it was calibrated on, one passed here applies everywhere
+        #: the calibrated abstention model; the shipped one (calibrated on tooltrain's
+        #: validation catalogs and the bundled dev split) applies to any registry searched
+        #: with the encoder it was calibrated for; one passed here applies everywhere
         self.abstention = AbstentionModel.shipped() if abstention is _DEFAULT else abstention
         self._abstention_everywhere = abstention is not _DEFAULT
         #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
