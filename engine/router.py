@@ -182,7 +182,16 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             self._embedding_cache = default_embedding_cache()
         return self._embedding_cache
 
-    def _make_index(self) -> RouteIndex:
+    def build_index(self, *, progress: bool = False) -> RouteIndex:
+        """Build (or load, or open) the index now rather than on the first query, with a
+        progress bar if asked: worth it for a large catalog, whose first build embeds every
+        document. An index already built is returned as it is."""
+        with self._index_lock:
+            if self._index is None:
+                self._index = self._make_index(progress=progress)
+            return self._index
+
+    def _make_index(self, *, progress: bool = False) -> RouteIndex:
         from schemarouter.index.backend import open_index
 
         index = open_index(
@@ -191,6 +200,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             encoder=self._encoder,
             settings=self._index_settings,
             cache=self._cache(),
+            progress=progress,
         )
         with self.registry.lock:  # catch up with registrations made while it was built
             index.apply(self.registry.snapshot(), cache=self._cache())

@@ -184,8 +184,10 @@ def open_index(
     encoder: Encoder | None = None,
     settings: IndexSettings | None = None,
     cache: EmbeddingCache | None = None,
+    progress: bool = False,
 ) -> RouteIndex:
-    """The ready index for ``SchemaRouter(index=spec)`` over ``snapshot``.
+    """The ready index for ``SchemaRouter(index=spec)`` over ``snapshot`` (``progress``: a
+    progress bar while documents are embedded).
 
     ``None``: a new in-process :class:`HybridIndex`; a ``milvus://`` URI or a
     :class:`DeferredIndex`: that collection, checked (or built) against ``snapshot``;
@@ -198,7 +200,9 @@ def open_index(
 
         spec = MilvusIndex.from_uri(str(spec), settings=settings)
     if spec is None:
-        return HybridIndex.build(snapshot, encoder=encoder, settings=settings, cache=cache)
+        return HybridIndex.build(
+            snapshot, encoder=encoder, settings=settings, cache=cache, progress=progress
+        )
     if isinstance(spec, str | Path):  # (a Path has an ``open`` too: test it first)
         return HybridIndex.load(Path(spec), snapshot, encoder=encoder)
-    return spec.open(snapshot, encoder=encoder, cache=cache)
+    return spec.open(snapshot, encoder=encoder, cache=cache, progress=progress)

@@ -259,3 +259,14 @@ def test_retrieve_while_a_provider_registers(tiny_catalog: Path, tmp_path: Path)
     assert not errors, errors
     final = router.retrieve("band gap", k=50)
     assert not [r for r in final.route_ids if r.startswith(("cod2/", "cod5/"))]
+
+
+def test_build_index_builds_once_with_a_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, reranker=None)
+    router.add_catalog(BUNDLED_CATALOG)
+    index = router.build_index(progress=True)
+    assert "embedding: 100%" in capsys.readouterr().err
+    assert len(index) == len(router.snapshot().routes)
+    assert router.build_index() is index and router.index is index
+    assert router.retrieve("band gap of GaN", k=3).candidates
+    assert "embedding" not in capsys.readouterr().err  # the first query built nothing more
