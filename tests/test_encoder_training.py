@@ -97,3 +97,21 @@ def test_train_encoder_end_to_end(shared_data: Path, tmp_path: Path) -> None:
     (out / "model.onnx").write_bytes(bytes(data))
     with pytest.raises(ModelError, match="sha256"):
         OnnxEncoder(out).encode(["hello"])
+
+
+def test_a_query_gets_the_vector_its_text_gets_as_a_document() -> None:
+    # a query is encoded alone, documents many at a time (threads side by side): the
+    # vectors must not depend on which
+    from schemarouter.index.hybrid import default_encoder
+
+    encoder = default_encoder()
+    texts = [
+        "Search for flights from Paris to Rome next Monday and then book a hotel near the "
+        "Colosseum for three nights, with breakfast included",
+        "band gap of GaN",
+    ]
+    together = encoder.encode(texts)
+    for i, text in enumerate(texts):
+        np.testing.assert_array_equal(encoder.encode([text])[0], together[i])
+        if hasattr(encoder, "encode_query"):  # the cross-lingual wrapper's query path
+            np.testing.assert_array_equal(encoder.encode_query(text), together[i])
