@@ -15,8 +15,8 @@
 - ``call``: the cost ``call_tool`` adds to an HTTP call: a loopback HTTP route answered by
   this process, called directly with httpx and through the server's ``call_tool`` over stdio;
   also in process (``router.call``) and the bare MCP round trip (``describe_tool``).
-- ``coldstart``: from starting ``schemarouter serve`` (bundled catalog, shipped defaults,
-  reranker on) to the first ``search_tools`` answer, with warm caches (one start first).
+- ``coldstart``: from starting ``schemarouter serve`` (bundled catalog, shipped
+  defaults) to the first ``search_tools`` answer, with warm caches (one start first).
 
 Figures are printed (and written as JSON with ``--out``); nothing is asserted.
 """
@@ -357,7 +357,7 @@ def bench_coldstart(args: argparse.Namespace) -> dict[str, Any]:
         "max_s": round(max(times), 3),
         "runs": len(times),
     }
-    print(f"serve (bundled catalog, reranker on) to the first search_tools answer: {figures}")
+    print(f"serve (bundled catalog, default router) to the first search_tools answer: {figures}")
     return figures
 
 
