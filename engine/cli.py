@@ -95,7 +95,16 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     catalogs = config.catalogs
     if not (catalogs or config.openapi or config.mcp_tools):
         catalogs = (str(_bundled_catalog()),)
-    router = SchemaRouter(index=args.index)
+    kwargs: dict[str, object] = {}
+    if args.reranker == "shipped":
+        from schemarouter.rerank import Reranker
+
+        kwargs["reranker"] = Reranker.shipped()
+    elif args.reranker == "none":
+        kwargs["reranker"] = None
+    elif args.reranker:
+        kwargs["reranker"] = args.reranker  # a model folder
+    router = SchemaRouter(index=args.index, **kwargs)  # type: ignore[arg-type]
     register_sources(router, catalogs=catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools)
     result = router.retrieve(args.query, k=args.k)
     if args.tools:
@@ -196,6 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_source_arguments(retrieve)
     retrieve.add_argument(
         "--index", metavar="DIR|URI", help="a saved index folder, or a milvus:// URI"
+    )
+    retrieve.add_argument(
+        "--reranker",
+        metavar="shipped|none|DIR",
+        default=None,
+        help="the cross-encoder: the shipped model (even where its card leaves it off), none, "
+        "or a model folder from `schemarouter train-reranker` (default: the router's default)",
     )
     retrieve.add_argument("--json", action="store_true", help="print the full result as JSON")
     retrieve.add_argument(

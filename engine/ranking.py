@@ -275,8 +275,8 @@ class RankingMixin:
     def _rerank_off(self) -> str:
         if self._rerank_off_reason:
             return (
-                f"reranking is off: {self._rerank_off_reason} (pass "
-                "reranker=Reranker.shipped() to use it anyway)"
+                f"reranking is off: {self._rerank_off_reason} (to use it anyway: "
+                "SchemaRouter(reranker=Reranker.shipped()), or `--reranker shipped`)"
             )
         return (
             "reranking is off: no reranker model (train one with `schemarouter "

@@ -104,6 +104,20 @@ def test_retrieve_prints_a_table_and_json(capsys: pytest.CaptureFixture[str]) ->
     assert all("route_id" in c and "output_fields" in c for c in data["candidates"])
 
 
+def test_retrieve_chooses_the_reranker(capsys: pytest.CaptureFixture[str]) -> None:
+    if Reranker.shipped() is None:
+        pytest.skip("no shipped reranker in this checkout")
+    query = "band gap and bulk modulus of GaN"
+    assert main(["retrieve", query, "-k", "3", "--reranker", "shipped"]) == 0
+    out = capsys.readouterr().out
+    assert "reranked)" in out and re.search(r"fused \d\.\d{3}, rerank [+-]\d", out)
+    assert main(["retrieve", query, "-k", "3", "--reranker", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "fusion order)" in out and "the shipped reranker" not in out
+    assert main(["retrieve", query, "-k", "3", "--reranker", "/nonexistent/model"]) != 0
+    assert "/nonexistent/model" in capsys.readouterr().err
+
+
 def test_index_build_then_retrieve_from_it(
     tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
