@@ -158,9 +158,7 @@ class RankingMixin:
         candidate will show as matched, exactly as every training pair was written.
         """
         writer = getattr(reranker, "route_text", None) or route_text
-        forced = 0
-        while forced < len(ranked) and ranked[forced].forced:
-            forced += 1
+        forced = _forced_count(ranked)
         window = ranked[forced : forced + self.rerank_depth]
         if len(window) < 2:
             return ranked, False
@@ -197,9 +195,7 @@ class RankingMixin:
         parts = split_intents(query)
         if len(parts) < 2 or not hasattr(self.index, "rescore_parts"):
             return ranked
-        forced = 0
-        while forced < len(ranked) and ranked[forced].forced:
-            forced += 1
+        forced = _forced_count(ranked)
         window = ranked[: forced + DEFAULT_COVER_WINDOW]
         ids = [item.route_id for item in window]
         scores, similarity = part_scores(self.index, parts, ids)
@@ -307,3 +303,11 @@ class RankingMixin:
             reranked=ranking.reranked,
             **extra,
         )
+
+
+def _forced_count(ranked: Sequence[Ranked]) -> int:
+    """How many routes lead the list because the query named them (never re-ordered)."""
+    forced = 0
+    while forced < len(ranked) and ranked[forced].forced:
+        forced += 1
+    return forced

@@ -329,19 +329,21 @@ class MilvusIndex:
                 from schemarouter.index.hybrid import default_encoder
 
                 self._encoder = encoder or self._encoder or default_encoder()
-            with self._engine("dropping the collection"):
-                if self.client.has_collection(self.name):
-                    self.client.drop_collection(self.name)
+            self._drop_collection()
             self._create()
             self.apply(snapshot, cache=cache, progress=progress)
             return self
 
     def drop(self) -> None:
         """Delete the collection and everything in it."""
-        with self._lock, self._engine("dropping the collection"):
+        with self._lock:
+            self._drop_collection()
+            self._meta, self._routes = {}, None
+
+    def _drop_collection(self) -> None:
+        with self._engine("dropping the collection"):
             if self.client.has_collection(self.name):
                 self.client.drop_collection(self.name)
-            self._meta, self._routes = {}, None
 
     def _create(self) -> None:
         schema, index_params = collection_schema(

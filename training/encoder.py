@@ -352,21 +352,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def _work_folder(args: argparse.Namespace) -> Path:
-    if args.work:
-        return Path(args.work)
-    from schemarouter.index.onnx_encoder import default_cache_root
-
-    tag = hashlib.sha256(str(Path(args.out).resolve()).encode()).hexdigest()[:10]
-    return default_cache_root() / "encoder-train" / tag
-
-
-def _mining_encoder(name: str) -> Any:
-    from schemarouter.index import HashingEncoder, OnnxMiniLMEncoder
-
-    return HashingEncoder() if name == "hashing" else OnnxMiniLMEncoder()
-
-
 def _triplets(
     args: argparse.Namespace, work: Path, corpus: Any, out: Callable[[str], Any]
 ) -> tuple[list[Triplet], dict[str, Any], Path]:
@@ -376,6 +361,9 @@ def _triplets(
     config = EncoderPairConfig(
         sources=tuple(args.sources), caps=_parse_caps(args.cap), seed=args.seed
     )
+    from schemarouter.training.evaluate_ood import named_encoder
+
+    miner = named_encoder(args.mining_encoder)  # "minilm" (the packaged one) or "hashing"
     path = work / "triplets.jsonl"
     if path.exists() and args.resume:
         triplets, manifest = load_triplets(path)
@@ -383,13 +371,13 @@ def _triplets(
 
         if (
             manifest.get("config") == _config_dict(config)
-            and manifest.get("encoder_for_mining") == _mining_encoder(args.mining_encoder).identity
+            and manifest.get("encoder_for_mining") == miner.identity
         ):
             return triplets, manifest, path
     triplets, manifest = build_triplets(
         corpus,
         config,
-        encoder=_mining_encoder(args.mining_encoder),
+        encoder=miner,
         progress=args.progress,
         log=out,
     )
@@ -400,7 +388,7 @@ def _triplets(
 def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
     from schemarouter.index.onnx_encoder import OnnxEncoder, export_sentence_encoder
     from schemarouter.training.datasets.tooltrain import load_tooltrain
-    from schemarouter.training.export import _sha256, _versions
+    from schemarouter.training.export import _sha256, _versions, work_folder
 
     _threads(args.threads)
     settings = EncoderSettings(
@@ -412,7 +400,7 @@ def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
         layers=args.layers,
         seed=args.seed,
     )
-    work = _work_folder(args)
+    work = work_folder(args.out, args.work, "encoder-train")
     work.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
     corpus = load_tooltrain(args.data, seed=args.seed)

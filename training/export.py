@@ -180,6 +180,18 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def work_folder(out: str | Path, work: str | Path | None, kind: str) -> Path:
+    """Where a training command keeps its pairs, checkpoints and torch model: ``work`` if
+    given, else a cache folder named for ``kind`` and the resolved output folder (so a rerun
+    with the same ``--out`` resumes)."""
+    if work:
+        return Path(work)
+    from schemarouter.index.onnx_encoder import default_cache_root
+
+    tag = hashlib.sha256(str(Path(out).resolve()).encode()).hexdigest()[:10]
+    return default_cache_root() / kind / tag
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

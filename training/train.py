@@ -50,7 +50,7 @@ from schemarouter.rerank import (
     encode_pairs,
     load_tokenizer,
 )
-from schemarouter.training.export import write_model
+from schemarouter.training.export import work_folder, write_model
 from schemarouter.training.pairs import PairConfig, PairGroup, build_pairs, load_pairs, save_pairs
 
 __all__ = ["TrainSettings", "load_base", "train_main", "train_model"]
@@ -529,15 +529,6 @@ def _encoder(name: str) -> Any:
     return named_encoder(name)
 
 
-def _work_folder(args: argparse.Namespace) -> Path:
-    if args.work:
-        return Path(args.work)
-    from schemarouter.index.onnx_encoder import default_cache_root
-
-    tag = hashlib.sha256(str(Path(args.out).resolve()).encode()).hexdigest()[:10]
-    return default_cache_root() / "reranker-train" / tag
-
-
 def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
     import torch
 
@@ -557,7 +548,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         fusion_weight=args.fusion_weight,
         seed=args.seed,
     )
-    work = _work_folder(args)
+    work = work_folder(args.out, args.work, "reranker-train")
     work.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
     if args.pairs:
