@@ -93,11 +93,19 @@ class RankingMixin:
         snapshot = self.registry.snapshot()  # at least as new as the index searched
         analysis = gate_analysis(self.analyzer.analyze(query, snapshot), snapshot)
         resolved, _ = resolve_fields(PlanRequest(query=query), snapshot)
+        # a bridged request's cosines come out shrunk by the bridge's agreement with the
+        # encoder (its card): every reader of ``scores["dense"]`` gets the encoder's scale
+        scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
+        factor = float(scale(query)) if callable(scale) else 1.0
         ranked = [
             Ranked(
                 route_id=hit.route_id,
                 score=hit.score,
-                scores={"fused": hit.score, "lexical": hit.lexical_score, "dense": hit.dense_score},
+                scores={
+                    "fused": hit.score,
+                    "lexical": hit.lexical_score,
+                    "dense": min(1.0, hit.dense_score * factor),
+                },
                 field_hits=hit.matched_fields,
             )
             for hit in hits
@@ -243,16 +251,12 @@ class RankingMixin:
         use_rerank = reranked and model.reranked_applies(identity)
         calibration = model.calibration(reranked=use_rerank)
         tokens = query_tokens(query)
-        # a bridged request's cosines come out shrunk by the bridge's own agreement with the
-        # encoder (its card): they are read on the encoder's scale again
-        scale = getattr(getattr(self.index, "encoder", None), "similarity_scale", None)
-        factor = float(scale(query)) if callable(scale) else 1.0
         best = 0.0
         for item in ranked[:RELEVANCE_WINDOW]:
             route = snapshot.routes[item.route_id]
             features = relevance_features(
                 signals,
-                dense=min(1.0, item.scores.get("dense", 0.0) * factor),
+                dense=item.scores.get("dense", 0.0),
                 coverage=coverage(tokens, route),
                 rerank=item.scores.get("rerank") if use_rerank else None,
             )

