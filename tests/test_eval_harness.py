@@ -153,3 +153,34 @@ def test_token_counter_contracts_and_payloads(tmp_path: Path) -> None:
     fallback = TokenCounter(tmp_path / "missing.json")
     assert "whitespace" in fallback.identity
     assert fallback.count('{"a": 1}') == 7  # { " a " : 1 }
+
+
+class _CountingReranker:
+    """A reranker hook that counts its calls; ``off_by_default`` as a card would say."""
+
+    def __init__(self, off: str) -> None:
+        self.off_by_default = off
+        self.calls = 0
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        self.calls += 1
+        return [0.0] * len(texts)
+
+
+@pytest.mark.parametrize("off, reranks", [("off on the dev sets", False), ("", True)])
+def test_the_abstention_pass_reranks_only_where_the_router_would(
+    off: str, reranks: bool
+) -> None:
+    from schemarouter.abstention import AbstentionModel
+    from schemarouter.training.evaluate import abstains_as_shipped
+
+    from helpers import BUNDLED_CATALOG
+
+    reranker = _CountingReranker(off)
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, reranker=reranker)
+    router.abstention = None
+    router.add_catalog(BUNDLED_CATALOG)
+    never = AbstentionModel(weights={"dense": 0.0}, bias=10.0, threshold=0.5, card={})
+    assert abstains_as_shipped(router, never, "band gap of GaN") == 0.0
+    assert (reranker.calls > 0) is reranks
+    assert router.abstention is None  # switched on for that one call only

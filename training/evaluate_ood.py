@@ -174,11 +174,7 @@ def korean_pairs(encoder: Any, reranker: Any, args: argparse.Namespace) -> dict[
                     ranked = list(router.retrieve(text, k=5, rerank=rerank).route_ids)
                     row[f"{name} r@5"] = M.recall_at(ranked, q.needs, 5)
             if model is not None:
-                router.abstention = model
-                try:
-                    abstained = float(router.retrieve(text, k=5).abstained)
-                finally:
-                    router.abstention = None
+                abstained = _evaluate().abstains_as_shipped(router, model, text)
                 row["rejected" if q.negative else "false_abstention"] = abstained
             rows[lang].append(row)
     out: dict[str, Any] = {"pairs": len(pairs)}
