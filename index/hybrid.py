@@ -273,6 +273,7 @@ class HybridIndex(RouteSearch):
         self._route_docs = _csr_groups(self._doc_route, n_routes)
         # reduceat needs non-empty groups: every route has its endpoint document.
         self._field_doc = self._doc_kind == DocKind.FIELD
+        self._field_rows = np.flatnonzero(self._field_doc)
         doc_weight = np.ones(self._doc_kind.size)
         doc_weight[self._field_doc] = self.settings.lexical_field_weight
         self._doc_weight = doc_weight

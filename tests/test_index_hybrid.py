@@ -298,3 +298,64 @@ def test_router_opens_a_saved_index_given_as_path_or_string(tmp_path: Path) -> N
         )
         assert list(router.retrieve("weather forecast", k=1).route_ids) == ["weather/rest/forecast"]
         assert isinstance(router.index, HybridIndex)
+
+
+def test_lexical_top_is_exact_where_only_documents_above_a_bound_are_rolled_up() -> None:
+    """The lexical retriever rolls up only documents that can reach its top (a bound from a
+    sample of endpoint scores); its routes, their order and the field hits equal a full
+    roll-up of every document, ties and filters included, on a catalog large enough for
+    the sample to be one row in many."""
+    import random
+
+    from schemarouter.index import RouteFilter
+    from schemarouter.index.tokenize import tokenize
+
+    rng = random.Random(7)
+    words = [
+        "weather",
+        "price",
+        "stock",
+        "movie",
+        "band",
+        "gap",
+        "city",
+        "film",
+        "rate",
+        "air",
+        "forecast",
+        "quote",
+    ]
+    routes = [
+        make_route(
+            f"p{i % 40}",
+            f"e{i}",
+            " ".join(rng.choices(words, k=rng.randint(1, 4))),
+            {f"f{j}": " ".join(rng.choices(words, k=2)) for j in range(rng.randint(0, 3))},
+        )
+        for i in range(3000)
+    ]
+    settings = IndexSettings(candidate_depth=20, field_hit_depth=5)
+    snapshot = registry_with(routes).snapshot()
+    index = HybridIndex.build(snapshot, encoder=HashingEncoder(), settings=settings)
+    index.search("warm up", k=1)
+    queries = ["weather forecast", "price", "band gap of the film city rate", "quote air"]
+    for query, filters in [(q, None) for q in queries] + [
+        ("price stock", RouteFilter.of(providers=["p3", "p7", "p11"]))
+    ]:
+        allowed = index._allowed(filters)
+        raw = index._lexical.scores(tokenize(query, settings.tokenizer))
+        weighted = raw * index._doc_weight
+        best: dict[int, float] = {}
+        for doc, route in enumerate(index._doc_route.tolist()):
+            if raw[doc] != 0 and (allowed is None or allowed[route]):
+                best[route] = max(best.get(route, -np.inf), weighted[doc])
+        expected = sorted((r for r in best if best[r] > 0), key=lambda r: (-best[r], r))[:20]
+        field_docs = [d for d in np.flatnonzero(index._field_doc) if raw[d] > 0]
+        expected_fields = sorted(field_docs, key=lambda d: (-raw[d], d))[:5]
+        fields: dict[int, int] = {}
+        found, _ = index._lexical_routes(query, 20, fields, allowed)
+        assert found.tolist() == expected, query
+        assert sorted(fields, key=fields.__getitem__) == expected_fields, query
+        assert len(set(best.values())) < len(best)  # ties are part of the check
+        lexical = index._lexical_of(weighted, np.asarray(sorted(best), dtype=np.int64))
+        assert lexical.tolist() == [best[r] for r in sorted(best)]
