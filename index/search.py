@@ -11,14 +11,15 @@ fields whose documents matched.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from schemarouter.index.documents import DocKind
+from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, DocKind
 from schemarouter.index.fusion import reciprocal_rank_fusion, top_k, weighted_fusion
 from schemarouter.index.settings import RouteHit
-from schemarouter.index.tokenize import is_cjk, tokenize
+from schemarouter.index.tokenize import DEFAULT_TOKENIZER, is_cjk, tokenize
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
@@ -55,6 +56,7 @@ class RouteSearch:
     _vectors: tuple[VectorSet, VectorSet]
     _route_ids: list[str]
     _route_row: dict[str, int]
+    _route_fps: list[str]
     _route_fields: list[tuple[str, ...]]
     _routes: list[Route]
     _doc_route: np.ndarray
@@ -90,6 +92,34 @@ class RouteSearch:
             return 0.0
         with self._lock:
             return sum(1 for t in tokens if self._lexical.document_frequency(t) > 0) / len(tokens)
+
+    def coverage(self, tokens: frozenset[str], routes: Sequence[Route]) -> list[float] | None:
+        """:func:`schemarouter.retrieval.coverage` of each route, read from the term counts
+        the index holds instead of tokenizing the route again (a first-seen route cost
+        ~0.15 ms, most of a 100,000-route catalog's candidates). ``None`` where the answer
+        could differ: another tokenizer or text limits than the function's defaults, or a
+        route the index holds in another version or not at all."""
+        s = self.settings
+        if s.tokenizer != DEFAULT_TOKENIZER or s.limits != DEFAULT_TEXT_LIMITS:
+            return None
+        with self._lock:
+            if not self._derived_ok:
+                self._finish()
+            rows = [self._route_row.get(r.route_id, -1) for r in routes]
+            fps = self._route_fps
+            pairs = zip(rows, routes, strict=True)
+            if any(row < 0 or fps[row] != route.fingerprint for row, route in pairs):
+                return None
+            if not tokens:
+                return [0.0] * len(routes)
+            vocab = self._lexical.vocab
+            ids = np.fromiter((vocab[t] for t in tokens if t in vocab), dtype=np.int64)
+            indptr = self._route_docs[0]
+            return [
+                float(np.isin(ids, self._lexical.terms_in(indptr[row], indptr[row + 1])).sum())
+                / len(tokens)
+                for row in rows
+            ]
 
     def _allowed(self, filters: RouteFilter | None) -> np.ndarray | None:
         """Which route rows ``filters`` lets through (``None``: all of them)."""

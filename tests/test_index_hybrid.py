@@ -359,3 +359,44 @@ def test_lexical_top_is_exact_where_only_documents_above_a_bound_are_rolled_up()
         assert len(set(best.values())) < len(best)  # ties are part of the check
         lexical = index._lexical_of(weighted, np.asarray(sorted(best), dtype=np.int64))
         assert lexical.tolist() == [best[r] for r in sorted(best)]
+
+
+def test_coverage_read_from_the_index_equals_tokenizing_the_route() -> None:
+    """The relevance feature ``coverage`` comes from the index's term counts where it can
+    (no retokenizing of a first-seen route); it equals the tokenizing function on every
+    candidate, and the index declines where it could differ (other tokenizer or text
+    limits, a route it holds in another version, one it does not hold)."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index.tokenize import TokenizerSettings
+    from schemarouter.retrieval import coverage, coverages, query_tokens
+
+    from helpers import BUNDLED_CATALOG
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, reranker=None)
+    router.add_catalog(BUNDLED_CATALOG)
+    snapshot = router.snapshot()
+    routes = list(snapshot.routes.values())
+    index = router.index
+    queries = [
+        "Young's modulus and band gap of GaN",
+        "formation energy per atom of LiFePO4 from the Materials Project",
+        "NaCl unit-cell volume from experimental crystal structures",
+        "weather tomorrow in Paris",
+        "",
+    ]
+    checked = 0
+    for query in queries:
+        tokens = query_tokens(query)
+        expected = [coverage(tokens, route) for route in routes]
+        assert index.coverage(tokens, routes) == expected
+        assert coverages(tokens, routes, index) == expected
+        checked += sum(value > 0 for value in expected)
+    assert checked > 20  # most routes share a word with the materials requests
+    tokens = query_tokens(queries[0])
+    changed = routes[0].model_copy(update={"fingerprint": "sha256:" + "0" * 64})
+    assert index.coverage(tokens, [changed]) is None
+    assert index.coverage(tokens, [make_route("nobody", "x", "band gap")]) is None
+    other = IndexSettings(tokenizer=TokenizerSettings(stem_plurals=False))
+    plain = HybridIndex.build(snapshot, encoder=HashingEncoder(), settings=other)
+    assert plain.coverage(tokens, routes) is None
+    assert coverages(tokens, routes[:3], plain) == [coverage(tokens, r) for r in routes[:3]]

@@ -332,8 +332,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "--mining-encoder",
         default="minilm",
-        choices=["minilm", "hashing"],
-        help="the dense channel of the index that mines hard negatives",
+        metavar="minilm|default|hashing|DIR",
+        help="the dense channel of the index that mines hard negatives: minilm (the packaged "
+        "MiniLM, the default), default (the router's shipped encoder), hashing (tests) or a "
+        "train-encoder model folder",
     )
     parser.add_argument("--base", default=None, help="base model folder (packaged MiniLM)")
     parser.add_argument("--epochs", type=float, default=d.epochs)
@@ -363,7 +365,7 @@ def _triplets(
     )
     from schemarouter.training.evaluate_ood import named_encoder
 
-    miner = named_encoder(args.mining_encoder)  # "minilm" (the packaged one) or "hashing"
+    miner = named_encoder(args.mining_encoder)
     path = work / "triplets.jsonl"
     if path.exists() and args.resume:
         triplets, manifest = load_triplets(path)
