@@ -26,7 +26,7 @@ from schemarouter.retrieval import (
     Ranked,
     apply_analysis,
     build_candidates,
-    coverages,
+    coverage,
     matched_fields_for,
     query_tokens,
 )
@@ -250,16 +250,14 @@ class RankingMixin:
         identity = getattr(self.reranker, "identity", None)
         use_rerank = reranked and model.reranked_applies(identity)
         calibration = model.calibration(reranked=use_rerank)
-        window = ranked[:RELEVANCE_WINDOW]
-        covered = coverages(
-            query_tokens(query), [snapshot.routes[item.route_id] for item in window], self.index
-        )
+        tokens = query_tokens(query)
         best = 0.0
-        for item, share in zip(window, covered, strict=True):
+        for item in ranked[:RELEVANCE_WINDOW]:
+            route = snapshot.routes[item.route_id]
             features = relevance_features(
                 signals,
                 dense=item.scores.get("dense", 0.0),
-                coverage=share,
+                coverage=coverage(tokens, route),
                 rerank=item.scores.get("rerank") if use_rerank else None,
             )
             p = calibration.probability(features)

@@ -18,7 +18,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from schemarouter.contracts import Route, SourceType
 from schemarouter.query import QueryAnalysis, bind_parameters
@@ -31,7 +30,6 @@ __all__ = [
     "apply_analysis",
     "build_candidates",
     "coverage",
-    "coverages",
     "matched_fields_for",
     "matches_sources",
     "query_tokens",
@@ -201,11 +199,3 @@ def coverage(tokens: frozenset[str], route: Route) -> float:
     if not tokens:
         return 0.0
     return len(tokens & _tokens_of(route)) / len(tokens)
-
-
-def coverages(tokens: frozenset[str], routes: Sequence[Route], index: Any = None) -> list[float]:
-    """:func:`coverage` of each of ``routes``; from ``index``'s own term counts where it
-    can answer for these routes (``RouteSearch.coverage``), else by tokenizing them."""
-    found = getattr(index, "coverage", None)
-    values = found(tokens, routes) if callable(found) else None
-    return list(values) if values is not None else [coverage(tokens, r) for r in routes]

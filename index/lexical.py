@@ -191,11 +191,6 @@ class LexicalIndex:
         tid = self.vocab.get(token)
         return 0 if tid is None else int(self._df[tid])
 
-    def terms_in(self, start: int, stop: int) -> np.ndarray:
-        """The term ids that rows ``start`` to ``stop`` (exclusive) contain, with repeats."""
-        tf = self._tf
-        return tf.indices[tf.indptr[start] : tf.indptr[stop]]
-
     def scores(self, tokens: Sequence[str]) -> np.ndarray | None:
         """BM25 score of every row for ``tokens``; ``None`` when no token is known."""
         if self._weights is None:

@@ -11,15 +11,14 @@ fields whose documents matched.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, DocKind
+from schemarouter.index.documents import DocKind
 from schemarouter.index.fusion import reciprocal_rank_fusion, top_k, weighted_fusion
 from schemarouter.index.settings import RouteHit
-from schemarouter.index.tokenize import DEFAULT_TOKENIZER, is_cjk, tokenize
+from schemarouter.index.tokenize import is_cjk, tokenize
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
@@ -56,7 +55,6 @@ class RouteSearch:
     _vectors: tuple[VectorSet, VectorSet]
     _route_ids: list[str]
     _route_row: dict[str, int]
-    _route_fps: list[str]
     _route_fields: list[tuple[str, ...]]
     _routes: list[Route]
     _doc_route: np.ndarray
@@ -92,34 +90,6 @@ class RouteSearch:
             return 0.0
         with self._lock:
             return sum(1 for t in tokens if self._lexical.document_frequency(t) > 0) / len(tokens)
-
-    def coverage(self, tokens: frozenset[str], routes: Sequence[Route]) -> list[float] | None:
-        """:func:`schemarouter.retrieval.coverage` of each route, read from the term counts
-        the index holds instead of tokenizing the route again (a first-seen route cost
-        ~0.15 ms, most of a 100,000-route catalog's candidates). ``None`` where the answer
-        could differ: another tokenizer or text limits than the function's defaults, or a
-        route the index holds in another version or not at all."""
-        s = self.settings
-        if s.tokenizer != DEFAULT_TOKENIZER or s.limits != DEFAULT_TEXT_LIMITS:
-            return None
-        with self._lock:
-            if not self._derived_ok:
-                self._finish()
-            rows = [self._route_row.get(r.route_id, -1) for r in routes]
-            fps = self._route_fps
-            pairs = zip(rows, routes, strict=True)
-            if any(row < 0 or fps[row] != route.fingerprint for row, route in pairs):
-                return None
-            if not tokens:
-                return [0.0] * len(routes)
-            vocab = self._lexical.vocab
-            ids = np.fromiter((vocab[t] for t in tokens if t in vocab), dtype=np.int64)
-            indptr = self._route_docs[0]
-            return [
-                float(np.isin(ids, self._lexical.terms_in(indptr[row], indptr[row + 1])).sum())
-                / len(tokens)
-                for row in rows
-            ]
 
     def _allowed(self, filters: RouteFilter | None) -> np.ndarray | None:
         """Which route rows ``filters`` lets through (``None``: all of them)."""
@@ -207,7 +177,8 @@ class RouteSearch:
             routes = np.array([rows[i] for i in known], dtype=np.int64)
             order = np.argsort(routes, kind="stable")
             routes, known = routes[order], known[order]
-            lex = self._lexical_of(self._lexical_weighted(text), routes)
+            scored = self._lexical_scores(text)
+            lex = self._lexical_of(None if scored is None else scored[1], routes)
             vector = self._query_vector(text)
             dense = self._dense_exact(vector, routes)
             everywhere = np.ones(routes.size, dtype=np.int64)
@@ -223,11 +194,11 @@ class RouteSearch:
             cosine[known] = dense
         return out, cosine
 
-    def _lexical_weighted(self, query: str) -> np.ndarray | None:
-        """Every document's BM25 score for ``query``, field documents weighted (``None``
-        when no query term is indexed)."""
-        doc_scores = self._lexical.scores(tokenize(query, self.settings.tokenizer))
-        return None if doc_scores is None else doc_scores * self._doc_weight
+    def _lexical_scores(self, query: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """Every document's BM25 score for ``query``, raw and with field documents weighted
+        (``None`` when no query term is indexed)."""
+        raw = self._lexical.scores(tokenize(query, self.settings.tokenizer))
+        return None if raw is None else (raw, raw * self._doc_weight)
 
     def _lexical_routes(
         self,
@@ -244,10 +215,10 @@ class RouteSearch:
         scores at least its endpoint document, so any lower bound of the ``depth``-th best
         endpoint score bounds the ``depth``-th best route, and only documents scoring at
         least that can decide the top (:func:`_kth_lower_bound`)."""
-        raw = self._lexical.scores(tokenize(query, self.settings.tokenizer))
-        if raw is None:
+        scored = self._lexical_scores(query)
+        if scored is None:
             return EMPTY, None
-        weighted = raw * self._doc_weight
+        raw, weighted = scored
         endpoints = self._endpoint_doc if allowed is None else self._endpoint_doc[allowed]
         tau = _kth_lower_bound(weighted, endpoints, depth)
         docs = np.flatnonzero(weighted >= tau) if tau > 0 else np.flatnonzero(weighted)
@@ -272,7 +243,7 @@ class RouteSearch:
 
     def _lexical_of(self, weighted: np.ndarray | None, routes: np.ndarray) -> np.ndarray:
         """The BM25 score of each of ``routes`` (its best document) from
-        :meth:`_lexical_weighted`'s document scores."""
+        :meth:`_lexical_scores`' weighted document scores."""
         if weighted is None or routes.size == 0:
             return np.zeros(routes.size)
         indptr = self._route_docs[0]
