@@ -11,6 +11,7 @@ the best candidates, which decides abstention (:mod:`.abstention`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from schemarouter.abstention import AbstentionModel, abstention_features, relevance_features
@@ -89,10 +90,32 @@ class RankingMixin:
     def _rank(self, query: str, depth: int, *, rerank: bool = True, k: int = 5) -> _Ranking:
         """The full ranked list for ``query`` (before k), and the abstention reason."""
         index = self.index
-        hits = index.search(query, k=depth)
-        snapshot = self.registry.snapshot()  # at least as new as the index searched
-        analysis = gate_analysis(self.analyzer.analyze(query, snapshot), snapshot)
-        resolved, _ = resolve_fields(PlanRequest(query=query), snapshot)
+        # the query analysis runs on a worker thread while the index encodes the request
+        # (``beside``: the encoder's model call releases the GIL); it reads the snapshot of
+        # before the search, so where the registry changed meanwhile the newer one is
+        # analysed again, as it was when the analysis came after the search
+        snapshot = self.registry.snapshot()
+        pending: Future[tuple[QueryAnalysis, list[str]]] = Future()
+
+        def analyse() -> None:
+            if pending.set_running_or_notify_cancel():
+                try:
+                    pending.set_result(self._analysis(query, snapshot))
+                except BaseException as exc:
+                    pending.set_exception(exc)
+
+        if getattr(index, "searches_beside", False):
+            hits = index.search(query, k=depth, beside=analyse)
+        else:
+            hits = index.search(query, k=depth)
+        if pending.cancel():  # never started (an index without ``beside``): analyse here
+            analysis, resolved = self._analysis(query, snapshot)
+        else:
+            analysis, resolved = pending.result()
+        latest = self.registry.snapshot()
+        if latest is not snapshot:
+            snapshot = latest
+            analysis, resolved = self._analysis(query, snapshot)
         # a bridged request's cosines come out shrunk by the bridge's agreement with the
         # encoder (its card): every reader of ``scores["dense"]`` gets the encoder's scale
         scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
@@ -146,6 +169,12 @@ class RankingMixin:
         if ranked and not reason and model is not None and model.uses_candidates():
             reason = self._relevance(model, query, ranked, snapshot, signals, reranked=reranked)
         return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals, reranked)
+
+    def _analysis(self, query: str, snapshot: RegistrySnapshot) -> tuple[QueryAnalysis, list[str]]:
+        """The request's analysis (gated to ``snapshot``) and the fields it resolves to."""
+        analysis = gate_analysis(self.analyzer.analyze(query, snapshot), snapshot)
+        resolved, _ = resolve_fields(PlanRequest(query=query), snapshot)
+        return analysis, resolved
 
     def _rerank(
         self,

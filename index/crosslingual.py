@@ -21,13 +21,14 @@ import json
 import logging
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from schemarouter.errors import MissingDependencyError, ModelError
+from schemarouter.index.dense import query_runner
 
 __all__ = [
     "BRIDGE_FILES",
@@ -182,6 +183,13 @@ class CrossLingualEncoder:
             self.bridged += 1
             return self.bridge.encode([text])[0]
         return np.asarray(self.encoder.encode([text]), dtype=np.float32)[0]
+
+    def query_runner(self, text: str) -> Callable[[], np.ndarray]:
+        """:meth:`encode_query` in two steps (see ``dense.query_runner``): the bridge's
+        whole encoding for a bridged request, else the wrapped encoder's."""
+        if needs_bridge(text, self.share):
+            return lambda: self.encode_query(text)
+        return query_runner(self.encoder, text)
 
     def __getattr__(self, name: str) -> Any:  # texts_encoded, card, folder ...
         if name in ("encoder", "bridge"):

@@ -22,7 +22,7 @@ import hashlib
 import itertools
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -39,7 +39,9 @@ __all__ = [
     "HashingEncoder",
     "MiniLMEncoder",
     "VectorSet",
+    "encode_request",
     "encoder_from_identity",
+    "query_runner",
     "text_key",
 ]
 
@@ -77,6 +79,27 @@ class Encoder(Protocol):
 
 #: An encoder may also say whether it reads Chinese, Japanese and Korean text
 #: (``reads_cjk = True``); encoders that do not say are assumed not to.
+
+
+def encode_request(encoder: Encoder, text: str) -> np.ndarray:
+    """A request's vector: ``encoder.encode_query`` where the encoder has one (the
+    cross-lingual bridge reads Korean there), else the document encoding."""
+    encode_query = getattr(encoder, "encode_query", None)
+    if encode_query is not None:
+        return np.asarray(encode_query(text), dtype=np.float32)
+    return np.asarray(encoder.encode([text])[0], dtype=np.float32)
+
+
+def query_runner(encoder: Encoder, text: str) -> Callable[[], np.ndarray]:
+    """:func:`encode_request` in two steps: what the encoder does before its model call
+    (tokenizing) now, and the call that returns the vector. An encoder with a
+    ``query_runner(text)`` method splits it there (the ONNX encoders); for any other the
+    whole encoding is the second step."""
+    runner = getattr(encoder, "query_runner", None)
+    if runner is not None:
+        run: Callable[[], np.ndarray] = runner(text)
+        return run
+    return lambda: encode_request(encoder, text)
 
 
 class HashingEncoder:

@@ -54,7 +54,7 @@ from schemarouter.errors import (
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.backend import RouteFilter
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts
-from schemarouter.index.dense import Encoder
+from schemarouter.index.dense import Encoder, encode_request
 from schemarouter.index.milvus_docs import (
     DEFAULT_COLLECTION,
     DEFAULT_CONSISTENCY,
@@ -588,7 +588,8 @@ class MilvusIndex:
         if k <= 0 or not query.strip() or len(self) == 0:
             return []
         depth = max(k, self.settings.candidate_depth)
-        vector = None if mode == "lexical" else self.encoder.encode([query])[0]
+        # a request's vector as the in-process index reads it (the bridge for Korean)
+        vector = None if mode == "lexical" else encode_request(self.encoder, query)
         request = MilvusQuery(
             self.client,
             self.name,

@@ -27,7 +27,7 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -232,6 +232,25 @@ class _OnnxSentenceEncoder:
             tokenizer.enable_truncation(self.max_seq_length)
             self._tokenizer = tokenizer
         return self._tokenizer
+
+    def query_runner(self, text: str) -> Callable[[], np.ndarray]:
+        """``text`` tokenized now, and the model call that gives its vector (the same as
+        ``encode([text])[0]``): the caller can start other work between the two, which then
+        runs while the model call has released the GIL."""
+        session = self._session(1)
+        ids = np.asarray([self.tokenizer().encode(text).ids], dtype=np.int64)
+        feeds = {
+            "input_ids": ids,
+            "attention_mask": np.ones_like(ids),
+            "token_type_ids": np.zeros_like(ids),
+        }
+
+        def run() -> np.ndarray:
+            vector = np.asarray(session.run(["embedding"], feeds)[0][0], dtype=np.float32)
+            self.texts_encoded += 1
+            return vector
+
+        return run
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One text per model call, ``threads`` calls at a time.

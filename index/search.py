@@ -11,14 +11,17 @@ fields whose documents matched.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from schemarouter.index.dense import encode_request, query_runner
 from schemarouter.index.documents import DocKind
 from schemarouter.index.fusion import reciprocal_rank_fusion, top_k, weighted_fusion
 from schemarouter.index.settings import RouteHit
 from schemarouter.index.tokenize import is_cjk, tokenize
+from schemarouter.index.workers import in_background
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
@@ -32,6 +35,11 @@ __all__ = ["EMPTY", "RouteSearch", "SearchMode", "dense_weight_for"]
 SearchMode = Literal["hybrid", "lexical", "dense"]
 EMPTY = np.zeros(0, dtype=np.int64)
 _FAR = 1 << 30
+
+
+def _run(job: Callable[[], object] | None) -> None:
+    if job is not None:
+        job()
 
 
 def dense_weight_for(query: str, weight: float, encoder: object) -> float:
@@ -71,13 +79,11 @@ class RouteSearch:
     def _finish(self) -> None:  # pragma: no cover - provided by HybridIndex
         raise NotImplementedError
 
+    #: :meth:`search` takes ``beside=`` (work to run beside the request's encoding)
+    searches_beside = True
+
     def _query_vector(self, text: str) -> np.ndarray:
-        """A request's vector: ``encoder.encode_query`` where the encoder has one (e.g. the
-        cross-lingual bridge), else the document encoding."""
-        encode_query = getattr(self.encoder, "encode_query", None)
-        if encode_query is not None:
-            return np.asarray(encode_query(text), dtype=np.float32)
-        return np.asarray(self.encoder.encode([text])[0], dtype=np.float32)
+        return encode_request(self.encoder, text)
 
     def known_token_share(self, query: str) -> float:
         """Share of the query's tokens that occur in some indexed document (0 if none).
@@ -108,9 +114,17 @@ class RouteSearch:
         k: int = 50,
         mode: SearchMode = "hybrid",
         filters: RouteFilter | None = None,
+        beside: Callable[[], object] | None = None,
     ) -> list[RouteHit]:
         """The ``k`` best routes for ``query``, fused from BM25 and dense retrieval;
-        ``filters`` keeps only the routes it matches (inside both retrievers)."""
+        ``filters`` keeps only the routes it matches (inside both retrievers).
+
+        A hybrid search runs BM25 on a worker thread while this thread's encoder call has
+        released the GIL (:mod:`~schemarouter.index.workers`). ``beside`` is more work of
+        the caller's to run there, started once the request is tokenized (the router's
+        query analysis); it runs exactly once, on the worker or, where the search has no
+        encoding to hide it behind, here before the search returns. Its return value is
+        dropped: it reports through a closure."""
         if mode not in ("hybrid", "lexical", "dense"):
             raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
         with self._lock:
@@ -118,11 +132,13 @@ class RouteSearch:
                 self._finish()
             n_routes = len(self._route_ids)
             if n_routes == 0 or k <= 0 or not query or not query.strip():
+                _run(beside)
                 return []
             s = self.settings
             depth = max(k, s.candidate_depth)
             allowed = self._allowed(filters)
             if allowed is not None and not allowed.any():
+                _run(beside)
                 return []
             weighted = None
             dense_scores = np.full(n_routes, -np.inf)
@@ -130,10 +146,21 @@ class RouteSearch:
             dense_fields: dict[int, int] = {}  # field vector row -> rank
             lex_top = dense_top = EMPTY
             vector = None
-            if mode != "dense":
+            if mode == "lexical":
+                _run(beside)
                 lex_top, weighted = self._lexical_routes(query, depth, lex_fields, allowed)
-            if mode != "lexical":
-                vector = self._query_vector(query)
+            else:
+                # tokenized here; then BM25 and ``beside`` start on worker threads, and the
+                # model call below runs while they do
+                run = query_runner(self.encoder, query)
+                lexical = None
+                if mode == "hybrid":
+                    lexical = in_background(self._lexical_routes, query, depth, lex_fields, allowed)
+                if beside is not None:
+                    in_background(beside)
+                vector = run()
+                if lexical is not None:
+                    lex_top, weighted = lexical.result()
                 dense_top = self._dense_routes(vector, depth, dense_scores, dense_fields, allowed)
             candidates = np.union1d(lex_top, dense_top).astype(np.int64)
             if vector is not None:

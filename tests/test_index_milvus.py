@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from schemarouter.contracts import Effect, Registration
@@ -364,3 +365,30 @@ def test_cli_builds_a_collection_and_retrieves_from_it(
     assert "SR301" in capsys.readouterr().err
     assert main([*build, "--rebuild", "--quiet"]) == 0
     assert main(["index", "build", str(tiny_catalog), "--backend", "milvus"]) == 2
+
+
+class _RequestReader(HashingEncoder):
+    """An encoder with its own request path (as the cross-lingual bridge has)."""
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.requests: list[str] = []
+
+    def encode_query(self, text: str) -> np.ndarray:
+        self.requests.append(text)
+        return self.encode([text])[0]
+
+
+def test_requests_are_read_the_way_the_in_process_index_reads_them(lite_file: Path) -> None:
+    """A request goes through the encoder's ``encode_query`` (where the bridge reads Korean),
+    documents through ``encode``: on Milvus as in process."""
+    snapshot = registry_with(base_routes()).snapshot()
+    encoder = _RequestReader()
+    remote = milvus(lite_file, encoder).open(snapshot)
+    local = HybridIndex.build(snapshot, encoder=encoder)
+    encoder.requests.clear()
+    mine, theirs = local.search("서울 미세먼지", k=3), remote.search("서울 미세먼지", k=3)
+    assert encoder.requests == ["서울 미세먼지", "서울 미세먼지"]
+    assert [h.route_id for h in theirs] == [h.route_id for h in mine]
+    remote.search("movie title", k=3, mode="lexical")
+    assert len(encoder.requests) == 2  # a lexical search encodes nothing

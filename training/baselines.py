@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from schemarouter.errors import MissingDependencyError
+from schemarouter.index.dense import query_runner
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
@@ -198,6 +199,21 @@ class QueryMemo:
         vector = inner(text)
         self._last = (text, [vector])
         return vector
+
+    def query_runner(self, text: str) -> Any:
+        """:meth:`encode_query` in the index's two steps (``dense.query_runner``): the
+        remembered vector when reused, else the wrapped encoder's split, remembered."""
+        if self.reuse and self._last and self._last[0] == text:
+            vector = self._last[1][0]
+            return lambda: vector
+        run = query_runner(self.inner, text)
+
+        def remember() -> Any:
+            vector = run()
+            self._last = (text, [vector])
+            return vector
+
+        return remember
 
     def encode(self, texts: Sequence[str]) -> Any:
         if self.reuse and len(texts) == 1 and self._last and self._last[0] == texts[0]:
