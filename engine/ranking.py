@@ -19,6 +19,7 @@ from schemarouter.errors import ModelError
 from schemarouter.gate import check_candidates
 from schemarouter.intents import DEFAULT_COVER_WINDOW, cover, part_scores, split_intents
 from schemarouter.planner import PlanRequest, resolve_fields
+from schemarouter.prerequisites import lift_prerequisites
 from schemarouter.query import QueryAnalysis, gate_analysis
 from schemarouter.registry import RegistrySnapshot
 from schemarouter.rerank import Reranker, blend_order, route_text
@@ -81,6 +82,7 @@ class RankingMixin:
     rerank_weight: float
     rerank_tokens: int | None
     multi_intent: bool
+    prerequisites: bool
     intent_min_similarity: float
 
     @property
@@ -166,6 +168,14 @@ class RankingMixin:
             ranked, reranked = self._rerank(self.reranker, query, ranked, snapshot, resolved)
         if ranked and not reason and self.multi_intent:
             ranked = self._cover(query, ranked, k)
+        if ranked and not reason and self.prerequisites and hasattr(index, "rescore_parts"):
+
+            def rescore(ids: list[str]) -> tuple[Any, Any]:
+                fused, cosine = index.rescore_parts(query, ids)
+                return fused, cosine * factor
+
+            given = frozenset(value.kind for value in analysis.values)
+            ranked = lift_prerequisites(ranked, snapshot, k, rescore, given=given)
         if ranked and not reason and model is not None and model.uses_candidates():
             reason = self._relevance(model, query, ranked, snapshot, signals, reranked=reranked)
         return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals, reranked)

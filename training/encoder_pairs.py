@@ -127,6 +127,7 @@ def source_index(
         "reranker": None,
         "abstention": None,
         "multi_intent": False,  # fusion's own order: what the reranker's window holds
+        "prerequisites": False,
     }
     if cache is not None:
         kwargs["embedding_cache"] = cache

@@ -99,6 +99,7 @@ def make_router(
     cache: Any = None,
     reranker: Any = None,
     multi_intent: bool = False,
+    prerequisites: bool = True,
     settings: Any = None,
 ) -> Any:
     """A router for evaluation: the given encoder (the default one if ``None``), no
@@ -111,6 +112,7 @@ def make_router(
         "abstention": None,
         "reranker": reranker,
         "multi_intent": multi_intent,
+        "prerequisites": prerequisites,
         "index_settings": settings,
     }
     if cache is not None:
@@ -458,6 +460,13 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
         help="the router's multi-intent coverage (schemarouter.intents)",
     )
     parser.add_argument(
+        "--prerequisites",
+        default="on",
+        choices=["on", "off"],
+        help="lift the route that produces an identifier a top-k route needs "
+        "(schemarouter.prerequisites)",
+    )
+    parser.add_argument(
         "--fusion-weights",
         default=None,
         help="LEXICAL,DENSE weights of weighted fusion (default: the index's own)",
@@ -542,6 +551,7 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
                 cache=args.cache,
                 reranker=reranker,
                 multi_intent=args.multi_intent == "on",
+                prerequisites=args.prerequisites == "on",
                 settings=index_settings(args),
             )
             bench = load_suite(name, router, args)

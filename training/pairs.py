@@ -157,7 +157,9 @@ def _router(encoder: Any) -> Any:
     from schemarouter.router import SchemaRouter
 
     # fusion's own order (no multi-intent lifts): what the reranker's window holds
-    return SchemaRouter(encoder=encoder, abstention=None, reranker=None, multi_intent=False)
+    return SchemaRouter(
+        encoder=encoder, abstention=None, reranker=None, multi_intent=False, prerequisites=False
+    )
 
 
 #: Pair-source names -> the evaluation harness's suite names (loaded by the same loaders).

@@ -177,7 +177,9 @@ def score_suite(
     """Records for every labelled query of suite ``name`` and the reranker's timings."""
     from schemarouter.training.evaluate import load_suite, make_router
 
-    router = make_router(encoder, multi_intent=False)  # fusion's own order: the window
+    router = make_router(  # fusion's own order: the window
+        encoder, multi_intent=False, prerequisites=False
+    )
     args: Any = SimpleNamespace(
         data=data, metatool_sample=metatool_sample, split="all", beir=None, tooltrain_split="val"
     )

@@ -1,0 +1,194 @@
+"""Routes that need an identifier and the routes that produce it, read from a user's own
+OpenAPI document (a small library catalog written here), and the router lifting the
+producer in after the route that needs it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.prerequisites import lift_prerequisites, needs, producers
+from schemarouter.retrieval import Ranked
+
+
+def _listing(item: dict[str, Any], container: str = "results") -> dict[str, Any]:
+    return {
+        "200": {
+            "description": "ok",
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {container: {"type": "array", "items": item}},
+                    }
+                }
+            },
+        }
+    }
+
+
+AUTHOR = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
+BOOK = {"type": "object", "properties": {"id": {"type": "integer"}, "title": {"type": "string"}}}
+GENRE = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
+
+
+def _get(op: str, summary: str, responses: dict[str, Any], params: list[Any]) -> dict[str, Any]:
+    return {
+        "get": {"operationId": op, "summary": summary, "parameters": params, "responses": responses}
+    }
+
+
+def _path(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "integer"}}
+
+
+LIBRARY = {
+    "openapi": "3.0.3",
+    "info": {"title": "Library", "version": "1"},
+    "servers": [{"url": "https://library.example.org"}],
+    "paths": {
+        "/search/author": _get(
+            "searchAuthors",
+            "Search authors by name",
+            _listing(AUTHOR),
+            [{"name": "query", "in": "query", "required": True, "schema": {"type": "string"}}],
+        ),
+        "/author/popular": _get("popularAuthors", "The most read authors", _listing(AUTHOR), []),
+        "/author/{author_id}/books": _get(
+            "authorBooks", "Books written by an author", _listing(BOOK), [_path("author_id")]
+        ),
+        "/books/{id}": _get(
+            "getBook",
+            "A book's details: title, pages, publisher",
+            {"200": {"description": "ok", "content": {"application/json": {"schema": BOOK}}}},
+            [_path("id")],
+        ),
+        "/author/{author_id}/awards": _get(
+            "authorAwards", "Literary awards an author won", _listing(GENRE), [_path("author_id")]
+        ),
+        "/genre/list": _get("genres", "Every genre of the library", _listing(GENRE, "genres"), []),
+    },
+}
+LIBRARY["paths"]["/author"] = {
+    "post": {
+        "operationId": "addAuthor",
+        "summary": "Add an author",
+        "responses": {"201": LIBRARY["paths"]["/author/popular"]["get"]["responses"]["200"]},
+    }
+}
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Path:
+    path = tmp_path / "library.json"
+    path.write_text(json.dumps(LIBRARY))
+    return path
+
+
+def _router(library: Path, **kwargs: Any) -> SchemaRouter:
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None, **kwargs)
+    router.add_openapi(library, provider="library")
+    return router
+
+
+def _ids(router: SchemaRouter, operations: list[str]) -> list[str]:
+    by_op = {r.endpoint.name: r.route_id for r in router.registry.snapshot().routes.values()}
+    return [by_op[op] for op in operations]
+
+
+def test_needs_and_producers_are_read_from_the_contracts(library: Path) -> None:
+    router = _router(library)
+    snapshot = router.registry.snapshot()
+    by_op = {route.endpoint.name: route for route in snapshot.routes.values()}
+    assert needs(by_op["authorBooks"]) == ("author",)
+    assert needs(by_op["getBook"]) == ("book",)  # ``{id}`` after ``/books``
+    assert needs(by_op["searchAuthors"]) == () and needs(by_op["genres"]) == ()
+    table = producers(snapshot)
+    search, popular = _ids(router, ["searchAuthors", "popularAuthors"])
+    # the lookup first; the write route (POST /author), the routes that need an author id
+    # themselves and the genre list (its ids are genres') produce no author ids
+    assert table["author"] == (search, popular)
+    assert table["genre"] == tuple(_ids(router, ["genres"]))
+    assert "book" not in table  # no registered read route lists books without an author
+
+
+def test_the_producer_is_lifted_after_the_route_that_needs_it(library: Path) -> None:
+    query = "list the books written by Ursula K. Le Guin"
+    plain = _router(library, prerequisites=False).retrieve(query, k=3)
+    lifted = _router(library).retrieve(query, k=3)  # on by default
+    books, search = _ids(_router(library), ["authorBooks", "searchAuthors"])
+    assert plain.candidates[0].route_id == books
+    assert "prerequisite" not in {key for c in plain.candidates for key in c.scores}
+    top = [c.route_id for c in lifted.candidates]
+    assert top[:2] == [books, search]
+    assert lifted.candidates[1].scores["prerequisite"] == 1.0
+    # nothing else moved up; the rest keep their order
+    rest = [c.route_id for c in plain.candidates if c.route_id != search]
+    assert top[2:] == rest[1 : len(top) - 1]
+
+
+def test_a_producer_already_above_is_enough_and_lifts_are_bounded(library: Path) -> None:
+    router = _router(library)
+    snapshot = router.registry.snapshot()
+    books, awards, search, popular = _ids(
+        router, ["authorBooks", "authorAwards", "searchAuthors", "popularAuthors"]
+    )
+    asked: list[list[str]] = []
+
+    def score(ids: list[str]) -> tuple[list[float], list[float]]:
+        asked.append(ids)
+        return [0.1 * (i + 1) for i in range(len(ids))], [0.5] * len(ids)
+
+    ranked = [Ranked(search, 1.0), Ranked(books, 0.9), Ranked(awards, 0.8)]
+    assert [r.route_id for r in lift_prerequisites(ranked, snapshot, 3, score)] == [
+        search,
+        books,
+        awards,
+    ]
+    assert asked == []  # the search above serves both
+    ranked = [Ranked(books, 1.0), Ranked(awards, 0.9)]
+    out = lift_prerequisites(ranked, snapshot, 3, score, max_lifts=1)
+    # one lift, the lookup (the only one) whatever the scores say of the others
+    assert [r.route_id for r in out] == [books, search, awards]
+    assert out[1].scores == {"fused": 0.1, "dense": 0.5, "prerequisite": 1.0}
+    assert asked == [[search]]
+    assert popular not in [r.route_id for r in out]
+
+
+def test_an_identifier_the_request_carries_is_not_needed(library: Path) -> None:
+    """A parameter whose declared kind the query analysis found in the request (here a
+    DOI) needs no producer."""
+    document = json.loads(library.read_text())
+    document["paths"]["/work/{work_id}"] = _get(
+        "workById", "A scholarly work by its DOI", _listing(BOOK), [_path("work_id")]
+    )
+    document["paths"]["/search/work"] = _get(
+        "searchWorks",
+        "Search works by title",
+        _listing(BOOK),
+        [{"name": "query", "in": "query", "required": True, "schema": {"type": "string"}}],
+    )
+    library.write_text(json.dumps(document))
+    router = _router(library)
+    route = next(
+        r for r in router.registry.snapshot().routes.values() if r.endpoint.name == "workById"
+    )
+    doi = route.model_copy(
+        update={
+            "endpoint": route.endpoint.model_copy(
+                update={
+                    "parameters": tuple(
+                        p.model_copy(update={"semantic_id": "identifier.doi"})
+                        for p in route.endpoint.parameters
+                    )
+                }
+            )
+        }
+    )
+    assert needs(doi) == ("work",)
+    assert needs(doi, given=frozenset({"identifier.doi"})) == ()
+    assert needs(doi, given=frozenset({"identifier.isbn"})) == ("work",)
