@@ -25,7 +25,7 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.registry import RegistrySnapshot
 from schemarouter.retrieval import Ranked
 
-__all__ = ["DEFAULT_MAX_LIFTS", "lift_prerequisites", "needs", "producers"]
+__all__ = ["DEFAULT_MAX_LIFTS", "lift_prerequisites", "needs", "producers", "stem"]
 
 #: producers lifted for one request at most
 DEFAULT_MAX_LIFTS = 2
@@ -33,14 +33,20 @@ DEFAULT_MAX_LIFTS = 2
 _ID_SUFFIX = re.compile(r"^(?P<thing>[A-Za-z][A-Za-z0-9]*?)(?:[_\-.]?(?:id|Id|ID))$")
 _WORDS = re.compile(r"[a-z0-9]+")
 _TEMPLATE = re.compile(r"^\{[^}]+\}$")
+#: what ``<x>id`` names that are not ``<thing>_id`` leave as ``x`` (``uuid``, ``guid``)
+_NOT_THINGS = frozenset({"uu", "gu"})
 
 
-def _singular(word: str) -> str:
+def stem(word: str) -> str:
+    """One stem for a thing's singular and plural, the same on both sides of a match
+    (``movie`` and ``movies``: ``mov``; ``category`` and ``categories``: ``categor``)."""
     word = word.lower()
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 3 and word[-1] in "ey":
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("i"):
+        word = word[:-1]
     return word
 
 
@@ -61,14 +67,14 @@ def needs(route: Route, *, given: frozenset[str] = frozenset()) -> tuple[str, ..
             continue
         thing = ""
         match = _ID_SUFFIX.match(parameter.name)
-        if match:
-            thing = _singular(match["thing"])
-        elif parameter.name.lower() == "id":
+        if match and len(match["thing"]) > 1 and match["thing"].lower() not in _NOT_THINGS:
+            thing = stem(match["thing"])
+        elif match or parameter.name.lower() == "id":  # ``uuid``, ``pid``: a plain id
             template = "{" + parameter.name + "}"
             if template in segments and segments.index(template) > 0:
                 before = segments[segments.index(template) - 1]
                 if not _TEMPLATE.match(before):
-                    thing = _singular(before)
+                    thing = stem(before)
         if thing and thing not in found:
             found.append(thing)
     return tuple(found)
@@ -79,15 +85,27 @@ def _things_named(route: Route) -> set[str]:
     words: set[str] = set()
     for segment in _segments(route):
         if not _TEMPLATE.match(segment):
-            words.update(_singular(w) for w in _WORDS.findall(segment.lower()))
+            words.update(stem(w) for w in _WORDS.findall(segment.lower()))
     if not route.endpoint.operation.path:
-        words.update(_singular(w) for w in _WORDS.findall(route.endpoint.name.lower()))
+        words.update(stem(w) for w in _WORDS.findall(route.endpoint.name.lower()))
     return words
 
 
 #: containers an ``id`` leaf may sit in and still be the identifier of what the route lists
 _CONTAINERS = frozenset(
-    {"result", "data", "item", "record", "list", "hit", "entry", "content", "value", "object"}
+    stem(w)
+    for w in (
+        "result",
+        "data",
+        "item",
+        "record",
+        "list",
+        "hit",
+        "entry",
+        "content",
+        "value",
+        "object",
+    )
 )
 
 
@@ -101,13 +119,12 @@ def _id_fields(route: Route) -> set[str]:
         if not parts:
             continue
         leaf = parts[-1]
-        if leaf.lower() == "id":
-            parent = _singular(parts[-2]) if len(parts) > 1 else ""
+        match = _ID_SUFFIX.match(leaf)
+        if match and len(match["thing"]) > 1 and match["thing"].lower() not in _NOT_THINGS:
+            out.add(stem(match["thing"]))
+        elif match or leaf.lower() == "id":  # ``id``, ``uuid``: whose, the parent says
+            parent = stem(parts[-2]) if len(parts) > 1 else ""
             out.add("" if parent in _CONTAINERS else parent)
-        else:
-            match = _ID_SUFFIX.match(leaf)
-            if match:
-                out.add(_singular(match["thing"]))
     return out
 
 
@@ -119,33 +136,47 @@ def _lookup(route: Route) -> bool:
     )
 
 
-#: the last snapshot's table (a router searches one snapshot until the registry changes)
+#: the last snapshot's table (a router searches one snapshot until the registry changes),
+#: and what each route produces, by route fingerprint (a change recomputes only its routes)
 _LAST: tuple[RegistrySnapshot, dict[str, tuple[str, ...]]] | None = None
+_FACTS: dict[str, tuple[frozenset[str], bool]] = {}
 _LAST_LOCK = threading.Lock()
+
+
+def _produces(route: Route) -> tuple[frozenset[str], bool]:
+    """(the things whose identifiers ``route`` produces, whether it is a lookup)."""
+    if route.endpoint.effect is not Effect.READ or needs(route):
+        return frozenset(), False  # a write, or a call of its own needed first
+    ids = _id_fields(route)
+    if not ids:
+        return frozenset(), False
+    things = frozenset(t for t in _things_named(route) - _CONTAINERS if "" in ids or t in ids)
+    return things, _lookup(route)
 
 
 def producers(snapshot: RegistrySnapshot) -> dict[str, tuple[str, ...]]:
     """Thing -> the route ids that produce its identifier, the lookups (routes taking text,
-    :func:`_lookup`) first (computed once per snapshot)."""
-    global _LAST
-    last = _LAST
-    if last is not None and last[0] is snapshot:
-        return last[1]
-    table: dict[str, list[tuple[bool, str]]] = {}
-    for route_id, route in snapshot.routes.items():
-        if route.endpoint.effect is not Effect.READ:
-            continue
-        ids = _id_fields(route)
-        if not ids or needs(route):  # no identifier out, or a call of its own needed first
-            continue
-        for thing in _things_named(route) - _CONTAINERS:
-            if "" in ids or thing in ids:
-                table.setdefault(thing, []).append((not _lookup(route), route_id))
-    # lookups first: a request that needs an identifier names the thing instead
-    out = {thing: tuple(r for _, r in sorted(rows)) for thing, rows in table.items()}
+    :func:`_lookup`) first (computed once per snapshot, from per-route facts kept across
+    snapshots)."""
+    global _LAST, _FACTS
     with _LAST_LOCK:
-        _LAST = (snapshot, out)
-    return out
+        last, known = _LAST, _FACTS
+        if last is not None and last[0] is snapshot:
+            return last[1]
+        facts: dict[str, tuple[frozenset[str], bool]] = {}
+        table: dict[str, list[tuple[bool, str]]] = {}
+        for route_id, route in snapshot.routes.items():
+            fact = known.get(route.fingerprint)
+            if fact is None:
+                fact = _produces(route)
+            facts[route.fingerprint] = fact
+            things, lookup = fact
+            for thing in things:
+                table.setdefault(thing, []).append((not lookup, route_id))
+        # lookups first: a request that needs an identifier names the thing instead
+        out = {thing: tuple(r for _, r in sorted(rows)) for thing, rows in table.items()}
+        _LAST, _FACTS = (snapshot, out), facts
+        return out
 
 
 def lift_prerequisites(

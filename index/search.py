@@ -81,6 +81,8 @@ class RouteSearch:
 
     #: :meth:`search` takes ``beside=`` (work to run beside the request's encoding)
     searches_beside = True
+    #: the last searched request and its vector (``rescore_parts`` of the same text reuses it)
+    _last_vector: tuple[str, np.ndarray] | None = None
 
     def _query_vector(self, text: str) -> np.ndarray:
         return encode_request(self.encoder, text)
@@ -159,6 +161,7 @@ class RouteSearch:
                 if beside is not None:
                     in_background(beside)
                 vector = run()
+                self._last_vector = (query, vector)  # for a rescore of the same request
                 if lexical is not None:
                     lex_top, weighted = lexical.result()
                 dense_top = self._dense_routes(vector, depth, dense_scores, dense_fields, allowed)
@@ -206,7 +209,8 @@ class RouteSearch:
             routes, known = routes[order], known[order]
             scored = self._lexical_scores(text)
             lex = self._lexical_of(None if scored is None else scored[1], routes)
-            vector = self._query_vector(text)
+            last = self._last_vector
+            vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
             dense = self._dense_exact(vector, routes)
             everywhere = np.ones(routes.size, dtype=np.int64)
             s = self.settings

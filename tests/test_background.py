@@ -202,3 +202,19 @@ def test_an_error_beside_the_search_reaches_the_caller(monkeypatch: pytest.Monke
         index = HybridIndex.build(registry_with(base_routes()).snapshot(), encoder=_BrokenEncoder())
         with pytest.raises(RuntimeError, match="the model call failed"):
             index.search("weather forecast", k=3)
+
+
+def test_a_rescore_of_the_request_just_searched_reuses_its_vector() -> None:
+    """The identifier lifts rescore producers for the request the index just searched: its
+    vector is reused (same values as a fresh encoding), another text is encoded."""
+    encoder = SplitEncoder()
+    index = HybridIndex.build(registry_with(base_routes()).snapshot(), encoder=encoder)
+    ids = [h.route_id for h in index.search("weather forecast temperature", k=5)]
+    encoded = encoder.texts_encoded
+    reused = index.rescore_parts("weather forecast temperature", ids)
+    assert encoder.texts_encoded == encoded
+    index.rescore_parts("band gap of a material", ids)
+    assert encoder.texts_encoded == encoded + 1
+    fresh = HybridIndex.build(registry_with(base_routes()).snapshot(), encoder=SplitEncoder())
+    again = fresh.rescore_parts("weather forecast temperature", ids)
+    assert np.allclose(reused[0], again[0]) and np.allclose(reused[1], again[1])

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from schemarouter import SchemaRouter
-from schemarouter.prerequisites import lift_prerequisites, needs, producers
+from schemarouter.prerequisites import lift_prerequisites, needs, producers, stem
 from schemarouter.retrieval import Ranked
 
 
@@ -112,7 +112,8 @@ def test_needs_and_producers_are_read_from_the_contracts(library: Path) -> None:
     # the lookup first; the write route (POST /author), the routes that need an author id
     # themselves and the genre list (its ids are genres') produce no author ids
     assert table["author"] == (search, popular)
-    assert table["genre"] == tuple(_ids(router, ["genres"]))
+    assert table[stem("genres")] == tuple(_ids(router, ["genres"]))
+    assert stem("genre") == stem("genres") and stem("category") == stem("categories")
     assert "book" not in table  # no registered read route lists books without an author
 
 
@@ -192,3 +193,33 @@ def test_an_identifier_the_request_carries_is_not_needed(library: Path) -> None:
     assert needs(doi) == ("work",)
     assert needs(doi, given=frozenset({"identifier.doi"})) == ()
     assert needs(doi, given=frozenset({"identifier.isbn"})) == ("work",)
+
+
+def test_a_registry_change_reads_only_the_changed_routes_again(
+    library: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import schemarouter.prerequisites as module
+
+    router = _router(library)
+    before = producers(router.registry.snapshot())
+    read: list[str] = []
+    original = module._produces
+
+    def counted(route: Any) -> Any:
+        read.append(route.endpoint.name)
+        return original(route)
+
+    monkeypatch.setattr(module, "_produces", counted)
+    document = json.loads(library.read_text())
+    document["paths"]["/search/publisher"] = _get(
+        "searchPublishers",
+        "Search publishers by name",
+        _listing(AUTHOR),
+        [{"name": "query", "in": "query", "required": True, "schema": {"type": "string"}}],
+    )
+    library.write_text(json.dumps(document))
+    router.add_openapi(library, provider="library", replace=True)
+    after = producers(router.registry.snapshot())
+    assert read == ["searchPublishers"]
+    assert after[stem("publisher")] == tuple(_ids(router, ["searchPublishers"]))
+    assert after["author"] == before["author"]
