@@ -267,6 +267,7 @@ class HybridIndex(RouteSearch):
         self._derive()
 
     def _derive(self) -> None:
+        self._last_lexical = None  # BM25 scores of the old documents
         n_routes = len(self._route_ids)
         if np.any(np.diff(self._doc_route) < 0):  # pragma: no cover - an invariant
             raise AssertionError("documents must stay grouped by route, in route order")

@@ -81,8 +81,10 @@ class RouteSearch:
 
     #: :meth:`search` takes ``beside=`` (work to run beside the request's encoding)
     searches_beside = True
-    #: the last searched request and its vector (``rescore_parts`` of the same text reuses it)
+    #: the last searched request with its vector and BM25 scores (``rescore_parts`` of the
+    #: same text reuses them)
     _last_vector: tuple[str, np.ndarray] | None = None
+    _last_lexical: tuple[str, tuple[np.ndarray, np.ndarray] | None] | None = None
 
     def _query_vector(self, text: str) -> np.ndarray:
         return encode_request(self.encoder, text)
@@ -207,7 +209,8 @@ class RouteSearch:
             routes = np.array([rows[i] for i in known], dtype=np.int64)
             order = np.argsort(routes, kind="stable")
             routes, known = routes[order], known[order]
-            scored = self._lexical_scores(text)
+            seen = self._last_lexical
+            scored = seen[1] if seen is not None and seen[0] == text else self._lexical_scores(text)
             lex = self._lexical_of(None if scored is None else scored[1], routes)
             last = self._last_vector
             vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
@@ -247,6 +250,7 @@ class RouteSearch:
         endpoint score bounds the ``depth``-th best route, and only documents scoring at
         least that can decide the top (:func:`_kth_lower_bound`)."""
         scored = self._lexical_scores(query)
+        self._last_lexical = (query, scored)
         if scored is None:
             return EMPTY, None
         raw, weighted = scored

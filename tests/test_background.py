@@ -206,15 +206,35 @@ def test_an_error_beside_the_search_reaches_the_caller(monkeypatch: pytest.Monke
 
 def test_a_rescore_of_the_request_just_searched_reuses_its_vector() -> None:
     """The identifier lifts rescore producers for the request the index just searched: its
-    vector is reused (same values as a fresh encoding), another text is encoded."""
+    vector and BM25 scores are reused (same values as computed afresh), another text's are
+    computed."""
     encoder = SplitEncoder()
     index = HybridIndex.build(registry_with(base_routes()).snapshot(), encoder=encoder)
     ids = [h.route_id for h in index.search("weather forecast temperature", k=5)]
     encoded = encoder.texts_encoded
+    scored: list[object] = []
+    original = index._lexical.scores
+    index._lexical.scores = lambda tokens: scored.append(tokens) or original(tokens)  # type: ignore[method-assign]
     reused = index.rescore_parts("weather forecast temperature", ids)
-    assert encoder.texts_encoded == encoded
+    assert encoder.texts_encoded == encoded and scored == []
     index.rescore_parts("band gap of a material", ids)
-    assert encoder.texts_encoded == encoded + 1
+    assert encoder.texts_encoded == encoded + 1 and len(scored) == 1
     fresh = HybridIndex.build(registry_with(base_routes()).snapshot(), encoder=SplitEncoder())
     again = fresh.rescore_parts("weather forecast temperature", ids)
     assert np.allclose(reused[0], again[0]) and np.allclose(reused[1], again[1])
+
+
+def test_a_rescore_after_the_index_changed_reads_the_new_documents() -> None:
+    registry = registry_with(base_routes())
+    index = HybridIndex.build(registry.snapshot(), encoder=SplitEncoder())
+    query = "rainfall radar nowcast"
+    index.search(query, k=5)
+    late = make_route("acme", "rainfall", "Acme rainfall radar nowcast", {"rain_mm": "rain"})
+    registry.register(Registration(source="late", routes=(late,)))
+    index.apply(registry.snapshot())
+    ids = [late.route_id, "weather/rest/forecast"]
+    fresh = HybridIndex.build(registry.snapshot(), encoder=SplitEncoder())
+    for mine, theirs in zip(
+        index.rescore_parts(query, ids), fresh.rescore_parts(query, ids), strict=True
+    ):
+        assert np.allclose(mine, theirs)
