@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.registry import RegistrySnapshot
@@ -136,11 +137,21 @@ def _lookup(route: Route) -> bool:
     )
 
 
-#: the last snapshot's table (a router searches one snapshot until the registry changes),
-#: and what each route produces, by route fingerprint (a change recomputes only its routes)
-_LAST: tuple[RegistrySnapshot, dict[str, tuple[str, ...]]] | None = None
-_FACTS: dict[str, tuple[frozenset[str], bool]] = {}
-_LAST_LOCK = threading.Lock()
+@dataclass(frozen=True)
+class _Table:
+    snapshot: RegistrySnapshot
+    #: thing -> producer route ids, the lookups first; and how many of them are lookups
+    producers: dict[str, tuple[str, ...]]
+    lookups: dict[str, int]
+    #: route fingerprint -> (things it produces, whether it is a lookup)
+    facts: dict[str, tuple[frozenset[str], bool]]
+
+
+#: the tables of the last few snapshots (a router searches one snapshot until its registry
+#: changes; a process may hold several routers); a change reads only its routes again
+_TABLES: list[_Table] = []
+_KEEP = 4
+_TABLES_LOCK = threading.Lock()
 
 
 def _produces(route: Route) -> tuple[frozenset[str], bool]:
@@ -154,29 +165,37 @@ def _produces(route: Route) -> tuple[frozenset[str], bool]:
     return things, _lookup(route)
 
 
+def _table(snapshot: RegistrySnapshot) -> _Table:
+    with _TABLES_LOCK:
+        for table in _TABLES:
+            if table.snapshot is snapshot:
+                return table
+        known = [t.facts for t in reversed(_TABLES)]
+        facts: dict[str, tuple[frozenset[str], bool]] = {}
+        rows: dict[str, list[tuple[bool, str]]] = {}
+        for route_id, route in snapshot.routes.items():
+            key = route.fingerprint
+            fact = next((f[key] for f in known if key in f), None) or _produces(route)
+            facts[key] = fact
+            for thing in fact[0]:
+                rows.setdefault(thing, []).append((not fact[1], route_id))
+        # lookups first: a request that needs an identifier names the thing instead
+        made = _Table(
+            snapshot,
+            {thing: tuple(r for _, r in sorted(found)) for thing, found in rows.items()},
+            {thing: sum(1 for other, _ in found if not other) for thing, found in rows.items()},
+            facts,
+        )
+        _TABLES.insert(0, made)
+        del _TABLES[_KEEP:]
+        return made
+
+
 def producers(snapshot: RegistrySnapshot) -> dict[str, tuple[str, ...]]:
     """Thing -> the route ids that produce its identifier, the lookups (routes taking text,
-    :func:`_lookup`) first (computed once per snapshot, from per-route facts kept across
-    snapshots)."""
-    global _LAST, _FACTS
-    with _LAST_LOCK:
-        last, known = _LAST, _FACTS
-        if last is not None and last[0] is snapshot:
-            return last[1]
-        facts: dict[str, tuple[frozenset[str], bool]] = {}
-        table: dict[str, list[tuple[bool, str]]] = {}
-        for route_id, route in snapshot.routes.items():
-            fact = known.get(route.fingerprint)
-            if fact is None:
-                fact = _produces(route)
-            facts[route.fingerprint] = fact
-            things, lookup = fact
-            for thing in things:
-                table.setdefault(thing, []).append((not lookup, route_id))
-        # lookups first: a request that needs an identifier names the thing instead
-        out = {thing: tuple(r for _, r in sorted(rows)) for thing, rows in table.items()}
-        _LAST, _FACTS = (snapshot, out), facts
-        return out
+    :func:`_lookup`) first. Computed once per snapshot from per-route facts, which are kept
+    across snapshots by route fingerprint."""
+    return _table(snapshot).producers
 
 
 def lift_prerequisites(
@@ -193,8 +212,8 @@ def lift_prerequisites(
     over route ids, as ``HybridIndex.rescore_parts``) rates best; an identifier of a kind in
     ``given`` (values the request carries) is not needed. At most ``max_lifts`` producers;
     routes below move down, none leaves the list."""
-    table = producers(snapshot)
-    if not table:
+    table = _table(snapshot)
+    if not table.producers:
         return ranked
     out = list(ranked)
     lifts = 0
@@ -206,11 +225,13 @@ def lift_prerequisites(
             continue
         above = {item.route_id for item in out[: position + 1]}
         for thing in needs(route, given=given):
-            every = [r for r in table.get(thing, ()) if r != route.route_id]
+            every = table.producers.get(thing, ())
             if not every or above.intersection(every):
                 continue
-            lookups = [r for r in every if _lookup(snapshot.routes[r])]
-            choices = lookups or every  # a lookup where there is one
+            lookups = table.lookups[thing]
+            choices = [r for r in (every[:lookups] or every) if r != route.route_id]
+            if not choices:  # a lookup where there is one
+                continue
             fused, cosine = score(choices)
             scores = [float(x) for x in fused]
             best = max(range(len(choices)), key=lambda i: (scores[i], -i))
