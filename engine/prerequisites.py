@@ -51,6 +51,16 @@ def stem(word: str) -> str:
     return word
 
 
+def _id_of(name: str) -> str | None:
+    """What identifier ``name`` names: the thing's stem for ``<thing>_id`` / ``thingId``,
+    ``""`` for a plain ``id`` (``id``, ``uuid``, ``pid``: whose, the context says), ``None``
+    for a name that is no identifier."""
+    match = _ID_SUFFIX.match(name)
+    if match and len(match["thing"]) > 1 and match["thing"].lower() not in _NOT_THINGS:
+        return stem(match["thing"])
+    return "" if match or name.lower() == "id" else None
+
+
 def _segments(route: Route) -> list[str]:
     path = route.endpoint.operation.path or ""
     return [s for s in path.split("/") if s]
@@ -66,11 +76,8 @@ def needs(route: Route, *, given: frozenset[str] = frozenset()) -> tuple[str, ..
     for parameter in route.endpoint.parameters:
         if not parameter.required or (parameter.semantic_id and parameter.semantic_id in given):
             continue
-        thing = ""
-        match = _ID_SUFFIX.match(parameter.name)
-        if match and len(match["thing"]) > 1 and match["thing"].lower() not in _NOT_THINGS:
-            thing = stem(match["thing"])
-        elif match or parameter.name.lower() == "id":  # ``uuid``, ``pid``: a plain id
+        thing = _id_of(parameter.name)
+        if thing == "":  # a plain id: the collection segment before it says whose
             template = "{" + parameter.name + "}"
             if template in segments and segments.index(template) > 0:
                 before = segments[segments.index(template) - 1]
@@ -119,13 +126,12 @@ def _id_fields(route: Route) -> set[str]:
         parts = [p for p in (output.path or output.name).split(".") if p and p != "*"]
         if not parts:
             continue
-        leaf = parts[-1]
-        match = _ID_SUFFIX.match(leaf)
-        if match and len(match["thing"]) > 1 and match["thing"].lower() not in _NOT_THINGS:
-            out.add(stem(match["thing"]))
-        elif match or leaf.lower() == "id":  # ``id``, ``uuid``: whose, the parent says
+        thing = _id_of(parts[-1])
+        if thing == "":  # a plain id: whose, the parent says
             parent = stem(parts[-2]) if len(parts) > 1 else ""
             out.add("" if parent in _CONTAINERS else parent)
+        elif thing is not None:
+            out.add(thing)
     return out
 
 
@@ -228,17 +234,14 @@ def lift_prerequisites(
             every = table.producers.get(thing, ())
             if not every or above.intersection(every):
                 continue
-            lookups = table.lookups[thing]
-            choices = [r for r in (every[:lookups] or every) if r != route.route_id]
-            if not choices:  # a lookup where there is one
-                continue
+            # a lookup where there is one (``every`` lists them first)
+            choices = list(every[: table.lookups[thing]] or every)
             fused, cosine = score(choices)
             scores = [float(x) for x in fused]
             best = max(range(len(choices)), key=lambda i: (scores[i], -i))
             chosen = choices[best]
+            # not above (checked): further down the ranking, or only in the registry
             existing = next((i for i, item in enumerate(out) if item.route_id == chosen), None)
-            if existing is not None and existing <= position:
-                continue
             if existing is not None:
                 item = out.pop(existing)
             else:
@@ -250,7 +253,6 @@ def lift_prerequisites(
                 )
             item.scores["prerequisite"] = 1.0
             out.insert(position + 1, item)
-            above.add(chosen)
             lifts += 1
             break
         position += 1

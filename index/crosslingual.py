@@ -179,17 +179,19 @@ class CrossLingualEncoder:
 
     def encode_query(self, text: str) -> np.ndarray:
         """One request's vector: through the bridge when :func:`needs_bridge` says so."""
-        if needs_bridge(text, self.share):
-            self.bridged += 1
-            return self.bridge.encode([text])[0]
-        return np.asarray(self.encoder.encode([text]), dtype=np.float32)[0]
+        return self.query_runner(text)()
 
     def query_runner(self, text: str) -> Callable[[], np.ndarray]:
         """:meth:`encode_query` in two steps (see ``dense.query_runner``): the bridge's
-        whole encoding for a bridged request, else the wrapped encoder's."""
-        if needs_bridge(text, self.share):
-            return lambda: self.encode_query(text)
-        return query_runner(self.encoder, text)
+        whole encoding for a bridged request, else the wrapped encoder's split."""
+        if not needs_bridge(text, self.share):
+            return query_runner(self.encoder, text)
+
+        def bridged() -> np.ndarray:
+            self.bridged += 1
+            return self.bridge.encode([text])[0]
+
+        return bridged
 
     def __getattr__(self, name: str) -> Any:  # texts_encoded, card, folder ...
         if name in ("encoder", "bridge"):

@@ -174,6 +174,16 @@ def export_sentence_encoder(model_dir: Path, out: Path, *, quantize: bool = True
     return out
 
 
+def _feeds(ids: Sequence[int]) -> dict[str, np.ndarray]:
+    """The model inputs for one text's token ids (a batch of one, no padding)."""
+    array = np.asarray([ids], dtype=np.int64)
+    return {
+        "input_ids": array,
+        "attention_mask": np.ones_like(array),
+        "token_type_ids": np.zeros_like(array),
+    }
+
+
 class _OnnxSentenceEncoder:
     """Shared by the ONNX encoders: one onnxruntime session, the model's own tokenizer, and
     one text per model call, ``threads`` calls at a time (see :meth:`encode`)."""
@@ -238,12 +248,7 @@ class _OnnxSentenceEncoder:
         ``encode([text])[0]``): the caller can start other work between the two, which then
         runs while the model call has released the GIL."""
         session = self._session(1)
-        ids = np.asarray([self.tokenizer().encode(text).ids], dtype=np.int64)
-        feeds = {
-            "input_ids": ids,
-            "attention_mask": np.ones_like(ids),
-            "token_type_ids": np.zeros_like(ids),
-        }
+        feeds = _feeds(self.tokenizer().encode(text).ids)
 
         def run() -> np.ndarray:
             vector = np.asarray(session.run(["embedding"], feeds)[0][0], dtype=np.float32)
@@ -268,13 +273,7 @@ class _OnnxSentenceEncoder:
         encodings = self.tokenizer().encode_batch(list(texts))
 
         def run(i: int) -> None:
-            ids = np.asarray([encodings[i].ids], dtype=np.int64)
-            feeds = {
-                "input_ids": ids,
-                "attention_mask": np.ones_like(ids),
-                "token_type_ids": np.zeros_like(ids),
-            }
-            out[i] = session.run(["embedding"], feeds)[0][0]
+            out[i] = session.run(["embedding"], _feeds(encodings[i].ids))[0][0]
 
         if len(texts) == 1 or self.threads == 1:
             for i in range(len(texts)):

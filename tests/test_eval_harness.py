@@ -68,7 +68,12 @@ def test_compared_rows_rank_the_same_suite_under_another_encoder() -> None:
     from schemarouter.training.evaluate_ood import compared_retrievers
 
     args = argparse.Namespace(
-        cache="none", compare_encoder="other", multi_intent="on", split="test", data=None
+        cache="none",
+        compare_encoder="other",
+        multi_intent="on",
+        prerequisites="on",
+        split="test",
+        data=None,
     )
     bench = load_bundled(router(), split="test")
     rows = compared_retrievers("bundled", bench, args, HashingEncoder(dim=64))
@@ -168,9 +173,7 @@ class _CountingReranker:
 
 
 @pytest.mark.parametrize("off, reranks", [("off on the dev sets", False), ("", True)])
-def test_the_abstention_pass_reranks_only_where_the_router_would(
-    off: str, reranks: bool
-) -> None:
+def test_the_abstention_pass_reranks_only_where_the_router_would(off: str, reranks: bool) -> None:
     from schemarouter.abstention import AbstentionModel
     from schemarouter.training.evaluate import abstains_as_shipped
 

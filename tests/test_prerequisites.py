@@ -42,6 +42,12 @@ def _get(op: str, summary: str, responses: dict[str, Any], params: list[Any]) ->
     }
 
 
+def _search(op: str, summary: str, item: dict[str, Any]) -> dict[str, Any]:
+    """A lookup: a GET taking a required text ``query``, listing ``results.*``."""
+    text = {"name": "query", "in": "query", "required": True, "schema": {"type": "string"}}
+    return _get(op, summary, _listing(item), [text])
+
+
 def _path(name: str) -> dict[str, Any]:
     return {"name": name, "in": "path", "required": True, "schema": {"type": "integer"}}
 
@@ -51,12 +57,7 @@ LIBRARY = {
     "info": {"title": "Library", "version": "1"},
     "servers": [{"url": "https://library.example.org"}],
     "paths": {
-        "/search/author": _get(
-            "searchAuthors",
-            "Search authors by name",
-            _listing(AUTHOR),
-            [{"name": "query", "in": "query", "required": True, "schema": {"type": "string"}}],
-        ),
+        "/search/author": _search("searchAuthors", "Search authors by name", AUTHOR),
         "/author/popular": _get("popularAuthors", "The most read authors", _listing(AUTHOR), []),
         "/author/{author_id}/books": _get(
             "authorBooks", "Books written by an author", _listing(BOOK), [_path("author_id")]
@@ -167,12 +168,7 @@ def test_an_identifier_the_request_carries_is_not_needed(library: Path) -> None:
     document["paths"]["/work/{work_id}"] = _get(
         "workById", "A scholarly work by its DOI", _listing(BOOK), [_path("work_id")]
     )
-    document["paths"]["/search/work"] = _get(
-        "searchWorks",
-        "Search works by title",
-        _listing(BOOK),
-        [{"name": "query", "in": "query", "required": True, "schema": {"type": "string"}}],
-    )
+    document["paths"]["/search/work"] = _search("searchWorks", "Search works by title", BOOK)
     library.write_text(json.dumps(document))
     router = _router(library)
     route = next(
@@ -212,11 +208,8 @@ def test_a_registry_change_reads_only_the_changed_routes_again(
 
     monkeypatch.setattr(module, "_produces", counted)
     document = json.loads(library.read_text())
-    document["paths"]["/search/publisher"] = _get(
-        "searchPublishers",
-        "Search publishers by name",
-        _listing(AUTHOR),
-        [{"name": "query", "in": "query", "required": True, "schema": {"type": "string"}}],
+    document["paths"]["/search/publisher"] = _search(
+        "searchPublishers", "Search publishers by name", AUTHOR
     )
     library.write_text(json.dumps(document))
     router.add_openapi(library, provider="library", replace=True)

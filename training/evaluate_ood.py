@@ -91,7 +91,7 @@ def compared_retrievers(
         cache=args.cache,
         reranker=None,
         multi_intent=not today and args.multi_intent == "on",
-        prerequisites=not today and getattr(args, "prerequisites", "on") == "on",
+        prerequisites=not today and args.prerequisites == "on",
         settings=settings,
     )
     twin = _evaluate().load_suite(name, other, args)
