@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemarouter.contracts import Parameter, Route
+from schemarouter.prerequisites import names_identifier
 from schemarouter.query import BoundValue, bind_parameters, schema_validator
 
 __all__ = ["fill_arguments"]
@@ -127,7 +128,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     :func:`~schemarouter.query.bind_parameters`), then per parameter ``name=value`` /
     ``name: value`` / ``name "value"`` (and ``name 42`` for numbers), the one enum value the
     query names, a value of the parameter's ``format`` (date, uri, email, uuid), and last a
-    quoted phrase for the one required text parameter still open. Never a guess the schema
+    quoted phrase for the one required text parameter still open (an identifier-named one
+    only where the phrase has no space: a name is not an id). Never a guess the schema
     refuses; never the router's own projection parameters."""
     arguments = bind_parameters(route, values)
     open_ = [
@@ -153,6 +155,13 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         and not {"enum", "format"} & set(p.json_schema)
     ]
     quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(query)]
-    if len(text) == 1 and len(quoted) == 1 and _valid(text[0], quoted[0]):
+    if (
+        len(text) == 1
+        and len(quoted) == 1
+        and _valid(text[0], quoted[0])
+        # an identifier holds no spaces: "books by 'Ursula K. Le Guin'" names an author,
+        # whose author_id a lookup gives (the planner's producer step)
+        and not (names_identifier(text[0].name) and re.search(r"\s", quoted[0]))
+    ):
         arguments[text[0].name] = quoted[0]
     return arguments

@@ -12,7 +12,7 @@ left unset, and re-checks fallbacks against the registry when a step fails.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -152,8 +152,11 @@ def _is_json(value: Any) -> bool:
     return True
 
 
-def check_arguments(route: Route, arguments: Any, where: str) -> dict[str, Any]:
-    """``arguments`` if they are registered parameters with schema-valid values."""
+def check_arguments(
+    route: Route, arguments: Any, where: str, *, pending: Iterable[str] = ()
+) -> dict[str, Any]:
+    """``arguments`` if they are registered parameters with schema-valid values; required
+    parameters in ``pending`` (bound to an earlier step's output) may be absent yet."""
     if not isinstance(arguments, Mapping):
         raise with_path(
             ParameterValidationError("arguments must be a mapping", where=f"{where} arguments"),
@@ -178,7 +181,11 @@ def check_arguments(route: Route, arguments: Any, where: str) -> dict[str, Any]:
                 ),
                 path,
             )
-    schemas = [((), route.endpoint.input_schema, arguments)] + [
+    later = frozenset(pending) - set(arguments)
+    whole = route.endpoint.input_schema
+    if later and isinstance(whole.get("required"), list):
+        whole = {**whole, "required": [n for n in whole["required"] if n not in later]}
+    schemas = [((), whole, arguments)] + [
         ((name,), params[name].json_schema, value) for name, value in arguments.items()
     ]
     for prefix, schema, instance in schemas:
@@ -193,7 +200,11 @@ def check_arguments(route: Route, arguments: Any, where: str) -> dict[str, Any]:
                 ),
                 path,
             )
-    missing = [p.name for p in route.endpoint.parameters if p.required and p.name not in arguments]
+    missing = [
+        p.name
+        for p in route.endpoint.parameters
+        if p.required and p.name not in arguments and p.name not in later
+    ]
     if missing:
         path = json_path([missing[0]])
         raise with_path(
@@ -205,6 +216,53 @@ def check_arguments(route: Route, arguments: Any, where: str) -> dict[str, Any]:
             path,
         )
     return dict(arguments)
+
+
+def check_bindings(
+    snapshot: RegistrySnapshot,
+    route: Route,
+    step: PlanStep,
+    earlier: Sequence[PlanStep],
+    where: str,
+) -> None:
+    """Each binding of ``step`` fills a registered parameter the step does not also set, from
+    a registered output field of an earlier step of the same plan."""
+    params = {p.name for p in route.endpoint.parameters}
+    for name, binding in step.bindings.items():
+        at = f"{where} bindings {json_path([str(name)])}"
+        if name not in params:
+            raise GateError(
+                f"{route.route_id} has no parameter {str(name)[:80]!r} to bind",
+                where=at,
+                hint=f"Registered parameters: {', '.join(sorted(params)) or 'none'}",
+            )
+        if name in step.arguments:
+            raise GateError(
+                f"{name!r} is both given and bound to step {binding.step}'s output",
+                where=at,
+                hint="Keep one: the argument, or the binding",
+            )
+        if binding.step >= len(earlier):
+            raise GateError(
+                f"{name!r} is bound to step {binding.step}, which does not run before this one",
+                where=at,
+                hint="A step binds only the output of an earlier step; plan with router.plan()",
+            )
+        source = snapshot.routes.get(earlier[binding.step].route_id)
+        if source is None or binding.field not in {f.name for f in source.endpoint.output_fields}:
+            raise GateError(
+                f"step {binding.step} has no registered output field {binding.field[:80]!r} "
+                f"to fill {name!r}",
+                where=at,
+                hint="Bind only registered output fields; plan with router.plan()",
+            )
+        if (source.endpoint.field(binding.field).path or binding.field) != binding.path:
+            raise GateError(
+                f"the binding's path {binding.path[:80]!r} is not the registered path of "
+                f"{source.route_id}'s field {binding.field!r}",
+                where=at,
+                hint="Plan again against the current registry",
+            )
 
 
 def redacted(error: SchemaRouterError, redactor: Redactor) -> SchemaRouterError:
@@ -232,9 +290,18 @@ class Gatekeeper:
         self.redactor = redactor
         self.warnings: list[str] = []
 
-    def step(self, index: int, step: PlanStep, *, dry_run: bool = True) -> Gated:
+    def step(
+        self,
+        index: int,
+        step: PlanStep,
+        *,
+        dry_run: bool = True,
+        earlier: Sequence[PlanStep] = (),
+    ) -> Gated:
         """Gate one step; ``dry_run=False`` skips building its HTTP request ahead (a plan of
-        one step builds it at once anyway, with the same checks)."""
+        one step builds it at once anyway, with the same checks). ``earlier`` are the plan's
+        steps before this one, which its :attr:`~PlanStep.bindings` may read from; a step
+        with bindings is gated again with their values before it runs."""
         where = f"plan step {index}"
         route = self.snapshot.routes.get(step.route_id) if isinstance(step.route_id, str) else None
         if route is None:
@@ -262,14 +329,16 @@ class Gatekeeper:
                 )
             if all(f.name != name for f in fields):
                 fields.append(route.endpoint.field(name))
-        arguments = check_arguments(route, step.arguments, where)
+        if step.bindings:
+            check_bindings(self.snapshot, route, step, earlier, where)
+        arguments = check_arguments(route, step.arguments, where, pending=step.bindings)
         invoker = self.invoker(route, where)
         if route.endpoint.effect not in self.s.allow_effects:
             check_effect(
                 route, arguments, allow_effects=self.s.allow_effects, approve=None, where=where
             )
         arguments, projection = self.project(route, fields, arguments)
-        if dry_run:
+        if dry_run and not step.bindings:  # a bound path parameter is not known yet
             self.dry_run(route, arguments, where)
         return Gated(index, step, route, invoker, tuple(fields), arguments, projection, where)
 

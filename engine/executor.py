@@ -19,6 +19,7 @@ from schemarouter.contracts import AccessKind, Effect, OutputField, Route
 from schemarouter.credentials import Redactor
 from schemarouter.errors import (
     BudgetExceededError,
+    ExecutionError,
     InvocationError,
     OutputValidationError,
     PolicyError,
@@ -38,6 +39,8 @@ from schemarouter.outputs import (
     check_output_shape,
     document_issues,
     extract_field,
+    first_value,
+    json_path,
     missing_field,
     project_output,
 )
@@ -65,7 +68,6 @@ def _info(error: SchemaRouterError) -> ErrorInfo:
     return ErrorInfo(code=error.code, type=type(error).__name__, message=str(error))
 
 
-
 def _attempt(
     route: Route,
     number: int,
@@ -84,6 +86,7 @@ def _attempt(
         error=error,
     )
 
+
 class Run:
     """One execution of one plan (a generator of I/O operations)."""
 
@@ -96,6 +99,9 @@ class Run:
         self.meter = BudgetMeter(settings.budget)
         self.redactor = Redactor()
         self.gate = Gatekeeper(host, settings, self.redactor)
+        #: the steps a later step's bindings read from, and their raw outputs once run
+        self.sources = {b.step for step in plan.steps for b in step.bindings.values()}
+        self.raw: dict[int, Any] = {}
 
     def safe(self, error: SchemaRouterError) -> SchemaRouterError:
         """``error`` with every credential value handed out so far redacted."""
@@ -107,7 +113,10 @@ class Run:
         steps = self.plan.steps
         # requests are built ahead only where a later step could fail after an earlier ran
         ahead = len(steps) > 1
-        gated = [self.gate.step(i, step, dry_run=ahead) for i, step in enumerate(steps)]
+        gated = [
+            self.gate.step(i, step, dry_run=ahead, earlier=steps[:i])
+            for i, step in enumerate(steps)
+        ]
         if self.plan.registry_version != self.snapshot.version:
             self.gate.warnings.append(
                 f"the plan was made at registry version {self.plan.registry_version}; executed "
@@ -136,7 +145,14 @@ class Run:
         self.host.recheck(route, g.invoker, g.where)
         output: Any = None
         whole = g.step.whole_output
-        if not self.host.health.is_healthy(route.route_id):
+        if g.step.bindings:
+            try:
+                g = self.bound(g)
+            except ExecutionError as exc:
+                error = self.safe(exc)
+        if error is not None:
+            pass
+        elif not self.host.health.is_healthy(route.route_id):
             error = PolicyError(f"{route.route_id} is unhealthy (cooling down)", where=g.where)
         else:
             check_effect(
@@ -163,6 +179,8 @@ class Run:
             v.status == "ok" or (whole and v.status != "invalid") for v in values.values()
         )
         status = "ok" if clean else "partial"
+        if g.index in self.sources and error is None and clean:
+            self.raw[g.index] = payload.data  # what later steps bind from: valid output only
         if error is not None:
             logger.warning("%s failed: %s", route.route_id, error.what)
             delivered, uses = yield from self.fallbacks(g, error, attempts)
@@ -193,6 +211,42 @@ class Run:
             elapsed_s=round(self.meter.elapsed() - started, 6),
             attribution=route.provider.attribution,
         )
+
+    def bound(self, g: Gated) -> Gated:
+        """``g`` with its bound parameters filled from the earlier steps' raw outputs (the
+        first value at each binding's path, an integer read as text where the parameter takes
+        text), gated again with them: a value the parameter's schema refuses is refused."""
+        values: dict[str, Any] = {}
+        params = {p.name: p for p in g.route.endpoint.parameters}
+        for name, binding in g.step.bindings.items():
+            source = self.plan.steps[binding.step].route_id
+            if binding.step not in self.raw:
+                raise ExecutionError(
+                    f"{name!r} comes from step {binding.step} ({source}), which returned no "
+                    "output that validates",
+                    where=f"{g.where} bindings {json_path([name])}",
+                    hint="See that step's error; supply the argument yourself to run this step",
+                )
+            found = first_value(self.raw[binding.step], binding.path)
+            if found is None:
+                raise ExecutionError(
+                    f"step {binding.step} ({source}) returned no {binding.path!r} to fill {name!r}",
+                    where=f"{g.where} bindings {json_path([name])}",
+                    hint="The lookup found nothing: change its arguments, or supply the "
+                    "argument yourself",
+                )
+            value, at = found
+            kind = params[name].json_schema.get("type")
+            if kind == "string" and isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)
+            elif kind == "integer" and isinstance(value, str) and value.isdigit():
+                value = int(value)
+            values[name] = value
+            logger.debug("%s: %s = %r from step %d %s", g.where, name, value, binding.step, at)
+        step = g.step.model_copy(
+            update={"arguments": {**g.step.arguments, **values}, "bindings": {}}
+        )
+        return self.gate.step(g.index, step, dry_run=False)
 
     # -- calls -----------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ __all__ = [
     "check_output_shape",
     "document_issues",
     "extract_field",
+    "first_value",
     "json_path",
     "missing_field",
     "project_output",
@@ -107,6 +108,16 @@ def _map(tree: Any, fn: Any) -> Any:
     if isinstance(tree, _Leaf):
         return fn(tree)
     return [_map(item, fn) for item in tree]
+
+
+def first_value(data: Any, path: str) -> tuple[Any, str] | None:
+    """The first present, non-null value at ``path`` (``results.*.id``) in ``data``, with
+    its JSON path (``$.results[0].id``); ``None`` where the output holds none."""
+    segments = [s for s in path.split(".") if s]
+    for leaf in _leaves(_walk(data, segments, ())):
+        if leaf.problem is None and leaf.value is not None:
+            return leaf.value, json_path(leaf.location)
+    return None
 
 
 def _related(a: Location, b: Location) -> bool:

@@ -24,18 +24,20 @@ still open are listed as missing. A plan with no step always says why (:attr:`Pl
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.arguments import fill_arguments
 from schemarouter.contracts import Effect, OutputField, Route, SourceType
+from schemarouter.prerequisites import identifier_field, needed_parameters, producers
 from schemarouter.query import BoundValue
 from schemarouter.registry import FieldProvision, RegistrySnapshot
 from schemarouter.retrieval import matched_fields_for, matches_sources
 
 __all__ = [
+    "Binding",
     "Coverage",
     "Fallback",
     "Plan",
@@ -74,6 +76,17 @@ class Fallback(_Frozen):
     fingerprint: str
 
 
+class Binding(_Frozen):
+    """Where a parameter's value comes from when no request carries it: the first value of
+    output field ``field`` (at ``path`` in the raw output) of the earlier plan step ``step``,
+    a producer of the ``thing`` whose identifier the parameter takes."""
+
+    step: int = Field(ge=0)
+    field: str
+    path: str
+    thing: str = ""
+
+
 class PlanStep(_Frozen):
     route_id: str
     fingerprint: str
@@ -84,8 +97,12 @@ class PlanStep(_Frozen):
     #: The required semantic ids this step covers.
     covers: tuple[str, ...]
     arguments: dict[str, Any] = Field(default_factory=dict)
-    #: Required parameters the request did not supply (the caller must add them).
+    #: Required parameters the request did not supply (the caller must add them); a
+    #: parameter in ``bindings`` is not missing.
     missing_parameters: tuple[str, ...] = ()
+    #: Parameters filled at execution from an earlier step's output (parameter -> binding):
+    #: ``person_id`` from the ``results.*.id`` of the ``/search/person`` step before.
+    bindings: dict[str, Binding] = Field(default_factory=dict)
     fallbacks: tuple[Fallback, ...] = ()
     #: The step returns the route's whole raw output (validated) beside ``fields``: set where
     #: no semantic id says which fields the request needs (see the module docstring).
@@ -425,6 +442,18 @@ def plan_routes(
                     )
     elif not steps:
         reason = "; ".join(warnings) or "no eligible route provides the requested fields"
+    if steps:
+        steps = _chain(
+            snapshot,
+            steps,
+            request,
+            values,
+            ranked=ranked,
+            field_hits=field_hits or {},
+            max_calls=max_calls,
+            eligible=eligible,
+            warnings=warnings,
+        )
     covered = [sid for sid in required if any(sid in step.covers for step in steps)]
     return Plan(
         request=request,
@@ -439,6 +468,103 @@ def plan_routes(
         warnings=tuple(warnings),
         reason=reason,
     )
+
+
+def _chain(
+    snapshot: RegistrySnapshot,
+    steps: list[PlanStep],
+    request: PlanRequest,
+    values: Sequence[BoundValue],
+    *,
+    ranked: Sequence[str],
+    field_hits: Mapping[str, Sequence[str]],
+    max_calls: int,
+    eligible: Callable[[Route], bool],
+    warnings: list[str],
+) -> list[PlanStep]:
+    """``steps`` with, before each step whose required identifier the request does not carry
+    (``/person/{person_id}/movie_credits``), a step on the producer of that identifier that
+    retrieval ranked best (``/search/person``), the parameter bound to the producer's id
+    field (:class:`Binding`); one producer serves every later step needing its thing. Within
+    ``max_calls`` steps in all; where a need stays open, ``warnings`` says why."""
+    table = producers(snapshot)
+    if not table:
+        return steps
+    given = frozenset(value.kind for value in values)
+    rank_of = {route_id: i for i, route_id in enumerate(ranked)}
+    room = max_calls - len(steps)
+    out: list[PlanStep] = []
+    for step in steps:
+        route = snapshot.routes[step.route_id]
+        bindings: dict[str, Binding] = {}
+        for parameter, thing in needed_parameters(route, given=given):
+            if parameter not in step.missing_parameters:
+                continue
+            source = next(
+                (
+                    i
+                    for i, done in enumerate(out)
+                    if identifier_field(snapshot.routes[done.route_id], thing)
+                ),
+                None,
+            )
+            if source is None:
+                choices = [
+                    r
+                    for r in table.get(thing, ())
+                    if r != route.route_id and eligible(snapshot.routes[r])
+                ]
+                ranked_choices = sorted((rank_of[r], r) for r in choices if r in rank_of)
+                if not ranked_choices:
+                    if choices:
+                        warnings.append(
+                            f"{route.route_id} needs {parameter!r}, a {thing} identifier that "
+                            f"{len(choices)} route(s) produce ({', '.join(choices[:3])}), none "
+                            "of them ranked for this request: supply it, or call one first"
+                        )
+                    continue
+                producer = ranked_choices[0][1]
+                if room <= 0:
+                    warnings.append(
+                        f"{route.route_id} needs {parameter!r}, which {producer} returns; plan "
+                        f"with max_calls={max_calls + 1} to call it first, or supply it"
+                    )
+                    continue
+                hits = field_hits.get(producer, ())
+                made = _open_step(snapshot, producer, request, values, hits)
+                out.append(_with_field(snapshot.routes[producer], made, thing))
+                room -= 1
+                source = len(out) - 1
+            producer_route = snapshot.routes[out[source].route_id]
+            name = identifier_field(producer_route, thing)
+            assert name is not None  # the producer table and the source check say so
+            bindings[parameter] = Binding(
+                step=source,
+                field=name,
+                path=producer_route.endpoint.field(name).path or name,
+                thing=thing,
+            )
+        if bindings:
+            step = step.model_copy(
+                update={
+                    "bindings": bindings,
+                    "missing_parameters": tuple(
+                        p for p in step.missing_parameters if p not in bindings
+                    ),
+                }
+            )
+        out.append(step)
+    return out
+
+
+def _with_field(route: Route, step: PlanStep, thing: str) -> PlanStep:
+    """``step`` (on a producer of ``thing``) fetching the field holding its identifier."""
+    name = identifier_field(route, thing)
+    if name is None or name in step.fields:
+        return step
+    fields = tuple(f.name for f in route.endpoint.output_fields if f.name in {*step.fields, name})
+    meta = {n: step.meta.get(n) or _meta(route, route.endpoint.field(n)) for n in fields}
+    return step.model_copy(update={"fields": fields, "meta": meta})
 
 
 def _exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: PlanRequest) -> str:

@@ -26,7 +26,16 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.registry import RegistrySnapshot
 from schemarouter.retrieval import Ranked
 
-__all__ = ["DEFAULT_MAX_LIFTS", "lift_prerequisites", "needs", "producers", "stem"]
+__all__ = [
+    "DEFAULT_MAX_LIFTS",
+    "identifier_field",
+    "lift_prerequisites",
+    "names_identifier",
+    "needed_parameters",
+    "needs",
+    "producers",
+    "stem",
+]
 
 #: producers lifted for one request at most
 DEFAULT_MAX_LIFTS = 2
@@ -61,17 +70,25 @@ def _id_of(name: str) -> str | None:
     return "" if match or name.lower() == "id" else None
 
 
+def names_identifier(name: str) -> bool:
+    """Whether a parameter or field name reads as an identifier (``id``, ``author_id``,
+    ``movieId``, ``uuid``)."""
+    return _id_of(name) is not None
+
+
 def _segments(route: Route) -> list[str]:
     path = route.endpoint.operation.path or ""
     return [s for s in path.split("/") if s]
 
 
-def needs(route: Route, *, given: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """The things whose identifier ``route`` needs (its required parameters named
-    ``<thing>_id``, or ``id`` right after a collection segment of its path), but for a
-    parameter whose declared kind (``semantic_id``) is in ``given``: the request carries a
-    value of that kind (the query analysis found ``identifier.doi`` in it)."""
-    found: list[str] = []
+def needed_parameters(
+    route: Route, *, given: frozenset[str] = frozenset()
+) -> tuple[tuple[str, str], ...]:
+    """``(parameter, thing)`` for each required parameter of ``route`` named like the
+    identifier of a thing (``<thing>_id``, or ``id`` right after a collection segment of its
+    path), but for a parameter whose declared kind (``semantic_id``) is in ``given``: the
+    request carries a value of that kind (the query analysis found ``identifier.doi`` in it)."""
+    found: list[tuple[str, str]] = []
     segments = _segments(route)
     for parameter in route.endpoint.parameters:
         if not parameter.required or (parameter.semantic_id and parameter.semantic_id in given):
@@ -83,9 +100,14 @@ def needs(route: Route, *, given: frozenset[str] = frozenset()) -> tuple[str, ..
                 before = segments[segments.index(template) - 1]
                 if not _TEMPLATE.match(before):
                     thing = stem(before)
-        if thing and thing not in found:
-            found.append(thing)
+        if thing:
+            found.append((parameter.name, thing))
     return tuple(found)
+
+
+def needs(route: Route, *, given: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The things whose identifier ``route`` needs (:func:`needed_parameters`), once each."""
+    return tuple(dict.fromkeys(thing for _, thing in needed_parameters(route, given=given)))
 
 
 def _things_named(route: Route) -> set[str]:
@@ -117,11 +139,11 @@ _CONTAINERS = frozenset(
 )
 
 
-def _id_fields(route: Route) -> set[str]:
-    """``""`` for an ``id`` leaf at the top or in a generic container (``results.*.id``),
-    the container's word for one inside a named thing (``genres.*.id``: ``genre``), and
-    ``thing`` for each ``<thing>_id`` leaf."""
-    out: set[str] = set()
+def _id_leaves(route: Route) -> list[tuple[str, str]]:
+    """``(field name, thing)`` of each identifier-like output field: ``""`` for an ``id``
+    leaf at the top or in a generic container (``results.*.id``), the container's word for
+    one inside a named thing (``genres.*.id``: ``genre``), ``thing`` for a ``<thing>_id`` leaf."""
+    out: list[tuple[str, str]] = []
     for output in route.endpoint.output_fields:
         parts = [p for p in (output.path or output.name).split(".") if p and p != "*"]
         if not parts:
@@ -129,10 +151,30 @@ def _id_fields(route: Route) -> set[str]:
         thing = _id_of(parts[-1])
         if thing == "":  # a plain id: whose, the parent says
             parent = stem(parts[-2]) if len(parts) > 1 else ""
-            out.add("" if parent in _CONTAINERS else parent)
+            out.append((output.name, "" if parent in _CONTAINERS else parent))
         elif thing is not None:
-            out.add(thing)
+            out.append((output.name, thing))
     return out
+
+
+def _id_fields(route: Route) -> set[str]:
+    """The things of :func:`_id_leaves` (``""``: a plain id of what the route lists)."""
+    return {thing for _, thing in _id_leaves(route)}
+
+
+def identifier_field(route: Route, thing: str) -> str | None:
+    """The output field of producer ``route`` that holds ``thing``'s identifier: a
+    ``<thing>_id`` leaf, else a plain ``id`` at the top or in a generic container; the
+    shallowest first. ``None`` where the route produces no identifier of ``thing``."""
+    if thing not in _produces(route)[0]:
+        return None
+    leaves = _id_leaves(route)
+    depth = {f.name: (f.path or f.name).count(".") for f in route.endpoint.output_fields}
+    for wanted in (thing, ""):
+        names = sorted((depth[name], name) for name, kind in leaves if kind == wanted)
+        if names:
+            return names[0][1]
+    return None
 
 
 def _lookup(route: Route) -> bool:

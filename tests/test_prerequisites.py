@@ -14,73 +14,9 @@ from schemarouter import SchemaRouter
 from schemarouter.prerequisites import lift_prerequisites, needs, producers, stem
 from schemarouter.retrieval import Ranked
 
+from servers.library import AUTHOR, BOOK, get, library_openapi, listing, path_parameter, search
 
-def _listing(item: dict[str, Any], container: str = "results") -> dict[str, Any]:
-    return {
-        "200": {
-            "description": "ok",
-            "content": {
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "properties": {container: {"type": "array", "items": item}},
-                    }
-                }
-            },
-        }
-    }
-
-
-AUTHOR = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
-BOOK = {"type": "object", "properties": {"id": {"type": "integer"}, "title": {"type": "string"}}}
-GENRE = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
-
-
-def _get(op: str, summary: str, responses: dict[str, Any], params: list[Any]) -> dict[str, Any]:
-    return {
-        "get": {"operationId": op, "summary": summary, "parameters": params, "responses": responses}
-    }
-
-
-def _search(op: str, summary: str, item: dict[str, Any]) -> dict[str, Any]:
-    """A lookup: a GET taking a required text ``query``, listing ``results.*``."""
-    text = {"name": "query", "in": "query", "required": True, "schema": {"type": "string"}}
-    return _get(op, summary, _listing(item), [text])
-
-
-def _path(name: str) -> dict[str, Any]:
-    return {"name": name, "in": "path", "required": True, "schema": {"type": "integer"}}
-
-
-LIBRARY = {
-    "openapi": "3.0.3",
-    "info": {"title": "Library", "version": "1"},
-    "servers": [{"url": "https://library.example.org"}],
-    "paths": {
-        "/search/author": _search("searchAuthors", "Search authors by name", AUTHOR),
-        "/author/popular": _get("popularAuthors", "The most read authors", _listing(AUTHOR), []),
-        "/author/{author_id}/books": _get(
-            "authorBooks", "Books written by an author", _listing(BOOK), [_path("author_id")]
-        ),
-        "/books/{id}": _get(
-            "getBook",
-            "A book's details: title, pages, publisher",
-            {"200": {"description": "ok", "content": {"application/json": {"schema": BOOK}}}},
-            [_path("id")],
-        ),
-        "/author/{author_id}/awards": _get(
-            "authorAwards", "Literary awards an author won", _listing(GENRE), [_path("author_id")]
-        ),
-        "/genre/list": _get("genres", "Every genre of the library", _listing(GENRE, "genres"), []),
-    },
-}
-LIBRARY["paths"]["/author"] = {
-    "post": {
-        "operationId": "addAuthor",
-        "summary": "Add an author",
-        "responses": {"201": LIBRARY["paths"]["/author/popular"]["get"]["responses"]["200"]},
-    }
-}
+LIBRARY = library_openapi()
 
 
 @pytest.fixture
@@ -165,10 +101,10 @@ def test_an_identifier_the_request_carries_is_not_needed(library: Path) -> None:
     """A parameter whose declared kind the query analysis found in the request (here a
     DOI) needs no producer."""
     document = json.loads(library.read_text())
-    document["paths"]["/work/{work_id}"] = _get(
-        "workById", "A scholarly work by its DOI", _listing(BOOK), [_path("work_id")]
+    document["paths"]["/work/{work_id}"] = get(
+        "workById", "A scholarly work by its DOI", listing(BOOK), [path_parameter("work_id")]
     )
-    document["paths"]["/search/work"] = _search("searchWorks", "Search works by title", BOOK)
+    document["paths"]["/search/work"] = search("searchWorks", "Search works by title", BOOK)
     library.write_text(json.dumps(document))
     router = _router(library)
     route = next(
@@ -208,7 +144,7 @@ def test_a_registry_change_reads_only_the_changed_routes_again(
 
     monkeypatch.setattr(module, "_produces", counted)
     document = json.loads(library.read_text())
-    document["paths"]["/search/publisher"] = _search(
+    document["paths"]["/search/publisher"] = search(
         "searchPublishers", "Search publishers by name", AUTHOR
     )
     library.write_text(json.dumps(document))
