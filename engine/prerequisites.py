@@ -40,11 +40,17 @@ __all__ = [
 #: producers lifted for one request at most
 DEFAULT_MAX_LIFTS = 2
 
-_ID_SUFFIX = re.compile(r"^(?P<thing>[A-Za-z][A-Za-z0-9]*?)(?:[_\-.]?(?:id|Id|ID))$")
+#: ``<thing>_id`` / ``<thing>-id`` / ``thingId`` / ``thingID`` (not ``valid``, ``paid``)
+_ID_SUFFIX = re.compile(
+    r"^(?P<thing>[A-Za-z][A-Za-z0-9_\-.]*?)(?:[_\-.](?:id|Id|ID)|(?<=[a-z0-9])(?:Id|ID))$"
+)
+#: names that are a plain id whatever their letters say
+_PLAIN_IDS = frozenset({"id", "_id", "uuid", "guid", "pid"})
+_SEPARATORS = re.compile(r"[_\-.]")
 _WORDS = re.compile(r"[a-z0-9]+")
 _TEMPLATE = re.compile(r"^\{[^}]+\}$")
-#: what ``<x>id`` names that are not ``<thing>_id`` leave as ``x`` (``uuid``, ``guid``)
-_NOT_THINGS = frozenset({"uu", "gu"})
+#: parameter locations that carry transport, not the request's things
+_PLUMBING = frozenset({"header", "cookie"})
 
 
 def stem(word: str) -> str:
@@ -65,9 +71,12 @@ def _id_of(name: str) -> str | None:
     ``""`` for a plain ``id`` (``id``, ``uuid``, ``pid``: whose, the context says), ``None``
     for a name that is no identifier."""
     match = _ID_SUFFIX.match(name)
-    if match and len(match["thing"]) > 1 and match["thing"].lower() not in _NOT_THINGS:
-        return stem(match["thing"])
-    return "" if match or name.lower() == "id" else None
+    # a compound thing reads as one word (``file_version_retention_id``, ``analysisRuleId``:
+    # ``fileversionretention``, ``analysisrule``), as its path segments do (_things_named)
+    thing = _SEPARATORS.sub("", match["thing"]) if match else ""
+    if len(thing) > 1:
+        return stem(thing)
+    return "" if match or name.lower() in _PLAIN_IDS else None
 
 
 def names_identifier(name: str) -> bool:
@@ -93,6 +102,8 @@ def needed_parameters(
     for parameter in route.endpoint.parameters:
         if not parameter.required or (parameter.semantic_id and parameter.semantic_id in given):
             continue
+        if parameter.location in _PLUMBING:  # X-Request-Id, session cookies
+            continue
         thing = _id_of(parameter.name)
         if thing == "":  # a plain id: the collection segment before it says whose
             template = "{" + parameter.name + "}"
@@ -115,7 +126,10 @@ def _things_named(route: Route) -> set[str]:
     words: set[str] = set()
     for segment in _segments(route):
         if not _TEMPLATE.match(segment):
-            words.update(stem(w) for w in _WORDS.findall(segment.lower()))
+            parts = _WORDS.findall(segment.lower())
+            words.update(stem(w) for w in parts)
+            if len(parts) > 1:  # ``file_versions``: also the compound ``fileversion``
+                words.add(stem("".join(parts)))
     if not route.endpoint.operation.path:
         words.update(stem(w) for w in _WORDS.findall(route.endpoint.name.lower()))
     return words

@@ -155,3 +155,37 @@ def test_a_registry_change_reads_only_the_changed_routes_again(
     assert after["author"] == before["author"]
     # another router's snapshot in between (the last few are kept): nothing is read again
     assert producers(old) is before and read == ["searchPublishers"]
+
+
+def test_compound_names_headers_and_words_ending_in_id(tmp_path: Path) -> None:
+    """``file_version_id`` names one thing, as the ``/file_versions`` segment does; a required
+    header (``X-Request-Id``) is transport, and ``valid`` or ``paid`` are no identifiers."""
+    header = {
+        "name": "X-Request-Id",
+        "in": "header",
+        "required": True,
+        "schema": {"type": "string"},
+    }
+    flag = {"name": "valid", "in": "query", "required": True, "schema": {"type": "boolean"}}
+    document = library_openapi()
+    document["paths"] = {
+        "/file_versions/{file_version_id}": get(
+            "getFileVersion",
+            "One version of a file",
+            listing(BOOK),
+            [path_parameter("file_version_id")],
+        ),
+        "/file_versions": get("listFileVersions", "Every file version", listing(BOOK), []),
+        "/reports": get("reports", "Payment reports", listing(BOOK), [header, flag]),
+    }
+    path = tmp_path / "files.json"
+    path.write_text(json.dumps(document))
+    router = _router(path)
+    by_op = {r.endpoint.name: r for r in router.registry.snapshot().routes.values()}
+    assert needs(by_op["getFileVersion"]) == ("fileversion",)
+    assert needs(by_op["reports"]) == ()
+    table = producers(router.registry.snapshot())
+    assert table["fileversion"] == (by_op["listFileVersions"].route_id,)
+    plan = router.plan("show one version of a file", max_calls=2)
+    assert plan.route_ids == (by_op["listFileVersions"].route_id, by_op["getFileVersion"].route_id)
+    assert plan.steps[1].bindings["file_version_id"].path == "results.*.id"
