@@ -32,12 +32,22 @@ __all__ = [
     "Candidate",
     "CandidateField",
     "CapabilityRetrieval",
+    "IdentifierSource",
     "candidate_from_route",
 ]
 
 
 class _Result(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class IdentifierSource(_Result):
+    """Where a candidate's required identifier comes from: output field ``field`` (at
+    ``path``) of another candidate of the same list, ``route_id``, called first."""
+
+    route_id: str
+    field: str
+    path: str
 
 
 class CandidateField(_Result):
@@ -122,6 +132,9 @@ class Candidate(_Result):
     relevance: float | None = None
     #: Parameter values found in the query, bound by schema (name -> value).
     bound_parameters: dict[str, Any] = Field(default_factory=dict)
+    #: Required identifiers the request does not carry that another candidate of the same
+    #: list returns (parameter -> that route and field; see :mod:`schemarouter.prerequisites`).
+    identifier_sources: dict[str, IdentifierSource] = Field(default_factory=dict)
 
     def contract(self) -> dict[str, Any]:
         """The same contract without rank or score, for an LLM prompt."""
@@ -147,6 +160,7 @@ def candidate_from_route(
     matched_fields: Sequence[str] = (),
     scores: dict[str, float] | None = None,
     bound_parameters: dict[str, Any] | None = None,
+    identifier_sources: dict[str, IdentifierSource] | None = None,
 ) -> Candidate:
     endpoint, access, op = route.endpoint, route.access, route.endpoint.operation
     known = {f.name for f in endpoint.output_fields}
@@ -192,6 +206,7 @@ def candidate_from_route(
         scores=dict(scores or {}),
         relevance=(scores or {}).get("relevance"),
         bound_parameters=dict(bound_parameters or {}),
+        identifier_sources=dict(identifier_sources or {}),
     )
 
 

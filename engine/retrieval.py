@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from schemarouter.contracts import Route, SourceType
 from schemarouter.query import QueryAnalysis, bind_parameters
 from schemarouter.registry import RegistrySnapshot
-from schemarouter.results import Candidate, candidate_from_route
+from schemarouter.results import Candidate, IdentifierSource, candidate_from_route
 
 __all__ = [
     "FIELD_HITS_PER_ROUTE",
@@ -141,9 +142,10 @@ def build_candidates(
     k: int,
 ) -> list[Candidate]:
     out: list[Candidate] = []
-    for item in ranked[:k]:
-        route = snapshot.routes[item.route_id]
+    routes = [snapshot.routes[item.route_id] for item in ranked[:k]]
+    for item, route in zip(ranked[:k], routes, strict=True):
         matched = matched_fields_for(route, resolved, item.field_hits)
+        bound = bind_parameters(route, analysis.values)
         out.append(
             candidate_from_route(
                 route,
@@ -151,9 +153,31 @@ def build_candidates(
                 score=item.score if item.score != float("-inf") else 0.0,
                 matched_fields=matched,
                 scores=item.scores,
-                bound_parameters=bind_parameters(route, analysis.values),
+                bound_parameters=bound,
+                identifier_sources=_identifier_sources(route, routes, analysis, bound),
             )
         )
+    return out
+
+
+def _identifier_sources(
+    route: Route, listed: Sequence[Route], analysis: QueryAnalysis, bound: Mapping[str, Any]
+) -> dict[str, IdentifierSource]:
+    """The route's required identifiers the request does not carry, each with the first
+    other listed route that returns it."""
+    from schemarouter.prerequisites import identifier_field, needed_parameters  # imports us
+
+    given = frozenset(value.kind for value in analysis.values)
+    out: dict[str, IdentifierSource] = {}
+    for parameter, thing in needed_parameters(route, given=given):
+        if parameter in bound:
+            continue
+        for other in listed:
+            name = identifier_field(other, thing) if other is not route else None
+            if name is not None:
+                path = other.endpoint.field(name).path or name
+                out[parameter] = IdentifierSource(route_id=other.route_id, field=name, path=path)
+                break
     return out
 
 

@@ -19,7 +19,10 @@ from schemarouter.errors import (
     OutputValidationError,
     ParameterValidationError,
 )
+from schemarouter.integrations.definitions import tool_definitions
 from schemarouter.planner import Binding, Plan
+from schemarouter.results import IdentifierSource
+from schemarouter.serve.gateway import Gateway
 
 from servers.library import LibraryApp, library_openapi
 from servers.loopback import LoopbackServer
@@ -196,3 +199,40 @@ def test_a_chained_plan_travels_as_json(router: SchemaRouter, server: LoopbackSe
     back = Plan.model_validate_json(plan.model_dump_json())
     assert back == plan
     assert router.execute(back).steps[1].arguments == {"author_id": 7}
+
+
+# -- the same, for a model that calls tools itself ---------------------------------------------
+
+
+def test_tool_definitions_say_which_offered_tool_gives_an_identifier(router: SchemaRouter) -> None:
+    res = router.retrieve("list the books written by Ursula K. Le Guin", k=3)
+    books, search = _id(router, "authorBooks"), _id(router, "searchAuthors")
+    top = res.candidates[0]
+    assert top.route_id == books
+    assert top.identifier_sources == {
+        "author_id": IdentifierSource(route_id=search, field="results.id", path="results.*.id")
+    }
+    tools = res.tools("anthropic")
+    hint = tools[0]["input_schema"]["properties"]["author_id"]["description"]
+    assert hint == (
+        f"An identifier: take it from {tools.name(search)} (results[].id of its output)."
+    )
+    # a set without the producer names nothing it does not offer
+    alone = tool_definitions([top], "openai")
+    assert "description" not in alone[0]["parameters"]["properties"]["author_id"]
+
+
+def test_an_agent_loop_over_the_gateway_follows_the_hint(
+    router: SchemaRouter, server: LoopbackServer
+) -> None:
+    """search_tools -> call the tool the hint names -> call the tool that needed its id."""
+    gateway = Gateway(router)
+    found = gateway.search("list the books written by Ursula K. Le Guin", k=3)
+    books = found["tools"][0]
+    hint = books["inputSchema"]["properties"]["author_id"]["description"]
+    lookup = next(t["name"] for t in found["tools"] if t["name"] in hint)
+    first = gateway.call(lookup, {"query": "Ursula K. Le Guin"})
+    author_id = first.output["results"][0]["id"]
+    second = gateway.call(books["name"], {"author_id": author_id})
+    assert second.output["results"][0]["title"] == "The Dispossessed"
+    assert server.paths() == ["/search/author?query=Ursula+K.+Le+Guin", "/author/7/books"]

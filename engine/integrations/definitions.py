@@ -131,9 +131,15 @@ def prune_schema(schema: Any, *, words: int = _PARAMETER_WORDS) -> Any:
     return out
 
 
-def tool_input_schema(candidate: Candidate) -> dict[str, Any]:
+def tool_input_schema(
+    candidate: Candidate, *, tool_names: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The candidate's input schema, pruned, with parameter descriptions filled in where
-    the schema has none, and without the projection parameters the router sets itself."""
+    the schema has none, and without the projection parameters the router sets itself.
+
+    ``tool_names`` (route id -> tool name) are the tools offered beside this one: a required
+    identifier one of them returns (:attr:`Candidate.identifier_sources`) says which, and
+    where in its output, so a model calls that tool first instead of guessing an id."""
     schema = dict(candidate.input_schema)
     properties = dict(schema.get("properties") or {})
     described = {p.name: p.description for p in candidate.parameters if p.description}
@@ -143,6 +149,8 @@ def tool_input_schema(candidate: Candidate) -> dict[str, Any]:
         prop = properties.get(name)
         if isinstance(prop, Mapping) and not prop.get("description"):
             properties[name] = {"description": text, **prop}
+    # after the pruning below would cut it: the hint is kept whole
+    hints = _identifier_hints(candidate, tool_names or {})
     schema["properties"] = properties
     if isinstance(schema.get("required"), list):
         required = [n for n in schema["required"] if n in properties]
@@ -152,7 +160,26 @@ def tool_input_schema(candidate: Candidate) -> dict[str, Any]:
             schema.pop("required")
     pruned: dict[str, Any] = prune_schema(schema)
     pruned["type"] = "object"
+    for name, hint in hints.items():
+        prop = pruned.get("properties", {}).get(name)
+        if isinstance(prop, dict):
+            own = str(prop.get("description") or "").rstrip()
+            if own and own[-1] not in ".!?…":
+                own += "."
+            prop["description"] = f"{own} {hint}".strip()
     return pruned
+
+
+def _identifier_hints(candidate: Candidate, tool_names: Mapping[str, str]) -> dict[str, str]:
+    """Parameter -> "Take it from TOOL (results[].id of its output)." for the candidate's
+    identifiers that an offered tool returns."""
+    out: dict[str, str] = {}
+    for name, source in candidate.identifier_sources.items():
+        tool = tool_names.get(source.route_id)
+        if tool:
+            where = source.path.replace(".*", "[]")
+            out[name] = f"An identifier: take it from {tool} ({where} of its output)."
+    return out
 
 
 def _field_label(item: CandidateField) -> str:
@@ -213,15 +240,20 @@ def _as_candidate(item: Candidate | Route) -> Candidate:
 
 
 def tool_definition(
-    item: Candidate | Route, format: ToolFormat = "anthropic", *, defer_loading: bool = False
+    item: Candidate | Route,
+    format: ToolFormat = "anthropic",
+    *,
+    defer_loading: bool = False,
+    tool_names: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """One route as a tool definition in ``format`` (see the module docstring)."""
+    """One route as a tool definition in ``format`` (see the module docstring);
+    ``tool_names`` as :func:`tool_input_schema` reads them."""
     if format not in FORMATS:
         raise ValueError(f"unknown tool format {format!r}; use one of {', '.join(FORMATS)}")
     candidate = _as_candidate(item)
     name = tool_name(candidate.route_id)
     description = describe(candidate)
-    schema = tool_input_schema(candidate)
+    schema = tool_input_schema(candidate, tool_names=tool_names)
     out: dict[str, Any]
     if format == "anthropic":
         out = {"name": name, "description": description, "input_schema": schema}
@@ -289,11 +321,14 @@ def tool_definitions(
     *,
     defer_loading: bool = False,
 ) -> ToolSet:
-    """Definitions for ``items`` (candidates of a retrieval, or registered routes)."""
+    """Definitions for ``items`` (candidates of a retrieval, or registered routes); a
+    candidate's identifier that another of them returns names that tool."""
     definitions: list[dict[str, Any]] = []
     names: dict[str, str] = {}
+    items = list(items)
+    offered = {item.route_id: tool_name(item.route_id) for item in items}
     for item in items:
-        definition = tool_definition(item, format, defer_loading=defer_loading)
+        definition = tool_definition(item, format, defer_loading=defer_loading, tool_names=offered)
         name = definition.get("name") or definition["function"]["name"]
         if name in names:
             continue

@@ -163,8 +163,10 @@ class Gateway:
         """What ``search_tools`` answers: MCP tool definitions, best first."""
         found = self.retrieve(query, k)
         tools = []
+        offered = {c.route_id: tool_name(c.route_id) for c in found.candidates}
         for candidate in found.candidates:
-            definition = tool_definition(candidate, "mcp")
+            # an identifier another offered tool returns names it (call that one first)
+            definition = tool_definition(candidate, "mcp", tool_names=offered)
             definition["effect"] = candidate.effect.value
             tools.append(definition)
         answer: dict[str, Any] = {"query": found.query, "tools": tools}
