@@ -509,11 +509,8 @@ def _chain(
                 None,
             )
             if source is None:
-                choices = [
-                    r
-                    for r in table.get(thing, ())
-                    if r != route.route_id and eligible(snapshot.routes[r])
-                ]
+                # a producer needs no identifier itself, so it is never this route
+                choices = [r for r in table.get(thing, ()) if eligible(snapshot.routes[r])]
                 ranked_choices = sorted((rank_of[r], r) for r in choices if r in rank_of)
                 if not ranked_choices:
                     if choices:

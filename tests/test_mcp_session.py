@@ -154,3 +154,15 @@ def test_streamable_http_servers_bind_too(http_notes: str) -> None:
     with _router() as router:
         router.add_mcp_server(http_notes, provider="notes", trusted=True, timeout=60)
         assert router.call("notes/mcp/get_note", {"note_id": 2}).output["id"] == 2
+
+
+def test_a_plan_reads_the_note_its_search_step_finds(trusted: SchemaRouter) -> None:
+    """``get_note`` needs a ``note_id``; ``search_notes`` lists notes with ids: the plan calls
+    the search first and binds its first id (tests/test_chained_plans.py for OpenAPI)."""
+    plan = trusted.plan("read one note: the research note on 'band gap'", max_calls=2)
+    assert plan.route_ids == ("notes/mcp/search_notes", "notes/mcp/get_note")
+    assert plan.steps[0].arguments == {"query": "band gap"}
+    assert plan.steps[1].bindings["note_id"].path == "notes.*.id"
+    result = trusted.execute(plan)
+    assert result.steps[1].arguments == {"note_id": 2}
+    assert result.steps[1].output["title"] == "GaN band gap"
