@@ -26,6 +26,8 @@ __all__ = [
     "DEFAULT_MAX_PARTS",
     "DEFAULT_MIN_SIMILARITY",
     "cover",
+    "part_bests",
+    "part_scores",
     "split_intents",
 ]
 
@@ -114,21 +116,35 @@ def cover(
     lifted: a part no route really matches ("it's for four people") moves nothing.
     """
     head = list(order[:protected])
-    chosen = set(head)
-    for p, scores in enumerate(part_scores):
+    for best in part_bests(order, part_scores, similarity, min_similarity=min_similarity):
         if len(head) >= k:
             break
+        if best not in head:
+            head.append(best)
+    return head + [r for r in order if r not in head]
+
+
+def part_bests(
+    order: Sequence[str],
+    part_scores: Sequence[Sequence[float]],
+    similarity: Sequence[Sequence[float]] | None = None,
+    *,
+    min_similarity: float = DEFAULT_MIN_SIMILARITY,
+) -> list[str]:
+    """Each part's best route of ``order`` (as :func:`cover` reads the scores), once each,
+    in part order; a part whose best falls short of ``min_similarity`` gives none."""
+    out: list[str] = []
+    for p, scores in enumerate(part_scores):
         values = list(scores[: len(order)])
         if not values:
             continue
         best_i = max(range(len(values)), key=values.__getitem__)
-        if values[best_i] == float("-inf") or order[best_i] in chosen:
+        if values[best_i] == float("-inf") or order[best_i] in out:
             continue
         if similarity is not None and similarity[p][best_i] < min_similarity:
             continue
-        head.append(order[best_i])
-        chosen.add(order[best_i])
-    return head + [r for r in order if r not in chosen]
+        out.append(order[best_i])
+    return out
 
 
 def part_scores(

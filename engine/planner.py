@@ -65,6 +65,9 @@ class PlanRequest(_Frozen):
     providers: tuple[str, ...] = ()
     allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
     projection: ProjectionMode = "recall"
+    #: With ``max_calls`` above one, plan the best route of each part of a multi-part
+    #: request too (:mod:`schemarouter.intents`), on registries without semantic ids.
+    parts: bool = True
 
 
 class Fallback(_Frozen):
@@ -353,6 +356,7 @@ def plan_routes(
     max_calls: int = 1,
     field_hits: Mapping[str, Sequence[str]] | None = None,
     abstained: str = "",
+    part_routes: Sequence[str] = (),
 ) -> Plan:
     """Cover the request's semantic fields with at most ``max_calls`` registered routes.
 
@@ -360,7 +364,10 @@ def plan_routes(
     resolves to no semantic field, supplies the single best eligible route, planned by its
     ``field_hits`` (route id -> the field documents the request matched in the index) or its
     whole output. ``abstained`` is retrieval's reason for serving nothing: with no semantic
-    field resolved, the plan is then empty and says so.
+    field resolved, the plan is then empty and says so. ``part_routes`` are the best routes
+    of the other parts of a multi-part request (:mod:`schemarouter.intents`), planned after
+    the best one while ``max_calls`` leaves room. A step needing an identifier the request
+    does not carry gets its producer first (:func:`_chain`).
     """
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
@@ -373,6 +380,19 @@ def plan_routes(
         if request.providers and route.provider.id not in request.providers:
             return False
         return not request.source_types or matches_sources(route, request.source_types)
+
+    def chained(items: list[PlanStep]) -> list[PlanStep]:
+        return _chain(
+            snapshot,
+            items,
+            request,
+            values,
+            ranked=ranked,
+            field_hits=field_hits or {},
+            max_calls=max_calls,
+            eligible=eligible,
+            warnings=warnings,
+        )
 
     # semantic id -> {route id -> field name}
     offers: dict[str, dict[str, str]] = {}
@@ -428,12 +448,30 @@ def plan_routes(
             else:
                 hits = (field_hits or {}).get(top, ())
                 step = _open_step(snapshot, top, request, values, hits)
-                steps.append(step)
+                before = len(warnings)  # the chains' notes follow this step's own
+                steps = chained([step])
+                parts = [r for r in part_routes if r in snapshot.routes and r != top]
+                for other in parts:
+                    planned_ids = {s.route_id for s in steps}
+                    if len(steps) >= max_calls:
+                        break
+                    if other in planned_ids or not eligible(snapshot.routes[other]):
+                        continue
+                    more = _open_step(
+                        snapshot, other, request, values, (field_hits or {}).get(other, ())
+                    )
+                    steps = chained([*steps, more])
                 planned = "its whole output" if step.whole_output else "the fields it matched"
-                warnings.append(
+                warnings.insert(
+                    before,
                     f"no semantic field resolved from the request; planned the best-ranked "
-                    f"eligible route by {planned}"
+                    f"eligible route by {planned}",
                 )
+                if {s.route_id for s in steps} & set(parts):
+                    warnings.append(
+                        "the request has several parts: planned the best route of each part "
+                        "after the request's best, as max_calls allows"
+                    )
                 skipped = ranked[: list(ranked).index(top)]
                 if skipped:
                     warnings.append(
@@ -442,18 +480,9 @@ def plan_routes(
                     )
     elif not steps:
         reason = "; ".join(warnings) or "no eligible route provides the requested fields"
-    if steps:
-        steps = _chain(
-            snapshot,
-            steps,
-            request,
-            values,
-            ranked=ranked,
-            field_hits=field_hits or {},
-            max_calls=max_calls,
-            eligible=eligible,
-            warnings=warnings,
-        )
+    if steps and required:  # the open path above chained its own steps
+        steps = chained(steps)
+    warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
     covered = [sid for sid in required if any(sid in step.covers for step in steps)]
     return Plan(
         request=request,

@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from schemarouter.abstention import AbstentionModel, abstention_features, relevance_features
 from schemarouter.errors import ModelError
 from schemarouter.gate import check_candidates
-from schemarouter.intents import DEFAULT_COVER_WINDOW, cover, part_scores, split_intents
+from schemarouter.intents import (
+    DEFAULT_COVER_WINDOW,
+    cover,
+    part_bests,
+    part_scores,
+    split_intents,
+)
 from schemarouter.planner import PlanRequest, resolve_fields
 from schemarouter.prerequisites import lift_prerequisites
 from schemarouter.query import QueryAnalysis, gate_analysis
@@ -260,6 +266,16 @@ class RankingMixin:
             if ids.index(item.route_id) >= k and rank < k:
                 item.scores["intent"] = 1.0  # lifted into the top k for a part of the request
         return moved + ranked[len(window) :]
+
+    def _part_routes(self, query: str, ranked: Sequence[str]) -> list[str]:
+        """The best of the ranked routes for each part of a multi-part request (the parts
+        and the cosine floor of :meth:`_cover`); none for a one-part request."""
+        parts = split_intents(query)
+        if len(parts) < 2 or not hasattr(self.index, "rescore_parts"):
+            return []
+        window = list(ranked[:DEFAULT_COVER_WINDOW])
+        scores, similarity = part_scores(self.index, parts, window)
+        return part_bests(window, scores, similarity, min_similarity=self.intent_min_similarity)
 
     def _abstention_for(
         self, snapshot: RegistrySnapshot, index: Any

@@ -365,12 +365,15 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         ranked: list[str] = []
         hits: dict[str, tuple[str, ...]] = {}
         abstained = ""
+        parts: list[str] = []
         if request.query:
             ranking = self._rank(request.query, self.recall_depth)
             snapshot, analysis = ranking.snapshot, ranking.analysis
             ranked = [i.route_id for i in ranking.ranked]
             hits = {i.route_id: i.field_hits for i in ranking.ranked}
             abstained = ranking.reason
+            if max_calls > 1 and request.parts and ranked and not abstained:
+                parts = self._part_routes(request.query, ranked)
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints
@@ -387,6 +390,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             max_calls=max_calls,
             field_hits=hits,
             abstained=abstained,
+            part_routes=parts,
         )
         report = validate_selection(
             snapshot,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from schemarouter import SchemaRouter
+from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.errors import (
     ExecutionError,
     GateError,
@@ -236,3 +236,27 @@ def test_an_agent_loop_over_the_gateway_follows_the_hint(
     second = gateway.call(books["name"], {"author_id": author_id})
     assert second.output["results"][0]["title"] == "The Dispossessed"
     assert server.paths() == ["/search/author?query=Ursula+K.+Le+Guin", "/author/7/books"]
+
+
+def test_each_part_of_a_request_gets_its_route_and_its_producer(router: SchemaRouter) -> None:
+    """A two-part request plans the request's best route, then each other part's best, a
+    part needing an identifier with its producer before it, within max_calls."""
+    query = (
+        "list the books written by 'Ursula K. Le Guin', and also show every genre of the library"
+    )
+    search, books, genres = (_id(router, op) for op in ("searchAuthors", "authorBooks", "genres"))
+    assert router.retrieve(query, k=1).route_ids == (genres,)  # the whole request's best
+    plan = router.plan(query, max_calls=3)
+    assert plan.route_ids == (genres, search, books)
+    assert plan.steps[2].bindings["author_id"].step == 1
+    assert plan.warnings[0].startswith("no semantic field resolved")
+    assert any("several parts" in w for w in plan.warnings)
+    # two calls: the part's route, with no room for its producer, says so
+    short = router.plan(query, max_calls=2)
+    assert short.route_ids == (genres, books)
+    assert short.missing_arguments == {books: ("author_id",)}
+    assert any(search in w and "max_calls=3" in w for w in short.warnings)
+    # one-part requests plan as before; parts=False plans the request's best alone
+    assert router.plan(QUERY, max_calls=3).route_ids == (search, books)
+    off = router.plan(PlanRequest(query=query, parts=False), max_calls=3)
+    assert off.route_ids == (genres,)
