@@ -6,7 +6,11 @@ fields are registered, its arguments validate against the registered input schem
 (:func:`check_arguments`, a :class:`~schemarouter.errors.ParameterValidationError` with the
 JSON path), its effect is allowed, and an HTTP request can be built from it (path, header
 and credential problems surface here). It fills a server-side projection parameter the plan
-left unset, and re-checks fallbacks against the registry when a step fails.
+left unset, and re-checks fallbacks against the registry when a step fails. A step's
+bindings (:class:`~schemarouter.planner.Binding`: a parameter filled from an earlier step's
+output) must name a registered parameter it does not also set and a registered field of an
+earlier step (:func:`check_bindings`); such a step is gated again with the values before it
+runs.
 """
 
 from __future__ import annotations

@@ -150,11 +150,9 @@ class Run:
                 g = self.bound(g)
             except ExecutionError as exc:
                 error = self.safe(exc)
-        if error is not None:
-            pass
-        elif not self.host.health.is_healthy(route.route_id):
+        if error is None and not self.host.health.is_healthy(route.route_id):
             error = PolicyError(f"{route.route_id} is unhealthy (cooling down)", where=g.where)
-        else:
+        elif error is None:
             check_effect(
                 route,
                 g.arguments,
