@@ -105,8 +105,20 @@ def test_plain_return_types_and_effects() -> None:
     snap = router.snapshot()
     rows = snap.route("store/python/list_rows").endpoint
     assert rows.effect is Effect.DESTRUCTIVE
-    (result,) = rows.output_fields
-    assert result.name == "result" and result.json_schema["type"] == "array"
+    # a list of TypedDicts: one field per leaf of an item, as MCP structured output reads
+    assert [(f.name, f.path) for f in rows.output_fields] == [
+        ("name", "*.name"),
+        ("count", "*.count"),
+    ]
+    assert rows.field("count").json_schema["type"] == "integer"
+
+    def scores(prefix: str) -> list[float]:
+        """Scores."""
+        return []
+
+    router.add_callable(scores, provider="plain")
+    (result,) = router.snapshot().route("plain/python/scores").endpoint.output_fields
+    assert result.name == "result" and result.json_schema["type"] == "array"  # scalars: whole
     assert snap.route("store/python/delete_sample").endpoint.output_fields[0].json_schema == {
         "type": "boolean"
     }

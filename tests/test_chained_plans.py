@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.errors import (
@@ -260,3 +261,42 @@ def test_each_part_of_a_request_gets_its_route_and_its_producer(router: SchemaRo
     assert router.plan(QUERY, max_calls=3).route_ids == (search, books)
     off = router.plan(PlanRequest(query=query, parts=False), max_calls=3)
     assert off.route_ids == (genres,)
+
+
+# -- typed Python callables --------------------------------------------------------------------
+
+
+class Author(BaseModel):
+    id: int
+    name: str
+
+
+class Book(BaseModel):
+    id: int
+    title: str
+
+
+def search_authors(query: str) -> list[Author]:
+    """Search authors by name."""
+    return [Author(id=7, name="Ursula K. Le Guin")] if "guin" in query.lower() else []
+
+
+def author_books(author_id: int) -> list[Book]:
+    """Books written by an author."""
+    return [Book(id=70, title="The Dispossessed")] if author_id == 7 else []
+
+
+def test_python_callables_chain_like_any_other_catalog() -> None:
+    """A callable returning ``list[Author]`` lists ids (``*.id``); one taking ``author_id``
+    is planned after it, and the tool definitions say so."""
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_callable([search_authors, author_books], provider="lib")
+    plan = router.plan(QUERY, max_calls=2)
+    assert plan.route_ids == ("lib/python/search_authors", "lib/python/author_books")
+    assert plan.steps[1].bindings["author_id"].path == "*.id"
+    result = router.execute(plan)
+    assert result.steps[1].arguments == {"author_id": 7}
+    assert result.steps[1].output == [{"id": 70, "title": "The Dispossessed"}]
+    tools = router.retrieve(QUERY, k=2).tools("openai")
+    hint = tools[0]["parameters"]["properties"]["author_id"]["description"]
+    assert hint.endswith("take it from lib__python__search_authors ([].id of its output).")

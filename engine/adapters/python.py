@@ -24,6 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from schemarouter.adapters._fields import FieldRow, flatten_fields
+from schemarouter.adapters._schema import SchemaResolver, as_object_schema
 from schemarouter.checks import check_instance, enum_value
 from schemarouter.compile import (
     RouteSpec,
@@ -45,7 +47,7 @@ from schemarouter.contracts import (
     Registration,
     SourceType,
 )
-from schemarouter.errors import DocumentError
+from schemarouter.errors import DocumentError, RegistrationError
 
 __all__ = ["CallableSpec", "callable_registration", "capability", "describe_callable"]
 
@@ -179,6 +181,22 @@ def _output_fields(
                     {"name": name, "path": name, "json_schema": prop, **extra}
                 )
             )
+    elif rows := _item_fields(schema):
+        # a list of models or TypedDicts: one field per leaf of an item (``*.id``), as an MCP
+        # tool's structured output is read, so a listing's ids and fields are its own
+        for row in rows:
+            extra = dict(overrides.get(row.name, {}))
+            extra.setdefault("description", row.description)
+            fields.append(
+                OutputField.model_validate(
+                    {
+                        "name": row.name,
+                        "path": row.path,
+                        "json_schema": as_object_schema(row.schema),
+                        **extra,
+                    }
+                )
+            )
     elif schema:
         extra = dict(overrides.get("result", {}))
         fields.append(
@@ -187,6 +205,24 @@ def _output_fields(
             )
         )
     return tuple(fields)
+
+
+def _item_fields(schema: dict[str, Any]) -> list[FieldRow]:
+    """The leaves of a list-of-objects return schema (``[]`` for any other shape, and for
+    one the resolver refuses, such as a model that contains itself: it stays one field)."""
+    items = schema.get("items") if schema.get("type") == "array" else None
+    if not isinstance(items, dict):
+        return []
+    try:
+        resolved = SchemaResolver(
+            schema, source="return type", dialect="jsonschema", root="return"
+        ).schema(schema, location="return")
+    except RegistrationError:
+        return []
+    item = resolved.get("items") if isinstance(resolved, dict) else None
+    if not isinstance(item, dict) or not isinstance(item.get("properties"), dict):
+        return []
+    return flatten_fields(resolved)
 
 
 def describe_callable(

@@ -177,7 +177,7 @@ def _identifier_hints(candidate: Candidate, tool_names: Mapping[str, str]) -> di
     for name, source in candidate.identifier_sources.items():
         tool = tool_names.get(source.route_id)
         if tool:
-            where = source.path.replace(".*", "[]")
+            where = re.sub(r"\.?\*", "[]", source.path)  # results.*.id: results[].id
             out[name] = f"An identifier: take it from {tool} ({where} of its output)."
     return out
 
