@@ -154,3 +154,25 @@ def test_rebinding_after_fingerprint_change() -> None:
     assert router.is_bound("store/python/list_rows")
     router.remove_provider("store")
     assert not router.is_bound("store/python/list_rows")
+
+
+def test_field_metadata_must_name_an_output_field() -> None:
+    """A typo in ``capability(fields=...)`` (or ``result`` on a list of models, whose fields
+    are its item leaves) is refused with the fields there are; nothing is registered."""
+
+    @capability(fields={"vicker": {"unit": "GPa"}})
+    def hardness(material_id: str) -> Hardness:
+        """Hardness."""
+        return Hardness(material_id=material_id, vickers=9.5, temperature_c=21.0)
+
+    @capability(fields={"result": {"unit": "GPa"}})
+    def rows(prefix: str) -> list[Row]:
+        """Rows."""
+        return []
+
+    router = SchemaRouter()
+    with pytest.raises(DocumentError, match=r"names 'vicker'.*material_id, vickers"):
+        router.add_callable(hardness, provider="Lab")
+    with pytest.raises(DocumentError, match=r"names 'result'.*\(its fields: name, count\)"):
+        router.add_callable(rows, provider="Lab")
+    assert len(router.snapshot().routes) == 0

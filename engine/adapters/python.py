@@ -274,6 +274,17 @@ def describe_callable(
     return_type = hints.get("return", inspect.Parameter.empty)
     output_schema = _json_schema(return_type, where=f"{where}, return type") or None
     endpoint_name = name or spec.name or fn.__name__
+    output_fields = _output_fields(return_type, output_schema or {}, spec.fields)
+    unknown = sorted(set(spec.fields) - {f.name for f in output_fields})
+    if unknown:
+        known = ", ".join(f.name for f in output_fields) or "none"
+        raise DocumentError(
+            f"capability(fields=...) names {unknown[0]!r}, which is not an output field "
+            f"(its fields: {known})",
+            where=f"{where}, return type",
+            hint="Name the fields the return type has: a model's properties, a list of "
+            "models' item leaves (id, name), or 'result' for any other type",
+        )
     return Endpoint(
         id=slugify(endpoint_name),
         name=endpoint_name,
@@ -282,7 +293,7 @@ def describe_callable(
         input_schema=input_schema,
         parameters=tuple(parameters),
         output_schema=output_schema,
-        output_fields=_output_fields(return_type, output_schema or {}, spec.fields),
+        output_fields=output_fields,
         effect=Effect(effect) if effect is not None else spec.effect,
         intents=spec.intents,
         policy_tags=spec.policy_tags,
