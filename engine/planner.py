@@ -18,7 +18,14 @@ the request matched in the index (``minimal``), or by its whole output (``recall
 wherever nothing matched): the step says ``whole_output`` and execution hands back the
 route's validated raw output beside the typed fields. Parameters are filled from the request
 where their schemas allow (:func:`schemarouter.arguments.fill_arguments`); the required ones
-still open are listed as missing. A plan with no step always says why (:attr:`Plan.reason`).
+still open are listed as missing. With ``max_calls`` above one, the best route of each other
+part of a multi-part request follows (``PlanRequest.parts``).
+
+**Identifiers** (every registry): a step needing an identifier the request does not carry
+(``/author/{author_id}/books``; :func:`schemarouter.prerequisites.needed_parameters`) gets,
+while ``max_calls`` allows, the producer retrieval ranked best as an earlier step, and the
+parameter a :class:`Binding` to that step's id field, filled at execution. A plan with no
+step always says why (:attr:`Plan.reason`).
 """
 
 from __future__ import annotations

@@ -143,6 +143,8 @@ class Candidate(_Result):
             exclude={"rank", "score", "scores"},
             exclude_none=True,
         )
+        if not data.get("identifier_sources"):  # most routes need none: no empty key
+            data.pop("identifier_sources", None)
         return data
 
     def field(self, name: str) -> CandidateField:
