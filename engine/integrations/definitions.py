@@ -149,7 +149,7 @@ def tool_input_schema(
         prop = properties.get(name)
         if isinstance(prop, Mapping) and not prop.get("description"):
             properties[name] = {"description": text, **prop}
-    # after the pruning below would cut it: the hint is kept whole
+    # added after the pruning below (which keeps a description's first sentence), whole
     hints = _identifier_hints(candidate, tool_names or {})
     schema["properties"] = properties
     if isinstance(schema.get("required"), list):
