@@ -39,9 +39,9 @@ from schemarouter.outputs import (
     check_output_shape,
     document_issues,
     extract_field,
-    first_value,
     json_path,
     missing_field,
+    present_values,
     project_output,
 )
 from schemarouter.planner import Plan
@@ -225,15 +225,21 @@ class Run:
                     where=f"{g.where} bindings {json_path([name])}",
                     hint="See that step's error; supply the argument yourself to run this step",
                 )
-            found = first_value(self.raw[binding.step], binding.path)
-            if found is None:
+            found = present_values(self.raw[binding.step], binding.path)
+            if not found:
                 raise ExecutionError(
                     f"step {binding.step} ({source}) returned no {binding.path!r} to fill {name!r}",
                     where=f"{g.where} bindings {json_path([name])}",
                     hint="The lookup found nothing: change its arguments, or supply the "
                     "argument yourself",
                 )
-            value, at = found
+            value, at = found[0]
+            if len(found) > 1:  # a lookup that matched several: say which one was taken
+                self.gate.warnings.append(
+                    f"{g.where}: {name!r} is the first of {len(found)} values step "
+                    f"{binding.step} returned at {binding.path!r} ({at}); to use another, "
+                    f"call {g.route.route_id} with it (router.call)"
+                )
             kind = params[name].json_schema.get("type")
             if kind == "string" and isinstance(value, int) and not isinstance(value, bool):
                 value = str(value)

@@ -31,9 +31,9 @@ __all__ = [
     "check_output_shape",
     "document_issues",
     "extract_field",
-    "first_value",
     "json_path",
     "missing_field",
+    "present_values",
     "project_output",
     "projection_names",
 ]
@@ -110,14 +110,15 @@ def _map(tree: Any, fn: Any) -> Any:
     return [_map(item, fn) for item in tree]
 
 
-def first_value(data: Any, path: str) -> tuple[Any, str] | None:
-    """The first present, non-null value at ``path`` (``results.*.id``) in ``data``, with
-    its JSON path (``$.results[0].id``); ``None`` where the output holds none."""
+def present_values(data: Any, path: str) -> list[tuple[Any, str]]:
+    """Every present, non-null value at ``path`` (``results.*.id``) in ``data``, in order,
+    each with its JSON path (``$.results[0].id``)."""
     segments = [s for s in path.split(".") if s]
-    for leaf in _leaves(_walk(data, segments, ())):
-        if leaf.problem is None and leaf.value is not None:
-            return leaf.value, json_path(leaf.location)
-    return None
+    return [
+        (leaf.value, json_path(leaf.location))
+        for leaf in _leaves(_walk(data, segments, ()))
+        if leaf.problem is None and leaf.value is not None
+    ]
 
 
 def _related(a: Location, b: Location) -> bool:

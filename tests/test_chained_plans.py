@@ -300,3 +300,14 @@ def test_python_callables_chain_like_any_other_catalog() -> None:
     tools = router.retrieve(QUERY, k=2).tools("openai")
     hint = tools[0]["parameters"]["properties"]["author_id"]["description"]
     assert hint.endswith("take it from lib__python__search_authors ([].id of its output).")
+
+
+def test_a_lookup_that_matches_several_binds_the_first_and_says_so(
+    router: SchemaRouter, server: LoopbackServer
+) -> None:
+    plan = router.plan("list the books written by 'Le'", max_calls=2)  # Le Guin and Lem
+    result = router.execute(plan)
+    assert result.steps[1].arguments == {"author_id": 7}
+    (note,) = [w for w in result.warnings if "first of" in w]
+    assert "'author_id' is the first of 2 values" in note and "$.results[0].id" in note
+    assert server.paths()[-1] == "/author/7/books"
