@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.registry import RegistrySnapshot
+from schemarouter.results import IdentifierSource
 from schemarouter.retrieval import Ranked
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "names_identifier",
     "needed_parameters",
     "needs",
+    "offered_sources",
     "producers",
     "stem",
 ]
@@ -258,6 +260,24 @@ def producers(snapshot: RegistrySnapshot) -> dict[str, tuple[str, ...]]:
     :func:`_lookup`) first. Computed once per snapshot from per-route facts, which are kept
     across snapshots by route fingerprint."""
     return _table(snapshot).producers
+
+
+def offered_sources(
+    snapshot: RegistrySnapshot, route: Route, offered: Container[str]
+) -> dict[str, IdentifierSource]:
+    """:attr:`~schemarouter.results.Candidate.identifier_sources` for a tool list built
+    without a request (every route of ``offered`` is a tool): each required identifier of
+    ``route`` with the first offered route that produces it, lookups first."""
+    table = _table(snapshot)
+    out: dict[str, IdentifierSource] = {}
+    for parameter, thing in needed_parameters(route):
+        producer = next((r for r in table.producers.get(thing, ()) if r in offered), None)
+        source = snapshot.routes[producer] if producer is not None else None
+        name = identifier_field(source, thing) if source is not None else None
+        if source is not None and name is not None:
+            path = source.endpoint.field(name).path or name
+            out[parameter] = IdentifierSource(route_id=source.route_id, field=name, path=path)
+    return out
 
 
 def lift_prerequisites(

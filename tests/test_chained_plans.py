@@ -21,6 +21,7 @@ from schemarouter.errors import (
     ParameterValidationError,
 )
 from schemarouter.integrations.definitions import tool_definitions
+from schemarouter.integrations.names import tool_name
 from schemarouter.planner import Binding, Plan
 from schemarouter.results import IdentifierSource
 from schemarouter.serve.gateway import Gateway
@@ -311,3 +312,20 @@ def test_a_lookup_that_matches_several_binds_the_first_and_says_so(
     (note,) = [w for w in result.warnings if "first of" in w]
     assert "'author_id' is the first of 2 values" in note and "$.results[0].id" in note
     assert server.paths()[-1] == "/author/7/books"
+
+
+def test_tools_built_without_a_request_name_the_producer_too(router: SchemaRouter) -> None:
+    """The gateway's describe_tool and a LangGraph bigtool registry (every route a tool, no
+    request) name the offered lookup for a required identifier; a registry without it names
+    nothing."""
+    from schemarouter.integrations.langgraph import bigtool_registry
+
+    books, search = _id(router, "authorBooks"), _id(router, "searchAuthors")
+    described = Gateway(router).describe(tool_name(books))
+    hint = described["inputSchema"]["properties"]["author_id"]["description"]
+    assert f"take it from {tool_name(search)} (results[].id of its output)" in hint
+    registry = bigtool_registry(router)
+    schema = registry[tool_name(books)].args_schema
+    assert tool_name(search) in schema["properties"]["author_id"]["description"]
+    alone = bigtool_registry(router, routes=[books])[tool_name(books)].args_schema
+    assert "description" not in alone["properties"]["author_id"]

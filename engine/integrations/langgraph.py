@@ -23,7 +23,7 @@ Needs ``pip install 'schemarouter[langgraph]'`` (``langgraph-bigtool`` and
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from schemarouter.contracts import Effect, Route
@@ -31,6 +31,7 @@ from schemarouter.errors import MissingDependencyError, SchemaRouterError
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import tool_name
 from schemarouter.integrations.search import call_payload
+from schemarouter.prerequisites import offered_sources
 from schemarouter.results import candidate_from_route
 from schemarouter.state import ExecutionState
 
@@ -47,15 +48,21 @@ def _langchain() -> Any:
     return tools
 
 
-def route_tool(router: Any, route: Route, **call_options: Any) -> Any:
+def route_tool(
+    router: Any, route: Route, *, offered: Mapping[str, str] | None = None, **call_options: Any
+) -> Any:
     """One route as a LangChain ``StructuredTool`` that runs through ``router.call``.
 
     The tool returns the call's payload as JSON text (validated output, typed fields with
     units); a refused or failed call becomes a ``ToolException`` whose message the agent
-    sees (``handle_tool_error``), so the model can correct its arguments.
+    sees (``handle_tool_error``), so the model can correct its arguments. ``offered`` (route
+    id -> tool name) are the tools the agent has: a required identifier one of them returns
+    names that tool in the parameter's description.
     """
     tools = _langchain()
-    candidate = candidate_from_route(route, rank=0, score=0.0)
+    names: Mapping[str, str] = offered or {}  # shared by every tool of a registry: no copy
+    sources = offered_sources(router.snapshot(), route, names) if names else {}
+    candidate = candidate_from_route(route, rank=0, score=0.0, identifier_sources=sources)
     route_id = route.route_id
 
     def run(**arguments: Any) -> str:
@@ -75,7 +82,7 @@ def route_tool(router: Any, route: Route, **call_options: Any) -> Any:
     return tools.StructuredTool(
         name=tool_name(route_id),
         description=describe(candidate),
-        args_schema=tool_input_schema(candidate),
+        args_schema=tool_input_schema(candidate, tool_names=names),
         func=run,
         coroutine=arun,
         handle_tool_error=True,
@@ -94,13 +101,11 @@ def bigtool_registry(
     ``call_options`` go to ``router.call`` (``allow_effects``, ``approve``, ``credentials``)."""
     snapshot = router.snapshot()
     ids = list(routes) if routes is not None else list(snapshot.route_ids())
-    registry: dict[str, Any] = {}
-    for route_id in ids:
-        route = snapshot.route(route_id)
-        if executable_only and not router.is_bound(route_id):
-            continue
-        registry[tool_name(route_id)] = route_tool(router, route, **call_options)
-    return registry
+    kept = {r: tool_name(r) for r in ids if not executable_only or router.is_bound(r)}
+    return {
+        name: route_tool(router, snapshot.route(route_id), offered=kept, **call_options)
+        for route_id, name in kept.items()
+    }
 
 
 def bigtool_retrievers(

@@ -22,6 +22,7 @@ from schemarouter.credentials import EnvironmentCredentials
 from schemarouter.errors import DocumentError, PolicyError, SchemaRouterError
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
+from schemarouter.prerequisites import offered_sources
 from schemarouter.results import CapabilityRetrieval, candidate_from_route
 from schemarouter.results_exec import CallResult
 from schemarouter.serve.config import GatewayConfig, SourceSpec
@@ -107,6 +108,17 @@ def build_router(config: GatewayConfig, **router_options: Any) -> Any:
     return router
 
 
+class _Allowed:
+    """The route ids a gateway lets run, checked one at a time (``in``)."""
+
+    def __init__(self, gateway: Gateway, snapshot: Any) -> None:
+        self.gateway, self.snapshot = gateway, snapshot
+
+    def __contains__(self, route_id: object) -> bool:
+        route = self.snapshot.routes.get(route_id) if isinstance(route_id, str) else None
+        return route is not None and self.gateway.allows(route)
+
+
 class Gateway:
     """``search_tools`` / ``describe_tool`` / ``call_tool`` over one router."""
 
@@ -182,8 +194,12 @@ class Gateway:
         run here."""
         snapshot = self.router.snapshot()
         route = snapshot.route(route_for_tool(snapshot, name))
-        candidate = candidate_from_route(route, rank=0, score=0.0)
-        definition = tool_definition(candidate, "mcp")
+        # a required identifier that another tool this gateway lets run returns names it
+        allowed = _Allowed(self, snapshot)
+        sources = offered_sources(snapshot, route, allowed)
+        candidate = candidate_from_route(route, rank=0, score=0.0, identifier_sources=sources)
+        names = {s.route_id: tool_name(s.route_id) for s in sources.values()}
+        definition = tool_definition(candidate, "mcp", tool_names=names)
         definition.update(
             {
                 "route_id": route.route_id,
