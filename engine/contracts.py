@@ -110,6 +110,11 @@ class ParameterLocation(StrEnum):
     ARGUMENT = "argument"  # MCP tool arguments and Python keyword arguments
 
 
+#: Parameter locations that carry transport (auth, tracing, sessions: ``X-Amz-Date``,
+#: ``X-Request-Id``, cookies), not what the request is about.
+TRANSPORT_LOCATIONS = frozenset({ParameterLocation.HEADER, ParameterLocation.COOKIE})
+
+
 class AvailabilityStatus(StrEnum):
     AVAILABLE = "available"
     DEGRADED = "degraded"

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.arguments import fill_arguments
 from schemarouter.contracts import Effect, OutputField, Route, SourceType
-from schemarouter.prerequisites import identifier_field, needed_parameters, producers
+from schemarouter.prerequisites import identifier_source, needed_parameters, producers
 from schemarouter.query import BoundValue
 from schemarouter.registry import FieldProvision, RegistrySnapshot
 from schemarouter.retrieval import matched_fields_for, matches_sources
@@ -540,7 +540,7 @@ def _chain(
                 (
                     i
                     for i, done in enumerate(out)
-                    if identifier_field(snapshot.routes[done.route_id], thing)
+                    if identifier_source(snapshot.routes[done.route_id], thing)
                 ),
                 None,
             )
@@ -568,14 +568,10 @@ def _chain(
                 out.append(_with_field(snapshot.routes[producer], made, thing))
                 room -= 1
                 source = len(out) - 1
-            producer_route = snapshot.routes[out[source].route_id]
-            name = identifier_field(producer_route, thing)
-            assert name is not None  # the producer table and the source check say so
+            found = identifier_source(snapshot.routes[out[source].route_id], thing)
+            assert found is not None  # the producer table and the source check say so
             bindings[parameter] = Binding(
-                step=source,
-                field=name,
-                path=producer_route.endpoint.field(name).path or name,
-                thing=thing,
+                step=source, field=found.field, path=found.path, thing=thing
             )
         if bindings:
             step = step.model_copy(
@@ -592,9 +588,10 @@ def _chain(
 
 def _with_field(route: Route, step: PlanStep, thing: str) -> PlanStep:
     """``step`` (on a producer of ``thing``) fetching the field holding its identifier."""
-    name = identifier_field(route, thing)
-    if name is None or name in step.fields:
+    found = identifier_source(route, thing)
+    if found is None or found.field in step.fields:
         return step
+    name = found.field
     fields = tuple(f.name for f in route.endpoint.output_fields if f.name in {*step.fields, name})
     meta = {n: step.meta.get(n) or _meta(route, route.endpoint.field(n)) for n in fields}
     return step.model_copy(update={"fields": fields, "meta": meta})

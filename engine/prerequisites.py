@@ -22,19 +22,19 @@ import threading
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
-from schemarouter.contracts import Effect, Route
+from schemarouter.contracts import TRANSPORT_LOCATIONS, Effect, Route
 from schemarouter.registry import RegistrySnapshot
 from schemarouter.results import IdentifierSource
 from schemarouter.retrieval import Ranked
 
 __all__ = [
     "DEFAULT_MAX_LIFTS",
-    "identifier_field",
+    "identifier_source",
+    "identifier_sources",
     "lift_prerequisites",
     "names_identifier",
     "needed_parameters",
     "needs",
-    "offered_sources",
     "producers",
     "stem",
 ]
@@ -51,8 +51,6 @@ _PLAIN_IDS = frozenset({"id", "_id", "uuid", "guid", "pid"})
 _SEPARATORS = re.compile(r"[_\-.]")
 _WORDS = re.compile(r"[a-z0-9]+")
 _TEMPLATE = re.compile(r"^\{[^}]+\}$")
-#: parameter locations that carry transport, not the request's things
-_PLUMBING = frozenset({"header", "cookie"})
 
 
 def stem(word: str) -> str:
@@ -104,7 +102,7 @@ def needed_parameters(
     for parameter in route.endpoint.parameters:
         if not parameter.required or (parameter.semantic_id and parameter.semantic_id in given):
             continue
-        if parameter.location in _PLUMBING:  # X-Request-Id, session cookies
+        if parameter.location in TRANSPORT_LOCATIONS:  # X-Request-Id, cookies: not needs
             continue
         thing = _id_of(parameter.name)
         if thing == "":  # a plain id: the collection segment before it says whose
@@ -178,18 +176,25 @@ def _id_fields(route: Route) -> set[str]:
     return {thing for _, thing in _id_leaves(route)}
 
 
-def identifier_field(route: Route, thing: str) -> str | None:
-    """The output field of producer ``route`` that holds ``thing``'s identifier: a
-    ``<thing>_id`` leaf, else a plain ``id`` at the top or in a generic container; the
+def identifier_source(route: Route, thing: str) -> IdentifierSource | None:
+    """Where producer ``route`` returns ``thing``'s identifier (its output field and path):
+    a ``<thing>_id`` leaf, else a plain ``id`` at the top or in a generic container; the
     shallowest first. ``None`` where the route produces no identifier of ``thing``."""
     if thing not in _produces(route)[0]:
         return None
+    return _source_in(route, thing)
+
+
+def _source_in(route: Route, thing: str) -> IdentifierSource | None:
+    """:func:`identifier_source` for a route known to produce ``thing``."""
     leaves = _id_leaves(route)
     depth = {f.name: (f.path or f.name).count(".") for f in route.endpoint.output_fields}
     for wanted in (thing, ""):
         names = sorted((depth[name], name) for name, kind in leaves if kind == wanted)
         if names:
-            return names[0][1]
+            name = names[0][1]
+            path = route.endpoint.field(name).path or name
+            return IdentifierSource(route_id=route.route_id, field=name, path=path)
     return None
 
 
@@ -255,6 +260,13 @@ def _table(snapshot: RegistrySnapshot) -> _Table:
         return made
 
 
+def _cached_facts(snapshot: RegistrySnapshot) -> dict[str, tuple[frozenset[str], bool]] | None:
+    """The per-route facts of ``snapshot``'s table where one was read already (the router
+    reads it in ``build_index`` with the lifts on), else ``None``; nothing is built here."""
+    with _TABLES_LOCK:
+        return next((t.facts for t in _TABLES if t.snapshot is snapshot), None)
+
+
 def producers(snapshot: RegistrySnapshot) -> dict[str, tuple[str, ...]]:
     """Thing -> the route ids that produce its identifier, the lookups (routes taking text,
     :func:`_lookup`) first. Computed once per snapshot from per-route facts, which are kept
@@ -262,21 +274,41 @@ def producers(snapshot: RegistrySnapshot) -> dict[str, tuple[str, ...]]:
     return _table(snapshot).producers
 
 
-def offered_sources(
-    snapshot: RegistrySnapshot, route: Route, offered: Container[str]
+def identifier_sources(
+    snapshot: RegistrySnapshot,
+    route: Route,
+    offered: Container[str],
+    *,
+    order: Sequence[str] = (),
+    given: frozenset[str] = frozenset(),
+    supplied: Container[str] = (),
 ) -> dict[str, IdentifierSource]:
-    """:attr:`~schemarouter.results.Candidate.identifier_sources` for a tool list built
-    without a request (every route of ``offered`` is a tool): each required identifier of
-    ``route`` with the first offered route that produces it, lookups first."""
-    table = _table(snapshot)
+    """:attr:`~schemarouter.results.Candidate.identifier_sources`: each required identifier
+    of ``route`` (but those of a kind in ``given`` and the parameters ``supplied``) with the
+    ``offered`` route that produces it: the first in ``order`` (a retrieval's few candidates,
+    each read on its own: no producer table is needed on the query path), or without one
+    the first of the snapshot's producer table (lookups first), for a tool list built
+    without a request."""
     out: dict[str, IdentifierSource] = {}
-    for parameter, thing in needed_parameters(route):
-        producer = next((r for r in table.producers.get(thing, ()) if r in offered), None)
-        source = snapshot.routes[producer] if producer is not None else None
-        name = identifier_field(source, thing) if source is not None else None
-        if source is not None and name is not None:
-            path = source.endpoint.field(name).path or name
-            out[parameter] = IdentifierSource(route_id=source.route_id, field=name, path=path)
+    needed = [(p, t) for p, t in needed_parameters(route, given=given) if p not in supplied]
+    if not needed:
+        return out
+    facts = _cached_facts(snapshot)
+
+    def produced(route_id: str) -> frozenset[str]:
+        other = snapshot.routes[route_id]
+        fact = facts.get(other.fingerprint) if facts is not None else None
+        return (fact or _produces(other))[0]
+
+    for parameter, thing in needed:
+        if order:
+            pool: Sequence[str] = [r for r in order if thing in produced(r)]
+        else:
+            pool = _table(snapshot).producers.get(thing, ())
+        producer = next((r for r in pool if r in offered), None)
+        source = _source_in(snapshot.routes[producer], thing) if producer is not None else None
+        if source is not None:
+            out[parameter] = source
     return out
 
 

@@ -242,16 +242,25 @@ class RankingMixin:
         reordered = [window[i] for i in order]
         return ranked[:forced] + reordered + ranked[forced + len(window) :], True
 
+    def _part_signal(self, query: str, ids: list[str]) -> tuple[list[Any], list[Any]] | None:
+        """Each part's fused scores and cosines over ``ids`` for a multi-part request
+        (:mod:`schemarouter.intents`); ``None`` for a one-part one, or an index that cannot
+        re-score."""
+        parts = split_intents(query)
+        if len(parts) < 2 or not hasattr(self.index, "rescore_parts"):
+            return None
+        return part_scores(self.index, parts, ids)
+
     def _cover(self, query: str, ranked: list[Ranked], k: int) -> list[Ranked]:
         """Each part of a multi-part request gets its best candidate into the top ``k``
         (:mod:`schemarouter.intents`); a one-part request is left as it is."""
-        parts = split_intents(query)
-        if len(parts) < 2 or not hasattr(self.index, "rescore_parts"):
-            return ranked
         forced = _forced_count(ranked)
         window = ranked[: forced + DEFAULT_COVER_WINDOW]
         ids = [item.route_id for item in window]
-        scores, similarity = part_scores(self.index, parts, ids)
+        signal = self._part_signal(query, ids)
+        if signal is None:
+            return ranked
+        scores, similarity = signal
         order = cover(
             ids,
             scores,
@@ -268,14 +277,13 @@ class RankingMixin:
         return moved + ranked[len(window) :]
 
     def _part_routes(self, query: str, ranked: Sequence[str]) -> list[str]:
-        """The best of the ranked routes for each part of a multi-part request (the parts
-        and the cosine floor of :meth:`_cover`); none for a one-part request."""
-        parts = split_intents(query)
-        if len(parts) < 2 or not hasattr(self.index, "rescore_parts"):
-            return []
+        """The best of the ranked routes for each part of a multi-part request (the parts,
+        window and cosine floor of :meth:`_cover`); none for a one-part request."""
         window = list(ranked[:DEFAULT_COVER_WINDOW])
-        scores, similarity = part_scores(self.index, parts, window)
-        return part_bests(window, scores, similarity, min_similarity=self.intent_min_similarity)
+        signal = self._part_signal(query, window)
+        if signal is None:
+            return []
+        return part_bests(window, *signal, min_similarity=self.intent_min_similarity)
 
     def _abstention_for(
         self, snapshot: RegistrySnapshot, index: Any

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from schemarouter.contracts import TRANSPORT_LOCATIONS
 from schemarouter.errors import MissingDependencyError, ModelError
 
 if TYPE_CHECKING:
@@ -72,8 +73,6 @@ DEFAULT_FUSION_WEIGHT = 1.0
 #: Pairs per onnxruntime call.
 DEFAULT_BATCH = 32
 _CACHE_LIMIT = 8192
-#: Parameter locations left out of route text (auth and transport: X-Amz-Date, cookies).
-_PLUMBING = frozenset({"header", "cookie"})
 _SHIPPED = "reranker"
 
 
@@ -121,7 +120,7 @@ def route_text(
     about = _clip(about, max(40, max_chars // 2)).rstrip(".")
     if about:
         text += f". {about}"
-    inputs = [p.name for p in endpoint.parameters if p.location not in _PLUMBING]
+    inputs = [p.name for p in endpoint.parameters if p.location not in TRANSPORT_LOCATIONS]
     if inputs:
         text += ". Inputs: " + ", ".join(inputs[:8])
     by_name = {f.name: f for f in endpoint.output_fields}
@@ -156,7 +155,6 @@ def load_tokenizer(path: str | Path) -> Any:
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer
-
 
 
 def encode_pairs(

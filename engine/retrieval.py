@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from schemarouter.contracts import Route, SourceType
 from schemarouter.query import QueryAnalysis, bind_parameters
 from schemarouter.registry import RegistrySnapshot
-from schemarouter.results import Candidate, IdentifierSource, candidate_from_route
+from schemarouter.results import Candidate, candidate_from_route
 
 __all__ = [
     "FIELD_HITS_PER_ROUTE",
@@ -141,11 +140,19 @@ def build_candidates(
     *,
     k: int,
 ) -> list[Candidate]:
+    from schemarouter.prerequisites import identifier_sources  # it imports this module
+
     out: list[Candidate] = []
-    routes = [snapshot.routes[item.route_id] for item in ranked[:k]]
-    for item, route in zip(ranked[:k], routes, strict=True):
+    listed = [item.route_id for item in ranked[:k]]
+    offered = frozenset(listed)
+    given = frozenset(value.kind for value in analysis.values)
+    for item in ranked[:k]:
+        route = snapshot.routes[item.route_id]
         matched = matched_fields_for(route, resolved, item.field_hits)
         bound = bind_parameters(route, analysis.values)
+        sources = identifier_sources(
+            snapshot, route, offered, order=listed, given=given, supplied=bound
+        )
         out.append(
             candidate_from_route(
                 route,
@@ -154,30 +161,9 @@ def build_candidates(
                 matched_fields=matched,
                 scores=item.scores,
                 bound_parameters=bound,
-                identifier_sources=_identifier_sources(route, routes, analysis, bound),
+                identifier_sources=sources,
             )
         )
-    return out
-
-
-def _identifier_sources(
-    route: Route, listed: Sequence[Route], analysis: QueryAnalysis, bound: Mapping[str, Any]
-) -> dict[str, IdentifierSource]:
-    """The route's required identifiers the request does not carry, each with the first
-    other listed route that returns it."""
-    from schemarouter.prerequisites import identifier_field, needed_parameters  # imports us
-
-    given = frozenset(value.kind for value in analysis.values)
-    out: dict[str, IdentifierSource] = {}
-    for parameter, thing in needed_parameters(route, given=given):
-        if parameter in bound:
-            continue
-        for other in listed:
-            name = identifier_field(other, thing) if other is not route else None
-            if name is not None:
-                path = other.endpoint.field(name).path or name
-                out[parameter] = IdentifierSource(route_id=other.route_id, field=name, path=path)
-                break
     return out
 
 

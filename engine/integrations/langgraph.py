@@ -31,7 +31,7 @@ from schemarouter.errors import MissingDependencyError, SchemaRouterError
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import tool_name
 from schemarouter.integrations.search import call_payload
-from schemarouter.prerequisites import offered_sources
+from schemarouter.prerequisites import identifier_sources
 from schemarouter.results import candidate_from_route
 from schemarouter.state import ExecutionState
 
@@ -61,7 +61,7 @@ def route_tool(
     """
     tools = _langchain()
     names: Mapping[str, str] = offered or {}  # shared by every tool of a registry: no copy
-    sources = offered_sources(router.snapshot(), route, names) if names else {}
+    sources = identifier_sources(router.snapshot(), route, names) if names else {}
     candidate = candidate_from_route(route, rank=0, score=0.0, identifier_sources=sources)
     route_id = route.route_id
 

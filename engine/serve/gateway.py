@@ -22,7 +22,7 @@ from schemarouter.credentials import EnvironmentCredentials
 from schemarouter.errors import DocumentError, PolicyError, SchemaRouterError
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
-from schemarouter.prerequisites import offered_sources
+from schemarouter.prerequisites import identifier_sources
 from schemarouter.results import CapabilityRetrieval, candidate_from_route
 from schemarouter.results_exec import CallResult
 from schemarouter.serve.config import GatewayConfig, SourceSpec
@@ -196,7 +196,7 @@ class Gateway:
         route = snapshot.route(route_for_tool(snapshot, name))
         # a required identifier that another tool this gateway lets run returns names it
         allowed = _Allowed(self, snapshot)
-        sources = offered_sources(snapshot, route, allowed)
+        sources = identifier_sources(snapshot, route, allowed)
         candidate = candidate_from_route(route, rank=0, score=0.0, identifier_sources=sources)
         names = {s.route_id: tool_name(s.route_id) for s in sources.values()}
         definition = tool_definition(candidate, "mcp", tool_names=names)
