@@ -57,6 +57,9 @@ logger = logging.getLogger(__name__)
 BASE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 CARD_NAME = "schemarouter-encoder"
 CARD_FORMAT = 1
+#: Requests of several parts composed from the training split (``--composed``): 3,000
+#: requests, about 7,000 triplets beside the single-request ones.
+DEFAULT_COMPOSED = 3000
 
 
 @dataclass
@@ -330,6 +333,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--cap", nargs="*", default=[], help="SOURCE=TOTAL[:PER_TOOL] ('-': none)")
     parser.add_argument("--max-pairs", type=int, default=0, help="train on at most N triplets")
     parser.add_argument(
+        "--composed",
+        type=int,
+        default=DEFAULT_COMPOSED,
+        help="requests of several parts composed from the training requests (one triplet per "
+        "tool each needs; 0: none)",
+    )
+    parser.add_argument(
         "--mining-encoder",
         default="minilm",
         metavar="minilm|default|hashing|DIR",
@@ -361,7 +371,10 @@ def _triplets(
         triplets, manifest = load_triplets(args.triplets)
         return triplets, manifest, Path(args.triplets)
     config = EncoderPairConfig(
-        sources=tuple(args.sources), caps=_parse_caps(args.cap), seed=args.seed
+        sources=tuple(args.sources),
+        caps=_parse_caps(args.cap),
+        seed=args.seed,
+        composed=getattr(args, "composed", 0),
     )
     from schemarouter.training.evaluate_ood import named_encoder
 

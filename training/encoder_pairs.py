@@ -3,7 +3,9 @@
 From the tooltrain corpus (:mod:`.datasets.tooltrain`), source-balanced: SGD (88 intents) and
 tldr (27,966 requests) would otherwise be most of the data, so every source has a cap on
 pairs and on pairs per tool (:data:`DEFAULT_CAPS`), drawn with a fixed seed. A multi-tool
-request gives one pair per tool it needs.
+request gives one pair per tool it needs; so does each request of several parts composed from
+the split's own requests (``EncoderPairConfig.composed``, :mod:`.datasets.composed`), its
+negative mined in the source of the tool it pairs with.
 
 Tool texts are the index's own dense endpoint texts
 (:func:`schemarouter.index.documents.endpoint_texts` of the route the MCP adapter compiles),
@@ -29,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from schemarouter.training.datasets.composed import COMPOSED_SOURCE, compose_requests
 from schemarouter.training.datasets.tooltrain import (
     ToolTrain,
     TrainRecord,
@@ -84,6 +87,9 @@ class EncoderPairConfig:
     )
     split: str = "train"
     seed: int = 0
+    #: requests of several parts composed from the split's requests (:mod:`.datasets.composed`),
+    #: one triplet per tool they need, mined in that tool's source
+    composed: int = 0
 
 
 @dataclass
@@ -202,6 +208,7 @@ def build_triplets(
     """Triplets and a manifest (config, counts per source, corpus hashes)."""
     rng = random.Random(config.seed)
     by_source = corpus.by_source(config.split)
+    composed_pairs = _composed_pairs(corpus, by_source, config)
     triplets: list[Triplet] = []
     counts: dict[str, dict[str, int]] = {}
     for source in config.sources:
@@ -209,6 +216,8 @@ def build_triplets(
         if not records:
             continue
         chosen = _sample(records, config.caps.get(source, (None, None)), rng)
+        extra = composed_pairs.get(source, [])
+        chosen += extra
         keys = corpus.catalogs[source]
         log(
             f"{source}: {len(chosen)} pairs from {len(records)} requests; "
@@ -231,7 +240,7 @@ def build_triplets(
                         record.query,
                         index.dense_text[positive],
                         index.dense_text[negative],
-                        source,
+                        record.source if record.source == COMPOSED_SOURCE else source,
                     )
                 )
             if bar is not None:
@@ -240,6 +249,7 @@ def build_triplets(
             bar.close()
         counts[source] = {
             "requests": len(records),
+            "composed_pairs": len(extra),
             "pairs": len(chosen) - missing,
             "without_negative": missing,
             "tools": len(keys),
@@ -251,6 +261,24 @@ def build_triplets(
         "corpus": corpus.manifest(),
     }
     return triplets, manifest
+
+
+def _composed_pairs(
+    corpus: ToolTrain,
+    by_source: Mapping[str, Sequence[TrainRecord]],
+    config: EncoderPairConfig,
+) -> dict[str, list[tuple[TrainRecord, str]]]:
+    """source -> (composed record, one of its positives from that source) pairs."""
+    if not config.composed:
+        return {}
+    pool = {s: by_source.get(s, []) for s in config.sources}
+    out: dict[str, list[tuple[TrainRecord, str]]] = {}
+    for record, _parts in compose_requests(
+        pool, n=config.composed, seed=config.seed, split=config.split
+    ):
+        for positive in record.positives:
+            out.setdefault(corpus.tools[positive].source, []).append((record, positive))
+    return out
 
 
 def _config_dict(config: EncoderPairConfig) -> dict[str, Any]:

@@ -428,9 +428,10 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
     parser.add_argument(
         "--tooltrain-split",
         default="val",
-        choices=["val", "mixed"],
+        choices=["val", "mixed", "composed"],
         help="tooltrain requests (val: tools never trained on; mixed: multi-tool requests "
-        "whose tools straddle the split, never trained on themselves)",
+        "whose tools straddle the split, never trained on themselves; composed: 300 requests "
+        "of 2-3 parts, each a validation request)",
     )
     parser.add_argument("--beir", default=None, help="a BEIR-format folder (suite beir)")
     parser.add_argument("--beir-split", default="test")

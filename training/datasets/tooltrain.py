@@ -364,6 +364,9 @@ def register_tools(
 #: Requests per source in the validation suite, and distractor tools per source.
 SUITE_QUERIES = 150
 SUITE_DISTRACTORS = 250
+#: ``split`` of the development suite whose requests are composed of 2-3 validation requests.
+COMPOSED_SPLIT = "composed"
+COMPOSED_QUERIES = 300
 
 
 def load_tooltrain_suite(
@@ -383,7 +386,9 @@ def load_tooltrain_suite(
     the reranker, abstention and multi-intent coverage is chosen here, never on the
     evaluation suites. Tools sit on one side of the train/val split only (see
     :func:`load_tooltrain`), so nothing here was trained on. Requests from
-    ``bfcl_irrelevance`` (no tool serves them) become negative queries.
+    ``bfcl_irrelevance`` (no tool serves them) become negative queries. ``split="composed"``
+    gives :data:`COMPOSED_QUERIES` requests of 2-3 parts, each part a validation request
+    (:mod:`schemarouter.training.datasets.composed`).
     """
     import random
 
@@ -393,12 +398,25 @@ def load_tooltrain_suite(
     rng = random.Random(seed)
     chosen: list[TrainRecord] = []
     negatives: list[TrainRecord] = []
-    for source, records in sorted(corpus.by_source(split).items()):
-        if source in NEGATIVE_SOURCES:
-            negatives = rng.sample(records, min(len(records), queries_per_source))
-            continue
-        chosen += rng.sample(records, min(len(records), queries_per_source))
-    route_of, route_keys = register_tools(router, corpus, chosen, distractors=distractors, rng=rng)
+    parts: list[TrainRecord] = []
+    if split == COMPOSED_SPLIT:
+        from schemarouter.training.datasets.composed import compose_requests
+
+        composed = compose_requests(
+            corpus.by_source("val"), n=COMPOSED_QUERIES, seed=seed, split="val"
+        )
+        chosen = [record for record, _ in composed]
+        parts = [part for _, used in composed for part in used]
+    else:
+        for source, records in sorted(corpus.by_source(split).items()):
+            if source in NEGATIVE_SOURCES:
+                negatives = rng.sample(records, min(len(records), queries_per_source))
+                continue
+            chosen += rng.sample(records, min(len(records), queries_per_source))
+    # a composed request's tools come with the distractors of its parts' sources
+    route_of, route_keys = register_tools(
+        router, corpus, parts or chosen, distractors=distractors, rng=rng
+    )
     queries: list[EvalQuery] = []
     for i, r in enumerate(chosen):
         gold = tuple(dict.fromkeys(route_of[p] for p in r.positives))
