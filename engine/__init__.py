@@ -4,7 +4,6 @@ from schemarouter._version import __version__
 from schemarouter.adapters.inspect import ContractProposal
 from schemarouter.adapters.profiles import ProviderProfile, ProviderResolution
 from schemarouter.adapters.python import capability
-from schemarouter.catalog import load_catalog
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -22,54 +21,55 @@ from schemarouter.contracts import (
     SourceType,
     UnitNormalizationSpec,
 )
-from schemarouter.credentials import (
+from schemarouter.errors import SchemaRouterError
+from schemarouter.execution.credentials import (
     CredentialProvider,
     EnvironmentCredentials,
     MappingCredentials,
 )
-from schemarouter.diff import SchemaDiff
-from schemarouter.errors import SchemaRouterError
-from schemarouter.gate import (
-    GateReport,
-    validate_selection,
-)
-from schemarouter.llm import OpenAICompatibleAnalyzer
-from schemarouter.planner import (
-    Coverage,
-    Plan,
-    PlanRequest,
-    PlanStep,
-)
-from schemarouter.policy import (
+from schemarouter.execution.policy import (
     Budget,
     ExecutionPolicy,
 )
-from schemarouter.query import (
-    Analyzer,
-    QueryAnalysis,
-    RuleAnalyzer,
-)
-from schemarouter.registry import (
-    Registry,
-    RegistrySnapshot,
-)
-from schemarouter.rerank import Reranker
-from schemarouter.results import (
-    Candidate,
-    CandidateField,
-    CapabilityRetrieval,
-)
-from schemarouter.results_exec import (
+from schemarouter.execution.results import (
     CallResult,
     ExecutionResult,
     FieldValue,
     StepResult,
 )
-from schemarouter.router import SchemaRouter
-from schemarouter.state import (
+from schemarouter.planning.planner import (
+    Coverage,
+    Plan,
+    PlanRequest,
+    PlanStep,
+)
+from schemarouter.registry.catalog import load_catalog
+from schemarouter.registry.diff import SchemaDiff
+from schemarouter.registry.registry import (
+    Registry,
+    RegistrySnapshot,
+)
+from schemarouter.retrieval.analysis import (
+    Analyzer,
+    QueryAnalysis,
+    RuleAnalyzer,
+)
+from schemarouter.retrieval.gate import (
+    GateReport,
+    validate_selection,
+)
+from schemarouter.retrieval.llm_analyzer import OpenAICompatibleAnalyzer
+from schemarouter.retrieval.rerank import Reranker
+from schemarouter.retrieval.results import (
+    Candidate,
+    CandidateField,
+    CapabilityRetrieval,
+)
+from schemarouter.retrieval.state import (
     Exclusion,
     ExecutionState,
 )
+from schemarouter.router import SchemaRouter
 
 __all__ = [
     "AccessKind",

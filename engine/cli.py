@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter._version import __version__
-from schemarouter.catalog import catalog_json_schema, catalog_problems, load_catalog
 from schemarouter.errors import SchemaRouterError
+from schemarouter.registry.catalog import catalog_json_schema, catalog_problems, load_catalog
 from schemarouter.report import render_catalog_summary, render_retrieval, render_semantics
 from schemarouter.serve.cli import (
     add_serve_parser,
@@ -97,7 +97,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         catalogs = (str(_bundled_catalog()),)
     kwargs: dict[str, object] = {}
     if args.reranker == "shipped":
-        from schemarouter.rerank import Reranker
+        from schemarouter.retrieval.rerank import Reranker
 
         kwargs["reranker"] = Reranker.shipped()
     elif args.reranker == "none":

@@ -1,9 +1,10 @@
 """Registration, bindings and health: the half of :class:`~schemarouter.SchemaRouter` that
 changes what is registered and what may execute.
 
-Every ``add_*`` method compiles its source through :func:`schemarouter.compile.build_registration`
-and registers the result atomically: a source that fails anywhere registers nothing. A
-binding ties an invoker to a route's *current* fingerprint; a changed fingerprint unbinds.
+Every ``add_*`` method compiles its source through
+:func:`schemarouter.registry.compile.build_registration` and registers the result atomically: a
+source that fails anywhere registers nothing. A binding ties an invoker to a route's *current*
+fingerprint; a changed fingerprint unbinds.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from schemarouter.adapters.python import callable_registration
-from schemarouter.catalog import load_catalog
 from schemarouter.checks import (
     check_callable,
     check_flag,
@@ -28,13 +28,14 @@ from schemarouter.checks import (
     check_seconds,
 )
 from schemarouter.contracts import Effect, Provider, Registration, SourceType
-from schemarouter.invokers.http import bind_http_routes
-from schemarouter.registry import Registry, RegistryChange, RegistrySnapshot
+from schemarouter.execution.invokers.http import bind_http_routes
+from schemarouter.registry.catalog import load_catalog
+from schemarouter.registry.registry import Registry, RegistryChange, RegistrySnapshot
 
 if TYPE_CHECKING:
     from schemarouter.adapters.inspect import ContractProposal
     from schemarouter.adapters.profiles import ProviderResolution
-    from schemarouter.diff import SchemaDiff
+    from schemarouter.registry.diff import SchemaDiff
 
 __all__ = ["RegistrationMixin"]
 
@@ -70,7 +71,7 @@ class RegistrationMixin:
         return change
 
     def add_catalog(self, path: str | Path, *, replace: bool = False) -> RegistryChange:
-        """Register a catalog file or folder (see :mod:`schemarouter.catalog`).
+        """Register a catalog file or folder (see :mod:`schemarouter.registry.catalog`).
 
         A catalog is the caller's own declaration, so its HTTP routes with an absolute
         ``base_url`` are bound for execution at once (calls still need their credentials).
@@ -315,7 +316,7 @@ class RegistrationMixin:
 
     def diff(self, registration: Registration, *, provider: str | None = None) -> SchemaDiff:
         """What registering ``registration`` with ``replace=True`` would change."""
-        from schemarouter.diff import schema_diff
+        from schemarouter.registry.diff import schema_diff
 
         check_instance(registration, Registration, method="diff", name="registration")
         check_instance(provider, str, method="diff", name="provider", optional=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from schemarouter.contracts import OutputField, Registration, Route
-from schemarouter.results import CandidateField, CapabilityRetrieval
+from schemarouter.retrieval.results import CandidateField, CapabilityRetrieval
 
 __all__ = ["render_catalog_summary", "render_retrieval", "render_semantics"]
 

@@ -1,9 +1,10 @@
 """The ``SchemaRouter`` facade: register, retrieve, plan (and execute) registered routes.
 
-Every ``add_*`` method compiles its source through :func:`schemarouter.compile.build_registration`
-and registers the result atomically: a source that fails anywhere registers nothing. The hybrid
-index is built on first use and kept current by the registry (incremental updates under the
-registry's lock). Retrieval has no side effects; everything that leaves it passes the gate.
+Every ``add_*`` method compiles its source through
+:func:`schemarouter.registry.compile.build_registration` and registers the result atomically: a
+source that fails anywhere registers nothing. The hybrid index is built on first use and kept
+current by the registry (incremental updates under the registry's lock). Retrieval has no side
+effects; everything that leaves it passes the gate.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
-from schemarouter.abstention import AbstentionModel
 from schemarouter.checks import (
     check_flag,
     check_instance,
@@ -27,35 +27,36 @@ from schemarouter.checks import (
 )
 from schemarouter.contracts import Effect
 from schemarouter.errors import ArgumentError, GateError
-from schemarouter.execute import CallMixin
-from schemarouter.gate import validate_selection
-from schemarouter.intents import (
+from schemarouter.execution.drivers import CallMixin
+from schemarouter.execution.policy import HealthMonitor
+from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
+from schemarouter.registering import RegistrationMixin
+from schemarouter.registry.registry import Registry, RegistryChange, RegistrySnapshot
+from schemarouter.retrieval.abstention import AbstentionModel
+from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer
+from schemarouter.retrieval.candidates import (
+    Ranked,
+)
+from schemarouter.retrieval.gate import validate_selection
+from schemarouter.retrieval.intents import (
     DEFAULT_MIN_SIMILARITY,
 )
-from schemarouter.planner import Plan, PlanRequest, plan_routes
-from schemarouter.policy import HealthMonitor
-from schemarouter.prerequisites import producers
-from schemarouter.query import Analyzer, RuleAnalyzer
-from schemarouter.ranking import RankingMixin
-from schemarouter.registering import RegistrationMixin
-from schemarouter.registry import Registry, RegistryChange, RegistrySnapshot
-from schemarouter.rerank import (
+from schemarouter.retrieval.prerequisites import producers
+from schemarouter.retrieval.ranking import RankingMixin
+from schemarouter.retrieval.rerank import (
     DEFAULT_FUSION_WEIGHT,
     DEFAULT_TOKEN_BUDGET,
     Reranker,
 )
-from schemarouter.results import CapabilityRetrieval
-from schemarouter.retrieval import (
-    Ranked,
-)
-from schemarouter.state import Exclusion, ExecutionState, exclusion_for
+from schemarouter.retrieval.results import CapabilityRetrieval
+from schemarouter.retrieval.state import Exclusion, ExecutionState, exclusion_for
 
 if TYPE_CHECKING:
-    from schemarouter.credentials import CredentialProvider
+    from schemarouter.execution.credentials import CredentialProvider
+    from schemarouter.execution.policy import Approver, Budget, ExecutionPolicy
+    from schemarouter.execution.results import ExecutionResult
     from schemarouter.index import Encoder, IndexSettings
     from schemarouter.index.backend import DeferredIndex, RouteIndex
-    from schemarouter.policy import Approver, Budget, ExecutionPolicy
-    from schemarouter.results_exec import ExecutionResult
 
 __all__ = ["DEFAULT_RECALL_DEPTH", "DEFAULT_RERANK_DEPTH", "SchemaRouter"]
 
@@ -132,18 +133,18 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         self.recall_depth = recall_depth
         self.projection = projection
         #: a multi-part request gets each part's best candidate into the top k
-        #: (:mod:`schemarouter.intents`); off by default: on the evaluation suites it moved
-        #: multi-tool R@5 by +0.002 / +0.004 and single-tool by -0.001, at 2-3x the latency
+        #: (:mod:`schemarouter.retrieval.intents`); off by default: on the evaluation suites it
+        #: moved multi-tool R@5 by +0.002 / +0.004 and single-tool by -0.001, at 2-3x the latency
         #: of long requests (docs/generalization.md)
         self.multi_intent = multi_intent
         #: after a top-k route that needs an identifier (``/person/{person_id}/credits``),
         #: the route that produces it (``/search/person``) is lifted in
-        #: (:mod:`schemarouter.prerequisites`); on by default: RestBench TMDB R@5 0.501 ->
+        #: (:mod:`schemarouter.retrieval.prerequisites`); on by default: RestBench TMDB R@5 0.501 ->
         #: 0.653, G1 and MetaTool unchanged, the bundled test split 0.969 -> 0.958
         #: (docs/generalization.md)
         self.prerequisites = prerequisites
         #: a part's best route is lifted only from this encoder cosine up (chosen for the
-        #: shipped encoder; see :data:`schemarouter.intents.DEFAULT_MIN_SIMILARITY`)
+        #: shipped encoder; see :data:`schemarouter.retrieval.intents.DEFAULT_MIN_SIMILARITY`)
         self.intent_min_similarity = DEFAULT_MIN_SIMILARITY
         self._encoder = encoder
         self._index_settings = index_settings
@@ -427,8 +428,8 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         partial: bool = False,
     ) -> ExecutionResult:
         """Run ``plan``: gate, policy, health, trusted invocation, output validation,
-        declared normalization and projection (see :mod:`schemarouter.execute`)."""
-        from schemarouter.execute import execute
+        declared normalization and projection (see :mod:`schemarouter.execution.drivers`)."""
+        from schemarouter.execution.drivers import execute
 
         return execute(
             self,
@@ -455,7 +456,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         partial: bool = False,
     ) -> ExecutionResult:
         """:meth:`execute` with non-blocking I/O."""
-        from schemarouter.execute import aexecute
+        from schemarouter.execution.drivers import aexecute
 
         return await aexecute(
             self,

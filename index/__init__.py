@@ -7,13 +7,13 @@ onnxruntime and pymilvus load where first used.
 from schemarouter.index.backend import RouteFilter, RouteIndex
 from schemarouter.index.build import BuildReport, build_index, index_registry
 from schemarouter.index.cache import EmbeddingCache, EmbedStats
-from schemarouter.index.dense import Encoder, HashingEncoder, MiniLMEncoder
 from schemarouter.index.documents import DocKind, Document, route_documents
+from schemarouter.index.encoders.dense import Encoder, HashingEncoder, MiniLMEncoder
+from schemarouter.index.encoders.onnx import OnnxEncoder, OnnxMiniLMEncoder
 from schemarouter.index.fusion import reciprocal_rank_fusion, weighted_fusion
 from schemarouter.index.hybrid import HybridIndex, SearchMode, default_encoder
 from schemarouter.index.lexical import BM25Params, LexicalIndex
-from schemarouter.index.milvus import MilvusIndex
-from schemarouter.index.onnx_encoder import OnnxEncoder, OnnxMiniLMEncoder
+from schemarouter.index.milvus.index import MilvusIndex
 from schemarouter.index.settings import IndexSettings, RouteHit
 from schemarouter.index.tokenize import TokenizerSettings, tokenize
 

@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from schemarouter.contracts import AccessKind, Effect, Route, SourceType
 from schemarouter.index.search import SearchMode
 from schemarouter.index.settings import RouteHit
-from schemarouter.registry import RegistryChange, RegistrySnapshot
-from schemarouter.retrieval import route_sources
+from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
+from schemarouter.retrieval.candidates import route_sources
 
 if TYPE_CHECKING:
     from schemarouter.index.cache import EmbeddingCache, EmbedStats
-    from schemarouter.index.dense import Encoder
+    from schemarouter.index.encoders.dense import Encoder
     from schemarouter.index.settings import IndexSettings
 
 __all__ = [
@@ -52,7 +52,7 @@ __all__ = [
     "open_index",
 ]
 
-#: URI schemes that name a Milvus collection (see :mod:`schemarouter.index.milvus`).
+#: URI schemes that name a Milvus collection (see :mod:`schemarouter.index.milvus.index`).
 MILVUS_SCHEMES = ("milvus://", "milvus+https://", "milvus+lite://")
 
 
@@ -71,7 +71,7 @@ class RouteFilter:
     A route passes when its provider id, its endpoint's effect and its access kind are in
     the given sets, and (for ``source_types``) one of its fields or its provider has one of
     the wanted source types or an unknown one: the rule the router's provenance filter uses
-    (:func:`schemarouter.retrieval.matches_sources`).
+    (:func:`schemarouter.retrieval.candidates.matches_sources`).
     """
 
     providers: frozenset[str] | None = None
@@ -196,7 +196,7 @@ def open_index(
     from schemarouter.index.hybrid import HybridIndex
 
     if is_milvus_uri(spec):
-        from schemarouter.index.milvus import MilvusIndex
+        from schemarouter.index.milvus.index import MilvusIndex
 
         spec = MilvusIndex.from_uri(str(spec), settings=settings)
     if spec is None:

@@ -20,13 +20,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.catalog import load_catalog
 from schemarouter.index.cache import EmbeddingCache
-from schemarouter.index.dense import Encoder, MiniLMEncoder
+from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder
+from schemarouter.index.encoders.onnx import OnnxMiniLMEncoder, default_cache_root
 from schemarouter.index.hybrid import HybridIndex, default_encoder
-from schemarouter.index.onnx_encoder import OnnxMiniLMEncoder, default_cache_root
 from schemarouter.index.settings import IndexSettings
-from schemarouter.registry import Registry, RegistrySnapshot
+from schemarouter.registry.catalog import load_catalog
+from schemarouter.registry.registry import Registry, RegistrySnapshot
 
 __all__ = [
     "BuildReport",
@@ -159,7 +159,7 @@ def build_milvus_index(
     (``http://host:19530``, or a ``.db`` path for Milvus Lite).
     """
     from schemarouter.index.backend import is_milvus_uri
-    from schemarouter.index.milvus import MilvusIndex
+    from schemarouter.index.milvus.index import MilvusIndex
 
     start = time.perf_counter()
     snapshot = _registered(catalog_paths)

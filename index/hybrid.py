@@ -10,7 +10,7 @@
 Tables: routes are numbered in insertion order; documents (the endpoint document, then
 one per output field, route after route) are the rows of the BM25 matrix, always grouped
 by route in route order, and point at one vector of the endpoint or field
-:class:`~schemarouter.index.dense.VectorSet` (identical texts share one vector). ``apply``
+:class:`~schemarouter.index.encoders.dense.VectorSet` (identical texts share one vector). ``apply``
 updates the tables in place for a registry change; ``search`` (:mod:`.search`) only ever
 returns routes of the latest snapshot applied.
 """
@@ -28,13 +28,13 @@ import numpy as np
 from schemarouter.contracts import Route
 from schemarouter.errors import StaleIndexError
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts
-from schemarouter.index.dense import Encoder, VectorSet, text_key
 from schemarouter.index.documents import DocKind, Document, route_documents
+from schemarouter.index.encoders.dense import Encoder, VectorSet, text_key
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.search import EMPTY, RouteSearch, SearchMode
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.tokenize import tokenize
-from schemarouter.registry import RegistryChange, RegistrySnapshot
+from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 
 __all__ = ["HybridIndex", "SearchMode", "default_encoder"]
 
@@ -45,12 +45,12 @@ def default_encoder() -> Encoder:
     """The tool-retrieval encoder shipped in ``schemarouter.models/encoder`` (int8 ONNX, run by
     onnxruntime), else the packaged MiniLM (int8 ONNX when onnxruntime is there, else
     sentence-transformers)."""
-    from schemarouter.index.onnx_encoder import OnnxEncoder, default_minilm_encoder
+    from schemarouter.index.encoders.onnx import OnnxEncoder, default_minilm_encoder
 
     shipped = OnnxEncoder.shipped()
     if shipped is None:
         return default_minilm_encoder()
-    from schemarouter.index.crosslingual import shipped_crosslingual
+    from schemarouter.index.encoders.crosslingual import shipped_crosslingual
 
     return shipped_crosslingual(shipped)
 

@@ -3,7 +3,7 @@
 ``rank_bm25.BM25Okapi`` (the package the project depends on) is the reference: it loops in
 Python over every document for every query term (about 105 ms per query at 100k documents
 here). This module computes the same numbers with one sparse row slice and one sparse
-matrix-vector product per query; ``tests/test_index_lexical.py`` checks scores and ranking
+matrix-vector product per query; ``tests/index/test_index_lexical.py`` checks scores and ranking
 against ``BM25Okapi`` on real documents.
 
 Scoring (``BM25Okapi`` exactly)::
@@ -22,7 +22,7 @@ Terms in more than half of the documents have a negative ``idf``. :class:`BM25Pa
 
 The default is ``"okapi"`` because it is the reference's behaviour, so the vectorized
 scorer is a drop-in for the package the user chose; the evaluation
-(:mod:`schemarouter.index.evaluate`) found no recall difference between the two on the
+(:mod:`schemarouter.training.bench.index_recall`) found no recall difference between the two on the
 StableToolBench and MetaTool catalogs, where no query term is that common.
 
 Incremental updates append or drop rows of the term-count matrix; ``refresh`` then

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from schemarouter.index.dense import encode_request, query_runner
 from schemarouter.index.documents import DocKind
+from schemarouter.index.encoders.dense import encode_request, query_runner
 from schemarouter.index.fusion import reciprocal_rank_fusion, top_k, weighted_fusion
 from schemarouter.index.settings import RouteHit
 from schemarouter.index.tokenize import is_cjk, tokenize
@@ -26,7 +26,7 @@ from schemarouter.index.workers import in_background
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
     from schemarouter.index.backend import RouteFilter
-    from schemarouter.index.dense import Encoder, VectorSet
+    from schemarouter.index.encoders.dense import Encoder, VectorSet
     from schemarouter.index.lexical import LexicalIndex
     from schemarouter.index.settings import IndexSettings
 

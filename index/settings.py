@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, NamedTuple
 
-from schemarouter.index.dense import (
+from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, TextLimits
+from schemarouter.index.encoders.dense import (
     DEFAULT_EF_CONSTRUCTION,
     DEFAULT_EF_SEARCH,
     DEFAULT_HNSW_M,
     DEFAULT_HNSW_THRESHOLD,
 )
-from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, TextLimits
 from schemarouter.index.fusion import (
     DEFAULT_CANDIDATE_DEPTH,
     DEFAULT_DENSE_NORM_FLOOR,

@@ -41,14 +41,14 @@ import numpy as np
 
 from schemarouter.errors import CorruptIndexError, IndexStoreError, StaleIndexError
 from schemarouter.fingerprint import fingerprint
-from schemarouter.index.dense import encoder_from_identity
 from schemarouter.index.documents import DocKind
+from schemarouter.index.encoders.dense import encoder_from_identity
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
-from schemarouter.registry import RegistrySnapshot
+from schemarouter.registry.registry import RegistrySnapshot
 
 if TYPE_CHECKING:
-    from schemarouter.index.dense import Encoder
+    from schemarouter.index.encoders.dense import Encoder
     from schemarouter.index.hybrid import HybridIndex
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "load_index", "read_manifest", "save_index"]

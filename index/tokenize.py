@@ -14,7 +14,7 @@ Rules, in order:
    space-separated words.
 5. Optionally drop a short list of English stopwords and strip plural ``s`` (see
    :class:`TokenizerSettings`; the defaults were chosen by the retrieval evaluation in
-   :mod:`schemarouter.index.evaluate`).
+   :mod:`schemarouter.training.bench.index_recall`).
 
 A text made only of punctuation or stopwords gives no tokens, and an empty token list
 matches nothing (the lexical scorer returns no hits), never everything.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -65,3 +66,26 @@ providers:
               - {name: file, path: "*.file", json_schema: {type: string}, identifier: true, group: identity}
               - {name: cellvol, path: "*.cellvol", json_schema: {type: number}, unit: "Å^3", dimension: volume, semantic_id: structure.cell_volume, group: mechanical}
 """
+
+
+def write_beir(root: Path) -> Path:
+    """A tiny BEIR-format tool set (corpus, queries, qrels) under ``root``."""
+    root.mkdir()
+    corpus = [
+        {"_id": "d1", "title": "weather_forecast", "text": "Daily weather forecast for a city"},
+        {"_id": "d2", "title": "stock_quote", "text": "Last traded price of a ticker"},
+        {"_id": "d3", "title": "stock_quote", "text": "Quote of a stock in another market"},
+        {"_id": "d4", "title": "", "text": "Translate text between languages"},
+    ]
+    queries = [
+        {"_id": "q1", "text": "will it rain in Paris"},
+        {"_id": "q2", "text": "price of AAPL"},
+        {"_id": "q3", "text": "no relevant document"},
+    ]
+    (root / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in corpus) + "\n")
+    (root / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in queries) + "\n")
+    (root / "qrels").mkdir()
+    (root / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\nq2\td2\t2\nq3\td4\t0\n"
+    )
+    return root

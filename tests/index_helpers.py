@@ -12,7 +12,7 @@ from schemarouter.contracts import (
     Registration,
     Route,
 )
-from schemarouter.registry import Registry
+from schemarouter.registry.registry import Registry
 
 
 def make_route(

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from schemarouter import __version__
-from schemarouter.catalog import catalog_json_schema
 from schemarouter.cli import main
-from schemarouter.rerank import Reranker
+from schemarouter.registry.catalog import catalog_json_schema
+from schemarouter.retrieval.rerank import Reranker
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -67,17 +67,19 @@ def test_semantics_markdown(tiny_catalog: Path, tmp_path: Path) -> None:
 
 
 def test_committed_catalog_schema_is_current() -> None:
-    committed = json.loads((REPO / "engine" / "catalog.schema.json").read_text("utf-8"))
+    committed = json.loads(
+        (REPO / "engine" / "registry" / "catalog.schema.json").read_text("utf-8")
+    )
     assert committed == catalog_json_schema(), (
-        "engine/catalog.schema.json is stale: run "
-        "`schemarouter catalog schema --out engine/catalog.schema.json`"
+        "engine/registry/catalog.schema.json is stale: run "
+        "`schemarouter catalog schema --out engine/registry/catalog.schema.json`"
     )
 
 
 def test_catalog_schema_validates_the_tiny_catalog(tiny_catalog: Path) -> None:
     import jsonschema
 
-    from schemarouter.catalog import read_structured_file
+    from schemarouter.registry.catalog import read_structured_file
 
     jsonschema.validate(read_structured_file(tiny_catalog), catalog_json_schema())
     with pytest.raises(jsonschema.ValidationError):

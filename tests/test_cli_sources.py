@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter.catalog import catalog_problems
 from schemarouter.cli import main
+from schemarouter.registry.catalog import catalog_problems
 
 from helpers import TINY_CATALOG
 from servers.loopback import LoopbackServer, json_response
@@ -140,7 +140,7 @@ def test_validate_lists_every_problem(tmp_path: Path, capsys: pytest.CaptureFixt
     assert len(c_problems) == 2  # the id's pattern and the empty access list, both
     assert f"{len(problems)} problems found" in err
     assert "schemarouter catalog schema" in err  # the hint names a command
-    assert "engine/catalog.schema.json" not in err
+    assert "engine/registry/catalog.schema.json" not in err
 
 
 def test_validate_still_passes_a_good_catalog(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ def test_every_python_folder_is_in_the_wheel(wheel: Path) -> None:
         "schemarouter/py.typed",
         "schemarouter/index/py.typed",
         "schemarouter/training/py.typed",
-        "schemarouter/catalog.schema.json",
+        "schemarouter/registry/catalog.schema.json",
     ):
         assert marker in names
     for folder, target in DATA_FOLDERS.items():
@@ -139,7 +139,7 @@ for bare in ("engine", "index", "training"):
         raise SystemExit(f"top-level module {bare!r} is importable")
 print(json.dumps({"file": schemarouter.__file__,
                   "catalog": files("schemarouter.data").joinpath("catalogs").is_dir(),
-                  "schema": files("schemarouter").joinpath("catalog.schema.json").is_file()}))
+                  "schema": files("schemarouter.registry").joinpath("catalog.schema.json").is_file()}))
 """
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from schemarouter import SchemaRouter
-from schemarouter.abstention import AbstentionModel
 from schemarouter.contracts import Effect, SourceType
 from schemarouter.index import HashingEncoder
-from schemarouter.state import ExecutionState
+from schemarouter.retrieval.abstention import AbstentionModel
+from schemarouter.retrieval.state import ExecutionState
 
 from helpers import BUNDLED_CATALOG
 

@@ -41,9 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.abstention import AbstentionModel, Calibration, relevance_features
 from schemarouter.fingerprint import fingerprint
-from schemarouter.retrieval import coverage, query_tokens
+from schemarouter.retrieval.abstention import AbstentionModel, Calibration, relevance_features
+from schemarouter.retrieval.candidates import coverage, query_tokens
 
 __all__ = ["OFF_CATALOG_SOURCES", "calibration_sets", "fit_abstention", "main"]
 
@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
-    from schemarouter.rerank import Reranker
+    from schemarouter.retrieval.rerank import Reranker
 
     reranker = Reranker.shipped()  # the shipped model, on by default or not (its variant)
 

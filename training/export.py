@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.rerank import encode_pairs, load_tokenizer
+from schemarouter.retrieval.rerank import encode_pairs, load_tokenizer
 
 __all__ = ["agreement", "export_onnx", "onnx_scores", "quantize", "torch_scores", "write_model"]
 
@@ -84,7 +84,7 @@ def quantize(fp32: str | Path, out: str | Path) -> Path:
 
     out = Path(out)
     staged = out.with_name(f".{out.stem}.{uuid.uuid4().hex[:8]}.onnx")
-    from schemarouter.index.onnx_encoder import quiet_quantization_advice
+    from schemarouter.index.encoders.onnx import quiet_quantization_advice
 
     try:
         with quiet_quantization_advice():
@@ -186,7 +186,7 @@ def work_folder(out: str | Path, work: str | Path | None, kind: str) -> Path:
     with the same ``--out`` resumes)."""
     if work:
         return Path(work)
-    from schemarouter.index.onnx_encoder import default_cache_root
+    from schemarouter.index.encoders.onnx import default_cache_root
 
     tag = hashlib.sha256(str(Path(out).resolve()).encode()).hexdigest()[:10]
     return default_cache_root() / kind / tag
@@ -201,7 +201,7 @@ def _save_torch(model: Any, folder: Path, tokenizer_file: Path) -> None:
     for the ``cls`` head, else the base folder's config plus ``state_dict.pt``."""
     import torch
 
-    from schemarouter.index.onnx_encoder import quiet_transformers
+    from schemarouter.index.encoders.onnx import quiet_transformers
 
     folder.mkdir(parents=True, exist_ok=True)
     inner = getattr(model, "inner", model)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schemarouter.rerank import route_text
+from schemarouter.retrieval.rerank import route_text
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_DEPTH", "DEFAULT_WINDOW", "Mined", "NegativeMiner"]
 #: How deep the fused list is read for ``retrieved`` negatives (the reranker's N or more).
 DEFAULT_DEPTH = 30
 #: The window the router reranks (``SchemaRouter(rerank_depth=)``): fused z-scores are
-#: taken over it, as :func:`schemarouter.rerank.blend_order` takes them.
+#: taken over it, as :func:`schemarouter.retrieval.rerank.blend_order` takes them.
 DEFAULT_WINDOW = 20
 
 

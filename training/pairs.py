@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemarouter.rerank import route_text
+from schemarouter.retrieval.rerank import route_text
 from schemarouter.training.negatives import DEFAULT_DEPTH, NegativeMiner
 from schemarouter.training.synth import synth_queries
 

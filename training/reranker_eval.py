@@ -84,14 +84,14 @@ def combine(
     coefficient: float | None = None,
 ) -> list[str]:
     """The reranked list: forced routes first as fusion put them, then the rest of the top
-    ``n`` by :func:`schemarouter.rerank.blend_order` (``z(rerank) + weight * z(fused)``), then
-    the fused tail.
+    ``n`` by :func:`schemarouter.retrieval.rerank.blend_order` (``z(rerank) + weight * z(fused)``),
+    then the fused tail.
 
     ``skip_margin``: keep fusion's order when its top score beats the second by at least
     this many standard deviations of the top-N fused scores (fusion already confident).
     ``coefficient``: a blend-trained model's ``a`` (see :func:`blend_order`).
     """
-    from schemarouter.rerank import blend_order
+    from schemarouter.retrieval.rerank import blend_order
 
     fused = record.fused
     forced = record.forced
@@ -195,7 +195,7 @@ def score_suite(
 
         bar = tqdm(total=len(queries), desc=name, unit="query", dynamic_ncols=True, file=sys.stderr)
     chars = route_chars if route_chars is not None else reranker.route_chars
-    from schemarouter.rerank import route_text
+    from schemarouter.retrieval.rerank import route_text
 
     for q in queries:
         result = router.retrieve(q.text, k=depth)
@@ -290,7 +290,7 @@ def training_queries(pairs_files: Sequence[str]) -> set[str]:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from schemarouter.rerank import Reranker
+    from schemarouter.retrieval.rerank import Reranker
     from schemarouter.training.evaluate_ood import named_encoder
 
     reranker = Reranker(args.model)

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.rerank import (
+from schemarouter.retrieval.rerank import (
     DEFAULT_MAX_LENGTH,
     DEFAULT_QUERY_TOKENS,
     ROUTE_TEXT_CHARS,
@@ -149,10 +149,10 @@ def load_base(
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from transformers import AutoConfig, AutoModelForSequenceClassification
 
-    from schemarouter.index.onnx_encoder import quiet_transformers
+    from schemarouter.index.encoders.onnx import quiet_transformers
 
     if base is None:
-        from schemarouter.index.dense import _minilm_dir
+        from schemarouter.index.encoders.dense import _minilm_dir
 
         base = _minilm_dir()
     base = Path(str(base))
@@ -610,7 +610,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
     )
     base_dir = Path(str(args.base)) if args.base else None
     if base_dir is None:
-        from schemarouter.index.dense import _minilm_dir
+        from schemarouter.index.encoders.dense import _minilm_dir
 
         base_dir = Path(str(_minilm_dir()))
     card: dict[str, Any] = {
@@ -629,7 +629,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
             ),
         },
         "route_text": {
-            "function": "schemarouter.rerank.route_text",
+            "function": "schemarouter.retrieval.rerank.route_text",
             "version": ROUTE_TEXT_VERSION,
             "max_chars": settings.route_chars,
         },

@@ -22,9 +22,9 @@ from urllib.parse import parse_qs, urlsplit
 import yaml
 
 from schemarouter import SchemaRouter, load_catalog
-from schemarouter.credentials import MappingCredentials
+from schemarouter.execution.credentials import MappingCredentials
+from schemarouter.execution.invokers import HttpTarget
 from schemarouter.index import HashingEncoder
-from schemarouter.invokers import HttpTarget
 
 API_KEY = "demo-key-not-a-secret"
 DOCS = [  # as https://api.materialsproject.org/materials/summary/ serves them

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from schemarouter.adapters._openapi_reader import OpenAPIReader
-from schemarouter.compile import slugify
 from schemarouter.contracts import AuthRequirement, ParameterLocation
 from schemarouter.errors import DanglingReferenceError, DocumentError
+from schemarouter.registry.compile import slugify
 
 __all__ = ["SecuritySchemes"]
 

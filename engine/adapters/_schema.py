@@ -19,7 +19,7 @@ Three jobs, each a small piece of the registration of a foreign document:
    negative list indexes, and neither it nor ``jsonschema-path`` / ``prance`` inlines with
    a cycle cut and per-reference memoization; the RFC 6901 lookup itself is ten lines.
 
-2. **Dialect normalization** to JSON Schema 2020-12 (what :mod:`schemarouter.compile`
+2. **Dialect normalization** to JSON Schema 2020-12 (what :mod:`schemarouter.registry.compile`
    checks): OpenAPI 3.0 ``nullable`` and Swagger ``x-nullable`` become a union with
    ``null``; draft-04 boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` become numbers;
    tuple ``items`` become ``prefixItems``; Swagger's ``type: file`` becomes a binary

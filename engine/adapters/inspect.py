@@ -28,13 +28,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from schemarouter.compile import (
-    RouteSpec,
-    build_registration,
-    format_validation_error,
-    parameters_schema,
-    slugify,
-)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -47,6 +40,13 @@ from schemarouter.contracts import (
     Provider,
 )
 from schemarouter.errors import DocumentError, PolicyError, UnitError
+from schemarouter.registry.compile import (
+    RouteSpec,
+    build_registration,
+    format_validation_error,
+    parameters_schema,
+    slugify,
+)
 from schemarouter.units import parse_unit
 
 __all__ = [
@@ -508,7 +508,7 @@ def approve(
     out (logged) unless ``allow_write`` is true, and then keep their effect, so execution
     still needs its own permission. Nothing is registered when none remain.
     """
-    from schemarouter.invokers.http import bind_http_routes
+    from schemarouter.execution.invokers.http import bind_http_routes
 
     if not isinstance(proposal, ContractProposal):
         raise DocumentError(

@@ -33,8 +33,8 @@ this, for trusted and untrusted servers alike: it is the caller's declaration, n
 server's claim.
 
 **Live servers**: :func:`attach_mcp_server` (behind ``router.add_mcp_server``) opens a
-:class:`~schemarouter.invokers.mcp_session.ManagedMCPSession` the router owns, lists the tools
-through it, registers them and binds them to that session, so they run from ``execute`` /
+:class:`~schemarouter.execution.invokers.mcp_session.ManagedMCPSession` the router owns, lists the
+tools through it, registers them and binds them to that session, so they run from ``execute`` /
 ``call`` (sync) and ``aexecute`` / ``acall`` (async) at once; the session stays open and
 reconnects when lost, and ``router.close()`` ends it.
 """
@@ -49,17 +49,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemarouter.adapters._document import to_json_value
 from schemarouter.adapters._fields import FieldLimits, flatten_fields
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
-from schemarouter.compile import (
-    M,
-    RouteSpec,
-    build_contract,
-    build_registration,
-    format_validation_error,
-    slugify,
-)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -74,6 +65,15 @@ from schemarouter.contracts import (
 )
 from schemarouter.errors import DocumentError, MissingDependencyError, RegistrationError
 from schemarouter.fingerprint import fingerprint
+from schemarouter.registry.compile import (
+    M,
+    RouteSpec,
+    build_contract,
+    build_registration,
+    format_validation_error,
+    slugify,
+)
+from schemarouter.registry.parsing import to_json_value
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -573,9 +573,9 @@ def attach_mcp_server(
 ) -> Any:
     """Open a session to a live server that ``router`` owns, register its tools and bind
     them to that session (``bind=False``: register only, and close it). Returns the
-    :class:`~schemarouter.registry.RegistryChange`."""
+    :class:`~schemarouter.registry.registry.RegistryChange`."""
     _import_mcp()
-    from schemarouter.invokers.mcp_session import ManagedMCPSession
+    from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 
     label = _describe_server(server)
     if not (server.strip() if isinstance(server, str) else list(server)):

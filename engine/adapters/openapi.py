@@ -46,7 +46,6 @@ from typing import Any
 
 import httpx
 
-from schemarouter.adapters._document import load_document
 from schemarouter.adapters._fields import FieldLimits, flatten_fields
 from schemarouter.adapters._openapi_reader import (
     FORM_TYPES,
@@ -57,14 +56,6 @@ from schemarouter.adapters._openapi_reader import (
 )
 from schemarouter.adapters._openapi_security import SecuritySchemes
 from schemarouter.adapters._schema import as_object_schema
-from schemarouter.compile import (
-    M,
-    RouteSpec,
-    build_contract,
-    build_registration,
-    parameters_schema,
-    slugify,
-)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -81,6 +72,15 @@ from schemarouter.contracts import (
     Registration,
 )
 from schemarouter.errors import DocumentError
+from schemarouter.registry.compile import (
+    M,
+    RouteSpec,
+    build_contract,
+    build_registration,
+    parameters_schema,
+    slugify,
+)
+from schemarouter.registry.parsing import load_document
 
 __all__ = ["BODY_EXTENSION", "EFFECT_EXTENSION", "HTTP_METHODS", "openapi_registration"]
 

@@ -31,14 +31,6 @@ from typing import Any
 
 import httpx
 
-from schemarouter.adapters._document import load_document
-from schemarouter.compile import (
-    RouteSpec,
-    build_contract,
-    build_registration,
-    parameters_schema,
-    slugify,
-)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -53,6 +45,14 @@ from schemarouter.contracts import (
 )
 from schemarouter.errors import DocumentError, UnitError
 from schemarouter.fingerprint import fingerprint
+from schemarouter.registry.compile import (
+    RouteSpec,
+    build_contract,
+    build_registration,
+    parameters_schema,
+    slugify,
+)
+from schemarouter.registry.parsing import load_document
 from schemarouter.units import DIMENSIONS, check_field_units, parse_unit
 
 __all__ = [
@@ -485,7 +485,7 @@ def add_optimade(
     router: Any, source: str | Mapping[str, Any], *, replace: bool = False, **kwargs: Any
 ) -> Any:
     """Register an OPTIMADE service on ``router`` and bind its routes; the RegistryChange."""
-    from schemarouter.invokers.http import bind_http_routes
+    from schemarouter.execution.invokers.http import bind_http_routes
 
     registration = optimade_registration(source, **kwargs)
     change = router.register(registration, replace=replace)

@@ -32,9 +32,9 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.catalog import load_catalog, load_catalog_document, read_structured_file
 from schemarouter.contracts import Provider, Registration, SourceType
 from schemarouter.errors import DocumentError, RegistryLookupError, SchemaRouterError
+from schemarouter.registry.catalog import load_catalog, load_catalog_document, read_structured_file
 
 __all__ = [
     "AccessMethod",
@@ -258,7 +258,7 @@ def _register_method(
     client: httpx.Client | None,
     replace: bool,
 ) -> tuple[str, ...]:
-    from schemarouter.invokers.http import bind_http_routes
+    from schemarouter.execution.invokers.http import bind_http_routes
 
     if method.kind == "catalog":
         registration = _catalog_registration(profile, method)

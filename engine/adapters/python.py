@@ -27,13 +27,6 @@ from pydantic import BaseModel, TypeAdapter
 from schemarouter.adapters._fields import FieldRow, flatten_fields
 from schemarouter.adapters._schema import SchemaResolver, as_object_schema
 from schemarouter.checks import check_instance, enum_value
-from schemarouter.compile import (
-    RouteSpec,
-    build_contract,
-    build_registration,
-    parameters_schema,
-    slugify,
-)
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -48,6 +41,13 @@ from schemarouter.contracts import (
     SourceType,
 )
 from schemarouter.errors import DocumentError, RegistrationError
+from schemarouter.registry.compile import (
+    RouteSpec,
+    build_contract,
+    build_registration,
+    parameters_schema,
+    slugify,
+)
 
 __all__ = ["CallableSpec", "callable_registration", "capability", "describe_callable"]
 

@@ -37,9 +37,9 @@ from typing import Any, Literal, get_args
 
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import GateError
+from schemarouter.execution.outputs import PROJECTION_PARAMETERS
 from schemarouter.integrations.names import tool_name
-from schemarouter.outputs import PROJECTION_PARAMETERS
-from schemarouter.results import Candidate, CandidateField, candidate_from_route
+from schemarouter.retrieval.results import Candidate, CandidateField, candidate_from_route
 
 __all__ = [
     "DESCRIPTION_LIMIT",

@@ -31,9 +31,9 @@ from schemarouter.errors import MissingDependencyError, SchemaRouterError
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import tool_name
 from schemarouter.integrations.search import call_payload
-from schemarouter.prerequisites import identifier_sources
-from schemarouter.results import candidate_from_route
-from schemarouter.state import ExecutionState
+from schemarouter.retrieval.prerequisites import identifier_sources
+from schemarouter.retrieval.results import candidate_from_route
+from schemarouter.retrieval.state import ExecutionState
 
 __all__ = ["bigtool_registry", "bigtool_retrievers", "route_tool"]
 

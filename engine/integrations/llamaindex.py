@@ -31,8 +31,8 @@ from schemarouter.errors import MissingDependencyError, SchemaRouterError
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import tool_name
 from schemarouter.integrations.search import call_payload
-from schemarouter.results import candidate_from_route
-from schemarouter.state import ExecutionState
+from schemarouter.retrieval.results import candidate_from_route
+from schemarouter.retrieval.state import ExecutionState
 
 __all__ = ["RouterNodeRetriever", "route_tool", "tool_retriever"]
 

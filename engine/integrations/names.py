@@ -20,7 +20,7 @@ import hashlib
 import re
 
 from schemarouter.errors import GateError
-from schemarouter.registry import RegistrySnapshot
+from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = ["MAX_TOOL_NAME", "TOOL_NAME_PATTERN", "route_for_tool", "tool_name", "tool_names"]
 

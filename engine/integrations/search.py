@@ -25,10 +25,10 @@ from typing import Any
 
 from schemarouter.contracts import Route
 from schemarouter.errors import SchemaRouterError
+from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import ToolSet, tool_definitions
 from schemarouter.integrations.names import route_for_tool, tool_name
-from schemarouter.results import Candidate, CapabilityRetrieval
-from schemarouter.results_exec import CallResult
+from schemarouter.retrieval.results import Candidate, CapabilityRetrieval
 
 __all__ = [
     "SEARCH_TOOL_DESCRIPTION",

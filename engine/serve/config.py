@@ -40,9 +40,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from schemarouter.compile import format_validation_error, slugify
 from schemarouter.contracts import Effect
 from schemarouter.errors import DocumentError
+from schemarouter.registry.compile import format_validation_error, slugify
 
 __all__ = [
     "DEFAULT_MAX_K",
@@ -187,7 +187,7 @@ class GatewayConfig(_Spec):
 
 def load_config(path: str | Path) -> GatewayConfig:
     """Read and check a gateway config file; a DocumentError says where it is wrong."""
-    from schemarouter.catalog import read_structured_file
+    from schemarouter.registry.catalog import read_structured_file
 
     file = Path(path)
     data = read_structured_file(file)

@@ -18,15 +18,15 @@ from typing import Any
 import httpx
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.credentials import EnvironmentCredentials
 from schemarouter.errors import DocumentError, PolicyError, SchemaRouterError
+from schemarouter.execution.credentials import EnvironmentCredentials
+from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
-from schemarouter.prerequisites import identifier_sources
-from schemarouter.results import CapabilityRetrieval, candidate_from_route
-from schemarouter.results_exec import CallResult
+from schemarouter.retrieval.prerequisites import identifier_sources
+from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
+from schemarouter.retrieval.state import ExecutionState
 from schemarouter.serve.config import GatewayConfig, SourceSpec
-from schemarouter.state import ExecutionState
 
 __all__ = ["Gateway", "build_router", "register_sources"]
 
@@ -37,8 +37,8 @@ _SEARCH_DEPTH = 50
 
 
 def _read_tools(spec: SourceSpec) -> Any:
-    from schemarouter.adapters._document import load_document
-    from schemarouter.catalog import read_structured_file
+    from schemarouter.registry.catalog import read_structured_file
+    from schemarouter.registry.parsing import load_document
 
     if spec.source.lower().startswith(("http://", "https://")):
         return load_document(spec.source).data

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from schemarouter.invokers import bind_http_routes
-from schemarouter.planner import (
+from schemarouter.execution.invokers import bind_http_routes
+from schemarouter.planning.planner import (
     Coverage,
     Fallback,
     Plan,
@@ -17,7 +17,7 @@ from schemarouter.planner import (
     PlanStep,
     fallback_compatible,
 )
-from schemarouter.registry import RegistrySnapshot
+from schemarouter.registry.registry import RegistrySnapshot
 
 GPA_PA = {"source_unit": "GPa", "canonical_unit": "Pa", "dimension": "pressure", "scale": 1.0e9}
 GCC_KGM3 = {
@@ -533,7 +533,7 @@ def plan(snapshot: RegistrySnapshot, *steps: PlanStep) -> Plan:
 
 def run(mode: str, router: Any, plan: Plan, **kwargs: Any) -> Any:
     """Execute ``plan`` with the blocking (``mode="sync"``) or the awaiting driver."""
-    from schemarouter.execute import aexecute, execute
+    from schemarouter.execution.drivers import aexecute, execute
 
     if mode == "sync":
         return execute(router, plan, **kwargs)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter import SchemaRouter
-from schemarouter.credentials import MappingCredentials
+from schemarouter.execution.credentials import MappingCredentials
 from schemarouter.index import HashingEncoder
 
 from servers import catalogs

@@ -13,7 +13,7 @@ and semantic id. The output is derived data: the inputs are never copied into th
     python -m schemarouter.training.catalog_tools.optimade \\
         --data ../shared/data/optimade --out data/catalogs/materials/optimade.yaml
 
-The file is validated with :func:`schemarouter.catalog.load_catalog` before it replaces the
+The file is validated with :func:`schemarouter.registry.catalog.load_catalog` before it replaces the
 old one, and the same inputs always give byte-identical output.
 """
 
@@ -32,9 +32,9 @@ from typing import Any
 
 import yaml
 
-from schemarouter.adapters._document import load_document
 from schemarouter.adapters.optimade import first_paragraph, resolve_inherit, unit_dimension
-from schemarouter.catalog import load_catalog
+from schemarouter.registry.catalog import load_catalog
+from schemarouter.registry.parsing import load_document
 from schemarouter.units import parse_unit, pint_factor
 
 __all__ = [

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-    from schemarouter.registry import RegistrySnapshot
+    from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = [
     "CATEGORIES",

@@ -22,10 +22,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from schemarouter.index.sources import DEV_SPLIT_SEED, hash_split, shared_data_dir
+from schemarouter.training.datasets.shared_data import DEV_SPLIT_SEED, hash_split, shared_data_dir
 
 if TYPE_CHECKING:
-    from schemarouter.registry import RegistrySnapshot
+    from schemarouter.registry.registry import RegistrySnapshot
     from schemarouter.router import SchemaRouter
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 
 def unique_slug(name: str, taken: set[str], *, max_length: int = 80) -> str:
     """``slugify(name)`` made unique against ``taken`` (``_2``, ``_3`` ...); adds it."""
-    from schemarouter.compile import slugify
+    from schemarouter.registry.compile import slugify
 
     base = slugify(name, max_length=max_length)
     ident, n = base, 2

@@ -1,9 +1,10 @@
 """Generated catalogs of a given size, registered through the public API (latency vs size).
 
-:func:`register_synthetic` writes the catalog of :func:`schemarouter.index.synth.synth_providers`
-(real endpoints of the shared data, recombined deterministically per ``(size, seed)``) to a
-temporary catalog file and registers it with :meth:`SchemaRouter.add_catalog`. There are no
-labelled queries: the catalogs serve latency and build-time measurements only.
+:func:`register_synthetic` writes the catalog of
+:func:`schemarouter.training.datasets.recombined.synth_providers` (real endpoints of the shared
+data, recombined deterministically per ``(size, seed)``) to a temporary catalog file and registers
+it with :meth:`SchemaRouter.add_catalog`. There are no labelled queries: the catalogs serve latency
+and build-time measurements only.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def register_synthetic(
     router: SchemaRouter, size: int, *, seed: int = 0, data: str | Path | None = None
 ) -> dict[str, Any]:
     """Register a generated catalog of ``size`` routes; returns what was registered."""
-    from schemarouter.index.synth import catalog_document, synth_providers
+    from schemarouter.training.datasets.recombined import catalog_document, synth_providers
 
     providers = synth_providers(size, seed=seed, data=shared_data_dir(data))
     name = f"synthetic-{size}"

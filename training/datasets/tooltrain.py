@@ -10,7 +10,8 @@ This module reads it into plain records and turns each tool into a registered-lo
 :class:`~schemarouter.contracts.Route`, compiled by the same MCP adapter users call
 (``add_mcp_tools``: the tool's ``parameters`` become its ``inputSchema``), so training text is
 written by the very functions the index and the reranker use
-(:func:`schemarouter.index.documents.endpoint_texts`, :func:`schemarouter.rerank.route_text`).
+(:func:`schemarouter.index.documents.endpoint_texts`,
+:func:`schemarouter.retrieval.rerank.route_text`).
 
 Each tool gets a provider, as a user's tool would: the service or API it belongs to where the
 source names one (``Banks_1`` of ``Banks_1.TransferMoney``, ``Nager.Date`` of a ToolAlpaca API,
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemarouter.index.sources import shared_data_dir
+from schemarouter.training.datasets.shared_data import shared_data_dir
 
 __all__ = [
     "CATALOG_SOURCES",
@@ -288,8 +289,8 @@ def provider_of(tool: TrainTool) -> tuple[str, str]:
 def tool_route(tool: TrainTool) -> Any:
     """``tool`` compiled into a Route by the MCP adapter (as ``add_mcp_tools`` would)."""
     from schemarouter.adapters.mcp import mcp_tools_registration
-    from schemarouter.compile import slugify
     from schemarouter.contracts import Provider
+    from schemarouter.registry.compile import slugify
 
     display, name = provider_of(tool)
     schema = dict(tool.parameters) if tool.parameters else {"type": "object", "properties": {}}

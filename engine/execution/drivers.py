@@ -1,0 +1,379 @@
+"""Execution: gate, policy, health, trusted invocation, output validation, normalization.
+
+:func:`execute` and :func:`aexecute` run a :class:`~schemarouter.planning.planner.Plan` against a
+router (or an :class:`ExecutionHost`: a registry snapshot, bindings and health). Both drive
+one implementation, :class:`_Run`, a generator that *yields* I/O operations (an HTTP
+request, an MCP tool call, a Python call, a backoff sleep) and receives their results; the
+sync driver performs them with an ``httpx.Client``, the async one with an
+``httpx.AsyncClient``. Everything but the I/O is shared.
+
+For each step, in order:
+
+1. **gate** (every step, before any call): the route is registered with the step's
+   fingerprint, bound to an invoker at that fingerprint, its fields are registered, and the
+   arguments validate against the registered input schema
+   (:class:`~schemarouter.errors.ParameterValidationError` with the JSON path);
+   a server-side projection parameter (``response_fields``, ``_fields``) the plan left
+   unset is filled from the planned fields;
+2. **policy**: the effect is allowed (``read`` by default; ``write`` / ``destructive`` need
+   ``allow_effects`` and ``approve(route, arguments) -> True``); an unhealthy route is
+   skipped (its fields go to fallbacks);
+3. **invocation** with retries and exponential backoff for reads, a per-call timeout and
+   the budget (calls, bytes, seconds); a route failing ``failure_threshold`` attempts in a
+   row is marked unhealthy for ``cooldown`` seconds;
+4. **raw output**: validated against the declared output schema and each field's schema;
+   strict by default (:class:`~schemarouter.errors.OutputValidationError` with the JSON
+   path), or ``partial=True`` to keep what validates with every missing or invalid field
+   marked;
+5. **projection and normalization**: only the planned fields, by their paths; declared unit
+   normalization only; unit, provenance and license on every value;
+6. **fallback** (read routes only): when the step fails, the plan's conservative fallbacks
+   are re-checked against the registry and called for the affected fields; the result
+   records which fields came from which route and why.
+
+``router.call`` / ``router.acall`` (:class:`CallMixin`) run one route by id with exactly the
+caller's arguments (what an agent does once it picked a tool): a one-step plan
+(:func:`call_plan`) through the same gate, policy, health and output validation. The
+result (:class:`CallResult`) always carries the validated raw output, projected to the
+requested ``fields`` where some are given, plus a typed :class:`FieldValue` per requested
+field, or (with none requested) per field the route declares with a semantic id, a unit or
+an identifier flag. No fallbacks: the caller named the route.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import httpx
+
+from schemarouter.checks import check_callable, check_flag, check_instance, enum_values
+from schemarouter.contracts import Effect
+from schemarouter.errors import GateError, ParameterValidationError, SchemaRouterError
+from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials
+from schemarouter.execution.gate import ExecutionHost, Settings
+from schemarouter.execution.invokers import http, mcp, python
+from schemarouter.execution.invokers._base import Sleep
+from schemarouter.execution.invokers._bounded import FRESH_CONNECTIONS
+from schemarouter.execution.loop import Op, Run
+from schemarouter.execution.policy import Approver, Budget, ExecutionPolicy, monitor_for
+from schemarouter.execution.results import CallResult, ExecutionResult
+from schemarouter.planning.planner import Coverage, Plan, PlanRequest, PlanStep, typed_fields
+from schemarouter.registry.registry import RegistrySnapshot
+
+__all__ = ["CallMixin", "ExecutionHost", "aexecute", "call_plan", "execute"]
+
+
+def _settings(
+    method: str,
+    credentials: CredentialProvider | None,
+    allow_effects: Iterable[Effect | str],
+    approve: Approver | None,
+    policy: ExecutionPolicy | None,
+    budget: Budget | None,
+    partial: bool,
+) -> Settings:
+    check_instance(
+        credentials, CredentialProvider, method=method, name="credentials", optional=True
+    )
+    check_callable(approve, method=method, name="approve", optional=True)
+    check_instance(policy, ExecutionPolicy, method=method, name="policy", optional=True)
+    check_instance(budget, Budget, method=method, name="budget", optional=True)
+    return Settings(
+        credentials=credentials if credentials is not None else EnvironmentCredentials(),
+        allow_effects=enum_values(allow_effects, Effect, method=method, name="allow_effects"),
+        approve=approve,
+        policy=policy or ExecutionPolicy(),
+        budget=budget or Budget(),
+        partial=check_flag(partial, method=method, name="partial"),
+    )
+
+
+class _Stepper:
+    """Walks a :class:`Run`'s generator: sends it the last operation's value or throws it
+    the last operation's error, until it returns the result (shared by both drivers)."""
+
+    #: the run's result, set when :meth:`next` returns ``None``
+    result: ExecutionResult
+
+    def __init__(self, run: Run) -> None:
+        self.gen = run.run()
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def next(self) -> Op | None:
+        """The next operation to perform, or ``None`` once :attr:`result` is set."""
+        try:
+            op = self.gen.throw(self.error) if self.error is not None else self.gen.send(self.value)
+        except StopIteration as stop:
+            self.result = stop.value
+            return None
+        self.value, self.error = None, None
+        return op
+
+
+def _drive(run: Run, perform: Callable[[Op], Any]) -> ExecutionResult:
+    steps = _Stepper(run)
+    try:
+        while (op := steps.next()) is not None:
+            try:
+                steps.value = perform(op)
+            except Exception as exc:
+                steps.error = exc
+    except SchemaRouterError as exc:
+        raise run.safe(exc) from None
+    finally:
+        steps.gen.close()
+    return steps.result
+
+
+async def _adrive(run: Run, perform: Callable[[Op], Awaitable[Any]]) -> ExecutionResult:
+    """:func:`_drive` with an awaited ``perform``."""
+    steps = _Stepper(run)
+    try:
+        while (op := steps.next()) is not None:
+            try:
+                steps.value = await perform(op)
+            except Exception as exc:
+                steps.error = exc
+    except SchemaRouterError as exc:
+        raise run.safe(exc) from None
+    finally:
+        steps.gen.close()
+    return steps.result
+
+
+def _perform_sync(client: httpx.Client | None, own: list[httpx.Client]) -> Callable[[Op], Any]:
+    """Blocking I/O for a run: ``client`` for HTTP (one is made into ``own`` where none)."""
+
+    def perform(op: Op) -> Any:
+        if isinstance(op, http.HttpSend):
+            if client is None and not own:
+                own.append(httpx.Client(follow_redirects=False, limits=FRESH_CONNECTIONS))
+            return http.send_sync(client or own[0], op)
+        if isinstance(op, mcp.McpCall):
+            return mcp.call_sync(op)
+        if isinstance(op, python.PythonCall):
+            return python.call_sync(op)
+        if isinstance(op, Sleep):
+            time.sleep(op.seconds)
+            return None
+        raise TypeError(f"unknown operation {type(op).__name__}")  # pragma: no cover
+
+    return perform
+
+
+def _perform_async(
+    client: httpx.AsyncClient | None, own: list[httpx.AsyncClient]
+) -> Callable[[Op], Awaitable[Any]]:
+    """:func:`_perform_sync` with awaited I/O."""
+
+    async def perform(op: Op) -> Any:
+        if isinstance(op, http.HttpSend):
+            if client is None and not own:
+                own.append(httpx.AsyncClient(follow_redirects=False))
+            return await http.send_async(client or own[0], op)
+        if isinstance(op, mcp.McpCall):
+            return await mcp.call_async(op)
+        if isinstance(op, python.PythonCall):
+            return await python.call_async(op)
+        if isinstance(op, Sleep):
+            await asyncio.sleep(op.seconds)
+            return None
+        raise TypeError(f"unknown operation {type(op).__name__}")  # pragma: no cover
+
+    return perform
+
+
+def _run_sync(run: Run, client: httpx.Client | None) -> ExecutionResult:
+    own: list[httpx.Client] = []
+    try:
+        return _drive(run, _perform_sync(client, own))
+    finally:
+        for item in own:
+            item.close()
+
+
+async def _run_async(run: Run, client: httpx.AsyncClient | None) -> ExecutionResult:
+    own: list[httpx.AsyncClient] = []
+    try:
+        return await _adrive(run, _perform_async(client, own))
+    finally:
+        for item in own:
+            await item.aclose()
+
+
+def execute(
+    router: Any,
+    plan: Plan,
+    *,
+    client: httpx.Client | None = None,
+    credentials: CredentialProvider | None = None,
+    allow_effects: Iterable[Effect | str] = (Effect.READ,),
+    approve: Approver | None = None,
+    policy: ExecutionPolicy | None = None,
+    budget: Budget | None = None,
+    partial: bool = False,
+) -> ExecutionResult:
+    """Execute ``plan`` on ``router`` (see the module docstring). ``client`` is used for
+    HTTP routes (one is made, and closed, where none is given); ``credentials`` defaults to
+    the environment."""
+    check_instance(plan, Plan, method="execute", name="plan")
+    settings = _settings(
+        "execute", credentials, allow_effects, approve, policy, budget, partial
+    )
+    check_instance(client, httpx.Client, method="execute", name="client", optional=True)
+    return _run_sync(Run(ExecutionHost.of(router), plan, settings), client)
+
+
+async def aexecute(
+    router: Any,
+    plan: Plan,
+    *,
+    client: httpx.AsyncClient | None = None,
+    credentials: CredentialProvider | None = None,
+    allow_effects: Iterable[Effect | str] = (Effect.READ,),
+    approve: Approver | None = None,
+    policy: ExecutionPolicy | None = None,
+    budget: Budget | None = None,
+    partial: bool = False,
+) -> ExecutionResult:
+    """:func:`execute` with an ``httpx.AsyncClient``; MCP sessions and coroutine
+    functions are awaited, sync functions run in a worker thread."""
+    check_instance(plan, Plan, method="aexecute", name="plan")
+    settings = _settings(
+        "aexecute", credentials, allow_effects, approve, policy, budget, partial
+    )
+    check_instance(client, httpx.AsyncClient, method="aexecute", name="client", optional=True)
+    return await _run_async(Run(ExecutionHost.of(router), plan, settings), client)
+
+
+# -- one route, by id -------------------------------------------------------------------------
+
+
+def call_plan(
+    snapshot: RegistrySnapshot,
+    route_id: str,
+    arguments: Mapping[str, Any],
+    fields: Sequence[str] | None = None,
+) -> Plan:
+    """A one-step plan that runs ``route_id`` with exactly ``arguments``: projected to
+    ``fields`` where given, else the whole output with the route's typed fields."""
+    route = snapshot.routes.get(route_id) if isinstance(route_id, str) else None
+    if route is None:
+        close = difflib.get_close_matches(str(route_id), list(snapshot.routes), n=3)
+        raise GateError(
+            f"route {str(route_id)[:120]!r} is not registered",
+            where=f"registry version {snapshot.version}",
+            hint=(f"Did you mean {', '.join(close)}? " if close else "")
+            + "Call a route id that retrieve() returned (a tool name maps back with "
+            "ToolSet.route_id(name))",
+        )
+    if not isinstance(arguments, Mapping):
+        raise ParameterValidationError(
+            f"arguments must be a mapping, got {type(arguments).__name__}",
+            where=f"call {route.route_id} arguments",
+            hint="Pass the arguments as a dict of parameter name -> value",
+        )
+    if isinstance(fields, str):
+        fields = [fields]
+    whole = not fields
+    names = typed_fields(route) if whole else tuple(dict.fromkeys(fields or ()))
+    known = [f.name for f in route.endpoint.output_fields]
+    unknown = [str(name)[:80] for name in names if name not in known]
+    if unknown:
+        raise GateError(
+            f"{route.route_id} has no output field {unknown[0]!r}",
+            where=f"call {route.route_id} fields",
+            hint=f"Its fields: {', '.join(known[:40]) or 'none (call it without fields)'}",
+        )
+    step = PlanStep(
+        route_id=route.route_id,
+        fingerprint=route.fingerprint,
+        provider=route.provider.id,
+        endpoint=route.endpoint.name,
+        fields=names,
+        covers=(),
+        arguments=dict(arguments),
+        whole_output=whole,
+    )
+    return Plan(
+        request=PlanRequest(),
+        steps=(step,),
+        coverage=Coverage(required=(), covered=(), uncovered=()),
+        max_calls=1,
+        registry_version=snapshot.version,
+    )
+
+
+def _host(router: Any, route_id: str) -> ExecutionHost:
+    """What a call of ``route_id`` needs from ``router``: its snapshot and that one route's
+    binding (not a copy of every binding, which costs at 10,000 routes)."""
+    if isinstance(router, ExecutionHost):
+        return router
+    snapshot = router.snapshot()
+    route = snapshot.routes.get(route_id) if isinstance(route_id, str) else None
+    invoker = router.binding(route_id) if route is not None else None
+    bindings = {route_id: (route.fingerprint, invoker)} if route and invoker is not None else {}
+    return ExecutionHost(
+        snapshot=snapshot,
+        bindings=MappingProxyType(bindings),
+        health=router,
+        monitor=getattr(router, "health_monitor", None) or monitor_for(router),
+    )
+
+
+def _call(router: Any, route_id: str, arguments: Any, fields: Any, settings: Settings) -> Run:
+    host = _host(router, route_id)
+    return Run(host, call_plan(host.snapshot, route_id, arguments or {}, fields), settings)
+
+
+class CallMixin:
+    """:meth:`call` / :meth:`acall` on the router facade."""
+
+    def call(
+        self,
+        route_id: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] | None = None,
+        client: httpx.Client | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> CallResult:
+        """Run exactly ``route_id`` with ``arguments`` (what an agent picked): parameter
+        validation, gate, policy, health and output validation as for a plan. The result
+        carries the validated raw output (projected to ``fields`` where given) and typed
+        fields where the route declares them (see :mod:`schemarouter.execution.drivers`)."""
+        settings = _settings("call", credentials, allow_effects, approve, policy, budget, partial)
+        check_instance(client, httpx.Client, method="call", name="client", optional=True)
+        run = _call(self, route_id, arguments, fields, settings)
+        return CallResult.of(_run_sync(run, client), projected=bool(fields))
+
+    async def acall(
+        self,
+        route_id: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] | None = None,
+        client: httpx.AsyncClient | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> CallResult:
+        """:meth:`call` with non-blocking I/O."""
+        settings = _settings("acall", credentials, allow_effects, approve, policy, budget, partial)
+        check_instance(client, httpx.AsyncClient, method="acall", name="client", optional=True)
+        run = _call(self, route_id, arguments, fields, settings)
+        return CallResult.of(await _run_async(run, client), projected=bool(fields))

@@ -1,0 +1,448 @@
+"""The execution gate: what may run, checked against one registry snapshot before any call.
+
+:class:`Gatekeeper` checks every step of a plan before the first call: the route is
+registered with the step's fingerprint and bound to an invoker at that fingerprint, its
+fields are registered, its arguments validate against the registered input schema
+(:func:`check_arguments`, a :class:`~schemarouter.errors.ParameterValidationError` with the
+JSON path), its effect is allowed, and an HTTP request can be built from it (path, header
+and credential problems surface here). It fills a server-side projection parameter the plan
+left unset, and re-checks fallbacks against the registry when a step fails. A step's
+bindings (:class:`~schemarouter.planning.planner.Binding`: a parameter filled from an earlier step's
+output) must name a registered parameter it does not also set and a registered field of an
+earlier step (:func:`check_bindings`); such a step is gated again with the values before it
+runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from schemarouter.contracts import Effect, OutputField, Route
+from schemarouter.errors import (
+    ExecutionError,
+    GateError,
+    ParameterValidationError,
+    PolicyError,
+    SchemaRouterError,
+)
+from schemarouter.execution.credentials import CredentialProvider, Redactor
+from schemarouter.execution.invokers import http
+from schemarouter.execution.outputs import PROJECTION_PARAMETERS, json_path, projection_names
+from schemarouter.execution.policy import (
+    Approver,
+    Budget,
+    ExecutionPolicy,
+    Health,
+    HealthMonitor,
+    check_effect,
+    monitor_for,
+)
+from schemarouter.planning.planner import PlanStep, fallback_compatible
+from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.gate import schema_validator
+
+__all__ = [
+    "ExecutionHost",
+    "Gated",
+    "Gatekeeper",
+    "Settings",
+    "check_arguments",
+    "redacted",
+    "with_path",
+]
+
+
+@dataclass(frozen=True)
+class ExecutionHost:
+    """What execution needs from a router: one registry snapshot, the bindings
+    (route id -> (fingerprint, invoker)), health, and the failure counter."""
+
+    snapshot: RegistrySnapshot
+    bindings: Mapping[str, tuple[str, Any]]
+    health: Health
+    monitor: HealthMonitor = field(default_factory=HealthMonitor)
+    #: the router itself, asked again before each call (:meth:`recheck`); ``None`` for a
+    #: host built by hand, which only has its snapshot
+    live: Any = None
+
+    @classmethod
+    def of(cls, router: Any) -> ExecutionHost:
+        if isinstance(router, ExecutionHost):
+            return router
+        bindings = router.bindings()
+        return cls(
+            snapshot=router.snapshot(),
+            bindings=MappingProxyType(dict(bindings)),
+            health=router,
+            monitor=getattr(router, "health_monitor", None) or monitor_for(router),
+            live=router,
+        )
+
+    def recheck(self, route: Route, invoker: Any, where: str) -> None:
+        """Refuse a call whose route was removed, changed or unbound since the plan was
+        gated (an earlier step may take seconds; the registry may change meanwhile)."""
+        if self.live is None:
+            return
+        now = self.live.snapshot().routes.get(route.route_id)
+        if now is None or now.fingerprint != route.fingerprint:
+            raise GateError(
+                f"{route.route_id} was {'removed' if now is None else 'changed'} while the "
+                "plan ran",
+                where=where,
+                hint="Plan again against the current registry",
+            )
+        binding = self.live.bindings().get(route.route_id)
+        if (
+            binding is None
+            or binding[0] != route.fingerprint
+            or (binding[1] is not invoker and binding[1] != invoker)
+        ):
+            raise PolicyError(
+                f"{route.route_id} was unbound (or bound to another invoker) while the plan ran",
+                where=where,
+                hint="Bind it again and plan again",
+            )
+
+    def invoker(self, route: Route) -> Any | None:
+        """The invoker bound to ``route`` at its current fingerprint (``None``: unbound)."""
+        binding = self.bindings.get(route.route_id)
+        if binding is None or binding[0] != route.fingerprint:
+            return None
+        return binding[1]
+
+
+@dataclass(frozen=True)
+class Settings:
+    credentials: CredentialProvider
+    allow_effects: frozenset[Effect]
+    approve: Approver | None
+    policy: ExecutionPolicy
+    budget: Budget
+    partial: bool
+
+
+@dataclass(frozen=True)
+class Gated:
+    """A step that passed the gate: its route, invoker, fields and final arguments."""
+
+    index: int
+    step: PlanStep
+    route: Route
+    invoker: Any
+    fields: tuple[OutputField, ...]
+    arguments: dict[str, Any]
+    projection: tuple[str, ...] | None
+    where: str
+
+
+def with_path(error: ExecutionError, path: str) -> ExecutionError:
+    error.json_path = path  # type: ignore[attr-defined]
+    return error
+
+
+def _is_json(value: Any) -> bool:
+    """A JSON value that results can carry: finite, not nested past the output limit."""
+    if json_problem(value, max_depth=MAX_OUTPUT_DEPTH) is not None:
+        return False
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+def check_arguments(
+    route: Route, arguments: Any, where: str, *, pending: Iterable[str] = ()
+) -> dict[str, Any]:
+    """``arguments`` if they are registered parameters with schema-valid values; required
+    parameters in ``pending`` (bound to an earlier step's output) may be absent yet."""
+    if not isinstance(arguments, Mapping):
+        raise with_path(
+            ParameterValidationError("arguments must be a mapping", where=f"{where} arguments"),
+            "$",
+        )
+    params = {p.name: p for p in route.endpoint.parameters}
+    for name, value in arguments.items():
+        path = json_path([str(name)])
+        if not isinstance(name, str) or name not in params:
+            raise with_path(
+                ParameterValidationError(
+                    f"{route.route_id} has no parameter {str(name)[:80]!r}",
+                    where=f"{where} arguments {path}",
+                    hint=f"Registered parameters: {', '.join(sorted(params)) or 'none'}",
+                ),
+                path,
+            )
+        if not _is_json(value):
+            raise with_path(
+                ParameterValidationError(
+                    f"argument {name!r} is not a JSON value", where=f"{where} arguments {path}"
+                ),
+                path,
+            )
+    later = frozenset(pending) - set(arguments)
+    whole = route.endpoint.input_schema
+    if later and isinstance(whole.get("required"), list):
+        whole = {**whole, "required": [n for n in whole["required"] if n not in later]}
+    schemas = [((), whole, arguments)] + [
+        ((name,), params[name].json_schema, value) for name, value in arguments.items()
+    ]
+    for prefix, schema, instance in schemas:
+        error = next(iter(schema_validator(schema).iter_errors(instance)), None)
+        if error is not None:
+            path = json_path([*prefix, *error.absolute_path])
+            raise with_path(
+                ParameterValidationError(
+                    f"arguments break the registered input schema: {error.message[:200]}",
+                    where=f"{where} arguments {path}",
+                    hint="Fix the value there; see the route's input schema",
+                ),
+                path,
+            )
+    missing = [
+        p.name
+        for p in route.endpoint.parameters
+        if p.required and p.name not in arguments and p.name not in later
+    ]
+    if missing:
+        path = json_path([missing[0]])
+        raise with_path(
+            ParameterValidationError(
+                f"required parameters missing: {', '.join(missing)}",
+                where=f"{where} arguments {path}",
+                hint="Bind them in the plan's arguments",
+            ),
+            path,
+        )
+    return dict(arguments)
+
+
+def check_bindings(
+    snapshot: RegistrySnapshot,
+    route: Route,
+    step: PlanStep,
+    earlier: Sequence[PlanStep],
+    where: str,
+) -> None:
+    """Each binding of ``step`` fills a registered parameter the step does not also set, from
+    a registered output field of an earlier step of the same plan."""
+    params = {p.name for p in route.endpoint.parameters}
+    for name, binding in step.bindings.items():
+        at = f"{where} bindings {json_path([str(name)])}"
+        if name not in params:
+            raise GateError(
+                f"{route.route_id} has no parameter {str(name)[:80]!r} to bind",
+                where=at,
+                hint=f"Registered parameters: {', '.join(sorted(params)) or 'none'}",
+            )
+        if name in step.arguments:
+            raise GateError(
+                f"{name!r} is both given and bound to step {binding.step}'s output",
+                where=at,
+                hint="Keep one: the argument, or the binding",
+            )
+        if binding.step >= len(earlier):
+            raise GateError(
+                f"{name!r} is bound to step {binding.step}, which does not run before this one",
+                where=at,
+                hint="A step binds only the output of an earlier step; plan with router.plan()",
+            )
+        source = snapshot.routes.get(earlier[binding.step].route_id)
+        if source is None or binding.field not in {f.name for f in source.endpoint.output_fields}:
+            raise GateError(
+                f"step {binding.step} has no registered output field {binding.field[:80]!r} "
+                f"to fill {name!r}",
+                where=at,
+                hint="Bind only registered output fields; plan with router.plan()",
+            )
+        if (source.endpoint.field(binding.field).path or binding.field) != binding.path:
+            raise GateError(
+                f"the binding's path {binding.path[:80]!r} is not the registered path of "
+                f"{source.route_id}'s field {binding.field!r}",
+                where=at,
+                hint="Plan again against the current registry",
+            )
+
+
+def redacted(error: SchemaRouterError, redactor: Redactor) -> SchemaRouterError:
+    """A copy of ``error`` with every credential value redacted from its text."""
+    clone = type(error).__new__(type(error))
+    clone.__dict__.update(error.__dict__)
+    clone.what = redactor(error.what)
+    clone.where = redactor(error.where) if error.where else error.where
+    clone.hint = redactor(error.hint) if error.hint else error.hint
+    path = getattr(error, "json_path", None)
+    if isinstance(path, str):
+        clone.json_path = redactor(path)  # type: ignore[attr-defined]
+    Exception.__init__(clone, clone._render())
+    return clone
+
+
+class Gatekeeper:
+    """Gates the steps of one execution (see the module docstring)."""
+
+    def __init__(self, host: ExecutionHost, settings: Settings, redactor: Redactor) -> None:
+        self.host = host
+        self.s = settings
+        self.policy = settings.policy
+        self.snapshot = host.snapshot
+        self.redactor = redactor
+        self.warnings: list[str] = []
+
+    def step(
+        self,
+        index: int,
+        step: PlanStep,
+        *,
+        dry_run: bool = True,
+        earlier: Sequence[PlanStep] = (),
+    ) -> Gated:
+        """Gate one step; ``dry_run=False`` skips building its HTTP request ahead (a plan of
+        one step builds it at once anyway, with the same checks). ``earlier`` are the plan's
+        steps before this one, which its :attr:`~PlanStep.bindings` may read from; a step
+        with bindings is gated again with their values before it runs."""
+        where = f"plan step {index}"
+        route = self.snapshot.routes.get(step.route_id) if isinstance(step.route_id, str) else None
+        if route is None:
+            raise GateError(
+                f"route {str(step.route_id)[:120]!r} is not registered",
+                where=where,
+                hint="Plan with router.plan(); only registered routes execute",
+            )
+        where = f"{where} ({route.route_id})"
+        if step.fingerprint != route.fingerprint:
+            raise GateError(
+                f"stale fingerprint {str(step.fingerprint)[:80]!r}: {route.route_id} is now "
+                f"{route.fingerprint}",
+                where=where,
+                hint="Plan again against the current registry",
+            )
+        names = {f.name for f in route.endpoint.output_fields}
+        fields: list[OutputField] = []
+        for name in step.fields:
+            if name not in names:
+                raise GateError(
+                    f"{route.route_id} has no output field {str(name)[:80]!r}",
+                    where=f"{where} fields",
+                    hint="Plan only registered fields",
+                )
+            if all(f.name != name for f in fields):
+                fields.append(route.endpoint.field(name))
+        if step.bindings:
+            check_bindings(self.snapshot, route, step, earlier, where)
+        arguments = check_arguments(route, step.arguments, where, pending=step.bindings)
+        invoker = self.invoker(route, where)
+        if route.endpoint.effect not in self.s.allow_effects:
+            check_effect(
+                route, arguments, allow_effects=self.s.allow_effects, approve=None, where=where
+            )
+        arguments, projection = self.project(route, fields, arguments)
+        if dry_run and not step.bindings:  # a bound path parameter is not known yet
+            self.dry_run(route, arguments, where)
+        return Gated(index, step, route, invoker, tuple(fields), arguments, projection, where)
+
+    def invoker(self, route: Route, where: str) -> Any:
+        """The route's bound invoker; an HTTP route must be bound to its registered base."""
+        invoker = self.host.invoker(route)
+        if invoker is None:
+            raise PolicyError(
+                f"{route.route_id} is not bound to an invoker at its current fingerprint",
+                where=where,
+                hint="Bind it (router.bind, bind_http_routes, bind_mcp_session) first",
+            )
+        if route.access.kind in http.HTTP_KINDS:
+            base = getattr(invoker, "base_url", None)
+            if not isinstance(base, str) or base.rstrip("/") != route.access.base_url:
+                raise PolicyError(
+                    f"{route.route_id} is bound to another base URL than the registered one",
+                    where=where,
+                    hint="Bind HTTP routes to HttpTarget(route.access.base_url)",
+                )
+        return invoker
+
+    def dry_run(self, route: Route, arguments: Mapping[str, Any], where: str) -> None:
+        """Build an HTTP request without sending it: path, header and credential problems
+        surface before any step calls anything."""
+        if route.access.kind in http.HTTP_KINDS:
+            http.build_request(
+                route,
+                arguments,
+                credentials=self.s.credentials,
+                redactor=self.redactor,
+                timeout=self.policy.timeout,
+                where=where,
+            )
+
+    def project(
+        self, route: Route, fields: Iterable[OutputField], arguments: dict[str, Any]
+    ) -> tuple[dict[str, Any], tuple[str, ...] | None]:
+        """Fill the route's server-side projection parameter where the plan left it unset."""
+        if not self.policy.server_projection:
+            return arguments, None
+        params = {p.name: p for p in route.endpoint.parameters}
+        name = next((n for n in PROJECTION_PARAMETERS if n in params), None)
+        if name is None or name in arguments:
+            return arguments, None
+        names = projection_names(route, [f.name for f in fields])
+        if not names:
+            return arguments, None
+        value = ",".join(names)
+        filled = {**arguments, name: value}
+        if not (
+            schema_validator(params[name].json_schema).is_valid(value)
+            and schema_validator(route.endpoint.input_schema).is_valid(filled)
+        ):
+            self.warnings.append(
+                f"{route.route_id}: {name}={value!r} breaks its schema; projected locally"
+            )
+            return arguments, None
+        return filled, names
+
+    def fallback(
+        self, g: Gated, other_id: str, claimed: str, wanted: Mapping[str, str]
+    ) -> tuple[Route, Any, dict[str, Any]]:
+        """Re-check a fallback against the registry now: (route, invoker, arguments)."""
+        where = f"{g.where} fallback {other_id}"
+        other = self.snapshot.routes.get(other_id)
+        if other is None or other.fingerprint != claimed:
+            raise GateError("not registered with the planned fingerprint", where=where)
+        for mine, theirs in wanted.items():
+            names = {f.name for f in other.endpoint.output_fields}
+            if theirs not in names:
+                raise GateError(f"has no field {theirs!r}", where=where)
+            ok, why = fallback_compatible(
+                g.route, g.route.endpoint.field(mine), other, other.endpoint.field(theirs)
+            )
+            if not ok:
+                raise GateError(f"not compatible for {mine!r}: {why}", where=where)
+        invoker = self.invoker(other, where)
+        self.host.recheck(other, invoker, where)
+        if not self.host.health.is_healthy(other_id):
+            raise PolicyError("unhealthy (cooling down)", where=where)
+        source = {k: v for k, v in g.step.arguments.items() if k not in PROJECTION_PARAMETERS}
+        semantic = {
+            p.semantic_id: (p.name, source[p.name])
+            for p in g.route.endpoint.parameters
+            if p.semantic_id and p.name in source
+        }
+        arguments: dict[str, Any] = {}
+        for p in other.endpoint.parameters:
+            if p.semantic_id and p.semantic_id in semantic:
+                arguments[p.name] = semantic[p.semantic_id][1]
+            elif (
+                p.name in source
+                and p.semantic_id is None
+                and g.route.endpoint.parameter(p.name).semantic_id is None
+            ):
+                arguments[p.name] = source[p.name]
+        arguments = check_arguments(other, arguments, where)
+        self.dry_run(other, arguments, where)
+        check_effect(
+            other, arguments, allow_effects=self.s.allow_effects, approve=None, where=where
+        )
+        return other, invoker, arguments

@@ -1,0 +1,279 @@
+"""HTTP requests built from registered facts only (see :mod:`schemarouter.execution.invokers.http`).
+
+The scheme, host and port come from the route's registered ``base_url``, the path from its
+registered template; arguments only *fill* the template and the query, header, cookie and
+body slots their parameters declare:
+
+- path values are percent-encoded with ``safe=""`` (a ``/``, ``%2F`` or ``../`` stays inside
+  its segment) and a value that *is* a dot segment (``.``, ``..``) or empty is refused (httpx
+  would normalize it away); placeholders after a ``?`` in the template (AFLUX's raw query)
+  keep ``( ) , $ * : ; ! ' @``;
+- query values are form-encoded (lists repeat the name; objects travel as JSON text);
+- header and cookie values must be printable ASCII (no CR, LF or NUL); parameters cannot set
+  ``Host``, ``Content-Length``, ``Transfer-Encoding`` or ``Connection``;
+- the body follows the input schema's ``x-schemarouter-body`` (``whole`` payload, or ``form``
+  fields, urlencoded or multipart); without it a lone ``body`` parameter is the JSON payload
+  and several body parameters form a JSON object;
+- credentials are looked up by name here, at call time, and placed per the route's
+  :class:`~schemarouter.contracts.AuthRequirement` (header, query, cookie, bearer, basic).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import httpx
+
+from schemarouter.contracts import ParameterLocation, Route
+from schemarouter.errors import ParameterValidationError, PolicyError
+from schemarouter.execution.credentials import CredentialProvider, Redactor, guard_logger
+from schemarouter.execution.invokers._bounded import ACCEPT_ENCODING
+
+__all__ = ["build_request", "origin", "within_base_path"]
+
+_FORBIDDEN_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
+_HEADER_VALUE = re.compile(r"^[\x20-\x7e\t]*$")
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+_QUERY_SAFE = "(),$*:;!'@"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin(url: httpx.URL | str) -> tuple[str, str, int | None]:
+    """``(scheme, host, port)`` with the scheme's default port filled in."""
+    url = httpx.URL(url)
+    return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
+
+
+def within_base_path(url: httpx.URL, base_url: httpx.URL) -> bool:
+    """Whether ``url``'s path lies under ``base_url``'s, segment by segment (``/api`` holds
+    ``/api`` and ``/api/x``, not ``/apix``), with no dot segment hidden in percent-encoding
+    (``/api/%2e%2e/admin``: servers decode it and climb out)."""
+    path = url.raw_path.split(b"?", 1)[0]
+    prefix = base_url.raw_path.split(b"?", 1)[0].rstrip(b"/")
+    segments = path.lower().split(b"/")
+    if any(s.replace(b"%2e", b".") in (b".", b"..") for s in segments):
+        return False
+    return path == prefix or path.startswith(prefix + b"/")
+
+
+def _refuse(what: str, where: str, name: str) -> ParameterValidationError:
+    return ParameterValidationError(
+        what, where=f"{where} arguments $.{name}", hint="Pass a plain value for this parameter"
+    )
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return repr(value) if isinstance(value, float) else str(value)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _header_text(name: str, value: Any, where: str) -> str:
+    text = ",".join(_text(v) for v in value) if isinstance(value, list) else _text(value)
+    if not _HEADER_VALUE.match(text):
+        raise _refuse(
+            f"header parameter {name!r} carries control or non-ASCII characters", where, name
+        )
+    return text
+
+
+def _fill_path(template: str, values: Mapping[str, Any], where: str) -> str:
+    path, sep, query = template.partition("?")
+
+    def encode(part: str, safe: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in values:
+                raise _refuse(f"path parameter {name!r} is missing", where, name)
+            value = values[name]
+            items = value if isinstance(value, list) else [value]
+            text = ",".join(quote(_text(v), safe=safe) for v in items)
+            if not safe and text in ("", ".", ".."):
+                raise _refuse(
+                    f"path parameter {name!r} may not be empty or a dot segment", where, name
+                )
+            return text
+
+        return _PLACEHOLDER.sub(one, part)
+
+    return encode(path, "") + (sep + encode(query, _QUERY_SAFE) if sep else "")
+
+
+def _body(route: Route, values: Mapping[str, Any]) -> dict[str, Any]:
+    """httpx keyword arguments for the request body."""
+    if not values:
+        return {}
+    note = route.endpoint.input_schema.get("x-schemarouter-body")
+    note = note if isinstance(note, Mapping) else {}
+    media = str(note.get("media_type") or "application/json")
+    style = note.get("style")
+    declared = [p.name for p in route.endpoint.parameters if p.location is ParameterLocation.BODY]
+    if style is None and declared in (["body"], ["request_body"]):
+        style = "whole"  # a catalog's lone ``body`` parameter is the payload itself
+    if style == "whole" and len(values) == 1:
+        payload = next(iter(values.values()))
+        if isinstance(payload, str) and "json" not in media:
+            return {"content": payload.encode(), "headers": {"Content-Type": media}}
+        if media == "application/x-www-form-urlencoded" and isinstance(payload, Mapping):
+            values, style = payload, "form"
+        else:
+            return _json_body(payload, media if "json" in media else "application/json")
+    if style == "form":
+        if media == "multipart/form-data":
+            return {"files": {k: (None, _text(v)) for k, v in values.items()}}
+        pairs = [
+            (k, _text(x)) for k, v in values.items() for x in (v if isinstance(v, list) else [v])
+        ]
+        return {
+            "content": urlencode(pairs).encode(),
+            "headers": {"Content-Type": "application/x-www-form-urlencoded"},
+        }
+    return _json_body(dict(values), "application/json")
+
+
+def _json_body(payload: Any, media: str) -> dict[str, Any]:
+    content = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    return {"content": content, "headers": {"Content-Type": media}}
+
+
+def _set_header(headers: dict[str, str], name: str, value: str) -> None:
+    """Set ``name`` to ``value``, replacing a parameter's header of the same name in any
+    case (header names are case-insensitive: both would be sent)."""
+    for other in [k for k in headers if k.lower() == name.lower()]:
+        del headers[other]
+    headers[name] = value
+
+
+def _place_credentials(
+    route: Route,
+    credentials: CredentialProvider,
+    redactor: Redactor,
+    headers: dict[str, str],
+    params: list[tuple[str, str]],
+    cookies: dict[str, str],
+    where: str,
+) -> None:
+    auth = route.access.auth
+    if not auth.credentials:
+        return
+    values = {name: credentials.get(name) for name in auth.credentials}
+    missing = sorted(name for name, value in values.items() if not value)
+    if missing:
+        if auth.optional:
+            return
+        raise PolicyError(
+            f"{route.route_id} needs credentials {', '.join(missing)}, which are not available",
+            where=where,
+            hint="Set them in the environment or pass a CredentialProvider that has them",
+        )
+    secrets = [v for v in values.values() if v]
+    guard_logger("httpx")  # httpx logs request URLs (a query-string key among them)
+    for value in secrets:
+        redactor.add(value)
+    scheme = (auth.scheme or "").lower()
+    if scheme == "basic":
+        token = base64.b64encode(":".join(secrets[:2]).encode()).decode()
+        redactor.add(token)
+        _set_header(headers, "Authorization", f"Basic {token}")
+    elif scheme in ("bearer", "oauth2", "openid_connect"):
+        _set_header(headers, auth.parameter or "Authorization", f"Bearer {secrets[0]}")
+    elif scheme == "mutual_tls":
+        raise PolicyError(
+            f"{route.route_id} needs mutual TLS, which the executor does not configure",
+            where=where,
+            hint="Pass an httpx client configured with the client certificate",
+        )
+    else:
+        place = auth.location or ParameterLocation.HEADER
+        name = auth.parameter or "Authorization"
+        if place is ParameterLocation.QUERY:
+            params[:] = [(k, v) for k, v in params if k != name] + [(name, secrets[0])]
+        elif place is ParameterLocation.COOKIE:
+            cookies[name] = secrets[0]
+        else:
+            if not _HEADER_VALUE.match(secrets[0]):
+                raise PolicyError(
+                    f"credential for {route.route_id} is not a valid header value",
+                    where=where,
+                )
+            _set_header(headers, name, secrets[0])
+
+
+def build_request(
+    route: Route,
+    arguments: Mapping[str, Any],
+    *,
+    credentials: CredentialProvider,
+    redactor: Redactor,
+    timeout: float,
+    where: str,
+) -> httpx.Request:
+    """The request for one call of ``route`` with validated ``arguments``."""
+    operation = route.endpoint.operation
+    base = route.access.base_url
+    if not base or operation.method is None or operation.path is None:
+        raise PolicyError(
+            f"{route.route_id} has no registered base URL or HTTP operation",
+            where=where,
+            hint="Register the access path with an absolute base_url",
+        )
+    by_location: dict[ParameterLocation, dict[str, Any]] = {}
+    for parameter in route.endpoint.parameters:
+        if parameter.name in arguments and arguments[parameter.name] is not None:
+            place = parameter.location
+            if place is ParameterLocation.ARGUMENT:
+                place = ParameterLocation.QUERY
+            by_location.setdefault(place, {})[parameter.name] = arguments[parameter.name]
+    path = _fill_path(operation.path, by_location.get(ParameterLocation.PATH, {}), where)
+    params: list[tuple[str, str]] = []
+    for name, value in by_location.get(ParameterLocation.QUERY, {}).items():
+        for item in value if isinstance(value, list) else [value]:
+            params.append((name, _text(item)))
+    headers: dict[str, str] = {}
+    for name, value in by_location.get(ParameterLocation.HEADER, {}).items():
+        if name.lower() in _FORBIDDEN_HEADERS:
+            raise PolicyError(f"a parameter may not set the {name} header", where=where)
+        headers[name] = _header_text(name, value, where)
+    cookies = {
+        name: _header_text(name, value, where).replace(";", "%3B")
+        for name, value in by_location.get(ParameterLocation.COOKIE, {}).items()
+    }
+    body = _body(route, by_location.get(ParameterLocation.BODY, {}))
+    _place_credentials(route, credentials, redactor, headers, params, cookies, where)
+    headers.update(body.pop("headers", {}))
+    headers.setdefault("Accept", "application/json")
+    _set_header(headers, "Accept-Encoding", ACCEPT_ENCODING)  # decoders we can bound
+    try:
+        url = httpx.URL(base + path)
+        if params:
+            url = url.copy_merge_params(tuple(params))
+    except httpx.InvalidURL as exc:
+        raise ParameterValidationError(
+            f"the arguments make an invalid URL: {str(exc)[:120]}",
+            where=f"{where} arguments",
+            hint="Shorten the values (URLs are capped at 64 KiB)",
+        ) from None
+    base_url = httpx.URL(base)
+    if origin(url) != origin(base_url) or not within_base_path(url, base_url):
+        raise PolicyError(
+            f"the request for {route.route_id} would leave its registered base URL",
+            where=where,
+            hint="This is a bug: report it with the route",
+        )
+    return httpx.Request(
+        operation.method,
+        url,
+        headers=headers,
+        cookies=cookies or None,
+        extensions={"timeout": httpx.Timeout(timeout).as_dict()},
+        **body,
+    )

@@ -1,0 +1,298 @@
+"""HTTP invocation through an injectable ``httpx.Client`` / ``httpx.AsyncClient``.
+
+Requests are built from registered facts only (:mod:`schemarouter.execution.invokers._request`: the
+registered base URL and path template, arguments in the slots their parameters declare,
+credentials by name at call time). :func:`exchange` is one call, written once: send, follow
+redirects only within the registered scheme, host, port and base path (never re-sending a
+write), check the status, decode JSON. :func:`send_sync` and :func:`send_async` are the only
+I/O: they re-check the origin of every request before it leaves, read the body through
+:mod:`~schemarouter.execution.invokers._bounded` (every ``Content-Encoding`` layer bounded by the
+size cap or the byte budget) and stop at one deadline for the whole call (connect, headers, body
+and every redirect hop).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Generator, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import httpx
+
+from schemarouter.contracts import AccessKind, Effect, Route
+from schemarouter.errors import BudgetExceededError, PolicyError
+from schemarouter.execution.credentials import CredentialProvider, Redactor
+from schemarouter.execution.invokers._base import Payload, invocation_error
+from schemarouter.execution.invokers._bounded import (
+    BodyDecodeError,
+    BodyTooLarge,
+    BoundedResponse,
+    DeadlinePassed,
+    read_async,
+    read_sync,
+)
+from schemarouter.execution.invokers._request import build_request, origin, within_base_path
+from schemarouter.execution.policy import BudgetMeter, ExecutionPolicy
+
+__all__ = [
+    "HTTP_KINDS",
+    "CallClock",
+    "HttpSend",
+    "HttpTarget",
+    "RawResponse",
+    "bind_http_routes",
+    "build_request",
+    "exchange",
+    "origin",
+    "send_async",
+    "send_sync",
+]
+
+#: Access kinds called over HTTP.
+HTTP_KINDS = frozenset({AccessKind.OPENAPI, AccessKind.HTTP, AccessKind.OPTIMADE})
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_RETRYABLE = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    """Binding of an HTTP route: its registered base URL (scheme and host fixed)."""
+
+    base_url: str
+
+
+def bind_http_routes(router: Any, routes: Iterable[Route] | None = None) -> list[str]:
+    """Bind each of ``routes`` (default: every registered route) that is an HTTP route with
+    a registered ``base_url`` and not bound at its current fingerprint; returns the route
+    ids bound. Registration passes only the routes it just registered, so a route the
+    caller unbound stays unbound."""
+    bound = []
+    for route in router.snapshot() if routes is None else routes:
+        if (
+            route.access.kind in HTTP_KINDS
+            and route.access.base_url
+            and not router.is_bound(route.route_id)
+        ):
+            router.bind(route.route_id, HttpTarget(route.access.base_url))
+            bound.append(route.route_id)
+    return bound
+
+
+class RawResponse(NamedTuple):
+    status_code: int
+    headers: httpx.Headers
+    content: bytes
+    url: httpx.URL
+
+
+@dataclass(frozen=True)
+class HttpSend:
+    """One request to send (the driver re-checks its origin before sending)."""
+
+    request: httpx.Request
+    origin: tuple[str, str, int | None]
+    cap: int
+    cap_is_budget: bool
+    #: seconds the whole call may take, every redirect hop included
+    timeout: float
+    clock: CallClock
+    where: str
+
+    @property
+    def deadline(self) -> float:
+        return self.clock.deadline(self.timeout)
+
+
+class CallClock:
+    """When one call must be done: ``timeout`` seconds after its first request leaves
+    (so the time a driver spends making its client does not count), for every hop."""
+
+    def __init__(self) -> None:
+        self._deadline: float | None = None
+
+    def deadline(self, timeout: float) -> float:
+        if self._deadline is None:
+            self._deadline = time.monotonic() + timeout
+        return self._deadline
+
+
+# -- one call: redirects, status, decoding --------------------------------------------------
+
+
+def _redirect(request: httpx.Request, raw: RawResponse, route: Route, where: str) -> httpx.Request:
+    """The request a redirect asks for, if it stays inside the route's registered base URL
+    (scheme, host, port *and* path prefix); a write is never re-sent by a redirect."""
+    location = raw.headers.get("location")
+    if not location:
+        raise invocation_error(f"HTTP {raw.status_code} redirect without a Location", where=where)
+    try:
+        target = request.url.join(location)
+        base_url = httpx.URL(route.access.base_url or "")
+        scheme, host, port = origin(target)
+    except (httpx.InvalidURL, ValueError, TypeError):
+        raise invocation_error("refused a redirect to an invalid URL", where=where) from None
+    if (scheme, host, port) != origin(base_url):
+        raise invocation_error(
+            f"refused a redirect to another origin ({scheme}://{host}:{port})",
+            where=where,
+            hint="Redirects are followed only within the registered scheme, host and port",
+        )
+    if not within_base_path(target, base_url):
+        raise invocation_error(
+            "refused a redirect outside the registered base path "
+            f"({base_url.raw_path.decode('ascii', 'replace')})",
+            where=where,
+            hint="Redirects are followed only below the route's registered base URL",
+        )
+    method, content = request.method, request.content
+    headers = httpx.Headers({k: v for k, v in request.headers.items() if k.lower() != "host"})
+    if raw.status_code == 303 or (raw.status_code in (301, 302) and method == "POST"):
+        method, content = "GET", b""
+        for name in ("content-type", "content-length"):
+            headers.pop(name, None)
+    if method not in ("GET", "HEAD") and route.endpoint.effect is not Effect.READ:
+        raise invocation_error(
+            f"refused to re-send a {route.endpoint.effect.value} call ({method}) to where an "
+            f"HTTP {raw.status_code} redirect points",
+            where=where,
+            hint="Register the endpoint at the URL the server redirects to",
+        )
+    return httpx.Request(
+        method, target, headers=headers, content=content or None, extensions=request.extensions
+    )
+
+
+def _status_error(raw: RawResponse, redactor: Redactor, where: str) -> None:
+    if 200 <= raw.status_code < 300:
+        return
+    # redacted before it is cut: a cut would leave part of an echoed key
+    snippet = redactor(raw.content[:65536].decode("utf-8", "replace"))[:200].strip()
+    raise invocation_error(
+        f"HTTP {raw.status_code}" + (f": {snippet}" if snippet else ""),
+        where=where,
+        retryable=raw.status_code in _RETRYABLE,
+        health=raw.status_code in _RETRYABLE,
+        status_code=raw.status_code,
+    )
+
+
+def _decode(raw: RawResponse, where: str) -> Any:
+    if not raw.content.strip():
+        return None
+    try:
+        return json.loads(raw.content)
+    except (ValueError, RecursionError):
+        kind = raw.headers.get("content-type", "unknown content type")
+        raise invocation_error(
+            f"the response is not valid JSON ({kind})",
+            where=where,
+            hint="The executor reads JSON responses only",
+            status_code=raw.status_code,
+        ) from None
+
+
+def exchange(
+    route: Route,
+    arguments: Mapping[str, Any],
+    *,
+    credentials: CredentialProvider,
+    redactor: Redactor,
+    policy: ExecutionPolicy,
+    meter: BudgetMeter,
+    where: str,
+) -> Generator[HttpSend, RawResponse, Payload]:
+    """One call: send, follow same-origin redirects, check the status, decode JSON."""
+    timeout = meter.call_timeout(policy.timeout)
+    clock = CallClock()
+    request = build_request(
+        route, arguments, credentials=credentials, redactor=redactor, timeout=timeout, where=where
+    )
+    base = origin(route.access.base_url or "")
+    nbytes = 0
+    for _ in range(policy.max_redirects + 1):
+        meter.spend_call(where)
+        left = meter.bytes_left()
+        by_budget = left is not None and left < policy.max_response_bytes
+        cap = max(left or 0, 0) if by_budget else policy.max_response_bytes
+        raw = yield HttpSend(request, base, cap, by_budget, timeout, clock, where)
+        nbytes += len(raw.content)
+        meter.spend_bytes(len(raw.content), where)
+        if raw.status_code in _REDIRECTS:
+            request = _redirect(request, raw, route, where)
+            continue
+        _status_error(raw, redactor, where)
+        url = raw.url.copy_with(query=None, fragment=None)
+        return Payload(_decode(raw, where), nbytes, raw.status_code, str(url))
+    raise invocation_error(f"more than {policy.max_redirects} redirects", where=where)
+
+
+# -- the I/O: sync and async ----------------------------------------------------------------
+
+
+def _check_origin(op: HttpSend) -> None:
+    if origin(op.request.url) != op.origin:
+        raise PolicyError("refused to send a request outside the registered origin", where=op.where)
+
+
+def _too_big(op: HttpSend) -> Exception:
+    if op.cap_is_budget:
+        return BudgetExceededError(
+            f"the response passes the byte budget left ({op.cap} bytes)", where=op.where
+        )
+    return invocation_error(
+        f"the response is larger than the cap of {op.cap} bytes",
+        where=op.where,
+        hint="Raise ExecutionPolicy.max_response_bytes or request fewer records",
+    )
+
+
+def _timed_out(op: HttpSend) -> Exception:
+    return invocation_error(
+        f"timed out after {op.timeout:g} s (connect, headers and body together)",
+        where=op.where,
+        retryable=True,
+    )
+
+
+def _failed(exc: Exception, op: HttpSend) -> Exception:
+    """The typed error for what reading the response raised."""
+    if isinstance(exc, BodyTooLarge):
+        return _too_big(op)
+    if isinstance(exc, BodyDecodeError):
+        return invocation_error(str(exc), where=op.where)
+    if isinstance(exc, DeadlinePassed | httpx.TimeoutException):
+        return _timed_out(op)
+    if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+        return invocation_error(f"invalid URL: {exc}", where=op.where)
+    if isinstance(exc, httpx.HTTPError):
+        if time.monotonic() >= op.deadline:  # the socket was shut at the deadline
+            return _timed_out(op)
+        return invocation_error(
+            f"transport error: {type(exc).__name__}: {exc}", where=op.where, retryable=True
+        )
+    return exc
+
+
+_READ_ERRORS = (BodyTooLarge, BodyDecodeError, DeadlinePassed, httpx.HTTPError, httpx.InvalidURL)
+
+
+def _raw(response: BoundedResponse) -> RawResponse:
+    return RawResponse(response.status_code, response.headers, response.content, response.url)
+
+
+def send_sync(client: httpx.Client, op: HttpSend) -> RawResponse:
+    _check_origin(op)
+    try:
+        return _raw(read_sync(client, op.request, limit=op.cap, deadline=op.deadline))
+    except _READ_ERRORS as exc:
+        raise _failed(exc, op) from None
+
+
+async def send_async(client: httpx.AsyncClient, op: HttpSend) -> RawResponse:
+    _check_origin(op)
+    try:
+        return _raw(await read_async(client, op.request, limit=op.cap, deadline=op.deadline))
+    except _READ_ERRORS as exc:
+        raise _failed(exc, op) from None

@@ -1,0 +1,287 @@
+"""MCP tools: ``call_tool(name, arguments)`` on a client session.
+
+Any object with an async ``call_tool(name, arguments)`` can be bound to an MCP route (an
+``mcp.Client`` or ``ClientSession`` the host opened, used from ``aexecute`` in the same event
+loop). :class:`MCPConnection` is a live session on its own event-loop thread, so the same
+session serves both ``execute`` (sync) and ``aexecute`` from any loop::
+
+    with MCPConnection([sys.executable, "server.py"]) as conn:
+        router.add_mcp_tools(conn.list_tools(), provider="materials", server="server.py")
+        bind_mcp_session(router, conn, provider="materials")
+        result = execute(router, plan)
+
+A tool result's ``structuredContent`` is the raw output; without it, a single text content
+is read as JSON where it parses (else kept as text). ``isError`` results are errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import shlex
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from schemarouter.contracts import AccessKind
+from schemarouter.errors import MissingDependencyError
+from schemarouter.execution.invokers._base import Payload, invocation_error
+
+__all__ = ["MCPConnection", "McpCall", "bind_mcp_session", "call_async", "call_sync", "decode"]
+
+logger = logging.getLogger(__name__)
+
+_DEFAULT_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class McpCall:
+    session: Any
+    tool: str
+    arguments: Mapping[str, Any]
+    timeout: float
+    where: str
+
+
+def bind_mcp_session(router: Any, session: Any, *, provider: str) -> list[str]:
+    """Bind every MCP route of ``provider`` to ``session``; returns the route ids bound."""
+    if not callable(getattr(session, "call_tool", None)):
+        raise TypeError("an MCP session needs an async call_tool(name, arguments) method")
+    bound = []
+    for route in router.snapshot():
+        if (
+            route.provider.id == provider
+            and route.access.kind is AccessKind.MCP
+            and route.endpoint.operation.tool
+        ):
+            router.bind(route.route_id, session)
+            bound.append(route.route_id)
+    return bound
+
+
+def _read(obj: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(obj, Mapping) and name in obj:
+            return obj[name]
+        if not isinstance(obj, Mapping) and hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+def decode(result: Any, where: str) -> Payload:
+    """A ``CallToolResult`` (SDK object or dict) as a payload; ``isError`` raises."""
+    texts = [
+        t
+        for t in (_read(item, "text") for item in _read(result, "content") or [])
+        if isinstance(t, str)
+    ]
+    if _read(result, "is_error", "isError"):
+        message = " ".join(texts)[:300] or "no message"
+        raise invocation_error(f"the tool reported an error: {message}", where=where, health=False)
+    data = _read(result, "structured_content", "structuredContent")
+    if data is None and len(texts) == 1:
+        try:
+            data = json.loads(texts[0])
+        except ValueError:
+            data = texts[0]
+    elif data is None and texts:
+        data = texts
+    try:
+        size = len(json.dumps(data, default=str).encode())
+    except (TypeError, ValueError, RecursionError):
+        raise invocation_error("the tool returned data that is not JSON", where=where) from None
+    return Payload(data, size)
+
+
+def _failed(exc: BaseException, op: McpCall) -> Exception:
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
+        return invocation_error(f"timed out after {op.timeout:g} s", where=op.where, retryable=True)
+    return invocation_error(  # a lost session (ManagedMCPSession) says it may be retried
+        f"the MCP call failed: {type(exc).__name__}: {exc}",
+        where=op.where,
+        retryable=bool(getattr(exc, "retryable", False)),
+    )
+
+
+def call_sync(op: McpCall) -> Payload:
+    caller = getattr(op.session, "call_tool_sync", None)
+    if caller is None:
+        raise invocation_error(
+            "this MCP session is async only",
+            where=op.where,
+            hint="Use aexecute in the session's event loop, or bind an MCPConnection",
+            health=False,
+        )
+    try:
+        result = caller(op.tool, dict(op.arguments), timeout=op.timeout)
+    except Exception as exc:
+        raise _failed(exc, op) from None
+    return decode(result, op.where)
+
+
+async def call_async(op: McpCall) -> Payload:
+    try:
+        result = await asyncio.wait_for(
+            op.session.call_tool(op.tool, dict(op.arguments)), op.timeout
+        )
+    except Exception as exc:
+        raise _failed(exc, op) from None
+    return decode(result, op.where)
+
+
+class MCPConnection:
+    """A live MCP client session (stdio command, streamable-HTTP URL, or an in-process
+    server object) on its own event-loop thread. Open with ``with`` / :meth:`open`."""
+
+    def __init__(
+        self,
+        server: Sequence[str] | str | Any,
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        timeout: float = _DEFAULT_TIMEOUT,
+    ) -> None:
+        self.server = server
+        self.env = dict(env) if env else None
+        self.cwd = cwd
+        self.timeout = timeout
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._client: Any = None
+        self._closing: asyncio.Event | None = None
+
+    def __repr__(self) -> str:
+        state = "open" if self._client is not None else "closed"
+        return f"MCPConnection({self._label()!r}, {state})"
+
+    def _label(self) -> str:
+        if isinstance(self.server, str):
+            return self.server
+        if isinstance(self.server, Sequence):
+            return shlex.join([str(part) for part in self.server])
+        return type(self.server).__name__
+
+    def _target(self) -> Any:
+        try:
+            from mcp.client.stdio import StdioServerParameters
+        except ImportError:
+            raise MissingDependencyError("mcp", extra="mcp", purpose="MCP execution") from None
+        server = self.server
+        if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
+            return server
+        if isinstance(server, str | Sequence):
+            command = shlex.split(server) if isinstance(server, str) else [str(s) for s in server]
+            return StdioServerParameters(
+                command=command[0], args=command[1:], env=self.env, cwd=self.cwd
+            )
+        return server  # an in-process server object the SDK's Client accepts
+
+    async def _main(self, ready: Future[None]) -> None:
+        import mcp
+
+        self._closing = asyncio.Event()
+        try:
+            async with mcp.Client(self._target()) as client:
+                self._client = client
+                ready.set_result(None)
+                await self._closing.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            else:
+                raise
+        finally:
+            self._client = None
+
+    def _run(self, ready: Future[None]) -> None:
+        loop = self._loop
+        assert loop is not None
+        try:
+            loop.run_until_complete(self._main(ready))
+        except Exception as exc:  # while opening, ``ready`` carries it to open()
+            if ready.done():
+                logger.warning("MCP connection %s ended: %s", self._label(), type(exc).__name__)
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    def open(self) -> MCPConnection:
+        if self._thread is not None:
+            return self
+        ready: Future[None] = Future()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
+        self._thread.start()
+        try:
+            ready.result(timeout=self.timeout)
+        except Exception:
+            self.close()
+            raise
+        return self
+
+    def close(self) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        if self._closing is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already stopped
+                loop.call_soon_threadsafe(self._closing.set)
+        thread.join(timeout=self.timeout)
+        self._thread = None
+        self._loop = None
+
+    def __enter__(self) -> MCPConnection:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> MCPConnection:
+        await asyncio.to_thread(self.open)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.to_thread(self.close)
+
+    def _submit(self, make: Callable[[Any], Any]) -> Future[Any]:
+        client, loop = self._client, self._loop
+        if client is None or loop is None:
+            raise RuntimeError("the MCP connection is not open")
+        return asyncio.run_coroutine_threadsafe(make(client), loop)
+
+    def list_tools(self) -> list[Any]:
+        """Every tool the server lists (all pages)."""
+
+        async def every(client: Any) -> list[Any]:
+            tools: list[Any] = []
+            cursor = None
+            for _ in range(100):
+                page = await (client.list_tools(cursor=cursor) if cursor else client.list_tools())
+                tools.extend(_read(page, "tools") or [])
+                cursor = _read(page, "next_cursor", "nextCursor")
+                if not cursor:
+                    break
+            return tools
+
+        return list(self._submit(every).result(timeout=self.timeout))
+
+    def call_tool_sync(
+        self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
+    ) -> Any:
+        future = self._submit(lambda client: client.call_tool(name, dict(arguments)))
+        try:
+            return future.result(timeout=timeout or self.timeout)
+        except TimeoutError:
+            future.cancel()
+            raise
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        if self._client is not None and asyncio.get_running_loop() is self._loop:
+            return await self._client.call_tool(name, dict(arguments))
+        future = self._submit(lambda client: client.call_tool(name, dict(arguments)))
+        return await asyncio.wrap_future(future)

@@ -1,0 +1,447 @@
+"""The execution loop, written once for sync and async: a generator of I/O operations.
+
+:class:`Run` walks a gated plan step by step. Where it needs I/O it *yields* an operation
+(:class:`~schemarouter.execution.invokers.http.HttpSend`,
+:class:`~schemarouter.execution.invokers.mcp.McpCall`,
+:class:`~schemarouter.execution.invokers.python.PythonCall`,
+:class:`~schemarouter.execution.invokers._base.Sleep`) and receives its result (or has its error
+thrown in); :mod:`schemarouter.execution.drivers` drives it with blocking or awaiting I/O. Retries,
+backoff, health, budgets, output validation, normalization and fallbacks all live here, once.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Generator, Iterable
+from typing import Any
+
+from schemarouter.contracts import AccessKind, Effect, OutputField, Route
+from schemarouter.errors import (
+    BudgetExceededError,
+    ExecutionError,
+    InvocationError,
+    OutputValidationError,
+    PolicyError,
+    SchemaRouterError,
+)
+from schemarouter.execution.credentials import Redactor
+from schemarouter.execution.gate import (
+    ExecutionHost,
+    Gated,
+    Gatekeeper,
+    Settings,
+    redacted,
+    with_path,
+)
+from schemarouter.execution.invokers import http, mcp, python
+from schemarouter.execution.invokers._base import Payload, Sleep, counts_for_health, is_retryable
+from schemarouter.execution.outputs import (
+    check_output_shape,
+    document_issues,
+    extract_field,
+    json_path,
+    missing_field,
+    present_values,
+    project_output,
+)
+from schemarouter.execution.policy import BudgetMeter, check_effect
+from schemarouter.execution.results import (
+    Attempt,
+    ErrorInfo,
+    ExecutionResult,
+    FallbackUse,
+    FieldValue,
+    StepResult,
+)
+from schemarouter.planning.planner import Plan
+
+__all__ = ["Op", "Run"]
+
+logger = logging.getLogger(__name__)
+
+#: What :class:`Run` yields: ``HttpSend | McpCall | PythonCall | Sleep``.
+Op = Any
+_Gen = Generator[Op, Any, Any]
+
+
+def _info(error: SchemaRouterError) -> ErrorInfo:
+    return ErrorInfo(code=error.code, type=type(error).__name__, message=str(error))
+
+
+def _attempt(
+    route: Route,
+    number: int,
+    started: float,
+    status_code: int | None,
+    *,
+    error: ErrorInfo | None = None,
+) -> Attempt:
+    """One call's record: ok unless ``error`` is given."""
+    return Attempt(
+        route_id=route.route_id,
+        number=number,
+        ok=error is None,
+        elapsed_s=round(time.monotonic() - started, 6),
+        status_code=status_code,
+        error=error,
+    )
+
+
+class Run:
+    """One execution of one plan (a generator of I/O operations)."""
+
+    def __init__(self, host: ExecutionHost, plan: Plan, settings: Settings) -> None:
+        self.host = host
+        self.plan = plan
+        self.s = settings
+        self.policy = settings.policy
+        self.snapshot = host.snapshot
+        self.meter = BudgetMeter(settings.budget)
+        self.redactor = Redactor()
+        self.gate = Gatekeeper(host, settings, self.redactor)
+        #: the steps a later step's bindings read from, and their raw outputs once run
+        self.sources = {b.step for step in plan.steps for b in step.bindings.values()}
+        self.raw: dict[int, Any] = {}
+
+    def safe(self, error: SchemaRouterError) -> SchemaRouterError:
+        """``error`` with every credential value handed out so far redacted."""
+        return redacted(error, self.redactor)
+
+    # -- the run ---------------------------------------------------------------------------
+
+    def run(self) -> _Gen:
+        steps = self.plan.steps
+        # requests are built ahead only where a later step could fail after an earlier ran
+        ahead = len(steps) > 1
+        gated = [
+            self.gate.step(i, step, dry_run=ahead, earlier=steps[:i])
+            for i, step in enumerate(steps)
+        ]
+        if self.plan.registry_version != self.snapshot.version:
+            self.gate.warnings.append(
+                f"the plan was made at registry version {self.plan.registry_version}; executed "
+                f"at version {self.snapshot.version} (fingerprints checked)"
+            )
+        results = []
+        for item in gated:
+            results.append((yield from self.step(item)))
+        return ExecutionResult(
+            registry_version=self.snapshot.version,
+            steps=tuple(results),
+            calls=self.meter.calls,
+            bytes=self.meter.bytes,
+            elapsed_s=round(self.meter.elapsed(), 6),
+            partial=self.s.partial,
+            warnings=tuple(self.gate.warnings),
+        )
+
+    def step(self, g: Gated) -> _Gen:
+        route, started = g.route, self.meter.elapsed()
+        bytes_before = self.meter.bytes
+        attempts: list[Attempt] = []
+        error: SchemaRouterError | None = None
+        values: dict[str, FieldValue] = {}
+        issues: tuple[Any, ...] = ()
+        self.host.recheck(route, g.invoker, g.where)
+        output: Any = None
+        whole = g.step.whole_output
+        if g.step.bindings:
+            try:
+                g = self.bound(g)
+            except ExecutionError as exc:
+                error = self.safe(exc)
+        if error is None and not self.host.health.is_healthy(route.route_id):
+            error = PolicyError(f"{route.route_id} is unhealthy (cooling down)", where=g.where)
+        elif error is None:
+            check_effect(
+                route,
+                g.arguments,
+                allow_effects=self.s.allow_effects,
+                approve=self.s.approve,
+                where=g.where,
+            )
+            try:
+                payload = yield from self.call(route, g.invoker, g.arguments, attempts, g.where)
+                values, issues = self.outputs(
+                    route, g.fields, payload.data, g.where, required=not whole
+                )
+                output = self.redactor.scrub(
+                    payload.data if whole else project_output(payload.data, self._paths(g))
+                )
+            except (InvocationError, OutputValidationError) as exc:
+                error = self.safe(exc)
+        uses: list[FallbackUse] = []
+        # a whole-output step types its fields without requiring them: one the output does
+        # not carry leaves the step ok (the field says "missing")
+        clean = not issues and all(
+            v.status == "ok" or (whole and v.status != "invalid") for v in values.values()
+        )
+        status = "ok" if clean else "partial"
+        if g.index in self.sources and error is None and clean:
+            self.raw[g.index] = payload.data  # what later steps bind from: valid output only
+        if error is not None:
+            logger.warning("%s failed: %s", route.route_id, error.what)
+            delivered, uses = yield from self.fallbacks(g, error, attempts)
+            reason = f"{route.route_id} failed: {error.what}"
+            values = {
+                f.name: delivered.get(f.name) or missing_field(route, f, reason=reason)
+                for f in g.fields
+            }
+            needed = [f.name for f in g.fields if f.semantic_id in g.step.covers]
+            if not self.s.partial and (not needed or any(values[n].status != "ok" for n in needed)):
+                raise error
+            status = "fallback" if delivered else "failed"
+        return StepResult(
+            route_id=route.route_id,
+            fingerprint=route.fingerprint,
+            provider=route.provider.id,
+            endpoint=route.endpoint.name,
+            status=status,
+            fields=values,
+            arguments=g.arguments,
+            server_projection=g.projection,
+            attempts=tuple(attempts),
+            fallbacks=tuple(uses),
+            error=_info(error) if error is not None else None,
+            issues=issues,
+            output=output,
+            bytes=self.meter.bytes - bytes_before,
+            elapsed_s=round(self.meter.elapsed() - started, 6),
+            attribution=route.provider.attribution,
+        )
+
+    def bound(self, g: Gated) -> Gated:
+        """``g`` with its bound parameters filled from the earlier steps' raw outputs (the
+        first value at each binding's path, an integer read as text where the parameter takes
+        text), gated again with them: a value the parameter's schema refuses is refused."""
+        values: dict[str, Any] = {}
+        params = {p.name: p for p in g.route.endpoint.parameters}
+        for name, binding in g.step.bindings.items():
+            source = self.plan.steps[binding.step].route_id
+            if binding.step not in self.raw:
+                raise ExecutionError(
+                    f"{name!r} comes from step {binding.step} ({source}), which returned no "
+                    "output that validates",
+                    where=f"{g.where} bindings {json_path([name])}",
+                    hint="See that step's error; supply the argument yourself to run this step",
+                )
+            found = present_values(self.raw[binding.step], binding.path)
+            if not found:
+                raise ExecutionError(
+                    f"step {binding.step} ({source}) returned no {binding.path!r} to fill {name!r}",
+                    where=f"{g.where} bindings {json_path([name])}",
+                    hint="The lookup found nothing: change its arguments, or supply the "
+                    "argument yourself",
+                )
+            value, at = found[0]
+            if len(found) > 1:  # a lookup that matched several: say which one was taken
+                self.gate.warnings.append(
+                    f"{g.where}: {name!r} is the first of {len(found)} values step "
+                    f"{binding.step} returned at {binding.path!r} ({at}); to use another, "
+                    f"call {g.route.route_id} with it (router.call)"
+                )
+            kind = params[name].json_schema.get("type")
+            if kind == "string" and isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)
+            elif kind == "integer" and isinstance(value, str) and value.isdigit():
+                value = int(value)
+            values[name] = value
+            logger.debug("%s: %s = %r from step %d %s", g.where, name, value, binding.step, at)
+        step = g.step.model_copy(
+            update={"arguments": {**g.step.arguments, **values}, "bindings": {}}
+        )
+        return self.gate.step(g.index, step, dry_run=False)
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def call(
+        self,
+        route: Route,
+        invoker: Any,
+        arguments: dict[str, Any],
+        attempts: list[Attempt],
+        where: str,
+    ) -> _Gen:
+        """One route, with retries and backoff for reads; returns a :class:`Payload`."""
+        tries = self.policy.max_attempts if route.endpoint.effect is Effect.READ else 1
+        for number in range(1, tries + 1):
+            started = time.monotonic()
+            try:
+                payload = yield from self.invoke(route, invoker, arguments, where)
+            except InvocationError as raw:
+                exc = self.safe(raw)
+                status = getattr(raw, "status_code", None)
+                attempts.append(_attempt(route, number, started, status, error=_info(exc)))
+                logger.info("%s attempt %d failed: %s", route.route_id, number, exc.what)
+                unhealthy = counts_for_health(raw) and self.host.monitor.failure(
+                    route.route_id,
+                    self.host.health,
+                    threshold=self.policy.failure_threshold,
+                    cooldown=self.policy.cooldown,
+                )
+                left = self.meter.time_left()
+                if left is not None and left <= 0:
+                    raise BudgetExceededError(
+                        f"time budget of {self.s.budget.max_seconds:g} s spent (last error: "
+                        f"{exc.what})",
+                        where=where,
+                    ) from None
+                delay = self.policy.delay(number)
+                if (
+                    number == tries
+                    or unhealthy
+                    or not is_retryable(raw)
+                    or (left is not None and delay >= left)
+                ):
+                    raise exc from None
+                yield Sleep(delay)
+                continue
+            self.host.monitor.success(route.route_id)
+            attempts.append(_attempt(route, number, started, payload.status_code))
+            return payload
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def invoke(self, route: Route, invoker: Any, arguments: dict[str, Any], where: str) -> _Gen:
+        kind = route.access.kind
+        if kind in http.HTTP_KINDS:
+            base = getattr(invoker, "base_url", None)
+            if not isinstance(base, str) or base.rstrip("/") != route.access.base_url:
+                raise PolicyError(
+                    f"{route.route_id} is bound to another base URL than the registered one",
+                    where=where,
+                    hint="Bind HTTP routes to HttpTarget(route.access.base_url)",
+                )
+            return (
+                yield from http.exchange(
+                    route,
+                    arguments,
+                    credentials=self.s.credentials,
+                    redactor=self.redactor,
+                    policy=self.policy,
+                    meter=self.meter,
+                    where=where,
+                )
+            )
+        timeout = self.meter.call_timeout(self.policy.timeout)
+        self.meter.spend_call(where)
+        if kind is AccessKind.MCP and route.endpoint.operation.tool:
+            payload: Payload = yield mcp.McpCall(
+                invoker, route.endpoint.operation.tool, arguments, timeout, where
+            )
+        elif kind is AccessKind.PYTHON and callable(invoker):
+            payload = yield python.PythonCall(invoker, arguments, timeout, where)
+        else:
+            raise PolicyError(f"no invoker for {kind.value} route {route.route_id}", where=where)
+        self.meter.spend_bytes(payload.nbytes, where)
+        if payload.nbytes > self.policy.max_response_bytes:
+            raise InvocationError(
+                f"the output is larger than the cap of {self.policy.max_response_bytes} bytes",
+                where=where,
+            )
+        return payload
+
+    # -- outputs ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _paths(g: Gated) -> list[str]:
+        """Where the planned fields sit in the raw output (what a projected output keeps)."""
+        return [f.path for f in g.fields]
+
+    def outputs(
+        self,
+        route: Route,
+        fields: Iterable[OutputField],
+        data: Any,
+        where: str,
+        *,
+        required: bool = True,
+    ) -> tuple[dict[str, FieldValue], tuple[Any, ...]]:
+        """The fields' values out of ``data``; strict unless ``partial``: an output that breaks
+        its declared schema, or a field that is invalid (or, where ``required``, missing),
+        raises. A whole-output step types its fields without requiring them."""
+        check_output_shape(data, where)
+        # a server may echo a key back (in a value, a key, an error): every message, path
+        # and value below is made from the redacted output
+        data = self.redactor.scrub(data)
+        doc = document_issues(route, data)
+        values = {f.name: extract_field(route, f, data, doc=doc) for f in fields}
+        if not self.s.partial:
+            for _, issue in doc:
+                raise with_path(
+                    OutputValidationError(
+                        f"the raw output breaks the declared output schema: {issue.message}",
+                        where=f"{where} output {issue.path}",
+                        hint="Pass partial=True to keep what validates",
+                    ),
+                    issue.path,
+                )
+            for name, value in values.items():
+                for issue in value.issues:
+                    if issue.kind == "invalid" or (required and issue.kind == "missing"):
+                        raise with_path(
+                            OutputValidationError(
+                                f"field {name!r} is {issue.kind}: {issue.message}",
+                                where=f"{where} output {issue.path}",
+                                hint="Pass partial=True to keep what validates",
+                            ),
+                            issue.path,
+                        )
+        return values, tuple(issue for _, issue in doc)
+
+    # -- fallbacks -------------------------------------------------------------------------
+
+    def fallbacks(self, g: Gated, error: SchemaRouterError, attempts: list[Attempt]) -> _Gen:
+        """Call the step's fallbacks for its fields; returns (delivered values, uses)."""
+        route = g.route
+        delivered: dict[str, FieldValue] = {}
+        uses: list[FallbackUse] = []
+        if not self.policy.fallbacks or route.endpoint.effect is not Effect.READ:
+            return delivered, uses
+        planned = {f.semantic_id: f.name for f in reversed(g.fields) if f.semantic_id}
+        order: dict[str, dict[str, str]] = {}
+        prints: dict[str, str] = {}
+        for fb in g.step.fallbacks:
+            if fb.semantic_id in planned:
+                order.setdefault(fb.route_id, {}).setdefault(planned[fb.semantic_id], fb.field)
+                prints[fb.route_id] = fb.fingerprint
+        reason = f"{type(error).__name__}: {error.what}"
+        for other_id, pairs in order.items():
+            wanted = {k: v for k, v in pairs.items() if k not in delivered}
+            if not wanted:
+                continue
+            use: dict[str, Any] = {
+                "from_route": route.route_id,
+                "to_route": other_id,
+                "to_fingerprint": prints[other_id],
+                "fields": wanted,
+                "semantic_ids": tuple(route.endpoint.field(k).semantic_id or "" for k in wanted),
+                "reason": reason,
+            }
+            try:
+                other, invoker, arguments = self.gate.fallback(
+                    g, other_id, prints[other_id], wanted
+                )
+            except SchemaRouterError as exc:
+                uses.append(FallbackUse(**use, used=False, skipped=self.safe(exc).what))
+                continue
+            idents = [f for f in other.endpoint.output_fields if f.identifier]
+            fields = [other.endpoint.field(n) for n in wanted.values()]
+            fields += [f for f in idents if f.name not in wanted.values()]
+            arguments, _ = self.gate.project(other, fields, arguments)
+            where = f"{g.where} fallback {other_id}"
+            try:
+                payload = yield from self.call(other, invoker, arguments, attempts, where)
+                values, _ = self.outputs(other, fields, payload.data, where)
+            except (InvocationError, OutputValidationError) as exc:
+                skipped = f"failed: {self.safe(exc).what}"
+                uses.append(FallbackUse(**use, used=False, skipped=skipped))
+                continue
+            for mine, theirs in wanted.items():
+                delivered[mine] = values[theirs].model_copy(update={"fallback_for": route.route_id})
+            identifiers = {f.name: values[f.name] for f in idents if f.name not in wanted.values()}
+            uses.append(FallbackUse(**use, used=True, identifiers=identifiers))
+            logger.warning(
+                "%s failed; %s supplied %s", route.route_id, other_id, ", ".join(sorted(wanted))
+            )
+        return delivered, uses

@@ -1,0 +1,1 @@
+"""Planning: plan models and the field-first planner, and arguments taken from the request."""

@@ -1,0 +1,167 @@
+"""Arguments for a route, taken from the request text only where the schema accepts them.
+
+The planner fills a step's arguments with :func:`fill_arguments`: identifiers the query
+analysis found (formulas, DOIs, material ids, dates) bind by kind first
+(:func:`~schemarouter.retrieval.analysis.bind_parameters`); then, per open parameter, an explicit
+``name=value`` / ``name: value`` / ``name "value"`` (``name 42`` for numbers), the one enum
+value the query names, a value of the parameter's ``format``; last, a quoted phrase for the one
+required text parameter still open. Every value is coerced to the parameter's JSON type and
+kept only where the parameter's schema accepts it; what stays open is the caller's to supply.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from schemarouter.contracts import Parameter, Route
+from schemarouter.retrieval.analysis import BoundValue, bind_parameters, schema_validator
+from schemarouter.retrieval.prerequisites import names_identifier
+
+__all__ = ["fill_arguments"]
+
+#: Parameters the router fills itself (server-side projection): never taken from a request.
+_ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
+_QUOTED = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|'([^']{1,200})'(?!\w)")
+_URL = re.compile(r"https?://[^\s\"'<>]+[^\s\"'<>.,;)]")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
+_NUMBER = r"-?\d+(?:\.\d+)?"
+
+
+def _valid(parameter: Parameter, value: Any) -> bool:
+    return bool(schema_validator(parameter.json_schema).is_valid(value))
+
+
+def _coerced(parameter: Parameter, text: str) -> Any:
+    """``text`` as the parameter's JSON type (``None`` where it is not one)."""
+    schema = parameter.json_schema
+    kinds = schema.get("type")
+    kinds = set(kinds) if isinstance(kinds, list) else {kinds} if kinds else set()
+    candidates: list[Any] = []
+    if kinds & {"integer", "number"} and re.fullmatch(_NUMBER, text):
+        candidates.append(float(text) if "." in text else int(text))
+    if "boolean" in kinds and text.lower() in ("true", "false"):
+        candidates.append(text.lower() == "true")
+    if "array" in kinds:
+        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        inner = Parameter(name=parameter.name, json_schema=dict(items or {}))
+        parts = [_coerced(inner, part.strip()) for part in text.split(",") if part.strip()]
+        if parts and all(part is not None for part in parts):
+            candidates.append(parts)
+    if not kinds or "string" in kinds:
+        candidates.append(text)
+    return next((c for c in candidates if _valid(parameter, c)), None)
+
+
+def _spellings(parameter: Parameter) -> list[str]:
+    names = [parameter.name, *parameter.aliases]
+    out = set()
+    for name in names:
+        out.add(name.lower())
+        out.add(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower().replace("_", " "))
+    return sorted((n for n in out if len(n) >= 2), key=len, reverse=True)
+
+
+def _named_value(parameter: Parameter, query: str) -> Any:
+    """``name=value``, ``name: value`` or ``name "value"`` in the query; ``name 42`` for a
+    number-valued parameter."""
+    kinds = parameter.json_schema.get("type")
+    numeric = kinds in ("integer", "number") or (
+        isinstance(kinds, list) and {"integer", "number"} & set(kinds)
+    )
+    for spelling in _spellings(parameter):
+        name = re.escape(spelling).replace(r"\ ", r"[\s_-]")
+        pattern = rf"(?<![\w-]){name}\s*(?:[=:]\s*|\s+(?=[\"“'])|\s+(?={_NUMBER}\b))"
+        for match in re.finditer(pattern, query, re.IGNORECASE):
+            rest = query[match.end() :]
+            quoted = _QUOTED.match(rest)
+            if quoted:
+                text = next(g for g in quoted.groups() if g is not None)
+            else:
+                bare = re.match(r"[^\s,;]+", rest)
+                if bare is None:
+                    continue
+                text = bare.group(0).rstrip(".?!")
+                if not numeric and not re.search(r"[=:]\s*$", match.group(0)):
+                    continue
+            value = _coerced(parameter, text)
+            if value is not None:
+                return value
+    return None
+
+
+def _enum_value(parameter: Parameter, query: str) -> Any:
+    """The one enum value the query names as a whole word (case-insensitive)."""
+    options = parameter.json_schema.get("enum")
+    if not isinstance(options, list):
+        return None
+    found = [
+        option
+        for option in options
+        if isinstance(option, str)
+        and len(option) >= 2
+        and re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", query, re.IGNORECASE)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _format_value(parameter: Parameter, query: str, values: Sequence[BoundValue]) -> Any:
+    fmt = parameter.json_schema.get("format")
+    if fmt == "date":
+        text = next((v.value for v in values if v.kind == "time.date"), None)
+    elif fmt in ("uri", "url"):
+        text = m.group(0) if (m := _URL.search(query)) else None
+    elif fmt == "email":
+        text = m.group(0) if (m := _EMAIL.search(query)) else None
+    elif fmt == "uuid":
+        text = m.group(0) if (m := _UUID.search(query)) else None
+    else:
+        return None
+    return _coerced(parameter, text) if text else None
+
+
+def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) -> dict[str, Any]:
+    """Arguments for ``route`` taken from the request, only where a parameter's schema
+    accepts them: identifiers found in the query (formulas, DOIs, ids, dates: see
+    :func:`~schemarouter.retrieval.analysis.bind_parameters`), then per parameter ``name=value`` /
+    ``name: value`` / ``name "value"`` (and ``name 42`` for numbers), the one enum value the
+    query names, a value of the parameter's ``format`` (date, uri, email, uuid), and last a
+    quoted phrase for the one required text parameter still open (an identifier-named one
+    only where the phrase has no space: a name is not an id). Never a guess the schema
+    refuses; never the router's own projection parameters."""
+    arguments = bind_parameters(route, values)
+    open_ = [
+        p
+        for p in route.endpoint.parameters
+        if p.name not in arguments and p.name not in _ROUTER_PARAMETERS
+    ]
+    for parameter in list(open_):
+        for found in (
+            _named_value(parameter, query),
+            _enum_value(parameter, query),
+            _format_value(parameter, query, values),
+        ):
+            if found is not None:
+                arguments[parameter.name] = found
+                open_.remove(parameter)
+                break
+    text = [
+        p
+        for p in open_
+        if p.required
+        and p.json_schema.get("type") == "string"
+        and not {"enum", "format"} & set(p.json_schema)
+    ]
+    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(query)]
+    if (
+        len(text) == 1
+        and len(quoted) == 1
+        and _valid(text[0], quoted[0])
+        # an identifier holds no spaces: "books by 'Ursula K. Le Guin'" names an author,
+        # whose author_id a lookup gives (the planner's producer step)
+        and not (names_identifier(text[0].name) and re.search(r"\s", quoted[0]))
+    ):
+        arguments[text[0].name] = quoted[0]
+    return arguments

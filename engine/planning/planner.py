@@ -1,0 +1,701 @@
+"""Field-first planning: the request's semantic fields first, then the routes that serve them.
+
+1. :func:`resolve_fields` maps a request to semantic ids (given explicitly, or matched in the
+   query text against semantic ids, field names and the catalog's alias layer).
+2. :func:`plan_routes` covers those fields with at most ``max_calls`` routes (greedy set
+   cover; ties go to the better-ranked route, then to the route with *fewer* fields: breadth
+   is never rewarded), honouring source constraints and effects.
+3. Each step projects fields deterministically (:func:`project_fields`): identifiers, the
+   fields the request needs, and, in ``recall`` mode, the rest of their field groups (the
+   paper's recall-preserving operating point); ``minimal`` mode stops at the needed fields.
+4. Conservative fallbacks are listed per field (:func:`fallback_compatible`): same semantic id
+   AND compatible JSON type and shape AND compatible unit contract AND exactly equal
+   qualifiers AND read-only routes. A requested field is never swapped silently.
+
+**Registries without semantic ids** (a user's own OpenAPI, MCP and Python routes): where the
+request resolves to no semantic id, the best-ranked eligible route is planned by the fields
+the request matched in the index (``minimal``), or by its whole output (``recall``, and
+wherever nothing matched): the step says ``whole_output`` and execution hands back the
+route's validated raw output beside the typed fields. Parameters are filled from the request
+where their schemas allow (:func:`schemarouter.planning.arguments.fill_arguments`); the required
+ones still open are listed as missing. With ``max_calls`` above one, the best route of each other
+part of a multi-part request follows (``PlanRequest.parts``).
+
+**Identifiers** (every registry): a step needing an identifier the request does not carry
+(``/author/{author_id}/books``; :func:`schemarouter.retrieval.prerequisites.needed_parameters`)
+gets, while ``max_calls`` allows, the producer retrieval ranked best as an earlier step, and the
+parameter a :class:`Binding` to that step's id field, filled at execution. A plan with no
+step always says why (:attr:`Plan.reason`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemarouter.contracts import Effect, OutputField, Route, SourceType
+from schemarouter.planning.arguments import fill_arguments
+from schemarouter.registry.registry import FieldProvision, RegistrySnapshot
+from schemarouter.retrieval.analysis import BoundValue
+from schemarouter.retrieval.candidates import matched_fields_for, matches_sources
+from schemarouter.retrieval.prerequisites import identifier_source, needed_parameters, producers
+
+__all__ = [
+    "Binding",
+    "Coverage",
+    "Fallback",
+    "Plan",
+    "PlanRequest",
+    "PlanStep",
+    "fallback_compatible",
+    "plan_routes",
+    "project_fields",
+    "resolve_fields",
+]
+
+ProjectionMode = Literal["recall", "minimal"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PlanRequest(_Frozen):
+    """A data need: a query, and/or the semantic ids it requires."""
+
+    query: str = ""
+    fields: tuple[str, ...] = ()
+    source_types: tuple[SourceType, ...] = ()
+    providers: tuple[str, ...] = ()
+    allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
+    projection: ProjectionMode = "recall"
+    #: With ``max_calls`` above one, plan the best route of each part of a multi-part
+    #: request too (:mod:`schemarouter.retrieval.intents`), on registries without semantic ids.
+    parts: bool = True
+
+
+class Fallback(_Frozen):
+    """A route that may stand in for one field of a step if the step's route fails."""
+
+    semantic_id: str
+    route_id: str
+    field: str
+    fingerprint: str
+
+
+class Binding(_Frozen):
+    """Where a parameter's value comes from when no request carries it: the first value of
+    output field ``field`` (at ``path`` in the raw output) of the earlier plan step ``step``,
+    a producer of the ``thing`` whose identifier the parameter takes."""
+
+    step: int = Field(ge=0)
+    field: str
+    path: str
+    thing: str = ""
+
+
+class PlanStep(_Frozen):
+    route_id: str
+    fingerprint: str
+    provider: str
+    endpoint: str
+    #: Output fields to fetch (names on this route), in the route's order.
+    fields: tuple[str, ...]
+    #: The required semantic ids this step covers.
+    covers: tuple[str, ...]
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    #: Required parameters the request did not supply (the caller must add them); a
+    #: parameter in ``bindings`` is not missing.
+    missing_parameters: tuple[str, ...] = ()
+    #: Parameters filled at execution from an earlier step's output (parameter -> binding):
+    #: ``person_id`` from the ``results.*.id`` of the ``/search/person`` step before.
+    bindings: dict[str, Binding] = Field(default_factory=dict)
+    fallbacks: tuple[Fallback, ...] = ()
+    #: The step returns the route's whole raw output (validated) beside ``fields``: set where
+    #: no semantic id says which fields the request needs (see the module docstring).
+    whole_output: bool = False
+    #: Unit, provenance and license of each fetched field (name -> metadata).
+    meta: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class Coverage(_Frozen):
+    required: tuple[str, ...]
+    covered: tuple[str, ...]
+    uncovered: tuple[str, ...]
+
+    @property
+    def complete(self) -> bool:
+        return not self.uncovered
+
+
+class Plan(_Frozen):
+    request: PlanRequest
+    steps: tuple[PlanStep, ...]
+    coverage: Coverage
+    max_calls: int
+    registry_version: int
+    warnings: tuple[str, ...] = ()
+    #: Why the plan has no step (empty when it has some).
+    reason: str = ""
+
+    @property
+    def route_ids(self) -> tuple[str, ...]:
+        return tuple(step.route_id for step in self.steps)
+
+    @property
+    def missing_arguments(self) -> dict[str, tuple[str, ...]]:
+        """route id -> the required arguments the request did not supply (steps that lack
+        none are left out): what the caller must add before executing."""
+        return {s.route_id: s.missing_parameters for s in self.steps if s.missing_parameters}
+
+
+# -- field resolution -------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[0-9a-z]+|[\uac00-\ud7a3]+|[\u4e00-\u9fff]", re.IGNORECASE)
+
+
+def _norm_tokens(text: str, *, split_camel: bool = True) -> tuple[str, ...]:
+    if split_camel:  # field names (``bandGap``); never the query ("GaN" is not "Ga N")
+        text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    out = []
+    for token in _TOKEN.findall(text.replace("_", " ").replace(".", " ")):
+        token = token.lower()
+        if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
+            token = token[:-1]
+        out.append(token)
+    return tuple(out)
+
+
+def _phrases(semantic_id: str, offers: Sequence[FieldProvision]) -> set[tuple[str, ...]]:
+    phrases = {_norm_tokens(semantic_id.split(".")[-1])}
+    for offer in offers:
+        phrases.update(_norm_tokens(a) for a in offer.field.aliases)
+        phrases.add(_norm_tokens(offer.field.name))
+    # a one-token phrase must be a real word: "n" or "a" (refractive index, lattice a) would
+    # match stray letters; Hangul words count from two syllables
+    return {p for p in phrases if p and (len(p) > 1 or len(p[0]) >= 3 or _hangul(p[0]))}
+
+
+def _hangul(token: str) -> bool:
+    return len(token) >= 2 and all("\uac00" <= ch <= "\ud7a3" for ch in token)
+
+
+class _PhraseTable(NamedTuple):
+    """Every phrase (semantic id, field name, alias) of a snapshot -> its semantic ids."""
+
+    phrases: Mapping[tuple[str, ...], frozenset[str]]
+    longest: int
+    #: one-word Hangul phrases, matched inside query words (particles attach to them)
+    hangul: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, snapshot: RegistrySnapshot) -> _PhraseTable:
+        table: dict[tuple[str, ...], set[str]] = {}
+        hangul: list[tuple[str, str]] = []
+        for semantic_id in snapshot.semantic_ids():
+            offers = snapshot.providers_of(semantic_id)
+            if all(o.field.identifier for o in offers):
+                continue  # identifiers are always projected; never "what the request needs"
+            for phrase in _phrases(semantic_id, offers):
+                table.setdefault(phrase, set()).add(semantic_id)
+                if len(phrase) == 1 and _hangul(phrase[0]):
+                    hangul.append((phrase[0], semantic_id))
+        return cls(
+            phrases={k: frozenset(v) for k, v in table.items()},
+            longest=max((len(k) for k in table), default=0),
+            hangul=tuple(sorted(hangul)),
+        )
+
+    def spans(self, tokens: tuple[str, ...]) -> list[tuple[int, int, str]]:
+        """``(start, end, semantic id)`` of every phrase found in ``tokens``."""
+        found: dict[str, tuple[int, int]] = {}
+        for n in range(1, min(self.longest, len(tokens)) + 1):
+            for i in range(len(tokens) - n + 1):
+                for semantic_id in self.phrases.get(tokens[i : i + n], ()):
+                    best = found.get(semantic_id)
+                    if best is None or n > best[1] - best[0]:
+                        found[semantic_id] = (i, i + n)
+        for word, semantic_id in self.hangul:
+            if semantic_id in found:
+                continue
+            for i, token in enumerate(tokens):
+                if word in token:
+                    found[semantic_id] = (i, i + 1)
+                    break
+        return [(s, e, sid) for sid, (s, e) in found.items()]
+
+
+def resolve_fields(request: PlanRequest, snapshot: RegistrySnapshot) -> tuple[list[str], list[str]]:
+    """``(semantic ids, warnings)`` the request needs, longest textual matches first."""
+    warnings: list[str] = []
+    resolved: list[str] = []
+    for name in request.fields:
+        if not snapshot.providers_of(name):
+            warnings.append(f"requested field {name!r} is not provided by any registered route")
+        resolved.append(name)
+    if request.fields or not request.query:
+        return resolved, warnings
+    table = snapshot.derived("planner.phrases", _PhraseTable.of)
+    spans = table.spans(_norm_tokens(request.query, split_camel=False))
+    # keep maximal spans: "bulk modulus" beats "modulus"
+    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0], s[2]))
+    taken: list[tuple[int, int]] = []
+    chosen: list[tuple[int, str]] = []
+    for start, end, semantic_id in spans:
+        if any(start >= s and end <= e and (end - start) < (e - s) for s, e in taken):
+            continue
+        taken.append((start, end))
+        chosen.append((start, semantic_id))
+    return [sid for _, sid in sorted(chosen)], warnings
+
+
+# -- projection and fallbacks -----------------------------------------------------------
+
+
+def project_fields(
+    route: Route, needed: Iterable[str], *, mode: ProjectionMode = "recall"
+) -> tuple[str, ...]:
+    """Identifiers + needed fields (+ the rest of their field groups in ``recall`` mode)."""
+    needed = set(needed)
+    fields = route.endpoint.output_fields
+    groups = {f.group for f in fields if f.name in needed and f.group}
+    keep = []
+    for item in fields:
+        if item.identifier or item.name in needed or (mode == "recall" and item.group in groups):
+            keep.append(item.name)
+    return tuple(keep)
+
+
+def _shape(schema: Mapping[str, Any]) -> Any:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = tuple(sorted(k for k in kind if k != "null"))
+        kind = kind[0] if len(kind) == 1 else kind
+    if kind == "array":
+        items = schema.get("items")
+        return ("array", _shape(items) if isinstance(items, Mapping) else None)
+    if kind == "integer":
+        return "number"
+    return kind
+
+
+def _unit_contract(item: OutputField) -> tuple[str | None, str | None]:
+    spec = item.normalization
+    return (spec.canonical_unit if spec else item.unit, spec.dimension if spec else item.dimension)
+
+
+def fallback_compatible(
+    original: Route, field: OutputField, other: Route, other_field: OutputField
+) -> tuple[bool, str]:
+    """Whether ``other_field`` on ``other`` may stand in for ``field`` on ``original``."""
+    if other.route_id == original.route_id:
+        return False, "same route"
+    if field.semantic_id is None or other_field.semantic_id != field.semantic_id:
+        return False, "different semantic id"
+    if other.endpoint.effect is not Effect.READ or original.endpoint.effect is not Effect.READ:
+        return False, "only read-only routes fall back"
+    if _shape(field.json_schema) != _shape(other_field.json_schema):
+        return False, "incompatible JSON type or shape"
+    if field.unit != other_field.unit:
+        # different source units are compatible only when both declare a normalization to
+        # the same canonical unit (values are then compared after declared normalization)
+        if field.normalization is None or other_field.normalization is None:
+            return (
+                False,
+                f"units differ ({field.unit} vs {other_field.unit}) without a declared "
+                "normalization",
+            )
+        if _unit_contract(field) != _unit_contract(other_field):
+            return False, "different canonical unit contracts"
+    elif _unit_contract(field) != _unit_contract(other_field):
+        return False, "different canonical unit contracts"
+    if dict(field.qualifiers) != dict(other_field.qualifiers):
+        return False, "qualifiers differ"
+    return True, "compatible"
+
+
+def _fallbacks(snapshot: RegistrySnapshot, route: Route, fields: Iterable[str]) -> list[Fallback]:
+    out = []
+    for name in fields:
+        item = route.endpoint.field(name)
+        if item.semantic_id is None:
+            continue
+        for offer in snapshot.providers_of(item.semantic_id):
+            other = snapshot.routes[offer.route_id]
+            ok, _ = fallback_compatible(route, item, other, offer.field)
+            if ok:
+                out.append(
+                    Fallback(
+                        semantic_id=item.semantic_id,
+                        route_id=other.route_id,
+                        field=offer.field.name,
+                        fingerprint=other.fingerprint,
+                    )
+                )
+    return out
+
+
+def _meta(route: Route, item: OutputField) -> dict[str, Any]:
+    spec = item.normalization
+    return {
+        "semantic_id": item.semantic_id,
+        "unit": item.unit,
+        "canonical_unit": spec.canonical_unit if spec else item.unit,
+        "qualifiers": dict(item.qualifiers),
+        "source_type": route.field_source_type(item).value,
+        "license": route.field_license(item),
+        "provider": route.provider.display_name,
+    }
+
+
+# -- set cover --------------------------------------------------------------------------
+
+
+def plan_routes(
+    request: PlanRequest,
+    snapshot: RegistrySnapshot,
+    *,
+    ranked: Sequence[str] = (),
+    values: Sequence[BoundValue] = (),
+    max_calls: int = 1,
+    field_hits: Mapping[str, Sequence[str]] | None = None,
+    abstained: str = "",
+    part_routes: Sequence[str] = (),
+) -> Plan:
+    """Cover the request's semantic fields with at most ``max_calls`` registered routes.
+
+    ``ranked`` is the retrieval order (route ids); it breaks ties and, when the request
+    resolves to no semantic field, supplies the single best eligible route, planned by its
+    ``field_hits`` (route id -> the field documents the request matched in the index) or its
+    whole output. ``abstained`` is retrieval's reason for serving nothing: with no semantic
+    field resolved, the plan is then empty and says so. ``part_routes`` are the best routes
+    of the other parts of a multi-part request (:mod:`schemarouter.retrieval.intents`), planned
+    after the best one while ``max_calls`` leaves room. A step needing an identifier the request
+    does not carry gets its producer first (:func:`_chain`).
+    """
+    if max_calls < 1:
+        raise ValueError("max_calls must be at least 1")
+    required, warnings = resolve_fields(request, snapshot)
+    rank_of = {route_id: i for i, route_id in enumerate(ranked)}
+
+    def eligible(route: Route) -> bool:
+        if route.endpoint.effect not in request.allowed_effects:
+            return False
+        if request.providers and route.provider.id not in request.providers:
+            return False
+        return not request.source_types or matches_sources(route, request.source_types)
+
+    def chained(items: list[PlanStep]) -> list[PlanStep]:
+        return _chain(
+            snapshot,
+            items,
+            request,
+            values,
+            ranked=ranked,
+            field_hits=field_hits or {},
+            max_calls=max_calls,
+            eligible=eligible,
+            warnings=warnings,
+        )
+
+    # semantic id -> {route id -> field name}
+    offers: dict[str, dict[str, str]] = {}
+    for semantic_id in required:
+        for offer in snapshot.providers_of(semantic_id):
+            route = snapshot.routes[offer.route_id]
+            if eligible(route):
+                offers.setdefault(semantic_id, {}).setdefault(offer.route_id, offer.field.name)
+    uncovered = [sid for sid in required if sid not in offers]
+    for sid in uncovered:
+        if snapshot.providers_of(sid):
+            warnings.append(f"{sid!r} is served only by routes the request's constraints exclude")
+    coverable = [sid for sid in required if sid in offers]
+    steps: list[PlanStep] = []
+    remaining = set(coverable)
+    while remaining and len(steps) < max_calls:
+        scores: dict[str, set[str]] = {}
+        for sid in remaining:
+            for route_id in offers[sid]:
+                scores.setdefault(route_id, set()).add(sid)
+        best = min(
+            scores,
+            key=lambda r: (
+                -len(scores[r]),
+                rank_of.get(r, len(rank_of)),
+                len(snapshot.routes[r].endpoint.output_fields),
+                r,
+            ),
+        )
+        covers = scores[best]
+        steps.append(_step(snapshot, best, covers, offers, request, values))
+        remaining -= covers
+    if remaining:
+        warnings.append(
+            f"max_calls={max_calls} leaves {sorted(remaining)} uncovered; raise max_calls to "
+            "add complementary routes"
+        )
+    reason = ""
+    if not required:
+        if abstained:
+            reason = abstained
+        elif not ranked:
+            reason = "no registered route matches the request"
+        else:
+            top = next(
+                (r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])), None
+            )
+            if top is None:
+                reason = (
+                    f"none of the {len(ranked)} ranked routes is eligible: "
+                    f"{_exclusions(ranked, snapshot, request)}"
+                )
+            else:
+                hits = (field_hits or {}).get(top, ())
+                step = _open_step(snapshot, top, request, values, hits)
+                before = len(warnings)  # the chains' notes follow this step's own
+                steps = chained([step])
+                parts = [r for r in part_routes if r in snapshot.routes and r != top]
+                for other in parts:
+                    planned_ids = {s.route_id for s in steps}
+                    if len(steps) >= max_calls:
+                        break
+                    if other in planned_ids or not eligible(snapshot.routes[other]):
+                        continue
+                    more = _open_step(
+                        snapshot, other, request, values, (field_hits or {}).get(other, ())
+                    )
+                    steps = chained([*steps, more])
+                planned = "its whole output" if step.whole_output else "the fields it matched"
+                warnings.insert(
+                    before,
+                    f"no semantic field resolved from the request; planned the best-ranked "
+                    f"eligible route by {planned}",
+                )
+                if {s.route_id for s in steps} & set(parts):
+                    warnings.append(
+                        "the request has several parts: planned the best route of each part "
+                        "after the request's best, as max_calls allows"
+                    )
+                skipped = ranked[: list(ranked).index(top)]
+                if skipped:
+                    warnings.append(
+                        f"passed over {len(skipped)} better-ranked route(s) "
+                        f"({', '.join(skipped[:3])}): {_exclusions(skipped, snapshot, request)}"
+                    )
+    elif not steps:
+        reason = "; ".join(warnings) or "no eligible route provides the requested fields"
+    if steps and required:  # the open path above chained its own steps
+        steps = chained(steps)
+    warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
+    covered = [sid for sid in required if any(sid in step.covers for step in steps)]
+    return Plan(
+        request=request,
+        steps=tuple(steps),
+        coverage=Coverage(
+            required=tuple(required),
+            covered=tuple(covered),
+            uncovered=tuple(sid for sid in required if sid not in covered),
+        ),
+        max_calls=max_calls,
+        registry_version=snapshot.version,
+        warnings=tuple(warnings),
+        reason=reason,
+    )
+
+
+def _chain(
+    snapshot: RegistrySnapshot,
+    steps: list[PlanStep],
+    request: PlanRequest,
+    values: Sequence[BoundValue],
+    *,
+    ranked: Sequence[str],
+    field_hits: Mapping[str, Sequence[str]],
+    max_calls: int,
+    eligible: Callable[[Route], bool],
+    warnings: list[str],
+) -> list[PlanStep]:
+    """``steps`` with, before each step whose required identifier the request does not carry
+    (``/person/{person_id}/movie_credits``), a step on the producer of that identifier that
+    retrieval ranked best (``/search/person``), the parameter bound to the producer's id
+    field (:class:`Binding`); one producer serves every later step needing its thing. Within
+    ``max_calls`` steps in all; where a need stays open, ``warnings`` says why."""
+    table = producers(snapshot)
+    if not table:
+        return steps
+    given = frozenset(value.kind for value in values)
+    rank_of = {route_id: i for i, route_id in enumerate(ranked)}
+    room = max_calls - len(steps)
+    out: list[PlanStep] = []
+    for step in steps:
+        route = snapshot.routes[step.route_id]
+        bindings: dict[str, Binding] = {}
+        for parameter, thing in needed_parameters(route, given=given):
+            if parameter not in step.missing_parameters:
+                continue
+            source = next(
+                (
+                    i
+                    for i, done in enumerate(out)
+                    if identifier_source(snapshot.routes[done.route_id], thing)
+                ),
+                None,
+            )
+            if source is None:
+                # a producer needs no identifier itself, so it is never this route
+                choices = [r for r in table.get(thing, ()) if eligible(snapshot.routes[r])]
+                ranked_choices = sorted((rank_of[r], r) for r in choices if r in rank_of)
+                if not ranked_choices:
+                    if choices:
+                        warnings.append(
+                            f"{route.route_id} needs {parameter!r}, a {thing} identifier that "
+                            f"{len(choices)} route(s) produce ({', '.join(choices[:3])}), none "
+                            "of them ranked for this request: supply it, or call one first"
+                        )
+                    continue
+                producer = ranked_choices[0][1]
+                if room <= 0:
+                    warnings.append(
+                        f"{route.route_id} needs {parameter!r}, which {producer} returns; plan "
+                        f"with max_calls={max_calls + 1} to call it first, or supply it"
+                    )
+                    continue
+                hits = field_hits.get(producer, ())
+                made = _open_step(snapshot, producer, request, values, hits)
+                out.append(_with_field(snapshot.routes[producer], made, thing))
+                room -= 1
+                source = len(out) - 1
+            found = identifier_source(snapshot.routes[out[source].route_id], thing)
+            assert found is not None  # the producer table and the source check say so
+            bindings[parameter] = Binding(
+                step=source, field=found.field, path=found.path, thing=thing
+            )
+        if bindings:
+            step = step.model_copy(
+                update={
+                    "bindings": bindings,
+                    "missing_parameters": tuple(
+                        p for p in step.missing_parameters if p not in bindings
+                    ),
+                }
+            )
+        out.append(step)
+    return out
+
+
+def _with_field(route: Route, step: PlanStep, thing: str) -> PlanStep:
+    """``step`` (on a producer of ``thing``) fetching the field holding its identifier."""
+    found = identifier_source(route, thing)
+    if found is None or found.field in step.fields:
+        return step
+    name = found.field
+    fields = tuple(f.name for f in route.endpoint.output_fields if f.name in {*step.fields, name})
+    meta = {n: step.meta.get(n) or _meta(route, route.endpoint.field(n)) for n in fields}
+    return step.model_copy(update={"fields": fields, "meta": meta})
+
+
+def _exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: PlanRequest) -> str:
+    """Why the ``ranked`` routes may not be planned, by cause and count."""
+    routes = [snapshot.routes[r] for r in ranked if r in snapshot.routes]
+    effects = [r for r in routes if r.endpoint.effect not in request.allowed_effects]
+    parts = []
+    if effects:
+        kinds = "/".join(sorted({r.endpoint.effect.value for r in effects}))
+        parts.append(
+            f"{len(effects)} have effect {kinds}, which the request does not allow (untrusted "
+            "MCP tools count as write); allow it with PlanRequest(allowed_effects=...), or "
+            "run the route with router.call(..., allow_effects=..., approve=...)"
+        )
+    others = [r for r in routes if r not in effects]
+    if request.providers and (off := [r for r in others if r.provider.id not in request.providers]):
+        parts.append(f"{len(off)} belong to providers the request does not name")
+        others = [r for r in others if r not in off]
+    if request.source_types and others:
+        parts.append(f"{len(others)} do not match the source constraint")
+    return "; ".join(parts)
+
+
+def typed_fields(route: Route) -> tuple[str, ...]:
+    """The route's fields that carry meaning beyond a value: identifiers, and fields with a
+    semantic id or a declared unit (what a whole-output step or call types)."""
+    return tuple(
+        f.name
+        for f in route.endpoint.output_fields
+        if f.identifier or f.semantic_id or f.unit or f.normalization
+    )
+
+
+def _open_step(
+    snapshot: RegistrySnapshot,
+    route_id: str,
+    request: PlanRequest,
+    values: Sequence[BoundValue],
+    hits: Sequence[str],
+) -> PlanStep:
+    """A step on a route no semantic id selected: by matched fields or the whole output."""
+    route = snapshot.routes[route_id]
+    matched = matched_fields_for(route, (), hits)
+    whole = request.projection == "recall" or not matched
+    fields = project_fields(route, matched, mode=request.projection) if matched else ()
+    fields = tuple(
+        f.name
+        for f in route.endpoint.output_fields
+        if f.name in fields or (whole and f.name in typed_fields(route))
+    )
+    return _make_step(route, fields, request, values, whole=whole)
+
+
+def _missing(route: Route, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(
+        p.name for p in route.endpoint.parameters if p.required and p.name not in arguments
+    )
+
+
+def _step(
+    snapshot: RegistrySnapshot,
+    route_id: str,
+    covers: set[str],
+    offers: Mapping[str, Mapping[str, str]],
+    request: PlanRequest,
+    values: Sequence[BoundValue],
+) -> PlanStep:
+    route = snapshot.routes[route_id]
+    needed = {offers[sid][route_id] for sid in covers}
+    fields = project_fields(route, needed, mode=request.projection)
+    return _make_step(
+        route,
+        fields,
+        request,
+        values,
+        covers=tuple(sorted(covers)),
+        fallbacks=tuple(_fallbacks(snapshot, route, sorted(needed))),
+    )
+
+
+def _make_step(
+    route: Route,
+    fields: tuple[str, ...],
+    request: PlanRequest,
+    values: Sequence[BoundValue],
+    *,
+    covers: tuple[str, ...] = (),
+    fallbacks: tuple[Fallback, ...] = (),
+    whole: bool = False,
+) -> PlanStep:
+    arguments = fill_arguments(route, request.query, values)
+    return PlanStep(
+        route_id=route.route_id,
+        fingerprint=route.fingerprint,
+        provider=route.provider.id,
+        endpoint=route.endpoint.name,
+        fields=fields,
+        covers=covers,
+        arguments=arguments,
+        missing_parameters=_missing(route, arguments),
+        fallbacks=fallbacks,
+        whole_output=whole,
+        meta={name: _meta(route, route.endpoint.field(name)) for name in fields},
+    )

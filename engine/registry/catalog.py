@@ -1,0 +1,376 @@
+"""Catalog files: a whole registry declared as data (YAML or JSON), and its JSON Schema.
+
+A catalog is a file, or a folder of files, each a :class:`CatalogDocument`::
+
+    schemarouter_catalog: 1
+    field_groups: [{id: mechanical, description: Elastic constants and moduli}]
+    intents: [{id: property_lookup, field_groups: [mechanical]}]
+    providers:
+      - id: materials_project
+        display_name: Materials Project
+        license: CC-BY-4.0
+        source_type: calculated
+        access:
+          - id: rest
+            kind: http
+            base_url: https://api.materialsproject.org
+            endpoints:
+              - id: summary
+                name: search_summary
+                operation: {method: GET, path: /materials/summary/}
+                output_fields: [...]
+
+The same pydantic contracts validate a catalog and an adapter's output, so a catalog can
+express exactly what the registry holds. ``schemarouter catalog schema`` writes the JSON
+Schema generated from these models (committed as ``engine/registry/catalog.schema.json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from schemarouter.contracts import (
+    AccessPath,
+    Contract,
+    Endpoint,
+    FieldGroup,
+    Intent,
+    Provider,
+    Registration,
+    Route,
+)
+from schemarouter.errors import DocumentError, DuplicateRouteError, SchemaRouterError
+from schemarouter.registry.compile import (
+    RouteSpec,
+    build_registration,
+    format_validation_error,
+    validation_problems,
+)
+from schemarouter.registry.parsing import parse_text
+
+__all__ = [
+    "CATALOG_SUFFIXES",
+    "AccessSpec",
+    "CatalogDocument",
+    "ProviderSpec",
+    "catalog_files",
+    "catalog_json_schema",
+    "catalog_problems",
+    "load_catalog",
+    "load_catalog_document",
+    "read_structured_file",
+]
+
+CATALOG_SUFFIXES = (".yaml", ".yml", ".json")
+CATALOG_FORMAT_VERSION = 1
+#: Where an error about a catalog's shape sends the reader (a command, not a checkout path).
+SCHEMA_HINT = "Run `schemarouter catalog schema` for the format"
+
+
+class AccessSpec(AccessPath):
+    """An access path and the endpoints reached through it."""
+
+    endpoints: tuple[Endpoint, ...] = Field(min_length=1)
+
+    def access_path(self) -> AccessPath:
+        return AccessPath.model_validate(self.model_dump(exclude={"endpoints"}))
+
+
+class ProviderSpec(Provider):
+    """A provider and its access paths."""
+
+    access: tuple[AccessSpec, ...] = Field(min_length=1)
+
+    def provider(self) -> Provider:
+        return Provider.model_validate(self.model_dump(exclude={"access"}))
+
+
+class CatalogDocument(Contract):
+    """One catalog file."""
+
+    schemarouter_catalog: Literal[1] = Field(
+        description="Catalog format version; always 1 for now."
+    )
+    name: str | None = None
+    description: str = ""
+    field_groups: tuple[FieldGroup, ...] = ()
+    intents: tuple[Intent, ...] = ()
+    providers: tuple[ProviderSpec, ...] = ()
+
+
+def catalog_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a catalog file, generated from the contracts."""
+    schema = CatalogDocument.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://schemarouter.dev/schema/catalog-1.json"
+    schema["title"] = "SchemaRouter catalog"
+    return schema
+
+
+def read_structured_file(path: Path) -> Any:
+    """Parse a JSON or YAML file; :class:`DocumentError` with the line on a syntax error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DocumentError(
+            "file not found", where=str(path), hint="Check the path and try again"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            f"not UTF-8 text: {exc.reason}", where=str(path), hint="Save the file as UTF-8"
+        ) from None
+    except (OSError, ValueError) as exc:  # a folder, no permission, a name too long, NUL
+        raise DocumentError(
+            f"cannot read the file: {getattr(exc, 'strerror', None) or exc}",
+            where=str(path)[:300],
+            hint="Check the path and try again",
+        ) from None
+    return parse_text(text, source=str(path), json_first=path.suffix == ".json")
+
+
+def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:
+    if not isinstance(data, dict):
+        raise DocumentError(
+            f"a catalog must be a mapping at the top level, got {type(data).__name__}",
+            where=source,
+            hint="Start the file with 'schemarouter_catalog: 1' and a 'providers' list",
+        )
+    try:
+        return CatalogDocument.model_validate(data)
+    except ValidationError as exc:
+        what, loc = format_validation_error(exc)
+        raise DocumentError(
+            what, where=f"{source}: {loc}", hint=SCHEMA_HINT
+        ) from None
+
+
+def catalog_files(path: Path) -> list[Path]:
+    """The catalog files of ``path`` (a file, or every catalog file under a folder)."""
+    try:
+        return _catalog_files(path)
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte, no permission
+        raise DocumentError(
+            f"cannot read the catalog path: {getattr(exc, 'strerror', None) or exc}",
+            where=str(path)[:300],
+            hint="Check the path and try again",
+        ) from None
+
+
+def _catalog_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if p.suffix in CATALOG_SUFFIXES and p.is_file() and not p.name.startswith(("_", "."))
+        )
+        if not files:
+            raise DocumentError(
+                "no catalog files (*.yaml, *.yml, *.json) in folder",
+                where=str(path),
+                hint="Point at a catalog file or a folder that holds some",
+            )
+        return files
+    if not path.exists():
+        raise DocumentError("catalog not found", where=str(path), hint="Check the path")
+    return [path]
+
+
+def _specs(document: CatalogDocument) -> Iterator[RouteSpec]:
+    for pi, provider_spec in enumerate(document.providers):
+        provider = provider_spec.provider()
+        for ai, access_spec in enumerate(provider_spec.access):
+            access = access_spec.access_path()
+            for ei, endpoint in enumerate(access_spec.endpoints):
+                yield RouteSpec(
+                    provider, access, endpoint, f"providers[{pi}].access[{ai}].endpoints[{ei}]"
+                )
+
+
+def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
+    """Read and check a catalog (file or folder, or several): one Registration, or an error.
+
+    Every file is parsed and checked before anything is returned; errors name the file,
+    the location inside it, and the reason.
+    """
+    if isinstance(paths, str | Path):
+        paths = [paths]
+    files = [f for p in paths for f in catalog_files(Path(p))]
+    groups: dict[str, FieldGroup] = {}
+    intents: dict[str, Intent] = {}
+    documents: list[tuple[Path, CatalogDocument]] = []
+    for file in files:
+        document = load_catalog_document(read_structured_file(file), source=str(file))
+        for group in document.field_groups:
+            groups[group.id] = group
+        for intent in document.intents:
+            intents[intent.id] = intent
+        documents.append((file, document))
+    registrations: list[Registration] = []
+    seen_providers: dict[str, str] = {}
+    for file, document in documents:
+        for pi, spec in enumerate(document.providers):
+            if spec.id in seen_providers:
+                raise DuplicateRouteError(
+                    f"provider {spec.id!r} is declared again (first in {seen_providers[spec.id]})",
+                    where=f"{file}: providers[{pi}].id",
+                    hint="Declare each provider once; put all its access paths under it",
+                )
+            seen_providers[spec.id] = str(file)
+        for intent in intents.values():
+            for group_id in intent.field_groups:
+                if groups and group_id not in groups:
+                    raise DocumentError(
+                        f"intent {intent.id!r} requires field group {group_id!r}, which is not "
+                        "declared",
+                        where=str(file),
+                        hint="Declare the group under field_groups",
+                    )
+        try:
+            registrations.append(
+                build_registration(
+                    list(_specs(document)),
+                    source=str(file),
+                    providers=[p.provider() for p in document.providers],
+                    field_groups=list(groups.values()) if groups else None,
+                    intents=list(intents.values()) if intents else None,
+                )
+            )
+        except SchemaRouterError:
+            raise
+    return _merge(registrations, source=", ".join(str(Path(p)) for p in paths))
+
+
+def _merge(registrations: Sequence[Registration], *, source: str) -> Registration:
+    if len(registrations) == 1:
+        return registrations[0]
+    routes: dict[str, Route] = {}
+    for registration in registrations:
+        for route in registration.routes:
+            if route.route_id in routes:
+                raise DuplicateRouteError(
+                    f"route {route.route_id!r} is declared in {routes[route.route_id].source} "
+                    f"and {route.source}",
+                    where=route.source,
+                    hint="Give each endpoint a distinct id inside its access path",
+                )
+            routes[route.route_id] = route
+    groups = {g.id: g for r in registrations for g in r.field_groups}
+    intents = {i.id: i for r in registrations for i in r.intents}
+    providers = {p.id: p for r in registrations for p in r.providers}
+    return Registration(
+        source=source,
+        providers=tuple(providers[k] for k in sorted(providers)),
+        routes=tuple(routes[k] for k in sorted(routes)),
+        field_groups=tuple(groups[k] for k in sorted(groups)),
+        intents=tuple(intents[k] for k in sorted(intents)),
+    )
+
+
+def _each_provider(
+    data: dict[str, Any], source: str
+) -> tuple[CatalogDocument | None, list[SchemaRouterError]]:
+    """The document with its valid providers, and a problem per invalid key anywhere (a bad
+    provider does not hide the others' problems)."""
+    problems: list[SchemaRouterError] = []
+
+    def refused(exc: ValidationError, prefix: str = "") -> None:
+        problems.extend(
+            DocumentError(what, where=f"{source}: {loc}", hint=SCHEMA_HINT)
+            for what, loc in validation_problems(exc, prefix=prefix)
+        )
+
+    raw = data.get("providers", ())
+    providers: list[ProviderSpec] = []
+    if isinstance(raw, list):
+        for i, item in enumerate(raw):
+            try:
+                providers.append(ProviderSpec.model_validate(item))
+            except ValidationError as exc:
+                refused(exc, prefix=f"providers[{i}]")
+        data = {**data, "providers": []}
+    try:
+        document = CatalogDocument.model_validate(data)
+    except ValidationError as exc:
+        refused(exc)
+        return None, problems
+    return document.model_copy(update={"providers": tuple(providers)}), problems
+
+
+def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRouterError]:
+    """Every problem :func:`load_catalog` would stop at, and the ones after it: each file
+    parsed and validated on its own, each endpoint checked on its own, ids checked across
+    files. Empty means the catalog loads."""
+    if isinstance(paths, str | Path):
+        paths = [paths]
+    problems: list[SchemaRouterError] = []
+    files: list[Path] = []
+    for path in paths:
+        try:
+            files.extend(catalog_files(Path(path)))
+        except SchemaRouterError as exc:
+            problems.append(exc)
+    documents: list[tuple[Path, CatalogDocument]] = []
+    for file in files:
+        try:
+            data = read_structured_file(file)
+            if not isinstance(data, dict):
+                load_catalog_document(data, source=str(file))  # raises the shape error
+        except SchemaRouterError as exc:
+            problems.append(exc)
+            continue
+        document, found = _each_provider(data, str(file))
+        problems.extend(found)
+        if document is not None:
+            documents.append((file, document))
+    groups = {g.id: g for _, d in documents for g in d.field_groups}
+    intents = {i.id: i for _, d in documents for i in d.intents}
+    providers: dict[str, str] = {}
+    routes: dict[str, str] = {}
+    for file, document in documents:
+        for intent in document.intents:
+            for group_id in intent.field_groups:
+                if groups and group_id not in groups:
+                    problems.append(
+                        DocumentError(
+                            f"intent {intent.id!r} requires field group {group_id!r}, which is "
+                            "not declared",
+                            where=str(file),
+                            hint="Declare the group under field_groups",
+                        )
+                    )
+        for pi, spec in enumerate(document.providers):
+            if spec.id in providers:
+                problems.append(
+                    DuplicateRouteError(
+                        f"provider {spec.id!r} is declared again (first in {providers[spec.id]})",
+                        where=f"{file}: providers[{pi}].id",
+                        hint="Declare each provider once; put all its access paths under it",
+                    )
+                )
+            providers.setdefault(spec.id, str(file))
+        for route_spec in _specs(document):
+            try:
+                (route,) = build_registration(
+                    [route_spec],
+                    source=str(file),
+                    field_groups=list(groups.values()) if groups else None,
+                    intents=list(intents.values()) if intents else None,
+                ).routes
+            except SchemaRouterError as exc:
+                problems.append(exc)
+                continue
+            if route.route_id in routes:
+                problems.append(
+                    DuplicateRouteError(
+                        f"route {route.route_id!r} is declared in {routes[route.route_id]} and "
+                        f"{file}",
+                        where=f"{file}: {route_spec.location}",
+                        hint="Give each endpoint a distinct id inside its access path",
+                    )
+                )
+            routes.setdefault(route.route_id, str(file))
+    return problems

@@ -1,0 +1,332 @@
+"""The one pipeline every adapter ends in: check contracts, then build a Registration.
+
+Adapters (catalog files, OpenAPI, MCP, OPTIMADE, Python callables) turn their sources into
+:class:`RouteSpec` triples; :func:`build_registration` checks each one (JSON Schemas valid,
+local ``$ref`` targets present, path template variables declared, units known and declared
+factors right, field groups and intents declared) and returns a :class:`Registration`, or
+raises the first problem with the document and location it came from. Nothing is registered
+until every check has passed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from schemarouter.contracts import (
+    AccessPath,
+    Endpoint,
+    FieldGroup,
+    Intent,
+    Parameter,
+    ParameterLocation,
+    Provider,
+    Registration,
+    Route,
+)
+from schemarouter.errors import (
+    DanglingReferenceError,
+    DocumentError,
+    DuplicateRouteError,
+    SchemaError,
+    SchemaRouterError,
+)
+from schemarouter.fingerprint import canonical_json
+from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH, json_problem
+from schemarouter.units import check_field_units
+
+__all__ = [
+    "RouteSpec",
+    "build_contract",
+    "build_registration",
+    "check_json_schema",
+    "format_validation_error",
+    "parameters_schema",
+    "slugify",
+    "validation_problems",
+]
+
+_PATH_VARIABLE = re.compile(r"\{([^{}]+)\}")
+
+
+class RouteSpec(NamedTuple):
+    """One endpoint as an adapter saw it, with where it came from inside the document."""
+
+    provider: Provider
+    access: AccessPath
+    endpoint: Endpoint
+    location: str  # e.g. "providers[2].access[0].endpoints[5]" or "paths./movie/{id}.get"
+
+
+def parameters_schema(parameters: Iterable[Parameter]) -> dict[str, Any]:
+    """An endpoint's input schema: a closed object of its parameters' schemas, ``required``
+    listing the required ones (left out when none is)."""
+    parameters = list(parameters)
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {p.name: p.json_schema for p in parameters},
+        "additionalProperties": False,
+    }
+    required = [p.name for p in parameters if p.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def slugify(text: str, *, max_length: int = 96) -> str:
+    """A stable, readable id: lowercase ASCII words joined by ``_`` (camelCase split)."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
+    text = re.sub(r"[^A-Za-z0-9.\-]+", "_", text).strip("_.-").lower()
+    text = re.sub(r"_+", "_", text)
+    if not text or not text[0].isalnum():
+        text = "x" + text
+    return text[:max_length].rstrip("_.-") or "x"
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def build_contract(model: type[M], *, where: str, hint: str, **values: Any) -> M:
+    """``model(**values)``; a pydantic refusal becomes a :class:`DocumentError` at ``where``."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        what, loc = format_validation_error(exc)
+        raise DocumentError(what, where=f"{where} ({loc})", hint=hint) from None
+
+
+def validation_problems(exc: ValidationError, *, prefix: str = "") -> list[tuple[str, str]]:
+    """``(what, where)`` for every error of a pydantic ValidationError."""
+    out = []
+    for error in exc.errors():
+        loc = prefix
+        for part in error["loc"]:
+            if isinstance(part, int):
+                loc += f"[{part}]"
+            else:
+                loc += f".{part}" if loc else str(part)
+        kind = error["type"]
+        message = error["msg"]
+        if kind == "extra_forbidden":
+            message = "unknown key (not part of the contract)"
+        elif kind == "missing":
+            message = "required key is missing"
+        out.append((message, loc or "<document>"))
+    return out
+
+
+def format_validation_error(exc: ValidationError, *, prefix: str = "") -> tuple[str, str]:
+    """``(what, where)`` for the first error of a pydantic ValidationError."""
+    problems = validation_problems(exc, prefix=prefix)
+    message, loc = problems[0]
+    more = len(problems) - 1
+    if more:
+        message += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return message, loc
+
+
+#: Canonical JSON of schemas that passed the metaschema check (large documents repeat the
+#: same inlined schema many times; checking it once halves registration time).
+_CHECKED_SCHEMAS: dict[str, None] = {}
+_CHECKED_LIMIT = 8192
+_CHECKED_LOCK = threading.Lock()
+
+
+def check_json_schema(schema: Any, *, where: str) -> None:
+    """Refuse an invalid JSON Schema (Draft 2020-12 metaschema) or a dangling local $ref."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError as _JsonSchemaError
+
+    if not isinstance(schema, Mapping):
+        raise SchemaError(
+            f"a JSON Schema must be an object, got {type(schema).__name__}",
+            where=where,
+            hint="Write the schema as a mapping such as {'type': 'number'}",
+        )
+    problem = json_problem(schema, max_depth=MAX_SCHEMA_DEPTH)
+    if problem is not None:  # jsonschema and pydantic recurse once per level
+        raise SchemaError(
+            f"invalid JSON Schema: {problem.message}",
+            where=f"{where}/{'/'.join(str(p) for p in problem.location[:16])}",
+            hint="Write finite numbers and flatten the schema",
+        )
+    try:
+        key = canonical_json(schema)
+    except (TypeError, ValueError):
+        key = None  # not JSON at all: the metaschema check below says why
+    if key is not None and key in _CHECKED_SCHEMAS:
+        return
+    try:
+        Draft202012Validator.check_schema(schema)
+    except RecursionError:
+        raise SchemaError(
+            "invalid JSON Schema: nested too deeply to check",
+            where=where,
+            hint="Flatten the schema",
+        ) from None
+    except _JsonSchemaError as exc:
+        path = "/".join(str(p) for p in exc.absolute_path)
+        raise SchemaError(
+            f"invalid JSON Schema: {exc.message}",
+            where=f"{where}{'/' + path if path else ''}",
+            hint="Fix the schema so it validates against JSON Schema 2020-12",
+        ) from None
+    for ref, pointer in _local_refs(schema, ""):
+        if _resolve_pointer(schema, ref) is _MISSING:
+            raise DanglingReferenceError(
+                f"$ref {ref!r} points at nothing",
+                where=f"{where}{pointer}",
+                hint="Inline the referenced schema or add it under $defs",
+            )
+    if key is not None:
+        with _CHECKED_LOCK:
+            if len(_CHECKED_SCHEMAS) >= _CHECKED_LIMIT:
+                _CHECKED_SCHEMAS.pop(next(iter(_CHECKED_SCHEMAS)))
+            _CHECKED_SCHEMAS[key] = None
+
+
+_MISSING = object()
+
+
+def _local_refs(node: Any, pointer: str) -> Iterable[tuple[str, str]]:
+    if isinstance(node, Mapping):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            yield ref, pointer
+        for key, value in node.items():
+            yield from _local_refs(value, f"{pointer}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _local_refs(value, f"{pointer}/{i}")
+
+
+def _resolve_pointer(document: Any, ref: str) -> Any:
+    node = document
+    for raw in ref.lstrip("#").split("/")[1:]:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return _MISSING
+    return node
+
+
+def _check_endpoint(
+    spec: RouteSpec,
+    *,
+    source: str,
+    field_groups: Mapping[str, FieldGroup] | None,
+    intents: Mapping[str, Intent] | None,
+) -> None:
+    endpoint = spec.endpoint
+    where = f"{source}: {spec.location}"
+    check_json_schema(endpoint.input_schema, where=f"{where}.input_schema")
+    if endpoint.output_schema is not None:
+        check_json_schema(endpoint.output_schema, where=f"{where}.output_schema")
+    for i, parameter in enumerate(endpoint.parameters):
+        check_json_schema(parameter.json_schema, where=f"{where}.parameters[{i}].json_schema")
+    for i, item in enumerate(endpoint.output_fields):
+        check_json_schema(item.json_schema, where=f"{where}.output_fields[{i}].json_schema")
+        check_field_units(item, where=f"{where}.output_fields[{i}]")
+        if field_groups is not None and item.group is not None and item.group not in field_groups:
+            raise DanglingReferenceError(
+                f"field {item.name!r} names field group {item.group!r}, which is not declared",
+                where=f"{where}.output_fields[{i}].group",
+                hint=f"Declare it under field_groups (known: {', '.join(sorted(field_groups))})",
+            )
+    if intents is not None:
+        for intent in endpoint.intents:
+            if intent not in intents:
+                raise DanglingReferenceError(
+                    f"endpoint {endpoint.id!r} names intent {intent!r}, which is not declared",
+                    where=f"{where}.intents",
+                    hint=f"Declare it under intents (known: {', '.join(sorted(intents))})",
+                )
+    path = endpoint.operation.path
+    if path is not None:
+        declared = {p.name for p in endpoint.parameters if p.location is ParameterLocation.PATH}
+        for variable in _PATH_VARIABLE.findall(path):
+            if variable not in declared:
+                raise DanglingReferenceError(
+                    f"path template {path!r} uses {{{variable}}} but no path parameter "
+                    f"{variable!r} is declared",
+                    where=f"{where}.operation.path",
+                    hint="Declare the parameter with location 'path' and required true",
+                )
+        for parameter in endpoint.parameters:
+            if parameter.location is ParameterLocation.PATH:
+                if f"{{{parameter.name}}}" not in path:
+                    raise DanglingReferenceError(
+                        f"path parameter {parameter.name!r} does not appear in {path!r}",
+                        where=f"{where}.parameters",
+                        hint="Fix the path template or the parameter's location",
+                    )
+                if not parameter.required:
+                    raise DocumentError(
+                        f"path parameter {parameter.name!r} must be required",
+                        where=f"{where}.parameters",
+                        hint="Set required: true (a URL path cannot omit a segment)",
+                    )
+    carrier = spec.access.auth.parameter
+    for parameter in endpoint.parameters if carrier else ():
+        # header names are case-insensitive: ``x-api-key`` is the ``X-API-KEY`` header
+        if parameter.name == carrier or (
+            parameter.location is ParameterLocation.HEADER
+            and parameter.name.lower() == str(carrier).lower()
+        ):
+            raise DocumentError(
+                f"parameter {parameter.name!r} is where the credential travels "
+                f"({carrier!r}) and must not be a route parameter",
+                where=f"{where}.parameters",
+                hint="Credentials are declared by name in access.auth and looked up at call time",
+            )
+
+
+def build_registration(
+    specs: Sequence[RouteSpec],
+    *,
+    source: str,
+    providers: Sequence[Provider] = (),
+    field_groups: Sequence[FieldGroup] | None = None,
+    intents: Sequence[Intent] | None = None,
+) -> Registration:
+    """Check every spec and build the Registration; raise the first problem, register nothing.
+
+    ``field_groups`` / ``intents`` given (even empty) means references to them are checked;
+    ``None`` means the source declares none and references are not checked.
+    """
+    groups = None if field_groups is None else {g.id: g for g in field_groups}
+    intent_map = None if intents is None else {i.id: i for i in intents}
+    routes: dict[str, Route] = {}
+    for spec in specs:
+        try:
+            _check_endpoint(spec, source=source, field_groups=groups, intents=intent_map)
+            route = Route.build(spec.provider, spec.access, spec.endpoint, source=source)
+        except SchemaRouterError:
+            raise
+        except ValidationError as exc:  # pragma: no cover - contracts were already built
+            what, loc = format_validation_error(exc)
+            raise DocumentError(what, where=f"{source}: {spec.location}.{loc}") from None
+        if route.route_id in routes:
+            raise DuplicateRouteError(
+                f"route {route.route_id!r} is declared twice",
+                where=f"{source}: {spec.location}",
+                hint="Give each endpoint a distinct id inside its access path",
+            )
+        routes[route.route_id] = route
+    provider_map = {p.id: p for p in providers}
+    for route in routes.values():
+        provider_map.setdefault(route.provider.id, route.provider)
+    return Registration(
+        source=source,
+        providers=tuple(provider_map[k] for k in sorted(provider_map)),
+        routes=tuple(routes[k] for k in sorted(routes)),
+        field_groups=tuple(field_groups or ()),
+        intents=tuple(intents or ()),
+    )

@@ -1,0 +1,136 @@
+"""Schema diff between a registry snapshot and a newer snapshot or a Registration.
+
+:func:`schema_diff` says which routes were added, removed or changed, and for each changed
+route which output fields and parameters were added, removed or changed (by name), and
+which other parts of the contract moved (``operation``, ``effect``, ``input_schema``,
+``output_schema``, ``access``, ``provider``, ...). A route counts as changed when its
+fingerprint changed, which is exactly when a binding to it goes stale.
+
+Compared against a :class:`Registration`, the scope is what ``register(..., replace=True)``
+would touch: the (provider, access path) pairs the registration declares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from schemarouter.contracts import Registration, Route
+from schemarouter.registry.registry import RegistrySnapshot
+
+__all__ = ["RouteDiff", "SchemaDiff", "schema_diff"]
+
+_ENDPOINT_PARTS = (
+    "name",
+    "operation",
+    "summary",
+    "description",
+    "input_schema",
+    "output_schema",
+    "effect",
+    "policy_tags",
+    "availability",
+    "intents",
+)
+
+
+@dataclass(frozen=True)
+class RouteDiff:
+    """How one route's contract changed (names of fields, parameters and other parts)."""
+
+    route_id: str
+    fields_added: tuple[str, ...] = ()
+    fields_removed: tuple[str, ...] = ()
+    fields_changed: tuple[str, ...] = ()
+    parameters_added: tuple[str, ...] = ()
+    parameters_removed: tuple[str, ...] = ()
+    parameters_changed: tuple[str, ...] = ()
+    #: Other parts that changed: endpoint keys, ``access.<key>``, ``provider``.
+    parts_changed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SchemaDiff:
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[RouteDiff, ...] = ()
+    unchanged: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    @property
+    def needs_rebinding(self) -> tuple[str, ...]:
+        """Route ids whose fingerprint changed: bindings to them are stale."""
+        return tuple(d.route_id for d in self.changed)
+
+    def route(self, route_id: str) -> RouteDiff:
+        for item in self.changed:
+            if item.route_id == route_id:
+                return item
+        raise KeyError(route_id)
+
+
+def _named(items: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    return {item.name: item.canonical() for item in items}
+
+
+def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+    added = tuple(sorted(set(new) - set(old)))
+    removed = tuple(sorted(set(old) - set(new)))
+    changed = tuple(sorted(k for k in set(old) & set(new) if old[k] != new[k]))
+    return added, removed, changed
+
+
+def _route_diff(old: Route, new: Route) -> RouteDiff:
+    fa, fr, fc = _compare(_named(old.endpoint.output_fields), _named(new.endpoint.output_fields))
+    pa, pr, pc = _compare(_named(old.endpoint.parameters), _named(new.endpoint.parameters))
+    old_endpoint, new_endpoint = old.endpoint.canonical(), new.endpoint.canonical()
+    parts = [k for k in _ENDPOINT_PARTS if old_endpoint.get(k) != new_endpoint.get(k)]
+    if old.access_fingerprint != new.access_fingerprint:
+        old_access, new_access = old.access.canonical(), new.access.canonical()
+        parts += [f"access.{k}" for k in sorted(new_access) if old_access.get(k) != new_access[k]]
+    if old.provider_fingerprint != new.provider_fingerprint:
+        parts.append("provider")
+    return RouteDiff(
+        route_id=new.route_id,
+        fields_added=fa,
+        fields_removed=fr,
+        fields_changed=fc,
+        parameters_added=pa,
+        parameters_removed=pr,
+        parameters_changed=pc,
+        parts_changed=tuple(parts),
+    )
+
+
+def schema_diff(
+    old: RegistrySnapshot,
+    new: RegistrySnapshot | Registration,
+    *,
+    provider: str | None = None,
+) -> SchemaDiff:
+    """What changed from ``old`` to ``new`` (optionally only routes of ``provider``)."""
+    before: dict[str, Route] = dict(old.routes)
+    if isinstance(new, Registration):
+        after = {r.route_id: r for r in new.routes}
+        scopes = {(r.provider.id, r.access.id) for r in new.routes}
+        before = {k: r for k, r in before.items() if (r.provider.id, r.access.id) in scopes}
+    else:
+        after = dict(new.routes)
+    if provider is not None:
+        before = {k: r for k, r in before.items() if r.provider.id == provider}
+        after = {k: r for k, r in after.items() if r.provider.id == provider}
+    common = sorted(set(before) & set(after))
+    return SchemaDiff(
+        added=tuple(sorted(set(after) - set(before))),
+        removed=tuple(sorted(set(before) - set(after))),
+        changed=tuple(
+            _route_diff(before[k], after[k])
+            for k in common
+            if before[k].fingerprint != after[k].fingerprint
+        ),
+        unchanged=tuple(k for k in common if before[k].fingerprint == after[k].fingerprint),
+    )

@@ -1,0 +1,440 @@
+"""Deterministic query understanding, and the ``Analyzer`` protocol an LLM can implement.
+
+:class:`RuleAnalyzer` finds, with no model:
+
+- providers and tools named in the query (by id, display name or alias);
+- source constraints (``measured``, ``experimental``, ``DFT``, ``calculated``, ``literature``,
+  and their Korean words), which filter routes by provenance;
+- identifiers and values: chemical formulas, DOIs, arXiv ids, CAS numbers, material ids,
+  dates, numbers with units. They bind to route parameters by the parameters' semantic ids
+  (or names) and are validated against the parameters' JSON Schemas.
+
+Whatever an analyzer returns is checked against the registry snapshot by
+:func:`gate_analysis` before the router uses it: an unknown provider or tool is dropped and
+reported, never passed on.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from schemarouter.contracts import Parameter, Route, SourceType
+
+if TYPE_CHECKING:
+    from schemarouter.registry.registry import RegistrySnapshot
+
+__all__ = [
+    "SOURCE_WORDS",
+    "Analyzer",
+    "BoundValue",
+    "QueryAnalysis",
+    "RuleAnalyzer",
+    "bind_parameters",
+    "gate_analysis",
+    "schema_validator",
+]
+
+
+class BoundValue(BaseModel):
+    """A value found in the query: its kind (``chemical.formula``, ``identifier.doi`` ...)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: str
+    value: str
+    start: int = 0
+    end: int = 0
+    unit: str | None = None
+
+
+class QueryAnalysis(BaseModel):
+    """What a query asks for, as far as the registry can tell."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str
+    named_providers: tuple[str, ...] = ()
+    named_routes: tuple[str, ...] = ()
+    source_constraints: tuple[SourceType, ...] = ()
+    values: tuple[BoundValue, ...] = ()
+    #: Parts an analyzer proposed that the registry does not have (reported, not used).
+    rejected: tuple[str, ...] = ()
+    analyzer: str = "rules"
+
+
+@runtime_checkable
+class Analyzer(Protocol):
+    """Anything that turns a query into a :class:`QueryAnalysis` over a registry snapshot."""
+
+    def analyze(self, query: str, snapshot: RegistrySnapshot) -> QueryAnalysis: ...
+
+
+#: Words that constrain provenance, per source type. Lower-case; matched as whole words
+#: (Latin) or substrings (Hangul).
+SOURCE_WORDS: Mapping[SourceType, tuple[str, ...]] = {
+    SourceType.EXPERIMENTAL: (
+        "measured",
+        "measurement",
+        "measurements",
+        "experimental",
+        "experimentally",
+        "experiment",
+        "experiments",
+        "observed",
+        "empirical",
+        "lab-measured",
+        "실험",
+        "측정",
+        "실측",
+    ),
+    SourceType.CALCULATED: (
+        "dft",
+        "calculated",
+        "computed",
+        "computational",
+        "simulated",
+        "simulation",
+        "first-principles",
+        "ab initio",
+        "predicted",
+        "theoretical",
+        "계산",
+        "시뮬레이션",
+        "제일원리",
+    ),
+    SourceType.LITERATURE: (
+        "literature",
+        "published",
+        "publication",
+        "publications",
+        "paper",
+        "papers",
+        "article",
+        "articles",
+        "preprint",
+        "preprints",
+        "journal",
+        "문헌",
+        "논문",
+        "출판",
+    ),
+    SourceType.BUSINESS: ("disclosure", "filing", "filings", "공시", "사업보고서"),
+}
+
+# fmt: off
+_ELEMENTS = frozenset((
+    "H", "He", "Li", "Be", "B", "C", "N", "O", "F", "Ne", "Na", "Mg", "Al", "Si", "P", "S",
+    "Cl", "Ar", "K", "Ca", "Sc", "Ti", "V", "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga",
+    "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y", "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd",
+    "Ag", "Cd", "In", "Sn", "Sb", "Te", "I", "Xe", "Cs", "Ba", "La", "Ce", "Pr", "Nd", "Pm",
+    "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W", "Re", "Os",
+    "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa",
+    "U", "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es", "Fm", "Md", "No", "Lr",
+))
+# fmt: on
+
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("identifier.doi", re.compile(r"\b10\.\d{4,9}/[^\s\"'<>,;]+[^\s\"'<>,;.)]")),
+    (
+        "identifier.arxiv_id",
+        re.compile(
+            r"(?:arXiv:\s*)?\b(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    ("identifier.cas", re.compile(r"\b\d{2,7}-\d{2}-\d\b")),
+    (
+        "identifier.material_id",
+        re.compile(r"\b(?:mp|mvc|oqmd|aflow|cod|JVASP|jvasp|agm|mpds)-\d+\b|\b[A-Z]{2,5}-\d+\b"),
+    ),
+    ("time.date", re.compile(r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")),
+    ("time.year", re.compile(r"\b(?:since|after|before|from|in|until)\s+((?:19|20)\d{2})\b")),
+    (
+        "quantity",
+        re.compile(
+            r"(?<![\w.])(-?\d+(?:\.\d+)?)\s?(K|°C|GPa|MPa|eV|meV|Å|nm|g/cm\^?3|kJ/mol)(?!\w)"
+        ),
+    ),
+)
+
+_FORMULA = re.compile(
+    r"(?<![\w\-/.])((?:[A-Z][a-z]?\d*(?:\.\d+)?|\((?:[A-Z][a-z]?\d*)+\)\d*)+)(?![\w\-])"
+)
+_FORMULA_PART = re.compile(r"([A-Z][a-z]?)(\d*(?:\.\d+)?)")
+#: Element symbols that are also English words, abbreviations or units: never a formula alone.
+_COMMON_WORDS = frozenset(
+    {
+        "I",
+        "In",
+        "As",
+        "At",
+        "He",
+        "Be",
+        "No",
+        "Ho",
+        "Pa",
+        "Co",
+        "Am",
+        "Es",
+        "Re",
+        "Pm",
+        "Md",
+        "Ca",
+        "Sc",
+        "Ga",
+        "Mt",
+        "Db",
+    }
+)
+
+
+def _formulas(text: str) -> list[tuple[str, int, int]]:
+    found = []
+    for match in _FORMULA.finditer(text):
+        token = match.group(1)
+        elements = [m.group(1) for m in _FORMULA_PART.finditer(token)]
+        if not elements or any(e not in _ELEMENTS for e in elements):
+            continue
+        has_digit = any(ch.isdigit() for ch in token)
+        # A bare element symbol is a formula only with two letters that are not also an
+        # English word or abbreviation ("Si", "Fe", not "I", "In", "K", "Co");
+        # two or more elements, or a count, is enough.
+        if len(elements) == 1 and not has_digit and (len(token) != 2 or token in _COMMON_WORDS):
+            continue
+        found.append((token, match.start(1), match.end(1)))
+    return found
+
+
+def _word_in(text_lower: str, word: str) -> bool:
+    if any("\uac00" <= ch <= "\ud7a3" or "\u4e00" <= ch <= "\u9fff" for ch in word):
+        return word in text_lower
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text_lower) is not None
+
+
+_NAME_TOKEN = re.compile(r"[0-9a-z]+|[\uac00-\ud7a3]+|[\u4e00-\u9fff]+")
+_MAX_NAME_WORDS = 8
+#: a separator, a path or an inner capital: a name someone typed on purpose
+_IDENTIFIER_LIKE = re.compile(r"[_/.{}]|[a-z][A-Z]|\d")
+
+
+def _name_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_NAME_TOKEN.findall(text.lower().replace("_", " ")))
+
+
+class NameTable(NamedTuple):
+    """Provider and endpoint names of one snapshot, for O(query length) lookups."""
+
+    #: word tuple of a provider id, display name or alias -> provider ids
+    providers: Mapping[tuple[str, ...], frozenset[str]]
+    #: CJK names, matched as substrings (particles attach to Korean words)
+    cjk_providers: tuple[tuple[str, str], ...]
+    #: lower-cased endpoint name (6+ characters) -> route ids
+    endpoints: Mapping[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, snapshot: RegistrySnapshot) -> NameTable:
+        # which providers' routes use each word: a one-word provider name that other
+        # providers' routes also use ("weather", "search") is a topic, not a name
+        word_providers: dict[str, set[str]] = {}
+        for route in snapshot.routes.values():
+            endpoint = route.endpoint
+            text = " ".join((route.provider.display_name, endpoint.name, endpoint.description))
+            for word in set(_name_tokens(text)):
+                word_providers.setdefault(word, set()).add(route.provider.id)
+        providers: dict[tuple[str, ...], set[str]] = {}
+        cjk: list[tuple[str, str]] = []
+        for provider in snapshot.providers.values():
+            for name in (provider.id, provider.display_name, *provider.aliases):
+                if len(name) < 2:
+                    continue
+                if any("\uac00" <= ch <= "\ud7a3" or "\u4e00" <= ch <= "\u9fff" for ch in name):
+                    cjk.append((name.lower().replace(" ", ""), provider.id))
+                    continue
+                words = _name_tokens(name)
+                if not words or len(words) > _MAX_NAME_WORDS:
+                    continue
+                if len(words) == 1 and word_providers.get(words[0], set()) - {provider.id}:
+                    continue
+                providers.setdefault(words, set()).add(provider.id)
+        endpoints: dict[str, set[str]] = {}
+        for route in snapshot.routes.values():
+            name = route.endpoint.name.lower()
+            # only identifier-like names force a route ("search_summary", "GET /movie/{id}");
+            # a plain word ("search", "players") is what the query is about, not a name
+            if len(name) >= 6 and _IDENTIFIER_LIKE.search(route.endpoint.name):
+                endpoints.setdefault(name, set()).add(route.route_id)
+        return cls(
+            providers={k: frozenset(v) for k, v in providers.items()},
+            cjk_providers=tuple(sorted(cjk)),
+            endpoints={k: frozenset(v) for k, v in endpoints.items()},
+        )
+
+    def named_providers(self, query: str) -> list[str]:
+        words = _name_tokens(query)
+        found: dict[str, None] = {}
+        for n in range(1, min(_MAX_NAME_WORDS, len(words)) + 1):
+            for i in range(len(words) - n + 1):
+                for provider in sorted(self.providers.get(words[i : i + n], ())):
+                    found[provider] = None
+        compact = query.lower().replace(" ", "")
+        for name, provider in self.cjk_providers:
+            if name in compact:
+                found[provider] = None
+        return list(found)
+
+    def named_routes(self, query: str) -> list[str]:
+        words = re.findall(r"[^\s,;:!?'\"()]+", query.lower())
+        candidates = set(words) | {f"{a} {b}" for a, b in itertools.pairwise(words)}
+        found: set[str] = set()
+        for text in candidates:
+            found.update(self.endpoints.get(text.rstrip("."), ()))
+        return sorted(found)
+
+
+class RuleAnalyzer:
+    """Deterministic analyzer: regular expressions and the registry's own names."""
+
+    name = "rules"
+
+    def analyze(self, query: str, snapshot: RegistrySnapshot) -> QueryAnalysis:
+        names = snapshot.derived("query.names", NameTable.of)
+        lower = query.lower()
+        sources = tuple(
+            source
+            for source, words in SOURCE_WORDS.items()
+            if any(_word_in(lower, w) for w in words)
+        )
+        return QueryAnalysis(
+            text=query,
+            named_providers=tuple(names.named_providers(query)),
+            named_routes=tuple(names.named_routes(query)),
+            source_constraints=sources,
+            values=tuple(find_values(query)),
+            analyzer=self.name,
+        )
+
+
+def find_values(query: str) -> list[BoundValue]:
+    """Identifiers and values in ``query``, in order of appearance, without overlaps."""
+    found: list[BoundValue] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= s or start >= e for s, e in taken)
+
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(query):
+            group = 1 if match.groups() and match.group(1) is not None else 0
+            start, end = match.span(group)
+            if not free(start, end):
+                continue
+            unit = match.group(2) if kind == "quantity" else None
+            found.append(
+                BoundValue(kind=kind, value=match.group(group), start=start, end=end, unit=unit)
+            )
+            taken.append((start, end))
+    for token, start, end in _formulas(query):
+        if free(start, end):
+            found.append(BoundValue(kind="chemical.formula", value=token, start=start, end=end))
+            taken.append((start, end))
+    return sorted(found, key=lambda v: v.start)
+
+
+#: Parameter names that take a value kind when the parameter declares no semantic id.
+_NAME_HINTS: Mapping[str, tuple[str, ...]] = {
+    "chemical.formula": (
+        "formula",
+        "formula_pretty",
+        "chemical_formula",
+        "composition",
+        "chemical_formula_reduced",
+        "reduced_formula",
+    ),
+    "identifier.doi": ("doi",),
+    "identifier.arxiv_id": ("id_list", "arxiv_id"),
+    "identifier.cas": ("cas", "cas_number", "casrn"),
+    "identifier.material_id": ("material_id", "material_ids", "entry_id", "jid"),
+    "time.date": ("date", "from_date", "since"),
+}
+
+
+def _parameter_kind(parameter: Parameter) -> str | None:
+    if parameter.semantic_id:
+        return parameter.semantic_id
+    name = parameter.name.lower()
+    for kind, names in _NAME_HINTS.items():
+        if name in names:
+            return kind
+    return None
+
+
+def _coerce(value: str, schema: Mapping[str, Any]) -> Any:
+    kind = schema.get("type")
+    if kind == "array":
+        items = schema.get("items", {})
+        return [_coerce(value, items if isinstance(items, Mapping) else {})]
+    if kind == "integer" and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if kind == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return float(value)
+    return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _validator_for(schema_json: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def schema_validator(schema: Mapping[str, Any]) -> Any:
+    """A cached Draft 2020-12 validator for ``schema`` (shared with the gate)."""
+    return _validator_for(json.dumps(schema, sort_keys=True, default=str))
+
+
+def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any]:
+    """Bind query values to ``route``'s parameters by kind; keep only schema-valid ones."""
+    by_kind: dict[str, list[BoundValue]] = {}
+    for value in values:
+        by_kind.setdefault(value.kind, []).append(value)
+    bound: dict[str, Any] = {}
+    for parameter in route.endpoint.parameters:
+        kind = _parameter_kind(parameter)
+        if kind is None or kind not in by_kind:
+            continue
+        candidate = _coerce(by_kind[kind][0].value, parameter.json_schema)
+        if schema_validator(parameter.json_schema).is_valid(candidate):
+            bound[parameter.name] = candidate
+    return bound
+
+
+def gate_analysis(analysis: QueryAnalysis, snapshot: RegistrySnapshot) -> QueryAnalysis:
+    """Drop (and report) providers and routes the registry does not have."""
+    providers, routes = snapshot.providers, snapshot.routes
+    rejected = list(analysis.rejected)
+    kept_providers = []
+    for provider in analysis.named_providers:
+        if provider in providers:
+            kept_providers.append(provider)
+        else:
+            rejected.append(f"provider:{provider}")
+    kept_routes = []
+    for route_id in analysis.named_routes:
+        if route_id in routes:
+            kept_routes.append(route_id)
+        else:
+            rejected.append(f"route:{route_id}")
+    return analysis.model_copy(
+        update={
+            "named_providers": tuple(kept_providers),
+            "named_routes": tuple(kept_routes),
+            "rejected": tuple(rejected),
+        }
+    )

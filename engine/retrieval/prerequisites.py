@@ -1,0 +1,367 @@
+"""Routes that need an identifier, and the routes that produce it.
+
+A REST catalog answers most requests in two calls: ``GET /person/{person_id}/movie_credits``
+needs a ``person_id``, which a request that names a person does not carry and which
+``GET /search/person`` returns. A route's *needs* are its required parameters named like an
+identifier of something (``person_id``, ``movieId``, or ``id`` after a collection segment,
+``/users/{id}``); a *producer* of that thing is a registered read route that does not itself
+need one, whose path or name holds the thing's word, and whose output holds an ``id`` (or
+``person_id``) field. Read from the registered contracts alone, for any catalog; nothing here
+is learned.
+
+:func:`lift_prerequisites` puts, after each route in the top ``k`` that needs something no
+route above it produces, the producer the request itself scores best (the index's
+``rescore_parts``), lifted from further down the ranking or from the registry, and marked
+``scores["prerequisite"] = 1``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Container, Sequence
+from dataclasses import dataclass
+
+from schemarouter.contracts import TRANSPORT_LOCATIONS, Effect, Route
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.candidates import Ranked
+from schemarouter.retrieval.results import IdentifierSource
+
+__all__ = [
+    "DEFAULT_MAX_LIFTS",
+    "identifier_source",
+    "identifier_sources",
+    "lift_prerequisites",
+    "names_identifier",
+    "needed_parameters",
+    "needs",
+    "producers",
+    "stem",
+]
+
+#: producers lifted for one request at most
+DEFAULT_MAX_LIFTS = 2
+
+#: ``<thing>_id`` / ``<thing>-id`` / ``thingId`` / ``thingID`` (not ``valid``, ``paid``)
+_ID_SUFFIX = re.compile(
+    r"^(?P<thing>[A-Za-z][A-Za-z0-9_\-.]*?)(?:[_\-.](?:id|Id|ID)|(?<=[a-z0-9])(?:Id|ID))$"
+)
+#: names that are a plain id whatever their letters say
+_PLAIN_IDS = frozenset({"id", "_id", "uuid", "guid", "pid"})
+_SEPARATORS = re.compile(r"[_\-.]")
+_WORDS = re.compile(r"[a-z0-9]+")
+_TEMPLATE = re.compile(r"^\{[^}]+\}$")
+
+
+def stem(word: str) -> str:
+    """One stem for a thing's singular and plural, the same on both sides of a match
+    (``movie`` and ``movies``: ``mov``; ``category`` and ``categories``: ``categor``)."""
+    word = word.lower()
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 3 and word[-1] in "ey":
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("i"):
+        word = word[:-1]
+    return word
+
+
+def _id_of(name: str) -> str | None:
+    """What identifier ``name`` names: the thing's stem for ``<thing>_id`` / ``thingId``,
+    ``""`` for a plain ``id`` (``id``, ``uuid``, ``pid``: whose, the context says), ``None``
+    for a name that is no identifier."""
+    match = _ID_SUFFIX.match(name)
+    # a compound thing reads as one word (``file_version_retention_id``, ``analysisRuleId``:
+    # ``fileversionretention``, ``analysisrule``), as its path segments do (_things_named)
+    thing = _SEPARATORS.sub("", match["thing"]) if match else ""
+    if len(thing) > 1:
+        return stem(thing)
+    return "" if match or name.lower() in _PLAIN_IDS else None
+
+
+def names_identifier(name: str) -> bool:
+    """Whether a parameter or field name reads as an identifier (``id``, ``author_id``,
+    ``movieId``, ``uuid``)."""
+    return _id_of(name) is not None
+
+
+def _segments(route: Route) -> list[str]:
+    path = route.endpoint.operation.path or ""
+    return [s for s in path.split("/") if s]
+
+
+def needed_parameters(
+    route: Route, *, given: frozenset[str] = frozenset()
+) -> tuple[tuple[str, str], ...]:
+    """``(parameter, thing)`` for each required parameter of ``route`` named like the
+    identifier of a thing (``<thing>_id``, or ``id`` right after a collection segment of its
+    path), but for a parameter whose declared kind (``semantic_id``) is in ``given``: the
+    request carries a value of that kind (the query analysis found ``identifier.doi`` in it)."""
+    found: list[tuple[str, str]] = []
+    segments = _segments(route)
+    for parameter in route.endpoint.parameters:
+        if not parameter.required or (parameter.semantic_id and parameter.semantic_id in given):
+            continue
+        if parameter.location in TRANSPORT_LOCATIONS:  # X-Request-Id, cookies: not needs
+            continue
+        thing = _id_of(parameter.name)
+        if thing == "":  # a plain id: the collection segment before it says whose
+            template = "{" + parameter.name + "}"
+            if template in segments and segments.index(template) > 0:
+                before = segments[segments.index(template) - 1]
+                if not _TEMPLATE.match(before):
+                    thing = stem(before)
+        if thing:
+            found.append((parameter.name, thing))
+    return tuple(found)
+
+
+def needs(route: Route, *, given: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The things whose identifier ``route`` needs (:func:`needed_parameters`), once each."""
+    return tuple(dict.fromkeys(thing for _, thing in needed_parameters(route, given=given)))
+
+
+def _things_named(route: Route) -> set[str]:
+    """The words of the route's static path segments and endpoint name, singular."""
+    words: set[str] = set()
+    for segment in _segments(route):
+        if not _TEMPLATE.match(segment):
+            parts = _WORDS.findall(segment.lower())
+            words.update(stem(w) for w in parts)
+            if len(parts) > 1:  # ``file_versions``: also the compound ``fileversion``
+                words.add(stem("".join(parts)))
+    if not route.endpoint.operation.path:
+        words.update(stem(w) for w in _WORDS.findall(route.endpoint.name.lower()))
+    return words
+
+
+#: containers an ``id`` leaf may sit in and still be the identifier of what the route lists
+_CONTAINERS = frozenset(
+    stem(w)
+    for w in (
+        "result",
+        "data",
+        "item",
+        "record",
+        "list",
+        "hit",
+        "entry",
+        "content",
+        "value",
+        "object",
+    )
+)
+
+
+def _id_leaves(route: Route) -> list[tuple[str, str]]:
+    """``(field name, thing)`` of each identifier-like output field: ``""`` for an ``id``
+    leaf at the top or in a generic container (``results.*.id``), the container's word for
+    one inside a named thing (``genres.*.id``: ``genre``), ``thing`` for a ``<thing>_id`` leaf."""
+    out: list[tuple[str, str]] = []
+    for output in route.endpoint.output_fields:
+        parts = [p for p in (output.path or output.name).split(".") if p and p != "*"]
+        if not parts:
+            continue
+        thing = _id_of(parts[-1])
+        if thing == "":  # a plain id: whose, the parent says
+            parent = stem(parts[-2]) if len(parts) > 1 else ""
+            out.append((output.name, "" if parent in _CONTAINERS else parent))
+        elif thing is not None:
+            out.append((output.name, thing))
+    return out
+
+
+def _id_fields(route: Route) -> set[str]:
+    """The things of :func:`_id_leaves` (``""``: a plain id of what the route lists)."""
+    return {thing for _, thing in _id_leaves(route)}
+
+
+def identifier_source(route: Route, thing: str) -> IdentifierSource | None:
+    """Where producer ``route`` returns ``thing``'s identifier (its output field and path):
+    a ``<thing>_id`` leaf, else a plain ``id`` at the top or in a generic container; the
+    shallowest first. ``None`` where the route produces no identifier of ``thing``."""
+    if thing not in _produces(route)[0]:
+        return None
+    return _source_in(route, thing)
+
+
+def _source_in(route: Route, thing: str) -> IdentifierSource | None:
+    """:func:`identifier_source` for a route known to produce ``thing``."""
+    leaves = _id_leaves(route)
+    depth = {f.name: (f.path or f.name).count(".") for f in route.endpoint.output_fields}
+    for wanted in (thing, ""):
+        names = sorted((depth[name], name) for name, kind in leaves if kind == wanted)
+        if names:
+            name = names[0][1]
+            path = route.endpoint.field(name).path or name
+            return IdentifierSource(route_id=route.route_id, field=name, path=path)
+    return None
+
+
+def _lookup(route: Route) -> bool:
+    """Whether the route takes text to look things up by (a required string parameter):
+    how a request that names a thing gets its identifier."""
+    return any(
+        p.required and p.json_schema.get("type") == "string" for p in route.endpoint.parameters
+    )
+
+
+@dataclass(frozen=True)
+class _Table:
+    snapshot: RegistrySnapshot
+    #: thing -> producer route ids, the lookups first; and how many of them are lookups
+    producers: dict[str, tuple[str, ...]]
+    lookups: dict[str, int]
+    #: route fingerprint -> (things it produces, whether it is a lookup)
+    facts: dict[str, tuple[frozenset[str], bool]]
+
+
+#: the tables of the last few snapshots (a router searches one snapshot until its registry
+#: changes; a process may hold several routers); a change reads only its routes again
+_TABLES: list[_Table] = []
+_KEEP = 4
+_TABLES_LOCK = threading.Lock()
+
+
+def _produces(route: Route) -> tuple[frozenset[str], bool]:
+    """(the things whose identifiers ``route`` produces, whether it is a lookup)."""
+    if route.endpoint.effect is not Effect.READ or needs(route):
+        return frozenset(), False  # a write, or a call of its own needed first
+    ids = _id_fields(route)
+    if not ids:
+        return frozenset(), False
+    things = frozenset(t for t in _things_named(route) - _CONTAINERS if "" in ids or t in ids)
+    return things, _lookup(route)
+
+
+def _table(snapshot: RegistrySnapshot) -> _Table:
+    with _TABLES_LOCK:
+        for table in _TABLES:
+            if table.snapshot is snapshot:
+                return table
+        known = [t.facts for t in reversed(_TABLES)]
+        facts: dict[str, tuple[frozenset[str], bool]] = {}
+        rows: dict[str, list[tuple[bool, str]]] = {}
+        for route_id, route in snapshot.routes.items():
+            key = route.fingerprint
+            fact = next((f[key] for f in known if key in f), None) or _produces(route)
+            facts[key] = fact
+            for thing in fact[0]:
+                rows.setdefault(thing, []).append((not fact[1], route_id))
+        # lookups first: a request that needs an identifier names the thing instead
+        made = _Table(
+            snapshot,
+            {thing: tuple(r for _, r in sorted(found)) for thing, found in rows.items()},
+            {thing: sum(1 for other, _ in found if not other) for thing, found in rows.items()},
+            facts,
+        )
+        _TABLES.insert(0, made)
+        del _TABLES[_KEEP:]
+        return made
+
+
+def _cached_facts(snapshot: RegistrySnapshot) -> dict[str, tuple[frozenset[str], bool]] | None:
+    """The per-route facts of ``snapshot``'s table where one was read already (the router
+    reads it in ``build_index`` with the lifts on), else ``None``; nothing is built here."""
+    with _TABLES_LOCK:
+        return next((t.facts for t in _TABLES if t.snapshot is snapshot), None)
+
+
+def producers(snapshot: RegistrySnapshot) -> dict[str, tuple[str, ...]]:
+    """Thing -> the route ids that produce its identifier, the lookups (routes taking text,
+    :func:`_lookup`) first. Computed once per snapshot from per-route facts, which are kept
+    across snapshots by route fingerprint."""
+    return _table(snapshot).producers
+
+
+def identifier_sources(
+    snapshot: RegistrySnapshot,
+    route: Route,
+    offered: Container[str],
+    *,
+    order: Sequence[str] = (),
+    given: frozenset[str] = frozenset(),
+    supplied: Container[str] = (),
+) -> dict[str, IdentifierSource]:
+    """:attr:`~schemarouter.retrieval.results.Candidate.identifier_sources`: each required
+    identifier of ``route`` (but those of a kind in ``given`` and the parameters ``supplied``) with
+    the ``offered`` route that produces it: the first in ``order`` (a retrieval's few candidates,
+    each read on its own: no producer table is needed on the query path), or without one
+    the first of the snapshot's producer table (lookups first), for a tool list built
+    without a request."""
+    out: dict[str, IdentifierSource] = {}
+    needed = [(p, t) for p, t in needed_parameters(route, given=given) if p not in supplied]
+    if not needed:
+        return out
+    facts = _cached_facts(snapshot)
+
+    def produced(route_id: str) -> frozenset[str]:
+        other = snapshot.routes[route_id]
+        fact = facts.get(other.fingerprint) if facts is not None else None
+        return (fact or _produces(other))[0]
+
+    for parameter, thing in needed:
+        if order:
+            pool: Sequence[str] = [r for r in order if thing in produced(r)]
+        else:
+            pool = _table(snapshot).producers.get(thing, ())
+        producer = next((r for r in pool if r in offered), None)
+        source = _source_in(snapshot.routes[producer], thing) if producer is not None else None
+        if source is not None:
+            out[parameter] = source
+    return out
+
+
+def lift_prerequisites(
+    ranked: list[Ranked],
+    snapshot: RegistrySnapshot,
+    k: int,
+    score: Callable[[list[str]], tuple[Sequence[float], Sequence[float]]],
+    *,
+    given: frozenset[str] = frozenset(),
+    max_lifts: int = DEFAULT_MAX_LIFTS,
+) -> list[Ranked]:
+    """``ranked`` with, after each top-``k`` route whose needed identifier no route above
+    it produces, the producer that ``score`` (the request's fused scores and dense cosines
+    over route ids, as ``HybridIndex.rescore_parts``) rates best; an identifier of a kind in
+    ``given`` (values the request carries) is not needed. At most ``max_lifts`` producers;
+    routes below move down, none leaves the list."""
+    table = _table(snapshot)
+    if not table.producers:
+        return ranked
+    out = list(ranked)
+    lifts = 0
+    position = 0
+    while position < min(k, len(out)) and lifts < max_lifts:
+        route = snapshot.routes.get(out[position].route_id)
+        if route is None:
+            position += 1
+            continue
+        above = {item.route_id for item in out[: position + 1]}
+        for thing in needs(route, given=given):
+            every = table.producers.get(thing, ())
+            if not every or above.intersection(every):
+                continue
+            # a lookup where there is one (``every`` lists them first)
+            choices = list(every[: table.lookups[thing]] or every)
+            fused, cosine = score(choices)
+            scores = [float(x) for x in fused]
+            best = max(range(len(choices)), key=lambda i: (scores[i], -i))
+            chosen = choices[best]
+            # not above (checked): further down the ranking, or only in the registry
+            existing = next((i for i, item in enumerate(out) if item.route_id == chosen), None)
+            if existing is not None:
+                item = out.pop(existing)
+            else:
+                value = scores[best]
+                item = Ranked(
+                    route_id=chosen,
+                    score=value,
+                    scores={"fused": value, "dense": max(0.0, float(cosine[best]))},
+                )
+            item.scores["prerequisite"] = 1.0
+            out.insert(position + 1, item)
+            lifts += 1
+            break
+        position += 1
+    return out

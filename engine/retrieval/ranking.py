@@ -1,0 +1,384 @@
+"""How the router ranks one request: search, query analysis, reranking, multi-intent
+coverage, calibrated relevance and abstention (a mixin of the router facade).
+
+:meth:`RankingMixin._rank` is the whole path for one query, before k and execution state
+apply: the index's fused list, the query's named routes and provenance (:mod:`.candidates`),
+the cross-encoder on the fused window where one is on (:mod:`.rerank`), each part of a
+multi-part request lifted into the top k (:mod:`.intents`), and the calibrated relevance of
+the best candidates, which decides abstention (:mod:`.abstention`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from schemarouter.errors import ModelError
+from schemarouter.planning.planner import PlanRequest, resolve_fields
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.abstention import (
+    AbstentionModel,
+    abstention_features,
+    relevance_features,
+)
+from schemarouter.retrieval.analysis import QueryAnalysis, gate_analysis
+from schemarouter.retrieval.candidates import (
+    Ranked,
+    apply_analysis,
+    build_candidates,
+    coverage,
+    matched_fields_for,
+    query_tokens,
+)
+from schemarouter.retrieval.gate import check_candidates
+from schemarouter.retrieval.intents import (
+    DEFAULT_COVER_WINDOW,
+    cover,
+    part_bests,
+    part_scores,
+    split_intents,
+)
+from schemarouter.retrieval.prerequisites import lift_prerequisites
+from schemarouter.retrieval.rerank import Reranker, blend_order, route_text
+from schemarouter.retrieval.results import CapabilityRetrieval
+
+if TYPE_CHECKING:
+    from schemarouter.registry.registry import Registry
+    from schemarouter.retrieval.analysis import Analyzer
+
+__all__ = ["RELEVANCE_WINDOW", "RankingMixin"]
+
+#: How many of the best routes get a calibrated relevance (the best decides abstention).
+RELEVANCE_WINDOW = 5
+
+
+class _Ranking(NamedTuple):
+    """Everything one query's ranking produced, before k and state are applied."""
+
+    snapshot: RegistrySnapshot
+    analysis: QueryAnalysis
+    resolved: list[str]
+    ranked: list[Ranked]
+    reason: str
+    warnings: list[str]
+    signals: dict[str, float]
+    reranked: bool = False
+
+
+def _abstention_reason(model: AbstentionModel, signals: dict[str, float], *, reranked: bool) -> str:
+    """A query-level model's verdict: the reason to abstain, or ``""``."""
+    p = model.probability(signals, reranked=reranked)
+    signals["confidence"] = p
+    threshold = model.threshold_for(reranked=reranked)
+    if p >= threshold:
+        return ""
+    return (
+        f"no registered route can serve the request (confidence {p:.2f} < "
+        f"calibrated threshold {threshold:.2f})"
+    )
+
+
+class RankingMixin:
+    """The ranking half of the router (attributes are the router's; see its ``__init__``)."""
+
+    registry: Registry
+    analyzer: Analyzer
+    abstention: AbstentionModel | Any | None
+    _abstention_everywhere: bool
+    reranker: Reranker | Any | None
+    _rerank_off_reason: str
+    rerank_depth: int
+    rerank_weight: float
+    rerank_tokens: int | None
+    multi_intent: bool
+    prerequisites: bool
+    intent_min_similarity: float
+
+    @property
+    def index(self) -> Any:  # pragma: no cover - the router's
+        raise NotImplementedError
+
+    def _rank(self, query: str, depth: int, *, rerank: bool = True, k: int = 5) -> _Ranking:
+        """The full ranked list for ``query`` (before k), and the abstention reason."""
+        index = self.index
+        # the query analysis runs on a worker thread while the index encodes the request
+        # (``beside``: the encoder's model call releases the GIL); it reads the snapshot of
+        # before the search, so where the registry changed meanwhile the newer one is
+        # analysed again, as it was when the analysis came after the search
+        snapshot = self.registry.snapshot()
+        pending: Future[tuple[QueryAnalysis, list[str]]] = Future()
+
+        def analyse() -> None:
+            if pending.set_running_or_notify_cancel():
+                try:
+                    pending.set_result(self._analysis(query, snapshot))
+                except BaseException as exc:
+                    pending.set_exception(exc)
+
+        if getattr(index, "searches_beside", False):
+            hits = index.search(query, k=depth, beside=analyse)
+        else:
+            hits = index.search(query, k=depth)
+        if pending.cancel():  # never started (an index without ``beside``): analyse here
+            analysis, resolved = self._analysis(query, snapshot)
+        else:
+            analysis, resolved = pending.result()
+        latest = self.registry.snapshot()
+        if latest is not snapshot:
+            snapshot = latest
+            analysis, resolved = self._analysis(query, snapshot)
+        # a bridged request's cosines come out shrunk by the bridge's agreement with the
+        # encoder (its card): every reader of ``scores["dense"]`` gets the encoder's scale
+        scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
+        factor = float(scale(query)) if callable(scale) else 1.0
+        ranked = [
+            Ranked(
+                route_id=hit.route_id,
+                score=hit.score,
+                scores={
+                    "fused": hit.score,
+                    "lexical": hit.lexical_score,
+                    "dense": min(1.0, hit.dense_score * factor),
+                },
+                field_hits=hit.matched_fields,
+            )
+            for hit in hits
+            if hit.route_id in snapshot.routes  # removed since the search: never emitted
+        ]
+        ranked, warnings = apply_analysis(ranked, analysis, snapshot)
+        reason = ""
+        signals: dict[str, float] = {}
+        model, why_not = self._abstention_for(snapshot, index)
+        if not ranked:
+            reason = "no registered route matches the request"
+        else:
+            top = ranked[0].scores
+            signals = abstention_features(
+                top_dense=top.get("dense", 0.0),
+                top_lexical=top.get("lexical", 0.0),
+                known_word_share=index.known_token_share(query),
+                resolved_fields=len(resolved),
+                query_values=len(analysis.values),
+            )
+            if model is not None and not model.uses_candidates() and not ranked[0].forced:
+                # a query-level model decides before reranking (no work for the reranker)
+                reason = _abstention_reason(model, signals, reranked=False)
+        if model is None:
+            warnings.append(
+                f"abstention is off: {why_not} (fit one with "
+                "`python -m schemarouter.training.abstention` and pass it as abstention=)"
+            )
+        reranked = False
+        if self.reranker is None:
+            warnings.append(self._rerank_off)
+        elif not rerank:
+            warnings.append("reranking is off for this call (rerank=False)")
+        elif ranked and not reason:
+            ranked, reranked = self._rerank(self.reranker, query, ranked, snapshot, resolved)
+        if ranked and not reason and self.multi_intent:
+            ranked = self._cover(query, ranked, k)
+        if ranked and not reason and self.prerequisites and hasattr(index, "rescore_parts"):
+
+            def rescore(ids: list[str]) -> tuple[Any, Any]:
+                fused, cosine = index.rescore_parts(query, ids)
+                return fused, cosine * factor
+
+            given = frozenset(value.kind for value in analysis.values)
+            ranked = lift_prerequisites(ranked, snapshot, k, rescore, given=given)
+        if ranked and not reason and model is not None and model.uses_candidates():
+            reason = self._relevance(model, query, ranked, snapshot, signals, reranked=reranked)
+        return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals, reranked)
+
+    def _analysis(self, query: str, snapshot: RegistrySnapshot) -> tuple[QueryAnalysis, list[str]]:
+        """The request's analysis (gated to ``snapshot``) and the fields it resolves to."""
+        analysis = gate_analysis(self.analyzer.analyze(query, snapshot), snapshot)
+        resolved, _ = resolve_fields(PlanRequest(query=query), snapshot)
+        return analysis, resolved
+
+    def _rerank(
+        self,
+        reranker: Reranker | Any,
+        query: str,
+        ranked: list[Ranked],
+        snapshot: RegistrySnapshot,
+        resolved: Sequence[str],
+    ) -> tuple[list[Ranked], bool]:
+        """The fused top ``rerank_depth`` re-ordered by the cross-encoder blended with fusion.
+
+        The window is cut further to what fits in ``rerank_tokens`` word pieces (long queries
+        leave room for fewer pairs). Routes the query names (forced to the top) keep their
+        places; the rest of the window is ordered by :func:`blend_order` (``z(rerank) +
+        rerank_weight * z(fused)``, or the blend a model was trained on when its card gives a
+        ``fusion_coefficient``); the tail keeps fusion's order. ``score`` stays the fused
+        score; ``scores["rerank"]`` is the model's logit. The route text lists the fields a
+        candidate will show as matched, exactly as every training pair was written.
+        """
+        writer = getattr(reranker, "route_text", None) or route_text
+        forced = _forced_count(ranked)
+        window = ranked[forced : forced + self.rerank_depth]
+        if len(window) < 2:
+            return ranked, False
+        texts = []
+        for item in window:
+            route = snapshot.routes[item.route_id]
+            fields = matched_fields_for(route, resolved, item.field_hits)
+            texts.append(writer(route, fields=fields))
+        if isinstance(reranker, Reranker):  # scores the prefix that fits the token budget
+            scores = reranker.score(query, texts, max_tokens=self.rerank_tokens).tolist()
+            window, texts = window[: len(scores)], texts[: len(scores)]
+        else:
+            scores = [float(value) for value in reranker.score(query, texts)]
+        if len(scores) != len(texts):
+            raise ModelError(
+                f"the reranker returned {len(scores)} scores for {len(texts)} routes",
+                where=repr(reranker),
+                hint="score(query, texts) must return one score per text",
+            )
+        order = blend_order(
+            scores,
+            [item.score for item in window],
+            weight=self.rerank_weight,
+            coefficient=getattr(reranker, "fusion_coefficient", None),
+        )
+        for item, value in zip(window, scores, strict=True):
+            item.scores["rerank"] = value
+        reordered = [window[i] for i in order]
+        return ranked[:forced] + reordered + ranked[forced + len(window) :], True
+
+    def _part_signal(self, query: str, ids: list[str]) -> tuple[list[Any], list[Any]] | None:
+        """Each part's fused scores and cosines over ``ids`` for a multi-part request
+        (:mod:`schemarouter.retrieval.intents`); ``None`` for a one-part one, or an index that
+        cannot re-score."""
+        parts = split_intents(query)
+        if len(parts) < 2 or not hasattr(self.index, "rescore_parts"):
+            return None
+        return part_scores(self.index, parts, ids)
+
+    def _cover(self, query: str, ranked: list[Ranked], k: int) -> list[Ranked]:
+        """Each part of a multi-part request gets its best candidate into the top ``k``
+        (:mod:`schemarouter.retrieval.intents`); a one-part request is left as it is."""
+        forced = _forced_count(ranked)
+        window = ranked[: forced + DEFAULT_COVER_WINDOW]
+        ids = [item.route_id for item in window]
+        signal = self._part_signal(query, ids)
+        if signal is None:
+            return ranked
+        scores, similarity = signal
+        order = cover(
+            ids,
+            scores,
+            k=k,
+            protected=forced + 1,
+            similarity=similarity,
+            min_similarity=self.intent_min_similarity,
+        )
+        by_id = {item.route_id: item for item in window}
+        moved = [by_id[r] for r in order]
+        for rank, item in enumerate(moved[:k]):
+            if ids.index(item.route_id) >= k and rank < k:
+                item.scores["intent"] = 1.0  # lifted into the top k for a part of the request
+        return moved + ranked[len(window) :]
+
+    def _part_routes(self, query: str, ranked: Sequence[str]) -> list[str]:
+        """The best of the ranked routes for each part of a multi-part request (the parts,
+        window and cosine floor of :meth:`_cover`); none for a one-part request."""
+        window = list(ranked[:DEFAULT_COVER_WINDOW])
+        signal = self._part_signal(query, window)
+        if signal is None:
+            return []
+        return part_bests(window, *signal, min_similarity=self.intent_min_similarity)
+
+    def _abstention_for(
+        self, snapshot: RegistrySnapshot, index: Any
+    ) -> tuple[AbstentionModel | None, str]:
+        """The abstention model that applies here, or ``None`` and why not."""
+        model = self.abstention
+        if model is None:
+            return None, "no abstention model"
+        if self._abstention_everywhere:
+            return model, ""
+        encoder = getattr(getattr(index, "encoder", None), "identity", None)
+        why_not = model.applies_to(snapshot.providers, encoder=encoder)
+        return (None, why_not) if why_not else (model, "")
+
+    def _relevance(
+        self,
+        model: AbstentionModel,
+        query: str,
+        ranked: list[Ranked],
+        snapshot: RegistrySnapshot,
+        signals: dict[str, float],
+        *,
+        reranked: bool,
+    ) -> str:
+        """Give the top :data:`RELEVANCE_WINDOW` their calibrated relevance
+        (``scores["relevance"]``); the reason to abstain when the best is under threshold."""
+        identity = getattr(self.reranker, "identity", None)
+        use_rerank = reranked and model.reranked_applies(identity)
+        calibration = model.calibration(reranked=use_rerank)
+        tokens = query_tokens(query)
+        best = 0.0
+        for item in ranked[:RELEVANCE_WINDOW]:
+            route = snapshot.routes[item.route_id]
+            features = relevance_features(
+                signals,
+                dense=item.scores.get("dense", 0.0),
+                coverage=coverage(tokens, route),
+                rerank=item.scores.get("rerank") if use_rerank else None,
+            )
+            p = calibration.probability(features)
+            item.scores["relevance"] = p
+            best = max(best, p)
+        signals["confidence"] = best
+        if ranked[0].forced or best >= calibration.threshold:
+            return ""
+        return (
+            f"no registered route can serve the request (best relevance {best:.2f} < "
+            f"calibrated threshold {calibration.threshold:.2f})"
+        )
+
+    @property
+    def _rerank_off(self) -> str:
+        if self._rerank_off_reason:
+            return (
+                f"reranking is off: {self._rerank_off_reason} (to use it anyway: "
+                "SchemaRouter(reranker=Reranker.shipped()), or `--reranker shipped`)"
+            )
+        return (
+            "reranking is off: no reranker model (train one with `schemarouter "
+            "train-reranker` and pass reranker=FOLDER)"
+        )
+
+    def _result(
+        self, query: str, k: int, ranking: _Ranking, kept: Sequence[Ranked], **extra: Any
+    ) -> CapabilityRetrieval:
+        snapshot = ranking.snapshot
+        candidates = (
+            []
+            if ranking.reason
+            else build_candidates(kept, snapshot, ranking.analysis, ranking.resolved, k=k)
+        )
+        check_candidates(snapshot, candidates)
+        return CapabilityRetrieval(
+            query=query,
+            k=k,
+            registry_version=snapshot.version,
+            registry_fingerprint=snapshot.fingerprint,
+            candidates=tuple(candidates),
+            abstained=bool(ranking.reason),
+            reason=ranking.reason,
+            analysis=ranking.analysis,
+            warnings=tuple(ranking.warnings),
+            signals=ranking.signals,
+            reranked=ranking.reranked,
+            **extra,
+        )
+
+
+def _forced_count(ranked: Sequence[Ranked]) -> int:
+    """How many routes lead the list because the query named them (never re-ordered)."""
+    forced = 0
+    while forced < len(ranked) and ranked[forced].forced:
+        forced += 1
+    return forced

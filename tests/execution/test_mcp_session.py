@@ -1,0 +1,168 @@
+"""add_mcp_server binds its tools to a session the router owns (sync and async), the effect
+rule for annotated and unannotated tools, and a session that reconnects when the server dies.
+
+The server is real: tests/mcp_servers/notes_server.py over stdio (and streamable HTTP).
+Before this change the tools of add_mcp_server stayed unbound and could not run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from schemarouter import Effect, ExecutionPolicy, SchemaRouter
+from schemarouter.errors import InvocationError, PolicyError, RegistrationError
+from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
+from schemarouter.index import HashingEncoder
+
+from servers.processes import http_mcp_server
+
+NOTES = Path(__file__).parents[1] / "mcp_servers" / "notes_server.py"
+COMMAND = [sys.executable, str(NOTES)]
+
+
+def _router() -> SchemaRouter:
+    return SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+
+
+@pytest.fixture(scope="module")
+def trusted() -> Iterator[SchemaRouter]:
+    with _router() as router:
+        router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)
+        yield router
+
+
+def _effects(router: SchemaRouter) -> dict[str, Effect]:
+    return {r.endpoint.name: r.endpoint.effect for r in router.snapshot()}
+
+
+def test_tools_run_at_once_sync_and_async(trusted: SchemaRouter) -> None:
+    assert all(trusted.is_bound(r) for r in trusted.snapshot().route_ids())
+    found = trusted.call("notes/mcp/search_notes", {"query": "band gap"})
+    assert found.ok and found.output["total"] == 1
+    assert found.output["notes"][0]["title"] == "GaN band gap"
+    note = asyncio.run(trusted.acall("notes/mcp/get_note", {"note_id": 3}))
+    assert note.output["title"] == "Battery cathodes"
+    executable = trusted.retrieve_executable("search research notes", k=3)
+    assert "notes/mcp/search_notes" in executable.route_ids
+    plan = trusted.plan("search research notes")
+    assert plan.steps and plan.missing_arguments  # the query argument is the caller's
+
+
+def test_trusted_effects_follow_the_annotations(trusted: SchemaRouter) -> None:
+    effects = _effects(trusted)
+    assert effects["search_notes"] is Effect.READ  # readOnlyHint
+    assert effects["delete_note"] is Effect.DESTRUCTIVE  # destructiveHint
+    assert effects["add_note"] is Effect.WRITE  # no annotations: the default, write
+    with pytest.raises(PolicyError, match="effect write"):
+        trusted.call("notes/mcp/add_note", {"title": "t", "text": "x"})
+
+
+def test_untrusted_means_write_and_defaults_need_trust(trusted: SchemaRouter) -> None:
+    with _router() as router:
+        router.add_mcp_server(
+            COMMAND,
+            provider="notes",
+            timeout=60,
+            effect_overrides={"get_note": "read"},  # the caller's own word wins
+        )
+        effects = _effects(router)
+        assert effects["search_notes"] is Effect.WRITE  # readOnlyHint ignored
+        assert effects["delete_note"] is Effect.DESTRUCTIVE
+        assert effects["get_note"] is Effect.READ
+        assert router.call("notes/mcp/get_note", {"note_id": 1}).ok
+    with pytest.raises(RegistrationError, match="trusted servers only"):
+        _router().add_mcp_server(COMMAND, provider="notes", default_effect="read")
+    listing = trusted.binding("notes/mcp/get_note").list_tools()
+    with pytest.raises(RegistrationError, match="does not list: nope"):
+        _router().add_mcp_tools(listing, provider="notes", effect_overrides={"nope": "read"})
+
+
+def test_a_trusted_default_for_unannotated_tools() -> None:
+    with _router() as router:
+        router.add_mcp_server(COMMAND, provider="notes", trusted=True, default_effect="read")
+        assert _effects(router)["add_note"] is Effect.READ
+        assert _effects(router)["delete_note"] is Effect.DESTRUCTIVE  # still its own claim
+
+
+def test_async_registration_binds_too() -> None:
+    async def run() -> str:
+        router = _router()
+        try:
+            await router.aadd_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)
+            result = await router.acall("notes/mcp/get_note", {"note_id": 2})
+            return str(result.output["title"])
+        finally:
+            router.close()
+
+    assert asyncio.run(run()) == "GaN band gap"
+
+
+def test_the_session_reconnects_after_the_server_died() -> None:
+    with _router() as router:
+        router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)
+        first = router.call("notes/mcp/server_pid", {}).output
+        # crash ends the process in the middle of the call: the call fails, the next reconnects
+        with pytest.raises(InvocationError, match="session ended during the call"):
+            router.call("notes/mcp/crash", {}, policy=ExecutionPolicy(max_attempts=1))
+        again = router.call("notes/mcp/server_pid", {})
+        assert again.ok and again.output != first  # a new server process answered
+        session = router.binding("notes/mcp/server_pid")
+        assert isinstance(session, ManagedMCPSession) and session.reconnects >= 1
+
+
+def test_close_ends_the_sessions() -> None:
+    router = _router()
+    router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)
+    session = router.binding("notes/mcp/get_note")
+    router.close()
+    assert "closed" in repr(session)
+    with pytest.raises(InvocationError, match="is closed"):
+        router.call("notes/mcp/get_note", {"note_id": 1})
+
+
+def test_replacing_a_server_closes_the_old_session() -> None:
+    with _router() as router:
+        router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)
+        old = router.binding("notes/mcp/get_note")
+        router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60, replace=True)
+        assert router.binding("notes/mcp/get_note") is not old
+        assert "closed" in repr(old)
+        assert router.call("notes/mcp/get_note", {"note_id": 1}).ok
+
+
+def test_a_command_that_is_no_server_registers_nothing() -> None:
+    router = _router()
+    with pytest.raises(RegistrationError, match="MCP server"):
+        router.add_mcp_server([sys.executable, "-c", "print('hello')"], provider="x", timeout=20)
+    assert len(router.snapshot()) == 0
+
+
+@pytest.fixture
+def http_notes() -> Iterator[str]:
+    with http_mcp_server(NOTES) as url:
+        yield url
+
+
+def test_streamable_http_servers_bind_too(http_notes: str) -> None:
+    with _router() as router:
+        router.add_mcp_server(http_notes, provider="notes", trusted=True, timeout=60)
+        assert router.call("notes/mcp/get_note", {"note_id": 2}).output["id"] == 2
+
+
+def test_a_plan_reads_the_note_its_search_step_finds(trusted: SchemaRouter) -> None:
+    """``get_note`` needs a ``note_id``; ``search_notes`` lists notes with ids: the plan calls
+    the search first and binds its first id (tests/planning/test_chained_plans.py for OpenAPI)."""
+    plan = trusted.plan("read one note: the research note on 'band gap'", max_calls=2)
+    assert plan.route_ids == ("notes/mcp/search_notes", "notes/mcp/get_note")
+    assert plan.steps[0].arguments == {"query": "band gap"}
+    assert plan.steps[1].bindings["note_id"].path == "notes.*.id"
+    result = trusted.execute(plan)
+    assert result.steps[1].arguments == {"note_id": 2}
+    assert result.steps[1].output["title"] == "GaN band gap"

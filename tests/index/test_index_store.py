@@ -1,0 +1,200 @@
+"""Saving and loading an index: round trip, stale and corrupt files, atomic saves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schemarouter.contracts import Registration
+from schemarouter.errors import CorruptIndexError, IndexStoreError, StaleIndexError
+from schemarouter.index import HashingEncoder, HybridIndex, IndexSettings, store
+from schemarouter.registry.registry import Registry
+
+from index_helpers import base_routes, make_route, registry_with
+
+QUERIES = ["weather forecast", "band gap", "dew point", "날씨", "stock price"]
+
+
+def results(index: HybridIndex) -> list[list[tuple[str, float, tuple[str, ...]]]]:
+    return [
+        [(h.route_id, round(h.score, 9), h.matched_fields) for h in index.search(q, k=5)]
+        for q in QUERIES
+    ]
+
+
+@pytest.fixture
+def registry() -> Registry:
+    return registry_with(base_routes())
+
+
+@pytest.fixture
+def saved(registry: Registry, tmp_path: Path) -> tuple[HybridIndex, Path]:
+    index = HybridIndex.build(registry.snapshot(), encoder=HashingEncoder())
+    path = tmp_path / "index"
+    index.save(path)
+    return index, path
+
+
+def data_file(path: Path, name: str) -> Path:
+    return next(path.glob(f"gen-*/{name}"))
+
+
+def test_round_trip_gives_the_same_results(
+    saved: tuple[HybridIndex, Path], registry: Registry
+) -> None:
+    index, path = saved
+    loaded = HybridIndex.load(path, registry.snapshot())
+    assert results(loaded) == results(index)
+    assert loaded.registry_fingerprint == index.registry_fingerprint
+    assert loaded.registry_version == index.registry_version and len(loaded) == len(index)
+    assert loaded.encoder_identity == "hashing-v1:dim=128"
+    manifest = json.loads((path / "manifest.json").read_text())
+    assert manifest["registry_fingerprint"] == registry.snapshot().fingerprint
+    assert all(len(f["sha256"]) == 64 for f in manifest["files"].values())
+    # A loaded index keeps updating incrementally.
+    registry.register(
+        Registration(source="x", routes=(make_route("astro", "moons", "moons of a planet"),))
+    )
+    loaded.apply(registry.snapshot())
+    assert loaded.search("moons of saturn", k=1)[0].route_id == "astro/rest/moons"
+
+
+def test_hnsw_round_trip(registry: Registry, tmp_path: Path) -> None:
+    index = HybridIndex.build(
+        registry.snapshot(), encoder=HashingEncoder(), settings=IndexSettings(hnsw_threshold=3)
+    )
+    index.save(tmp_path / "hnsw")
+    assert list(tmp_path.glob("hnsw/gen-*/endpoint_hnsw.faiss"))
+    loaded = HybridIndex.load(tmp_path / "hnsw", registry.snapshot())
+    assert loaded.describe()["endpoint_index"] == "hnsw"
+    assert results(loaded) == results(index)
+
+
+def test_stale_fingerprint_is_refused(saved: tuple[HybridIndex, Path], registry: Registry) -> None:
+    _, path = saved
+    registry.remove(provider="tmdb")
+    with pytest.raises(StaleIndexError, match="registry"):
+        HybridIndex.load(path, registry.snapshot())
+
+
+def test_another_encoder_is_refused(saved: tuple[HybridIndex, Path], registry: Registry) -> None:
+    _, path = saved
+    with pytest.raises(StaleIndexError, match="embedded with"):
+        HybridIndex.load(path, registry.snapshot(), encoder=HashingEncoder(dim=64))
+
+
+@pytest.mark.parametrize(
+    "name", ["docs_route.npy", "lexical_vocab.json", "endpoint_vectors.npy", "routes.json"]
+)
+def test_truncated_file_is_corrupt(
+    saved: tuple[HybridIndex, Path], registry: Registry, name: str
+) -> None:
+    _, path = saved
+    file = data_file(path, name)
+    file.write_bytes(file.read_bytes()[: file.stat().st_size // 2])
+    with pytest.raises(CorruptIndexError, match="truncated"):
+        HybridIndex.load(path, registry.snapshot())
+
+
+@pytest.mark.parametrize("name", ["lexical_tf_data.npy", "field_vectors.npy", "field_keys.json"])
+def test_tampered_file_is_corrupt(
+    saved: tuple[HybridIndex, Path], registry: Registry, name: str
+) -> None:
+    _, path = saved
+    file = data_file(path, name)
+    data = bytearray(file.read_bytes())
+    data[-3] ^= 0x01  # same size, one bit flipped
+    file.write_bytes(bytes(data))
+    with pytest.raises(CorruptIndexError, match="sha256"):
+        HybridIndex.load(path, registry.snapshot())
+
+
+def test_missing_files_and_folders_are_corrupt(
+    saved: tuple[HybridIndex, Path], registry: Registry, tmp_path: Path
+) -> None:
+    _, path = saved
+    with pytest.raises(CorruptIndexError, match=r"manifest\.json is missing"):
+        HybridIndex.load(tmp_path / "nowhere", registry.snapshot())
+    data_file(path, "docs_vec.npy").unlink()
+    with pytest.raises(CorruptIndexError, match="missing"):
+        HybridIndex.load(path, registry.snapshot())
+
+
+def test_edited_or_garbled_manifest_is_corrupt(
+    saved: tuple[HybridIndex, Path], registry: Registry
+) -> None:
+    _, path = saved
+    manifest_file = path / "manifest.json"
+    manifest = json.loads(manifest_file.read_text())
+    manifest["settings"]["field_weight"] = 0.9
+    manifest_file.write_text(json.dumps(manifest))
+    with pytest.raises(CorruptIndexError, match="altered"):
+        HybridIndex.load(path, registry.snapshot())
+    manifest_file.write_text("{not json")
+    with pytest.raises(CorruptIndexError, match="unreadable"):
+        HybridIndex.load(path, registry.snapshot())
+
+
+def test_crash_mid_save_leaves_the_previous_index_loadable(
+    saved: tuple[HybridIndex, Path], registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index, path = saved
+    before = results(index)
+    registry.register(
+        Registration(source="x", routes=(make_route("astro", "moons", "moons of a planet"),))
+    )
+    snapshot_before = registry_with(base_routes()).snapshot()
+    index.apply(registry.snapshot())
+    calls = {"n": 0}
+    real = store._write_array
+
+    def crash_on_third(file: Path, array: np.ndarray) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError("disk full (simulated)")
+        real(file, array)
+
+    monkeypatch.setattr(store, "_write_array", crash_on_third)
+    with pytest.raises(OSError, match="simulated"):
+        index.save(path)
+    assert results(HybridIndex.load(path, snapshot_before)) == before
+    assert not list(path.glob(".tmp-*"))
+    monkeypatch.setattr(store, "_write_array", real)
+
+    # A crash after the new generation is written but before the manifest is replaced.
+    real_write = store._fsync_write
+
+    def crash_on_manifest(file: Path, data: bytes) -> None:
+        if "manifest" in file.name:
+            raise KeyboardInterrupt
+        real_write(file, data)
+
+    monkeypatch.setattr(store, "_fsync_write", crash_on_manifest)
+    with pytest.raises(KeyboardInterrupt):
+        index.save(path)
+    assert results(HybridIndex.load(path, snapshot_before)) == before
+    monkeypatch.setattr(store, "_fsync_write", real_write)
+
+    index.save(path)  # a good save commits and cleans up older generations
+    assert len(list(path.glob("gen-*"))) == 1
+    loaded = HybridIndex.load(path, registry.snapshot())
+    assert loaded.search("moons", k=1)[0].route_id == "astro/rest/moons"
+    with pytest.raises(StaleIndexError):
+        HybridIndex.load(path, snapshot_before)
+
+
+def test_refuses_to_save_over_unrelated_files(
+    saved: tuple[HybridIndex, Path], tmp_path: Path
+) -> None:
+    index, _ = saved
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(IndexStoreError, match="not empty"):
+        index.save(other)
+    with pytest.raises(IndexStoreError, match="file"):
+        index.save(other / "notes.txt")
+    assert (other / "notes.txt").read_text() == "mine"

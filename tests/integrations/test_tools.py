@@ -1,0 +1,255 @@
+"""Tool definitions for LLM APIs, checked against the official SDKs' own types, and the
+client-side tool-search loops of both APIs run with the real SDK clients over loopback.
+
+``anthropic`` and ``openai`` are dev dependencies; their TypedDicts (what the SDKs accept)
+validate every shape through pydantic, keys included, and their clients serialize what we
+hand them to a loopback stand-in of each API (tests/servers/llm_apis.py).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, get_type_hints
+
+import anthropic
+import mcp.types
+import openai
+import pytest
+from anthropic.types import ToolParam, ToolReferenceBlockParam, ToolResultBlockParam
+from hypothesis import given
+from hypothesis import strategies as st
+from openai.types.chat import ChatCompletionFunctionToolParam
+from openai.types.responses import FunctionToolParam, ToolSearchToolParam
+from openai.types.responses.response_input_item_param import FunctionCallOutput
+from openai.types.responses.response_tool_search_output_item_param_param import (
+    ResponseToolSearchOutputItemParamParam,
+)
+from pydantic import TypeAdapter
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import GateError, PolicyError
+from schemarouter.index import HashingEncoder
+from schemarouter.integrations import (
+    MAX_TOOL_NAME,
+    TOOL_NAME_PATTERN,
+    anthropic_search_result,
+    anthropic_search_tool,
+    anthropic_tool_result,
+    call_tool,
+    deferred_tools,
+    openai_function_call_output,
+    openai_tool_search_output,
+    openai_tool_search_tool,
+    route_for_tool,
+    tool_definitions,
+    tool_name,
+)
+
+from helpers import BUNDLED_CATALOG, REPO
+from servers.llm_apis import FakeAnthropic, FakeOpenAI
+from servers.loopback import LoopbackServer
+from servers.user_api import FORECAST, weather_router
+
+
+def _typed(cls: Any, value: Any) -> None:
+    """``value`` validates as the SDK TypedDict ``cls`` and carries no key it does not know."""
+    TypeAdapter(cls).validate_python(value)
+    unknown = set(value) - set(get_type_hints(cls))
+    assert not unknown, f"{cls.__name__} has no keys {unknown}"
+
+
+@pytest.fixture(scope="module")
+def bundled() -> SchemaRouter:
+    return SchemaRouter.from_catalog(
+        BUNDLED_CATALOG, encoder=HashingEncoder(), embedding_cache=None, reranker=None
+    )
+
+
+@pytest.fixture
+def router(weather: LoopbackServer) -> SchemaRouter:
+    return weather_router(weather.base_url)
+
+
+# -- names -----------------------------------------------------------------------------------
+
+_PART = st.from_regex(r"[a-z0-9][a-z0-9_.\-]{0,40}", fullmatch=True)
+
+
+@given(st.lists(st.tuples(_PART, _PART, _PART), min_size=1, max_size=30, unique=True))
+def test_names_are_valid_and_distinct(parts: list[tuple[str, str, str]]) -> None:
+    route_ids = {"/".join(p) for p in parts}
+    names = {tool_name(r) for r in route_ids}
+    assert len(names) == len(route_ids)
+    for name in names:
+        assert TOOL_NAME_PATTERN.match(name) and len(name) <= MAX_TOOL_NAME
+
+
+def test_names_read_plainly_and_map_back(bundled: SchemaRouter) -> None:
+    assert tool_name("materials_project/rest/summary_search") == (
+        "materials_project__rest__summary_search"
+    )
+    dotted = tool_name("api.example/v1.2/get")
+    assert TOOL_NAME_PATTERN.match(dotted) and dotted.startswith("api_example__v1_2__get_")
+    snapshot = bundled.snapshot()
+    for route_id in snapshot.route_ids():
+        assert route_for_tool(snapshot, tool_name(route_id)) == route_id
+        assert route_for_tool(snapshot, route_id) == route_id  # a route id is accepted too
+    with pytest.raises(GateError, match="no registered tool") as error:
+        route_for_tool(snapshot, "materials_project__rest__summary_serch")
+    assert "materials_project__rest__summary_search" in str(error.value)
+
+
+# -- shapes, checked against the SDKs' types -------------------------------------------------
+
+
+def test_every_format_validates_against_its_sdk(bundled: SchemaRouter) -> None:
+    found = bundled.retrieve("Young's modulus and band gap of GaN", k=5)
+    anthropic_tools = found.tools("anthropic")
+    for tool in anthropic_tools:
+        _typed(ToolParam, tool)
+    for tool in found.tools("openai"):
+        _typed(FunctionToolParam, tool)
+    for tool in found.tools("openai-chat"):
+        _typed(ChatCompletionFunctionToolParam, tool)
+    for tool in found.tools("mcp"):
+        mcp.types.Tool.model_validate(tool)
+    assert [anthropic_tools.route_id(t["name"]) for t in anthropic_tools] == list(found.route_ids)
+    with pytest.raises(GateError, match="not one of the tools offered"):
+        anthropic_tools.route_id("nope")
+    with pytest.raises(ValueError, match="unknown tool format"):
+        found.tools("gemini")  # type: ignore[arg-type]
+
+
+def test_definitions_are_concise_and_carry_no_registry_internals(bundled: SchemaRouter) -> None:
+    found = bundled.retrieve("bulk modulus of Fe2O3 from Materials Project", k=5)
+    tools = found.tools("anthropic")
+    text = json.dumps(list(tools))
+    assert "sha256:" not in text and "fingerprint" not in text and '"x-' not in text
+    summary = next(
+        t for t in tools if tools.route_id(t["name"]) == "materials_project/rest/summary_search"
+    )
+    properties = summary["input_schema"]["properties"]
+    assert "_fields" not in properties  # the router fills the projection itself
+    assert "formula" in properties
+    description = summary["description"]
+    assert "Materials Project" in description  # the provider
+    assert "[GPa, as Pa]" in description  # units where declared, and the declared conversion
+    assert "Returns:" in description and len(description) < 700
+    mcp_tool = found.tools("mcp")[0]
+    assert mcp_tool["annotations"]["readOnlyHint"] is True
+
+
+def test_definitions_cost_a_tenth_of_the_contracts(bundled: SchemaRouter) -> None:
+    """k=5 definitions against today's k=5 contracts (``result.contracts()``) for the bundled
+    catalog's labelled queries, in MiniLM word pieces (the project's TokenCounter); the
+    benchmark with the shipped router is training/bench/integrations.py."""
+    from schemarouter.training.baselines import TokenCounter
+
+    counter = TokenCounter()
+    queries = json.loads((REPO / "data" / "queries" / "materials.json").read_text())["queries"]
+    definitions = contracts = 0
+    for query in queries[::4]:
+        found = bundled.retrieve(query["query"], k=5)
+        definitions += counter.count(_compact(list(found.tools("anthropic"))))
+        contracts += counter.count(_compact(found.contracts()))
+    assert contracts > 0 and definitions <= 0.10 * contracts, (definitions, contracts)
+
+
+def _compact(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_write_routes_say_so(router: SchemaRouter) -> None:
+    snapshot = router.snapshot()
+    (tool,) = tool_definitions([snapshot.route("weather/rest/create_alert")], "mcp")
+    assert "Effect: write" in tool["description"]
+    assert tool["annotations"] == {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "title": "Create a weather alert for a city",
+    }
+
+
+# -- Anthropic: client-side tool search with tool_reference, through the real SDK ------------
+
+
+def test_anthropic_tool_search_loop(router: SchemaRouter) -> None:
+    with LoopbackServer(FakeAnthropic()) as api:
+        client = anthropic.Anthropic(base_url=api.base_url, api_key="test-key", max_retries=0)
+        tools = [anthropic_search_tool(), *deferred_tools(router.snapshot())]
+        for tool in tools:
+            _typed(ToolParam, tool)
+        messages: list[Any] = [{"role": "user", "content": "weather forecast for Paris"}]
+        for _ in range(4):
+            reply = client.messages.create(
+                model="claude-test", max_tokens=512, tools=tools, messages=messages
+            )
+            messages.append(
+                {"role": "assistant", "content": [b.model_dump() for b in reply.content]}
+            )
+            uses = [b for b in reply.content if b.type == "tool_use"]
+            if not uses:
+                break
+            answers = []
+            for use in uses:
+                if use.name == "search_tools":
+                    found = router.retrieve_executable(use.input["query"], k=3)
+                    answer = anthropic_search_result(use.id, found)
+                    for block in answer["content"]:
+                        _typed(ToolReferenceBlockParam, block)
+                else:
+                    answer = anthropic_tool_result(use.id, call_tool(router, use.name, use.input))
+                _typed(ToolResultBlockParam, answer)
+                answers.append(answer)
+            messages.append({"role": "user", "content": answers})
+        assert reply.stop_reason == "end_turn"
+        assert "Paris" in reply.content[0].text and "30.5" in reply.content[0].text
+        bodies = api.app.bodies  # type: ignore[attr-defined]
+        assert len(bodies) == 3
+        assert all(t.get("defer_loading") for t in bodies[0]["tools"][1:])
+        references = bodies[1]["messages"][-1]["content"][0]["content"]
+        assert references[0] == {"type": "tool_reference", "tool_name": tool_name(FORECAST)}
+
+
+def test_anthropic_results_say_why(router: SchemaRouter) -> None:
+    empty = router.retrieve("anything", k=1).model_copy(
+        update={"candidates": (), "abstained": True, "reason": "no route can serve it"}
+    )
+    answer = anthropic_search_result("toolu_1", empty)
+    _typed(ToolResultBlockParam, answer)
+    assert answer["content"] == "No registered tool matches the request: no route can serve it"
+    refused = anthropic_tool_result("toolu_2", PolicyError("write needs approval", where="x"))
+    _typed(ToolResultBlockParam, refused)
+    assert refused["is_error"] is True and "[SR500]" in refused["content"]
+
+
+# -- OpenAI: client-executed tool search with tool_search_output, through the real SDK -------
+
+
+def test_openai_tool_search_loop(router: SchemaRouter) -> None:
+    with LoopbackServer(FakeOpenAI()) as api:
+        client = openai.OpenAI(base_url=f"{api.base_url}/v1", api_key="test-key", max_retries=0)
+        search = openai_tool_search_tool()
+        _typed(ToolSearchToolParam, search)
+        inputs: list[Any] = [{"role": "user", "content": "weather forecast for Paris"}]
+        for _ in range(4):
+            response = client.responses.create(model="gpt-test", input=inputs, tools=[search])
+            inputs += [item.model_dump(exclude_none=True) for item in response.output]
+            calls = [i for i in response.output if i.type in ("tool_search_call", "function_call")]
+            if not calls:
+                break
+            for item in calls:
+                if item.type == "tool_search_call":
+                    found = router.retrieve_executable(item.arguments["query"], k=3)
+                    answer = openai_tool_search_output(item.call_id, found.tools("openai"))
+                    _typed(ResponseToolSearchOutputItemParamParam, answer)
+                else:
+                    result = call_tool(router, item.name, json.loads(item.arguments))
+                    answer = openai_function_call_output(item.call_id, result)
+                    _typed(FunctionCallOutput, answer)
+                inputs.append(answer)
+        assert "30.5" in response.output_text
+        bodies = api.app.bodies  # type: ignore[attr-defined]
+        offered = bodies[1]["input"][-1]["tools"]
+        assert offered[0]["name"] == tool_name(FORECAST) and offered[0]["type"] == "function"
+        assert json.loads(bodies[2]["input"][-1]["output"])["output"]["city"] == "Paris"

@@ -1,0 +1,135 @@
+"""Relevance and abstention: the model format, where a model applies, candidates' calibrated
+relevance, the router's decision, and the fit's false-abstention budget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import schemarouter.retrieval.abstention as abstention_module
+from schemarouter import SchemaRouter
+from schemarouter.errors import ModelError
+from schemarouter.index import HashingEncoder
+from schemarouter.retrieval.abstention import ABSTENTION_FEATURES, AbstentionModel, Calibration
+from schemarouter.training.abstention import CalibrationSet, fit_abstention
+
+
+def _router(catalog: Path, **kwargs) -> SchemaRouter:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, reranker=None, **kwargs)
+    router.add_catalog(catalog)
+    return router
+
+
+def _scoped(encoder: str, *, bias: float) -> AbstentionModel:
+    return AbstentionModel(
+        weights={"dense": 4.0, "coverage": 4.0},
+        bias=bias,
+        threshold=0.5,
+        card={"scope": "encoder", "encoder": encoder},
+        reranked=Calibration({"rerank": 1.0, "dense": 1.0}, bias, 0.5),
+    )
+
+
+def test_model_round_trips_and_picks_its_variant() -> None:
+    model = _scoped("enc:1", bias=-2.0)
+    again = AbstentionModel.from_json(json.loads(json.dumps(model.to_json())))
+    assert again == model
+    features = {"dense": 0.5, "coverage": 0.5, "rerank": 3.0}
+    fusion = model.probability(features)
+    reranked = model.probability(features, reranked=True)
+    assert fusion == pytest.approx(1 / (1 + 2.718281828459045 ** -(-2.0 + 4.0)), rel=1e-6)
+    assert reranked == pytest.approx(1 / (1 + 2.718281828459045 ** -(-2.0 + 3.5)), rel=1e-6)
+    assert model.uses_candidates()
+    old = AbstentionModel(weights={"top_dense": 1.0}, bias=0.0, threshold=0.5, card={})
+    assert not old.uses_candidates()
+
+
+def test_unusable_model_files_are_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "abstention.json"
+    bad.write_text(json.dumps({"weights": {"vibes": 1.0}, "bias": 0, "threshold": 0.5}))
+    with pytest.raises(ModelError, match="unknown features"):
+        AbstentionModel.load(bad)
+    bad.write_text(json.dumps({"weights": {"dense": float("nan")}, "bias": 0, "threshold": 0.5}))
+    with pytest.raises(ModelError, match="finite"):
+        AbstentionModel.load(bad)
+    bad.write_text("{not json")
+    with pytest.raises(ModelError, match="cannot read"):
+        AbstentionModel.load(bad)
+
+
+def test_a_model_applies_only_with_the_encoder_it_was_calibrated_for(
+    tiny_catalog: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = _scoped("some-other-encoder:abc", bias=-50.0)  # would abstain on everything
+    monkeypatch.setattr(AbstentionModel, "shipped", classmethod(lambda cls: other))
+    result = _router(tiny_catalog).retrieve("band gap of silicon", k=3)
+    assert not result.abstained and result.candidates
+    assert any("calibrated for the encoder 'some-other-encoder:abc'" in w for w in result.warnings)
+    mine = _scoped(HashingEncoder().identity, bias=-50.0)
+    monkeypatch.setattr(AbstentionModel, "shipped", classmethod(lambda cls: mine))
+    result = _router(tiny_catalog).retrieve("band gap of silicon", k=3)
+    assert result.abstained and "best relevance" in result.reason  # any registry, same encoder
+
+
+def test_candidates_carry_calibrated_relevance(tiny_catalog: Path) -> None:
+    model = _scoped(HashingEncoder().identity, bias=-2.0)
+    result = _router(tiny_catalog, abstention=model).retrieve("band gap of silicon", k=3)
+    assert not result.abstained
+    values = [c.relevance for c in result.candidates]
+    assert all(v is not None and 0.0 < v < 1.0 for v in values)
+    assert result.candidates[0].scores["relevance"] == values[0]
+    assert result.signals["confidence"] == pytest.approx(max(values))
+
+
+def test_query_level_models_still_decide_before_reranking(tiny_catalog: Path) -> None:
+    strict = AbstentionModel(weights={"top_dense": 0.0}, bias=-5.0, threshold=0.5, card={})
+    result = _router(tiny_catalog, abstention=strict).retrieve("band gap", k=3)
+    assert result.abstained and "calibrated threshold 0.50" in result.reason
+    assert all(c.relevance is None for c in result.candidates)
+
+
+def test_fit_respects_the_false_abstention_budget(tiny_catalog: Path) -> None:
+    router = _router(tiny_catalog, abstention=None)
+    routes = router.snapshot().routes
+    summary = next(r for r in routes if r.endswith("summary"))
+    entry = CalibrationSet("tiny", router)
+    entry.positives = [
+        (q, frozenset({summary}))
+        for q in (
+            "band gap of silicon",
+            "bulk modulus of iron",
+            "summary properties of GaN",
+            "band gap and bulk modulus of NaCl",
+            "electronic band gap of a material",
+        )
+    ]
+    entry.off_catalog = [
+        "book me a flight to Boston",
+        "play some jazz music",
+        "what is the weather in Paris",
+        "order a pizza with mushrooms",
+        "remind me to call mom",
+    ]
+    model = fit_abstention([entry], max_false_abstention=0.2, progress=False, encoder="hashing")
+    for variant in ("fusion", "reranked"):
+        figures = model.card["calibration"][variant]
+        assert figures["false_abstention"] <= 0.2
+        assert set(figures["by_catalog"]) == {"tiny"}
+    assert set(model.weights) <= set(ABSTENTION_FEATURES)
+    assert model.card["scope"] == "encoder" and model.card["encoder"] == "hashing"
+    assert model.reranked is not None and "rerank" in model.reranked.weights
+
+
+def test_shipped_model_documents_its_data_and_budget() -> None:
+    model = AbstentionModel.shipped()
+    assert model is not None
+    card = model.card
+    if card.get("format") != 2:
+        pytest.skip("the shipped model is the first format (calibrated on the bundled catalog)")
+    assert card["scope"] == "encoder" and card["encoder"]
+    assert "No evaluation suite is read" in card["training_data"]["description"]
+    for variant in ("reranked", "fusion"):
+        assert card["calibration"][variant]["false_abstention"] <= card["max_false_abstention"]
+    assert abstention_module.DEFAULT_ABSTENTION_FILE == "abstention.json"

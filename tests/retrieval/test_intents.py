@@ -1,0 +1,118 @@
+"""Multi-intent coverage: splitting a request into parts, and each part's best route lifted
+into the top k."""
+
+from __future__ import annotations
+
+from schemarouter import SchemaRouter
+from schemarouter.index import HashingEncoder
+from schemarouter.retrieval.intents import cover, split_intents
+
+
+def test_one_part_requests_are_left_whole() -> None:
+    for query in (
+        "band gap of GaN",
+        "Young's modulus and band gap of GaN",  # one route serves both: one part
+        "search for red and blue shoes",
+        "e.g. the price of 3.5 kg of rice",
+    ):
+        assert split_intents(query) == [query]
+
+
+def test_sentences_and_connectors_split() -> None:
+    assert split_intents(
+        "Find the cast of the movie Dune. Then list the other films of its director."
+    ) == ["Find the cast of the movie Dune.", "Then list the other films of its director."]
+    assert split_intents("translate this letter into German and then email it to my boss") == [
+        "translate this letter into German",
+        "email it to my boss",
+    ]
+    parts = split_intents(
+        "I need the weather in Paris tomorrow, and I also want a table for two at a bistro"
+    )
+    assert parts == [
+        "I need the weather in Paris tomorrow",
+        "I also want a table for two at a bistro",
+    ]
+
+
+def test_short_fragments_join_their_neighbour_and_parts_are_capped() -> None:
+    assert split_intents("Hi. Convert 100 USD to EUR please.") == [
+        "Hi. Convert 100 USD to EUR please."
+    ]
+    many = ". ".join(f"do task number {i} now" for i in range(8)) + "."
+    parts = split_intents(many, max_parts=4)
+    assert len(parts) == 4 and "task number 7" in parts[-1]
+
+
+def test_cover_lifts_each_part_best_after_the_protected_head() -> None:
+    order = ["a", "b", "c", "d", "e", "f", "g"]
+    scores = [
+        [0.9, 0.8, 0.1, 0.1, 0.1, 0.1, 0.1],  # part 1: a (already first)
+        [0.1, 0.1, 0.2, 0.1, 0.1, 0.1, 0.7],  # part 2: g, far down
+    ]
+    assert cover(order, scores, k=3) == ["a", "g", "b", "c", "d", "e", "f"]
+    # nothing to lift: the order stands
+    assert cover(order, [scores[0]], k=3) == order
+    # a full head: nothing moves
+    assert cover(order, scores, k=1) == order
+    # a part whose best match is weak (cosine under the floor) lifts nothing
+    cosine = [[0.9] * 7, [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.3]]
+    assert cover(order, scores, k=3, similarity=cosine, min_similarity=0.45) == order
+    cosine[1][6] = 0.6
+    assert cover(order, scores, k=3, similarity=cosine, min_similarity=0.45)[1] == "g"
+
+
+CATALOG = """\
+schemarouter_catalog: 1
+providers:
+  - id: films
+    display_name: Film database
+    access:
+      - id: api
+        kind: http
+        base_url: https://films.example.org
+        endpoints:
+""" + "".join(
+    f"""          - id: {name}
+            name: {name}
+            operation: {{method: GET, path: /{name}}}
+            description: "{text}"
+            output_fields:
+              - {{name: result, path: result, json_schema: {{type: string}}}}
+"""
+    for name, text in [
+        ("movie_cast", "The cast of a movie: actors and roles in the movie"),
+        ("movie_crew", "The crew of a movie: director, writers and producers of the movie"),
+        ("movie_details", "Details of a movie: title, release date and runtime of the movie"),
+        ("movie_reviews", "Reviews of a movie by critics: the movie's reviews"),
+        ("movie_images", "Posters and images of a movie: the movie's stills"),
+        ("movie_videos", "Trailers and videos of a movie: clips of the movie"),
+        ("person_filmography", "Filmography of a person: every credit"),
+    ]
+)
+
+
+def test_router_covers_both_parts_of_a_two_part_request(tmp_path) -> None:
+    path = tmp_path / "films.yaml"
+    path.write_text(CATALOG, encoding="utf-8")
+
+    def top(multi: bool) -> list[str]:
+        router = SchemaRouter(
+            encoder=HashingEncoder(),
+            embedding_cache=None,
+            abstention=None,
+            reranker=None,
+            multi_intent=multi,
+        )
+        router.add_catalog(path)
+        router.intent_min_similarity = 0.0  # the hashing encoder's cosines are not calibrated
+        return [r.rsplit("/", 1)[-1] for r in router.retrieve(query, k=3).route_ids]
+
+    query = (
+        "Show the cast, the crew, the reviews, the images and the trailers of the movie Dune "
+        "and its details. Then the filmography of its director."
+    )
+    without, with_cover = top(False), top(True)
+    assert "person_filmography" not in without  # the long first part fills the top 3
+    assert "person_filmography" in with_cover
+    assert with_cover[0] == without[0]  # the whole request's best stays first

@@ -1,0 +1,80 @@
+"""The LLM analyzer: parsed defensively, gated, and replaced by rules when it fails."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from schemarouter.contracts import SourceType
+from schemarouter.registry.catalog import load_catalog
+from schemarouter.registry.registry import Registry, RegistrySnapshot
+from schemarouter.retrieval.analysis import gate_analysis
+from schemarouter.retrieval.llm_analyzer import OpenAICompatibleAnalyzer
+
+
+@pytest.fixture
+def snapshot(tiny_catalog: Path) -> RegistrySnapshot:
+    registry = Registry()
+    registry.register(load_catalog(tiny_catalog))
+    return registry.snapshot()
+
+
+def _analyzer(
+    answer: Any, seen: list[dict[str, Any]] | None = None, status: int = 200
+) -> OpenAICompatibleAnalyzer:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if seen is not None:
+            seen.append(json.loads(request.content))
+        content = answer if isinstance(answer, str) else json.dumps(answer)
+        return httpx.Response(status, json={"choices": [{"message": {"content": content}}]})
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    return OpenAICompatibleAnalyzer(
+        base_url="http://llm.test/v1", model="m", client=client, api_key_env=None
+    )
+
+
+def test_answer_is_parsed_and_gated(snapshot: RegistrySnapshot) -> None:
+    seen: list[dict[str, Any]] = []
+    analyzer = _analyzer(
+        {
+            "named_providers": ["matproj", "skynet"],
+            "source_constraints": ["calculated", "vibes"],
+            "values": [
+                {"kind": "chemical.formula", "value": "GaN"},
+                {"kind": "chemical.formula", "value": "Unobtainium"},
+            ],
+        },
+        seen,
+    )
+    query = "DFT band gap of GaN from Materials Project"
+    analysis = analyzer.analyze(query, snapshot)
+    gated = gate_analysis(analysis, snapshot)
+    assert gated.named_providers == ("matproj",)
+    assert gated.source_constraints == (SourceType.CALCULATED,)
+    assert [v.value for v in gated.values] == ["GaN"]
+    assert set(gated.rejected) >= {"source:vibes", "provider:skynet"}
+    assert any(r.startswith("value:") for r in gated.rejected)
+    # the routing prompt names providers, never the catalog's schemas
+    prompt = seen[0]["messages"][0]["content"]
+    assert "matproj" in prompt and "band_gap" not in prompt
+
+
+@pytest.mark.parametrize("answer", ["not json", "[1, 2]", '{"named_providers": "cod"}'])
+def test_garbage_answers_fall_back_or_are_rejected(snapshot: RegistrySnapshot, answer: str) -> None:
+    analysis = _analyzer(answer).analyze("band gap of GaN", snapshot)
+    assert analysis.named_providers == ()
+    assert analysis.analyzer in {"rules (llm failed)", "llm"}
+
+
+def test_http_errors_fall_back_to_rules(snapshot: RegistrySnapshot) -> None:
+    analysis = _analyzer({}, status=500).analyze(
+        "measured cellvol of NaCl", snapshot
+    )
+    assert analysis.analyzer == "rules (llm failed)"
+    assert analysis.source_constraints == (SourceType.EXPERIMENTAL,)
+    assert [v.value for v in analysis.values] == ["NaCl"]

@@ -1,0 +1,83 @@
+"""Deterministic query understanding: names, provenance words, identifiers, binding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schemarouter.contracts import SourceType
+from schemarouter.registry.catalog import load_catalog
+from schemarouter.registry.registry import Registry, RegistrySnapshot
+from schemarouter.retrieval.analysis import (
+    QueryAnalysis,
+    RuleAnalyzer,
+    bind_parameters,
+    find_values,
+    gate_analysis,
+)
+
+
+@pytest.fixture
+def snapshot(tiny_catalog: Path) -> RegistrySnapshot:
+    registry = Registry()
+    registry.register(load_catalog(tiny_catalog))
+    return registry.snapshot()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "band gap of Fe2O3 and LiFePO4 (mp-149)",
+            [
+                ("chemical.formula", "Fe2O3"),
+                ("chemical.formula", "LiFePO4"),
+                ("identifier.material_id", "mp-149"),
+            ],
+        ),
+        ("cite 10.1103/PhysRevB.54.11169.", [("identifier.doi", "10.1103/PhysRevB.54.11169")]),
+        ("arXiv:2106.01234v2 abstract", [("identifier.arxiv_id", "2106.01234v2")]),
+        ("CAS 7732-18-5", [("identifier.cas", "7732-18-5")]),
+        ("Young's modulus for MAT-7", [("identifier.material_id", "MAT-7")]),
+        ("filed on 2024-03-31", [("time.date", "2024-03-31")]),
+        ("bulk modulus of Si at 300 K", [("chemical.formula", "Si"), ("quantity", "300")]),
+        ("In Korea, I think K is cold", []),
+        ("탄화규소 SiC 의 밴드갭", [("chemical.formula", "SiC")]),
+    ],
+)
+def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [(v.kind, v.value) for v in find_values(text)] == expected
+
+
+def test_names_and_sources(snapshot: RegistrySnapshot) -> None:
+    analysis = RuleAnalyzer().analyze(
+        "measured cell volume from the Crystallography Open Database, not MP",
+        snapshot,
+    )
+    assert set(analysis.named_providers) == {"cod", "matproj"}
+    assert analysis.source_constraints == (SourceType.EXPERIMENTAL,)
+    korean = RuleAnalyzer().analyze("실험으로 측정한 밀도", snapshot)
+    assert korean.source_constraints == (SourceType.EXPERIMENTAL,)
+    calc = RuleAnalyzer().analyze("DFT band gap of GaN", snapshot)
+    assert calc.source_constraints == (SourceType.CALCULATED,)
+    assert calc.named_providers == ()
+
+
+def test_binding_respects_schema(snapshot: RegistrySnapshot) -> None:
+    route = snapshot.route("matproj/rest/summary")
+    assert bind_parameters(route, find_values("band gap of GaN")) == {"formula": "GaN"}
+    assert bind_parameters(route, find_values("band gap of 10.1000/xyz")) == {}
+
+
+def test_gate_analysis_drops_invented_names(snapshot: RegistrySnapshot) -> None:
+    proposed = QueryAnalysis(
+        text="x",
+        named_providers=("cod", "skynet"),
+        named_routes=("cod/rest/result", "skynet/x/y"),
+        analyzer="llm",
+    )
+    gated = gate_analysis(proposed, snapshot)
+    assert gated.named_providers == ("cod",)
+    assert gated.named_routes == ("cod/rest/result",)
+    assert gated.rejected == ("provider:skynet", "route:skynet/x/y")

@@ -1,0 +1,267 @@
+"""``schemarouter serve``: a real MCP client session against the gateway over stdio and over
+streamable HTTP, with a real upstream MCP server (tests/mcp_servers/notes_server.py) and a
+user's OpenAPI route served on loopback (tests/servers/user_api.py).
+
+The gateway is read-only by default: upstream tools register as untrusted (write), so only
+the routes the config names under ``allow`` run; calls go through ``router.acall`` (gate,
+policy, health, output validation).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import mcp
+import pytest
+import yaml
+from mcp.client.stdio import StdioServerParameters
+
+from schemarouter.cli import build_parser
+from schemarouter.errors import DocumentError, PolicyError
+from schemarouter.serve import Gateway, GatewayConfig, load_config
+from schemarouter.serve.cli import _serve_config
+
+from servers.loopback import LoopbackServer
+from servers.processes import free_port, http_mcp_server, serving
+from servers.user_api import weather_openapi, weather_router
+
+SERVERS = Path(__file__).parents[1] / "mcp_servers"
+NOTES = SERVERS / "notes_server.py"
+GATEWAY = SERVERS / "gateway_server.py"
+
+
+def _config(folder: Path, weather_url: str, upstream: dict[str, Any]) -> Path:
+    (folder / "weather.json").write_text(json.dumps(weather_openapi(weather_url)))
+    config = {
+        "name": "test-gateway",
+        "openapi": [{"source": "weather.json", "provider": "weather"}],
+        "mcp_servers": [{"provider": "notes", **upstream}],
+        "allow": {"write": ["notes/mcp/search_notes", "notes__mcp__crash", "notes/mcp/server_pid"]},
+        "search": {"rerank": False},
+    }
+    path = folder / "gateway.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def _structured(result: Any) -> Any:
+    assert result.structured_content is not None, result.content
+    return result.structured_content
+
+
+async def _conversation(client: Any) -> dict[str, Any]:
+    """One session's worth of requests; what each answered."""
+    seen: dict[str, Any] = {}
+    listed = await client.list_tools()
+    seen["tools"] = sorted(t.name for t in listed.tools)
+    forecast = _structured(
+        await client.call_tool("search_tools", {"query": "weather forecast", "k": 2})
+    )
+    seen["forecast_search"] = [t["name"] for t in forecast["tools"]]
+    notes = _structured(await client.call_tool("search_tools", {"query": "search research notes"}))
+    seen["notes_search"] = [t["name"] for t in notes["tools"]]
+    seen["describe"] = _structured(
+        await client.call_tool("describe_tool", {"name": "notes__mcp__search_notes"})
+    )
+    called = await client.call_tool(
+        "call_tool",
+        {"name": "weather__rest__get_forecast", "arguments": {"city": "Lyon", "days": 1}},
+    )
+    seen["forecast"] = (called.is_error, _structured(called))
+    found = await client.call_tool(
+        "call_tool", {"name": "notes__mcp__search_notes", "arguments": {"query": "band gap"}}
+    )
+    seen["notes"] = (found.is_error, _structured(found))
+    refused = await client.call_tool(
+        "call_tool", {"name": "notes__mcp__delete_note", "arguments": {"note_id": 1}}
+    )
+    seen["refused"] = (refused.is_error, refused.content[0].text)
+    bad = await client.call_tool(
+        "call_tool",
+        {"name": "weather__rest__get_forecast", "arguments": {"city": "Lyon", "days": 99}},
+    )
+    seen["bad"] = (bad.is_error, bad.content[0].text)
+    typo = await client.call_tool(
+        "call_tool", {"name": "weather__rest__get_forcast", "arguments": {}}
+    )
+    seen["typo"] = (typo.is_error, typo.content[0].text)
+    zero = await client.call_tool("search_tools", {"query": "weather", "k": 0})
+    seen["zero"] = (zero.is_error, zero.content[0].text)
+    return seen
+
+
+def _check(seen: dict[str, Any]) -> None:
+    assert seen["tools"] == ["call_tool", "describe_tool", "search_tools"]
+    assert seen["forecast_search"][0] == "weather__rest__get_forecast"
+    # untrusted upstream tools are writes: only the ones the config allows are offered
+    assert "notes__mcp__search_notes" in seen["notes_search"]
+    assert "notes__mcp__get_note" not in seen["notes_search"]
+    assert "notes__mcp__delete_note" not in seen["notes_search"]
+    describe = seen["describe"]
+    assert describe["route_id"] == "notes/mcp/search_notes" and describe["allowed"] is True
+    assert describe["effect"] == "write" and describe["executable"] is True
+    assert {
+        "name": "total",
+        "path": "total",
+        "type": "integer",
+        "description": "Total",
+    } in describe["returns"]
+    error, forecast = seen["forecast"]
+    assert (
+        not error and forecast["output"]["city"] == "Lyon" and len(forecast["output"]["days"]) == 1
+    )
+    error, notes = seen["notes"]
+    assert not error and notes["output"]["notes"][0]["title"] == "GaN band gap"
+    error, text = seen["refused"]
+    assert error and "allow.destructive" in text
+    error, text = seen["bad"]
+    assert error and "[SR601]" in text and "$.days" in text
+    error, text = seen["typo"]
+    assert error and "weather__rest__get_forecast" in text  # did you mean ...
+    error, text = seen["zero"]
+    assert error and "k must be" in text
+
+
+def test_stdio_gateway_with_a_stdio_upstream(weather: LoopbackServer, tmp_path: Path) -> None:
+    config = _config(tmp_path, weather.base_url, {"command": [sys.executable, str(NOTES)]})
+
+    async def run() -> dict[str, Any]:
+        params = StdioServerParameters(command=sys.executable, args=[str(GATEWAY), str(config)])
+        async with mcp.Client(params) as client:
+            seen = await _conversation(client)
+            # the upstream dies mid-call; the gateway's session reconnects for the next one
+            pid = _structured(
+                await client.call_tool("call_tool", {"name": "notes__mcp__server_pid"})
+            )
+            crash = await client.call_tool(
+                "call_tool", {"name": "notes__mcp__crash", "arguments": {}}
+            )
+            again = _structured(
+                await client.call_tool("call_tool", {"name": "notes__mcp__server_pid"})
+            )
+            seen["reconnect"] = (pid["output"], crash.is_error, again["output"])
+            return seen
+
+    seen = asyncio.run(run())
+    _check(seen)
+    first, crashed, second = seen["reconnect"]
+    assert crashed and first != second
+
+
+def test_http_gateway_with_an_http_upstream(weather: LoopbackServer, tmp_path: Path) -> None:
+    with http_mcp_server(NOTES) as upstream:
+        config = _config(tmp_path, weather.base_url, {"url": upstream})
+        port = free_port()
+        with serving([sys.executable, str(GATEWAY), str(config), "http", str(port)], port):
+
+            async def run() -> dict[str, Any]:
+                async with mcp.Client(f"http://127.0.0.1:{port}/mcp") as client:
+                    return await _conversation(client)
+
+            _check(asyncio.run(run()))
+
+
+# -- the gateway in process ------------------------------------------------------------------
+
+
+@pytest.fixture
+def gateway(weather: LoopbackServer) -> Iterator[Gateway]:
+    router = weather_router(weather.base_url)
+    config = GatewayConfig(allow={"write": ["weather__rest__create_alert"]})
+    yield Gateway(router, config)
+    router.close()
+
+
+def test_writes_run_only_where_the_config_names_them(gateway: Gateway) -> None:
+    body = {"body": {"city": "Nice", "message": "storm"}}
+    assert gateway.call("weather__rest__create_alert", body).output == {
+        "id": 1,
+        "status": "created",
+    }
+    found = gateway.search("create a weather alert", k=5)
+    names = [t["name"] for t in found["tools"]]
+    assert "weather__rest__create_alert" in names
+    closed = Gateway(gateway.router, GatewayConfig())  # read-only
+    assert "weather__rest__create_alert" not in [
+        t["name"] for t in closed.search("alert", k=5)["tools"]
+    ]
+    with pytest.raises(PolicyError, match=r"allow\.write"):
+        closed.call("weather__rest__create_alert", body)
+    described = closed.describe("weather/rest/create_alert")
+    assert described["allowed"] is False and described["effect"] == "write"
+
+
+def test_an_empty_search_says_why(gateway: Gateway) -> None:
+    gateway.router.mark_unhealthy("weather/rest/get_forecast")
+    gateway.router.mark_unhealthy("weather/rest/get_station")
+    gateway.router.mark_unhealthy("weather/rest/get_broken")
+    closed = Gateway(gateway.router, GatewayConfig())
+    answer = closed.search("weather forecast", k=2)
+    assert answer["tools"] == [] and answer["reason"]
+
+
+# -- config ----------------------------------------------------------------------------------
+
+
+def test_config_paths_are_relative_to_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "gw.yaml"
+    path.write_text(
+        "catalogs: [cat]\nopenapi: [{source: specs/a.yaml}]\n"
+        "mcp_servers: [{provider: n, command: python s.py, cwd: srv}]\n"
+    )
+    config = load_config(path)
+    assert config.catalogs == (str(tmp_path / "cat"),)
+    assert config.openapi[0].source == str(tmp_path / "specs/a.yaml")
+    assert config.openapi[0].provider_id() == "a"
+    assert config.mcp_servers[0].cwd == str(tmp_path / "srv")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("mcp_servers: [{provider: n}]", "exactly one of command"),
+        ("mcp_servers: [{provider: n, command: x, url: 'http://h'}]", "exactly one of command"),
+        ("allow: {write: [a], read: [b]}", "unknown key"),
+        ("- just a list", "must be a mapping"),
+        ("openapi: [{source: ''}]", "at least 1 character"),
+    ],
+)
+def test_config_errors_say_where(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "gw.yaml"
+    path.write_text(text)
+    with pytest.raises(DocumentError, match=message) as error:
+        load_config(path)
+    assert str(path) in str(error.value)
+
+
+def test_flags_add_to_the_config(tmp_path: Path) -> None:
+    path = tmp_path / "gw.yaml"
+    path.write_text("allow: {write: [a/b/c]}\nsearch: {k: 3}\n")
+    args = build_parser().parse_args(
+        [
+            "serve",
+            "--config",
+            str(path),
+            "--openapi",
+            "wx=spec.yaml",
+            "--mcp-server",
+            "notes=python notes.py --flag",
+            "--allow-write",
+            "notes/*",
+            "--no-rerank",
+            "-k",
+            "4",
+        ]
+    )
+    config = _serve_config(args)
+    assert config.allow.write == ("a/b/c", "notes/*")
+    assert config.openapi[0].provider == "wx" and config.openapi[0].source == "spec.yaml"
+    assert config.mcp_servers[0].command == ["python", "notes.py", "--flag"]
+    assert config.search.k == 4 and config.search.rerank is False
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--mcp-server", "no-equals-sign"])

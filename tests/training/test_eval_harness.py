@@ -1,0 +1,190 @@
+"""The evaluation command end to end (hashing encoder, tiny data) and the baselines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.index import HashingEncoder
+from schemarouter.retrieval.rerank import Reranker
+from schemarouter.training.baselines import (
+    BM25Retriever,
+    RouterRetriever,
+    TokenCounter,
+    bm25_text,
+    load_reranker,
+)
+from schemarouter.training.datasets.bundled_suite import load_bundled
+from schemarouter.training.evaluate import eval_main
+
+from helpers import write_beir
+
+FAST = [
+    *["--encoder", "hashing", "--compare-encoder", "", "--scaling", ""],
+    *["--no-progress", "--resamples", "50"],
+]
+
+
+def router() -> SchemaRouter:
+    return SchemaRouter(encoder=HashingEncoder(), abstention=None, embedding_cache=None)
+
+
+def test_eval_bundled_writes_figures_report_and_plots(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert eval_main(["--suite", "bundled", "--out", str(out), *FAST]) == 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    suite = results["suites"]["bundled"]
+    expected = {"bm25", "dense", "hybrid-index", "hybrid"}
+    if Reranker.shipped() is not None:  # --reranker auto: the router with its cross-encoder
+        expected.add("hybrid+rerank")
+    assert set(suite["routers"]) == expected
+    hybrid = suite["routers"]["hybrid"]
+    assert 0.0 <= hybrid["metrics"]["r@5"]["mean"] <= 1.0
+    lo, hi = hybrid["metrics"]["r@5"]["ci95"]
+    assert lo <= hybrid["metrics"]["r@5"]["mean"] <= hi
+    assert set(hybrid["latency_ms"]) == {"p50", "p95"}
+    assert "single_property" in hybrid["by_category"]["r@5"]
+    figures = suite["schemarouter"]
+    for name in ("param_valid", "executable", "plan_field_f1", "rejected", "false_abstention"):
+        assert name in figures, name
+    assert figures["param_valid"]["mean"] == 1.0  # plans are gated by construction
+    assert suite["prompt_all_tokens"] > hybrid["metrics"]["tokens@5"]["mean"] > 0
+    assert suite["catalog"]["queries"] == 105 and suite["catalog"]["negatives"] == 9
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## bundled" in report and "prompt-all" in report
+    for png in ("recall_vs_tokens.png", "latency_vs_size.png", "per_category.png"):
+        assert (out / png).stat().st_size > 1000
+        assert f"]({png})" in report
+    first = json.loads((out / "per_query.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert set(first["ranks"]) == set(suite["routers"])
+
+
+def test_compared_rows_rank_the_same_suite_under_another_encoder() -> None:
+    import argparse
+
+    from schemarouter.training.evaluate_ood import compared_retrievers
+
+    args = argparse.Namespace(
+        cache="none",
+        compare_encoder="other",
+        multi_intent="on",
+        prerequisites="on",
+        split="test",
+        data=None,
+    )
+    bench = load_bundled(router(), split="test")
+    rows = compared_retrievers("bundled", bench, args, HashingEncoder(dim=64))
+    assert [r.name for r in rows] == ["dense@compared", "hybrid@compared"]
+    ranked = rows[1].rank(bench.queries[0].text, 5)
+    assert ranked and set(ranked) <= set(bench.router.snapshot().routes)
+
+
+def test_eval_beir_folder(tmp_path: Path) -> None:
+    folder = write_beir(tmp_path / "toolset")
+    out = tmp_path / "out"
+    args = ["--suite", "beir", "--beir", str(folder), "--out", str(out), "--no-plots", *FAST]
+    assert eval_main(args) == 0
+    suite = json.loads((out / "results.json").read_text(encoding="utf-8"))["suites"]["beir"]
+    assert suite["catalog"]["routes"] == 4 and suite["catalog"]["queries"] == 2
+    assert suite["routers"]["bm25"]["metrics"]["r@10"]["mean"] > 0
+
+
+def test_eval_without_shared_data_says_where_it_looked(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing"
+    args = ["--suite", "restbench", "--data", str(missing), "--out", str(tmp_path / "o"), *FAST]
+    assert eval_main(args) == 2
+    with pytest.raises(SystemExit):
+        eval_main(["--suite", "nope", "--out", str(tmp_path)])
+
+
+def test_bm25_baseline_ranks_matching_routes_and_drops_non_matches() -> None:
+    r = router()
+    load_bundled(r, split="dev")
+    bm25 = BM25Retriever(r.snapshot())
+    ranked = bm25.rank("arXiv preprints about perovskites", 5)
+    assert ranked and ranked[0].startswith("arxiv/")
+    assert bm25.rank("zzzz qqqq", 5) == []
+    route = r.snapshot().routes[ranked[0]]
+    assert bm25_text(route, "name_description").startswith(route.endpoint.name)
+    with pytest.raises(ValueError):
+        bm25_text(route, "nope")
+
+
+class Reverse:
+    """A fake cross-encoder: prefers what the router ranked last."""
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        return [float(i) for i in range(len(texts))]
+
+
+def test_reranked_row_is_the_router_with_its_reranker() -> None:
+    r = SchemaRouter(
+        encoder=HashingEncoder(), abstention=None, embedding_cache=None, reranker=Reverse()
+    )
+    r.rerank_weight = 0.0  # the reranker alone decides inside the window
+    load_bundled(r, split="dev")
+    base = RouterRetriever(r).rank("band gap of silicon", 5)
+    assert not r.retrieve("band gap of silicon", k=5, rerank=False).reranked
+    reranked = RouterRetriever(r, name="hybrid+rerank", rerank=True)
+    got = reranked.rank("band gap of silicon", 5)
+    assert reranked.last is not None and reranked.last.reranked
+    # Reverse prefers the last of the fused top 20: the fused top 5 drop out of the top 5
+    assert not set(got) & set(base)
+    # a route the query names keeps its place at the top
+    named = RouterRetriever(r).rank("OQMD formation energy of NaCl", 5)
+    assert named[0].startswith("oqmd/")
+    assert reranked.rank("OQMD formation energy of NaCl", 5)[0] == named[0]
+    assert load_reranker("none") == (None, "reranker: off")
+    model, note = load_reranker("auto")
+    shipped = Reranker.shipped()
+    assert model is shipped
+    expected = "skipped (no shipped reranker model)" if shipped is None else shipped.identity
+    assert note == f"reranker: {expected}"
+
+
+def test_token_counter_contracts_and_payloads(tmp_path: Path) -> None:
+    r = router()
+    load_bundled(r, split="dev")
+    routes = r.snapshot().routes
+    counter = TokenCounter()
+    assert "MiniLM" in counter.identity
+    route = routes["materials_project/rest/summary_search"]
+    full = counter.payload(route)
+    assert 0 < counter.payload(route, ["band_gap"]) < full < counter.contract(route)
+    assert counter.bundle(routes, [route.route_id] * 2) == 2 * counter.contract(route)
+    fallback = TokenCounter(tmp_path / "missing.json")
+    assert "whitespace" in fallback.identity
+    assert fallback.count('{"a": 1}') == 7  # { " a " : 1 }
+
+
+class _CountingReranker:
+    """A reranker hook that counts its calls; ``off_by_default`` as a card would say."""
+
+    def __init__(self, off: str) -> None:
+        self.off_by_default = off
+        self.calls = 0
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        self.calls += 1
+        return [0.0] * len(texts)
+
+
+@pytest.mark.parametrize("off, reranks", [("off on the dev sets", False), ("", True)])
+def test_the_abstention_pass_reranks_only_where_the_router_would(off: str, reranks: bool) -> None:
+    from schemarouter.retrieval.abstention import AbstentionModel
+    from schemarouter.training.evaluate import abstains_as_shipped
+
+    from helpers import BUNDLED_CATALOG
+
+    reranker = _CountingReranker(off)
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, reranker=reranker)
+    router.abstention = None
+    router.add_catalog(BUNDLED_CATALOG)
+    never = AbstentionModel(weights={"dense": 0.0}, bias=10.0, threshold=0.5, card={})
+    assert abstains_as_shipped(router, never, "band gap of GaN") == 0.0
+    assert (reranker.calls > 0) is reranks
+    assert router.abstention is None  # switched on for that one call only
