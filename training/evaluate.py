@@ -74,6 +74,7 @@ SUITES = (
     "restbench",
     "bundled",
     "tooltrain",
+    "write-intent",
     "beir",
 )
 #: ``--suite all``: the evaluation suites (tooltrain is the development suite, asked by name)
@@ -158,6 +159,10 @@ def load_suite(name: str, router: Any, args: argparse.Namespace) -> Benchmark:
         from schemarouter.training.datasets.tooltrain import load_tooltrain_suite
 
         return load_tooltrain_suite(router, data, split=getattr(args, "tooltrain_split", "val"))
+    if name == "write-intent":
+        from schemarouter.training.datasets.write_intent import load_write_intent
+
+        return load_write_intent(router, data)
     if name == "beir":
         if not args.beir:
             raise ValueError("the beir suite needs --beir FOLDER")

@@ -1,0 +1,145 @@
+"""The write-intent development set: requests to create, send, update or delete, and their reads.
+
+``data/queries/write_intent.json`` (written by hand per operation, before any retrieval was
+run on it; docs/write_intent_set.md) names public documents of the shared data folder:
+16 OpenAPI documents of ``openapi-permissive/`` and 15 MCP servers of
+``mcp/livemcp_tools.json``. They are registered the way a user registers theirs
+(``add_openapi`` of the file, ``add_mcp_tools`` of the server's listing), all in one router,
+and each request's gold is its operation (plus the ``also`` operations that serve it as well:
+one need, any of them meets it).
+
+Queries are split in two by a hash of their document or server (every request on one API on
+the same side): settings may be chosen on ``dev``, the ``test`` half is read only to report.
+The category of a query is ``<intent>-<lang>`` (``write-en``, ``read-ko``, ...).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from schemarouter.training.datasets.suite import (
+    Benchmark,
+    EvalQuery,
+    check_gold,
+    hash_split,
+    unique_slug,
+)
+
+__all__ = ["load_write_intent", "sibling_pairs", "write_intent_path"]
+
+
+def write_intent_path() -> Traversable:
+    """The packaged set (a resource of ``schemarouter.data``)."""
+    return resources.files("schemarouter.data") / "queries" / "write_intent.json"
+
+
+def _mcp_servers(data: Path) -> dict[str, list[dict[str, Any]]]:
+    """Server name (the dump's top-level ``name``) -> its tools, as ``tools/list`` gives them."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for server in json.loads((data / "mcp" / "livemcp_tools.json").read_text(encoding="utf-8")):
+        tools: list[dict[str, Any]] = []
+        for listing in (server.get("tools") or {}).values():
+            for tool in listing.get("tools") or []:
+                if not any(t["name"] == tool["name"] for t in tools):
+                    tools.append(
+                        {
+                            "name": tool["name"],
+                            "description": tool.get("description") or "",
+                            "inputSchema": tool.get("inputSchema")
+                            or {"type": "object", "properties": {}},
+                        }
+                    )
+        out[str(server["name"])] = tools
+    return out
+
+
+def _operation_ids(router: Any, provider: str) -> dict[str, str]:
+    """``"METHOD /path"`` (or a tool name) -> route id for the routes of ``provider``."""
+    out: dict[str, str] = {}
+    for route in router.snapshot().routes_of(provider):
+        op = route.endpoint.operation
+        if op.method and op.path is not None:
+            out[f"{op.method.upper()} {op.path}"] = route.route_id
+        out.setdefault(route.endpoint.name, route.route_id)
+    return out
+
+
+def load_write_intent(
+    router: Any, data: str | Path, *, queries: str | Path | None = None
+) -> Benchmark:
+    """Register the set's documents and servers in ``router``; its requests as a benchmark."""
+    data = Path(data)
+    source = Path(queries) if queries is not None else write_intent_path()
+    spec = json.loads(source.read_text(encoding="utf-8"))
+    items = spec["queries"]
+    taken: set[str] = set(router.snapshot().providers)
+    provider_of: dict[str, str] = {}
+    documents = sorted({q["document"] for q in items if q["kind"] == "openapi"})
+    servers = sorted(
+        {q["server"] for q in items if q["kind"] == "mcp"}
+        | {a.split("::", 1)[0] for q in items if q["kind"] == "mcp" for a in q.get("also", [])}
+    )
+    for name in documents:
+        slug = unique_slug(name.split("__", 1)[0].split(".")[0], taken)
+        router.add_openapi(data / "openapi-permissive" / name, provider=slug)
+        provider_of[name] = slug
+    listings = _mcp_servers(data)
+    for name in servers:
+        slug = unique_slug(name.split(":", 1)[0], taken)
+        router.add_mcp_tools({"tools": listings[name]}, provider=slug)
+        provider_of[name] = slug
+    ids = {key: _operation_ids(router, slug) for key, slug in provider_of.items()}
+    out: list[EvalQuery] = []
+    for q in items:
+        home = q["document"] if q["kind"] == "openapi" else q["server"]
+        gold = ids[home][f"{q['method']} {q['path']}" if q["kind"] == "openapi" else q["tool"]]
+        also = []
+        for other in q.get("also", []):
+            if q["kind"] == "mcp" and "::" in other:
+                server, tool = other.split("::", 1)
+                also.append(ids[server][tool])
+            else:
+                also.append(ids[home][other])
+        routes = tuple(dict.fromkeys([gold, *also]))
+        out.append(
+            EvalQuery(
+                id=q["id"],
+                text=q["text"],
+                gold=routes,
+                needs=(frozenset(routes),),
+                category=f"{q['intent']}-{q['lang']}",
+                split=hash_split(home),
+                alternatives=True,
+            )
+        )
+    check_gold(out, router)
+    return Benchmark(
+        name="write-intent",
+        router=router,
+        queries=out,
+        route_keys={},
+        notes={
+            "documents": documents,
+            "servers": servers,
+            "written": spec.get("written"),
+            "siblings": {q["id"]: _siblings(q, ids) for q in items},
+        },
+    )
+
+
+def _siblings(q: Mapping[str, Any], ids: Mapping[str, Mapping[str, str]]) -> list[str]:
+    home = q["document"] if q["kind"] == "openapi" else q["server"]
+    return [ids[home][s] for s in q.get("siblings", []) if s in ids[home]]
+
+
+def sibling_pairs(bench: Benchmark) -> Iterator[tuple[EvalQuery, str, str]]:
+    """(query, its gold route, a sibling of the other intent) for every listed sibling."""
+    siblings = bench.notes.get("siblings", {})
+    for q in bench.queries:
+        for sibling in siblings.get(q.id, []):
+            yield q, q.gold[0], sibling
