@@ -106,7 +106,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         kwargs["reranker"] = args.reranker  # a model folder
     router = SchemaRouter(index=args.index, **kwargs)  # type: ignore[arg-type]
     register_sources(router, catalogs=catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools)
-    result = router.retrieve(args.query, k=args.k)
+    result = router.retrieve(args.query, k=args.k, abstain=args.abstain)
     if args.tools:
         print(json.dumps(list(result.tools(args.tools)), indent=2, ensure_ascii=False))
     elif args.json:
@@ -214,6 +214,12 @@ def build_parser() -> argparse.ArgumentParser:
         "or a model folder from `schemarouter train-reranker` (default: the router's default)",
     )
     retrieve.add_argument("--json", action="store_true", help="print the full result as JSON")
+    retrieve.add_argument(
+        "--abstain",
+        action="store_true",
+        help="print no routes for a request the calibrated verdict finds off the catalog "
+        "(default: print the best routes and flag the request)",
+    )
     retrieve.add_argument(
         "--tools",
         choices=["anthropic", "openai", "openai-chat", "mcp"],

@@ -183,6 +183,8 @@ def render_retrieval(result: CapabilityRetrieval, *, color: bool = False) -> str
     if result.abstained:
         lines.append(f"no candidates: {result.reason}")
         return "\n".join(lines) + "\n"
+    if result.off_catalog:
+        lines.append(f"flagged: {result.reason}; the best routes follow")
     for c in result.candidates:
         operation = f"{c.method} {c.path}" if c.method else (c.tool or c.qualname or "")
         score = f"score {c.score:.3f}"

@@ -92,6 +92,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         projection: Literal["recall", "minimal"] = "recall",
         multi_intent: bool = False,
         prerequisites: bool = True,
+        abstain: bool = False,
     ) -> None:
         self.registry = registry if registry is not None else Registry()
         #: route id -> (route fingerprint, invoker) for routes that can be executed here.
@@ -106,6 +107,11 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         #: with the encoder it was calibrated for; one passed here applies everywhere
         self.abstention = AbstentionModel.shipped() if abstention is _DEFAULT else abstention
         self._abstention_everywhere = abstention is not _DEFAULT
+        #: withhold the candidates of a request the calibrated verdict flags off the catalog
+        #: (every retrieval method's default; off: the best routes are always returned, with
+        #: ``off_catalog``, ``confidence`` and ``reason`` on the result). Plans always refuse
+        #: such a request.
+        self.abstain = check_flag(abstain, method="SchemaRouter", name="abstain")
         #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
         #: by default the model shipped in ``schemarouter.models/reranker``; any object with
         #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do
@@ -230,33 +236,45 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
 
     # -- retrieval -----------------------------------------------------------------------
 
-    def retrieve(self, query: str, *, k: int = 5, rerank: bool = True) -> CapabilityRetrieval:
+    def retrieve(
+        self, query: str, *, k: int = 5, rerank: bool = True, abstain: bool | None = None
+    ) -> CapabilityRetrieval:
         """The ``k`` best registered routes for ``query``; no side effects, no permission.
 
-        ``rerank=False`` keeps fusion's order for this call (the reranker costs about 36 ms
-        on two cores); the result says whether it was ``reranked``.
+        Whenever a route is registered, the ``k`` best are returned; a request the calibrated
+        verdict finds off the catalog is flagged (``off_catalog``, ``confidence``,
+        ``reason``), not hidden. ``abstain=True`` (or ``SchemaRouter(abstain=True)``) returns
+        no candidates for such a request instead. ``rerank=False`` keeps fusion's order for
+        this call; the result says whether it was ``reranked``.
         """
         query = check_text(query, method="retrieve")
         k = check_positive_int(k, method="retrieve", name="k")
         check_flag(rerank, method="retrieve", name="rerank")
+        abstain = self._abstain(abstain, method="retrieve")
         ranking = self._rank(query, max(k, self.recall_depth), rerank=rerank, k=k)
-        return self._result(query, k, ranking, ranking.ranked[:k])
+        return self._result(query, k, ranking, ranking.ranked[:k], abstain=abstain)
 
     async def aretrieve(
-        self, query: str, *, k: int = 5, rerank: bool = True
+        self, query: str, *, k: int = 5, rerank: bool = True, abstain: bool | None = None
     ) -> CapabilityRetrieval:
         """:meth:`retrieve` in a worker thread: the event loop never blocks."""
-        return await asyncio.to_thread(self.retrieve, query, k=k, rerank=rerank)
+        return await asyncio.to_thread(self.retrieve, query, k=k, rerank=rerank, abstain=abstain)
+
+    def _abstain(self, abstain: bool | None, *, method: str) -> bool:
+        if abstain is None:
+            return self.abstain
+        return check_flag(abstain, method=method, name="abstain")
 
     def _state_filter(
-        self, query: str, state: ExecutionState, k: int, *, refill: bool
+        self, query: str, state: ExecutionState, k: int, *, refill: bool, abstain: bool | None
     ) -> CapabilityRetrieval:
         method = "retrieve_executable" if state.require_bound else "retrieve_state_aware"
         query = check_text(query, method=method)
         k = check_positive_int(k, method=method, name="k")
+        hide = self._abstain(abstain, method=method)
         ranking = self._rank(query, max(k, self.recall_depth), k=k)
-        if ranking.reason:
-            return self._result(query, k, ranking, [])
+        if ranking.reason and hide:
+            return self._result(query, k, ranking, [], abstain=True)
         snapshot, ranked, warnings = ranking.snapshot, ranking.ranked, ranking.warnings
         unhealthy = {r for r in self._unhealthy_until if not self.is_healthy(r)}
         state = state.model_copy(update={"unhealthy_routes": state.unhealthy_routes | unhealthy})
@@ -292,6 +310,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             k,
             ranking,
             kept,
+            abstain=hide,
             exclusions=tuple(exclusions),
             original_ranks=original,
             examined=examined,
@@ -299,31 +318,40 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         )
 
     def retrieve_state_aware(
-        self, query: str, *, state: ExecutionState, k: int = 5
+        self, query: str, *, state: ExecutionState, k: int = 5, abstain: bool | None = None
     ) -> CapabilityRetrieval:
         """The fixed top ``k`` of :meth:`retrieve`, filtered by ``state`` (with reasons)."""
         check_instance(state, ExecutionState, method="retrieve_state_aware", name="state")
-        return self._state_filter(query, state, k, refill=False)
+        return self._state_filter(query, state, k, refill=False, abstain=abstain)
 
     def reretrieve_state_aware(
-        self, query: str, *, state: ExecutionState, k: int = 5
+        self, query: str, *, state: ExecutionState, k: int = 5, abstain: bool | None = None
     ) -> CapabilityRetrieval:
         """Walk further down the same ranked list to refill ``k`` eligible routes."""
         check_instance(state, ExecutionState, method="reretrieve_state_aware", name="state")
-        return self._state_filter(query, state, k, refill=True)
+        return self._state_filter(query, state, k, refill=True, abstain=abstain)
 
     async def aretrieve_state_aware(
-        self, query: str, *, state: ExecutionState, k: int = 5
+        self, query: str, *, state: ExecutionState, k: int = 5, abstain: bool | None = None
     ) -> CapabilityRetrieval:
-        return await asyncio.to_thread(self.retrieve_state_aware, query, state=state, k=k)
+        return await asyncio.to_thread(
+            self.retrieve_state_aware, query, state=state, k=k, abstain=abstain
+        )
 
     async def areretrieve_state_aware(
-        self, query: str, *, state: ExecutionState, k: int = 5
+        self, query: str, *, state: ExecutionState, k: int = 5, abstain: bool | None = None
     ) -> CapabilityRetrieval:
-        return await asyncio.to_thread(self.reretrieve_state_aware, query, state=state, k=k)
+        return await asyncio.to_thread(
+            self.reretrieve_state_aware, query, state=state, k=k, abstain=abstain
+        )
 
     def retrieve_executable(
-        self, query: str, *, k: int = 5, state: ExecutionState | None = None
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        state: ExecutionState | None = None,
+        abstain: bool | None = None,
     ) -> CapabilityRetrieval:
         """Only routes bound to an invoker at their current fingerprint and healthy now."""
         check_instance(
@@ -331,12 +359,19 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         )
         base = state or ExecutionState()
         base = base.model_copy(update={"require_bound": True})
-        return self._state_filter(query, base, k, refill=True)
+        return self._state_filter(query, base, k, refill=True, abstain=abstain)
 
     async def aretrieve_executable(
-        self, query: str, *, k: int = 5, state: ExecutionState | None = None
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        state: ExecutionState | None = None,
+        abstain: bool | None = None,
     ) -> CapabilityRetrieval:
-        return await asyncio.to_thread(self.retrieve_executable, query, k=k, state=state)
+        return await asyncio.to_thread(
+            self.retrieve_executable, query, k=k, state=state, abstain=abstain
+        )
 
     # -- planning ------------------------------------------------------------------------
 

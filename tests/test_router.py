@@ -195,9 +195,14 @@ def test_async_twins_match_and_do_not_block() -> None:
 def test_abstention_uses_the_calibrated_model(tiny_catalog: Path) -> None:
     strict = AbstentionModel(weights={"top_dense": 0.0}, bias=-5.0, threshold=0.5, card={})
     router = make_router(tiny_catalog, abstention=strict)
-    result = router.retrieve("band gap", k=3)
+    result = router.retrieve("band gap", k=3, abstain=True)
     assert result.abstained and result.candidates == ()
     assert "calibrated threshold 0.50" in result.reason
+    flagged = router.retrieve("band gap", k=3)  # the default: flagged, not hidden
+    assert flagged.off_catalog and flagged.candidates and not flagged.abstained
+    assert make_router(tiny_catalog, abstention=strict, abstain=True).retrieve(
+        "band gap", k=3
+    ).abstained
     lenient = AbstentionModel(weights={"top_dense": 0.0}, bias=5.0, threshold=0.5, card={})
     assert make_router(tiny_catalog, abstention=lenient).retrieve("band gap", k=3).candidates
 

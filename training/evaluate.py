@@ -88,8 +88,8 @@ _FIELD_METRICS = ("field_p", "field_r", "field_f1", "over_fetch")
 #: Figures of the router's plans and abstention pass (``plan_`` / ``min_``: projections).
 SCHEMA_METRICS = (
     *["plan_nonempty", "param_valid", "executable", "plan_recall", "plan_tokens"],
-    *["meta_unit", "meta_provenance", "meta_license", "rejected", "false_abstention"],
-    "off_catalog_rejected",
+    *["meta_unit", "meta_provenance", "meta_license", "flagged", "hidden", "false_flag"],
+    "off_catalog_flagged",
     *(f"{t}{m}" for t in ("plan_", "min_") for m in _FIELD_METRICS),
 )
 
@@ -121,17 +121,29 @@ def make_router(
     return SchemaRouter(**kwargs)
 
 
-def abstains_as_shipped(router: Any, model: Any, text: str) -> float:
-    """1.0 where the router as shipped abstains on ``text``: ``model`` switched on for one
-    call, and the reranker used only where its card leaves it on by default (the harness's
-    router carries it for the ``hybrid+rerank`` rows even when it is off by default)."""
+def verdict_as_shipped(router: Any, model: Any, text: str) -> tuple[float, float]:
+    """``(hidden, flagged)`` for ``text`` as the router ships: 1.0 where its default
+    ``retrieve`` withholds the candidates, 1.0 where it flags the request off the catalog.
+    ``model`` is switched on for one call, and the reranker used only where its card leaves it
+    on by default (the harness's router carries it for the ``hybrid+rerank`` rows even when
+    it is off by default)."""
     reranker = router.reranker
     rerank = reranker is not None and not getattr(reranker, "off_by_default", "")
     router.abstention = model
     try:
-        return float(router.retrieve(text, k=5, rerank=rerank).abstained)
+        found = router.retrieve(text, k=5, rerank=rerank)
+        return float(found.abstained), float(found.off_catalog)
     finally:
         router.abstention = None
+
+
+def verdict_row(router: Any, model: Any, text: str, *, negative: bool) -> dict[str, float]:
+    """The abstention figures of one request: a positive's ``hidden`` and ``false_flag``, a
+    negative's ``flagged``."""
+    hidden, flagged = verdict_as_shipped(router, model, text)
+    if negative:
+        return {"flagged": flagged}
+    return {"hidden": hidden, "false_flag": flagged}
 
 
 def load_suite(name: str, router: Any, args: argparse.Namespace) -> Benchmark:
@@ -338,8 +350,7 @@ def evaluate_benchmark(
         if args.plans and not q.negative:
             srow.update(_plan_row(router, q, counter, key))
         if model is not None:
-            abstained = abstains_as_shipped(router, model, q.text)
-            srow["rejected" if q.negative else "false_abstention"] = abstained
+            srow.update(verdict_row(router, model, q.text, negative=q.negative))
         _untimed_reuse(router, False)
         schema_rows.append(srow)
         if per_query is not None:
@@ -348,15 +359,14 @@ def evaluate_benchmark(
             bar.update(1)
     if bar is not None:
         bar.close()
-    if model is not None:  # other suites' requests against this catalog: should abstain
+    if model is not None:  # other suites' requests against this catalog: should be flagged
         for text in off_catalog:
-            rejected = abstains_as_shipped(router, model, text)
             schema_rows.append(
                 {
                     "id": "off-catalog",
                     "category": "off-catalog",
                     "negative": True,
-                    "off_catalog_rejected": rejected,
+                    "off_catalog_flagged": verdict_as_shipped(router, model, text)[1],
                 }
             )
     ranking_names = [*RANK_METRICS, *(f"tokens@{k}" for k in TOKEN_KS), "top1_tokens"]
@@ -385,7 +395,7 @@ def evaluate_benchmark(
         result["routers"][name] = entry
     result["schemarouter"] = _summary(schema_rows, SCHEMA_METRICS, args)
     result["schemarouter_by_category"] = {
-        m: M.by_category(schema_rows, m) for m in ("plan_field_f1", "executable", "rejected")
+        m: M.by_category(schema_rows, m) for m in ("plan_field_f1", "executable", "flagged")
     }
     result["latency_vs_size"] = probe_latency(retrievers, probe, len(routes))
     return result

@@ -175,8 +175,7 @@ def korean_pairs(encoder: Any, reranker: Any, args: argparse.Namespace) -> dict[
                     ranked = list(router.retrieve(text, k=5, rerank=rerank).route_ids)
                     row[f"{name} r@5"] = M.recall_at(ranked, q.needs, 5)
             if model is not None:
-                abstained = _evaluate().abstains_as_shipped(router, model, text)
-                row["rejected" if q.negative else "false_abstention"] = abstained
+                row.update(_evaluate().verdict_row(router, model, text, negative=q.negative))
             rows[lang].append(row)
     out: dict[str, Any] = {"pairs": len(pairs)}
     for lang, items in rows.items():

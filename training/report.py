@@ -104,9 +104,10 @@ _SCHEMA_ROWS = (
     ("plan_over_fetch", "over-fetch ratio (plan, recall projection)"),
     ("min_field_f1", "field F1 (plan, minimal projection)"),
     ("min_over_fetch", "over-fetch ratio (plan, minimal projection)"),
-    ("rejected", "negative rejection (abstention on)"),
-    ("false_abstention", "false abstention on positives (abstention on)"),
-    ("off_catalog_rejected", "other suites' requests rejected (abstention on)"),
+    ("flagged", "negatives flagged off the catalog (as shipped)"),
+    ("hidden", "positives hidden (as shipped: never, unless abstain=True)"),
+    ("false_flag", "positives flagged off the catalog (as shipped)"),
+    ("off_catalog_flagged", "other suites' requests flagged off the catalog (as shipped)"),
 )
 
 

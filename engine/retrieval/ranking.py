@@ -60,23 +60,35 @@ class _Ranking(NamedTuple):
     analysis: QueryAnalysis
     resolved: list[str]
     ranked: list[Ranked]
+    #: why the request looks off the catalog ("" where it does not): the calibrated
+    #: verdict, which flags the result and, where the caller asks to abstain, hides it
     reason: str
     warnings: list[str]
     signals: dict[str, float]
     reranked: bool = False
 
 
+def distinct(value: float, threshold: float) -> tuple[str, str]:
+    """``value`` and ``threshold`` printed with the fewest decimals (two at least) that tell
+    them apart, so a verdict never reads "0.04 < 0.04"."""
+    for digits in range(2, 10):
+        a, b = f"{value:.{digits}f}", f"{threshold:.{digits}f}"
+        if a != b:
+            return a, b
+    return repr(value), repr(threshold)
+
+
+def _off_catalog(what: str, value: float, threshold: float) -> str:
+    a, b = distinct(value, threshold)
+    return f"no registered route may serve the request ({what} {a} < calibrated threshold {b})"
+
+
 def _abstention_reason(model: AbstentionModel, signals: dict[str, float], *, reranked: bool) -> str:
-    """A query-level model's verdict: the reason to abstain, or ``""``."""
+    """A query-level model's verdict: why the request looks off the catalog, or ``""``."""
     p = model.probability(signals, reranked=reranked)
     signals["confidence"] = p
     threshold = model.threshold_for(reranked=reranked)
-    if p >= threshold:
-        return ""
-    return (
-        f"no registered route can serve the request (confidence {p:.2f} < "
-        f"calibrated threshold {threshold:.2f})"
-    )
+    return "" if p >= threshold else _off_catalog("confidence", p, threshold)
 
 
 class RankingMixin:
@@ -100,7 +112,10 @@ class RankingMixin:
         raise NotImplementedError
 
     def _rank(self, query: str, depth: int, *, rerank: bool = True, k: int = 5) -> _Ranking:
-        """The full ranked list for ``query`` (before k), and the abstention reason."""
+        """The full ranked list for ``query`` (before k), and the off-catalog verdict.
+
+        The verdict never stops the ranking: every stage runs, so a flagged request still
+        gets its best routes (only ``abstain=True`` or a plan withholds them)."""
         index = self.index
         # the query analysis runs on a worker thread while the index encodes the request
         # (``beside``: the encoder's model call releases the GIL); it reads the snapshot of
@@ -162,7 +177,7 @@ class RankingMixin:
                 query_values=len(analysis.values),
             )
             if model is not None and not model.uses_candidates() and not ranked[0].forced:
-                # a query-level model decides before reranking (no work for the reranker)
+                # a query-level model reads the request's signals before reranking
                 reason = _abstention_reason(model, signals, reranked=False)
         if model is None:
             warnings.append(
@@ -174,11 +189,11 @@ class RankingMixin:
             warnings.append(self._rerank_off)
         elif not rerank:
             warnings.append("reranking is off for this call (rerank=False)")
-        elif ranked and not reason:
+        elif ranked:
             ranked, reranked = self._rerank(self.reranker, query, ranked, snapshot, resolved)
-        if ranked and not reason and self.multi_intent:
+        if ranked and self.multi_intent:
             ranked = self._cover(query, ranked, k)
-        if ranked and not reason and self.prerequisites and hasattr(index, "rescore_parts"):
+        if ranked and self.prerequisites and hasattr(index, "rescore_parts"):
 
             def rescore(ids: list[str]) -> tuple[Any, Any]:
                 fused, cosine = index.rescore_parts(query, ids)
@@ -313,7 +328,7 @@ class RankingMixin:
         reranked: bool,
     ) -> str:
         """Give the top :data:`RELEVANCE_WINDOW` their calibrated relevance
-        (``scores["relevance"]``); the reason to abstain when the best is under threshold."""
+        (``scores["relevance"]``); the off-catalog verdict when the best is under threshold."""
         identity = getattr(self.reranker, "identity", None)
         use_rerank = reranked and model.reranked_applies(identity)
         calibration = model.calibration(reranked=use_rerank)
@@ -333,10 +348,7 @@ class RankingMixin:
         signals["confidence"] = best
         if ranked[0].forced or best >= calibration.threshold:
             return ""
-        return (
-            f"no registered route can serve the request (best relevance {best:.2f} < "
-            f"calibrated threshold {calibration.threshold:.2f})"
-        )
+        return _off_catalog("best relevance", best, calibration.threshold)
 
     @property
     def _rerank_off(self) -> str:
@@ -351,12 +363,22 @@ class RankingMixin:
         )
 
     def _result(
-        self, query: str, k: int, ranking: _Ranking, kept: Sequence[Ranked], **extra: Any
+        self,
+        query: str,
+        k: int,
+        ranking: _Ranking,
+        kept: Sequence[Ranked],
+        *,
+        abstain: bool = False,
+        **extra: Any,
     ) -> CapabilityRetrieval:
+        """The result handed to the caller: ``kept`` as candidates, or none where the request
+        looks off the catalog and the caller asked to ``abstain``."""
         snapshot = ranking.snapshot
+        hide = abstain and bool(ranking.reason)
         candidates = (
             []
-            if ranking.reason
+            if hide
             else build_candidates(kept, snapshot, ranking.analysis, ranking.resolved, k=k)
         )
         check_candidates(snapshot, candidates)
@@ -366,7 +388,9 @@ class RankingMixin:
             registry_version=snapshot.version,
             registry_fingerprint=snapshot.fingerprint,
             candidates=tuple(candidates),
-            abstained=bool(ranking.reason),
+            abstained=hide,
+            off_catalog=bool(ranking.reason),
+            confidence=ranking.signals.get("confidence"),
             reason=ranking.reason,
             analysis=ranking.analysis,
             warnings=tuple(ranking.warnings),

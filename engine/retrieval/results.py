@@ -221,8 +221,16 @@ class CapabilityRetrieval(_Result):
     registry_version: int
     registry_fingerprint: str
     candidates: tuple[Candidate, ...]
-    #: True where no registered route can serve the request (candidates is empty).
+    #: True where the candidates were withheld: the request looks off the catalog and the
+    #: caller asked to abstain (``retrieve(..., abstain=True)``); never by default.
     abstained: bool = False
+    #: The calibrated verdict: no registered route may serve the request. The candidates are
+    #: still the best there are (unless ``abstained``); act on the flag, e.g. ask the user.
+    off_catalog: bool = False
+    #: The calibrated probability that the best candidate serves the request (where an
+    #: abstention model applies; ``None`` otherwise).
+    confidence: float | None = None
+    #: Why the request is flagged off the catalog (or why nothing matched at all).
     reason: str = ""
     reranked: bool = False
     analysis: QueryAnalysis | None = None

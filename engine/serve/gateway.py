@@ -182,6 +182,12 @@ class Gateway:
             definition["effect"] = candidate.effect.value
             tools.append(definition)
         answer: dict[str, Any] = {"query": found.query, "tools": tools}
+        if found.off_catalog:
+            # the best tools are still offered; the verdict lets the model ask or say so
+            answer["off_catalog"] = True
+            answer["reason"] = found.reason
+        if found.confidence is not None:
+            answer["confidence"] = round(found.confidence, 4)
         if not tools:
             answer["reason"] = found.reason or "no registered tool that may run here matches"
         return answer

@@ -70,7 +70,13 @@ def test_a_model_applies_only_with_the_encoder_it_was_calibrated_for(
     mine = _scoped(HashingEncoder().identity, bias=-50.0)
     monkeypatch.setattr(AbstentionModel, "shipped", classmethod(lambda cls: mine))
     result = _router(tiny_catalog).retrieve("band gap of silicon", k=3)
-    assert result.abstained and "best relevance" in result.reason  # any registry, same encoder
+    # any registry, same encoder: flagged, and the best routes still returned
+    assert result.off_catalog and "best relevance" in result.reason
+    assert not result.abstained
+    assert result.route_ids == _router(tiny_catalog, abstention=None).retrieve(
+        "band gap of silicon", k=3
+    ).route_ids
+    assert result.confidence == pytest.approx(max(c.relevance or 0 for c in result.candidates))
 
 
 def test_candidates_carry_calibrated_relevance(tiny_catalog: Path) -> None:
@@ -86,8 +92,20 @@ def test_candidates_carry_calibrated_relevance(tiny_catalog: Path) -> None:
 def test_query_level_models_still_decide_before_reranking(tiny_catalog: Path) -> None:
     strict = AbstentionModel(weights={"top_dense": 0.0}, bias=-5.0, threshold=0.5, card={})
     result = _router(tiny_catalog, abstention=strict).retrieve("band gap", k=3)
-    assert result.abstained and "calibrated threshold 0.50" in result.reason
-    assert all(c.relevance is None for c in result.candidates)
+    assert result.off_catalog and "calibrated threshold 0.50" in result.reason
+    assert result.candidates and all(c.relevance is None for c in result.candidates)
+    hidden = _router(tiny_catalog, abstention=strict).retrieve("band gap", k=3, abstain=True)
+    assert hidden.abstained and hidden.candidates == ()
+
+
+def test_a_verdict_prints_enough_digits_to_tell_value_and_threshold_apart() -> None:
+    from schemarouter.retrieval.ranking import distinct
+
+    assert distinct(0.0412, 0.0437) == ("0.041", "0.044")
+    assert distinct(0.04123, 0.04127) == ("0.0412", "0.0413")
+    assert distinct(0.2, 0.5) == ("0.20", "0.50")
+    a, b = distinct(0.0412, 0.0437)
+    assert a != b
 
 
 def test_fit_respects_the_false_abstention_budget(tiny_catalog: Path) -> None:

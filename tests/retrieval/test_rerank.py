@@ -397,7 +397,8 @@ def test_router_abstains_before_reranking() -> None:
         encoder=HashingEncoder(), abstention=None, embedding_cache=None, reranker=scripted
     )
     result = r.retrieve("band gap of silicon", k=5)  # empty registry: nothing to rerank
-    assert result.abstained and not result.reranked and scripted.calls == []
+    assert result.off_catalog and result.candidates == ()
+    assert not result.reranked and scripted.calls == []
 
 
 def test_router_loads_a_reranker_folder(tiny_model: Path) -> None:

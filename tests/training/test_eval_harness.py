@@ -49,8 +49,9 @@ def test_eval_bundled_writes_figures_report_and_plots(tmp_path: Path) -> None:
     assert set(hybrid["latency_ms"]) == {"p50", "p95"}
     assert "single_property" in hybrid["by_category"]["r@5"]
     figures = suite["schemarouter"]
-    for name in ("param_valid", "executable", "plan_field_f1", "rejected", "false_abstention"):
+    for name in ("param_valid", "executable", "plan_field_f1", "flagged", "hidden", "false_flag"):
         assert name in figures, name
+    assert figures["hidden"]["mean"] == 0.0  # as shipped, retrieval never hides
     assert figures["param_valid"]["mean"] == 1.0  # plans are gated by construction
     assert suite["prompt_all_tokens"] > hybrid["metrics"]["tokens@5"]["mean"] > 0
     assert suite["catalog"]["queries"] == 105 and suite["catalog"]["negatives"] == 9
@@ -176,7 +177,7 @@ class _CountingReranker:
 @pytest.mark.parametrize("off, reranks", [("off on the dev sets", False), ("", True)])
 def test_the_abstention_pass_reranks_only_where_the_router_would(off: str, reranks: bool) -> None:
     from schemarouter.retrieval.abstention import AbstentionModel
-    from schemarouter.training.evaluate import abstains_as_shipped
+    from schemarouter.training.evaluate import verdict_as_shipped
 
     from helpers import BUNDLED_CATALOG
 
@@ -185,6 +186,8 @@ def test_the_abstention_pass_reranks_only_where_the_router_would(off: str, reran
     router.abstention = None
     router.add_catalog(BUNDLED_CATALOG)
     never = AbstentionModel(weights={"dense": 0.0}, bias=10.0, threshold=0.5, card={})
-    assert abstains_as_shipped(router, never, "band gap of GaN") == 0.0
+    assert verdict_as_shipped(router, never, "band gap of GaN") == (0.0, 0.0)
     assert (reranker.calls > 0) is reranks
     assert router.abstention is None  # switched on for that one call only
+    always = AbstentionModel(weights={"dense": 0.0}, bias=-10.0, threshold=0.5, card={})
+    assert verdict_as_shipped(router, always, "band gap of GaN") == (0.0, 1.0)  # flagged
