@@ -205,6 +205,25 @@ def test_an_empty_search_says_why(gateway: Gateway) -> None:
     assert answer["tools"] == [] and answer["reason"]
 
 
+def test_an_off_catalog_search_offers_the_best_tools_and_flags_the_request(
+    weather: LoopbackServer,
+) -> None:
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+    from schemarouter.retrieval.abstention import AbstentionModel
+
+    strict = AbstentionModel(weights={"top_dense": 0.0}, bias=-5.0, threshold=0.5, card={})
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=strict, reranker=None
+    )
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    answer = Gateway(router, GatewayConfig()).search("forecast for Lyon tomorrow", k=2)
+    # the verdict is the model's to give and the client's to act on: nothing is hidden
+    assert answer["tools"] and answer["off_catalog"] is True
+    assert "calibrated threshold 0.50" in answer["reason"] and answer["confidence"] < 0.5
+    router.close()
+
+
 # -- config ----------------------------------------------------------------------------------
 
 
