@@ -58,6 +58,7 @@ from schemarouter.retrieval.gate import (
     GateReport,
     validate_selection,
 )
+from schemarouter.retrieval.learned import RankingModel
 from schemarouter.retrieval.llm_analyzer import OpenAICompatibleAnalyzer
 from schemarouter.retrieval.rerank import Reranker
 from schemarouter.retrieval.results import (
@@ -107,6 +108,7 @@ __all__ = [
     "ProviderProfile",
     "ProviderResolution",
     "QueryAnalysis",
+    "RankingModel",
     "Registration",
     "Registry",
     "RegistrySnapshot",

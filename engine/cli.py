@@ -15,6 +15,7 @@
     schemarouter eval --suite NAME [--data PATH] --out DIR      (offline: needs training deps)
     schemarouter train-reranker --out models/reranker [...]     (offline: needs [train])
     schemarouter train-encoder --out models/encoder [...]       (offline: needs [train])
+    schemarouter train-ranking --out models/ranking [...]       (offline)
 """
 
 from __future__ import annotations
@@ -166,6 +167,7 @@ _OFFLINE_COMMANDS = {
     "eval": ("evaluate", "eval_main"),
     "train-reranker": ("train", "train_main"),
     "train-encoder": ("encoder", "encoder_main"),
+    "train-ranking": ("ranking", "ranking_main"),
 }
 
 
@@ -249,6 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("eval", help="benchmark routers side by side (offline; see --help)")
     commands.add_parser("train-reranker", help="train and export the reranker (offline)")
     commands.add_parser("train-encoder", help="train and export the dense encoder (offline)")
+    commands.add_parser(
+        "train-ranking", help="train and export the learned ranking stage (offline)"
+    )
     return parser
 
 

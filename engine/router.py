@@ -41,6 +41,7 @@ from schemarouter.retrieval.gate import validate_selection
 from schemarouter.retrieval.intents import (
     DEFAULT_MIN_SIMILARITY,
 )
+from schemarouter.retrieval.learned import RankingModel
 from schemarouter.retrieval.prerequisites import producers
 from schemarouter.retrieval.ranking import RankingMixin
 from schemarouter.retrieval.rerank import (
@@ -93,6 +94,8 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         multi_intent: bool = False,
         prerequisites: bool = True,
         abstain: bool = False,
+        actions: bool = True,
+        ranking: RankingModel | str | Path | Any | None = _DEFAULT,
     ) -> None:
         self.registry = registry if registry is not None else Registry()
         #: route id -> (route fingerprint, invoker) for routes that can be executed here.
@@ -112,6 +115,23 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         #: ``off_catalog``, ``confidence`` and ``reason`` on the result). Plans always refuse
         #: such a request.
         self.abstain = check_flag(abstain, method="SchemaRouter", name="abstain")
+        #: a request's action (create / send / delete against get / list / show) scores the
+        #: routes doing the opposite down within the fused window
+        #: (:mod:`schemarouter.retrieval.actions`); rule-based, on by default
+        self.actions = check_flag(actions, method="SchemaRouter", name="actions")
+        #: the learned ranking stage over the fused window (:mod:`.retrieval.learned`); by
+        #: default the shipped model where its card turns it on, else none (fusion order);
+        #: a folder path or a RankingModel turns one on, ``None`` turns it off
+        self._ranking_off_reason = ""
+        if ranking is _DEFAULT:
+            self.ranking_model: RankingModel | Any | None = RankingModel.shipped()
+            why_off = getattr(self.ranking_model, "off_by_default", "")
+            if why_off:
+                self.ranking_model, self._ranking_off_reason = None, why_off
+        elif isinstance(ranking, str | Path):
+            self.ranking_model = RankingModel(ranking)
+        else:
+            self.ranking_model = ranking
         #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
         #: by default the model shipped in ``schemarouter.models/reranker``; any object with
         #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do

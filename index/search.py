@@ -228,6 +228,28 @@ class RouteSearch:
             cosine[known] = dense
         return out, cosine
 
+    def endpoint_similarity(self, text: str, route_ids: list[str]) -> np.ndarray:
+        """The cosine of ``text`` to each route's endpoint document alone, without the field
+        documents a route's dense score may be lifted by (a field it shares with its
+        siblings lifts them all alike). Reuses the vector of the request just searched;
+        unknown route ids score ``-inf``."""
+        out = np.full(len(route_ids), -np.inf)
+        with self._lock:
+            if not self._derived_ok:
+                self._finish()
+            rows = [self._route_row.get(r, -1) for r in route_ids]
+            known = np.array([i for i, row in enumerate(rows) if row >= 0], dtype=np.int64)
+            if known.size == 0 or not text.strip():
+                return out
+            routes = np.array([rows[i] for i in known], dtype=np.int64)
+            last = self._last_vector
+            vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
+            ep_vs, _ = self._vectors
+            q = np.asarray(vector, dtype=np.float32)
+            vectors = ep_vs.vectors[self._doc_vec[self._endpoint_doc[routes]]]
+            out[known] = (vectors @ q).astype(np.float64)
+        return out
+
     def _lexical_scores(self, query: str) -> tuple[np.ndarray, np.ndarray] | None:
         """Every document's BM25 score for ``query``, raw and with field documents weighted
         (``None`` when no query term is indexed)."""

@@ -43,6 +43,7 @@ EXPECTED = [
     "ProviderProfile",
     "ProviderResolution",
     "QueryAnalysis",
+    "RankingModel",
     "Registration",
     "Registry",
     "RegistrySnapshot",

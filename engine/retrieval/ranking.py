@@ -10,6 +10,8 @@ the best candidates, which decides abstention (:mod:`.abstention`).
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -39,6 +41,8 @@ from schemarouter.retrieval.intents import (
     part_scores,
     split_intents,
 )
+from schemarouter.retrieval.learned import RankingModel
+from schemarouter.retrieval.ordering import apply_actions, learned_order
 from schemarouter.retrieval.prerequisites import lift_prerequisites
 from schemarouter.retrieval.rerank import Reranker, blend_order, route_text
 from schemarouter.retrieval.results import CapabilityRetrieval
@@ -47,7 +51,9 @@ if TYPE_CHECKING:
     from schemarouter.registry.registry import Registry
     from schemarouter.retrieval.analysis import Analyzer
 
-__all__ = ["RELEVANCE_WINDOW", "RankingMixin"]
+__all__ = ["RELEVANCE_WINDOW", "RankingMixin", "say_once"]
+
+logger = logging.getLogger(__name__)
 
 #: How many of the best routes get a calibrated relevance (the best decides abstention).
 RELEVANCE_WINDOW = 5
@@ -66,6 +72,21 @@ class _Ranking(NamedTuple):
     warnings: list[str]
     signals: dict[str, float]
     reranked: bool = False
+
+
+_SAID: set[str] = set()
+_SAID_LOCK = threading.Lock()
+
+
+def say_once(key: str, message: str, *args: object) -> None:
+    """Log ``message`` at INFO the first time ``key`` is seen in this process: a model being
+    off is a fact of the process, not of each result (the result says what it did:
+    ``reranked``, ``confidence``)."""
+    with _SAID_LOCK:
+        if key in _SAID:
+            return
+        _SAID.add(key)
+    logger.info(message, *args)
 
 
 def distinct(value: float, threshold: float) -> tuple[str, str]:
@@ -106,6 +127,9 @@ class RankingMixin:
     multi_intent: bool
     prerequisites: bool
     intent_min_similarity: float
+    actions: bool
+    ranking_model: RankingModel | Any | None
+    _ranking_off_reason: str
 
     @property
     def index(self) -> Any:  # pragma: no cover - the router's
@@ -161,6 +185,8 @@ class RankingMixin:
             for hit in hits
             if hit.route_id in snapshot.routes  # removed since the search: never emitted
         ]
+        if self.actions:  # a write request's write routes above their reads, and back
+            ranked = apply_actions(query, ranked, snapshot)
         ranked, warnings = apply_analysis(ranked, analysis, snapshot)
         reason = ""
         signals: dict[str, float] = {}
@@ -180,16 +206,33 @@ class RankingMixin:
                 # a query-level model reads the request's signals before reranking
                 reason = _abstention_reason(model, signals, reranked=False)
         if model is None:
-            warnings.append(
-                f"abstention is off: {why_not} (fit one with "
-                "`python -m schemarouter.training.abstention` and pass it as abstention=)"
+            say_once(
+                f"abstention:{why_not}",
+                "no calibrated verdict on requests (relevance and off_catalog): %s (fit a "
+                "model with `python -m schemarouter.training.abstention` and pass it as "
+                "abstention=)",
+                why_not,
+            )
+        if self.ranking_model is None and self._ranking_off_reason:
+            say_once(
+                f"ranking:{self._ranking_off_reason}",
+                "the learned ranking stage is off: %s (to use it anyway: "
+                "SchemaRouter(ranking=RankingModel.shipped()))",
+                self._ranking_off_reason,
+            )
+        if ranked and self.ranking_model is not None:
+            named = set(analysis.named_routes)
+
+            def tier(item: Ranked) -> int:
+                return 0 if item.route_id in named else 1 if item.forced else 2
+
+            ranked = learned_order(
+                self.ranking_model, query, ranked, snapshot, index=index, tier=tier, factor=factor
             )
         reranked = False
         if self.reranker is None:
-            warnings.append(self._rerank_off)
-        elif not rerank:
-            warnings.append("reranking is off for this call (rerank=False)")
-        elif ranked:
+            say_once(f"rerank:{self._rerank_off_reason}", "%s", self._rerank_off)
+        elif ranked and rerank:
             ranked, reranked = self._rerank(self.reranker, query, ranked, snapshot, resolved)
         if ranked and self.multi_intent:
             ranked = self._cover(query, ranked, k)

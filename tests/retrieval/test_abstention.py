@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import schemarouter.retrieval.abstention as abstention_module
+import schemarouter.retrieval.ranking as ranking_module
 from schemarouter import SchemaRouter
 from schemarouter.errors import ModelError
 from schemarouter.index import HashingEncoder
@@ -60,13 +61,19 @@ def test_unusable_model_files_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_model_applies_only_with_the_encoder_it_was_calibrated_for(
-    tiny_catalog: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_catalog: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     other = _scoped("some-other-encoder:abc", bias=-50.0)  # would abstain on everything
     monkeypatch.setattr(AbstentionModel, "shipped", classmethod(lambda cls: other))
-    result = _router(tiny_catalog).retrieve("band gap of silicon", k=3)
-    assert not result.abstained and result.candidates
-    assert any("calibrated for the encoder 'some-other-encoder:abc'" in w for w in result.warnings)
+    monkeypatch.setattr(ranking_module, "_SAID", set())
+    caplog.set_level("INFO", logger="schemarouter.retrieval.ranking")
+    router = _router(tiny_catalog)
+    result = router.retrieve("band gap of silicon", k=3)
+    again = router.retrieve("band gap of silicon", k=3)
+    assert not result.off_catalog and result.candidates and result.confidence is None
+    # said once per process as a log record, never in every result's warnings
+    said = [r for r in caplog.records if "some-other-encoder:abc" in r.getMessage()]
+    assert len(said) == 1 and not result.warnings and not again.warnings
     mine = _scoped(HashingEncoder().identity, bias=-50.0)
     monkeypatch.setattr(AbstentionModel, "shipped", classmethod(lambda cls: mine))
     result = _router(tiny_catalog).retrieve("band gap of silicon", k=3)

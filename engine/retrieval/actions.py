@@ -1,0 +1,290 @@
+"""What a request asks to do and what a route does: read, or write (create, send, change, delete).
+
+A request to "open a new issue" should find ``POST /repos/{owner}/{repo}/issues`` before the
+``GET`` beside it, and "show my open issues" the reverse. Nothing here is learned: a request's
+action is the first action verb of each of its clauses (English: after "please", "can you",
+"I want to" ...; Korean: the verb stems that end a clause, 만들어 / 보내 / 삭제 ... against
+보여 / 알려 / 조회 ...), and a route's is, in order, the verb its operation is named by
+(``create_folder``, ``PutItem``, ``group_v2.kick_member``), the first word of its summary
+("Creates a ...", "Returns ..."), then the HTTP method (GET/HEAD read, the rest write). A
+route's registered effect is deliberately not read: MCP tools without annotations register as
+``write`` for safety, and AWS's JSON APIs ``POST`` their reads.
+
+:func:`action_penalty` is how ranking uses it (:data:`ACTION_PENALTY`): a route whose action is
+the opposite of the request's loses that much of its fused score; a match, an unknown action
+and a request of both kinds change nothing. Nothing leaves the list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from schemarouter.contracts import Route
+
+__all__ = [
+    "ACTION_PENALTY",
+    "ACTION_WINDOW",
+    "Action",
+    "action_of",
+    "action_penalty",
+    "request_action",
+    "route_action",
+]
+
+Action = Literal["read", "write"]
+
+#: How much of the fused score (the best candidate's is about 1.0) a route of the opposite
+#: action loses. Chosen on the development sets (the write-intent set's dev half, tooltrain's
+#: validation, composed and mixed requests, the bundled dev split; docs/generalization.md):
+#: 0.03 lifted write requests' R@5 on the write-intent dev half 0.683 -> 0.733 and read
+#: requests' 0.563 -> 0.594 and cost no dev set anything; 0.05 and up cost the mixed
+#: multi-tool requests (their parts ask for both).
+ACTION_PENALTY = 0.03
+#: The penalty applies to this many of the fused best (the tail keeps fusion's order).
+ACTION_WINDOW = 30
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+_WRITE = frozenset(
+    _words(
+        """
+    activate add append apply approve archive assign attach ban block book cancel change charge
+    clear click clone close comment commit copy create deactivate decline delete deploy destroy
+    disable dismiss duplicate edit empty enable erase fill forget fork grant import insert
+    install invite join kick leave like lock make mark merge modify
+    move mute open order pause pay pin post publish purchase purge push put rate reassign
+    register reject reload remove rename reopen replace reply reschedule reserve reset resolve
+    restart restore resume revoke save schedule send set share star start stop store submit
+    stage subscribe suspend tag terminate toggle transfer trigger turn type unarchive unblock
+    uninstall unlike unlock unmute unpin unshare unstar unsubscribe unwatch update upload upsert
+    vote watch write
+    """
+    )
+)
+_READ = frozenset(
+    _words(
+        """
+    browse check compare count describe detail details display download export fetch find get
+    head inspect list lookup query read retrieve return returns scan search see show status
+    summarize tell view what which who where when how
+    """
+    )
+)
+# inflections a name or summary uses ("Creates", "Deleted", "listing")
+_STEM = re.compile(r"(?:ies|es|s|ed|ing)$")
+_POLITE = frozenset(
+    _words(
+        """
+    please pls kindly can could would will you u i we me us let lets let's go ahead and just
+    want wanna need to like d 'd id i'd i'm im help also then now quickly quick now real
+    hey hi ok okay so first next after that additionally finally
+    """
+    )
+)
+_WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CLAUSE = re.compile(r"[.;!?\n]|,\s*(?:and\s+)?(?:then|also)\b|\b(?:and then|and also)\b", re.I)
+
+#: Korean verb stems (as they appear before 줘 / 해 / 하고 ...), by action.
+_KO_WRITE = (
+    "만들",
+    "만들어",
+    "생성",
+    "추가",
+    "보내",
+    "전송",
+    "발송",
+    "수정",
+    "변경",
+    "바꿔",
+    "바꾸",
+    "업데이트",
+    "삭제",
+    "지워",
+    "지우",
+    "제거",
+    "취소",
+    "등록",
+    "예약",
+    "올려",
+    "업로드",
+    "게시",
+    "작성",
+    "저장",
+    "설정",
+    "초대",
+    "구독",
+    "결제",
+    "주문",
+    "보관",
+    "승인",
+    "거절",
+    "이동",
+    "옮겨",
+    "복사",
+    "넣어",
+    "담아",
+    "추방",
+    "가입",
+    "설치",
+    "배포",
+    "실행",
+    "중지",
+    "시작",
+    "공유",
+    "써",
+    "적어",
+    "붙여",
+    "켜",
+    "꺼",
+    "잠가",
+    "풀어",
+    "닫아",
+    "열어",
+    "병합",
+    "커밋",
+    "푸시",
+    "태그",
+)
+_KO_READ = (
+    "보여",
+    "알려",
+    "찾아",
+    "검색",
+    "조회",
+    "목록",
+    "확인",
+    "가져와",
+    "불러와",
+    "읽어",
+    "봐",
+    "뭐",
+    "무엇",
+    "어떤",
+    "몇",
+    "있어",
+    "있는지",
+    "언제",
+    "어디",
+    "누구",
+    "얼마",
+)
+
+
+def _verb_class(word: str) -> Action | None:
+    w = word.lower()
+    for form in (w, _STEM.sub("", w), w[:-1] if w.endswith("e") else w):
+        if form in _WRITE:
+            return "write"
+        if form in _READ:
+            return "read"
+    # "creates" -> "creat" + e; "updates" -> "updat" + e
+    stem = _STEM.sub("", w)
+    if stem + "e" in _WRITE:
+        return "write"
+    if stem + "e" in _READ:
+        return "read"
+    return None
+
+
+def _korean_action(clause: str) -> Action | None:
+    """The action of a Korean clause: its last verb stem decides (Korean ends with the verb)."""
+    best: tuple[int, Action] | None = None
+    for stems, action in ((_KO_WRITE, "write"), (_KO_READ, "read")):
+        for stem in stems:
+            at = clause.rfind(stem)
+            if at >= 0 and (best is None or at > best[0]):
+                best = (at, action)  # type: ignore[assignment]
+    return best[1] if best else None
+
+
+def _clause_action(clause: str) -> Action | None:
+    if re.search(r"[\uac00-\ud7a3]", clause):
+        return _korean_action(clause)
+    words = _WORD.findall(clause)
+    for i, word in enumerate(words[:8]):
+        low = word.lower()
+        if low in _POLITE:
+            continue
+        action = _verb_class(low)
+        if action == "write" and low in ("open", "make") and i + 1 < len(words):
+            # "open my note" / "make sense" read; "open a new issue" / "make a folder" write
+            nxt = " ".join(w.lower() for w in words[i + 1 : i + 4])
+            if low == "open" and "new" not in nxt.split():
+                return "read"
+        if action is not None:
+            return action
+        if i >= 2:  # past the opening words: no leading verb in this clause
+            break
+    return None
+
+
+def request_action(text: str) -> Action | None:
+    """``"write"`` when every clause with an action verb asks to create, send, change or
+    delete; ``"read"`` when every such clause asks to get, list or show; ``None`` when no
+    clause says, or the clauses disagree (a request of both kinds)."""
+    found = {a for a in (_clause_action(c) for c in _CLAUSE.split(text) if c.strip()) if a}
+    return found.pop() if len(found) == 1 else None
+
+
+def _name_words(name: str) -> list[str]:
+    words: list[str] = []
+    for piece in re.split(r"[^A-Za-z0-9]+", name):
+        words += [w.lower() for w in _CAMEL.findall(piece)]
+    return words
+
+
+@lru_cache(maxsize=65536)
+def _cached_route_action(
+    name: str, method: str | None, summary: str, namespaces: tuple[str, ...]
+) -> Action | None:
+    return route_action(name, method=method, summary=summary, namespaces=namespaces)
+
+
+def action_of(route: Route) -> Action | None:
+    """:func:`route_action` of a registered route (its endpoint name, method and summary;
+    the provider id's words are not verbs). Cached: ranking asks for each candidate."""
+    endpoint = route.endpoint
+    return _cached_route_action(
+        endpoint.name,
+        endpoint.operation.method,
+        (endpoint.summary or endpoint.description or "")[:120],
+        tuple(re.split(r"[^a-z0-9]+", route.provider.id.lower())),
+    )
+
+
+def route_action(
+    name: str, *, method: str | None = None, summary: str = "", namespaces: Sequence[str] = ()
+) -> Action | None:
+    """A route's action from its operation name, then its summary's first word, then its
+    HTTP method; ``None`` where none says. ``namespaces`` are name words to skip (the
+    provider's id, version segments such as ``v2``)."""
+    skip = {n.lower() for n in namespaces}
+    words = [w for w in _name_words(name) if w not in skip and not re.fullmatch(r"v?\d+", w)]
+    for word in words[:3]:
+        action = _verb_class(word)
+        if action is not None:
+            return action
+    first = _WORD.findall(summary[:80])
+    for word in first[:2]:
+        action = _verb_class(word)
+        if action is not None:
+            return action
+    if method:
+        return "read" if method.upper() in ("GET", "HEAD") else "write"
+    return None
+
+
+def action_penalty(request: Action | None, route: Action | None) -> float:
+    """What ranking takes from a route's fused score: :data:`ACTION_PENALTY` where the route
+    does the opposite of what the request asks, else 0."""
+    if request is None or route is None or request == route:
+        return 0.0
+    return ACTION_PENALTY

@@ -1,0 +1,182 @@
+"""The learned ranking stage: gradient-boosted trees over the fused window's cheap features.
+
+A :class:`RankingModel` is a folder of two plain files, written by
+``python -m schemarouter.training.ranking`` (:mod:`schemarouter.training.ranking`)::
+
+    trees.npz    every tree's nodes end to end (feature, threshold, children, leaf values)
+    card.json    features, training data with hashes, settings, development figures, and
+                 ``router_default`` (whether ``SchemaRouter()`` turns it on, and why)
+
+It scores each candidate of the fused window (:mod:`.window` computes the rows) with numpy
+alone: no scikit-learn, no pickle on the query path. The router re-orders the window by the
+score, each group of routes the request names kept ahead of the rest; the tail keeps
+fusion's order, so nothing a retriever found is ever dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schemarouter.errors import ModelError
+from schemarouter.retrieval.window import FEATURES
+
+__all__ = ["DEFAULT_RANKING_WINDOW", "RankingModel", "TreeEnsemble"]
+
+#: How many of the fused best the ranking stage re-orders.
+DEFAULT_RANKING_WINDOW = 30
+#: The files of a model folder.
+MODEL_FILES = ("trees.npz", "card.json")
+_SHIPPED = "ranking"
+_ARRAYS = ("feature", "threshold", "left", "right", "value", "leaf", "missing_left", "roots")
+
+
+class TreeEnsemble:
+    """The raw score (log-odds) of a binary gradient-boosted model: ``baseline`` plus the
+    leaf value each tree reaches. A value goes left when ``<= threshold``; NaN goes where the
+    node's ``missing_left`` says. Checked on construction: children, roots and features index
+    inside their arrays, so a damaged file is refused, never walked."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], *, baseline: float, n_features: int):
+        try:
+            self.feature = np.asarray(arrays["feature"], dtype=np.int64)
+            self.threshold = np.asarray(arrays["threshold"], dtype=np.float64)
+            self.left = np.asarray(arrays["left"], dtype=np.int64)
+            self.right = np.asarray(arrays["right"], dtype=np.int64)
+            self.value = np.asarray(arrays["value"], dtype=np.float64)
+            self.leaf = np.asarray(arrays["leaf"], dtype=bool)
+            self.missing_left = np.asarray(arrays["missing_left"], dtype=bool)
+            self.roots = np.asarray(arrays["roots"], dtype=np.int64)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"tree arrays: {exc}") from None
+        self.baseline = float(baseline)
+        self.n_features = int(n_features)
+        n = self.feature.shape[0]
+        parts = (self.threshold, self.left, self.right, self.value, self.leaf, self.missing_left)
+        if any(a.ndim != 1 or a.shape[0] != n for a in (self.feature, *parts)):
+            raise ValueError("tree arrays of different lengths")
+        if self.roots.ndim != 1 or not self.roots.size:
+            raise ValueError("no trees")
+        if not math.isfinite(self.baseline) or not np.isfinite(self.value).all():
+            raise ValueError("a leaf value or the baseline is not finite")
+        inner = ~self.leaf
+        for index in (self.roots, self.left[inner], self.right[inner]):
+            if index.size and (index.min() < 0 or index.max() >= n):
+                raise ValueError("a node index outside the arrays")
+        # a child always comes after its parent, so every walk ends at a leaf
+        ids = np.arange(n)[inner]
+        if (self.left[inner] <= ids).any() or (self.right[inner] <= ids).any():
+            raise ValueError("a child before its parent (a cycle)")
+        if inner.any():
+            used = self.feature[inner]
+            if used.min() < 0 or used.max() >= self.n_features:
+                raise ValueError("a split on a feature the model does not have")
+
+    def raw(self, X: np.ndarray) -> np.ndarray:
+        """The log-odds of each row of ``X`` (``rows x n_features``)."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"expected rows of {self.n_features} features, got {X.shape}")
+        # every tree at once: one node per (row, tree), walked down level by level
+        node = np.broadcast_to(self.roots, (X.shape[0], self.roots.size)).copy()
+        rows = np.broadcast_to(np.arange(X.shape[0])[:, None], node.shape)
+        active = ~self.leaf[node]
+        while active.any():
+            at = node[active]
+            x = X[rows[active], self.feature[at]]
+            go_left = np.where(np.isnan(x), self.missing_left[at], x <= self.threshold[at])
+            node[active] = np.where(go_left, self.left[at], self.right[at])
+            active = ~self.leaf[node]
+        return np.asarray(self.baseline + self.value[node].sum(axis=1))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What :meth:`RankingModel.save` writes (``baseline`` and ``n_features`` as arrays)."""
+        out = {name: getattr(self, name) for name in _ARRAYS}
+        out["baseline"] = np.array([self.baseline])
+        out["n_features"] = np.array([self.n_features])
+        return out
+
+
+class RankingModel:
+    """A learned ranking stage in a model folder (see the module docstring)."""
+
+    def __init__(self, path: str | Path | Any) -> None:
+        self.path = Path(path) if isinstance(path, str) else path
+        missing = [name for name in MODEL_FILES if not self.path.joinpath(name).is_file()]
+        if missing:
+            raise ModelError(
+                f"the ranking model folder lacks {', '.join(missing)}",
+                where=str(self.path),
+                hint="Train one with `python -m schemarouter.training.ranking --out FOLDER`",
+            )
+        try:
+            self.card: dict[str, Any] = json.loads(
+                self.path.joinpath("card.json").read_text("utf-8")
+            )
+            features = tuple(self.card["features"])
+            with (
+                self.path.joinpath("trees.npz").open("rb") as handle,
+                np.load(handle, allow_pickle=False) as data,
+            ):
+                arrays = {name: np.array(data[name]) for name in data.files}
+            self.trees = TreeEnsemble(
+                arrays,
+                baseline=float(arrays["baseline"].reshape(-1)[0]),
+                n_features=int(arrays["n_features"].reshape(-1)[0]),
+            )
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise ModelError(
+                f"unreadable ranking model: {exc}",
+                where=str(self.path),
+                hint="Retrain it with `python -m schemarouter.training.ranking`",
+            ) from None
+        if features != FEATURES[: len(features)] or len(features) != self.trees.n_features:
+            raise ModelError(
+                "the ranking model was trained on other features than this version computes",
+                where=str(self.path),
+                hint="Retrain it with this version of schemarouter",
+            )
+        window = self.card.get("settings", {}).get("window", DEFAULT_RANKING_WINDOW)
+        #: how many of the fused best it re-orders (the window it was trained on)
+        self.window = int(window) if isinstance(window, int) and window >= 2 else 30
+
+    @classmethod
+    def shipped(cls) -> RankingModel | None:
+        """The model shipped in ``schemarouter.models/ranking`` (one per process), or
+        ``None`` where there is none."""
+        with _SHARED_LOCK:
+            if "model" not in _SHARED:
+                folder = resources.files("schemarouter.models").joinpath(_SHIPPED)
+                present = all(folder.joinpath(name).is_file() for name in MODEL_FILES)
+                _SHARED["model"] = cls(Path(str(folder))) if present else None
+            return _SHARED["model"]
+
+    @property
+    def off_by_default(self) -> str:
+        """Why ``SchemaRouter()`` leaves this model off (``""``: it is on), from the card's
+        ``router_default``: it ships on only where it beats fusion on every development set
+        and out-of-domain suite."""
+        default = self.card.get("router_default") or {}
+        if default.get("on", False):
+            return ""
+        return str(default.get("why") or "the model's card turns it off by default")
+
+    @property
+    def identity(self) -> str:
+        digest = str(self.card.get("model_sha256", ""))[:12]
+        name = str(self.card.get("name", "ranking"))
+        return f"{name}:{digest}" if digest else name
+
+    def score(self, rows: np.ndarray) -> np.ndarray:
+        """The model's log-odds that each candidate serves the request (higher first)."""
+        return self.trees.raw(rows)
+
+
+_SHARED: dict[str, RankingModel | None] = {}
+_SHARED_LOCK = threading.Lock()

@@ -1,0 +1,139 @@
+"""Two re-orderings of the fused window before the cross-encoder: what the request asks to
+do, and the learned ranking stage.
+
+- :func:`apply_actions`: a route doing the opposite of what the request asks (a ``GET`` for
+  "open a new issue", a ``DELETE`` for "show my issues") loses
+  :data:`~.actions.ACTION_PENALTY` of its fused score within the first
+  :data:`~.actions.ACTION_WINDOW` (:mod:`.actions`); nothing is learned, nothing is dropped.
+- :func:`learned_order`: the ranking model (:mod:`.learned`) scores each candidate of the
+  window from :func:`window_signals` (:mod:`.window`) and the window is re-ordered by it.
+
+Both keep the routes a request names ahead of the rest, as :func:`.candidates.apply_analysis`
+put them: routes named outright first, then the routes of named providers, then the others;
+each group is re-ordered only among itself, and the tail below the window keeps fusion's
+order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.actions import (
+    ACTION_WINDOW,
+    action_of,
+    action_penalty,
+    request_action,
+)
+from schemarouter.retrieval.candidates import Ranked, coverage, query_tokens
+from schemarouter.retrieval.intents import part_scores, split_intents
+from schemarouter.retrieval.window import WindowSignals
+
+__all__ = ["apply_actions", "learned_order", "reorder_within_tiers", "window_signals"]
+
+
+def reorder_within_tiers(
+    ranked: list[Ranked],
+    keys: Sequence[float],
+    tier: Callable[[Ranked], int],
+) -> list[Ranked]:
+    """The first ``len(keys)`` of ``ranked`` sorted by ``keys`` (higher first, ties in list
+    order) within each tier; the tiers keep their order and the rest its place."""
+    n = len(keys)
+    window = list(range(n))
+    window.sort(key=lambda i: (tier(ranked[i]), -keys[i], i))
+    return [ranked[i] for i in window] + ranked[n:]
+
+
+def apply_actions(
+    query: str,
+    ranked: list[Ranked],
+    snapshot: RegistrySnapshot,
+    *,
+    window: int = ACTION_WINDOW,
+) -> list[Ranked]:
+    """``ranked`` (fusion order, before the request's named routes are put first) with the
+    routes of the opposite action within ``window`` scored down (``scores["action"]`` holds
+    the penalty) and the window sorted again by score."""
+    asked = request_action(query)
+    if asked is None or len(ranked) < 2:
+        return ranked
+    head = ranked[:window]
+    changed = False
+    for item in head:
+        penalty = action_penalty(asked, action_of(snapshot.routes[item.route_id]))
+        if penalty:
+            item.score -= penalty
+            item.scores["action"] = -penalty
+            changed = True
+    if not changed:
+        return ranked
+    return reorder_within_tiers(ranked, [item.score for item in head], lambda item: 0)
+
+
+def window_signals(
+    query: str,
+    items: Sequence[Ranked],
+    snapshot: RegistrySnapshot,
+    *,
+    index: Any,
+    factor: float = 1.0,
+) -> WindowSignals:
+    """What the ranking model reads of ``items`` (the fused window) for ``query``."""
+    ids = [item.route_id for item in items]
+    routes = [snapshot.routes[r] for r in ids]
+    dense = np.array([item.scores.get("dense", 0.0) for item in items], dtype=np.float64)
+    endpoint_of = getattr(index, "endpoint_similarity", None)
+    if callable(endpoint_of):
+        endpoint = np.minimum(np.asarray(endpoint_of(query, ids), dtype=np.float64) * factor, 1.0)
+        endpoint = np.where(np.isfinite(endpoint), endpoint, dense)
+    else:  # a backend without per-document vectors: the route's dense score stands in
+        endpoint = dense.copy()
+    parts = split_intents(query)
+    part_fused = part_cos = None
+    if len(parts) >= 2 and hasattr(index, "rescore_parts"):
+        fused_rows, cos_rows = part_scores(index, parts, ids)
+        part_fused = np.nan_to_num(np.array(fused_rows, dtype=np.float64), neginf=0.0)
+        part_cos = np.nan_to_num(np.array(cos_rows, dtype=np.float64) * factor, neginf=0.0)
+    tokens = query_tokens(query)
+    return WindowSignals(
+        fused=np.array([item.scores.get("fused", item.score) for item in items]),
+        lexical=np.array([item.scores.get("lexical", 0.0) for item in items]),
+        dense=dense,
+        endpoint=endpoint,
+        field_hits=np.array([len(item.field_hits) for item in items], dtype=np.float64),
+        coverage=np.array([coverage(tokens, route) for route in routes]),
+        providers=[route.provider.id for route in routes],
+        route_actions=[action_of(route) for route in routes],
+        request_action=request_action(query),
+        query_words=len(query.split()),
+        part_fused=part_fused,
+        part_cos=part_cos,
+    )
+
+
+def learned_order(
+    model: Any,
+    query: str,
+    ranked: list[Ranked],
+    snapshot: RegistrySnapshot,
+    *,
+    index: Any,
+    tier: Callable[[Ranked], int],
+    factor: float = 1.0,
+) -> list[Ranked]:
+    """The first ``model.window`` of ``ranked`` re-ordered by the ranking model within
+    their tiers (``scores["ranking"]`` holds its log-odds); the tail as it was."""
+    from schemarouter.retrieval.window import window_features
+
+    head = ranked[: model.window]
+    if len(head) < 2:
+        return ranked
+    rows = window_features(window_signals(query, head, snapshot, index=index, factor=factor))
+    values = model.score(rows)
+    for item, value in zip(head, values.tolist(), strict=True):
+        item.scores["ranking"] = float(value)
+    return reorder_within_tiers(ranked, values.tolist(), tier)

@@ -1,0 +1,130 @@
+"""The learned ranking stage: trees as plain arrays, scored by numpy exactly as scikit-learn
+scores them; a damaged or foreign model is refused; the router re-orders only its window,
+keeps the routes a request names ahead and drops nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import ModelError
+from schemarouter.index import HashingEncoder
+from schemarouter.retrieval.candidates import Ranked
+from schemarouter.retrieval.learned import RankingModel, TreeEnsemble
+from schemarouter.retrieval.ordering import reorder_within_tiers
+from schemarouter.retrieval.window import FEATURES
+from schemarouter.training.ranking import export_trees
+
+from helpers import BUNDLED_CATALOG
+
+
+def _fitted(seed: int = 0) -> tuple[object, np.ndarray]:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(600, len(FEATURES)))
+    X[::17, 3] = np.nan  # missing values take the side the model learned
+    y = (np.nan_to_num(X[:, 0]) + 0.5 * X[:, 8] - X[:, 19] > 0.2).astype(float)
+    model = HistGradientBoostingClassifier(max_iter=40, max_leaf_nodes=7, random_state=0)
+    return model.fit(X, y), X
+
+
+def test_exported_trees_score_exactly_as_scikit_learn() -> None:
+    model, X = _fitted()
+    trees = export_trees(model)
+    assert np.abs(trees.raw(X) - model.decision_function(X)).max() < 1e-9  # type: ignore[attr-defined]
+    again = TreeEnsemble(trees.arrays(), baseline=trees.baseline, n_features=trees.n_features)
+    assert np.array_equal(again.raw(X), trees.raw(X))
+    with pytest.raises(ValueError, match="features"):
+        trees.raw(X[:, :5])
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda a: a.update(left=a["left"] * 0 + 10**6), "outside"),
+        (lambda a: a.update(left=a["left"] * 0), "before its parent"),
+        (lambda a: a.update(feature=a["feature"] * 0 + 99), "feature"),
+        (lambda a: a.update(value=np.where(a["leaf"], np.inf, a["value"])), "finite"),
+        (lambda a: a.update(threshold=a["threshold"][:-1]), "lengths"),
+        (lambda a: a.pop("roots"), "roots"),
+    ],
+)
+def test_damaged_trees_are_refused_never_walked(damage: object, message: str) -> None:
+    model, _ = _fitted()
+    trees = export_trees(model)
+    arrays = trees.arrays()
+    damage(arrays)  # type: ignore[operator]
+    with pytest.raises(ValueError, match=message):
+        TreeEnsemble(arrays, baseline=trees.baseline, n_features=trees.n_features)
+
+
+def _folder(tmp_path: Path, *, features: list[str] | None = None, on: bool = True) -> Path:
+    model, _ = _fitted()
+    trees = export_trees(model)
+    folder = tmp_path / "ranking"
+    folder.mkdir(parents=True)
+    np.savez(folder / "trees.npz", **trees.arrays())
+    card = {
+        "name": "test-ranking",
+        "features": features or list(FEATURES),
+        "settings": {"window": 10},
+        "router_default": {"on": on, "why": "test"},
+    }
+    (folder / "card.json").write_text(json.dumps(card))
+    return folder
+
+
+def test_a_model_folder_loads_and_says_whether_it_is_on(tmp_path: Path) -> None:
+    model = RankingModel(_folder(tmp_path))
+    assert model.window == 10 and model.off_by_default == ""
+    assert RankingModel(_folder(tmp_path / "x", on=False)).off_by_default == "test"
+    rows = np.zeros((3, len(FEATURES)))
+    assert model.score(rows).shape == (3,)
+
+
+def test_a_model_of_other_features_or_damaged_files_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="other features"):
+        RankingModel(_folder(tmp_path, features=["fused", "rank"]))
+    broken = _folder(tmp_path / "b")
+    (broken / "trees.npz").write_bytes(b"not a zip")
+    with pytest.raises(ModelError, match="unreadable ranking model"):
+        RankingModel(broken)
+    with pytest.raises(ModelError, match=r"lacks trees\.npz"):
+        RankingModel(tmp_path / "nowhere")
+
+
+def test_the_window_is_reordered_within_tiers_and_the_tail_keeps_its_place() -> None:
+    ranked = [Ranked(f"r{i}", 1.0 - i / 10, {}) for i in range(6)]
+    tiers = {"r0": 1, "r1": 1, "r2": 2, "r3": 2, "r4": 2, "r5": 2}
+    out = reorder_within_tiers(ranked, [0.1, 0.9, 0.2, 0.8, 0.5], lambda r: tiers[r.route_id])
+    # the named provider's routes (tier 1) stay ahead, re-ordered among themselves; r5 is
+    # below the window and keeps its place
+    assert [r.route_id for r in out] == ["r1", "r0", "r3", "r4", "r2", "r5"]
+
+
+def test_the_router_reorders_its_window_with_the_stage_and_drops_nothing(tmp_path: Path) -> None:
+    def router(ranking: object) -> SchemaRouter:
+        r = SchemaRouter(
+            encoder=HashingEncoder(),
+            embedding_cache=None,
+            abstention=None,
+            reranker=None,
+            ranking=ranking,  # type: ignore[arg-type]
+        )
+        r.add_catalog(BUNDLED_CATALOG)
+        return r
+
+    query = "band gap and bulk modulus of GaN"
+    plain = router(None).retrieve(query, k=50)
+    staged = router(str(_folder(tmp_path))).retrieve(query, k=50)
+    assert sorted(staged.route_ids) == sorted(plain.route_ids)
+    window = staged.candidates[:10]
+    assert all("ranking" in c.scores for c in window)
+    assert not any("ranking" in c.scores for c in staged.candidates[10:])
+    named = router(str(_folder(tmp_path / "n"))).retrieve("OQMD formation energy of NaCl", k=5)
+    assert named.candidates[0].provider == "oqmd"  # a named provider stays ahead

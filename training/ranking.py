@@ -1,0 +1,535 @@
+"""``schemarouter train-ranking``: the learned ranking stage, gradient-boosted trees over the
+fused window's cheap features, shipped as plain arrays (``models/ranking/``).
+
+::
+
+    schemarouter train-ranking --out models/ranking [--data ../shared/data]
+        [--exclude-triplets WORK/triplets.jsonl ...] [--per-source 250] [--composed 800]
+
+1. **Rows.** tooltrain's *training* requests that no encoder trained on (``--exclude-triplets``:
+   each a ``train-encoder`` triplets file; the requests in it are left out, so the dense
+   scores the stage learns to read are as trustworthy as on a user's catalog), up to
+   ``--per-source`` from each source, and ``--composed`` requests of 2-3 such requests
+   (:mod:`.datasets.composed`). Their tools and ``--distractors`` seeded others from each
+   source are registered in one router through ``add_mcp_tools``; each request is ranked as
+   the router ranks before the stage (fusion, the action rule, the request's named routes
+   first) and each candidate of the fused window is one row
+   (:func:`schemarouter.retrieval.ordering.window_signals`), labelled by the request's tools.
+2. **Fit.** scikit-learn's ``HistGradientBoostingClassifier`` (pointwise, log loss).
+3. **Development figures**, written into the card: Recall@5 of fusion and of the stage on
+   tooltrain's validation, composed and mixed requests, the bundled dev split and the
+   write-intent set's dev half (``--dev``), each ranked the same way. No evaluation suite is
+   read here.
+4. **Export**: ``trees.npz`` (:class:`schemarouter.retrieval.learned.TreeEnsemble` arrays:
+   scored by numpy, no scikit-learn or pickle at query time, checked equal to scikit-learn's
+   own scores on the training rows) and ``card.json``. ``router_default`` stays off unless
+   ``--on``: the stage ships on only where it beats fusion on every development set and
+   every out-of-domain suite (``schemarouter eval --ranking FOLDER``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import logging
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schemarouter.retrieval.learned import DEFAULT_RANKING_WINDOW, TreeEnsemble
+from schemarouter.retrieval.window import FEATURES
+
+__all__ = [
+    "RankingSettings",
+    "WindowRows",
+    "export_trees",
+    "fit_ranking",
+    "ranking_main",
+    "window_rows",
+]
+
+logger = logging.getLogger(__name__)
+
+CARD_NAME = "schemarouter-ranking"
+CARD_FORMAT = 1
+#: How deep each request is searched before its window is cut (the router's recall depth).
+DEPTH = 50
+#: The development suites (``--dev``): ``tooltrain-<split>``, ``bundled-dev``, ``write-intent``.
+DEV_SUITES = (
+    "tooltrain-val",
+    "tooltrain-composed",
+    "tooltrain-mixed",
+    "bundled-dev",
+    "write-intent",
+)
+
+
+@dataclass(frozen=True)
+class RankingSettings:
+    window: int = DEFAULT_RANKING_WINDOW
+    max_iter: int = 200
+    learning_rate: float = 0.05
+    max_leaf_nodes: int = 15
+    min_samples_leaf: int = 40
+    l2_regularization: float = 1.0
+    seed: int = 0
+
+
+@dataclass
+class WindowRows:
+    """Feature rows of many requests' windows: ``X`` (rows x features), labels ``y``, the
+    request each row belongs to (``group``), each candidate's tier (0 named, 1 of a named
+    provider, 2 other) and route id, and per request its needs (each a set of route ids)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    group: np.ndarray
+    tier: np.ndarray
+    route_ids: list[str] = field(default_factory=list)
+    needs: list[list[frozenset[str]]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # per request: suite:id
+
+    def requests(self) -> Iterable[tuple[int, np.ndarray]]:
+        """(request number, its row indices), in order."""
+        bounds = np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1], True])
+        for a, b in itertools.pairwise(bounds.tolist()):
+            yield int(self.group[a]), np.arange(a, b)
+
+
+def _router() -> Any:
+    """A router ranking as ``SchemaRouter()`` does before the stage: fusion and the action
+    rule, no stage, no reranker, nothing lifted after (those come later on the path)."""
+    from schemarouter.router import SchemaRouter
+
+    return SchemaRouter(
+        abstention=None, reranker=None, ranking=None, multi_intent=False, prerequisites=False
+    )
+
+
+def window_rows(
+    router: Any,
+    queries: Sequence[Any],
+    *,
+    window: int = DEFAULT_RANKING_WINDOW,
+    suite: str = "",
+    progress: bool = True,
+) -> WindowRows:
+    """The windows of ``queries`` (``EvalQuery``-like: ``id``, ``text``, ``gold``,
+    ``needs``) in ``router`` as rows, labelled by each request's gold routes."""
+    from schemarouter.retrieval.ordering import window_signals
+    from schemarouter.retrieval.window import window_features
+
+    index = router.index
+    scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
+    Xs, ys, groups, tiers, ids, needs, names = [], [], [], [], [], [], []
+    bar = _bar(progress, len(queries), f"windows {suite}")
+    for q in queries:
+        ranking = router._rank(q.text, DEPTH, rerank=False)
+        head = ranking.ranked[:window]
+        if bar is not None:
+            bar.update(1)
+        if not head:
+            continue
+        factor = float(scale(q.text)) if callable(scale) else 1.0
+        signals = window_signals(q.text, head, ranking.snapshot, index=index, factor=factor)
+        named = set(ranking.analysis.named_routes)
+        gold = set(q.gold)
+        g = len(needs)
+        Xs.append(window_features(signals))
+        ys.append(np.array([float(item.route_id in gold) for item in head]))
+        groups.append(np.full(len(head), g))
+        tiers.append(np.array([0 if i.route_id in named else 1 if i.forced else 2 for i in head]))
+        ids += [item.route_id for item in head]
+        needs.append([frozenset(n) for n in q.needs])
+        names.append(f"{suite}:{q.id}")
+    if bar is not None:
+        bar.close()
+    if not Xs:
+        empty = np.zeros((0, len(FEATURES)))
+        return WindowRows(empty, np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0))
+    return WindowRows(
+        np.vstack(Xs),
+        np.concatenate(ys),
+        np.concatenate(groups).astype(np.int64),
+        np.concatenate(tiers),
+        ids,
+        needs,
+        names,
+    )
+
+
+def _bar(progress: bool, total: int, desc: str) -> Any:
+    if not progress or total == 0:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="request", file=sys.stderr)
+
+
+def recall_at(rows: WindowRows, scores: np.ndarray | None, k: int = 5) -> float:
+    """Mean Recall@k over the requests of ``rows``, their windows ordered by ``scores``
+    within tiers (``None``: the order they came in, fusion's)."""
+    values = []
+    for g, idx in rows.requests():
+        order = idx if scores is None else idx[np.lexsort((-scores[idx], rows.tier[idx]))]
+        top = {rows.route_ids[i] for i in order[:k]}
+        needs = rows.needs[g]
+        if needs:
+            values.append(sum(1 for n in needs if top & n) / len(needs))
+    return float(np.mean(values)) if values else math.nan
+
+
+def fit_ranking(rows: WindowRows, settings: RankingSettings) -> tuple[Any, TreeEnsemble]:
+    """The fitted scikit-learn model and its trees as arrays (checked equal)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    model = HistGradientBoostingClassifier(
+        max_iter=settings.max_iter,
+        learning_rate=settings.learning_rate,
+        max_leaf_nodes=settings.max_leaf_nodes,
+        min_samples_leaf=settings.min_samples_leaf,
+        l2_regularization=settings.l2_regularization,
+        early_stopping=False,
+        random_state=settings.seed,
+    )
+    model.fit(rows.X, rows.y)
+    trees = export_trees(model)
+    gap = float(np.abs(model.decision_function(rows.X) - trees.raw(rows.X)).max())
+    if gap > 1e-6:
+        raise RuntimeError(f"the exported trees disagree with scikit-learn by {gap}")
+    return model, trees
+
+
+def export_trees(model: Any) -> TreeEnsemble:
+    """A fitted binary ``HistGradientBoostingClassifier`` (numeric features) as arrays."""
+    parts: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("feature", "threshold", "left", "right", "value", "leaf", "missing_left")
+    }
+    roots: list[int] = []
+    offset = 0
+    for trees in model._predictors:  # one list of trees per iteration
+        if len(trees) != 1:
+            raise ValueError("only a binary classifier exports (one tree per iteration)")
+        nodes = trees[0].nodes
+        if np.any(nodes["is_categorical"]):
+            raise ValueError("categorical splits do not export")
+        roots.append(offset)
+        parts["feature"].append(nodes["feature_idx"].astype(np.int64))
+        parts["threshold"].append(nodes["num_threshold"].astype(np.float64))
+        parts["left"].append(nodes["left"].astype(np.int64) + offset)
+        parts["right"].append(nodes["right"].astype(np.int64) + offset)
+        parts["value"].append(nodes["value"].astype(np.float64))
+        parts["leaf"].append(nodes["is_leaf"].astype(bool))
+        parts["missing_left"].append(nodes["missing_go_to_left"].astype(bool))
+        offset += len(nodes)
+    arrays = {k: np.concatenate(v) for k, v in parts.items()}
+    arrays["roots"] = np.array(roots, dtype=np.int64)
+    baseline = float(np.asarray(model._baseline_prediction).reshape(-1)[0])
+    return TreeEnsemble(arrays, baseline=baseline, n_features=int(model.n_features_in_))
+
+
+# -- the training requests ----------------------------------------------------------------------
+
+
+def seen_requests(files: Sequence[str | Path]) -> tuple[set[str], dict[str, str]]:
+    """The requests of ``train-encoder`` triplets files, and each file's sha256."""
+    from schemarouter.training.encoder_pairs import load_triplets
+
+    seen: set[str] = set()
+    hashes: dict[str, str] = {}
+    for path in files:
+        triplets, _ = load_triplets(path)
+        seen.update(t.query for t in triplets)
+        hashes[Path(path).name] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return seen, hashes
+
+
+def training_queries(
+    router: Any,
+    data: str | Path | None,
+    *,
+    seen: set[str],
+    per_source: int,
+    composed: int,
+    distractors: int,
+    seed: int,
+) -> tuple[list[Any], dict[str, Any]]:
+    """Register the training requests' tools (and distractors) in ``router``; the requests
+    as ``EvalQuery`` objects and what was drawn."""
+    from schemarouter.training.datasets.composed import compose_requests
+    from schemarouter.training.datasets.suite import EvalQuery, all_needed
+    from schemarouter.training.datasets.tooltrain import (
+        NEGATIVE_SOURCES,
+        load_tooltrain,
+        register_tools,
+    )
+
+    corpus = load_tooltrain(data, seed=0)
+    rng = random.Random(seed)
+    pool: dict[str, list[Any]] = {}
+    singles: list[Any] = []
+    counts: dict[str, dict[str, int]] = {}
+    for source, records in sorted(corpus.by_source("train").items()):
+        if source in NEGATIVE_SOURCES:
+            continue
+        unseen = [r for r in records if r.positives and r.query not in seen]
+        rng.shuffle(unseen)
+        singles += unseen[:per_source]
+        pool[source] = unseen[per_source:]
+        counts[source] = {"train": len(records), "unseen": len(unseen)}
+    made = compose_requests(pool, n=composed, seed=seed, split="train")
+    parts = [p for _, used in made for p in used]
+    route_of, _ = register_tools(router, corpus, singles + parts, distractors=distractors, rng=rng)
+    queries = []
+    for i, r in enumerate(singles):
+        gold = tuple(dict.fromkeys(route_of[p] for p in r.positives))
+        queries.append(EvalQuery(f"{r.source}:{i}", r.query, gold, all_needed(gold), r.source))
+    for i, (r, _) in enumerate(made):
+        gold = tuple(dict.fromkeys(route_of[p] for p in r.positives))
+        queries.append(EvalQuery(f"composed:{i}", r.query, gold, all_needed(gold), "composed"))
+    drawn = {
+        "per_source": counts,
+        "single_requests": len(singles),
+        "composed_requests": len(made),
+        "routes": len(router.snapshot().routes),
+        "corpus": corpus.manifest(),
+    }
+    return queries, drawn
+
+
+def dev_rows(name: str, data: str | Path | None, *, window: int, progress: bool) -> WindowRows:
+    """The rows of one development suite (:data:`DEV_SUITES`)."""
+    router = _router()
+    if name.startswith("tooltrain-"):
+        from schemarouter.training.datasets.tooltrain import load_tooltrain_suite
+
+        bench = load_tooltrain_suite(router, data, split=name.split("-", 1)[1])
+        queries = [q for q in bench.queries if q.gold]
+    elif name == "bundled-dev":
+        from schemarouter.training.datasets.bundled_suite import load_bundled
+
+        bench = load_bundled(router, split="dev")
+        queries = [q for q in bench.queries if q.gold]
+    elif name == "write-intent":
+        from schemarouter.training.datasets.shared_data import shared_data_dir
+        from schemarouter.training.datasets.write_intent import load_write_intent
+
+        bench = load_write_intent(router, shared_data_dir(data))
+        queries = [q for q in bench.queries if q.split == "dev"]  # the test half is reported
+    else:
+        raise ValueError(f"unknown development suite {name!r} (one of {', '.join(DEV_SUITES)})")
+    return window_rows(router, queries, window=window, suite=name, progress=progress)
+
+
+# -- the command --------------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    d = RankingSettings()
+    parser.add_argument("--out", required=True, help="model folder (trees.npz, card.json)")
+    parser.add_argument("--data", default=None, help="shared data folder (default ../shared/data)")
+    parser.add_argument("--work", default=None, help="where the rows are kept between runs")
+    parser.add_argument(
+        "--exclude-triplets",
+        nargs="*",
+        default=[],
+        help="train-encoder triplets files: their requests are left out of the rows",
+    )
+    parser.add_argument("--per-source", type=int, default=250)
+    parser.add_argument("--composed", type=int, default=800)
+    parser.add_argument("--distractors", type=int, default=1500, help="seeded tools per source")
+    parser.add_argument("--dev", nargs="*", default=list(DEV_SUITES))
+    parser.add_argument("--window", type=int, default=d.window)
+    parser.add_argument("--max-iter", type=int, default=d.max_iter)
+    parser.add_argument("--learning-rate", type=float, default=d.learning_rate)
+    parser.add_argument("--max-leaf-nodes", type=int, default=d.max_leaf_nodes)
+    parser.add_argument("--min-samples-leaf", type=int, default=d.min_samples_leaf)
+    parser.add_argument("--seed", type=int, default=d.seed)
+    parser.add_argument(
+        "--on",
+        default=None,
+        metavar="WHY",
+        help="ship it on by default, saying why (after `schemarouter eval --ranking` on every "
+        "suite); without it the card turns it off",
+    )
+    parser.add_argument("--no-progress", dest="progress", action="store_false")
+    return parser
+
+
+def _save_rows(path: Path, rows: WindowRows) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "route_ids": rows.route_ids,
+        "needs": [[sorted(n) for n in needs] for needs in rows.needs],
+        "names": rows.names,
+    }
+    np.savez(path, X=rows.X, y=rows.y, group=rows.group, tier=rows.tier)
+    path.with_suffix(".json").write_text(json.dumps(meta), encoding="utf-8")
+
+
+def _load_rows(path: Path) -> WindowRows:
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: np.array(data[k]) for k in data.files}
+    meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    return WindowRows(
+        arrays["X"],
+        arrays["y"],
+        arrays["group"],
+        arrays["tier"],
+        meta["route_ids"],
+        [[frozenset(n) for n in needs] for needs in meta["needs"]],
+        meta["names"],
+    )
+
+
+def _cached(path: Path, key: str, build: Callable[[], WindowRows]) -> WindowRows:
+    stamp = path.with_suffix(".key")
+    if path.exists() and stamp.exists() and stamp.read_text() == key:
+        return _load_rows(path)
+    rows = build()
+    _save_rows(path, rows)
+    stamp.write_text(key)
+    return rows
+
+
+def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
+    from schemarouter.training.export import _sha256, _versions, work_folder
+
+    began = time.perf_counter()
+    settings = RankingSettings(
+        window=args.window,
+        max_iter=args.max_iter,
+        learning_rate=args.learning_rate,
+        max_leaf_nodes=args.max_leaf_nodes,
+        min_samples_leaf=args.min_samples_leaf,
+        seed=args.seed,
+    )
+    work = work_folder(args.out, args.work, "ranking-train")
+    seen, excluded = seen_requests(args.exclude_triplets)
+    from schemarouter.router import SchemaRouter
+
+    encoder = SchemaRouter(abstention=None, reranker=None, ranking=None).index.encoder.identity
+    drawn: dict[str, Any] = {}
+    key = json.dumps(
+        [
+            encoder,
+            sorted(excluded.items()),
+            args.per_source,
+            args.composed,
+            args.distractors,
+            settings.window,
+            settings.seed,
+        ]
+    )
+
+    def build_train() -> WindowRows:
+        router = _router()
+        queries, what = training_queries(
+            router,
+            args.data,
+            seen=seen,
+            per_source=args.per_source,
+            composed=args.composed,
+            distractors=args.distractors,
+            seed=settings.seed,
+        )
+        drawn.update(what)
+        (work / "drawn.json").write_text(json.dumps(what), encoding="utf-8")
+        out(f"{len(queries)} training requests over {what['routes']} routes")
+        return window_rows(
+            router, queries, window=settings.window, suite="train", progress=args.progress
+        )
+
+    train = _cached(work / "train.npz", key, build_train)
+    if not drawn and (work / "drawn.json").exists():
+        drawn.update(json.loads((work / "drawn.json").read_text(encoding="utf-8")))
+    out(
+        f"{len(train.needs)} training windows, {train.X.shape[0]} rows, "
+        f"{int(train.y.sum())} positive"
+    )
+    _, trees = fit_ranking(train, settings)
+    dev: dict[str, Any] = {}
+    for name in args.dev:
+        rows = _cached(
+            work / f"dev-{name}.npz",
+            json.dumps([encoder, name, settings.window]),
+            lambda name=name: dev_rows(
+                name, args.data, window=settings.window, progress=args.progress
+            ),
+        )
+        fused, staged = recall_at(rows, None), recall_at(rows, trees.raw(rows.X))
+        dev[name] = {
+            "requests": len(rows.needs),
+            "fusion_r@5": round(fused, 4),
+            "ranking_r@5": round(staged, 4),
+            "gain": round(staged - fused, 4),
+        }
+        out(f"dev {name}: R@5 fusion {fused:.4f} -> ranking {staged:.4f} ({staged - fused:+.4f})")
+    target = Path(args.out)
+    target.mkdir(parents=True, exist_ok=True)
+    np.savez(target / "trees.npz", **trees.arrays())
+    beats = bool(dev) and all(v["gain"] > 0 for v in dev.values())
+    card: dict[str, Any] = {
+        "name": CARD_NAME,
+        "format": CARD_FORMAT,
+        "features": list(FEATURES),
+        "settings": asdict(settings),
+        "encoder": encoder,
+        "data": {
+            "requests": drawn,
+            "rows": int(train.X.shape[0]),
+            "windows": len(train.needs),
+            "positives": int(train.y.sum()),
+            "excluded_encoder_triplets": excluded,
+            "attribution": (
+                "Trained on the tooltrain corpus: SGD data (CC-BY-SA-4.0, Rastogi et al. 2020, "
+                "Google; share-alike) and tldr-pages (CC-BY-4.0, the tldr-pages team and "
+                "contributors) among Apache-2.0/MIT sources"
+            ),
+        },
+        "development": dev,
+        "router_default": (
+            {"on": True, "why": args.on}
+            if args.on
+            else {
+                "on": False,
+                "why": (
+                    "it beats fusion on every development set; it ships on only after it does "
+                    "on every out-of-domain suite too (schemarouter eval --ranking)"
+                    if beats
+                    else "it does not beat fusion on every development set"
+                ),
+            }
+        ),
+        "training": {
+            "seconds": round(time.perf_counter() - began, 1),
+            "command": "schemarouter train-ranking " + " ".join(sys.argv[1:]),
+        },
+        "versions": _versions(),
+    }
+    card["model_sha256"] = _sha256(target / "trees.npz")
+    (target / "card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    out(f"wrote {target} ({card['router_default']['why']})")
+    return 0
+
+
+def ranking_main(argv: Sequence[str] | None = None) -> int:
+    parser = add_arguments(
+        argparse.ArgumentParser(prog="schemarouter train-ranking", description=__doc__)
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    return run_ranking_command(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(ranking_main())
