@@ -159,17 +159,37 @@ class RouterRetriever:
 
     ``rerank=False`` (the ``hybrid`` row) keeps fusion's order; ``rerank=True`` (the
     ``hybrid+rerank`` row) lets the router's cross-encoder re-score its fused top N, exactly
-    as ``SchemaRouter().retrieve`` does for users.
+    as ``SchemaRouter().retrieve`` does for users. ``ranking`` is the learned ranking stage
+    to use for these calls (the ``hybrid+ranking`` row; ``None``: the router's own), and
+    ``actions=False`` turns the action rule off for them (the ``fusion`` row).
     """
 
-    def __init__(self, router: SchemaRouter, name: str = "hybrid", *, rerank: bool = False) -> None:
+    def __init__(
+        self,
+        router: SchemaRouter,
+        name: str = "hybrid",
+        *,
+        rerank: bool = False,
+        ranking: Any = None,
+        actions: bool = True,
+    ) -> None:
         self.router = router
         self.name = name
         self.rerank = rerank
+        self.ranking = ranking
+        self.actions = actions
         self.last: CapabilityRetrieval | None = None
 
     def rank(self, query: str, k: int) -> list[str]:
-        self.last = self.router.retrieve(query, k=k, rerank=self.rerank)
+        router = self.router
+        saved = router.ranking_model, router.actions
+        if self.ranking is not None:
+            router.ranking_model = self.ranking
+        router.actions = self.actions
+        try:
+            self.last = router.retrieve(query, k=k, rerank=self.rerank)
+        finally:
+            router.ranking_model, router.actions = saved
         return list(self.last.route_ids)
 
 
@@ -222,6 +242,22 @@ class QueryMemo:
         if len(texts) == 1:
             self._last = (texts[0], vectors)
         return vectors
+
+
+def load_ranking(spec: str | None) -> tuple[Any, str]:
+    """``(ranking model or None, why)`` for ``--ranking``: ``none``; ``auto``, the shipped
+    model whatever its card's default (skipped where there is none); or a model folder."""
+    from schemarouter.retrieval.learned import RankingModel
+
+    if spec in (None, "", "none"):
+        return None, "ranking stage: off"
+    if spec == "auto":
+        model = RankingModel.shipped()
+        if model is None:
+            return None, "ranking stage: skipped (no shipped model)"
+        return model, f"ranking stage: {model.identity}"
+    folder = RankingModel(spec)
+    return folder, f"ranking stage: {folder.identity} ({spec})"
 
 
 def load_reranker(spec: str | None) -> tuple[Reranker | None, str]:

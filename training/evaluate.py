@@ -38,6 +38,7 @@ from schemarouter.training.baselines import (
     Retriever,
     RouterRetriever,
     TokenCounter,
+    load_ranking,
     load_reranker,
 )
 from schemarouter.training.datasets.suite import Benchmark, EvalQuery, shared_data_dir
@@ -270,14 +271,21 @@ def _plan_row(router: Any, q: EvalQuery, counter: TokenCounter, key: Any) -> dic
 # -- one benchmark -------------------------------------------------------------------------------
 
 
-def _retrievers(bench: Benchmark) -> list[Retriever]:
+def _retrievers(bench: Benchmark, ranking: Any = None) -> list[Retriever]:
+    """The rows of a suite: BM25, the dense channel, the index's fusion, ``fusion`` (the
+    router without the action rule), ``hybrid`` (the router as shipped: fusion and the
+    action rule; the ranking stage where its card turns it on), and where given the
+    ``hybrid+ranking`` (the learned stage on) and ``hybrid+rerank`` rows."""
     router = bench.router
     out: list[Retriever] = [
         BM25Retriever(bench.snapshot, style=bench.bm25_text, **bench.bm25),
         IndexRetriever(router, "dense"),
         IndexRetriever(router, "hybrid", name="hybrid-index"),
+        RouterRetriever(router, name="fusion", actions=False),
         RouterRetriever(router, name="hybrid"),
     ]
+    if ranking is not None:
+        out.append(RouterRetriever(router, name="hybrid+ranking", ranking=ranking))
     if getattr(router, "reranker", None) is not None:
         out.append(RouterRetriever(router, name="hybrid+rerank", rerank=True))
     return out
@@ -319,7 +327,7 @@ def evaluate_benchmark(
     routes = snapshot.routes
     key = _field_key(routes)
     queries = bench.queries
-    retrievers = [*_retrievers(bench), *extra]
+    retrievers = [*_retrievers(bench, getattr(args, "ranking_model", None)), *extra]
     rows: dict[str, list[dict[str, Any]]] = {r.name: [] for r in retrievers}
     schema_rows: list[dict[str, Any]] = []
     latency: dict[str, list[float]] = {r.name: [] for r in retrievers}
@@ -467,6 +475,12 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
         "--reranker", default="auto", help="none, auto (the shipped model if any) or MODULE:FACTORY"
     )
     parser.add_argument(
+        "--ranking",
+        default="auto",
+        help="the learned ranking stage's row: none, auto (the shipped model if any, whatever "
+        "its card's default) or a model folder from `schemarouter train-ranking`"
+    )
+    parser.add_argument(
         "--scaling", default="1000,10000", help="generated catalog sizes for latency ('' for none)"
     )
     parser.add_argument(
@@ -546,6 +560,7 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
     if compare is not None and compare.identity == encoder.identity:
         compare = None
     reranker, reranker_note = load_reranker(args.reranker)
+    args.ranking_model, ranking_note = load_ranking(getattr(args, "ranking", "none"))
     counter = TokenCounter()
     probe = probe_queries(args)
     pool = off_catalog_pool(suites, args) if args.abstention and len(suites) > 1 else {}
@@ -556,6 +571,7 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
         "exposure": exposure(encoder, reranker),
         "tokenizer": counter.identity,
         "reranker": reranker_note,
+        "ranking": ranking_note,
         "provenance": _provenance(),
         "suites": {},
     }

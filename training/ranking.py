@@ -130,7 +130,13 @@ def window_rows(
 
     index = router.index
     scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
-    Xs, ys, groups, tiers, ids, needs, names = [], [], [], [], [], [], []
+    Xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    groups: list[np.ndarray] = []
+    tiers: list[np.ndarray] = []
+    ids: list[str] = []
+    needs: list[list[frozenset[str]]] = []
+    names: list[str] = []
     bar = _bar(progress, len(queries), f"windows {suite}")
     for q in queries:
         ranking = router._rank(q.text, DEPTH, rerank=False)
@@ -414,10 +420,12 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
         seed=args.seed,
     )
     work = work_folder(args.out, args.work, "ranking-train")
+    work.mkdir(parents=True, exist_ok=True)
     seen, excluded = seen_requests(args.exclude_triplets)
     from schemarouter.router import SchemaRouter
 
-    encoder = SchemaRouter(abstention=None, reranker=None, ranking=None).index.encoder.identity
+    probe: Any = SchemaRouter(abstention=None, reranker=None, ranking=None).index
+    encoder = str(probe.encoder.identity)
     drawn: dict[str, Any] = {}
     key = json.dumps(
         [
@@ -459,12 +467,12 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     _, trees = fit_ranking(train, settings)
     dev: dict[str, Any] = {}
     for name in args.dev:
+
+        def build_dev(name: str = name) -> WindowRows:
+            return dev_rows(name, args.data, window=settings.window, progress=args.progress)
+
         rows = _cached(
-            work / f"dev-{name}.npz",
-            json.dumps([encoder, name, settings.window]),
-            lambda name=name: dev_rows(
-                name, args.data, window=settings.window, progress=args.progress
-            ),
+            work / f"dev-{name}.npz", json.dumps([encoder, name, settings.window]), build_dev
         )
         fused, staged = recall_at(rows, None), recall_at(rows, trees.raw(rows.X))
         dev[name] = {
@@ -476,7 +484,7 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
         out(f"dev {name}: R@5 fusion {fused:.4f} -> ranking {staged:.4f} ({staged - fused:+.4f})")
     target = Path(args.out)
     target.mkdir(parents=True, exist_ok=True)
-    np.savez(target / "trees.npz", **trees.arrays())
+    np.savez(target / "trees.npz", **trees.arrays())  # type: ignore[arg-type]
     beats = bool(dev) and all(v["gain"] > 0 for v in dev.values())
     card: dict[str, Any] = {
         "name": CARD_NAME,

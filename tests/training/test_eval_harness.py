@@ -10,6 +10,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder
+from schemarouter.retrieval.learned import RankingModel
 from schemarouter.retrieval.rerank import Reranker
 from schemarouter.training.baselines import (
     BM25Retriever,
@@ -38,7 +39,9 @@ def test_eval_bundled_writes_figures_report_and_plots(tmp_path: Path) -> None:
     assert eval_main(["--suite", "bundled", "--out", str(out), *FAST]) == 0
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     suite = results["suites"]["bundled"]
-    expected = {"bm25", "dense", "hybrid-index", "hybrid"}
+    expected = {"bm25", "dense", "hybrid-index", "fusion", "hybrid"}
+    if RankingModel.shipped() is not None:  # --ranking auto: the learned stage's row
+        expected.add("hybrid+ranking")
     if Reranker.shipped() is not None:  # --reranker auto: the router with its cross-encoder
         expected.add("hybrid+rerank")
     assert set(suite["routers"]) == expected
