@@ -82,6 +82,9 @@ class RankingSettings:
     min_samples_leaf: int = 40
     l2_regularization: float = 1.0
     seed: int = 0
+    #: features the score may only rise with: a route fusion scores higher, all else equal,
+    #: never ranks lower (the stage adds to the encoder and BM25; it does not overrule them)
+    increasing: tuple[str, ...] = ("fused_rel",)
 
 
 @dataclass
@@ -204,6 +207,7 @@ def fit_ranking(rows: WindowRows, settings: RankingSettings) -> tuple[Any, TreeE
         max_leaf_nodes=settings.max_leaf_nodes,
         min_samples_leaf=settings.min_samples_leaf,
         l2_regularization=settings.l2_regularization,
+        monotonic_cst=[1 if name in settings.increasing else 0 for name in FEATURES],
         early_stopping=False,
         random_state=settings.seed,
     )
