@@ -50,9 +50,9 @@ class _DictRegistry:
         if replace:
             scopes = {(r.provider.id, r.access.id) for r in registration.routes}
             for route_id, existing in self.routes.items():
-                if (existing.provider.id, existing.access.id) in scopes:
-                    if route_id not in new_ids:
-                        del routes[route_id]
+                in_scope = (existing.provider.id, existing.access.id) in scopes
+                if in_scope and route_id not in new_ids:
+                    del routes[route_id]
         for route_id, route in new_ids.items():
             if route_id in self.routes and not replace:
                 raise DuplicateRouteError("already registered")
@@ -257,9 +257,7 @@ def test_batch_tells_listeners_once_and_other_threads_see_the_old_snapshot() -> 
     assert calls == [done.change]
     assert done.change is not None and done.change.version == start.version + 4
     assert done.change.added == tuple(sorted(r.route_id for r in _source(_PROVIDERS[1]).routes))
-    assert done.change.replaced == tuple(
-        sorted(r.route_id for r in _source(_PROVIDERS[0]).routes)
-    )
+    assert done.change.replaced == tuple(sorted(r.route_id for r in _source(_PROVIDERS[0]).routes))
     assert done.change.removed == ()  # added and removed inside the batch: no change
     assert registry.snapshot().version == start.version + 4
 

@@ -123,7 +123,9 @@ def generated_listings(n_routes: int, data: Path) -> Iterator[tuple[int, Listing
         tools = []
         for e in p.endpoints:
             schema = e.input_schema or {"type": "object", "properties": {}}
-            tools.append({"name": e.name[:256], "description": e.description, "inputSchema": schema})
+            tools.append(
+                {"name": e.name[:256], "description": e.description, "inputSchema": schema}
+            )
         yield len(tools), (p.provider.id, p.provider.display_name, {"tools": tools})
 
 
