@@ -83,7 +83,9 @@ def _provisions(route: Route) -> list[FieldProvision]:
     return out
 
 
-def _evolve(table: Mapping[str, T], put: Mapping[str, T], delete: Iterable[str]) -> SharedMap:
+def _evolve(
+    table: Mapping[str, T], put: Mapping[str, T], delete: Iterable[str]
+) -> SharedMap[str, T]:
     delete = tuple(delete)
     if not put and not delete and isinstance(table, SharedMap):
         return table
@@ -167,8 +169,9 @@ class RegistrySnapshot:
         for route in old:
             for item in route.endpoint.output_fields:
                 if item.semantic_id is not None:
-                    drop = by_semantic_change.setdefault(item.semantic_id, (set(), []))[0]
-                    drop.add(route.route_id)
+                    by_semantic_change.setdefault(item.semantic_id, (set(), []))[0].add(
+                        route.route_id
+                    )
         for route in routes.values():
             for offer in _provisions(route):
                 by_semantic_change.setdefault(offer.field.semantic_id or "", (set(), []))[1].append(
@@ -176,10 +179,10 @@ class RegistrySnapshot:
                 )
         by_semantic_put: dict[str, tuple[FieldProvision, ...]] = {}
         by_semantic_gone: list[str] = []
-        for sid, (drop, add) in by_semantic_change.items():
-            kept = [p for p in self._by_semantic.get(sid, ()) if p.route_id not in drop]
+        for sid, (gone_ids, new_offers) in by_semantic_change.items():
+            kept = [p for p in self._by_semantic.get(sid, ()) if p.route_id not in gone_ids]
             # stable: the offers of one route keep their field order
-            offers = tuple(sorted(kept + add, key=lambda p: p.route_id))
+            offers = tuple(sorted(kept + new_offers, key=lambda p: p.route_id))
             if offers:
                 by_semantic_put[sid] = offers
             elif sid in self._by_semantic:

@@ -27,6 +27,7 @@ fingerprint (equal across modes). No index is built (that is
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -105,7 +106,11 @@ def real_listings(data: Path) -> Iterator[tuple[int, Listing]]:
         schema = dict(tool.parameters) if tool.parameters else {}
         if schema.get("type") != "object" or not isinstance(schema.get("properties", {}), dict):
             schema = {"type": "object", "properties": {}}
-        entry = {"name": name[:256], "description": tool.description, "inputSchema": schema}
+        entry: dict[str, Any] = {
+            "name": name[:256],
+            "description": tool.description,
+            "inputSchema": schema,
+        }
         groups.setdefault((tool.source, display), {}).setdefault(entry["name"], entry)
     for (source, display), by_name in groups.items():
         tools = list(by_name.values())
@@ -169,18 +174,14 @@ def run(listings: Sequence[Listing], *, mode: str) -> dict[str, Any]:
 
     step = max(1, len(listings) // 10)
     start = time.perf_counter()
-    batch = getattr(router, "batch", None)
+    batch: Any = getattr(router, "batch", None)  # the code before issue #26 has none
     if mode == "batch" and batch is None:
         return {"mode": mode, "skipped": "this code has no router.batch()"}
-    context = batch() if mode == "batch" else None
-    if context is not None:
-        context.__enter__()
-    for i in range(len(listings)):
-        one(i)
-        if (i + 1) % step == 0 or i + 1 == len(listings):
-            marks.append((routes, time.perf_counter() - start))
-    if context is not None:
-        context.__exit__(None, None, None)
+    with batch() if mode == "batch" else contextlib.nullcontext():
+        for i in range(len(listings)):
+            one(i)
+            if (i + 1) % step == 0 or i + 1 == len(listings):
+                marks.append((routes, time.perf_counter() - start))
     total = time.perf_counter() - start
     snapshot = registry.snapshot()
     fingerprint = snapshot.fingerprint
