@@ -6,7 +6,8 @@ Embeds real tool texts (the endpoint documents' dense texts of the shared data's
 LiveMCPBench, MetaTool and OpenAPI endpoints, recombined into providers by
 :mod:`schemarouter.training.datasets.recombined`, so each text is as the index would embed it)
 with the default encoder (the shipped one, through the embedding cache), and real queries
-(G1 and MetaTool). For each FAISS layout (``IndexHNSWFlat`` / ``IndexHNSWSQ`` 8-bit) and each
+(G1 and MetaTool); ``--hashing`` uses ``HashingEncoder(384)`` instead. For each FAISS
+layout (``IndexHNSWFlat`` / ``IndexHNSWSQ`` 8-bit) and each
 ``M`` and ``efConstruction``, it times the build (all vectors in one ``add``) and measures
 recall@50 against exact inner-product search at efSearch 64 / 128 / 256, and the size of the
 serialized index. Prints one row per setting; ``--out`` writes ``hnsw.json``.
@@ -93,7 +94,7 @@ def sweep(
 def main(argv: Sequence[str] | None = None) -> int:
     from schemarouter.index.build import default_embedding_cache
     from schemarouter.index.cache import embed_texts
-    from schemarouter.index.encoders.dense import encode_request
+    from schemarouter.index.encoders.dense import HashingEncoder, encode_request
     from schemarouter.index.hybrid import default_encoder
     from schemarouter.training.bench.index import _queries
     from schemarouter.training.datasets.shared_data import shared_data_dir
@@ -103,16 +104,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--texts", type=int, default=20_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--hashing", action="store_true", help="HashingEncoder(384) vectors")
+    parser.add_argument("--ms", default="16,32", help="HNSW M values")
+    parser.add_argument("--efc", default="40,80", help="efConstruction values")
+    parser.add_argument("--ef", default="64,128,256", help="efSearch values")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     import faiss
 
     faiss.omp_set_num_threads(args.threads)
     data = shared_data_dir(args.data)
-    encoder = default_encoder()
+    encoder = HashingEncoder(384) if args.hashing else default_encoder()
     texts = _texts(data, args.texts)
     t0 = time.perf_counter()
-    vectors, stats = embed_texts(encoder, texts, cache=default_embedding_cache())
+    cache = None if args.hashing else default_embedding_cache()
+    vectors, stats = embed_texts(encoder, texts, cache=cache)
     embed_s = time.perf_counter() - t0
     queries = np.stack([encode_request(encoder, q) for q in _queries(data, args.queries, seed=1)])
     head = {
@@ -124,7 +130,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "queries": len(queries),
     }
     print(json.dumps(head), flush=True)
-    rows = sweep(np.ascontiguousarray(vectors), np.ascontiguousarray(queries, dtype=np.float32))
+    rows = sweep(
+        np.ascontiguousarray(vectors),
+        np.ascontiguousarray(queries, dtype=np.float32),
+        ms=[int(x) for x in args.ms.split(",")],
+        efcs=[int(x) for x in args.efc.split(",")],
+        efs=[int(x) for x in args.ef.split(",")],
+    )
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
