@@ -35,6 +35,7 @@ from schemarouter.serve.cli import (
     add_serve_parser,
     add_source_arguments,
     positive_int,
+    show_progress,
     sources_config,
 )
 
@@ -107,6 +108,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         kwargs["reranker"] = args.reranker  # a model folder
     router = SchemaRouter(index=args.index, **kwargs)  # type: ignore[arg-type]
     register_sources(router, catalogs=catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools)
+    router.build_index(progress=show_progress(args))
     result = router.retrieve(args.query, k=args.k, abstain=args.abstain)
     if args.tools:
         print(json.dumps(list(result.tools(args.tools)), indent=2, ensure_ascii=False))

@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,12 @@ from schemarouter.checks import (
 from schemarouter.contracts import Effect, Provider, Registration, SourceType
 from schemarouter.execution.invokers.http import bind_http_routes
 from schemarouter.registry.catalog import load_catalog
-from schemarouter.registry.registry import Registry, RegistryChange, RegistrySnapshot
+from schemarouter.registry.registry import (
+    Registry,
+    RegistryBatch,
+    RegistryChange,
+    RegistrySnapshot,
+)
 
 if TYPE_CHECKING:
     from schemarouter.adapters.inspect import ContractProposal
@@ -59,7 +65,7 @@ class RegistrationMixin:
         check_instance(registration, Registration, method="register", name="registration")
         check_flag(replace, method="register", name="replace")
         change = self.registry.register(registration, replace=replace)
-        self._drop_stale_bindings()
+        self._drop_stale_bindings((*change.replaced, *change.removed))
         logger.info(
             "registered %s: %d routes added, %d replaced, %d removed (registry v%d)",
             registration.source,
@@ -69,6 +75,38 @@ class RegistrationMixin:
             change.version,
         )
         return change
+
+    @contextmanager
+    def batch(self) -> Iterator[RegistryBatch]:
+        """Register many sources as one change: each ``add_*`` inside the block is checked
+        and registered as usual (and seen at once by this thread), but the index is updated
+        once, when the block ends, and other threads see the registry from before the block
+        until then. An exception that leaves the block undoes every registration in it (and
+        the bindings they made)::
+
+            with router.batch() as done:
+                for name, listing in servers.items():
+                    router.add_mcp_tools(listing, provider=name)
+            print(len(done.change.added), "routes added")
+        """
+        try:
+            with self.registry.batch() as done:
+                yield done
+        except BaseException:
+            self._drop_stale_bindings()
+            self._release_sessions()
+            raise
+
+    def add_many(
+        self, registrations: Iterable[Registration], *, replace: bool = False
+    ) -> RegistryChange:
+        """Register compiled :class:`Registration` objects (from the adapters, e.g.
+        ``mcp_tools_registration``) in one :meth:`batch`: all of them, or none."""
+        with self.batch() as done:
+            for registration in registrations:
+                self.register(registration, replace=replace)
+        assert done.change is not None
+        return done.change
 
     def add_catalog(self, path: str | Path, *, replace: bool = False) -> RegistryChange:
         """Register a catalog file or folder (see :mod:`schemarouter.registry.catalog`).
@@ -325,7 +363,7 @@ class RegistrationMixin:
     def remove_provider(self, provider: str) -> RegistryChange:
         check_name(provider, method="remove_provider", name="provider")
         change = self.registry.remove(provider=provider)
-        self._drop_stale_bindings()
+        self._drop_stale_bindings(change.removed)
         self._release_sessions()
         return change
 
@@ -406,9 +444,16 @@ class RegistrationMixin:
         until = self._unhealthy_until.get(route_id)
         return until is None or time.monotonic() >= until
 
-    def _drop_stale_bindings(self) -> None:
+    def _drop_stale_bindings(self, route_ids: Iterable[str] | None = None) -> None:
+        """Forget bindings whose route is gone or changed: of ``route_ids`` (a change's
+        replaced and removed routes: a registration costs what it changes), else of all."""
         routes = self.snapshot().routes
-        for route_id, (fp, _) in list(self._bindings.items()):
+        ids = list(self._bindings) if route_ids is None else route_ids
+        for route_id in ids:
+            binding = self._bindings.get(route_id)
+            if binding is None:
+                continue
+            fp = binding[0]
             if route_id not in routes or routes[route_id].fingerprint != fp:
                 logger.info("unbinding %s: its fingerprint changed or it was removed", route_id)
                 del self._bindings[route_id]

@@ -59,10 +59,13 @@ if TYPE_CHECKING:
     from schemarouter.index import Encoder, IndexSettings
     from schemarouter.index.backend import DeferredIndex, RouteIndex
 
-__all__ = ["DEFAULT_RECALL_DEPTH", "DEFAULT_RERANK_DEPTH", "SchemaRouter"]
+__all__ = ["DEFAULT_RECALL_DEPTH", "DEFAULT_RERANK_DEPTH", "PROGRESS_MIN_ROUTES", "SchemaRouter"]
 
 logger = logging.getLogger(__name__)
 
+#: From this many routes, a first index build shows progress bars when the ``schemarouter``
+#: logger is at INFO (``SchemaRouter(progress=...)`` overrides).
+PROGRESS_MIN_ROUTES = 1_000
 #: How many fused routes retrieval looks at before cutting to k (re-retrieval walks these).
 DEFAULT_RECALL_DEPTH = 50
 #: How many fused routes (after the ones the query names) the cross-encoder re-scores: the
@@ -96,6 +99,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         abstain: bool = False,
         actions: bool = True,
         ranking: RankingModel | str | Path | Any | None = _DEFAULT,
+        progress: bool | None = None,
     ) -> None:
         self.registry = registry if registry is not None else Registry()
         #: route id -> (route fingerprint, invoker) for routes that can be executed here.
@@ -172,6 +176,10 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         #: a part's best route is lifted only from this encoder cosine up (chosen for the
         #: shipped encoder; see :data:`schemarouter.retrieval.intents.DEFAULT_MIN_SIMILARITY`)
         self.intent_min_similarity = DEFAULT_MIN_SIMILARITY
+        #: progress bars (tqdm, on stderr) while the index is first built: ``None`` shows
+        #: them for catalogs of :data:`PROGRESS_MIN_ROUTES` routes or more when the
+        #: ``schemarouter`` logger is enabled for INFO; ``True`` / ``False`` always / never
+        self.progress = progress
         self._encoder = encoder
         self._index_settings = index_settings
         self._embedding_cache = embedding_cache
@@ -207,8 +215,18 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             return index
         with self._index_lock:
             if self._index is None:
-                self._index = self._make_index()
+                self._index = self._make_index(progress=self._show_progress(None))
             return self._index
+
+    def _show_progress(self, asked: bool | None) -> bool:
+        """Whether building the index now shows progress bars (see :attr:`progress`)."""
+        if asked is not None:
+            return asked
+        if self.progress is not None:
+            return self.progress
+        return len(self.registry.snapshot()) >= PROGRESS_MIN_ROUTES and logging.getLogger(
+            "schemarouter"
+        ).isEnabledFor(logging.INFO)
 
     def _cache(self) -> Any:
         if self._embedding_cache is _DEFAULT:
@@ -217,15 +235,16 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             self._embedding_cache = default_embedding_cache()
         return self._embedding_cache
 
-    def build_index(self, *, progress: bool = False) -> RouteIndex:
-        """Build (or load, or open) the index now rather than on the first query, with a
-        progress bar if asked: worth it for a large catalog, whose first build embeds every
-        document. An index already built is returned as it is. With ``prerequisites`` on,
-        the table of identifier producers is read here too (about a second at 100,000
-        routes; after that only changed routes are read again)."""
+    def build_index(self, *, progress: bool | None = None) -> RouteIndex:
+        """Build (or load, or open) the index now rather than on the first query, with
+        progress bars on stderr if asked (``None``: as :attr:`progress` says): worth it for
+        a large catalog, whose first build embeds every document. An index already built is
+        returned as it is. With ``prerequisites`` on, the table of identifier producers is
+        read here too (about a second at 100,000 routes; after that only changed routes are
+        read again)."""
         with self._index_lock:
             if self._index is None:
-                self._index = self._make_index(progress=progress)
+                self._index = self._make_index(progress=self._show_progress(progress))
             index = self._index
         if self.prerequisites:
             producers(self.registry.snapshot())

@@ -26,6 +26,7 @@ import html
 import re
 from collections.abc import Iterable
 from enum import IntEnum
+from functools import lru_cache
 from typing import NamedTuple
 
 from schemarouter.contracts import OutputField, Route
@@ -81,6 +82,11 @@ def clean_text(text: str, limit: int | None = None) -> str:
     """Markup stripped, entities decoded, whitespace collapsed, clipped at a word boundary."""
     if not text:
         return ""
+    return _clean_text(text, limit)
+
+
+@lru_cache(maxsize=16384)  # catalogs repeat descriptions (one API under many providers)
+def _clean_text(text: str, limit: int | None) -> str:
     if "<" in text:
         text = _TAG.sub(" ", text)
     if "&" in text:
@@ -178,5 +184,3 @@ def route_documents(route: Route, limits: TextLimits = DEFAULT_TEXT_LIMITS) -> l
         lexical, dense = field_texts(route, item, limits)
         docs.append(Document(route.route_id, DocKind.FIELD, item.name, lexical, dense))
     return docs
-
-

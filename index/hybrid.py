@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -80,13 +81,18 @@ class HybridIndex(RouteSearch):
         self.dim = int(encoder.dim)
         s = self.settings
         self._lexical = LexicalIndex(s.bm25)
-        vector_kwargs = dict(
-            hnsw_threshold=s.hnsw_threshold,
-            hnsw_m=s.hnsw_m,
-            ef_search=s.ef_search,
-            ef_construction=s.ef_construction,
+        endpoint_vs, field_vs = (
+            VectorSet(
+                self.dim,
+                hnsw_threshold=s.hnsw_threshold,
+                hnsw_m=s.hnsw_m,
+                ef_search=s.ef_search,
+                ef_construction=s.ef_construction,
+                hnsw_codec=s.hnsw_codec,
+            )
+            for _ in range(2)
         )
-        self._vectors = (VectorSet(self.dim, **vector_kwargs), VectorSet(self.dim, **vector_kwargs))
+        self._vectors = (endpoint_vs, field_vs)
         self._route_ids: list[str] = []
         self._route_fps: list[str] = []
         self._route_fields: list[tuple[str, ...]] = []
@@ -100,6 +106,9 @@ class HybridIndex(RouteSearch):
         self.registry_fingerprint = RegistrySnapshot.build(0, {}, {}).fingerprint
         self.registry_version = 0
         self.last_embed = EmbedStats()
+        #: seconds per stage of the last build or update (documents, lexical, embed,
+        #: vectors, bm25, faiss, tables), for benchmarks and logs
+        self.timings: dict[str, float] = {}
         self._lock = threading.RLock()
         self._derived_ok = False
 
@@ -162,6 +171,7 @@ class HybridIndex(RouteSearch):
             return
         limits = self.settings.limits
         tok = self.settings.tokenizer
+        clock = _Clock(self.timings)
         docs: list[tuple[int, int, Document]] = []
         bar = _bar(progress, len(routes), "documents", "routes")
         for route in routes:
@@ -179,7 +189,9 @@ class HybridIndex(RouteSearch):
                 bar.update(1)
         if bar is not None:
             bar.close()
+        clock.lap("documents")
         self._lexical.add([tokenize(d.text, tok) for _, _, d in docs])
+        clock.lap("lexical")
         doc_route = np.fromiter((r for r, _, _ in docs), dtype=np.int64, count=len(docs))
         doc_kind = np.fromiter((int(d.kind) for _, _, d in docs), dtype=np.int8, count=len(docs))
         doc_field = np.fromiter((f for _, f, _ in docs), dtype=np.int32, count=len(docs))
@@ -205,6 +217,7 @@ class HybridIndex(RouteSearch):
         )
         if bar is not None:
             bar.close()
+        clock.lap("embed")
         stats.requested = len(docs)
         self.last_embed = stats
         position = {k: i for i, k in enumerate(todo_keys)}
@@ -223,6 +236,7 @@ class HybridIndex(RouteSearch):
         self._doc_field = np.concatenate([self._doc_field, doc_field])
         self._doc_vec = np.concatenate([self._doc_vec, doc_vec])
         self._derived_ok = False
+        clock.lap("vectors")
 
     def _remove_routes(self, route_ids: Iterable[str]) -> None:
         doomed = {self._route_row[r] for r in route_ids if r in self._route_row}
@@ -261,10 +275,14 @@ class HybridIndex(RouteSearch):
 
     def _finish(self) -> None:
         """Recompute BM25 weights, FAISS indexes and the roll-up tables."""
+        clock = _Clock(self.timings)
         self._lexical.refresh()
+        clock.lap("bm25")
         for vs in self._vectors:
             vs.sync()
+        clock.lap("faiss")
         self._derive()
+        clock.lap("tables")
 
     def _derive(self) -> None:
         self._last_lexical = None  # BM25 scores of the old documents
@@ -325,6 +343,7 @@ class HybridIndex(RouteSearch):
                     len(change.removed),
                 )
             self.last_embed = EmbedStats()
+            self.timings = {}
             if removed or changed:
                 self._remove_routes(removed + changed)
                 self._compact_vectors()
@@ -376,6 +395,19 @@ class HybridIndex(RouteSearch):
         # the fingerprint check passed, so the snapshot holds exactly these routes
         index._routes = [snapshot.routes[r] for r in index._route_ids]
         return index
+
+
+class _Clock:
+    """Adds the seconds since the last lap to ``timings[stage]``."""
+
+    def __init__(self, timings: dict[str, float]) -> None:
+        self.timings = timings
+        self.last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - self.last
+        self.last = now
 
 
 def _bar(enabled: bool, total: int, desc: str, unit: str) -> Any:

@@ -120,13 +120,17 @@ class LexicalIndex:
         if not token_lists:
             return
         indptr = np.zeros(len(token_lists) + 1, dtype=np.int64)
+        vocab, terms = self.vocab, self.terms
         cols: list[int] = []
         vals: list[int] = []
         for i, tokens in enumerate(token_lists):
             counts = Counter(tokens)
-            for token, n in counts.items():
-                cols.append(self._term_id(token))
-                vals.append(n)
+            for token in counts:
+                if token not in vocab:  # a new term: the next id (as ``_term_id`` does)
+                    vocab[token] = len(terms)
+                    terms.append(token)
+            cols += map(vocab.__getitem__, counts)
+            vals += counts.values()
             indptr[i + 1] = len(cols)
         rows = sparse.csr_array(
             (np.asarray(vals, dtype=np.int32), np.asarray(cols, dtype=np.int32), indptr),

@@ -9,6 +9,7 @@ from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, TextLimits
 from schemarouter.index.encoders.dense import (
     DEFAULT_EF_CONSTRUCTION,
     DEFAULT_EF_SEARCH,
+    DEFAULT_HNSW_CODEC,
     DEFAULT_HNSW_M,
     DEFAULT_HNSW_THRESHOLD,
 )
@@ -88,6 +89,7 @@ class IndexSettings:
     hnsw_m: int = DEFAULT_HNSW_M
     ef_search: int = DEFAULT_EF_SEARCH
     ef_construction: int = DEFAULT_EF_CONSTRUCTION
+    hnsw_codec: str = DEFAULT_HNSW_CODEC
     #: Compact a vector set when more than this share of its vectors is unreferenced.
     compact_dead_fraction: float = 0.3
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeVar
@@ -26,8 +27,9 @@ from schemarouter.contracts import (
 )
 from schemarouter.errors import DuplicateRouteError, RegistrationError, RegistryLookupError
 from schemarouter.fingerprint import fingerprint
+from schemarouter.registry.shared import SharedMap
 
-__all__ = ["FieldProvision", "Registry", "RegistryChange", "RegistrySnapshot"]
+__all__ = ["FieldProvision", "Registry", "RegistryBatch", "RegistryChange", "RegistrySnapshot"]
 
 logger = logging.getLogger(__name__)
 
@@ -60,17 +62,55 @@ class RegistryChange:
         return not (self.added or self.replaced or self.removed)
 
 
+def _provisions(route: Route) -> list[FieldProvision]:
+    """``route``'s offers of semantic fields, in field order."""
+    out = []
+    for item in route.endpoint.output_fields:
+        if item.semantic_id is None:
+            continue
+        spec = item.normalization
+        out.append(
+            FieldProvision(
+                route_id=route.route_id,
+                field=item,
+                unit=item.unit,
+                canonical_unit=spec.canonical_unit if spec else item.unit,
+                qualifiers=MappingProxyType(dict(item.qualifiers)),
+                source_type=route.field_source_type(item),
+                license=route.field_license(item),
+            )
+        )
+    return out
+
+
+def _evolve(
+    table: Mapping[str, T], put: Mapping[str, T], delete: Iterable[str]
+) -> SharedMap[str, T]:
+    delete = tuple(delete)
+    if not put and not delete and isinstance(table, SharedMap):
+        return table
+    base = table if isinstance(table, SharedMap) else SharedMap(table)
+    return base.evolve(put, delete=delete)
+
+
 @dataclass(frozen=True)
 class RegistrySnapshot:
-    """An immutable view of the registry at one version."""
+    """An immutable view of the registry at one version.
+
+    Its tables are :class:`~schemarouter.registry.shared.SharedMap` objects: a snapshot made
+    from the one before by :meth:`derive` shares every table entry the registration did not
+    touch, so one registration costs what it adds, not what is registered already.
+    """
 
     version: int
     routes: Mapping[str, Route]
     providers: Mapping[str, Provider]
     intents: Mapping[str, Intent]
     field_groups: Mapping[str, FieldGroup]
-    _by_provider: Mapping[str, tuple[str, ...]] = field(repr=False)
-    _by_semantic: Mapping[str, tuple[FieldProvision, ...]] = field(repr=False)
+    #: provider id -> its route ids, sorted (providers with routes only)
+    _by_provider: SharedMap[str, tuple[str, ...]] = field(repr=False)
+    #: semantic id -> the routes' offers of it, by route id (a route's fields in order)
+    _by_semantic: SharedMap[str, tuple[FieldProvision, ...]] = field(repr=False)
     #: Lookup tables derived from this snapshot on first use (see :meth:`derived`).
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -83,34 +123,78 @@ class RegistrySnapshot:
         intents: Mapping[str, Intent] | None = None,
         field_groups: Mapping[str, FieldGroup] | None = None,
     ) -> RegistrySnapshot:
-        by_provider: dict[str, list[str]] = {}
-        by_semantic: dict[str, list[FieldProvision]] = {}
-        for route_id in sorted(routes):
-            route = routes[route_id]
-            by_provider.setdefault(route.provider.id, []).append(route_id)
+        """A snapshot of exactly these tables (routes in the order given)."""
+        return _EMPTY_SNAPSHOT.derive(
+            version,
+            routes=routes,
+            providers=providers,
+            intents=intents or {},
+            field_groups=field_groups or {},
+        )
+
+    def derive(
+        self,
+        version: int,
+        *,
+        routes: Mapping[str, Route] = MappingProxyType({}),
+        removed: Iterable[str] = (),
+        providers: Mapping[str, Provider] = MappingProxyType({}),
+        removed_providers: Iterable[str] = (),
+        intents: Mapping[str, Intent] = MappingProxyType({}),
+        field_groups: Mapping[str, FieldGroup] = MappingProxyType({}),
+    ) -> RegistrySnapshot:
+        """This snapshot with ``removed`` routes and ``removed_providers`` dropped, then
+        ``routes``, ``providers``, ``intents`` and ``field_groups`` set (replacing entries
+        of the same id). Costs O(entries changed), and equals :meth:`build` of the result's
+        tables. Unknown ids in ``removed`` or ``removed_providers`` are a ``KeyError``."""
+        removed = tuple(removed)
+        # routes whose table entries change: removed, replaced (their old offers go), added
+        old = [self.routes[r] for r in removed]
+        old += [self.routes[r] for r in routes if r in self.routes]
+        by_provider_change: dict[str, tuple[set[str], list[str]]] = {}
+        for route in old:
+            by_provider_change.setdefault(route.provider.id, (set(), []))[0].add(route.route_id)
+        for route_id, route in routes.items():
+            by_provider_change.setdefault(route.provider.id, (set(), []))[1].append(route_id)
+        by_provider_put: dict[str, tuple[str, ...]] = {}
+        by_provider_gone: list[str] = []
+        for pid, (drop, add) in by_provider_change.items():
+            ids = [r for r in self._by_provider.get(pid, ()) if r not in drop]
+            merged = tuple(sorted({*ids, *add}))
+            if merged:
+                by_provider_put[pid] = merged
+            elif pid in self._by_provider:
+                by_provider_gone.append(pid)
+        by_semantic_change: dict[str, tuple[set[str], list[FieldProvision]]] = {}
+        for route in old:
             for item in route.endpoint.output_fields:
-                if item.semantic_id is None:
-                    continue
-                spec = item.normalization
-                by_semantic.setdefault(item.semantic_id, []).append(
-                    FieldProvision(
-                        route_id=route_id,
-                        field=item,
-                        unit=item.unit,
-                        canonical_unit=spec.canonical_unit if spec else item.unit,
-                        qualifiers=MappingProxyType(dict(item.qualifiers)),
-                        source_type=route.field_source_type(item),
-                        license=route.field_license(item),
+                if item.semantic_id is not None:
+                    by_semantic_change.setdefault(item.semantic_id, (set(), []))[0].add(
+                        route.route_id
                     )
+        for route in routes.values():
+            for offer in _provisions(route):
+                by_semantic_change.setdefault(offer.field.semantic_id or "", (set(), []))[1].append(
+                    offer
                 )
-        return cls(
+        by_semantic_put: dict[str, tuple[FieldProvision, ...]] = {}
+        by_semantic_gone: list[str] = []
+        for sid, (gone_ids, new_offers) in by_semantic_change.items():
+            kept = [p for p in self._by_semantic.get(sid, ()) if p.route_id not in gone_ids]
+            # stable: the offers of one route keep their field order
+            offers = tuple(sorted(kept + new_offers, key=lambda p: p.route_id))
+            if offers:
+                by_semantic_put[sid] = offers
+            elif sid in self._by_semantic:
+                by_semantic_gone.append(sid)
+        return RegistrySnapshot(
             version=version,
-            routes=MappingProxyType(dict(routes)),
-            providers=MappingProxyType(dict(providers)),
-            intents=MappingProxyType(dict(intents or {})),
-            field_groups=MappingProxyType(dict(field_groups or {})),
-            _by_provider=MappingProxyType({k: tuple(v) for k, v in by_provider.items()}),
-            _by_semantic=MappingProxyType({k: tuple(v) for k, v in by_semantic.items()}),
+            routes=_evolve(self.routes, routes, removed),
+            providers=_evolve(self.providers, providers, removed_providers),
+            intents=_evolve(self.intents, intents, ()),
+            field_groups=_evolve(self.field_groups, field_groups, ()),
+            _by_provider=self._by_provider.evolve(by_provider_put, delete=by_provider_gone),
+            _by_semantic=self._by_semantic.evolve(by_semantic_put, delete=by_semantic_gone),
         )
 
     # -- lookups -----------------------------------------------------------------------
@@ -178,7 +262,54 @@ class RegistrySnapshot:
         return value
 
 
+_EMPTY_SNAPSHOT = RegistrySnapshot(
+    version=0,
+    routes=SharedMap(),
+    providers=SharedMap(),
+    intents=SharedMap(),
+    field_groups=SharedMap(),
+    _by_provider=SharedMap(),
+    _by_semantic=SharedMap(),
+)
+
 Listener = Callable[[RegistrySnapshot, RegistryChange], None]
+
+
+class RegistryBatch:
+    """What a :meth:`Registry.batch` block registered: ``change`` is set when it ends
+    (``None`` while it runs, or when it was undone)."""
+
+    def __init__(self, start: RegistrySnapshot) -> None:
+        self.start = start
+        self.change: RegistryChange | None = None
+        self.registrations = 0
+        #: route id -> its fingerprint before the batch (None: not registered then)
+        self._before: dict[str, str | None] = {}
+
+    def note(self, before: RegistrySnapshot, change: RegistryChange) -> None:
+        self.registrations += 1
+        for route_id in (*change.added, *change.replaced, *change.removed):
+            if route_id not in self._before:
+                old = before.routes.get(route_id)
+                self._before[route_id] = None if old is None else old.fingerprint
+
+    def merged(self, end: RegistrySnapshot) -> RegistryChange:
+        """The batch's changes as one (a route added then removed inside it is no change)."""
+        added, replaced, removed = [], [], []
+        for route_id, fp in self._before.items():
+            now = end.routes.get(route_id)
+            if fp is None and now is not None:
+                added.append(route_id)
+            elif fp is not None and now is None:
+                removed.append(route_id)
+            elif fp is not None and now is not None and now.fingerprint != fp:
+                replaced.append(route_id)
+        return RegistryChange(
+            version=end.version,
+            added=tuple(sorted(added)),
+            replaced=tuple(sorted(replaced)),
+            removed=tuple(sorted(removed)),
+        )
 
 
 class Registry:
@@ -186,20 +317,29 @@ class Registry:
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
-        self._snapshot = RegistrySnapshot.build(0, {}, {})  # version 0: empty
+        self._snapshot = _EMPTY_SNAPSHOT  # version 0: empty
         self._listeners: list[Listener] = []
+        #: the open batch (see :meth:`batch`), its thread and its newest snapshot
+        self._batch: RegistryBatch | None = None
+        self._batch_thread: int | None = None
+        self._staged: RegistrySnapshot | None = None
 
     # -- reading -----------------------------------------------------------------------
 
     def snapshot(self) -> RegistrySnapshot:
+        """The newest snapshot: inside a :meth:`batch`, its own thread sees what the batch
+        registered so far; every other thread sees the snapshot before the batch."""
+        staged = self._staged
+        if staged is not None and self._batch_thread == threading.get_ident():
+            return staged
         return self._snapshot
 
     @property
     def version(self) -> int:
-        return self._snapshot.version
+        return self.snapshot().version
 
     def __len__(self) -> int:
-        return len(self._snapshot)
+        return len(self.snapshot())
 
     @property
     def lock(self) -> threading.RLock:
@@ -218,12 +358,12 @@ class Registry:
 
         With ``replace=False`` a route id that is already registered is an error. With
         ``replace=True`` routes of the same providers and access paths that the new
-        registration no longer has are removed, and changed ones are replaced.
+        registration no longer has are removed, and changed ones are replaced. Costs
+        O(routes of the registration and of the providers it replaces), whatever the
+        registry holds.
         """
         with self._lock:
-            current = self._snapshot
-            routes = dict(current.routes)
-            providers = dict(current.providers)
+            current = self.snapshot()
             new_ids: dict[str, Route] = {}
             for route in registration.routes:
                 if route.route_id in new_ids:
@@ -238,11 +378,11 @@ class Registry:
             removed: list[str] = []
             if replace:
                 scopes = {(r.provider.id, r.access.id) for r in registration.routes}
-                for route_id, existing in current.routes.items():
-                    key = (existing.provider.id, existing.access.id)
-                    if key in scopes and route_id not in new_ids:
-                        removed.append(route_id)
-                        del routes[route_id]
+                for provider_id in sorted({p for p, _ in scopes}):
+                    for existing in current.routes_of(provider_id):
+                        key = (provider_id, existing.access.id)
+                        if key in scopes and existing.route_id not in new_ids:
+                            removed.append(existing.route_id)
             for route_id, route in new_ids.items():
                 old = current.routes.get(route_id)
                 if old is not None and not replace:
@@ -255,9 +395,9 @@ class Registry:
                     added.append(route_id)
                 elif old.fingerprint != route.fingerprint:
                     replaced.append(route_id)
-                routes[route_id] = route
+            providers: dict[str, Provider] = {}
             for provider in registration.providers:
-                previous = providers.get(provider.id)
+                previous = providers.get(provider.id, current.providers.get(provider.id))
                 if (
                     previous is not None
                     and previous != provider
@@ -271,19 +411,23 @@ class Registry:
                     )
                 providers[provider.id] = provider
             for route in new_ids.values():
-                if route.provider.id not in providers:
-                    providers[route.provider.id] = route.provider
-            intents = dict(current.intents)
-            intents.update((i.id, i) for i in registration.intents)
-            groups = dict(current.field_groups)
-            groups.update((g.id, g) for g in registration.field_groups)
+                pid = route.provider.id
+                if pid not in providers and pid not in current.providers:
+                    providers[pid] = route.provider
             change = RegistryChange(
                 version=current.version + 1,
                 added=tuple(sorted(added)),
                 replaced=tuple(sorted(replaced)),
                 removed=tuple(sorted(removed)),
             )
-            snapshot = RegistrySnapshot.build(change.version, routes, providers, intents, groups)
+            snapshot = current.derive(
+                change.version,
+                routes=new_ids,
+                removed=removed,
+                providers=providers,
+                intents={i.id: i for i in registration.intents},
+                field_groups={g.id: g for g in registration.field_groups},
+            )
             self._commit(snapshot, change, source=registration.source)
             return change
 
@@ -292,29 +436,68 @@ class Registry:
     ) -> RegistryChange:
         """Remove a whole provider, or the given routes. Unknown ids are an error."""
         with self._lock:
-            current = self._snapshot
+            current = self.snapshot()
             doomed = set(route_ids)
             for route_id in doomed:
                 current.route(route_id)  # raises for unknown ids
             if provider is not None:
                 current.provider(provider)
                 doomed.update(r.route_id for r in current.routes_of(provider))
-            routes = {k: v for k, v in current.routes.items() if k not in doomed}
-            providers = dict(current.providers)
-            if provider is not None:
-                del providers[provider]
             change = RegistryChange(version=current.version + 1, removed=tuple(sorted(doomed)))
-            snapshot = RegistrySnapshot.build(
-                change.version, routes, providers, current.intents, current.field_groups
+            snapshot = current.derive(
+                change.version,
+                removed=change.removed,
+                removed_providers=() if provider is None else (provider,),
             )
             self._commit(snapshot, change, source=f"remove {provider or sorted(doomed)}")
             return change
+
+    @contextmanager
+    def batch(self) -> Iterator[RegistryBatch]:
+        """Register many sources as one change::
+
+            with registry.batch() as done:
+                for listing in listings:
+                    registry.register(mcp_tools_registration(listing, provider=...))
+            done.change  # every route the block added, replaced or removed
+
+        Each registration inside is checked and versioned as usual, and this thread sees
+        them at once; other threads keep the snapshot from before the block, and the
+        listeners (the router's index) are told once, when it ends. An exception that
+        leaves the block undoes all of it: nothing of a failed batch stays registered.
+        Other writers wait for the block (it holds the writers' lock); a nested
+        ``batch()`` is part of the outer one.
+        """
+        with self._lock:
+            if self._batch is not None:
+                yield self._batch
+                return
+            batch = RegistryBatch(self._snapshot)
+            self._batch, self._batch_thread, self._staged = batch, threading.get_ident(), None
+            try:
+                yield batch
+            except BaseException:
+                self._batch, self._batch_thread, self._staged = None, None, None
+                logger.info("registry batch undone after %d registrations", batch.registrations)
+                raise
+            end = self._staged
+            self._batch, self._batch_thread, self._staged = None, None, None
+            if end is not None:
+                batch.change = batch.merged(end)
+                self._commit(end, batch.change, source=f"batch of {batch.registrations}")
+            else:
+                batch.change = RegistryChange(version=self._snapshot.version)
 
     def _commit(self, snapshot: RegistrySnapshot, change: RegistryChange, *, source: str) -> None:
         """Swap ``snapshot`` in and tell the listeners (the router's index among them). A
         listener that fails undoes the change: the previous snapshot comes back, the
         listeners already told are told again with it, and a :class:`RegistrationError`
-        says what failed (the change and its index update happen together, or neither)."""
+        says what failed (the change and its index update happen together, or neither).
+        Inside a :meth:`batch`, the snapshot is only staged."""
+        if self._batch is not None:
+            self._batch.note(self.snapshot(), change)
+            self._staged = snapshot
+            return
         previous = self._snapshot
         self._snapshot = snapshot
         told: list[Listener] = []

@@ -73,6 +73,19 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="[PROVIDER=]FILE",
         help="a recorded MCP tools/list result, JSON or YAML (repeatable)",
     )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bars on stderr while the index is first built (default: when stderr "
+        "is a terminal)",
+    )
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """``--progress`` / ``--no-progress``, else whether stderr is a terminal."""
+    flag = getattr(args, "progress", None)
+    return sys.stderr.isatty() if flag is None else bool(flag)
 
 
 def sources_config(args: argparse.Namespace, base: GatewayConfig | None = None) -> GatewayConfig:
@@ -137,7 +150,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         config = config.model_copy(update={"catalogs": (str(_bundled_catalog()),)})
     gateway = Gateway.from_config(config)
     # warm the index (and its models) before the first request, off the request path
-    gateway.router.index  # noqa: B018
+    gateway.router.build_index(progress=show_progress(args))
     print(
         f"schemarouter serve: {len(gateway.router.snapshot())} routes over {args.transport}"
         + (f" at http://{args.host}:{args.port}{args.path}" if args.transport == "http" else ""),

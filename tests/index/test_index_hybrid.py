@@ -200,6 +200,24 @@ def test_hnsw_path_masks_removed_vectors() -> None:
     assert top(index, "stock price", "dense")[0] == "stocks/rest/quote"
 
 
+def test_sq8_hnsw_finds_what_exact_search_finds() -> None:
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(600, 32)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    sets = {c: VectorSet(32, hnsw_threshold=100, hnsw_codec=c) for c in ("flat", "sq8")}
+    for vs in sets.values():
+        vs.incref(vs.add([str(i) for i in range(600)], vectors))
+    for q in vectors[:20]:
+        truth = set(sets["flat"].exact_search(q, 10)[0].tolist())
+        found = set(sets["sq8"].search(q, 10)[0].tolist())
+        assert len(found & truth) >= 8
+    assert sets["sq8"].kind == "hnsw" and len(sets["sq8"].faiss_bytes() or b"") < len(
+        sets["flat"].faiss_bytes() or b""
+    )
+    with pytest.raises(ValueError, match="hnsw_codec"):
+        VectorSet(4, hnsw_codec="pq")
+
+
 def test_vector_set_compaction_remaps_rows() -> None:
     vs = VectorSet(4, hnsw_threshold=100)
     vectors = np.eye(4, dtype=np.float32)

@@ -62,10 +62,10 @@ def test_round_trip_gives_the_same_results(
     assert loaded.search("moons of saturn", k=1)[0].route_id == "astro/rest/moons"
 
 
-def test_hnsw_round_trip(registry: Registry, tmp_path: Path) -> None:
-    index = HybridIndex.build(
-        registry.snapshot(), encoder=HashingEncoder(), settings=IndexSettings(hnsw_threshold=3)
-    )
+@pytest.mark.parametrize("codec", ["flat", "sq8"])
+def test_hnsw_round_trip(registry: Registry, tmp_path: Path, codec: str) -> None:
+    settings = IndexSettings(hnsw_threshold=3, hnsw_codec=codec)
+    index = HybridIndex.build(registry.snapshot(), encoder=HashingEncoder(), settings=settings)
     index.save(tmp_path / "hnsw")
     assert list(tmp_path.glob("hnsw/gen-*/endpoint_hnsw.faiss"))
     loaded = HybridIndex.load(tmp_path / "hnsw", registry.snapshot())
