@@ -43,12 +43,41 @@ def _percentiles(values: list[float]) -> dict[str, float]:
     return {f"{key}_ms": round(1000 * value, 2) for key, value in percentiles(values).items()}
 
 
+def bench_ranking(router: SchemaRouter, model: Any, queries: list[str], *, k: int = 5) -> dict:
+    """Fusion only against the learned ranking stage, alternated query by query (the same
+    load for both): each p50 / p95 in ms."""
+    saved = router.ranking_model
+    fusion: list[float] = []
+    ranked: list[float] = []
+    try:
+        router.ranking_model = model
+        router.retrieve("warm up", k=k, rerank=False)
+        for query in tqdm(queries, desc="retrieve (ranking stage A/B)", unit="q", leave=False):
+            for stage, out in ((None, fusion), (model, ranked)):
+                router.ranking_model = stage
+                t0 = time.perf_counter()
+                router.retrieve(query, k=k, rerank=False)
+                out.append(time.perf_counter() - t0)
+    finally:
+        router.ranking_model = saved
+    return {"fusion": _percentiles(fusion), "ranking": _percentiles(ranked)}
+
+
 def bench_catalog(
-    name: str, catalog: Path, queries: list[str], *, k: int = 5, prompt_all_sample: int = 2000
+    name: str,
+    catalog: Path,
+    queries: list[str],
+    *,
+    k: int = 5,
+    prompt_all_sample: int = 2000,
+    ranking: Any = None,
+    reranker: bool = True,
 ) -> dict[str, Any]:
     start = time.perf_counter()
     # the shipped reranker is measured even where its card leaves it off by default
-    router = SchemaRouter.from_catalog(catalog, reranker=Reranker.shipped())
+    router = SchemaRouter.from_catalog(
+        catalog, reranker=Reranker.shipped() if reranker else None, ranking=None
+    )
     registered = time.perf_counter()
     router.build_index(progress=True)
     router.retrieve("warm up", k=k, rerank=False)
@@ -60,6 +89,7 @@ def bench_catalog(
         t0 = time.perf_counter()
         router.retrieve(query, k=k, rerank=False)
         shipped.append(time.perf_counter() - t0)
+    staged = bench_ranking(router, ranking, queries, k=k) if ranking is not None else None
     reranking = router.reranker is not None
     if reranking:
         router.retrieve("warm up", k=k)  # loads the reranker
@@ -99,6 +129,7 @@ def bench_catalog(
         "retrieve_k5": _percentiles(shipped),
         "retrieve_k5_beside_rerank": _percentiles(latencies),
         "retrieve_k5_rerank": _percentiles(reranked) if reranked else None,
+        "retrieve_k5_ranking_ab": staged,
         "bundle_tokens_k5": round(bundle),
         "prompt_all_tokens": round(prompt_all),
         "ratio": round(prompt_all / max(bundle, 1), 1),
@@ -210,7 +241,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--data", type=Path, default=None, help="../shared/data")
     parser.add_argument("--out", type=Path, default=Path("out/bench-router"))
+    parser.add_argument(
+        "--ranking",
+        default="auto",
+        help="the learned ranking stage to time against fusion: auto (the shipped model, "
+        "whatever its card's default), none, or a model folder",
+    )
+    parser.add_argument(
+        "--no-reranker", dest="reranker", action="store_false", help="skip the reranker passes"
+    )
     args = parser.parse_args(argv)
+    from schemarouter.training.baselines import load_ranking
+
+    ranking, _ = load_ranking(args.ranking)
     from schemarouter.training.bench.index import _queries
     from schemarouter.training.datasets.recombined import catalog_document, synth_providers
     from schemarouter.training.datasets.shared_data import shared_data_dir
@@ -239,13 +282,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     print(f"cold start to the first retrieve (warm cache): median {cold['median_s']} s")
-    results = [bench_catalog("bundled", bundled, queries)]
+    results = [bench_catalog("bundled", bundled, queries, ranking=ranking, reranker=args.reranker)]
     for size in args.sizes:
         path = args.out / f"catalog-{size}.json"
         if not path.exists():
             providers = synth_providers(size, seed=0, data=data)
             path.write_text(json.dumps(catalog_document(providers, name=f"synth-{size}")))
-        results.append(bench_catalog(f"synth-{size}", path, queries))
+        results.append(
+            bench_catalog(f"synth-{size}", path, queries, ranking=ranking, reranker=args.reranker)
+        )
     summary = {"catalogs": results, "query_encoding": encoding, "cold_start": cold}
     (args.out / "bench_router.json").write_text(json.dumps(summary, indent=2) + "\n")
     _plot(results, args.out / "bench_router.png")
@@ -253,6 +298,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{'catalog':<14}{'routes':>8}{'p50 ms':>9}{'p95 ms':>9}{'p50 b/rr':>9}{'rr p50':>9}"
         f"{'rr p95':>9}{'bundle tok':>12}{'prompt-all tok':>16}{'ratio':>9}"
     )
+    for r in results:
+        ab = r["retrieve_k5_ranking_ab"]
+        if ab:
+            print(
+                f"{r['catalog']}: ranking stage A/B, fusion p50 {ab['fusion']['p50_ms']} / p95 "
+                f"{ab['fusion']['p95_ms']} ms, with the stage p50 {ab['ranking']['p50_ms']} / "
+                f"p95 {ab['ranking']['p95_ms']} ms"
+            )
     for r in results:
         rr = r["retrieve_k5_rerank"] or {"p50_ms": "-", "p95_ms": "-"}
         print(
