@@ -136,7 +136,8 @@ class Gateway:
 
     def effects_for(self, route: Route) -> frozenset[Effect]:
         """The effects this gateway lets ``route`` have (read; more where the config names it)."""
-        return self.config.allow.effects_for(route.route_id, tool_name(route.route_id))
+        name = tool_name(route.route_id, snapshot=self.router.snapshot())
+        return self.config.allow.effects_for(route.route_id, name)
 
     def allows(self, route: Route) -> bool:
         return route.endpoint.effect in self.effects_for(route)
@@ -175,10 +176,13 @@ class Gateway:
         """What ``search_tools`` answers: MCP tool definitions, best first."""
         found = self.retrieve(query, k)
         tools = []
-        offered = {c.route_id: tool_name(c.route_id) for c in found.candidates}
+        snapshot = self.router.snapshot()
+        offered = {c.route_id: tool_name(c.route_id, snapshot=snapshot) for c in found.candidates}
         for candidate in found.candidates:
             # an identifier another offered tool returns names it (call that one first)
-            definition = tool_definition(candidate, "mcp", tool_names=offered)
+            definition = tool_definition(
+                candidate, "mcp", tool_names=offered, name=offered[candidate.route_id]
+            )
             definition["effect"] = candidate.effect.value
             tools.append(definition)
         answer: dict[str, Any] = {"query": found.query, "tools": tools}
@@ -198,8 +202,13 @@ class Gateway:
         allowed = _Allowed(self, snapshot)
         sources = identifier_sources(snapshot, route, allowed)
         candidate = candidate_from_route(route, rank=0, score=0.0, identifier_sources=sources)
-        names = {s.route_id: tool_name(s.route_id) for s in sources.values()}
-        definition = tool_definition(candidate, "mcp", tool_names=names)
+        names = {s.route_id: tool_name(s.route_id, snapshot=snapshot) for s in sources.values()}
+        definition = tool_definition(
+            candidate,
+            "mcp",
+            tool_names=names,
+            name=tool_name(route.route_id, snapshot=snapshot),
+        )
         definition.update(
             {
                 "route_id": route.route_id,
@@ -237,7 +246,8 @@ class Gateway:
         effects = self.effects_for(route)
         if route.endpoint.effect not in effects:
             raise PolicyError(
-                f"tool {tool_name(route.route_id)!r} has effect {route.endpoint.effect.value}; "
+                f"tool {tool_name(route.route_id, snapshot=self.router.snapshot())!r} has "
+                f"effect {route.endpoint.effect.value}; "
                 "this gateway runs it only where its config allows it",
                 where=route.route_id,
                 hint=f"Name it under allow.{route.endpoint.effect.value} in the gateway config",

@@ -106,7 +106,7 @@ def build_server(gateway: Gateway) -> Any:
             result = await gateway.acall(name, arguments or {})
         except Exception as exc:
             return error(exc)
-        payload = call_payload(result)
+        payload = call_payload(result, snapshot=gateway.router.snapshot())
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
         return CallToolResult(
             content=[TextContent(type="text", text=text)],
