@@ -94,6 +94,7 @@ def build_router(config: GatewayConfig, **router_options: Any) -> Any:
                 default_effect=server.default_effect,
                 effect_overrides=server.effect_overrides or None,
                 timeout=server.timeout,
+                max_response_bytes=server.max_response_bytes,
             )
     except BaseException:
         router.close()
