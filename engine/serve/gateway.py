@@ -20,6 +20,7 @@ import httpx
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import DocumentError, PolicyError, SchemaRouterError
 from schemarouter.execution.credentials import EnvironmentCredentials
+from schemarouter.execution.invokers._base import clip
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
@@ -292,6 +293,8 @@ class Gateway:
 
 
 def error_text(error: BaseException) -> str:
+    """What a client reads of a refusal or failure (foreign text in it already cut; any
+    other error's text cut here, before it is relayed)."""
     if isinstance(error, SchemaRouterError | ValueError):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
+        return clip(str(error), 2000)
+    return clip(f"{type(error).__name__}: {error}", 2000)

@@ -188,17 +188,19 @@ class ManagedMCPSession:
             )
             return
         listing = self._record(tools)
+        # tools registered before whose definition changed or went away; a new tool has no
+        # old registration a call could be gated under
         changed = {n for n, fp in self._listing.items() if listing.get(n) != fp}
-        changed |= set(listing) - set(self._listing)
+        added = set(listing) - set(self._listing)
         self._listing = listing
-        if not changed:
+        if not (changed or added):
             return
         logger.warning(
             "the MCP server %r changed %d tools while the session was lost (%s); "
             "registering them anew",
             self,
-            len(changed),
-            clip(", ".join(sorted(changed)), 200),
+            len(changed | added),
+            clip(", ".join(sorted(changed | added)), 200),
         )
         self._changed |= changed
         assert self.on_reconnect is not None
