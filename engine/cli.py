@@ -263,7 +263,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in _OFFLINE_COMMANDS:
         module, function = _OFFLINE_COMMANDS[argv[0]]
-        return int(_offline(module, function)(argv[1:]))
+        try:
+            return int(_offline(module, function)(argv[1:]))
+        except SchemaRouterError as exc:  # bad input files: one line, no traceback
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)

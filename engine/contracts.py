@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from typing import Annotated, Any
+from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from schemarouter.fingerprint import fingerprint
 
 __all__ = [
+    "CREDENTIAL_LOCATIONS",
     "ID_PATTERN",
     "AccessKind",
     "AccessPath",
@@ -36,6 +38,7 @@ __all__ = [
     "Route",
     "SourceType",
     "UnitNormalizationSpec",
+    "credential_name_key",
     "make_route_id",
 ]
 
@@ -285,6 +288,29 @@ class Endpoint(Contract):
         raise KeyError(name)
 
 
+#: Where a parameter travels beside a credential, so that a server may read it as one.
+CREDENTIAL_LOCATIONS = frozenset(
+    {ParameterLocation.HEADER, ParameterLocation.QUERY, ParameterLocation.COOKIE}
+)
+
+
+def credential_name_key(name: str) -> str:
+    """``name`` as a server may read it: percent-decoded, case-folded, with ``-``, ``.`` and
+    spaces as ``_`` and no trailing ``[]``. CGI and WSGI map the headers ``X-API-KEY`` and
+    ``x_api_key`` to one variable (``HTTP_X_API_KEY``); case-insensitive query parsers read
+    ``API_KEY`` as ``api_key``; PHP reads ``api_key[]`` and ``api.key`` as ``api_key``."""
+    text = str(name)
+    for _ in range(3):  # %255F -> %5F -> _
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    text = re.sub(r"[-. ]", "_", text.strip().casefold())
+    while text.endswith("[]"):
+        text = text[:-2]
+    return text
+
+
 class AuthRequirement(Contract):
     """Names of credentials a call needs, and how they travel. Never a credential value."""
 
@@ -293,6 +319,14 @@ class AuthRequirement(Contract):
     location: ParameterLocation | None = None
     parameter: str | None = None  # e.g. the header or query name carrying an api key
     optional: bool = False
+
+    def aliased_by(self, name: str, location: ParameterLocation) -> bool:
+        """Whether a parameter ``name`` at ``location`` would reach the server as the
+        credential's own header, query or cookie name (:func:`credential_name_key`): sent
+        beside the real credential, a server may read the plan's value in its place."""
+        if not self.parameter or location not in CREDENTIAL_LOCATIONS:
+            return False
+        return credential_name_key(name) == credential_name_key(self.parameter)
 
 
 class AccessPath(Contract):

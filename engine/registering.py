@@ -231,19 +231,26 @@ class RegistrationMixin:
         access_id: str = "mcp",
         default_effect: Effect | str | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
-        timeout: float = 30.0,
+        timeout: float | None = None,
         bind: bool = True,
         replace: bool = False,
+        max_response_bytes: int | None = None,
     ) -> RegistryChange:
         """Connect to an MCP server (a stdio command or a streamable-HTTP URL; needs the
         ``mcp`` extra), register its tools and bind them to a session this router owns: they
         run from :meth:`execute` / :meth:`call` and their async twins at once. The session
-        stays open, reconnects when lost, and ends with :meth:`close`.
+        stays open, reconnects when lost (listing the tools again and registering what
+        changed), and ends with :meth:`close` (a stdio server's process with it).
 
         Effects: an untrusted server's tools are ``write`` whatever they claim (only
         ``destructiveHint`` counts, and makes them ``destructive``); with ``trusted=True``,
         ``readOnlyHint`` decides, and a tool without it gets ``default_effect`` (``write``
         unless given). ``effect_overrides`` (tool name -> effect) is the caller's own word.
+
+        ``timeout``: seconds to open the session and list its tools (default 30) and, where
+        given, the longest a call may take; a call past it drops the session (the next one
+        reopens it). ``max_response_bytes``: the cap of the server's replies (default: the
+        execution policy's), enforced while they are read.
         """
         from schemarouter.adapters.mcp import attach_mcp_server
 
@@ -255,6 +262,7 @@ class RegistrationMixin:
             env=env,
             access_id=access_id,
             timeout=timeout,
+            max_response_bytes=max_response_bytes,
             default_effect=default_effect,
             effect_overrides=effect_overrides,
             replace=replace,
@@ -272,9 +280,10 @@ class RegistrationMixin:
         access_id: str = "mcp",
         default_effect: Effect | str | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
-        timeout: float = 30.0,
+        timeout: float | None = None,
         bind: bool = True,
         replace: bool = False,
+        max_response_bytes: int | None = None,
     ) -> RegistryChange:
         """:meth:`add_mcp_server` without blocking the event loop (the session it opens
         serves ``aexecute`` and ``acall`` from any loop, and the sync calls too)."""
@@ -290,6 +299,7 @@ class RegistrationMixin:
             timeout=timeout,
             bind=bind,
             replace=replace,
+            max_response_bytes=max_response_bytes,
         )
 
     def add_optimade(

@@ -45,6 +45,7 @@ from schemarouter.index.documents import DocKind
 from schemarouter.index.encoders.dense import encoder_from_identity
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
+from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
 from schemarouter.registry.registry import RegistrySnapshot
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ logger = logging.getLogger(__name__)
 FORMAT = "schemarouter-hybrid-index"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
+#: A manifest lists a dozen files; anything near this is not one.
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 _KIND_NAMES = {DocKind.ENDPOINT: "endpoint", DocKind.FIELD: "field"}
 
 
@@ -204,15 +207,17 @@ def _write_generation(index: HybridIndex, folder: Path) -> list[str]:
 def read_manifest(path: Path) -> dict[str, Any]:
     """The manifest of the index at ``path``; :class:`CorruptIndexError` if unusable."""
     file = path / MANIFEST
-    try:
-        manifest = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not file.exists() and not file.is_symlink():
         raise CorruptIndexError(
             "no index here (manifest.json is missing)",
             where=str(path),
             hint="Build one with `schemarouter index build` or HybridIndex.save",
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        )
+    try:
+        # a regular file of bounded size, JSON no deeper than documents may nest (a manifest
+        # nested 100,000 deep raised RecursionError; a FIFO blocked)
+        manifest = load_json(read_file_bytes(file, max_bytes=MAX_MANIFEST_BYTES))
+    except UnreadableFile as exc:
         raise CorruptIndexError(
             f"manifest.json is unreadable: {exc}", where=str(file), hint="Rebuild the index"
         ) from None
@@ -329,7 +334,7 @@ def _restore(
         return np.load(file(name), allow_pickle=False)
 
     def document(name: str) -> Any:
-        return json.loads(file(name).read_text(encoding="utf-8"))
+        return load_json(file(name).read_bytes())  # UnreadableFile is a ValueError
 
     routes = document("routes.json")
     route_ids, fps, fields = routes["route_ids"], routes["fingerprints"], routes["fields"]

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from schemarouter.errors import DocumentError
 from schemarouter.training.encoder_pairs import (
     DEFAULT_CAPS,
     EncoderPairConfig,
@@ -365,10 +366,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def _triplets(
-    args: argparse.Namespace, work: Path, corpus: Any, out: Callable[[str], Any]
+    args: argparse.Namespace,
+    work: Path,
+    corpus: Any,
+    out: Callable[[str], Any],
+    given: tuple[list[Triplet], dict[str, Any]] | None = None,
 ) -> tuple[list[Triplet], dict[str, Any], Path]:
     if args.triplets:
-        triplets, manifest = load_triplets(args.triplets)
+        triplets, manifest = given or load_triplets(args.triplets)
         return triplets, manifest, Path(args.triplets)
     config = EncoderPairConfig(
         sources=tuple(args.sources),
@@ -381,7 +386,11 @@ def _triplets(
     miner = named_encoder(args.mining_encoder)
     path = work / "triplets.jsonl"
     if path.exists() and args.resume:
-        triplets, manifest = load_triplets(path)
+        try:
+            triplets, manifest = load_triplets(path)
+        except DocumentError as exc:  # not what this command wrote: build anew
+            out(f"{exc}; building the triplets anew")
+            triplets, manifest = [], {}
         from schemarouter.training.encoder_pairs import _config_dict
 
         if (
@@ -418,8 +427,10 @@ def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     work = work_folder(args.out, args.work, "encoder-train")
     work.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
+    # a bad --triplets file is refused (DocumentError, file:line) before the corpus is read
+    given = load_triplets(args.triplets) if args.triplets else None
     corpus = load_tooltrain(args.data, seed=args.seed)
-    triplets, manifest, triplets_file = _triplets(args, work, corpus, out)
+    triplets, manifest, triplets_file = _triplets(args, work, corpus, out, given)
     pairs_s = time.perf_counter() - began
     if args.max_pairs and len(triplets) > args.max_pairs:
         import random

@@ -299,7 +299,32 @@ def save_triplets(path: Path, triplets: Sequence[Triplet], manifest: Mapping[str
 
 
 def load_triplets(path: str | Path) -> tuple[list[Triplet], dict[str, Any]]:
-    with open(path, encoding="utf-8") as handle:
-        manifest = json.loads(handle.readline())["manifest"]
-        triplets = [Triplet(**json.loads(line)) for line in handle if line.strip()]
-    return triplets, manifest
+    """The triplets and manifest :func:`save_triplets` wrote; a
+    :class:`~schemarouter.errors.DocumentError` at ``file:line`` for an empty file, a line
+    that is no JSON or nests too deep, or a record with the wrong keys or types."""
+    from schemarouter.errors import DocumentError
+    from schemarouter.training.records import check_record, read_json_lines
+
+    what = "triplets file"
+    lines = read_json_lines(path, what=what)
+    number, head = lines[0]
+    if not (
+        isinstance(head, dict) and set(head) == {"manifest"} and isinstance(head["manifest"], dict)
+    ):
+        raise DocumentError(
+            'the first line of a triplets file is {"manifest": {...}}',
+            where=f"{path}:{number}",
+            hint="Pass a triplets file `schemarouter train-encoder` wrote (work/triplets.jsonl)",
+        )
+    fields = dict.fromkeys(Triplet._fields, str)
+    triplets = [
+        Triplet(**check_record(value, required=fields, where=f"{path}:{n}", what=what))
+        for n, value in lines[1:]
+    ]
+    if not triplets:
+        raise DocumentError(
+            "the triplets file holds a manifest and no triplets",
+            where=str(path),
+            hint="Build the triplets anew (drop --triplets)",
+        )
+    return triplets, head["manifest"]

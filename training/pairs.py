@@ -422,12 +422,43 @@ def save_pairs(path: str | Path, groups: Sequence[PairGroup], manifest: dict[str
     )
 
 
+#: The fields of a pairs file's records (:class:`PairGroup`), required and optional.
+_PAIR_FIELDS: dict[str, type | str] = {
+    "query": str,
+    "positive": str,
+    "negatives": "list[str]",
+    "source": str,
+}
+_PAIR_OPTIONAL: dict[str, type | str] = {
+    "kind": str,
+    "positive_id": str,
+    "rank": int,
+    "negative_kinds": "list[str]",
+    "fused": "list[float]",
+}
+
+
 def load_pairs(path: str | Path) -> tuple[list[PairGroup], dict[str, Any]]:
+    """The groups and manifest :func:`save_pairs` wrote; a
+    :class:`~schemarouter.errors.DocumentError` at ``file:line`` for an empty file, a line
+    that is no JSON or nests too deep, or a record with the wrong keys or types."""
+    from schemarouter.training.records import check_record, read_json_file, read_json_lines
+
     path = Path(path)
-    with open(path, encoding="utf-8") as handle:
-        groups = [PairGroup(**json.loads(line)) for line in handle if line.strip()]
+    what = "pairs file"
+    groups = [
+        PairGroup(
+            **check_record(
+                value,
+                required=_PAIR_FIELDS,
+                optional=_PAIR_OPTIONAL,
+                where=f"{path}:{number}",
+                what=what,
+            )
+        )
+        for number, value in read_json_lines(path, what=what)
+    ]
     manifest_path = Path(f"{path}.manifest.json")
-    manifest = (
-        json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
-    )
+    exists = manifest_path.exists() or manifest_path.is_symlink()
+    manifest = read_json_file(manifest_path, what="pairs manifest") if exists else {}
     return groups, manifest

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from schemarouter.errors import DocumentError
 from schemarouter.retrieval.rerank import (
     DEFAULT_MAX_LENGTH,
     DEFAULT_QUERY_TOKENS,
@@ -567,7 +568,11 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         )
         pairs_file = work / "pairs.jsonl"
         if pairs_file.exists() and args.resume:
-            groups, manifest = load_pairs(pairs_file)
+            try:
+                groups, manifest = load_pairs(pairs_file)
+            except DocumentError as exc:  # a run stopped while writing it: build anew
+                out(f"{exc}; building the pairs anew")
+                groups, manifest = [], {}
             if manifest.get("config") != asdict(config):
                 groups = []
         else:

@@ -565,7 +565,8 @@ def attach_mcp_server(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     access_id: str = "mcp",
-    timeout: float = DEFAULT_TIMEOUT,
+    timeout: float | None = None,
+    max_response_bytes: int | None = None,
     default_effect: Effect | str | None = None,
     effect_overrides: Mapping[str, Effect | str] | None = None,
     replace: bool = False,
@@ -573,9 +574,16 @@ def attach_mcp_server(
 ) -> Any:
     """Open a session to a live server that ``router`` owns, register its tools and bind
     them to that session (``bind=False``: register only, and close it). Returns the
-    :class:`~schemarouter.registry.registry.RegistryChange`."""
+    :class:`~schemarouter.registry.registry.RegistryChange`.
+
+    ``timeout`` bounds opening and listing (default 30 s) and, where given, each call too
+    (the policy's timeout is kept where shorter). Every message is read within twice
+    ``max_response_bytes`` (default: the policy's response cap; a tool's output travels
+    twice in one) and the output is held to the cap itself. When the session is reopened
+    after it was lost, the server's tools are listed again and registered anew."""
     _import_mcp()
     from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
+    from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
 
     label = _describe_server(server)
     if not (server.strip() if isinstance(server, str) else list(server)):
@@ -583,21 +591,9 @@ def attach_mcp_server(
     _Effects(  # refuse bad effect arguments before starting anything
         trusted=trusted, default=default_effect, overrides=effect_overrides, source=label
     )
-    session = ManagedMCPSession(server, env=env, cwd=cwd, timeout=timeout)
-    try:
-        tools = session.open().list_tools()
-    except Exception as exc:  # the SDK and the transports raise many kinds
-        session.close()
-        if isinstance(exc, MissingDependencyError):
-            raise
-        kind = "did not answer in time" if isinstance(exc, TimeoutError) else "cannot list"
-        raise RegistrationError(
-            f"the MCP server {kind} its tools: {type(exc).__name__}: {exc}",
-            where=label,
-            hint="Check the command or URL, and run the server by hand to see its errors",
-        ) from None
-    try:
-        registration = mcp_tools_registration(
+
+    def registration_of(tools: list[Any]) -> Registration:
+        return mcp_tools_registration(
             tools,
             provider=provider,
             server=label,
@@ -607,6 +603,42 @@ def attach_mcp_server(
             default_effect=default_effect,
             effect_overrides=effect_overrides,
         )
+
+    def reregister(tools: list[Any]) -> None:
+        """A reopened session listed changed tools: register them, bind them again."""
+        fresh = registration_of(tools)
+        router.register(fresh, replace=True)
+        for route in fresh.routes:
+            router.bind(route.route_id, session)
+
+    cap = max_response_bytes or DEFAULT_MAX_RESPONSE_BYTES
+    session = ManagedMCPSession(
+        server,
+        env=env,
+        cwd=cwd,
+        timeout=timeout or DEFAULT_TIMEOUT,
+        call_timeout=timeout,
+        max_message_bytes=2 * cap + 64 * 1024,
+        on_reconnect=reregister if bind else None,
+    )
+    try:
+        tools = session.open().list_tools()
+    except BaseException as exc:  # the SDK and the transports raise many kinds
+        session.close()  # a server that never answered is stopped here, not left running
+        if isinstance(exc, MissingDependencyError) or not isinstance(exc, Exception):
+            raise
+        kind = (
+            f"did not list its tools within {session.timeout:g} s (it was stopped)"
+            if isinstance(exc, TimeoutError)
+            else f"cannot list its tools: {type(exc).__name__}: {str(exc)[:300]}"
+        )
+        raise RegistrationError(
+            f"the MCP server {kind}",
+            where=label,
+            hint="Check the command or URL, and run the server by hand to see its errors",
+        ) from None
+    try:
+        registration = registration_of(tools)
         change = router.register(registration, replace=replace)
     except BaseException:
         session.close()

@@ -281,14 +281,18 @@ class _EndpointBuilder:
                     collected[winner][1],
                 )
                 continue
-            if carrier and (
-                param.name == carrier
-                or (
-                    param.location is ParameterLocation.HEADER
-                    and param.name.lower() == carrier.lower()
-                )
-            ):
-                continue  # the credential travels there; it is not a route parameter
+            if carrier and (param.name == carrier or auth.aliased_by(param.name, param.location)):
+                # the credential travels there (or where a server reads it as that name:
+                # ``x_api_key`` beside ``X-API-KEY``); it is not a route parameter
+                if param.name != carrier:
+                    logger.info(
+                        "%s: %s: dropped parameter %r, an alias of the credential's %r",
+                        self.reader.source,
+                        location,
+                        param.name[:80],
+                        carrier[:80],
+                    )
+                continue
             kept.append(param)
         return kept
 

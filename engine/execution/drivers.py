@@ -55,7 +55,7 @@ from schemarouter.checks import check_callable, check_flag, check_instance, enum
 from schemarouter.contracts import Effect
 from schemarouter.errors import GateError, ParameterValidationError, SchemaRouterError
 from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials
-from schemarouter.execution.gate import ExecutionHost, Settings
+from schemarouter.execution.gate import ExecutionHost, Settings, with_path
 from schemarouter.execution.invokers import http, mcp, python
 from schemarouter.execution.invokers._base import Sleep
 from schemarouter.execution.invokers._bounded import FRESH_CONNECTIONS
@@ -223,9 +223,7 @@ def execute(
     HTTP routes (one is made, and closed, where none is given); ``credentials`` defaults to
     the environment."""
     check_instance(plan, Plan, method="execute", name="plan")
-    settings = _settings(
-        "execute", credentials, allow_effects, approve, policy, budget, partial
-    )
+    settings = _settings("execute", credentials, allow_effects, approve, policy, budget, partial)
     check_instance(client, httpx.Client, method="execute", name="client", optional=True)
     return _run_sync(Run(ExecutionHost.of(router), plan, settings), client)
 
@@ -245,9 +243,7 @@ async def aexecute(
     """:func:`execute` with an ``httpx.AsyncClient``; MCP sessions and coroutine
     functions are awaited, sync functions run in a worker thread."""
     check_instance(plan, Plan, method="aexecute", name="plan")
-    settings = _settings(
-        "aexecute", credentials, allow_effects, approve, policy, budget, partial
-    )
+    settings = _settings("aexecute", credentials, allow_effects, approve, policy, budget, partial)
     check_instance(client, httpx.AsyncClient, method="aexecute", name="client", optional=True)
     return await _run_async(Run(ExecutionHost.of(router), plan, settings), client)
 
@@ -279,6 +275,16 @@ def call_plan(
             where=f"call {route.route_id} arguments",
             hint="Pass the arguments as a dict of parameter name -> value",
         )
+    for name in arguments:
+        if not isinstance(name, str):  # pydantic would raise its own ValidationError
+            raise with_path(
+                ParameterValidationError(
+                    f"argument names must be text, got {type(name).__name__} {str(name)[:40]!r}",
+                    where=f"call {route.route_id} arguments $",
+                    hint="Name each argument by its parameter (a string key)",
+                ),
+                "$",
+            )
     if isinstance(fields, str):
         fields = [fields]
     whole = not fields

@@ -222,6 +222,9 @@ def check_arguments(
     return dict(arguments)
 
 
+_REPLAN = "plan with router.plan() against the current registry"
+
+
 def check_bindings(
     snapshot: RegistrySnapshot,
     route: Route,
@@ -246,7 +249,19 @@ def check_bindings(
                 where=at,
                 hint="Keep one: the argument, or the binding",
             )
-        if binding.step >= len(earlier):
+        if not (isinstance(binding.field, str) and isinstance(binding.path, str)):
+            raise GateError(
+                f"the binding of {name!r} names no output field", where=at, hint=_REPLAN
+            )
+        step_index = binding.step
+        if not isinstance(step_index, int) or isinstance(step_index, bool) or step_index < 0:
+            # Python would read step -1 as the last step: a forged plan's back door
+            raise GateError(
+                f"{name!r} is bound to step {str(step_index)[:20]!r}, which is no step number",
+                where=at,
+                hint="A binding names an earlier step by its index from 0; " + _REPLAN,
+            )
+        if step_index >= len(earlier):
             raise GateError(
                 f"{name!r} is bound to step {binding.step}, which does not run before this one",
                 where=at,

@@ -35,7 +35,13 @@ from schemarouter.execution.gate import (
     with_path,
 )
 from schemarouter.execution.invokers import http, mcp, python
-from schemarouter.execution.invokers._base import Payload, Sleep, counts_for_health, is_retryable
+from schemarouter.execution.invokers._base import (
+    Payload,
+    Sleep,
+    clip,
+    counts_for_health,
+    is_retryable,
+)
 from schemarouter.execution.outputs import (
     check_output_shape,
     document_issues,
@@ -181,7 +187,7 @@ class Run:
         if g.index in self.sources and error is None and clean:
             self.raw[g.index] = payload.data  # what later steps bind from: valid output only
         if error is not None:
-            logger.warning("%s failed: %s", route.route_id, error.what)
+            logger.warning("%s failed: %s", route.route_id, clip(error.what))
             delivered, uses = yield from self.fallbacks(g, error, attempts)
             reason = f"{route.route_id} failed: {error.what}"
             values = {
@@ -273,7 +279,7 @@ class Run:
                 exc = self.safe(raw)
                 status = getattr(raw, "status_code", None)
                 attempts.append(_attempt(route, number, started, status, error=_info(exc)))
-                logger.info("%s attempt %d failed: %s", route.route_id, number, exc.what)
+                logger.info("%s attempt %d failed: %s", route.route_id, number, clip(exc.what))
                 unhealthy = counts_for_health(raw) and self.host.monitor.failure(
                     route.route_id,
                     self.host.health,

@@ -38,7 +38,7 @@ from typing import Any, Literal, get_args
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import GateError
 from schemarouter.execution.outputs import PROJECTION_PARAMETERS
-from schemarouter.integrations.names import tool_name
+from schemarouter.integrations.names import assign_tool_names, tool_name
 from schemarouter.retrieval.results import Candidate, CandidateField, candidate_from_route
 
 __all__ = [
@@ -245,13 +245,15 @@ def tool_definition(
     *,
     defer_loading: bool = False,
     tool_names: Mapping[str, str] | None = None,
+    name: str | None = None,
 ) -> dict[str, Any]:
     """One route as a tool definition in ``format`` (see the module docstring);
-    ``tool_names`` as :func:`tool_input_schema` reads them."""
+    ``tool_names`` as :func:`tool_input_schema` reads them; ``name``: the tool name where it
+    is not the route's preferred one (a registry or tool set assigned it another)."""
     if format not in FORMATS:
         raise ValueError(f"unknown tool format {format!r}; use one of {', '.join(FORMATS)}")
     candidate = _as_candidate(item)
-    name = tool_name(candidate.route_id)
+    name = name or tool_name(candidate.route_id)
     description = describe(candidate)
     schema = tool_input_schema(candidate, tool_names=tool_names)
     out: dict[str, Any]
@@ -326,12 +328,17 @@ def tool_definitions(
     definitions: list[dict[str, Any]] = []
     names: dict[str, str] = {}
     items = list(items)
-    offered = {item.route_id: tool_name(item.route_id) for item in items}
+    offered = assign_tool_names(item.route_id for item in items)  # unique within the set
     for item in items:
-        definition = tool_definition(item, format, defer_loading=defer_loading, tool_names=offered)
-        name = definition.get("name") or definition["function"]["name"]
-        if name in names:
+        if item.route_id in names.values():
             continue
-        names[name] = item.route_id
+        definition = tool_definition(
+            item,
+            format,
+            defer_loading=defer_loading,
+            tool_names=offered,
+            name=offered[item.route_id],
+        )
+        names[offered[item.route_id]] = item.route_id
         definitions.append(definition)
     return ToolSet(definitions, format=format, names=names)

@@ -70,17 +70,19 @@ def route_tool(
             result = router.call(route_id, arguments, **call_options)
         except SchemaRouterError as exc:
             raise tools.ToolException(str(exc)) from None
-        return json.dumps(call_payload(result), ensure_ascii=False, default=str)
+        payload = call_payload(result, snapshot=router.snapshot())
+        return json.dumps(payload, ensure_ascii=False, default=str)
 
     async def arun(**arguments: Any) -> str:
         try:
             result = await router.acall(route_id, arguments, **call_options)
         except SchemaRouterError as exc:
             raise tools.ToolException(str(exc)) from None
-        return json.dumps(call_payload(result), ensure_ascii=False, default=str)
+        payload = call_payload(result, snapshot=router.snapshot())
+        return json.dumps(payload, ensure_ascii=False, default=str)
 
     return tools.StructuredTool(
-        name=tool_name(route_id),
+        name=tool_name(route_id, snapshot=router.snapshot()),
         description=describe(candidate),
         args_schema=tool_input_schema(candidate, tool_names=names),
         func=run,
@@ -101,7 +103,9 @@ def bigtool_registry(
     ``call_options`` go to ``router.call`` (``allow_effects``, ``approve``, ``credentials``)."""
     snapshot = router.snapshot()
     ids = list(routes) if routes is not None else list(snapshot.route_ids())
-    kept = {r: tool_name(r) for r in ids if not executable_only or router.is_bound(r)}
+    kept = {
+        r: tool_name(r, snapshot=snapshot) for r in ids if not executable_only or router.is_bound(r)
+    }
     return {
         name: route_tool(router, snapshot.route(route_id), offered=kept, **call_options)
         for route_id, name in kept.items()
@@ -123,7 +127,8 @@ def bigtool_retrievers(
     state = ExecutionState(allowed_effects=frozenset(Effect(e) for e in allow_effects))
 
     def ids(found: Any) -> list[str]:
-        return [tool_name(c.route_id) for c in found.candidates]
+        snapshot = router.snapshot()
+        return [tool_name(c.route_id, snapshot=snapshot) for c in found.candidates]
 
     def retrieve_tools(query: str) -> list[str]:
         """Retrieve the tools that can serve a request, given a plain-words query."""

@@ -69,7 +69,7 @@ class RouteTool(AsyncBaseTool):
         self.route_id = route.route_id
         self.route_fingerprint = route.fingerprint
         self.call_options = call_options
-        self.name = tool_name(route.route_id)
+        self.name = tool_name(route.route_id, snapshot=router.snapshot())
         self._metadata = _Metadata(
             name=self.name,
             description=describe(candidate),
@@ -84,7 +84,8 @@ class RouteTool(AsyncBaseTool):
         if isinstance(result, SchemaRouterError):
             content, error = str(result), True
         else:
-            content = json.dumps(call_payload(result), ensure_ascii=False, default=str)
+            payload = call_payload(result, snapshot=self.router.snapshot())
+            content = json.dumps(payload, ensure_ascii=False, default=str)
             error = not result.ok
         return ToolOutput(
             content=content,
@@ -138,12 +139,16 @@ class RouterNodeRetriever(BaseRetriever):
         self.state = ExecutionState(allowed_effects=frozenset(Effect(e) for e in allow_effects))
 
     def _nodes(self, found: Any) -> list[Any]:
+        snapshot = self.router.snapshot()
         return [
             NodeWithScore(
                 node=TextNode(
                     id_=c.route_id,
                     text=describe(c),
-                    metadata={"route_id": c.route_id, "tool_name": tool_name(c.route_id)},
+                    metadata={
+                        "route_id": c.route_id,
+                        "tool_name": tool_name(c.route_id, snapshot=snapshot),
+                    },
                 ),
                 score=c.score,
             )

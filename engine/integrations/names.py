@@ -2,15 +2,23 @@
 
 Route ids (``provider/access/endpoint``) contain ``/`` and may contain ``.``; the Anthropic
 and OpenAI APIs take tool names of at most 64 characters from ``[A-Za-z0-9_-]`` (MCP is
-looser). :func:`tool_name` is a pure function of the route id, the same on every machine:
-``materials_project/rest/summary_search`` -> ``materials_project__rest__summary_search``.
-Where the plain join would not be valid or could be read two ways (a ``.``, a ``__`` inside a
-part, more than 64 characters) the name is the cleaned prefix plus ``_`` and eight hex
-digits of the route id's SHA-256, so distinct routes keep distinct names.
+looser). A route's *preferred* name is a pure function of its route id, the same on every
+machine: ``materials_project/rest/summary_search`` ->
+``materials_project__rest__summary_search``. Where the plain join would not be valid or could
+be read two ways (a ``.``, a ``__`` inside a part, more than 64 characters, or an ending that
+looks like a digest, ``_`` and eight hex digits) the name is the cleaned prefix plus ``_`` and
+eight hex digits of the route id's SHA-256.
+
+Names are unique by construction: :func:`assign_tool_names` gives routes their names in
+order (registration order for a registry), and a route whose preferred name is taken (an
+upstream's ``get_note_1a2b3c4d`` beside its ``get.note``, or two route ids whose digests
+collide) gets a longer digest, then a number: ``..._<16 hex>``, ``..._<16 hex>_2``; a route
+registered later never takes the name of one registered before it. :func:`tool_name` with a
+``snapshot`` answers from that assignment; without one it answers the preferred name.
 
 :func:`route_for_tool` maps a name back through the registry snapshot (computed once per
 snapshot), so a server can resolve a name it handed out in an earlier answer; it also
-accepts the route id itself.
+accepts the route id itself. No pair of routes can make lookups fail for the others.
 """
 
 from __future__ import annotations
@@ -18,11 +26,19 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Iterable
 
 from schemarouter.errors import GateError
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["MAX_TOOL_NAME", "TOOL_NAME_PATTERN", "route_for_tool", "tool_name", "tool_names"]
+__all__ = [
+    "MAX_TOOL_NAME",
+    "TOOL_NAME_PATTERN",
+    "assign_tool_names",
+    "route_for_tool",
+    "tool_name",
+    "tool_names",
+]
 
 #: Longest tool name the Anthropic and OpenAI APIs accept.
 MAX_TOOL_NAME = 64
@@ -30,21 +46,65 @@ MAX_TOOL_NAME = 64
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _SEPARATOR = "__"
 _DIGEST = 8
+_LONG_DIGEST = 16
+#: The ending of a hashed name: a plain join that ends so is hashed too.
+_HASHED_ENDING = re.compile(r"_[0-9a-f]{8}$")
 
 
-def tool_name(route_id: str) -> str:
-    """The tool name of ``route_id`` (see the module docstring)."""
+def _hashed(route_id: str, plain: str, digits: int, suffix: str = "") -> str:
+    digest = hashlib.sha256(route_id.encode("utf-8")).hexdigest()[:digits]
+    tail = f"_{digest}{suffix}"
+    base = re.sub(r"[^A-Za-z0-9_-]", "_", plain)[: MAX_TOOL_NAME - len(tail)]
+    return base + tail
+
+
+def _preferred(route_id: str) -> str:
     parts = route_id.split("/")
     plain = _SEPARATOR.join(parts)
     if (
         len(plain) <= MAX_TOOL_NAME
         and TOOL_NAME_PATTERN.match(plain)
         and all(part and _SEPARATOR not in part for part in parts)
+        and not _HASHED_ENDING.search(plain)
     ):
         return plain
-    digest = hashlib.sha256(route_id.encode("utf-8")).hexdigest()[:_DIGEST]
-    base = re.sub(r"[^A-Za-z0-9_-]", "_", plain)[: MAX_TOOL_NAME - _DIGEST - 1]
-    return f"{base}_{digest}"
+    return _hashed(route_id, plain, _DIGEST)
+
+
+def _alternatives(route_id: str) -> Iterable[str]:
+    """Names for ``route_id`` where its preferred one is taken, in the order tried."""
+    plain = _SEPARATOR.join(route_id.split("/"))
+    yield _hashed(route_id, plain, _LONG_DIGEST)
+    number = 2
+    while True:
+        yield _hashed(route_id, plain, _LONG_DIGEST, f"_{number}")
+        number += 1
+
+
+def assign_tool_names(route_ids: Iterable[str]) -> dict[str, str]:
+    """route id -> tool name for ``route_ids``, unique, the first of them keeping its
+    preferred name on a clash (see the module docstring)."""
+    taken: set[str] = set()
+    out: dict[str, str] = {}
+    for route_id in route_ids:
+        if route_id in out:
+            continue
+        name = _preferred(route_id)
+        if name in taken:
+            name = next(n for n in _alternatives(route_id) if n not in taken)
+        taken.add(name)
+        out[route_id] = name
+    return out
+
+
+def tool_name(route_id: str, *, snapshot: RegistrySnapshot | None = None) -> str:
+    """The tool name of ``route_id``: the one ``snapshot`` assigned it (unique among the
+    registered routes), else its preferred name (see the module docstring)."""
+    if snapshot is not None:
+        name = _by_route(snapshot).get(route_id)
+        if name is not None:
+            return name
+    return _preferred(route_id)
 
 
 def tool_names(snapshot: RegistrySnapshot) -> dict[str, str]:
@@ -52,18 +112,17 @@ def tool_names(snapshot: RegistrySnapshot) -> dict[str, str]:
     return snapshot.derived("integrations.tool_names", _build)
 
 
+def _by_route(snapshot: RegistrySnapshot) -> dict[str, str]:
+    return snapshot.derived("integrations.route_tool_names", _assign)
+
+
+def _assign(snapshot: RegistrySnapshot) -> dict[str, str]:
+    # registration order: a route keeps its name when a later one would clash with it
+    return assign_tool_names(snapshot.routes)
+
+
 def _build(snapshot: RegistrySnapshot) -> dict[str, str]:
-    names: dict[str, str] = {}
-    for route_id in snapshot.route_ids():
-        name = tool_name(route_id)
-        if name in names:  # pragma: no cover - needs a SHA-256 prefix collision
-            raise GateError(
-                f"routes {names[name]!r} and {route_id!r} have the same tool name {name!r}",
-                where=f"registry version {snapshot.version}",
-                hint="Rename one of the endpoints",
-            )
-        names[name] = route_id
-    return names
+    return {name: route_id for route_id, name in _by_route(snapshot).items()}
 
 
 def route_for_tool(snapshot: RegistrySnapshot, name: str) -> str:

@@ -28,6 +28,7 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import ToolSet, tool_definitions
 from schemarouter.integrations.names import route_for_tool, tool_name
+from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate, CapabilityRetrieval
 
 __all__ = [
@@ -187,11 +188,12 @@ async def acall_tool(
     return result
 
 
-def call_payload(result: CallResult) -> dict[str, Any]:
+def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None) -> dict[str, Any]:
     """What a model reads back from a call: the validated output, and the typed fields
-    (value, unit, meaning, provenance) where the route declares them."""
+    (value, unit, meaning, provenance) where the route declares them; the tool named as
+    ``snapshot`` names it (see :func:`~schemarouter.integrations.names.tool_name`)."""
     payload: dict[str, Any] = {
-        "tool": tool_name(result.route_id),
+        "tool": tool_name(result.route_id, snapshot=snapshot),
         "route_id": result.route_id,
         "status": result.status,
         "output": result.output,

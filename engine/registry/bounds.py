@@ -11,12 +11,22 @@ turn that into their own typed error.
 The limits are far above what real documents need: the deepest of the 124 public OpenAPI
 documents in the shared data nests 18 levels (26 once its references are inlined), the
 bundled catalogs 15.
+
+Local files are read the same guarded way whatever they hold (documents, configs, index
+manifests, cache segments, training data): :func:`read_file_bytes` opens without blocking,
+reads only a regular file (never a FIFO, a device or a folder, whatever a symlink points
+at) and at most a given number of bytes; :func:`load_json` parses JSON text into a value
+no deeper than a limit. Both raise :class:`UnreadableFile`, which callers turn into their
+own typed error.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NamedTuple
 
@@ -25,8 +35,11 @@ __all__ = [
     "MAX_OUTPUT_DEPTH",
     "MAX_SCHEMA_DEPTH",
     "JsonProblem",
+    "UnreadableFile",
     "dotted",
     "json_problem",
+    "load_json",
+    "read_file_bytes",
 ]
 
 #: Levels of objects and arrays a foreign document may nest.
@@ -131,3 +144,77 @@ def dotted(location: Location, *, max_parts: int = 16) -> str:
     if len(location) > max_parts:
         text += f"... ({len(location) - max_parts} levels more)"
     return text or "<document>"
+
+
+# -- local files -------------------------------------------------------------------------------
+
+
+class UnreadableFile(ValueError):
+    """A local file refused (not a regular file, too large, unreadable) or holding JSON that
+    is malformed or nested too deep; ``str(error)`` says which, for the caller's own error."""
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def read_file_bytes(path: str | os.PathLike[str], *, max_bytes: int) -> bytes:
+    """The bytes of the regular file at ``path`` (symlinks followed), at most ``max_bytes``.
+
+    Opened non-blocking, so a FIFO answers at once instead of waiting for a writer; checked
+    on the open descriptor, so what a symlink points at is what is judged (``/dev/zero``, a
+    FIFO); read in slices and stopped past the limit, so a file that grows while it is read
+    costs no more than the limit either."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read the file: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL byte in the path
+        raise UnreadableFile(f"cannot read the file: {exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        for test, kind in _KINDS:
+            if test(mode):
+                raise UnreadableFile(f"{kind}, not a regular file")
+        if not stat.S_ISREG(mode):
+            raise UnreadableFile("not a regular file")
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            raise UnreadableFile(f"the file has {size} bytes, more than the limit of {max_bytes}")
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            try:
+                chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            except OSError as exc:
+                raise UnreadableFile(f"cannot read the file: {exc.strerror or exc}") from None
+            if not chunk:
+                return b"".join(chunks)
+            total += len(chunk)
+            if total > max_bytes:
+                raise UnreadableFile(f"the file has more than the limit of {max_bytes} bytes")
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def load_json(text: str | bytes, *, max_depth: int = MAX_DOCUMENT_DEPTH) -> Any:
+    """``json.loads(text)``, refused (:class:`UnreadableFile`) where it is no JSON, nests
+    deeper than ``max_depth`` or holds ``NaN`` / ``Infinity``."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise UnreadableFile(f"the JSON nests deeper than {max_depth} levels") from None
+    except ValueError as exc:  # JSONDecodeError, and bytes that are no UTF-8
+        raise UnreadableFile(f"not valid JSON: {str(exc)[:200]}") from None
+    problem = json_problem(value, max_depth=max_depth)
+    if problem is not None:
+        where = dotted(problem.location)
+        raise UnreadableFile(f"{problem.message} (at {where})")
+    return value

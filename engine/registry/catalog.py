@@ -50,7 +50,7 @@ from schemarouter.registry.compile import (
     format_validation_error,
     validation_problems,
 )
-from schemarouter.registry.parsing import parse_text
+from schemarouter.registry.parsing import parse_text, read_local_text
 
 __all__ = [
     "CATALOG_SUFFIXES",
@@ -112,23 +112,10 @@ def catalog_json_schema() -> dict[str, Any]:
 
 
 def read_structured_file(path: Path) -> Any:
-    """Parse a JSON or YAML file; :class:`DocumentError` with the line on a syntax error."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DocumentError(
-            "file not found", where=str(path), hint="Check the path and try again"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise DocumentError(
-            f"not UTF-8 text: {exc.reason}", where=str(path), hint="Save the file as UTF-8"
-        ) from None
-    except (OSError, ValueError) as exc:  # a folder, no permission, a name too long, NUL
-        raise DocumentError(
-            f"cannot read the file: {getattr(exc, 'strerror', None) or exc}",
-            where=str(path)[:300],
-            hint="Check the path and try again",
-        ) from None
+    """Parse a JSON or YAML file; :class:`DocumentError` with the line on a syntax error.
+    A local file is held to the cap of fetched documents; a FIFO, a device or a folder is
+    refused (see :func:`~schemarouter.registry.parsing.read_local_text`)."""
+    text = read_local_text(path, where=str(path))
     return parse_text(text, source=str(path), json_first=path.suffix == ".json")
 
 
@@ -143,9 +130,7 @@ def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:
         return CatalogDocument.model_validate(data)
     except ValidationError as exc:
         what, loc = format_validation_error(exc)
-        raise DocumentError(
-            what, where=f"{source}: {loc}", hint=SCHEMA_HINT
-        ) from None
+        raise DocumentError(what, where=f"{source}: {loc}", hint=SCHEMA_HINT) from None
 
 
 def catalog_files(path: Path) -> list[Path]:

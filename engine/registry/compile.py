@@ -282,16 +282,15 @@ def _check_endpoint(
                         where=f"{where}.parameters",
                         hint="Set required: true (a URL path cannot omit a segment)",
                     )
-    carrier = spec.access.auth.parameter
-    for parameter in endpoint.parameters if carrier else ():
-        # header names are case-insensitive: ``x-api-key`` is the ``X-API-KEY`` header
-        if parameter.name == carrier or (
-            parameter.location is ParameterLocation.HEADER
-            and parameter.name.lower() == str(carrier).lower()
-        ):
+    auth = spec.access.auth
+    for parameter in endpoint.parameters if auth.parameter else ():
+        # header names are case-insensitive, and servers fold more than case: ``x-api-key``,
+        # ``x_api_key`` (CGI/WSGI) are the ``X-API-KEY`` header; ``API_KEY``, ``api_key[]``,
+        # ``api%5Fkey`` the ``api_key`` query parameter (AuthRequirement.aliased_by)
+        if parameter.name == auth.parameter or auth.aliased_by(parameter.name, parameter.location):
             raise DocumentError(
                 f"parameter {parameter.name!r} is where the credential travels "
-                f"({carrier!r}) and must not be a route parameter",
+                f"({auth.parameter!r}) and must not be a route parameter",
                 where=f"{where}.parameters",
                 hint="Credentials are declared by name in access.auth and looked up at call time",
             )

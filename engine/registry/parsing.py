@@ -23,7 +23,13 @@ import httpx
 
 from schemarouter.errors import DocumentError
 from schemarouter.fingerprint import fingerprint
-from schemarouter.registry.bounds import MAX_DOCUMENT_DEPTH, dotted, json_problem
+from schemarouter.registry.bounds import (
+    MAX_DOCUMENT_DEPTH,
+    UnreadableFile,
+    dotted,
+    json_problem,
+    read_file_bytes,
+)
 
 __all__ = [
     "DEFAULT_MAX_DOCUMENT_BYTES",
@@ -32,6 +38,7 @@ __all__ = [
     "check_shape",
     "load_document",
     "parse_text",
+    "read_local_text",
     "to_json_value",
 ]
 
@@ -329,9 +336,11 @@ def _fetch(
         ) from None
     except BodyDecodeError as exc:
         raise DocumentError(f"cannot decode the document: {exc}", where=url, hint=hint) from None
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+    except (httpx.HTTPError, httpx.InvalidURL, UnicodeError) as exc:  # idna: a bad redirect
         raise DocumentError(
-            f"cannot fetch the document: {type(exc).__name__}: {exc}", where=url, hint=hint
+            f"cannot fetch the document: {type(exc).__name__}: {str(exc)[:200]}",
+            where=url,
+            hint=hint,
         ) from None
     finally:
         if own:
@@ -349,6 +358,30 @@ def _fetch(
     except LookupError:  # an unknown charset name
         text = response.content.decode("utf-8", "replace")
     return text, content_type
+
+
+def read_local_text(
+    path: str | os.PathLike[str],
+    *,
+    where: str,
+    max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+    hint: str = "Check the path and try again",
+) -> str:
+    """The UTF-8 text of a local document, under the same cap as a fetched one: a FIFO, a
+    device (``/dev/zero``), a folder or a file past ``max_bytes`` is a :class:`DocumentError`
+    before anything is read (a FIFO would block forever, ``/dev/zero`` never ends)."""
+    try:
+        data = read_file_bytes(path, max_bytes=max_bytes)
+    except UnreadableFile as exc:
+        if "limit" in str(exc):
+            hint = "Split the document, or load it yourself and pass the data"
+        raise DocumentError(str(exc), where=where[:300], hint=hint) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            f"not UTF-8 text: {exc.reason}", where=where[:300], hint="Save the file as UTF-8"
+        ) from None
 
 
 def load_document(
@@ -381,18 +414,12 @@ def load_document(
     elif isinstance(document, str | os.PathLike):
         path = Path(document)
         name = source or str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise DocumentError(
-                f"not UTF-8 text: {exc.reason}", where=name, hint="Save the file as UTF-8"
-            ) from None
-        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-            raise DocumentError(
-                f"cannot read the file: {getattr(exc, 'strerror', None) or exc}",
-                where=name[:300],
-                hint="Check the path (a file, an http(s) URL, or pass a dict)",
-            ) from None
+        text = read_local_text(
+            path,
+            where=name,
+            max_bytes=DEFAULT_MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes,
+            hint="Check the path (a file, an http(s) URL, or pass a dict)",
+        )
         data = to_json_value(parse_text(text, source=name, json_first=path.suffix == ".json"), name)
     else:
         raise DocumentError(

@@ -145,6 +145,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from schemarouter.serve.gateway import Gateway
     from schemarouter.serve.server import run_server
 
+    token = _http_access(args)  # refused binds fail before any upstream starts
     config = _serve_config(args)
     if not (config.catalogs or config.openapi or config.mcp_tools or config.mcp_servers):
         config = config.model_copy(update={"catalogs": (str(_bundled_catalog()),)})
@@ -153,11 +154,35 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     gateway.router.build_index(progress=show_progress(args))
     print(
         f"schemarouter serve: {len(gateway.router.snapshot())} routes over {args.transport}"
-        + (f" at http://{args.host}:{args.port}{args.path}" if args.transport == "http" else ""),
+        + (f" at http://{args.host}:{args.port}{args.path}" if args.transport == "http" else "")
+        + (" (bearer token required)" if token else ""),
         file=sys.stderr,
     )
-    run_server(gateway, transport=args.transport, host=args.host, port=args.port, path=args.path)
+    run_server(
+        gateway,
+        transport=args.transport,
+        host=args.host,
+        port=args.port,
+        path=args.path,
+        token=token,
+        allowed_hosts=tuple(args.allowed_host),
+        insecure=args.insecure,
+    )
     return 0
+
+
+def _http_access(args: argparse.Namespace) -> str | None:
+    """The bearer token for ``--transport http`` (refusing an exposed bind without one)
+    before anything is started; ``None`` for stdio or where no token is set."""
+    from schemarouter.serve.security import check_bind, read_token
+
+    if args.transport != "http":
+        return None
+    token = read_token(env=args.token_env, file=args.token_file)
+    check_bind(
+        args.host, token=token, insecure=args.insecure, allowed_hosts=tuple(args.allowed_host)
+    )
+    return token
 
 
 def _bundled_catalog() -> Path:
@@ -199,6 +224,27 @@ def add_serve_parser(commands: Any) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--path", default="/mcp", help="URL path of the MCP endpoint (http)")
+    serve.add_argument(
+        "--token-env",
+        metavar="VAR",
+        help="http: require 'Authorization: Bearer <token>' with the token in this environment "
+        "variable (default: SCHEMAROUTER_SERVE_TOKEN, where set)",
+    )
+    serve.add_argument(
+        "--token-file", type=Path, metavar="FILE", help="http: the bearer token, from a file"
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="http: a Host name clients use besides loopback (repeatable; Host/Origin checks)",
+    )
+    serve.add_argument(
+        "--insecure",
+        action="store_true",
+        help="http: listen on a non-loopback address without a bearer token",
+    )
     serve.add_argument("-k", type=positive_int, help="default number of tools a search returns")
     serve.add_argument("--no-rerank", action="store_true", help="fusion order only (faster)")
     serve.add_argument(

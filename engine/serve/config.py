@@ -11,7 +11,7 @@ A YAML or JSON file (paths in it are relative to the file)::
     mcp_tools:                        # recorded tools/list results (retrieval only)
       - {source: tools/github.json, provider: github}
     mcp_servers:                      # upstream servers, kept open, proxied through the gate
-      - {provider: notes, command: [python, notes_server.py]}
+      - {provider: notes, command: [python, notes_server.py], timeout: 10}
       - {provider: search, url: "http://127.0.0.1:9000/mcp"}
     allow:                            # read-only by default
       write: [notes/mcp/add_note]     # route ids or tool names, * wildcards
@@ -101,7 +101,11 @@ class McpServerSpec(_Spec):
     trusted: bool = False
     default_effect: Effect | None = None
     effect_overrides: dict[str, Effect] = Field(default_factory=dict)
+    #: Seconds to open the session and list its tools, and the longest one call may take
+    #: (a call past it drops the session; the next call reopens it).
     timeout: float = Field(default=30.0, gt=0)
+    #: The cap of the server's replies, enforced while they are read (default: 10 MiB).
+    max_response_bytes: int | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
     def _one_target(self) -> McpServerSpec:

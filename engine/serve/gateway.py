@@ -20,6 +20,7 @@ import httpx
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import DocumentError, PolicyError, SchemaRouterError
 from schemarouter.execution.credentials import EnvironmentCredentials
+from schemarouter.execution.invokers._base import clip
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
@@ -94,6 +95,7 @@ def build_router(config: GatewayConfig, **router_options: Any) -> Any:
                 default_effect=server.default_effect,
                 effect_overrides=server.effect_overrides or None,
                 timeout=server.timeout,
+                max_response_bytes=server.max_response_bytes,
             )
     except BaseException:
         router.close()
@@ -136,7 +138,8 @@ class Gateway:
 
     def effects_for(self, route: Route) -> frozenset[Effect]:
         """The effects this gateway lets ``route`` have (read; more where the config names it)."""
-        return self.config.allow.effects_for(route.route_id, tool_name(route.route_id))
+        name = tool_name(route.route_id, snapshot=self.router.snapshot())
+        return self.config.allow.effects_for(route.route_id, name)
 
     def allows(self, route: Route) -> bool:
         return route.endpoint.effect in self.effects_for(route)
@@ -175,10 +178,13 @@ class Gateway:
         """What ``search_tools`` answers: MCP tool definitions, best first."""
         found = self.retrieve(query, k)
         tools = []
-        offered = {c.route_id: tool_name(c.route_id) for c in found.candidates}
+        snapshot = self.router.snapshot()
+        offered = {c.route_id: tool_name(c.route_id, snapshot=snapshot) for c in found.candidates}
         for candidate in found.candidates:
             # an identifier another offered tool returns names it (call that one first)
-            definition = tool_definition(candidate, "mcp", tool_names=offered)
+            definition = tool_definition(
+                candidate, "mcp", tool_names=offered, name=offered[candidate.route_id]
+            )
             definition["effect"] = candidate.effect.value
             tools.append(definition)
         answer: dict[str, Any] = {"query": found.query, "tools": tools}
@@ -204,8 +210,13 @@ class Gateway:
         allowed = _Allowed(self, snapshot)
         sources = identifier_sources(snapshot, route, allowed)
         candidate = candidate_from_route(route, rank=0, score=0.0, identifier_sources=sources)
-        names = {s.route_id: tool_name(s.route_id) for s in sources.values()}
-        definition = tool_definition(candidate, "mcp", tool_names=names)
+        names = {s.route_id: tool_name(s.route_id, snapshot=snapshot) for s in sources.values()}
+        definition = tool_definition(
+            candidate,
+            "mcp",
+            tool_names=names,
+            name=tool_name(route.route_id, snapshot=snapshot),
+        )
         definition.update(
             {
                 "route_id": route.route_id,
@@ -243,7 +254,8 @@ class Gateway:
         effects = self.effects_for(route)
         if route.endpoint.effect not in effects:
             raise PolicyError(
-                f"tool {tool_name(route.route_id)!r} has effect {route.endpoint.effect.value}; "
+                f"tool {tool_name(route.route_id, snapshot=self.router.snapshot())!r} has "
+                f"effect {route.endpoint.effect.value}; "
                 "this gateway runs it only where its config allows it",
                 where=route.route_id,
                 hint=f"Name it under allow.{route.endpoint.effect.value} in the gateway config",
@@ -287,6 +299,8 @@ class Gateway:
 
 
 def error_text(error: BaseException) -> str:
+    """What a client reads of a refusal or failure (foreign text in it already cut; any
+    other error's text cut here, before it is relayed)."""
     if isinstance(error, SchemaRouterError | ValueError):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
+        return clip(str(error), 2000)
+    return clip(f"{type(error).__name__}: {error}", 2000)

@@ -18,14 +18,15 @@ search pattern agents and coding assistants already use:
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from schemarouter.errors import MissingDependencyError
 from schemarouter.integrations.search import call_payload
 from schemarouter.serve.gateway import Gateway, error_text
+from schemarouter.serve.security import is_loopback
 
-__all__ = ["INSTRUCTIONS", "build_server", "run_server"]
+__all__ = ["INSTRUCTIONS", "build_server", "http_app", "run_server"]
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +107,7 @@ def build_server(gateway: Gateway) -> Any:
             result = await gateway.acall(name, arguments or {})
         except Exception as exc:
             return error(exc)
-        payload = call_payload(result)
+        payload = call_payload(result, snapshot=gateway.router.snapshot())
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
         return CallToolResult(
             content=[TextContent(type="text", text=text)],
@@ -120,6 +121,35 @@ def build_server(gateway: Gateway) -> Any:
     return server
 
 
+def http_app(
+    gateway: Gateway,
+    *,
+    host: str = "127.0.0.1",
+    path: str = "/mcp",
+    token: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+    insecure: bool = False,
+) -> Any:
+    """The streamable-HTTP ASGI app for ``gateway``: the SDK's app with its Host/Origin
+    checks on for the loopback names, ``host`` and ``allowed_hosts``, behind a bearer-token
+    check where ``token`` is given (see :mod:`schemarouter.serve.security`). Refuses (an
+    ``ArgumentError``) a non-loopback ``host`` without a token unless ``insecure``."""
+    from schemarouter.serve.security import BearerAuth, check_bind, transport_security
+
+    check_bind(host, token=token, insecure=insecure, allowed_hosts=allowed_hosts)
+    server = build_server(gateway)
+    app = server.streamable_http_app(
+        streamable_http_path=path,
+        transport_security=transport_security(host, allowed_hosts),
+        host=host,
+    )
+    if token is None:
+        if not is_loopback(host):
+            logger.warning("serving %s without a bearer token (--insecure)", host)
+        return app
+    return BearerAuth(app, token)
+
+
 def run_server(
     gateway: Gateway,
     *,
@@ -127,12 +157,25 @@ def run_server(
     host: str = "127.0.0.1",
     port: int = 8000,
     path: str = "/mcp",
+    token: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+    insecure: bool = False,
 ) -> None:
-    """Serve ``gateway`` until interrupted (stdio, or streamable HTTP on ``host:port``)."""
-    server = build_server(gateway)
+    """Serve ``gateway`` until interrupted (stdio, or streamable HTTP on ``host:port``; see
+    :func:`http_app` for ``token``, ``allowed_hosts`` and ``insecure``)."""
     if transport == "stdio":
-        server.run("stdio")
+        build_server(gateway).run("stdio")
     elif transport in ("http", "streamable-http"):
-        server.run("streamable-http", host=host, port=port, streamable_http_path=path)
+        import uvicorn
+
+        app = http_app(
+            gateway,
+            host=host,
+            path=path,
+            token=token,
+            allowed_hosts=allowed_hosts,
+            insecure=insecure,
+        )
+        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
     else:
         raise ValueError(f"unknown transport {transport!r}; use stdio or http")

@@ -45,6 +45,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from schemarouter.errors import (
+    ArgumentError,
     CorruptIndexError,
     IndexBackendError,
     MissingDependencyError,
@@ -59,6 +60,7 @@ from schemarouter.index.milvus.query import MilvusQuery
 from schemarouter.index.milvus.rows import (
     DEFAULT_COLLECTION,
     DEFAULT_CONSISTENCY,
+    FUSIONS,
     IN_BATCH,
     META_KEY,
     MilvusTarget,
@@ -71,13 +73,13 @@ from schemarouter.index.milvus.schema import FORMAT, check_meta, collection_sche
 from schemarouter.index.search import SearchMode, dense_weight_for
 from schemarouter.index.settings import IndexSettings, RouteHit
 from schemarouter.index.tokenize import tokenize
+from schemarouter.registry.bounds import UnreadableFile, load_json
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 
 __all__ = ["FUSIONS", "MilvusIndex"]
 
 logger = logging.getLogger(__name__)
 
-FUSIONS = ("router", "rrf", "weighted")
 #: Rows per write request (a row is about 2 KB of text and the vector).
 WRITE_BATCH = 512
 #: A long write is flushed every this many rows: Milvus Lite's cost per insert grows with
@@ -124,9 +126,13 @@ class MilvusIndex:
         timeout: float = 30.0,
         client: Any = None,
     ) -> None:
-        if fusion not in FUSIONS:
-            raise ValueError(f"unknown fusion {fusion!r} (one of {', '.join(FUSIONS)})")
         self.target = MilvusTarget(uri, token, db_name, collection, consistency_level)
+        if fusion not in FUSIONS:
+            raise ArgumentError(
+                f"unknown fusion {str(fusion)[:40]!r} (one of {', '.join(FUSIONS)})",
+                where=self.target.redacted(),
+                hint="fusion='router' (the default) fuses as the in-process index does",
+            )
         self.fusion = fusion
         self.sync = sync
         self.timeout = timeout
@@ -159,8 +165,10 @@ class MilvusIndex:
         except Exception as exc:
             if not _is_engine_error(exc):
                 raise
+            # the client's message may quote the URI it was given, password and all
+            message = self.target.redact(str(exc))[:500]
             raise IndexBackendError(
-                f"Milvus failed while {what}: {type(exc).__name__}: {exc}",
+                f"Milvus failed while {what}: {type(exc).__name__}: {message}",
                 where=self.target.redacted(),
                 hint="Check that the Milvus server is up and reachable (URI, token, network); "
                 "nothing was changed in the router",
@@ -229,8 +237,8 @@ class MilvusIndex:
             props = self.client.describe_collection(self.name).get("properties") or {}
         raw = props.get(META_KEY)
         try:
-            meta = json.loads(raw) if raw else None
-        except (TypeError, json.JSONDecodeError):
+            meta = load_json(raw) if isinstance(raw, str | bytes) and raw else None
+        except UnreadableFile:  # not JSON, or nested past the limit
             meta = None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise CorruptIndexError(
@@ -283,6 +291,7 @@ class MilvusIndex:
             self._meta = meta
             with self._engine("loading the collection"):
                 self.client.load_collection(self.name)
+            self._check_rows(meta)
             if meta.get("state") != "clean":
                 self._routes = None
                 found = self._stored_fingerprint()
@@ -314,6 +323,26 @@ class MilvusIndex:
                     )
                 self.apply(snapshot, cache=cache, progress=progress)
             return self
+
+    def _check_rows(self, meta: dict[str, Any]) -> None:
+        """A Milvus Lite file whose data segments are gone opens with its metadata intact
+        and answers every search with nothing: fewer rows than the metadata's documents is
+        a :class:`CorruptIndexError`. (A server counts flushed rows only, so it is not
+        asked.)"""
+        if not self.target.is_lite or meta.get("state") != "clean":
+            return
+        expected = meta.get("documents")
+        with self._engine("counting the collection's rows"):
+            stats = self.client.get_collection_stats(self.name)
+        found = stats.get("row_count") if isinstance(stats, dict) else None
+        if isinstance(expected, int) and isinstance(found, int) and found < expected:
+            raise CorruptIndexError(
+                f"collection {self.name!r} holds {found} rows where its metadata lists "
+                f"{expected} documents (the Milvus Lite data files are missing or damaged)",
+                where=self.target.redacted(),
+                hint="Rebuild it (`schemarouter index build --backend milvus --rebuild`, or "
+                "MilvusIndex.rebuild)",
+            )
 
     def rebuild(
         self,

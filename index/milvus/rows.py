@@ -24,9 +24,10 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from schemarouter.contracts import Route
+from schemarouter.errors import ArgumentError
 from schemarouter.index.backend import RouteFilter
 from schemarouter.index.documents import DocKind, route_documents
 from schemarouter.index.settings import IndexSettings
@@ -36,12 +37,14 @@ from schemarouter.retrieval.candidates import route_sources
 __all__ = [
     "DEFAULT_COLLECTION",
     "DEFAULT_CONSISTENCY",
+    "FUSIONS",
     "META_KEY",
     "SCHEMA_VERSION",
     "DocHit",
     "MilvusTarget",
     "filter_expression",
     "parse_milvus_uri",
+    "redact_uri",
     "roll_up",
     "route_key",
     "route_rows",
@@ -51,6 +54,8 @@ DEFAULT_COLLECTION = "schemarouter_routes"
 #: Reads see every write acknowledged before them (a registration is searchable at once).
 #: "Bounded" trades that for latency on a cluster; see docs/scale.md.
 DEFAULT_CONSISTENCY = "Strong"
+#: Who fuses the lexical and dense lists (see :mod:`schemarouter.index.milvus.index`).
+FUSIONS = ("router", "rrf", "weighted")
 #: Collection property holding the metadata (JSON): format, encoder, settings, registry.
 META_KEY = "schemarouter.index"
 #: Version of the row layout; a collection written with another is refused.
@@ -198,8 +203,42 @@ class MilvusTarget(NamedTuple):
         return not self.uri.startswith(("http://", "https://", "tcp://", "unix:"))
 
     def redacted(self) -> str:
-        """The target for logs and errors: never the token."""
-        return f"{self.uri}#{self.db_name or 'default'}/{self.collection}"
+        """The target for logs and errors: never the token, a password or a query string."""
+        return f"{redact_uri(self.uri)}#{self.db_name or 'default'}/{self.collection}"
+
+    def redact(self, text: str) -> str:
+        """``text`` (an engine's error message, say) without the token or a password the
+        URI carries, in any of the forms a client library may print them."""
+        secrets = {self.token, *self.token.split(":", 1)[1:]} if self.token else set()
+        userinfo = urlsplit(self.uri).password if "://" in self.uri else None
+        if userinfo:
+            secrets.add(userinfo)
+        for secret in sorted((s for s in secrets if len(s) >= 3), key=len, reverse=True):
+            for form in (secret, quote(secret, safe=""), quote(secret)):
+                text = text.replace(form, "[redacted]")
+        return text
+
+
+def redact_uri(uri: str) -> str:
+    """``uri`` without userinfo (``root:password@``) or query string (``?token=``)."""
+    if "://" not in uri:
+        return uri.split("?", 1)[0]
+    scheme, _, rest = uri.partition("://")
+    authority, slash, path = rest.partition("/")
+    host = authority.rsplit("@", 1)[-1]
+    return f"{scheme}://{host}{slash}{path.split('?', 1)[0]}"
+
+
+_URI_FORMS = (
+    "milvus://HOST:PORT[/COLLECTION][?token=..&db=..]; milvus+https://HOST[:PORT]; "
+    "milvus+lite:///PATH/routes.db[?collection=..]"
+)
+
+
+def _bad_uri(what: str, uri: str) -> ArgumentError:
+    return ArgumentError(
+        what, where=f"Milvus URI {redact_uri(uri)[:200]!r}", hint=f"Write it as {_URI_FORMS}"
+    )
 
 
 def parse_milvus_uri(uri: str) -> dict[str, str]:
@@ -207,37 +246,57 @@ def parse_milvus_uri(uri: str) -> dict[str, str]:
 
         milvus://HOST:PORT[/COLLECTION][?token=..&db=..&consistency=..&fusion=..]
         milvus+https://HOST[:PORT][/COLLECTION][?...]      TLS
+        milvus://USER:PASSWORD@HOST:PORT/...              the same as token=USER:PASSWORD
         milvus+lite:///ABSOLUTE/PATH/routes.db[?collection=..]   Milvus Lite, embedded
         milvus+lite://relative/routes.db                  (relative to the working folder)
 
-    The token may also come from ``$MILVUS_TOKEN`` (keeps it out of shell history).
+    The token may also come from ``$MILVUS_TOKEN`` (keeps it out of shell history). A URI
+    that says none of these is an :class:`~schemarouter.errors.ArgumentError` (also a
+    ``ValueError``) naming the URI without its secrets.
     """
+    if not isinstance(uri, str):
+        raise ArgumentError(
+            f"a Milvus URI must be text, got {type(uri).__name__}", where="Milvus URI"
+        )
     scheme, sep, rest = uri.partition("://")
     if not sep or scheme not in ("milvus", "milvus+https", "milvus+lite"):
-        raise ValueError(f"not a milvus:// URI: {uri!r}")
-    parts = urlsplit(f"x://{rest}")
-    query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+        raise _bad_uri("not a milvus:// URI", uri)
+    try:
+        parts = urlsplit(f"x://{rest}")
+        query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+        username, password, port = parts.username, parts.password, parts.port
+    except ValueError as exc:  # a port that is no number, an unclosed IPv6 bracket
+        raise _bad_uri(f"not a valid Milvus URI ({exc})", uri) from None
     unknown = set(query) - {"token", "db", "consistency", "collection", "fusion"}
     if unknown:
-        raise ValueError(f"unknown milvus URI parameters {sorted(unknown)} in {uri!r}")
+        raise _bad_uri(f"unknown Milvus URI parameters {sorted(unknown)}", uri)
+    if query.get("fusion") and query["fusion"] not in FUSIONS:
+        raise _bad_uri(
+            f"unknown fusion {query['fusion'][:40]!r} (one of {', '.join(FUSIONS)})", uri
+        )
     path = unquote(parts.path)
     out: dict[str, str] = {}
     if scheme == "milvus+lite" or (not parts.netloc and path.endswith(".db")):
         location = f"{parts.netloc}{path}" if scheme == "milvus+lite" else path
         if not location:
-            raise ValueError(f"a Milvus Lite URI needs a file path: {uri!r}")
+            raise _bad_uri("a Milvus Lite URI needs a file path", uri)
         out["uri"] = location
     else:
-        if not parts.netloc:
-            raise ValueError(f"a milvus:// URI needs HOST:PORT: {uri!r}")
+        host = parts.hostname
+        if not host:
+            raise _bad_uri("a milvus:// URI needs HOST:PORT", uri)
         proto = "https" if scheme == "milvus+https" else "http"
-        out["uri"] = f"{proto}://{parts.netloc}"
+        netloc = f"[{host}]" if ":" in host else host
+        out["uri"] = f"{proto}://{netloc}" + (f":{port}" if port is not None else "")
         name = path.strip("/")
         if name:
             out["collection"] = name
     if "collection" in query:
         out["collection"] = query["collection"]
     token = query.get("token") or os.environ.get("MILVUS_TOKEN", "")
+    if username is not None and not query.get("token"):
+        # Milvus reads user and password as the token "user:password"; never in the URI
+        token = f"{unquote(username)}:{unquote(password or '')}"
     if token:
         out["token"] = token
     if query.get("db"):

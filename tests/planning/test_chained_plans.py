@@ -166,6 +166,10 @@ def _rebind(plan: Plan, index: int, **change: Any) -> Plan:
     ("change", "message"),
     [
         ({"step": 1}, "does not run before this one"),
+        # issue #24, finding 9: Python reads step -1 as the last step (step 0 was sent)
+        ({"step": -1}, "which is no step number"),
+        ({"step": True}, "which is no step number"),
+        ({"step": "0"}, "which is no step number"),
         ({"field": "results.title"}, "no registered output field 'results.title'"),
         ({"path": "results.*.name"}, "not the registered path"),
     ],

@@ -25,6 +25,13 @@ BOMB_BYTES = 8 * 1024 * 1024
 DRIP = 0.02
 DRIP_BYTES = 300
 
+#: Redirects to hosts that are no valid IDNA (issue #24, finding 4): path -> Location.
+IDNA_REDIRECTS = {
+    "/api/idna-empty": "http://xn--/",
+    "/api/idna-short": "http://xn--a/x",
+    "/api/idna-symbol": "http://xn--ls8h.la/",
+}
+
 FIELDS = [
     fld("material_id", "data.*.material_id", {"type": "string"}, identifier=True),
     fld("band_gap", "data.*.band_gap", {"type": "number", "minimum": 0, "maximum": 100}),
@@ -109,6 +116,8 @@ class HostileApp:
             return Response(raw=_endless_continue(), pause=DRIP)
         if path == "/api/js-redirect":
             return Response(302, b"", {"Location": "javascript:alert(1)"})
+        if path in IDNA_REDIRECTS:
+            return Response(302, b"", {"Location": IDNA_REDIRECTS[path]})
         if path in ("/api/store-307", "/api/wipe-302"):
             return Response(
                 307 if path.endswith("307") else 302,
@@ -149,6 +158,7 @@ def hostile_provider(base_url: str) -> dict[str, Any]:
         "nan",
         "deep",
         "echo-error",
+        *(p.removeprefix("/api/") for p in IDNA_REDIRECTS),
     ]
     endpoints = [endpoint(name.replace("-", "_"), f"/{name}", fields=FIELDS) for name in reads]
     endpoints += [

@@ -7,7 +7,28 @@ from typing import Any, NamedTuple
 
 from schemarouter.errors import InvocationError
 
-__all__ = ["Payload", "Sleep", "counts_for_health", "invocation_error", "is_retryable"]
+__all__ = [
+    "MAX_MESSAGE_CHARS",
+    "Payload",
+    "Sleep",
+    "clip",
+    "counts_for_health",
+    "invocation_error",
+    "is_retryable",
+]
+
+#: Characters of a foreign message (an upstream's error text, a tool's error) kept in errors
+#: and logs: a 60,000-character message once stalled a gateway's event loop in its log
+#: handler, and a model reads the first lines anyway.
+MAX_MESSAGE_CHARS = 300
+
+
+def clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was (cut before it is
+    logged or put into an error, never after)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters in all)"
 
 
 class Payload(NamedTuple):

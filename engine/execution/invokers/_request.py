@@ -176,6 +176,17 @@ def _place_credentials(
             hint="Set them in the environment or pass a CredentialProvider that has them",
         )
     secrets = [v for v in values.values() if v]
+    if auth.parameter:
+        # a value sent beside the credential under a name the server folds into the
+        # credential's own (``x_api_key`` / ``X-API-KEY``, ``api_key[]`` / ``api_key``) is
+        # never sent: registration refuses such parameters, this covers routes made by hand
+        for mapping, place in (
+            (headers, ParameterLocation.HEADER),
+            (cookies, ParameterLocation.COOKIE),
+        ):
+            for key in [k for k in mapping if auth.aliased_by(k, place)]:
+                del mapping[key]
+        params[:] = [(k, v) for k, v in params if not auth.aliased_by(k, ParameterLocation.QUERY)]
     guard_logger("httpx")  # httpx logs request URLs (a query-string key among them)
     for value in secrets:
         redactor.add(value)

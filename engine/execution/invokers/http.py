@@ -266,6 +266,14 @@ def _failed(exc: Exception, op: HttpSend) -> Exception:
         return _timed_out(op)
     if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
         return invocation_error(f"invalid URL: {exc}", where=op.where)
+    if isinstance(exc, UnicodeError):
+        # httpx builds the redirect's next request while it reads the response; a
+        # Location host that is no valid IDNA (``http://xn--/``) raises idna's error there
+        return invocation_error(
+            f"refused a redirect to an invalid URL ({type(exc).__name__}: {str(exc)[:120]})",
+            where=op.where,
+            hint="Redirects are followed only to valid URLs within the registered base URL",
+        )
     if isinstance(exc, httpx.HTTPError):
         if time.monotonic() >= op.deadline:  # the socket was shut at the deadline
             return _timed_out(op)
@@ -275,7 +283,14 @@ def _failed(exc: Exception, op: HttpSend) -> Exception:
     return exc
 
 
-_READ_ERRORS = (BodyTooLarge, BodyDecodeError, DeadlinePassed, httpx.HTTPError, httpx.InvalidURL)
+_READ_ERRORS = (
+    BodyTooLarge,
+    BodyDecodeError,
+    DeadlinePassed,
+    httpx.HTTPError,
+    httpx.InvalidURL,
+    UnicodeError,  # idna's IDNAError, from a redirect's Location (see _failed)
+)
 
 
 def _raw(response: BoundedResponse) -> RawResponse:

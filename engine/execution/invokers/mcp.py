@@ -30,13 +30,25 @@ from typing import Any
 
 from schemarouter.contracts import AccessKind
 from schemarouter.errors import MissingDependencyError
-from schemarouter.execution.invokers._base import Payload, invocation_error
+from schemarouter.execution.invokers._base import (
+    MAX_MESSAGE_CHARS,
+    Payload,
+    clip,
+    invocation_error,
+)
+from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
 
 __all__ = ["MCPConnection", "McpCall", "bind_mcp_session", "call_async", "call_sync", "decode"]
 
 logger = logging.getLogger(__name__)
 
 _DEFAULT_TIMEOUT = 30.0
+#: Seconds between the steps of stopping a stdio server (mcp_transport.EXIT_GRACE).
+_STOP_GRACE = 1.0
+#: The most one message from a server may have: a tool's output travels twice in it
+#: (``structuredContent`` and the same JSON as text), so twice the response cap of
+#: :class:`~schemarouter.execution.policy.ExecutionPolicy`, and room for the envelope.
+DEFAULT_MAX_MESSAGE_BYTES = 2 * DEFAULT_MAX_RESPONSE_BYTES + 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -81,7 +93,7 @@ def decode(result: Any, where: str) -> Payload:
         if isinstance(t, str)
     ]
     if _read(result, "is_error", "isError"):
-        message = " ".join(texts)[:300] or "no message"
+        message = clip(" ".join(t[: MAX_MESSAGE_CHARS + 1] for t in texts)) or "no message"
         raise invocation_error(f"the tool reported an error: {message}", where=where, health=False)
     data = _read(result, "structured_content", "structuredContent")
     if data is None and len(texts) == 1:
@@ -100,9 +112,10 @@ def decode(result: Any, where: str) -> Payload:
 
 def _failed(exc: BaseException, op: McpCall) -> Exception:
     if isinstance(exc, TimeoutError | asyncio.TimeoutError):
-        return invocation_error(f"timed out after {op.timeout:g} s", where=op.where, retryable=True)
+        seconds = getattr(exc, "seconds", op.timeout)  # a session may bound calls tighter
+        return invocation_error(f"timed out after {seconds:g} s", where=op.where, retryable=True)
     return invocation_error(  # a lost session (ManagedMCPSession) says it may be retried
-        f"the MCP call failed: {type(exc).__name__}: {exc}",
+        f"the MCP call failed: {type(exc).__name__}: {clip(str(exc))}",
         where=op.where,
         retryable=bool(getattr(exc, "retryable", False)),
     )
@@ -126,9 +139,12 @@ def call_sync(op: McpCall) -> Payload:
 
 async def call_async(op: McpCall) -> Payload:
     try:
-        result = await asyncio.wait_for(
-            op.session.call_tool(op.tool, dict(op.arguments)), op.timeout
-        )
+        if getattr(op.session, "bounds_calls", False):  # it drops itself on a timeout
+            result = await op.session.call_tool(op.tool, dict(op.arguments), timeout=op.timeout)
+        else:
+            result = await asyncio.wait_for(
+                op.session.call_tool(op.tool, dict(op.arguments)), op.timeout
+            )
     except Exception as exc:
         raise _failed(exc, op) from None
     return decode(result, op.where)
@@ -145,15 +161,19 @@ class MCPConnection:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         timeout: float = _DEFAULT_TIMEOUT,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         self.server = server
         self.env = dict(env) if env else None
         self.cwd = cwd
         self.timeout = timeout
+        #: the most one message from the server may have (see :mod:`.mcp_transport`)
+        self.max_message_bytes = max_message_bytes
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._client: Any = None
         self._closing: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def __repr__(self) -> str:
         state = "open" if self._client is not None else "closed"
@@ -167,18 +187,20 @@ class MCPConnection:
         return type(self.server).__name__
 
     def _target(self) -> Any:
+        """What ``mcp.Client`` connects through: a transport that reads every message
+        within :attr:`max_message_bytes` (:mod:`.mcp_transport`), or an in-process server."""
         try:
-            from mcp.client.stdio import StdioServerParameters
+            import mcp  # noqa: F401
         except ImportError:
             raise MissingDependencyError("mcp", extra="mcp", purpose="MCP execution") from None
-        server = self.server
+        from schemarouter.execution.invokers.mcp_transport import capped_http, capped_stdio
+
+        server, cap = self.server, self.max_message_bytes
         if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
-            return server
+            return capped_http(server, max_message_bytes=cap)
         if isinstance(server, str | Sequence):
             command = shlex.split(server) if isinstance(server, str) else [str(s) for s in server]
-            return StdioServerParameters(
-                command=command[0], args=command[1:], env=self.env, cwd=self.cwd
-            )
+            return capped_stdio(command, env=self.env, cwd=self.cwd, max_message_bytes=cap)
         return server  # an in-process server object the SDK's Client accepts
 
     async def _main(self, ready: Future[None]) -> None:
@@ -202,7 +224,11 @@ class MCPConnection:
         loop = self._loop
         assert loop is not None
         try:
-            loop.run_until_complete(self._main(ready))
+            self._task = loop.create_task(self._main(ready))
+            loop.run_until_complete(self._task)
+        except asyncio.CancelledError:  # closed while opening (a server that never answers)
+            if not ready.done():
+                ready.set_exception(TimeoutError("closed before the session opened"))
         except Exception as exc:  # while opening, ``ready`` carries it to open()
             if ready.done():
                 logger.warning("MCP connection %s ended: %s", self._label(), type(exc).__name__)
@@ -225,13 +251,23 @@ class MCPConnection:
         return self
 
     def close(self) -> None:
+        """End the session; a stdio server's process group is gone when this returns (or is
+        killed at exit, where it would not stop in time)."""
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return
-        if self._closing is not None:
-            with contextlib.suppress(RuntimeError):  # the loop has already stopped
+        with contextlib.suppress(RuntimeError):  # the loop has already stopped
+            if self._client is not None and self._closing is not None:
                 loop.call_soon_threadsafe(self._closing.set)
-        thread.join(timeout=self.timeout)
+            elif self._task is not None:
+                # still opening (initialize not answered): cancel it; the transport kills
+                # the server process on the way out
+                loop.call_soon_threadsafe(self._task.cancel)
+        # stopping a stdio server takes up to three grace periods (stdin closed, SIGTERM,
+        # SIGKILL; see mcp_transport._stop)
+        thread.join(timeout=max(self.timeout, 3 * _STOP_GRACE + 1))
+        if thread.is_alive():
+            logger.warning("MCP connection %s did not close in time", self._label()[:200])
         self._thread = None
         self._loop = None
 

@@ -10,8 +10,15 @@ adds what a long-lived owner needs:
   the session), the next call opens a new connection first. A call that was *in flight*
   when the session was lost raises an error marked retryable: the executor retries reads
   (through the new connection) and never retries writes, which may or may not have run;
-- :meth:`~ManagedMCPSession.close` ends the connection; ``router.close()`` closes every
-  session the router opened.
+- a call that runs past its timeout (the policy's, or the session's own ``call_timeout``,
+  whichever is shorter) drops the connection: a server that does not answer in time may
+  never answer, and the next call starts a fresh one;
+- a reopened session lists the server's tools again and hands them to ``on_reconnect`` (the
+  router registers them anew); a call of a tool whose definition changed is refused, once,
+  instead of running under its old registration;
+- every message is read within ``max_message_bytes`` (:mod:`.mcp_transport`);
+- :meth:`~ManagedMCPSession.close` ends the connection (and a stdio server's process);
+  ``router.close()`` closes every session the router opened.
 """
 
 from __future__ import annotations
@@ -19,12 +26,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from schemarouter.execution.invokers.mcp import MCPConnection
+from schemarouter.execution.invokers._base import clip
+from schemarouter.execution.invokers.mcp import DEFAULT_MAX_MESSAGE_BYTES, MCPConnection
+from schemarouter.fingerprint import fingerprint
 
-__all__ = ["ManagedMCPSession", "SessionLostError", "is_connection_lost"]
+__all__ = [
+    "CallTimedOut",
+    "ManagedMCPSession",
+    "SessionLostError",
+    "ToolChangedError",
+    "is_connection_lost",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +48,30 @@ class SessionLostError(ConnectionError):
     """The MCP session ended while a call was in flight (retryable for reads only)."""
 
     retryable = True
+
+
+class CallTimedOut(TimeoutError):
+    """A call ran past its timeout; the session was dropped (the next call reopens it)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"timed out after {seconds:g} s; the session was dropped")
+        self.seconds = seconds
+
+
+class ToolChangedError(RuntimeError):
+    """The tool's definition changed upstream when the session reopened: the call was not
+    sent under its old registration (not retryable: call it again, through the gate)."""
+
+    retryable = False
+
+
+def _tool_key(tool: Any) -> tuple[str, str] | None:
+    """``(name, fingerprint of its definition)`` for a listed tool."""
+    data = tool.model_dump(mode="json", by_alias=True) if hasattr(tool, "model_dump") else tool
+    if not isinstance(data, Mapping) or not isinstance(data.get("name"), str):
+        return None
+    wanted = ("name", "description", "inputSchema", "outputSchema", "annotations")
+    return data["name"], fingerprint({k: data.get(k) for k in wanted})
 
 
 def is_connection_lost(error: BaseException) -> bool:
@@ -66,17 +105,28 @@ class ManagedMCPSession:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         timeout: float = 30.0,
+        call_timeout: float | None = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        on_reconnect: Callable[[list[Any]], None] | None = None,
     ) -> None:
         self.server = server
         self.env = dict(env) if env else None
         self.cwd = cwd
+        #: seconds for opening the session and listing its tools
         self.timeout = timeout
+        #: the longest a call may take (the policy's timeout is kept where it is shorter)
+        self.call_timeout = call_timeout
+        self.max_message_bytes = max_message_bytes
+        #: called with the tools a reopened session lists (the owner registers them anew)
+        self.on_reconnect = on_reconnect
         #: how many times a lost session was opened again
         self.reconnects = 0
         self._lock = threading.Lock()
         self._conn: MCPConnection | None = None
         self._lost = False
         self._closed = False
+        self._listing: dict[str, str] = {}  # tool name -> fingerprint of its definition
+        self._changed: set[str] = set()  # tools whose definition changed on a reopen
 
     def __repr__(self) -> str:
         state = "open" if self._conn is not None else "closed"
@@ -110,20 +160,64 @@ class ManagedMCPSession:
                 return self._conn
             if self._closed:
                 raise RuntimeError(f"{self!r} is closed; open it again first")
-            if self._lost:
+            reopening = self._lost
+            if reopening:
                 self.reconnects += 1
                 logger.info("reopening the MCP session %r (it was lost)", self)
-            conn = MCPConnection(self.server, env=self.env, cwd=self.cwd, timeout=self.timeout)
+            conn = MCPConnection(
+                self.server,
+                env=self.env,
+                cwd=self.cwd,
+                timeout=self.timeout,
+                max_message_bytes=self.max_message_bytes,
+            )
             conn.open()
             self._conn, self._lost = conn, False
+            if reopening and self.on_reconnect is not None:
+                self._relist(conn)
             return conn
 
-    def _drop(self, conn: MCPConnection) -> None:
+    def _relist(self, conn: MCPConnection) -> None:
+        """List the tools of a reopened session; a tool whose definition changed is marked
+        (its next call is refused) and the listing goes to ``on_reconnect``."""
+        try:
+            tools = conn.list_tools()
+        except Exception as exc:
+            logger.warning(
+                "the reopened MCP session %r cannot list its tools: %s", self, clip(str(exc))
+            )
+            return
+        listing = self._record(tools)
+        # tools registered before whose definition changed or went away; a new tool has no
+        # old registration a call could be gated under
+        changed = {n for n, fp in self._listing.items() if listing.get(n) != fp}
+        added = set(listing) - set(self._listing)
+        self._listing = listing
+        if not (changed or added):
+            return
+        logger.warning(
+            "the MCP server %r changed %d tools while the session was lost (%s); "
+            "registering them anew",
+            self,
+            len(changed | added),
+            clip(", ".join(sorted(changed | added)), 200),
+        )
+        self._changed |= changed
+        assert self.on_reconnect is not None
+        try:
+            self.on_reconnect(tools)
+        except Exception as exc:  # the old registrations stay; the changed tools are refused
+            logger.warning("the changed tools of %r cannot be registered: %s", self, clip(str(exc)))
+
+    def _record(self, tools: list[Any]) -> dict[str, str]:
+        return dict(key for key in map(_tool_key, tools) if key is not None)
+
+    def _drop(self, conn: MCPConnection, why: str = "was lost") -> None:
         with self._lock:
             if self._conn is not conn:
                 return
             self._conn, self._lost = None, not self._closed
-        logger.warning("the MCP session %r was lost; the next call reconnects", self)
+        logger.warning("the MCP session %r %s; the next call reconnects", self, why)
         threading.Thread(target=conn.close, daemon=True).start()
 
     # -- calls -------------------------------------------------------------------------------
@@ -133,29 +227,59 @@ class ManagedMCPSession:
         for attempt in (1, 2):
             conn = self._connection()
             try:
-                return conn.list_tools()
+                tools = conn.list_tools()
             except Exception as exc:
                 if not is_connection_lost(exc) or attempt == 2:
                     raise
                 self._drop(conn)
+                continue
+            self._listing = self._record(tools)
+            return tools
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _limit(self, timeout: float | None) -> float:
+        limits = [t for t in (timeout, self.call_timeout) if t is not None]
+        return min(limits) if limits else self.timeout
+
+    def _refuse_changed(self, name: str) -> None:
+        if name in self._changed:
+            self._changed.discard(name)
+            raise ToolChangedError(
+                f"the server changed tool {clip(name, 80)!r} while the session was lost; "
+                "the call was not sent under its old definition (call it again)"
+            )
 
     def call_tool_sync(
         self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
     ) -> Any:
+        limit = self._limit(timeout)
         conn = self._connection()
+        self._refuse_changed(name)
         try:
-            return conn.call_tool_sync(name, arguments, timeout=timeout)
+            return conn.call_tool_sync(name, arguments, timeout=limit)
+        except TimeoutError:
+            self._drop(conn, f"did not answer a call in {limit:g} s")
+            raise CallTimedOut(limit) from None
         except Exception as exc:
             lost = self._lost_during(conn, exc)
             if lost is None:
                 raise
             raise lost from exc
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
+    #: :func:`~schemarouter.execution.invokers.mcp.call_async` passes its timeout here
+    bounds_calls = True
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
+    ) -> Any:
+        limit = self._limit(timeout)
         conn = self._conn if self._conn is not None else await asyncio.to_thread(self._connection)
+        self._refuse_changed(name)
         try:
-            return await conn.call_tool(name, arguments)
+            return await asyncio.wait_for(conn.call_tool(name, arguments), limit)
+        except TimeoutError:
+            self._drop(conn, f"did not answer a call in {limit:g} s")
+            raise CallTimedOut(limit) from None
         except Exception as exc:
             lost = self._lost_during(conn, exc)
             if lost is None:
@@ -169,6 +293,6 @@ class ManagedMCPSession:
             return None
         self._drop(conn)
         return SessionLostError(
-            f"the MCP session ended during the call ({type(error).__name__}: {error}); "
-            "the next call reconnects"
+            f"the MCP session ended during the call ({type(error).__name__}: "
+            f"{clip(str(error))}); the next call reconnects"
         )

@@ -1,0 +1,358 @@
+"""MCP client transports that bound what an upstream server can make the client hold.
+
+The SDK's stdio transport joins a line's chunks by concatenation (quadratic in the line's
+length: a 50 MB reply kept a core busy for minutes and every later reply queued behind it),
+and its streamable-HTTP transport reads a JSON reply whole (a 200 MB reply took the gateway
+from 107 MB to 2.5 GB). These transports read every message within ``max_message_bytes``:
+
+- **stdio** (:func:`capped_stdio`): lines are split as the bytes arrive (linear time) and a
+  line past the cap is *skipped* as it streams, never held. Where the first 64 KiB of the
+  skipped line name its JSON-RPC ``id`` at the top level, that request is answered at once
+  with an error ("the reply is larger than ..."), and the session goes on; otherwise the
+  session ends (every call in flight fails as a lost session; the owner reconnects). The
+  server runs in a process group of its own, which is killed when the transport closes,
+  when opening is cancelled (an ``initialize`` that never answers), and when this process
+  exits (:func:`kill_orphans`).
+- **streamable HTTP** (:func:`capped_http`): a JSON reply is counted as it is read and its
+  reading stops past the cap (the SDK answers that request with a parse error); a
+  server-sent event may not exceed the cap either; compressed replies are not asked for.
+
+Messages carry a tool's output twice (``structuredContent`` and the same JSON as text), so
+an owner passes twice the payload cap it enforces (see
+:class:`~schemarouter.execution.invokers.mcp_session.ManagedMCPSession`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import re
+import signal
+import sys
+import threading
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+__all__ = ["capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
+
+logger = logging.getLogger(__name__)
+
+#: Bytes of an oversized message searched for its JSON-RPC id.
+HEAD_BYTES = 64 * 1024
+#: Seconds a server may take to exit once its stdin is closed, then SIGTERM, then SIGKILL.
+EXIT_GRACE = 1.0
+#: Environment variables a stdio server inherits (as the SDK's transport does).
+_INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+#: A JSON string, matched without backtracking (possessive: a 64 KiB string that never
+#: closes costs no stack)
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+_SPACE = re.compile(r"\s*")
+
+#: Process groups of live stdio servers (pid -> None), killed at exit if still there.
+_LIVE: dict[int, None] = {}
+_LIVE_LOCK = threading.Lock()
+
+
+class ReplyTooLarge(Exception):
+    """A message from the server is larger than the transport's cap."""
+
+
+def top_level_id(head: str) -> int | str | None:
+    """The ``id`` member of the JSON object ``head`` begins (at its top level, not one nested
+    in its result), where ``head`` holds it whole; ``None`` otherwise."""
+    decoder = json.JSONDecoder()
+    depth, i, expect_key = 0, 0, False
+    while i < len(head):
+        char = head[i]
+        if char == '"':
+            match = _STRING.match(head, i)
+            if match is None:
+                return None  # the string runs past the head
+            end = match.end()
+            if depth == 1 and expect_key:
+                colon = _SPACE.match(head, end).end()  # type: ignore[union-attr]
+                if colon >= len(head) or head[colon] != ":":
+                    return None
+                start = _SPACE.match(head, colon + 1).end()  # type: ignore[union-attr]
+                if match.group(0) == '"id"':
+                    try:
+                        value, _ = decoder.raw_decode(head, start)
+                    except ValueError:
+                        return None
+                    ok = isinstance(value, int | str) and not isinstance(value, bool)
+                    return value if ok else None
+                expect_key, end = False, start
+            i = end
+            continue
+        if char in "{[":
+            depth += 1
+            expect_key = char == "{" and depth == 1
+        elif char in "}]":
+            depth -= 1
+            if depth <= 0:
+                return None
+        elif char == "," and depth == 1:
+            expect_key = True
+        i += 1
+    return None
+
+
+def _too_large(request_id: int | str, cap: int) -> Any:
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData, JSONRPCError
+
+    error = ErrorData(
+        code=-32603,
+        message=f"the server's reply is larger than the cap of {cap} bytes; it was not read",
+    )
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
+def _parse(line: bytes) -> Any:
+    from mcp.shared.message import SessionMessage
+    from mcp.types import jsonrpc_message_adapter
+
+    try:
+        return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError as exc:
+        logger.warning(
+            "an MCP server sent a line that is no JSON-RPC message (%d bytes)", len(line)
+        )
+        return exc
+
+
+class _Lines:
+    """Splits bytes into lines as they arrive, holding at most ``cap`` bytes of one line;
+    a longer line is skipped and reported by its first :data:`HEAD_BYTES`."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.buffer = bytearray()
+        self.skipping = False
+
+    def feed(self, chunk: bytes) -> list[tuple[bytes, bool]]:
+        """``(line, complete)`` pairs: a complete line, or the head of one past the cap."""
+        out: list[tuple[bytes, bool]] = []
+        start = 0
+        while start < len(chunk):
+            newline = chunk.find(b"\n", start)
+            end = len(chunk) if newline < 0 else newline
+            if self.skipping:
+                if newline >= 0:
+                    self.skipping = False
+                start = end + 1
+                continue
+            if len(self.buffer) + (end - start) > self.cap:
+                self.buffer += chunk[start : start + max(0, HEAD_BYTES - len(self.buffer))]
+                out.append((bytes(self.buffer[:HEAD_BYTES]), False))
+                self.buffer.clear()
+                self.skipping = newline < 0
+                start = end + 1
+                continue
+            self.buffer += chunk[start:end]
+            if newline < 0:
+                break
+            if self.buffer.strip():
+                out.append((bytes(self.buffer), True))
+            self.buffer.clear()
+            start = end + 1
+        return out
+
+
+def _environment(extra: Mapping[str, str] | None) -> dict[str, str]:
+    env = {k: v for k in _INHERITED if (v := os.environ.get(k)) and not v.startswith("()")}
+    return env | dict(extra or {})
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        if hasattr(os, "killpg"):
+            os.killpg(pid, sig)
+        else:  # pragma: no cover - Windows
+            os.kill(pid, sig)
+
+
+def kill_orphans() -> None:
+    """Kill every stdio server this process started and has not stopped (run at exit)."""
+    with _LIVE_LOCK:
+        pids = list(_LIVE)
+        _LIVE.clear()
+    for pid in pids:
+        _kill_group(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+
+
+atexit.register(kill_orphans)
+
+
+async def _stop(process: Any) -> None:
+    """Close stdin, give the server :data:`EXIT_GRACE` seconds, then kill its group."""
+    import anyio
+
+    with anyio.CancelScope(shield=True):
+        with contextlib.suppress(Exception):
+            await process.stdin.aclose()
+        with anyio.move_on_after(EXIT_GRACE):
+            while process.returncode is None:
+                await anyio.sleep(0.02)
+        if process.returncode is None:
+            _kill_group(process.pid, signal.SIGTERM)
+            with anyio.move_on_after(EXIT_GRACE):
+                while process.returncode is None:
+                    await anyio.sleep(0.02)
+        # whatever the leader did, its group (children it started) goes too
+        _kill_group(process.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+        with anyio.move_on_after(EXIT_GRACE):
+            await process.wait()
+        with contextlib.suppress(Exception):
+            await process.aclose()
+    with _LIVE_LOCK:
+        _LIVE.pop(process.pid, None)
+
+
+@contextlib.asynccontextmanager
+async def capped_stdio(
+    command: list[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    max_message_bytes: int,
+) -> AsyncIterator[tuple[Any, Any]]:
+    """A stdio transport for ``mcp.Client`` (see the module docstring)."""
+    import anyio
+
+    process = await anyio.open_process(
+        command,
+        env=_environment(env),
+        cwd=cwd,
+        stderr=sys.stderr,
+        start_new_session=True,
+    )
+    with _LIVE_LOCK:
+        _LIVE[process.pid] = None
+    stdout, stdin = process.stdout, process.stdin
+    assert stdout is not None and stdin is not None  # spawned with pipes
+    read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
+
+    async def reader() -> None:
+        lines = _Lines(max_message_bytes)
+        async with read_writer:
+            try:
+                async for chunk in stdout:
+                    for line, complete in lines.feed(chunk):
+                        if complete:
+                            await read_writer.send(_parse(line))
+                            continue
+                        request_id = top_level_id(line.decode("utf-8", "replace"))
+                        logger.warning(
+                            "an MCP server sent a message larger than %d bytes (id %s); "
+                            "skipped without reading it",
+                            max_message_bytes,
+                            "unknown: ending the session" if request_id is None else request_id,
+                        )
+                        if request_id is None:
+                            return  # the session ends: every call in flight fails at once
+                        await read_writer.send(_too_large(request_id, max_message_bytes))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                return
+
+    async def writer() -> None:
+        async with write_reader:
+            try:
+                async for message in write_reader:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await stdin.send(data.encode("utf-8") + b"\n")
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await read_writer.aclose()
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(reader)
+            group.start_soon(writer)
+            try:
+                yield read_stream, write_stream
+            finally:
+                group.cancel_scope.cancel()
+    finally:
+        await _stop(process)
+        for stream in (read_stream, write_stream, read_writer, write_reader):
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+
+
+# -- streamable HTTP ---------------------------------------------------------------------------
+
+
+def _http_parts(cap: int) -> Any:
+    import httpx2
+
+    class TooLarge(httpx2.StreamError):
+        """Raised while a reply is read (the SDK answers the request with an error)."""
+
+    class Capped(httpx2.AsyncByteStream):
+        def __init__(self, inner: Any, *, events: bool, compressed: bool) -> None:
+            self.inner, self.events, self.compressed = inner, events, compressed
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            if self.compressed:
+                raise TooLarge("the server sent a compressed reply, which was not asked for")
+            size, tail = 0, b""
+            async for chunk in self.inner:
+                if self.events:  # bytes since the last event boundary
+                    window = tail + chunk
+                    cut = max(window.rfind(b"\n\n"), window.rfind(b"\r\n\r\n"))
+                    size = len(window) - cut if cut >= 0 else size + len(chunk)
+                    tail = window[-3:]
+                else:
+                    size += len(chunk)
+                if size > cap:
+                    raise TooLarge(f"the server's reply is larger than the cap of {cap} bytes")
+                yield chunk
+
+        async def aclose(self) -> None:
+            close = getattr(self.inner, "aclose", None)
+            if close is not None:
+                await close()
+
+    class Transport(httpx2.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self.inner = httpx2.AsyncHTTPTransport()
+
+        async def handle_async_request(self, request: Any) -> Any:
+            response = await self.inner.handle_async_request(request)
+            kind = response.headers.get("content-type", "").lower()
+            encoding = response.headers.get("content-encoding", "").strip().lower()
+            response.stream = Capped(
+                response.stream,
+                events=kind.startswith("text/event-stream"),
+                compressed=encoding not in ("", "identity"),
+            )
+            return response
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    return httpx2, Transport
+
+
+@contextlib.asynccontextmanager
+async def capped_http(url: str, *, max_message_bytes: int) -> AsyncIterator[tuple[Any, Any]]:
+    """A streamable-HTTP transport for ``mcp.Client`` (see the module docstring)."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    httpx2, transport = _http_parts(max_message_bytes)
+    client = httpx2.AsyncClient(
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        headers={"Accept-Encoding": "identity"},
+        transport=transport(),
+    )
+    async with (
+        client,
+        streamable_http_client(
+            url, http_client=client, max_sse_event_size=max_message_bytes
+        ) as streams,
+    ):
+        yield streams

@@ -1,0 +1,321 @@
+"""The gateway and its upstream sessions under the second adversarial review (issue #24):
+tool names an upstream cannot make collide; replies and error messages bounded while they
+are read; timeouts that bound calls and drop the session; a reopened session listed again.
+The upstream is tests/mcp_servers/hostile_server.py, over stdio and streamable HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import sys
+import time
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import GateError, InvocationError, ParameterValidationError
+from schemarouter.execution.policy import ExecutionPolicy
+from schemarouter.index import HashingEncoder
+from schemarouter.integrations.names import (
+    TOOL_NAME_PATTERN,
+    assign_tool_names,
+    route_for_tool,
+    tool_name,
+    tool_names,
+)
+from schemarouter.serve import Gateway, GatewayConfig
+
+from servers.processes import http_mcp_server
+
+# -- 1: two tool names that map to one -----------------------------------------------------
+
+#: Tool names whose route ids share the hashed name's 55-character base and whose SHA-256
+#: agree in the 8 hex digits of the hashed name (found by a birthday search, 2^16 tries).
+LONG = "lookup_" + "x" * 50 + "_"
+DIGEST_TWINS = (f"{LONG}77942", f"{LONG}102513")
+
+
+def _tool(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": f"Read a note ({name})",
+        "inputSchema": {"type": "object", "properties": {"note_id": {"type": "integer"}}},
+        "annotations": {"readOnlyHint": True},
+    }
+
+
+def _router(*tools: str) -> SchemaRouter:
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    router.add_mcp_tools([_tool(t) for t in tools], provider="c", trusted=True)
+    router.add_mcp_tools([_tool("search_notes")], provider="other", trusted=True)
+    return router
+
+
+def test_the_digest_twins_really_collide() -> None:
+    a, b = (hashlib.sha256(f"c/mcp/{t}".encode()).hexdigest()[:8] for t in DIGEST_TWINS)
+    assert a == b
+    assert tool_name(f"c/mcp/{DIGEST_TWINS[0]}") == tool_name(f"c/mcp/{DIGEST_TWINS[1]}")
+
+
+TWIN = "get_note_" + hashlib.sha256(b"c/mcp/get.note").hexdigest()[:8]
+
+
+@pytest.mark.parametrize(
+    ("tools", "preferred"),
+    [
+        # an upstream's "get.note" and the plain tool named like its hashed name: a plain
+        # name ending like a digest is hashed too, so both keep their preferred names
+        (("get.note", TWIN), 2),
+        (("get.note", TWIN + "_x"), 2),
+        # two route ids whose digests collide: one gets the longer digest
+        (DIGEST_TWINS, 1),
+    ],
+)
+def test_tool_names_are_unique_and_one_pair_disables_no_lookup(
+    tools: tuple[str, str], preferred: int
+) -> None:
+    """Every ``call_tool`` / ``describe_tool`` by tool name, for every provider of the
+    gateway, answered "[SR400] routes ... have the same tool name"."""
+    router = _router(*tools)
+    snapshot = router.snapshot()
+    names = tool_names(snapshot)
+    assert len(names) == len(snapshot) == 3
+    assert all(TOOL_NAME_PATTERN.match(n) for n in names)
+    pair = [f"c/mcp/{t}" for t in tools]
+    kept = [r for r in pair if tool_name(r, snapshot=snapshot) == tool_name(r)]
+    assert len(kept) == preferred
+    gateway = Gateway(router, GatewayConfig(search={"executable_only": False}))
+    for route_id in snapshot.route_ids():
+        name = tool_name(route_id, snapshot=snapshot)
+        assert route_for_tool(snapshot, name) == route_id
+        described = gateway.describe(name)
+        assert described["route_id"] == route_id and described["name"] == name
+    offered = gateway.search("read a note", k=5)["tools"]
+    assert len({t["name"] for t in offered}) == len(offered) == 3
+    for tool in offered:
+        assert gateway.describe(tool["name"])["name"] == tool["name"]
+    with pytest.raises(GateError, match="no registered tool"):
+        route_for_tool(snapshot, "c__mcp__nothing")
+
+
+def test_a_later_registration_never_takes_an_earlier_route_s_name() -> None:
+    late, early = DIGEST_TWINS  # "...102513" sorts first within one registration
+    router = _router(early)
+    before = tool_name(f"c/mcp/{early}", snapshot=router.snapshot())
+    assert before == tool_name(f"c/mcp/{early}")
+    router.add_mcp_tools([_tool(late)], provider="c", trusted=True)  # the same access path
+    snapshot = router.snapshot()
+    assert tool_name(f"c/mcp/{late}") == before  # its preferred name is taken
+    assert tool_name(f"c/mcp/{early}", snapshot=snapshot) == before
+    assert tool_name(f"c/mcp/{late}", snapshot=snapshot) != before
+    assert len(set(tool_names(snapshot))) == len(snapshot) == 3
+
+
+def test_assigned_names_within_a_tool_set_are_unique_too() -> None:
+    ids = [f"c/mcp/{t}" for t in DIGEST_TWINS] + ["c/mcp/a.b", "c/mcp/a_b"]
+    names = assign_tool_names(ids)
+    assert len(set(names.values())) == len(ids)
+    assert all(TOOL_NAME_PATTERN.match(n) and len(n) <= 64 for n in names.values())
+
+
+# -- upstream servers that attack: huge replies, long errors, silence ------------------------
+
+HOSTILE = Path(__file__).parents[1] / "mcp_servers" / "hostile_server.py"
+ONCE = ExecutionPolicy(max_attempts=1, timeout=20.0)
+#: The reply cap these tests set (the default is 10 MiB): 24 MB passes it many times over.
+CAP = 1024 * 1024
+
+
+@pytest.fixture(params=["stdio", "http"])
+def upstream(request: pytest.FixtureRequest) -> Iterator[str | list[str]]:
+    """The hostile server over stdio (a command) or streamable HTTP (a URL)."""
+    if request.param == "stdio":
+        yield [sys.executable, str(HOSTILE)]
+    else:
+        with http_mcp_server(HOSTILE) as url:
+            yield url
+
+
+def _hostile_router(server: str | list[str], **options: Any) -> SchemaRouter:
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    router.add_mcp_server(server, provider="h", trusted=True, **options)
+    return router
+
+
+def _pid(router: SchemaRouter) -> int:
+    pid: int = router.call("h/mcp/pid", {}, policy=ONCE).output["pid"]
+    return pid
+
+
+@pytest.mark.parametrize("id_last", [False, True])
+def test_a_reply_past_the_cap_is_refused_while_it_is_read(
+    upstream: str | list[str], id_last: bool
+) -> None:
+    """50 MB over stdio timed out at 30 s and wedged the session (every later call timed
+    out, a core busy); 200 MB over streamable HTTP was read whole (+2.4 GB). Now the reply
+    is cut as it streams: refused in moments, at most the cap held, the session usable."""
+    router = _hostile_router(upstream, max_response_bytes=CAP)
+    before = _pid(router)
+    tracemalloc.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(InvocationError) as caught:
+            router.call("h/mcp/huge", {"mb": 24, "id_last": id_last}, policy=ONCE)
+        refused = time.monotonic() - started
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert refused < 8, refused
+    assert peak < 8 * CAP, peak  # the message cap is 2 x CAP; nothing near the 24 MB
+    message = str(caught.value)
+    if id_last and upstream != "http" and isinstance(upstream, list):
+        # no id in the first 64 KiB: the session ends, the call fails as a lost session
+        assert "session ended" in message
+    else:
+        assert f"larger than the cap of {2 * CAP + 64 * 1024} bytes" in message
+    started = time.monotonic()
+    assert router.call("h/mcp/echo", {"text": "next"}, policy=ONCE).output == {"text": "next"}
+    assert time.monotonic() - started < 2
+    if isinstance(upstream, list) and not id_last:
+        assert _pid(router) == before  # the same session: the reply was skipped, not fatal
+    router.close()
+
+
+def test_a_long_upstream_error_is_cut_before_it_is_logged_or_relayed(
+    upstream: str | list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A JSON-RPC error with a 60,000-character message was relayed whole and logged whole
+    (a Rich handler then stalled the gateway's event loop for 19-56 s)."""
+    router = _hostile_router(upstream)
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(InvocationError) as caught:
+        router.call("h/mcp/long_error", {"chars": 100_000}, policy=ONCE)
+    assert len(str(caught.value)) < 800 and "100000 characters in all" in str(caught.value)
+    longest = max(len(r.getMessage()) for r in caplog.records)
+    assert longest < 2000, longest
+    gateway = Gateway(router, GatewayConfig())
+    with pytest.raises(InvocationError) as caught:
+        asyncio.run(gateway.acall("h__mcp__long_error", {"chars": 100_000}))
+    assert len(str(caught.value)) < 800
+    router.close()
+
+
+def test_a_long_upstream_error_does_not_hold_another_client_s_call(
+    upstream: str | list[str],
+) -> None:
+    """Two clients of one gateway: the first gets a 100 kB error message while a Rich
+    handler (the SDK server's logging) is installed; the second's call still answers at
+    once. training/bench/gateway_limits.py measures the same across processes."""
+    from rich.console import Console
+    from rich.logging import RichHandler
+
+    router = _hostile_router(upstream)
+    gateway = Gateway(router, GatewayConfig())
+    handler = RichHandler(console=Console(stderr=True, width=100))
+    root = logging.getLogger()
+    root.addHandler(handler)
+
+    async def both() -> tuple[float, BaseException | None]:
+        async def hostile() -> BaseException | None:
+            try:
+                await gateway.acall("h__mcp__long_error", {"chars": 100_000})
+            except InvocationError as exc:
+                return exc
+            return None
+
+        first = asyncio.create_task(hostile())
+        await asyncio.sleep(0)
+        started = time.monotonic()
+        await gateway.acall("h__mcp__echo", {"text": "other client"})
+        return time.monotonic() - started, await first
+
+    try:
+        took, error = asyncio.run(both())
+    finally:
+        root.removeHandler(handler)
+        router.close()
+    assert isinstance(error, InvocationError)
+    assert took < 1.0, took
+
+
+def test_an_upstream_timeout_bounds_calls_and_drops_the_session(upstream: str | list[str]) -> None:
+    """A per-upstream ``timeout`` bounded only opening and listing; calls waited the policy's
+    30 s, and the gateway config could not set it."""
+    router = _hostile_router(upstream, timeout=3.0)
+    before = _pid(router)
+    started = time.monotonic()
+    with pytest.raises(InvocationError, match=r"timed out after 3 s"):
+        router.call("h/mcp/slow", {"seconds": 20}, policy=ExecutionPolicy(max_attempts=1))
+    assert time.monotonic() - started < 6
+    after = _pid(router)  # the next call opened a new session
+    if isinstance(upstream, list):
+        assert after != before  # a new server process (stdio)
+    router.close()
+
+
+def test_the_gateway_config_sets_an_upstream_s_call_timeout() -> None:
+    config = GatewayConfig(
+        mcp_servers=[
+            {
+                "provider": "h",
+                "command": [sys.executable, str(HOSTILE)],
+                "trusted": True,
+                "timeout": 3,
+            }
+        ]
+    )
+    gateway = Gateway.from_config(
+        config, encoder=HashingEncoder(), embedding_cache=None, abstention=None
+    )
+    try:
+        started = time.monotonic()
+        with pytest.raises(InvocationError, match=r"timed out after 3 s"):
+            asyncio.run(gateway.acall("h__mcp__slow", {"seconds": 20}))
+        # the policy's three attempts (a read), each bounded by 3 s and a reopened session
+        assert time.monotonic() - started < 3 * (3 + 3) + 1
+        assert asyncio.run(gateway.acall("h__mcp__echo", {"text": "x"})).output == {"text": "x"}
+    finally:
+        gateway.close()
+
+
+# -- a reopened session lists its tools again ------------------------------------------------
+
+
+def test_a_reopened_session_registers_a_changed_tool_and_refuses_the_stale_call(
+    tmp_path: Path,
+) -> None:
+    """A reconnected session was not listed again: a tool whose schema changed upstream ran
+    under its old registration."""
+    schema = tmp_path / "schema.json"
+    old = {"type": "object", "properties": {"key": {"type": "string"}}}
+    new = {
+        "type": "object",
+        "properties": {"id": {"type": "integer"}},
+        "required": ["id"],
+    }
+    schema.write_text(json.dumps(old))
+    router = _hostile_router([sys.executable, str(HOSTILE), "--schema-file", str(schema)])
+    assert router.call("h/mcp/lookup", {"key": "a"}, policy=ONCE).output == {"found": {"key": "a"}}
+    before = router.snapshot().route("h/mcp/lookup").fingerprint
+    schema.write_text(json.dumps(new))
+    with pytest.raises(InvocationError):
+        router.call("h/mcp/crash", {}, policy=ONCE)  # the server dies mid-call
+    with pytest.raises(InvocationError, match="changed tool 'lookup'"):
+        router.call("h/mcp/lookup", {"key": "a"}, policy=ONCE)  # gated under the old schema
+    route = router.snapshot().route("h/mcp/lookup")
+    assert route.fingerprint != before and route.endpoint.input_schema["required"] == ["id"]
+    assert router.is_bound("h/mcp/lookup")
+    with pytest.raises(ParameterValidationError):
+        router.call("h/mcp/lookup", {"key": "a"}, policy=ONCE)
+    assert router.call("h/mcp/lookup", {"id": 5}, policy=ONCE).output == {"found": {"id": 5}}
+    router.close()
