@@ -371,6 +371,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="ship it on by default, saying why (after `schemarouter eval --ranking` on every "
         "suite); without it the card turns it off",
     )
+    parser.add_argument(
+        "--off",
+        default=None,
+        metavar="WHY",
+        help="leave it off by default, saying why (e.g. the suites it does not beat fusion on)",
+    )
     parser.add_argument("--no-progress", dest="progress", action="store_false")
     return parser
 
@@ -514,7 +520,8 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
             if args.on
             else {
                 "on": False,
-                "why": (
+                "why": args.off
+                or (
                     "it beats fusion on every development set; it ships on only after it does "
                     "on every out-of-domain suite too (schemarouter eval --ranking)"
                     if beats
