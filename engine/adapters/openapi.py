@@ -117,9 +117,11 @@ def _build(reader: OpenAPIReader, model: type[M], at: str, /, **values: Any) -> 
 class _EndpointBuilder:
     """Builds one endpoint from an operation of a document."""
 
-    def __init__(self, reader: OpenAPIReader, limits: FieldLimits) -> None:
+    def __init__(self, reader: OpenAPIReader, limits: FieldLimits, notes: list[str]) -> None:
         self.reader = reader
         self.limits = limits
+        #: the document's warnings (``"location: what"``), kept on the registration
+        self.notes = notes
 
     def build(
         self,
@@ -273,12 +275,10 @@ class _EndpointBuilder:
         for index, (param, _) in enumerate(collected):
             winner = winners[param.name][1]
             if winner != index:
-                logger.warning(
-                    "%s: %s declares %r in two locations; keeping the one in %s",
-                    self.reader.source,
-                    location,
-                    param.name,
-                    collected[winner][1],
+                self.notes.append(
+                    f"{location}: declares {param.name!r} in two locations "
+                    f"({collected[winner][1]} and {collected[index][1]}); kept the one in "
+                    f"{collected[winner][1]}"
                 )
                 continue
             if carrier and (
@@ -332,6 +332,7 @@ def _effect(
     where: str,
     *,
     trusted: bool,
+    notes: list[str],
 ) -> tuple[Effect, str | None]:
     """(effect, the override key used): method, then the extension (laxer only when the
     document is trusted), then the caller."""
@@ -348,13 +349,9 @@ def _effect(
         if trusted or _STRICTNESS[claimed] >= _STRICTNESS[effect]:
             effect = claimed
         else:
-            logger.warning(
-                "%s: %s claims %s %s, which only a trusted document may; kept %s",
-                where,
-                ref.location,
-                EFFECT_EXTENSION,
-                claimed.value,
-                effect.value,
+            notes.append(
+                f"{ref.location}: claims {EFFECT_EXTENSION} {claimed.value}, which only a "
+                f"trusted document may; kept {effect.value}"
             )
     for key in (name, endpoint_id):
         if key in overrides:
@@ -406,7 +403,8 @@ def openapi_registration(
     security = SecuritySchemes(reader, provider_id=provider_model.id)
     overrides = _overrides(effect_overrides, loaded.source)
     resolved_base = base_url if base_url is not None else reader.base_url()
-    builder = _EndpointBuilder(reader, limits or FieldLimits())
+    notes: list[str] = []
+    builder = _EndpointBuilder(reader, limits or FieldLimits(), notes)
     accesses: dict[AuthRequirement, AccessPath] = {}
     specs: list[RouteSpec] = []
     ids: set[str] = set()
@@ -425,7 +423,9 @@ def openapi_registration(
         while endpoint_id in ids:
             endpoint_id, n = f"{base_id}_{n}", n + 1
         ids.add(endpoint_id)
-        effect, key = _effect(ref, name, endpoint_id, overrides, loaded.source, trusted=trusted)
+        effect, key = _effect(
+            ref, name, endpoint_id, overrides, loaded.source, trusted=trusted, notes=notes
+        )
         if key is not None:
             used.add(key)
         auth = security.requirement(ref.operation, ref.location)
@@ -452,4 +452,14 @@ def openapi_registration(
             hint="Key overrides by operationId, 'METHOD /path' or endpoint id",
         )
     logger.info("%s: %d operations compiled", loaded.source, len(specs))
-    return build_registration(specs, source=loaded.source, providers=[provider_model])
+    if notes:  # once per document, however many operations it concerns
+        logger.warning(
+            "%s: %d warning%s (see the registration's warnings), the first: %s",
+            loaded.source,
+            len(notes),
+            "" if len(notes) == 1 else "s",
+            notes[0],
+        )
+    return build_registration(
+        specs, source=loaded.source, providers=[provider_model], warnings=notes
+    )

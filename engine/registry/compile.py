@@ -295,11 +295,13 @@ def build_registration(
     providers: Sequence[Provider] = (),
     field_groups: Sequence[FieldGroup] | None = None,
     intents: Sequence[Intent] | None = None,
+    warnings: Sequence[str] = (),
 ) -> Registration:
     """Check every spec and build the Registration; raise the first problem, register nothing.
 
     ``field_groups`` / ``intents`` given (even empty) means references to them are checked;
-    ``None`` means the source declares none and references are not checked.
+    ``None`` means the source declares none and references are not checked. ``warnings``
+    (``"location: what"``) travel with the registration to the :class:`RegistryChange`.
     """
     groups = None if field_groups is None else {g.id: g for g in field_groups}
     intent_map = None if intents is None else {i.id: i for i in intents}
@@ -329,4 +331,5 @@ def build_registration(
         routes=tuple(routes[k] for k in sorted(routes)),
         field_groups=tuple(field_groups or ()),
         intents=tuple(intents or ()),
+        warnings=tuple(dict.fromkeys(warnings)),
     )

@@ -54,6 +54,8 @@ class RegistryChange:
     added: tuple[str, ...] = ()
     replaced: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    #: The registration's warnings (:attr:`Registration.warnings`): repairs and choices.
+    warnings: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -282,6 +284,7 @@ class Registry:
                 added=tuple(sorted(added)),
                 replaced=tuple(sorted(replaced)),
                 removed=tuple(sorted(removed)),
+                warnings=registration.warnings,
             )
             snapshot = RegistrySnapshot.build(change.version, routes, providers, intents, groups)
             self._commit(snapshot, change, source=registration.source)
