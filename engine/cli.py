@@ -96,14 +96,8 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     if not (catalogs or config.openapi or config.mcp_tools):
         catalogs = (str(_bundled_catalog()),)
     kwargs: dict[str, object] = {}
-    if args.reranker == "shipped":
-        from schemarouter.retrieval.rerank import Reranker
-
-        kwargs["reranker"] = Reranker.shipped()
-    elif args.reranker == "none":
-        kwargs["reranker"] = None
-    elif args.reranker:
-        kwargs["reranker"] = args.reranker  # a model folder
+    if args.reranker:
+        kwargs["reranker"] = args.reranker  # shipped, none or a model folder, as in Python
     router = SchemaRouter(index=args.index, **kwargs)  # type: ignore[arg-type]
     register_sources(router, catalogs=catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools)
     result = router.retrieve(args.query, k=args.k, abstain=args.abstain)
