@@ -116,12 +116,16 @@ class RegistrationMixin:
         client: httpx.Client | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
         trusted: bool = False,
+        strict: bool = False,
         replace: bool = False,
     ) -> RegistryChange:
         """Register an OpenAPI 2.0 / 3.0 / 3.1 document (path, URL or dict).
 
         The document's ``x-schemarouter-effect`` may only make an operation stricter
-        unless ``trusted=True`` (as with MCP hints).
+        unless ``trusted=True`` (as with MCP hints). Common mistakes (string booleans and
+        numbers, ``additionalProperties`` as a string, path parameters not marked required
+        ...) are repaired and listed in the change's ``warnings``; ``strict=True`` refuses
+        the document instead.
 
         Routes are bound for execution at registration when the access path has an absolute
         base URL (``base_url``, or the document's own server); otherwise they stay unbound
@@ -137,6 +141,7 @@ class RegistrationMixin:
             effect_overrides, Mapping, method=method, name="effect_overrides", optional=True
         )
         check_flag(trusted, method=method, name="trusted")
+        check_flag(strict, method=method, name="strict")
         registration = openapi_registration(
             document,
             provider=provider,
@@ -145,6 +150,7 @@ class RegistrationMixin:
             client=client,
             effect_overrides=effect_overrides,
             trusted=trusted,
+            strict=strict,
         )
         change = self.register(registration, replace=replace)
         bind_http_routes(self, registration.routes)

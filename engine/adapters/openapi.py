@@ -80,6 +80,7 @@ from schemarouter.registry.compile import (
     parameters_schema,
     slugify,
 )
+from schemarouter.registry.defs import attach_defs
 from schemarouter.registry.parsing import load_document
 
 __all__ = ["BODY_EXTENSION", "EFFECT_EXTENSION", "HTTP_METHODS", "openapi_registration"]
@@ -155,7 +156,7 @@ class _EndpointBuilder:
                 for row in flatten_fields(output[0], limits=self.limits)
             )
         summary = reader.text(ref.operation, "summary", ref.location)
-        deprecated = ref.operation.get("deprecated") is True
+        deprecated = reader.flag(ref.operation, "deprecated", ref.location)
         return _build(
             reader,
             Endpoint,
@@ -228,8 +229,9 @@ class _EndpointBuilder:
         ):
             needed = schema.get("required") or []
             where = f"{request.location}.content.{request.media_type}.schema.properties"
+            shared = schema.get("$defs")  # a form field may refer to the body's definitions
             for field_name, sub in properties.items():
-                sub = as_object_schema(sub)
+                sub = attach_defs(as_object_schema(sub), shared)
                 collected.append(
                     (
                         _build(
@@ -384,6 +386,7 @@ def openapi_registration(
     effect_overrides: Mapping[str, Effect | str] | None = None,
     trusted: bool = False,
     limits: FieldLimits | None = None,
+    strict: bool = False,
 ) -> Registration:
     """Compile an OpenAPI document (a path, an http(s) URL or a dict) into a Registration.
 
@@ -394,16 +397,23 @@ def openapi_registration(
     a key that names no endpoint is an error. ``trusted=True`` lets the document's own
     ``x-schemarouter-effect`` make an operation laxer (a POST that only reads); untrusted
     documents may only make it stricter. ``limits`` bounds the output fields per
-    endpoint. Raises a :class:`~schemarouter.errors.RegistrationError` naming the document,
-    the location inside it and the reason; a document that fails anywhere registers nothing.
+    endpoint. Common mistakes of real documents (string booleans and numbers,
+    ``additionalProperties`` as a string, untyped objects, path parameters not marked required,
+    a parameter declared twice) are repaired, each recorded in the registration's
+    ``warnings`` with its location (:mod:`schemarouter.adapters._repairs`); ``strict=True``
+    refuses them instead. Raises a :class:`~schemarouter.errors.RegistrationError` naming the
+    document, the location inside it and the reason; a document that fails anywhere
+    registers nothing.
     """
     loaded = load_document(document, client=client, source=source)
-    reader = OpenAPIReader(loaded.data, source=loaded.source, url=loaded.url)
+    notes: list[str] = []
+    reader = OpenAPIReader(
+        loaded.data, source=loaded.source, url=loaded.url, repairs=None if strict else notes
+    )
     provider_model = _provider(provider, reader.info(), loaded.source)
     security = SecuritySchemes(reader, provider_id=provider_model.id)
     overrides = _overrides(effect_overrides, loaded.source)
     resolved_base = base_url if base_url is not None else reader.base_url()
-    notes: list[str] = []
     builder = _EndpointBuilder(reader, limits or FieldLimits(), notes)
     accesses: dict[AuthRequirement, AccessPath] = {}
     specs: list[RouteSpec] = []
