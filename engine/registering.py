@@ -110,7 +110,7 @@ class RegistrationMixin:
         self,
         document: str | Path | Mapping[str, Any],
         *,
-        provider: str | Provider,
+        provider: str | Provider | None = None,
         base_url: str | None = None,
         access_id: str = "rest",
         client: httpx.Client | None = None,
@@ -119,7 +119,9 @@ class RegistrationMixin:
         strict: bool = False,
         replace: bool = False,
     ) -> RegistryChange:
-        """Register an OpenAPI 2.0 / 3.0 / 3.1 document (path, URL or dict).
+        """Register an OpenAPI 2.0 / 3.0 / 3.1 document (path, URL or dict). Without a
+        ``provider`` the document names it (its title, else its host: ``GitHub v3 REST API``
+        registers as ``github``).
 
         The document's ``x-schemarouter-effect`` may only make an operation stricter
         unless ``trusted=True`` (as with MCP hints). Common mistakes (string booleans and
@@ -142,19 +144,51 @@ class RegistrationMixin:
         )
         check_flag(trusted, method=method, name="trusted")
         check_flag(strict, method=method, name="strict")
-        registration = openapi_registration(
-            document,
-            provider=provider,
-            base_url=base_url,
-            access_id=access_id,
-            client=client,
-            effect_overrides=effect_overrides,
-            trusted=trusted,
-            strict=strict,
-        )
+        def compile(named: str | Provider | None) -> Registration:
+            return openapi_registration(
+                document,
+                provider=named,
+                base_url=base_url,
+                access_id=access_id,
+                client=client,
+                effect_overrides=effect_overrides,
+                trusted=trusted,
+                strict=strict,
+            )
+
+        registration = compile(provider)
+        if provider is None and not replace:
+            registration = self._own_provider(registration, compile)
         change = self.register(registration, replace=replace)
         bind_http_routes(self, registration.routes)
         return change
+
+    def _own_provider(
+        self, registration: Registration, compile: Callable[[str], Registration]
+    ) -> Registration:
+        """``registration`` again under ``id_2`` (``_3`` ...) where the provider id its
+        document gave it belongs to routes of another document (two AWS documents both
+        titled "Amazon Cognito Identity ...")."""
+        if not registration.routes:
+            return registration
+        access = registration.routes[0].access
+        base = registration.routes[0].provider.id
+        routes = self.snapshot().routes.values()
+
+        def same_document(other: Any) -> bool:  # a file by its path, a dict by its content
+            if other.document != access.document:
+                return False
+            return access.document != "<dict>" or other.document_hash == access.document_hash
+
+        def other_document(provider_id: str) -> bool:
+            return any(
+                r.provider.id == provider_id and not same_document(r.access) for r in routes
+            )
+
+        name, n = base, 2
+        while other_document(name):
+            name, n = f"{base}_{n}", n + 1
+        return registration if name == base else compile(name)
 
     def add_mcp_tools(
         self,

@@ -2,9 +2,13 @@
 
 One operation (``paths./movie/{id}.get``) becomes one endpoint:
 
-- **name**: the ``operationId``, else ``METHOD /path``; **id**: its slug (``get_movie_id``),
-  made unique inside the document with ``_2``, ``_3`` ... in document order. Vendor ``x-``
-  keys under ``paths`` are skipped; a path item may be a local ``$ref``.
+- **name**: the ``operationId``, else ``METHOD /path``; **id**: the operationId's words, else
+  the method and the path's meaningful words (``get_movie_credits``), short enough for a
+  tool name of 64 characters (a shortened id is listed in the registration's warnings),
+  made unique inside the document with ``_2``, ``_3`` ... in document order
+  (:mod:`schemarouter.adapters._naming`). Vendor ``x-`` keys under ``paths`` are skipped; a
+  path item may be a local ``$ref``. Without a ``provider`` the provider id comes from the
+  document (its ``info.title``, else its host).
 - **operation**: the HTTP method and the path template as the document writes it.
 - **parameters**: path-level then operation-level parameters (the operation's win by
   name + location); a name declared in two locations keeps the one in the path, else the
@@ -41,12 +45,19 @@ routes are registered without one (retrievable, not bindable).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from schemarouter.adapters._fields import FieldLimits, flatten_fields
+from schemarouter.adapters._naming import (
+    endpoint_budget,
+    endpoint_slug,
+    fit_endpoint_id,
+    provider_slug,
+)
 from schemarouter.adapters._openapi_reader import (
     FORM_TYPES,
     HTTP_METHODS,
@@ -295,9 +306,14 @@ class _EndpointBuilder:
         return kept
 
 
-def _provider(provider: str | Provider, info: Mapping[str, Any], source: str) -> Provider:
+def _provider(
+    provider: str | Provider | None, info: Mapping[str, Any], source: str, base_url: str | None
+) -> Provider:
     if isinstance(provider, Provider):
         return provider
+    if provider is None:  # named after the document: its title, else its host
+        stem = re.split(r"[\\/]", source)[-1].rsplit(".", 1)[0]
+        provider = provider_slug(info.get("title"), base_url, stem)
     if not isinstance(provider, str) or not provider.strip():
         raise DocumentError(
             "provider must be a non-empty string or a Provider",
@@ -378,7 +394,7 @@ def _overrides(raw: Mapping[str, Effect | str] | None, where: str) -> dict[str, 
 def openapi_registration(
     document: Any,
     *,
-    provider: str | Provider,
+    provider: str | Provider | None = None,
     base_url: str | None = None,
     access_id: str = "rest",
     source: str | None = None,
@@ -390,11 +406,12 @@ def openapi_registration(
 ) -> Registration:
     """Compile an OpenAPI document (a path, an http(s) URL or a dict) into a Registration.
 
-    ``provider`` is an id (its display name and license then come from ``info``) or a
-    trusted :class:`Provider`. ``base_url`` overrides the document's servers. ``client``
-    fetches URL documents (tests pass one with a mock transport). ``effect_overrides``
-    (endpoint name or id -> effect) comes from a trusted caller and wins over the document;
-    a key that names no endpoint is an error. ``trusted=True`` lets the document's own
+    ``provider`` is an id (its display name and license then come from ``info``), a
+    trusted :class:`Provider`, or ``None``: an id from the document's title (else its host).
+    ``base_url`` overrides the document's servers. ``client`` fetches URL documents (tests
+    pass one with a mock transport). ``effect_overrides`` (endpoint name or id -> effect)
+    comes from a trusted caller and wins over the document; a key that names no endpoint is
+    an error. ``trusted=True`` lets the document's own
     ``x-schemarouter-effect`` make an operation laxer (a POST that only reads); untrusted
     documents may only make it stricter. ``limits`` bounds the output fields per
     endpoint. Common mistakes of real documents (string booleans and numbers,
@@ -410,10 +427,11 @@ def openapi_registration(
     reader = OpenAPIReader(
         loaded.data, source=loaded.source, url=loaded.url, repairs=None if strict else notes
     )
-    provider_model = _provider(provider, reader.info(), loaded.source)
+    resolved_base = base_url if base_url is not None else reader.base_url()
+    provider_model = _provider(provider, reader.info(), loaded.source, resolved_base)
     security = SecuritySchemes(reader, provider_id=provider_model.id)
     overrides = _overrides(effect_overrides, loaded.source)
-    resolved_base = base_url if base_url is not None else reader.base_url()
+    budget = endpoint_budget(provider_model.id, access_id)
     builder = _EndpointBuilder(reader, limits or FieldLimits(), notes)
     accesses: dict[AuthRequirement, AccessPath] = {}
     specs: list[RouteSpec] = []
@@ -428,7 +446,13 @@ def openapi_registration(
                 hint="Write the operationId as text",
             )
         name = (operation_id or "").strip()[:256] or f"{ref.method.upper()} {ref.path}"[:256]
-        endpoint_id = base_id = slugify(name)
+        full = endpoint_slug((operation_id or "").strip()[:256], ref.method, ref.path)
+        endpoint_id = base_id = fit_endpoint_id(full, budget)
+        if base_id != full:
+            notes.append(
+                f"{ref.location}: endpoint id {full!r} shortened to {base_id!r} (a tool name "
+                "has at most 64 characters)"
+            )
         n = 2
         while endpoint_id in ids:
             endpoint_id, n = f"{base_id}_{n}", n + 1

@@ -64,7 +64,8 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="[PROVIDER=]FILE|URL",
-        help="an OpenAPI 2.0/3.x document (repeatable; provider defaults to the file stem)",
+        help="an OpenAPI 2.0/3.x document (repeatable; provider defaults to the document's "
+        "title, else its host)",
     )
     parser.add_argument(
         "--mcp-tools",

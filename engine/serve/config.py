@@ -28,7 +28,8 @@ ones too; the gateway approves exactly those and nothing else.
 
 The same source specs serve ``schemarouter retrieve`` and ``schemarouter serve`` on the
 command line: ``--openapi [PROVIDER=]FILE|URL`` and ``--mcp-tools [PROVIDER=]FILE`` (the
-provider defaults to the file's stem, or the URL's host).
+provider defaults to an OpenAPI document's title, else its host; for a tool list, to the
+file's stem).
 """
 
 from __future__ import annotations
@@ -75,13 +76,15 @@ class SourceSpec(_Spec):
     effect_overrides: dict[str, Effect] = Field(default_factory=dict)
 
     def provider_id(self) -> str:
-        """The provider given, else the file's stem or the URL's host."""
+        """The provider given, else the file's stem or the URL's host (``.`` read as ``_``,
+        so tool names stay readable). An OpenAPI document without one is named after its own
+        title instead (``add_openapi(provider=None)``)."""
         if self.provider:
             return self.provider
         if _URL.match(self.source):
             host = re.sub(r"^https?://", "", self.source, flags=re.IGNORECASE).split("/")[0]
-            return slugify(host.split(":")[0])
-        return slugify(Path(self.source).stem)
+            return slugify(host.split(":")[0].replace(".", "_"))
+        return slugify(Path(self.source).stem.replace(".", "_"))
 
     def resolved(self, base: Path) -> SourceSpec:
         if _URL.match(self.source) or Path(self.source).is_absolute():

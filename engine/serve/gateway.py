@@ -58,7 +58,7 @@ def register_sources(
     for spec in openapi:
         router.add_openapi(
             spec.source,
-            provider=spec.provider_id(),
+            provider=spec.provider,  # none given: the document's title, else its host
             base_url=spec.base_url,
             effect_overrides=spec.effect_overrides or None,
         )
