@@ -20,6 +20,7 @@ from schemarouter.adapters._schema import (
     as_object_schema,
 )
 from schemarouter.errors import DocumentError
+from schemarouter.registry.kinds import check_kind
 
 __all__ = [
     "FORM_TYPES",
@@ -157,6 +158,7 @@ class OpenAPIReader:
                 )
             return "oas2"
         if openapi is None:
+            check_kind(self.doc, "openapi", where=self.where("<document>"))
             raise DocumentError(
                 "not an OpenAPI document: no 'openapi' or 'swagger' version",
                 where=self.where("<document>"),

@@ -44,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from schemarouter.contracts import Effect
 from schemarouter.errors import DocumentError
 from schemarouter.registry.compile import format_validation_error, slugify
+from schemarouter.registry.kinds import check_kind
 
 __all__ = [
     "DEFAULT_MAX_K",
@@ -194,6 +195,7 @@ def load_config(path: str | Path) -> GatewayConfig:
 
     file = Path(path)
     data = read_structured_file(file)
+    check_kind(data, "config", where=str(file))
     if not isinstance(data, Mapping):
         raise DocumentError(
             f"a gateway config must be a mapping, got {type(data).__name__}",

@@ -38,11 +38,15 @@ _SEARCH_DEPTH = 50
 
 def _read_tools(spec: SourceSpec) -> Any:
     from schemarouter.registry.catalog import read_structured_file
+    from schemarouter.registry.kinds import check_kind
     from schemarouter.registry.parsing import load_document
 
     if spec.source.lower().startswith(("http://", "https://")):
-        return load_document(spec.source).data
-    return read_structured_file(Path(spec.source))
+        data = load_document(spec.source).data
+    else:
+        data = read_structured_file(Path(spec.source))
+    check_kind(data, "mcp_tools", where=spec.source)  # an OpenAPI file: say --openapi
+    return data
 
 
 def register_sources(
