@@ -12,7 +12,10 @@ One operation (``paths./movie/{id}.get``) becomes one endpoint:
 - **operation**: the HTTP method and the path template as the document writes it.
 - **parameters**: path-level then operation-level parameters (the operation's win by
   name + location); a name declared in two locations keeps the one in the path, else the
-  query, else the header (a warning is logged: the contract names a parameter once). A
+  query, else the header (a warning says so: the contract names a parameter once). Header
+  parameters the client sets (``Accept``, ``Content-Type``, ``Authorization``, request
+  signing, rate-limit and request-id headers) are no route parameters (one warning per
+  document lists them). A
   Swagger 2 ``body`` parameter or an OpenAPI 3 JSON ``requestBody`` is one ``body``
   parameter holding the whole payload; form bodies (``formData``, urlencoded or multipart
   object schemas) are one ``body``-located parameter per form field. The input schema says
@@ -113,6 +116,41 @@ _LOCATIONS = {
 }
 #: Which location keeps a parameter name declared in two (the contract names it once).
 _PRIORITY = {"path": 0, "query": 1, "header": 2, "cookie": 3, "formData": 4, "body": 4}
+#: Header parameters the client sets, never the caller: content negotiation and framing (the
+#: executor sends Accept and Content-Type itself), credentials and request signing (they
+#: travel by the access path's auth), and response headers some documents list as inputs
+#: (rate limits, request ids).
+_TRANSPORT_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-charset",
+        "accept-encoding",
+        "content-type",
+        "content-length",
+        "connection",
+        "host",
+        "transfer-encoding",
+        "user-agent",
+        "authorization",
+        "proxy-authorization",
+        "x-amz-algorithm",
+        "x-amz-content-sha256",
+        "x-amz-credential",
+        "x-amz-date",
+        "x-amz-security-token",
+        "x-amz-signature",
+        "x-amz-signedheaders",
+        "request-id",
+        "x-request-id",
+        "x-correlation-id",
+    }
+)
+_TRANSPORT_PATTERN = re.compile(r"^(?:x-)?rate-?limit-|^x-[\w-]*-request-id$", re.IGNORECASE)
+
+
+def _transport_header(name: str) -> bool:
+    """Whether header parameter ``name`` is set by the client (see _TRANSPORT_HEADERS)."""
+    return name.lower() in _TRANSPORT_HEADERS or bool(_TRANSPORT_PATTERN.match(name))
 
 
 def _method_effect(method: str) -> Effect:
@@ -134,6 +172,8 @@ class _EndpointBuilder:
         self.limits = limits
         #: the document's warnings (``"location: what"``), kept on the registration
         self.notes = notes
+        #: header parameters left out as transport (name -> operations), said once
+        self.transport: dict[str, int] = {}
 
     def build(
         self,
@@ -302,6 +342,9 @@ class _EndpointBuilder:
                 )
             ):
                 continue  # the credential travels there; it is not a route parameter
+            if param.location is ParameterLocation.HEADER and _transport_header(param.name):
+                self.transport[param.name] = self.transport.get(param.name, 0) + 1
+                continue  # the client sets it: never a model's input
             kept.append(param)
         return kept
 
@@ -486,6 +529,11 @@ def openapi_registration(
             hint="Key overrides by operationId, 'METHOD /path' or endpoint id",
         )
     logger.info("%s: %d operations compiled", loaded.source, len(specs))
+    if builder.transport:
+        counts = ", ".join(
+            f"{n} ({c} operation{'s' * (c > 1)})" for n, c in builder.transport.items()
+        )
+        notes.append(f"paths: header parameters the client sets left out of the routes: {counts}")
     if notes:  # once per document, however many operations it concerns
         logger.warning(
             "%s: %d warning%s (see the registration's warnings), the first: %s",
