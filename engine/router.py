@@ -49,7 +49,12 @@ from schemarouter.retrieval.rerank import (
     Reranker,
 )
 from schemarouter.retrieval.results import CapabilityRetrieval
-from schemarouter.retrieval.state import Exclusion, ExecutionState, exclusion_for
+from schemarouter.retrieval.state import (
+    Exclusion,
+    ExecutionState,
+    blocked_summary,
+    exclusion_for,
+)
 
 if TYPE_CHECKING:
     from schemarouter.execution.credentials import CredentialProvider
@@ -319,6 +324,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             kept,
             abstain=hide,
             exclusions=tuple(exclusions),
+            blocked=blocked_summary(exclusions, within=k),
             original_ranks=original,
             examined=examined,
             exhausted=exhausted,

@@ -25,7 +25,7 @@ from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
-from schemarouter.retrieval.state import ExecutionState
+from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary
 from schemarouter.serve.config import GatewayConfig, SourceSpec
 
 __all__ = ["Gateway", "build_router", "register_sources"]
@@ -34,6 +34,13 @@ logger = logging.getLogger(__name__)
 
 #: How many ranked routes search looks at to fill ``k`` with tools the policy allows.
 _SEARCH_DEPTH = 50
+#: What to do about tools a search leaves out, per reason (the gateway's words).
+_GATEWAY_HINTS = {
+    "effect": "allow them in the gateway config (allow.write or allow.destructive)",
+    "credentials": "set their credentials in this server's environment",
+    "unbound": "no document or server here can run them (no base URL or live session)",
+    "unhealthy": "they failed repeatedly and come back after a cooldown",
+}
 
 
 def _read_tools(spec: SourceSpec) -> Any:
@@ -155,8 +162,21 @@ class Gateway:
             raise ValueError(f"k must be a whole number from 1 to {search.max_k}, got {k!r}")
         return min(k, search.max_k)
 
+    def _credentials_here(self, snapshot: Any) -> frozenset[str]:
+        """The credential names routes declare that this server's environment supplies."""
+        declared: frozenset[str] = snapshot.derived(
+            "serve.credential_names",
+            lambda snap: frozenset(
+                name for route in snap.routes.values() for name in route.access.auth.credentials
+            ),
+        )
+        return frozenset(name for name in declared if self.credentials.get(name))
+
     def retrieve(self, query: str, k: int | None = None) -> CapabilityRetrieval:
-        """The ``k`` best tools for ``query`` that may run under this gateway's policy."""
+        """The ``k`` best tools for ``query`` that may run under this gateway's policy: bound,
+        healthy, with their credentials in this server's environment and an effect the
+        config allows. Where better matches were left out, ``blocked`` says which and why
+        (``search.executable_only: false`` lists every route instead)."""
         if not isinstance(query, str) or not query.strip():
             raise ValueError("query must be a non-empty text")
         k = self._k(k)
@@ -168,12 +188,45 @@ class Gateway:
             allowed |= {Effect.WRITE}
         if self.config.allow.destructive:
             allowed |= {Effect.DESTRUCTIVE}
-        state = ExecutionState(allowed_effects=frozenset(allowed))
+        snapshot = self.router.snapshot()
+        state = ExecutionState(
+            allowed_effects=frozenset(allowed), credentials=self._credentials_here(snapshot)
+        )
         depth = k if allowed == {Effect.READ} else max(k, _SEARCH_DEPTH)
         found: CapabilityRetrieval = self.router.retrieve_executable(query, k=depth, state=state)
-        snapshot = self.router.snapshot()
-        kept = [c for c in found.candidates if self.allows(snapshot.routes[c.route_id])][:k]
-        return found.model_copy(update={"candidates": tuple(kept), "k": k})
+        kept, exclusions = [], list(found.exclusions)
+        for candidate in found.candidates:
+            route = snapshot.routes[candidate.route_id]
+            if self.allows(route):
+                kept.append(candidate)
+            else:  # the gateway's own policy: effects only where the config names the route
+                exclusions.append(
+                    Exclusion(
+                        route_id=route.route_id,
+                        rank=found.original_ranks.get(route.route_id, candidate.rank),
+                        reason="effect",
+                        detail=f"effect {route.endpoint.effect.value}, not named under "
+                        f"allow.{route.endpoint.effect.value}",
+                    )
+                )
+        kept = kept[:k]
+        within = max((found.original_ranks.get(c.route_id, 0) for c in kept), default=k)
+        within = max(within, k)  # left out above the last tool offered, or among the best k
+        blocked = blocked_summary(
+            exclusions,
+            within=within,
+            name=lambda route_id: tool_name(route_id),
+            hints=_GATEWAY_HINTS,
+            noun="tool",
+        )
+        return found.model_copy(
+            update={
+                "candidates": tuple(kept),
+                "k": k,
+                "exclusions": tuple(sorted(exclusions, key=lambda e: e.rank)),
+                "blocked": blocked,
+            }
+        )
 
     def search(self, query: str, k: int | None = None) -> dict[str, Any]:
         """What ``search_tools`` answers: MCP tool definitions, best first."""
@@ -186,6 +239,9 @@ class Gateway:
             definition["effect"] = candidate.effect.value
             tools.append(definition)
         answer: dict[str, Any] = {"query": found.query, "tools": tools}
+        if found.blocked:
+            # better matches exist that cannot run here: say which and why, never offer them
+            answer["blocked"] = found.blocked
         if found.off_catalog:
             # the best tools are still offered; the verdict lets the model ask or say so
             answer["off_catalog"] = True
@@ -193,7 +249,9 @@ class Gateway:
         if found.confidence is not None:
             answer["confidence"] = round(found.confidence, 4)
         if not tools:
-            answer["reason"] = found.reason or "no registered tool that may run here matches"
+            answer["reason"] = (
+                found.reason or found.blocked or ("no registered tool that may run here matches")
+            )
         return answer
 
     # -- describe ----------------------------------------------------------------------------
