@@ -108,7 +108,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     config = _sources(args)
     if not _has_sources(config):
         config = config.model_copy(update={"catalogs": (str(_bundled_catalog()),)})
-    kwargs: dict[str, object] = {}
+    kwargs: dict[str, Any] = {}
     if args.reranker:
         kwargs["reranker"] = args.reranker  # shipped, none or a model folder, as in Python
     if args.index:

@@ -412,7 +412,8 @@ class RegistrationMixin:
 
     def _release_sessions(self) -> None:
         """Close owned sessions no route is bound to (replaced or removed servers)."""
-        used = {id(invoker) for _, invoker in self._bindings.values()}
+        # a copy first: upstream servers connect (and bind) from threads of their own
+        used = {id(invoker) for _, invoker in list(self._bindings.values())}
         for session in [s for s in self._owned() if id(s) not in used]:
             self._owned().remove(session)
             session.close()

@@ -16,7 +16,7 @@ A YAML or JSON file (paths in it are relative to the file)::
     allow:                            # read-only by default
       write: [notes/mcp/add_note]     # route ids or tool names, * wildcards
       destructive: []
-    search: {k: 5, max_k: 20, rerank: true, executable_only: true}
+    search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
     index: .schemarouter/index        # a saved index to load (optional)
     credentials: {env_prefix: ""}     # credentials come from the environment
 
@@ -149,6 +149,10 @@ class SearchSpec(_Spec):
     rerank: bool = True
     #: Search only routes that can run now (bound, healthy); False: every registered route.
     executable_only: bool = True
+    #: Seconds a search waits for upstream servers still connecting (``serve`` answers its
+    #: client at once and connects them in the background); after that it answers with what
+    #: has joined and says which are still connecting.
+    upstream_wait: float = Field(default=10.0, ge=0)
 
 
 class CredentialSpec(_Spec):

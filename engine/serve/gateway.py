@@ -26,9 +26,10 @@ from schemarouter.integrations.names import route_for_tool, tool_name
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary
-from schemarouter.serve.config import GatewayConfig, SourceSpec
+from schemarouter.serve.config import GatewayConfig, McpServerSpec, SourceSpec
+from schemarouter.serve.upstreams import Upstreams
 
-__all__ = ["Gateway", "build_router", "register_sources"]
+__all__ = ["Gateway", "build_router", "connect_server", "register_sources"]
 
 logger = logging.getLogger(__name__)
 
@@ -82,9 +83,23 @@ def register_sources(
         )
 
 
-def build_router(config: GatewayConfig, **router_options: Any) -> Any:
+def connect_server(router: Any, server: McpServerSpec) -> Any:
+    """Connect one upstream server of a config; register and bind its tools."""
+    return router.add_mcp_server(
+        server.target(),
+        provider=server.provider,
+        trusted=server.trusted,
+        env=server.env or None,
+        default_effect=server.default_effect,
+        effect_overrides=server.effect_overrides or None,
+        timeout=server.timeout,
+    )
+
+
+def build_router(config: GatewayConfig, *, servers: bool = True, **router_options: Any) -> Any:
     """A router with everything ``config`` lists registered, upstream MCP servers connected
-    (sessions the router owns) and bound; ``router_options`` go to ``SchemaRouter``."""
+    (sessions the router owns) and bound; ``router_options`` go to ``SchemaRouter``.
+    ``servers=False`` leaves the upstream servers to the caller (:class:`Upstreams`)."""
     from schemarouter.router import SchemaRouter
 
     if not config.search.rerank:
@@ -96,20 +111,12 @@ def build_router(config: GatewayConfig, **router_options: Any) -> Any:
         register_sources(
             router, catalogs=config.catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools
         )
-        for server in config.mcp_servers:
-            router.add_mcp_server(
-                server.target(),
-                provider=server.provider,
-                trusted=server.trusted,
-                env=server.env or None,
-                default_effect=server.default_effect,
-                effect_overrides=server.effect_overrides or None,
-                timeout=server.timeout,
-            )
+        for server in config.mcp_servers if servers else ():
+            connect_server(router, server)
     except BaseException:
         router.close()
         raise
-    if not len(router.snapshot()):
+    if not len(router.snapshot()) and (servers or not config.mcp_servers):
         router.close()
         raise DocumentError(
             "the gateway registers no route",
@@ -138,10 +145,22 @@ class Gateway:
         self.config = config or GatewayConfig()
         self.credentials = EnvironmentCredentials(prefix=self.config.credentials.env_prefix)
         self._client: httpx.AsyncClient | None = None
+        #: upstream servers connecting in the background (``from_config(background=True)``)
+        self.upstreams = Upstreams()
 
     @classmethod
-    def from_config(cls, config: GatewayConfig, **router_options: Any) -> Gateway:
-        return cls(build_router(config, **router_options), config)
+    def from_config(
+        cls, config: GatewayConfig, *, background: bool = False, **router_options: Any
+    ) -> Gateway:
+        """The gateway of ``config``. ``background=True`` (what ``serve`` does) registers the
+        config's own sources and returns while its upstream servers connect, all at once,
+        each joining when it has listed its tools; otherwise every server is connected
+        first."""
+        if not background:
+            return cls(build_router(config, **router_options), config)
+        gateway = cls(build_router(config, servers=False, **router_options), config)
+        gateway.upstreams.start(config.mcp_servers, lambda s: connect_server(gateway.router, s))
+        return gateway
 
     # -- policy ------------------------------------------------------------------------------
 
@@ -229,7 +248,10 @@ class Gateway:
         )
 
     def search(self, query: str, k: int | None = None) -> dict[str, Any]:
-        """What ``search_tools`` answers: MCP tool definitions, best first."""
+        """What ``search_tools`` answers: MCP tool definitions, best first. Upstream servers
+        still connecting get ``search.upstream_wait`` seconds to join first."""
+        if self.upstreams.connecting():
+            self.upstreams.wait(self.config.search.upstream_wait)
         found = self.retrieve(query, k)
         tools = []
         offered = {c.route_id: tool_name(c.route_id) for c in found.candidates}
@@ -248,6 +270,7 @@ class Gateway:
             answer["reason"] = found.reason
         if found.confidence is not None:
             answer["confidence"] = round(found.confidence, 4)
+        answer.update(self.upstreams.note())  # upstreams still connecting, or that failed
         if not tools:
             answer["reason"] = (
                 found.reason or found.blocked or ("no registered tool that may run here matches")
@@ -344,7 +367,9 @@ class Gateway:
         self.close()
 
     def close(self) -> None:
-        """Close the upstream sessions (the router's)."""
+        """Close the upstream sessions (the router's), once the connections under way end."""
+        longest = max((s.timeout for s in self.config.mcp_servers), default=0.0)
+        self.upstreams.wait(longest + 5.0)
         self.router.close()
 
 
