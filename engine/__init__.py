@@ -1,5 +1,7 @@
 """SchemaRouter: retrieve, validate and execute only registered capabilities."""
 
+import logging as _logging
+
 from schemarouter._version import __version__
 from schemarouter.adapters.inspect import ContractProposal
 from schemarouter.adapters.profiles import ProviderProfile, ProviderResolution
@@ -71,6 +73,10 @@ from schemarouter.retrieval.state import (
     ExecutionState,
 )
 from schemarouter.router import SchemaRouter
+
+# The library logs, never prints: without this, a warning record reaching no handler would
+# be printed to stderr by logging's last resort. Configure logging to see the records.
+_logging.getLogger(__name__).addHandler(_logging.NullHandler())
 
 __all__ = [
     "AccessKind",

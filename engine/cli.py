@@ -7,11 +7,14 @@
     schemarouter catalog show PATH...            a readable summary
     schemarouter catalog semantics PATH [--out]  the SEMANTICS.md of a catalog
     schemarouter catalog schema [--out FILE]     the JSON Schema of the catalog format
-    schemarouter retrieve "QUERY" [-k 5] [--catalog PATH] [--openapi [P=]FILE|URL]
-                          [--mcp-tools [P=]FILE] [--index DIR] [--json | --tools FORMAT]
-    schemarouter serve [--config FILE] [sources] [--transport stdio|http] [...]
-    schemarouter index build CATALOG... --out DIR
-    schemarouter index build CATALOG... --backend milvus --uri URI [--collection NAME] [--rebuild]
+    schemarouter retrieve "QUERY" [-k 5] [sources] [--index DIR] [--json | --tools FORMAT]
+    schemarouter serve [sources] [--transport stdio|http] [...]
+    schemarouter index build [CATALOG...] [sources] --out DIR
+    schemarouter index build [CATALOG...] [sources] --backend milvus --uri URI [--rebuild]
+
+    sources (each repeatable, any mix): --catalog PATH, --openapi [P=]FILE|URL,
+    --mcp-tools [P=]FILE, --config FILE (a gateway config: its sources and upstream servers).
+    A file of another kind is refused with its kind and the flag that takes it.
     schemarouter eval --suite NAME [--data PATH] --out DIR      (offline: needs training deps)
     schemarouter train-reranker --out models/reranker [...]     (offline: needs [train])
     schemarouter train-encoder --out models/encoder [...]       (offline: needs [train])
@@ -38,6 +41,7 @@ from schemarouter.serve.cli import (
     show_progress,
     sources_config,
 )
+from schemarouter.serve.config import GatewayConfig, load_config
 
 __all__ = ["main"]
 
@@ -89,27 +93,34 @@ def _bundled_catalog() -> Path:
     return Path(str(files("schemarouter.data").joinpath("catalogs", "materials")))
 
 
+def _sources(args: argparse.Namespace, *, catalogs: Sequence[Path] = ()) -> GatewayConfig:
+    """The sources a command was given: its gateway config (``--config``), then the flags."""
+    config = load_config(args.config) if getattr(args, "config", None) else GatewayConfig()
+    config = config.model_copy(update={"catalogs": config.catalogs + tuple(map(str, catalogs))})
+    return sources_config(args, config)
+
+
+def _has_sources(config: GatewayConfig) -> bool:
+    return bool(config.catalogs or config.openapi or config.mcp_tools or config.mcp_servers)
+
+
 def _cmd_retrieve(args: argparse.Namespace) -> int:
-    from schemarouter.router import SchemaRouter
-    from schemarouter.serve.gateway import register_sources
+    from schemarouter.serve.gateway import build_router
 
-    config = sources_config(args)
-    catalogs = config.catalogs
-    if not (catalogs or config.openapi or config.mcp_tools):
-        catalogs = (str(_bundled_catalog()),)
-    kwargs: dict[str, object] = {}
-    if args.reranker == "shipped":
-        from schemarouter.retrieval.rerank import Reranker
-
-        kwargs["reranker"] = Reranker.shipped()
-    elif args.reranker == "none":
-        kwargs["reranker"] = None
-    elif args.reranker:
-        kwargs["reranker"] = args.reranker  # a model folder
-    router = SchemaRouter(index=args.index, **kwargs)  # type: ignore[arg-type]
-    register_sources(router, catalogs=catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools)
-    router.build_index(progress=show_progress(args))
-    result = router.retrieve(args.query, k=args.k, abstain=args.abstain)
+    config = _sources(args)
+    if not _has_sources(config):
+        config = config.model_copy(update={"catalogs": (str(_bundled_catalog()),)})
+    kwargs: dict[str, Any] = {}
+    if args.reranker:
+        kwargs["reranker"] = args.reranker  # shipped, none or a model folder, as in Python
+    if args.index:
+        kwargs["index"] = args.index
+    router = build_router(config, **kwargs)
+    try:
+        router.build_index(progress=show_progress(args))
+        result = router.retrieve(args.query, k=args.k, abstain=args.abstain)
+    finally:
+        router.close()
     if args.tools:
         print(json.dumps(list(result.tools(args.tools)), indent=2, ensure_ascii=False))
     elif args.json:
@@ -121,13 +132,31 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
 
 def _cmd_index_build(args: argparse.Namespace) -> int:
     from schemarouter.index.build import build_index, build_milvus_index
+    from schemarouter.serve.gateway import build_router
 
+    config = _sources(args, catalogs=args.catalogs)
+    if not _has_sources(config):
+        print(
+            "error: nothing to index: give catalogs, --openapi, --mcp-tools or --config",
+            file=sys.stderr,
+        )
+        return 2
+    if args.backend == "milvus" and not args.uri:
+        print("error: --backend milvus needs --uri (see docs/scale.md)", file=sys.stderr)
+        return 2
+    if args.backend != "milvus" and args.out is None:
+        print("error: the in-process backend needs --out DIR", file=sys.stderr)
+        return 2
+    # registered as retrieve and serve register them (the same route ids and fingerprints),
+    # with no model loaded: only the registry is needed here
+    router = build_router(config, abstention=None, reranker=None, embedding_cache=None)
+    try:
+        snapshot = router.snapshot()
+    finally:
+        router.close()
     if args.backend == "milvus":
-        if not args.uri:
-            print("error: --backend milvus needs --uri (see docs/scale.md)", file=sys.stderr)
-            return 2
         report = build_milvus_index(
-            args.catalogs,
+            snapshot,
             args.uri,
             token=args.token,
             collection=args.collection,
@@ -136,12 +165,9 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
             workers=args.workers,
             cache=not args.no_cache,
         )
-    elif args.out is None:
-        print("error: the in-process backend needs --out DIR", file=sys.stderr)
-        return 2
     else:
         report = build_index(
-            args.catalogs,
+            snapshot,
             args.out,
             progress=not args.quiet,
             workers=args.workers,
@@ -171,6 +197,15 @@ _OFFLINE_COMMANDS = {
     "train-encoder": ("encoder", "encoder_main"),
     "train-ranking": ("ranking", "ranking_main"),
 }
+
+
+def _add_config_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="a gateway config (YAML/JSON): its catalogs, documents and MCP servers",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -207,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     retrieve.add_argument("query")
     retrieve.add_argument("-k", type=positive_int, default=5, help="how many routes (>= 1)")
     add_source_arguments(retrieve)
+    _add_config_argument(retrieve)
     retrieve.add_argument(
         "--index", metavar="DIR|URI", help="a saved index folder, or a milvus:// URI"
     )
@@ -234,8 +270,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     index = commands.add_parser("index", help="build saved indexes")
     index_commands = index.add_subparsers(dest="index_command", metavar="ACTION")
-    build = index_commands.add_parser("build", help="index catalogs in batch and save")
-    build.add_argument("catalogs", nargs="+", type=Path, metavar="CATALOG")
+    build = index_commands.add_parser(
+        "build",
+        help="index sources in batch and save",
+        description="Index catalogs, OpenAPI documents, MCP tool listings and the sources of "
+        "a gateway config, as retrieve and serve register them.",
+    )
+    build.add_argument("catalogs", nargs="*", type=Path, metavar="CATALOG")
+    add_source_arguments(build)
+    _add_config_argument(build)
     build.add_argument("--out", type=Path, help="index folder (in-process backend)")
     build.add_argument("--backend", choices=("inprocess", "milvus"), default="inprocess")
     build.add_argument("--uri", help="Milvus: milvus://HOST:PORT/NAME, or milvus+lite:///FILE.db")

@@ -448,3 +448,6 @@ class Registration(Contract):
     routes: tuple[Route, ...] = ()
     field_groups: tuple[FieldGroup, ...] = ()
     intents: tuple[Intent, ...] = ()
+    #: What the adapter noticed and repaired or chose, each ``"location: what"``, once per
+    #: document (a repaired string boolean, a parameter declared in two places ...).
+    warnings: tuple[str, ...] = ()

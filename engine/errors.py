@@ -33,6 +33,7 @@ wrong, *where* (document, JSON pointer, route id) and *what to do*.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "SchemaRouterError",
     "StaleIndexError",
     "UnitError",
+    "install_hint",
 ]
 
 
@@ -188,11 +190,23 @@ class ModelError(SchemaRouterError):
     code = "SR700"
 
 
+def install_hint(package: str, *, extra: str | None = None) -> str:
+    """How to install an optional dependency: the extra from the checkout this code runs
+    from (``pip install -e '/path/to/checkout[serve]'``), else the package itself. Never the
+    bare name ``schemarouter`` on the package index: that is an unrelated project."""
+    if extra:
+        root = Path(__file__).resolve().parent.parent  # a checkout: engine/ beside pyproject
+        if (root / "pyproject.toml").is_file() and (root / "engine").is_dir():
+            return f"pip install -e '{root}[{extra}]'"
+        return f"pip install '{package}' (SchemaRouter's {extra!r} extra)"
+    return f"pip install '{package}'"
+
+
 class MissingDependencyError(SchemaRouterError, ImportError):
     code = "SR900"
 
     def __init__(self, package: str, *, extra: str | None = None, purpose: str = "") -> None:
-        install = f"pip install 'schemarouter[{extra}]'" if extra else f"pip install {package}"
+        install = install_hint(package, extra=extra)
         what = f"the optional dependency {package!r} is not installed"
         if purpose:
             what += f" (needed for {purpose})"

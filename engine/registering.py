@@ -148,18 +148,24 @@ class RegistrationMixin:
         self,
         document: str | Path | Mapping[str, Any],
         *,
-        provider: str | Provider,
+        provider: str | Provider | None = None,
         base_url: str | None = None,
         access_id: str = "rest",
         client: httpx.Client | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
         trusted: bool = False,
+        strict: bool = False,
         replace: bool = False,
     ) -> RegistryChange:
-        """Register an OpenAPI 2.0 / 3.0 / 3.1 document (path, URL or dict).
+        """Register an OpenAPI 2.0 / 3.0 / 3.1 document (path, URL or dict). Without a
+        ``provider`` the document names it (its title, else its host: ``GitHub v3 REST API``
+        registers as ``github``).
 
         The document's ``x-schemarouter-effect`` may only make an operation stricter
-        unless ``trusted=True`` (as with MCP hints).
+        unless ``trusted=True`` (as with MCP hints). Common mistakes (string booleans and
+        numbers, ``additionalProperties`` as a string, path parameters not marked required
+        ...) are repaired and listed in the change's ``warnings``; ``strict=True`` refuses
+        the document instead.
 
         Routes are bound for execution at registration when the access path has an absolute
         base URL (``base_url``, or the document's own server); otherwise they stay unbound
@@ -175,18 +181,52 @@ class RegistrationMixin:
             effect_overrides, Mapping, method=method, name="effect_overrides", optional=True
         )
         check_flag(trusted, method=method, name="trusted")
-        registration = openapi_registration(
-            document,
-            provider=provider,
-            base_url=base_url,
-            access_id=access_id,
-            client=client,
-            effect_overrides=effect_overrides,
-            trusted=trusted,
-        )
+        check_flag(strict, method=method, name="strict")
+        def compile(named: str | Provider | None) -> Registration:
+            return openapi_registration(
+                document,
+                provider=named,
+                base_url=base_url,
+                access_id=access_id,
+                client=client,
+                effect_overrides=effect_overrides,
+                trusted=trusted,
+                strict=strict,
+            )
+
+        registration = compile(provider)
+        if provider is None and not replace:
+            registration = self._own_provider(registration, compile)
         change = self.register(registration, replace=replace)
         bind_http_routes(self, registration.routes)
         return change
+
+    def _own_provider(
+        self, registration: Registration, compile: Callable[[str], Registration]
+    ) -> Registration:
+        """``registration`` again under ``id_2`` (``_3`` ...) where the provider id its
+        document gave it belongs to routes of another document (two AWS documents both
+        titled "Amazon Cognito Identity ...")."""
+        if not registration.routes:
+            return registration
+        access = registration.routes[0].access
+        base = registration.routes[0].provider.id
+        routes = self.snapshot().routes.values()
+
+        def same_document(other: Any) -> bool:  # a file by its path, a dict by its content
+            if other.document != access.document:
+                return False
+            return access.document != "<dict>" or other.document_hash == access.document_hash
+
+        def other_document(provider_id: str) -> bool:
+            return any(
+                r.provider.id == provider_id and not same_document(r.access) for r in routes
+            )
+
+        name, n = base, 2
+        while other_document(name):
+            name, n = f"{base}_{n}", n + 1
+        return registration if name == base else compile(name)
 
     def add_mcp_tools(
         self,
@@ -420,7 +460,8 @@ class RegistrationMixin:
 
     def _release_sessions(self) -> None:
         """Close owned sessions no route is bound to (replaced or removed servers)."""
-        used = {id(invoker) for _, invoker in self._bindings.values()}
+        # a copy first: upstream servers connect (and bind) from threads of their own
+        used = {id(invoker) for _, invoker in list(self._bindings.values())}
         for session in [s for s in self._owned() if id(s) not in used]:
             self._owned().remove(session)
             session.close()

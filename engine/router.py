@@ -50,7 +50,12 @@ from schemarouter.retrieval.rerank import (
     Reranker,
 )
 from schemarouter.retrieval.results import CapabilityRetrieval
-from schemarouter.retrieval.state import Exclusion, ExecutionState, exclusion_for
+from schemarouter.retrieval.state import (
+    Exclusion,
+    ExecutionState,
+    blocked_summary,
+    exclusion_for,
+)
 
 if TYPE_CHECKING:
     from schemarouter.execution.credentials import CredentialProvider
@@ -138,14 +143,21 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             self.ranking_model = ranking
         #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
         #: by default the model shipped in ``schemarouter.models/reranker``; any object with
-        #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do
+        #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do;
+        #: as on the command line, ``"shipped"`` is the shipped model even where its card
+        #: leaves it off, ``"none"`` is no reranker, any other text or a Path a model folder
         #: why reranking is off by default, where the shipped model's card says it is
         self._rerank_off_reason = ""
+        keyword = reranker.strip().lower() if isinstance(reranker, str) else None
         if reranker is _DEFAULT:
             self.reranker: Reranker | Any | None = Reranker.shipped()
             why_off = getattr(self.reranker, "off_by_default", "")
             if why_off:
                 self.reranker, self._rerank_off_reason = None, why_off
+        elif keyword == "shipped":
+            self.reranker = Reranker.shipped()
+        elif keyword == "none":
+            self.reranker = None
         elif isinstance(reranker, str | Path):
             self.reranker = Reranker(reranker)
         else:
@@ -351,6 +363,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             kept,
             abstain=hide,
             exclusions=tuple(exclusions),
+            blocked=blocked_summary(exclusions, within=k),
             original_ranks=original,
             examined=examined,
             exhausted=exhausted,

@@ -125,7 +125,9 @@ def _report(index: Any, path: str, documents: int, times: tuple[float, ...]) -> 
     )
 
 
-def _registered(catalog_paths: Sequence[str | Path]) -> RegistrySnapshot:
+def _registered(catalog_paths: Sequence[str | Path] | RegistrySnapshot) -> RegistrySnapshot:
+    if isinstance(catalog_paths, RegistrySnapshot):
+        return catalog_paths  # registered by the caller (OpenAPI documents, MCP tools ...)
     registry = Registry()
     registry.register(load_catalog([Path(p) for p in catalog_paths]))
     return registry.snapshot()
@@ -140,7 +142,7 @@ def _cache_of(cache: EmbeddingCache | str | Path | bool | None) -> EmbeddingCach
 
 
 def build_milvus_index(
-    catalog_paths: Sequence[str | Path],
+    catalog_paths: Sequence[str | Path] | RegistrySnapshot,
     uri: str,
     *,
     token: str | None = None,
@@ -151,7 +153,8 @@ def build_milvus_index(
     encoder: Encoder | None = None,
     cache: EmbeddingCache | str | Path | bool | None = True,
 ) -> BuildReport:
-    """Register ``catalog_paths`` and write them to the Milvus collection at ``uri``.
+    """Register ``catalog_paths`` (or take a registry snapshot) and write them to the
+    Milvus collection at ``uri``.
 
     A missing collection is created; an existing one is brought to the catalogs
     incrementally (only changed routes are embedded and written), or dropped and written
@@ -190,7 +193,7 @@ def build_milvus_index(
 
 
 def build_index(
-    catalog_paths: Sequence[str | Path],
+    catalog_paths: Sequence[str | Path] | RegistrySnapshot,
     out_dir: str | Path,
     *,
     progress: bool = True,
@@ -199,7 +202,8 @@ def build_index(
     settings: IndexSettings | None = None,
     cache: EmbeddingCache | str | Path | bool | None = True,
 ) -> BuildReport:
-    """Register ``catalog_paths``, index every route, save to ``out_dir``.
+    """Register ``catalog_paths`` (or take a registry snapshot: any sources a router
+    registered), index every route, save to ``out_dir``.
 
     ``cache``: ``True`` for the default embedding cache, ``False``/``None`` for none, or a
     cache or its folder.

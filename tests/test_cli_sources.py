@@ -147,3 +147,58 @@ def test_validate_still_passes_a_good_catalog(tmp_path: Path) -> None:
     path = tmp_path / "tiny.yaml"
     path.write_text(TINY_CATALOG)
     assert catalog_problems(path) == []
+
+
+def test_index_build_takes_every_source_and_retrieve_loads_it(
+    sources: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``index build`` over an OpenAPI document, an MCP listing and a gateway config, as
+    ``retrieve`` registers them: the saved index loads (a stale one would be refused)."""
+    config = tmp_path / "gateway.yaml"
+    config.write_text(
+        f"mcp_tools: [{{source: {sources / 'github_tools.json'}, provider: github}}]\n"
+    )
+    out = tmp_path / "index"
+    argv = ["--openapi", str(sources / "weather.json"), "--config", str(config)]
+    assert main(["index", "build", *argv, "--out", str(out), "--quiet", "--no-cache"]) == 0
+    assert "indexed 6 routes" in capsys.readouterr().out  # 4 operations, 2 tools
+    query = ["retrieve", "daily weather forecast for a city", "-k", "1", "--json"]
+    assert main([*query, *argv, "--index", str(out)]) == 0
+    assert json.loads(capsys.readouterr().out)["candidates"][0]["route_id"] == (
+        "weather/rest/get_forecast"
+    )
+    assert main(["index", "build", "--out", str(out)]) == 2
+    assert "nothing to index" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["index", "build", "{weather}", "--out", "{tmp}/x"],
+            "this is an OpenAPI document, not a SchemaRouter catalog",
+        ),
+        (["retrieve", "q", "--catalog", "{tools}"], "this is an MCP tools/list result"),
+        (["retrieve", "q", "--openapi", "{catalog}"], "this is a SchemaRouter catalog, not an"),
+        (["retrieve", "q", "--mcp-tools", "{weather}"], "this is an OpenAPI document, not an MCP"),
+        (["retrieve", "q", "--config", "{weather}"], "an OpenAPI document, not a gateway config"),
+        (["catalog", "validate", "{tools}"], "this is an MCP tools/list result, not a"),
+    ],
+)
+def test_a_file_of_another_kind_names_its_kind_and_flag(
+    argv: list[str], message: str, sources: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (sources / "catalog.yaml").write_text(TINY_CATALOG)
+    paths = {
+        "weather": str(sources / "weather.json"),
+        "tools": str(sources / "github_tools.json"),
+        "catalog": str(sources / "catalog.yaml"),
+        "tmp": str(sources),
+    }
+    assert main([a.format(**paths) for a in argv]) == 1
+    err = capsys.readouterr().err
+    assert message in err, err
+    flag = {"OpenAPI": "--openapi", "MCP": "--mcp-tools", "SchemaRouter": "--catalog"}
+    kind = message.split("this is ")[-1].split()[1] if "this is" in message else "OpenAPI"
+    assert f"Pass it with {flag[kind]}" in err
+    assert "required key is missing" not in err

@@ -60,7 +60,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         text=True,
         cwd=out,
     )
-    (path,) = out.glob("schemarouter-*.whl")
+    (path,) = out.glob("schemarouter_engine-*.whl")
     return path
 
 
@@ -169,9 +169,27 @@ def test_regular_install_imports_from_another_folder(wheel: Path, tmp_path: Path
 
 
 def test_editable_install_imports_from_another_folder(tmp_path: Path) -> None:
+    """The README's install line for an extra (``pip install -e '.[serve]'`` in the
+    checkout), into a fresh venv outside it: the distribution is ``schemarouter-engine``, it
+    provides the extra, and the import name is ``schemarouter``."""
     python = _fresh_venv(tmp_path / "venv")
-    _pip_install(python, "--config-settings", "editable_mode=strict", "-e", str(REPO))
+    _pip_install(python, "--config-settings", "editable_mode=strict", "-e", f"{REPO}[serve]")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     result = _check_import(python, elsewhere)
     assert result["catalog"] and result["schema"]
+    metadata = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "from importlib.metadata import metadata; m = metadata('schemarouter-engine'); "
+            "print(m['Name']); print(sorted(m.get_all('Provides-Extra')))",
+        ],
+        cwd=elsewhere,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+    ).stdout.splitlines()
+    assert metadata[0] == "schemarouter-engine"
+    assert "serve" in metadata[1] and "milvus" in metadata[1]

@@ -6,7 +6,9 @@ properties descend by name, arrays of objects through ``*`` (``results.*.title``
 ``allOf`` / ``anyOf`` / ``oneOf`` alternatives contribute the union of their properties.
 A leaf is a scalar, an array of scalars, a free-form object, or a container at the depth
 limit, kept with a shallow schema (its type and words, not its subtree). Breadth first
-means that when :class:`FieldLimits` cuts, the shallow fields are the ones kept.
+means that when :class:`FieldLimits` cuts, the shallow fields are the ones kept. A schema in
+the shared form (cyclic definitions under ``$defs``, :mod:`schemarouter.registry.defs`)
+is walked through its references, and a leaf that refers to a definition carries it.
 
 Limits (the choice, for documents such as AWS's with thousands of leaves per response):
 ``max_depth`` 6 property levels below the root (``*`` does not count), ``max_fields`` 128
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from schemarouter.adapters._schema import as_object_schema
+from schemarouter.registry.defs import DEFS_PREFIX, attach_defs
 
 __all__ = ["DEFAULT_MAX_DEPTH", "DEFAULT_MAX_FIELDS", "FieldLimits", "FieldRow", "flatten_fields"]
 
@@ -52,6 +55,28 @@ class FieldRow(NamedTuple):
     description: str
 
 
+#: Segments a field path may have (``*`` included): arrays of arrays that refer to each
+#: other through ``$defs`` add ``*`` without adding depth.
+_MAX_SEGMENTS = 24
+
+Defs = Mapping[str, Any]
+
+
+def _deref(schema: Any, defs: Defs) -> Any:
+    """``schema``, or the shared definition it refers to (annotations beside the reference
+    kept); a few hops at most."""
+    for _ in range(8):
+        if not (isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str)):
+            return schema
+        ref = schema["$ref"]
+        target = defs.get(ref[len(DEFS_PREFIX) :]) if ref.startswith(DEFS_PREFIX) else None
+        if not isinstance(target, Mapping):
+            return schema
+        siblings = {k: v for k, v in schema.items() if k != "$ref"}
+        schema = {**target, **siblings}
+    return schema
+
+
 def _types(schema: Any) -> set[str]:
     if not isinstance(schema, Mapping):
         return set()
@@ -63,8 +88,9 @@ def _types(schema: Any) -> set[str]:
     return set()
 
 
-def _alternatives(schema: Any) -> Iterator[Mapping[str, Any]]:
+def _alternatives(schema: Any, defs: Defs) -> Iterator[Mapping[str, Any]]:
     """The schema and its ``allOf`` / ``anyOf`` / ``oneOf`` members, recursively."""
+    schema = _deref(schema, defs)
     if not isinstance(schema, Mapping):
         return
     yield schema
@@ -72,14 +98,14 @@ def _alternatives(schema: Any) -> Iterator[Mapping[str, Any]]:
         members = schema.get(key)
         if isinstance(members, list):
             for member in members:
-                yield from _alternatives(member)
+                yield from _alternatives(member, defs)
 
 
-def _shape(schema: Any) -> tuple[dict[str, Any], Any]:
+def _shape(schema: Any, defs: Defs) -> tuple[dict[str, Any], Any]:
     """(properties, array item schema) gathered over every alternative of ``schema``."""
     properties: dict[str, Any] = {}
     items: Any = None
-    for alt in _alternatives(schema):
+    for alt in _alternatives(schema, defs):
         props = alt.get("properties")
         if isinstance(props, Mapping):
             for name, sub in props.items():
@@ -91,29 +117,30 @@ def _shape(schema: Any) -> tuple[dict[str, Any], Any]:
     return properties, items
 
 
-def _descends(schema: Any, budget: int = 8) -> bool:
+def _descends(schema: Any, defs: Defs, budget: int = 8) -> bool:
     """Whether flattening goes below ``schema`` (it has properties, maybe inside arrays)."""
-    properties, items = _shape(schema)
+    properties, items = _shape(schema, defs)
     if properties:
         return True
-    return items is not None and budget > 0 and _descends(items, budget - 1)
+    return items is not None and budget > 0 and _descends(items, defs, budget - 1)
 
 
-def _shallow(schema: Any) -> dict[str, Any]:
+def _shallow(schema: Any, defs: Defs) -> dict[str, Any]:
     """A container cut at the depth limit: its type and words, not its whole subtree."""
+    schema = _deref(schema, defs)
     if not isinstance(schema, Mapping):
         return {}
     kept = {k: schema[k] for k in ("type", "title", "description", "format") if k in schema}
     if not kept.get("type"):
-        kinds = sorted(set().union(*(_types(a) for a in _alternatives(schema))))
+        kinds = sorted(set().union(*(_types(a) for a in _alternatives(schema, defs))))
         if kinds:
             kept["type"] = kinds[0] if len(kinds) == 1 else kinds
     kept["$comment"] = "nested structure elided (output field depth limit)"
     return kept
 
 
-def _describe(schema: Any) -> str:
-    for alt in _alternatives(schema):
+def _describe(schema: Any, defs: Defs) -> str:
+    for alt in _alternatives(schema, defs):
         for key in ("description", "title"):
             text = alt.get(key)
             if isinstance(text, str) and text.strip():
@@ -130,27 +157,32 @@ def flatten_fields(schema: Any, *, limits: FieldLimits | None = None) -> list[Fi
     are the path without ``*`` (``results.title``); the root itself is named ``result``.
     """
     limits = limits or FieldLimits()
+    defs = schema.get("$defs") if isinstance(schema, Mapping) else None
+    defs = defs if isinstance(defs, Mapping) else {}
     rows: list[FieldRow] = []
     names: set[str] = set()
     queue: deque[tuple[tuple[str, ...], Any, int]] = deque([((), schema, 0)])
     while queue and len(rows) < limits.max_fields:
         segments, node, depth = queue.popleft()
-        properties, items = _shape(node)
-        if depth < limits.max_depth:
+        properties, items = _shape(node, defs)
+        if depth < limits.max_depth and len(segments) < _MAX_SEGMENTS:
             if properties:
                 for name, sub in properties.items():
                     if isinstance(name, str) and name.strip():
                         queue.append(((*segments, name), sub, depth + 1))
                 continue
-            if items is not None and _descends(items):
+            if items is not None and _descends(items, defs):
                 queue.append(((*segments, "*"), items, depth))
                 continue
-        leaf = _shallow(node) if _descends(node) else as_object_schema(node)
+        if _descends(node, defs):
+            leaf = _shallow(node, defs)
+        else:  # a leaf that refers to shared definitions carries them
+            leaf = attach_defs(as_object_schema(_deref(node, defs)), defs)
         name = ".".join(s for s in segments if s != "*").strip() or "result"
         if name in names or len(name) > 256:
             continue
         names.add(name)
-        rows.append(FieldRow(name, ".".join(segments), leaf, _describe(node)))
+        rows.append(FieldRow(name, ".".join(segments), leaf, _describe(node, defs)))
     if queue:
         logger.debug("output fields cut at %d (limit)", limits.max_fields)
     return rows

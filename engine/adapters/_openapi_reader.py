@@ -13,12 +13,14 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
+from schemarouter.adapters._repairs import read_flag
 from schemarouter.adapters._schema import (
     Dialect,
     SchemaResolver,
     as_object_schema,
 )
 from schemarouter.errors import DocumentError
+from schemarouter.registry.kinds import check_kind
 
 __all__ = [
     "FORM_TYPES",
@@ -76,12 +78,23 @@ def pick_media(content: Mapping[str, Any], *, forms: bool) -> str | None:
 class OpenAPIReader:
     """Typed, located access to one loaded document."""
 
-    def __init__(self, doc: dict[str, Any], *, source: str, url: str | None) -> None:
+    def __init__(
+        self,
+        doc: dict[str, Any],
+        *,
+        source: str,
+        url: str | None,
+        repairs: list[str] | None = None,
+    ) -> None:
         self.doc = doc
         self.source = source
         self.url = url
+        #: the lenient reading's repairs, ``"location: what"`` (``None``: strict, refuse)
+        self.repairs = repairs
         self.dialect = self._dialect()
-        self.resolver = SchemaResolver(doc, source=source, dialect=self.dialect)
+        self.resolver = SchemaResolver(
+            doc, source=source, dialect=self.dialect, repairs=repairs, shared=True
+        )
 
     # -- located access ----------------------------------------------------------------
 
@@ -118,6 +131,10 @@ class OpenAPIReader:
             )
         return value.strip()
 
+    def flag(self, node: Mapping[str, Any], key: str, location: str) -> bool:
+        """``node[key]`` as a boolean (a string ``"true"`` too, recorded, when lenient)."""
+        return read_flag(node, key, location, self.repairs)
+
     def deref(self, node: Any, location: str) -> tuple[Any, str]:
         """Follow a ``$ref`` object (parameter, response, body, path item, scheme)."""
         if isinstance(node, Mapping) and "$ref" in node:
@@ -141,6 +158,7 @@ class OpenAPIReader:
                 )
             return "oas2"
         if openapi is None:
+            check_kind(self.doc, "openapi", where=self.where("<document>"))
             raise DocumentError(
                 "not an OpenAPI document: no 'openapi' or 'swagger' version",
                 where=self.where("<document>"),
@@ -247,6 +265,7 @@ class OpenAPIReader:
         path_location = f"paths.{ref.path}"
         for owner, where in ((ref.item, path_location), (ref.operation, ref.location)):
             raw = owner.get("parameters")
+            listed: set[tuple[str, str]] = set()
             for i, node in enumerate(self.listing(raw or [], f"{where}.parameters")):
                 param, param_where = self.deref(node, f"{where}.parameters[{i}]")
                 param = self.mapping(param, param_where)
@@ -263,8 +282,33 @@ class OpenAPIReader:
                         where=self.where(f"{param_where}.in"),
                         hint=f"Use one of: {', '.join(allowed)}",
                     )
+                if self.repairs is not None:
+                    param = self._repaired_parameter(param, param_where, listed)
                 merged[(name, place)] = (param, param_where)
         return list(merged.values())
+
+    def _repaired_parameter(
+        self, param: Mapping[str, Any], where: str, listed: set[tuple[str, str]]
+    ) -> Mapping[str, Any]:
+        """The lenient reading of one parameter object (see :mod:`._repairs`)."""
+        notes = self.repairs if self.repairs is not None else []
+        name, place = param["name"], param["in"]
+        if (name, place) in listed:
+            notes.append(
+                f"{where}: parameter {name!r} in {place} is declared twice in this list; "
+                "the later one is kept"
+            )
+        listed.add((name, place))
+        required = self.flag(param, "required", where)
+        if place == "path" and not required:
+            notes.append(
+                f"{where}.required: path parameter {name!r} is not marked required; read as "
+                "required (a URL cannot omit a segment)"
+            )
+            required = True
+        if required != (param.get("required") is True):
+            param = {**param, "required": required}
+        return param
 
     def parameter_schema(self, param: Mapping[str, Any], where: str) -> dict[str, Any]:
         """A parameter's JSON Schema (with its description), whichever way it is written."""
@@ -313,7 +357,7 @@ class OpenAPIReader:
             schema,
             media,
             where,
-            body.get("required") is True,
+            self.flag(body, "required", where),
             self.text(body, "description", where),
         )
 

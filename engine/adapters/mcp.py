@@ -73,6 +73,7 @@ from schemarouter.registry.compile import (
     format_validation_error,
     slugify,
 )
+from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import to_json_value
 
 __all__ = [
@@ -377,6 +378,7 @@ def mcp_tools_registration(
             hint="Pass provider='name' or a Provider(...)",
         )
     name = source or f"mcp:{server or provider_model.id}"
+    check_kind(tools, "mcp_tools", where=name)
     listing = _tool_list(tools, name)
     effects = _Effects(
         trusted=trusted, default=default_effect, overrides=effect_overrides, source=name

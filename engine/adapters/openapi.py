@@ -2,13 +2,20 @@
 
 One operation (``paths./movie/{id}.get``) becomes one endpoint:
 
-- **name**: the ``operationId``, else ``METHOD /path``; **id**: its slug (``get_movie_id``),
-  made unique inside the document with ``_2``, ``_3`` ... in document order. Vendor ``x-``
-  keys under ``paths`` are skipped; a path item may be a local ``$ref``.
+- **name**: the ``operationId``, else ``METHOD /path``; **id**: the operationId's words, else
+  the method and the path's meaningful words (``get_movie_credits``), short enough for a
+  tool name of 64 characters (a shortened id is listed in the registration's warnings),
+  made unique inside the document with ``_2``, ``_3`` ... in document order
+  (:mod:`schemarouter.adapters._naming`). Vendor ``x-`` keys under ``paths`` are skipped; a
+  path item may be a local ``$ref``. Without a ``provider`` the provider id comes from the
+  document (its ``info.title``, else its host).
 - **operation**: the HTTP method and the path template as the document writes it.
 - **parameters**: path-level then operation-level parameters (the operation's win by
   name + location); a name declared in two locations keeps the one in the path, else the
-  query, else the header (a warning is logged: the contract names a parameter once). A
+  query, else the header (a warning says so: the contract names a parameter once). Header
+  parameters the client sets (``Accept``, ``Content-Type``, ``Authorization``, request
+  signing, rate-limit and request-id headers) are no route parameters (one warning per
+  document lists them). A
   Swagger 2 ``body`` parameter or an OpenAPI 3 JSON ``requestBody`` is one ``body``
   parameter holding the whole payload; form bodies (``formData``, urlencoded or multipart
   object schemas) are one ``body``-located parameter per form field. The input schema says
@@ -41,12 +48,19 @@ routes are registered without one (retrievable, not bindable).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from schemarouter.adapters._fields import FieldLimits, flatten_fields
+from schemarouter.adapters._naming import (
+    endpoint_budget,
+    endpoint_slug,
+    fit_endpoint_id,
+    provider_slug,
+)
 from schemarouter.adapters._openapi_reader import (
     FORM_TYPES,
     HTTP_METHODS,
@@ -80,6 +94,7 @@ from schemarouter.registry.compile import (
     parameters_schema,
     slugify,
 )
+from schemarouter.registry.defs import attach_defs
 from schemarouter.registry.parsing import load_document
 
 __all__ = ["BODY_EXTENSION", "EFFECT_EXTENSION", "HTTP_METHODS", "openapi_registration"]
@@ -101,6 +116,41 @@ _LOCATIONS = {
 }
 #: Which location keeps a parameter name declared in two (the contract names it once).
 _PRIORITY = {"path": 0, "query": 1, "header": 2, "cookie": 3, "formData": 4, "body": 4}
+#: Header parameters the client sets, never the caller: content negotiation and framing (the
+#: executor sends Accept and Content-Type itself), credentials and request signing (they
+#: travel by the access path's auth), and response headers some documents list as inputs
+#: (rate limits, request ids).
+_TRANSPORT_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-charset",
+        "accept-encoding",
+        "content-type",
+        "content-length",
+        "connection",
+        "host",
+        "transfer-encoding",
+        "user-agent",
+        "authorization",
+        "proxy-authorization",
+        "x-amz-algorithm",
+        "x-amz-content-sha256",
+        "x-amz-credential",
+        "x-amz-date",
+        "x-amz-security-token",
+        "x-amz-signature",
+        "x-amz-signedheaders",
+        "request-id",
+        "x-request-id",
+        "x-correlation-id",
+    }
+)
+_TRANSPORT_PATTERN = re.compile(r"^(?:x-)?rate-?limit-|^x-[\w-]*-request-id$", re.IGNORECASE)
+
+
+def _transport_header(name: str) -> bool:
+    """Whether header parameter ``name`` is set by the client (see _TRANSPORT_HEADERS)."""
+    return name.lower() in _TRANSPORT_HEADERS or bool(_TRANSPORT_PATTERN.match(name))
 
 
 def _method_effect(method: str) -> Effect:
@@ -117,9 +167,13 @@ def _build(reader: OpenAPIReader, model: type[M], at: str, /, **values: Any) -> 
 class _EndpointBuilder:
     """Builds one endpoint from an operation of a document."""
 
-    def __init__(self, reader: OpenAPIReader, limits: FieldLimits) -> None:
+    def __init__(self, reader: OpenAPIReader, limits: FieldLimits, notes: list[str]) -> None:
         self.reader = reader
         self.limits = limits
+        #: the document's warnings (``"location: what"``), kept on the registration
+        self.notes = notes
+        #: header parameters left out as transport (name -> operations), said once
+        self.transport: dict[str, int] = {}
 
     def build(
         self,
@@ -153,7 +207,7 @@ class _EndpointBuilder:
                 for row in flatten_fields(output[0], limits=self.limits)
             )
         summary = reader.text(ref.operation, "summary", ref.location)
-        deprecated = ref.operation.get("deprecated") is True
+        deprecated = reader.flag(ref.operation, "deprecated", ref.location)
         return _build(
             reader,
             Endpoint,
@@ -226,8 +280,9 @@ class _EndpointBuilder:
         ):
             needed = schema.get("required") or []
             where = f"{request.location}.content.{request.media_type}.schema.properties"
+            shared = schema.get("$defs")  # a form field may refer to the body's definitions
             for field_name, sub in properties.items():
-                sub = as_object_schema(sub)
+                sub = attach_defs(as_object_schema(sub), shared)
                 collected.append(
                     (
                         _build(
@@ -273,12 +328,10 @@ class _EndpointBuilder:
         for index, (param, _) in enumerate(collected):
             winner = winners[param.name][1]
             if winner != index:
-                logger.warning(
-                    "%s: %s declares %r in two locations; keeping the one in %s",
-                    self.reader.source,
-                    location,
-                    param.name,
-                    collected[winner][1],
+                self.notes.append(
+                    f"{location}: declares {param.name!r} in two locations "
+                    f"({collected[winner][1]} and {collected[index][1]}); kept the one in "
+                    f"{collected[winner][1]}"
                 )
                 continue
             if carrier and (param.name == carrier or auth.aliased_by(param.name, param.location)):
@@ -293,13 +346,21 @@ class _EndpointBuilder:
                         carrier[:80],
                     )
                 continue
+            if param.location is ParameterLocation.HEADER and _transport_header(param.name):
+                self.transport[param.name] = self.transport.get(param.name, 0) + 1
+                continue  # the client sets it: never a model's input
             kept.append(param)
         return kept
 
 
-def _provider(provider: str | Provider, info: Mapping[str, Any], source: str) -> Provider:
+def _provider(
+    provider: str | Provider | None, info: Mapping[str, Any], source: str, base_url: str | None
+) -> Provider:
     if isinstance(provider, Provider):
         return provider
+    if provider is None:  # named after the document: its title, else its host
+        stem = re.split(r"[\\/]", source)[-1].rsplit(".", 1)[0]
+        provider = provider_slug(info.get("title"), base_url, stem)
     if not isinstance(provider, str) or not provider.strip():
         raise DocumentError(
             "provider must be a non-empty string or a Provider",
@@ -336,6 +397,7 @@ def _effect(
     where: str,
     *,
     trusted: bool,
+    notes: list[str],
 ) -> tuple[Effect, str | None]:
     """(effect, the override key used): method, then the extension (laxer only when the
     document is trusted), then the caller."""
@@ -352,13 +414,9 @@ def _effect(
         if trusted or _STRICTNESS[claimed] >= _STRICTNESS[effect]:
             effect = claimed
         else:
-            logger.warning(
-                "%s: %s claims %s %s, which only a trusted document may; kept %s",
-                where,
-                ref.location,
-                EFFECT_EXTENSION,
-                claimed.value,
-                effect.value,
+            notes.append(
+                f"{ref.location}: claims {EFFECT_EXTENSION} {claimed.value}, which only a "
+                f"trusted document may; kept {effect.value}"
             )
     for key in (name, endpoint_id):
         if key in overrides:
@@ -383,7 +441,7 @@ def _overrides(raw: Mapping[str, Effect | str] | None, where: str) -> dict[str, 
 def openapi_registration(
     document: Any,
     *,
-    provider: str | Provider,
+    provider: str | Provider | None = None,
     base_url: str | None = None,
     access_id: str = "rest",
     source: str | None = None,
@@ -391,26 +449,37 @@ def openapi_registration(
     effect_overrides: Mapping[str, Effect | str] | None = None,
     trusted: bool = False,
     limits: FieldLimits | None = None,
+    strict: bool = False,
 ) -> Registration:
     """Compile an OpenAPI document (a path, an http(s) URL or a dict) into a Registration.
 
-    ``provider`` is an id (its display name and license then come from ``info``) or a
-    trusted :class:`Provider`. ``base_url`` overrides the document's servers. ``client``
-    fetches URL documents (tests pass one with a mock transport). ``effect_overrides``
-    (endpoint name or id -> effect) comes from a trusted caller and wins over the document;
-    a key that names no endpoint is an error. ``trusted=True`` lets the document's own
+    ``provider`` is an id (its display name and license then come from ``info``), a
+    trusted :class:`Provider`, or ``None``: an id from the document's title (else its host).
+    ``base_url`` overrides the document's servers. ``client`` fetches URL documents (tests
+    pass one with a mock transport). ``effect_overrides`` (endpoint name or id -> effect)
+    comes from a trusted caller and wins over the document; a key that names no endpoint is
+    an error. ``trusted=True`` lets the document's own
     ``x-schemarouter-effect`` make an operation laxer (a POST that only reads); untrusted
     documents may only make it stricter. ``limits`` bounds the output fields per
-    endpoint. Raises a :class:`~schemarouter.errors.RegistrationError` naming the document,
-    the location inside it and the reason; a document that fails anywhere registers nothing.
+    endpoint. Common mistakes of real documents (string booleans and numbers,
+    ``additionalProperties`` as a string, untyped objects, path parameters not marked required,
+    a parameter declared twice) are repaired, each recorded in the registration's
+    ``warnings`` with its location (:mod:`schemarouter.adapters._repairs`); ``strict=True``
+    refuses them instead. Raises a :class:`~schemarouter.errors.RegistrationError` naming the
+    document, the location inside it and the reason; a document that fails anywhere
+    registers nothing.
     """
     loaded = load_document(document, client=client, source=source)
-    reader = OpenAPIReader(loaded.data, source=loaded.source, url=loaded.url)
-    provider_model = _provider(provider, reader.info(), loaded.source)
+    notes: list[str] = []
+    reader = OpenAPIReader(
+        loaded.data, source=loaded.source, url=loaded.url, repairs=None if strict else notes
+    )
+    resolved_base = base_url if base_url is not None else reader.base_url()
+    provider_model = _provider(provider, reader.info(), loaded.source, resolved_base)
     security = SecuritySchemes(reader, provider_id=provider_model.id)
     overrides = _overrides(effect_overrides, loaded.source)
-    resolved_base = base_url if base_url is not None else reader.base_url()
-    builder = _EndpointBuilder(reader, limits or FieldLimits())
+    budget = endpoint_budget(provider_model.id, access_id)
+    builder = _EndpointBuilder(reader, limits or FieldLimits(), notes)
     accesses: dict[AuthRequirement, AccessPath] = {}
     specs: list[RouteSpec] = []
     ids: set[str] = set()
@@ -424,12 +493,20 @@ def openapi_registration(
                 hint="Write the operationId as text",
             )
         name = (operation_id or "").strip()[:256] or f"{ref.method.upper()} {ref.path}"[:256]
-        endpoint_id = base_id = slugify(name)
+        full = endpoint_slug((operation_id or "").strip()[:256], ref.method, ref.path)
+        endpoint_id = base_id = fit_endpoint_id(full, budget)
+        if base_id != full:
+            notes.append(
+                f"{ref.location}: endpoint id {full!r} shortened to {base_id!r} (a tool name "
+                "has at most 64 characters)"
+            )
         n = 2
         while endpoint_id in ids:
             endpoint_id, n = f"{base_id}_{n}", n + 1
         ids.add(endpoint_id)
-        effect, key = _effect(ref, name, endpoint_id, overrides, loaded.source, trusted=trusted)
+        effect, key = _effect(
+            ref, name, endpoint_id, overrides, loaded.source, trusted=trusted, notes=notes
+        )
         if key is not None:
             used.add(key)
         auth = security.requirement(ref.operation, ref.location)
@@ -456,4 +533,19 @@ def openapi_registration(
             hint="Key overrides by operationId, 'METHOD /path' or endpoint id",
         )
     logger.info("%s: %d operations compiled", loaded.source, len(specs))
-    return build_registration(specs, source=loaded.source, providers=[provider_model])
+    if builder.transport:
+        counts = ", ".join(
+            f"{n} ({c} operation{'s' * (c > 1)})" for n, c in builder.transport.items()
+        )
+        notes.append(f"paths: header parameters the client sets left out of the routes: {counts}")
+    if notes:  # once per document, however many operations it concerns
+        logger.warning(
+            "%s: %d warning%s (see the registration's warnings), the first: %s",
+            loaded.source,
+            len(notes),
+            "" if len(notes) == 1 else "s",
+            notes[0],
+        )
+    return build_registration(
+        specs, source=loaded.source, providers=[provider_model], warnings=notes
+    )

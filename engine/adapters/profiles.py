@@ -33,7 +33,12 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.contracts import Provider, Registration, SourceType
-from schemarouter.errors import DocumentError, RegistryLookupError, SchemaRouterError
+from schemarouter.errors import (
+    DocumentError,
+    RegistryLookupError,
+    SchemaRouterError,
+    install_hint,
+)
 from schemarouter.registry.catalog import load_catalog, load_catalog_document, read_structured_file
 
 __all__ = [
@@ -317,7 +322,7 @@ def add_provider(
                 MethodOutcome(
                     **base,
                     status="missing_optional_dependency",
-                    detail=f"pip install 'schemarouter[{extra}]'",
+                    detail=install_hint(extra, extra=extra),
                 )
             )
             continue

@@ -8,7 +8,7 @@ A definition has
 - a **concise description**: what the route does (summary, else the first sentence of its
   description), its provider and kind of evidence, what it returns (the matched fields
   first, then the typed ones, each with its unit where declared), and its effect where it
-  is not a read;
+  is not a read; markdown links and HTML tags read as their words, whitespace collapsed;
 - a **pruned input schema**: the registered input schema without the router's own
   projection parameters, vendor ``x-`` keys, titles, examples and comments, descriptions cut
   to their first sentence (the router still validates calls against the full schema);
@@ -94,8 +94,26 @@ _SENTENCE = re.compile(
 _PATTERN_LIMIT = 40
 
 
+#: ``[text](url)`` and ``<a href=...>text</a>`` (HTML's common tags, not ``<id>``): the
+#: words stay, the address and the markup go.
+_MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_HTML_TAG = re.compile(
+    r"</?(?:a|b|i|u|em|strong|p|br|hr|code|pre|ul|ol|li|span|div|h[1-6]|table|thead|tbody|tr"
+    r"|td|th|blockquote|sup|sub|img|small|dl|dt|dd)(?:\s[^<>]{0,200})?/?>",
+    re.IGNORECASE,
+)
+
+
+def plain_text(text: str) -> str:
+    """``text`` as a model reads it best: markdown links and HTML tags as their words,
+    whitespace collapsed."""
+    text = _MARKDOWN_LINK.sub(lambda m: m.group(1), text)
+    text = _HTML_TAG.sub(" ", text)
+    return " ".join(text.split())
+
+
 def _first_sentence(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    text = plain_text(text)
     match = _SENTENCE.match(text)
     if match and len(match.group(1)) <= limit:
         return match.group(1)
@@ -277,7 +295,7 @@ def tool_definition(
         }
         out = {"name": name, "description": description, "inputSchema": schema}
         if candidate.summary:
-            out["title"] = candidate.summary[:200]
+            out["title"] = plain_text(candidate.summary)[:200]
             annotations["title"] = out["title"]
         out["annotations"] = annotations
         return out

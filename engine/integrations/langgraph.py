@@ -16,7 +16,7 @@ model is only ever offered tools that can run::
     agent = create_agent(llm, registry, retrieve_tools_function=retrieve,
                          retrieve_tools_coroutine=aretrieve).compile()
 
-Needs ``pip install 'schemarouter[langgraph]'`` (``langgraph-bigtool`` and
+Needs ``pip install -e '.[langgraph]'`` in the checkout (``langgraph-bigtool`` and
 ``langchain-core``); importing this module does not import them.
 """
 

@@ -15,7 +15,7 @@ output validation)::
 :class:`RouterNodeRetriever` (a ``BaseRetriever``) alone gives the ranked routes as nodes
 (text: the tool description; metadata: route id, tool name, score), for a query engine.
 
-Needs ``pip install 'schemarouter[llamaindex]'`` (``llama-index-core``): importing this
+Needs ``pip install -e '.[llamaindex]'`` in the checkout (``llama-index-core``): importing this
 module without it raises a MissingDependencyError that names the extra (nothing else in
 SchemaRouter imports this module).
 """

@@ -50,6 +50,7 @@ from schemarouter.registry.compile import (
     format_validation_error,
     validation_problems,
 )
+from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import parse_text, read_local_text
 
 __all__ = [
@@ -120,6 +121,7 @@ def read_structured_file(path: Path) -> Any:
 
 
 def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:
+    check_kind(data, "catalog", where=source)
     if not isinstance(data, dict):
         raise DocumentError(
             f"a catalog must be a mapping at the top level, got {type(data).__name__}",
@@ -302,6 +304,7 @@ def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRou
     for file in files:
         try:
             data = read_structured_file(file)
+            check_kind(data, "catalog", where=str(file))
             if not isinstance(data, dict):
                 load_catalog_document(data, source=str(file))  # raises the shape error
         except SchemaRouterError as exc:

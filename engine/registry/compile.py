@@ -37,6 +37,7 @@ from schemarouter.errors import (
 )
 from schemarouter.fingerprint import canonical_json
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH, json_problem
+from schemarouter.registry.defs import hoist_defs
 from schemarouter.registry.metaschema import plainly_valid
 from schemarouter.units import check_field_units
 
@@ -65,16 +66,20 @@ class RouteSpec(NamedTuple):
 
 def parameters_schema(parameters: Iterable[Parameter]) -> dict[str, Any]:
     """An endpoint's input schema: a closed object of its parameters' schemas, ``required``
-    listing the required ones (left out when none is)."""
+    listing the required ones (left out when none is). Shared definitions a parameter's
+    schema carries (``$defs``) move to the root, where its ``#/$defs/...`` references point."""
     parameters = list(parameters)
+    properties, defs = hoist_defs({p.name: p.json_schema for p in parameters})
     schema: dict[str, Any] = {
         "type": "object",
-        "properties": {p.name: p.json_schema for p in parameters},
+        "properties": properties,
         "additionalProperties": False,
     }
     required = [p.name for p in parameters if p.required]
     if required:
         schema["required"] = required
+    if defs:
+        schema["$defs"] = defs
     return schema
 
 
@@ -138,10 +143,12 @@ _CHECKED_LOCK = threading.Lock()
 
 
 def check_json_schema(schema: Any, *, where: str) -> None:
-    """Refuse an invalid JSON Schema (Draft 2020-12 metaschema) or a dangling local $ref."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError as _JsonSchemaError
+    """Refuse an invalid JSON Schema (Draft 2020-12 metaschema) or a dangling local $ref.
 
+    The metaschema check runs one schema object at a time, each sub-schema (properties,
+    items, ``$defs`` members ...) on its own and once per process: the metaschema checks
+    every sub-schema as a schema of its own, so this is the same check, and the copies an
+    inlined document repeats (or the definitions its schemas share) are checked once."""
     if not isinstance(schema, Mapping):
         raise SchemaError(
             f"a JSON Schema must be an object, got {type(schema).__name__}",
@@ -155,15 +162,100 @@ def check_json_schema(schema: Any, *, where: str) -> None:
             where=f"{where}/{'/'.join(str(p) for p in problem.location[:16])}",
             hint="Write finite numbers and flatten the schema",
         )
-    try:
-        key = canonical_json(schema)
-    except (TypeError, ValueError):
-        key = None  # not JSON at all: the metaschema check below says why
+    key = _key(schema)
     if key is not None and key in _CHECKED_SCHEMAS:
         return
+    if not plainly_valid(schema):  # certainly valid skips the slow metaschema walk
+        _check_metaschema(schema, None, where=where)
+    for ref, pointer in _local_refs(schema, ""):
+        if _resolve_pointer(schema, ref) is _MISSING:
+            raise DanglingReferenceError(
+                f"$ref {ref!r} points at nothing",
+                where=f"{where}{pointer}",
+                hint="Inline the referenced schema or add it under $defs",
+            )
+    _remember(key)
+
+
+def _key(schema: Any) -> str | None:
     try:
-        if not plainly_valid(schema):  # certainly valid skips the slow metaschema walk
-            Draft202012Validator.check_schema(schema)
+        return canonical_json(schema)
+    except (TypeError, ValueError):
+        return None  # not JSON at all: the metaschema check says why
+
+
+def _remember(key: str | None) -> None:
+    if key is not None:
+        with _CHECKED_LOCK:
+            if len(_CHECKED_SCHEMAS) >= _CHECKED_LIMIT:
+                _CHECKED_SCHEMAS.pop(next(iter(_CHECKED_SCHEMAS)))
+            _CHECKED_SCHEMAS[key] = None
+
+
+#: Keywords whose value is one sub-schema, a map of them, or a list of them (2020-12).
+_SUBSCHEMA = frozenset(
+    {
+        "items",
+        "additionalProperties",
+        "not",
+        "contains",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    }
+)
+_SUBSCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+_SUBSCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+
+
+def _is_schema(value: Any) -> bool:
+    return isinstance(value, Mapping | bool)
+
+
+def _check_metaschema(schema: Any, key: str | None, *, where: str) -> None:
+    """The Draft 2020-12 metaschema check of ``schema``: each sub-schema checked on its own
+    (and skipped where its canonical JSON was checked before), then the object with its
+    sub-schemas stood in for by ``true``."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError as _JsonSchemaError
+
+    if key is not None and key in _CHECKED_SCHEMAS:
+        return
+    stub = schema
+    if isinstance(schema, Mapping):
+        stub = dict(schema)
+        for name, value in schema.items():
+            if name in _SUBSCHEMA and _is_schema(value):
+                parts: dict[str, Any] = {name: value}
+                stub[name] = True
+            elif (
+                name in _SUBSCHEMA_MAPS
+                and isinstance(value, Mapping)
+                and all(_is_schema(v) for v in value.values())
+            ):
+                parts = {f"{name}/{k}": v for k, v in value.items()}
+                stub[name] = dict.fromkeys(value, True)
+            elif (
+                name in _SUBSCHEMA_LISTS
+                and isinstance(value, list)
+                and value
+                and all(_is_schema(v) for v in value)
+            ):
+                parts = {f"{name}/{i}": v for i, v in enumerate(value)}
+                stub[name] = [True] * len(value)
+            else:
+                continue
+            for at, part in parts.items():
+                if isinstance(part, Mapping):
+                    _check_metaschema(part, _key(part), where=f"{where}/{at}")
+    try:
+        Draft202012Validator.check_schema(stub)
     except RecursionError:
         raise SchemaError(
             "invalid JSON Schema: nested too deeply to check",
@@ -177,18 +269,7 @@ def check_json_schema(schema: Any, *, where: str) -> None:
             where=f"{where}{'/' + path if path else ''}",
             hint="Fix the schema so it validates against JSON Schema 2020-12",
         ) from None
-    for ref, pointer in _local_refs(schema, ""):
-        if _resolve_pointer(schema, ref) is _MISSING:
-            raise DanglingReferenceError(
-                f"$ref {ref!r} points at nothing",
-                where=f"{where}{pointer}",
-                hint="Inline the referenced schema or add it under $defs",
-            )
-    if key is not None:
-        with _CHECKED_LOCK:
-            if len(_CHECKED_SCHEMAS) >= _CHECKED_LIMIT:
-                _CHECKED_SCHEMAS.pop(next(iter(_CHECKED_SCHEMAS)))
-            _CHECKED_SCHEMAS[key] = None
+    _remember(key)
 
 
 _MISSING = object()
@@ -303,11 +384,13 @@ def build_registration(
     providers: Sequence[Provider] = (),
     field_groups: Sequence[FieldGroup] | None = None,
     intents: Sequence[Intent] | None = None,
+    warnings: Sequence[str] = (),
 ) -> Registration:
     """Check every spec and build the Registration; raise the first problem, register nothing.
 
     ``field_groups`` / ``intents`` given (even empty) means references to them are checked;
-    ``None`` means the source declares none and references are not checked.
+    ``None`` means the source declares none and references are not checked. ``warnings``
+    (``"location: what"``) travel with the registration to the :class:`RegistryChange`.
     """
     groups = None if field_groups is None else {g.id: g for g in field_groups}
     intent_map = None if intents is None else {i.id: i for i in intents}
@@ -337,4 +420,5 @@ def build_registration(
         routes=tuple(routes[k] for k in sorted(routes)),
         field_groups=tuple(field_groups or ()),
         intents=tuple(intents or ()),
+        warnings=tuple(dict.fromkeys(warnings)),
     )

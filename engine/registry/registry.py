@@ -56,6 +56,8 @@ class RegistryChange:
     added: tuple[str, ...] = ()
     replaced: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    #: The registration's warnings (:attr:`Registration.warnings`): repairs and choices.
+    warnings: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -419,6 +421,7 @@ class Registry:
                 added=tuple(sorted(added)),
                 replaced=tuple(sorted(replaced)),
                 removed=tuple(sorted(removed)),
+                warnings=registration.warnings,
             )
             snapshot = current.derive(
                 change.version,

@@ -6,7 +6,8 @@
 - source constraints (``measured``, ``experimental``, ``DFT``, ``calculated``, ``literature``,
   and their Korean words), which filter routes by provenance;
 - identifiers and values: chemical formulas, DOIs, arXiv ids, CAS numbers, material ids,
-  dates, numbers with units. They bind to route parameters by the parameters' semantic ids
+  dates, numbers with units, ``owner/repo`` repositories (``kubernetes/kubernetes``: an
+  ``owner`` and a ``repo``). They bind to route parameters by the parameters' semantic ids
   (or names) and are validated against the parameters' JSON Schemas.
 
 Whatever an analyzer returns is checked against the registry snapshot by
@@ -212,6 +213,50 @@ def _formulas(text: str) -> list[tuple[str, int, int]]:
     return found
 
 
+#: ``owner/repo`` as a code host writes it, not inside a URL, a path or a date
+_REPOSITORY = re.compile(
+    r"(?<![\w./:@-])([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9][A-Za-z0-9._-]{0,99})"
+    r"(?![\w/])"
+)
+#: pairs written with a slash that are words, not repositories
+_SLASH_WORDS = frozenset(
+    {
+        "and/or",
+        "either/or",
+        "input/output",
+        "read/write",
+        "client/server",
+        "request/response",
+        "yes/no",
+        "true/false",
+        "on/off",
+        "open/closed",
+        "open/close",
+        "start/stop",
+        "get/set",
+        "import/export",
+        "upload/download",
+        "pros/cons",
+        "his/her",
+        "he/she",
+    }
+)
+
+
+def _repositories(text: str) -> list[tuple[str, str, int, int]]:
+    """``(owner, repo, start, end)`` of each ``owner/repo`` in ``text``: both parts with a
+    letter, not both three characters or fewer (``and/or``, ``km/h``), not a word pair."""
+    found = []
+    for match in _REPOSITORY.finditer(text):
+        owner, repo = match.group(1), match.group(2).rstrip(".")
+        if not (re.search(r"[A-Za-z]", owner) and re.search(r"[A-Za-z]", repo)):
+            continue
+        if max(len(owner), len(repo)) <= 3 or f"{owner}/{repo}".lower() in _SLASH_WORDS:
+            continue
+        found.append((owner, repo, match.start(1), match.start(2) + len(repo)))
+    return found
+
+
 def _word_in(text_lower: str, word: str) -> bool:
     if any("\uac00" <= ch <= "\ud7a3" or "\u4e00" <= ch <= "\u9fff" for ch in word):
         return word in text_lower
@@ -340,6 +385,12 @@ def find_values(query: str) -> list[BoundValue]:
                 BoundValue(kind=kind, value=match.group(group), start=start, end=end, unit=unit)
             )
             taken.append((start, end))
+    for owner, repo, start, end in _repositories(query):
+        if free(start, end):  # one owner/repo fills two parameters
+            middle = start + len(owner)
+            found.append(BoundValue(kind="repository.owner", value=owner, start=start, end=middle))
+            found.append(BoundValue(kind="repository.name", value=repo, start=middle + 1, end=end))
+            taken.append((start, end))
     for token, start, end in _formulas(query):
         if free(start, end):
             found.append(BoundValue(kind="chemical.formula", value=token, start=start, end=end))
@@ -362,6 +413,8 @@ _NAME_HINTS: Mapping[str, tuple[str, ...]] = {
     "identifier.cas": ("cas", "cas_number", "casrn"),
     "identifier.material_id": ("material_id", "material_ids", "entry_id", "jid"),
     "time.date": ("date", "from_date", "since"),
+    "repository.owner": ("owner", "repo_owner", "repository_owner"),
+    "repository.name": ("repo", "repo_name", "repository", "repository_name"),
 }
 
 

@@ -42,12 +42,16 @@ __all__ = [
 #: producers lifted for one request at most
 DEFAULT_MAX_LIFTS = 2
 
-#: ``<thing>_id`` / ``<thing>-id`` / ``thingId`` / ``thingID`` (not ``valid``, ``paid``)
+#: ``<thing>_id`` / ``<thing>-id`` / ``thingId`` / ``thingID`` (not ``valid``, ``paid``), and
+#: their plurals (``track_ids``, ``albumIds``: a list of them is as much a need)
 _ID_SUFFIX = re.compile(
-    r"^(?P<thing>[A-Za-z][A-Za-z0-9_\-.]*?)(?:[_\-.](?:id|Id|ID)|(?<=[a-z0-9])(?:Id|ID))$"
+    r"^(?P<thing>[A-Za-z][A-Za-z0-9_\-.]*?)"
+    r"(?:[_\-.](?:ids?|Ids?|IDs?)|(?<=[a-z0-9])(?:Ids?|IDs?))$"
 )
 #: names that are a plain id whatever their letters say
 _PLAIN_IDS = frozenset({"id", "_id", "uuid", "guid", "pid"})
+#: a plain list of ids (``GET /albums?ids=``): whose, the route's last path word says
+_PLAIN_ID_LISTS = frozenset({"ids", "uuids", "guids"})
 _SEPARATORS = re.compile(r"[_\-.]")
 _WORDS = re.compile(r"[a-z0-9]+")
 _TEMPLATE = re.compile(r"^\{[^}]+\}$")
@@ -111,6 +115,9 @@ def needed_parameters(
                 before = segments[segments.index(template) - 1]
                 if not _TEMPLATE.match(before):
                     thing = stem(before)
+        elif thing is None and parameter.name.lower() in _PLAIN_ID_LISTS:
+            static = [s for s in segments if not _TEMPLATE.match(s)]
+            thing = stem(_SEPARATORS.sub("", static[-1])) if static else None
         if thing:
             found.append((parameter.name, thing))
     return tuple(found)

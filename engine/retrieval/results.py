@@ -236,6 +236,11 @@ class CapabilityRetrieval(_Result):
     analysis: QueryAnalysis | None = None
     #: State-aware retrieval: what was filtered out, with reasons.
     exclusions: tuple[Exclusion, ...] = ()
+    #: Where some of the ``k`` best matches were filtered out, a sentence per reason saying
+    #: how many, which, why and what to do ("1 matching route is not allowed: twilio/rest/
+    #: create_message (effect write is not allowed, only read); allow the effect ...");
+    #: ``""`` where none were. The candidates are the best that can run.
+    blocked: str = ""
     #: State-aware re-retrieval: each kept route's rank in the original ranked list.
     original_ranks: dict[str, int] = Field(default_factory=dict)
     #: How many ranked routes were examined, and whether the ranked list ran out.

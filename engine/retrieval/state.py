@@ -8,13 +8,13 @@ it leaves out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import AvailabilityStatus, Effect, Route
 
-__all__ = ["Exclusion", "ExecutionState", "exclusion_for"]
+__all__ = ["BLOCKED_HINTS", "Exclusion", "ExecutionState", "blocked_summary", "exclusion_for"]
 
 
 class _Frozen(BaseModel):
@@ -71,7 +71,7 @@ def exclusion_for(
         return out("unavailable", f"registered as {endpoint.availability.status.value}")
     if endpoint.effect not in state.allowed_effects:
         allowed = ", ".join(sorted(e.value for e in state.allowed_effects)) or "none"
-        return out("effect", f"effect {endpoint.effect.value} is not allowed (allowed: {allowed})")
+        return out("effect", f"effect {endpoint.effect.value} is not allowed, only {allowed}")
     auth = route.access.auth
     if state.credentials is not None and auth.credentials and not auth.optional:
         missing = sorted(set(auth.credentials) - state.credentials)
@@ -88,3 +88,57 @@ def exclusion_for(
         if needed & offered and not new:
             return out("fields_held", "every field it would add is already held")
     return None
+
+
+#: What each exclusion reason means, as a summary says it of one route or several.
+_LABELS: Mapping[str, tuple[str, str]] = {
+    "effect": ("is not allowed", "are not allowed"),
+    "credentials": ("needs a credential that is missing", "need credentials that are missing"),
+    "unbound": ("cannot run here", "cannot run here"),
+    "unhealthy": ("is unhealthy right now", "are unhealthy right now"),
+    "unavailable": ("is unavailable", "are unavailable"),
+    "tried": ("was tried already", "were tried already"),
+    "fields_held": ("adds no field not held already", "add no field not held already"),
+}
+#: What a caller of the router can do about each reason.
+BLOCKED_HINTS: Mapping[str, str] = {
+    "effect": "allow the effect in ExecutionState(allowed_effects=...) to list them",
+    "credentials": "supply the credentials to list them",
+    "unbound": "no invoker is bound to them: register them with a base URL, bind one "
+    "(router.bind) or connect their server (add_mcp_server)",
+    "unhealthy": "they come back when their cooldown ends (router.mark_healthy)",
+}
+
+
+def blocked_summary(
+    exclusions: Sequence[Exclusion],
+    *,
+    within: int,
+    name: Callable[[str], str] = str,
+    hints: Mapping[str, str] = BLOCKED_HINTS,
+    noun: str = "route",
+) -> str:
+    """One sentence per reason for the ``exclusions`` that ranked among the best
+    ``within``: how many ``noun``s, which (by ``name``), why, and what to do (``hints``);
+    ``""`` where none of them did. ``2 matching tools are not allowed: a, b (effect write is
+    not allowed, only read); allow them in the gateway config.``"""
+    groups: dict[str, list[Exclusion]] = {}
+    for exclusion in sorted(exclusions, key=lambda e: e.rank):
+        if exclusion.rank <= within:
+            groups.setdefault(exclusion.reason, []).append(exclusion)
+    sentences = []
+    for reason, items in groups.items():
+        one, many = _LABELS.get(reason, ("was left out", "were left out"))
+        count = len(items)
+        names = ", ".join(name(e.route_id) for e in items[:5])
+        if count > 5:
+            names += f" and {count - 5} more"
+        details = list(dict.fromkeys(e.detail for e in items if e.detail))
+        text = f"{count} matching {noun}{'s' if count > 1 else ''} {many if count > 1 else one}"
+        text += f": {names}"
+        if details and len(details) <= 2:
+            text += f" ({'; '.join(details)})"
+        if reason in hints:
+            text += f"; {hints[reason]}"
+        sentences.append(text + ".")
+    return " ".join(sentences)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ The gateway config (YAML or JSON; paths relative to it):
   mcp_servers: [{provider: notes, command: [python, notes_server.py]},
                 {provider: search, url: "http://127.0.0.1:9000/mcp"}]
   allow: {write: [notes/mcp/add_note], destructive: []}    # read-only by default
-  search: {k: 5, max_k: 20, rerank: true, executable_only: true}
+  search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
 
 Upstream MCP tools register as untrusted (write) unless `trusted: true`; only routes named
 under `allow` may run writes.
@@ -64,7 +65,8 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="[PROVIDER=]FILE|URL",
-        help="an OpenAPI 2.0/3.x document (repeatable; provider defaults to the file stem)",
+        help="an OpenAPI 2.0/3.x document (repeatable; provider defaults to the document's "
+        "title, else its host)",
     )
     parser.add_argument(
         "--mcp-tools",
@@ -149,11 +151,20 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     config = _serve_config(args)
     if not (config.catalogs or config.openapi or config.mcp_tools or config.mcp_servers):
         config = config.model_copy(update={"catalogs": (str(_bundled_catalog()),)})
-    gateway = Gateway.from_config(config)
-    # warm the index (and its models) before the first request, off the request path
-    gateway.router.build_index(progress=show_progress(args))
+    # the config's own sources now; its upstream servers connect all at once, in the
+    # background, and join when ready: the client's first request is answered at once
+    gateway = Gateway.from_config(config, background=True)
+    # the index (and its models) warms up beside them, off the request path
+    progress = show_progress(args)
+    threading.Thread(
+        target=lambda: gateway.router.build_index(progress=progress), daemon=True
+    ).start()
+    upstreams = f", {len(config.mcp_servers)} upstream servers connecting" * bool(
+        config.mcp_servers
+    )
     print(
-        f"schemarouter serve: {len(gateway.router.snapshot())} routes over {args.transport}"
+        f"schemarouter serve: {len(gateway.router.snapshot())} routes{upstreams} over "
+        f"{args.transport}"
         + (f" at http://{args.host}:{args.port}{args.path}" if args.transport == "http" else "")
         + (" (bearer token required)" if token else ""),
         file=sys.stderr,

@@ -16,7 +16,7 @@ A YAML or JSON file (paths in it are relative to the file)::
     allow:                            # read-only by default
       write: [notes/mcp/add_note]     # route ids or tool names, * wildcards
       destructive: []
-    search: {k: 5, max_k: 20, rerank: true, executable_only: true}
+    search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
     index: .schemarouter/index        # a saved index to load (optional)
     credentials: {env_prefix: ""}     # credentials come from the environment
 
@@ -28,7 +28,8 @@ ones too; the gateway approves exactly those and nothing else.
 
 The same source specs serve ``schemarouter retrieve`` and ``schemarouter serve`` on the
 command line: ``--openapi [PROVIDER=]FILE|URL`` and ``--mcp-tools [PROVIDER=]FILE`` (the
-provider defaults to the file's stem, or the URL's host).
+provider defaults to an OpenAPI document's title, else its host; for a tool list, to the
+file's stem).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from schemarouter.contracts import Effect
 from schemarouter.errors import DocumentError
 from schemarouter.registry.compile import format_validation_error, slugify
+from schemarouter.registry.kinds import check_kind
 
 __all__ = [
     "DEFAULT_MAX_K",
@@ -75,13 +77,15 @@ class SourceSpec(_Spec):
     effect_overrides: dict[str, Effect] = Field(default_factory=dict)
 
     def provider_id(self) -> str:
-        """The provider given, else the file's stem or the URL's host."""
+        """The provider given, else the file's stem or the URL's host (``.`` read as ``_``,
+        so tool names stay readable). An OpenAPI document without one is named after its own
+        title instead (``add_openapi(provider=None)``)."""
         if self.provider:
             return self.provider
         if _URL.match(self.source):
             host = re.sub(r"^https?://", "", self.source, flags=re.IGNORECASE).split("/")[0]
-            return slugify(host.split(":")[0])
-        return slugify(Path(self.source).stem)
+            return slugify(host.split(":")[0].replace(".", "_"))
+        return slugify(Path(self.source).stem.replace(".", "_"))
 
     def resolved(self, base: Path) -> SourceSpec:
         if _URL.match(self.source) or Path(self.source).is_absolute():
@@ -149,6 +153,10 @@ class SearchSpec(_Spec):
     rerank: bool = True
     #: Search only routes that can run now (bound, healthy); False: every registered route.
     executable_only: bool = True
+    #: Seconds a search waits for upstream servers still connecting (``serve`` answers its
+    #: client at once and connects them in the background); after that it answers with what
+    #: has joined and says which are still connecting.
+    upstream_wait: float = Field(default=10.0, ge=0)
 
 
 class CredentialSpec(_Spec):
@@ -195,6 +203,7 @@ def load_config(path: str | Path) -> GatewayConfig:
 
     file = Path(path)
     data = read_structured_file(file)
+    check_kind(data, "config", where=str(file))
     if not isinstance(data, Mapping):
         raise DocumentError(
             f"a gateway config must be a mapping, got {type(data).__name__}",

@@ -26,24 +26,36 @@ from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
-from schemarouter.retrieval.state import ExecutionState
-from schemarouter.serve.config import GatewayConfig, SourceSpec
+from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary
+from schemarouter.serve.config import GatewayConfig, McpServerSpec, SourceSpec
+from schemarouter.serve.upstreams import Upstreams
 
-__all__ = ["Gateway", "build_router", "register_sources"]
+__all__ = ["Gateway", "build_router", "connect_server", "register_sources"]
 
 logger = logging.getLogger(__name__)
 
 #: How many ranked routes search looks at to fill ``k`` with tools the policy allows.
 _SEARCH_DEPTH = 50
+#: What to do about tools a search leaves out, per reason (the gateway's words).
+_GATEWAY_HINTS = {
+    "effect": "allow them in the gateway config (allow.write or allow.destructive)",
+    "credentials": "set their credentials in this server's environment",
+    "unbound": "no document or server here can run them (no base URL or live session)",
+    "unhealthy": "they failed repeatedly and come back after a cooldown",
+}
 
 
 def _read_tools(spec: SourceSpec) -> Any:
     from schemarouter.registry.catalog import read_structured_file
+    from schemarouter.registry.kinds import check_kind
     from schemarouter.registry.parsing import load_document
 
     if spec.source.lower().startswith(("http://", "https://")):
-        return load_document(spec.source).data
-    return read_structured_file(Path(spec.source))
+        data = load_document(spec.source).data
+    else:
+        data = read_structured_file(Path(spec.source))
+    check_kind(data, "mcp_tools", where=spec.source)  # an OpenAPI file: say --openapi
+    return data
 
 
 def register_sources(
@@ -59,7 +71,7 @@ def register_sources(
     for spec in openapi:
         router.add_openapi(
             spec.source,
-            provider=spec.provider_id(),
+            provider=spec.provider,  # none given: the document's title, else its host
             base_url=spec.base_url,
             effect_overrides=spec.effect_overrides or None,
         )
@@ -72,9 +84,24 @@ def register_sources(
         )
 
 
-def build_router(config: GatewayConfig, **router_options: Any) -> Any:
+def connect_server(router: Any, server: McpServerSpec) -> Any:
+    """Connect one upstream server of a config; register and bind its tools."""
+    return router.add_mcp_server(
+        server.target(),
+        provider=server.provider,
+        trusted=server.trusted,
+        env=server.env or None,
+        default_effect=server.default_effect,
+        effect_overrides=server.effect_overrides or None,
+        timeout=server.timeout,
+        max_response_bytes=server.max_response_bytes,
+    )
+
+
+def build_router(config: GatewayConfig, *, servers: bool = True, **router_options: Any) -> Any:
     """A router with everything ``config`` lists registered, upstream MCP servers connected
-    (sessions the router owns) and bound; ``router_options`` go to ``SchemaRouter``."""
+    (sessions the router owns) and bound; ``router_options`` go to ``SchemaRouter``.
+    ``servers=False`` leaves the upstream servers to the caller (:class:`Upstreams`)."""
     from schemarouter.router import SchemaRouter
 
     if not config.search.rerank:
@@ -86,21 +113,12 @@ def build_router(config: GatewayConfig, **router_options: Any) -> Any:
         register_sources(
             router, catalogs=config.catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools
         )
-        for server in config.mcp_servers:
-            router.add_mcp_server(
-                server.target(),
-                provider=server.provider,
-                trusted=server.trusted,
-                env=server.env or None,
-                default_effect=server.default_effect,
-                effect_overrides=server.effect_overrides or None,
-                timeout=server.timeout,
-                max_response_bytes=server.max_response_bytes,
-            )
+        for server in config.mcp_servers if servers else ():
+            connect_server(router, server)
     except BaseException:
         router.close()
         raise
-    if not len(router.snapshot()):
+    if not len(router.snapshot()) and (servers or not config.mcp_servers):
         router.close()
         raise DocumentError(
             "the gateway registers no route",
@@ -129,10 +147,22 @@ class Gateway:
         self.config = config or GatewayConfig()
         self.credentials = EnvironmentCredentials(prefix=self.config.credentials.env_prefix)
         self._client: httpx.AsyncClient | None = None
+        #: upstream servers connecting in the background (``from_config(background=True)``)
+        self.upstreams = Upstreams()
 
     @classmethod
-    def from_config(cls, config: GatewayConfig, **router_options: Any) -> Gateway:
-        return cls(build_router(config, **router_options), config)
+    def from_config(
+        cls, config: GatewayConfig, *, background: bool = False, **router_options: Any
+    ) -> Gateway:
+        """The gateway of ``config``. ``background=True`` (what ``serve`` does) registers the
+        config's own sources and returns while its upstream servers connect, all at once,
+        each joining when it has listed its tools; otherwise every server is connected
+        first."""
+        if not background:
+            return cls(build_router(config, **router_options), config)
+        gateway = cls(build_router(config, servers=False, **router_options), config)
+        gateway.upstreams.start(config.mcp_servers, lambda s: connect_server(gateway.router, s))
+        return gateway
 
     # -- policy ------------------------------------------------------------------------------
 
@@ -154,8 +184,21 @@ class Gateway:
             raise ValueError(f"k must be a whole number from 1 to {search.max_k}, got {k!r}")
         return min(k, search.max_k)
 
+    def _credentials_here(self, snapshot: Any) -> frozenset[str]:
+        """The credential names routes declare that this server's environment supplies."""
+        declared: frozenset[str] = snapshot.derived(
+            "serve.credential_names",
+            lambda snap: frozenset(
+                name for route in snap.routes.values() for name in route.access.auth.credentials
+            ),
+        )
+        return frozenset(name for name in declared if self.credentials.get(name))
+
     def retrieve(self, query: str, k: int | None = None) -> CapabilityRetrieval:
-        """The ``k`` best tools for ``query`` that may run under this gateway's policy."""
+        """The ``k`` best tools for ``query`` that may run under this gateway's policy: bound,
+        healthy, with their credentials in this server's environment and an effect the
+        config allows. Where better matches were left out, ``blocked`` says which and why
+        (``search.executable_only: false`` lists every route instead)."""
         if not isinstance(query, str) or not query.strip():
             raise ValueError("query must be a non-empty text")
         k = self._k(k)
@@ -167,15 +210,51 @@ class Gateway:
             allowed |= {Effect.WRITE}
         if self.config.allow.destructive:
             allowed |= {Effect.DESTRUCTIVE}
-        state = ExecutionState(allowed_effects=frozenset(allowed))
+        snapshot = self.router.snapshot()
+        state = ExecutionState(
+            allowed_effects=frozenset(allowed), credentials=self._credentials_here(snapshot)
+        )
         depth = k if allowed == {Effect.READ} else max(k, _SEARCH_DEPTH)
         found: CapabilityRetrieval = self.router.retrieve_executable(query, k=depth, state=state)
-        snapshot = self.router.snapshot()
-        kept = [c for c in found.candidates if self.allows(snapshot.routes[c.route_id])][:k]
-        return found.model_copy(update={"candidates": tuple(kept), "k": k})
+        kept, exclusions = [], list(found.exclusions)
+        for candidate in found.candidates:
+            route = snapshot.routes[candidate.route_id]
+            if self.allows(route):
+                kept.append(candidate)
+            else:  # the gateway's own policy: effects only where the config names the route
+                exclusions.append(
+                    Exclusion(
+                        route_id=route.route_id,
+                        rank=found.original_ranks.get(route.route_id, candidate.rank),
+                        reason="effect",
+                        detail=f"effect {route.endpoint.effect.value}, not named under "
+                        f"allow.{route.endpoint.effect.value}",
+                    )
+                )
+        kept = kept[:k]
+        within = max((found.original_ranks.get(c.route_id, 0) for c in kept), default=k)
+        within = max(within, k)  # left out above the last tool offered, or among the best k
+        blocked = blocked_summary(
+            exclusions,
+            within=within,
+            name=lambda route_id: tool_name(route_id),
+            hints=_GATEWAY_HINTS,
+            noun="tool",
+        )
+        return found.model_copy(
+            update={
+                "candidates": tuple(kept),
+                "k": k,
+                "exclusions": tuple(sorted(exclusions, key=lambda e: e.rank)),
+                "blocked": blocked,
+            }
+        )
 
     def search(self, query: str, k: int | None = None) -> dict[str, Any]:
-        """What ``search_tools`` answers: MCP tool definitions, best first."""
+        """What ``search_tools`` answers: MCP tool definitions, best first. Upstream servers
+        still connecting get ``search.upstream_wait`` seconds to join first."""
+        if self.upstreams.connecting():
+            self.upstreams.wait(self.config.search.upstream_wait)
         found = self.retrieve(query, k)
         tools = []
         snapshot = self.router.snapshot()
@@ -188,14 +267,20 @@ class Gateway:
             definition["effect"] = candidate.effect.value
             tools.append(definition)
         answer: dict[str, Any] = {"query": found.query, "tools": tools}
+        if found.blocked:
+            # better matches exist that cannot run here: say which and why, never offer them
+            answer["blocked"] = found.blocked
         if found.off_catalog:
             # the best tools are still offered; the verdict lets the model ask or say so
             answer["off_catalog"] = True
             answer["reason"] = found.reason
         if found.confidence is not None:
             answer["confidence"] = round(found.confidence, 4)
+        answer.update(self.upstreams.note())  # upstreams still connecting, or that failed
         if not tools:
-            answer["reason"] = found.reason or "no registered tool that may run here matches"
+            answer["reason"] = (
+                found.reason or found.blocked or ("no registered tool that may run here matches")
+            )
         return answer
 
     # -- describe ----------------------------------------------------------------------------
@@ -294,7 +379,9 @@ class Gateway:
         self.close()
 
     def close(self) -> None:
-        """Close the upstream sessions (the router's)."""
+        """Close the upstream sessions (the router's), once the connections under way end."""
+        longest = max((s.timeout for s in self.config.mcp_servers), default=0.0)
+        self.upstreams.wait(longest + 5.0)
         self.router.close()
 
 

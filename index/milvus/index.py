@@ -1,5 +1,5 @@
 """The route index in Milvus: one collection per registry, the same code for Milvus Lite and
-a cluster (behind the ``milvus`` extra: ``pip install 'schemarouter[milvus]'``).
+a cluster (behind the ``milvus`` extra: ``pip install -e '.[milvus]'`` in the checkout).
 
 ::
 

@@ -326,7 +326,7 @@ def test_a_command_that_is_no_server_is_a_registration_error() -> None:
 
 def test_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "mcp", None)
-    with pytest.raises(MissingDependencyError, match=r"schemarouter\[mcp\]"):
+    with pytest.raises(MissingDependencyError, match=r"pip install -e .*\[mcp\]"):
         asyncio.run(list_mcp_tools(["whatever"]))
 
 

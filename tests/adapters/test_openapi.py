@@ -681,7 +681,7 @@ def test_malformed_documents_raise_located_errors(
     document: Any, error: type[SchemaRouterError], where: str
 ) -> None:
     with pytest.raises(error) as raised:
-        openapi_registration(document, provider="bad", source="bad.yaml")
+        openapi_registration(document, provider="bad", source="bad.yaml", strict=True)
     assert type(raised.value) is error
     assert raised.value.where is not None
     assert raised.value.where.startswith("bad.yaml")

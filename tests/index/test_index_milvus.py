@@ -343,7 +343,7 @@ def test_uris_and_the_missing_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         with pytest.raises(ValueError):
             parse_milvus_uri(bad)
     monkeypatch.setitem(sys.modules, "pymilvus", None)
-    with pytest.raises(MissingDependencyError, match=r"schemarouter\[milvus\]"):
+    with pytest.raises(MissingDependencyError, match=r"pip install -e .*\[milvus\]"):
         open_index(f"milvus+lite://{tmp_path}/x.db", Registry().snapshot())
 
 

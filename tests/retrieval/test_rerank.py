@@ -13,6 +13,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import MissingDependencyError, ModelError
+from schemarouter.index import HashingEncoder
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.retrieval import rerank
 from schemarouter.retrieval.rerank import (
@@ -468,3 +469,15 @@ def test_router_reranks_only_what_fits_the_budget(tiny_model: Path) -> None:
     # the routes past the budget keep fusion's order, after the reranked ones
     fused = _router(None).retrieve(query, k=20).route_ids
     assert budget.route_ids[scored:] == fused[scored:]
+
+
+def test_router_takes_the_cli_words_for_the_reranker(tiny_model: Path) -> None:
+    """``reranker="shipped"``, ``"none"`` and a folder, as ``--reranker`` takes them (#25)."""
+    assert SchemaRouter(reranker="none", encoder=HashingEncoder()).reranker is None
+    assert isinstance(SchemaRouter(reranker=str(tiny_model)).reranker, Reranker)
+    model = Reranker.shipped()
+    if model is None:
+        pytest.skip("no shipped reranker in this checkout")
+    r = SchemaRouter.from_catalog(BUNDLED_CATALOG, reranker=" Shipped ")
+    assert r.reranker is model  # even where its card leaves it off by default
+    assert r.retrieve("band gap of silicon", k=3).reranked

@@ -1,0 +1,72 @@
+"""What kind of source a parsed file is: for errors that name it and the flag to use.
+
+Every command that reads sources (``retrieve``, ``index build``, ``serve``) takes the same
+four kinds: catalogs (``--catalog``), OpenAPI documents (``--openapi``), recorded MCP
+``tools/list`` results (``--mcp-tools``) and gateway configs (``--config``). A file given as
+one kind that is plainly another is refused with both named (``this is an OpenAPI document,
+not a SchemaRouter catalog``) and the flag that takes it, before any schema error about
+keys the file was never meant to have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from schemarouter.errors import DocumentError
+
+__all__ = ["KINDS", "Kind", "check_kind", "document_kind"]
+
+Kind = Literal["catalog", "openapi", "mcp_tools", "config"]
+
+#: kind -> (what it is, the flag that takes it)
+KINDS: Mapping[str, tuple[str, str]] = {
+    "catalog": ("a SchemaRouter catalog", "--catalog PATH"),
+    "openapi": ("an OpenAPI document", "--openapi [PROVIDER=]FILE"),
+    "mcp_tools": ("an MCP tools/list result", "--mcp-tools [PROVIDER=]FILE"),
+    "config": ("a gateway config", "--config FILE"),
+}
+_CONFIG_KEYS = frozenset({"catalogs", "openapi", "mcp_tools", "mcp_servers", "allow", "search"})
+
+
+def _tool_list(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(t, Mapping) and "name" in t and ("inputSchema" in t or "input_schema" in t)
+            for t in value
+        )
+    )
+
+
+def document_kind(data: Any) -> Kind | None:
+    """Which of the four kinds ``data`` (a parsed file) plainly is, or ``None``."""
+    if _tool_list(data):
+        return "mcp_tools"
+    if not isinstance(data, Mapping):
+        return None
+    if "schemarouter_catalog" in data:
+        return "catalog"
+    if isinstance(data.get("openapi"), str) or "swagger" in data:
+        return "openapi"
+    tools = data.get("tools")
+    if tools == [] or _tool_list(tools):
+        return "mcp_tools"
+    if set(data) & _CONFIG_KEYS and set(data) <= _CONFIG_KEYS | {"name", "index", "credentials"}:
+        return "config"
+    return None
+
+
+def check_kind(data: Any, expected: Kind, *, where: str) -> None:
+    """A :class:`DocumentError` where ``data`` is plainly another kind than ``expected``,
+    naming both and the flag that takes it."""
+    kind = document_kind(data)
+    if kind is None or kind == expected:
+        return
+    what, flag = KINDS[kind]
+    raise DocumentError(
+        f"this is {what}, not {KINDS[expected][0]}",
+        where=where,
+        hint=f"Pass it with {flag} (retrieve, index build and serve all take it)",
+    )

@@ -1,0 +1,91 @@
+"""``serve`` answers at once and its upstream servers join when ready (issue #25): they
+connect all at once in the background, a slow one never holds up the first answer or the
+others (a search waits ``search.upstream_wait`` seconds for them, then says which are still
+connecting), and one that fails is named with why."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import mcp
+import yaml
+from mcp.client.stdio import StdioServerParameters
+
+SERVERS = Path(__file__).parents[1] / "mcp_servers"
+NOTES = SERVERS / "notes_server.py"
+GATEWAY = SERVERS / "gateway_server.py"
+
+
+def _slow(gate: Path) -> list[str]:
+    """The notes server, started only once ``gate`` exists (the test opens it when it has
+    seen what it wants to see while the server is still starting; no race with the clock)."""
+    code = (
+        "import os, runpy, sys, time\n"
+        f"deadline = time.monotonic() + 120\n"
+        f"while not os.path.exists({str(gate)!r}) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.05)\n"
+        f"sys.argv = [{str(NOTES)!r}]\n"
+        f"runpy.run_path({str(NOTES)!r}, run_name='__main__')\n"
+    )
+    return [sys.executable, "-c", code]
+
+
+def test_the_first_answer_does_not_wait_for_upstreams(tmp_path: Path) -> None:
+    gate = tmp_path / "slow-may-start"
+    config = {
+        "mcp_servers": [
+            {"provider": "fast", "command": [sys.executable, str(NOTES)]},
+            {"provider": "slow", "command": _slow(gate)},
+            {"provider": "broken", "command": [sys.executable, "-c", "raise SystemExit(3)"]},
+        ],
+        "allow": {"write": ["fast/mcp/*", "slow/mcp/*"]},
+        "search": {"rerank": False, "upstream_wait": 1},  # a search waits 1 s, not 10
+    }
+    path = tmp_path / "gateway.yaml"
+    path.write_text(yaml.safe_dump(config))
+
+    async def run() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        started = time.monotonic()
+        params = StdioServerParameters(
+            command=sys.executable, args=[str(GATEWAY), str(path), "stdio", "0", "--background"]
+        )
+        async with mcp.Client(params) as client:
+            # answered while the slow upstream cannot even start (a gateway that waited
+            # for it would never answer: the timeout fails the test instead of hanging)
+            listed = await asyncio.wait_for(client.list_tools(), timeout=60)
+            seen["tools"] = sorted(t.name for t in listed.tools)
+            while True:  # the fast upstream joins while the slow one still connects
+                answer = (
+                    await client.call_tool("search_tools", {"query": "search research notes"})
+                ).structured_content
+                names = {t["name"] for t in answer["tools"]}
+                if "fast__mcp__search_notes" in names or time.monotonic() - started > 60:
+                    seen["fast_joined"] = (names, answer.get("connecting", ""))
+                    break
+                await asyncio.sleep(0.2)
+            gate.touch()  # now the slow upstream starts, and joins when it has listed
+            while True:
+                answer = (
+                    await client.call_tool("search_tools", {"query": "search research notes"})
+                ).structured_content
+                names = {t["name"] for t in answer["tools"]}
+                if "slow__mcp__search_notes" in names or time.monotonic() - started > 90:
+                    seen["slow_joined"] = (names, answer)
+                    break
+                await asyncio.sleep(0.5)
+        return seen
+
+    seen = asyncio.run(run())
+    assert seen["tools"] == ["call_tool", "describe_tool", "search_tools"]
+    names, connecting = seen["fast_joined"]
+    assert "slow__mcp__search_notes" not in names
+    assert "still connecting (slow)" in connecting
+    names, answer = seen["slow_joined"]
+    assert {"fast__mcp__search_notes", "slow__mcp__search_notes"} <= names
+    assert "connecting" not in answer
+    assert "cannot list its tools" in answer["unavailable"]["broken"]
