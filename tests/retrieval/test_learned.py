@@ -128,3 +128,13 @@ def test_the_router_reorders_its_window_with_the_stage_and_drops_nothing(tmp_pat
     assert not any("ranking" in c.scores for c in staged.candidates[10:])
     named = router(str(_folder(tmp_path / "n"))).retrieve("OQMD formation energy of NaCl", k=5)
     assert named.candidates[0].provider == "oqmd"  # a named provider stays ahead
+
+
+def test_the_shipped_stage_is_off_by_default_with_its_card_saying_why() -> None:
+    shipped = RankingModel.shipped()
+    assert shipped is not None, "models/ranking/ is shipped (trees.npz and card.json)"
+    assert "does not beat fusion" in shipped.off_by_default
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None)
+    assert router.ranking_model is None  # off: the router answers with fusion
+    on = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, ranking=shipped)
+    assert on.ranking_model is shipped
