@@ -58,11 +58,11 @@ from schemarouter.execution.credentials import CredentialProvider, EnvironmentCr
 from schemarouter.execution.gate import ExecutionHost, Settings, with_path
 from schemarouter.execution.invokers import http, mcp, python
 from schemarouter.execution.invokers._base import Sleep
-from schemarouter.execution.invokers._bounded import FRESH_CONNECTIONS
 from schemarouter.execution.loop import Op, Run
 from schemarouter.execution.policy import Approver, Budget, ExecutionPolicy, monitor_for
 from schemarouter.execution.results import CallResult, ExecutionResult
 from schemarouter.planning.planner import Coverage, Plan, PlanRequest, PlanStep, typed_fields
+from schemarouter.registry.http_body import FRESH_CONNECTIONS
 from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = ["CallMixin", "ExecutionHost", "aexecute", "call_plan", "execute"]

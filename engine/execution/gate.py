@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from schemarouter.contracts import Effect, OutputField, Route
+from schemarouter.contracts import (
+    PROJECTION_PARAMETERS,
+    Effect,
+    OutputField,
+    Route,
+    schema_validator,
+)
 from schemarouter.errors import (
     ExecutionError,
     GateError,
@@ -31,7 +37,7 @@ from schemarouter.errors import (
 )
 from schemarouter.execution.credentials import CredentialProvider, Redactor
 from schemarouter.execution.invokers import http
-from schemarouter.execution.outputs import PROJECTION_PARAMETERS, json_path, projection_names
+from schemarouter.execution.outputs import json_path, projection_names
 from schemarouter.execution.policy import (
     Approver,
     Budget,
@@ -41,10 +47,10 @@ from schemarouter.execution.policy import (
     check_effect,
     monitor_for,
 )
-from schemarouter.planning.planner import PlanStep, fallback_compatible
+from schemarouter.planning.fallbacks import fallback_compatible
+from schemarouter.planning.planner import PlanStep
 from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.gate import schema_validator
 
 __all__ = [
     "ExecutionHost",

@@ -42,7 +42,6 @@ __all__ = [
     "MiniLMEncoder",
     "VectorSet",
     "encode_request",
-    "encoder_from_identity",
     "query_runner",
     "text_key",
 ]
@@ -252,26 +251,6 @@ class MiniLMEncoder:
         )
         self.texts_encoded += len(texts)
         return np.ascontiguousarray(vectors, dtype=np.float32)
-
-
-def encoder_from_identity(identity: str) -> Encoder:
-    """The encoder that an index built with ``identity`` needs (for ``HybridIndex.load``)."""
-    if identity.startswith("hashing-v1:dim="):
-        return HashingEncoder(int(identity.split("=", 1)[1]))
-    if identity.startswith("minilm-l6-v2:") and ":st:seq=" in identity:
-        return MiniLMEncoder(max_seq_length=int(identity.rsplit("=", 1)[1]))
-    if identity.startswith("minilm-l6-v2:") and ":onnx-int8-v2:" in identity:
-        from schemarouter.index.encoders.onnx import OnnxMiniLMEncoder
-
-        return OnnxMiniLMEncoder.from_identity(identity)
-    from schemarouter.index.encoders.onnx import OnnxEncoder
-
-    shipped = OnnxEncoder.shipped()
-    if shipped is not None and shipped.identity == identity:
-        from schemarouter.index.encoders.crosslingual import shipped_crosslingual
-
-        return shipped_crosslingual(shipped)
-    raise ValueError(f"no known encoder has identity {identity!r}; pass encoder= explicitly")
 
 
 def _faiss() -> Any:

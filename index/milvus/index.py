@@ -53,8 +53,8 @@ from schemarouter.errors import (
     StaleIndexError,
 )
 from schemarouter.fingerprint import fingerprint
-from schemarouter.index.backend import RouteFilter
-from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts
+from schemarouter.index.backend import RouteFilter, SearchMode
+from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
 from schemarouter.index.milvus.query import MilvusQuery
 from schemarouter.index.milvus.rows import (
@@ -70,7 +70,7 @@ from schemarouter.index.milvus.rows import (
     route_rows,
 )
 from schemarouter.index.milvus.schema import FORMAT, check_meta, collection_schema, new_meta
-from schemarouter.index.search import SearchMode, dense_weight_for
+from schemarouter.index.search import dense_weight_for
 from schemarouter.index.settings import IndexSettings, RouteHit
 from schemarouter.index.tokenize import tokenize
 from schemarouter.registry.bounds import UnreadableFile, load_json
@@ -276,7 +276,7 @@ class MilvusIndex:
             ):
                 return self  # opened already, for this registry
             if self._encoder is None:
-                from schemarouter.index.hybrid import default_encoder
+                from schemarouter.index.encoders.defaults import default_encoder
 
                 self._encoder = encoder or default_encoder()
             meta = self._read_meta()
@@ -355,7 +355,7 @@ class MilvusIndex:
         """Drop the collection (if any) and index every route of ``snapshot`` anew."""
         with self._lock:
             if self._encoder is None or encoder is not None:
-                from schemarouter.index.hybrid import default_encoder
+                from schemarouter.index.encoders.defaults import default_encoder
 
                 self._encoder = encoder or self._encoder or default_encoder()
             self._drop_collection()
@@ -505,11 +505,9 @@ class MilvusIndex:
         """Embed and write the rows of ``routes`` (upserts for route keys in ``stored``,
         inserts for the rest); ``written`` collects their route keys before each request,
         so a failure knows what to roll back."""
-        from schemarouter.index.hybrid import _bar
-
         pending = [p for route in routes for p in route_rows(route, self.settings)]
         texts = list(dict.fromkeys(p.dense_text for p in pending if p.dense_text))
-        bar = _bar(progress, len(texts), "embedding", "texts")
+        bar = progress_bar(progress, len(texts), "embedding", "texts")
         vectors, stats = embed_texts(
             self.encoder, texts, cache=cache, progress=bar.update if bar is not None else None
         )
@@ -518,7 +516,7 @@ class MilvusIndex:
         stats.requested = len(pending)
         position = {t: i for i, t in enumerate(texts)}
         zeros = [0.0] * int(self.encoder.dim)
-        bar = _bar(progress, len(pending), f"writing to {self.name}", "documents")
+        bar = progress_bar(progress, len(pending), f"writing to {self.name}", "documents")
         for lo in range(0, len(pending), WRITE_BATCH):
             batch = pending[lo : lo + WRITE_BATCH]
             rows = []

@@ -47,8 +47,9 @@ import numpy as np
 
 from schemarouter.contracts import Registration
 from schemarouter.index.cache import EmbeddingCache
+from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder
-from schemarouter.index.hybrid import HybridIndex, default_encoder
+from schemarouter.index.hybrid import HybridIndex
 from schemarouter.index.settings import IndexSettings
 from schemarouter.registry.registry import Registry
 from schemarouter.training.datasets.shared_data import (
