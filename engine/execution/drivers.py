@@ -57,7 +57,7 @@ from schemarouter.errors import GateError, ParameterValidationError, SchemaRoute
 from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials
 from schemarouter.execution.gate import ExecutionHost, Settings, with_path
 from schemarouter.execution.invokers import http, mcp, python
-from schemarouter.execution.invokers._base import Sleep
+from schemarouter.execution.invokers.payload import Sleep
 from schemarouter.execution.loop import Op, Run
 from schemarouter.execution.policy import Approver, Budget, ExecutionPolicy, monitor_for
 from schemarouter.execution.results import CallResult, ExecutionResult

@@ -56,7 +56,7 @@ from schemarouter.fingerprint import fingerprint
 from schemarouter.index.backend import RouteFilter, SearchMode
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
-from schemarouter.index.milvus.query import MilvusQuery
+from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
 from schemarouter.index.milvus.rows import (
     DEFAULT_COLLECTION,
     DEFAULT_CONSISTENCY,
@@ -69,11 +69,10 @@ from schemarouter.index.milvus.rows import (
     route_key,
     route_rows,
 )
-from schemarouter.index.milvus.schema import FORMAT, check_meta, collection_schema, new_meta
+from schemarouter.index.milvus.schema import check_meta, collection_schema, new_meta, read_meta
 from schemarouter.index.search import dense_weight_for
 from schemarouter.index.settings import IndexSettings, RouteHit
 from schemarouter.index.tokenize import tokenize
-from schemarouter.registry.bounds import UnreadableFile, load_json
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 
 __all__ = ["FUSIONS", "MilvusIndex"]
@@ -235,19 +234,7 @@ class MilvusIndex:
             if not self.client.has_collection(self.name):
                 return None
             props = self.client.describe_collection(self.name).get("properties") or {}
-        raw = props.get(META_KEY)
-        try:
-            meta = load_json(raw) if isinstance(raw, str | bytes) and raw else None
-        except UnreadableFile:  # not JSON, or nested past the limit
-            meta = None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise CorruptIndexError(
-                f"collection {self.name!r} exists but was not written by SchemaRouter",
-                where=self.target.redacted(),
-                hint="Choose another collection name, or drop it and rebuild "
-                "(`schemarouter index build --backend milvus --rebuild`)",
-            )
-        return meta
+        return read_meta(props, collection=self.name, where=self.target.redacted())
 
     def _write_meta(self, **update: Any) -> None:
         meta = {**self._meta, **update}
@@ -394,25 +381,8 @@ class MilvusIndex:
     def _scan(self) -> dict[str, str]:
         """route id -> fingerprint of every route version stored (``kind == 0`` rows).
         Two versions of one route (an interrupted update) show as ``"<id>\\0<fp>"`` twice."""
-        out: dict[str, str] = {}
         with self._engine("reading the stored routes"):
-            iterator = self.client.query_iterator(
-                self.name,
-                batch_size=4096,
-                filter="kind == 0",
-                output_fields=["route_id", "route_fp"],
-            )
-            try:
-                while batch := iterator.next():
-                    for row in batch:
-                        rid, fp = str(row["route_id"]), str(row["route_fp"])
-                        if rid in out and out[rid] != fp:
-                            out[f"{rid}\0{fp}"] = fp
-                        else:
-                            out[rid] = fp
-            finally:
-                iterator.close()
-        return out
+            return stored_routes(self.client, self.name)
 
     def _stored_fingerprint(self) -> str:
         stored = self._scan()
@@ -583,19 +553,12 @@ class MilvusIndex:
         unknown = [t for t in dict.fromkeys(tokens) if t not in self._known]
         if unknown:
             with self._engine("searching"):
-                results = self.client.search(
-                    self.name,
-                    data=unknown,
-                    anns_field="sparse",
-                    limit=1,
-                    filter="kind < 2",
-                    output_fields=["route_id"],
-                    consistency_level=self.target.consistency_level,
+                found = token_hits(
+                    self.client, self.name, unknown, consistency=self.target.consistency_level
                 )
             if len(self._known) > 100_000:
                 self._known.clear()
-            for token, hits in zip(unknown, results, strict=True):
-                self._known[token] = len(hits) > 0
+            self._known.update(zip(unknown, found, strict=True))
         return sum(1 for t in tokens if self._known.get(t)) / len(tokens)
 
     def search(
@@ -627,10 +590,6 @@ class MilvusIndex:
             filters=filters,
             consistency_level=self.target.consistency_level,
         )
+        weight = dense_weight_for(query, self.settings.dense_weight, self.encoder)
         with self._engine("searching"):
-            if mode != "hybrid":
-                return request.single(k, lexical=mode == "lexical")
-            if self.fusion == "router":
-                weight = dense_weight_for(query, self.settings.dense_weight, self.encoder)
-                return request.router_fusion(k, dense_weight=weight)
-            return request.milvus_fusion(k, ranker=self.fusion)
+            return request.best(k, mode=mode, fusion=self.fusion, dense_weight=weight)

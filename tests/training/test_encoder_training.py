@@ -60,6 +60,7 @@ def test_validation_suite_registers_through_the_public_api(shared_data: Path) ->
     assert all(g in routes for q in positives for g in q.gold)
 
 
+@pytest.mark.slow  # a training run: 153 s on the loaded 2-core machine
 def test_train_encoder_end_to_end(shared_data: Path, tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("sentence_transformers")

@@ -24,8 +24,8 @@ import httpx
 from schemarouter.contracts import AccessKind, Effect, Route
 from schemarouter.errors import BudgetExceededError, PolicyError
 from schemarouter.execution.credentials import CredentialProvider, Redactor
-from schemarouter.execution.invokers._base import Payload, invocation_error
 from schemarouter.execution.invokers._request import build_request, origin, within_base_path
+from schemarouter.execution.invokers.payload import Payload, invocation_error
 from schemarouter.execution.policy import BudgetMeter, ExecutionPolicy
 from schemarouter.registry.http_body import (
     BodyDecodeError,

@@ -30,7 +30,7 @@ from typing import Any
 
 from schemarouter.contracts import AccessKind
 from schemarouter.errors import MissingDependencyError
-from schemarouter.execution.invokers._base import (
+from schemarouter.execution.invokers.payload import (
     MAX_MESSAGE_CHARS,
     Payload,
     clip,
