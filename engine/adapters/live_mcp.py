@@ -22,7 +22,7 @@ from typing import Any
 from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any
 from schemarouter.contracts import Effect, Provider, Registration
-from schemarouter.errors import MissingDependencyError, RegistrationError
+from schemarouter.errors import MissingDependencyError, RegistrationError, require
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -39,13 +39,7 @@ _MAX_PAGES = 100
 
 
 def _import_mcp() -> Any:
-    try:
-        import mcp
-    except ImportError:
-        raise MissingDependencyError(
-            "mcp", extra="mcp", purpose="listing the tools of a live MCP server"
-        ) from None
-    return mcp
+    return require("mcp", extra="mcp", purpose="listing the tools of a live MCP server")
 
 
 def _describe_server(server: Sequence[str] | str) -> str:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS
-from schemarouter.errors import MissingDependencyError, ModelError
+from schemarouter.errors import ModelError, require
 
 if TYPE_CHECKING:
     from schemarouter.contracts import OutputField, Route
@@ -147,11 +147,8 @@ def route_text(
 def load_tokenizer(path: str | Path) -> Any:
     """A ``tokenizers.Tokenizer`` from ``tokenizer.json``, with padding and truncation off
     (:func:`encode_pairs` cuts and pads itself)."""
-    try:
-        from tokenizers import Tokenizer
-    except ImportError:
-        raise MissingDependencyError("tokenizers", purpose="the cross-encoder reranker") from None
-    tokenizer = Tokenizer.from_file(str(path))
+    tokenizers = require("tokenizers", purpose="the cross-encoder reranker")
+    tokenizer = tokenizers.Tokenizer.from_file(str(path))
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer
@@ -333,12 +330,7 @@ class Reranker:
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
             if self._session is None:
-                try:
-                    import onnxruntime as ort
-                except ImportError:
-                    raise MissingDependencyError(
-                        "onnxruntime", purpose="the cross-encoder reranker"
-                    ) from None
+                ort = require("onnxruntime", purpose="the cross-encoder reranker")
                 tokenizer = load_tokenizer(self.path.joinpath("tokenizer.json"))
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = self.threads

