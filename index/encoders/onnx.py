@@ -36,6 +36,7 @@ import numpy as np
 
 from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_dir, _minilm_version
+from schemarouter.shipped import load_once, shipped_folder
 
 __all__ = [
     "ENCODER_FILES",
@@ -374,11 +375,12 @@ class OnnxEncoder(_OnnxSentenceEncoder):
     @classmethod
     def shipped(cls) -> OnnxEncoder | None:
         """The encoder in ``schemarouter.models/encoder`` (one per process), or ``None``."""
-        with _SHARED_LOCK:
-            if "encoder" not in _SHARED:
-                folder = shipped_encoder_folder()
-                _SHARED["encoder"] = None if folder is None else cls(folder)
-            return _SHARED["encoder"]
+
+        def load() -> OnnxEncoder | None:
+            folder = shipped_encoder_folder()
+            return None if folder is None else cls(folder)
+
+        return load_once("encoder", load)
 
     @property
     def identity(self) -> str:
@@ -416,18 +418,9 @@ class OnnxEncoder(_OnnxSentenceEncoder):
         return f"OnnxEncoder({self.identity!r}, folder={str(self.folder)!r})"
 
 
-_SHARED: dict[str, OnnxEncoder | None] = {}
-_SHARED_LOCK = threading.Lock()
-
-
 def shipped_encoder_folder() -> Path | None:
     """``schemarouter.models/encoder`` when it holds a complete model, else ``None``."""
-    from importlib import resources
-
-    folder = resources.files("schemarouter.models").joinpath("encoder")
-    if not all(folder.joinpath(name).is_file() for name in ENCODER_FILES):
-        return None
-    return Path(str(folder))
+    return shipped_folder("encoder", ENCODER_FILES)
 
 
 def default_minilm_encoder() -> Encoder:
