@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,23 +27,21 @@ from schemarouter.checks import (
 )
 from schemarouter.contracts import Effect
 from schemarouter.errors import ArgumentError, GateError
-from schemarouter.execution.drivers import CallMixin
+from schemarouter.execution.drivers import acall_route, arun_plan, call_route, run_plan
+from schemarouter.execution.gate import Settings
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.registering import RegistrationMixin
 from schemarouter.registry.registry import Registry, RegistryChange, RegistrySnapshot
 from schemarouter.retrieval.abstention import AbstentionModel
 from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer
-from schemarouter.retrieval.candidates import (
-    Ranked,
-)
 from schemarouter.retrieval.gate import validate_selection
 from schemarouter.retrieval.intents import (
     DEFAULT_MIN_SIMILARITY,
 )
 from schemarouter.retrieval.learned import RankingModel
 from schemarouter.retrieval.prerequisites import producers
-from schemarouter.retrieval.ranking import Ranker
+from schemarouter.retrieval.ranking import Ranker, RankerSetting
 from schemarouter.retrieval.rerank import (
     DEFAULT_FUSION_WEIGHT,
     DEFAULT_TOKEN_BUDGET,
@@ -51,16 +49,13 @@ from schemarouter.retrieval.rerank import (
 )
 from schemarouter.retrieval.results import CapabilityRetrieval
 from schemarouter.retrieval.state import (
-    Exclusion,
     ExecutionState,
-    blocked_summary,
-    exclusion_for,
 )
 
 if TYPE_CHECKING:
     from schemarouter.execution.credentials import CredentialProvider
     from schemarouter.execution.policy import Approver, Budget, ExecutionPolicy
-    from schemarouter.execution.results import ExecutionResult
+    from schemarouter.execution.results import CallResult, ExecutionResult
     from schemarouter.index import Encoder, IndexSettings
     from schemarouter.index.backend import DeferredIndex, RouteIndex
 
@@ -80,61 +75,47 @@ DEFAULT_RERANK_DEPTH = 20
 _DEFAULT: Any = object()
 
 
-class _OnRanker:
-    """A setting of the router that its :class:`Ranker` holds: ``router.reranker`` reads and
-    sets ``router.ranker.reranker``, as it did when ranking was part of the router."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, router: Any, owner: type | None = None) -> Any:
-        return self if router is None else getattr(router.ranker, self.name)
-
-    def __set__(self, router: Any, value: Any) -> None:
-        setattr(router.ranker, self.name, value)
-
-
-class SchemaRouter(RegistrationMixin, CallMixin):
+class SchemaRouter(RegistrationMixin):
     """One front door: register capabilities, then retrieve, plan and execute them."""
 
     # The ranking settings, held by ``self.ranker`` and read and set here as ever:
     #: the query analyzer (named providers and routes, provenance, identifier values)
-    analyzer = _OnRanker()
+    analyzer = RankerSetting()
     #: the calibrated abstention model; the shipped one (calibrated on tooltrain's
     #: validation catalogs and the bundled dev split) applies to any registry searched
     #: with the encoder it was calibrated for; one passed here applies everywhere
-    abstention = _OnRanker()
+    abstention = RankerSetting()
     #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
     #: by default the model shipped in ``schemarouter.models/reranker``; any object with
     #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do;
     #: as on the command line, ``"shipped"`` is the shipped model even where its card
     #: leaves it off, ``"none"`` is no reranker, any other text or a Path a model folder
-    reranker = _OnRanker()
-    rerank_depth = _OnRanker()
-    rerank_weight = _OnRanker()
+    reranker = RankerSetting()
+    rerank_depth = RankerSetting()
+    rerank_weight = RankerSetting()
     #: word pieces the reranker may read per query (None: no budget); long queries get
     #: fewer pairs, so its latency stays bounded (see ``Reranker.fit``)
-    rerank_tokens = _OnRanker()
+    rerank_tokens = RankerSetting()
     #: a multi-part request gets each part's best candidate into the top k
     #: (:mod:`schemarouter.retrieval.intents`); off by default, for the figures in
     #: docs/generalization.md#multi-intent-coverage
-    multi_intent = _OnRanker()
+    multi_intent = RankerSetting()
     #: after a top-k route that needs an identifier (``/person/{person_id}/credits``),
     #: the route that produces it (``/search/person``) is lifted in
     #: (:mod:`schemarouter.retrieval.prerequisites`); on by default, for the figures in
     #: docs/generalization.md#identifiers-a-route-needs
-    prerequisites = _OnRanker()
+    prerequisites = RankerSetting()
     #: a part's best route is lifted only from this encoder cosine up (chosen for the
     #: shipped encoder; see :data:`schemarouter.retrieval.intents.DEFAULT_MIN_SIMILARITY`)
-    intent_min_similarity = _OnRanker()
+    intent_min_similarity = RankerSetting()
     #: a request's action (create / send / delete against get / list / show) scores the
     #: routes doing the opposite down within the fused window
     #: (:mod:`schemarouter.retrieval.actions`); rule-based, on by default
-    actions = _OnRanker()
+    actions = RankerSetting()
     #: the learned ranking stage over the fused window (:mod:`.retrieval.learned`); by
     #: default the shipped model where its card turns it on, else none (fusion order);
     #: a folder path or a RankingModel turns one on, ``None`` turns it off
-    ranking_model = _OnRanker()
+    ranking_model = RankerSetting()
 
     def __init__(
         self,
@@ -361,50 +342,11 @@ class SchemaRouter(RegistrationMixin, CallMixin):
         query = check_text(query, method=method)
         k = check_positive_int(k, method=method, name="k")
         hide = self._abstain(abstain, method=method)
-        ranking = self.ranker.rank(query, max(k, self.recall_depth), k=k)
-        if ranking.reason and hide:
-            return self.ranker.result(query, k, ranking, [], abstain=True)
-        snapshot, ranked, warnings = ranking.snapshot, ranking.ranked, ranking.warnings
         unhealthy = {r for r in self._unhealthy_until if not self.is_healthy(r)}
         state = state.model_copy(update={"unhealthy_routes": state.unhealthy_routes | unhealthy})
-        window = ranked if refill else ranked[:k]
-        kept: list[Ranked] = []
-        original: dict[str, int] = {}
-        exclusions: list[Exclusion] = []
-        examined = 0
-        for rank, item in enumerate(window, start=1):
-            if len(kept) == k:
-                break
-            examined += 1
-            route = snapshot.routes[item.route_id]
-            excluded = exclusion_for(
-                route,
-                state,
-                rank=rank,
-                is_bound=self.is_bound,
-                needed_semantic_ids=ranking.resolved,
-            )
-            if excluded is not None:
-                exclusions.append(excluded)
-                continue
-            kept.append(item)
-            original[item.route_id] = rank
-        exhausted = refill and len(kept) < k
-        if exhausted:
-            warnings.append(
-                f"the ranked list ran out after {examined} routes with {len(kept)} eligible"
-            )
-        return self.ranker.result(
-            query,
-            k,
-            ranking,
-            kept,
-            abstain=hide,
-            exclusions=tuple(exclusions),
-            blocked=blocked_summary(exclusions, within=k),
-            original_ranks=original,
-            examined=examined,
-            exhausted=exhausted,
+        depth = max(k, self.recall_depth)
+        return self.ranker.filtered(
+            query, state, k, depth=depth, refill=refill, hide=hide, is_bound=self.is_bound
         )
 
     def retrieve_state_aware(
@@ -553,13 +495,11 @@ class SchemaRouter(RegistrationMixin, CallMixin):
         partial: bool = False,
     ) -> ExecutionResult:
         """Run ``plan``: gate, policy, health, trusted invocation, output validation,
-        declared normalization and projection (see :mod:`schemarouter.execution.drivers`)."""
-        from schemarouter.execution.drivers import execute
-
-        return execute(
-            self,
-            plan,
-            client=client,
+        declared normalization and projection (see :mod:`schemarouter.execution.drivers`).
+        The options are checked into one :class:`~schemarouter.execution.gate.Settings`."""
+        check_instance(plan, Plan, method="execute", name="plan")
+        settings = Settings.of(
+            "execute",
             credentials=credentials,
             allow_effects=allow_effects,
             approve=approve,
@@ -567,6 +507,7 @@ class SchemaRouter(RegistrationMixin, CallMixin):
             budget=budget,
             partial=partial,
         )
+        return run_plan(self, plan, settings, client=client)
 
     async def aexecute(
         self,
@@ -581,12 +522,9 @@ class SchemaRouter(RegistrationMixin, CallMixin):
         partial: bool = False,
     ) -> ExecutionResult:
         """:meth:`execute` with non-blocking I/O."""
-        from schemarouter.execution.drivers import aexecute
-
-        return await aexecute(
-            self,
-            plan,
-            client=client,
+        check_instance(plan, Plan, method="aexecute", name="plan")
+        settings = Settings.of(
+            "aexecute",
             credentials=credentials,
             allow_effects=allow_effects,
             approve=approve,
@@ -594,3 +532,59 @@ class SchemaRouter(RegistrationMixin, CallMixin):
             budget=budget,
             partial=partial,
         )
+        return await arun_plan(self, plan, settings, client=client)
+
+    def call(
+        self,
+        route_id: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] | None = None,
+        client: httpx.Client | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> CallResult:
+        """Run exactly ``route_id`` with ``arguments`` (what an agent picked): parameter
+        validation, gate, policy, health and output validation as for a plan. The result
+        carries the validated raw output (projected to ``fields`` where given) and typed
+        fields where the route declares them (see :mod:`schemarouter.execution.drivers`)."""
+        settings = Settings.of(
+            "call",
+            credentials=credentials,
+            allow_effects=allow_effects,
+            approve=approve,
+            policy=policy,
+            budget=budget,
+            partial=partial,
+        )
+        return call_route(self, route_id, arguments, settings, fields=fields, client=client)
+
+    async def acall(
+        self,
+        route_id: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] | None = None,
+        client: httpx.AsyncClient | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> CallResult:
+        """:meth:`call` with non-blocking I/O."""
+        settings = Settings.of(
+            "acall",
+            credentials=credentials,
+            allow_effects=allow_effects,
+            approve=approve,
+            policy=policy,
+            budget=budget,
+            partial=partial,
+        )
+        return await acall_route(self, route_id, arguments, settings, fields=fields, client=client)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from schemarouter.checks import check_callable, check_flag, check_instance, enum_values
 from schemarouter.contracts import (
     PROJECTION_PARAMETERS,
     Effect,
@@ -35,7 +36,7 @@ from schemarouter.errors import (
     PolicyError,
     SchemaRouterError,
 )
-from schemarouter.execution.credentials import CredentialProvider, Redactor
+from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials, Redactor
 from schemarouter.execution.invokers import http
 from schemarouter.execution.outputs import json_path, projection_names
 from schemarouter.execution.policy import (
@@ -124,12 +125,45 @@ class ExecutionHost:
 
 @dataclass(frozen=True)
 class Settings:
+    """How one run executes: the options of ``execute`` / ``call`` and their async twins,
+    checked once (:meth:`of`) and handed down as one value."""
+
     credentials: CredentialProvider
     allow_effects: frozenset[Effect]
     approve: Approver | None
     policy: ExecutionPolicy
     budget: Budget
     partial: bool
+
+    @classmethod
+    def of(
+        cls,
+        method: str,
+        *,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> Settings:
+        """The options of one ``method`` call, each checked (a wrong one is an
+        :class:`~schemarouter.errors.ArgumentError` naming ``method`` and the option):
+        credentials from the environment, the default policy and budget where none given."""
+        check_instance(
+            credentials, CredentialProvider, method=method, name="credentials", optional=True
+        )
+        check_callable(approve, method=method, name="approve", optional=True)
+        check_instance(policy, ExecutionPolicy, method=method, name="policy", optional=True)
+        check_instance(budget, Budget, method=method, name="budget", optional=True)
+        return cls(
+            credentials=credentials if credentials is not None else EnvironmentCredentials(),
+            allow_effects=enum_values(allow_effects, Effect, method=method, name="allow_effects"),
+            approve=approve,
+            policy=policy or ExecutionPolicy(),
+            budget=budget or Budget(),
+            partial=check_flag(partial, method=method, name="partial"),
+        )
 
 
 @dataclass(frozen=True)

@@ -45,12 +45,13 @@ from schemarouter.retrieval.learned import RankingModel
 from schemarouter.retrieval.ordering import apply_actions, learned_order, lift_prerequisites
 from schemarouter.retrieval.rerank import Reranker, blend_order, route_text
 from schemarouter.retrieval.results import CapabilityRetrieval
+from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary, exclusion_for
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import Registry
     from schemarouter.retrieval.analysis import Analyzer
 
-__all__ = ["RELEVANCE_WINDOW", "Ranker", "say_once"]
+__all__ = ["RELEVANCE_WINDOW", "Ranker", "RankerSetting", "say_once"]
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +110,20 @@ def _abstention_reason(model: AbstentionModel, signals: dict[str, float], *, rer
     signals["confidence"] = p
     threshold = model.threshold_for(reranked=reranked)
     return "" if p >= threshold else _off_catalog("confidence", p, threshold)
+
+
+class RankerSetting:
+    """A setting of the router that its :class:`Ranker` holds: ``router.reranker`` reads and
+    sets ``router.ranker.reranker``, as it did when ranking was part of the router."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, router: Any, owner: type | None = None) -> Any:
+        return self if router is None else getattr(router.ranker, self.name)
+
+    def __set__(self, router: Any, value: Any) -> None:
+        setattr(router.ranker, self.name, value)
 
 
 class Ranker:
@@ -428,6 +443,64 @@ class Ranker:
         return (
             "reranking is off: no reranker model (train one with `schemarouter "
             "train-reranker` and pass reranker=FOLDER)"
+        )
+
+    def filtered(
+        self,
+        query: str,
+        state: ExecutionState,
+        k: int,
+        *,
+        depth: int,
+        refill: bool,
+        hide: bool,
+        is_bound: Callable[[str], bool],
+    ) -> CapabilityRetrieval:
+        """The ranking of ``query`` filtered by ``state``: the fixed top ``k`` (or, with
+        ``refill``, further down the list until ``k`` are eligible), each exclusion with its
+        reason (the router's state-aware and executable retrievals)."""
+        ranking = self.rank(query, depth, k=k)
+        if ranking.reason and hide:
+            return self.result(query, k, ranking, [], abstain=True)
+        snapshot, ranked, warnings = ranking.snapshot, ranking.ranked, ranking.warnings
+        window = ranked if refill else ranked[:k]
+        kept: list[Ranked] = []
+        original: dict[str, int] = {}
+        exclusions: list[Exclusion] = []
+        examined = 0
+        for rank, item in enumerate(window, start=1):
+            if len(kept) == k:
+                break
+            examined += 1
+            route = snapshot.routes[item.route_id]
+            excluded = exclusion_for(
+                route,
+                state,
+                rank=rank,
+                is_bound=is_bound,
+                needed_semantic_ids=ranking.resolved,
+            )
+            if excluded is not None:
+                exclusions.append(excluded)
+                continue
+            kept.append(item)
+            original[item.route_id] = rank
+        exhausted = refill and len(kept) < k
+        if exhausted:
+            warnings.append(
+                f"the ranked list ran out after {examined} routes with {len(kept)} eligible"
+            )
+        return self.result(
+            query,
+            k,
+            ranking,
+            kept,
+            abstain=hide,
+            exclusions=tuple(exclusions),
+            blocked=blocked_summary(exclusions, within=k),
+            original_ranks=original,
+            examined=examined,
+            exhausted=exhausted,
         )
 
     def result(
