@@ -7,7 +7,10 @@ them as :class:`Route` objects (provider + access path + endpoint), each with a 
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Any
 from urllib.parse import unquote
@@ -19,6 +22,7 @@ from schemarouter.fingerprint import fingerprint
 __all__ = [
     "CREDENTIAL_LOCATIONS",
     "ID_PATTERN",
+    "PROJECTION_PARAMETERS",
     "AccessKind",
     "AccessPath",
     "AuthRequirement",
@@ -40,6 +44,8 @@ __all__ = [
     "UnitNormalizationSpec",
     "credential_name_key",
     "make_route_id",
+    "route_sources",
+    "schema_validator",
 ]
 
 #: Provider, access path and endpoint ids: lowercase words joined by ``_ - .`` (route ids
@@ -47,6 +53,8 @@ __all__ = [
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.\-]*$"
 _ID = Annotated[str, Field(pattern=ID_PATTERN, min_length=1, max_length=128)]
 _NAME = Annotated[str, Field(min_length=1, max_length=256)]
+#: Parameters through which a server projects its output to named fields.
+PROJECTION_PARAMETERS = ("response_fields", "_fields")
 _SEMANTIC_ID = Annotated[str, Field(pattern=r"^[a-z0-9_]+(\.[a-z0-9_]+)*$", max_length=128)]
 
 
@@ -451,3 +459,23 @@ class Registration(Contract):
     #: What the adapter noticed and repaired or chose, each ``"location: what"``, once per
     #: document (a repaired string boolean, a parameter declared in two places ...).
     warnings: tuple[str, ...] = ()
+
+
+def route_sources(route: Route) -> set[SourceType]:
+    """Every provenance ``route`` may serve: its fields' source types and its provider's."""
+    sources = {route.field_source_type(f) for f in route.endpoint.output_fields}
+    sources.add(route.provider.source_type)
+    return sources
+
+
+@functools.lru_cache(maxsize=4096)
+def _validator_for(schema_json: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def schema_validator(schema: Mapping[str, Any]) -> Any:
+    """A cached Draft 2020-12 validator for ``schema`` (the gate, the planner's argument
+    binding and output validation share it)."""
+    return _validator_for(json.dumps(schema, sort_keys=True, default=str))

@@ -33,7 +33,9 @@ wrong, *where* (document, JSON pointer, route id) and *what to do*.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import ClassVar
 
 __all__ = [
@@ -61,6 +63,7 @@ __all__ = [
     "StaleIndexError",
     "UnitError",
     "install_hint",
+    "require",
 ]
 
 
@@ -211,3 +214,17 @@ class MissingDependencyError(SchemaRouterError, ImportError):
         if purpose:
             what += f" (needed for {purpose})"
         super().__init__(what, hint=f"Install it with: {install}")
+
+
+def require(
+    module: str, *, extra: str | None = None, purpose: str = "", package: str | None = None
+) -> ModuleType:
+    """``module`` imported, or :class:`MissingDependencyError` naming the distribution that
+    provides it (``package``; the module's top-level name by default), the ``extra`` that
+    installs it and what it is needed for. The one way optional dependencies load."""
+    try:
+        __import__(module)  # as an import statement does (hooks and all)
+    except ImportError:
+        name = package or module.partition(".")[0]
+        raise MissingDependencyError(name, extra=extra, purpose=purpose) from None
+    return sys.modules[module]

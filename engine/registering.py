@@ -292,7 +292,7 @@ class RegistrationMixin:
         reopens it). ``max_response_bytes``: the cap of the server's replies (default: the
         execution policy's), enforced while they are read.
         """
-        from schemarouter.adapters.mcp import attach_mcp_server
+        from schemarouter.adapters.live_mcp import attach_mcp_server
 
         change: RegistryChange = attach_mcp_server(
             self,

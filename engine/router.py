@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,23 +27,21 @@ from schemarouter.checks import (
 )
 from schemarouter.contracts import Effect
 from schemarouter.errors import ArgumentError, GateError
-from schemarouter.execution.drivers import CallMixin
+from schemarouter.execution.drivers import acall_route, arun_plan, call_route, run_plan
+from schemarouter.execution.gate import Settings
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.registering import RegistrationMixin
 from schemarouter.registry.registry import Registry, RegistryChange, RegistrySnapshot
 from schemarouter.retrieval.abstention import AbstentionModel
 from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer
-from schemarouter.retrieval.candidates import (
-    Ranked,
-)
 from schemarouter.retrieval.gate import validate_selection
 from schemarouter.retrieval.intents import (
     DEFAULT_MIN_SIMILARITY,
 )
 from schemarouter.retrieval.learned import RankingModel
 from schemarouter.retrieval.prerequisites import producers
-from schemarouter.retrieval.ranking import RankingMixin
+from schemarouter.retrieval.ranking import Ranker, RankerSetting
 from schemarouter.retrieval.rerank import (
     DEFAULT_FUSION_WEIGHT,
     DEFAULT_TOKEN_BUDGET,
@@ -51,16 +49,13 @@ from schemarouter.retrieval.rerank import (
 )
 from schemarouter.retrieval.results import CapabilityRetrieval
 from schemarouter.retrieval.state import (
-    Exclusion,
     ExecutionState,
-    blocked_summary,
-    exclusion_for,
 )
 
 if TYPE_CHECKING:
     from schemarouter.execution.credentials import CredentialProvider
     from schemarouter.execution.policy import Approver, Budget, ExecutionPolicy
-    from schemarouter.execution.results import ExecutionResult
+    from schemarouter.execution.results import CallResult, ExecutionResult
     from schemarouter.index import Encoder, IndexSettings
     from schemarouter.index.backend import DeferredIndex, RouteIndex
 
@@ -80,8 +75,47 @@ DEFAULT_RERANK_DEPTH = 20
 _DEFAULT: Any = object()
 
 
-class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
+class SchemaRouter(RegistrationMixin):
     """One front door: register capabilities, then retrieve, plan and execute them."""
+
+    # The ranking settings, held by ``self.ranker`` and read and set here as ever:
+    #: the query analyzer (named providers and routes, provenance, identifier values)
+    analyzer = RankerSetting()
+    #: the calibrated abstention model; the shipped one (calibrated on tooltrain's
+    #: validation catalogs and the bundled dev split) applies to any registry searched
+    #: with the encoder it was calibrated for; one passed here applies everywhere
+    abstention = RankerSetting()
+    #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
+    #: by default the model shipped in ``schemarouter.models/reranker``; any object with
+    #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do;
+    #: as on the command line, ``"shipped"`` is the shipped model even where its card
+    #: leaves it off, ``"none"`` is no reranker, any other text or a Path a model folder
+    reranker = RankerSetting()
+    rerank_depth = RankerSetting()
+    rerank_weight = RankerSetting()
+    #: word pieces the reranker may read per query (None: no budget); long queries get
+    #: fewer pairs, so its latency stays bounded (see ``Reranker.fit``)
+    rerank_tokens = RankerSetting()
+    #: a multi-part request gets each part's best candidate into the top k
+    #: (:mod:`schemarouter.retrieval.intents`); off by default, for the figures in
+    #: docs/generalization.md#multi-intent-coverage
+    multi_intent = RankerSetting()
+    #: after a top-k route that needs an identifier (``/person/{person_id}/credits``),
+    #: the route that produces it (``/search/person``) is lifted in
+    #: (:mod:`schemarouter.retrieval.prerequisites`); on by default, for the figures in
+    #: docs/generalization.md#identifiers-a-route-needs
+    prerequisites = RankerSetting()
+    #: a part's best route is lifted only from this encoder cosine up (chosen for the
+    #: shipped encoder; see :data:`schemarouter.retrieval.intents.DEFAULT_MIN_SIMILARITY`)
+    intent_min_similarity = RankerSetting()
+    #: a request's action (create / send / delete against get / list / show) scores the
+    #: routes doing the opposite down within the fused window
+    #: (:mod:`schemarouter.retrieval.actions`); rule-based, on by default
+    actions = RankerSetting()
+    #: the learned ranking stage over the fused window (:mod:`.retrieval.learned`); by
+    #: default the shipped model where its card turns it on, else none (fusion order);
+    #: a folder path or a RankingModel turns one on, ``None`` turns it off
+    ranking_model = RankerSetting()
 
     def __init__(
         self,
@@ -113,81 +147,62 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         self._unhealthy_until: dict[str, float] = {}
         #: consecutive failures per route; execution marks a route unhealthy at a threshold
         self.health_monitor = HealthMonitor()
-        self.analyzer: Analyzer = analyzer if analyzer is not None else RuleAnalyzer()
-        #: the calibrated abstention model; the shipped one (calibrated on tooltrain's
-        #: validation catalogs and the bundled dev split) applies to any registry searched
-        #: with the encoder it was calibrated for; one passed here applies everywhere
-        self.abstention = AbstentionModel.shipped() if abstention is _DEFAULT else abstention
-        self._abstention_everywhere = abstention is not _DEFAULT
+        abstention_model = AbstentionModel.shipped() if abstention is _DEFAULT else abstention
         #: withhold the candidates of a request the calibrated verdict flags off the catalog
         #: (every retrieval method's default; off: the best routes are always returned, with
         #: ``off_catalog``, ``confidence`` and ``reason`` on the result). Plans always refuse
         #: such a request.
         self.abstain = check_flag(abstain, method="SchemaRouter", name="abstain")
-        #: a request's action (create / send / delete against get / list / show) scores the
-        #: routes doing the opposite down within the fused window
-        #: (:mod:`schemarouter.retrieval.actions`); rule-based, on by default
-        self.actions = check_flag(actions, method="SchemaRouter", name="actions")
-        #: the learned ranking stage over the fused window (:mod:`.retrieval.learned`); by
-        #: default the shipped model where its card turns it on, else none (fusion order);
-        #: a folder path or a RankingModel turns one on, ``None`` turns it off
-        self._ranking_off_reason = ""
+        actions = check_flag(actions, method="SchemaRouter", name="actions")
+        ranking_off_reason = ""
+        ranking_model: RankingModel | Any | None = ranking
         if ranking is _DEFAULT:
-            self.ranking_model: RankingModel | Any | None = RankingModel.shipped()
-            why_off = getattr(self.ranking_model, "off_by_default", "")
+            ranking_model = RankingModel.shipped()
+            why_off = getattr(ranking_model, "off_by_default", "")
             if why_off:
-                self.ranking_model, self._ranking_off_reason = None, why_off
+                ranking_model, ranking_off_reason = None, why_off
         elif isinstance(ranking, str | Path):
-            self.ranking_model = RankingModel(ranking)
-        else:
-            self.ranking_model = ranking
-        #: the cross-encoder that re-scores the fused top ``rerank_depth`` (None: fusion order);
-        #: by default the model shipped in ``schemarouter.models/reranker``; any object with
-        #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do;
-        #: as on the command line, ``"shipped"`` is the shipped model even where its card
-        #: leaves it off, ``"none"`` is no reranker, any other text or a Path a model folder
-        #: why reranking is off by default, where the shipped model's card says it is
-        self._rerank_off_reason = ""
+            ranking_model = RankingModel(ranking)
+        # why reranking is off by default, where the shipped model's card says it is
+        rerank_off_reason = ""
         keyword = reranker.strip().lower() if isinstance(reranker, str) else None
         if reranker is _DEFAULT:
-            self.reranker: Reranker | Any | None = Reranker.shipped()
-            why_off = getattr(self.reranker, "off_by_default", "")
+            reranker = Reranker.shipped()
+            why_off = getattr(reranker, "off_by_default", "")
             if why_off:
-                self.reranker, self._rerank_off_reason = None, why_off
+                reranker, rerank_off_reason = None, why_off
         elif keyword == "shipped":
-            self.reranker = Reranker.shipped()
+            reranker = Reranker.shipped()
         elif keyword == "none":
-            self.reranker = None
+            reranker = None
         elif isinstance(reranker, str | Path):
-            self.reranker = Reranker(reranker)
-        else:
-            self.reranker = reranker
+            reranker = Reranker(reranker)
         if check_positive_int(rerank_depth, method="SchemaRouter", name="rerank_depth") < 2:
             raise ArgumentError(
                 "rerank_depth must be at least 2 (reranking one route is a no-op)",
                 where="SchemaRouter(rerank_depth=...)",
             )
-        self.rerank_depth = rerank_depth
-        self.rerank_weight = rerank_weight
-        #: word pieces the reranker may read per query (None: no budget); long queries get
-        #: fewer pairs, so its latency stays bounded (see ``Reranker.fit``)
-        self.rerank_tokens = rerank_tokens
         self.recall_depth = recall_depth
         self.projection = projection
-        #: a multi-part request gets each part's best candidate into the top k
-        #: (:mod:`schemarouter.retrieval.intents`); off by default: on the evaluation suites it
-        #: moved multi-tool R@5 by +0.002 / +0.004 and single-tool by -0.001, at 2-3x the latency
-        #: of long requests (docs/generalization.md)
-        self.multi_intent = multi_intent
-        #: after a top-k route that needs an identifier (``/person/{person_id}/credits``),
-        #: the route that produces it (``/search/person``) is lifted in
-        #: (:mod:`schemarouter.retrieval.prerequisites`); on by default: RestBench TMDB R@5 0.501 ->
-        #: 0.653, G1 and MetaTool unchanged, the bundled test split 0.969 -> 0.958
-        #: (docs/generalization.md)
-        self.prerequisites = prerequisites
-        #: a part's best route is lifted only from this encoder cosine up (chosen for the
-        #: shipped encoder; see :data:`schemarouter.retrieval.intents.DEFAULT_MIN_SIMILARITY`)
-        self.intent_min_similarity = DEFAULT_MIN_SIMILARITY
+        #: the ranking stages and their models (settings read and set through the router)
+        self.ranker = Ranker(
+            self.registry,
+            index=lambda: self.index,
+            analyzer=analyzer if analyzer is not None else RuleAnalyzer(),
+            abstention=abstention_model,
+            abstention_everywhere=abstention is not _DEFAULT,
+            reranker=reranker,
+            rerank_off_reason=rerank_off_reason,
+            rerank_depth=rerank_depth,
+            rerank_weight=rerank_weight,
+            rerank_tokens=rerank_tokens,
+            multi_intent=multi_intent,
+            prerequisites=prerequisites,
+            intent_min_similarity=DEFAULT_MIN_SIMILARITY,
+            actions=actions,
+            ranking_model=ranking_model,
+            ranking_off_reason=ranking_off_reason,
+        )
         #: progress bars (tqdm, on stderr) while the index is first built: ``None`` shows
         #: them for catalogs of :data:`PROGRESS_MIN_ROUTES` routes or more when the
         #: ``schemarouter`` logger is enabled for INFO; ``True`` / ``False`` always / never
@@ -263,7 +278,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         return index
 
     def _make_index(self, *, progress: bool = False) -> RouteIndex:
-        from schemarouter.index.backend import open_index
+        from schemarouter.index.build import open_index
 
         index = open_index(
             self._index_spec,
@@ -287,6 +302,10 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
 
     # -- retrieval -----------------------------------------------------------------------
 
+    def _rank(self, query: str, depth: int, *, rerank: bool = True, k: int = 5) -> Any:
+        """:meth:`Ranker.rank` (the training harness reads the full ranking through it)."""
+        return self.ranker.rank(query, depth, rerank=rerank, k=k)
+
     def retrieve(
         self, query: str, *, k: int = 5, rerank: bool = True, abstain: bool | None = None
     ) -> CapabilityRetrieval:
@@ -302,8 +321,8 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         k = check_positive_int(k, method="retrieve", name="k")
         check_flag(rerank, method="retrieve", name="rerank")
         abstain = self._abstain(abstain, method="retrieve")
-        ranking = self._rank(query, max(k, self.recall_depth), rerank=rerank, k=k)
-        return self._result(query, k, ranking, ranking.ranked[:k], abstain=abstain)
+        ranking = self.ranker.rank(query, max(k, self.recall_depth), rerank=rerank, k=k)
+        return self.ranker.result(query, k, ranking, ranking.ranked[:k], abstain=abstain)
 
     async def aretrieve(
         self, query: str, *, k: int = 5, rerank: bool = True, abstain: bool | None = None
@@ -323,50 +342,11 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         query = check_text(query, method=method)
         k = check_positive_int(k, method=method, name="k")
         hide = self._abstain(abstain, method=method)
-        ranking = self._rank(query, max(k, self.recall_depth), k=k)
-        if ranking.reason and hide:
-            return self._result(query, k, ranking, [], abstain=True)
-        snapshot, ranked, warnings = ranking.snapshot, ranking.ranked, ranking.warnings
         unhealthy = {r for r in self._unhealthy_until if not self.is_healthy(r)}
         state = state.model_copy(update={"unhealthy_routes": state.unhealthy_routes | unhealthy})
-        window = ranked if refill else ranked[:k]
-        kept: list[Ranked] = []
-        original: dict[str, int] = {}
-        exclusions: list[Exclusion] = []
-        examined = 0
-        for rank, item in enumerate(window, start=1):
-            if len(kept) == k:
-                break
-            examined += 1
-            route = snapshot.routes[item.route_id]
-            excluded = exclusion_for(
-                route,
-                state,
-                rank=rank,
-                is_bound=self.is_bound,
-                needed_semantic_ids=ranking.resolved,
-            )
-            if excluded is not None:
-                exclusions.append(excluded)
-                continue
-            kept.append(item)
-            original[item.route_id] = rank
-        exhausted = refill and len(kept) < k
-        if exhausted:
-            warnings.append(
-                f"the ranked list ran out after {examined} routes with {len(kept)} eligible"
-            )
-        return self._result(
-            query,
-            k,
-            ranking,
-            kept,
-            abstain=hide,
-            exclusions=tuple(exclusions),
-            blocked=blocked_summary(exclusions, within=k),
-            original_ranks=original,
-            examined=examined,
-            exhausted=exhausted,
+        depth = max(k, self.recall_depth)
+        return self.ranker.filtered(
+            query, state, k, depth=depth, refill=refill, hide=hide, is_bound=self.is_bound
         )
 
     def retrieve_state_aware(
@@ -455,13 +435,13 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         abstained = ""
         parts: list[str] = []
         if request.query:
-            ranking = self._rank(request.query, self.recall_depth)
+            ranking = self.ranker.rank(request.query, self.recall_depth)
             snapshot, analysis = ranking.snapshot, ranking.analysis
             ranked = [i.route_id for i in ranking.ranked]
             hits = {i.route_id: i.field_hits for i in ranking.ranked}
             abstained = ranking.reason
             if max_calls > 1 and request.parts and ranked and not abstained:
-                parts = self._part_routes(request.query, ranked)
+                parts = self.ranker.part_routes(request.query, ranked)
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints
@@ -515,13 +495,11 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         partial: bool = False,
     ) -> ExecutionResult:
         """Run ``plan``: gate, policy, health, trusted invocation, output validation,
-        declared normalization and projection (see :mod:`schemarouter.execution.drivers`)."""
-        from schemarouter.execution.drivers import execute
-
-        return execute(
-            self,
-            plan,
-            client=client,
+        declared normalization and projection (see :mod:`schemarouter.execution.drivers`).
+        The options are checked into one :class:`~schemarouter.execution.gate.Settings`."""
+        check_instance(plan, Plan, method="execute", name="plan")
+        settings = Settings.of(
+            "execute",
             credentials=credentials,
             allow_effects=allow_effects,
             approve=approve,
@@ -529,6 +507,7 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             budget=budget,
             partial=partial,
         )
+        return run_plan(self, plan, settings, client=client)
 
     async def aexecute(
         self,
@@ -543,12 +522,9 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
         partial: bool = False,
     ) -> ExecutionResult:
         """:meth:`execute` with non-blocking I/O."""
-        from schemarouter.execution.drivers import aexecute
-
-        return await aexecute(
-            self,
-            plan,
-            client=client,
+        check_instance(plan, Plan, method="aexecute", name="plan")
+        settings = Settings.of(
+            "aexecute",
             credentials=credentials,
             allow_effects=allow_effects,
             approve=approve,
@@ -556,3 +532,59 @@ class SchemaRouter(RankingMixin, RegistrationMixin, CallMixin):
             budget=budget,
             partial=partial,
         )
+        return await arun_plan(self, plan, settings, client=client)
+
+    def call(
+        self,
+        route_id: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] | None = None,
+        client: httpx.Client | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> CallResult:
+        """Run exactly ``route_id`` with ``arguments`` (what an agent picked): parameter
+        validation, gate, policy, health and output validation as for a plan. The result
+        carries the validated raw output (projected to ``fields`` where given) and typed
+        fields where the route declares them (see :mod:`schemarouter.execution.drivers`)."""
+        settings = Settings.of(
+            "call",
+            credentials=credentials,
+            allow_effects=allow_effects,
+            approve=approve,
+            policy=policy,
+            budget=budget,
+            partial=partial,
+        )
+        return call_route(self, route_id, arguments, settings, fields=fields, client=client)
+
+    async def acall(
+        self,
+        route_id: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] | None = None,
+        client: httpx.AsyncClient | None = None,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> CallResult:
+        """:meth:`call` with non-blocking I/O."""
+        settings = Settings.of(
+            "acall",
+            credentials=credentials,
+            allow_effects=allow_effects,
+            approve=approve,
+            policy=policy,
+            budget=budget,
+            partial=partial,
+        )
+        return await acall_route(self, route_id, arguments, settings, fields=fields, client=client)

@@ -4,14 +4,15 @@ Importing this package loads numpy and scipy only; torch, sentence-transformers,
 onnxruntime and pymilvus load where first used.
 """
 
-from schemarouter.index.backend import RouteFilter, RouteIndex
+from schemarouter.index.backend import RouteFilter, RouteIndex, SearchMode
 from schemarouter.index.build import BuildReport, build_index, index_registry
 from schemarouter.index.cache import EmbeddingCache, EmbedStats
 from schemarouter.index.documents import DocKind, Document, route_documents
+from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder, HashingEncoder, MiniLMEncoder
 from schemarouter.index.encoders.onnx import OnnxEncoder, OnnxMiniLMEncoder
 from schemarouter.index.fusion import reciprocal_rank_fusion, weighted_fusion
-from schemarouter.index.hybrid import HybridIndex, SearchMode, default_encoder
+from schemarouter.index.hybrid import HybridIndex
 from schemarouter.index.lexical import BM25Params, LexicalIndex
 from schemarouter.index.milvus.index import MilvusIndex
 from schemarouter.index.settings import IndexSettings, RouteHit

@@ -29,30 +29,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from schemarouter.contracts import AccessKind, Effect, Route, SourceType
-from schemarouter.index.search import SearchMode
+from schemarouter.contracts import AccessKind, Effect, Route, SourceType, route_sources
 from schemarouter.index.settings import RouteHit
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
-from schemarouter.retrieval.candidates import route_sources
 
 if TYPE_CHECKING:
     from schemarouter.index.cache import EmbeddingCache, EmbedStats
     from schemarouter.index.encoders.dense import Encoder
-    from schemarouter.index.settings import IndexSettings
 
 __all__ = [
     "MILVUS_SCHEMES",
     "DeferredIndex",
     "RouteFilter",
     "RouteIndex",
+    "SearchMode",
     "is_milvus_uri",
-    "open_index",
 ]
 
 #: URI schemes that name a Milvus collection (see :mod:`schemarouter.index.milvus.index`).
+#: How a search combines its two sides: both fused, or one alone.
+SearchMode = Literal["hybrid", "lexical", "dense"]
 MILVUS_SCHEMES = ("milvus://", "milvus+https://", "milvus+lite://")
 
 
@@ -175,34 +173,3 @@ class DeferredIndex(Protocol):
 
 def is_milvus_uri(value: object) -> bool:
     return isinstance(value, str) and value.startswith(MILVUS_SCHEMES)
-
-
-def open_index(
-    spec: str | Path | DeferredIndex | None,
-    snapshot: RegistrySnapshot,
-    *,
-    encoder: Encoder | None = None,
-    settings: IndexSettings | None = None,
-    cache: EmbeddingCache | None = None,
-    progress: bool = False,
-) -> RouteIndex:
-    """The ready index for ``SchemaRouter(index=spec)`` over ``snapshot`` (``progress``: a
-    progress bar while documents are embedded).
-
-    ``None``: a new in-process :class:`HybridIndex`; a ``milvus://`` URI or a
-    :class:`DeferredIndex`: that collection, checked (or built) against ``snapshot``;
-    another string or path: a saved in-process index folder, loaded and checked.
-    """
-    from schemarouter.index.hybrid import HybridIndex
-
-    if is_milvus_uri(spec):
-        from schemarouter.index.milvus.index import MilvusIndex
-
-        spec = MilvusIndex.from_uri(str(spec), settings=settings)
-    if spec is None:
-        return HybridIndex.build(
-            snapshot, encoder=encoder, settings=settings, cache=cache, progress=progress
-        )
-    if isinstance(spec, str | Path):  # (a Path has an ``open`` too: test it first)
-        return HybridIndex.load(Path(spec), snapshot, encoder=encoder)
-    return spec.open(snapshot, encoder=encoder, cache=cache, progress=progress)

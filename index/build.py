@@ -20,10 +20,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from schemarouter.index.backend import DeferredIndex, RouteIndex, is_milvus_uri
 from schemarouter.index.cache import EmbeddingCache
+from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder
 from schemarouter.index.encoders.onnx import OnnxMiniLMEncoder, default_cache_root
-from schemarouter.index.hybrid import HybridIndex, default_encoder
+from schemarouter.index.hybrid import HybridIndex
+from schemarouter.index.milvus.index import MilvusIndex
 from schemarouter.index.settings import IndexSettings
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.registry import Registry, RegistrySnapshot
@@ -161,9 +164,6 @@ def build_milvus_index(
     anew with ``rebuild``. ``uri``: a ``milvus://`` URI, or a plain Milvus URI
     (``http://host:19530``, or a ``.db`` path for Milvus Lite).
     """
-    from schemarouter.index.backend import is_milvus_uri
-    from schemarouter.index.milvus.index import MilvusIndex
-
     start = time.perf_counter()
     snapshot = _registered(catalog_paths)
     loaded = time.perf_counter()
@@ -228,3 +228,30 @@ def build_index(
     report = _report(index, str(path), index.n_documents, (start, loaded, indexed, saved))
     logger.info("built index: %s", report)
     return report
+
+
+def open_index(
+    spec: str | Path | DeferredIndex | None,
+    snapshot: RegistrySnapshot,
+    *,
+    encoder: Encoder | None = None,
+    settings: IndexSettings | None = None,
+    cache: EmbeddingCache | None = None,
+    progress: bool = False,
+) -> RouteIndex:
+    """The ready index for ``SchemaRouter(index=spec)`` over ``snapshot`` (``progress``: a
+    progress bar while documents are embedded).
+
+    ``None``: a new in-process :class:`HybridIndex`; a ``milvus://`` URI or a
+    :class:`DeferredIndex`: that collection, checked (or built) against ``snapshot``;
+    another string or path: a saved in-process index folder, loaded and checked.
+    """
+    if is_milvus_uri(spec):
+        spec = MilvusIndex.from_uri(str(spec), settings=settings)
+    if spec is None:
+        return HybridIndex.build(
+            snapshot, encoder=encoder, settings=settings, cache=cache, progress=progress
+        )
+    if isinstance(spec, str | Path):  # (a Path has an ``open`` too: test it first)
+        return HybridIndex.load(Path(spec), snapshot, encoder=encoder)
+    return spec.open(snapshot, encoder=encoder, cache=cache, progress=progress)

@@ -52,7 +52,7 @@ import numpy as np
 from schemarouter.errors import CorruptIndexError
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
 
-__all__ = ["EmbedStats", "EmbeddingCache", "embed_texts"]
+__all__ = ["EmbedStats", "EmbeddingCache", "embed_texts", "progress_bar"]
 
 logger = logging.getLogger(__name__)
 
@@ -462,3 +462,12 @@ def embed_texts(
             progress(len(batch))
     stats.seconds = time.perf_counter() - start
     return vectors, stats
+
+
+def progress_bar(enabled: bool, total: int, desc: str, unit: str) -> Any:
+    """A tqdm bar of ``total`` ``unit`` (``None`` where not ``enabled`` or nothing to do)."""
+    if not enabled or total == 0:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)

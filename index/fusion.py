@@ -5,24 +5,9 @@ Every constant of hybrid ranking lives here (and in :mod:`.settings` for the rol
 The weights are chosen for the shipped encoder (``models/encoder``) on the development sets
 only (tooltrain's validation split and the bundled catalog's dev split; no evaluation suite),
 ``schemarouter eval --suite tooltrain|bundled --split dev --fusion-weights L,D``, by mean
-nDCG@5 over the two (ties within 0.001 go to mean R@5):
-
-=====================  ==========================  ==========================  =========
-lexical / dense        tooltrain val R@5 / nDCG@5  bundled dev R@5 / nDCG@5    mean nDCG
-=====================  ==========================  ==========================  =========
-0.4 / 0.6              0.796 / 0.664               0.968 / 0.837               0.7505
-0.3 / 0.7 <- default   0.807 / 0.669               0.968 / 0.831               0.750
-0.2 / 0.8              0.818 / 0.676               0.968 / 0.819               0.7475
-0.1 / 0.9              0.822 / 0.667               0.952 / 0.805               0.736
-=====================  ==========================  ==========================  =========
-
-(0.2 / 0.8 was picked first, on R@5 alone; the bundled test split then read below the
-packaged MiniLM's router, and dev's nDCG and R@1 had said the same: the rule above is the
-one kept.)
-
-The packaged MiniLM (the first encoder) had 0.4 / 0.6 (:data:`MINILM_WEIGHTS`), chosen on
-the dev splits of StableToolBench G1, MetaTool and the bundled queries: 0.821 there against
-0.818 for 0.3 / 0.7 and 0.804 for reciprocal-rank fusion (k = 60).
+nDCG@5 over the two (ties within 0.001 go to mean R@5); the packaged MiniLM (the first
+encoder) keeps its own (:data:`MINILM_WEIGHTS`). The figures of both choices:
+docs/generalization.md#fusion.
 
 Weighted fusion sees both scores of every candidate (BM25 for all routes, the exact
 cosine of each candidate), so a route found by one retriever is never treated as a zero

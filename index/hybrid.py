@@ -28,32 +28,21 @@ import numpy as np
 
 from schemarouter.contracts import Route
 from schemarouter.errors import StaleIndexError
-from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts
+from schemarouter.index.backend import SearchMode
+from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.documents import DocKind, Document, route_documents
+from schemarouter.index.encoders.defaults import default_encoder, encoder_from_identity
 from schemarouter.index.encoders.dense import Encoder, VectorSet, text_key
 from schemarouter.index.lexical import LexicalIndex
-from schemarouter.index.search import EMPTY, RouteSearch, SearchMode
+from schemarouter.index.search import EMPTY, RouteSearch
 from schemarouter.index.settings import IndexSettings
+from schemarouter.index.store import SavedIndex, SavedVectors, load_index, save_index
 from schemarouter.index.tokenize import tokenize
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 
-__all__ = ["HybridIndex", "SearchMode", "default_encoder"]
+__all__ = ["HybridIndex", "SearchMode"]
 
 logger = logging.getLogger(__name__)
-
-
-def default_encoder() -> Encoder:
-    """The tool-retrieval encoder shipped in ``schemarouter.models/encoder`` (int8 ONNX, run by
-    onnxruntime), else the packaged MiniLM (int8 ONNX when onnxruntime is there, else
-    sentence-transformers)."""
-    from schemarouter.index.encoders.onnx import OnnxEncoder, default_minilm_encoder
-
-    shipped = OnnxEncoder.shipped()
-    if shipped is None:
-        return default_minilm_encoder()
-    from schemarouter.index.encoders.crosslingual import shipped_crosslingual
-
-    return shipped_crosslingual(shipped)
 
 
 def _csr_groups(keys: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -173,7 +162,7 @@ class HybridIndex(RouteSearch):
         tok = self.settings.tokenizer
         clock = _Clock(self.timings)
         docs: list[tuple[int, int, Document]] = []
-        bar = _bar(progress, len(routes), "documents", "routes")
+        bar = progress_bar(progress, len(routes), "documents", "routes")
         for route in routes:
             if route.route_id in self._route_row:
                 raise ValueError(f"route {route.route_id!r} is indexed already")
@@ -208,7 +197,7 @@ class HybridIndex(RouteSearch):
                 if key not in vs.rows and key not in todo:
                     todo[key] = docs[i][2].dense_text
         todo_keys = list(todo)
-        bar = _bar(progress, len(todo_keys), "embedding", "texts")
+        bar = progress_bar(progress, len(todo_keys), "embedding", "texts")
         vectors, stats = embed_texts(
             self.encoder,
             [todo[k] for k in todo_keys],
@@ -372,12 +361,33 @@ class HybridIndex(RouteSearch):
 
     def save(self, path: str | Path) -> Path:
         """Write the index to folder ``path`` atomically (see :mod:`.store`)."""
-        from schemarouter.index.store import save_index
-
         with self._lock:
             if not self._derived_ok:
                 self._finish()
-            return save_index(self, Path(path))
+            return save_index(self._saved(), Path(path))
+
+    def _saved(self) -> SavedIndex:
+        """The index as plain lists and arrays, for :func:`.store.save_index`."""
+        endpoint_vs, field_vs = (
+            SavedVectors(vs.keys, vs.vectors, hnsw=vs.faiss_bytes()) for vs in self._vectors
+        )
+        return SavedIndex(
+            registry_fingerprint=self.registry_fingerprint,
+            registry_version=self.registry_version,
+            encoder=self.encoder_identity,
+            dim=self.dim,
+            settings=self.settings,
+            route_ids=self._route_ids,
+            fingerprints=self._route_fps,
+            fields=self._route_fields,
+            doc_route=self._doc_route,
+            doc_kind=self._doc_kind,
+            doc_field=self._doc_field,
+            doc_vec=self._doc_vec,
+            lexical=self._lexical,
+            vectors=(endpoint_vs, field_vs),
+            counts=self.describe(),
+        )
 
     @classmethod
     def load(
@@ -389,11 +399,37 @@ class HybridIndex(RouteSearch):
     ) -> HybridIndex:
         """Load a saved index; :class:`StaleIndexError` unless it matches ``snapshot``,
         :class:`CorruptIndexError` for missing, truncated or altered files."""
-        from schemarouter.index.store import load_index
-
-        index = load_index(Path(path), snapshot, encoder=encoder)
+        index = load_index(Path(path), snapshot, encoder=encoder, build=cls._from_saved)
         # the fingerprint check passed, so the snapshot holds exactly these routes
         index._routes = [snapshot.routes[r] for r in index._route_ids]
+        return index
+
+    @classmethod
+    def _from_saved(cls, saved: SavedIndex, encoder: Encoder | None) -> HybridIndex:
+        """The index of checked arrays (:func:`.store.load_index` calls it; a ``ValueError``
+        here is a corrupt index there)."""
+        if encoder is None:
+            encoder = encoder_from_identity(saved.encoder)
+        index = cls(encoder=encoder, settings=saved.settings)
+        if index.dim != saved.dim:
+            raise ValueError(f"vectors have {saved.dim} dimensions, the encoder {index.dim}")
+        index._route_ids = list(saved.route_ids)
+        index._route_fps = list(saved.fingerprints)
+        index._route_fields = list(saved.fields)
+        index._route_row = {r: i for i, r in enumerate(saved.route_ids)}
+        index._lexical = saved.lexical
+        for vs, state in zip(index._vectors, saved.vectors, strict=True):
+            assert state.refs is not None  # counted on load
+            vs.restore(state.keys, state.vectors, state.refs, state.hnsw)
+        index._doc_route = saved.doc_route
+        index._doc_kind = saved.doc_kind
+        index._doc_field = saved.doc_field
+        index._doc_vec = saved.doc_vec
+        index.registry_fingerprint = saved.registry_fingerprint
+        index.registry_version = saved.registry_version
+        for vs in index._vectors:
+            vs.sync()
+        index._derive()
         return index
 
 
@@ -408,11 +444,3 @@ class _Clock:
         now = time.perf_counter()
         self.timings[stage] = self.timings.get(stage, 0.0) + now - self.last
         self.last = now
-
-
-def _bar(enabled: bool, total: int, desc: str, unit: str) -> Any:
-    if not enabled or total == 0:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)

@@ -21,8 +21,8 @@ Terms in more than half of the documents have a negative ``idf``. :class:`BM25Pa
   with ``BM25Okapi`` holds for every query whose terms are in at most half the documents.
 
 The default is ``"okapi"`` because it is the reference's behaviour, so the vectorized
-scorer is a drop-in for the package the user chose; the evaluation
-(:mod:`schemarouter.training.bench.index_recall`) found no recall difference between the two on the
+scorer is a drop-in for the package the user chose; the first
+retrieval evaluation found no recall difference between the two on the
 StableToolBench and MetaTool catalogs, where no query term is that common.
 
 Incremental updates append or drop rows of the term-count matrix; ``refresh`` then

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schemarouter.index.backend import SearchMode
 from schemarouter.index.documents import DocKind
 from schemarouter.index.encoders.dense import encode_request, query_runner
 from schemarouter.index.fusion import reciprocal_rank_fusion, top_k, weighted_fusion
@@ -30,9 +31,7 @@ if TYPE_CHECKING:
     from schemarouter.index.lexical import LexicalIndex
     from schemarouter.index.settings import IndexSettings
 
-__all__ = ["EMPTY", "RouteSearch", "SearchMode", "dense_weight_for"]
-
-SearchMode = Literal["hybrid", "lexical", "dense"]
+__all__ = ["EMPTY", "RouteSearch", "dense_weight_for"]
 EMPTY = np.zeros(0, dtype=np.int64)
 _FAR = 1 << 30
 

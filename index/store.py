@@ -34,15 +34,16 @@ import logging
 import os
 import shutil
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from schemarouter.errors import CorruptIndexError, IndexStoreError, StaleIndexError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.documents import DocKind
-from schemarouter.index.encoders.dense import encoder_from_identity
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
@@ -50,9 +51,16 @@ from schemarouter.registry.registry import RegistrySnapshot
 
 if TYPE_CHECKING:
     from schemarouter.index.encoders.dense import Encoder
-    from schemarouter.index.hybrid import HybridIndex
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "load_index", "read_manifest", "save_index"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "SavedIndex",
+    "SavedVectors",
+    "load_index",
+    "read_manifest",
+    "save_index",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +70,43 @@ MANIFEST = "manifest.json"
 #: A manifest lists a dozen files; anything near this is not one.
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 _KIND_NAMES = {DocKind.ENDPOINT: "endpoint", DocKind.FIELD: "field"}
+_KINDS = (DocKind.ENDPOINT, DocKind.FIELD)
+T = TypeVar("T")
+
+
+@dataclass
+class SavedVectors:
+    """One vector set as saved: keys, their vectors, how many documents use each key (on
+    load), and the FAISS HNSW graph where one was built."""
+
+    keys: list[str]
+    vectors: np.ndarray
+    refs: np.ndarray | None = None
+    hnsw: bytes | None = None
+
+
+@dataclass
+class SavedIndex:
+    """Everything a hybrid index saves, as plain lists and arrays: what ``HybridIndex.save``
+    hands to :func:`save_index` and what :func:`load_index` hands back (checked against each
+    other) for ``HybridIndex.load`` to build the index from. This module never builds one."""
+
+    registry_fingerprint: str
+    registry_version: int
+    encoder: str
+    dim: int
+    settings: IndexSettings
+    route_ids: list[str]
+    fingerprints: list[str]
+    fields: list[tuple[str, ...]]
+    doc_route: np.ndarray
+    doc_kind: np.ndarray
+    doc_field: np.ndarray
+    doc_vec: np.ndarray
+    lexical: LexicalIndex
+    #: the endpoint and the field vector sets, in that order
+    vectors: tuple[SavedVectors, SavedVectors]
+    counts: dict[str, Any] | None = None
 
 
 def _sha256(path: Path) -> str:
@@ -107,7 +152,7 @@ def _manifest_checksum(manifest: dict[str, Any]) -> str:
     return fingerprint({k: v for k, v in manifest.items() if k != "checksum"})
 
 
-def save_index(index: HybridIndex, path: Path) -> Path:
+def save_index(index: SavedIndex, path: Path) -> Path:
     """Write ``index`` to folder ``path`` (created if needed) atomically; returns ``path``."""
     from schemarouter._version import __version__
 
@@ -140,10 +185,10 @@ def save_index(index: HybridIndex, path: Path) -> Path:
             "generation": generation,
             "registry_fingerprint": index.registry_fingerprint,
             "registry_version": index.registry_version,
-            "encoder": index.encoder_identity,
+            "encoder": index.encoder,
             "dim": index.dim,
             "settings": index.settings.as_dict(),
-            "counts": index.describe(),
+            "counts": index.counts,
             "files": files,
         }
         manifest["checksum"] = _manifest_checksum(manifest)
@@ -162,11 +207,11 @@ def save_index(index: HybridIndex, path: Path) -> Path:
                 shutil.rmtree(child, ignore_errors=True)
             else:
                 child.unlink(missing_ok=True)
-    logger.info("saved index (%d routes) to %s", len(index), path)
+    logger.info("saved index (%d routes) to %s", len(index.route_ids), path)
     return path
 
 
-def _write_generation(index: HybridIndex, folder: Path) -> list[str]:
+def _write_generation(index: SavedIndex, folder: Path) -> list[str]:
     names: list[str] = []
 
     def array(name: str, value: np.ndarray) -> None:
@@ -180,24 +225,24 @@ def _write_generation(index: HybridIndex, folder: Path) -> list[str]:
     document(
         "routes.json",
         {
-            "route_ids": index._route_ids,
-            "fingerprints": index._route_fps,
-            "fields": [list(f) for f in index._route_fields],
+            "route_ids": index.route_ids,
+            "fingerprints": index.fingerprints,
+            "fields": [list(f) for f in index.fields],
         },
     )
-    array("docs_route.npy", index._doc_route.astype(np.int64))
-    array("docs_kind.npy", index._doc_kind.astype(np.int8))
-    array("docs_field.npy", index._doc_field.astype(np.int32))
-    array("docs_vec.npy", index._doc_vec.astype(np.int64))
-    arrays, terms = index._lexical.state()
+    array("docs_route.npy", index.doc_route.astype(np.int64))
+    array("docs_kind.npy", index.doc_kind.astype(np.int8))
+    array("docs_field.npy", index.doc_field.astype(np.int32))
+    array("docs_vec.npy", index.doc_vec.astype(np.int64))
+    arrays, terms = index.lexical.state()
     for name, value in arrays.items():
         array(f"{name}.npy", value)
     document("lexical_vocab.json", terms)
-    for kind, vs in zip((DocKind.ENDPOINT, DocKind.FIELD), index._vectors, strict=True):
+    for kind, vs in zip(_KINDS, index.vectors, strict=True):
         prefix = _KIND_NAMES[kind]
         array(f"{prefix}_vectors.npy", vs.vectors)
         document(f"{prefix}_keys.json", vs.keys)
-        blob = vs.faiss_bytes()
+        blob = vs.hnsw
         if blob is not None:
             _fsync_write(folder / f"{prefix}_hnsw.faiss", blob)
             names.append(f"{prefix}_hnsw.faiss")
@@ -287,9 +332,15 @@ def _verify_files(path: Path, manifest: dict[str, Any]) -> frozenset[str]:
 
 
 def load_index(
-    path: Path, snapshot: RegistrySnapshot, *, encoder: Encoder | None = None
-) -> HybridIndex:
-    """Load and check the index at ``path`` against ``snapshot`` (see the module docstring)."""
+    path: Path,
+    snapshot: RegistrySnapshot,
+    *,
+    encoder: Encoder | None = None,
+    build: Callable[[SavedIndex, Encoder | None], T],
+) -> T:
+    """Load and check the index at ``path`` against ``snapshot`` (see the module docstring);
+    ``build(saved, encoder)`` makes the index of the checked arrays. A ``ValueError`` (and the
+    like) it raises says the files are inconsistent: :class:`CorruptIndexError`."""
     manifest = read_manifest(path)
     if manifest.get("registry_fingerprint") != snapshot.fingerprint:
         raise StaleIndexError(
@@ -308,22 +359,16 @@ def load_index(
         )
     listed = _verify_files(path, manifest)
     try:
-        return _restore(path / manifest["generation"], manifest, encoder, listed)
+        return build(_restore(path / manifest["generation"], manifest, listed), encoder)
     except (ValueError, KeyError, TypeError, IndexError, OSError, RuntimeError) as exc:
         raise CorruptIndexError(
             f"index files are inconsistent: {exc}", where=str(path), hint="Rebuild the index"
         ) from None
 
 
-def _restore(
-    folder: Path, manifest: dict[str, Any], encoder: Encoder | None, listed: frozenset[str]
-) -> HybridIndex:
-    from schemarouter.index.hybrid import HybridIndex
-
+def _restore(folder: Path, manifest: dict[str, Any], listed: frozenset[str]) -> SavedIndex:
     settings = IndexSettings.from_dict(manifest["settings"])
-    if encoder is None:
-        encoder = encoder_from_identity(manifest["encoder"])
-    index = HybridIndex(encoder=encoder, settings=settings)
+    dim = int(manifest["dim"])
 
     def file(name: str) -> Path:
         if name not in listed:  # only what the manifest lists (and hashes) is ever read
@@ -342,10 +387,7 @@ def _restore(
         raise ValueError("routes.json lists of different lengths")
     if fingerprint(sorted(zip(route_ids, fps, strict=True))) != manifest["registry_fingerprint"]:
         raise ValueError("routes.json does not match the registry fingerprint")
-    index._route_ids = list(route_ids)
-    index._route_fps = list(fps)
-    index._route_fields = [tuple(f) for f in fields]
-    index._route_row = {r: i for i, r in enumerate(route_ids)}
+    route_fields = [tuple(f) for f in fields]
     doc_route, doc_kind = array("docs_route.npy"), array("docs_kind.npy")
     doc_field, doc_vec = array("docs_field.npy"), array("docs_vec.npy")
     n_docs = doc_route.shape[0]
@@ -362,16 +404,15 @@ def _restore(
         name: array(f"{name}.npy")
         for name in ("lexical_tf_data", "lexical_tf_indices", "lexical_tf_indptr")
     }
-    index._lexical = LexicalIndex.from_state(
-        lexical_arrays, document("lexical_vocab.json"), settings.bm25
-    )
-    if len(index._lexical) != n_docs:
+    lexical = LexicalIndex.from_state(lexical_arrays, document("lexical_vocab.json"), settings.bm25)
+    if len(lexical) != n_docs:
         raise ValueError("the BM25 matrix and the document table differ in length")
-    for kind, vs in zip((DocKind.ENDPOINT, DocKind.FIELD), index._vectors, strict=True):
+    vector_sets = []
+    for kind in _KINDS:
         prefix = _KIND_NAMES[kind]
         vectors = array(f"{prefix}_vectors.npy")
         keys = document(f"{prefix}_keys.json")
-        if vectors.dtype != np.float32 or vectors.shape != (len(keys), index.dim):
+        if vectors.dtype != np.float32 or vectors.shape != (len(keys), dim):
             raise ValueError(f"{prefix} vectors have shape {vectors.shape}")
         mine = doc_vec[doc_kind == kind]
         if kind == DocKind.ENDPOINT and mine.size and mine.min() < 0:
@@ -382,20 +423,26 @@ def _restore(
         refs = np.bincount(mine, minlength=len(keys))
         blob_name = f"{prefix}_hnsw.faiss"
         blob = file(blob_name).read_bytes() if blob_name in listed else None
-        vs.restore(keys, vectors, refs, blob)
-    n_fields = np.array([len(f) for f in index._route_fields], dtype=np.int64)
+        vector_sets.append(SavedVectors(keys, vectors, refs, blob))
+    n_fields = np.array([len(f) for f in route_fields], dtype=np.int64)
     field_docs = doc_kind == DocKind.FIELD
     if np.any(doc_field[field_docs] < 0) or np.any(
         doc_field[field_docs] >= n_fields[doc_route[field_docs]]
     ):
         raise ValueError("a field document points at no field")
-    index._doc_route = doc_route.astype(np.int64)
-    index._doc_kind = doc_kind.astype(np.int8)
-    index._doc_field = doc_field.astype(np.int32)
-    index._doc_vec = doc_vec.astype(np.int64)
-    index.registry_fingerprint = manifest["registry_fingerprint"]
-    index.registry_version = int(manifest["registry_version"])
-    for vs in index._vectors:
-        vs.sync()
-    index._derive()
-    return index
+    return SavedIndex(
+        registry_fingerprint=manifest["registry_fingerprint"],
+        registry_version=int(manifest["registry_version"]),
+        encoder=manifest["encoder"],
+        dim=dim,
+        settings=settings,
+        route_ids=list(route_ids),
+        fingerprints=list(fps),
+        fields=route_fields,
+        doc_route=doc_route.astype(np.int64),
+        doc_kind=doc_kind.astype(np.int8),
+        doc_field=doc_field.astype(np.int32),
+        doc_vec=doc_vec.astype(np.int64),
+        lexical=lexical,
+        vectors=(vector_sets[0], vector_sets[1]),
+    )

@@ -10,10 +10,13 @@ the fresh-venv install of such a line is in tests/test_packaging.py.
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from pathlib import Path
 
-from schemarouter.errors import MissingDependencyError, install_hint
+import pytest
+
+from schemarouter.errors import MissingDependencyError, install_hint, require
 
 REPO = Path(__file__).resolve().parents[1]
 #: ``pip install`` and what follows on the line (shell or Markdown code)
@@ -66,6 +69,21 @@ def test_missing_dependency_hint_names_this_checkout() -> None:
     message = str(MissingDependencyError("mcp", extra="serve", purpose="serving"))
     assert hint in message and "schemarouter[" not in message
     assert install_hint("openai-agents") == "pip install 'openai-agents'"
+
+
+def test_require_imports_or_names_the_distribution_and_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert require("json.decoder").JSONDecoder is not None  # a submodule, imported
+    monkeypatch.setitem(sys.modules, "pymilvus", None)  # as if it were not installed
+    with pytest.raises(MissingDependencyError) as caught:
+        require("pymilvus.client", extra="milvus", purpose="the Milvus index backend")
+    message = str(caught.value)
+    assert "'pymilvus' is not installed (needed for the Milvus index backend)" in message
+    assert install_hint("pymilvus", extra="milvus") in message
+    assert isinstance(caught.value, ImportError)  # callers catching ImportError still do
+    with pytest.raises(MissingDependencyError, match="'faiss-cpu' is not installed"):
+        require("no_such_module_here", package="faiss-cpu")
 
 
 def test_readme_names_the_release_name() -> None:

@@ -48,7 +48,7 @@ def synthetic_latency(
 ) -> dict[str, Any]:
     """Latency on a generated catalog of ``size`` routes (see ``datasets.synthetic``)."""
     from schemarouter.training.datasets.synthetic import register_synthetic
-    from schemarouter.training.evaluate import make_router
+    from schemarouter.training.harness import make_router
 
     router = make_router(encoder, cache=args.cache, reranker=reranker)
     info = register_synthetic(router, size, seed=args.seed, data=args.data)

@@ -56,6 +56,13 @@ from schemarouter.training.evaluate_ood import (
     named_encoder,
     off_catalog_pool,
 )
+from schemarouter.training.harness import (
+    SUITES,
+    load_suite,
+    make_router,
+    verdict_as_shipped,
+    verdict_row,
+)
 
 __all__ = [
     "SUITES",
@@ -68,16 +75,6 @@ __all__ = [
 ]
 
 
-SUITES = (
-    "stabletoolbench",
-    "metatool-single",
-    "metatool-multi",
-    "restbench",
-    "bundled",
-    "tooltrain",
-    "write-intent",
-    "beir",
-)
 #: ``--suite all``: the evaluation suites (tooltrain is the development suite, asked by name)
 EVAL_SUITES = ("stabletoolbench", "metatool-single", "metatool-multi", "restbench", "bundled")
 #: Ranks kept per query; every ranking metric reads this prefix (eval_latency.DEPTH).
@@ -93,94 +90,6 @@ SCHEMA_METRICS = (
     "off_catalog_flagged",
     *(f"{t}{m}" for t in ("plan_", "min_") for m in _FIELD_METRICS),
 )
-
-
-def make_router(
-    encoder: Any = None,
-    *,
-    cache: Any = None,
-    reranker: Any = None,
-    multi_intent: bool = False,
-    prerequisites: bool = True,
-    settings: Any = None,
-) -> Any:
-    """A router for evaluation: the given encoder (the default one if ``None``), no
-    abstention model (recall figures), embedding cache as given (``None``: the default),
-    the given reranker (``None``: fusion order only)."""
-    from schemarouter.router import SchemaRouter
-
-    kwargs: dict[str, Any] = {
-        "encoder": encoder,
-        "abstention": None,
-        "reranker": reranker,
-        "multi_intent": multi_intent,
-        "prerequisites": prerequisites,
-        "index_settings": settings,
-    }
-    if cache is not None:
-        kwargs["embedding_cache"] = None if cache == "none" else cache
-    return SchemaRouter(**kwargs)
-
-
-def verdict_as_shipped(router: Any, model: Any, text: str) -> tuple[float, float]:
-    """``(hidden, flagged)`` for ``text`` as the router ships: 1.0 where its default
-    ``retrieve`` withholds the candidates, 1.0 where it flags the request off the catalog.
-    ``model`` is switched on for one call, and the reranker used only where its card leaves it
-    on by default (the harness's router carries it for the ``hybrid+rerank`` rows even when
-    it is off by default)."""
-    reranker = router.reranker
-    rerank = reranker is not None and not getattr(reranker, "off_by_default", "")
-    router.abstention = model
-    try:
-        found = router.retrieve(text, k=5, rerank=rerank)
-        return float(found.abstained), float(found.off_catalog)
-    finally:
-        router.abstention = None
-
-
-def verdict_row(router: Any, model: Any, text: str, *, negative: bool) -> dict[str, float]:
-    """The abstention figures of one request: a positive's ``hidden`` and ``false_flag``, a
-    negative's ``flagged``."""
-    hidden, flagged = verdict_as_shipped(router, model, text)
-    if negative:
-        return {"flagged": flagged}
-    return {"hidden": hidden, "false_flag": flagged}
-
-
-def load_suite(name: str, router: Any, args: argparse.Namespace) -> Benchmark:
-    """Run the loader of suite ``name`` against ``router``."""
-    from schemarouter.training.datasets import (
-        beir,
-        bundled_suite,
-        metatool,
-        restbench,
-        stabletoolbench,
-    )
-
-    data = shared_data_dir(args.data)
-    if name == "stabletoolbench":
-        return stabletoolbench.load_stabletoolbench(router, data)
-    if name == "metatool-single":
-        return metatool.load_metatool_single(router, data, sample=args.metatool_sample)
-    if name == "metatool-multi":
-        return metatool.load_metatool_multi(router, data)
-    if name == "restbench":
-        return restbench.load_restbench(router, data)
-    if name == "bundled":
-        return bundled_suite.load_bundled(router, split=args.split)
-    if name == "tooltrain":
-        from schemarouter.training.datasets.tooltrain import load_tooltrain_suite
-
-        return load_tooltrain_suite(router, data, split=getattr(args, "tooltrain_split", "val"))
-    if name == "write-intent":
-        from schemarouter.training.datasets.write_intent import load_write_intent
-
-        return load_write_intent(router, data)
-    if name == "beir":
-        if not args.beir:
-            raise ValueError("the beir suite needs --beir FOLDER")
-        return beir.load_beir(router, args.beir, split=args.beir_split)
-    raise ValueError(f"unknown suite {name!r} (one of {', '.join(SUITES)}, all)")
 
 
 # -- one query ---------------------------------------------------------------------------------
@@ -478,7 +387,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
         "--ranking",
         default="auto",
         help="the learned ranking stage's row: none, auto (the shipped model if any, whatever "
-        "its card's default) or a model folder from `schemarouter train-ranking`"
+        "its card's default) or a model folder from `schemarouter train-ranking`",
     )
     parser.add_argument(
         "--scaling", default="1000,10000", help="generated catalog sizes for latency ('' for none)"

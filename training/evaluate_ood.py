@@ -11,6 +11,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from schemarouter.training import harness
 from schemarouter.training import metrics as M
 from schemarouter.training.baselines import IndexRetriever, QueryMemo, RouterRetriever
 from schemarouter.training.datasets.suite import Benchmark
@@ -54,9 +55,7 @@ def off_catalog_pool(suites: Sequence[str], args: argparse.Namespace) -> dict[st
     for name in suites:
         if name in ("beir", "tooltrain"):
             continue
-        bench = _evaluate().load_suite(
-            name, _evaluate().make_router(HashingEncoder(), cache="none"), args
-        )
+        bench = harness.load_suite(name, harness.make_router(HashingEncoder(), cache="none"), args)
         texts = [q.text for q in bench.queries if not q.negative]
         rng = random.Random(f"off-catalog:{name}:{args.seed}")
         pool[name] = rng.sample(texts, min(OFF_CATALOG_PER_SUITE, len(texts)))
@@ -86,7 +85,7 @@ def compared_retrievers(
     today = args.compare_encoder == "minilm"  # today's router: its own fusion weights
     lexical, dense = MINILM_WEIGHTS
     settings = IndexSettings(lexical_weight=lexical, dense_weight=dense) if today else None
-    other = _evaluate().make_router(
+    other = harness.make_router(
         QueryMemo(encoder),
         cache=args.cache,
         reranker=None,
@@ -94,7 +93,7 @@ def compared_retrievers(
         prerequisites=not today and args.prerequisites == "on",
         settings=settings,
     )
-    twin = _evaluate().load_suite(name, other, args)
+    twin = harness.load_suite(name, other, args)
     if set(twin.router.snapshot().routes) != set(bench.router.snapshot().routes):
         raise RuntimeError(f"suite {name} loaded different routes twice")
     tag = "minilm" if args.compare_encoder == "minilm" else "compared"
@@ -141,12 +140,6 @@ def exposure(encoder: Any, reranker: Any) -> dict[str, Any]:
     return out
 
 
-def _evaluate() -> Any:
-    from schemarouter.training import evaluate
-
-    return evaluate
-
-
 def korean_pairs(encoder: Any, reranker: Any, args: argparse.Namespace) -> dict[str, Any]:
     """The 30 Korean bundled queries beside their English counterparts
     (``data/queries/materials_ko_en.json``, same gold), every split: Recall@5 of the router
@@ -157,7 +150,7 @@ def korean_pairs(encoder: Any, reranker: Any, args: argparse.Namespace) -> dict[
     from schemarouter.retrieval.abstention import AbstentionModel
     from schemarouter.training.datasets.bundled_suite import load_bundled
 
-    router = _evaluate().make_router(QueryMemo(encoder), cache=args.cache, reranker=reranker)
+    router = harness.make_router(QueryMemo(encoder), cache=args.cache, reranker=reranker)
     bench = load_bundled(router, split=None)
     by_id = {q.id: q for q in bench.queries}
     path = resources.files("schemarouter.data").joinpath("queries", "materials_ko_en.json")
@@ -175,7 +168,7 @@ def korean_pairs(encoder: Any, reranker: Any, args: argparse.Namespace) -> dict[
                     ranked = list(router.retrieve(text, k=5, rerank=rerank).route_ids)
                     row[f"{name} r@5"] = M.recall_at(ranked, q.needs, 5)
             if model is not None:
-                row.update(_evaluate().verdict_row(router, model, text, negative=q.negative))
+                row.update(harness.verdict_row(router, model, text, negative=q.negative))
             rows[lang].append(row)
     out: dict[str, Any] = {"pairs": len(pairs)}
     for lang, items in rows.items():

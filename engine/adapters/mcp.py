@@ -32,18 +32,13 @@ The caller's own word per tool, ``effect_overrides`` (tool name -> effect), wins
 this, for trusted and untrusted servers alike: it is the caller's declaration, not the
 server's claim.
 
-**Live servers**: :func:`attach_mcp_server` (behind ``router.add_mcp_server``) opens a
-:class:`~schemarouter.execution.invokers.mcp_session.ManagedMCPSession` the router owns, lists the
-tools through it, registers them and binds them to that session, so they run from ``execute`` /
-``call`` (sync) and ``aexecute`` / ``acall`` (async) at once; the session stays open and
-reconnects when lost, and ``router.close()`` ends it.
+Live servers (listing, registering and attaching the tools of a running server) are
+:mod:`schemarouter.adapters.live_mcp`.
 """
 
 from __future__ import annotations
 
 import logging
-import re
-import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -63,7 +58,7 @@ from schemarouter.contracts import (
     Provider,
     Registration,
 )
-from schemarouter.errors import DocumentError, MissingDependencyError, RegistrationError
+from schemarouter.errors import DocumentError, RegistrationError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.registry.compile import (
     M,
@@ -76,20 +71,10 @@ from schemarouter.registry.compile import (
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import to_json_value
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "attach_mcp_server",
-    "list_mcp_tools",
-    "mcp_server_registration",
-    "mcp_tools_registration",
-    "tool_effect",
-]
+__all__ = ["mcp_tools_registration", "tool_effect"]
 
 logger = logging.getLogger(__name__)
 
-#: Seconds allowed to start a server, initialize and list every page of tools.
-DEFAULT_TIMEOUT = 30.0
-_MAX_PAGES = 100
 _SCALARS = (str, bytes, int, float, list, tuple)
 
 _TOOL_KEYS = {
@@ -109,7 +94,7 @@ _HINT_KEYS = {
 }
 
 
-def _read(obj: Any, names: tuple[str, ...]) -> Any:
+def read_any(obj: Any, names: tuple[str, ...]) -> Any:
     """The first of ``names`` present on a mapping or an object (``None`` where absent)."""
     for name in names:
         if isinstance(obj, Mapping):
@@ -124,7 +109,7 @@ def _plain(obj: Any, keys: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """A tool or annotations object (dict, v1 or v2 SDK model) as a camelCase dict."""
     out: dict[str, Any] = {}
     for key, names in keys.items():
-        value = _read(obj, names)
+        value = read_any(obj, names)
         if value is not None:
             out[key] = value
     return out
@@ -134,7 +119,7 @@ def _tool_list(tools: Any, source: str) -> list[Any]:
     if isinstance(tools, Mapping) or (
         not isinstance(tools, list | tuple) and hasattr(tools, "tools")
     ):
-        listing = _read(tools, ("tools",))
+        listing = read_any(tools, ("tools",))
     else:
         listing = tools
     if isinstance(listing, tuple):
@@ -184,7 +169,7 @@ def _build(model: type[M], at: str, /, **values: Any) -> M:
     return build_contract(model, where=at, hint="Fix the tool definition", **values)
 
 
-class _Effects:
+class EffectRules:
     """How one listing's tools get their effects (see the module docstring)."""
 
     def __init__(
@@ -234,7 +219,7 @@ def _endpoint(
     index: int,
     *,
     source: str,
-    effects: _Effects,
+    effects: EffectRules,
     limits: FieldLimits,
     ids: set[str],
     budget: InlineBudget,
@@ -380,7 +365,7 @@ def mcp_tools_registration(
     name = source or f"mcp:{server or provider_model.id}"
     check_kind(tools, "mcp_tools", where=name)
     listing = _tool_list(tools, name)
-    effects = _Effects(
+    effects = EffectRules(
         trusted=trusted, default=default_effect, overrides=effect_overrides, source=name
     )
     ids: set[str] = set()
@@ -425,230 +410,3 @@ def mcp_tools_registration(
         for endpoint in endpoints
     ]
     return build_registration(specs, source=name, providers=[provider_model])
-
-
-# -- live servers ------------------------------------------------------------------------
-
-
-def _import_mcp() -> Any:
-    try:
-        import mcp
-    except ImportError:
-        raise MissingDependencyError(
-            "mcp", extra="mcp", purpose="listing the tools of a live MCP server"
-        ) from None
-    return mcp
-
-
-def _describe_server(server: Sequence[str] | str) -> str:
-    return server if isinstance(server, str) else shlex.join(list(server))
-
-
-async def list_mcp_tools(
-    server: Sequence[str] | str,
-    *,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> list[Any]:
-    """Every tool a live server lists (all pages), as the SDK's objects.
-
-    ``server`` is an http(s) URL (streamable HTTP) or a command (a list, or a string split
-    like a shell would) started as a subprocess and spoken to over stdio; ``env`` adds
-    variables to the SDK's default environment for it.
-    """
-    mcp = _import_mcp()
-    import anyio
-
-    label = _describe_server(server)
-    is_url = isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE)
-    command = [] if is_url else (shlex.split(server) if isinstance(server, str) else list(server))
-    if not is_url and not command:
-        raise RegistrationError("empty MCP server command", where="<mcp server>")
-    tools: list[Any] = []
-    try:
-        with anyio.fail_after(timeout):
-            if hasattr(mcp, "Client"):  # SDK 2.x: one client for every transport
-                from mcp.client.stdio import StdioServerParameters
-
-                target: Any = server
-                if not is_url:
-                    target = StdioServerParameters(
-                        command=command[0], args=command[1:], env=dict(env or {}) or None, cwd=cwd
-                    )
-                async with mcp.Client(target) as client:
-                    tools = await _all_pages(client.list_tools)
-            else:  # SDK 1.x
-                tools = await _list_v1(mcp, server if is_url else command, env, cwd)
-    except TimeoutError:
-        raise RegistrationError(
-            f"the MCP server did not list its tools within {timeout:g} s",
-            where=label,
-            hint="Check that the command starts an MCP server, or raise timeout",
-        ) from None
-    except MissingDependencyError:
-        raise
-    except Exception as exc:  # the SDK and the transports raise many kinds
-        raise RegistrationError(
-            f"cannot list the MCP server's tools: {type(exc).__name__}: {exc}",
-            where=label,
-            hint="Check the command or URL, and run the server by hand to see its errors",
-        ) from None
-    return tools
-
-
-async def _all_pages(list_tools: Any) -> list[Any]:
-    tools: list[Any] = []
-    cursor: str | None = None
-    for _ in range(_MAX_PAGES):
-        page = await (list_tools(cursor=cursor) if cursor else list_tools())
-        tools.extend(_read(page, ("tools",)) or [])
-        cursor = _read(page, ("next_cursor", "nextCursor"))
-        if not cursor:
-            break
-    return tools
-
-
-async def _list_v1(
-    mcp: Any, target: Any, env: Mapping[str, str] | None, cwd: str | None
-) -> list[Any]:  # pragma: no cover - exercised only with the 1.x SDK installed
-    from contextlib import AsyncExitStack
-
-    async with AsyncExitStack() as stack:
-        if isinstance(target, str):
-            from mcp.client.streamable_http import (  # type: ignore[attr-defined]
-                streamablehttp_client,
-            )
-
-            read, write, _ = await stack.enter_async_context(streamablehttp_client(target))
-        else:
-            from mcp.client.stdio import StdioServerParameters, stdio_client
-
-            params = StdioServerParameters(
-                command=target[0], args=target[1:], env=dict(env) if env else None, cwd=cwd
-            )
-            read, write = await stack.enter_async_context(stdio_client(params))
-        session = await stack.enter_async_context(mcp.ClientSession(read, write))
-        await session.initialize()
-        return await _all_pages(session.list_tools)
-
-
-async def mcp_server_registration(
-    server: Sequence[str] | str,
-    *,
-    provider: str | Provider,
-    trusted: bool = False,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    access_id: str = "mcp",
-    timeout: float = DEFAULT_TIMEOUT,
-    limits: FieldLimits | None = None,
-) -> Registration:
-    """List a live server's tools (stdio command or streamable HTTP URL) and compile them."""
-    tools = await list_mcp_tools(server, env=env, cwd=cwd, timeout=timeout)
-    label = _describe_server(server)
-    return mcp_tools_registration(
-        tools,
-        provider=provider,
-        server=label,
-        trusted=trusted,
-        access_id=access_id,
-        source=f"mcp:{label}",
-        limits=limits,
-    )
-
-
-def attach_mcp_server(
-    router: Any,
-    server: Sequence[str] | str,
-    *,
-    provider: str | Provider,
-    trusted: bool = False,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    access_id: str = "mcp",
-    timeout: float | None = None,
-    max_response_bytes: int | None = None,
-    default_effect: Effect | str | None = None,
-    effect_overrides: Mapping[str, Effect | str] | None = None,
-    replace: bool = False,
-    bind: bool = True,
-) -> Any:
-    """Open a session to a live server that ``router`` owns, register its tools and bind
-    them to that session (``bind=False``: register only, and close it). Returns the
-    :class:`~schemarouter.registry.registry.RegistryChange`.
-
-    ``timeout`` bounds opening and listing (default 30 s) and, where given, each call too
-    (the policy's timeout is kept where shorter). Every message is read within twice
-    ``max_response_bytes`` (default: the policy's response cap; a tool's output travels
-    twice in one) and the output is held to the cap itself. When the session is reopened
-    after it was lost, the server's tools are listed again and registered anew."""
-    _import_mcp()
-    from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
-    from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
-
-    label = _describe_server(server)
-    if not (server.strip() if isinstance(server, str) else list(server)):
-        raise RegistrationError("empty MCP server command", where="<mcp server>")
-    _Effects(  # refuse bad effect arguments before starting anything
-        trusted=trusted, default=default_effect, overrides=effect_overrides, source=label
-    )
-
-    def registration_of(tools: list[Any]) -> Registration:
-        return mcp_tools_registration(
-            tools,
-            provider=provider,
-            server=label,
-            trusted=trusted,
-            access_id=access_id,
-            source=f"mcp:{label}",
-            default_effect=default_effect,
-            effect_overrides=effect_overrides,
-        )
-
-    def reregister(tools: list[Any]) -> None:
-        """A reopened session listed changed tools: register them, bind them again."""
-        fresh = registration_of(tools)
-        router.register(fresh, replace=True)
-        for route in fresh.routes:
-            router.bind(route.route_id, session)
-
-    cap = max_response_bytes or DEFAULT_MAX_RESPONSE_BYTES
-    session = ManagedMCPSession(
-        server,
-        env=env,
-        cwd=cwd,
-        timeout=timeout or DEFAULT_TIMEOUT,
-        call_timeout=timeout,
-        max_message_bytes=2 * cap + 64 * 1024,
-        on_reconnect=reregister if bind else None,
-    )
-    try:
-        tools = session.open().list_tools()
-    except BaseException as exc:  # the SDK and the transports raise many kinds
-        session.close()  # a server that never answered is stopped here, not left running
-        if isinstance(exc, MissingDependencyError) or not isinstance(exc, Exception):
-            raise
-        kind = (
-            f"did not list its tools within {session.timeout:g} s (it was stopped)"
-            if isinstance(exc, TimeoutError)
-            else f"cannot list its tools: {type(exc).__name__}: {str(exc)[:300]}"
-        )
-        raise RegistrationError(
-            f"the MCP server {kind}",
-            where=label,
-            hint="Check the command or URL, and run the server by hand to see its errors",
-        ) from None
-    try:
-        registration = registration_of(tools)
-        change = router.register(registration, replace=replace)
-    except BaseException:
-        session.close()
-        raise
-    if not bind:
-        session.close()
-        return change
-    for route in registration.routes:
-        router.bind(route.route_id, session)
-    router.own_session(session)
-    return change

@@ -31,8 +31,8 @@ For each step, in order:
    are re-checked against the registry and called for the affected fields; the result
    records which fields came from which route and why.
 
-``router.call`` / ``router.acall`` (:class:`CallMixin`) run one route by id with exactly the
-caller's arguments (what an agent does once it picked a tool): a one-step plan
+``router.call`` / ``router.acall`` (:func:`call_route`, :func:`acall_route`) run one route by
+id with exactly the caller's arguments (what an agent does once it picked a tool): a one-step plan
 (:func:`call_plan`) through the same gate, policy, health and output validation. The
 result (:class:`CallResult`) always carries the validated raw output, projected to the
 requested ``fields`` where some are given, plus a typed :class:`FieldValue` per requested
@@ -45,52 +45,34 @@ from __future__ import annotations
 import asyncio
 import difflib
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 import httpx
 
-from schemarouter.checks import check_callable, check_flag, check_instance, enum_values
-from schemarouter.contracts import Effect
+from schemarouter.checks import check_instance
 from schemarouter.errors import GateError, ParameterValidationError, SchemaRouterError
-from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials
 from schemarouter.execution.gate import ExecutionHost, Settings, with_path
 from schemarouter.execution.invokers import http, mcp, python
-from schemarouter.execution.invokers._base import Sleep
-from schemarouter.execution.invokers._bounded import FRESH_CONNECTIONS
+from schemarouter.execution.invokers.payload import Sleep
 from schemarouter.execution.loop import Op, Run
-from schemarouter.execution.policy import Approver, Budget, ExecutionPolicy, monitor_for
+from schemarouter.execution.policy import monitor_for
 from schemarouter.execution.results import CallResult, ExecutionResult
 from schemarouter.planning.planner import Coverage, Plan, PlanRequest, PlanStep, typed_fields
+from schemarouter.registry.http_body import FRESH_CONNECTIONS
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["CallMixin", "ExecutionHost", "aexecute", "call_plan", "execute"]
-
-
-def _settings(
-    method: str,
-    credentials: CredentialProvider | None,
-    allow_effects: Iterable[Effect | str],
-    approve: Approver | None,
-    policy: ExecutionPolicy | None,
-    budget: Budget | None,
-    partial: bool,
-) -> Settings:
-    check_instance(
-        credentials, CredentialProvider, method=method, name="credentials", optional=True
-    )
-    check_callable(approve, method=method, name="approve", optional=True)
-    check_instance(policy, ExecutionPolicy, method=method, name="policy", optional=True)
-    check_instance(budget, Budget, method=method, name="budget", optional=True)
-    return Settings(
-        credentials=credentials if credentials is not None else EnvironmentCredentials(),
-        allow_effects=enum_values(allow_effects, Effect, method=method, name="allow_effects"),
-        approve=approve,
-        policy=policy or ExecutionPolicy(),
-        budget=budget or Budget(),
-        partial=check_flag(partial, method=method, name="partial"),
-    )
+__all__ = [
+    "ExecutionHost",
+    "acall_route",
+    "aexecute",
+    "arun_plan",
+    "call_plan",
+    "call_route",
+    "execute",
+    "run_plan",
+]
 
 
 class _Stepper:
@@ -208,42 +190,37 @@ async def _run_async(run: Run, client: httpx.AsyncClient | None) -> ExecutionRes
 
 
 def execute(
-    router: Any,
-    plan: Plan,
-    *,
-    client: httpx.Client | None = None,
-    credentials: CredentialProvider | None = None,
-    allow_effects: Iterable[Effect | str] = (Effect.READ,),
-    approve: Approver | None = None,
-    policy: ExecutionPolicy | None = None,
-    budget: Budget | None = None,
-    partial: bool = False,
+    router: Any, plan: Plan, *, client: httpx.Client | None = None, **options: Any
 ) -> ExecutionResult:
     """Execute ``plan`` on ``router`` (see the module docstring). ``client`` is used for
-    HTTP routes (one is made, and closed, where none is given); ``credentials`` defaults to
-    the environment."""
+    HTTP routes (one is made, and closed, where none is given); ``options`` are those of
+    :meth:`Settings.of` (``credentials``, by default the environment; ``allow_effects``,
+    ``approve``, ``policy``, ``budget``, ``partial``), as ``router.execute`` takes them."""
     check_instance(plan, Plan, method="execute", name="plan")
-    settings = _settings("execute", credentials, allow_effects, approve, policy, budget, partial)
+    return run_plan(router, plan, Settings.of("execute", **options), client=client)
+
+
+def run_plan(
+    router: Any, plan: Plan, settings: Settings, *, client: httpx.Client | None = None
+) -> ExecutionResult:
+    """Execute ``plan`` with ``settings`` already checked (:meth:`Settings.of`)."""
     check_instance(client, httpx.Client, method="execute", name="client", optional=True)
     return _run_sync(Run(ExecutionHost.of(router), plan, settings), client)
 
 
 async def aexecute(
-    router: Any,
-    plan: Plan,
-    *,
-    client: httpx.AsyncClient | None = None,
-    credentials: CredentialProvider | None = None,
-    allow_effects: Iterable[Effect | str] = (Effect.READ,),
-    approve: Approver | None = None,
-    policy: ExecutionPolicy | None = None,
-    budget: Budget | None = None,
-    partial: bool = False,
+    router: Any, plan: Plan, *, client: httpx.AsyncClient | None = None, **options: Any
 ) -> ExecutionResult:
     """:func:`execute` with an ``httpx.AsyncClient``; MCP sessions and coroutine
     functions are awaited, sync functions run in a worker thread."""
     check_instance(plan, Plan, method="aexecute", name="plan")
-    settings = _settings("aexecute", credentials, allow_effects, approve, policy, budget, partial)
+    return await arun_plan(router, plan, Settings.of("aexecute", **options), client=client)
+
+
+async def arun_plan(
+    router: Any, plan: Plan, settings: Settings, *, client: httpx.AsyncClient | None = None
+) -> ExecutionResult:
+    """:func:`run_plan` with non-blocking I/O."""
     check_instance(client, httpx.AsyncClient, method="aexecute", name="client", optional=True)
     return await _run_async(Run(ExecutionHost.of(router), plan, settings), client)
 
@@ -338,48 +315,32 @@ def _call(router: Any, route_id: str, arguments: Any, fields: Any, settings: Set
     return Run(host, call_plan(host.snapshot, route_id, arguments or {}, fields), settings)
 
 
-class CallMixin:
-    """:meth:`call` / :meth:`acall` on the router facade."""
+def call_route(
+    router: Any,
+    route_id: str,
+    arguments: Mapping[str, Any] | None,
+    settings: Settings,
+    *,
+    fields: Sequence[str] | None = None,
+    client: httpx.Client | None = None,
+) -> CallResult:
+    """``router.call``: run exactly ``route_id`` with ``arguments`` and ``settings`` (see
+    the module docstring)."""
+    check_instance(client, httpx.Client, method="call", name="client", optional=True)
+    run = _call(router, route_id, arguments, fields, settings)
+    return CallResult.of(_run_sync(run, client), projected=bool(fields))
 
-    def call(
-        self,
-        route_id: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        fields: Sequence[str] | None = None,
-        client: httpx.Client | None = None,
-        credentials: CredentialProvider | None = None,
-        allow_effects: Iterable[Effect | str] = (Effect.READ,),
-        approve: Approver | None = None,
-        policy: ExecutionPolicy | None = None,
-        budget: Budget | None = None,
-        partial: bool = False,
-    ) -> CallResult:
-        """Run exactly ``route_id`` with ``arguments`` (what an agent picked): parameter
-        validation, gate, policy, health and output validation as for a plan. The result
-        carries the validated raw output (projected to ``fields`` where given) and typed
-        fields where the route declares them (see :mod:`schemarouter.execution.drivers`)."""
-        settings = _settings("call", credentials, allow_effects, approve, policy, budget, partial)
-        check_instance(client, httpx.Client, method="call", name="client", optional=True)
-        run = _call(self, route_id, arguments, fields, settings)
-        return CallResult.of(_run_sync(run, client), projected=bool(fields))
 
-    async def acall(
-        self,
-        route_id: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        fields: Sequence[str] | None = None,
-        client: httpx.AsyncClient | None = None,
-        credentials: CredentialProvider | None = None,
-        allow_effects: Iterable[Effect | str] = (Effect.READ,),
-        approve: Approver | None = None,
-        policy: ExecutionPolicy | None = None,
-        budget: Budget | None = None,
-        partial: bool = False,
-    ) -> CallResult:
-        """:meth:`call` with non-blocking I/O."""
-        settings = _settings("acall", credentials, allow_effects, approve, policy, budget, partial)
-        check_instance(client, httpx.AsyncClient, method="acall", name="client", optional=True)
-        run = _call(self, route_id, arguments, fields, settings)
-        return CallResult.of(await _run_async(run, client), projected=bool(fields))
+async def acall_route(
+    router: Any,
+    route_id: str,
+    arguments: Mapping[str, Any] | None,
+    settings: Settings,
+    *,
+    fields: Sequence[str] | None = None,
+    client: httpx.AsyncClient | None = None,
+) -> CallResult:
+    """:func:`call_route` with non-blocking I/O."""
+    check_instance(client, httpx.AsyncClient, method="acall", name="client", optional=True)
+    run = _call(router, route_id, arguments, fields, settings)
+    return CallResult.of(await _run_async(run, client), projected=bool(fields))

@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from schemarouter.contracts import Effect, OutputField, Route
+from schemarouter.checks import check_callable, check_flag, check_instance, enum_values
+from schemarouter.contracts import (
+    PROJECTION_PARAMETERS,
+    Effect,
+    OutputField,
+    Route,
+    schema_validator,
+)
 from schemarouter.errors import (
     ExecutionError,
     GateError,
@@ -29,9 +36,9 @@ from schemarouter.errors import (
     PolicyError,
     SchemaRouterError,
 )
-from schemarouter.execution.credentials import CredentialProvider, Redactor
+from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials, Redactor
 from schemarouter.execution.invokers import http
-from schemarouter.execution.outputs import PROJECTION_PARAMETERS, json_path, projection_names
+from schemarouter.execution.outputs import json_path, projection_names
 from schemarouter.execution.policy import (
     Approver,
     Budget,
@@ -41,10 +48,10 @@ from schemarouter.execution.policy import (
     check_effect,
     monitor_for,
 )
-from schemarouter.planning.planner import PlanStep, fallback_compatible
+from schemarouter.planning.fallbacks import fallback_compatible
+from schemarouter.planning.planner import PlanStep
 from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.gate import schema_validator
 
 __all__ = [
     "ExecutionHost",
@@ -118,12 +125,45 @@ class ExecutionHost:
 
 @dataclass(frozen=True)
 class Settings:
+    """How one run executes: the options of ``execute`` / ``call`` and their async twins,
+    checked once (:meth:`of`) and handed down as one value."""
+
     credentials: CredentialProvider
     allow_effects: frozenset[Effect]
     approve: Approver | None
     policy: ExecutionPolicy
     budget: Budget
     partial: bool
+
+    @classmethod
+    def of(
+        cls,
+        method: str,
+        *,
+        credentials: CredentialProvider | None = None,
+        allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        approve: Approver | None = None,
+        policy: ExecutionPolicy | None = None,
+        budget: Budget | None = None,
+        partial: bool = False,
+    ) -> Settings:
+        """The options of one ``method`` call, each checked (a wrong one is an
+        :class:`~schemarouter.errors.ArgumentError` naming ``method`` and the option):
+        credentials from the environment, the default policy and budget where none given."""
+        check_instance(
+            credentials, CredentialProvider, method=method, name="credentials", optional=True
+        )
+        check_callable(approve, method=method, name="approve", optional=True)
+        check_instance(policy, ExecutionPolicy, method=method, name="policy", optional=True)
+        check_instance(budget, Budget, method=method, name="budget", optional=True)
+        return cls(
+            credentials=credentials if credentials is not None else EnvironmentCredentials(),
+            allow_effects=enum_values(allow_effects, Effect, method=method, name="allow_effects"),
+            approve=approve,
+            policy=policy or ExecutionPolicy(),
+            budget=budget or Budget(),
+            partial=check_flag(partial, method=method, name="partial"),
+        )
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
 (:class:`~schemarouter.execution.invokers.http.HttpSend`,
 :class:`~schemarouter.execution.invokers.mcp.McpCall`,
 :class:`~schemarouter.execution.invokers.python.PythonCall`,
-:class:`~schemarouter.execution.invokers._base.Sleep`) and receives its result (or has its error
+:class:`~schemarouter.execution.invokers.payload.Sleep`) and receives its result (or has its error
 thrown in); :mod:`schemarouter.execution.drivers` drives it with blocking or awaiting I/O. Retries,
 backoff, health, budgets, output validation, normalization and fallbacks all live here, once.
 """
@@ -35,7 +35,7 @@ from schemarouter.execution.gate import (
     with_path,
 )
 from schemarouter.execution.invokers import http, mcp, python
-from schemarouter.execution.invokers._base import (
+from schemarouter.execution.invokers.payload import (
     Payload,
     Sleep,
     clip,

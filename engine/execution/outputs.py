@@ -19,15 +19,13 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from schemarouter.contracts import OutputField, Route
+from schemarouter.contracts import OutputField, Route, schema_validator
 from schemarouter.errors import OutputValidationError
 from schemarouter.execution.results import FieldIssue, FieldStatus, FieldValue
 from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
-from schemarouter.retrieval.gate import schema_validator
 from schemarouter.units import normalize
 
 __all__ = [
-    "PROJECTION_PARAMETERS",
     "check_output_shape",
     "document_issues",
     "extract_field",
@@ -38,8 +36,6 @@ __all__ = [
     "projection_names",
 ]
 
-#: Parameters through which a server projects its output to named fields.
-PROJECTION_PARAMETERS = ("response_fields", "_fields")
 _MESSAGE_LIMIT = 300
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

@@ -35,9 +35,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, get_args
 
-from schemarouter.contracts import Effect, Route, SourceType
+from schemarouter.contracts import PROJECTION_PARAMETERS, Effect, Route, SourceType
 from schemarouter.errors import GateError
-from schemarouter.execution.outputs import PROJECTION_PARAMETERS
 from schemarouter.integrations.names import assign_tool_names, tool_name
 from schemarouter.retrieval.results import Candidate, CandidateField, candidate_from_route
 

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.errors import MissingDependencyError, SchemaRouterError
+from schemarouter.errors import SchemaRouterError, require
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import tool_name
 from schemarouter.integrations.search import call_payload
@@ -39,13 +39,12 @@ __all__ = ["bigtool_registry", "bigtool_retrievers", "route_tool"]
 
 
 def _langchain() -> Any:
-    try:
-        from langchain_core import tools
-    except ImportError:
-        raise MissingDependencyError(
-            "langchain-core", extra="langgraph", purpose="LangGraph tools"
-        ) from None
-    return tools
+    return require(
+        "langchain_core.tools",
+        extra="langgraph",
+        purpose="LangGraph tools",
+        package="langchain-core",
+    )
 
 
 def route_tool(

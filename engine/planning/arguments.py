@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemarouter.contracts import Parameter, Route
-from schemarouter.retrieval.analysis import BoundValue, bind_parameters, schema_validator
+from schemarouter.contracts import Parameter, Route, schema_validator
+from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
 
 __all__ = ["fill_arguments"]

@@ -1,14 +1,15 @@
 """Field-first planning: the request's semantic fields first, then the routes that serve them.
 
-1. :func:`resolve_fields` maps a request to semantic ids (given explicitly, or matched in the
-   query text against semantic ids, field names and the catalog's alias layer).
+1. :func:`schemarouter.retrieval.fields.resolve_fields` maps a request to semantic ids (given
+   explicitly, or matched in the query text against semantic ids, field names and the
+   catalog's alias layer).
 2. :func:`plan_routes` covers those fields with at most ``max_calls`` routes (greedy set
    cover; ties go to the better-ranked route, then to the route with *fewer* fields: breadth
    is never rewarded), honouring source constraints and effects.
 3. Each step projects fields deterministically (:func:`project_fields`): identifiers, the
    fields the request needs, and, in ``recall`` mode, the rest of their field groups (the
    paper's recall-preserving operating point); ``minimal`` mode stops at the needed fields.
-4. Conservative fallbacks are listed per field (:func:`fallback_compatible`): same semantic id
+4. Conservative fallbacks are listed per field (:mod:`.fallbacks`): same semantic id
    AND compatible JSON type and shape AND compatible unit contract AND exactly equal
    qualifiers AND read-only routes. A requested field is never swapped silently.
 
@@ -30,30 +31,28 @@ step always says why (:attr:`Plan.reason`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.contracts import Effect, OutputField, Route, SourceType
 from schemarouter.planning.arguments import fill_arguments
-from schemarouter.registry.registry import FieldProvision, RegistrySnapshot
+from schemarouter.planning.fallbacks import Fallback, fallbacks_for
+from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.candidates import matched_fields_for, matches_sources
+from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.prerequisites import identifier_source, needed_parameters, producers
 
 __all__ = [
     "Binding",
     "Coverage",
-    "Fallback",
     "Plan",
     "PlanRequest",
     "PlanStep",
-    "fallback_compatible",
     "plan_routes",
     "project_fields",
-    "resolve_fields",
 ]
 
 ProjectionMode = Literal["recall", "minimal"]
@@ -75,15 +74,6 @@ class PlanRequest(_Frozen):
     #: With ``max_calls`` above one, plan the best route of each part of a multi-part
     #: request too (:mod:`schemarouter.retrieval.intents`), on registries without semantic ids.
     parts: bool = True
-
-
-class Fallback(_Frozen):
-    """A route that may stand in for one field of a step if the step's route fails."""
-
-    semantic_id: str
-    route_id: str
-    field: str
-    fingerprint: str
 
 
 class Binding(_Frozen):
@@ -152,106 +142,6 @@ class Plan(_Frozen):
         return {s.route_id: s.missing_parameters for s in self.steps if s.missing_parameters}
 
 
-# -- field resolution -------------------------------------------------------------------
-
-_TOKEN = re.compile(r"[0-9a-z]+|[\uac00-\ud7a3]+|[\u4e00-\u9fff]", re.IGNORECASE)
-
-
-def _norm_tokens(text: str, *, split_camel: bool = True) -> tuple[str, ...]:
-    if split_camel:  # field names (``bandGap``); never the query ("GaN" is not "Ga N")
-        text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
-    out = []
-    for token in _TOKEN.findall(text.replace("_", " ").replace(".", " ")):
-        token = token.lower()
-        if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
-            token = token[:-1]
-        out.append(token)
-    return tuple(out)
-
-
-def _phrases(semantic_id: str, offers: Sequence[FieldProvision]) -> set[tuple[str, ...]]:
-    phrases = {_norm_tokens(semantic_id.split(".")[-1])}
-    for offer in offers:
-        phrases.update(_norm_tokens(a) for a in offer.field.aliases)
-        phrases.add(_norm_tokens(offer.field.name))
-    # a one-token phrase must be a real word: "n" or "a" (refractive index, lattice a) would
-    # match stray letters; Hangul words count from two syllables
-    return {p for p in phrases if p and (len(p) > 1 or len(p[0]) >= 3 or _hangul(p[0]))}
-
-
-def _hangul(token: str) -> bool:
-    return len(token) >= 2 and all("\uac00" <= ch <= "\ud7a3" for ch in token)
-
-
-class _PhraseTable(NamedTuple):
-    """Every phrase (semantic id, field name, alias) of a snapshot -> its semantic ids."""
-
-    phrases: Mapping[tuple[str, ...], frozenset[str]]
-    longest: int
-    #: one-word Hangul phrases, matched inside query words (particles attach to them)
-    hangul: tuple[tuple[str, str], ...]
-
-    @classmethod
-    def of(cls, snapshot: RegistrySnapshot) -> _PhraseTable:
-        table: dict[tuple[str, ...], set[str]] = {}
-        hangul: list[tuple[str, str]] = []
-        for semantic_id in snapshot.semantic_ids():
-            offers = snapshot.providers_of(semantic_id)
-            if all(o.field.identifier for o in offers):
-                continue  # identifiers are always projected; never "what the request needs"
-            for phrase in _phrases(semantic_id, offers):
-                table.setdefault(phrase, set()).add(semantic_id)
-                if len(phrase) == 1 and _hangul(phrase[0]):
-                    hangul.append((phrase[0], semantic_id))
-        return cls(
-            phrases={k: frozenset(v) for k, v in table.items()},
-            longest=max((len(k) for k in table), default=0),
-            hangul=tuple(sorted(hangul)),
-        )
-
-    def spans(self, tokens: tuple[str, ...]) -> list[tuple[int, int, str]]:
-        """``(start, end, semantic id)`` of every phrase found in ``tokens``."""
-        found: dict[str, tuple[int, int]] = {}
-        for n in range(1, min(self.longest, len(tokens)) + 1):
-            for i in range(len(tokens) - n + 1):
-                for semantic_id in self.phrases.get(tokens[i : i + n], ()):
-                    best = found.get(semantic_id)
-                    if best is None or n > best[1] - best[0]:
-                        found[semantic_id] = (i, i + n)
-        for word, semantic_id in self.hangul:
-            if semantic_id in found:
-                continue
-            for i, token in enumerate(tokens):
-                if word in token:
-                    found[semantic_id] = (i, i + 1)
-                    break
-        return [(s, e, sid) for sid, (s, e) in found.items()]
-
-
-def resolve_fields(request: PlanRequest, snapshot: RegistrySnapshot) -> tuple[list[str], list[str]]:
-    """``(semantic ids, warnings)`` the request needs, longest textual matches first."""
-    warnings: list[str] = []
-    resolved: list[str] = []
-    for name in request.fields:
-        if not snapshot.providers_of(name):
-            warnings.append(f"requested field {name!r} is not provided by any registered route")
-        resolved.append(name)
-    if request.fields or not request.query:
-        return resolved, warnings
-    table = snapshot.derived("planner.phrases", _PhraseTable.of)
-    spans = table.spans(_norm_tokens(request.query, split_camel=False))
-    # keep maximal spans: "bulk modulus" beats "modulus"
-    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0], s[2]))
-    taken: list[tuple[int, int]] = []
-    chosen: list[tuple[int, str]] = []
-    for start, end, semantic_id in spans:
-        if any(start >= s and end <= e and (end - start) < (e - s) for s, e in taken):
-            continue
-        taken.append((start, end))
-        chosen.append((start, semantic_id))
-    return [sid for _, sid in sorted(chosen)], warnings
-
-
 # -- projection and fallbacks -----------------------------------------------------------
 
 
@@ -267,75 +157,6 @@ def project_fields(
         if item.identifier or item.name in needed or (mode == "recall" and item.group in groups):
             keep.append(item.name)
     return tuple(keep)
-
-
-def _shape(schema: Mapping[str, Any]) -> Any:
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = tuple(sorted(k for k in kind if k != "null"))
-        kind = kind[0] if len(kind) == 1 else kind
-    if kind == "array":
-        items = schema.get("items")
-        return ("array", _shape(items) if isinstance(items, Mapping) else None)
-    if kind == "integer":
-        return "number"
-    return kind
-
-
-def _unit_contract(item: OutputField) -> tuple[str | None, str | None]:
-    spec = item.normalization
-    return (spec.canonical_unit if spec else item.unit, spec.dimension if spec else item.dimension)
-
-
-def fallback_compatible(
-    original: Route, field: OutputField, other: Route, other_field: OutputField
-) -> tuple[bool, str]:
-    """Whether ``other_field`` on ``other`` may stand in for ``field`` on ``original``."""
-    if other.route_id == original.route_id:
-        return False, "same route"
-    if field.semantic_id is None or other_field.semantic_id != field.semantic_id:
-        return False, "different semantic id"
-    if other.endpoint.effect is not Effect.READ or original.endpoint.effect is not Effect.READ:
-        return False, "only read-only routes fall back"
-    if _shape(field.json_schema) != _shape(other_field.json_schema):
-        return False, "incompatible JSON type or shape"
-    if field.unit != other_field.unit:
-        # different source units are compatible only when both declare a normalization to
-        # the same canonical unit (values are then compared after declared normalization)
-        if field.normalization is None or other_field.normalization is None:
-            return (
-                False,
-                f"units differ ({field.unit} vs {other_field.unit}) without a declared "
-                "normalization",
-            )
-        if _unit_contract(field) != _unit_contract(other_field):
-            return False, "different canonical unit contracts"
-    elif _unit_contract(field) != _unit_contract(other_field):
-        return False, "different canonical unit contracts"
-    if dict(field.qualifiers) != dict(other_field.qualifiers):
-        return False, "qualifiers differ"
-    return True, "compatible"
-
-
-def _fallbacks(snapshot: RegistrySnapshot, route: Route, fields: Iterable[str]) -> list[Fallback]:
-    out = []
-    for name in fields:
-        item = route.endpoint.field(name)
-        if item.semantic_id is None:
-            continue
-        for offer in snapshot.providers_of(item.semantic_id):
-            other = snapshot.routes[offer.route_id]
-            ok, _ = fallback_compatible(route, item, other, offer.field)
-            if ok:
-                out.append(
-                    Fallback(
-                        semantic_id=item.semantic_id,
-                        route_id=other.route_id,
-                        field=offer.field.name,
-                        fingerprint=other.fingerprint,
-                    )
-                )
-    return out
 
 
 def _meta(route: Route, item: OutputField) -> dict[str, Any]:
@@ -378,7 +199,7 @@ def plan_routes(
     """
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
-    required, warnings = resolve_fields(request, snapshot)
+    required, warnings = resolve_fields(request.query, snapshot, fields=request.fields)
     rank_of = {route_id: i for i, route_id in enumerate(ranked)}
 
     def eligible(route: Route) -> bool:
@@ -671,7 +492,7 @@ def _step(
         request,
         values,
         covers=tuple(sorted(covers)),
-        fallbacks=tuple(_fallbacks(snapshot, route, sorted(needed))),
+        fallbacks=tuple(fallbacks_for(snapshot, route, sorted(needed))),
     )
 
 

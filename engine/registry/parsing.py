@@ -30,6 +30,14 @@ from schemarouter.registry.bounds import (
     json_problem,
     read_file_bytes,
 )
+from schemarouter.registry.http_body import (
+    ACCEPT_ENCODING,
+    FRESH_CONNECTIONS,
+    BodyDecodeError,
+    BodyTooLarge,
+    DeadlinePassed,
+    read_sync,
+)
 
 __all__ = [
     "DEFAULT_MAX_DOCUMENT_BYTES",
@@ -300,15 +308,6 @@ def _fetch(
 ) -> tuple[str, str]:
     """The text at ``url``: at most ``max_bytes`` (every content-encoding layer counted),
     in ``timeout`` seconds for the whole fetch (redirects, headers and body together)."""
-    from schemarouter.execution.invokers._bounded import (
-        ACCEPT_ENCODING,
-        FRESH_CONNECTIONS,
-        BodyDecodeError,
-        BodyTooLarge,
-        DeadlinePassed,
-        read_sync,
-    )
-
     own = client is None
     http = client or httpx.Client(timeout=timeout, limits=FRESH_CONNECTIONS)
     deadline = time.monotonic() + timeout

@@ -27,11 +27,11 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import ModelError
+from schemarouter.shipped import shipped_folder
 
 __all__ = [
     "ABSTENTION_FEATURES",
@@ -231,10 +231,10 @@ class AbstentionModel:
     @classmethod
     def shipped(cls) -> AbstentionModel | None:
         """The model shipped in ``schemarouter.models``, or ``None`` if there is none."""
-        resource = resources.files("schemarouter.models").joinpath(DEFAULT_ABSTENTION_FILE)
-        if not resource.is_file():
+        folder = shipped_folder("", [DEFAULT_ABSTENTION_FILE])
+        if folder is None:
             return None
         return cls.from_json(
-            json.loads(resource.read_text("utf-8")),
+            json.loads((folder / DEFAULT_ABSTENTION_FILE).read_text("utf-8")),
             where=f"schemarouter.models/{DEFAULT_ABSTENTION_FILE}",
         )

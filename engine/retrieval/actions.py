@@ -39,10 +39,8 @@ Action = Literal["read", "write"]
 
 #: How much of the fused score (the best candidate's is about 1.0) a route of the opposite
 #: action loses. Chosen on the development sets (the write-intent set's dev half, tooltrain's
-#: validation, composed and mixed requests, the bundled dev split; docs/generalization.md):
-#: 0.03 lifted write requests' R@5 on the write-intent dev half 0.683 -> 0.733 and read
-#: requests' 0.563 -> 0.594 and cost no dev set anything; 0.05 and up cost the mixed
-#: multi-tool requests (their parts ask for both).
+#: validation, composed and mixed requests, the bundled dev split); the figures:
+#: docs/generalization.md#what-the-request-asks-to-do.
 ACTION_PENALTY = 0.03
 #: The penalty applies to this many of the fused best (the tail keeps fusion's order).
 ACTION_WINDOW = 30

@@ -17,16 +17,14 @@ reported, never passed on.
 
 from __future__ import annotations
 
-import functools
 import itertools
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from schemarouter.contracts import Parameter, Route, SourceType
+from schemarouter.contracts import Parameter, Route, SourceType, schema_validator
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
@@ -39,7 +37,6 @@ __all__ = [
     "RuleAnalyzer",
     "bind_parameters",
     "gate_analysis",
-    "schema_validator",
 ]
 
 
@@ -438,18 +435,6 @@ def _coerce(value: str, schema: Mapping[str, Any]) -> Any:
     if kind == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
         return float(value)
     return value
-
-
-@functools.lru_cache(maxsize=4096)
-def _validator_for(schema_json: str) -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(json.loads(schema_json))
-
-
-def schema_validator(schema: Mapping[str, Any]) -> Any:
-    """A cached Draft 2020-12 validator for ``schema`` (shared with the gate)."""
-    return _validator_for(json.dumps(schema, sort_keys=True, default=str))
 
 
 def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any]:

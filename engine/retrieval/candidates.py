@@ -19,9 +19,10 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from schemarouter.contracts import Route, SourceType
+from schemarouter.contracts import Route, SourceType, route_sources
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import QueryAnalysis, bind_parameters
+from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import Candidate, candidate_from_route
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
     "matched_fields_for",
     "matches_sources",
     "query_tokens",
-    "route_sources",
 ]
 
 #: How many index field hits may stand in for matched fields when the alias layer found none.
@@ -54,12 +54,6 @@ class Ranked:
         """Placed on top because the query named the route or its provider (the mark
         ``scores["named"]`` travels to the candidate, so callers can tell too)."""
         return "named" in self.scores
-
-
-def route_sources(route: Route) -> set[SourceType]:
-    sources = {route.field_source_type(f) for f in route.endpoint.output_fields}
-    sources.add(route.provider.source_type)
-    return sources
 
 
 def matches_sources(route: Route, wanted: Iterable[SourceType]) -> bool:
@@ -140,7 +134,6 @@ def build_candidates(
     *,
     k: int,
 ) -> list[Candidate]:
-    from schemarouter.retrieval.prerequisites import identifier_sources  # it imports this module
 
     out: list[Candidate] = []
     listed = [item.route_id for item in ranked[:k]]

@@ -18,10 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from schemarouter.contracts import Route
+from schemarouter.contracts import Route, schema_validator
 from schemarouter.errors import GateError
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.analysis import schema_validator
 from schemarouter.retrieval.results import Candidate
 
 __all__ = [
@@ -29,7 +28,6 @@ __all__ = [
     "Rejection",
     "Selection",
     "check_candidates",
-    "schema_validator",
     "validate_selection",
 ]
 

@@ -37,8 +37,7 @@ DEFAULT_COVER_WINDOW = 30
 DEFAULT_MAX_PARTS = 4
 #: A part's best route is lifted only if the encoder's cosine to it reaches this. Chosen on
 #: the development sets (tooltrain's mixed multi-tool requests and its validation split,
-#: hybrid, k=5): 0.4-0.5 lifted R@5 / COMP@5 on multi-tool requests (+0.015 / +0.04) and
-#: kept single-tool R@5 (without it: -0.006).
+#: hybrid, k=5); the figures: docs/generalization.md#multi-intent-coverage.
 DEFAULT_MIN_SIMILARITY = 0.45
 #: A part needs this many words (fewer: it joins the part before it).
 DEFAULT_MIN_WORDS = 3

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ import numpy as np
 
 from schemarouter.errors import ModelError
 from schemarouter.retrieval.window import FEATURES
+from schemarouter.shipped import load_once, shipped_folder
 
 __all__ = ["DEFAULT_RANKING_WINDOW", "RankingModel", "TreeEnsemble"]
 
@@ -150,12 +149,12 @@ class RankingModel:
     def shipped(cls) -> RankingModel | None:
         """The model shipped in ``schemarouter.models/ranking`` (one per process), or
         ``None`` where there is none."""
-        with _SHARED_LOCK:
-            if "model" not in _SHARED:
-                folder = resources.files("schemarouter.models").joinpath(_SHIPPED)
-                present = all(folder.joinpath(name).is_file() for name in MODEL_FILES)
-                _SHARED["model"] = cls(Path(str(folder))) if present else None
-            return _SHARED["model"]
+
+        def load() -> RankingModel | None:
+            folder = shipped_folder(_SHIPPED, MODEL_FILES)
+            return None if folder is None else cls(folder)
+
+        return load_once("ranking", load)
 
     @property
     def off_by_default(self) -> str:
@@ -176,7 +175,3 @@ class RankingModel:
     def score(self, rows: np.ndarray) -> np.ndarray:
         """The model's log-odds that each candidate serves the request (higher first)."""
         return self.trees.raw(rows)
-
-
-_SHARED: dict[str, RankingModel | None] = {}
-_SHARED_LOCK = threading.Lock()

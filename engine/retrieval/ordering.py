@@ -1,5 +1,5 @@
-"""Two re-orderings of the fused window before the cross-encoder: what the request asks to
-do, and the learned ranking stage.
+"""Re-orderings of the ranked list: what the request asks to do and the learned ranking stage
+(the fused window, before the cross-encoder), and the prerequisite lift (after it).
 
 - :func:`apply_actions`: a route doing the opposite of what the request asks (a ``GET`` for
   "open a new issue", a ``DELETE`` for "show my issues") loses
@@ -7,6 +7,8 @@ do, and the learned ranking stage.
   :data:`~.actions.ACTION_WINDOW` (:mod:`.actions`); nothing is learned, nothing is dropped.
 - :func:`learned_order`: the ranking model (:mod:`.learned`) scores each candidate of the
   window from :func:`window_signals` (:mod:`.window`) and the window is re-ordered by it.
+- :func:`lift_prerequisites`: after a top-k route that needs an identifier no route above it
+  produces, the producer the request scores best (:mod:`.prerequisites`).
 
 Both keep the routes a request names ahead of the rest, as :func:`.candidates.apply_analysis`
 put them: routes named outright first, then the routes of named providers, then the others;
@@ -30,9 +32,20 @@ from schemarouter.retrieval.actions import (
 )
 from schemarouter.retrieval.candidates import Ranked, coverage, query_tokens
 from schemarouter.retrieval.intents import part_scores, split_intents
+from schemarouter.retrieval.prerequisites import needs, producer_table
 from schemarouter.retrieval.window import WindowSignals
 
-__all__ = ["apply_actions", "learned_order", "reorder_within_tiers", "window_signals"]
+__all__ = [
+    "DEFAULT_MAX_LIFTS",
+    "apply_actions",
+    "learned_order",
+    "lift_prerequisites",
+    "reorder_within_tiers",
+    "window_signals",
+]
+
+#: producers lifted for one request at most (:func:`lift_prerequisites`)
+DEFAULT_MAX_LIFTS = 2
 
 
 def reorder_within_tiers(
@@ -137,3 +150,58 @@ def learned_order(
     for item, value in zip(head, values.tolist(), strict=True):
         item.scores["ranking"] = float(value)
     return reorder_within_tiers(ranked, values.tolist(), tier)
+
+
+def lift_prerequisites(
+    ranked: list[Ranked],
+    snapshot: RegistrySnapshot,
+    k: int,
+    score: Callable[[list[str]], tuple[Sequence[float], Sequence[float]]],
+    *,
+    given: frozenset[str] = frozenset(),
+    max_lifts: int = DEFAULT_MAX_LIFTS,
+) -> list[Ranked]:
+    """``ranked`` with, after each top-``k`` route whose needed identifier no route above
+    it produces, the producer that ``score`` (the request's fused scores and dense cosines
+    over route ids, as ``HybridIndex.rescore_parts``) rates best; an identifier of a kind in
+    ``given`` (values the request carries) is not needed. At most ``max_lifts`` producers;
+    routes below move down, none leaves the list."""
+    table = producer_table(snapshot)
+    if not table.producers:
+        return ranked
+    out = list(ranked)
+    lifts = 0
+    position = 0
+    while position < min(k, len(out)) and lifts < max_lifts:
+        route = snapshot.routes.get(out[position].route_id)
+        if route is None:
+            position += 1
+            continue
+        above = {item.route_id for item in out[: position + 1]}
+        for thing in needs(route, given=given):
+            every = table.producers.get(thing, ())
+            if not every or above.intersection(every):
+                continue
+            # a lookup where there is one (``every`` lists them first)
+            choices = list(every[: table.lookups[thing]] or every)
+            fused, cosine = score(choices)
+            scores = [float(x) for x in fused]
+            best = max(range(len(choices)), key=lambda i: (scores[i], -i))
+            chosen = choices[best]
+            # not above (checked): further down the ranking, or only in the registry
+            existing = next((i for i, item in enumerate(out) if item.route_id == chosen), None)
+            if existing is not None:
+                item = out.pop(existing)
+            else:
+                value = scores[best]
+                item = Ranked(
+                    route_id=chosen,
+                    score=value,
+                    scores={"fused": value, "dense": max(0.0, float(cosine[best]))},
+                )
+            item.scores["prerequisite"] = 1.0
+            out.insert(position + 1, item)
+            lifts += 1
+            break
+        position += 1
+    return out

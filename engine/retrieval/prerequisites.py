@@ -9,38 +9,33 @@ need one, whose path or name holds the thing's word, and whose output holds an `
 ``person_id``) field. Read from the registered contracts alone, for any catalog; nothing here
 is learned.
 
-:func:`lift_prerequisites` puts, after each route in the top ``k`` that needs something no
-route above it produces, the producer the request itself scores best (the index's
-``rescore_parts``), lifted from further down the ranking or from the registry, and marked
-``scores["prerequisite"] = 1``.
+:func:`schemarouter.retrieval.ordering.lift_prerequisites` puts, after each route in the top
+``k`` that needs something no route above it produces, the producer the request itself
+scores best (the index's ``rescore_parts``), lifted from further down the ranking or from the
+registry, and marked ``scores["prerequisite"] = 1``.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS, Effect, Route
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.candidates import Ranked
 from schemarouter.retrieval.results import IdentifierSource
 
 __all__ = [
-    "DEFAULT_MAX_LIFTS",
     "identifier_source",
     "identifier_sources",
-    "lift_prerequisites",
     "names_identifier",
     "needed_parameters",
     "needs",
+    "producer_table",
     "producers",
     "stem",
 ]
-
-#: producers lifted for one request at most
-DEFAULT_MAX_LIFTS = 2
 
 #: ``<thing>_id`` / ``<thing>-id`` / ``thingId`` / ``thingID`` (not ``valid``, ``paid``), and
 #: their plurals (``track_ids``, ``albumIds``: a list of them is as much a need)
@@ -241,7 +236,7 @@ def _produces(route: Route) -> tuple[frozenset[str], bool]:
     return things, _lookup(route)
 
 
-def _table(snapshot: RegistrySnapshot) -> _Table:
+def producer_table(snapshot: RegistrySnapshot) -> _Table:
     with _TABLES_LOCK:
         for table in _TABLES:
             if table.snapshot is snapshot:
@@ -278,7 +273,7 @@ def producers(snapshot: RegistrySnapshot) -> dict[str, tuple[str, ...]]:
     """Thing -> the route ids that produce its identifier, the lookups (routes taking text,
     :func:`_lookup`) first. Computed once per snapshot from per-route facts, which are kept
     across snapshots by route fingerprint."""
-    return _table(snapshot).producers
+    return producer_table(snapshot).producers
 
 
 def identifier_sources(
@@ -311,64 +306,9 @@ def identifier_sources(
         if order:
             pool: Sequence[str] = [r for r in order if thing in produced(r)]
         else:
-            pool = _table(snapshot).producers.get(thing, ())
+            pool = producer_table(snapshot).producers.get(thing, ())
         producer = next((r for r in pool if r in offered), None)
         source = _source_in(snapshot.routes[producer], thing) if producer is not None else None
         if source is not None:
             out[parameter] = source
-    return out
-
-
-def lift_prerequisites(
-    ranked: list[Ranked],
-    snapshot: RegistrySnapshot,
-    k: int,
-    score: Callable[[list[str]], tuple[Sequence[float], Sequence[float]]],
-    *,
-    given: frozenset[str] = frozenset(),
-    max_lifts: int = DEFAULT_MAX_LIFTS,
-) -> list[Ranked]:
-    """``ranked`` with, after each top-``k`` route whose needed identifier no route above
-    it produces, the producer that ``score`` (the request's fused scores and dense cosines
-    over route ids, as ``HybridIndex.rescore_parts``) rates best; an identifier of a kind in
-    ``given`` (values the request carries) is not needed. At most ``max_lifts`` producers;
-    routes below move down, none leaves the list."""
-    table = _table(snapshot)
-    if not table.producers:
-        return ranked
-    out = list(ranked)
-    lifts = 0
-    position = 0
-    while position < min(k, len(out)) and lifts < max_lifts:
-        route = snapshot.routes.get(out[position].route_id)
-        if route is None:
-            position += 1
-            continue
-        above = {item.route_id for item in out[: position + 1]}
-        for thing in needs(route, given=given):
-            every = table.producers.get(thing, ())
-            if not every or above.intersection(every):
-                continue
-            # a lookup where there is one (``every`` lists them first)
-            choices = list(every[: table.lookups[thing]] or every)
-            fused, cosine = score(choices)
-            scores = [float(x) for x in fused]
-            best = max(range(len(choices)), key=lambda i: (scores[i], -i))
-            chosen = choices[best]
-            # not above (checked): further down the ranking, or only in the registry
-            existing = next((i for i, item in enumerate(out) if item.route_id == chosen), None)
-            if existing is not None:
-                item = out.pop(existing)
-            else:
-                value = scores[best]
-                item = Ranked(
-                    route_id=chosen,
-                    score=value,
-                    scores={"fused": value, "dense": max(0.0, float(cosine[best]))},
-                )
-            item.scores["prerequisite"] = 1.0
-            out.insert(position + 1, item)
-            lifts += 1
-            break
-        position += 1
     return out

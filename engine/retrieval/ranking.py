@@ -1,7 +1,7 @@
 """How the router ranks one request: search, query analysis, reranking, multi-intent
-coverage, calibrated relevance and abstention (a mixin of the router facade).
+coverage, calibrated relevance and abstention (the :class:`Ranker` the router holds).
 
-:meth:`RankingMixin._rank` is the whole path for one query, before k and execution state
+:meth:`Ranker.rank` is the whole path for one query, before k and execution state
 apply: the index's fused list, the query's named routes and provenance (:mod:`.candidates`),
 the cross-encoder on the fused window where one is on (:mod:`.rerank`), each part of a
 multi-part request lifted into the top k (:mod:`.intents`), and the calibrated relevance of
@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from schemarouter.errors import ModelError
-from schemarouter.planning.planner import PlanRequest, resolve_fields
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.abstention import (
     AbstentionModel,
@@ -33,6 +32,7 @@ from schemarouter.retrieval.candidates import (
     matched_fields_for,
     query_tokens,
 )
+from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.gate import check_candidates
 from schemarouter.retrieval.intents import (
     DEFAULT_COVER_WINDOW,
@@ -42,16 +42,16 @@ from schemarouter.retrieval.intents import (
     split_intents,
 )
 from schemarouter.retrieval.learned import RankingModel
-from schemarouter.retrieval.ordering import apply_actions, learned_order
-from schemarouter.retrieval.prerequisites import lift_prerequisites
+from schemarouter.retrieval.ordering import apply_actions, learned_order, lift_prerequisites
 from schemarouter.retrieval.rerank import Reranker, blend_order, route_text
 from schemarouter.retrieval.results import CapabilityRetrieval
+from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary, exclusion_for
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import Registry
     from schemarouter.retrieval.analysis import Analyzer
 
-__all__ = ["RELEVANCE_WINDOW", "RankingMixin", "say_once"]
+__all__ = ["RELEVANCE_WINDOW", "Ranker", "RankerSetting", "say_once"]
 
 logger = logging.getLogger(__name__)
 
@@ -112,30 +112,70 @@ def _abstention_reason(model: AbstentionModel, signals: dict[str, float], *, rer
     return "" if p >= threshold else _off_catalog("confidence", p, threshold)
 
 
-class RankingMixin:
-    """The ranking half of the router (attributes are the router's; see its ``__init__``)."""
+class RankerSetting:
+    """A setting of the router that its :class:`Ranker` holds: ``router.reranker`` reads and
+    sets ``router.ranker.reranker``, as it did when ranking was part of the router."""
 
-    registry: Registry
-    analyzer: Analyzer
-    abstention: AbstentionModel | Any | None
-    _abstention_everywhere: bool
-    reranker: Reranker | Any | None
-    _rerank_off_reason: str
-    rerank_depth: int
-    rerank_weight: float
-    rerank_tokens: int | None
-    multi_intent: bool
-    prerequisites: bool
-    intent_min_similarity: float
-    actions: bool
-    ranking_model: RankingModel | Any | None
-    _ranking_off_reason: str
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, router: Any, owner: type | None = None) -> Any:
+        return self if router is None else getattr(router.ranker, self.name)
+
+    def __set__(self, router: Any, value: Any) -> None:
+        setattr(router.ranker, self.name, value)
+
+
+class Ranker:
+    """The ranking half of the router: its models and settings over a registry and an index.
+
+    The router holds one (``router.ranker``), built from its own settings; the settings are
+    read and set through the router as before (``router.reranker``, ``router.multi_intent``:
+    see ``SchemaRouter.__init__`` for what each does). ``index`` is called for the router's
+    index on each request (it is built on first use and may be replaced)."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        index: Callable[[], Any],
+        analyzer: Analyzer,
+        abstention: AbstentionModel | Any | None,
+        abstention_everywhere: bool,
+        reranker: Reranker | Any | None,
+        rerank_off_reason: str,
+        rerank_depth: int,
+        rerank_weight: float,
+        rerank_tokens: int | None,
+        multi_intent: bool,
+        prerequisites: bool,
+        intent_min_similarity: float,
+        actions: bool,
+        ranking_model: RankingModel | Any | None,
+        ranking_off_reason: str,
+    ) -> None:
+        self.registry = registry
+        self._index_of = index
+        self.analyzer = analyzer
+        self.abstention = abstention
+        self._abstention_everywhere = abstention_everywhere
+        self.reranker = reranker
+        self._rerank_off_reason = rerank_off_reason
+        self.rerank_depth = rerank_depth
+        self.rerank_weight = rerank_weight
+        self.rerank_tokens = rerank_tokens
+        self.multi_intent = multi_intent
+        self.prerequisites = prerequisites
+        self.intent_min_similarity = intent_min_similarity
+        self.actions = actions
+        self.ranking_model = ranking_model
+        self._ranking_off_reason = ranking_off_reason
 
     @property
-    def index(self) -> Any:  # pragma: no cover - the router's
-        raise NotImplementedError
+    def index(self) -> Any:
+        return self._index_of()
 
-    def _rank(self, query: str, depth: int, *, rerank: bool = True, k: int = 5) -> _Ranking:
+    def rank(self, query: str, depth: int, *, rerank: bool = True, k: int = 5) -> _Ranking:
         """The full ranked list for ``query`` (before k), and the off-catalog verdict.
 
         The verdict never stops the ranking: every stage runs, so a flagged request still
@@ -251,7 +291,7 @@ class RankingMixin:
     def _analysis(self, query: str, snapshot: RegistrySnapshot) -> tuple[QueryAnalysis, list[str]]:
         """The request's analysis (gated to ``snapshot``) and the fields it resolves to."""
         analysis = gate_analysis(self.analyzer.analyze(query, snapshot), snapshot)
-        resolved, _ = resolve_fields(PlanRequest(query=query), snapshot)
+        resolved, _ = resolve_fields(query, snapshot)
         return analysis, resolved
 
     def _rerank(
@@ -338,7 +378,7 @@ class RankingMixin:
                 item.scores["intent"] = 1.0  # lifted into the top k for a part of the request
         return moved + ranked[len(window) :]
 
-    def _part_routes(self, query: str, ranked: Sequence[str]) -> list[str]:
+    def part_routes(self, query: str, ranked: Sequence[str]) -> list[str]:
         """The best of the ranked routes for each part of a multi-part request (the parts,
         window and cosine floor of :meth:`_cover`); none for a one-part request."""
         window = list(ranked[:DEFAULT_COVER_WINDOW])
@@ -405,7 +445,65 @@ class RankingMixin:
             "train-reranker` and pass reranker=FOLDER)"
         )
 
-    def _result(
+    def filtered(
+        self,
+        query: str,
+        state: ExecutionState,
+        k: int,
+        *,
+        depth: int,
+        refill: bool,
+        hide: bool,
+        is_bound: Callable[[str], bool],
+    ) -> CapabilityRetrieval:
+        """The ranking of ``query`` filtered by ``state``: the fixed top ``k`` (or, with
+        ``refill``, further down the list until ``k`` are eligible), each exclusion with its
+        reason (the router's state-aware and executable retrievals)."""
+        ranking = self.rank(query, depth, k=k)
+        if ranking.reason and hide:
+            return self.result(query, k, ranking, [], abstain=True)
+        snapshot, ranked, warnings = ranking.snapshot, ranking.ranked, ranking.warnings
+        window = ranked if refill else ranked[:k]
+        kept: list[Ranked] = []
+        original: dict[str, int] = {}
+        exclusions: list[Exclusion] = []
+        examined = 0
+        for rank, item in enumerate(window, start=1):
+            if len(kept) == k:
+                break
+            examined += 1
+            route = snapshot.routes[item.route_id]
+            excluded = exclusion_for(
+                route,
+                state,
+                rank=rank,
+                is_bound=is_bound,
+                needed_semantic_ids=ranking.resolved,
+            )
+            if excluded is not None:
+                exclusions.append(excluded)
+                continue
+            kept.append(item)
+            original[item.route_id] = rank
+        exhausted = refill and len(kept) < k
+        if exhausted:
+            warnings.append(
+                f"the ranked list ran out after {examined} routes with {len(kept)} eligible"
+            )
+        return self.result(
+            query,
+            k,
+            ranking,
+            kept,
+            abstain=hide,
+            exclusions=tuple(exclusions),
+            blocked=blocked_summary(exclusions, within=k),
+            original_ranks=original,
+            examined=examined,
+            exhausted=exhausted,
+        )
+
+    def result(
         self,
         query: str,
         k: int,

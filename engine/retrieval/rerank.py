@@ -25,14 +25,14 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS
-from schemarouter.errors import MissingDependencyError, ModelError
+from schemarouter.errors import ModelError, require
+from schemarouter.shipped import load_once, shipped_folder
 
 if TYPE_CHECKING:
     from schemarouter.contracts import OutputField, Route
@@ -147,11 +147,8 @@ def route_text(
 def load_tokenizer(path: str | Path) -> Any:
     """A ``tokenizers.Tokenizer`` from ``tokenizer.json``, with padding and truncation off
     (:func:`encode_pairs` cuts and pads itself)."""
-    try:
-        from tokenizers import Tokenizer
-    except ImportError:
-        raise MissingDependencyError("tokenizers", purpose="the cross-encoder reranker") from None
-    tokenizer = Tokenizer.from_file(str(path))
+    tokenizers = require("tokenizers", purpose="the cross-encoder reranker")
+    tokenizer = tokenizers.Tokenizer.from_file(str(path))
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer
@@ -307,13 +304,14 @@ class Reranker:
         process, loaded on the first :meth:`score`); scoring is thread-safe.
         """
         if kwargs:
-            folder = _shipped_folder()
+            folder = shipped_folder(_SHIPPED, MODEL_FILES)
             return None if folder is None else cls(folder, **kwargs)
-        with _SHARED_LOCK:
-            if "model" not in _SHARED:
-                folder = _shipped_folder()
-                _SHARED["model"] = None if folder is None else cls(folder)
-            return _SHARED["model"]
+
+        def load() -> Reranker | None:
+            folder = shipped_folder(_SHIPPED, MODEL_FILES)
+            return None if folder is None else cls(folder)
+
+        return load_once("reranker", load)
 
     @property
     def off_by_default(self) -> str:
@@ -333,12 +331,7 @@ class Reranker:
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
             if self._session is None:
-                try:
-                    import onnxruntime as ort
-                except ImportError:
-                    raise MissingDependencyError(
-                        "onnxruntime", purpose="the cross-encoder reranker"
-                    ) from None
+                ort = require("onnxruntime", purpose="the cross-encoder reranker")
                 tokenizer = load_tokenizer(self.path.joinpath("tokenizer.json"))
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = self.threads
@@ -442,14 +435,3 @@ def _fitting(mask: np.ndarray, max_tokens: int) -> int:
     widest = np.maximum.accumulate(mask.sum(axis=1))
     cost = widest * np.arange(1, rows + 1)
     return max(2, int(np.searchsorted(cost, max_tokens, side="right")))
-
-
-_SHARED: dict[str, Reranker | None] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def _shipped_folder() -> Path | None:
-    folder = resources.files("schemarouter.models").joinpath(_SHIPPED)
-    if not all(folder.joinpath(name).is_file() for name in MODEL_FILES):
-        return None
-    return Path(str(folder))

@@ -280,6 +280,9 @@ class CapabilityRetrieval(_Result):
         descriptions, pruned input schemas, no fingerprints. The returned list maps each
         name back to its route (``tools.route_id(name)``); see
         :mod:`schemarouter.integrations`."""
+        # The one import that runs back up (retrieval -> integrations), lazily and on
+        # purpose: ``result.tools()`` is the public convenience; the renderings live with
+        # the other integrations, which read results (docs/architecture.md#the-one-exception).
         from schemarouter.integrations.definitions import tool_definitions
 
         return tool_definitions(self.candidates, format, defer_loading=defer_loading)

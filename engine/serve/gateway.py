@@ -20,7 +20,7 @@ import httpx
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import DocumentError, PolicyError, SchemaRouterError
 from schemarouter.execution.credentials import EnvironmentCredentials
-from schemarouter.execution.invokers._base import clip
+from schemarouter.execution.invokers.payload import clip
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name

@@ -21,7 +21,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from schemarouter.errors import MissingDependencyError
+from schemarouter.errors import require
 from schemarouter.integrations.search import call_payload
 from schemarouter.serve.gateway import Gateway, error_text
 from schemarouter.serve.security import is_loopback
@@ -39,13 +39,8 @@ INSTRUCTIONS = (
 
 
 def _sdk() -> Any:
-    try:
-        from mcp.server.mcpserver import MCPServer
-    except ImportError:
-        raise MissingDependencyError(
-            "mcp", extra="serve", purpose="serving tool search over MCP"
-        ) from None
-    return MCPServer
+    sdk = require("mcp.server.mcpserver", extra="serve", purpose="serving tool search over MCP")
+    return sdk.MCPServer
 
 
 def build_server(gateway: Gateway) -> Any:

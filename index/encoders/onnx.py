@@ -34,8 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.errors import MissingDependencyError, ModelError
+from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_dir, _minilm_version
+from schemarouter.shipped import load_once, shipped_folder
 
 __all__ = [
     "ENCODER_FILES",
@@ -108,15 +109,15 @@ def export_minilm(out: Path, *, quantize: bool = True) -> Path:
 def export_sentence_encoder(model_dir: Path, out: Path, *, quantize: bool = True) -> Path:
     """Export a BERT-family sentence encoder folder to ONNX at ``out``: mean pooling and L2
     normalization inside the graph, int8 weights per channel if ``quantize``."""
-    try:
-        import torch
-        from transformers import AutoModel
-    except ImportError:
-        raise MissingDependencyError("torch", purpose="exporting an encoder to ONNX") from None
-    try:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-    except ImportError:
-        raise MissingDependencyError("onnxruntime", purpose="quantizing an encoder") from None
+    require("torch", purpose="exporting an encoder to ONNX")
+    require("transformers", purpose="exporting an encoder to ONNX", package="torch")
+    import torch  # both importable now (typed imports for the export below)
+    from transformers import AutoModel
+
+    quantization = require(
+        "onnxruntime.quantization", purpose="quantizing an encoder", package="onnxruntime"
+    )
+    QuantType, quantize_dynamic = quantization.QuantType, quantization.quantize_dynamic
     import warnings
 
     with quiet_transformers():
@@ -217,10 +218,7 @@ class _OnnxSentenceEncoder:
         with self._lock:
             if threads in self._sessions:
                 return self._sessions[threads]
-            try:
-                import onnxruntime as ort
-            except ImportError:
-                raise MissingDependencyError("onnxruntime", purpose="the ONNX encoder") from None
+            ort = require("onnxruntime", purpose="the ONNX encoder")
             path = self.model_path
             self._ensure_model(path)
             options = ort.SessionOptions()
@@ -233,11 +231,8 @@ class _OnnxSentenceEncoder:
 
     def tokenizer(self) -> Any:
         if self._tokenizer is None:
-            try:
-                from tokenizers import Tokenizer
-            except ImportError:
-                raise MissingDependencyError("tokenizers", purpose="the ONNX encoder") from None
-            tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
+            tokenizers = require("tokenizers", purpose="the ONNX encoder")
+            tokenizer = tokenizers.Tokenizer.from_file(str(self.tokenizer_path))
             tokenizer.no_padding()  # the packaged file pads every text to 128 tokens
             tokenizer.enable_truncation(self.max_seq_length)
             self._tokenizer = tokenizer
@@ -380,11 +375,12 @@ class OnnxEncoder(_OnnxSentenceEncoder):
     @classmethod
     def shipped(cls) -> OnnxEncoder | None:
         """The encoder in ``schemarouter.models/encoder`` (one per process), or ``None``."""
-        with _SHARED_LOCK:
-            if "encoder" not in _SHARED:
-                folder = shipped_encoder_folder()
-                _SHARED["encoder"] = None if folder is None else cls(folder)
-            return _SHARED["encoder"]
+
+        def load() -> OnnxEncoder | None:
+            folder = shipped_encoder_folder()
+            return None if folder is None else cls(folder)
+
+        return load_once("encoder", load)
 
     @property
     def identity(self) -> str:
@@ -422,18 +418,9 @@ class OnnxEncoder(_OnnxSentenceEncoder):
         return f"OnnxEncoder({self.identity!r}, folder={str(self.folder)!r})"
 
 
-_SHARED: dict[str, OnnxEncoder | None] = {}
-_SHARED_LOCK = threading.Lock()
-
-
 def shipped_encoder_folder() -> Path | None:
     """``schemarouter.models/encoder`` when it holds a complete model, else ``None``."""
-    from importlib import resources
-
-    folder = resources.files("schemarouter.models").joinpath("encoder")
-    if not all(folder.joinpath(name).is_file() for name in ENCODER_FILES):
-        return None
-    return Path(str(folder))
+    return shipped_folder("encoder", ENCODER_FILES)
 
 
 def default_minilm_encoder() -> Encoder:

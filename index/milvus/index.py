@@ -48,15 +48,15 @@ from schemarouter.errors import (
     ArgumentError,
     CorruptIndexError,
     IndexBackendError,
-    MissingDependencyError,
     SchemaRouterError,
     StaleIndexError,
+    require,
 )
 from schemarouter.fingerprint import fingerprint
-from schemarouter.index.backend import RouteFilter
-from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts
+from schemarouter.index.backend import RouteFilter, SearchMode
+from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
-from schemarouter.index.milvus.query import MilvusQuery
+from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
 from schemarouter.index.milvus.rows import (
     DEFAULT_COLLECTION,
     DEFAULT_CONSISTENCY,
@@ -69,11 +69,10 @@ from schemarouter.index.milvus.rows import (
     route_key,
     route_rows,
 )
-from schemarouter.index.milvus.schema import FORMAT, check_meta, collection_schema, new_meta
-from schemarouter.index.search import SearchMode, dense_weight_for
+from schemarouter.index.milvus.schema import check_meta, collection_schema, new_meta, read_meta
+from schemarouter.index.search import dense_weight_for
 from schemarouter.index.settings import IndexSettings, RouteHit
 from schemarouter.index.tokenize import tokenize
-from schemarouter.registry.bounds import UnreadableFile, load_json
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 
 __all__ = ["FUSIONS", "MilvusIndex"]
@@ -89,13 +88,7 @@ FLUSH_EVERY = 20_480
 
 
 def _pymilvus() -> Any:
-    try:
-        import pymilvus
-    except ImportError:
-        raise MissingDependencyError(
-            "pymilvus", extra="milvus", purpose="the Milvus index backend"
-        ) from None
-    return pymilvus
+    return require("pymilvus", extra="milvus", purpose="the Milvus index backend")
 
 
 def _is_engine_error(exc: BaseException) -> bool:
@@ -235,19 +228,7 @@ class MilvusIndex:
             if not self.client.has_collection(self.name):
                 return None
             props = self.client.describe_collection(self.name).get("properties") or {}
-        raw = props.get(META_KEY)
-        try:
-            meta = load_json(raw) if isinstance(raw, str | bytes) and raw else None
-        except UnreadableFile:  # not JSON, or nested past the limit
-            meta = None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise CorruptIndexError(
-                f"collection {self.name!r} exists but was not written by SchemaRouter",
-                where=self.target.redacted(),
-                hint="Choose another collection name, or drop it and rebuild "
-                "(`schemarouter index build --backend milvus --rebuild`)",
-            )
-        return meta
+        return read_meta(props, collection=self.name, where=self.target.redacted())
 
     def _write_meta(self, **update: Any) -> None:
         meta = {**self._meta, **update}
@@ -276,7 +257,7 @@ class MilvusIndex:
             ):
                 return self  # opened already, for this registry
             if self._encoder is None:
-                from schemarouter.index.hybrid import default_encoder
+                from schemarouter.index.encoders.defaults import default_encoder
 
                 self._encoder = encoder or default_encoder()
             meta = self._read_meta()
@@ -355,7 +336,7 @@ class MilvusIndex:
         """Drop the collection (if any) and index every route of ``snapshot`` anew."""
         with self._lock:
             if self._encoder is None or encoder is not None:
-                from schemarouter.index.hybrid import default_encoder
+                from schemarouter.index.encoders.defaults import default_encoder
 
                 self._encoder = encoder or self._encoder or default_encoder()
             self._drop_collection()
@@ -394,25 +375,8 @@ class MilvusIndex:
     def _scan(self) -> dict[str, str]:
         """route id -> fingerprint of every route version stored (``kind == 0`` rows).
         Two versions of one route (an interrupted update) show as ``"<id>\\0<fp>"`` twice."""
-        out: dict[str, str] = {}
         with self._engine("reading the stored routes"):
-            iterator = self.client.query_iterator(
-                self.name,
-                batch_size=4096,
-                filter="kind == 0",
-                output_fields=["route_id", "route_fp"],
-            )
-            try:
-                while batch := iterator.next():
-                    for row in batch:
-                        rid, fp = str(row["route_id"]), str(row["route_fp"])
-                        if rid in out and out[rid] != fp:
-                            out[f"{rid}\0{fp}"] = fp
-                        else:
-                            out[rid] = fp
-            finally:
-                iterator.close()
-        return out
+            return stored_routes(self.client, self.name)
 
     def _stored_fingerprint(self) -> str:
         stored = self._scan()
@@ -505,11 +469,9 @@ class MilvusIndex:
         """Embed and write the rows of ``routes`` (upserts for route keys in ``stored``,
         inserts for the rest); ``written`` collects their route keys before each request,
         so a failure knows what to roll back."""
-        from schemarouter.index.hybrid import _bar
-
         pending = [p for route in routes for p in route_rows(route, self.settings)]
         texts = list(dict.fromkeys(p.dense_text for p in pending if p.dense_text))
-        bar = _bar(progress, len(texts), "embedding", "texts")
+        bar = progress_bar(progress, len(texts), "embedding", "texts")
         vectors, stats = embed_texts(
             self.encoder, texts, cache=cache, progress=bar.update if bar is not None else None
         )
@@ -518,7 +480,7 @@ class MilvusIndex:
         stats.requested = len(pending)
         position = {t: i for i, t in enumerate(texts)}
         zeros = [0.0] * int(self.encoder.dim)
-        bar = _bar(progress, len(pending), f"writing to {self.name}", "documents")
+        bar = progress_bar(progress, len(pending), f"writing to {self.name}", "documents")
         for lo in range(0, len(pending), WRITE_BATCH):
             batch = pending[lo : lo + WRITE_BATCH]
             rows = []
@@ -585,19 +547,12 @@ class MilvusIndex:
         unknown = [t for t in dict.fromkeys(tokens) if t not in self._known]
         if unknown:
             with self._engine("searching"):
-                results = self.client.search(
-                    self.name,
-                    data=unknown,
-                    anns_field="sparse",
-                    limit=1,
-                    filter="kind < 2",
-                    output_fields=["route_id"],
-                    consistency_level=self.target.consistency_level,
+                found = token_hits(
+                    self.client, self.name, unknown, consistency=self.target.consistency_level
                 )
             if len(self._known) > 100_000:
                 self._known.clear()
-            for token, hits in zip(unknown, results, strict=True):
-                self._known[token] = len(hits) > 0
+            self._known.update(zip(unknown, found, strict=True))
         return sum(1 for t in tokens if self._known.get(t)) / len(tokens)
 
     def search(
@@ -629,10 +584,6 @@ class MilvusIndex:
             filters=filters,
             consistency_level=self.target.consistency_level,
         )
+        weight = dense_weight_for(query, self.settings.dense_weight, self.encoder)
         with self._engine("searching"):
-            if mode != "hybrid":
-                return request.single(k, lexical=mode == "lexical")
-            if self.fusion == "router":
-                weight = dense_weight_for(query, self.settings.dense_weight, self.encoder)
-                return request.router_fusion(k, dense_weight=weight)
-            return request.milvus_fusion(k, ranker=self.fusion)
+            return request.best(k, mode=mode, fusion=self.fusion, dense_weight=weight)

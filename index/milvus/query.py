@@ -32,7 +32,7 @@ from schemarouter.index.milvus.rows import (
 )
 from schemarouter.index.settings import IndexSettings, RouteHit
 
-__all__ = ["DOCS_PER_ROUTE", "MAX_TOPK", "MilvusQuery"]
+__all__ = ["DOCS_PER_ROUTE", "MAX_TOPK", "MilvusQuery", "stored_routes", "token_hits"]
 
 #: Documents asked for per route wanted (a route has an endpoint and field documents).
 DOCS_PER_ROUTE = 4
@@ -110,6 +110,15 @@ class MilvusQuery:
             field_depth=s.field_hit_depth,
             field_floor=None if lexical else s.field_min_similarity,
         )
+
+    def best(self, k: int, *, mode: str, fusion: str, dense_weight: float) -> list[RouteHit]:
+        """The ``k`` best routes: one side alone (``mode`` lexical or dense), or both fused
+        here (``fusion="router"``, with ``dense_weight``) or by Milvus (``rrf``, ``weighted``)."""
+        if mode != "hybrid":
+            return self.single(k, lexical=mode == "lexical")
+        if fusion == "router":
+            return self.router_fusion(k, dense_weight=dense_weight)
+        return self.milvus_fusion(k, ranker=fusion)
 
     def single(self, k: int, *, lexical: bool) -> list[RouteHit]:
         """One retriever alone (``mode="lexical"`` or ``"dense"``)."""
@@ -278,3 +287,38 @@ class MilvusQuery:
             )
             for route in order
         ]
+
+
+def token_hits(client: Any, collection: str, tokens: list[str], *, consistency: str) -> list[bool]:
+    """Whether each of ``tokens`` occurs in some endpoint or field document (one BM25 probe
+    each, all in one request)."""
+    results = client.search(
+        collection,
+        data=tokens,
+        anns_field="sparse",
+        limit=1,
+        filter="kind < 2",
+        output_fields=["route_id"],
+        consistency_level=consistency,
+    )
+    return [len(hits) > 0 for hits in results]
+
+
+def stored_routes(client: Any, collection: str) -> dict[str, str]:
+    """route id -> fingerprint of every route version stored (``kind == 0`` rows). Two
+    versions of one route (an interrupted update) show as ``"<id>\\0<fp>"`` twice."""
+    out: dict[str, str] = {}
+    iterator = client.query_iterator(
+        collection, batch_size=4096, filter="kind == 0", output_fields=["route_id", "route_fp"]
+    )
+    try:
+        while batch := iterator.next():
+            for row in batch:
+                rid, fp = str(row["route_id"]), str(row["route_fp"])
+                if rid in out and out[rid] != fp:
+                    out[f"{rid}\0{fp}"] = fp
+                else:
+                    out[rid] = fp
+    finally:
+        iterator.close()
+    return out

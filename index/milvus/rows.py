@@ -26,13 +26,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from schemarouter.contracts import Route
+from schemarouter.contracts import Route, route_sources
 from schemarouter.errors import ArgumentError
 from schemarouter.index.backend import RouteFilter
 from schemarouter.index.documents import DocKind, route_documents
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.tokenize import tokenize
-from schemarouter.retrieval.candidates import route_sources
 
 __all__ = [
     "DEFAULT_COLLECTION",

@@ -23,15 +23,17 @@ vector         FLOAT_VECTOR(dim)      the encoder's L2-normalized embedding (IP 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from schemarouter.errors import StaleIndexError
+from schemarouter.errors import CorruptIndexError, StaleIndexError
 from schemarouter.index.encoders.dense import Encoder
-from schemarouter.index.milvus.rows import DOCUMENT_SETTINGS, SCHEMA_VERSION
+from schemarouter.index.milvus.rows import DOCUMENT_SETTINGS, META_KEY, SCHEMA_VERSION
 from schemarouter.index.settings import IndexSettings
+from schemarouter.registry.bounds import UnreadableFile, load_json
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["FORMAT", "check_meta", "collection_schema", "new_meta"]
+__all__ = ["FORMAT", "check_meta", "collection_schema", "new_meta", "read_meta"]
 
 FORMAT = "schemarouter-milvus-index"
 _REBUILD = "rebuild it (`schemarouter index build --backend milvus --rebuild`)"
@@ -144,3 +146,21 @@ def check_meta(
                 hint=f"Open it without settings= (it keeps its own), or {_REBUILD}",
             )
     return stored
+
+
+def read_meta(properties: Mapping[str, Any], *, collection: str, where: str) -> dict[str, Any]:
+    """SchemaRouter's metadata among a collection's ``properties``; :class:`CorruptIndexError`
+    where there is none (a collection another program wrote, or altered metadata)."""
+    raw = properties.get(META_KEY)
+    try:
+        meta = load_json(raw) if isinstance(raw, str | bytes) and raw else None
+    except UnreadableFile:  # not JSON, or nested past the limit
+        meta = None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CorruptIndexError(
+            f"collection {collection!r} exists but was not written by SchemaRouter",
+            where=where,
+            hint="Choose another collection name, or drop it and rebuild "
+            "(`schemarouter index build --backend milvus --rebuild`)",
+        )
+    return meta

@@ -17,12 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemarouter.adapters.mcp import (
-    list_mcp_tools,
-    mcp_server_registration,
-    mcp_tools_registration,
-    tool_effect,
-)
+from schemarouter.adapters.live_mcp import list_mcp_tools, mcp_server_registration
+from schemarouter.adapters.mcp import mcp_tools_registration, tool_effect
 from schemarouter.contracts import Effect, ParameterLocation
 from schemarouter.errors import (
     DanglingReferenceError,

@@ -20,7 +20,8 @@ from schemarouter.execution.credentials import MappingCredentials
 from schemarouter.execution.drivers import execute
 from schemarouter.execution.invokers.http import origin
 from schemarouter.execution.policy import Budget, ExecutionPolicy
-from schemarouter.planning.planner import Fallback, Plan, PlanStep
+from schemarouter.planning.fallbacks import Fallback
+from schemarouter.planning.planner import Plan, PlanStep
 
 from servers import catalogs
 from servers.world import MP_KEY, Servers, fresh_router

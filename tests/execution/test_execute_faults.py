@@ -23,7 +23,8 @@ from schemarouter.execution.credentials import MappingCredentials, Redactor
 from schemarouter.execution.invokers.http import build_request, origin
 from schemarouter.execution.policy import Budget, ExecutionPolicy
 from schemarouter.execution.results import ExecutionResult
-from schemarouter.planning.planner import Fallback, Plan
+from schemarouter.planning.fallbacks import Fallback
+from schemarouter.planning.planner import Plan
 
 from helpers import BUNDLED_CATALOG
 from servers import catalogs

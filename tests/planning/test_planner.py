@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from schemarouter.contracts import SourceType
+from schemarouter.planning.fallbacks import fallback_compatible
 from schemarouter.planning.planner import (
     PlanRequest,
-    fallback_compatible,
     plan_routes,
     project_fields,
 )

@@ -130,7 +130,7 @@ def test_adversarial_proposals_never_leak(snapshot: RegistrySnapshot, batch: Any
         assert set(selection.fields) <= registered_fields
         params = {p.name: p for p in route.endpoint.parameters}
         assert set(selection.arguments) <= set(params)
-        from schemarouter.retrieval.gate import schema_validator
+        from schemarouter.contracts import schema_validator
 
         for name, value in selection.arguments.items():
             assert schema_validator(params[name].json_schema).is_valid(value)

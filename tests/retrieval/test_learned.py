@@ -4,6 +4,7 @@ keeps the routes a request names ahead and drops nothing."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -23,6 +24,14 @@ from helpers import BUNDLED_CATALOG
 
 
 def _fitted(seed: int = 0) -> tuple[object, np.ndarray]:
+    """One small fitted model per seed and process (each fit took 8-23 s on the loaded 2-core
+    machine; the tests read the model and never change it), and a copy of its rows."""
+    model, X = _fit(seed)
+    return model, X.copy()
+
+
+@functools.cache
+def _fit(seed: int) -> tuple[object, np.ndarray]:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     rng = np.random.default_rng(seed)

@@ -12,7 +12,8 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.retrieval.candidates import Ranked
-from schemarouter.retrieval.prerequisites import lift_prerequisites, needs, producers, stem
+from schemarouter.retrieval.ordering import lift_prerequisites
+from schemarouter.retrieval.prerequisites import needs, producers, stem
 
 from servers.library import AUTHOR, BOOK, get, library_openapi, listing, path_parameter, search
 

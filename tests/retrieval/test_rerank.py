@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schemarouter import SchemaRouter
+from schemarouter import SchemaRouter, shipped
 from schemarouter.errors import MissingDependencyError, ModelError
 from schemarouter.index import HashingEncoder
 from schemarouter.registry.catalog import load_catalog
@@ -223,7 +223,7 @@ def test_missing_dependency_names_the_package(
 
 def test_shipped_is_none_without_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rerank, "_SHIPPED", "no-such-model")
-    monkeypatch.setattr(rerank, "_SHARED", {})
+    monkeypatch.setattr(shipped, "_LOADED", {})
     assert Reranker.shipped() is None
     from schemarouter.training.baselines import load_reranker
 

@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter.execution.invokers import bind_http_routes
+from schemarouter.planning.fallbacks import Fallback, fallback_compatible
 from schemarouter.planning.planner import (
     Coverage,
-    Fallback,
     Plan,
     PlanRequest,
     PlanStep,
-    fallback_compatible,
 )
 from schemarouter.registry.registry import RegistrySnapshot
 

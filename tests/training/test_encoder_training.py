@@ -60,6 +60,7 @@ def test_validation_suite_registers_through_the_public_api(shared_data: Path) ->
     assert all(g in routes for q in positives for g in q.gold)
 
 
+@pytest.mark.slow  # a training run: 153 s on the loaded 2-core machine
 def test_train_encoder_end_to_end(shared_data: Path, tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("sentence_transformers")
@@ -102,7 +103,7 @@ def test_train_encoder_end_to_end(shared_data: Path, tmp_path: Path) -> None:
 def test_a_query_gets_the_vector_its_text_gets_as_a_document() -> None:
     # a query is encoded alone, documents many at a time (threads side by side): the
     # vectors must not depend on which
-    from schemarouter.index.hybrid import default_encoder
+    from schemarouter.index.encoders.defaults import default_encoder
 
     encoder = default_encoder()
     texts = [

@@ -34,6 +34,7 @@ def router() -> SchemaRouter:
     return SchemaRouter(encoder=HashingEncoder(), abstention=None, embedding_cache=None)
 
 
+@pytest.mark.slow  # the whole eval command on a suite: 100 s on the loaded 2-core machine
 def test_eval_bundled_writes_figures_report_and_plots(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert eval_main(["--suite", "bundled", "--out", str(out), *FAST]) == 0

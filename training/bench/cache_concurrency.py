@@ -34,7 +34,7 @@ def _encoder(name: str) -> Any:
         from schemarouter.index import HashingEncoder
 
         return HashingEncoder(64)
-    from schemarouter.index.hybrid import default_encoder
+    from schemarouter.index.encoders.defaults import default_encoder
 
     return default_encoder()
 

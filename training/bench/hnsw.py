@@ -94,8 +94,8 @@ def sweep(
 def main(argv: Sequence[str] | None = None) -> int:
     from schemarouter.index.build import default_embedding_cache
     from schemarouter.index.cache import embed_texts
+    from schemarouter.index.encoders.defaults import default_encoder
     from schemarouter.index.encoders.dense import HashingEncoder, encode_request
-    from schemarouter.index.hybrid import default_encoder
     from schemarouter.training.bench.index import _queries
     from schemarouter.training.datasets.shared_data import shared_data_dir
 

@@ -32,7 +32,8 @@ import numpy as np
 from schemarouter.contracts import AccessKind, AccessPath, Provider, Registration, Route
 from schemarouter.index.build import peak_rss_mib
 from schemarouter.index.documents import route_documents
-from schemarouter.index.hybrid import HybridIndex, default_encoder
+from schemarouter.index.encoders.defaults import default_encoder
+from schemarouter.index.hybrid import HybridIndex
 from schemarouter.index.tokenize import tokenize
 from schemarouter.registry.registry import Registry
 from schemarouter.training.datasets.recombined import load_pool, synth_providers

@@ -28,7 +28,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 
-from schemarouter.training.datasets.tooltrain import TrainRecord
+from schemarouter.training.datasets.train_record import TrainRecord
 
 __all__ = ["COMPOSED_SOURCE", "JOINERS", "MAX_PART_CHARS", "compose_requests", "join_parts"]
 

@@ -1,7 +1,7 @@
 """Minimal readers of the public data in ``../shared/data`` into route contracts.
 
-Used by the catalog generator (:mod:`.recombined`), the retrieval evaluation
-(:mod:`schemarouter.training.bench.index_recall`) and the benchmark. They are deliberately small and
+Used by the catalog generator (:mod:`.recombined`) and the benchmarks
+(:mod:`schemarouter.training.bench`). They are deliberately small and
 lossy (flat parameter schemas, at most ``MAX_FIELDS`` output fields per endpoint); the real OpenAPI
 and MCP adapters live in ``schemarouter.adapters``. The data folder comes from an argument, else the
 environment variable ``SCHEMAROUTER_SHARED_DATA``, else ``../shared/data`` next to the repository.

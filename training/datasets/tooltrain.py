@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from schemarouter.training.datasets.composed import compose_requests
 from schemarouter.training.datasets.shared_data import shared_data_dir
+from schemarouter.training.datasets.train_record import TrainRecord
 
 __all__ = [
     "CATALOG_SOURCES",
@@ -112,22 +114,6 @@ class TrainTool:
         body = json.dumps([self.description, self.parameters], sort_keys=True, default=str)
         digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:10]
         return f"{self.source}:{self.name}:{digest}"
-
-
-@dataclass(frozen=True)
-class TrainRecord:
-    """One request: its positives and (where the source gives them) its candidates."""
-
-    query: str
-    source: str
-    split_key: str
-    #: keys (:attr:`TrainTool.key`) of the tools that serve the request (empty: none does)
-    positives: tuple[str, ...]
-    #: keys of the candidates given with the request (inline sources), else ()
-    candidates: tuple[str, ...] = ()
-    #: split keys of every positive (multi-tool requests have several)
-    positive_keys: tuple[str, ...] = ()
-    split: str = "train"
 
 
 @dataclass
@@ -401,8 +387,6 @@ def load_tooltrain_suite(
     negatives: list[TrainRecord] = []
     parts: list[TrainRecord] = []
     if split == COMPOSED_SPLIT:
-        from schemarouter.training.datasets.composed import compose_requests
-
         composed = compose_requests(
             corpus.by_source("val"), n=COMPOSED_QUERIES, seed=seed, split="val"
         )

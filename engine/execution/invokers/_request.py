@@ -32,7 +32,7 @@ import httpx
 from schemarouter.contracts import ParameterLocation, Route
 from schemarouter.errors import ParameterValidationError, PolicyError
 from schemarouter.execution.credentials import CredentialProvider, Redactor, guard_logger
-from schemarouter.execution.invokers._bounded import ACCEPT_ENCODING
+from schemarouter.registry.http_body import ACCEPT_ENCODING
 
 __all__ = ["build_request", "origin", "within_base_path"]
 

@@ -6,7 +6,7 @@ credentials by name at call time). :func:`exchange` is one call, written once: s
 redirects only within the registered scheme, host, port and base path (never re-sending a
 write), check the status, decode JSON. :func:`send_sync` and :func:`send_async` are the only
 I/O: they re-check the origin of every request before it leaves, read the body through
-:mod:`~schemarouter.execution.invokers._bounded` (every ``Content-Encoding`` layer bounded by the
+:mod:`~schemarouter.registry.http_body` (every ``Content-Encoding`` layer bounded by the
 size cap or the byte budget) and stop at one deadline for the whole call (connect, headers, body
 and every redirect hop).
 """
@@ -24,8 +24,10 @@ import httpx
 from schemarouter.contracts import AccessKind, Effect, Route
 from schemarouter.errors import BudgetExceededError, PolicyError
 from schemarouter.execution.credentials import CredentialProvider, Redactor
-from schemarouter.execution.invokers._base import Payload, invocation_error
-from schemarouter.execution.invokers._bounded import (
+from schemarouter.execution.invokers._request import build_request, origin, within_base_path
+from schemarouter.execution.invokers.payload import Payload, invocation_error
+from schemarouter.execution.policy import BudgetMeter, ExecutionPolicy
+from schemarouter.registry.http_body import (
     BodyDecodeError,
     BodyTooLarge,
     BoundedResponse,
@@ -33,8 +35,6 @@ from schemarouter.execution.invokers._bounded import (
     read_async,
     read_sync,
 )
-from schemarouter.execution.invokers._request import build_request, origin, within_base_path
-from schemarouter.execution.policy import BudgetMeter, ExecutionPolicy
 
 __all__ = [
     "HTTP_KINDS",

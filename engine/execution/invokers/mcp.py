@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemarouter.contracts import AccessKind
-from schemarouter.errors import MissingDependencyError
-from schemarouter.execution.invokers._base import (
+from schemarouter.errors import require
+from schemarouter.execution.invokers.payload import (
     MAX_MESSAGE_CHARS,
     Payload,
     clip,
@@ -189,10 +189,7 @@ class MCPConnection:
     def _target(self) -> Any:
         """What ``mcp.Client`` connects through: a transport that reads every message
         within :attr:`max_message_bytes` (:mod:`.mcp_transport`), or an in-process server."""
-        try:
-            import mcp  # noqa: F401
-        except ImportError:
-            raise MissingDependencyError("mcp", extra="mcp", purpose="MCP execution") from None
+        require("mcp", extra="mcp", purpose="MCP execution")
         from schemarouter.execution.invokers.mcp_transport import capped_http, capped_stdio
 
         server, cap = self.server, self.max_message_bytes

@@ -29,8 +29,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from schemarouter.execution.invokers._base import clip
 from schemarouter.execution.invokers.mcp import DEFAULT_MAX_MESSAGE_BYTES, MCPConnection
+from schemarouter.execution.invokers.payload import clip
 from schemarouter.fingerprint import fingerprint
 
 __all__ = [

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from schemarouter.execution.invokers._base import Payload, invocation_error
+from schemarouter.execution.invokers.payload import Payload, invocation_error
 
 __all__ = ["PythonCall", "call_async", "call_sync", "to_payload"]
 

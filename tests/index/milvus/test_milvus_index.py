@@ -24,7 +24,7 @@ from schemarouter.errors import (
     StaleIndexError,
 )
 from schemarouter.index import HashingEncoder, HybridIndex, MilvusIndex, RouteFilter
-from schemarouter.index.backend import open_index
+from schemarouter.index.build import open_index
 from schemarouter.index.milvus.rows import parse_milvus_uri
 from schemarouter.registry.registry import Registry
 

@@ -1,0 +1,256 @@
+"""Live MCP servers: list a running server's tools, register them, or attach the server.
+
+:func:`list_mcp_tools` starts a server (a command spoken to over stdio, or a streamable-HTTP
+URL) and reads every page of its tools; :func:`mcp_server_registration` compiles them as
+:func:`schemarouter.adapters.mcp.mcp_tools_registration` compiles a recorded listing (same
+rules for effects and schemas). :func:`attach_mcp_server` (behind ``router.add_mcp_server``)
+opens a :class:`~schemarouter.execution.invokers.mcp_session.ManagedMCPSession` the router
+owns, lists the tools through it, registers them and binds them to that session, so they run
+from ``execute`` / ``call`` (sync) and ``aexecute`` / ``acall`` (async) at once; the session
+stays open and reconnects when lost, and ``router.close()`` ends it. The ``mcp`` SDK loads
+only here, when a live server is asked.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from schemarouter.adapters._fields import FieldLimits
+from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any
+from schemarouter.contracts import Effect, Provider, Registration
+from schemarouter.errors import MissingDependencyError, RegistrationError, require
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "attach_mcp_server",
+    "list_mcp_tools",
+    "mcp_server_registration",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Seconds allowed to start a server, initialize and list every page of tools.
+DEFAULT_TIMEOUT = 30.0
+_MAX_PAGES = 100
+
+
+def _import_mcp() -> Any:
+    return require("mcp", extra="mcp", purpose="listing the tools of a live MCP server")
+
+
+def _describe_server(server: Sequence[str] | str) -> str:
+    return server if isinstance(server, str) else shlex.join(list(server))
+
+
+async def list_mcp_tools(
+    server: Sequence[str] | str,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[Any]:
+    """Every tool a live server lists (all pages), as the SDK's objects.
+
+    ``server`` is an http(s) URL (streamable HTTP) or a command (a list, or a string split
+    like a shell would) started as a subprocess and spoken to over stdio; ``env`` adds
+    variables to the SDK's default environment for it.
+    """
+    mcp = _import_mcp()
+    import anyio
+
+    label = _describe_server(server)
+    is_url = isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE)
+    command = [] if is_url else (shlex.split(server) if isinstance(server, str) else list(server))
+    if not is_url and not command:
+        raise RegistrationError("empty MCP server command", where="<mcp server>")
+    tools: list[Any] = []
+    try:
+        with anyio.fail_after(timeout):
+            if hasattr(mcp, "Client"):  # SDK 2.x: one client for every transport
+                from mcp.client.stdio import StdioServerParameters
+
+                target: Any = server
+                if not is_url:
+                    target = StdioServerParameters(
+                        command=command[0], args=command[1:], env=dict(env or {}) or None, cwd=cwd
+                    )
+                async with mcp.Client(target) as client:
+                    tools = await _all_pages(client.list_tools)
+            else:  # SDK 1.x
+                tools = await _list_v1(mcp, server if is_url else command, env, cwd)
+    except TimeoutError:
+        raise RegistrationError(
+            f"the MCP server did not list its tools within {timeout:g} s",
+            where=label,
+            hint="Check that the command starts an MCP server, or raise timeout",
+        ) from None
+    except MissingDependencyError:
+        raise
+    except Exception as exc:  # the SDK and the transports raise many kinds
+        raise RegistrationError(
+            f"cannot list the MCP server's tools: {type(exc).__name__}: {exc}",
+            where=label,
+            hint="Check the command or URL, and run the server by hand to see its errors",
+        ) from None
+    return tools
+
+
+async def _all_pages(list_tools: Any) -> list[Any]:
+    tools: list[Any] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        page = await (list_tools(cursor=cursor) if cursor else list_tools())
+        tools.extend(read_any(page, ("tools",)) or [])
+        cursor = read_any(page, ("next_cursor", "nextCursor"))
+        if not cursor:
+            break
+    return tools
+
+
+async def _list_v1(
+    mcp: Any, target: Any, env: Mapping[str, str] | None, cwd: str | None
+) -> list[Any]:  # pragma: no cover - exercised only with the 1.x SDK installed
+    from contextlib import AsyncExitStack
+
+    async with AsyncExitStack() as stack:
+        if isinstance(target, str):
+            from mcp.client.streamable_http import (  # type: ignore[attr-defined]
+                streamablehttp_client,
+            )
+
+            read, write, _ = await stack.enter_async_context(streamablehttp_client(target))
+        else:
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            params = StdioServerParameters(
+                command=target[0], args=target[1:], env=dict(env) if env else None, cwd=cwd
+            )
+            read, write = await stack.enter_async_context(stdio_client(params))
+        session = await stack.enter_async_context(mcp.ClientSession(read, write))
+        await session.initialize()
+        return await _all_pages(session.list_tools)
+
+
+async def mcp_server_registration(
+    server: Sequence[str] | str,
+    *,
+    provider: str | Provider,
+    trusted: bool = False,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    access_id: str = "mcp",
+    timeout: float = DEFAULT_TIMEOUT,
+    limits: FieldLimits | None = None,
+) -> Registration:
+    """List a live server's tools (stdio command or streamable HTTP URL) and compile them."""
+    tools = await list_mcp_tools(server, env=env, cwd=cwd, timeout=timeout)
+    label = _describe_server(server)
+    return mcp_tools_registration(
+        tools,
+        provider=provider,
+        server=label,
+        trusted=trusted,
+        access_id=access_id,
+        source=f"mcp:{label}",
+        limits=limits,
+    )
+
+
+def attach_mcp_server(
+    router: Any,
+    server: Sequence[str] | str,
+    *,
+    provider: str | Provider,
+    trusted: bool = False,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    access_id: str = "mcp",
+    timeout: float | None = None,
+    max_response_bytes: int | None = None,
+    default_effect: Effect | str | None = None,
+    effect_overrides: Mapping[str, Effect | str] | None = None,
+    replace: bool = False,
+    bind: bool = True,
+) -> Any:
+    """Open a session to a live server that ``router`` owns, register its tools and bind
+    them to that session (``bind=False``: register only, and close it). Returns the
+    :class:`~schemarouter.registry.registry.RegistryChange`.
+
+    ``timeout`` bounds opening and listing (default 30 s) and, where given, each call too
+    (the policy's timeout is kept where shorter). Every message is read within twice
+    ``max_response_bytes`` (default: the policy's response cap; a tool's output travels
+    twice in one) and the output is held to the cap itself. When the session is reopened
+    after it was lost, the server's tools are listed again and registered anew."""
+    _import_mcp()
+    from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
+    from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
+
+    label = _describe_server(server)
+    if not (server.strip() if isinstance(server, str) else list(server)):
+        raise RegistrationError("empty MCP server command", where="<mcp server>")
+    EffectRules(  # refuse bad effect arguments before starting anything
+        trusted=trusted, default=default_effect, overrides=effect_overrides, source=label
+    )
+
+    def registration_of(tools: list[Any]) -> Registration:
+        return mcp_tools_registration(
+            tools,
+            provider=provider,
+            server=label,
+            trusted=trusted,
+            access_id=access_id,
+            source=f"mcp:{label}",
+            default_effect=default_effect,
+            effect_overrides=effect_overrides,
+        )
+
+    def reregister(tools: list[Any]) -> None:
+        """A reopened session listed changed tools: register them, bind them again."""
+        fresh = registration_of(tools)
+        router.register(fresh, replace=True)
+        for route in fresh.routes:
+            router.bind(route.route_id, session)
+
+    cap = max_response_bytes or DEFAULT_MAX_RESPONSE_BYTES
+    session = ManagedMCPSession(
+        server,
+        env=env,
+        cwd=cwd,
+        timeout=timeout or DEFAULT_TIMEOUT,
+        call_timeout=timeout,
+        max_message_bytes=2 * cap + 64 * 1024,
+        on_reconnect=reregister if bind else None,
+    )
+    try:
+        tools = session.open().list_tools()
+    except BaseException as exc:  # the SDK and the transports raise many kinds
+        session.close()  # a server that never answered is stopped here, not left running
+        if isinstance(exc, MissingDependencyError) or not isinstance(exc, Exception):
+            raise
+        kind = (
+            f"did not list its tools within {session.timeout:g} s (it was stopped)"
+            if isinstance(exc, TimeoutError)
+            else f"cannot list its tools: {type(exc).__name__}: {str(exc)[:300]}"
+        )
+        raise RegistrationError(
+            f"the MCP server {kind}",
+            where=label,
+            hint="Check the command or URL, and run the server by hand to see its errors",
+        ) from None
+    try:
+        registration = registration_of(tools)
+        change = router.register(registration, replace=replace)
+    except BaseException:
+        session.close()
+        raise
+    if not bind:
+        session.close()
+        return change
+    for route in registration.routes:
+        router.bind(route.route_id, session)
+    router.own_session(session)
+    return change

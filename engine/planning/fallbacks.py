@@ -1,0 +1,100 @@
+"""Conservative fallbacks: which registered field may stand in for a planned one.
+
+Same semantic id AND compatible JSON type and shape AND compatible unit contract AND exactly
+equal qualifiers AND read-only routes; anything less is no fallback. The planner lists them
+per step (:func:`fallbacks_for`); execution checks each again before it uses one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from schemarouter.contracts import Effect, OutputField, Route
+from schemarouter.registry.registry import RegistrySnapshot
+
+__all__ = ["Fallback", "fallback_compatible", "fallbacks_for"]
+
+
+class Fallback(BaseModel):
+    """A route that may stand in for one field of a step if the step's route fails."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    semantic_id: str
+    route_id: str
+    field: str
+    fingerprint: str
+
+
+def _shape(schema: Mapping[str, Any]) -> Any:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = tuple(sorted(k for k in kind if k != "null"))
+        kind = kind[0] if len(kind) == 1 else kind
+    if kind == "array":
+        items = schema.get("items")
+        return ("array", _shape(items) if isinstance(items, Mapping) else None)
+    if kind == "integer":
+        return "number"
+    return kind
+
+
+def _unit_contract(item: OutputField) -> tuple[str | None, str | None]:
+    spec = item.normalization
+    return (spec.canonical_unit if spec else item.unit, spec.dimension if spec else item.dimension)
+
+
+def fallback_compatible(
+    original: Route, field: OutputField, other: Route, other_field: OutputField
+) -> tuple[bool, str]:
+    """Whether ``other_field`` on ``other`` may stand in for ``field`` on ``original``."""
+    if other.route_id == original.route_id:
+        return False, "same route"
+    if field.semantic_id is None or other_field.semantic_id != field.semantic_id:
+        return False, "different semantic id"
+    if other.endpoint.effect is not Effect.READ or original.endpoint.effect is not Effect.READ:
+        return False, "only read-only routes fall back"
+    if _shape(field.json_schema) != _shape(other_field.json_schema):
+        return False, "incompatible JSON type or shape"
+    if field.unit != other_field.unit:
+        # different source units are compatible only when both declare a normalization to
+        # the same canonical unit (values are then compared after declared normalization)
+        if field.normalization is None or other_field.normalization is None:
+            return (
+                False,
+                f"units differ ({field.unit} vs {other_field.unit}) without a declared "
+                "normalization",
+            )
+        if _unit_contract(field) != _unit_contract(other_field):
+            return False, "different canonical unit contracts"
+    elif _unit_contract(field) != _unit_contract(other_field):
+        return False, "different canonical unit contracts"
+    if dict(field.qualifiers) != dict(other_field.qualifiers):
+        return False, "qualifiers differ"
+    return True, "compatible"
+
+
+def fallbacks_for(
+    snapshot: RegistrySnapshot, route: Route, fields: Iterable[str]
+) -> list[Fallback]:
+    out = []
+    for name in fields:
+        item = route.endpoint.field(name)
+        if item.semantic_id is None:
+            continue
+        for offer in snapshot.providers_of(item.semantic_id):
+            other = snapshot.routes[offer.route_id]
+            ok, _ = fallback_compatible(route, item, other, offer.field)
+            if ok:
+                out.append(
+                    Fallback(
+                        semantic_id=item.semantic_id,
+                        route_id=other.route_id,
+                        field=offer.field.name,
+                        fingerprint=other.fingerprint,
+                    )
+                )
+    return out

@@ -1,0 +1,118 @@
+"""Field resolution: the semantic ids a request needs, read from its text.
+
+Given explicitly, or matched in the query text against semantic ids, field names and the
+catalog's alias layer (longest phrases first: "bulk modulus" beats "modulus"). Retrieval
+reads it for ``matched_fields`` and the reranker's route text; the planner covers what it
+returns. It needs the request's text and the snapshot, never a plan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from schemarouter.registry.registry import FieldProvision, RegistrySnapshot
+
+__all__ = ["resolve_fields"]
+
+
+_TOKEN = re.compile(r"[0-9a-z]+|[\uac00-\ud7a3]+|[\u4e00-\u9fff]", re.IGNORECASE)
+
+
+def _norm_tokens(text: str, *, split_camel: bool = True) -> tuple[str, ...]:
+    if split_camel:  # field names (``bandGap``); never the query ("GaN" is not "Ga N")
+        text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    out = []
+    for token in _TOKEN.findall(text.replace("_", " ").replace(".", " ")):
+        token = token.lower()
+        if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
+            token = token[:-1]
+        out.append(token)
+    return tuple(out)
+
+
+def _phrases(semantic_id: str, offers: Sequence[FieldProvision]) -> set[tuple[str, ...]]:
+    phrases = {_norm_tokens(semantic_id.split(".")[-1])}
+    for offer in offers:
+        phrases.update(_norm_tokens(a) for a in offer.field.aliases)
+        phrases.add(_norm_tokens(offer.field.name))
+    # a one-token phrase must be a real word: "n" or "a" (refractive index, lattice a) would
+    # match stray letters; Hangul words count from two syllables
+    return {p for p in phrases if p and (len(p) > 1 or len(p[0]) >= 3 or _hangul(p[0]))}
+
+
+def _hangul(token: str) -> bool:
+    return len(token) >= 2 and all("\uac00" <= ch <= "\ud7a3" for ch in token)
+
+
+class _PhraseTable(NamedTuple):
+    """Every phrase (semantic id, field name, alias) of a snapshot -> its semantic ids."""
+
+    phrases: Mapping[tuple[str, ...], frozenset[str]]
+    longest: int
+    #: one-word Hangul phrases, matched inside query words (particles attach to them)
+    hangul: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, snapshot: RegistrySnapshot) -> _PhraseTable:
+        table: dict[tuple[str, ...], set[str]] = {}
+        hangul: list[tuple[str, str]] = []
+        for semantic_id in snapshot.semantic_ids():
+            offers = snapshot.providers_of(semantic_id)
+            if all(o.field.identifier for o in offers):
+                continue  # identifiers are always projected; never "what the request needs"
+            for phrase in _phrases(semantic_id, offers):
+                table.setdefault(phrase, set()).add(semantic_id)
+                if len(phrase) == 1 and _hangul(phrase[0]):
+                    hangul.append((phrase[0], semantic_id))
+        return cls(
+            phrases={k: frozenset(v) for k, v in table.items()},
+            longest=max((len(k) for k in table), default=0),
+            hangul=tuple(sorted(hangul)),
+        )
+
+    def spans(self, tokens: tuple[str, ...]) -> list[tuple[int, int, str]]:
+        """``(start, end, semantic id)`` of every phrase found in ``tokens``."""
+        found: dict[str, tuple[int, int]] = {}
+        for n in range(1, min(self.longest, len(tokens)) + 1):
+            for i in range(len(tokens) - n + 1):
+                for semantic_id in self.phrases.get(tokens[i : i + n], ()):
+                    best = found.get(semantic_id)
+                    if best is None or n > best[1] - best[0]:
+                        found[semantic_id] = (i, i + n)
+        for word, semantic_id in self.hangul:
+            if semantic_id in found:
+                continue
+            for i, token in enumerate(tokens):
+                if word in token:
+                    found[semantic_id] = (i, i + 1)
+                    break
+        return [(s, e, sid) for sid, (s, e) in found.items()]
+
+
+def resolve_fields(
+    query: str, snapshot: RegistrySnapshot, *, fields: Sequence[str] = ()
+) -> tuple[list[str], list[str]]:
+    """``(semantic ids, warnings)`` the request needs: ``fields`` where given (each warned
+    about where no route provides it), else those ``query`` names, longest matches first."""
+    warnings: list[str] = []
+    resolved: list[str] = []
+    for name in fields:
+        if not snapshot.providers_of(name):
+            warnings.append(f"requested field {name!r} is not provided by any registered route")
+        resolved.append(name)
+    if fields or not query:
+        return resolved, warnings
+    table = snapshot.derived("planner.phrases", _PhraseTable.of)
+    spans = table.spans(_norm_tokens(query, split_camel=False))
+    # keep maximal spans: "bulk modulus" beats "modulus"
+    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0], s[2]))
+    taken: list[tuple[int, int]] = []
+    chosen: list[tuple[int, str]] = []
+    for start, end, semantic_id in spans:
+        if any(start >= s and end <= e and (end - start) < (e - s) for s, e in taken):
+            continue
+        taken.append((start, end))
+        chosen.append((start, semantic_id))
+    return [sid for _, sid in sorted(chosen)], warnings

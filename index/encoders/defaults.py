@@ -1,0 +1,38 @@
+"""Which encoder: the shipped default, or the one a saved index's identity names.
+
+Above the encoders themselves (:mod:`.dense`, :mod:`.onnx`, :mod:`.crosslingual`), so none of
+them imports another to choose; onnxruntime and torch still load only where an encoder is
+first used.
+"""
+
+from __future__ import annotations
+
+from schemarouter.index.encoders.crosslingual import shipped_crosslingual
+from schemarouter.index.encoders.dense import Encoder, HashingEncoder, MiniLMEncoder
+from schemarouter.index.encoders.onnx import OnnxEncoder, OnnxMiniLMEncoder, default_minilm_encoder
+
+__all__ = ["default_encoder", "encoder_from_identity"]
+
+
+def default_encoder() -> Encoder:
+    """The tool-retrieval encoder shipped in ``schemarouter.models/encoder`` (int8 ONNX, run by
+    onnxruntime), else the packaged MiniLM (int8 ONNX when onnxruntime is there, else
+    sentence-transformers)."""
+    shipped = OnnxEncoder.shipped()
+    if shipped is None:
+        return default_minilm_encoder()
+    return shipped_crosslingual(shipped)
+
+
+def encoder_from_identity(identity: str) -> Encoder:
+    """The encoder that an index built with ``identity`` needs (for ``HybridIndex.load``)."""
+    if identity.startswith("hashing-v1:dim="):
+        return HashingEncoder(int(identity.split("=", 1)[1]))
+    if identity.startswith("minilm-l6-v2:") and ":st:seq=" in identity:
+        return MiniLMEncoder(max_seq_length=int(identity.rsplit("=", 1)[1]))
+    if identity.startswith("minilm-l6-v2:") and ":onnx-int8-v2:" in identity:
+        return OnnxMiniLMEncoder.from_identity(identity)
+    shipped = OnnxEncoder.shipped()
+    if shipped is not None and shipped.identity == identity:
+        return shipped_crosslingual(shipped)
+    raise ValueError(f"no known encoder has identity {identity!r}; pass encoder= explicitly")
