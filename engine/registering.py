@@ -182,6 +182,7 @@ class RegistrationMixin:
         )
         check_flag(trusted, method=method, name="trusted")
         check_flag(strict, method=method, name="strict")
+
         def compile(named: str | Provider | None) -> Registration:
             return openapi_registration(
                 document,
@@ -219,9 +220,7 @@ class RegistrationMixin:
             return access.document != "<dict>" or other.document_hash == access.document_hash
 
         def other_document(provider_id: str) -> bool:
-            return any(
-                r.provider.id == provider_id and not same_document(r.access) for r in routes
-            )
+            return any(r.provider.id == provider_id and not same_document(r.access) for r in routes)
 
         name, n = base, 2
         while other_document(name):

@@ -147,10 +147,16 @@ def test_unbound_routes_are_not_executable(tiny_catalog: Path) -> None:
     router = make_router(tiny_catalog)
     # a catalog is the caller's own declaration: routes with a base_url bind at once
     assert router.retrieve_executable("band gap", k=2).route_ids[0] == "matproj/rest/summary"
-    tools = {"tools": [{"name": "band_gap_lookup", "description": "Band gap of a material",
-                        "annotations": {"readOnlyHint": True},
-                        "inputSchema": {"type": "object",
-                                        "properties": {"formula": {"type": "string"}}}}]}
+    tools = {
+        "tools": [
+            {
+                "name": "band_gap_lookup",
+                "description": "Band gap of a material",
+                "annotations": {"readOnlyHint": True},
+                "inputSchema": {"type": "object", "properties": {"formula": {"type": "string"}}},
+            }
+        ]
+    }
     router.add_mcp_tools(tools, provider="gaps", trusted=True)
     route_id = "gaps/mcp/band_gap_lookup"
     result = router.retrieve_executable("band gap lookup tool", k=3)
@@ -200,9 +206,11 @@ def test_abstention_uses_the_calibrated_model(tiny_catalog: Path) -> None:
     assert "calibrated threshold 0.50" in result.reason
     flagged = router.retrieve("band gap", k=3)  # the default: flagged, not hidden
     assert flagged.off_catalog and flagged.candidates and not flagged.abstained
-    assert make_router(tiny_catalog, abstention=strict, abstain=True).retrieve(
-        "band gap", k=3
-    ).abstained
+    assert (
+        make_router(tiny_catalog, abstention=strict, abstain=True)
+        .retrieve("band gap", k=3)
+        .abstained
+    )
     lenient = AbstentionModel(weights={"top_dense": 0.0}, bias=5.0, threshold=0.5, card={})
     assert make_router(tiny_catalog, abstention=lenient).retrieve("band gap", k=3).candidates
 

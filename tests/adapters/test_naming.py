@@ -100,8 +100,7 @@ def _spotify_like() -> dict[str, Any]:
     for path, spec in paths.items():
         names = [p.strip("{}") for p in path.replace(".", "/").split("/") if p.startswith("{")]
         spec["get"]["parameters"] = [
-            {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
-            for n in names
+            {"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in names
         ]
     return {
         "openapi": "3.0.0",

@@ -72,15 +72,28 @@ def test_every_family_of_the_paper_is_present(catalog: Registration) -> None:
     providers = {p.id for p in catalog.providers}
     wanted = {
         # materials property databases and the OPTIMADE structures route
-        "materials_project", "oqmd", "jarvis_dft", "nomad", "aflow", "cod", "optimade",
+        "materials_project",
+        "oqmd",
+        "jarvis_dft",
+        "nomad",
+        "aflow",
+        "cod",
+        "optimade",
         # chemistry
         "pubchem",
         # literature
-        "arxiv", "crossref", "openalex", "pubmed", "europe_pmc",
+        "arxiv",
+        "crossref",
+        "openalex",
+        "pubmed",
+        "europe_pmc",
         # business disclosure
         "dart",
         # web and Q&A fallbacks
-        "wikipedia", "wikidata", "brave_search", "stackexchange",
+        "wikipedia",
+        "wikidata",
+        "brave_search",
+        "stackexchange",
     }
     assert wanted <= providers, sorted(wanted - providers)
 
@@ -103,8 +116,13 @@ def test_every_provider_has_licence_homepage_and_source_type(catalog: Registrati
         if provider.license.startswith("CC-BY"):
             assert provider.attribution, f"{provider.id}: CC BY needs attribution text"
     kinds = {p.source_type for p in catalog.providers}
-    assert {SourceType.CALCULATED, SourceType.EXPERIMENTAL, SourceType.LITERATURE,
-            SourceType.BUSINESS, SourceType.WEB} <= kinds
+    assert {
+        SourceType.CALCULATED,
+        SourceType.EXPERIMENTAL,
+        SourceType.LITERATURE,
+        SourceType.BUSINESS,
+        SourceType.WEB,
+    } <= kinds
 
 
 @pytest.mark.parametrize(
@@ -117,8 +135,11 @@ def test_every_provider_has_licence_homepage_and_source_type(catalog: Registrati
         ("openalex", "CC0-1.0", SourceType.LITERATURE),
         ("wikipedia", "CC-BY-SA-4.0", SourceType.WEB),
         ("wikidata", "CC0-1.0", SourceType.WEB),
-        ("dart", "Open DART terms of use (Financial Supervisory Service, Korea)",
-         SourceType.BUSINESS),
+        (
+            "dart",
+            "Open DART terms of use (Financial Supervisory Service, Korea)",
+            SourceType.BUSINESS,
+        ),
     ],
 )
 def test_licences_of_known_sources(
@@ -222,7 +243,10 @@ def test_every_normalization_agrees_with_pint(catalog: Registration) -> None:
         for value in (0.0, 1.0, 42.5):
             expected = (value * source).to(canonical).magnitude  # pint itself, not the spec
             assert math.isclose(spec.apply(value), expected, rel_tol=1e-6, abs_tol=1e-9), (
-                route.route_id, item.name, value)
+                route.route_id,
+                item.name,
+                value,
+            )
 
 
 def test_concrete_conversions(catalog: Registration) -> None:
@@ -274,7 +298,12 @@ def test_semantic_ids_served_with_different_contracts(catalog: Registration) -> 
 def test_band_gap_functionals_and_units(catalog: Registration) -> None:
     offers = _offers(catalog, "electronic.band_gap")
     assert {r.provider.id for r, _ in offers} >= {
-        "materials_project", "oqmd", "jarvis_dft", "aflow", "nomad"}
+        "materials_project",
+        "oqmd",
+        "jarvis_dft",
+        "aflow",
+        "nomad",
+    }
     jarvis = {f.qualifiers.get("functional") for r, f in offers if r.provider.id == "jarvis_dft"}
     assert {"OptB88vdW", "TBmBJ"} <= jarvis
     assert {f.unit for _, f in offers} == {"eV", "J"}
@@ -285,8 +314,12 @@ def test_band_gap_functionals_and_units(catalog: Registration) -> None:
 
 def test_bulk_modulus_averages_and_units(catalog: Registration) -> None:
     offers = _offers(catalog, "mechanical.bulk_modulus")
-    assert {r.provider.id for r, _ in offers} >= {"materials_project", "jarvis_dft", "aflow",
-                                                   "nomad"}
+    assert {r.provider.id for r, _ in offers} >= {
+        "materials_project",
+        "jarvis_dft",
+        "aflow",
+        "nomad",
+    }
     assert {f.unit for _, f in offers} == {"GPa", "Pa"}
     averages = {f.qualifiers.get("average") for _, f in offers}
     assert {"Voigt", "Reuss", "Voigt-Reuss-Hill"} <= averages
@@ -325,7 +358,8 @@ def test_optimade_routes_come_from_the_definitions(catalog: Registration) -> Non
     one = routes["optimade/v1/structure_by_id"].endpoint
     assert many.operation.path == "/structures" and one.operation.path == "/structures/{entry_id}"
     assert {"filter", "response_fields", "page_limit", "page_offset", "sort"} <= {
-        p.name for p in many.parameters}
+        p.name for p in many.parameters
+    }
     assert one.parameter("entry_id").required
     lattice = many.field("lattice_vectors")
     assert lattice.path == "data.*.attributes.lattice_vectors"
@@ -347,9 +381,11 @@ def test_optimade_file_is_up_to_date(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "optimade.yaml"
     assert optimade.main(["--data", str(shared_data / "optimade"), "--out", str(out)]) == 0
     regenerated = out.read_text(encoding="utf-8").replace(
-        str(out), "data/catalogs/materials/optimade.yaml")
+        str(out), "data/catalogs/materials/optimade.yaml"
+    )
     assert regenerated == OPTIMADE_FILE.read_text(encoding="utf-8"), (
-        "data/catalogs/materials/optimade.yaml is stale: regenerate it (see its header)")
+        "data/catalogs/materials/optimade.yaml is stale: regenerate it (see its header)"
+    )
 
 
 @pytest.mark.shared_data

@@ -80,9 +80,10 @@ def test_a_model_applies_only_with_the_encoder_it_was_calibrated_for(
     # any registry, same encoder: flagged, and the best routes still returned
     assert result.off_catalog and "best relevance" in result.reason
     assert not result.abstained
-    assert result.route_ids == _router(tiny_catalog, abstention=None).retrieve(
-        "band gap of silicon", k=3
-    ).route_ids
+    assert (
+        result.route_ids
+        == _router(tiny_catalog, abstention=None).retrieve("band gap of silicon", k=3).route_ids
+    )
     assert result.confidence == pytest.approx(max(c.relevance or 0 for c in result.candidates))
 
 

@@ -72,9 +72,7 @@ def test_garbage_answers_fall_back_or_are_rejected(snapshot: RegistrySnapshot, a
 
 
 def test_http_errors_fall_back_to_rules(snapshot: RegistrySnapshot) -> None:
-    analysis = _analyzer({}, status=500).analyze(
-        "measured cellvol of NaCl", snapshot
-    )
+    analysis = _analyzer({}, status=500).analyze("measured cellvol of NaCl", snapshot)
     assert analysis.analyzer == "rules (llm failed)"
     assert analysis.source_constraints == (SourceType.EXPERIMENTAL,)
     assert [v.value for v in analysis.values] == ["NaCl"]
