@@ -67,24 +67,24 @@ def _cmd_catalog_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_catalog_semantics(args: argparse.Namespace) -> int:
-    text = render_semantics(load_catalog(args.path), title=args.title)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote {args.out}")
+def _write_or_print(text: str, out: str | None) -> int:
+    """``text`` into the file ``out`` (saying so), or onto stdout where none is given."""
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        print(f"wrote {out}")
     else:
         print(text, end="")
     return 0
+
+
+def _cmd_catalog_semantics(args: argparse.Namespace) -> int:
+    text = render_semantics(load_catalog(args.path), title=args.title)
+    return _write_or_print(text, args.out)
 
 
 def _cmd_catalog_schema(args: argparse.Namespace) -> int:
     text = json.dumps(catalog_json_schema(), indent=2, ensure_ascii=False) + "\n"
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote {args.out}")
-    else:
-        print(text, end="")
-    return 0
+    return _write_or_print(text, args.out)
 
 
 def _bundled_catalog() -> Path:

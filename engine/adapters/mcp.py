@@ -258,16 +258,14 @@ def _endpoint(
             where=where,
             hint="Every MCP tool declares an inputSchema (at least {'type': 'object'})",
         )
-    raw_input = tool["inputSchema"]
-    input_schema = as_object_schema(
-        SchemaResolver(
-            raw_input,
-            source=source,
-            dialect="jsonschema",
-            root=f"tools[{index}].inputSchema",
-            budget=budget,
-        ).schema(raw_input, location=f"tools[{index}].inputSchema")
-    )
+
+    def resolve(key: str) -> Any:
+        """The tool's ``inputSchema`` or ``outputSchema``, its references resolved."""
+        raw, at = tool[key], f"tools[{index}].{key}"
+        resolver = SchemaResolver(raw, source=source, dialect="jsonschema", root=at, budget=budget)
+        return resolver.schema(raw, location=at)
+
+    input_schema = as_object_schema(resolve("inputSchema"))
     properties = input_schema.get("properties", {})
     required = input_schema.get("required", [])
     if not isinstance(properties, Mapping):
@@ -287,14 +285,7 @@ def _endpoint(
     output_schema: dict[str, Any] | None = None
     fields: tuple[OutputField, ...] = ()
     if tool.get("outputSchema") is not None:
-        raw_output = tool["outputSchema"]
-        resolved = SchemaResolver(
-            raw_output,
-            source=source,
-            dialect="jsonschema",
-            root=f"tools[{index}].outputSchema",
-            budget=budget,
-        ).schema(raw_output, location=f"tools[{index}].outputSchema")
+        resolved = resolve("outputSchema")
         output_schema = as_object_schema(resolved)
         fields = tuple(
             _build(

@@ -59,6 +59,7 @@ __all__ = [
     "Gatekeeper",
     "Settings",
     "check_arguments",
+    "check_base_url",
     "redacted",
     "with_path",
 ]
@@ -411,13 +412,7 @@ class Gatekeeper:
                 hint="Bind it (router.bind, bind_http_routes, bind_mcp_session) first",
             )
         if route.access.kind in http.HTTP_KINDS:
-            base = getattr(invoker, "base_url", None)
-            if not isinstance(base, str) or base.rstrip("/") != route.access.base_url:
-                raise PolicyError(
-                    f"{route.route_id} is bound to another base URL than the registered one",
-                    where=where,
-                    hint="Bind HTTP routes to HttpTarget(route.access.base_url)",
-                )
+            check_base_url(route, invoker, where)
         return invoker
 
     def dry_run(self, route: Route, arguments: Mapping[str, Any], where: str) -> None:
@@ -501,3 +496,14 @@ class Gatekeeper:
             other, arguments, allow_effects=self.s.allow_effects, approve=None, where=where
         )
         return other, invoker, arguments
+
+
+def check_base_url(route: Route, invoker: Any, where: str) -> None:
+    """An HTTP route's invoker must be bound to the route's registered base URL."""
+    base = getattr(invoker, "base_url", None)
+    if not isinstance(base, str) or base.rstrip("/") != route.access.base_url:
+        raise PolicyError(
+            f"{route.route_id} is bound to another base URL than the registered one",
+            where=where,
+            hint="Bind HTTP routes to HttpTarget(route.access.base_url)",
+        )

@@ -31,6 +31,7 @@ from schemarouter.execution.gate import (
     Gated,
     Gatekeeper,
     Settings,
+    check_base_url,
     redacted,
     with_path,
 )
@@ -311,13 +312,7 @@ class Run:
     def invoke(self, route: Route, invoker: Any, arguments: dict[str, Any], where: str) -> _Gen:
         kind = route.access.kind
         if kind in http.HTTP_KINDS:
-            base = getattr(invoker, "base_url", None)
-            if not isinstance(base, str) or base.rstrip("/") != route.access.base_url:
-                raise PolicyError(
-                    f"{route.route_id} is bound to another base URL than the registered one",
-                    where=where,
-                    hint="Bind HTTP routes to HttpTarget(route.access.base_url)",
-                )
+            check_base_url(route, invoker, where)
             return (
                 yield from http.exchange(
                     route,

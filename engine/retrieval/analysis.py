@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -455,24 +455,18 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
 
 def gate_analysis(analysis: QueryAnalysis, snapshot: RegistrySnapshot) -> QueryAnalysis:
     """Drop (and report) providers and routes the registry does not have."""
-    providers, routes = snapshot.providers, snapshot.routes
     rejected = list(analysis.rejected)
-    kept_providers = []
-    for provider in analysis.named_providers:
-        if provider in providers:
-            kept_providers.append(provider)
-        else:
-            rejected.append(f"provider:{provider}")
-    kept_routes = []
-    for route_id in analysis.named_routes:
-        if route_id in routes:
-            kept_routes.append(route_id)
-        else:
-            rejected.append(f"route:{route_id}")
+
+    def registered(names: Sequence[str], known: Container[str], kind: str) -> tuple[str, ...]:
+        rejected.extend(f"{kind}:{name}" for name in names if name not in known)
+        return tuple(name for name in names if name in known)
+
+    kept_providers = registered(analysis.named_providers, snapshot.providers, "provider")
+    kept_routes = registered(analysis.named_routes, snapshot.routes, "route")
     return analysis.model_copy(
         update={
-            "named_providers": tuple(kept_providers),
-            "named_routes": tuple(kept_routes),
+            "named_providers": kept_providers,
+            "named_routes": kept_routes,
             "rejected": tuple(rejected),
         }
     )

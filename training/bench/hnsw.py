@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from schemarouter.index.cache import embed_texts
     from schemarouter.index.encoders.defaults import default_encoder
     from schemarouter.index.encoders.dense import HashingEncoder, encode_request
-    from schemarouter.training.bench.index import _queries
+    from schemarouter.training.bench.index import sample_queries
     from schemarouter.training.datasets.shared_data import shared_data_dir
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -120,7 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = None if args.hashing else default_embedding_cache()
     vectors, stats = embed_texts(encoder, texts, cache=cache)
     embed_s = time.perf_counter() - t0
-    queries = np.stack([encode_request(encoder, q) for q in _queries(data, args.queries, seed=1)])
+    queries = np.stack(
+        [encode_request(encoder, q) for q in sample_queries(data, args.queries, seed=1)]
+    )
     head = {
         "encoder": encoder.identity,
         "texts": len(texts),

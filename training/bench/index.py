@@ -39,7 +39,7 @@ from schemarouter.registry.registry import Registry
 from schemarouter.training.datasets.recombined import load_pool, synth_providers
 from schemarouter.training.datasets.shared_data import load_g1, load_metatool, shared_data_dir
 
-__all__ = ["bench_one", "main"]
+__all__ = ["bench_one", "main", "sample_queries"]
 
 
 def _pct(values: Sequence[float]) -> dict[str, float]:
@@ -56,7 +56,8 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return value, time.perf_counter() - start
 
 
-def _queries(data: Path, n: int, seed: int) -> list[str]:
+def sample_queries(data: Path, n: int, seed: int) -> list[str]:
+    """``n`` distinct G1 and MetaTool requests, drawn by ``seed`` (the benchmarks' queries)."""
     texts = [q for q, _ in load_g1(data)[1]] + [q for q, _ in load_metatool(data)[1]]
     return random.Random(seed).sample(sorted(set(texts)), n)
 
@@ -118,7 +119,7 @@ def bench_one(size: int, out: Path, *, data: Path, n_queries: int, bm25_queries:
     result["load_s"] = round(t, 2)
     result["peak_rss_mib"] = round(peak_rss_mib(), 1)
 
-    queries = _queries(data, n_queries, seed=1)
+    queries = sample_queries(data, n_queries, seed=1)
     for q in queries[:5]:
         index.search(q, k=50)
     for mode in ("lexical", "dense", "hybrid"):

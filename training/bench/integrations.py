@@ -116,10 +116,10 @@ def _catalog(routes: int, folder: Path, data: Path | None) -> Path:
 
 
 def _probe_queries(count: int, data: Path | None) -> list[str]:
-    from schemarouter.training.bench.index import _queries
+    from schemarouter.training.bench.index import sample_queries
     from schemarouter.training.datasets.shared_data import shared_data_dir
 
-    return list(_queries(data or shared_data_dir(), count, seed=1))
+    return list(sample_queries(data or shared_data_dir(), count, seed=1))
 
 
 def bench_search(args: argparse.Namespace) -> dict[str, Any]:

@@ -124,7 +124,7 @@ def run_one(backend: str, phase: str, size: int, out: Path, n_queries: int) -> d
     from schemarouter.index import HashingEncoder, HybridIndex, MilvusIndex
     from schemarouter.index.build import peak_rss_mib
     from schemarouter.router import SchemaRouter
-    from schemarouter.training.bench.index import _queries
+    from schemarouter.training.bench.index import sample_queries
     from schemarouter.training.datasets.shared_data import shared_data_dir
 
     data = shared_data_dir(None)
@@ -151,7 +151,7 @@ def run_one(backend: str, phase: str, size: int, out: Path, n_queries: int) -> d
         router = SchemaRouter(
             registry=registry, encoder=encoder, index=index, abstention=None, reranker=None
         )
-        queries = _queries(data, n_queries, seed=1)
+        queries = sample_queries(data, n_queries, seed=1)
         router.retrieve(queries[0], k=5, rerank=False)
         times = []
         for q in queries:

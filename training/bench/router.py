@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     from schemarouter.training.baselines import load_ranking
 
     ranking, _ = load_ranking(args.ranking)
-    from schemarouter.training.bench.index import _queries
+    from schemarouter.training.bench.index import sample_queries
     from schemarouter.training.datasets.recombined import catalog_document, synth_providers
     from schemarouter.training.datasets.shared_data import shared_data_dir
 
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         texts = sorted({q for q, _ in load_g1(data)[1]})
         queries = random.Random(1).sample(texts, min(args.queries, len(texts)))
     else:
-        queries = _queries(data, args.queries, seed=1)
+        queries = sample_queries(data, args.queries, seed=1)
     bundled = Path(str(resources.files("schemarouter.data").joinpath("catalogs", "materials")))
     from schemarouter.training.datasets.bundled import load_bundled_queries
 

@@ -74,7 +74,7 @@ def measure(size: int, *, data: Path, n_queries: int) -> dict[str, Any]:
     from schemarouter.index.encoders.dense import encode_request
     from schemarouter.registry.registry import Registry
     from schemarouter.router import SchemaRouter
-    from schemarouter.training.bench.index import _queries
+    from schemarouter.training.bench.index import sample_queries
     from schemarouter.training.datasets.recombined import load_pool, synth_providers
 
     row: dict[str, Any] = {"routes": size}
@@ -97,7 +97,7 @@ def measure(size: int, *, data: Path, n_queries: int) -> dict[str, Any]:
     router = SchemaRouter(
         registry=registry, encoder=encoder, index=index, abstention=None, reranker=None
     )
-    queries = _queries(data, n_queries + 1, seed=1)
+    queries = sample_queries(data, n_queries + 1, seed=1)
     router.retrieve(queries[0], k=5, rerank=False)
     times = []
     for q in queries[1:]:

@@ -26,7 +26,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from schemarouter.execution.invokers.mcp import DEFAULT_MAX_MESSAGE_BYTES, MCPConnection
@@ -255,16 +256,8 @@ class ManagedMCPSession:
         limit = self._limit(timeout)
         conn = self._connection()
         self._refuse_changed(name)
-        try:
+        with self._calling(conn, limit):
             return conn.call_tool_sync(name, arguments, timeout=limit)
-        except TimeoutError:
-            self._drop(conn, f"did not answer a call in {limit:g} s")
-            raise CallTimedOut(limit) from None
-        except Exception as exc:
-            lost = self._lost_during(conn, exc)
-            if lost is None:
-                raise
-            raise lost from exc
 
     #: :func:`~schemarouter.execution.invokers.mcp.call_async` passes its timeout here
     bounds_calls = True
@@ -275,8 +268,15 @@ class ManagedMCPSession:
         limit = self._limit(timeout)
         conn = self._conn if self._conn is not None else await asyncio.to_thread(self._connection)
         self._refuse_changed(name)
-        try:
+        with self._calling(conn, limit):
             return await asyncio.wait_for(conn.call_tool(name, arguments), limit)
+
+    @contextmanager
+    def _calling(self, conn: MCPConnection, limit: float) -> Iterator[None]:
+        """What a call that timed out or lost the session raises (sync and async alike): a
+        timeout drops the session; a lost session is a retryable :class:`SessionLostError`."""
+        try:
+            yield
         except TimeoutError:
             self._drop(conn, f"did not answer a call in {limit:g} s")
             raise CallTimedOut(limit) from None

