@@ -112,11 +112,20 @@ def catalog_json_schema() -> dict[str, Any]:
     return schema
 
 
-def read_structured_file(path: Path) -> Any:
+#: What a catalog file past the local-document cap is told: a large catalog is a folder.
+_SPLIT_CATALOG = (
+    "Split the catalog into several files in one folder and pass the folder "
+    "(every catalog file under it is read; docs/scale.md)"
+)
+
+
+def read_structured_file(path: Path, *, too_large: str | None = None) -> Any:
     """Parse a JSON or YAML file; :class:`DocumentError` with the line on a syntax error.
     A local file is held to the cap of fetched documents; a FIFO, a device or a folder is
-    refused (see :func:`~schemarouter.registry.parsing.read_local_text`)."""
-    text = read_local_text(path, where=str(path))
+    refused (see :func:`~schemarouter.registry.parsing.read_local_text`); ``too_large`` is
+    the hint for a file past the cap."""
+    extra = {"too_large": too_large} if too_large else {}
+    text = read_local_text(path, where=str(path), **extra)
     return parse_text(text, source=str(path), json_first=path.suffix == ".json")
 
 
@@ -190,7 +199,9 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
     intents: dict[str, Intent] = {}
     documents: list[tuple[Path, CatalogDocument]] = []
     for file in files:
-        document = load_catalog_document(read_structured_file(file), source=str(file))
+        document = load_catalog_document(
+            read_structured_file(file, too_large=_SPLIT_CATALOG), source=str(file)
+        )
         for group in document.field_groups:
             groups[group.id] = group
         for intent in document.intents:
@@ -303,7 +314,7 @@ def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRou
     documents: list[tuple[Path, CatalogDocument]] = []
     for file in files:
         try:
-            data = read_structured_file(file)
+            data = read_structured_file(file, too_large=_SPLIT_CATALOG)
             check_kind(data, "catalog", where=str(file))
             if not isinstance(data, dict):
                 load_catalog_document(data, source=str(file))  # raises the shape error

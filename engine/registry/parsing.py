@@ -365,16 +365,18 @@ def read_local_text(
     where: str,
     max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
     hint: str = "Check the path and try again",
+    too_large: str = "Split the document, or load it yourself and pass the data",
 ) -> str:
     """The UTF-8 text of a local document, under the same cap as a fetched one: a FIFO, a
     device (``/dev/zero``), a folder or a file past ``max_bytes`` is a :class:`DocumentError`
-    before anything is read (a FIFO would block forever, ``/dev/zero`` never ends)."""
+    before anything is read (a FIFO would block forever, ``/dev/zero`` never ends); a file
+    past the cap gets ``too_large`` as its hint."""
     try:
         data = read_file_bytes(path, max_bytes=max_bytes)
     except UnreadableFile as exc:
-        if "limit" in str(exc):
-            hint = "Split the document, or load it yourself and pass the data"
-        raise DocumentError(str(exc), where=where[:300], hint=hint) from None
+        raise DocumentError(
+            str(exc), where=where[:300], hint=too_large if "limit" in str(exc) else hint
+        ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -122,3 +122,19 @@ def test_the_cli_answers_a_device_or_a_fifo_with_one_line(
     err = capsys.readouterr().err
     assert codes == [1], err
     assert "Traceback" not in err and "[SR101]" in err and MESSAGES[kind] in err
+
+
+def test_a_catalog_file_past_the_cap_is_told_to_become_a_folder(tmp_path: Path) -> None:
+    big = tmp_path / "catalog.json"  # sparse: 100,000 routes in one file are about 105 MB
+    with open(big, "wb") as handle:
+        handle.truncate(DEFAULT_MAX_DOCUMENT_BYTES + 1)
+    with pytest.raises(DocumentError) as caught:
+        load_catalog(big)
+    assert "Split the catalog into several files in one folder" in caught.value.hint
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None)
+    with pytest.raises(DocumentError, match="Split the catalog"):
+        router.add_catalog(big)
+    assert len(router.snapshot()) == 0  # nothing half-registered
+    # an OpenAPI document past the cap keeps the general hint (it can be passed as data)
+    with pytest.raises(DocumentError, match="load it yourself and pass the data"):
+        load_document(big)
