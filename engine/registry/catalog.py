@@ -124,8 +124,10 @@ def read_structured_file(path: Path, *, too_large: str | None = None) -> Any:
     A local file is held to the cap of fetched documents; a FIFO, a device or a folder is
     refused (see :func:`~schemarouter.registry.parsing.read_local_text`); ``too_large`` is
     the hint for a file past the cap."""
-    extra = {"too_large": too_large} if too_large else {}
-    text = read_local_text(path, where=str(path), **extra)
+    if too_large:
+        text = read_local_text(path, where=str(path), too_large=too_large)
+    else:
+        text = read_local_text(path, where=str(path))
     return parse_text(text, source=str(path), json_first=path.suffix == ".json")
 
 
