@@ -51,7 +51,7 @@ from schemarouter.registry.compile import (
     validation_problems,
 )
 from schemarouter.registry.kinds import check_kind
-from schemarouter.registry.parsing import parse_text, read_local_text
+from schemarouter.registry.parsing import TOO_LARGE_HINT, parse_text, read_local_text
 
 __all__ = [
     "CATALOG_SUFFIXES",
@@ -119,15 +119,12 @@ _SPLIT_CATALOG = (
 )
 
 
-def read_structured_file(path: Path, *, too_large: str | None = None) -> Any:
+def read_structured_file(path: Path, *, too_large: str = TOO_LARGE_HINT) -> Any:
     """Parse a JSON or YAML file; :class:`DocumentError` with the line on a syntax error.
     A local file is held to the cap of fetched documents; a FIFO, a device or a folder is
     refused (see :func:`~schemarouter.registry.parsing.read_local_text`); ``too_large`` is
     the hint for a file past the cap."""
-    if too_large:
-        text = read_local_text(path, where=str(path), too_large=too_large)
-    else:
-        text = read_local_text(path, where=str(path))
+    text = read_local_text(path, where=str(path), too_large=too_large)
     return parse_text(text, source=str(path), json_first=path.suffix == ".json")
 
 

@@ -42,6 +42,7 @@ from schemarouter.registry.http_body import (
 __all__ = [
     "DEFAULT_MAX_DOCUMENT_BYTES",
     "DEFAULT_TIMEOUT",
+    "TOO_LARGE_HINT",
     "LoadedDocument",
     "check_shape",
     "load_document",
@@ -359,13 +360,17 @@ def _fetch(
     return text, content_type
 
 
+#: The hint for a local document past the cap (a catalog's says to make it a folder).
+TOO_LARGE_HINT = "Split the document, or load it yourself and pass the data"
+
+
 def read_local_text(
     path: str | os.PathLike[str],
     *,
     where: str,
     max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
     hint: str = "Check the path and try again",
-    too_large: str = "Split the document, or load it yourself and pass the data",
+    too_large: str = TOO_LARGE_HINT,
 ) -> str:
     """The UTF-8 text of a local document, under the same cap as a fetched one: a FIFO, a
     device (``/dev/zero``), a folder or a file past ``max_bytes`` is a :class:`DocumentError`
