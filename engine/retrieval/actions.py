@@ -13,6 +13,12 @@ route's registered effect is deliberately not read: MCP tools without annotation
 :func:`action_penalty` is how ranking uses it (:data:`ACTION_PENALTY`): a route whose action is
 the opposite of the request's loses that much of its fused score; a match, an unknown action
 and a request of both kinds change nothing. Nothing leaves the list.
+
+A write request also names *which* change (:func:`request_verbs`: "remove" and "삭제" name
+``delete``, "rename" and "set" name ``update``); a route whose operation names the same change
+(:func:`route_verb`: ``delete_customer``, ``DeleteObject``, a ``DELETE`` with no verb in its
+name) gains :data:`VERB_BONUS`, so "delete the customer" finds ``delete_customer`` before the
+``create_customer`` and ``update_customer`` beside it.
 """
 
 from __future__ import annotations
@@ -28,11 +34,16 @@ if TYPE_CHECKING:
 __all__ = [
     "ACTION_PENALTY",
     "ACTION_WINDOW",
+    "VERB_BONUS",
     "Action",
     "action_of",
     "action_penalty",
     "request_action",
+    "request_verbs",
     "route_action",
+    "route_verb",
+    "verb_of",
+    "verb_of_route",
 ]
 
 Action = Literal["read", "write"]
@@ -44,6 +55,10 @@ Action = Literal["read", "write"]
 ACTION_PENALTY = 0.03
 #: The penalty applies to this many of the fused best (the tail keeps fusion's order).
 ACTION_WINDOW = 30
+#: How much of the fused score a route gains when it does the very change the request names
+#: (its verb, or a synonym of it: "remove" / ``delete_customer``, "삭제" / ``DeleteItem``),
+#: within the same window. Chosen on the development sets like :data:`ACTION_PENALTY`.
+VERB_BONUS = 0.08
 
 
 def _words(text: str) -> list[str]:
@@ -88,7 +103,10 @@ _POLITE = frozenset(
 )
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_CLAUSE = re.compile(r"[.;!?\n]|,\s*(?:and\s+)?(?:then|also)\b|\b(?:and then|and also)\b", re.I)
+# a full stop ends a clause, the dots of ``ops@acme.io`` and ``report.csv`` do not
+_CLAUSE = re.compile(
+    r"[.;!?](?=\s|$)|[;!?\n]|,\s*(?:and\s+)?(?:then|also)\b|\b(?:and then|and also)\b", re.I
+)
 
 #: Korean verb stems (as they appear before 줘 / 해 / 하고 ...), by action.
 _KO_WRITE = (
@@ -224,6 +242,81 @@ def _clause_action(clause: str) -> Action | None:
     return None
 
 
+#: The change a write verb names, as one canonical verb per group of synonyms; every other
+#: write verb of :data:`_WRITE` is its own group. General English, not any catalog's words.
+_SYNONYMS = {
+    "create": "add build generate insert make new register",
+    "delete": "destroy drop erase purge remove trash",
+    "update": "change edit modify patch rename set",
+    "send": "email message notify text",
+    "copy": "clone duplicate",
+    "move": "relocate transfer",
+    "upload": "attach",
+    "cancel": "abort",
+    "start": "begin execute launch run",
+    "stop": "halt kill terminate",
+    "enable": "activate",
+    "disable": "deactivate",
+    "approve": "accept",
+    "reject": "decline deny",
+    "save": "store write",
+}
+_CANON = {w: w for w in _WRITE} | {
+    synonym: verb for verb, words in _SYNONYMS.items() for synonym in words.split()
+}
+#: Korean verb stems (:data:`_KO_WRITE`) by the change they name.
+_KO_VERB = {
+    "만들": "create", "만들어": "create", "생성": "create", "추가": "create", "등록": "create",
+    "보내": "send", "전송": "send", "발송": "send",
+    "수정": "update", "변경": "update", "바꿔": "update", "바꾸": "update", "업데이트": "update",
+    "설정": "update",
+    "삭제": "delete", "지워": "delete", "지우": "delete", "제거": "delete",
+    "취소": "cancel", "예약": "book", "올려": "upload", "업로드": "upload", "게시": "publish",
+    "작성": "write", "써": "write", "적어": "write", "저장": "save", "초대": "invite",
+    "구독": "subscribe", "결제": "pay", "주문": "order", "보관": "archive", "승인": "approve",
+    "거절": "reject", "이동": "move", "옮겨": "move", "복사": "copy", "넣어": "add",
+    "담아": "add", "추방": "kick", "가입": "join", "설치": "install", "배포": "deploy",
+    "실행": "start", "중지": "stop", "시작": "start", "공유": "share", "붙여": "attach",
+    "켜": "enable", "꺼": "disable", "잠가": "lock", "풀어": "unlock", "닫아": "close",
+    "열어": "open", "병합": "merge", "커밋": "commit", "푸시": "push", "태그": "tag",
+}  # fmt: skip
+
+
+def verb_of(word: str) -> str | None:
+    """The canonical change a (possibly inflected) English write verb names, else ``None``:
+    ``"Removes"`` and ``"erase"`` -> ``"delete"``; a read verb or another word -> ``None``."""
+    w = word.lower()
+    stem = _STEM.sub("", w)
+    for form in (w, stem, w[:-1] if w.endswith("e") else w, stem + "e"):
+        if form in _CANON:
+            return _CANON[form]
+    return None
+
+
+def _clause_verb(clause: str) -> str | None:
+    if re.search(r"[\uac00-\ud7a3]", clause):
+        best: tuple[int, str] | None = None
+        for stem, named in _KO_VERB.items():
+            at = clause.rfind(stem)
+            if at >= 0 and (best is None or at > best[0]):
+                best = (at, _CANON.get(named, named))
+        return best[1] if best else None
+    if _clause_action(clause) == "read":
+        return None
+    words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
+    for word in words[:3]:  # the clause's leading verb, as :func:`_clause_action` reads it
+        verb = verb_of(word)
+        if verb is not None or _verb_class(word) is not None:
+            return verb
+    return None
+
+
+def request_verbs(text: str) -> frozenset[str]:
+    """The changes a request asks for: the canonical verb of each clause that asks to write
+    (``"remove the old row, then add a new one"`` -> ``{"delete", "create"}``)."""
+    return frozenset(v for v in (_clause_verb(c) for c in _CLAUSE.split(text) if c.strip()) if v)
+
+
 def request_action(text: str) -> Action | None:
     """``"write"`` when every clause with an action verb asks to create, send, change or
     delete; ``"read"`` when every such clause asks to get, list or show; ``None`` when no
@@ -278,6 +371,37 @@ def route_action(
     if method:
         return "read" if method.upper() in ("GET", "HEAD") else "write"
     return None
+
+
+def route_verb(
+    name: str, *, method: str | None = None, namespaces: Sequence[str] = ()
+) -> str | None:
+    """The change a route's operation name names (``delete_customer``, ``PutItem`` ->
+    ``"put"``, ``group_v2.approve_all_pending`` -> ``"approve"``); a ``DELETE`` named by no
+    verb -> ``"delete"``; else ``None``."""
+    skip = {n.lower() for n in namespaces}
+    words = [w for w in _name_words(name) if w not in skip and not re.fullmatch(r"v?\d+", w)]
+    for word in words[:3]:
+        if _verb_class(word) is not None:
+            return verb_of(word)
+    if method and method.upper() == "DELETE":
+        return "delete"
+    return None
+
+
+@lru_cache(maxsize=65536)
+def _cached_route_verb(name: str, method: str | None, namespaces: tuple[str, ...]) -> str | None:
+    return route_verb(name, method=method, namespaces=namespaces)
+
+
+def verb_of_route(route: Route) -> str | None:
+    """:func:`route_verb` of a registered route (cached like :func:`action_of`)."""
+    endpoint = route.endpoint
+    return _cached_route_verb(
+        endpoint.name,
+        endpoint.operation.method,
+        tuple(re.split(r"[^a-z0-9]+", route.provider.id.lower())),
+    )
 
 
 def action_penalty(request: Action | None, route: Action | None) -> float:

@@ -26,9 +26,12 @@ import numpy as np
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
     ACTION_WINDOW,
+    VERB_BONUS,
     action_of,
     action_penalty,
     request_action,
+    request_verbs,
+    verb_of_route,
 )
 from schemarouter.retrieval.candidates import Ranked, coverage, query_tokens
 from schemarouter.retrieval.intents import part_scores, split_intents
@@ -72,15 +75,19 @@ def apply_actions(
     routes of the opposite action within ``window`` scored down (``scores["action"]`` holds
     the penalty) and the window sorted again by score."""
     asked = request_action(query)
-    if asked is None or len(ranked) < 2:
+    verbs = request_verbs(query) if VERB_BONUS else frozenset()
+    if (asked is None and not verbs) or len(ranked) < 2:
         return ranked
     head = ranked[:window]
     changed = False
     for item in head:
-        penalty = action_penalty(asked, action_of(snapshot.routes[item.route_id]))
-        if penalty:
-            item.score -= penalty
-            item.scores["action"] = -penalty
+        route = snapshot.routes[item.route_id]
+        change = -action_penalty(asked, action_of(route))
+        if verbs and verb_of_route(route) in verbs:
+            change += VERB_BONUS
+        if change:
+            item.score += change
+            item.scores["action"] = change
             changed = True
     if not changed:
         return ranked

@@ -8,9 +8,12 @@ from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder
 from schemarouter.retrieval.actions import (
     ACTION_PENALTY,
+    VERB_BONUS,
     action_penalty,
     request_action,
+    request_verbs,
     route_action,
+    route_verb,
 )
 
 ISSUES = {
@@ -108,6 +111,70 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
     name: str, method: str | None, summary: str, action: str | None
 ) -> None:
     assert route_action(name, method=method, summary=summary) == action
+
+
+@pytest.mark.parametrize(
+    "text, verbs",
+    [
+        ("delete s3://acme-finance/reports/old-2019.csv", {"delete"}),
+        ("please remove the customer C-42", {"delete"}),  # a synonym names the same change
+        ("Erased it? no: erase the draft", {"delete"}),
+        ("rename Box file 90211 to Q3-report-final.pdf", {"update"}),
+        ("text +1 213 555 0147: 'Your appointment is confirmed'", {"send"}),
+        # the dots of an address or a file name do not end the clause
+        ("subscribe ops@acme.io by email to the deploys topic", {"subscribe"}),
+        ("remove the old row, then add a new one", {"delete", "create"}),
+        ("스퀘어 고객 JDKYHBWT1D4F8MFH63DBMEN8Y4 삭제해 줘", {"delete"}),
+        ("'VIP 고객'이라는 연락처 리스트 새로 하나 만들어 줘", {"create"}),
+        ("show my open issues", set()),  # a read names no change
+        ("the band gap of GaN", set()),
+    ],
+)
+def test_a_write_requests_verbs_are_the_changes_it_names(text: str, verbs: set[str]) -> None:
+    assert request_verbs(text) == verbs
+
+
+@pytest.mark.parametrize(
+    "name, method, verb",
+    [
+        ("delete_customer", "DELETE", "delete"),
+        ("RemoveTagsFromQueue", "POST", "delete"),
+        ("group_v2.approve_all_pending", "POST", "approve"),
+        ("send_texts", "POST", "send"),
+        ("PutItem", "POST", "put"),
+        ("getIssue", "GET", None),  # a read names no change, whatever follows
+        ("customers", "DELETE", "delete"),  # no verb in the name: the method says
+        ("customers", "POST", None),
+    ],
+)
+def test_a_routes_verb_is_the_first_verb_of_its_name(
+    name: str, method: str, verb: str | None
+) -> None:
+    assert route_verb(name, method=method) == verb
+
+
+def test_the_route_doing_the_named_change_gains_over_other_writes() -> None:
+    from schemarouter.retrieval.candidates import Ranked
+    from schemarouter.retrieval.ordering import apply_actions
+
+    snapshot = _router().snapshot()
+    gap = VERB_BONUS / 2  # fusion puts the create a little ahead of the delete
+    ranked = [
+        Ranked("tracker/rest/create_issue", 1.0, {"fused": 1.0}),
+        Ranked("tracker/rest/delete_issue", 1.0 - gap, {"fused": 1.0 - gap}),
+        Ranked("tracker/rest/get_issue", 0.5, {"fused": 0.5}),
+    ]
+    out = apply_actions("remove issue 7 from octocat/hello-world", ranked, snapshot)
+    assert [r.route_id.split("/")[-1] for r in out] == ["delete_issue", "create_issue", "get_issue"]
+    assert out[0].scores["action"] == VERB_BONUS and "action" not in out[1].scores
+    assert out[2].scores["action"] == -ACTION_PENALTY  # the read sibling, as before
+    # a lead wider than the bonus stands
+    ranked = [
+        Ranked("tracker/rest/create_issue", 1.0, {"fused": 1.0}),
+        Ranked("tracker/rest/delete_issue", 0.8, {"fused": 0.8}),
+    ]
+    out = apply_actions("remove issue 7 from octocat/hello-world", ranked, snapshot)
+    assert out[0].route_id == "tracker/rest/create_issue"
 
 
 def test_only_the_opposite_action_is_penalized() -> None:
