@@ -58,6 +58,11 @@ DEFAULT_HNSW_M = 32
 #: reached >= 0.98 on the 100k benchmark catalog with real queries (measured: 0.885 / 0.958
 #: / 0.983, at 0.24 / 0.40 / 0.69 ms; ``python -m schemarouter.training.bench.index``).
 DEFAULT_EF_SEARCH = 256
+#: From this many live vectors up, a search uses twice the set's efSearch: on 100,000 real
+#: tool texts embedded by the shipped encoder (8-bit codes, M=32, efConstruction 40; 300 real
+#: queries) recall@50 against exact search is 0.978 at efSearch 256 and 0.987 at 512, for
+#: 0.8 -> 1.7 ms per search on 2 loaded cores (at 20,000: 0.992 at 256); docs/scale.md.
+EF_SEARCH_DOUBLES_AT = 50_000
 #: efConstruction and the HNSW codec, chosen by recall@50 against exact search on 20,000
 #: real tool texts embedded by the shipped encoder with 300 real queries
 #: (``python -m schemarouter.training.bench.hnsw``; M=32, efSearch 256; 2 loaded cores):
@@ -392,7 +397,8 @@ class VectorSet:
         if live == 0:
             return empty
         if self.kind == "hnsw":
-            params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k), sel=selector)
+            ef = self.ef_search * (2 if live >= EF_SEARCH_DOUBLES_AT else 1)
+            params = faiss.SearchParametersHNSW(efSearch=max(ef, k), sel=selector)
         else:
             params = faiss.SearchParameters(sel=selector) if selector is not None else None
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dim)

@@ -218,6 +218,31 @@ def test_sq8_hnsw_finds_what_exact_search_finds() -> None:
         VectorSet(4, hnsw_codec="pq")
 
 
+def test_a_large_set_searches_with_twice_its_ef_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    import faiss
+
+    from schemarouter.index.encoders import dense
+
+    asked: list[int] = []
+    real = faiss.SearchParametersHNSW
+
+    def spy(**kwargs: object) -> object:
+        asked.append(int(kwargs["efSearch"]))  # type: ignore[call-overload]
+        return real(**kwargs)
+
+    monkeypatch.setattr(faiss, "SearchParametersHNSW", spy)
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(300, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vs = VectorSet(16, hnsw_threshold=100, ef_search=40)
+    vs.incref(vs.add([str(i) for i in range(300)], vectors))
+    monkeypatch.setattr(dense, "EF_SEARCH_DOUBLES_AT", 301)
+    vs.search(vectors[0], 5)
+    monkeypatch.setattr(dense, "EF_SEARCH_DOUBLES_AT", 300)  # 300 live vectors: doubled
+    vs.search(vectors[0], 5)
+    assert asked == [40, 80]
+
+
 def test_vector_set_compaction_remaps_rows() -> None:
     vs = VectorSet(4, hnsw_threshold=100)
     vectors = np.eye(4, dtype=np.float32)
