@@ -14,7 +14,9 @@ evaluation harness's off-catalog pool). It prints, per catalog:
   while at least 80% of the others are. That threshold is an oracle (chosen on the answers it
   is measured on), an upper bound for any per-catalog recalibration of the same score.
 
-With ``--out``, writes ``flag_separation.json`` (every request's score and flag).
+``--cross-encoder`` adds a third score: the shipped cross-encoder's logit for the best
+candidate (``rerank``), one pair per request. With ``--out``, writes ``flag_separation.json``
+(every request's scores and flag).
 """
 
 from __future__ import annotations
@@ -47,14 +49,18 @@ def separation(positives: Sequence[float], others: Sequence[float]) -> dict[str,
     }
 
 
-def _answer(router: Any, text: str) -> dict[str, Any]:
+def _answer(router: Any, text: str, cross: Any = None) -> dict[str, Any]:
     found = router.retrieve(text, k=5)
     best = found.candidates[0] if found.candidates else None
-    return {
+    out = {
         "confidence": found.confidence,
         "dense": best.scores.get("dense", 0.0) if best is not None else 0.0,
         "flagged": bool(found.off_catalog),
     }
+    if cross is not None and best is not None:
+        route = router.snapshot().routes[best.route_id]
+        out["rerank"] = float(cross.score(text, [cross.route_text(route)])[0])
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", default=None, help="the shared data folder")
     parser.add_argument("--metatool-sample", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cross-encoder", action="store_true", help="also the reranker's logit")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     args.split, args.tooltrain_split, args.beir = "test", "val", None
@@ -73,23 +80,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     if model is None:
         print("no shipped abstention model", file=sys.stderr)
         return 1
+    cross = None
+    if args.cross_encoder:
+        from schemarouter.retrieval.rerank import Reranker
+
+        cross = Reranker.shipped()
+    scores = ("confidence", "dense", "rerank") if cross is not None else ("confidence", "dense")
     pool = off_catalog_pool(SUITES, args)
     report: dict[str, Any] = {}
     for name in SUITES:
         router = harness.make_router()
         bench = harness.load_suite(name, router, args)
         router.abstention = model
-        pos = [_answer(router, q.text) for q in bench.queries if not q.negative]
-        neg = [_answer(router, t) for other, texts in pool.items() if other != name for t in texts]
+        pos = [_answer(router, q.text, cross) for q in bench.queries if not q.negative]
+        neg = [
+            _answer(router, t, cross)
+            for other, texts in pool.items()
+            if other != name
+            for t in texts
+        ]
         row: dict[str, Any] = {
             "positives": len(pos),
             "others": len(neg),
             "positives_flagged": round(float(np.mean([a["flagged"] for a in pos])), 3),
             "others_flagged": round(float(np.mean([a["flagged"] for a in neg])), 3),
         }
-        for score in ("confidence", "dense"):
+        for score in scores:
             row[score] = separation(
-                [float(a[score] or 0.0) for a in pos], [float(a[score] or 0.0) for a in neg]
+                [float(a.get(score) or 0.0) for a in pos], [float(a.get(score) or 0.0) for a in neg]
             )
         print(name, json.dumps(row), flush=True)
         report[name] = {**row, "answers": {"positives": pos, "others": neg}}
