@@ -117,6 +117,31 @@ def test_the_session_reconnects_after_the_server_died() -> None:
         assert isinstance(session, ManagedMCPSession) and session.reconnects >= 1
 
 
+def test_a_session_that_cannot_reopen_says_so_with_its_own_timeout(tmp_path: Path) -> None:
+    """A reopen that ran out of time was reported as a call that "timed out after 30 s" (the
+    route's default), whatever timeout the server was given."""
+    hang = tmp_path / "hang"  # once it exists, a new server process never answers
+    wrapper = (
+        "import os, runpy, sys, time\n"
+        f"if os.path.exists({str(hang)!r}): time.sleep(120)\n"
+        f"sys.argv = [{str(NOTES)!r}]\n"
+        f"runpy.run_path({str(NOTES)!r}, run_name='__main__')\n"
+    )
+    with _router() as router:
+        router.add_mcp_server(
+            [sys.executable, "-c", wrapper], provider="n", trusted=True, timeout=4
+        )
+        with pytest.raises(InvocationError, match="session ended during the call"):
+            router.call("n/mcp/crash", {}, policy=ExecutionPolicy(max_attempts=1))
+        hang.touch()
+        with pytest.raises(InvocationError) as caught:
+            router.call("n/mcp/server_pid", {}, policy=ExecutionPolicy(max_attempts=1))
+        assert "did not open again after it was lost within 4 s" in str(caught.value)
+        assert "30 s" not in str(caught.value)
+        hang.unlink()  # the server answers again: the next call reopens the session
+        assert router.call("n/mcp/server_pid", {}).ok
+
+
 def test_close_ends_the_sessions() -> None:
     router = _router()
     router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)

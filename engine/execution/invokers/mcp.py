@@ -112,8 +112,10 @@ def decode(result: Any, where: str) -> Payload:
 
 def _failed(exc: BaseException, op: McpCall) -> Exception:
     if isinstance(exc, TimeoutError | asyncio.TimeoutError):
-        seconds = getattr(exc, "seconds", op.timeout)  # a session may bound calls tighter
-        return invocation_error(f"timed out after {seconds:g} s", where=op.where, retryable=True)
+        # a managed session says what ran out (a call, or reopening it) and after how long
+        seconds = getattr(exc, "seconds", op.timeout)
+        reason = getattr(exc, "reason", None) or f"timed out after {seconds:g} s"
+        return invocation_error(reason, where=op.where, retryable=True)
     return invocation_error(  # a lost session (ManagedMCPSession) says it may be retried
         f"the MCP call failed: {type(exc).__name__}: {clip(str(exc))}",
         where=op.where,

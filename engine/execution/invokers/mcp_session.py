@@ -38,6 +38,7 @@ __all__ = [
     "CallTimedOut",
     "ManagedMCPSession",
     "SessionLostError",
+    "SessionOpenTimedOut",
     "ToolChangedError",
     "is_connection_lost",
 ]
@@ -57,6 +58,21 @@ class CallTimedOut(TimeoutError):
     def __init__(self, seconds: float) -> None:
         super().__init__(f"timed out after {seconds:g} s; the session was dropped")
         self.seconds = seconds
+        #: what the caller's error says (``InvocationError``'s message)
+        self.reason = f"timed out after {seconds:g} s"
+
+
+class SessionOpenTimedOut(TimeoutError):
+    """The session could not be opened (or opened again, after it was lost) within its
+    timeout; the server was stopped and the next call tries again."""
+
+    retryable = True
+
+    def __init__(self, seconds: float, *, reopening: bool = False) -> None:
+        what = "open again after it was lost" if reopening else "open"
+        super().__init__(f"the MCP session did not {what} within {seconds:g} s")
+        self.seconds = seconds
+        self.reason = f"the session did not {what} within {seconds:g} s"
 
 
 class ToolChangedError(RuntimeError):
@@ -172,7 +188,10 @@ class ManagedMCPSession:
                 timeout=self.timeout,
                 max_message_bytes=self.max_message_bytes,
             )
-            conn.open()
+            try:
+                conn.open()
+            except TimeoutError:  # not a call's timeout: say what ran out, and its seconds
+                raise SessionOpenTimedOut(self.timeout, reopening=reopening) from None
             self._conn, self._lost = conn, False
             if reopening and self.on_reconnect is not None:
                 self._relist(conn)
