@@ -1,0 +1,195 @@
+"""English words for the Korean words of a request, for the lexical channel only.
+
+A catalog written in English shares no token with a request written in Korean: BM25, the
+known-word share and word coverage read nothing of "스퀘어 고객 삭제해 줘", and the request
+rests on the cross-lingual bridge's cosines alone. :func:`gloss_tokens` gives such a request
+the English tokens of the Korean words it contains, from a short glossary of the verbs and
+nouns people use when they ask an agent to act on an API (files, folders, messages,
+customers, orders; create, delete, send, list). Nothing else is translated: names,
+transliterated brands and domain terms stay Korean. The glossary is general vocabulary
+written once, not drawn from any benchmark.
+
+A Hangul run matches a glossary word it contains ("파일을" holds "파일"); the longest words
+are tried first and a shorter one inside a matched span is not counted again.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["KOREAN_GLOSSARY", "gloss_tokens"]
+
+#: Korean word (as it appears before particles and endings) -> English words.
+KOREAN_GLOSSARY: dict[str, str] = {
+    # what to do
+    "만들": "create",
+    "생성": "create",
+    "추가": "add",
+    "등록": "register",
+    "삭제": "delete",
+    "지워": "delete",
+    "지우": "delete",
+    "제거": "remove",
+    "수정": "update",
+    "변경": "change update",
+    "바꿔": "change",
+    "바꾸": "change",
+    "업데이트": "update",
+    "보내": "send",
+    "전송": "send",
+    "발송": "send",
+    "올려": "upload",
+    "업로드": "upload",
+    "다운로드": "download",
+    "내려받": "download",
+    "복사": "copy",
+    "이동": "move",
+    "옮겨": "move",
+    "취소": "cancel",
+    "예약": "book reservation",
+    "승인": "approve",
+    "거절": "reject",
+    "초대": "invite",
+    "구독": "subscribe subscription",
+    "공유": "share",
+    "저장": "save",
+    "작성": "write",
+    "검색": "search",
+    "찾아": "find search",
+    "조회": "get",
+    "목록": "list",
+    "보여": "show",
+    "알려": "get",
+    "확인": "check",
+    "실행": "run execute",
+    "시작": "start",
+    "중지": "stop",
+    "설치": "install",
+    "배포": "deploy",
+    "병합": "merge",
+    "커밋": "commit",
+    "푸시": "push",
+    "결제": "pay payment",
+    "주문": "order",
+    "가입": "join",
+    "로그인": "login",
+    # what to act on
+    "파일": "file",
+    "폴더": "folder",
+    "디렉터리": "directory",
+    "디렉토리": "directory",
+    "문서": "document",
+    "노트": "note",
+    "메모": "note memo",
+    "메시지": "message",
+    "문자": "sms text message",
+    "이메일": "email",
+    "메일": "mail email",
+    "전화": "call phone",
+    "연락처": "contact",
+    "고객": "customer",
+    "사용자": "user",
+    "회원": "member",
+    "계정": "account",
+    "그룹": "group",
+    "팀": "team",
+    "채널": "channel",
+    "댓글": "comment",
+    "게시물": "post",
+    "게시글": "post",
+    "이슈": "issue",
+    "저장소": "repository repo",
+    "브랜치": "branch",
+    "태그": "tag",
+    "버전": "version",
+    "프로젝트": "project",
+    "작업": "task job",
+    "일정": "event schedule calendar",
+    "캘린더": "calendar",
+    "알림": "notification alert",
+    "주소": "address",
+    "위치": "location",
+    "지도": "map",
+    "날씨": "weather",
+    "기온": "temperature",
+    "가격": "price",
+    "주식": "stock",
+    "환율": "exchange rate currency",
+    "뉴스": "news",
+    "이미지": "image",
+    "사진": "photo image",
+    "동영상": "video",
+    "영상": "video",
+    "음악": "music",
+    "노래": "song track",
+    "재생목록": "playlist",
+    "플레이리스트": "playlist",
+    "영화": "movie film",
+    "상품": "product item",
+    "제품": "product",
+    "재고": "inventory stock",
+    "장바구니": "cart",
+    "청구서": "invoice",
+    "송장": "invoice",
+    "결제수단": "payment method",
+    "환불": "refund",
+    "배송": "shipping delivery",
+    "항목": "item",
+    "테이블": "table",
+    "데이터베이스": "database",
+    "시트": "sheet",
+    "스프레드시트": "spreadsheet",
+    "버킷": "bucket",
+    "객체": "object",
+    "큐": "queue",
+    "토픽": "topic",
+    "함수": "function",
+    "컨테이너": "container",
+    "설정": "settings config",
+    "비밀번호": "password",
+    "권한": "permission",
+    "링크": "link",
+    "페이지": "page",
+    "웹": "web",
+    "검색어": "query",
+    "번역": "translate translation",
+    "요약": "summary summarize",
+    "보고서": "report",
+    "슬라이드": "slide",
+    "프레젠테이션": "presentation",
+    "차트": "chart",
+    "그래프": "graph",
+    "항공편": "flight",
+    "비행기": "flight",
+    "호텔": "hotel",
+    "식당": "restaurant",
+    "레스토랑": "restaurant",
+}
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]+")
+_BY_LENGTH = sorted(KOREAN_GLOSSARY, key=len, reverse=True)
+
+
+@lru_cache(maxsize=8192)
+def _run_gloss(run: str) -> tuple[str, ...]:
+    taken = [False] * len(run)
+    words: list[tuple[int, str]] = []
+    for key in _BY_LENGTH:
+        start = run.find(key)
+        while start >= 0:
+            span = range(start, start + len(key))
+            if not any(taken[i] for i in span):
+                for i in span:
+                    taken[i] = True
+                words.append((start, KOREAN_GLOSSARY[key]))
+            start = run.find(key, start + 1)
+    return tuple(w for _, english in sorted(words) for w in english.split())
+
+
+def gloss_tokens(text: str) -> list[str]:
+    """The English words of the Korean words ``text`` contains, in text order (raw words:
+    the caller tokenizes them with its own settings); ``[]`` for text without Hangul."""
+    if not _HANGUL.search(text):
+        return []
+    return [w for run in _HANGUL.findall(text) for w in _run_gloss(run)]
