@@ -407,11 +407,25 @@ class Route(Contract):
 
     @classmethod
     def build(
-        cls, provider: Provider, access: AccessPath, endpoint: Endpoint, *, source: str = ""
+        cls,
+        provider: Provider,
+        access: AccessPath,
+        endpoint: Endpoint,
+        *,
+        source: str = "",
+        fingerprints: tuple[str, str, str] | None = None,
     ) -> Route:
-        pf = provider.content_fingerprint()
-        af = access.content_fingerprint()
-        ef = endpoint.content_fingerprint()
+        """The route of ``provider``, ``access`` and ``endpoint``. ``fingerprints`` are their
+        :meth:`~Contract.content_fingerprint` values where the caller has them already
+        (:func:`~schemarouter.registry.compile.build_registration` computes a provider's and
+        an access path's once for all their routes); they must be exactly those values."""
+        if fingerprints is None:
+            fingerprints = (
+                provider.content_fingerprint(),
+                access.content_fingerprint(),
+                endpoint.content_fingerprint(),
+            )
+        pf, af, ef = fingerprints
         route_id = make_route_id(provider.id, access.id, endpoint.id)
         return cls(
             route_id=route_id,

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from schemarouter.contracts import (
     AccessPath,
+    Contract,
     Endpoint,
     FieldGroup,
     Intent,
@@ -35,7 +36,7 @@ from schemarouter.errors import (
     SchemaError,
     SchemaRouterError,
 )
-from schemarouter.fingerprint import canonical_json
+from schemarouter.fingerprint import canonical_json, fingerprint_json
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH, json_problem
 from schemarouter.registry.defs import hoist_defs
 from schemarouter.registry.metaschema import plainly_valid
@@ -62,6 +63,10 @@ class RouteSpec(NamedTuple):
     access: AccessPath
     endpoint: Endpoint
     location: str  # e.g. "providers[2].access[0].endpoints[5]" or "paths./movie/{id}.get"
+    #: ``canonical_json(endpoint.canonical())`` where the adapter made it already (the MCP
+    #: adapter hashes it into the listing's digest), so it is not serialized twice; exactly
+    #: that text or ``None``
+    endpoint_json: str | None = None
 
 
 def parameters_schema(parameters: Iterable[Parameter]) -> dict[str, Any]:
@@ -395,10 +400,28 @@ def build_registration(
     groups = None if field_groups is None else {g.id: g for g in field_groups}
     intent_map = None if intents is None else {i.id: i for i in intents}
     routes: dict[str, Route] = {}
+    # content fingerprints by id(): ``specs`` holds every contract for the whole call, and
+    # the routes of one access path share its provider and access objects (hashed once)
+    prints: dict[int, str] = {}
+
+    def print_of(contract: Contract, text: str | None = None) -> str:
+        found = prints.get(id(contract))
+        if found is None:
+            found = contract.content_fingerprint() if text is None else fingerprint_json(text)
+            prints[id(contract)] = found
+        return found
+
     for spec in specs:
         try:
             _check_endpoint(spec, source=source, field_groups=groups, intents=intent_map)
-            route = Route.build(spec.provider, spec.access, spec.endpoint, source=source)
+            fingerprints = (
+                print_of(spec.provider),
+                print_of(spec.access),
+                print_of(spec.endpoint, spec.endpoint_json),
+            )
+            route = Route.build(
+                spec.provider, spec.access, spec.endpoint, source=source, fingerprints=fingerprints
+            )
         except SchemaRouterError:
             raise
         except ValidationError as exc:  # pragma: no cover - contracts were already built
