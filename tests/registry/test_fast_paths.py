@@ -150,3 +150,32 @@ def _size(value: Any) -> int:
 @given(_values(_KEYS))
 def test_json_size_counts_every_node(value: Any) -> None:
     assert json_size(value) == _size(value)
+
+
+def test_default_availability_and_auth_are_one_frozen_object() -> None:
+    """Endpoints that declare no availability (access paths no auth) share one frozen
+    default object: equal to a fresh one, not counted as set, and immutable."""
+    from pydantic import ValidationError
+
+    from schemarouter.contracts import (
+        AccessPath,
+        AuthRequirement,
+        Availability,
+        Endpoint,
+        Operation,
+    )
+
+    first = Endpoint(id="a", name="a", operation=Operation(tool="a"))
+    second = Endpoint(id="b", name="b", operation=Operation(tool="b"))
+    assert first.availability is second.availability
+    assert first.availability == Availability()
+    assert "availability" not in first.model_fields_set
+    with pytest.raises(ValidationError):
+        first.availability.status = "unavailable"  # type: ignore[misc]
+    own = Endpoint(id="c", name="c", operation=Operation(tool="c"), availability=Availability())
+    assert own.availability is not first.availability
+    assert own == first.model_copy(update={"id": "c", "name": "c", "operation": own.operation})
+    one, two = AccessPath(id="m", kind="mcp"), AccessPath(id="n", kind="mcp")
+    assert one.auth is two.auth
+    assert one.auth == AuthRequirement()
+    assert "auth" not in one.model_fields_set
