@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Any
 
-__all__ = ["canonical_json", "fingerprint", "short_hash"]
+__all__ = ["canonical_json", "fingerprint", "fingerprint_json", "short_hash"]
 
 FINGERPRINT_PREFIX = "sha256:"
 
@@ -25,8 +25,13 @@ def canonical_json(value: Any) -> str:
 
 def fingerprint(value: Any) -> str:
     """``sha256:<hex>`` of the canonical JSON of ``value``."""
-    digest = hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
-    return FINGERPRINT_PREFIX + digest
+    return fingerprint_json(canonical_json(value))
+
+
+def fingerprint_json(text: str) -> str:
+    """``sha256:<hex>`` of ``text``, a value's :func:`canonical_json` made already (so a
+    caller that needs both the text and the fingerprint serializes once)."""
+    return FINGERPRINT_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def short_hash(text: str | bytes, length: int = 12) -> str:

@@ -76,13 +76,17 @@ def nested_past(value: Any, limit: int) -> bool:
 def json_size(value: Any) -> int:
     """How many JSON nodes ``value`` holds (objects, arrays and scalars), counted without
     recursion."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return 1  # most values measured are plain (a description, a bound)
     count, todo = 0, [value]
     while todo:
         node = todo.pop()
         count += 1
-        if isinstance(node, Mapping):
+        kind = type(node)
+        if kind is dict or (kind is not list and isinstance(node, Mapping)):
             todo.extend(node.values())
-        elif isinstance(node, list | tuple):
+        elif kind is list or isinstance(node, tuple | list):
             todo.extend(node)
     return count
 

@@ -125,6 +125,34 @@ _ANNOTATIONS = frozenset(
         "writeOnly",
     }
 )
+#: Keywords :meth:`SchemaResolver._inline_plain` copies as they are (no branch of it treats
+#: them otherwise): most keywords of real schemas.
+_PLAIN_KEYS = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "enum",
+        "const",
+        "format",
+        "examples",
+        "example",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "uniqueItems",
+        "multipleOf",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+        "$comment",
+    }
+)
 #: JSON nodes one schema may have once its references are inlined.
 MAX_SCHEMA_NODES = 50_000
 #: JSON nodes all the inlined schemas of one document (or MCP tool list) may have together.
@@ -466,6 +494,10 @@ class SchemaResolver:
         own = 1  # this object and its plain values; sub-schemas count themselves
         children = 0
         for key, value in node.items():
+            if key in _PLAIN_KEYS or (key == "type" and value != "file"):
+                own += json_size(value)  # the ``else`` below, without the tests before it
+                out[key] = value
+                continue
             if not isinstance(key, str):
                 raise SchemaError(
                     f"schema keys must be strings, got {key!r}",

@@ -59,7 +59,7 @@ from schemarouter.contracts import (
     Registration,
 )
 from schemarouter.errors import DocumentError, RegistrationError
-from schemarouter.fingerprint import fingerprint
+from schemarouter.fingerprint import canonical_json, fingerprint_json
 from schemarouter.registry.compile import (
     M,
     RouteSpec,
@@ -384,7 +384,10 @@ def mcp_tools_registration(
         endpoints.append(endpoint)
     effects.check_used(list(names))
     try:
-        digest = fingerprint([e.canonical() for e in endpoints])
+        # each endpoint's canonical JSON once: the digest is the list's (``[a,b]``, as
+        # canonical_json writes a list), and each text is the endpoint's fingerprint
+        texts = [canonical_json(e.canonical()) for e in endpoints]
+        digest = fingerprint_json("[" + ",".join(texts) + "]")
         access = AccessPath(
             id=access_id,
             kind=AccessKind.MCP,
@@ -397,7 +400,7 @@ def mcp_tools_registration(
         what, loc = format_validation_error(exc)
         raise DocumentError(what, where=f"{name}: access ({loc})") from None
     specs = [
-        RouteSpec(provider_model, access, endpoint, f"tools[{names[endpoint.name]}]")
-        for endpoint in endpoints
+        RouteSpec(provider_model, access, endpoint, f"tools[{names[endpoint.name]}]", text)
+        for endpoint, text in zip(endpoints, texts, strict=True)
     ]
     return build_registration(specs, source=name, providers=[provider_model])

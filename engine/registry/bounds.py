@@ -84,6 +84,15 @@ def json_problem(
     a lone surrogate (where ``unicode=True``), or where it passes ``max_nodes`` values (a
     structure that shares parts, such as YAML aliases, can be far larger than its text);
     ``None`` when there is none."""
+    if _clean(value, max_depth, max_nodes, finite, unicode):
+        return None
+    return _walk(value, max_depth, max_nodes, finite, unicode)
+
+
+def _walk(
+    value: Any, max_depth: int, max_nodes: int | None, finite: bool, unicode: bool
+) -> JsonProblem | None:
+    """:func:`json_problem` node by node, keeping each node's location."""
     # (node, depth, link) where link = (parent link, key) rebuilds the location on demand
     todo: list[tuple[Any, int, Any]] = [(value, 0, None)]
     seen = 0
@@ -116,6 +125,53 @@ def json_problem(
             return JsonProblem("too_deep", _unlink(link), f"nested deeper than {max_depth} levels")
         todo.extend((child, depth + 1, (link, key)) for key, child in items)
     return None
+
+
+def _clean(value: Any, max_depth: int, max_nodes: int | None, finite: bool, unicode: bool) -> bool:
+    """``True`` only where :func:`json_problem` finds no problem in ``value``; ``False``
+    where it may (it then walks again to name the first one, in its own order). The same
+    tests without a location per node: most values are clean, and registration walks every
+    document and schema (issue #26)."""
+    if not isinstance(value, Mapping | list | tuple):
+        return False  # a lone scalar: the walk below is one step anyway
+    todo: list[tuple[Any, int]] = [(value, 0)]
+    nodes = 1
+    while todo:
+        node, depth = todo.pop()
+        if depth >= max_depth:
+            return False
+        if type(node) is dict or isinstance(node, Mapping):
+            if unicode:
+                for key in node:
+                    if type(key) is str:
+                        if not key.isascii() and _SURROGATE.search(key) is not None:
+                            return False
+                    elif isinstance(key, str) and _lone_surrogate(key):
+                        return False
+            children: Any = node.values()
+        else:
+            children = node
+        nodes += len(children)
+        if max_nodes is not None and nodes > max_nodes:
+            return False
+        for child in children:
+            kind = type(child)
+            if kind is str:
+                if unicode and not child.isascii() and _SURROGATE.search(child) is not None:
+                    return False
+            elif kind is dict or kind is list:
+                todo.append((child, depth + 1))
+            elif kind is int or kind is bool or child is None:
+                continue
+            elif isinstance(child, float):
+                if finite and not math.isfinite(child):
+                    return False
+            elif isinstance(child, str):
+                if unicode and _lone_surrogate(child):
+                    return False
+            elif isinstance(child, Mapping | list | tuple):
+                todo.append((child, depth + 1))
+    return True
 
 
 def _unlink(link: Any) -> Location:

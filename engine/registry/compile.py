@@ -10,6 +10,7 @@ until every check has passed.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from schemarouter.contracts import (
     AccessPath,
+    Contract,
     Endpoint,
     FieldGroup,
     Intent,
@@ -35,7 +37,7 @@ from schemarouter.errors import (
     SchemaError,
     SchemaRouterError,
 )
-from schemarouter.fingerprint import canonical_json
+from schemarouter.fingerprint import canonical_json, fingerprint_json
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH, json_problem
 from schemarouter.registry.defs import hoist_defs
 from schemarouter.registry.metaschema import plainly_valid
@@ -62,6 +64,10 @@ class RouteSpec(NamedTuple):
     access: AccessPath
     endpoint: Endpoint
     location: str  # e.g. "providers[2].access[0].endpoints[5]" or "paths./movie/{id}.get"
+    #: ``canonical_json(endpoint.canonical())`` where the adapter made it already (the MCP
+    #: adapter hashes it into the listing's digest), so it is not serialized twice; exactly
+    #: that text or ``None``
+    endpoint_json: str | None = None
 
 
 def parameters_schema(parameters: Iterable[Parameter]) -> dict[str, Any]:
@@ -83,8 +89,10 @@ def parameters_schema(parameters: Iterable[Parameter]) -> dict[str, Any]:
     return schema
 
 
+@functools.lru_cache(maxsize=16384)
 def slugify(text: str, *, max_length: int = 96) -> str:
-    """A stable, readable id: lowercase ASCII words joined by ``_`` (camelCase split)."""
+    """A stable, readable id: lowercase ASCII words joined by ``_`` (camelCase split).
+    Memoized: a pure function of its arguments, called for every endpoint registered."""
     text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
     text = re.sub(r"[^A-Za-z0-9.\-]+", "_", text).strip("_.-").lower()
     text = re.sub(r"_+", "_", text)
@@ -149,6 +157,12 @@ def check_json_schema(schema: Any, *, where: str) -> None:
     items, ``$defs`` members ...) on its own and once per process: the metaschema checks
     every sub-schema as a schema of its own, so this is the same check, and the copies an
     inlined document repeats (or the definitions its schemas share) are checked once."""
+    _check_schema(schema, where=where)
+
+
+def _check_schema(schema: Any, *, where: str) -> str | None:
+    """:func:`check_json_schema`, returning the schema's canonical JSON (``None`` where it
+    has none)."""
     if not isinstance(schema, Mapping):
         raise SchemaError(
             f"a JSON Schema must be an object, got {type(schema).__name__}",
@@ -164,10 +178,10 @@ def check_json_schema(schema: Any, *, where: str) -> None:
         )
     key = _key(schema)
     if key is not None and key in _CHECKED_SCHEMAS:
-        return
+        return key
     if not plainly_valid(schema):  # certainly valid skips the slow metaschema walk
         _check_metaschema(schema, None, where=where)
-    for ref, pointer in _local_refs(schema, ""):
+    for ref, pointer in _local_refs(schema, "") if _may_refer(key) else ():
         if _resolve_pointer(schema, ref) is _MISSING:
             raise DanglingReferenceError(
                 f"$ref {ref!r} points at nothing",
@@ -175,6 +189,14 @@ def check_json_schema(schema: Any, *, where: str) -> None:
                 hint="Inline the referenced schema or add it under $defs",
             )
     _remember(key)
+    return key
+
+
+def _may_refer(key: str | None) -> bool:
+    """Whether a schema whose canonical JSON is ``key`` may hold a ``$ref`` key anywhere
+    (``None``: not known). Canonical JSON writes every such key as ``"$ref":`` (a string
+    holding those characters escapes its quotes), so a text without them has none."""
+    return key is None or '"$ref":' in key
 
 
 def _key(schema: Any) -> str | None:
@@ -309,17 +331,19 @@ def _check_endpoint(
 ) -> None:
     endpoint = spec.endpoint
     where = f"{source}: {spec.location}"
-    check_json_schema(endpoint.input_schema, where=f"{where}.input_schema")
+    input_key = _check_schema(endpoint.input_schema, where=f"{where}.input_schema")
     if endpoint.output_schema is not None:
         check_json_schema(endpoint.output_schema, where=f"{where}.output_schema")
     checked = endpoint.input_schema.get("properties")
     checked = checked if isinstance(checked, Mapping) else {}
+    refers = _may_refer(input_key)
     for i, parameter in enumerate(endpoint.parameters):
         # a parameter whose schema is the input schema's own property schema passed the
         # metaschema with it (the metaschema checks every property schema); only a local
-        # $ref may resolve there and not alone, so those are checked on their own
+        # $ref may resolve there and not alone, so those are checked on their own (an input
+        # schema with no $ref anywhere has none in its properties)
         same = checked.get(parameter.name) == parameter.json_schema
-        if not same or any(True for _ in _local_refs(parameter.json_schema, "")):
+        if not same or (refers and any(True for _ in _local_refs(parameter.json_schema, ""))):
             check_json_schema(parameter.json_schema, where=f"{where}.parameters[{i}].json_schema")
     for i, item in enumerate(endpoint.output_fields):
         check_json_schema(item.json_schema, where=f"{where}.output_fields[{i}].json_schema")
@@ -395,10 +419,28 @@ def build_registration(
     groups = None if field_groups is None else {g.id: g for g in field_groups}
     intent_map = None if intents is None else {i.id: i for i in intents}
     routes: dict[str, Route] = {}
+    # content fingerprints by id(): ``specs`` holds every contract for the whole call, and
+    # the routes of one access path share its provider and access objects (hashed once)
+    prints: dict[int, str] = {}
+
+    def print_of(contract: Contract, text: str | None = None) -> str:
+        found = prints.get(id(contract))
+        if found is None:
+            found = contract.content_fingerprint() if text is None else fingerprint_json(text)
+            prints[id(contract)] = found
+        return found
+
     for spec in specs:
         try:
             _check_endpoint(spec, source=source, field_groups=groups, intents=intent_map)
-            route = Route.build(spec.provider, spec.access, spec.endpoint, source=source)
+            fingerprints = (
+                print_of(spec.provider),
+                print_of(spec.access),
+                print_of(spec.endpoint, spec.endpoint_json),
+            )
+            route = Route.build(
+                spec.provider, spec.access, spec.endpoint, source=source, fingerprints=fingerprints
+            )
         except SchemaRouterError:
             raise
         except ValidationError as exc:  # pragma: no cover - contracts were already built

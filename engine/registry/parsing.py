@@ -76,13 +76,45 @@ def to_json_value(node: Any, where: str) -> Any:
     """A deep copy of ``node`` with only JSON types (see the module docstring)."""
     check_shape(node, where=where, max_nodes=MAX_DOCUMENT_NODES)
     try:
-        return _convert(node, where)
+        try:
+            return _plain_copy(node)
+        except _NotPlain:
+            return _convert(node, where)  # the general reading, which names what is wrong
     except RecursionError:
         raise DocumentError(
             "document is nested too deeply (or a YAML alias refers to itself)",
             where=where,
             hint="Remove the self-referencing anchor or flatten the document",
         ) from None
+
+
+class _NotPlain(Exception):
+    """A value :func:`_plain_copy` leaves to :func:`_convert`."""
+
+
+_LEAVES = frozenset({str, int, bool, type(None)})
+
+
+def _plain_copy(node: Any) -> Any:
+    """What :func:`_convert` makes of a value built only of ``dict`` (``str`` keys), ``list``,
+    ``tuple``, ``str``, ``int``, ``bool``, ``None`` and finite ``float`` (exact types, as a
+    JSON parser makes them), made without the location of every node; :class:`_NotPlain`
+    for anything else (a YAML key or date, a subclass ...)."""
+    kind = type(node)
+    if kind is dict:
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if type(key) is not str:
+                raise _NotPlain
+            out[key] = value if type(value) in _LEAVES else _plain_copy(value)
+        return out
+    if kind is list or kind is tuple:
+        return [value if type(value) in _LEAVES else _plain_copy(value) for value in node]
+    if kind in _LEAVES:
+        return node
+    if kind is float and math.isfinite(node):
+        return node
+    raise _NotPlain
 
 
 def _key(key: Any, where: str) -> str:

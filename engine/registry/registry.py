@@ -195,8 +195,8 @@ class RegistrySnapshot:
             providers=_evolve(self.providers, providers, removed_providers),
             intents=_evolve(self.intents, intents, ()),
             field_groups=_evolve(self.field_groups, field_groups, ()),
-            _by_provider=self._by_provider.evolve(by_provider_put, delete=by_provider_gone),
-            _by_semantic=self._by_semantic.evolve(by_semantic_put, delete=by_semantic_gone),
+            _by_provider=_evolve(self._by_provider, by_provider_put, by_provider_gone),
+            _by_semantic=_evolve(self._by_semantic, by_semantic_put, by_semantic_gone),
         )
 
     # -- lookups -----------------------------------------------------------------------

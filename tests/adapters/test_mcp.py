@@ -377,3 +377,22 @@ def test_mutated_listings_raise_only_schemarouter_errors(data: st.DataObject) ->
         assert registry.snapshot() is before
     else:
         assert registry.snapshot().version == before.version + 1
+
+
+def test_fingerprints_made_once_equal_the_contracts_own() -> None:
+    """The adapter serializes each endpoint once (for the listing's digest and the route's
+    endpoint fingerprint) and the provider and access path once per listing: every route's
+    fingerprints are still exactly the contracts' own."""
+    from schemarouter.fingerprint import fingerprint
+
+    listing = copy.deepcopy(TOOLS)
+    listing["tools"].append({"name": "second", "inputSchema": {"type": "object"}})
+    registration = mcp_tools_registration(listing, provider="Weather")
+    names = [tool["name"] for tool in listing["tools"]]
+    assert len(registration.routes) == len(names) > 1
+    endpoints = sorted((r.endpoint for r in registration.routes), key=lambda e: names.index(e.name))
+    for route in registration.routes:
+        assert route.provider_fingerprint == route.provider.content_fingerprint()
+        assert route.access_fingerprint == route.access.content_fingerprint()
+        assert route.endpoint_fingerprint == route.endpoint.content_fingerprint()
+        assert route.access.document_hash == fingerprint([e.canonical() for e in endpoints])
