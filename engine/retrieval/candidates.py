@@ -18,12 +18,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Route, SourceType, route_sources
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import QueryAnalysis, bind_parameters
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import Candidate, candidate_from_route
+
+if TYPE_CHECKING:  # the index loads where first used (``import schemarouter`` stays light)
+    from schemarouter.index.tokenize import QueryText
 
 __all__ = [
     "FIELD_HITS_PER_ROUTE",
@@ -162,17 +166,19 @@ def build_candidates(
 
 # -- word coverage (a relevance signal) -----------------------------------------------------
 
-#: Routes whose word sets are kept (by route fingerprint) for :func:`coverage`.
+#: Routes whose word sets are kept (by route fingerprint) for :func:`coverage` where the
+#: index cannot say them (a Milvus collection, a training script without an index).
 _TOKEN_CACHE_SIZE = 4096
 _route_tokens: OrderedDict[str, frozenset[str]] = OrderedDict()
 _tokens_lock = threading.Lock()
 
 
-def query_tokens(query: str) -> frozenset[str]:
-    """The request's content words, as the index tokenizes them (stopwords dropped)."""
-    from schemarouter.index.tokenize import DEFAULT_TOKENIZER, tokenize
+def query_tokens(query: str | QueryText) -> frozenset[str]:
+    """The request's content words, as the index tokenizes them (stopwords dropped): the
+    :attr:`~schemarouter.index.tokenize.QueryText.words` of its text."""
+    from schemarouter.index.tokenize import QueryText
 
-    return frozenset(tokenize(query, DEFAULT_TOKENIZER))
+    return QueryText.of(query).words
 
 
 def _tokens_of(route: Route) -> frozenset[str]:
@@ -196,9 +202,15 @@ def _tokens_of(route: Route) -> frozenset[str]:
     return tokens
 
 
-def coverage(tokens: frozenset[str], route: Route) -> float:
+def coverage(tokens: frozenset[str], route: Route, *, index: Any = None) -> float:
     """The share of ``tokens`` (a request's content words) that ``route``'s documents
-    contain: bounded, and comparable across catalogs (0 for a request without words)."""
+    contain: bounded, and comparable across catalogs (0 for a request without words).
+
+    ``index`` (the router's) is asked first for the route's words
+    (``route_words(route)``, the tokens it indexed for that very route); where it has no
+    answer they are tokenized here and kept by route fingerprint."""
     if not tokens:
         return 0.0
-    return len(tokens & _tokens_of(route)) / len(tokens)
+    words = getattr(index, "route_words", None)
+    held = words(route) if callable(words) else None
+    return len(tokens & (held if held is not None else _tokens_of(route))) / len(tokens)
