@@ -103,9 +103,10 @@ class RouteSearch:
 
     def route_words(self, route: Route) -> frozenset[str] | None:
         """The words this index holds for ``route``'s documents, as word coverage reads them
-        (:func:`schemarouter.retrieval.candidates.coverage`, which keeps its own otherwise);
-        ``None`` where they may differ: another version of the route, or documents written
-        or tokenized with other settings than the defaults coverage reads them with."""
+        (:func:`schemarouter.retrieval.candidates.coverage` asks the first time it meets a
+        route, instead of tokenizing its documents again); ``None`` where they may differ:
+        another version of the route, or documents written or tokenized with other
+        settings than the defaults coverage reads them with."""
         s = self.settings
         if s.tokenizer != DEFAULT_TOKENIZER or s.limits != DEFAULT_TEXT_LIMITS:
             return None

@@ -166,8 +166,7 @@ def build_candidates(
 
 # -- word coverage (a relevance signal) -----------------------------------------------------
 
-#: Routes whose word sets are kept (by route fingerprint) for :func:`coverage` where the
-#: index cannot say them (a Milvus collection, a training script without an index).
+#: Routes whose word sets are kept (by route fingerprint) for :func:`coverage`.
 _TOKEN_CACHE_SIZE = 4096
 _route_tokens: OrderedDict[str, frozenset[str]] = OrderedDict()
 _tokens_lock = threading.Lock()
@@ -181,20 +180,23 @@ def query_tokens(query: str | QueryText) -> frozenset[str]:
     return QueryText.of(query).words
 
 
-def _tokens_of(route: Route) -> frozenset[str]:
+def _tokens_of(route: Route, index: Any = None) -> frozenset[str]:
     key = route.fingerprint
     with _tokens_lock:
         found = _route_tokens.get(key)
         if found is not None:
             _route_tokens.move_to_end(key)
             return found
-    from schemarouter.index.documents import route_documents
-    from schemarouter.index.tokenize import DEFAULT_TOKENIZER, tokenize
+    held = getattr(index, "route_words", None)
+    tokens = held(route) if callable(held) else None
+    if tokens is None:  # no index, or one that cannot say (Milvus): tokenized here
+        from schemarouter.index.documents import route_documents
+        from schemarouter.index.tokenize import DEFAULT_TOKENIZER, tokenize
 
-    words: set[str] = set()
-    for doc in route_documents(route):
-        words.update(tokenize(doc.text, DEFAULT_TOKENIZER))
-    tokens = frozenset(words)
+        words: set[str] = set()
+        for doc in route_documents(route):
+            words.update(tokenize(doc.text, DEFAULT_TOKENIZER))
+        tokens = frozenset(words)
     with _tokens_lock:
         _route_tokens[key] = tokens
         while len(_route_tokens) > _TOKEN_CACHE_SIZE:
@@ -206,11 +208,9 @@ def coverage(tokens: frozenset[str], route: Route, *, index: Any = None) -> floa
     """The share of ``tokens`` (a request's content words) that ``route``'s documents
     contain: bounded, and comparable across catalogs (0 for a request without words).
 
-    ``index`` (the router's) is asked first for the route's words
-    (``route_words(route)``, the tokens it indexed for that very route); where it has no
-    answer they are tokenized here and kept by route fingerprint."""
+    A route's words are kept by route fingerprint; the first time a route is asked for,
+    ``index`` (the router's) gives them where it holds them (``route_words(route)``: the
+    tokens it indexed for that very route), else its documents are tokenized here."""
     if not tokens:
         return 0.0
-    words = getattr(index, "route_words", None)
-    held = words(route) if callable(words) else None
-    return len(tokens & (held if held is not None else _tokens_of(route))) / len(tokens)
+    return len(tokens & _tokens_of(route, index)) / len(tokens)

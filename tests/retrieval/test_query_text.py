@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -17,6 +18,7 @@ from schemarouter import SchemaRouter
 from schemarouter.index.documents import route_documents
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.tokenize import DEFAULT_TOKENIZER, QueryText, TokenizerSettings, tokenize
+from schemarouter.retrieval import candidates
 from schemarouter.retrieval.abstention import AbstentionModel
 from schemarouter.retrieval.candidates import coverage, query_tokens
 from schemarouter.retrieval.learned import RankingModel
@@ -81,12 +83,15 @@ def test_a_request_is_tokenized_once_per_retrieve(
     # the module (``schemarouter.index.tokenize`` the attribute is the function)
     module = importlib.import_module("schemarouter.index.tokenize")
     monkeypatch.setattr(module, "unicodedata", Recorder)
+    # no route's words kept yet: coverage reads them from the index, tokenizing nothing
+    monkeypatch.setattr(candidates, "_route_tokens", OrderedDict())
     found = router.retrieve(QUERY, k=5, rerank=False)
     monkeypatch.undo()
     scores = found.candidates[0].scores
     assert "relevance" in scores and "ranking" in scores  # coverage was read, twice
     assert found.signals["known_word_share"] > 0
     assert seen == [QUERY]
+    assert len(candidates._route_tokens) >= 5  # the relevance window's routes, from the index
 
 
 def test_query_text_reads_the_same_tokens_as_the_tokenizer() -> None:
