@@ -19,7 +19,7 @@ import numpy as np
 from schemarouter.index.backend import SearchMode
 from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, DocKind
 from schemarouter.index.encoders.dense import encode_request, query_runner
-from schemarouter.index.fusion import reciprocal_rank_fusion, top_k, weighted_fusion
+from schemarouter.index.fusion import top_k
 from schemarouter.index.settings import RouteHit
 from schemarouter.index.tokenize import DEFAULT_TOKENIZER, QueryText, is_cjk
 from schemarouter.index.workers import in_background
@@ -232,15 +232,7 @@ class RouteSearch:
             last = self._last_vector
             vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
             dense = self._dense_exact(vector, routes)
-            everywhere = np.ones(routes.size, dtype=np.int64)
-            s = self.settings
-            fused = weighted_fusion(
-                [lex, np.maximum(dense, 0.0)],
-                [everywhere, everywhere],
-                weights=[s.lexical_weight, self._dense_weight(text)],
-                normalize=[s.lexical_normalize, s.dense_normalize],
-                floors=[0.0, s.dense_norm_floor],
-            )
+            fused = self.settings.fuse_exact(lex, dense, dense_weight=self._dense_weight(text))
             out[known] = fused
             cosine[known] = dense
         return out, cosine
@@ -432,23 +424,9 @@ class RouteSearch:
             fused = np.where(lex_rank > 0, lex, -np.inf)
         elif mode == "dense":
             fused = np.where(dense_rank > 0, dense, -np.inf)
-        elif s.fusion == "rrf":
-            fused = reciprocal_rank_fusion(
-                [lex_rank, dense_rank],
-                k=s.rrf_k,
-                weights=[s.lexical_weight, self._dense_weight(query)],
-            )
-        else:
-            # Every candidate has both scores (exact dense similarity, full BM25), so the
-            # fusion never treats "not in the other retriever's top list" as a zero.
-            everywhere = np.ones(candidates.size, dtype=np.int64)
-            fused = weighted_fusion(
-                [lex, np.maximum(dense, 0.0)],
-                [everywhere, everywhere],
-                weights=[s.lexical_weight, self._dense_weight(query)],
-                normalize=[s.lexical_normalize, s.dense_normalize],
-                floors=[0.0, s.dense_norm_floor],
-            )
+        else:  # every candidate has both scores (exact dense similarity, full BM25)
+            weight = self._dense_weight(query)
+            fused = s.fuse(lex, dense, (lex_rank, dense_rank), dense_weight=weight)
         best = np.minimum(
             np.where(lex_rank > 0, lex_rank, _FAR), np.where(dense_rank > 0, dense_rank, _FAR)
         )
