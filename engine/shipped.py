@@ -2,19 +2,36 @@
 
 The reranker, the learned ranking stage, the encoder and the encoder's cross-lingual bridge
 each load once per process (an onnxruntime session, a few MB of arrays) and every router
-shares that one (:func:`load_once`); a model passed to a router explicitly is its own.
-:func:`shipped_folder` says whether a model is there at all (a checkout may lack one).
+shares that one (:func:`load_once`, :func:`shipped_model`); a model passed to a router
+explicitly is its own. :func:`shipped_folder` says whether a model is there at all (a
+checkout may lack one).
+
+A model folder holds its files and a ``card.json``; what the model classes read of it alike
+is here: the files a folder must hold (:func:`check_folder`), the card (:func:`read_card`),
+the name and digest a model is known by (:func:`card_identity`) and whether the router turns
+it on by default (:func:`off_by_default`).
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["load_once", "shipped_folder"]
+from schemarouter.errors import ModelError
+
+__all__ = [
+    "card_identity",
+    "check_folder",
+    "load_once",
+    "off_by_default",
+    "read_card",
+    "shipped_folder",
+    "shipped_model",
+]
 
 T = TypeVar("T")
 
@@ -40,3 +57,47 @@ def load_once(key: str, load: Callable[[], T]) -> T:
             _LOADED[key] = load()
         value: T = _LOADED[key]
         return value
+
+
+def shipped_model(key: str, files: Iterable[str], load: Callable[[Path], T]) -> T | None:
+    """``load`` of the shipped folder ``schemarouter.models/<key>``, once per process
+    (:func:`load_once`), or ``None`` where the folder lacks one of ``files``."""
+
+    def first() -> T | None:
+        folder = shipped_folder(key, files)
+        return None if folder is None else load(folder)
+
+    return load_once(key, first)
+
+
+def check_folder(folder: Any, files: Iterable[str], *, what: str, hint: str) -> None:
+    """Raise :class:`~schemarouter.errors.ModelError` naming the ``files`` ``folder`` lacks
+    (``what``: the model, as in "the reranker folder lacks ...")."""
+    missing = [name for name in files if not folder.joinpath(name).is_file()]
+    if missing:
+        raise ModelError(
+            f"the {what} folder lacks {', '.join(missing)}", where=str(folder), hint=hint
+        )
+
+
+def read_card(folder: Any) -> dict[str, Any]:
+    """The folder's ``card.json`` (``OSError`` and ``ValueError`` are the caller's to word)."""
+    card: dict[str, Any] = json.loads(folder.joinpath("card.json").read_text("utf-8"))
+    return card
+
+
+def card_identity(card: dict[str, Any], name: str, *, digits: int = 12) -> str:
+    """``name:digest`` of a model from its card (its ``name``, else ``name``; the first
+    ``digits`` of its ``model_sha256``, where it has one)."""
+    digest = str(card.get("model_sha256", ""))[:digits]
+    named = str(card.get("name", name))
+    return f"{named}:{digest}" if digest else named
+
+
+def off_by_default(card: dict[str, Any], *, on: bool) -> str:
+    """Why ``SchemaRouter()`` leaves the model off (``""``: it is on), from the card's
+    ``router_default`` (``on``: what a card that does not say means)."""
+    default = card.get("router_default") or {}
+    if default.get("on", on):
+        return ""
+    return str(default.get("why") or "the model's card turns it off by default")

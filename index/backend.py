@@ -17,6 +17,10 @@ What the router needs from an index, and nothing more (:class:`RouteIndex`):
   :class:`RouteFilter` keeps only routes of some providers, effects, source types or access
   kinds, inside the index (so ``k`` routes still come back).
 * ``known_token_share(query)``: the abstention feature read from the lexical vocabulary.
+
+``search`` and ``known_token_share`` take the request's text or its
+:class:`~schemarouter.index.tokenize.QueryText` (the router makes one per request, so the
+request is tokenized once for the search, the known-word share and the word coverage).
 * ``check_current(snapshot)``, ``describe()``, ``encoder_identity``, ``registry_fingerprint``.
 
 An index that must first be attached to a registry (a Milvus collection named by a URI)
@@ -38,6 +42,7 @@ from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 if TYPE_CHECKING:
     from schemarouter.index.cache import EmbeddingCache, EmbedStats
     from schemarouter.index.encoders.dense import Encoder
+    from schemarouter.index.tokenize import QueryText
 
 __all__ = [
     "MILVUS_SCHEMES",
@@ -143,14 +148,14 @@ class RouteIndex(Protocol):
 
     def search(
         self,
-        query: str,
+        query: str | QueryText,
         *,
         k: int = 50,
         mode: SearchMode = "hybrid",
         filters: RouteFilter | None = None,
     ) -> list[RouteHit]: ...
 
-    def known_token_share(self, query: str) -> float: ...
+    def known_token_share(self, query: str | QueryText) -> float: ...
 
     def check_current(self, snapshot: RegistrySnapshot) -> None: ...
 

@@ -33,7 +33,7 @@ passes (about 0.2 s for 600k documents), so results always equal a full rebuild.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -194,6 +194,14 @@ class LexicalIndex:
             self.refresh()
         tid = self.vocab.get(token)
         return 0 if tid is None else int(self._df[tid])
+
+    def terms_of(self, rows: Iterable[int]) -> frozenset[str]:
+        """The distinct terms of the documents ``rows`` (the tokens they were added with)."""
+        indptr, indices, terms = self._tf.indptr, self._tf.indices, self.terms
+        found: set[str] = set()
+        for row in rows:
+            found.update(map(terms.__getitem__, indices[indptr[row] : indptr[row + 1]].tolist()))
+        return frozenset(found)
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray | None:
         """BM25 score of every row for ``tokens``; ``None`` when no token is known."""

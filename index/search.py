@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from schemarouter.index.backend import SearchMode
-from schemarouter.index.documents import DocKind
+from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, DocKind
 from schemarouter.index.encoders.dense import encode_request, query_runner
-from schemarouter.index.fusion import reciprocal_rank_fusion, top_k, weighted_fusion
+from schemarouter.index.fusion import top_k
 from schemarouter.index.settings import RouteHit
-from schemarouter.index.tokenize import is_cjk, tokenize
+from schemarouter.index.tokenize import DEFAULT_TOKENIZER, QueryText, is_cjk
 from schemarouter.index.workers import in_background
 
 if TYPE_CHECKING:
@@ -62,6 +62,7 @@ class RouteSearch:
     _vectors: tuple[VectorSet, VectorSet]
     _route_ids: list[str]
     _route_row: dict[str, int]
+    _route_fps: list[str]
     _route_fields: list[tuple[str, ...]]
     _routes: list[Route]
     _doc_route: np.ndarray
@@ -88,17 +89,35 @@ class RouteSearch:
     def _query_vector(self, text: str) -> np.ndarray:
         return encode_request(self.encoder, text)
 
-    def known_token_share(self, query: str) -> float:
+    def known_token_share(self, query: str | QueryText) -> float:
         """Share of the query's tokens that occur in some indexed document (0 if none).
 
         A cheap out-of-domain signal for abstention: a request in words the catalog never
         uses has a share near 0.
         """
-        tokens = tokenize(query, self.settings.tokenizer)
+        tokens = QueryText.of(query).tokens_for(self.settings.tokenizer)
         if not tokens:
             return 0.0
         with self._lock:
             return sum(1 for t in tokens if self._lexical.document_frequency(t) > 0) / len(tokens)
+
+    def route_words(self, route: Route) -> frozenset[str] | None:
+        """The words this index holds for ``route``'s documents, as word coverage reads them
+        (:func:`schemarouter.retrieval.candidates.coverage` asks the first time it meets a
+        route, instead of tokenizing its documents again); ``None`` where they may differ:
+        another version of the route, or documents written or tokenized with other
+        settings than the defaults coverage reads them with."""
+        s = self.settings
+        if s.tokenizer != DEFAULT_TOKENIZER or s.limits != DEFAULT_TEXT_LIMITS:
+            return None
+        with self._lock:
+            if not self._derived_ok:
+                self._finish()
+            row = self._route_row.get(route.route_id)
+            if row is None or self._route_fps[row] != route.fingerprint:
+                return None
+            indptr, members = self._route_docs
+            return self._lexical.terms_of(members[indptr[row] : indptr[row + 1]].tolist())
 
     def _allowed(self, filters: RouteFilter | None) -> np.ndarray | None:
         """Which route rows ``filters`` lets through (``None``: all of them)."""
@@ -112,7 +131,7 @@ class RouteSearch:
 
     def search(
         self,
-        query: str,
+        query: str | QueryText,
         *,
         k: int = 50,
         mode: SearchMode = "hybrid",
@@ -127,7 +146,10 @@ class RouteSearch:
         the caller's to run there, started once the request is tokenized (the router's
         query analysis); it runs exactly once, on the worker or, where the search has no
         encoding to hide it behind, here before the search returns. Its return value is
-        dropped: it reports through a closure."""
+        dropped: it reports through a closure. ``query`` is the text or its
+        :class:`~schemarouter.index.tokenize.QueryText` (tokenized once for every reader)."""
+        text = QueryText.of(query)
+        query = text.text
         if mode not in ("hybrid", "lexical", "dense"):
             raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
         with self._lock:
@@ -151,14 +173,14 @@ class RouteSearch:
             vector = None
             if mode == "lexical":
                 _run(beside)
-                lex_top, weighted = self._lexical_routes(query, depth, lex_fields, allowed)
+                lex_top, weighted = self._lexical_routes(text, depth, lex_fields, allowed)
             else:
                 # tokenized here; then BM25 and ``beside`` start on worker threads, and the
                 # model call below runs while they do
                 run = query_runner(self.encoder, query)
                 lexical = None
                 if mode == "hybrid":
-                    lexical = in_background(self._lexical_routes, query, depth, lex_fields, allowed)
+                    lexical = in_background(self._lexical_routes, text, depth, lex_fields, allowed)
                 if beside is not None:
                     in_background(beside)
                 vector = run()
@@ -210,15 +232,7 @@ class RouteSearch:
             last = self._last_vector
             vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
             dense = self._dense_exact(vector, routes)
-            everywhere = np.ones(routes.size, dtype=np.int64)
-            s = self.settings
-            fused = weighted_fusion(
-                [lex, np.maximum(dense, 0.0)],
-                [everywhere, everywhere],
-                weights=[s.lexical_weight, self._dense_weight(text)],
-                normalize=[s.lexical_normalize, s.dense_normalize],
-                floors=[0.0, s.dense_norm_floor],
-            )
+            fused = self.settings.fuse_exact(lex, dense, dense_weight=self._dense_weight(text))
             out[known] = fused
             cosine[known] = dense
         return out, cosine
@@ -250,15 +264,15 @@ class RouteSearch:
         known = np.array([i for i, row in enumerate(rows) if row >= 0], dtype=np.int64)
         return known, np.array([rows[i] for i in known], dtype=np.int64)
 
-    def _lexical_scores(self, query: str) -> tuple[np.ndarray, np.ndarray] | None:
+    def _lexical_scores(self, query: str | QueryText) -> tuple[np.ndarray, np.ndarray] | None:
         """Every document's BM25 score for ``query``, raw and with field documents weighted
         (``None`` when no query term is indexed)."""
-        raw = self._lexical.scores(tokenize(query, self.settings.tokenizer))
+        raw = self._lexical.scores(QueryText.of(query).tokens_for(self.settings.tokenizer))
         return None if raw is None else (raw, raw * self._doc_weight)
 
     def _lexical_routes(
         self,
-        query: str,
+        query: str | QueryText,
         depth: int,
         fields: dict[int, int],
         allowed: np.ndarray | None = None,
@@ -271,8 +285,9 @@ class RouteSearch:
         scores at least its endpoint document, so any lower bound of the ``depth``-th best
         endpoint score bounds the ``depth``-th best route, and only documents scoring at
         least that can decide the top (:func:`_kth_lower_bound`)."""
+        query = QueryText.of(query)
         scored = self._lexical_scores(query)
-        self._last_lexical = (query, scored)
+        self._last_lexical = (query.text, scored)
         if scored is None:
             return EMPTY, None
         raw, weighted = scored
@@ -409,23 +424,9 @@ class RouteSearch:
             fused = np.where(lex_rank > 0, lex, -np.inf)
         elif mode == "dense":
             fused = np.where(dense_rank > 0, dense, -np.inf)
-        elif s.fusion == "rrf":
-            fused = reciprocal_rank_fusion(
-                [lex_rank, dense_rank],
-                k=s.rrf_k,
-                weights=[s.lexical_weight, self._dense_weight(query)],
-            )
-        else:
-            # Every candidate has both scores (exact dense similarity, full BM25), so the
-            # fusion never treats "not in the other retriever's top list" as a zero.
-            everywhere = np.ones(candidates.size, dtype=np.int64)
-            fused = weighted_fusion(
-                [lex, np.maximum(dense, 0.0)],
-                [everywhere, everywhere],
-                weights=[s.lexical_weight, self._dense_weight(query)],
-                normalize=[s.lexical_normalize, s.dense_normalize],
-                floors=[0.0, s.dense_norm_floor],
-            )
+        else:  # every candidate has both scores (exact dense similarity, full BM25)
+            weight = self._dense_weight(query)
+            fused = s.fuse(lex, dense, (lex_rank, dense_rank), dense_weight=weight)
         best = np.minimum(
             np.where(lex_rank > 0, lex_rank, _FAR), np.where(dense_rank > 0, dense_rank, _FAR)
         )

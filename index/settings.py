@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, TextLimits
 from schemarouter.index.encoders.dense import (
     DEFAULT_EF_CONSTRUCTION,
@@ -24,6 +26,8 @@ from schemarouter.index.fusion import (
     DEFAULT_LEXICAL_WEIGHT,
     DEFAULT_RRF_K,
     FusionMethod,
+    reciprocal_rank_fusion,
+    weighted_fusion,
 )
 from schemarouter.index.lexical import BM25Params
 from schemarouter.index.tokenize import DEFAULT_TOKENIZER, TokenizerSettings
@@ -112,3 +116,37 @@ class IndexSettings:
         if "limits" in values:
             values["limits"] = TextLimits(**values["limits"])
         return cls(**values)
+
+    # -- fusion with these settings (the in-process index and Milvus's "router" fusion) --
+
+    def fuse(
+        self,
+        lexical: np.ndarray,
+        dense: np.ndarray,
+        ranks: tuple[np.ndarray, np.ndarray],
+        *,
+        dense_weight: float,
+    ) -> np.ndarray:
+        """The fused score of each candidate: reciprocal rank fusion of its two ``ranks``
+        (lexical, dense; 0: not retrieved) where :attr:`fusion` is ``"rrf"``, else
+        :meth:`fuse_exact` of its scores. ``dense_weight``: the request's (scaled down for
+        scripts the encoder cannot read)."""
+        if self.fusion == "rrf":
+            return reciprocal_rank_fusion(
+                list(ranks), k=self.rrf_k, weights=[self.lexical_weight, dense_weight]
+            )
+        return self.fuse_exact(lexical, dense, dense_weight=dense_weight)
+
+    def fuse_exact(
+        self, lexical: np.ndarray, dense: np.ndarray, *, dense_weight: float
+    ) -> np.ndarray:
+        """Weighted fusion of candidates that each have both scores (full BM25, exact dense
+        similarity), so "not in the other retriever's top list" is never read as a zero."""
+        everywhere = np.ones(len(lexical), dtype=np.int64)
+        return weighted_fusion(
+            [lexical, np.maximum(dense, 0.0)],
+            [everywhere, everywhere],
+            weights=[self.lexical_weight, dense_weight],
+            normalize=[self.lexical_normalize, self.dense_normalize],
+            floors=[0.0, self.dense_norm_floor],
+        )

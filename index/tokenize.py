@@ -26,11 +26,12 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 __all__ = [
     "DEFAULT_TOKENIZER",
     "STOPWORDS",
+    "QueryText",
     "TokenizerSettings",
     "is_cjk",
     "tokenize",
@@ -243,6 +244,44 @@ def tokenize(text: str, settings: TokenizerSettings = DEFAULT_TOKENIZER) -> list
     for word in _WORD.findall(text):
         tokens.extend(word_tokens(word))
     return tokens
+
+
+@dataclass(frozen=True, eq=False)
+class QueryText:
+    """A request's text and its tokens, tokenized once.
+
+    The router makes one per request (``Ranker.rank``) and hands it to every reader of the
+    request's words: the index's BM25 search and known-word share
+    (:meth:`~schemarouter.index.backend.RouteIndex.search`,
+    :meth:`~schemarouter.index.backend.RouteIndex.known_token_share`) and the word coverage
+    of each candidate (:func:`schemarouter.retrieval.candidates.coverage`). ``tokens`` are the
+    text's tokens under ``settings``; a reader with other settings gets its own
+    (:meth:`tokens_for`, tokenized again: a different tokenizer, different tokens).
+    """
+
+    text: str
+    tokens: tuple[str, ...]
+    settings: TokenizerSettings = DEFAULT_TOKENIZER
+
+    @classmethod
+    def of(
+        cls, query: str | QueryText, settings: TokenizerSettings = DEFAULT_TOKENIZER
+    ) -> QueryText:
+        """``query`` as it is where it already is one, else its text tokenized once."""
+        if isinstance(query, QueryText):
+            return query
+        return cls(query, tuple(tokenize(query, settings)), settings)
+
+    def tokens_for(self, settings: TokenizerSettings) -> tuple[str, ...]:
+        """The text's tokens under ``settings`` (the ones held where they are these)."""
+        if settings == self.settings:
+            return self.tokens
+        return tuple(tokenize(self.text, settings))
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """The distinct content words under :data:`DEFAULT_TOKENIZER` (word coverage)."""
+        return frozenset(self.tokens_for(DEFAULT_TOKENIZER))
 
 
 @lru_cache(maxsize=16)

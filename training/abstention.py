@@ -42,7 +42,12 @@ from typing import Any
 import numpy as np
 
 from schemarouter.fingerprint import fingerprint
-from schemarouter.retrieval.abstention import AbstentionModel, Calibration, relevance_features
+from schemarouter.retrieval.abstention import (
+    RELEVANCE_FEATURES,
+    AbstentionModel,
+    Calibration,
+    relevance_features,
+)
 from schemarouter.retrieval.candidates import coverage, query_tokens
 
 __all__ = ["OFF_CATALOG_SOURCES", "calibration_sets", "fit_abstention", "main"]
@@ -53,16 +58,9 @@ logger = logging.getLogger(__name__)
 OFF_CATALOG_SOURCES = ("tldr", "gorilla_apibench", "sgd", "tau_bench")
 #: Pairs of those whose domains meet (SGD has flights and shops, tau-bench airline and retail).
 _MEETING = {frozenset({"sgd", "tau_bench"})}
-#: Features of each variant.
-RERANKED_FEATURES = (
-    "rerank",
-    "dense",
-    "coverage",
-    "known_word_share",
-    "resolved_fields",
-    "query_values",
-)
-FUSION_FEATURES = ("dense", "coverage", "known_word_share", "resolved_fields", "query_values")
+#: Features of each variant: every relevance feature, and all but the reranker's logit.
+RERANKED_FEATURES = RELEVANCE_FEATURES
+FUSION_FEATURES = tuple(name for name in RELEVANCE_FEATURES if name != "rerank")
 
 
 def _bundled_negatives() -> list[str]:

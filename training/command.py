@@ -71,6 +71,15 @@ def add_output_arguments(parser: argparse.ArgumentParser, *, out_help: str, work
     parser.add_argument("--work", default=None, help=work_help)
 
 
+def add_settings_arguments(parser: argparse.ArgumentParser, defaults: Any, names: str) -> None:
+    """``--name-in-dashes`` for each of ``names`` (space-separated), a field of the settings
+    dataclass ``defaults``: the value's type and the default from there (int, float or str
+    fields), in the order given."""
+    for name in names.split():
+        value = getattr(defaults, name)
+        parser.add_argument("--" + name.replace("_", "-"), type=type(value), default=value)
+
+
 def add_base_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base", default=None, help="base model folder (packaged MiniLM)")
 

@@ -50,6 +50,7 @@ from schemarouter.training.command import (
     add_budget_arguments,
     add_output_arguments,
     add_run_arguments,
+    add_settings_arguments,
     base_dir,
     file_sha256,
     run_command,
@@ -352,10 +353,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "train-encoder model folder",
     )
     add_base_argument(parser)
-    parser.add_argument("--epochs", type=float, default=d.epochs)
-    parser.add_argument("--batch-size", type=int, default=d.batch_size)
-    parser.add_argument("--lr", type=float, default=d.lr)
-    parser.add_argument("--max-seq-length", type=int, default=d.max_seq_length)
+    add_settings_arguments(parser, d, "epochs batch_size lr max_seq_length")
     parser.add_argument("--layers", type=int, default=d.layers, help="layers kept (tests: 1)")
     parser.add_argument("--no-bf16", dest="bf16", action="store_false")
     add_budget_arguments(parser, checkpoint_steps=100)

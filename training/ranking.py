@@ -49,6 +49,7 @@ from schemarouter.training.command import (
     TOOLTRAIN_ATTRIBUTION,
     add_output_arguments,
     add_progress_argument,
+    add_settings_arguments,
     file_sha256,
     progress_bar,
     run_command,
@@ -364,12 +365,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--composed", type=int, default=800)
     parser.add_argument("--distractors", type=int, default=1500, help="seeded tools per source")
     parser.add_argument("--dev", nargs="*", default=list(DEV_SUITES))
-    parser.add_argument("--window", type=int, default=d.window)
-    parser.add_argument("--max-iter", type=int, default=d.max_iter)
-    parser.add_argument("--learning-rate", type=float, default=d.learning_rate)
-    parser.add_argument("--max-leaf-nodes", type=int, default=d.max_leaf_nodes)
-    parser.add_argument("--min-samples-leaf", type=int, default=d.min_samples_leaf)
-    parser.add_argument("--seed", type=int, default=d.seed)
+    add_settings_arguments(
+        parser, d, "window max_iter learning_rate max_leaf_nodes min_samples_leaf seed"
+    )
     parser.add_argument(
         "--on",
         default=None,

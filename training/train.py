@@ -56,6 +56,7 @@ from schemarouter.training.command import (
     add_budget_arguments,
     add_output_arguments,
     add_run_arguments,
+    add_settings_arguments,
     base_dir,
     file_sha256,
     progress_bar,
@@ -432,16 +433,11 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
         "packaged MiniLM), hashing, or an encoder folder",
     )
     add_base_argument(parser)
-    parser.add_argument("--layers", type=int, default=d.layers)
-    parser.add_argument("--epochs", type=int, default=d.epochs)
-    parser.add_argument("--lr", type=float, default=d.lr)
-    parser.add_argument("--batch-groups", type=int, default=d.batch_groups)
-    parser.add_argument("--negatives", type=int, default=d.negatives)
-    parser.add_argument("--max-length", type=int, default=d.max_length)
-    parser.add_argument("--query-tokens", type=int, default=d.query_tokens)
-    parser.add_argument("--route-chars", type=int, default=d.route_chars)
+    add_settings_arguments(
+        parser, d, "layers epochs lr batch_groups negatives max_length query_tokens route_chars"
+    )
     parser.add_argument("--head", default=d.head, choices=["cls", "segment"])
-    parser.add_argument("--head-lr-scale", type=float, default=d.head_lr_scale)
+    add_settings_arguments(parser, d, "head_lr_scale")
     parser.add_argument(
         "--fusion-weight",
         type=float,

@@ -23,6 +23,7 @@ from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any
 from schemarouter.contracts import Effect, Provider, Registration
 from schemarouter.errors import MissingDependencyError, RegistrationError, require
+from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -33,8 +34,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Seconds allowed to start a server, initialize and list every page of tools.
-DEFAULT_TIMEOUT = 30.0
+#: Seconds allowed to start a server, initialize and list every page of tools (the one
+#: default of every MCP session).
+DEFAULT_TIMEOUT = DEFAULT_OPEN_TIMEOUT
 _MAX_PAGES = 100
 
 
@@ -99,6 +101,28 @@ async def list_mcp_tools(
     return tools
 
 
+def _registration(
+    tools: list[Any],
+    label: str,
+    *,
+    provider: str | Provider,
+    trusted: bool,
+    access_id: str,
+    **options: Any,
+) -> Registration:
+    """A live server's ``tools`` compiled: the server and the source are named by ``label``
+    (its URL or command line); ``options`` go to :func:`mcp_tools_registration`."""
+    return mcp_tools_registration(
+        tools,
+        provider=provider,
+        server=label,
+        trusted=trusted,
+        access_id=access_id,
+        source=f"mcp:{label}",
+        **options,
+    )
+
+
 async def _all_pages(list_tools: Any) -> list[Any]:
     tools: list[Any] = []
     cursor: str | None = None
@@ -148,14 +172,12 @@ async def mcp_server_registration(
 ) -> Registration:
     """List a live server's tools (stdio command or streamable HTTP URL) and compile them."""
     tools = await list_mcp_tools(server, env=env, cwd=cwd, timeout=timeout)
-    label = _describe_server(server)
-    return mcp_tools_registration(
+    return _registration(
         tools,
+        _describe_server(server),
         provider=provider,
-        server=label,
         trusted=trusted,
         access_id=access_id,
-        source=f"mcp:{label}",
         limits=limits,
     )
 
@@ -197,13 +219,12 @@ def attach_mcp_server(
     )
 
     def registration_of(tools: list[Any]) -> Registration:
-        return mcp_tools_registration(
+        return _registration(
             tools,
+            label,
             provider=provider,
-            server=label,
             trusted=trusted,
             access_id=access_id,
-            source=f"mcp:{label}",
             default_effect=default_effect,
             effect_overrides=effect_overrides,
         )

@@ -59,7 +59,14 @@ from schemarouter.execution.invokers.payload import Sleep
 from schemarouter.execution.loop import Op, Run
 from schemarouter.execution.policy import monitor_for
 from schemarouter.execution.results import CallResult, ExecutionResult
-from schemarouter.planning.planner import Coverage, Plan, PlanRequest, PlanStep, typed_fields
+from schemarouter.planning.planner import (
+    Coverage,
+    Plan,
+    PlanRequest,
+    PlanStep,
+    route_identity,
+    typed_fields,
+)
 from schemarouter.registry.http_body import FRESH_CONNECTIONS
 from schemarouter.registry.registry import RegistrySnapshot
 
@@ -275,10 +282,7 @@ def call_plan(
             hint=f"Its fields: {', '.join(known[:40]) or 'none (call it without fields)'}",
         )
     step = PlanStep(
-        route_id=route.route_id,
-        fingerprint=route.fingerprint,
-        provider=route.provider.id,
-        endpoint=route.endpoint.name,
+        **route_identity(route),
         fields=names,
         covers=(),
         arguments=dict(arguments),

@@ -61,7 +61,7 @@ from schemarouter.execution.results import (
     FieldValue,
     StepResult,
 )
-from schemarouter.planning.planner import Plan
+from schemarouter.planning.planner import Plan, route_identity
 
 __all__ = ["Op", "Run"]
 
@@ -200,10 +200,7 @@ class Run:
                 raise error
             status = "fallback" if delivered else "failed"
         return StepResult(
-            route_id=route.route_id,
-            fingerprint=route.fingerprint,
-            provider=route.provider.id,
-            endpoint=route.endpoint.name,
+            **route_identity(route),
             status=status,
             fields=values,
             arguments=g.arguments,

@@ -53,6 +53,7 @@ __all__ = [
     "PlanStep",
     "plan_routes",
     "project_fields",
+    "route_identity",
 ]
 
 ProjectionMode = Literal["recall", "minimal"]
@@ -87,7 +88,19 @@ class Binding(_Frozen):
     thing: str = ""
 
 
+def route_identity(route: Route) -> dict[str, str]:
+    """How a plan step and its result name their route: ``route_id``, ``fingerprint``,
+    ``provider`` (its id) and ``endpoint`` (its name)."""
+    return {
+        "route_id": route.route_id,
+        "fingerprint": route.fingerprint,
+        "provider": route.provider.id,
+        "endpoint": route.endpoint.name,
+    }
+
+
 class PlanStep(_Frozen):
+    #: Which route (:func:`route_identity`).
     route_id: str
     fingerprint: str
     provider: str
@@ -508,10 +521,7 @@ def _make_step(
 ) -> PlanStep:
     arguments = fill_arguments(route, request.query, values)
     return PlanStep(
-        route_id=route.route_id,
-        fingerprint=route.fingerprint,
-        provider=route.provider.id,
-        endpoint=route.endpoint.name,
+        **route_identity(route),
         fields=fields,
         covers=covers,
         arguments=arguments,

@@ -13,14 +13,15 @@ without a cycle (each definition referring twice to the next) have no cycle to s
 they are refused as before, in milliseconds.
 
 The helpers here are pure functions over JSON: which references lie on a cycle
-(:func:`cyclic_pointers`), which ``$defs`` a schema uses (:func:`used_defs`), a sub-schema
-made to stand alone (:func:`attach_defs`) and a parameter's ``$defs`` moved to the root of
-the schema that holds it (:func:`hoist_defs`).
+(:func:`cyclic_pointers`, over :func:`strong_components`, which the import-graph check of
+``training.bench.imports`` reads too), which ``$defs`` a schema uses (:func:`used_defs`), a
+sub-schema made to stand alone (:func:`attach_defs`) and a parameter's ``$defs`` moved to
+the root of the schema that holds it (:func:`hoist_defs`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from typing import Any
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "def_name",
     "hoist_defs",
     "local_refs",
+    "strong_components",
     "used_defs",
 ]
 
@@ -51,20 +53,23 @@ def local_refs(node: Any) -> Iterable[str]:
             todo.extend(item)
 
 
-def cyclic_pointers(
-    start: Iterable[str], edges: Callable[[str], Iterable[str]], known: dict[str, bool]
-) -> None:
-    """Mark in ``known`` (pointer -> on a cycle) every pointer reachable from ``start``:
-    Tarjan's strongly connected components, iterative; a pointer is on a cycle when its
-    component has two members or it refers to itself. Pointers already in ``known`` are
-    not visited again (a component is complete once found)."""
+def strong_components(
+    start: Iterable[str],
+    edges: Callable[[str], Iterable[str]],
+    *,
+    skip: Container[str] = (),
+) -> Iterator[list[str]]:
+    """The strongly connected components reachable from ``start`` (Tarjan's, iterative: no
+    recursion limit), each as soon as it is complete, its root last. Nodes in ``skip`` are
+    neither visited nor followed; it is read as the search goes, so a caller may add the
+    members of each component to it before the next is found."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
     counter = 0
     for root in start:
-        if root in known or root in index:
+        if root in skip or root in index:
             continue
         work: list[tuple[str, Any]] = [(root, None)]
         while work:
@@ -74,7 +79,7 @@ def cyclic_pointers(
                 counter += 1
                 stack.append(node)
                 on_stack.add(node)
-                children = iter([c for c in edges(node) if c not in known])
+                children = iter([c for c in edges(node) if c not in skip])
                 work[-1] = (node, children)
             advanced = False
             for child in children:
@@ -98,9 +103,21 @@ def cyclic_pointers(
                     members.append(member)
                     if member == node:
                         break
-                looped = len(members) > 1 or node in set(edges(node))
-                for member in members:
-                    known[member] = looped
+                yield members
+
+
+def cyclic_pointers(
+    start: Iterable[str], edges: Callable[[str], Iterable[str]], known: dict[str, bool]
+) -> None:
+    """Mark in ``known`` (pointer -> on a cycle) every pointer reachable from ``start``
+    (:func:`strong_components`); a pointer is on a cycle when its component has two members
+    or it refers to itself. Pointers already in ``known`` are not visited again (a
+    component is complete once found)."""
+    for members in strong_components(start, edges, skip=known):
+        node = members[-1]
+        looped = len(members) > 1 or node in set(edges(node))
+        for member in members:
+            known[member] = looped
 
 
 def def_name(pointer: str, taken: Iterable[str]) -> str:

@@ -35,24 +35,26 @@ from schemarouter.shipped import shipped_folder
 
 __all__ = [
     "ABSTENTION_FEATURES",
+    "RELEVANCE_FEATURES",
     "AbstentionModel",
     "Calibration",
     "abstention_features",
     "relevance_features",
 ]
 
-#: Feature names a model may use, each computed by :func:`relevance_features` (or, for the
-#: first format's query-level ones, :func:`abstention_features`).
-ABSTENTION_FEATURES = (
+#: What a relevance model reads of a candidate and its request (:func:`relevance_features`;
+#: ``rerank`` only in the variant fitted on reranked lists).
+RELEVANCE_FEATURES = (
     "rerank",
     "dense",
     "coverage",
     "known_word_share",
     "resolved_fields",
     "query_values",
-    "top_dense",
-    "top_lexical",
 )
+#: Feature names a model may use, each computed by :func:`relevance_features` (or, for the
+#: first format's query-level ones, :func:`abstention_features`).
+ABSTENTION_FEATURES = (*RELEVANCE_FEATURES, "top_dense", "top_lexical")
 
 DEFAULT_ABSTENTION_FILE = "abstention.json"
 

@@ -18,12 +18,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Route, SourceType, route_sources
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import QueryAnalysis, bind_parameters
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import Candidate, candidate_from_route
+
+if TYPE_CHECKING:  # the index loads where first used (``import schemarouter`` stays light)
+    from schemarouter.index.tokenize import QueryText
 
 __all__ = [
     "FIELD_HITS_PER_ROUTE",
@@ -168,27 +172,31 @@ _route_tokens: OrderedDict[str, frozenset[str]] = OrderedDict()
 _tokens_lock = threading.Lock()
 
 
-def query_tokens(query: str) -> frozenset[str]:
-    """The request's content words, as the index tokenizes them (stopwords dropped)."""
-    from schemarouter.index.tokenize import DEFAULT_TOKENIZER, tokenize
+def query_tokens(query: str | QueryText) -> frozenset[str]:
+    """The request's content words, as the index tokenizes them (stopwords dropped): the
+    :attr:`~schemarouter.index.tokenize.QueryText.words` of its text."""
+    from schemarouter.index.tokenize import QueryText
 
-    return frozenset(tokenize(query, DEFAULT_TOKENIZER))
+    return QueryText.of(query).words
 
 
-def _tokens_of(route: Route) -> frozenset[str]:
+def _tokens_of(route: Route, index: Any = None) -> frozenset[str]:
     key = route.fingerprint
     with _tokens_lock:
         found = _route_tokens.get(key)
         if found is not None:
             _route_tokens.move_to_end(key)
             return found
-    from schemarouter.index.documents import route_documents
-    from schemarouter.index.tokenize import DEFAULT_TOKENIZER, tokenize
+    held = getattr(index, "route_words", None)
+    tokens = held(route) if callable(held) else None
+    if tokens is None:  # no index, or one that cannot say (Milvus): tokenized here
+        from schemarouter.index.documents import route_documents
+        from schemarouter.index.tokenize import DEFAULT_TOKENIZER, tokenize
 
-    words: set[str] = set()
-    for doc in route_documents(route):
-        words.update(tokenize(doc.text, DEFAULT_TOKENIZER))
-    tokens = frozenset(words)
+        words: set[str] = set()
+        for doc in route_documents(route):
+            words.update(tokenize(doc.text, DEFAULT_TOKENIZER))
+        tokens = frozenset(words)
     with _tokens_lock:
         _route_tokens[key] = tokens
         while len(_route_tokens) > _TOKEN_CACHE_SIZE:
@@ -196,9 +204,13 @@ def _tokens_of(route: Route) -> frozenset[str]:
     return tokens
 
 
-def coverage(tokens: frozenset[str], route: Route) -> float:
+def coverage(tokens: frozenset[str], route: Route, *, index: Any = None) -> float:
     """The share of ``tokens`` (a request's content words) that ``route``'s documents
-    contain: bounded, and comparable across catalogs (0 for a request without words)."""
+    contain: bounded, and comparable across catalogs (0 for a request without words).
+
+    A route's words are kept by route fingerprint; the first time a route is asked for,
+    ``index`` (the router's) gives them where it holds them (``route_words(route)``: the
+    tokens it indexed for that very route), else its documents are tokenized here."""
     if not tokens:
         return 0.0
-    return len(tokens & _tokens_of(route)) / len(tokens)
+    return len(tokens & _tokens_of(route, index)) / len(tokens)

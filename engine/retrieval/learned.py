@@ -15,7 +15,6 @@ fusion's order, so nothing a retriever found is ever dropped.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,13 @@ import numpy as np
 
 from schemarouter.errors import ModelError
 from schemarouter.retrieval.window import FEATURES
-from schemarouter.shipped import load_once, shipped_folder
+from schemarouter.shipped import (
+    card_identity,
+    check_folder,
+    off_by_default,
+    read_card,
+    shipped_model,
+)
 
 __all__ = ["DEFAULT_RANKING_WINDOW", "RankingModel", "TreeEnsemble"]
 
@@ -107,17 +112,14 @@ class RankingModel:
 
     def __init__(self, path: str | Path | Any) -> None:
         self.path = Path(path) if isinstance(path, str) else path
-        missing = [name for name in MODEL_FILES if not self.path.joinpath(name).is_file()]
-        if missing:
-            raise ModelError(
-                f"the ranking model folder lacks {', '.join(missing)}",
-                where=str(self.path),
-                hint="Train one with `python -m schemarouter.training.ranking --out FOLDER`",
-            )
+        check_folder(
+            self.path,
+            MODEL_FILES,
+            what="ranking model",
+            hint="Train one with `python -m schemarouter.training.ranking --out FOLDER`",
+        )
         try:
-            self.card: dict[str, Any] = json.loads(
-                self.path.joinpath("card.json").read_text("utf-8")
-            )
+            self.card = read_card(self.path)
             features = tuple(self.card["features"])
             with (
                 self.path.joinpath("trees.npz").open("rb") as handle,
@@ -150,27 +152,18 @@ class RankingModel:
         """The model shipped in ``schemarouter.models/ranking`` (one per process), or
         ``None`` where there is none."""
 
-        def load() -> RankingModel | None:
-            folder = shipped_folder(_SHIPPED, MODEL_FILES)
-            return None if folder is None else cls(folder)
-
-        return load_once("ranking", load)
+        return shipped_model(_SHIPPED, MODEL_FILES, cls)
 
     @property
     def off_by_default(self) -> str:
         """Why ``SchemaRouter()`` leaves this model off (``""``: it is on), from the card's
         ``router_default``: it ships on only where it beats fusion on every development set
-        and out-of-domain suite."""
-        default = self.card.get("router_default") or {}
-        if default.get("on", False):
-            return ""
-        return str(default.get("why") or "the model's card turns it off by default")
+        and out-of-domain suite (a card that does not say: off)."""
+        return off_by_default(self.card, on=False)
 
     @property
     def identity(self) -> str:
-        digest = str(self.card.get("model_sha256", ""))[:12]
-        name = str(self.card.get("name", "ranking"))
-        return f"{name}:{digest}" if digest else name
+        return card_identity(self.card, "ranking")
 
     def score(self, rows: np.ndarray) -> np.ndarray:
         """The model's log-odds that each candidate serves the request (higher first)."""

@@ -19,7 +19,7 @@ order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,10 +33,13 @@ from schemarouter.retrieval.actions import (
     request_verbs,
     verb_of_route,
 )
-from schemarouter.retrieval.candidates import Ranked, coverage, query_tokens
+from schemarouter.retrieval.candidates import Ranked, coverage
 from schemarouter.retrieval.intents import part_scores, split_intents
 from schemarouter.retrieval.prerequisites import needs, producer_table
 from schemarouter.retrieval.window import WindowSignals
+
+if TYPE_CHECKING:
+    from schemarouter.index.tokenize import QueryText
 
 __all__ = [
     "DEFAULT_MAX_LIFTS",
@@ -95,14 +98,19 @@ def apply_actions(
 
 
 def window_signals(
-    query: str,
+    query: str | QueryText,
     items: Sequence[Ranked],
     snapshot: RegistrySnapshot,
     *,
     index: Any,
     factor: float = 1.0,
 ) -> WindowSignals:
-    """What the ranking model reads of ``items`` (the fused window) for ``query``."""
+    """What the ranking model reads of ``items`` (the fused window) for ``query`` (its
+    text or its :class:`~schemarouter.index.tokenize.QueryText`)."""
+    from schemarouter.index.tokenize import QueryText
+
+    text = QueryText.of(query)
+    query = text.text
     ids = [item.route_id for item in items]
     routes = [snapshot.routes[r] for r in ids]
     dense = np.array([item.scores.get("dense", 0.0) for item in items], dtype=np.float64)
@@ -118,14 +126,14 @@ def window_signals(
         fused_rows, cos_rows = part_scores(index, parts, ids)
         part_fused = np.nan_to_num(np.array(fused_rows, dtype=np.float64), neginf=0.0)
         part_cos = np.nan_to_num(np.array(cos_rows, dtype=np.float64) * factor, neginf=0.0)
-    tokens = query_tokens(query)
+    tokens = text.words
     return WindowSignals(
         fused=np.array([item.scores.get("fused", item.score) for item in items]),
         lexical=np.array([item.scores.get("lexical", 0.0) for item in items]),
         dense=dense,
         endpoint=endpoint,
         field_hits=np.array([len(item.field_hits) for item in items], dtype=np.float64),
-        coverage=np.array([coverage(tokens, route) for route in routes]),
+        coverage=np.array([coverage(tokens, route, index=index) for route in routes]),
         providers=[route.provider.id for route in routes],
         route_actions=[action_of(route) for route in routes],
         request_action=request_action(query),
@@ -137,7 +145,7 @@ def window_signals(
 
 def learned_order(
     model: Any,
-    query: str,
+    query: str | QueryText,
     ranked: list[Ranked],
     snapshot: RegistrySnapshot,
     *,

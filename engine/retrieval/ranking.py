@@ -30,7 +30,6 @@ from schemarouter.retrieval.candidates import (
     build_candidates,
     coverage,
     matched_fields_for,
-    query_tokens,
 )
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.gate import check_candidates
@@ -48,6 +47,7 @@ from schemarouter.retrieval.results import CapabilityRetrieval
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary, exclusion_for
 
 if TYPE_CHECKING:
+    from schemarouter.index.tokenize import QueryText
     from schemarouter.registry.registry import Registry
     from schemarouter.retrieval.analysis import Analyzer
 
@@ -180,7 +180,11 @@ class Ranker:
 
         The verdict never stops the ranking: every stage runs, so a flagged request still
         gets its best routes (only ``abstain=True`` or a plan withholds them)."""
+        from schemarouter.index.tokenize import QueryText
+
         index = self.index
+        # the request tokenized once: the search, the known-word share and coverage read it
+        text = QueryText.of(query)
         # the query analysis runs on a worker thread while the index encodes the request
         # (``beside``: the encoder's model call releases the GIL); it reads the snapshot of
         # before the search, so where the registry changed meanwhile the newer one is
@@ -196,9 +200,9 @@ class Ranker:
                     pending.set_exception(exc)
 
         if getattr(index, "searches_beside", False):
-            hits = index.search(query, k=depth, beside=analyse)
+            hits = index.search(text, k=depth, beside=analyse)
         else:
-            hits = index.search(query, k=depth)
+            hits = index.search(text, k=depth)
         if pending.cancel():  # never started (an index without ``beside``): analyse here
             analysis, resolved = self._analysis(query, snapshot)
         else:
@@ -238,7 +242,7 @@ class Ranker:
             signals = abstention_features(
                 top_dense=top.get("dense", 0.0),
                 top_lexical=top.get("lexical", 0.0),
-                known_word_share=index.known_token_share(query),
+                known_word_share=index.known_token_share(text),
                 resolved_fields=len(resolved),
                 query_values=len(analysis.values),
             )
@@ -267,7 +271,7 @@ class Ranker:
                 return 0 if item.route_id in named else 1 if item.forced else 2
 
             ranked = learned_order(
-                self.ranking_model, query, ranked, snapshot, index=index, tier=tier, factor=factor
+                self.ranking_model, text, ranked, snapshot, index=index, tier=tier, factor=factor
             )
         reranked = False
         if self.reranker is None:
@@ -285,7 +289,9 @@ class Ranker:
             given = frozenset(value.kind for value in analysis.values)
             ranked = lift_prerequisites(ranked, snapshot, k, rescore, given=given)
         if ranked and not reason and model is not None and model.uses_candidates():
-            reason = self._relevance(model, query, ranked, snapshot, signals, reranked=reranked)
+            reason = self._relevance(
+                model, text, ranked, snapshot, signals, index=index, reranked=reranked
+            )
         return _Ranking(snapshot, analysis, resolved, ranked, reason, warnings, signals, reranked)
 
     def _analysis(self, query: str, snapshot: RegistrySnapshot) -> tuple[QueryAnalysis, list[str]]:
@@ -403,11 +409,12 @@ class Ranker:
     def _relevance(
         self,
         model: AbstentionModel,
-        query: str,
+        query: QueryText,
         ranked: list[Ranked],
         snapshot: RegistrySnapshot,
         signals: dict[str, float],
         *,
+        index: Any,
         reranked: bool,
     ) -> str:
         """Give the top :data:`RELEVANCE_WINDOW` their calibrated relevance
@@ -415,14 +422,14 @@ class Ranker:
         identity = getattr(self.reranker, "identity", None)
         use_rerank = reranked and model.reranked_applies(identity)
         calibration = model.calibration(reranked=use_rerank)
-        tokens = query_tokens(query)
+        tokens = query.words
         best = 0.0
         for item in ranked[:RELEVANCE_WINDOW]:
             route = snapshot.routes[item.route_id]
             features = relevance_features(
                 signals,
                 dense=item.scores.get("dense", 0.0),
-                coverage=coverage(tokens, route),
+                coverage=coverage(tokens, route, index=index),
                 rerank=item.scores.get("rerank") if use_rerank else None,
             )
             p = calibration.probability(features)

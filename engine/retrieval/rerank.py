@@ -19,7 +19,6 @@ run in fusion order and say that reranking is off.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -32,7 +31,14 @@ import numpy as np
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS
 from schemarouter.errors import ModelError, require
-from schemarouter.shipped import load_once, shipped_folder
+from schemarouter.shipped import (
+    card_identity,
+    check_folder,
+    off_by_default,
+    read_card,
+    shipped_folder,
+    shipped_model,
+)
 
 if TYPE_CHECKING:
     from schemarouter.contracts import OutputField, Route
@@ -262,17 +268,14 @@ class Reranker:
         batch_size: int = DEFAULT_BATCH,
     ) -> None:
         self.path = path if not isinstance(path, str) else Path(path)
-        missing = [name for name in MODEL_FILES if not self.path.joinpath(name).is_file()]
-        if missing:
-            raise ModelError(
-                f"the reranker folder lacks {', '.join(missing)}",
-                where=str(self.path),
-                hint="Train one with `schemarouter train-reranker --out FOLDER`",
-            )
+        check_folder(
+            self.path,
+            MODEL_FILES,
+            what="reranker",
+            hint="Train one with `schemarouter train-reranker --out FOLDER`",
+        )
         try:
-            self.card: dict[str, Any] = json.loads(
-                self.path.joinpath("card.json").read_text("utf-8")
-            )
+            self.card = read_card(self.path)
             settings = self.card.get("settings", {})
             self.max_length = int(settings.get("max_length", DEFAULT_MAX_LENGTH))
             self.query_tokens = int(settings.get("query_tokens", DEFAULT_QUERY_TOKENS))
@@ -306,27 +309,18 @@ class Reranker:
         if kwargs:
             folder = shipped_folder(_SHIPPED, MODEL_FILES)
             return None if folder is None else cls(folder, **kwargs)
-
-        def load() -> Reranker | None:
-            folder = shipped_folder(_SHIPPED, MODEL_FILES)
-            return None if folder is None else cls(folder)
-
-        return load_once("reranker", load)
+        return shipped_model(_SHIPPED, MODEL_FILES, cls)
 
     @property
     def off_by_default(self) -> str:
         """Why the router leaves this model off unless asked (``""``: it is on), from the
-        card's ``router_default`` (e.g. it did not beat fusion on every out-of-domain suite)."""
-        default = self.card.get("router_default") or {}
-        if default.get("on", True):
-            return ""
-        return str(default.get("why") or "the model's card turns it off by default")
+        card's ``router_default`` (e.g. it did not beat fusion on every out-of-domain suite;
+        a card that does not say: on)."""
+        return off_by_default(self.card, on=True)
 
     @property
     def identity(self) -> str:
-        name = self.card.get("name", "reranker")
-        digest = str(self.card.get("model_sha256", ""))[:12]
-        return f"{name}:{digest}" if digest else str(name)
+        return card_identity(self.card, "reranker")
 
     def _load(self) -> tuple[Any, Any]:
         with self._lock:

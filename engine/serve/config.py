@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from schemarouter.contracts import Effect
 from schemarouter.errors import DocumentError
+from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
 from schemarouter.registry.compile import format_validation_error, slugify
 from schemarouter.registry.kinds import check_kind
 
@@ -107,7 +108,7 @@ class McpServerSpec(_Spec):
     effect_overrides: dict[str, Effect] = Field(default_factory=dict)
     #: Seconds to open the session and list its tools, and the longest one call may take
     #: (a call past it drops the session; the next call reopens it).
-    timeout: float = Field(default=30.0, gt=0)
+    timeout: float = Field(default=DEFAULT_OPEN_TIMEOUT, gt=0)
     #: The cap of the server's replies, enforced while they are read (default: 10 MiB).
     max_response_bytes: int | None = Field(default=None, gt=0)
 

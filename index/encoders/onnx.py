@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import os
 import threading
@@ -36,7 +35,7 @@ import numpy as np
 
 from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_version, minilm_dir
-from schemarouter.shipped import load_once, shipped_folder
+from schemarouter.shipped import check_folder, read_card, shipped_folder, shipped_model
 
 __all__ = [
     "ENCODER_FILES",
@@ -345,17 +344,15 @@ class OnnxEncoder(_OnnxSentenceEncoder):
         model_file: str | Path | None = None,
     ) -> None:
         self.folder = Path(folder)
-        missing = [n for n in ENCODER_FILES if not (self.folder / n).is_file()]
-        if missing and model_file is None:
-            raise ModelError(
-                f"the encoder folder lacks {', '.join(missing)}",
-                where=str(self.folder),
+        if model_file is None:
+            check_folder(
+                self.folder,
+                ENCODER_FILES,
+                what="encoder",
                 hint="Point at a folder written by `schemarouter train-encoder`",
             )
         try:
-            self.card: dict[str, Any] = json.loads(
-                (self.folder / "card.json").read_text(encoding="utf-8")
-            )
+            self.card = read_card(self.folder)
         except (OSError, ValueError) as exc:
             raise ModelError(
                 f"the encoder card is unreadable: {exc}",
@@ -376,11 +373,7 @@ class OnnxEncoder(_OnnxSentenceEncoder):
     def shipped(cls) -> OnnxEncoder | None:
         """The encoder in ``schemarouter.models/encoder`` (one per process), or ``None``."""
 
-        def load() -> OnnxEncoder | None:
-            folder = shipped_encoder_folder()
-            return None if folder is None else cls(folder)
-
-        return load_once("encoder", load)
+        return shipped_model("encoder", ENCODER_FILES, cls)
 
     @property
     def identity(self) -> str:

@@ -72,7 +72,7 @@ from schemarouter.index.milvus.rows import (
 from schemarouter.index.milvus.schema import check_meta, collection_schema, new_meta, read_meta
 from schemarouter.index.search import dense_weight_for
 from schemarouter.index.settings import IndexSettings, RouteHit
-from schemarouter.index.tokenize import tokenize
+from schemarouter.index.tokenize import QueryText
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 
 __all__ = ["FUSIONS", "MilvusIndex"]
@@ -538,10 +538,10 @@ class MilvusIndex:
 
     # -- search --------------------------------------------------------------------------------
 
-    def known_token_share(self, query: str) -> float:
+    def known_token_share(self, query: str | QueryText) -> float:
         """Share of the query's tokens that occur in some stored document (one BM25 probe
         per token not seen before; answers are kept until the next ``apply``)."""
-        tokens = tokenize(query, self.settings.tokenizer)
+        tokens = QueryText.of(query).tokens_for(self.settings.tokenizer)
         if not tokens:
             return 0.0
         unknown = [t for t in dict.fromkeys(tokens) if t not in self._known]
@@ -557,18 +557,22 @@ class MilvusIndex:
 
     def search(
         self,
-        query: str,
+        query: str | QueryText,
         *,
         k: int = 50,
         mode: SearchMode = "hybrid",
         filters: RouteFilter | None = None,
     ) -> list[RouteHit]:
-        """The ``k`` best routes for ``query`` (see the module docstring for the fusion)."""
+        """The ``k`` best routes for ``query``, its text or its
+        :class:`~schemarouter.index.tokenize.QueryText` (see the module docstring for the
+        fusion)."""
+        words = QueryText.of(query)
+        query = words.text
         if mode not in ("hybrid", "lexical", "dense"):
             raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
         if not self._meta:
             raise ValueError("the index is not open yet: call open(snapshot) first")
-        text = " ".join(tokenize(query, self.settings.tokenizer)) if query else ""
+        text = " ".join(words.tokens_for(self.settings.tokenizer))
         if k <= 0 or not query.strip() or len(self) == 0:
             return []
         depth = max(k, self.settings.candidate_depth)

@@ -6,7 +6,7 @@
     "router" fusion:   BM25 search ──► documents ──► max roll-up (fields x 0.5) ──┐
                        dense search ─► documents ──► max roll-up ─────────────────┤
                        vectors of lexical-only candidates (exact dense score) ────┤
-                                                         weighted_fusion (.fusion) ▼ top k
+                                  IndexSettings.fuse (weighted_fusion, .fusion) ▼ top k
     "rrf"/"weighted":  hybrid_search(BM25, dense, RRFRanker | WeightedRanker) ─► documents
                        ─► max roll-up of the fused score; dense score from the returned vectors
 
@@ -21,7 +21,6 @@ import numpy as np
 
 from schemarouter.index.backend import RouteFilter
 from schemarouter.index.documents import DocKind
-from schemarouter.index.fusion import reciprocal_rank_fusion, weighted_fusion
 from schemarouter.index.milvus.rows import (
     IN_BATCH,
     DocHit,
@@ -185,19 +184,7 @@ class MilvusQuery:
             lex_rank[position[route]] = rank
         for rank, route in enumerate(dense_top, start=1):
             dense_rank[position[route]] = rank
-        if s.fusion == "rrf":
-            fused = reciprocal_rank_fusion(
-                [lex_rank, dense_rank], k=s.rrf_k, weights=[s.lexical_weight, dense_weight]
-            )
-        else:
-            everywhere = np.ones(len(candidates), dtype=np.int64)
-            fused = weighted_fusion(
-                [lex, np.maximum(dense, 0.0)],
-                [everywhere, everywhere],
-                weights=[s.lexical_weight, dense_weight],
-                normalize=[s.lexical_normalize, s.dense_normalize],
-                floors=[0.0, s.dense_norm_floor],
-            )
+        fused = s.fuse(lex, dense, (lex_rank, dense_rank), dense_weight=dense_weight)
         best = np.minimum(
             np.where(lex_rank > 0, lex_rank, _FAR), np.where(dense_rank > 0, dense_rank, _FAR)
         )

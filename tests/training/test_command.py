@@ -14,6 +14,7 @@ import pytest
 from schemarouter.training.command import (
     add_output_arguments,
     add_run_arguments,
+    add_settings_arguments,
     run_command,
     settings_from_args,
     write_card,
@@ -63,3 +64,24 @@ def test_the_card_is_written_whole(tmp_path: Path) -> None:
     assert text == '{\n "name": "n",\n "text": "é"\n}\n'
     write_card(tmp_path, {"name": "m"}, indent=2)
     assert json.loads((tmp_path / "card.json").read_text(encoding="utf-8")) == {"name": "m"}
+
+
+def test_settings_flags_take_their_type_and_default_from_the_settings() -> None:
+    @dataclass
+    class Knobs:
+        max_leaf_nodes: int = 15
+        learning_rate: float = 0.05
+        head: str = "cls"
+
+    parser = argparse.ArgumentParser()
+    add_settings_arguments(parser, Knobs(), "learning_rate max_leaf_nodes")
+    assert [a.option_strings for a in parser._actions[1:]] == [
+        ["--learning-rate"],
+        ["--max-leaf-nodes"],
+    ]
+    assert vars(parser.parse_args([])) == {"learning_rate": 0.05, "max_leaf_nodes": 15}
+    parsed = parser.parse_args(["--max-leaf-nodes", "7", "--learning-rate", "1"])
+    assert parsed.max_leaf_nodes == 7 and parsed.learning_rate == 1.0
+    assert isinstance(parsed.learning_rate, float)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--max-leaf-nodes", "7.5"])

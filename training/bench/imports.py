@@ -20,6 +20,8 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from schemarouter.registry.defs import strong_components
+
 __all__ = [
     "EXCEPTIONS",
     "circles",
@@ -140,43 +142,10 @@ def room_graph(
 
 
 def circles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
-    """Every group of two or more nodes that import one another in a loop (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for other in graph.get(node, ()):
-            if other not in index:
-                visit(other)
-                low[node] = min(low[node], low[other])
-            elif other in on_stack:
-                low[node] = min(low[node], index[other])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                group.append(top)
-                if top == node:
-                    break
-            if len(group) > 1:
-                found.append(sorted(group))
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10_000))
-    try:
-        for node in sorted(graph):
-            if node not in index:
-                visit(node)
-    finally:
-        sys.setrecursionlimit(limit)
-    return found
+    """Every group of two or more nodes that import one another in a loop (Tarjan's, the
+    registry's :func:`~schemarouter.registry.defs.strong_components`)."""
+    groups = strong_components(sorted(graph), lambda node: graph.get(node, ()))
+    return [sorted(group) for group in groups if len(group) > 1]
 
 
 def floors(rooms: Mapping[str, Iterable[str]]) -> dict[str, int]:

@@ -38,11 +38,21 @@ from schemarouter.execution.invokers.payload import (
 )
 from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
 
-__all__ = ["MCPConnection", "McpCall", "bind_mcp_session", "call_async", "call_sync", "decode"]
+__all__ = [
+    "DEFAULT_OPEN_TIMEOUT",
+    "MCPConnection",
+    "McpCall",
+    "bind_mcp_session",
+    "call_async",
+    "call_sync",
+    "decode",
+]
 
 logger = logging.getLogger(__name__)
 
-_DEFAULT_TIMEOUT = 30.0
+#: Seconds to open a session to a server (start it, initialize) and list its tools: the
+#: default of every MCP session, of registering a live server and of the gateway's servers.
+DEFAULT_OPEN_TIMEOUT = 30.0
 #: Seconds between the steps of stopping a stdio server (mcp_transport.EXIT_GRACE).
 _STOP_GRACE = 1.0
 #: The most one message from a server may have: a tool's output travels twice in it
@@ -162,7 +172,7 @@ class MCPConnection:
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
-        timeout: float = _DEFAULT_TIMEOUT,
+        timeout: float = DEFAULT_OPEN_TIMEOUT,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         self.server = server

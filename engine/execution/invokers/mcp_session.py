@@ -30,7 +30,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from schemarouter.execution.invokers.mcp import DEFAULT_MAX_MESSAGE_BYTES, MCPConnection
+from schemarouter.execution.invokers.mcp import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_OPEN_TIMEOUT,
+    MCPConnection,
+)
 from schemarouter.execution.invokers.payload import clip
 from schemarouter.fingerprint import fingerprint
 
@@ -121,7 +125,7 @@ class ManagedMCPSession:
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
-        timeout: float = 30.0,
+        timeout: float = DEFAULT_OPEN_TIMEOUT,
         call_timeout: float | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         on_reconnect: Callable[[list[Any]], None] | None = None,

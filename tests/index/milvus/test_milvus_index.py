@@ -26,6 +26,7 @@ from schemarouter.errors import (
 from schemarouter.index import HashingEncoder, HybridIndex, MilvusIndex, RouteFilter
 from schemarouter.index.build import open_index
 from schemarouter.index.milvus.rows import parse_milvus_uri
+from schemarouter.index.tokenize import QueryText
 from schemarouter.registry.registry import Registry
 
 from index_helpers import base_routes, make_route, registry_with
@@ -78,6 +79,10 @@ def test_parity_with_the_in_process_index(lite_file: Path, encoder: HashingEncod
         assert theirs[0].matched_fields == mine[0].matched_fields, query
         assert theirs[0].dense_score == pytest.approx(mine[0].dense_score, abs=1e-5)
         assert remote.known_token_share(query) == local.known_token_share(query)
+        # the request tokenized once by the router reads the same in both backends
+        text = QueryText.of(query)
+        assert remote.search(text, k=5) == theirs and local.search(text, k=5) == mine
+        assert remote.known_token_share(text) == local.known_token_share(text)
     for mode in ("lexical", "dense"):
         assert top(remote, "movie title", mode=mode)[0] == top(local, "movie title", mode=mode)[0]
     assert remote.known_token_share("zzqx vvkw") == 0.0
