@@ -9,6 +9,10 @@ customers, orders; create, delete, send, list). Nothing else is translated: name
 transliterated brands and domain terms stay Korean. The glossary is general vocabulary
 written once, not drawn from any benchmark.
 
+:func:`schemarouter.index.tokenize.request_tokens` adds them to a request's tokens (the
+:class:`~schemarouter.index.tokenize.QueryText` every lexical reader shares); documents are
+never glossed, so an index built before reads them the same.
+
 A Hangul run matches a glossary word it contains ("파일을" holds "파일"); the longest words
 are tried first and a shorter one inside a matched span is not counted again.
 """

@@ -28,12 +28,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
+from schemarouter.index.gloss import gloss_tokens
+
 __all__ = [
     "DEFAULT_TOKENIZER",
     "STOPWORDS",
     "QueryText",
     "TokenizerSettings",
     "is_cjk",
+    "request_tokens",
     "tokenize",
 ]
 
@@ -255,7 +258,8 @@ class QueryText:
     (:meth:`~schemarouter.index.backend.RouteIndex.search`,
     :meth:`~schemarouter.index.backend.RouteIndex.known_token_share`) and the word coverage
     of each candidate (:func:`schemarouter.retrieval.candidates.coverage`). ``tokens`` are the
-    text's tokens under ``settings``; a reader with other settings gets its own
+    text's :func:`request_tokens` under ``settings`` (a Korean request's carry the English
+    words of its Korean ones); a reader with other settings gets its own
     (:meth:`tokens_for`, tokenized again: a different tokenizer, different tokens).
     """
 
@@ -270,18 +274,27 @@ class QueryText:
         """``query`` as it is where it already is one, else its text tokenized once."""
         if isinstance(query, QueryText):
             return query
-        return cls(query, tuple(tokenize(query, settings)), settings)
+        return cls(query, tuple(request_tokens(query, settings)), settings)
 
     def tokens_for(self, settings: TokenizerSettings) -> tuple[str, ...]:
         """The text's tokens under ``settings`` (the ones held where they are these)."""
         if settings == self.settings:
             return self.tokens
-        return tuple(tokenize(self.text, settings))
+        return tuple(request_tokens(self.text, settings))
 
     @cached_property
     def words(self) -> frozenset[str]:
         """The distinct content words under :data:`DEFAULT_TOKENIZER` (word coverage)."""
         return frozenset(self.tokens_for(DEFAULT_TOKENIZER))
+
+
+def request_tokens(text: str, settings: TokenizerSettings = DEFAULT_TOKENIZER) -> list[str]:
+    """A request's tokens: :func:`tokenize`'s, then those of the English words its Korean
+    words stand for (:func:`schemarouter.index.gloss.gloss_tokens`), so a Korean request
+    meets an English catalog in the lexical channel too. Documents are never glossed."""
+    tokens = tokenize(text, settings)
+    extra = gloss_tokens(text)
+    return tokens + tokenize(" ".join(extra), settings) if extra else tokens
 
 
 @lru_cache(maxsize=16)

@@ -25,3 +25,46 @@ def test_every_gloss_is_plain_english_words() -> None:
     for korean, english in KOREAN_GLOSSARY.items():
         assert korean and all("\uac00" <= c <= "\ud7a3" for c in korean), korean
         assert english and all(w.isascii() and w.isalpha() for w in english.split()), english
+
+
+def test_a_korean_request_finds_an_english_route_through_the_lexical_channel() -> None:
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder, IndexSettings
+
+    def op(op_id: str, summary: str) -> dict[str, object]:
+        return {
+            "operationId": op_id,
+            "summary": summary,
+            "responses": {"200": {"description": "ok"}},
+        }
+
+    # the lexical channel alone (the hashing encoder reads Korean as noise)
+    router = SchemaRouter(
+        encoder=HashingEncoder(),
+        embedding_cache=None,
+        abstention=None,
+        reranker=None,
+        index_settings=IndexSettings(lexical_weight=1.0, dense_weight=0.0),
+    )
+    router.add_openapi(
+        {
+            "openapi": "3.0.3",
+            "info": {"title": "Shop", "version": "1"},
+            "servers": [{"url": "http://127.0.0.1:9"}],
+            "paths": {
+                "/customers/{id}": {
+                    "parameters": [
+                        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "get": op("getCustomer", "Get a customer"),
+                    "delete": op("deleteCustomer", "Delete a customer"),
+                },
+                "/orders": {"get": op("listOrders", "List the orders")},
+                "/files": {"post": op("uploadFile", "Upload a file")},
+            },
+        },
+        provider="shop",
+    )
+    assert router.retrieve("고객 C42 삭제해 줘", k=2).route_ids[0] == "shop/rest/delete_customer"
+    assert router.retrieve("주문 목록 보여줘", k=2).route_ids[0] == "shop/rest/list_orders"
+    assert router.retrieve("파일 올려 줘", k=2).route_ids[0] == "shop/rest/upload_file"
