@@ -53,7 +53,7 @@ from schemarouter.adapters._json import (
     nullable,
     pointer_location,
 )
-from schemarouter.adapters._repairs import repair_schema
+from schemarouter.adapters._repairs import NUMBER_KEYWORDS, repair_schema
 from schemarouter.errors import DanglingReferenceError, ReferenceCycleError, SchemaError
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH
 from schemarouter.registry.defs import (
@@ -126,7 +126,8 @@ _ANNOTATIONS = frozenset(
     }
 )
 #: Keywords :meth:`SchemaResolver._inline_plain` copies as they are (no branch of it treats
-#: them otherwise): most keywords of real schemas.
+#: them otherwise): most keywords of real schemas. The numeric bounds are the repairs' list,
+#: less draft-04's boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` (made numbers there).
 _PLAIN_KEYS = frozenset(
     {
         "description",
@@ -137,22 +138,13 @@ _PLAIN_KEYS = frozenset(
         "format",
         "examples",
         "example",
-        "minimum",
-        "maximum",
-        "minLength",
-        "maxLength",
-        "minItems",
-        "maxItems",
-        "minProperties",
-        "maxProperties",
         "uniqueItems",
-        "multipleOf",
         "readOnly",
         "writeOnly",
         "deprecated",
         "$comment",
     }
-)
+) | (NUMBER_KEYWORDS - {"exclusiveMinimum", "exclusiveMaximum"})
 #: JSON nodes one schema may have once its references are inlined.
 MAX_SCHEMA_NODES = 50_000
 #: JSON nodes all the inlined schemas of one document (or MCP tool list) may have together.
