@@ -365,6 +365,14 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
         "whose tools straddle the split, never trained on themselves; composed: 300 requests "
         "of 2-3 parts, each a validation request)",
     )
+    parser.add_argument(
+        "--write-intent-set",
+        default="dev",
+        choices=["dev", "heldout"],
+        help="write-intent requests (dev: data/queries/write_intent.json, settings were chosen "
+        "on its dev half; heldout: write_intent_heldout.json, four other APIs, never used "
+        "to choose anything)",
+    )
     parser.add_argument("--beir", default=None, help="a BEIR-format folder (suite beir)")
     parser.add_argument("--beir-split", default="test")
     parser.add_argument(

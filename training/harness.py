@@ -104,9 +104,10 @@ def load_suite(name: str, router: Any, args: argparse.Namespace) -> Benchmark:
 
         return load_tooltrain_suite(router, data, split=getattr(args, "tooltrain_split", "val"))
     if name == "write-intent":
-        from schemarouter.training.datasets.write_intent import load_write_intent
+        from schemarouter.training.datasets.write_intent import load_write_intent, write_intent_path
 
-        return load_write_intent(router, data)
+        which = getattr(args, "write_intent_set", "dev")
+        return load_write_intent(router, data, queries=write_intent_path(which))
     if name == "beir":
         if not args.beir:
             raise ValueError("the beir suite needs --beir FOLDER")

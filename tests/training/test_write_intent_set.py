@@ -46,3 +46,16 @@ def test_every_gold_operation_registers_from_the_shared_documents(shared_data: P
     routes = router.snapshot().routes
     for q, gold, sibling in sibling_pairs(bench):
         assert gold in routes and sibling in routes and gold != sibling, q.id
+
+
+@pytest.mark.shared_data
+def test_the_held_out_set_uses_other_documents_and_registers_its_gold(shared_data: Path) -> None:
+    heldout = json.loads(write_intent_path("heldout").read_text(encoding="utf-8"))["queries"]
+    dev_documents = {q["document"] for q in _spec()["queries"] if q["kind"] == "openapi"}
+    assert not {q["document"] for q in heldout} & dev_documents  # nothing chosen on these APIs
+    assert len({q["text"] for q in heldout}) == len(heldout) >= 30
+    router = SchemaRouter(encoder=HashingEncoder(), abstention=None, embedding_cache=None)
+    bench = load_write_intent(router, shared_data, queries=write_intent_path("heldout"))
+    assert len(bench.queries) == len(heldout)  # check_gold: every gold route is registered
+    with pytest.raises(ValueError, match="unknown write-intent set"):
+        write_intent_path("test")

@@ -30,12 +30,19 @@ from schemarouter.training.datasets.suite import (
     unique_slug,
 )
 
-__all__ = ["load_write_intent", "sibling_pairs", "write_intent_path"]
+__all__ = ["WRITE_INTENT_SETS", "load_write_intent", "sibling_pairs", "write_intent_path"]
 
 
-def write_intent_path() -> Traversable:
-    """The packaged set (a resource of ``schemarouter.data``)."""
-    return resources.files("schemarouter.data") / "queries" / "write_intent.json"
+#: The packaged sets: ``dev`` (settings chosen on its dev half) and ``heldout`` (four other
+#: APIs, written later, never used to choose anything).
+WRITE_INTENT_SETS = {"dev": "write_intent.json", "heldout": "write_intent_heldout.json"}
+
+
+def write_intent_path(which: str = "dev") -> Traversable:
+    """A packaged set (a resource of ``schemarouter.data``): ``dev`` or ``heldout``."""
+    if which not in WRITE_INTENT_SETS:
+        raise ValueError(f"unknown write-intent set {which!r} (one of {sorted(WRITE_INTENT_SETS)})")
+    return resources.files("schemarouter.data") / "queries" / WRITE_INTENT_SETS[which]
 
 
 def _mcp_servers(data: Path) -> dict[str, list[dict[str, Any]]]:
@@ -70,11 +77,11 @@ def _operation_ids(router: Any, provider: str) -> dict[str, str]:
 
 
 def load_write_intent(
-    router: Any, data: str | Path, *, queries: str | Path | None = None
+    router: Any, data: str | Path, *, queries: str | Path | Traversable | None = None
 ) -> Benchmark:
     """Register the set's documents and servers in ``router``; its requests as a benchmark."""
     data = Path(data)
-    source = Path(queries) if queries is not None else write_intent_path()
+    source = Path(queries) if isinstance(queries, str | Path) else queries or write_intent_path()
     spec = json.loads(source.read_text(encoding="utf-8"))
     items = spec["queries"]
     taken: set[str] = set(router.snapshot().providers)
