@@ -38,6 +38,7 @@ __all__ = [
     "Action",
     "action_of",
     "action_penalty",
+    "read_request",
     "request_action",
     "request_verbs",
     "route_action",
@@ -105,70 +106,27 @@ _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # a full stop ends a clause, the dots of ``ops@acme.io`` and ``report.csv`` do not
 _CLAUSE = re.compile(
-    r"[.;!?](?=\s|$)|[;!?\n]|,\s*(?:and\s+)?(?:then|also)\b|\b(?:and then|and also)\b", re.I
+    r"\.(?=\s|$)|[;!?\n]|,\s*(?:and\s+)?(?:then|also)\b|\b(?:and then|and also)\b", re.I
 )
 
-#: Korean verb stems (as they appear before 줘 / 해 / 하고 ...), by action.
-_KO_WRITE = (
-    "만들",
-    "만들어",
-    "생성",
-    "추가",
-    "보내",
-    "전송",
-    "발송",
-    "수정",
-    "변경",
-    "바꿔",
-    "바꾸",
-    "업데이트",
-    "삭제",
-    "지워",
-    "지우",
-    "제거",
-    "취소",
-    "등록",
-    "예약",
-    "올려",
-    "업로드",
-    "게시",
-    "작성",
-    "저장",
-    "설정",
-    "초대",
-    "구독",
-    "결제",
-    "주문",
-    "보관",
-    "승인",
-    "거절",
-    "이동",
-    "옮겨",
-    "복사",
-    "넣어",
-    "담아",
-    "추방",
-    "가입",
-    "설치",
-    "배포",
-    "실행",
-    "중지",
-    "시작",
-    "공유",
-    "써",
-    "적어",
-    "붙여",
-    "켜",
-    "꺼",
-    "잠가",
-    "풀어",
-    "닫아",
-    "열어",
-    "병합",
-    "커밋",
-    "푸시",
-    "태그",
-)
+#: Korean verb stems (as they appear before 줘 / 해 / 하고 ...) that ask to write, by the change
+#: they name (:func:`request_verbs`).
+_KO_VERB = {
+    "만들": "create", "만들어": "create", "생성": "create", "추가": "create", "등록": "create",
+    "보내": "send", "전송": "send", "발송": "send",
+    "수정": "update", "변경": "update", "바꿔": "update", "바꾸": "update", "업데이트": "update",
+    "설정": "update",
+    "삭제": "delete", "지워": "delete", "지우": "delete", "제거": "delete",
+    "취소": "cancel", "예약": "book", "올려": "upload", "업로드": "upload", "게시": "publish",
+    "작성": "write", "써": "write", "적어": "write", "저장": "save", "초대": "invite",
+    "구독": "subscribe", "결제": "pay", "주문": "order", "보관": "archive", "승인": "approve",
+    "거절": "reject", "이동": "move", "옮겨": "move", "복사": "copy", "넣어": "add",
+    "담아": "add", "추방": "kick", "가입": "join", "설치": "install", "배포": "deploy",
+    "실행": "start", "중지": "stop", "시작": "start", "공유": "share", "붙여": "attach",
+    "켜": "enable", "꺼": "disable", "잠가": "lock", "풀어": "unlock", "닫아": "close",
+    "열어": "open", "병합": "merge", "커밋": "commit", "푸시": "push", "태그": "tag",
+}  # fmt: skip
+_KO_WRITE = tuple(_KO_VERB)
 _KO_READ = (
     "보여",
     "알려",
@@ -264,22 +222,6 @@ _SYNONYMS = {
 _CANON = {w: w for w in _WRITE} | {
     synonym: verb for verb, words in _SYNONYMS.items() for synonym in words.split()
 }
-#: Korean verb stems (:data:`_KO_WRITE`) by the change they name.
-_KO_VERB = {
-    "만들": "create", "만들어": "create", "생성": "create", "추가": "create", "등록": "create",
-    "보내": "send", "전송": "send", "발송": "send",
-    "수정": "update", "변경": "update", "바꿔": "update", "바꾸": "update", "업데이트": "update",
-    "설정": "update",
-    "삭제": "delete", "지워": "delete", "지우": "delete", "제거": "delete",
-    "취소": "cancel", "예약": "book", "올려": "upload", "업로드": "upload", "게시": "publish",
-    "작성": "write", "써": "write", "적어": "write", "저장": "save", "초대": "invite",
-    "구독": "subscribe", "결제": "pay", "주문": "order", "보관": "archive", "승인": "approve",
-    "거절": "reject", "이동": "move", "옮겨": "move", "복사": "copy", "넣어": "add",
-    "담아": "add", "추방": "kick", "가입": "join", "설치": "install", "배포": "deploy",
-    "실행": "start", "중지": "stop", "시작": "start", "공유": "share", "붙여": "attach",
-    "켜": "enable", "꺼": "disable", "잠가": "lock", "풀어": "unlock", "닫아": "close",
-    "열어": "open", "병합": "merge", "커밋": "commit", "푸시": "push", "태그": "tag",
-}  # fmt: skip
 
 
 def verb_of(word: str) -> str | None:
@@ -293,7 +235,8 @@ def verb_of(word: str) -> str | None:
     return None
 
 
-def _clause_verb(clause: str) -> str | None:
+def _clause_verb(clause: str, action: Action | None) -> str | None:
+    """The change ``clause`` names; ``action`` is its :func:`_clause_action`."""
     if re.search(r"[\uac00-\ud7a3]", clause):
         best: tuple[int, str] | None = None
         for stem, named in _KO_VERB.items():
@@ -301,7 +244,7 @@ def _clause_verb(clause: str) -> str | None:
             if at >= 0 and (best is None or at > best[0]):
                 best = (at, _CANON.get(named, named))
         return best[1] if best else None
-    if _clause_action(clause) == "read":
+    if action == "read":
         return None
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
     for word in words[:3]:  # the clause's leading verb, as :func:`_clause_action` reads it
@@ -311,18 +254,34 @@ def _clause_verb(clause: str) -> str | None:
     return None
 
 
+def read_request(text: str) -> tuple[Action | None, frozenset[str]]:
+    """:func:`request_action` and :func:`request_verbs` of ``text``, its clauses read once
+    (ranking asks for both on every request)."""
+    actions: set[Action] = set()
+    verbs: set[str] = set()
+    for clause in _CLAUSE.split(text):
+        if not clause.strip():
+            continue
+        action = _clause_action(clause)
+        if action is not None:
+            actions.add(action)
+        verb = _clause_verb(clause, action)
+        if verb is not None:
+            verbs.add(verb)
+    return (actions.pop() if len(actions) == 1 else None), frozenset(verbs)
+
+
 def request_verbs(text: str) -> frozenset[str]:
     """The changes a request asks for: the canonical verb of each clause that asks to write
     (``"remove the old row, then add a new one"`` -> ``{"delete", "create"}``)."""
-    return frozenset(v for v in (_clause_verb(c) for c in _CLAUSE.split(text) if c.strip()) if v)
+    return read_request(text)[1]
 
 
 def request_action(text: str) -> Action | None:
     """``"write"`` when every clause with an action verb asks to create, send, change or
     delete; ``"read"`` when every such clause asks to get, list or show; ``None`` when no
     clause says, or the clauses disagree (a request of both kinds)."""
-    found = {a for a in (_clause_action(c) for c in _CLAUSE.split(text) if c.strip()) if a}
-    return found.pop() if len(found) == 1 else None
+    return read_request(text)[0]
 
 
 def _name_words(name: str) -> list[str]:

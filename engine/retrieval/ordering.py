@@ -29,8 +29,8 @@ from schemarouter.retrieval.actions import (
     VERB_BONUS,
     action_of,
     action_penalty,
+    read_request,
     request_action,
-    request_verbs,
     verb_of_route,
 )
 from schemarouter.retrieval.candidates import Ranked, coverage
@@ -77,8 +77,7 @@ def apply_actions(
     """``ranked`` (fusion order, before the request's named routes are put first) with the
     routes of the opposite action within ``window`` scored down (``scores["action"]`` holds
     the penalty) and the window sorted again by score."""
-    asked = request_action(query)
-    verbs = request_verbs(query) if VERB_BONUS else frozenset()
+    asked, verbs = read_request(query)
     if (asked is None and not verbs) or len(ranked) < 2:
         return ranked
     head = ranked[:window]

@@ -122,7 +122,7 @@ def decode(result: Any, where: str) -> Payload:
 
 def _failed(exc: BaseException, op: McpCall) -> Exception:
     if isinstance(exc, TimeoutError | asyncio.TimeoutError):
-        # a managed session says what ran out (a call, or reopening it) and after how long
+        # a managed session bounds calls tighter (``seconds``) or says it could not reopen
         seconds = getattr(exc, "seconds", op.timeout)
         reason = getattr(exc, "reason", None) or f"timed out after {seconds:g} s"
         return invocation_error(reason, where=op.where, retryable=True)

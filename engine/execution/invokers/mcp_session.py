@@ -62,8 +62,6 @@ class CallTimedOut(TimeoutError):
     def __init__(self, seconds: float) -> None:
         super().__init__(f"timed out after {seconds:g} s; the session was dropped")
         self.seconds = seconds
-        #: what the caller's error says (``InvocationError``'s message)
-        self.reason = f"timed out after {seconds:g} s"
 
 
 class SessionOpenTimedOut(TimeoutError):
@@ -76,6 +74,8 @@ class SessionOpenTimedOut(TimeoutError):
         what = "open again after it was lost" if reopening else "open"
         super().__init__(f"the MCP session did not {what} within {seconds:g} s")
         self.seconds = seconds
+        #: what the caller's error says (``InvocationError``'s message; a call's timeout
+        #: says "timed out after N s")
         self.reason = f"the session did not {what} within {seconds:g} s"
 
 
