@@ -17,6 +17,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from schemarouter.errors import ModelError
+from schemarouter.index.tokenize import QueryText
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.abstention import (
     AbstentionModel,
@@ -47,7 +48,6 @@ from schemarouter.retrieval.results import CapabilityRetrieval
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary, exclusion_for
 
 if TYPE_CHECKING:
-    from schemarouter.index.tokenize import QueryText
     from schemarouter.registry.registry import Registry
     from schemarouter.retrieval.analysis import Analyzer
 
@@ -180,8 +180,6 @@ class Ranker:
 
         The verdict never stops the ranking: every stage runs, so a flagged request still
         gets its best routes (only ``abstain=True`` or a plan withholds them)."""
-        from schemarouter.index.tokenize import QueryText
-
         index = self.index
         # the request tokenized once: the search, the known-word share and coverage read it
         text = QueryText.of(query)
