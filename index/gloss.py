@@ -63,6 +63,7 @@ KOREAN_GLOSSARY: dict[str, str] = {
     "찾아": "find search",
     "조회": "get",
     "목록": "list",
+    "리스트": "list",
     "보여": "show",
     "알려": "get",
     "확인": "check",
@@ -191,9 +192,15 @@ def _run_gloss(run: str) -> tuple[str, ...]:
     return tuple(w for _, english in sorted(words) for w in english.split())
 
 
+# a quoted span is a name or a value the request supplies ("'VIP 고객'이라는 리스트" names a
+# list, it asks nothing of customers): its words are not glossed
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|\u2018[^\u2019]*\u2019|\u201c[^\u201d]*\u201d|\u300c[^\u300d]*\u300d")
+
+
 def gloss_tokens(text: str) -> list[str]:
-    """The English words of the Korean words ``text`` contains, in text order (raw words:
-    the caller tokenizes them with its own settings); ``[]`` for text without Hangul."""
+    """The English words of the Korean words ``text`` contains outside quotes, in text order
+    (raw words: the caller tokenizes them with its own settings); ``[]`` for text without
+    Hangul."""
     if not _HANGUL.search(text):
         return []
-    return [w for run in _HANGUL.findall(text) for w in _run_gloss(run)]
+    return [w for run in _HANGUL.findall(_QUOTED.sub(" ", text)) for w in _run_gloss(run)]

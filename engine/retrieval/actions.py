@@ -104,9 +104,13 @@ _POLITE = frozenset(
 )
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-# a full stop ends a clause, the dots of ``ops@acme.io`` and ``report.csv`` do not
+# a full stop ends a clause, the dots of ``ops@acme.io`` and ``report.csv`` do not; so does a
+# dash between spaces ("I fixed the typos - upload the new version"), not the one of
+# ``do-not-contact``
 _CLAUSE = re.compile(
-    r"\.(?=\s|$)|[;!?\n]|,\s*(?:and\s+)?(?:then|also)\b|\b(?:and then|and also)\b", re.I
+    r"\.(?=\s|$)|[;!?\n]|\s[-\u2013\u2014]+\s|,\s*(?:and\s+)?(?:then|also)\b"
+    r"|\b(?:and then|and also)\b",
+    re.I,
 )
 
 #: Korean verb stems (as they appear before 줘 / 해 / 하고 ...) that ask to write, by the change
@@ -203,7 +207,7 @@ def _clause_action(clause: str) -> Action | None:
 #: The change a write verb names, as one canonical verb per group of synonyms; every other
 #: write verb of :data:`_WRITE` is its own group. General English, not any catalog's words.
 _SYNONYMS = {
-    "create": "add build generate insert make new register",
+    "create": "add build generate insert make new put register",
     "delete": "destroy drop erase purge remove trash",
     "update": "change edit modify patch rename set",
     "send": "email message notify text",
@@ -247,8 +251,10 @@ def _clause_verb(clause: str, action: Action | None) -> str | None:
     if action == "read":
         return None
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
-    for word in words[:3]:  # the clause's leading verb, as :func:`_clause_action` reads it
+    for i, word in enumerate(words[:3]):  # the clause's leading verb, as _clause_action reads it
         verb = verb_of(word)
+        if verb == "leave" and words[i + 1 : i + 2] in (["a"], ["an"]):
+            return "create"  # "leave a comment" creates one; "leave the channel" leaves
         if verb is not None or _verb_class(word) is not None:
             return verb
     return None

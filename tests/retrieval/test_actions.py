@@ -124,6 +124,11 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         # the dots of an address or a file name do not end the clause
         ("subscribe ops@acme.io by email to the deploys topic", {"subscribe"}),
         ("remove the old row, then add a new one", {"delete", "create"}),
+        # a dash between spaces ends a clause too, the one inside a word does not
+        ("the totals were wrong - remove row 12 of the do-not-call sheet", {"delete"}),
+        ("leave a review of order 7 saying it arrived late", {"create"}),  # makes one
+        ("leave the #general channel", {"leave"}),
+        ("put 555 0100 on the blocked list", {"create"}),  # puts it there: adds it
         ("스퀘어 고객 JDKYHBWT1D4F8MFH63DBMEN8Y4 삭제해 줘", {"delete"}),
         ("'VIP 고객'이라는 연락처 리스트 새로 하나 만들어 줘", {"create"}),
         ("show my open issues", set()),  # a read names no change
@@ -141,7 +146,7 @@ def test_a_write_requests_verbs_are_the_changes_it_names(text: str, verbs: set[s
         ("RemoveTagsFromQueue", "POST", "delete"),
         ("group_v2.approve_all_pending", "POST", "approve"),
         ("send_texts", "POST", "send"),
-        ("PutItem", "POST", "put"),
+        ("PutItem", "POST", "create"),  # PutItem and PutObject create (or replace)
         ("getIssue", "GET", None),  # a read names no change, whatever follows
         ("customers", "DELETE", "delete"),  # no verb in the name: the method says
         ("customers", "POST", None),
