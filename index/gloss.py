@@ -194,7 +194,9 @@ def _run_gloss(run: str) -> tuple[str, ...]:
 
 # a quoted span is a name or a value the request supplies ("'VIP 고객'이라는 리스트" names a
 # list, it asks nothing of customers): its words are not glossed
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|\u2018[^\u2019]*\u2019|\u201c[^\u201d]*\u201d|\u300c[^\u300d]*\u300d")
+_QUOTED = re.compile(
+    r"'[^']*'|\"[^\"]*\"|\u2018[^\u2019]*\u2019|\u201c[^\u201d]*\u201d|\u300c[^\u300d]*\u300d"
+)
 
 
 def gloss_tokens(text: str) -> list[str]:

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.retrieval.learned import DEFAULT_RANKING_WINDOW, TreeEnsemble
+from schemarouter.retrieval.learned import DEFAULT_RANKING_WINDOW, TreeEnsemble, blended_keys
 from schemarouter.retrieval.window import FEATURES
 from schemarouter.training.command import (
     TOOLTRAIN_ATTRIBUTION,
@@ -96,6 +96,9 @@ class RankingSettings:
     #: features the score may only rise with: a route fusion scores higher, all else equal,
     #: never ranks lower (the stage adds to the encoder and BM25; it does not overrule them)
     increasing: tuple[str, ...] = ("fused_rel",)
+    #: the stage's share of the window's order, fusion's the rest (1: the stage's order
+    #: alone; :func:`schemarouter.retrieval.learned.blended_keys`)
+    blend: float = 1.0
 
 
 @dataclass
@@ -189,12 +192,19 @@ def window_rows(
     )
 
 
-def recall_at(rows: WindowRows, scores: np.ndarray | None, k: int = 5) -> float:
+def recall_at(
+    rows: WindowRows, scores: np.ndarray | None, k: int = 5, *, blend: float = 1.0
+) -> float:
     """Mean Recall@k over the requests of ``rows``, their windows ordered by ``scores``
-    within tiers (``None``: the order they came in, fusion's)."""
+    blended with fusion's order (``blend``, as the router does) within tiers (``None``: the
+    order they came in, fusion's)."""
     values = []
     for g, idx in rows.requests():
-        order = idx if scores is None else idx[np.lexsort((-scores[idx], rows.tier[idx]))]
+        if scores is None:
+            order = idx
+        else:
+            keys = np.asarray(blended_keys(scores[idx].tolist(), blend))
+            order = idx[np.lexsort((np.arange(len(idx)), -keys, rows.tier[idx]))]
         top = {rows.route_ids[i] for i in order[:k]}
         needs = rows.needs[g]
         if needs:
@@ -366,7 +376,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--distractors", type=int, default=1500, help="seeded tools per source")
     parser.add_argument("--dev", nargs="*", default=list(DEV_SUITES))
     add_settings_arguments(
-        parser, d, "window max_iter learning_rate max_leaf_nodes min_samples_leaf seed"
+        parser, d, "window max_iter learning_rate max_leaf_nodes min_samples_leaf seed blend"
     )
     parser.add_argument(
         "--on",
@@ -478,7 +488,8 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
         rows = _cached(
             work / f"dev-{name}.npz", json.dumps([encoder, name, settings.window]), build_dev
         )
-        fused, staged = recall_at(rows, None), recall_at(rows, trees.raw(rows.X))
+        fused = recall_at(rows, None)
+        staged = recall_at(rows, trees.raw(rows.X), blend=settings.blend)
         dev[name] = {
             "requests": len(rows.needs),
             "fusion_r@5": round(fused, 4),

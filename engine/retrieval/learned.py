@@ -11,11 +11,17 @@ It scores each candidate of the fused window (:mod:`.window` computes the rows) 
 alone: no scikit-learn, no pickle on the query path. The router re-orders the window by the
 score, each group of routes the request names kept ahead of the rest; the tail keeps
 fusion's order, so nothing a retriever found is ever dropped.
+
+How far the stage may move a route is the card's ``settings.blend`` (:func:`blended_keys`):
+the window is ordered by each route's place in fusion's order and in the stage's, weighted
+``1 - blend`` and ``blend``, so what the encoder and BM25 put first keeps part of its say
+(``1.0``, a card that does not say: the stage's order alone).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +37,7 @@ from schemarouter.shipped import (
     shipped_model,
 )
 
-__all__ = ["DEFAULT_RANKING_WINDOW", "RankingModel", "TreeEnsemble"]
+__all__ = ["DEFAULT_RANKING_WINDOW", "RankingModel", "TreeEnsemble", "blended_keys"]
 
 #: How many of the fused best the ranking stage re-orders.
 DEFAULT_RANKING_WINDOW = 30
@@ -107,6 +113,20 @@ class TreeEnsemble:
         return out
 
 
+def blended_keys(values: Sequence[float], blend: float) -> list[float]:
+    """Sort keys (higher first) for a window in fusion's order whose stage scores are
+    ``values``: minus each route's place in fusion's order weighted ``1 - blend`` plus its
+    place in the stage's order weighted ``blend``. ``blend >= 1`` gives ``values`` (the
+    stage's order); ties stay in fusion's order (the caller sorts stably)."""
+    if blend >= 1.0:
+        return [float(v) for v in values]
+    order = sorted(range(len(values)), key=lambda i: (-values[i], i))
+    place = [0] * len(values)
+    for rank, i in enumerate(order):
+        place[i] = rank
+    return [-((1.0 - blend) * i + blend * place[i]) for i in range(len(values))]
+
+
 class RankingModel:
     """A learned ranking stage in a model folder (see the module docstring)."""
 
@@ -143,9 +163,19 @@ class RankingModel:
                 where=str(self.path),
                 hint="Retrain it with this version of schemarouter",
             )
-        window = self.card.get("settings", {}).get("window", DEFAULT_RANKING_WINDOW)
+        settings = self.card.get("settings", {})
+        window = settings.get("window", DEFAULT_RANKING_WINDOW)
         #: how many of the fused best it re-orders (the window it was trained on)
         self.window = int(window) if isinstance(window, int) and window >= 2 else 30
+        blend = settings.get("blend", 1.0)
+        if isinstance(blend, bool) or not isinstance(blend, int | float) or not 0 < blend <= 1:
+            raise ModelError(
+                f"the ranking model's blend must be a number in (0, 1], not {blend!r}",
+                where=str(self.path / "card.json"),
+                hint="Set settings.blend to the stage's share of the order (1: its order alone)",
+            )
+        #: the stage's share of the window's order (:func:`blended_keys`)
+        self.blend = float(blend)
 
     @classmethod
     def shipped(cls) -> RankingModel | None:

@@ -35,6 +35,7 @@ from schemarouter.retrieval.actions import (
 )
 from schemarouter.retrieval.candidates import Ranked, coverage
 from schemarouter.retrieval.intents import part_scores, split_intents
+from schemarouter.retrieval.learned import blended_keys
 from schemarouter.retrieval.prerequisites import needs, producer_table
 from schemarouter.retrieval.window import WindowSignals
 
@@ -152,8 +153,9 @@ def learned_order(
     tier: Callable[[Ranked], int],
     factor: float = 1.0,
 ) -> list[Ranked]:
-    """The first ``model.window`` of ``ranked`` re-ordered by the ranking model within
-    their tiers (``scores["ranking"]`` holds its log-odds); the tail as it was."""
+    """The first ``model.window`` of ``ranked`` re-ordered within their tiers by the ranking
+    model's order blended with fusion's (``model.blend``; ``scores["ranking"]`` holds its
+    log-odds); the tail as it was."""
     from schemarouter.retrieval.window import window_features
 
     head = ranked[: model.window]
@@ -163,7 +165,8 @@ def learned_order(
     values = model.score(rows)
     for item, value in zip(head, values.tolist(), strict=True):
         item.scores["ranking"] = float(value)
-    return reorder_within_tiers(ranked, values.tolist(), tier)
+    keys = blended_keys(values.tolist(), getattr(model, "blend", 1.0))
+    return reorder_within_tiers(ranked, keys, tier)
 
 
 def lift_prerequisites(

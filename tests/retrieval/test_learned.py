@@ -15,7 +15,7 @@ from schemarouter import SchemaRouter
 from schemarouter.errors import ModelError
 from schemarouter.index import HashingEncoder
 from schemarouter.retrieval.candidates import Ranked
-from schemarouter.retrieval.learned import RankingModel, TreeEnsemble
+from schemarouter.retrieval.learned import RankingModel, TreeEnsemble, blended_keys
 from schemarouter.retrieval.ordering import reorder_within_tiers
 from schemarouter.retrieval.window import FEATURES
 from schemarouter.training.ranking import export_trees
@@ -72,7 +72,13 @@ def test_damaged_trees_are_refused_never_walked(damage: object, message: str) ->
         TreeEnsemble(arrays, baseline=trees.baseline, n_features=trees.n_features)
 
 
-def _folder(tmp_path: Path, *, features: list[str] | None = None, on: bool = True) -> Path:
+def _folder(
+    tmp_path: Path,
+    *,
+    features: list[str] | None = None,
+    on: bool = True,
+    blend: object = None,
+) -> Path:
     model, _ = _fitted()
     trees = export_trees(model)
     folder = tmp_path / "ranking"
@@ -81,7 +87,7 @@ def _folder(tmp_path: Path, *, features: list[str] | None = None, on: bool = Tru
     card = {
         "name": "test-ranking",
         "features": features or list(FEATURES),
-        "settings": {"window": 10},
+        "settings": {"window": 10} if blend is None else {"window": 10, "blend": blend},
         "router_default": {"on": on, "why": "test"},
     }
     (folder / "card.json").write_text(json.dumps(card))
@@ -105,6 +111,33 @@ def test_a_model_of_other_features_or_damaged_files_is_refused(tmp_path: Path) -
         RankingModel(broken)
     with pytest.raises(ModelError, match=r"lacks trees\.npz"):
         RankingModel(tmp_path / "nowhere")
+
+
+def test_the_blend_weighs_fusions_order_against_the_stages() -> None:
+    stage = [0.1, 0.9, 0.2, 0.8, 0.5]  # the stage's order: 1, 3, 4, 2, 0
+    assert blended_keys(stage, 1.0) == stage  # its order alone
+    # fusion's order is the list's; a blend of 0.4 moves each route part of the way
+    keys = blended_keys(stage, 0.4)
+    order = sorted(range(5), key=lambda i: (-keys[i], i))
+    assert order == [1, 0, 3, 2, 4]
+    assert order != sorted(range(5), key=lambda i: -stage[i])
+    # fusion's first falls one place, where the stage alone put it last
+    tiers = {f"r{i}": 2 for i in range(5)}
+    ranked = [Ranked(f"r{i}", 1.0 - i / 10, {}) for i in range(5)]
+    out = reorder_within_tiers(ranked, keys, lambda r: tiers[r.route_id])
+    assert [r.route_id for r in out] == ["r1", "r0", "r3", "r2", "r4"]
+    assert blended_keys([0.5, 0.5, 0.5], 0.4) == [0.0, -1.0, -2.0]  # ties: fusion's order
+
+
+@pytest.mark.parametrize("blend", [0, -0.5, 1.5, "half", True])
+def test_a_blend_outside_0_to_1_is_refused(tmp_path: Path, blend: object) -> None:
+    with pytest.raises(ModelError, match=r"blend must be a number in \(0, 1\]"):
+        RankingModel(_folder(tmp_path, blend=blend))
+
+
+def test_a_card_without_a_blend_orders_by_the_stage_alone(tmp_path: Path) -> None:
+    assert RankingModel(_folder(tmp_path)).blend == 1.0
+    assert RankingModel(_folder(tmp_path / "b", blend=0.4)).blend == 0.4
 
 
 def test_the_window_is_reordered_within_tiers_and_the_tail_keeps_its_place() -> None:
@@ -147,3 +180,22 @@ def test_the_shipped_stage_is_off_by_default_with_its_card_saying_why() -> None:
     assert router.ranking_model is None  # off: the router answers with fusion
     on = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, ranking=shipped)
     assert on.ranking_model is shipped
+
+
+def test_development_recall_orders_the_window_as_the_router_does() -> None:
+    from schemarouter.training.ranking import WindowRows, recall_at
+
+    rows = WindowRows(
+        X=np.zeros((3, len(FEATURES))),
+        y=np.array([0.0, 0.0, 1.0]),
+        group=np.zeros(3, dtype=np.int64),
+        tier=np.full(3, 2),
+        route_ids=["r0", "r1", "r2"],  # fusion's order
+        needs=[[frozenset({"r2"})]],
+    )
+    scores = np.array([0.0, -1.0, 3.0])  # the stage puts r2 first
+    assert recall_at(rows, None, k=2) == 0.0
+    assert recall_at(rows, scores, k=1) == 1.0
+    # blended, fusion's first keeps its place and r2 climbs one: r0, r2, r1
+    assert recall_at(rows, scores, k=1, blend=0.4) == 0.0
+    assert recall_at(rows, scores, k=2, blend=0.4) == 1.0
