@@ -196,5 +196,7 @@ class RankingModel:
         return card_identity(self.card, "ranking")
 
     def score(self, rows: np.ndarray) -> np.ndarray:
-        """The model's log-odds that each candidate serves the request (higher first)."""
-        return self.trees.raw(rows)
+        """The model's log-odds that each candidate serves the request (higher first);
+        ``rows`` may carry features added after the model was trained (its card's features
+        are a prefix of :data:`~.window.FEATURES`): those columns are not read."""
+        return self.trees.raw(np.asarray(rows)[:, : self.trees.n_features])

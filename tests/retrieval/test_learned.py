@@ -180,6 +180,30 @@ def test_the_shipped_stage_is_off_by_default_with_its_card_saying_why() -> None:
     assert router.ranking_model is None  # off: the router answers with fusion
     on = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, ranking=shipped)
     assert on.ranking_model is shipped
+    on.add_catalog(BUNDLED_CATALOG)
+    found = on.retrieve("band gap and bulk modulus of GaN", k=5)
+    assert len(found.route_ids) == 5 and "ranking" in found.candidates[0].scores
+
+
+def test_a_model_trained_before_a_feature_was_added_reads_its_own_columns(
+    tmp_path: Path,
+) -> None:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    model, X = _fitted()
+    older = HistGradientBoostingClassifier(max_iter=20, max_leaf_nodes=7, random_state=0)
+    older.fit(X[:, :-1], model.predict(X))  # type: ignore[attr-defined]
+    folder = tmp_path / "older"
+    folder.mkdir()
+    np.savez(folder / "trees.npz", **export_trees(older).arrays())
+    card = {"name": "t", "features": list(FEATURES[:-1]), "settings": {"window": 10}}
+    (folder / "card.json").write_text(json.dumps(card))
+    loaded = RankingModel(folder)
+    np.testing.assert_allclose(loaded.score(X), older.decision_function(X[:, :-1]), atol=1e-9)
+    with pytest.raises(ModelError, match="other features"):
+        card["features"] = [*FEATURES[:-2], FEATURES[-1]]  # not a prefix
+        (folder / "card.json").write_text(json.dumps(card))
+        RankingModel(folder)
 
 
 def test_development_recall_orders_the_window_as_the_router_does() -> None:
