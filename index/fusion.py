@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_RRF_K",
     "MINILM_WEIGHTS",
     "FusionMethod",
+    "fused_order",
     "ranks_from_scores",
     "reciprocal_rank_fusion",
     "top_k",
@@ -86,6 +87,20 @@ def top_k(scores: np.ndarray, k: int, *, positive: bool = False) -> np.ndarray:
         candidates = np.arange(scores.size)
     order = np.lexsort((candidates, -scores[candidates]))
     return candidates[order][:k].astype(np.int64)
+
+
+def fused_order(
+    fused: np.ndarray, ranks: tuple[np.ndarray, np.ndarray], ties: np.ndarray
+) -> np.ndarray:
+    """Candidate positions best first: by fused score, then by the better of the two
+    retrievers' ranks (``ranks``, 1-based, ``0`` = not retrieved), then by ``ties``
+    (ascending). The one ordering rule of the in-process and the Milvus index."""
+    lex_rank, dense_rank = ranks
+    far = 1 << 30
+    best = np.minimum(
+        np.where(lex_rank > 0, lex_rank, far), np.where(dense_rank > 0, dense_rank, far)
+    )
+    return np.lexsort((ties, best, -fused))
 
 
 def ranks_from_scores(scores: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:

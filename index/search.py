@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schemarouter.index.backend import SearchMode
+from schemarouter.index.backend import SearchMode, check_search_mode
 from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, DocKind
 from schemarouter.index.encoders.dense import encode_request, query_runner
-from schemarouter.index.fusion import top_k
+from schemarouter.index.fusion import fused_order, top_k
 from schemarouter.index.settings import RouteHit
 from schemarouter.index.tokenize import DEFAULT_TOKENIZER, QueryText, is_cjk
 from schemarouter.index.workers import in_background
@@ -150,8 +150,7 @@ class RouteSearch:
         :class:`~schemarouter.index.tokenize.QueryText` (tokenized once for every reader)."""
         text = QueryText.of(query)
         query = text.text
-        if mode not in ("hybrid", "lexical", "dense"):
-            raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
+        check_search_mode(mode)
         with self._lock:
             if not self._derived_ok:
                 self._finish()
@@ -427,10 +426,7 @@ class RouteSearch:
         else:  # every candidate has both scores (exact dense similarity, full BM25)
             weight = self._dense_weight(query)
             fused = s.fuse(lex, dense, (lex_rank, dense_rank), dense_weight=weight)
-        best = np.minimum(
-            np.where(lex_rank > 0, lex_rank, _FAR), np.where(dense_rank > 0, dense_rank, _FAR)
-        )
-        order = np.lexsort((candidates, best, -fused))
+        order = fused_order(fused, (lex_rank, dense_rank), candidates)
         order = order[np.isfinite(fused[order])][:k]
         routes = candidates[order]
         matched = self._matched_fields(routes, lex_fields, dense_fields)

@@ -21,6 +21,7 @@ import numpy as np
 
 from schemarouter.index.backend import RouteFilter
 from schemarouter.index.documents import DocKind
+from schemarouter.index.fusion import fused_order
 from schemarouter.index.milvus.rows import (
     IN_BATCH,
     DocHit,
@@ -185,10 +186,7 @@ class MilvusQuery:
         for rank, route in enumerate(dense_top, start=1):
             dense_rank[position[route]] = rank
         fused = s.fuse(lex, dense, (lex_rank, dense_rank), dense_weight=dense_weight)
-        best = np.minimum(
-            np.where(lex_rank > 0, lex_rank, _FAR), np.where(dense_rank > 0, dense_rank, _FAR)
-        )
-        order = np.lexsort((np.arange(len(candidates)), best, -fused))[:k]
+        order = fused_order(fused, (lex_rank, dense_rank), np.arange(len(candidates)))[:k]
         fields = _merge_fields(lex_fields, dense_fields)
         return [
             RouteHit(
