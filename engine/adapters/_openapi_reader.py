@@ -103,21 +103,20 @@ class OpenAPIReader:
 
     def mapping(self, node: Any, location: str) -> Mapping[str, Any]:
         if not isinstance(node, Mapping):
-            raise DocumentError(
-                f"expected an object, got {type(node).__name__}",
-                where=self.where(location),
-                hint="See the OpenAPI specification for this object's shape",
-            )
+            raise self._not_a("an object", node, location)
         return node
 
     def listing(self, node: Any, location: str) -> list[Any]:
         if not isinstance(node, list):
-            raise DocumentError(
-                f"expected a list, got {type(node).__name__}",
-                where=self.where(location),
-                hint="See the OpenAPI specification for this object's shape",
-            )
+            raise self._not_a("a list", node, location)
         return node
+
+    def _not_a(self, expected: str, node: Any, location: str) -> DocumentError:
+        return DocumentError(
+            f"expected {expected}, got {type(node).__name__}",
+            where=self.where(location),
+            hint="See the OpenAPI specification for this object's shape",
+        )
 
     def text(self, node: Mapping[str, Any], key: str, location: str) -> str:
         value = node.get(key)
