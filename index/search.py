@@ -87,6 +87,11 @@ class RouteSearch:
     _last_lexical: tuple[str, tuple[np.ndarray, np.ndarray] | None] | None = None
 
     def _query_vector(self, text: str) -> np.ndarray:
+        """The vector of ``text``: the last searched request's where it is that text (the
+        rescoring after a search reuses it), else encoded now."""
+        last = self._last_vector
+        if last is not None and last[0] == text:
+            return last[1]
         return encode_request(self.encoder, text)
 
     def known_token_share(self, query: str | QueryText) -> float:
@@ -228,8 +233,7 @@ class RouteSearch:
             seen = self._last_lexical
             scored = seen[1] if seen is not None and seen[0] == text else self._lexical_scores(text)
             lex = self._lexical_of(None if scored is None else scored[1], routes)
-            last = self._last_vector
-            vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
+            vector = self._query_vector(text)
             dense = self._dense_exact(vector, routes)
             fused = self.settings.fuse_exact(lex, dense, dense_weight=self._dense_weight(text))
             out[known] = fused
@@ -246,8 +250,7 @@ class RouteSearch:
             known, routes = self._known_routes(route_ids)
             if known.size == 0 or not text.strip():
                 return out
-            last = self._last_vector
-            vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
+            vector = self._query_vector(text)
             ep_vs, _ = self._vectors
             q = np.asarray(vector, dtype=np.float32)
             vectors = ep_vs.vectors[self._doc_vec[self._endpoint_doc[routes]]]
