@@ -21,6 +21,7 @@ from schemarouter.adapters._schema import (
 )
 from schemarouter.errors import DocumentError
 from schemarouter.registry.kinds import check_kind
+from schemarouter.registry.parsing import optional_text
 
 __all__ = [
     "FORM_TYPES",
@@ -119,16 +120,7 @@ class OpenAPIReader:
         )
 
     def text(self, node: Mapping[str, Any], key: str, location: str) -> str:
-        value = node.get(key)
-        if value is None:
-            return ""
-        if not isinstance(value, str):
-            raise DocumentError(
-                f"{key!r} must be a string, got {type(value).__name__}",
-                where=self.where(f"{location}.{key}"),
-                hint="Write it as text",
-            )
-        return value.strip()
+        return optional_text(node.get(key), self.where(location), key)
 
     def flag(self, node: Mapping[str, Any], key: str, location: str) -> bool:
         """``node[key]`` as a boolean (a string ``"true"`` too, recorded, when lenient)."""
