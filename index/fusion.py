@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_LEXICAL_WEIGHT",
     "DEFAULT_RRF_K",
     "MINILM_WEIGHTS",
+    "UNRANKED",
     "FusionMethod",
     "fused_order",
     "ranks_from_scores",
@@ -63,6 +64,8 @@ DEFAULT_DENSE_NORM_FLOOR = 0.0
 DEFAULT_CANDIDATE_DEPTH = 100
 #: A field document "hits" when it ranks this high among field documents in a retriever.
 DEFAULT_FIELD_HIT_DEPTH = 50
+#: "Not ranked" where the better of two ranks is taken (worse than any real rank).
+UNRANKED = 1 << 30
 
 
 def top_k(scores: np.ndarray, k: int, *, positive: bool = False) -> np.ndarray:
@@ -96,9 +99,8 @@ def fused_order(
     retrievers' ranks (``ranks``, 1-based, ``0`` = not retrieved), then by ``ties``
     (ascending). The one ordering rule of the in-process and the Milvus index."""
     lex_rank, dense_rank = ranks
-    far = 1 << 30
     best = np.minimum(
-        np.where(lex_rank > 0, lex_rank, far), np.where(dense_rank > 0, dense_rank, far)
+        np.where(lex_rank > 0, lex_rank, UNRANKED), np.where(dense_rank > 0, dense_rank, UNRANKED)
     )
     return np.lexsort((ties, best, -fused))
 

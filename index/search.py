@@ -19,7 +19,7 @@ import numpy as np
 from schemarouter.index.backend import SearchMode, check_search_mode
 from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, DocKind
 from schemarouter.index.encoders.dense import encode_request, query_runner
-from schemarouter.index.fusion import fused_order, top_k
+from schemarouter.index.fusion import UNRANKED, fused_order, top_k
 from schemarouter.index.settings import RouteHit
 from schemarouter.index.tokenize import DEFAULT_TOKENIZER, QueryText, is_cjk
 from schemarouter.index.workers import in_background
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["EMPTY", "RouteSearch", "dense_weight_for"]
 EMPTY = np.zeros(0, dtype=np.int64)
-_FAR = 1 << 30
 
 
 def _run(job: Callable[[], object] | None) -> None:
@@ -462,11 +461,11 @@ class RouteSearch:
             self._doc_vec[docs].tolist(),
             strict=True,
         ):
-            rank = min(lex_fields.get(doc, _FAR), dense_fields.get(vec, _FAR))
-            if rank < _FAR:
+            rank = min(lex_fields.get(doc, UNRANKED), dense_fields.get(vec, UNRANKED))
+            if rank < UNRANKED:
                 name = self._route_fields[route][field]
                 names = found.setdefault(route, {})
-                names[name] = min(rank, names.get(name, _FAR))
+                names[name] = min(rank, names.get(name, UNRANKED))
         return {
             route: tuple(sorted(names, key=lambda n: (names[n], n)))
             for route, names in found.items()
