@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 from schemarouter.contracts import AccessKind, Effect, Route, SourceType, route_sources
 from schemarouter.index.settings import RouteHit
@@ -50,13 +50,20 @@ __all__ = [
     "RouteFilter",
     "RouteIndex",
     "SearchMode",
+    "check_search_mode",
     "is_milvus_uri",
 ]
 
-#: URI schemes that name a Milvus collection (see :mod:`schemarouter.index.milvus.index`).
 #: How a search combines its two sides: both fused, or one alone.
 SearchMode = Literal["hybrid", "lexical", "dense"]
+#: URI schemes that name a Milvus collection (see :mod:`schemarouter.index.milvus.index`).
 MILVUS_SCHEMES = ("milvus://", "milvus+https://", "milvus+lite://")
+
+
+def check_search_mode(mode: str) -> None:
+    """``ValueError`` unless ``mode`` is a :data:`SearchMode` (every index's ``search``)."""
+    if mode not in get_args(SearchMode):
+        raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
 
 
 def _frozen(values: Iterable[Any] | None, kind: Any = str) -> frozenset[str] | None:

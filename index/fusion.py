@@ -32,7 +32,9 @@ __all__ = [
     "DEFAULT_LEXICAL_WEIGHT",
     "DEFAULT_RRF_K",
     "MINILM_WEIGHTS",
+    "UNRANKED",
     "FusionMethod",
+    "fused_order",
     "ranks_from_scores",
     "reciprocal_rank_fusion",
     "top_k",
@@ -62,6 +64,8 @@ DEFAULT_DENSE_NORM_FLOOR = 0.0
 DEFAULT_CANDIDATE_DEPTH = 100
 #: A field document "hits" when it ranks this high among field documents in a retriever.
 DEFAULT_FIELD_HIT_DEPTH = 50
+#: "Not ranked" where the better of two ranks is taken (worse than any real rank).
+UNRANKED = 1 << 30
 
 
 def top_k(scores: np.ndarray, k: int, *, positive: bool = False) -> np.ndarray:
@@ -86,6 +90,19 @@ def top_k(scores: np.ndarray, k: int, *, positive: bool = False) -> np.ndarray:
         candidates = np.arange(scores.size)
     order = np.lexsort((candidates, -scores[candidates]))
     return candidates[order][:k].astype(np.int64)
+
+
+def fused_order(
+    fused: np.ndarray, ranks: tuple[np.ndarray, np.ndarray], ties: np.ndarray
+) -> np.ndarray:
+    """Candidate positions best first: by fused score, then by the better of the two
+    retrievers' ranks (``ranks``, 1-based, ``0`` = not retrieved), then by ``ties``
+    (ascending). The one ordering rule of the in-process and the Milvus index."""
+    lex_rank, dense_rank = ranks
+    best = np.minimum(
+        np.where(lex_rank > 0, lex_rank, UNRANKED), np.where(dense_rank > 0, dense_rank, UNRANKED)
+    )
+    return np.lexsort((ties, best, -fused))
 
 
 def ranks_from_scores(scores: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:

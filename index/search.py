@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schemarouter.index.backend import SearchMode
+from schemarouter.index.backend import SearchMode, check_search_mode
 from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, DocKind
 from schemarouter.index.encoders.dense import encode_request, query_runner
-from schemarouter.index.fusion import top_k
+from schemarouter.index.fusion import UNRANKED, fused_order, top_k
 from schemarouter.index.settings import RouteHit
 from schemarouter.index.tokenize import DEFAULT_TOKENIZER, QueryText, is_cjk
 from schemarouter.index.workers import in_background
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["EMPTY", "RouteSearch", "dense_weight_for"]
 EMPTY = np.zeros(0, dtype=np.int64)
-_FAR = 1 << 30
 
 
 def _run(job: Callable[[], object] | None) -> None:
@@ -87,6 +86,11 @@ class RouteSearch:
     _last_lexical: tuple[str, tuple[np.ndarray, np.ndarray] | None] | None = None
 
     def _query_vector(self, text: str) -> np.ndarray:
+        """The vector of ``text``: the last searched request's where it is that text (the
+        rescoring after a search reuses it), else encoded now."""
+        last = self._last_vector
+        if last is not None and last[0] == text:
+            return last[1]
         return encode_request(self.encoder, text)
 
     def known_token_share(self, query: str | QueryText) -> float:
@@ -150,8 +154,7 @@ class RouteSearch:
         :class:`~schemarouter.index.tokenize.QueryText` (tokenized once for every reader)."""
         text = QueryText.of(query)
         query = text.text
-        if mode not in ("hybrid", "lexical", "dense"):
-            raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
+        check_search_mode(mode)
         with self._lock:
             if not self._derived_ok:
                 self._finish()
@@ -229,8 +232,7 @@ class RouteSearch:
             seen = self._last_lexical
             scored = seen[1] if seen is not None and seen[0] == text else self._lexical_scores(text)
             lex = self._lexical_of(None if scored is None else scored[1], routes)
-            last = self._last_vector
-            vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
+            vector = self._query_vector(text)
             dense = self._dense_exact(vector, routes)
             fused = self.settings.fuse_exact(lex, dense, dense_weight=self._dense_weight(text))
             out[known] = fused
@@ -247,8 +249,7 @@ class RouteSearch:
             known, routes = self._known_routes(route_ids)
             if known.size == 0 or not text.strip():
                 return out
-            last = self._last_vector
-            vector = last[1] if last is not None and last[0] == text else self._query_vector(text)
+            vector = self._query_vector(text)
             ep_vs, _ = self._vectors
             q = np.asarray(vector, dtype=np.float32)
             vectors = ep_vs.vectors[self._doc_vec[self._endpoint_doc[routes]]]
@@ -427,10 +428,7 @@ class RouteSearch:
         else:  # every candidate has both scores (exact dense similarity, full BM25)
             weight = self._dense_weight(query)
             fused = s.fuse(lex, dense, (lex_rank, dense_rank), dense_weight=weight)
-        best = np.minimum(
-            np.where(lex_rank > 0, lex_rank, _FAR), np.where(dense_rank > 0, dense_rank, _FAR)
-        )
-        order = np.lexsort((candidates, best, -fused))
+        order = fused_order(fused, (lex_rank, dense_rank), candidates)
         order = order[np.isfinite(fused[order])][:k]
         routes = candidates[order]
         matched = self._matched_fields(routes, lex_fields, dense_fields)
@@ -463,11 +461,11 @@ class RouteSearch:
             self._doc_vec[docs].tolist(),
             strict=True,
         ):
-            rank = min(lex_fields.get(doc, _FAR), dense_fields.get(vec, _FAR))
-            if rank < _FAR:
+            rank = min(lex_fields.get(doc, UNRANKED), dense_fields.get(vec, UNRANKED))
+            if rank < UNRANKED:
                 name = self._route_fields[route][field]
                 names = found.setdefault(route, {})
-                names[name] = min(rank, names.get(name, _FAR))
+                names[name] = min(rank, names.get(name, UNRANKED))
         return {
             route: tuple(sorted(names, key=lambda n: (names[n], n)))
             for route, names in found.items()

@@ -15,16 +15,15 @@
 from __future__ import annotations
 
 import logging
-import os
 import shutil
-import uuid
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from schemarouter.index.encoders.onnx import ONNX_OPSET, export_token_model
+from schemarouter.index.encoders.onnx import quantize_int8 as quantize
 from schemarouter.retrieval.rerank import encode_pairs, load_tokenizer
 from schemarouter.training.command import file_sha256, versions, write_card
 
@@ -32,17 +31,10 @@ __all__ = ["agreement", "export_onnx", "onnx_scores", "quantize", "torch_scores"
 
 logger = logging.getLogger(__name__)
 
-OPSET = 17
-INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-
 
 def export_onnx(model: Any, out: str | Path) -> Path:
     """Write ``model`` (a ``*ForSequenceClassification``) as fp32 ONNX at ``out``."""
     import torch
-
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staged = out.with_name(f".{out.stem}.{uuid.uuid4().hex[:8]}.onnx")
 
     class Logits(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
@@ -54,43 +46,7 @@ def export_onnx(model: Any, out: str | Path) -> Path:
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).logits
 
-    model = model.eval()
-    ids = torch.ones((2, 16), dtype=torch.long)
-    axes = {0: "batch", 1: "tokens"}
-    try:
-        with warnings.catch_warnings(), torch.no_grad():
-            warnings.simplefilter("ignore")  # tracer warnings about python control flow
-            torch.onnx.export(
-                Logits(model),
-                (ids, torch.ones_like(ids), torch.zeros_like(ids)),
-                str(staged),
-                input_names=list(INPUTS),
-                output_names=["logits"],
-                dynamic_axes={name: axes for name in INPUTS} | {"logits": {0: "batch"}},
-                opset_version=OPSET,
-                dynamo=False,
-            )
-        os.replace(staged, out)
-    finally:
-        staged.unlink(missing_ok=True)
-    return out
-
-
-def quantize(fp32: str | Path, out: str | Path) -> Path:
-    """Dynamic int8 quantization of ``fp32`` into ``out``, weights per channel."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    out = Path(out)
-    staged = out.with_name(f".{out.stem}.{uuid.uuid4().hex[:8]}.onnx")
-    from schemarouter.index.encoders.onnx import quiet_quantization_advice
-
-    try:
-        with quiet_quantization_advice():
-            quantize_dynamic(str(fp32), str(staged), weight_type=QuantType.QInt8, per_channel=True)
-        os.replace(staged, out)
-    finally:
-        staged.unlink(missing_ok=True)
-    return out
+    return export_token_model(Logits(model.eval()), Path(out), output="logits", sample_tokens=16)
 
 
 Groups = Sequence[tuple[str, Sequence[str]]]
@@ -195,7 +151,7 @@ def write_model(
     card = dict(card)
     card["quantization"] = {
         "method": "onnxruntime.quantization.quantize_dynamic(per_channel=True, weight_type=QInt8)",
-        "exporter": f"torch.onnx.export(dynamo=False, opset_version={OPSET})",
+        "exporter": f"torch.onnx.export(dynamo=False, opset_version={ONNX_OPSET})",
         "checked_on": "the validation groups (held out of training)",
         "fp32_vs_torch": agreement(reference, onnx_scores(fp32, tokenizer, groups, **encode)),
         "int8_vs_torch": agreement(reference, onnx_scores(int8, tokenizer, groups, **encode)),

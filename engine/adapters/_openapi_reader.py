@@ -21,6 +21,7 @@ from schemarouter.adapters._schema import (
 )
 from schemarouter.errors import DocumentError
 from schemarouter.registry.kinds import check_kind
+from schemarouter.registry.parsing import optional_text
 
 __all__ = [
     "FORM_TYPES",
@@ -103,33 +104,23 @@ class OpenAPIReader:
 
     def mapping(self, node: Any, location: str) -> Mapping[str, Any]:
         if not isinstance(node, Mapping):
-            raise DocumentError(
-                f"expected an object, got {type(node).__name__}",
-                where=self.where(location),
-                hint="See the OpenAPI specification for this object's shape",
-            )
+            raise self._not_a("an object", node, location)
         return node
 
     def listing(self, node: Any, location: str) -> list[Any]:
         if not isinstance(node, list):
-            raise DocumentError(
-                f"expected a list, got {type(node).__name__}",
-                where=self.where(location),
-                hint="See the OpenAPI specification for this object's shape",
-            )
+            raise self._not_a("a list", node, location)
         return node
 
+    def _not_a(self, expected: str, node: Any, location: str) -> DocumentError:
+        return DocumentError(
+            f"expected {expected}, got {type(node).__name__}",
+            where=self.where(location),
+            hint="See the OpenAPI specification for this object's shape",
+        )
+
     def text(self, node: Mapping[str, Any], key: str, location: str) -> str:
-        value = node.get(key)
-        if value is None:
-            return ""
-        if not isinstance(value, str):
-            raise DocumentError(
-                f"{key!r} must be a string, got {type(value).__name__}",
-                where=self.where(f"{location}.{key}"),
-                hint="Write it as text",
-            )
-        return value.strip()
+        return optional_text(node.get(key), self.where(location), key)
 
     def flag(self, node: Mapping[str, Any], key: str, location: str) -> bool:
         """``node[key]`` as a boolean (a string ``"true"`` too, recorded, when lenient)."""

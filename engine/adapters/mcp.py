@@ -69,7 +69,7 @@ from schemarouter.registry.compile import (
     slugify,
 )
 from schemarouter.registry.kinds import check_kind
-from schemarouter.registry.parsing import to_json_value
+from schemarouter.registry.parsing import optional_text, to_json_value
 
 __all__ = ["mcp_tools_registration", "tool_effect"]
 
@@ -151,18 +151,6 @@ def tool_effect(
     if hints.get("destructiveHint") is True:
         effect = effect.stricter(Effect.DESTRUCTIVE)
     return effect
-
-
-def _text(value: Any, where: str, key: str) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise DocumentError(
-            f"{key!r} must be a string, got {type(value).__name__}",
-            where=f"{where}.{key}",
-            hint="Write it as text",
-        )
-    return value.strip()
 
 
 def _build(model: type[M], at: str, /, **values: Any) -> M:
@@ -304,8 +292,10 @@ def _endpoint(
     while endpoint_id in ids:
         endpoint_id, n = f"{base_id}_{n}", n + 1
     ids.add(endpoint_id)
-    title = _text(tool.get("title"), where, "title") or _text(hints.get("title"), where, "title")
-    description = _text(tool.get("description"), where, "description")
+    title = optional_text(tool.get("title"), where, "title") or optional_text(
+        hints.get("title"), where, "title"
+    )
+    description = optional_text(tool.get("description"), where, "description")
     return _build(
         Endpoint,
         where,

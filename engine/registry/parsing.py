@@ -46,6 +46,7 @@ __all__ = [
     "LoadedDocument",
     "check_shape",
     "load_document",
+    "optional_text",
     "parse_text",
     "read_local_text",
     "to_json_value",
@@ -70,6 +71,20 @@ class LoadedDocument(NamedTuple):
     url: str | None
     #: ``sha256:`` of the document's canonical JSON (equal for its JSON and YAML forms).
     digest: str
+
+
+def optional_text(value: Any, where: str, key: str) -> str:
+    """A document's text field ``key`` (its ``value``, at ``where``), stripped: ``""`` when
+    absent, a :class:`DocumentError` at ``where.key`` when it is not a string."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise DocumentError(
+            f"{key!r} must be a string, got {type(value).__name__}",
+            where=f"{where}.{key}",
+            hint="Write it as text",
+        )
+    return value.strip()
 
 
 def to_json_value(node: Any, where: str) -> Any:

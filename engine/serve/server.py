@@ -69,6 +69,13 @@ def build_server(gateway: Gateway) -> Any:
             content=[TextContent(type="text", text=error_text(exc))], is_error=True
         )
 
+    def answered(answer: dict[str, Any]) -> CallToolResult:
+        """``answer`` as the tool's result: compact JSON text and the same structured."""
+        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)], structured_content=answer
+        )
+
     async def search_tools(query: str, k: int = k_default) -> CallToolResult:
         """Find the tools that can serve a request: describe the data or action you need in
         plain words. Returns the best tools (name, description, inputSchema), best first."""
@@ -78,10 +85,7 @@ def build_server(gateway: Gateway) -> Any:
             answer = await asyncio.to_thread(gateway.search, query, k)
         except Exception as exc:
             return error(exc)
-        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
-        return CallToolResult(
-            content=[TextContent(type="text", text=text)], structured_content=answer
-        )
+        return answered(answer)
 
     def describe_tool(name: str) -> CallToolResult:
         """A tool's full description: its input schema, what it returns (fields, types,
@@ -90,10 +94,7 @@ def build_server(gateway: Gateway) -> Any:
             answer = gateway.describe(name)
         except Exception as exc:
             return error(exc)
-        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
-        return CallToolResult(
-            content=[TextContent(type="text", text=text)], structured_content=answer
-        )
+        return answered(answer)
 
     async def call_tool(name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
         """Run a tool that search_tools returned, with arguments that follow its

@@ -39,18 +39,27 @@ from schemarouter.shipped import check_folder, read_card, shipped_folder, shippe
 
 __all__ = [
     "ENCODER_FILES",
+    "ONNX_OPSET",
+    "TOKEN_INPUTS",
     "OnnxEncoder",
     "OnnxMiniLMEncoder",
     "default_cache_root",
     "default_minilm_encoder",
     "export_minilm",
     "export_sentence_encoder",
+    "export_token_model",
+    "quantize_int8",
     "shipped_encoder_folder",
 ]
 
 logger = logging.getLogger(__name__)
 
 _IDENTITY_TAG = "onnx-int8-v2"
+#: The opset of every export (the legacy TorchScript exporter, ``dynamo=False``; the dynamo
+#: exporter needs ``onnxscript``).
+ONNX_OPSET = 17
+#: The inputs of the encoder and reranker graphs, in this order.
+TOKEN_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _EXPORT_LOCK = threading.Lock()
 
 
@@ -113,11 +122,7 @@ def export_sentence_encoder(model_dir: Path, out: Path, *, quantize: bool = True
     import torch  # both importable now (typed imports for the export below)
     from transformers import AutoModel
 
-    quantization = require(
-        "onnxruntime.quantization", purpose="quantizing an encoder", package="onnxruntime"
-    )
-    QuantType, quantize_dynamic = quantization.QuantType, quantization.quantize_dynamic
-    import warnings
+    require("onnxruntime.quantization", purpose="quantizing an encoder", package="onnxruntime")
 
     with quiet_transformers():
         model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
@@ -135,42 +140,71 @@ def export_sentence_encoder(model_dir: Path, out: Path, *, quantize: bool = True
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2, dim=1)
 
+    fp32 = out.with_name(f".{out.stem}.{uuid.uuid4().hex[:8]}.fp32.onnx")
+    try:
+        export_token_model(Pooled(model), fp32, output="embedding", sample_tokens=8)
+        if quantize:
+            quantize_int8(fp32, out)
+        else:
+            os.replace(fp32, out)
+    finally:
+        fp32.unlink(missing_ok=True)
+    logger.info("exported %s to %s", model_dir, out)
+    return out
+
+
+def _staged(out: Path) -> Path:
+    """A hidden file beside ``out`` to write first and rename into place."""
+    return out.with_name(f".{out.stem}.{uuid.uuid4().hex[:8]}.onnx")
+
+
+def export_token_model(module: Any, out: Path, *, output: str, sample_tokens: int) -> Path:
+    """Write ``module`` (``forward(input_ids, attention_mask, token_type_ids)``, one output
+    named ``output``) as fp32 ONNX at ``out``, atomically: :data:`ONNX_OPSET`, dynamic batch
+    and token axes on :data:`TOKEN_INPUTS`, a dynamic batch axis on the output. It is traced
+    on a batch of two ``sample_tokens`` long."""
+    import warnings
+
+    import torch
+
     out.parent.mkdir(parents=True, exist_ok=True)
-    tag = uuid.uuid4().hex[:8]
-    fp32 = out.with_name(f".{out.stem}.{tag}.fp32.onnx")
-    staged = out.with_name(f".{out.stem}.{tag}.onnx")
-    ids = torch.ones((2, 8), dtype=torch.long)
+    staged = _staged(out)
+    ids = torch.ones((2, sample_tokens), dtype=torch.long)
     axes = {0: "batch", 1: "tokens"}
     try:
         with warnings.catch_warnings(), torch.no_grad():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore")  # tracer warnings about python control flow
             torch.onnx.export(
-                Pooled(model),
+                module,
                 (ids, torch.ones_like(ids), torch.zeros_like(ids)),
-                str(fp32),
-                input_names=["input_ids", "attention_mask", "token_type_ids"],
-                output_names=["embedding"],
-                dynamic_axes={
-                    "input_ids": axes,
-                    "attention_mask": axes,
-                    "token_type_ids": axes,
-                    "embedding": {0: "batch"},
-                },
-                opset_version=17,
+                str(staged),
+                input_names=list(TOKEN_INPUTS),
+                output_names=[output],
+                dynamic_axes={name: axes for name in TOKEN_INPUTS} | {output: {0: "batch"}},
+                opset_version=ONNX_OPSET,
                 dynamo=False,
             )
-            if quantize:
-                with quiet_quantization_advice():
-                    quantize_dynamic(
-                        str(fp32), str(staged), weight_type=QuantType.QInt8, per_channel=True
-                    )
-            else:
-                os.replace(fp32, staged)
         os.replace(staged, out)
     finally:
-        for leftover in (fp32, staged):
-            leftover.unlink(missing_ok=True)
-    logger.info("exported %s to %s", model_dir, out)
+        staged.unlink(missing_ok=True)
+    return out
+
+
+def quantize_int8(fp32: str | Path, out: str | Path) -> Path:
+    """Dynamic int8 quantization of ``fp32`` into ``out`` (weights per channel), atomically."""
+    quantization = require(
+        "onnxruntime.quantization", purpose="quantizing a model", package="onnxruntime"
+    )
+    out = Path(out)
+    staged = _staged(out)
+    try:
+        with quiet_quantization_advice():
+            quantization.quantize_dynamic(
+                str(fp32), str(staged), weight_type=quantization.QuantType.QInt8, per_channel=True
+            )
+        os.replace(staged, out)
+    finally:
+        staged.unlink(missing_ok=True)
     return out
 
 

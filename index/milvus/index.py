@@ -53,7 +53,7 @@ from schemarouter.errors import (
     require,
 )
 from schemarouter.fingerprint import fingerprint
-from schemarouter.index.backend import RouteFilter, SearchMode
+from schemarouter.index.backend import RouteFilter, SearchMode, check_search_mode
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
 from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
@@ -89,6 +89,11 @@ FLUSH_EVERY = 20_480
 
 def _pymilvus() -> Any:
     return require("pymilvus", extra="milvus", purpose="the Milvus index backend")
+
+
+def _not_open() -> ValueError:
+    """What a search, an update or the encoder raises before :meth:`MilvusIndex.open`."""
+    return ValueError("the index is not open yet: call open(snapshot) first")
 
 
 def _is_engine_error(exc: BaseException) -> bool:
@@ -191,7 +196,7 @@ class MilvusIndex:
     @property
     def encoder(self) -> Encoder:
         if self._encoder is None:
-            raise ValueError("the index is not open yet: call open(snapshot) first")
+            raise _not_open()
         return self._encoder
 
     @property
@@ -256,10 +261,7 @@ class MilvusIndex:
                 and self.registry_fingerprint == snapshot.fingerprint
             ):
                 return self  # opened already, for this registry
-            if self._encoder is None:
-                from schemarouter.index.encoders.defaults import default_encoder
-
-                self._encoder = encoder or default_encoder()
+            self._take_encoder(encoder, replace=False)
             meta = self._read_meta()
             if meta is None:
                 self._create()
@@ -305,6 +307,16 @@ class MilvusIndex:
                 self.apply(snapshot, cache=cache, progress=progress)
             return self
 
+    def _take_encoder(self, encoder: Encoder | None, *, replace: bool) -> None:
+        """Use ``encoder`` where none is set yet (or, with ``replace``, instead of the one
+        set); with neither, the default encoder."""
+        if encoder is not None and (replace or self._encoder is None):
+            self._encoder = encoder
+        elif self._encoder is None:
+            from schemarouter.index.encoders.defaults import default_encoder
+
+            self._encoder = default_encoder()
+
     def _check_rows(self, meta: dict[str, Any]) -> None:
         """A Milvus Lite file whose data segments are gone opens with its metadata intact
         and answers every search with nothing: fewer rows than the metadata's documents is
@@ -335,10 +347,7 @@ class MilvusIndex:
     ) -> MilvusIndex:
         """Drop the collection (if any) and index every route of ``snapshot`` anew."""
         with self._lock:
-            if self._encoder is None or encoder is not None:
-                from schemarouter.index.encoders.defaults import default_encoder
-
-                self._encoder = encoder or self._encoder or default_encoder()
+            self._take_encoder(encoder, replace=True)
             self._drop_collection()
             self._create()
             self.apply(snapshot, cache=cache, progress=progress)
@@ -404,7 +413,7 @@ class MilvusIndex:
         compacts the small segments this makes."""
         with self._lock:
             if not self._meta:
-                raise ValueError("the index is not open yet: call open(snapshot) first")
+                raise _not_open()
             if (
                 self._meta.get("state") == "clean"
                 and self.registry_fingerprint == snapshot.fingerprint
@@ -568,10 +577,9 @@ class MilvusIndex:
         fusion)."""
         words = QueryText.of(query)
         query = words.text
-        if mode not in ("hybrid", "lexical", "dense"):
-            raise ValueError(f"unknown search mode {mode!r} (hybrid, lexical or dense)")
+        check_search_mode(mode)
         if not self._meta:
-            raise ValueError("the index is not open yet: call open(snapshot) first")
+            raise _not_open()
         text = " ".join(words.tokens_for(self.settings.tokenizer))
         if k <= 0 or not query.strip() or len(self) == 0:
             return []

@@ -21,6 +21,7 @@ import numpy as np
 
 from schemarouter.index.backend import RouteFilter
 from schemarouter.index.documents import DocKind
+from schemarouter.index.fusion import UNRANKED, fused_order
 from schemarouter.index.milvus.rows import (
     IN_BATCH,
     DocHit,
@@ -38,7 +39,6 @@ DOCS_PER_ROUTE = 4
 #: Milvus answers at most this many hits per search.
 MAX_TOPK = 16_384
 _OUTPUT = ["route_id", "kind", "field"]
-_FAR = 1 << 30
 
 
 def _field_names(found: dict[str, int] | None) -> tuple[str, ...]:
@@ -53,7 +53,7 @@ def _merge_fields(*maps: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]
         for route, names in found.items():
             mine = out.setdefault(route, {})
             for name, rank in names.items():
-                mine[name] = min(rank, mine.get(name, _FAR))
+                mine[name] = min(rank, mine.get(name, UNRANKED))
     return out
 
 
@@ -185,10 +185,7 @@ class MilvusQuery:
         for rank, route in enumerate(dense_top, start=1):
             dense_rank[position[route]] = rank
         fused = s.fuse(lex, dense, (lex_rank, dense_rank), dense_weight=dense_weight)
-        best = np.minimum(
-            np.where(lex_rank > 0, lex_rank, _FAR), np.where(dense_rank > 0, dense_rank, _FAR)
-        )
-        order = np.lexsort((np.arange(len(candidates)), best, -fused))[:k]
+        order = fused_order(fused, (lex_rank, dense_rank), np.arange(len(candidates)))[:k]
         fields = _merge_fields(lex_fields, dense_fields)
         return [
             RouteHit(

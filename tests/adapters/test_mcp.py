@@ -226,6 +226,16 @@ def test_malformed_listings(tools: Any, error: type[SchemaRouterError], where: s
     assert where in (raised.value.where or "")
 
 
+def test_text_fields_are_stripped_and_checked() -> None:
+    tool = {"name": "a", "inputSchema": {}, "description": "  Reads a.  "}
+    (route,) = mcp_tools_registration([tool], provider="p").routes
+    assert route.endpoint.description == "Reads a."
+    with pytest.raises(DocumentError, match="'description' must be a string, got int") as raised:
+        mcp_tools_registration([{**tool, "description": 7}], provider="p", source="m")
+    assert raised.value.where == "m: tools[0].description"
+    assert raised.value.hint == "Write it as text"
+
+
 @pytest.mark.shared_data
 def test_livemcpbench_tools_register(shared_data: Path) -> None:
     servers = json.loads((shared_data / "mcp" / "livemcp_tools.json").read_text(encoding="utf-8"))

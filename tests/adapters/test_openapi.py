@@ -689,6 +689,20 @@ def test_malformed_documents_raise_located_errors(
     assert raised.value.hint
 
 
+def test_a_node_of_the_wrong_kind_is_named_with_the_kind_found() -> None:
+    with pytest.raises(DocumentError, match="expected an object, got list") as raised:
+        openapi_registration(_oas([]), provider="bad", strict=True)  # type: ignore[arg-type]
+    assert raised.value.where == "<dict>: paths"
+    with pytest.raises(DocumentError, match="expected a list, got dict") as raised:
+        openapi_registration(_oas(_get(parameters={"q": {}})), provider="bad", strict=True)
+    assert raised.value.where == "<dict>: paths./things.get.parameters"
+    assert raised.value.hint == "See the OpenAPI specification for this object's shape"
+    with pytest.raises(DocumentError, match="'summary' must be a string, got int") as raised:
+        openapi_registration(_oas(_get(summary=7)), provider="bad", strict=True)
+    assert raised.value.where == "<dict>: paths./things.get.summary"
+    assert raised.value.hint == "Write it as text"
+
+
 def test_dangling_ref_error_names_the_pointer() -> None:
     with pytest.raises(DanglingReferenceError, match="#/components/schemas/Missing"):
         openapi_registration(MALFORMED[6][1], provider="bad")

@@ -217,6 +217,8 @@ def test_a_rescore_of_the_request_just_searched_reuses_its_vector() -> None:
     index._lexical.scores = lambda tokens: scored.append(tokens) or original(tokens)  # type: ignore[method-assign]
     reused = index.rescore_parts("weather forecast temperature", ids)
     assert encoder.texts_encoded == encoded and scored == []
+    index.endpoint_similarity("weather forecast temperature", ids)  # reuses it too
+    assert encoder.texts_encoded == encoded
     index.rescore_parts("band gap of a material", ids)
     assert encoder.texts_encoded == encoded + 1 and len(scored) == 1
     fresh = HybridIndex.build(registry_with(base_routes()).snapshot(), encoder=SplitEncoder())

@@ -7,6 +7,7 @@ import pytest
 
 from schemarouter.index import fusion
 from schemarouter.index.fusion import (
+    fused_order,
     ranks_from_scores,
     reciprocal_rank_fusion,
     top_k,
@@ -71,6 +72,19 @@ def test_top_k_orders_by_score_then_index() -> None:
     assert top_k(scores, 4).tolist() == [4, 1, 0, 2]
     assert top_k(scores, 10, positive=True).tolist() == [4, 1, 0, 2, 5]
     assert top_k(scores, 0).size == 0 and top_k(np.zeros(0), 3).size == 0
+
+
+def test_fused_order_breaks_ties_by_the_best_retriever_rank_then_the_tie_key() -> None:
+    fused = np.array([0.5, 0.9, 0.5, 0.5, 0.5])
+    lex_rank = np.array([3, 1, 0, 2, 0])
+    dense_rank = np.array([4, 2, 1, 0, 0])  # candidate 4: retrieved by neither
+    ties = np.array([40, 10, 30, 20, 0])
+    # 1 has the best score; among the 0.5s: best ranks 1 (2), 2 (3), 3 (0), none (4)
+    assert fused_order(fused, (lex_rank, dense_rank), ties).tolist() == [1, 2, 3, 0, 4]
+    # equal best ranks fall to the tie key, ascending
+    same = np.array([2, 2, 2])
+    order = fused_order(np.ones(3), (same, np.zeros(3, dtype=np.int64)), np.array([7, 3, 5]))
+    assert order.tolist() == [1, 2, 0]
 
 
 def test_ranks_from_scores() -> None:

@@ -75,7 +75,7 @@ def test_queries_without_known_words_match_nothing_lexically(index: HybridIndex)
     assert index.search("weather", k=0) == []
     assert index.known_token_share("weather qwxz") == 0.5
     assert index.known_token_share("...") == 0.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown search mode 'fuzzy'"):
         index.search("weather", mode="fuzzy")  # type: ignore[arg-type]
 
 

@@ -50,7 +50,9 @@ def _config(folder: Path, weather_url: str, upstream: dict[str, Any]) -> Path:
 
 
 def _structured(result: Any) -> Any:
+    """The structured answer, checked against the text content (the same JSON)."""
     assert result.structured_content is not None, result.content
+    assert json.loads(result.content[0].text) == result.structured_content
     return result.structured_content
 
 

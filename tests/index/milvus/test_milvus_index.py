@@ -107,6 +107,29 @@ def test_milvus_side_fusion_finds_the_obvious_route(
     assert top(remote, "search movies by title", k=1) == ["tmdb/rest/search_movie"]
 
 
+def test_before_open_and_on_rebuild(lite_file: Path, encoder: HashingEncoder) -> None:
+    """Nothing runs before ``open``; ``open`` keeps the encoder it was given, ``rebuild``
+    takes a new one; an unknown mode is refused as the in-process index refuses it."""
+    snapshot = registry_with(base_routes()).snapshot()
+    closed = milvus(lite_file, encoder)
+    for attempt in (lambda: closed.search("weather"), lambda: closed.apply(snapshot)):
+        with pytest.raises(ValueError, match="not open yet"):
+            attempt()
+    with pytest.raises(ValueError, match="not open yet"):
+        MilvusIndex(str(lite_file), collection="none_yet").encoder  # noqa: B018
+    remote = closed.open(snapshot, encoder=HashingEncoder(64))
+    assert remote.encoder is encoder  # the one given at construction stays
+    with pytest.raises(ValueError, match="unknown search mode 'fuzzy'"):
+        remote.search("weather", mode="fuzzy")  # type: ignore[arg-type]
+    other = HashingEncoder(32)
+    rebuilt = remote.rebuild(snapshot, encoder=other)
+    assert rebuilt.encoder is other and rebuilt.describe()["encoder"] == other.identity
+    assert top(rebuilt.rebuild(snapshot), "weather forecast temperature", k=1) == [
+        "weather/rest/forecast"
+    ]
+    assert rebuilt.encoder is other  # a rebuild without one keeps the current encoder
+
+
 def test_incremental_add_replace_remove(lite_file: Path, encoder: HashingEncoder) -> None:
     registry = registry_with(base_routes())
     remote = milvus(lite_file, encoder).open(registry.snapshot())
