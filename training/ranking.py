@@ -100,6 +100,12 @@ class RankingSettings:
     #: alone; :func:`schemarouter.retrieval.learned.blended_keys`)
     blend: float = 1.0
 
+    def __post_init__(self) -> None:
+        if not 0 < self.blend <= 1:
+            raise ValueError(
+                f"blend must be in (0, 1] (1: the stage's order alone), not {self.blend}"
+            )
+
 
 @dataclass
 class WindowRows:
@@ -358,6 +364,16 @@ def dev_rows(name: str, data: str | Path | None, *, window: int, progress: bool)
 # -- the command --------------------------------------------------------------------------------
 
 
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number in (0, 1]")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     d = RankingSettings()
     add_output_arguments(
@@ -376,7 +392,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--distractors", type=int, default=1500, help="seeded tools per source")
     parser.add_argument("--dev", nargs="*", default=list(DEV_SUITES))
     add_settings_arguments(
-        parser, d, "window max_iter learning_rate max_leaf_nodes min_samples_leaf seed blend"
+        parser, d, "window max_iter learning_rate max_leaf_nodes min_samples_leaf seed"
+    )
+    parser.add_argument(
+        "--blend",
+        type=_share,
+        default=d.blend,
+        help="the stage's share of the window's order, in (0, 1] (1: its order alone; "
+        "choose it on development sets with `python -m schemarouter.training.bench.ranking_blend`)",
     )
     parser.add_argument(
         "--on",

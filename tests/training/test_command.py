@@ -85,3 +85,17 @@ def test_settings_flags_take_their_type_and_default_from_the_settings() -> None:
     assert isinstance(parsed.learning_rate, float)
     with pytest.raises(SystemExit):
         parser.parse_args(["--max-leaf-nodes", "7.5"])
+
+
+@pytest.mark.parametrize("blend", ["0", "1.5", "half"])
+def test_train_ranking_refuses_a_blend_outside_0_to_1(
+    blend: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from schemarouter.training.ranking import RankingSettings, ranking_main
+
+    with pytest.raises(SystemExit) as stopped:
+        ranking_main(["--out", str(tmp_path / "m"), "--blend", blend])
+    assert stopped.value.code == 2
+    assert "not a number in (0, 1]" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="blend must be in"):
+        RankingSettings(blend=0.0)
