@@ -253,7 +253,7 @@ def _clause_verb(clause: str, action: Action | None) -> str | None:
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
     for i, word in enumerate(words[:3]):  # the clause's leading verb, as _clause_action reads it
         verb = verb_of(word)
-        if verb == "leave" and words[i + 1 : i + 2] in (["a"], ["an"]):
+        if verb == "leave" and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
             return "create"  # "leave a comment" creates one; "leave the channel" leaves
         if verb is not None or _verb_class(word) is not None:
             return verb

@@ -126,7 +126,7 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         ("remove the old row, then add a new one", {"delete", "create"}),
         # a dash between spaces ends a clause too, the one inside a word does not
         ("the totals were wrong - remove row 12 of the do-not-call sheet", {"delete"}),
-        ("leave a review of order 7 saying it arrived late", {"create"}),  # makes one
+        ("Leave A review of order 7 saying it arrived late", {"create"}),  # makes one
         ("leave the #general channel", {"leave"}),
         ("put 555 0100 on the blocked list", {"create"}),  # puts it there: adds it
         ("스퀘어 고객 JDKYHBWT1D4F8MFH63DBMEN8Y4 삭제해 줘", {"delete"}),
