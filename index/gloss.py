@@ -193,9 +193,11 @@ def _run_gloss(run: str) -> tuple[str, ...]:
 
 
 # a quoted span is a name or a value the request supplies ("'VIP 고객'이라는 리스트" names a
-# list, it asks nothing of customers): its words are not glossed
+# list, it asks nothing of customers): its words are not glossed. An apostrophe after a Latin
+# letter ("let's", "it's") opens no quote.
 _QUOTED = re.compile(
-    r"'[^']*'|\"[^\"]*\"|\u2018[^\u2019]*\u2019|\u201c[^\u201d]*\u201d|\u300c[^\u300d]*\u300d"
+    r"(?<![A-Za-z])'[^']*'|\"[^\"]*\"|\u2018[^\u2019]*\u2019|\u201c[^\u201d]*\u201d"
+    r"|\u300c[^\u300d]*\u300d"
 )
 
 

@@ -18,6 +18,7 @@ from schemarouter.index.gloss import KOREAN_GLOSSARY, gloss_tokens
         # a quoted name or value is not what the request asks about
         ("'VIP 고객'이라는 연락처 리스트 만들어 줘", ["contact", "list", "create"]),
         ("\u201c고객 메모\u201d 파일 삭제해 줘", ["file", "delete"]),
+        ("let's 고객 삭제해 줘, it's urgent", ["customer", "delete"]),  # apostrophes, no quote
     ],
 )
 def test_the_korean_words_of_a_request_give_their_english(text: str, words: list[str]) -> None:
