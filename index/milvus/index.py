@@ -308,8 +308,7 @@ class MilvusIndex:
             return self
 
     def _take_encoder(self, encoder: Encoder | None, *, replace: bool) -> None:
-        """Use ``encoder`` where none is set yet (or, with ``replace``, instead of the one
-        set); with neither, the default encoder."""
+        """``encoder`` where none is set (with ``replace``: instead of it); else the default."""
         if encoder is not None and (replace or self._encoder is None):
             self._encoder = encoder
         elif self._encoder is None:
