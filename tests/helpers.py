@@ -5,9 +5,20 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED_CATALOG = REPO / "data" / "catalogs" / "materials"
+
+
+def openapi_document(title: str, paths: dict[str, Any]) -> dict[str, Any]:
+    """A minimal OpenAPI 3.0.3 document whose server is a closed loopback port."""
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": title, "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": paths,
+    }
 
 
 def shared_data_dir() -> Path | None:

@@ -154,6 +154,7 @@ _KO_READ = (
     "누구",
     "얼마",
 )
+_KO_STEMS = _KO_WRITE + _KO_READ  # write stems first: at one place, a write stem wins
 
 
 def _verb_class(word: str) -> Action | None:
@@ -172,15 +173,23 @@ def _verb_class(word: str) -> Action | None:
     return None
 
 
-def _korean_action(clause: str) -> Action | None:
-    """The action of a Korean clause: its last verb stem decides (Korean ends with the verb)."""
-    best: tuple[int, Action] | None = None
-    for stems, action in ((_KO_WRITE, "write"), (_KO_READ, "read")):
-        for stem in stems:
-            at = clause.rfind(stem)
-            if at >= 0 and (best is None or at > best[0]):
-                best = (at, action)  # type: ignore[assignment]
+def _last_stem(clause: str, stems: Sequence[str]) -> str | None:
+    """The one of ``stems`` that stands last in ``clause`` (Korean ends with the verb; at one
+    place, the first listed)."""
+    best: tuple[int, str] | None = None
+    for stem in stems:
+        at = clause.rfind(stem)
+        if at >= 0 and (best is None or at > best[0]):
+            best = (at, stem)
     return best[1] if best else None
+
+
+def _korean_action(clause: str) -> Action | None:
+    """The action of a Korean clause: its last verb stem decides."""
+    stem = _last_stem(clause, _KO_STEMS)
+    if stem is None:
+        return None
+    return "write" if stem in _KO_VERB else "read"
 
 
 def _clause_action(clause: str) -> Action | None:
@@ -192,11 +201,9 @@ def _clause_action(clause: str) -> Action | None:
         if low in _POLITE:
             continue
         action = _verb_class(low)
-        if action == "write" and low in ("open", "make") and i + 1 < len(words):
-            # "open my note" / "make sense" read; "open a new issue" / "make a folder" write
-            nxt = " ".join(w.lower() for w in words[i + 1 : i + 4])
-            if low == "open" and "new" not in nxt.split():
-                return "read"
+        after = words[i + 1 : i + 4]
+        if low == "open" and after and "new" not in {w.lower() for w in after}:
+            return "read"  # "open my note" reads; "open a new issue" writes
         if action is not None:
             return action
         if i >= 2:  # past the opening words: no leading verb in this clause
@@ -242,12 +249,8 @@ def verb_of(word: str) -> str | None:
 def _clause_verb(clause: str, action: Action | None) -> str | None:
     """The change ``clause`` names; ``action`` is its :func:`_clause_action`."""
     if re.search(r"[\uac00-\ud7a3]", clause):
-        best: tuple[int, str] | None = None
-        for stem, named in _KO_VERB.items():
-            at = clause.rfind(stem)
-            if at >= 0 and (best is None or at > best[0]):
-                best = (at, _CANON.get(named, named))
-        return best[1] if best else None
+        stem = _last_stem(clause, _KO_WRITE)
+        return None if stem is None else _CANON.get(_KO_VERB[stem], _KO_VERB[stem])
     if action == "read":
         return None
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
@@ -312,8 +315,21 @@ def action_of(route: Route) -> Action | None:
         endpoint.name,
         endpoint.operation.method,
         (endpoint.summary or endpoint.description or "")[:120],
-        tuple(re.split(r"[^a-z0-9]+", route.provider.id.lower())),
+        _namespaces(route),
     )
+
+
+def _namespaces(route: Route) -> tuple[str, ...]:
+    """The words of a route's provider id (never the verb of its operation name)."""
+    return tuple(re.split(r"[^a-z0-9]+", route.provider.id.lower()))
+
+
+def _operation_words(name: str, namespaces: Sequence[str]) -> list[str]:
+    """The first three words of an operation name, past ``namespaces`` and version segments
+    (``v2``): where its verb stands."""
+    skip = {n.lower() for n in namespaces}
+    words = [w for w in _name_words(name) if w not in skip and not re.fullmatch(r"v?\d+", w)]
+    return words[:3]
 
 
 def route_action(
@@ -322,9 +338,7 @@ def route_action(
     """A route's action from its operation name, then its summary's first word, then its
     HTTP method; ``None`` where none says. ``namespaces`` are name words to skip (the
     provider's id, version segments such as ``v2``)."""
-    skip = {n.lower() for n in namespaces}
-    words = [w for w in _name_words(name) if w not in skip and not re.fullmatch(r"v?\d+", w)]
-    for word in words[:3]:
+    for word in _operation_words(name, namespaces):
         action = _verb_class(word)
         if action is not None:
             return action
@@ -342,11 +356,9 @@ def route_verb(
     name: str, *, method: str | None = None, namespaces: Sequence[str] = ()
 ) -> str | None:
     """The change a route's operation name names (``delete_customer``, ``PutItem`` ->
-    ``"put"``, ``group_v2.approve_all_pending`` -> ``"approve"``); a ``DELETE`` named by no
-    verb -> ``"delete"``; else ``None``."""
-    skip = {n.lower() for n in namespaces}
-    words = [w for w in _name_words(name) if w not in skip and not re.fullmatch(r"v?\d+", w)]
-    for word in words[:3]:
+    ``"create"``, ``group_v2.approve_all_pending`` -> ``"approve"``); a ``DELETE`` named by
+    no verb -> ``"delete"``; else ``None``."""
+    for word in _operation_words(name, namespaces):
         if _verb_class(word) is not None:
             return verb_of(word)
     if method and method.upper() == "DELETE":
@@ -362,11 +374,7 @@ def _cached_route_verb(name: str, method: str | None, namespaces: tuple[str, ...
 def verb_of_route(route: Route) -> str | None:
     """:func:`route_verb` of a registered route (cached like :func:`action_of`)."""
     endpoint = route.endpoint
-    return _cached_route_verb(
-        endpoint.name,
-        endpoint.operation.method,
-        tuple(re.split(r"[^a-z0-9]+", route.provider.id.lower())),
-    )
+    return _cached_route_verb(endpoint.name, endpoint.operation.method, _namespaces(route))
 
 
 def action_penalty(request: Action | None, route: Action | None) -> float:

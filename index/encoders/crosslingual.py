@@ -22,6 +22,7 @@ import logging
 import threading
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,10 @@ def _foreign(char: str) -> bool:
     return not name.startswith(("LATIN", "GREEK", "CYRILLIC"))
 
 
+@lru_cache(maxsize=1024)
 def needs_bridge(text: str, share: float = DEFAULT_BRIDGE_SHARE) -> bool:
-    """Whether ``text`` is written mostly in scripts an English vocabulary cannot read."""
+    """Whether ``text`` is written mostly in scripts an English vocabulary cannot read
+    (cached: a request's encoding, its fusion weight and its cosines' scale all ask)."""
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return False

@@ -6,6 +6,8 @@ import pytest
 
 from schemarouter.index.gloss import KOREAN_GLOSSARY, gloss_tokens
 
+from helpers import openapi_document
+
 
 @pytest.mark.parametrize(
     "text, words",
@@ -50,25 +52,17 @@ def test_a_korean_request_finds_an_english_route_through_the_lexical_channel() -
         reranker=None,
         index_settings=IndexSettings(lexical_weight=1.0, dense_weight=0.0),
     )
-    router.add_openapi(
-        {
-            "openapi": "3.0.3",
-            "info": {"title": "Shop", "version": "1"},
-            "servers": [{"url": "http://127.0.0.1:9"}],
-            "paths": {
-                "/customers/{id}": {
-                    "parameters": [
-                        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
-                    ],
-                    "get": op("getCustomer", "Get a customer"),
-                    "delete": op("deleteCustomer", "Delete a customer"),
-                },
-                "/orders": {"get": op("listOrders", "List the orders")},
-                "/files": {"post": op("uploadFile", "Upload a file")},
-            },
+    id_param = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+    paths = {
+        "/customers/{id}": {
+            "parameters": [id_param],
+            "get": op("getCustomer", "Get a customer"),
+            "delete": op("deleteCustomer", "Delete a customer"),
         },
-        provider="shop",
-    )
+        "/orders": {"get": op("listOrders", "List the orders")},
+        "/files": {"post": op("uploadFile", "Upload a file")},
+    }
+    router.add_openapi(openapi_document("Shop", paths), provider="shop")
     assert router.retrieve("고객 C42 삭제해 줘", k=2).route_ids[0] == "shop/rest/delete_customer"
     assert router.retrieve("주문 목록 보여줘", k=2).route_ids[0] == "shop/rest/list_orders"
     assert router.retrieve("파일 올려 줘", k=2).route_ids[0] == "shop/rest/upload_file"

@@ -16,11 +16,11 @@ from schemarouter.retrieval.actions import (
     route_verb,
 )
 
-ISSUES = {
-    "openapi": "3.0.3",
-    "info": {"title": "Tracker", "version": "1"},
-    "servers": [{"url": "http://127.0.0.1:9"}],
-    "paths": {
+from helpers import openapi_document
+
+ISSUES = openapi_document(
+    "Tracker",
+    {
         "/repos/{owner}/{repo}/issues": {
             "parameters": [
                 {"name": "owner", "in": "path", "required": True, "schema": {"type": "string"}},
@@ -65,7 +65,7 @@ ISSUES = {
             },
         },
     },
-}
+)
 
 
 @pytest.mark.parametrize(

@@ -33,8 +33,9 @@ def blend_recall(
 
     out: dict[float, float] = {}
     for blend in blends:
+        if blend > 0:
+            model.blend = blend
         router.ranker.ranking_model = model if blend > 0 else None
-        model.blend = blend if blend > 0 else model.blend
         found = [
             metrics.recall_at(list(router.retrieve(q.text, k=5).route_ids), q.needs, 5)
             for q in queries
