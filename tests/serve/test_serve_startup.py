@@ -60,9 +60,9 @@ def test_the_first_answer_does_not_wait_for_upstreams(tmp_path: Path) -> None:
             listed = await asyncio.wait_for(client.list_tools(), timeout=60)
             seen["tools"] = sorted(t.name for t in listed.tools)
             while True:  # the fast upstream joins while the slow one still connects
-                answer = (
-                    await client.call_tool("search_tools", {"query": "search research notes"})
-                ).structured_content
+                res = await client.call_tool("search_tools", {"query": "search research notes"})
+                answer = res.structured_content
+                assert answer is not None, f"search_tools answered an error: {res.content}"
                 names = {t["name"] for t in answer["tools"]}
                 if "fast__mcp__search_notes" in names or time.monotonic() - started > 60:
                     seen["fast_joined"] = (names, answer.get("connecting", ""))
@@ -70,9 +70,9 @@ def test_the_first_answer_does_not_wait_for_upstreams(tmp_path: Path) -> None:
                 await asyncio.sleep(0.2)
             gate.touch()  # now the slow upstream starts, and joins when it has listed
             while True:
-                answer = (
-                    await client.call_tool("search_tools", {"query": "search research notes"})
-                ).structured_content
+                res = await client.call_tool("search_tools", {"query": "search research notes"})
+                answer = res.structured_content
+                assert answer is not None, f"search_tools answered an error: {res.content}"
                 names = {t["name"] for t in answer["tools"]}
                 if "slow__mcp__search_notes" in names or time.monotonic() - started > 90:
                     seen["slow_joined"] = (names, answer)
