@@ -99,12 +99,19 @@ class RankingSettings:
     #: the stage's share of the window's order, fusion's the rest (1: the stage's order
     #: alone; :func:`schemarouter.retrieval.learned.blended_keys`)
     blend: float = 1.0
+    #: log-odds per unit of the action rule's change of a route's fused score, added to the
+    #: stage's score by the router (0: the stage ignores the rule; the rows carry no action
+    #: change, so the development figures here are read without it: choose it with
+    #: `python -m schemarouter.training.bench.ranking_blend --action-weights`)
+    action_weight: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0 < self.blend <= 1:
             raise ValueError(
                 f"blend must be in (0, 1] (1: the stage's order alone), not {self.blend}"
             )
+        if not 0 <= self.action_weight < 1e6:
+            raise ValueError(f"action_weight must be a number >= 0, not {self.action_weight}")
 
 
 @dataclass
@@ -374,6 +381,16 @@ def _share(text: str) -> float:
     return value
 
 
+def _weight(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < 1e6:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number >= 0")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     d = RankingSettings()
     add_output_arguments(
@@ -400,6 +417,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=d.blend,
         help="the stage's share of the window's order, in (0, 1] (1: its order alone; "
         "choose it on development sets with `python -m schemarouter.training.bench.ranking_blend`)",
+    )
+    parser.add_argument(
+        "--action-weight",
+        type=_weight,
+        default=d.action_weight,
+        help="log-odds per unit of the action rule's change of a route's fused score, added to "
+        "the stage's score (0: the stage ignores the rule; choose it with "
+        "`python -m schemarouter.training.bench.ranking_blend --action-weights`)",
     )
     parser.add_argument(
         "--on",

@@ -16,6 +16,12 @@ How far the stage may move a route is the card's ``settings.blend`` (:func:`blen
 the window is ordered by each route's place in fusion's order and in the stage's, weighted
 ``1 - blend`` and ``blend``, so what the encoder and BM25 put first keeps part of its say
 (``1.0``, a card that does not say: the stage's order alone).
+
+The stage reads the action rule's change too (:mod:`.actions`: an opposite-action route's
+penalty, a matching verb's gain, ``scores["action"]``): ``settings.action_weight`` turns that
+change of the fused score into log-odds added to the stage's score before the orders are
+blended, so the stage does not undo what the rule did for a write request (``0``, a card that
+does not say: the stage's score alone).
 """
 
 from __future__ import annotations
@@ -176,6 +182,16 @@ class RankingModel:
             )
         #: the stage's share of the window's order (:func:`blended_keys`)
         self.blend = float(blend)
+        weight = settings.get("action_weight", 0.0)
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 <= weight < 1e6:
+            raise ModelError(
+                f"the ranking model's action_weight must be a number >= 0, not {weight!r}",
+                where=str(self.path / "card.json"),
+                hint="Set settings.action_weight to the log-odds per unit of the action rule's "
+                "change of the fused score (0: the stage ignores the rule)",
+            )
+        #: log-odds per unit of the action rule's change of a route's fused score
+        self.action_weight = float(weight)
 
     @classmethod
     def shipped(cls) -> RankingModel | None:

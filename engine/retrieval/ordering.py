@@ -155,17 +155,20 @@ def learned_order(
 ) -> list[Ranked]:
     """The first ``model.window`` of ``ranked`` re-ordered within their tiers by the ranking
     model's order blended with fusion's (``model.blend``; ``scores["ranking"]`` holds its
-    log-odds); the tail as it was."""
+    log-odds); the tail as it was. The model's order reads the action rule's change of each
+    route (``scores["action"]``) at ``model.action_weight`` log-odds per unit."""
     from schemarouter.retrieval.window import window_features
 
     head = ranked[: model.window]
     if len(head) < 2:
         return ranked
     rows = window_features(window_signals(query, head, snapshot, index=index, factor=factor))
-    values = model.score(rows)
-    for item, value in zip(head, values.tolist(), strict=True):
+    weight = getattr(model, "action_weight", 0.0)
+    own = []
+    for item, value in zip(head, model.score(rows).tolist(), strict=True):
         item.scores["ranking"] = float(value)
-    keys = blended_keys(values.tolist(), getattr(model, "blend", 1.0))
+        own.append(value + weight * item.scores.get("action", 0.0))
+    keys = blended_keys(own, getattr(model, "blend", 1.0))
     return reorder_within_tiers(ranked, keys, tier)
 
 

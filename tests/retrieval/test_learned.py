@@ -78,6 +78,7 @@ def _folder(
     features: list[str] | None = None,
     on: bool = True,
     blend: object = None,
+    settings: dict[str, object] | None = None,
 ) -> Path:
     model, _ = _fitted()
     trees = export_trees(model)
@@ -87,7 +88,11 @@ def _folder(
     card = {
         "name": "test-ranking",
         "features": features or list(FEATURES),
-        "settings": {"window": 10} if blend is None else {"window": 10, "blend": blend},
+        "settings": {
+            "window": 10,
+            **({} if blend is None else {"blend": blend}),
+            **(settings or {}),
+        },
         "router_default": {"on": on, "why": "test"},
     }
     (folder / "card.json").write_text(json.dumps(card))
@@ -138,6 +143,55 @@ def test_a_blend_outside_0_to_1_is_refused(tmp_path: Path, blend: object) -> Non
 def test_a_card_without_a_blend_orders_by_the_stage_alone(tmp_path: Path) -> None:
     assert RankingModel(_folder(tmp_path)).blend == 1.0
     assert RankingModel(_folder(tmp_path / "b", blend=0.4)).blend == 0.4
+
+
+@pytest.mark.parametrize("weight", [-1, "20", True, float("nan")])
+def test_an_action_weight_not_a_number_of_at_least_0_is_refused(
+    tmp_path: Path, weight: object
+) -> None:
+    with pytest.raises(ModelError, match="action_weight must be a number >= 0") as refused:
+        RankingModel(_folder(tmp_path, settings={"action_weight": weight}))
+    assert refused.value.where.endswith("card.json")
+    assert RankingModel(_folder(tmp_path / "none")).action_weight == 0.0  # a card that does not say
+
+
+def test_the_stage_reads_the_action_rules_change_at_its_weight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from schemarouter.retrieval import ordering, window
+
+    class Stage:  # scores every candidate alike: only the action rule's change can order them
+        window, blend = 10, 1.0
+
+        def __init__(self, action_weight: float) -> None:
+            self.action_weight = action_weight
+
+        def score(self, rows: np.ndarray) -> np.ndarray:
+            return np.zeros(len(rows))
+
+    monkeypatch.setattr(ordering, "window_signals", lambda *args, **kwargs: None)
+    monkeypatch.setattr(window, "window_features", lambda signals: np.zeros((4, len(FEATURES))))
+
+    def order(weight: float) -> list[str]:
+        # the rule took 0.03 from r0 (a read route for a write request) and gave r3 0.08
+        changes = {"r0": -0.03, "r3": 0.08}
+        ranked = [
+            Ranked(r, 1.0 - i / 10, {"action": changes[r]} if r in changes else {})
+            for i, r in enumerate(["r0", "r1", "r2", "r3"])
+        ]
+        out = ordering.learned_order(
+            Stage(weight),
+            "q",
+            ranked,
+            None,
+            index=None,
+            tier=lambda r: 2,  # type: ignore[arg-type]
+        )
+        assert all(r.scores["ranking"] == 0.0 for r in out)  # the stage's own log-odds
+        return [r.route_id for r in out]
+
+    assert order(0.0) == ["r0", "r1", "r2", "r3"]  # ties keep fusion's order
+    assert order(20.0) == ["r3", "r1", "r2", "r0"]
 
 
 def test_the_window_is_reordered_within_tiers_and_the_tail_keeps_its_place() -> None:

@@ -99,3 +99,17 @@ def test_train_ranking_refuses_a_blend_outside_0_to_1(
     assert "not a number in (0, 1]" in capsys.readouterr().err
     with pytest.raises(ValueError, match="blend must be in"):
         RankingSettings(blend=0.0)
+
+
+@pytest.mark.parametrize("weight", ["-1", "many", "nan"])
+def test_train_ranking_refuses_an_action_weight_below_0(
+    weight: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from schemarouter.training.ranking import RankingSettings, ranking_main
+
+    with pytest.raises(SystemExit) as stopped:
+        ranking_main(["--out", str(tmp_path / "m"), "--action-weight", weight])
+    assert stopped.value.code == 2
+    assert "not a number >= 0" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="action_weight must be a number >= 0"):
+        RankingSettings(action_weight=-0.5)

@@ -9,8 +9,10 @@ For each suite (``name[:split]``: a split of the bundled suite, tooltrain's ``va
 set), the router as the evaluation builds it (no abstention, no reranker) with the ranking
 model (``--model``, default the shipped one) answers every positive request with
 ``retrieve(k=5)`` once per blend (:func:`schemarouter.retrieval.learned.blended_keys`; ``0``
-is fusion's order, ``1`` the stage's alone) and prints Recall@5 per blend. Choose the blend on
-development sets only; read the suites once after.
+is fusion's order, ``1`` the stage's alone) and prints Recall@5 per blend; with
+``--action-weights 0,10,20`` once per action weight at each blend too (how much of the action
+rule's change the stage reads: :attr:`schemarouter.retrieval.learned.RankingModel.action_weight`).
+Choose both on development sets only; read the suites once after.
 """
 
 from __future__ import annotations
@@ -25,22 +27,32 @@ __all__ = ["blend_recall", "main"]
 
 
 def blend_recall(
-    router: Any, queries: Sequence[Any], model: Any, blends: Sequence[float]
-) -> dict[float, float]:
+    router: Any,
+    queries: Sequence[Any],
+    model: Any,
+    blends: Sequence[float],
+    action_weights: Sequence[float] | None = None,
+) -> dict[str, float]:
     """Recall@5 of ``router.retrieve(k=5)`` over ``queries`` per blend of ``model`` (``0``:
-    the stage off, fusion's order)."""
+    the stage off, fusion's order) and, where ``action_weights`` are given, per action
+    weight too (keys ``"blend"`` or ``"blend/action_weight"``)."""
     from schemarouter.training import metrics
 
-    out: dict[float, float] = {}
+    out: dict[str, float] = {}
     for blend in blends:
-        if blend > 0:
-            model.blend = blend
-        router.ranker.ranking_model = model if blend > 0 else None
-        found = [
-            metrics.recall_at(list(router.retrieve(q.text, k=5).route_ids), q.needs, 5)
-            for q in queries
-        ]
-        out[blend] = round(sum(found) / len(found), 4) if found else float("nan")
+        tried: list[float | None] = [*action_weights] if action_weights and blend > 0 else [None]
+        for weight in tried:
+            if blend > 0:
+                model.blend = blend
+            if weight is not None:
+                model.action_weight = weight
+            router.ranker.ranking_model = model if blend > 0 else None
+            found = [
+                metrics.recall_at(list(router.retrieve(q.text, k=5).route_ids), q.needs, 5)
+                for q in queries
+            ]
+            key = f"{blend:g}" if weight is None else f"{blend:g}/{weight:g}"
+            out[key] = round(sum(found) / len(found), 4) if found else float("nan")
     return out
 
 
@@ -51,6 +63,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suites", required=True, help="comma-separated name[:split]")
     parser.add_argument("--blends", default="0,0.25,0.4,0.5,0.6,0.75,1")
+    parser.add_argument(
+        "--action-weights",
+        default=None,
+        help="comma-separated action weights to try at each blend (default: the card's)",
+    )
     parser.add_argument("--model", default=None, help="a ranking model folder (default: shipped)")
     parser.add_argument("--data", default=None, help="the shared data folder")
     parser.add_argument("--metatool-sample", type=int, default=2000)
@@ -58,8 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     model = RankingModel(args.model) if args.model else RankingModel.shipped()
     if model is None:
         parser.error("no shipped ranking model: pass --model FOLDER")
-    shipped_blend = model.blend
+    shipped = model.blend, model.action_weight
     blends = [float(b) for b in args.blends.split(",")]
+    weights = [float(w) for w in args.action_weights.split(",")] if args.action_weights else None
     for spec in args.suites.split(","):
         name, _, split = spec.partition(":")
         ns = argparse.Namespace(
@@ -75,8 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         bench = harness.load_suite(name, router, ns)
         half = split if name == "write-intent" and split in ("dev", "test") else None
         queries = [q for q in bench.queries if not q.negative and (half is None or q.split == half)]
-        row = blend_recall(router, queries, model, blends)
-        model.blend = shipped_blend
+        row = blend_recall(router, queries, model, blends, weights)
+        model.blend, model.action_weight = shipped
         took = time.perf_counter() - began
         print(spec, len(queries), json.dumps(row), f"({took:.0f} s)", flush=True)
     return 0
