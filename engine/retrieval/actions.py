@@ -91,8 +91,8 @@ _READ = frozenset(
     """
     )
 )
-# inflections a name or summary uses ("Creates", "Deleted", "listing")
-_STEM = re.compile(r"(?:ies|es|s|ed|ing)$")
+# inflections a name or summary uses ("Creates", "Deleted", "listing", "copies", "stopped")
+_SUFFIXES = ("ing", "ed", "es", "s")
 _POLITE = frozenset(
     _words(
         """
@@ -157,19 +157,33 @@ _KO_READ = (
 _KO_STEMS = _KO_WRITE + _KO_READ  # write stems first: at one place, a write stem wins
 
 
-def _verb_class(word: str) -> Action | None:
-    w = word.lower()
-    for form in (w, _STEM.sub("", w), w[:-1] if w.endswith("e") else w):
+@lru_cache(maxsize=16384)
+def _forms(word: str, leading: bool = True) -> tuple[str, ...]:
+    """``word`` (lower case) and the bases its inflection may stand for, the word first:
+    ``"creates"`` -> ``creat``, ``create``; ``"stopped"`` -> ``stop``. A word in -ies or -ied
+    is never read as a verb in -e ("movies" is not "moves"); it is one in -y only where it
+    leads (``leading``: "Copies a file", not ``user_tweets_replies``, whose -ies is a plural)."""
+    forms = [word]
+    if len(word) > 4 and word.endswith(("ies", "ied")):
+        return (word, word[:-3] + "y") if leading else (word,)
+    for suffix in _SUFFIXES:
+        base = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(base) < 2:
+            continue
+        forms += [base, base + "e"]
+        if suffix in ("ed", "ing") and len(base) >= 3 and base[-1] == base[-2]:
+            forms.append(base[:-1])  # "stopped", "tagging"
+    return tuple(dict.fromkeys(forms))
+
+
+def _verb_class(word: str, leading: bool = True) -> Action | None:
+    """``"write"`` or ``"read"`` where ``word`` is (an inflection of) a verb of either kind;
+    ``leading``: it opens its clause or name (see :func:`_forms`)."""
+    for form in _forms(word.lower(), leading):
         if form in _WRITE:
             return "write"
         if form in _READ:
             return "read"
-    # "creates" -> "creat" + e; "updates" -> "updat" + e
-    stem = _STEM.sub("", w)
-    if stem + "e" in _WRITE:
-        return "write"
-    if stem + "e" in _READ:
-        return "read"
     return None
 
 
@@ -238,9 +252,7 @@ _CANON = {w: w for w in _WRITE} | {
 def verb_of(word: str) -> str | None:
     """The canonical change a (possibly inflected) English write verb names, else ``None``:
     ``"Removes"`` and ``"erase"`` -> ``"delete"``; a read verb or another word -> ``None``."""
-    w = word.lower()
-    stem = _STEM.sub("", w)
-    for form in (w, stem, w[:-1] if w.endswith("e") else w, stem + "e"):
+    for form in _forms(word.lower()):
         if form in _CANON:
             return _CANON[form]
     return None
@@ -338,13 +350,13 @@ def route_action(
     """A route's action from its operation name, then its summary's first word, then its
     HTTP method; ``None`` where none says. ``namespaces`` are name words to skip (the
     provider's id, version segments such as ``v2``)."""
-    for word in _operation_words(name, namespaces):
-        action = _verb_class(word)
+    for i, word in enumerate(_operation_words(name, namespaces)):
+        action = _verb_class(word, leading=i == 0)
         if action is not None:
             return action
     first = _WORD.findall(summary[:80])
-    for word in first[:2]:
-        action = _verb_class(word)
+    for i, word in enumerate(first[:2]):
+        action = _verb_class(word, leading=i == 0)
         if action is not None:
             return action
     if method:
@@ -358,8 +370,8 @@ def route_verb(
     """The change a route's operation name names (``delete_customer``, ``PutItem`` ->
     ``"create"``, ``group_v2.approve_all_pending`` -> ``"approve"``); a ``DELETE`` named by
     no verb -> ``"delete"``; else ``None``."""
-    for word in _operation_words(name, namespaces):
-        if _verb_class(word) is not None:
+    for i, word in enumerate(_operation_words(name, namespaces)):
+        if _verb_class(word, leading=i == 0) is not None:
             return verb_of(word)
     if method and method.upper() == "DELETE":
         return "delete"

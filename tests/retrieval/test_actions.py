@@ -105,6 +105,12 @@ def test_a_requests_action_is_its_clauses_leading_verb(text: str, action: str | 
         ("webhook", None, "Creates a webhook", "write"),
         ("thing", "DELETE", "", "write"),
         ("thing", None, "", None),
+        # a plural in -ies is no verb in -e, and one in -y only where it leads
+        ("movies_3_find_movies", None, "", "read"),  # "movies" is not "moves"
+        ("user_tweets_replies", "GET", "", "read"),  # the replies are a noun here
+        ("replies", None, "Replies to a message in a thread", "write"),
+        ("files", None, "Copies a file to another folder", "write"),
+        ("stoppedJobs", None, "", "write"),  # "stopped": stop, its consonant doubled
     ],
 )
 def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
@@ -131,6 +137,8 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         ("put 555 0100 on the blocked list", {"create"}),  # puts it there: adds it
         ("스퀘어 고객 JDKYHBWT1D4F8MFH63DBMEN8Y4 삭제해 줘", {"delete"}),
         ("'VIP 고객'이라는 연락처 리스트 새로 하나 만들어 줘", {"create"}),
+        ("Copied the wrong file: copy report.pdf to /archive instead", {"copy"}),
+        ("movies with Ana de Armas", set()),  # a plural noun, not "moves"
         ("show my open issues", set()),  # a read names no change
         ("the band gap of GaN", set()),
     ],
