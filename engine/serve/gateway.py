@@ -210,15 +210,20 @@ class Gateway:
             allowed |= {Effect.WRITE}
         if self.config.allow.destructive:
             allowed |= {Effect.DESTRUCTIVE}
-        snapshot = self.router.snapshot()
         state = ExecutionState(
-            allowed_effects=frozenset(allowed), credentials=self._credentials_here(snapshot)
+            allowed_effects=frozenset(allowed),
+            credentials=self._credentials_here(self.router.snapshot()),
         )
         depth = k if allowed == {Effect.READ} else max(k, _SEARCH_DEPTH)
         found: CapabilityRetrieval = self.router.retrieve_executable(query, k=depth, state=state)
+        # the registry as of after the retrieval: an upstream that joined meanwhile (``serve``
+        # connects them in the background) has its routes in it; one removed is never offered
+        snapshot = self.router.snapshot()
         kept, exclusions = [], list(found.exclusions)
         for candidate in found.candidates:
-            route = snapshot.routes[candidate.route_id]
+            route = snapshot.routes.get(candidate.route_id)
+            if route is None:
+                continue
             if self.allows(route):
                 kept.append(candidate)
             else:  # the gateway's own policy: effects only where the config names the route
@@ -258,8 +263,10 @@ class Gateway:
         found = self.retrieve(query, k)
         tools = []
         snapshot = self.router.snapshot()
-        offered = {c.route_id: tool_name(c.route_id, snapshot=snapshot) for c in found.candidates}
-        for candidate in found.candidates:
+        # a tool removed since the retrieval (an upstream listed again) is not offered
+        candidates = [c for c in found.candidates if c.route_id in snapshot.routes]
+        offered = {c.route_id: tool_name(c.route_id, snapshot=snapshot) for c in candidates}
+        for candidate in candidates:
             # an identifier another offered tool returns names it (call that one first)
             definition = tool_definition(
                 candidate, "mcp", tool_names=offered, name=offered[candidate.route_id]

@@ -119,3 +119,26 @@ def test_asked_to_list_every_route_the_gateway_does(router: SchemaRouter) -> Non
     config = GatewayConfig(search={"executable_only": False})
     answer = Gateway(router, config).search("what time is it in Tokyo", k=3)
     assert "time__mcp__get_current_time" in _names(answer) and "blocked" not in answer
+
+
+def test_a_server_that_joins_during_a_search_never_turns_the_answer_into_an_error(
+    router: SchemaRouter, weather: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upstream registering its tools between the gateway's look at the registry and the
+    router's retrieval (what ``serve`` does while upstreams join in the background): the
+    search answers from the registry the retrieval read, the new tools included."""
+    gateway = Gateway(router, GatewayConfig())
+    retrieve_executable = router.retrieve_executable
+    joined: list[str] = []
+
+    def joining(*args: Any, **kwargs: Any) -> Any:
+        if not joined:
+            joined.append("late")
+            router.add_openapi(weather_openapi(weather.base_url), provider="late")
+        return retrieve_executable(*args, **kwargs)
+
+    monkeypatch.setattr(router, "retrieve_executable", joining)
+    answer = gateway.search("weather forecast for Lyon", k=5)
+    assert joined and {"weather__rest__get_forecast", "late__rest__get_forecast"} <= set(
+        _names(answer)
+    )
