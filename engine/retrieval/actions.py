@@ -206,6 +206,40 @@ def _korean_action(clause: str) -> Action | None:
     return "write" if stem in _KO_VERB else "read"
 
 
+#: Verbs with a particle that ask for another change than the verb alone ("kick off" starts,
+#: "tear down" deletes, "set up" creates) or that read ("look up"): general English. The
+#: particle is the first of :data:`_PARTICLES` after the verb, next to it or past an object of
+#: up to four words ("turn the dark-mode flag on").
+_PHRASAL: dict[tuple[str, str], tuple[Action, str | None]] = {
+    ("kick", "off"): ("write", "start"), ("start", "up"): ("write", "start"),
+    ("boot", "up"): ("write", "start"), ("power", "on"): ("write", "start"),
+    ("shut", "down"): ("write", "stop"), ("power", "off"): ("write", "stop"),
+    ("spin", "up"): ("write", "create"), ("set", "up"): ("write", "create"),
+    ("sign", "up"): ("write", "create"),
+    ("tear", "down"): ("write", "delete"), ("take", "down"): ("write", "delete"),
+    ("clean", "up"): ("write", "delete"), ("wipe", "out"): ("write", "delete"),
+    ("turn", "on"): ("write", "enable"), ("switch", "on"): ("write", "enable"),
+    ("turn", "off"): ("write", "disable"), ("switch", "off"): ("write", "disable"),
+    ("scale", "up"): ("write", "update"), ("scale", "down"): ("write", "update"),
+    ("scale", "out"): ("write", "update"), ("fire", "off"): ("write", "send"),
+    ("look", "up"): ("read", None), ("pull", "up"): ("read", None),
+    ("bring", "up"): ("read", None),
+}  # fmt: skip
+_PARTICLES = frozenset(("on", "off", "up", "down", "out"))
+
+
+def _phrasal(words: Sequence[str], i: int) -> tuple[Action, str | None] | None:
+    """The action and change of the phrasal verb ``words[i]`` opens, else ``None``."""
+    for j in range(i + 1, min(i + 6, len(words))):
+        particle = words[j].lower()
+        if particle in _PARTICLES:
+            for form in _forms(words[i].lower()):
+                if (form, particle) in _PHRASAL:
+                    return _PHRASAL[form, particle]
+            return None  # the first particle belongs to another verb, or to none
+    return None
+
+
 def _clause_action(clause: str) -> Action | None:
     if re.search(r"[\uac00-\ud7a3]", clause):
         return _korean_action(clause)
@@ -214,7 +248,8 @@ def _clause_action(clause: str) -> Action | None:
         low = word.lower()
         if low in _POLITE:
             continue
-        action = _verb_class(low)
+        phrasal = _phrasal(words, i)
+        action = phrasal[0] if phrasal else _verb_class(low)
         after = words[i + 1 : i + 4]
         if low == "open" and after and "new" not in {w.lower() for w in after}:
             return "read"  # "open my note" reads; "open a new issue" writes
@@ -267,6 +302,9 @@ def _clause_verb(clause: str, action: Action | None) -> str | None:
         return None
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
     for i, word in enumerate(words[:3]):  # the clause's leading verb, as _clause_action reads it
+        phrasal = _phrasal(words, i)
+        if phrasal:
+            return phrasal[1]
         verb = verb_of(word)
         if verb == "leave" and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
             return "create"  # "leave a comment" creates one; "leave the channel" leaves

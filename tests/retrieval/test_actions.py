@@ -80,6 +80,9 @@ ISSUES = openapi_document(
         ("what is the weather in Paris tomorrow", "read"),
         ("list the files in /tmp", "read"),
         ("open my note 'Meeting'", "read"),  # open without "new": reading it
+        ("look up the weather in Lyon", "read"),  # "look up" reads
+        ("pull up the last ten orders", "read"),
+        ("Tear down the staging stack", "write"),  # "tear down" deletes
         ("'VIP 고객'이라는 연락처 리스트 새로 하나 만들어 줘", "write"),
         ("박스 파일 90211 예전 버전들 목록 좀 보여줘", "read"),
         ("find flights to Denver, and also book a table for four", None),  # both kinds
@@ -139,6 +142,15 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         ("'VIP 고객'이라는 연락처 리스트 새로 하나 만들어 줘", {"create"}),
         ("Copied the wrong file: copy report.pdf to /archive instead", {"copy"}),
         ("movies with Ana de Armas", set()),  # a plural noun, not "moves"
+        # a verb with its particle names another change than the verb alone
+        ("kick off the nightly-report query", {"start"}),
+        ("tear down the legacy-vpc stack", {"delete"}),
+        ("set up a webhook for push events", {"create"}),  # "set" alone updates
+        ("set the status to shipped", {"update"}),
+        ("turn the dark-mode flag on in production", {"enable"}),  # past its object
+        ("shut the staging server down", {"stop"}),
+        ("put 555 0100 on the list", {"create"}),  # "on" is not put's particle: "put" says
+        ("look up contact 12345", set()),  # a read
         ("show my open issues", set()),  # a read names no change
         ("the band gap of GaN", set()),
     ],
