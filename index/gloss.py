@@ -170,9 +170,36 @@ KOREAN_GLOSSARY: dict[str, str] = {
     "호텔": "hotel",
     "식당": "restaurant",
     "레스토랑": "restaurant",
+    # when, and the things people check on
+    "몇시": "time",
+    "시간": "time hour",
+    "시각": "time",
+    "현재": "current",
+    "지금": "current now",
+    "오늘": "today",
+    "내일": "tomorrow",
+    "주가": "stock price quote",
+    "시세": "price quote",
+    "코인": "coin crypto",
+    "암호화폐": "cryptocurrency crypto",
+    "기사": "article",
+    "도메인": "domain",
+    "인증서": "certificate",
+    "서버": "server",
+    "인스턴스": "instance",
+    "클러스터": "cluster",
+    "서비스": "service",
+    "로그": "log logs",
+    "쿼리": "query",
+    "통계": "statistics stats",
+    "조회수": "views",
+    "순위": "ranking rank",
+    "리뷰": "review",
+    "평점": "rating",
 }
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")
+_WHAT_HOUR = re.compile(r"몇\s+시")
 _BY_LENGTH = sorted(KOREAN_GLOSSARY, key=len, reverse=True)
 
 
@@ -207,4 +234,5 @@ def gloss_tokens(text: str) -> list[str]:
     Hangul."""
     if not _HANGUL.search(text):
         return []
-    return [w for run in _HANGUL.findall(_QUOTED.sub(" ", text)) for w in _run_gloss(run)]
+    text = _WHAT_HOUR.sub("몇시", _QUOTED.sub(" ", text))  # "몇 시" is one word: what time
+    return [w for run in _HANGUL.findall(text) for w in _run_gloss(run)]

@@ -21,6 +21,8 @@ from helpers import openapi_document
         ("'VIP 고객'이라는 연락처 리스트 만들어 줘", ["contact", "list", "create"]),
         ("\u201c고객 메모\u201d 파일 삭제해 줘", ["file", "delete"]),
         ("let's 고객 삭제해 줘, it's urgent", ["customer", "delete"]),  # apostrophes, no quote
+        ("지금 서울 몇 시야?", ["current", "now", "time"]),  # "몇 시" is one word, what time
+        ("비트코인 시세 알려줘", ["coin", "crypto", "price", "quote", "get"]),
     ],
 )
 def test_the_korean_words_of_a_request_give_their_english(text: str, words: list[str]) -> None:
