@@ -240,6 +240,19 @@ def _phrasal(words: Sequence[str], i: int) -> tuple[Action, str | None] | None:
     return None
 
 
+#: Past forms of write verbs that do not end in -ed.
+_IRREGULAR_PAST = frozenset("built left made put ran sent set shut took wrote".split())
+
+
+def _narrates(word: str) -> bool:
+    """Whether ``word``, a clause's leading verb, tells what happened rather than asks: a past
+    form ("I stopped it last night", "Jane left the company") asks for no change."""
+    low = word.lower()
+    if low in _IRREGULAR_PAST - {"put", "set", "shut"}:  # these are their own present too
+        return True
+    return low.endswith("ed") and low not in _WRITE and low not in _READ
+
+
 def _clause_action(clause: str) -> Action | None:
     if re.search(r"[\uac00-\ud7a3]", clause):
         return _korean_action(clause)
@@ -250,6 +263,8 @@ def _clause_action(clause: str) -> Action | None:
             continue
         phrasal = _phrasal(words, i)
         action = phrasal[0] if phrasal else _verb_class(low)
+        if action is not None and _narrates(low):
+            return None  # what happened, not what to do
         after = words[i + 1 : i + 4]
         if low == "open" and after and "new" not in {w.lower() for w in after}:
             return "read"  # "open my note" reads; "open a new issue" writes
@@ -302,6 +317,8 @@ def _clause_verb(clause: str, action: Action | None) -> str | None:
         return None
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
     for i, word in enumerate(words[:3]):  # the clause's leading verb, as _clause_action reads it
+        if _narrates(word) and (_verb_class(word) is not None or _phrasal(words, i)):
+            return None
         phrasal = _phrasal(words, i)
         if phrasal:
             return phrasal[1]

@@ -83,6 +83,7 @@ ISSUES = openapi_document(
         ("look up the weather in Lyon", "read"),  # "look up" reads
         ("pull up the last ten orders", "read"),
         ("Tear down the staging stack", "write"),  # "tear down" deletes
+        ("I deleted the old rows yesterday. Show the table", "read"),  # the past asks nothing
         ("'VIP 고객'이라는 연락처 리스트 새로 하나 만들어 줘", "write"),
         ("박스 파일 90211 예전 버전들 목록 좀 보여줘", "read"),
         ("find flights to Denver, and also book a table for four", None),  # both kinds
@@ -140,7 +141,10 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         ("put 555 0100 on the blocked list", {"create"}),  # puts it there: adds it
         ("스퀘어 고객 JDKYHBWT1D4F8MFH63DBMEN8Y4 삭제해 줘", {"delete"}),
         ("'VIP 고객'이라는 연락처 리스트 새로 하나 만들어 줘", {"create"}),
-        ("Copied the wrong file: copy report.pdf to /archive instead", {"copy"}),
+        # a past form tells what happened: its clause asks for nothing
+        ("I copied the wrong file. Copy report.pdf to /archive instead", {"copy"}),
+        ("Spin it up again - I stopped it last night", {"create"}),
+        ("Jane left the company. Lock her account", {"lock"}),
         ("movies with Ana de Armas", set()),  # a plural noun, not "moves"
         # a verb with its particle names another change than the verb alone
         ("kick off the nightly-report query", {"start"}),
