@@ -240,15 +240,16 @@ def _phrasal(words: Sequence[str], i: int) -> tuple[Action, str | None] | None:
     return None
 
 
-#: Past forms of write verbs that do not end in -ed.
-_IRREGULAR_PAST = frozenset("built left made put ran sent set shut took wrote".split())
+#: Past forms of write verbs that do not end in -ed (not those that are their own present:
+#: put, set, shut).
+_IRREGULAR_PAST = frozenset(("built", "left", "made", "ran", "sent", "took", "wrote"))
 
 
 def _narrates(word: str) -> bool:
     """Whether ``word``, a clause's leading verb, tells what happened rather than asks: a past
     form ("I stopped it last night", "Jane left the company") asks for no change."""
     low = word.lower()
-    if low in _IRREGULAR_PAST - {"put", "set", "shut"}:  # these are their own present too
+    if low in _IRREGULAR_PAST:
         return True
     return low.endswith("ed") and low not in _WRITE and low not in _READ
 
