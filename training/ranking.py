@@ -99,10 +99,8 @@ class RankingSettings:
     #: the stage's share of the window's order, fusion's the rest (1: the stage's order
     #: alone; :func:`schemarouter.retrieval.learned.blended_keys`)
     blend: float = 1.0
-    #: log-odds per unit of the action rule's change of a route's fused score, added to the
-    #: stage's score by the router (0: the stage ignores the rule; the rows carry no action
-    #: change, so the development figures here are read without it: choose it with
-    #: `python -m schemarouter.training.bench.ranking_blend --action-weights`)
+    #: log-odds per unit of the action rule's change of a fused score, added by the router (the
+    #: rows carry no such change: choose it with ``bench.ranking_blend --action-weights``)
     action_weight: float = 0.0
 
     def __post_init__(self) -> None:
@@ -371,24 +369,19 @@ def dev_rows(name: str, data: str | Path | None, *, window: int, progress: bool)
 # -- the command --------------------------------------------------------------------------------
 
 
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number in (0, 1]")
-    return value
+def _number(says: str, ok: Callable[[float], bool]) -> Callable[[str], float]:
+    """An argparse type: a number ``ok`` accepts, else an error saying it must be ``says``."""
 
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number {says}")
+        return value
 
-def _weight(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value < 1e6:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number >= 0")
-    return value
+    return parse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -413,18 +406,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--blend",
-        type=_share,
+        type=_number("in (0, 1]", lambda v: 0 < v <= 1),
         default=d.blend,
         help="the stage's share of the window's order, in (0, 1] (1: its order alone; "
         "choose it on development sets with `python -m schemarouter.training.bench.ranking_blend`)",
     )
     parser.add_argument(
         "--action-weight",
-        type=_weight,
+        type=_number(">= 0", lambda v: 0 <= v < 1e6),
         default=d.action_weight,
-        help="log-odds per unit of the action rule's change of a route's fused score, added to "
-        "the stage's score (0: the stage ignores the rule; choose it with "
-        "`python -m schemarouter.training.bench.ranking_blend --action-weights`)",
+        help="log-odds per unit of the action rule's change of a fused score, added to the "
+        "stage's (0: none; choose it with `... bench.ranking_blend --action-weights`)",
     )
     parser.add_argument(
         "--on",

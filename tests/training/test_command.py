@@ -87,29 +87,30 @@ def test_settings_flags_take_their_type_and_default_from_the_settings() -> None:
         parser.parse_args(["--max-leaf-nodes", "7.5"])
 
 
-@pytest.mark.parametrize("blend", ["0", "1.5", "half"])
-def test_train_ranking_refuses_a_blend_outside_0_to_1(
-    blend: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    "flag, value, says, setting",
+    [
+        ("--blend", "0", "in (0, 1]", {"blend": 0.0}),
+        ("--blend", "1.5", "in (0, 1]", {"blend": 1.5}),
+        ("--blend", "half", "in (0, 1]", {"blend": -1.0}),
+        ("--action-weight", "-1", ">= 0", {"action_weight": -1.0}),
+        ("--action-weight", "many", ">= 0", {"action_weight": -0.5}),
+        ("--action-weight", "nan", ">= 0", {"action_weight": float("nan")}),
+    ],
+)
+def test_train_ranking_refuses_a_blend_or_action_weight_out_of_range(
+    flag: str,
+    value: str,
+    says: str,
+    setting: dict[str, float],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     from schemarouter.training.ranking import RankingSettings, ranking_main
 
     with pytest.raises(SystemExit) as stopped:
-        ranking_main(["--out", str(tmp_path / "m"), "--blend", blend])
+        ranking_main(["--out", str(tmp_path / "m"), flag, value])
     assert stopped.value.code == 2
-    assert "not a number in (0, 1]" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="blend must be in"):
-        RankingSettings(blend=0.0)
-
-
-@pytest.mark.parametrize("weight", ["-1", "many", "nan"])
-def test_train_ranking_refuses_an_action_weight_below_0(
-    weight: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from schemarouter.training.ranking import RankingSettings, ranking_main
-
-    with pytest.raises(SystemExit) as stopped:
-        ranking_main(["--out", str(tmp_path / "m"), "--action-weight", weight])
-    assert stopped.value.code == 2
-    assert "not a number >= 0" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="action_weight must be a number >= 0"):
-        RankingSettings(action_weight=-0.5)
+    assert f"is not a number {says}" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=f"{next(iter(setting))} must be"):
+        RankingSettings(**setting)
