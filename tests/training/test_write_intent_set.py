@@ -59,3 +59,36 @@ def test_the_held_out_set_uses_other_documents_and_registers_its_gold(shared_dat
     assert len(bench.queries) == len(heldout)  # check_gold: every gold route is registered
     with pytest.raises(ValueError, match="unknown write-intent set"):
         write_intent_path("test")
+
+
+def _documents_and_servers(spec: dict) -> set[str]:
+    named = {q.get("document") or q["server"] for q in spec["queries"]}
+    return named | set(spec["catalog"]["documents"]) | set(spec["catalog"]["servers"])
+
+
+@pytest.mark.parametrize("which", ["user1", "user2"])
+def test_the_user_checks_are_well_formed_reads_and_writes(which: str) -> None:
+    spec = json.loads(write_intent_path(which).read_text(encoding="utf-8"))
+    queries = spec["queries"]
+    assert len({q["id"] for q in queries}) == len({q["text"] for q in queries}) == 40
+    assert Counter(q["intent"] for q in queries) == {"write": 20, "read": 20}
+    assert Counter(q["lang"] for q in queries)["ko"] == 6
+    # catalogs no other set uses, and not each other's
+    others = {q.get("document") or q["server"] for q in _spec()["queries"]} | {
+        q["document"] for q in json.loads(write_intent_path("heldout").read_text())["queries"]
+    }
+    assert not _documents_and_servers(spec) & others
+    one, two = (json.loads(write_intent_path(w).read_text()) for w in ("user1", "user2"))
+    assert not _documents_and_servers(one) & _documents_and_servers(two)
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("which, routes", [("user1", 341), ("user2", 681)])
+def test_a_user_check_registers_its_whole_catalog_and_every_gold(
+    shared_data: Path, which: str, routes: int
+) -> None:
+    router = SchemaRouter(encoder=HashingEncoder(), abstention=None, embedding_cache=None)
+    bench = load_write_intent(router, shared_data, queries=write_intent_path(which))
+    assert len(router.snapshot().routes) == routes  # the catalog's distractors too
+    assert len(bench.queries) == 40  # check_gold: every gold route is registered
+    assert sum(len(q.gold) > 1 for q in bench.queries) >= 3  # alternatives, across servers too

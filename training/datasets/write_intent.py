@@ -8,6 +8,11 @@ run on it; docs/write_intent_set.md) names public documents of the shared data f
 and each request's gold is its operation (plus the ``also`` operations that serve it as well:
 one need, any of them meets it).
 
+Other sets of the same fields (``WRITE_INTENT_SETS``): a held-out one on four other APIs, and
+two user-style checks over catalogs no other set uses, whose ``catalog`` lists every document
+and server to register beside those the requests name; an alternative on another document or
+server is written ``home::operation``.
+
 Queries are split in two by a hash of their document or server (every request on one API on
 the same side): settings may be chosen on ``dev``, the ``test`` half is read only to report.
 The category of a query is ``<intent>-<lang>`` (``write-en``, ``read-ko``, ...).
@@ -35,7 +40,13 @@ __all__ = ["WRITE_INTENT_SETS", "load_write_intent", "sibling_pairs", "write_int
 
 #: The packaged sets: ``dev`` (settings chosen on its dev half) and ``heldout`` (four other
 #: APIs, written later, never used to choose anything).
-WRITE_INTENT_SETS = {"dev": "write_intent.json", "heldout": "write_intent_heldout.json"}
+WRITE_INTENT_SETS = {
+    "dev": "write_intent.json",
+    "heldout": "write_intent_heldout.json",
+    # user-style checks: catalogs no other set uses, reads and writes (docs/write_intent_set.md)
+    "user1": "user_check_1.json",
+    "user2": "user_check_2.json",
+}
 
 
 def write_intent_path(which: str = "dev") -> Traversable:
@@ -86,10 +97,19 @@ def load_write_intent(
     items = spec["queries"]
     taken: set[str] = set(router.snapshot().providers)
     provider_of: dict[str, str] = {}
-    documents = sorted({q["document"] for q in items if q["kind"] == "openapi"})
+    # every document and server a request names (its own, or an alternative's
+    # ``home::operation``), and those the set's ``catalog`` adds beside them
+    catalog = spec.get("catalog", {})
+    homes = {a.split("::", 1)[0] for q in items for a in q.get("also", []) if "::" in a}
+    documents = sorted(
+        {q["document"] for q in items if q["kind"] == "openapi"}
+        | {h for h in homes if h.endswith(".json")}
+        | set(catalog.get("documents", []))
+    )
     servers = sorted(
         {q["server"] for q in items if q["kind"] == "mcp"}
-        | {a.split("::", 1)[0] for q in items if q["kind"] == "mcp" for a in q.get("also", [])}
+        | {h for h in homes if not h.endswith(".json")}
+        | set(catalog.get("servers", []))
     )
     for name in documents:
         slug = unique_slug(name.split("__", 1)[0].split(".")[0], taken)
@@ -107,11 +127,8 @@ def load_write_intent(
         gold = ids[home][f"{q['method']} {q['path']}" if q["kind"] == "openapi" else q["tool"]]
         also = []
         for other in q.get("also", []):
-            if q["kind"] == "mcp" and "::" in other:
-                server, tool = other.split("::", 1)
-                also.append(ids[server][tool])
-            else:
-                also.append(ids[home][other])
+            where, _, operation = other.rpartition("::")
+            also.append(ids[where or home][operation])
         routes = tuple(dict.fromkeys([gold, *also]))
         out.append(
             EvalQuery(
