@@ -5,13 +5,14 @@ test): issue #22.
 tooltrain:val,tooltrain:composed,tooltrain:mixed --blends 0,0.25,0.4,0.5,0.6,0.75,1
 
 For each suite (``name[:split]``: a split of the bundled suite, tooltrain's ``val`` /
-``composed`` / ``mixed``, the write-intent set's ``dev`` or ``test`` half or its ``heldout``
-set), the router as the evaluation builds it (no abstention, no reranker) with the ranking
-model (``--model``, default the shipped one) answers every positive request with
-``retrieve(k=5)`` once per blend (:func:`schemarouter.retrieval.learned.blended_keys`; ``0``
-is fusion's order, ``1`` the stage's alone) and prints Recall@5 per blend; with
-``--action-weights 0,10,20`` once per action weight at each blend too (how much of the action
-rule's change the stage reads: :attr:`schemarouter.retrieval.learned.RankingModel.action_weight`).
+``composed`` / ``mixed``, the write-intent set's ``dev`` or ``test`` half, its ``heldout``
+set or a user-style check, ``user1`` / ``user2``), the router as the evaluation builds it
+(no abstention, no reranker) with the ranking model (``--model``, default the shipped one)
+answers every positive request with ``retrieve(k=5)`` once per blend
+(:func:`schemarouter.retrieval.learned.blended_keys`; ``0`` is fusion's order, ``1`` the
+stage's alone) and prints Recall@5 per blend; with ``--action-weights 0,10,20`` once per
+action weight at each blend too (how much of the action rule's change the stage reads:
+:attr:`schemarouter.retrieval.learned.RankingModel.action_weight`).
 Choose both on development sets only; read the suites once after.
 """
 
@@ -86,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             split=split or "test",
             tooltrain_split=split or "val",
             beir=None,
-            write_intent_set="heldout" if split == "heldout" else "dev",
+            write_intent_set=split if split in ("heldout", "user1", "user2") else "dev",
         )
         began = time.perf_counter()
         router = harness.make_router()
