@@ -38,12 +38,12 @@ from schemarouter.training.datasets.suite import (
 __all__ = ["WRITE_INTENT_SETS", "load_write_intent", "sibling_pairs", "write_intent_path"]
 
 
-#: The packaged sets: ``dev`` (settings chosen on its dev half) and ``heldout`` (four other
-#: APIs, written later, never used to choose anything).
+#: The packaged sets: ``dev`` (settings chosen on its dev half), ``heldout`` (four other
+#: APIs, written later, never used to choose anything) and two user-style checks of reads and
+#: writes over catalogs no other set uses (``user2`` held out; docs/write_intent_set.md).
 WRITE_INTENT_SETS = {
     "dev": "write_intent.json",
     "heldout": "write_intent_heldout.json",
-    # user-style checks: catalogs no other set uses, reads and writes (docs/write_intent_set.md)
     "user1": "user_check_1.json",
     "user2": "user_check_2.json",
 }
@@ -100,7 +100,7 @@ def load_write_intent(
     # every document and server a request names (its own, or an alternative's
     # ``home::operation``), and those the set's ``catalog`` adds beside them
     catalog = spec.get("catalog", {})
-    homes = {a.split("::", 1)[0] for q in items for a in q.get("also", []) if "::" in a}
+    homes = {a.rpartition("::")[0] for q in items for a in q.get("also", []) if "::" in a}
     documents = sorted(
         {q["document"] for q in items if q["kind"] == "openapi"}
         | {h for h in homes if h.endswith(".json")}
