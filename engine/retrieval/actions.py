@@ -254,6 +254,19 @@ def _narrates(word: str) -> bool:
     return low.endswith("ed") and low not in _WRITE and low not in _READ
 
 
+def _verb_at(words: Sequence[str], i: int) -> tuple[Action | None, str | None, bool]:
+    """``words[i]`` read as a clause's leading verb: its action, the change it names (a
+    phrasal verb's with its particle; "leave a ..." creates) and whether it tells what
+    happened rather than asks (a past form)."""
+    low = words[i].lower()
+    phrasal = _phrasal(words, i)
+    action = phrasal[0] if phrasal else _verb_class(low)
+    change = phrasal[1] if phrasal else verb_of(low)
+    if change == "leave" and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
+        change = "create"  # "leave a comment" creates one; "leave the channel" leaves
+    return action, change, action is not None and _narrates(low)
+
+
 def _clause_action(clause: str) -> Action | None:
     if re.search(r"[\uac00-\ud7a3]", clause):
         return _korean_action(clause)
@@ -262,9 +275,8 @@ def _clause_action(clause: str) -> Action | None:
         low = word.lower()
         if low in _POLITE:
             continue
-        phrasal = _phrasal(words, i)
-        action = phrasal[0] if phrasal else _verb_class(low)
-        if action is not None and _narrates(low):
+        action, _, tells = _verb_at(words, i)
+        if tells:
             return None  # what happened, not what to do
         after = words[i + 1 : i + 4]
         if low == "open" and after and "new" not in {w.lower() for w in after}:
@@ -317,17 +329,12 @@ def _clause_verb(clause: str, action: Action | None) -> str | None:
     if action == "read":
         return None
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
-    for i, word in enumerate(words[:3]):  # the clause's leading verb, as _clause_action reads it
-        if _narrates(word) and (_verb_class(word) is not None or _phrasal(words, i)):
+    for i in range(min(3, len(words))):  # the clause's leading verb, as _clause_action reads it
+        verb_action, change, tells = _verb_at(words, i)
+        if tells:
             return None
-        phrasal = _phrasal(words, i)
-        if phrasal:
-            return phrasal[1]
-        verb = verb_of(word)
-        if verb == "leave" and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
-            return "create"  # "leave a comment" creates one; "leave the channel" leaves
-        if verb is not None or _verb_class(word) is not None:
-            return verb
+        if verb_action is not None or change is not None:
+            return change
     return None
 
 
