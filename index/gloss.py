@@ -171,7 +171,7 @@ KOREAN_GLOSSARY: dict[str, str] = {
     "식당": "restaurant",
     "레스토랑": "restaurant",
     # when, and the things people check on
-    "몇시": "time",
+    "몇 시": "time",
     "시간": "time hour",
     "시각": "time",
     "현재": "current",
@@ -199,8 +199,15 @@ KOREAN_GLOSSARY: dict[str, str] = {
 }
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")
-_WHAT_HOUR = re.compile(r"몇\s+시")
-_BY_LENGTH = sorted(KOREAN_GLOSSARY, key=len, reverse=True)
+#: A glossary word of several words ("몇 시", what time) is matched as one Hangul run: the
+#: request's spaces between them are taken out first.
+_SPACED = [
+    (re.compile(r"\s+".join(map(re.escape, key.split()))), key.replace(" ", ""))
+    for key in KOREAN_GLOSSARY
+    if " " in key
+]
+_ENGLISH = {key.replace(" ", ""): english for key, english in KOREAN_GLOSSARY.items()}
+_BY_LENGTH = sorted(_ENGLISH, key=len, reverse=True)
 
 
 @lru_cache(maxsize=8192)
@@ -214,7 +221,7 @@ def _run_gloss(run: str) -> tuple[str, ...]:
             if not any(taken[i] for i in span):
                 for i in span:
                     taken[i] = True
-                words.append((start, KOREAN_GLOSSARY[key]))
+                words.append((start, _ENGLISH[key]))
             start = run.find(key, start + 1)
     return tuple(w for _, english in sorted(words) for w in english.split())
 
@@ -234,5 +241,7 @@ def gloss_tokens(text: str) -> list[str]:
     Hangul."""
     if not _HANGUL.search(text):
         return []
-    text = _WHAT_HOUR.sub("몇시", _QUOTED.sub(" ", text))  # "몇 시" is one word: what time
+    text = _QUOTED.sub(" ", text)
+    for spaced, joined in _SPACED:
+        text = spaced.sub(joined, text)
     return [w for run in _HANGUL.findall(text) for w in _run_gloss(run)]

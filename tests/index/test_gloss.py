@@ -22,6 +22,7 @@ from helpers import openapi_document
         ("\u201c고객 메모\u201d 파일 삭제해 줘", ["file", "delete"]),
         ("let's 고객 삭제해 줘, it's urgent", ["customer", "delete"]),  # apostrophes, no quote
         ("지금 서울 몇 시야?", ["current", "now", "time"]),  # "몇 시" is one word, what time
+        ("몇시야", ["time"]),  # written together too
         ("비트코인 시세 알려줘", ["coin", "crypto", "price", "quote", "get"]),
     ],
 )
@@ -31,7 +32,9 @@ def test_the_korean_words_of_a_request_give_their_english(text: str, words: list
 
 def test_every_gloss_is_plain_english_words() -> None:
     for korean, english in KOREAN_GLOSSARY.items():
-        assert korean and all("\uac00" <= c <= "\ud7a3" for c in korean), korean
+        # Hangul words, a glossary word of several words spaced once ("몇 시")
+        assert korean == " ".join(korean.split()), korean
+        assert korean and all("\uac00" <= c <= "\ud7a3" for c in korean.replace(" ", "")), korean
         assert english and all(w.isascii() and w.isalpha() for w in english.split()), english
 
 
