@@ -27,7 +27,7 @@ does not say: the stage's score alone).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -173,25 +173,37 @@ class RankingModel:
         window = settings.get("window", DEFAULT_RANKING_WINDOW)
         #: how many of the fused best it re-orders (the window it was trained on)
         self.window = int(window) if isinstance(window, int) and window >= 2 else 30
-        blend = settings.get("blend", 1.0)
-        if isinstance(blend, bool) or not isinstance(blend, int | float) or not 0 < blend <= 1:
-            raise ModelError(
-                f"the ranking model's blend must be a number in (0, 1], not {blend!r}",
-                where=str(self.path / "card.json"),
-                hint="Set settings.blend to the stage's share of the order (1: its order alone)",
-            )
         #: the stage's share of the window's order (:func:`blended_keys`)
-        self.blend = float(blend)
-        weight = settings.get("action_weight", 0.0)
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 <= weight < 1e6:
-            raise ModelError(
-                f"the ranking model's action_weight must be a number >= 0, not {weight!r}",
-                where=str(self.path / "card.json"),
-                hint="Set settings.action_weight to the log-odds per unit of the action rule's "
-                "change of the fused score (0: the stage ignores the rule)",
-            )
+        self.blend = self._setting(
+            "blend",
+            1.0,
+            lambda v: 0 < v <= 1,
+            "in (0, 1]",
+            "the stage's share of the order (1: its order alone)",
+        )
         #: log-odds per unit of the action rule's change of a route's fused score
-        self.action_weight = float(weight)
+        self.action_weight = self._setting(
+            "action_weight",
+            0.0,
+            lambda v: 0 <= v < 1e6,
+            ">= 0",
+            "the log-odds per unit of the action rule's change of the fused score (0: the "
+            "stage ignores the rule)",
+        )
+
+    def _setting(
+        self, name: str, default: float, ok: Callable[[float], bool], says: str, meaning: str
+    ) -> float:
+        """The card's ``settings[name]`` (``default`` where it does not say), a number ``ok``
+        accepts, else a :class:`~schemarouter.errors.ModelError` naming the card."""
+        value = self.card.get("settings", {}).get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not ok(value):
+            raise ModelError(
+                f"the ranking model's {name} must be a number {says}, not {value!r}",
+                where=str(self.path / "card.json"),
+                hint=f"Set settings.{name} to {meaning}",
+            )
+        return float(value)
 
     @classmethod
     def shipped(cls) -> RankingModel | None:
