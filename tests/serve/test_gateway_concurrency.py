@@ -21,25 +21,13 @@ from helpers import openapi_document
 
 
 def _document(tag: str, n: int) -> dict[str, Any]:
+    ok = {"200": {"description": "ok"}}
+    notes = {f"get_{tag}_note_{i}": f"read notes about {tag} number {i}" for i in range(n)}
     return openapi_document(
         tag,
         {
-            f"/notes{i}/{{note_id}}": {
-                "get": {
-                    "operationId": f"get_{tag}_note_{i}",
-                    "summary": f"read notes about {tag} number {i}",
-                    "parameters": [
-                        {
-                            "name": "note_id",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "integer"},
-                        }
-                    ],
-                    "responses": {"200": {"description": "ok"}},
-                }
-            }
-            for i in range(n)
+            f"/{op}": {"get": {"operationId": op, "summary": summary, "responses": ok}}
+            for op, summary in notes.items()
         },
     )
 
