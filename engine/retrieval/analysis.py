@@ -9,6 +9,11 @@
   dates, numbers with units, ``owner/repo`` repositories (``kubernetes/kubernetes``: an
   ``owner`` and a ``repo``). They bind to route parameters by the parameters' semantic ids
   (or names) and are validated against the parameters' JSON Schemas.
+- an identifier written right after the thing it identifies ("CallFire contact 12345", "Box
+  folder #3301", "user id u-77"): it binds to the parameter that names that thing's
+  identifier (``contact_id``, or ``id`` in ``/contacts/{id}``;
+  :func:`~schemarouter.retrieval.identifiers.needed_parameters`), so no lookup is lifted or
+  planned for an identifier the request already has.
 
 Whatever an analyzer returns is checked against the registry snapshot by
 :func:`gate_analysis` before the router uses it: an unknown provider or tool is dropped and
@@ -25,17 +30,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Parameter, Route, SourceType, schema_validator
+from schemarouter.retrieval.identifiers import needed_parameters, stem
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = [
+    "NAMED_IDENTIFIER",
     "SOURCE_WORDS",
     "Analyzer",
     "BoundValue",
     "QueryAnalysis",
     "RuleAnalyzer",
     "bind_parameters",
+    "carried_things",
     "gate_analysis",
 ]
 
@@ -50,6 +58,9 @@ class BoundValue(BaseModel):
     start: int = 0
     end: int = 0
     unit: str | None = None
+    #: for an identifier the request gives after the thing it identifies (kind
+    #: ``identifier.named``: "contact 12345"), that thing's word as written ("contact")
+    of: str | None = None
 
 
 class QueryAnalysis(BaseModel):
@@ -161,6 +172,49 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+
+#: The kind of an identifier given right after the thing it identifies (``BoundValue.of``).
+NAMED_IDENTIFIER = "identifier.named"
+#: "<thing> <identifier>", "<thing> id: <identifier>", "<thing> #<identifier>": the identifier
+#: has a digit and is a run of letters, digits, ``-`` and ``_`` (12345, L88917, u-77, 77a0f1),
+#: not a file name (``report-2026.csv``) or a decimal
+_NAMED_ID = re.compile(
+    r"\b([A-Za-z]{3,})\s+(?:(?:id|ID|Id)\s*[:=]?\s*|#|no\.\s*)?"
+    r"((?=[\w\-]*\d)[A-Za-z0-9][\w\-]*[A-Za-z0-9]|\d)(?![\w\-]|\.\w)"
+)
+_FOLLOWING_WORD = re.compile(r"\s+([A-Za-z]+)")
+#: Words that are never a thing with an identifier after them: function words, and the nouns
+#: of counts, sizes and times ("top 10", "page 2", "season 3", "version 4", "in 2024").
+_NOT_THINGS = frozenset(
+    """a an the of in on at to for from by with about after before since until than and or
+    but nor into onto over under per via as is are was were be been being my our your their
+    its his her this that these those all any each every some top last next first past
+    within around near up down out off only just also than then now ago more less most least
+    year years month months week weeks day days hour hours minute minutes second seconds
+    time times page pages step steps level levels version versions season seasons episode
+    episodes chapter chapters line lines row rows column columns port ports limit size count
+    number total amount price cost rate percent degrees times x""".split()  # noqa: SIM905
+)
+#: After an identifier of digits alone, a plural noun makes it a count ("playlist 50 songs",
+#: "folder 12 levels down"); these words end in -s and are not plurals.
+_NOT_PLURALS = frozenset(("is", "was", "has", "does", "as", "its", "this", "thus", "yes"))
+
+
+def _named_identifiers(text: str) -> list[tuple[str, str, int, int]]:
+    """``(thing, identifier, start, end)`` for each identifier written after its thing."""
+    found = []
+    for match in _NAMED_ID.finditer(text):
+        thing, token = match.group(1), match.group(2)
+        if thing.lower() in _NOT_THINGS:
+            continue
+        if token.isdigit():
+            following = _FOLLOWING_WORD.match(text, match.end(2))
+            word = following.group(1).lower() if following else ""
+            if word.endswith("s") and not word.endswith("ss") and word not in _NOT_PLURALS:
+                continue
+        found.append((thing.lower(), token, match.start(2), match.end(2)))
+    return found
+
 
 _FORMULA = re.compile(
     r"(?<![\w\-/.])((?:[A-Z][a-z]?\d*(?:\.\d+)?|\((?:[A-Z][a-z]?\d*)+\)\d*)+)(?![\w\-])"
@@ -392,7 +446,19 @@ def find_values(query: str) -> list[BoundValue]:
         if free(start, end):
             found.append(BoundValue(kind="chemical.formula", value=token, start=start, end=end))
             taken.append((start, end))
+    for thing, token, start, end in _named_identifiers(query):
+        if free(start, end):
+            found.append(
+                BoundValue(kind=NAMED_IDENTIFIER, value=token, start=start, end=end, of=thing)
+            )
+            taken.append((start, end))
     return sorted(found, key=lambda v: v.start)
+
+
+def carried_things(values: Iterable[BoundValue]) -> frozenset[str]:
+    """The things (:func:`~schemarouter.retrieval.identifiers.stem`) whose identifier the
+    request gives ("contact 12345": ``contact``); a route needing one needs no lookup."""
+    return frozenset(stem(v.of) for v in values if v.kind == NAMED_IDENTIFIER and v.of)
 
 
 #: Parameter names that take a value kind when the parameter declares no semantic id.
@@ -438,18 +504,28 @@ def _coerce(value: str, schema: Mapping[str, Any]) -> Any:
 
 
 def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any]:
-    """Bind query values to ``route``'s parameters by kind; keep only schema-valid ones."""
+    """Bind query values to ``route``'s parameters by kind, and an identifier given after its
+    thing to the parameter needing that thing's identifier; keep only schema-valid ones."""
     by_kind: dict[str, list[BoundValue]] = {}
     for value in values:
         by_kind.setdefault(value.kind, []).append(value)
     bound: dict[str, Any] = {}
-    for parameter in route.endpoint.parameters:
-        kind = _parameter_kind(parameter)
-        if kind is None or kind not in by_kind:
-            continue
-        candidate = _coerce(by_kind[kind][0].value, parameter.json_schema)
+    parameters = {parameter.name: parameter for parameter in route.endpoint.parameters}
+
+    def bind(parameter: Parameter, value: str) -> None:
+        candidate = _coerce(value, parameter.json_schema)
         if schema_validator(parameter.json_schema).is_valid(candidate):
             bound[parameter.name] = candidate
+
+    for parameter in parameters.values():
+        kind = _parameter_kind(parameter)
+        if kind is not None and kind in by_kind:
+            bind(parameter, by_kind[kind][0].value)
+    named = {stem(v.of): v.value for v in by_kind.get(NAMED_IDENTIFIER, ()) if v.of}
+    if named:
+        for name, thing in needed_parameters(route):
+            if name not in bound and thing in named:
+                bind(parameters[name], named[thing])
     return bound
 
 

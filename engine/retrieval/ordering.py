@@ -179,12 +179,14 @@ def lift_prerequisites(
     score: Callable[[list[str]], tuple[Sequence[float], Sequence[float]]],
     *,
     given: frozenset[str] = frozenset(),
+    carried: frozenset[str] = frozenset(),
     max_lifts: int = DEFAULT_MAX_LIFTS,
 ) -> list[Ranked]:
     """``ranked`` with, after each top-``k`` route whose needed identifier no route above
     it produces, the producer that ``score`` (the request's fused scores and dense cosines
     over route ids, as ``HybridIndex.rescore_parts``) rates best; an identifier of a kind in
-    ``given`` (values the request carries) is not needed. At most ``max_lifts`` producers;
+    ``given`` (values the request carries), or of a thing in ``carried`` (the request gives its
+    identifier: "contact 12345"), is not needed. At most ``max_lifts`` producers;
     routes below move down, none leaves the list."""
     table = producer_table(snapshot)
     if not table.producers:
@@ -200,7 +202,7 @@ def lift_prerequisites(
         above = {item.route_id for item in out[: position + 1]}
         for thing in needs(route, given=given):
             every = table.producers.get(thing, ())
-            if not every or above.intersection(every):
+            if not every or thing in carried or above.intersection(every):
                 continue
             # a lookup where there is one (``every`` lists them first)
             choices = list(every[: table.lookups[thing]] or every)

@@ -22,8 +22,17 @@ import threading
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
-from schemarouter.contracts import TRANSPORT_LOCATIONS, Effect, Route
+from schemarouter.contracts import Effect, Route
 from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.identifiers import (
+    identifier_thing,
+    is_template,
+    names_identifier,
+    needed_parameters,
+    needs,
+    path_segments,
+    stem,
+)
 from schemarouter.retrieval.results import IdentifierSource
 
 __all__ = [
@@ -37,97 +46,14 @@ __all__ = [
     "stem",
 ]
 
-#: ``<thing>_id`` / ``<thing>-id`` / ``thingId`` / ``thingID`` (not ``valid``, ``paid``), and
-#: their plurals (``track_ids``, ``albumIds``: a list of them is as much a need)
-_ID_SUFFIX = re.compile(
-    r"^(?P<thing>[A-Za-z][A-Za-z0-9_\-.]*?)"
-    r"(?:[_\-.](?:ids?|Ids?|IDs?)|(?<=[a-z0-9])(?:Ids?|IDs?))$"
-)
-#: names that are a plain id whatever their letters say
-_PLAIN_IDS = frozenset({"id", "_id", "uuid", "guid", "pid"})
-#: a plain list of ids (``GET /albums?ids=``): whose, the route's last path word says
-_PLAIN_ID_LISTS = frozenset({"ids", "uuids", "guids"})
-_SEPARATORS = re.compile(r"[_\-.]")
 _WORDS = re.compile(r"[a-z0-9]+")
-_TEMPLATE = re.compile(r"^\{[^}]+\}$")
-
-
-def stem(word: str) -> str:
-    """One stem for a thing's singular and plural, the same on both sides of a match
-    (``movie`` and ``movies``: ``mov``; ``category`` and ``categories``: ``categor``)."""
-    word = word.lower()
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    if len(word) > 3 and word[-1] in "ey":
-        word = word[:-1]
-    if len(word) > 3 and word.endswith("i"):
-        word = word[:-1]
-    return word
-
-
-def _id_of(name: str) -> str | None:
-    """What identifier ``name`` names: the thing's stem for ``<thing>_id`` / ``thingId``,
-    ``""`` for a plain ``id`` (``id``, ``uuid``, ``pid``: whose, the context says), ``None``
-    for a name that is no identifier."""
-    match = _ID_SUFFIX.match(name)
-    # a compound thing reads as one word (``file_version_retention_id``, ``analysisRuleId``:
-    # ``fileversionretention``, ``analysisrule``), as its path segments do (_things_named)
-    thing = _SEPARATORS.sub("", match["thing"]) if match else ""
-    if len(thing) > 1:
-        return stem(thing)
-    return "" if match or name.lower() in _PLAIN_IDS else None
-
-
-def names_identifier(name: str) -> bool:
-    """Whether a parameter or field name reads as an identifier (``id``, ``author_id``,
-    ``movieId``, ``uuid``)."""
-    return _id_of(name) is not None
-
-
-def _segments(route: Route) -> list[str]:
-    path = route.endpoint.operation.path or ""
-    return [s for s in path.split("/") if s]
-
-
-def needed_parameters(
-    route: Route, *, given: frozenset[str] = frozenset()
-) -> tuple[tuple[str, str], ...]:
-    """``(parameter, thing)`` for each required parameter of ``route`` named like the
-    identifier of a thing (``<thing>_id``, or ``id`` right after a collection segment of its
-    path), but for a parameter whose declared kind (``semantic_id``) is in ``given``: the
-    request carries a value of that kind (the query analysis found ``identifier.doi`` in it)."""
-    found: list[tuple[str, str]] = []
-    segments = _segments(route)
-    for parameter in route.endpoint.parameters:
-        if not parameter.required or (parameter.semantic_id and parameter.semantic_id in given):
-            continue
-        if parameter.location in TRANSPORT_LOCATIONS:  # X-Request-Id, cookies: not needs
-            continue
-        thing = _id_of(parameter.name)
-        if thing == "":  # a plain id: the collection segment before it says whose
-            template = "{" + parameter.name + "}"
-            if template in segments and segments.index(template) > 0:
-                before = segments[segments.index(template) - 1]
-                if not _TEMPLATE.match(before):
-                    thing = stem(before)
-        elif thing is None and parameter.name.lower() in _PLAIN_ID_LISTS:
-            static = [s for s in segments if not _TEMPLATE.match(s)]
-            thing = stem(_SEPARATORS.sub("", static[-1])) if static else None
-        if thing:
-            found.append((parameter.name, thing))
-    return tuple(found)
-
-
-def needs(route: Route, *, given: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """The things whose identifier ``route`` needs (:func:`needed_parameters`), once each."""
-    return tuple(dict.fromkeys(thing for _, thing in needed_parameters(route, given=given)))
 
 
 def _things_named(route: Route) -> set[str]:
     """The words of the route's static path segments and endpoint name, singular."""
     words: set[str] = set()
-    for segment in _segments(route):
-        if not _TEMPLATE.match(segment):
+    for segment in path_segments(route):
+        if not is_template(segment):
             parts = _WORDS.findall(segment.lower())
             words.update(stem(w) for w in parts)
             if len(parts) > 1:  # ``file_versions``: also the compound ``fileversion``
@@ -164,7 +90,7 @@ def _id_leaves(route: Route) -> list[tuple[str, str]]:
         parts = [p for p in (output.path or output.name).split(".") if p and p != "*"]
         if not parts:
             continue
-        thing = _id_of(parts[-1])
+        thing = identifier_thing(parts[-1])
         if thing == "":  # a plain id: whose, the parent says
             parent = stem(parts[-2]) if len(parts) > 1 else ""
             out.append((output.name, "" if parent in _CONTAINERS else parent))

@@ -24,7 +24,12 @@ from schemarouter.retrieval.abstention import (
     abstention_features,
     relevance_features,
 )
-from schemarouter.retrieval.analysis import QueryAnalysis, gate_analysis
+from schemarouter.retrieval.analysis import (
+    NAMED_IDENTIFIER,
+    QueryAnalysis,
+    carried_things,
+    gate_analysis,
+)
 from schemarouter.retrieval.candidates import (
     Ranked,
     apply_analysis,
@@ -242,7 +247,8 @@ class Ranker:
                 top_lexical=top.get("lexical", 0.0),
                 known_word_share=index.known_token_share(text),
                 resolved_fields=len(resolved),
-                query_values=len(analysis.values),
+                # the kinds the shipped model was fit with (not identifiers after a thing)
+                query_values=sum(v.kind != NAMED_IDENTIFIER for v in analysis.values),
             )
             if model is not None and not model.uses_candidates() and not ranked[0].forced:
                 # a query-level model reads the request's signals before reranking
@@ -285,7 +291,8 @@ class Ranker:
                 return fused, cosine * factor
 
             given = frozenset(value.kind for value in analysis.values)
-            ranked = lift_prerequisites(ranked, snapshot, k, rescore, given=given)
+            carried = carried_things(analysis.values)
+            ranked = lift_prerequisites(ranked, snapshot, k, rescore, given=given, carried=carried)
         if ranked and not reason and model is not None and model.uses_candidates():
             reason = self._relevance(
                 model, text, ranked, snapshot, signals, index=index, reranked=reranked

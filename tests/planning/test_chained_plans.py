@@ -99,6 +99,18 @@ def test_an_identifier_the_request_gives_needs_no_producer(router: SchemaRouter)
     assert plan.steps[0].arguments == {"author_id": 12} and plan.steps[0].bindings == {}
 
 
+def test_an_identifier_written_after_its_thing_is_bound_and_run(
+    router: SchemaRouter, server: LoopbackServer
+) -> None:
+    plan = router.plan("list the books of author 7", max_calls=2)
+    books = _id(router, "authorBooks")
+    assert plan.route_ids == (books,)
+    assert plan.steps[0].arguments == {"author_id": 7} and plan.steps[0].bindings == {}
+    result = router.execute(plan)
+    assert [s.status for s in result.steps] == ["ok"]
+    assert server.paths() == ["/author/7/books"]
+
+
 def test_a_lookup_that_finds_nothing_stops_the_bound_step(
     router: SchemaRouter, server: LoopbackServer
 ) -> None:

@@ -128,6 +128,25 @@ def test_an_identifier_the_request_carries_is_not_needed(library: Path) -> None:
     assert needs(doi, given=frozenset({"identifier.isbn"})) == ("work",)
 
 
+def test_an_identifier_written_after_its_thing_is_bound_and_lifts_nothing(
+    library: Path,
+) -> None:
+    """ "author 7": the request gives the author's identifier, so the route needing it gets
+    it bound and no author lookup is lifted in; a name instead of an identifier still lifts."""
+    router = _router(library)
+    books, search = _ids(router, ["authorBooks", "searchAuthors"])
+    given = router.retrieve("list the books of author 7", k=3)
+    assert given.candidates[0].route_id == books
+    assert given.candidates[0].bound_parameters == {"author_id": 7}
+    assert given.candidates[0].identifier_sources == {}
+    assert "prerequisite" not in {key for c in given.candidates for key in c.scores}
+    named = router.retrieve("list the books of author Ursula Le Guin", k=3)
+    assert [c.route_id for c in named.candidates[:2]] == [books, search]
+    assert named.candidates[0].bound_parameters == {}
+    # an identifier that breaks the parameter's schema (an integer) is not bound
+    assert router.retrieve("list the books of author a-7", k=1).candidates[0].bound_parameters == {}
+
+
 def test_a_registry_change_reads_only_the_changed_routes_again(
     library: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

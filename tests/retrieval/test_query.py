@@ -10,6 +10,7 @@ from schemarouter.contracts import SourceType
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.registry import Registry, RegistrySnapshot
 from schemarouter.retrieval.analysis import (
+    NAMED_IDENTIFIER,
     QueryAnalysis,
     RuleAnalyzer,
     bind_parameters,
@@ -48,6 +49,32 @@ def snapshot(tiny_catalog: Path) -> RegistrySnapshot:
 )
 def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
     assert [(v.kind, v.value) for v in find_values(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("look up CallFire contact 12345", [("contact", "12345")]),
+        ("share Box folder #3301 with maria.lopez@acme.com", [("folder", "3301")]),
+        ("deactivate the WorkDocs user u-77", [("user", "u-77")]),
+        ("contact id: 998 please", [("contact", "998")]),
+        ("pay at Square location L88917 now", [("location", "L88917")]),
+        ("how did text broadcast 7788 do?", [("broadcast", "7788")]),
+        # counts, sizes and times are not identifiers
+        ("create a playlist 50 songs long", []),
+        ("the top 10 movies", []),
+        ("season 3 of Breaking Bad", []),
+        ("move the folder 12 levels up", []),
+        ("page 2 of the results", []),
+        ("get 3 users", []),
+        # nor are file names and decimals
+        ("upload file report-2026.csv", []),
+        ("set the price 24.50", []),
+    ],
+)
+def test_an_identifier_written_after_its_thing(text: str, expected: list[tuple[str, str]]) -> None:
+    found = [(v.of, v.value) for v in find_values(text) if v.kind == NAMED_IDENTIFIER]
+    assert found == expected
 
 
 def test_names_and_sources(snapshot: RegistrySnapshot) -> None:

@@ -1,0 +1,115 @@
+"""What a parameter's name says it identifies, read from the registered contract alone.
+
+A route *needs* the identifier of a thing when a required parameter is named like one:
+``person_id``, ``movieId``, ``track_ids``, or a plain ``id`` right after a collection segment
+of its path (``/users/{id}``: a user). :mod:`schemarouter.retrieval.prerequisites` finds the
+routes that produce such identifiers; :mod:`schemarouter.retrieval.analysis` binds an
+identifier a request carries ("CallFire contact 12345") to the parameter that needs it. Both
+read the things with the same :func:`stem`, so singular and plural match.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemarouter.contracts import TRANSPORT_LOCATIONS, Route
+
+__all__ = [
+    "identifier_thing",
+    "is_template",
+    "names_identifier",
+    "needed_parameters",
+    "needs",
+    "path_segments",
+    "stem",
+]
+
+#: ``<thing>_id`` / ``<thing>-id`` / ``thingId`` / ``thingID`` (not ``valid``, ``paid``), and
+#: their plurals (``track_ids``, ``albumIds``: a list of them is as much a need)
+_ID_SUFFIX = re.compile(
+    r"^(?P<thing>[A-Za-z][A-Za-z0-9_\-.]*?)"
+    r"(?:[_\-.](?:ids?|Ids?|IDs?)|(?<=[a-z0-9])(?:Ids?|IDs?))$"
+)
+#: names that are a plain id whatever their letters say
+_PLAIN_IDS = frozenset({"id", "_id", "uuid", "guid", "pid"})
+#: a plain list of ids (``GET /albums?ids=``): whose, the route's last path word says
+_PLAIN_ID_LISTS = frozenset({"ids", "uuids", "guids"})
+_SEPARATORS = re.compile(r"[_\-.]")
+_TEMPLATE = re.compile(r"^\{[^}]+\}$")
+
+
+def is_template(segment: str) -> bool:
+    """Whether a path segment is a ``{parameter}``."""
+    return bool(_TEMPLATE.match(segment))
+
+
+def stem(word: str) -> str:
+    """One stem for a thing's singular and plural, the same on both sides of a match
+    (``movie`` and ``movies``: ``mov``; ``category`` and ``categories``: ``categor``)."""
+    word = word.lower()
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 3 and word[-1] in "ey":
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("i"):
+        word = word[:-1]
+    return word
+
+
+def identifier_thing(name: str) -> str | None:
+    """What identifier ``name`` names: the thing's stem for ``<thing>_id`` / ``thingId``,
+    ``""`` for a plain ``id`` (``id``, ``uuid``, ``pid``: whose, the context says), ``None``
+    for a name that is no identifier."""
+    match = _ID_SUFFIX.match(name)
+    # a compound thing reads as one word (``file_version_retention_id``, ``analysisRuleId``:
+    # ``fileversionretention``, ``analysisrule``), as its path segments do (_things_named)
+    thing = _SEPARATORS.sub("", match["thing"]) if match else ""
+    if len(thing) > 1:
+        return stem(thing)
+    return "" if match or name.lower() in _PLAIN_IDS else None
+
+
+def names_identifier(name: str) -> bool:
+    """Whether a parameter or field name reads as an identifier (``id``, ``author_id``,
+    ``movieId``, ``uuid``)."""
+    return identifier_thing(name) is not None
+
+
+def path_segments(route: Route) -> list[str]:
+    """The non-empty segments of the route's path (``{templates}`` among them)."""
+    path = route.endpoint.operation.path or ""
+    return [s for s in path.split("/") if s]
+
+
+def needed_parameters(
+    route: Route, *, given: frozenset[str] = frozenset()
+) -> tuple[tuple[str, str], ...]:
+    """``(parameter, thing)`` for each required parameter of ``route`` named like the
+    identifier of a thing (``<thing>_id``, or ``id`` right after a collection segment of its
+    path), but for a parameter whose declared kind (``semantic_id``) is in ``given``: the
+    request carries a value of that kind (the query analysis found ``identifier.doi`` in it)."""
+    found: list[tuple[str, str]] = []
+    segments = path_segments(route)
+    for parameter in route.endpoint.parameters:
+        if not parameter.required or (parameter.semantic_id and parameter.semantic_id in given):
+            continue
+        if parameter.location in TRANSPORT_LOCATIONS:  # X-Request-Id, cookies: not needs
+            continue
+        thing = identifier_thing(parameter.name)
+        if thing == "":  # a plain id: the collection segment before it says whose
+            template = "{" + parameter.name + "}"
+            if template in segments and segments.index(template) > 0:
+                before = segments[segments.index(template) - 1]
+                if not _TEMPLATE.match(before):
+                    thing = stem(before)
+        elif thing is None and parameter.name.lower() in _PLAIN_ID_LISTS:
+            static = [s for s in segments if not _TEMPLATE.match(s)]
+            thing = stem(_SEPARATORS.sub("", static[-1])) if static else None
+        if thing:
+            found.append((parameter.name, thing))
+    return tuple(found)
+
+
+def needs(route: Route, *, given: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The things whose identifier ``route`` needs (:func:`needed_parameters`), once each."""
+    return tuple(dict.fromkeys(thing for _, thing in needed_parameters(route, given=given)))
