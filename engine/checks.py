@@ -18,9 +18,11 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
+from schemarouter.contracts import base_url_problem
 from schemarouter.errors import ArgumentError
 
 __all__ = [
+    "check_base_url",
     "check_callable",
     "check_flag",
     "check_instance",
@@ -106,6 +108,22 @@ def check_instance(
         wanted = " or ".join(k.__name__ for k in kinds) + (" or None" if optional else "")
         raise _refuse(method, name, f"of type {wanted}", value)
     return value  # type: ignore[return-value]
+
+
+def check_base_url(
+    value: Any, *, method: str, name: str = "base_url", optional: bool = False
+) -> Any:
+    """``value`` if it is a base URL an operation's path can be joined to (or ``None`` where
+    ``optional``): refused with why (:func:`~schemarouter.contracts.base_url_problem`)."""
+    check_instance(value, str, method=method, name=name, optional=optional)
+    problem = None if value is None else base_url_problem(value)
+    if problem:
+        raise ArgumentError(
+            problem,
+            where=f"{method}({name}=...)",
+            hint="Pass the API's root, such as https://api.example.com/v2",
+        )
+    return value
 
 
 def check_path(value: Any, *, method: str, name: str) -> Path:

@@ -42,6 +42,7 @@ __all__ = [
     "Route",
     "SourceType",
     "UnitNormalizationSpec",
+    "base_url_problem",
     "credential_name_key",
     "make_route_id",
     "route_sources",
@@ -355,6 +356,27 @@ def _no_auth() -> AuthRequirement:
     return _NO_AUTH
 
 
+def base_url_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a base URL, or ``None``: an operation's path is joined after
+    it, so it is an absolute http(s) URL with no query, fragment, credentials or spaces (a
+    query would swallow the path, a fragment drop it, and either call would still answer)."""
+    if not re.match(r"^https?://[^/\s?#]+", value):
+        return f"base_url {value!r} must be an absolute http(s) URL"
+    if re.search(r"\s", value):
+        return f"base_url {value!r} has white space in it"
+    if "?" in value or "#" in value:
+        return (
+            f"base_url {value!r} has a query or fragment, which the operation's path would "
+            "land behind; give the URL up to its path (a fixed query value belongs in the "
+            "operation's parameters)"
+        )
+    scheme, _, rest = value.partition("://")
+    if "@" in rest.split("/", 1)[0]:
+        shown = f"{scheme}://***@{rest.split('@', 1)[1]}"
+        return f"base_url {shown!r} has credentials in it; pass them as credentials instead"
+    return None
+
+
 class AccessPath(Contract):
     """How a provider is reached: protocol, address, auth, and the document it came from."""
 
@@ -384,8 +406,9 @@ class AccessPath(Contract):
     def _http_url(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        if not re.match(r"^https?://[^/\s?#]+", value):
-            raise ValueError(f"base_url {value!r} must be an absolute http(s) URL")
+        problem = base_url_problem(value)
+        if problem:
+            raise ValueError(problem)
         return value.rstrip("/")
 
 

@@ -21,6 +21,7 @@ import httpx
 
 from schemarouter.adapters.python import callable_registration
 from schemarouter.checks import (
+    check_base_url,
     check_callable,
     check_flag,
     check_instance,
@@ -174,7 +175,7 @@ class RegistrationMixin:
         from schemarouter.adapters.openapi import openapi_registration
 
         method = "add_openapi"
-        check_instance(base_url, str, method=method, name="base_url", optional=True)
+        check_base_url(base_url, method=method, optional=True)
         check_name(access_id, method=method, name="access_id")
         check_instance(client, httpx.Client, method=method, name="client", optional=True)
         check_instance(
@@ -391,6 +392,7 @@ class RegistrationMixin:
         and destructive ones only with ``allow_write=True``."""
         from schemarouter.adapters.inspect import approve
 
+        check_base_url(base_url, method="approve")
         change: RegistryChange = approve(
             self,
             proposal,

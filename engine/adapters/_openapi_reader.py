@@ -19,6 +19,7 @@ from schemarouter.adapters._schema import (
     SchemaResolver,
     as_object_schema,
 )
+from schemarouter.contracts import base_url_problem
 from schemarouter.errors import DocumentError
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text
@@ -166,10 +167,25 @@ class OpenAPIReader:
         )
 
     def base_url(self) -> str | None:
-        """The document's own base URL, or ``None`` where it has no absolute http(s) one."""
+        """The document's own base URL, or ``None`` where it has no absolute http(s) one. A
+        server URL with a query, fragment or credentials cannot take an operation's path
+        after it: refused in strict reading, left unbound (and said so) in lenient."""
         candidate = self._swagger_base() if self.dialect == "oas2" else self._server_base()
-        if candidate and _ABSOLUTE_HTTP.match(candidate):
+        if not candidate or not _ABSOLUTE_HTTP.match(candidate):
+            return None
+        problem = base_url_problem(candidate)
+        if problem is None:
             return candidate.rstrip("/")
+        location = "host" if self.dialect == "oas2" else "servers[0].url"
+        if self.repairs is None:
+            raise DocumentError(
+                problem,
+                where=self.where(location),
+                hint="Give the server's URL up to its path, or pass base_url=",
+            )
+        self.repairs.append(
+            f"{location}: {problem}; the routes stay unbound (pass base_url= to bind them)"
+        )
         return None
 
     def _swagger_base(self) -> str | None:

@@ -13,7 +13,12 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.adapters.openapi import openapi_registration
-from schemarouter.errors import DocumentError, ParameterValidationError, SchemaError
+from schemarouter.errors import (
+    ArgumentError,
+    DocumentError,
+    ParameterValidationError,
+    SchemaError,
+)
 from schemarouter.index import HashingEncoder
 
 Doc = dict[str, Any]
@@ -77,6 +82,12 @@ MISTAKES: list[tuple[str, Doc, type[Exception], str]] = [
         DocumentError,
         f"{_AT}.parameters[0].required",
     ),
+    (
+        "server URL with a query (the operation's path would land in it)",
+        {**_doc(), "servers": [{"url": "https://things.example.org/v1?tenant=1"}]},
+        DocumentError,
+        "servers[0].url",
+    ),
 ]
 
 
@@ -92,6 +103,30 @@ def test_each_mistake_is_refused_strictly_and_repaired_leniently(
     registration = openapi_registration(document, provider="things", source="t.json")
     assert [w.split(": ", 1)[0] for w in registration.warnings] == [where]
     assert [r.route_id for r in registration.routes] == ["things/rest/get_thing"]
+
+
+@pytest.mark.parametrize(
+    ("base_url", "problem"),
+    [
+        ("https://things.example.org/v1?tenant=1", "query or fragment"),
+        ("https://things.example.org/v1#top", "query or fragment"),
+        ("https://user:s3cret@things.example.org/v1", "credentials"),
+    ],
+)
+def test_a_base_url_an_operation_path_cannot_follow_is_refused(base_url: str, problem: str) -> None:
+    """A query would swallow the operation's path and a fragment drop it, and the call would
+    still answer from the wrong endpoint: the argument is refused before anything registers."""
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    with pytest.raises(ArgumentError, match=problem) as raised:
+        router.add_openapi(_doc(), provider="things", base_url=base_url)
+    assert "add_openapi(base_url=...)" in str(raised.value)
+    assert "s3cret" not in str(raised.value)
+    assert router.registry.snapshot().routes == {}
+    # the document's own server is read the same way: registered unbound, and said so
+    change = router.add_openapi({**_doc(), "servers": [{"url": base_url}]}, provider="things")
+    assert [w.split(": ", 1)[0] for w in change.warnings] == ["servers[0].url"]
+    assert all("s3cret" not in w for w in change.warnings)
+    assert not router.is_bound("things/rest/get_thing")
 
 
 def test_every_repair_keeps_the_meaning_and_says_where() -> None:
