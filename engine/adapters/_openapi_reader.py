@@ -124,7 +124,15 @@ class OpenAPIReader:
         return optional_text(node.get(key), self.where(location), key)
 
     def flag(self, node: Mapping[str, Any], key: str, location: str) -> bool:
-        """``node[key]`` as a boolean (a string ``"true"`` too, recorded, when lenient)."""
+        """``node[key]`` as a boolean (a string ``"true"`` too, recorded, when lenient; a
+        string is refused when strict, never read as ``false``)."""
+        value = node.get(key)
+        if self.repairs is None and value is not None and not isinstance(value, bool):
+            raise DocumentError(
+                f"{key!r} is {type(value).__name__} {value!r}, not a boolean",
+                where=self.where(f"{location}.{key}"),
+                hint=f"Write {key}: true or false (strict=False reads {value!r} as meant)",
+            )
         return read_flag(node, key, location, self.repairs)
 
     def deref(self, node: Any, location: str) -> tuple[Any, str]:
@@ -291,8 +299,26 @@ class OpenAPIReader:
                     )
                 if self.repairs is not None:
                     param = self._repaired_parameter(param, param_where, listed)
+                else:
+                    self._strict_parameter(param, param_where, listed)
                 merged[(name, place)] = (param, param_where)
         return list(merged.values())
+
+    def _strict_parameter(
+        self, param: Mapping[str, Any], where: str, listed: set[tuple[str, str]]
+    ) -> None:
+        """The strict reading of one parameter object: a ``required`` that is no boolean, or
+        a second declaration of the same name and location in one list, is refused."""
+        name, place = param["name"], param["in"]
+        self.flag(param, "required", where)
+        if (name, place) in listed:
+            raise DocumentError(
+                f"parameter {name!r} in {place} is declared twice in this list",
+                where=self.where(where),
+                hint="Keep one declaration (strict=False keeps the later one, and says so in "
+                "the warnings)",
+            )
+        listed.add((name, place))
 
     def _repaired_parameter(
         self, param: Mapping[str, Any], where: str, listed: set[tuple[str, str]]

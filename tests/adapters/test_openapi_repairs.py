@@ -83,6 +83,18 @@ MISTAKES: list[tuple[str, Doc, type[Exception], str]] = [
         f"{_AT}.parameters[0].required",
     ),
     (
+        "parameter declared twice in one list",
+        _doc([_PATH_ID, {"name": "q", "in": "query"}, {"name": "q", "in": "query"}]),
+        DocumentError,
+        f"{_AT}.parameters[2]",
+    ),
+    (
+        "query parameter required as a string",
+        _doc([_PATH_ID, {"name": "q", "in": "query", "required": "true"}]),
+        DocumentError,
+        f"{_AT}.parameters[1].required",
+    ),
+    (
         "server URL with a query (the operation's path would land in it)",
         {**_doc(), "servers": [{"url": "https://things.example.org/v1?tenant=1"}]},
         DocumentError,
@@ -170,7 +182,7 @@ def test_every_repair_keeps_the_meaning_and_says_where() -> None:
         },
     }
     original = copy.deepcopy(doc)
-    with pytest.raises(SchemaError):
+    with pytest.raises((SchemaError, DocumentError)):  # the first mistake strict meets
         openapi_registration(doc, provider="broken", strict=True)
     registration = openapi_registration(doc, provider="broken")
     assert doc == original  # the caller's document is never changed
