@@ -36,10 +36,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.contracts import Effect, OutputField, Route, SourceType
+from schemarouter.contracts import AccessKind, Effect, OutputField, Route, SourceType
 from schemarouter.planning.arguments import fill_arguments
 from schemarouter.planning.fallbacks import Fallback, fallbacks_for
 from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.actions import request_action
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.candidates import matched_fields_for, matches_sources
 from schemarouter.retrieval.fields import resolve_fields
@@ -281,10 +282,18 @@ def plan_routes(
             top = next(
                 (r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])), None
             )
+            blocked = _writes_passed_over(request, snapshot, ranked, top)
             if top is None:
                 reason = (
                     f"none of the {len(ranked)} ranked routes is eligible: "
                     f"{_exclusions(ranked, snapshot, request)}"
+                )
+            elif blocked:
+                reason = (
+                    f"the request asks to change something, and the routes that would "
+                    f"({', '.join(blocked[:3])}) are not allowed: "
+                    f"{_exclusions(blocked, snapshot, request)}; a read in their place would "
+                    "answer without doing it, so nothing is planned"
                 )
             else:
                 hits = (field_hits or {}).get(top, ())
@@ -431,6 +440,22 @@ def _with_field(route: Route, step: PlanStep, thing: str) -> PlanStep:
     return step.model_copy(update={"fields": fields, "meta": meta})
 
 
+def _writes_passed_over(
+    request: PlanRequest, snapshot: RegistrySnapshot, ranked: Sequence[str], top: str | None
+) -> list[str]:
+    """The better-ranked routes left out for their effect when the request asks to write
+    (:func:`~schemarouter.retrieval.actions.request_action`) and the best eligible route
+    ``top`` is a read: planning that read would "succeed" without the change asked for."""
+    if top is None or snapshot.routes[top].endpoint.effect is not Effect.READ:
+        return []
+    above = list(ranked)[: list(ranked).index(top)]
+    routes = snapshot.routes
+    blocked = [
+        r for r in above if r in routes and routes[r].endpoint.effect not in request.allowed_effects
+    ]
+    return blocked if blocked and request_action(request.query) == "write" else []
+
+
 def _exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: PlanRequest) -> str:
     """Why the ``ranked`` routes may not be planned, by cause and count."""
     routes = [snapshot.routes[r] for r in ranked if r in snapshot.routes]
@@ -438,10 +463,12 @@ def _exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: Plan
     parts = []
     if effects:
         kinds = "/".join(sorted({r.endpoint.effect.value for r in effects}))
+        mcp = any(r.access.kind is AccessKind.MCP and not r.access.trusted for r in effects)
         parts.append(
-            f"{len(effects)} have effect {kinds}, which the request does not allow (untrusted "
-            "MCP tools count as write); allow it with PlanRequest(allowed_effects=...), or "
-            "run the route with router.call(..., allow_effects=..., approve=...)"
+            f"{len(effects)} have effect {kinds}, which the request does not allow"
+            + (" (untrusted MCP tools count as write)" if mcp else "")
+            + "; allow it with PlanRequest(allowed_effects=...), or run the route with "
+            "router.call(..., allow_effects=..., approve=...)"
         )
     others = [r for r in routes if r not in effects]
     if request.providers and (off := [r for r in others if r.provider.id not in request.providers]):

@@ -14,6 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
 from schemarouter.errors import (
     ExecutionError,
     GateError,
@@ -109,6 +110,24 @@ def test_an_identifier_written_after_its_thing_is_bound_and_run(
     result = router.execute(plan)
     assert [s.status for s in result.steps] == ["ok"]
     assert server.paths() == ["/author/7/books"]
+
+
+def test_a_write_request_is_not_planned_as_a_read(router: SchemaRouter) -> None:
+    """ "Add an author" ranks POST /author first; with writes not allowed, planning the best
+    read in its place would answer "ok" without adding anyone: the plan is empty and says
+    why, and allowing writes plans the write."""
+    query = "add a new author called 'Octavia E. Butler'"
+    add = _id(router, "addAuthor")
+    plan = router.plan(query)
+    assert plan.steps == () and add in plan.reason
+    assert "effect write" in plan.reason and "allowed_effects" in plan.reason
+    assert "MCP" not in plan.reason  # no MCP tool among them
+    allowed = router.plan(
+        PlanRequest(query=query, allowed_effects=frozenset({Effect.READ, Effect.WRITE}))
+    )
+    assert allowed.route_ids == (add,)
+    # a read request is planned as before
+    assert router.plan("the most read authors").route_ids == (_id(router, "popularAuthors"),)
 
 
 def test_a_lookup_that_finds_nothing_stops_the_bound_step(
