@@ -209,6 +209,9 @@ def test_an_empty_plan_says_why(weather: LoopbackServer) -> None:
 
 
 def test_plan_reports_routes_it_passed_over(router: SchemaRouter) -> None:
-    plan = router.plan("create alert message")  # the write route ranks first
+    plan = router.plan("alert message")  # the write route ranks first; no verb asks for it
     assert plan.steps and plan.route_ids != (ALERT,)
     assert any("passed over" in w and ALERT in w for w in plan.warnings)
+    # a request to create one is not planned as a read (test_chained_plans has the why)
+    refused = router.plan("create alert message")
+    assert refused.steps == () and ALERT in refused.reason
