@@ -184,7 +184,8 @@ def render_retrieval(result: CapabilityRetrieval, *, color: bool = False) -> str
         lines.append(f"no candidates: {result.reason}")
         return "\n".join(lines) + "\n"
     if result.off_catalog:
-        lines.append(f"flagged: {result.reason}; the best routes follow")
+        follow = "; the best routes follow" if result.candidates else ""
+        lines.append(f"flagged: {result.reason}{follow}")
     for c in result.candidates:
         operation = f"{c.method} {c.path}" if c.method else (c.tool or c.qualname or "")
         score = f"score {c.score:.3f}"
