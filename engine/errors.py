@@ -36,7 +36,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import ClassVar
+from typing import Any, ClassVar
 
 __all__ = [
     "ArgumentError",
@@ -92,10 +92,16 @@ class SchemaRouterError(Exception):
 
     def located(self, prefix: str) -> SchemaRouterError:
         """Return a copy of this error whose location is prefixed with ``prefix``."""
-        where = f"{prefix}{self.where}" if self.where else prefix
+        return self._copy(where=f"{prefix}{self.where}" if self.where else prefix)
+
+    def noting(self, note: str) -> SchemaRouterError:
+        """Return a copy of this error with ``note`` added to what it says, in brackets."""
+        return self._copy(what=f"{self.what} ({note})")
+
+    def _copy(self, **changes: Any) -> SchemaRouterError:
         clone = type(self).__new__(type(self))
         clone.__dict__.update(self.__dict__)
-        clone.where = where
+        clone.__dict__.update(changes)
         Exception.__init__(clone, clone._render())
         return clone
 

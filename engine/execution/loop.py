@@ -269,6 +269,7 @@ class Run:
     ) -> _Gen:
         """One route, with retries and backoff for reads; returns a :class:`Payload`."""
         tries = self.policy.max_attempts if route.endpoint.effect is Effect.READ else 1
+        first = time.monotonic()
         for number in range(1, tries + 1):
             started = time.monotonic()
             try:
@@ -298,6 +299,9 @@ class Run:
                     or not is_retryable(raw)
                     or (left is not None and delay >= left)
                 ):
+                    if number > 1:  # "timed out after 5 s" is one attempt's time, not the call's
+                        spent = time.monotonic() - first
+                        exc = exc.noting(f"after {number} attempts, {spent:.1f} s in all")
                     raise exc from None
                 yield Sleep(delay)
                 continue

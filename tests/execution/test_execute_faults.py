@@ -5,6 +5,7 @@ health and cooldowns. Every test here is named in docs/faults.md."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -76,6 +77,8 @@ def test_slow_server_times_out_and_reads_are_retried(
     assert time.monotonic() - started < 3.0
     assert _hits(servers, "/slow") == 2
     assert "faulty/rest/slow" in str(caught.value)
+    # "timed out after 0.3 s" is one attempt's; the error says how many and how long in all
+    assert re.search(r"after 2 attempts, \d+\.\d s in all", caught.value.what)
 
 
 @MODES
@@ -86,6 +89,7 @@ def test_5xx_is_retried_with_backoff_then_fails(
         _run(mode, router, _plan(router, "error500"))
     assert _hits(servers, "/error500") == FAST.max_attempts
     assert getattr(caught.value, "status_code", None) == 500
+    assert f"after {FAST.max_attempts} attempts" in caught.value.what
 
 
 def test_5xx_then_fallback_is_recorded(router: SchemaRouter, servers: Servers) -> None:
@@ -153,9 +157,10 @@ def test_writes_are_never_retried_nor_replaced(router: SchemaRouter, servers: Se
     plan = catalogs.plan(
         snapshot, catalogs.step(snapshot, "faulty/rest/store_fail", FIELDS, {"formula": "Si"})
     )
-    with pytest.raises(InvocationError, match="HTTP 500"):
+    with pytest.raises(InvocationError, match="HTTP 500") as caught:
         _run("sync", router, plan, allow_effects={"read", "write"}, approve=lambda r, a: True)
     assert _hits(servers, "/error500") == 1
+    assert "attempts" not in caught.value.what  # one attempt: nothing to add
     assert plan.steps[0].fallbacks == ()  # the planner lists none for a write route
 
 
