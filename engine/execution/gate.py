@@ -15,6 +15,7 @@ runs.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from schemarouter.contracts import (
     schema_validator,
 )
 from schemarouter.errors import (
+    ArgumentError,
     ExecutionError,
     GateError,
     ParameterValidationError,
@@ -155,6 +157,14 @@ class Settings:
             credentials, CredentialProvider, method=method, name="credentials", optional=True
         )
         check_callable(approve, method=method, name="approve", optional=True)
+        if inspect.iscoroutinefunction(approve):
+            raise ArgumentError(
+                "approve is an async function; the approval is asked synchronously, before "
+                "any call, for sync and async methods alike",
+                where=f"{method}(approve=...)",
+                hint="Pass a plain function returning True or False (await your own prompt "
+                "before calling, and pass its answer in)",
+            )
         check_instance(policy, ExecutionPolicy, method=method, name="policy", optional=True)
         check_instance(budget, Budget, method=method, name="budget", optional=True)
         return cls(

@@ -16,6 +16,7 @@ needs:
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 import time
@@ -196,6 +197,13 @@ def check_effect(
             where=where,
             hint="Make the callback return True or False",
         ) from None
+    if inspect.isawaitable(granted):  # never awaited: say so rather than "refused"
+        getattr(granted, "close", lambda: None)()
+        raise PolicyError(
+            f"the approval callback for {route.route_id} returned an awaitable, not True",
+            where=where,
+            hint="Pass a plain function returning True or False; nothing was called",
+        )
     if granted is not True:
         raise PolicyError(
             f"the approval callback refused {effect.value} call {route.route_id}",

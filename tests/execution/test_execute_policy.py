@@ -14,6 +14,7 @@ import pytest
 from schemarouter import SchemaRouter
 from schemarouter.contracts import Route
 from schemarouter.errors import (
+    ArgumentError,
     GateError,
     InvocationError,
     ParameterValidationError,
@@ -163,6 +164,14 @@ def test_writes_need_permission_and_an_approval(router: SchemaRouter, servers: S
         execute(
             router, plan, allow_effects={"read", "write"}, approve=Approvals("yes")
         )  # only True
+
+    async def asks(route: Any, arguments: Any) -> bool:  # an async prompt, never awaited
+        return True
+
+    with pytest.raises(ArgumentError, match="approve is an async function"):
+        execute(router, plan, allow_effects={"read", "write"}, approve=asks)
+    with pytest.raises(PolicyError, match="returned an awaitable"):  # a callable object
+        execute(router, plan, allow_effects={"read", "write"}, approve=lambda r, a: asks(r, a))
     assert _requests(servers) == 0
     result = execute(router, plan, allow_effects={"read", "write"}, approve=Approvals(True))
     assert result.field("band_gap").value == [0.61]
