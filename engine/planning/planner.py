@@ -37,6 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.contracts import AccessKind, Effect, OutputField, Route, SourceType
+from schemarouter.errors import ArgumentError
 from schemarouter.planning.arguments import fill_arguments
 from schemarouter.planning.fallbacks import Fallback, fallbacks_for
 from schemarouter.registry.registry import RegistrySnapshot
@@ -154,6 +155,44 @@ class Plan(_Frozen):
         """route id -> the required arguments the request did not supply (steps that lack
         none are left out): what the caller must add before executing."""
         return {s.route_id: s.missing_parameters for s in self.steps if s.missing_parameters}
+
+    def with_arguments(self, step: int | str, arguments: Mapping[str, Any]) -> Plan:
+        """This plan with ``arguments`` added to one step (its index, or its route id where
+        the plan calls that route once): how the caller fills :attr:`missing_arguments`
+        before executing. The names given leave the step's missing parameters (and replace a
+        binding to an earlier step's output); execution checks every value against the
+        route's schema, as for any plan."""
+        if isinstance(step, bool) or not isinstance(step, int | str):
+            raise ArgumentError(
+                f"step must be a step index or a route id, got {type(step).__name__}",
+                where="Plan.with_arguments(step=...)",
+            )
+        if not isinstance(arguments, Mapping) or not all(isinstance(k, str) for k in arguments):
+            raise ArgumentError(
+                "arguments must be a mapping of parameter names to values",
+                where="Plan.with_arguments(arguments=...)",
+            )
+        at = [i for i, s in enumerate(self.steps) if step in (i, s.route_id)]
+        if len(at) != 1:
+            found = "calls it more than once" if at else "has no such step"
+            raise ArgumentError(
+                f"the plan {found}: {step!r}",
+                where="Plan.with_arguments(step=...)",
+                hint=f"Pass a step index (0 to {len(self.steps) - 1}) or one of its route ids: "
+                f"{', '.join(self.route_ids) or 'none'}",
+            )
+        old = self.steps[at[0]]
+        new = old.model_copy(
+            update={
+                "arguments": {**old.arguments, **arguments},
+                "missing_parameters": tuple(
+                    p for p in old.missing_parameters if p not in arguments
+                ),
+                "bindings": {k: v for k, v in old.bindings.items() if k not in arguments},
+            }
+        )
+        steps = (*self.steps[: at[0]], new, *self.steps[at[0] + 1 :])
+        return self.model_copy(update={"steps": steps})
 
 
 # -- projection and fallbacks -----------------------------------------------------------

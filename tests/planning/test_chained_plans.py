@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.errors import (
+    ArgumentError,
     ExecutionError,
     GateError,
     OutputValidationError,
@@ -91,6 +92,28 @@ def test_a_plan_of_one_call_says_which_route_would_give_the_identifier(
     assert plan.steps[0].bindings == {}
     assert plan.missing_arguments == {books: ("author_id",)}
     assert any(search in w and "max_calls=2" in w for w in plan.warnings)
+
+
+def test_the_caller_fills_what_is_missing_and_the_gate_still_checks_it(
+    router: SchemaRouter, server: LoopbackServer
+) -> None:
+    plan = router.plan(QUERY)  # max_calls=1: author_id is the caller's to give
+    books = _id(router, "authorBooks")
+    assert plan.missing_arguments == {books: ("author_id",)}
+    filled = plan.with_arguments(books, {"author_id": 7})
+    assert filled.missing_arguments == {} and filled.steps[0].arguments == {"author_id": 7}
+    assert plan.missing_arguments == {books: ("author_id",)}  # the plan itself is unchanged
+    assert plan.with_arguments(0, {"author_id": 7}) == filled  # by index too
+    result = router.execute(filled)
+    assert [s.status for s in result.steps] == ["ok"]
+    assert server.paths() == ["/author/7/books"]
+    with pytest.raises(ParameterValidationError, match="author_id"):
+        router.execute(plan.with_arguments(books, {"author_id": "seven"}))
+    assert server.paths() == ["/author/7/books"]  # nothing more was sent
+    with pytest.raises(ArgumentError, match="has no such step"):
+        plan.with_arguments(3, {"author_id": 7})
+    with pytest.raises(ArgumentError, match="mapping"):
+        plan.with_arguments(books, [("author_id", 7)])  # type: ignore[arg-type]
 
 
 def test_an_identifier_the_request_gives_needs_no_producer(router: SchemaRouter) -> None:
