@@ -139,6 +139,25 @@ class _Allowed:
         return route is not None and self.gateway.allows(route)
 
 
+#: how much of the request ``search_tools`` echoes back
+_QUERY_ECHO = 200
+
+
+def _not_named(route: Route) -> str:
+    effect = route.endpoint.effect.value
+    return f"effect {effect}, not named under allow.{effect}"
+
+
+def _per_route(exclusion: Exclusion, snapshot: Any) -> Exclusion:
+    """An effect exclusion worded for the gateway, whose config allows write and
+    destructive routes one by one ("effect destructive, not named under allow.destructive",
+    not "only read, write" when write is allowed for one named tool)."""
+    route = snapshot.routes.get(exclusion.route_id)
+    if exclusion.reason != "effect" or route is None:
+        return exclusion
+    return exclusion.model_copy(update={"detail": _not_named(route)})
+
+
 class Gateway:
     """``search_tools`` / ``describe_tool`` / ``call_tool`` over one router."""
 
@@ -219,7 +238,8 @@ class Gateway:
         # the registry as of after the retrieval: an upstream that joined meanwhile (``serve``
         # connects them in the background) has its routes in it; one removed is never offered
         snapshot = self.router.snapshot()
-        kept, exclusions = [], list(found.exclusions)
+        # the state allowed every effect some route may have; say it per route, as below
+        kept, exclusions = [], [_per_route(e, snapshot) for e in found.exclusions]
         for candidate in found.candidates:
             route = snapshot.routes.get(candidate.route_id)
             if route is None:
@@ -232,8 +252,7 @@ class Gateway:
                         route_id=route.route_id,
                         rank=found.original_ranks.get(route.route_id, candidate.rank),
                         reason="effect",
-                        detail=f"effect {route.endpoint.effect.value}, not named under "
-                        f"allow.{route.endpoint.effect.value}",
+                        detail=_not_named(route),
                     )
                 )
         kept = kept[:k]
@@ -273,7 +292,11 @@ class Gateway:
             )
             definition["effect"] = candidate.effect.value
             tools.append(definition)
-        answer: dict[str, Any] = {"query": found.query, "tools": tools}
+        # the request is the model's own words: echo enough to tell which, not 100 kB of it
+        answer: dict[str, Any] = {"query": clip(found.query, _QUERY_ECHO), "tools": tools}
+        asked = self.config.search.max_k
+        if isinstance(k, int) and not isinstance(k, bool) and k > asked:
+            answer["capped"] = f"k={k} is above search.max_k={asked}: {asked} tools at most"
         if found.blocked:
             # better matches exist that cannot run here: say which and why, never offer them
             answer["blocked"] = found.blocked

@@ -115,6 +115,35 @@ def test_a_tool_whose_credential_is_set_is_offered(
     assert "cannot run here: time__mcp__get_current_time" in answer["blocked"]
 
 
+def test_a_left_out_effect_is_worded_per_route_as_the_config_allows_them(
+    router: SchemaRouter,
+) -> None:
+    """With write allowed for named tools only, a destructive match was said to be "not
+    allowed, only read, write", as if any write could run: it is the route that is not named."""
+    alarm = {
+        "name": "delete_alarm",
+        "description": "Delete an alarm clock alarm",
+        "inputSchema": {"type": "object", "properties": {"alarm": {"type": "string"}}},
+        "annotations": {"destructiveHint": True},
+    }
+    router.add_mcp_tools([alarm], provider="alarms")
+    config = GatewayConfig(allow={"write": ["time/mcp/*"]})
+    answer = Gateway(router, config).search("delete my alarm clock alarm", k=3)
+    assert "alarms__mcp__delete_alarm" not in _names(answer)
+    blocked = answer["blocked"]
+    assert "not allowed: alarms__mcp__delete_alarm" in blocked
+    assert "effect destructive, not named under allow.destructive" in blocked
+    assert "only read" not in blocked
+
+
+def test_a_long_request_and_a_large_k_are_answered_within_bounds(router: SchemaRouter) -> None:
+    gateway = Gateway(router, GatewayConfig())
+    answer = gateway.search("weather forecast for Lyon " * 4000, k=1000)
+    assert len(answer["query"]) < 300 and "characters in all" in answer["query"]
+    assert answer["capped"] == "k=1000 is above search.max_k=20: 20 tools at most"
+    assert "capped" not in gateway.search("weather forecast for Lyon", k=3)
+
+
 def test_asked_to_list_every_route_the_gateway_does(router: SchemaRouter) -> None:
     config = GatewayConfig(search={"executable_only": False})
     answer = Gateway(router, config).search("what time is it in Tokyo", k=3)
