@@ -10,7 +10,7 @@ from typing_extensions import TypedDict
 
 from schemarouter import SchemaRouter, capability
 from schemarouter.contracts import Effect, ParameterLocation
-from schemarouter.errors import DocumentError, UnitError
+from schemarouter.errors import DocumentError, DuplicateRouteError, UnitError
 
 
 class Hardness(BaseModel):
@@ -176,3 +176,45 @@ def test_field_metadata_must_name_an_output_field() -> None:
     with pytest.raises(DocumentError, match=r"names 'result'.*\(its fields: name, count\)"):
         router.add_callable(rows, provider="Lab")
     assert len(router.snapshot().routes) == 0
+
+
+def office_sensor(room: str) -> float:
+    """Temperature in a room."""
+    return 21.5
+
+
+def road_distance(origin: str, destination: str) -> float:
+    """Driving distance between two cities."""
+    return 465.0
+
+
+def test_replacing_one_callable_keeps_its_siblings() -> None:
+    """Callables added by separate calls share their provider's access path ``python``;
+    ``replace=True`` (what the duplicate error's hint says to pass) replaces that callable's
+    route only, and says so: its siblings stay registered and bound."""
+    router = SchemaRouter()
+    router.add_callable(office_sensor, provider="myco")
+    router.add_callable(road_distance, provider="myco")
+    with pytest.raises(DuplicateRouteError, match="replace just this route") as refused:
+        router.add_callable(office_sensor, provider="myco")
+    assert "other routes stay registered" in str(refused.value.hint)
+
+    def office_sensor_v2(room: str) -> float:
+        """Temperature in a room, in degrees Celsius."""
+        return 22.0
+
+    office_sensor_v2.__name__ = "office_sensor"  # a new version of the same function
+    change = router.add_callable(office_sensor_v2, provider="myco", replace=True)
+    assert (change.added, change.replaced, change.removed) == (
+        (),
+        ("myco/python/office_sensor",),
+        (),
+    )
+    assert router.snapshot().route_ids() == (
+        "myco/python/office_sensor",
+        "myco/python/road_distance",
+    )
+    assert router.binding("myco/python/office_sensor") is office_sensor_v2
+    assert router.binding("myco/python/road_distance") is road_distance
+    result = router.call("myco/python/road_distance", {"origin": "Oslo", "destination": "Bergen"})
+    assert result.output == 465.0
