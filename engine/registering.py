@@ -502,11 +502,18 @@ class RegistrationMixin:
         self._unhealthy_until[route_id] = time.monotonic() + cooldown
 
     def mark_healthy(self, route_id: str) -> None:
+        """End ``route_id``'s cooldown now: its next call is made."""
         self._unhealthy_until.pop(route_id, None)
 
     def is_healthy(self, route_id: str) -> bool:
-        until = self._unhealthy_until.get(route_id)
-        return until is None or time.monotonic() >= until
+        return self.cooldown_left(route_id) == 0.0
+
+    def cooldown_left(self, route_id: str) -> float:
+        """Seconds until ``route_id`` is healthy again (0.0 when it is)."""
+        until = self._unhealthy_until.get(
+            check_name(route_id, method="cooldown_left", name="route_id")
+        )
+        return 0.0 if until is None else max(0.0, until - time.monotonic())
 
     def _drop_stale_bindings(self, route_ids: Iterable[str] | None = None) -> None:
         """Forget bindings whose route is gone or changed: of ``route_ids`` (a change's
