@@ -65,7 +65,14 @@ class RegistrationMixin:
         """Register a compiled :class:`Registration` (all or nothing)."""
         check_instance(registration, Registration, method="register", name="registration")
         check_flag(replace, method="register", name="replace")
-        change = self.registry.register(registration, replace=replace)
+        return self._register(registration, replace=replace, prune=True)
+
+    def _register(
+        self, registration: Registration, *, replace: bool, prune: bool
+    ) -> RegistryChange:
+        """:meth:`register`, where ``prune=False`` keeps the routes of the same access paths
+        that ``registration`` lacks (see :meth:`Registry.register`)."""
+        change = self.registry.register(registration, replace=replace, prune=prune)
         self._drop_stale_bindings((*change.replaced, *change.removed))
         logger.info(
             "registered %s: %d routes added, %d replaced, %d removed (registry v%d)",
@@ -130,14 +137,21 @@ class RegistrationMixin:
         source_type: SourceType | str = SourceType.UNKNOWN,
         replace: bool = False,
     ) -> RegistryChange:
-        """Register typed Python callables and bind them for execution."""
+        """Register typed Python callables and bind them for execution.
+
+        ``replace=True`` replaces the routes of these callables only: the provider's other
+        callables, registered by earlier calls, stay registered and bound (every callable of
+        a provider shares the access path ``python``, so replacing that whole access path, as
+        a document registered again does, would drop them).
+        """
         functions = list(fn) if isinstance(fn, Sequence) and not isinstance(fn, str) else [fn]
         for item in functions:
             check_callable(item, method="add_callable", name="fn")
+        check_flag(replace, method="add_callable", name="replace")
         registration = callable_registration(
             functions, provider=provider, effect=effect, license=license, source_type=source_type
         )
-        change = self.register(registration, replace=replace)
+        change = self._register(registration, replace=replace, prune=False)
         by_qualname = {f"{f.__module__}.{f.__qualname__}": f for f in functions}
         for route in registration.routes:
             qualname = route.endpoint.operation.qualname
@@ -490,11 +504,18 @@ class RegistrationMixin:
         self._unhealthy_until[route_id] = time.monotonic() + cooldown
 
     def mark_healthy(self, route_id: str) -> None:
+        """End ``route_id``'s cooldown now: its next call is made."""
         self._unhealthy_until.pop(route_id, None)
 
     def is_healthy(self, route_id: str) -> bool:
-        until = self._unhealthy_until.get(route_id)
-        return until is None or time.monotonic() >= until
+        return self.cooldown_left(route_id) == 0.0
+
+    def cooldown_left(self, route_id: str) -> float:
+        """Seconds until ``route_id`` is healthy again (0.0 when it is)."""
+        until = self._unhealthy_until.get(
+            check_name(route_id, method="cooldown_left", name="route_id")
+        )
+        return 0.0 if until is None else max(0.0, until - time.monotonic())
 
     def _drop_stale_bindings(self, route_ids: Iterable[str] | None = None) -> None:
         """Forget bindings whose route is gone or changed: of ``route_ids`` (a change's

@@ -38,6 +38,7 @@ from schemarouter.index.search import EMPTY, RouteSearch
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.store import SavedIndex, SavedVectors, load_index, save_index
 from schemarouter.index.tokenize import tokenize
+from schemarouter.registry.diff import fingerprint_difference
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 
 __all__ = ["HybridIndex", "SearchMode"]
@@ -350,9 +351,11 @@ class HybridIndex(RouteSearch):
     def check_current(self, snapshot: RegistrySnapshot) -> None:
         """Raise :class:`StaleIndexError` unless the index was built from ``snapshot``."""
         if snapshot.fingerprint != self.registry_fingerprint:
+            with self._lock:  # the two lists grow together under it
+                indexed = dict(zip(self._route_ids, self._route_fps, strict=True))
             raise StaleIndexError(
-                f"the index reflects registry version {self.registry_version}, not the "
-                f"snapshot at version {snapshot.version}",
+                "the index does not reflect this registry snapshot: compared with the "
+                f"index, the snapshot has {fingerprint_difference(indexed, snapshot)}",
                 where=self.registry_fingerprint,
                 hint="Call index.apply(snapshot) or rebuild the index",
             )

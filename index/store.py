@@ -47,6 +47,7 @@ from schemarouter.index.documents import DocKind
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
+from schemarouter.registry.diff import fingerprint_difference
 from schemarouter.registry.registry import RegistrySnapshot
 
 if TYPE_CHECKING:
@@ -343,9 +344,14 @@ def load_index(
     like) it raises says the files are inconsistent: :class:`CorruptIndexError`."""
     manifest = read_manifest(path)
     if manifest.get("registry_fingerprint") != snapshot.fingerprint:
+        saved = _saved_routes(path, manifest)
+        difference = (
+            f"the current registry has {fingerprint_difference(saved, snapshot)}"
+            if saved is not None
+            else f"the current registry's {len(snapshot)} routes have another fingerprint"
+        )
         raise StaleIndexError(
-            f"the index was built from registry version {manifest.get('registry_version')}, "
-            f"which differs from the current registry (version {snapshot.version})",
+            f"the index was built from a different registry: compared with it, {difference}",
             where=str(path),
             hint="Rebuild it (`schemarouter index build`) or load it and call apply(snapshot)"
             " after loading against the registry it was built from",
@@ -364,6 +370,21 @@ def load_index(
         raise CorruptIndexError(
             f"index files are inconsistent: {exc}", where=str(path), hint="Rebuild the index"
         ) from None
+
+
+def _saved_routes(path: Path, manifest: dict[str, Any]) -> dict[str, str] | None:
+    """route id -> fingerprint the index was built from, from its ``routes.json`` (``None``
+    where that file is not listed, unreadable or not the one the manifest hashed)."""
+    name = f"{manifest.get('generation')}/routes.json"
+    info = manifest.get("files", {}).get(name) if isinstance(manifest.get("files"), dict) else None
+    file = path / name
+    try:
+        if not isinstance(info, dict) or file.is_symlink() or _sha256(file) != info.get("sha256"):
+            return None
+        routes = load_json(file.read_bytes())
+        return dict(zip(routes["route_ids"], routes["fingerprints"], strict=True))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _restore(folder: Path, manifest: dict[str, Any], listed: frozenset[str]) -> SavedIndex:

@@ -15,6 +15,7 @@ pydantic model (or a TypedDict) becomes output fields, one per property.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import re
 import typing
@@ -22,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from schemarouter.adapters._fields import FieldRow, flatten_fields
 from schemarouter.adapters._schema import SchemaResolver, as_object_schema
@@ -40,7 +41,7 @@ from schemarouter.contracts import (
     Registration,
     SourceType,
 )
-from schemarouter.errors import DocumentError, RegistrationError
+from schemarouter.errors import ArgumentError, DocumentError, RegistrationError, UnitError
 from schemarouter.registry.compile import (
     RouteSpec,
     build_contract,
@@ -79,18 +80,29 @@ def capability(
     """Decorator that declares a function's route metadata for ``add_callable``.
 
     ``fields`` maps an output property name to extra :class:`OutputField` keys (``unit``,
-    ``semantic_id``, ``normalization``, ``qualifiers`` ...).
+    ``semantic_id``, ``normalization``, ``qualifiers`` ...). A wrong effect, an unknown key
+    or a value of the wrong type is refused here, at decoration, with the function and the
+    field named; whether the fields exist and the units parse is checked at registration.
     """
 
     def mark(func: Callable[..., Any]) -> Callable[..., Any]:
+        where = f"callable {_qualname(func)}, "
+        try:
+            checked = enum_value(effect, Effect, method="capability", name="effect")
+            check_instance(fields, Mapping, method="capability", name="fields", optional=True)
+        except ArgumentError as exc:
+            raise exc.located(where) from None
+        overrides = {
+            key: _field_overrides(key, extra, where=where) for key, extra in (fields or {}).items()
+        }
         setattr(
             func,
             _CAPABILITY_ATTR,
             CallableSpec(
                 name=name,
-                effect=Effect(effect),
+                effect=checked,
                 description=description,
-                fields=dict(fields or {}),
+                fields=overrides,
                 intents=tuple(intents),
                 policy_tags=tuple(policy_tags),
             ),
@@ -98,6 +110,76 @@ def capability(
         return func
 
     return mark(fn) if fn is not None else mark
+
+
+def _qualname(fn: Callable[..., Any]) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+#: The OutputField keys a unit mistake is made in (refused as :class:`UnitError`).
+_UNIT_KEYS = ("unit", "dimension", "normalization")
+#: What each often-mistaken key takes, for the hint of a refusal.
+_KEY_HINTS = {
+    "unit": "unit takes a str pint understands, e.g. 'km', 'GPa', 'eV/atom'",
+    "dimension": "dimension takes a str, e.g. 'length', 'pressure'",
+    "normalization": "normalization takes a mapping of source_unit, canonical_unit, "
+    "dimension, scale and offset (canonical = value * scale + offset), with source_unit "
+    "equal to the field's unit",
+    "semantic_id": "semantic_id takes dot-separated lowercase words, e.g. 'geo.distance'",
+    "qualifiers": "qualifiers takes a mapping of str to str, e.g. {'temperature': '300 K'}",
+    "identifier": "identifier takes True or False",
+}
+
+
+def _field_keys() -> str:
+    return ", ".join(sorted(set(OutputField.model_fields) - {"name"}))
+
+
+def _field_overrides(name: Any, extra: Any, *, where: str) -> dict[str, Any]:
+    """One entry of ``capability(fields=...)`` checked as an :class:`OutputField` would take
+    it (the field's place and schema come from the return type at registration)."""
+    at = f"{where}capability(fields={{{name!r}: ...}})"
+    if not isinstance(name, str) or not isinstance(extra, Mapping):
+        raise ArgumentError(
+            f"fields must map an output field's name to a mapping of its keys, got "
+            f"{type(name).__name__} {name!r}: {type(extra).__name__}",
+            where=at,
+            hint=f"Write fields={{'result': {{'unit': 'km'}}}}; the keys: {_field_keys()}",
+        )
+    _output_field({"name": name, **extra}, where=at)
+    return dict(extra)
+
+
+def _output_field(values: Mapping[str, Any], *, where: str) -> OutputField:
+    """``OutputField(**values)``; a refusal names the field and its key, as a
+    :class:`UnitError` for a unit, dimension or normalization, else a :class:`DocumentError`."""
+    try:
+        return OutputField.model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = [str(part) for part in error["loc"]]
+        key = loc[0] if loc else ""
+        name = values.get("name")
+        if error["type"] == "extra_forbidden" and len(loc) == 1:
+            close = difflib.get_close_matches(key, list(OutputField.model_fields), n=1)
+            raise DocumentError(
+                f"output field {name!r} has the unknown key {key!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else ""),
+                where=where,
+                hint=f"Use the keys an output field takes: {_field_keys()}",
+            ) from None
+        message = error["msg"].removeprefix("Value error, ")
+        if loc:
+            shown = repr(error["input"])[:60]
+            what = f"output field {name!r} has an invalid {'.'.join(loc)} {shown}: {message}"
+        else:  # the model's own check: unit, dimension and normalization disagree
+            key = "normalization"
+            what = message if repr(name) in message else f"output field {name!r}: {message}"
+        raise (UnitError if key in _UNIT_KEYS else DocumentError)(
+            what,
+            where=where,
+            hint=_KEY_HINTS.get(key) or f"Use the keys an output field takes: {_field_keys()}",
+        ) from None
 
 
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params)\s*:?\s*$", re.IGNORECASE)
@@ -161,7 +243,11 @@ def _json_schema(annotation: Any, *, where: str) -> dict[str, Any]:
 
 
 def _output_fields(
-    return_type: Any, schema: dict[str, Any], overrides: Mapping[str, Mapping[str, Any]]
+    return_type: Any,
+    schema: dict[str, Any],
+    overrides: Mapping[str, Mapping[str, Any]],
+    *,
+    where: str,
 ) -> tuple[OutputField, ...]:
     properties: Mapping[str, Any] = {}
     is_model = inspect.isclass(return_type) and issubclass(return_type, BaseModel)
@@ -177,8 +263,8 @@ def _output_fields(
             extra = dict(overrides.get(name, {}))
             extra.setdefault("description", prop.get("description", ""))
             fields.append(
-                OutputField.model_validate(
-                    {"name": name, "path": name, "json_schema": prop, **extra}
+                _output_field(
+                    {"name": name, "path": name, "json_schema": prop, **extra}, where=where
                 )
             )
     elif rows := _item_fields(schema):
@@ -188,20 +274,21 @@ def _output_fields(
             extra = dict(overrides.get(row.name, {}))
             extra.setdefault("description", row.description)
             fields.append(
-                OutputField.model_validate(
+                _output_field(
                     {
                         "name": row.name,
                         "path": row.path,
                         "json_schema": as_object_schema(row.schema),
                         **extra,
-                    }
+                    },
+                    where=where,
                 )
             )
     elif schema:
         extra = dict(overrides.get("result", {}))
         fields.append(
-            OutputField.model_validate(
-                {"name": "result", "path": "", "json_schema": schema, **extra}
+            _output_field(
+                {"name": "result", "path": "", "json_schema": schema, **extra}, where=where
             )
         )
     return tuple(fields)
@@ -230,7 +317,7 @@ def describe_callable(
 ) -> Endpoint:
     """The endpoint contract of a typed callable."""
     spec: CallableSpec = getattr(fn, _CAPABILITY_ATTR, CallableSpec())
-    qualname = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    qualname = _qualname(fn)
     where = f"callable {qualname}"
     try:
         signature = inspect.signature(fn)
@@ -274,7 +361,9 @@ def describe_callable(
     return_type = hints.get("return", inspect.Parameter.empty)
     output_schema = _json_schema(return_type, where=f"{where}, return type") or None
     endpoint_name = name or spec.name or fn.__name__
-    output_fields = _output_fields(return_type, output_schema or {}, spec.fields)
+    output_fields = _output_fields(
+        return_type, output_schema or {}, spec.fields, where=f"{where}, return type"
+    )
     unknown = sorted(set(spec.fields) - {f.name for f in output_fields})
     if unknown:
         known = ", ".join(f.name for f in output_fields) or "none"

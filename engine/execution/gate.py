@@ -49,6 +49,7 @@ from schemarouter.execution.policy import (
     HealthMonitor,
     check_effect,
     monitor_for,
+    unhealthy_error,
 )
 from schemarouter.planning.fallbacks import fallback_compatible
 from schemarouter.planning.planner import PlanStep
@@ -483,7 +484,7 @@ class Gatekeeper:
         invoker = self.invoker(other, where)
         self.host.recheck(other, invoker, where)
         if not self.host.health.is_healthy(other_id):
-            raise PolicyError("unhealthy (cooling down)", where=where)
+            raise unhealthy_error(self.host.health, other_id, where=where)
         source = {k: v for k, v in g.step.arguments.items() if k not in PROJECTION_PARAMETERS}
         semantic = {
             p.semantic_id: (p.name, source[p.name])

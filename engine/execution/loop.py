@@ -52,7 +52,7 @@ from schemarouter.execution.outputs import (
     present_values,
     project_output,
 )
-from schemarouter.execution.policy import BudgetMeter, check_effect
+from schemarouter.execution.policy import BudgetMeter, check_effect, unhealthy_error
 from schemarouter.execution.results import (
     Attempt,
     ErrorInfo,
@@ -159,7 +159,7 @@ class Run:
             except ExecutionError as exc:
                 error = self.safe(exc)
         if error is None and not self.host.health.is_healthy(route.route_id):
-            error = PolicyError(f"{route.route_id} is unhealthy (cooling down)", where=g.where)
+            error = unhealthy_error(self.host.health, route.route_id, where=g.where)
         elif error is None:
             check_effect(
                 route,

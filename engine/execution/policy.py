@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import math
 import threading
 import time
 import weakref
@@ -47,6 +48,7 @@ __all__ = [
     "HealthMonitor",
     "check_effect",
     "monitor_for",
+    "unhealthy_error",
 ]
 
 logger = logging.getLogger(__name__)
@@ -217,7 +219,21 @@ class Health(Protocol):
 
     def is_healthy(self, route_id: str) -> bool: ...
 
+    def cooldown_left(self, route_id: str) -> float: ...
+
     def mark_unhealthy(self, route_id: str, *, cooldown: float = ...) -> None: ...
+
+
+def unhealthy_error(health: Health, route_id: str, *, where: str) -> PolicyError:
+    """The refusal of a call to a route that is cooling down: how long it has left, and the
+    way to end the cooldown now (the route may be back, or a fault may have been fixed)."""
+    left = math.ceil(health.cooldown_left(route_id))
+    return PolicyError(
+        f"{route_id} is unhealthy (cooling down after repeated failures, {left} s left)",
+        where=where,
+        hint=f"Call again after the cooldown, or reset it now with "
+        f"router.mark_healthy({route_id!r})",
+    )
 
 
 class HealthMonitor:

@@ -11,7 +11,8 @@ A definition has
   is not a read; markdown links and HTML tags read as their words, whitespace collapsed;
 - a **pruned input schema**: the registered input schema without the router's own
   projection parameters, vendor ``x-`` keys, titles, examples and comments, descriptions cut
-  to their first sentence (the router still validates calls against the full schema);
+  to their first sentence, and one longer than 80 characters to its last clause or word
+  within them, with "…" (the router still validates calls against the full schema);
 - no fingerprints, scores or output schemas (the model does not need them to call a tool).
 
 Shapes (each checked against the official SDK types in the tests):
@@ -61,6 +62,8 @@ DESCRIPTION_LIMIT = 200
 RETURNS_LIMIT = 6
 #: Characters kept of a parameter's description (its first sentence).
 _PARAMETER_WORDS = 80
+#: A longer sentence is cut at its last clause break past this share of the limit.
+_CLAUSE_SHARE = 0.6
 #: Schema keys that say nothing a model needs to fill an argument.
 _DROPPED = frozenset(
     {
@@ -112,6 +115,9 @@ def plain_text(text: str) -> str:
 
 
 def _first_sentence(text: str, limit: int) -> str:
+    """``text``'s first sentence, whole where it has at most ``limit`` characters; a longer
+    one ends with "…" at its last clause break that keeps most of it (``, ; :``), else at
+    its last word, so it never stops on a dangling "for" or "the" after a comma."""
     text = plain_text(text)
     match = _SENTENCE.match(text)
     if match and len(match.group(1)) <= limit:
@@ -119,7 +125,10 @@ def _first_sentence(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = text[: limit - 1].rsplit(" ", 1)[0]
-    return cut.rstrip(",;:") + "…"
+    clause = max(cut.rfind(f"{mark} ") for mark in ",;:")  # not inside 1,000 or 10:30
+    if clause >= limit * _CLAUSE_SHARE:
+        cut = cut[:clause]
+    return cut.rstrip(",;: ") + "…"
 
 
 def prune_schema(schema: Any, *, words: int = _PARAMETER_WORDS) -> Any:

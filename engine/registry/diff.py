@@ -19,7 +19,7 @@ from typing import Any
 from schemarouter.contracts import Registration, Route
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["RouteDiff", "SchemaDiff", "schema_diff"]
+__all__ = ["RouteDiff", "SchemaDiff", "fingerprint_difference", "schema_diff"]
 
 _ENDPOINT_PARTS = (
     "name",
@@ -134,3 +134,25 @@ def schema_diff(
         ),
         unchanged=tuple(k for k in common if before[k].fingerprint == after[k].fingerprint),
     )
+
+
+def fingerprint_difference(
+    before: Mapping[str, str], after: RegistrySnapshot, *, shown: int = 3
+) -> str:
+    """How ``after`` differs from routes known only by id and fingerprint (``before``: what a
+    saved index was built from), in words: how many routes were added, removed and changed,
+    naming the first ``shown`` of each (an index's stale-refusal says what differs, not
+    only that the registry fingerprints do)."""
+    now = {route_id: route.fingerprint for route_id, route in after.routes.items()}
+    parts = []
+    for label, ids in (
+        ("added", sorted(set(now) - set(before))),
+        ("removed", sorted(set(before) - set(now))),
+        ("changed", sorted(r for r in set(before) & set(now) if before[r] != now[r])),
+    ):
+        if ids:
+            names = ", ".join(ids[:shown]) + (
+                f" and {len(ids) - shown} more" if len(ids) > shown else ""
+            )
+            parts.append(f"{len(ids)} route{'s' if len(ids) > 1 else ''} {label} ({names})")
+    return "; ".join(parts) or "no route differs"

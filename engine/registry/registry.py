@@ -314,6 +314,20 @@ class RegistryBatch:
         )
 
 
+def _replace_hint(route: Route, *, prune: bool) -> str:
+    """What ``replace=True`` would do to ``route``'s neighbours, in a duplicate's hint."""
+    if not prune:
+        return (
+            "Pass replace=True to replace just this route (the provider's other routes stay "
+            "registered), or remove the provider first"
+        )
+    return (
+        "Pass replace=True to replace it together with the rest of its access path (routes "
+        f"of provider {route.provider.id!r} at access path {route.access.id!r} that this "
+        "registration lacks are removed), or remove the provider first"
+    )
+
+
 class Registry:
     """Thread-safe registry. Every successful change bumps :attr:`version` by one."""
 
@@ -355,14 +369,17 @@ class Registry:
 
     # -- writing -----------------------------------------------------------------------
 
-    def register(self, registration: Registration, *, replace: bool = False) -> RegistryChange:
+    def register(
+        self, registration: Registration, *, replace: bool = False, prune: bool = True
+    ) -> RegistryChange:
         """Add every route of ``registration``, or nothing.
 
         With ``replace=False`` a route id that is already registered is an error. With
-        ``replace=True`` routes of the same providers and access paths that the new
-        registration no longer has are removed, and changed ones are replaced. Costs
-        O(routes of the registration and of the providers it replaces), whatever the
-        registry holds.
+        ``replace=True`` changed routes are replaced and, where ``prune`` (a whole document
+        registered again), routes of the same providers and access paths that the new
+        registration no longer has are removed; ``prune=False`` leaves them (one callable of
+        a provider's many registered again). Costs O(routes of the registration and of the
+        providers it replaces), whatever the registry holds.
         """
         with self._lock:
             current = self.snapshot()
@@ -378,7 +395,7 @@ class Registry:
             added: list[str] = []
             replaced: list[str] = []
             removed: list[str] = []
-            if replace:
+            if replace and prune:
                 scopes = {(r.provider.id, r.access.id) for r in registration.routes}
                 for provider_id in sorted({p for p, _ in scopes}):
                     for existing in current.routes_of(provider_id):
@@ -391,7 +408,7 @@ class Registry:
                     raise DuplicateRouteError(
                         f"route {route_id!r} is already registered (from {old.source or '?'})",
                         where=registration.source,
-                        hint="Pass replace=True to replace it, or remove the provider first",
+                        hint=_replace_hint(route, prune=prune),
                     )
                 if old is None:
                     added.append(route_id)

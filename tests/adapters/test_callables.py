@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -10,7 +10,13 @@ from typing_extensions import TypedDict
 
 from schemarouter import SchemaRouter, capability
 from schemarouter.contracts import Effect, ParameterLocation
-from schemarouter.errors import DocumentError, UnitError
+from schemarouter.errors import (
+    ArgumentError,
+    DocumentError,
+    DuplicateRouteError,
+    SchemaRouterError,
+    UnitError,
+)
 
 
 class Hardness(BaseModel):
@@ -176,3 +182,78 @@ def test_field_metadata_must_name_an_output_field() -> None:
     with pytest.raises(DocumentError, match=r"names 'result'.*\(its fields: name, count\)"):
         router.add_callable(rows, provider="Lab")
     assert len(router.snapshot().routes) == 0
+
+
+def office_sensor(room: str) -> float:
+    """Temperature in a room."""
+    return 21.5
+
+
+def road_distance(origin: str, destination: str) -> float:
+    """Driving distance between two cities."""
+    return 465.0
+
+
+def test_replacing_one_callable_keeps_its_siblings() -> None:
+    """Callables added by separate calls share their provider's access path ``python``;
+    ``replace=True`` (what the duplicate error's hint says to pass) replaces that callable's
+    route only, and says so: its siblings stay registered and bound."""
+    router = SchemaRouter()
+    router.add_callable(office_sensor, provider="myco")
+    router.add_callable(road_distance, provider="myco")
+    with pytest.raises(DuplicateRouteError, match="replace just this route") as refused:
+        router.add_callable(office_sensor, provider="myco")
+    assert "other routes stay registered" in str(refused.value.hint)
+
+    def office_sensor_v2(room: str) -> float:
+        """Temperature in a room, in degrees Celsius."""
+        return 22.0
+
+    office_sensor_v2.__name__ = "office_sensor"  # a new version of the same function
+    change = router.add_callable(office_sensor_v2, provider="myco", replace=True)
+    assert (change.added, change.replaced, change.removed) == (
+        (),
+        ("myco/python/office_sensor",),
+        (),
+    )
+    assert router.snapshot().route_ids() == (
+        "myco/python/office_sensor",
+        "myco/python/road_distance",
+    )
+    assert router.binding("myco/python/office_sensor") is office_sensor_v2
+    assert router.binding("myco/python/road_distance") is road_distance
+    result = router.call("myco/python/road_distance", {"origin": "Oslo", "destination": "Bergen"})
+    assert result.output == 465.0
+
+
+@pytest.mark.parametrize(
+    ("metadata", "error", "match", "hint"),
+    [
+        (
+            {"fields": {"result": {"unit": "km", "semantic": "geo.distance"}}},
+            DocumentError,
+            r"unknown key 'semantic' \(did you mean 'semantic_id'\?\)",
+            "semantic_id",
+        ),
+        ({"effect": "delete"}, ArgumentError, "effect must be one of", "'destructive'"),
+        ({"fields": {"result": {"unit": 5}}}, UnitError, "invalid unit 5", "'km'"),
+    ],
+)
+def test_capability_mistakes_are_refused_at_decoration(
+    metadata: dict[str, Any], error: type[SchemaRouterError], match: str, hint: str
+) -> None:
+    """A typo in a field key, an unknown effect or a unit that is no string is a coded error
+    naming the function and the field (or argument), with what is allowed; not a pydantic
+    ``ValidationError`` or a ``ValueError`` from the enum."""
+    with pytest.raises(error, match=match) as refused:
+
+        @capability(**metadata)
+        def road_distance(origin: str, destination: str) -> float:
+            """Driving distance between two cities."""
+            return 465.0
+
+    assert "road_distance" in str(refused.value.where)
+    assert f"capability({next(iter(metadata))}=" in str(refused.value.where)
+    assert hint in str(refused.value.hint)
+    if "fields" in metadata:
+        assert "output field 'result'" in refused.value.what

@@ -127,9 +127,13 @@ def test_repeated_failures_make_a_route_unhealthy(router: SchemaRouter, servers:
     assert _hits(servers, "/error500") == 0
     assert result.steps[0].fields["band_gap"].route_id == MP
     assert "unhealthy" in result.steps[0].fallbacks[0].reason
-    with pytest.raises(PolicyError, match="unhealthy"):
+    # the refusal says how long the cooldown has left (60 s by default) and how to end it
+    with pytest.raises(PolicyError, match=r"unhealthy \(cooling down .*, [56]\d s left\)") as no:
         _run("sync", router, _plan(router, "error500"))
+    assert "router.mark_healthy('faulty/rest/error500')" in str(no.value.hint)
+    assert 50 < router.cooldown_left("faulty/rest/error500") <= 60
     router.mark_healthy("faulty/rest/error500")
+    assert router.cooldown_left("faulty/rest/error500") == 0.0
     with pytest.raises(InvocationError):
         _run("sync", router, _plan(router, "error500"), policy=ExecutionPolicy(max_attempts=1))
 

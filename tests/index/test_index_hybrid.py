@@ -156,7 +156,7 @@ def test_apply_without_changes_and_stale_check(registry: Registry, index: Hybrid
     assert stats.encoded == 0
     index.check_current(registry.snapshot())
     registry.remove(provider="tmdb")
-    with pytest.raises(StaleIndexError):
+    with pytest.raises(StaleIndexError, match=r"the snapshot has 1 route removed \(tmdb/"):
         index.check_current(registry.snapshot())
 
 

@@ -80,6 +80,31 @@ def test_stale_fingerprint_is_refused(saved: tuple[HybridIndex, Path], registry:
         HybridIndex.load(path, registry.snapshot())
 
 
+def test_stale_refusal_says_which_routes_differ(
+    saved: tuple[HybridIndex, Path], registry: Registry
+) -> None:
+    """Another registry at the same version: the refusal names what was added, removed and
+    changed, not two equal version numbers."""
+    _, path = saved
+    routes = [r for r in base_routes() if r.provider.id != "tmdb"]
+    routes[0] = make_route("weather", "forecast", "Hourly weather forecast for a city")
+    routes.append(make_route("astro", "moons", "moons of a planet"))
+    other = registry_with(routes).snapshot()
+    assert other.version == registry.snapshot().version
+    with pytest.raises(StaleIndexError) as refused:
+        HybridIndex.load(path, other)
+    what = refused.value.what
+    assert "version" not in what
+    assert "1 route added (astro/rest/moons)" in what
+    assert "removed (tmdb/rest/" in what
+    assert "1 route changed (weather/rest/forecast)" in what
+    assert "Rebuild" in str(refused.value.hint)
+    # without a trustworthy routes.json it still says the routes differ, without names
+    data_file(path, "routes.json").write_text("{}")
+    with pytest.raises(StaleIndexError, match="routes have another fingerprint"):
+        HybridIndex.load(path, other)
+
+
 def test_another_encoder_is_refused(saved: tuple[HybridIndex, Path], registry: Registry) -> None:
     _, path = saved
     with pytest.raises(StaleIndexError, match="embedded with"):

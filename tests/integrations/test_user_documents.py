@@ -161,3 +161,51 @@ def test_an_identifier_hint_never_names_a_tool_that_needs_one_itself() -> None:
     assert definition["description"].startswith("Get an Album for an id.")
     several = tools["spotify__rest__get_albums"]["input_schema"]["properties"]["ids"]
     assert "spotify__rest__get_albums_new" in several["description"]  # a need, with its producer
+
+
+PAGEVIEWS: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "Wikimedia", "version": "1.0.0"},
+    "servers": [{"url": "https://wikimedia.org/api/rest_v1"}],
+    "paths": {
+        "/metrics/pageviews/top/{project}": {
+            "get": {
+                "operationId": "get_top_pageviews",
+                "summary": "Most viewed articles of a project",
+                "parameters": [
+                    {
+                        "name": "project",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string"},
+                        "description": "If you want to filter by project, use the domain of "
+                        "any Wikimedia project, for example 'en.wikipedia.org', "
+                        "'www.mediawiki.org' or 'commons.wikimedia.org'. If you are "
+                        "interested in all pageviews regardless of project, use all-projects.",
+                    },
+                    {
+                        "name": "access",
+                        "in": "query",
+                        "schema": {"type": "string"},
+                        "description": "The access method. Desktop, mobile app or mobile web.",
+                    },
+                ],
+                "responses": _ok({"type": "object", "properties": {"items": {"type": "array"}}}),
+            }
+        }
+    },
+}
+
+
+def test_parameter_descriptions_are_cut_to_their_first_sentence_cleanly() -> None:
+    """A first sentence that fits is kept whole; a longer one ends at its last clause break
+    with "…" (as docs/integrations.md says), not on a dangling word ("…, for…")."""
+    router = _router()
+    router.add_openapi(PAGEVIEWS)
+    found = router.retrieve("most viewed wikipedia articles", k=1)
+    (definition,) = found.tools("anthropic")
+    properties = definition["input_schema"]["properties"]
+    assert properties["access"]["description"] == "The access method."
+    assert properties["project"]["description"] == (
+        "If you want to filter by project, use the domain of any Wikimedia project…"
+    )

@@ -145,3 +145,28 @@ def test_readers_see_consistent_snapshots_while_writers_register(tiny_catalog: P
     assert not errors, errors
     assert router.registry.version == 120
     assert len(router.snapshot()) == 240
+
+
+def test_replace_without_pruning_keeps_the_routes_a_registration_lacks(
+    tiny_catalog: Path, tmp_path: Path
+) -> None:
+    """``prune=False`` replaces the registration's own routes and removes nothing; the
+    duplicate hint says what ``replace=True`` does in each mode."""
+    registry = Registry()
+    registry.register(load_catalog(tiny_catalog))
+    with pytest.raises(DuplicateRouteError) as pruning:
+        registry.register(load_catalog(tiny_catalog))
+    assert "access path 'rest' that this registration lacks are removed" in str(pruning.value.hint)
+    with pytest.raises(DuplicateRouteError, match="replace just this route"):
+        registry.register(load_catalog(tiny_catalog), prune=False)
+    edited = tiny_catalog.read_text("utf-8").replace(
+        "Summary properties of materials.", "Summary properties (v2)."
+    )
+    edited = edited.replace("id: result\n", "id: result_v2\n")
+    path = tmp_path / "edited.yaml"
+    path.write_text(edited, "utf-8")
+    change = registry.register(load_catalog(path), replace=True, prune=False)
+    assert change.replaced == ("matproj/rest/summary",)
+    assert change.added == ("cod/rest/result_v2",)
+    assert change.removed == ()
+    assert "cod/rest/result" in registry.snapshot()
