@@ -8,7 +8,10 @@ Before this change the tools of add_mcp_server stayed unbound and could not run.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -115,6 +118,56 @@ def test_the_session_reconnects_after_the_server_died() -> None:
         assert again.ok and again.output != first  # a new server process answered
         session = router.binding("notes/mcp/server_pid")
         assert isinstance(session, ManagedMCPSession) and session.reconnects >= 1
+
+
+WRITES = {"allow_effects": {"read", "write"}, "approve": lambda route, arguments: True}
+
+
+def _wait_for_exit(pid: int) -> None:
+    """Until the server (a child of this process) has exited; it is left for its owner to reap."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return
+        except ChildProcessError:  # reaped already
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"the server {pid} did not exit")
+
+
+def test_a_write_after_the_server_died_while_idle_reopens_first() -> None:
+    """Nothing was in flight, so nothing can have run: the write is sent through a new session.
+    It failed as "the MCP session ended during the call" (trial B §1) and only a second,
+    identical call ran it."""
+    with _router() as router:
+        router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)
+        session = router.binding("notes/mcp/add_note")
+        assert isinstance(session, ManagedMCPSession)
+        for round, call in enumerate((router.call, router.acall), start=1):
+            pid = router.call("notes/mcp/server_pid", {}).output["result"]
+            os.kill(pid, signal.SIGKILL)
+            _wait_for_exit(pid)
+            arguments = {"title": f"idle {round}", "text": "sent once"}
+            result = call("notes/mcp/add_note", arguments, **WRITES)
+            if asyncio.iscoroutine(result):
+                result = asyncio.run(result)
+            assert result.ok and result.output["title"] == f"idle {round}"
+            assert session.reconnects == round
+        assert router.call("notes/mcp/server_pid", {}).output["result"] != pid
+
+
+def test_a_write_in_flight_when_the_server_died_fails_and_is_not_resent() -> None:
+    with _router() as router:
+        router.add_mcp_server(
+            COMMAND, provider="notes", trusted=True, timeout=60, effect_overrides={"crash": "write"}
+        )
+        session = router.binding("notes/mcp/crash")
+        assert isinstance(session, ManagedMCPSession)
+        with pytest.raises(InvocationError, match="session ended during the call"):
+            router.call("notes/mcp/crash", {}, **WRITES)
+        assert session.reconnects == 0  # not sent again through a new session
+        assert router.call("notes/mcp/server_pid", {}).ok and session.reconnects == 1
 
 
 def test_a_session_that_cannot_reopen_says_so_with_its_own_timeout(tmp_path: Path) -> None:

@@ -186,6 +186,7 @@ class MCPConnection:
         self._client: Any = None
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
+        self._watch: Any = None  # a stdio server's ServerWatch (mcp_transport)
 
     def __repr__(self) -> str:
         state = "open" if self._client is not None else "closed"
@@ -202,14 +203,21 @@ class MCPConnection:
         """What ``mcp.Client`` connects through: a transport that reads every message
         within :attr:`max_message_bytes` (:mod:`.mcp_transport`), or an in-process server."""
         require("mcp", extra="mcp", purpose="MCP execution")
-        from schemarouter.execution.invokers.mcp_transport import capped_http, capped_stdio
+        from schemarouter.execution.invokers.mcp_transport import (
+            ServerWatch,
+            capped_http,
+            capped_stdio,
+        )
 
         server, cap = self.server, self.max_message_bytes
         if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
             return capped_http(server, max_message_bytes=cap)
         if isinstance(server, str | Sequence):
             command = shlex.split(server) if isinstance(server, str) else [str(s) for s in server]
-            return capped_stdio(command, env=self.env, cwd=self.cwd, max_message_bytes=cap)
+            self._watch = ServerWatch()
+            return capped_stdio(
+                command, env=self.env, cwd=self.cwd, max_message_bytes=cap, watch=self._watch
+            )
         return server  # an in-process server object the SDK's Client accepts
 
     async def _main(self, ready: Future[None]) -> None:
@@ -244,6 +252,14 @@ class MCPConnection:
         finally:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
+
+    @property
+    def lost(self) -> bool:
+        """Whether the open session is known to be gone before anything is sent on it: its
+        stdio server exited or closed its pipes, or the client itself ended."""
+        if self._thread is None or self._loop is None:
+            return False  # not open, or closed by its owner: nothing was lost
+        return self._client is None or (self._watch is not None and self._watch.gone)
 
     def open(self) -> MCPConnection:
         if self._thread is not None:

@@ -12,7 +12,8 @@ from 107 MB to 2.5 GB). These transports read every message within ``max_message
   session ends (every call in flight fails as a lost session; the owner reconnects). The
   server runs in a process group of its own, which is killed when the transport closes,
   when opening is cancelled (an ``initialize`` that never answers), and when this process
-  exits (:func:`kill_orphans`).
+  exits (:func:`kill_orphans`). A :class:`ServerWatch` tells its owner, from any thread,
+  that the server is gone before anything more is sent to it.
 - **streamable HTTP** (:func:`capped_http`): a JSON reply is counted as it is read and its
   reading stops past the cap (the SDK answers that request with a parse error); a
   server-sent event may not exceed the cap either; compressed replies are not asked for.
@@ -36,7 +37,7 @@ import threading
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-__all__ = ["capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
+__all__ = ["ServerWatch", "capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +55,39 @@ _SPACE = re.compile(r"\s*")
 #: Process groups of live stdio servers (pid -> None), killed at exit if still there.
 _LIVE: dict[int, None] = {}
 _LIVE_LOCK = threading.Lock()
+
+
+class ServerWatch:
+    """What a stdio transport knows of its server while it runs, read from any thread: an
+    owner asks :attr:`gone` before sending, so a call made after the server died is never
+    taken for one that was in flight when it died."""
+
+    def __init__(self) -> None:
+        self.process: Any = None
+        #: the server's stdout ended or its stdin broke (it exited, or stopped talking for good)
+        self.pipes_ended = False
+
+    @property
+    def gone(self) -> bool:
+        """Whether the server is known to be gone: its pipes ended or its process exited
+        (asked of the system too, where the event loop has not reaped it yet)."""
+        process = self.process
+        if self.pipes_ended:
+            return True
+        return process is not None and (process.returncode is not None or _exited(process.pid))
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child ``pid`` has exited, without reaping it (the event loop does)."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:  # pragma: no cover - Windows
+        return False
+    try:
+        return waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped already
+        return True
+    except OSError:  # pragma: no cover - not ours to ask about
+        return False
 
 
 class ReplyTooLarge(Exception):
@@ -219,8 +253,10 @@ async def capped_stdio(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     max_message_bytes: int,
+    watch: ServerWatch | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """A stdio transport for ``mcp.Client`` (see the module docstring)."""
+    """A stdio transport for ``mcp.Client`` (see the module docstring); ``watch`` is told
+    when the server is gone."""
     import anyio
 
     process = await anyio.open_process(
@@ -232,6 +268,8 @@ async def capped_stdio(
     )
     with _LIVE_LOCK:
         _LIVE[process.pid] = None
+    watch = watch if watch is not None else ServerWatch()
+    watch.process = process
     stdout, stdin = process.stdout, process.stdin
     assert stdout is not None and stdin is not None  # spawned with pipes
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
@@ -258,6 +296,8 @@ async def capped_stdio(
                         await read_writer.send(_too_large(request_id, max_message_bytes))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 return
+            finally:  # marked before the session reads the end of its stream
+                watch.pipes_ended = True
 
     async def writer() -> None:
         async with write_reader:
@@ -266,6 +306,7 @@ async def capped_stdio(
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await stdin.send(data.encode("utf-8") + b"\n")
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                watch.pipes_ended = True
                 await read_writer.aclose()
 
     try:
