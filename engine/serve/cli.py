@@ -16,7 +16,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from schemarouter.serve.config import GatewayConfig, McpServerSpec, load_config, parse_source
+from schemarouter.serve.config import (
+    GatewayConfig,
+    McpServerSpec,
+    check_providers,
+    load_config,
+    parse_source,
+)
 
 __all__ = [
     "add_serve_parser",
@@ -140,7 +146,9 @@ def _serve_config(args: argparse.Namespace) -> GatewayConfig:
         update["index"] = str(args.index)
     if args.name:
         update["name"] = args.name
-    return config.model_copy(update=update)
+    config = config.model_copy(update=update)
+    check_providers(config, where="serve --config/--mcp-server")
+    return config
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

@@ -260,6 +260,27 @@ def test_config_errors_say_where(tmp_path: Path, text: str, message: str) -> Non
     assert str(path) in str(error.value)
 
 
+def test_two_upstreams_with_one_provider_are_refused(tmp_path: Path) -> None:
+    """Both loaded, and whichever connected first registered (trial B §2): random."""
+    path = tmp_path / "gw.yaml"
+    path.write_text(
+        "mcp_servers:\n"
+        "  - {provider: tools, command: [python, units.py]}\n"
+        "  - {provider: other, url: 'http://127.0.0.1:9/mcp'}\n"
+        "  - {provider: tools, command: [python, notes.py]}\n"
+    )
+    with pytest.raises(DocumentError) as error:
+        load_config(path)
+    message = str(error.value)
+    assert error.value.code == "SR101" and f"{path}: mcp_servers[2].provider" in message
+    assert "mcp_servers[0] (python units.py) and mcp_servers[2] (python notes.py)" in message
+    assert "both have provider 'tools'" in message
+    path.write_text("mcp_servers: [{provider: notes, command: [python, notes.py]}]\n")
+    flag = ["serve", "--config", str(path), "--mcp-server", "notes=python other.py"]
+    with pytest.raises(DocumentError, match=r"mcp_servers\[0\] \(python notes.py\) and"):
+        _serve_config(build_parser().parse_args(flag))
+
+
 def test_flags_add_to_the_config(tmp_path: Path) -> None:
     path = tmp_path / "gw.yaml"
     path.write_text("allow: {write: [a/b/c]}\nsearch: {k: 3}\n")
