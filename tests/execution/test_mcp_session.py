@@ -18,7 +18,12 @@ from pathlib import Path
 import pytest
 
 from schemarouter import Effect, ExecutionPolicy, SchemaRouter
-from schemarouter.errors import InvocationError, PolicyError, RegistrationError
+from schemarouter.errors import (
+    InvocationError,
+    OutputValidationError,
+    PolicyError,
+    RegistrationError,
+)
 from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 from schemarouter.index import HashingEncoder
 
@@ -26,6 +31,7 @@ from servers.processes import http_mcp_server
 
 NOTES = Path(__file__).parents[1] / "mcp_servers" / "notes_server.py"
 COMMAND = [sys.executable, str(NOTES)]
+DRIFTING = Path(__file__).parents[1] / "mcp_servers" / "drifting_server.py"
 
 
 def _router() -> SchemaRouter:
@@ -168,6 +174,22 @@ def test_a_write_in_flight_when_the_server_died_fails_and_is_not_resent() -> Non
             router.call("notes/mcp/crash", {}, **WRITES)
         assert session.reconnects == 0  # not sent again through a new session
         assert router.call("notes/mcp/server_pid", {}).ok and session.reconnects == 1
+
+
+def test_an_output_that_breaks_its_output_schema_is_the_routers_to_report() -> None:
+    """The SDK client checked the output first and raised a RuntimeError, reported as SR602
+    with the output lost, even with partial=True (trial B §3)."""
+    with _router() as router:
+        router.add_mcp_server([sys.executable, str(DRIFTING)], provider="d", trusted=True)
+        for call in (router.call, router.acall):
+            with pytest.raises(OutputValidationError, match=r"output \$\.count") as caught:
+                result = call("d/mcp/count_items", {})
+                if asyncio.iscoroutine(result):
+                    asyncio.run(result)
+            assert caught.value.code == "SR603"
+        kept = router.call("d/mcp/count_items", {}, partial=True)
+        assert kept.status == "partial" and kept.output == {"count": "many", "unit": "boxes"}
+        assert [issue.path for issue in kept.issues] == ["$.count"]
 
 
 def test_a_session_that_cannot_reopen_says_so_with_its_own_timeout(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ session serves both ``execute`` (sync) and ``aexecute`` from any loop::
         result = execute(router, plan)
 
 A tool result's ``structuredContent`` is the raw output; without it, a single text content
-is read as JSON where it parses (else kept as text). ``isError`` results are errors.
+is read as JSON where it parses (else kept as text). ``isError`` results are errors. An
+:class:`MCPConnection` leaves the output's check against ``outputSchema`` to the router.
 """
 
 from __future__ import annotations
@@ -162,6 +163,20 @@ async def call_async(op: McpCall) -> Payload:
     return decode(result, op.where)
 
 
+def _unchecked_outputs(client: Any) -> None:
+    """Turn off the SDK client's check of a tool's output against its ``outputSchema``: the
+    router checks it itself (:class:`~schemarouter.errors.OutputValidationError` with its
+    JSON path, kept on the step with ``partial=True``), where the SDK's check raised a
+    ``RuntimeError`` that hid the output and could only be reported as a failed call."""
+
+    async def unchecked(name: str, result: Any) -> None:
+        return None
+
+    session = getattr(client, "session", None)
+    if session is not None and hasattr(session, "validate_tool_result"):
+        session.validate_tool_result = unchecked
+
+
 class MCPConnection:
     """A live MCP client session (stdio command, streamable-HTTP URL, or an in-process
     server object) on its own event-loop thread. Open with ``with`` / :meth:`open`."""
@@ -226,6 +241,7 @@ class MCPConnection:
         self._closing = asyncio.Event()
         try:
             async with mcp.Client(self._target()) as client:
+                _unchecked_outputs(client)
                 self._client = client
                 ready.set_result(None)
                 await self._closing.wait()
