@@ -27,7 +27,7 @@ from schemarouter.errors import (
 from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 from schemarouter.index import HashingEncoder
 
-from servers.processes import http_mcp_server
+from servers.processes import free_port, http_mcp_server
 
 NOTES = Path(__file__).parents[1] / "mcp_servers" / "notes_server.py"
 COMMAND = [sys.executable, str(NOTES)]
@@ -242,6 +242,18 @@ def test_a_command_that_is_no_server_registers_nothing() -> None:
     with pytest.raises(RegistrationError, match="MCP server"):
         router.add_mcp_server([sys.executable, "-c", "print('hello')"], provider="x", timeout=20)
     assert len(router.snapshot()) == 0
+
+
+def test_a_server_that_exits_at_start_says_so_with_its_status() -> None:
+    """Both said "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)" (trial B §5)."""
+    crashing = [sys.executable, "-c", "import sys; sys.stderr.write('no config\\n'); sys.exit(3)"]
+    with pytest.raises(RegistrationError) as caught:
+        _router().add_mcp_server(crashing, provider="x", timeout=20)
+    assert "the MCP server exited with status 3 before it listed its tools" in str(caught.value)
+    nobody = f"http://127.0.0.1:{free_port()}/mcp"
+    with pytest.raises(RegistrationError, match="ConnectError") as caught:
+        _router().add_mcp_server(nobody, provider="x", timeout=20)
+    assert "TaskGroup" not in str(caught.value)
 
 
 @pytest.fixture

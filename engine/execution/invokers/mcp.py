@@ -23,6 +23,7 @@ import json
 import logging
 import re
 import shlex
+import signal
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -43,6 +44,7 @@ __all__ = [
     "DEFAULT_OPEN_TIMEOUT",
     "MCPConnection",
     "McpCall",
+    "ServerExited",
     "bind_mcp_session",
     "call_async",
     "call_sync",
@@ -60,6 +62,30 @@ _STOP_GRACE = 1.0
 #: (``structuredContent`` and the same JSON as text), so twice the response cap of
 #: :class:`~schemarouter.execution.policy.ExecutionPolicy`, and room for the envelope.
 DEFAULT_MAX_MESSAGE_BYTES = 2 * DEFAULT_MAX_RESPONSE_BYTES + 64 * 1024
+
+
+class ServerExited(ConnectionError):
+    """A stdio server exited on its own before its session opened (a crash at start-up)."""
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+        #: "exited with status 3", or "was killed by SIGKILL" for a signal
+        self.what = f"exited with status {status}"
+        if status < 0:
+            try:
+                self.what = f"was killed by {signal.Signals(-status).name}"
+            except ValueError:
+                self.what = f"was killed by signal {-status}"
+        super().__init__(f"the server {self.what} before the session opened")
+
+
+def _cause(error: BaseException) -> BaseException:
+    """The error inside the exception groups of task groups (the first one not a
+    cancellation): "unhandled errors in a TaskGroup" names no cause."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        inner = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError)]
+        error = (inner or list(error.exceptions))[0]
+    return error
 
 
 @dataclass(frozen=True)
@@ -286,9 +312,15 @@ class MCPConnection:
         self._thread.start()
         try:
             ready.result(timeout=self.timeout)
-        except Exception:
-            self.close()
-            raise
+        except Exception as exc:
+            self.close()  # a stdio server's exit status is known once it has closed
+            status = self._watch.exit_status if self._watch is not None else None
+            if status is not None:
+                raise ServerExited(status) from _cause(exc)
+            cause = _cause(exc)
+            if cause is exc or not isinstance(cause, Exception):
+                raise
+            raise cause from None
         return self
 
     def close(self) -> None:

@@ -66,6 +66,9 @@ class ServerWatch:
         self.process: Any = None
         #: the server's stdout ended or its stdin broke (it exited, or stopped talking for good)
         self.pipes_ended = False
+        #: the status it exited with on its own, known once the transport closed (``None``:
+        #: it was still running and the transport stopped it)
+        self.exit_status: int | None = None
 
     @property
     def gone(self) -> bool:
@@ -221,11 +224,37 @@ def kill_orphans() -> None:
 atexit.register(kill_orphans)
 
 
-async def _stop(process: Any) -> None:
-    """Close stdin, give the server :data:`EXIT_GRACE` seconds, then kill its group."""
+async def _pump(stdout: Any, read_writer: Any, cap: int) -> None:
+    """Read the server's messages into the session's stream, each within ``cap`` bytes."""
+    lines = _Lines(cap)
+    async for chunk in stdout:
+        for line, complete in lines.feed(chunk):
+            if complete:
+                await read_writer.send(_parse(line))
+                continue
+            request_id = top_level_id(line.decode("utf-8", "replace"))
+            logger.warning(
+                "an MCP server sent a message larger than %d bytes (id %s); "
+                "skipped without reading it",
+                cap,
+                "unknown: ending the session" if request_id is None else request_id,
+            )
+            if request_id is None:
+                return  # the session ends: every call in flight fails at once
+            await read_writer.send(_too_large(request_id, cap))
+
+
+async def _stop(process: Any, watch: ServerWatch) -> None:
+    """Close stdin, give the server :data:`EXIT_GRACE` seconds, then kill its group; a server
+    that had exited on its own leaves its status on ``watch``."""
     import anyio
 
     with anyio.CancelScope(shield=True):
+        if watch.pipes_ended:  # it closed its output: most likely exiting on its own
+            with anyio.move_on_after(EXIT_GRACE):
+                while process.returncode is None:
+                    await anyio.sleep(0.02)
+        watch.exit_status = process.returncode
         with contextlib.suppress(Exception):
             await process.stdin.aclose()
         with anyio.move_on_after(EXIT_GRACE):
@@ -276,28 +305,12 @@ async def capped_stdio(
     write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
 
     async def reader() -> None:
-        lines = _Lines(max_message_bytes)
         async with read_writer:
-            try:
-                async for chunk in stdout:
-                    for line, complete in lines.feed(chunk):
-                        if complete:
-                            await read_writer.send(_parse(line))
-                            continue
-                        request_id = top_level_id(line.decode("utf-8", "replace"))
-                        logger.warning(
-                            "an MCP server sent a message larger than %d bytes (id %s); "
-                            "skipped without reading it",
-                            max_message_bytes,
-                            "unknown: ending the session" if request_id is None else request_id,
-                        )
-                        if request_id is None:
-                            return  # the session ends: every call in flight fails at once
-                        await read_writer.send(_too_large(request_id, max_message_bytes))
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                return
-            finally:  # marked before the session reads the end of its stream
-                watch.pipes_ended = True
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await _pump(stdout, read_writer, max_message_bytes)
+            # the server is gone (not marked when the transport is cancelled): marked before
+            # the session reads the end of its stream
+            watch.pipes_ended = True
 
     async def writer() -> None:
         async with write_reader:
@@ -318,7 +331,7 @@ async def capped_stdio(
             finally:
                 group.cancel_scope.cancel()
     finally:
-        await _stop(process)
+        await _stop(process, watch)
         for stream in (read_stream, write_stream, read_writer, write_reader):
             with contextlib.suppress(Exception):
                 await stream.aclose()
