@@ -246,8 +246,16 @@ def check_providers(config: GatewayConfig, *, where: str) -> None:
 
 
 def parse_source(text: str) -> SourceSpec:
-    """``[PROVIDER=]FILE|URL`` from the command line."""
+    """``[PROVIDER=]FILE|URL`` from the command line; a DocumentError where no file or URL
+    is given (``NAME=``, ``''``), so the CLI reports it on one line like other bad sources."""
     provider, sep, source = text.partition("=")
-    if sep and re.fullmatch(r"[A-Za-z0-9_.\-]+", provider) and not _URL.match(text):
+    named = sep and re.fullmatch(r"[A-Za-z0-9_.\-]+", provider) and not _URL.match(text)
+    if not (source if named else text).strip():
+        raise DocumentError(
+            "no file or URL given",
+            where=f"source {text!r}",
+            hint="Write [PROVIDER=]FILE or [PROVIDER=]URL, such as weather=specs/weather.yaml",
+        )
+    if named:
         return SourceSpec(source=source, provider=slugify(provider))
     return SourceSpec(source=text)
