@@ -267,6 +267,7 @@ class RegistrationMixin:
         provider: str | Provider,
         trusted: bool = False,
         env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
         access_id: str = "mcp",
         default_effect: Effect | str | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
@@ -286,6 +287,8 @@ class RegistrationMixin:
         ``readOnlyHint`` decides, and a tool without it gets ``default_effect`` (``write``
         unless given). ``effect_overrides`` (tool name -> effect) is the caller's own word.
 
+        ``cwd``: the folder a stdio server starts in (default: this process's).
+
         ``timeout``: seconds to open the session and list its tools (default 30) and, where
         given, the longest a call may take; a call past it drops the session (the next one
         reopens it). ``max_response_bytes``: the cap of the server's replies (default: the
@@ -299,6 +302,7 @@ class RegistrationMixin:
             provider=provider,
             trusted=trusted,
             env=env,
+            cwd=cwd,
             access_id=access_id,
             timeout=timeout,
             max_response_bytes=max_response_bytes,
@@ -316,6 +320,7 @@ class RegistrationMixin:
         provider: str | Provider,
         trusted: bool = False,
         env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
         access_id: str = "mcp",
         default_effect: Effect | str | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
@@ -332,6 +337,7 @@ class RegistrationMixin:
             provider=provider,
             trusted=trusted,
             env=env,
+            cwd=cwd,
             access_id=access_id,
             default_effect=default_effect,
             effect_overrides=effect_overrides,

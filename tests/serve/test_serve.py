@@ -23,6 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from schemarouter.cli import build_parser
 from schemarouter.errors import DocumentError, PolicyError
+from schemarouter.index import HashingEncoder
 from schemarouter.serve import Gateway, GatewayConfig, load_config
 from schemarouter.serve.cli import _serve_config
 
@@ -258,6 +259,23 @@ def test_config_errors_say_where(tmp_path: Path, text: str, message: str) -> Non
     with pytest.raises(DocumentError, match=message) as error:
         load_config(path)
     assert str(path) in str(error.value)
+
+
+def test_an_upstream_starts_in_the_folder_its_cwd_names(tmp_path: Path) -> None:
+    """The config's ``cwd:`` was read (and made relative to the file), then never passed on:
+    the server started in the gateway's own folder."""
+    path = tmp_path / "gw.yaml"
+    cwd = Path("servers")
+    (tmp_path / cwd).symlink_to(SERVERS, target_is_directory=True)
+    upstream = {"provider": "notes", "command": [sys.executable, NOTES.name], "cwd": str(cwd)}
+    path.write_text(yaml.safe_dump({"mcp_servers": [upstream], "search": {"rerank": False}}))
+    gateway = Gateway.from_config(
+        load_config(path), encoder=HashingEncoder(), embedding_cache=None, abstention=None
+    )
+    try:
+        assert "notes/mcp/get_note" in gateway.router.snapshot().route_ids()
+    finally:
+        gateway.close()
 
 
 def test_two_upstreams_with_one_provider_are_refused(tmp_path: Path) -> None:
