@@ -287,7 +287,10 @@ class RegistrationMixin:
         ``readOnlyHint`` decides, and a tool without it gets ``default_effect`` (``write``
         unless given). ``effect_overrides`` (tool name -> effect) is the caller's own word.
 
-        ``cwd``: the folder a stdio server starts in (default: this process's).
+        A stdio server gets the MCP SDK's default environment (``HOME``, ``LOGNAME``,
+        ``PATH``, ``SHELL``, ``TERM``, ``USER``) plus ``env``, not this process's whole
+        environment: pass what it needs (API keys) in ``env``. ``cwd``: the folder it starts
+        in (default: this process's).
 
         ``timeout``: seconds to open the session and list its tools (default 30) and, where
         given, the longest a call may take; a call past it drops the session (the next one

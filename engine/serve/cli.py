@@ -43,7 +43,8 @@ The gateway config (YAML or JSON; paths relative to it):
   search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
 
 Upstream MCP tools register as untrusted (write) unless `trusted: true`; only routes named
-under `allow` may run writes.
+under `allow` may run writes. A stdio upstream gets the SDK's default environment plus its
+`env: {KEY: value}` (not the gateway's whole environment); `cwd: DIR` is where it starts.
 """
 
 
