@@ -282,6 +282,7 @@ class RegistrationMixin:
         provider: str | Provider,
         trusted: bool = False,
         env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
         access_id: str = "mcp",
         default_effect: Effect | str | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
@@ -301,6 +302,11 @@ class RegistrationMixin:
         ``readOnlyHint`` decides, and a tool without it gets ``default_effect`` (``write``
         unless given). ``effect_overrides`` (tool name -> effect) is the caller's own word.
 
+        A stdio server gets the MCP SDK's default environment (``HOME``, ``LOGNAME``,
+        ``PATH``, ``SHELL``, ``TERM``, ``USER``) plus ``env``, not this process's whole
+        environment: pass what it needs (API keys) in ``env``. ``cwd``: the folder it starts
+        in (default: this process's).
+
         ``timeout``: seconds to open the session and list its tools (default 30) and, where
         given, the longest a call may take; a call past it drops the session (the next one
         reopens it). ``max_response_bytes``: the cap of the server's replies (default: the
@@ -314,6 +320,7 @@ class RegistrationMixin:
             provider=provider,
             trusted=trusted,
             env=env,
+            cwd=cwd,
             access_id=access_id,
             timeout=timeout,
             max_response_bytes=max_response_bytes,
@@ -331,6 +338,7 @@ class RegistrationMixin:
         provider: str | Provider,
         trusted: bool = False,
         env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
         access_id: str = "mcp",
         default_effect: Effect | str | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
@@ -347,6 +355,7 @@ class RegistrationMixin:
             provider=provider,
             trusted=trusted,
             env=env,
+            cwd=cwd,
             access_id=access_id,
             default_effect=default_effect,
             effect_overrides=effect_overrides,

@@ -119,6 +119,25 @@ def test_bad_sources_are_clean_errors(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "error: [SR101]" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["retrieve", "x", "--openapi", "NAME="],
+        ["retrieve", "x", "--openapi", ""],
+        ["retrieve", "x", "--mcp-tools", "x="],
+        ["index", "build", "--out", "unused", "--openapi", "wx="],
+    ],
+)
+def test_a_source_without_a_file_is_a_clean_error(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """These ended in a raw pydantic ValidationError traceback (trial A §4)."""
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: [SR101] no file or URL given (at source ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
 def test_validate_lists_every_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "catalog"
     folder.mkdir()

@@ -23,14 +23,14 @@ Three jobs, each a small piece of the registration of a foreign document:
    checks): OpenAPI 3.0 ``nullable`` and Swagger ``x-nullable`` become a union with
    ``null``; draft-04 boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` become numbers;
    tuple ``items`` become ``prefixItems``; Swagger's ``type: file`` becomes a binary
-   string; a stray boolean ``required`` inside a schema is dropped; ``required`` lists lose
-   duplicates; a ``pattern`` Python cannot compile (Java's ``\\p{L}``, common in AWS
-   documents) is kept as the annotation ``x-pattern``; vendor ``x-`` keywords are dropped
-   (they are not JSON Schema and may hide raw ``$ref``); ``$schema`` / ``$id`` /
-   ``definitions`` / ``$defs`` are dropped once every reference is inlined. ``allOf``
-   members that only declare object structure are merged into one object schema; any other
-   ``allOf`` is kept as is. OpenAPI 3.0 ignores keywords beside ``$ref`` (annotations such
-   as ``description`` are kept); 3.1 and JSON Schema apply them (as an ``allOf``).
+   string; a stray boolean ``required`` is dropped (refused in plain JSON Schema, as is any
+   non-list); ``required`` lists lose duplicates; a ``pattern`` Python cannot compile (Java's
+   ``\\p{L}``, common in AWS documents) is kept as the annotation ``x-pattern``; vendor ``x-``
+   keywords are dropped (not JSON Schema, and may hide raw ``$ref``); ``$schema`` / ``$id`` /
+   ``definitions`` / ``$defs`` are dropped once every reference is inlined. ``allOf`` members that
+   only declare object structure are merged into one object schema; any other ``allOf`` is kept as
+   is. OpenAPI 3.0 ignores keywords beside ``$ref`` (annotations such as ``description`` are kept);
+   3.1 and JSON Schema apply them (as an ``allOf``).
 
 Output schemas are flattened into fields by :mod:`schemarouter.adapters._fields`.
 """
@@ -551,6 +551,13 @@ class SchemaResolver:
                 own += 1
                 out[key] = members
             elif key == "required":
+                names = isinstance(value, list) and all(isinstance(v, str) for v in value)
+                if self.dialect == "jsonschema" and not names:  # no Swagger habit to excuse
+                    raise SchemaError(
+                        f"'required' must be a list of property names, got {value!r:.80}",
+                        where=self._where(here),
+                        hint='Write required as a list, such as ["name"]',
+                    )
                 if isinstance(value, list):
                     out[key] = list(dict.fromkeys(v for v in value if isinstance(v, str)))
                 # a boolean ``required`` (Swagger property-level habit) is dropped

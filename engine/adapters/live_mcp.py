@@ -208,6 +208,7 @@ def attach_mcp_server(
     twice in one) and the output is held to the cap itself. When the session is reopened
     after it was lost, the server's tools are listed again and registered anew."""
     _import_mcp()
+    from schemarouter.execution.invokers.mcp import ServerExited
     from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
     from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
 
@@ -252,11 +253,12 @@ def attach_mcp_server(
         session.close()  # a server that never answered is stopped here, not left running
         if isinstance(exc, MissingDependencyError) or not isinstance(exc, Exception):
             raise
-        kind = (
-            f"did not list its tools within {session.timeout:g} s (it was stopped)"
-            if isinstance(exc, TimeoutError)
-            else f"cannot list its tools: {type(exc).__name__}: {str(exc)[:300]}"
-        )
+        if isinstance(exc, TimeoutError):
+            kind = f"did not list its tools within {session.timeout:g} s (it was stopped)"
+        elif isinstance(exc, ServerExited):  # its own error, on stderr, says why
+            kind = f"{exc.what} before it listed its tools"
+        else:
+            kind = f"cannot list its tools: {type(exc).__name__}: {str(exc)[:300]}"
         raise RegistrationError(
             f"the MCP server {kind}",
             where=label,

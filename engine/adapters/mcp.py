@@ -58,7 +58,7 @@ from schemarouter.contracts import (
     Provider,
     Registration,
 )
-from schemarouter.errors import DocumentError, RegistrationError
+from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.fingerprint import canonical_json, fingerprint_json
 from schemarouter.registry.compile import (
     M,
@@ -202,6 +202,23 @@ class EffectRules:
             )
 
 
+def _check_required(tool: Mapping[str, Any], name: str, where: str) -> None:
+    """Refuse an ``inputSchema`` whose ``required`` is not a list of names: read as no list,
+    it made every parameter optional and let calls without them through."""
+    schema = tool["inputSchema"]
+    if not isinstance(schema, Mapping) or "required" not in schema:
+        return
+    required = schema["required"]
+    if isinstance(required, list) and all(isinstance(v, str) for v in required):
+        return
+    raise SchemaError(
+        f"tool {name!r}: inputSchema 'required' must be a list of parameter names, "
+        f"got {required!r:.80}",
+        where=f"{where}.inputSchema.required",
+        hint='Write required as a list, such as ["name"]',
+    )
+
+
 def _endpoint(
     raw: Any,
     index: int,
@@ -246,6 +263,8 @@ def _endpoint(
             where=where,
             hint="Every MCP tool declares an inputSchema (at least {'type': 'object'})",
         )
+
+    _check_required(tool, name, where)
 
     def resolve(key: str) -> Any:
         """The tool's ``inputSchema`` or ``outputSchema``, its references resolved."""

@@ -16,7 +16,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from schemarouter.serve.config import GatewayConfig, McpServerSpec, load_config, parse_source
+from schemarouter.serve.config import (
+    GatewayConfig,
+    McpServerSpec,
+    check_providers,
+    load_config,
+    parse_source,
+)
 
 __all__ = [
     "add_serve_parser",
@@ -37,7 +43,8 @@ The gateway config (YAML or JSON; paths relative to it):
   search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
 
 Upstream MCP tools register as untrusted (write) unless `trusted: true`; only routes named
-under `allow` may run writes.
+under `allow` may run writes. A stdio upstream gets the SDK's default environment plus its
+`env: {KEY: value}` (not the gateway's whole environment); `cwd: DIR` is where it starts.
 """
 
 
@@ -140,7 +147,9 @@ def _serve_config(args: argparse.Namespace) -> GatewayConfig:
         update["index"] = str(args.index)
     if args.name:
         update["name"] = args.name
-    return config.model_copy(update=update)
+    config = config.model_copy(update=update)
+    check_providers(config, where="serve --config/--mcp-server")
+    return config
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

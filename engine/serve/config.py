@@ -55,6 +55,7 @@ __all__ = [
     "McpServerSpec",
     "SearchSpec",
     "SourceSpec",
+    "check_providers",
     "load_config",
     "parse_source",
 ]
@@ -124,6 +125,11 @@ class McpServerSpec(_Spec):
 
     def target(self) -> Sequence[str] | str:
         return self.url if self.url is not None else self.command  # type: ignore[return-value]
+
+    def label(self) -> str:
+        """The command or URL, for messages."""
+        target = self.target()
+        return target if isinstance(target, str) else " ".join(target)
 
 
 class AllowSpec(_Spec):
@@ -218,12 +224,38 @@ def load_config(path: str | Path) -> GatewayConfig:
         raise DocumentError(
             what, where=f"{file}: {loc}", hint="See `schemarouter serve --help` for the format"
         ) from None
+    check_providers(config, where=str(file))
     return config.resolved(file.resolve().parent)
 
 
+def check_providers(config: GatewayConfig, *, where: str) -> None:
+    """Refuse two upstream servers with one provider name: the gateway keys upstreams by
+    provider, so which of them registered would depend on which connected first."""
+    seen: dict[str, int] = {}
+    for i, server in enumerate(config.mcp_servers):
+        first = seen.setdefault(server.provider, i)
+        if first == i:
+            continue
+        other = config.mcp_servers[first]
+        raise DocumentError(
+            f"mcp_servers[{first}] ({other.label()[:80]}) and mcp_servers[{i}] "
+            f"({server.label()[:80]}) both have provider {server.provider!r}",
+            where=f"{where}: mcp_servers[{i}].provider",
+            hint="Give each upstream server a provider name of its own",
+        )
+
+
 def parse_source(text: str) -> SourceSpec:
-    """``[PROVIDER=]FILE|URL`` from the command line."""
+    """``[PROVIDER=]FILE|URL`` from the command line; a DocumentError where no file or URL
+    is given (``NAME=``, ``''``), so the CLI reports it on one line like other bad sources."""
     provider, sep, source = text.partition("=")
-    if sep and re.fullmatch(r"[A-Za-z0-9_.\-]+", provider) and not _URL.match(text):
+    named = sep and re.fullmatch(r"[A-Za-z0-9_.\-]+", provider) and not _URL.match(text)
+    if not (source if named else text).strip():
+        raise DocumentError(
+            "no file or URL given",
+            where=f"source {text!r}",
+            hint="Write [PROVIDER=]FILE or [PROVIDER=]URL, such as weather=specs/weather.yaml",
+        )
+    if named:
         return SourceSpec(source=source, provider=slugify(provider))
     return SourceSpec(source=text)

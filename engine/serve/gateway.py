@@ -91,6 +91,7 @@ def connect_server(router: Any, server: McpServerSpec) -> Any:
         provider=server.provider,
         trusted=server.trusted,
         env=server.env or None,
+        cwd=server.cwd,
         default_effect=server.default_effect,
         effect_overrides=server.effect_overrides or None,
         timeout=server.timeout,

@@ -207,6 +207,24 @@ MALFORMED: list[tuple[str, Any, type[SchemaRouterError], str]] = [
         "tools[0]",
     ),
     (
+        "required not a list",  # read as no list: the parameter became optional (trial B §4)
+        [{"name": "a", "inputSchema": {"properties": {"n": {}}, "required": "n"}}],
+        SchemaError,
+        "tools[0].inputSchema.required",
+    ),
+    (
+        "required of non-names",
+        [{"name": "a", "inputSchema": {"properties": {"n": {}}, "required": [1]}}],
+        SchemaError,
+        "tools[0].inputSchema.required",
+    ),
+    (
+        "nested required not a list",
+        [{"name": "a", "inputSchema": {"properties": {"p": {"required": "q"}}}}],
+        SchemaError,
+        "tools[0].inputSchema.properties.p.required",
+    ),
+    (
         "dangling ref",
         [{"name": "a", "inputSchema": {"properties": {"x": {"$ref": "#/$defs/X"}}}}],
         DanglingReferenceError,
@@ -224,6 +242,20 @@ def test_malformed_listings(tools: Any, error: type[SchemaRouterError], where: s
         mcp_tools_registration(tools, provider="bad", source="m")
     assert type(raised.value) is error
     assert where in (raised.value.where or "")
+
+
+def test_a_required_that_is_no_list_names_the_tool_and_the_key() -> None:
+    tool = {
+        "name": "lookup_city",
+        "inputSchema": {"type": "object", "properties": {"name": {}}, "required": "name"},
+    }
+    with pytest.raises(SchemaError) as raised:
+        mcp_tools_registration([tool], provider="p", source="m")
+    assert raised.value.code == "SR102"
+    assert "tool 'lookup_city': inputSchema 'required' must be a list" in str(raised.value)
+    tool["inputSchema"]["required"] = ["name"]
+    (route,) = mcp_tools_registration([tool], provider="p").routes
+    assert [(p.name, p.required) for p in route.endpoint.parameters] == [("name", True)]
 
 
 def test_text_fields_are_stripped_and_checked() -> None:

@@ -8,21 +8,30 @@ Before this change the tools of add_mcp_server stayed unbound and could not run.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from schemarouter import Effect, ExecutionPolicy, SchemaRouter
-from schemarouter.errors import InvocationError, PolicyError, RegistrationError
+from schemarouter.errors import (
+    InvocationError,
+    OutputValidationError,
+    PolicyError,
+    RegistrationError,
+)
 from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 from schemarouter.index import HashingEncoder
 
-from servers.processes import http_mcp_server
+from servers.processes import free_port, http_mcp_server
 
 NOTES = Path(__file__).parents[1] / "mcp_servers" / "notes_server.py"
 COMMAND = [sys.executable, str(NOTES)]
+DRIFTING = Path(__file__).parents[1] / "mcp_servers" / "drifting_server.py"
 
 
 def _router() -> SchemaRouter:
@@ -117,6 +126,72 @@ def test_the_session_reconnects_after_the_server_died() -> None:
         assert isinstance(session, ManagedMCPSession) and session.reconnects >= 1
 
 
+WRITES = {"allow_effects": {"read", "write"}, "approve": lambda route, arguments: True}
+
+
+def _wait_for_exit(pid: int) -> None:
+    """Until the server (a child of this process) has exited; it is left for its owner to reap."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return
+        except ChildProcessError:  # reaped already
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"the server {pid} did not exit")
+
+
+def test_a_write_after_the_server_died_while_idle_reopens_first() -> None:
+    """Nothing was in flight, so nothing can have run: the write is sent through a new session.
+    It failed as "the MCP session ended during the call" (trial B §1) and only a second,
+    identical call ran it."""
+    with _router() as router:
+        router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)
+        session = router.binding("notes/mcp/add_note")
+        assert isinstance(session, ManagedMCPSession)
+        for round, call in enumerate((router.call, router.acall), start=1):
+            pid = router.call("notes/mcp/server_pid", {}).output["result"]
+            os.kill(pid, signal.SIGKILL)
+            _wait_for_exit(pid)
+            arguments = {"title": f"idle {round}", "text": "sent once"}
+            result = call("notes/mcp/add_note", arguments, **WRITES)
+            if asyncio.iscoroutine(result):
+                result = asyncio.run(result)
+            assert result.ok and result.output["title"] == f"idle {round}"
+            assert session.reconnects == round
+        assert router.call("notes/mcp/server_pid", {}).output["result"] != pid
+
+
+def test_a_write_in_flight_when_the_server_died_fails_and_is_not_resent() -> None:
+    with _router() as router:
+        router.add_mcp_server(
+            COMMAND, provider="notes", trusted=True, timeout=60, effect_overrides={"crash": "write"}
+        )
+        session = router.binding("notes/mcp/crash")
+        assert isinstance(session, ManagedMCPSession)
+        with pytest.raises(InvocationError, match="session ended during the call"):
+            router.call("notes/mcp/crash", {}, **WRITES)
+        assert session.reconnects == 0  # not sent again through a new session
+        assert router.call("notes/mcp/server_pid", {}).ok and session.reconnects == 1
+
+
+def test_an_output_that_breaks_its_output_schema_is_the_routers_to_report() -> None:
+    """The SDK client checked the output first and raised a RuntimeError, reported as SR602
+    with the output lost, even with partial=True (trial B §3)."""
+    with _router() as router:
+        router.add_mcp_server([sys.executable, str(DRIFTING)], provider="d", trusted=True)
+        for call in (router.call, router.acall):
+            with pytest.raises(OutputValidationError, match=r"output \$\.count") as caught:
+                result = call("d/mcp/count_items", {})
+                if asyncio.iscoroutine(result):
+                    asyncio.run(result)
+            assert caught.value.code == "SR603"
+        kept = router.call("d/mcp/count_items", {}, partial=True)
+        assert kept.status == "partial" and kept.output == {"count": "many", "unit": "boxes"}
+        assert [issue.path for issue in kept.issues] == ["$.count"]
+
+
 def test_a_session_that_cannot_reopen_says_so_with_its_own_timeout(tmp_path: Path) -> None:
     """A reopen that ran out of time was reported as a call that "timed out after 30 s" (the
     route's default), whatever timeout the server was given."""
@@ -167,6 +242,18 @@ def test_a_command_that_is_no_server_registers_nothing() -> None:
     with pytest.raises(RegistrationError, match="MCP server"):
         router.add_mcp_server([sys.executable, "-c", "print('hello')"], provider="x", timeout=20)
     assert len(router.snapshot()) == 0
+
+
+def test_a_server_that_exits_at_start_says_so_with_its_status() -> None:
+    """Both said "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)" (trial B §5)."""
+    crashing = [sys.executable, "-c", "import sys; sys.stderr.write('no config\\n'); sys.exit(3)"]
+    with pytest.raises(RegistrationError) as caught:
+        _router().add_mcp_server(crashing, provider="x", timeout=20)
+    assert "the MCP server exited with status 3 before it listed its tools" in str(caught.value)
+    nobody = f"http://127.0.0.1:{free_port()}/mcp"
+    with pytest.raises(RegistrationError, match="ConnectError") as caught:
+        _router().add_mcp_server(nobody, provider="x", timeout=20)
+    assert "TaskGroup" not in str(caught.value)
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from schemarouter.cli import build_parser
 from schemarouter.errors import DocumentError, PolicyError
+from schemarouter.index import HashingEncoder
 from schemarouter.serve import Gateway, GatewayConfig, load_config
 from schemarouter.serve.cli import _serve_config
 
@@ -258,6 +259,44 @@ def test_config_errors_say_where(tmp_path: Path, text: str, message: str) -> Non
     with pytest.raises(DocumentError, match=message) as error:
         load_config(path)
     assert str(path) in str(error.value)
+
+
+def test_an_upstream_starts_in_the_folder_its_cwd_names(tmp_path: Path) -> None:
+    """The config's ``cwd:`` was read (and made relative to the file), then never passed on:
+    the server started in the gateway's own folder."""
+    path = tmp_path / "gw.yaml"
+    cwd = Path("servers")
+    (tmp_path / cwd).symlink_to(SERVERS, target_is_directory=True)
+    upstream = {"provider": "notes", "command": [sys.executable, NOTES.name], "cwd": str(cwd)}
+    path.write_text(yaml.safe_dump({"mcp_servers": [upstream], "search": {"rerank": False}}))
+    gateway = Gateway.from_config(
+        load_config(path), encoder=HashingEncoder(), embedding_cache=None, abstention=None
+    )
+    try:
+        assert "notes/mcp/get_note" in gateway.router.snapshot().route_ids()
+    finally:
+        gateway.close()
+
+
+def test_two_upstreams_with_one_provider_are_refused(tmp_path: Path) -> None:
+    """Both loaded, and whichever connected first registered (trial B §2): random."""
+    path = tmp_path / "gw.yaml"
+    path.write_text(
+        "mcp_servers:\n"
+        "  - {provider: tools, command: [python, units.py]}\n"
+        "  - {provider: other, url: 'http://127.0.0.1:9/mcp'}\n"
+        "  - {provider: tools, command: [python, notes.py]}\n"
+    )
+    with pytest.raises(DocumentError) as error:
+        load_config(path)
+    message = str(error.value)
+    assert error.value.code == "SR101" and f"{path}: mcp_servers[2].provider" in message
+    assert "mcp_servers[0] (python units.py) and mcp_servers[2] (python notes.py)" in message
+    assert "both have provider 'tools'" in message
+    path.write_text("mcp_servers: [{provider: notes, command: [python, notes.py]}]\n")
+    flag = ["serve", "--config", str(path), "--mcp-server", "notes=python other.py"]
+    with pytest.raises(DocumentError, match=r"mcp_servers\[0\] \(python notes.py\) and"):
+        _serve_config(build_parser().parse_args(flag))
 
 
 def test_flags_add_to_the_config(tmp_path: Path) -> None:

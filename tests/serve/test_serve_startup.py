@@ -88,4 +88,4 @@ def test_the_first_answer_does_not_wait_for_upstreams(tmp_path: Path) -> None:
     names, answer = seen["slow_joined"]
     assert {"fast__mcp__search_notes", "slow__mcp__search_notes"} <= names
     assert "connecting" not in answer
-    assert "cannot list its tools" in answer["unavailable"]["broken"]
+    assert "exited with status 3 before it listed its tools" in answer["unavailable"]["broken"]

@@ -11,7 +11,8 @@ session serves both ``execute`` (sync) and ``aexecute`` from any loop::
         result = execute(router, plan)
 
 A tool result's ``structuredContent`` is the raw output; without it, a single text content
-is read as JSON where it parses (else kept as text). ``isError`` results are errors.
+is read as JSON where it parses (else kept as text). ``isError`` results are errors. An
+:class:`MCPConnection` leaves the output's check against ``outputSchema`` to the router.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import json
 import logging
 import re
 import shlex
+import signal
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -42,6 +44,7 @@ __all__ = [
     "DEFAULT_OPEN_TIMEOUT",
     "MCPConnection",
     "McpCall",
+    "ServerExited",
     "bind_mcp_session",
     "call_async",
     "call_sync",
@@ -59,6 +62,30 @@ _STOP_GRACE = 1.0
 #: (``structuredContent`` and the same JSON as text), so twice the response cap of
 #: :class:`~schemarouter.execution.policy.ExecutionPolicy`, and room for the envelope.
 DEFAULT_MAX_MESSAGE_BYTES = 2 * DEFAULT_MAX_RESPONSE_BYTES + 64 * 1024
+
+
+class ServerExited(ConnectionError):
+    """A stdio server exited on its own before its session opened (a crash at start-up)."""
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+        #: "exited with status 3", or "was killed by SIGKILL" for a signal
+        self.what = f"exited with status {status}"
+        if status < 0:
+            try:
+                self.what = f"was killed by {signal.Signals(-status).name}"
+            except ValueError:
+                self.what = f"was killed by signal {-status}"
+        super().__init__(f"the server {self.what} before the session opened")
+
+
+def _cause(error: BaseException) -> BaseException:
+    """The error inside the exception groups of task groups (the first one not a
+    cancellation): "unhandled errors in a TaskGroup" names no cause."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        inner = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError)]
+        error = (inner or list(error.exceptions))[0]
+    return error
 
 
 @dataclass(frozen=True)
@@ -162,6 +189,20 @@ async def call_async(op: McpCall) -> Payload:
     return decode(result, op.where)
 
 
+def _unchecked_outputs(client: Any) -> None:
+    """Turn off the SDK client's check of a tool's output against its ``outputSchema``: the
+    router checks it itself (:class:`~schemarouter.errors.OutputValidationError` with its
+    JSON path, kept on the step with ``partial=True``), where the SDK's check raised a
+    ``RuntimeError`` that hid the output and could only be reported as a failed call."""
+
+    async def unchecked(name: str, result: Any) -> None:
+        return None
+
+    session = getattr(client, "session", None)
+    if session is not None and hasattr(session, "validate_tool_result"):
+        session.validate_tool_result = unchecked
+
+
 class MCPConnection:
     """A live MCP client session (stdio command, streamable-HTTP URL, or an in-process
     server object) on its own event-loop thread. Open with ``with`` / :meth:`open`."""
@@ -186,6 +227,7 @@ class MCPConnection:
         self._client: Any = None
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
+        self._watch: Any = None  # a stdio server's ServerWatch (mcp_transport)
 
     def __repr__(self) -> str:
         state = "open" if self._client is not None else "closed"
@@ -202,14 +244,21 @@ class MCPConnection:
         """What ``mcp.Client`` connects through: a transport that reads every message
         within :attr:`max_message_bytes` (:mod:`.mcp_transport`), or an in-process server."""
         require("mcp", extra="mcp", purpose="MCP execution")
-        from schemarouter.execution.invokers.mcp_transport import capped_http, capped_stdio
+        from schemarouter.execution.invokers.mcp_transport import (
+            ServerWatch,
+            capped_http,
+            capped_stdio,
+        )
 
         server, cap = self.server, self.max_message_bytes
         if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
             return capped_http(server, max_message_bytes=cap)
         if isinstance(server, str | Sequence):
             command = shlex.split(server) if isinstance(server, str) else [str(s) for s in server]
-            return capped_stdio(command, env=self.env, cwd=self.cwd, max_message_bytes=cap)
+            self._watch = ServerWatch()
+            return capped_stdio(
+                command, env=self.env, cwd=self.cwd, max_message_bytes=cap, watch=self._watch
+            )
         return server  # an in-process server object the SDK's Client accepts
 
     async def _main(self, ready: Future[None]) -> None:
@@ -218,6 +267,7 @@ class MCPConnection:
         self._closing = asyncio.Event()
         try:
             async with mcp.Client(self._target()) as client:
+                _unchecked_outputs(client)
                 self._client = client
                 ready.set_result(None)
                 await self._closing.wait()
@@ -245,6 +295,14 @@ class MCPConnection:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
+    @property
+    def lost(self) -> bool:
+        """Whether the open session is known to be gone before anything is sent on it: its
+        stdio server exited or closed its pipes, or the client itself ended."""
+        if self._thread is None or self._loop is None:
+            return False  # not open, or closed by its owner: nothing was lost
+        return self._client is None or (self._watch is not None and self._watch.gone)
+
     def open(self) -> MCPConnection:
         if self._thread is not None:
             return self
@@ -254,9 +312,15 @@ class MCPConnection:
         self._thread.start()
         try:
             ready.result(timeout=self.timeout)
-        except Exception:
-            self.close()
-            raise
+        except Exception as exc:
+            self.close()  # a stdio server's exit status is known once it has closed
+            status = self._watch.exit_status if self._watch is not None else None
+            if status is not None:
+                raise ServerExited(status) from _cause(exc)
+            cause = _cause(exc)
+            if cause is exc or not isinstance(cause, Exception):
+                raise
+            raise cause from None
         return self
 
     def close(self) -> None:

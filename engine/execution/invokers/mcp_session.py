@@ -7,9 +7,11 @@ adds what a long-lived owner needs:
 - the connection opens on :meth:`~ManagedMCPSession.open` (or the first call) and stays
   open across calls, so a tool call costs one round trip, not a process start;
 - when the server closed the session (the process died, an HTTP server restarted and forgot
-  the session), the next call opens a new connection first. A call that was *in flight*
-  when the session was lost raises an error marked retryable: the executor retries reads
-  (through the new connection) and never retries writes, which may or may not have run;
+  the session), the next call opens a new connection first. A loss known before a call is
+  sent (a stdio server that exited while idle) reopens the session before sending, writes
+  included: nothing was sent to the dead one. A call that was *in flight* when the session
+  was lost raises an error marked retryable: the executor retries reads (through the new
+  connection) and never retries writes, which may or may not have run;
 - a call that runs past its timeout (the policy's, or the session's own ``call_timeout``,
   whichever is shorter) drops the connection: a server that does not answer in time may
   never answer, and the next call starts a fresh one;
@@ -175,7 +177,17 @@ class ManagedMCPSession:
         self._connection()
         return self
 
+    def _live(self) -> MCPConnection | None:
+        """The open connection, dropped first where it is known to be gone (nothing is sent
+        on it, so the next connection may carry any call, writes included)."""
+        conn = self._conn
+        if conn is not None and conn.lost:
+            self._drop(conn, "was lost while idle (its server is gone)")
+            return self._conn
+        return conn
+
     def _connection(self) -> MCPConnection:
+        self._live()
         with self._lock:
             if self._conn is not None:
                 return self._conn
@@ -289,7 +301,9 @@ class ManagedMCPSession:
         self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
     ) -> Any:
         limit = self._limit(timeout)
-        conn = self._conn if self._conn is not None else await asyncio.to_thread(self._connection)
+        conn = self._live()
+        if conn is None:
+            conn = await asyncio.to_thread(self._connection)
         self._refuse_changed(name)
         with self._calling(conn, limit):
             return await asyncio.wait_for(conn.call_tool(name, arguments), limit)

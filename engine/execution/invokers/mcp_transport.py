@@ -12,7 +12,8 @@ from 107 MB to 2.5 GB). These transports read every message within ``max_message
   session ends (every call in flight fails as a lost session; the owner reconnects). The
   server runs in a process group of its own, which is killed when the transport closes,
   when opening is cancelled (an ``initialize`` that never answers), and when this process
-  exits (:func:`kill_orphans`).
+  exits (:func:`kill_orphans`). A :class:`ServerWatch` tells its owner, from any thread,
+  that the server is gone before anything more is sent to it.
 - **streamable HTTP** (:func:`capped_http`): a JSON reply is counted as it is read and its
   reading stops past the cap (the SDK answers that request with a parse error); a
   server-sent event may not exceed the cap either; compressed replies are not asked for.
@@ -36,7 +37,7 @@ import threading
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-__all__ = ["capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
+__all__ = ["ServerWatch", "capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +55,42 @@ _SPACE = re.compile(r"\s*")
 #: Process groups of live stdio servers (pid -> None), killed at exit if still there.
 _LIVE: dict[int, None] = {}
 _LIVE_LOCK = threading.Lock()
+
+
+class ServerWatch:
+    """What a stdio transport knows of its server while it runs, read from any thread: an
+    owner asks :attr:`gone` before sending, so a call made after the server died is never
+    taken for one that was in flight when it died."""
+
+    def __init__(self) -> None:
+        self.process: Any = None
+        #: the server's stdout ended or its stdin broke (it exited, or stopped talking for good)
+        self.pipes_ended = False
+        #: the status it exited with on its own, known once the transport closed (``None``:
+        #: it was still running and the transport stopped it)
+        self.exit_status: int | None = None
+
+    @property
+    def gone(self) -> bool:
+        """Whether the server is known to be gone: its pipes ended or its process exited
+        (asked of the system too, where the event loop has not reaped it yet)."""
+        process = self.process
+        if self.pipes_ended:
+            return True
+        return process is not None and (process.returncode is not None or _exited(process.pid))
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child ``pid`` has exited, without reaping it (the event loop does)."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:  # pragma: no cover - Windows
+        return False
+    try:
+        return waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped already
+        return True
+    except OSError:  # pragma: no cover - not ours to ask about
+        return False
 
 
 class ReplyTooLarge(Exception):
@@ -187,11 +224,37 @@ def kill_orphans() -> None:
 atexit.register(kill_orphans)
 
 
-async def _stop(process: Any) -> None:
-    """Close stdin, give the server :data:`EXIT_GRACE` seconds, then kill its group."""
+async def _pump(stdout: Any, read_writer: Any, cap: int) -> None:
+    """Read the server's messages into the session's stream, each within ``cap`` bytes."""
+    lines = _Lines(cap)
+    async for chunk in stdout:
+        for line, complete in lines.feed(chunk):
+            if complete:
+                await read_writer.send(_parse(line))
+                continue
+            request_id = top_level_id(line.decode("utf-8", "replace"))
+            logger.warning(
+                "an MCP server sent a message larger than %d bytes (id %s); "
+                "skipped without reading it",
+                cap,
+                "unknown: ending the session" if request_id is None else request_id,
+            )
+            if request_id is None:
+                return  # the session ends: every call in flight fails at once
+            await read_writer.send(_too_large(request_id, cap))
+
+
+async def _stop(process: Any, watch: ServerWatch) -> None:
+    """Close stdin, give the server :data:`EXIT_GRACE` seconds, then kill its group; a server
+    that had exited on its own leaves its status on ``watch``."""
     import anyio
 
     with anyio.CancelScope(shield=True):
+        if watch.pipes_ended:  # it closed its output: most likely exiting on its own
+            with anyio.move_on_after(EXIT_GRACE):
+                while process.returncode is None:
+                    await anyio.sleep(0.02)
+        watch.exit_status = process.returncode
         with contextlib.suppress(Exception):
             await process.stdin.aclose()
         with anyio.move_on_after(EXIT_GRACE):
@@ -219,8 +282,10 @@ async def capped_stdio(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     max_message_bytes: int,
+    watch: ServerWatch | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """A stdio transport for ``mcp.Client`` (see the module docstring)."""
+    """A stdio transport for ``mcp.Client`` (see the module docstring); ``watch`` is told
+    when the server is gone."""
     import anyio
 
     process = await anyio.open_process(
@@ -232,32 +297,20 @@ async def capped_stdio(
     )
     with _LIVE_LOCK:
         _LIVE[process.pid] = None
+    watch = watch if watch is not None else ServerWatch()
+    watch.process = process
     stdout, stdin = process.stdout, process.stdin
     assert stdout is not None and stdin is not None  # spawned with pipes
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
 
     async def reader() -> None:
-        lines = _Lines(max_message_bytes)
         async with read_writer:
-            try:
-                async for chunk in stdout:
-                    for line, complete in lines.feed(chunk):
-                        if complete:
-                            await read_writer.send(_parse(line))
-                            continue
-                        request_id = top_level_id(line.decode("utf-8", "replace"))
-                        logger.warning(
-                            "an MCP server sent a message larger than %d bytes (id %s); "
-                            "skipped without reading it",
-                            max_message_bytes,
-                            "unknown: ending the session" if request_id is None else request_id,
-                        )
-                        if request_id is None:
-                            return  # the session ends: every call in flight fails at once
-                        await read_writer.send(_too_large(request_id, max_message_bytes))
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                return
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await _pump(stdout, read_writer, max_message_bytes)
+            # the server is gone (not marked when the transport is cancelled): marked before
+            # the session reads the end of its stream
+            watch.pipes_ended = True
 
     async def writer() -> None:
         async with write_reader:
@@ -266,6 +319,7 @@ async def capped_stdio(
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await stdin.send(data.encode("utf-8") + b"\n")
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                watch.pipes_ended = True
                 await read_writer.aclose()
 
     try:
@@ -277,7 +331,7 @@ async def capped_stdio(
             finally:
                 group.cancel_scope.cancel()
     finally:
-        await _stop(process)
+        await _stop(process, watch)
         for stream in (read_stream, write_stream, read_writer, write_reader):
             with contextlib.suppress(Exception):
                 await stream.aclose()
