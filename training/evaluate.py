@@ -368,11 +368,12 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
     parser.add_argument(
         "--write-intent-set",
         default="dev",
-        choices=["dev", "heldout", "user1", "user2"],
+        choices=["dev", "heldout", "user1", "user2", "user3"],
         help="write-intent requests (dev: data/queries/write_intent.json, settings were chosen "
         "on its dev half; heldout: write_intent_heldout.json, four other APIs, never used "
-        "to choose anything; user1 / user2: user-style checks of reads and writes over "
-        "catalogs no other set uses, user2 held out; docs/write_intent_set.md)",
+        "to choose anything; user1 / user2 / user3: user-style checks of reads and writes "
+        "over catalogs the other sets do not ask about, user2 and user3 held out; "
+        "docs/write_intent_set.md)",
     )
     parser.add_argument("--beir", default=None, help="a BEIR-format folder (suite beir)")
     parser.add_argument("--beir-split", default="test")

@@ -61,29 +61,43 @@ def test_the_held_out_set_uses_other_documents_and_registers_its_gold(shared_dat
         write_intent_path("test")
 
 
-def _documents_and_servers(spec: dict) -> set[str]:
-    named = {q.get("document") or q["server"] for q in spec["queries"]}
-    return named | set(spec["catalog"]["documents"]) | set(spec["catalog"]["servers"])
+def _gold_operations(spec: dict) -> set[tuple[str, str]]:
+    """(home, operation) of every gold route, alternatives on other homes included."""
+    found = set()
+    for q in spec["queries"]:
+        home = q.get("document") or q["server"]
+        found.add((home, q.get("tool") or f"{q['method']} {q['path']}"))
+        for other in q.get("also", ()):
+            there, _, operation = other.rpartition("::")
+            found.add((there or home, operation))
+    return found
 
 
-@pytest.mark.parametrize("which", ["user1", "user2"])
-def test_the_user_checks_are_well_formed_reads_and_writes(which: str) -> None:
+def _homes(spec: dict) -> set[str]:
+    """Every document and server a set registers or asks about."""
+    catalog = spec.get("catalog", {})
+    asked = {home for home, _ in _gold_operations(spec)}
+    return asked | set(catalog.get("documents", ())) | set(catalog.get("servers", ()))
+
+
+@pytest.mark.parametrize(("which", "writes"), [("user1", 20), ("user2", 20), ("user3", 19)])
+def test_the_user_checks_are_well_formed_reads_and_writes(which: str, writes: int) -> None:
     spec = json.loads(write_intent_path(which).read_text(encoding="utf-8"))
     queries = spec["queries"]
     assert len({q["id"] for q in queries}) == len({q["text"] for q in queries}) == 40
-    assert Counter(q["intent"] for q in queries) == {"write": 20, "read": 20}
+    assert Counter(q["intent"] for q in queries) == {"write": writes, "read": 40 - writes}
     assert Counter(q["lang"] for q in queries)["ko"] == 6
-    # catalogs no other set uses, and not each other's
-    others = {q.get("document") or q["server"] for q in _spec()["queries"]} | {
-        q["document"] for q in json.loads(write_intent_path("heldout").read_text())["queries"]
-    }
-    assert not _documents_and_servers(spec) & others
-    one, two = (json.loads(write_intent_path(w).read_text()) for w in ("user1", "user2"))
-    assert not _documents_and_servers(one) & _documents_and_servers(two)
+    # the documents and servers it shares with the write-intent sets are the ones it declares
+    # (user3: four of the dev set's documents and one server), and none with the other checks
+    dev, heldout = _spec(), json.loads(write_intent_path("heldout").read_text())
+    declared = set(spec["shares"]["documents"]) | set(spec["shares"]["servers"])
+    assert _homes(spec) & (_homes(dev) | _homes(heldout)) == declared
+    for other in {"user1", "user2", "user3"} - {which}:
+        assert not _homes(spec) & _homes(json.loads(write_intent_path(other).read_text()))
 
 
 @pytest.mark.shared_data
-@pytest.mark.parametrize("which, routes", [("user1", 341), ("user2", 681)])
+@pytest.mark.parametrize("which, routes", [("user1", 341), ("user2", 681), ("user3", 662)])
 def test_a_user_check_registers_its_whole_catalog_and_every_gold(
     shared_data: Path, which: str, routes: int
 ) -> None:

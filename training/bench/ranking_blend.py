@@ -6,7 +6,7 @@ tooltrain:val,tooltrain:composed,tooltrain:mixed --blends 0,0.25,0.4,0.5,0.6,0.7
 
 For each suite (``name[:split]``: a split of the bundled suite, tooltrain's ``val`` /
 ``composed`` / ``mixed``, the write-intent set's ``dev`` or ``test`` half, its ``heldout``
-set or a user-style check, ``user1`` / ``user2``), the router as the evaluation builds it
+set or a user-style check, ``user1`` to ``user3``), the router as the evaluation builds it
 (no abstention, no reranker) with the ranking model (``--model``, default the shipped one)
 answers every positive request with ``retrieve(k=5)`` once per blend
 (:func:`schemarouter.retrieval.learned.blended_keys`; ``0`` is fusion's order, ``1`` the
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             split=split or "test",
             tooltrain_split=split or "val",
             beir=None,
-            write_intent_set=split if split in ("heldout", "user1", "user2") else "dev",
+            write_intent_set=split if split in ("heldout", "user1", "user2", "user3") else "dev",
         )
         began = time.perf_counter()
         router = harness.make_router()

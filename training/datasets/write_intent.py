@@ -39,13 +39,15 @@ __all__ = ["WRITE_INTENT_SETS", "load_write_intent", "sibling_pairs", "write_int
 
 
 #: The packaged sets: ``dev`` (settings chosen on its dev half), ``heldout`` (four other
-#: APIs, written later, never used to choose anything) and two user-style checks of reads and
-#: writes over catalogs no other set uses (``user2`` held out; docs/write_intent_set.md).
+#: APIs, written later, never used to choose anything) and three user-style checks of reads
+#: and writes over catalogs the others do not ask about (``user2``, ``user3`` held out;
+#: docs/write_intent_set.md).
 WRITE_INTENT_SETS = {
     "dev": "write_intent.json",
     "heldout": "write_intent_heldout.json",
     "user1": "user_check_1.json",
     "user2": "user_check_2.json",
+    "user3": "user_check_3.json",
 }
 
 
