@@ -328,10 +328,10 @@ def plan_routes(
                     f"{_exclusions(ranked, snapshot, request)}"
                 )
             elif blocked:
-                more = f" and {len(blocked) - 3} more" if len(blocked) > 3 else ""
+                others = f" and {len(blocked) - 3} more" if len(blocked) > 3 else ""
                 reason = (
                     f"the request asks to change something, and the routes that would "
-                    f"({', '.join(blocked[:3])}{more}) are not allowed: "
+                    f"({', '.join(blocked[:3])}{others}) are not allowed: "
                     f"{_exclusions(blocked, snapshot, request)}; a read in their place would "
                     "answer without doing it, so nothing is planned"
                 )
