@@ -39,6 +39,7 @@ from typing import Any, Literal, get_args
 from schemarouter.contracts import PROJECTION_PARAMETERS, Effect, Route, SourceType
 from schemarouter.errors import GateError
 from schemarouter.integrations.names import assign_tool_names, tool_name
+from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate, CandidateField, candidate_from_route
 
 __all__ = [
@@ -348,13 +349,19 @@ def tool_definitions(
     format: ToolFormat = "anthropic",
     *,
     defer_loading: bool = False,
+    snapshot: RegistrySnapshot | None = None,
 ) -> ToolSet:
     """Definitions for ``items`` (candidates of a retrieval, or registered routes); a
-    candidate's identifier that another of them returns names that tool."""
+    candidate's identifier that another of them returns names that tool. With the registry
+    ``snapshot`` the items came from, every registered one is named as the registry names it
+    (what ``call_tool`` and ``route_for_tool`` resolve); ``result.tools()`` passes it."""
     definitions: list[dict[str, Any]] = []
     names: dict[str, str] = {}
+    if snapshot is None and isinstance(items, RegistrySnapshot):
+        snapshot = items  # every registered route: the registry's names
     items = list(items)
-    offered = assign_tool_names(item.route_id for item in items)  # unique within the set
+    # unique within the set, and the registry's own names where it has them
+    offered = assign_tool_names((item.route_id for item in items), snapshot=snapshot)
     for item in items:
         if item.route_id in names.values():
             continue

@@ -81,18 +81,27 @@ def _alternatives(route_id: str) -> Iterable[str]:
         number += 1
 
 
-def assign_tool_names(route_ids: Iterable[str]) -> dict[str, str]:
+def assign_tool_names(
+    route_ids: Iterable[str], *, snapshot: RegistrySnapshot | None = None
+) -> dict[str, str]:
     """route id -> tool name for ``route_ids``, unique, the first of them keeping its
-    preferred name on a clash (see the module docstring)."""
-    taken: set[str] = set()
+    preferred name on a clash (see the module docstring). With ``snapshot``, a registered
+    route gets the name the registry gave it, the one :func:`route_for_tool` resolves: a
+    few routes named among themselves could otherwise give one the name the registry gives
+    another (two routes whose digests share their first eight digits), and a call by that
+    name would run the other route. The rest never take a registered route's name."""
+    registry = _by_route(snapshot) if snapshot is not None else {}
+    taken: set[str] = set(registry.values())
     out: dict[str, str] = {}
     for route_id in route_ids:
         if route_id in out:
             continue
-        name = _preferred(route_id)
-        if name in taken:
-            name = next(n for n in _alternatives(route_id) if n not in taken)
-        taken.add(name)
+        name = registry.get(route_id)
+        if name is None:
+            name = _preferred(route_id)
+            if name in taken:
+                name = next(n for n in _alternatives(route_id) if n not in taken)
+            taken.add(name)
         out[route_id] = name
     return out
 

@@ -69,8 +69,9 @@ def _toolset(found: CapabilityRetrieval | ToolSet | Iterable[Candidate], format:
         if found.format != format:
             raise ValueError(f"expected {format} definitions, got {found.format}")
         return found
-    candidates = found.candidates if isinstance(found, CapabilityRetrieval) else found
-    return tool_definitions(candidates, format)  # type: ignore[arg-type]
+    if isinstance(found, CapabilityRetrieval):
+        return found.tools(format)  # type: ignore[arg-type]  # named as the registry names them
+    return tool_definitions(found, format)  # type: ignore[arg-type]
 
 
 # -- Anthropic ---------------------------------------------------------------------------

@@ -535,7 +535,7 @@ class Ranker:
             else build_candidates(kept, snapshot, ranking.analysis, ranking.resolved, k=k)
         )
         check_candidates(snapshot, candidates)
-        return CapabilityRetrieval(
+        result = CapabilityRetrieval(
             query=query,
             k=k,
             registry_version=snapshot.version,
@@ -551,6 +551,8 @@ class Ranker:
             reranked=ranking.reranked,
             **extra,
         )
+        result._snapshot = snapshot  # tools() names tools as the registry does
+        return result
 
 
 def _forced_count(ranked: Sequence[Ranked]) -> int:

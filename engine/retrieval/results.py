@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from schemarouter.contracts import (
     AccessKind,
@@ -221,6 +221,8 @@ class CapabilityRetrieval(_Result):
     registry_version: int
     registry_fingerprint: str
     candidates: tuple[Candidate, ...]
+    #: the registry snapshot it ran on (not serialized): :meth:`tools` names tools as it does
+    _snapshot: Any = PrivateAttr(default=None)
     #: True where the candidates were withheld: the request looks off the catalog and the
     #: caller asked to abstain (``retrieve(..., abstain=True)``); never by default.
     abstained: bool = False
@@ -285,4 +287,6 @@ class CapabilityRetrieval(_Result):
         # the other integrations, which read results (docs/architecture.md#the-one-exception).
         from schemarouter.integrations.definitions import tool_definitions
 
-        return tool_definitions(self.candidates, format, defer_loading=defer_loading)
+        return tool_definitions(
+            self.candidates, format, defer_loading=defer_loading, snapshot=self._snapshot
+        )

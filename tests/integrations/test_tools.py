@@ -99,6 +99,35 @@ def test_names_read_plainly_and_map_back(bundled: SchemaRouter) -> None:
     assert "materials_project__rest__summary_search" in str(error.value)
 
 
+def test_a_few_routes_are_named_as_the_registry_names_them() -> None:
+    """Two upstream tools whose route ids share their digest's first eight hex digits: the
+    registry names the first ``X`` and the second ``X_<16 hex>``. A retrieval holding only the
+    second named it ``X`` among its own candidates, and a call by that name ran the first (here
+    a delete). Every rendering of a retrieval now uses the registry's names."""
+    first, second = "x" * 60 + "0049518", "x" * 60 + "0092424"  # a 32-bit digest clash
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    listing = [
+        {"name": first, "description": "Delete every record in the archive.", "inputSchema": {}},
+        {"name": second, "description": "Read the current weather in Paris.", "inputSchema": {}},
+    ]
+    router.add_mcp_tools({"tools": listing}, provider="up")
+    snapshot = router.snapshot()
+    wanted = f"up/mcp/{second}"
+    assert tool_name(f"up/mcp/{first}") == tool_name(wanted)  # the clash: one preferred name
+    assert tool_name(wanted, snapshot=snapshot) != tool_name(wanted)  # the second's is longer
+    found = router.retrieve("read the current weather in Paris", k=1)
+    assert found.route_ids == (wanted,)
+    for tools in (found.tools("openai"), found.tools("anthropic"), deferred_tools(snapshot)):
+        for definition in tools:
+            assert route_for_tool(snapshot, definition["name"]) == tools.route_id(
+                definition["name"]
+            )
+    (reference,) = anthropic_search_result("t1", found)["content"]
+    assert route_for_tool(snapshot, reference["tool_name"]) == wanted
+
+
 # -- shapes, checked against the SDKs' types -------------------------------------------------
 
 
