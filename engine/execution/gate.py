@@ -208,6 +208,15 @@ def _is_json(value: Any) -> bool:
     return True
 
 
+def _is_unicode(value: Any) -> bool:
+    """Whether every text in ``value`` (keys too) encodes as UTF-8."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_arguments(
     route: Route, arguments: Any, where: str, *, pending: Iterable[str] = ()
 ) -> dict[str, Any]:
@@ -234,6 +243,16 @@ def check_arguments(
             raise with_path(
                 ParameterValidationError(
                     f"argument {name!r} is not a JSON value", where=f"{where} arguments {path}"
+                ),
+                path,
+            )
+        if not _is_unicode(value):  # valid JSON text can decode to one ("\ud800")
+            raise with_path(
+                ParameterValidationError(
+                    f"argument {name!r} holds text that is not valid Unicode (a lone "
+                    "surrogate, such as \\ud800), which no request can carry",
+                    where=f"{where} arguments {path}",
+                    hint="Send the text as valid UTF-8",
                 ),
                 path,
             )

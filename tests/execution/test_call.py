@@ -9,6 +9,7 @@ there was no public way to run the route and arguments an agent picked.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -206,6 +207,20 @@ def test_an_empty_plan_says_why(weather: LoopbackServer) -> None:
         PlanRequest(query="create a weather alert", allowed_effects=frozenset({"read", "write"}))
     )
     assert allowed.route_ids == (ALERT,)
+
+
+def test_text_that_is_not_unicode_is_refused_before_anything_is_sent(
+    router: SchemaRouter, weather: LoopbackServer
+) -> None:
+    """A model's tool call is JSON, and '"\\ud800"' is valid JSON for a lone surrogate, which
+    no request can encode: a typed refusal at its path, not a UnicodeEncodeError."""
+    arguments = json.loads('{"city": "Pa\\ud800ris", "days": 2}')
+    with pytest.raises(ParameterValidationError, match=r"not valid Unicode") as caught:
+        router.call(FORECAST, arguments)
+    assert "$.city" in str(caught.value)
+    with pytest.raises(ParameterValidationError, match=r"not valid Unicode"):
+        asyncio.run(router.acall(FORECAST, arguments))
+    assert weather.paths() == []
 
 
 def test_plan_reports_routes_it_passed_over(router: SchemaRouter) -> None:
