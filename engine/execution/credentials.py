@@ -21,6 +21,7 @@ from urllib.parse import quote, quote_plus
 
 __all__ = [
     "REDACTED",
+    "SHORT_VALUE",
     "CredentialProvider",
     "EnvironmentCredentials",
     "MappingCredentials",
@@ -91,22 +92,43 @@ def escaped_forms(value: str) -> set[str]:
     return {form for form in forms if form}
 
 
+#: A credential value shorter than this is replaced only where it stands alone (no letter or
+#: digit beside it), never inside a word or an output key: a basic-auth user ``name`` must not
+#: turn every ``name`` field into ``[redacted]``, nor a one-letter one ``path`` into
+#: ``p[redacted]th``. Longer values are replaced wherever they appear.
+SHORT_VALUE = 8
+
+
 class Redactor:
-    """Replaces every credential value it has seen with :data:`REDACTED` in a text."""
+    """Replaces every credential value it has seen with :data:`REDACTED` in a text (a
+    value under :data:`SHORT_VALUE` characters only where it stands alone)."""
 
     def __init__(self, values: Iterable[str] = ()) -> None:
         self.__values: set[str] = set()
+        self.__short: set[str] = set()
+        self.__alone: re.Pattern[str] | None = None
         for value in values:
             self.add(value)
 
     def add(self, value: str) -> None:
         """Remember ``value`` and the forms it takes when escaped (:func:`escaped_forms`)."""
         if value:
-            self.__values.update(escaped_forms(value))
+            for form in escaped_forms(value):
+                (self.__short if len(form) < SHORT_VALUE else self.__values).add(form)
+            self.__alone = None
             with _GUARD_LOCK:
                 _ACTIVE.add(self)
 
     def __call__(self, text: str) -> str:
+        text = self._anywhere(text)
+        if self.__short:
+            if self.__alone is None:
+                forms = "|".join(re.escape(f) for f in sorted(self.__short, key=len, reverse=True))
+                self.__alone = re.compile(rf"(?<![A-Za-z0-9])(?:{forms})(?![A-Za-z0-9])")
+            text = self.__alone.sub(REDACTED, text)
+        return text
+
+    def _anywhere(self, text: str) -> str:
         # longest first, so a value that contains another is replaced whole
         for value in sorted(self.__values, key=len, reverse=True):
             if value in text:
@@ -114,19 +136,19 @@ class Redactor:
         return text
 
     def scrub(self, data: Any) -> Any:
-        """``data`` (JSON values) with every string redacted."""
-        if not self.__values:
+        """``data`` (JSON values) with every string redacted (keys: long values only)."""
+        if not (self.__values or self.__short):
             return data
         if isinstance(data, str):
             return self(data)
         if isinstance(data, list):
             return [self.scrub(item) for item in data]
         if isinstance(data, dict):
-            return {self.scrub(k): self.scrub(v) for k, v in data.items()}
+            return {self._anywhere(k): self.scrub(v) for k, v in data.items()}
         return data
 
     def __repr__(self) -> str:
-        return f"Redactor({len(self.__values)} values)"
+        return f"Redactor({len(self.__values) + len(self.__short)} values)"
 
 
 #: Redactors of executions in flight; the logging filter below consults them.

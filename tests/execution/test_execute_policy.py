@@ -342,3 +342,19 @@ def test_redactor_covers_encoded_forms() -> None:
     assert redactor("x=a+b%2Fc y=a%20b%2Fc z=a b/c") == f"x={REDACTED} y={REDACTED} z={REDACTED}"
     assert redactor.scrub({"k": ["a b/c", 1]}) == {"k": [REDACTED, 1]}
     assert "a b/c" not in repr(redactor)
+
+
+def test_a_short_credential_is_redacted_only_where_it_stands_alone() -> None:
+    """A basic-auth user ``name`` renamed every ``name`` field of the output, and a one-letter
+    value turned ``path`` into ``p[redacted]th`` (a user trial): a value under SHORT_VALUE
+    characters is replaced where no letter or digit stands beside it, never inside a word or
+    a key; a long one wherever it appears."""
+    redactor = Redactor(["name", "a", "sk_live_51Hx9Q2"])
+    output = {"name": "widget", "path": "/a/b", "note": "user name, key sk_live_51Hx9Q2abc"}
+    assert redactor.scrub(output) == {
+        "name": "widget",
+        "path": f"/{REDACTED}/b",
+        "note": f"user {REDACTED}, key {REDACTED}abc",
+    }
+    assert redactor.scrub({"sk_live_51Hx9Q2": 1}) == {REDACTED: 1}  # a long one, even as a key
+    assert redactor("q=a&x=a1") == f"q={REDACTED}&x=a1"
