@@ -30,6 +30,7 @@ from schemarouter.checks import (
     check_seconds,
 )
 from schemarouter.contracts import Effect, Provider, Registration, SourceType
+from schemarouter.errors import RegistrationError
 from schemarouter.execution.invokers.http import bind_http_routes
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.registry import (
@@ -211,35 +212,56 @@ class RegistrationMixin:
             )
 
         registration = compile(provider)
-        if provider is None and not replace:
-            registration = self._own_provider(registration, compile)
+        if provider is None:
+            registration = self._own_provider(registration, compile, replace=replace)
         change = self.register(registration, replace=replace)
         bind_http_routes(self, registration.routes)
         return change
 
     def _own_provider(
-        self, registration: Registration, compile: Callable[[str], Registration]
+        self,
+        registration: Registration,
+        compile: Callable[[str], Registration],
+        *,
+        replace: bool = False,
     ) -> Registration:
         """``registration`` again under ``id_2`` (``_3`` ...) where the provider id its
         document gave it belongs to routes of another document (two AWS documents both
-        titled "Amazon Cognito Identity ...")."""
+        titled "Amazon Cognito Identity ..."). The same document (a file by its path, a dict
+        by its content) keeps the id it has; with ``replace``, a changed dict takes the one id
+        its title's dicts hold (several: refused, say ``provider=``), so replacing a document
+        never removes another's routes."""
         if not registration.routes:
             return registration
         access = registration.routes[0].access
         base = registration.routes[0].provider.id
-        routes = self.snapshot().routes.values()
+        routes = list(self.snapshot().routes.values())
+        chain, n = [base], 2  # base, base_2, ... while some document holds them
+        while any(r.provider.id == chain[-1] for r in routes):
+            chain.append(f"{base}_{n}")
+            n += 1
 
-        def same_document(other: Any) -> bool:  # a file by its path, a dict by its content
+        def held(provider_id: str) -> list[Any]:
+            return [r.access for r in routes if r.provider.id == provider_id]
+
+        def same(other: Any) -> bool:
             if other.document != access.document:
                 return False
             return access.document != "<dict>" or other.document_hash == access.document_hash
 
-        def other_document(provider_id: str) -> bool:
-            return any(r.provider.id == provider_id and not same_document(r.access) for r in routes)
-
-        name, n = base, 2
-        while other_document(name):
-            name, n = f"{base}_{n}", n + 1
+        name = next((i for i in chain if any(same(a) for a in held(i))), None)
+        if name is None and replace and access.document == "<dict>":
+            dicts = [i for i in chain if held(i) and all(a.document == "<dict>" for a in held(i))]
+            if len(dicts) > 1:
+                raise RegistrationError(
+                    f"documents given as dicts are registered under {', '.join(dicts)}; "
+                    "which one this replaces cannot be told",
+                    where=access.document,
+                    hint="Pass provider= to name the one to replace",
+                )
+            name = dicts[0] if dicts else None
+        if name is None:  # a new document: the first id no other document holds
+            name = next(i for i in chain if not held(i))
         return registration if name == base else compile(name)
 
     def add_mcp_tools(

@@ -10,6 +10,7 @@ import pytest
 from schemarouter import SchemaRouter
 from schemarouter.adapters._naming import endpoint_slug, fit_endpoint_id, provider_slug
 from schemarouter.adapters.openapi import openapi_registration
+from schemarouter.errors import RegistrationError
 from schemarouter.index import HashingEncoder
 from schemarouter.integrations.names import TOOL_NAME_PATTERN, tool_name
 
@@ -158,3 +159,25 @@ def test_two_documents_never_share_a_derived_provider(tmp_path: Any) -> None:
     again = router.add_openapi(first, replace=True)
     assert again.empty  # the same document under the same id: nothing changes
     assert {p for p in router.snapshot().providers} == {"spotify", "spotify_2"}
+
+    # the second file, registered again (a user trial: it compiled under ``spotify`` and its
+    # replace removed the first document's routes and registered it twice)
+    second = tmp_path / "spotify-browse.json"
+    second.write_text(json.dumps(other), encoding="utf-8")
+    router.remove_provider("spotify_2")
+    router.add_openapi(second)  # a file now: spotify_2 again
+    before = set(router.snapshot().routes)
+    other["paths"]["/browse/releases"] = {"get": {"responses": {"200": {"description": "ok"}}}}
+    second.write_text(json.dumps(other), encoding="utf-8")
+    change = router.add_openapi(second, replace=True)  # changed on disk
+    assert change.added == ("spotify_2/rest/get_browse_releases",) and not change.removed
+    assert set(router.snapshot().routes) == before | set(change.added)
+    # a dict: a changed one replaces the one dict of its title; of two, which is ambiguous
+    assert router.add_openapi(other).added[0].startswith("spotify_3/")
+    changed = {**other, "info": {**other["info"], "description": "v2"}}
+    assert not router.add_openapi(changed, replace=True).removed  # spotify_3, in place
+    assert router.add_openapi(_spotify_like()).added[0].startswith("spotify_4/")
+    with pytest.raises(RegistrationError, match="Pass provider="):
+        router.add_openapi(
+            {**changed, "info": {**other["info"], "description": "v3"}}, replace=True
+        )
