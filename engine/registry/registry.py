@@ -287,9 +287,13 @@ class RegistryBatch:
         self.registrations = 0
         #: route id -> its fingerprint before the batch (None: not registered then)
         self._before: dict[str, str | None] = {}
+        #: every registration's warnings, in order, each after its source
+        self._warnings: dict[str, None] = {}
 
-    def note(self, before: RegistrySnapshot, change: RegistryChange) -> None:
+    def note(self, before: RegistrySnapshot, change: RegistryChange, *, source: str = "") -> None:
         self.registrations += 1
+        prefix = f"{source}: " if source else ""
+        self._warnings.update(dict.fromkeys(prefix + warning for warning in change.warnings))
         for route_id in (*change.added, *change.replaced, *change.removed):
             if route_id not in self._before:
                 old = before.routes.get(route_id)
@@ -311,7 +315,14 @@ class RegistryBatch:
             added=tuple(sorted(added)),
             replaced=tuple(sorted(replaced)),
             removed=tuple(sorted(removed)),
+            warnings=tuple(self._warnings),
         )
+
+
+def _sources_of(snapshot: RegistrySnapshot, provider_id: str) -> str:
+    """Where ``provider_id``'s routes were registered from, for an error."""
+    found = sorted({r.access.document or "?" for r in snapshot.routes_of(provider_id)})
+    return ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
 
 
 def _replace_hint(route: Route, *, prune: bool) -> str:
@@ -424,9 +435,12 @@ class Registry:
                     and current.routes_of(provider.id)
                 ):
                     raise RegistrationError(
-                        f"provider {provider.id!r} is already registered with other metadata",
+                        f"provider {provider.id!r} is already registered with other metadata"
+                        f" (from {_sources_of(current, provider.id)})",
                         where=registration.source,
-                        hint="Pass replace=True to update the provider, or use another id",
+                        hint="A different document titled alike: pass provider= to give it an "
+                        "id of its own (add_openapi does so by itself, as ..._2). The same "
+                        "provider with new metadata: pass replace=True",
                     )
                 providers[provider.id] = provider
             for route in new_ids.values():
@@ -515,7 +529,7 @@ class Registry:
         says what failed (the change and its index update happen together, or neither).
         Inside a :meth:`batch`, the snapshot is only staged."""
         if self._batch is not None:
-            self._batch.note(self.snapshot(), change)
+            self._batch.note(self.snapshot(), change, source=source)
             self._staged = snapshot
             return
         previous = self._snapshot

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schemarouter import SchemaRouter
+from schemarouter.adapters.openapi import openapi_registration
 from schemarouter.contracts import Registration, Route
 from schemarouter.errors import DuplicateRouteError, RegistrationError
 from schemarouter.registry.catalog import load_catalog
@@ -234,6 +235,36 @@ def test_one_by_one_batched_and_add_many_give_the_same_fingerprints() -> None:
 
 
 # -- batches ---------------------------------------------------------------------------------
+
+
+def test_a_batch_keeps_every_registrations_warnings_after_its_source() -> None:
+    """The merged change of a batch (the only answer add_many gives) had no warnings: 392
+    repair warnings of 124 documents came back as none (a user trial)."""
+
+    def document(title: str, path: str = "/x") -> dict:
+        query = {"name": "n", "in": "query", "schema": {"type": "integer", "minimum": "1"}}
+        ok = {"200": {"description": "ok"}}
+        return {
+            "openapi": "3.0.3",
+            "info": {"title": title, "version": "1"},
+            "paths": {path: {"get": {"parameters": [query], "responses": ok}}},
+        }
+
+    registrations = [
+        openapi_registration(document(t), source=f"{t}.json") for t in ("alpha", "beta")
+    ]
+    assert all(len(r.warnings) == 1 for r in registrations)
+    change = SchemaRouter(abstention=None, reranker=None).add_many(registrations)
+    assert [w.split(": ", 1)[0] for w in change.warnings] == ["alpha.json", "beta.json"]
+    assert all("minimum" in w for w in change.warnings)
+    # two documents titled alike in one add_many: the error names the other and the way out
+    twins = [
+        openapi_registration(document(title, path), source=f"{n}.json")
+        for n, title, path in (("one", "Same Thing", "/x"), ("two", "Same-Thing!", "/y"))
+    ]
+    assert twins[0].providers[0].id == twins[1].providers[0].id
+    with pytest.raises(RegistrationError, match=r"from one\.json.*pass provider="):
+        SchemaRouter(abstention=None, reranker=None).add_many(twins)
 
 
 def test_batch_tells_listeners_once_and_other_threads_see_the_old_snapshot() -> None:
