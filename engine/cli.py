@@ -132,6 +132,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
 
 def _cmd_index_build(args: argparse.Namespace) -> int:
     from schemarouter.index.build import build_index, build_milvus_index
+    from schemarouter.index.store import check_index_folder
     from schemarouter.serve.gateway import build_router
 
     config = _sources(args, catalogs=args.catalogs)
@@ -147,8 +148,11 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     if args.backend != "milvus" and args.out is None:
         print("error: the in-process backend needs --out DIR", file=sys.stderr)
         return 2
+    if args.out is not None:
+        check_index_folder(args.out)  # before the build, not after it
     # registered as retrieve and serve register them (the same route ids and fingerprints),
     # with no model loaded: only the registry is needed here
+    progress = show_progress(args) and not args.quiet
     router = build_router(config, abstention=None, reranker=None, embedding_cache=None)
     try:
         snapshot = router.snapshot()
@@ -161,7 +165,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
             token=args.token,
             collection=args.collection,
             rebuild=args.rebuild,
-            progress=not args.quiet,
+            progress=progress,
             workers=args.workers,
             cache=not args.no_cache,
         )
@@ -169,7 +173,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
         report = build_index(
             snapshot,
             args.out,
-            progress=not args.quiet,
+            progress=progress,
             workers=args.workers,
             cache=not args.no_cache,
         )

@@ -58,6 +58,7 @@ __all__ = [
     "FORMAT_VERSION",
     "SavedIndex",
     "SavedVectors",
+    "check_index_folder",
     "load_index",
     "read_manifest",
     "save_index",
@@ -153,10 +154,9 @@ def _manifest_checksum(manifest: dict[str, Any]) -> str:
     return fingerprint({k: v for k, v in manifest.items() if k != "checksum"})
 
 
-def save_index(index: SavedIndex, path: Path) -> Path:
-    """Write ``index`` to folder ``path`` (created if needed) atomically; returns ``path``."""
-    from schemarouter._version import __version__
-
+def check_index_folder(path: Path) -> None:
+    """Refuse, before any work, a ``path`` an index cannot be saved into: a file, a folder
+    holding something else, or a path under a file."""
     if path.exists() and not path.is_dir():
         raise IndexStoreError(
             "cannot save an index over a file", where=str(path), hint="Choose a folder path"
@@ -167,7 +167,28 @@ def save_index(index: SavedIndex, path: Path) -> Path:
             where=str(path),
             hint="Save into an empty folder or an existing index folder",
         )
-    path.mkdir(parents=True, exist_ok=True)
+    above = next((p for p in path.parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise IndexStoreError(
+            f"{above} is a file, so no folder can be made under it",
+            where=str(path),
+            hint="Choose a folder path",
+        )
+
+
+def save_index(index: SavedIndex, path: Path) -> Path:
+    """Write ``index`` to folder ``path`` (created if needed) atomically; returns ``path``."""
+    from schemarouter._version import __version__
+
+    check_index_folder(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where a folder of the path should be, no permission
+        raise IndexStoreError(
+            f"cannot create the index folder: {exc.strerror or exc}",
+            where=str(path),
+            hint="Choose a folder path you can write to",
+        ) from None
     generation = f"gen-{uuid.uuid4().hex[:12]}"
     tmp = path / f".tmp-{generation}"
     tmp.mkdir()

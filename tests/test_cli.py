@@ -134,3 +134,19 @@ def test_index_build_then_retrieve_from_it(
     other.write_text(tiny_catalog.read_text("utf-8").replace("Summary properties", "Other"))
     assert main(["retrieve", "cell volume", "--catalog", str(other), "--index", str(out)]) == 1
     assert "SR301" in capsys.readouterr().err
+
+
+def test_index_build_refuses_a_folder_it_cannot_write_before_building(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under a file: a NotADirectoryError traceback after the whole build (a user trial)."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    for out in (a_file / "index", a_file):
+        assert main(["index", "build", str(tiny_catalog), "--out", str(out), "--quiet"]) == 1
+        err = capsys.readouterr().err
+        assert "SR300" in err and "Traceback" not in err
+    # --no-progress draws no bars (it was read only as --quiet)
+    out = tmp_path / "index"
+    assert main(["index", "build", str(tiny_catalog), "--out", str(out), "--no-progress"]) == 0
+    assert "it/s" not in capsys.readouterr().err
