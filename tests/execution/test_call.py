@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 from typing import Any
 
 import pytest
@@ -221,6 +222,25 @@ def test_text_that_is_not_unicode_is_refused_before_anything_is_sent(
     with pytest.raises(ParameterValidationError, match=r"not valid Unicode"):
         asyncio.run(router.acall(FORECAST, arguments))
     assert weather.paths() == []
+
+
+def test_calls_without_a_client_load_the_trusted_certificates_once(
+    router: SchemaRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each acall without client= made a new AsyncClient that loaded the system's
+    certificates on the event loop (about 25 ms a call; a user trial)."""
+    loads: list[object] = []
+    original = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loads.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    for _ in range(3):
+        assert router.call(FORECAST, {"city": "Paris", "days": 1}).ok
+        assert asyncio.run(router.acall(FORECAST, {"city": "Paris", "days": 1})).ok
+    assert len(loads) <= 1  # once in the process at most (none where made before the test)
 
 
 def test_plan_reports_routes_it_passed_over(router: SchemaRouter) -> None:
