@@ -215,6 +215,36 @@ def test_missing_credentials_are_named_and_nothing_is_sent(
     assert _requests(servers) == 0
 
 
+class _Vault:
+    """A credential provider as a vault client may be written: bytes back, or a failure."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def get(self, name: str) -> Any:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (b"k-123", "gave bytes for MP_API_KEY, not text"),
+        (123, "gave int for MP_API_KEY, not text"),
+        (RuntimeError("vault down at 10.0.0.5"), "failed for MP_API_KEY: RuntimeError"),
+    ],
+)
+def test_a_credential_provider_that_misbehaves_is_a_policy_error(
+    router: SchemaRouter, servers: Servers, answer: Any, said: str
+) -> None:
+    """A bare TypeError from deep inside, or the provider's own exception (a user trial)."""
+    with pytest.raises(PolicyError, match=said) as caught:
+        execute(router, _plan(router, MP, ["material_id"]), credentials=_Vault(answer))
+    assert "vault down" not in str(caught.value) and caught.value.__cause__ is None
+    assert _requests(servers) == 0
+
+
 @pytest.mark.parametrize(
     ("auth", "header"),
     [

@@ -153,6 +153,26 @@ def _set_header(headers: dict[str, str], name: str, value: str) -> None:
     headers[name] = value
 
 
+def _credential(credentials: CredentialProvider, name: str, where: str) -> str | None:
+    """``credentials.get(name)``, its failure or a value that is not text a PolicyError
+    naming the credential (never its value, nor the provider's message)."""
+    try:
+        value = credentials.get(name)
+    except Exception as exc:
+        raise PolicyError(
+            f"the credential provider failed for {name}: {type(exc).__name__}",
+            where=where,
+            hint="Nothing was sent; check the provider (a vault, a keyring) and call again",
+        ) from None
+    if value is not None and not isinstance(value, str):
+        raise PolicyError(
+            f"the credential provider gave {type(value).__name__} for {name}, not text",
+            where=where,
+            hint="Return the credential as a str (decode bytes first)",
+        )
+    return value
+
+
 def _place_credentials(
     route: Route,
     credentials: CredentialProvider,
@@ -165,7 +185,7 @@ def _place_credentials(
     auth = route.access.auth
     if not auth.credentials:
         return
-    values = {name: credentials.get(name) for name in auth.credentials}
+    values = {name: _credential(credentials, name, where) for name in auth.credentials}
     missing = sorted(name for name, value in values.items() if not value)
     if missing:
         if auth.optional:
