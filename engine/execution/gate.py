@@ -290,7 +290,21 @@ def check_arguments(
             ),
             path,
         )
-    return dict(arguments)
+    # 5.0 is an integer to JSON Schema, but "limit=5.0" is not one to most servers
+    return {name: _whole(value, params[name].json_schema) for name, value in arguments.items()}
+
+
+def _whole(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` with a float that is a whole number made an ``int`` where ``schema`` (or
+    its array's items) says integer."""
+    kinds = schema.get("type")
+    kinds = {kinds} if isinstance(kinds, str) else set(kinds or ())
+    if isinstance(value, float) and value.is_integer() and "integer" in kinds:
+        return int(value)
+    items = schema.get("items")
+    if isinstance(value, list) and isinstance(items, Mapping):
+        return [_whole(item, items) for item in value]
+    return value
 
 
 _REPLAN = "plan with router.plan() against the current registry"

@@ -243,6 +243,17 @@ def test_calls_without_a_client_load_the_trusted_certificates_once(
     assert len(loads) <= 1  # once in the process at most (none where made before the test)
 
 
+def test_a_whole_float_for_an_integer_is_sent_as_an_integer(
+    router: SchemaRouter, weather: LoopbackServer
+) -> None:
+    """Models send 2.0 now and then: valid for JSON Schema's integer, but "days=2.0" is not an
+    integer to most servers (a user trial)."""
+    assert router.call(FORECAST, {"city": "Paris", "days": 2.0}).ok
+    assert weather.paths() == ["/forecast?city=Paris&days=2"]
+    with pytest.raises(ParameterValidationError, match=r"\$\.days"):
+        router.call(FORECAST, {"city": "Paris", "days": 2.5})
+
+
 def test_plan_reports_routes_it_passed_over(router: SchemaRouter) -> None:
     plan = router.plan("alert message")  # the write route ranks first; no verb asks for it
     assert plan.steps and plan.route_ids != (ALERT,)
