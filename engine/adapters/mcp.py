@@ -412,4 +412,28 @@ def mcp_tools_registration(
         RouteSpec(provider_model, access, endpoint, f"tools[{names[endpoint.name]}]", text)
         for endpoint, text in zip(endpoints, texts, strict=True)
     ]
-    return build_registration(specs, source=name, providers=[provider_model])
+    return build_registration(
+        specs, source=name, providers=[provider_model], warnings=_renamed(endpoints, names)
+    )
+
+
+def _renamed(endpoints: list[Endpoint], names: Mapping[str, int]) -> list[str]:
+    """A warning for each tool whose endpoint id is not what its name reads as: taken by
+    another tool (``Get Note`` beside ``get_note``), cut, or without its non-ASCII letters
+    (``café``). The tool is still called by its own name."""
+    out = []
+    for endpoint in endpoints:
+        plain = slugify(endpoint.name)
+        why = []
+        if endpoint.id != plain:
+            why.append(f"{plain!r} was taken by another tool")
+        if not endpoint.name.isascii():
+            why.append("letters outside ASCII are left out of ids")
+        elif len(slugify(endpoint.name, max_length=10_000)) > len(plain):
+            why.append("ids are cut to 96 characters")
+        if why:
+            out.append(
+                f"tools[{names[endpoint.name]}]: tool {endpoint.name[:80]!r} has endpoint id "
+                f"{endpoint.id!r} ({'; '.join(why)}); it is still called by its own name"
+            )
+    return out

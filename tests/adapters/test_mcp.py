@@ -86,6 +86,23 @@ def _routes(tools: Any = None, **kwargs: Any) -> dict[str, Any]:
     return {route.endpoint.name: route for route in registration.routes}
 
 
+def test_a_tool_whose_id_is_not_its_name_is_said_so() -> None:
+    """ "Get Note" beside "get_note" became get_note_2 and "café" caf without a word (a user
+    trial); the tools are still called by their own names."""
+    listing = {
+        "tools": [
+            {"name": name, "inputSchema": {"type": "object"}}
+            for name in ("get_note", "Get Note", "café", "listNotes")
+        ]
+    }
+    registration = mcp_tools_registration(listing, provider="notes")
+    assert [w.split(":", 1)[0] for w in registration.warnings] == ["tools[1]", "tools[2]"]
+    assert "'get_note_2' ('get_note' was taken by another tool)" in registration.warnings[0]
+    assert "outside ASCII" in registration.warnings[1]
+    tools = {r.endpoint.id: r.endpoint.operation.tool for r in registration.routes}
+    assert tools["get_note_2"] == "Get Note" and tools["caf"] == "café"
+
+
 def test_tools_list_result_compiles_to_routes() -> None:
     routes = _routes(server="npx weather-mcp")
     assert set(routes) == {"get_forecast", "delete_alert", "ping"}
