@@ -274,6 +274,12 @@ def _write_generation(index: SavedIndex, folder: Path) -> list[str]:
 def read_manifest(path: Path) -> dict[str, Any]:
     """The manifest of the index at ``path``; :class:`CorruptIndexError` if unusable."""
     file = path / MANIFEST
+    if path.exists() and not path.is_dir():
+        raise CorruptIndexError(
+            "an index is a folder, and this is a file",
+            where=str(path),
+            hint="Give the folder `schemarouter index build --out` wrote",
+        )
     if not file.exists() and not file.is_symlink():
         raise CorruptIndexError(
             "no index here (manifest.json is missing)",

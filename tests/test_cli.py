@@ -150,3 +150,6 @@ def test_index_build_refuses_a_folder_it_cannot_write_before_building(
     out = tmp_path / "index"
     assert main(["index", "build", str(tiny_catalog), "--out", str(out), "--no-progress"]) == 0
     assert "it/s" not in capsys.readouterr().err
+    # a file given as the index to read: said to be a file, not "manifest.json is missing"
+    assert main(["retrieve", "x", "--catalog", str(tiny_catalog), "--index", str(a_file)]) == 1
+    assert "an index is a folder, and this is a file" in capsys.readouterr().err
