@@ -230,6 +230,11 @@ def extract_field(
         for leaf in leaves
         if leaf.problem is not None
     ]
+    if not leaves and "*" in segments:  # zero rows: the route answered, with no value of it
+        listed = json_path(segments[: segments.index("*")])
+        issues.append(
+            FieldIssue(kind="missing", path=listed, message=f"no value: {listed} lists nothing")
+        )
     raw = _map(tree, lambda leaf: leaf.value)
     spec = item.normalization
     normalized = False
@@ -258,7 +263,7 @@ def extract_field(
         raw_value=raw,
         unit=evidence["canonical_unit"] if normalized else item.unit,
         normalized=normalized,
-        status=_status(leaves),
+        status=_status(leaves) if leaves or "*" not in segments else "missing",
         issues=tuple(issues),
     )
 

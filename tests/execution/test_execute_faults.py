@@ -202,6 +202,17 @@ def test_missing_fields_strict_and_partial(router: SchemaRouter) -> None:
     assert gap.value == [None, 1.5] and gap.issues[0].kind == "missing"
 
 
+def test_zero_rows_is_a_missing_field_not_a_complete_result(router: SchemaRouter) -> None:
+    """{"data": []} answered "ok" with ``complete`` True: an agent checking it believed it
+    had the value (a user trial). The planned fields are missing, as an absent key is."""
+    with pytest.raises(OutputValidationError, match=r"no value: \$\.data lists nothing"):
+        _run("sync", router, _plan(router, "empty-rows"))
+    result = _run("sync", router, _plan(router, "empty-rows"), partial=True)
+    gap = result.steps[0].fields["band_gap"]
+    assert gap.status == "missing" and gap.issues[0].path == "$.data"
+    assert not result.complete
+
+
 def test_declared_output_schema_is_enforced(router: SchemaRouter) -> None:
     with pytest.raises(OutputValidationError, match="output schema") as caught:
         _run("sync", router, _plan(router, "good_strict"))

@@ -308,6 +308,7 @@ FAULTS = [
     "html",
     "schema-break",
     "missing-field",
+    "empty-rows",
     "oversized",
     "oversized-stream",
     "redirect-away",

@@ -71,6 +71,8 @@ class FaultyApp:
             return json_response(
                 {"data": [{"material_id": "mp-149"}, {"material_id": "mp-2", "band_gap": 1.5}]}
             )
+        if path == "/empty-rows":  # a search that found nothing
+            return json_response({"data": []})
         if path == "/oversized":
             blob = json.dumps(
                 {"data": [{"material_id": "x" * 1000, "band_gap": 1.0}] * 2000}
