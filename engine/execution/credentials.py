@@ -21,6 +21,7 @@ from urllib.parse import quote, quote_plus
 
 __all__ = [
     "REDACTED",
+    "RESERVED_PREFIX",
     "SHORT_VALUE",
     "CredentialProvider",
     "EnvironmentCredentials",
@@ -43,17 +44,30 @@ class CredentialProvider(Protocol):
         ...
 
 
+#: Environment variables that are SchemaRouter's own settings (``SCHEMAROUTER_SERVE_TOKEN``,
+#: the gateway's bearer token): never a route's credential, whatever a document names.
+RESERVED_PREFIX = "SCHEMAROUTER_"
+
+
 class EnvironmentCredentials:
     """Credentials from environment variables (the default): ``MP_API_KEY`` -> ``$MP_API_KEY``.
 
-    ``prefix`` is prepended to every name (``prefix="APP_"`` reads ``$APP_MP_API_KEY``).
+    ``prefix`` is prepended to every name (``prefix="APP_"`` reads ``$APP_MP_API_KEY``). A
+    name under :data:`RESERVED_PREFIX` is never read: credential names come from a
+    document's title and scheme names, and a document titled "SchemaRouter" with a scheme
+    ``serve`` must not receive the gateway's own token. Give each untrusted document a
+    ``provider=`` of your choosing, or a ``prefix``, so that its names cannot reach other
+    variables either (``GITHUB_TOKEN`` for a document titled "GitHub").
     """
 
     def __init__(self, *, prefix: str = "") -> None:
         self.prefix = prefix
 
     def get(self, name: str) -> str | None:
-        value = os.environ.get(self.prefix + name)
+        variable = self.prefix + name
+        if variable.upper().startswith(RESERVED_PREFIX):
+            return None
+        value = os.environ.get(variable)
         return value or None
 
     def __repr__(self) -> str:
@@ -179,9 +193,18 @@ class _RedactingFilter(logging.Filter):
 _FILTER = _RedactingFilter()
 
 
+#: Loggers a library logs to by their own names (a filter on a parent does not see a child's
+#: records): httpcore logs response headers at DEBUG, an echoed key among them.
+_CHILDREN = {
+    "httpcore": ("httpcore.connection", "httpcore.http11", "httpcore.http2", "httpcore.proxy"),
+}
+
+
 def guard_logger(name: str) -> None:
-    """Attach the redacting filter to logger ``name`` (once)."""
-    logger = logging.getLogger(name)
+    """Attach the redacting filter to logger ``name`` and the child loggers a library logs
+    to by name (once each)."""
     with _GUARD_LOCK:
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
+        for each in (name, *_CHILDREN.get(name, ())):
+            logger = logging.getLogger(each)
+            if _FILTER not in logger.filters:
+                logger.addFilter(_FILTER)

@@ -21,7 +21,13 @@ from schemarouter.errors import (
     PolicyError,
     SchemaRouterError,
 )
-from schemarouter.execution.credentials import REDACTED, MappingCredentials, Redactor
+from schemarouter.execution.credentials import (
+    REDACTED,
+    EnvironmentCredentials,
+    MappingCredentials,
+    Redactor,
+    guard_logger,
+)
 from schemarouter.execution.drivers import execute
 from schemarouter.execution.invokers import HttpTarget
 from schemarouter.execution.policy import ExecutionPolicy
@@ -372,6 +378,33 @@ def test_redactor_covers_encoded_forms() -> None:
     assert redactor("x=a+b%2Fc y=a%20b%2Fc z=a b/c") == f"x={REDACTED} y={REDACTED} z={REDACTED}"
     assert redactor.scrub({"k": ["a b/c", 1]}) == {"k": [REDACTED, 1]}
     assert "a b/c" not in repr(redactor)
+
+
+def test_a_document_cannot_name_schemarouters_own_variables_as_its_credential(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Credential names come from a document's title and scheme names: one titled
+    "SchemaRouter" with a bearer scheme "serve" was sent the gateway's own token,
+    $SCHEMAROUTER_SERVE_TOKEN (a user trial)."""
+    monkeypatch.setenv("SCHEMAROUTER_SERVE_TOKEN", "gateway-secret")
+    monkeypatch.setenv("APP_SCHEMAROUTER_X", "also-reserved")
+    monkeypatch.setenv("WEATHER_TOKEN", "w-1")
+    assert EnvironmentCredentials().get("SCHEMAROUTER_SERVE_TOKEN") is None
+    assert EnvironmentCredentials().get("schemarouter_serve_token") is None
+    assert EnvironmentCredentials(prefix="SCHEMAROUTER_").get("SERVE_TOKEN") is None
+    assert EnvironmentCredentials().get("WEATHER_TOKEN") == "w-1"
+    assert EnvironmentCredentials(prefix="APP_").get("SCHEMAROUTER_X") == "also-reserved"
+
+
+def test_httpcores_own_loggers_are_redacted(caplog: pytest.LogCaptureFixture) -> None:
+    """httpcore logs response headers at DEBUG under child loggers a filter on "httpcore"
+    does not see: an echoed key showed there (a user trial)."""
+    redactor = Redactor(["sk_live_51Hx9Q2"])
+    guard_logger("httpcore")
+    with caplog.at_level(logging.DEBUG, logger="httpcore.http11"):
+        logging.getLogger("httpcore.http11").debug("headers=[(b'x-echo', b'sk_live_51Hx9Q2')]")
+    assert "sk_live" not in caplog.text and REDACTED in caplog.text
+    del redactor
 
 
 def test_a_short_credential_is_redacted_only_where_it_stands_alone() -> None:

@@ -208,6 +208,7 @@ def _place_credentials(
                 del mapping[key]
         params[:] = [(k, v) for k, v in params if not auth.aliased_by(k, ParameterLocation.QUERY)]
     guard_logger("httpx")  # httpx logs request URLs (a query-string key among them)
+    guard_logger("httpcore")  # and httpcore, at DEBUG, the response's headers
     for value in secrets:
         redactor.add(value)
     scheme = (auth.scheme or "").lower()
