@@ -228,6 +228,7 @@ def _endpoint(
     limits: FieldLimits,
     ids: set[str],
     budget: InlineBudget,
+    claimed: frozenset[str] = frozenset(),
 ) -> Endpoint:
     where = f"{source}: tools[{index}]"
     if isinstance(raw, _SCALARS):
@@ -307,8 +308,9 @@ def _endpoint(
         )
     tool_name = name.strip()
     endpoint_id = base_id = slugify(tool_name)
+    mine = tool_name == base_id  # the tool named exactly so owns the id, wherever it is listed
     n = 2
-    while endpoint_id in ids:
+    while endpoint_id in ids or (endpoint_id in claimed and not mine):
         endpoint_id, n = f"{base_id}_{n}", n + 1
     ids.add(endpoint_id)
     title = optional_text(tool.get("title"), where, "title") or optional_text(
@@ -372,6 +374,15 @@ def mcp_tools_registration(
     names: dict[str, int] = {}
     endpoints: list[Endpoint] = []
     budget = InlineBudget()  # one for the whole listing, as for one OpenAPI document
+    # an id a tool's own name spells (``add_note``) is that tool's, whatever the listing's
+    # order: a gateway's ``allow`` naming ``notes/mcp/add_note`` must never reach ``addNote``
+    claimed = frozenset(
+        raw["name"].strip()
+        for raw in listing
+        if isinstance(raw, Mapping)
+        and isinstance(raw.get("name"), str)
+        and slugify(raw["name"].strip()) == raw["name"].strip()
+    )
     for index, raw in enumerate(listing):
         endpoint = _endpoint(
             raw,
@@ -381,6 +392,7 @@ def mcp_tools_registration(
             limits=limits or FieldLimits(),
             ids=ids,
             budget=budget,
+            claimed=claimed,
         )
         if endpoint.name in names:
             raise DocumentError(

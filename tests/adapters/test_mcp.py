@@ -103,6 +103,18 @@ def test_a_tool_whose_id_is_not_its_name_is_said_so() -> None:
     assert tools["get_note_2"] == "Get Note" and tools["caf"] == "café"
 
 
+def test_the_tool_named_exactly_so_owns_its_id_wherever_it_is_listed() -> None:
+    """``addNote`` listed before ``add_note`` took the id ``notes/mcp/add_note``, so a gateway
+    whose ``allow.write`` named that route ran ``addNote`` (a user trial)."""
+    for order in (("addNote", "add_note"), ("add_note", "addNote")):
+        listing = {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in order]}
+        routes = mcp_tools_registration(listing, provider="notes").routes
+        assert {r.endpoint.operation.tool: r.route_id for r in routes} == {
+            "add_note": "notes/mcp/add_note",
+            "addNote": "notes/mcp/add_note_2",
+        }
+
+
 def test_tools_list_result_compiles_to_routes() -> None:
     routes = _routes(server="npx weather-mcp")
     assert set(routes) == {"get_forecast", "delete_alert", "ping"}
