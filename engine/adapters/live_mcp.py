@@ -18,6 +18,7 @@ import re
 import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any
@@ -45,7 +46,15 @@ def _import_mcp() -> Any:
 
 
 def _describe_server(server: Sequence[str] | str) -> str:
-    return server if isinstance(server, str) else shlex.join(list(server))
+    """The command line, or the URL without its userinfo and query: an HTTP server's
+    credential travels there, and this label is the routes' ``server`` and source, shown in
+    every retrieval and error."""
+    if not isinstance(server, str):
+        return shlex.join(list(server))
+    if not re.match(r"^https?://", server, re.IGNORECASE):
+        return server
+    parts = urlsplit(server)
+    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
 
 
 async def list_mcp_tools(

@@ -38,6 +38,7 @@ import fnmatch
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -127,9 +128,23 @@ class McpServerSpec(_Spec):
         return self.url if self.url is not None else self.command  # type: ignore[return-value]
 
     def label(self) -> str:
-        """The command or URL, for messages."""
+        """The command or URL, for messages (a URL without its credentials or query)."""
         target = self.target()
-        return target if isinstance(target, str) else " ".join(target)
+        if not isinstance(target, str):
+            return " ".join(target)
+        parts = urlsplit(target)
+        host = parts.netloc.rsplit("@", 1)[-1]
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+    def secrets(self) -> list[str]:
+        """What of the URL may be a secret (userinfo, query values), for redaction: an HTTP
+        upstream has nowhere else to carry its credential."""
+        if self.url is None:
+            return []
+        parts = urlsplit(self.url)
+        found = [parts.username or "", parts.password or "", parts.query]
+        found += [value for _, value in parse_qsl(parts.query)]
+        return [text for text in found if text]
 
 
 class AllowSpec(_Spec):

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from schemarouter.execution.credentials import Redactor
 from schemarouter.serve.config import McpServerSpec
 
 __all__ = ["Upstreams"]
@@ -79,7 +80,8 @@ class Upstreams:
         try:
             connect(spec)
         except Exception as exc:  # reported in every search answer until the gateway ends
-            state = f"{type(exc).__name__}: {str(exc)[:300]}"
+            # an HTTP upstream's credential travels in its URL: never in an answer or a log
+            state = Redactor(spec.secrets())(f"{type(exc).__name__}: {str(exc)[:300]}")
             logger.warning("upstream %s did not connect: %s", spec.provider, state)
         else:
             state = "ready"

@@ -278,6 +278,36 @@ def test_an_upstream_starts_in_the_folder_its_cwd_names(tmp_path: Path) -> None:
         gateway.close()
 
 
+def test_an_upstreams_url_credential_shows_nowhere(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An HTTP upstream's credential travels in its URL; when it failed, the whole URL
+    was in every search answer's ``unavailable`` and in the WARNING log (a user trial)."""
+    url = f"http://agent:pw-s3cret@127.0.0.1:{free_port()}/mcp?token=t0k-s3cret"
+    path = tmp_path / "gw.yaml"
+    path.write_text(yaml.safe_dump({"mcp_servers": [{"provider": "remote", "url": url}]}))
+    gateway = Gateway.from_config(
+        load_config(path),
+        background=True,  # as serve does: the failure is told in every answer
+        encoder=HashingEncoder(),
+        embedding_cache=None,
+        abstention=None,
+    )
+    try:
+        gateway.upstreams.wait(20)
+        answer = gateway.search("anything", k=1)
+    finally:
+        gateway.close()
+    said = json.dumps(answer) + caplog.text
+    assert "remote" in answer["unavailable"]
+    assert "s3cret" not in said and "127.0.0.1" in said
+    # the library's own error and the routes' provenance: the URL without userinfo and query
+    router = weather_router("http://127.0.0.1:9")
+    with pytest.raises(Exception) as caught:
+        router.add_mcp_server(url, provider="remote", timeout=5)
+    assert "s3cret" not in str(caught.value) and "/mcp" in str(caught.value)
+
+
 def test_two_upstreams_with_one_provider_are_refused(tmp_path: Path) -> None:
     """Both loaded, and whichever connected first registered (trial B §2): random."""
     path = tmp_path / "gw.yaml"
