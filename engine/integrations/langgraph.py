@@ -47,6 +47,31 @@ def _langchain() -> Any:
     )
 
 
+#: Argument names LangChain takes for itself (a RunnableConfig, the callback manager): a
+#: route's parameter of that name was silently dropped from the call.
+_HOOKS = frozenset({"config", "run_manager", "callbacks", "self"})
+
+
+def _outside_hooks(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """``schema`` with its parameters named like a LangChain hook renamed (``config`` ->
+    ``config_``), and new name -> the route's own name for the call."""
+    properties = schema.get("properties") or {}
+    renamed: dict[str, str] = {}
+    for name in properties:
+        if name in _HOOKS:
+            new = name + "_"
+            while new in properties or new in renamed:
+                new += "_"
+            renamed[new] = name
+    if not renamed:
+        return schema, {}
+    own = {v: k for k, v in renamed.items()}
+    out = {**schema, "properties": {own.get(k, k): v for k, v in properties.items()}}
+    if isinstance(schema.get("required"), list):
+        out["required"] = [own.get(k, k) for k in schema["required"]]
+    return out, renamed
+
+
 def route_tool(
     router: Any, route: Route, *, offered: Mapping[str, str] | None = None, **call_options: Any
 ) -> Any:
@@ -63,8 +88,10 @@ def route_tool(
     sources = identifier_sources(router.snapshot(), route, names) if names else {}
     candidate = candidate_from_route(route, rank=0, score=0.0, identifier_sources=sources)
     route_id = route.route_id
+    schema, back = _outside_hooks(tool_input_schema(candidate, tool_names=names))
 
     def run(**arguments: Any) -> str:
+        arguments = {back.get(k, k): v for k, v in arguments.items()}
         try:
             result = router.call(route_id, arguments, **call_options)
         except SchemaRouterError as exc:
@@ -73,6 +100,7 @@ def route_tool(
         return json.dumps(payload, ensure_ascii=False, default=str)
 
     async def arun(**arguments: Any) -> str:
+        arguments = {back.get(k, k): v for k, v in arguments.items()}
         try:
             result = await router.acall(route_id, arguments, **call_options)
         except SchemaRouterError as exc:
@@ -83,7 +111,7 @@ def route_tool(
     return tools.StructuredTool(
         name=tool_name(route_id, snapshot=router.snapshot()),
         description=describe(candidate),
-        args_schema=tool_input_schema(candidate, tool_names=names),
+        args_schema=schema,
         func=run,
         coroutine=arun,
         handle_tool_error=True,

@@ -95,7 +95,8 @@ class RouteTool(AsyncBaseTool):
             is_error=error,
         )
 
-    def call(self, *args: Any, **arguments: Any) -> Any:
+    # ``self`` is positional only: a route may have a parameter named ``self``
+    def call(self, /, *args: Any, **arguments: Any) -> Any:
         if args and isinstance(args[0], dict) and not arguments:
             arguments = dict(args[0])
         try:
@@ -104,7 +105,7 @@ class RouteTool(AsyncBaseTool):
             result = exc
         return self._output(arguments, result)
 
-    async def acall(self, *args: Any, **arguments: Any) -> Any:
+    async def acall(self, /, *args: Any, **arguments: Any) -> Any:
         if args and isinstance(args[0], dict) and not arguments:
             arguments = dict(args[0])
         try:

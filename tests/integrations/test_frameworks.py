@@ -48,6 +48,38 @@ def router(weather: LoopbackServer) -> SchemaRouter:
     return weather_router(weather.base_url)
 
 
+def test_parameters_named_like_a_frameworks_hooks_reach_the_route() -> None:
+    """A route parameter named ``config`` was dropped by LangChain (its RunnableConfig) and
+    one named ``self`` raised a TypeError in both frameworks (a user trial)."""
+    from schemarouter.integrations import langgraph, llamaindex
+
+    seen: list[dict[str, Any]] = []
+
+    def deploy(self: str, config: str, args: str = "") -> dict[str, str]:
+        """Deploy a service with a configuration."""
+        seen.append({"self": self, "config": config, "args": args})
+        return {"status": "ok"}
+
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_callable(deploy, provider="ops")
+    route = router.snapshot().route("ops/python/deploy")
+    lc = langgraph.route_tool(router, route, allow_effects={"read", "write"}, approve=_yes)
+    assert set(lc.args) == {"self_", "config_", "args"}
+    lc.invoke({"self_": "web", "config_": "prod", "args": "-v"})
+    asyncio.run(lc.ainvoke({"self_": "api", "config_": "dev"}))
+    li = llamaindex.route_tool(router, route, allow_effects={"read", "write"}, approve=_yes)
+    assert not li.call(self="db", config="test").is_error  # keywords as LlamaIndex passes them
+    assert seen == [
+        {"self": "web", "config": "prod", "args": "-v"},
+        {"self": "api", "config": "dev", "args": ""},
+        {"self": "db", "config": "test", "args": ""},
+    ]
+
+
+def _yes(route: Any, arguments: Any) -> bool:
+    return True
+
+
 # -- langgraph-bigtool -----------------------------------------------------------------------
 
 
