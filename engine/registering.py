@@ -32,6 +32,7 @@ from schemarouter.checks import (
 from schemarouter.contracts import Effect, Provider, Registration, SourceType
 from schemarouter.errors import RegistrationError
 from schemarouter.execution.invokers.http import bind_http_routes
+from schemarouter.execution.policy import monitor_for
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.registry import (
     Registry,
@@ -75,6 +76,7 @@ class RegistrationMixin:
         that ``registration`` lacks (see :meth:`Registry.register`)."""
         change = self.registry.register(registration, replace=replace, prune=prune)
         self._drop_stale_bindings((*change.replaced, *change.removed))
+        self._forget_health((*change.replaced, *change.removed))
         logger.info(
             "registered %s: %d routes added, %d replaced, %d removed (registry v%d)",
             registration.source,
@@ -460,6 +462,7 @@ class RegistrationMixin:
         check_name(provider, method="remove_provider", name="provider")
         change = self.registry.remove(provider=provider)
         self._drop_stale_bindings(change.removed)
+        self._forget_health(change.removed)
         self._release_sessions()
         return change
 
@@ -533,6 +536,13 @@ class RegistrationMixin:
         check_name(route_id, method="mark_unhealthy", name="route_id")
         cooldown = check_seconds(cooldown, method="mark_unhealthy", name="cooldown")
         self._unhealthy_until[route_id] = time.monotonic() + cooldown
+
+    def _forget_health(self, route_ids: Sequence[str]) -> None:
+        """A replaced or removed route starts healthy: its contract (a base URL among it) is
+        new, so its old failures say nothing of it."""
+        for route_id in route_ids:
+            self._unhealthy_until.pop(route_id, None)
+        monitor_for(self).forget(route_ids)
 
     def mark_healthy(self, route_id: str) -> None:
         """End ``route_id``'s cooldown now: its next call is made."""

@@ -22,7 +22,7 @@ import math
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -247,6 +247,12 @@ class HealthMonitor:
     def success(self, route_id: str) -> None:
         with self._lock:
             self._failures.pop(route_id, None)
+
+    def forget(self, route_ids: Iterable[str]) -> None:
+        """Drop the counts of ``route_ids`` (routes replaced or removed: new contracts)."""
+        with self._lock:
+            for route_id in route_ids:
+                self._failures.pop(route_id, None)
 
     def failure(self, route_id: str, health: Health, *, threshold: int, cooldown: float) -> bool:
         """Count one failure; ``True`` when it made the route unhealthy."""

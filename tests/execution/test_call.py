@@ -254,6 +254,23 @@ def test_a_whole_float_for_an_integer_is_sent_as_an_integer(
         router.call(FORECAST, {"city": "Paris", "days": 2.5})
 
 
+def test_a_route_registered_anew_starts_healthy(
+    router: SchemaRouter, weather: LoopbackServer
+) -> None:
+    """A route's cooldown outlived its removal and a registration at a working URL: fresh
+    plans were refused for 60 s (a user trial). A changed or removed route starts healthy;
+    one registered again unchanged keeps its state."""
+    router.mark_unhealthy(FORECAST, cooldown=60)
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather", replace=True)
+    assert not router.is_healthy(FORECAST)  # the same contract: its failures still count
+    router.add_openapi(weather_openapi(weather.base_url + "/v2"), provider="weather", replace=True)
+    assert router.is_healthy(FORECAST)  # a new base URL: a new route
+    router.mark_unhealthy(FORECAST, cooldown=60)
+    router.remove_provider("weather")
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    assert router.is_healthy(FORECAST) and router.call(FORECAST, {"city": "Paris", "days": 1}).ok
+
+
 def test_plan_reports_routes_it_passed_over(router: SchemaRouter) -> None:
     plan = router.plan("alert message")  # the write route ranks first; no verb asks for it
     assert plan.steps and plan.route_ids != (ALERT,)
