@@ -185,6 +185,29 @@ def _specs(document: CatalogDocument) -> Iterator[RouteSpec]:
                 )
 
 
+def _declared_again(documents: list[tuple[Path, CatalogDocument]]) -> list[DocumentError]:
+    """A field group or intent id declared again with other content, in one file or across a
+    folder's files: the later one would replace the earlier without a word (and change what
+    recall-mode projection adds). The same declaration repeated (each file of a folder
+    declaring the groups it uses) is fine."""
+    problems = []
+    for kind, noun in (("field_groups", "field group"), ("intents", "intent")):
+        first: dict[str, tuple[str, object]] = {}
+        for file, document in documents:
+            for i, item in enumerate(getattr(document, kind)):
+                here = f"{file}: {kind}[{i}].id"
+                seen = first.setdefault(item.id, (here, item))
+                if seen[1] != item:
+                    problems.append(
+                        DocumentError(
+                            f"{noun} {item.id!r} is declared again, otherwise (first at {seen[0]})",
+                            where=here,
+                            hint=f"Declare each {noun} once, or the same way everywhere",
+                        )
+                    )
+    return problems
+
+
 def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
     """Read and check a catalog (file or folder, or several): one Registration, or an error.
 
@@ -206,6 +229,8 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
         for intent in document.intents:
             intents[intent.id] = intent
         documents.append((file, document))
+    for problem in _declared_again(documents):
+        raise problem
     registrations: list[Registration] = []
     seen_providers: dict[str, str] = {}
     for file, document in documents:
@@ -324,6 +349,7 @@ def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRou
         problems.extend(found)
         if document is not None:
             documents.append((file, document))
+    problems.extend(_declared_again(documents))
     groups = {g.id: g for _, d in documents for g in d.field_groups}
     intents = {i.id: i for _, d in documents for i in d.intents}
     providers: dict[str, str] = {}

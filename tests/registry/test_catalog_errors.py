@@ -161,6 +161,20 @@ DEFECTS: list[tuple[str, Callable[[Doc], Doc], type[SchemaRouterError], str, str
         "declared again",
     ),
     (
+        "field group declared twice (the later replaced the earlier without a word)",
+        _set(lambda d: d["field_groups"].append({**d["field_groups"][0], "description": "x"})),
+        DocumentError,
+        "field_groups[3].id",
+        "field group 'identity' is declared again, otherwise",
+    ),
+    (
+        "intent declared twice",
+        _set(lambda d: d["intents"].append({"id": "property_lookup", "field_groups": []})),
+        DocumentError,
+        "intents[1].id",
+        "intent 'property_lookup' is declared again, otherwise",
+    ),
+    (
         "dangling field group",
         _set(lambda d: _field(d, "band_gap").update(group="optics")),
         DanglingReferenceError,
