@@ -161,6 +161,13 @@ DEFECTS: list[tuple[str, Callable[[Doc], Doc], type[SchemaRouterError], str, str
         "declared again",
     ),
     (
+        "a field path with an empty segment (caught only when the call ran)",
+        _set(lambda d: _field(d, "band_gap").update(path="data..band_gap")),
+        DocumentError,
+        "output_fields[1]",
+        "empty segment",
+    ),
+    (
         "field group declared twice (the later replaced the earlier without a word)",
         _set(lambda d: d["field_groups"].append({**d["field_groups"][0], "description": "x"})),
         DocumentError,
