@@ -242,13 +242,13 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
                     hint="Declare each provider once; put all its access paths under it",
                 )
             seen_providers[spec.id] = str(file)
-        for intent in intents.values():
+        for ii, intent in enumerate(document.intents):
             for group_id in intent.field_groups:
                 if groups and group_id not in groups:
                     raise DocumentError(
                         f"intent {intent.id!r} requires field group {group_id!r}, which is not "
                         "declared",
-                        where=str(file),
+                        where=f"{file}: intents[{ii}].field_groups",
                         hint="Declare the group under field_groups",
                     )
         try:
@@ -355,14 +355,14 @@ def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRou
     providers: dict[str, str] = {}
     routes: dict[str, str] = {}
     for file, document in documents:
-        for intent in document.intents:
+        for ii, intent in enumerate(document.intents):
             for group_id in intent.field_groups:
                 if groups and group_id not in groups:
                     problems.append(
                         DocumentError(
                             f"intent {intent.id!r} requires field group {group_id!r}, which is "
                             "not declared",
-                            where=str(file),
+                            where=f"{file}: intents[{ii}].field_groups",
                             hint="Declare the group under field_groups",
                         )
                     )

@@ -161,6 +161,13 @@ DEFECTS: list[tuple[str, Callable[[Doc], Doc], type[SchemaRouterError], str, str
         "declared again",
     ),
     (
+        "an intent requiring a field group nobody declares (said only the file)",
+        _set(lambda d: d["intents"][0]["field_groups"].append("optics")),
+        DocumentError,
+        "intents[0].field_groups",
+        "requires field group 'optics'",
+    ),
+    (
         "a field path with an empty segment (caught only when the call ran)",
         _set(lambda d: _field(d, "band_gap").update(path="data..band_gap")),
         DocumentError,
