@@ -188,8 +188,11 @@ def parse_unit(unit: str) -> pint.Unit:
         expression = _pint_expression(unit)
         parsed = ureg.parse_units(expression)
     except Exception as exc:
+        # pint's own errors name a unit it lacks; anything else is its parser failing inside
+        # ("unsupported operand type(s) for -: 'ParserHelper' and 'int'" for 'g cm-3')
+        why = str(exc) if type(exc).__module__.startswith("pint") else "pint cannot read it"
         raise UnitError(
-            f"unknown unit {unit!r}: {exc}",
+            f"unknown unit {unit!r}: {why}",
             hint="Use a unit pint understands (e.g. 'GPa', 'eV/atom', 'angstrom**3') or add "
             "the provider's spelling to schemarouter.units.UNIT_ALIASES",
         ) from None

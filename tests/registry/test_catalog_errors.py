@@ -122,6 +122,13 @@ DEFECTS: list[tuple[str, Callable[[Doc], Doc], type[SchemaRouterError], str, str
         "unknown unit",
     ),
     (
+        "a unit pint's parser chokes on (its internals were the message)",
+        _set(lambda d: _field(d, "band_gap").update(unit="g cm-3")),
+        UnitError,
+        "field 'band_gap'",
+        "unknown unit 'g cm-3': pint cannot read it",
+    ),
+    (
         "unit does not match the declared dimension",
         _set(lambda d: _field(d, "band_gap").update(dimension="pressure")),
         UnitError,
