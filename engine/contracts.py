@@ -181,16 +181,6 @@ class OutputField(Contract):
     source_type: SourceType | None = None
     license: str | None = None
 
-    @field_validator("path")
-    @classmethod
-    def _no_empty_segment(cls, value: str) -> str:
-        if value and "" in value.split("."):
-            raise ValueError(
-                f"path {value!r} has an empty segment (two dots, or one at an end); write "
-                "it as key.key, with * for every element of an array"
-            )
-        return value
-
     @model_validator(mode="after")
     def _unit_consistent(self) -> OutputField:
         spec = self.normalization

@@ -185,6 +185,24 @@ def _specs(document: CatalogDocument) -> Iterator[RouteSpec]:
                 )
 
 
+def _path_problems(document: CatalogDocument, source: str) -> list[DocumentError]:
+    """Field paths written with an empty segment (``data..x``): a typo that would only show
+    when the call ran, as if the server had broken its schema."""
+    problems = []
+    for spec in _specs(document):
+        for fi, item in enumerate(spec.endpoint.output_fields):
+            if item.path and "" in item.path.split("."):
+                problems.append(
+                    DocumentError(
+                        f"path {item.path!r} of field {item.name!r} has an empty segment (two "
+                        "dots, or one at an end)",
+                        where=f"{source}: {spec.location}.output_fields[{fi}].path",
+                        hint="Write it as key.key, with * for every element of an array",
+                    )
+                )
+    return problems
+
+
 def _declared_again(documents: list[tuple[Path, CatalogDocument]]) -> list[DocumentError]:
     """A field group or intent id declared again with other content, in one file or across a
     folder's files: the later one would replace the earlier without a word (and change what
@@ -229,7 +247,9 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
         for intent in document.intents:
             intents[intent.id] = intent
         documents.append((file, document))
-    for problem in _declared_again(documents):
+    for problem in _declared_again(documents) + [
+        p for file, document in documents for p in _path_problems(document, str(file))
+    ]:
         raise problem
     registrations: list[Registration] = []
     seen_providers: dict[str, str] = {}
@@ -350,6 +370,8 @@ def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRou
         if document is not None:
             documents.append((file, document))
     problems.extend(_declared_again(documents))
+    for file, document in documents:
+        problems.extend(_path_problems(document, str(file)))
     groups = {g.id: g for _, d in documents for g in d.field_groups}
     intents = {i.id: i for _, d in documents for i in d.intents}
     providers: dict[str, str] = {}
