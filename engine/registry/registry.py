@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -319,6 +319,33 @@ class RegistryBatch:
         )
 
 
+def _canonical_clashes(
+    current: RegistrySnapshot, routes: Sequence[Route], leaving: set[str]
+) -> list[str]:
+    """A warning for each semantic id these ``routes`` normalize to another canonical unit
+    than a registered route (or another of them) does: ``by_semantic_id`` would give
+    "normalized" values in GPa and Pa side by side."""
+    units: dict[str, tuple[str, str]] = {}  # semantic id -> (canonical unit, route id)
+    for semantic_id in {f.semantic_id for r in routes for f in r.endpoint.output_fields}:
+        for offer in current.providers_of(semantic_id or ""):
+            if offer.canonical_unit and offer.route_id not in leaving:
+                units.setdefault(semantic_id or "", (offer.canonical_unit, offer.route_id))
+    out = []
+    for route in routes:
+        for item in route.endpoint.output_fields:
+            spec = item.normalization
+            if item.semantic_id is None or spec is None:
+                continue
+            seen = units.setdefault(item.semantic_id, (spec.canonical_unit, route.route_id))
+            if seen[0] != spec.canonical_unit and seen[1] != route.route_id:
+                out.append(
+                    f"{route.route_id}: field {item.name!r} normalizes {item.semantic_id!r} to "
+                    f"{spec.canonical_unit!r}, {seen[1]} to {seen[0]!r}; values of one "
+                    "semantic id are compared in one canonical unit"
+                )
+    return out
+
+
 def _sources_of(snapshot: RegistrySnapshot, provider_id: str) -> str:
     """Where ``provider_id``'s routes were registered from, for an error."""
     found = sorted({r.access.document or "?" for r in snapshot.routes_of(provider_id)})
@@ -452,7 +479,10 @@ class Registry:
                 added=tuple(sorted(added)),
                 replaced=tuple(sorted(replaced)),
                 removed=tuple(sorted(removed)),
-                warnings=registration.warnings,
+                warnings=(
+                    *registration.warnings,
+                    *_canonical_clashes(current, registration.routes, set(removed)),
+                ),
             )
             snapshot = current.derive(
                 change.version,

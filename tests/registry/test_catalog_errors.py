@@ -304,6 +304,26 @@ def test_defect_is_refused_and_registry_untouched(
     assert after.route_ids() == ("cod/rest/result",)
 
 
+def test_one_semantic_id_normalized_to_two_units_is_said(tmp_path: Path) -> None:
+    """Two providers normalizing bulk modulus, one to Pa and one to GPa, registered without a
+    word; ``by_semantic_id`` then held "normalized" values in both (a user trial)."""
+    doc = yaml.safe_load(TINY_CATALOG)
+    other = copy.deepcopy(doc)
+    other["providers"] = [copy.deepcopy(doc["providers"][0])]
+    other["providers"][0]["id"] = "mp_mirror"
+    field = other["providers"][0]["access"][0]["endpoints"][0]["output_fields"][2]
+    field["normalization"] = {**field["normalization"], "canonical_unit": "GPa", "scale": 1.0}
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    (tmp_path / "mirror.yaml").write_text(yaml.safe_dump(other), "utf-8")
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    assert not any(
+        "canonical unit" in w for w in router.add_catalog(tmp_path / "tiny.yaml").warnings
+    )
+    change = router.add_catalog(tmp_path / "mirror.yaml")
+    (clash,) = [w for w in change.warnings if "canonical unit" in w]
+    assert "'mechanical.bulk_modulus' to 'GPa'" in clash and "to 'Pa'" in clash
+
+
 def test_syntax_errors_name_the_line(tmp_path: Path) -> None:
     broken_yaml = tmp_path / "broken.yaml"
     broken_yaml.write_text("schemarouter_catalog: 1\nproviders: [\n  {id: x\n", "utf-8")
