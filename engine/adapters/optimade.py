@@ -245,7 +245,13 @@ def first_paragraph(text: Any) -> str:
 
 
 def _field(
-    name: str, info: Mapping[str, Any], extra: Mapping[str, Any], *, many: bool, where: str
+    name: str,
+    info: Mapping[str, Any],
+    extra: Mapping[str, Any],
+    *,
+    many: bool,
+    where: str,
+    notes: list[str] | None = None,
 ) -> OutputField:
     """One output field from the server's ``/info/structures`` entry and a YAML definition."""
     merged = {**extra, **{k: v for k, v in info.items() if v is not None}}
@@ -261,6 +267,10 @@ def _field(
             dimension = unit_dimension(unit)
         except UnitError:
             logger.warning("%s: unit %r of %r is unknown; dropped", where, unit, name)
+            if notes is not None:  # once per property (both routes read it)
+                note = f"{where}: unit {unit!r} is unknown; the field carries no unit"
+                if note not in notes:
+                    notes.append(note)
             description = f"{description} (unit as served: {unit})".strip()
             unit = None
     if merged.get("sortable") is True:
@@ -438,6 +448,7 @@ def optimade_registration(
     names += [n for n in sorted(definitions) if n not in properties]
     names = [n for n in names if n != "type" and n.strip()]
     specs = []
+    notes: list[str] = []
     for many in (True, False):
         fields = []
         for prop in names:
@@ -450,6 +461,7 @@ def optimade_registration(
                     definitions.get(prop, {}),
                     many=many,
                     where=f"{name}/info/structures: data.properties.{prop}",
+                    notes=notes,
                 )
             )
         params = _parameters(_LIST + _COMMON if many else _COMMON, entry=not many)
@@ -478,7 +490,7 @@ def optimade_registration(
                 "GET /structures" if many else "GET /structures/{entry_id}",
             )
         )
-    return build_registration(specs, source=name, providers=[provider_model])
+    return build_registration(specs, source=name, providers=[provider_model], warnings=notes)
 
 
 def add_optimade(

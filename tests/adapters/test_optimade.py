@@ -106,6 +106,9 @@ def test_from_url_fields_units_parameters_license() -> None:
     assert (
         fields["_exmpl_weird"].unit is None and "bogons/frob" in fields["_exmpl_weird"].description
     )
+    # and the registration says so, once (a user trial found it only in a log line)
+    (weird,) = [w for w in registration.warnings if "_exmpl_weird" in w]
+    assert "unit 'bogons/frob' is unknown; the field carries no unit" in weird
     assert fields["last_modified"].json_schema == {"type": "string", "format": "date-time"}
     assert fields["chemical_formula_reduced"].semantic_id == "chemical.formula"
     params = {p.name: p for p in route.endpoint.parameters}
