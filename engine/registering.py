@@ -332,9 +332,11 @@ class RegistrationMixin:
         in (default: this process's).
 
         ``timeout``: seconds to open the session and list its tools (default 30) and, where
-        given, the longest a call may take; a call past it drops the session (the next one
-        reopens it). ``max_response_bytes``: the cap of the server's replies (default: the
-        execution policy's), enforced while they are read.
+        given, the longest one attempt of a call may take; an attempt past it drops the
+        session (the next one reopens it). A read is tried again up to the execution policy's
+        ``max_attempts`` (3), so it may take that many times as long; the error then says
+        how many attempts and how long in all. ``max_response_bytes``: the cap of the
+        server's replies (default: the execution policy's), enforced while they are read.
         """
         from schemarouter.adapters.live_mcp import attach_mcp_server
 
