@@ -114,9 +114,18 @@ def build_contract(model: type[M], *, where: str, hint: str, **values: Any) -> M
 
 
 def validation_problems(exc: ValidationError, *, prefix: str = "") -> list[tuple[str, str]]:
-    """``(what, where)`` for every error of a pydantic ValidationError."""
+    """``(what, where)`` for every error of a pydantic ValidationError; a list "too short"
+    only because an item of it failed (pydantic counts what validated) is not a problem of
+    its own: one mistake in an endpoint read as three."""
     out = []
-    for error in exc.errors():
+    errors = exc.errors()
+    inside = [tuple(e["loc"]) for e in errors]
+    for error in errors:
+        here = tuple(error["loc"])
+        if error["type"] == "too_short" and any(
+            len(other) > len(here) and other[: len(here)] == here for other in inside
+        ):
+            continue
         loc = prefix
         for part in error["loc"]:
             if isinstance(part, int):

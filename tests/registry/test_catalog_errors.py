@@ -21,6 +21,7 @@ from schemarouter.errors import (
     SchemaRouterError,
     UnitError,
 )
+from schemarouter.registry.catalog import catalog_problems
 
 from helpers import TINY_CATALOG
 
@@ -322,6 +323,18 @@ def test_one_semantic_id_normalized_to_two_units_is_said(tmp_path: Path) -> None
     change = router.add_catalog(tmp_path / "mirror.yaml")
     (clash,) = [w for w in change.warnings if "canonical unit" in w]
     assert "'mechanical.bulk_modulus' to 'GPa'" in clash and "to 'Pa'" in clash
+
+
+def test_one_mistake_is_one_problem(tmp_path: Path) -> None:
+    """An unknown key in an output field was listed with two more problems, "Tuple should
+    have at least 1 item" at the endpoints and the access paths (a user trial): pydantic
+    counts only the items that validated."""
+    doc = yaml.safe_load(TINY_CATALOG)
+    _field(doc, "band_gap")["uncertainty"] = 0.1
+    path = tmp_path / "catalog.yaml"
+    path.write_text(yaml.safe_dump(doc), "utf-8")
+    (problem,) = catalog_problems(path)
+    assert "unknown key" in str(problem) and "output_fields[1].uncertainty" in str(problem)
 
 
 def test_syntax_errors_name_the_line(tmp_path: Path) -> None:
