@@ -40,6 +40,16 @@ def _qualifier_text(item: OutputField) -> str:
     return ", ".join(f"{k}: {v}" for k, v in sorted(item.qualifiers.items()))
 
 
+def _own_terms(item: OutputField) -> str:
+    """A field's own license or provenance, where it differs from its provider's."""
+    terms = []
+    if item.license:
+        terms.append(f"license {item.license}")
+    if item.source_type:
+        terms.append(f"{item.source_type.value} data")
+    return ", ".join(terms)
+
+
 def render_catalog_summary(registration: Registration, *, color: bool = False) -> str:
     """Providers, their routes, and every field with semantic id, unit and qualifiers."""
     routes_by_provider: dict[str, list[Route]] = defaultdict(list)
@@ -83,7 +93,9 @@ def render_catalog_summary(registration: Registration, *, color: bool = False) -
             sid_width = max((len(f.semantic_id or "") for f in endpoint.output_fields), default=0)
             for item in endpoint.output_fields:
                 marker = "*" if item.identifier else " "
-                extras = "  ".join(x for x in (_unit_text(item), _qualifier_text(item)) if x)
+                extras = "  ".join(
+                    x for x in (_unit_text(item), _qualifier_text(item), _own_terms(item)) if x
+                )
                 lines.append(
                     f"      {marker}{item.name:<{width}}  {(item.semantic_id or '-'):<{sid_width}}"
                     f"  {extras}".rstrip()
@@ -100,6 +112,7 @@ def render_catalog_summary(registration: Registration, *, color: bool = False) -
                     for x in (
                         _unit_text(item) or "no unit",
                         route.field_source_type(item).value,
+                        f"license {route.field_license(item) or 'not declared'}",
                         _qualifier_text(item),
                     )
                     if x

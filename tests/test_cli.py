@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from schemarouter import __version__
 from schemarouter.cli import main
@@ -117,6 +118,21 @@ def test_retrieve_chooses_the_reranker(capsys: pytest.CaptureFixture[str]) -> No
     assert "fusion order)" in out and "the shipped reranker" not in out
     assert main(["retrieve", query, "-k", "3", "--reranker", "/nonexistent/model"]) != 0
     assert "/nonexistent/model" in capsys.readouterr().err
+
+
+def test_show_names_a_fields_own_license(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A field licensed apart from its provider (CC-BY-NC-4.0 under a CC-BY-4.0 provider)
+    showed only the provider's license (a user trial)."""
+    doc = yaml.safe_load(tiny_catalog.read_text("utf-8"))
+    field = doc["providers"][0]["access"][0]["endpoints"][0]["output_fields"][1]
+    field["license"] = "CC-BY-NC-4.0"
+    path = tmp_path / "catalog.yaml"
+    path.write_text(yaml.safe_dump(doc), "utf-8")
+    assert main(["catalog", "show", str(path)]) == 0
+    shown = [line for line in capsys.readouterr().out.splitlines() if field["name"] in line]
+    assert any("license CC-BY-NC-4.0" in line for line in shown)
 
 
 def test_index_build_then_retrieve_from_it(
