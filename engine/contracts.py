@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -47,6 +47,7 @@ __all__ = [
     "make_route_id",
     "route_sources",
     "schema_validator",
+    "shown_url",
 ]
 
 #: Provider, access path and endpoint ids: lowercase words joined by ``_ - .`` (route ids
@@ -354,6 +355,13 @@ _NO_AUTH = AuthRequirement()
 
 def _no_auth() -> AuthRequirement:
     return _NO_AUTH
+
+
+def shown_url(url: str) -> str:
+    """``url`` without its userinfo, query and fragment, for messages and provenance: where
+    an HTTP server's credential travels when it has nowhere else to go."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
 
 
 def base_url_problem(value: str) -> str | None:

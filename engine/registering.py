@@ -237,14 +237,15 @@ class RegistrationMixin:
             return registration
         access = registration.routes[0].access
         base = registration.routes[0].provider.id
-        routes = list(self.snapshot().routes.values())
+        snapshot = self.snapshot()
+
+        def held(provider_id: str) -> list[Any]:  # the access paths of its routes
+            return [r.access for r in snapshot.routes_of(provider_id)]
+
         chain, n = [base], 2  # base, base_2, ... while some document holds them
-        while any(r.provider.id == chain[-1] for r in routes):
+        while held(chain[-1]):
             chain.append(f"{base}_{n}")
             n += 1
-
-        def held(provider_id: str) -> list[Any]:
-            return [r.access for r in routes if r.provider.id == provider_id]
 
         def same(other: Any) -> bool:
             if other.document != access.document:

@@ -18,11 +18,10 @@ import re
 import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any
-from schemarouter.contracts import Effect, Provider, Registration
+from schemarouter.contracts import Effect, Provider, Registration, shown_url
 from schemarouter.errors import MissingDependencyError, RegistrationError, require
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
 
@@ -51,10 +50,7 @@ def _describe_server(server: Sequence[str] | str) -> str:
     every retrieval and error."""
     if not isinstance(server, str):
         return shlex.join(list(server))
-    if not re.match(r"^https?://", server, re.IGNORECASE):
-        return server
-    parts = urlsplit(server)
-    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
+    return shown_url(server) if re.match(r"^https?://", server, re.IGNORECASE) else server
 
 
 async def list_mcp_tools(

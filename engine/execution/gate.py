@@ -197,24 +197,23 @@ def with_path(error: ExecutionError, path: str) -> ExecutionError:
     return error
 
 
-def _is_json(value: Any) -> bool:
-    """A JSON value that results can carry: finite, not nested past the output limit."""
+def _argument_problem(value: Any) -> tuple[str, str] | None:
+    """Why ``value`` is no argument a request can carry, and the hint, or ``None``: a JSON
+    value, finite, not nested past the output limit, its text (keys too) valid Unicode
+    (valid JSON text can decode to a lone surrogate, "\\ud800", which no request encodes)."""
     if json_problem(value, max_depth=MAX_OUTPUT_DEPTH) is not None:
-        return False
+        return "is not a JSON value", ""
     try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):
-        return False
-    return True
-
-
-def _is_unicode(value: Any) -> bool:
-    """Whether every text in ``value`` (keys too) encodes as UTF-8."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
-        return False
-    return True
+        return (
+            "holds text that is not valid Unicode (a lone surrogate, such as \\ud800), which "
+            "no request can carry",
+            "Send the text as valid UTF-8",
+        )
+    except (TypeError, ValueError, RecursionError):
+        return "is not a JSON value", ""
+    return None
 
 
 def check_arguments(
@@ -239,20 +238,14 @@ def check_arguments(
                 ),
                 path,
             )
-        if not _is_json(value):
+        problem = _argument_problem(value)
+        if problem is not None:
+            what, hint = problem
             raise with_path(
                 ParameterValidationError(
-                    f"argument {name!r} is not a JSON value", where=f"{where} arguments {path}"
-                ),
-                path,
-            )
-        if not _is_unicode(value):  # valid JSON text can decode to one ("\ud800")
-            raise with_path(
-                ParameterValidationError(
-                    f"argument {name!r} holds text that is not valid Unicode (a lone "
-                    "surrogate, such as \\ud800), which no request can carry",
+                    f"argument {name!r} {what}",
                     where=f"{where} arguments {path}",
-                    hint="Send the text as valid UTF-8",
+                    hint=hint or None,
                 ),
                 path,
             )

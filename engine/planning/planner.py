@@ -321,7 +321,9 @@ def plan_routes(
             top = next(
                 (r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])), None
             )
-            blocked = _writes_passed_over(request, snapshot, ranked, top)
+            # better-ranked routes are passed over for what the request does not allow
+            skipped = list(ranked)[: list(ranked).index(top)] if top is not None else []
+            blocked = _writes_passed_over(request, snapshot, skipped, top)
             if top is None:
                 reason = (
                     f"none of the {len(ranked)} ranked routes is eligible: "
@@ -362,7 +364,6 @@ def plan_routes(
                         "the request has several parts: planned the best route of each part "
                         "after the request's best, as max_calls allows"
                     )
-                skipped = ranked[: list(ranked).index(top)]
                 if skipped:
                     warnings.append(
                         f"passed over {len(skipped)} better-ranked route(s) "
@@ -481,18 +482,16 @@ def _with_field(route: Route, step: PlanStep, thing: str) -> PlanStep:
 
 
 def _writes_passed_over(
-    request: PlanRequest, snapshot: RegistrySnapshot, ranked: Sequence[str], top: str | None
+    request: PlanRequest, snapshot: RegistrySnapshot, skipped: Sequence[str], top: str | None
 ) -> list[str]:
-    """The better-ranked routes left out for their effect when the request asks to write
-    (:func:`~schemarouter.retrieval.actions.request_action`) and the best eligible route
-    ``top`` is a read: planning that read would "succeed" without the change asked for."""
+    """Of the ``skipped`` routes (ranked above ``top``, the best eligible one), those left
+    out for their effect, where the request asks to write
+    (:func:`~schemarouter.retrieval.actions.request_action`) and ``top`` is a read: planning
+    that read would "succeed" without the change asked for."""
     if top is None or snapshot.routes[top].endpoint.effect is not Effect.READ:
         return []
-    above = list(ranked)[: list(ranked).index(top)]
-    routes = snapshot.routes
-    blocked = [
-        r for r in above if r in routes and routes[r].endpoint.effect not in request.allowed_effects
-    ]
+    allowed, routes = request.allowed_effects, snapshot.routes
+    blocked = [r for r in skipped if r in routes and routes[r].endpoint.effect not in allowed]
     return blocked if blocked and request_action(request.query) == "write" else []
 
 

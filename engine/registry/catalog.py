@@ -27,7 +27,7 @@ Schema generated from these models (committed as ``engine/registry/catalog.schem
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -203,6 +203,22 @@ def _path_problems(document: CatalogDocument, source: str) -> list[DocumentError
     return problems
 
 
+def _undeclared_groups(
+    document: CatalogDocument, source: str, groups: Mapping[str, FieldGroup]
+) -> list[DocumentError]:
+    """Each intent of ``document`` requiring a field group no file declares (where any does)."""
+    return [
+        DocumentError(
+            f"intent {intent.id!r} requires field group {group_id!r}, which is not declared",
+            where=f"{source}: intents[{i}].field_groups",
+            hint="Declare the group under field_groups",
+        )
+        for i, intent in enumerate(document.intents)
+        for group_id in intent.field_groups
+        if groups and group_id not in groups
+    ]
+
+
 def _declared_again(documents: list[tuple[Path, CatalogDocument]]) -> list[DocumentError]:
     """A field group or intent id declared again with other content, in one file or across a
     folder's files: the later one would replace the earlier without a word (and change what
@@ -247,10 +263,10 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
         for intent in document.intents:
             intents[intent.id] = intent
         documents.append((file, document))
-    for problem in _declared_again(documents) + [
-        p for file, document in documents for p in _path_problems(document, str(file))
-    ]:
-        raise problem
+    problems = _declared_again(documents)
+    problems += [p for file, document in documents for p in _path_problems(document, str(file))]
+    if problems:
+        raise problems[0]
     registrations: list[Registration] = []
     seen_providers: dict[str, str] = {}
     for file, document in documents:
@@ -262,15 +278,8 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
                     hint="Declare each provider once; put all its access paths under it",
                 )
             seen_providers[spec.id] = str(file)
-        for ii, intent in enumerate(document.intents):
-            for group_id in intent.field_groups:
-                if groups and group_id not in groups:
-                    raise DocumentError(
-                        f"intent {intent.id!r} requires field group {group_id!r}, which is not "
-                        "declared",
-                        where=f"{file}: intents[{ii}].field_groups",
-                        hint="Declare the group under field_groups",
-                    )
+        for problem in _undeclared_groups(document, str(file), groups):
+            raise problem
         try:
             registrations.append(
                 build_registration(
@@ -377,17 +386,7 @@ def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRou
     providers: dict[str, str] = {}
     routes: dict[str, str] = {}
     for file, document in documents:
-        for ii, intent in enumerate(document.intents):
-            for group_id in intent.field_groups:
-                if groups and group_id not in groups:
-                    problems.append(
-                        DocumentError(
-                            f"intent {intent.id!r} requires field group {group_id!r}, which is "
-                            "not declared",
-                            where=f"{file}: intents[{ii}].field_groups",
-                            hint="Declare the group under field_groups",
-                        )
-                    )
+        problems.extend(_undeclared_groups(document, str(file), groups))
         for pi, spec in enumerate(document.providers):
             if spec.id in providers:
                 problems.append(

@@ -326,10 +326,11 @@ def _canonical_clashes(
     than a registered route (or another of them) does: ``by_semantic_id`` would give
     "normalized" values in GPa and Pa side by side."""
     units: dict[str, tuple[str, str]] = {}  # semantic id -> (canonical unit, route id)
-    for semantic_id in {f.semantic_id for r in routes for f in r.endpoint.output_fields}:
-        for offer in current.providers_of(semantic_id or ""):
+    named = {f.semantic_id for r in routes for f in r.endpoint.output_fields if f.semantic_id}
+    for semantic_id in named:
+        for offer in current.providers_of(semantic_id):
             if offer.canonical_unit and offer.route_id not in leaving:
-                units.setdefault(semantic_id or "", (offer.canonical_unit, offer.route_id))
+                units.setdefault(semantic_id, (offer.canonical_unit, offer.route_id))
     out = []
     for route in routes:
         for item in route.endpoint.output_fields:

@@ -43,8 +43,8 @@ __all__ = [
     "QueryAnalysis",
     "RuleAnalyzer",
     "bind_parameters",
-    "carried_things",
     "gate_analysis",
+    "named_identifiers",
 ]
 
 
@@ -455,10 +455,15 @@ def find_values(query: str) -> list[BoundValue]:
     return sorted(found, key=lambda v: v.start)
 
 
-def carried_things(values: Iterable[BoundValue]) -> frozenset[str]:
-    """The things (:func:`~schemarouter.retrieval.identifiers.stem`) whose identifier the
-    request gives ("contact 12345": ``contact``); a route needing one needs no lookup."""
-    return frozenset(stem(v.of) for v in values if v.kind == NAMED_IDENTIFIER and v.of)
+def named_identifiers(values: Iterable[BoundValue]) -> dict[str, str]:
+    """Thing (:func:`~schemarouter.retrieval.identifiers.stem`) -> the identifier the request
+    gives after it ("contact 12345": ``{"contact": "12345"}``, the first where several): what
+    :func:`bind_parameters` binds, and the things a route needs no lookup for."""
+    found: dict[str, str] = {}
+    for value in values:
+        if value.kind == NAMED_IDENTIFIER and value.of:
+            found.setdefault(stem(value.of), value.value)
+    return found
 
 
 #: Parameter names that take a value kind when the parameter declares no semantic id.
@@ -521,7 +526,7 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
         kind = _parameter_kind(parameter)
         if kind is not None and kind in by_kind:
             bind(parameter, by_kind[kind][0].value)
-    named = {stem(v.of): v.value for v in by_kind.get(NAMED_IDENTIFIER, ()) if v.of}
+    named = named_identifiers(by_kind.get(NAMED_IDENTIFIER, ()))
     if named:
         for name, thing in needed_parameters(route):
             if name not in bound and thing in named:

@@ -27,8 +27,8 @@ from schemarouter.retrieval.abstention import (
 from schemarouter.retrieval.analysis import (
     NAMED_IDENTIFIER,
     QueryAnalysis,
-    carried_things,
     gate_analysis,
+    named_identifiers,
 )
 from schemarouter.retrieval.candidates import (
     Ranked,
@@ -291,7 +291,7 @@ class Ranker:
                 return fused, cosine * factor
 
             given = frozenset(value.kind for value in analysis.values)
-            carried = carried_things(analysis.values)
+            carried = frozenset(named_identifiers(analysis.values))
             ranked = lift_prerequisites(ranked, snapshot, k, rescore, given=given, carried=carried)
         if ranked and not reason and model is not None and model.uses_candidates():
             reason = self._relevance(

@@ -38,11 +38,11 @@ import fnmatch
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from schemarouter.contracts import Effect
+from schemarouter.contracts import Effect, shown_url
 from schemarouter.errors import DocumentError
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
 from schemarouter.registry.compile import format_validation_error, slugify
@@ -130,11 +130,7 @@ class McpServerSpec(_Spec):
     def label(self) -> str:
         """The command or URL, for messages (a URL without its credentials or query)."""
         target = self.target()
-        if not isinstance(target, str):
-            return " ".join(target)
-        parts = urlsplit(target)
-        host = parts.netloc.rsplit("@", 1)[-1]
-        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+        return shown_url(target) if isinstance(target, str) else " ".join(target)
 
     def secrets(self) -> list[str]:
         """What of the URL may be a secret (userinfo, query values), for redaction: an HTTP
