@@ -120,6 +120,17 @@ def test_retrieve_chooses_the_reranker(capsys: pytest.CaptureFixture[str]) -> No
     assert "/nonexistent/model" in capsys.readouterr().err
 
 
+def test_an_empty_answer_promises_no_routes(
+    tiny_catalog: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty request printed "flagged: ...; the best routes follow", then none (a user
+    trial)."""
+    assert main(["retrieve", "", "--catalog", str(tiny_catalog)]) == 0
+    out = capsys.readouterr().out
+    assert "flagged: no registered route matches the request" in out
+    assert "routes follow" not in out
+
+
 def test_show_names_a_fields_own_license(
     tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
