@@ -10,6 +10,8 @@ from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder
 from schemarouter.retrieval.analysis import find_values
 
+from helpers import openapi_document
+
 
 def _router() -> SchemaRouter:
     return SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
@@ -163,11 +165,9 @@ def test_an_identifier_hint_never_names_a_tool_that_needs_one_itself() -> None:
     assert "spotify__rest__get_albums_new" in several["description"]  # a need, with its producer
 
 
-PAGEVIEWS: dict[str, Any] = {
-    "openapi": "3.0.3",
-    "info": {"title": "Wikimedia", "version": "1.0.0"},
-    "servers": [{"url": "https://wikimedia.org/api/rest_v1"}],
-    "paths": {
+PAGEVIEWS = openapi_document(
+    "Wikimedia",
+    {
         "/metrics/pageviews/top/{project}": {
             "get": {
                 "operationId": "get_top_pageviews",
@@ -194,7 +194,7 @@ PAGEVIEWS: dict[str, Any] = {
             }
         }
     },
-}
+)
 
 
 def test_parameter_descriptions_are_cut_to_their_first_sentence_cleanly() -> None:
