@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import httpx
 
@@ -25,10 +25,9 @@ from schemarouter.checks import (
     check_text,
     normalize_text,
 )
-from schemarouter.contracts import Effect
 from schemarouter.errors import ArgumentError, GateError
 from schemarouter.execution.drivers import acall_route, arun_plan, call_route, run_plan
-from schemarouter.execution.gate import Settings
+from schemarouter.execution.gate import ExecutionOptions, Settings
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.registering import RegistrationMixin
@@ -53,8 +52,6 @@ from schemarouter.retrieval.state import (
 )
 
 if TYPE_CHECKING:
-    from schemarouter.execution.credentials import CredentialProvider
-    from schemarouter.execution.policy import Approver, Budget, ExecutionPolicy
     from schemarouter.execution.results import CallResult, ExecutionResult
     from schemarouter.index import Encoder, IndexSettings
     from schemarouter.index.backend import DeferredIndex, RouteIndex
@@ -487,26 +484,15 @@ class SchemaRouter(RegistrationMixin):
         plan: Plan,
         *,
         client: httpx.Client | None = None,
-        credentials: CredentialProvider | None = None,
-        allow_effects: Iterable[Effect | str] = (Effect.READ,),
-        approve: Approver | None = None,
-        policy: ExecutionPolicy | None = None,
-        budget: Budget | None = None,
-        partial: bool = False,
+        **options: Unpack[ExecutionOptions],
     ) -> ExecutionResult:
         """Run ``plan``: gate, policy, health, trusted invocation, output validation,
         declared normalization and projection (see :mod:`schemarouter.execution.drivers`).
-        The options are checked into one :class:`~schemarouter.execution.gate.Settings`."""
+        ``options`` (:class:`~schemarouter.execution.gate.ExecutionOptions`: credentials,
+        allowed effects, approval, policy, budget, partial) are checked into one
+        :class:`~schemarouter.execution.gate.Settings`."""
         check_instance(plan, Plan, method="execute", name="plan")
-        settings = Settings.of(
-            "execute",
-            credentials=credentials,
-            allow_effects=allow_effects,
-            approve=approve,
-            policy=policy,
-            budget=budget,
-            partial=partial,
-        )
+        settings = Settings.of("execute", **options)
         return run_plan(self, plan, settings, client=client)
 
     async def aexecute(
@@ -514,24 +500,11 @@ class SchemaRouter(RegistrationMixin):
         plan: Plan,
         *,
         client: httpx.AsyncClient | None = None,
-        credentials: CredentialProvider | None = None,
-        allow_effects: Iterable[Effect | str] = (Effect.READ,),
-        approve: Approver | None = None,
-        policy: ExecutionPolicy | None = None,
-        budget: Budget | None = None,
-        partial: bool = False,
+        **options: Unpack[ExecutionOptions],
     ) -> ExecutionResult:
         """:meth:`execute` with non-blocking I/O."""
         check_instance(plan, Plan, method="aexecute", name="plan")
-        settings = Settings.of(
-            "aexecute",
-            credentials=credentials,
-            allow_effects=allow_effects,
-            approve=approve,
-            policy=policy,
-            budget=budget,
-            partial=partial,
-        )
+        settings = Settings.of("aexecute", **options)
         return await arun_plan(self, plan, settings, client=client)
 
     def call(
@@ -541,26 +514,14 @@ class SchemaRouter(RegistrationMixin):
         *,
         fields: Sequence[str] | None = None,
         client: httpx.Client | None = None,
-        credentials: CredentialProvider | None = None,
-        allow_effects: Iterable[Effect | str] = (Effect.READ,),
-        approve: Approver | None = None,
-        policy: ExecutionPolicy | None = None,
-        budget: Budget | None = None,
-        partial: bool = False,
+        **options: Unpack[ExecutionOptions],
     ) -> CallResult:
         """Run exactly ``route_id`` with ``arguments`` (what an agent picked): parameter
         validation, gate, policy, health and output validation as for a plan. The result
         carries the validated raw output (projected to ``fields`` where given) and typed
-        fields where the route declares them (see :mod:`schemarouter.execution.drivers`)."""
-        settings = Settings.of(
-            "call",
-            credentials=credentials,
-            allow_effects=allow_effects,
-            approve=approve,
-            policy=policy,
-            budget=budget,
-            partial=partial,
-        )
+        fields where the route declares them (see :mod:`schemarouter.execution.drivers`);
+        ``options`` as for :meth:`execute`."""
+        settings = Settings.of("call", **options)
         return call_route(self, route_id, arguments, settings, fields=fields, client=client)
 
     async def acall(
@@ -570,21 +531,8 @@ class SchemaRouter(RegistrationMixin):
         *,
         fields: Sequence[str] | None = None,
         client: httpx.AsyncClient | None = None,
-        credentials: CredentialProvider | None = None,
-        allow_effects: Iterable[Effect | str] = (Effect.READ,),
-        approve: Approver | None = None,
-        policy: ExecutionPolicy | None = None,
-        budget: Budget | None = None,
-        partial: bool = False,
+        **options: Unpack[ExecutionOptions],
     ) -> CallResult:
         """:meth:`call` with non-blocking I/O."""
-        settings = Settings.of(
-            "acall",
-            credentials=credentials,
-            allow_effects=allow_effects,
-            approve=approve,
-            policy=policy,
-            budget=budget,
-            partial=partial,
-        )
+        settings = Settings.of("acall", **options)
         return await acall_route(self, route_id, arguments, settings, fields=fields, client=client)

@@ -48,13 +48,13 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 
 from schemarouter.checks import check_instance
 from schemarouter.errors import GateError, ParameterValidationError, SchemaRouterError
-from schemarouter.execution.gate import ExecutionHost, Settings, with_path
+from schemarouter.execution.gate import ExecutionHost, ExecutionOptions, Settings, with_path
 from schemarouter.execution.invokers import http, mcp, python
 from schemarouter.execution.invokers.payload import Sleep
 from schemarouter.execution.loop import Op, Run
@@ -216,7 +216,11 @@ async def _run_async(run: Run, client: httpx.AsyncClient | None) -> ExecutionRes
 
 
 def execute(
-    router: Any, plan: Plan, *, client: httpx.Client | None = None, **options: Any
+    router: Any,
+    plan: Plan,
+    *,
+    client: httpx.Client | None = None,
+    **options: Unpack[ExecutionOptions],
 ) -> ExecutionResult:
     """Execute ``plan`` on ``router`` (see the module docstring). ``client`` is used for
     HTTP routes (one is made, and closed, where none is given); ``options`` are those of
@@ -235,7 +239,11 @@ def run_plan(
 
 
 async def aexecute(
-    router: Any, plan: Plan, *, client: httpx.AsyncClient | None = None, **options: Any
+    router: Any,
+    plan: Plan,
+    *,
+    client: httpx.AsyncClient | None = None,
+    **options: Unpack[ExecutionOptions],
 ) -> ExecutionResult:
     """:func:`execute` with an ``httpx.AsyncClient``; MCP sessions and coroutine
     functions are awaited, sync functions run in a worker thread."""

@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from schemarouter.checks import check_callable, check_flag, check_instance, enum_values
 from schemarouter.contracts import (
@@ -58,6 +58,7 @@ from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = [
     "ExecutionHost",
+    "ExecutionOptions",
     "Gated",
     "Gatekeeper",
     "Settings",
@@ -127,6 +128,29 @@ class ExecutionHost:
         return binding[1]
 
 
+class ExecutionOptions(TypedDict, total=False):
+    """The options ``execute``, ``call`` and their async twins take as keywords, each
+    checked by :meth:`Settings.of` (which holds their defaults):
+
+    - ``credentials``: a :class:`~schemarouter.execution.credentials.CredentialProvider`
+      (default: the environment);
+    - ``allow_effects``: the effects that may run (default: read only);
+    - ``approve``: a function asked, before any call, whether a write may run;
+    - ``policy``: an :class:`~schemarouter.execution.policy.ExecutionPolicy` (default:
+      retries, timeouts and the circuit breaker as documented there);
+    - ``budget``: a :class:`~schemarouter.execution.policy.Budget` bounding calls and time;
+    - ``partial``: keep what a route delivered where a planned field is missing or broken
+      (default ``False``: such an output is an error).
+    """
+
+    credentials: CredentialProvider | None
+    allow_effects: Iterable[Effect | str]
+    approve: Approver | None
+    policy: ExecutionPolicy | None
+    budget: Budget | None
+    partial: bool
+
+
 @dataclass(frozen=True)
 class Settings:
     """How one run executes: the options of ``execute`` / ``call`` and their async twins,
@@ -140,20 +164,17 @@ class Settings:
     partial: bool
 
     @classmethod
-    def of(
-        cls,
-        method: str,
-        *,
-        credentials: CredentialProvider | None = None,
-        allow_effects: Iterable[Effect | str] = (Effect.READ,),
-        approve: Approver | None = None,
-        policy: ExecutionPolicy | None = None,
-        budget: Budget | None = None,
-        partial: bool = False,
-    ) -> Settings:
+    def of(cls, method: str, **options: Unpack[ExecutionOptions]) -> Settings:
         """The options of one ``method`` call, each checked (a wrong one is an
         :class:`~schemarouter.errors.ArgumentError` naming ``method`` and the option):
         credentials from the environment, the default policy and budget where none given."""
+        unknown = sorted(set(options) - ExecutionOptions.__optional_keys__)
+        if unknown:
+            raise TypeError(f"{method}() got an unexpected keyword argument {unknown[0]!r}")
+        credentials = options.get("credentials")
+        approve = options.get("approve")
+        policy = options.get("policy")
+        budget = options.get("budget")
         check_instance(
             credentials, CredentialProvider, method=method, name="credentials", optional=True
         )
@@ -170,11 +191,16 @@ class Settings:
         check_instance(budget, Budget, method=method, name="budget", optional=True)
         return cls(
             credentials=credentials if credentials is not None else EnvironmentCredentials(),
-            allow_effects=enum_values(allow_effects, Effect, method=method, name="allow_effects"),
+            allow_effects=enum_values(
+                options.get("allow_effects", (Effect.READ,)),
+                Effect,
+                method=method,
+                name="allow_effects",
+            ),
             approve=approve,
             policy=policy or ExecutionPolicy(),
             budget=budget or Budget(),
-            partial=check_flag(partial, method=method, name="partial"),
+            partial=check_flag(options.get("partial", False), method=method, name="partial"),
         )
 
 
