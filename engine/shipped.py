@@ -7,7 +7,8 @@ explicitly is its own. :func:`shipped_folder` says whether a model is there at a
 checkout may lack one).
 
 A model folder holds its files and a ``card.json``; what the model classes read of it alike
-is here: the files a folder must hold (:func:`check_folder`), the card (:func:`read_card`),
+is here: the files a folder must hold (:func:`check_folder`), the card (:func:`read_card`,
+:func:`model_card` for both),
 the name and digest a model is known by (:func:`card_identity`) and whether the router turns
 it on by default (:func:`off_by_default`).
 """
@@ -27,6 +28,7 @@ __all__ = [
     "card_identity",
     "check_folder",
     "load_once",
+    "model_card",
     "off_by_default",
     "read_card",
     "shipped_folder",
@@ -84,6 +86,23 @@ def read_card(folder: Any) -> dict[str, Any]:
     """The folder's ``card.json`` (``OSError`` and ``ValueError`` are the caller's to word)."""
     card: dict[str, Any] = json.loads(folder.joinpath("card.json").read_text("utf-8"))
     return card
+
+
+def model_card(
+    folder: Any, files: Iterable[str], *, what: str, train: str, retrain: str
+) -> dict[str, Any]:
+    """The card of the model folder ``folder`` after checking it holds ``files``
+    (:func:`check_folder`, ``train`` its hint); an unreadable card is a
+    :class:`~schemarouter.errors.ModelError` whose hint is ``retrain``."""
+    check_folder(folder, files, what=what, hint=train)
+    try:
+        return read_card(folder)
+    except (OSError, ValueError) as exc:
+        raise ModelError(
+            f"the {what} card is unreadable: {exc}",
+            where=str(folder.joinpath("card.json")),
+            hint=retrain,
+        ) from None
 
 
 def card_identity(card: dict[str, Any], name: str, *, digits: int = 12) -> str:

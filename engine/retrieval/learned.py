@@ -37,9 +37,8 @@ from schemarouter.errors import ModelError
 from schemarouter.retrieval.window import FEATURES
 from schemarouter.shipped import (
     card_identity,
-    check_folder,
+    model_card,
     off_by_default,
-    read_card,
     shipped_model,
 )
 
@@ -49,6 +48,9 @@ __all__ = ["DEFAULT_RANKING_WINDOW", "RankingModel", "TreeEnsemble", "blended_ke
 DEFAULT_RANKING_WINDOW = 30
 #: The files of a model folder.
 MODEL_FILES = ("trees.npz", "card.json")
+#: What to do where the folder lacks a file, and where its card or arrays cannot be read.
+_TRAIN_HINT = "Train one with `python -m schemarouter.training.ranking --out FOLDER`"
+_RETRAIN_HINT = "Retrain it with `python -m schemarouter.training.ranking`"
 _SHIPPED = "ranking"
 _ARRAYS = ("feature", "threshold", "left", "right", "value", "leaf", "missing_left", "roots")
 
@@ -138,14 +140,10 @@ class RankingModel:
 
     def __init__(self, path: str | Path | Any) -> None:
         self.path = Path(path) if isinstance(path, str) else path
-        check_folder(
-            self.path,
-            MODEL_FILES,
-            what="ranking model",
-            hint="Train one with `python -m schemarouter.training.ranking --out FOLDER`",
+        self.card = model_card(
+            self.path, MODEL_FILES, what="ranking model", train=_TRAIN_HINT, retrain=_RETRAIN_HINT
         )
         try:
-            self.card = read_card(self.path)
             features = tuple(self.card["features"])
             with (
                 self.path.joinpath("trees.npz").open("rb") as handle,
@@ -159,9 +157,7 @@ class RankingModel:
             )
         except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
             raise ModelError(
-                f"unreadable ranking model: {exc}",
-                where=str(self.path),
-                hint="Retrain it with `python -m schemarouter.training.ranking`",
+                f"unreadable ranking model: {exc}", where=str(self.path), hint=_RETRAIN_HINT
             ) from None
         if features != FEATURES[: len(features)] or len(features) != self.trees.n_features:
             raise ModelError(

@@ -33,9 +33,8 @@ from schemarouter.contracts import TRANSPORT_LOCATIONS
 from schemarouter.errors import ModelError, require
 from schemarouter.shipped import (
     card_identity,
-    check_folder,
+    model_card,
     off_by_default,
-    read_card,
     shipped_folder,
     shipped_model,
 )
@@ -63,6 +62,9 @@ logger = logging.getLogger(__name__)
 
 #: The files of a model folder.
 MODEL_FILES = ("model.onnx", "tokenizer.json", "card.json")
+#: What to do where the folder lacks a file, and where its card cannot be read.
+_TRAIN_HINT = "Train one with `schemarouter train-reranker --out FOLDER`"
+_RETRAIN_HINT = "Re-export the model with `schemarouter train-reranker`"
 #: Word pieces of one pair, special tokens included (a card may set its own).
 DEFAULT_MAX_LENGTH = 96
 #: Word pieces kept of the query; the route text gets the rest.
@@ -268,14 +270,10 @@ class Reranker:
         batch_size: int = DEFAULT_BATCH,
     ) -> None:
         self.path = path if not isinstance(path, str) else Path(path)
-        check_folder(
-            self.path,
-            MODEL_FILES,
-            what="reranker",
-            hint="Train one with `schemarouter train-reranker --out FOLDER`",
+        self.card = model_card(
+            self.path, MODEL_FILES, what="reranker", train=_TRAIN_HINT, retrain=_RETRAIN_HINT
         )
         try:
-            self.card = read_card(self.path)
             settings = self.card.get("settings", {})
             self.max_length = int(settings.get("max_length", DEFAULT_MAX_LENGTH))
             self.query_tokens = int(settings.get("query_tokens", DEFAULT_QUERY_TOKENS))
@@ -287,9 +285,7 @@ class Reranker:
             )
         except (OSError, ValueError, TypeError, AttributeError) as exc:
             raise ModelError(
-                f"unreadable reranker card: {exc}",
-                where=str(self.path),
-                hint="Re-export the model with `schemarouter train-reranker`",
+                f"unreadable reranker card: {exc}", where=str(self.path), hint=_RETRAIN_HINT
             ) from None
         self.threads = threads or min(2, os.cpu_count() or 1)
         self.batch_size = batch_size

@@ -35,7 +35,7 @@ import numpy as np
 
 from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_version, minilm_dir
-from schemarouter.shipped import check_folder, read_card, shipped_folder, shipped_model
+from schemarouter.shipped import model_card, shipped_folder, shipped_model
 
 __all__ = [
     "ENCODER_FILES",
@@ -378,21 +378,13 @@ class OnnxEncoder(_OnnxSentenceEncoder):
         model_file: str | Path | None = None,
     ) -> None:
         self.folder = Path(folder)
-        if model_file is None:
-            check_folder(
-                self.folder,
-                ENCODER_FILES,
-                what="encoder",
-                hint="Point at a folder written by `schemarouter train-encoder`",
-            )
-        try:
-            self.card = read_card(self.folder)
-        except (OSError, ValueError) as exc:
-            raise ModelError(
-                f"the encoder card is unreadable: {exc}",
-                where=str(self.folder / "card.json"),
-                hint="Re-export the model with `schemarouter train-encoder`",
-            ) from None
+        self.card = model_card(
+            self.folder,
+            ENCODER_FILES if model_file is None else (),
+            what="encoder",
+            train="Point at a folder written by `schemarouter train-encoder`",
+            retrain="Re-export the model with `schemarouter train-encoder`",
+        )
         super().__init__(threads=threads, max_seq_length=int(self.card.get("max_seq_length", 128)))
         self._model_file = Path(model_file) if model_file else self.folder / "model.onnx"
         self._verify = verify and model_file is None
