@@ -116,16 +116,22 @@ class FallbackUse(_Result):
     identifiers: dict[str, FieldValue] = {}
 
 
-class StepResult(_Result):
+class _RouteRun(_Result):
+    """What a plan's step and a single call record alike: the route, its status, the
+    typed fields and the arguments sent."""
+
     route_id: str
     fingerprint: str
     provider: str
     endpoint: str
     status: StepStatus
-    #: planned field name -> its value (every planned field is here, delivered or not).
+    #: planned (or requested) field name -> its value (every one is here, delivered or not).
     fields: dict[str, FieldValue]
     #: Arguments sent (the plan's, plus a filled server-side projection parameter).
     arguments: dict[str, Any]
+
+
+class StepResult(_RouteRun):
     #: Field names sent to the server's projection parameter (``None``: projected locally).
     server_projection: tuple[str, ...] | None = None
     attempts: tuple[Attempt, ...] = ()
@@ -177,7 +183,7 @@ class ExecutionResult(_Result):
         return tuple(f for step in self.steps for f in step.fallbacks)
 
 
-class CallResult(_Result):
+class CallResult(_RouteRun):
     """What :meth:`SchemaRouter.call` hands back for one route: the validated raw output
     and the typed fields, with the call's record.
 
@@ -187,14 +193,7 @@ class CallResult(_Result):
     declared field that carries meaning: a semantic id, a unit or an identifier flag.
     """
 
-    route_id: str
-    fingerprint: str
-    provider: str
-    endpoint: str
-    status: StepStatus
     output: Any
-    fields: dict[str, FieldValue]
-    arguments: dict[str, Any]
     #: True where ``output`` is projected to the requested fields (False: the whole output).
     projected: bool
     registry_version: int
@@ -222,14 +221,8 @@ class CallResult(_Result):
         """The one step of a single-call execution."""
         (step,) = result.steps
         return cls(
-            route_id=step.route_id,
-            fingerprint=step.fingerprint,
-            provider=step.provider,
-            endpoint=step.endpoint,
-            status=step.status,
+            **{name: getattr(step, name) for name in _RouteRun.model_fields},
             output=step.output,
-            fields=step.fields,
-            arguments=step.arguments,
             projected=projected,
             registry_version=result.registry_version,
             attempts=step.attempts,
