@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -45,6 +45,7 @@ __all__ = [
     "base_url_problem",
     "credential_name_key",
     "make_route_id",
+    "named",
     "route_sources",
     "schema_validator",
     "shown_url",
@@ -58,6 +59,22 @@ _NAME = Annotated[str, Field(min_length=1, max_length=256)]
 #: Parameters through which a server projects its output to named fields.
 PROJECTION_PARAMETERS = ("response_fields", "_fields")
 _SEMANTIC_ID = Annotated[str, Field(pattern=r"^[a-z0-9_]+(\.[a-z0-9_]+)*$", max_length=128)]
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+N = TypeVar("N", bound=_Named)
+
+
+def named(items: Iterable[N], name: str) -> N:
+    """The first of ``items`` called ``name`` (a ``KeyError`` where none is)."""
+    for item in items:
+        if item.name == name:
+            return item
+    raise KeyError(name)
 
 
 class Contract(BaseModel):
@@ -296,16 +313,10 @@ class Endpoint(Contract):
         return self
 
     def field(self, name: str) -> OutputField:
-        for item in self.output_fields:
-            if item.name == name:
-                return item
-        raise KeyError(name)
+        return named(self.output_fields, name)
 
     def parameter(self, name: str) -> Parameter:
-        for item in self.parameters:
-            if item.name == name:
-                return item
-        raise KeyError(name)
+        return named(self.parameters, name)
 
 
 #: Where a parameter travels beside a credential, so that a server may read it as one.

@@ -102,14 +102,9 @@ class ProviderProfile(_Model):
         return {n.casefold() for n in (self.id, self.display_name, *self.aliases)}
 
     def provider(self) -> Provider:
-        return Provider(
-            id=self.id,
-            display_name=self.display_name,
-            aliases=self.aliases,
-            homepage=self.homepage,
-            license=self.license,
-            source_type=self.source_type,
-        )
+        """The registered provider: the profile's fields that a :class:`Provider` has."""
+        shared = Provider.model_fields.keys() & type(self).model_fields.keys()
+        return Provider(**{name: getattr(self, name) for name in shared})
 
 
 class MethodOutcome(_Model):

@@ -20,6 +20,7 @@ from schemarouter.contracts import (
     Parameter,
     Route,
     SourceType,
+    named,
 )
 from schemarouter.errors import GateError
 from schemarouter.retrieval.analysis import QueryAnalysis
@@ -149,10 +150,7 @@ class Candidate(_Result):
         return data
 
     def field(self, name: str) -> CandidateField:
-        for item in self.output_fields:
-            if item.name == name:
-                return item
-        raise KeyError(name)
+        return named(self.output_fields, name)
 
 
 def candidate_from_route(
