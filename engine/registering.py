@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import httpx
 
@@ -43,6 +43,7 @@ from schemarouter.registry.registry import (
 
 if TYPE_CHECKING:
     from schemarouter.adapters.inspect import ContractProposal
+    from schemarouter.adapters.live_mcp import McpServerOptions
     from schemarouter.adapters.profiles import ProviderResolution
     from schemarouter.registry.diff import SchemaDiff
 
@@ -305,16 +306,7 @@ class RegistrationMixin:
         server: Sequence[str] | str,
         *,
         provider: str | Provider,
-        trusted: bool = False,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        access_id: str = "mcp",
-        default_effect: Effect | str | None = None,
-        effect_overrides: Mapping[str, Effect | str] | None = None,
-        timeout: float | None = None,
-        bind: bool = True,
-        replace: bool = False,
-        max_response_bytes: int | None = None,
+        **options: Unpack[McpServerOptions],
     ) -> RegistryChange:
         """Connect to an MCP server (a stdio command or a streamable-HTTP URL; needs the
         ``mcp`` extra), register its tools and bind them to a session this router owns: they
@@ -322,40 +314,17 @@ class RegistrationMixin:
         stays open, reconnects when lost (listing the tools again and registering what
         changed), and ends with :meth:`close` (a stdio server's process with it).
 
-        Effects: an untrusted server's tools are ``write`` whatever they claim (only
-        ``destructiveHint`` counts, and makes them ``destructive``); with ``trusted=True``,
-        ``readOnlyHint`` decides, and a tool without it gets ``default_effect`` (``write``
-        unless given). ``effect_overrides`` (tool name -> effect) is the caller's own word.
-
-        A stdio server gets the MCP SDK's default environment (``HOME``, ``LOGNAME``,
-        ``PATH``, ``SHELL``, ``TERM``, ``USER``) plus ``env``, not this process's whole
-        environment: pass what it needs (API keys) in ``env``. ``cwd``: the folder it starts
-        in (default: this process's).
-
-        ``timeout``: seconds to open the session and list its tools (default 30) and, where
-        given, the longest one attempt of a call may take; an attempt past it drops the
-        session (the next one reopens it). A read is tried again up to the execution policy's
-        ``max_attempts`` (3), so it may take that many times as long; the error then says
-        how many attempts and how long in all. ``max_response_bytes``: the cap of the
-        server's replies (default: the execution policy's), enforced while they are read.
+        The options, each a keyword: ``trusted``, ``env``, ``cwd``, ``access_id``,
+        ``default_effect``, ``effect_overrides``, ``timeout``, ``bind``, ``replace`` and
+        ``max_response_bytes``; :class:`schemarouter.adapters.live_mcp.McpServerOptions`
+        says what each does and its default. An untrusted server's tools are ``write`` (or
+        ``destructive``) whatever they claim, and a stdio server gets only the MCP SDK's
+        default environment plus ``env``.
         """
-        from schemarouter.adapters.live_mcp import attach_mcp_server
+        from schemarouter.adapters.live_mcp import attach_mcp_server, check_server_options
 
-        change: RegistryChange = attach_mcp_server(
-            self,
-            server,
-            provider=provider,
-            trusted=trusted,
-            env=env,
-            cwd=cwd,
-            access_id=access_id,
-            timeout=timeout,
-            max_response_bytes=max_response_bytes,
-            default_effect=default_effect,
-            effect_overrides=effect_overrides,
-            replace=replace,
-            bind=bind,
-        )
+        check_server_options(options, self.add_mcp_server)
+        change: RegistryChange = attach_mcp_server(self, server, provider=provider, **options)
         return change
 
     async def aadd_mcp_server(
@@ -363,34 +332,14 @@ class RegistrationMixin:
         server: Sequence[str] | str,
         *,
         provider: str | Provider,
-        trusted: bool = False,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        access_id: str = "mcp",
-        default_effect: Effect | str | None = None,
-        effect_overrides: Mapping[str, Effect | str] | None = None,
-        timeout: float | None = None,
-        bind: bool = True,
-        replace: bool = False,
-        max_response_bytes: int | None = None,
+        **options: Unpack[McpServerOptions],
     ) -> RegistryChange:
         """:meth:`add_mcp_server` without blocking the event loop (the session it opens
         serves ``aexecute`` and ``acall`` from any loop, and the sync calls too)."""
-        return await asyncio.to_thread(
-            self.add_mcp_server,
-            server,
-            provider=provider,
-            trusted=trusted,
-            env=env,
-            cwd=cwd,
-            access_id=access_id,
-            default_effect=default_effect,
-            effect_overrides=effect_overrides,
-            timeout=timeout,
-            bind=bind,
-            replace=replace,
-            max_response_bytes=max_response_bytes,
-        )
+        from schemarouter.adapters.live_mcp import check_server_options
+
+        check_server_options(options, self.aadd_mcp_server)
+        return await asyncio.to_thread(self.add_mcp_server, server, provider=provider, **options)
 
     def add_optimade(
         self,

@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 import re
 import shlex
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypedDict
 
 from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any
@@ -27,6 +27,7 @@ from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "McpServerOptions",
     "attach_mcp_server",
     "list_mcp_tools",
     "mcp_server_registration",
@@ -38,6 +39,54 @@ logger = logging.getLogger(__name__)
 #: default of every MCP session).
 DEFAULT_TIMEOUT = DEFAULT_OPEN_TIMEOUT
 _MAX_PAGES = 100
+
+
+class McpServerOptions(TypedDict, total=False):
+    """The options of ``router.add_mcp_server`` and ``aadd_mcp_server``, each a keyword and
+    each optional (the default in brackets).
+
+    - ``trusted`` (``False``): whether the server's word on effects counts. An untrusted
+      server's tools are ``write`` whatever they claim (only ``destructiveHint`` counts, and
+      makes them ``destructive``); with ``trusted=True``, ``readOnlyHint`` decides, and a
+      tool without it gets ``default_effect``.
+    - ``default_effect`` (``None``: ``write``): the effect of a trusted server's tool that
+      has no ``readOnlyHint``.
+    - ``effect_overrides`` (``None``): tool name -> effect, the caller's own word.
+    - ``env`` (``None``): what a stdio server gets besides the MCP SDK's default environment
+      (``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM``, ``USER``); it does not get this
+      process's whole environment, so pass what it needs (API keys) here.
+    - ``cwd`` (``None``: this process's): the folder a stdio server starts in.
+    - ``access_id`` (``"mcp"``): the id of the routes' access path.
+    - ``timeout`` (``None``): seconds to open the session and list its tools (default 30)
+      and, where given, the longest one attempt of a call may take; an attempt past it
+      drops the session (the next one reopens it). A read is tried again up to the
+      execution policy's ``max_attempts`` (3), so it may take that many times as long; the
+      error then says how many attempts and how long in all.
+    - ``max_response_bytes`` (``None``: the execution policy's): the cap of the server's
+      replies, enforced while they are read.
+    - ``bind`` (``True``): bind the tools to the session; ``False`` registers them only (and
+      closes the session).
+    - ``replace`` (``False``): replace routes already registered (as ``router.register``).
+    """
+
+    trusted: bool
+    env: Mapping[str, str] | None
+    cwd: str | None
+    access_id: str
+    default_effect: Effect | str | None
+    effect_overrides: Mapping[str, Effect | str] | None
+    timeout: float | None
+    bind: bool
+    replace: bool
+    max_response_bytes: int | None
+
+
+def check_server_options(options: Mapping[str, object], method: Callable[..., object]) -> None:
+    """Refuse a keyword that is none of :class:`McpServerOptions`, as ``method`` would have
+    had it declared them one by one."""
+    for name in options:
+        if name not in McpServerOptions.__optional_keys__:
+            raise TypeError(f"{method.__qualname__}() got an unexpected keyword argument {name!r}")
 
 
 def _import_mcp() -> Any:
@@ -205,7 +254,8 @@ def attach_mcp_server(
 ) -> Any:
     """Open a session to a live server that ``router`` owns, register its tools and bind
     them to that session (``bind=False``: register only, and close it). Returns the
-    :class:`~schemarouter.registry.registry.RegistryChange`.
+    :class:`~schemarouter.registry.registry.RegistryChange`. The options are
+    :class:`McpServerOptions`, as ``router.add_mcp_server`` takes them.
 
     ``timeout`` bounds opening and listing (default 30 s) and, where given, each call too
     (the policy's timeout is kept where shorter). Every message is read within twice
