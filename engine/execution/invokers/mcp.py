@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from schemarouter.contracts import AccessKind
 from schemarouter.errors import require
@@ -44,6 +44,7 @@ __all__ = [
     "DEFAULT_OPEN_TIMEOUT",
     "MCPConnection",
     "McpCall",
+    "McpConnectionOptions",
     "ServerExited",
     "bind_mcp_session",
     "call_async",
@@ -203,9 +204,23 @@ def _unchecked_outputs(client: Any) -> None:
         session.validate_tool_result = unchecked
 
 
+class McpConnectionOptions(TypedDict, total=False):
+    """The keywords of :class:`MCPConnection` after its server, each optional: ``env`` (what
+    a stdio server gets besides the MCP SDK's default environment), ``cwd`` (the folder it
+    starts in), ``timeout`` (seconds to open the session and to list its tools;
+    :data:`DEFAULT_OPEN_TIMEOUT`) and ``max_message_bytes`` (the most one message from the
+    server may have; :data:`DEFAULT_MAX_MESSAGE_BYTES`)."""
+
+    env: Mapping[str, str] | None
+    cwd: str | None
+    timeout: float
+    max_message_bytes: int
+
+
 class MCPConnection:
     """A live MCP client session (stdio command, streamable-HTTP URL, or an in-process
-    server object) on its own event-loop thread. Open with ``with`` / :meth:`open`."""
+    server object) on its own event-loop thread. Open with ``with`` / :meth:`open`; the
+    keywords are :class:`McpConnectionOptions`."""
 
     def __init__(
         self,
@@ -232,6 +247,16 @@ class MCPConnection:
     def __repr__(self) -> str:
         state = "open" if self._client is not None else "closed"
         return f"MCPConnection({self._label()!r}, {state})"
+
+    def copy(self) -> MCPConnection:
+        """A new, unopened connection to the same server with the same settings."""
+        return MCPConnection(
+            self.server,
+            env=self.env,
+            cwd=self.cwd,
+            timeout=self.timeout,
+            max_message_bytes=self.max_message_bytes,
+        )
 
     def _label(self) -> str:
         if isinstance(self.server, str):

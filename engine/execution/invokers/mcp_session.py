@@ -30,13 +30,9 @@ import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Unpack
 
-from schemarouter.execution.invokers.mcp import (
-    DEFAULT_MAX_MESSAGE_BYTES,
-    DEFAULT_OPEN_TIMEOUT,
-    MCPConnection,
-)
+from schemarouter.execution.invokers.mcp import MCPConnection, McpConnectionOptions
 from schemarouter.execution.invokers.payload import clip
 from schemarouter.fingerprint import fingerprint
 
@@ -119,27 +115,24 @@ def is_connection_lost(error: BaseException) -> bool:
 
 class ManagedMCPSession:
     """A reconnecting MCP client session (stdio command, streamable-HTTP URL, or an
-    in-process server object), safe to share between threads and event loops."""
+    in-process server object), safe to share between threads and event loops. Its keywords
+    besides ``call_timeout`` and ``on_reconnect`` are
+    :class:`~schemarouter.execution.invokers.mcp.McpConnectionOptions`, given to every
+    connection it opens."""
 
     def __init__(
         self,
         server: Sequence[str] | str | Any,
         *,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        timeout: float = DEFAULT_OPEN_TIMEOUT,
         call_timeout: float | None = None,
-        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         on_reconnect: Callable[[list[Any]], None] | None = None,
+        **connection: Unpack[McpConnectionOptions],
     ) -> None:
         self.server = server
-        self.env = dict(env) if env else None
-        self.cwd = cwd
-        #: seconds for opening the session and listing its tools
-        self.timeout = timeout
+        #: the server and settings of every connection it opens (this one is never opened)
+        self.settings = MCPConnection(server, **connection)
         #: the longest a call may take (the policy's timeout is kept where it is shorter)
         self.call_timeout = call_timeout
-        self.max_message_bytes = max_message_bytes
         #: called with the tools a reopened session lists (the owner registers them anew)
         self.on_reconnect = on_reconnect
         #: how many times a lost session was opened again
@@ -153,8 +146,13 @@ class ManagedMCPSession:
 
     def __repr__(self) -> str:
         state = "open" if self._conn is not None else "closed"
-        label = MCPConnection(self.server)._label()
+        label = self.settings._label()
         return f"ManagedMCPSession({label!r}, {state}, reconnects={self.reconnects})"
+
+    @property
+    def timeout(self) -> float:
+        """Seconds for opening the session and listing its tools."""
+        return self.settings.timeout
 
     # -- lifetime ----------------------------------------------------------------------------
 
@@ -197,13 +195,7 @@ class ManagedMCPSession:
             if reopening:
                 self.reconnects += 1
                 logger.info("reopening the MCP session %r (it was lost)", self)
-            conn = MCPConnection(
-                self.server,
-                env=self.env,
-                cwd=self.cwd,
-                timeout=self.timeout,
-                max_message_bytes=self.max_message_bytes,
-            )
+            conn = self.settings.copy()
             try:
                 conn.open()
             except TimeoutError:  # not a call's timeout: say what ran out, and its seconds
