@@ -25,7 +25,6 @@ from schemarouter.training.datasets.suite import (
     Benchmark,
     EvalQuery,
     all_needed,
-    check_gold,
     route_map,
     unique_slug,
 )
@@ -128,12 +127,8 @@ def load_beir(
                 split=split,
             )
         )
-    check_gold(queries, router)
-    return Benchmark(
-        name="beir",
-        router=router,
-        queries=queries,
-        route_keys={r: d for d, r in route_of_doc.items()},
-        notes={"folder": str(root), "documents": len(route_of_doc), "queries_dropped": dropped},
-        bm25_text="name_description",
+    route_keys = {r: d for d, r in route_of_doc.items()}
+    notes = {"folder": str(root), "documents": len(route_of_doc), "queries_dropped": dropped}
+    return Benchmark.checked(
+        "beir", router, queries, route_keys, notes, bm25_text="name_description"
     )

@@ -22,7 +22,6 @@ from schemarouter.training.datasets.suite import (
     Benchmark,
     EvalQuery,
     all_needed,
-    check_gold,
     hash_split,
     shared_data_dir,
 )
@@ -90,16 +89,9 @@ def load_restbench(
                 split=hash_split(item["query"]),
             )
         )
-    check_gold(queries, router)
-    return Benchmark(
-        name="restbench",
-        router=router,
-        queries=queries,
-        route_keys=route_keys,
-        notes={
-            "operations": len(route_keys),
-            "calls_matched_by_template_shape": sorted(set(repaired)),
-            "calls_not_in_catalog": sorted(set(unmatched)),
-        },
-        bm25_text="full",
-    )
+    notes = {
+        "operations": len(route_keys),
+        "calls_matched_by_template_shape": sorted(set(repaired)),
+        "calls_not_in_catalog": sorted(set(unmatched)),
+    }
+    return Benchmark.checked("restbench", router, queries, route_keys, notes, bm25_text="full")

@@ -98,6 +98,21 @@ class Benchmark:
     #: How the BM25 baseline's endpoint text is written ("name_description" or "full").
     bm25_text: str = "full"
 
+    @classmethod
+    def checked(
+        cls,
+        name: str,
+        router: SchemaRouter,
+        queries: list[EvalQuery],
+        route_keys: dict[str, Any],
+        notes: dict[str, Any],
+        **baseline: Any,
+    ) -> Benchmark:
+        """The benchmark, once :func:`check_gold` finds every gold route registered;
+        ``baseline``: the BM25 baseline's fields (``bm25``, ``bm25_text``)."""
+        check_gold(queries, router)
+        return cls(name, router, queries, route_keys, notes, **baseline)
+
     @property
     def snapshot(self) -> RegistrySnapshot:
         return self.router.snapshot()

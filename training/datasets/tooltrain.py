@@ -379,7 +379,7 @@ def load_tooltrain_suite(
     """
     import random
 
-    from schemarouter.training.datasets.suite import Benchmark, EvalQuery, all_needed, check_gold
+    from schemarouter.training.datasets.suite import Benchmark, EvalQuery, all_needed
 
     corpus = load_tooltrain(data, seed=seed)
     rng = random.Random(seed)
@@ -426,11 +426,5 @@ def load_tooltrain_suite(
                 split="dev",
             )
         )
-    check_gold(queries, router)
-    return Benchmark(
-        name="tooltrain-val",
-        router=router,
-        queries=queries,
-        route_keys=route_keys,
-        notes={"split": split, "sources": sorted({r.source for r in chosen}), "seed": seed},
-    )
+    notes = {"split": split, "sources": sorted({r.source for r in chosen}), "seed": seed}
+    return Benchmark.checked("tooltrain-val", router, queries, route_keys, notes)

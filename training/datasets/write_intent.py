@@ -30,7 +30,6 @@ from typing import Any
 from schemarouter.training.datasets.suite import (
     Benchmark,
     EvalQuery,
-    check_gold,
     hash_split,
     unique_slug,
 )
@@ -143,19 +142,13 @@ def load_write_intent(
                 alternatives=True,
             )
         )
-    check_gold(out, router)
-    return Benchmark(
-        name="write-intent",
-        router=router,
-        queries=out,
-        route_keys={},
-        notes={
-            "documents": documents,
-            "servers": servers,
-            "written": spec.get("written"),
-            "siblings": {q["id"]: _siblings(q, ids) for q in items},
-        },
-    )
+    notes = {
+        "documents": documents,
+        "servers": servers,
+        "written": spec.get("written"),
+        "siblings": {q["id"]: _siblings(q, ids) for q in items},
+    }
+    return Benchmark.checked("write-intent", router, out, {}, notes)
 
 
 def _siblings(q: Mapping[str, Any], ids: Mapping[str, Mapping[str, str]]) -> list[str]:
