@@ -102,6 +102,11 @@ class FieldScores(NamedTuple):
     f1: float
 
 
+def _keyed(fields: Mapping[str, Sequence[str]], key: FieldKey) -> list[tuple[str, Hashable]]:
+    """``(route, key(route, field))`` for each field of ``fields`` (route -> field names)."""
+    return [(r, key(r, f)) for r, names in fields.items() for f in names]
+
+
 def _target(
     selected: Mapping[str, Sequence[str]],
     gold: Mapping[str, Sequence[str]],
@@ -116,7 +121,7 @@ def _target(
     per_route = {r: {(r, key(r, f)) for f in names} for r, names in gold.items()}
     if not alternatives:
         return set().union(*per_route.values()) if per_route else set()
-    chosen = {(r, key(r, f)) for r, names in selected.items() for f in names}
+    chosen = set(_keyed(selected, key))
     best = max(per_route, key=lambda r: (len(per_route[r] & chosen), r in selected), default=None)
     return per_route[best] if best is not None else set()
 
@@ -134,7 +139,7 @@ def field_prf(
     (a semantic id) count once. An empty selection has precision 0.
     """
     target = _target(selected, gold, key, alternatives)
-    chosen = {(r, key(r, f)) for r, names in selected.items() for f in names}
+    chosen = set(_keyed(selected, key))
     hit = len(chosen & target)
     precision = hit / len(chosen) if chosen else 0.0
     recall = hit / len(target) if target else math.nan
@@ -150,12 +155,11 @@ def over_fetch_ratio(
     alternatives: bool = False,
 ) -> float:
     """Share of fetched fields (each counted) whose key the answer does not need."""
-    total = sum(len(names) for names in fetched.values())
-    if total == 0:
+    keyed = _keyed(fetched, key)
+    if not keyed:
         return math.nan
     target = _target(fetched, gold, key, alternatives)
-    needed = sum(1 for r, names in fetched.items() for f in names if (r, key(r, f)) in target)
-    return 1.0 - needed / total
+    return 1.0 - sum(1 for k in keyed if k in target) / len(keyed)
 
 
 def arguments_valid(
