@@ -278,3 +278,22 @@ def test_plan_reports_routes_it_passed_over(router: SchemaRouter) -> None:
     # a request to create one is not planned as a read (test_chained_plans has the why)
     refused = router.plan("create alert message")
     assert refused.steps == () and ALERT in refused.reason
+
+
+def test_options_are_keywords_checked_per_method(
+    router: SchemaRouter, weather: LoopbackServer
+) -> None:
+    """The execution options travel as one ExecutionOptions; an unknown one is still a
+    TypeError naming the method the caller called, and nothing is sent."""
+    plan = router.plan(PlanRequest(query="forecast for Paris"))
+    for method, call in (
+        ("call", lambda: router.call(FORECAST, {"city": "Paris"}, allow_effect=["write"])),
+        ("execute", lambda: router.execute(plan, budgets=None)),
+        ("acall", lambda: asyncio.run(router.acall(FORECAST, {"city": "Paris"}, retry=2))),
+        ("aexecute", lambda: asyncio.run(router.aexecute(plan, partials=True))),
+    ):
+        with pytest.raises(TypeError, match=rf"^{method}\(\) got an unexpected keyword"):
+            call()
+    assert weather.paths() == []
+    result = router.call(FORECAST, {"city": "Paris"}, partial=True, allow_effects=["read"])
+    assert result.ok

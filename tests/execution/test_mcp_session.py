@@ -278,3 +278,12 @@ def test_a_plan_reads_the_note_its_search_step_finds(trusted: SchemaRouter) -> N
     result = trusted.execute(plan)
     assert result.steps[1].arguments == {"note_id": 2}
     assert result.steps[1].output["title"] == "GaN band gap"
+
+
+def test_an_unknown_server_option_is_a_type_error_before_any_server_starts() -> None:
+    router = _router()
+    with pytest.raises(TypeError, match=r"add_mcp_server\(\) got an unexpected keyword.*trust"):
+        router.add_mcp_server(COMMAND, provider="notes", trust=True)
+    with pytest.raises(TypeError, match=r"aadd_mcp_server\(\) got an unexpected keyword"):
+        asyncio.run(router.aadd_mcp_server(COMMAND, provider="notes", envs={}))
+    assert len(router.snapshot()) == 0
