@@ -25,9 +25,18 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from schemarouter.adapters._schema import as_object_schema
+from schemarouter.contracts import OutputField
+from schemarouter.registry.compile import build_contract
 from schemarouter.registry.defs import DEFS_PREFIX, attach_defs
 
-__all__ = ["DEFAULT_MAX_DEPTH", "DEFAULT_MAX_FIELDS", "FieldLimits", "FieldRow", "flatten_fields"]
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_FIELDS",
+    "FieldLimits",
+    "FieldRow",
+    "flatten_fields",
+    "output_fields",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -186,3 +195,23 @@ def flatten_fields(schema: Any, *, limits: FieldLimits | None = None) -> list[Fi
     if queue:
         logger.debug("output fields cut at %d (limit)", limits.max_fields)
     return rows
+
+
+def output_fields(
+    schema: Any, *, limits: FieldLimits | None, where: str, hint: str
+) -> tuple[OutputField, ...]:
+    """The output fields of an inlined output schema, one per :func:`flatten_fields` row; a
+    field the contract refuses raises a :class:`~schemarouter.errors.DocumentError` at
+    ``where``, naming the field."""
+    return tuple(
+        build_contract(
+            OutputField,
+            where=f"{where} (output field {row.name!r})",
+            hint=hint,
+            name=row.name,
+            path=row.path,
+            json_schema=as_object_schema(row.schema),
+            description=row.description,
+        )
+        for row in flatten_fields(schema, limits=limits)
+    )

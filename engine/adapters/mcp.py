@@ -44,7 +44,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemarouter.adapters._fields import FieldLimits, flatten_fields
+from schemarouter.adapters._fields import FieldLimits, output_fields
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.contracts import (
     AccessKind,
@@ -76,6 +76,8 @@ __all__ = ["mcp_tools_registration", "tool_effect"]
 logger = logging.getLogger(__name__)
 
 _SCALARS = (str, bytes, int, float, list, tuple)
+#: The hint of a contract a tool's values fail.
+_REFUSAL_HINT = "Fix the tool definition"
 
 _TOOL_KEYS = {
     "name": ("name",),
@@ -154,7 +156,7 @@ def tool_effect(
 
 
 def _build(model: type[M], at: str, /, **values: Any) -> M:
-    return build_contract(model, where=at, hint="Fix the tool definition", **values)
+    return build_contract(model, where=at, hint=_REFUSAL_HINT, **values)
 
 
 class EffectRules:
@@ -295,16 +297,8 @@ def _endpoint(
     if tool.get("outputSchema") is not None:
         resolved = resolve("outputSchema")
         output_schema = as_object_schema(resolved)
-        fields = tuple(
-            _build(
-                OutputField,
-                f"{where}.outputSchema (output field {row.name!r})",
-                name=row.name,
-                path=row.path,
-                json_schema=as_object_schema(row.schema),
-                description=row.description,
-            )
-            for row in flatten_fields(resolved, limits=limits)
+        fields = output_fields(
+            resolved, limits=limits, where=f"{where}.outputSchema", hint=_REFUSAL_HINT
         )
     tool_name = name.strip()
     endpoint_id = base_id = slugify(tool_name)

@@ -54,7 +54,7 @@ from typing import Any
 
 import httpx
 
-from schemarouter.adapters._fields import FieldLimits, flatten_fields
+from schemarouter.adapters._fields import FieldLimits, output_fields
 from schemarouter.adapters._naming import (
     endpoint_budget,
     endpoint_slug,
@@ -79,7 +79,6 @@ from schemarouter.contracts import (
     Effect,
     Endpoint,
     Operation,
-    OutputField,
     Parameter,
     ParameterLocation,
     Provider,
@@ -146,6 +145,8 @@ _TRANSPORT_HEADERS = frozenset(
     }
 )
 _TRANSPORT_PATTERN = re.compile(r"^(?:x-)?rate-?limit-|^x-[\w-]*-request-id$", re.IGNORECASE)
+#: The hint of a contract the document's values fail.
+_REFUSAL_HINT = "Fix the document there"
 
 
 def _transport_header(name: str) -> bool:
@@ -161,7 +162,7 @@ def _method_effect(method: str) -> Effect:
 
 def _build(reader: OpenAPIReader, model: type[M], at: str, /, **values: Any) -> M:
     """``model(**values)``, a pydantic refusal becoming a located DocumentError."""
-    return build_contract(model, where=reader.where(at), hint="Fix the document there", **values)
+    return build_contract(model, where=reader.where(at), hint=_REFUSAL_HINT, **values)
 
 
 class _EndpointBuilder:
@@ -192,20 +193,13 @@ class _EndpointBuilder:
             input_schema[BODY_EXTENSION] = body
         output = reader.response(ref)
         output_schema = as_object_schema(output[0]) if output is not None else None
-        fields: tuple[OutputField, ...] = ()
-        if output is not None:
-            fields = tuple(
-                _build(
-                    reader,
-                    OutputField,
-                    f"{output[1]} (output field {row.name!r})",
-                    name=row.name,
-                    path=row.path,
-                    json_schema=as_object_schema(row.schema),
-                    description=row.description,
-                )
-                for row in flatten_fields(output[0], limits=self.limits)
+        fields = (
+            output_fields(
+                output[0], limits=self.limits, where=reader.where(output[1]), hint=_REFUSAL_HINT
             )
+            if output is not None
+            else ()
+        )
         summary = reader.text(ref.operation, "summary", ref.location)
         deprecated = reader.flag(ref.operation, "deprecated", ref.location)
         return _build(
