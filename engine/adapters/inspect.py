@@ -28,17 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from schemarouter.contracts import (
-    AccessKind,
-    AccessPath,
-    Effect,
-    Endpoint,
-    Operation,
-    OutputField,
-    Parameter,
-    ParameterLocation,
-    Provider,
-)
+from schemarouter import contracts
 from schemarouter.errors import DocumentError, PolicyError, UnitError
 from schemarouter.registry.compile import (
     RouteSpec,
@@ -120,10 +110,10 @@ class ProposedEndpoint(_Model):
     grounding: float
 
     @property
-    def effect(self) -> Effect:
+    def effect(self) -> contracts.Effect:
         if self.method in _READ:
-            return Effect.READ
-        return Effect.DESTRUCTIVE if self.method == "DELETE" else Effect.WRITE
+            return contracts.Effect.READ
+        return contracts.Effect.DESTRUCTIVE if self.method == "DELETE" else contracts.Effect.WRITE
 
 
 class ContractProposal(_Model):
@@ -453,11 +443,11 @@ def _unit(item: ProposedField) -> tuple[str | None, str]:
     return item.unit, item.description
 
 
-def _endpoint(item: ProposedEndpoint) -> Endpoint:
+def _endpoint(item: ProposedEndpoint) -> contracts.Endpoint:
     params = tuple(
-        Parameter(
+        contracts.Parameter(
             name=p.name,
-            location=ParameterLocation(p.location),
+            location=contracts.ParameterLocation(p.location),
             json_schema={"type": p.json_type} if p.json_type else {},
             required=p.required or p.location == "path",
             description=p.description,
@@ -468,7 +458,7 @@ def _endpoint(item: ProposedEndpoint) -> Endpoint:
     for f in item.fields:
         unit, description = _unit(f)
         fields.append(
-            OutputField(
+            contracts.OutputField(
                 name=f.name,
                 path=f.path,
                 unit=unit,
@@ -478,10 +468,10 @@ def _endpoint(item: ProposedEndpoint) -> Endpoint:
         )
     schema = parameters_schema(params)
     name = f"{item.method} {item.path}"
-    return Endpoint(
+    return contracts.Endpoint(
         id=slugify(name),
         name=name,
-        operation=Operation(method=item.method, path=item.path),
+        operation=contracts.Operation(method=item.method, path=item.path),
         summary=item.summary,
         description=item.summary,
         input_schema=schema,
@@ -497,7 +487,7 @@ def approve(
     proposal: ContractProposal,
     *,
     base_url: str,
-    provider: str | Provider,
+    provider: str | contracts.Provider,
     allow_write: bool = False,
     access_id: str = "docs",
     replace: bool = False,
@@ -518,15 +508,15 @@ def approve(
         )
     model = (
         provider
-        if isinstance(provider, Provider)
-        else Provider(id=slugify(str(provider)), display_name=str(provider))
+        if isinstance(provider, contracts.Provider)
+        else contracts.Provider(id=slugify(str(provider)), display_name=str(provider))
     )
-    access = AccessPath(
-        id=access_id, kind=AccessKind.HTTP, base_url=base_url, document="<docs proposal>"
+    access = contracts.AccessPath(
+        id=access_id, kind=contracts.AccessKind.HTTP, base_url=base_url, document="<docs proposal>"
     )
     specs, ids = [], set()
     for i, item in enumerate(proposal.endpoints):
-        if item.effect is not Effect.READ and not allow_write:
+        if item.effect is not contracts.Effect.READ and not allow_write:
             logger.warning(
                 "approve: %s %s refused (%s); pass allow_write=True",
                 item.method,

@@ -44,20 +44,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from schemarouter import contracts
 from schemarouter.adapters._fields import FieldLimits, output_fields
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
-from schemarouter.contracts import (
-    AccessKind,
-    AccessPath,
-    Effect,
-    Endpoint,
-    Operation,
-    OutputField,
-    Parameter,
-    ParameterLocation,
-    Provider,
-    Registration,
-)
 from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.fingerprint import canonical_json, fingerprint_json
 from schemarouter.registry.compile import (
@@ -137,21 +126,24 @@ def _tool_list(tools: Any, source: str) -> list[Any]:
 
 
 def tool_effect(
-    annotations: Mapping[str, Any] | None, *, trusted: bool, default: Effect = Effect.WRITE
-) -> Effect:
+    annotations: Mapping[str, Any] | None,
+    *,
+    trusted: bool,
+    default: contracts.Effect = contracts.Effect.WRITE,
+) -> contracts.Effect:
     """The effect a tool's annotations allow (see the module docstring); ``default`` is
     what a trusted server's tool without ``readOnlyHint`` gets."""
     hints = annotations or {}
     if not trusted:
-        effect = Effect.WRITE
+        effect = contracts.Effect.WRITE
     elif hints.get("readOnlyHint") is True:
-        effect = Effect.READ
+        effect = contracts.Effect.READ
     elif hints.get("readOnlyHint") is False:
-        effect = Effect.WRITE
+        effect = contracts.Effect.WRITE
     else:
         effect = default
     if hints.get("destructiveHint") is True:
-        effect = effect.stricter(Effect.DESTRUCTIVE)
+        effect = effect.stricter(contracts.Effect.DESTRUCTIVE)
     return effect
 
 
@@ -166,8 +158,8 @@ class EffectRules:
         self,
         *,
         trusted: bool,
-        default: Effect | str | None,
-        overrides: Mapping[str, Effect | str] | None,
+        default: contracts.Effect | str | None,
+        overrides: Mapping[str, contracts.Effect | str] | None,
         source: str,
     ) -> None:
         if default is not None and not trusted:
@@ -180,15 +172,17 @@ class EffectRules:
         self.trusted = trusted
         self.source = source
         try:
-            self.default = Effect(default) if default is not None else Effect.WRITE
-            self.overrides = {name: Effect(e) for name, e in (overrides or {}).items()}
+            self.default = (
+                contracts.Effect(default) if default is not None else contracts.Effect.WRITE
+            )
+            self.overrides = {name: contracts.Effect(e) for name, e in (overrides or {}).items()}
         except ValueError as exc:
             raise RegistrationError(
                 f"unknown effect: {exc}", where=source, hint="Use read, write or destructive"
             ) from None
         self.used: set[str] = set()
 
-    def of(self, name: str, hints: Mapping[str, Any]) -> Effect:
+    def of(self, name: str, hints: Mapping[str, Any]) -> contracts.Effect:
         if name in self.overrides:
             self.used.add(name)
             return self.overrides[name]
@@ -231,7 +225,7 @@ def _endpoint(
     ids: set[str],
     budget: InlineBudget,
     claimed: frozenset[str] = frozenset(),
-) -> Endpoint:
+) -> contracts.Endpoint:
     where = f"{source}: tools[{index}]"
     if isinstance(raw, _SCALARS):
         raise DocumentError(
@@ -282,10 +276,10 @@ def _endpoint(
         properties = {}
     parameters = tuple(
         _build(
-            Parameter,
+            contracts.Parameter,
             f"{where}.inputSchema.properties.{pname}",
             name=pname,
-            location=ParameterLocation.ARGUMENT,
+            location=contracts.ParameterLocation.ARGUMENT,
             json_schema=as_object_schema(pschema),
             required=isinstance(required, list) and pname in required,
             description=str(as_object_schema(pschema).get("description", "")),
@@ -293,7 +287,7 @@ def _endpoint(
         for pname, pschema in properties.items()
     )
     output_schema: dict[str, Any] | None = None
-    fields: tuple[OutputField, ...] = ()
+    fields: tuple[contracts.OutputField, ...] = ()
     if tool.get("outputSchema") is not None:
         resolved = resolve("outputSchema")
         output_schema = as_object_schema(resolved)
@@ -312,11 +306,11 @@ def _endpoint(
     )
     description = optional_text(tool.get("description"), where, "description")
     return _build(
-        Endpoint,
+        contracts.Endpoint,
         where,
         id=endpoint_id,
         name=tool_name[:256],
-        operation=Operation(tool=tool_name),
+        operation=contracts.Operation(tool=tool_name),
         summary=title,
         description=description or title,
         input_schema=input_schema,
@@ -330,15 +324,15 @@ def _endpoint(
 def mcp_tools_registration(
     tools: Any,
     *,
-    provider: str | Provider,
+    provider: str | contracts.Provider,
     server: str | None = None,
     trusted: bool = False,
     access_id: str = "mcp",
     source: str | None = None,
     limits: FieldLimits | None = None,
-    default_effect: Effect | str | None = None,
-    effect_overrides: Mapping[str, Effect | str] | None = None,
-) -> Registration:
+    default_effect: contracts.Effect | str | None = None,
+    effect_overrides: Mapping[str, contracts.Effect | str] | None = None,
+) -> contracts.Registration:
     """Compile a ``tools/list`` result into a Registration (see the module docstring).
 
     ``server`` records how the server is reached (a command line or URL); ``trusted=True``
@@ -348,10 +342,12 @@ def mcp_tools_registration(
     :class:`~schemarouter.errors.RegistrationError` naming the listing, the tool and the
     reason; nothing is registered from a listing that fails anywhere.
     """
-    if isinstance(provider, Provider):
+    if isinstance(provider, contracts.Provider):
         provider_model = provider
     elif isinstance(provider, str) and provider.strip():
-        provider_model = Provider(id=slugify(provider), display_name=provider.strip()[:256])
+        provider_model = contracts.Provider(
+            id=slugify(provider), display_name=provider.strip()[:256]
+        )
     else:
         raise DocumentError(
             "provider must be a non-empty string or a Provider",
@@ -366,7 +362,7 @@ def mcp_tools_registration(
     )
     ids: set[str] = set()
     names: dict[str, int] = {}
-    endpoints: list[Endpoint] = []
+    endpoints: list[contracts.Endpoint] = []
     budget = InlineBudget()  # one for the whole listing, as for one OpenAPI document
     # an id a tool's own name spells (``add_note``) is that tool's, whatever the listing's
     # order: a gateway's ``allow`` naming ``notes/mcp/add_note`` must never reach ``addNote``
@@ -403,9 +399,9 @@ def mcp_tools_registration(
         # canonical_json writes a list), and each text is the endpoint's fingerprint
         texts = [canonical_json(e.canonical()) for e in endpoints]
         digest = fingerprint_json("[" + ",".join(texts) + "]")
-        access = AccessPath(
+        access = contracts.AccessPath(
             id=access_id,
-            kind=AccessKind.MCP,
+            kind=contracts.AccessKind.MCP,
             server=server,
             document=name,
             document_hash=digest,
@@ -423,7 +419,7 @@ def mcp_tools_registration(
     )
 
 
-def _renamed(endpoints: list[Endpoint], names: Mapping[str, int]) -> list[str]:
+def _renamed(endpoints: list[contracts.Endpoint], names: Mapping[str, int]) -> list[str]:
     """A warning for each tool whose endpoint id is not what its name reads as: taken by
     another tool (``Get Note`` beside ``get_note``), cut, or without its non-ASCII letters
     (``café``). The tool is still called by its own name."""

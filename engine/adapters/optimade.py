@@ -31,18 +31,7 @@ from typing import Any
 
 import httpx
 
-from schemarouter.contracts import (
-    AccessKind,
-    AccessPath,
-    Endpoint,
-    Operation,
-    OutputField,
-    Parameter,
-    ParameterLocation,
-    Provider,
-    Registration,
-    SourceType,
-)
+from schemarouter import contracts
 from schemarouter.errors import DocumentError, UnitError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.registry.compile import (
@@ -231,7 +220,9 @@ def unit_dimension(unit: str) -> str | None:
     """The first :data:`DIMENSIONS` name the registration checks accept for ``unit``."""
     for name in DIMENSIONS:
         try:
-            check_field_units(OutputField(name="probe", unit=unit, dimension=name), where=unit)
+            check_field_units(
+                contracts.OutputField(name="probe", unit=unit, dimension=name), where=unit
+            )
         except UnitError:
             continue
         return name
@@ -252,7 +243,7 @@ def _field(
     many: bool,
     where: str,
     notes: list[str] | None = None,
-) -> OutputField:
+) -> contracts.OutputField:
     """One output field from the server's ``/info/structures`` entry and a YAML definition."""
     merged = {**extra, **{k: v for k, v in info.items() if v is not None}}
     prefix = "data.*" if many else "data"
@@ -276,7 +267,7 @@ def _field(
     if merged.get("sortable") is True:
         schema["x-optimade-sortable"] = True
     return build_contract(
-        OutputField,
+        contracts.OutputField,
         where=where,
         hint="Fix the property definition",
         name=name,
@@ -316,13 +307,13 @@ def _versioned_url(attributes: Mapping[str, Any]) -> str | None:
 
 
 def _provider(
-    provider: str | Provider,
+    provider: str | contracts.Provider,
     info: Mapping[str, Any],
     attributes: Mapping[str, Any],
-    source_type: SourceType,
+    source_type: contracts.SourceType,
     where: str,
-) -> Provider:
-    if isinstance(provider, Provider):
+) -> contracts.Provider:
+    if isinstance(provider, contracts.Provider):
         return provider
     if not isinstance(provider, str) or not provider.strip():
         raise DocumentError(
@@ -338,7 +329,7 @@ def _provider(
     homepage = meta_provider.get("homepage")
     homepage = homepage.get("href") if isinstance(homepage, Mapping) else homepage
     return build_contract(
-        Provider,
+        contracts.Provider,
         where=f"{where}: meta.provider",
         hint="Fix /info's meta.provider or pass a Provider",
         id=slugify(provider),
@@ -354,13 +345,13 @@ def _provider(
 # -- the registration -----------------------------------------------------------------------
 
 
-def _parameters(rows: Any, *, entry: bool) -> tuple[Parameter, ...]:
+def _parameters(rows: Any, *, entry: bool) -> tuple[contracts.Parameter, ...]:
     params = []
     if entry:
         params.append(
-            Parameter(
+            contracts.Parameter(
                 name="entry_id",
-                location=ParameterLocation.PATH,
+                location=contracts.ParameterLocation.PATH,
                 json_schema={"type": "string"},
                 required=True,
                 description="Id of the structure entry (as in data.*.id).",
@@ -369,9 +360,9 @@ def _parameters(rows: Any, *, entry: bool) -> tuple[Parameter, ...]:
         )
     for name, schema, description in rows:
         params.append(
-            Parameter(
+            contracts.Parameter(
                 name=name,
-                location=ParameterLocation.QUERY,
+                location=contracts.ParameterLocation.QUERY,
                 json_schema=schema,
                 description=description,
                 semantic_id="query.optimade_filter" if name == "filter" else None,
@@ -412,13 +403,13 @@ def _payloads(source: Any, client: httpx.Client | None) -> tuple[Any, Any, str, 
 def optimade_registration(
     source: str | Mapping[str, Any],
     *,
-    provider: str | Provider,
+    provider: str | contracts.Provider,
     client: httpx.Client | None = None,
     properties_dir: Path | str | None = None,
     base_url: str | None = None,
-    source_type: SourceType | str = SourceType.CALCULATED,
+    source_type: contracts.SourceType | str = contracts.SourceType.CALCULATED,
     access_id: str = "optimade",
-) -> Registration:
+) -> contracts.Registration:
     """Compile an OPTIMADE service (base URL or recorded payloads) into a Registration."""
     info, structures, name, fetched = _payloads(source, client)
     info_data = _mapping(info.get("data"), f"{name}/info: data", "/info data")
@@ -432,14 +423,14 @@ def optimade_registration(
         s_data.get("properties", {}), f"{name}/info/structures: data.properties", "data.properties"
     )
     definitions = load_property_definitions(properties_dir) if properties_dir else {}
-    provider_model = _provider(provider, info, attributes, SourceType(source_type), name)
+    provider_model = _provider(provider, info, attributes, contracts.SourceType(source_type), name)
     resolved = base_url or fetched or _versioned_url(attributes)
     access = build_contract(
-        AccessPath,
+        contracts.AccessPath,
         where=f"{name}: base_url",
         hint="Pass base_url='https://.../v1'",
         id=access_id,
-        kind=AccessKind.OPTIMADE,
+        kind=contracts.AccessKind.OPTIMADE,
         base_url=resolved,
         document=name,
         document_hash=fingerprint({"info": info, "info/structures": structures}),
@@ -466,12 +457,12 @@ def optimade_registration(
             )
         params = _parameters(_LIST + _COMMON if many else _COMMON, entry=not many)
         endpoint = build_contract(
-            Endpoint,
+            contracts.Endpoint,
             where=f"{name}/info/structures",
             hint="Fix the OPTIMADE payloads",
             id="list_structures" if many else "get_structure",
             name="GET /structures" if many else "GET /structures/{entry_id}",
-            operation=Operation(
+            operation=contracts.Operation(
                 method="GET", path="/structures" if many else "/structures/{entry_id}"
             ),
             summary=(

@@ -25,22 +25,10 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from schemarouter import contracts
 from schemarouter.adapters._fields import FieldRow, flatten_fields
 from schemarouter.adapters._schema import SchemaResolver, as_object_schema
 from schemarouter.checks import check_instance, enum_value
-from schemarouter.contracts import (
-    AccessKind,
-    AccessPath,
-    Effect,
-    Endpoint,
-    Operation,
-    OutputField,
-    Parameter,
-    ParameterLocation,
-    Provider,
-    Registration,
-    SourceType,
-)
 from schemarouter.errors import ArgumentError, DocumentError, RegistrationError, UnitError
 from schemarouter.registry.compile import (
     RouteSpec,
@@ -60,7 +48,7 @@ class CallableSpec:
     """Route metadata attached to a function by :func:`capability`."""
 
     name: str | None = None
-    effect: Effect = Effect.READ
+    effect: contracts.Effect = contracts.Effect.READ
     description: str | None = None
     fields: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     intents: tuple[str, ...] = ()
@@ -71,7 +59,7 @@ def capability(
     fn: Callable[..., Any] | None = None,
     *,
     name: str | None = None,
-    effect: Effect | str = Effect.READ,
+    effect: contracts.Effect | str = contracts.Effect.READ,
     description: str | None = None,
     fields: Mapping[str, Mapping[str, Any]] | None = None,
     intents: Sequence[str] = (),
@@ -88,7 +76,7 @@ def capability(
     def mark(func: Callable[..., Any]) -> Callable[..., Any]:
         where = f"callable {_qualname(func)}, "
         try:
-            checked = enum_value(effect, Effect, method="capability", name="effect")
+            checked = enum_value(effect, contracts.Effect, method="capability", name="effect")
             check_instance(fields, Mapping, method="capability", name="fields", optional=True)
         except ArgumentError as exc:
             raise exc.located(where) from None
@@ -132,7 +120,7 @@ _KEY_HINTS = {
 
 
 def _field_keys() -> str:
-    return ", ".join(sorted(set(OutputField.model_fields) - {"name"}))
+    return ", ".join(sorted(set(contracts.OutputField.model_fields) - {"name"}))
 
 
 def _field_overrides(name: Any, extra: Any, *, where: str) -> dict[str, Any]:
@@ -150,18 +138,18 @@ def _field_overrides(name: Any, extra: Any, *, where: str) -> dict[str, Any]:
     return dict(extra)
 
 
-def _output_field(values: Mapping[str, Any], *, where: str) -> OutputField:
+def _output_field(values: Mapping[str, Any], *, where: str) -> contracts.OutputField:
     """``OutputField(**values)``; a refusal names the field and its key, as a
     :class:`UnitError` for a unit, dimension or normalization, else a :class:`DocumentError`."""
     try:
-        return OutputField.model_validate(values)
+        return contracts.OutputField.model_validate(values)
     except ValidationError as exc:
         error = exc.errors()[0]
         loc = [str(part) for part in error["loc"]]
         key = loc[0] if loc else ""
         name = values.get("name")
         if error["type"] == "extra_forbidden" and len(loc) == 1:
-            close = difflib.get_close_matches(key, list(OutputField.model_fields), n=1)
+            close = difflib.get_close_matches(key, list(contracts.OutputField.model_fields), n=1)
             raise DocumentError(
                 f"output field {name!r} has the unknown key {key!r}"
                 + (f" (did you mean {close[0]!r}?)" if close else ""),
@@ -248,13 +236,13 @@ def _output_fields(
     overrides: Mapping[str, Mapping[str, Any]],
     *,
     where: str,
-) -> tuple[OutputField, ...]:
+) -> tuple[contracts.OutputField, ...]:
     properties: Mapping[str, Any] = {}
     is_model = inspect.isclass(return_type) and issubclass(return_type, BaseModel)
     if is_model or typing.is_typeddict(return_type):
         properties = schema.get("properties", {})
     defs = schema.get("$defs", {})
-    fields: list[OutputField] = []
+    fields: list[contracts.OutputField] = []
     if properties:
         for name, prop in properties.items():
             prop = dict(prop)
@@ -313,8 +301,8 @@ def _item_fields(schema: dict[str, Any]) -> list[FieldRow]:
 
 
 def describe_callable(
-    fn: Callable[..., Any], *, name: str | None = None, effect: Effect | str | None = None
-) -> Endpoint:
+    fn: Callable[..., Any], *, name: str | None = None, effect: contracts.Effect | str | None = None
+) -> contracts.Endpoint:
     """The endpoint contract of a typed callable."""
     spec: CallableSpec = getattr(fn, _CAPABILITY_ATTR, CallableSpec())
     qualname = _qualname(fn)
@@ -327,7 +315,7 @@ def describe_callable(
             f"cannot read the signature: {exc}", where=where, hint="Pass a plain typed function"
         ) from None
     description, param_docs = _parse_docstring(fn.__doc__)
-    parameters: list[Parameter] = []
+    parameters: list[contracts.Parameter] = []
     for pname, param in signature.parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
@@ -349,9 +337,9 @@ def describe_callable(
             except Exception:  # a default that is not JSON stays out of the schema
                 pass
         parameters.append(
-            Parameter(
+            contracts.Parameter(
                 name=pname,
-                location=ParameterLocation.ARGUMENT,
+                location=contracts.ParameterLocation.ARGUMENT,
                 json_schema=pschema,
                 required=param.default is inspect.Parameter.empty,
                 description=param_docs.get(pname, ""),
@@ -374,16 +362,16 @@ def describe_callable(
             hint="Name the fields the return type has: a model's properties, a list of "
             "models' item leaves (id, name), or 'result' for any other type",
         )
-    return Endpoint(
+    return contracts.Endpoint(
         id=slugify(endpoint_name),
         name=endpoint_name,
-        operation=Operation(qualname=qualname),
+        operation=contracts.Operation(qualname=qualname),
         description=spec.description or description,
         input_schema=input_schema,
         parameters=tuple(parameters),
         output_schema=output_schema,
         output_fields=output_fields,
-        effect=Effect(effect) if effect is not None else spec.effect,
+        effect=contracts.Effect(effect) if effect is not None else spec.effect,
         intents=spec.intents,
         policy_tags=spec.policy_tags,
     )
@@ -392,22 +380,22 @@ def describe_callable(
 def callable_registration(
     functions: Sequence[Callable[..., Any]],
     *,
-    provider: str | Provider,
-    effect: Effect | str | None = None,
+    provider: str | contracts.Provider,
+    effect: contracts.Effect | str | None = None,
     license: str | None = None,
-    source_type: SourceType | str = SourceType.UNKNOWN,
+    source_type: contracts.SourceType | str = contracts.SourceType.UNKNOWN,
     access_id: str = "python",
-) -> Registration:
+) -> contracts.Registration:
     """Compile typed callables of one provider into a Registration."""
     method = "add_callable"
     if effect is not None:
-        effect = enum_value(effect, Effect, method=method, name="effect")
-    kind = enum_value(source_type, SourceType, method=method, name="source_type")
+        effect = enum_value(effect, contracts.Effect, method=method, name="effect")
+    kind = enum_value(source_type, contracts.SourceType, method=method, name="source_type")
     check_instance(license, str, method=method, name="license", optional=True)
-    check_instance(provider, (str, Provider), method=method, name="provider")
+    check_instance(provider, (str, contracts.Provider), method=method, name="provider")
     if isinstance(provider, str):
         provider_model = build_contract(
-            Provider,
+            contracts.Provider,
             where=f"python: provider {provider[:80]!r}",
             hint="Pass a non-empty provider name or a Provider",
             id=slugify(provider),
@@ -418,7 +406,9 @@ def callable_registration(
     else:
         provider_model = provider
     module = sorted({getattr(f, "__module__", "?") for f in functions})
-    access = AccessPath(id=access_id, kind=AccessKind.PYTHON, server=",".join(module))
+    access = contracts.AccessPath(
+        id=access_id, kind=contracts.AccessKind.PYTHON, server=",".join(module)
+    )
     specs = [
         RouteSpec(provider_model, access, describe_callable(fn, effect=effect), f"callable[{i}]")
         for i, fn in enumerate(functions)

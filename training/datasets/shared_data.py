@@ -19,17 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemarouter.contracts import (
-    AccessKind,
-    AccessPath,
-    Endpoint,
-    Operation,
-    OutputField,
-    Parameter,
-    ParameterLocation,
-    Provider,
-    Route,
-)
+from schemarouter import contracts
 from schemarouter.registry.compile import slugify
 
 __all__ = [
@@ -79,8 +69,8 @@ class SourceApi:
     name: str
     category: str
     description: str
-    kind: AccessKind
-    endpoints: list[Endpoint] = field(default_factory=list)
+    kind: contracts.AccessKind
+    endpoints: list[contracts.Endpoint] = field(default_factory=list)
     #: The source's own (provider name, endpoint name) for each endpoint (gold labels).
     keys: list[tuple[str, str]] = field(default_factory=list)
 
@@ -101,15 +91,15 @@ def _unique_id(base: str, taken: set[str]) -> str:
     return ident
 
 
-def _fields(items: Iterable[OutputField]) -> tuple[OutputField, ...]:
-    seen: dict[str, OutputField] = {}
+def _fields(items: Iterable[contracts.OutputField]) -> tuple[contracts.OutputField, ...]:
+    seen: dict[str, contracts.OutputField] = {}
     for item in items:
         if item.name not in seen and len(seen) < MAX_FIELDS:
             seen[item.name] = item
     return tuple(seen.values())
 
 
-def _flatten_template(value: Any, prefix: str = "") -> Iterator[OutputField]:
+def _flatten_template(value: Any, prefix: str = "") -> Iterator[contracts.OutputField]:
     if isinstance(value, dict):
         for key, inner in value.items():
             if not isinstance(key, str) or not key.strip():
@@ -123,12 +113,12 @@ def _flatten_template(value: Any, prefix: str = "") -> Iterator[OutputField]:
                     if isinstance(inner, str) and inner in _JSON_TYPES
                     else {}
                 )
-                yield OutputField(name=key.strip()[:200], path=path, json_schema=schema)
+                yield contracts.OutputField(name=key.strip()[:200], path=path, json_schema=schema)
     elif isinstance(value, list) and value and isinstance(value[0], dict):
         yield from _flatten_template(value[0], f"{prefix}.*" if prefix else "*")
 
 
-def _g1_endpoint(api: dict[str, Any], taken: set[str]) -> Endpoint:
+def _g1_endpoint(api: dict[str, Any], taken: set[str]) -> contracts.Endpoint:
     params = []
     names: set[str] = set()
     for required, group in ((True, "required_parameters"), (False, "optional_parameters")):
@@ -140,9 +130,9 @@ def _g1_endpoint(api: dict[str, Any], taken: set[str]) -> Endpoint:
             kind = str(p.get("type") or "").lower()
             schema = {"type": {"number": "number", "boolean": "boolean"}.get(kind, "string")}
             params.append(
-                Parameter(
+                contracts.Parameter(
                     name=name[:200],
-                    location=ParameterLocation.QUERY,
+                    location=contracts.ParameterLocation.QUERY,
                     json_schema=schema,
                     required=required,
                     description=str(p.get("description") or "")[:500],
@@ -152,10 +142,10 @@ def _g1_endpoint(api: dict[str, Any], taken: set[str]) -> Endpoint:
     method = str(api.get("method") or "GET").upper()
     if method not in {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}:
         method = "GET"
-    return Endpoint(
+    return contracts.Endpoint(
         id=ident,
         name=str(api["api_name"])[:256] or ident,
-        operation=Operation(method=method, path=f"/{ident}"),
+        operation=contracts.Operation(method=method, path=f"/{ident}"),
         description=str(api.get("api_description") or "")[:2000],
         parameters=tuple(params),
         output_fields=_fields(_flatten_template(api.get("template_response"))),
@@ -180,7 +170,11 @@ def load_g1(
                 source = apis.setdefault(
                     api["tool_name"],
                     SourceApi(
-                        "g1", api["tool_name"], api.get("category_name", ""), "", AccessKind.HTTP
+                        "g1",
+                        api["tool_name"],
+                        api.get("category_name", ""),
+                        "",
+                        contracts.AccessKind.HTTP,
                     ),
                 )
                 source.endpoints.append(
@@ -200,11 +194,19 @@ def load_metatool(
     apis = []
     for tool, description in tools.items():
         ident = slugify(tool)
-        endpoint = Endpoint(
-            id=ident, name=tool, operation=Operation(tool=tool), description=description
+        endpoint = contracts.Endpoint(
+            id=ident, name=tool, operation=contracts.Operation(tool=tool), description=description
         )
         apis.append(
-            SourceApi("metatool", tool, "", description, AccessKind.MCP, [endpoint], [(tool, tool)])
+            SourceApi(
+                "metatool",
+                tool,
+                "",
+                description,
+                contracts.AccessKind.MCP,
+                [endpoint],
+                [(tool, tool)],
+            )
         )
     with open(data / "metatool" / "all_clean_data.csv", newline="", encoding="utf-8") as handle:
         queries = [
@@ -230,7 +232,7 @@ def load_mcp(data: Path) -> list[SourceApi]:
             server["name"],
             server.get("category", ""),
             server.get("description", ""),
-            AccessKind.MCP,
+            contracts.AccessKind.MCP,
         )
         taken: set[str] = set()
         for listing in server.get("tools", {}).values():
@@ -238,7 +240,7 @@ def load_mcp(data: Path) -> list[SourceApi]:
                 schema = tool.get("inputSchema") or {}
                 required = set(schema.get("required") or [])
                 params = tuple(
-                    Parameter(
+                    contracts.Parameter(
                         name=k[:200],
                         json_schema=_schema(v),
                         required=k in required,
@@ -247,7 +249,7 @@ def load_mcp(data: Path) -> list[SourceApi]:
                     for k, v in _properties(schema)
                 )
                 fields = _fields(
-                    OutputField(
+                    contracts.OutputField(
                         name=k[:200],
                         path=k,
                         json_schema=_schema(v),
@@ -256,10 +258,10 @@ def load_mcp(data: Path) -> list[SourceApi]:
                     for k, v in _properties(tool.get("outputSchema"))
                 )
                 api.endpoints.append(
-                    Endpoint(
+                    contracts.Endpoint(
                         id=_unique_id(slugify(tool["name"]), taken),
                         name=tool["name"],
-                        operation=Operation(tool=tool["name"]),
+                        operation=contracts.Operation(tool=tool["name"]),
                         description=str(tool.get("description") or "")[:2000],
                         parameters=params,
                         output_fields=fields,
@@ -293,8 +295,8 @@ _LOCATIONS = {
 
 def _openapi_endpoint(
     doc: dict[str, Any], path: str, method: str, op: dict[str, Any], taken: set[str]
-) -> Endpoint:
-    params: dict[str, Parameter] = {}
+) -> contracts.Endpoint:
+    params: dict[str, contracts.Parameter] = {}
     for raw in op.get("parameters") or []:
         p = _resolve(doc, raw)
         name = str(p.get("name") or "").strip()
@@ -303,18 +305,18 @@ def _openapi_endpoint(
             continue
         if where == "path" and f"{{{name}}}" not in path:
             where = "query"
-        params[name] = Parameter(
+        params[name] = contracts.Parameter(
             name=name[:200],
-            location=ParameterLocation(where),
+            location=contracts.ParameterLocation(where),
             json_schema=_schema(p),
             required=bool(p.get("required")) or where == "path",
             description=str(p.get("description") or "")[:500],
         )
     for var in re.findall(r"\{([^{}]+)\}", path):
-        if var not in params or params[var].location is not ParameterLocation.PATH:
-            params[var] = Parameter(
+        if var not in params or params[var].location is not contracts.ParameterLocation.PATH:
+            params[var] = contracts.Parameter(
                 name=var,
-                location=ParameterLocation.PATH,
+                location=contracts.ParameterLocation.PATH,
                 json_schema={"type": "string"},
                 required=True,
             )
@@ -324,7 +326,7 @@ def _openapi_endpoint(
     if schema.get("type") == "array":
         schema = _resolve(doc, schema.get("items"))
     fields = _fields(
-        OutputField(
+        contracts.OutputField(
             name=k[:200],
             path=k,
             json_schema=_schema(_resolve(doc, v)),
@@ -335,10 +337,10 @@ def _openapi_endpoint(
         for k, v in _properties(schema)
     )
     name = op.get("operationId") or f"{method.upper()} {path}"
-    return Endpoint(
+    return contracts.Endpoint(
         id=_unique_id(slugify(str(name)), taken),
         name=str(name)[:256],
-        operation=Operation(method=method.upper(), path=path),
+        operation=contracts.Operation(method=method.upper(), path=path),
         summary=str(op.get("summary") or "")[:500],
         description=str(op.get("description") or "")[:2000],
         parameters=tuple(params.values()),
@@ -358,7 +360,7 @@ def load_openapi(data: Path, *, limit: int | None = None) -> list[SourceApi]:
             str(info.get("title") or file.stem),
             "",
             str(info.get("description") or "")[:500],
-            AccessKind.OPENAPI,
+            contracts.AccessKind.OPENAPI,
         )
         taken: set[str] = set()
         for path, item in (doc.get("paths") or {}).items():
@@ -373,7 +375,7 @@ def load_openapi(data: Path, *, limit: int | None = None) -> list[SourceApi]:
     return out
 
 
-def load_optimade_fields(data: Path) -> list[OutputField]:
+def load_optimade_fields(data: Path) -> list[contracts.OutputField]:
     """OPTIMADE v1.2 property definitions as output fields (with semantic ids and units)."""
     import yaml
 
@@ -391,7 +393,7 @@ def load_optimade_fields(data: Path) -> list[OutputField]:
         )
         group = file.parent.name
         out.append(
-            OutputField(
+            contracts.OutputField(
                 name=name,
                 path=f"attributes.{name}",
                 json_schema={"type": kind} if kind else {},
@@ -404,17 +406,21 @@ def load_optimade_fields(data: Path) -> list[OutputField]:
     return out
 
 
-def source_routes(apis: Iterable[SourceApi]) -> tuple[list[Route], dict[tuple[str, str], str]]:
+def source_routes(
+    apis: Iterable[SourceApi],
+) -> tuple[list[contracts.Route], dict[tuple[str, str], str]]:
     """Routes for ``apis`` (provider ids made unique), and source key -> route id."""
-    routes: list[Route] = []
+    routes: list[contracts.Route] = []
     by_key: dict[tuple[str, str], str] = {}
     taken: set[str] = set()
     for api in apis:
         pid = _unique_id(slugify(f"{api.source}-{api.name}", max_length=80), taken)
-        provider = Provider(id=pid, display_name=api.name[:256], description=api.description[:500])
-        access = AccessPath(id=api.kind.value, kind=api.kind)
+        provider = contracts.Provider(
+            id=pid, display_name=api.name[:256], description=api.description[:500]
+        )
+        access = contracts.AccessPath(id=api.kind.value, kind=api.kind)
         for endpoint, key in zip(api.endpoints, api.keys, strict=True):
-            route = Route.build(provider, access, endpoint, source=api.source)
+            route = contracts.Route.build(provider, access, endpoint, source=api.source)
             routes.append(route)
             by_key.setdefault(key, route.route_id)
     return routes, by_key
