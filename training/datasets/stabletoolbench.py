@@ -25,16 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Provider
 from schemarouter.errors import SchemaRouterError
-from schemarouter.training.datasets.suite import (
-    Benchmark,
-    EvalQuery,
-    all_needed,
-    check_gold,
-    hash_split,
-    route_map,
-    shared_data_dir,
-    unique_slug,
-)
+from schemarouter.training.datasets import suite
 
 if TYPE_CHECKING:
     from schemarouter.router import SchemaRouter
@@ -122,9 +113,9 @@ def load_stabletoolbench(
     *,
     files: Iterable[str] = G1_FILES,
     output_schema: bool = False,
-) -> Benchmark:
+) -> suite.Benchmark:
     """Register the G1 catalog in ``router`` and return its queries (see the docstring)."""
-    root = shared_data_dir(data) / "stabletoolbench"
+    root = suite.shared_data_dir(data) / "stabletoolbench"
     files = tuple(files)
     by_tool: dict[str, dict[str, Mapping[str, Any]]] = {}
     raw_queries: list[tuple[str, str, str, list[tuple[str, str]]]] = []
@@ -142,7 +133,7 @@ def load_stabletoolbench(
     taken: set[str] = set(router.snapshot().providers)
     without_output: list[str] = []
     for tool in sorted(by_tool):
-        pid = unique_slug(tool, taken)
+        pid = suite.unique_slug(tool, taken)
         provider = Provider(id=pid, display_name=tool[:256])
         apis = list(by_tool[tool].values())
         try:
@@ -153,10 +144,10 @@ def load_stabletoolbench(
             # a template the MCP adapter refuses: register the tool without output schemas
             router.add_mcp_tools(g1_tool_listing(apis, output_schema=False), provider=provider)
             without_output.append(tool)
-        for api_name, route_id in route_map(router, pid).items():
+        for api_name, route_id in suite.route_map(router, pid).items():
             route_keys[route_id] = (tool, api_name)
             key_to_route[(tool, api_name)] = route_id
-    queries: list[EvalQuery] = []
+    queries: list[suite.EvalQuery] = []
     dropped = 0
     for qid, text, category, gold in raw_queries:
         routes = [key_to_route[g] for g in gold if g in key_to_route]
@@ -164,17 +155,17 @@ def load_stabletoolbench(
         if not routes:
             continue
         queries.append(
-            EvalQuery(
+            suite.EvalQuery(
                 id=qid,
                 text=text,
                 gold=tuple(dict.fromkeys(routes)),
-                needs=all_needed(routes),
+                needs=suite.all_needed(routes),
                 category=category,
-                split=hash_split(text),
+                split=suite.hash_split(text),
             )
         )
-    check_gold(queries, router)
-    return Benchmark(
+    suite.check_gold(queries, router)
+    return suite.Benchmark(
         name="stabletoolbench",
         router=router,
         queries=queries,
