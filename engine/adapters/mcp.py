@@ -55,6 +55,7 @@ from schemarouter.registry.compile import (
     build_contract,
     build_registration,
     format_validation_error,
+    provider_name,
     slugify,
 )
 from schemarouter.registry.kinds import check_kind
@@ -344,16 +345,9 @@ def mcp_tools_registration(
     """
     if isinstance(provider, contracts.Provider):
         provider_model = provider
-    elif isinstance(provider, str) and provider.strip():
-        provider_model = contracts.Provider(
-            id=slugify(provider), display_name=provider.strip()[:256]
-        )
     else:
-        raise DocumentError(
-            "provider must be a non-empty string or a Provider",
-            where=source or "<mcp tools>",
-            hint="Pass provider='name' or a Provider(...)",
-        )
+        label = provider_name(provider, where=source or "<mcp tools>")
+        provider_model = contracts.Provider(id=slugify(label), display_name=label.strip()[:256])
     name = source or f"mcp:{server or provider_model.id}"
     check_kind(tools, "mcp_tools", where=name)
     listing = _tool_list(tools, name)

@@ -91,6 +91,7 @@ from schemarouter.registry.compile import (
     build_contract,
     build_registration,
     parameters_schema,
+    provider_name,
     slugify,
 )
 from schemarouter.registry.defs import attach_defs
@@ -355,12 +356,7 @@ def _provider(
     if provider is None:  # named after the document: its title, else its host
         stem = re.split(r"[\\/]", source)[-1].rsplit(".", 1)[0]
         provider = provider_slug(info.get("title"), base_url, stem)
-    if not isinstance(provider, str) or not provider.strip():
-        raise DocumentError(
-            "provider must be a non-empty string or a Provider",
-            where=f"{source}: provider",
-            hint="Pass provider='name' or a Provider(...)",
-        )
+    provider = provider_name(provider, where=f"{source}: provider")
     license_info = info.get("license")
     license_info = license_info if isinstance(license_info, Mapping) else {}
     license_name = license_info.get("identifier") or license_info.get("name")

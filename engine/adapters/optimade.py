@@ -39,6 +39,7 @@ from schemarouter.registry.compile import (
     build_contract,
     build_registration,
     parameters_schema,
+    provider_name,
     slugify,
 )
 from schemarouter.registry.parsing import load_document
@@ -315,12 +316,7 @@ def _provider(
 ) -> contracts.Provider:
     if isinstance(provider, contracts.Provider):
         return provider
-    if not isinstance(provider, str) or not provider.strip():
-        raise DocumentError(
-            "provider must be a non-empty string or a Provider",
-            where=f"{where}: provider",
-            hint="Pass provider='name' or a Provider(...)",
-        )
+    provider = provider_name(provider, where=f"{where}: provider")
     meta = info.get("meta")
     meta_provider = meta.get("provider") if isinstance(meta, Mapping) else None
     meta_provider = meta_provider if isinstance(meta_provider, Mapping) else {}

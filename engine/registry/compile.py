@@ -50,6 +50,7 @@ __all__ = [
     "check_json_schema",
     "format_validation_error",
     "parameters_schema",
+    "provider_name",
     "slugify",
     "validation_problems",
 ]
@@ -99,6 +100,18 @@ def slugify(text: str, *, max_length: int = 96) -> str:
     if not text or not text[0].isalnum():
         text = "x" + text
     return text[:max_length].rstrip("_.-") or "x"
+
+
+def provider_name(provider: object, *, where: str) -> str:
+    """``provider`` as an adapter takes a provider's name: a non-empty string, else a
+    :class:`DocumentError` at ``where``."""
+    if not isinstance(provider, str) or not provider.strip():
+        raise DocumentError(
+            "provider must be a non-empty string or a Provider",
+            where=where,
+            hint="Pass provider='name' or a Provider(...)",
+        )
+    return provider
 
 
 M = TypeVar("M", bound=BaseModel)
