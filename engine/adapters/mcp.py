@@ -55,7 +55,7 @@ from schemarouter.registry.compile import (
     build_contract,
     build_registration,
     format_validation_error,
-    provider_name,
+    named_provider,
     slugify,
 )
 from schemarouter.registry.kinds import check_kind
@@ -343,11 +343,7 @@ def mcp_tools_registration(
     :class:`~schemarouter.errors.RegistrationError` naming the listing, the tool and the
     reason; nothing is registered from a listing that fails anywhere.
     """
-    if isinstance(provider, contracts.Provider):
-        provider_model = provider
-    else:
-        label = provider_name(provider, where=source or "<mcp tools>")
-        provider_model = contracts.Provider(id=slugify(label), display_name=label.strip()[:256])
+    provider_model = named_provider(provider, where=source or "<mcp tools>")
     name = source or f"mcp:{server or provider_model.id}"
     check_kind(tools, "mcp_tools", where=name)
     listing = _tool_list(tools, name)

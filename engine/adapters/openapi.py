@@ -90,9 +90,8 @@ from schemarouter.registry.compile import (
     RouteSpec,
     build_contract,
     build_registration,
+    named_provider,
     parameters_schema,
-    provider_name,
-    slugify,
 )
 from schemarouter.registry.defs import attach_defs
 from schemarouter.registry.parsing import load_document
@@ -356,16 +355,16 @@ def _provider(
     if provider is None:  # named after the document: its title, else its host
         stem = re.split(r"[\\/]", source)[-1].rsplit(".", 1)[0]
         provider = provider_slug(info.get("title"), base_url, stem)
-    provider = provider_name(provider, where=f"{source}: provider")
     license_info = info.get("license")
     license_info = license_info if isinstance(license_info, Mapping) else {}
     license_name = license_info.get("identifier") or license_info.get("name")
     license_url = license_info.get("url")
-    title = info.get("title")
     description = info.get("description")
-    return Provider(
-        id=slugify(provider),
-        display_name=title.strip()[:256] if isinstance(title, str) and title.strip() else provider,
+    return named_provider(
+        provider,
+        where=f"{source}: provider",
+        hint="Fix the document's info or pass a Provider",
+        title=info.get("title"),
         license=license_name.strip()
         if isinstance(license_name, str) and license_name.strip()
         else None,

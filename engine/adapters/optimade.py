@@ -38,9 +38,8 @@ from schemarouter.registry.compile import (
     RouteSpec,
     build_contract,
     build_registration,
+    named_provider,
     parameters_schema,
-    provider_name,
-    slugify,
 )
 from schemarouter.registry.parsing import load_document
 from schemarouter.units import DIMENSIONS, check_field_units, parse_unit
@@ -314,22 +313,17 @@ def _provider(
     source_type: contracts.SourceType,
     where: str,
 ) -> contracts.Provider:
-    if isinstance(provider, contracts.Provider):
-        return provider
-    provider = provider_name(provider, where=f"{where}: provider")
     meta = info.get("meta")
     meta_provider = meta.get("provider") if isinstance(meta, Mapping) else None
     meta_provider = meta_provider if isinstance(meta_provider, Mapping) else {}
     license_name, license_url = _license(attributes)
-    name = meta_provider.get("name")
     homepage = meta_provider.get("homepage")
     homepage = homepage.get("href") if isinstance(homepage, Mapping) else homepage
-    return build_contract(
-        contracts.Provider,
-        where=f"{where}: meta.provider",
+    return named_provider(
+        provider,
+        where=f"{where}: provider",
         hint="Fix /info's meta.provider or pass a Provider",
-        id=slugify(provider),
-        display_name=name.strip()[:256] if isinstance(name, str) and name.strip() else provider,
+        title=meta_provider.get("name"),
         homepage=homepage if isinstance(homepage, str) and homepage.startswith("http") else None,
         license=license_name,
         license_url=license_url,

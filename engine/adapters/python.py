@@ -32,8 +32,8 @@ from schemarouter.checks import check_instance, enum_value
 from schemarouter.errors import ArgumentError, DocumentError, RegistrationError, UnitError
 from schemarouter.registry.compile import (
     RouteSpec,
-    build_contract,
     build_registration,
+    named_provider,
     parameters_schema,
     slugify,
 )
@@ -393,18 +393,13 @@ def callable_registration(
     kind = enum_value(source_type, contracts.SourceType, method=method, name="source_type")
     check_instance(license, str, method=method, name="license", optional=True)
     check_instance(provider, (str, contracts.Provider), method=method, name="provider")
-    if isinstance(provider, str):
-        provider_model = build_contract(
-            contracts.Provider,
-            where=f"python: provider {provider[:80]!r}",
-            hint="Pass a non-empty provider name or a Provider",
-            id=slugify(provider),
-            display_name=provider,
-            license=license,
-            source_type=kind,
-        )
-    else:
-        provider_model = provider
+    provider_model = named_provider(
+        provider,
+        where=f"python: provider {str(provider)[:80]!r}",
+        hint="Pass a non-empty provider name or a Provider",
+        license=license,
+        source_type=kind,
+    )
     module = sorted({getattr(f, "__module__", "?") for f in functions})
     access = contracts.AccessPath(
         id=access_id, kind=contracts.AccessKind.PYTHON, server=",".join(module)

@@ -49,8 +49,8 @@ __all__ = [
     "build_registration",
     "check_json_schema",
     "format_validation_error",
+    "named_provider",
     "parameters_schema",
-    "provider_name",
     "slugify",
     "validation_problems",
 ]
@@ -102,16 +102,36 @@ def slugify(text: str, *, max_length: int = 96) -> str:
     return text[:max_length].rstrip("_.-") or "x"
 
 
-def provider_name(provider: object, *, where: str) -> str:
-    """``provider`` as an adapter takes a provider's name: a non-empty string, else a
-    :class:`DocumentError` at ``where``."""
+def named_provider(
+    provider: object,
+    *,
+    where: str,
+    hint: str = "Pass provider='name' or a Provider(...)",
+    title: object = None,
+    **fields: Any,
+) -> Provider:
+    """The provider an adapter registers under: ``provider`` itself where it is a
+    :class:`Provider`; else a name (a non-empty string, else a :class:`DocumentError` at
+    ``where``), whose slug is the id, shown as ``title`` where that is a non-empty string
+    (else as the name), cut to 256 characters, with ``fields`` (license, homepage ...; one
+    pydantic refuses is a :class:`DocumentError` at ``where`` with ``hint``)."""
+    if isinstance(provider, Provider):
+        return provider
     if not isinstance(provider, str) or not provider.strip():
         raise DocumentError(
             "provider must be a non-empty string or a Provider",
             where=where,
             hint="Pass provider='name' or a Provider(...)",
         )
-    return provider
+    shown = title if isinstance(title, str) and title.strip() else provider
+    return build_contract(
+        Provider,
+        where=where,
+        hint=hint,
+        id=slugify(provider),
+        display_name=shown.strip()[:256],
+        **fields,
+    )
 
 
 M = TypeVar("M", bound=BaseModel)
