@@ -35,21 +35,13 @@ from schemarouter.registry.registry import Registry, RegistryChange, RegistrySna
 from schemarouter.retrieval.abstention import AbstentionModel
 from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer
 from schemarouter.retrieval.gate import validate_selection
-from schemarouter.retrieval.intents import (
-    DEFAULT_MIN_SIMILARITY,
-)
+from schemarouter.retrieval.intents import DEFAULT_MIN_SIMILARITY
 from schemarouter.retrieval.learned import RankingModel
 from schemarouter.retrieval.prerequisites import producers
 from schemarouter.retrieval.ranking import Ranker, RankerSetting
-from schemarouter.retrieval.rerank import (
-    DEFAULT_FUSION_WEIGHT,
-    DEFAULT_TOKEN_BUDGET,
-    Reranker,
-)
+from schemarouter.retrieval.rerank import DEFAULT_FUSION_WEIGHT, DEFAULT_TOKEN_BUDGET, Reranker
 from schemarouter.retrieval.results import CapabilityRetrieval
-from schemarouter.retrieval.state import (
-    ExecutionState,
-)
+from schemarouter.retrieval.state import ExecutionState
 
 if TYPE_CHECKING:
     from schemarouter.execution.results import CallResult, ExecutionResult
