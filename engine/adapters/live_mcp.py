@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypedDict
 
 from schemarouter.adapters._fields import FieldLimits
-from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any
-from schemarouter.contracts import Effect, Provider, Registration, shown_url
+from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any, server_label
+from schemarouter.contracts import Effect, Provider, Registration
 from schemarouter.errors import MissingDependencyError, RegistrationError, require
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
 
@@ -93,15 +93,6 @@ def _import_mcp() -> Any:
     return require("mcp", extra="mcp", purpose="listing the tools of a live MCP server")
 
 
-def _describe_server(server: Sequence[str] | str) -> str:
-    """The command line, or the URL without its userinfo and query: an HTTP server's
-    credential travels there, and this label is the routes' ``server`` and source, shown in
-    every retrieval and error."""
-    if not isinstance(server, str):
-        return shlex.join(list(server))
-    return shown_url(server) if re.match(r"^https?://", server, re.IGNORECASE) else server
-
-
 async def list_mcp_tools(
     server: Sequence[str] | str,
     *,
@@ -118,7 +109,7 @@ async def list_mcp_tools(
     mcp = _import_mcp()
     import anyio
 
-    label = _describe_server(server)
+    label = server_label(server)
     is_url = isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE)
     command = [] if is_url else (shlex.split(server) if isinstance(server, str) else list(server))
     if not is_url and not command:
@@ -228,7 +219,7 @@ async def mcp_server_registration(
     tools = await list_mcp_tools(server, env=env, cwd=cwd, timeout=timeout)
     return _registration(
         tools,
-        _describe_server(server),
+        server_label(server),
         provider=provider,
         trusted=trusted,
         access_id=access_id,
@@ -267,7 +258,7 @@ def attach_mcp_server(
     from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
     from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
 
-    label = _describe_server(server)
+    label = server_label(server)
     if not (server.strip() if isinstance(server, str) else list(server)):
         raise RegistrationError("empty MCP server command", where="<mcp server>")
     EffectRules(  # refuse bad effect arguments before starting anything

@@ -39,6 +39,8 @@ Live servers (listing, registering and attaching the tools of a running server) 
 from __future__ import annotations
 
 import logging
+import re
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -61,7 +63,7 @@ from schemarouter.registry.compile import (
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text, to_json_value
 
-__all__ = ["mcp_tools_registration", "tool_effect"]
+__all__ = ["mcp_tools_registration", "server_label", "tool_effect"]
 
 logger = logging.getLogger(__name__)
 
@@ -322,6 +324,17 @@ def _endpoint(
     )
 
 
+def server_label(server: Sequence[str] | str) -> str:
+    """The command line, or the URL without its userinfo and query: an HTTP server's
+    credential travels there, and this label is the routes' ``server`` and source, shown in
+    every retrieval and error."""
+    if not isinstance(server, str):
+        return shlex.join(list(server))
+    if re.match(r"^https?://", server, re.IGNORECASE):
+        return contracts.shown_url(server)
+    return server
+
+
 def mcp_tools_registration(
     tools: Any,
     *,
@@ -336,13 +349,15 @@ def mcp_tools_registration(
 ) -> contracts.Registration:
     """Compile a ``tools/list`` result into a Registration (see the module docstring).
 
-    ``server`` records how the server is reached (a command line or URL); ``trusted=True``
+    ``server`` records how the server is reached (a command line or URL; a URL is kept
+    without its userinfo and query, where a hosted server's token travels); ``trusted=True``
     lets the server's ``readOnlyHint`` make a tool ``read`` and ``default_effect`` say what
     a trusted tool without it is; ``effect_overrides`` (tool name -> effect) is the caller's
     own declaration. Raises a
     :class:`~schemarouter.errors.RegistrationError` naming the listing, the tool and the
     reason; nothing is registered from a listing that fails anywhere.
     """
+    server = server_label(server) if server is not None else None
     provider_model = named_provider(provider, where=source or "<mcp tools>")
     name = source or f"mcp:{server or provider_model.id}"
     check_kind(tools, "mcp_tools", where=name)

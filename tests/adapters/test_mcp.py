@@ -467,3 +467,23 @@ def test_fingerprints_made_once_equal_the_contracts_own() -> None:
         assert route.access_fingerprint == route.access.content_fingerprint()
         assert route.endpoint_fingerprint == route.endpoint.content_fingerprint()
         assert route.access.document_hash == fingerprint([e.canonical() for e in endpoints])
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://bob:s3cret-token-99@mcp.example.com/mcp",
+        "https://mcp.example.com/mcp?api_key=s3cret-token-99",
+    ],
+)
+def test_a_recorded_listings_server_url_is_kept_without_its_credential(url: str) -> None:
+    """A hosted server's token travels in its URL; the routes' server, the retrieval shown to
+    an LLM and a registration error carry the URL without userinfo and query, as
+    add_mcp_server and add_openapi do (a user trial found it verbatim in all three)."""
+    registration = mcp_tools_registration(TOOLS, provider="weather", server=url)
+    (server,) = {route.access.server for route in registration.routes}
+    assert server == "https://mcp.example.com/mcp"
+    with pytest.raises(SchemaError) as refused:
+        mcp_tools_registration([{"name": "x", "inputSchema": 5}], provider="w", server=url)
+    assert "s3cret" not in str(refused.value)
+    assert "https://mcp.example.com/mcp" in str(refused.value)
