@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from schemarouter.fingerprint import fingerprint
@@ -393,6 +394,10 @@ def base_url_problem(value: str) -> str | None:
     if "@" in rest.split("/", 1)[0]:
         shown = f"{scheme}://***@{rest.split('@', 1)[1]}"
         return f"base_url {shown!r} has credentials in it; pass them as credentials instead"
+    try:
+        httpx.URL(value).host  # noqa: B018 - reading the host decodes (checks) its IDNA form
+    except (httpx.InvalidURL, ValueError) as exc:
+        return f"base_url {value[:200]!r} is not a valid URL ({str(exc)[:120]})"
     return None
 
 
