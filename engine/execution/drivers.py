@@ -281,10 +281,13 @@ def call_plan(
             "ToolSet.route_id(name))",
         )
     if not isinstance(arguments, Mapping):
-        raise ParameterValidationError(
-            f"arguments must be a mapping, got {type(arguments).__name__}",
-            where=f"call {route.route_id} arguments",
-            hint="Pass the arguments as a dict of parameter name -> value",
+        raise with_path(
+            ParameterValidationError(
+                f"arguments must be a mapping, got {type(arguments).__name__}",
+                where=f"call {route.route_id} arguments $",
+                hint="Pass the arguments as a dict of parameter name -> value (None: none)",
+            ),
+            "$",
         )
     for name in arguments:
         if not isinstance(name, str):  # pydantic would raise its own ValidationError
@@ -343,7 +346,8 @@ def _host(router: Any, route_id: str) -> ExecutionHost:
 
 def _call(router: Any, route_id: str, arguments: Any, fields: Any, settings: Settings) -> Run:
     host = _host(router, route_id)
-    return Run(host, call_plan(host.snapshot, route_id, arguments or {}, fields), settings)
+    plan = call_plan(host.snapshot, route_id, {} if arguments is None else arguments, fields)
+    return Run(host, plan, settings)
 
 
 def call_route(

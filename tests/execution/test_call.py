@@ -297,3 +297,16 @@ def test_options_are_keywords_checked_per_method(
     assert weather.paths() == []
     result = router.call(FORECAST, {"city": "Paris"}, partial=True, allow_effects=["read"])
     assert result.ok
+
+
+@pytest.mark.parametrize("arguments", [[], "", 0, False, b"", "city=Paris", ["city"]])
+def test_arguments_that_are_not_a_mapping_are_refused_at_the_root(
+    router: SchemaRouter, weather: LoopbackServer, arguments: Any
+) -> None:
+    """Empty lists, strings, 0 and False were read as "no arguments" and the request was sent
+    (a user trial); every non-mapping is refused at ``$`` and nothing is sent. ``None`` is no
+    arguments."""
+    with pytest.raises(ParameterValidationError, match="must be a mapping") as refused:
+        router.call(FORECAST, arguments)
+    assert refused.value.json_path == "$"  # type: ignore[attr-defined]
+    assert weather.paths() == []
