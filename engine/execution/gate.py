@@ -454,7 +454,11 @@ class Gatekeeper:
                 fields.append(route.endpoint.field(name))
         if step.bindings:
             check_bindings(self.snapshot, route, step, earlier, where)
-        arguments = check_arguments(route, step.arguments, where, pending=step.bindings)
+        try:
+            arguments = check_arguments(route, step.arguments, where, pending=step.bindings)
+        except ParameterValidationError:
+            self.learn_credentials(route)  # the refusal quotes the arguments: one may be one
+            raise
         invoker = self.invoker(route, where)
         if route.endpoint.effect not in self.s.allow_effects:
             check_effect(
@@ -464,6 +468,17 @@ class Gatekeeper:
         if dry_run and not step.bindings:  # a bound path parameter is not known yet
             self.dry_run(route, arguments, where)
         return Gated(index, step, route, invoker, tuple(fields), arguments, projection, where)
+
+    def learn_credentials(self, route: Route) -> None:
+        """Teach the redactor the values of ``route``'s credentials before any is handed
+        out (a provider that fails or gives no text teaches nothing)."""
+        for name in route.access.auth.credentials:
+            try:
+                value = self.s.credentials.get(name)
+            except Exception:  # the call would say so; here only redaction is at stake
+                continue
+            if isinstance(value, str):
+                self.redactor.add(value)
 
     def invoker(self, route: Route, where: str) -> Any:
         """The route's bound invoker; an HTTP route must be bound to its registered base."""

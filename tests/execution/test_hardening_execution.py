@@ -316,3 +316,21 @@ def test_the_redactor_knows_the_escaped_forms_of_a_key() -> None:
         quote(key),
     ):
         assert redactor(f"before {form} after") == "before [redacted] after", form
+
+
+@MODES
+def test_an_argument_that_is_the_key_is_redacted_in_its_refusal(
+    mode: str, router: SchemaRouter, hostile: LoopbackServer
+) -> None:
+    """The gate refuses an argument before any credential is handed out, and its message
+    quotes the argument: where that is the route's own key (an agent pasting it), the
+    refusal says ``[redacted]`` (a user trial saw the key verbatim)."""
+    plan = _plan(router, "search_307", body=HOSTILE_KEY)
+    with pytest.raises(ParameterValidationError, match="is not of type 'object'") as caught:
+        _run(mode, router, plan)
+    _assert_clean(str(caught.value))
+    assert "[redacted]" in str(caught.value)
+    with pytest.raises(ParameterValidationError) as called:
+        router.call("hostile/rest/search_307", {"body": HOSTILE_KEY}, credentials=CREDS)
+    _assert_clean(str(called.value))
+    assert _paths(hostile) == []
