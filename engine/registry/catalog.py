@@ -1,6 +1,8 @@
 """Catalog files: a whole registry declared as data (YAML or JSON), and its JSON Schema.
 
-A catalog is a file, or a folder of files, each a :class:`CatalogDocument`::
+A catalog is a file, or a folder of files (``*.yaml``, ``*.yml``, ``*.json`` at any depth;
+a file or folder whose name starts with ``_`` or ``.`` is not read: drafts, a ``.github``
+folder, an index saved beside the catalog), each a :class:`CatalogDocument`::
 
     schemarouter_catalog: 1
     field_groups: [{id: mechanical, description: Elastic constants and moduli}]
@@ -160,7 +162,11 @@ def _catalog_files(path: Path) -> list[Path]:
         files = sorted(
             p
             for p in path.rglob("*")
-            if p.suffix in CATALOG_SUFFIXES and p.is_file() and not p.name.startswith(("_", "."))
+            if p.suffix in CATALOG_SUFFIXES
+            and p.is_file()
+            # a name (file or folder below the catalog) starting with "_" or "." is not the
+            # catalog's: drafts, .github workflows, an index saved beside it in .index
+            and not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
         )
         if not files:
             raise DocumentError(

@@ -379,3 +379,19 @@ def test_a_bad_file_in_a_folder_registers_nothing(tmp_path: Path) -> None:
     assert "b_bad.yaml" in (caught.value.where or "")
     assert len(router.snapshot()) == 0
     assert router.registry.version == 0
+
+
+def test_hidden_and_underscore_folders_of_a_catalog_are_not_read(tmp_path: Path) -> None:
+    """A catalog kept in a repository has .github workflows, drafts in _drafts, and perhaps its
+    index saved beside it in .index: none of them is a catalog file (a user trial saw each read
+    as one, and refused)."""
+    (tmp_path / "catalog.yaml").write_text(TINY_CATALOG, "utf-8")
+    for name in (".github/workflows/build.yml", "_drafts/wip.yaml", ".index/gen-1/routes.json"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("- not a catalog\n", "utf-8")
+    router = SchemaRouter()
+    router.add_catalog(tmp_path)
+    assert len(router.snapshot()) == len(
+        SchemaRouter().add_catalog(tmp_path / "catalog.yaml").added
+    )
+    assert catalog_problems(tmp_path) == []
