@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter._version import __version__
-from schemarouter.errors import SchemaRouterError
+from schemarouter.errors import ArgumentError, SchemaRouterError
 from schemarouter.registry.catalog import catalog_json_schema, catalog_problems, load_catalog
 from schemarouter.report import render_catalog_summary, render_retrieval, render_semantics
 from schemarouter.serve.cli import (
@@ -70,7 +70,14 @@ def _cmd_catalog_show(args: argparse.Namespace) -> int:
 def _write_or_print(text: str, out: str | None) -> int:
     """``text`` into the file ``out`` (saying so), or onto stdout where none is given."""
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ArgumentError(
+                f"cannot write {out}: {exc.strerror or type(exc).__name__}",
+                where="--out",
+                hint="Give a file path in a folder that exists and you may write",
+            ) from None
         print(f"wrote {out}")
     else:
         print(text, end="")

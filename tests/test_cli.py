@@ -67,6 +67,20 @@ def test_semantics_markdown(tiny_catalog: Path, tmp_path: Path) -> None:
     assert "`matproj/rest/summary` : `k_vrh` | GPa -> Pa | calculated |" in text
 
 
+def test_an_out_path_that_cannot_be_written_is_one_line(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing folder or a folder given as --out printed a traceback (a user trial)."""
+    for argv in (
+        ["catalog", "semantics", str(tiny_catalog), "--out", str(tmp_path / "no" / "S.md")],
+        ["catalog", "schema", "--out", str(tmp_path)],
+    ):
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: [SR001] cannot write ") and "Traceback" not in err
+        assert err.count("\n") == 1
+
+
 def test_committed_catalog_schema_is_current() -> None:
     committed = json.loads(
         (REPO / "engine" / "registry" / "catalog.schema.json").read_text("utf-8")
