@@ -55,6 +55,8 @@ def _cmd_catalog_validate(args: argparse.Namespace) -> int:
         return 1
     registration = load_catalog(args.paths)
     fields = sum(len(r.endpoint.output_fields) for r in registration.routes)
+    for warning in registration.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     print(
         f"ok: {len(registration.providers)} providers, {len(registration.routes)} routes, "
         f"{fields} output fields"

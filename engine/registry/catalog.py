@@ -298,7 +298,31 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
             )
         except SchemaRouterError:
             raise
-    return _merge(registrations, source=", ".join(str(Path(p)) for p in paths))
+    merged = _merge(registrations, source=", ".join(str(Path(p)) for p in paths))
+    notes = _named_but_never_declared(merged, groups=bool(groups), intents=bool(intents))
+    return merged.model_copy(update={"warnings": (*merged.warnings, *notes)}) if notes else merged
+
+
+def _named_but_never_declared(
+    registration: Registration, *, groups: bool, intents: bool
+) -> list[str]:
+    """Field groups and intents the catalog's fields and endpoints name where no file
+    declares any (then nothing checks the names: a catalog.yaml left out of a deploy, or a
+    typo, passes unseen)."""
+    endpoints = [r.endpoint for r in registration.routes]
+    named = {
+        "field group": set()
+        if groups
+        else {f.group for e in endpoints for f in e.output_fields if f.group},
+        "intent": set() if intents else {i for e in endpoints for i in e.intents},
+    }
+    return [
+        f"{registration.source}: {len(names)} {kind}s named ({', '.join(sorted(names)[:5])}"
+        f"{', ...' if len(names) > 5 else ''}) but no file declares any {kind}, so none is "
+        f"checked (declare them under {kind.replace(' ', '_')}s, e.g. in catalog.yaml)"
+        for kind, names in named.items()
+        if names
+    ]
 
 
 def _merge(registrations: Sequence[Registration], *, source: str) -> Registration:
@@ -324,6 +348,7 @@ def _merge(registrations: Sequence[Registration], *, source: str) -> Registratio
         routes=tuple(routes[k] for k in sorted(routes)),
         field_groups=tuple(groups[k] for k in sorted(groups)),
         intents=tuple(intents[k] for k in sorted(intents)),
+        warnings=tuple(w for r in registrations for w in r.warnings),
     )
 
 

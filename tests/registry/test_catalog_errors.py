@@ -395,3 +395,23 @@ def test_hidden_and_underscore_folders_of_a_catalog_are_not_read(tmp_path: Path)
         SchemaRouter().add_catalog(tmp_path / "catalog.yaml").added
     )
     assert catalog_problems(tmp_path) == []
+
+
+def test_groups_and_intents_named_where_no_file_declares_any_are_warned_about(
+    tmp_path: Path,
+) -> None:
+    """Where no file declares field groups (catalog.yaml left out of a deploy), nothing checks
+    the names a field gives: a typo passed unseen (a user trial). The catalog still loads, as
+    before, and says so."""
+    doc = yaml.safe_load(TINY_CATALOG)
+    doc.pop("field_groups"), doc.pop("intents")
+    _endpoint(doc).pop("intents", None)
+    _endpoint(doc)["output_fields"][1]["group"] = "electronik"
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(doc), "utf-8")
+    change = SchemaRouter().add_catalog(path)
+    (warning,) = [w for w in change.warnings if "field group" in w]
+    assert "electronik" in warning and "no file declares any field group" in warning
+    declared = tmp_path / "declared.yaml"
+    declared.write_text(TINY_CATALOG, "utf-8")
+    assert not [w for w in SchemaRouter().add_catalog(declared).warnings if "declares" in w]
