@@ -146,12 +146,14 @@ def _redirect(request: httpx.Request, raw: RawResponse, route: Route, where: str
             where=where,
             hint="Redirects are followed only below the route's registered base URL",
         )
-    method, content = request.method, request.content
+    method = request.method
     headers = httpx.Headers({k: v for k, v in request.headers.items() if k.lower() != "host"})
     if raw.status_code == 303 or (raw.status_code in (301, 302) and method == "POST"):
-        method, content = "GET", b""
-        for name in ("content-type", "content-length"):
+        # "see other": fetch the answer with a GET, without the body (never read: a
+        # multipart body is a stream)
+        for name in ("content-type", "content-length", "transfer-encoding"):
             headers.pop(name, None)
+        return httpx.Request("GET", target, headers=headers, extensions=request.extensions)
     if method not in ("GET", "HEAD") and route.endpoint.effect is not Effect.READ:
         raise invocation_error(
             f"refused to re-send a {route.endpoint.effect.value} call ({method}) to where an "
@@ -159,9 +161,32 @@ def _redirect(request: httpx.Request, raw: RawResponse, route: Route, where: str
             where=where,
             hint="Register the endpoint at the URL the server redirects to",
         )
+    content = _replayable_body(request, raw.status_code, where)
     return httpx.Request(
         method, target, headers=headers, content=content or None, extensions=request.extensions
     )
+
+
+def _replayable_body(request: httpx.Request, status: int, where: str) -> bytes:
+    """The body of ``request`` to send again (read in memory before the first send, see
+    :func:`_in_memory`); a stream that was not is refused: it is gone once sent."""
+    try:
+        return request.content
+    except httpx.RequestNotRead:
+        raise invocation_error(
+            f"refused to follow an HTTP {status} redirect: the request body was a stream "
+            "that cannot be sent again",
+            where=where,
+            hint="Register the endpoint at the URL the server redirects to",
+        ) from None
+
+
+def _in_memory(request: httpx.Request) -> httpx.Request:
+    """``request`` with its body read (a multipart body is a stream, built in memory from
+    the arguments), so that a redirect that keeps the body can send the same bytes again."""
+    if isinstance(request.stream, httpx.SyncByteStream):
+        request.read()
+    return request
 
 
 def _status_error(raw: RawResponse, redactor: Redactor, where: str) -> None:
@@ -206,8 +231,15 @@ def exchange(
     """One call: send, follow same-origin redirects, check the status, decode JSON."""
     timeout = meter.call_timeout(policy.timeout)
     clock = CallClock()
-    request = build_request(
-        route, arguments, credentials=credentials, redactor=redactor, timeout=timeout, where=where
+    request = _in_memory(
+        build_request(
+            route,
+            arguments,
+            credentials=credentials,
+            redactor=redactor,
+            timeout=timeout,
+            where=where,
+        )
     )
     base = origin(route.access.base_url or "")
     nbytes = 0

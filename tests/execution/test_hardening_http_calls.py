@@ -1,0 +1,169 @@
+"""HTTP calls under a user trial (trial J): redirects of multipart bodies and of writes sent as
+GET, ``Retry-After`` on 429 and 503, and what an approval callback may touch. Each test is a
+row of docs/faults.md; every server is a real one on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.contracts import Route
+from schemarouter.errors import InvocationError
+from schemarouter.execution.invokers import http
+from schemarouter.execution.invokers.http import RawResponse
+from schemarouter.index import HashingEncoder
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+MODES = pytest.mark.parametrize("mode", ["sync", "async"])
+OUT = {
+    "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
+}
+MULTIPART = {
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "data": {"type": "string"}},
+            }
+        }
+    }
+}
+
+
+def _router() -> SchemaRouter:
+    return SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+
+
+def _yes(route: Route, arguments: Any) -> bool:
+    return True
+
+
+def _call(mode: str, router: SchemaRouter, route_id: str, arguments: Any, **options: Any) -> Any:
+    if mode == "sync":
+        return router.call(route_id, arguments, **options)
+    return asyncio.run(router.acall(route_id, arguments, **options))
+
+
+class Scripted:
+    """A loopback app answering each path from a list of responses (the last one repeats)."""
+
+    def __init__(self) -> None:
+        self.script: dict[str, list[Callable[[Request], Response]]] = {}
+
+    def __call__(self, request: Request) -> Response:
+        answers = self.script.get(request.path)
+        if not answers:
+            return json_response({"ok": True})
+        answer = answers.pop(0) if len(answers) > 1 else answers[0]
+        return answer(request)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LoopbackServer]:
+    with LoopbackServer(Scripted()) as running:
+        yield running
+
+
+@pytest.fixture
+def app(server: LoopbackServer) -> Scripted:
+    server.reset()
+    scripted = server.app
+    assert isinstance(scripted, Scripted)
+    scripted.script.clear()
+    return scripted
+
+
+def _redirect(status: int, location: str) -> Callable[[Request], Response]:
+    return lambda _: Response(status, b"", {"Location": location, "Content-Length": "0"})
+
+
+def _header(request: Request, name: str) -> str:
+    return next(v for k, v in request.headers.items() if k.lower() == name)
+
+
+def _document(base_url: str, paths: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "trial", "version": "1"},
+        "servers": [{"url": base_url}],
+        "paths": paths,
+    }
+
+
+# -- 4: a multipart body answered by a redirect ---------------------------------------------
+
+
+@MODES
+def test_a_multipart_write_answered_303_is_followed_with_a_get_without_its_body(
+    mode: str, server: LoopbackServer, app: Scripted
+) -> None:
+    """An upload answered ``303 See Other`` raised httpx's untyped ``RequestNotRead``: the
+    redirect read the multipart body (a stream) before deciding what to send."""
+    app.script["/upload"] = [_redirect(303, "/uploads/1")]
+    router = _router()
+    post = {"operationId": "upload", "requestBody": MULTIPART, "responses": OUT}
+    router.add_openapi(_document(server.base_url, {"/upload": {"post": post}}), provider="files")
+    arguments = {"name": "a.txt", "data": "hello"}
+    result = _call(
+        mode, router, "files/rest/upload", arguments, allow_effects=["write"], approve=_yes
+    )
+    assert result.ok and result.output == {"ok": True}
+    first, second = server.requests
+    assert (first.method, first.path) == ("POST", "/upload")
+    assert b"hello" in first.body
+    assert (second.method, second.path, second.body) == ("GET", "/uploads/1", b"")
+    assert not {"content-type", "content-length"} & {k.lower() for k in second.headers}
+
+
+@MODES
+def test_a_multipart_read_answered_307_is_sent_again_with_the_same_body(
+    mode: str, server: LoopbackServer, app: Scripted
+) -> None:
+    """A trusted read POST with a multipart body answered 307: the body was built in memory,
+    so it is read again and sent to where the redirect points, boundary and all."""
+    app.script["/search"] = [_redirect(307, "/search2")]
+    router = _router()
+    post = {
+        "operationId": "search",
+        "x-schemarouter-effect": "read",
+        "requestBody": MULTIPART,
+        "responses": OUT,
+    }
+    document = _document(server.base_url, {"/search": {"post": post}})
+    router.add_openapi(document, provider="files", trusted=True)
+    result = _call(mode, router, "files/rest/search", {"name": "q", "data": "Si"})
+    assert result.ok
+    first, second = server.requests
+    assert (second.method, second.path) == ("POST", "/search2")
+    assert second.body == first.body and b"Si" in second.body
+    kind = _header(first, "content-type")
+    assert kind.startswith("multipart/form-data; boundary=")
+    assert _header(second, "content-type") == kind
+
+
+def test_a_streamed_body_that_cannot_be_read_again_is_refused_by_a_redirect() -> None:
+    """A body that was a stream still unread when sent (an async generator: gone once sent):
+    a 307 is refused with an InvocationError, never httpx's own ``RequestNotRead``."""
+    router = _router()
+    post = {"operationId": "search", "x-schemarouter-effect": "read", "responses": OUT}
+    document = _document("http://127.0.0.1:9", {"/search": {"post": post}})
+    router.add_openapi(document, provider="files", trusted=True)
+    route = router.snapshot().route("files/rest/search")
+
+    async def chunks() -> Any:
+        yield b"gone once sent"
+
+    request = httpx.Request("POST", "http://127.0.0.1:9/search", content=chunks())
+    raw = RawResponse(
+        307, httpx.Headers({"Location": "/search2"}), b"", httpx.URL("http://127.0.0.1:9/search")
+    )
+    with pytest.raises(InvocationError, match="a stream that cannot be sent again"):
+        http._redirect(request, raw, route, "test")
+    raw = raw._replace(status_code=303)  # "see other" sends no body: followed with a GET
+    assert http._redirect(request, raw, route, "test").method == "GET"
