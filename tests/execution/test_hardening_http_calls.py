@@ -167,3 +167,56 @@ def test_a_streamed_body_that_cannot_be_read_again_is_refused_by_a_redirect() ->
         http._redirect(request, raw, route, "test")
     raw = raw._replace(status_code=303)  # "see other" sends no body: followed with a GET
     assert http._redirect(request, raw, route, "test").method == "GET"
+
+
+# -- 9: a GET the caller declared a write ---------------------------------------------------
+
+
+def _send_sms(base_url: str) -> SchemaRouter:
+    text = {"schema": {"type": "string"}}
+    get = {
+        "operationId": "sendSms",
+        "parameters": [{"name": n, "in": "query", **text} for n in ("to", "text")],
+        "responses": OUT,
+    }
+    router = _router()
+    document = _document(base_url, {"/sms/send": {"get": get}})
+    router.add_openapi(document, provider="sms", effect_overrides={"sendSms": "write"})
+    assert router.snapshot().route("sms/rest/send_sms").endpoint.effect.value == "write"
+    return router
+
+
+@MODES
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_a_write_sent_as_get_is_never_sent_again_by_a_redirect(
+    mode: str, status: int, server: LoopbackServer, app: Scripted
+) -> None:
+    """``GET /sms/send`` declared a write (``effect_overrides``) answered ``302`` on the same
+    origin: the redirect was followed because GET was exempt, so the server got the write
+    twice. The rule looks at the route's effect, not the method."""
+    app.script["/sms/send"] = [_redirect(status, "/sms/send2?to=alice&text=hi")]
+    router = _send_sms(server.base_url)
+    with pytest.raises(InvocationError, match=rf"re-send a write call \(GET\).*HTTP {status}"):
+        _call(
+            mode,
+            router,
+            "sms/rest/send_sms",
+            {"to": "alice", "text": "hi"},
+            allow_effects=["write"],
+            approve=_yes,
+        )
+    assert server.paths() == ["/sms/send?to=alice&text=hi"]
+
+
+def test_a_write_sent_as_get_follows_see_other_to_its_answer(
+    server: LoopbackServer, app: Scripted
+) -> None:
+    """``303 See Other`` asks for a GET of the answer, not the call again: followed, as it is
+    after a POST."""
+    app.script["/sms/send"] = [_redirect(303, "/sms/status/1")]
+    router = _send_sms(server.base_url)
+    result = router.call(
+        "sms/rest/send_sms", {"to": "bob", "text": "x"}, allow_effects=["write"], approve=_yes
+    )
+    assert result.ok
+    assert server.paths() == ["/sms/send?to=bob&text=x", "/sms/status/1"]

@@ -123,7 +123,8 @@ class CallClock:
 
 def _redirect(request: httpx.Request, raw: RawResponse, route: Route, where: str) -> httpx.Request:
     """The request a redirect asks for, if it stays inside the route's registered base URL
-    (scheme, host, port *and* path prefix); a write is never re-sent by a redirect."""
+    (scheme, host, port *and* path prefix); a write is never re-sent by a redirect: only a
+    303 (or a 301/302 after POST), which asks for a GET of the answer, follows one."""
     location = raw.headers.get("location")
     if not location:
         raise invocation_error(f"HTTP {raw.status_code} redirect without a Location", where=where)
@@ -149,12 +150,13 @@ def _redirect(request: httpx.Request, raw: RawResponse, route: Route, where: str
     method = request.method
     headers = httpx.Headers({k: v for k, v in request.headers.items() if k.lower() != "host"})
     if raw.status_code == 303 or (raw.status_code in (301, 302) and method == "POST"):
-        # "see other": fetch the answer with a GET, without the body (never read: a
-        # multipart body is a stream)
+        # "see other": fetch the answer with a GET, without the body
         for name in ("content-type", "content-length", "transfer-encoding"):
             headers.pop(name, None)
         return httpx.Request("GET", target, headers=headers, extensions=request.extensions)
-    if method not in ("GET", "HEAD") and route.endpoint.effect is not Effect.READ:
+    # the redirect keeps the method: it would send the call again (a GET too, where the
+    # route is a write: an effect the caller declared)
+    if route.endpoint.effect is not Effect.READ:
         raise invocation_error(
             f"refused to re-send a {route.endpoint.effect.value} call ({method}) to where an "
             f"HTTP {raw.status_code} redirect points",
