@@ -48,6 +48,7 @@ __all__ = [
     "HealthMonitor",
     "check_effect",
     "monitor_for",
+    "read_only",
     "unhealthy_error",
 ]
 
@@ -68,7 +69,8 @@ DEFAULT_MAX_REDIRECTS = 5
 DEFAULT_FAILURE_THRESHOLD = 3
 DEFAULT_COOLDOWN = 60.0
 
-#: ``approve(route, arguments) -> bool``: the host's explicit yes for one write call.
+#: ``approve(route, arguments) -> bool``: the host's explicit yes for one write call
+#: (``arguments``: a deep read-only copy, see :func:`read_only`).
 Approver = Callable[[Route, Mapping[str, Any]], bool]
 
 
@@ -165,6 +167,17 @@ class BudgetMeter:
         return timeout if left is None else max(min(timeout, left), 0.001)
 
 
+def read_only(value: Any) -> Any:
+    """A deep read-only copy of JSON-like ``value``: every object a ``MappingProxyType``,
+    every array a tuple (what the approval callback sees: nothing it does to them can reach
+    the arguments sent, which are the ones validated)."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({key: read_only(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(read_only(item) for item in value)
+    return value
+
+
 def check_effect(
     route: Route,
     arguments: Mapping[str, Any],
@@ -192,12 +205,13 @@ def check_effect(
             hint="Pass approve=lambda route, arguments: ... that returns True for this call",
         )
     try:
-        granted = approve(route, MappingProxyType(dict(arguments)))
+        granted = approve(route, read_only(arguments))
     except Exception as exc:
         raise PolicyError(
             f"the approval callback failed for {route.route_id}: {type(exc).__name__}",
             where=where,
-            hint="Make the callback return True or False",
+            hint="Make the callback return True or False (the arguments it sees are read-only "
+            "all the way down: copy them to change what it shows)",
         ) from None
     if inspect.isawaitable(granted):  # never awaited: say so rather than "refused"
         getattr(granted, "close", lambda: None)()

@@ -5,6 +5,7 @@ row of docs/faults.md; every server is a real one on loopback."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.contracts import Route
-from schemarouter.errors import InvocationError
+from schemarouter.errors import InvocationError, PolicyError
 from schemarouter.execution.invokers import http
 from schemarouter.execution.invokers.http import RawResponse
 from schemarouter.index import HashingEncoder
@@ -220,3 +221,76 @@ def test_a_write_sent_as_get_follows_see_other_to_its_answer(
     )
     assert result.ok
     assert server.paths() == ["/sms/send?to=bob&text=x", "/sms/status/1"]
+
+
+# -- 10: what the approval callback may touch -----------------------------------------------
+
+
+def _pay(base_url: str) -> SchemaRouter:
+    amount = {"type": "integer", "maximum": 100}
+    body = {
+        "type": "object",
+        "required": ["amount"],
+        "additionalProperties": False,
+        "properties": {"amount": amount, "tags": {"type": "array", "items": {"type": "string"}}},
+    }
+    post = {
+        "operationId": "pay",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+        "responses": OUT,
+    }
+    router = _router()
+    router.add_openapi(_document(base_url, {"/pay": {"post": post}}), provider="pay")
+    return router
+
+
+def _inflate(route: Route, arguments: Any) -> bool:
+    shown = arguments["body"]  # a UI that formats what it shows, in place
+    shown["amount"] = 10**9
+    shown["note"] = "added by the approval UI"
+    return True
+
+
+def _tag(route: Route, arguments: Any) -> bool:
+    arguments["body"]["tags"].append("approved")
+    return True
+
+
+@pytest.mark.parametrize("approve", [_inflate, _tag])
+def test_an_approval_callback_cannot_change_the_arguments_sent(
+    approve: Callable[[Route, Any], bool], server: LoopbackServer, app: Scripted
+) -> None:
+    """``approve`` got ``MappingProxyType(dict(arguments))``: read-only on top only, so
+    ``args["body"]["amount"] = 10**9`` inside it reached the server after validation
+    (``maximum: 100`` and ``additionalProperties: false`` bypassed). The copy is read-only all
+    the way down: the edit fails, the callback is refused, nothing is sent."""
+    router = _pay(server.base_url)
+    arguments = {"body": {"amount": 5, "tags": ["rent"]}}
+    with pytest.raises(
+        PolicyError, match=r"approval callback failed.*(TypeError|AttributeError)"
+    ) as caught:
+        router.call("pay/rest/pay", arguments, allow_effects=["write"], approve=approve)
+    assert "read-only" in (caught.value.hint or "")
+    assert server.requests == []
+    assert arguments == {"body": {"amount": 5, "tags": ["rent"]}}
+
+
+def test_an_approval_callback_reads_the_arguments_it_approves(
+    server: LoopbackServer, app: Scripted
+) -> None:
+    """What the callback reads (objects as mappings, arrays as tuples) is what is sent; a copy
+    it changes to show changes nothing."""
+    seen: list[Any] = []
+
+    def approve(route: Route, arguments: Any) -> bool:
+        shown = dict(arguments["body"])
+        shown["amount"] = f"{shown['amount']} EUR"  # its own copy
+        seen.append((arguments["body"]["amount"], arguments["body"]["tags"], shown["amount"]))
+        return True
+
+    router = _pay(server.base_url)
+    body = {"amount": 5, "tags": ["rent", "may"]}
+    result = router.call("pay/rest/pay", {"body": body}, allow_effects=["write"], approve=approve)
+    assert result.ok
+    assert seen == [(5, ("rent", "may"), "5 EUR")]
+    assert json.loads(server.requests[0].body) == body
