@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from schemarouter.contracts import OutputField, Route, schema_validator
+from schemarouter.contracts import OutputField, Route, UnitNormalizationSpec, schema_validator
 from schemarouter.errors import OutputValidationError
 from schemarouter.execution.results import FieldIssue, FieldStatus, FieldValue
 from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
@@ -214,6 +214,34 @@ def _evidence(route: Route, item: OutputField) -> dict[str, Any]:
     }
 
 
+def _normalized(leaf: _Leaf, spec: UnitNormalizationSpec) -> _Leaf:
+    """``leaf`` with its value converted by ``spec``; a conversion that leaves the finite
+    numbers (``1e300 GPa`` in Pa is ``inf``) makes the value invalid there, as a server's
+    NaN is."""
+    if leaf.problem is not None:
+        return leaf
+    value = normalize(leaf.value, spec)
+    odd = json_problem(value, max_depth=MAX_OUTPUT_DEPTH)
+    if odd is None:
+        return leaf._replace(value=value)
+    at = tuple(odd.location)
+    return _Leaf(
+        (*leaf.location, *at),
+        leaf.value,
+        (
+            "invalid",
+            f"the declared {spec.source_unit} -> {spec.canonical_unit} conversion of "
+            f"{_at(leaf.value, at)!r} gives {_at(value, at)!r}, not a finite number",
+        ),
+    )
+
+
+def _at(value: Any, location: Location) -> Any:
+    for part in location:
+        value = value[part]
+    return value
+
+
 def extract_field(
     route: Route,
     item: OutputField,
@@ -224,6 +252,18 @@ def extract_field(
     """One planned field out of the raw output, checked, normalized, with its evidence."""
     segments = [s for s in item.path.split(".") if s] if item.path else []
     tree = _map(_walk(data, segments, ()), lambda leaf: _check(item, leaf, doc))
+    raw = _map(tree, lambda leaf: leaf.value)
+    spec = item.normalization
+    normalized = False
+    odd: list[_Leaf] = []
+    if spec is not None:
+        present = [
+            leaf for leaf in _leaves(tree) if leaf.problem is None and leaf.value is not None
+        ]
+        odd = [leaf for leaf in present if not _is_number(leaf.value)]
+        if not odd:
+            normalized = True
+            tree = _map(tree, lambda leaf: _normalized(leaf, spec))
     leaves = list(_leaves(tree))
     issues = [
         FieldIssue(kind=leaf.problem[0], path=json_path(leaf.location), message=leaf.problem[1])
@@ -235,27 +275,16 @@ def extract_field(
         issues.append(
             FieldIssue(kind="missing", path=listed, message=f"no value: {listed} lists nothing")
         )
-    raw = _map(tree, lambda leaf: leaf.value)
-    spec = item.normalization
-    normalized = False
+    if spec is not None and odd:
+        issues.append(
+            FieldIssue(
+                kind="not_normalized",
+                path=json_path(odd[0].location),
+                message=f"{type(odd[0].value).__name__} is not a number: the declared "
+                f"{spec.source_unit} -> {spec.canonical_unit} conversion was not applied",
+            )
+        )
     value = _map(tree, lambda leaf: leaf.value if leaf.problem is None else None)
-    if spec is not None:
-        present = [leaf for leaf in leaves if leaf.problem is None and leaf.value is not None]
-        odd = [leaf for leaf in present if not _is_number(leaf.value)]
-        if odd:
-            issues.append(
-                FieldIssue(
-                    kind="not_normalized",
-                    path=json_path(odd[0].location),
-                    message=f"{type(odd[0].value).__name__} is not a number: the declared "
-                    f"{spec.source_unit} -> {spec.canonical_unit} conversion was not applied",
-                )
-            )
-        else:
-            normalized = True
-            value = _map(
-                tree, lambda leaf: normalize(leaf.value, spec) if leaf.problem is None else None
-            )
     evidence = _evidence(route, item)
     return FieldValue(
         **evidence,

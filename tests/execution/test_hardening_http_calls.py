@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,11 +15,12 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.contracts import Route
-from schemarouter.errors import InvocationError, PolicyError
+from schemarouter.errors import InvocationError, OutputValidationError, PolicyError
 from schemarouter.execution.invokers import http
 from schemarouter.execution.invokers.http import RawResponse
 from schemarouter.index import HashingEncoder
 
+from servers import catalogs
 from servers.loopback import LoopbackServer, Request, Response, json_response
 
 MODES = pytest.mark.parametrize("mode", ["sync", "async"])
@@ -294,3 +296,49 @@ def test_an_approval_callback_reads_the_arguments_it_approves(
     assert result.ok
     assert seen == [(5, ("rent", "may"), "5 EUR")]
     assert json.loads(server.requests[0].body) == body
+
+
+# -- 7: a declared conversion that leaves the finite numbers --------------------------------
+
+
+def _pressures(server: LoopbackServer, tmp_path: Path, schema: dict[str, Any]) -> SchemaRouter:
+    field = catalogs.fld(
+        "p",
+        "data.*.p",
+        schema,
+        semantic_id="mechanical.pressure",
+        unit="GPa",
+        dimension="pressure",
+        normalization=catalogs.GPA_PA,
+    )
+    endpoint = catalogs.endpoint("m", "/m", fields=[field])
+    router = _router()
+    catalogs.register(
+        router, tmp_path / "lab.json", [catalogs.provider("lab", server.base_url, [endpoint])]
+    )
+    return router
+
+
+def _answer(data: Any) -> list[Callable[[Request], Response]]:
+    return [lambda _: json_response({"data": data})]
+
+
+@MODES
+def test_a_conversion_that_overflows_is_an_invalid_value_not_an_ok_inf(
+    mode: str, server: LoopbackServer, app: Scripted, tmp_path: Path
+) -> None:
+    """``1e300`` GPa with a declared GPa -> Pa spec became ``inf`` Pa with status ``ok`` and no
+    issue (``model_dump_json()`` then wrote ``null``). A converted value that is not finite
+    is invalid at its path, as a server's NaN is (faults.md #15)."""
+    app.script["/m"] = _answer([{"p": 1.5}, {"p": 1e300}])
+    router = _pressures(server, tmp_path, {"type": "number"})
+    with pytest.raises(OutputValidationError, match=r"conversion of 1e\+300 gives inf") as caught:
+        _call(mode, router, "lab/rest/m", {})
+    assert getattr(caught.value, "json_path", None) == "$.data[1].p"
+    result = _call(mode, router, "lab/rest/m", {}, partial=True)
+    value = result.fields["p"]
+    assert value.status == "partial" and value.normalized and value.unit == "Pa"
+    assert value.value == [1.5e9, None] and value.raw_value == [1.5, 1e300]
+    assert [(i.kind, i.path) for i in value.issues] == [("invalid", "$.data[1].p")]
+    dumped = json.loads(result.model_dump_json())["fields"]["p"]
+    assert dumped["status"] == "partial" and dumped["value"] == [1.5e9, None]
