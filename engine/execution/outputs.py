@@ -195,6 +195,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _not_numeric(value: Any) -> Any:
+    """What in ``value`` a declared spec cannot convert: the value itself, or the first
+    element of a (nested) list that is no number; ``None`` where every part is a number
+    (a spec converts a list element by element, as :func:`~schemarouter.units.normalize`
+    does; a null element stays null)."""
+    if isinstance(value, list):
+        return next((odd for odd in map(_not_numeric, value) if odd is not None), None)
+    return None if _is_number(value) else value
+
+
 def _evidence(route: Route, item: OutputField) -> dict[str, Any]:
     spec = item.normalization
     return {
@@ -212,6 +222,13 @@ def _evidence(route: Route, item: OutputField) -> dict[str, Any]:
         "fingerprint": route.fingerprint,
         "path": item.path,
     }
+
+
+def _kind(value: Any) -> str:
+    """``str``, or ``a str in a list`` (what :func:`_not_numeric` found)."""
+    odd = _not_numeric(value)
+    name = type(odd).__name__ if odd is not None else type(value).__name__
+    return f"a {name} in a list" if isinstance(value, list) else name
 
 
 def _normalized(leaf: _Leaf, spec: UnitNormalizationSpec) -> _Leaf:
@@ -260,7 +277,7 @@ def extract_field(
         present = [
             leaf for leaf in _leaves(tree) if leaf.problem is None and leaf.value is not None
         ]
-        odd = [leaf for leaf in present if not _is_number(leaf.value)]
+        odd = [leaf for leaf in present if _not_numeric(leaf.value) is not None]
         if not odd:
             normalized = True
             tree = _map(tree, lambda leaf: _normalized(leaf, spec))
@@ -280,7 +297,7 @@ def extract_field(
             FieldIssue(
                 kind="not_normalized",
                 path=json_path(odd[0].location),
-                message=f"{type(odd[0].value).__name__} is not a number: the declared "
+                message=f"{_kind(odd[0].value)} is not a number: the declared "
                 f"{spec.source_unit} -> {spec.canonical_unit} conversion was not applied",
             )
         )

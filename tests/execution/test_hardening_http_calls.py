@@ -342,3 +342,27 @@ def test_a_conversion_that_overflows_is_an_invalid_value_not_an_ok_inf(
     assert [(i.kind, i.path) for i in value.issues] == [("invalid", "$.data[1].p")]
     dumped = json.loads(result.model_dump_json())["fields"]["p"]
     assert dumped["status"] == "partial" and dumped["value"] == [1.5e9, None]
+
+
+def test_a_declared_conversion_applies_to_a_list_of_numbers_element_by_element(
+    server: LoopbackServer, app: Scripted, tmp_path: Path
+) -> None:
+    """A field typed as an array of GPa numbers kept GPa with a ``not_normalized`` issue
+    ("list is not a number"), though ``units.normalize`` converts lists element by element
+    (the shipped catalogs declare specs on such fields: lattice vectors, elastic tensors).
+    Each element is converted now; one that overflows is invalid at its own path."""
+    schema = {"type": "array", "items": {"type": "number"}}
+    app.script["/m"] = _answer([{"p": [1.5, 2.0]}, {"p": [[0.5], [1e300]]}])
+    router = _pressures(server, tmp_path, {"type": "array"})
+    value = router.call("lab/rest/m", {}, partial=True).fields["p"]
+    assert value.normalized and value.unit == "Pa"
+    assert value.value == [[1.5e9, 2.0e9], None]
+    assert [(i.kind, i.path) for i in value.issues] == [("invalid", "$.data[1].p[1][0]")]
+    app.script["/m"] = _answer([{"p": [1.5, 2.0]}])
+    value = _pressures(server, tmp_path, schema).call("lab/rest/m", {}).fields["p"]
+    assert (value.status, value.value, value.unit, value.issues) == ("ok", [[1.5e9, 2e9]], "Pa", ())
+    app.script["/m"] = _answer([{"p": [1.5, "n/a"]}])  # not every element a number: kept raw
+    value = router.call("lab/rest/m", {}).fields["p"]
+    assert not value.normalized and value.unit == "GPa" and value.value == [[1.5, "n/a"]]
+    assert [i.kind for i in value.issues] == ["not_normalized"]
+    assert value.issues[0].message.startswith("a str in a list is not a number")
