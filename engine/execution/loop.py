@@ -42,6 +42,7 @@ from schemarouter.execution.invokers.payload import (
     clip,
     counts_for_health,
     is_retryable,
+    retry_after,
 )
 from schemarouter.execution.outputs import (
     check_output_shape,
@@ -293,12 +294,15 @@ class Run:
                         where=where,
                     ) from None
                 delay = self.policy.delay(number)
-                if (
-                    number == tries
-                    or unhealthy
-                    or not is_retryable(raw)
-                    or (left is not None and delay >= left)
-                ):
+                wait = retry_after(raw)
+                last = number == tries or unhealthy or not is_retryable(raw)
+                if wait is not None and not last:
+                    # the server said when: wait that long, or fail now where it is too long
+                    why = self._too_long(wait, left)
+                    if why is not None:
+                        raise exc.noting(f"not retried: {why}") from None
+                    delay = max(delay, wait)
+                if last or (left is not None and delay >= left):
                     if number > 1:  # "timed out after 5 s" is one attempt's time, not the call's
                         spent = time.monotonic() - first
                         exc = exc.noting(f"after {number} attempts, {spent:.1f} s in all")
@@ -309,6 +313,15 @@ class Run:
             attempts.append(_attempt(route, number, started, payload.status_code))
             return payload
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _too_long(self, wait: float, left: float | None) -> str | None:
+        """Why a ``Retry-After`` wait of ``wait`` seconds is not waited for, if it is not."""
+        cap = self.policy.max_retry_after
+        if wait > cap:
+            return f"the wait passes ExecutionPolicy.max_retry_after ({cap:g} s)"
+        if left is not None and wait >= left:
+            return f"the wait passes the time budget left ({left:.1f} s)"
+        return None
 
     def invoke(self, route: Route, invoker: Any, arguments: dict[str, Any], where: str) -> _Gen:
         kind = route.access.kind

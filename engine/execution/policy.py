@@ -6,12 +6,14 @@ needs:
 - :func:`check_effect`: ``read`` runs by default; ``write`` and ``destructive`` need the
   effect in ``allow_effects`` *and* an ``approve(route, arguments)`` callback that returns
   ``True`` for this very call. Anything else is a :class:`~schemarouter.errors.PolicyError`.
-- :class:`ExecutionPolicy`: attempts (idempotent reads only), exponential backoff, per-call
-  timeout, response size cap, redirect limit, health threshold and cooldown.
+- :class:`ExecutionPolicy`: attempts (idempotent reads only), exponential backoff (or the
+  server's ``Retry-After``, up to ``max_retry_after``), per-call timeout, response size cap,
+  redirect limit, health threshold and cooldown.
 - :class:`Budget` / :class:`BudgetMeter`: calls, bytes and seconds for one execution;
   spending past any of them is a :class:`~schemarouter.errors.BudgetExceededError`.
 - :class:`HealthMonitor`: counts consecutive failed attempts per route and marks a route
-  unhealthy (for a cooldown) on the host after ``failure_threshold`` of them.
+  unhealthy (for a cooldown) on the host after ``failure_threshold`` of them (a 429 is not
+  one: the server is up, and limiting us).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
     "DEFAULT_MAX_REDIRECTS",
     "DEFAULT_MAX_RESPONSE_BYTES",
+    "DEFAULT_MAX_RETRY_AFTER",
     "DEFAULT_TIMEOUT",
     "Approver",
     "Budget",
@@ -65,6 +68,9 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 #: Same-origin redirects followed per call.
 DEFAULT_MAX_REDIRECTS = 5
+#: Longest wait (seconds) a server's ``Retry-After`` may ask for before a read is retried;
+#: a longer one fails the call at once, saying when to call again.
+DEFAULT_MAX_RETRY_AFTER = 30.0
 #: Consecutive failed attempts that make a route unhealthy, and for how long (seconds).
 DEFAULT_FAILURE_THRESHOLD = 3
 DEFAULT_COOLDOWN = 60.0
@@ -87,6 +93,10 @@ class ExecutionPolicy(_Frozen):
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0.0)
     max_response_bytes: int = Field(default=DEFAULT_MAX_RESPONSE_BYTES, ge=1)
     max_redirects: int = Field(default=DEFAULT_MAX_REDIRECTS, ge=0, le=20)
+    #: A 429 or 503 read answered with ``Retry-After``: waited for before the next attempt
+    #: when it is at most this many seconds and the time budget has it, else the call
+    #: fails at once (the error's ``retry_after`` says when to call again).
+    max_retry_after: float = Field(default=DEFAULT_MAX_RETRY_AFTER, ge=0.0)
     failure_threshold: int = Field(default=DEFAULT_FAILURE_THRESHOLD, ge=1)
     cooldown: float = Field(default=DEFAULT_COOLDOWN, ge=0.0)
     #: Fill ``response_fields`` / ``_fields`` from the planned fields where a route has one.

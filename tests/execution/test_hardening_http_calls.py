@@ -5,7 +5,9 @@ row of docs/faults.md; every server is a real one on loopback."""
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from schemarouter.contracts import Route
 from schemarouter.errors import InvocationError, OutputValidationError, PolicyError
 from schemarouter.execution.invokers import http
 from schemarouter.execution.invokers.http import RawResponse
+from schemarouter.execution.policy import Budget, ExecutionPolicy
 from schemarouter.index import HashingEncoder
 
 from servers import catalogs
@@ -58,8 +61,11 @@ class Scripted:
 
     def __init__(self) -> None:
         self.script: dict[str, list[Callable[[Request], Response]]] = {}
+        #: when each request came (``time.monotonic()``)
+        self.times: list[float] = []
 
     def __call__(self, request: Request) -> Response:
+        self.times.append(time.monotonic())
         answers = self.script.get(request.path)
         if not answers:
             return json_response({"ok": True})
@@ -79,6 +85,7 @@ def app(server: LoopbackServer) -> Scripted:
     scripted = server.app
     assert isinstance(scripted, Scripted)
     scripted.script.clear()
+    scripted.times.clear()
     return scripted
 
 
@@ -366,3 +373,117 @@ def test_a_declared_conversion_applies_to_a_list_of_numbers_element_by_element(
     assert not value.normalized and value.unit == "GPa" and value.value == [[1.5, "n/a"]]
     assert [i.kind for i in value.issues] == ["not_normalized"]
     assert value.issues[0].message.startswith("a str in a list is not a number")
+
+
+# -- 8: Retry-After on 429 and 503 ----------------------------------------------------------
+
+
+def _limited(status: int, retry_after: str | None) -> Callable[[Request], Response]:
+    headers = {} if retry_after is None else {"Retry-After": retry_after}
+    return lambda _: json_response({"error": "slow down"}, status, **headers)
+
+
+def _limits(base_url: str, method: str = "get") -> SchemaRouter:
+    router = _router()
+    operation = {"operationId": "lim", "responses": OUT}
+    router.add_openapi(_document(base_url, {"/lim": {method: operation}}), provider="l")
+    return router
+
+
+@MODES
+@pytest.mark.parametrize("status", [429, 503])
+def test_a_read_waits_as_long_as_retry_after_asks(
+    mode: str, status: int, server: LoopbackServer, app: Scripted
+) -> None:
+    """``429`` with ``Retry-After: 2`` was retried after 0.2 s and 0.4 s (the backoff), three
+    requests in 0.7 s. The next attempt now waits as long as the server asks."""
+    app.script["/lim"] = [_limited(status, "1"), lambda _: json_response({"ok": True})]
+    router = _limits(server.base_url)
+    result = _call(mode, router, "l/rest/lim", {})
+    assert result.ok and len(server.requests) == 2
+    assert app.times[1] - app.times[0] >= 0.95
+    assert [a.status_code for a in result.attempts] == [status, 200]
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "options", "why"),
+    [
+        ("120", {}, r"max_retry_after \(30 s\)"),
+        ("HTTP-DATE+100", {}, r"max_retry_after \(30 s\)"),
+        ("5", {"policy": {"max_retry_after": 2}}, r"max_retry_after \(2 s\)"),
+        ("2", {"budget": Budget(max_seconds=1.0)}, "time budget left"),
+    ],
+)
+def test_a_retry_after_past_the_policy_or_the_budget_fails_at_once_saying_when(
+    retry_after: str, options: dict[str, Any], why: str, server: LoopbackServer, app: Scripted
+) -> None:
+    """A wait longer than ``ExecutionPolicy.max_retry_after`` or the time budget left is not
+    spent: one request, and the error says when to call again and carries it."""
+    if "policy" in options:
+        options = {"policy": ExecutionPolicy(**options["policy"])}
+    expected = 100.0 if retry_after.startswith("HTTP-DATE") else float(retry_after)
+    if retry_after.startswith("HTTP-DATE"):
+        retry_after = email.utils.formatdate(time.time() + 100, usegmt=True)
+    app.script["/lim"] = [_limited(429, retry_after)]
+    router = _limits(server.base_url)
+    started = time.monotonic()
+    with pytest.raises(InvocationError, match=rf"HTTP 429 \(retry after .*not retried: .*{why}"):
+        router.call("l/rest/lim", {}, **options)
+    assert time.monotonic() - started < 0.9
+    assert len(server.requests) == 1
+    error = None
+    try:
+        router.call("l/rest/lim", {}, **options)
+    except InvocationError as exc:
+        error = exc
+    assert error is not None and error.hint is not None and "called again in" in error.hint
+    waited = getattr(error, "retry_after", None)
+    assert waited is not None and expected - 2 <= waited <= expected
+
+
+def test_a_rate_limit_is_no_sign_of_ill_health(server: LoopbackServer, app: Scripted) -> None:
+    """Three 429s reached ``failure_threshold``: the route was unhealthy for 60 s and a call
+    2 s later, when the server would answer, was refused locally. A 429 is not counted; a
+    503 still is (the server says it is unavailable)."""
+    app.script["/lim"] = [_limited(429, None)] * 3 + [lambda _: json_response({"ok": True})]
+    router = _limits(server.base_url)
+    policy = ExecutionPolicy(backoff=0.01)
+    with pytest.raises(InvocationError, match="after 3 attempts"):
+        router.call("l/rest/lim", {}, policy=policy)
+    assert router.is_healthy("l/rest/lim")
+    assert router.call("l/rest/lim", {}, policy=policy).ok
+    assert len(server.requests) == 4
+    app.script["/lim"] = [_limited(503, None)]
+    with pytest.raises(InvocationError, match="HTTP 503"):
+        router.call("l/rest/lim", {}, policy=policy)
+    assert not router.is_healthy("l/rest/lim")
+
+
+def test_a_write_is_never_retried_but_says_when_to_call_again(
+    server: LoopbackServer, app: Scripted
+) -> None:
+    app.script["/lim"] = [_limited(429, "1"), lambda _: json_response({"ok": True})]
+    router = _limits(server.base_url, "post")
+    with pytest.raises(InvocationError, match=r"HTTP 429 \(retry after 1 s\)") as caught:
+        router.call("l/rest/lim", {}, allow_effects=["write"], approve=_yes)
+    assert getattr(caught.value, "retry_after", None) == 1.0
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("0", 0.0),
+        (" 7 ", 7.0),
+        ("Sat, 01 Jan 2000 00:00:00 GMT", 0.0),  # passed
+        ("Sun, 09 Sep 2001 01:48:20 GMT", 40.0),  # 1e9 + 100 s, read at 1e9 + 60
+        ("Sun, 09 Sep 2001 01:48:20 -0000", 40.0),
+        ("-1", None),
+        ("1.5", None),
+        ("soon", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_retry_after_reads_seconds_and_http_dates(header: str | None, seconds: float) -> None:
+    assert http.retry_after_seconds(header, now=1e9 + 60) == seconds

@@ -13,7 +13,10 @@ and every redirect hop).
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import json
+import math
 import time
 from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass
@@ -46,6 +49,7 @@ __all__ = [
     "build_request",
     "exchange",
     "origin",
+    "retry_after_seconds",
     "send_async",
     "send_sync",
 ]
@@ -54,6 +58,8 @@ __all__ = [
 HTTP_KINDS = frozenset({AccessKind.OPENAPI, AccessKind.HTTP, AccessKind.OPTIMADE})
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _RETRYABLE = frozenset({408, 425, 429, 500, 502, 503, 504})
+#: Statuses whose ``Retry-After`` says when a call may be made again (RFC 9110 10.2.3).
+_RETRY_AFTER = frozenset({429, 503})
 
 
 @dataclass(frozen=True)
@@ -191,17 +197,45 @@ def _in_memory(request: httpx.Request) -> httpx.Request:
     return request
 
 
+def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
+    """The seconds a ``Retry-After`` header asks to wait: delay-seconds (``120``) or an
+    HTTP date (``Wed, 21 Oct 2015 07:28:00 GMT``, counted from ``now``, the Unix time; a
+    date passed is 0), in whole seconds; ``None`` where there is none or it reads as
+    neither."""
+    text = (value or "").strip()
+    if text.isascii() and text.isdigit():
+        return float(int(text))
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # "-0000": UTC
+        when = when.replace(tzinfo=datetime.UTC)
+    left = when.timestamp() - (time.time() if now is None else now)
+    return float(max(math.ceil(left), 0))
+
+
 def _status_error(raw: RawResponse, redactor: Redactor, where: str) -> None:
     if 200 <= raw.status_code < 300:
         return
     # redacted before it is cut: a cut would leave part of an echoed key
     snippet = redactor(raw.content[:65536].decode("utf-8", "replace"))[:200].strip()
+    wait = None
+    if raw.status_code in _RETRY_AFTER:
+        wait = retry_after_seconds(raw.headers.get("retry-after"))
     raise invocation_error(
-        f"HTTP {raw.status_code}" + (f": {snippet}" if snippet else ""),
+        f"HTTP {raw.status_code}"
+        + (f" (retry after {wait:g} s)" if wait is not None else "")
+        + (f": {snippet}" if snippet else ""),
         where=where,
+        hint=None
+        if wait is None
+        else f"The server asks to be called again in {wait:g} s (the error's retry_after)",
         retryable=raw.status_code in _RETRYABLE,
-        health=raw.status_code in _RETRYABLE,
+        # a 429 says the server is up and limiting us: no sign of ill health
+        health=raw.status_code in _RETRYABLE and raw.status_code != 429,
         status_code=raw.status_code,
+        retry_after=wait,
     )
 
 

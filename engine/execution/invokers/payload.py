@@ -15,6 +15,7 @@ __all__ = [
     "counts_for_health",
     "invocation_error",
     "is_retryable",
+    "retry_after",
 ]
 
 #: Characters of a foreign message (an upstream's error text, a tool's error) kept in errors
@@ -56,16 +57,20 @@ def invocation_error(
     retryable: bool = False,
     health: bool = True,
     status_code: int | None = None,
+    retry_after: float | None = None,
 ) -> InvocationError:
     """An :class:`InvocationError` flagged for the retry loop and the health monitor.
 
     ``retryable``: another attempt may succeed (timeouts, transport errors, 5xx, 429);
-    ``health``: the failure says something about the route's health (a 404 does not).
+    ``health``: the failure says something about the route's health (a 404 does not, nor
+    a 429: the server limits us); ``retry_after``: the seconds the server asked to wait
+    before another call (its ``Retry-After``), kept on the error for the caller.
     """
     error = InvocationError(what, where=where, hint=hint)
     error.retryable = retryable  # type: ignore[attr-defined]
     error.counts_for_health = health  # type: ignore[attr-defined]
     error.status_code = status_code  # type: ignore[attr-defined]
+    error.retry_after = retry_after  # type: ignore[attr-defined]
     return error
 
 
@@ -75,3 +80,9 @@ def is_retryable(error: BaseException) -> bool:
 
 def counts_for_health(error: BaseException) -> bool:
     return bool(getattr(error, "counts_for_health", True))
+
+
+def retry_after(error: BaseException) -> float | None:
+    """The seconds the server asked to wait before another call, if it said."""
+    value = getattr(error, "retry_after", None)
+    return float(value) if isinstance(value, int | float) else None
