@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
+from schemarouter.adapters._read_write import request_schema, response_schema
 from schemarouter.adapters._repairs import read_flag
 from schemarouter.adapters._schema import (
     Dialect,
@@ -144,6 +145,17 @@ class OpenAPIReader:
 
     def schema(self, node: Any, location: str) -> Any:
         return self.resolver.schema(node, location=location)
+
+    def request_schema(self, node: Any, location: str) -> Any:
+        """A schema a request sends: its ``readOnly`` properties left out (see
+        :mod:`~schemarouter.adapters._read_write`)."""
+        return request_schema(self.schema(node, location))
+
+    def response_schema(self, node: Any, location: str) -> Any:
+        """A schema a response carries: its ``writeOnly`` properties not required (OpenAPI
+        3 only; Swagger 2 has no ``writeOnly``)."""
+        schema = self.schema(node, location)
+        return schema if self.dialect == "oas2" else response_schema(schema)
 
     # -- the document ------------------------------------------------------------------
 
@@ -364,7 +376,7 @@ class OpenAPIReader:
             raw, raw_where = entry.get("schema", {}), f"{where}.content.{media}.schema"
         else:
             raw, raw_where = {}, where
-        schema: dict[str, Any] = as_object_schema(self.schema(raw, raw_where))
+        schema: dict[str, Any] = as_object_schema(self.request_schema(raw, raw_where))
         description = self.text(param, "description", where)
         if description and "description" not in schema:
             schema["description"] = description
@@ -385,7 +397,7 @@ class OpenAPIReader:
         if media is None:
             return None
         entry = self.mapping(content[media], f"{where}.content.{media}")
-        schema = self.schema(entry.get("schema", {}), f"{where}.content.{media}.schema")
+        schema = self.request_schema(entry.get("schema", {}), f"{where}.content.{media}.schema")
         return RequestBody(
             schema,
             media,
@@ -406,7 +418,7 @@ class OpenAPIReader:
         if self.dialect == "oas2":
             if "schema" not in response:
                 return None
-            return self.schema(response["schema"], f"{where}.schema"), where
+            return self.response_schema(response["schema"], f"{where}.schema"), where
         content = response.get("content")
         if not content:
             return None
@@ -417,4 +429,4 @@ class OpenAPIReader:
         entry = self.mapping(content[media], f"{where}.content.{media}")
         if "schema" not in entry:
             return None
-        return self.schema(entry["schema"], f"{where}.content.{media}.schema"), where
+        return self.response_schema(entry["schema"], f"{where}.content.{media}.schema"), where

@@ -20,7 +20,10 @@ One operation (``paths./movie/{id}.get``) becomes one endpoint:
   parameter holding the whole payload; form bodies (``formData``, urlencoded or multipart
   object schemas) are one ``body``-located parameter per form field. The input schema says
   which, with its media type, under ``x-schemarouter-body``
-  (``{"media_type": ..., "style": "whole" | "form"}``).
+  (``{"media_type": ..., "style": "whole" | "form"}``). A request leaves out the ``readOnly``
+  properties of its schemas (neither offered nor required: the server sets them), a response
+  does not require the ``writeOnly`` ones (:mod:`schemarouter.adapters._read_write`), so one
+  shared component reads right in the POST that creates a thing and in its 201.
 - **output**: the schema of the first 2xx response (else ``default``) as the output schema,
   flattened into output fields (see :mod:`schemarouter.adapters._fields` for the paths and
   the limits). Schemas are inlined and normalized to JSON Schema 2020-12 by

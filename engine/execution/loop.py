@@ -50,6 +50,7 @@ from schemarouter.execution.outputs import (
     extract_field,
     json_path,
     missing_field,
+    output_hint,
     present_values,
     project_output,
 )
@@ -172,7 +173,12 @@ class Run:
             try:
                 payload = yield from self.call(route, g.invoker, g.arguments, attempts, g.where)
                 values, issues = self.outputs(
-                    route, g.fields, payload.data, g.where, required=not whole
+                    route,
+                    g.fields,
+                    payload.data,
+                    g.where,
+                    required=not whole,
+                    status_code=payload.status_code,
                 )
                 output = self.redactor.scrub(
                     payload.data if whole else project_output(payload.data, self._paths(g))
@@ -371,11 +377,19 @@ class Run:
         where: str,
         *,
         required: bool = True,
+        status_code: int | None = None,
     ) -> tuple[dict[str, FieldValue], tuple[Any, ...]]:
         """The fields' values out of ``data``; strict unless ``partial``: an output that breaks
         its declared schema, or a field that is invalid (or, where ``required``, missing),
-        raises. A whole-output step types its fields without requiring them."""
-        check_output_shape(data, where)
+        raises (after a write, the error says it ran: :func:`output_hint`). A whole-output
+        step types its fields without requiring them."""
+        check_output_shape(data, where, route=route, status_code=status_code)
+        hint = output_hint(
+            route,
+            status_code,
+            "Pass partial=True to keep what validates",
+            "on a later call, partial=True keeps what validates",
+        )
         # a server may echo a key back (in a value, a key, an error): every message, path
         # and value below is made from the redacted output
         data = self.redactor.scrub(data)
@@ -387,7 +401,7 @@ class Run:
                     OutputValidationError(
                         f"the raw output breaks the declared output schema: {issue.message}",
                         where=f"{where} output {issue.path}",
-                        hint="Pass partial=True to keep what validates",
+                        hint=hint,
                     ),
                     issue.path,
                 )
@@ -398,7 +412,7 @@ class Run:
                             OutputValidationError(
                                 f"field {name!r} is {issue.kind}: {issue.message}",
                                 where=f"{where} output {issue.path}",
-                                hint="Pass partial=True to keep what validates",
+                                hint=hint,
                             ),
                             issue.path,
                         )

@@ -19,7 +19,13 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from schemarouter.contracts import OutputField, Route, UnitNormalizationSpec, schema_validator
+from schemarouter.contracts import (
+    Effect,
+    OutputField,
+    Route,
+    UnitNormalizationSpec,
+    schema_validator,
+)
 from schemarouter.errors import OutputValidationError
 from schemarouter.execution.results import FieldIssue, FieldStatus, FieldValue
 from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
@@ -31,6 +37,7 @@ __all__ = [
     "extract_field",
     "json_path",
     "missing_field",
+    "output_hint",
     "present_values",
     "project_output",
     "projection_names",
@@ -122,17 +129,36 @@ def _related(a: Location, b: Location) -> bool:
     return a[:n] == b[:n]
 
 
-def check_output_shape(data: Any, where: str) -> None:
+def output_hint(route: Route, status_code: int | None, hint: str, after_write: str) -> str:
+    """The hint of an output problem of ``route``: ``hint`` after a read; after a write or
+    destructive call, that it ran (the output is checked once the effect took place, and
+    calling again would run it again), then ``after_write``."""
+    if route.endpoint.effect is Effect.READ:
+        return hint
+    answered = f"The server answered {status_code}" if status_code else "The call returned"
+    return (
+        f"{answered}: the {route.endpoint.effect.value} was performed. Do not repeat the call "
+        f"blindly (it would run again); {after_write}"
+    )
+
+
+def check_output_shape(
+    data: Any, where: str, *, route: Route | None = None, status_code: int | None = None
+) -> None:
     """Refuse a raw output nested past :data:`~schemarouter.registry.bounds.MAX_OUTPUT_DEPTH` (its
     values could not be validated, redacted or serialized): an
-    :class:`~schemarouter.errors.OutputValidationError` at the JSON path where it does."""
+    :class:`~schemarouter.errors.OutputValidationError` at the JSON path where it does (its
+    hint saying that a write of ``route`` ran, see :func:`output_hint`)."""
     problem = json_problem(data, max_depth=MAX_OUTPUT_DEPTH, finite=False)
     if problem is not None:
         path = json_path(problem.location[:32])
+        hint = "The server's output is malformed; nothing of it was kept"
+        if route is not None:
+            hint = output_hint(route, status_code, hint, "nothing of its output was kept")
         error = OutputValidationError(
             f"the raw output is {problem.message}",
             where=f"{where} output {path}",
-            hint="The server's output is malformed; nothing of it was kept",
+            hint=hint,
         )
         error.json_path = path  # type: ignore[attr-defined]
         raise error
