@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
+from schemarouter.adapters._json import nullable
 from schemarouter.adapters._read_write import request_schema, response_schema
 from schemarouter.adapters._repairs import read_flag
 from schemarouter.adapters._schema import (
@@ -21,7 +22,7 @@ from schemarouter.adapters._schema import (
     as_object_schema,
 )
 from schemarouter.contracts import base_url_problem
-from schemarouter.errors import DocumentError
+from schemarouter.errors import DocumentError, RegistrationError
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text
 
@@ -31,6 +32,7 @@ __all__ = [
     "OpenAPIReader",
     "OperationRef",
     "RequestBody",
+    "accepting",
     "pick_media",
 ]
 
@@ -43,6 +45,8 @@ _SWAGGER_SCHEMA_KEYS = frozenset(
         "minItems", "uniqueItems", "enum", "multipleOf", "x-nullable",
     }
 )  # fmt: skip
+#: What a response that declares no body declares (``schema: null`` is a schema, refused).
+_NO_BODY = object()
 _VARIABLE = re.compile(r"\{([^{}]*)\}")
 _ABSOLUTE_HTTP = re.compile(r"^https?://[^/\s?#{}]+[^\s{}]*$", re.IGNORECASE)
 
@@ -406,27 +410,99 @@ class OpenAPIReader:
             self.text(body, "description", where),
         )
 
-    def response(self, ref: OperationRef) -> tuple[Any, str] | None:
-        """(schema, location) of the first 2xx response (else ``default``) with a schema."""
+    def _responses(self, ref: OperationRef) -> tuple[Mapping[str, Any], list[str]]:
+        """The operation's responses and its success codes, in order (else ``default``)."""
         responses = self.mapping(ref.operation.get("responses", {}), f"{ref.location}.responses")
         codes = sorted(c for c in responses if re.match(r"^2(\d\d|XX)$", c, re.IGNORECASE))
-        code = codes[0] if codes else ("default" if "default" in responses else None)
-        if code is None:
-            return None
+        return responses, codes or (["default"] if "default" in responses else [])
+
+    def _body(
+        self, ref: OperationRef, responses: Mapping[str, Any], code: str
+    ) -> tuple[Any, str, str]:
+        """(the raw schema the response ``code`` declares, its location, the response's):
+        :data:`_NO_BODY` where it declares no body, ``True`` where a body with no schema."""
         response, where = self.deref(responses[code], f"{ref.location}.responses.{code}")
         response = self.mapping(response, where)
         if self.dialect == "oas2":
-            if "schema" not in response:
-                return None
-            return self.response_schema(response["schema"], f"{where}.schema"), where
+            return response.get("schema", _NO_BODY), f"{where}.schema", where
         content = response.get("content")
         if not content:
-            return None
+            return _NO_BODY, where, where
         content = self.mapping(content, f"{where}.content")
         media = pick_media(content, forms=False)
         if media is None:
-            return None
+            return _NO_BODY, where, where
         entry = self.mapping(content[media], f"{where}.content.{media}")
-        if "schema" not in entry:
+        return entry.get("schema", True), f"{where}.content.{media}.schema", where
+
+    def response(self, ref: OperationRef) -> tuple[Any, str] | None:
+        """(schema, location) of the first 2xx response (else ``default``), where it has a
+        schema: the output schema and its fields."""
+        responses, codes = self._responses(ref)
+        if not codes:
             return None
-        return self.response_schema(entry["schema"], f"{where}.content.{media}.schema"), where
+        raw, at, where = self._body(ref, responses, codes[0])
+        if raw is _NO_BODY or raw is True:
+            return None
+        return self.response_schema(raw, at), where
+
+    def other_responses(self, ref: OperationRef) -> list[Any]:
+        """What the operation's other 2xx responses declare, each as :func:`accepting` takes
+        it: ``None`` (no body), ``True`` (a body with no schema) or a schema. One that
+        declares what the first does is left out; one whose schema does not resolve is too,
+        as a warning (refused when strict)."""
+        responses, codes = self._responses(ref)
+        if len(codes) < 2:
+            return []
+        first = self._body(ref, responses, codes[0])[0]
+        found: list[Any] = []
+        for code in codes[1:]:
+            spent = self.resolver.budget.total
+            try:
+                raw, at, _ = self._body(ref, responses, code)
+                if raw is _NO_BODY or raw is True:
+                    found.append(None if raw is _NO_BODY else True)
+                elif raw != first:  # the same schema (the same $ref, usually) adds nothing
+                    found.append(self.response_schema(raw, at))
+            except RegistrationError as exc:
+                if self.repairs is None:
+                    raise
+                self.resolver.budget.total = spent
+                self.repairs.append(
+                    f"{ref.location}.responses.{code}: left out of the output schema: {exc.what}"
+                )
+        return found
+
+
+def accepting(primary: dict[str, Any], others: list[Any]) -> dict[str, Any]:
+    """The output schema of an operation whose first 2xx response declares ``primary`` and
+    whose other 2xx responses declare ``others`` (:meth:`OpenAPIReader.other_responses`): a
+    body any of them documents validates. ``primary`` itself where the others add nothing;
+    ``null`` (an empty body) joins it where one declares no body; several schemas become an
+    ``anyOf`` (their shared ``$defs`` at the root); ``{}`` where one declares a body of any
+    shape."""
+    alternatives = [primary]
+    empty = False
+    for other in others:
+        if other is None:
+            empty = True
+        elif other is True:
+            return {}
+        elif (schema := as_object_schema(other)) not in alternatives:
+            alternatives.append(schema)
+    if len(alternatives) == 1 and not empty:
+        return primary
+    defs: dict[str, Any] = {}
+    bodies: list[dict[str, Any]] = []
+    for schema in alternatives:
+        for name, value in (schema.get("$defs") or {}).items():
+            if defs.setdefault(name, value) != value:
+                return primary  # two definitions by one name: the first response's, as it was
+        bodies.append({k: v for k, v in schema.items() if k != "$defs"})
+    if not all(bodies):
+        return {}
+    if len(bodies) > 1:
+        union: dict[str, Any] = {"anyOf": [*bodies, {"type": "null"}] if empty else bodies}
+    else:
+        union = nullable(bodies[0])
+    return {**union, "$defs": defs} if defs else union

@@ -26,8 +26,12 @@ One operation (``paths./movie/{id}.get``) becomes one endpoint:
   shared component reads right in the POST that creates a thing and in its 201.
 - **output**: the schema of the first 2xx response (else ``default``) as the output schema,
   flattened into output fields (see :mod:`schemarouter.adapters._fields` for the paths and
-  the limits). Schemas are inlined and normalized to JSON Schema 2020-12 by
-  :mod:`schemarouter.adapters._schema` (recursion cut with a ``$comment`` marker).
+  the limits). Where other 2xx responses document something else, the output schema
+  accepts it too (``null``, an empty body, beside a 200's object where a 204 declares no
+  content; an ``anyOf`` of several schemas; one that does not resolve is left out, with a
+  warning), while the fields stay the first one's. Schemas
+  are inlined and normalized to JSON Schema 2020-12 by :mod:`schemarouter.adapters._schema`
+  (recursion cut with a ``$comment`` marker).
 - **effect**: GET / HEAD read, DELETE destructive, anything else write; an operation's
   ``x-schemarouter-effect`` may make it stricter (``destructive`` on a PUT), and laxer
   (``read`` on a POST search) only when the caller marks the document ``trusted=True``, as
@@ -69,6 +73,7 @@ from schemarouter.adapters._openapi_reader import (
     HTTP_METHODS,
     OpenAPIReader,
     OperationRef,
+    accepting,
     pick_media,
 )
 from schemarouter.adapters._openapi_security import SecuritySchemes
@@ -195,7 +200,11 @@ class _EndpointBuilder:
         if body is not None:
             input_schema[BODY_EXTENSION] = body
         output = reader.response(ref)
-        output_schema = as_object_schema(output[0]) if output is not None else None
+        output_schema = (
+            accepting(as_object_schema(output[0]), reader.other_responses(ref))
+            if output is not None
+            else None
+        )
         fields = (
             output_fields(
                 output[0], limits=self.limits, where=reader.where(output[1]), hint=_REFUSAL_HINT

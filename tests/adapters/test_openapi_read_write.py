@@ -1,8 +1,10 @@
-"""One OpenAPI schema, two uses: ``readOnly`` / ``writeOnly`` read per request and response.
+"""One OpenAPI schema, two uses: ``readOnly`` / ``writeOnly`` read per request and response, and
+an output schema that accepts what any of an operation's 2xx responses documents.
 
-Trial J (finding 2): a create without the server-assigned ``id`` was refused (the shared
-``User`` required it, ``readOnly`` or not), and its answer without the ``writeOnly`` password
-failed output validation after the write ran.
+Trial J (findings 2 and 3): a create without the server-assigned ``id`` was refused (the shared
+``User`` required it, ``readOnly`` or not), its answer without the ``writeOnly`` password failed
+output validation after the write ran, and a PUT documented with 200 (JSON) and 204 (no
+content) that answered 204 failed too: only the first 2xx response was kept.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from azure_network import azure_network_document
 
 from schemarouter.adapters.openapi import openapi_registration
 from schemarouter.contracts import Endpoint, schema_validator
+from schemarouter.errors import DanglingReferenceError
 
 USER = {
     "type": "object",
@@ -223,3 +227,88 @@ def test_shared_cyclic_definitions_are_read_per_use() -> None:
     assert _marked(endpoint.input_schema, "readOnly") == set()
     assert endpoint.output_schema is not None and "$defs" in endpoint.output_schema
     assert {"name", "type", "ipConfiguration"} <= _marked(endpoint.output_schema, "readOnly")
+
+
+# -- several 2xx responses -------------------------------------------------------------------
+
+
+def _put(responses: dict[str, Any]) -> Endpoint:
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Items", "version": "1"},
+        "servers": [{"url": "https://items.example.org"}],
+        "paths": {"/items": {"put": {"operationId": "putItem", "responses": responses}}},
+    }
+    return _endpoint(document, "items/rest/put_item")
+
+
+ITEM = {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}
+
+
+def test_another_2xx_without_content_accepts_an_empty_body() -> None:
+    alone = _put({"200": {"description": "", **_json(ITEM)}})
+    both = _put({"200": {"description": "", **_json(ITEM)}, "204": {"description": "nothing"}})
+    assert both.output_schema is not None
+    valid = schema_validator(both.output_schema)
+    assert valid.is_valid(None) and valid.is_valid({"id": "a"})
+    assert not valid.is_valid({"name": "a"}) and not valid.is_valid("a")
+    assert both.output_fields == alone.output_fields  # the fields of the first, as before
+    assert alone.output_schema is not None and not schema_validator(alone.output_schema).is_valid(
+        None
+    )
+
+
+def test_several_2xx_schemas_accept_any_of_them() -> None:
+    other = {"type": "object", "required": ["job"], "properties": {"job": {"type": "integer"}}}
+    endpoint = _put(
+        {
+            "200": {"description": "", **_json(ITEM)},
+            "202": {"description": "", **_json(other)},
+            "204": {"description": ""},
+            "2XX": {"description": "", **_json(ITEM)},
+        }
+    )
+    assert endpoint.output_schema is not None
+    valid = schema_validator(endpoint.output_schema)
+    assert valid.is_valid({"id": "a"}) and valid.is_valid({"job": 3}) and valid.is_valid(None)
+    assert not valid.is_valid({"job": "x"})
+    assert [f.name for f in endpoint.output_fields] == ["id"]
+    # a 2xx whose body has no schema: any body is documented
+    loose = _put(
+        {"200": {"description": "", **_json(ITEM)}, "202": {"description": "", **_json({})}}
+    )
+    assert loose.output_schema is not None
+    assert schema_validator(loose.output_schema).is_valid(["anything"])
+    # the same schema under several codes changes nothing
+    same = _put(
+        {"200": {"description": "", **_json(ITEM)}, "201": {"description": "", **_json(ITEM)}}
+    )
+    assert same.output_schema == ITEM
+
+
+def test_a_first_2xx_without_content_still_declares_no_output() -> None:
+    endpoint = _put({"200": {"description": ""}, "201": {"description": "", **_json(ITEM)}})
+    assert endpoint.output_schema is None and endpoint.output_fields == ()
+
+
+def test_another_2xx_that_does_not_resolve_is_left_out_with_a_warning() -> None:
+    responses = {
+        "200": {"description": "", **_json(ITEM)},
+        "201": {"description": "", **_json({"$ref": "#/components/schemas/Nowhere"})},
+        "202": "accepted",
+    }
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Items", "version": "1"},
+        "servers": [{"url": "https://items.example.org"}],
+        "paths": {"/items": {"put": {"operationId": "putItem", "responses": responses}}},
+    }
+    registration = openapi_registration(document)
+    assert registration.routes[0].endpoint.output_schema == ITEM  # as before: the first's
+    left = [w for w in registration.warnings if "left out of the output schema" in w]
+    assert [w.split(":")[0] for w in left] == [
+        "paths./items.put.responses.201",
+        "paths./items.put.responses.202",
+    ]
+    with pytest.raises(DanglingReferenceError):
+        openapi_registration(document, strict=True)

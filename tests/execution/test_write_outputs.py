@@ -1,8 +1,9 @@
-"""Writes and their answers on a real loopback server (trial J, finding 2).
+"""Writes and their answers on a real loopback server (trial J, findings 2 and 3).
 
 A create without the server-assigned ``readOnly`` id is sent, its answer without the
-``writeOnly`` password validates, and an output problem after a write says that the write ran
-(the server's status) rather than inviting the caller to send it again.
+``writeOnly`` password validates, a PUT answered with a documented 204 succeeds, and an output
+problem after a write says that the write ran (the server's status) rather than inviting the
+caller to send it again.
 """
 
 from __future__ import annotations
@@ -112,6 +113,17 @@ def test_a_create_without_its_read_only_id_is_sent_and_its_answer_validates(
     assert [json.loads(r.body) for r in users.requests] == [{"name": "ann", "password": "pw"}]
     route = router.snapshot().route(CREATE)
     assert "id" not in route.endpoint.input_schema["properties"]["body"]["properties"]
+
+
+def test_a_put_answered_with_its_documented_204_succeeds(users: LoopbackServer) -> None:
+    router = _router(users)
+    _answer(users, "PUT", "/users/1", Response(204, b"", {"Content-Type": "application/json"}))
+    result = router.call(PUT, {"id": 1, "body": {"name": "bo", "password": "pw"}}, **WRITE)
+    assert result.ok and result.output is None
+    _answer(users, "PUT", "/users/1", json_response({"id": 1, "name": "bo"}))
+    result = router.call(PUT, {"id": 1, "body": {"name": "bo", "password": "pw"}}, **WRITE)
+    assert result.ok and result.output == {"id": 1, "name": "bo"}
+    assert [r.method for r in users.requests] == ["PUT", "PUT"]
 
 
 def test_an_output_problem_after_a_write_says_the_write_ran(users: LoopbackServer) -> None:
