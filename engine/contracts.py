@@ -13,17 +13,34 @@ import re
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Protocol, TypeVar
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from schemarouter.fingerprint import fingerprint
+from schemarouter.placement import (
+    CREDENTIAL_LOCATIONS,
+    PARAMETER_STYLES,
+    TRANSPORT_LOCATIONS,
+    ParameterLocation,
+    ParameterStyle,
+    credential_name_key,
+)
 
 __all__ = [
     "CREDENTIAL_LOCATIONS",
     "ID_PATTERN",
     "PROJECTION_PARAMETERS",
+    "TRANSPORT_LOCATIONS",
     "AccessKind",
     "AccessPath",
     "AuthRequirement",
@@ -38,6 +55,7 @@ __all__ = [
     "OutputField",
     "Parameter",
     "ParameterLocation",
+    "ParameterStyle",
     "Provider",
     "Registration",
     "Route",
@@ -92,6 +110,18 @@ class Contract(BaseModel):
         return fingerprint(self.canonical())
 
 
+def _without_unset(
+    model: BaseModel, handler: SerializerFunctionWrapHandler, keys: tuple[str, ...]
+) -> dict[str, Any]:
+    """``model``'s dump without ``keys`` at their default (a field added later leaves the
+    fingerprint of every contract that does not use it as it was)."""
+    data: dict[str, Any] = handler(model)
+    for key in keys:
+        if key in data and data[key] in (None, (), []):
+            del data[key]
+    return data
+
+
 class SourceType(StrEnum):
     """Where a value comes from: the paper's provenance classes."""
 
@@ -130,20 +160,6 @@ class AccessKind(StrEnum):
     MCP = "mcp"
     OPTIMADE = "optimade"
     PYTHON = "python"
-
-
-class ParameterLocation(StrEnum):
-    PATH = "path"
-    QUERY = "query"
-    HEADER = "header"
-    COOKIE = "cookie"
-    BODY = "body"
-    ARGUMENT = "argument"  # MCP tool arguments and Python keyword arguments
-
-
-#: Parameter locations that carry transport (auth, tracing, sessions: ``X-Amz-Date``,
-#: ``X-Request-Id``, cookies), not what the request is about.
-TRANSPORT_LOCATIONS = frozenset({ParameterLocation.HEADER, ParameterLocation.COOKIE})
 
 
 class AvailabilityStatus(StrEnum):
@@ -233,6 +249,25 @@ class Parameter(Contract):
     aliases: tuple[str, ...] = ()
     #: What kind of value binds here (``chemical.formula``, ``identifier.doi``, ...).
     semantic_id: _SEMANTIC_ID | None = None
+    #: How an array or object travels (OpenAPI ``style`` and ``explode``, Swagger 2
+    #: ``collectionFormat``). ``None``: the location's default, ``form`` in a query or
+    #: cookie, ``simple`` in a path or header; ``explode`` is true for ``form`` only.
+    style: ParameterStyle | None = None
+    explode: bool | None = None
+    #: OpenAPI 3 ``content``: the whole value travels as this media type's text (JSON).
+    media_type: _NAME | None = None
+
+    @model_validator(mode="after")
+    def _style_fits(self) -> Parameter:
+        if self.style is not None and self.style not in PARAMETER_STYLES[self.location]:
+            raise ValueError(f"style {self.style.value!r} does not apply in {self.location.value}")
+        if self.media_type is not None and (self.style or self.explode is not None):
+            raise ValueError("a parameter with a media_type takes no style or explode")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_unset(self, handler, ("style", "explode", "media_type"))
 
 
 class Operation(Contract):
@@ -318,29 +353,6 @@ class Endpoint(Contract):
 
     def parameter(self, name: str) -> Parameter:
         return named(self.parameters, name)
-
-
-#: Where a parameter travels beside a credential, so that a server may read it as one.
-CREDENTIAL_LOCATIONS = frozenset(
-    {ParameterLocation.HEADER, ParameterLocation.QUERY, ParameterLocation.COOKIE}
-)
-
-
-def credential_name_key(name: str) -> str:
-    """``name`` as a server may read it: percent-decoded, case-folded, with ``-``, ``.`` and
-    spaces as ``_`` and no trailing ``[]``. CGI and WSGI map the headers ``X-API-KEY`` and
-    ``x_api_key`` to one variable (``HTTP_X_API_KEY``); case-insensitive query parsers read
-    ``API_KEY`` as ``api_key``; PHP reads ``api_key[]`` and ``api.key`` as ``api_key``."""
-    text = str(name)
-    for _ in range(3):  # %255F -> %5F -> _
-        decoded = unquote(text)
-        if decoded == text:
-            break
-        text = decoded
-    text = re.sub(r"[-. ]", "_", text.strip().casefold())
-    while text.endswith("[]"):
-        text = text[:-2]
-    return text
 
 
 class AuthRequirement(Contract):

@@ -21,6 +21,8 @@ untyped objects             ``type`` missing where ``properties`` say object: ``
 path parameters             not marked required: required (a URL cannot omit a segment)
 duplicate parameters        the same name and location declared twice in one list: the later
                             one is kept (as OpenAPI tools do), with a warning
+serialization styles        a ``style`` or ``collectionFormat`` the parameter's location does
+                            not take: the location's default (``_openapi_style``)
 =========================== ===================================================================
 """
 

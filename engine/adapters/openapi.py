@@ -23,7 +23,10 @@ One operation (``paths./movie/{id}.get``) becomes one endpoint:
   (``{"media_type": ..., "style": "whole" | "form"}``). A request leaves out the ``readOnly``
   properties of its schemas (neither offered nor required: the server sets them), a response
   does not require the ``writeOnly`` ones (:mod:`schemarouter.adapters._read_write`), so one
-  shared component reads right in the POST that creates a thing and in its 201.
+  shared component reads right in the POST that creates a thing and in its 201. How an
+  array or object parameter is written (OpenAPI 3 ``style`` / ``explode`` / ``content``,
+  Swagger 2 ``collectionFormat``, ``csv`` when none is given) is kept on the parameter where
+  it differs from OpenAPI 3's default (:mod:`schemarouter.adapters._openapi_style`).
 - **output**: the schema of the first 2xx response (else ``default``) as the output schema,
   flattened into output fields (see :mod:`schemarouter.adapters._fields` for the paths and
   the limits). Where other 2xx responses document something else, the output schema
@@ -77,6 +80,7 @@ from schemarouter.adapters._openapi_reader import (
     pick_media,
 )
 from schemarouter.adapters._openapi_security import SecuritySchemes
+from schemarouter.adapters._openapi_style import parameter_style
 from schemarouter.adapters._schema import as_object_schema
 from schemarouter.contracts import (
     AccessKind,
@@ -268,6 +272,7 @@ class _EndpointBuilder:
                         json_schema=schema,
                         required=param.get("required") is True,
                         description=reader.text(param, "description", where),
+                        **parameter_style(reader, param, schema, where),
                     ),
                     place,
                 )

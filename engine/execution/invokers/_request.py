@@ -8,7 +8,12 @@ body slots their parameters declare:
   its segment) and a value that *is* a dot segment (``.``, ``..``) or empty is refused (httpx
   would normalize it away); placeholders after a ``?`` in the template (AFLUX's raw query)
   keep ``( ) , $ * : ; ! ' @``;
-- query values are form-encoded (lists repeat the name; objects travel as JSON text);
+- arrays and objects are written as the parameter's style says (OpenAPI 3 ``style`` and
+  ``explode``, Swagger 2 ``collectionFormat``: :mod:`._styles`): in a query ``ids=1&ids=2``
+  by default, ``ids=1,2`` without explode (Swagger 2's ``csv``), ``|`` / space / tab
+  delimited, ``filter[status]=open`` (``deepObject``), an object ``x=1&y=2``; in a path or
+  header ``1,2`` (``label`` and ``matrix`` prefix ``.`` and ``;ids=``); a parameter declared
+  with ``content`` as JSON text; query values are then form-encoded;
 - header and cookie values must be printable ASCII (no CR, LF or NUL); parameters cannot set
   ``Host``, ``Content-Length``, ``Transfer-Encoding`` or ``Connection``;
 - the body follows the input schema's ``x-schemarouter-body`` (``whole`` payload, or ``form``
@@ -29,9 +34,16 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
-from schemarouter.contracts import ParameterLocation, Route
+from schemarouter.contracts import Parameter, ParameterLocation, Route
 from schemarouter.errors import ParameterValidationError, PolicyError
 from schemarouter.execution.credentials import CredentialProvider, Redactor, guard_logger
+from schemarouter.execution.invokers._styles import (
+    explodes,
+    header_value,
+    path_value,
+    query_pairs,
+)
+from schemarouter.execution.invokers._styles import text as _text
 from schemarouter.registry.http_body import ACCEPT_ENCODING
 
 __all__ = ["build_request", "origin", "within_base_path"]
@@ -67,36 +79,27 @@ def _refuse(what: str, where: str, name: str) -> ParameterValidationError:
     )
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float):
-        return repr(value) if isinstance(value, float) else str(value)
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _header_text(name: str, value: Any, where: str) -> str:
-    text = ",".join(_text(v) for v in value) if isinstance(value, list) else _text(value)
+def _header_text(parameter: Parameter, value: Any, place: ParameterLocation, where: str) -> str:
+    text = header_value(parameter, value, place)
     if not _HEADER_VALUE.match(text):
         raise _refuse(
-            f"header parameter {name!r} carries control or non-ASCII characters", where, name
+            f"header parameter {parameter.name!r} carries control or non-ASCII characters",
+            where,
+            parameter.name,
         )
     return text
 
 
-def _fill_path(template: str, values: Mapping[str, Any], where: str) -> str:
-    path, sep, query = template.partition("?")
+def _fill_path(route: Route, values: Mapping[str, Any], where: str) -> str:
+    path, sep, query = str(route.endpoint.operation.path).partition("?")
 
     def encode(part: str, safe: str) -> str:
         def one(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in values:
                 raise _refuse(f"path parameter {name!r} is missing", where, name)
-            value = values[name]
-            items = value if isinstance(value, list) else [value]
-            text = ",".join(quote(_text(v), safe=safe) for v in items)
+            parameter = route.endpoint.parameter(name)
+            text = path_value(parameter, values[name], lambda t: quote(t, safe=safe))
             if not safe and text in ("", ".", ".."):
                 raise _refuse(
                     f"path parameter {name!r} may not be empty or a dot segment", where, name
@@ -128,11 +131,31 @@ def _body(route: Route, values: Mapping[str, Any]) -> dict[str, Any]:
         else:
             return _json_body(payload, media if "json" in media else "application/json")
     if style == "form":
-        if media == "multipart/form-data":
-            return {"files": {k: (None, _text(v)) for k, v in values.items()}}
-        pairs = [
-            (k, _text(x)) for k, v in values.items() for x in (v if isinstance(v, list) else [v])
-        ]
+        place = ParameterLocation.BODY
+        fields = {p.name: p for p in route.endpoint.parameters if p.location is place}
+
+        def joined(name: str, value: Any) -> bool:  # a list its style writes as one value
+            field = fields.get(name)
+            return (
+                bool(value)
+                and isinstance(value, list)
+                and field is not None
+                and not explodes(field, place)
+            )
+
+        if media == "multipart/form-data":  # a list is one part: joined, else JSON text
+            return {
+                "files": {
+                    k: (None, query_pairs(fields[k], v, place)[0][1] if joined(k, v) else _text(v))
+                    for k, v in values.items()
+                }
+            }
+        pairs: list[tuple[str, str]] = []
+        for k, v in values.items():
+            if joined(k, v):
+                pairs.extend(query_pairs(fields[k], v, place))
+            else:  # repeated, as a form list goes by default
+                pairs.extend((k, _text(x)) for x in (v if isinstance(v, list) else [v]))
         return {
             "content": urlencode(pairs).encode(),
             "headers": {"Content-Type": "application/x-www-form-urlencoded"},
@@ -265,18 +288,20 @@ def build_request(
             if place is ParameterLocation.ARGUMENT:
                 place = ParameterLocation.QUERY
             by_location.setdefault(place, {})[parameter.name] = arguments[parameter.name]
-    path = _fill_path(operation.path, by_location.get(ParameterLocation.PATH, {}), where)
+    declared = {parameter.name: parameter for parameter in route.endpoint.parameters}
+    path = _fill_path(route, by_location.get(ParameterLocation.PATH, {}), where)
     params: list[tuple[str, str]] = []
     for name, value in by_location.get(ParameterLocation.QUERY, {}).items():
-        for item in value if isinstance(value, list) else [value]:
-            params.append((name, _text(item)))
+        params.extend(query_pairs(declared[name], value))
     headers: dict[str, str] = {}
     for name, value in by_location.get(ParameterLocation.HEADER, {}).items():
         if name.lower() in _FORBIDDEN_HEADERS:
             raise PolicyError(f"a parameter may not set the {name} header", where=where)
-        headers[name] = _header_text(name, value, where)
+        headers[name] = _header_text(declared[name], value, ParameterLocation.HEADER, where)
     cookies = {
-        name: _header_text(name, value, where).replace(";", "%3B")
+        name: _header_text(declared[name], value, ParameterLocation.COOKIE, where).replace(
+            ";", "%3B"
+        )
         for name, value in by_location.get(ParameterLocation.COOKIE, {}).items()
     }
     body = _body(route, by_location.get(ParameterLocation.BODY, {}))

@@ -1,0 +1,105 @@
+"""Where an argument or a credential travels in a request, and how its value is written.
+
+The ground floor's vocabulary for both: :class:`ParameterLocation`, the OpenAPI
+serialization styles (:class:`ParameterStyle`, which locations take which, and each
+location's default), and :func:`credential_name_key`, the name under which a server reads a
+header, query or cookie parameter. :mod:`schemarouter.contracts` re-exports all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from urllib.parse import unquote
+
+__all__ = [
+    "CREDENTIAL_LOCATIONS",
+    "PARAMETER_STYLES",
+    "TRANSPORT_LOCATIONS",
+    "ParameterLocation",
+    "ParameterStyle",
+    "credential_name_key",
+    "default_explode",
+    "default_style",
+]
+
+
+class ParameterLocation(StrEnum):
+    PATH = "path"
+    QUERY = "query"
+    HEADER = "header"
+    COOKIE = "cookie"
+    BODY = "body"
+    ARGUMENT = "argument"  # MCP tool arguments and Python keyword arguments
+
+
+class ParameterStyle(StrEnum):
+    """How an array or object argument is written: OpenAPI 3's ``style`` values, and
+    ``tabDelimited`` for Swagger 2's ``collectionFormat: tsv``."""
+
+    FORM = "form"
+    SIMPLE = "simple"
+    LABEL = "label"
+    MATRIX = "matrix"
+    SPACE_DELIMITED = "spaceDelimited"
+    PIPE_DELIMITED = "pipeDelimited"
+    TAB_DELIMITED = "tabDelimited"
+    DEEP_OBJECT = "deepObject"
+
+
+_DELIMITED = (
+    ParameterStyle.SPACE_DELIMITED,
+    ParameterStyle.PIPE_DELIMITED,
+    ParameterStyle.TAB_DELIMITED,
+)
+_QUERY_STYLES = frozenset({ParameterStyle.FORM, ParameterStyle.DEEP_OBJECT, *_DELIMITED})
+#: The styles each location takes (Swagger 2 delimits path, header and form values too; an
+#: ``argument`` of an HTTP route travels in the query).
+PARAMETER_STYLES: dict[ParameterLocation, frozenset[ParameterStyle]] = {
+    ParameterLocation.PATH: frozenset(
+        {ParameterStyle.SIMPLE, ParameterStyle.LABEL, ParameterStyle.MATRIX, *_DELIMITED}
+    ),
+    ParameterLocation.QUERY: _QUERY_STYLES,
+    ParameterLocation.ARGUMENT: _QUERY_STYLES,
+    ParameterLocation.HEADER: frozenset({ParameterStyle.SIMPLE, *_DELIMITED}),
+    ParameterLocation.COOKIE: frozenset({ParameterStyle.FORM}),
+    ParameterLocation.BODY: frozenset({ParameterStyle.FORM, *_DELIMITED}),
+}
+
+
+def default_style(location: ParameterLocation) -> ParameterStyle:
+    """OpenAPI 3's default: ``simple`` in a path or header, ``form`` elsewhere."""
+    if location in (ParameterLocation.PATH, ParameterLocation.HEADER):
+        return ParameterStyle.SIMPLE
+    return ParameterStyle.FORM
+
+
+def default_explode(style: ParameterStyle) -> bool:
+    """OpenAPI 3's default ``explode``: true for ``form``, false for every other style."""
+    return style is ParameterStyle.FORM
+
+
+#: Parameter locations that carry transport (auth, tracing, sessions: ``X-Amz-Date``,
+#: ``X-Request-Id``, cookies), not what the request is about.
+TRANSPORT_LOCATIONS = frozenset({ParameterLocation.HEADER, ParameterLocation.COOKIE})
+#: Where a parameter travels beside a credential, so that a server may read it as one.
+CREDENTIAL_LOCATIONS = frozenset(
+    {ParameterLocation.HEADER, ParameterLocation.QUERY, ParameterLocation.COOKIE}
+)
+
+
+def credential_name_key(name: str) -> str:
+    """``name`` as a server may read it: percent-decoded, case-folded, with ``-``, ``.`` and
+    spaces as ``_`` and no trailing ``[]``. CGI and WSGI map the headers ``X-API-KEY`` and
+    ``x_api_key`` to one variable (``HTTP_X_API_KEY``); case-insensitive query parsers read
+    ``API_KEY`` as ``api_key``; PHP reads ``api_key[]`` and ``api.key`` as ``api_key``."""
+    text = str(name)
+    for _ in range(3):  # %255F -> %5F -> _
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    text = re.sub(r"[-. ]", "_", text.strip().casefold())
+    while text.endswith("[]"):
+        text = text[:-2]
+    return text
