@@ -47,6 +47,7 @@ __all__ = [
     "Availability",
     "AvailabilityStatus",
     "Contract",
+    "CredentialPlacement",
     "Effect",
     "Endpoint",
     "FieldGroup",
@@ -355,22 +356,54 @@ class Endpoint(Contract):
         return named(self.parameters, name)
 
 
-class AuthRequirement(Contract):
-    """Names of credentials a call needs, and how they travel. Never a credential value."""
+class CredentialPlacement(Contract):
+    """Credential names and how they travel: one security scheme. Never a credential value."""
 
     credentials: tuple[_NAME, ...] = ()
     scheme: str | None = None  # "api_key", "bearer", "basic", "oauth2", ...
     location: ParameterLocation | None = None
     parameter: str | None = None  # e.g. the header or query name carrying an api key
+
+
+class AuthRequirement(CredentialPlacement):
+    """Names of credentials a call needs, and how they travel. Never a credential value.
+    ``combined``: the further schemes of a requirement that needs several at once (OpenAPI
+    ``{appId: [], appKey: []}``), each placed as it says; ``credentials`` lists all."""
+
     optional: bool = False
+    combined: tuple[CredentialPlacement, ...] = ()
+
+    @model_validator(mode="after")
+    def _combined_listed(self) -> AuthRequirement:
+        for item in self.combined:
+            if not item.credentials or set(item.credentials) - set(self.credentials):
+                raise ValueError("each combined scheme names credentials listed in credentials")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_unset(self, handler, ("combined",))
+
+    def placements(self) -> tuple[CredentialPlacement, ...]:
+        """Every scheme's credentials with their placement, the first scheme's first."""
+        others = {name for item in self.combined for name in item.credentials}
+        first = CredentialPlacement(
+            credentials=tuple(c for c in self.credentials if c not in others),
+            scheme=self.scheme,
+            location=self.location,
+            parameter=self.parameter,
+        )
+        return (first, *self.combined)
 
     def aliased_by(self, name: str, location: ParameterLocation) -> bool:
-        """Whether a parameter ``name`` at ``location`` would reach the server as the
+        """Whether a parameter ``name`` at ``location`` would reach the server as a
         credential's own header, query or cookie name (:func:`credential_name_key`): sent
         beside the real credential, a server may read the plan's value in its place."""
-        if not self.parameter or location not in CREDENTIAL_LOCATIONS:
+        if location not in CREDENTIAL_LOCATIONS:
             return False
-        return credential_name_key(name) == credential_name_key(self.parameter)
+        carriers = [self.parameter, *(item.parameter for item in self.combined)]
+        key = credential_name_key(name)
+        return any(c and key == credential_name_key(c) for c in carriers)
 
 
 #: The default auth requirement (none), shared as :data:`_AVAILABLE` is (frozen).

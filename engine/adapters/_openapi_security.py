@@ -5,7 +5,9 @@ Credential names are derived from the provider id, upper-cased: ``apiKey`` ->
 ``<P>_PASSWORD``; OAuth 2 and OpenID Connect -> ``<P>_ACCESS_TOKEN``; mutual TLS ->
 ``<P>_CLIENT_CERTIFICATE``; any other HTTP scheme -> ``<P>_<SCHEME>_CREDENTIALS``. Where
 two declared schemes would get the same name, both carry their scheme name
-(``<P>_<SCHEME_NAME>_API_KEY``). Values never appear anywhere.
+(``<P>_<SCHEME_NAME>_API_KEY``). A requirement that names several schemes needs them all:
+the first scheme's placement is the requirement's own, the others' are its ``combined``.
+Values never appear anywhere.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from schemarouter.adapters._openapi_reader import OpenAPIReader
-from schemarouter.contracts import AuthRequirement, ParameterLocation
+from schemarouter.contracts import AuthRequirement, CredentialPlacement, ParameterLocation
 from schemarouter.errors import DanglingReferenceError, DocumentError
 from schemarouter.registry.compile import slugify
 
@@ -101,7 +103,7 @@ class SecuritySchemes:
         if chosen is None:
             return AuthRequirement()
         index, requirement = chosen
-        credentials: list[str] = []
+        placements: list[CredentialPlacement] = []
         for name in requirement:
             if name not in self.schemes:
                 raise DanglingReferenceError(
@@ -109,17 +111,29 @@ class SecuritySchemes:
                     where=reader.where(f"{where}[{index}].{name}"),
                     hint=f"Declare it (known: {', '.join(sorted(self.schemes)) or 'none'})",
                 )
-            credentials.extend(self.credentials[name])
-        first = next(iter(requirement))
-        scheme, scheme_where = self.schemes[first]
-        label = self.kinds[first][0]
+            placements.append(self._placement(name))
+        first, *combined = placements
+        return AuthRequirement(
+            credentials=tuple(dict.fromkeys(c for p in placements for c in p.credentials)),
+            scheme=first.scheme,
+            location=first.location,
+            parameter=first.parameter,
+            optional=any(not r for r in alternatives),
+            combined=tuple(combined),
+        )
+
+    def _placement(self, name: str) -> CredentialPlacement:
+        """Scheme ``name``'s credentials and where they travel."""
+        reader = self.reader
+        scheme, scheme_where = self.schemes[name]
+        label = self.kinds[name][0]
         place: ParameterLocation | None = ParameterLocation.HEADER
         parameter: str | None = "Authorization"
         if label == "api_key":
             raw_in = scheme.get("in")
             if not isinstance(raw_in, str) or raw_in not in _LOCATIONS:
                 raise DocumentError(
-                    f"apiKey scheme {first!r} has 'in' {raw_in!r}",
+                    f"apiKey scheme {name!r} has 'in' {raw_in!r}",
                     where=reader.where(f"{scheme_where}.in"),
                     hint="Use 'query', 'header' or 'cookie'",
                 )
@@ -127,16 +141,12 @@ class SecuritySchemes:
             parameter = reader.text(scheme, "name", scheme_where) or None
             if parameter is None:
                 raise DocumentError(
-                    f"apiKey scheme {first!r} has no parameter 'name'",
+                    f"apiKey scheme {name!r} has no parameter 'name'",
                     where=reader.where(f"{scheme_where}.name"),
                     hint="Name the header, query or cookie parameter that carries the key",
                 )
         elif label == "mutual_tls":
             place, parameter = None, None
-        return AuthRequirement(
-            credentials=tuple(dict.fromkeys(credentials)),
-            scheme=label,
-            location=place,
-            parameter=parameter,
-            optional=any(not r for r in alternatives),
+        return CredentialPlacement(
+            credentials=self.credentials[name], scheme=label, location=place, parameter=parameter
         )

@@ -45,9 +45,10 @@ One operation (``paths./movie/{id}.get``) becomes one endpoint:
   (``TMDB_API_KEY``, ``X_TOKEN``, ``X_USERNAME`` + ``X_PASSWORD``, ``X_ACCESS_TOKEN``), the
   scheme, and where the credential travels. Parameters that carry it are not route
   parameters. With several alternative requirements the first is used (``{}`` among them
-  marks the credentials optional); in one requirement every scheme's credentials are listed
-  and the first scheme says how they travel. Operations with different requirements get
-  access paths that share the id and differ in ``auth``.
+  marks the credentials optional); one requirement that names several schemes needs them
+  all, and each scheme's credentials travel where that scheme says (the first scheme's
+  placement is the requirement's own, the others are its ``combined``). Operations with
+  different requirements get access paths that share the id and differ in ``auth``.
 
 The base URL is the ``base_url`` argument, else the first server (3.x: variables take their
 defaults, a relative URL is resolved against the URL the document came from) or

@@ -20,7 +20,8 @@ body slots their parameters declare:
   fields, urlencoded or multipart); without it a lone ``body`` parameter is the JSON payload
   and several body parameters form a JSON object;
 - credentials are looked up by name here, at call time, and placed per the route's
-  :class:`~schemarouter.contracts.AuthRequirement` (header, query, cookie, bearer, basic).
+  :class:`~schemarouter.contracts.AuthRequirement` (header, query, cookie, bearer, basic),
+  every scheme of a requirement that needs several at once where that scheme says.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
-from schemarouter.contracts import Parameter, ParameterLocation, Route
+from schemarouter.contracts import CredentialPlacement, Parameter, ParameterLocation, Route
 from schemarouter.errors import ParameterValidationError, PolicyError
 from schemarouter.execution.credentials import CredentialProvider, Redactor, guard_logger
 from schemarouter.execution.invokers._styles import (
@@ -218,29 +219,49 @@ def _place_credentials(
             where=where,
             hint="Set them in the environment or pass a CredentialProvider that has them",
         )
-    secrets = [v for v in values.values() if v]
-    if auth.parameter:
-        # a value sent beside the credential under a name the server folds into the
-        # credential's own (``x_api_key`` / ``X-API-KEY``, ``api_key[]`` / ``api_key``) is
-        # never sent: registration refuses such parameters, this covers routes made by hand
-        for mapping, place in (
-            (headers, ParameterLocation.HEADER),
-            (cookies, ParameterLocation.COOKIE),
-        ):
-            for key in [k for k in mapping if auth.aliased_by(k, place)]:
-                del mapping[key]
-        params[:] = [(k, v) for k, v in params if not auth.aliased_by(k, ParameterLocation.QUERY)]
+    # a value sent beside a credential under a name the server folds into the credential's
+    # own (``x_api_key`` / ``X-API-KEY``, ``api_key[]`` / ``api_key``) is never sent:
+    # registration refuses such parameters, this covers routes made by hand
+    for mapping, place in (
+        (headers, ParameterLocation.HEADER),
+        (cookies, ParameterLocation.COOKIE),
+    ):
+        for key in [k for k in mapping if auth.aliased_by(k, place)]:
+            del mapping[key]
+    params[:] = [(k, v) for k, v in params if not auth.aliased_by(k, ParameterLocation.QUERY)]
     guard_logger("httpx")  # httpx logs request URLs (a query-string key among them)
     guard_logger("httpcore")  # and httpcore, at DEBUG, the response's headers
-    for value in secrets:
-        redactor.add(value)
-    scheme = (auth.scheme or "").lower()
+    for value in values.values():
+        if value:
+            redactor.add(value)
+    for placement in auth.placements():
+        named = [(name, str(values[name])) for name in placement.credentials]
+        if named:
+            _place(route, placement, named, redactor, headers, params, cookies, where)
+
+
+def _place(
+    route: Route,
+    placement: CredentialPlacement,
+    named: list[tuple[str, str]],
+    redactor: Redactor,
+    headers: dict[str, str],
+    params: list[tuple[str, str]],
+    cookies: dict[str, str],
+    where: str,
+) -> None:
+    """Put one scheme's credentials (``(name, value)``) where the scheme says."""
+    scheme = (placement.scheme or "").lower()
+    place = placement.location or ParameterLocation.HEADER
+    if scheme in ("basic", "bearer", "oauth2", "openid_connect"):
+        place = ParameterLocation.HEADER
+    secrets = [value for _, value in named]
     if scheme == "basic":
         token = base64.b64encode(":".join(secrets[:2]).encode()).decode()
         redactor.add(token)
         _set_header(headers, "Authorization", f"Basic {token}")
     elif scheme in ("bearer", "oauth2", "openid_connect"):
-        _set_header(headers, auth.parameter or "Authorization", f"Bearer {secrets[0]}")
+        _set_header(headers, placement.parameter or "Authorization", f"Bearer {secrets[0]}")
     elif scheme == "mutual_tls":
         raise PolicyError(
             f"{route.route_id} needs mutual TLS, which the executor does not configure",
@@ -248,8 +269,7 @@ def _place_credentials(
             hint="Pass an httpx client configured with the client certificate",
         )
     else:
-        place = auth.location or ParameterLocation.HEADER
-        name = auth.parameter or "Authorization"
+        name = placement.parameter or "Authorization"
         if place is ParameterLocation.QUERY:
             params[:] = [(k, v) for k, v in params if k != name] + [(name, secrets[0])]
         elif place is ParameterLocation.COOKIE:
