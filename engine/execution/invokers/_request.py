@@ -14,14 +14,18 @@ body slots their parameters declare:
   delimited, ``filter[status]=open`` (``deepObject``), an object ``x=1&y=2``; in a path or
   header ``1,2`` (``label`` and ``matrix`` prefix ``.`` and ``;ids=``); a parameter declared
   with ``content`` as JSON text; query values are then form-encoded;
-- header and cookie values must be printable ASCII (no CR, LF or NUL); parameters cannot set
-  ``Host``, ``Content-Length``, ``Transfer-Encoding`` or ``Connection``;
+- header and cookie values must be printable ASCII (no CR, LF or NUL, a trailing newline
+  neither); ``;`` in a cookie value is sent as ``%3B``; parameters cannot set ``Host``,
+  ``Content-Length``, ``Transfer-Encoding`` or ``Connection``;
 - the body follows the input schema's ``x-schemarouter-body`` (``whole`` payload, or ``form``
   fields, urlencoded or multipart); without it a lone ``body`` parameter is the JSON payload
   and several body parameters form a JSON object;
 - credentials are looked up by name here, at call time, and placed per the route's
   :class:`~schemarouter.contracts.AuthRequirement` (header, query, cookie, bearer, basic),
-  every scheme of a requirement that needs several at once where that scheme says.
+  every scheme of a requirement that needs several at once where that scheme says. A value
+  with a control character (a token read from a file keeps its newline), or one that a header
+  or cookie cannot carry as it is (non-ASCII, a ``;`` in a cookie), is refused before anything
+  is sent, naming the credential, never showing it.
 """
 
 from __future__ import annotations
@@ -50,7 +54,9 @@ from schemarouter.registry.http_body import ACCEPT_ENCODING
 __all__ = ["build_request", "origin", "within_base_path"]
 
 _FORBIDDEN_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
-_HEADER_VALUE = re.compile(r"^[\x20-\x7e\t]*$")
+#: What a header or cookie value may hold (whole: ``$`` would pass a trailing newline).
+_HEADER_VALUE = re.compile(r"[\x20-\x7e\t]*")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _QUERY_SAFE = "(),$*:;!'@"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -82,9 +88,9 @@ def _refuse(what: str, where: str, name: str) -> ParameterValidationError:
 
 def _header_text(parameter: Parameter, value: Any, place: ParameterLocation, where: str) -> str:
     text = header_value(parameter, value, place)
-    if not _HEADER_VALUE.match(text):
+    if not _HEADER_VALUE.fullmatch(text):
         raise _refuse(
-            f"header parameter {parameter.name!r} carries control or non-ASCII characters",
+            f"{place.value} parameter {parameter.name!r} carries control or non-ASCII characters",
             where,
             parameter.name,
         )
@@ -240,6 +246,14 @@ def _place_credentials(
             _place(route, placement, named, redactor, headers, params, cookies, where)
 
 
+def _unfit(route: Route, name: str, what: str, where: str) -> PolicyError:
+    return PolicyError(
+        f"the credential {name} for {route.route_id} {what}",
+        where=where,
+        hint="Nothing was sent; fix the value where it is stored",
+    )
+
+
 def _place(
     route: Route,
     placement: CredentialPlacement,
@@ -250,11 +264,27 @@ def _place(
     cookies: dict[str, str],
     where: str,
 ) -> None:
-    """Put one scheme's credentials (``(name, value)``) where the scheme says."""
+    """Put one scheme's credentials (``(name, value)``) where the scheme says, each value
+    checked first: no control character anywhere; printable ASCII in a header or cookie
+    (Basic's base64 carries any text), and no ``;`` in a cookie (it would add a cookie)."""
     scheme = (placement.scheme or "").lower()
     place = placement.location or ParameterLocation.HEADER
     if scheme in ("basic", "bearer", "oauth2", "openid_connect"):
         place = ParameterLocation.HEADER
+    for name, value in named:
+        if _CONTROL.search(value):
+            raise _unfit(
+                route,
+                name,
+                "has a control character (CR, LF, NUL ...: a value read from a file keeps its "
+                "trailing newline)",
+                where,
+            )
+        if scheme != "basic" and place is not ParameterLocation.QUERY:
+            if not _HEADER_VALUE.fullmatch(value):
+                raise _unfit(route, name, "is not a valid header value (non-ASCII)", where)
+            if place is ParameterLocation.COOKIE and ";" in value:
+                raise _unfit(route, name, "has a ';', which would end the cookie", where)
     secrets = [value for _, value in named]
     if scheme == "basic":
         token = base64.b64encode(":".join(secrets[:2]).encode()).decode()
@@ -275,11 +305,6 @@ def _place(
         elif place is ParameterLocation.COOKIE:
             cookies[name] = secrets[0]
         else:
-            if not _HEADER_VALUE.match(secrets[0]):
-                raise PolicyError(
-                    f"credential for {route.route_id} is not a valid header value",
-                    where=where,
-                )
             _set_header(headers, name, secrets[0])
 
 
