@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Protocol, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -33,7 +30,9 @@ from schemarouter.placement import (
     TRANSPORT_LOCATIONS,
     ParameterLocation,
     ParameterStyle,
+    base_url_problem,
     credential_name_key,
+    shown_url,
 )
 
 __all__ = [
@@ -412,38 +411,6 @@ _NO_AUTH = AuthRequirement()
 
 def _no_auth() -> AuthRequirement:
     return _NO_AUTH
-
-
-def shown_url(url: str) -> str:
-    """``url`` without its userinfo, query and fragment, for messages and provenance: where
-    an HTTP server's credential travels when it has nowhere else to go."""
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
-
-
-def base_url_problem(value: str) -> str | None:
-    """Why ``value`` cannot be a base URL, or ``None``: an operation's path is joined after
-    it, so it is an absolute http(s) URL with no query, fragment, credentials or spaces (a
-    query would swallow the path, a fragment drop it, and either call would still answer)."""
-    if not re.match(r"^https?://[^/\s?#]+", value):
-        return f"base_url {value!r} must be an absolute http(s) URL"
-    if re.search(r"\s", value):
-        return f"base_url {value!r} has white space in it"
-    if "?" in value or "#" in value:
-        return (
-            f"base_url {value!r} has a query or fragment, which the operation's path would "
-            "land behind; give the URL up to its path (a fixed query value belongs in the "
-            "operation's parameters)"
-        )
-    scheme, _, rest = value.partition("://")
-    if "@" in rest.split("/", 1)[0]:
-        shown = f"{scheme}://***@{rest.split('@', 1)[1]}"
-        return f"base_url {shown!r} has credentials in it; pass them as credentials instead"
-    try:
-        httpx.URL(value).host  # noqa: B018 - reading the host decodes (checks) its IDNA form
-    except (httpx.InvalidURL, ValueError) as exc:
-        return f"base_url {value[:200]!r} is not a valid URL ({str(exc)[:120]})"
-    return None
 
 
 class AccessPath(Contract):

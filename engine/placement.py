@@ -1,16 +1,21 @@
-"""Where an argument or a credential travels in a request, and how its value is written.
+"""Where a request goes, where an argument or a credential travels in it, and how its value
+is written.
 
-The ground floor's vocabulary for both: :class:`ParameterLocation`, the OpenAPI
-serialization styles (:class:`ParameterStyle`, which locations take which, and each
-location's default), and :func:`credential_name_key`, the name under which a server reads a
-header, query or cookie parameter. :mod:`schemarouter.contracts` re-exports all of them.
+The ground floor's vocabulary for these: :func:`base_url_problem` (what a base URL must be)
+and :func:`shown_url` (a URL without its secrets, for messages), :class:`ParameterLocation`,
+the OpenAPI serialization styles (:class:`ParameterStyle`, which locations take which, and
+each location's default), and :func:`credential_name_key`, the name under which a server
+reads a header, query or cookie parameter. :mod:`schemarouter.contracts` re-exports all of
+them.
 """
 
 from __future__ import annotations
 
 import re
 from enum import StrEnum
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+import httpx
 
 __all__ = [
     "CREDENTIAL_LOCATIONS",
@@ -18,9 +23,11 @@ __all__ = [
     "TRANSPORT_LOCATIONS",
     "ParameterLocation",
     "ParameterStyle",
+    "base_url_problem",
     "credential_name_key",
     "default_explode",
     "default_style",
+    "shown_url",
 ]
 
 
@@ -103,3 +110,35 @@ def credential_name_key(name: str) -> str:
     while text.endswith("[]"):
         text = text[:-2]
     return text
+
+
+def shown_url(url: str) -> str:
+    """``url`` without its userinfo, query and fragment, for messages and provenance: where
+    an HTTP server's credential travels when it has nowhere else to go."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
+
+
+def base_url_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a base URL, or ``None``: an operation's path is joined after
+    it, so it is an absolute http(s) URL with no query, fragment, credentials or spaces (a
+    query would swallow the path, a fragment drop it, and either call would still answer)."""
+    if not re.match(r"^https?://[^/\s?#]+", value):
+        return f"base_url {value!r} must be an absolute http(s) URL"
+    if re.search(r"\s", value):
+        return f"base_url {value!r} has white space in it"
+    if "?" in value or "#" in value:
+        return (
+            f"base_url {value!r} has a query or fragment, which the operation's path would "
+            "land behind; give the URL up to its path (a fixed query value belongs in the "
+            "operation's parameters)"
+        )
+    scheme, _, rest = value.partition("://")
+    if "@" in rest.split("/", 1)[0]:
+        shown = f"{scheme}://***@{rest.split('@', 1)[1]}"
+        return f"base_url {shown!r} has credentials in it; pass them as credentials instead"
+    try:
+        httpx.URL(value).host  # noqa: B018 - reading the host decodes (checks) its IDNA form
+    except (httpx.InvalidURL, ValueError) as exc:
+        return f"base_url {value[:200]!r} is not a valid URL ({str(exc)[:120]})"
+    return None
