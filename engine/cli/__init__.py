@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter._version import __version__
+from schemarouter.cli.report import render_catalog_summary, render_retrieval, render_semantics
 from schemarouter.errors import ArgumentError, SchemaRouterError
 from schemarouter.registry.catalog import catalog_json_schema, catalog_problems, load_catalog
-from schemarouter.report import render_catalog_summary, render_retrieval, render_semantics
 from schemarouter.serve.cli import (
     add_serve_parser,
     add_source_arguments,
