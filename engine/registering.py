@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import httpx
 
-from schemarouter.adapters.python import callable_registration
+from schemarouter.adapters.python import compile_callables
 from schemarouter.checks import (
     check_base_url,
     check_callable,
@@ -152,15 +152,14 @@ class RegistrationMixin:
         for item in functions:
             check_callable(item, method="add_callable", name="fn")
         check_flag(replace, method="add_callable", name="replace")
-        registration = callable_registration(
+        registration, runs = compile_callables(
             functions, provider=provider, effect=effect, license=license, source_type=source_type
         )
         change = self._register(registration, replace=replace, prune=False)
-        by_qualname = {f"{f.__module__}.{f.__qualname__}": f for f in functions}
+        # each route to the very function it was built from: closures of one factory share
+        # their module and qualname, so a name would bind them all to the last one
         for route in registration.routes:
-            qualname = route.endpoint.operation.qualname
-            if qualname in by_qualname:
-                self._bindings[route.route_id] = (route.fingerprint, by_qualname[qualname])
+            self._bindings[route.route_id] = (route.fingerprint, runs[route.route_id])
         return change
 
     def add_openapi(

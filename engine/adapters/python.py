@@ -38,7 +38,13 @@ from schemarouter.registry.compile import (
     slugify,
 )
 
-__all__ = ["CallableSpec", "callable_registration", "capability", "describe_callable"]
+__all__ = [
+    "CallableSpec",
+    "callable_registration",
+    "capability",
+    "compile_callables",
+    "describe_callable",
+]
 
 _CAPABILITY_ATTR = "__schemarouter_capability__"
 
@@ -387,6 +393,28 @@ def callable_registration(
     access_id: str = "python",
 ) -> contracts.Registration:
     """Compile typed callables of one provider into a Registration."""
+    return compile_callables(
+        functions,
+        provider=provider,
+        effect=effect,
+        license=license,
+        source_type=source_type,
+        access_id=access_id,
+    )[0]
+
+
+def compile_callables(
+    functions: Sequence[Callable[..., Any]],
+    *,
+    provider: str | contracts.Provider,
+    effect: contracts.Effect | str | None = None,
+    license: str | None = None,
+    source_type: contracts.SourceType | str = contracts.SourceType.UNKNOWN,
+    access_id: str = "python",
+) -> tuple[contracts.Registration, dict[str, Callable[..., Any]]]:
+    """Compile typed callables of one provider into a Registration, with the function each
+    route runs (by route id: functions that share a name, closures of one factory, are each
+    their own route's)."""
     method = "add_callable"
     if effect is not None:
         effect = enum_value(effect, contracts.Effect, method=method, name="effect")
@@ -404,10 +432,13 @@ def callable_registration(
     access = contracts.AccessPath(
         id=access_id, kind=contracts.AccessKind.PYTHON, server=",".join(module)
     )
-    specs = [
-        RouteSpec(provider_model, access, describe_callable(fn, effect=effect), f"callable[{i}]")
-        for i, fn in enumerate(functions)
-    ]
-    return build_registration(
+    specs: list[RouteSpec] = []
+    by_endpoint: dict[str, Callable[..., Any]] = {}
+    for i, fn in enumerate(functions):
+        endpoint = describe_callable(fn, effect=effect)
+        specs.append(RouteSpec(provider_model, access, endpoint, f"callable[{i}]"))
+        by_endpoint.setdefault(endpoint.id, fn)  # a second one is refused as a duplicate
+    registration = build_registration(
         specs, source=f"python:{','.join(module)}", providers=[provider_model]
     )
+    return registration, {r.route_id: by_endpoint[r.endpoint.id] for r in registration.routes}
