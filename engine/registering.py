@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import httpx
 
-from schemarouter.adapters.python import compile_callables
+from schemarouter.adapters.python import compile_callables, keep_call_shape
 from schemarouter.checks import (
     check_base_url,
     check_callable,
@@ -29,7 +29,7 @@ from schemarouter.checks import (
     check_path,
     check_seconds,
 )
-from schemarouter.contracts import Effect, Provider, Registration, SourceType
+from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
 from schemarouter.errors import RegistrationError
 from schemarouter.execution.invokers.http import bind_http_routes
 from schemarouter.execution.policy import monitor_for
@@ -422,6 +422,8 @@ class RegistrationMixin:
     def bind(self, route_id: str, invoker: Any) -> None:
         """Bind an invoker to a route's *current* fingerprint."""
         route = self.snapshot().route(check_name(route_id, method="bind", name="route_id"))
+        if route.access.kind is AccessKind.PYTHON and callable(invoker):
+            keep_call_shape(invoker)  # its arguments become its annotated types, as add_callable's
         self._bindings[route_id] = (route.fingerprint, invoker)
 
     def unbind(self, route_id: str) -> None:

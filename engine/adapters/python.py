@@ -1,9 +1,10 @@
 """Typed Python callables -> routes.
 
 Type hints (and pydantic models) become the input and output JSON Schemas through pydantic's
-``TypeAdapter``; the docstring's first paragraph becomes the description and its
-``Args:`` / ``Parameters`` section the parameter descriptions. A return type that is a
-pydantic model (or a TypedDict) becomes output fields, one per property.
+``TypeAdapter``, the same one that turns each JSON argument into the annotated type at call
+time; the docstring's first paragraph becomes the description and its ``Args:`` /
+``Parameters`` section the parameter descriptions. A return type that is a pydantic model
+(or a TypedDict) becomes output fields, one per property.
 
 >>> def band_gap(formula: str, *, functional: str = "PBE") -> float:
 ...     '''Band gap of a material.
@@ -15,6 +16,7 @@ pydantic model (or a TypedDict) becomes output fields, one per property.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import inspect
 import re
@@ -28,8 +30,17 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from schemarouter import contracts
 from schemarouter.adapters._fields import FieldRow, flatten_fields
 from schemarouter.adapters._schema import SchemaResolver, as_object_schema
+from schemarouter.adapters._signatures import (
+    call_shape,
+    call_shape_of,
+    json_schema,
+    qualname,
+    read_signature,
+    typed_parameters,
+)
 from schemarouter.checks import check_instance, enum_value
 from schemarouter.errors import ArgumentError, DocumentError, RegistrationError, UnitError
+from schemarouter.execution.invokers.python import CallShape, remember
 from schemarouter.registry.compile import (
     RouteSpec,
     build_registration,
@@ -40,10 +51,12 @@ from schemarouter.registry.compile import (
 
 __all__ = [
     "CallableSpec",
+    "call_shape",
     "callable_registration",
     "capability",
     "compile_callables",
     "describe_callable",
+    "keep_call_shape",
 ]
 
 _CAPABILITY_ATTR = "__schemarouter_capability__"
@@ -80,7 +93,7 @@ def capability(
     """
 
     def mark(func: Callable[..., Any]) -> Callable[..., Any]:
-        where = f"callable {_qualname(func)}, "
+        where = f"callable {qualname(func)}, "
         try:
             checked = enum_value(effect, contracts.Effect, method="capability", name="effect")
             check_instance(fields, Mapping, method="capability", name="fields", optional=True)
@@ -104,10 +117,6 @@ def capability(
         return func
 
     return mark(fn) if fn is not None else mark
-
-
-def _qualname(fn: Callable[..., Any]) -> str:
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
 #: The OutputField keys a unit mistake is made in (refused as :class:`UnitError`).
@@ -222,20 +231,6 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     return re.sub(r"\s+", " ", text), params
 
 
-def _json_schema(annotation: Any, *, where: str) -> dict[str, Any]:
-    if annotation is inspect.Parameter.empty:
-        return {}
-    try:
-        schema = TypeAdapter(annotation).json_schema()
-    except Exception as exc:
-        raise DocumentError(
-            f"type hint {annotation!r} has no JSON Schema: {exc}",
-            where=where,
-            hint="Use JSON-compatible types (str, int, float, bool, list, dict, pydantic models)",
-        ) from None
-    return dict(schema)
-
-
 def _output_fields(
     return_type: Any,
     schema: dict[str, Any],
@@ -310,29 +305,23 @@ def describe_callable(
     fn: Callable[..., Any], *, name: str | None = None, effect: contracts.Effect | str | None = None
 ) -> contracts.Endpoint:
     """The endpoint contract of a typed callable."""
+    return _describe(fn, name=name, effect=effect)[0]
+
+
+def _describe(
+    fn: Callable[..., Any], *, name: str | None = None, effect: contracts.Effect | str | None = None
+) -> tuple[contracts.Endpoint, CallShape]:
+    """The endpoint contract of a typed callable, and how a call passes it its arguments."""
     spec: CallableSpec = getattr(fn, _CAPABILITY_ATTR, CallableSpec())
-    qualname = _qualname(fn)
-    where = f"callable {qualname}"
-    try:
-        signature = inspect.signature(fn)
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except (TypeError, ValueError, NameError) as exc:
-        raise DocumentError(
-            f"cannot read the signature: {exc}", where=where, hint="Pass a plain typed function"
-        ) from None
+    named = qualname(fn)
+    read = read_signature(fn)
+    where = read.where
     description, param_docs = _parse_docstring(fn.__doc__)
     parameters: list[contracts.Parameter] = []
-    for pname, param in signature.parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        annotation = hints.get(pname, inspect.Parameter.empty)
-        if annotation is inspect.Parameter.empty:
-            raise DocumentError(
-                f"parameter {pname!r} has no type hint",
-                where=where,
-                hint="Annotate every parameter so its JSON Schema is known",
-            )
-        pschema = _json_schema(annotation, where=f"{where}, parameter {pname!r}")
+    adapters: dict[str, TypeAdapter[Any]] = {}
+    for param, _, adapter, pschema in typed_parameters(read):
+        pname = param.name
+        adapters[pname] = adapter
         pschema.pop("title", None)
         if param_docs.get(pname):
             pschema.setdefault("description", param_docs[pname])
@@ -352,8 +341,8 @@ def describe_callable(
             )
         )
     input_schema = parameters_schema(parameters)
-    return_type = hints.get("return", inspect.Parameter.empty)
-    output_schema = _json_schema(return_type, where=f"{where}, return type") or None
+    return_type = read.hints.get("return", inspect.Parameter.empty)
+    output_schema = json_schema(return_type, where=f"{where}, return type") or None
     endpoint_name = name or spec.name or fn.__name__
     output_fields = _output_fields(
         return_type, output_schema or {}, spec.fields, where=f"{where}, return type"
@@ -368,10 +357,10 @@ def describe_callable(
             hint="Name the fields the return type has: a model's properties, a list of "
             "models' item leaves (id, name), or 'result' for any other type",
         )
-    return contracts.Endpoint(
+    endpoint = contracts.Endpoint(
         id=slugify(endpoint_name),
         name=endpoint_name,
-        operation=contracts.Operation(qualname=qualname),
+        operation=contracts.Operation(qualname=named),
         description=spec.description or description,
         input_schema=input_schema,
         parameters=tuple(parameters),
@@ -381,6 +370,14 @@ def describe_callable(
         intents=spec.intents,
         policy_tags=spec.policy_tags,
     )
+    return endpoint, call_shape_of(read, adapters)
+
+
+def keep_call_shape(fn: Callable[..., Any]) -> None:
+    """Keep ``fn``'s call shape for its calls (a function bound by hand to a Python route);
+    one whose signature cannot be read takes its arguments as they are, by keyword."""
+    with contextlib.suppress(DocumentError):
+        remember(fn, call_shape(fn))
 
 
 def callable_registration(
@@ -414,7 +411,7 @@ def compile_callables(
 ) -> tuple[contracts.Registration, dict[str, Callable[..., Any]]]:
     """Compile typed callables of one provider into a Registration, with the function each
     route runs (by route id: functions that share a name, closures of one factory, are each
-    their own route's)."""
+    their own route's); each function's call shape is kept for its calls."""
     method = "add_callable"
     if effect is not None:
         effect = enum_value(effect, contracts.Effect, method=method, name="effect")
@@ -435,9 +432,10 @@ def compile_callables(
     specs: list[RouteSpec] = []
     by_endpoint: dict[str, Callable[..., Any]] = {}
     for i, fn in enumerate(functions):
-        endpoint = describe_callable(fn, effect=effect)
+        endpoint, shape = _describe(fn, effect=effect)
         specs.append(RouteSpec(provider_model, access, endpoint, f"callable[{i}]"))
         by_endpoint.setdefault(endpoint.id, fn)  # a second one is refused as a duplicate
+        remember(fn, shape)
     registration = build_registration(
         specs, source=f"python:{','.join(module)}", providers=[provider_model]
     )

@@ -3,12 +3,17 @@ receives its arguments as its annotated types, in the shape its signature takes.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import datetime
+import enum
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from schemarouter import SchemaRouter, capability
-from schemarouter.errors import DuplicateRouteError
+from schemarouter.errors import DuplicateRouteError, ParameterValidationError
 
 
 def _length_converter(unit: str, factor: float, *, named: bool = True) -> Any:
@@ -38,3 +43,125 @@ def test_closures_sharing_a_qualname_each_run_their_own_function() -> None:
     with pytest.raises(DuplicateRouteError, match="'lab/python/convert' is declared twice"):
         fresh.add_callable(same, provider="lab")
     assert fresh.snapshot().route_ids() == () and fresh.bindings() == {}
+
+
+class Unit(enum.Enum):
+    CELSIUS = "C"
+    FAHRENHEIT = "F"
+
+
+class Point(BaseModel):
+    x: float
+    y: float
+    seen: datetime.date
+
+
+@dataclasses.dataclass
+class Box:
+    w: float
+    h: float
+
+
+def boiling_point(unit: Unit) -> float:
+    """Boiling point of water in the requested unit."""
+    return 100.0 if unit is Unit.CELSIUS else 212.0
+
+
+def describe_inputs(
+    p: Point, b: Box, d: datetime.date, s: set[int], raw: bytes, pair: tuple[int, str]
+) -> dict[str, Any]:
+    """What each argument arrived as."""
+    return {
+        "types": [type(v).__name__ for v in (p, b, d, s, raw, pair)],
+        "norm": (p.x**2 + p.y**2) ** 0.5,
+        "area": b.w * b.h,
+        "year": d.year,
+        "seen": p.seen.month,
+        "set": sorted(s | {0}),
+        "raw": raw.decode(),
+    }
+
+
+async def async_boiling_point(unit: Unit, when: datetime.date) -> str:
+    """Boiling point, awaited."""
+    await asyncio.sleep(0)
+    return f"{unit.name} {when.isoformat()}"
+
+
+_INPUTS = {
+    "p": {"x": 3, "y": 4, "seen": "2024-02-03"},
+    "b": {"w": 2, "h": 3},
+    "d": "2024-05-01",
+    "s": [2, 1],
+    "raw": "abc",
+    "pair": [1, "a"],
+}
+_EXPECTED = {
+    "types": ["Point", "Box", "date", "set", "bytes", "tuple"],
+    "norm": 5.0,
+    "area": 6.0,
+    "year": 2024,
+    "seen": 2,
+    "set": [0, 1, 2],
+    "raw": "abc",
+}
+
+
+def test_arguments_reach_the_callable_as_their_annotated_types() -> None:
+    """The invoker called ``fn(**raw_json)``: an Enum parameter got ``"C"`` (so
+    ``boiling_point`` answered 212.0 for Celsius, silently), a model or dataclass a dict, a
+    date a str, a set a list, bytes a str. Each argument now becomes its annotated type
+    through the TypeAdapter that made its schema, sync and async alike."""
+    router = SchemaRouter()
+    router.add_callable([boiling_point, describe_inputs, async_boiling_point], provider="lab")
+    schema = router.snapshot().route("lab/python/boiling_point").endpoint.input_schema
+    assert schema["properties"]["unit"]["enum"] == ["C", "F"]
+    assert router.call("lab/python/boiling_point", {"unit": "C"}).output == 100.0
+    assert router.call("lab/python/boiling_point", {"unit": "F"}).output == 212.0
+    assert router.call("lab/python/describe_inputs", _INPUTS).output == _EXPECTED
+    awaited = asyncio.run(router.acall("lab/python/describe_inputs", _INPUTS))
+    assert awaited.output == _EXPECTED
+    args = {"unit": "C", "when": "2024-05-01"}
+    assert router.call("lab/python/async_boiling_point", args).output == "CELSIUS 2024-05-01"
+    awaited = asyncio.run(router.acall("lab/python/async_boiling_point", args))
+    assert awaited.output == "CELSIUS 2024-05-01"
+
+
+def test_an_argument_its_type_refuses_is_a_parameter_validation_error() -> None:
+    """What the JSON Schema cannot say (a month 13 in a date string) is refused as the
+    argument becomes its type: a ParameterValidationError at the value's JSON path, and the
+    function does not run."""
+    ran: list[Point] = []
+
+    def record(p: Point) -> int:
+        """Record a point."""
+        ran.append(p)
+        return len(ran)
+
+    router = SchemaRouter()
+    router.add_callable(record, provider="lab")
+    bad = {"p": {"x": 1, "y": 2, "seen": "2024-13-02"}}
+    for call in (
+        lambda: router.call("lab/python/record", bad),
+        lambda: asyncio.run(router.acall("lab/python/record", bad)),
+    ):
+        with pytest.raises(ParameterValidationError, match="month value is outside") as refused:
+            call()
+        assert refused.value.json_path == "$.p.seen"  # type: ignore[attr-defined]
+        assert "arguments $.p.seen" in str(refused.value.where)
+    assert ran == []
+    assert router.call("lab/python/record", {"p": {"x": 1, "y": 2, "seen": "2024-12-02"}}).output
+    assert ran == [Point(x=1, y=2, seen=datetime.date(2024, 12, 2))]
+
+
+def test_a_function_bound_by_hand_gets_its_annotated_types_too() -> None:
+    """``bind`` of a typed function to a Python route keeps its call shape as
+    ``add_callable`` does: its arguments become the annotated types."""
+    router = SchemaRouter()
+    router.add_callable(boiling_point, provider="lab")
+
+    def boiling_point_v2(unit: Unit) -> float:
+        return 100.5 if unit is Unit.CELSIUS else 212.5
+
+    router.bind("lab/python/boiling_point", boiling_point_v2)
+    assert router.call("lab/python/boiling_point", {"unit": "C"}).output == 100.5

@@ -1,4 +1,9 @@
-"""Python callables: called with keyword arguments; coroutine functions awaited.
+"""Python callables: called with their annotated types; coroutine functions awaited.
+
+The gate has checked the arguments against the route's JSON Schema; here each one becomes
+the parameter's annotated type (an Enum member, a model, a dataclass, a ``date``, a ``set``)
+through the pydantic ``TypeAdapter`` that made that parameter's schema at registration
+(:class:`CallShape`, kept per function by ``add_callable`` and ``bind``).
 
 The return value becomes JSON data through pydantic (models, dataclasses, TypedDicts, plain
 values), so it is validated and projected exactly like an HTTP response. Timeouts: the async
@@ -9,18 +14,31 @@ a running sync function and checks the time budget when it returns.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
+import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import TypeAdapter
+import pydantic_core
+from pydantic import TypeAdapter, ValidationError
 
-from schemarouter.execution.invokers.payload import Payload, invocation_error
+from schemarouter.errors import ParameterValidationError
+from schemarouter.execution.invokers.payload import Payload, clip, invocation_error
+from schemarouter.execution.outputs import json_path
 
-__all__ = ["PythonCall", "call_async", "call_sync", "to_payload"]
+__all__ = [
+    "CallShape",
+    "PythonCall",
+    "call_async",
+    "call_sync",
+    "remember",
+    "shape_of",
+    "to_payload",
+]
 
 _ANY: TypeAdapter[Any] = TypeAdapter(Any)
 
@@ -31,6 +49,73 @@ class PythonCall:
     arguments: Mapping[str, Any]
     timeout: float
     where: str
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """How a function takes its JSON arguments: each parameter's ``TypeAdapter`` (built once,
+    at registration, from its type hint)."""
+
+    adapters: Mapping[str, TypeAdapter[Any]] = field(default_factory=dict)
+
+    def arguments(self, values: Mapping[str, Any], where: str) -> tuple[list[Any], dict[str, Any]]:
+        """``(args, kwargs)`` for the call: each value validated and converted as JSON by
+        its parameter's adapter (a failure is a :class:`ParameterValidationError` at the
+        value's JSON path); a value of a parameter without an adapter passes as it is."""
+        kwargs = {name: self._convert(name, value, where) for name, value in values.items()}
+        return [], kwargs
+
+    def _convert(self, name: str, value: Any, where: str) -> Any:
+        adapter = self.adapters.get(name)
+        if adapter is None:
+            return value
+        try:
+            return adapter.validate_json(pydantic_core.to_json(value))
+        except (ValidationError, pydantic_core.PydanticSerializationError) as exc:
+            errors = exc.errors() if isinstance(exc, ValidationError) else []
+            loc = list(errors[0]["loc"]) if errors else []
+            message = errors[0]["msg"].removeprefix("Value error, ") if errors else str(exc)
+            path = json_path([name, *(part for part in loc if isinstance(part, str | int))])
+            error = ParameterValidationError(
+                f"argument {name!r} does not become the parameter's type: {clip(message, 200)}",
+                where=f"{where} arguments {path}",
+                hint="Fix the value there; see the route's input schema",
+            )
+            error.json_path = path  # type: ignore[attr-defined]
+            raise error from None
+
+
+#: The call shape of each registered function, by the function's identity (an object with
+#: ``__eq__`` and no ``__hash__`` is a callable too); an entry goes with its function.
+_SHAPES: dict[int, tuple[Callable[[], Any], CallShape]] = {}
+#: How a function without a kept shape is called: its arguments as they are, by keyword.
+_RAW = CallShape()
+
+
+def remember(function: Callable[..., Any], shape: CallShape) -> None:
+    """Keep ``function``'s call shape for its calls (``add_callable`` and ``bind`` do)."""
+    key = id(function)
+
+    def forget(_: object) -> None:
+        _SHAPES.pop(key, None)
+
+    held: Callable[[], Any]
+    try:
+        held = weakref.ref(function, forget)
+    except TypeError:  # no weak reference (``__slots__``): held while the process runs
+        held = functools.partial(_same, function)
+    _SHAPES[key] = (held, shape)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def shape_of(function: Callable[..., Any]) -> CallShape:
+    """``function``'s call shape: the one kept when it was registered or bound, else its
+    arguments as they are, by keyword."""
+    found = _SHAPES.get(id(function))
+    return found[1] if found is not None and found[0]() is function else _RAW
 
 
 def _failed(exc: BaseException, op: PythonCall) -> Exception:
@@ -67,8 +152,9 @@ def _run_coroutine(awaitable: Any, timeout: float) -> Any:
 
 
 def call_sync(op: PythonCall) -> Payload:
+    args, kwargs = shape_of(op.function).arguments(op.arguments, op.where)
     try:
-        result = op.function(**op.arguments)
+        result = op.function(*args, **kwargs)
         if inspect.isawaitable(result):
             result = _run_coroutine(result, op.timeout)
     except Exception as exc:
@@ -77,12 +163,13 @@ def call_sync(op: PythonCall) -> Payload:
 
 
 async def call_async(op: PythonCall) -> Payload:
+    args, kwargs = shape_of(op.function).arguments(op.arguments, op.where)
     try:
         if inspect.iscoroutinefunction(op.function):
-            result = await asyncio.wait_for(op.function(**op.arguments), op.timeout)
+            result = await asyncio.wait_for(op.function(*args, **kwargs), op.timeout)
         else:
             result = await asyncio.wait_for(
-                asyncio.to_thread(op.function, **op.arguments), op.timeout
+                asyncio.to_thread(op.function, *args, **kwargs), op.timeout
             )
             if inspect.isawaitable(result):
                 result = await asyncio.wait_for(result, op.timeout)
