@@ -98,7 +98,12 @@ def typed_parameters(
 
 
 def call_shape_of(read: Signature, adapters: Mapping[str, TypeAdapter[Any]]) -> CallShape:
-    return CallShape(adapters=dict(adapters))
+    positional = tuple(
+        (name, param.default)
+        for name, param in read.signature.parameters.items()
+        if param.kind is param.POSITIONAL_ONLY
+    )
+    return CallShape(adapters=dict(adapters), positional=positional)
 
 
 def call_shape(fn: Callable[..., Any]) -> CallShape:

@@ -165,3 +165,34 @@ def test_a_function_bound_by_hand_gets_its_annotated_types_too() -> None:
 
     router.bind("lab/python/boiling_point", boiling_point_v2)
     assert router.call("lab/python/boiling_point", {"unit": "C"}).output == 100.5
+
+
+def density(mass_g: float, volume_cm3: float, /) -> float:
+    """Density from mass and volume."""
+    return mass_g / volume_cm3
+
+
+def spread(
+    first: int = 1, second: int = 2, /, third: int = 3, *rest: int, **extra: str
+) -> list[int]:
+    """Three numbers, the first two positional-only."""
+    return [first, second, third, len(rest), len(extra)]
+
+
+def test_positional_only_parameters_are_passed_by_position() -> None:
+    """``def density(mass_g, volume_cm3, /)`` registered, but every call failed with
+    "got some positional-only arguments passed as keyword arguments". They are passed by
+    position, in signature order; one left out before a given one takes its own default.
+    ``*args`` / ``**kwargs`` are not parameters of the route: a call passes them nothing."""
+    router = SchemaRouter()
+    router.add_callable([density, spread], provider="lab")
+    assert router.call("lab/python/density", {"mass_g": 10.0, "volume_cm3": 2.0}).output == 5.0
+    awaited = asyncio.run(router.acall("lab/python/density", {"volume_cm3": 4, "mass_g": 10}))
+    assert awaited.output == 2.5
+    schema = router.snapshot().route("lab/python/spread").endpoint.input_schema
+    assert sorted(schema["properties"]) == ["first", "second", "third"]
+    assert router.call("lab/python/spread", {"second": 5}).output == [1, 5, 3, 0, 0]
+    assert router.call("lab/python/spread", {"third": 9, "first": 0}).output == [0, 2, 9, 0, 0]
+    assert router.call("lab/python/spread", {}).output == [1, 2, 3, 0, 0]
+    with pytest.raises(ParameterValidationError, match="rest"):
+        router.call("lab/python/spread", {"rest": [1]})

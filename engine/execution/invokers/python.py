@@ -3,7 +3,8 @@
 The gate has checked the arguments against the route's JSON Schema; here each one becomes
 the parameter's annotated type (an Enum member, a model, a dataclass, a ``date``, a ``set``)
 through the pydantic ``TypeAdapter`` that made that parameter's schema at registration
-(:class:`CallShape`, kept per function by ``add_callable`` and ``bind``).
+(:class:`CallShape`, kept per function by ``add_callable`` and ``bind``). Positional-only
+parameters are passed by position.
 
 The return value becomes JSON data through pydantic (models, dataclasses, TypedDicts, plain
 values), so it is validated and projected exactly like an HTTP response. Timeouts: the async
@@ -54,16 +55,24 @@ class PythonCall:
 @dataclass(frozen=True)
 class CallShape:
     """How a function takes its JSON arguments: each parameter's ``TypeAdapter`` (built once,
-    at registration, from its type hint)."""
+    at registration, from its type hint) and its positional-only parameters in signature
+    order, each with its default (``inspect.Parameter.empty`` where it has none)."""
 
     adapters: Mapping[str, TypeAdapter[Any]] = field(default_factory=dict)
+    positional: tuple[tuple[str, Any], ...] = ()
 
     def arguments(self, values: Mapping[str, Any], where: str) -> tuple[list[Any], dict[str, Any]]:
         """``(args, kwargs)`` for the call: each value validated and converted as JSON by
         its parameter's adapter (a failure is a :class:`ParameterValidationError` at the
         value's JSON path); a value of a parameter without an adapter passes as it is."""
         kwargs = {name: self._convert(name, value, where) for name, value in values.items()}
-        return [], kwargs
+        given = [i for i, (name, _) in enumerate(self.positional) if name in kwargs]
+        args: list[Any] = []
+        for name, default in self.positional[: given[-1] + 1 if given else 0]:
+            # a positional-only parameter left out before one that is given takes its
+            # own default (the gate has refused a missing required one)
+            args.append(kwargs.pop(name) if name in kwargs else default)
+        return args, kwargs
 
     def _convert(self, name: str, value: Any, where: str) -> Any:
         adapter = self.adapters.get(name)
