@@ -1,5 +1,5 @@
 """How a typed Python callable reads: its signature and type hints, each parameter's
-pydantic ``TypeAdapter`` and JSON Schema, and the
+pydantic ``TypeAdapter`` and JSON Schema, its defaults as JSON data, and the
 :class:`~schemarouter.execution.invokers.python.CallShape` a call passes its arguments by.
 
 One ``TypeAdapter`` per parameter, built once here, makes both the parameter's schema and,
@@ -9,6 +9,8 @@ at each call, the value of the annotated type from the JSON argument.
 from __future__ import annotations
 
 import inspect
+import json
+import math
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -20,9 +22,11 @@ from schemarouter.errors import DocumentError
 from schemarouter.execution.invokers.python import CallShape
 
 __all__ = [
+    "NO_DEFAULT",
     "Signature",
     "call_shape",
     "call_shape_of",
+    "json_default",
     "json_schema",
     "qualname",
     "read_signature",
@@ -112,3 +116,20 @@ def call_shape(fn: Callable[..., Any]) -> CallShape:
     return call_shape_of(
         read, {param.name: adapter for param, _, adapter, _ in typed_parameters(read)}
     )
+
+
+#: What :func:`json_default` gives for a default that is not JSON data.
+NO_DEFAULT = object()
+
+
+def json_default(param: inspect.Parameter, adapter: TypeAdapter[Any]) -> Any:
+    """A parameter's default as JSON data (a copy: the function's own default object never
+    enters the registered contract), or ``NO_DEFAULT`` for one that is not JSON data (a
+    sentinel object, NaN)."""
+    if isinstance(param.default, float) and not math.isfinite(param.default):
+        return NO_DEFAULT
+    try:
+        value = adapter.dump_python(param.default, mode="json", by_alias=True, warnings=False)
+        return json.loads(json.dumps(value, allow_nan=False))
+    except Exception:  # a default that is not JSON stays out of the schema
+        return NO_DEFAULT

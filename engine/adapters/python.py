@@ -31,8 +31,10 @@ from schemarouter import contracts
 from schemarouter.adapters._fields import FieldRow, flatten_fields
 from schemarouter.adapters._schema import SchemaResolver, as_object_schema
 from schemarouter.adapters._signatures import (
+    NO_DEFAULT,
     call_shape,
     call_shape_of,
+    json_default,
     json_schema,
     qualname,
     read_signature,
@@ -326,11 +328,9 @@ def _describe(
         if param_docs.get(pname):
             pschema.setdefault("description", param_docs[pname])
         if param.default is not inspect.Parameter.empty:
-            try:
-                TypeAdapter(Any).dump_json(param.default)
-                pschema.setdefault("default", param.default)
-            except Exception:  # a default that is not JSON stays out of the schema
-                pass
+            default = json_default(param, adapter)
+            if default is not NO_DEFAULT:
+                pschema.setdefault("default", default)
         parameters.append(
             contracts.Parameter(
                 name=pname,

@@ -257,3 +257,26 @@ def test_capability_mistakes_are_refused_at_decoration(
     assert hint in str(refused.value.hint)
     if "fields" in metadata:
         assert "output field 'result'" in refused.value.what
+
+
+def tag_sample(tags: list[str] = []) -> int:  # noqa: B006 - the classic mutable default
+    """Tag a sample."""
+    tags.append("seen")
+    return len(tags)
+
+
+def test_a_mutable_default_is_copied_into_the_contract() -> None:
+    """The schema held the function's own default list: after two calls the registered
+    contract read ``default: ['seen', 'seen']`` and no longer matched its fingerprint. The
+    default is copied (as JSON data) at registration; the function keeps its own object."""
+    own = tag_sample.__defaults__[0]  # type: ignore[index]
+    router = SchemaRouter()
+    (route_id,) = router.add_callable(tag_sample, provider="lab").added
+    route = router.snapshot().route(route_id)
+    assert route.endpoint.input_schema["properties"]["tags"]["default"] == []
+    assert router.call(route_id, {}).output == 1
+    assert router.call(route_id, {}).output == 2  # the function's own default, as Python has it
+    assert tag_sample.__defaults__[0] is own and own == ["seen", "seen"]  # type: ignore[index]
+    assert route.endpoint.input_schema["properties"]["tags"]["default"] == []
+    assert route.endpoint.content_fingerprint() == route.endpoint_fingerprint
+    own.clear()
