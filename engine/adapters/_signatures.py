@@ -1,4 +1,5 @@
-"""How a typed Python callable reads: its signature and type hints, each parameter's
+"""How a typed Python callable reads: its signature and type hints (from the function, a
+``functools.partial``'s function or a callable object's ``__call__``), each parameter's
 pydantic ``TypeAdapter`` and JSON Schema, its defaults as JSON data, and the
 :class:`~schemarouter.execution.invokers.python.CallShape` a call passes its arguments by.
 
@@ -8,6 +9,7 @@ at each call, the value of the annotated type from the JSON argument.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
@@ -18,6 +20,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from schemarouter.contracts import schema_validator
 from schemarouter.errors import DocumentError
 from schemarouter.execution.invokers.python import CallShape
 
@@ -28,15 +31,34 @@ __all__ = [
     "call_shape_of",
     "json_default",
     "json_schema",
+    "module_of",
+    "name_of",
     "qualname",
     "read_signature",
     "type_adapter",
     "typed_parameters",
+    "underlying",
 ]
 
 
+def _named(fn: Any) -> Any:
+    """What names ``fn``: a partial's function, a callable object's class, else ``fn``."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return fn if hasattr(fn, "__qualname__") else type(fn)
+
+
 def qualname(fn: Callable[..., Any]) -> str:
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    named = _named(fn)
+    return f"{getattr(named, '__module__', '?')}.{getattr(named, '__qualname__', repr(fn))}"
+
+
+def module_of(fn: Callable[..., Any]) -> str:
+    return str(getattr(_named(fn), "__module__", None) or "?")
+
+
+def name_of(fn: Callable[..., Any]) -> str:
+    return str(getattr(_named(fn), "__name__", None) or "callable")
 
 
 def type_adapter(annotation: Any, *, where: str) -> tuple[TypeAdapter[Any], dict[str, Any]]:
@@ -63,23 +85,40 @@ def json_schema(annotation: Any, *, where: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Signature:
-    """What a callable's signature says: its parameters with their hints."""
+    """What a callable's signature says: its parameters with their hints, read from the
+    function itself, a partial's function or a callable object's ``__call__``."""
 
     signature: inspect.Signature
     hints: Mapping[str, Any]
+    doc: str | None
     where: str
+
+
+def underlying(fn: Callable[..., Any]) -> Any:
+    """The function whose hints and docstring describe ``fn``: a partial's function (of a
+    partial ...), a callable object's ``__call__``, else ``fn`` itself."""
+    target: Any = fn
+    while isinstance(target, functools.partial):
+        target = target.func
+    if not inspect.isroutine(target) and not inspect.isclass(target):
+        target = type(target).__call__
+    return target
 
 
 def read_signature(fn: Callable[..., Any]) -> Signature:
     where = f"callable {qualname(fn)}"
+    target = underlying(fn)
     try:
         signature = inspect.signature(fn)
-        hints = typing.get_type_hints(fn, include_extras=True)
+        hints = typing.get_type_hints(target, include_extras=True)
     except (TypeError, ValueError, NameError) as exc:
         raise DocumentError(
             f"cannot read the signature: {exc}", where=where, hint="Pass a plain typed function"
         ) from None
-    return Signature(signature, hints, where)
+    doc = fn.__doc__ if target is fn else target.__doc__
+    if doc is None and not isinstance(fn, functools.partial) and target is not fn:
+        doc = type(fn).__doc__  # a callable object: its class's docstring
+    return Signature(signature, hints, doc, where)
 
 
 def typed_parameters(
@@ -122,14 +161,32 @@ def call_shape(fn: Callable[..., Any]) -> CallShape:
 NO_DEFAULT = object()
 
 
-def json_default(param: inspect.Parameter, adapter: TypeAdapter[Any]) -> Any:
+def json_default(
+    param: inspect.Parameter,
+    annotation: Any,
+    adapter: TypeAdapter[Any],
+    schema: dict[str, Any],
+    *,
+    where: str,
+) -> Any:
     """A parameter's default as JSON data (a copy: the function's own default object never
     enters the registered contract), or ``NO_DEFAULT`` for one that is not JSON data (a
-    sentinel object, NaN)."""
+    sentinel object, NaN). A default the parameter's schema refuses is a
+    :class:`DocumentError`; ``None`` passes (``x: str = None``, read as optional)."""
     if isinstance(param.default, float) and not math.isfinite(param.default):
         return NO_DEFAULT
     try:
         value = adapter.dump_python(param.default, mode="json", by_alias=True, warnings=False)
-        return json.loads(json.dumps(value, allow_nan=False))
+        value = json.loads(json.dumps(value, allow_nan=False))
     except Exception:  # a default that is not JSON stays out of the schema
         return NO_DEFAULT
+    if param.default is not None:
+        error = next(iter(schema_validator(schema).iter_errors(value)), None)
+        if error is not None:
+            raise DocumentError(
+                f"parameter {param.name!r} has the default {repr(param.default)[:80]}, which "
+                f"its type hint {annotation!r} refuses: {error.message[:200]}",
+                where=where,
+                hint="Give a default of the parameter's type, or widen the hint (e.g. int | str)",
+            )
+    return value

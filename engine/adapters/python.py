@@ -4,7 +4,8 @@ Type hints (and pydantic models) become the input and output JSON Schemas throug
 ``TypeAdapter``, the same one that turns each JSON argument into the annotated type at call
 time; the docstring's first paragraph becomes the description and its ``Args:`` /
 ``Parameters`` section the parameter descriptions. A return type that is a pydantic model
-(or a TypedDict) becomes output fields, one per property.
+(or a TypedDict: ``typing_extensions.TypedDict`` on Python < 3.12, which pydantic requires)
+becomes output fields, one per property.
 
 >>> def band_gap(formula: str, *, functional: str = "PBE") -> float:
 ...     '''Band gap of a material.
@@ -36,9 +37,12 @@ from schemarouter.adapters._signatures import (
     call_shape_of,
     json_default,
     json_schema,
+    module_of,
+    name_of,
     qualname,
     read_signature,
     typed_parameters,
+    underlying,
 )
 from schemarouter.checks import check_instance, enum_value
 from schemarouter.errors import ArgumentError, DocumentError, RegistrationError, UnitError
@@ -306,7 +310,8 @@ def _item_fields(schema: dict[str, Any]) -> list[FieldRow]:
 def describe_callable(
     fn: Callable[..., Any], *, name: str | None = None, effect: contracts.Effect | str | None = None
 ) -> contracts.Endpoint:
-    """The endpoint contract of a typed callable."""
+    """The endpoint contract of a typed callable (a function, a method, a
+    ``functools.partial`` or an object with a typed ``__call__``)."""
     return _describe(fn, name=name, effect=effect)[0]
 
 
@@ -314,21 +319,27 @@ def _describe(
     fn: Callable[..., Any], *, name: str | None = None, effect: contracts.Effect | str | None = None
 ) -> tuple[contracts.Endpoint, CallShape]:
     """The endpoint contract of a typed callable, and how a call passes it its arguments."""
-    spec: CallableSpec = getattr(fn, _CAPABILITY_ATTR, CallableSpec())
+    spec: CallableSpec = (
+        getattr(fn, _CAPABILITY_ATTR, None)
+        or getattr(underlying(fn), _CAPABILITY_ATTR, None)
+        or CallableSpec()
+    )
     named = qualname(fn)
     read = read_signature(fn)
     where = read.where
-    description, param_docs = _parse_docstring(fn.__doc__)
+    description, param_docs = _parse_docstring(read.doc)
     parameters: list[contracts.Parameter] = []
     adapters: dict[str, TypeAdapter[Any]] = {}
-    for param, _, adapter, pschema in typed_parameters(read):
+    for param, annotation, adapter, pschema in typed_parameters(read):
         pname = param.name
         adapters[pname] = adapter
         pschema.pop("title", None)
         if param_docs.get(pname):
             pschema.setdefault("description", param_docs[pname])
         if param.default is not inspect.Parameter.empty:
-            default = json_default(param, adapter)
+            default = json_default(
+                param, annotation, adapter, pschema, where=f"{where}, parameter {pname!r}"
+            )
             if default is not NO_DEFAULT:
                 pschema.setdefault("default", default)
         parameters.append(
@@ -343,7 +354,7 @@ def _describe(
     input_schema = parameters_schema(parameters)
     return_type = read.hints.get("return", inspect.Parameter.empty)
     output_schema = json_schema(return_type, where=f"{where}, return type") or None
-    endpoint_name = name or spec.name or fn.__name__
+    endpoint_name = name or spec.name or name_of(fn)
     output_fields = _output_fields(
         return_type, output_schema or {}, spec.fields, where=f"{where}, return type"
     )
@@ -425,7 +436,7 @@ def compile_callables(
         license=license,
         source_type=kind,
     )
-    module = sorted({getattr(f, "__module__", "?") for f in functions})
+    module = sorted({module_of(f) for f in functions})
     access = contracts.AccessPath(
         id=access_id, kind=contracts.AccessKind.PYTHON, server=",".join(module)
     )

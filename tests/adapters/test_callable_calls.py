@@ -154,6 +154,16 @@ def test_an_argument_its_type_refuses_is_a_parameter_validation_error() -> None:
     assert ran == [Point(x=1, y=2, seen=datetime.date(2024, 12, 2))]
 
 
+@dataclasses.dataclass
+class UnitBoilingPoint:
+    """Boiling point of water, from an object (a dataclass: equal, so not hashable)."""
+
+    offset: float
+
+    def __call__(self, unit: Unit) -> float:
+        return (100.0 if unit is Unit.CELSIUS else 212.0) + self.offset
+
+
 def test_a_function_bound_by_hand_gets_its_annotated_types_too() -> None:
     """``bind`` of a typed function to a Python route keeps its call shape as
     ``add_callable`` does: its arguments become the annotated types."""
@@ -165,6 +175,8 @@ def test_a_function_bound_by_hand_gets_its_annotated_types_too() -> None:
 
     router.bind("lab/python/boiling_point", boiling_point_v2)
     assert router.call("lab/python/boiling_point", {"unit": "C"}).output == 100.5
+    router.bind("lab/python/boiling_point", UnitBoilingPoint(1.0))
+    assert router.call("lab/python/boiling_point", {"unit": "C"}).output == 101.0
 
 
 def density(mass_g: float, volume_cm3: float, /) -> float:

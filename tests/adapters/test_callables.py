@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 import pytest
@@ -280,3 +281,79 @@ def test_a_mutable_default_is_copied_into_the_contract() -> None:
     assert route.endpoint.input_schema["properties"]["tags"]["default"] == []
     assert route.endpoint.content_fingerprint() == route.endpoint_fingerprint
     own.clear()
+
+
+def scale_length(meters: float, factor: float) -> float:
+    """Scale a length given in meters."""
+    return meters * factor
+
+
+class Thermometer:
+    """A room thermometer."""
+
+    def __init__(self, offset: float) -> None:
+        self.offset = offset
+
+    def __call__(self, room: str, *, unit: Literal["C", "F"] = "C") -> float:
+        """Temperature in a room.
+
+        Args:
+            room: The room's name.
+        """
+        return 21.0 + self.offset if unit == "C" else 69.8
+
+
+def test_partials_and_callable_objects_register_and_run() -> None:
+    """``functools.partial`` and objects with a typed ``__call__`` were refused ("is not a
+    module, class, method, or function"): their hints now come from the partial's function
+    and from ``__call__``, their signature from ``inspect.signature`` (the bound arguments
+    and ``self`` left out)."""
+    to_cm = functools.partial(scale_length, factor=100.0)
+    router = SchemaRouter()
+    router.add_callable(to_cm, provider="units")
+    router.add_callable(Thermometer(0.5), provider="rooms")
+    scaled = router.snapshot().route("units/python/scale_length").endpoint
+    assert scaled.input_schema["required"] == ["meters"]
+    assert scaled.input_schema["properties"]["factor"]["default"] == 100.0
+    assert scaled.description == "Scale a length given in meters."
+    assert router.call("units/python/scale_length", {"meters": 2}).output == 200.0
+    room = router.snapshot().route("rooms/python/thermometer").endpoint
+    assert sorted(room.input_schema["properties"]) == ["room", "unit"]
+    assert room.parameter("room").description == "The room's name."
+    assert room.operation.qualname == f"{__name__}.Thermometer"
+    assert router.call("rooms/python/thermometer", {"room": "lab"}).output == 21.5
+
+
+_UNSET: Any = object()
+
+
+def test_a_default_the_hint_refuses_is_a_document_error() -> None:
+    """``def f(x: int = "a")`` registered with ``default: "a"`` under ``type: integer`` and
+    failed only at call time. A default is checked against its parameter's schema at
+    registration; ``None`` passes (``x: str = None``), and a sentinel that is not JSON data
+    stays out of the schema, as before."""
+
+    def wrong(x: int = "a") -> int:  # type: ignore[assignment]
+        """Wrong default."""
+        return x
+
+    def wrong_item(xs: list[int] = [1, "b"]) -> int:  # type: ignore[list-item]  # noqa: B006
+        """Wrong item in the default."""
+        return len(xs)
+
+    router = SchemaRouter()
+    for fn, name in ((wrong, "x"), (wrong_item, "xs")):
+        with pytest.raises(DocumentError, match=f"parameter '{name}' has the default") as refused:
+            router.add_callable(fn, provider="lab")
+        assert f"parameter '{name}'" in str(refused.value.where)
+    assert router.snapshot().route_ids() == ()
+
+    def loose(x: str = None, y: int = _UNSET, z: float = 1) -> str:  # type: ignore[assignment]  # noqa: RUF013
+        """Loose defaults."""
+        return repr((x, y is _UNSET, z))
+
+    router.add_callable(loose, provider="lab")
+    props = router.snapshot().route("lab/python/loose").endpoint.input_schema["properties"]
+    assert props["x"]["default"] is None and "default" not in props["y"]
+    assert props["z"]["default"] == 1
+    assert router.call("lab/python/loose", {}).output == "(None, True, 1)"
