@@ -17,7 +17,8 @@ No pickle anywhere (``np.load(allow_pickle=False)``; the HNSW graph is FAISS's o
 format). A save writes a new generation into a temporary folder, renames it to
 ``gen-<id>``, and then replaces ``manifest.json`` in one ``os.replace``: that is the
 commit. A crash before it leaves the previous manifest and generation untouched; older
-generations are deleted only after the commit.
+generations are deleted only after the commit. Saves into one folder take turns under the
+lock of :mod:`.folder`, which also clears what a killed save left.
 
 Loading checks, in order: the manifest parses and has this format
 (:class:`CorruptIndexError`), the registry fingerprint and encoder match
@@ -44,6 +45,14 @@ import numpy as np
 from schemarouter.errors import CorruptIndexError, IndexStoreError, StaleIndexError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.documents import DocKind
+from schemarouter.index.folder import (
+    LOCK,
+    LOCK_WAIT_S,
+    MANIFEST,
+    named_generation,
+    prune,
+    writing,
+)
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
@@ -68,7 +77,6 @@ logger = logging.getLogger(__name__)
 
 FORMAT = "schemarouter-hybrid-index"
 FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
 #: A manifest lists a dozen files; anything near this is not one.
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 _KIND_NAMES = {DocKind.ENDPOINT: "endpoint", DocKind.FIELD: "field"}
@@ -161,7 +169,8 @@ def check_index_folder(path: Path) -> None:
         raise IndexStoreError(
             "cannot save an index over a file", where=str(path), hint="Choose a folder path"
         )
-    if path.is_dir() and any(path.iterdir()) and not (path / MANIFEST).exists():
+    busy = path.is_dir() and any(c.name != LOCK for c in path.iterdir())  # the save lock
+    if busy and not (path / MANIFEST).exists():
         raise IndexStoreError(
             "the folder is not empty and holds no index",
             where=str(path),
@@ -176,8 +185,11 @@ def check_index_folder(path: Path) -> None:
         )
 
 
-def save_index(index: SavedIndex, path: Path) -> Path:
-    """Write ``index`` to folder ``path`` (created if needed) atomically; returns ``path``."""
+def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> Path:
+    """Write ``index`` to folder ``path`` (created if needed) atomically; returns ``path``.
+
+    Saves into one folder take turns (:func:`.folder.writing`; ``wait``: how many seconds
+    this one waits for another)."""
     from schemarouter._version import __version__
 
     check_index_folder(path)
@@ -189,46 +201,46 @@ def save_index(index: SavedIndex, path: Path) -> Path:
             where=str(path),
             hint="Choose a folder path you can write to",
         ) from None
-    generation = f"gen-{uuid.uuid4().hex[:12]}"
-    tmp = path / f".tmp-{generation}"
-    tmp.mkdir()
-    try:
-        names = _write_generation(index, tmp)
-        files = {}
-        for name in names:
-            file = tmp / name
-            files[f"{generation}/{name}"] = {"sha256": _sha256(file), "bytes": file.stat().st_size}
-        _fsync_dir(tmp)
-        os.rename(tmp, path / generation)
-        manifest: dict[str, Any] = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "schemarouter_version": __version__,
-            "generation": generation,
-            "registry_fingerprint": index.registry_fingerprint,
-            "registry_version": index.registry_version,
-            "encoder": index.encoder,
-            "dim": index.dim,
-            "settings": index.settings.as_dict(),
-            "counts": index.counts,
-            "files": files,
-        }
-        manifest["checksum"] = _manifest_checksum(manifest)
-        staged = path / f".{MANIFEST}.{generation}.tmp"
-        _fsync_write(staged, json.dumps(manifest, indent=1, ensure_ascii=False).encode())
-        os.replace(staged, path / MANIFEST)  # the commit
-        _fsync_dir(path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    for child in path.iterdir():
-        if child.name != generation and (
-            child.name.startswith(("gen-", ".tmp-gen-")) or child.name.endswith(".tmp")
-        ):
-            if child.is_dir():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                child.unlink(missing_ok=True)
+    with writing(path, wait=wait):
+        check_index_folder(path)  # again: another save may have written it meanwhile
+        generation = f"gen-{uuid.uuid4().hex[:12]}"
+        tmp = path / f".tmp-{generation}"
+        tmp.mkdir()
+        try:
+            names = _write_generation(index, tmp)
+            files = {}
+            for name in names:
+                file = tmp / name
+                files[f"{generation}/{name}"] = {
+                    "sha256": _sha256(file),
+                    "bytes": file.stat().st_size,
+                }
+            _fsync_dir(tmp)
+            os.rename(tmp, path / generation)
+            manifest: dict[str, Any] = {
+                "format": FORMAT,
+                "format_version": FORMAT_VERSION,
+                "schemarouter_version": __version__,
+                "generation": generation,
+                "registry_fingerprint": index.registry_fingerprint,
+                "registry_version": index.registry_version,
+                "encoder": index.encoder,
+                "dim": index.dim,
+                "settings": index.settings.as_dict(),
+                "counts": index.counts,
+                "files": files,
+            }
+            manifest["checksum"] = _manifest_checksum(manifest)
+            staged = path / f".{MANIFEST}.{generation}.tmp"
+            _fsync_write(staged, json.dumps(manifest, indent=1, ensure_ascii=False).encode())
+            os.replace(staged, path / MANIFEST)  # the commit
+            _fsync_dir(path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if (path / generation).exists() and named_generation(path) != generation:
+                shutil.rmtree(path / generation, ignore_errors=True)
+            raise
+        prune(path, keep=generation)  # never the generation the manifest names
     logger.info("saved index (%d routes) to %s", len(index.route_ids), path)
     return path
 

@@ -1,0 +1,110 @@
+"""A saved index where it is deployed (user trial H): saves into one folder take turns."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter.contracts import Registration
+from schemarouter.errors import (
+    IndexStoreError,
+    StaleIndexError,
+)
+from schemarouter.index import HashingEncoder, HybridIndex, folder, store
+from schemarouter.registry.registry import Registry, RegistrySnapshot
+
+from index_helpers import base_routes, make_route, registry_with
+
+
+@pytest.fixture
+def registry() -> Registry:
+    return registry_with(base_routes())
+
+
+def _index(snapshot: RegistrySnapshot) -> HybridIndex:
+    return HybridIndex.build(snapshot, encoder=HashingEncoder())
+
+
+def _two_snapshots() -> tuple[RegistrySnapshot, RegistrySnapshot]:
+    registry = registry_with(base_routes())
+    first = registry.snapshot()
+    registry.register(
+        Registration(source="x", routes=(make_route("astro", "moons", "moons of a planet"),))
+    )
+    return first, registry.snapshot()
+
+
+def _generations(path: Path) -> list[str]:
+    return sorted(p.name for p in path.glob("gen-*"))
+
+
+# -- F1: two saves into one folder ------------------------------------------------------------
+
+
+def test_saves_into_one_folder_at_once_all_succeed_and_the_folder_loads(tmp_path: Path) -> None:
+    """Each save deleted every generation but its own, the other save's too: both returned
+    success and the folder held only manifest.json (or one save died with a
+    FileNotFoundError on its own deleted temporary folder)."""
+    first, second = _two_snapshots()
+    indexes = [_index(first), _index(second), _index(first), _index(second)]
+    for round_ in range(6):
+        path = tmp_path / f"index{round_}"
+        _index(first).save(path)  # an earlier deploy
+        outcomes: list[Any] = [None] * len(indexes)
+        barrier = threading.Barrier(len(indexes))
+
+        def save(
+            i: int,
+            index: HybridIndex,
+            out: list[Any] = outcomes,
+            at: Path = path,
+            start: threading.Barrier = barrier,
+        ) -> None:
+            start.wait()
+            try:
+                out[i] = index.save(at)
+            except BaseException as exc:  # recorded for the assertion
+                out[i] = exc
+
+        threads = [threading.Thread(target=save, args=(i, x)) for i, x in enumerate(indexes)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert outcomes == [path] * len(indexes), outcomes
+        assert len(_generations(path)) == 1
+        assert not list(path.glob(".tmp-*")) and not list(path.glob("*.tmp"))
+        loaded = [HybridIndex.load(path, s) for s in (first, second) if _loads(path, s)]
+        assert len(loaded) == 1  # the last save's registry, whole
+
+
+def _loads(path: Path, snapshot: RegistrySnapshot) -> bool:
+    try:
+        HybridIndex.load(path, snapshot)
+    except StaleIndexError:
+        return False
+    return True
+
+
+def test_a_save_waits_while_another_writes_the_folder_and_gives_up_with_a_message(
+    registry: Registry, tmp_path: Path
+) -> None:
+    first, second = _two_snapshots()
+    path = tmp_path / "index"
+    _index(first).save(path)
+    done: list[Any] = []
+    with folder.writing(path):  # another build is writing this folder
+        waiting = threading.Thread(target=lambda: done.append(_index(second).save(path)))
+        waiting.start()
+        time.sleep(0.5)
+        assert waiting.is_alive() and not done  # it waits its turn ...
+        assert _loads(path, first)  # ... and the index in place is untouched meanwhile
+        with pytest.raises(IndexStoreError, match="another save is writing this index folder"):
+            store.save_index(_index(second)._saved(), path, wait=0.2)
+    waiting.join(10)
+    assert done == [path]
+    assert _loads(path, second) and _generations(path) == [_generations(path)[0]]
