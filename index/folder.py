@@ -1,4 +1,5 @@
-"""The folder a saved index lives in: who writes it, and what in it is a save's leftover.
+"""The folder a saved index lives in: whether it can take an index, who writes it, and what
+in it is a save's leftover.
 
 A save holds an exclusive lock on ``<index>/.lock`` (``fcntl.flock``) from before it writes
 its generation until older generations are deleted, so two saves into one folder take turns
@@ -32,6 +33,7 @@ __all__ = [
     "LOCK",
     "LOCK_WAIT_S",
     "MANIFEST",
+    "check_index_folder",
     "named_generation",
     "prune",
     "writing",
@@ -54,6 +56,35 @@ def _is_ours(name: str) -> bool:
     return name == LOCK or any(
         p.fullmatch(name) for p in (_GENERATION, _STAGED_MANIFEST, _TMP_GENERATION)
     )
+
+
+def check_index_folder(path: Path) -> None:
+    """Refuse, before any work, a ``path`` an index cannot be saved into: a file, a folder
+    holding something else, or a path under a file. A save's own leftovers (a killed
+    build's ``.tmp-gen-*``) do not count as something else: the next save deletes them."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise IndexStoreError(
+            "cannot save an index over a file", where=str(path), hint="Choose a folder path"
+        )
+    if path.is_dir() and not (path / MANIFEST).exists():
+        others = sorted(c.name for c in path.iterdir() if not _is_ours(c.name))
+        if others:
+            shown = ", ".join(others[:5])
+            if len(others) > 5:
+                shown += f" and {len(others) - 5} more"
+            raise IndexStoreError(
+                f"the folder is not empty and holds no index (it holds {shown})",
+                where=str(path),
+                hint="Save into an empty folder or an existing index folder",
+            )
+    above = next((p for p in path.parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise IndexStoreError(
+            f"{above} is a file, so no folder can be made under it",
+            where=str(path),
+            hint="Choose a folder path",
+        )
 
 
 @contextmanager

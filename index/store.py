@@ -46,9 +46,9 @@ from schemarouter.errors import CorruptIndexError, IndexStoreError, StaleIndexEr
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.documents import DocKind
 from schemarouter.index.folder import (
-    LOCK,
     LOCK_WAIT_S,
     MANIFEST,
+    check_index_folder,
     named_generation,
     prune,
     writing,
@@ -162,29 +162,6 @@ def _manifest_checksum(manifest: dict[str, Any]) -> str:
     return fingerprint({k: v for k, v in manifest.items() if k != "checksum"})
 
 
-def check_index_folder(path: Path) -> None:
-    """Refuse, before any work, a ``path`` an index cannot be saved into: a file, a folder
-    holding something else, or a path under a file."""
-    if path.exists() and not path.is_dir():
-        raise IndexStoreError(
-            "cannot save an index over a file", where=str(path), hint="Choose a folder path"
-        )
-    busy = path.is_dir() and any(c.name != LOCK for c in path.iterdir())  # the save lock
-    if busy and not (path / MANIFEST).exists():
-        raise IndexStoreError(
-            "the folder is not empty and holds no index",
-            where=str(path),
-            hint="Save into an empty folder or an existing index folder",
-        )
-    above = next((p for p in path.parents if p.exists()), None)
-    if above is not None and not above.is_dir():
-        raise IndexStoreError(
-            f"{above} is a file, so no folder can be made under it",
-            where=str(path),
-            hint="Choose a folder path",
-        )
-
-
 def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> Path:
     """Write ``index`` to folder ``path`` (created if needed) atomically; returns ``path``.
 
@@ -203,6 +180,7 @@ def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> P
         ) from None
     with writing(path, wait=wait):
         check_index_folder(path)  # again: another save may have written it meanwhile
+        prune(path)  # what saves that died left behind
         generation = f"gen-{uuid.uuid4().hex[:12]}"
         tmp = path / f".tmp-{generation}"
         tmp.mkdir()

@@ -1,4 +1,5 @@
-"""A saved index where it is deployed (user trial H): saves into one folder take turns."""
+"""A saved index where it is deployed (user trial H): saves into one folder take turns, a
+killed build blocks no retry."""
 
 from __future__ import annotations
 
@@ -108,3 +109,32 @@ def test_a_save_waits_while_another_writes_the_folder_and_gives_up_with_a_messag
     waiting.join(10)
     assert done == [path]
     assert _loads(path, second) and _generations(path) == [_generations(path)[0]]
+
+
+# -- F4: what a killed build leaves ---------------------------------------------------------
+
+
+def test_a_killed_builds_leftovers_block_no_retry(registry: Registry, tmp_path: Path) -> None:
+    """A build killed while writing a new folder left ``.tmp-gen-*``, and every retry was
+    refused: "the folder is not empty and holds no index"."""
+    path = tmp_path / "index"
+    path.mkdir()
+    (path / ".tmp-gen-78552c7aaee3").mkdir()
+    (path / ".tmp-gen-78552c7aaee3" / "routes.json").write_text("{")
+    (path / "gen-0123456789ab").mkdir()  # renamed into place, killed before the commit
+    (path / ".manifest.json.gen-0123456789ab.tmp").write_text("{")
+    store.check_index_folder(path)  # nothing of anyone else's here
+    _index(registry.snapshot()).save(path)
+    assert sorted(p.name for p in path.iterdir() if not p.name.startswith("gen-")) == [
+        ".lock",
+        "manifest.json",
+    ]
+    assert len(_generations(path)) == 1
+    HybridIndex.load(path, registry.snapshot())
+    # a folder holding something else is still refused, and the message says what it holds
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    (other / ".tmp-gen-78552c7aaee3").mkdir()
+    with pytest.raises(IndexStoreError, match=r"holds no index \(it holds notes\.txt\)"):
+        _index(registry.snapshot()).save(other)

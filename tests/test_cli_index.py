@@ -1,0 +1,23 @@
+"""``schemarouter index build`` and ``--index`` where an operator deploys (user trial H)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schemarouter.cli import main
+
+
+def test_a_killed_builds_leftovers_do_not_block_the_retry(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The retry was refused: "[SR300] the folder is not empty and holds no index"."""
+    out = tmp_path / "index"
+    (out / ".tmp-gen-78552c7aaee3").mkdir(parents=True)
+    (out / ".tmp-gen-78552c7aaee3" / "routes.json").write_text("{")
+    assert main(["index", "build", str(tiny_catalog), "--out", str(out), "--quiet"]) == 0
+    assert "indexed 2 routes" in capsys.readouterr().out
+    assert not list(out.glob(".tmp-*"))
+    argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", str(out)]
+    assert main(argv) == 0
