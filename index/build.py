@@ -25,6 +25,7 @@ from schemarouter.index.cache import EmbeddingCache
 from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder
 from schemarouter.index.encoders.onnx import OnnxMiniLMEncoder, default_cache_root
+from schemarouter.index.folder import check_index_folder
 from schemarouter.index.hybrid import HybridIndex
 from schemarouter.index.milvus.index import MilvusIndex
 from schemarouter.index.settings import IndexSettings
@@ -206,11 +207,13 @@ def build_index(
     registered), index every route, save to ``out_dir``.
 
     ``cache``: ``True`` for the default embedding cache, ``False``/``None`` for none, or a
-    cache or its folder.
+    cache or its folder. ``out_dir`` is checked before anything is embedded (a folder this
+    process cannot write, a file, a folder of other files: :class:`IndexStoreError`).
     """
     if workers < 1:
         raise ValueError("workers must be at least 1")
     workers = min(workers, os.cpu_count() or workers)
+    check_index_folder(Path(out_dir))  # a folder it cannot save into: before the build
     start = time.perf_counter()
     snapshot = _registered(catalog_paths)
     loaded = time.perf_counter()

@@ -58,32 +58,64 @@ def _is_ours(name: str) -> bool:
     )
 
 
+def _writable(path: Path) -> bool:
+    effective = os.access in os.supports_effective_ids
+    return os.access(path, os.W_OK | os.X_OK, effective_ids=effective)
+
+
 def check_index_folder(path: Path) -> None:
     """Refuse, before any work, a ``path`` an index cannot be saved into: a file, a folder
-    holding something else, or a path under a file. A save's own leftovers (a killed
-    build's ``.tmp-gen-*``) do not count as something else: the next save deletes them."""
+    holding something else, a path under a file, or a folder this process cannot write (or
+    create, or reach). A save's own leftovers (a killed build's ``.tmp-gen-*``) do not count
+    as something else: the next save deletes them."""
     path = Path(path)
+    try:
+        _check(path)
+    except OSError as exc:  # a folder on the way that this process may not enter
+        raise IndexStoreError(
+            f"cannot reach the index folder: {exc.strerror or exc}",
+            where=str(path),
+            hint="Choose a folder path you can write to",
+        ) from None
+
+
+def _check(path: Path) -> None:
+    """:func:`check_index_folder` of a path whose places may raise ``OSError``."""
     if path.exists() and not path.is_dir():
         raise IndexStoreError(
             "cannot save an index over a file", where=str(path), hint="Choose a folder path"
         )
-    if path.is_dir() and not (path / MANIFEST).exists():
-        others = sorted(c.name for c in path.iterdir() if not _is_ours(c.name))
-        if others:
-            shown = ", ".join(others[:5])
-            if len(others) > 5:
-                shown += f" and {len(others) - 5} more"
+    if path.is_dir():
+        if not (path / MANIFEST).exists():
+            others = sorted(c.name for c in path.iterdir() if not _is_ours(c.name))
+            if others:
+                shown = ", ".join(others[:5])
+                if len(others) > 5:
+                    shown += f" and {len(others) - 5} more"
+                raise IndexStoreError(
+                    f"the folder is not empty and holds no index (it holds {shown})",
+                    where=str(path),
+                    hint="Save into an empty folder or an existing index folder",
+                )
+        if not _writable(path):
             raise IndexStoreError(
-                f"the folder is not empty and holds no index (it holds {shown})",
+                "cannot write the index folder: permission denied",
                 where=str(path),
-                hint="Save into an empty folder or an existing index folder",
+                hint="Choose a folder you can write to, or build as its owner",
             )
+        return
     above = next((p for p in path.parents if p.exists()), None)
     if above is not None and not above.is_dir():
         raise IndexStoreError(
             f"{above} is a file, so no folder can be made under it",
             where=str(path),
             hint="Choose a folder path",
+        )
+    if above is not None and not _writable(above):
+        raise IndexStoreError(
+            f"cannot create the index folder: {above} is not writable (permission denied)",
+            where=str(path),
+            hint="Choose a folder path you can write to",
         )
 
 

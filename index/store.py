@@ -166,7 +166,7 @@ def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> P
     """Write ``index`` to folder ``path`` (created if needed) atomically; returns ``path``.
 
     Saves into one folder take turns (:func:`.folder.writing`; ``wait``: how many seconds
-    this one waits for another)."""
+    this one waits for another); a file that cannot be written is :class:`IndexStoreError`."""
     from schemarouter._version import __version__
 
     check_index_folder(path)
@@ -183,8 +183,8 @@ def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> P
         prune(path)  # what saves that died left behind
         generation = f"gen-{uuid.uuid4().hex[:12]}"
         tmp = path / f".tmp-{generation}"
-        tmp.mkdir()
         try:
+            tmp.mkdir()
             names = _write_generation(index, tmp)
             files = {}
             for name in names:
@@ -213,10 +213,17 @@ def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> P
             _fsync_write(staged, json.dumps(manifest, indent=1, ensure_ascii=False).encode())
             os.replace(staged, path / MANIFEST)  # the commit
             _fsync_dir(path)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
             if (path / generation).exists() and named_generation(path) != generation:
                 shutil.rmtree(path / generation, ignore_errors=True)
+            if isinstance(exc, OSError):  # disk full, no permission: one line, not a traceback
+                raise IndexStoreError(
+                    f"cannot write the index: {exc.strerror or exc}",
+                    where=str(path),
+                    hint="Free space or choose a folder you can write to; the previous index "
+                    "(if any) is unchanged",
+                ) from exc
             raise
         prune(path, keep=generation)  # never the generation the manifest names
     logger.info("saved index (%d routes) to %s", len(index.route_ids), path)

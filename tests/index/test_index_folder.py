@@ -1,10 +1,15 @@
 """A saved index where it is deployed (user trial H): saves into one folder take turns, a
-killed build blocks no retry."""
+killed build blocks no retry, a folder that cannot be written is refused before the
+build."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +21,7 @@ from schemarouter.errors import (
     StaleIndexError,
 )
 from schemarouter.index import HashingEncoder, HybridIndex, folder, store
+from schemarouter.index.build import build_index
 from schemarouter.registry.registry import Registry, RegistrySnapshot
 
 from index_helpers import base_routes, make_route, registry_with
@@ -138,3 +144,75 @@ def test_a_killed_builds_leftovers_block_no_retry(registry: Registry, tmp_path: 
     (other / ".tmp-gen-78552c7aaee3").mkdir()
     with pytest.raises(IndexStoreError, match=r"holds no index \(it holds notes\.txt\)"):
         _index(registry.snapshot()).save(other)
+
+
+# -- F3: a folder this process cannot write ---------------------------------------------------
+
+
+def _unprivileged(fn: Callable[[], str]) -> str:
+    """``fn()`` as a user that the file modes apply to: this process where it is not root,
+    else a forked child as ``nobody`` (root ignores file modes)."""
+    if os.geteuid() != 0:
+        return fn()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.close(read)
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            outcome = fn()
+        except BaseException as exc:  # reported to the parent
+            outcome = f"{type(exc).__name__}: {exc}"
+        os.write(write, outcome.encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        outcome = pipe.read().decode()
+    os.waitpid(pid, 0)
+    return outcome
+
+
+@pytest.fixture
+def open_folder() -> Any:
+    """A folder every user may enter (pytest's own are the owner's only)."""
+    path = Path(tempfile.mkdtemp(prefix="sr-index-"))
+    path.chmod(0o755)
+    yield path
+    for p in path.rglob("*"):
+        if p.is_dir() and not p.is_symlink():
+            p.chmod(0o755)
+    shutil.rmtree(path)
+
+
+@pytest.mark.parametrize("where", ["existing folder", "index folder", "new folder"])
+def test_a_folder_that_cannot_be_written_is_refused_before_the_build(
+    registry: Registry, open_folder: Path, where: str
+) -> None:
+    """A PermissionError traceback from save_index, after every text had been embedded."""
+    parent = open_folder / "srv"
+    parent.mkdir()
+    out = parent / "index"
+    if where == "existing folder":
+        out.mkdir()
+    elif where == "index folder":
+        _index(registry.snapshot()).save(out)
+    for p in (out, parent):
+        if p.exists():  # root owns them: read-only to nobody; read-only to their owner
+            p.chmod(0o755 if os.geteuid() == 0 else 0o555)
+    before = sorted(map(str, parent.rglob("*")))
+
+    def build() -> str:
+        encoder = HashingEncoder()
+        try:
+            build_index(registry.snapshot(), out, encoder=encoder, cache=False, progress=False)
+        except IndexStoreError as exc:
+            return f"IndexStoreError: {exc} | embedded {encoder.texts_encoded}"
+        return "saved"
+
+    outcome = _unprivileged(build)
+    assert outcome.startswith("IndexStoreError: [SR300] cannot "), outcome
+    assert "index folder" in outcome and "permission denied" in outcome
+    assert outcome.endswith("| embedded 0"), outcome  # before the build
+    assert sorted(map(str, parent.rglob("*"))) == before

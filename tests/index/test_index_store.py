@@ -183,7 +183,7 @@ def test_crash_mid_save_leaves_the_previous_index_loadable(
         real(file, array)
 
     monkeypatch.setattr(store, "_write_array", crash_on_third)
-    with pytest.raises(OSError, match="simulated"):
+    with pytest.raises(IndexStoreError, match=r"cannot write the index: disk full \(simulated"):
         index.save(path)
     assert results(HybridIndex.load(path, snapshot_before)) == before
     assert not list(path.glob(".tmp-*"))
