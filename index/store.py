@@ -24,7 +24,8 @@ Loading checks, in order: the manifest parses and has this format
 (:class:`CorruptIndexError`), the registry fingerprint and encoder match
 (:class:`StaleIndexError`), every file listed exists with its size and sha256
 (:class:`CorruptIndexError`), and the arrays agree with each other. Only files the manifest
-lists are read: a stray ``*.faiss`` beside them is ignored, never deserialized.
+lists are read: a stray ``*.faiss`` beside them is ignored, never deserialized. A load whose
+generation a concurrent save deleted starts again from the new manifest.
 """
 
 from __future__ import annotations
@@ -340,20 +341,34 @@ def _verify_files(path: Path, manifest: dict[str, Any]) -> frozenset[str]:
             raise CorruptIndexError(
                 f"index file {name} is missing", where=str(path), hint="Rebuild the index"
             )
-        if file.stat().st_size != info.get("bytes"):
+        try:
+            size = file.stat().st_size
+            if size != info.get("bytes"):
+                raise CorruptIndexError(
+                    f"index file {name} has {size} bytes, the manifest says "
+                    f"{info.get('bytes')} (truncated or altered)",
+                    where=str(file),
+                    hint="Rebuild the index",
+                )
+            digest = _sha256(file)
+        except OSError as exc:  # deleted meanwhile (a save replaced it), no permission
             raise CorruptIndexError(
-                f"index file {name} has {file.stat().st_size} bytes, the manifest says "
-                f"{info.get('bytes')} (truncated or altered)",
+                f"index file {name} cannot be read: {exc.strerror or exc}",
                 where=str(file),
                 hint="Rebuild the index",
-            )
-        if _sha256(file) != info.get("sha256"):
+            ) from None
+        if digest != info.get("sha256"):
             raise CorruptIndexError(
                 f"index file {name} does not match its sha256 in the manifest (altered)",
                 where=str(file),
                 hint="Rebuild the index",
             )
     return frozenset(listed)
+
+
+#: A load that finds its generation replaced by a save while it read re-reads the manifest
+#: this many times in all before giving up.
+LOAD_ATTEMPTS = 3
 
 
 def load_index(
@@ -365,8 +380,34 @@ def load_index(
 ) -> T:
     """Load and check the index at ``path`` against ``snapshot`` (see the module docstring);
     ``build(saved, encoder)`` makes the index of the checked arrays. A ``ValueError`` (and the
-    like) it raises says the files are inconsistent: :class:`CorruptIndexError`."""
-    manifest = read_manifest(path)
+    like) it raises says the files are inconsistent: :class:`CorruptIndexError`.
+
+    A save that replaces the index while this reads it deletes the generation being read: a
+    file that is missing or inconsistent then, with the manifest naming another generation,
+    means the index was replaced, not damaged, and loading starts again from the new
+    manifest."""
+    for attempt in range(1, LOAD_ATTEMPTS + 1):
+        manifest = read_manifest(path)
+        try:
+            return _load_generation(path, manifest, snapshot, encoder, build)
+        except CorruptIndexError:
+            if named_generation(path) in (manifest.get("generation"), None):
+                raise  # the same generation: the files really are damaged
+            logger.info("the index at %s was replaced while it loaded (try %d)", path, attempt)
+    raise IndexStoreError(
+        f"the index was replaced {LOAD_ATTEMPTS} times while it loaded",
+        where=str(path),
+        hint="Load it again once the rebuild (`schemarouter index build`) has finished",
+    )
+
+
+def _load_generation(
+    path: Path,
+    manifest: dict[str, Any],
+    snapshot: RegistrySnapshot,
+    encoder: Encoder | None,
+    build: Callable[[SavedIndex, Encoder | None], T],
+) -> T:
     if manifest.get("registry_fingerprint") != snapshot.fingerprint:
         saved = _saved_routes(path, manifest)
         difference = (

@@ -1,6 +1,6 @@
 """A saved index where it is deployed (user trial H): saves into one folder take turns, a
-killed build blocks no retry, a folder that cannot be written is refused before the
-build."""
+load that races a rebuild retries, a killed build blocks no retry, a folder that cannot be
+written is refused before the build."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import pytest
 
 from schemarouter.contracts import Registration
 from schemarouter.errors import (
+    CorruptIndexError,
     IndexStoreError,
     StaleIndexError,
 )
@@ -144,6 +145,50 @@ def test_a_killed_builds_leftovers_block_no_retry(registry: Registry, tmp_path: 
     (other / ".tmp-gen-78552c7aaee3").mkdir()
     with pytest.raises(IndexStoreError, match=r"holds no index \(it holds notes\.txt\)"):
         _index(registry.snapshot()).save(other)
+
+
+# -- F2: a load while the folder is rebuilt --------------------------------------------------
+
+
+def _replacing(
+    monkeypatch: pytest.MonkeyPatch, path: Path, snapshot: RegistrySnapshot, times: int
+) -> None:
+    """Interleave real saves with loads: after the loader has read the manifest (the first
+    ``times`` times), a rebuild of the same registry replaces the generation it names."""
+    real = store.read_manifest
+    calls = {"n": 0}
+
+    def read_then_rebuild(at: Path) -> dict[str, Any]:
+        manifest = real(at)
+        calls["n"] += 1
+        if calls["n"] <= times:
+            _index(snapshot).save(path)
+        return manifest
+
+    monkeypatch.setattr(store, "read_manifest", read_then_rebuild)
+
+
+def test_a_load_that_races_a_rebuild_reads_the_new_generation(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker read generation N, the rebuild committed N+1 and deleted N, and the worker
+    was told "index file gen-N/... is missing ... Rebuild the index"."""
+    snapshot = registry.snapshot()
+    path = tmp_path / "index"
+    _index(snapshot).save(path)
+    _replacing(monkeypatch, path, snapshot, times=1)
+    loaded = HybridIndex.load(path, snapshot)
+    assert loaded.search("weather forecast", k=1)[0].route_id == "weather/rest/forecast"
+    # replaced on every try: said so, not "corrupt"
+    _replacing(monkeypatch, path, snapshot, times=store.LOAD_ATTEMPTS)
+    with pytest.raises(IndexStoreError, match="replaced 3 times while it loaded") as caught:
+        HybridIndex.load(path, snapshot)
+    assert not isinstance(caught.value, CorruptIndexError)
+    # a file damaged in place (the manifest still names its generation) is still corrupt
+    monkeypatch.undo()
+    next(path.glob("gen-*/docs_vec.npy")).unlink()
+    with pytest.raises(CorruptIndexError, match=r"docs_vec\.npy is missing"):
+        HybridIndex.load(path, snapshot)
 
 
 # -- F3: a folder this process cannot write ---------------------------------------------------
