@@ -21,11 +21,12 @@ generations are deleted only after the commit. Saves into one folder take turns 
 lock of :mod:`.folder`, which also clears what a killed save left.
 
 Loading checks, in order: the manifest parses and has this format
-(:class:`CorruptIndexError`), the registry fingerprint and encoder match
-(:class:`StaleIndexError`), every file listed exists with its size and sha256
-(:class:`CorruptIndexError`), and the arrays agree with each other. Only files the manifest
-lists are read: a stray ``*.faiss`` beside them is ignored, never deserialized. A load whose
-generation a concurrent save deleted starts again from the new manifest.
+(:class:`CorruptIndexError`), the registry fingerprint and encoder match, and this
+installation has the encoder it was embedded with (:class:`StaleIndexError`), every file
+listed exists with its size and sha256 (:class:`CorruptIndexError`), and the arrays agree
+with each other. Only files the manifest lists are read: a stray ``*.faiss`` beside them is
+ignored, never deserialized. A load whose generation a concurrent save deleted starts again
+from the new manifest.
 """
 
 from __future__ import annotations
@@ -428,6 +429,8 @@ def _load_generation(
             where=str(path),
             hint="Load it with the same encoder, or rebuild it with this one",
         )
+    if encoder is None:
+        encoder = _encoder_named(path, manifest)
     listed = _verify_files(path, manifest)
     try:
         return build(_restore(path / manifest["generation"], manifest, listed), encoder)
@@ -435,6 +438,32 @@ def _load_generation(
         raise CorruptIndexError(
             f"index files are inconsistent: {exc}", where=str(path), hint="Rebuild the index"
         ) from None
+
+
+def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:
+    """The encoder the manifest names, where this installation has it; else
+    :class:`StaleIndexError` naming it, this installation's encoder and the version that
+    wrote the index (an index of a team's own encoder, or of another release's)."""
+    from schemarouter.index.encoders.defaults import default_encoder, encoder_from_identity
+
+    identity = manifest.get("encoder")
+    if isinstance(identity, str):
+        try:
+            return encoder_from_identity(identity)
+        except ValueError:
+            pass
+    try:
+        ours = repr(default_encoder().identity)
+    except Exception as exc:  # only named in the message
+        ours = f"unavailable ({exc})"
+    raise StaleIndexError(
+        f"the index was embedded with {str(identity)[:200]!r} (written by SchemaRouter "
+        f"{str(manifest.get('schemarouter_version'))[:40]}), which this installation does not "
+        f"have: its encoder is {ours}",
+        where=str(path),
+        hint="Load it with the encoder it was built with (encoder= in SchemaRouter or "
+        "HybridIndex.load), or rebuild it here (`schemarouter index build`)",
+    )
 
 
 def _saved_routes(path: Path, manifest: dict[str, Any]) -> dict[str, str] | None:

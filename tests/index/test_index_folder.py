@@ -1,6 +1,6 @@
 """A saved index where it is deployed (user trial H): saves into one folder take turns, a
 load that races a rebuild retries, a killed build blocks no retry, a folder that cannot be
-written is refused before the build."""
+written is refused before the build, an index of another encoder is stale (not corrupt)."""
 
 from __future__ import annotations
 
@@ -261,3 +261,33 @@ def test_a_folder_that_cannot_be_written_is_refused_before_the_build(
     assert "index folder" in outcome and "permission denied" in outcome
     assert outcome.endswith("| embedded 0"), outcome  # before the build
     assert sorted(map(str, parent.rglob("*"))) == before
+
+
+# -- F6: an index of another encoder ------------------------------------------------------------
+
+
+class _TeamEncoder(HashingEncoder):
+    """A team's own encoder (as a `train-encoder` folder would be): one this installation
+    does not know by its identity."""
+
+    @property
+    def identity(self) -> str:
+        return "acme-encoder:fe831b888986a785:seq=128"
+
+
+def test_an_index_of_an_unknown_encoder_is_stale_and_names_both(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """It was "CorruptIndexError: index files are inconsistent: no known encoder has identity
+    ... Rebuild the index"."""
+    path = tmp_path / "index"
+    HybridIndex.build(registry.snapshot(), encoder=_TeamEncoder()).save(path)
+    with pytest.raises(StaleIndexError) as caught:
+        HybridIndex.load(path, registry.snapshot())
+    message = str(caught.value)
+    assert "embedded with 'acme-encoder:fe831b888986a785:seq=128'" in message
+    assert "written by SchemaRouter 0.1.0" in message and "its encoder is '" in message
+    assert "encoder=" in str(caught.value.hint)
+    # with its encoder it loads
+    loaded = HybridIndex.load(path, registry.snapshot(), encoder=_TeamEncoder())
+    assert loaded.encoder_identity == "acme-encoder:fe831b888986a785:seq=128"
