@@ -23,10 +23,10 @@ lock of :mod:`.folder`, which also clears what a killed save left.
 Loading checks, in order: the manifest parses and has this format
 (:class:`CorruptIndexError`), the registry fingerprint and encoder match, and this
 installation has the encoder it was embedded with (:class:`StaleIndexError`), every file
-listed exists with its size and sha256 (:class:`CorruptIndexError`), and the arrays agree
-with each other. Only files the manifest lists are read: a stray ``*.faiss`` beside them is
-ignored, never deserialized. A load whose generation a concurrent save deleted starts again
-from the new manifest.
+listed exists with its size and sha256 (:class:`CorruptIndexError`; a symlink to such a file
+is followed), and the arrays agree with each other. Only files the manifest lists are read:
+a stray ``*.faiss`` beside them is ignored, never deserialized. A load whose generation a
+concurrent save deleted starts again from the new manifest.
 """
 
 from __future__ import annotations
@@ -338,9 +338,10 @@ def _verify_files(path: Path, manifest: dict[str, Any]) -> frozenset[str]:
             )
         listed.add(parts[1])
         file = path / name
-        if not file.is_file() or file.is_symlink():
+        if not file.is_file():  # a symlink to a regular file is followed, as folders are
+            what = "is not a regular file" if file.exists() else "is missing"
             raise CorruptIndexError(
-                f"index file {name} is missing", where=str(path), hint="Rebuild the index"
+                f"index file {name} {what}", where=str(path), hint="Rebuild the index"
             )
         try:
             size = file.stat().st_size
@@ -473,7 +474,7 @@ def _saved_routes(path: Path, manifest: dict[str, Any]) -> dict[str, str] | None
     info = manifest.get("files", {}).get(name) if isinstance(manifest.get("files"), dict) else None
     file = path / name
     try:
-        if not isinstance(info, dict) or file.is_symlink() or _sha256(file) != info.get("sha256"):
+        if not isinstance(info, dict) or not file.is_file() or _sha256(file) != info.get("sha256"):
             return None
         routes = load_json(file.read_bytes())
         return dict(zip(routes["route_ids"], routes["fingerprints"], strict=True))

@@ -1,6 +1,7 @@
 """A saved index where it is deployed (user trial H): saves into one folder take turns, a
 load that races a rebuild retries, a killed build blocks no retry, a folder that cannot be
-written is refused before the build, an index of another encoder is stale (not corrupt)."""
+written is refused before the build, an index of another encoder is stale (not corrupt),
+symlinked data files load."""
 
 from __future__ import annotations
 
@@ -291,3 +292,30 @@ def test_an_index_of_an_unknown_encoder_is_stale_and_names_both(
     # with its encoder it loads
     loaded = HybridIndex.load(path, registry.snapshot(), encoder=_TeamEncoder())
     assert loaded.encoder_identity == "acme-encoder:fe831b888986a785:seq=128"
+
+
+# -- F7: symlinked data files --------------------------------------------------------------------
+
+
+def test_symlinked_data_files_load(registry: Registry, tmp_path: Path) -> None:
+    """A data file that is a symlink (an artifact store, Bazel runfiles, `cp -s`) was "missing"."""
+    path = tmp_path / "index"
+    index = _index(registry.snapshot())
+    index.save(path)
+    artifacts = tmp_path / "artifacts"
+    artifacts.mkdir()
+    for file in path.glob("gen-*/*"):
+        shutil.move(file, artifacts / file.name)
+        file.symlink_to(artifacts / file.name)
+    loaded = HybridIndex.load(path, registry.snapshot())
+    assert loaded.search("band gap", k=1)[0].route_id == index.search("band gap", k=1)[0].route_id
+    # what a symlink points at is still judged: a device is no index file, nothing is missing
+    routes = next(path.glob("gen-*/docs_route.npy"))
+    routes.unlink()
+    routes.symlink_to("/dev/zero")
+    with pytest.raises(CorruptIndexError, match=r"docs_route\.npy is not a regular file"):
+        HybridIndex.load(path, registry.snapshot())
+    routes.unlink()
+    routes.symlink_to(tmp_path / "gone.npy")
+    with pytest.raises(CorruptIndexError, match=r"docs_route\.npy is missing"):
+        HybridIndex.load(path, registry.snapshot())
