@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from schemarouter.errors import ArgumentError
 from schemarouter.index.backend import DeferredIndex, RouteIndex, is_milvus_uri
 from schemarouter.index.cache import EmbeddingCache
 from schemarouter.index.encoders.defaults import default_encoder
@@ -249,6 +250,12 @@ def open_index(
     :class:`DeferredIndex`: that collection, checked (or built) against ``snapshot``;
     another string or path: a saved in-process index folder, loaded and checked.
     """
+    if isinstance(spec, str) and not spec.strip():  # an unset variable: not the working folder
+        raise ArgumentError(
+            "index= is an empty path",
+            where="SchemaRouter(index=...)",
+            hint="Give a saved index folder, a milvus:// URI, or None for an in-process index",
+        )
     if is_milvus_uri(spec):
         spec = MilvusIndex.from_uri(str(spec), settings=settings)
     if spec is None:

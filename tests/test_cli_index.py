@@ -9,6 +9,23 @@ import pytest
 from schemarouter.cli import main
 
 
+def test_an_empty_index_or_out_path_is_refused(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--index "$INDEX_DIR"`` with the variable unset was ignored: exit 0, the whole index
+    built in process, not a word."""
+    for argv in (
+        ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", ""],
+        ["index", "build", str(tiny_catalog), "--out", "", "--quiet"],
+    ):
+        with pytest.raises(SystemExit) as caught:
+            main(argv)
+        assert caught.value.code == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert "an empty path (is the variable that names it unset?)" in err
+
+
 def test_a_killed_builds_leftovers_do_not_block_the_retry(
     tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

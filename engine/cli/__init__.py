@@ -69,6 +69,14 @@ def _cmd_catalog_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _index_path(text: str) -> str:
+    """An argparse type: a saved index path, never empty (``--index "$DIR"`` with ``DIR``
+    unset was ignored, and the whole index built in process)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (is the variable that names it unset?)")
+    return text
+
+
 def _write_or_print(text: str, out: str | None) -> int:
     """``text`` into the file ``out`` (saying so), or onto stdout where none is given."""
     if out:
@@ -257,7 +265,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_source_arguments(retrieve)
     _add_config_argument(retrieve)
     retrieve.add_argument(
-        "--index", metavar="DIR|URI", help="a saved index folder, or a milvus:// URI"
+        "--index",
+        type=_index_path,
+        metavar="DIR|URI",
+        help="a saved index folder, or a milvus:// URI",
     )
     retrieve.add_argument(
         "--reranker",
@@ -292,7 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("catalogs", nargs="*", type=Path, metavar="CATALOG")
     add_source_arguments(build)
     _add_config_argument(build)
-    build.add_argument("--out", type=Path, help="index folder (in-process backend)")
+    build.add_argument(
+        "--out", type=lambda text: Path(_index_path(text)), help="index folder (in-process backend)"
+    )
     build.add_argument("--backend", choices=("inprocess", "milvus"), default="inprocess")
     build.add_argument("--uri", help="Milvus: milvus://HOST:PORT/NAME, or milvus+lite:///FILE.db")
     build.add_argument("--token", help="Milvus: token (default: $MILVUS_TOKEN or the URI's)")

@@ -1,7 +1,7 @@
 """A saved index where it is deployed (user trial H): saves into one folder take turns, a
 load that races a rebuild retries, a killed build blocks no retry, a folder that cannot be
 written is refused before the build, an index of another encoder is stale (not corrupt),
-symlinked data files load."""
+symlinked data files load, an empty index path is refused."""
 
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
+from schemarouter import SchemaRouter
 from schemarouter.contracts import Registration
 from schemarouter.errors import (
+    ArgumentError,
     CorruptIndexError,
     IndexStoreError,
     StaleIndexError,
@@ -319,3 +321,21 @@ def test_symlinked_data_files_load(registry: Registry, tmp_path: Path) -> None:
     routes.symlink_to(tmp_path / "gone.npy")
     with pytest.raises(CorruptIndexError, match=r"docs_route\.npy is missing"):
         HybridIndex.load(path, registry.snapshot())
+
+
+# -- F11: an empty index path ----------------------------------------------------------------
+
+
+def test_an_empty_index_path_is_refused(registry: Registry) -> None:
+    """``SchemaRouter(index="")`` (an unset variable) looked for an index in the working
+    folder."""
+    router = SchemaRouter(
+        registry=registry,
+        encoder=HashingEncoder(),
+        index="",
+        abstention=None,
+        reranker=None,
+        embedding_cache=None,
+    )
+    with pytest.raises(ArgumentError, match="index= is an empty path"):
+        router.retrieve("weather", k=1)
