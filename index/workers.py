@@ -20,6 +20,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
+from schemarouter.index.environment import env_switch
+
 __all__ = ["background", "cores", "in_background"]
 
 P = ParamSpec("P")
@@ -49,8 +51,8 @@ def cores() -> int:
 
 def background() -> bool:
     """Whether :func:`in_background` uses a worker thread: two cores or more, and not
-    switched off by ``SCHEMAROUTER_BACKGROUND=0``."""
-    return os.environ.get("SCHEMAROUTER_BACKGROUND", "1") != "0" and cores() > 1
+    switched off by ``SCHEMAROUTER_BACKGROUND=0`` (or ``false``, ``no``, ``off``)."""
+    return env_switch("SCHEMAROUTER_BACKGROUND", default=True) and cores() > 1
 
 
 def in_background(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:

@@ -26,6 +26,23 @@ def test_an_empty_index_or_out_path_is_refused(
         assert "an empty path (is the variable that names it unset?)" in err
 
 
+def test_milvus_flags_with_the_in_process_backend_are_named(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--rebuild`` and ``--uri`` were ignored without a word."""
+    out = tmp_path / "index"
+    argv = ["index", "build", str(tiny_catalog), "--out", str(out), "--quiet"]
+    assert main([*argv, "--rebuild", "--uri", "milvus://h:1/n"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "warning: --uri and --rebuild only apply to --backend milvus; ignored for the in-process "
+        "index" in err
+    )
+    assert (out / "manifest.json").is_file()
+    assert main(argv) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_a_killed_builds_leftovers_do_not_block_the_retry(
     tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -165,6 +165,16 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     if args.backend != "milvus" and args.out is None:
         print("error: the in-process backend needs --out DIR", file=sys.stderr)
         return 2
+    if args.backend != "milvus":
+        ignored = [f"--{n}" for n in ("uri", "token", "collection") if getattr(args, n)]
+        ignored += ["--rebuild"] if args.rebuild else []
+        if ignored:
+            named = " and ".join([", ".join(ignored[:-1]), ignored[-1]] if ignored[1:] else ignored)
+            print(
+                f"warning: {named} only apply to --backend milvus; "
+                "ignored for the in-process index",
+                file=sys.stderr,
+            )
     if args.out is not None:
         check_index_folder(args.out)  # before the build, not after it
     # registered as retrieve and serve register them (the same route ids and fingerprints),
