@@ -53,6 +53,7 @@ from schemarouter.adapters._json import (
     nullable,
     pointer_location,
 )
+from schemarouter.adapters._refstack import RefStack
 from schemarouter.adapters._repairs import NUMBER_KEYWORDS, repair_schema
 from schemarouter.errors import DanglingReferenceError, ReferenceCycleError, SchemaError
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH
@@ -229,7 +230,7 @@ class SchemaResolver:
         #: ref -> (inlined schema, its size, whether it cuts a recursive reference)
         self._memo: dict[str, tuple[Any, int, bool]] = {}
         self._cut = False
-        self._stack: list[str] = []
+        self._stack = RefStack()
         self._spent = 0
         self._top = ""
 
@@ -257,7 +258,7 @@ class SchemaResolver:
 
         Returns the chain of references followed and the node at its end.
         """
-        chain: list[str] = []
+        chain: dict[str, None] = {}  # in order, and looked up, not searched: a chain is linear
         node: Any = {"$ref": ref}
         while isinstance(node, Mapping) and "$ref" in node and (not chain or len(node) == 1):
             ref = node["$ref"]
@@ -281,7 +282,7 @@ class SchemaResolver:
                     where=self._where(location),
                     hint="Point one of the references at an actual schema",
                 )
-            chain.append(ref)
+            chain[ref] = None
             node = lookup_pointer(self.document, ref)
             if node is MISSING:
                 raise DanglingReferenceError(
@@ -290,7 +291,7 @@ class SchemaResolver:
                     hint="Add the referenced definition or fix the pointer",
                 )
             location = self.location(ref)
-        return chain, node
+        return list(chain), node
 
     # -- schemas -----------------------------------------------------------------------
 
@@ -302,7 +303,7 @@ class SchemaResolver:
         that fan out: each definition referring twice to the next doubles the result per
         level, so a 2 kB document could otherwise expand to gigabytes).
         """
-        self._stack = []
+        self._stack = RefStack()
         self._spent = 0
         self._top = location
         self._cut = False
@@ -329,7 +330,7 @@ class SchemaResolver:
         """``node`` with the definitions on reference cycles under ``$defs`` (see
         :mod:`~schemarouter.registry.defs`); a :class:`SchemaError` where even that form
         passes the budget (references that fan out without a cycle)."""
-        self._stack = []
+        self._stack = RefStack()
         self._spent = 0
         self._sharing = True
         try:
@@ -426,8 +427,8 @@ class SchemaResolver:
         if self._sharing:
             return self._shared_ref(node, location)
         ref = node["$ref"]
-        if isinstance(ref, str) and ref in self._stack:
-            index = self._stack.index(ref)
+        index = self._stack.index(ref) if isinstance(ref, str) else None
+        if index is not None:
             self._cut = True
             self._charge(2, location)
             cut = _Inlined({"$comment": f"recursive ref {ref}"}, index, 2)
@@ -438,13 +439,12 @@ class SchemaResolver:
             self._charge(size, location)
             return self._with_siblings(_Inlined(schema, float("inf"), size), node, location)
         chain, target = self.target(ref, location=location)
-        depth = len(self._stack)
-        self._stack.extend(chain)
+        depth = self._stack.push(chain)
         outer, self._cut = self._cut, False
         try:
             inner = self._inline(target, self.location(chain[-1]))
         finally:
-            del self._stack[depth:]
+            self._stack.pop_to(depth)
             cuts, self._cut = self._cut, outer or self._cut
         if inner.low >= depth:
             for item in chain:
