@@ -5,8 +5,9 @@ from outside; the libraries that read them further (jsonschema, pydantic, the JS
 recurse once per level, so a value nested a few hundred levels deep surfaces somewhere
 downstream as an untyped ``RecursionError`` or a result that cannot be serialized.
 :func:`json_problem` walks a value *without* recursion and names the first place that is
-nested past a limit or holds a number JSON cannot carry (``NaN``, ``Infinity``); callers
-turn that into their own typed error.
+nested past a limit or holds a number JSON cannot carry (``NaN``, ``Infinity``, an integer
+of more digits than Python converts to or from text: 4,300 by default); callers turn that
+into their own typed error.
 
 The limits are far above what real documents need: the deepest of the 124 public OpenAPI
 documents in the shared data nests 18 levels (26 once its references are inlined), the
@@ -27,6 +28,7 @@ import math
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NamedTuple
 
@@ -39,6 +41,7 @@ __all__ = [
     "dotted",
     "json_problem",
     "load_json",
+    "long_integer",
     "read_file_bytes",
 ]
 
@@ -63,12 +66,39 @@ def _lone_surrogate(text: str) -> bool:
 
 
 class JsonProblem(NamedTuple):
-    kind: Literal["too_deep", "not_finite", "too_large", "not_unicode"]
+    kind: Literal["too_deep", "not_finite", "too_long", "too_large", "not_unicode"]
     location: Location
     message: str
 
 
 _NOT_UNICODE = "the text holds a lone surrogate (a \\ud800-\\udfff escape), which is not Unicode"
+
+
+def _int_bits() -> int | None:
+    """Bits an integer may have and certainly fit Python's limit on the digits it converts
+    to or from text (``sys.get_int_max_str_digits``; ``None``: no limit)."""
+    digits = sys.get_int_max_str_digits()
+    return None if digits == 0 else int(digits * math.log2(10))
+
+
+def _too_long(number: int) -> str | None:
+    """Why ``number`` cannot be JSON text here (more digits than Python converts), or
+    ``None``: the JSON encoder and every parser raise a plain ``ValueError`` for it."""
+    bits = _int_bits()
+    if bits is None or number.bit_length() <= bits:
+        return None
+    digits = sys.get_int_max_str_digits()
+    if abs(number) < 10**digits:
+        return None
+    return long_integer(digits)
+
+
+def long_integer(digits: int) -> str:
+    """The message for an integer of more than ``digits`` digits (Python's limit)."""
+    return (
+        f"an integer of more than {digits} digits, more than Python reads or writes as text "
+        "(sys.set_int_max_str_digits)"
+    )
 
 
 def json_problem(
@@ -80,11 +110,12 @@ def json_problem(
     unicode: bool = False,
 ) -> JsonProblem | None:
     """The first place in ``value`` nested deeper than ``max_depth`` levels of objects and
-    arrays, or holding a non-finite float (unless ``finite=False``), or a string or key with
-    a lone surrogate (where ``unicode=True``), or where it passes ``max_nodes`` values (a
-    structure that shares parts, such as YAML aliases, can be far larger than its text);
-    ``None`` when there is none."""
-    if _clean(value, max_depth, max_nodes, finite, unicode):
+    arrays, or holding a non-finite float or an integer too long to write as text (unless
+    ``finite=False``), or a string or key with a lone surrogate (where ``unicode=True``), or
+    where it passes ``max_nodes`` values (a structure that shares parts, such as YAML
+    aliases, can be far larger than its text); ``None`` when there is none."""
+    bits = _int_bits() if finite else None
+    if _clean(value, max_depth, max_nodes, finite, unicode, bits):
         return None
     return _walk(value, max_depth, max_nodes, finite, unicode)
 
@@ -107,6 +138,11 @@ def _walk(
             if finite and not math.isfinite(node):
                 return JsonProblem("not_finite", _unlink(link), f"{node!r} is not a JSON number")
             continue
+        if isinstance(node, int):
+            long = _too_long(node) if finite and not isinstance(node, bool) else None
+            if long is not None:
+                return JsonProblem("too_long", _unlink(link), long)
+            continue
         if isinstance(node, str):
             if unicode and _lone_surrogate(node):
                 return JsonProblem("not_unicode", _unlink(link), _NOT_UNICODE)
@@ -127,11 +163,19 @@ def _walk(
     return None
 
 
-def _clean(value: Any, max_depth: int, max_nodes: int | None, finite: bool, unicode: bool) -> bool:
+def _clean(
+    value: Any,
+    max_depth: int,
+    max_nodes: int | None,
+    finite: bool,
+    unicode: bool,
+    bits: int | None,
+) -> bool:
     """``True`` only where :func:`json_problem` finds no problem in ``value``; ``False``
     where it may (it then walks again to name the first one, in its own order). The same
     tests without a location per node: most values are clean, and registration walks every
-    document and schema (issue #26)."""
+    document and schema (issue #26). ``bits``: the most an integer may have and certainly
+    be short enough (:func:`_int_bits`), ``None``: integers go unchecked."""
     if not isinstance(value, Mapping | list | tuple):
         return False  # a lone scalar: the walk below is one step anyway
     todo: list[tuple[Any, int]] = [(value, 0)]
@@ -161,7 +205,10 @@ def _clean(value: Any, max_depth: int, max_nodes: int | None, finite: bool, unic
                     return False
             elif kind is dict or kind is list:
                 todo.append((child, depth + 1))
-            elif kind is int or kind is bool or child is None:
+            elif kind is int:
+                if bits is not None and child.bit_length() > bits:
+                    return False
+            elif kind is bool or child is None:
                 continue
             elif isinstance(child, float):
                 if finite and not math.isfinite(child):

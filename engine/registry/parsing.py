@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +29,7 @@ from schemarouter.registry.bounds import (
     UnreadableFile,
     dotted,
     json_problem,
+    long_integer,
     read_file_bytes,
 )
 from schemarouter.registry.http_body import (
@@ -265,6 +267,15 @@ def _yaml_loader() -> type:
                     seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
+        def construct_yaml_int(self, node: Any) -> Any:
+            try:
+                return super().construct_yaml_int(node)
+            except ValueError:  # more digits than Python converts
+                problem = long_integer(sys.get_int_max_str_digits())
+                raise ConstructorError(None, None, problem, node.start_mark) from None
+
+    Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
+
     Loader.add_implicit_resolver(
         "tag:yaml.org,2002:float",
         re.compile(
@@ -290,6 +301,7 @@ def check_shape(data: Any, *, where: str, max_nodes: int | None = None) -> None:
     hints = {
         "too_deep": "Flatten the document (real documents nest a few dozen levels at most)",
         "not_finite": "Write a finite number (JSON has no NaN or Infinity)",
+        "too_long": _LONG_NUMBER_HINT,
         "too_large": "Remove the YAML aliases that repeat large parts of the document",
         "not_unicode": "Fix the escape (a character outside the BMP is a surrogate pair)",
     }
@@ -323,6 +335,15 @@ def parse_text(text: str, *, source: str, json_first: bool) -> Any:
             ) from None
         except RecursionError:
             raise _too_deep(source) from None
+        except ValueError as exc:  # an integer of more digits than Python converts
+            if "integer string conversion" not in str(exc):
+                raise  # pragma: no cover - the decoder raises no other ValueError
+            offset = _long_number_offset(text)
+            raise DocumentError(
+                long_integer(sys.get_int_max_str_digits()),
+                where=f"{source}:{_line_column(text, offset)}" if offset is not None else source,
+                hint=_LONG_NUMBER_HINT,
+            ) from None
         check_shape(data, where=source)
         return data
     import yaml
@@ -333,6 +354,8 @@ def parse_text(text: str, *, source: str, json_first: bool) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
         problem = getattr(exc, "problem", None) or str(exc)
+        if problem == long_integer(sys.get_int_max_str_digits()):
+            raise DocumentError(problem, where=where, hint=_LONG_NUMBER_HINT) from None
         raise DocumentError(
             f"invalid YAML: {problem}", where=where, hint="Fix the YAML syntax"
         ) from None
@@ -341,6 +364,21 @@ def parse_text(text: str, *, source: str, json_first: bool) -> Any:
     # without aliases a YAML text holds fewer values than characters
     check_shape(data, where=source, max_nodes=len(text) + 16)
     return data
+
+
+_LONG_NUMBER_HINT = "Write the number with fewer digits, or as a string"
+#: a JSON string (skipped whole) or a run of digits outside one
+_STRING_OR_DIGITS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|\d+')
+
+
+def _long_number_offset(text: str) -> int | None:
+    """Where the first integer of ``text`` too long for Python to read starts (the decoder
+    does not say; only ever on the error path)."""
+    limit = sys.get_int_max_str_digits()
+    for match in _STRING_OR_DIGITS.finditer(text):
+        if match.group(0)[0] != '"' and 0 < limit < match.end() - match.start():
+            return match.start()
+    return None
 
 
 def _too_deep(source: str) -> DocumentError:

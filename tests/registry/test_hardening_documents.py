@@ -357,6 +357,50 @@ def test_a_lone_surrogate_in_a_document_is_refused(tmp_path: Path) -> None:
     str(caught.value).encode("utf-8")  # the message itself is printable
 
 
+_LONG = "9" * 4301  # one digit more than Python reads or writes as text (its default limit)
+
+
+def test_an_integer_too_long_for_python_is_a_document_error_with_its_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial I #6: a number of 4,301 digits escaped as a plain ValueError from the JSON and
+    YAML parsers (a traceback from the CLI) and from fingerprinting a dict or MCP listing.
+    Now a DocumentError at the line and column, or at the place in the dict; a string of
+    digits before it is no number and is left alone."""
+    parameter = {"name": "limit", "in": "query", "schema": {"type": "integer"}}
+    doc = _oas({}, {"type": "string"}, parameters=[parameter], description="9" * 5000)
+    text = json.dumps(doc, indent=1).replace('"integer"', '"integer", "maximum": ' + _LONG)
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if _LONG in row)
+    column = text.splitlines()[line - 1].index(_LONG) + 1
+    as_json = tmp_path / "long.json"
+    as_json.write_text(text, encoding="utf-8")
+    with pytest.raises(DocumentError, match="more than 4300 digits") as caught:
+        _router().add_openapi(as_json, provider="things")
+    assert caught.value.where == f"{as_json}:{line}:{column}"
+    as_yaml = tmp_path / "long.yaml"
+    import yaml
+
+    as_yaml.write_text(yaml.safe_dump(doc).replace("type: integer", f"maximum: {_LONG}"))
+    with pytest.raises(DocumentError, match="more than 4300 digits") as caught:
+        _router().add_openapi(as_yaml, provider="things")
+    assert (caught.value.where or "").startswith(f"{as_yaml}:")
+    parameter["schema"] = {"type": "integer", "maximum": 10**4301}
+    with pytest.raises(DocumentError, match="more than 4300 digits") as caught:
+        _router().add_openapi(doc, provider="things")
+    assert caught.value.where == "<dict>: paths./things.get.parameters[0].schema.maximum"
+    tools = [{"name": "t", "inputSchema": {"type": "object", "maximum": -(10**4301)}}]
+    with pytest.raises(DocumentError, match="more than 4300 digits") as caught:
+        _router().add_mcp_tools(tools, provider="things")
+    assert "tools[0]: inputSchema.maximum" in str(caught.value)
+
+    from schemarouter.cli import main
+
+    assert main(["retrieve", "things", "--openapi", str(as_json)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: [SR101] an integer of more than 4300 digits")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
 # -- 9: document hints may only make policy stricter ---------------------------------------------
 
 
