@@ -561,12 +561,13 @@ def route_sources(route: Route) -> set[SourceType]:
 
 @functools.lru_cache(maxsize=4096)
 def _validator_for(schema_json: str) -> Any:
-    from jsonschema import Draft202012Validator
+    from schemarouter.patterns import validator
 
-    return Draft202012Validator(json.loads(schema_json))
+    return validator(json.loads(schema_json))
 
 
 def schema_validator(schema: Mapping[str, Any]) -> Any:
     """A cached Draft 2020-12 validator for ``schema`` (the gate, the planner's argument
-    binding and output validation share it)."""
+    binding and output validation share it); its patterns run in linear time
+    (:mod:`schemarouter.patterns`)."""
     return _validator_for(json.dumps(schema, sort_keys=True, default=str))

@@ -38,6 +38,7 @@ from schemarouter.errors import (
     SchemaRouterError,
 )
 from schemarouter.fingerprint import canonical_json, fingerprint_json
+from schemarouter.patterns import unenforced
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH, json_problem
 from schemarouter.registry.defs import hoist_defs
 from schemarouter.registry.metaschema import plainly_valid
@@ -456,7 +457,8 @@ def build_registration(
 
     ``field_groups`` / ``intents`` given (even empty) means references to them are checked;
     ``None`` means the source declares none and references are not checked. ``warnings``
-    (``"location: what"``) travel with the registration to the :class:`RegistryChange`.
+    (``"location: what"``) travel with the registration to the :class:`RegistryChange`,
+    with one for each pattern validation does not enforce (:func:`_unenforced_patterns`).
     """
     groups = None if field_groups is None else {g.id: g for g in field_groups}
     intent_map = None if intents is None else {i.id: i for i in intents}
@@ -504,5 +506,32 @@ def build_registration(
         routes=tuple(routes[k] for k in sorted(routes)),
         field_groups=tuple(field_groups or ()),
         intents=tuple(intents or ()),
-        warnings=tuple(dict.fromkeys(warnings)),
+        warnings=tuple(dict.fromkeys([*warnings, *_unenforced_patterns(specs)])),
     )
+
+
+def _unenforced_patterns(specs: Sequence[RouteSpec]) -> list[str]:
+    """A warning for each distinct pattern of the specs' schemas that validation does not
+    enforce (:mod:`schemarouter.patterns`: RE2 cannot run it, or Python could not read it
+    and the adapter kept it as ``x-pattern``), at its first place."""
+    found: dict[str, list[Any]] = {}  # pattern -> [first place, places]
+    for spec in specs:
+        endpoint = spec.endpoint
+        for name, schema in (
+            ("input_schema", endpoint.input_schema),
+            ("output_schema", endpoint.output_schema),
+        ):
+            for place, pattern in unenforced(schema, f"{spec.location}.{name}") if schema else ():
+                found.setdefault(pattern, [place, 0])[1] += 1
+    notes = []
+    for pattern, (place, count) in found.items():
+        shown = repr(pattern if len(pattern) <= 200 else pattern[:200] + "…")
+        why = (
+            "Python cannot read it, so the adapter kept it as an annotation"
+            if place.endswith(".x-pattern")
+            else "RE2, which matches patterns in linear time, cannot run it (look-around, "
+            "a backreference, a repeat counted past 1000)"
+        )
+        more = f" (and {count - 1} more places)" if count > 1 else ""
+        notes.append(f"{place}: pattern {shown} is not enforced{more}: {why}")
+    return notes
