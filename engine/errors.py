@@ -33,6 +33,7 @@ wrong, *where* (document, JSON pointer, route id) and *what to do*.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -62,23 +63,67 @@ __all__ = [
     "SchemaRouterError",
     "StaleIndexError",
     "UnitError",
+    "clip",
     "install_hint",
     "require",
 ]
+
+#: Characters of one value an error keeps where it quotes it (or names a place by it): a
+#: document's 5 MB string would otherwise make a 5 MB message, in every log line and gateway
+#: answer that carries it.
+CLIP = 200
+#: Characters ``what`` or ``where`` keeps in all, whatever quoting they use.
+_CLIP_ALL = 10 * CLIP
+#: a quoted value (``repr`` of a string) or a run with no space (matched from its start
+#: only, so that finding one stays linear), longer than :data:`CLIP`
+_LONG = re.compile(
+    rf"""'[^'\n]{{{CLIP + 1},}}'|"[^"\n]{{{CLIP + 1},}}"|(?<![^\s'"])[^\s'"]{{{CLIP + 1},}}"""
+)
+
+
+def clip(text: str, limit: int = CLIP) -> str:
+    """``text`` cut to ``limit`` characters, with how long it was: ``AAA… (5,000,000
+    characters)``; unchanged where it is short enough."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _clipped(text: str) -> str:
+    """``text`` with each long quoted value, and each long run with no space, clipped
+    (:func:`clip`; a quote stays a quote), then the whole cut to about :data:`_CLIP_ALL`
+    (its start and its end, which usually says what is wrong with what came before)."""
+    if len(text) <= CLIP:
+        return text
+
+    def cut(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found[0] in "'\"" and found[-1] == found[0]:
+            inner = found[1:-1]
+            return f"{found[0]}{inner[:CLIP]}…{found[0]} ({len(inner):,} characters)"
+        return clip(found)
+
+    text = _LONG.sub(cut, text)
+    if len(text) <= _CLIP_ALL:
+        return text
+    head, tail = text[: _CLIP_ALL - 2 * CLIP], text[-CLIP:]
+    return f"{head} … ({len(text):,} characters) … {tail}"
 
 
 class SchemaRouterError(Exception):
     """Base of every SchemaRouter error.
 
     ``what`` is the problem, ``where`` the place (a file, a JSON pointer inside it, a route
-    id), and ``hint`` what the caller can do about it. ``str(error)`` joins the three.
+    id), and ``hint`` what the caller can do about it. ``str(error)`` joins the three. A
+    value ``what`` or ``where`` quotes (or a run with no space) past :data:`CLIP` characters
+    is cut there, saying how long it was; each of the two keeps about 2,000 characters in all.
     """
 
     code: ClassVar[str] = "SR000"
 
     def __init__(self, what: str, *, where: str | None = None, hint: str | None = None) -> None:
-        self.what = what
-        self.where = where
+        self.what = _clipped(what) if isinstance(what, str) else what
+        self.where = _clipped(where) if isinstance(where, str) else where
         self.hint = hint
         super().__init__(self._render())
 
@@ -101,7 +146,9 @@ class SchemaRouterError(Exception):
     def _copy(self, **changes: Any) -> SchemaRouterError:
         clone = type(self).__new__(type(self))
         clone.__dict__.update(self.__dict__)
-        clone.__dict__.update(changes)
+        clone.__dict__.update(
+            {k: _clipped(v) if isinstance(v, str) else v for k, v in changes.items()}
+        )
         Exception.__init__(clone, clone._render())
         return clone
 

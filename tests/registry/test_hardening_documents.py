@@ -20,7 +20,7 @@ from schemarouter import SchemaRouter
 from schemarouter.adapters.mcp import mcp_tools_registration
 from schemarouter.adapters.openapi import openapi_registration
 from schemarouter.contracts import Effect
-from schemarouter.errors import DocumentError, SchemaError
+from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.index import HashingEncoder
 from schemarouter.registry import parsing
 from schemarouter.registry.catalog import load_catalog
@@ -209,6 +209,40 @@ def test_a_long_chain_of_ref_aliases_registers_in_linear_time() -> None:
     assert time.monotonic() - started < 6.0
     (route,) = registration.routes
     assert len(route.endpoint.input_schema["properties"]["thing"]["properties"]) == 5_000
+
+
+def test_a_huge_value_is_clipped_where_an_error_quotes_it() -> None:
+    """Trial I #12: a 5 MB string in ``type``, ``in``, ``swagger`` or a ``$ref`` became a
+    5 MB message (10 MB for a dangling ``$ref``, quoted twice), the same from MCP listings,
+    and a long ``$ref`` cycle was spelled out whole. Now each quoted value keeps 200
+    characters and says how long it was; the place is still named."""
+    huge = "A" * 1_000_000
+    prefix = "#/components/schemas/"
+    cases: list[tuple[Any, str]] = [
+        (_oas({"T": {"type": "object" + huge}}, {"$ref": f"{prefix}T"}), "'objectAAA"),
+        (
+            _oas({}, {"type": "string"}, parameters=[{"name": "q", "in": "query" + huge}]),
+            "'queryAAA",
+        ),
+        ({**_oas({}, {"type": "string"}), "openapi": "3.1.0" + huge}, "3.1.0AAA"),
+        (_oas({}, {"$ref": f"{prefix}{huge}"}), f"'{prefix}AAA"),
+    ]
+    for document, shown in cases:
+        with pytest.raises(RegistrationError) as caught:
+            openapi_registration(document, provider="things")
+        message = str(caught.value)
+        assert len(message) < 1000, message[:300]
+        assert shown in message and "characters)" in message
+        assert caught.value.where
+    tools = [{"name": "t", "inputSchema": {"type": "object" + huge}}]
+    with pytest.raises(SchemaError) as caught:
+        mcp_tools_registration(tools, provider="things")
+    assert len(str(caught.value)) < 1000 and "tools[0]" in str(caught.value)
+    cycle: Doc = {f"C{i}": {"$ref": f"{prefix}C{i - 1}"} for i in range(1, 20_000)}
+    cycle["C0"] = {"$ref": f"{prefix}C19999"}
+    with pytest.raises(RegistrationError, match="loops with no schema in between") as caught:
+        openapi_registration(_oas(cycle, {"$ref": f"{prefix}C5"}), provider="things")
+    assert len(str(caught.value)) < 2500
 
 
 # -- 7: nesting ---------------------------------------------------------------------------------
