@@ -16,13 +16,13 @@ it on by default (:func:`off_by_default`).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
 from schemarouter.errors import ModelError
+from schemarouter.forksafe import ForkSafeLock
 
 __all__ = [
     "card_identity",
@@ -39,7 +39,7 @@ T = TypeVar("T")
 
 #: key -> the loaded model (``None`` where none is shipped), for the life of the process
 _LOADED: dict[str, Any] = {}
-_LOCK = threading.RLock()
+_LOCK = ForkSafeLock(reentrant=True)
 
 
 def shipped_folder(name: str, files: Iterable[str]) -> Path | None:

@@ -13,12 +13,14 @@ by route in route order, and point at one vector of the endpoint or field
 :class:`~schemarouter.index.encoders.dense.VectorSet` (identical texts share one vector). ``apply``
 updates the tables in place for a registry change; ``search`` (:mod:`.search`) only ever
 returns routes of the latest snapshot applied.
+
+The tables' lock comes back free in a forked child (:mod:`schemarouter.forksafe`): a fork
+waits for it to be let go, so the child's copy of the tables is whole.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -28,6 +30,7 @@ import numpy as np
 
 from schemarouter.contracts import Route
 from schemarouter.errors import StaleIndexError
+from schemarouter.forksafe import ForkSafeLock
 from schemarouter.index.backend import SearchMode
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.documents import DocKind, Document, route_documents
@@ -99,7 +102,8 @@ class HybridIndex(RouteSearch):
         #: seconds per stage of the last build or update (documents, lexical, embed,
         #: vectors, bm25, faiss, tables), for benchmarks and logs
         self.timings: dict[str, float] = {}
-        self._lock = threading.RLock()
+        #: held to read or change the tables (a fork waits for it: see the module's notes)
+        self._lock = ForkSafeLock(settle=True)
         self._derived_ok = False
 
     # -- construction ------------------------------------------------------------------

@@ -10,7 +10,6 @@ fields whose documents matched.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,7 @@ from schemarouter.index.workers import in_background
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
+    from schemarouter.forksafe import ForkSafeLock
     from schemarouter.index.backend import RouteFilter
     from schemarouter.index.encoders.dense import Encoder, VectorSet
     from schemarouter.index.lexical import LexicalIndex
@@ -62,7 +62,7 @@ class RouteSearch:
 
     settings: IndexSettings
     encoder: Encoder
-    _lock: threading.RLock
+    _lock: ForkSafeLock
     _lexical: LexicalIndex
     _vectors: tuple[VectorSet, VectorSet]
     _route_ids: list[str]

@@ -14,13 +14,13 @@ calls them in order:
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Route, SourceType, route_sources
+from schemarouter.forksafe import ForkSafeLock
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import QueryAnalysis, bind_parameters
 from schemarouter.retrieval.prerequisites import identifier_sources
@@ -169,7 +169,7 @@ def build_candidates(
 #: Routes whose word sets are kept (by route fingerprint) for :func:`coverage`.
 _TOKEN_CACHE_SIZE = 4096
 _route_tokens: OrderedDict[str, frozenset[str]] = OrderedDict()
-_tokens_lock = threading.Lock()
+_tokens_lock = ForkSafeLock()
 
 
 def query_tokens(query: str | QueryText) -> frozenset[str]:

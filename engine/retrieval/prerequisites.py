@@ -18,11 +18,11 @@ registry, and marked ``scores["prerequisite"] = 1``.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.forksafe import ForkSafeLock
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.identifiers import (
     identifier_thing,
@@ -148,7 +148,7 @@ class _Table:
 #: changes; a process may hold several routers); a change reads only its routes again
 _TABLES: list[_Table] = []
 _KEEP = 4
-_TABLES_LOCK = threading.Lock()
+_TABLES_LOCK = ForkSafeLock()
 
 
 def _produces(route: Route) -> tuple[frozenset[str], bool]:

@@ -11,12 +11,12 @@ the best candidates, which decides abstention (:mod:`.abstention`).
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from schemarouter.errors import ModelError
+from schemarouter.forksafe import ForkSafeLock
 from schemarouter.index.tokenize import QueryText
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.abstention import (
@@ -80,7 +80,7 @@ class _Ranking(NamedTuple):
 
 
 _SAID: set[str] = set()
-_SAID_LOCK = threading.Lock()
+_SAID_LOCK = ForkSafeLock()
 
 
 def say_once(key: str, message: str, *args: object) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ import numpy as np
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS
 from schemarouter.errors import ModelError, require
+from schemarouter.forksafe import ForkSafeLock
 from schemarouter.shipped import (
     card_identity,
     model_card,
@@ -292,8 +292,8 @@ class Reranker:
         self._session: Any = None
         self._tokenizer: Any = None
         self._cache: dict[str, list[int]] = {}
-        self._lock = threading.Lock()
-        self._cache_lock = threading.Lock()
+        self._lock = ForkSafeLock()
+        self._cache_lock = ForkSafeLock()
 
     @classmethod
     def shipped(cls, **kwargs: Any) -> Reranker | None:

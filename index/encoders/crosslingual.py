@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import unicodedata
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from schemarouter.errors import ModelError, require
+from schemarouter.forksafe import ForkSafeLock
 from schemarouter.index.encoders.dense import query_runner
 from schemarouter.shipped import load_once
 
@@ -99,7 +99,7 @@ class Bridge:
                 hint="Refit it with `python -m schemarouter.training.bridge`",
             )
         self._use: Any = None
-        self._lock = threading.Lock()
+        self._lock = ForkSafeLock()
 
     @property
     def agreement(self) -> float:

@@ -24,7 +24,6 @@ import contextlib
 import hashlib
 import logging
 import os
-import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from schemarouter.errors import ModelError, require
+from schemarouter.forksafe import ForkSafeLock
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_version, minilm_dir
 from schemarouter.shipped import model_card, shipped_folder, shipped_model
 
@@ -60,7 +60,7 @@ _IDENTITY_TAG = "onnx-int8-v2"
 ONNX_OPSET = 17
 #: The inputs of the encoder and reranker graphs, in this order.
 TOKEN_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-_EXPORT_LOCK = threading.Lock()
+_EXPORT_LOCK = ForkSafeLock()
 
 
 def default_cache_root() -> Path:
@@ -229,7 +229,7 @@ class _OnnxSentenceEncoder:
         self.max_seq_length = max_seq_length
         self._sessions: dict[int, Any] = {}
         self._tokenizer: Any = None
-        self._lock = threading.Lock()
+        self._lock = ForkSafeLock()
         self.texts_encoded = 0
 
     @property

@@ -1,0 +1,185 @@
+"""A child forked while other threads hold the library's locks gets them free
+(:mod:`schemarouter.forksafe`): the trial's service forked a worker while threads served
+retrieves, and the child's first retrieve hung forever on the index's lock, copied held.
+Each child here answers through a queue; one that does not answer within ``WAIT`` seconds
+is killed and the test fails."""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from schemarouter import SchemaRouter, forksafe
+from schemarouter.forksafe import ForkSafeLock
+from schemarouter.index import HashingEncoder, HybridIndex
+from schemarouter.shipped import load_once
+
+from index_helpers import base_routes, registry_with
+from servers.library import library_openapi
+from servers.user_api import weather_openapi
+
+WAIT = 10.0
+
+pytestmark = [
+    pytest.mark.skipif(
+        "fork" not in multiprocessing.get_all_start_methods(), reason="no fork here"
+    ),
+    # Python 3.12 warns of any fork in a process with threads: forking so is the point
+    pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning"),
+]
+
+
+def in_child(job: Callable[[], object]) -> tuple[str, object]:
+    """``job()`` in a forked child: ``("ok", its answer)``, ``("error", repr)``, or
+    ``("no answer", None)`` where it did not answer within ``WAIT`` seconds."""
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+
+    def run() -> None:
+        try:
+            answers.put(("ok", job()))
+        except BaseException as exc:
+            answers.put(("error", repr(exc)))
+
+    child = context.Process(target=run, daemon=True)
+    child.start()
+    try:
+        answer: tuple[str, object] = answers.get(timeout=WAIT)
+        return answer
+    except queue.Empty:
+        return ("no answer", None)
+    finally:
+        child.join(WAIT)
+        if child.is_alive():
+            child.kill()
+            child.join()
+
+
+def holding(lock: ForkSafeLock, seconds: float) -> threading.Thread:
+    """A thread that holds ``lock`` for ``seconds`` (it holds it on return)."""
+    inside = threading.Event()
+
+    def hold() -> None:
+        with lock:
+            inside.set()
+            time.sleep(seconds)
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    assert inside.wait(WAIT)
+    return thread
+
+
+def test_a_lock_held_by_another_thread_at_the_fork_is_free_in_the_child() -> None:
+    for lock in (ForkSafeLock(), ForkSafeLock(reentrant=True)):
+        thread = holding(lock, 1.0)
+        assert in_child(lambda lock=lock: lock.acquire(timeout=WAIT)) == ("ok", True)
+        thread.join()
+
+
+def test_a_fork_waits_for_a_settled_lock_so_the_child_sees_its_data_whole() -> None:
+    lock = ForkSafeLock(settle=True)
+    data = [0, 0]
+    inside = threading.Event()
+
+    def write() -> None:
+        with lock:  # a change in two steps, the fork in between
+            data[0] = 1
+            inside.set()
+            time.sleep(0.3)
+            data[1] = 1
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    assert inside.wait(WAIT)
+    answer = in_child(lambda: (lock.acquire(timeout=WAIT), list(data)))
+    writer.join()
+    assert answer == ("ok", (True, [1, 1]))
+    assert lock.acquire(timeout=WAIT)  # the parent's is free again too
+    lock.release()
+
+
+def test_a_thread_that_holds_a_settled_lock_can_fork() -> None:
+    lock = ForkSafeLock(settle=True)
+    with lock:
+        answer = in_child(lambda: lock.acquire(timeout=WAIT))
+    assert answer == ("ok", True)
+    assert lock.acquire(timeout=WAIT)
+    lock.release()
+
+
+def test_a_fork_waits_only_so_long_for_a_settled_lock(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A holder that keeps a settled lock (against the rule) does not hold the fork up for
+    good: after ``SETTLE_SECONDS`` it goes on, says so, and the child gets the lock afresh."""
+    monkeypatch.setattr(forksafe, "SETTLE_SECONDS", 0.2)
+    lock = ForkSafeLock(settle=True)
+    thread = holding(lock, 3.0)
+    started = time.monotonic()
+    answer = in_child(lambda: lock.acquire(timeout=WAIT))
+    assert answer == ("ok", True) and time.monotonic() - started < 2.5
+    assert "a fork waited 0.2 s for a lock another thread holds" in caplog.text
+    thread.join()
+
+
+def test_a_child_forked_inside_a_search_of_another_thread_searches() -> None:
+    """A thread is reading the index's tables (it holds the index's lock) when the process
+    forks: the fork waits for it, and the child's search answers as the parent's does."""
+    index = HybridIndex.build(registry_with(base_routes()).snapshot(), encoder=HashingEncoder(64))
+    expected = [h.route_id for h in index.search("weather forecast", k=3)]
+    thread = holding(index._lock, 0.5)
+    answer = in_child(lambda: [h.route_id for h in index.search("weather forecast", k=3)])
+    thread.join()
+    assert answer == ("ok", expected)
+
+
+def test_a_child_forked_while_a_model_loads_in_another_thread_loads_one() -> None:
+    entered, release = threading.Event(), threading.Event()
+
+    def slow() -> str:
+        entered.set()
+        release.wait(WAIT)
+        return "slow"
+
+    loading = threading.Thread(target=load_once, args=("test-forksafe:slow", slow), daemon=True)
+    loading.start()
+    assert entered.wait(WAIT)
+    try:
+        answer = in_child(lambda: load_once("test-forksafe:other", lambda: "other"))
+    finally:
+        release.set()
+        loading.join()
+    assert answer == ("ok", "other")
+
+
+def test_children_forked_while_threads_retrieve_answer() -> None:
+    """The trial's repro: three threads retrieve on one router (the shipped models) while
+    the process forks; each child's retrieve answers as the parent's does."""
+    router = SchemaRouter(embedding_cache=None)
+    router.add_openapi(weather_openapi("https://weather.example.org"))
+    router.add_openapi(library_openapi())
+    query = "daily weather forecast"
+    expected = router.retrieve(query, k=2).route_ids
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            router.retrieve("weather forecast for a region", k=3)
+
+    threads = [threading.Thread(target=spin, daemon=True) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(0.3)
+        answers = [in_child(lambda: router.retrieve(query, k=2).route_ids) for _ in range(3)]
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert answers == [("ok", expected)] * 3
