@@ -14,8 +14,13 @@ by route in route order, and point at one vector of the endpoint or field
 updates the tables in place for a registry change; ``search`` (:mod:`.search`) only ever
 returns routes of the latest snapshot applied.
 
-The tables' lock comes back free in a forked child (:mod:`schemarouter.forksafe`): a fork
-waits for it to be let go, so the child's copy of the tables is whole.
+Threads: the tables change only under the index's lock, and an update holds it only to
+put in what it has prepared outside it (documents tokenized, new texts embedded), so a
+search waits for that swap, never for the embedding, and sees the index before an update or
+after it, never a part of it. A search holds the lock to read the tables, not while its
+request is encoded. Updates run one at a time (a second lock). Both locks come back free in
+a forked child (:mod:`schemarouter.forksafe`): a fork waits for the tables' lock to be let
+go, so the child's copy of the tables is whole.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +69,9 @@ class HybridIndex(RouteSearch):
     """Endpoint- and field-level hybrid retrieval over one registry snapshot.
 
     Build with :meth:`build`, keep current with :meth:`apply` (e.g. as a registry listener),
-    query with :meth:`search`, persist with :meth:`save` / :meth:`load`. Thread-safe: one
-    lock serializes updates and searches.
+    query with :meth:`search`, persist with :meth:`save` / :meth:`load`. Thread-safe:
+    searches run side by side and encode their requests outside the lock; an update embeds
+    its new texts outside it too and holds it only to swap them in (see the module's notes).
     """
 
     def __init__(self, *, encoder: Encoder, settings: IndexSettings | None = None) -> None:
@@ -104,6 +111,10 @@ class HybridIndex(RouteSearch):
         self.timings: dict[str, float] = {}
         #: held to read or change the tables (a fork waits for it: see the module's notes)
         self._lock = ForkSafeLock(settle=True)
+        #: held by an update from start to end: updates run one at a time
+        self._updating = ForkSafeLock(reentrant=True)
+        #: bumped whenever the tables change (a search that let go of the lock checks it)
+        self._generation = 0
         self._derived_ok = False
 
     # -- construction ------------------------------------------------------------------
@@ -160,47 +171,70 @@ class HybridIndex(RouteSearch):
     def _add_routes(
         self, routes: Sequence[Route], *, cache: EmbeddingCache | None, progress: bool
     ) -> None:
+        """Index ``routes`` (an index no other thread reads yet: :meth:`build`)."""
         if not routes:
             self.last_embed = EmbedStats()
             return
+        batch = self._prepare(routes, progress=progress)
+        vectors = self._embed(batch, self._missing(batch), cache=cache, progress=progress)
+        self._insert(batch, vectors)
+
+    def _prepare(self, routes: Sequence[Route], *, progress: bool) -> _Batch:
+        """The documents of ``routes``, tokenized (reads no table: runs outside the lock)."""
         limits = self.settings.limits
         tok = self.settings.tokenizer
         clock = _Clock(self.timings)
         docs: list[tuple[int, int, Document]] = []
+        fields: list[tuple[str, ...]] = []
         bar = progress_bar(progress, len(routes), "documents", "routes")
-        for route in routes:
-            if route.route_id in self._route_row:
-                raise ValueError(f"route {route.route_id!r} is indexed already")
-            row = len(self._route_ids)
-            self._route_row[route.route_id] = row
-            self._route_ids.append(route.route_id)
-            self._route_fps.append(route.fingerprint)
-            self._routes.append(route)
+        for row, route in enumerate(routes):
             route_docs = route_documents(route, limits)
-            self._route_fields.append(tuple(d.field for d in route_docs[1:] if d.field))
+            fields.append(tuple(d.field for d in route_docs[1:] if d.field))
             docs.extend((row, i - 1, d) for i, d in enumerate(route_docs))
             if bar is not None:
                 bar.update(1)
         if bar is not None:
             bar.close()
         clock.lap("documents")
-        self._lexical.add([tokenize(d.text, tok) for _, _, d in docs])
+        tokens = [tokenize(d.text, tok) for _, _, d in docs]
         clock.lap("lexical")
-        doc_route = np.fromiter((r for r, _, _ in docs), dtype=np.int64, count=len(docs))
-        doc_kind = np.fromiter((int(d.kind) for _, _, d in docs), dtype=np.int8, count=len(docs))
-        doc_field = np.fromiter((f for _, f, _ in docs), dtype=np.int32, count=len(docs))
         # A document without a dense text (a field known only by its name) gets no vector.
         keys = [text_key(d.dense_text) if d.dense_text else "" for _, _, d in docs]
-        has_vector = np.fromiter((bool(k) for k in keys), dtype=bool, count=len(keys))
-        doc_vec = np.full(len(docs), -1, dtype=np.int64)
-        # Unique texts not stored yet, across both vector sets: embed them once.
+        return _Batch(
+            routes=list(routes),
+            fields=fields,
+            tokens=tokens,
+            dense_texts=[d.dense_text for _, _, d in docs],
+            keys=keys,
+            has_vector=np.fromiter((bool(k) for k in keys), dtype=bool, count=len(keys)),
+            doc_route=np.fromiter((r for r, _, _ in docs), dtype=np.int64, count=len(docs)),
+            doc_kind=np.fromiter((int(d.kind) for _, _, d in docs), dtype=np.int8, count=len(docs)),
+            doc_field=np.fromiter((f for _, f, _ in docs), dtype=np.int32, count=len(docs)),
+        )
+
+    def _missing(self, batch: _Batch) -> dict[str, str]:
+        """The unique texts of ``batch`` not stored yet, across both vector sets (key ->
+        text): they are embedded once."""
         todo: dict[str, str] = {}
         for kind in (DocKind.ENDPOINT, DocKind.FIELD):
             vs = self._vectors[kind]
-            for i in np.flatnonzero((doc_kind == kind) & has_vector):
-                key = keys[i]
+            for i in np.flatnonzero((batch.doc_kind == kind) & batch.has_vector):
+                key = batch.keys[i]
                 if key not in vs.rows and key not in todo:
-                    todo[key] = docs[i][2].dense_text
+                    todo[key] = batch.dense_texts[i]
+        return todo
+
+    def _embed(
+        self,
+        batch: _Batch,
+        todo: dict[str, str],
+        *,
+        cache: EmbeddingCache | None,
+        progress: bool,
+    ) -> dict[str, np.ndarray]:
+        """The vectors of ``todo`` (key -> vector), from the cache or the encoder (reads no
+        table: runs outside the lock); sets :attr:`last_embed`."""
+        clock = _Clock(self.timings)
         todo_keys = list(todo)
         bar = progress_bar(progress, len(todo_keys), "embedding", "texts")
         vectors, stats = embed_texts(
@@ -212,22 +246,42 @@ class HybridIndex(RouteSearch):
         if bar is not None:
             bar.close()
         clock.lap("embed")
-        stats.requested = len(docs)
+        stats.requested = len(batch.keys)
         self.last_embed = stats
-        position = {k: i for i, k in enumerate(todo_keys)}
+        return {k: vectors[i] for i, k in enumerate(todo_keys)}
+
+    def _insert(self, batch: _Batch, vectors: dict[str, np.ndarray]) -> None:
+        """Put ``batch`` in the tables (the lock held), with ``vectors`` for each of its texts
+        that no vector set holds."""
+        clock = _Clock(self.timings)
+        seen: set[str] = set()
+        for route in batch.routes:
+            if route.route_id in self._route_row or route.route_id in seen:
+                raise ValueError(f"route {route.route_id!r} is indexed already")
+            seen.add(route.route_id)
+        base = len(self._route_ids)
+        for row, route in enumerate(batch.routes, start=base):
+            self._route_row[route.route_id] = row
+            self._route_ids.append(route.route_id)
+            self._route_fps.append(route.fingerprint)
+            self._routes.append(route)
+        self._route_fields.extend(batch.fields)
+        self._lexical.add(batch.tokens)
+        clock.lap("lexical")
+        doc_vec = np.full(len(batch.keys), -1, dtype=np.int64)
         for kind in (DocKind.ENDPOINT, DocKind.FIELD):
             vs = self._vectors[kind]
-            idx = np.flatnonzero((doc_kind == kind) & has_vector)
-            kind_keys = [keys[i] for i in idx]
+            idx = np.flatnonzero((batch.doc_kind == kind) & batch.has_vector)
+            kind_keys = [batch.keys[i] for i in idx]
             new = list(dict.fromkeys(k for k in kind_keys if k not in vs.rows))
             if new:
-                vs.add(new, vectors[[position[k] for k in new]])
+                vs.add(new, np.stack([vectors[k] for k in new]))
             rows = vs.lookup(kind_keys)
             doc_vec[idx] = rows
             vs.incref(rows)
-        self._doc_route = np.concatenate([self._doc_route, doc_route])
-        self._doc_kind = np.concatenate([self._doc_kind, doc_kind])
-        self._doc_field = np.concatenate([self._doc_field, doc_field])
+        self._doc_route = np.concatenate([self._doc_route, batch.doc_route + base])
+        self._doc_kind = np.concatenate([self._doc_kind, batch.doc_kind])
+        self._doc_field = np.concatenate([self._doc_field, batch.doc_field])
         self._doc_vec = np.concatenate([self._doc_vec, doc_vec])
         self._derived_ok = False
         clock.lap("vectors")
@@ -257,10 +311,20 @@ class HybridIndex(RouteSearch):
         self._doc_vec = self._doc_vec[keep_doc]
         self._derived_ok = False
 
-    def _compact_vectors(self) -> None:
+    def _compact_vectors(
+        self, keep: Sequence[str] = (), vectors: dict[str, np.ndarray] | None = None
+    ) -> None:
+        """Drop the unreferenced vectors of a set where they are many; those of the texts
+        ``keep`` (a batch about to be put in, whose vectors were looked up before) are
+        copied into ``vectors`` first."""
         for kind in (DocKind.ENDPOINT, DocKind.FIELD):
             vs = self._vectors[kind]
             if len(vs) > 1000 and vs.dead_fraction() > self.settings.compact_dead_fraction:
+                if vectors is not None:
+                    for key in keep:
+                        row = vs.rows.get(key, -1)
+                        if row >= 0 and vs.refs[row] <= 0 and key not in vectors:
+                            vectors[key] = vs.vectors[row].copy()
                 remap = vs.compact()
                 if remap is not None:
                     mask = (self._doc_kind == kind) & (self._doc_vec >= 0)
@@ -314,10 +378,14 @@ class HybridIndex(RouteSearch):
 
         The difference is computed from route fingerprints, so a missed or repeated change
         cannot leave the index wrong; ``change`` is only logged. Usable directly as a
-        registry listener: ``registry.subscribe(index.apply)``.
+        registry listener: ``registry.subscribe(index.apply)``. The new routes' documents
+        and vectors are made without the index's lock, so searches meanwhile answer from
+        the index as it was (an encoder that fails leaves it so); the tables change in one
+        step under the lock.
         """
-        with self._lock:
-            current = dict(zip(self._route_ids, self._route_fps, strict=True))
+        with self._updating:
+            with self._lock:
+                current = dict(zip(self._route_ids, self._route_fps, strict=True))
             removed = [r for r in current if r not in snapshot.routes]
             changed = [
                 r
@@ -338,18 +406,25 @@ class HybridIndex(RouteSearch):
                 )
             self.last_embed = EmbedStats()
             self.timings = {}
-            if removed or changed:
-                self._remove_routes(removed + changed)
-                self._compact_vectors()
-            if changed or added:
-                fresh = sorted(changed + added)
-                self._add_routes(
-                    [snapshot.routes[r] for r in fresh], cache=cache, progress=progress
-                )
-            if removed or changed or added or not self._derived_ok:
-                self._finish()
-            self.registry_fingerprint = snapshot.fingerprint
-            self.registry_version = snapshot.version
+            fresh = sorted(changed + added)
+            batch = None
+            vectors: dict[str, np.ndarray] = {}
+            if fresh:  # documents and vectors made outside the lock: searches go on
+                batch = self._prepare([snapshot.routes[r] for r in fresh], progress=progress)
+                with self._lock:
+                    todo = self._missing(batch)
+                vectors = self._embed(batch, todo, cache=cache, progress=progress)
+            with self._lock:  # the swap: a search sees the index before it or after it
+                if removed or changed:
+                    self._remove_routes(removed + changed)
+                    self._compact_vectors(batch.keys if batch is not None else (), vectors)
+                if batch is not None:
+                    self._insert(batch, vectors)
+                if removed or changed or added or not self._derived_ok:
+                    self._finish()
+                self.registry_fingerprint = snapshot.fingerprint
+                self.registry_version = snapshot.version
+                self._generation += 1
             return self.last_embed
 
     def check_current(self, snapshot: RegistrySnapshot) -> None:
@@ -438,6 +513,22 @@ class HybridIndex(RouteSearch):
             vs.sync()
         index._derive()
         return index
+
+
+@dataclass
+class _Batch:
+    """Routes about to be indexed: their documents (numbered by route within the batch),
+    tokens and text keys, made before the lock is taken to put them in."""
+
+    routes: list[Route]
+    fields: list[tuple[str, ...]]
+    tokens: list[list[str]]
+    dense_texts: list[str]
+    keys: list[str]
+    has_vector: np.ndarray
+    doc_route: np.ndarray
+    doc_kind: np.ndarray
+    doc_field: np.ndarray
 
 
 class _Clock:

@@ -11,7 +11,7 @@ fields whose documents matched.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -40,6 +40,15 @@ def _run(job: Callable[[], object] | None) -> None:
         job()
 
 
+class _View(NamedTuple):
+    """What a search read of the tables before it let go of the lock to encode: their
+    generation (row numbers hold while it is unchanged), routes and the filter's rows."""
+
+    generation: int
+    n_routes: int
+    allowed: np.ndarray | None
+
+
 def dense_weight_for(query: str, weight: float, encoder: object) -> float:
     """The dense weight for ``query``: scaled down by the share of the query written in
     scripts the encoder cannot read (Han, kana, Hangul for the English MiniLM); for an
@@ -63,6 +72,7 @@ class RouteSearch:
     settings: IndexSettings
     encoder: Encoder
     _lock: ForkSafeLock
+    _generation: int
     _lexical: LexicalIndex
     _vectors: tuple[VectorSet, VectorSet]
     _route_ids: list[str]
@@ -157,63 +167,112 @@ class RouteSearch:
         query analysis); it runs exactly once, on the worker or, where the search has no
         encoding to hide it behind, here before the search returns. Its return value is
         dropped: it reports through a closure. ``query`` is the text or its
-        :class:`~schemarouter.index.tokenize.QueryText` (tokenized once for every reader)."""
+        :class:`~schemarouter.index.tokenize.QueryText` (tokenized once for every reader).
+
+        The request is encoded without the index's lock: other searches and an update's
+        swap go on meanwhile, and where an update changed the tables by then, the search
+        reads the new ones whole (its BM25 pass again), never a mix of both."""
         text = QueryText.of(query)
         query = text.text
         check_search_mode(mode)
+        depth = max(k, self.settings.candidate_depth)
+        lex_fields: dict[int, int] = {}  # field doc -> rank among field docs
+        dense_fields: dict[int, int] = {}  # field vector row -> rank
+        if mode == "lexical":
+            _run(beside)
+            with self._lock:
+                view = self._view(query, k, filters)
+                if view is None:
+                    return []
+                lex_top, weighted = self._lexical_routes(text, depth, lex_fields, view.allowed)
+                return self._ranked(
+                    query, mode, k, lex_top, weighted, lex_fields, EMPTY, None, dense_fields
+                )
         with self._lock:
-            if not self._derived_ok:
-                self._finish()
-            n_routes = len(self._route_ids)
-            if n_routes == 0 or k <= 0 or not query or not query.strip():
-                _run(beside)
-                return []
-            s = self.settings
-            depth = max(k, s.candidate_depth)
-            allowed = self._allowed(filters)
-            if allowed is not None and not allowed.any():
-                _run(beside)
-                return []
-            weighted = None
-            dense_scores = np.full(n_routes, -np.inf)
-            lex_fields: dict[int, int] = {}  # field doc -> rank among field docs
-            dense_fields: dict[int, int] = {}  # field vector row -> rank
-            lex_top = dense_top = EMPTY
-            vector = None
-            if mode == "lexical":
-                _run(beside)
-                lex_top, weighted = self._lexical_routes(text, depth, lex_fields, allowed)
-            else:
-                # tokenized here; then BM25 and ``beside`` start on worker threads, and the
-                # model call below runs while they do
-                run = query_runner(self.encoder, query)
-                lexical = None
+            view = self._view(query, k, filters)
+        if view is None:
+            _run(beside)
+            return []
+        # tokenized here; then BM25 and ``beside`` start on worker threads, and the model
+        # call below runs while they do, without the lock: other searches and an update's
+        # swap go on meanwhile
+        run = query_runner(self.encoder, query)
+        lexical = None
+        if mode == "hybrid":
+            lexical = in_background(self._lexical_at, view, text, depth, lex_fields)
+        if beside is not None:
+            in_background(beside)
+        vector = run()
+        self._last_vector = (query, vector)  # for a rescore of the same request
+        found = lexical.result() if lexical is not None else None
+        with self._lock:
+            if self._generation != view.generation:  # an update came in: read it whole
+                view = self._view(query, k, filters)
+                if view is None:
+                    return []
+                lex_fields.clear()
                 if mode == "hybrid":
-                    lexical = in_background(self._lexical_routes, text, depth, lex_fields, allowed)
-                if beside is not None:
-                    in_background(beside)
-                vector = run()
-                self._last_vector = (query, vector)  # for a rescore of the same request
-                if lexical is not None:
-                    lex_top, weighted = lexical.result()
-                dense_top = self._dense_routes(vector, depth, dense_scores, dense_fields, allowed)
-            candidates = np.union1d(lex_top, dense_top).astype(np.int64)
-            if vector is not None:
-                dense_exact = self._dense_exact(vector, candidates)
-            else:
-                dense_exact = np.zeros(candidates.size)
-            return self._fuse(
-                query,
-                mode,
-                k,
-                candidates,
-                lex_top,
-                self._lexical_of(weighted, candidates),
-                dense_top,
-                dense_exact,
-                lex_fields,
-                dense_fields,
+                    found = self._lexical_routes(text, depth, lex_fields, view.allowed)
+            lex_top, weighted = found if found is not None else (EMPTY, None)
+            dense_scores = np.full(view.n_routes, -np.inf)
+            dense_top = self._dense_routes(vector, depth, dense_scores, dense_fields, view.allowed)
+            return self._ranked(
+                query, mode, k, lex_top, weighted, lex_fields, dense_top, vector, dense_fields
             )
+
+    def _view(self, query: str, k: int, filters: RouteFilter | None) -> _View | None:
+        """The tables as a search starts reading them (the lock held; derived state
+        finished first); ``None`` where the search has nothing to find."""
+        if not self._derived_ok:
+            self._finish()
+        n_routes = len(self._route_ids)
+        if n_routes == 0 or k <= 0 or not query or not query.strip():
+            return None
+        allowed = self._allowed(filters)
+        if allowed is not None and not allowed.any():
+            return None
+        return _View(self._generation, n_routes, allowed)
+
+    def _lexical_at(
+        self, view: _View, query: QueryText, depth: int, fields: dict[int, int]
+    ) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """:meth:`_lexical_routes` on the tables ``view`` read (on a worker thread, taking
+        the lock); ``None`` where an update changed them since."""
+        with self._lock:
+            if self._generation != view.generation:
+                return None
+            return self._lexical_routes(query, depth, fields, view.allowed)
+
+    def _ranked(
+        self,
+        query: str,
+        mode: SearchMode,
+        k: int,
+        lex_top: np.ndarray,
+        weighted: np.ndarray | None,
+        lex_fields: dict[int, int],
+        dense_top: np.ndarray,
+        vector: np.ndarray | None,
+        dense_fields: dict[int, int],
+    ) -> list[RouteHit]:
+        """The fused top ``k`` of both retrievers' candidates (the lock held)."""
+        candidates = np.union1d(lex_top, dense_top).astype(np.int64)
+        if vector is not None:
+            dense_exact = self._dense_exact(vector, candidates)
+        else:
+            dense_exact = np.zeros(candidates.size)
+        return self._fuse(
+            query,
+            mode,
+            k,
+            candidates,
+            lex_top,
+            self._lexical_of(weighted, candidates),
+            dense_top,
+            dense_exact,
+            lex_fields,
+            dense_fields,
+        )
 
     def rescore(self, text: str, route_ids: list[str]) -> np.ndarray:
         """The fused score of each of ``route_ids`` for ``text`` (:meth:`rescore_parts`)."""
@@ -229,16 +288,18 @@ class RouteSearch:
         """
         out = np.full(len(route_ids), -np.inf)
         cosine = np.full(len(route_ids), -np.inf)
+        if not text.strip():
+            return out, cosine
+        vector = self._query_vector(text)  # without the lock: the encoder reads no table
         with self._lock:
             known, routes = self._known_routes(route_ids)
-            if known.size == 0 or not text.strip():
+            if known.size == 0:
                 return out, cosine
             order = np.argsort(routes, kind="stable")
             routes, known = routes[order], known[order]
             seen = self._last_lexical
             scored = seen[1] if seen is not None and seen[0] == text else self._lexical_scores(text)
             lex = self._lexical_of(None if scored is None else scored[1], routes)
-            vector = self._query_vector(text)
             dense = self._dense_exact(vector, routes)
             fused = self.settings.fuse_exact(lex, dense, dense_weight=self._dense_weight(text))
             out[known] = fused
@@ -251,11 +312,13 @@ class RouteSearch:
         siblings lifts them all alike). Reuses the vector of the request just searched;
         unknown route ids score ``-inf``."""
         out = np.full(len(route_ids), -np.inf)
+        if not text.strip():
+            return out
+        vector = self._query_vector(text)  # without the lock: the encoder reads no table
         with self._lock:
             known, routes = self._known_routes(route_ids)
-            if known.size == 0 or not text.strip():
+            if known.size == 0:
                 return out
-            vector = self._query_vector(text)
             ep_vs, _ = self._vectors
             q = np.asarray(vector, dtype=np.float32)
             vectors = ep_vs.vectors[self._doc_vec[self._endpoint_doc[routes]]]
