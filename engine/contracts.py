@@ -561,7 +561,7 @@ def route_sources(route: Route) -> set[SourceType]:
 
 @functools.lru_cache(maxsize=4096)
 def _validator_for(schema_json: str) -> Any:
-    from schemarouter.patterns import validator
+    from schemarouter.safety.patterns import validator
 
     return validator(json.loads(schema_json))
 
@@ -569,5 +569,5 @@ def _validator_for(schema_json: str) -> Any:
 def schema_validator(schema: Mapping[str, Any]) -> Any:
     """A cached Draft 2020-12 validator for ``schema`` (the gate, the planner's argument
     binding and output validation share it); its patterns run in linear time
-    (:mod:`schemarouter.patterns`)."""
+    (:mod:`schemarouter.safety.patterns`)."""
     return _validator_for(json.dumps(schema, sort_keys=True, default=str))

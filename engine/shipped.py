@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from schemarouter.errors import ModelError
-from schemarouter.forksafe import ForkSafeLock
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
     "card_identity",

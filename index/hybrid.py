@@ -19,7 +19,7 @@ put in what it has prepared outside it (documents tokenized, new texts embedded)
 search waits for that swap, never for the embedding, and sees the index before an update or
 after it, never a part of it. A search holds the lock to read the tables, not while its
 request is encoded. Updates run one at a time (a second lock). Both locks come back free in
-a forked child (:mod:`schemarouter.forksafe`): a fork waits for the tables' lock to be let
+a forked child (:mod:`schemarouter.safety.forksafe`): a fork waits for the tables' lock to be let
 go, so the child's copy of the tables is whole.
 """
 
@@ -36,7 +36,6 @@ import numpy as np
 
 from schemarouter.contracts import Route
 from schemarouter.errors import StaleIndexError
-from schemarouter.forksafe import ForkSafeLock
 from schemarouter.index.backend import SearchMode
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.documents import DocKind, Document, route_documents
@@ -49,6 +48,7 @@ from schemarouter.index.store import SavedIndex, SavedVectors, load_index, save_
 from schemarouter.index.tokenize import tokenize
 from schemarouter.registry.diff import fingerprint_difference
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = ["HybridIndex", "SearchMode"]
 

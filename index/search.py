@@ -25,11 +25,11 @@ from schemarouter.index.workers import in_background
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
-    from schemarouter.forksafe import ForkSafeLock
     from schemarouter.index.backend import RouteFilter
     from schemarouter.index.encoders.dense import Encoder, VectorSet
     from schemarouter.index.lexical import LexicalIndex
     from schemarouter.index.settings import IndexSettings
+    from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = ["EMPTY", "RouteSearch", "dense_weight_for"]
 EMPTY = np.zeros(0, dtype=np.int64)

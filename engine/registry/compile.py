@@ -38,10 +38,10 @@ from schemarouter.errors import (
     SchemaRouterError,
 )
 from schemarouter.fingerprint import canonical_json, fingerprint_json
-from schemarouter.patterns import unenforced
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH, json_problem
 from schemarouter.registry.defs import hoist_defs
 from schemarouter.registry.metaschema import plainly_valid
+from schemarouter.safety.patterns import unenforced
 from schemarouter.units import check_field_units
 
 __all__ = [
@@ -512,7 +512,7 @@ def build_registration(
 
 def _unenforced_patterns(specs: Sequence[RouteSpec]) -> list[str]:
     """A warning for each distinct pattern of the specs' schemas that validation does not
-    enforce (:mod:`schemarouter.patterns`: RE2 cannot run it, or Python could not read it
+    enforce (:mod:`schemarouter.safety.patterns`: RE2 cannot run it, or Python could not read it
     and the adapter kept it as ``x-pattern``), at its first place."""
     found: dict[str, list[Any]] = {}  # pattern -> [first place, places]
     for spec in specs:

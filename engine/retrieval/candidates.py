@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Route, SourceType, route_sources
-from schemarouter.forksafe import ForkSafeLock
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import QueryAnalysis, bind_parameters
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import Candidate, candidate_from_route
+from schemarouter.safety.forksafe import ForkSafeLock
 
 if TYPE_CHECKING:  # the index loads where first used (``import schemarouter`` stays light)
     from schemarouter.index.tokenize import QueryText

@@ -22,7 +22,6 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.forksafe import ForkSafeLock
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.identifiers import (
     identifier_thing,
@@ -34,6 +33,7 @@ from schemarouter.retrieval.identifiers import (
     stem,
 )
 from schemarouter.retrieval.results import IdentifierSource
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
     "identifier_source",

@@ -16,7 +16,6 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from schemarouter.errors import ModelError
-from schemarouter.forksafe import ForkSafeLock
 from schemarouter.index.tokenize import QueryText
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.abstention import (
@@ -51,6 +50,7 @@ from schemarouter.retrieval.ordering import apply_actions, learned_order, lift_p
 from schemarouter.retrieval.rerank import Reranker, blend_order, route_text
 from schemarouter.retrieval.results import CapabilityRetrieval
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary, exclusion_for
+from schemarouter.safety.forksafe import ForkSafeLock
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import Registry

@@ -30,7 +30,7 @@ import numpy as np
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS
 from schemarouter.errors import ModelError, require
-from schemarouter.forksafe import ForkSafeLock
+from schemarouter.safety.forksafe import ForkSafeLock
 from schemarouter.shipped import (
     card_identity,
     model_card,

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from schemarouter.errors import ModelError, require
-from schemarouter.forksafe import ForkSafeLock
 from schemarouter.index.encoders.dense import query_runner
+from schemarouter.safety.forksafe import ForkSafeLock
 from schemarouter.shipped import load_once
 
 __all__ = [

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from schemarouter.errors import ModelError, require
-from schemarouter.forksafe import ForkSafeLock
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_version, minilm_dir
+from schemarouter.safety.forksafe import ForkSafeLock
 from schemarouter.shipped import model_card, shipped_folder, shipped_model
 
 __all__ = [

@@ -1,5 +1,5 @@
 """A child forked while other threads hold the library's locks gets them free
-(:mod:`schemarouter.forksafe`): the trial's service forked a worker while threads served
+(:mod:`schemarouter.safety.forksafe`): the trial's service forked a worker while threads served
 retrieves, and the child's first retrieve hung forever on the index's lock, copied held.
 Each child here answers through a queue; one that does not answer within ``WAIT`` seconds
 is killed and the test fails."""
@@ -14,9 +14,10 @@ from collections.abc import Callable
 
 import pytest
 
-from schemarouter import SchemaRouter, forksafe
-from schemarouter.forksafe import ForkSafeLock
+from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder, HybridIndex
+from schemarouter.safety import forksafe
+from schemarouter.safety.forksafe import ForkSafeLock
 from schemarouter.shipped import load_once
 
 from index_helpers import base_routes, registry_with

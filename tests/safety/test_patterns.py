@@ -1,4 +1,4 @@
-"""Patterns of third-party schemas run in linear time (schemarouter.patterns; trial I #4).
+"""Patterns of third-party schemas run in linear time (schemarouter.safety.patterns; trial I #4).
 
 ``pattern: "^(a+)+$"`` in a document made the gate and output validation take time
 exponential in the value's length (Python's backtracking ``re``: 28 characters 8.6 s, and
