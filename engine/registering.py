@@ -32,7 +32,7 @@ from schemarouter.checks import (
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
 from schemarouter.errors import RegistrationError
 from schemarouter.execution.invokers.http import bind_http_routes
-from schemarouter.execution.policy import monitor_for
+from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.registry import (
     Registry,
@@ -58,6 +58,7 @@ class RegistrationMixin:
     registry: Registry
     _bindings: dict[str, tuple[str, Any]]
     _unhealthy_until: dict[str, float]
+    health_monitor: HealthMonitor
 
     # -- registration ------------------------------------------------------------------
 
@@ -492,10 +493,11 @@ class RegistrationMixin:
 
     def _forget_health(self, route_ids: Sequence[str]) -> None:
         """A replaced or removed route starts healthy: its contract (a base URL among it) is
-        new, so its old failures say nothing of it."""
+        new, so its old failures say nothing of it (its cooldown and its count of failed
+        attempts both go: the count execution keeps, ``health_monitor``)."""
         for route_id in route_ids:
             self._unhealthy_until.pop(route_id, None)
-        monitor_for(self).forget(route_ids)
+        self.health_monitor.forget(route_ids)
 
     def mark_healthy(self, route_id: str) -> None:
         """End ``route_id``'s cooldown now: its next call is made."""

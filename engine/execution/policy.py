@@ -296,7 +296,11 @@ _MONITORS_LOCK = threading.Lock()
 
 
 def monitor_for(host: Any) -> HealthMonitor:
-    """The failure counter kept for ``host`` (a router) across executions."""
+    """The failure counter kept for ``host`` (a router) across executions: its own
+    ``health_monitor`` where it has one."""
+    own = getattr(host, "health_monitor", None)
+    if isinstance(own, HealthMonitor):
+        return own
     with _MONITORS_LOCK:
         monitor = _MONITORS.get(host)
         if monitor is None:

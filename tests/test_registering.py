@@ -1,0 +1,57 @@
+"""Registration, bindings and health of one router shared by threads (user trial G): a
+batch stages its bindings, registrations bind the routes they made, a document's provider id
+is chosen against the registrations of other threads, health reads never race health writes,
+and a replaced route's failures are forgotten where execution counts them.
+
+Real loopback servers (tests/servers/), real OpenAPI documents as dicts and files, real
+threads; where two threads must meet at one point, a barrier holds them there."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import InvocationError
+from schemarouter.execution.policy import ExecutionPolicy, monitor_for
+from schemarouter.index import HashingEncoder
+
+from servers.loopback import LoopbackServer, json_response
+from servers.user_api import FORECAST, weather_openapi
+
+ONE_ATTEMPT = ExecutionPolicy(max_attempts=1, timeout=2.0)
+
+
+def _router() -> SchemaRouter:
+    return SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+
+
+@pytest.fixture
+def failing() -> Iterator[LoopbackServer]:
+    """A server whose every answer is HTTP 500."""
+    with LoopbackServer(lambda request: json_response({"error": "boom"}, status=500)) as server:
+        yield server
+
+
+def test_replace_forgets_the_failure_count_execution_keeps(
+    failing: LoopbackServer,
+) -> None:
+    """Execution counted failures on ``router.health_monitor`` while a replacement cleared
+    another monitor: after two failures on the old contract, one on the new one took the
+    route out for 60 s (trial G §6)."""
+    router = _router()
+    router.add_openapi(weather_openapi(failing.base_url), provider="weather")
+    for _ in range(2):
+        with pytest.raises(InvocationError, match="HTTP 500"):
+            router.call(FORECAST, {"city": "Paris"}, policy=ONE_ATTEMPT)
+    change = router.add_openapi(
+        weather_openapi(failing.base_url + "/v2"), provider="weather", replace=True
+    )
+    assert FORECAST in change.replaced
+    with pytest.raises(InvocationError, match="HTTP 500"):
+        router.call(FORECAST, {"city": "Paris"}, policy=ONE_ATTEMPT)
+    assert router.is_healthy(FORECAST)  # one failure of the new contract, not three
+    assert monitor_for(router) is router.health_monitor  # one count, wherever it is read
