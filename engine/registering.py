@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +30,7 @@ from schemarouter.checks import (
 )
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
 from schemarouter.errors import RegistrationError
+from schemarouter.execution.bindings import CooldownTable
 from schemarouter.execution.invokers.http import bind_http_routes
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
@@ -57,7 +57,8 @@ class RegistrationMixin:
 
     registry: Registry
     _bindings: dict[str, tuple[str, Any]]
-    _unhealthy_until: dict[str, float]
+    #: route id -> until when it is unhealthy, and why
+    _cooldowns: CooldownTable
     health_monitor: HealthMonitor
 
     # -- registration ------------------------------------------------------------------
@@ -489,29 +490,26 @@ class RegistrationMixin:
         """Treat ``route_id`` as unhealthy for ``cooldown`` seconds."""
         check_name(route_id, method="mark_unhealthy", name="route_id")
         cooldown = check_seconds(cooldown, method="mark_unhealthy", name="cooldown")
-        self._unhealthy_until[route_id] = time.monotonic() + cooldown
+        why = "the host marked it unhealthy (router.mark_unhealthy)"
+        self._cooldowns.mark(route_id, cooldown, f"{why}; cooling down for {cooldown:g} s")
 
     def _forget_health(self, route_ids: Sequence[str]) -> None:
         """A replaced or removed route starts healthy: its contract (a base URL among it) is
         new, so its old failures say nothing of it (its cooldown and its count of failed
         attempts both go: the count execution keeps, ``health_monitor``)."""
-        for route_id in route_ids:
-            self._unhealthy_until.pop(route_id, None)
+        self._cooldowns.clear(route_ids)
         self.health_monitor.forget(route_ids)
 
     def mark_healthy(self, route_id: str) -> None:
         """End ``route_id``'s cooldown now: its next call is made."""
-        self._unhealthy_until.pop(route_id, None)
+        self._cooldowns.clear((route_id,))
 
     def is_healthy(self, route_id: str) -> bool:
         return self.cooldown_left(route_id) == 0.0
 
     def cooldown_left(self, route_id: str) -> float:
         """Seconds until ``route_id`` is healthy again (0.0 when it is)."""
-        until = self._unhealthy_until.get(
-            check_name(route_id, method="cooldown_left", name="route_id")
-        )
-        return 0.0 if until is None else max(0.0, until - time.monotonic())
+        return self._cooldowns.left(check_name(route_id, method="cooldown_left", name="route_id"))
 
     def _drop_stale_bindings(self, route_ids: Iterable[str] | None = None) -> None:
         """Forget bindings whose route is gone or changed: of ``route_ids`` (a change's

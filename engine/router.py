@@ -26,6 +26,7 @@ from schemarouter.checks import (
     normalize_text,
 )
 from schemarouter.errors import ArgumentError, GateError
+from schemarouter.execution.bindings import CooldownTable
 from schemarouter.execution.drivers import acall_route, arun_plan, call_route, run_plan
 from schemarouter.execution.gate import ExecutionOptions, Settings
 from schemarouter.execution.policy import HealthMonitor
@@ -132,8 +133,8 @@ class SchemaRouter(RegistrationMixin):
         self.registry = registry if registry is not None else Registry()
         #: route id -> (route fingerprint, invoker) for routes that can be executed here.
         self._bindings: dict[str, tuple[str, Any]] = {}
-        #: route id -> monotonic time until which the route counts as unhealthy.
-        self._unhealthy_until: dict[str, float] = {}
+        #: route id -> until when the route counts as unhealthy, and why
+        self._cooldowns = CooldownTable()
         #: consecutive failures per route; execution marks a route unhealthy at a threshold
         self.health_monitor = HealthMonitor()
         abstention_model = AbstentionModel.shipped() if abstention is _DEFAULT else abstention
@@ -331,7 +332,7 @@ class SchemaRouter(RegistrationMixin):
         query = check_text(query, method=method)
         k = check_positive_int(k, method=method, name="k")
         hide = self._abstain(abstain, method=method)
-        unhealthy = {r for r in self._unhealthy_until if not self.is_healthy(r)}
+        unhealthy = self._cooldowns.unhealthy()
         state = state.model_copy(update={"unhealthy_routes": state.unhealthy_routes | unhealthy})
         depth = max(k, self.recall_depth)
         return self.ranker.filtered(

@@ -8,6 +8,9 @@ threads; where two threads must meet at one point, a barrier holds them there.""
 
 from __future__ import annotations
 
+import sys
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -34,6 +37,62 @@ def failing() -> Iterator[LoopbackServer]:
     """A server whose every answer is HTTP 500."""
     with LoopbackServer(lambda request: json_response({"error": "boom"}, status=500)) as server:
         yield server
+
+
+# -- health reads and writes from many threads ----------------------------------------------
+
+
+def test_executable_retrieval_survives_health_changing_in_another_thread(
+    weather: LoopbackServer,
+) -> None:
+    """``retrieve_executable`` iterated the live health dict while other threads marked
+    routes: "RuntimeError: dictionary changed size during iteration" (trial G §2)."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    for n in range(2000):
+        router.mark_unhealthy(f"other/rest/r{n}", cooldown=60)
+    stop, errors = threading.Event(), []
+
+    def flip() -> None:
+        n = 0
+        while not stop.is_set():
+            router.mark_unhealthy(f"flip/rest/r{n % 50}", cooldown=60)
+            router.mark_healthy(f"flip/rest/r{(n + 25) % 50}")
+            n += 1
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                router.retrieve_executable("daily weather forecast", k=2)
+            except RuntimeError as exc:  # what the race raised
+                errors.append(exc)
+                stop.set()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # switch threads often: the race shows within a second
+    threads = [threading.Thread(target=flip)] + [threading.Thread(target=read) for _ in range(3)]
+    try:
+        for thread in threads:
+            thread.start()
+        stop.wait(3)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(10)
+        sys.setswitchinterval(interval)
+    assert errors == []
+
+
+def test_a_cooldown_that_ran_out_is_dropped(weather: LoopbackServer) -> None:
+    """Expired cooldowns were kept for the life of the process (trial G §2)."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    for n in range(100):
+        router.mark_unhealthy(f"gone/rest/r{n}", cooldown=0.01)
+    time.sleep(0.05)
+    router.retrieve_executable("daily weather forecast", k=2)
+    assert router._cooldowns.unhealthy() == frozenset()
+    assert len(router._cooldowns._until) == 0
 
 
 def test_replace_forgets_the_failure_count_execution_keeps(
