@@ -470,6 +470,13 @@ class RegistrationMixin:
             self._owned().remove(session)
             session.close()
 
+    def _left_out(self, reason: str, route_id: str) -> str | None:
+        """Why the router itself leaves ``route_id`` out of an executable retrieval (the
+        ``detail`` of its exclusion), where it knows more than the state says."""
+        if reason == "unhealthy":
+            return self._cooldowns.reason(route_id)
+        return None
+
     def close(self) -> None:
         """Close every session this router opened (:meth:`add_mcp_server`). Their routes
         stay registered and bound; a call on one after this is refused until it is bound to
@@ -486,11 +493,17 @@ class RegistrationMixin:
 
     # -- health ------------------------------------------------------------------------
 
-    def mark_unhealthy(self, route_id: str, *, cooldown: float = 60.0) -> None:
-        """Treat ``route_id`` as unhealthy for ``cooldown`` seconds."""
+    def mark_unhealthy(
+        self, route_id: str, *, cooldown: float = 60.0, reason: str | None = None
+    ) -> None:
+        """Treat ``route_id`` as unhealthy for ``cooldown`` seconds. ``reason`` is why, as
+        ``retrieve_executable`` tells it of the route it leaves out (default: the host
+        marked it; execution gives the failed attempts that made it unhealthy)."""
         check_name(route_id, method="mark_unhealthy", name="route_id")
         cooldown = check_seconds(cooldown, method="mark_unhealthy", name="cooldown")
         why = "the host marked it unhealthy (router.mark_unhealthy)"
+        if reason is not None:
+            why = check_name(reason, method="mark_unhealthy", name="reason")
         self._cooldowns.mark(route_id, cooldown, f"{why}; cooling down for {cooldown:g} s")
 
     def _forget_health(self, route_ids: Sequence[str]) -> None:

@@ -336,7 +336,14 @@ class SchemaRouter(RegistrationMixin):
         state = state.model_copy(update={"unhealthy_routes": state.unhealthy_routes | unhealthy})
         depth = max(k, self.recall_depth)
         return self.ranker.filtered(
-            query, state, k, depth=depth, refill=refill, hide=hide, is_bound=self.is_bound
+            query,
+            state,
+            k,
+            depth=depth,
+            refill=refill,
+            hide=hide,
+            is_bound=self.is_bound,
+            detail=self._left_out,
         )
 
     def retrieve_state_aware(

@@ -114,3 +114,30 @@ def test_replace_forgets_the_failure_count_execution_keeps(
         router.call(FORECAST, {"city": "Paris"}, policy=ONE_ATTEMPT)
     assert router.is_healthy(FORECAST)  # one failure of the new contract, not three
     assert monitor_for(router) is router.health_monitor  # one count, wherever it is read
+
+
+# -- cooldowns say who started them ---------------------------------------------------------
+
+
+def test_blocked_says_the_router_took_a_route_out_after_failed_calls(
+    failing: LoopbackServer, weather: LoopbackServer
+) -> None:
+    """``blocked`` read "the host marked this route unhealthy" for a route the router took
+    out by itself after three failed attempts (trial G §10)."""
+    router = _router()
+    router.add_openapi(weather_openapi(failing.base_url), provider="weather")
+    with pytest.raises(InvocationError, match="HTTP 500"):
+        router.call(FORECAST, {"city": "Paris"}, policy=ExecutionPolicy(backoff=0.01))
+    result = router.retrieve_executable("daily weather forecast", k=5)
+    (exclusion,) = [e for e in result.exclusions if e.route_id == FORECAST]
+    assert exclusion.reason == "unhealthy"
+    assert exclusion.detail == "3 failed attempts in a row (HTTP 500); cooling down for 60 s"
+    assert "3 failed attempts in a row (HTTP 500)" in result.blocked
+    assert "the host" not in result.blocked
+
+    router.mark_healthy(FORECAST)
+    router.mark_unhealthy(FORECAST, cooldown=30)
+    result = router.retrieve_executable("daily weather forecast", k=5)
+    assert "the host marked it unhealthy (router.mark_unhealthy); cooling down for 30 s" in (
+        result.blocked
+    )

@@ -291,6 +291,7 @@ class Run:
                     self.host.health,
                     threshold=self.policy.failure_threshold,
                     cooldown=self.policy.cooldown,
+                    detail=f"HTTP {status}" if status else clip(exc.what, 80),
                 )
                 left = self.meter.time_left()
                 if left is not None and left <= 0:

@@ -245,7 +245,9 @@ class Health(Protocol):
 
     def cooldown_left(self, route_id: str) -> float: ...
 
-    def mark_unhealthy(self, route_id: str, *, cooldown: float = ...) -> None: ...
+    def mark_unhealthy(
+        self, route_id: str, *, cooldown: float = ..., reason: str | None = ...
+    ) -> None: ...
 
 
 def unhealthy_error(health: Health, route_id: str, *, where: str) -> PolicyError:
@@ -278,15 +280,19 @@ class HealthMonitor:
             for route_id in route_ids:
                 self._failures.pop(route_id, None)
 
-    def failure(self, route_id: str, health: Health, *, threshold: int, cooldown: float) -> bool:
-        """Count one failure; ``True`` when it made the route unhealthy."""
+    def failure(
+        self, route_id: str, health: Health, *, threshold: int, cooldown: float, detail: str = ""
+    ) -> bool:
+        """Count one failure (``detail``: what failed, ``HTTP 500``); ``True`` when it made
+        the route unhealthy."""
         with self._lock:
             count = self._failures.get(route_id, 0) + 1
             if count < threshold:
                 self._failures[route_id] = count
                 return False
             self._failures.pop(route_id, None)
-        health.mark_unhealthy(route_id, cooldown=cooldown)
+        why = f"{count} failed attempts in a row" + (f" ({detail})" if detail else "")
+        health.mark_unhealthy(route_id, cooldown=cooldown, reason=why)
         logger.warning("%s failed %d times in a row: unhealthy for %g s", route_id, count, cooldown)
         return True
 

@@ -467,10 +467,12 @@ class Ranker:
         refill: bool,
         hide: bool,
         is_bound: Callable[[str], bool],
+        detail: Callable[[str, str], str | None] | None = None,
     ) -> CapabilityRetrieval:
         """The ranking of ``query`` filtered by ``state``: the fixed top ``k`` (or, with
         ``refill``, further down the list until ``k`` are eligible), each exclusion with its
-        reason (the router's state-aware and executable retrievals)."""
+        reason (the router's state-aware and executable retrievals; ``detail`` as
+        :func:`~schemarouter.retrieval.state.exclusion_for` takes it)."""
         ranking = self.rank(query, depth, k=k)
         if ranking.reason and hide:
             return self.result(query, k, ranking, [], abstain=True)
@@ -491,6 +493,7 @@ class Ranker:
                 rank=rank,
                 is_bound=is_bound,
                 needed_semantic_ids=ranking.resolved,
+                detail=detail,
             )
             if excluded is not None:
                 exclusions.append(excluded)

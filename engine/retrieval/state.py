@@ -53,11 +53,16 @@ def exclusion_for(
     rank: int,
     is_bound: Callable[[str], bool],
     needed_semantic_ids: Iterable[str] = (),
+    detail: Callable[[str, str], str | None] | None = None,
 ) -> Exclusion | None:
-    """Why ``route`` is not eligible under ``state`` (``None`` if it is)."""
+    """Why ``route`` is not eligible under ``state`` (``None`` if it is). ``detail(reason,
+    route_id)`` is the router's own account of a route it left out, where it has one (a
+    cooldown it started after failed calls, a session it closed); else the detail says
+    what ``state`` told."""
 
-    def out(reason: str, detail: str) -> Exclusion:
-        return Exclusion(route_id=route.route_id, rank=rank, reason=reason, detail=detail)
+    def out(reason: str, default: str) -> Exclusion:
+        told = detail(reason, route.route_id) if detail is not None else None
+        return Exclusion(route_id=route.route_id, rank=rank, reason=reason, detail=told or default)
 
     endpoint = route.endpoint
     if route.route_id in state.tried_routes:
