@@ -32,6 +32,7 @@ from schemarouter.contracts import AccessKind, Effect, Provider, Registration, S
 from schemarouter.errors import RegistrationError
 from schemarouter.execution.bindings import CooldownTable
 from schemarouter.execution.invokers.http import bind_http_routes
+from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.registry import (
@@ -470,17 +471,33 @@ class RegistrationMixin:
             self._owned().remove(session)
             session.close()
 
+    def _runnable(self, route_id: str) -> bool:
+        """Bound at its current fingerprint to an invoker that can take a call now (not a
+        session :meth:`close` closed)."""
+        invoker = self.binding(route_id)
+        if isinstance(invoker, ManagedMCPSession):
+            return not invoker.closed
+        return invoker is not None
+
     def _left_out(self, reason: str, route_id: str) -> str | None:
         """Why the router itself leaves ``route_id`` out of an executable retrieval (the
         ``detail`` of its exclusion), where it knows more than the state says."""
         if reason == "unhealthy":
             return self._cooldowns.reason(route_id)
+        invoker = self.binding(route_id)
+        if reason == "unbound" and isinstance(invoker, ManagedMCPSession) and invoker.closed:
+            return (
+                "its MCP session was closed (router.close()); router.add_mcp_server(..., "
+                "replace=True) connects its server again"
+            )
         return None
 
     def close(self) -> None:
         """Close every session this router opened (:meth:`add_mcp_server`). Their routes
-        stay registered and bound; a call on one after this is refused until it is bound to
-        an open session again."""
+        stay registered and bound, but :meth:`retrieve_executable` leaves them out (saying
+        why) and a call on one is refused before anything is sent (a ``PolicyError``, not a
+        failure that counts against the route's health) until it is bound to an open session
+        again: ``add_mcp_server(..., replace=True)``."""
         for session in list(self._owned()):
             session.close()
         self._owned().clear()

@@ -342,7 +342,7 @@ class SchemaRouter(RegistrationMixin):
             depth=depth,
             refill=refill,
             hide=hide,
-            is_bound=self.is_bound,
+            is_bound=self._runnable,
             detail=self._left_out,
         )
 

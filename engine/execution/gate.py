@@ -40,6 +40,7 @@ from schemarouter.errors import (
 )
 from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials, Redactor
 from schemarouter.execution.invokers import http
+from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 from schemarouter.execution.outputs import json_path, projection_names
 from schemarouter.execution.policy import (
     Approver,
@@ -488,6 +489,13 @@ class Gatekeeper:
                 f"{route.route_id} is not bound to an invoker at its current fingerprint",
                 where=where,
                 hint="Bind it (router.bind, bind_http_routes, bind_mcp_session) first",
+            )
+        if isinstance(invoker, ManagedMCPSession) and invoker.closed:
+            raise PolicyError(  # refused here: no call, and no failure of the route
+                f"{route.route_id} is bound to an MCP session that was closed (router.close())",
+                where=where,
+                hint="Connect its server again with router.add_mcp_server(<server>, "
+                "provider=..., replace=True)",
             )
         if route.access.kind in http.HTTP_KINDS:
             check_base_url(route, invoker, where)

@@ -24,7 +24,9 @@ from schemarouter.errors import (
     PolicyError,
     RegistrationError,
 )
+from schemarouter.execution.invokers.mcp import McpCall, call_sync
 from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
+from schemarouter.execution.invokers.payload import counts_for_health, is_retryable
 from schemarouter.index import HashingEncoder
 
 from servers.processes import free_port, http_mcp_server
@@ -217,14 +219,44 @@ def test_a_session_that_cannot_reopen_says_so_with_its_own_timeout(tmp_path: Pat
         assert router.call("n/mcp/server_pid", {}).ok
 
 
-def test_close_ends_the_sessions() -> None:
+def test_close_ends_the_sessions_and_refuses_their_routes_until_connected_again() -> None:
+    """After close() the routes were still offered by retrieve_executable, and each call
+    failed as an InvocationError "open it again first" (no such public method) that counted
+    against the route's health: the 4th was refused as unhealthy (trial G §7)."""
     router = _router()
     router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)
     session = router.binding("notes/mcp/get_note")
+    assert "notes/mcp/get_note" in router.retrieve_executable("get a note", k=5).route_ids
     router.close()
     assert "closed" in repr(session)
-    with pytest.raises(InvocationError, match="is closed"):
-        router.call("notes/mcp/get_note", {"note_id": 1})
+    for _ in range(4):
+        with pytest.raises(PolicyError, match=r"MCP session that was closed") as refused:
+            router.call("notes/mcp/get_note", {"note_id": 1})
+        assert "add_mcp_server(" in str(refused.value.hint)
+        assert "replace=True" in str(refused.value.hint)
+    assert router.is_healthy("notes/mcp/get_note")
+    result = router.retrieve_executable("get a note", k=5)
+    assert "notes/mcp/get_note" not in result.route_ids
+    (left_out,) = [e for e in result.exclusions if e.route_id == "notes/mcp/get_note"]
+    assert left_out.reason == "unbound" and "closed (router.close())" in left_out.detail
+    assert "router.close()" in result.blocked
+    router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60, replace=True)
+    try:
+        assert router.call("notes/mcp/get_note", {"note_id": 1}).ok
+        assert "notes/mcp/get_note" in router.retrieve_executable("get a note", k=5).route_ids
+    finally:
+        router.close()
+
+
+def test_a_call_on_a_closed_session_is_no_failure_of_its_route() -> None:
+    """A call that reached a session closed meanwhile (after the gate let it through) failed
+    as "open it again first", a failure that counted against the route's health."""
+    session = ManagedMCPSession(COMMAND)
+    session.close()
+    assert session.closed
+    with pytest.raises(InvocationError, match=r"router\.close\(\).*replace=True") as caught:
+        call_sync(McpCall(session, "get_note", {"note_id": 1}, 5.0, "here"))
+    assert not counts_for_health(caught.value) and not is_retryable(caught.value)
 
 
 def test_replacing_a_server_closes_the_old_session() -> None:

@@ -158,6 +158,7 @@ def _failed(exc: BaseException, op: McpCall) -> Exception:
         f"the MCP call failed: {type(exc).__name__}: {clip(str(exc))}",
         where=op.where,
         retryable=bool(getattr(exc, "retryable", False)),
+        health=bool(getattr(exc, "counts_for_health", True)),  # not a closed session's
     )
 
 

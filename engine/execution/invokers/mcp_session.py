@@ -39,6 +39,7 @@ from schemarouter.fingerprint import fingerprint
 __all__ = [
     "CallTimedOut",
     "ManagedMCPSession",
+    "SessionClosedError",
     "SessionLostError",
     "SessionOpenTimedOut",
     "ToolChangedError",
@@ -75,6 +76,14 @@ class SessionOpenTimedOut(TimeoutError):
         #: what the caller's error says (``InvocationError``'s message; a call's timeout
         #: says "timed out after N s")
         self.reason = f"the session did not {what} within {seconds:g} s"
+
+
+class SessionClosedError(RuntimeError):
+    """A call on a session its owner closed (``router.close()``): refused before anything is
+    sent, and no failure of the route (it does not count against the route's health)."""
+
+    retryable = False
+    counts_for_health = False
 
 
 class ToolChangedError(RuntimeError):
@@ -150,6 +159,11 @@ class ManagedMCPSession:
         return f"ManagedMCPSession({label!r}, {state}, reconnects={self.reconnects})"
 
     @property
+    def closed(self) -> bool:
+        """Whether its owner closed it (:meth:`close`; :meth:`open` opens it again)."""
+        return self._closed
+
+    @property
     def timeout(self) -> float:
         """Seconds for opening the session and listing its tools."""
         return self.settings.timeout
@@ -190,7 +204,10 @@ class ManagedMCPSession:
             if self._conn is not None:
                 return self._conn
             if self._closed:
-                raise RuntimeError(f"{self!r} is closed; open it again first")
+                raise SessionClosedError(
+                    f"{self!r} was closed by its owner (router.close()); "
+                    "router.add_mcp_server(..., replace=True) connects its server again"
+                )
             reopening = self._lost
             if reopening:
                 self.reconnects += 1
