@@ -30,7 +30,7 @@ from schemarouter.checks import (
 )
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
 from schemarouter.errors import RegistrationError
-from schemarouter.execution.bindings import CooldownTable
+from schemarouter.execution.bindings import BindingTable, CooldownTable
 from schemarouter.execution.invokers.http import bind_http_routes
 from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 from schemarouter.execution.policy import HealthMonitor
@@ -57,7 +57,8 @@ class RegistrationMixin:
     """Registration from every source, bindings and health (state shared with the facade)."""
 
     registry: Registry
-    _bindings: dict[str, tuple[str, Any]]
+    #: route id -> (fingerprint, invoker); a batch's changes are staged with it
+    _bindings: BindingTable
     #: route id -> until when it is unhealthy, and why
     _cooldowns: CooldownTable
     health_monitor: HealthMonitor
@@ -79,8 +80,7 @@ class RegistrationMixin:
         """:meth:`register`, where ``prune=False`` keeps the routes of the same access paths
         that ``registration`` lacks (see :meth:`Registry.register`)."""
         change = self.registry.register(registration, replace=replace, prune=prune)
-        self._drop_stale_bindings((*change.replaced, *change.removed))
-        self._forget_health((*change.replaced, *change.removed))
+        self._settle(change)
         logger.info(
             "registered %s: %d routes added, %d replaced, %d removed (registry v%d)",
             registration.source,
@@ -91,13 +91,33 @@ class RegistrationMixin:
         )
         return change
 
+    def _settle(self, change: RegistryChange) -> None:
+        """After a change: the bindings of its replaced and removed routes go, and their
+        health starts afresh. Inside a batch the bindings' change is staged with it (see
+        :class:`~schemarouter.execution.bindings.BindingTable`) and the health is reset when
+        it commits, for the routes the whole batch replaced or removed."""
+        gone = (*change.replaced, *change.removed)
+        self._drop_stale_bindings(gone)
+        batch = self.registry.open_batch()
+        if batch is None:
+            self._forget_health(gone)
+        else:
+            batch.on_end(self._batch_ended)
+
+    def _batch_ended(self, batch: RegistryBatch, committed: bool) -> None:
+        if committed and batch.change is not None:
+            gone = (*batch.change.replaced, *batch.change.removed)
+            self._drop_stale_bindings(gone)  # bound meanwhile by other threads, now stale
+            self._forget_health(gone)
+
     @contextmanager
     def batch(self) -> Iterator[RegistryBatch]:
         """Register many sources as one change: each ``add_*`` inside the block is checked
         and registered as usual (and seen at once by this thread), but the index is updated
         once, when the block ends, and other threads see the registry from before the block
-        until then. An exception that leaves the block undoes every registration in it (and
-        the bindings they made)::
+        until then, with its bindings and health (a route the block replaces stays bound
+        and callable for them). An exception that leaves the block undoes every registration
+        in it, and the bindings they made or dropped::
 
             with router.batch() as done:
                 for name, listing in servers.items():
@@ -107,10 +127,9 @@ class RegistrationMixin:
         try:
             with self.registry.batch() as done:
                 yield done
-        except BaseException:
-            self._drop_stale_bindings()
-            self._release_sessions()
-            raise
+        finally:  # sessions only the undone (or replaced) bindings used
+            if self.registry.open_batch() is None:
+                self._release_sessions()
 
     def add_many(
         self, registrations: Iterable[Registration], *, replace: bool = False
@@ -415,8 +434,7 @@ class RegistrationMixin:
     def remove_provider(self, provider: str) -> RegistryChange:
         check_name(provider, method="remove_provider", name="provider")
         change = self.registry.remove(provider=provider)
-        self._drop_stale_bindings(change.removed)
-        self._forget_health(change.removed)
+        self._settle(change)
         self._release_sessions()
         return change
 
@@ -435,20 +453,20 @@ class RegistrationMixin:
 
     def binding(self, route_id: str) -> Any | None:
         """The invoker bound to ``route_id`` at its current fingerprint, else ``None``."""
-        return self._bindings[route_id][1] if self.is_bound(route_id) else None
+        binding = self._bindings.get(route_id)
+        route = self.snapshot().routes.get(route_id)
+        if binding is None or route is None or route.fingerprint != binding[0]:
+            return None
+        return binding[1]
 
     def bindings(self) -> dict[str, tuple[str, Any]]:
         """route id -> (fingerprint, invoker) for every binding (stale ones included)."""
-        return dict(self._bindings)
+        return self._bindings.copy()
 
     def is_bound(self, route_id: str) -> bool:
         binding = self._bindings.get(route_id)
-        routes = self.snapshot().routes
-        return (
-            binding is not None
-            and route_id in routes
-            and routes[route_id].fingerprint == binding[0]
-        )
+        route = self.snapshot().routes.get(route_id)
+        return binding is not None and route is not None and route.fingerprint == binding[0]
 
     # -- sessions the router owns (add_mcp_server) ---------------------------------------
 
@@ -465,8 +483,9 @@ class RegistrationMixin:
 
     def _release_sessions(self) -> None:
         """Close owned sessions no route is bound to (replaced or removed servers)."""
-        # a copy first: upstream servers connect (and bind) from threads of their own
-        used = {id(invoker) for _, invoker in list(self._bindings.values())}
+        # live bindings and those staged in an open batch (other threads still call the
+        # sessions a batch replaces until it commits)
+        used = {id(invoker) for invoker in self._bindings.invokers()}
         for session in [s for s in self._owned() if id(s) not in used]:
             self._owned().remove(session)
             session.close()
@@ -553,4 +572,4 @@ class RegistrationMixin:
             fp = binding[0]
             if route_id not in routes or routes[route_id].fingerprint != fp:
                 logger.info("unbinding %s: its fingerprint changed or it was removed", route_id)
-                del self._bindings[route_id]
+                self._bindings.discard(route_id, binding)

@@ -26,7 +26,7 @@ from schemarouter.checks import (
     normalize_text,
 )
 from schemarouter.errors import ArgumentError, GateError
-from schemarouter.execution.bindings import CooldownTable
+from schemarouter.execution.bindings import BindingTable, CooldownTable
 from schemarouter.execution.drivers import acall_route, arun_plan, call_route, run_plan
 from schemarouter.execution.gate import ExecutionOptions, Settings
 from schemarouter.execution.policy import HealthMonitor
@@ -131,8 +131,9 @@ class SchemaRouter(RegistrationMixin):
         progress: bool | None = None,
     ) -> None:
         self.registry = registry if registry is not None else Registry()
-        #: route id -> (route fingerprint, invoker) for routes that can be executed here.
-        self._bindings: dict[str, tuple[str, Any]] = {}
+        #: route id -> (route fingerprint, invoker) for routes that can be executed here;
+        #: a batch's changes are staged with it
+        self._bindings = BindingTable(self.registry)
         #: route id -> until when the route counts as unhealthy, and why
         self._cooldowns = CooldownTable()
         #: consecutive failures per route; execution marks a route unhealthy at a threshold

@@ -12,16 +12,17 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import InvocationError
+from schemarouter.errors import DocumentError, InvocationError
 from schemarouter.execution.policy import ExecutionPolicy, monitor_for
 from schemarouter.index import HashingEncoder
 
 from servers.loopback import LoopbackServer, json_response
-from servers.user_api import FORECAST, weather_openapi
+from servers.user_api import FORECAST, WeatherApp, weather_openapi
 
 ONE_ATTEMPT = ExecutionPolicy(max_attempts=1, timeout=2.0)
 
@@ -32,11 +33,88 @@ def _router() -> SchemaRouter:
     )
 
 
+def _answers(router: SchemaRouter, *servers: LoopbackServer) -> LoopbackServer:
+    """Which of ``servers`` answered one call of the forecast."""
+    before = [len(s.requests) for s in servers]
+    assert router.call(FORECAST, {"city": "Paris"}).ok
+    (answered,) = [s for s, n in zip(servers, before, strict=True) if len(s.requests) > n]
+    return answered
+
+
+@pytest.fixture
+def second() -> Iterator[LoopbackServer]:
+    """Another weather server: a re-registration moves the provider to it."""
+    with LoopbackServer(WeatherApp()) as server:
+        yield server
+
+
 @pytest.fixture
 def failing() -> Iterator[LoopbackServer]:
     """A server whose every answer is HTTP 500."""
     with LoopbackServer(lambda request: json_response({"error": "boom"}, status=500)) as server:
         yield server
+
+
+# -- a batch stages the bindings it makes and drops ----------------------------------------
+
+
+def test_a_failed_batch_leaves_the_routes_it_replaced_bound_and_callable(
+    weather: LoopbackServer, tmp_path: Path
+) -> None:
+    """The undo put the snapshot back but not the bindings its replacement had dropped:
+    ``is_bound`` False, ``retrieve_executable`` empty and every call refused "not bound"
+    (trial G §1), for a block that raised and for a registration that failed in it."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    before = router.bindings()
+    with pytest.raises(RuntimeError, match="a later source failed"), router.batch():
+        router.add_openapi(
+            weather_openapi(weather.base_url + "/v2"), provider="weather", replace=True
+        )
+        assert router.binding(FORECAST).base_url.endswith("/v2")  # this thread: the new one
+        raise RuntimeError("a later source failed")
+    assert router.bindings() == before and router.is_bound(FORECAST)
+    assert FORECAST in router.retrieve_executable("daily weather forecast", k=5).route_ids
+    assert router.call(FORECAST, {"city": "Paris"}).output["city"] == "Paris"
+
+    with pytest.raises(DocumentError), router.batch():
+        router.add_openapi(
+            weather_openapi(weather.base_url + "/v2"), provider="weather", replace=True
+        )
+        router.add_openapi(tmp_path / "missing.json")
+    assert router.bindings() == before and router.call(FORECAST, {"city": "Oslo"}).ok
+
+
+def test_other_threads_keep_the_bindings_a_batch_replaces_until_it_commits(
+    weather: LoopbackServer, second: LoopbackServer
+) -> None:
+    """While a batch that moved ``weather`` to another server was open, other threads saw
+    the old snapshot (as documented) but not its binding: the route was hidden from
+    ``retrieve_executable`` and its calls refused for as long as the batch ran (trial G §1)."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    router.build_index()  # a first build waits for the writers' lock: not what this tests
+    replaced, finish = threading.Event(), threading.Event()
+
+    def batcher() -> None:
+        with router.batch():
+            router.add_openapi(weather_openapi(second.base_url), provider="weather", replace=True)
+            replaced.set()
+            finish.wait(10)
+
+    thread = threading.Thread(target=batcher)
+    thread.start()
+    try:
+        assert replaced.wait(10)
+        assert router.is_bound(FORECAST)
+        assert router.binding(FORECAST).base_url == weather.base_url
+        assert FORECAST in router.retrieve_executable("daily weather forecast", k=5).route_ids
+        assert _answers(router, weather, second) is weather
+    finally:
+        finish.set()
+        thread.join(10)
+    assert router.binding(FORECAST).base_url == second.base_url  # committed: the new binding
+    assert _answers(router, weather, second) is second
 
 
 # -- health reads and writes from many threads ----------------------------------------------

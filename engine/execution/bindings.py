@@ -1,6 +1,11 @@
 """What may execute on a router, and what is cooling down: the tables behind its bindings
 and its health, safe to share between threads.
 
+- :class:`BindingTable`: route id -> (fingerprint, invoker). Inside a registry batch
+  (:meth:`~schemarouter.registry.registry.Registry.batch`) the changes its own thread makes
+  are *staged* with the batch: that thread sees them at once, every other thread keeps the
+  bindings from before the block (as it keeps the snapshot), and they go live when the batch
+  commits, or go with it when it is undone.
 - :class:`CooldownTable`: route id -> until when it is unhealthy, and why. Reads take a copy
   under a lock, so health may change in any thread while another filters by it, and a
   cooldown that ran out is dropped rather than kept for the life of the process.
@@ -10,9 +15,117 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, MutableMapping
+from typing import Any
 
-__all__ = ["CooldownTable"]
+from schemarouter.registry.registry import Registry, RegistryBatch
+
+__all__ = ["Binding", "BindingTable", "CooldownTable"]
+
+#: (the route's fingerprint when it was bound, the invoker)
+Binding = tuple[str, Any]
+
+
+class BindingTable(MutableMapping[str, Binding]):
+    """route id -> :data:`Binding`, with a registry batch's changes staged (see the module
+    docstring). Iterating gives a copy of the keys: the table may change meanwhile."""
+
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+        self._lock = threading.Lock()
+        self._live: dict[str, Binding] = {}
+        #: the batch ``_staged`` belongs to, and its changes (``None``: unbound in it)
+        self._batch: RegistryBatch | None = None
+        self._staged: dict[str, Binding | None] = {}
+
+    def _overlay(self, *, stage: bool = False) -> dict[str, Binding | None] | None:
+        """The staged changes the calling thread sees: its open batch's (made on first
+        write with ``stage``), else ``None`` (every other thread sees the live table)."""
+        batch = self._registry.open_batch()
+        if batch is None:
+            return None
+        with self._lock:
+            if self._batch is not batch:
+                if not stage:
+                    return None
+                self._batch, self._staged = batch, {}
+                batch.on_end(self._end)
+            return self._staged
+
+    def _end(self, batch: RegistryBatch, committed: bool) -> None:
+        """The batch ended: its staged bindings go live (committed) or are dropped."""
+        with self._lock:
+            if self._batch is not batch:
+                return
+            if committed:
+                for route_id, binding in self._staged.items():
+                    if binding is None:
+                        self._live.pop(route_id, None)
+                    else:
+                        self._live[route_id] = binding
+            self._batch, self._staged = None, {}
+
+    def copy(self) -> dict[str, Binding]:
+        """Every binding the calling thread sees, as a plain dict."""
+        overlay = self._overlay()
+        with self._lock:
+            out = dict(self._live)
+            for route_id, binding in (overlay or {}).items():
+                if binding is None:
+                    out.pop(route_id, None)
+                else:
+                    out[route_id] = binding
+        return out
+
+    def invokers(self) -> list[Any]:
+        """Every invoker bound, live or staged in an open batch (whichever thread asks)."""
+        with self._lock:
+            staged = [b[1] for b in self._staged.values() if b is not None]
+            return [b[1] for b in self._live.values()] + staged
+
+    def __getitem__(self, route_id: str) -> Binding:
+        overlay = self._overlay()
+        if overlay is not None and route_id in overlay:
+            binding = overlay[route_id]
+            if binding is None:
+                raise KeyError(route_id)
+            return binding
+        return self._live[route_id]
+
+    def __setitem__(self, route_id: str, binding: Binding) -> None:
+        overlay = self._overlay(stage=True)
+        with self._lock:
+            if overlay is None:
+                self._live[route_id] = binding
+            else:
+                overlay[route_id] = binding
+
+    def __delitem__(self, route_id: str) -> None:
+        if route_id not in self:
+            raise KeyError(route_id)
+        overlay = self._overlay(stage=True)
+        with self._lock:
+            if overlay is None:
+                self._live.pop(route_id, None)
+            else:
+                overlay[route_id] = None
+
+    def discard(self, route_id: str, binding: Binding) -> None:
+        """Unbind ``route_id`` if it is still bound to ``binding`` (not to one made since)."""
+        if self.get(route_id) is not binding:
+            return
+        overlay = self._overlay(stage=True)
+        with self._lock:
+            if overlay is not None:
+                overlay[route_id] = None
+            elif self._live.get(route_id) is binding:
+                del self._live[route_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self.copy()))
+
+    def __len__(self) -> int:
+        return len(self.copy())
 
 
 class CooldownTable:

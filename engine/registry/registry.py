@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -27,6 +27,7 @@ from schemarouter.contracts import (
 )
 from schemarouter.errors import DuplicateRouteError, RegistrationError, RegistryLookupError
 from schemarouter.fingerprint import fingerprint
+from schemarouter.registry.clashes import canonical_clashes, replace_hint, sources_of
 from schemarouter.registry.shared import SharedMap
 
 __all__ = ["FieldProvision", "Registry", "RegistryBatch", "RegistryChange", "RegistrySnapshot"]
@@ -289,6 +290,23 @@ class RegistryBatch:
         self._before: dict[str, str | None] = {}
         #: every registration's warnings, in order, each after its source
         self._warnings: dict[str, None] = {}
+        #: called when the block ends (see :meth:`on_end`)
+        self._hooks: list[Callable[[RegistryBatch, bool], None]] = []
+
+    def on_end(self, hook: Callable[[RegistryBatch, bool], None]) -> None:
+        """Call ``hook(batch, committed)`` when the block ends, under the writers' lock:
+        ``committed`` is ``True`` once other threads see what it registered, ``False`` when
+        it was undone. What a writer staged with the batch (the router's bindings) goes live
+        or goes with it there. A hook given twice is called once."""
+        if hook not in self._hooks:
+            self._hooks.append(hook)
+
+    def _ended(self, committed: bool) -> None:
+        for hook in self._hooks:
+            try:
+                hook(self, committed)
+            except Exception:  # pragma: no cover - a hook must not hide the batch's outcome
+                logger.exception("a registry batch hook failed")
 
     def note(self, before: RegistrySnapshot, change: RegistryChange, *, source: str = "") -> None:
         self.registrations += 1
@@ -319,54 +337,6 @@ class RegistryBatch:
         )
 
 
-def _canonical_clashes(
-    current: RegistrySnapshot, routes: Sequence[Route], leaving: set[str]
-) -> list[str]:
-    """A warning for each semantic id these ``routes`` normalize to another canonical unit
-    than a registered route (or another of them) does: ``by_semantic_id`` would give
-    "normalized" values in GPa and Pa side by side."""
-    units: dict[str, tuple[str, str]] = {}  # semantic id -> (canonical unit, route id)
-    named = {f.semantic_id for r in routes for f in r.endpoint.output_fields if f.semantic_id}
-    for semantic_id in named:
-        for offer in current.providers_of(semantic_id):
-            if offer.canonical_unit and offer.route_id not in leaving:
-                units.setdefault(semantic_id, (offer.canonical_unit, offer.route_id))
-    out = []
-    for route in routes:
-        for item in route.endpoint.output_fields:
-            spec = item.normalization
-            if item.semantic_id is None or spec is None:
-                continue
-            seen = units.setdefault(item.semantic_id, (spec.canonical_unit, route.route_id))
-            if seen[0] != spec.canonical_unit and seen[1] != route.route_id:
-                out.append(
-                    f"{route.route_id}: field {item.name!r} normalizes {item.semantic_id!r} to "
-                    f"{spec.canonical_unit!r}, {seen[1]} to {seen[0]!r}; values of one "
-                    "semantic id are compared in one canonical unit"
-                )
-    return out
-
-
-def _sources_of(snapshot: RegistrySnapshot, provider_id: str) -> str:
-    """Where ``provider_id``'s routes were registered from, for an error."""
-    found = sorted({r.access.document or "?" for r in snapshot.routes_of(provider_id)})
-    return ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
-
-
-def _replace_hint(route: Route, *, prune: bool) -> str:
-    """What ``replace=True`` would do to ``route``'s neighbours, in a duplicate's hint."""
-    if not prune:
-        return (
-            "Pass replace=True to replace just this route (the provider's other routes stay "
-            "registered), or remove the provider first"
-        )
-    return (
-        "Pass replace=True to replace it together with the rest of its access path (routes "
-        f"of provider {route.provider.id!r} at access path {route.access.id!r} that this "
-        "registration lacks are removed), or remove the provider first"
-    )
-
-
 class Registry:
     """Thread-safe registry. Every successful change bumps :attr:`version` by one."""
 
@@ -388,6 +358,14 @@ class Registry:
         if staged is not None and self._batch_thread == threading.get_ident():
             return staged
         return self._snapshot
+
+    def open_batch(self) -> RegistryBatch | None:
+        """The :meth:`batch` open in the calling thread (``None`` outside one, and in every
+        other thread while one is open)."""
+        batch = self._batch
+        if batch is not None and self._batch_thread == threading.get_ident():
+            return batch
+        return None
 
     @property
     def version(self) -> int:
@@ -447,7 +425,7 @@ class Registry:
                     raise DuplicateRouteError(
                         f"route {route_id!r} is already registered (from {old.source or '?'})",
                         where=registration.source,
-                        hint=_replace_hint(route, prune=prune),
+                        hint=replace_hint(route, prune=prune),
                     )
                 if old is None:
                     added.append(route_id)
@@ -464,7 +442,7 @@ class Registry:
                 ):
                     raise RegistrationError(
                         f"provider {provider.id!r} is already registered with other metadata"
-                        f" (from {_sources_of(current, provider.id)})",
+                        f" (from {sources_of(current.routes_of(provider.id))})",
                         where=registration.source,
                         hint="A different document titled alike: pass provider= to give it an "
                         "id of its own (add_openapi does so by itself, as ..._2). The same "
@@ -482,7 +460,7 @@ class Registry:
                 removed=tuple(sorted(removed)),
                 warnings=(
                     *registration.warnings,
-                    *_canonical_clashes(current, registration.routes, set(removed)),
+                    *canonical_clashes(current.providers_of, registration.routes, set(removed)),
                 ),
             )
             snapshot = current.derive(
@@ -544,14 +522,21 @@ class Registry:
             except BaseException:
                 self._batch, self._batch_thread, self._staged = None, None, None
                 logger.info("registry batch undone after %d registrations", batch.registrations)
+                batch._ended(committed=False)
                 raise
             end = self._staged
             self._batch, self._batch_thread, self._staged = None, None, None
             if end is not None:
-                batch.change = batch.merged(end)
-                self._commit(end, batch.change, source=f"batch of {batch.registrations}")
+                change = batch.merged(end)
+                try:
+                    self._commit(end, change, source=f"batch of {batch.registrations}")
+                except BaseException:
+                    batch._ended(committed=False)
+                    raise
+                batch.change = change
             else:
                 batch.change = RegistryChange(version=self._snapshot.version)
+            batch._ended(committed=True)
 
     def _commit(self, snapshot: RegistrySnapshot, change: RegistryChange, *, source: str) -> None:
         """Swap ``snapshot`` in and tell the listeners (the router's index among them). A
