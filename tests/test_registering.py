@@ -13,13 +13,17 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from schemarouter import SchemaRouter
+from schemarouter.contracts import Registration
 from schemarouter.errors import DocumentError, InvocationError
+from schemarouter.execution.invokers import bind_http_routes
 from schemarouter.execution.policy import ExecutionPolicy, monitor_for
 from schemarouter.index import HashingEncoder
+from schemarouter.registry.registry import RegistryChange
 
 from servers.loopback import LoopbackServer, json_response
 from servers.user_api import FORECAST, WeatherApp, weather_openapi
@@ -192,6 +196,61 @@ def test_replace_forgets_the_failure_count_execution_keeps(
         router.call(FORECAST, {"city": "Paris"}, policy=ONE_ATTEMPT)
     assert router.is_healthy(FORECAST)  # one failure of the new contract, not three
     assert monitor_for(router) is router.health_monitor  # one count, wherever it is read
+
+
+# -- a registration binds the routes it made ------------------------------------------------
+
+
+class _Interleaved(SchemaRouter):
+    """Runs ``between`` right after its next registration, before ``add_openapi`` binds:
+    what another writer may do at that point."""
+
+    between: Any = None
+
+    def register(self, registration: Registration, *, replace: bool = False) -> RegistryChange:
+        change = super().register(registration, replace=replace)
+        between, self.between = self.between, None
+        if between is not None:
+            between()
+        return change
+
+
+def _interleaved() -> _Interleaved:
+    return _Interleaved(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+
+
+def test_a_registration_never_binds_the_route_another_registration_replaced(
+    weather: LoopbackServer, second: LoopbackServer
+) -> None:
+    """A registered, B registered, A bound: A's bind took the fingerprint of the current
+    snapshot (B's route) and bound it to A's base URL; B's bind then skipped it as bound,
+    and every call was refused "bound to another base URL" (trial G §4)."""
+    from schemarouter.adapters.openapi import openapi_registration
+
+    router = _interleaved()
+    router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
+    other = openapi_registration(weather_openapi(second.base_url), provider="weather")
+    router.between = lambda: router.register(other, replace=True)
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather", replace=True)
+    bind_http_routes(router, other.routes)  # B binds what it registered
+    assert router.snapshot().route(FORECAST).access.base_url == second.base_url
+    assert router.binding(FORECAST).base_url == second.base_url
+    assert _answers(router, weather, second) is second
+
+
+def test_add_openapi_whose_provider_another_thread_removed_returns_its_change(
+    weather: LoopbackServer,
+) -> None:
+    """``remove_provider`` between the registration and its binding made ``add_openapi``
+    raise "RegistryLookupError: no route ... is registered" after it had succeeded
+    (trial G §4)."""
+    router = _interleaved()
+    router.between = lambda: router.remove_provider("weather")
+    change = router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    assert FORECAST in change.added
+    assert len(router.snapshot()) == 0 and router.bindings() == {}
 
 
 # -- cooldowns say who started them ---------------------------------------------------------
