@@ -29,12 +29,12 @@ from schemarouter.checks import (
     check_seconds,
 )
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, Route, SourceType
-from schemarouter.errors import RegistrationError
 from schemarouter.execution.bindings import BindingTable, CooldownTable
 from schemarouter.execution.invokers.http import HTTP_KINDS, HttpTarget
 from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
+from schemarouter.registry.clashes import provider_id_for
 from schemarouter.registry.registry import (
     Registry,
     RegistryBatch,
@@ -235,11 +235,17 @@ class RegistrationMixin:
                 strict=strict,
             )
 
-        registration = compile(provider)
+        first = compile(provider)
+        registration = first
         if provider is None:
-            registration = self._own_provider(registration, compile, replace=replace)
-        change = self.register(registration, replace=replace)
-        self._bind_http(registration.routes)
+            registration = self._own_provider(first, compile, replace=replace)
+        with self.registry.lock:  # the id chosen still free: no other writer got in between
+            if provider is None and first.routes:
+                name = self._provider_id(first, replace=replace)
+                if name != registration.routes[0].provider.id:
+                    registration = compile(name)
+            change = self.register(registration, replace=replace)
+            self._bind_http(registration.routes)
         return change
 
     def _own_provider(
@@ -250,44 +256,18 @@ class RegistrationMixin:
         replace: bool = False,
     ) -> Registration:
         """``registration`` again under ``id_2`` (``_3`` ...) where the provider id its
-        document gave it belongs to routes of another document (two AWS documents both
-        titled "Amazon Cognito Identity ..."). The same document (a file by its path, a dict
-        by its content) keeps the id it has; with ``replace``, a changed dict takes the one id
-        its title's dicts hold (several: refused, say ``provider=``), so replacing a document
-        never removes another's routes."""
+        document gave it belongs to routes of another document (see
+        :func:`~schemarouter.registry.clashes.provider_id_for`).
+        The choice is made outside the writers' lock (compiling may fetch the document
+        again); :meth:`add_openapi` checks it again under the lock before registering."""
         if not registration.routes:
             return registration
-        access = registration.routes[0].access
-        base = registration.routes[0].provider.id
-        snapshot = self.snapshot()
+        name = self._provider_id(registration, replace=replace)
+        return registration if name == registration.routes[0].provider.id else compile(name)
 
-        def held(provider_id: str) -> list[Any]:  # the access paths of its routes
-            return [r.access for r in snapshot.routes_of(provider_id)]
-
-        chain, n = [base], 2  # base, base_2, ... while some document holds them
-        while held(chain[-1]):
-            chain.append(f"{base}_{n}")
-            n += 1
-
-        def same(other: Any) -> bool:
-            if other.document != access.document:
-                return False
-            return access.document != "<dict>" or other.document_hash == access.document_hash
-
-        name = next((i for i in chain if any(same(a) for a in held(i))), None)
-        if name is None and replace and access.document == "<dict>":
-            dicts = [i for i in chain if held(i) and all(a.document == "<dict>" for a in held(i))]
-            if len(dicts) > 1:
-                raise RegistrationError(
-                    f"documents given as dicts are registered under {', '.join(dicts)}; "
-                    "which one this replaces cannot be told",
-                    where=access.document,
-                    hint="Pass provider= to name the one to replace",
-                )
-            name = dicts[0] if dicts else None
-        if name is None:  # a new document: the first id no other document holds
-            name = next(i for i in chain if not held(i))
-        return registration if name == base else compile(name)
+    def _provider_id(self, registration: Registration, *, replace: bool) -> str:
+        """:func:`~schemarouter.registry.clashes.provider_id_for` in the current snapshot."""
+        return provider_id_for(self.snapshot().routes_of, registration, replace=replace)
 
     def add_mcp_tools(
         self,

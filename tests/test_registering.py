@@ -8,6 +8,7 @@ threads; where two threads must meet at one point, a barrier holds them there.""
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
@@ -19,7 +20,12 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.contracts import Registration
-from schemarouter.errors import DocumentError, InvocationError
+from schemarouter.errors import (
+    DocumentError,
+    DuplicateRouteError,
+    InvocationError,
+    SchemaRouterError,
+)
 from schemarouter.execution.invokers import bind_http_routes
 from schemarouter.execution.policy import ExecutionPolicy, monitor_for
 from schemarouter.index import HashingEncoder
@@ -251,6 +257,79 @@ def test_add_openapi_whose_provider_another_thread_removed_returns_its_change(
     change = router.add_openapi(weather_openapi(weather.base_url), provider="weather")
     assert FORECAST in change.added
     assert len(router.snapshot()) == 0 and router.bindings() == {}
+
+
+# -- provider ids chosen against other threads' registrations -------------------------------
+
+
+def _titled(base_url: str, extra: str) -> dict[str, Any]:
+    """The weather document with one more operation: another document of the same title."""
+    document = weather_openapi(base_url)
+    document["paths"][f"/{extra}"] = {
+        "get": {"operationId": extra, "summary": f"{extra} report", "responses": {"200": {}}}
+    }
+    return document
+
+
+def test_two_documents_of_one_title_registered_at_once_take_id_and_id_2(
+    monkeypatch: pytest.MonkeyPatch, weather: LoopbackServer
+) -> None:
+    """Both threads chose ``weather`` before either registered; the second failed with
+    DuplicateRouteError, whose "Pass replace=True" would have removed the first document's
+    routes (trial G §5). The barrier only lets both choose first."""
+    chose = threading.Barrier(2, timeout=10)
+    own_provider = SchemaRouter._own_provider
+
+    def choose_together(self: SchemaRouter, *args: Any, **kwargs: Any) -> Registration:
+        chosen = own_provider(self, *args, **kwargs)
+        chose.wait()
+        return chosen
+
+    monkeypatch.setattr(SchemaRouter, "_own_provider", choose_together)
+    router = _router()
+    errors: list[Exception] = []
+
+    def add(document: dict[str, Any]) -> None:
+        try:
+            router.add_openapi(document)
+        except SchemaRouterError as exc:
+            errors.append(exc)
+
+    documents = [_titled(weather.base_url, "wind"), _titled(weather.base_url, "rain")]
+    threads = [threading.Thread(target=add, args=(d,)) for d in documents]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert errors == []
+    assert sorted(router.snapshot().providers) == ["weather", "weather_2"]
+    extras = {r.endpoint.id for r in router.snapshot() if r.endpoint.id in ("wind", "rain")}
+    assert extras == {"wind", "rain"}
+
+
+def test_a_duplicate_of_another_documents_route_says_provider_not_replace(
+    weather: LoopbackServer, tmp_path: Path
+) -> None:
+    """The hint said "Pass replace=True" whatever the route was; for another document's
+    route that removes it (trial G §5)."""
+    router = _router()
+    first, other = tmp_path / "weather.json", tmp_path / "weather-copy.json"
+    first.write_text(json.dumps(_titled(weather.base_url, "wind")), encoding="utf-8")
+    other.write_text(json.dumps(_titled(weather.base_url, "rain")), encoding="utf-8")
+    router.add_openapi(first, provider="weather")
+    with pytest.raises(DuplicateRouteError) as caught:
+        router.add_openapi(other, provider="weather")
+    hint = str(caught.value.hint)
+    assert "another document" in hint and str(first) in hint and "pass provider=" in hint
+    assert "Pass replace=True" not in hint
+    titled = _titled(weather.base_url, "rain")
+    titled["info"]["title"] = "Another Weather API"
+    with pytest.raises(DuplicateRouteError, match="another document") as caught:
+        router.add_openapi(titled, provider="weather")
+    # the same document registered again: replace=True is what it needs
+    with pytest.raises(DuplicateRouteError) as caught:
+        router.add_openapi(first, provider="weather")
+    assert str(caught.value.hint).startswith("Pass replace=True")
 
 
 # -- cooldowns say who started them ---------------------------------------------------------

@@ -1,15 +1,17 @@
 """What a registration clashes with, and what its errors and warnings say of it: a route
-id already registered, a provider's sources, and a semantic id normalized to two canonical
-units."""
+id another source holds (the same source registered again, or plainly another document), a
+provider's sources, a semantic id normalized to two canonical units; and the provider id a
+document registers under so that it clashes with no other document's."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from schemarouter.contracts import Route
+from schemarouter.contracts import AccessKind, AccessPath, Registration, Route
+from schemarouter.errors import RegistrationError
 
-__all__ = ["canonical_clashes", "replace_hint", "sources_of"]
+__all__ = ["canonical_clashes", "duplicate_hint", "provider_id_for", "sources_of"]
 
 
 def canonical_clashes(
@@ -47,7 +49,36 @@ def sources_of(routes: Iterable[Route]) -> str:
     return ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
 
 
-def replace_hint(route: Route, *, prune: bool) -> str:
+def _other_document(old: Route, new: Route) -> str | None:
+    """Where ``old`` was read from, where that is plainly another OpenAPI document than
+    ``new``'s: another path or URL, or a dict of another title (a dict of the same title may
+    be a new version of it). ``None``: the same document, or one that cannot be told apart."""
+    a, b = old.access, new.access
+    if AccessKind.OPENAPI not in (a.kind, b.kind) or a.kind != b.kind:
+        return None
+    if a.document == b.document and (
+        a.document != "<dict>" or old.provider.display_name == new.provider.display_name
+    ):
+        return None
+    if a.document == "<dict>":
+        return f"a dict titled {old.provider.display_name!r}"
+    return a.document or "?"
+
+
+def duplicate_hint(old: Route, new: Route, *, prune: bool) -> str:
+    """The hint of a duplicate route: ``replace=True`` for the same source registered
+    again; ``provider=`` where the route is another document's (replacing would remove that
+    document's routes)."""
+    other = _other_document(old, new)
+    if other is None:
+        return _replace_hint(new, prune=prune)
+    return (
+        f"The route belongs to another document ({other}): pass provider= to register this "
+        "one under an id of its own (replace=True would replace that document's routes)"
+    )
+
+
+def _replace_hint(route: Route, *, prune: bool) -> str:
     """What ``replace=True`` would do to ``route``'s neighbours, in a duplicate's hint."""
     if not prune:
         return (
@@ -59,3 +90,45 @@ def replace_hint(route: Route, *, prune: bool) -> str:
         f"of provider {route.provider.id!r} at access path {route.access.id!r} that this "
         "registration lacks are removed), or remove the provider first"
     )
+
+
+def provider_id_for(
+    routes_of: Callable[[str], Sequence[Route]], registration: Registration, *, replace: bool
+) -> str:
+    """The provider id ``registration`` (a document compiled under its own id, from its
+    title) registers under, given the registered routes (``routes_of``: a snapshot's, by
+    provider id): ``id_2`` (``_3`` ...) where the id belongs to routes of another document
+    (two AWS documents both titled "Amazon Cognito Identity ..."). The same document (a file
+    by its path, a dict by its content) keeps the id it has; with ``replace``, a changed dict
+    takes the one id its title's dicts hold (several: refused, say ``provider=``), so
+    replacing a document never removes another's routes."""
+    access = registration.routes[0].access
+    base = registration.routes[0].provider.id
+
+    def held(provider_id: str) -> list[AccessPath]:  # the access paths of its routes
+        return [r.access for r in routes_of(provider_id)]
+
+    chain, n = [base], 2  # base, base_2, ... while some document holds them
+    while held(chain[-1]):
+        chain.append(f"{base}_{n}")
+        n += 1
+
+    def same(other: AccessPath) -> bool:
+        if other.document != access.document:
+            return False
+        return access.document != "<dict>" or other.document_hash == access.document_hash
+
+    name = next((i for i in chain if any(same(a) for a in held(i))), None)
+    if name is None and replace and access.document == "<dict>":
+        dicts = [i for i in chain if held(i) and all(a.document == "<dict>" for a in held(i))]
+        if len(dicts) > 1:
+            raise RegistrationError(
+                f"documents given as dicts are registered under {', '.join(dicts)}; "
+                "which one this replaces cannot be told",
+                where=access.document,
+                hint="Pass provider= to name the one to replace",
+            )
+        name = dicts[0] if dicts else None
+    if name is None:  # a new document: the first id no other document holds
+        name = next(i for i in chain if not held(i))
+    return name

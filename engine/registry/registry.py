@@ -27,7 +27,7 @@ from schemarouter.contracts import (
 )
 from schemarouter.errors import DuplicateRouteError, RegistrationError, RegistryLookupError
 from schemarouter.fingerprint import fingerprint
-from schemarouter.registry.clashes import canonical_clashes, replace_hint, sources_of
+from schemarouter.registry.clashes import canonical_clashes, duplicate_hint, sources_of
 from schemarouter.registry.shared import SharedMap
 
 __all__ = ["FieldProvision", "Registry", "RegistryBatch", "RegistryChange", "RegistrySnapshot"]
@@ -425,7 +425,7 @@ class Registry:
                     raise DuplicateRouteError(
                         f"route {route_id!r} is already registered (from {old.source or '?'})",
                         where=registration.source,
-                        hint=replace_hint(route, prune=prune),
+                        hint=duplicate_hint(old, route, prune=prune),
                     )
                 if old is None:
                     added.append(route_id)
