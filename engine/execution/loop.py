@@ -315,6 +315,12 @@ class Run:
                         exc = exc.noting(f"after {number} attempts, {spent:.1f} s in all")
                     raise exc from None
                 yield Sleep(delay)
+                if not self.host.health.is_healthy(route.route_id):  # another call took it out
+                    spent = time.monotonic() - first
+                    raise exc.noting(
+                        f"after {number} attempt{'s' if number > 1 else ''}, {spent:.1f} s in "
+                        "all; not retried: the route was marked unhealthy meanwhile"
+                    ) from None
                 continue
             self.host.monitor.success(route.route_id)
             attempts.append(_attempt(route, number, started, payload.status_code))

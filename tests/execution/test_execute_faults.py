@@ -138,6 +138,31 @@ def test_repeated_failures_make_a_route_unhealthy(router: SchemaRouter, servers:
         _run("sync", router, _plan(router, "error500"), policy=ExecutionPolicy(max_attempts=1))
 
 
+def test_a_retry_is_not_sent_once_another_call_marked_the_route_unhealthy() -> None:
+    """Retries in flight ignored a route just taken out: 50 calls on a failing route sent
+    106 requests, 56 of them after it was marked unhealthy (trial G §9). Here the route is
+    taken out while the first attempt is answered; the retry is not sent."""
+    from schemarouter.index import HashingEncoder
+
+    from servers.loopback import LoopbackServer, Request, Response, json_response
+    from servers.user_api import FORECAST, weather_openapi
+
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+
+    def taken_out(request: Request) -> Response:  # another caller opens the circuit
+        router.mark_unhealthy(FORECAST, cooldown=60)
+        return json_response({"error": "boom"}, status=500)
+
+    with LoopbackServer(taken_out) as server:
+        router.add_openapi(weather_openapi(server.base_url), provider="weather")
+        with pytest.raises(InvocationError, match="not retried: the route was marked") as no:
+            router.call(FORECAST, {"city": "Paris"}, policy=PATIENT)
+        assert len(server.requests) == 1
+    assert "HTTP 500" in no.value.what and "after 1 attempt," in no.value.what
+
+
 def test_flaky_server_recovers_within_the_attempts(router: SchemaRouter, servers: Servers) -> None:
     result = _run("sync", router, _plan(router, "flaky"))
     assert [a.status_code for a in result.steps[0].attempts] == [503, 503, 200]
