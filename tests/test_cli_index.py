@@ -17,6 +17,7 @@ def test_an_empty_index_or_out_path_is_refused(
     for argv in (
         ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", ""],
         ["index", "build", str(tiny_catalog), "--out", "", "--quiet"],
+        ["serve", "--catalog", str(tiny_catalog), "--index", ""],
     ):
         with pytest.raises(SystemExit) as caught:
             main(argv)
@@ -24,6 +25,17 @@ def test_an_empty_index_or_out_path_is_refused(
         out, err = capsys.readouterr()
         assert out == ""
         assert "an empty path (is the variable that names it unset?)" in err
+
+
+def test_a_worker_count_below_one_is_a_usage_error(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--workers 0`` ended in a ValueError traceback (a user trial)."""
+    with pytest.raises(SystemExit) as caught:
+        main(["index", "build", str(tiny_catalog), "--out", str(tmp_path / "i"), "--workers", "0"])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert "--workers: must be at least 1, got 0" in err and "Traceback" not in err
 
 
 def test_milvus_flags_with_the_in_process_backend_are_named(

@@ -37,6 +37,7 @@ from schemarouter.registry.catalog import catalog_json_schema, catalog_problems,
 from schemarouter.serve.cli import (
     add_serve_parser,
     add_source_arguments,
+    index_path,
     positive_int,
     show_progress,
     sources_config,
@@ -67,14 +68,6 @@ def _cmd_catalog_validate(args: argparse.Namespace) -> int:
 def _cmd_catalog_show(args: argparse.Namespace) -> int:
     print(render_catalog_summary(load_catalog(args.paths), color=sys.stdout.isatty()), end="")
     return 0
-
-
-def _index_path(text: str) -> str:
-    """An argparse type: a saved index path, never empty (``--index "$DIR"`` with ``DIR``
-    unset was ignored, and the whole index built in process)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path (is the variable that names it unset?)")
-    return text
 
 
 def _write_or_print(text: str, out: str | None) -> int:
@@ -276,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_argument(retrieve)
     retrieve.add_argument(
         "--index",
-        type=_index_path,
+        type=index_path,
         metavar="DIR|URI",
         help="a saved index folder, or a milvus:// URI",
     )
@@ -314,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_source_arguments(build)
     _add_config_argument(build)
     build.add_argument(
-        "--out", type=lambda text: Path(_index_path(text)), help="index folder (in-process backend)"
+        "--out", type=lambda text: Path(index_path(text)), help="index folder (in-process backend)"
     )
     build.add_argument("--backend", choices=("inprocess", "milvus"), default="inprocess")
     build.add_argument("--uri", help="Milvus: milvus://HOST:PORT/NAME, or milvus+lite:///FILE.db")
@@ -323,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--rebuild", action="store_true", help="Milvus: drop the collection and write it anew"
     )
-    build.add_argument("--workers", type=int, default=2)
+    build.add_argument("--workers", type=positive_int, default=2)
     build.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(handler=_cmd_index_build)

@@ -27,6 +27,7 @@ from schemarouter.serve.config import (
 __all__ = [
     "add_serve_parser",
     "add_source_arguments",
+    "index_path",
     "positive_int",
     "sources_config",
 ]
@@ -57,6 +58,14 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def index_path(text: str) -> str:
+    """An argparse type: a saved index path, never empty (``--index "$DIR"`` with ``DIR``
+    unset was ignored, and the whole index built in process)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (is the variable that names it unset?)")
+    return text
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -270,6 +279,6 @@ def add_serve_parser(commands: Any) -> None:
     serve.add_argument(
         "--all-routes", action="store_true", help="search every route, not only executable ones"
     )
-    serve.add_argument("--index", type=Path, metavar="DIR", help="a saved index to load")
+    serve.add_argument("--index", type=index_path, metavar="DIR", help="a saved index to load")
     serve.add_argument("--name", help="the server's name (default: schemarouter)")
     serve.set_defaults(handler=_cmd_serve)
