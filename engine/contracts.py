@@ -394,15 +394,19 @@ class AuthRequirement(CredentialPlacement):
         )
         return (first, *self.combined)
 
+    @property
+    def carriers(self) -> tuple[str, ...]:
+        """The header, query or cookie names every scheme's credential travels under."""
+        return tuple(p for p in (self.parameter, *(c.parameter for c in self.combined)) if p)
+
     def aliased_by(self, name: str, location: ParameterLocation) -> bool:
         """Whether a parameter ``name`` at ``location`` would reach the server as a
         credential's own header, query or cookie name (:func:`credential_name_key`): sent
         beside the real credential, a server may read the plan's value in its place."""
         if location not in CREDENTIAL_LOCATIONS:
             return False
-        carriers = [self.parameter, *(item.parameter for item in self.combined)]
         key = credential_name_key(name)
-        return any(c and key == credential_name_key(c) for c in carriers)
+        return any(key == credential_name_key(c) for c in self.carriers)
 
 
 #: The default auth requirement (none), shared as :data:`_AVAILABLE` is (frozen).

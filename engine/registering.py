@@ -565,12 +565,11 @@ class RegistrationMixin:
         """Seconds until ``route_id`` is healthy again (0.0 when it is)."""
         return self._cooldowns.left(check_name(route_id, method="cooldown_left", name="route_id"))
 
-    def _drop_stale_bindings(self, route_ids: Iterable[str] | None = None) -> None:
-        """Forget bindings whose route is gone or changed: of ``route_ids`` (a change's
-        replaced and removed routes: a registration costs what it changes), else of all."""
+    def _drop_stale_bindings(self, route_ids: Iterable[str]) -> None:
+        """Forget the bindings of ``route_ids`` (a change's replaced and removed routes: a
+        registration costs what it changes) whose route is gone or changed."""
         routes = self.snapshot().routes
-        ids = list(self._bindings) if route_ids is None else route_ids
-        for route_id in ids:
+        for route_id in route_ids:
             binding = self._bindings.get(route_id)
             if binding is None:
                 continue

@@ -39,7 +39,7 @@ from schemarouter.errors import StaleIndexError
 from schemarouter.index.backend import SearchMode
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.documents import DocKind, Document, route_documents
-from schemarouter.index.encoders.defaults import default_encoder, encoder_from_identity
+from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder, VectorSet, text_key
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.search import EMPTY, RouteSearch
@@ -487,11 +487,9 @@ class HybridIndex(RouteSearch):
         return index
 
     @classmethod
-    def _from_saved(cls, saved: SavedIndex, encoder: Encoder | None) -> HybridIndex:
-        """The index of checked arrays (:func:`.store.load_index` calls it; a ``ValueError``
-        here is a corrupt index there)."""
-        if encoder is None:
-            encoder = encoder_from_identity(saved.encoder)
+    def _from_saved(cls, saved: SavedIndex, encoder: Encoder) -> HybridIndex:
+        """The index of checked arrays and the encoder :func:`.store.load_index` resolved
+        (it calls this; a ``ValueError`` here is a corrupt index there)."""
         index = cls(encoder=encoder, settings=saved.settings)
         if index.dim != saved.dim:
             raise ValueError(f"vectors have {saved.dim} dimensions, the encoder {index.dim}")

@@ -35,7 +35,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -216,9 +215,7 @@ def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> P
             os.replace(staged, path / MANIFEST)  # the commit
             _fsync_dir(path)
         except BaseException as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
-            if (path / generation).exists() and named_generation(path) != generation:
-                shutil.rmtree(path / generation, ignore_errors=True)
+            prune(path)  # what this save left: its temporary and unnamed generation, manifest
             if isinstance(exc, OSError):  # disk full, no permission: one line, not a traceback
                 raise IndexStoreError(
                     f"cannot write the index: {exc.strerror or exc}",
@@ -378,7 +375,7 @@ def load_index(
     snapshot: RegistrySnapshot,
     *,
     encoder: Encoder | None = None,
-    build: Callable[[SavedIndex, Encoder | None], T],
+    build: Callable[[SavedIndex, Encoder], T],
 ) -> T:
     """Load and check the index at ``path`` against ``snapshot`` (see the module docstring);
     ``build(saved, encoder)`` makes the index of the checked arrays. A ``ValueError`` (and the
@@ -408,7 +405,7 @@ def _load_generation(
     manifest: dict[str, Any],
     snapshot: RegistrySnapshot,
     encoder: Encoder | None,
-    build: Callable[[SavedIndex, Encoder | None], T],
+    build: Callable[[SavedIndex, Encoder], T],
 ) -> T:
     if manifest.get("registry_fingerprint") != snapshot.fingerprint:
         saved = _saved_routes(path, manifest)

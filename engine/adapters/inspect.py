@@ -34,6 +34,7 @@ from schemarouter.registry.compile import (
     RouteSpec,
     build_registration,
     format_validation_error,
+    named_provider,
     parameters_schema,
     slugify,
 )
@@ -506,11 +507,7 @@ def approve(
             where="approve",
             hint="Pass the result of inspect(...)",
         )
-    model = (
-        provider
-        if isinstance(provider, contracts.Provider)
-        else contracts.Provider(id=slugify(str(provider)), display_name=str(provider))
-    )
+    model = named_provider(provider, where="<docs proposal>: provider")
     access = contracts.AccessPath(
         id=access_id, kind=contracts.AccessKind.HTTP, base_url=base_url, document="<docs proposal>"
     )

@@ -335,7 +335,7 @@ class _EndpointBuilder:
             rank = (_PRIORITY[place], index)
             if param.name not in winners or rank < winners[param.name]:
                 winners[param.name] = rank
-        carrier = auth.parameter
+        carriers = auth.carriers
         kept: list[Parameter] = []
         for index, (param, _) in enumerate(collected):
             winner = winners[param.name][1]
@@ -346,16 +346,16 @@ class _EndpointBuilder:
                     f"{collected[winner][1]}"
                 )
                 continue
-            if carrier and (param.name == carrier or auth.aliased_by(param.name, param.location)):
+            if param.name in carriers or auth.aliased_by(param.name, param.location):
                 # the credential travels there (or where a server reads it as that name:
                 # ``x_api_key`` beside ``X-API-KEY``); it is not a route parameter
-                if param.name != carrier:
+                if param.name not in carriers:
                     logger.info(
-                        "%s: %s: dropped parameter %r, an alias of the credential's %r",
+                        "%s: %s: dropped parameter %r, an alias of a credential's %s",
                         self.reader.source,
                         location,
                         param.name[:80],
-                        carrier[:80],
+                        ", ".join(c[:80] for c in carriers),
                     )
                 continue
             if param.location is ParameterLocation.HEADER and _transport_header(param.name):
@@ -381,7 +381,6 @@ def _provider(
     return named_provider(
         provider,
         where=f"{source}: provider",
-        hint="Fix the document's info or pass a Provider",
         title=info.get("title"),
         license=license_name.strip()
         if isinstance(license_name, str) and license_name.strip()

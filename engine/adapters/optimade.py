@@ -322,7 +322,6 @@ def _provider(
     return named_provider(
         provider,
         where=f"{where}: provider",
-        hint="Fix /info's meta.provider or pass a Provider",
         title=meta_provider.get("name"),
         homepage=homepage if isinstance(homepage, str) and homepage.startswith("http") else None,
         license=license_name,

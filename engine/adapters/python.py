@@ -432,7 +432,6 @@ def compile_callables(
     provider_model = named_provider(
         provider,
         where=f"python: provider {str(provider)[:80]!r}",
-        hint="Pass a non-empty provider name or a Provider",
         license=license,
         source_type=kind,
     )

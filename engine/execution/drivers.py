@@ -340,7 +340,7 @@ def _host(router: Any, route_id: str) -> ExecutionHost:
         snapshot=snapshot,
         bindings=MappingProxyType(bindings),
         health=router,
-        monitor=getattr(router, "health_monitor", None) or monitor_for(router),
+        monitor=monitor_for(router),
     )
 
 

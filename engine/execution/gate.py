@@ -92,7 +92,7 @@ class ExecutionHost:
             snapshot=router.snapshot(),
             bindings=MappingProxyType(dict(bindings)),
             health=router,
-            monitor=getattr(router, "health_monitor", None) or monitor_for(router),
+            monitor=monitor_for(router),
             live=router,
         )
 

@@ -107,7 +107,6 @@ def named_provider(
     provider: object,
     *,
     where: str,
-    hint: str = "Pass provider='name' or a Provider(...)",
     title: object = None,
     **fields: Any,
 ) -> Provider:
@@ -115,7 +114,7 @@ def named_provider(
     :class:`Provider`; else a name (a non-empty string, else a :class:`DocumentError` at
     ``where``), whose slug is the id, shown as ``title`` where that is a non-empty string
     (else as the name), cut to 256 characters, with ``fields`` (license, homepage ...; one
-    pydantic refuses is a :class:`DocumentError` at ``where`` with ``hint``)."""
+    pydantic refuses is a :class:`DocumentError` at ``where``)."""
     if isinstance(provider, Provider):
         return provider
     if not isinstance(provider, str) or not provider.strip():
@@ -128,7 +127,7 @@ def named_provider(
     return build_contract(
         Provider,
         where=where,
-        hint=hint,
+        hint="Fix the provider's description (title, license ...) or pass a Provider(...)",
         id=slugify(provider),
         display_name=shown.strip()[:256],
         **fields,
@@ -431,14 +430,14 @@ def _check_endpoint(
                         hint="Set required: true (a URL path cannot omit a segment)",
                     )
     auth = spec.access.auth
-    for parameter in endpoint.parameters if auth.parameter else ():
+    for parameter in endpoint.parameters if auth.carriers else ():
         # header names are case-insensitive, and servers fold more than case: ``x-api-key``,
         # ``x_api_key`` (CGI/WSGI) are the ``X-API-KEY`` header; ``API_KEY``, ``api_key[]``,
         # ``api%5Fkey`` the ``api_key`` query parameter (AuthRequirement.aliased_by)
-        if parameter.name == auth.parameter or auth.aliased_by(parameter.name, parameter.location):
+        if parameter.name in auth.carriers or auth.aliased_by(parameter.name, parameter.location):
             raise DocumentError(
                 f"parameter {parameter.name!r} is where the credential travels "
-                f"({auth.parameter!r}) and must not be a route parameter",
+                f"({', '.join(map(repr, auth.carriers))}) and must not be a route parameter",
                 where=f"{where}.parameters",
                 hint="Credentials are declared by name in access.auth and looked up at call time",
             )

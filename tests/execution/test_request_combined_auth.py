@@ -63,6 +63,7 @@ def _document(base_url: str) -> dict[str, Any]:
                 "session": {"type": "apiKey", "in": "cookie", "name": "sid"},
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "basic": {"type": "http", "scheme": "basic"},
+                "tls": {"type": "mutualTLS"},
             }
         },
         "paths": {
@@ -70,6 +71,7 @@ def _document(base_url: str) -> dict[str, Any]:
             "/b": {"get": operation("b", [{"bearer": [], "session": []}])},
             "/c": {"get": operation("c", [{"session": [], "basic": []}])},
             "/d": {"get": operation("d", [{"appId": []}])},
+            "/e": {"get": operation("e", [{"tls": [], "appKey": []}])},
         },
     }
 
@@ -138,3 +140,16 @@ def test_a_combined_requirement_still_needs_every_credential(server: LoopbackSer
     with pytest.raises(PolicyError, match="BOTH_APPKEY_API_KEY"):
         router.call("both/rest/a", {}, credentials=credentials)
     assert server.requests == []
+
+
+def test_a_credential_parameter_of_a_later_scheme_is_no_route_parameter(
+    server: LoopbackServer,
+) -> None:
+    """Where the first scheme travels in no named parameter (mutual TLS) and a later one does
+    (``app_key`` in the query), the operation's own ``app_key`` is the credential's place,
+    not a parameter an agent fills (a review found it kept: only the first scheme's
+    parameter was looked at)."""
+    snapshot = _router(server.base_url).snapshot()
+    names = {r.endpoint.name: {p.name for p in r.endpoint.parameters} for r in snapshot}
+    assert "app_key" not in names["e"]
+    assert "app_key" not in names["a"]  # the first scheme's place, as before
