@@ -427,16 +427,14 @@ def test_a_retry_after_past_the_policy_or_the_budget_fails_at_once_saying_when(
     app.script["/lim"] = [_limited(429, retry_after)]
     router = _limits(server.base_url)
     started = time.monotonic()
-    with pytest.raises(InvocationError, match=rf"HTTP 429 \(retry after .*not retried: .*{why}"):
+    with pytest.raises(
+        InvocationError, match=rf"HTTP 429 \(retry after .*not retried: .*{why}"
+    ) as caught:
         router.call("l/rest/lim", {}, **options)
     assert time.monotonic() - started < 0.9
     assert len(server.requests) == 1
-    error = None
-    try:
-        router.call("l/rest/lim", {}, **options)
-    except InvocationError as exc:
-        error = exc
-    assert error is not None and error.hint is not None and "called again in" in error.hint
+    error = caught.value
+    assert error.hint is not None and "called again in" in error.hint
     waited = getattr(error, "retry_after", None)
     assert waited is not None and expected - 2 <= waited <= expected
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from schemarouter import SchemaRouter
+from schemarouter import SchemaRouter, __version__
 from schemarouter.contracts import Registration
 from schemarouter.errors import (
     ArgumentError,
@@ -289,7 +289,7 @@ def test_an_index_of_an_unknown_encoder_is_stale_and_names_both(
         HybridIndex.load(path, registry.snapshot())
     message = str(caught.value)
     assert "embedded with 'acme-encoder:fe831b888986a785:seq=128'" in message
-    assert "written by SchemaRouter 0.1.0" in message and "its encoder is '" in message
+    assert f"written by SchemaRouter {__version__}" in message and "its encoder is '" in message
     assert "encoder=" in str(caught.value.hint)
     # with its encoder it loads
     loaded = HybridIndex.load(path, registry.snapshot(), encoder=_TeamEncoder())
