@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import OutputValidationError
+from schemarouter.errors import InvocationError, OutputValidationError
 from schemarouter.index import HashingEncoder
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
@@ -140,3 +140,23 @@ def test_an_output_problem_after_a_write_says_the_write_ran(users: LoopbackServe
     with pytest.raises(OutputValidationError) as caught:
         router.call(GET, {"id": 1})
     assert caught.value.hint == "Pass partial=True to keep what validates"
+
+
+def test_a_write_answered_with_a_body_that_is_not_json_says_the_write_ran(
+    users: LoopbackServer,
+) -> None:
+    router = _router(users)
+    html = Response(201, b"<html>created</html>", {"Content-Type": "text/html"})
+    _answer(users, "POST", "/users", html)
+    with pytest.raises(InvocationError, match="not valid JSON") as caught:
+        router.call(CREATE, {"body": {"name": "ann", "password": "pw"}}, **WRITE)
+    hint = caught.value.hint or ""
+    assert hint.startswith("The server answered 201: the write was performed. Do not repeat")
+    assert "not JSON" in hint and len(users.requests) == 1
+    # a read keeps its plain hint
+    _answer(
+        users, "GET", "/users/1", Response(200, b"<html></html>", {"Content-Type": "text/html"})
+    )
+    with pytest.raises(InvocationError, match="not valid JSON") as caught:
+        router.call(GET, {"id": 1})
+    assert caught.value.hint == "The executor reads JSON responses only"

@@ -29,6 +29,7 @@ from schemarouter.errors import BudgetExceededError, PolicyError
 from schemarouter.execution.credentials import CredentialProvider, Redactor
 from schemarouter.execution.invokers._request import build_request, origin, within_base_path
 from schemarouter.execution.invokers.payload import Payload, invocation_error
+from schemarouter.execution.outputs import output_hint
 from schemarouter.execution.policy import BudgetMeter, ExecutionPolicy
 from schemarouter.registry.http_body import (
     BodyDecodeError,
@@ -239,17 +240,25 @@ def _status_error(raw: RawResponse, redactor: Redactor, where: str) -> None:
     )
 
 
-def _decode(raw: RawResponse, where: str) -> Any:
+def _decode(raw: RawResponse, route: Route, where: str) -> Any:
+    """The response's JSON; a body that is not JSON is an error whose hint, after a write,
+    says that the write ran (see :func:`~schemarouter.execution.outputs.output_hint`)."""
     if not raw.content.strip():
         return None
     try:
         return json.loads(raw.content)
     except (ValueError, RecursionError):
         kind = raw.headers.get("content-type", "unknown content type")
+        hint = output_hint(
+            route,
+            raw.status_code,
+            "The executor reads JSON responses only",
+            "its answer was not JSON, which the executor cannot read",
+        )
         raise invocation_error(
             f"the response is not valid JSON ({kind})",
             where=where,
-            hint="The executor reads JSON responses only",
+            hint=hint,
             status_code=raw.status_code,
         ) from None
 
@@ -292,7 +301,7 @@ def exchange(
             continue
         _status_error(raw, redactor, where)
         url = raw.url.copy_with(query=None, fragment=None)
-        return Payload(_decode(raw, where), nbytes, raw.status_code, str(url))
+        return Payload(_decode(raw, route, where), nbytes, raw.status_code, str(url))
     raise invocation_error(f"more than {policy.max_redirects} redirects", where=where)
 
 
