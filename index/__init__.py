@@ -5,7 +5,7 @@ onnxruntime and pymilvus load where first used.
 """
 
 from schemarouter.index.backend import RouteFilter, RouteIndex, SearchMode
-from schemarouter.index.build import BuildReport, build_index, index_registry
+from schemarouter.index.build import BuildReport, IndexFolder, build_index, index_registry
 from schemarouter.index.cache import EmbeddingCache, EmbedStats
 from schemarouter.index.documents import DocKind, Document, route_documents
 from schemarouter.index.encoders.defaults import default_encoder
@@ -28,6 +28,7 @@ __all__ = [
     "Encoder",
     "HashingEncoder",
     "HybridIndex",
+    "IndexFolder",
     "IndexSettings",
     "LexicalIndex",
     "MilvusIndex",

@@ -35,6 +35,7 @@ from schemarouter.registry.registry import Registry, RegistrySnapshot
 
 __all__ = [
     "BuildReport",
+    "IndexFolder",
     "build_index",
     "build_milvus_index",
     "default_embedding_cache",
@@ -232,6 +233,46 @@ def build_index(
     report = _report(index, str(path), index.n_documents, (start, loaded, indexed, saved))
     logger.info("built index: %s", report)
     return report
+
+
+@dataclass(frozen=True)
+class IndexFolder:
+    """A saved index folder to open on first use, as ``SchemaRouter(index=path)`` does.
+
+    ``sync=True``: where the routes registered by then differ from those the index was
+    built from, the index is brought up to them (see :meth:`HybridIndex.load`) instead of
+    refused as stale. For a registry that is built in stages, such as a gateway whose
+    upstream MCP servers join (or fail) after the index opens: their tools are embedded
+    when they join, from the embedding cache where the build put them.
+    """
+
+    path: str | Path
+    sync: bool = False
+
+    def __post_init__(self) -> None:
+        if not str(self.path).strip():
+            raise ArgumentError(
+                "IndexFolder is given an empty path",
+                where="IndexFolder(path)",
+                hint="Give the saved index folder (`schemarouter index build --out DIR`)",
+            )
+
+    def open(
+        self,
+        snapshot: RegistrySnapshot,
+        *,
+        encoder: Encoder | None = None,
+        cache: EmbeddingCache | None = None,
+        progress: bool = False,
+    ) -> RouteIndex:
+        return HybridIndex.load(
+            Path(self.path),
+            snapshot,
+            encoder=encoder,
+            sync=self.sync,
+            cache=cache,
+            progress=progress,
+        )
 
 
 def open_index(

@@ -478,12 +478,37 @@ class HybridIndex(RouteSearch):
         snapshot: RegistrySnapshot,
         *,
         encoder: Encoder | None = None,
+        sync: bool = False,
+        cache: EmbeddingCache | None = None,
+        progress: bool = False,
     ) -> HybridIndex:
         """Load a saved index; :class:`StaleIndexError` unless it matches ``snapshot``,
-        :class:`CorruptIndexError` for missing, truncated or altered files."""
-        index = load_index(Path(path), snapshot, encoder=encoder, build=cls._from_saved)
-        # the fingerprint check passed, so the snapshot holds exactly these routes
-        index._routes = [snapshot.routes[r] for r in index._route_ids]
+        :class:`CorruptIndexError` for missing, truncated or altered files.
+
+        ``sync=True`` loads an index built from another registry and brings it to
+        ``snapshot`` as :meth:`apply` does: routes no longer registered are dropped, new and
+        changed ones embedded (through ``cache``), the rest keep their saved vectors; the
+        difference is logged. The encoder must still be the one it was embedded with."""
+        index = load_index(
+            Path(path), snapshot, encoder=encoder, build=cls._from_saved, same_registry=not sync
+        )
+        if index.registry_fingerprint == snapshot.fingerprint:
+            # the snapshot holds exactly these routes
+            index._routes = [snapshot.routes[r] for r in index._route_ids]
+            return index
+        saved = dict(zip(index._route_ids, index._route_fps, strict=True))
+        difference = fingerprint_difference(saved, snapshot)
+        # a route no longer registered keeps a placeholder until apply() drops it
+        index._routes = [snapshot.routes.get(r) for r in index._route_ids]  # type: ignore[misc]
+        stats = index.apply(snapshot, cache=cache, progress=progress)
+        logger.info(
+            "the index at %s was built from another registry; brought to this one, which "
+            "has %s (%d texts embedded, %d from the cache)",
+            path,
+            difference,
+            stats.encoded,
+            stats.cached,
+        )
         return index
 
     @classmethod

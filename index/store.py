@@ -376,10 +376,13 @@ def load_index(
     *,
     encoder: Encoder | None = None,
     build: Callable[[SavedIndex, Encoder], T],
+    same_registry: bool = True,
 ) -> T:
     """Load and check the index at ``path`` against ``snapshot`` (see the module docstring);
     ``build(saved, encoder)`` makes the index of the checked arrays. A ``ValueError`` (and the
     like) it raises says the files are inconsistent: :class:`CorruptIndexError`.
+    ``same_registry=False`` loads an index built from another registry (the caller brings
+    it up to ``snapshot``); the encoder and the files are checked all the same.
 
     A save that replaces the index while this reads it deletes the generation being read: a
     file that is missing or inconsistent then, with the manifest naming another generation,
@@ -388,7 +391,7 @@ def load_index(
     for attempt in range(1, LOAD_ATTEMPTS + 1):
         manifest = read_manifest(path)
         try:
-            return _load_generation(path, manifest, snapshot, encoder, build)
+            return _load_generation(path, manifest, snapshot, encoder, build, same_registry)
         except CorruptIndexError:
             if named_generation(path) in (manifest.get("generation"), None):
                 raise  # the same generation: the files really are damaged
@@ -406,8 +409,9 @@ def _load_generation(
     snapshot: RegistrySnapshot,
     encoder: Encoder | None,
     build: Callable[[SavedIndex, Encoder], T],
+    same_registry: bool = True,
 ) -> T:
-    if manifest.get("registry_fingerprint") != snapshot.fingerprint:
+    if same_registry and manifest.get("registry_fingerprint") != snapshot.fingerprint:
         saved = _saved_routes(path, manifest)
         difference = (
             f"the current registry has {fingerprint_difference(saved, snapshot)}"

@@ -10,12 +10,14 @@ transport. Flags add to what the config file lists.
 from __future__ import annotations
 
 import argparse
+import logging
 import shlex
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.serve.config import (
     GatewayConfig,
     McpServerSpec,
@@ -31,6 +33,8 @@ __all__ = [
     "positive_int",
     "sources_config",
 ]
+
+logger = logging.getLogger(__name__)
 
 SERVE_EPILOG = """\
 The gateway config (YAML or JSON; paths relative to it):
@@ -161,6 +165,15 @@ def _serve_config(args: argparse.Namespace) -> GatewayConfig:
     return config
 
 
+def _warm_up(router: Any, progress: bool) -> None:
+    """Open the index off the request path; a failure is one log line (the searches that
+    follow say it too, with what to do), not a thread's traceback."""
+    try:
+        router.build_index(progress=progress)
+    except SchemaRouterError as exc:
+        logger.error("the index did not open: %s", exc)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from schemarouter.serve.gateway import Gateway
     from schemarouter.serve.server import run_server
@@ -174,9 +187,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     gateway = Gateway.from_config(config, background=True)
     # the index (and its models) warms up beside them, off the request path
     progress = show_progress(args)
-    threading.Thread(
-        target=lambda: gateway.router.build_index(progress=progress), daemon=True
-    ).start()
+    threading.Thread(target=_warm_up, args=(gateway.router, progress), daemon=True).start()
     upstreams = f", {len(config.mcp_servers)} upstream servers connecting" * bool(
         config.mcp_servers
     )

@@ -108,7 +108,12 @@ def build_router(config: GatewayConfig, *, servers: bool = True, **router_option
     if not config.search.rerank:
         router_options.setdefault("reranker", None)
     if config.index:
-        router_options.setdefault("index", config.index)
+        from schemarouter.index.build import IndexFolder
+
+        # upstream servers join (or fail) after the index may have opened: it is brought to
+        # the routes registered then, not refused as built from another registry
+        index = IndexFolder(config.index, sync=bool(config.mcp_servers))
+        router_options.setdefault("index", index)
     router = SchemaRouter(**router_options)
     try:
         register_sources(

@@ -105,6 +105,38 @@ def test_stale_refusal_says_which_routes_differ(
         HybridIndex.load(path, other)
 
 
+def test_sync_brings_an_index_of_another_registry_to_this_one(
+    saved: tuple[HybridIndex, Path],
+    registry: Registry,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``sync=True``: routes no longer registered are dropped, new and changed ones
+    embedded; it answers as the saved index loaded and then applied does, and says what
+    differed."""
+    _, path = saved
+    routes = [r for r in base_routes() if r.provider.id != "tmdb"]
+    routes[0] = make_route("weather", "forecast", "Hourly weather forecast for a city")
+    routes.append(make_route("astro", "moons", "moons of a planet"))
+    other = registry_with(routes).snapshot()
+    with caplog.at_level("INFO", logger="schemarouter.index.hybrid"):
+        caught_up = HybridIndex.load(path, other, sync=True)
+    caught_up.check_current(other)  # raises StaleIndexError where it does not reflect it
+    applied = HybridIndex.load(path, registry.snapshot())
+    applied.apply(other)
+    assert results(caught_up) == results(applied)
+    assert sorted(caught_up.route_ids) == sorted(other.routes)
+    assert caught_up.search("moons of saturn", k=1)[0].route_id == "astro/rest/moons"
+    assert "1 route added (astro/rest/moons)" in caplog.text
+    assert "1 route changed (weather/rest/forecast)" in caplog.text
+    # saved again, it loads against this registry without catching up
+    caught_up.save(tmp_path / "again")
+    assert results(HybridIndex.load(tmp_path / "again", other)) == results(applied)
+    # the encoder is still checked
+    with pytest.raises(StaleIndexError, match="embedded with"):
+        HybridIndex.load(path, other, encoder=HashingEncoder(dim=64), sync=True)
+
+
 def test_another_encoder_is_refused(saved: tuple[HybridIndex, Path], registry: Registry) -> None:
     _, path = saved
     with pytest.raises(StaleIndexError, match="embedded with"):

@@ -1,0 +1,111 @@
+"""A gateway serving a saved index built from its own config, whose upstream MCP server
+joins late or never (user trial H, finding F5).
+
+The index holds the upstream's tools; the gateway opens it before the upstream has listed
+them (or after the upstream failed). It used to refuse the index as built from another
+registry: the warm-up thread died with a traceback, and with a dead upstream every search,
+OpenAPI routes included, answered "[SR301] ... Rebuild it". The index is now brought to the registry (``sync``): the
+missing upstream's tools are left out until it joins, and the answers say it is unavailable.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from schemarouter import SchemaRouter
+from schemarouter.index import HashingEncoder
+from schemarouter.serve import Gateway, load_config
+from schemarouter.serve.cli import _warm_up
+
+from servers.user_api import weather_openapi
+
+NOTES = Path(__file__).parents[1] / "mcp_servers" / "notes_server.py"
+OPTIONS: dict[str, Any] = {"encoder": HashingEncoder(), "embedding_cache": None, "abstention": None}
+
+
+def _config(folder: Path, command: list[str], *, index: bool) -> Path:
+    (folder / "weather.json").write_text(json.dumps(weather_openapi("http://127.0.0.1:9")))
+    config: dict[str, Any] = {
+        "openapi": [{"source": "weather.json", "provider": "weather"}],
+        "mcp_servers": [{"provider": "notes", "command": command}],
+        "allow": {"write": ["notes/mcp/search_notes"]},
+        "search": {"rerank": False, "upstream_wait": 0},
+    }
+    if index:
+        config["index"] = "index"
+    path = folder / ("served.yaml" if index else "built.yaml")
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def _build(folder: Path) -> list[str]:
+    """The index of the config with its upstream connected, as `index build --config` does."""
+    gateway = Gateway.from_config(
+        load_config(_config(folder, [sys.executable, str(NOTES)], index=False)), **OPTIONS
+    )
+    try:
+        gateway.router.build_index().save(folder / "index")
+        return sorted(gateway.router.snapshot().route_ids())
+    finally:
+        gateway.close()
+
+
+def _names(answer: dict[str, Any]) -> list[str]:
+    return [tool["name"] for tool in answer["tools"]]
+
+
+def test_a_dead_upstream_leaves_the_saved_index_serving_the_rest(tmp_path: Path) -> None:
+    built = _build(tmp_path)
+    assert "notes/mcp/search_notes" in built
+    dead = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    gateway = Gateway.from_config(
+        load_config(_config(tmp_path, dead, index=True)), background=True, **OPTIONS
+    )
+    try:
+        assert gateway.upstreams.wait(30) and "notes" in gateway.upstreams.failed()
+        gateway.router.build_index()  # what serve's warm-up does: no StaleIndexError
+        answer = gateway.search("weather forecast", k=2)
+    finally:
+        gateway.close()
+    assert _names(answer)[0] == "weather__rest__get_forecast"
+    assert "notes" in answer["unavailable"]
+
+
+def test_an_upstream_that_joins_after_the_index_opened_is_searchable(tmp_path: Path) -> None:
+    _build(tmp_path)
+    late = [
+        sys.executable,
+        "-c",
+        f"import runpy, time; time.sleep(1.5); runpy.run_path({str(NOTES)!r}, run_name='__main__')",
+    ]
+    gateway = Gateway.from_config(
+        load_config(_config(tmp_path, late, index=True)), background=True, **OPTIONS
+    )
+    try:
+        assert gateway.upstreams.connecting() == ["notes"]
+        index = gateway.router.build_index()  # opened before the upstream listed its tools
+        assert "notes/mcp/search_notes" not in index.route_ids
+        assert gateway.upstreams.wait(30) and not gateway.upstreams.failed()
+        answer = gateway.search("search research notes", k=3)
+    finally:
+        gateway.close()
+    assert "notes__mcp__search_notes" in _names(answer)
+    assert "unavailable" not in answer
+
+
+def test_an_index_that_does_not_open_is_one_log_line_at_warm_up(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """serve's warm-up thread used to die with a traceback; it logs what failed."""
+    router = SchemaRouter(index=tmp_path / "missing", **OPTIONS)
+    router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
+    _warm_up(router, False)
+    (record,) = [r for r in caplog.records if r.name == "schemarouter.serve.cli"]
+    assert record.levelname == "ERROR" and record.exc_info is None
+    assert "the index did not open" in record.getMessage() and "missing" in record.getMessage()
