@@ -13,7 +13,7 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +26,7 @@ __all__ = [
     "check_callable",
     "check_flag",
     "check_instance",
+    "check_keywords",
     "check_name",
     "check_path",
     "check_positive_int",
@@ -150,6 +151,17 @@ def enum_values(value: Any, kind: type[E], *, method: str, name: str) -> frozens
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         raise _refuse(method, name, f"an iterable of {kind.__name__} values", value)
     return frozenset(enum_value(v, kind, method=method, name=name) for v in value)
+
+
+def check_keywords(
+    options: Mapping[str, object], known: frozenset[str], method: Callable[..., object]
+) -> None:
+    """Refuse a keyword of ``options`` that is none of ``known`` (the keys of the TypedDict
+    that ``method`` unpacks), with Python's own ``TypeError``, as ``method`` would have had it
+    declared them one by one."""
+    for name in options:
+        if name not in known:
+            raise TypeError(f"{method.__qualname__}() got an unexpected keyword argument {name!r}")
 
 
 def check_callable(value: Any, *, method: str, name: str, optional: bool = False) -> Any:

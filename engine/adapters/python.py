@@ -24,7 +24,7 @@ import re
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -44,7 +44,7 @@ from schemarouter.adapters._signatures import (
     typed_parameters,
     underlying,
 )
-from schemarouter.checks import check_instance, enum_value
+from schemarouter.checks import check_instance, check_keywords, enum_value
 from schemarouter.errors import ArgumentError, DocumentError, RegistrationError, UnitError
 from schemarouter.execution.invokers.python import CallShape, remember
 from schemarouter.registry.compile import (
@@ -56,6 +56,7 @@ from schemarouter.registry.compile import (
 )
 
 __all__ = [
+    "CallableOptions",
     "CallableSpec",
     "call_shape",
     "callable_registration",
@@ -391,38 +392,44 @@ def keep_call_shape(fn: Callable[..., Any]) -> None:
         remember(fn, call_shape(fn))
 
 
+class CallableOptions(TypedDict, total=False):
+    """The options of :func:`callable_registration` and :func:`compile_callables` after the
+    provider, each a keyword and each optional (the default in brackets): ``effect``
+    (``None``: each function's own, from :func:`capability`, else ``read``), ``license``
+    (``None``), ``source_type`` (``unknown``) and ``access_id`` (``"python"``: the id of the
+    routes' access path)."""
+
+    effect: contracts.Effect | str | None
+    license: str | None
+    source_type: contracts.SourceType | str
+    access_id: str
+
+
 def callable_registration(
     functions: Sequence[Callable[..., Any]],
     *,
     provider: str | contracts.Provider,
-    effect: contracts.Effect | str | None = None,
-    license: str | None = None,
-    source_type: contracts.SourceType | str = contracts.SourceType.UNKNOWN,
-    access_id: str = "python",
+    **options: Unpack[CallableOptions],
 ) -> contracts.Registration:
     """Compile typed callables of one provider into a Registration."""
-    return compile_callables(
-        functions,
-        provider=provider,
-        effect=effect,
-        license=license,
-        source_type=source_type,
-        access_id=access_id,
-    )[0]
+    check_keywords(options, CallableOptions.__optional_keys__, callable_registration)
+    return compile_callables(functions, provider=provider, **options)[0]
 
 
 def compile_callables(
     functions: Sequence[Callable[..., Any]],
     *,
     provider: str | contracts.Provider,
-    effect: contracts.Effect | str | None = None,
-    license: str | None = None,
-    source_type: contracts.SourceType | str = contracts.SourceType.UNKNOWN,
-    access_id: str = "python",
+    **options: Unpack[CallableOptions],
 ) -> tuple[contracts.Registration, dict[str, Callable[..., Any]]]:
     """Compile typed callables of one provider into a Registration, with the function each
     route runs (by route id: functions that share a name, closures of one factory, are each
     their own route's); each function's call shape is kept for its calls."""
+    check_keywords(options, CallableOptions.__optional_keys__, compile_callables)
+    effect = options.get("effect")
+    license = options.get("license")
+    source_type = options.get("source_type", contracts.SourceType.UNKNOWN)
+    access_id = options.get("access_id", "python")
     method = "add_callable"
     if effect is not None:
         effect = enum_value(effect, contracts.Effect, method=method, name="effect")
