@@ -17,10 +17,11 @@ import logging
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, TypedDict, Unpack
 
 from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any, server_label
+from schemarouter.checks import check_keywords
 from schemarouter.contracts import Effect, Provider, Registration
 from schemarouter.errors import MissingDependencyError, RegistrationError, require
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
@@ -84,9 +85,7 @@ class McpServerOptions(TypedDict, total=False):
 def check_server_options(options: Mapping[str, object], method: Callable[..., object]) -> None:
     """Refuse a keyword that is none of :class:`McpServerOptions`, as ``method`` would have
     had it declared them one by one."""
-    for name in options:
-        if name not in McpServerOptions.__optional_keys__:
-            raise TypeError(f"{method.__qualname__}() got an unexpected keyword argument {name!r}")
+    check_keywords(options, McpServerOptions.__optional_keys__, method)
 
 
 def _import_mcp() -> Any:
@@ -232,16 +231,7 @@ def attach_mcp_server(
     server: Sequence[str] | str,
     *,
     provider: str | Provider,
-    trusted: bool = False,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    access_id: str = "mcp",
-    timeout: float | None = None,
-    max_response_bytes: int | None = None,
-    default_effect: Effect | str | None = None,
-    effect_overrides: Mapping[str, Effect | str] | None = None,
-    replace: bool = False,
-    bind: bool = True,
+    **options: Unpack[McpServerOptions],
 ) -> Any:
     """Open a session to a live server that ``router`` owns, register its tools and bind
     them to that session (``bind=False``: register only, and close it). Returns the
@@ -253,6 +243,17 @@ def attach_mcp_server(
     ``max_response_bytes`` (default: the policy's response cap; a tool's output travels
     twice in one) and the output is held to the cap itself. When the session is reopened
     after it was lost, the server's tools are listed again and registered anew."""
+    check_server_options(options, attach_mcp_server)
+    trusted = options.get("trusted", False)
+    env = options.get("env")
+    cwd = options.get("cwd")
+    access_id = options.get("access_id", "mcp")
+    timeout = options.get("timeout")
+    max_response_bytes = options.get("max_response_bytes")
+    default_effect = options.get("default_effect")
+    effect_overrides = options.get("effect_overrides")
+    replace = options.get("replace", False)
+    bind = options.get("bind", True)
     _import_mcp()
     from schemarouter.execution.invokers.mcp import ServerExited
     from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
