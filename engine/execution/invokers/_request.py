@@ -34,6 +34,7 @@ import base64
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -203,15 +204,21 @@ def _credential(credentials: CredentialProvider, name: str, where: str) -> str |
     return value
 
 
-def _place_credentials(
-    route: Route,
-    credentials: CredentialProvider,
-    redactor: Redactor,
-    headers: dict[str, str],
-    params: list[tuple[str, str]],
-    cookies: dict[str, str],
-    where: str,
-) -> None:
+@dataclass
+class _Parts:
+    """The query pairs, headers and cookies of the request being built, with the route it
+    calls, the redactor its secrets go to and where its errors point."""
+
+    route: Route
+    redactor: Redactor
+    where: str
+    params: list[tuple[str, str]] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+    cookies: dict[str, str] = field(default_factory=dict)
+
+
+def _place_credentials(parts: _Parts, credentials: CredentialProvider) -> None:
+    route, where = parts.route, parts.where
     auth = route.access.auth
     if not auth.credentials:
         return
@@ -229,21 +236,23 @@ def _place_credentials(
     # own (``x_api_key`` / ``X-API-KEY``, ``api_key[]`` / ``api_key``) is never sent:
     # registration refuses such parameters, this covers routes made by hand
     for mapping, place in (
-        (headers, ParameterLocation.HEADER),
-        (cookies, ParameterLocation.COOKIE),
+        (parts.headers, ParameterLocation.HEADER),
+        (parts.cookies, ParameterLocation.COOKIE),
     ):
         for key in [k for k in mapping if auth.aliased_by(k, place)]:
             del mapping[key]
-    params[:] = [(k, v) for k, v in params if not auth.aliased_by(k, ParameterLocation.QUERY)]
+    parts.params = [
+        (k, v) for k, v in parts.params if not auth.aliased_by(k, ParameterLocation.QUERY)
+    ]
     guard_logger("httpx")  # httpx logs request URLs (a query-string key among them)
     guard_logger("httpcore")  # and httpcore, at DEBUG, the response's headers
     for value in values.values():
         if value:
-            redactor.add(value)
+            parts.redactor.add(value)
     for placement in auth.placements():
         named = [(name, str(values[name])) for name in placement.credentials]
         if named:
-            _place(route, placement, named, redactor, headers, params, cookies, where)
+            _place(parts, placement, named)
 
 
 def _unfit(route: Route, name: str, what: str, where: str) -> PolicyError:
@@ -254,19 +263,11 @@ def _unfit(route: Route, name: str, what: str, where: str) -> PolicyError:
     )
 
 
-def _place(
-    route: Route,
-    placement: CredentialPlacement,
-    named: list[tuple[str, str]],
-    redactor: Redactor,
-    headers: dict[str, str],
-    params: list[tuple[str, str]],
-    cookies: dict[str, str],
-    where: str,
-) -> None:
+def _place(parts: _Parts, placement: CredentialPlacement, named: list[tuple[str, str]]) -> None:
     """Put one scheme's credentials (``(name, value)``) where the scheme says, each value
     checked first: no control character anywhere; printable ASCII in a header or cookie
     (Basic's base64 carries any text), and no ``;`` in a cookie (it would add a cookie)."""
+    route, where = parts.route, parts.where
     scheme = (placement.scheme or "").lower()
     place = placement.location or ParameterLocation.HEADER
     if scheme in ("basic", "bearer", "oauth2", "openid_connect"):
@@ -288,10 +289,10 @@ def _place(
     secrets = [value for _, value in named]
     if scheme == "basic":
         token = base64.b64encode(":".join(secrets[:2]).encode()).decode()
-        redactor.add(token)
-        _set_header(headers, "Authorization", f"Basic {token}")
+        parts.redactor.add(token)
+        _set_header(parts.headers, "Authorization", f"Basic {token}")
     elif scheme in ("bearer", "oauth2", "openid_connect"):
-        _set_header(headers, placement.parameter or "Authorization", f"Bearer {secrets[0]}")
+        _set_header(parts.headers, placement.parameter or "Authorization", f"Bearer {secrets[0]}")
     elif scheme == "mutual_tls":
         raise PolicyError(
             f"{route.route_id} needs mutual TLS, which the executor does not configure",
@@ -301,11 +302,11 @@ def _place(
     else:
         name = placement.parameter or "Authorization"
         if place is ParameterLocation.QUERY:
-            params[:] = [(k, v) for k, v in params if k != name] + [(name, secrets[0])]
+            parts.params = [(k, v) for k, v in parts.params if k != name] + [(name, secrets[0])]
         elif place is ParameterLocation.COOKIE:
-            cookies[name] = secrets[0]
+            parts.cookies[name] = secrets[0]
         else:
-            _set_header(headers, name, secrets[0])
+            _set_header(parts.headers, name, secrets[0])
 
 
 def build_request(
@@ -335,29 +336,25 @@ def build_request(
             by_location.setdefault(place, {})[parameter.name] = arguments[parameter.name]
     declared = {parameter.name: parameter for parameter in route.endpoint.parameters}
     path = _fill_path(route, by_location.get(ParameterLocation.PATH, {}), where)
-    params: list[tuple[str, str]] = []
+    parts = _Parts(route, redactor, where)
     for name, value in by_location.get(ParameterLocation.QUERY, {}).items():
-        params.extend(query_pairs(declared[name], value))
-    headers: dict[str, str] = {}
+        parts.params.extend(query_pairs(declared[name], value))
     for name, value in by_location.get(ParameterLocation.HEADER, {}).items():
         if name.lower() in _FORBIDDEN_HEADERS:
             raise PolicyError(f"a parameter may not set the {name} header", where=where)
-        headers[name] = _header_text(declared[name], value, ParameterLocation.HEADER, where)
-    cookies = {
-        name: _header_text(declared[name], value, ParameterLocation.COOKIE, where).replace(
-            ";", "%3B"
-        )
-        for name, value in by_location.get(ParameterLocation.COOKIE, {}).items()
-    }
+        parts.headers[name] = _header_text(declared[name], value, ParameterLocation.HEADER, where)
+    for name, value in by_location.get(ParameterLocation.COOKIE, {}).items():
+        text = _header_text(declared[name], value, ParameterLocation.COOKIE, where)
+        parts.cookies[name] = text.replace(";", "%3B")
     body = _body(route, by_location.get(ParameterLocation.BODY, {}))
-    _place_credentials(route, credentials, redactor, headers, params, cookies, where)
-    headers.update(body.pop("headers", {}))
-    headers.setdefault("Accept", "application/json")
-    _set_header(headers, "Accept-Encoding", ACCEPT_ENCODING)  # decoders we can bound
+    _place_credentials(parts, credentials)
+    parts.headers.update(body.pop("headers", {}))
+    parts.headers.setdefault("Accept", "application/json")
+    _set_header(parts.headers, "Accept-Encoding", ACCEPT_ENCODING)  # decoders we can bound
     try:
         url = httpx.URL(base + path)
-        if params:
-            url = url.copy_merge_params(tuple(params))
+        if parts.params:
+            url = url.copy_merge_params(tuple(parts.params))
     except httpx.InvalidURL as exc:
         raise ParameterValidationError(
             f"the arguments make an invalid URL: {str(exc)[:120]}",
@@ -374,8 +371,8 @@ def build_request(
     return httpx.Request(
         operation.method,
         url,
-        headers=headers,
-        cookies=cookies or None,
+        headers=parts.headers,
+        cookies=parts.cookies or None,
         extensions={"timeout": httpx.Timeout(timeout).as_dict()},
         **body,
     )
