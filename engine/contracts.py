@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Protocol, TypeVar
 
@@ -108,6 +108,17 @@ class Contract(BaseModel):
     def content_fingerprint(self) -> str:
         """``sha256:`` of :meth:`canonical`: equal contracts, equal fingerprints."""
         return fingerprint(self.canonical())
+
+
+C = TypeVar("C", bound=Contract)
+
+
+def _shared(default: C) -> Callable[[], C]:
+    """A field's default that is ``default`` itself, one frozen object for every contract
+    that declares none (pydantic would copy a plain default into each): a registry of
+    100,000 routes otherwise holds 100,000 equal copies, three objects each, for the cyclic
+    garbage collector to walk again at every full collection (issue #26)."""
+    return lambda: default
 
 
 def _without_unset(
@@ -304,16 +315,6 @@ class Availability(Contract):
     note: str = ""
 
 
-#: The default availability, one frozen object for every endpoint that declares none: a
-#: registry of 100,000 routes otherwise holds 100,000 equal copies, three objects each, for
-#: the cyclic garbage collector to walk again at every full collection (issue #26).
-_AVAILABLE = Availability()
-
-
-def _available() -> Availability:
-    return _AVAILABLE
-
-
 class Endpoint(Contract):
     """An operation of an access path, with its full input and output contracts."""
 
@@ -331,7 +332,7 @@ class Endpoint(Contract):
     output_fields: tuple[OutputField, ...] = ()
     effect: Effect = Effect.READ
     policy_tags: tuple[str, ...] = ()
-    availability: Availability = Field(default_factory=_available)
+    availability: Availability = Field(default_factory=_shared(Availability()))
     #: Intents this endpoint serves (``property_lookup``, ``literature_search``, ...).
     intents: tuple[str, ...] = ()
 
@@ -409,14 +410,6 @@ class AuthRequirement(CredentialPlacement):
         return any(key == credential_name_key(c) for c in self.carriers)
 
 
-#: The default auth requirement (none), shared as :data:`_AVAILABLE` is (frozen).
-_NO_AUTH = AuthRequirement()
-
-
-def _no_auth() -> AuthRequirement:
-    return _NO_AUTH
-
-
 class AccessPath(Contract):
     """How a provider is reached: protocol, address, auth, and the document it came from."""
 
@@ -425,7 +418,7 @@ class AccessPath(Contract):
     base_url: str | None = None
     #: MCP server (command line or URL) or Python module.
     server: str | None = None
-    auth: AuthRequirement = Field(default_factory=_no_auth)
+    auth: AuthRequirement = Field(default_factory=_shared(AuthRequirement()))
     document: str | None = None
     document_hash: str | None = None
     #: True only where a trusted profile or the caller vouches for the source's own claims
