@@ -211,15 +211,17 @@ class RegistrySnapshot:
     def __contains__(self, route_id: object) -> bool:
         return route_id in self.routes
 
+    def _not_registered(self, kind: str, key: str, hint: str) -> RegistryLookupError:
+        return RegistryLookupError(
+            f"no {kind} {key!r} is registered", where=f"registry version {self.version}", hint=hint
+        )
+
     def route(self, route_id: str) -> Route:
         try:
             return self.routes[route_id]
         except KeyError:
-            raise RegistryLookupError(
-                f"no route {route_id!r} is registered",
-                where=f"registry version {self.version}",
-                hint="List routes with registry.snapshot().route_ids() or register the source",
-            ) from None
+            hint = "List routes with registry.snapshot().route_ids() or register the source"
+            raise self._not_registered("route", route_id, hint) from None
 
     def route_ids(self) -> tuple[str, ...]:
         return tuple(sorted(self.routes))
@@ -228,11 +230,8 @@ class RegistrySnapshot:
         try:
             return self.providers[provider_id]
         except KeyError:
-            raise RegistryLookupError(
-                f"no provider {provider_id!r} is registered",
-                where=f"registry version {self.version}",
-                hint=f"Known providers: {', '.join(sorted(self.providers)) or 'none'}",
-            ) from None
+            hint = f"Known providers: {', '.join(sorted(self.providers)) or 'none'}"
+            raise self._not_registered("provider", provider_id, hint) from None
 
     def routes_of(self, provider_id: str) -> tuple[Route, ...]:
         return tuple(self.routes[r] for r in self._by_provider.get(provider_id, ()))
