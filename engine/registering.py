@@ -28,9 +28,9 @@ from schemarouter.checks import (
     check_path,
     check_seconds,
 )
-from schemarouter.contracts import AccessKind, Effect, Provider, Registration, Route, SourceType
+from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
 from schemarouter.execution.bindings import BindingTable, CooldownTable
-from schemarouter.execution.invokers.http import HTTP_KINDS, HttpTarget
+from schemarouter.execution.invokers.http import bind_http_routes
 from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
@@ -150,7 +150,7 @@ class RegistrationMixin:
         """
         registration = load_catalog(check_path(path, method="add_catalog", name="path"))
         change = self.register(registration, replace=replace)
-        self._bind_http(registration.routes)
+        bind_http_routes(self, registration.routes)
         return change
 
     def add_callable(
@@ -245,7 +245,7 @@ class RegistrationMixin:
                 if name != registration.routes[0].provider.id:
                     registration = compile(name)
             change = self.register(registration, replace=replace)
-            self._bind_http(registration.routes)
+            bind_http_routes(self, registration.routes)
         return change
 
     def _own_provider(
@@ -426,31 +426,6 @@ class RegistrationMixin:
         if route.access.kind is AccessKind.PYTHON and callable(invoker):
             keep_call_shape(invoker)  # its arguments become its annotated types, as add_callable's
         self._bindings[route_id] = (route.fingerprint, invoker)
-
-    def _bind_http(self, routes: Iterable[Route]) -> list[str]:
-        """Bind each of ``routes`` (what one registration made) that is an HTTP route with a
-        registered ``base_url`` to that base URL, at *its* fingerprint: a route another
-        writer replaced or removed since is left as that writer left it (bound to its own
-        base URL, or gone), and one already bound at that fingerprint keeps its invoker.
-        Returns the route ids bound."""
-        bound = []
-        with self.registry.lock:  # no registration between the look and the binding
-            current = self.snapshot().routes
-            for route in routes:
-                now = current.get(route.route_id)
-                if (
-                    route.access.kind in HTTP_KINDS
-                    and route.access.base_url
-                    and now is not None
-                    and now.fingerprint == route.fingerprint
-                    and not self.is_bound(route.route_id)
-                ):
-                    self._bindings[route.route_id] = (
-                        route.fingerprint,
-                        HttpTarget(route.access.base_url),
-                    )
-                    bound.append(route.route_id)
-        return bound
 
     def unbind(self, route_id: str) -> None:
         """Forget the invoker of ``route_id`` (it stays registered, but cannot execute)."""

@@ -29,8 +29,8 @@ from schemarouter.errors import (
 from schemarouter.execution.invokers import bind_http_routes
 from schemarouter.execution.policy import ExecutionPolicy, monitor_for
 from schemarouter.index import HashingEncoder
-from schemarouter.registry.registry import RegistryChange
 
+from servers.interleave import Interleaved, TwoWriters
 from servers.loopback import LoopbackServer, json_response
 from servers.user_api import FORECAST, WeatherApp, weather_openapi
 
@@ -207,26 +207,6 @@ def test_replace_forgets_the_failure_count_execution_keeps(
 # -- a registration binds the routes it made ------------------------------------------------
 
 
-class _Interleaved(SchemaRouter):
-    """Runs ``between`` right after its next registration, before ``add_openapi`` binds:
-    what another writer may do at that point."""
-
-    between: Any = None
-
-    def register(self, registration: Registration, *, replace: bool = False) -> RegistryChange:
-        change = super().register(registration, replace=replace)
-        between, self.between = self.between, None
-        if between is not None:
-            between()
-        return change
-
-
-def _interleaved() -> _Interleaved:
-    return _Interleaved(
-        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
-    )
-
-
 def test_a_registration_never_binds_the_route_another_registration_replaced(
     weather: LoopbackServer, second: LoopbackServer
 ) -> None:
@@ -235,7 +215,7 @@ def test_a_registration_never_binds_the_route_another_registration_replaced(
     and every call was refused "bound to another base URL" (trial G §4)."""
     from schemarouter.adapters.openapi import openapi_registration
 
-    router = _interleaved()
+    router = Interleaved()
     router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
     other = openapi_registration(weather_openapi(second.base_url), provider="weather")
     router.between = lambda: router.register(other, replace=True)
@@ -252,10 +232,78 @@ def test_add_openapi_whose_provider_another_thread_removed_returns_its_change(
     """``remove_provider`` between the registration and its binding made ``add_openapi``
     raise "RegistryLookupError: no route ... is registered" after it had succeeded
     (trial G §4)."""
-    router = _interleaved()
+    router = Interleaved()
     router.between = lambda: router.remove_provider("weather")
     change = router.add_openapi(weather_openapi(weather.base_url), provider="weather")
     assert FORECAST in change.added
+    assert len(router.snapshot()) == 0 and router.bindings() == {}
+
+
+_BANDGAPS = """# Band gap service
+
+## GET /materials/search
+
+Search materials by formula.
+
+- formula (string, required): Reduced chemical formula such as `SiO2`.
+
+Response fields:
+
+- band_gap (number): Electronic band gap, unit: eV
+"""
+SEARCH = "bandgaps/docs/get_materials_search"
+
+
+def test_approve_never_binds_the_route_another_approval_replaced() -> None:
+    """The race add_openapi was rid of stayed on every other registration path (approve,
+    OPTIMADE, profiles, live MCP servers), which bound at the *current* fingerprint: A
+    registered, B registered, A bound B's route to A's base URL, B's bind skipped it as
+    bound, and every call went to A's server (or was refused "bound to another base
+    URL")."""
+    from schemarouter.adapters.inspect import approve, inspect
+
+    proposal = inspect(_BANDGAPS)
+    answer = {"band_gap": 1.12}
+    with (
+        LoopbackServer(lambda request: json_response(answer)) as a,
+        LoopbackServer(lambda request: json_response(answer)) as b,
+    ):
+        router = TwoWriters()
+        router.race(
+            lambda: approve(router, proposal, base_url=a.base_url, provider="bandgaps"),
+            lambda: approve(
+                router, proposal, base_url=b.base_url, provider="bandgaps", replace=True
+            ),
+        )
+        assert router.snapshot().route(SEARCH).access.base_url == b.base_url
+        assert router.binding(SEARCH).base_url == b.base_url
+        assert router.call(SEARCH, {"formula": "Si"}).ok
+        assert [len(a.requests), len(b.requests)] == [0, 1]
+
+
+def test_add_optimade_whose_provider_another_thread_removed_returns_its_change() -> None:
+    """``remove_provider`` between the registration and its binding made ``add_optimade``
+    raise "RegistryLookupError: no route ... is registered" after it had succeeded."""
+    from schemarouter.adapters.optimade import add_optimade
+
+    info = {
+        "data": {
+            "type": "info",
+            "id": "/",
+            "attributes": {
+                "api_version": "1.2.0",
+                "available_api_versions": [{"url": "http://127.0.0.1:9/v1", "version": "1.2.0"}],
+                "available_endpoints": ["info", "structures"],
+                "entry_types_by_format": {"json": ["structures"]},
+            },
+        },
+        "meta": {"api_version": "1.2.0", "provider": {"name": "Ex", "prefix": "ex"}},
+    }
+    structures = {"data": {"properties": {"id": {"type": "string", "description": "Entry"}}}}
+    router = Interleaved()
+    router.between = lambda: router.remove_provider("ex")
+    change = add_optimade(router, {"info": info, "info/structures": structures}, provider="ex")
+    assert len(change.added) == 2
     assert len(router.snapshot()) == 0 and router.bindings() == {}
 
 

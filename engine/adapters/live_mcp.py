@@ -255,6 +255,7 @@ def attach_mcp_server(
     replace = options.get("replace", False)
     bind = options.get("bind", True)
     _import_mcp()
+    from schemarouter.execution.bindings import bind_if_current
     from schemarouter.execution.invokers.mcp import ServerExited
     from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
     from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
@@ -281,8 +282,7 @@ def attach_mcp_server(
         """A reopened session listed changed tools: register them, bind them again."""
         fresh = registration_of(tools)
         router.register(fresh, replace=True)
-        for route in fresh.routes:
-            router.bind(route.route_id, session)
+        bind_if_current(router, fresh.routes, lambda _: session)
 
     cap = max_response_bytes or DEFAULT_MAX_RESPONSE_BYTES
     session = ManagedMCPSession(
@@ -320,7 +320,6 @@ def attach_mcp_server(
     if not bind:
         session.close()
         return change
-    for route in registration.routes:
-        router.bind(route.route_id, session)
-    router.own_session(session)
+    bind_if_current(router, registration.routes, lambda _: session)
+    router.own_session(session)  # closed at once where another writer replaced every route
     return change

@@ -9,18 +9,23 @@ and its health, safe to share between threads.
 - :class:`CooldownTable`: route id -> until when it is unhealthy, and why. Reads take a copy
   under a lock, so health may change in any thread while another filters by it, and a
   cooldown that ran out is dropped rather than kept for the life of the process.
+- :func:`bind_if_current`: how every registration binds the routes it made (HTTP routes to
+  their base URL, a live MCP server's tools to its session), at their own fingerprints.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator, MutableMapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.registry.registry import Registry, RegistryBatch
 
-__all__ = ["Binding", "BindingTable", "CooldownTable"]
+if TYPE_CHECKING:
+    from schemarouter.contracts import Route
+
+__all__ = ["Binding", "BindingTable", "CooldownTable", "bind_if_current"]
 
 #: (the route's fingerprint when it was bound, the invoker)
 Binding = tuple[str, Any]
@@ -126,6 +131,36 @@ class BindingTable(MutableMapping[str, Binding]):
 
     def __len__(self) -> int:
         return len(self.copy())
+
+
+def bind_if_current(
+    router: Any,
+    routes: Iterable[Route],
+    invoker_of: Callable[[Route], Any],
+    *,
+    keep_bound: bool = False,
+) -> list[str]:
+    """Bind each of ``routes`` (what one registration made) to ``invoker_of(route)`` (none
+    where that is ``None``) at *that route's* fingerprint, only while the route is still
+    registered with it: a route another writer replaced or removed since is left as that
+    writer left it (bound to its own invoker, or gone), never bound to this registration's.
+    With ``keep_bound`` a route already bound at that fingerprint keeps its invoker. The
+    look and the binding are made under the writers' lock, so no registration comes between
+    them. Returns the route ids bound."""
+    bound = []
+    with router.registry.lock:
+        current = router.snapshot().routes
+        for route in routes:
+            now = current.get(route.route_id)
+            if now is None or now.fingerprint != route.fingerprint:
+                continue
+            if keep_bound and router.binding(route.route_id) is not None:
+                continue
+            invoker = invoker_of(route)
+            if invoker is not None:
+                router.bind(route.route_id, invoker)  # at the current fingerprint: route's
+                bound.append(route.route_id)
+    return bound
 
 
 class CooldownTable:

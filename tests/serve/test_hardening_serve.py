@@ -26,6 +26,7 @@ from schemarouter.errors import ArgumentError, RegistrationError
 from schemarouter.index import HashingEncoder
 from schemarouter.serve.security import check_bind, read_token
 
+from servers.interleave import Interleaved
 from servers.processes import free_port, serving
 
 SERVERS = Path(__file__).parents[1] / "mcp_servers"
@@ -211,6 +212,24 @@ def test_router_close_stops_its_servers(tmp_path: Path) -> None:
     assert not _gone(pid, within=0.2)
     router.close()
     assert _gone(pid, within=1)
+
+
+def test_add_mcp_server_whose_provider_another_thread_removed_stops_its_server(
+    tmp_path: Path,
+) -> None:
+    """``remove_provider`` between ``add_mcp_server``'s registration and its binding made it
+    raise "RegistryLookupError: no route ... is registered" after it had registered, and
+    left its server running: no route was bound to the session, so nothing closed it."""
+    pids = tmp_path / "pids"
+    router = Interleaved()
+    router.between = lambda: router.remove_provider("h")
+    change = router.add_mcp_server(
+        [sys.executable, str(HOSTILE), "--pid-file", str(pids)], provider="h", trusted=True
+    )
+    assert "h/mcp/pid" in change.added
+    assert len(router.snapshot()) == 0 and router.bindings() == {}
+    (pid,) = _pids(pids)
+    assert _gone(pid, within=5)
 
 
 SCRIPT = """

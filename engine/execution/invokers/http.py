@@ -26,6 +26,7 @@ import httpx
 
 from schemarouter.contracts import AccessKind, Effect, Route
 from schemarouter.errors import BudgetExceededError, PolicyError
+from schemarouter.execution.bindings import bind_if_current
 from schemarouter.execution.credentials import CredentialProvider, Redactor
 from schemarouter.execution.invokers._request import build_request, origin, within_base_path
 from schemarouter.execution.invokers.payload import Payload, invocation_error
@@ -49,6 +50,7 @@ __all__ = [
     "bind_http_routes",
     "build_request",
     "exchange",
+    "http_target",
     "origin",
     "retry_after_seconds",
     "send_async",
@@ -70,21 +72,21 @@ class HttpTarget:
     base_url: str
 
 
+def http_target(route: Route) -> HttpTarget | None:
+    """The binding of an HTTP route with a registered ``base_url`` (``None`` for any other)."""
+    if route.access.kind in HTTP_KINDS and route.access.base_url:
+        return HttpTarget(route.access.base_url)
+    return None
+
+
 def bind_http_routes(router: Any, routes: Iterable[Route] | None = None) -> list[str]:
     """Bind each of ``routes`` (default: every registered route) that is an HTTP route with
-    a registered ``base_url`` and not bound at its current fingerprint; returns the route
-    ids bound. Registration passes only the routes it just registered, so a route the
-    caller unbound stays unbound."""
-    bound = []
-    for route in router.snapshot() if routes is None else routes:
-        if (
-            route.access.kind in HTTP_KINDS
-            and route.access.base_url
-            and not router.is_bound(route.route_id)
-        ):
-            router.bind(route.route_id, HttpTarget(route.access.base_url))
-            bound.append(route.route_id)
-    return bound
+    a registered ``base_url`` and not bound yet to that base URL, at *its* fingerprint
+    (:func:`~schemarouter.execution.bindings.bind_if_current`); returns the route ids bound.
+    Registration passes only the routes it just registered, so a route the caller unbound
+    stays unbound, and one another registration replaced since keeps that one's base URL."""
+    routes = router.snapshot() if routes is None else routes
+    return bind_if_current(router, routes, http_target, keep_bound=True)
 
 
 class RawResponse(NamedTuple):

@@ -32,6 +32,7 @@ from typing import Any, TypedDict
 
 from schemarouter.contracts import AccessKind
 from schemarouter.errors import require
+from schemarouter.execution.bindings import bind_if_current
 from schemarouter.execution.invokers.payload import (
     MAX_MESSAGE_CHARS,
     Payload,
@@ -102,16 +103,14 @@ def bind_mcp_session(router: Any, session: Any, *, provider: str) -> list[str]:
     """Bind every MCP route of ``provider`` to ``session``; returns the route ids bound."""
     if not callable(getattr(session, "call_tool", None)):
         raise TypeError("an MCP session needs an async call_tool(name, arguments) method")
-    bound = []
-    for route in router.snapshot():
-        if (
-            route.provider.id == provider
-            and route.access.kind is AccessKind.MCP
-            and route.endpoint.operation.tool
-        ):
-            router.bind(route.route_id, session)
-            bound.append(route.route_id)
-    return bound
+    routes = [
+        route
+        for route in router.snapshot()
+        if route.provider.id == provider
+        and route.access.kind is AccessKind.MCP
+        and route.endpoint.operation.tool
+    ]
+    return bind_if_current(router, routes, lambda _: session)
 
 
 def _read(obj: Any, *names: str) -> Any:
