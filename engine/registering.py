@@ -31,7 +31,7 @@ from schemarouter.checks import (
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
 from schemarouter.execution.bindings import BindingTable, CooldownTable
 from schemarouter.execution.invokers.http import bind_http_routes
-from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
+from schemarouter.execution.invokers.mcp_session import closed_by_owner
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.clashes import provider_id_for
@@ -444,9 +444,11 @@ class RegistrationMixin:
         return self._bindings.copy()
 
     def is_bound(self, route_id: str) -> bool:
-        binding = self._bindings.get(route_id)
-        route = self.snapshot().routes.get(route_id)
-        return binding is not None and route is not None and route.fingerprint == binding[0]
+        """Whether ``route_id`` is bound at its current fingerprint to an invoker that can
+        take a call now: not to a session :meth:`close` closed (:meth:`binding` still gives
+        that one). What ``retrieve_executable`` and the gateway read."""
+        invoker = self.binding(route_id)
+        return invoker is not None and not closed_by_owner(invoker)
 
     # -- sessions the router owns (add_mcp_server) ---------------------------------------
 
@@ -470,21 +472,12 @@ class RegistrationMixin:
             self._owned().remove(session)
             session.close()
 
-    def _runnable(self, route_id: str) -> bool:
-        """Bound at its current fingerprint to an invoker that can take a call now (not a
-        session :meth:`close` closed)."""
-        invoker = self.binding(route_id)
-        if isinstance(invoker, ManagedMCPSession):
-            return not invoker.closed
-        return invoker is not None
-
     def _left_out(self, reason: str, route_id: str) -> str | None:
         """Why the router itself leaves ``route_id`` out of an executable retrieval (the
         ``detail`` of its exclusion), where it knows more than the state says."""
         if reason == "unhealthy":
             return self._cooldowns.reason(route_id)
-        invoker = self.binding(route_id)
-        if reason == "unbound" and isinstance(invoker, ManagedMCPSession) and invoker.closed:
+        if reason == "unbound" and closed_by_owner(self.binding(route_id)):
             return (
                 "its MCP session was closed (router.close()); router.add_mcp_server(..., "
                 "replace=True) connects its server again"
@@ -493,10 +486,11 @@ class RegistrationMixin:
 
     def close(self) -> None:
         """Close every session this router opened (:meth:`add_mcp_server`). Their routes
-        stay registered and bound, but :meth:`retrieve_executable` leaves them out (saying
-        why) and a call on one is refused before anything is sent (a ``PolicyError``, not a
-        failure that counts against the route's health) until it is bound to an open session
-        again: ``add_mcp_server(..., replace=True)``."""
+        stay registered and bound to them, but none is executable: :meth:`is_bound` is
+        false, :meth:`retrieve_executable` (and the gateway) leave them out, saying why, and
+        a call on one is refused before anything is sent (a ``PolicyError``, not a failure
+        that counts against the route's health) until it is bound to an open session again:
+        ``add_mcp_server(..., replace=True)``."""
         for session in list(self._owned()):
             session.close()
         self._owned().clear()

@@ -343,7 +343,7 @@ class SchemaRouter(RegistrationMixin):
             depth=depth,
             refill=refill,
             hide=hide,
-            is_bound=self._runnable,
+            is_bound=self.is_bound,
             detail=self._left_out,
         )
 

@@ -40,7 +40,7 @@ from schemarouter.errors import (
 )
 from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials, Redactor
 from schemarouter.execution.invokers import http
-from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
+from schemarouter.execution.invokers.mcp_session import closed_by_owner
 from schemarouter.execution.outputs import json_path, projection_names
 from schemarouter.execution.policy import (
     Approver,
@@ -490,7 +490,7 @@ class Gatekeeper:
                 where=where,
                 hint="Bind it (router.bind, bind_http_routes, bind_mcp_session) first",
             )
-        if isinstance(invoker, ManagedMCPSession) and invoker.closed:
+        if closed_by_owner(invoker):
             raise PolicyError(  # refused here: no call, and no failure of the route
                 f"{route.route_id} is bound to an MCP session that was closed (router.close())",
                 where=where,

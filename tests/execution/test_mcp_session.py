@@ -28,6 +28,8 @@ from schemarouter.execution.invokers.mcp import McpCall, call_sync
 from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
 from schemarouter.execution.invokers.payload import counts_for_health, is_retryable
 from schemarouter.index import HashingEncoder
+from schemarouter.integrations.names import tool_name
+from schemarouter.serve import Gateway, GatewayConfig
 
 from servers.processes import free_port, http_mcp_server
 
@@ -246,6 +248,32 @@ def test_close_ends_the_sessions_and_refuses_their_routes_until_connected_again(
         assert "notes/mcp/get_note" in router.retrieve_executable("get a note", k=5).route_ids
     finally:
         router.close()
+
+
+def test_a_route_of_a_closed_session_is_executable_nowhere() -> None:
+    """After router.close() is_bound stayed true and the gateway's describe_tool said
+    "executable": true of the closed session's tools (only retrieve_executable and the gate
+    knew better, each with its own check): one check now, read by all of them."""
+    router = _router()
+    router.add_mcp_server(COMMAND, provider="notes", trusted=True, timeout=60)
+    gateway = Gateway(router, GatewayConfig(search={"rerank": False}))
+    name = tool_name("notes/mcp/get_note", snapshot=router.snapshot())
+    assert router.is_bound("notes/mcp/get_note") and gateway.describe(name)["executable"]
+    assert name in [t["name"] for t in gateway.search("get a note")["tools"]]
+    router.close()
+    assert router.binding("notes/mcp/get_note") is not None  # still bound, to a closed one
+    assert not router.is_bound("notes/mcp/get_note")
+    result = router.retrieve_executable("get a note", k=5)
+    assert "notes/mcp/get_note" not in result.route_ids
+    (left_out,) = [e for e in result.exclusions if e.route_id == "notes/mcp/get_note"]
+    assert left_out.reason == "unbound" and "MCP session was closed" in left_out.detail
+    found = gateway.search("get a note")
+    assert found["tools"] == [] and "its MCP session was closed" in found["blocked"]
+    assert gateway.describe(name)["executable"] is False
+    with pytest.raises(PolicyError, match=r"bound to an MCP session that was closed"):
+        gateway.call(name, {"note_id": 1})
+    with pytest.raises(PolicyError, match=r"bound to an MCP session that was closed"):
+        router.call("notes/mcp/get_note", {"note_id": 1})
 
 
 def test_a_call_on_a_closed_session_is_no_failure_of_its_route() -> None:

@@ -43,6 +43,7 @@ __all__ = [
     "SessionLostError",
     "SessionOpenTimedOut",
     "ToolChangedError",
+    "closed_by_owner",
     "is_connection_lost",
 ]
 
@@ -342,3 +343,12 @@ class ManagedMCPSession:
             f"the MCP session ended during the call ({type(error).__name__}: "
             f"{clip(str(error))}); the next call reconnects"
         )
+
+
+def closed_by_owner(invoker: Any) -> bool:
+    """Whether ``invoker`` is a session its owner closed (``router.close()``). Its routes stay
+    bound to it, but none can run: the router's ``is_bound`` says so (and with it
+    ``retrieve_executable`` and the gateway), and the gate refuses their calls before
+    anything is sent, until ``add_mcp_server(..., replace=True)`` binds them to an open one.
+    The one check all of them read."""
+    return isinstance(invoker, ManagedMCPSession) and invoker.closed
