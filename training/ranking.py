@@ -5,6 +5,7 @@ fused window's cheap features, shipped as plain arrays (``models/ranking/``).
 
     schemarouter train-ranking --out models/ranking [--data ../shared/data]
         [--exclude-triplets WORK/triplets.jsonl ...] [--per-source 250] [--composed 800]
+        [--synthetic 2000]
 
 1. **Rows.** tooltrain's *training* requests that no encoder trained on (``--exclude-triplets``:
    each a ``train-encoder`` triplets file; the requests in it are left out, so the dense
@@ -15,6 +16,10 @@ fused window's cheap features, shipped as plain arrays (``models/ranking/``).
    the router ranks before the stage (fusion, the action rule, the request's named routes
    first) and each candidate of the fused window is one row
    (:func:`schemarouter.retrieval.ordering.window_signals`), labelled by the request's tools.
+   Beside them, ``--synthetic`` requests written from the public OpenAPI documents and MCP
+   listings that no evaluation set registers, ranked in a router of those catalogs alone
+   (:mod:`.datasets.spare_catalogs`): windows among a REST provider's many siblings, which
+   tooltrain's catalogs rarely have.
 2. **Fit.** scikit-learn's ``HistGradientBoostingClassifier`` (pointwise, log loss).
 3. **Development figures**, written into the card: Recall@5 of fusion and of the stage on
    tooltrain's validation, composed and mixed requests, the bundled dev split and the
@@ -30,20 +35,19 @@ fused window's cheap features, shipped as plain arrays (``models/ranking/``).
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import logging
 import math
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from schemarouter.retrieval.learned import DEFAULT_RANKING_WINDOW, TreeEnsemble, blended_keys
+from schemarouter.retrieval.learned import DEFAULT_RANKING_WINDOW, TreeEnsemble
 from schemarouter.retrieval.window import FEATURES
 from schemarouter.training.command import (
     TOOLTRAIN_ATTRIBUTION,
@@ -51,12 +55,18 @@ from schemarouter.training.command import (
     add_progress_argument,
     add_settings_arguments,
     file_sha256,
-    progress_bar,
     run_command,
     settings_from_args,
     versions,
     work_folder,
     write_card,
+)
+from schemarouter.training.ranking_rows import (
+    WindowRows,
+    cached_rows,
+    fusion_router,
+    recall_at,
+    window_rows,
 )
 
 __all__ = [
@@ -72,8 +82,9 @@ logger = logging.getLogger(__name__)
 
 CARD_NAME = "schemarouter-ranking"
 CARD_FORMAT = 1
-#: How deep each request is searched before its window is cut (the router's recall depth).
-DEPTH = 50
+#: Requests written from catalogs like a user's (``--synthetic``, see
+#: :mod:`.datasets.spare_catalogs`).
+DEFAULT_SYNTHETIC = 2000
 #: The development suites (``--dev``): ``tooltrain-<split>``, ``bundled-dev``, ``write-intent``.
 DEV_SUITES = (
     "tooltrain-val",
@@ -110,117 +121,6 @@ class RankingSettings:
             )
         if not 0 <= self.action_weight < 1e6:
             raise ValueError(f"action_weight must be a number >= 0, not {self.action_weight}")
-
-
-@dataclass
-class WindowRows:
-    """Feature rows of many requests' windows: ``X`` (rows x features), labels ``y``, the
-    request each row belongs to (``group``), each candidate's tier (0 named, 1 of a named
-    provider, 2 other) and route id, and per request its needs (each a set of route ids)."""
-
-    X: np.ndarray
-    y: np.ndarray
-    group: np.ndarray
-    tier: np.ndarray
-    route_ids: list[str] = field(default_factory=list)
-    needs: list[list[frozenset[str]]] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)  # per request: suite:id
-
-    def requests(self) -> Iterable[tuple[int, np.ndarray]]:
-        """(request number, its row indices), in order."""
-        bounds = np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1], True])
-        for a, b in itertools.pairwise(bounds.tolist()):
-            yield int(self.group[a]), np.arange(a, b)
-
-
-def _router() -> Any:
-    """A router ranking as ``SchemaRouter()`` does before the stage: fusion and the action
-    rule, no stage, no reranker, nothing lifted after (those come later on the path)."""
-    from schemarouter.router import SchemaRouter
-
-    return SchemaRouter(
-        abstention=None, reranker=None, ranking=None, multi_intent=False, prerequisites=False
-    )
-
-
-def window_rows(
-    router: Any,
-    queries: Sequence[Any],
-    *,
-    window: int = DEFAULT_RANKING_WINDOW,
-    suite: str = "",
-    progress: bool = True,
-) -> WindowRows:
-    """The windows of ``queries`` (``EvalQuery``-like: ``id``, ``text``, ``gold``,
-    ``needs``) in ``router`` as rows, labelled by each request's gold routes."""
-    from schemarouter.retrieval.ordering import window_signals
-    from schemarouter.retrieval.window import window_features
-
-    index = router.index
-    scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
-    Xs: list[np.ndarray] = []
-    ys: list[np.ndarray] = []
-    groups: list[np.ndarray] = []
-    tiers: list[np.ndarray] = []
-    ids: list[str] = []
-    needs: list[list[frozenset[str]]] = []
-    names: list[str] = []
-    bar = progress_bar(
-        progress and len(queries) > 0, total=len(queries), desc=f"windows {suite}", unit="request"
-    )
-    for q in queries:
-        ranking = router._rank(q.text, DEPTH, rerank=False)
-        head = ranking.ranked[:window]
-        if bar is not None:
-            bar.update(1)
-        if not head:
-            continue
-        factor = float(scale(q.text)) if callable(scale) else 1.0
-        signals = window_signals(q.text, head, ranking.snapshot, index=index, factor=factor)
-        named = set(ranking.analysis.named_routes)
-        gold = set(q.gold)
-        g = len(needs)
-        Xs.append(window_features(signals))
-        ys.append(np.array([float(item.route_id in gold) for item in head]))
-        groups.append(np.full(len(head), g))
-        tiers.append(np.array([0 if i.route_id in named else 1 if i.forced else 2 for i in head]))
-        ids += [item.route_id for item in head]
-        needs.append([frozenset(n) for n in q.needs])
-        names.append(f"{suite}:{q.id}")
-    if bar is not None:
-        bar.close()
-    if not Xs:
-        empty = np.zeros((0, len(FEATURES)))
-        return WindowRows(empty, np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0))
-    return WindowRows(
-        np.vstack(Xs),
-        np.concatenate(ys),
-        np.concatenate(groups).astype(np.int64),
-        np.concatenate(tiers),
-        ids,
-        needs,
-        names,
-    )
-
-
-def recall_at(
-    rows: WindowRows, scores: np.ndarray | None, k: int = 5, *, blend: float = 1.0
-) -> float:
-    """Mean Recall@k over the requests of ``rows``, their windows ordered by ``scores``
-    blended with fusion's order (``blend``, as the router does) within tiers (``None``: the
-    order they came in, fusion's)."""
-    values = []
-    for g, idx in rows.requests():
-        if scores is None:
-            order = idx
-        else:
-            keys = np.asarray(blended_keys(scores[idx].tolist(), blend))
-            order = idx[np.lexsort((np.arange(len(idx)), -keys, rows.tier[idx]))]
-        top = {rows.route_ids[i] for i in order[:k]}
-        needs = rows.needs[g]
-        if needs:
-            values.append(sum(1 for n in needs if top & n) / len(needs))
-    return float(np.mean(values)) if values else math.nan
 
 
 def fit_ranking(rows: WindowRows, settings: RankingSettings) -> tuple[Any, TreeEnsemble]:
@@ -344,7 +244,7 @@ def training_queries(
 
 def dev_rows(name: str, data: str | Path | None, *, window: int, progress: bool) -> WindowRows:
     """The rows of one development suite (:data:`DEV_SUITES`)."""
-    router = _router()
+    router = fusion_router()
     if name.startswith("tooltrain-"):
         from schemarouter.training.datasets.tooltrain import load_tooltrain_suite
 
@@ -400,6 +300,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--per-source", type=int, default=250)
     parser.add_argument("--composed", type=int, default=800)
     parser.add_argument("--distractors", type=int, default=1500, help="seeded tools per source")
+    parser.add_argument(
+        "--synthetic",
+        type=int,
+        default=DEFAULT_SYNTHETIC,
+        metavar="N",
+        help="N requests written from the public OpenAPI documents and MCP listings no "
+        "evaluation set registers, beside tooltrain's (0: none)",
+    )
     parser.add_argument("--dev", nargs="*", default=list(DEV_SUITES))
     add_settings_arguments(
         parser, d, "window max_iter learning_rate max_leaf_nodes min_samples_leaf seed"
@@ -435,40 +343,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def _save_rows(path: Path, rows: WindowRows) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "route_ids": rows.route_ids,
-        "needs": [[sorted(n) for n in needs] for needs in rows.needs],
-        "names": rows.names,
-    }
-    np.savez(path, X=rows.X, y=rows.y, group=rows.group, tier=rows.tier)
-    path.with_suffix(".json").write_text(json.dumps(meta), encoding="utf-8")
-
-
-def _load_rows(path: Path) -> WindowRows:
-    with np.load(path, allow_pickle=False) as data:
-        arrays = {k: np.array(data[k]) for k in data.files}
-    meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    return WindowRows(
-        arrays["X"],
-        arrays["y"],
-        arrays["group"],
-        arrays["tier"],
-        meta["route_ids"],
-        [[frozenset(n) for n in needs] for needs in meta["needs"]],
-        meta["names"],
+def synthetic_rows(
+    args: argparse.Namespace, work: Path, window: int, out: Callable[[str], Any]
+) -> WindowRows:
+    """The windows of ``--synthetic`` requests written from the spare catalogs
+    (:mod:`.datasets.spare_catalogs`), in a router of those catalogs alone; what was drawn
+    goes to ``work/synthetic_drawn.json``."""
+    from schemarouter.training.datasets.spare_catalogs import (
+        register_spare_catalogs,
+        spare_requests,
     )
+    from schemarouter.training.datasets.suite import shared_data_dir
 
-
-def _cached(path: Path, key: str, build: Callable[[], WindowRows]) -> WindowRows:
-    stamp = path.with_suffix(".key")
-    if path.exists() and stamp.exists() and stamp.read_text() == key:
-        return _load_rows(path)
-    rows = build()
-    _save_rows(path, rows)
-    stamp.write_text(key)
-    return rows
+    router = fusion_router()
+    what = register_spare_catalogs(router, shared_data_dir(args.data))
+    queries = spare_requests(router, args.synthetic)
+    what["requests"] = len(queries)
+    (work / "synthetic_drawn.json").write_text(json.dumps(what), encoding="utf-8")
+    out(f"{len(queries)} synthetic requests over {what['routes']} routes of spare catalogs")
+    return window_rows(router, queries, window=window, suite="synthetic", progress=args.progress)
 
 
 def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
@@ -494,7 +387,7 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     )
 
     def build_train() -> WindowRows:
-        router = _router()
+        router = fusion_router()
         queries, what = training_queries(
             router,
             args.data,
@@ -511,9 +404,17 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
             router, queries, window=settings.window, suite="train", progress=args.progress
         )
 
-    train = _cached(work / "train.npz", key, build_train)
+    train = cached_rows(work / "train.npz", key, build_train)
     if not drawn and (work / "drawn.json").exists():
         drawn.update(json.loads((work / "drawn.json").read_text(encoding="utf-8")))
+    if args.synthetic:
+        synthetic = cached_rows(
+            work / "synthetic.npz",
+            json.dumps([encoder, args.synthetic, settings.window]),
+            lambda: synthetic_rows(args, work, settings.window, out),
+        )
+        drawn["synthetic"] = json.loads((work / "synthetic_drawn.json").read_text(encoding="utf-8"))
+        train = WindowRows.concat([train, synthetic])
     out(
         f"{len(train.needs)} training windows, {train.X.shape[0]} rows, "
         f"{int(train.y.sum())} positive"
@@ -525,7 +426,7 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
         def build_dev(name: str = name) -> WindowRows:
             return dev_rows(name, args.data, window=settings.window, progress=args.progress)
 
-        rows = _cached(
+        rows = cached_rows(
             work / f"dev-{name}.npz", json.dumps([encoder, name, settings.window]), build_dev
         )
         fused = recall_at(rows, None)

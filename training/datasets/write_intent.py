@@ -34,7 +34,14 @@ from schemarouter.training.datasets.suite import (
     unique_slug,
 )
 
-__all__ = ["WRITE_INTENT_SETS", "load_write_intent", "sibling_pairs", "write_intent_path"]
+__all__ = [
+    "WRITE_INTENT_SETS",
+    "load_write_intent",
+    "mcp_listings",
+    "set_sources",
+    "sibling_pairs",
+    "write_intent_path",
+]
 
 
 #: The packaged sets: ``dev`` (settings chosen on its dev half), ``heldout`` (four other
@@ -57,7 +64,27 @@ def write_intent_path(which: str = "dev") -> Traversable:
     return resources.files("schemarouter.data") / "queries" / WRITE_INTENT_SETS[which]
 
 
-def _mcp_servers(data: Path) -> dict[str, list[dict[str, Any]]]:
+def set_sources(spec: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The documents (``openapi-permissive/`` file names) and MCP servers (LiveMCPBench
+    names) a set registers: every one a request names (its own, or an alternative's
+    ``home::operation``), and those the set's ``catalog`` adds beside them."""
+    items = spec["queries"]
+    catalog = spec.get("catalog", {})
+    homes = {a.rpartition("::")[0] for q in items for a in q.get("also", []) if "::" in a}
+    documents = sorted(
+        {q["document"] for q in items if q["kind"] == "openapi"}
+        | {h for h in homes if h.endswith(".json")}
+        | set(catalog.get("documents", []))
+    )
+    servers = sorted(
+        {q["server"] for q in items if q["kind"] == "mcp"}
+        | {h for h in homes if not h.endswith(".json")}
+        | set(catalog.get("servers", []))
+    )
+    return documents, servers
+
+
+def mcp_listings(data: Path) -> dict[str, list[dict[str, Any]]]:
     """Server name (the dump's top-level ``name``) -> its tools, as ``tools/list`` gives them."""
     out: dict[str, list[dict[str, Any]]] = {}
     for server in json.loads((data / "mcp" / "livemcp_tools.json").read_text(encoding="utf-8")):
@@ -98,25 +125,12 @@ def load_write_intent(
     items = spec["queries"]
     taken: set[str] = set(router.snapshot().providers)
     provider_of: dict[str, str] = {}
-    # every document and server a request names (its own, or an alternative's
-    # ``home::operation``), and those the set's ``catalog`` adds beside them
-    catalog = spec.get("catalog", {})
-    homes = {a.rpartition("::")[0] for q in items for a in q.get("also", []) if "::" in a}
-    documents = sorted(
-        {q["document"] for q in items if q["kind"] == "openapi"}
-        | {h for h in homes if h.endswith(".json")}
-        | set(catalog.get("documents", []))
-    )
-    servers = sorted(
-        {q["server"] for q in items if q["kind"] == "mcp"}
-        | {h for h in homes if not h.endswith(".json")}
-        | set(catalog.get("servers", []))
-    )
+    documents, servers = set_sources(spec)
     for name in documents:
         slug = unique_slug(name.split("__", 1)[0].split(".")[0], taken)
         router.add_openapi(data / "openapi-permissive" / name, provider=slug)
         provider_of[name] = slug
-    listings = _mcp_servers(data)
+    listings = mcp_listings(data)
     for name in servers:
         slug = unique_slug(name.split(":", 1)[0], taken)
         router.add_mcp_tools({"tools": listings[name]}, provider=slug)

@@ -1,0 +1,77 @@
+"""The ranking stage's rows from catalogs like a user's: the spare catalogs leave out every
+document and server an evaluation set registers, and the rows of several sources concatenate
+without mixing their requests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.index import HashingEncoder
+from schemarouter.training.datasets.spare_catalogs import (
+    evaluation_sources,
+    spare_requests,
+    spare_sources,
+)
+from schemarouter.training.ranking_rows import WindowRows, recall_at
+
+from helpers import BUNDLED_CATALOG
+
+
+def test_evaluation_sources_cover_every_packaged_set() -> None:
+    documents, servers = evaluation_sources()
+    # the dev set names GitHub-like documents and MCP servers; the held-out set four more APIs
+    assert len(documents) >= 20 and len(servers) >= 10
+    assert all(d.endswith(".json") for d in documents)
+
+
+@pytest.mark.shared_data
+def test_spare_sources_are_disjoint_from_what_any_evaluation_registers(shared_data: Path) -> None:
+    used_documents, used_servers = evaluation_sources()
+    documents, servers = spare_sources(shared_data)
+    assert documents and servers
+    assert not set(documents) & used_documents and not set(servers) & used_servers
+    every = {p.name for p in (shared_data / "openapi-permissive").glob("*.json")}
+    assert set(documents) | (used_documents & every) == every
+
+
+def test_spare_requests_are_drawn_with_a_seed_and_name_registered_routes() -> None:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_catalog(BUNDLED_CATALOG)
+    first = spare_requests(router, 20)
+    assert len(first) == 20 and len({q.id for q in first}) == 20
+    assert [q.text for q in first] == [q.text for q in spare_requests(router, 20)]
+    registered = set(router.snapshot().route_ids())
+    assert all(q.gold and set(q.gold) <= registered for q in first)
+    assert all(q.needs == tuple(frozenset([g]) for g in q.gold) for q in first)
+    assert len(spare_requests(router, 10**6)) <= len(registered)  # one written per route
+
+
+def _rows(windows: list[list[int]], name: str) -> WindowRows:
+    """Rows of one feature (fusion's order), one window per request, 1 marking its gold."""
+    labels = [y for window in windows for y in window]
+    group = np.array([g for g, window in enumerate(windows) for _ in window], dtype=np.int64)
+    ids = [f"{name}{g}-{i}" for g, window in enumerate(windows) for i in range(len(window))]
+    gold = [ids[k] for k, y in enumerate(labels) if y]
+    return WindowRows(
+        np.array([[-float(i)] for window in windows for i in range(len(window))]),
+        np.array(labels, dtype=float),
+        group,
+        np.full(len(ids), 2),
+        ids,
+        [[frozenset([g])] for g in gold],
+        [f"{name}:{g}" for g in range(len(windows))],
+    )
+
+
+def test_rows_of_several_sources_concatenate_request_by_request() -> None:
+    a = _rows([[0, 1, 0], [1, 0]], "a")
+    b = _rows([[0, 0, 0, 0, 0, 0, 1]], "b")
+    both = WindowRows.concat([a, b])
+    assert both.X.shape == (12, 1) and both.group.tolist() == [0, 0, 0, 1, 1, 2, 2, 2, 2, 2, 2, 2]
+    assert both.names == ["a:0", "a:1", "b:0"] and len(both.needs) == 3
+    # each request's window keeps its own gold: fusion's order finds a's two and misses b's
+    assert recall_at(both, None, k=5) == pytest.approx(2 / 3)

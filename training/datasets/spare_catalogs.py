@@ -1,0 +1,111 @@
+"""Catalogs like a user's that no evaluation reads, and requests written from them: the
+ranking stage's rows from OpenAPI documents and MCP listings (``train-ranking --synthetic``).
+
+The packaged write-intent sets (its dev and test halves, the held-out set and the three
+user-style checks, :data:`~.write_intent.WRITE_INTENT_SETS`) register 52 of the 124
+documents of ``openapi-permissive/`` and 56 of LiveMCPBench's 70 servers; the others (72
+documents and 14 servers, about 1,700 routes) are *spare*. :func:`register_spare_catalogs`
+registers them, and :func:`spare_requests` writes one request per route with
+:func:`schemarouter.training.synth.synth_queries` (the route's summary turned into a request,
+its name in words, its provider named, two requests joined, a Korean one, a field asked for),
+drawn with a fixed seed. The requests copy more of a route's own words than people do
+(fusion finds 91% of them in its top 5), so they teach the stage little about paraphrase; what
+they add is windows from REST and MCP catalogs, where a route sits among many siblings of one
+provider, which tooltrain's catalogs rarely have.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.training.datasets.suite import EvalQuery, all_needed, unique_slug
+from schemarouter.training.datasets.write_intent import (
+    WRITE_INTENT_SETS,
+    mcp_listings,
+    set_sources,
+    write_intent_path,
+)
+from schemarouter.training.synth import synth_queries
+
+__all__ = [
+    "SYNTH_WEIGHTS",
+    "evaluation_sources",
+    "register_spare_catalogs",
+    "spare_requests",
+    "spare_sources",
+]
+
+#: How often each :func:`~schemarouter.training.synth.synth_queries` family is drawn.
+SYNTH_WEIGHTS = {
+    "describe": 0.45,
+    "name": 0.15,
+    "provider": 0.1,
+    "multi": 0.2,
+    "korean": 0.05,
+    "field": 0.05,
+}
+
+
+def evaluation_sources() -> tuple[set[str], set[str]]:
+    """The documents and MCP servers that any packaged write-intent set registers."""
+    documents: set[str] = set()
+    servers: set[str] = set()
+    for which in WRITE_INTENT_SETS:
+        spec = json.loads(write_intent_path(which).read_text(encoding="utf-8"))
+        docs, names = set_sources(spec)
+        documents.update(docs)
+        servers.update(names)
+    return documents, servers
+
+
+def spare_sources(data: Path) -> tuple[list[str], list[str]]:
+    """The documents of ``data/openapi-permissive`` and the LiveMCPBench servers that no
+    evaluation set registers."""
+    used_documents, used_servers = evaluation_sources()
+    documents = sorted(
+        p.name for p in (data / "openapi-permissive").glob("*.json") if p.name not in used_documents
+    )
+    servers = sorted(name for name in mcp_listings(data) if name not in used_servers)
+    return documents, servers
+
+
+def register_spare_catalogs(router: Any, data: Path) -> dict[str, Any]:
+    """Register, in one batch, the :func:`spare_sources` of ``data``; what was registered (a
+    document that does not register is left out and named)."""
+    documents, servers = spare_sources(data)
+    listings = mcp_listings(data)
+    taken: set[str] = set(router.snapshot().providers)
+    skipped: dict[str, str] = {}
+    with router.batch():
+        for name in documents:
+            slug = unique_slug(name.split("__", 1)[0].split(".")[0], taken)
+            try:
+                router.add_openapi(data / "openapi-permissive" / name, provider=slug)
+            except SchemaRouterError as exc:
+                skipped[name] = exc.code
+        for name in servers:
+            slug = unique_slug(name.split(":", 1)[0], taken)
+            router.add_mcp_tools({"tools": listings[name]}, provider=slug)
+    return {
+        "documents": [d for d in documents if d not in skipped],
+        "servers": servers,
+        "skipped": skipped,
+        "routes": len(router.snapshot()),
+    }
+
+
+def spare_requests(router: Any, n: int, *, seed: int = 7) -> list[EvalQuery]:
+    """Up to ``n`` synthetic requests over ``router``'s routes (one written per route, then
+    ``n`` of them drawn), each with the routes that serve it as gold."""
+    snapshot = router.snapshot()
+    routes = sorted(snapshot.routes.values(), key=lambda r: r.route_id)
+    made = synth_queries(routes, per_route=1, seed=seed, weights=SYNTH_WEIGHTS)
+    random.Random(seed).shuffle(made)
+    return [
+        EvalQuery(f"synthetic:{i}", q.text, q.routes, all_needed(q.routes), q.family)
+        for i, q in enumerate(made[:n])
+    ]
