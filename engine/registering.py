@@ -212,6 +212,7 @@ class RegistrationMixin:
         until :meth:`bind`.
         """
         from schemarouter.adapters.openapi import openapi_registration
+        from schemarouter.registry.parsing import load_document
 
         method = "add_openapi"
         check_base_url(base_url, method=method, optional=True)
@@ -223,9 +224,12 @@ class RegistrationMixin:
         check_flag(trusted, method=method, name="trusted")
         check_flag(strict, method=method, name="strict")
 
+        # read (or fetched) once: a provider id clash compiles it again under another id
+        loaded = load_document(document, client=client)
+
         def compile(named: str | Provider | None) -> Registration:
             return openapi_registration(
-                document,
+                loaded,
                 provider=named,
                 base_url=base_url,
                 access_id=access_id,

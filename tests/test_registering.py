@@ -405,3 +405,18 @@ def test_blocked_says_the_router_took_a_route_out_after_failed_calls(
     assert "the host marked it unhealthy (router.mark_unhealthy); cooling down for 30 s" in (
         result.blocked
     )
+
+
+def test_a_url_document_whose_title_another_provider_holds_is_fetched_once() -> None:
+    """Its derived provider id clashes, so it is compiled again as ``weather_2``; the
+    document was fetched again for that compile (and once more under the writers' lock
+    where another writer got in between)."""
+    with LoopbackServer(WeatherApp()) as api:
+        document = json.dumps(weather_openapi(api.base_url)).encode()
+        with LoopbackServer(lambda request: json_response(json.loads(document))) as docs:
+            router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None)
+            router.add_openapi(weather_openapi(api.base_url), provider="weather")
+            change = router.add_openapi(f"{docs.base_url}/openapi.json")
+            fetched = [r.path for r in docs.requests]
+    assert {r.split("/")[0] for r in change.added} == {"weather_2"}
+    assert fetched == ["/openapi.json"]

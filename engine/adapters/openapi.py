@@ -107,7 +107,7 @@ from schemarouter.registry.compile import (
     parameters_schema,
 )
 from schemarouter.registry.defs import attach_defs
-from schemarouter.registry.parsing import load_document
+from schemarouter.registry.parsing import LoadedDocument, load_document
 
 __all__ = ["BODY_EXTENSION", "EFFECT_EXTENSION", "HTTP_METHODS", "openapi_registration"]
 
@@ -457,7 +457,8 @@ def openapi_registration(
     limits: FieldLimits | None = None,
     strict: bool = False,
 ) -> Registration:
-    """Compile an OpenAPI document (a path, an http(s) URL or a dict) into a Registration.
+    """Compile an OpenAPI document (a path, an http(s) URL, a dict, or a document
+    :func:`~schemarouter.registry.parsing.load_document` read) into a Registration.
 
     ``provider`` is an id (its display name and license then come from ``info``), a
     trusted :class:`Provider`, or ``None``: an id from the document's title (else its host).
@@ -475,7 +476,11 @@ def openapi_registration(
     document, the location inside it and the reason; a document that fails anywhere
     registers nothing.
     """
-    loaded = load_document(document, client=client, source=source)
+    loaded = (
+        document
+        if isinstance(document, LoadedDocument)
+        else load_document(document, client=client, source=source)
+    )
     notes: list[str] = []
     reader = OpenAPIReader(
         loaded.data, source=loaded.source, url=loaded.url, repairs=None if strict else notes
