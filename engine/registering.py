@@ -29,7 +29,7 @@ from schemarouter.checks import (
     check_seconds,
 )
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
-from schemarouter.execution.bindings import BindingTable, CooldownTable
+from schemarouter.execution.bindings import BindingTable, CooldownTable, bind_if_current
 from schemarouter.execution.invokers.http import bind_http_routes
 from schemarouter.execution.invokers.mcp_session import closed_by_owner
 from schemarouter.execution.policy import HealthMonitor
@@ -178,10 +178,10 @@ class RegistrationMixin:
             functions, provider=provider, effect=effect, license=license, source_type=source_type
         )
         change = self._register(registration, replace=replace, prune=False)
-        # each route to the very function it was built from: closures of one factory share
-        # their module and qualname, so a name would bind them all to the last one
-        for route in registration.routes:
-            self._bindings[route.route_id] = (route.fingerprint, runs[route.route_id])
+        # each route to the very function it was built from (closures of one factory share
+        # their module and qualname, so a name would bind them all to the last one), and only
+        # while it is the route registered: another writer may have replaced it meanwhile
+        bind_if_current(self, registration.routes, lambda route: runs[route.route_id])
         return change
 
     def add_openapi(
@@ -233,7 +233,6 @@ class RegistrationMixin:
                 provider=named,
                 base_url=base_url,
                 access_id=access_id,
-                client=client,
                 effect_overrides=effect_overrides,
                 trusted=trusted,
                 strict=strict,

@@ -241,15 +241,24 @@ class IndexFolder:
 
     ``sync=True``: where the routes registered by then differ from those the index was
     built from, the index is brought up to them (see :meth:`HybridIndex.load`) instead of
-    refused as stale. For a registry that is built in stages, such as a gateway whose
-    upstream MCP servers join (or fail) after the index opens: their tools are embedded
-    when they join, from the embedding cache where the build put them.
+    refused as stale. ``sync`` as provider ids: only where every route that differs is one
+    of theirs, for a registry that is built in stages, such as a gateway whose upstream MCP
+    servers join (or fail) after the index opens: their tools are embedded when they join,
+    from the embedding cache where the build put them; any other difference is stale.
     """
 
     path: str | Path
-    sync: bool = False
+    sync: bool | tuple[str, ...] = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.sync, bool):
+            object.__setattr__(self, "sync", tuple(self.sync))
+        if is_milvus_uri(str(self.path)):
+            raise ArgumentError(
+                f"IndexFolder is given a Milvus URI ({self.path})",
+                where="IndexFolder(path)",
+                hint="Pass the URI itself as index=, or MilvusIndex.from_uri(...)",
+            )
         if not str(self.path).strip():
             raise ArgumentError(
                 "IndexFolder is given an empty path",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -478,7 +478,7 @@ class HybridIndex(RouteSearch):
         snapshot: RegistrySnapshot,
         *,
         encoder: Encoder | None = None,
-        sync: bool = False,
+        sync: bool | Collection[str] = False,
         cache: EmbeddingCache | None = None,
         progress: bool = False,
     ) -> HybridIndex:
@@ -488,9 +488,15 @@ class HybridIndex(RouteSearch):
         ``sync=True`` loads an index built from another registry and brings it to
         ``snapshot`` as :meth:`apply` does: routes no longer registered are dropped, new and
         changed ones embedded (through ``cache``), the rest keep their saved vectors; the
-        difference is logged. The encoder must still be the one it was embedded with."""
+        difference is logged. ``sync`` as provider ids does so only where every route that
+        differs is one of theirs (others are refused as stale). The encoder must still be
+        the one it was embedded with."""
         index = load_index(
-            Path(path), snapshot, encoder=encoder, build=cls._from_saved, same_registry=not sync
+            Path(path),
+            snapshot,
+            encoder=encoder,
+            build=cls._from_saved,
+            same_registry=not sync,
         )
         if index.registry_fingerprint == snapshot.fingerprint:
             # the snapshot holds exactly these routes
@@ -498,6 +504,8 @@ class HybridIndex(RouteSearch):
             return index
         saved = dict(zip(index._route_ids, index._route_fps, strict=True))
         difference = fingerprint_difference(saved, snapshot)
+        if not isinstance(sync, bool):
+            _check_differs_within(saved, snapshot, set(sync), path, difference)
         # a route no longer registered keeps a placeholder until apply() drops it
         index._routes = [snapshot.routes.get(r) for r in index._route_ids]  # type: ignore[misc]
         stats = index.apply(snapshot, cache=cache, progress=progress)
@@ -536,6 +544,32 @@ class HybridIndex(RouteSearch):
             vs.sync()
         index._derive()
         return index
+
+
+def _check_differs_within(
+    saved: dict[str, str],
+    snapshot: RegistrySnapshot,
+    providers: set[str],
+    path: str | Path,
+    difference: str,
+) -> None:
+    """:class:`StaleIndexError` unless every route that differs between the saved index
+    (route id -> fingerprint) and ``snapshot`` belongs to one of ``providers``."""
+    differ = {
+        r
+        for r, fp in saved.items()
+        if (now := snapshot.routes.get(r)) is None or now.fingerprint != fp
+    }
+    differ |= {r for r in snapshot.routes if r not in saved}
+    outside = sorted(r for r in differ if r.split("/", 1)[0] not in providers)
+    if outside:
+        raise StaleIndexError(
+            f"the index was built from a different registry: compared with it, {difference}; "
+            f"{len(outside)} of those routes ({', '.join(outside[:3])}"
+            f"{', ...' if len(outside) > 3 else ''}) are not of {', '.join(sorted(providers))}",
+            where=str(path),
+            hint="Rebuild it (`schemarouter index build`) from the sources registered now",
+        )
 
 
 @dataclass

@@ -421,8 +421,8 @@ def _load_generation(
         raise StaleIndexError(
             f"the index was built from a different registry: compared with it, {difference}",
             where=str(path),
-            hint="Rebuild it (`schemarouter index build`) or load it and call apply(snapshot)"
-            " after loading against the registry it was built from",
+            hint="Rebuild it (`schemarouter index build`), or load it with sync=True"
+            " (SchemaRouter(index=IndexFolder(path, sync=True))) to bring it to this registry",
         )
     identity = manifest.get("encoder")
     if encoder is not None and encoder.identity != identity:

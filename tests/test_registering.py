@@ -420,3 +420,41 @@ def test_a_url_document_whose_title_another_provider_holds_is_fetched_once() -> 
             fetched = [r.path for r in docs.requests]
     assert {r.split("/")[0] for r in change.added} == {"weather_2"}
     assert fetched == ["/openapi.json"]
+
+
+class _CallablesInterleaved(SchemaRouter):
+    """Runs ``between`` right after ``add_callable`` registered, before it binds."""
+
+    between: Any = None
+
+    def _register(self, registration: Registration, **options: Any) -> Any:
+        change = super()._register(registration, **options)
+        between, self.between = self.between, None
+        if between is not None:
+            between()
+        return change
+
+
+def test_add_callable_never_binds_the_route_another_writer_replaced() -> None:
+    """add_callable wrote its binding after registering without looking again: a callable
+    registered again meanwhile (another signature, ``replace=True``) was left bound to the
+    stale function at the stale fingerprint, so the live route could not execute."""
+
+    def lookup(code: int) -> int:
+        return code
+
+    def newer() -> Any:
+        def lookup(code: str) -> str:
+            return f"code {code}"
+
+        return lookup
+
+    router = _CallablesInterleaved(encoder=HashingEncoder(), embedding_cache=None)
+    router.between = lambda: router.add_callable(newer(), provider="codes", replace=True)
+    router.add_callable(lookup, provider="codes")
+    (route_id,) = router.snapshot().route_ids()
+    assert router.snapshot().route(route_id).endpoint.input_schema["properties"]["code"] == {
+        "type": "string"
+    }
+    assert router.is_bound(route_id)
+    assert router.call(route_id, {"code": "7"}).output == "code 7"

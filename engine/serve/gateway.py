@@ -108,11 +108,14 @@ def build_router(config: GatewayConfig, *, servers: bool = True, **router_option
     if not config.search.rerank:
         router_options.setdefault("reranker", None)
     if config.index:
+        from schemarouter.index.backend import is_milvus_uri
         from schemarouter.index.build import IndexFolder
 
-        # upstream servers join (or fail) after the index may have opened: it is brought to
-        # the routes registered then, not refused as built from another registry
-        index = IndexFolder(config.index, sync=bool(config.mcp_servers))
+        index: Any = config.index
+        if config.mcp_servers and not is_milvus_uri(index):
+            # upstream servers join (or fail) after the index may have opened: it is brought
+            # to their tools as registered then; any other difference is still stale
+            index = IndexFolder(index, sync=tuple(s.provider for s in config.mcp_servers))
         router_options.setdefault("index", index)
     router = SchemaRouter(**router_options)
     try:

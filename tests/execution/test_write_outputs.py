@@ -160,3 +160,16 @@ def test_a_write_answered_with_a_body_that_is_not_json_says_the_write_ran(
     with pytest.raises(InvocationError, match="not valid JSON") as caught:
         router.call(GET, {"id": 1})
     assert caught.value.hint == "The executor reads JSON responses only"
+
+
+def test_writes_answered_with_success_but_not_json_do_not_cool_the_route_down(
+    users: LoopbackServer,
+) -> None:
+    """Three POSTs answered 201 text/plain counted as three failures: the route went into
+    cooldown ("3 failed attempts in a row (HTTP 201)") and the fourth was refused."""
+    router = _router(users)
+    _answer(users, "POST", "/users", Response(201, b"Created", {"Content-Type": "text/plain"}))
+    for _ in range(4):
+        with pytest.raises(InvocationError, match="not valid JSON"):
+            router.call(CREATE, {"body": {"name": "ann", "password": "pw"}}, **WRITE)
+    assert router.is_healthy(CREATE) and len(users.requests) == 4

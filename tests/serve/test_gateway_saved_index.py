@@ -19,9 +19,13 @@ import pytest
 import yaml
 
 from schemarouter import SchemaRouter
+from schemarouter.errors import ArgumentError, IndexBackendError, StaleIndexError
 from schemarouter.index import HashingEncoder
-from schemarouter.serve import Gateway, load_config
+from schemarouter.index.build import IndexFolder
+from schemarouter.serve import Gateway, GatewayConfig, load_config
 from schemarouter.serve.cli import _warm_up
+from schemarouter.serve.config import McpServerSpec, SourceSpec
+from schemarouter.serve.gateway import build_router
 
 from servers.user_api import weather_openapi
 
@@ -109,3 +113,41 @@ def test_an_index_that_does_not_open_is_one_log_line_at_warm_up(
     (record,) = [r for r in caplog.records if r.name == "schemarouter.serve.cli"]
     assert record.levelname == "ERROR" and record.exc_info is None
     assert "the index did not open" in record.getMessage() and "missing" in record.getMessage()
+
+
+def test_a_difference_outside_the_upstreams_is_still_a_stale_index(tmp_path: Path) -> None:
+    """Only the upstream servers' tools may differ: an OpenAPI route that changed since
+    the build is refused as stale, never silently embedded again."""
+    _build(tmp_path)
+    dead = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    config = _config(tmp_path, dead, index=True)
+    changed = weather_openapi("http://127.0.0.1:9")
+    changed["paths"]["/forecast"]["get"]["summary"] = "Tomorrow's weather, by the hour"
+    (tmp_path / "weather.json").write_text(json.dumps(changed))
+    gateway = Gateway.from_config(load_config(config), background=True, **OPTIONS)
+    try:
+        gateway.upstreams.wait(30)
+        with pytest.raises(StaleIndexError) as stale:
+            gateway.router.build_index()
+    finally:
+        gateway.close()
+    assert "weather/rest/get_forecast" in stale.value.what and "not of notes" in stale.value.what
+
+
+def test_a_milvus_index_of_a_gateway_with_upstreams_stays_a_milvus_uri(tmp_path: Path) -> None:
+    """Wrapping every configured index for the upstreams turned ``milvus://`` into a
+    folder path: "no index here (manifest.json is missing)" instead of Milvus's own error."""
+    (tmp_path / "weather.json").write_text(json.dumps(weather_openapi("http://127.0.0.1:9")))
+    config = GatewayConfig(
+        openapi=(SourceSpec(source=str(tmp_path / "weather.json"), provider="weather"),),
+        mcp_servers=(McpServerSpec(provider="notes", command=["false"]),),
+        index="milvus://127.0.0.1:9/routes",
+    )
+    router = build_router(config, servers=False, **OPTIONS)
+    try:
+        with pytest.raises(IndexBackendError, match="Milvus"):
+            router.build_index()
+    finally:
+        router.close()
+    with pytest.raises(ArgumentError, match="Milvus URI"):
+        IndexFolder("milvus://127.0.0.1:9/routes")

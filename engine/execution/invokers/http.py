@@ -81,7 +81,7 @@ def http_target(route: Route) -> HttpTarget | None:
 
 def bind_http_routes(router: Any, routes: Iterable[Route] | None = None) -> list[str]:
     """Bind each of ``routes`` (default: every registered route) that is an HTTP route with
-    a registered ``base_url`` and not bound yet to that base URL, at *its* fingerprint
+    a registered ``base_url`` that is not bound yet (to anything), at *its* fingerprint
     (:func:`~schemarouter.execution.bindings.bind_if_current`); returns the route ids bound.
     Registration passes only the routes it just registered, so a route the caller unbound
     stays unbound, and one another registration replaced since keeps that one's base URL."""
@@ -261,6 +261,8 @@ def _decode(raw: RawResponse, route: Route, where: str) -> Any:
             f"the response is not valid JSON ({kind})",
             where=where,
             hint=hint,
+            # a write the server answered with success ran: no sign of ill health
+            health=route.endpoint.effect is Effect.READ or not 200 <= raw.status_code < 300,
             status_code=raw.status_code,
         ) from None
 
