@@ -344,24 +344,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def synthetic_rows(
-    args: argparse.Namespace, work: Path, window: int, out: Callable[[str], Any]
-) -> WindowRows:
-    """The windows of ``--synthetic`` requests written from the spare catalogs
-    (:mod:`.datasets.spare_catalogs`), in a router of those catalogs alone; what was drawn
-    goes to ``work/synthetic_drawn.json``."""
+    data: str | Path | None, n: int, *, window: int, progress: bool
+) -> tuple[WindowRows, dict[str, Any]]:
+    """The windows of ``n`` requests written from the spare catalogs
+    (:mod:`.datasets.spare_catalogs`), ranked in a router of those catalogs alone, and what
+    was drawn (for the card). Built afresh on every run (about a minute): what is spare
+    depends on the packaged evaluation sets and the shared data, so no cache could tell
+    stale rows from good ones."""
     from schemarouter.training.datasets.spare_catalogs import (
+        SYNTH_SEED,
+        SYNTH_WEIGHTS,
         register_spare_catalogs,
         spare_requests,
     )
     from schemarouter.training.datasets.suite import shared_data_dir
 
     router = fusion_router()
-    what = register_spare_catalogs(router, shared_data_dir(args.data))
-    queries = spare_requests(router, args.synthetic)
-    what["requests"] = len(queries)
-    (work / "synthetic_drawn.json").write_text(json.dumps(what), encoding="utf-8")
-    out(f"{len(queries)} synthetic requests over {what['routes']} routes of spare catalogs")
-    return window_rows(router, queries, window=window, suite="synthetic", progress=args.progress)
+    what = register_spare_catalogs(router, shared_data_dir(data))
+    queries = spare_requests(router, n)
+    what.update(asked=n, requests=len(queries), seed=SYNTH_SEED, weights=SYNTH_WEIGHTS)
+    rows = window_rows(router, queries, window=window, suite="synthetic", progress=progress)
+    return rows, what
 
 
 def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
@@ -408,12 +411,13 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     if not drawn and (work / "drawn.json").exists():
         drawn.update(json.loads((work / "drawn.json").read_text(encoding="utf-8")))
     if args.synthetic:
-        synthetic = cached_rows(
-            work / "synthetic.npz",
-            json.dumps([encoder, args.synthetic, settings.window]),
-            lambda: synthetic_rows(args, work, settings.window, out),
+        synthetic, drawn["synthetic"] = synthetic_rows(
+            args.data, args.synthetic, window=settings.window, progress=args.progress
         )
-        drawn["synthetic"] = json.loads((work / "synthetic_drawn.json").read_text(encoding="utf-8"))
+        out(
+            f"{len(synthetic.needs)} synthetic windows over {drawn['synthetic']['routes']} "
+            "routes of spare catalogs"
+        )
         train = WindowRows.concat([train, synthetic])
     out(
         f"{len(train.needs)} training windows, {train.X.shape[0]} rows, "

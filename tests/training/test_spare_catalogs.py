@@ -4,6 +4,7 @@ without mixing their requests."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -16,26 +17,43 @@ from schemarouter.training.datasets.spare_catalogs import (
     spare_requests,
     spare_sources,
 )
+from schemarouter.training.datasets.write_intent import (
+    WRITE_INTENT_SETS,
+    set_sources,
+    write_intent_path,
+)
 from schemarouter.training.ranking_rows import WindowRows, recall_at
 
 from helpers import BUNDLED_CATALOG
 
 
-def test_evaluation_sources_cover_every_packaged_set() -> None:
+def _set_sources() -> dict[str, tuple[set[str], set[str]]]:
+    """Each packaged evaluation set's documents and servers, read from its own file."""
+    out = {}
+    for which in WRITE_INTENT_SETS:
+        documents, servers = set_sources(json.loads(write_intent_path(which).read_text("utf-8")))
+        out[which] = (set(documents), set(servers))
+    return out
+
+
+def test_evaluation_sources_hold_every_packaged_set_s_sources() -> None:
     documents, servers = evaluation_sources()
-    # the dev set names GitHub-like documents and MCP servers; the held-out set four more APIs
-    assert len(documents) >= 20 and len(servers) >= 10
-    assert all(d.endswith(".json") for d in documents)
+    for which, (docs, names) in _set_sources().items():
+        assert docs and docs <= documents, which
+        assert which == "heldout" or (names and names <= servers), which
 
 
 @pytest.mark.shared_data
-def test_spare_sources_are_disjoint_from_what_any_evaluation_registers(shared_data: Path) -> None:
-    used_documents, used_servers = evaluation_sources()
+def test_no_spare_source_is_registered_by_any_evaluation_set(shared_data: Path) -> None:
     documents, servers = spare_sources(shared_data)
-    assert documents and servers
-    assert not set(documents) & used_documents and not set(servers) & used_servers
+    assert len(documents) >= 50 and len(servers) >= 10
+    for which, (docs, names) in _set_sources().items():
+        assert not docs & set(documents), which
+        assert not names & set(servers), which
+    # the spare documents and the evaluated ones are the whole folder, nothing else
     every = {p.name for p in (shared_data / "openapi-permissive").glob("*.json")}
-    assert set(documents) | (used_documents & every) == every
+    evaluated = set().union(*(docs for docs, _ in _set_sources().values()))
+    assert set(documents) == every - evaluated
 
 
 def test_spare_requests_are_drawn_with_a_seed_and_name_registered_routes() -> None:

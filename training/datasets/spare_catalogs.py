@@ -9,29 +9,31 @@ registers them, and :func:`spare_requests` writes one request per route with
 :func:`schemarouter.training.synth.synth_queries` (the route's summary turned into a request,
 its name in words, its provider named, two requests joined, a Korean one, a field asked for),
 drawn with a fixed seed. The requests copy more of a route's own words than people do
-(fusion finds 91% of them in its top 5), so they teach the stage little about paraphrase; what
+(fusion finds 90% of them in its top 5), so they teach the stage little about paraphrase; what
 they add is windows from REST and MCP catalogs, where a route sits among many siblings of one
 provider, which tooltrain's catalogs rarely have.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.training.datasets.suite import EvalQuery, all_needed, unique_slug
+from schemarouter.training.datasets.suite import EvalQuery, all_needed
 from schemarouter.training.datasets.write_intent import (
     WRITE_INTENT_SETS,
     mcp_listings,
+    register_sources,
     set_sources,
     write_intent_path,
 )
 from schemarouter.training.synth import synth_queries
 
 __all__ = [
+    "SYNTH_SEED",
     "SYNTH_WEIGHTS",
     "evaluation_sources",
     "register_spare_catalogs",
@@ -39,6 +41,8 @@ __all__ = [
     "spare_sources",
 ]
 
+#: The seed the requests are written and drawn with.
+SYNTH_SEED = 7
 #: How often each :func:`~schemarouter.training.synth.synth_queries` family is drawn.
 SYNTH_WEIGHTS = {
     "describe": 0.45,
@@ -62,45 +66,47 @@ def evaluation_sources() -> tuple[set[str], set[str]]:
     return documents, servers
 
 
-def spare_sources(data: Path) -> tuple[list[str], list[str]]:
-    """The documents of ``data/openapi-permissive`` and the LiveMCPBench servers that no
-    evaluation set registers."""
+def spare_sources(
+    data: Path, listings: dict[str, Any] | None = None
+) -> tuple[list[str], list[str]]:
+    """The documents of ``data/openapi-permissive`` and the LiveMCPBench servers (of
+    ``listings``, else read) that no evaluation set registers."""
     used_documents, used_servers = evaluation_sources()
     documents = sorted(
         p.name for p in (data / "openapi-permissive").glob("*.json") if p.name not in used_documents
     )
-    servers = sorted(name for name in mcp_listings(data) if name not in used_servers)
+    listings = mcp_listings(data) if listings is None else listings
+    servers = sorted(name for name in listings if name not in used_servers)
     return documents, servers
 
 
 def register_spare_catalogs(router: Any, data: Path) -> dict[str, Any]:
-    """Register, in one batch, the :func:`spare_sources` of ``data``; what was registered (a
-    document that does not register is left out and named)."""
-    documents, servers = spare_sources(data)
+    """Register, in one batch, the :func:`spare_sources` of ``data``; what was registered,
+    with each file's sha256 (a document that does not register is left out and named)."""
     listings = mcp_listings(data)
-    taken: set[str] = set(router.snapshot().providers)
+    documents, servers = spare_sources(data, listings)
     skipped: dict[str, str] = {}
     with router.batch():
-        for name in documents:
-            slug = unique_slug(name.split("__", 1)[0].split(".")[0], taken)
-            try:
-                router.add_openapi(data / "openapi-permissive" / name, provider=slug)
-            except SchemaRouterError as exc:
-                skipped[name] = exc.code
-        for name in servers:
-            slug = unique_slug(name.split(":", 1)[0], taken)
-            router.add_mcp_tools({"tools": listings[name]}, provider=slug)
+        register_sources(router, data, documents, servers, listings=listings, skipped=skipped)
+    files = [data / "openapi-permissive" / d for d in documents if d not in skipped]
     return {
         "documents": [d for d in documents if d not in skipped],
         "servers": servers,
         "skipped": skipped,
         "routes": len(router.snapshot()),
+        "files_sha256": {
+            **{f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files},
+            "mcp/livemcp_tools.json": hashlib.sha256(
+                (data / "mcp" / "livemcp_tools.json").read_bytes()
+            ).hexdigest(),
+        },
     }
 
 
-def spare_requests(router: Any, n: int, *, seed: int = 7) -> list[EvalQuery]:
-    """Up to ``n`` synthetic requests over ``router``'s routes (one written per route, then
-    ``n`` of them drawn), each with the routes that serve it as gold."""
+def spare_requests(router: Any, n: int, *, seed: int = SYNTH_SEED) -> list[EvalQuery]:
+    """Up to ``n`` synthetic requests over ``router``'s routes (one written per route with
+    :data:`SYNTH_WEIGHTS`, then ``n`` of them drawn), each with the routes that serve it as
+    gold."""
     snapshot = router.snapshot()
     routes = sorted(snapshot.routes.values(), key=lambda r: r.route_id)
     made = synth_queries(routes, per_route=1, seed=seed, weights=SYNTH_WEIGHTS)

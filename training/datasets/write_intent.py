@@ -21,12 +21,13 @@ The category of a query is ``<intent>-<lang>`` (``write-en``, ``read-ko``, ...).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.training.datasets.suite import (
     Benchmark,
     EvalQuery,
@@ -38,6 +39,7 @@ __all__ = [
     "WRITE_INTENT_SETS",
     "load_write_intent",
     "mcp_listings",
+    "register_sources",
     "set_sources",
     "sibling_pairs",
     "write_intent_path",
@@ -84,6 +86,39 @@ def set_sources(spec: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     return documents, servers
 
 
+def register_sources(
+    router: Any,
+    data: Path,
+    documents: Sequence[str],
+    servers: Sequence[str],
+    *,
+    listings: Mapping[str, list[dict[str, Any]]] | None = None,
+    skipped: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """Register ``documents`` (of ``data/openapi-permissive``) and LiveMCPBench ``servers``
+    (from ``listings``, else read) in ``router``, each under a provider id from its name;
+    name -> provider id. With ``skipped``, a document that does not register is recorded
+    there (name -> error code) instead of raised."""
+    taken: set[str] = set(router.snapshot().providers)
+    provider_of: dict[str, str] = {}
+    for name in documents:
+        slug = unique_slug(name.split("__", 1)[0].split(".")[0], taken)
+        try:
+            router.add_openapi(data / "openapi-permissive" / name, provider=slug)
+        except SchemaRouterError as exc:
+            if skipped is None:
+                raise
+            skipped[name] = exc.code
+            continue
+        provider_of[name] = slug
+    listings = mcp_listings(data) if listings is None else listings
+    for name in servers:
+        slug = unique_slug(name.split(":", 1)[0], taken)
+        router.add_mcp_tools({"tools": listings[name]}, provider=slug)
+        provider_of[name] = slug
+    return provider_of
+
+
 def mcp_listings(data: Path) -> dict[str, list[dict[str, Any]]]:
     """Server name (the dump's top-level ``name``) -> its tools, as ``tools/list`` gives them."""
     out: dict[str, list[dict[str, Any]]] = {}
@@ -123,18 +158,8 @@ def load_write_intent(
     source = Path(queries) if isinstance(queries, str | Path) else queries or write_intent_path()
     spec = json.loads(source.read_text(encoding="utf-8"))
     items = spec["queries"]
-    taken: set[str] = set(router.snapshot().providers)
-    provider_of: dict[str, str] = {}
     documents, servers = set_sources(spec)
-    for name in documents:
-        slug = unique_slug(name.split("__", 1)[0].split(".")[0], taken)
-        router.add_openapi(data / "openapi-permissive" / name, provider=slug)
-        provider_of[name] = slug
-    listings = mcp_listings(data)
-    for name in servers:
-        slug = unique_slug(name.split(":", 1)[0], taken)
-        router.add_mcp_tools({"tools": listings[name]}, provider=slug)
-        provider_of[name] = slug
+    provider_of = register_sources(router, data, documents, servers)
     ids = {key: _operation_ids(router, slug) for key, slug in provider_of.items()}
     out: list[EvalQuery] = []
     for q in items:
