@@ -377,9 +377,14 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     probe: Any = SchemaRouter(abstention=None, reranker=None, ranking=None).index
     encoder = str(probe.encoder.identity)
     drawn: dict[str, Any] = {}
+    from schemarouter.training.datasets.suite import shared_data_dir
+
+    # rows of another shared-data folder are other rows: the folder is part of every key
+    data = str(shared_data_dir(args.data).resolve())
     key = json.dumps(
         [
             encoder,
+            data,
             sorted(excluded.items()),
             args.per_source,
             args.composed,
@@ -431,7 +436,7 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
             return dev_rows(name, args.data, window=settings.window, progress=args.progress)
 
         rows = cached_rows(
-            work / f"dev-{name}.npz", json.dumps([encoder, name, settings.window]), build_dev
+            work / f"dev-{name}.npz", json.dumps([encoder, data, name, settings.window]), build_dev
         )
         fused = recall_at(rows, None)
         staged = recall_at(rows, trees.raw(rows.X), blend=settings.blend)
