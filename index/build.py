@@ -251,7 +251,9 @@ class IndexFolder:
     sync: bool | tuple[str, ...] = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.sync, bool):
+        if isinstance(self.sync, str):  # one provider id, not its letters
+            object.__setattr__(self, "sync", (self.sync,))
+        elif not isinstance(self.sync, bool):
             object.__setattr__(self, "sync", tuple(self.sync))
         if is_milvus_uri(str(self.path)):
             raise ArgumentError(

@@ -505,7 +505,8 @@ class HybridIndex(RouteSearch):
         saved = dict(zip(index._route_ids, index._route_fps, strict=True))
         difference = fingerprint_difference(saved, snapshot)
         if not isinstance(sync, bool):
-            _check_differs_within(saved, snapshot, set(sync), path, difference)
+            providers = {sync} if isinstance(sync, str) else set(sync)
+            _check_differs_within(saved, snapshot, providers, path, difference)
         # a route no longer registered keeps a placeholder until apply() drops it
         index._routes = [snapshot.routes.get(r) for r in index._route_ids]  # type: ignore[misc]
         stats = index.apply(snapshot, cache=cache, progress=progress)
@@ -566,7 +567,8 @@ def _check_differs_within(
         raise StaleIndexError(
             f"the index was built from a different registry: compared with it, {difference}; "
             f"{len(outside)} of those routes ({', '.join(outside[:3])}"
-            f"{', ...' if len(outside) > 3 else ''}) are not of {', '.join(sorted(providers))}",
+            f"{', ...' if len(outside) > 3 else ''}) {'is' if len(outside) == 1 else 'are'} "
+            f"not of {', '.join(sorted(providers))}",
             where=str(path),
             hint="Rebuild it (`schemarouter index build`) from the sources registered now",
         )

@@ -10,7 +10,6 @@ transport. Flags add to what the config file lists.
 from __future__ import annotations
 
 import argparse
-import logging
 import shlex
 import sys
 import threading
@@ -34,7 +33,6 @@ __all__ = [
     "sources_config",
 ]
 
-logger = logging.getLogger(__name__)
 
 SERVE_EPILOG = """\
 The gateway config (YAML or JSON; paths relative to it):
@@ -166,12 +164,14 @@ def _serve_config(args: argparse.Namespace) -> GatewayConfig:
 
 
 def _warm_up(router: Any, progress: bool) -> None:
-    """Open the index off the request path; a failure is one log line (the searches that
-    follow say it too, with what to do), not a thread's traceback."""
+    """Open the index off the request path; a failure is one line on stderr (the searches
+    that follow say it too, with what to do), not a thread's traceback. Printed, not
+    logged: it may come before the server has set up logging."""
     try:
         router.build_index(progress=progress)
     except SchemaRouterError as exc:
-        logger.error("the index did not open: %s", exc)
+        said = " ".join(str(exc).split())
+        print(f"schemarouter serve: the index did not open: {said}", file=sys.stderr, flush=True)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

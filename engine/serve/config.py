@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from schemarouter.contracts import Effect, shown_url
 from schemarouter.errors import DocumentError
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
+from schemarouter.index.backend import is_milvus_uri
 from schemarouter.registry.compile import format_validation_error, slugify
 from schemarouter.registry.kinds import check_kind
 
@@ -210,7 +211,9 @@ class GatewayConfig(_Spec):
                 "openapi": tuple(s.resolved(base) for s in self.openapi),
                 "mcp_tools": tuple(s.resolved(base) for s in self.mcp_tools),
                 "mcp_servers": servers,
-                "index": path(self.index) if self.index else None,
+                # a Milvus URI is no path (``milvus://host/routes``, ``milvus+lite:///x.db``)
+                "index": self.index
+                and (self.index if is_milvus_uri(self.index) else path(self.index)),
             }
         )
 

@@ -99,6 +99,25 @@ def connect_server(router: Any, server: McpServerSpec) -> Any:
     )
 
 
+def _saved_index(index: Any, config: GatewayConfig) -> Any:
+    """The index a gateway opens: a saved folder, where the config has upstream servers,
+    as an :class:`~schemarouter.index.build.IndexFolder` brought to their tools (they join,
+    or fail, after the index may have opened; any other difference is still stale); a
+    Milvus URI or an index object as given."""
+    from schemarouter.index.backend import is_milvus_uri
+    from schemarouter.index.build import IndexFolder
+    from schemarouter.registry.compile import named_provider
+
+    if not config.mcp_servers or not isinstance(index, str | Path) or is_milvus_uri(index):
+        return index
+    # the provider ids the upstreams register under (``Notes`` registers as ``notes``)
+    ids = tuple(
+        named_provider(s.provider, where="gateway config mcp_servers").id
+        for s in config.mcp_servers
+    )
+    return IndexFolder(index, sync=ids)
+
+
 def build_router(config: GatewayConfig, *, servers: bool = True, **router_options: Any) -> Any:
     """A router with everything ``config`` lists registered, upstream MCP servers connected
     (sessions the router owns) and bound; ``router_options`` go to ``SchemaRouter``.
@@ -107,16 +126,9 @@ def build_router(config: GatewayConfig, *, servers: bool = True, **router_option
 
     if not config.search.rerank:
         router_options.setdefault("reranker", None)
-    if config.index:
-        from schemarouter.index.backend import is_milvus_uri
-        from schemarouter.index.build import IndexFolder
-
-        index: Any = config.index
-        if config.mcp_servers and not is_milvus_uri(index):
-            # upstream servers join (or fail) after the index may have opened: it is brought
-            # to their tools as registered then; any other difference is still stale
-            index = IndexFolder(index, sync=tuple(s.provider for s in config.mcp_servers))
-        router_options.setdefault("index", index)
+    index = router_options.get("index", config.index)
+    if index:
+        router_options["index"] = _saved_index(index, config)
     router = SchemaRouter(**router_options)
     try:
         register_sources(

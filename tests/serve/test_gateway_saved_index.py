@@ -33,11 +33,11 @@ NOTES = Path(__file__).parents[1] / "mcp_servers" / "notes_server.py"
 OPTIONS: dict[str, Any] = {"encoder": HashingEncoder(), "embedding_cache": None, "abstention": None}
 
 
-def _config(folder: Path, command: list[str], *, index: bool) -> Path:
+def _config(folder: Path, command: list[str], *, index: bool, provider: str = "notes") -> Path:
     (folder / "weather.json").write_text(json.dumps(weather_openapi("http://127.0.0.1:9")))
     config: dict[str, Any] = {
         "openapi": [{"source": "weather.json", "provider": "weather"}],
-        "mcp_servers": [{"provider": "notes", "command": command}],
+        "mcp_servers": [{"provider": provider, "command": command}],
         "allow": {"write": ["notes/mcp/search_notes"]},
         "search": {"rerank": False, "upstream_wait": 0},
     }
@@ -103,16 +103,17 @@ def test_an_upstream_that_joins_after_the_index_opened_is_searchable(tmp_path: P
     assert "unavailable" not in answer
 
 
-def test_an_index_that_does_not_open_is_one_log_line_at_warm_up(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+def test_an_index_that_does_not_open_is_one_line_at_warm_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """serve's warm-up thread used to die with a traceback; it logs what failed."""
+    """serve's warm-up thread used to die with a traceback; then it logged the failure, which
+    was lost when it came before the server set up logging (trial K). It prints one line."""
     router = SchemaRouter(index=tmp_path / "missing", **OPTIONS)
     router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
     _warm_up(router, False)
-    (record,) = [r for r in caplog.records if r.name == "schemarouter.serve.cli"]
-    assert record.levelname == "ERROR" and record.exc_info is None
-    assert "the index did not open" in record.getMessage() and "missing" in record.getMessage()
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("schemarouter serve: the index did not open: [SR302]")
+    assert "missing" in line
 
 
 def test_a_difference_outside_the_upstreams_is_still_a_stale_index(tmp_path: Path) -> None:
@@ -151,3 +152,39 @@ def test_a_milvus_index_of_a_gateway_with_upstreams_stays_a_milvus_uri(tmp_path:
         router.close()
     with pytest.raises(ArgumentError, match="Milvus URI"):
         IndexFolder("milvus://127.0.0.1:9/routes")
+
+
+@pytest.mark.parametrize("how", ["config", "keyword"])
+def test_an_upstream_named_unlike_its_provider_id_still_joins_the_saved_index(
+    tmp_path: Path, how: str
+) -> None:
+    """``provider: Notes`` registers as ``notes``: the raw name was compared with the
+    route ids, so a dead upstream made every search a stale index (trial K, finding 1).
+    An index given as ``index=`` rather than in the config got no upstream handling at all
+    (finding 8)."""
+    _build(tmp_path)
+    dead = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    config = load_config(_config(tmp_path, dead, index=how == "config", provider="Notes"))
+    extra = {} if how == "config" else {"index": str(tmp_path / "index")}
+    gateway = Gateway.from_config(config, background=True, **OPTIONS, **extra)
+    try:
+        gateway.upstreams.wait(30)
+        answer = gateway.search("weather forecast", k=2)
+    finally:
+        gateway.close()
+    assert _names(answer)[0] == "weather__rest__get_forecast"
+
+
+def test_a_milvus_uri_in_a_config_file_is_no_path(tmp_path: Path) -> None:
+    """``index: milvus+lite:///x/routes.db`` became ``<config folder>/milvus+lite:/x/...``."""
+    path = tmp_path / "gw.yaml"
+    for uri in ("milvus+lite:///srv/routes.db", "milvus://127.0.0.1:19530/routes"):
+        path.write_text(yaml.safe_dump({"catalogs": ["c"], "index": uri}))
+        assert load_config(path).index == uri
+    path.write_text(yaml.safe_dump({"catalogs": ["c"], "index": "saved"}))
+    assert load_config(path).index == str(tmp_path / "saved")
+
+
+def test_one_provider_id_given_as_a_string_is_one_id() -> None:
+    assert IndexFolder("x", sync="notes").sync == ("notes",)
+    assert IndexFolder("x", sync=["a", "b"]).sync == ("a", "b")
