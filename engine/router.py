@@ -37,10 +37,15 @@ from schemarouter.retrieval.abstention import AbstentionModel
 from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer
 from schemarouter.retrieval.gate import validate_selection
 from schemarouter.retrieval.intents import DEFAULT_MIN_SIMILARITY
-from schemarouter.retrieval.learned import RankingModel
+from schemarouter.retrieval.learned import RankingModel, ranking_model_of
 from schemarouter.retrieval.prerequisites import producers
 from schemarouter.retrieval.ranking import Ranker, RankerSetting
-from schemarouter.retrieval.rerank import DEFAULT_FUSION_WEIGHT, DEFAULT_TOKEN_BUDGET, Reranker
+from schemarouter.retrieval.rerank import (
+    DEFAULT_FUSION_WEIGHT,
+    DEFAULT_TOKEN_BUDGET,
+    Reranker,
+    reranker_of,
+)
 from schemarouter.retrieval.results import CapabilityRetrieval
 from schemarouter.retrieval.state import ExecutionState
 
@@ -80,7 +85,7 @@ class SchemaRouter(RegistrationMixin):
     #: ``score(query, texts)`` (and optionally ``route_text(route, fields=...)``) will do;
     #: as on the command line, ``"shipped"`` is the shipped model even where its card
     #: leaves it off, ``"none"`` is no reranker, any other text or a Path a model folder
-    reranker = RankerSetting()
+    reranker = RankerSetting(reranker_of)
     rerank_depth = RankerSetting()
     rerank_weight = RankerSetting()
     #: word pieces the reranker may read per query (None: no budget); long queries get
@@ -105,7 +110,7 @@ class SchemaRouter(RegistrationMixin):
     #: the learned ranking stage over the fused window (:mod:`.retrieval.learned`); by
     #: default the shipped model where its card turns it on, else none (fusion order);
     #: a folder path or a RankingModel turns one on, ``None`` turns it off
-    ranking_model = RankerSetting()
+    ranking_model = RankerSetting(ranking_model_of)
 
     def __init__(
         self,
@@ -146,28 +151,22 @@ class SchemaRouter(RegistrationMixin):
         self.abstain = check_flag(abstain, method="SchemaRouter", name="abstain")
         actions = check_flag(actions, method="SchemaRouter", name="actions")
         ranking_off_reason = ""
-        ranking_model: RankingModel | Any | None = ranking
         if ranking is _DEFAULT:
             ranking_model = RankingModel.shipped()
             why_off = getattr(ranking_model, "off_by_default", "")
             if why_off:
                 ranking_model, ranking_off_reason = None, why_off
-        elif isinstance(ranking, str | Path):
-            ranking_model = RankingModel(ranking)
+        else:
+            ranking_model = ranking_model_of(ranking)
         # why reranking is off by default, where the shipped model's card says it is
         rerank_off_reason = ""
-        keyword = reranker.strip().lower() if isinstance(reranker, str) else None
         if reranker is _DEFAULT:
             reranker = Reranker.shipped()
             why_off = getattr(reranker, "off_by_default", "")
             if why_off:
                 reranker, rerank_off_reason = None, why_off
-        elif keyword == "shipped":
-            reranker = Reranker.shipped()
-        elif keyword == "none":
-            reranker = None
-        elif isinstance(reranker, str | Path):
-            reranker = Reranker(reranker)
+        else:
+            reranker = reranker_of(reranker)
         if check_positive_int(rerank_depth, method="SchemaRouter", name="rerank_depth") < 2:
             raise ArgumentError(
                 "rerank_depth must be at least 2 (reranking one route is a no-op)",

@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from schemarouter.errors import ModelError
+from schemarouter.errors import ArgumentError, ModelError
 from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "check_folder",
     "load_once",
     "model_card",
+    "model_setting",
     "off_by_default",
     "read_card",
     "shipped_folder",
@@ -120,3 +121,27 @@ def off_by_default(card: dict[str, Any], *, on: bool) -> str:
     if default.get("on", on):
         return ""
     return str(default.get("why") or "the model's card turns it off by default")
+
+
+def model_setting(value: Any, kind: Any, name: str, needs: str) -> Any:
+    """``value`` as a model of ``kind`` for ``SchemaRouter(name=...)`` and the router's
+    setting of that name: a model folder (str or path), ``"shipped"`` (the model shipped
+    with the package, whatever its card's default), ``"none"`` or ``None`` (off), or an
+    object with a ``needs`` method; anything else an
+    :class:`~schemarouter.errors.ArgumentError` now, not an ``AttributeError`` at the first
+    request."""
+    if value is None:
+        return None
+    keyword = value.strip().lower() if isinstance(value, str) else None
+    if keyword in ("shipped", "none"):
+        return kind.shipped() if keyword == "shipped" else None
+    if isinstance(value, str | Path):
+        return kind(value)
+    if isinstance(value, bool | int | float) or not callable(getattr(value, needs, None)):
+        raise ArgumentError(
+            f"{name} must be a {kind.__name__}, a model folder, 'shipped', 'none' or None, "
+            f"not {type(value).__name__}",
+            where=f"SchemaRouter({name}=...)",
+            hint=f"Pass {name}={kind.__name__}.shipped() or the folder train-* wrote",
+        )
+    return value

@@ -26,7 +26,10 @@ does not say: the stage's score alone).
 
 from __future__ import annotations
 
+import hashlib
+import io
 import math
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,11 +41,18 @@ from schemarouter.retrieval.window import FEATURES
 from schemarouter.shipped import (
     card_identity,
     model_card,
+    model_setting,
     off_by_default,
     shipped_model,
 )
 
-__all__ = ["DEFAULT_RANKING_WINDOW", "RankingModel", "TreeEnsemble", "blended_keys"]
+__all__ = [
+    "DEFAULT_RANKING_WINDOW",
+    "RankingModel",
+    "TreeEnsemble",
+    "blended_keys",
+    "ranking_model_of",
+]
 
 #: How many of the fused best the ranking stage re-orders.
 DEFAULT_RANKING_WINDOW = 30
@@ -143,21 +153,38 @@ class RankingModel:
         self.card = model_card(
             self.path, MODEL_FILES, what="ranking model", train=_TRAIN_HINT, retrain=_RETRAIN_HINT
         )
+        if not isinstance(self.card.get("settings", {}), dict):
+            raise ModelError(
+                "the ranking model's settings must be an object of settings",
+                where=str(self.path / "card.json"),
+                hint=_RETRAIN_HINT,
+            )
         try:
             features = tuple(self.card["features"])
-            with (
-                self.path.joinpath("trees.npz").open("rb") as handle,
-                np.load(handle, allow_pickle=False) as data,
-            ):
+            raw = self.path.joinpath("trees.npz").read_bytes()
+            expected = self.card.get("model_sha256")
+            if expected is not None and hashlib.sha256(raw).hexdigest() != expected:
+                raise ValueError("trees.npz is not the file its card describes (sha256 differs)")
+            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
                 arrays = {name: np.array(data[name]) for name in data.files}
             self.trees = TreeEnsemble(
                 arrays,
                 baseline=float(arrays["baseline"].reshape(-1)[0]),
                 n_features=int(arrays["n_features"].reshape(-1)[0]),
             )
-        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        except (
+            OSError,
+            ValueError,
+            TypeError,
+            KeyError,
+            AttributeError,
+            EOFError,
+            zipfile.BadZipFile,
+        ) as exc:
+            # numpy's advice for a file it would have to unpickle is not for a model file
+            said = "trees.npz is not an archive of arrays" if "pickle" in str(exc) else str(exc)
             raise ModelError(
-                f"unreadable ranking model: {exc}", where=str(self.path), hint=_RETRAIN_HINT
+                f"unreadable ranking model: {said}", where=str(self.path), hint=_RETRAIN_HINT
             ) from None
         if features != FEATURES[: len(features)] or len(features) != self.trees.n_features:
             raise ModelError(
@@ -224,3 +251,9 @@ class RankingModel:
         ``rows`` may carry features added after the model was trained (its card's features
         are a prefix of :data:`~.window.FEATURES`): those columns are not read."""
         return self.trees.raw(np.asarray(rows)[:, : self.trees.n_features])
+
+
+def ranking_model_of(value: Any) -> RankingModel | Any | None:
+    """The learned ranking stage ``SchemaRouter(ranking=...)`` and ``router.ranking_model``
+    take (:func:`~schemarouter.shipped.model_setting`)."""
+    return model_setting(value, RankingModel, "ranking", "score")

@@ -119,7 +119,11 @@ def _abstention_reason(model: AbstentionModel, signals: dict[str, float], *, rer
 
 class RankerSetting:
     """A setting of the router that its :class:`Ranker` holds: ``router.reranker`` reads and
-    sets ``router.ranker.reranker``, as it did when ranking was part of the router."""
+    sets ``router.ranker.reranker``, as it did when ranking was part of the router;
+    ``convert`` reads what is set (a model folder as the model)."""
+
+    def __init__(self, convert: Callable[[Any], Any] | None = None) -> None:
+        self.convert = convert
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
@@ -128,7 +132,7 @@ class RankerSetting:
         return self if router is None else getattr(router.ranker, self.name)
 
     def __set__(self, router: Any, value: Any) -> None:
-        setattr(router.ranker, self.name, value)
+        setattr(router.ranker, self.name, value if self.convert is None else self.convert(value))
 
 
 class Ranker:

@@ -34,6 +34,7 @@ from schemarouter.safety.forksafe import ForkSafeLock
 from schemarouter.shipped import (
     card_identity,
     model_card,
+    model_setting,
     off_by_default,
     shipped_folder,
     shipped_model,
@@ -55,6 +56,7 @@ __all__ = [
     "blend_order",
     "encode_pairs",
     "load_tokenizer",
+    "reranker_of",
     "route_text",
 ]
 
@@ -425,3 +427,9 @@ def _fitting(mask: np.ndarray, max_tokens: int) -> int:
     widest = np.maximum.accumulate(mask.sum(axis=1))
     cost = widest * np.arange(1, rows + 1)
     return max(2, int(np.searchsorted(cost, max_tokens, side="right")))
+
+
+def reranker_of(value: Any) -> Reranker | Any | None:
+    """The cross-encoder ``SchemaRouter(reranker=...)`` and ``router.reranker`` take
+    (:func:`~schemarouter.shipped.model_setting`)."""
+    return model_setting(value, Reranker, "reranker", "score")

@@ -5,6 +5,7 @@ keeps the routes a request names ahead and drops nothing."""
 from __future__ import annotations
 
 import functools
+import io
 import json
 from pathlib import Path
 
@@ -116,6 +117,68 @@ def test_a_model_of_other_features_or_damaged_files_is_refused(tmp_path: Path) -
         RankingModel(broken)
     with pytest.raises(ModelError, match=r"lacks trees\.npz"):
         RankingModel(tmp_path / "nowhere")
+
+
+def test_a_truncated_swapped_or_foreign_model_file_is_a_model_error(tmp_path: Path) -> None:
+    """A truncated trees.npz raised BadZipFile, a card whose settings were a string an
+    AttributeError, a file numpy would unpickle was refused with numpy's advice to load it
+    unsafely, and trees swapped for another model's loaded under this card's identity
+    (trial L, findings 3 and 8)."""
+    import hashlib
+
+    truncated = _folder(tmp_path / "t")
+    data = (truncated / "trees.npz").read_bytes()
+    (truncated / "trees.npz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelError, match="unreadable ranking model"):
+        RankingModel(truncated)
+    pickled = _folder(tmp_path / "p")
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    (pickled / "trees.npz").write_bytes(buffer.getvalue())
+    with pytest.raises(ModelError, match="unreadable ranking model") as refused:
+        RankingModel(pickled)
+    assert "allow_pickle" not in str(refused.value)
+    for settings in ("window=10", None, [1]):
+        folder = _folder(tmp_path / f"s{settings!s:.3}")
+        card = json.loads((folder / "card.json").read_text())
+        card["settings"] = settings
+        (folder / "card.json").write_text(json.dumps(card))
+        with pytest.raises(ModelError, match="settings"):
+            RankingModel(folder)
+    swapped = _folder(tmp_path / "w")
+    card = json.loads((swapped / "card.json").read_text())
+    card["model_sha256"] = hashlib.sha256(b"another model").hexdigest()
+    (swapped / "card.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="sha256"):
+        RankingModel(swapped)
+    card["model_sha256"] = hashlib.sha256((swapped / "trees.npz").read_bytes()).hexdigest()
+    (swapped / "card.json").write_text(json.dumps(card))
+    assert RankingModel(swapped).window == 10
+
+
+def test_ranking_and_reranker_take_a_model_a_folder_a_keyword_or_none(tmp_path: Path) -> None:
+    """``ranking=True`` and ``router.ranking_model = FOLDER`` failed with an AttributeError
+    at the first retrieve; ``ranking="none"`` was read as a folder (trial L, finding 2)."""
+    from schemarouter.errors import ArgumentError
+
+    folder = _folder(tmp_path)
+    make = functools.partial(SchemaRouter, encoder=HashingEncoder(), embedding_cache=None)
+    for wrong in (True, 5, 0.4, object()):
+        with pytest.raises(ArgumentError, match="ranking must be a RankingModel"):
+            make(ranking=wrong)
+        with pytest.raises(ArgumentError, match="reranker must be a Reranker"):
+            make(reranker=wrong)
+    assert make(ranking="none").ranking_model is None
+    assert make(ranking=" Shipped ").ranking_model is RankingModel.shipped()
+    router = make(ranking=None)
+    router.ranking_model = str(folder)
+    assert isinstance(router.ranking_model, RankingModel) and router.ranking_model.window == 10
+    router.add_catalog(BUNDLED_CATALOG)
+    assert "ranking" in router.retrieve("band gap of GaN", k=3).candidates[0].scores
+    router.reranker = "none"
+    assert router.reranker is None
+    with pytest.raises(ArgumentError):
+        router.ranking_model = True
 
 
 def test_the_blend_weighs_fusions_order_against_the_stages() -> None:
