@@ -199,6 +199,10 @@ class SchemaRouter(RegistrationMixin):
         self.progress = progress
         self._encoder = encoder
         self._index_settings = index_settings
+        if isinstance(embedding_cache, str | Path):  # a folder, as build_index(cache=) takes
+            from schemarouter.index.cache import EmbeddingCache
+
+            embedding_cache = EmbeddingCache(embedding_cache)
         self._embedding_cache = embedding_cache
         self._index_lock = threading.Lock()
         self._index: RouteIndex | None = None

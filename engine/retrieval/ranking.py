@@ -83,15 +83,15 @@ _SAID: set[str] = set()
 _SAID_LOCK = ForkSafeLock()
 
 
-def say_once(key: str, message: str, *args: object) -> None:
-    """Log ``message`` at INFO the first time ``key`` is seen in this process: a model being
-    off is a fact of the process, not of each result (the result says what it did:
-    ``reranked``, ``confidence``)."""
+def say_once(key: str, message: str, *args: object, level: int = logging.INFO) -> None:
+    """Log ``message`` (at INFO unless ``level`` says) the first time ``key`` is seen in
+    this process: a model being off is a fact of the process, not of each result (the result
+    says what it did: ``reranked``, ``confidence``)."""
     with _SAID_LOCK:
         if key in _SAID:
             return
         _SAID.add(key)
-    logger.info(message, *args)
+    logger.log(level, message, *args)
 
 
 def distinct(value: float, threshold: float) -> tuple[str, str]:
@@ -264,6 +264,9 @@ class Ranker:
                 "model with `python -m schemarouter.training.abstention` and pass it as "
                 "abstention=)",
                 why_not,
+                # a model was there and does not apply (an index of another encoder, say):
+                # the results silently lose their verdict, which an operator should see
+                level=logging.INFO if self.abstention is None else logging.WARNING,
             )
         if self.ranking_model is None and self._ranking_off_reason:
             say_once(

@@ -10,6 +10,7 @@ tools that can run under that policy (``search.executable_only``, the default).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 import httpx
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.errors import DocumentError, PolicyError, SchemaRouterError
+from schemarouter.errors import DocumentError, GateError, PolicyError, SchemaRouterError
 from schemarouter.execution.credentials import EnvironmentCredentials
 from schemarouter.execution.invokers.payload import clip
 from schemarouter.execution.results import CallResult
@@ -336,12 +337,38 @@ class Gateway:
 
     # -- describe ----------------------------------------------------------------------------
 
+    def _route_named(self, name: str) -> Route:
+        """The route of tool ``name``. A name not registered while upstream servers are
+        still connecting gets ``search.upstream_wait`` seconds for them to join (as a search
+        does); still unknown, the error says which upstreams are connecting or failed."""
+        try:
+            return self._registered(name)
+        except GateError as unknown:
+            if self.upstreams.connecting():
+                self.upstreams.wait(self.config.search.upstream_wait)
+                with contextlib.suppress(GateError):
+                    return self._registered(name)
+            note = self.upstreams.note()
+            if not note:
+                raise
+            said = [note.get("connecting", "")] + [
+                f"upstream {provider} is unavailable: {why}"
+                for provider, why in (note.get("unavailable") or {}).items()
+            ]
+            hint = "; ".join(s for s in said if s) + f". {unknown.hint or ''}"
+            raise GateError(unknown.what, where=unknown.where, hint=hint) from None
+
+    def _registered(self, name: str) -> Route:
+        snapshot = self.router.snapshot()
+        route: Route = snapshot.route(route_for_tool(snapshot, name))
+        return route
+
     def describe(self, name: str) -> dict[str, Any]:
         """Everything a model may want before calling ``name``: its definition, what it
         returns (fields, types, units, meaning, provenance), its effect and whether it may
         run here."""
+        route = self._route_named(name)
         snapshot = self.router.snapshot()
-        route = snapshot.route(route_for_tool(snapshot, name))
         # a required identifier that another tool this gateway lets run returns names it
         allowed = _Allowed(self, snapshot)
         sources = identifier_sources(snapshot, route, allowed)
@@ -403,16 +430,14 @@ class Gateway:
         return {"allow_effects": effects, "approve": approve, "credentials": self.credentials}
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
-        snapshot = self.router.snapshot()
-        route = snapshot.route(route_for_tool(snapshot, name))
+        route = self._route_named(name)
         result: CallResult = self.router.call(
             route.route_id, arguments or {}, **self._call_options(route)
         )
         return result
 
     async def acall(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
-        snapshot = self.router.snapshot()
-        route = snapshot.route(route_for_tool(snapshot, name))
+        route = self._route_named(name)
         options = self._call_options(route)
         if self._client is None:
             self._client = httpx.AsyncClient(follow_redirects=False)

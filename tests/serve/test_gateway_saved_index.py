@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import ArgumentError, IndexBackendError, StaleIndexError
+from schemarouter.errors import ArgumentError, GateError, IndexBackendError, StaleIndexError
 from schemarouter.index import HashingEncoder
 from schemarouter.index.build import IndexFolder
 from schemarouter.serve import Gateway, GatewayConfig, load_config
@@ -188,3 +188,55 @@ def test_a_milvus_uri_in_a_config_file_is_no_path(tmp_path: Path) -> None:
 def test_one_provider_id_given_as_a_string_is_one_id() -> None:
     assert IndexFolder("x", sync="notes").sync == ("notes",)
     assert IndexFolder("x", sync=["a", "b"]).sync == ("a", "b")
+
+
+def test_calling_a_tool_of_a_dead_upstream_says_the_upstream_is_unavailable(
+    tmp_path: Path,
+) -> None:
+    """call_tool and describe_tool said only "no registered tool is named ..." for a tool of
+    an upstream that had failed (trial K, finding 6): a model retrying a known tool learned
+    nothing."""
+    dead = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    gateway = Gateway.from_config(
+        load_config(_config(tmp_path, dead, index=False)), background=True, **OPTIONS
+    )
+    try:
+        gateway.upstreams.wait(30)
+        for ask in (gateway.describe, gateway.call):
+            with pytest.raises(GateError) as unknown:
+                ask("notes__mcp__search_notes")
+            assert "no registered tool is named" in unknown.value.what
+            assert "upstream notes is unavailable" in (unknown.value.hint or "")
+        assert gateway.describe("weather__rest__get_forecast")["route_id"]
+    finally:
+        gateway.close()
+
+
+def test_an_embedding_cache_folder_is_an_embedding_cache(tmp_path: Path) -> None:
+    """SchemaRouter(embedding_cache=FOLDER) was accepted, then the next registration failed
+    with "'PosixPath' object has no attribute 'get'" (trial K, finding 9)."""
+    router = SchemaRouter(encoder=HashingEncoder(), abstention=None, embedding_cache=tmp_path / "c")
+    router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
+    router.build_index()
+    router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="other")
+    assert len(router.retrieve("weather forecast", k=2).candidates) == 2
+    assert any((tmp_path / "c").iterdir())
+
+
+def test_a_calibrated_verdict_lost_to_another_encoder_is_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An index embedded by another encoder than the shipped calibration's was served with
+    no verdict on any request and only an INFO line, which serve never shows (trial K,
+    finding 5)."""
+    from schemarouter.retrieval import ranking
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None)
+    router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
+    key = "abstention:the model was calibrated for the encoder"
+    ranking._SAID.difference_update({k for k in ranking._SAID if k.startswith(key)})
+    with caplog.at_level("INFO", logger="schemarouter"):
+        found = router.retrieve("book a flight to Tokyo", k=2)
+    assert found.confidence is None
+    (record,) = [r for r in caplog.records if "no calibrated verdict" in r.getMessage()]
+    assert record.levelname == "WARNING" and "hashing" in record.getMessage()
