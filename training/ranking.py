@@ -85,6 +85,9 @@ CARD_FORMAT = 1
 #: Requests written from catalogs like a user's (``--synthetic``, see
 #: :mod:`.datasets.spare_catalogs`).
 DEFAULT_SYNTHETIC = 2000
+#: Names the training rows' layout in their cache key: rows saved before what was drawn
+#: travelled with them are built again.
+TRAIN_ROWS_FORMAT = "rows+drawn"
 #: The development suites (``--dev``): ``tooltrain-<split>``, ``bundled-dev``, ``write-intent``.
 DEV_SUITES = (
     "tooltrain-val",
@@ -376,13 +379,13 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
 
     probe: Any = SchemaRouter(abstention=None, reranker=None, ranking=None).index
     encoder = str(probe.encoder.identity)
-    drawn: dict[str, Any] = {}
     from schemarouter.training.datasets.suite import shared_data_dir
 
     # rows of another shared-data folder are other rows: the folder is part of every key
     data = str(shared_data_dir(args.data).resolve())
     key = json.dumps(
         [
+            TRAIN_ROWS_FORMAT,
             encoder,
             data,
             sorted(excluded.items()),
@@ -405,16 +408,16 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
             distractors=args.distractors,
             seed=settings.seed,
         )
-        drawn.update(what)
-        (work / "drawn.json").write_text(json.dumps(what), encoding="utf-8")
         out(f"{len(queries)} training requests over {what['routes']} routes")
-        return window_rows(
+        rows = window_rows(
             router, queries, window=settings.window, suite="train", progress=args.progress
         )
+        rows.about = what
+        return rows
 
     train = cached_rows(work / "train.npz", key, build_train)
-    if not drawn and (work / "drawn.json").exists():
-        drawn.update(json.loads((work / "drawn.json").read_text(encoding="utf-8")))
+    # what was drawn is saved with the rows it describes (under their key), never beside them
+    drawn: dict[str, Any] = dict(train.about)
     if args.synthetic:
         synthetic, drawn["synthetic"] = synthetic_rows(
             args.data, args.synthetic, window=settings.window, progress=args.progress

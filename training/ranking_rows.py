@@ -47,6 +47,8 @@ class WindowRows:
     route_ids: list[str] = field(default_factory=list)
     needs: list[list[frozenset[str]]] = field(default_factory=list)
     names: list[str] = field(default_factory=list)  # per request: suite:id
+    #: what the requests were drawn from (for the card), kept with the rows it describes
+    about: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def concat(cls, parts: Sequence[WindowRows]) -> WindowRows:
@@ -163,12 +165,14 @@ def recall_at(
 
 
 def save_rows(path: Path, rows: WindowRows) -> None:
-    """Write ``rows`` as ``path`` (arrays) beside ``path.json`` (route ids, needs, names)."""
+    """Write ``rows`` as ``path`` (arrays) beside ``path.json`` (route ids, needs, names and
+    what they were drawn from)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "route_ids": rows.route_ids,
         "needs": [[sorted(n) for n in needs] for needs in rows.needs],
         "names": rows.names,
+        "about": rows.about,
     }
     np.savez(path, X=rows.X, y=rows.y, group=rows.group, tier=rows.tier)
     path.with_suffix(".json").write_text(json.dumps(meta), encoding="utf-8")
@@ -187,15 +191,18 @@ def load_rows(path: Path) -> WindowRows:
         meta["route_ids"],
         [[frozenset(n) for n in needs] for needs in meta["needs"]],
         meta["names"],
+        meta.get("about") or {},
     )
 
 
 def cached_rows(path: Path, key: str, build: Callable[[], WindowRows]) -> WindowRows:
     """The rows saved at ``path`` where they were built under ``key``, else ``build()``
-    saved there."""
+    saved there. The key is written last and removed before a build, so a run stopped
+    halfway leaves no rows a later run would take for its own."""
     stamp = path.with_suffix(".key")
     if path.exists() and stamp.exists() and stamp.read_text() == key:
         return load_rows(path)
+    stamp.unlink(missing_ok=True)
     rows = build()
     save_rows(path, rows)
     stamp.write_text(key)
