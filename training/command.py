@@ -19,9 +19,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import platform
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,6 +37,7 @@ __all__ = [
     "add_progress_argument",
     "add_run_arguments",
     "base_dir",
+    "checked",
     "file_sha256",
     "progress_bar",
     "run_command",
@@ -71,13 +73,43 @@ def add_output_arguments(parser: argparse.ArgumentParser, *, out_help: str, work
     parser.add_argument("--work", default=None, help=work_help)
 
 
-def add_settings_arguments(parser: argparse.ArgumentParser, defaults: Any, names: str) -> None:
+#: A setting's valid values: what they must be, in words (``">= 1"``), and the test.
+Range = tuple[str, Callable[[float], bool]]
+
+
+def checked(kind: type[int] | type[float], says: str, ok: Callable[[float], bool]) -> Any:
+    """An argparse type: an ``int`` or ``float`` (``kind``) that ``ok`` accepts, else the
+    parser's one-line error saying it must be ``says`` (exit status 2, before any work)."""
+    noun = "a whole number" if kind is int else "a number"
+
+    def parse(text: str) -> float:
+        try:
+            value: float = kind(text)
+        except ValueError:
+            value = math.nan
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun} {says}")
+        return value
+
+    return parse
+
+
+def add_settings_arguments(
+    parser: argparse.ArgumentParser,
+    defaults: Any,
+    names: str,
+    ranges: Mapping[str, Range] | None = None,
+) -> None:
     """``--name-in-dashes`` for each of ``names`` (space-separated), a field of the settings
     dataclass ``defaults``: the value's type and the default from there (int, float or str
-    fields), in the order given."""
+    fields), in the order given; a setting in ``ranges`` is refused outside its range when
+    the flags are parsed (:func:`checked`)."""
     for name in names.split():
         value = getattr(defaults, name)
-        parser.add_argument("--" + name.replace("_", "-"), type=type(value), default=value)
+        kind: Any = type(value)
+        if ranges and name in ranges:
+            kind = checked(kind, *ranges[name])
+        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=value)
 
 
 def add_base_argument(parser: argparse.ArgumentParser) -> None:

@@ -51,9 +51,11 @@ from schemarouter.retrieval.learned import DEFAULT_RANKING_WINDOW, TreeEnsemble
 from schemarouter.retrieval.window import FEATURES
 from schemarouter.training.command import (
     TOOLTRAIN_ATTRIBUTION,
+    Range,
     add_output_arguments,
     add_progress_argument,
     add_settings_arguments,
+    checked,
     file_sha256,
     run_command,
     settings_from_args,
@@ -98,6 +100,22 @@ DEV_SUITES = (
 )
 
 
+#: Each tree setting's valid values (scikit-learn's ``HistGradientBoostingClassifier`` and the
+#: window: at least the 5 the card's figures read, Recall@5), checked when the flags are
+#: parsed and again by :class:`RankingSettings`.
+SETTING_RANGES: dict[str, Range] = {
+    "window": (">= 5 (the figures are Recall@5 of the window)", lambda v: v >= 5),
+    "max_iter": (">= 1", lambda v: v >= 1),
+    "learning_rate": ("> 0", lambda v: 0 < v < math.inf),
+    "max_leaf_nodes": (">= 2", lambda v: v >= 2),
+    "min_samples_leaf": (">= 1", lambda v: v >= 1),
+    "l2_regularization": (">= 0", lambda v: 0 <= v < math.inf),
+    "seed": ("in [0, 2**32)", lambda v: 0 <= v < 2**32),
+}
+#: The request counts' flags: 0 or more (0: none).
+COUNT: Range = (">= 0", lambda v: v >= 0)
+
+
 @dataclass(frozen=True)
 class RankingSettings:
     window: int = DEFAULT_RANKING_WINDOW
@@ -124,6 +142,9 @@ class RankingSettings:
             )
         if not 0 <= self.action_weight < 1e6:
             raise ValueError(f"action_weight must be a number >= 0, not {self.action_weight}")
+        for name, (says, ok) in SETTING_RANGES.items():
+            if not ok(getattr(self, name)):
+                raise ValueError(f"{name} must be {says}, not {getattr(self, name)}")
 
 
 def fit_ranking(rows: WindowRows, settings: RankingSettings) -> tuple[Any, TreeEnsemble]:
@@ -272,21 +293,6 @@ def dev_rows(name: str, data: str | Path | None, *, window: int, progress: bool)
 # -- the command --------------------------------------------------------------------------------
 
 
-def _number(says: str, ok: Callable[[float], bool]) -> Callable[[str], float]:
-    """An argparse type: a number ``ok`` accepts, else an error saying it must be ``says``."""
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not ok(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number {says}")
-        return value
-
-    return parse
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     d = RankingSettings()
     add_output_arguments(
@@ -300,31 +306,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=[],
         help="train-encoder triplets files: their requests are left out of the rows",
     )
-    parser.add_argument("--per-source", type=int, default=250)
-    parser.add_argument("--composed", type=int, default=800)
-    parser.add_argument("--distractors", type=int, default=1500, help="seeded tools per source")
+    count = checked(int, *COUNT)
+    parser.add_argument("--per-source", type=count, default=250)
+    parser.add_argument("--composed", type=count, default=800)
+    parser.add_argument("--distractors", type=count, default=1500, help="seeded tools per source")
     parser.add_argument(
         "--synthetic",
-        type=int,
+        type=count,
         default=DEFAULT_SYNTHETIC,
         metavar="N",
         help="N requests written from the public OpenAPI documents and MCP listings no "
         "evaluation set registers, beside tooltrain's (0: none)",
     )
-    parser.add_argument("--dev", nargs="*", default=list(DEV_SUITES))
+    parser.add_argument(
+        "--dev",
+        nargs="*",
+        choices=DEV_SUITES,
+        default=list(DEV_SUITES),
+        metavar="SUITE",
+        help=f"development suites measured into the card, of {', '.join(DEV_SUITES)} "
+        "(default: all; none: no figures)",
+    )
     add_settings_arguments(
-        parser, d, "window max_iter learning_rate max_leaf_nodes min_samples_leaf seed"
+        parser,
+        d,
+        "window max_iter learning_rate max_leaf_nodes min_samples_leaf seed",
+        SETTING_RANGES,
     )
     parser.add_argument(
         "--blend",
-        type=_number("in (0, 1]", lambda v: 0 < v <= 1),
+        type=checked(float, "in (0, 1]", lambda v: 0 < v <= 1),
         default=d.blend,
         help="the stage's share of the window's order, in (0, 1] (1: its order alone; "
         "choose it on development sets with `python -m schemarouter.training.bench.ranking_blend`)",
     )
     parser.add_argument(
         "--action-weight",
-        type=_number(">= 0", lambda v: 0 <= v < 1e6),
+        type=checked(float, ">= 0", lambda v: 0 <= v < 1e6),
         default=d.action_weight,
         help="log-odds per unit of the action rule's change of a fused score, added to the "
         "stage's (0: none; choose it with `... bench.ranking_blend --action-weights`)",

@@ -114,3 +114,70 @@ def test_train_ranking_refuses_a_blend_or_action_weight_out_of_range(
     assert f"is not a number {says}" in capsys.readouterr().err
     with pytest.raises(ValueError, match=f"{next(iter(setting))} must be"):
         RankingSettings(**setting)
+
+
+@pytest.mark.parametrize(
+    "flag, value, says",
+    [
+        ("--window", "0", "'0' is not a whole number >= 5"),
+        ("--window", "1", "'1' is not a whole number >= 5"),
+        ("--window", "4", "'4' is not a whole number >= 5"),
+        ("--max-iter", "0", "'0' is not a whole number >= 1"),
+        ("--learning-rate", "0", "'0' is not a number > 0"),
+        ("--learning-rate", "inf", "'inf' is not a number > 0"),
+        ("--max-leaf-nodes", "1", "'1' is not a whole number >= 2"),
+        ("--min-samples-leaf", "0", "'0' is not a whole number >= 1"),
+        ("--seed", "-1", "'-1' is not a whole number in [0, 2**32)"),
+        ("--synthetic", "-5", "'-5' is not a whole number >= 0"),
+        ("--per-source", "-1", "'-1' is not a whole number >= 0"),
+        ("--composed", "-2", "'-2' is not a whole number >= 0"),
+        ("--distractors", "-1", "'-1' is not a whole number >= 0"),
+        ("--distractors", "many", "'many' is not a whole number >= 0"),
+        ("--dev", "nonsense", "invalid choice: 'nonsense'"),
+        ("--dev", "tooltrain-train", "invalid choice: 'tooltrain-train'"),
+    ],
+)
+def test_train_ranking_refuses_counts_and_tree_settings_out_of_range_before_any_work(
+    flag: str, value: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from schemarouter.training.ranking import ranking_main
+
+    out = tmp_path / "m"
+    with pytest.raises(SystemExit) as stopped:
+        ranking_main(["--out", str(out), "--work", str(tmp_path / "w"), flag, value])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]  # argparse's usage, then one line
+    assert last.startswith(f"schemarouter train-ranking: error: argument {flag}: {says}")
+    assert not out.exists() and not (tmp_path / "w").exists()  # nothing built or written
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"window": 1},
+        {"max_iter": 0},
+        {"learning_rate": 0.0},
+        {"max_leaf_nodes": 1},
+        {"min_samples_leaf": 0},
+        {"l2_regularization": -0.5},
+        {"seed": -1},
+    ],
+)
+def test_ranking_settings_refuse_values_the_trees_cannot_use(setting: dict[str, float]) -> None:
+    from schemarouter.training.ranking import RankingSettings
+
+    with pytest.raises(ValueError, match=f"{next(iter(setting))} must be"):
+        RankingSettings(**setting)
+
+
+def test_train_ranking_takes_the_smallest_valid_values(tmp_path: Path) -> None:
+    from schemarouter.training.ranking import add_arguments
+
+    parser = add_arguments(argparse.ArgumentParser())
+    smallest = "--window 5 --max-iter 1 --max-leaf-nodes 2 --min-samples-leaf 1 --synthetic 0"
+    args = parser.parse_args(["--out", "m", *smallest.split(), "--per-source", "0", "--dev"])
+    assert (args.window, args.max_iter, args.max_leaf_nodes, args.synthetic) == (5, 1, 2, 0)
+    assert args.dev == [] and isinstance(args.window, int)
+    args = parser.parse_args(["--out", "m", "--dev", "bundled-dev", "write-intent"])
+    assert args.dev == ["bundled-dev", "write-intent"]
