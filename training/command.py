@@ -7,7 +7,8 @@ around it:
   :func:`add_base_argument`, :func:`add_budget_arguments`, :func:`add_run_arguments`,
   :func:`add_progress_argument`) and :func:`settings_from_args`, which fills a settings
   dataclass from the parsed flags of the same names;
-* :func:`run_command`: parse, record the command line once (``args.command``), run;
+* :func:`run_command`: parse, record the command line once (``args.command``), run, and
+  print a bad or missing input as one line;
 * the work folder (:func:`work_folder`), the packaged base model (:func:`base_dir`),
   torch threads (:func:`set_threads`, :func:`torch_threads`), progress bars
   (:func:`progress_bar`);
@@ -26,6 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
+
+from schemarouter.errors import SchemaRouterError
 
 __all__ = [
     "BASE_MODEL",
@@ -154,14 +157,20 @@ def run_command(
     out: Callable[[str], Any] = to_stderr,
 ) -> int:
     """``schemarouter NAME``: parse ``argv`` (default: the process's arguments), record the
-    command line once as ``args.command`` (for the card), and ``run(args, out=out)``."""
+    command line once as ``args.command`` (for the card), and ``run(args, out=out)``. A
+    SchemaRouter error or a missing file is printed as one line, ``error: ...``, as the
+    ``schemarouter`` command prints its own (exit status 1, no traceback)."""
     parser = add_arguments(
         argparse.ArgumentParser(prog=f"schemarouter {name}", description=description)
     )
     given = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(given)
     args.command = " ".join(["schemarouter", name, *given])
-    return run(args, out=out)
+    try:
+        return run(args, out=out)
+    except (SchemaRouterError, FileNotFoundError) as exc:  # bad or missing input: one line
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return 1
 
 
 # -- the run -----------------------------------------------------------------------------------

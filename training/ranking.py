@@ -38,6 +38,7 @@ import argparse
 import json
 import logging
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -388,8 +389,55 @@ def synthetic_rows(
     return rows, what
 
 
+def check_data(data: str | Path | None, *, synthetic: int, dev: Sequence[str]) -> Path:
+    """The shared data folder, refused (:class:`~schemarouter.errors.ArgumentError`, before
+    any rows are built) where it lacks what the run reads: ``tooltrain/`` always, the OpenAPI
+    documents and MCP listings for ``--synthetic`` and ``--dev write-intent``."""
+    from schemarouter.errors import ArgumentError
+    from schemarouter.training.datasets.suite import shared_data_dir
+
+    folder = shared_data_dir(data)
+    named = (
+        "--data"
+        if data
+        else "SCHEMAROUTER_SHARED_DATA"
+        if os.environ.get("SCHEMAROUTER_SHARED_DATA")
+        else "the default shared data folder"
+    )
+    hint = (
+        "Pass --data (the shared data folder, with tooltrain/, openapi-permissive/ and "
+        "mcp/livemcp_tools.json) or set SCHEMAROUTER_SHARED_DATA"
+    )
+    if not folder.is_dir():
+        raise ArgumentError(f"no shared data folder at {folder}", where=named, hint=hint)
+    users = [
+        (flag, instead)
+        for flag, instead, on in (
+            ("--synthetic", "--synthetic 0", synthetic > 0),
+            ("--dev write-intent", "--dev without write-intent", "write-intent" in dev),
+        )
+        if on
+    ]
+    needs = {"tooltrain": "the training requests"}
+    if users:
+        who = "for " + " and ".join(flag for flag, _ in users)
+        needs.update({"openapi-permissive": who, "mcp/livemcp_tools.json": who})
+    missing = [part for part in needs if not (folder / part).exists()]
+    if not missing:
+        return folder
+    if "tooltrain" not in missing:
+        hint += ", or run without them: " + " and ".join(instead for _, instead in users)
+    raise ArgumentError(
+        f"the shared data folder {folder} lacks "
+        + ", ".join(f"{part} ({needs[part]})" for part in missing),
+        where=named,
+        hint=hint,
+    )
+
+
 def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
     began = time.perf_counter()
+    check_data(args.data, synthetic=args.synthetic, dev=args.dev)
     settings = settings_from_args(RankingSettings, args)
     work = work_folder(args.out, args.work, "ranking-train")
     seen, excluded = seen_requests(args.exclude_triplets)

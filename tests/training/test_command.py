@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from schemarouter.errors import ArgumentError
 from schemarouter.training.command import (
     add_output_arguments,
     add_run_arguments,
@@ -181,3 +182,20 @@ def test_train_ranking_takes_the_smallest_valid_values(tmp_path: Path) -> None:
     assert args.dev == [] and isinstance(args.window, int)
     args = parser.parse_args(["--out", "m", "--dev", "bundled-dev", "write-intent"])
     assert args.dev == ["bundled-dev", "write-intent"]
+
+
+@pytest.mark.parametrize(
+    "error, says",
+    [
+        (FileNotFoundError("no tooltrain corpus at /x/tooltrain: pass --data"), "no tooltrain"),
+        (ArgumentError("no shared data folder at /x", where="--data"), "[SR001] no shared data"),
+    ],
+)
+def test_a_missing_or_bad_input_is_one_line_not_a_traceback(
+    error: Exception, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def run(args: argparse.Namespace, out: object) -> int:
+        raise error
+
+    assert run_command("train-x", "d", _arguments, run, ["--out", "m"]) == 1
+    assert capsys.readouterr().err == f"error: {error}\n" and says in str(error)

@@ -85,3 +85,49 @@ def test_rows_saved_halfway_are_built_again_not_read_under_the_old_key(tmp_path:
     again = cached_rows(path, "A", lambda: _rows(3, {"requests": 3}))
     assert again.X.shape == (3, 1) and again.about == {"requests": 3}
     assert load_rows(path).X.shape == (3, 1)
+
+
+@pytest.mark.parametrize(
+    "layout, says",
+    [
+        (None, "no shared data folder at {data} (at --data). Pass --data"),
+        ([], "{data} lacks tooltrain (the training requests), openapi-permissive (for"),
+        (
+            ["tooltrain"],
+            "{data} lacks openapi-permissive (for --synthetic and --dev write-intent), "
+            "mcp/livemcp_tools.json (for --synthetic and --dev write-intent) (at --data)",
+        ),
+        (["tooltrain", "openapi-permissive", "mcp"], "lacks mcp/livemcp_tools.json (for"),
+    ],
+)
+def test_missing_shared_data_is_named_in_one_line_before_any_rows_are_built(
+    layout: list[str] | None, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    if layout is not None:
+        data.mkdir()
+        for part in layout:
+            (data / part).mkdir()
+    work, out = tmp_path / "work", tmp_path / "m"
+    argv = ["--out", str(out), "--work", str(work), "--data", str(data), "--synthetic", "50"]
+    assert ranking_main([*argv, "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: [SR001] ") and err.count("\n") == 1  # one line, no traceback
+    assert says.format(data=data) in err
+    if layout:  # a folder with the training requests: the flags that need the rest are named
+        assert "or run without them: --synthetic 0 and --dev without write-intent" in err
+    assert not work.exists() and not out.exists()  # refused before any work
+
+
+def test_a_shared_data_variable_pointing_nowhere_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SCHEMAROUTER_SHARED_DATA", str(tmp_path / "nowhere"))
+    argv = ["--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), "--synthetic", "0"]
+    assert ranking_main([*argv, "--dev", "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: [SR001] no shared data folder at {tmp_path / 'nowhere'} "
+        "(at SCHEMAROUTER_SHARED_DATA). Pass --data (the shared data folder, with tooltrain/, "
+        "openapi-permissive/ and mcp/livemcp_tools.json) or set SCHEMAROUTER_SHARED_DATA\n"
+    )
