@@ -42,7 +42,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,6 @@ import numpy as np
 from schemarouter.retrieval.learned import DEFAULT_RANKING_WINDOW, TreeEnsemble
 from schemarouter.retrieval.window import FEATURES
 from schemarouter.training.command import (
-    TOOLTRAIN_ATTRIBUTION,
     Range,
     add_output_arguments,
     add_progress_argument,
@@ -60,10 +59,10 @@ from schemarouter.training.command import (
     file_sha256,
     run_command,
     settings_from_args,
-    versions,
     work_folder,
     write_card,
 )
+from schemarouter.training.ranking_card import ranking_card
 from schemarouter.training.ranking_rows import (
     WindowRows,
     cached_rows,
@@ -83,8 +82,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-CARD_NAME = "schemarouter-ranking"
-CARD_FORMAT = 1
 #: Requests written from catalogs like a user's (``--synthetic``, see
 #: :mod:`.datasets.spare_catalogs`).
 DEFAULT_SYNTHETIC = 2000
@@ -348,14 +345,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="log-odds per unit of the action rule's change of a fused score, added to the "
         "stage's (0: none; choose it with `... bench.ranking_blend --action-weights`)",
     )
-    parser.add_argument(
+    default = parser.add_mutually_exclusive_group()
+    default.add_argument(
         "--on",
         default=None,
         metavar="WHY",
         help="ship it on by default, saying why (after `schemarouter eval --ranking` on every "
         "suite); without it the card turns it off",
     )
-    parser.add_argument(
+    default.add_argument(
         "--off",
         default=None,
         metavar="WHY",
@@ -519,42 +517,18 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     target = Path(args.out)
     target.mkdir(parents=True, exist_ok=True)
     np.savez(target / "trees.npz", **trees.arrays())  # type: ignore[arg-type]
-    beats = bool(dev) and all(v["gain"] > 0 for v in dev.values())
-    card: dict[str, Any] = {
-        "name": CARD_NAME,
-        "format": CARD_FORMAT,
-        "features": list(FEATURES),
-        "settings": asdict(settings),
-        "encoder": encoder,
-        "data": {
-            "requests": drawn,
-            "rows": int(train.X.shape[0]),
-            "windows": len(train.needs),
-            "positives": int(train.y.sum()),
-            "excluded_encoder_triplets": excluded,
-            "attribution": TOOLTRAIN_ATTRIBUTION,
-        },
-        "development": dev,
-        "router_default": (
-            {"on": True, "why": args.on}
-            if args.on
-            else {
-                "on": False,
-                "why": args.off
-                or (
-                    "it beats fusion on every development set; it ships on only after it does "
-                    "on every out-of-domain suite too (schemarouter eval --ranking)"
-                    if beats
-                    else "it does not beat fusion on every development set"
-                ),
-            }
-        ),
-        "training": {
-            "seconds": round(time.perf_counter() - began, 1),
-            "command": args.command,
-        },
-        "versions": versions(),
-    }
+    card = ranking_card(
+        settings,
+        encoder=encoder,
+        drawn=drawn,
+        train=train,
+        excluded=excluded,
+        dev=dev,
+        on=args.on,
+        off=args.off,
+        seconds=time.perf_counter() - began,
+        command=args.command,
+    )
     card["model_sha256"] = file_sha256(target / "trees.npz")
     write_card(target, card, indent=2)
     out(f"wrote {target} ({card['router_default']['why']})")

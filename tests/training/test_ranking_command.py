@@ -131,3 +131,31 @@ def test_a_shared_data_variable_pointing_nowhere_is_named(
         "(at SCHEMAROUTER_SHARED_DATA). Pass --data (the shared data folder, with tooltrain/, "
         "openapi-permissive/ and mcp/livemcp_tools.json) or set SCHEMAROUTER_SHARED_DATA\n"
     )
+
+
+@pytest.mark.shared_data
+def test_without_development_sets_the_card_says_nothing_was_measured(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    card = _train(tmp_path / "m", tmp_path / "work", "--data", str(shared_data))
+    assert card["development"] == {}
+    assert card["router_default"] == {
+        "on": False,
+        "why": "no development set was measured (--dev named none), so nothing shows it beats "
+        "fusion",
+    }
+    assert "does not beat fusion" not in json.dumps(card)
+
+
+def test_on_and_off_together_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--out", str(tmp_path / "m"), "--on", "beats everything", "--off", "loses on TMDB"]
+    with pytest.raises(SystemExit) as stopped:
+        ranking_main(argv)
+    assert stopped.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert (
+        last == "schemarouter train-ranking: error: argument --off: not allowed with argument --on"
+    )
+    assert not (tmp_path / "m").exists()
