@@ -11,10 +11,26 @@ from schemarouter.retrieval.window import FEATURES
 from schemarouter.training.command import TOOLTRAIN_ATTRIBUTION, versions
 from schemarouter.training.ranking_rows import WindowRows
 
-__all__ = ["CARD_FORMAT", "CARD_NAME", "ranking_card", "router_default"]
+__all__ = [
+    "CARD_FORMAT",
+    "CARD_NAME",
+    "DEVELOPMENT_MEASURED",
+    "ranking_card",
+    "router_default",
+]
 
 CARD_NAME = "schemarouter-ranking"
 CARD_FORMAT = 1
+#: How the card's ``development`` figures are measured (the card's ``development_measured``):
+#: on the rows, not through the router, so the action rule's change is not in them.
+DEVELOPMENT_MEASURED = (
+    "Recall@5 over each development request's window as its rows hold it (fused as the "
+    "training rows are: no reranker, multi-intent or prerequisites), in fusion's order and in "
+    "the trees' blended with it at settings.blend, without settings.action_weight (the rows "
+    "carry no action-rule change); the router's own Recall@5, the action weight applied: "
+    "python -m schemarouter.training.bench.ranking_blend --model FOLDER "
+    "--suites write-intent:dev,..."
+)
 
 
 def router_default(dev: dict[str, Any], *, on: str | None, off: str | None) -> dict[str, Any]:
@@ -66,6 +82,7 @@ def ranking_card(
             "attribution": TOOLTRAIN_ATTRIBUTION,
         },
         "development": dev,
+        "development_measured": DEVELOPMENT_MEASURED,
         "router_default": router_default(dev, on=on, off=off),
         "training": {"seconds": round(seconds, 1), "command": command},
         "versions": versions(),

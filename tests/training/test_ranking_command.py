@@ -159,3 +159,21 @@ def test_on_and_off_together_are_refused(
         last == "schemarouter train-ranking: error: argument --off: not allowed with argument --on"
     )
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.shared_data
+def test_the_card_says_its_development_figures_leave_the_action_weight_out(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    work, data = tmp_path / "work", ["--data", str(shared_data), "--blend", "0.6"]
+    cards = [
+        _train(tmp_path / f"m{w}", work, *data, "--dev", "bundled-dev", "--action-weight", w)
+        for w in ("0", "1000")
+    ]
+    # rows-level figures: the same for any action weight, and the card says how they were read
+    assert cards[0]["development"] == cards[1]["development"]
+    assert cards[1]["development"]["bundled-dev"]["requests"] > 0
+    assert cards[1]["settings"]["action_weight"] == 1000
+    measured = cards[1]["development_measured"]
+    assert "without settings.action_weight" in measured and "settings.blend" in measured
+    assert "bench.ranking_blend --model FOLDER" in measured
