@@ -53,6 +53,7 @@ __all__ = [
     "TokenCounter",
     "bm25_text",
     "load_reranker",
+    "ranking_identity",
     "route_text",
 ]
 
@@ -258,6 +259,20 @@ def load_ranking(spec: str | None) -> tuple[Any, str]:
         return model, f"ranking stage: {model.identity}"
     folder = RankingModel(spec)
     return folder, f"ranking stage: {folder.identity} ({spec})"
+
+
+def ranking_identity(model: Any) -> dict[str, Any] | None:
+    """A ranking model as ``results.json`` records it (``config.ranking_model``): its folder,
+    its card's name and its trees' sha256 (``None``: no model)."""
+    if model is None:
+        return None
+    card = getattr(model, "card", None) or {}
+    return {
+        "identity": model.identity,
+        "folder": str(model.path),
+        "name": card.get("name"),
+        "model_sha256": card.get("model_sha256"),
+    }
 
 
 def load_reranker(spec: str | None) -> tuple[Reranker | None, str]:

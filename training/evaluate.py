@@ -40,6 +40,7 @@ from schemarouter.training.baselines import (
     TokenCounter,
     load_ranking,
     load_reranker,
+    ranking_identity,
 )
 from schemarouter.training.datasets.suite import Benchmark, EvalQuery, shared_data_dir
 from schemarouter.training.eval_latency import (
@@ -484,7 +485,10 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
     probe = probe_queries(args)
     pool = off_catalog_pool(suites, args) if args.abstention and len(suites) > 1 else {}
     results: dict[str, Any] = {
-        "config": {k: v for k, v in vars(args).items() if k != "func"},
+        "config": {
+            **{k: v for k, v in vars(args).items() if k != "func"},
+            "ranking_model": ranking_identity(args.ranking_model),  # not the object's repr
+        },
         "encoder": encoder.identity,
         "compared_encoder": compare.identity if compare is not None else None,
         "exposure": exposure(encoder, reranker),

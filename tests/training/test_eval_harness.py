@@ -98,6 +98,32 @@ def test_eval_beir_folder(tmp_path: Path) -> None:
     assert suite["routers"]["bm25"]["metrics"]["r@10"]["mean"] > 0
 
 
+def test_eval_records_the_ranking_model_s_identity_not_its_repr(tmp_path: Path) -> None:
+    shipped = RankingModel.shipped()
+    if shipped is None:
+        pytest.skip("no shipped ranking model")
+    folder = tmp_path / "ranking"  # a model folder of the user's, as train-ranking writes one
+    folder.mkdir()
+    for name in ("trees.npz", "card.json"):
+        (folder / name).write_bytes((shipped.path / name).read_bytes())
+    out = tmp_path / "out"
+    args = ["--suite", "beir", "--beir", str(write_beir(tmp_path / "toolset")), "--out", str(out)]
+    assert eval_main([*args, "--ranking", str(folder), "--no-plots", *FAST]) == 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
+    assert results["config"]["ranking"] == str(folder)
+    assert results["config"]["ranking_model"] == {
+        "identity": f"schemarouter-ranking:{card['model_sha256'][:12]}",
+        "folder": str(folder),
+        "name": "schemarouter-ranking",
+        "model_sha256": card["model_sha256"],
+    }
+    assert "hybrid+ranking" in results["suites"]["beir"]["routers"]
+    assert eval_main([*args, "--ranking", "none", "--no-plots", *FAST]) == 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["config"]["ranking_model"] is None
+
+
 def test_eval_without_shared_data_says_where_it_looked(tmp_path: Path) -> None:
     missing = tmp_path / "nothing"
     args = ["--suite", "restbench", "--data", str(missing), "--out", str(tmp_path / "o"), *FAST]
