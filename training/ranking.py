@@ -266,7 +266,7 @@ def training_queries(
 
 def dev_rows(name: str, data: str | Path | None, *, window: int, progress: bool) -> WindowRows:
     """The rows of one development suite (:data:`DEV_SUITES`)."""
-    router = fusion_router()
+    router = fusion_router(progress=progress)
     if name.startswith("tooltrain-"):
         from schemarouter.training.datasets.tooltrain import load_tooltrain_suite
 
@@ -379,7 +379,7 @@ def synthetic_rows(
     )
     from schemarouter.training.datasets.suite import shared_data_dir
 
-    router = fusion_router()
+    router = fusion_router(progress=progress)
     what = register_spare_catalogs(router, shared_data_dir(data))
     queries = spare_requests(router, n)
     what.update(asked=n, requests=len(queries), seed=SYNTH_SEED, weights=SYNTH_WEIGHTS)
@@ -462,7 +462,7 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     )
 
     def build_train() -> WindowRows:
-        router = fusion_router()
+        router = fusion_router(progress=args.progress)
         queries, what = training_queries(
             router,
             args.data,

@@ -74,13 +74,20 @@ class WindowRows:
             yield int(self.group[a]), np.arange(a, b)
 
 
-def fusion_router() -> Any:
+def fusion_router(*, progress: bool = True) -> Any:
     """A router ranking as ``SchemaRouter()`` does before the stage: fusion and the action
-    rule, no stage, no reranker, nothing lifted after (those come later on the path)."""
+    rule, no stage, no reranker, nothing lifted after (those come later on the path).
+    ``progress=False`` (``--no-progress``) keeps its index build from drawing bars; else it
+    draws them as any router does (large catalogs, the logger at INFO)."""
     from schemarouter.router import SchemaRouter
 
     return SchemaRouter(
-        abstention=None, reranker=None, ranking=None, multi_intent=False, prerequisites=False
+        abstention=None,
+        reranker=None,
+        ranking=None,
+        multi_intent=False,
+        prerequisites=False,
+        progress=None if progress else False,
     )
 
 

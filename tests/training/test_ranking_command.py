@@ -4,12 +4,14 @@ the rows the trees were fitted on, whatever an earlier run left in the work fold
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from schemarouter import router as router_module
 from schemarouter.training.ranking import ranking_main
 from schemarouter.training.ranking_rows import WindowRows, cached_rows, load_rows
 
@@ -27,13 +29,12 @@ SMALL = [
     "2",
     "--min-samples-leaf",
     "1",
-    "--no-progress",
 ]
 
 
 def _train(out: Path, work: Path, *options: str) -> dict[str, Any]:
     """Run train-ranking into ``out`` (rows kept in ``work``); its card."""
-    argv = ["--out", str(out), "--work", str(work), "--dev", *SMALL, *options]
+    argv = ["--out", str(out), "--work", str(work), "--dev", *SMALL, "--no-progress", *options]
     assert ranking_main(argv) == 0
     card: dict[str, Any] = json.loads((out / "card.json").read_text(encoding="utf-8"))
     return card
@@ -177,3 +178,27 @@ def test_the_card_says_its_development_figures_leave_the_action_weight_out(
     measured = cards[1]["development_measured"]
     assert "without settings.action_weight" in measured and "settings.blend" in measured
     assert "bench.ranking_blend --model FOLDER" in measured
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("progress", [False, True])
+def test_no_progress_silences_the_bars_of_the_routers_it_builds(
+    progress: bool,
+    shared_data: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # the training router's few dozen routes count as a large catalog, and the logger is at
+    # INFO (as train-ranking sets it): a router left to itself draws its index's bars
+    monkeypatch.setattr(router_module, "PROGRESS_MIN_ROUTES", 2)
+    caplog.set_level(logging.INFO, logger="schemarouter")
+    argv = ["--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), "--dev", *SMALL]
+    assert (
+        ranking_main([*argv, "--data", str(shared_data), *([] if progress else ["--no-progress"])])
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert ("documents" in err) is progress  # the router's index build
+    assert ("windows train" in err) is progress  # the rows' own bar
