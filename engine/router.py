@@ -13,6 +13,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
@@ -284,6 +285,18 @@ class SchemaRouter(RegistrationMixin):
         )
         with self.registry.lock:  # catch up with registrations made while it was built
             index.apply(self.registry.snapshot(), cache=self._cache())
+        kept = getattr(index, "settings", None)
+        asked = self._index_settings
+        if asked is not None and kept is not None and kept != asked:
+            # a saved or attached index keeps the settings it was built with
+            differ = [
+                f.name for f in fields(kept) if getattr(kept, f.name) != getattr(asked, f.name)
+            ]
+            logger.warning(
+                "the index keeps the settings it was built with; index_settings= differs in "
+                "%s and is not used (rebuild the index with them to use them)",
+                ", ".join(differ),
+            )
         return index
 
     def _on_registry_change(self, snapshot: RegistrySnapshot, change: RegistryChange) -> None:

@@ -255,3 +255,26 @@ def test_refuses_to_save_over_unrelated_files(
     with pytest.raises(IndexStoreError, match="file"):
         index.save(other / "notes.txt")
     assert (other / "notes.txt").read_text() == "mine"
+
+
+def test_index_settings_a_saved_index_does_not_use_are_a_warning(
+    saved: tuple[HybridIndex, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    """``SchemaRouter(index=DIR, index_settings=...)`` searched with the saved index's own
+    settings without a word (trial K, suggestion 10)."""
+    from schemarouter import SchemaRouter
+
+    _, path = saved
+    router = SchemaRouter(
+        index=path,
+        index_settings=IndexSettings(fusion="rrf", lexical_weight=0.9),
+        embedding_cache=None,
+        abstention=None,
+    )
+    for route in base_routes():
+        router.registry.register(Registration(source="x", routes=(route,)))
+    with caplog.at_level("WARNING", logger="schemarouter.router"):
+        router.build_index()
+    (record,) = [r for r in caplog.records if "index_settings" in r.getMessage()]
+    assert "fusion" in record.getMessage() and "lexical_weight" in record.getMessage()
+    assert router.index.settings.fusion != "rrf"  # the index's own, as documented
