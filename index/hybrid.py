@@ -44,7 +44,13 @@ from schemarouter.index.encoders.dense import Encoder, VectorSet, text_key
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.search import EMPTY, RouteSearch
 from schemarouter.index.settings import IndexSettings
-from schemarouter.index.store import SavedIndex, SavedVectors, load_index, save_index
+from schemarouter.index.store import (
+    SavedIndex,
+    SavedVectors,
+    check_differs_within,
+    load_index,
+    save_index,
+)
 from schemarouter.index.tokenize import tokenize
 from schemarouter.registry.diff import fingerprint_difference
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
@@ -506,7 +512,7 @@ class HybridIndex(RouteSearch):
         difference = fingerprint_difference(saved, snapshot)
         if not isinstance(sync, bool):
             providers = {sync} if isinstance(sync, str) else set(sync)
-            _check_differs_within(saved, snapshot, providers, path, difference)
+            check_differs_within(saved, snapshot, providers, path, difference)
         # a route no longer registered keeps a placeholder until apply() drops it
         index._routes = [snapshot.routes.get(r) for r in index._route_ids]  # type: ignore[misc]
         stats = index.apply(snapshot, cache=cache, progress=progress)
@@ -545,33 +551,6 @@ class HybridIndex(RouteSearch):
             vs.sync()
         index._derive()
         return index
-
-
-def _check_differs_within(
-    saved: dict[str, str],
-    snapshot: RegistrySnapshot,
-    providers: set[str],
-    path: str | Path,
-    difference: str,
-) -> None:
-    """:class:`StaleIndexError` unless every route that differs between the saved index
-    (route id -> fingerprint) and ``snapshot`` belongs to one of ``providers``."""
-    differ = {
-        r
-        for r, fp in saved.items()
-        if (now := snapshot.routes.get(r)) is None or now.fingerprint != fp
-    }
-    differ |= {r for r in snapshot.routes if r not in saved}
-    outside = sorted(r for r in differ if r.split("/", 1)[0] not in providers)
-    if outside:
-        raise StaleIndexError(
-            f"the index was built from a different registry: compared with it, {difference}; "
-            f"{len(outside)} of those routes ({', '.join(outside[:3])}"
-            f"{', ...' if len(outside) > 3 else ''}) {'is' if len(outside) == 1 else 'are'} "
-            f"not of {', '.join(sorted(providers))}",
-            where=str(path),
-            hint="Rebuild it (`schemarouter index build`) from the sources registered now",
-        )
 
 
 @dataclass

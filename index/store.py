@@ -68,6 +68,7 @@ __all__ = [
     "FORMAT_VERSION",
     "SavedIndex",
     "SavedVectors",
+    "check_differs_within",
     "check_index_folder",
     "load_index",
     "read_manifest",
@@ -563,3 +564,30 @@ def _restore(folder: Path, manifest: dict[str, Any], listed: frozenset[str]) -> 
         lexical=lexical,
         vectors=(vector_sets[0], vector_sets[1]),
     )
+
+
+def check_differs_within(
+    saved: dict[str, str],
+    snapshot: RegistrySnapshot,
+    providers: set[str],
+    path: str | Path,
+    difference: str,
+) -> None:
+    """:class:`StaleIndexError` unless every route that differs between the saved index
+    (route id -> fingerprint) and ``snapshot`` belongs to one of ``providers``."""
+    differ = {
+        r
+        for r, fp in saved.items()
+        if (now := snapshot.routes.get(r)) is None or now.fingerprint != fp
+    }
+    differ |= {r for r in snapshot.routes if r not in saved}
+    outside = sorted(r for r in differ if r.split("/", 1)[0] not in providers)
+    if outside:
+        raise StaleIndexError(
+            f"the index was built from a different registry: compared with it, {difference}; "
+            f"{len(outside)} of those routes ({', '.join(outside[:3])}"
+            f"{', ...' if len(outside) > 3 else ''}) {'is' if len(outside) == 1 else 'are'} "
+            f"not of {', '.join(sorted(providers))}",
+            where=str(path),
+            hint="Rebuild it (`schemarouter index build`) from the sources registered now",
+        )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,12 +16,9 @@ from schemarouter.errors import PolicyError
 from schemarouter.execution.credentials import MappingCredentials
 from schemarouter.index import HashingEncoder
 
-from servers.loopback import LoopbackServer, Request, Response, json_response
+from servers.loopback import OK_RESPONSES, LoopbackServer
 
 MODES = pytest.mark.parametrize("mode", ["sync", "async"])
-OUT = {
-    "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
-}
 CREDENTIALS = {
     "BOTH_APPID_API_KEY": "id-1111111111",
     "BOTH_APPKEY_API_KEY": "key-2222222222",
@@ -33,23 +29,13 @@ CREDENTIALS = {
 }
 
 
-def _ok(request: Request) -> Response:
-    return json_response({"ok": True})
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LoopbackServer]:
-    with LoopbackServer(_ok) as running:
-        yield running
-
-
 def _document(base_url: str) -> dict[str, Any]:
     def operation(name: str, security: list[dict[str, list[str]]]) -> dict[str, Any]:
         return {
             "operationId": name,
             "security": security,
             "parameters": [{"name": "app_key", "in": "query", "schema": {"type": "string"}}],
-            "responses": OUT,
+            "responses": OK_RESPONSES,
         }
 
     return {

@@ -6,7 +6,6 @@ the documents are real OpenAPI dicts."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,21 +15,7 @@ from schemarouter.contracts import Parameter, ParameterLocation, ParameterStyle
 from schemarouter.errors import DocumentError
 from schemarouter.index import HashingEncoder
 
-from servers.loopback import LoopbackServer, Request, Response, json_response
-
-OUT = {
-    "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
-}
-
-
-def _ok(request: Request) -> Response:
-    return json_response({"ok": True})
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LoopbackServer]:
-    with LoopbackServer(_ok) as running:
-        yield running
+from servers.loopback import OK_RESPONSES, LoopbackServer
 
 
 def _router() -> SchemaRouter:
@@ -154,7 +139,7 @@ def _oas3(base_url: str) -> dict[str, Any]:
                         {"name": "X-Obj", "in": "header", "schema": point},
                         {"name": "prefs", "in": "cookie", "explode": False, "schema": ints},
                     ],
-                    "responses": OUT,
+                    "responses": OK_RESPONSES,
                 }
             }
         },

@@ -5,7 +5,6 @@ nothing is retried, the route stays healthy, and a credential's value is never s
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,12 +14,9 @@ from schemarouter.errors import ParameterValidationError, PolicyError
 from schemarouter.execution.credentials import MappingCredentials
 from schemarouter.index import HashingEncoder
 
-from servers.loopback import LoopbackServer, Request, Response, json_response
+from servers.loopback import OK_RESPONSES, LoopbackServer
 
 MODES = pytest.mark.parametrize("mode", ["sync", "async"])
-OUT = {
-    "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
-}
 SCHEMES = {
     "key": {"type": "apiKey", "in": "header", "name": "X-Key"},
     "jar": {"type": "apiKey", "in": "cookie", "name": "sid"},
@@ -30,16 +26,6 @@ SCHEMES = {
 }
 
 
-def _ok(request: Request) -> Response:
-    return json_response({"ok": True})
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LoopbackServer]:
-    with LoopbackServer(_ok) as running:
-        yield running
-
-
 def _router(base_url: str, scheme: str | None = None) -> SchemaRouter:
     operation: dict[str, Any] = {
         "operationId": "x",
@@ -47,7 +33,7 @@ def _router(base_url: str, scheme: str | None = None) -> SchemaRouter:
             {"name": "X-Trace", "in": "header", "schema": {"type": "string"}},
             {"name": "pref", "in": "cookie", "schema": {"type": "string"}},
         ],
-        "responses": OUT,
+        "responses": OK_RESPONSES,
     }
     document: dict[str, Any] = {
         "openapi": "3.0.3",

@@ -153,3 +153,14 @@ class LoopbackServer:
 
     def paths(self) -> list[str]:
         return [r.raw_path for r in self.requests]
+
+
+#: The ``responses`` of an operation that answers a JSON object (what :func:`ok` sends).
+OK_RESPONSES = {
+    "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
+}
+
+
+def ok(request: Request) -> Response:
+    """An app that answers every request ``{"ok": true}``: the request is what a test reads."""
+    return json_response({"ok": True})
