@@ -139,7 +139,7 @@ def test_a_left_out_effect_is_worded_per_route_as_the_config_allows_them(
 def test_a_long_request_and_a_large_k_are_answered_within_bounds(router: SchemaRouter) -> None:
     gateway = Gateway(router, GatewayConfig())
     answer = gateway.search("weather forecast for Lyon " * 4000, k=1000)
-    assert len(answer["query"]) < 300 and "characters in all" in answer["query"]
+    assert len(answer["query"]) < 300 and "characters)" in answer["query"]
     assert answer["capped"] == "k=1000 is above search.max_k=20: 20 tools at most"
     assert "capped" not in gateway.search("weather forecast for Lyon", k=3)
 

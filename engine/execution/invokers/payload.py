@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from schemarouter import errors
 from schemarouter.errors import InvocationError
 
 __all__ = [
@@ -25,11 +26,10 @@ MAX_MESSAGE_CHARS = 300
 
 
 def clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """``text`` cut to ``limit`` characters, saying how long it was (cut before it is
-    logged or put into an error, never after)."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text)} characters in all)"
+    """:func:`schemarouter.errors.clip` at the invokers' limit: ``text`` cut to ``limit``
+    characters, saying how long it was (cut before it is logged or put into an error, never
+    after), in the one format every error of the project uses."""
+    return errors.clip(text, limit)
 
 
 class Payload(NamedTuple):
