@@ -49,6 +49,7 @@ from schemarouter.retrieval.rerank import (
 )
 from schemarouter.retrieval.results import CapabilityRetrieval
 from schemarouter.retrieval.state import ExecutionState
+from schemarouter.shipped import router_model
 
 if TYPE_CHECKING:
     from schemarouter.execution.results import CallResult, ExecutionResult
@@ -151,23 +152,14 @@ class SchemaRouter(RegistrationMixin):
         #: such a request.
         self.abstain = check_flag(abstain, method="SchemaRouter", name="abstain")
         actions = check_flag(actions, method="SchemaRouter", name="actions")
-        ranking_off_reason = ""
-        if ranking is _DEFAULT:
-            ranking_model = RankingModel.shipped()
-            why_off = getattr(ranking_model, "off_by_default", "")
-            if why_off:
-                ranking_model, ranking_off_reason = None, why_off
-        else:
-            ranking_model = ranking_model_of(ranking)
-        # why reranking is off by default, where the shipped model's card says it is
-        rerank_off_reason = ""
-        if reranker is _DEFAULT:
-            reranker = Reranker.shipped()
-            why_off = getattr(reranker, "off_by_default", "")
-            if why_off:
-                reranker, rerank_off_reason = None, why_off
-        else:
-            reranker = reranker_of(reranker)
+        # the shipped models where none is given, and why each is off by default where
+        # its card says so (the ranker says that once per process)
+        ranking_model, ranking_off_reason = router_model(
+            ranking, RankingModel, ranking_model_of, given=ranking is not _DEFAULT
+        )
+        reranker, rerank_off_reason = router_model(
+            reranker, Reranker, reranker_of, given=reranker is not _DEFAULT
+        )
         if check_positive_int(rerank_depth, method="SchemaRouter", name="rerank_depth") < 2:
             raise ArgumentError(
                 "rerank_depth must be at least 2 (reranking one route is a no-op)",

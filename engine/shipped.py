@@ -10,7 +10,7 @@ A model folder holds its files and a ``card.json``; what the model classes read 
 is here: the files a folder must hold (:func:`check_folder`), the card (:func:`read_card`,
 :func:`model_card` for both),
 the name and digest a model is known by (:func:`card_identity`) and whether the router turns
-it on by default (:func:`off_by_default`).
+it on by default (:func:`off_by_default`, :func:`router_model`).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ __all__ = [
     "model_setting",
     "off_by_default",
     "read_card",
+    "router_model",
     "shipped_folder",
     "shipped_model",
 ]
@@ -145,3 +146,17 @@ def model_setting(value: Any, kind: Any, name: str, needs: str) -> Any:
             hint=f"Pass {name}={kind.__name__}.shipped() or the folder train-* wrote",
         )
     return value
+
+
+def router_model(
+    value: Any, kind: Any, convert: Callable[[Any], Any], *, given: bool
+) -> tuple[Any, str]:
+    """The model of ``kind`` a ``SchemaRouter`` starts with and why it is off by default
+    (``""``: it is not): an argument ``given`` is ``convert(value)`` (its
+    :func:`model_setting`); otherwise the shipped model (``kind.shipped()``), or ``None``
+    with the reason its card gives for leaving it off (:func:`off_by_default`)."""
+    if given:
+        return convert(value), ""
+    model = kind.shipped()
+    why_off = getattr(model, "off_by_default", "")
+    return (None, why_off) if why_off else (model, "")

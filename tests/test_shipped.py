@@ -43,3 +43,20 @@ def test_a_folder_without_every_file_is_no_model() -> None:
 @pytest.mark.parametrize("kind", [Reranker, RankingModel, OnnxEncoder])
 def test_every_router_shares_the_shipped_model(kind: type) -> None:
     assert kind.shipped() is kind.shipped()  # type: ignore[attr-defined]
+
+
+def test_router_model_is_the_given_one_or_the_shipped_one_unless_its_card_says_off() -> None:
+    class Kind:
+        why = ""
+
+        @classmethod
+        def shipped(cls) -> object:
+            model = cls()
+            model.off_by_default = cls.why  # type: ignore[attr-defined]
+            return model
+
+    assert shipped.router_model("x", Kind, str.upper, given=True) == ("X", "")
+    model, why = shipped.router_model("ignored", Kind, str.upper, given=False)
+    assert isinstance(model, Kind) and why == ""
+    Kind.why = "the card says so"
+    assert shipped.router_model(None, Kind, str.upper, given=False) == (None, "the card says so")
