@@ -9,6 +9,8 @@ around it:
   dataclass from the parsed flags of the same names;
 * :func:`run_command`: parse, record the command line once (``args.command``), run, and
   print a bad or missing input as one line;
+* how a run is run, whatever it trains (:class:`RunOptions`: the work folder, resuming, the
+  time budget, checkpoints, progress bars, where the run reports);
 * the work folder (:func:`work_folder`), the packaged base model (:func:`base_dir`),
   torch threads (:func:`set_threads`, :func:`torch_threads`), progress bars
   (:func:`progress_bar`);
@@ -20,11 +22,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import math
 import platform
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,6 +37,7 @@ __all__ = [
     "BASE_MODEL",
     "BASE_SOURCE",
     "TOOLTRAIN_ATTRIBUTION",
+    "RunOptions",
     "add_base_argument",
     "add_budget_arguments",
     "add_output_arguments",
@@ -64,6 +68,8 @@ TOOLTRAIN_ATTRIBUTION = (
 )
 
 Settings = TypeVar("Settings")
+
+logger = logging.getLogger(__name__)
 
 
 # -- flags -------------------------------------------------------------------------------------
@@ -174,6 +180,42 @@ def run_command(
 
 
 # -- the run -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """How ``train-encoder`` and ``train-reranker`` run their trainer (what it trains is
+    the command's settings dataclass, recorded in the card): :meth:`from_args` reads the
+    flags."""
+
+    #: checkpoints (and whatever else the trainer keeps between runs) go here
+    work: Path
+    #: continue from the latest checkpoint in ``work`` (``--no-resume``: start over)
+    resume: bool = True
+    #: the training time budget (``--max-minutes``): stop cleanly, checkpoint written
+    max_minutes: float | None = None
+    #: a checkpoint every this many steps (``--checkpoint-steps``; each command has its own
+    #: default)
+    checkpoint_steps: int
+    #: progress bars on stderr (``--no-progress``: none)
+    progress: bool = True
+    #: where the run reports (resuming, the budget spent, an epoch's figures)
+    log: Callable[[str], Any] = logger.info
+
+    @classmethod
+    def from_args(
+        cls, args: argparse.Namespace, work: Path, log: Callable[[str], Any]
+    ) -> RunOptions:
+        """The options from a command's flags (:func:`add_budget_arguments`,
+        :func:`add_run_arguments`), with its work folder and its output."""
+        return cls(
+            work=work,
+            resume=args.resume,
+            max_minutes=args.max_minutes,
+            checkpoint_steps=args.checkpoint_steps,
+            progress=args.progress,
+            log=log,
+        )
 
 
 def work_folder(out: str | Path, work: str | Path | None, kind: str) -> Path:

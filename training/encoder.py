@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import logging
 import os
 import shutil
 import sys
@@ -46,6 +45,7 @@ from schemarouter.training.command import (
     BASE_MODEL,
     BASE_SOURCE,
     TOOLTRAIN_ATTRIBUTION,
+    RunOptions,
     add_base_argument,
     add_budget_arguments,
     add_output_arguments,
@@ -72,8 +72,6 @@ from schemarouter.training.encoder_pairs import (
 )
 
 __all__ = ["EncoderSettings", "encoder_main", "validate_encoder"]
-
-logger = logging.getLogger(__name__)
 
 CARD_NAME = "schemarouter-encoder"
 CARD_FORMAT = 1
@@ -160,14 +158,9 @@ def train_encoder(
     triplets: Sequence[Triplet],
     settings: EncoderSettings,
     *,
-    work: Path,
-    resume: bool = True,
-    max_minutes: float | None = None,
-    checkpoint_steps: int = 100,
-    progress: bool = True,
-    log: Callable[[str], Any] = logger.info,
+    run: RunOptions,
 ) -> dict[str, Any]:
-    """Fine-tune ``model`` in place; checkpoints under ``work/checkpoints``."""
+    """Fine-tune ``model`` in place; checkpoints under ``run.work/checkpoints``."""
     from datasets import Dataset
     from sentence_transformers import (
         SentenceTransformerTrainer,
@@ -183,7 +176,7 @@ def train_encoder(
             "negative": [t.negative for t in triplets],
         }
     )
-    checkpoints = work / "checkpoints"
+    checkpoints = run.work / "checkpoints"
     checkpoints.mkdir(parents=True, exist_ok=True)
     bf16 = settings.bf16 and _bf16_ok()
     args = SentenceTransformerTrainingArguments(
@@ -196,26 +189,26 @@ def train_encoder(
         lr_scheduler_type="linear",
         batch_sampler=BatchSamplers.NO_DUPLICATES,
         save_strategy="steps",
-        save_steps=checkpoint_steps,
+        save_steps=run.checkpoint_steps,
         save_total_limit=1,
-        logging_steps=max(1, min(50, checkpoint_steps)),
+        logging_steps=max(1, min(50, run.checkpoint_steps)),
         bf16=bf16,
         use_cpu=True,
         seed=settings.seed,
         data_seed=settings.seed,
         report_to="none",
-        disable_tqdm=not progress,
+        disable_tqdm=not run.progress,
         dataloader_num_workers=0,
     )
     loss = MultipleNegativesRankingLoss(model, scale=settings.scale)
-    budget = _Budget(max_minutes)
+    budget = _Budget(run.max_minutes)
     trainer = SentenceTransformerTrainer(
         model=model, args=args, train_dataset=data, loss=loss, callbacks=[budget]
     )
     found = sorted(checkpoints.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
     began = time.perf_counter()
-    if resume and found:
-        log(f"resuming from {found[-1]}")
+    if run.resume and found:
+        run.log(f"resuming from {found[-1]}")
         output = trainer.train(resume_from_checkpoint=str(found[-1]))
     else:
         output = trainer.train()
@@ -229,7 +222,7 @@ def train_encoder(
         "max_steps": int(trainer.state.max_steps),
         "epochs_done": float(trainer.state.epoch or 0.0),
         "stopped_early": bool(budget.stopped),
-        "resumed_from": str(found[-1]) if resume and found else None,
+        "resumed_from": str(found[-1]) if run.resume and found else None,
         "wall_s_this_run": round(time.perf_counter() - began, 1),
         "train_loss": float(output.training_loss),
         "bf16": bf16,
@@ -436,17 +429,7 @@ def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     out(f"{len(triplets)} training triplets ({pairs_s:.0f} s to build or load)")
     base = base_dir(args.base)
     model = load_student(base, settings)
-    report = train_encoder(
-        model,
-        triplets,
-        settings,
-        work=work,
-        resume=args.resume,
-        max_minutes=args.max_minutes,
-        checkpoint_steps=args.checkpoint_steps,
-        progress=args.progress,
-        log=out,
-    )
+    report = train_encoder(model, triplets, settings, run=RunOptions.from_args(args, work, out))
     if report["stopped_early"]:
         out(
             f"time budget spent at step {report['steps']} of {report['max_steps']}: run the same "

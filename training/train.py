@@ -28,7 +28,6 @@ and the torch weights (loadable with ``CrossEncoder(folder)``).
 from __future__ import annotations
 
 import argparse
-import logging
 import math
 import os
 import random
@@ -52,6 +51,7 @@ from schemarouter.retrieval.rerank import (
 from schemarouter.training.command import (
     BASE_MODEL,
     BASE_SOURCE,
+    RunOptions,
     add_base_argument,
     add_budget_arguments,
     add_output_arguments,
@@ -76,8 +76,6 @@ from schemarouter.training.reranker_batches import (
 )
 
 __all__ = ["TrainSettings", "load_base", "train_main", "train_model"]
-
-logger = logging.getLogger(__name__)
 
 CARD_FORMAT = 1
 
@@ -255,17 +253,12 @@ def train_model(
     val: Sequence[PairGroup],
     settings: TrainSettings,
     *,
-    work: Path,
-    resume: bool = True,
-    max_minutes: float | None = None,
-    checkpoint_steps: int = 200,
-    progress: bool = True,
-    log: Callable[[str], Any] = logger.info,
+    run: RunOptions,
 ) -> TrainReport:
-    """Train ``model`` in place on ``train`` (listwise groups); checkpoints in ``work``."""
+    """Train ``model`` in place on ``train`` (listwise groups); checkpoints in ``run.work``."""
     import torch
 
-    work.mkdir(parents=True, exist_ok=True)
+    run.work.mkdir(parents=True, exist_ok=True)
     bert = model.inner.bert if hasattr(model, "inner") else model.bert
     if settings.freeze_embeddings:
         bert.embeddings.word_embeddings.weight.requires_grad_(False)
@@ -291,11 +284,11 @@ def train_model(
     per_epoch = math.ceil(len(train) / settings.batch_groups)
     report = TrainReport()
     start_epoch, start_step = 0, 0
-    latest = _latest_checkpoint(work) if resume else None
+    latest = _latest_checkpoint(run.work) if run.resume else None
     if latest is not None:
         state = torch.load(latest, weights_only=False)
         if state.get("settings") != asdict(settings) or state.get("groups") != len(train):
-            log(f"not resuming from {latest}: other settings or data")
+            run.log(f"not resuming from {latest}: other settings or data")
         else:
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
@@ -304,10 +297,10 @@ def train_model(
             start_epoch, start_step = state["epoch"], state["step"]
             report = TrainReport(**state["report"])
             report.resumed_from = str(latest)
-            log(f"resuming from {latest} (epoch {start_epoch + 1}, step {start_step})")
+            run.log(f"resuming from {latest} (epoch {start_epoch + 1}, step {start_step})")
 
     def save(epoch: int, step: int) -> None:
-        path = work / f"checkpoint-{epoch:02d}-{step:06d}.pt"
+        path = run.work / f"checkpoint-{epoch:02d}-{step:06d}.pt"
         staged = path.with_suffix(".tmp")
         torch.save(
             {
@@ -323,7 +316,7 @@ def train_model(
             staged,
         )
         os.replace(staged, path)
-        for old in work.glob("checkpoint-*.pt"):
+        for old in run.work.glob("checkpoint-*.pt"):
             if old != path:
                 old.unlink()
 
@@ -335,7 +328,7 @@ def train_model(
         rng = random.Random(settings.seed * 7919 + epoch)
         first = start_step if epoch == start_epoch else 0
         bar = progress_bar(
-            progress,
+            run.progress,
             total=per_epoch,
             desc=f"epoch {epoch + 1}/{settings.epochs}",
             unit="step",
@@ -378,13 +371,16 @@ def train_model(
                     shown["a"] = f"{float(fusion.detach()):.2f}"
                 bar.set_postfix(shown)
             elapsed = time.perf_counter() - began
-            out_of_time = max_minutes is not None and elapsed > max_minutes * 60
-            if out_of_time or (checkpoint_steps and (step + 1) % checkpoint_steps == 0):
+            out_of_time = run.max_minutes is not None and elapsed > run.max_minutes * 60
+            if out_of_time or (run.checkpoint_steps and (step + 1) % run.checkpoint_steps == 0):
                 report.wall_s = wall_before + elapsed
                 save(epoch, step + 1)
             if out_of_time:
                 report.stopped_early = True
-                log(f"time budget of {max_minutes} min spent at epoch {epoch + 1}, step {step + 1}")
+                run.log(
+                    f"time budget of {run.max_minutes} min spent at epoch {epoch + 1}, "
+                    f"step {step + 1}"
+                )
                 break
         if bar is not None:
             bar.close()
@@ -399,7 +395,7 @@ def train_model(
         metrics = validate(model, tokenizer, val, settings, _coefficient(report))
         report.validation.append({"epoch": epoch + 1, **metrics})
         report.wall_s = wall_before + time.perf_counter() - began
-        log(
+        run.log(
             f"epoch {epoch + 1}: loss {report.loss_by_epoch[-1]:.4f}, validation "
             + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items() if k != "groups")
         )
@@ -515,12 +511,7 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         train,
         val,
         settings,
-        work=work,
-        resume=args.resume,
-        max_minutes=args.max_minutes,
-        checkpoint_steps=args.checkpoint_steps,
-        progress=args.progress,
-        log=out,
+        run=RunOptions.from_args(args, work, out),
     )
     card: dict[str, Any] = {
         "name": "schemarouter-reranker",

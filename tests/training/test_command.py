@@ -13,6 +13,8 @@ import pytest
 
 from schemarouter.errors import ArgumentError
 from schemarouter.training.command import (
+    RunOptions,
+    add_budget_arguments,
     add_output_arguments,
     add_run_arguments,
     add_settings_arguments,
@@ -44,6 +46,27 @@ def test_the_command_line_names_the_subcommand_once(monkeypatch: pytest.MonkeyPa
     run_command("train-x", "d", _arguments, run, None)
     assert seen[-1].command == "schemarouter train-x --out m"
     assert (seen[-1].seed, seen[-1].resume, seen[-1].progress) == (3, True, True)
+
+
+def test_run_options_read_the_run_flags(tmp_path: Path) -> None:
+    parser = _arguments(argparse.ArgumentParser())
+    add_budget_arguments(parser, checkpoint_steps=50)
+    said: list[str] = []
+    args = parser.parse_args(["--out", "m"])
+    run = RunOptions.from_args(args, tmp_path, said.append)
+    assert run == RunOptions(work=tmp_path, checkpoint_steps=50, log=said.append)
+    assert (run.resume, run.max_minutes, run.progress) == (True, None, True)
+    flags = ["--out", "m", "--max-minutes", "1.5", "--checkpoint-steps", "7"]
+    args = parser.parse_args([*flags, "--no-resume", "--no-progress"])
+    run = RunOptions.from_args(args, tmp_path, said.append)
+    assert (run.resume, run.max_minutes, run.checkpoint_steps, run.progress) == (
+        False,
+        1.5,
+        7,
+        False,
+    )
+    run.log("x")
+    assert said == ["x"]
 
 
 @dataclass
