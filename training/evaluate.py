@@ -369,9 +369,11 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
     parser.add_argument(
         "--write-intent-set",
         default="dev",
-        choices=["dev", "heldout", "user1", "user2", "user3"],
+        choices=["dev", "dev2", "heldout", "user1", "user2", "user3"],
         help="write-intent requests (dev: data/queries/write_intent.json, settings were chosen "
-        "on its dev half; heldout: write_intent_heldout.json, four other APIs, never used "
+        "on its dev half; dev2: write_intent_dev2.json, fresh development data on eight APIs "
+        "and four MCP servers' other tools, settings may be chosen on all of it; "
+        "heldout: write_intent_heldout.json, four other APIs, never used "
         "to choose anything; user1 / user2 / user3: user-style checks of reads and writes "
         "over catalogs the other sets do not ask about, user2 and user3 held out; "
         "docs/write_intent_set.md)",

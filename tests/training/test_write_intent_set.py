@@ -106,3 +106,35 @@ def test_a_user_check_registers_its_whole_catalog_and_every_gold(
     assert len(router.snapshot().routes) == routes  # the catalog's distractors too
     assert len(bench.queries) == 40  # check_gold: every gold route is registered
     assert sum(len(q.gold) > 1 for q in bench.queries) >= 3  # alternatives, across servers too
+
+
+def test_the_second_development_set_asks_about_nothing_another_set_asks_about() -> None:
+    spec = json.loads(write_intent_path("dev2").read_text(encoding="utf-8"))
+    queries = spec["queries"]
+    assert len({q["id"] for q in queries}) == len({q["text"] for q in queries}) == 70
+    assert Counter(q["intent"] for q in queries) == {"write": 48, "read": 22}
+    assert Counter(q["lang"] for q in queries)["ko"] == 10
+    others = [
+        json.loads(write_intent_path(which).read_text(encoding="utf-8"))
+        for which in ("dev", "heldout", "user1", "user2", "user3")
+    ]
+    # its documents are registered by no other set; its MCP servers are shared with the dev
+    # set (no spare server has write tools), but no request's own tool is another set's gold
+    # (one alternative is: kill_process beside force_terminate)
+    documents = {q["document"] for q in queries if q["kind"] == "openapi"}
+    assert len(documents) == 8 and not documents & set().union(*map(_homes, others))
+    own = {(q["server"], q["tool"]) for q in queries if q["kind"] == "mcp"}
+    assert len(own) == 18 and not own & set().union(*map(_gold_operations, others))
+
+
+@pytest.mark.shared_data
+def test_the_second_development_set_registers_its_gold_and_siblings(shared_data: Path) -> None:
+    router = SchemaRouter(encoder=HashingEncoder(), abstention=None, embedding_cache=None)
+    bench = load_write_intent(router, shared_data, queries=write_intent_path("dev2"))
+    assert len(bench.queries) == 70  # check_gold: every gold route is registered
+    assert len(router.snapshot().routes) == 258  # eight documents and four servers, whole
+    routes = router.snapshot().routes
+    pairs = list(sibling_pairs(bench))
+    assert len({q.id for q, _, _ in pairs}) == 69
+    for q, gold, sibling in pairs:
+        assert gold in routes and sibling in routes and gold != sibling, q.id

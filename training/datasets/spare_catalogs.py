@@ -1,10 +1,12 @@
 """Catalogs like a user's that no evaluation reads, and requests written from them: the
 ranking stage's rows from OpenAPI documents and MCP listings (``train-ranking --synthetic``).
 
-The packaged write-intent sets (its dev and test halves, the held-out set and the three
-user-style checks, :data:`~.write_intent.WRITE_INTENT_SETS`) register 52 of the 124
-documents of ``openapi-permissive/`` and 56 of LiveMCPBench's 70 servers; the others (72
-documents and 14 servers, about 1,700 routes) are *spare*. :func:`register_spare_catalogs`
+The packaged write-intent sets (its dev and test halves, the second development set, the
+held-out set and the three user-style checks, :data:`~.write_intent.WRITE_INTENT_SETS`)
+register 60 of the 124 documents of ``openapi-permissive/`` and 56 of LiveMCPBench's 70
+servers; the others (64 documents and 14 servers, about 1,500 routes) are *spare* (72
+documents and about 1,700 routes before ``dev2`` took eight, when the shipped ranking model's
+synthetic rows were drawn). :func:`register_spare_catalogs`
 registers them, and :func:`spare_requests` writes one request per route with
 :func:`schemarouter.training.synth.synth_queries` (the route's summary turned into a request,
 its name in words, its provider named, two requests joined, a Korean one, a field asked for),

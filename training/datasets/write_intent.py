@@ -8,13 +8,15 @@ run on it; docs/write_intent_set.md) names public documents of the shared data f
 and each request's gold is its operation (plus the ``also`` operations that serve it as well:
 one need, any of them meets it).
 
-Other sets of the same fields (``WRITE_INTENT_SETS``): a held-out one on four other APIs, and
-two user-style checks over catalogs no other set uses, whose ``catalog`` lists every document
-and server to register beside those the requests name; an alternative on another document or
-server is written ``home::operation``.
+Other sets of the same fields (``WRITE_INTENT_SETS``): a second development set (``dev2``,
+on APIs no other set registers), a held-out one on four other APIs, and three user-style
+checks over catalogs no other set uses, whose ``catalog`` lists every document and server to
+register beside those the requests name; an alternative on another document or server is
+written ``home::operation``.
 
 Queries are split in two by a hash of their document or server (every request on one API on
-the same side): settings may be chosen on ``dev``, the ``test`` half is read only to report.
+the same side): settings may be chosen on ``dev``, the ``test`` half is read only to report
+(``dev2`` is development data whole: settings may be chosen on both its halves).
 The category of a query is ``<intent>-<lang>`` (``write-en``, ``read-ko``, ...).
 """
 
@@ -46,12 +48,14 @@ __all__ = [
 ]
 
 
-#: The packaged sets: ``dev`` (settings chosen on its dev half), ``heldout`` (four other
-#: APIs, written later, never used to choose anything) and three user-style checks of reads
-#: and writes over catalogs the others do not ask about (``user2``, ``user3`` held out;
-#: docs/write_intent_set.md).
+#: The packaged sets: ``dev`` (settings chosen on its dev half), ``dev2`` (fresh development
+#: data on eight APIs no other set registers; settings may be chosen on all of it),
+#: ``heldout`` (four other APIs, written later, never used to choose anything) and three
+#: user-style checks of reads and writes over catalogs the others do not ask about
+#: (``user2``, ``user3`` held out; docs/write_intent_set.md).
 WRITE_INTENT_SETS = {
     "dev": "write_intent.json",
+    "dev2": "write_intent_dev2.json",
     "heldout": "write_intent_heldout.json",
     "user1": "user_check_1.json",
     "user2": "user_check_2.json",
@@ -60,7 +64,7 @@ WRITE_INTENT_SETS = {
 
 
 def write_intent_path(which: str = "dev") -> Traversable:
-    """A packaged set (a resource of ``schemarouter.data``): ``dev`` or ``heldout``."""
+    """A packaged set (a resource of ``schemarouter.data``): a key of ``WRITE_INTENT_SETS``."""
     if which not in WRITE_INTENT_SETS:
         raise ValueError(f"unknown write-intent set {which!r} (one of {sorted(WRITE_INTENT_SETS)})")
     return resources.files("schemarouter.data") / "queries" / WRITE_INTENT_SETS[which]
