@@ -13,6 +13,7 @@ import pytest
 from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder
 from schemarouter.training.datasets.spare_catalogs import (
+    SPARE_OF,
     evaluation_sources,
     spare_requests,
     spare_sources,
@@ -28,9 +29,10 @@ from helpers import BUNDLED_CATALOG
 
 
 def _set_sources() -> dict[str, tuple[set[str], set[str]]]:
-    """Each packaged evaluation set's documents and servers, read from its own file."""
+    """The documents and servers of each set the spare catalogs leave out, read from its own
+    file."""
     out = {}
-    for which in WRITE_INTENT_SETS:
+    for which in SPARE_OF:
         documents, servers = set_sources(json.loads(write_intent_path(which).read_text("utf-8")))
         out[which] = (set(documents), set(servers))
     return out
@@ -54,6 +56,19 @@ def test_no_spare_source_is_registered_by_any_evaluation_set(shared_data: Path) 
     every = {p.name for p in (shared_data / "openapi-permissive").glob("*.json")}
     evaluated = set().union(*(docs for docs, _ in _set_sources().values()))
     assert set(documents) == every - evaluated
+
+
+@pytest.mark.shared_data
+def test_the_spare_catalogs_stay_those_the_shipped_model_was_trained_on(shared_data: Path) -> None:
+    """dev2 was written after the shipped ranking model's rows were drawn from eight spare
+    documents; it must not shrink the spare set, or `train-ranking --synthetic` no longer
+    draws the rows the shipped card records."""
+    assert set(SPARE_OF) | {"dev2"} == set(WRITE_INTENT_SETS)
+    card = json.loads((Path(__file__).parents[2] / "models/ranking/card.json").read_text())
+    documents, servers = spare_sources(shared_data)
+    recorded = json.dumps(card["data"])
+    assert all(name in recorded for name in documents), "a spare document the card lacks"
+    assert len(documents) == 72 and len(servers) == 14
 
 
 def test_spare_requests_are_drawn_with_a_seed_and_name_registered_routes() -> None:
