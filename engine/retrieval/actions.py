@@ -69,16 +69,17 @@ def _words(text: str) -> list[str]:
 _WRITE = frozenset(
     _words(
         """
-    activate add append apply approve archive assign attach ban block book cancel change charge
-    clear click clone close comment commit copy create deactivate decline delete deploy destroy
-    disable dismiss duplicate edit empty enable erase fill forget fork grant import insert
-    install invite join kick leave like lock make mark merge modify
-    move mute open order pause pay pin post publish purchase purge push put rate reassign
-    register reject reload remove rename reopen replace reply reschedule reserve reset resolve
-    restart restore resume revoke save schedule send set share star start stop store submit
-    stage subscribe suspend tag terminate toggle transfer trigger turn type unarchive unblock
-    uninstall unlike unlock unmute unpin unshare unstar unsubscribe unwatch update upload upsert
-    vote watch write
+    abort accept activate add append apply approve archive assign associate attach ban block
+    book cancel change charge clear click clone close comment commit copy create deactivate
+    decline delete deny deploy deprecate deregister destroy detach disable disassociate dismiss
+    drop duplicate edit empty enable erase extend fill flush forget fork grant halt import insert
+    install invite join kick kill launch leave like lock make mark merge modify
+    move mute notify open order pause pay pin post provision publish purchase purge push put
+    quit rate reassign reboot rebuild refresh register reject reload remove rename renew reopen
+    replace reply reschedule reserve reset resolve restart restore resume revoke save schedule
+    send set share star start stop store submit stage subscribe suspend switch tag terminate
+    toggle transfer trigger turn type unarchive unblock uninstall unlike unlock unmute unpin
+    unregister unshare unstar unsubscribe unwatch update upload upsert vote watch write
     """
     )
 )
@@ -120,7 +121,8 @@ _KO_VERB = {
     "보내": "send", "전송": "send", "발송": "send",
     "수정": "update", "변경": "update", "바꿔": "update", "바꾸": "update", "업데이트": "update",
     "설정": "update",
-    "삭제": "delete", "지워": "delete", "지우": "delete", "제거": "delete",
+    "삭제": "delete", "지워": "delete", "지우": "delete", "제거": "delete", "빼": "delete",
+    "연장": "update", "갱신": "update", "돌려": "start",
     "취소": "cancel", "예약": "book", "올려": "upload", "업로드": "upload", "게시": "publish",
     "작성": "write", "써": "write", "적어": "write", "저장": "save", "초대": "invite",
     "구독": "subscribe", "결제": "pay", "주문": "order", "보관": "archive", "승인": "approve",
@@ -189,13 +191,19 @@ def _verb_class(word: str, leading: bool = True) -> Action | None:
 
 def _last_stem(clause: str, stems: Sequence[str]) -> str | None:
     """The one of ``stems`` that stands last in ``clause`` (Korean ends with the verb; at one
-    place, the first listed)."""
+    place, the first listed), passing over a negated one ("안 써요": "I won't use it")."""
     best: tuple[int, str] | None = None
     for stem in stems:
         at = clause.rfind(stem)
+        while at >= 0 and _NEGATED.search(clause, 0, at):
+            at = clause.rfind(stem, 0, at)
         if at >= 0 and (best is None or at > best[0]):
             best = (at, stem)
     return best[1] if best else None
+
+
+#: A Korean verb negated by the adverb before it: "안 써요", "못 열어".
+_NEGATED = re.compile(r"(?:^|\s)[안못]\s?$")
 
 
 def _korean_action(clause: str) -> Action | None:
@@ -260,11 +268,20 @@ def _verb_at(words: Sequence[str], i: int) -> tuple[Action | None, str | None, b
     happened rather than asks (a past form)."""
     low = words[i].lower()
     phrasal = _phrasal(words, i)
+    if low == "get" and [w.lower() for w in words[i + 1 : i + 3]] == ["rid", "of"]:
+        phrasal = ("write", "delete")  # "get rid of the old bucket"
     action = phrasal[0] if phrasal else _verb_class(low)
     change = phrasal[1] if phrasal else verb_of(low)
-    if change == "leave" and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
-        change = "create"  # "leave a comment" creates one; "leave the channel" leaves
+    if change in ("leave", "open") and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
+        change = "create"  # "leave a comment", "open an issue" create one; "leave the channel"
     return action, change, action is not None and _narrates(low)
+
+
+#: Words that open a question asking what is ("is the rule enabled?", "did the job finish?").
+_ASKS = frozenset(("is", "are", "was", "were", "does", "did", "has"))
+#: Words that open a condition ("when a job fails, notify ..."): the clause asks nothing.
+_CONDITION = frozenset(("if", "when", "whenever", "once"))
+_FRESH = re.compile(r"\b(?:a|an|another)\s+(?:new|fresh)\b", re.I)
 
 
 def _clause_action(clause: str) -> Action | None:
@@ -275,32 +292,57 @@ def _clause_action(clause: str) -> Action | None:
         low = word.lower()
         if low in _POLITE:
             continue
+        if low in _ASKS:
+            return "read"
         action, _, tells = _verb_at(words, i)
         if tells:
             return None  # what happened, not what to do
-        after = words[i + 1 : i + 4]
-        if low == "open" and after and "new" not in {w.lower() for w in after}:
-            return "read"  # "open my note" reads; "open a new issue" writes
+        after = [w.lower() for w in words[i + 1 : i + 4]]
+        if low == "open" and after and after[0] not in ("a", "an") and "new" not in after:
+            return "read"  # "open my note" reads; "open a (new) issue" writes
         if action is not None:
             return action
         if i >= 2:  # past the opening words: no leading verb in this clause
             break
-    return None
+    return "write" if _FRESH.search(clause) else None  # "I need a fresh key pair"
+
+
+def _clauses(text: str) -> list[str]:
+    """``text``'s clauses: split at :data:`_CLAUSE`, and at a comma before a clause that opens
+    with a verb ("it isn't needed anymore, delete it"); a condition that comes first ("when
+    a job fails, notify ops") is left out, it asks for nothing."""
+    out: list[str] = []
+    for clause in _CLAUSE.split(text):
+        pieces = clause.split(",")
+        current = pieces[0]
+        for piece in pieces[1:]:
+            words = [w for w in _WORD.findall(piece)[:3] if w.lower() not in _POLITE]
+            if words and _verb_at(words, 0)[0] is not None:
+                out.append(current)
+                current = piece
+            else:
+                current = f"{current},{piece}"
+        out.append(current)
+    first = _WORD.findall(out[0])[:1] if out else []
+    if len(out) > 1 and first and first[0].lower() in _CONDITION:
+        out = out[1:]
+    return [c for c in out if c.strip()]
 
 
 #: The change a write verb names, as one canonical verb per group of synonyms; every other
 #: write verb of :data:`_WRITE` is its own group. General English, not any catalog's words.
 _SYNONYMS = {
     "create": "add build generate insert make new put register",
-    "delete": "destroy drop erase purge remove trash",
-    "update": "change edit modify patch rename set",
+    "delete": "deregister destroy drop erase purge remove trash unregister",
+    "update": "change edit extend modify patch refresh rename renew set switch",
     "send": "email message notify text",
     "copy": "clone duplicate",
     "move": "relocate transfer",
     "upload": "attach",
     "cancel": "abort",
     "start": "begin execute launch run",
-    "stop": "halt kill terminate",
+    "stop": "halt kill quit terminate",
+    "restart": "reboot",
     "enable": "activate",
     "disable": "deactivate",
     "approve": "accept",
@@ -343,9 +385,7 @@ def read_request(text: str) -> tuple[Action | None, frozenset[str]]:
     (ranking asks for both on every request)."""
     actions: set[Action] = set()
     verbs: set[str] = set()
-    for clause in _CLAUSE.split(text):
-        if not clause.strip():
-            continue
+    for clause in _clauses(text):
         action = _clause_action(clause)
         if action is not None:
             actions.add(action)

@@ -88,6 +88,15 @@ ISSUES = openapi_document(
         ("박스 파일 90211 예전 버전들 목록 좀 보여줘", "read"),
         ("find flights to Denver, and also book a table for four", None),  # both kinds
         ("the band gap of GaN", None),  # no verb: nothing to say
+        ("get rid of file system fs-0c7e21ab", "write"),  # not a "get"
+        ("when a transcoding job fails, notify the ops topic", "write"),  # a condition first
+        ("open an issue about the crash", "write"),  # "open a/an" makes one
+        ("this task isn't needed anymore, delete it", "write"),  # a comma, then the verb
+        ("is the nightly-backup rule enabled?", "read"),  # a question of what is
+        ("I need a fresh key pair for the build agents", "write"),
+        ("reboot my web server", "write"),
+        ("list users, groups and roles", "read"),  # a comma before a noun: one clause
+        ("워크스페이스 ws-1 좀 꺼 줘, 주말 동안 안 써요", "write"),
     ],
 )
 def test_a_requests_action_is_its_clauses_leading_verb(text: str, action: str | None) -> None:
@@ -157,6 +166,14 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         ("look up contact 12345", set()),  # a read
         ("show my open issues", set()),  # a read names no change
         ("the band gap of GaN", set()),
+        ("get rid of the old-logs bucket", {"delete"}),
+        ("switch workspace ws-3 to AutoStop", {"update"}),
+        ("open an issue about the crash", {"create"}),
+        ("reboot the box", {"restart"}),
+        # a negated stem is passed over: "안 써요" ("I won't use it") asks to write nothing
+        ("워크스페이스 좀 꺼 줘, 주말 동안 안 써요", {"disable"}),
+        ("규칙에서 backup-fn 타깃 빼 주세요", {"delete"}),
+        ("마감 기한을 내일 오후 6시로 연장해 줘", {"update"}),
     ],
 )
 def test_a_write_requests_verbs_are_the_changes_it_names(text: str, verbs: set[str]) -> None:
@@ -174,6 +191,7 @@ def test_a_write_requests_verbs_are_the_changes_it_names(text: str, verbs: set[s
         ("getIssue", "GET", None),  # a read names no change, whatever follows
         ("customers", "DELETE", "delete"),  # no verb in the name: the method says
         ("customers", "POST", None),
+        ("FlushStageCache", "DELETE", "flush"),  # not "stage", a noun here
     ],
 )
 def test_a_routes_verb_is_the_first_verb_of_its_name(
@@ -239,7 +257,8 @@ def test_a_write_request_ranks_the_write_route_above_its_read_siblings() -> None
     ranked = fused(("list_issues", 1.0), ("create_issue", 0.99), ("get_issue", 0.5))
     out = apply_actions("open a new issue in octocat/hello-world", ranked, snapshot)
     assert [r.route_id.split("/")[-1] for r in out] == ["create_issue", "list_issues", "get_issue"]
-    assert out[1].scores["action"] == -ACTION_PENALTY and "action" not in out[0].scores
+    # "open a ..." names the change too: the create route gains the verb's bonus
+    assert out[1].scores["action"] == -ACTION_PENALTY and out[0].scores["action"] == VERB_BONUS
     # a read request the reverse; a clear lead is never overturned
     ranked = fused(("create_issue", 1.0), ("list_issues", 0.99))
     out = apply_actions("show the issues of octocat/hello-world", ranked, snapshot)
