@@ -24,6 +24,10 @@ from helpers import openapi_document
         ("지금 서울 몇 시야?", ["current", "now", "time"]),  # "몇 시" is one word, what time
         ("몇시야", ["time"]),  # written together too
         ("비트코인 시세 알려줘", ["coin", "crypto", "price", "quote", "get"]),
+        # cloud and developer words, loanwords written in Hangul among them
+        ("워크스페이스 좀 꺼 줘", ["workspace"]),
+        ("nightly 규칙에서 backup-fn 타깃 빼 주세요", ["rule", "target"]),
+        ("인증서 비활성화해 줘", ["certificate", "disable", "deactivate"]),  # not 활성화 again
     ],
 )
 def test_the_korean_words_of_a_request_give_their_english(text: str, words: list[str]) -> None:
