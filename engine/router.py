@@ -439,7 +439,7 @@ class SchemaRouter(RegistrationMixin):
         ranked: list[str] = []
         hits: dict[str, tuple[str, ...]] = {}
         abstained = ""
-        parts: list[str] = []
+        parts: list[tuple[str, str]] = []
         if request.query:
             ranking = self.ranker.rank(request.query, self.recall_depth)
             snapshot, analysis = ranking.snapshot, ranking.analysis
@@ -464,7 +464,8 @@ class SchemaRouter(RegistrationMixin):
             max_calls=max_calls,
             field_hits=hits,
             abstained=abstained,
-            part_routes=parts,
+            part_routes=[route_id for _, route_id in parts],
+            part_texts=[text for text, _ in parts],
         )
         report = validate_selection(
             snapshot,

@@ -32,16 +32,18 @@ step always says why (:attr:`Plan.reason`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import zip_longest
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.contracts import AccessKind, Effect, OutputField, Route, SourceType
+from schemarouter.contracts import Effect, OutputField, Route, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.planning.arguments import fill_arguments
 from schemarouter.planning.fallbacks import Fallback, fallbacks_for
+from schemarouter.planning.parts import fieldless_parts_note, open_parts, plan_parts
+from schemarouter.planning.refusals import exclusions, writes_passed_over
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import request_action
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.candidates import matched_fields_for, matches_sources
 from schemarouter.retrieval.fields import resolve_fields
@@ -74,8 +76,9 @@ class PlanRequest(_Frozen):
     providers: tuple[str, ...] = ()
     allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
     projection: ProjectionMode = "recall"
-    #: With ``max_calls`` above one, plan the best route of each part of a multi-part
-    #: request too (:mod:`schemarouter.retrieval.intents`), on registries without semantic ids.
+    #: Plan the best route of each part of a multi-part request too, while ``max_calls``
+    #: allows (:mod:`schemarouter.planning.parts`): on a request that resolves semantic ids,
+    #: of each part that resolves none; the warnings name a part left out for want of room.
     parts: bool = True
 
 
@@ -238,6 +241,7 @@ def plan_routes(
     field_hits: Mapping[str, Sequence[str]] | None = None,
     abstained: str = "",
     part_routes: Sequence[str] = (),
+    part_texts: Sequence[str] = (),
 ) -> Plan:
     """Cover the request's semantic fields with at most ``max_calls`` registered routes.
 
@@ -246,9 +250,12 @@ def plan_routes(
     ``field_hits`` (route id -> the field documents the request matched in the index) or its
     whole output. ``abstained`` is retrieval's reason for serving nothing: with no semantic
     field resolved, the plan is then empty and says so. ``part_routes`` are the best routes
-    of the other parts of a multi-part request (:mod:`schemarouter.retrieval.intents`), planned
-    after the best one while ``max_calls`` leaves room. A step needing an identifier the request
-    does not carry gets its producer first (:func:`_chain`).
+    of the parts of a multi-part request (:mod:`schemarouter.retrieval.intents`), and
+    ``part_texts`` the words of each part (same order): planned after the best route, or, on a
+    request that resolves semantic ids, after the routes covering them for each part that
+    resolves none (:mod:`.parts`), while ``max_calls`` leaves room; the warnings name a part
+    left out. A step needing an identifier the request does not carry gets its producer first
+    (:func:`_chain`).
     """
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
@@ -274,6 +281,19 @@ def plan_routes(
             eligible=eligible,
             warnings=warnings,
         )
+
+    def add_parts(items: list[PlanStep], chosen: list[tuple[str, str]]) -> list[PlanStep]:
+        def make(route_id: str) -> PlanStep:
+            hits = (field_hits or {}).get(route_id, ())
+            return _open_step(snapshot, route_id, request, values, hits)
+
+        def ok(route_id: str) -> bool:
+            return eligible(snapshot.routes[route_id])
+
+        return plan_parts(items, chosen, max_calls, ok, make, chained, warnings)
+
+    pairs = zip_longest(part_texts, part_routes, fillvalue="")
+    parts = [(t, r) for t, r in pairs if r in snapshot.routes]
 
     # semantic id -> {route id -> field name}
     offers: dict[str, dict[str, str]] = {}
@@ -323,18 +343,18 @@ def plan_routes(
             )
             # better-ranked routes are passed over for what the request does not allow
             skipped = list(ranked)[: list(ranked).index(top)] if top is not None else []
-            blocked = _writes_passed_over(request, snapshot, skipped, top)
+            blocked = writes_passed_over(request, snapshot, skipped, top)
             if top is None:
                 reason = (
                     f"none of the {len(ranked)} ranked routes is eligible: "
-                    f"{_exclusions(ranked, snapshot, request)}"
+                    f"{exclusions(ranked, snapshot, request)}"
                 )
             elif blocked:
                 others = f" and {len(blocked) - 3} more" if len(blocked) > 3 else ""
                 reason = (
                     f"the request asks to change something, and the routes that would "
                     f"({', '.join(blocked[:3])}{others}) are not allowed: "
-                    f"{_exclusions(blocked, snapshot, request)}; a read in their place would "
+                    f"{exclusions(blocked, snapshot, request)}; a read in their place would "
                     "answer without doing it, so nothing is planned"
                 )
             else:
@@ -342,24 +362,15 @@ def plan_routes(
                 step = _open_step(snapshot, top, request, values, hits)
                 before = len(warnings)  # the chains' notes follow this step's own
                 steps = chained([step])
-                parts = [r for r in part_routes if r in snapshot.routes and r != top]
-                for other in parts:
-                    planned_ids = {s.route_id for s in steps}
-                    if len(steps) >= max_calls:
-                        break
-                    if other in planned_ids or not eligible(snapshot.routes[other]):
-                        continue
-                    more = _open_step(
-                        snapshot, other, request, values, (field_hits or {}).get(other, ())
-                    )
-                    steps = chained([*steps, more])
+                other_parts = [(t, r) for t, r in parts if r != top]
+                steps = add_parts(steps, other_parts)
                 planned = "its whole output" if step.whole_output else "the fields it matched"
                 warnings.insert(
                     before,
                     f"no semantic field resolved from the request; planned the best-ranked "
                     f"eligible route by {planned}",
                 )
-                if {s.route_id for s in steps} & set(parts):
+                if {s.route_id for s in steps} & {r for _, r in other_parts}:
                     warnings.append(
                         "the request has several parts: planned the best route of each part "
                         "after the request's best, as max_calls allows"
@@ -367,12 +378,24 @@ def plan_routes(
                 if skipped:
                     warnings.append(
                         f"passed over {len(skipped)} better-ranked route(s) "
-                        f"({', '.join(skipped[:3])}): {_exclusions(skipped, snapshot, request)}"
+                        f"({', '.join(skipped[:3])}): {exclusions(skipped, snapshot, request)}"
                     )
     elif not steps:
         reason = "; ".join(warnings) or "no eligible route provides the requested fields"
     if steps and required:  # the open path above chained its own steps
         steps = chained(steps)
+        if parts and not request.fields:
+            unnamed = open_parts(parts, snapshot, required)
+            before_parts = {s.route_id for s in steps}
+            steps = add_parts(steps, unnamed)
+            if {s.route_id for s in steps} - before_parts:
+                warnings.append(
+                    "the request has several parts: planned the best route of each part that "
+                    "names no semantic field after the routes covering the fields, as "
+                    "max_calls allows"
+                )
+        elif max_calls == 1 and request.parts and not request.fields:
+            warnings.extend(fieldless_parts_note(request.query, snapshot))
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
     covered = [sid for sid in required if any(sid in step.covers for step in steps)]
     return Plan(
@@ -479,43 +502,6 @@ def _with_field(route: Route, step: PlanStep, thing: str) -> PlanStep:
     fields = tuple(f.name for f in route.endpoint.output_fields if f.name in {*step.fields, name})
     meta = {n: step.meta.get(n) or _meta(route, route.endpoint.field(n)) for n in fields}
     return step.model_copy(update={"fields": fields, "meta": meta})
-
-
-def _writes_passed_over(
-    request: PlanRequest, snapshot: RegistrySnapshot, skipped: Sequence[str], top: str | None
-) -> list[str]:
-    """Of the ``skipped`` routes (ranked above ``top``, the best eligible one), those left
-    out for their effect, where the request asks to write
-    (:func:`~schemarouter.retrieval.actions.request_action`) and ``top`` is a read: planning
-    that read would "succeed" without the change asked for."""
-    if top is None or snapshot.routes[top].endpoint.effect is not Effect.READ:
-        return []
-    allowed, routes = request.allowed_effects, snapshot.routes
-    blocked = [r for r in skipped if r in routes and routes[r].endpoint.effect not in allowed]
-    return blocked if blocked and request_action(request.query) == "write" else []
-
-
-def _exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: PlanRequest) -> str:
-    """Why the ``ranked`` routes may not be planned, by cause and count."""
-    routes = [snapshot.routes[r] for r in ranked if r in snapshot.routes]
-    effects = [r for r in routes if r.endpoint.effect not in request.allowed_effects]
-    parts = []
-    if effects:
-        kinds = "/".join(sorted({r.endpoint.effect.value for r in effects}))
-        mcp = any(r.access.kind is AccessKind.MCP and not r.access.trusted for r in effects)
-        parts.append(
-            f"{len(effects)} have effect {kinds}, which the request does not allow"
-            + (" (untrusted MCP tools count as write)" if mcp else "")
-            + "; allow it with PlanRequest(allowed_effects=...), or run the route with "
-            "router.call(..., allow_effects=..., approve=...)"
-        )
-    others = [r for r in routes if r not in effects]
-    if request.providers and (off := [r for r in others if r.provider.id not in request.providers]):
-        parts.append(f"{len(off)} belong to providers the request does not name")
-        others = [r for r in others if r not in off]
-    if request.source_types and others:
-        parts.append(f"{len(others)} do not match the source constraint")
-    return "; ".join(parts)
 
 
 def typed_fields(route: Route) -> tuple[str, ...]:

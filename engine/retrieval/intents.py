@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_MIN_SIMILARITY",
     "cover",
     "part_bests",
+    "part_bests_by_part",
     "part_scores",
     "split_intents",
 ]
@@ -132,17 +133,29 @@ def part_bests(
 ) -> list[str]:
     """Each part's best route of ``order`` (as :func:`cover` reads the scores), once each,
     in part order; a part whose best falls short of ``min_similarity`` gives none."""
-    out: list[str] = []
+    found = part_bests_by_part(order, part_scores, similarity, min_similarity=min_similarity)
+    return [route_id for _, route_id in found]
+
+
+def part_bests_by_part(
+    order: Sequence[str],
+    part_scores: Sequence[Sequence[float]],
+    similarity: Sequence[Sequence[float]] | None = None,
+    *,
+    min_similarity: float = DEFAULT_MIN_SIMILARITY,
+) -> list[tuple[int, str]]:
+    """:func:`part_bests` with the index of the part each route is the best of."""
+    out: list[tuple[int, str]] = []
     for p, scores in enumerate(part_scores):
         values = list(scores[: len(order)])
         if not values:
             continue
         best_i = max(range(len(values)), key=values.__getitem__)
-        if values[best_i] == float("-inf") or order[best_i] in out:
+        if values[best_i] == float("-inf") or any(order[best_i] == r for _, r in out):
             continue
         if similarity is not None and similarity[p][best_i] < min_similarity:
             continue
-        out.append(order[best_i])
+        out.append((p, order[best_i]))
     return out
 
 

@@ -41,7 +41,7 @@ from schemarouter.retrieval.gate import check_candidates
 from schemarouter.retrieval.intents import (
     DEFAULT_COVER_WINDOW,
     cover,
-    part_bests,
+    part_bests_by_part,
     part_scores,
     split_intents,
 )
@@ -396,14 +396,17 @@ class Ranker:
                 item.scores["intent"] = 1.0  # lifted into the top k for a part of the request
         return moved + ranked[len(window) :]
 
-    def part_routes(self, query: str, ranked: Sequence[str]) -> list[str]:
-        """The best of the ranked routes for each part of a multi-part request (the parts,
-        window and cosine floor of :meth:`_cover`); none for a one-part request."""
+    def part_routes(self, query: str, ranked: Sequence[str]) -> list[tuple[str, str]]:
+        """``(part, route id)``: the best of the ranked routes for each part of a multi-part
+        request (the parts, window and cosine floor of :meth:`_cover`); none for a one-part
+        request."""
         window = list(ranked[:DEFAULT_COVER_WINDOW])
         signal = self._part_signal(query, window)
         if signal is None:
             return []
-        return part_bests(window, *signal, min_similarity=self.intent_min_similarity)
+        parts = split_intents(query)
+        found = part_bests_by_part(window, *signal, min_similarity=self.intent_min_similarity)
+        return [(parts[p], route_id) for p, route_id in found]
 
     def _abstention_for(
         self, snapshot: RegistrySnapshot, index: Any

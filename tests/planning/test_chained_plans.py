@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from schemarouter import PlanRequest, SchemaRouter
+from schemarouter import PlanRequest, SchemaRouter, capability
 from schemarouter.contracts import Effect
 from schemarouter.errors import (
     ArgumentError,
@@ -320,6 +320,71 @@ def test_each_part_of_a_request_gets_its_route_and_its_producer(router: SchemaRo
     assert router.plan(QUERY, max_calls=3).route_ids == (search, books)
     off = router.plan(PlanRequest(query=query, parts=False), max_calls=3)
     assert off.route_ids == (genres,)
+
+
+class PowerReading(BaseModel):
+    meter_id: str
+    power_kw: float
+
+
+class BatteryStatus(BaseModel):
+    battery_id: str
+    state_of_charge_pct: float
+
+
+@capability(fields={"power_kw": {"unit": "kW", "semantic_id": "energy.power_draw"}})
+def get_current_power_usage(meter_id: str = "main") -> PowerReading:
+    """Current power drawn by the house from the grid, as read by the smart meter."""
+    return PowerReading(meter_id=meter_id, power_kw=2.35)
+
+
+@capability(fields={"state_of_charge_pct": {"unit": "percent", "semantic_id": "energy.soc"}})
+def get_battery_status(battery_id: str = "powerwall") -> BatteryStatus:
+    """State of charge of the home battery."""
+    return BatteryStatus(battery_id=battery_id, state_of_charge_pct=76.0)
+
+
+def get_weather_forecast(city: str) -> float:
+    """Daily weather forecast for a city."""
+    return 1.0
+
+
+def test_a_part_that_names_no_field_is_planned_beside_the_fields_of_another() -> None:
+    """Trial M: "power draw" resolves a semantic id and "the battery state of charge" none;
+    the battery part used to be dropped from a two-call plan with full coverage and no word.
+    Now it gets its best route after the field's, and with no room the plan names it."""
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_callable(
+        [get_current_power_usage, get_battery_status, get_weather_forecast], provider="energy"
+    )
+    power, battery = "energy/python/get_current_power_usage", "energy/python/get_battery_status"
+    query = "current power draw in W, and also the battery state of charge"
+    for projection in ("recall", "minimal"):
+        plan = router.plan(query, max_calls=2, projection=projection)
+        assert plan.route_ids == (power, battery)
+        assert plan.coverage.required == ("energy.power_draw",) and plan.coverage.complete
+        assert plan.steps[0].covers == ("energy.power_draw",)
+        assert plan.steps[1].covers == () and "state_of_charge_pct" in plan.steps[1].fields
+        assert plan.steps[1].whole_output is (projection == "recall")
+        assert any("several parts" in w for w in plan.warnings)
+    result = router.execute(router.plan(query, max_calls=2))
+    assert [s.status for s in result.steps] == ["ok", "ok"]
+    assert result.steps[1].output == {"battery_id": "powerwall", "state_of_charge_pct": 76.0}
+    # no room: the plan says which part it leaves out
+    three = "current power draw in W, and also the battery state of charge, and also the weather"
+    full = router.plan(f"{three} forecast for Lisbon", max_calls=2)
+    assert full.route_ids == (power, battery)
+    (note,) = [w for w in full.warnings if "no room" in w]
+    assert "'the weather forecast for Lisbon'" in note and "get_weather_forecast" in note
+    short = router.plan(query, max_calls=1)
+    assert short.route_ids == (power,)
+    (note,) = [w for w in short.warnings if "max_calls=1" in w]
+    assert "'the battery state of charge' names no semantic field and is not planned" in note
+    # a one-part request plans as before, and so does parts=False
+    alone = router.plan("current power draw in W", max_calls=2)
+    assert alone.route_ids == (power,) and alone.warnings == ()
+    off = router.plan(PlanRequest(query=query, parts=False), max_calls=2)
+    assert off.route_ids == (power,) and off.warnings == ()
 
 
 # -- typed Python callables --------------------------------------------------------------------

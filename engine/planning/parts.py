@@ -1,0 +1,99 @@
+"""The other parts of a multi-part request in a plan ("... and also ...").
+
+Retrieval gives each part of a request its best route
+(:meth:`schemarouter.retrieval.ranking.Ranker.part_routes`). :func:`plan_parts` plans those
+routes after the steps the plan already has, each with the producer of an identifier it
+needs, while ``max_calls`` leaves room; a part left out for want of room is named in the
+plan's warnings. On a request that resolves semantic ids, the parts whose own words resolve
+none are planned this way (:func:`open_parts`): the fields cover the others. With
+``max_calls=1`` retrieval does not score the parts (one encoding each); a field cover then
+names the parts that resolve no field in its warnings (:func:`fieldless_parts_note`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from typing import Protocol, TypeVar
+
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.fields import resolve_fields
+from schemarouter.retrieval.intents import split_intents
+
+
+class _Step(Protocol):
+    """What is read of a plan step here (the planner's ``PlanStep``)."""
+
+    @property
+    def route_id(self) -> str: ...
+
+
+Step = TypeVar("Step", bound=_Step)
+
+__all__ = ["fieldless_parts_note", "open_parts", "plan_parts"]
+
+
+def open_parts(
+    parts: Sequence[tuple[str, str]],
+    snapshot: RegistrySnapshot,
+    required: Collection[str],
+) -> list[tuple[str, str]]:
+    """The ``(part, route id)`` of ``parts`` whose part names no semantic id (of a request
+    that resolves some): its field cover says nothing about them. A part given without its
+    words (``""``) counts as one where its route serves none of the ``required`` ids."""
+    out = []
+    for text, route_id in parts:
+        if route_id not in snapshot.routes:
+            continue
+        if text:
+            if resolve_fields(text, snapshot)[0]:
+                continue
+        elif any(o.route_id == route_id for sid in required for o in snapshot.providers_of(sid)):
+            continue
+        out.append((text, route_id))
+    return out
+
+
+def fieldless_parts_note(query: str, snapshot: RegistrySnapshot) -> list[str]:
+    """With ``max_calls=1`` (where retrieval does not score the parts): a note naming the
+    parts of a multi-part ``query`` that resolve no semantic id, which a field cover leaves
+    out; none for a one-part request or one whose parts all name fields."""
+    parts = split_intents(query)
+    if len(parts) < 2:
+        return []
+    unnamed = [part for part in parts if not resolve_fields(part, snapshot)[0]]
+    if not unnamed:
+        return []
+    named = ", ".join(repr(part) for part in unnamed)
+    verb = (
+        "names no semantic field and is" if len(unnamed) == 1 else "name no semantic field and are"
+    )
+    return [
+        f"the request has {len(parts)} parts and max_calls=1 plans the route(s) of its fields "
+        f"only: {named} {verb} not planned; raise max_calls to plan the best route of each part"
+    ]
+
+
+def plan_parts(
+    steps: list[Step],
+    parts: Sequence[tuple[str, str]],
+    max_calls: int,
+    eligible: Callable[[str], bool],
+    open_step: Callable[[str], Step],
+    chained: Callable[[list[Step]], list[Step]],
+    warnings: list[str],
+) -> list[Step]:
+    """``steps`` with each part's best route after them (``open_step``, then ``chained`` for
+    its producer), while ``max_calls`` leaves room. A part whose route is planned already,
+    or is not ``eligible``, adds nothing; one with no room left is named in ``warnings``."""
+    for text, route_id in parts:
+        if any(s.route_id == route_id for s in steps) or not eligible(route_id):
+            continue
+        if len(steps) >= max_calls:
+            part = f"the part {text!r}" if text else "a part"
+            warnings.append(
+                f"max_calls={max_calls} leaves no room for {part} of the request (its best "
+                f"route: {route_id}): it is not planned; raise max_calls to plan it"
+            )
+            continue
+        steps = chained([*steps, open_step(route_id)])
+    return steps

@@ -1,0 +1,67 @@
+"""Why a plan passes over routes retrieval ranked: their effect, provider or source is not
+what the request allows (:func:`exclusions`), and the writes a read would stand in for
+(:func:`writes_passed_over`). Used in :attr:`schemarouter.planning.planner.Plan.reason` and
+its warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from schemarouter.contracts import AccessKind, Effect, SourceType
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.actions import request_action
+
+
+class _Request(Protocol):
+    """What is read of a request here (the planner's ``PlanRequest``)."""
+
+    @property
+    def query(self) -> str: ...
+    @property
+    def allowed_effects(self) -> frozenset[Effect]: ...
+    @property
+    def providers(self) -> tuple[str, ...]: ...
+    @property
+    def source_types(self) -> tuple[SourceType, ...]: ...
+
+
+__all__ = ["exclusions", "writes_passed_over"]
+
+
+def writes_passed_over(
+    request: _Request, snapshot: RegistrySnapshot, skipped: Sequence[str], top: str | None
+) -> list[str]:
+    """Of the ``skipped`` routes (ranked above ``top``, the best eligible one), those left
+    out for their effect, where the request asks to write
+    (:func:`~schemarouter.retrieval.actions.request_action`) and ``top`` is a read: planning
+    that read would "succeed" without the change asked for."""
+    if top is None or snapshot.routes[top].endpoint.effect is not Effect.READ:
+        return []
+    allowed, routes = request.allowed_effects, snapshot.routes
+    blocked = [r for r in skipped if r in routes and routes[r].endpoint.effect not in allowed]
+    return blocked if blocked and request_action(request.query) == "write" else []
+
+
+def exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: _Request) -> str:
+    """Why the ``ranked`` routes may not be planned, by cause and count."""
+    routes = [snapshot.routes[r] for r in ranked if r in snapshot.routes]
+    effects = [r for r in routes if r.endpoint.effect not in request.allowed_effects]
+    parts = []
+    if effects:
+        kinds = "/".join(sorted({r.endpoint.effect.value for r in effects}))
+        mcp = any(r.access.kind is AccessKind.MCP and not r.access.trusted for r in effects)
+        parts.append(
+            f"{len(effects)} have effect {kinds}, which the request does not allow"
+            + (" (untrusted MCP tools count as write)" if mcp else "")
+            + "; allow it with PlanRequest(allowed_effects=...), or run the route with "
+            "router.call(..., allow_effects=..., approve=...)"
+        )
+    others = [r for r in routes if r not in effects]
+    if request.providers and (off := [r for r in others if r.provider.id not in request.providers]):
+        parts.append(f"{len(off)} belong to providers the request does not name")
+        others = [r for r in others if r not in off]
+    if request.source_types and others:
+        parts.append(f"{len(others)} do not match the source constraint")
+    return "; ".join(parts)
