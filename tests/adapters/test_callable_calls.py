@@ -13,7 +13,12 @@ import pytest
 from pydantic import BaseModel
 
 from schemarouter import SchemaRouter, capability
-from schemarouter.errors import DuplicateRouteError, ParameterValidationError
+from schemarouter.errors import (
+    DuplicateRouteError,
+    InvocationError,
+    ParameterValidationError,
+    PolicyError,
+)
 
 
 def _length_converter(unit: str, factor: float, *, named: bool = True) -> Any:
@@ -208,3 +213,47 @@ def test_positional_only_parameters_are_passed_by_position() -> None:
     assert router.call("lab/python/spread", {}).output == [1, 2, 3, 0, 0]
     with pytest.raises(ParameterValidationError, match="rest"):
         router.call("lab/python/spread", {"rest": [1]})
+
+
+# -- what a callable raises --------------------------------------------------------------
+
+
+def get_airport_delays(airport_code: str) -> float:
+    """Average departure delay in minutes at an airport (IATA code)."""
+    if len(airport_code) != 3:
+        raise ValueError(f"unknown airport {airport_code!r}: use a 3-letter IATA code")
+    if airport_code == "XXX":
+        raise KeyError(airport_code)
+    if airport_code == "ZZZ":
+        raise RuntimeError("the delay feed is down")
+    return 17.0
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["call", "acall"])
+def test_a_callable_refusing_its_arguments_does_not_take_its_route_offline(
+    asynchronous: bool,
+) -> None:
+    """Trial M: three ValueErrors ("unknown airport 'LISBON'") put the route in a 60 s
+    cooldown, and the right call that followed was refused. A ValueError, TypeError or
+    LookupError is the function refusing its values, as a 4xx is an HTTP server's: it does
+    not count toward health. Any other exception still does."""
+    router = SchemaRouter()
+    router.add_callable(get_airport_delays, provider="travel")
+    route = "travel/python/get_airport_delays"
+
+    def call(code: str) -> Any:
+        if asynchronous:
+            return asyncio.run(router.acall(route, {"airport_code": code}))
+        return router.call(route, {"airport_code": code})
+
+    for code in ("LISBON", "Lisboa", "LPPT", "XXX", "XXX"):
+        with pytest.raises(InvocationError, match=r"the callable raised (ValueError|KeyError)"):
+            call(code)
+    assert router.cooldown_left(route) == 0
+    assert call("LIS").output == 17.0
+    for _ in range(3):  # the function's own outage counts, as before
+        with pytest.raises(InvocationError, match="RuntimeError: the delay feed is down"):
+            call("ZZZ")
+    assert router.cooldown_left(route) > 0
+    with pytest.raises(PolicyError, match="unhealthy"):
+        call("LIS")

@@ -10,6 +10,14 @@ The return value becomes JSON data through pydantic (models, dataclasses, TypedD
 values), so it is validated and projected exactly like an HTTP response. Timeouts: the async
 driver enforces them (a sync function runs in a worker thread); the sync driver cannot stop
 a running sync function and checks the time budget when it returns.
+
+An exception the function raises is an ``InvocationError`` that names it ("the callable
+raised ValueError: unknown airport 'LISBON'"). A ``ValueError``, ``TypeError`` or
+``LookupError`` (``KeyError``, ``IndexError``, and their subclasses, pydantic's
+``ValidationError`` among them) is the function refusing the values it was given, as a 4xx
+is an HTTP server's: it does not count toward the route's health (:data:`REFUSALS`). Any
+other exception (``ConnectionError``, ``OSError``, ``RuntimeError``, a ``TimeoutError`` ...)
+does; a function that reaches an upstream should raise one of those when the upstream fails.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from schemarouter.execution.invokers.payload import Payload, clip, invocation_er
 from schemarouter.execution.outputs import json_path
 
 __all__ = [
+    "REFUSALS",
     "CallShape",
     "PythonCall",
     "call_async",
@@ -42,6 +51,11 @@ __all__ = [
 ]
 
 _ANY: TypeAdapter[Any] = TypeAdapter(Any)
+
+#: Exceptions a function raises to refuse the values it was given (its subclasses too): they
+#: say nothing about the route's health, as an HTTP 4xx does not, so no number of them puts
+#: the route in a cooldown.
+REFUSALS: tuple[type[Exception], ...] = (ValueError, TypeError, LookupError)
 
 
 @dataclass(frozen=True)
@@ -134,6 +148,7 @@ def _failed(exc: BaseException, op: PythonCall) -> Exception:
         f"the callable raised {type(exc).__name__}: {exc}",
         where=op.where,
         retryable=isinstance(exc, ConnectionError),
+        health=not isinstance(exc, REFUSALS),
     )
 
 
