@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from schemarouter import SchemaRouter, capability
+from schemarouter import ExecutionPolicy, SchemaRouter, capability
 from schemarouter.errors import (
     DuplicateRouteError,
     InvocationError,
@@ -257,3 +257,49 @@ def test_a_callable_refusing_its_arguments_does_not_take_its_route_offline(
     assert router.cooldown_left(route) > 0
     with pytest.raises(PolicyError, match="unhealthy"):
         call("LIS")
+
+
+def get_exchange_rate(base: str, quote: str) -> float:
+    """Latest exchange rate between two currencies."""
+    raise TimeoutError("ECB feed: upstream gateway timeout (HTTP 504)")
+
+
+async def aget_exchange_rate(base: str, quote: str) -> float:
+    """Latest exchange rate between two currencies, asynchronously."""
+    raise TimeoutError("ECB feed: upstream gateway timeout (HTTP 504)")
+
+
+async def slow_rate(base: str) -> float:
+    """An exchange rate that takes its time."""
+    await asyncio.sleep(5)
+    return 1.0
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["call", "acall"])
+@pytest.mark.parametrize("function", [get_exchange_rate, aget_exchange_rate])
+def test_a_timeout_error_the_callable_raises_is_its_own_not_the_call_timeout(
+    asynchronous: bool, function: Any
+) -> None:
+    """Trial M: a TimeoutError the function raised at once was reported as "timed out
+    after 30 s", its message lost. It is named as the function's, and retried as before;
+    the call's own timeout still says "timed out after"."""
+    router = SchemaRouter()
+    router.add_callable([function, slow_rate], provider="fx")
+    route = f"fx/python/{function.__name__}"
+    policy = ExecutionPolicy(backoff=0.01)
+    arguments = {"base": "EUR", "quote": "KRW"}
+    with pytest.raises(InvocationError) as caught:
+        if asynchronous:
+            asyncio.run(router.acall(route, arguments, policy=policy))
+        else:
+            router.call(route, arguments, policy=policy)
+    message = str(caught.value)
+    assert "the callable raised TimeoutError: ECB feed: upstream gateway timeout" in message
+    assert "timed out after" not in message and "after 3 attempts" in message
+    quick = ExecutionPolicy(max_attempts=1, timeout=0.2)
+    with pytest.raises(InvocationError, match=r"timed out after 0\.2 s") as slow:
+        if asynchronous:
+            asyncio.run(router.acall("fx/python/slow_rate", {"base": "EUR"}, policy=quick))
+        else:
+            router.call("fx/python/slow_rate", {"base": "EUR"}, policy=quick)
+    assert "callable raised" not in str(slow.value)

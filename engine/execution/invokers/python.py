@@ -12,12 +12,14 @@ driver enforces them (a sync function runs in a worker thread); the sync driver 
 a running sync function and checks the time budget when it returns.
 
 An exception the function raises is an ``InvocationError`` that names it ("the callable
-raised ValueError: unknown airport 'LISBON'"). A ``ValueError``, ``TypeError`` or
-``LookupError`` (``KeyError``, ``IndexError``, and their subclasses, pydantic's
-``ValidationError`` among them) is the function refusing the values it was given, as a 4xx
-is an HTTP server's: it does not count toward the route's health (:data:`REFUSALS`). Any
-other exception (``ConnectionError``, ``OSError``, ``RuntimeError``, a ``TimeoutError`` ...)
-does; a function that reaches an upstream should raise one of those when the upstream fails.
+raised ValueError: unknown airport 'LISBON'"); a ``TimeoutError`` of its own is reported so
+too, apart from the call's timeout ("timed out after 30 s"), and retried like one. A
+``ValueError``, ``TypeError`` or ``LookupError`` (``KeyError``, ``IndexError``, and their
+subclasses, pydantic's ``ValidationError`` among them) is the function refusing the values
+it was given, as a 4xx is an HTTP server's: it does not count toward the route's health
+(:data:`REFUSALS`). Any other exception (``ConnectionError``, ``OSError``, ``RuntimeError``,
+a ``TimeoutError`` ...) does; a function that reaches an upstream should raise one of those
+when the upstream fails.
 """
 
 from __future__ import annotations
@@ -56,6 +58,28 @@ _ANY: TypeAdapter[Any] = TypeAdapter(Any)
 #: say nothing about the route's health, as an HTTP 4xx does not, so no number of them puts
 #: the route in a cooldown.
 REFUSALS: tuple[type[Exception], ...] = (ValueError, TypeError, LookupError)
+
+
+class _Raised(Exception):
+    """What the function itself raised (``error``), told apart from the call's own timeout."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+async def _own(awaitable: Any) -> Any:
+    try:
+        return await awaitable
+    except Exception as exc:
+        raise _Raised(exc) from exc
+
+
+def _run(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    try:
+        return function(*args, **kwargs)
+    except Exception as exc:
+        raise _Raised(exc) from exc
 
 
 @dataclass(frozen=True)
@@ -142,13 +166,21 @@ def shape_of(function: Callable[..., Any]) -> CallShape:
 
 
 def _failed(exc: BaseException, op: PythonCall) -> Exception:
-    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
-        return invocation_error(f"timed out after {op.timeout:g} s", where=op.where, retryable=True)
+    """The error for ``exc``: the call's own timeout (a ``TimeoutError`` that is no
+    :class:`_Raised`), or what the function raised, by name and message."""
+    if not isinstance(exc, _Raised):
+        if isinstance(exc, TimeoutError | asyncio.TimeoutError):
+            return invocation_error(
+                f"timed out after {op.timeout:g} s", where=op.where, retryable=True
+            )
+        raised: BaseException = exc
+    else:
+        raised = exc.error
     return invocation_error(
-        f"the callable raised {type(exc).__name__}: {exc}",
+        f"the callable raised {type(raised).__name__}: {raised}",
         where=op.where,
-        retryable=isinstance(exc, ConnectionError),
-        health=not isinstance(exc, REFUSALS),
+        retryable=isinstance(raised, ConnectionError | TimeoutError | asyncio.TimeoutError),
+        health=not isinstance(raised, REFUSALS),
     )
 
 
@@ -168,7 +200,7 @@ def to_payload(value: Any, where: str) -> Payload:
 
 def _run_coroutine(awaitable: Any, timeout: float) -> Any:
     async def bounded() -> Any:
-        return await asyncio.wait_for(awaitable, timeout)
+        return await asyncio.wait_for(_own(awaitable), timeout)
 
     # a fresh loop in a worker thread: works whether or not the caller runs a loop
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -178,7 +210,7 @@ def _run_coroutine(awaitable: Any, timeout: float) -> Any:
 def call_sync(op: PythonCall) -> Payload:
     args, kwargs = shape_of(op.function).arguments(op.arguments, op.where)
     try:
-        result = op.function(*args, **kwargs)
+        result = _run(op.function, args, kwargs)
         if inspect.isawaitable(result):
             result = _run_coroutine(result, op.timeout)
     except Exception as exc:
@@ -190,13 +222,13 @@ async def call_async(op: PythonCall) -> Payload:
     args, kwargs = shape_of(op.function).arguments(op.arguments, op.where)
     try:
         if inspect.iscoroutinefunction(op.function):
-            result = await asyncio.wait_for(op.function(*args, **kwargs), op.timeout)
+            result = await asyncio.wait_for(_own(op.function(*args, **kwargs)), op.timeout)
         else:
             result = await asyncio.wait_for(
-                asyncio.to_thread(op.function, *args, **kwargs), op.timeout
+                asyncio.to_thread(_run, op.function, args, kwargs), op.timeout
             )
             if inspect.isawaitable(result):
-                result = await asyncio.wait_for(result, op.timeout)
+                result = await asyncio.wait_for(_own(result), op.timeout)
     except Exception as exc:
         raise _failed(exc, op) from None
     return to_payload(result, op.where)
