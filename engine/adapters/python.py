@@ -21,11 +21,11 @@ import contextlib
 import difflib
 import inspect
 import re
-import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, Unpack
 
+import typing_extensions
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from schemarouter import contracts
@@ -247,7 +247,9 @@ def _output_fields(
 ) -> tuple[contracts.OutputField, ...]:
     properties: Mapping[str, Any] = {}
     is_model = inspect.isclass(return_type) and issubclass(return_type, BaseModel)
-    if is_model or typing.is_typeddict(return_type):
+    # typing_extensions' test knows both TypedDicts (typing's alone misses the
+    # typing_extensions one on Python < 3.12, the only kind pydantic takes there)
+    if is_model or typing_extensions.is_typeddict(return_type):
         properties = schema.get("properties", {})
     defs = schema.get("$defs", {})
     fields: list[contracts.OutputField] = []
@@ -366,8 +368,8 @@ def _describe(
             f"capability(fields=...) names {unknown[0]!r}, which is not an output field "
             f"(its fields: {known})",
             where=f"{where}, return type",
-            hint="Name the fields the return type has: a model's properties, a list of "
-            "models' item leaves (id, name), or 'result' for any other type",
+            hint="Name the fields the return type has: a model's or a TypedDict's keys, a "
+            "list of models' item leaves (id, name), or 'result' for any other type",
         )
     endpoint = contracts.Endpoint(
         id=slugify(endpoint_name),

@@ -131,6 +131,33 @@ def test_plain_return_types_and_effects() -> None:
     }
 
 
+class BatteryStatus(TypedDict):
+    battery_id: str
+    capacity_kwh: float
+
+
+@capability(fields={"capacity_kwh": {"unit": "kWh", "dimension": "energy"}})
+def battery(battery_id: str) -> BatteryStatus:
+    """Home battery status."""
+    return {"battery_id": battery_id, "capacity_kwh": 13.5}
+
+
+def test_a_typeddict_return_type_becomes_one_field_per_key() -> None:
+    """Trial M: on Python 3.11 a ``typing_extensions.TypedDict`` return type (the only kind
+    pydantic takes there) gave one opaque ``result`` field, and a unit declared on a key was
+    refused ("not an output field"): ``typing.is_typeddict`` misses it before 3.12."""
+    router = SchemaRouter()
+    router.add_callable(battery, provider="energy")
+    endpoint = router.snapshot().route("energy/python/battery").endpoint
+    assert [(f.name, f.path) for f in endpoint.output_fields] == [
+        ("battery_id", "battery_id"),
+        ("capacity_kwh", "capacity_kwh"),
+    ]
+    assert endpoint.field("capacity_kwh").unit == "kWh"
+    result = router.call("energy/python/battery", {"battery_id": "pw"})
+    assert result.output == {"battery_id": "pw", "capacity_kwh": 13.5}
+
+
 def test_untyped_parameter_is_refused() -> None:
     def untyped(x):  # type: ignore[no-untyped-def]
         return x
