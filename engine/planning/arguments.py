@@ -7,6 +7,8 @@ analysis found (formulas, DOIs, material ids, dates) bind by kind first
 value the query names, a value of the parameter's ``format``; last, a quoted phrase for the one
 required text parameter still open. Every value is coerced to the parameter's JSON type and
 kept only where the parameter's schema accepts it; what stays open is the caller's to supply.
+An optional parameter (``Optional[int]``, ``date | None``: an ``anyOf`` / ``oneOf`` with
+``null``, or ``type: [X, "null"]``) is read as its non-null member.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemarouter.contracts import Parameter, Route, schema_validator
-from schemarouter.retrieval.analysis import BoundValue, bind_parameters
+from schemarouter.retrieval.analysis import BoundValue, bind_parameters, value_schema
 from schemarouter.retrieval.prerequisites import names_identifier
 
 __all__ = ["fill_arguments"]
@@ -35,8 +37,9 @@ def _valid(parameter: Parameter, value: Any) -> bool:
 
 
 def _coerced(parameter: Parameter, text: str) -> Any:
-    """``text`` as the parameter's JSON type (``None`` where it is not one)."""
-    schema = parameter.json_schema
+    """``text`` as the parameter's JSON type (``None`` where it is not one); an optional's
+    type is its non-null member's (:func:`value_schema`)."""
+    schema = value_schema(parameter.json_schema)
     kinds = schema.get("type")
     kinds = set(kinds) if isinstance(kinds, list) else {kinds} if kinds else set()
     candidates: list[Any] = []
@@ -67,7 +70,7 @@ def _spellings(parameter: Parameter) -> list[str]:
 def _named_value(parameter: Parameter, query: str) -> Any:
     """``name=value``, ``name: value`` or ``name "value"`` in the query; ``name 42`` for a
     number-valued parameter."""
-    kinds = parameter.json_schema.get("type")
+    kinds = value_schema(parameter.json_schema).get("type")
     numeric = kinds in ("integer", "number") or (
         isinstance(kinds, list) and {"integer", "number"} & set(kinds)
     )
@@ -94,7 +97,7 @@ def _named_value(parameter: Parameter, query: str) -> Any:
 
 def _enum_value(parameter: Parameter, query: str) -> Any:
     """The one enum value the query names as a whole word (case-insensitive)."""
-    options = parameter.json_schema.get("enum")
+    options = value_schema(parameter.json_schema).get("enum")
     if not isinstance(options, list):
         return None
     found = [
@@ -108,7 +111,7 @@ def _enum_value(parameter: Parameter, query: str) -> Any:
 
 
 def _format_value(parameter: Parameter, query: str, values: Sequence[BoundValue]) -> Any:
-    fmt = parameter.json_schema.get("format")
+    fmt = value_schema(parameter.json_schema).get("format")
     if fmt == "date":
         text = next((v.value for v in values if v.kind == "time.date"), None)
     elif fmt in ("uri", "url"):

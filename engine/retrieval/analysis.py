@@ -45,6 +45,7 @@ __all__ = [
     "bind_parameters",
     "gate_analysis",
     "named_identifiers",
+    "value_schema",
 ]
 
 
@@ -496,7 +497,33 @@ def _parameter_kind(parameter: Parameter) -> str | None:
     return None
 
 
+def value_schema(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The schema a non-null value of ``schema`` meets, for reading its ``type``, ``format``
+    and ``enum``: an optional's one non-null member (pydantic writes ``Optional[int]`` as
+    ``{"anyOf": [{"type": "integer"}, {"type": "null"}]}``; a ``$ref`` to the schema's
+    ``$defs`` resolved), ``type: [X, "null"]`` as ``type: X``; else ``schema`` itself."""
+    kinds = schema.get("type")
+    if isinstance(kinds, list) and "null" in kinds:
+        rest = [kind for kind in kinds if kind != "null"]
+        return {**schema, "type": rest[0] if len(rest) == 1 else rest}
+    for key in ("anyOf", "oneOf"):
+        members = schema.get(key)
+        if not isinstance(members, list):
+            continue
+        others = [m for m in members if not (isinstance(m, Mapping) and m.get("type") == "null")]
+        if len(others) != 1 or len(others) == len(members) or not isinstance(others[0], Mapping):
+            continue
+        member = others[0]
+        ref, defs = member.get("$ref"), schema.get("$defs")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(defs, Mapping):
+            found = defs.get(ref.removeprefix("#/$defs/"))
+            member = found if isinstance(found, Mapping) else member
+        return {**{k: v for k, v in schema.items() if k != key}, **member}
+    return schema
+
+
 def _coerce(value: str, schema: Mapping[str, Any]) -> Any:
+    schema = value_schema(schema)
     kind = schema.get("type")
     if kind == "array":
         items = schema.get("items", {})

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
+import enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Optional
 
 import pytest
 import yaml
@@ -333,3 +335,71 @@ def test_retrieval_and_planning_share_the_provenance_rule(snapshot: RegistrySnap
         }
     )
     assert matches_sources(unknown, experimental) and matches_sources(unknown, calculated)
+
+
+class _Mode(enum.Enum):
+    COOL = "cool"
+    HEAT = "heat"
+
+
+def electricity_price(region: str, hour: Optional[int] = None) -> float:  # noqa: UP045
+    """Day-ahead electricity price per kWh for a region and hour."""
+    return 0.2
+
+
+def forecast(city: str | None = None, day: datetime.date | None = None) -> float:
+    """Weather forecast for a city on a day."""
+    return 1.0
+
+
+def set_hvac(
+    zone: str, mode: _Mode | None = None, fan: Literal["low", "high"] | None = None
+) -> bool:
+    """Set the heating and cooling mode and fan speed of a zone."""
+    return True
+
+
+def test_optional_parameters_are_filled_as_their_non_null_type() -> None:
+    """Trial M: ``hour: Optional[int]`` stayed open for "hour 18" (``hour: int`` got it), and
+    ``day: date | None`` for a date in the request: pydantic writes an optional as
+    ``anyOf [X, null]``, and the filler read only a top-level ``type`` / ``format``."""
+    from schemarouter import SchemaRouter
+    from schemarouter.retrieval.analysis import value_schema
+
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_callable([electricity_price, forecast, set_hvac], provider="home", effect="read")
+    for query in (
+        'electricity price region "ES" hour 18',
+        "electricity price region: ES, hour: 18",
+        'electricity price region="ES" hour=18',
+    ):
+        (step,) = router.plan(query).steps
+        assert step.route_id == "home/python/electricity_price"
+        assert step.arguments == {"region": "ES", "hour": 18}
+    (step,) = router.plan('weather forecast city "Paris" on 2025-07-03').steps
+    assert step.arguments == {"city": "Paris", "day": "2025-07-03"}
+    (step,) = router.plan("set the hvac of zone: attic to heat with the fan high").steps
+    assert step.arguments == {"zone": "attic", "mode": "heat", "fan": "high"}
+    # and an OpenAPI 3.1 ``type: [integer, "null"]``
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "Prices", "version": "1"},
+        "servers": [{"url": "https://prices.example"}],
+        "paths": {
+            "/price": {
+                "get": {
+                    "operationId": "hourlyPrice",
+                    "summary": "Electricity price per kWh for an hour",
+                    "parameters": [
+                        {"name": "hour", "in": "query", "schema": {"type": ["integer", "null"]}}
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    other = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    other.add_openapi(document, provider="prices")
+    (step,) = other.plan("electricity price for hour 18").steps
+    assert step.arguments == {"hour": 18}
+    assert value_schema({"oneOf": [{"type": "null"}, {"type": "number"}]}) == {"type": "number"}
