@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import hashlib
 import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -310,6 +311,15 @@ def _item_fields(schema: dict[str, Any]) -> list[FieldRow]:
     return flatten_fields(resolved)
 
 
+def endpoint_id(name: str) -> str:
+    """A callable's endpoint id: the slug of its name (``getPrice``: ``get_price``); a name
+    with no ASCII letter (``온도``), whose slug would be a bare ``x`` shared with every such
+    name, gets ``fn_`` and eight hex digits of its SHA-256 instead (stable across runs)."""
+    if re.search(r"[A-Za-z]", name):
+        return slugify(name)
+    return "fn_" + hashlib.sha256(name.encode()).hexdigest()[:8]
+
+
 def describe_callable(
     fn: Callable[..., Any], *, name: str | None = None, effect: contracts.Effect | str | None = None
 ) -> contracts.Endpoint:
@@ -372,7 +382,7 @@ def _describe(
             "list of models' item leaves (id, name), or 'result' for any other type",
         )
     endpoint = contracts.Endpoint(
-        id=slugify(endpoint_name),
+        id=endpoint_id(endpoint_name),
         name=endpoint_name,
         operation=contracts.Operation(qualname=named),
         description=spec.description or description,

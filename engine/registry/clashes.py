@@ -11,7 +11,14 @@ from typing import Any
 from schemarouter.contracts import AccessKind, AccessPath, Registration, Route
 from schemarouter.errors import RegistrationError
 
-__all__ = ["canonical_clashes", "duplicate_hint", "provider_id_for", "sources_of"]
+__all__ = [
+    "canonical_clashes",
+    "declared_twice",
+    "duplicate_hint",
+    "provider_id_for",
+    "sources_of",
+    "two_functions",
+]
 
 
 def canonical_clashes(
@@ -65,10 +72,42 @@ def _other_document(old: Route, new: Route) -> str | None:
     return a.document or "?"
 
 
+def two_functions(old: Route, new: Route) -> tuple[str, str] | None:
+    """The qualnames of two Python routes of one id built from different functions
+    (``__main__.온도``, ``__main__.습도``); ``None`` for any other pair."""
+    a, b = old.endpoint.operation.qualname, new.endpoint.operation.qualname
+    if old.access.kind is not AccessKind.PYTHON or new.access.kind is not AccessKind.PYTHON:
+        return None
+    return (a, b) if a and b and a != b else None
+
+
+def _name_hint(first: str, second: str) -> str:
+    return (
+        f"A Python route's id comes from its function's name: give {second} (or {first}) a "
+        "name of its own with @capability(name=...)"
+    )
+
+
+def declared_twice(first: Route, second: Route) -> tuple[str, str]:
+    """What and hint of a route id two routes of one registration take: the two functions
+    named where both are Python callables."""
+    what = f"route {second.route_id!r} is declared twice"
+    functions = two_functions(first, second)
+    if functions is None:
+        return what, "Give each endpoint a distinct id inside its access path"
+    a, b = functions
+    return f"{what}: by callable {a} and by callable {b}", _name_hint(a, b)
+
+
 def duplicate_hint(old: Route, new: Route, *, prune: bool) -> str:
     """The hint of a duplicate route: ``replace=True`` for the same source registered
     again; ``provider=`` where the route is another document's (replacing would remove that
-    document's routes)."""
+    document's routes); ``@capability(name=...)`` where it is another function's (replacing
+    would remove that function's route)."""
+    functions = two_functions(old, new)
+    if functions is not None:
+        a, b = functions
+        return f"{_name_hint(a, b)} (replace=True would remove the route of {a})"
     other = _other_document(old, new)
     if other is None:
         return _replace_hint(new, prune=prune)

@@ -39,6 +39,7 @@ from schemarouter.errors import (
 )
 from schemarouter.fingerprint import canonical_json, fingerprint_json
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH, json_problem
+from schemarouter.registry.clashes import declared_twice
 from schemarouter.registry.defs import hoist_defs
 from schemarouter.registry.metaschema import plainly_valid
 from schemarouter.safety.patterns import unenforced
@@ -490,11 +491,8 @@ def build_registration(
             what, loc = format_validation_error(exc)
             raise DocumentError(what, where=f"{source}: {spec.location}.{loc}") from None
         if route.route_id in routes:
-            raise DuplicateRouteError(
-                f"route {route.route_id!r} is declared twice",
-                where=f"{source}: {spec.location}",
-                hint="Give each endpoint a distinct id inside its access path",
-            )
+            what, hint = declared_twice(routes[route.route_id], route)
+            raise DuplicateRouteError(what, where=f"{source}: {spec.location}", hint=hint)
         routes[route.route_id] = route
     provider_map = {p.id: p for p in providers}
     for route in routes.values():

@@ -27,7 +27,13 @@ from schemarouter.contracts import (
 )
 from schemarouter.errors import DuplicateRouteError, RegistrationError, RegistryLookupError
 from schemarouter.fingerprint import fingerprint
-from schemarouter.registry.clashes import canonical_clashes, duplicate_hint, sources_of
+from schemarouter.registry.clashes import (
+    canonical_clashes,
+    declared_twice,
+    duplicate_hint,
+    sources_of,
+    two_functions,
+)
 from schemarouter.registry.shared import SharedMap
 
 __all__ = ["FieldProvision", "Registry", "RegistryBatch", "RegistryChange", "RegistrySnapshot"]
@@ -402,11 +408,8 @@ class Registry:
             new_ids: dict[str, Route] = {}
             for route in registration.routes:
                 if route.route_id in new_ids:
-                    raise DuplicateRouteError(
-                        f"route {route.route_id!r} is declared twice",
-                        where=registration.source,
-                        hint="Give each endpoint a distinct id inside its access path",
-                    )
+                    what, hint = declared_twice(new_ids[route.route_id], route)
+                    raise DuplicateRouteError(what, where=registration.source, hint=hint)
                 new_ids[route.route_id] = route
             added: list[str] = []
             replaced: list[str] = []
@@ -421,8 +424,16 @@ class Registry:
             for route_id, route in new_ids.items():
                 old = current.routes.get(route_id)
                 if old is not None and not replace:
+                    functions = two_functions(old, route)
+                    held = (
+                        f": callable {functions[0]} holds it, callable {functions[1]} would "
+                        "take it too"
+                        if functions
+                        else ""
+                    )
                     raise DuplicateRouteError(
-                        f"route {route_id!r} is already registered (from {old.source or '?'})",
+                        f"route {route_id!r} is already registered (from {old.source or '?'})"
+                        + held,
                         where=registration.source,
                         hint=duplicate_hint(old, route, prune=prune),
                     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 from typing import Any, Literal
 
 import pytest
@@ -384,3 +385,65 @@ def test_a_default_the_hint_refuses_is_a_document_error() -> None:
     assert props["x"]["default"] is None and "default" not in props["y"]
     assert props["z"]["default"] == 1
     assert router.call("lab/python/loose", {}).output == "(None, True, 1)"
+
+
+def 온도(zone: str) -> float:
+    """실내 온도: indoor temperature of a zone."""
+    return 21.0
+
+
+def 습도(zone: str) -> float:
+    """실내 습도: indoor humidity of a zone."""
+    return 45.0
+
+
+def getPrice(region: str) -> float:
+    """Electricity price (a camelCase name)."""
+    return 1.0
+
+
+def get_price(region: str) -> float:
+    """Gas price (a snake_case name)."""
+    return 2.0
+
+
+def test_function_names_give_distinct_ids_and_a_clash_names_both_functions() -> None:
+    """Trial M: ``온도`` and ``습도`` both slugged to ``x``; the second was refused with an
+    error naming neither function, and its hint (replace=True) removed the first. A name
+    with no ASCII letter gets a stable ``fn_`` hash; a clash of two functions names both and
+    suggests ``@capability(name=...)``; ASCII slugs are unchanged."""
+    router = SchemaRouter()
+    ids = [router.add_callable(f, provider="home").added[0] for f in (온도, 습도)]
+    assert ids == [
+        f"home/python/fn_{hashlib.sha256(n.encode()).hexdigest()[:8]}" for n in ("온도", "습도")
+    ]
+    assert router.snapshot().route(ids[0]).endpoint.name == "온도"
+    assert router.call(ids[0], {"zone": "living"}).output == 21.0
+    assert router.call(ids[1], {"zone": "living"}).output == 45.0
+
+    def température_intérieure(zone: str) -> float:
+        """Température intérieure."""
+        return 21.0
+
+    (kept,) = router.add_callable(température_intérieure, provider="home").added
+    assert kept == "home/python/temp_rature_int_rieure"  # an existing id stays as it was
+
+    mod = __name__
+    with pytest.raises(DuplicateRouteError) as twice:
+        router.add_callable([getPrice, get_price], provider="shop")
+    assert str(twice.value).startswith(
+        f"[SR104] route 'shop/python/get_price' is declared twice: by callable {mod}.getPrice "
+        f"and by callable {mod}.get_price"
+    )
+    assert "@capability(name=...)" in (twice.value.hint or "")
+    router.add_callable(getPrice, provider="shop")
+    with pytest.raises(DuplicateRouteError) as held:
+        router.add_callable(get_price, provider="shop")
+    message, hint = str(held.value), held.value.hint or ""
+    assert f"callable {mod}.getPrice holds it, callable {mod}.get_price would take it" in message
+    assert "comes from its function's name" in hint and "@capability(name=...)" in hint
+    assert f"replace=True would remove the route of {mod}.getPrice" in hint
+    # following the hint keeps both functions
+    router.add_callable(capability(get_price, name="gas_price"), provider="shop")
+    assert router.call("shop/python/get_price", {"region": "ES"}).output == 1.0
+    assert router.call("shop/python/gas_price", {"region": "ES"}).output == 2.0
