@@ -29,6 +29,7 @@ __all__ = [
     "Signature",
     "call_shape",
     "call_shape_of",
+    "dropped_parameters",
     "json_default",
     "json_schema",
     "module_of",
@@ -92,6 +93,23 @@ class Signature:
     hints: Mapping[str, Any]
     doc: str | None
     where: str
+
+
+def dropped_parameters(read: Signature) -> str | None:
+    """The registration's warning for the ``*args`` / ``**kwargs`` of a signature, which the
+    route leaves out (:func:`typed_parameters`); ``None`` where it has neither."""
+    kinds = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}
+    dropped = [
+        f"{kinds[p.kind]}{p.name}" for p in read.signature.parameters.values() if p.kind in kinds
+    ]
+    if not dropped:
+        return None
+    alone = len(dropped) == len(read.signature.parameters)
+    return (
+        f"{read.where}: {' and '.join(dropped)} {'is' if len(dropped) == 1 else 'are'} left out "
+        f"of the route{' (it takes no arguments)' if alone else ''}: a call passes nothing to "
+        "*args or **kwargs; declare each value the function takes as a named parameter"
+    )
 
 
 def underlying(fn: Callable[..., Any]) -> Any:

@@ -36,6 +36,7 @@ from schemarouter.adapters._signatures import (
     NO_DEFAULT,
     call_shape,
     call_shape_of,
+    dropped_parameters,
     json_default,
     json_schema,
     module_of,
@@ -328,6 +329,11 @@ def describe_callable(
     return _describe(fn, name=name, effect=effect)[0]
 
 
+def _dropped(fn: Callable[..., Any]) -> str | None:
+    """The warning for ``fn``'s ``*args`` / ``**kwargs`` (its signature read again: cheap)."""
+    return dropped_parameters(read_signature(fn))
+
+
 def _describe(
     fn: Callable[..., Any], *, name: str | None = None, effect: contracts.Effect | str | None = None
 ) -> tuple[contracts.Endpoint, CallShape]:
@@ -460,12 +466,15 @@ def compile_callables(
     )
     specs: list[RouteSpec] = []
     by_endpoint: dict[str, Callable[..., Any]] = {}
+    warnings: list[str] = []
     for i, fn in enumerate(functions):
         endpoint, shape = _describe(fn, effect=effect)
         specs.append(RouteSpec(provider_model, access, endpoint, f"callable[{i}]"))
         by_endpoint.setdefault(endpoint.id, fn)  # a second one is refused as a duplicate
         remember(fn, shape)
+        if note := _dropped(fn):
+            warnings.append(note)
     registration = build_registration(
-        specs, source=f"python:{','.join(module)}", providers=[provider_model]
+        specs, source=f"python:{','.join(module)}", providers=[provider_model], warnings=warnings
     )
     return registration, {r.route_id: by_endpoint[r.endpoint.id] for r in registration.routes}

@@ -447,3 +447,32 @@ def test_function_names_give_distinct_ids_and_a_clash_names_both_functions() -> 
     router.add_callable(capability(get_price, name="gas_price"), provider="shop")
     assert router.call("shop/python/get_price", {"region": "ES"}).output == 1.0
     assert router.call("shop/python/gas_price", {"region": "ES"}).output == 2.0
+
+
+def search_hotels(city: str, *rooms: int, **filters: str) -> list[str]:
+    """Search hotels in a city."""
+    return [city]
+
+
+def find_appliances(**filters: str) -> list[str]:
+    """Find smart appliances matching filters."""
+    return [str(filters)]
+
+
+def test_args_and_kwargs_left_out_are_named_in_the_warnings() -> None:
+    """Trial M: ``**filters`` was left out of the route without a word (the change's
+    warnings were empty), and a ``**filters``-only function registered taking nothing."""
+    router = SchemaRouter()
+    change = router.add_callable([search_hotels, find_appliances], provider="home")
+    mod = __name__
+    assert change.warnings == (
+        f"callable {mod}.search_hotels: *rooms and **filters are left out of the route: a call "
+        "passes nothing to *args or **kwargs; declare each value the function takes as a "
+        "named parameter",
+        f"callable {mod}.find_appliances: **filters is left out of the route (it takes no "
+        "arguments): a call passes nothing to *args or **kwargs; declare each value the "
+        "function takes as a named parameter",
+    )
+    endpoint = router.snapshot().route("home/python/find_appliances").endpoint
+    assert endpoint.input_schema["properties"] == {}
+    assert router.add_callable(get_price, provider="plain").warnings == ()
