@@ -227,8 +227,10 @@ class CapabilityRetrieval(_Result):
     #: The calibrated verdict: no registered route may serve the request. The candidates are
     #: still the best there are (unless ``abstained``); act on the flag, e.g. ask the user.
     off_catalog: bool = False
-    #: The calibrated probability that the best candidate serves the request (where an
-    #: abstention model applies; ``None`` otherwise).
+    #: The highest calibrated relevance among the best-ranked routes (the top five; each
+    #: candidate's ``relevance``): not necessarily the first candidate's, which may be lower.
+    #: A query-level abstention model's probability that some route serves the request where
+    #: that model decides; ``None`` where no abstention model applies.
     confidence: float | None = None
     #: Why the request is flagged off the catalog (or why nothing matched at all).
     reason: str = ""
