@@ -188,6 +188,19 @@ def read_only(value: Any) -> Any:
     return value
 
 
+def _effect_hint(effect: Effect, allowed: frozenset[Effect]) -> str:
+    """What to pass for a refused ``effect``: a read needs only the effect; a write or
+    destructive call an approve callback too, with 'read' kept for the reads beside it
+    (``allow_effects`` replaces the default ``['read']``)."""
+    if effect is Effect.READ:
+        return "Pass allow_effects including 'read' (a read needs no approve callback)"
+    order = [e.value for e in Effect if e in allowed | {effect, Effect.READ}]
+    return (
+        f"Pass allow_effects={order!r} and an approve callback: keep 'read' in the list for "
+        "the reads of the plan or call (allow_effects replaces the default ['read'])"
+    )
+
+
 def check_effect(
     route: Route,
     arguments: Mapping[str, Any],
@@ -204,7 +217,7 @@ def check_effect(
             f"{route.route_id} has effect {effect.value}, which this execution does not "
             f"allow (allowed: {allowed})",
             where=where,
-            hint=f"Pass allow_effects including {effect.value!r} and an approve callback",
+            hint=_effect_hint(effect, allow_effects),
         )
     if effect is Effect.READ:
         return

@@ -209,6 +209,38 @@ def test_refused_effects_stop_the_plan_before_reads_run(
     assert _requests(servers) == 0
 
 
+def test_the_hint_of_a_refused_effect_asks_approval_only_for_writes(
+    router: SchemaRouter, servers: Servers
+) -> None:
+    """Trial M: with allow_effects=["write"] (as the write errors suggested) a plan's read
+    step was refused with "Pass allow_effects including 'read' and an approve callback":
+    a read needs no approval, and the write hint never said to keep 'read'."""
+    snapshot = router.snapshot()
+    plan = catalogs.plan(
+        snapshot,
+        catalogs.step(snapshot, OPTIMADE, ["id"]),
+        catalogs.step(snapshot, "faulty/rest/store", FIELDS, {"body": {"formula": "Si"}}),
+    )
+    with pytest.raises(PolicyError) as write:
+        execute(router, plan)
+    assert write.value.hint == (
+        "Pass allow_effects=['read', 'write'] and an approve callback: keep 'read' in the "
+        "list for the reads of the plan or call (allow_effects replaces the default ['read'])"
+    )
+    with pytest.raises(PolicyError) as read:
+        execute(router, plan, allow_effects={"write"}, approve=Approvals(True))
+    assert "has effect read" in read.value.what
+    assert (
+        read.value.hint == "Pass allow_effects including 'read' (a read needs no approve callback)"
+    )
+    with pytest.raises(PolicyError) as wipe:
+        execute(router, _plan(router, "faulty/rest/wipe", FIELDS), allow_effects={"write"})
+    assert (wipe.value.hint or "").startswith(
+        "Pass allow_effects=['read', 'write', 'destructive'] and an approve callback"
+    )
+    assert _requests(servers) == 0
+
+
 # -- credentials --------------------------------------------------------------------------------
 
 
