@@ -19,11 +19,13 @@ from typing import Any
 import pytest
 
 from schemarouter import SchemaRouter
+from schemarouter.adapters.openapi import openapi_registration
 from schemarouter.contracts import Registration
 from schemarouter.errors import (
     DocumentError,
     DuplicateRouteError,
     InvocationError,
+    RegistrationError,
     SchemaRouterError,
 )
 from schemarouter.execution.invokers import bind_http_routes
@@ -378,6 +380,63 @@ def test_a_duplicate_of_another_documents_route_says_provider_not_replace(
     with pytest.raises(DuplicateRouteError) as caught:
         router.add_openapi(first, provider="weather")
     assert str(caught.value.hint).startswith("Pass replace=True")
+
+
+def _rain_removed(base_url: str) -> dict[str, Any]:
+    """A new version of ``_titled(.., "rain")``: ``rain`` removed, ``snow`` added."""
+    document = _titled(base_url, "snow")
+    document["info"]["version"] = "2.0"
+    return document
+
+
+def test_replace_of_a_new_version_under_another_file_name_replaces_what_diff_predicts(
+    weather: LoopbackServer, tmp_path: Path
+) -> None:
+    """A new version published under a versioned file name with ``replace=True`` was
+    registered beside the old one as ``weather_2``; the removed operation stayed registered
+    and bound, though ``diff()`` predicted a clean replace (trial N §1)."""
+    router = _router()
+    old, new = tmp_path / "weather.json", tmp_path / "weather_v2.json"
+    old.write_text(json.dumps(_titled(weather.base_url, "rain")), encoding="utf-8")
+    new.write_text(json.dumps(_rain_removed(weather.base_url)), encoding="utf-8")
+    router.add_openapi(old)
+    assert router.is_bound("weather/rest/rain")
+    predicted = router.diff(openapi_registration(str(new)))
+    change = router.add_openapi(new, replace=True)
+    assert sorted(router.snapshot().providers) == ["weather"]
+    assert change.added == predicted.added == ("weather/rest/snow",)
+    assert change.removed == predicted.removed == ("weather/rest/rain",)
+    assert "weather/rest/rain" not in router.snapshot().routes
+    assert not router.is_bound("weather/rest/rain") and router.is_bound("weather/rest/snow")
+    # a URL is read the same way
+    with LoopbackServer(lambda request: json_response(_titled(weather.base_url, "rain"))) as docs:
+        change = router.add_openapi(f"{docs.base_url}/openapi.json", replace=True)
+    assert sorted(router.snapshot().providers) == ["weather"]
+    assert change.added == ("weather/rest/rain",) and change.removed == ("weather/rest/snow",)
+
+
+def test_replace_where_a_title_holds_several_providers_asks_for_provider(
+    weather: LoopbackServer, tmp_path: Path
+) -> None:
+    """Without ``replace`` a second document of a title gets an id of its own; with it,
+    where two providers hold the title, which to replace cannot be told: refused, naming
+    both and ``provider=``."""
+    router = _router()
+    paths = [tmp_path / f"weather-{n}.json" for n in range(3)]
+    for path, extra in zip(paths, ("wind", "rain", "snow"), strict=True):
+        path.write_text(json.dumps(_titled(weather.base_url, extra)), encoding="utf-8")
+    router.add_openapi(paths[0])
+    router.add_openapi(paths[1])
+    assert sorted(router.snapshot().providers) == ["weather", "weather_2"]
+    before = router.snapshot().version
+    with pytest.raises(RegistrationError) as caught:
+        router.add_openapi(paths[2], replace=True)
+    message = str(caught.value)
+    assert "weather (" in message and "weather_2 (" in message and str(paths[1]) in message
+    assert "provider=" in str(caught.value.hint)
+    assert router.snapshot().version == before
+    change = router.add_openapi(paths[2], provider="weather_2", replace=True)
+    assert change.added == ("weather_2/rest/snow",) and change.removed == ("weather_2/rest/rain",)
 
 
 # -- cooldowns say who started them ---------------------------------------------------------

@@ -138,9 +138,12 @@ def provider_id_for(
     title) registers under, given the registered routes (``routes_of``: a snapshot's, by
     provider id): ``id_2`` (``_3`` ...) where the id belongs to routes of another document
     (two AWS documents both titled "Amazon Cognito Identity ..."). The same document (a file
-    by its path, a dict by its content) keeps the id it has; with ``replace``, a changed dict
-    takes the one id its title's dicts hold (several: refused, say ``provider=``), so
-    replacing a document never removes another's routes."""
+    or URL by its path, a dict by its content) keeps the id it has; with ``replace``, another
+    document of the title (a new version under a new file name, a changed dict) takes the
+    one id that title's documents hold, as :meth:`~schemarouter.SchemaRouter.diff` predicts
+    (several: the one documents of its sort hold, dicts or files and URLs; else refused, say
+    ``provider=``), so replacing a document never removes another's
+    routes by chance."""
     access = registration.routes[0].access
     base = registration.routes[0].provider.id
 
@@ -158,16 +161,26 @@ def provider_id_for(
         return access.document != "<dict>" or other.document_hash == access.document_hash
 
     name = next((i for i in chain if any(same(a) for a in held(i))), None)
-    if name is None and replace and access.document == "<dict>":
-        dicts = [i for i in chain if held(i) and all(a.document == "<dict>" for a in held(i))]
-        if len(dicts) > 1:
+    if name is None and replace:
+        documents = [
+            i for i in chain if held(i) and all(a.kind is AccessKind.OPENAPI for a in held(i))
+        ]
+        if len(documents) > 1:  # the one of them a document of its sort (dict, file) holds
+            dicts = access.document == "<dict>"
+            alike = [
+                i for i in documents if all((a.document == "<dict>") == dicts for a in held(i))
+            ]
+            documents = alike if len(alike) == 1 else documents
+        if len(documents) > 1:
+            sources = "; ".join(f"{i} ({sources_of(routes_of(i))})" for i in documents)
             raise RegistrationError(
-                f"documents given as dicts are registered under {', '.join(dicts)}; "
-                "which one this replaces cannot be told",
+                f"documents titled {registration.routes[0].provider.display_name!r} are "
+                f"registered under several providers: {sources}; which one this replaces "
+                "cannot be told",
                 where=access.document,
                 hint="Pass provider= to name the one to replace",
             )
-        name = dicts[0] if dicts else None
+        name = documents[0] if documents else None
     if name is None:  # a new document: the first id no other document holds
         name = next(i for i in chain if not held(i))
     return name
