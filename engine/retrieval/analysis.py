@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = [
+    "DOMAIN_KINDS",
     "NAMED_IDENTIFIER",
     "SOURCE_WORDS",
     "Analyzer",
@@ -43,6 +44,8 @@ __all__ = [
     "QueryAnalysis",
     "RuleAnalyzer",
     "bind_parameters",
+    "find_values",
+    "fitted_value_count",
     "gate_analysis",
     "named_identifiers",
     "value_schema",
@@ -162,7 +165,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("identifier.cas", re.compile(r"\b\d{2,7}-\d{2}-\d\b")),
     (
         "identifier.material_id",
-        re.compile(r"\b(?:mp|mvc|oqmd|aflow|cod|JVASP|jvasp|agm|mpds)-\d+\b|\b[A-Z]{2,5}-\d+\b"),
+        re.compile(
+            r"\b(?:mp|mvc|oqmd|aflow|cod|JVASP|jvasp|agm|mpds)-\d+\b|(?<![\w\-])[A-Z]{2,5}-\d+\b"
+        ),
     ),
     ("time.date", re.compile(r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")),
     ("time.year", re.compile(r"\b(?:since|after|before|from|in|until)\s+((?:19|20)\d{2})\b")),
@@ -173,6 +178,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+
+#: Kinds of one domain's identifiers whose shapes other codes share (a SKU ``BOL-0042`` is
+#: shaped like a material id ``MAT-7``): read only where a registered route has a parameter
+#: of that kind; elsewhere the code is left to the identifier-after-its-thing rule.
+DOMAIN_KINDS = frozenset(("identifier.material_id", "identifier.cas", "identifier.arxiv_id"))
 
 #: The kind of an identifier given right after the thing it identifies (``BoundValue.of``).
 NAMED_IDENTIFIER = "identifier.named"
@@ -413,13 +423,21 @@ class RuleAnalyzer:
             named_providers=tuple(names.named_providers(query)),
             named_routes=tuple(names.named_routes(query)),
             source_constraints=sources,
-            values=tuple(find_values(query)),
+            values=tuple(find_values(query, kinds=snapshot.derived("query.kinds", _kinds_of))),
             analyzer=self.name,
         )
 
 
-def find_values(query: str) -> list[BoundValue]:
-    """Identifiers and values in ``query``, in order of appearance, without overlaps."""
+def _kinds_of(snapshot: RegistrySnapshot) -> frozenset[str]:
+    """The value kinds the parameters of ``snapshot``'s routes take."""
+    kinds = (_parameter_kind(p) for r in snapshot.routes.values() for p in r.endpoint.parameters)
+    return frozenset(kind for kind in kinds if kind is not None)
+
+
+def find_values(query: str, *, kinds: Container[str] | None = None) -> list[BoundValue]:
+    """Identifiers and values in ``query``, in order of appearance, without overlaps.
+    ``kinds``: the kinds a registry's parameters take; a kind of :data:`DOMAIN_KINDS` not
+    among them is not read (``None``: every kind is)."""
     found: list[BoundValue] = []
     taken: list[tuple[int, int]] = []
 
@@ -427,6 +445,8 @@ def find_values(query: str) -> list[BoundValue]:
         return all(end <= s or start >= e for s, e in taken)
 
     for kind, pattern in _PATTERNS:
+        if kinds is not None and kind in DOMAIN_KINDS and kind not in kinds:
+            continue
         for match in pattern.finditer(query):
             group = 1 if match.groups() and match.group(1) is not None else 0
             start, end = match.span(group)
@@ -465,6 +485,16 @@ def named_identifiers(values: Iterable[BoundValue]) -> dict[str, str]:
         if value.kind == NAMED_IDENTIFIER and value.of:
             found.setdefault(stem(value.of), value.value)
     return found
+
+
+def fitted_value_count(analysis: QueryAnalysis) -> int:
+    """How many values (not identifiers after a thing) the request gives, read as the
+    shipped abstention model was fit with: the rules' reading with every kind (a code shaped
+    like a material id counts where no route takes one, as it did then); an analyzer's own
+    values where another analyzer read the request."""
+    rules = analysis.analyzer == RuleAnalyzer.name
+    values = find_values(analysis.text) if rules else analysis.values
+    return sum(v.kind != NAMED_IDENTIFIER for v in values)
 
 
 #: Parameter names that take a value kind when the parameter declares no semantic id.

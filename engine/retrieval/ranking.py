@@ -24,8 +24,8 @@ from schemarouter.retrieval.abstention import (
     relevance_features,
 )
 from schemarouter.retrieval.analysis import (
-    NAMED_IDENTIFIER,
     QueryAnalysis,
+    fitted_value_count,
     gate_analysis,
     named_identifiers,
 )
@@ -252,7 +252,7 @@ class Ranker:
                 known_word_share=index.known_token_share(text),
                 resolved_fields=len(resolved),
                 # the kinds the shipped model was fit with (not identifiers after a thing)
-                query_values=sum(v.kind != NAMED_IDENTIFIER for v in analysis.values),
+                query_values=fitted_value_count(analysis),
             )
             if model is not None and not model.uses_candidates() and not ranked[0].forced:
                 # a query-level model reads the request's signals before reranking

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from schemarouter.retrieval.analysis import (
     RuleAnalyzer,
     bind_parameters,
     find_values,
+    fitted_value_count,
     gate_analysis,
 )
 
@@ -108,3 +110,68 @@ def test_gate_analysis_drops_invented_names(snapshot: RegistrySnapshot) -> None:
     assert gated.named_providers == ("cod",)
     assert gated.named_routes == ("cod/rest/result",)
     assert gated.rejected == ("provider:skynet", "route:skynet/x/y")
+
+
+def _inventory(*, materials: bool = False) -> RegistrySnapshot:
+    """An inventory API (items by ``itemId``, warehouses by ``warehouseId``), with or without
+    a route taking a ``material_id``."""
+    from schemarouter.adapters.openapi import openapi_registration
+
+    def get(name: str, parameter: str) -> dict[str, Any]:
+        return {
+            "get": {
+                "operationId": name,
+                "parameters": [
+                    {
+                        "name": parameter,
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string"},
+                    }
+                ],
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+
+    paths = {
+        "/items/{itemId}": get("getItem", "itemId"),
+        "/warehouses/{warehouseId}/stock": get("getStock", "warehouseId"),
+    }
+    if materials:
+        paths["/materials/{material_id}"] = get("getMaterial", "material_id")
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "Inventory", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9/"}],
+        "paths": paths,
+    }
+    registry = Registry()
+    registry.register(openapi_registration(document))
+    return registry.snapshot()
+
+
+def test_codes_are_material_ids_only_where_a_route_takes_one() -> None:
+    """``\\b[A-Z]{2,5}-\\d+\\b`` read the SKU BOL-0042 as a Materials Project id in a registry
+    with no materials route, so it never bound, and ``WH-AMS-1`` as the fragment ``AMS-1``
+    (trial N §2). Now a domain kind applies where a parameter takes it; elsewhere the code
+    is an identifier after its thing, read whole."""
+    snapshot = _inventory()
+    found = RuleAnalyzer().analyze("unit weight of item BOL-0042", snapshot).values
+    assert [(v.kind, v.value, v.of) for v in found] == [(NAMED_IDENTIFIER, "BOL-0042", "item")]
+    assert bind_parameters(snapshot.route("inventory/rest/get_item"), found) == {
+        "itemId": "BOL-0042"
+    }
+    found = RuleAnalyzer().analyze("stock levels in warehouse WH-AMS-1", snapshot).values
+    assert [(v.kind, v.value) for v in found] == [(NAMED_IDENTIFIER, "WH-AMS-1")]
+    assert bind_parameters(snapshot.route("inventory/rest/get_stock"), found) == {
+        "warehouseId": "WH-AMS-1"
+    }
+    # the abstention model's value count reads as the model was fit: the code counts
+    analysis = RuleAnalyzer().analyze("recent papers on COVID-19", snapshot)
+    assert analysis.values == () and fitted_value_count(analysis) == 1
+    # where a route takes a material id, the kind applies, but never to a piece of a code
+    snapshot = _inventory(materials=True)
+    found = RuleAnalyzer().analyze("band gap of material MAT-7", snapshot).values
+    assert [(v.kind, v.value) for v in found] == [("identifier.material_id", "MAT-7")]
+    found = RuleAnalyzer().analyze("stock levels in warehouse WH-AMS-1", snapshot).values
+    assert [(v.kind, v.value) for v in found] == [(NAMED_IDENTIFIER, "WH-AMS-1")]
