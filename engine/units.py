@@ -98,6 +98,10 @@ UNIT_ALIASES: dict[str, str] = {
     "KRW": "KRW",
     "USD": "USD",
     "%": "percent",
+    # relative humidity as datasheets write it: pint reads "%RH" as percent * ronnahenry
+    "%RH": "percent",
+    "% RH": "percent",
+    "%rh": "percent",
     "percent": "percent",
     "ppm": "ppm",
     "mg/L": "mg/L",

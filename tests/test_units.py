@@ -37,6 +37,16 @@ def test_pint_alone_would_misread_mu_b() -> None:
     assert str(parse_unit("μB")) == "bohr_magneton"
 
 
+@pytest.mark.parametrize("unit", ["%RH", "% RH", "%rh", "% rh"])
+def test_relative_humidity_is_a_percent(unit: str) -> None:
+    """pint alone reads ``%RH`` as percent * ronnahenry (an inductance) and ``%rh`` as
+    percent * rontohour (trial N §3)."""
+    assert parse_unit(unit) == parse_unit("%")
+    assert dimension_of(unit) == "dimensionless"
+    humidity = OutputField(name="humidity", unit=unit, dimension="dimensionless")
+    check_field_units(humidity, where="telemetry.yaml")  # refused before: [mass] * [length] ...
+
+
 def test_unknown_units_are_refused() -> None:
     for bad in ("furlongz", "μQ", "Å^x", ""):
         with pytest.raises(UnitError):
