@@ -125,6 +125,15 @@ class OpenAPIReader:
             hint="See the OpenAPI specification for this object's shape",
         )
 
+    def violation(self, location: str, what: str, reading: str, *, hint: str) -> None:
+        """A part of the document the specification forbids that is still read: refused
+        when strict; else recorded once, ``"location: what; reading"``."""
+        if self.repairs is None:
+            raise DocumentError(what, where=self.where(location), hint=hint)
+        note = f"{location}: {what}; {reading}"
+        if note not in self.repairs:
+            self.repairs.append(note)
+
     def text(self, node: Mapping[str, Any], key: str, location: str) -> str:
         return optional_text(node.get(key), self.where(location), key)
 
@@ -245,7 +254,17 @@ class OpenAPIReader:
         def default(match: re.Match[str]) -> str:
             spec = variables.get(match.group(1))
             value = spec.get("default") if isinstance(spec, Mapping) else None
-            return str(value) if isinstance(value, str | int | float) else match.group(0)
+            if not isinstance(value, str | int | float):
+                return match.group(0)
+            enum = spec.get("enum") if isinstance(spec, Mapping) else None
+            if isinstance(enum, list) and enum and str(value) not in map(str, enum):
+                self.violation(
+                    f"servers[0].variables.{match.group(1)}.default",
+                    f"the default {value!r} is not among its enum {enum}",
+                    "used as given",
+                    hint="Make the default one of the enum's values, or pass base_url=",
+                )
+            return str(value)
 
         candidate = _VARIABLE.sub(default, raw.strip())
         if self.url and not re.match(r"^[a-z][a-z0-9+.\-]*:", candidate, re.IGNORECASE):
@@ -379,6 +398,12 @@ class OpenAPIReader:
             entry = self.mapping(param["content"].get(media), f"{where}.content.{media}")
             raw, raw_where = entry.get("schema", {}), f"{where}.content.{media}.schema"
         else:
+            self.violation(
+                where,
+                f"parameter {param.get('name')!r} has neither a schema nor a content",
+                "any value is accepted",
+                hint="Give the parameter a schema (strict=False accepts any value, and says so)",
+            )
             raw, raw_where = {}, where
         schema: dict[str, Any] = as_object_schema(self.request_schema(raw, raw_where))
         description = self.text(param, "description", where)

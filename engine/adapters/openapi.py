@@ -495,6 +495,7 @@ def openapi_registration(
     specs: list[RouteSpec] = []
     ids: set[str] = set()
     used: set[str] = set()
+    operation_ids: dict[str, str] = {}  # operationId -> the location of its first operation
     for ref in reader.operations():
         operation_id = ref.operation.get("operationId")
         if operation_id is not None and not isinstance(operation_id, str):
@@ -515,6 +516,15 @@ def openapi_registration(
         while endpoint_id in ids:
             endpoint_id, n = f"{base_id}_{n}", n + 1
         ids.add(endpoint_id)
+        if operation_id and operation_id in operation_ids:
+            reader.violation(
+                f"{ref.location}.operationId",
+                f"operationId {operation_id!r} is also {operation_ids[operation_id]}'s (an "
+                "operationId must be unique)",
+                f"registered as {endpoint_id!r}",
+                hint="Give each operation an operationId of its own",
+            )
+        operation_ids.setdefault(operation_id or "", ref.location)
         effect, key = _effect(
             ref, name, endpoint_id, overrides, loaded.source, trusted=trusted, notes=notes
         )

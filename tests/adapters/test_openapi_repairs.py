@@ -47,6 +47,7 @@ def _doc(parameters: list[Doc] | None = None, schema: Doc | None = None, **op: A
 
 _PATH_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
 _AT = "paths./things/{id}.get"
+_TEXT: Doc = {"schema": {"type": "string"}}
 
 #: one mistake each: (name, document, the error strict mode raises, the warning's location)
 MISTAKES: list[tuple[str, Doc, type[Exception], str]] = [
@@ -84,15 +85,38 @@ MISTAKES: list[tuple[str, Doc, type[Exception], str]] = [
     ),
     (
         "parameter declared twice in one list",
-        _doc([_PATH_ID, {"name": "q", "in": "query"}, {"name": "q", "in": "query"}]),
+        _doc(
+            [_PATH_ID, {"name": "q", "in": "query", **_TEXT}, {"name": "q", "in": "query", **_TEXT}]
+        ),
         DocumentError,
         f"{_AT}.parameters[2]",
     ),
     (
         "query parameter required as a string",
-        _doc([_PATH_ID, {"name": "q", "in": "query", "required": "true"}]),
+        _doc([_PATH_ID, {"name": "q", "in": "query", "required": "true", **_TEXT}]),
         DocumentError,
         f"{_AT}.parameters[1].required",
+    ),
+    # spec violations that were registered silently, even when strict (trial N §4)
+    (
+        "parameter with neither a schema nor a content",
+        _doc([_PATH_ID, {"name": "supplier", "in": "query", "description": "who"}]),
+        DocumentError,
+        f"{_AT}.parameters[1]",
+    ),
+    (
+        "server variable whose default is not among its enum",
+        {
+            **_doc(),
+            "servers": [
+                {
+                    "url": "https://things.example.org/{version}",
+                    "variables": {"version": {"default": "v3", "enum": ["v1", "v2"]}},
+                }
+            ],
+        },
+        DocumentError,
+        "servers[0].variables.version.default",
     ),
     (
         "server URL with a query (the operation's path would land in it)",
@@ -115,6 +139,26 @@ def test_each_mistake_is_refused_strictly_and_repaired_leniently(
     registration = openapi_registration(document, provider="things", source="t.json")
     assert [w.split(": ", 1)[0] for w in registration.warnings] == [where]
     assert [r.route_id for r in registration.routes] == ["things/rest/get_thing"]
+
+
+def test_a_duplicate_operation_id_is_refused_strictly_and_named_leniently() -> None:
+    """Two operations with one operationId registered silently, even when strict, the later
+    as ``get_thing_2`` (trial N §4). OpenAPI: "The id MUST be unique among all operations"."""
+    document = _doc()
+    document["paths"]["/others/{id}"] = {"get": {**document["paths"]["/things/{id}"]["get"]}}
+    with pytest.raises(DocumentError) as raised:
+        openapi_registration(document, provider="things", source="t.json", strict=True)
+    assert raised.value.where == "t.json: paths./others/{id}.get.operationId"
+    assert "'getThing' is also paths./things/{id}.get's" in str(raised.value)
+    registration = openapi_registration(document, provider="things", source="t.json")
+    assert list(registration.warnings) == [
+        "paths./others/{id}.get.operationId: operationId 'getThing' is also "
+        "paths./things/{id}.get's (an operationId must be unique); registered as 'get_thing_2'"
+    ]
+    assert [r.route_id for r in registration.routes] == [
+        "things/rest/get_thing",
+        "things/rest/get_thing_2",
+    ]
 
 
 @pytest.mark.parametrize(
