@@ -199,12 +199,29 @@ class OpenAPIReader:
             hint="Supported: Swagger 2.0, OpenAPI 3.0.x and 3.1.x (write the version as a string)",
         )
 
-    def base_url(self) -> str | None:
+    def base_url(self, notes: list[str] | None = None) -> str | None:
         """The document's own base URL, or ``None`` where it has no absolute http(s) one. A
         server URL with a query, fragment or credentials cannot take an operation's path
-        after it: refused in strict reading, left unbound (and said so) in lenient."""
+        after it, nor one with a variable that has no default: refused in strict reading,
+        left unbound (and said so) in lenient. A relative one that nothing resolves is left
+        unbound, and said so in ``notes``."""
         candidate = self._swagger_base() if self.dialect == "oas2" else self._server_base()
+        unbound = "the routes stay unbound (pass base_url= to bind them)"
+        if candidate and self.dialect != "oas2" and _VARIABLE.search(candidate):
+            self.violation(
+                "servers[0].url",
+                self._variables_without_default(),
+                unbound,
+                hint="Declare each variable of the URL under servers[0].variables with a "
+                "default, or pass base_url=",
+            )
+            return None
         if not candidate or not _ABSOLUTE_HTTP.match(candidate):
+            if candidate and self.dialect != "oas2" and notes is not None:
+                notes.append(
+                    f"servers[0].url: {candidate!r} is no absolute http(s) URL (a relative one "
+                    f"resolves only against the URL a document is read from); {unbound}"
+                )
             return None
         problem = base_url_problem(candidate)
         if problem is None:
@@ -270,6 +287,21 @@ class OpenAPIReader:
         if self.url and not re.match(r"^[a-z][a-z0-9+.\-]*:", candidate, re.IGNORECASE):
             candidate = urljoin(self.url, candidate)
         return candidate
+
+    def _variables_without_default(self) -> str:
+        """What the first server URL's variables lack, for an error or a warning."""
+        server = self.doc["servers"][0]
+        raw = server["url"]
+        variables = server.get("variables")
+        variables = variables if isinstance(variables, Mapping) else {}
+        lacking = []
+        for name in dict.fromkeys(_VARIABLE.findall(raw)):
+            spec = variables.get(name)
+            if not isinstance(spec, Mapping):
+                lacking.append(f"{{{name}}} is not declared under its variables")
+            elif not isinstance(spec.get("default"), str | int | float):
+                lacking.append(f"{{{name}}} has no default")
+        return f"the server URL {raw!r} cannot be used: {', '.join(lacking)}"
 
     def info(self) -> Mapping[str, Any]:
         return self.mapping(self.doc.get("info", {}), "info")

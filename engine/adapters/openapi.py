@@ -485,7 +485,7 @@ def openapi_registration(
     reader = OpenAPIReader(
         loaded.data, source=loaded.source, url=loaded.url, repairs=None if strict else notes
     )
-    resolved_base = base_url if base_url is not None else reader.base_url()
+    resolved_base = base_url if base_url is not None else reader.base_url(notes)
     provider_model = _provider(provider, reader.info(), loaded.source, resolved_base)
     security = SecuritySchemes(reader, provider_id=provider_model.id)
     overrides = _overrides(effect_overrides, loaded.source)

@@ -488,7 +488,7 @@ class Gatekeeper:
             raise PolicyError(
                 f"{route.route_id} is not bound to an invoker at its current fingerprint",
                 where=where,
-                hint="Bind it (router.bind, bind_http_routes, bind_mcp_session) first",
+                hint=http.not_bound_hint(route),
             )
         if closed_by_owner(invoker):
             raise PolicyError(  # refused here: no call, and no failure of the route

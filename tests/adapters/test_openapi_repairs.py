@@ -17,9 +17,12 @@ from schemarouter.errors import (
     ArgumentError,
     DocumentError,
     ParameterValidationError,
+    PolicyError,
     SchemaError,
 )
 from schemarouter.index import HashingEncoder
+
+from servers.loopback import LoopbackServer, json_response
 
 Doc = dict[str, Any]
 
@@ -119,6 +122,21 @@ MISTAKES: list[tuple[str, Doc, type[Exception], str]] = [
         "servers[0].variables.version.default",
     ),
     (
+        "server URL with an undeclared variable",
+        {**_doc(), "servers": [{"url": "http://{host}:8080/v1"}]},
+        DocumentError,
+        "servers[0].url",
+    ),
+    (
+        "server URL variable without a default",
+        {
+            **_doc(),
+            "servers": [{"url": "http://{host}/v1", "variables": {"host": {"enum": ["a"]}}}],
+        },
+        DocumentError,
+        "servers[0].url",
+    ),
+    (
         "server URL with a query (the operation's path would land in it)",
         {**_doc(), "servers": [{"url": "https://things.example.org/v1?tenant=1"}]},
         DocumentError,
@@ -189,6 +207,36 @@ def test_a_base_url_an_operation_path_cannot_follow_is_refused(base_url: str, pr
     assert [w.split(": ", 1)[0] for w in change.warnings] == ["servers[0].url"]
     assert all("s3cret" not in w for w in change.warnings)
     assert not router.is_bound("things/rest/get_thing")
+
+
+def test_a_server_url_that_cannot_be_used_is_said_at_registration_and_at_the_call() -> None:
+    """A server URL with an undeclared variable registered its routes unbound with no
+    warning, and the call only said to bind the route (trial N §5). Now the registration
+    says why and the refused call names the server URL and ``base_url=``."""
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    servers = [{"url": "http://{host}:8080/v1"}]
+    change = router.add_openapi({**_doc(), "servers": servers}, provider="things")
+    assert list(change.warnings) == [
+        "servers[0].url: the server URL 'http://{host}:8080/v1' cannot be used: {host} is not "
+        "declared under its variables; the routes stay unbound (pass base_url= to bind them)"
+    ]
+    assert not router.is_bound("things/rest/get_thing")
+    with pytest.raises(PolicyError) as raised:
+        router.call("things/rest/get_thing", {"id": "1"})
+    assert "gave no server URL that could be used" in str(raised.value)
+    assert "add_openapi(..., base_url=..., replace=True)" in str(raised.value)
+    with LoopbackServer(lambda request: json_response({"id": "1"})) as api:
+        router.add_openapi(
+            {**_doc(), "servers": servers}, provider="things", base_url=api.base_url, replace=True
+        )
+        assert router.call("things/rest/get_thing", {"id": "1"}).output == {"id": "1"}
+        assert [r.path for r in api.requests] == ["/things/1"]
+    # a relative server with nothing to resolve it against: unbound, and said so either way
+    relative = {**_doc(), "servers": [{"url": "/v1"}]}
+    for strict in (False, True):
+        registration = openapi_registration(relative, provider="things", strict=strict)
+        assert [w.split(": ", 1)[0] for w in registration.warnings] == ["servers[0].url"]
+        assert "'/v1' is no absolute http(s) URL" in registration.warnings[0]
 
 
 def test_every_repair_keeps_the_meaning_and_says_where() -> None:

@@ -51,6 +51,7 @@ __all__ = [
     "build_request",
     "exchange",
     "http_target",
+    "not_bound_hint",
     "origin",
     "retry_after_seconds",
     "send_async",
@@ -87,6 +88,18 @@ def bind_http_routes(router: Any, routes: Iterable[Route] | None = None) -> list
     stays unbound, and one another registration replaced since keeps that one's base URL."""
     routes = router.snapshot() if routes is None else routes
     return bind_if_current(router, routes, http_target, keep_bound=True)
+
+
+def not_bound_hint(route: Route) -> str:
+    """The hint of a call refused for want of a binding: an OpenAPI route with no base URL
+    was registered unbound because its document's server URL could not be used."""
+    if route.access.kind is AccessKind.OPENAPI and not route.access.base_url:
+        return (
+            "Its document gave no server URL that could be used (the registration's warnings say "
+            "why), so it was registered unbound: register the document again with "
+            "add_openapi(..., base_url=..., replace=True), or bind it (router.bind)"
+        )
+    return "Bind it (router.bind, bind_http_routes, bind_mcp_session) first"
 
 
 class RawResponse(NamedTuple):
