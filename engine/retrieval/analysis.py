@@ -166,7 +166,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "identifier.material_id",
         re.compile(
-            r"\b(?:mp|mvc|oqmd|aflow|cod|JVASP|jvasp|agm|mpds)-\d+\b|(?<![\w\-])[A-Z]{2,5}-\d+\b"
+            r"\b(?:mp|mvc|oqmd|aflow|cod|JVASP|jvasp|agm|mpds)-\d+(?![^\W\uac00-\ud7a3])"
+            r"|(?<![\w\-])[A-Z]{2,5}-\d+(?![^\W\uac00-\ud7a3])"
         ),
     ),
     ("time.date", re.compile(r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")),
@@ -189,10 +190,16 @@ NAMED_IDENTIFIER = "identifier.named"
 #: "<thing> <identifier>", "<thing> id: <identifier>", "<thing> #<identifier>": the identifier
 #: has a digit and is a run of letters, digits, ``-`` and ``_`` (12345, L88917, u-77, 77a0f1),
 #: not a file name (``report-2026.csv``) or a decimal
+#: A Korean thing word may stand before it (센서 S-00017: its English gloss is the thing), and
+#: a Hangul particle right after it ends it (S-00017의, BOL-0042를).
 _NAMED_ID = re.compile(
-    r"\b([A-Za-z]{3,})\s+(?:(?:id|ID|Id)\s*[:=]?\s*|#|no\.\s*)?"
-    r"((?=[\w\-]*\d)[A-Za-z0-9][\w\-]*[A-Za-z0-9]|\d)(?![\w\-]|\.\w)"
+    r"\b([A-Za-z]{3,}|[\uac00-\ud7a3]+)\s+(?:(?:id|ID|Id)\s*[:=]?\s*|#|no\.\s*)?"
+    r"((?=(?:[^\W\uac00-\ud7a3]|-)*\d)[A-Za-z0-9](?:[^\W\uac00-\ud7a3]|-)*[A-Za-z0-9]|\d)"
+    r"(?![^\W\uac00-\ud7a3]|-|\.\w)"
 )
+#: Hangul after an identifier of digits alone that makes it an identifier (a particle, 번:
+#: "주문 12345번", "주문 12345의"); any other is a counter or a unit ("파일 3개", "5일").
+_PARTICLES = ("의", "을", "를", "은", "는", "이", "가", "에", "로", "와", "과", "도", "번")
 _FOLLOWING_WORD = re.compile(r"\s+([A-Za-z]+)")
 #: Words that are never a thing with an identifier after them: function words, and the nouns
 #: of counts, sizes and times ("top 10", "page 2", "season 3", "version 4", "in 2024").
@@ -216,6 +223,15 @@ def _named_identifiers(text: str) -> list[tuple[str, str, int, int]]:
     found = []
     for match in _NAMED_ID.finditer(text):
         thing, token = match.group(1), match.group(2)
+        if not thing.isascii():  # a Korean word: the thing is its English gloss, if any
+            from schemarouter.index.gloss import gloss_tokens
+
+            english = gloss_tokens(thing)
+            after = text[match.end(2) : match.end(2) + 1]
+            hangul = "\uac00" <= after <= "\ud7a3"
+            if not english or (token.isdigit() and hangul and not after.startswith(_PARTICLES)):
+                continue  # no thing the glossary knows, or a count ("파일 3개")
+            thing = english[0]
         if thing.lower() in _NOT_THINGS:
             continue
         if token.isdigit():

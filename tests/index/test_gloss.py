@@ -28,6 +28,8 @@ from helpers import openapi_document
         ("워크스페이스 좀 꺼 줘", ["workspace"]),
         ("nightly 규칙에서 backup-fn 타깃 빼 주세요", ["rule", "target"]),
         ("인증서 비활성화해 줘", ["certificate", "disable", "deactivate"]),  # not 활성화 again
+        # a data platform's words (trial N §6); 미결제 is unpaid, not 결제 (pay) again
+        ("센서 창고 품목의 미결제 인보이스", ["sensor", "warehouse", "item", "unpaid", "invoice"]),
     ],
 )
 def test_the_korean_words_of_a_request_give_their_english(text: str, words: list[str]) -> None:

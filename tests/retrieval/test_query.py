@@ -47,6 +47,7 @@ def snapshot(tiny_catalog: Path) -> RegistrySnapshot:
         ("bulk modulus of Si at 300 K", [("chemical.formula", "Si"), ("quantity", "300")]),
         ("In Korea, I think K is cold", []),
         ("탄화규소 SiC 의 밴드갭", [("chemical.formula", "SiC")]),
+        ("mp-149의 밴드갭", [("identifier.material_id", "mp-149")]),  # a particle ends it
     ],
 )
 def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
@@ -72,6 +73,15 @@ def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
         # nor are file names and decimals
         ("upload file report-2026.csv", []),
         ("set the price 24.50", []),
+        # Korean: a Hangul particle ends the identifier, and the thing word before it is
+        # read through the glossary (trial N §6)
+        ("센서 S-00017의 배터리 전압 알려줘", [("sensor", "S-00017")]),
+        ("센서 S-00017 의 배터리 전압", [("sensor", "S-00017")]),
+        ("창고 WH-AMS-1의 재고 수준을 보여줘", [("warehouse", "WH-AMS-1")]),
+        ("고객 cus_ab12cd34의 미결제 인보이스 목록", [("customer", "cus_ab12cd34")]),
+        ("주문 12345번 조회", [("order", "12345")]),
+        ("파일 3개 보여줘", []),  # a count
+        ("스퀘어 S-00017의 상태", []),  # a name the glossary does not know is no thing
     ],
 )
 def test_an_identifier_written_after_its_thing(text: str, expected: list[tuple[str, str]]) -> None:
@@ -175,3 +185,15 @@ def test_codes_are_material_ids_only_where_a_route_takes_one() -> None:
     assert [(v.kind, v.value) for v in found] == [("identifier.material_id", "MAT-7")]
     found = RuleAnalyzer().analyze("stock levels in warehouse WH-AMS-1", snapshot).values
     assert [(v.kind, v.value) for v in found] == [(NAMED_IDENTIFIER, "WH-AMS-1")]
+
+
+def test_a_korean_request_binds_the_identifier_before_its_particle() -> None:
+    """ "품목 BOL-0042를 조회해줘" extracted no value: the particle was read as part of the
+    code, and 품목 (item) was no thing (trial N §6)."""
+    snapshot = _inventory()
+    for text, route, bound in [
+        ("품목 BOL-0042를 조회해줘", "get_item", {"itemId": "BOL-0042"}),
+        ("창고 WH-AMS-1의 재고 수준을 보여줘", "get_stock", {"warehouseId": "WH-AMS-1"}),
+    ]:
+        found = RuleAnalyzer().analyze(text, snapshot).values
+        assert bind_parameters(snapshot.route(f"inventory/rest/{route}"), found) == bound
