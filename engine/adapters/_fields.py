@@ -148,6 +148,13 @@ def _shallow(schema: Any, defs: Defs) -> dict[str, Any]:
     return kept
 
 
+def _write_only(schema: Any, defs: Defs) -> bool:
+    """Whether a property is ``writeOnly``: the client sends it, a response never has it
+    (a password, a card number), so it is no output field."""
+    schema = _deref(schema, defs)
+    return isinstance(schema, Mapping) and schema.get("writeOnly") is True
+
+
 def _describe(schema: Any, defs: Defs) -> str:
     for alt in _alternatives(schema, defs):
         for key in ("description", "title"):
@@ -162,7 +169,8 @@ def flatten_fields(schema: Any, *, limits: FieldLimits | None = None) -> list[Fi
 
     A leaf is a scalar, an array of scalars, a free-form object, or a container at the depth
     limit (kept with a shallow schema). Arrays of objects descend through ``*``. ``allOf``
-    / ``anyOf`` / ``oneOf`` alternatives contribute the union of their properties. Names
+    / ``anyOf`` / ``oneOf`` alternatives contribute the union of their properties, but for
+    ``writeOnly`` ones (a response never has them). Names
     are the path without ``*`` (``results.title``); the root itself is named ``result``.
     """
     limits = limits or FieldLimits()
@@ -177,7 +185,7 @@ def flatten_fields(schema: Any, *, limits: FieldLimits | None = None) -> list[Fi
         if depth < limits.max_depth and len(segments) < _MAX_SEGMENTS:
             if properties:
                 for name, sub in properties.items():
-                    if isinstance(name, str) and name.strip():
+                    if isinstance(name, str) and name.strip() and not _write_only(sub, defs):
                         queue.append(((*segments, name), sub, depth + 1))
                 continue
             if items is not None and _descends(items, defs):

@@ -153,8 +153,53 @@ def test_a_shared_component_is_read_per_use_at_every_depth() -> None:
         {"id": "g", "owner": member, "members": [member], "deputy": member, "admin": admin_out}
     )
     assert not read.is_valid({"id": "g", "owner": {"name": "ann"}, "members": []})  # id stays
-    # the output fields are those of the schema as written (retrieval reads their names)
-    assert "owner.password" in {f.name for f in endpoint.output_fields}
+    # the output fields leave the writeOnly ones out, at every depth and in combinators
+    names = {f.name for f in endpoint.output_fields}
+    assert {"owner.name", "members.name", "admin.name"} <= names
+    assert not [name for name in names if name.endswith("password")]
+
+
+def test_a_write_only_property_is_no_output_field() -> None:
+    """A ``writeOnly`` property (``tax_id``: "VAT number; never returned") stayed an output
+    field of the GET: retrieval matched it, the plan asked for it and the step came back
+    ``ok`` with it missing (trial N §7). It stays in the request body."""
+    customer = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "readOnly": True},
+            "email": {"type": "string"},
+            "tax_id": {"type": "string", "writeOnly": True, "description": "VAT number"},
+        },
+    }
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "Billing", "version": "1"},
+        "servers": [{"url": "https://billing.example.org"}],
+        "components": {"schemas": {"Customer": customer}},
+        "paths": {
+            "/customers": {
+                "post": {
+                    "operationId": "createCustomer",
+                    "requestBody": _json({"$ref": "#/components/schemas/Customer"}),
+                    "responses": {"201": _json({"$ref": "#/components/schemas/Customer"})},
+                }
+            },
+            "/customers/{id}": {
+                "get": {
+                    "operationId": "getCustomer",
+                    "parameters": [
+                        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": {"200": _json({"$ref": "#/components/schemas/Customer"})},
+                }
+            },
+        },
+    }
+    get = _endpoint(document, "billing/rest/get_customer")
+    assert [f.name for f in get.output_fields] == ["id", "email"]
+    create = _endpoint(document, "billing/rest/create_customer")
+    assert [f.name for f in create.output_fields] == ["id", "email"]
+    assert set(create.input_schema["properties"]["body"]["properties"]) == {"email", "tax_id"}
 
 
 def test_openapi_3_1_reads_them_too() -> None:
