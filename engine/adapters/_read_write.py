@@ -15,10 +15,10 @@ reading (nothing is changed in place):
 
 - :func:`request_schema`: a read-only property leaves ``properties`` and ``required``. It is
   left out rather than kept optional so that an agent is never offered a field the server
-  ignores or refuses. Where the object is closed (``additionalProperties: false``), sending one
-  is then refused before the call, naming it, which is what the specification asks; where the
-  object is open, a value under that name is checked by ``additionalProperties`` like any
-  other undeclared key.
+  ignores or refuses. The object names it under
+  :data:`~schemarouter.safety.arguments.READ_ONLY_KEY` (tool definitions drop ``x-`` keys), and
+  the gate refuses a value sent under that name, open object or closed, saying it is
+  read-only, which is what the specification asks.
 - :func:`response_schema`: a write-only property leaves ``required`` and stays in
   ``properties`` (a server that does return it is not wrong, and the output fields keep their
   names).
@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from schemarouter.registry.defs import DEFS_PREFIX
+from schemarouter.safety.arguments import READ_ONLY_KEY
 
 __all__ = ["request_schema", "response_schema"]
 
@@ -122,6 +123,8 @@ class _Reading:
             }
             if len(kept) != len(properties) or any(kept[n] is not properties[n] for n in kept):
                 out["properties"] = kept
+            if len(kept) != len(properties):  # named, so that the gate refuses them
+                out[READ_ONLY_KEY] = sorted(set(properties) - set(kept))
         for key in ("patternProperties", "$defs", "dependentSchemas"):
             value = node.get(key)
             if isinstance(value, Mapping):

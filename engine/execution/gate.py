@@ -56,6 +56,7 @@ from schemarouter.planning.fallbacks import fallback_compatible
 from schemarouter.planning.planner import PlanStep
 from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
 from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.safety.arguments import argument_validator
 
 __all__ = [
     "ExecutionHost",
@@ -284,7 +285,7 @@ def check_arguments(
         ((name,), params[name].json_schema, value) for name, value in arguments.items()
     ]
     for prefix, schema, instance in schemas:
-        error = next(iter(schema_validator(schema).iter_errors(instance)), None)
+        error = next(iter(argument_validator(schema).iter_errors(instance)), None)
         if error is not None:
             path = json_path([*prefix, *error.absolute_path])
             raise with_path(
