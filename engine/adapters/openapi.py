@@ -554,6 +554,9 @@ def openapi_registration(
             hint="Key overrides by operationId, 'METHOD /path' or endpoint id",
         )
     logger.info("%s: %d operations compiled", loaded.source, len(specs))
+    if not specs:
+        why = "only webhooks, which are no routes" if reader.doc.get("webhooks") else "none"
+        notes.append(f"paths: the document has no operations ({why}); nothing is registered")
     if builder.transport:
         counts = ", ".join(
             f"{n} ({c} operation{'s' * (c > 1)})" for n, c in builder.transport.items()

@@ -167,7 +167,7 @@ def validation_problems(exc: ValidationError, *, prefix: str = "") -> list[tuple
             else:
                 loc += f".{part}" if loc else str(part)
         kind = error["type"]
-        message = error["msg"]
+        message = error["msg"].removeprefix("Value error, ")  # a validator's own words
         if kind == "extra_forbidden":
             message = "unknown key (not part of the contract)"
         elif kind == "missing":

@@ -475,6 +475,18 @@ def read_local_text(
         ) from None
 
 
+def _looks_like_text(document: str) -> bool:
+    """Whether a string given as a path is a document's own text (read from a config
+    service): a line break, or the start of YAML or JSON; never an existing file."""
+    start = document.lstrip()
+    if not ("\n" in document or start.startswith(("openapi:", "swagger:", "{"))):
+        return False
+    try:
+        return not Path(document).is_file()
+    except (OSError, ValueError):  # a name too long, a NUL byte: no file
+        return True
+
+
 def load_document(
     document: Any,
     *,
@@ -502,6 +514,13 @@ def load_document(
         )
         is_json = "json" in content_type or url.lower().split("?")[0].endswith(".json")
         data = to_json_value(parse_text(text, source=name, json_first=is_json), name)
+    elif isinstance(document, str) and _looks_like_text(document):
+        raise DocumentError(
+            "this looks like document text, not a path or a URL",
+            where=source or f"<text: {document.lstrip()[:40]!r}...>",
+            hint="Pass the document parsed, as a dict: add_openapi(yaml.safe_load(text)) (or "
+            "json.loads(text))",
+        )
     elif isinstance(document, str | os.PathLike):
         path = Path(document)
         name = source or str(path)

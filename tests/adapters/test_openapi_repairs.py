@@ -239,6 +239,24 @@ def test_a_server_url_that_cannot_be_used_is_said_at_registration_and_at_the_cal
         assert "'/v1' is no absolute http(s) URL" in registration.warnings[0]
 
 
+_WEBHOOK = {"post": {"responses": {"200": {"description": "ok"}}}}
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [({"webhooks": {"reading": _WEBHOOK}}, "only webhooks, which are no routes"), ({}, "none")],
+)
+def test_a_document_with_no_operations_is_said(extra: Doc, why: str) -> None:
+    """A 3.1 document with only webhooks, or empty paths, registered an empty provider with
+    no word (trial N §10)."""
+    document = {**_doc(), "paths": {}, **extra}
+    registration = openapi_registration(document, provider="things", source="t.json")
+    assert registration.routes == ()
+    assert list(registration.warnings) == [
+        f"paths: the document has no operations ({why}); nothing is registered"
+    ]
+
+
 def test_every_repair_keeps_the_meaning_and_says_where() -> None:
     """All the mistakes in one document (a Swagger 2.0 one: booleans and numbers written inline
     in its parameters), each read as meant, each warned about once."""

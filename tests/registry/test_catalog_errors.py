@@ -325,6 +325,18 @@ def test_one_semantic_id_normalized_to_two_units_is_said(tmp_path: Path) -> None
     assert "'mechanical.bulk_modulus' to 'GPa'" in clash and "to 'Pa'" in clash
 
 
+def test_a_validator_s_message_is_its_own_words(tmp_path: Path) -> None:
+    """Catalog errors began "Value error, " (pydantic's prefix) (trial N §10)."""
+    doc = yaml.safe_load(TINY_CATALOG)
+    _field(doc, "k_vrh")["dimension"] = "temperature"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(doc), "utf-8")
+    with pytest.raises(DocumentError) as caught:
+        SchemaRouter().add_catalog(bad)
+    assert caught.value.what.startswith("field 'k_vrh': dimension 'temperature' differs")
+    assert "Value error" not in str(caught.value)
+
+
 def test_one_mistake_is_one_problem(tmp_path: Path) -> None:
     """An unknown key in an output field was listed with two more problems, "Tuple should
     have at least 1 item" at the endpoints and the access paths (a user trial): pydantic

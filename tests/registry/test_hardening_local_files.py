@@ -93,6 +93,30 @@ def test_a_folder_given_as_a_document_is_a_document_error(tmp_path: Path) -> Non
     assert isinstance(error, DocumentError) and MESSAGES["folder"] in str(error)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "openapi: 3.1.0\ninfo: {title: Tiny, version: '1'}\npaths: {}\n",
+        '{"openapi": "3.1.0", "info": {"title": "Tiny", "version": "1"}, "paths": {}}',
+        "swagger: '2.0'",
+        "info:\n  title: Tiny\n" * 400,  # past a file name's length
+    ],
+)
+def test_document_text_given_as_a_path_is_told_to_be_passed_parsed(
+    text: str, tmp_path: Path
+) -> None:
+    """Text read from a config service and passed as the document read "cannot read the
+    file: File name too long" or "No such file or directory" (trial N §10)."""
+    with pytest.raises(DocumentError) as caught:
+        SchemaRouter(encoder=HashingEncoder(), embedding_cache=None).add_openapi(text)
+    assert "looks like document text" in str(caught.value)
+    assert "yaml.safe_load(text)" in str(caught.value.hint)
+    # a file whose name starts so is still a file
+    named = tmp_path / "{odd}.json"
+    named.write_text(json.dumps({"openapi": "3.1.0", "info": {}, "paths": {}}), "utf-8")
+    assert load_document(str(named)).data["openapi"] == "3.1.0"
+
+
 def test_a_file_that_grows_while_it_is_read_stops_at_the_cap(tmp_path: Path) -> None:
     """The size is checked on the open file and again while reading: a smaller cap here
     stands for the default one."""
