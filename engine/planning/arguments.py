@@ -18,8 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemarouter.contracts import Parameter, Route, schema_validator
-from schemarouter.retrieval.analysis import BoundValue, bind_parameters, value_schema
+from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
+from schemarouter.retrieval.values import value_schema
 
 __all__ = ["fill_arguments"]
 

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Parameter, Route, SourceType, schema_validator
 from schemarouter.retrieval.identifiers import needed_parameters, stem
+from schemarouter.retrieval.values import coerce_value, parameter_kind
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
@@ -48,7 +49,6 @@ __all__ = [
     "fitted_value_count",
     "gate_analysis",
     "named_identifiers",
-    "value_schema",
 ]
 
 
@@ -446,7 +446,7 @@ class RuleAnalyzer:
 
 def _kinds_of(snapshot: RegistrySnapshot) -> frozenset[str]:
     """The value kinds the parameters of ``snapshot``'s routes take."""
-    kinds = (_parameter_kind(p) for r in snapshot.routes.values() for p in r.endpoint.parameters)
+    kinds = (parameter_kind(p) for r in snapshot.routes.values() for p in r.endpoint.parameters)
     return frozenset(kind for kind in kinds if kind is not None)
 
 
@@ -513,74 +513,6 @@ def fitted_value_count(analysis: QueryAnalysis) -> int:
     return sum(v.kind != NAMED_IDENTIFIER for v in values)
 
 
-#: Parameter names that take a value kind when the parameter declares no semantic id.
-_NAME_HINTS: Mapping[str, tuple[str, ...]] = {
-    "chemical.formula": (
-        "formula",
-        "formula_pretty",
-        "chemical_formula",
-        "composition",
-        "chemical_formula_reduced",
-        "reduced_formula",
-    ),
-    "identifier.doi": ("doi",),
-    "identifier.arxiv_id": ("id_list", "arxiv_id"),
-    "identifier.cas": ("cas", "cas_number", "casrn"),
-    "identifier.material_id": ("material_id", "material_ids", "entry_id", "jid"),
-    "time.date": ("date", "from_date", "since"),
-    "repository.owner": ("owner", "repo_owner", "repository_owner"),
-    "repository.name": ("repo", "repo_name", "repository", "repository_name"),
-}
-
-
-def _parameter_kind(parameter: Parameter) -> str | None:
-    if parameter.semantic_id:
-        return parameter.semantic_id
-    name = parameter.name.lower()
-    for kind, names in _NAME_HINTS.items():
-        if name in names:
-            return kind
-    return None
-
-
-def value_schema(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The schema a non-null value of ``schema`` meets, for reading its ``type``, ``format``
-    and ``enum``: an optional's one non-null member (pydantic writes ``Optional[int]`` as
-    ``{"anyOf": [{"type": "integer"}, {"type": "null"}]}``; a ``$ref`` to the schema's
-    ``$defs`` resolved), ``type: [X, "null"]`` as ``type: X``; else ``schema`` itself."""
-    kinds = schema.get("type")
-    if isinstance(kinds, list) and "null" in kinds:
-        rest = [kind for kind in kinds if kind != "null"]
-        return {**schema, "type": rest[0] if len(rest) == 1 else rest}
-    for key in ("anyOf", "oneOf"):
-        members = schema.get(key)
-        if not isinstance(members, list):
-            continue
-        others = [m for m in members if not (isinstance(m, Mapping) and m.get("type") == "null")]
-        if len(others) != 1 or len(others) == len(members) or not isinstance(others[0], Mapping):
-            continue
-        member = others[0]
-        ref, defs = member.get("$ref"), schema.get("$defs")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(defs, Mapping):
-            found = defs.get(ref.removeprefix("#/$defs/"))
-            member = found if isinstance(found, Mapping) else member
-        return {**{k: v for k, v in schema.items() if k != key}, **member}
-    return schema
-
-
-def _coerce(value: str, schema: Mapping[str, Any]) -> Any:
-    schema = value_schema(schema)
-    kind = schema.get("type")
-    if kind == "array":
-        items = schema.get("items", {})
-        return [_coerce(value, items if isinstance(items, Mapping) else {})]
-    if kind == "integer" and re.fullmatch(r"-?\d+", value):
-        return int(value)
-    if kind == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
-        return float(value)
-    return value
-
-
 def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any]:
     """Bind query values to ``route``'s parameters by kind, and an identifier given after its
     thing to the parameter needing that thing's identifier; keep only schema-valid ones."""
@@ -591,12 +523,12 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
     parameters = {parameter.name: parameter for parameter in route.endpoint.parameters}
 
     def bind(parameter: Parameter, value: str) -> None:
-        candidate = _coerce(value, parameter.json_schema)
+        candidate = coerce_value(value, parameter.json_schema)
         if schema_validator(parameter.json_schema).is_valid(candidate):
             bound[parameter.name] = candidate
 
     for parameter in parameters.values():
-        kind = _parameter_kind(parameter)
+        kind = parameter_kind(parameter)
         if kind is not None and kind in by_kind:
             bind(parameter, by_kind[kind][0].value)
     named = named_identifiers(by_kind.get(NAMED_IDENTIFIER, ()))

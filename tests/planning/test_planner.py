@@ -364,7 +364,7 @@ def test_optional_parameters_are_filled_as_their_non_null_type() -> None:
     ``day: date | None`` for a date in the request: pydantic writes an optional as
     ``anyOf [X, null]``, and the filler read only a top-level ``type`` / ``format``."""
     from schemarouter import SchemaRouter
-    from schemarouter.retrieval.analysis import value_schema
+    from schemarouter.retrieval.values import value_schema
 
     router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
     router.add_callable([electricity_price, forecast, set_hvac], provider="home", effect="read")
