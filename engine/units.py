@@ -97,6 +97,12 @@ UNIT_ALIASES: dict[str, str] = {
     "Ha": "hartree",
     "KRW": "KRW",
     "USD": "USD",
+    "EUR": "EUR",
+    "€": "EUR",
+    "GBP": "GBP",
+    "£": "GBP",
+    "JPY": "JPY",
+    "CNY": "CNY",
     "%": "percent",
     # relative humidity as datasheets write it: pint reads "%RH" as percent * ronnahenry
     "%RH": "percent",
@@ -127,6 +133,12 @@ DIMENSIONS: dict[str, str] = {
     "time": "[time]",
     "temperature": "[temperature]",
     "pressure": "[mass]/[length]/[time]**2",
+    "force": "[mass]*[length]/[time]**2",
+    "speed": "[length]/[time]",
+    "frequency": "1/[time]",
+    "power": "[mass]*[length]**2/[time]**3",
+    "voltage": "[mass]*[length]**2/[time]**3/[current]",
+    "electric_current": "[current]",
     "energy": "[mass]*[length]**2/[time]**2",
     "energy_per_amount": "[mass]*[length]**2/[time]**2/[substance]",
     "energy_per_length": "[mass]*[length]/[time]**2",
@@ -146,6 +158,10 @@ DIMENSIONS: dict[str, str] = {
     "angle": "dimensionless",
     "currency_krw": "[currency_KRW]",
     "currency_usd": "[currency_USD]",
+    "currency_eur": "[currency_EUR]",
+    "currency_gbp": "[currency_GBP]",
+    "currency_jpy": "[currency_JPY]",
+    "currency_cny": "[currency_CNY]",
     "concentration": "[mass]/[length]**3",
     "mass_fraction": "dimensionless",
     "count": "dimensionless",
@@ -166,6 +182,10 @@ def _registry() -> pint.UnitRegistry[Any]:
     # currencies are their own dimensions: no static exchange rate is ever implied
     ureg.define("KRW = [currency_KRW] = won")
     ureg.define("USD = [currency_USD] = us_dollar")
+    ureg.define("EUR = [currency_EUR] = euro")
+    ureg.define("GBP = [currency_GBP] = pound_sterling")
+    ureg.define("JPY = [currency_JPY] = yen")
+    ureg.define("CNY = [currency_CNY] = yuan = renminbi")
     return ureg
 
 

@@ -24,6 +24,9 @@ from schemarouter.units import check_field_units, check_spec, dimension_of, norm
         ("g/mol", "[mass] / [substance]"),
         ("°C", "[temperature]"),
         ("KRW", "[currency_KRW]"),
+        ("€", "[currency_EUR]"),
+        ("JPY", "[currency_JPY]"),
+        ("kW", "[mass] * [length] ** 2 / [time] ** 3"),
     ],
 )
 def test_alias_table(unit: str, dimension: str) -> None:
@@ -151,3 +154,25 @@ def test_units_are_optional() -> None:
         OutputField(name="nsites", json_schema={"type": "integer"}, unit="dimensionless"),
     ):
         check_field_units(item, where="x")
+
+
+def test_power_speed_and_more_currencies_a_home_energy_or_travel_app_declares() -> None:
+    """A home-energy catalog declared ``dimension: power`` and a travel one ``EUR``: both
+    were refused ("unknown dimension 'power'"; only KRW and USD existed; trial M §10)."""
+    watts = UnitNormalizationSpec(
+        source_unit="kW", canonical_unit="W", dimension="power", scale=1000.0
+    )
+    check_spec(watts)
+    assert normalize(2.5, watts) == pytest.approx(2500.0)
+    check_spec(
+        UnitNormalizationSpec(
+            source_unit="km/h", canonical_unit="m/s", dimension="speed", scale=1 / 3.6
+        )
+    )
+    check_field_units(OutputField(name="fare", unit="EUR", dimension="currency_eur"), where="t")
+    with pytest.raises(UnitError):  # a currency never converts into another
+        check_spec(
+            UnitNormalizationSpec(
+                source_unit="EUR", canonical_unit="USD", dimension="currency_eur", scale=1.08
+            )
+        )
