@@ -467,9 +467,9 @@ def compile_callables(
     specs: list[RouteSpec] = []
     by_endpoint: dict[str, Callable[..., Any]] = {}
     warnings: list[str] = []
-    for i, fn in enumerate(functions):
+    for fn in functions:
         endpoint, shape = _describe(fn, effect=effect)
-        specs.append(RouteSpec(provider_model, access, endpoint, f"callable[{i}]"))
+        specs.append(RouteSpec(provider_model, access, endpoint, f"callable {qualname(fn)}"))
         by_endpoint.setdefault(endpoint.id, fn)  # a second one is refused as a duplicate
         remember(fn, shape)
         if note := _dropped(fn):

@@ -175,9 +175,11 @@ def test_bad_declared_unit_registers_nothing() -> None:
         return 1.0
 
     router = SchemaRouter()
-    with pytest.raises(UnitError, match="field 'result'"):
+    with pytest.raises(UnitError, match="field 'result'") as refused:
         router.add_callable([list_rows, modulus], provider="p")
     assert len(router.snapshot()) == 0 and router.registry.version == 0
+    # the place names the function, not its position in the list (it read "callable[1]")
+    assert "modulus" in str(refused.value.where), refused.value.where
 
 
 def test_rebinding_after_fingerprint_change() -> None:
