@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from schemarouter.contracts import OutputField, Registration, Route
+from schemarouter.contracts import AvailabilityStatus, OutputField, Registration, Route
 from schemarouter.retrieval.results import CandidateField, CapabilityRetrieval
 
 __all__ = ["render_catalog_summary", "render_retrieval", "render_semantics"]
@@ -204,7 +204,12 @@ def render_retrieval(result: CapabilityRetrieval, *, color: bool = False) -> str
         score = f"score {c.score:.3f}"
         if "rerank" in c.scores:
             score = f"fused {c.score:.3f}, rerank {c.scores['rerank']:+.2f}"
-        lines.append(f"{c.rank:>2}. " + _bold(c.route_id, color) + f"  {score}  {c.effect.value}")
+        status = (
+            "" if c.availability is AvailabilityStatus.AVAILABLE else f"  {c.availability.value}"
+        )
+        lines.append(
+            f"{c.rank:>2}. " + _bold(c.route_id, color) + f"  {score}  {c.effect.value}{status}"
+        )
         lines.append(f"    {c.provider_name}: {operation}")
         lines.append(
             f"    provenance {c.source_type.value}, license {c.license or 'not declared'}"

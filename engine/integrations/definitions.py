@@ -36,7 +36,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, get_args
 
-from schemarouter.contracts import PROJECTION_PARAMETERS, Effect, Route, SourceType
+from schemarouter.contracts import (
+    PROJECTION_PARAMETERS,
+    AvailabilityStatus,
+    Effect,
+    Route,
+    SourceType,
+)
 from schemarouter.errors import GateError
 from schemarouter.integrations.names import assign_tool_names, tool_name
 from schemarouter.registry.registry import RegistrySnapshot
@@ -255,6 +261,8 @@ def describe(candidate: Candidate) -> str:
         parts.append(f"Returns: {named}" + (f" and {more} more fields." if more > 0 else "."))
     if candidate.effect is not Effect.READ:
         parts.append(f"Effect: {candidate.effect.value}; runs only where the host allows it.")
+    if candidate.availability is AvailabilityStatus.DEPRECATED:
+        parts.append("Deprecated by its provider: prefer another tool that serves the request.")
     return " ".join(parts)
 
 

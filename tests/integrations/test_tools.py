@@ -282,3 +282,35 @@ def test_openai_tool_search_loop(router: SchemaRouter) -> None:
         offered = bodies[1]["input"][-1]["tools"]
         assert offered[0]["name"] == tool_name(FORECAST) and offered[0]["type"] == "function"
         assert json.loads(bodies[2]["input"][-1]["output"])["output"]["city"] == "Paris"
+
+
+def test_a_deprecated_operation_says_so_in_its_definition_and_the_cli_table() -> None:
+    """A document's ``deprecated: true`` reached neither the tool description an agent reads
+    nor the CLI's table; an agent picked it over its replacement (trial N §9)."""
+    from schemarouter.cli.report import render_retrieval
+
+    from helpers import openapi_document
+
+    ok = {"200": {"description": "the reorder point"}}
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, reranker=None)
+    router.add_openapi(
+        openapi_document(
+            "Stock",
+            {
+                "/reorder-point": {
+                    "get": {"operationId": "getReorderPoint", "deprecated": True, "responses": ok}
+                },
+                "/policy": {"get": {"operationId": "getReplenishmentPolicy", "responses": ok}},
+            },
+        )
+    )
+    old, new = (
+        router.snapshot().route(f"stock/rest/{name}")
+        for name in ("get_reorder_point", "get_replenishment_policy")
+    )
+    old_tool, new_tool = tool_definitions([old, new], "anthropic")
+    assert "Deprecated by its provider" in old_tool["description"]
+    assert "Deprecated" not in new_tool["description"]
+    table = render_retrieval(router.retrieve("reorder point", k=2, abstain=False))
+    line = next(x for x in table.splitlines() if "stock/rest/get_reorder_point" in x)
+    assert line.rstrip().endswith("deprecated")
