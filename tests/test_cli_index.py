@@ -67,3 +67,37 @@ def test_a_killed_builds_leftovers_do_not_block_the_retry(
     assert not list(out.glob(".tmp-*"))
     argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", str(out)]
     assert main(argv) == 0
+
+
+def test_retrieve_sync_brings_a_saved_index_to_the_sources_given(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An index saved from a catalog, then a retrieve with one more document: stale without
+    a way out on the command line (a user trial); ``--sync`` embeds the new routes in memory
+    and leaves the saved files as they were."""
+    import json
+
+    from helpers import openapi_document
+
+    out = tmp_path / "index"
+    assert main(["index", "build", str(tiny_catalog), "--out", str(out), "--quiet"]) == 0
+    extra = tmp_path / "tides.json"
+    ok = {"200": {"description": "high and low tides"}}
+    extra.write_text(
+        json.dumps(
+            openapi_document(
+                "Tides", {"/tides": {"get": {"operationId": "getTides", "responses": ok}}}
+            )
+        )
+    )
+    saved = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    argv = ["retrieve", "high and low tides", "--catalog", str(tiny_catalog)]
+    argv += ["--openapi", str(extra), "--index", str(out)]
+    capsys.readouterr()
+    assert main(argv) != 0
+    assert "tides/rest/get_tides" in capsys.readouterr().err  # named as the difference
+    assert main([*argv, "--sync"]) == 0
+    assert "tides/rest/get_tides" in capsys.readouterr().out
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == saved
+    assert main([*argv[:-2], "--sync"]) == 2  # without --index
+    assert "--sync goes with --index DIR" in capsys.readouterr().err

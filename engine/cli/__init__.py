@@ -114,7 +114,17 @@ def _has_sources(config: GatewayConfig) -> bool:
     return bool(config.catalogs or config.openapi or config.mcp_tools or config.mcp_servers)
 
 
+def _synced(index: str) -> Any:
+    """The saved index folder ``index`` brought to the sources given (``retrieve --sync``):
+    routes it lacks are embedded and those it has beyond them left out, in memory; its
+    files are not changed."""
+    from schemarouter.index.build import IndexFolder
+
+    return IndexFolder(index, sync=True)
+
+
 def _cmd_retrieve(args: argparse.Namespace) -> int:
+    from schemarouter.index.backend import is_milvus_uri
     from schemarouter.serve.gateway import build_router
 
     config = _sources(args)
@@ -123,8 +133,16 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     kwargs: dict[str, Any] = {}
     if args.reranker:
         kwargs["reranker"] = args.reranker  # shipped, none or a model folder, as in Python
+    if args.sync and (not args.index or is_milvus_uri(args.index)):
+        print(
+            "error: --sync goes with --index DIR, a saved index folder; a Milvus collection "
+            "is shared, and only its writer brings it to a registry (MilvusIndex(..., "
+            "sync=True), docs/scale.md)",
+            file=sys.stderr,
+        )
+        return 2
     if args.index:
-        kwargs["index"] = args.index
+        kwargs["index"] = _synced(args.index) if args.sync else args.index
     router = build_router(config, **kwargs)
     try:
         router.build_index(progress=show_progress(args))
@@ -272,6 +290,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=index_path,
         metavar="DIR|URI",
         help="a saved index folder, or a milvus:// URI",
+    )
+    retrieve.add_argument(
+        "--sync",
+        action="store_true",
+        help="with --index DIR: bring an index folder saved from other sources to these (routes "
+        "it lacks are embedded in memory, its files are not changed); without it a difference "
+        "is refused as stale",
     )
     retrieve.add_argument(
         "--reranker",
