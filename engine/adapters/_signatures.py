@@ -126,6 +126,14 @@ def underlying(fn: Callable[..., Any]) -> Any:
 def read_signature(fn: Callable[..., Any]) -> Signature:
     where = f"callable {qualname(fn)}"
     target = underlying(fn)
+    if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
+        kind = "an async generator" if inspect.isasyncgenfunction(target) else "a generator"
+        raise DocumentError(
+            f"{kind} yields its values one at a time; a route returns one JSON value",
+            where=where,
+            hint="Return a list (or a model) of what it yields, e.g. list(...) or "
+            "[x async for x in ...] in a wrapper",
+        )
     try:
         signature = inspect.signature(fn)
         hints = typing.get_type_hints(target, include_extras=True)

@@ -478,3 +478,25 @@ def test_args_and_kwargs_left_out_are_named_in_the_warnings() -> None:
     endpoint = router.snapshot().route("home/python/find_appliances").endpoint
     assert endpoint.input_schema["properties"] == {}
     assert router.add_callable(get_price, provider="plain").warnings == ()
+
+
+def test_generator_functions_are_refused_at_registration() -> None:
+    """An async generator registered and then failed at every call ("not JSON data",
+    trial M §12); a generator is refused where it is registered, naming it."""
+    from collections.abc import AsyncIterator, Iterator
+
+    def departures(station: str) -> Iterator[str]:
+        """Departures from a station."""
+        yield "AP123 08:00"
+
+    async def arrivals(station: str) -> AsyncIterator[str]:
+        """Arrivals at a station."""
+        yield "AP124 09:00"
+
+    router = SchemaRouter()
+    for fn, kind in ((departures, "a generator"), (arrivals, "an async generator")):
+        with pytest.raises(DocumentError, match=kind) as refused:
+            router.add_callable(fn, provider="trains")
+        assert fn.__name__ in str(refused.value.where)
+        assert "Return a list" in str(refused.value.hint)
+    assert len(router.snapshot()) == 0
