@@ -464,8 +464,7 @@ class SchemaRouter(RegistrationMixin):
             max_calls=max_calls,
             field_hits=hits,
             abstained=abstained,
-            part_routes=[route_id for _, route_id in parts],
-            part_texts=[text for text, _ in parts],
+            parts=parts,
         )
         report = validate_selection(
             snapshot,

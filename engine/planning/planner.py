@@ -32,7 +32,6 @@ step always says why (:attr:`Plan.reason`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import zip_longest
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -241,7 +240,7 @@ def plan_routes(
     field_hits: Mapping[str, Sequence[str]] | None = None,
     abstained: str = "",
     part_routes: Sequence[str] = (),
-    part_texts: Sequence[str] = (),
+    parts: Sequence[tuple[str, str]] = (),
 ) -> Plan:
     """Cover the request's semantic fields with at most ``max_calls`` registered routes.
 
@@ -249,9 +248,9 @@ def plan_routes(
     resolves to no semantic field, supplies the single best eligible route, planned by its
     ``field_hits`` (route id -> the field documents the request matched in the index) or its
     whole output. ``abstained`` is retrieval's reason for serving nothing: with no semantic
-    field resolved, the plan is then empty and says so. ``part_routes`` are the best routes
-    of the parts of a multi-part request (:mod:`schemarouter.retrieval.intents`), and
-    ``part_texts`` the words of each part (same order): planned after the best route, or, on a
+    field resolved, the plan is then empty and says so. ``parts`` are the parts of a
+    multi-part request (:mod:`schemarouter.retrieval.intents`) as ``(words, best route id)``
+    (``part_routes``: their routes alone, the words unknown): planned after the best route, or, on a
     request that resolves semantic ids, after the routes covering them for each part that
     resolves none (:mod:`.parts`), while ``max_calls`` leaves room; the warnings name a part
     left out. A step needing an identifier the request does not carry gets its producer first
@@ -292,8 +291,7 @@ def plan_routes(
 
         return plan_parts(items, chosen, max_calls, ok, make, chained, warnings)
 
-    pairs = zip_longest(part_texts, part_routes, fillvalue="")
-    parts = [(t, r) for t, r in pairs if r in snapshot.routes]
+    parts = [(t, r) for t, r in [*parts, *(("", r) for r in part_routes)] if r in snapshot.routes]
 
     # semantic id -> {route id -> field name}
     offers: dict[str, dict[str, str]] = {}

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Parameter, Route, SourceType, schema_validator
+from schemarouter.index.gloss import gloss_tokens
 from schemarouter.retrieval.identifiers import needed_parameters, stem
 from schemarouter.retrieval.values import coerce_value, parameter_kind
 
@@ -224,8 +225,6 @@ def _named_identifiers(text: str) -> list[tuple[str, str, int, int]]:
     for match in _NAMED_ID.finditer(text):
         thing, token = match.group(1), match.group(2)
         if not thing.isascii():  # a Korean word: the thing is its English gloss, if any
-            from schemarouter.index.gloss import gloss_tokens
-
             english = gloss_tokens(thing)
             after = text[match.end(2) : match.end(2) + 1]
             hangul = "\uac00" <= after <= "\ud7a3"
@@ -508,8 +507,11 @@ def fitted_value_count(analysis: QueryAnalysis) -> int:
     shipped abstention model was fit with: the rules' reading with every kind (a code shaped
     like a material id counts where no route takes one, as it did then); an analyzer's own
     values where another analyzer read the request."""
-    rules = analysis.analyzer == RuleAnalyzer.name
-    values = find_values(analysis.text) if rules else analysis.values
+    values: Iterable[BoundValue] = analysis.values
+    if analysis.analyzer == RuleAnalyzer.name and any(
+        pattern.search(analysis.text) for kind, pattern in _PATTERNS if kind in DOMAIN_KINDS
+    ):  # read again only where a kind the registry skipped is in the request at all
+        values = find_values(analysis.text)
     return sum(v.kind != NAMED_IDENTIFIER for v in values)
 
 

@@ -362,14 +362,16 @@ class Ranker:
         reordered = [window[i] for i in order]
         return ranked[:forced] + reordered + ranked[forced + len(window) :], True
 
-    def _part_signal(self, query: str, ids: list[str]) -> tuple[list[Any], list[Any]] | None:
-        """Each part's fused scores and cosines over ``ids`` for a multi-part request
-        (:mod:`schemarouter.retrieval.intents`); ``None`` for a one-part one, or an index that
-        cannot re-score."""
+    def _part_signal(
+        self, query: str, ids: list[str]
+    ) -> tuple[list[str], list[Any], list[Any]] | None:
+        """The parts of a multi-part request (:mod:`schemarouter.retrieval.intents`), with
+        each part's fused scores and cosines over ``ids``; ``None`` for a one-part request, or
+        an index that cannot re-score."""
         parts = split_intents(query)
         if len(parts) < 2 or not hasattr(self.index, "rescore_parts"):
             return None
-        return part_scores(self.index, parts, ids)
+        return (parts, *part_scores(self.index, parts, ids))
 
     def _cover(self, query: str, ranked: list[Ranked], k: int) -> list[Ranked]:
         """Each part of a multi-part request gets its best candidate into the top ``k``
@@ -380,7 +382,7 @@ class Ranker:
         signal = self._part_signal(query, ids)
         if signal is None:
             return ranked
-        scores, similarity = signal
+        _, scores, similarity = signal
         order = cover(
             ids,
             scores,
@@ -404,8 +406,10 @@ class Ranker:
         signal = self._part_signal(query, window)
         if signal is None:
             return []
-        parts = split_intents(query)
-        found = part_bests_by_part(window, *signal, min_similarity=self.intent_min_similarity)
+        parts, scores, similarity = signal
+        found = part_bests_by_part(
+            window, scores, similarity, min_similarity=self.intent_min_similarity
+        )
         return [(parts[p], route_id) for p, route_id in found]
 
     def _abstention_for(
