@@ -112,6 +112,8 @@ class Run:
         #: the steps a later step's bindings read from, and their raw outputs once run
         self.sources = {b.step for step in plan.steps for b in step.bindings.values()}
         self.raw: dict[int, Any] = {}
+        #: the budget error that stopped a ``partial=True`` run: later steps are not called
+        self.spent: SchemaRouterError | None = None
 
     def safe(self, error: SchemaRouterError) -> SchemaRouterError:
         """``error`` with every credential value handed out so far redacted."""
@@ -134,7 +136,15 @@ class Run:
             )
         results = []
         for item in gated:
+            if self.spent is not None:  # partial=True after a budget ran out: never called
+                results.append(self.unrun(item, self.spent))
+                continue
             results.append((yield from self.step(item)))
+        if self.spent is not None:
+            self.gate.warnings.append(
+                f"{self.spent.what} ({self.spent.where}): the steps that ran are kept and the "
+                "rest were not called (partial=True); raise the Budget to run them"
+            )
         return ExecutionResult(
             registry_version=self.snapshot.version,
             steps=tuple(results),
@@ -183,6 +193,10 @@ class Run:
                 output = self.redactor.scrub(
                     payload.data if whole else project_output(payload.data, self._paths(g))
                 )
+            except BudgetExceededError as exc:
+                if not self.s.partial:
+                    raise
+                error = self.spent = self.safe(exc)
             except (InvocationError, OutputValidationError) as exc:
                 error = self.safe(exc)
         uses: list[FallbackUse] = []
@@ -196,7 +210,9 @@ class Run:
             self.raw[g.index] = payload.data  # what later steps bind from: valid output only
         if error is not None:
             logger.warning("%s failed: %s", route.route_id, clip(error.what))
-            delivered, uses = yield from self.fallbacks(g, error, attempts)
+            delivered: dict[str, FieldValue] = {}
+            if error is not self.spent:  # a fallback would spend the budget that ran out
+                delivered, uses = yield from self.fallbacks(g, error, attempts)
             reason = f"{route.route_id} failed: {error.what}"
             values = {
                 f.name: delivered.get(f.name) or missing_field(route, f, reason=reason)
@@ -220,6 +236,26 @@ class Run:
             bytes=self.meter.bytes - bytes_before,
             elapsed_s=round(self.meter.elapsed() - started, 6),
             attribution=route.provider.attribution,
+        )
+
+    def unrun(self, g: Gated, spent: SchemaRouterError) -> StepResult:
+        """A step a spent budget kept from being called (``partial=True``): failed, its
+        fields missing, the budget's error as its own."""
+        reason = f"not called: {spent.what}"
+        return StepResult(
+            **route_identity(g.route),
+            status="failed",
+            fields={f.name: missing_field(g.route, f, reason=reason) for f in g.fields},
+            arguments=g.arguments,
+            server_projection=g.projection,
+            attempts=(),
+            fallbacks=(),
+            error=ErrorInfo(code=spent.code, type=type(spent).__name__, message=reason),
+            issues=(),
+            output=None,
+            bytes=0,
+            elapsed_s=0.0,
+            attribution=g.route.provider.attribution,
         )
 
     def bound(self, g: Gated) -> Gated:
@@ -469,6 +505,12 @@ class Run:
             try:
                 payload = yield from self.call(other, invoker, arguments, attempts, where)
                 values, _ = self.outputs(other, fields, payload.data, where)
+            except BudgetExceededError as exc:
+                if not self.s.partial:
+                    raise
+                self.spent = self.safe(exc)
+                uses.append(FallbackUse(**use, used=False, skipped=f"not called: {exc.what}"))
+                break
             except (InvocationError, OutputValidationError) as exc:
                 skipped = f"failed: {self.safe(exc).what}"
                 uses.append(FallbackUse(**use, used=False, skipped=skipped))

@@ -402,6 +402,48 @@ def test_budget_spent_by_fallbacks_too(router: SchemaRouter, servers: Servers) -
     assert servers.mp.requests == []
 
 
+@MODES
+def test_a_spent_budget_under_partial_keeps_the_steps_that_ran(
+    mode: str, router: SchemaRouter, servers: Servers
+) -> None:
+    """``partial=True``: the step that ran keeps its output, the step the budget stops is
+    failed with the budget's error, and later steps are never called (before, the error
+    was raised and the finished steps were lost)."""
+    snapshot = router.snapshot()
+    steps = [
+        catalogs.step(snapshot, f"faulty/rest/{name}", FIELDS, {"formula": "Si"}, fallbacks=False)
+        for name in ("good", "error500", "good")
+    ]
+    plan = catalogs.plan(snapshot, *steps)
+    budget = Budget(max_calls=2)
+    with pytest.raises(BudgetExceededError, match="call budget of 2"):
+        _run(mode, router, plan, budget=budget, policy=PATIENT)
+    servers.faulty.requests.clear()
+    result = _run(mode, router, plan, budget=budget, policy=PATIENT, partial=True)
+    assert [s.status for s in result.steps] == ["ok", "failed", "failed"]
+    assert result.steps[0].fields["band_gap"].status == "ok"
+    spent, unrun = result.steps[1].error, result.steps[2].error
+    assert spent is not None and spent.code == "SR604" and "call budget of 2" in spent.message
+    assert unrun is not None and unrun.message.startswith("not called: call budget of 2")
+    assert result.steps[2].attempts == ()
+    assert {f.status for f in result.steps[2].fields.values()} == {"missing"}
+    # the good step once, the failing one once (its retry is where the budget ran out)
+    assert _hits(servers, "/good") == 1 and _hits(servers, "/error500") == 1
+    assert any("not called (partial=True)" in w for w in result.warnings)
+    json.loads(result.model_dump_json())
+
+
+def test_a_budget_spent_in_a_fallback_under_partial_fails_that_step_only(
+    router: SchemaRouter, servers: Servers
+) -> None:
+    plan = _plan(router, "error500", fallbacks=[MP], formula="Si")
+    result = _run("sync", router, plan, budget=Budget(max_calls=3), partial=True)
+    (step,) = result.steps
+    assert step.status == "failed" and servers.mp.requests == []
+    (use,) = step.fallbacks
+    assert not use.used and use.skipped.startswith("not called: call budget of 3")
+
+
 # -- fallbacks are re-checked at execution ----------------------------------------------------
 
 
