@@ -137,7 +137,17 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     try:
         signature = inspect.signature(fn)
         hints = typing.get_type_hints(target, include_extras=True)
-    except (TypeError, ValueError, NameError) as exc:
+    except NameError as exc:
+        raise DocumentError(
+            f"cannot read the signature: {exc}: an annotation is text naming something the "
+            "module does not define at its top level (with `from __future__ import "
+            "annotations` every annotation is text, so a class defined inside a function "
+            "cannot be found)",
+            where=where,
+            hint="Define the class at module level, or leave out `from __future__ import "
+            "annotations` in the module that defines the function",
+        ) from None
+    except (TypeError, ValueError) as exc:
         raise DocumentError(
             f"cannot read the signature: {exc}", where=where, hint="Pass a plain typed function"
         ) from None

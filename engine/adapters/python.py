@@ -22,6 +22,8 @@ import difflib
 import hashlib
 import inspect
 import re
+import types
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, Unpack
@@ -248,12 +250,19 @@ def _output_fields(
     where: str,
 ) -> tuple[contracts.OutputField, ...]:
     properties: Mapping[str, Any] = {}
-    is_model = inspect.isclass(return_type) and issubclass(return_type, BaseModel)
-    # typing_extensions' test knows both TypedDicts (typing's alone misses the
-    # typing_extensions one on Python < 3.12, the only kind pydantic takes there)
-    if is_model or typing_extensions.is_typeddict(return_type):
-        properties = schema.get("properties", {})
     defs = schema.get("$defs", {})
+    if _has_fields(return_type):
+        properties = schema.get("properties", {})
+    elif _has_fields(_optional_member(return_type)):
+        # ``Optional[Model]``: the model's fields, none of them required (``None`` is a
+        # lookup that found nothing: its fields are missing, never invalid)
+        found: dict[str, Any] = next(
+            (s for s in schema.get("anyOf", ()) if s.get("type") != "null"), {}
+        )
+        ref = str(found.get("$ref", ""))
+        if ref.startswith("#/$defs/"):
+            found = defs.get(ref.removeprefix("#/$defs/"), {})
+        properties = found.get("properties", {})
     fields: list[contracts.OutputField] = []
     if properties:
         for name, prop in properties.items():
@@ -292,6 +301,23 @@ def _output_fields(
             )
         )
     return tuple(fields)
+
+
+def _has_fields(kind: Any) -> bool:
+    """Whether a return type gives one output field per property: a pydantic model or a
+    TypedDict (typing_extensions' test knows both kinds of TypedDict; typing's alone misses
+    the typing_extensions one on Python < 3.12, the only kind pydantic takes there)."""
+    if inspect.isclass(kind) and issubclass(kind, BaseModel):
+        return True
+    return kind is not None and typing_extensions.is_typeddict(kind)
+
+
+def _optional_member(kind: Any) -> Any:
+    """``X`` of ``Optional[X]`` / ``X | None``; ``None`` for any other type."""
+    if typing.get_origin(kind) not in (typing.Union, types.UnionType):
+        return None
+    members = [m for m in typing.get_args(kind) if m is not type(None)]
+    return members[0] if len(members) == 1 else None
 
 
 def _item_fields(schema: dict[str, Any]) -> list[FieldRow]:

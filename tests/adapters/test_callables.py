@@ -500,3 +500,48 @@ def test_generator_functions_are_refused_at_registration() -> None:
         assert fn.__name__ in str(refused.value.where)
         assert "Return a list" in str(refused.value.hint)
     assert len(router.snapshot()) == 0
+
+
+class Booking(BaseModel):
+    booking_id: str
+    flight_id: str
+
+
+def find_booking(booking_id: str) -> Booking | None:
+    """Look up a booking."""
+    return Booking(booking_id=booking_id, flight_id="AP123") if booking_id != "none" else None
+
+
+def test_an_optional_model_return_gives_the_models_fields() -> None:
+    """``Optional[Model]`` gave one opaque ``result`` field, so ``booking_id`` could not feed
+    an identifier chain (trial M §12). Its fields are the model's; ``None`` (found nothing)
+    still validates."""
+    router = SchemaRouter()
+    router.add_callable(find_booking, provider="travel")
+    endpoint = router.snapshot().route("travel/python/find_booking").endpoint
+    assert [f.name for f in endpoint.output_fields] == ["booking_id", "flight_id"]
+    found = router.call("travel/python/find_booking", {"booking_id": "B1"})
+    assert found.output == {"booking_id": "B1", "flight_id": "AP123"}
+    assert endpoint.field("booking_id").json_schema["type"] == "string"
+    nothing = router.call("travel/python/find_booking", {"booking_id": "none"})
+    assert nothing.output is None and nothing.status == "ok"
+
+
+def test_a_class_local_to_a_function_under_future_annotations_is_named_as_the_cause() -> None:
+    """This module has ``from __future__ import annotations``: a model defined inside a
+    function is a name ``get_type_hints`` cannot find. The error said "Pass a plain typed
+    function"; it now names the cause and the way out (trial M §12)."""
+
+    class Quote(BaseModel):
+        price: float
+
+    def get_quote(symbol: str) -> Quote:
+        """Energy futures quote."""
+        return Quote(price=1.0)
+
+    router = SchemaRouter()
+    with pytest.raises(DocumentError, match="name 'Quote' is not defined") as refused:
+        router.add_callable(get_quote, provider="q")
+    assert "from __future__ import annotations" in str(refused.value)
+    assert "Define the class at module level" in str(refused.value.hint)
+    assert len(router.snapshot()) == 0
