@@ -26,8 +26,10 @@ from typing import Any, NamedTuple
 
 from schemarouter.adapters._schema import as_object_schema
 from schemarouter.contracts import OutputField
+from schemarouter.errors import UnitError
 from schemarouter.registry.compile import build_contract
 from schemarouter.registry.defs import DEFS_PREFIX, attach_defs
+from schemarouter.units import check_field_units
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -206,20 +208,50 @@ def flatten_fields(schema: Any, *, limits: FieldLimits | None = None) -> list[Fi
 
 
 def output_fields(
-    schema: Any, *, limits: FieldLimits | None, where: str, hint: str
+    schema: Any,
+    *,
+    limits: FieldLimits | None,
+    where: str,
+    hint: str,
+    notes: list[str] | None = None,
+    location: str = "",
 ) -> tuple[OutputField, ...]:
     """The output fields of an inlined output schema, one per :func:`flatten_fields` row; a
     field the contract refuses raises a :class:`~schemarouter.errors.DocumentError` at
-    ``where``, naming the field."""
-    return tuple(
-        build_contract(
+    ``where``, naming the field.
+
+    A leaf's ``x-unit`` (and ``x-dimension``) is its field's unit, checked as a catalog's
+    is (:func:`schemarouter.units.check_field_units`); it is metadata only: a value is
+    converted only where a trusted catalog declares a normalization. A unit that cannot be
+    read raises, or with ``notes`` (a lenient reading) is left off and noted at
+    ``location``."""
+    fields = []
+    for row in flatten_fields(schema, limits=limits):
+        at = f"{where} (output field {row.name!r})"
+        declared = {k: row.schema.get(f"x-{k}") for k in ("unit", "dimension")}
+        declared = {k: v.strip() for k, v in declared.items() if isinstance(v, str) and v.strip()}
+        if "unit" not in declared:
+            declared = {}
+        item = build_contract(
             OutputField,
-            where=f"{where} (output field {row.name!r})",
+            where=at,
             hint=hint,
             name=row.name,
             path=row.path,
             json_schema=as_object_schema(row.schema),
             description=row.description,
+            **declared,
         )
-        for row in flatten_fields(schema, limits=limits)
-    )
+        if declared:
+            try:
+                check_field_units(item, where=f"{at} x-unit")
+            except UnitError as exc:
+                if notes is None:
+                    raise
+                notes.append(
+                    f"{location} (output field {row.name!r}): x-unit {declared['unit']!r} "
+                    f"is left off: {exc.what}"
+                )
+                item = item.model_copy(update={"unit": None, "dimension": None})
+        fields.append(item)
+    return tuple(fields)

@@ -26,7 +26,8 @@ Three jobs, each a small piece of the registration of a foreign document:
    string; a stray boolean ``required`` is dropped (refused in plain JSON Schema, as is any
    non-list); ``required`` lists lose duplicates; a ``pattern`` Python cannot compile (Java's
    ``\\p{L}``, common in AWS documents) is kept as the annotation ``x-pattern``; vendor ``x-``
-   keywords are dropped (not JSON Schema, and may hide raw ``$ref``); ``$schema`` / ``$id`` /
+   keywords but ``x-unit`` / ``x-dimension`` are dropped (not JSON Schema, and may hide raw
+   ``$ref``); ``$schema`` / ``$id`` /
    ``definitions`` / ``$defs`` are dropped once every reference is inlined. ``allOf`` members that
    only declare object structure are merged into one object schema; any other ``allOf`` is kept as
    is. OpenAPI 3.0 ignores keywords beside ``$ref`` (annotations such as ``description`` are kept);
@@ -570,8 +571,8 @@ class SchemaResolver:
                     out[key] = bound
             elif key == "id" and self.dialect != "oas31" and isinstance(value, str):
                 continue  # draft-04 ``id``; would re-base references if kept
-            elif key.startswith("x-"):
-                continue  # vendor extensions: not JSON Schema, and may hide raw $refs
+            elif key.startswith("x-") and key not in ("x-unit", "x-dimension"):
+                continue  # vendor extensions (but a unit): not JSON Schema, may hide $refs
             elif key == "pattern" and isinstance(value, str) and not compiles(value):
                 out["x-pattern"] = value  # e.g. Java's \p{L}: kept, as an annotation only
             else:

@@ -212,7 +212,12 @@ class _EndpointBuilder:
         )
         fields = (
             output_fields(
-                output[0], limits=self.limits, where=reader.where(output[1]), hint=_REFUSAL_HINT
+                output[0],
+                limits=self.limits,
+                where=reader.where(output[1]),
+                hint=_REFUSAL_HINT,
+                notes=reader.repairs,
+                location=output[1],
             )
             if output is not None
             else ()

@@ -19,6 +19,7 @@ from schemarouter.errors import (
     ParameterValidationError,
     PolicyError,
     SchemaError,
+    SchemaRouterError,
 )
 from schemarouter.index import HashingEncoder
 
@@ -369,3 +370,63 @@ def test_the_shared_corpus_registers_the_same_routes_strictly_and_leniently(
         assert not strict.warnings or all("repair" not in w for w in strict.warnings)
         changed_documents += not same
     assert changed_documents <= 9  # the documents with untyped objects (see the commit)
+
+
+def _metered() -> Doc:
+    """A response whose fields declare units with ``x-unit`` / ``x-dimension``, one through
+    a shared component, one under an array; ``bad`` is no unit."""
+    schema: Doc = {
+        "type": "object",
+        "properties": {
+            "power": {"type": "number", "x-unit": "kW"},
+            "energy": {"$ref": "#/components/schemas/Energy"},
+            "readings": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "temp": {"type": "number", "x-unit": "degC", "x-dimension": "temperature"}
+                    },
+                },
+            },
+            "bad": {"type": "number", "x-unit": "furlongs per fortnightx"},
+        },
+    }
+    doc = _doc(schema=schema)
+    doc["components"] = {"schemas": {"Energy": {"type": "number", "x-unit": "kWh"}}}
+    return doc
+
+
+def test_x_unit_gives_a_field_its_unit_and_a_bad_one_is_said_or_refused() -> None:
+    """N's §10: an OpenAPI document had no way to declare units, so a unit-aware user
+    registered the service a second time as a catalog. ``x-unit`` (and ``x-dimension``) on
+    a response schema is the field's unit, checked as a catalog's is; one that cannot be
+    read is left off with a warning at its location, and refused with ``strict=True``."""
+    router = SchemaRouter(encoder=HashingEncoder())
+    registration = router.add_openapi(_metered(), provider="meter")
+    endpoint = router.snapshot().route("meter/rest/get_thing").endpoint
+    units = {f.name: (f.unit, f.dimension) for f in endpoint.output_fields}
+    assert units == {
+        "power": ("kW", None),
+        "energy": ("kWh", None),
+        "readings.temp": ("degC", "temperature"),
+        "bad": (None, None),
+    }
+    (warning,) = [w for w in registration.warnings if "x-unit" in w]
+    assert warning.startswith("paths./things/{id}.get.responses.200 (output field 'bad')")
+    assert "unknown unit 'furlongs per fortnightx'" in warning
+    with pytest.raises(SchemaRouterError, match="unknown unit 'furlongs per fortnightx'") as no:
+        SchemaRouter(encoder=HashingEncoder()).add_openapi(_metered(), strict=True)
+    assert "output field 'bad'" in str(no.value.where)
+    wrong = _metered()
+    wrong["components"]["schemas"]["Energy"]["x-dimension"] = "length"
+    notes = SchemaRouter(encoder=HashingEncoder()).add_openapi(wrong).warnings
+    assert any("x-unit 'kWh' is left off: unit 'kWh' has dimension" in n for n in notes)
+    # the unit travels with the value (metadata only: nothing is converted)
+    with LoopbackServer(
+        lambda request: json_response({"power": 2.5, "energy": 7.0, "readings": []})
+    ) as api:
+        router.add_openapi(_metered(), provider="meter", base_url=api.base_url, replace=True)
+        result = router.call("meter/rest/get_thing", {"id": "1"})
+    assert (result.fields["power"].value, result.fields["power"].unit) == (2.5, "kW")
+    assert result.fields["power"].normalized is False
