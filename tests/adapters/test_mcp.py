@@ -487,3 +487,26 @@ def test_a_recorded_listings_server_url_is_kept_without_its_credential(url: str)
         mcp_tools_registration([{"name": "x", "inputSchema": 5}], provider="w", server=url)
     assert "s3cret" not in str(refused.value)
     assert "https://mcp.example.com/mcp" in str(refused.value)
+
+
+def test_an_output_schemas_x_unit_is_its_fields_unit_and_a_bad_one_refuses_the_listing() -> None:
+    """As in OpenAPI documents: ``x-unit`` on an ``outputSchema`` property is the field's
+    unit; one that cannot be read refuses the listing, naming the tool and the field."""
+    tool = {
+        "name": "get_power",
+        "description": "Current power draw of the house",
+        "inputSchema": {"type": "object", "properties": {}},
+        "outputSchema": {
+            "type": "object",
+            "properties": {"power": {"type": "number", "x-unit": "kW", "x-dimension": "power"}},
+        },
+    }
+    (route,) = mcp_tools_registration({"tools": [tool]}, provider="home").routes
+    assert [(f.name, f.unit, f.dimension) for f in route.endpoint.output_fields] == [
+        ("power", "kW", "power")
+    ]
+    bad = copy.deepcopy(tool)
+    bad["outputSchema"]["properties"]["power"]["x-unit"] = "kilowattz"
+    with pytest.raises(SchemaRouterError, match="unknown unit 'kilowattz'") as refused:
+        mcp_tools_registration({"tools": [bad]}, provider="home")
+    assert "tools[0].outputSchema (output field 'power')" in str(refused.value.where)
