@@ -35,6 +35,7 @@ from schemarouter.registry.clashes import (
     two_functions,
 )
 from schemarouter.registry.shared import SharedMap
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = ["FieldProvision", "Registry", "RegistryBatch", "RegistryChange", "RegistrySnapshot"]
 
@@ -346,7 +347,10 @@ class Registry:
     """Thread-safe registry. Every successful change bumps :attr:`version` by one."""
 
     def __init__(self) -> None:
-        self._lock = threading.RLock()
+        # a child forked while another thread registers gets it free (that thread is not
+        # in the child): a plain RLock came over held, and the child's first registration
+        # waited forever; the snapshot it reads is whole (published in one assignment)
+        self._lock = ForkSafeLock(reentrant=True)
         self._snapshot = _EMPTY_SNAPSHOT  # version 0: empty
         self._listeners: list[Listener] = []
         #: the open batch (see :meth:`batch`), its thread and its newest snapshot
@@ -380,7 +384,7 @@ class Registry:
         return len(self.snapshot())
 
     @property
-    def lock(self) -> threading.RLock:
+    def lock(self) -> ForkSafeLock:
         """The writers' lock: hold it to read a snapshot and act on it before any change."""
         return self._lock
 

@@ -184,3 +184,18 @@ def test_children_forked_while_threads_retrieve_answer() -> None:
         for thread in threads:
             thread.join()
     assert answers == [("ok", expected)] * 3
+
+
+def test_a_child_forked_during_a_registration_registers_and_retrieves() -> None:
+    """The registry's writers' lock was a plain ``RLock``: a worker forked while another
+    thread registered got it held, and its first registration waited forever."""
+    router = SchemaRouter(encoder=HashingEncoder())
+    router.add_openapi(library_openapi("http://127.0.0.1:9"), provider="library")
+    holder = holding(router.registry.lock, 2.0)
+
+    def job() -> object:
+        router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
+        return [c.provider for c in router.retrieve("weather forecast for Paris", k=1).candidates]
+
+    assert in_child(job) == ("ok", ["weather"])
+    holder.join()
