@@ -63,6 +63,7 @@ from schemarouter.execution.results import (
     FieldValue,
     StepResult,
 )
+from schemarouter.planning.fallbacks import fallback_changes, within_constraints
 from schemarouter.planning.planner import Plan, route_identity
 
 __all__ = ["Op", "Run"]
@@ -497,6 +498,19 @@ class Run:
             except SchemaRouterError as exc:
                 uses.append(FallbackUse(**use, used=False, skipped=self.safe(exc).what))
                 continue
+            kept = self.kept_to(other, wanted.values())
+            if kept is not None:  # a fallback forged or planned outside the request's filter
+                uses.append(FallbackUse(**use, used=False, skipped=kept))
+                continue
+            use["changes"] = tuple(
+                dict.fromkeys(
+                    change
+                    for mine, theirs in wanted.items()
+                    for change in fallback_changes(
+                        route, route.endpoint.field(mine), other, other.endpoint.field(theirs)
+                    )
+                )
+            )
             idents = [f for f in other.endpoint.output_fields if f.identifier]
             fields = [other.endpoint.field(n) for n in wanted.values()]
             fields += [f for f in idents if f.name not in wanted.values()]
@@ -522,4 +536,25 @@ class Run:
             logger.warning(
                 "%s failed; %s supplied %s", route.route_id, other_id, ", ".join(sorted(wanted))
             )
+            if use["changes"]:
+                self.gate.warnings.append(
+                    f"{other_id} stood in for {route.route_id} ({', '.join(sorted(wanted))}) "
+                    f"with {'; '.join(use['changes'])}: check the values' source_type and "
+                    "license before you use them"
+                )
         return delivered, uses
+
+    def kept_to(self, other: Route, names: Iterable[str]) -> str | None:
+        """Why a fallback's fields leave the plan request's source types or providers
+        (``None`` where they keep to them)."""
+        request = self.plan.request
+        for name in names:
+            ok, why = within_constraints(
+                other,
+                other.endpoint.field(name),
+                source_types=request.source_types,
+                providers=request.providers,
+            )
+            if not ok:
+                return f"outside the request's constraints: {why}"
+        return None

@@ -114,6 +114,8 @@ class FallbackUse(_Result):
     skipped: str | None = None
     #: Identifier fields of the fallback route, to tell which records the values belong to.
     identifiers: dict[str, FieldValue] = {}
+    #: What standing in changed beside the route (source type, licence), where it did.
+    changes: tuple[str, ...] = ()
 
 
 class _RouteRun(_Result):

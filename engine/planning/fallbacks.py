@@ -1,21 +1,33 @@
 """Conservative fallbacks: which registered field may stand in for a planned one.
 
 Same semantic id AND compatible JSON type and shape AND compatible unit contract AND exactly
-equal qualifiers AND read-only routes; anything less is no fallback. The planner lists them
-per step (:func:`fallbacks_for`); execution checks each again before it uses one.
+equal qualifiers AND read-only routes; anything less is no fallback. A fallback also keeps to
+the request's own constraints (:func:`within_constraints`): under a provenance filter
+(*measured*, *DFT*, *실험*) its field's source type must be one the request allows (a field of
+unknown or mixed provenance does not qualify), and where the request names providers it
+must be one of theirs; where none qualifies there is no fallback. A fallback whose source
+type or licence differs from the planned field's says so (:attr:`Fallback.changes`), and
+execution warns when it uses one. The planner lists them per step (:func:`fallbacks_for`);
+execution checks each again before it uses one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from schemarouter.contracts import Effect, OutputField, Route
+from schemarouter.contracts import Effect, OutputField, Route, SourceType
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["Fallback", "fallback_compatible", "fallbacks_for"]
+__all__ = [
+    "Fallback",
+    "fallback_changes",
+    "fallback_compatible",
+    "fallbacks_for",
+    "within_constraints",
+]
 
 
 class Fallback(BaseModel):
@@ -27,6 +39,9 @@ class Fallback(BaseModel):
     route_id: str
     field: str
     fingerprint: str
+    #: What the fallback changes beside the route: its field's source type or licence where
+    #: they differ from the planned field's (``license CC-BY-4.0 -> CC-BY-NC-4.0``).
+    changes: tuple[str, ...] = ()
 
 
 def _shape(schema: Mapping[str, Any]) -> Any:
@@ -77,9 +92,49 @@ def fallback_compatible(
     return True, "compatible"
 
 
+def within_constraints(
+    other: Route,
+    other_field: OutputField,
+    *,
+    source_types: Collection[SourceType] = (),
+    providers: Collection[str] = (),
+) -> tuple[bool, str]:
+    """Whether ``other_field`` on ``other`` keeps to a request's constraints: its source type
+    one of ``source_types`` (where any are given; unknown or mixed provenance does not
+    qualify) and its provider one of ``providers`` (where any are named)."""
+    if providers and other.provider.id not in providers:
+        return False, f"provider {other.provider.id!r} is not one the request names"
+    source = other.field_source_type(other_field)
+    if source_types and source not in source_types:
+        allowed = ", ".join(sorted(SourceType(s).value for s in source_types))
+        return False, f"source type {source.value!r} is not one the request allows ({allowed})"
+    return True, "within the request's constraints"
+
+
+def fallback_changes(
+    original: Route, field: OutputField, other: Route, other_field: OutputField
+) -> tuple[str, ...]:
+    """What standing in changes beside the route: source type and licence, where they differ."""
+    out = []
+    mine, theirs = original.field_source_type(field), other.field_source_type(other_field)
+    if mine != theirs:
+        out.append(f"source type {mine.value} -> {theirs.value}")
+    before, after = original.field_license(field), other.field_license(other_field)
+    if before != after:
+        out.append(f"license {before or 'not declared'} -> {after or 'not declared'}")
+    return tuple(out)
+
+
 def fallbacks_for(
-    snapshot: RegistrySnapshot, route: Route, fields: Iterable[str]
+    snapshot: RegistrySnapshot,
+    route: Route,
+    fields: Iterable[str],
+    *,
+    source_types: Collection[SourceType] = (),
+    providers: Collection[str] = (),
 ) -> list[Fallback]:
+    """The compatible fallbacks for ``fields`` of ``route`` that keep to the request's
+    ``source_types`` and ``providers`` (:func:`within_constraints`)."""
     out = []
     for name in fields:
         item = route.endpoint.field(name)
@@ -89,12 +144,17 @@ def fallbacks_for(
             other = snapshot.routes[offer.route_id]
             ok, _ = fallback_compatible(route, item, other, offer.field)
             if ok:
+                ok, _ = within_constraints(
+                    other, offer.field, source_types=source_types, providers=providers
+                )
+            if ok:
                 out.append(
                     Fallback(
                         semantic_id=item.semantic_id,
                         route_id=other.route_id,
                         field=offer.field.name,
                         fingerprint=other.fingerprint,
+                        changes=fallback_changes(route, item, other, offer.field),
                     )
                 )
     return out

@@ -11,7 +11,8 @@
    paper's recall-preserving operating point); ``minimal`` mode stops at the needed fields.
 4. Conservative fallbacks are listed per field (:mod:`.fallbacks`): same semantic id
    AND compatible JSON type and shape AND compatible unit contract AND exactly equal
-   qualifiers AND read-only routes. A requested field is never swapped silently.
+   qualifiers AND read-only routes AND within the request's source types and providers.
+   A requested field is never swapped silently.
 
 **Registries without semantic ids** (a user's own OpenAPI, MCP and Python routes): where the
 request resolves to no semantic id, the best-ranked eligible route is planned by the fields
@@ -555,7 +556,15 @@ def _step(
         request,
         values,
         covers=tuple(sorted(covers)),
-        fallbacks=tuple(fallbacks_for(snapshot, route, sorted(needed))),
+        fallbacks=tuple(
+            fallbacks_for(
+                snapshot,
+                route,
+                sorted(needed),
+                source_types=request.source_types,
+                providers=request.providers,
+            )
+        ),
     )
 
 
