@@ -31,6 +31,7 @@ from schemarouter.execution.bindings import BindingTable, CooldownTable
 from schemarouter.execution.drivers import acall_route, arun_plan, call_route, run_plan
 from schemarouter.execution.gate import ExecutionOptions, Settings
 from schemarouter.execution.policy import HealthMonitor
+from schemarouter.planning.arguments import unused_values
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.registering import RegistrationMixin
 from schemarouter.registry.registry import Registry, RegistryChange, RegistrySnapshot
@@ -466,6 +467,10 @@ class SchemaRouter(RegistrationMixin):
             abstained=abstained,
             parts=parts,
         )
+        if plan.steps and analysis is not None:
+            unused = unused_values([s.arguments for s in plan.steps], analysis.values)
+            if unused:
+                plan = plan.model_copy(update={"warnings": (*plan.warnings, *unused)})
         report = validate_selection(
             snapshot,
             [

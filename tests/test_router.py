@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import yaml
 
 from schemarouter import SchemaRouter
 from schemarouter.contracts import Effect, SourceType
@@ -283,3 +284,57 @@ def test_build_index_builds_once_with_a_progress_bar(capsys: pytest.CaptureFixtu
     assert router.build_index() is index and router.index is index
     assert router.retrieve("band gap of GaN", k=3).candidates
     assert "embedding" not in capsys.readouterr().err  # the first query built nothing more
+
+
+def test_a_formula_before_a_korean_particle_filters_the_search(
+    bundled: SchemaRouter, tmp_path: Path
+) -> None:
+    """Trial Q §1: "Fe2O3의 밴드갭" planned summary_search with no arguments (formula is
+    optional), and the unfiltered search answered with other materials' band gaps."""
+    for query in ("Fe2O3의 밴드갭", "Materials Project에서 Fe2O3의 밴드갭"):
+        plan = bundled.plan(query)
+        assert plan.steps[0].arguments.get("formula") == "Fe2O3", query
+        assert not any("no step takes" in w for w in plan.warnings)
+    # a formula the chosen route cannot take is said, not dropped silently
+    catalog = {
+        "schemarouter_catalog": 1,
+        "providers": [
+            {
+                "id": "gaps",
+                "display_name": "Gap table",
+                "source_type": "calculated",
+                "access": [
+                    {
+                        "id": "rest",
+                        "kind": "http",
+                        "base_url": "https://gaps.example.org",
+                        "endpoints": [
+                            {
+                                "id": "all",
+                                "name": "GET /gaps",
+                                "operation": {"method": "GET", "path": "/gaps"},
+                                "summary": "Band gaps of every material in the table.",
+                                "parameters": [],
+                                "output_fields": [
+                                    {
+                                        "name": "band_gap",
+                                        "path": "gap",
+                                        "json_schema": {"type": "number"},
+                                        "semantic_id": "electronic.band_gap",
+                                        "aliases": ["band gap", "밴드갭"],
+                                    }
+                                ],
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "gaps.yaml"
+    path.write_text(yaml.safe_dump(catalog, allow_unicode=True), "utf-8")
+    plan = make_router(path).plan("Fe2O3의 밴드갭")
+    assert plan.route_ids == ("gaps/rest/all",) and plan.steps[0].arguments == {}
+    assert any("formula 'Fe2O3', which no step takes as an argument" in w for w in plan.warnings), (
+        plan.warnings
+    )

@@ -22,7 +22,7 @@ from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["fill_arguments"]
+__all__ = ["fill_arguments", "unused_values"]
 
 #: Parameters the router fills itself (server-side projection): never taken from a request.
 _ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
@@ -169,3 +169,33 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     ):
         arguments[text[0].name] = quoted[0]
     return arguments
+
+
+def _holds(argument: Any, value: str) -> bool:
+    if isinstance(argument, Mapping):
+        return any(_holds(v, value) for v in argument.values())
+    if isinstance(argument, list | tuple):
+        return any(_holds(v, value) for v in argument)
+    return isinstance(argument, str) and value.lower() in argument.lower()
+
+
+def unused_values(
+    arguments: Sequence[Mapping[str, Any]], values: Sequence[BoundValue]
+) -> list[str]:
+    """A sentence per formula or identifier the request names that none of the steps'
+    ``arguments`` holds: the calls are then not filtered by it (a search for "Fe2O3의 밴드갭"
+    sent with no formula returns other materials), and the plan says so."""
+    out: dict[str, None] = {}
+    for value in values:
+        if value.kind != "chemical.formula" and not value.kind.startswith("identifier."):
+            continue
+        if any(_holds(list(step.values()), value.value) for step in arguments):
+            continue
+        kind = value.kind.split(".", 1)[-1].replace("_", " ")
+        what = f"{value.of} id" if value.of else kind
+        out[
+            f"the request names {what} {value.value!r}, which no step takes as an argument: "
+            "the calls are not filtered by it; pass it with Plan.with_arguments where a "
+            "parameter takes it"
+        ] = None
+    return list(out)

@@ -242,8 +242,10 @@ def _named_identifiers(text: str) -> list[tuple[str, str, int, int]]:
     return found
 
 
+#: A formula; Hangul right after it does not end it (a particle: Fe2O3의, GaN을), as for ids.
 _FORMULA = re.compile(
-    r"(?<![\w\-/.])((?:[A-Z][a-z]?\d*(?:\.\d+)?|\((?:[A-Z][a-z]?\d*)+\)\d*)+)(?![\w\-])"
+    r"(?<![\w\-/.])((?:[A-Z][a-z]?\d*(?:\.\d+)?|\((?:[A-Z][a-z]?\d*)+\)\d*)+)"
+    r"(?![^\W\uac00-\ud7a3]|-)"
 )
 _FORMULA_PART = re.compile(r"([A-Z][a-z]?)(\d*(?:\.\d+)?)")
 #: Element symbols that are also English words, abbreviations or units: never a formula alone.

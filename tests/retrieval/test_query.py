@@ -48,6 +48,11 @@ def snapshot(tiny_catalog: Path) -> RegistrySnapshot:
         ("In Korea, I think K is cold", []),
         ("탄화규소 SiC 의 밴드갭", [("chemical.formula", "SiC")]),
         ("mp-149의 밴드갭", [("identifier.material_id", "mp-149")]),  # a particle ends it
+        # ... and a formula (trial Q §1: "Fe2O3의" was not read, the search went unfiltered)
+        ("Fe2O3의 밴드갭", [("chemical.formula", "Fe2O3")]),
+        ("Materials Project에서 LiFePO4의 형성에너지", [("chemical.formula", "LiFePO4")]),
+        ("GaN과 SiO2를 비교", [("chemical.formula", "GaN"), ("chemical.formula", "SiO2")]),
+        ("Fe2O3-x 의 밴드갭", []),  # a hyphen still ends no formula
     ],
 )
 def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
