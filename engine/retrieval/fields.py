@@ -46,47 +46,85 @@ def _hangul(token: str) -> bool:
     return len(token) >= 2 and all("\uac00" <= ch <= "\ud7a3" for ch in token)
 
 
+def _particle_after(token: str, word: str) -> bool:
+    """Whether ``token`` is the Hangul ``word`` with Hangul after it (a particle: 탄성률을)."""
+    rest = token[len(word) :] if token.startswith(word) else ""
+    return bool(rest) and all("\uac00" <= ch <= "\ud7a3" for ch in rest)
+
+
 class _PhraseTable(NamedTuple):
-    """Every phrase (semantic id, field name, alias) of a snapshot -> its semantic ids."""
+    """Every phrase (semantic id, field name, alias) of a snapshot -> its semantic ids.
+
+    Korean attaches particles to the last word and writes compounds with or without spaces,
+    so a Hangul phrase also matches with a particle on its last word (``체적 탄성률을``), a
+    one-word one inside a query word (``밀도를``) or across a space at a word's start
+    (``체적탄성률`` in ``체적 탄성률은``), and a several-word one written as one word
+    (``체적 탄성률`` in ``체적탄성률을``)."""
 
     phrases: Mapping[tuple[str, ...], frozenset[str]]
     longest: int
-    #: one-word Hangul phrases, matched inside query words (particles attach to them)
+    #: one-word Hangul phrases, matched inside query words (particles attach to them), and
+    #: several-word Hangul phrases joined into one word
     hangul: tuple[tuple[str, str], ...]
+    #: several-word phrases ending in a Hangul word: the words before it -> (that word, id)
+    tails: Mapping[tuple[str, ...], tuple[tuple[str, str], ...]]
 
     @classmethod
     def of(cls, snapshot: RegistrySnapshot) -> _PhraseTable:
         table: dict[tuple[str, ...], set[str]] = {}
         hangul: list[tuple[str, str]] = []
+        tails: dict[tuple[str, ...], list[tuple[str, str]]] = {}
         for semantic_id in snapshot.semantic_ids():
             offers = snapshot.providers_of(semantic_id)
             if all(o.field.identifier for o in offers):
                 continue  # identifiers are always projected; never "what the request needs"
             for phrase in _phrases(semantic_id, offers):
                 table.setdefault(phrase, set()).add(semantic_id)
-                if len(phrase) == 1 and _hangul(phrase[0]):
-                    hangul.append((phrase[0], semantic_id))
+                if all(_hangul(word) for word in phrase):
+                    hangul.append(("".join(phrase), semantic_id))
+                if len(phrase) > 1 and _hangul(phrase[-1]):
+                    tails.setdefault(phrase[:-1], []).append((phrase[-1], semantic_id))
         return cls(
             phrases={k: frozenset(v) for k, v in table.items()},
             longest=max((len(k) for k in table), default=0),
-            hangul=tuple(sorted(hangul)),
+            hangul=tuple(sorted(set(hangul))),
+            tails={k: tuple(sorted(set(v))) for k, v in tails.items()},
         )
 
     def spans(self, tokens: tuple[str, ...]) -> list[tuple[int, int, str]]:
         """``(start, end, semantic id)`` of every phrase found in ``tokens``."""
         found: dict[str, tuple[int, int]] = {}
+
+        def keep(semantic_id: str, start: int, end: int) -> None:
+            best = found.get(semantic_id)
+            if best is None or end - start > best[1] - best[0]:
+                found[semantic_id] = (start, end)
+
         for n in range(1, min(self.longest, len(tokens)) + 1):
             for i in range(len(tokens) - n + 1):
                 for semantic_id in self.phrases.get(tokens[i : i + n], ()):
-                    best = found.get(semantic_id)
-                    if best is None or n > best[1] - best[0]:
-                        found[semantic_id] = (i, i + n)
+                    keep(semantic_id, i, i + n)
+                if n > 1:  # a particle on the last word: 체적 탄성률을
+                    for word, semantic_id in self.tails.get(tokens[i : i + n - 1], ()):
+                        if _particle_after(tokens[i + n - 1], word):
+                            keep(semantic_id, i, i + n)
         for word, semantic_id in self.hangul:
             if semantic_id in found:
                 continue
             for i, token in enumerate(tokens):
                 if word in token:
                     found[semantic_id] = (i, i + 1)
+                    break
+                # written with a space at a word's start: 체적탄성률 in "체적 탄성률은"
+                after = tokens[i + 1] if i + 1 < len(tokens) else ""
+                if (
+                    _hangul(token)
+                    and _hangul(after)
+                    and len(token) < len(word)
+                    and word.startswith(token)
+                    and after.startswith(word[len(token) :])
+                ):
+                    found[semantic_id] = (i, i + 2)
                     break
         return [(s, e, sid) for sid, (s, e) in found.items()]
 
