@@ -261,6 +261,8 @@ KOREAN_GLOSSARY: dict[str, str] = {
     "모델": "model",
     "기기": "device",
     "센서": "sensor",
+    "시료": "sample",
+    "샘플": "sample",
     "장치": "device",
     "사물": "thing",
     "코드": "code",

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Parameter, Route, SourceType, schema_validator
 from schemarouter.index.gloss import gloss_tokens
-from schemarouter.retrieval.identifiers import needed_parameters, stem
+from schemarouter.retrieval.identifiers import needed_parameters, stem, things_of
 from schemarouter.retrieval.values import coerce_value, parameter_kind
 
 if TYPE_CHECKING:
@@ -219,13 +219,14 @@ _NOT_THINGS = frozenset(
 _NOT_PLURALS = frozenset(("is", "was", "has", "does", "as", "its", "this", "thus", "yes"))
 
 
-def _named_identifiers(text: str) -> list[tuple[str, str, int, int]]:
-    """``(thing, identifier, start, end)`` for each identifier written after its thing."""
+def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str, str, int, int]]:
+    """``(thing, identifier, start, end)`` for each identifier written after its thing; a
+    Korean thing word is one the glossary knows, or one of ``things`` (a parameter's alias)."""
     found = []
     for match in _NAMED_ID.finditer(text):
         thing, token = match.group(1), match.group(2)
         if not thing.isascii():  # a Korean word: the thing is its English gloss, if any
-            english = gloss_tokens(thing)
+            english = [thing] if thing in things else gloss_tokens(thing)
             after = text[match.end(2) : match.end(2) + 1]
             hangul = "\uac00" <= after <= "\ud7a3"
             if not english or (token.isdigit() and hangul and not after.startswith(_PARTICLES)):
@@ -440,7 +441,13 @@ class RuleAnalyzer:
             named_providers=tuple(names.named_providers(query)),
             named_routes=tuple(names.named_routes(query)),
             source_constraints=sources,
-            values=tuple(find_values(query, kinds=snapshot.derived("query.kinds", _kinds_of))),
+            values=tuple(
+                find_values(
+                    query,
+                    kinds=snapshot.derived("query.kinds", _kinds_of),
+                    things=snapshot.derived("query.things", _things_of),
+                )
+            ),
             analyzer=self.name,
         )
 
@@ -451,12 +458,29 @@ def _kinds_of(snapshot: RegistrySnapshot) -> frozenset[str]:
     return frozenset(kind for kind in kinds if kind is not None)
 
 
-def find_values(query: str, *, kinds: Container[str] | None = None) -> list[BoundValue]:
+def _of(kind: str) -> str:
+    """The thing a kind identifies (``identifier.material_id``: ``material``)."""
+    return stem(kind.rsplit(".", 1)[-1].removesuffix("_id"))
+
+
+def _things_of(snapshot: RegistrySnapshot) -> frozenset[str]:
+    return things_of(snapshot.routes.values())
+
+
+def find_values(
+    query: str, *, kinds: Container[str] | None = None, things: Container[str] = ()
+) -> list[BoundValue]:
     """Identifiers and values in ``query``, in order of appearance, without overlaps.
     ``kinds``: the kinds a registry's parameters take; a kind of :data:`DOMAIN_KINDS` not
-    among them is not read (``None``: every kind is)."""
+    among them is not read (``None``: every kind is). ``things``: words naming a thing whose
+    identifier a registered parameter takes (:func:`things_of`): a code written right after
+    one ("chamber GB-2", "시료 S-12의") is that thing's identifier, not a material id."""
     found: list[BoundValue] = []
     taken: list[tuple[int, int]] = []
+    named = _named_identifiers(query, things)
+    # a code after a thing a parameter takes is that thing's ("chamber GB-2"), but for the
+    # thing a domain kind names itself ("material MAT-7" stays a material id)
+    owned = {(s, e): stem(t) for t, _, s, e in named if t.lower() in things or stem(t) in things}
 
     def free(start: int, end: int) -> bool:
         return all(end <= s or start >= e for s, e in taken)
@@ -467,7 +491,8 @@ def find_values(query: str, *, kinds: Container[str] | None = None) -> list[Boun
         for match in pattern.finditer(query):
             group = 1 if match.groups() and match.group(1) is not None else 0
             start, end = match.span(group)
-            if not free(start, end):
+            thing = owned.get((start, end))
+            if not free(start, end) or (kind in DOMAIN_KINDS and thing not in (None, _of(kind))):
                 continue
             unit = match.group(2) if kind == "quantity" else None
             found.append(
@@ -484,7 +509,7 @@ def find_values(query: str, *, kinds: Container[str] | None = None) -> list[Boun
         if free(start, end):
             found.append(BoundValue(kind="chemical.formula", value=token, start=start, end=end))
             taken.append((start, end))
-    for thing, token, start, end in _named_identifiers(query):
+    for thing, token, start, end in named:
         if free(start, end):
             found.append(
                 BoundValue(kind=NAMED_IDENTIFIER, value=token, start=start, end=end, of=thing)
@@ -540,6 +565,10 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
         for name, thing in needed_parameters(route):
             if name not in bound and thing in named:
                 bind(parameters[name], named[thing])
+        for parameter in parameters.values():  # the thing words the parameter declares
+            found = [named[a] for a in map(stem, parameter.aliases) if a in named]
+            if parameter.name not in bound and found:
+                bind(parameter, found[0])
     return bound
 
 

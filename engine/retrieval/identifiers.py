@@ -11,6 +11,7 @@ read the things with the same :func:`stem`, so singular and plural match.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS, Route
 
@@ -22,6 +23,7 @@ __all__ = [
     "needs",
     "path_segments",
     "stem",
+    "things_of",
 ]
 
 #: ``<thing>_id`` / ``<thing>-id`` / ``thingId`` / ``thingID`` (not ``valid``, ``paid``), and
@@ -113,3 +115,17 @@ def needed_parameters(
 def needs(route: Route, *, given: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The things whose identifier ``route`` needs (:func:`needed_parameters`), once each."""
     return tuple(dict.fromkeys(thing for _, thing in needed_parameters(route, given=given)))
+
+
+def things_of(routes: Iterable[Route]) -> frozenset[str]:
+    """The words that name a thing whose identifier a parameter of ``routes`` takes: the
+    things of :func:`needed_parameters` (stems: ``chamber``), and the declared aliases of an
+    identifier-named parameter (``sample_id`` with ``aliases: [sample, 시료]``), lowercased.
+    The query analysis reads an identifier written after one of them as that thing's."""
+    out: set[str] = set()
+    for route in routes:
+        out.update(thing for _, thing in needed_parameters(route))
+        for parameter in route.endpoint.parameters:
+            if names_identifier(parameter.name):
+                out.update(alias.lower() for alias in parameter.aliases if alias.strip())
+    return frozenset(out)

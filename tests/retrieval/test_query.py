@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from schemarouter.contracts import SourceType
 from schemarouter.registry.catalog import load_catalog
@@ -202,3 +203,79 @@ def test_a_korean_request_binds_the_identifier_before_its_particle() -> None:
     ]:
         found = RuleAnalyzer().analyze(text, snapshot).values
         assert bind_parameters(snapshot.route(f"inventory/rest/{route}"), found) == bound
+
+
+def _lab(tmp_path: Path) -> RegistrySnapshot:
+    """Lab routes: a sample by ``sample_id`` (aliases sample, 시료, 배치), a chamber by
+    ``chamber_id``, and a material by ``material_id`` (so material-id-shaped codes are read)."""
+
+    def endpoint(name: str, path: str, parameter: str, aliases: list[str]) -> dict[str, Any]:
+        return {
+            "id": name,
+            "name": f"GET {path}",
+            "operation": {"method": "GET", "path": path},
+            "parameters": [
+                {
+                    "name": parameter,
+                    "location": "path",
+                    "required": True,
+                    "json_schema": {"type": "string"},
+                    "aliases": aliases,
+                }
+            ],
+            "output_fields": [
+                {"name": "value", "path": "value", "json_schema": {"type": "number"}}
+            ],
+        }
+
+    catalog = {
+        "schemarouter_catalog": 1,
+        "providers": [
+            {
+                "id": "lab",
+                "display_name": "Lab",
+                "access": [
+                    {
+                        "id": "rest",
+                        "kind": "http",
+                        "base_url": "https://lab.example.org",
+                        "endpoints": [
+                            endpoint(
+                                "sample",
+                                "/samples/{sample_id}",
+                                "sample_id",
+                                ["sample", "시료", "배치"],
+                            ),
+                            endpoint("chamber", "/chambers/{chamber_id}", "chamber_id", []),
+                            endpoint("material", "/materials/{material_id}", "material_id", []),
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "lab.yaml"
+    path.write_text(yaml.safe_dump(catalog, allow_unicode=True), "utf-8")
+    registry = Registry()
+    registry.register(load_catalog(path))
+    return registry.snapshot()
+
+
+def test_an_identifier_after_a_thing_a_parameter_declares_binds_to_it(tmp_path: Path) -> None:
+    """Trial Q §4: "시료 S-12의 밴드갭" bound nothing though sample_id declares the alias 시료;
+    "relative humidity in chamber GB-2" read GB-2 as a material id (another route takes
+    those) and left chamber_id missing."""
+    snapshot = _lab(tmp_path)
+    sample = snapshot.route("lab/rest/sample")
+    for text in ("시료 S-12의 밴드갭", "샘플 S-12의 밴드갭", "배치 S-12의 밴드갭", "sample S-12"):
+        found = RuleAnalyzer().analyze(text, snapshot).values
+        assert bind_parameters(sample, found) == {"sample_id": "S-12"}, text
+    found = RuleAnalyzer().analyze("relative humidity in chamber GB-2", snapshot).values
+    assert [(v.kind, v.value, v.of) for v in found] == [(NAMED_IDENTIFIER, "GB-2", "chamber")]
+    assert bind_parameters(snapshot.route("lab/rest/chamber"), found) == {"chamber_id": "GB-2"}
+    # a code after the thing a domain kind names is still that kind, and a bare one too
+    for text in ("band gap of material MAT-7", "band gap of MAT-7"):
+        found = RuleAnalyzer().analyze(text, snapshot).values
+        assert [(v.kind, v.value) for v in found] == [("identifier.material_id", "MAT-7")]
+    # a Korean word no parameter declares and the glossary does not know is still no thing
+    assert RuleAnalyzer().analyze("스퀘어 S-00017의 상태", snapshot).values == ()
