@@ -1,13 +1,16 @@
 """Field resolution: the semantic ids a request needs, read from its text.
 
 Given explicitly, or matched in the query text against semantic ids, field names and the
-catalog's alias layer (longest phrases first: "bulk modulus" beats "modulus"). Retrieval
+catalog's alias layer (longest phrases first: "bulk modulus" beats "modulus"). A provenance
+word (*DFT*, *measured*, *실험*) is the request's filter on source type, never a request for
+a ``provenance.*`` field that lists it among its aliases. Retrieval
 reads it for ``matched_fields`` and the reranker's route text; the planner covers what it
 returns. It needs the request's text and the snapshot, never a plan.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -52,6 +55,15 @@ def _particle_after(token: str, word: str) -> bool:
     return bool(rest) and all("\uac00" <= ch <= "\ud7a3" for ch in rest)
 
 
+@functools.cache
+def _provenance_words() -> frozenset[tuple[str, ...]]:
+    """The provenance words (*measured*, *DFT*, *실험*), as phrases: a request's constraint
+    on source type (:data:`~schemarouter.retrieval.analysis.SOURCE_WORDS`)."""
+    from schemarouter.retrieval.analysis import SOURCE_WORDS
+
+    return frozenset(_norm_tokens(w) for words in SOURCE_WORDS.values() for w in words)
+
+
 class _PhraseTable(NamedTuple):
     """Every phrase (semantic id, field name, alias) of a snapshot -> its semantic ids.
 
@@ -79,6 +91,8 @@ class _PhraseTable(NamedTuple):
             if all(o.field.identifier for o in offers):
                 continue  # identifiers are always projected; never "what the request needs"
             for phrase in _phrases(semantic_id, offers):
+                if semantic_id.startswith("provenance.") and phrase in _provenance_words():
+                    continue  # "DFT" filters by source type; it asks for no method field
                 table.setdefault(phrase, set()).add(semantic_id)
                 if all(_hangul(word) for word in phrase):
                     hangul.append(("".join(phrase), semantic_id))

@@ -27,6 +27,18 @@ def _field(name: str, semantic_id: str, aliases: list[str]) -> dict[str, Any]:
 
 @pytest.fixture
 def snapshot(tmp_path: Path) -> RegistrySnapshot:
+    return _snapshot(
+        tmp_path,
+        [
+            _field("optical_gap", "electronic.band_gap", ["band gap", "밴드갭"]),
+            _field("bulk_modulus", "mechanical.bulk_modulus", ["bulk modulus", "체적 탄성률"]),
+            _field("melting_point", "thermo.melting_point", ["melting point", "녹는점"]),
+            _field("heat_capacity", "thermo.heat_capacity", ["몰 열용량 상수"]),
+        ],
+    )
+
+
+def _snapshot(tmp_path: Path, fields: list[dict[str, Any]]) -> RegistrySnapshot:
     endpoint = {
         "id": "props",
         "name": "GET /samples/{sample_id}",
@@ -39,12 +51,7 @@ def snapshot(tmp_path: Path) -> RegistrySnapshot:
                 "json_schema": {"type": "string"},
             }
         ],
-        "output_fields": [
-            _field("optical_gap", "electronic.band_gap", ["band gap", "밴드갭"]),
-            _field("bulk_modulus", "mechanical.bulk_modulus", ["bulk modulus", "체적 탄성률"]),
-            _field("melting_point", "thermo.melting_point", ["melting point", "녹는점"]),
-            _field("heat_capacity", "thermo.heat_capacity", ["몰 열용량 상수"]),
-        ],
+        "output_fields": fields,
     }
     catalog = {
         "schemarouter_catalog": 1,
@@ -103,3 +110,22 @@ def test_a_named_korean_field_is_covered_not_dropped(snapshot: RegistrySnapshot)
     (step,) = plan.steps
     assert set(step.covers) == {"electronic.band_gap", "mechanical.bulk_modulus"}
     assert {"optical_gap", "bulk_modulus"} <= set(step.fields)
+
+
+def test_a_provenance_word_is_a_filter_not_a_provenance_field(tmp_path: Path) -> None:
+    """Trial Q §5: "formation energy per atom for mp-149, DFT only" also required
+    provenance.method (NOMAD's method_name lists the alias DFT), so the plan was incomplete
+    or added an unfiltered NOMAD step."""
+    method = _field("method_name", "provenance.method", ["method", "DFT", "실험"])
+    method["json_schema"] = {"type": "string"}
+    snapshot = _snapshot(
+        tmp_path,
+        [_field("e_form", "thermo.formation_energy_per_atom", ["formation energy"]), method],
+    )
+    for query in ("formation energy for mp-149, DFT only", "mp-149의 형성에너지 실험값"):
+        assert "provenance.method" not in resolve_fields(query, snapshot)[0], query
+    assert resolve_fields("formation energy, DFT only", snapshot)[0] == [
+        "thermo.formation_energy_per_atom"
+    ]
+    # the field's other names still ask for it
+    assert resolve_fields("which method was used", snapshot)[0] == ["provenance.method"]
