@@ -279,6 +279,23 @@ def check_spec(spec: UnitNormalizationSpec) -> None:
         )
 
 
+def _numeric(schema: Any) -> bool:
+    """Whether a JSON Schema may hold a number (or a list of them): a declared ``type`` says,
+    an ``anyOf`` / ``oneOf`` where a member may, a schema declaring no type may."""
+    if not isinstance(schema, dict):
+        return True
+    members = [m for key in ("anyOf", "oneOf") for m in schema.get(key) or ()]
+    if members and any(_numeric(m) for m in members):
+        return True
+    kind = schema.get("type")
+    if kind is None:
+        return not members
+    kinds = set(kind) if isinstance(kind, list) else {kind}
+    if kinds & {"number", "integer"}:
+        return True
+    return "array" in kinds and _numeric(schema.get("items", {}))
+
+
 def check_field_units(item: OutputField, *, where: str) -> None:
     """Check one output field's unit, dimension and normalization; errors name ``where``."""
     try:
@@ -287,6 +304,16 @@ def check_field_units(item: OutputField, *, where: str) -> None:
             if item.dimension is not None:
                 _check_dimension(item.unit, item.dimension)
         if item.normalization is not None:
+            if not _numeric(item.json_schema):
+                raise UnitError(
+                    f"declares a normalization {item.normalization.source_unit!r} -> "
+                    f"{item.normalization.canonical_unit!r}, but its json_schema "
+                    f"(type {item.json_schema.get('type')!r}) holds no number: a normalization "
+                    "converts numbers only, so it would never apply",
+                    hint="Declare the field's json_schema type as number (or integer) if the "
+                    "provider sends numbers, or remove the normalization (the unit alone stays "
+                    "as metadata)",
+                )
             check_spec(item.normalization)
     except UnitError as exc:
         raise exc.located(f"{where}, field {item.name!r}") from None

@@ -176,3 +176,29 @@ def test_power_speed_and_more_currencies_a_home_energy_or_travel_app_declares() 
                 source_unit="EUR", canonical_unit="USD", dimension="currency_eur", scale=1.08
             )
         )
+
+
+def test_a_normalization_on_a_field_that_holds_no_number_is_refused() -> None:
+    """Trial Q §6: a string field with unit eV and a normalization eV -> meV registered
+    silently, and execution returned '3.4' eV, normalized False."""
+    spec = UnitNormalizationSpec(
+        source_unit="eV", canonical_unit="meV", dimension="energy", scale=1000.0
+    )
+    for schema in ({"type": "string"}, {"type": "array", "items": {"type": "string"}}):
+        item = OutputField(name="gap", json_schema=schema, unit="eV", normalization=spec)
+        with pytest.raises(UnitError, match="holds no number") as caught:
+            check_field_units(item, where="lab.yaml: providers[0]")
+        assert caught.value.where == "lab.yaml: providers[0], field 'gap'"
+        assert "json_schema type as number" in str(caught.value.hint)
+    # numbers, lists of numbers, nullable numbers and undeclared types still normalize
+    for schema in (
+        {"type": "number"},
+        {"type": ["number", "null"]},
+        {"type": "array", "items": {"type": "integer"}},
+        {"anyOf": [{"type": "number"}, {"type": "null"}]},
+        {},
+    ):
+        item = OutputField(name="gap", json_schema=schema, unit="eV", normalization=spec)
+        check_field_units(item, where="x")
+    # a unit alone on a string stays metadata
+    check_field_units(OutputField(name="f", json_schema={"type": "string"}, unit="eV"), where="x")
