@@ -189,6 +189,14 @@ def _registry() -> pint.UnitRegistry[Any]:
     return ureg
 
 
+class _Refused(ValueError):
+    """A unit string refused before pint reads it (the message says why)."""
+
+
+#: Punctuation no unit holds (a provider's typo: 'eV?', 'GPa!'), refused before pint drops it.
+_STRAY = re.compile(r"[?!,;:'\"`~@#$&=|\\<>\[\]{}]")
+
+
 def _pint_expression(unit: str) -> str:
     text = unit.strip()
     if not text:
@@ -201,6 +209,9 @@ def _pint_expression(unit: str) -> str:
     if any(ch in text for ch in "μµÅ"):
         # pint reads μ as micro and has no Å: refuse rather than misread.
         raise ValueError(f"unit {unit!r} is not in the alias table")
+    stray = _STRAY.search(text)
+    if stray:  # pint's parser drops these: 'eV?' read as eV, 'm?s' as m*s
+        raise _Refused(f"{stray.group(0)!r} is no part of a unit (a typo?)")
     return text.replace("^", "**")
 
 
@@ -214,7 +225,8 @@ def parse_unit(unit: str) -> pint.Unit:
     except Exception as exc:
         # pint's own errors name a unit it lacks; anything else is its parser failing inside
         # ("unsupported operand type(s) for -: 'ParserHelper' and 'int'" for 'g cm-3')
-        why = str(exc) if type(exc).__module__.startswith("pint") else "pint cannot read it"
+        own = type(exc).__module__.startswith("pint") or isinstance(exc, _Refused)
+        why = str(exc) if own else "pint cannot read it"
         raise UnitError(
             f"unknown unit {unit!r}: {why}",
             hint="Use a unit pint understands (e.g. 'GPa', 'eV/atom', 'angstrom**3') or add "

@@ -202,3 +202,14 @@ def test_a_normalization_on_a_field_that_holds_no_number_is_refused() -> None:
         check_field_units(item, where="x")
     # a unit alone on a string stays metadata
     check_field_units(OutputField(name="f", json_schema={"type": "string"}, unit="eV"), where="x")
+
+
+def test_stray_punctuation_in_a_unit_is_refused() -> None:
+    """Trial Q §8: pint's parser dropped it: 'eV?' read as electron_volt, 'GPa!' as
+    gigapascal, 'm?s' as meter*second, so a provider's typo registered silently."""
+    for bad in ("eV?", "GPa!", "K?", "m?s", "eV,", "kJ/mol;", "g/cm^3'"):
+        with pytest.raises(UnitError, match="is no part of a unit") as caught:
+            parse_unit(bad)
+        assert repr(bad) in caught.value.what
+    for good in ("eV", "GPa", "J/(mol*K)", "g/cm^3", "m s^-1", "%RH", "°C", "1/s"):
+        parse_unit(good)
