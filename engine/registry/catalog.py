@@ -74,6 +74,23 @@ CATALOG_FORMAT_VERSION = 1
 SCHEMA_HINT = "Run `schemarouter catalog schema` for the format"
 
 
+def hint_for(what: str, loc: str) -> str:
+    """The hint for one validation problem at ``loc``: what to write where a string is due
+    and YAML read a number or a boolean (``temperature: 298.15``), else :data:`SCHEMA_HINT`."""
+    if "valid string" not in what:
+        return SCHEMA_HINT
+    if ".qualifiers." in f".{loc}":
+        key = loc.rsplit(".", 1)[-1]
+        return (
+            f"A qualifier's value is text: quote it, with its unit where it has one "
+            f'({key}: "298.15 K"); YAML reads an unquoted 298.15 or true as a number or a '
+            f"boolean. {SCHEMA_HINT}"
+        )
+    return (
+        f"Quote the value: YAML reads an unquoted number or true/false as no string. {SCHEMA_HINT}"
+    )
+
+
 class AccessSpec(AccessPath):
     """An access path and the endpoints reached through it."""
 
@@ -142,7 +159,7 @@ def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:
         return CatalogDocument.model_validate(data)
     except ValidationError as exc:
         what, loc = format_validation_error(exc)
-        raise DocumentError(what, where=f"{source}: {loc}", hint=SCHEMA_HINT) from None
+        raise DocumentError(what, where=f"{source}: {loc}", hint=hint_for(what, loc)) from None
 
 
 def catalog_files(path: Path) -> list[Path]:
@@ -361,7 +378,7 @@ def _each_provider(
 
     def refused(exc: ValidationError, prefix: str = "") -> None:
         problems.extend(
-            DocumentError(what, where=f"{source}: {loc}", hint=SCHEMA_HINT)
+            DocumentError(what, where=f"{source}: {loc}", hint=hint_for(what, loc))
             for what, loc in validation_problems(exc, prefix=prefix)
         )
 

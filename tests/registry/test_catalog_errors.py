@@ -427,3 +427,22 @@ def test_groups_and_intents_named_where_no_file_declares_any_are_warned_about(
     declared = tmp_path / "declared.yaml"
     declared.write_text(TINY_CATALOG, "utf-8")
     assert not [w for w in SchemaRouter().add_catalog(declared).warnings if "declares" in w]
+
+
+def test_a_qualifier_written_as_a_number_says_to_quote_it(tmp_path: Path) -> None:
+    """Trial Q §10: ``temperature: 298.15`` said only "Input should be a valid string ...
+    Run `schemarouter catalog schema` for the format"."""
+    doc = yaml.safe_load(TINY_CATALOG)
+    _field(doc, "band_gap")["qualifiers"] = {"temperature": 298.15}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(doc), "utf-8")
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    with pytest.raises(DocumentError) as caught:
+        router.add_catalog(bad)
+    assert "qualifiers.temperature" in str(caught.value.where)
+    assert 'quote it, with its unit where it has one (temperature: "298.15 K")' in str(
+        caught.value.hint
+    )
+    (problem,) = catalog_problems(bad)  # `catalog validate` says the same
+    assert "quote it" in str(problem)
+    assert router.snapshot().route_ids() == ()
