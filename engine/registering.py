@@ -29,6 +29,7 @@ from schemarouter.checks import (
     check_seconds,
 )
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
+from schemarouter.errors import ArgumentError
 from schemarouter.execution.bindings import BindingTable, CooldownTable, bind_if_current
 from schemarouter.execution.invokers.http import bind_http_routes
 from schemarouter.execution.invokers.mcp_session import closed_by_owner
@@ -142,13 +143,27 @@ class RegistrationMixin:
         assert done.change is not None
         return done.change
 
-    def add_catalog(self, path: str | Path, *, replace: bool = False) -> RegistryChange:
-        """Register a catalog file or folder (see :mod:`schemarouter.registry.catalog`).
+    def add_catalog(
+        self, path: str | Path | Sequence[str | Path], *, replace: bool = False
+    ) -> RegistryChange:
+        """Register a catalog file or folder, or a list of them as one change (see
+        :mod:`schemarouter.registry.catalog`): every file is checked first, and one mistake
+        in any registers none of them.
 
         A catalog is the caller's own declaration, so its HTTP routes with an absolute
         ``base_url`` are bound for execution at once (calls still need their credentials).
         """
-        registration = load_catalog(check_path(path, method="add_catalog", name="path"))
+        if isinstance(path, Sequence) and not isinstance(path, str):
+            paths = [check_path(p, method="add_catalog", name="path[]") for p in path]
+            if not paths:
+                raise ArgumentError(
+                    "add_catalog got an empty list of paths",
+                    where="add_catalog(path=...)",
+                    hint="Pass a catalog file or folder, or a list of them",
+                )
+            registration = load_catalog(paths)
+        else:
+            registration = load_catalog(check_path(path, method="add_catalog", name="path"))
         change = self.register(registration, replace=replace)
         bind_http_routes(self, registration.routes)
         return change

@@ -446,3 +446,33 @@ def test_a_qualifier_written_as_a_number_says_to_quote_it(tmp_path: Path) -> Non
     (problem,) = catalog_problems(bad)  # `catalog validate` says the same
     assert "quote it" in str(problem)
     assert router.snapshot().route_ids() == ()
+
+
+def test_add_catalog_takes_a_list_as_one_change(tmp_path: Path) -> None:
+    """Trial Q §10: ``add_catalog([a, b])`` refused a list (only a folder or load_catalog
+    took several). Now a list is one change: all of it, or nothing."""
+    from schemarouter.errors import ArgumentError
+
+    doc = yaml.safe_load(TINY_CATALOG)
+    other = copy.deepcopy(doc)
+    other["providers"] = [copy.deepcopy(doc["providers"][0])]
+    other["providers"][0]["id"] = "mp_mirror"
+    a, b, bad = tmp_path / "a.yaml", tmp_path / "b.yaml", tmp_path / "bad.yaml"
+    a.write_text(yaml.safe_dump(doc), "utf-8")
+    b.write_text(yaml.safe_dump(other), "utf-8")
+    broken = copy.deepcopy(other)
+    _field(broken, "band_gap")["unit"] = "furlongz"
+    bad.write_text(yaml.safe_dump(broken), "utf-8")
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    before = router.snapshot()
+    with pytest.raises(UnitError, match="furlongz"):
+        router.add_catalog([a, str(bad)])
+    assert router.snapshot() is before  # nothing of a.yaml either
+    change = router.add_catalog([a, str(b)])
+    assert router.snapshot().version == before.version + 1
+    assert {r.split("/")[0] for r in change.added} == {
+        *(p["id"] for p in doc["providers"]),
+        "mp_mirror",
+    }
+    with pytest.raises(ArgumentError, match="empty list"):
+        router.add_catalog([])
