@@ -44,15 +44,15 @@ from schemarouter.index.encoders.dense import Encoder, VectorSet, text_key
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.search import EMPTY, RouteSearch
 from schemarouter.index.settings import IndexSettings
+from schemarouter.index.stale import check_differs_within
 from schemarouter.index.store import (
     SavedIndex,
     SavedVectors,
-    check_differs_within,
     load_index,
     save_index,
 )
 from schemarouter.index.tokenize import tokenize
-from schemarouter.registry.diff import fingerprint_difference
+from schemarouter.registry.diff import fingerprint_difference, route_parts
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 from schemarouter.safety.forksafe import ForkSafeLock
 
@@ -436,11 +436,13 @@ class HybridIndex(RouteSearch):
     def check_current(self, snapshot: RegistrySnapshot) -> None:
         """Raise :class:`StaleIndexError` unless the index was built from ``snapshot``."""
         if snapshot.fingerprint != self.registry_fingerprint:
-            with self._lock:  # the two lists grow together under it
+            with self._lock:  # the lists grow together under it
                 indexed = dict(zip(self._route_ids, self._route_fps, strict=True))
+                parts = route_parts(self._routes)
+            difference = fingerprint_difference(indexed, snapshot, parts=parts)
             raise StaleIndexError(
                 "the index does not reflect this registry snapshot: compared with the "
-                f"index, the snapshot has {fingerprint_difference(indexed, snapshot)}",
+                f"index, the snapshot has {difference}",
                 where=self.registry_fingerprint,
                 hint="Call index.apply(snapshot) or rebuild the index",
             )
@@ -475,6 +477,7 @@ class HybridIndex(RouteSearch):
             lexical=self._lexical,
             vectors=(endpoint_vs, field_vs),
             counts=self.describe(),
+            parts=route_parts(self._routes),
         )
 
     @classmethod

@@ -6,7 +6,8 @@ Layout::
         manifest.json            format, registry fingerprint and version, encoder identity,
                                  settings, counts, and the sha256 and size of every file
         gen-<id>/                one generation of data files:
-            routes.json              route ids, route fingerprints, field names per route
+            routes.json              route ids, route fingerprints, field names per route,
+                                     provider and access-path fingerprints
             docs_route.npy  docs_kind.npy  docs_field.npy  docs_vec.npy
             lexical_tf_data.npy  lexical_tf_indices.npy  lexical_tf_indptr.npy
             lexical_vocab.json
@@ -56,8 +57,9 @@ from schemarouter.index.folder import (
 )
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
+from schemarouter.index.stale import are_parts
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
-from schemarouter.registry.diff import fingerprint_difference
+from schemarouter.registry.diff import RouteParts, fingerprint_difference
 from schemarouter.registry.registry import RegistrySnapshot
 
 if TYPE_CHECKING:
@@ -68,7 +70,6 @@ __all__ = [
     "FORMAT_VERSION",
     "SavedIndex",
     "SavedVectors",
-    "check_differs_within",
     "check_index_folder",
     "load_index",
     "read_manifest",
@@ -119,6 +120,9 @@ class SavedIndex:
     #: the endpoint and the field vector sets, in that order
     vectors: tuple[SavedVectors, SavedVectors]
     counts: dict[str, Any] | None = None
+    #: the provider and access-path fingerprints of the routes (``route_parts``): in
+    #: ``routes.json``, so a stale refusal can say which part of a changed route moved
+    parts: RouteParts | None = None
 
 
 def _sha256(path: Path) -> str:
@@ -241,14 +245,14 @@ def _write_generation(index: SavedIndex, folder: Path) -> list[str]:
         _write_json(folder / name, value)
         names.append(name)
 
-    document(
-        "routes.json",
-        {
-            "route_ids": index.route_ids,
-            "fingerprints": index.fingerprints,
-            "fields": [list(f) for f in index.fields],
-        },
-    )
+    routes: dict[str, Any] = {
+        "route_ids": index.route_ids,
+        "fingerprints": index.fingerprints,
+        "fields": [list(f) for f in index.fields],
+    }
+    if index.parts is not None:
+        routes["parts"] = index.parts
+    document("routes.json", routes)
     array("docs_route.npy", index.doc_route.astype(np.int64))
     array("docs_kind.npy", index.doc_kind.astype(np.int8))
     array("docs_field.npy", index.doc_field.astype(np.int32))
@@ -413,9 +417,9 @@ def _load_generation(
     same_registry: bool = True,
 ) -> T:
     if same_registry and manifest.get("registry_fingerprint") != snapshot.fingerprint:
-        saved = _saved_routes(path, manifest)
+        saved, parts = _saved_routes(path, manifest)
         difference = (
-            f"the current registry has {fingerprint_difference(saved, snapshot)}"
+            f"the current registry has {fingerprint_difference(saved, snapshot, parts=parts)}"
             if saved is not None
             else f"the current registry's {len(snapshot)} routes have another fingerprint"
         )
@@ -469,19 +473,24 @@ def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:
     )
 
 
-def _saved_routes(path: Path, manifest: dict[str, Any]) -> dict[str, str] | None:
+def _saved_routes(
+    path: Path, manifest: dict[str, Any]
+) -> tuple[dict[str, str] | None, RouteParts | None]:
     """route id -> fingerprint the index was built from, from its ``routes.json`` (``None``
-    where that file is not listed, unreadable or not the one the manifest hashed)."""
+    where that file is not listed, unreadable or not the one the manifest hashed), and the
+    fingerprints of their parts where it has them (an index saved since they were kept)."""
     name = f"{manifest.get('generation')}/routes.json"
     info = manifest.get("files", {}).get(name) if isinstance(manifest.get("files"), dict) else None
     file = path / name
     try:
         if not isinstance(info, dict) or not file.is_file() or _sha256(file) != info.get("sha256"):
-            return None
+            return None, None
         routes = load_json(file.read_bytes())
-        return dict(zip(routes["route_ids"], routes["fingerprints"], strict=True))
+        saved = dict(zip(routes["route_ids"], routes["fingerprints"], strict=True))
     except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return None, None
+    parts = routes.get("parts")
+    return saved, parts if isinstance(parts, dict) and are_parts(parts) else None
 
 
 def _restore(folder: Path, manifest: dict[str, Any], listed: frozenset[str]) -> SavedIndex:
@@ -564,30 +573,3 @@ def _restore(folder: Path, manifest: dict[str, Any], listed: frozenset[str]) -> 
         lexical=lexical,
         vectors=(vector_sets[0], vector_sets[1]),
     )
-
-
-def check_differs_within(
-    saved: dict[str, str],
-    snapshot: RegistrySnapshot,
-    providers: set[str],
-    path: str | Path,
-    difference: str,
-) -> None:
-    """:class:`StaleIndexError` unless every route that differs between the saved index
-    (route id -> fingerprint) and ``snapshot`` belongs to one of ``providers``."""
-    differ = {
-        r
-        for r, fp in saved.items()
-        if (now := snapshot.routes.get(r)) is None or now.fingerprint != fp
-    }
-    differ |= {r for r in snapshot.routes if r not in saved}
-    outside = sorted(r for r in differ if r.split("/", 1)[0] not in providers)
-    if outside:
-        raise StaleIndexError(
-            f"the index was built from a different registry: compared with it, {difference}; "
-            f"{len(outside)} of those routes ({', '.join(outside[:3])}"
-            f"{', ...' if len(outside) > 3 else ''}) {'is' if len(outside) == 1 else 'are'} "
-            f"not of {', '.join(sorted(providers))}",
-            where=str(path),
-            hint="Rebuild it (`schemarouter index build`) from the sources registered now",
-        )

@@ -101,3 +101,38 @@ def test_retrieve_sync_brings_a_saved_index_to_the_sources_given(
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == saved
     assert main([*argv[:-2], "--sync"]) == 2  # without --index
     assert "--sync goes with --index DIR" in capsys.readouterr().err
+
+
+def test_a_cli_built_index_loads_where_python_registers_the_same_provider_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``index build --mcp-tools Weather__Desk=FILE`` slugified the provider's display name
+    (``weather_desk``) where ``add_mcp_tools(..., provider="Weather__Desk")`` keeps it, so
+    a replica registering the same listing was refused as stale (user trial O)."""
+    import json
+
+    from schemarouter import SchemaRouter
+
+    listing = {
+        "tools": [
+            {
+                "name": "forecast",
+                "description": "Weather forecast for a city",
+                "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+            }
+        ]
+    }
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(listing))
+    out = tmp_path / "index"
+    argv = ["index", "build", "--mcp-tools", f"Weather__Desk={tools}", "--out", str(out)]
+    assert main([*argv, "--quiet"]) == 0
+    capsys.readouterr()
+    router = SchemaRouter(index=str(out), reranker=None)
+    try:
+        router.add_mcp_tools(listing, provider="Weather__Desk")
+        route = router.snapshot().route("weather_desk/mcp/forecast")
+        assert route.provider.display_name == "Weather__Desk"
+        assert router.retrieve("weather forecast", k=1).route_ids == ("weather_desk/mcp/forecast",)
+    finally:
+        router.close()

@@ -12,14 +12,22 @@ would touch: the (provider, access path) pairs the registration declares.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from schemarouter.contracts import Registration, Route
+from schemarouter.fingerprint import fingerprint
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["RouteDiff", "SchemaDiff", "fingerprint_difference", "schema_diff"]
+__all__ = [
+    "RouteDiff",
+    "RouteParts",
+    "SchemaDiff",
+    "fingerprint_difference",
+    "route_parts",
+    "schema_diff",
+]
 
 _ENDPOINT_PARTS = (
     "name",
@@ -136,23 +144,75 @@ def schema_diff(
     )
 
 
+#: What :func:`route_parts` gives: the fingerprints of the providers (by provider id) and of
+#: the access paths (by ``provider/access``) of some routes.
+RouteParts = dict[str, dict[str, str]]
+
+
+def route_parts(routes: Iterable[Route | None]) -> RouteParts:
+    """The provider and access-path fingerprints of ``routes`` (a few hundred entries for
+    thousands of routes): saved beside their route fingerprints, they let a later
+    :func:`fingerprint_difference` say which part of a changed route moved."""
+    providers: dict[str, str] = {}
+    access: dict[str, str] = {}
+    for route in routes:
+        if route is not None:
+            providers[route.provider.id] = route.provider_fingerprint
+            access[f"{route.provider.id}/{route.access.id}"] = route.access_fingerprint
+    return {"providers": providers, "access": access}
+
+
+def _moved(route: Route, saved: str, parts: Mapping[str, Mapping[str, str]]) -> str:
+    """Which parts of ``route`` moved since it had fingerprint ``saved`` and its provider
+    and access path the fingerprints in ``parts`` (the endpoint's is told by hashing the
+    route again with the saved two); ``""`` where ``parts`` cannot tell."""
+    before_provider = parts.get("providers", {}).get(route.provider.id)
+    before_access = parts.get("access", {}).get(f"{route.provider.id}/{route.access.id}")
+    if before_provider is None or before_access is None:
+        return ""
+    same_endpoint = saved == fingerprint(
+        [route.route_id, before_provider, before_access, route.endpoint_fingerprint]
+    )
+    moved = [
+        name
+        for name, same in (
+            ("provider", before_provider == route.provider_fingerprint),
+            ("access path", before_access == route.access_fingerprint),
+            ("endpoint", same_endpoint),
+        )
+        if not same
+    ]
+    return ", ".join(moved)
+
+
 def fingerprint_difference(
-    before: Mapping[str, str], after: RegistrySnapshot, *, shown: int = 3
+    before: Mapping[str, str],
+    after: RegistrySnapshot,
+    *,
+    shown: int = 3,
+    parts: Mapping[str, Mapping[str, str]] | None = None,
 ) -> str:
     """How ``after`` differs from routes known only by id and fingerprint (``before``: what a
     saved index was built from), in words: how many routes were added, removed and changed,
     naming the first ``shown`` of each (an index's stale-refusal says what differs, not
-    only that the registry fingerprints do)."""
+    only that the registry fingerprints do). With ``parts`` (:func:`route_parts` of the
+    routes before), a changed route named says which part moved: ``weather/mcp/forecast:
+    provider`` (its name, description, license ...), ``access path``, ``endpoint`` or
+    several of them."""
     now = {route_id: route.fingerprint for route_id, route in after.routes.items()}
-    parts = []
+    described = []
     for label, ids in (
         ("added", sorted(set(now) - set(before))),
         ("removed", sorted(set(before) - set(now))),
         ("changed", sorted(r for r in set(before) & set(now) if before[r] != now[r])),
     ):
         if ids:
-            names = ", ".join(ids[:shown]) + (
-                f" and {len(ids) - shown} more" if len(ids) > shown else ""
-            )
-            parts.append(f"{len(ids)} route{'s' if len(ids) > 1 else ''} {label} ({names})")
-    return "; ".join(parts) or "no route differs"
+            named = list(ids[:shown])
+            if label == "changed" and parts:
+                named = [
+                    f"{r}: {moved}" if (moved := _moved(after.routes[r], before[r], parts)) else r
+                    for r in named
+                ]
+            names = ", ".join(named) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+            described.append(f"{len(ids)} route{'s' if len(ids) > 1 else ''} {label} ({names})")
+    return "; ".join(described) or "no route differs"

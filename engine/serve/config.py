@@ -261,7 +261,11 @@ def check_providers(config: GatewayConfig, *, where: str) -> None:
 
 def parse_source(text: str) -> SourceSpec:
     """``[PROVIDER=]FILE|URL`` from the command line; a DocumentError where no file or URL
-    is given (``NAME=``, ``''``), so the CLI reports it on one line like other bad sources."""
+    is given (``NAME=``, ``''``), so the CLI reports it on one line like other bad sources.
+
+    The provider is kept as written, as ``provider="NAME"`` is in Python (its slug is the
+    id, the name as written its display name), so a CLI-built index loads in a process
+    registering the same source."""
     provider, sep, source = text.partition("=")
     named = sep and re.fullmatch(r"[A-Za-z0-9_.\-]+", provider) and not _URL.match(text)
     if not (source if named else text).strip():
@@ -271,5 +275,5 @@ def parse_source(text: str) -> SourceSpec:
             hint="Write [PROVIDER=]FILE or [PROVIDER=]URL, such as weather=specs/weather.yaml",
         )
     if named:
-        return SourceSpec(source=source, provider=slugify(provider))
+        return SourceSpec(source=source, provider=provider)
     return SourceSpec(source=text)

@@ -97,12 +97,33 @@ def test_stale_refusal_says_which_routes_differ(
     assert "version" not in what
     assert "1 route added (astro/rest/moons)" in what
     assert "removed (tmdb/rest/" in what
-    assert "1 route changed (weather/rest/forecast)" in what
+    assert "1 route changed (weather/rest/forecast: provider, endpoint)" in what
     assert "Rebuild" in str(refused.value.hint)
     # without a trustworthy routes.json it still says the routes differ, without names
     data_file(path, "routes.json").write_text("{}")
     with pytest.raises(StaleIndexError, match="routes have another fingerprint"):
         HybridIndex.load(path, other)
+
+
+def test_stale_refusal_says_which_part_of_a_changed_route_moved(tmp_path: Path) -> None:
+    """The same route ids under a provider shown as ``Weather`` and as ``weather`` (a CLI
+    build and a Python replica, user trial O): the refusal said only "1 route changed";
+    it says the provider moved, and an access path that moved is named as such."""
+    routes = [make_route("weather", "forecast", "Weather forecast for a city", display="Weather")]
+    HybridIndex.build(registry_with(routes).snapshot(), encoder=HashingEncoder()).save(
+        tmp_path / "index"
+    )
+    renamed = [make_route("weather", "forecast", "Weather forecast for a city", display="weather")]
+    with pytest.raises(StaleIndexError) as refused:
+        HybridIndex.load(tmp_path / "index", registry_with(renamed).snapshot())
+    assert "1 route changed (weather/rest/forecast: provider)" in refused.value.what
+    moved = routes[0].model_copy(
+        update={"access": routes[0].access.model_copy(update={"base_url": "https://x.org"})}
+    )
+    moved = type(moved).build(moved.provider, moved.access, moved.endpoint)
+    with pytest.raises(StaleIndexError) as refused:
+        HybridIndex.load(tmp_path / "index", registry_with([moved]).snapshot())
+    assert "1 route changed (weather/rest/forecast: access path)" in refused.value.what
 
 
 def test_sync_brings_an_index_of_another_registry_to_this_one(

@@ -1,0 +1,48 @@
+"""What a stale refusal of a saved index says: which routes differ, which part of a changed
+route moved (from the part fingerprints ``routes.json`` keeps), and whether a partial
+``sync`` may bring it over."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import StaleIndexError
+from schemarouter.registry.registry import RegistrySnapshot
+
+__all__ = ["are_parts", "check_differs_within"]
+
+
+def are_parts(parts: dict[str, Any]) -> bool:
+    """Whether ``parts`` (read from ``routes.json``) has the shape ``route_parts`` gives."""
+    return all(
+        isinstance(table, dict) and all(isinstance(v, str) for v in table.values())
+        for table in (parts.get("providers"), parts.get("access"))
+    )
+
+
+def check_differs_within(
+    saved: dict[str, str],
+    snapshot: RegistrySnapshot,
+    providers: set[str],
+    path: str | Path,
+    difference: str,
+) -> None:
+    """:class:`StaleIndexError` unless every route that differs between the saved index
+    (route id -> fingerprint) and ``snapshot`` belongs to one of ``providers``."""
+    differ = {
+        r
+        for r, fp in saved.items()
+        if (now := snapshot.routes.get(r)) is None or now.fingerprint != fp
+    }
+    differ |= {r for r in snapshot.routes if r not in saved}
+    outside = sorted(r for r in differ if r.split("/", 1)[0] not in providers)
+    if outside:
+        raise StaleIndexError(
+            f"the index was built from a different registry: compared with it, {difference}; "
+            f"{len(outside)} of those routes ({', '.join(outside[:3])}"
+            f"{', ...' if len(outside) > 3 else ''}) {'is' if len(outside) == 1 else 'are'} "
+            f"not of {', '.join(sorted(providers))}",
+            where=str(path),
+            hint="Rebuild it (`schemarouter index build`) from the sources registered now",
+        )
