@@ -22,12 +22,13 @@ generations are deleted only after the commit. Saves into one folder take turns 
 lock of :mod:`.folder`, which also clears what a killed save left.
 
 Loading checks, in order: the manifest parses and has this format
-(:class:`CorruptIndexError`), the registry fingerprint and encoder match, and this
-installation has the encoder it was embedded with (:class:`StaleIndexError`), every file
-listed exists with its size and sha256 (:class:`CorruptIndexError`; a symlink to such a file
-is followed), and the arrays agree with each other. Only files the manifest lists are read:
-a stray ``*.faiss`` beside them is ignored, never deserialized. A load whose generation a
-concurrent save deleted starts again from the new manifest.
+(:class:`CorruptIndexError`), every file listed exists with its size and sha256
+(:class:`CorruptIndexError`; a symlink to such a file is followed; before any registry
+difference is described, so a damaged folder is named as damaged), the registry fingerprint
+and encoder match, and this installation has the encoder it was embedded with
+(:class:`StaleIndexError`), and the arrays agree with each other. Only files the manifest
+lists are read: a stray ``*.faiss`` beside them is ignored, never deserialized. A load
+whose generation a concurrent save deleted starts again from the new manifest.
 """
 
 from __future__ import annotations
@@ -416,6 +417,9 @@ def _load_generation(
     build: Callable[[SavedIndex, Encoder], T],
     same_registry: bool = True,
 ) -> T:
+    # the files first: a damaged folder is named as such, never described as a registry
+    # difference read from a damaged routes.json (nor sent to sync=True)
+    listed = _verify_files(path, manifest)
     if same_registry and manifest.get("registry_fingerprint") != snapshot.fingerprint:
         saved, parts = _saved_routes(path, manifest)
         difference = (
@@ -438,7 +442,6 @@ def _load_generation(
         )
     if encoder is None:
         encoder = _encoder_named(path, manifest)
-    listed = _verify_files(path, manifest)
     try:
         return build(_restore(path / manifest["generation"], manifest, listed), encoder)
     except (ValueError, KeyError, TypeError, IndexError, OSError, RuntimeError) as exc:
@@ -476,14 +479,14 @@ def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:
 def _saved_routes(
     path: Path, manifest: dict[str, Any]
 ) -> tuple[dict[str, str] | None, RouteParts | None]:
-    """route id -> fingerprint the index was built from, from its ``routes.json`` (``None``
-    where that file is not listed, unreadable or not the one the manifest hashed), and the
+    """route id -> fingerprint the index was built from, from its ``routes.json`` (checked
+    against the manifest before; ``None`` where it is not listed or not readable), and the
     fingerprints of their parts where it has them (an index saved since they were kept)."""
     name = f"{manifest.get('generation')}/routes.json"
     info = manifest.get("files", {}).get(name) if isinstance(manifest.get("files"), dict) else None
     file = path / name
     try:
-        if not isinstance(info, dict) or not file.is_file() or _sha256(file) != info.get("sha256"):
+        if not isinstance(info, dict) or not file.is_file():
             return None, None
         routes = load_json(file.read_bytes())
         saved = dict(zip(routes["route_ids"], routes["fingerprints"], strict=True))

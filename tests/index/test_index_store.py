@@ -99,10 +99,23 @@ def test_stale_refusal_says_which_routes_differ(
     assert "removed (tmdb/rest/" in what
     assert "1 route changed (weather/rest/forecast: provider, endpoint)" in what
     assert "Rebuild" in str(refused.value.hint)
-    # without a trustworthy routes.json it still says the routes differ, without names
-    data_file(path, "routes.json").write_text("{}")
-    with pytest.raises(StaleIndexError, match="routes have another fingerprint"):
-        HybridIndex.load(path, other)
+
+
+@pytest.mark.parametrize("name", ["routes.json", "endpoint_vectors.npy"])
+def test_a_damaged_folder_is_corrupt_whether_or_not_the_registry_matches(
+    saved: tuple[HybridIndex, Path], registry: Registry, name: str
+) -> None:
+    """routes.json cut in half, opened by a registry one provider short: the refusal was
+    "the current registry's N routes have another fingerprint" (false), and its hint sent
+    the operator to sync=True (user trial O); the damaged file is named first."""
+    _, path = saved
+    file = data_file(path, name)
+    file.write_bytes(file.read_bytes()[: file.stat().st_size // 2])
+    registry_short = registry_with([r for r in base_routes() if r.provider.id != "tmdb"])
+    for snapshot in (registry_short.snapshot(), registry.snapshot()):
+        for sync in (False, True):
+            with pytest.raises(CorruptIndexError, match=f"index file gen-[0-9a-f]+/{name} has"):
+                HybridIndex.load(path, snapshot, sync=sync)
 
 
 def test_stale_refusal_says_which_part_of_a_changed_route_moved(tmp_path: Path) -> None:
