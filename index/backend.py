@@ -31,8 +31,11 @@ is a :class:`DeferredIndex`: the router calls ``open(snapshot)`` on first use, w
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 from schemarouter.contracts import AccessKind, Effect, Route, SourceType, route_sources
@@ -52,6 +55,7 @@ __all__ = [
     "SearchMode",
     "check_search_mode",
     "is_milvus_uri",
+    "looks_like_uri",
 ]
 
 #: How a search combines its two sides: both fused, or one alone.
@@ -185,3 +189,30 @@ class DeferredIndex(Protocol):
 
 def is_milvus_uri(value: object) -> bool:
     return isinstance(value, str) and value.startswith(MILVUS_SCHEMES)
+
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+):")
+
+
+def looks_like_uri(value: object) -> bool:
+    """Whether ``value``, not a Milvus URI, is still written as a URI (``://``, a scheme
+    followed by ``/``, or a ``milvus``-like scheme: ``milvus+lte:///x.db``, ``mivlus://h``,
+    ``milvus:/oops``) rather than an index folder: a misspelt Milvus URI, refused as one
+    (:func:`~schemarouter.index.milvus.rows.parse_milvus_uri`) where it would otherwise be
+    read as a folder that holds no index. A path that exists is a path."""
+    if not isinstance(value, str) or is_milvus_uri(value):
+        return False
+    scheme = _SCHEME.match(value)
+    if "://" not in value and not scheme:
+        return False
+    try:
+        if Path(value).exists():
+            return False
+    except OSError:
+        pass
+    if "://" in value:
+        return True
+    assert scheme is not None
+    first = scheme.group(1).split("+")[0].lower()
+    rest = value[scheme.end() :]
+    return rest.startswith("/") or difflib.SequenceMatcher(None, first, "milvus").ratio() >= 0.8

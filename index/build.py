@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import ArgumentError
-from schemarouter.index.backend import DeferredIndex, RouteIndex, is_milvus_uri
+from schemarouter.index.backend import DeferredIndex, RouteIndex, is_milvus_uri, looks_like_uri
 from schemarouter.index.cache import EmbeddingCache
 from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder
@@ -29,6 +29,7 @@ from schemarouter.index.encoders.onnx import OnnxMiniLMEncoder, default_cache_ro
 from schemarouter.index.folder import check_index_folder
 from schemarouter.index.hybrid import HybridIndex
 from schemarouter.index.milvus.index import MilvusIndex
+from schemarouter.index.milvus.rows import parse_milvus_uri
 from schemarouter.index.settings import IndexSettings
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.registry import Registry, RegistrySnapshot
@@ -167,6 +168,9 @@ def build_milvus_index(
     anew with ``rebuild``. ``uri``: a ``milvus://`` URI, or a plain Milvus URI
     (``http://host:19530``, or a ``.db`` path for Milvus Lite).
     """
+    plain = isinstance(uri, str) and uri.startswith(("http://", "https://", "tcp://", "unix:"))
+    if not plain:
+        refuse_misspelt_uri(uri)  # before the catalogs are read and the encoder loaded
     start = time.perf_counter()
     snapshot = _registered(catalog_paths)
     loaded = time.perf_counter()
@@ -235,6 +239,15 @@ def build_index(
     return report
 
 
+def refuse_misspelt_uri(spec: object) -> None:
+    """An :class:`ArgumentError` naming ``spec`` and the Milvus URI forms where it is
+    written as a URI but is none of them (``milvus+lte:///x.db``, ``mivlus://h:19530``,
+    ``milvus:/oops``): it was read as an index folder that holds no index."""
+    if looks_like_uri(spec):
+        parse_milvus_uri(str(spec))  # raises, naming the URI and the forms
+        raise AssertionError(spec)  # pragma: no cover - a misspelt URI never parses
+
+
 @dataclass(frozen=True)
 class IndexFolder:
     """A saved index folder to open on first use, as ``SchemaRouter(index=path)`` does.
@@ -255,6 +268,7 @@ class IndexFolder:
             object.__setattr__(self, "sync", (self.sync,))
         elif not isinstance(self.sync, bool):
             object.__setattr__(self, "sync", tuple(self.sync))
+        refuse_misspelt_uri(str(self.path))
         if is_milvus_uri(str(self.path)):
             raise ArgumentError(
                 f"IndexFolder is given a Milvus URI ({self.path})",
@@ -308,6 +322,7 @@ def open_index(
             where="SchemaRouter(index=...)",
             hint="Give a saved index folder, a milvus:// URI, or None for an in-process index",
         )
+    refuse_misspelt_uri(spec)
     if is_milvus_uri(spec):
         spec = MilvusIndex.from_uri(str(spec), settings=settings)
     if spec is None:

@@ -136,3 +136,49 @@ def test_a_cli_built_index_loads_where_python_registers_the_same_provider_name(
         assert router.retrieve("weather forecast", k=1).route_ids == ("weather_desk/mcp/forecast",)
     finally:
         router.close()
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "milvus+lte:///tmp/x.db",
+        "mivlus://127.0.0.1:19530/routes",
+        "milvus+http://127.0.0.1:19530/routes",
+        "milvus:/oops",
+        "milvus+lite:/tmp/x.db",
+    ],
+)
+def test_a_misspelt_milvus_uri_is_an_argument_error(
+    uri: str, tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/scale.md: "A URI of none of these forms is an ArgumentError naming it"; each of
+    these was read as an index folder ("no index here (manifest.json is missing)", a slash
+    lost) or, with index build, as a Milvus Lite path ("Check that the Milvus server is up")
+    (user trial O)."""
+    from schemarouter.errors import ArgumentError
+    from schemarouter.index.build import IndexFolder, open_index
+    from schemarouter.registry.registry import Registry
+
+    for call in (lambda: open_index(uri, Registry().snapshot()), lambda: IndexFolder(uri)):
+        with pytest.raises(ArgumentError) as caught:
+            call()
+        assert f"Milvus URI {uri!r}" in str(caught.value)
+        assert "milvus+lite:///PATH/routes.db" in str(caught.value.hint)
+    for argv in (
+        ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", uri],
+        ["index", "build", str(tiny_catalog), "--backend", "milvus", "--uri", uri, "--quiet"],
+    ):
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert "[SR001] not a milvus:// URI" in err and uri in err
+    assert not Path("/tmp/x.db").exists()
+
+
+def test_an_existing_folder_written_like_a_uri_is_still_a_folder(
+    tiny_catalog: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder ``idx:v2/`` (a scheme-like name that exists) stays an index folder."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["index", "build", str(tiny_catalog), "--out", "idx:v2/", "--quiet"]) == 0
+    argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", "idx:v2/"]
+    assert main(argv) == 0

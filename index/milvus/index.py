@@ -47,7 +47,6 @@ from typing import Any
 from schemarouter.errors import (
     ArgumentError,
     CorruptIndexError,
-    IndexBackendError,
     SchemaRouterError,
     StaleIndexError,
     require,
@@ -56,6 +55,12 @@ from schemarouter.fingerprint import fingerprint
 from schemarouter.index.backend import RouteFilter, SearchMode, check_search_mode
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
+from schemarouter.index.milvus.lite import (
+    check_lite_file,
+    engine_error,
+    is_engine_error,
+    quiet_unconfigured_lite_logs,
+)
 from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
 from schemarouter.index.milvus.rows import (
     DEFAULT_COLLECTION,
@@ -94,11 +99,6 @@ def _pymilvus() -> Any:
 def _not_open() -> ValueError:
     """What a search, an update or the encoder raises before :meth:`MilvusIndex.open`."""
     return ValueError("the index is not open yet: call open(snapshot) first")
-
-
-def _is_engine_error(exc: BaseException) -> bool:
-    root = type(exc).__module__.split(".")[0]
-    return root in ("pymilvus", "grpc", "milvus_lite") or isinstance(exc, OSError | TimeoutError)
 
 
 class MilvusIndex:
@@ -161,22 +161,19 @@ class MilvusIndex:
         except SchemaRouterError:
             raise
         except Exception as exc:
-            if not _is_engine_error(exc):
+            if not is_engine_error(exc):
                 raise
             # the client's message may quote the URI it was given, password and all
-            message = self.target.redact(str(exc))[:500]
-            raise IndexBackendError(
-                f"Milvus failed while {what}: {type(exc).__name__}: {message}",
-                where=self.target.redacted(),
-                hint="Check that the Milvus server is up and reachable (URI, token, network); "
-                "nothing was changed in the router",
-            ) from exc
+            raise engine_error(self.target, what, exc) from exc
 
     @property
     def client(self) -> Any:
         if self._client is None:
             pymilvus = _pymilvus()
             t = self.target
+            if t.is_lite:
+                check_lite_file(t)
+                quiet_unconfigured_lite_logs()
             with self._engine("connecting"):
                 self._client = pymilvus.MilvusClient(
                     uri=t.uri, token=t.token, db_name=t.db_name, timeout=self.timeout
