@@ -221,3 +221,24 @@ def test_a_file_of_another_kind_names_its_kind_and_flag(
     kind = message.split("this is ")[-1].split()[1] if "this is" in message else "OpenAPI"
     assert f"Pass it with {flag[kind]}" in err
     assert "required key is missing" not in err
+
+
+def test_a_provider_name_the_api_takes_is_taken_before_an_existing_file(
+    sources: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--mcp-tools 八字_mcp=FILE`` (the file exists) said "cannot read the file: No such
+    file or directory (at 八字_mcp=FILE)": only ``[A-Za-z0-9_.-]+`` was read as a provider
+    (user trial O). It registers as ``add_mcp_tools(..., provider="八字_mcp")`` does; a file
+    whose own name has an ``=`` is still read as that file."""
+    from schemarouter.serve.config import parse_source
+
+    tools = sources / "github_tools.json"
+    argv = ["retrieve", "search issues", "-k", "1", "--json"]
+    assert main([*argv, "--mcp-tools", f"八字_mcp={tools}"]) == 0
+    found = json.loads(capsys.readouterr().out)["candidates"][0]
+    assert found["route_id"] == "mcp/mcp/search_issues"
+    assert parse_source(f"八字_mcp={tools}").provider == "八字_mcp"
+    odd = sources / "a b=tools.json"
+    odd.write_text(json.dumps(TOOLS))
+    assert parse_source(str(odd)).provider is None and parse_source(str(odd)).source == str(odd)
+    assert parse_source(f"My Desk={tools}").provider == "My Desk"

@@ -265,9 +265,11 @@ def parse_source(text: str) -> SourceSpec:
 
     The provider is kept as written, as ``provider="NAME"`` is in Python (its slug is the
     id, the name as written its display name), so a CLI-built index loads in a process
-    registering the same source."""
+    registering the same source. Text before ``=`` is a provider where it is a plain name
+    (``[A-Za-z0-9_.-]+``), or any other text without a path separator (``八字_mcp``, as the
+    API takes it) where the whole argument is not an existing path."""
     provider, sep, source = text.partition("=")
-    named = sep and re.fullmatch(r"[A-Za-z0-9_.\-]+", provider) and not _URL.match(text)
+    named = bool(sep) and not _URL.match(text) and _names_provider(provider, text)
     if not (source if named else text).strip():
         raise DocumentError(
             "no file or URL given",
@@ -277,3 +279,15 @@ def parse_source(text: str) -> SourceSpec:
     if named:
         return SourceSpec(source=source, provider=provider)
     return SourceSpec(source=text)
+
+
+def _names_provider(provider: str, text: str) -> bool:
+    """Whether ``provider``, the text before the first ``=`` of ``text``, names one."""
+    if re.fullmatch(r"[A-Za-z0-9_.\-]+", provider):
+        return True
+    if not provider.strip() or "/" in provider or "\\" in provider:
+        return False
+    try:
+        return not Path(text).exists()  # a file whose name has an "=" is read as a path
+    except OSError:  # a name too long to be a path
+        return True
