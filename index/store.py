@@ -544,6 +544,8 @@ def _restore(folder: Path, manifest: dict[str, Any], listed: frozenset[str]) -> 
         keys = document(f"{prefix}_keys.json")
         if vectors.dtype != np.float32 or vectors.shape != (len(keys), dim):
             raise ValueError(f"{prefix} vectors have shape {vectors.shape}")
+        if not np.isfinite(vectors).all():  # NaN scores no route: dense search fell silent
+            raise ValueError(f"{prefix} vectors hold values that are not finite (NaN, inf)")
         mine = doc_vec[doc_kind == kind]
         if kind == DocKind.ENDPOINT and mine.size and mine.min() < 0:
             raise ValueError("an endpoint document has no vector")

@@ -312,3 +312,25 @@ def test_index_settings_a_saved_index_does_not_use_are_a_warning(
     (record,) = [r for r in caplog.records if "index_settings" in r.getMessage()]
     assert "fusion" in record.getMessage() and "lexical_weight" in record.getMessage()
     assert router.index.settings.fusion != "rrf"  # the index's own, as documented
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+@pytest.mark.parametrize("name", ["endpoint_vectors.npy", "field_vectors.npy"])
+def test_non_finite_vectors_are_a_corrupt_index(
+    saved: tuple[HybridIndex, Path], registry: Registry, name: str, value: float
+) -> None:
+    """Vectors all NaN with the file's sha256 and the manifest re-signed (a writer or an
+    encoder that produced NaN): the index loaded, dense search returned nothing and hybrid
+    scores fell by half, with only a numpy RuntimeWarning (user trial O)."""
+    _, path = saved
+    file = data_file(path, name)
+    vectors = np.load(file)
+    vectors[0, 0] = value
+    np.save(file, vectors, allow_pickle=False)
+    manifest = json.loads((path / "manifest.json").read_text())
+    entry = manifest["files"][f"{file.parent.name}/{name}"]
+    entry.update(sha256=store._sha256(file), bytes=file.stat().st_size)
+    manifest["checksum"] = store._manifest_checksum(manifest)
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(CorruptIndexError, match="vectors hold values that are not finite"):
+        HybridIndex.load(path, registry.snapshot())
