@@ -55,12 +55,7 @@ from schemarouter.fingerprint import fingerprint
 from schemarouter.index.backend import RouteFilter, SearchMode, check_search_mode
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
-from schemarouter.index.milvus.lite import (
-    check_lite_file,
-    engine_error,
-    is_engine_error,
-    quiet_unconfigured_lite_logs,
-)
+from schemarouter.index.milvus.lite import engine_error, is_engine_error, prepare_lite
 from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
 from schemarouter.index.milvus.rows import (
     DEFAULT_COLLECTION,
@@ -75,6 +70,7 @@ from schemarouter.index.milvus.rows import (
     route_rows,
 )
 from schemarouter.index.milvus.schema import check_meta, collection_schema, new_meta, read_meta
+from schemarouter.index.milvus.watch import STALE_CHECK_S, MetaWatch
 from schemarouter.index.search import dense_weight_for
 from schemarouter.index.settings import IndexSettings, RouteHit
 from schemarouter.index.tokenize import QueryText
@@ -123,6 +119,7 @@ class MilvusIndex:
         sync: bool = False,
         timeout: float = 30.0,
         client: Any = None,
+        stale_check_s: float = STALE_CHECK_S,
     ) -> None:
         self.target = MilvusTarget(uri, token, db_name, collection, consistency_level)
         if fusion not in FUSIONS:
@@ -143,6 +140,7 @@ class MilvusIndex:
         self._known: dict[str, bool] = {}  # token -> occurs in some document
         self._meta: dict[str, Any] = {}
         self.last_embed = EmbedStats()
+        self._watch = MetaWatch(stale_check_s)  # another writer moving the collection
 
     @classmethod
     def from_uri(cls, uri: str, **kwargs: Any) -> MilvusIndex:
@@ -172,8 +170,7 @@ class MilvusIndex:
             pymilvus = _pymilvus()
             t = self.target
             if t.is_lite:
-                check_lite_file(t)
-                quiet_unconfigured_lite_logs()
+                prepare_lite(t)
             with self._engine("connecting"):
                 self._client = pymilvus.MilvusClient(
                     uri=t.uri, token=t.token, db_name=t.db_name, timeout=self.timeout
@@ -263,6 +260,7 @@ class MilvusIndex:
             if meta is None:
                 self._create()
                 self.apply(snapshot, cache=cache, progress=progress)
+                self._watch.reset()
                 return self
             stored = check_meta(
                 meta, self.encoder, self._settings, self.name, where=self.target.redacted()
@@ -302,6 +300,7 @@ class MilvusIndex:
                         "it to this registry",
                     )
                 self.apply(snapshot, cache=cache, progress=progress)
+            self._watch.reset()
             return self
 
     def _take_encoder(self, encoder: Encoder | None, *, replace: bool) -> None:
@@ -577,6 +576,7 @@ class MilvusIndex:
         if not self._meta:
             raise _not_open()
         text = " ".join(words.tokens_for(self.settings.tokenizer))
+        self._watch.check(self._read_meta, self._meta, name=self.name, where=self.target.redacted())
         if k <= 0 or not query.strip() or len(self) == 0:
             return []
         depth = max(k, self.settings.candidate_depth)

@@ -27,6 +27,7 @@ __all__ = [
     "check_lite_file",
     "engine_error",
     "is_engine_error",
+    "prepare_lite",
     "quiet_unconfigured_lite_logs",
 ]
 
@@ -123,3 +124,10 @@ def quiet_unconfigured_lite_logs() -> None:
     logger = logging.getLogger("milvus_lite")
     if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
         logger.addHandler(logging.NullHandler())
+
+
+def prepare_lite(target: MilvusTarget) -> None:
+    """Before connecting to a Milvus Lite file: :func:`check_lite_file`, then
+    :func:`quiet_unconfigured_lite_logs`."""
+    check_lite_file(target)
+    quiet_unconfigured_lite_logs()
