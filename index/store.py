@@ -284,7 +284,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
         )
     if not file.exists() and not file.is_symlink():
         raise CorruptIndexError(
-            "no index here (manifest.json is missing)",
+            "no index here: the folder does not exist"
+            if not path.exists()
+            else "no index here (manifest.json is missing)",
             where=str(path),
             hint="Build one with `schemarouter index build` or HybridIndex.save",
         )

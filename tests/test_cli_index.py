@@ -182,3 +182,17 @@ def test_an_existing_folder_written_like_a_uri_is_still_a_folder(
     assert main(["index", "build", str(tiny_catalog), "--out", "idx:v2/", "--quiet"]) == 0
     argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", "idx:v2/"]
     assert main(argv) == 0
+
+
+def test_a_folder_that_does_not_exist_is_named_and_workers_has_help(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--index /no/such/dir`` said "no index here (manifest.json is missing)"; ``index
+    build --help`` listed ``--workers`` without a word (user trial O)."""
+    missing = tmp_path / "no" / "such"
+    argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", str(missing)]
+    assert main(argv) == 1
+    assert "no index here: the folder does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["index", "build", "--help"])
+    assert "threads for embedding" in capsys.readouterr().out

@@ -341,7 +341,12 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--rebuild", action="store_true", help="Milvus: drop the collection and write it anew"
     )
-    build.add_argument("--workers", type=positive_int, default=2)
+    build.add_argument(
+        "--workers",
+        type=positive_int,
+        default=2,
+        help="threads for embedding (>= 1, at most the CPUs; default 2)",
+    )
     build.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(handler=_cmd_index_build)
