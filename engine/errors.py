@@ -143,6 +143,11 @@ class SchemaRouterError(Exception):
         """Return a copy of this error with ``note`` added to what it says, in brackets."""
         return self._copy(what=f"{self.what} ({note})")
 
+    def hinting(self, hint: str) -> SchemaRouterError:
+        """Return a copy of this error whose hint is ``hint`` (what the caller can do, in the
+        caller's terms: a CLI flag where the library's says a keyword)."""
+        return self._copy(hint=hint)
+
     def _copy(self, **changes: Any) -> SchemaRouterError:
         clone = type(self).__new__(type(self))
         clone.__dict__.update(self.__dict__)

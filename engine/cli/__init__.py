@@ -32,7 +32,7 @@ from typing import Any
 
 from schemarouter._version import __version__
 from schemarouter.cli.report import render_catalog_summary, render_retrieval, render_semantics
-from schemarouter.errors import ArgumentError, SchemaRouterError
+from schemarouter.errors import ArgumentError, SchemaRouterError, StaleIndexError
 from schemarouter.registry.catalog import catalog_json_schema, catalog_problems, load_catalog
 from schemarouter.serve.cli import (
     add_serve_parser,
@@ -147,6 +147,16 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     try:
         router.build_index(progress=show_progress(args))
         result = router.retrieve(args.query, k=args.k, abstain=args.abstain)
+    except StaleIndexError as exc:  # the library's hint names keywords: say the flags
+        if is_milvus_uri(args.index):
+            raise exc.hinting(
+                "Its writer brings the collection to these sources: `schemarouter index build "
+                f"SOURCES --backend milvus --uri {args.index}` (docs/scale.md)"
+            ) from None
+        raise exc.hinting(
+            f"Rebuild it (`schemarouter index build SOURCES --out {args.index}`), or pass "
+            "--sync to bring it to these sources in memory (its files are not changed)"
+        ) from None
     finally:
         router.close()
     if args.tools:
