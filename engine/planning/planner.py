@@ -25,9 +25,10 @@ part of a multi-part request follows (``PlanRequest.parts``).
 
 **Identifiers** (every registry): a step needing an identifier the request does not carry
 (``/author/{author_id}/books``; :func:`schemarouter.retrieval.prerequisites.needed_parameters`)
-gets, while ``max_calls`` allows, the producer retrieval ranked best as an earlier step, and the
-parameter a :class:`Binding` to that step's id field, filled at execution. A plan with no
-step always says why (:attr:`Plan.reason`).
+gets, while ``max_calls`` allows, the producer retrieval ranked best as an earlier step (one
+of the step's own provider: identifiers are provider-scoped), and the parameter a
+:class:`Binding` to that step's id field, filled at execution. A plan with no step always says
+why (:attr:`Plan.reason`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,12 @@ from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.candidates import matched_fields_for, matches_sources
 from schemarouter.retrieval.fields import resolve_fields
-from schemarouter.retrieval.prerequisites import identifier_source, needed_parameters, producers
+from schemarouter.retrieval.prerequisites import (
+    identifier_source,
+    needed_parameters,
+    producers,
+    producers_for,
+)
 
 __all__ = [
     "Binding",
@@ -427,7 +433,8 @@ def _chain(
     """``steps`` with, before each step whose required identifier the request does not carry
     (``/person/{person_id}/movie_credits``), a step on the producer of that identifier that
     retrieval ranked best (``/search/person``), the parameter bound to the producer's id
-    field (:class:`Binding`); one producer serves every later step needing its thing. Within
+    field (:class:`Binding`); one producer serves every later step needing its thing. The
+    producer is of the step's own provider (identifiers are provider-scoped). Within
     ``max_calls`` steps in all; where a need stays open, ``warnings`` says why."""
     table = producers(snapshot)
     if not table:
@@ -442,17 +449,22 @@ def _chain(
         for parameter, thing in needed_parameters(route, given=given):
             if parameter not in step.missing_parameters:
                 continue
+            # identifiers are provider-scoped: only a step of the route's own provider
+            # binds one, and only its own provider's producers are chained
             source = next(
                 (
                     i
                     for i, done in enumerate(out)
-                    if identifier_source(snapshot.routes[done.route_id], thing)
+                    if snapshot.routes[done.route_id].provider.id == route.provider.id
+                    and identifier_source(snapshot.routes[done.route_id], thing)
                 ),
                 None,
             )
             if source is None:
                 # a producer needs no identifier itself, so it is never this route
-                choices = [r for r in table.get(thing, ()) if eligible(snapshot.routes[r])]
+                choices = [
+                    r for r in producers_for(snapshot, route, thing) if eligible(snapshot.routes[r])
+                ]
                 ranked_choices = sorted((rank_of[r], r) for r in choices if r in rank_of)
                 if not ranked_choices:
                     if choices:

@@ -8,7 +8,7 @@
 - :func:`learned_order`: the ranking model (:mod:`.learned`) scores each candidate of the
   window from :func:`window_signals` (:mod:`.window`) and the window is re-ordered by it.
 - :func:`lift_prerequisites`: after a top-k route that needs an identifier no route above it
-  produces, the producer the request scores best (:mod:`.prerequisites`).
+  produces, the producer of its own provider the request scores best (:mod:`.prerequisites`).
 
 Both keep the routes a request names ahead of the rest, as :func:`.candidates.apply_analysis`
 put them: routes named outright first, then the routes of named providers, then the others;
@@ -183,8 +183,9 @@ def lift_prerequisites(
     max_lifts: int = DEFAULT_MAX_LIFTS,
 ) -> list[Ranked]:
     """``ranked`` with, after each top-``k`` route whose needed identifier no route above
-    it produces, the producer that ``score`` (the request's fused scores and dense cosines
-    over route ids, as ``HybridIndex.rescore_parts``) rates best; an identifier of a kind in
+    it produces, the producer of the route's own provider that ``score`` (the request's fused
+    scores and dense cosines over route ids, as ``HybridIndex.rescore_parts``) rates best
+    (identifiers are provider-scoped); an identifier of a kind in
     ``given`` (values the request carries), or of a thing in ``carried`` (the request gives its
     identifier: "contact 12345"), is not needed. At most ``max_lifts`` producers;
     routes below move down, none leaves the list."""
@@ -201,11 +202,13 @@ def lift_prerequisites(
             continue
         above = {item.route_id for item in out[: position + 1]}
         for thing in needs(route, given=given):
-            every = table.producers.get(thing, ())
+            # its own provider's producers only: identifiers are provider-scoped
+            key = (route.provider.id, thing)
+            every = table.by_provider.get(key, ())
             if not every or thing in carried or above.intersection(every):
                 continue
             # a lookup where there is one (``every`` lists them first)
-            choices = list(every[: table.lookups[thing]] or every)
+            choices = list(every[: table.provider_lookups[key]] or every)
             fused, cosine = score(choices)
             scores = [float(x) for x in fused]
             best = max(range(len(choices)), key=lambda i: (scores[i], -i))

@@ -6,8 +6,10 @@ needs a ``person_id``, which a request that names a person does not carry and wh
 identifier of something (``person_id``, ``movieId``, or ``id`` after a collection segment,
 ``/users/{id}``); a *producer* of that thing is a registered read route that does not itself
 need one, whose path or name holds the thing's word, and whose output holds an ``id`` (or
-``person_id``) field. Read from the registered contracts alone, for any catalog; nothing here
-is learned.
+``person_id``) field, **of the same provider**: identifiers are provider-scoped (a Square
+customer id is no customer id of another billing API), so a route's producers are its own
+provider's (:func:`producers_for`). Read from the registered contracts alone, for any catalog;
+nothing here is learned.
 
 :func:`schemarouter.retrieval.ordering.lift_prerequisites` puts, after each route in the top
 ``k`` that needs something no route above it produces, the producer the request itself
@@ -43,6 +45,7 @@ __all__ = [
     "needs",
     "producer_table",
     "producers",
+    "producers_for",
     "stem",
 ]
 
@@ -140,6 +143,10 @@ class _Table:
     #: thing -> producer route ids, the lookups first; and how many of them are lookups
     producers: dict[str, tuple[str, ...]]
     lookups: dict[str, int]
+    #: (provider id, thing) -> that provider's producer route ids, the lookups first; and how
+    #: many of them are lookups (identifiers are provider-scoped: :func:`producers_for`)
+    by_provider: dict[tuple[str, str], tuple[str, ...]]
+    provider_lookups: dict[tuple[str, str], int]
     #: route fingerprint -> (things it produces, whether it is a lookup)
     facts: dict[str, tuple[frozenset[str], bool]]
 
@@ -170,17 +177,21 @@ def producer_table(snapshot: RegistrySnapshot) -> _Table:
         known = [t.facts for t in reversed(_TABLES)]
         facts: dict[str, tuple[frozenset[str], bool]] = {}
         rows: dict[str, list[tuple[bool, str]]] = {}
+        own: dict[tuple[str, str], list[tuple[bool, str]]] = {}
         for route_id, route in snapshot.routes.items():
             key = route.fingerprint
             fact = next((f[key] for f in known if key in f), None) or _produces(route)
             facts[key] = fact
             for thing in fact[0]:
                 rows.setdefault(thing, []).append((not fact[1], route_id))
+                own.setdefault((route.provider.id, thing), []).append((not fact[1], route_id))
         # lookups first: a request that needs an identifier names the thing instead
         made = _Table(
             snapshot,
             {thing: tuple(r for _, r in sorted(found)) for thing, found in rows.items()},
             {thing: sum(1 for other, _ in found if not other) for thing, found in rows.items()},
+            {key: tuple(r for _, r in sorted(found)) for key, found in own.items()},
+            {key: sum(1 for other, _ in found if not other) for key, found in own.items()},
             facts,
         )
         _TABLES.insert(0, made)
@@ -202,6 +213,14 @@ def producers(snapshot: RegistrySnapshot) -> dict[str, tuple[str, ...]]:
     return producer_table(snapshot).producers
 
 
+def producers_for(snapshot: RegistrySnapshot, route: Route, thing: str) -> tuple[str, ...]:
+    """The route ids that produce ``thing``'s identifier for ``route``: its own provider's
+    producers only, the lookups first. Identifiers are provider-scoped: another provider's
+    ``customers[].id`` is no identifier ``route`` can take, so it is never lifted, hinted or
+    chained as ``route``'s producer."""
+    return producer_table(snapshot).by_provider.get((route.provider.id, thing), ())
+
+
 def identifier_sources(
     snapshot: RegistrySnapshot,
     route: Route,
@@ -216,7 +235,8 @@ def identifier_sources(
     the ``offered`` route that produces it: the first in ``order`` (a retrieval's few candidates,
     each read on its own: no producer table is needed on the query path), or without one
     the first of the snapshot's producer table (lookups first), for a tool list built
-    without a request."""
+    without a request. Only a producer of ``route``'s own provider counts
+    (:func:`producers_for`)."""
     out: dict[str, IdentifierSource] = {}
     needed = [(p, t) for p, t in needed_parameters(route, given=given) if p not in supplied]
     if not needed:
@@ -225,6 +245,8 @@ def identifier_sources(
 
     def produced(route_id: str) -> frozenset[str]:
         other = snapshot.routes[route_id]
+        if other.provider.id != route.provider.id:  # identifiers are provider-scoped
+            return frozenset()
         fact = facts.get(other.fingerprint) if facts is not None else None
         return (fact or _produces(other))[0]
 
@@ -232,7 +254,7 @@ def identifier_sources(
         if order:
             pool: Sequence[str] = [r for r in order if thing in produced(r)]
         else:
-            pool = producer_table(snapshot).producers.get(thing, ())
+            pool = producers_for(snapshot, route, thing)
         producer = next((r for r in pool if r in offered), None)
         source = _source_in(snapshot.routes[producer], thing) if producer is not None else None
         if source is not None:

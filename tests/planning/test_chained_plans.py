@@ -25,6 +25,7 @@ from schemarouter.errors import (
 from schemarouter.integrations.definitions import tool_definitions
 from schemarouter.integrations.names import tool_name
 from schemarouter.planning.planner import Binding, Plan
+from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import IdentifierSource
 from schemarouter.serve.gateway import Gateway
 
@@ -452,3 +453,61 @@ def test_tools_built_without_a_request_name_the_producer_too(router: SchemaRoute
     assert tool_name(search) in schema["properties"]["author_id"]["description"]
     alone = bigtool_registry(router, routes=[books])[tool_name(books)].args_schema
     assert "description" not in alone["properties"]["author_id"]
+
+
+def test_an_identifier_comes_from_the_routes_own_provider_never_another(
+    server: LoopbackServer,
+) -> None:
+    """Identifiers are provider-scoped (trial P §1: Square's ``list_customers`` was lifted,
+    hinted and chained as the producer of a billing API's ``customer_id``). Another provider's
+    author lookup is neither lifted, nor named in the tool's hint, nor planned; the library's
+    own producer (``/author/popular``, no lookup) is, and only library calls are sent."""
+    server.reset()
+    own = library_openapi(server.base_url)
+    store_lookup = own["paths"].pop("/search/author")  # the library has no lookup of its own
+    store = {
+        "openapi": "3.0.3",
+        "info": {"title": "Bookstore", "version": "1"},
+        "servers": [{"url": server.base_url}],
+        "paths": {"/search/author": store_lookup},
+    }
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_openapi(own, provider="library")
+    router.add_openapi(store, provider="store")
+    books, popular = _id(router, "authorBooks"), _id(router, "popularAuthors")
+    foreign = _id(router, "searchAuthors")
+    assert foreign.startswith("store/")
+
+    found = router.retrieve(QUERY, k=3)
+    lifted = [c.route_id for c in found.candidates if c.scores.get("prerequisite")]
+    assert foreign not in lifted and popular in lifted
+    needing = next(c for c in found.candidates if c.route_id == books)
+    assert {k: s.route_id for k, s in needing.identifier_sources.items()} == {"author_id": popular}
+    tool = next(t for t in found.tools("anthropic") if t["name"] == tool_name(books))
+    hint = tool["input_schema"]["properties"]["author_id"]["description"]
+    assert tool_name(popular) in hint and tool_name(foreign) not in hint
+    # without a request (a gateway's describe: every route offered), the library's own too
+    snapshot = router.snapshot()
+    sources = identifier_sources(snapshot, snapshot.routes[books], snapshot.routes)
+    assert {k: s.route_id for k, s in sources.items()} == {"author_id": popular}
+
+    plan = router.plan(QUERY, max_calls=2)
+    assert plan.route_ids == (popular, books)
+    assert plan.steps[1].bindings["author_id"].step == 0
+    assert foreign not in " ".join(plan.warnings)
+    result = router.execute(plan)
+    assert [s.status for s in result.steps] == ["ok", "ok"]
+    assert server.paths()[0] == "/author/popular"  # the store was never called
+
+    # a provider with no producer of its own: nothing of another provider is bound
+    bare = library_openapi(server.base_url)
+    for path in ("/search/author", "/author/popular"):
+        del bare["paths"][path]
+    alone = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    alone.add_openapi(bare, provider="library")
+    alone.add_openapi(store, provider="store")
+    plan = alone.plan(QUERY, max_calls=2)
+    assert plan.route_ids == (_id(alone, "authorBooks"),)
+    assert plan.steps[0].bindings == {}
+    assert plan.missing_arguments == {_id(alone, "authorBooks"): ("author_id",)}
+    assert not any(c.scores.get("prerequisite") for c in alone.retrieve(QUERY, k=3).candidates)
