@@ -441,6 +441,7 @@ class SchemaRouter(RegistrationMixin):
         hits: dict[str, tuple[str, ...]] = {}
         abstained = ""
         parts: list[tuple[str, str]] = []
+        misses: list[tuple[str, str, str]] = []
         if request.query:
             ranking = self.ranker.rank(request.query, self.recall_depth)
             snapshot, analysis = ranking.snapshot, ranking.analysis
@@ -448,7 +449,9 @@ class SchemaRouter(RegistrationMixin):
             hits = {i.route_id: i.field_hits for i in ranking.ranked}
             abstained = ranking.reason
             if max_calls > 1 and request.parts and ranked and not abstained:
-                parts = self.ranker.part_routes(request.query, ranked)
+                found = self.ranker.part_report(request.query, ranked)
+                parts = [(text, route_id) for text, route_id, why in found if not why]
+                misses = [item for item in found if item[2]]
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints
@@ -466,6 +469,7 @@ class SchemaRouter(RegistrationMixin):
             field_hits=hits,
             abstained=abstained,
             parts=parts,
+            part_misses=misses,
         )
         if plan.steps and analysis is not None:
             unused = unused_values([s.arguments for s in plan.steps], analysis.values)

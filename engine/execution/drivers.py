@@ -66,8 +66,8 @@ from schemarouter.planning.planner import (
     PlanRequest,
     PlanStep,
     route_identity,
-    typed_fields,
 )
+from schemarouter.planning.projection import typed_fields
 from schemarouter.registry.http_body import FRESH_CONNECTIONS
 from schemarouter.registry.registry import RegistrySnapshot
 

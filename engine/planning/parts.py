@@ -3,11 +3,14 @@
 Retrieval gives each part of a request its best route
 (:meth:`schemarouter.retrieval.ranking.Ranker.part_routes`). :func:`plan_parts` plans those
 routes after the steps the plan already has, each with the producer of an identifier it
-needs, while ``max_calls`` leaves room; a part left out for want of room is named in the
-plan's warnings. On a request that resolves semantic ids, the parts whose own words resolve
-none are planned this way (:func:`open_parts`): the fields cover the others. With
-``max_calls=1`` retrieval does not score the parts (one encoding each); a field cover then
-names the parts that resolve no field in its warnings (:func:`fieldless_parts_note`).
+needs, while ``max_calls`` leaves room; a part left out is always named in the plan's
+warnings, with why: no room, its route not allowed (:func:`plan_parts`), no route close enough
+to it or its route shared with another part (:func:`missed_parts_notes`), or ``max_calls=1``
+on a request planned by its best route (:func:`one_call_parts_note`). On a request that
+resolves semantic ids, the parts whose own words resolve none are planned this way
+(:func:`open_parts`): the fields cover the others. With ``max_calls=1`` retrieval does not
+score the parts (one encoding each); a field cover then names the parts that resolve no
+field in its warnings (:func:`fieldless_parts_note`).
 """
 
 from __future__ import annotations
@@ -29,7 +32,13 @@ class _Step(Protocol):
 
 Step = TypeVar("Step", bound=_Step)
 
-__all__ = ["fieldless_parts_note", "open_parts", "plan_parts"]
+__all__ = [
+    "fieldless_parts_note",
+    "missed_parts_notes",
+    "one_call_parts_note",
+    "open_parts",
+    "plan_parts",
+]
 
 
 def open_parts(
@@ -73,6 +82,55 @@ def fieldless_parts_note(query: str, snapshot: RegistrySnapshot) -> list[str]:
     ]
 
 
+def _part(text: str) -> str:
+    return f"the part {text!r}" if text else "a part"
+
+
+def missed_parts_notes(
+    misses: Sequence[tuple[str, str, str]],
+    snapshot: RegistrySnapshot,
+    planned: Collection[str],
+    *,
+    fields: bool,
+) -> list[str]:
+    """Notes naming the parts of a multi-part request that got no route of their own
+    (:meth:`~schemarouter.retrieval.ranking.Ranker.part_report`: ``(part, best route, why)``,
+    ``why`` ``"weak"`` or ``"shared"``). On a request that resolves semantic ids (``fields``),
+    a part naming one is covered by the fields and needs no note; so does a part whose best
+    route is ``planned`` although it is weak."""
+    notes = []
+    for text, route_id, why in misses:
+        if not why or (fields and text and resolve_fields(text, snapshot)[0]):
+            continue
+        if why == "weak" and route_id not in planned:
+            notes.append(
+                f"{_part(text)} of the request matches no route closely enough to plan it (its "
+                f"best, {route_id}, falls under the part similarity floor): it is not planned; "
+                "plan it as a request of its own"
+            )
+        elif why == "shared":
+            state = "planned once" if route_id in planned else "not planned"
+            notes.append(
+                f"{_part(text)} of the request has the same best route as an earlier part "
+                f"({route_id}), {state}: its own arguments are not planned; plan it as a "
+                "request of its own"
+            )
+    return notes
+
+
+def one_call_parts_note(query: str) -> list[str]:
+    """With ``max_calls=1`` on a request planned by its best route (no semantic field): a
+    note that the other parts of a multi-part ``query`` are not planned."""
+    parts = split_intents(query)
+    if len(parts) < 2:
+        return []
+    named = ", ".join(repr(part) for part in parts)
+    return [
+        f"the request has {len(parts)} parts ({named}) and max_calls=1 plans its best route "
+        "only: the other parts are not planned; raise max_calls to plan the best route of each"
+    ]
+
+
 def plan_parts(
     steps: list[Step],
     parts: Sequence[tuple[str, str]],
@@ -81,17 +139,25 @@ def plan_parts(
     open_step: Callable[[str], Step],
     chained: Callable[[list[Step]], list[Step]],
     warnings: list[str],
+    excluded: Callable[[str], str] = lambda route_id: "",
 ) -> list[Step]:
     """``steps`` with each part's best route after them (``open_step``, then ``chained`` for
-    its producer), while ``max_calls`` leaves room. A part whose route is planned already,
-    or is not ``eligible``, adds nothing; one with no room left is named in ``warnings``."""
+    its producer), while ``max_calls`` leaves room. A part whose route is planned already adds
+    nothing; one whose route is not ``eligible`` (``excluded`` says why) or with no room left is
+    named in ``warnings``."""
     for text, route_id in parts:
-        if any(s.route_id == route_id for s in steps) or not eligible(route_id):
+        if any(s.route_id == route_id for s in steps):
+            continue
+        if not eligible(route_id):
+            why = excluded(route_id)
+            warnings.append(
+                f"{_part(text)} of the request is not planned: its best route, {route_id}, is "
+                f"not allowed{': ' + why if why else ''}"
+            )
             continue
         if len(steps) >= max_calls:
-            part = f"the part {text!r}" if text else "a part"
             warnings.append(
-                f"max_calls={max_calls} leaves no room for {part} of the request (its best "
+                f"max_calls={max_calls} leaves no room for {_part(text)} of the request (its best "
                 f"route: {route_id}): it is not planned; raise max_calls to plan it"
             )
             continue

@@ -33,16 +33,28 @@ why (:attr:`Plan.reason`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.contracts import Effect, OutputField, Route, SourceType
+from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.planning.arguments import fill_arguments
 from schemarouter.planning.fallbacks import Fallback, fallbacks_for
-from schemarouter.planning.parts import fieldless_parts_note, open_parts, plan_parts
+from schemarouter.planning.parts import (
+    fieldless_parts_note,
+    missed_parts_notes,
+    one_call_parts_note,
+    open_parts,
+    plan_parts,
+)
+from schemarouter.planning.projection import (
+    ProjectionMode,
+    field_meta,
+    project_fields,
+    typed_fields,
+)
 from schemarouter.planning.refusals import exclusions, writes_passed_over
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
@@ -65,8 +77,6 @@ __all__ = [
     "project_fields",
     "route_identity",
 ]
-
-ProjectionMode = Literal["recall", "minimal"]
 
 
 class _Frozen(BaseModel):
@@ -204,36 +214,6 @@ class Plan(_Frozen):
         return self.model_copy(update={"steps": steps})
 
 
-# -- projection and fallbacks -----------------------------------------------------------
-
-
-def project_fields(
-    route: Route, needed: Iterable[str], *, mode: ProjectionMode = "recall"
-) -> tuple[str, ...]:
-    """Identifiers + needed fields (+ the rest of their field groups in ``recall`` mode)."""
-    needed = set(needed)
-    fields = route.endpoint.output_fields
-    groups = {f.group for f in fields if f.name in needed and f.group}
-    keep = []
-    for item in fields:
-        if item.identifier or item.name in needed or (mode == "recall" and item.group in groups):
-            keep.append(item.name)
-    return tuple(keep)
-
-
-def _meta(route: Route, item: OutputField) -> dict[str, Any]:
-    spec = item.normalization
-    return {
-        "semantic_id": item.semantic_id,
-        "unit": item.unit,
-        "canonical_unit": spec.canonical_unit if spec else item.unit,
-        "qualifiers": dict(item.qualifiers),
-        "source_type": route.field_source_type(item).value,
-        "license": route.field_license(item),
-        "provider": route.provider.display_name,
-    }
-
-
 # -- set cover --------------------------------------------------------------------------
 
 
@@ -248,6 +228,7 @@ def plan_routes(
     abstained: str = "",
     part_routes: Sequence[str] = (),
     parts: Sequence[tuple[str, str]] = (),
+    part_misses: Sequence[tuple[str, str, str]] = (),
 ) -> Plan:
     """Cover the request's semantic fields with at most ``max_calls`` registered routes.
 
@@ -260,8 +241,9 @@ def plan_routes(
     (``part_routes``: their routes alone, the words unknown): planned after the best route, or, on a
     request that resolves semantic ids, after the routes covering them for each part that
     resolves none (:mod:`.parts`), while ``max_calls`` leaves room; the warnings name a part
-    left out. A step needing an identifier the request does not carry gets its producer first
-    (:func:`_chain`).
+    left out, and each of ``part_misses`` (``(words, best route, "weak" | "shared")``, the
+    parts with no route of their own: ``Ranker.part_report``) the plan does not serve. A step
+    needing an identifier the request does not carry gets its producer first (:func:`_chain`).
     """
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
@@ -296,7 +278,10 @@ def plan_routes(
         def ok(route_id: str) -> bool:
             return eligible(snapshot.routes[route_id])
 
-        return plan_parts(items, chosen, max_calls, ok, make, chained, warnings)
+        def why(route_id: str) -> str:
+            return exclusions([route_id], snapshot, request)
+
+        return plan_parts(items, chosen, max_calls, ok, make, chained, warnings, why)
 
     parts = [(t, r) for t, r in [*parts, *(("", r) for r in part_routes)] if r in snapshot.routes]
 
@@ -380,6 +365,8 @@ def plan_routes(
                         "the request has several parts: planned the best route of each part "
                         "after the request's best, as max_calls allows"
                     )
+                if max_calls == 1 and request.parts:
+                    warnings.extend(one_call_parts_note(request.query))
                 if skipped:
                     warnings.append(
                         f"passed over {len(skipped)} better-ranked route(s) "
@@ -401,6 +388,9 @@ def plan_routes(
                 )
         elif max_calls == 1 and request.parts and not request.fields:
             warnings.extend(fieldless_parts_note(request.query, snapshot))
+    if steps and part_misses and request.parts and not request.fields:
+        served = {s.route_id for s in steps}
+        warnings += missed_parts_notes(part_misses, snapshot, served, fields=bool(required))
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
     covered = [sid for sid in required if any(sid in step.covers for step in steps)]
     return Plan(
@@ -511,18 +501,8 @@ def _with_field(route: Route, step: PlanStep, thing: str) -> PlanStep:
         return step
     name = found.field
     fields = tuple(f.name for f in route.endpoint.output_fields if f.name in {*step.fields, name})
-    meta = {n: step.meta.get(n) or _meta(route, route.endpoint.field(n)) for n in fields}
+    meta = {n: step.meta.get(n) or field_meta(route, route.endpoint.field(n)) for n in fields}
     return step.model_copy(update={"fields": fields, "meta": meta})
-
-
-def typed_fields(route: Route) -> tuple[str, ...]:
-    """The route's fields that carry meaning beyond a value: identifiers, and fields with a
-    semantic id or a declared unit (what a whole-output step or call types)."""
-    return tuple(
-        f.name
-        for f in route.endpoint.output_fields
-        if f.identifier or f.semantic_id or f.unit or f.normalization
-    )
 
 
 def _open_step(
@@ -599,5 +579,5 @@ def _make_step(
         missing_parameters=_missing(route, arguments),
         fallbacks=fallbacks,
         whole_output=whole,
-        meta={name: _meta(route, route.endpoint.field(name)) for name in fields},
+        meta={name: field_meta(route, route.endpoint.field(name)) for name in fields},
     )

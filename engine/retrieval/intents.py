@@ -28,6 +28,7 @@ __all__ = [
     "cover",
     "part_bests",
     "part_bests_by_part",
+    "part_report",
     "part_scores",
     "split_intents",
 ]
@@ -156,6 +157,37 @@ def part_bests_by_part(
         if similarity is not None and similarity[p][best_i] < min_similarity:
             continue
         out.append((p, order[best_i]))
+    return out
+
+
+def part_report(
+    order: Sequence[str],
+    part_scores: Sequence[Sequence[float]],
+    similarity: Sequence[Sequence[float]] | None = None,
+    *,
+    min_similarity: float = DEFAULT_MIN_SIMILARITY,
+) -> list[tuple[int, str, str]]:
+    """``(part index, its best route, why it gives none)`` for every part that has a best
+    route: ``why`` is ``""`` for the routes :func:`part_bests_by_part` gives, ``"weak"`` for
+    a best under ``min_similarity``, ``"shared"`` for a best an earlier part has already.
+    Where a plan leaves a part out, this says which and why."""
+    out: list[tuple[int, str, str]] = []
+    taken: set[str] = set()
+    for p, scores in enumerate(part_scores):
+        values = list(scores[: len(order)])
+        if not values:
+            continue
+        best_i = max(range(len(values)), key=values.__getitem__)
+        if values[best_i] == float("-inf"):
+            continue
+        best = order[best_i]
+        if best in taken:
+            out.append((p, best, "shared"))
+        elif similarity is not None and similarity[p][best_i] < min_similarity:
+            out.append((p, best, "weak"))
+        else:
+            taken.add(best)
+            out.append((p, best, ""))
     return out
 
 

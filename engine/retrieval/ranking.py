@@ -41,7 +41,7 @@ from schemarouter.retrieval.gate import check_candidates
 from schemarouter.retrieval.intents import (
     DEFAULT_COVER_WINDOW,
     cover,
-    part_bests_by_part,
+    part_report,
     part_scores,
     split_intents,
 )
@@ -402,15 +402,22 @@ class Ranker:
         """``(part, route id)``: the best of the ranked routes for each part of a multi-part
         request (the parts, window and cosine floor of :meth:`_cover`); none for a one-part
         request."""
+        return [
+            (part, route_id) for part, route_id, why in self.part_report(query, ranked) if not why
+        ]
+
+    def part_report(self, query: str, ranked: Sequence[str]) -> list[tuple[str, str, str]]:
+        """``(part, its best route, why it gives none)`` for each part of a multi-part
+        request (:func:`~schemarouter.retrieval.intents.part_report`): ``why`` is ``""`` for
+        the routes :meth:`part_routes` gives, ``"weak"`` for a best under the cosine floor,
+        ``"shared"`` for a best an earlier part has; none for a one-part request."""
         window = list(ranked[:DEFAULT_COVER_WINDOW])
         signal = self._part_signal(query, window)
         if signal is None:
             return []
         parts, scores, similarity = signal
-        found = part_bests_by_part(
-            window, scores, similarity, min_similarity=self.intent_min_similarity
-        )
-        return [(parts[p], route_id) for p, route_id in found]
+        found = part_report(window, scores, similarity, min_similarity=self.intent_min_similarity)
+        return [(parts[p], route_id, why) for p, route_id, why in found]
 
     def _abstention_for(
         self, snapshot: RegistrySnapshot, index: Any

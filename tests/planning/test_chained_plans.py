@@ -323,6 +323,35 @@ def test_each_part_of_a_request_gets_its_route_and_its_producer(router: SchemaRo
     assert off.route_ids == (genres,)
 
 
+def test_a_part_left_out_of_a_plan_is_always_named_in_its_warnings(router: SchemaRouter) -> None:
+    """Trial P §5: a part whose best route falls under the part cosine floor (an MCP tool's
+    ``title`` had moved it there) was dropped from a 2-call plan with a call to spare and no
+    word; so was a part whose route the request does not allow, and every other part of a
+    ``max_calls=1`` plan planned by the request's best route. Each is named now, with why."""
+    query = (
+        "list the books written by 'Ursula K. Le Guin', and also show every genre of the library"
+    )
+    books, genres = _id(router, "authorBooks"), _id(router, "genres")
+    router.intent_min_similarity = 0.99  # no route is close enough to either part
+    plan = router.plan(query, max_calls=3)
+    assert plan.route_ids == (genres,)  # the request's best; its part needs no note
+    (note,) = [w for w in plan.warnings if "closely enough" in w]
+    assert "list the books written by 'Ursula" in note and books in note and "not planned" in note
+    router.intent_min_similarity = 0.45
+    write = "show every genre of the library, and also add the author Ursula K. Le Guin"
+    plan = router.plan(write, max_calls=3)
+    assert plan.route_ids == (genres,)
+    (note,) = [w for w in plan.warnings if "is not planned" in w]
+    assert "'add the author Ursula K. Le Guin'" in note and _id(router, "addAuthor") in note
+    assert "effect write" in note
+    allowed = PlanRequest(query=write, allowed_effects=frozenset({Effect.READ, Effect.WRITE}))
+    assert router.plan(allowed, max_calls=3).route_ids == (genres, _id(router, "addAuthor"))
+    one = router.plan(query, max_calls=1)
+    assert one.route_ids == (genres,)
+    (note,) = [w for w in one.warnings if "max_calls=1" in w]
+    assert "2 parts" in note and "not planned" in note and "'show every genre" in note
+
+
 class PowerReading(BaseModel):
     meter_id: str
     power_kw: float

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder
-from schemarouter.retrieval.intents import cover, split_intents
+from schemarouter.retrieval.intents import cover, part_bests_by_part, part_report, split_intents
 
 
 def test_one_part_requests_are_left_whole() -> None:
@@ -116,3 +116,15 @@ def test_router_covers_both_parts_of_a_two_part_request(tmp_path) -> None:
     assert "person_filmography" not in without  # the long first part fills the top 3
     assert "person_filmography" in with_cover
     assert with_cover[0] == without[0]  # the whole request's best stays first
+
+
+def test_the_part_report_says_why_a_part_gets_no_route() -> None:
+    """Each part's best route, and why it gives none: under the cosine floor ("weak"), or
+    the best of an earlier part already ("shared"); the rest as :func:`part_bests_by_part`."""
+    order = ["a", "b", "c"]
+    scores = [[0.9, 0.1, 0.2], [0.8, 0.3, 0.1], [0.1, 0.2, 0.7], [0.1, 0.9, 0.2]]
+    cosine = [[0.6, 0.1, 0.1], [0.6, 0.1, 0.1], [0.1, 0.1, 0.3], [0.1, 0.5, 0.1]]
+    report = part_report(order, scores, cosine, min_similarity=0.45)
+    assert report == [(0, "a", ""), (1, "a", "shared"), (2, "c", "weak"), (3, "b", "")]
+    kept = part_bests_by_part(order, scores, cosine, min_similarity=0.45)
+    assert kept == [(p, r) for p, r, why in report if not why]
