@@ -192,7 +192,10 @@ async def acall_tool(
 def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None) -> dict[str, Any]:
     """What a model reads back from a call: the validated output, and the typed fields
     (value, unit, meaning, provenance) where the route declares them; the tool named as
-    ``snapshot`` names it (see :func:`~schemarouter.integrations.names.tool_name`)."""
+    ``snapshot`` names it (see :func:`~schemarouter.integrations.names.tool_name`). A call
+    whose status is not ``ok`` also carries its ``issues`` (path, kind and message of each
+    value that is missing or breaks the route's schema) and its ``error`` (code and message),
+    so a model does not read a schema-breaking value as data."""
     payload: dict[str, Any] = {
         "tool": tool_name(result.route_id, snapshot=snapshot),
         "route_id": result.route_id,
@@ -215,6 +218,13 @@ def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None
         payload["fields"] = typed
     if result.attribution:
         payload["attribution"] = result.attribution
+    if result.status != "ok":
+        if result.issues:
+            payload["issues"] = [
+                {"path": i.path, "kind": i.kind, "message": i.message} for i in result.issues
+            ]
+        if result.error is not None:
+            payload["error"] = {"code": result.error.code, "message": result.error.message}
     if result.warnings:
         payload["warnings"] = list(result.warnings)
     return payload

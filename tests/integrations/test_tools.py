@@ -35,6 +35,7 @@ from schemarouter.integrations import (
     anthropic_search_result,
     anthropic_search_tool,
     anthropic_tool_result,
+    call_payload,
     call_tool,
     deferred_tools,
     openai_function_call_output,
@@ -48,7 +49,7 @@ from schemarouter.integrations import (
 from helpers import BUNDLED_CATALOG, REPO
 from servers.llm_apis import FakeAnthropic, FakeOpenAI
 from servers.loopback import LoopbackServer
-from servers.user_api import FORECAST, weather_router
+from servers.user_api import BROKEN, FORECAST, weather_router
 
 
 def _typed(cls: Any, value: Any) -> None:
@@ -250,6 +251,29 @@ def test_anthropic_results_say_why(router: SchemaRouter) -> None:
     refused = anthropic_tool_result("toolu_2", PolicyError("write needs approval", where="x"))
     _typed(ToolResultBlockParam, refused)
     assert refused["is_error"] is True and "[SR500]" in refused["content"]
+
+
+def test_a_call_that_is_not_ok_tells_the_model_its_issues(
+    router: SchemaRouter, weather: LoopbackServer
+) -> None:
+    """Trial P §3: a ``partial`` call's tool result showed the schema-breaking output as data
+    (``status: "exploded"``) without the issues that flag it. Now the payload lists them
+    (path and message) whenever the status is not ``ok``; an ``ok`` call carries none."""
+    result = call_tool(router, tool_name(BROKEN), {}, partial=True)
+    assert result.status == "partial" and result.issues
+    payload = call_payload(result)
+    assert payload["output"] == {"aqi": "moderate"}
+    assert payload["issues"] == [
+        {"path": i.path, "kind": i.kind, "message": i.message} for i in result.issues
+    ]
+    assert all(i["path"] and i["message"] for i in payload["issues"])
+    for text in (
+        anthropic_tool_result("toolu_1", result)["content"],
+        openai_function_call_output("call_1", result)["output"],
+    ):
+        assert json.loads(text)["issues"] == payload["issues"]
+    fine = call_tool(router, tool_name(FORECAST), {"city": "Paris"})
+    assert fine.status == "ok" and "issues" not in call_payload(fine)
 
 
 # -- OpenAI: client-executed tool search with tool_search_output, through the real SDK -------
