@@ -34,8 +34,10 @@ from schemarouter.integrations.search import (
     call_tool,
     deferred_tools,
     openai_function_call_output,
+    openai_tool_search_items,
     openai_tool_search_output,
     openai_tool_search_tool,
+    search_note,
 )
 
 __all__ = [
@@ -53,10 +55,12 @@ __all__ = [
     "deferred_tools",
     "describe",
     "openai_function_call_output",
+    "openai_tool_search_items",
     "openai_tool_search_output",
     "openai_tool_search_tool",
     "prune_schema",
     "route_for_tool",
+    "search_note",
     "tool_definition",
     "tool_definitions",
     "tool_input_schema",

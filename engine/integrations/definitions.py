@@ -323,15 +323,27 @@ def tool_definition(
 
 class ToolSet(list[dict[str, Any]]):
     """Tool definitions (a plain list, ready for an SDK) that remember their routes:
-    :meth:`route_id` maps a tool name the model used back to the registered route."""
+    :meth:`route_id` maps a tool name the model used back to the registered route. Built by
+    a retrieval (``found.tools(...)``), they also keep its ``blocked`` and ``reason``, so a
+    tool search answer made from them says what matched but may not run, or why none did."""
 
     def __init__(
-        self, definitions: Iterable[dict[str, Any]], *, format: str, names: dict[str, str]
+        self,
+        definitions: Iterable[dict[str, Any]],
+        *,
+        format: str,
+        names: dict[str, str],
+        blocked: str = "",
+        reason: str = "",
     ):
         super().__init__(definitions)
         self.format = format
         #: tool name -> route id
         self.names = names
+        #: the retrieval's :attr:`~schemarouter.retrieval.results.CapabilityRetrieval.blocked`
+        self.blocked = blocked
+        #: the retrieval's reason for serving nothing (an abstention), ``""`` otherwise
+        self.reason = reason
 
     def route_id(self, name: str) -> str:
         """The route id behind tool ``name``; a GateError for a name not in this set."""

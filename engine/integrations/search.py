@@ -9,7 +9,12 @@ the API then loads the referenced definitions for the model.
 **OpenAI** (Responses API, client-executed tool search): offer
 :func:`openai_tool_search_tool`; when the model emits a ``tool_search_call``, answer with a
 ``tool_search_output`` item that holds the full definitions of the retrieved tools
-(:func:`openai_tool_search_output`).
+(:func:`openai_tool_search_output`), followed by a note where some matches may not run or
+none matched (:func:`openai_tool_search_items` gives both).
+
+Either answer says what the retrieval's ``blocked`` says (matching tools left out for the
+request's effects, the host's policy or health) and never that nothing matches when routes
+matched but were blocked (:func:`search_note`).
 
 Either way, when the model then calls a tool, :func:`call_tool` maps the name back to its
 route and runs it through ``router.call`` (gate, policy, health, output validation);
@@ -44,8 +49,10 @@ __all__ = [
     "call_tool",
     "deferred_tools",
     "openai_function_call_output",
+    "openai_tool_search_items",
     "openai_tool_search_output",
     "openai_tool_search_tool",
+    "search_note",
 ]
 
 SEARCH_TOOL_NAME = "search_tools"
@@ -72,6 +79,23 @@ def _toolset(found: CapabilityRetrieval | ToolSet | Iterable[Candidate], format:
     if isinstance(found, CapabilityRetrieval):
         return found.tools(format)  # type: ignore[arg-type]  # named as the registry names them
     return tool_definitions(found, format)  # type: ignore[arg-type]
+
+
+def search_note(found: CapabilityRetrieval | ToolSet | Iterable[Candidate], *, empty: bool) -> str:
+    """What a tool search answer says beside (or, ``empty``, instead of) its tools: the
+    retrieval's ``blocked`` sentence(s) (matching tools left out, why, what would let them
+    run), and with no tool the abstention's reason or that nothing matched. ``""`` where a
+    non-empty answer has nothing to add, or ``found`` is a bare list of candidates."""
+    blocked = reason = ""
+    if isinstance(found, CapabilityRetrieval | ToolSet):
+        blocked, reason = found.blocked, found.reason
+    if not empty:
+        return f"Matching tools left out of these results: {blocked}" if blocked else ""
+    if blocked:
+        return f"No tool that may run here matches the request: {blocked}" + (
+            f" ({reason})" if reason else ""
+        )
+    return "No registered tool matches the request" + (f": {reason}" if reason else ".")
 
 
 # -- Anthropic ---------------------------------------------------------------------------
@@ -104,13 +128,16 @@ def anthropic_tool_references(
 def anthropic_search_result(
     tool_use_id: str, found: CapabilityRetrieval | ToolSet | Iterable[Candidate]
 ) -> dict[str, Any]:
-    """The ``tool_result`` answering a search call: ``tool_reference`` blocks, or a text
-    that says why nothing matched (an abstaining retrieval gives its reason)."""
-    references = anthropic_tool_references(found)
+    """The ``tool_result`` answering a search call: ``tool_reference`` blocks (and a text
+    block with the retrieval's ``blocked`` where matching tools were left out), or a text
+    that says why nothing matched (an abstaining retrieval gives its reason; a retrieval
+    whose matches were all blocked says which and why: :func:`search_note`)."""
+    references: list[dict[str, Any]] = anthropic_tool_references(found)
     if references:
-        return {"type": "tool_result", "tool_use_id": tool_use_id, "content": references}
-    reason = found.reason if isinstance(found, CapabilityRetrieval) else ""
-    text = "No registered tool matches the request" + (f": {reason}" if reason else ".")
+        note = search_note(found, empty=False)
+        content = [*references, {"type": "text", "text": note}] if note else references
+        return {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    text = search_note(found, empty=True)
     return {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
 
 
@@ -148,7 +175,8 @@ def openai_tool_search_output(
     call_id: str | None, found: CapabilityRetrieval | ToolSet | Iterable[Candidate]
 ) -> dict[str, Any]:
     """The ``tool_search_output`` item answering a ``tool_search_call``: the full function
-    definitions of the retrieved tools."""
+    definitions of the retrieved tools. The item has no place for text: answer with
+    :func:`openai_tool_search_items` to also tell the model what was blocked."""
     tools = _toolset(found, "openai")
     return {
         "type": "tool_search_output",
@@ -157,6 +185,21 @@ def openai_tool_search_output(
         "status": "completed",
         "tools": list(tools),
     }
+
+
+def openai_tool_search_items(
+    call_id: str | None, found: CapabilityRetrieval | ToolSet | Iterable[Candidate]
+) -> list[dict[str, Any]]:
+    """The items answering a ``tool_search_call``: the ``tool_search_output``
+    (:func:`openai_tool_search_output`), then, where the retrieval blocked matching tools or
+    found none, a ``developer`` message saying so (:func:`search_note`): add both to the input."""
+    if not isinstance(found, CapabilityRetrieval | ToolSet):
+        found = _toolset(found, "openai")
+    output = openai_tool_search_output(call_id, found)
+    note = search_note(found, empty=not output["tools"])
+    if not note:
+        return [output]
+    return [output, {"type": "message", "role": "developer", "content": note}]
 
 
 def openai_function_call_output(call_id: str, result: CallResult | BaseException) -> dict[str, Any]:

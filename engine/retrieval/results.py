@@ -287,6 +287,8 @@ class CapabilityRetrieval(_Result):
         # the other integrations, which read results (docs/architecture.md#the-one-exception).
         from schemarouter.integrations.definitions import tool_definitions
 
-        return tool_definitions(
+        tools = tool_definitions(
             self.candidates, format, defer_loading=defer_loading, snapshot=self._snapshot
         )
+        tools.blocked, tools.reason = self.blocked, self.reason
+        return tools

@@ -15,11 +15,16 @@ import anthropic
 import mcp.types
 import openai
 import pytest
-from anthropic.types import ToolParam, ToolReferenceBlockParam, ToolResultBlockParam
+from anthropic.types import (
+    TextBlockParam,
+    ToolParam,
+    ToolReferenceBlockParam,
+    ToolResultBlockParam,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionFunctionToolParam
-from openai.types.responses import FunctionToolParam, ToolSearchToolParam
+from openai.types.responses import EasyInputMessageParam, FunctionToolParam, ToolSearchToolParam
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 from openai.types.responses.response_tool_search_output_item_param_param import (
     ResponseToolSearchOutputItemParamParam,
@@ -39,17 +44,19 @@ from schemarouter.integrations import (
     call_tool,
     deferred_tools,
     openai_function_call_output,
+    openai_tool_search_items,
     openai_tool_search_output,
     openai_tool_search_tool,
     route_for_tool,
     tool_definitions,
     tool_name,
 )
+from schemarouter.retrieval.state import ExecutionState
 
 from helpers import BUNDLED_CATALOG, REPO
 from servers.llm_apis import FakeAnthropic, FakeOpenAI
 from servers.loopback import LoopbackServer
-from servers.user_api import BROKEN, FORECAST, weather_router
+from servers.user_api import ALERT, BROKEN, FORECAST, weather_router
 
 
 def _typed(cls: Any, value: Any) -> None:
@@ -225,8 +232,9 @@ def test_anthropic_tool_search_loop(router: SchemaRouter) -> None:
                 if use.name == "search_tools":
                     found = router.retrieve_executable(use.input["query"], k=3)
                     answer = anthropic_search_result(use.id, found)
-                    for block in answer["content"]:
-                        _typed(ToolReferenceBlockParam, block)
+                    for block in answer["content"]:  # references, then what was blocked
+                        reference = block["type"] == "tool_reference"
+                        _typed(ToolReferenceBlockParam if reference else TextBlockParam, block)
                 else:
                     answer = anthropic_tool_result(use.id, call_tool(router, use.name, use.input))
                 _typed(ToolResultBlockParam, answer)
@@ -251,6 +259,44 @@ def test_anthropic_results_say_why(router: SchemaRouter) -> None:
     refused = anthropic_tool_result("toolu_2", PolicyError("write needs approval", where="x"))
     _typed(ToolResultBlockParam, refused)
     assert refused["is_error"] is True and "[SR500]" in refused["content"]
+
+
+def test_tool_search_answers_say_what_was_blocked(router: SchemaRouter) -> None:
+    """Trial P §2: a search whose only match was blocked (a write, read-only state) answered
+    "No registered tool matches the request." and ``tools: []``; with reads left, the
+    ``blocked`` sentence was dropped. Both answers carry it now, from the retrieval or from
+    its ``tools(...)``; the old call shapes still work."""
+    query = "create a weather alert for Paris"
+    alone = router.retrieve_state_aware(query, state=ExecutionState(), k=1)
+    assert alone.route_ids == () and ALERT in alone.blocked
+    answer = anthropic_search_result("toolu_1", alone)
+    _typed(ToolResultBlockParam, answer)
+    assert "No registered tool matches" not in answer["content"]
+    assert alone.blocked in answer["content"]
+    for answered in (alone, alone.tools("openai")):
+        output, note = openai_tool_search_items("call_1", answered)
+        _typed(ResponseToolSearchOutputItemParamParam, output)
+        _typed(EasyInputMessageParam, note)
+        assert output["tools"] == [] and alone.blocked in note["content"]
+        assert "No registered tool matches" not in note["content"]
+    assert openai_tool_search_output("call_1", alone)["tools"] == []  # as before
+
+    some = router.retrieve_state_aware(query, state=ExecutionState(), k=3)
+    assert some.route_ids and some.blocked == alone.blocked
+    for answered in (some, some.tools("anthropic")):
+        content = anthropic_search_result("toolu_2", answered)["content"]
+        *references, text = content
+        assert [r["tool_name"] for r in references] == [tool_name(r) for r in some.route_ids]
+        assert text["type"] == "text" and some.blocked in text["text"]
+    output, note = openai_tool_search_items("call_2", some.tools("openai"))
+    assert len(output["tools"]) == len(some.route_ids) and some.blocked in note["content"]
+    # nothing blocked: the answers are as before, references or one item only
+    plain = router.retrieve("weather forecast for Paris", k=2)
+    assert plain.blocked == ""
+    assert all(
+        b["type"] == "tool_reference" for b in anthropic_search_result("t", plain)["content"]
+    )
+    assert len(openai_tool_search_items("c", plain)) == 1
 
 
 def test_a_call_that_is_not_ok_tells_the_model_its_issues(

@@ -124,7 +124,8 @@ class FakeOpenAI:
             if isinstance(body["input"], list)
             else [{"role": "user", "content": body["input"]}]
         )
-        last = items[-1]
+        # a developer note after a tool search output (what it left out) is read, not answered
+        last = next((i for i in reversed(items) if i.get("role") != "developer"), items[-1])
         kind = last.get("type", "message")
         functions = {t.get("name") for t in body.get("tools", []) if t.get("type") == "function"}
         if {"search_tools", "call_tool"} <= functions:
