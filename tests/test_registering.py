@@ -31,6 +31,7 @@ from schemarouter.errors import (
 from schemarouter.execution.invokers import bind_http_routes
 from schemarouter.execution.policy import ExecutionPolicy, monitor_for
 from schemarouter.index import HashingEncoder
+from schemarouter.retrieval.state import ExecutionState
 
 from servers.interleave import Interleaved, TwoWriters
 from servers.loopback import LoopbackServer, json_response
@@ -464,6 +465,31 @@ def test_blocked_says_the_router_took_a_route_out_after_failed_calls(
     assert "the host marked it unhealthy (router.mark_unhealthy); cooling down for 30 s" in (
         result.blocked
     )
+
+
+def test_blocked_tells_the_host_to_lift_its_own_unhealthy_marks(weather: LoopbackServer) -> None:
+    """Trial P §4: a route the host marked unhealthy (``ExecutionState.unhealthy_routes``) was
+    said to come back "when their cooldown ends (router.mark_healthy)": there is no cooldown,
+    and mark_healthy does not lift it. The host is told to remove it from the state; the
+    router's own cooldowns keep their advice, each said of its routes where there are both."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    query = "daily weather forecast"
+    state = ExecutionState(unhealthy_routes=frozenset({FORECAST}))
+    result = router.retrieve_state_aware(query, state=state, k=5)
+    (exclusion,) = [e for e in result.exclusions if e.route_id == FORECAST]
+    assert exclusion.reason == "unhealthy"
+    assert "remove them from ExecutionState.unhealthy_routes" in result.blocked
+    assert "cooldown" not in result.blocked and "mark_healthy" not in result.blocked
+    router.mark_healthy(FORECAST)  # not the router's: nothing changes
+    assert router.retrieve_state_aware(query, state=state, k=5).blocked == result.blocked
+    assert FORECAST in router.retrieve_state_aware(query, state=ExecutionState(), k=5).route_ids
+
+    other = next(r for r in result.route_ids if r != FORECAST)
+    router.mark_unhealthy(other, cooldown=30)
+    both = router.retrieve_state_aware(query, state=state, k=5).blocked
+    assert "those the host marked: remove them from ExecutionState.unhealthy_routes" in both
+    assert "the others: they come back when their cooldown ends (router.mark_healthy)" in both
 
 
 def test_a_url_document_whose_title_another_provider_holds_is_fetched_once() -> None:

@@ -68,7 +68,7 @@ def exclusion_for(
     if route.route_id in state.tried_routes:
         return out("tried", "already tried in this session")
     if route.route_id in state.unhealthy_routes:
-        return out("unhealthy", "the host marked this route unhealthy")
+        return out("unhealthy", HOST_UNHEALTHY)
     if endpoint.availability.status in (
         AvailabilityStatus.UNAVAILABLE,
         AvailabilityStatus.DEPRECATED,
@@ -95,6 +95,10 @@ def exclusion_for(
     return None
 
 
+#: The detail of a route the host marked unhealthy (``ExecutionState.unhealthy_routes``), where
+#: the router has no cooldown of its own to tell of.
+HOST_UNHEALTHY = "the host marked this route unhealthy"
+
 #: What each exclusion reason means, as a summary says it of one route or several.
 _LABELS: Mapping[str, tuple[str, str]] = {
     "effect": ("is not allowed", "are not allowed"),
@@ -112,6 +116,8 @@ BLOCKED_HINTS: Mapping[str, str] = {
     "unbound": "no invoker is bound to them: register them with a base URL, bind one "
     "(router.bind) or connect their server (add_mcp_server)",
     "unhealthy": "they come back when their cooldown ends (router.mark_healthy)",
+    # routes the host marked (no cooldown of the router's: mark_healthy does not clear them)
+    "unhealthy_host": "remove them from ExecutionState.unhealthy_routes to list them",
 }
 
 
@@ -143,7 +149,21 @@ def blocked_summary(
         text += f": {names}"
         if details and len(details) <= 2:
             text += f" ({'; '.join(details)})"
-        if reason in hints:
-            text += f"; {hints[reason]}"
+        hint = _unhealthy_hint(items, hints) if reason == "unhealthy" else hints.get(reason)
+        if hint:
+            text += f"; {hint}"
         sentences.append(text + ".")
     return " ".join(sentences)
+
+
+def _unhealthy_hint(items: Sequence[Exclusion], hints: Mapping[str, str]) -> str | None:
+    """What to do about unhealthy routes: the host's own marks are lifted by the host
+    (``hints["unhealthy_host"]``), the router's cooldowns end or are cleared by it
+    (``hints["unhealthy"]``); both, each said of its routes, where there are both."""
+    host = [e for e in items if e.detail == HOST_UNHEALTHY]
+    own, marked = hints.get("unhealthy"), hints.get("unhealthy_host")
+    if not host or marked is None:
+        return own
+    if len(host) == len(items) or own is None:
+        return marked
+    return f"those the host marked: {marked}; the others: {own}"
