@@ -174,13 +174,17 @@ class Run:
         if error is None and not self.host.health.is_healthy(route.route_id):
             error = unhealthy_error(self.host.health, route.route_id, where=g.where)
         elif error is None:
-            check_effect(
-                route,
-                g.arguments,
-                allow_effects=self.s.allow_effects,
-                approve=self.s.approve,
-                where=g.where,
-            )
+            try:  # an approver's own message may quote what it saw: redacted like the rest
+                check_effect(
+                    route,
+                    g.arguments,
+                    allow_effects=self.s.allow_effects,
+                    approve=self.s.approve,
+                    where=g.where,
+                )
+            except PolicyError as exc:
+                self.gate.learn_credentials(route)  # it may quote one not handed out yet
+                raise self.safe(exc) from None
             try:
                 payload = yield from self.call(route, g.invoker, g.arguments, attempts, g.where)
                 values, issues = self.outputs(

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.errors import BudgetExceededError, PolicyError
+from schemarouter.errors import BudgetExceededError, PolicyError, clip
 
 __all__ = [
     "DEFAULT_BACKOFF",
@@ -230,8 +230,10 @@ def check_effect(
     try:
         granted = approve(route, read_only(arguments))
     except Exception as exc:
+        said = clip(str(exc), 200)
         raise PolicyError(
-            f"the approval callback failed for {route.route_id}: {type(exc).__name__}",
+            f"the approval callback failed for {route.route_id}: {type(exc).__name__}"
+            + (f": {said}" if said else ""),
             where=where,
             hint="Make the callback return True or False (the arguments it sees are read-only "
             "all the way down: copy them to change what it shows)",

@@ -4,6 +4,7 @@ credential's own header or query name. Each test is a row of docs/faults.md."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from schemarouter.errors import (
     DocumentError,
     InvocationError,
     ParameterValidationError,
+    PolicyError,
 )
 from schemarouter.execution.credentials import MappingCredentials
 from schemarouter.execution.policy import ExecutionPolicy
@@ -245,3 +247,39 @@ def test_parameters_that_only_look_alike_still_register(echo: LoopbackServer) ->
     router.add_openapi(_oas(echo.base_url, params, QUERY_AUTH), provider="keyed")
     names = [p.name for p in router.snapshot().route("keyed/rest/echo").endpoint.parameters]
     assert names == ["api_key_id", "x-api-keys"]
+
+
+@MODES
+def test_an_approver_that_raises_is_named_with_its_message_redacted(
+    mode: str, echo: LoopbackServer
+) -> None:
+    """Trial P §7: an approve callback that raised was reported as "approval callback failed
+    ...: RuntimeError" without what it said. Its message is in the error now, with every
+    credential value redacted like any other message, and nothing is sent."""
+    router = _router()
+    router.add_openapi(
+        _oas(echo.base_url, [_param("m", "query")], HEADER_AUTH),
+        provider="keyed",
+        effect_overrides={"echo": "write"},
+    )
+    route = router.snapshot().route("keyed/rest/echo")
+    credentials = MappingCredentials({route.access.auth.credentials[0]: KEY})
+    echo.reset()
+
+    def approve(route: Route, arguments: Any) -> bool:
+        raise RuntimeError(f"the reviewer is offline (key {KEY})")
+
+    options: dict[str, Any] = {
+        "credentials": credentials,
+        "allow_effects": ["read", "write"],
+        "approve": approve,
+    }
+    with pytest.raises(PolicyError) as caught:
+        if mode == "sync":
+            router.call(route.route_id, {"m": "1"}, **options)
+        else:
+            asyncio.run(router.acall(route.route_id, {"m": "1"}, **options))
+    text = str(caught.value)
+    assert "RuntimeError: the reviewer is offline (key [redacted])" in text
+    assert KEY not in text
+    assert echo.requests == []
