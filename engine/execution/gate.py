@@ -16,7 +16,6 @@ runs.
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -32,12 +31,12 @@ from schemarouter.contracts import (
 )
 from schemarouter.errors import (
     ArgumentError,
-    ExecutionError,
     GateError,
     ParameterValidationError,
     PolicyError,
     SchemaRouterError,
 )
+from schemarouter.execution.argument_check import check_arguments, with_path
 from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials, Redactor
 from schemarouter.execution.invokers import http
 from schemarouter.execution.invokers.mcp_session import closed_by_owner
@@ -54,9 +53,7 @@ from schemarouter.execution.policy import (
 )
 from schemarouter.planning.fallbacks import fallback_compatible
 from schemarouter.planning.planner import PlanStep
-from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.safety.arguments import argument_validator
 
 __all__ = [
     "ExecutionHost",
@@ -220,114 +217,6 @@ class Gated:
     where: str
 
 
-def with_path(error: ExecutionError, path: str) -> ExecutionError:
-    error.json_path = path  # type: ignore[attr-defined]
-    return error
-
-
-def _argument_problem(value: Any) -> tuple[str, str] | None:
-    """Why ``value`` is no argument a request can carry, and the hint, or ``None``: a JSON
-    value, finite, not nested past the output limit, its text (keys too) valid Unicode
-    (valid JSON text can decode to a lone surrogate, "\\ud800", which no request encodes)."""
-    if json_problem(value, max_depth=MAX_OUTPUT_DEPTH) is not None:
-        return "is not a JSON value", ""
-    try:
-        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return (
-            "holds text that is not valid Unicode (a lone surrogate, such as \\ud800), which "
-            "no request can carry",
-            "Send the text as valid UTF-8",
-        )
-    except (TypeError, ValueError, RecursionError):
-        return "is not a JSON value", ""
-    return None
-
-
-def check_arguments(
-    route: Route, arguments: Any, where: str, *, pending: Iterable[str] = ()
-) -> dict[str, Any]:
-    """``arguments`` if they are registered parameters with schema-valid values; required
-    parameters in ``pending`` (bound to an earlier step's output) may be absent yet."""
-    if not isinstance(arguments, Mapping):
-        raise with_path(
-            ParameterValidationError("arguments must be a mapping", where=f"{where} arguments"),
-            "$",
-        )
-    params = {p.name: p for p in route.endpoint.parameters}
-    for name, value in arguments.items():
-        path = json_path([str(name)])
-        if not isinstance(name, str) or name not in params:
-            raise with_path(
-                ParameterValidationError(
-                    f"{route.route_id} has no parameter {str(name)[:80]!r}",
-                    where=f"{where} arguments {path}",
-                    hint=f"Registered parameters: {', '.join(sorted(params)) or 'none'}",
-                ),
-                path,
-            )
-        problem = _argument_problem(value)
-        if problem is not None:
-            what, hint = problem
-            raise with_path(
-                ParameterValidationError(
-                    f"argument {name!r} {what}",
-                    where=f"{where} arguments {path}",
-                    hint=hint or None,
-                ),
-                path,
-            )
-    later = frozenset(pending) - set(arguments)
-    whole = route.endpoint.input_schema
-    if later and isinstance(whole.get("required"), list):
-        whole = {**whole, "required": [n for n in whole["required"] if n not in later]}
-    schemas = [((), whole, arguments)] + [
-        ((name,), params[name].json_schema, value) for name, value in arguments.items()
-    ]
-    for prefix, schema, instance in schemas:
-        error = next(iter(argument_validator(schema).iter_errors(instance)), None)
-        if error is not None:
-            path = json_path([*prefix, *error.absolute_path])
-            raise with_path(
-                ParameterValidationError(
-                    f"arguments break the registered input schema: {error.message[:200]}",
-                    where=f"{where} arguments {path}",
-                    hint="Fix the value there; see the route's input schema",
-                ),
-                path,
-            )
-    missing = [
-        p.name
-        for p in route.endpoint.parameters
-        if p.required and p.name not in arguments and p.name not in later
-    ]
-    if missing:
-        path = json_path([missing[0]])
-        raise with_path(
-            ParameterValidationError(
-                f"required parameters missing: {', '.join(missing)}",
-                where=f"{where} arguments {path}",
-                hint="Bind them in the plan's arguments",
-            ),
-            path,
-        )
-    # 5.0 is an integer to JSON Schema, but "limit=5.0" is not one to most servers
-    return {name: _whole(value, params[name].json_schema) for name, value in arguments.items()}
-
-
-def _whole(value: Any, schema: Mapping[str, Any]) -> Any:
-    """``value`` with a float that is a whole number made an ``int`` where ``schema`` (or
-    its array's items) says integer."""
-    kinds = schema.get("type")
-    kinds = {kinds} if isinstance(kinds, str) else set(kinds or ())
-    if isinstance(value, float) and value.is_integer() and "integer" in kinds:
-        return int(value)
-    items = schema.get("items")
-    if isinstance(value, list) and isinstance(items, Mapping):
-        return [_whole(item, items) for item in value]
-    return value
-
-
 _REPLAN = "plan with router.plan() against the current registry"
 
 
@@ -457,7 +346,9 @@ class Gatekeeper:
         if step.bindings:
             check_bindings(self.snapshot, route, step, earlier, where)
         try:
-            arguments = check_arguments(route, step.arguments, where, pending=step.bindings)
+            arguments = check_arguments(
+                route, step.arguments, where, pending=step.bindings, notes=self.warnings
+            )
         except ParameterValidationError:
             self.learn_credentials(route)  # the refusal quotes the arguments: one may be one
             raise

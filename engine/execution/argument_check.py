@@ -1,0 +1,162 @@
+"""The gate's check of one call's arguments against its route's registered parameters.
+
+Every problem is found in one pass and reported in one
+:class:`~schemarouter.errors.ParameterValidationError`: a name the route does not register,
+a value no request can carry, a value its schema refuses, a required parameter missing. An
+agent that sent ``{"ticket_id": "4821", "status": "closed"}`` to a route with an integer
+``ticket_id`` and no ``status`` learns both at once, not one per turn (a user trial). The
+error's ``json_path`` is the first problem's; its message lists them all (up to
+:data:`MAX_LISTED`).
+
+A ``null`` given for an optional parameter whose schema takes no ``null`` is read as the
+parameter left out (a language model writes ``"priority": null`` for "not given"): it is
+dropped, nothing is sent for it, and ``notes`` says so. Nothing that is not registered is
+ever kept.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from schemarouter.contracts import Route
+from schemarouter.errors import ExecutionError, ParameterValidationError
+from schemarouter.execution.outputs import json_path
+from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
+from schemarouter.safety.arguments import argument_validator
+
+__all__ = ["MAX_LISTED", "check_arguments", "with_path"]
+
+#: Problems one refusal lists (the rest are counted).
+MAX_LISTED = 10
+
+
+def with_path(error: ExecutionError, path: str) -> ExecutionError:
+    error.json_path = path  # type: ignore[attr-defined]
+    return error
+
+
+def _argument_problem(value: Any) -> tuple[str, str] | None:
+    """Why ``value`` is no argument a request can carry, and the hint, or ``None``: a JSON
+    value, finite, not nested past the output limit, its text (keys too) valid Unicode
+    (valid JSON text can decode to a lone surrogate, "\\ud800", which no request encodes)."""
+    if json_problem(value, max_depth=MAX_OUTPUT_DEPTH) is not None:
+        return "is not a JSON value", ""
+    try:
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return (
+            "holds text that is not valid Unicode (a lone surrogate, such as \\ud800), which "
+            "no request can carry",
+            "Send the text as valid UTF-8",
+        )
+    except (TypeError, ValueError, RecursionError):
+        return "is not a JSON value", ""
+    return None
+
+
+def check_arguments(
+    route: Route,
+    arguments: Any,
+    where: str,
+    *,
+    pending: Iterable[str] = (),
+    notes: list[str] | None = None,
+) -> dict[str, Any]:
+    """``arguments`` if they are registered parameters with schema-valid values; required
+    parameters in ``pending`` (bound to an earlier step's output) may be absent yet. A
+    ``null`` for an optional parameter that takes none is dropped (said in ``notes``)."""
+    if not isinstance(arguments, Mapping):
+        raise with_path(
+            ParameterValidationError("arguments must be a mapping", where=f"{where} arguments"),
+            "$",
+        )
+    params = {p.name: p for p in route.endpoint.parameters}
+    problems: list[tuple[str, str, str]] = []  # (json path, what, hint)
+    kept: dict[str, Any] = {}
+    for name, value in arguments.items():
+        path = json_path([str(name)])
+        if not isinstance(name, str) or name not in params:
+            hint = f"Registered parameters: {', '.join(sorted(params)) or 'none'}"
+            problems.append((path, f"{route.route_id} has no parameter {str(name)[:80]!r}", hint))
+            continue
+        problem = _argument_problem(value)
+        if problem is not None:
+            problems.append((path, f"argument {name!r} {problem[0]}", problem[1]))
+            continue
+        schema = params[name].json_schema
+        if value is None and not params[name].required and not _takes(schema, None):
+            if notes is not None:
+                notes.append(
+                    f"{where}: argument {name!r} is null, read as left out (the parameter is "
+                    "optional and takes no null); nothing is sent for it"
+                )
+            continue
+        kept[name] = value
+    later = frozenset(pending) - set(kept)
+    whole = route.endpoint.input_schema
+    if later and isinstance(whole.get("required"), list):
+        whole = {**whole, "required": [n for n in whole["required"] if n not in later]}
+    # the whole schema sees the registered names only (an unknown one is reported above)
+    schemas = [((), whole, kept)] + [
+        ((name,), params[name].json_schema, value) for name, value in kept.items()
+    ]
+    seen = {(path, what) for path, what, _ in problems}
+    for prefix, schema, instance in schemas:
+        for error in argument_validator(schema).iter_errors(instance):
+            path = json_path([*prefix, *error.absolute_path])
+            what = f"arguments break the registered input schema: {error.message[:200]}"
+            if (path, what) not in seen:  # a property's error, from its own schema again
+                seen.add((path, what))
+                problems.append((path, what, "Fix the value there; see the route's input schema"))
+    missing = [
+        p.name
+        for p in route.endpoint.parameters
+        if p.required and p.name not in kept and p.name not in later
+    ]
+    said = " ".join(w for _, w, _ in problems)
+    if missing and not any(f"{m!r} is a required property" in said for m in missing):
+        problems.append(
+            (
+                json_path([missing[0]]),
+                f"required parameters missing: {', '.join(missing)}",
+                "Bind them in the plan's arguments",
+            )
+        )
+    if problems:
+        raise _refusal(problems, where)
+    # 5.0 is an integer to JSON Schema, but "limit=5.0" is not one to most servers
+    return {name: _whole(value, params[name].json_schema) for name, value in kept.items()}
+
+
+def _refusal(problems: list[tuple[str, str, str]], where: str) -> ExecutionError:
+    """One error for every problem: the first's place and hint; each listed where several."""
+    path, what, hint = problems[0]
+    if len(problems) > 1:
+        listed = "; ".join(f"{p}: {w}" for p, w, _ in problems[:MAX_LISTED])
+        more = len(problems) - MAX_LISTED
+        what = f"{len(problems)} problems with the arguments: {listed}" + (
+            f"; and {more} more" if more > 0 else ""
+        )
+        hint = "Fix each value named; see the route's input schema"
+    error = ParameterValidationError(what, where=f"{where} arguments {path}", hint=hint or None)
+    return with_path(error, path)
+
+
+def _takes(schema: Mapping[str, Any], value: Any) -> bool:
+    """Whether ``schema`` accepts ``value``."""
+    return not any(True for _ in argument_validator(schema).iter_errors(value))
+
+
+def _whole(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` with a float that is a whole number made an ``int`` where ``schema`` (or
+    its array's items) says integer."""
+    kinds = schema.get("type")
+    kinds = {kinds} if isinstance(kinds, str) else set(kinds or ())
+    if isinstance(value, float) and value.is_integer() and "integer" in kinds:
+        return int(value)
+    items = schema.get("items")
+    if isinstance(value, list) and isinstance(items, Mapping):
+        return [_whole(item, items) for item in value]
+    return value

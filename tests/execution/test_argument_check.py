@@ -1,0 +1,101 @@
+"""The gate reports every problem of a call's arguments at once, and reads a ``null`` for an
+optional parameter that takes none as the parameter left out (a user trial's agent sent
+``{"ticket_id": "4821", "status": "closed"}`` and learned one problem per turn; its model
+wrote ``"priority": null`` for "not given" and was refused)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import ParameterValidationError
+from schemarouter.index import HashingEncoder
+
+from helpers import openapi_document
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+ROUTE = "helpdesk/rest/list_tickets"
+
+
+def _helpdesk() -> dict[str, Any]:
+    ok = {"200": {"description": "tickets", "content": {"application/json": {"schema": {}}}}}
+    parameters = [
+        {"name": "assignee", "in": "query", "required": True, "schema": {"type": "string"}},
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "maximum": 100}},
+        {
+            "name": "priority",
+            "in": "query",
+            "schema": {"type": "string", "enum": ["low", "high", "urgent"]},
+        },
+        {
+            "name": "label",
+            "in": "query",
+            "schema": {"type": "string", "nullable": True},
+        },
+    ]
+    paths = {
+        "/tickets": {
+            "get": {"operationId": "listTickets", "parameters": parameters, "responses": ok}
+        }
+    }
+    return openapi_document("Helpdesk", paths)
+
+
+def _router(base_url: str) -> SchemaRouter:
+    router = SchemaRouter(encoder=HashingEncoder())
+    router.add_openapi(_helpdesk(), provider="helpdesk", base_url=base_url)
+    return router
+
+
+def test_every_problem_of_the_arguments_is_named_at_once() -> None:
+    seen: list[Request] = []
+
+    def app(request: Request) -> Response:
+        seen.append(request)
+        return json_response([])
+
+    with LoopbackServer(app) as api:
+        router = _router(api.base_url)
+        arguments = {"limit": "ten", "priority": "soon", "status": "closed", "sort": "new"}
+        with pytest.raises(ParameterValidationError) as refused:
+            router.call(ROUTE, arguments)
+    message = str(refused.value)
+    assert "5 problems with the arguments" in message
+    for part in (
+        "$.status: helpdesk/rest/list_tickets has no parameter 'status'",
+        "$.sort: helpdesk/rest/list_tickets has no parameter 'sort'",
+        "$.limit: arguments break the registered input schema: 'ten' is not of type 'integer'",
+        "$.priority: arguments break the registered input schema: 'soon' is not one of",
+        "'assignee' is a required property",
+    ):
+        assert part in message, part
+    assert message.count("'ten' is not of type") == 1  # the whole schema and the property's
+    assert refused.value.json_path == "$.status"  # type: ignore[attr-defined]
+    assert seen == []  # nothing sent
+    # one problem reads as it always did
+    with pytest.raises(ParameterValidationError, match=r"has no parameter 'status' \(at "):
+        router.call(ROUTE, {"assignee": "ana", "status": "closed"})
+
+
+def test_a_null_for_an_optional_parameter_is_read_as_left_out() -> None:
+    seen: list[Request] = []
+
+    def app(request: Request) -> Response:
+        seen.append(request)
+        return json_response([{"id": 1}])
+
+    with LoopbackServer(app) as api:
+        router = _router(api.base_url)
+        result = router.call(ROUTE, {"assignee": "ana", "priority": None, "limit": None})
+        assert result.status == "ok"
+        assert seen[-1].query == {"assignee": ["ana"]}  # nothing sent for the nulls
+        assert any("'priority' is null, read as left out" in w for w in result.warnings)
+        # a parameter that takes null keeps it: the gate leaves it to the request builder
+        kept = router.call(ROUTE, {"assignee": "ana", "label": None})
+        assert not any("'label'" in w for w in kept.warnings)
+        # a required parameter's null is refused, never dropped
+        with pytest.raises(ParameterValidationError, match="None is not of type 'string'"):
+            router.call(ROUTE, {"assignee": None})
+        assert len(seen) == 2
