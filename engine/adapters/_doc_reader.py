@@ -1,0 +1,267 @@
+"""The reader behind :func:`schemarouter.adapters.inspect.inspect`: docs lines -> sections ->
+a :class:`~schemarouter.adapters._doc_proposal.ContractProposal` (see that module's docstring
+for what it finds)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from schemarouter.adapters._doc_proposal import (
+    ContractProposal,
+    ProposedEndpoint,
+    ProposedField,
+    ProposedParameter,
+)
+from schemarouter.adapters._doc_text import table_row, to_text
+from schemarouter.errors import DocumentError
+
+__all__ = ["inspect"]
+
+_TYPES = {
+    "string": "string",
+    "str": "string",
+    "text": "string",
+    "integer": "integer",
+    "int": "integer",
+    "number": "number",
+    "float": "number",
+    "double": "number",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "array": "array",
+    "list": "array",
+    "object": "object",
+    "dict": "object",
+}
+_ENDPOINT = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD)\s+`?(/[^\s`'\"<>)]*)")
+_BASE = re.compile(r"base\s*url\s*[:=]?\s*`?(https?://[^\s`'\"<>]+)", re.IGNORECASE)
+_BULLET = re.compile(
+    r"^\s*[-*+]\s+`?([A-Za-z_][\w.\[\]-]*)`?\s*(?:\(([^)]*)\))?\s*[:\u2014-]?\s*(.*)$"
+)
+_QUERY = re.compile(r"[?&]([A-Za-z_][\w.-]*)=")
+_UNIT = re.compile(r"\bunits?\s*[:=]\s*`?([^\s,;)`]+)", re.IGNORECASE)
+
+
+def _type(words: str) -> tuple[str | None, bool, str | None]:
+    """(JSON type, required, unit) from the words in a bullet's parentheses."""
+    kind = None
+    for word in re.split(r"[\s,;/]+", words.lower()):
+        if word in _TYPES and kind is None:
+            kind = _TYPES[word]
+    required = bool(re.search(r"\brequired\b", words, re.I)) and "not required" not in words
+    unit = _UNIT.search(words)
+    return kind, required, unit.group(1) if unit else None
+
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
+    names = {
+        dict: "object",
+        list: "array",
+        str: "string",
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        type(None): "null",
+    }
+    if isinstance(value, dict) and value:
+        out = []
+        for key, sub in value.items():
+            out += _flatten(sub, f"{prefix}.{key}" if prefix else str(key))
+        return out
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return _flatten(value[0], f"{prefix}.*" if prefix else "*")
+    return [(prefix or "result", names.get(type(value), "string"))]
+
+
+class _Section:
+    def __init__(self, method: str, path: str, passage: str, grounding: float) -> None:
+        self.method, self.passage, self.grounding = method, passage, grounding
+        self.path = re.sub(r":([A-Za-z_]\w*)", r"{\1}", path.split("?")[0].rstrip(".,;:"))
+        self.summary = ""
+        self.params: dict[str, ProposedParameter] = {}
+        self.fields: dict[str, ProposedField] = {}
+        for var in re.findall(r"\{([^{}]+)\}", self.path):
+            self.add_param(var, "path", "string", True, "", passage, 0.95)
+        for name in _QUERY.findall(path):
+            self.add_param(name, "query", None, False, "", passage, 0.5)
+
+    def add_param(
+        self,
+        name: str,
+        location: str,
+        kind: str | None,
+        required: bool,
+        description: str,
+        passage: str,
+        grounding: float,
+    ) -> None:
+        old = self.params.get(name)
+        if old is None or old.grounding < grounding:
+            if old is not None and old.location == "path":
+                location, required = "path", True
+            self.params[name] = ProposedParameter(
+                name=name,
+                location=location,
+                json_type=kind,
+                required=required,
+                description=description,
+                passage=passage.strip()[:500],
+                grounding=grounding,
+            )
+
+    def add_field(
+        self,
+        path: str,
+        kind: str | None,
+        unit: str | None,
+        description: str,
+        passage: str,
+        grounding: float,
+    ) -> None:
+        name = ".".join(p for p in path.split(".") if p != "*") or "result"
+        old = self.fields.get(name)
+        if old is not None:
+            unit = old.unit or unit
+            kind = (
+                (old.json_type or kind) if old.grounding >= grounding else (kind or old.json_type)
+            )
+            description = description or old.description
+            grounding, passage = max(grounding, old.grounding), old.passage
+            path = old.path
+        self.fields[name] = ProposedField(
+            name=name,
+            path=path,
+            json_type=kind,
+            unit=unit,
+            description=description,
+            passage=passage.strip()[:500],
+            grounding=grounding,
+        )
+
+    def build(self) -> ProposedEndpoint:
+        return ProposedEndpoint(
+            method=self.method,
+            path=self.path,
+            summary=self.summary,
+            parameters=tuple(self.params.values()),
+            fields=tuple(self.fields.values()),
+            passage=self.passage.strip()[:500],
+            grounding=self.grounding,
+        )
+
+
+def inspect(text_or_html: str) -> ContractProposal:
+    """Read human API docs (HTML, Markdown or plain text) into a :class:`ContractProposal`."""
+    if not isinstance(text_or_html, str):
+        raise DocumentError("inspect reads text", where="<docs>", hint="Pass the docs as str")
+    lines = to_text(text_or_html).splitlines()
+    base_url, base_passage = None, ""
+    sections: list[_Section] = []
+    mode = "params"
+    header: list[str] | None = None
+    fence: list[str] | None = None
+    for raw in lines:
+        line = raw.strip()
+        current = sections[-1] if sections else None
+        if line.startswith("```"):
+            if fence is None:
+                fence = []
+                continue
+            block, fence = "\n".join(fence), None
+            _read_block(block, current)
+            continue
+        if fence is not None:
+            fence.append(raw)
+            continue
+        base = _BASE.search(line)
+        if base and base_url is None:
+            base_url, base_passage = base.group(1).rstrip("/.,;"), line
+        found = _ENDPOINT.search(line)
+        if found and not line.startswith(("-", "*", "|")):
+            heading = line.startswith("#") or line.upper().startswith(found.group(1))
+            sections.append(_Section(found.group(1), found.group(2), line, 0.9 if heading else 0.7))
+            mode, header = "params", None
+            continue
+        if current is None:
+            continue
+        lowered = line.lower()
+        if not line.startswith(("-", "*", "|")) and line:
+            label = line.startswith("#") or line.endswith(":") or len(line) < 40
+            if label and re.search(r"\b(response|returns|fields|output)\b", lowered):
+                mode, header = "fields", None
+            elif label and re.search(r"\b(parameters?|query|arguments|request)\b", lowered):
+                mode, header = "params", None
+            elif not current.summary and not line.startswith("#") and not line.endswith(":"):
+                current.summary = line[:256]
+        for name in _QUERY.findall(line) if "http" in line or line.startswith("/") else ():
+            current.add_param(name, "query", None, False, "", line, 0.5)
+        cells = table_row(line)
+        if cells is not None:
+            lowered_cells = [c.lower() for c in cells]
+            if header is None and any(c in ("name", "parameter", "field") for c in lowered_cells):
+                header = lowered_cells
+                continue
+            if header is not None:
+                _read_row(dict(zip(header, cells, strict=False)), mode, current, line)
+            continue
+        bullet = _BULLET.match(raw)
+        if bullet and (bullet.group(2) or bullet.group(3)):
+            name, words, rest = bullet.group(1), bullet.group(2) or "", bullet.group(3)
+            kind, required, unit = _type(words)
+            unit = unit or (m.group(1) if (m := _UNIT.search(rest)) else None)
+            grounding = 0.9 if kind else 0.7
+            if mode == "fields":
+                current.add_field(name, kind, unit, rest, line, grounding)
+            else:
+                location = "path" if f"{{{name}}}" in current.path else "query"
+                current.add_param(
+                    name, location, kind, required or location == "path", rest, line, grounding
+                )
+    return ContractProposal(
+        base_url=base_url,
+        base_url_passage=base_passage,
+        endpoints=tuple(s.build() for s in sections),
+    )
+
+
+def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> None:
+    name = row.get("name") or row.get("parameter") or row.get("field")
+    if not name or not re.fullmatch(r"[A-Za-z_][\w.\[\]-]*", name):
+        return
+    kind, _, unit = _type(row.get("type", ""))
+    unit = row.get("unit") or unit
+    required = row.get("required", "").lower() in ("yes", "true", "required", "y")
+    description = row.get("description", "")
+    if mode == "fields" or "field" in row:
+        section.add_field(name, kind, unit or None, description, line, 0.9 if kind else 0.7)
+    else:
+        location = "path" if f"{{{name}}}" in section.path else row.get("in", "query").lower()
+        if location not in ("path", "query", "body"):
+            location = "query"
+        section.add_param(
+            name,
+            location,
+            kind,
+            required or location == "path",
+            description,
+            line,
+            0.9 if kind else 0.7,
+        )
+
+
+def _read_block(block: str, section: _Section | None) -> None:
+    if section is None:
+        return
+    try:
+        value = json.loads(block)
+    except ValueError:
+        for found in _ENDPOINT.finditer(block):
+            for name in _QUERY.findall(found.group(2)):
+                section.add_param(name, "query", None, False, "", found.group(0), 0.5)
+        for name in _QUERY.findall(block) if not _ENDPOINT.search(block) else ():
+            section.add_param(name, "query", None, False, "", block.splitlines()[0], 0.5)
+        return
+    for path, kind in _flatten(value):
+        section.add_field(path, kind, None, "", block[:500], 0.8)

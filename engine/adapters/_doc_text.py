@@ -1,0 +1,89 @@
+"""Human API docs as lines: HTML reduced to text with the standard library's ``html.parser``
+(``<pre>`` becomes a fenced block, table rows become ``| a | b |`` lines); Markdown and plain
+text are read as they are."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+__all__ = ["table_row", "to_text"]
+
+
+class _Text(HTMLParser):
+    _BLOCKS = frozenset(
+        {
+            "p",
+            "div",
+            "li",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "section",
+            "br",
+            "tr",
+            "table",
+            "ul",
+            "ol",
+            "dt",
+            "dd",
+            "article",
+            "header",
+        }
+    )
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.pre = 0
+        self.skip = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in ("script", "style"):
+            self.skip += 1
+        elif tag == "pre":
+            self.pre += 1
+            self.out.append("\n```\n")
+        elif tag == "li":
+            self.out.append("\n- ")
+        elif tag in ("td", "th"):
+            self.out.append(" | ")
+        elif tag in self._BLOCKS:
+            self.out.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self.skip = max(0, self.skip - 1)
+        elif tag == "pre":
+            self.pre = max(0, self.pre - 1)
+            self.out.append("\n```\n")
+        elif tag == "tr":
+            self.out.append(" |\n")
+        elif tag in self._BLOCKS:
+            self.out.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.out.append(data if self.pre else re.sub(r"\s+", " ", data))
+
+
+def to_text(text: str) -> str:
+    if not re.search(r"<(html|body|p|div|h[1-6]|pre|table|ul|code)\b", text, re.IGNORECASE):
+        return text
+    parser = _Text()
+    parser.feed(text)
+    parser.close()
+    lines = [line.rstrip() for line in "".join(parser.out).splitlines()]
+    return "\n".join(line for line in lines if line.strip() or False)
+
+
+def table_row(line: str) -> list[str] | None:
+    """The cells of a ``| a | b |`` line; ``None`` for another line or a ``|---|`` rule."""
+    if not line.strip().startswith("|"):
+        return None
+    cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+    return None if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c) else cells
