@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from schemarouter import contracts
 
@@ -50,11 +50,20 @@ class ProposedEndpoint(_Model):
     passage: str
     grounding: float
 
+    @field_validator("method")
+    @classmethod
+    def _upper(cls, value: str) -> str:
+        return value.strip().upper()
+
     @property
     def effect(self) -> contracts.Effect:
-        if self.method in _READ:
+        """From the HTTP method, in any case (``model_copy(update=...)`` skips validators, so
+        an edited ``"delete"`` is read here as ``DELETE``): GET / HEAD read, DELETE
+        destructive, any other method a write."""
+        method = self.method.strip().upper()
+        if method in _READ:
             return contracts.Effect.READ
-        return contracts.Effect.DESTRUCTIVE if self.method == "DELETE" else contracts.Effect.WRITE
+        return contracts.Effect.DESTRUCTIVE if method == "DELETE" else contracts.Effect.WRITE
 
 
 class ContractProposal(_Model):
