@@ -13,6 +13,7 @@ from schemarouter.adapters._doc_proposal import (
     ProposedEndpoint,
     ProposedField,
     ProposedParameter,
+    state_change,
 )
 from schemarouter.adapters._doc_text import table_row, to_text
 from schemarouter.errors import DocumentError
@@ -80,6 +81,8 @@ class _Section:
         self.method, self.passage, self.grounding = method, passage, grounding
         self.path = re.sub(r":([A-Za-z_]\w*)", r"{\1}", path.split("?")[0].rstrip(".,;:"))
         self.summary = ""
+        self.prose: list[str] = []  # the endpoint's own words before its first list or label
+        self.listed = False
         self.params: dict[str, ProposedParameter] = {}
         self.fields: dict[str, ProposedField] = {}
         for var in re.findall(r"\{([^{}]+)\}", self.path):
@@ -141,7 +144,10 @@ class _Section:
         )
 
     def build(self) -> ProposedEndpoint:
+        said = state_change(self.path, "\n".join(self.prose))
         return ProposedEndpoint(
+            changes_state=said[0].value if said else None,
+            changes_state_passage=said[1] if said else "",
             method=self.method,
             path=self.path,
             summary=self.summary,
@@ -190,11 +196,15 @@ def inspect(text_or_html: str) -> ContractProposal:
         if not line.startswith(("-", "*", "|")) and line:
             label = line.startswith("#") or line.endswith(":") or len(line) < 40
             if label and re.search(r"\b(response|returns|fields|output)\b", lowered):
-                mode, header = "fields", None
+                mode, header, current.listed = "fields", None, True
             elif label and re.search(r"\b(parameters?|query|arguments|request)\b", lowered):
-                mode, header = "params", None
-            elif not current.summary and not line.startswith("#") and not line.endswith(":"):
-                current.summary = line[:256]
+                mode, header, current.listed = "params", None, True
+            elif not line.startswith("#") and not line.endswith(":"):
+                current.summary = current.summary or line[:256]
+                if not current.listed:
+                    current.prose.append(line)
+        else:
+            current.listed = current.listed or line.startswith(("-", "*", "|"))
         for name in _QUERY.findall(line) if "http" in line or line.startswith("/") else ():
             current.add_param(name, "query", None, False, "", line, 0.5)
         cells = table_row(line)

@@ -14,8 +14,15 @@ standard library's ``html.parser`` (``<pre>`` becomes a fenced block, table rows
 
 Every item carries the ``passage`` that grounds it and a ``grounding`` score in [0, 1]: how
 explicit the evidence is (a typed bullet or table row 0.9, a JSON example 0.8, an untyped
-bullet 0.7, a query string in an example URL 0.5). A proposal is plain data: nothing in it is
-registered, bound or callable until :func:`approve`.
+bullet 0.7, a query string in an example URL 0.5).
+
+An endpoint's effect comes from its method (GET / HEAD read, DELETE destructive, the rest
+write), made stricter where its own path or summary says it changes state: a path word or a
+sentence opening with a plain change verb (``/delete_order.pl``, "Deletes the order.",
+"Updates the price.") sets ``changes_state``, so such a GET needs ``allow_write=True``.
+
+A proposal is plain data: nothing in it is registered, bound or callable until
+:func:`approve`.
 """
 
 from __future__ import annotations
@@ -108,6 +115,16 @@ def _endpoint(item: ProposedEndpoint) -> contracts.Endpoint:
     )
 
 
+def _said_to_change(item: ProposedEndpoint) -> str:
+    """For a GET / HEAD whose docs say it changes state: why it is not a read."""
+    if not item.changes_state or item.method.strip().upper() not in ("GET", "HEAD"):
+        return ""
+    return (
+        f": its docs say it changes state ({item.changes_state_passage!r}); set "
+        "changes_state=None on the endpoint if it only reads"
+    )
+
+
 def approve(
     router: Any,
     proposal: ContractProposal,
@@ -120,9 +137,11 @@ def approve(
 ) -> Any:
     """Register (and bind) the proposal's endpoints at ``base_url``: the RegistryChange.
 
-    Read-only (GET / HEAD) endpoints are registered; write and destructive ones are left
-    out (logged) unless ``allow_write`` is true, and then keep their effect, so execution
-    still needs its own permission. Nothing is registered when none remain.
+    Read-only endpoints are registered; write and destructive ones are left out (logged)
+    unless ``allow_write`` is true, and then keep their effect, so execution still needs its
+    own permission. A GET / HEAD whose own path or summary says it changes state
+    (:attr:`ProposedEndpoint.changes_state`) counts as a write (or destructive), and the
+    change's warnings say so. Nothing is registered when none remain.
     """
     from schemarouter.execution.invokers.http import bind_http_routes
 
@@ -136,16 +155,20 @@ def approve(
     access = contracts.AccessPath(
         id=access_id, kind=contracts.AccessKind.HTTP, base_url=base_url, document="<docs proposal>"
     )
-    specs, ids = [], set()
+    specs, ids, warnings = [], set(), []
     for i, item in enumerate(proposal.endpoints):
+        said = _said_to_change(item)
         if item.effect is not contracts.Effect.READ and not allow_write:
             logger.warning(
-                "approve: %s %s refused (%s); pass allow_write=True",
+                "approve: %s %s refused (%s%s); pass allow_write=True",
                 item.method,
                 item.path,
                 item.effect.value,
+                said,
             )
             continue
+        if said:
+            warnings.append(f"{item.method} {item.path} approved as {item.effect.value}{said}")
         try:
             endpoint = _endpoint(item)
         except ValidationError as exc:
@@ -165,7 +188,9 @@ def approve(
             where="approve",
             hint="Write operations need allow_write=True",
         )
-    registration = build_registration(specs, source="<docs proposal>", providers=[model])
+    registration = build_registration(
+        specs, source="<docs proposal>", providers=[model], warnings=warnings
+    )
     change = router.register(registration, replace=replace)
     bind_http_routes(router, registration.routes)
     return change

@@ -37,7 +37,9 @@ def test_a_lower_case_method_keeps_its_effect() -> None:
     edited = endpoint.model_copy(update={"method": "delete"})  # validators do not run here
     assert edited.effect is Effect.DESTRUCTIVE
     assert endpoint.model_validate({**endpoint.model_dump(), "method": " get "}).method == "GET"
-    assert endpoint.model_copy(update={"method": "get"}).effect is Effect.READ
+    assert endpoint.model_copy(update={"method": "get", "changes_state": None}).effect is (
+        Effect.READ
+    )
     proposal = inspect(NOTES_DELETE).model_copy(update={"endpoints": (edited,)})
     router = _router()
     with LoopbackServer(_ok) as api:
@@ -57,3 +59,54 @@ def test_a_lower_case_method_keeps_its_effect() -> None:
 def _body(request: Request) -> dict[str, object]:
     loaded: dict[str, object] = json.loads(request.body)
     return loaded
+
+
+LEGACY_CGI = """# Orders (legacy CGI)
+
+## GET /delete_order.pl
+
+Deletes the order permanently. There is no undo.
+
+- order_id (string, required): the order to delete
+
+## GET /orders/deleted
+
+Returns the orders deleted this month.
+
+## GET /rates
+
+Lists the shipping rates.
+"""
+
+
+def test_a_get_whose_docs_say_it_deletes_is_not_a_read() -> None:
+    mutating, listing, rates = inspect(LEGACY_CGI).endpoints
+    assert mutating.effect is Effect.DESTRUCTIVE
+    assert mutating.changes_state == "destructive"
+    assert "Deletes the order" in mutating.changes_state_passage
+    # a read that mentions deletions, and a collection named by a noun, stay reads
+    assert listing.effect is Effect.READ and rates.effect is Effect.READ
+    assert inspect("## POST /orders/{id}/cancel\n\nCancel it.\n").endpoints[0].effect is (
+        Effect.WRITE
+    )
+    assert inspect("## GET /orders/{id}/cancel\n").endpoints[0].effect is Effect.WRITE
+    router = _router()
+    with LoopbackServer(_ok) as api:
+        change = router.approve(inspect(LEGACY_CGI), base_url=api.base_url, provider="orders")
+        assert set(change.added) == {"orders/docs/get_orders_deleted", "orders/docs/get_rates"}
+        change = router.approve(
+            inspect(LEGACY_CGI),
+            base_url=api.base_url,
+            provider="orders",
+            allow_write=True,
+            replace=True,
+        )
+        (route_id,) = [r for r in change.added if "delete_order" in r]
+        assert router.snapshot().route(route_id).endpoint.effect is Effect.DESTRUCTIVE
+        assert any("GET /delete_order.pl approved as destructive" in w for w in change.warnings)
+        with pytest.raises(PolicyError):
+            router.call(route_id, {"order_id": "991"})
+        assert api.requests == []
+        # the user, knowing better, says it only reads: then it is a read again
+        read = mutating.model_copy(update={"changes_state": None})
+        assert read.effect is Effect.READ
