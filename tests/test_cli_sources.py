@@ -236,7 +236,7 @@ def test_a_provider_name_the_api_takes_is_taken_before_an_existing_file(
     argv = ["retrieve", "search issues", "-k", "1", "--json"]
     assert main([*argv, "--mcp-tools", f"八字_mcp={tools}"]) == 0
     found = json.loads(capsys.readouterr().out)["candidates"][0]
-    assert found["route_id"] == "mcp/mcp/search_issues"
+    assert found["route_id"] == "mcp_8fac0448/mcp/search_issues"  # its own id: see provider_id
     assert parse_source(f"八字_mcp={tools}").provider == "八字_mcp"
     odd = sources / "a b=tools.json"
     odd.write_text(json.dumps(TOOLS))

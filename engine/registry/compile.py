@@ -11,8 +11,10 @@ until every check has passed.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import threading
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
@@ -104,6 +106,23 @@ def slugify(text: str, *, max_length: int = 96) -> str:
     return text[:max_length].rstrip("_.-") or "x"
 
 
+def provider_id(name: str) -> str:
+    """The id a provider name gives: its slug (``Acme Tools``: ``acme_tools``; accents folded,
+    ``Müller``: ``muller``). A name with a letter or digit no ASCII slug can keep (``재고``,
+    ``八字_mcp``), whose slug would be shared with other such names (a bare ``x``, or
+    ``mcp``), gets eight hex digits of its SHA-256 after it: ``p_`` and the digits where
+    nothing ASCII is left (``재고``), else ``_`` and the digits (``mcp_...``); stable across
+    runs, and two names never share an id by what their slugs drop."""
+    name = name.strip()
+    folded = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    if all(c.isascii() or not c.isalnum() for c in folded):
+        return slugify(folded)
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    if not re.search(r"[A-Za-z0-9]", folded):
+        return f"p_{digest}"
+    return f"{slugify(folded, max_length=86)}_{digest}"
+
+
 def named_provider(
     provider: object,
     *,
@@ -113,9 +132,9 @@ def named_provider(
 ) -> Provider:
     """The provider an adapter registers under: ``provider`` itself where it is a
     :class:`Provider`; else a name (a non-empty string, else a :class:`DocumentError` at
-    ``where``), whose slug is the id, shown as ``title`` where that is a non-empty string
-    (else as the name), cut to 256 characters, with ``fields`` (license, homepage ...; one
-    pydantic refuses is a :class:`DocumentError` at ``where``)."""
+    ``where``), whose :func:`provider_id` is the id, shown as ``title`` where that is a
+    non-empty string (else as the name), cut to 256 characters, with ``fields`` (license,
+    homepage ...; one pydantic refuses is a :class:`DocumentError` at ``where``)."""
     if isinstance(provider, Provider):
         return provider
     if not isinstance(provider, str) or not provider.strip():
@@ -129,7 +148,7 @@ def named_provider(
         Provider,
         where=where,
         hint="Fix the provider's description (title, license ...) or pass a Provider(...)",
-        id=slugify(provider),
+        id=provider_id(provider),
         display_name=shown.strip()[:256],
         **fields,
     )

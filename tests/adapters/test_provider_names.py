@@ -66,3 +66,35 @@ def test_a_blank_name_is_one_clear_refusal(kind: str, blank: str) -> None:
     with pytest.raises(DocumentError, match="provider must be a non-empty string or a Provider"):
         REGISTRATIONS[kind](router, blank)
     assert len(router.snapshot()) == 0
+
+
+@pytest.mark.parametrize("kind", sorted(REGISTRATIONS))
+def test_names_with_no_ascii_letter_get_ids_of_their_own(kind: str) -> None:
+    """'재고' and '배송' both became the id 'x' (user trial R): the second was refused as
+    'already registered with other metadata', and with replace=True it removed the first's
+    routes. Such names now get p_ and eight hex digits of their SHA-256 (stable)."""
+    router = _router()
+    REGISTRATIONS[kind](router, "재고")
+    REGISTRATIONS[kind](router, "배송")  # no clash: nothing refused
+    ids = {route.provider.id for route in router.snapshot()}
+    assert ids == {"p_6e1b9aec", "p_9c5a604d"}
+
+
+def test_a_mixed_or_accented_name_keeps_its_ascii_words() -> None:
+    from schemarouter.registry.compile import provider_id
+
+    assert provider_id("八字_mcp") == "mcp_8fac0448" != provider_id("四柱_mcp")
+    assert provider_id("  Müller Daten ") == "muller_daten"
+    assert provider_id("Acme Tools") == "acme_tools"
+
+
+def test_approve_under_a_korean_provider_never_removes_another() -> None:
+    router = _router()
+    items = router.inspect("## GET /items\n\nList items.\n")
+    shipments = router.inspect("## GET /shipments\n\nList shipments.\n")
+    router.approve(items, base_url="http://127.0.0.1:9", provider="재고")
+    change = router.approve(shipments, base_url="http://127.0.0.1:9", provider="배송")
+    assert change.added == ("p_9c5a604d/docs/get_shipments",)
+    change = router.approve(shipments, base_url="http://127.0.0.1:9", provider="배송", replace=True)
+    assert change.removed == ()
+    assert "p_6e1b9aec/docs/get_items" in router.snapshot().route_ids()
