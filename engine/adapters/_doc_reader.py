@@ -41,6 +41,9 @@ _BASE = re.compile(r"base\s*url\s*[:=]?\s*`?(https?://[^\s`'\"<>]+)", re.IGNOREC
 _BULLET = re.compile(
     r"^\s*[-*+]\s+`?([A-Za-z_][\w.\[\]-]*)`?\s*(?:\(([^)]*)\))?\s*[:\u2014-]?\s*(.*)$"
 )
+#: A label that opens a write's request body: its bullets, rows and JSON example are body
+#: parameters, not query parameters or output fields.
+_BODY_LABEL = re.compile(r"\b(request\s+body|body|payload|form\s+(fields?|data)|request\s+json)\b")
 _QUERY = re.compile(r"[?&]([A-Za-z_][\w.-]*)=")
 _UNIT = re.compile(r"\bunits?\s*[:=]\s*`?([^\s,;)`]+)", re.IGNORECASE)
 
@@ -165,7 +168,7 @@ def inspect(text_or_html: str) -> ContractProposal:
     lines = to_text(text_or_html).splitlines()
     base_url, base_passage = None, ""
     sections: list[_Section] = []
-    mode = "params"
+    mode = "start"
     header: list[str] | None = None
     fence: list[str] | None = None
     for raw in lines:
@@ -176,7 +179,7 @@ def inspect(text_or_html: str) -> ContractProposal:
                 fence = []
                 continue
             block, fence = "\n".join(fence), None
-            _read_block(block, current)
+            _read_block(block, current, mode)
             continue
         if fence is not None:
             fence.append(raw)
@@ -188,7 +191,7 @@ def inspect(text_or_html: str) -> ContractProposal:
         if found and not line.startswith(("-", "*", "|")):
             heading = line.startswith("#") or line.upper().startswith(found.group(1))
             sections.append(_Section(found.group(1), found.group(2), line, 0.9 if heading else 0.7))
-            mode, header = "params", None
+            mode, header = "start", None
             continue
         if current is None:
             continue
@@ -197,6 +200,8 @@ def inspect(text_or_html: str) -> ContractProposal:
             label = line.startswith("#") or line.endswith(":") or len(line) < 40
             if label and re.search(r"\b(response|returns|fields|output)\b", lowered):
                 mode, header, current.listed = "fields", None, True
+            elif label and _BODY_LABEL.search(lowered) and current.method not in ("GET", "HEAD"):
+                mode, header, current.listed = "body", None, True
             elif label and re.search(r"\b(parameters?|query|arguments|request)\b", lowered):
                 mode, header, current.listed = "params", None, True
             elif not line.startswith("#") and not line.endswith(":"):
@@ -225,7 +230,8 @@ def inspect(text_or_html: str) -> ContractProposal:
             if mode == "fields":
                 current.add_field(name, kind, unit, rest, line, grounding)
             else:
-                location = "path" if f"{{{name}}}" in current.path else "query"
+                location = "body" if mode == "body" else "query"
+                location = "path" if f"{{{name}}}" in current.path else location
                 current.add_param(
                     name, location, kind, required or location == "path", rest, line, grounding
                 )
@@ -244,10 +250,11 @@ def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> N
     unit = row.get("unit") or unit
     required = row.get("required", "").lower() in ("yes", "true", "required", "y")
     description = row.get("description", "")
-    if mode == "fields" or "field" in row:
+    if mode == "fields" or (mode == "start" and "field" in row):
         section.add_field(name, kind, unit or None, description, line, 0.9 if kind else 0.7)
     else:
-        location = "path" if f"{{{name}}}" in section.path else row.get("in", "query").lower()
+        location = row.get("in", "body" if mode == "body" else "query").lower()
+        location = "path" if f"{{{name}}}" in section.path else location
         if location not in ("path", "query", "body"):
             location = "query"
         section.add_param(
@@ -261,7 +268,9 @@ def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> N
         )
 
 
-def _read_block(block: str, section: _Section | None) -> None:
+def _read_block(block: str, section: _Section | None, mode: str) -> None:
+    """A fenced block: a JSON example (under a request body label: the body's keys, else the
+    answer's fields), else example requests whose query strings name parameters."""
     if section is None:
         return
     try:
@@ -272,6 +281,12 @@ def _read_block(block: str, section: _Section | None) -> None:
                 section.add_param(name, "query", None, False, "", found.group(0), 0.5)
         for name in _QUERY.findall(block) if not _ENDPOINT.search(block) else ():
             section.add_param(name, "query", None, False, "", block.splitlines()[0], 0.5)
+        return
+    if mode == "body":
+        for name, sub in value.items() if isinstance(value, dict) else ():
+            kind = _flatten(sub)[0][1] if not isinstance(sub, (dict, list)) else None
+            kind = "object" if isinstance(sub, dict) else "array" if isinstance(sub, list) else kind
+            section.add_param(str(name), "body", kind, False, "", block[:500], 0.6)
         return
     for path, kind in _flatten(value):
         section.add_field(path, kind, None, "", block[:500], 0.8)

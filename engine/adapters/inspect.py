@@ -7,7 +7,10 @@ standard library's ``html.parser`` (``<pre>`` becomes a fenced block, table rows
 - **endpoints**: ``GET /path/{id}`` (``:id`` becomes ``{id}``); the lines up to the next
   endpoint belong to it. A ``Base URL: https://...`` line proposes the base URL.
 - **parameters**: bullets (``- formula (string, required): ...``), table rows (a header row
-  naming ``name`` / ``parameter``), ``?param=`` in example URLs, and path template variables.
+  naming ``name`` / ``parameter`` / ``field``), ``?param=`` in example URLs, and path
+  template variables. Under a request body label (``Request body``, ``Body``, ``Payload``,
+  ``Form fields``) of a write, bullets and rows are ``body`` parameters and a JSON example's
+  keys are too (not output fields); a call sends them as one JSON object.
 - **fields**: JSON examples in fenced blocks (flattened to paths with ``*`` for arrays and
   their JSON types), bullets under a heading or line that mentions the response, and unit
   mentions (``unit: eV``, ``(eV)`` after a type).

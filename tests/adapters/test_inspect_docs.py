@@ -110,3 +110,86 @@ def test_a_get_whose_docs_say_it_deletes_is_not_a_read() -> None:
         # the user, knowing better, says it only reads: then it is a read again
         read = mutating.model_copy(update={"changes_state": None})
         assert read.effect is Effect.READ
+
+
+CUSTOMER_NOTES = """# Customer Notes API
+
+## POST /customers/{customer_id}/notes
+
+Add a note to a customer.
+
+Request body (JSON):
+
+- `text` (string, required): the note text, max 2000 characters
+- `pinned` (boolean): pin the note to the top
+
+```json
+{"text": "Customer asked for a callback", "pinned": true, "tags": ["vip"]}
+```
+
+Response: `201 Created`
+
+```json
+{"id": "N-2", "created_at": "2024-03-02T09:00:00Z"}
+```
+"""
+
+ORDERS_HTML = """<html><body>
+<h2>POST /orders</h2>
+<p>Create an order.</p>
+<h3>Request body</h3>
+<table>
+<tr><th>Field</th><th>Type</th><th>Required</th><th>Description</th></tr>
+<tr><td>sku</td><td>string</td><td>yes</td><td>product</td></tr>
+<tr><td>qty</td><td>integer</td><td>yes</td><td>quantity</td></tr>
+</table>
+<h3>Response</h3>
+<pre>{"order_id": "O-1"}</pre>
+</body></html>"""
+
+
+def test_a_request_body_is_sent_as_a_json_body() -> None:
+    """Bullets and a JSON example under 'Request body' were query parameters and output
+    fields: the note text went into the URL (user trial R §1)."""
+    endpoint = inspect(CUSTOMER_NOTES).endpoints[0]
+    params = {p.name: p for p in endpoint.parameters}
+    assert {n: p.location for n, p in params.items()} == {
+        "customer_id": "path",
+        "text": "body",
+        "pinned": "body",
+        "tags": "body",  # only in the example: a body key, not required
+    }
+    assert params["text"].required and not params["tags"].required
+    assert params["tags"].json_type == "array" and params["tags"].grounding < 0.9
+    assert [f.name for f in endpoint.fields] == ["id", "created_at"]
+    router = _router()
+    with LoopbackServer(_ok) as api:
+        proposal = inspect(CUSTOMER_NOTES)
+        change = router.approve(proposal, base_url=api.base_url, provider="crm", allow_write=True)
+        router.call(
+            change.added[0],
+            {"customer_id": "C-1042", "text": "call back", "pinned": True},
+            allow_effects=["read", "write"],
+            approve=lambda *a: True,
+        )
+        (request,) = api.requests
+        assert (request.method, request.path, request.query) == (
+            "POST",
+            "/customers/C-1042/notes",
+            {},
+        )
+        assert request.headers["Content-Type"] == "application/json"
+        assert _body(request) == {"text": "call back", "pinned": True}
+
+
+def test_a_request_body_table_names_body_parameters_not_output() -> None:
+    """A 'Request body' table whose header says Field became output fields (trial R §2)."""
+    endpoint = inspect(ORDERS_HTML).endpoints[0]
+    assert [(p.name, p.location, p.required) for p in endpoint.parameters] == [
+        ("sku", "body", True),
+        ("qty", "body", True),
+    ]
+    assert [f.name for f in endpoint.fields] == ["order_id"]
+    # with no heading at all, a Field table still lists the answer's fields
+    plain = inspect("## GET /a\n\n| Field | Type |\n|---|---|\n| id | string |\n")
+    assert [f.name for f in plain.endpoints[0].fields] == ["id"]
