@@ -44,6 +44,7 @@ _BULLET = re.compile(
 #: A label that opens a write's request body: its bullets, rows and JSON example are body
 #: parameters, not query parameters or output fields.
 _BODY_LABEL = re.compile(r"\b(request\s+body|body|payload|form\s+(fields?|data)|request\s+json)\b")
+_OPENER = re.compile(r"^[\s>*_`]+")  # Markdown marks before a line's first word
 _QUERY = re.compile(r"[?&]([A-Za-z_][\w.-]*)=")
 _UNIT = re.compile(r"\bunits?\s*[:=]\s*`?([^\s,;)`]+)", re.IGNORECASE)
 
@@ -188,8 +189,8 @@ def inspect(text_or_html: str) -> ContractProposal:
         if base and base_url is None:
             base_url, base_passage = base.group(1).rstrip("/.,;"), line
         found = _ENDPOINT.search(line)
-        if found and not line.startswith(("-", "*", "|")):
-            heading = line.startswith("#") or line.upper().startswith(found.group(1))
+        if found and _defines(line, found):
+            heading = line.startswith("#") or _OPENER.sub("", line).startswith(found.group(1))
             sections.append(_Section(found.group(1), found.group(2), line, 0.9 if heading else 0.7))
             mode, header = "start", None
             continue
@@ -238,7 +239,44 @@ def inspect(text_or_html: str) -> ContractProposal:
     return ContractProposal(
         base_url=base_url,
         base_url_passage=base_passage,
-        endpoints=tuple(s.build() for s in sections),
+        endpoints=tuple(s.build() for s in _merged(sections)),
+    )
+
+
+def _merged(sections: list[_Section]) -> list[_Section]:
+    """One section per ``METHOD /path``: a second one (an overview heading, a deprecated
+    section written before the current one) is merged into the first, each parameter and
+    field kept from its best-grounded passage, so neither copy's evidence is lost."""
+    first: dict[tuple[str, str], _Section] = {}
+    for section in sections:
+        kept = first.setdefault((section.method, section.path), section)
+        if kept is section:
+            continue
+        kept.summary = kept.summary or section.summary
+        kept.prose += section.prose
+        if len(section.params) + len(section.fields) > len(kept.params) + len(kept.fields):
+            kept.passage, kept.grounding = section.passage, max(kept.grounding, section.grounding)
+        for p in section.params.values():
+            kept.add_param(
+                p.name, p.location, p.json_type, p.required, p.description, p.passage, p.grounding
+            )
+        for f in section.fields.values():
+            kept.add_field(f.path, f.json_type, f.unit, f.description, f.passage, f.grounding)
+    return list(first.values())
+
+
+def _defines(line: str, found: re.Match[str]) -> bool:
+    """Whether ``line``, which names ``METHOD /path``, opens that endpoint: a heading, or a
+    line that starts with it (past Markdown marks, or a short label: ``Endpoint: GET /x``).
+    A sentence that mentions another endpoint ("To change it, send PATCH /orders/{id}") and
+    a list item or table row do not."""
+    if line.startswith("#"):
+        return True
+    if line.startswith(("-", "|", "* ", "+ ")):
+        return False
+    head = _OPENER.sub("", line)
+    return head.startswith(found.group(0).lstrip()) or bool(
+        re.match(r"[A-Za-z][\w ]{0,23}:\s*[`*]*" + re.escape(found.group(0).lstrip()), head)
     )
 
 

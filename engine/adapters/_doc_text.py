@@ -52,6 +52,8 @@ class _Text(HTMLParser):
             self.out.append("\n- ")
         elif tag in ("td", "th"):
             self.out.append(" | ")
+        elif re.fullmatch(r"h[1-6]", tag):  # a heading reads as Markdown's
+            self.out.append("\n" + "#" * int(tag[1]) + " ")
         elif tag in self._BLOCKS:
             self.out.append("\n")
 

@@ -4,8 +4,10 @@
 standard library's ``html.parser`` (``<pre>`` becomes a fenced block, table rows become
 ``| a | b |`` lines); Markdown and plain text are read as they are. It finds:
 
-- **endpoints**: ``GET /path/{id}`` (``:id`` becomes ``{id}``); the lines up to the next
-  endpoint belong to it. A ``Base URL: https://...`` line proposes the base URL.
+- **endpoints**: ``GET /path/{id}`` (``:id`` becomes ``{id}``) in a heading or at the start
+  of a line (``Endpoint: GET /x`` too; a sentence that only mentions one opens none); the
+  lines up to the next endpoint belong to it, and a second section of the same endpoint is
+  merged into the first. A ``Base URL: https://...`` line proposes the base URL.
 - **parameters**: bullets (``- formula (string, required): ...``), table rows (a header row
   naming ``name`` / ``parameter`` / ``field``), ``?param=`` in example URLs, and path
   template variables. Under a request body label (``Request body``, ``Body``, ``Payload``,
@@ -158,7 +160,8 @@ def approve(
     access = contracts.AccessPath(
         id=access_id, kind=contracts.AccessKind.HTTP, base_url=base_url, document="<docs proposal>"
     )
-    specs, ids, warnings = [], set(), []
+    specs, warnings = [], []
+    ids: dict[str, tuple[int, ProposedEndpoint]] = {}
     for i, item in enumerate(proposal.endpoints):
         said = _said_to_change(item)
         if item.effect is not contracts.Effect.READ and not allow_write:
@@ -182,8 +185,14 @@ def approve(
                 hint="Fix the proposal before approving it",
             ) from None
         if endpoint.id in ids:
-            continue
-        ids.add(endpoint.id)
+            j, other = ids[endpoint.id]
+            raise DocumentError(
+                f"endpoints[{j}] ({other.method} {other.path}) and endpoints[{i}] "
+                f"({item.method} {item.path}) would both be route {endpoint.id!r}",
+                where="<docs proposal>: endpoints",
+                hint="Merge them into one endpoint or drop one before approving",
+            )
+        ids[endpoint.id] = (i, item)
         specs.append(RouteSpec(model, access, endpoint, f"endpoints[{i}]"))
     if not specs:
         raise PolicyError(

@@ -10,7 +10,7 @@ import pytest
 from schemarouter import SchemaRouter
 from schemarouter.adapters.inspect import inspect
 from schemarouter.contracts import Effect
-from schemarouter.errors import PolicyError
+from schemarouter.errors import DocumentError, PolicyError
 from schemarouter.index import HashingEncoder
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
@@ -193,3 +193,64 @@ def test_a_request_body_table_names_body_parameters_not_output() -> None:
     # with no heading at all, a Field table still lists the answer's fields
     plain = inspect("## GET /a\n\n| Field | Type |\n|---|---|\n| id | string |\n")
     assert [f.name for f in plain.endpoints[0].fields] == ["id"]
+
+
+FLEET_DEPRECATED_FIRST = """# Fleet
+
+## GET /v1/vehicle_position (deprecated)
+
+Deprecated: use GET /v2/vehicles/{vehicle_id}/position instead.
+
+## GET /v2/vehicles/{vehicle_id}/position
+
+Current position.
+
+Parameters:
+
+- include_speed (boolean): also return the speed
+
+Response fields:
+
+- lat (number): latitude
+- speed (number, unit: km/h): ground speed
+
+## GET /v2/vehicles/{vehicle_id}/position
+
+Also listed here (overview).
+
+Returns:
+
+- heading (number): degrees
+"""
+
+
+def test_a_mention_in_prose_opens_no_endpoint_and_copies_merge() -> None:
+    """A sentence naming another endpoint opened it (trial R §11: the GET lost its summary
+    and parameters to a PATCH; §3: a deprecated section's 'use GET /v2/... instead' made an
+    empty copy that approve kept, silently dropping the real one)."""
+    order = inspect(
+        "## GET /orders/{order_id}\n\nGet one order. To change it, send PATCH "
+        "/orders/{order_id} with the new fields.\n\nParameters:\n\n"
+        "- expand (boolean): include line items\n"
+    )
+    (get,) = order.endpoints
+    assert get.method == "GET" and get.summary.startswith("Get one order")
+    assert [p.name for p in get.parameters] == ["order_id", "expand"]
+    # a label before the endpoint, and an HTML heading, still open one
+    assert len(inspect("Endpoint: `POST /notes`\n\n- text (string)\n").endpoints) == 1
+    assert len(inspect("<h2>Get one (GET /a/{id})</h2><p>One.</p>").endpoints) == 1
+    old, current = inspect(FLEET_DEPRECATED_FIRST).endpoints
+    assert old.path == "/v1/vehicle_position"
+    assert [p.name for p in current.parameters] == ["vehicle_id", "include_speed"]
+    assert [f.name for f in current.fields] == ["lat", "speed", "heading"]
+    assert current.summary == "Current position."
+
+
+def test_approve_refuses_two_endpoints_with_one_route_id() -> None:
+    endpoint = inspect("## GET /aB\n\nOne.\n").endpoints[0]
+    twin = endpoint.model_copy(update={"path": "/a_b", "summary": "Other."})
+    proposal = inspect("").model_copy(update={"endpoints": (endpoint, twin)})
+    router = _router()
+    with pytest.raises(DocumentError, match=r"endpoints\[0\] \(GET /aB\) and endpoints\[1\]"):
+        router.approve(proposal, base_url="http://127.0.0.1:9", provider="p")
+    assert len(router.snapshot()) == 0
