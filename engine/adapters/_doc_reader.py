@@ -49,13 +49,26 @@ _QUERY = re.compile(r"[?&]([A-Za-z_][\w.-]*)=")
 _UNIT = re.compile(r"\bunits?\s*[:=]\s*`?([^\s,;)`]+)", re.IGNORECASE)
 
 
+def _required(words: str) -> bool:
+    """Whether a bullet's words say the parameter is required: "required", but not "not
+    required", "required: no", "optional", nor a condition ("required when z is set")."""
+    words = words.lower()
+    if re.search(
+        r"\b(optional|not\s+required|non-required|required\s*[:=]\s*(no|false|n)\b)"
+        r"|\brequired\s+(when|if|unless|only)\b",
+        words,
+    ):
+        return False
+    return bool(re.search(r"\brequired\b", words))
+
+
 def _type(words: str) -> tuple[str | None, bool, str | None]:
     """(JSON type, required, unit) from the words in a bullet's parentheses."""
     kind = None
     for word in re.split(r"[\s,;/]+", words.lower()):
         if word in _TYPES and kind is None:
             kind = _TYPES[word]
-    required = bool(re.search(r"\brequired\b", words, re.I)) and "not required" not in words
+    required = _required(words)
     unit = _UNIT.search(words)
     return kind, required, unit.group(1) if unit else None
 

@@ -254,3 +254,17 @@ def test_approve_refuses_two_endpoints_with_one_route_id() -> None:
     with pytest.raises(DocumentError, match=r"endpoints\[0\] \(GET /aB\) and endpoints\[1\]"):
         router.approve(proposal, base_url="http://127.0.0.1:9", provider="p")
     assert len(router.snapshot()) == 0
+
+
+def test_not_required_is_read_as_not_required() -> None:
+    """'Not required', 'optional; required when ...' and 'required: no' were all proposed
+    as required, so the approved route refused every call without them (trial R §10)."""
+    doc = """## GET /a
+
+- x (string, Not required): foo
+- y (string, optional; required when z is set): bar
+- w (string, required: no): baz
+- v (string, Required): qux
+"""
+    params = {p.name: p.required for p in inspect(doc).endpoints[0].parameters}
+    assert params == {"x": False, "y": False, "w": False, "v": True}
