@@ -211,7 +211,10 @@ def inspect(text_or_html: str) -> ContractProposal:
             continue
         lowered = line.lower()
         if not line.startswith(("-", "*", "|")) and line:
-            label = line.startswith("#") or line.endswith(":") or len(line) < 40
+            # a heading, a line ending in ':', or a short line that is not a sentence: a
+            # sentence ("Returns 404 if none match.") never switches params to fields
+            label = line.startswith("#") or line.endswith(":")
+            label = label or (len(line) < 40 and not line.endswith((".", "!", "?")))
             if label and re.search(r"\b(response|returns|fields|output)\b", lowered):
                 mode, header, current.listed = "fields", None, True
             elif label and _BODY_LABEL.search(lowered) and current.method not in ("GET", "HEAD"):

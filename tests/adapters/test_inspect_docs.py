@@ -268,3 +268,26 @@ def test_not_required_is_read_as_not_required() -> None:
 """
     params = {p.name: p.required for p in inspect(doc).endpoints[0].parameters}
     assert params == {"x": False, "y": False, "w": False, "v": True}
+
+
+def test_a_sentence_saying_returns_does_not_end_the_parameters() -> None:
+    """'Returns 404 if none match.' between bullets turned the rest into output fields
+    (trial R §12); a short label ('Returns', 'Response fields') still does."""
+    doc = """## GET /orders
+
+List orders.
+
+Parameters:
+
+- status (string): filter by status
+Returns 404 if none match.
+- page (integer): page number
+- per_page (integer): page size
+
+Response fields
+
+- total (integer): how many
+"""
+    endpoint = inspect(doc).endpoints[0]
+    assert [p.name for p in endpoint.parameters] == ["status", "page", "per_page"]
+    assert [f.name for f in endpoint.fields] == ["total"]
