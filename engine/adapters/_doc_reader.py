@@ -73,7 +73,9 @@ def _type(words: str) -> tuple[str | None, bool, str | None]:
     return kind, required, unit.group(1) if unit else None
 
 
-def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str | None]]:
+    """(path, JSON type) of each leaf; a ``null`` says nothing of a field's type (an example
+    shows it empty), so it gives none."""
     names = {
         dict: "object",
         list: "array",
@@ -81,7 +83,6 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
         bool: "boolean",
         int: "integer",
         float: "number",
-        type(None): "null",
     }
     if isinstance(value, dict) and value:
         out = []
@@ -90,6 +91,8 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
         return out
     if isinstance(value, list) and value and isinstance(value[0], dict):
         return _flatten(value[0], f"{prefix}.*" if prefix else "*")
+    if value is None:
+        return [(prefix or "result", None)]
     return [(prefix or "result", names.get(type(value), "string"))]
 
 

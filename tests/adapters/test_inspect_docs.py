@@ -291,3 +291,25 @@ Response fields
     endpoint = inspect(doc).endpoints[0]
     assert [p.name for p in endpoint.parameters] == ["status", "page", "per_page"]
     assert [f.name for f in endpoint.fields] == ["total"]
+
+
+def test_a_null_in_an_example_gives_no_type() -> None:
+    """{"range_km": null} typed the field 'null', so every real value failed output
+    validation (trial R §14)."""
+    doc = """## GET /v2/vehicles/{vehicle_id}/fuel
+
+Fuel level.
+
+Response:
+
+```json
+{"level": 55.0, "range_km": null}
+```
+"""
+    fields = {f.name: f.json_type for f in inspect(doc).endpoints[0].fields}
+    assert fields == {"level": "number", "range_km": None}
+    router = _router()
+    with LoopbackServer(lambda request: json_response({"level": 55.0, "range_km": 410})) as api:
+        change = router.approve(inspect(doc), base_url=api.base_url, provider="fleet")
+        result = router.call(change.added[0], {"vehicle_id": "V-3"}, fields=["range_km"])
+        assert result.output == {"range_km": 410}
