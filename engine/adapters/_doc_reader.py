@@ -5,6 +5,7 @@ for what it finds)."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 from typing import Any
 
@@ -19,6 +20,8 @@ from schemarouter.adapters._doc_text import table_row, to_text
 from schemarouter.errors import DocumentError
 
 __all__ = ["inspect"]
+
+logger = logging.getLogger("schemarouter.adapters.inspect")
 
 _TYPES = {
     "string": "string",
@@ -325,6 +328,26 @@ def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> N
         )
 
 
+_TOO_DEEP = object()
+#: A JSON example nested deeper than this is skipped (logged): no answer's field sits so
+#: deep, and reading one would only make paths of thousands of characters.
+_MAX_DEPTH = 32
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests deeper than ``limit`` (walked without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((sub, depth + 1) for sub in item.values())
+        elif isinstance(item, list):
+            stack.extend((sub, depth + 1) for sub in item)
+    return False
+
+
 def _read_block(block: str, section: _Section | None, mode: str) -> None:
     """A fenced block: a JSON example (under a request body label: the body's keys, else the
     answer's fields), else example requests whose query strings name parameters."""
@@ -332,12 +355,23 @@ def _read_block(block: str, section: _Section | None, mode: str) -> None:
         return
     try:
         value = json.loads(block)
+    except RecursionError:
+        value = _TOO_DEEP
     except ValueError:
         for found in _ENDPOINT.finditer(block):
             for name in _QUERY.findall(found.group(2)):
                 section.add_param(name, "query", None, False, "", found.group(0), 0.5)
         for name in _QUERY.findall(block) if not _ENDPOINT.search(block) else ():
             section.add_param(name, "query", None, False, "", block.splitlines()[0], 0.5)
+        return
+    if value is _TOO_DEEP or _deeper_than(value, _MAX_DEPTH):
+        logger.warning(
+            "inspect: a JSON example under %s %s nests deeper than %d levels; skipped (%.60r)",
+            section.method,
+            section.path,
+            _MAX_DEPTH,
+            block,
+        )
         return
     if mode == "body":
         for name, sub in value.items() if isinstance(value, dict) else ():

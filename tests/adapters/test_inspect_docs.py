@@ -313,3 +313,15 @@ Response:
         change = router.approve(inspect(doc), base_url=api.base_url, provider="fleet")
         result = router.call(change.added[0], {"vehicle_id": "V-3"}, fields=["range_km"])
         assert result.output == {"range_km": 410}
+
+
+def test_a_deep_json_example_is_skipped_not_a_crash(caplog: pytest.LogCaptureFixture) -> None:
+    """A 5000-deep example raised a bare RecursionError from inspect (trial R §15)."""
+    deep = "[" * 5000 + "]" * 5000
+    doc = f"## GET /a\n\nOne.\n\nResponse:\n\n```json\n{deep}\n```\n\n- ok (string): kept\n"
+    with caplog.at_level("WARNING", logger="schemarouter.adapters.inspect"):
+        endpoint = inspect(doc).endpoints[0]
+    assert [f.name for f in endpoint.fields] == ["ok"]
+    assert "nests deeper than 32 levels" in caplog.text
+    middling = '{"a":' * 100 + "1" + "}" * 100  # parses, but no answer nests so deep
+    assert inspect(f"## GET /a\n\n```\n{middling}\n```\n").endpoints[0].fields == ()
