@@ -175,10 +175,35 @@ class _Section:
             path=self.path,
             summary=self.summary,
             parameters=tuple(self.params.values()),
-            fields=tuple(self.fields.values()),
+            fields=_array_paths(tuple(self.fields.values())),
             passage=self.passage.strip()[:500],
             grounding=self.grounding,
         )
+
+
+def _array_paths(fields: tuple[ProposedField, ...]) -> tuple[ProposedField, ...]:
+    """Fields whose paths cross an array get its ``*``: ``quotes[].price`` and
+    ``quotes[*].price`` are written ``quotes.*.price``, and ``quotes.price`` is too where
+    another field's path (a JSON example's) shows ``quotes`` is an array; an answer shaped
+    as documented then validates."""
+    paths = [re.sub(r"\[\*?\]", ".*", f.path).replace("..", ".") for f in fields]
+    arrays = set()
+    for path in paths:
+        parts = path.split(".")
+        arrays |= {
+            ".".join(p for p in parts[:i] if p != "*") for i, p in enumerate(parts) if p == "*"
+        }
+    out = []
+    for field, path in zip(fields, paths, strict=True):
+        walked: list[str] = []
+        for part in path.split("."):
+            under = ".".join(p for p in walked if p != "*")
+            if part != "*" and walked and walked[-1] != "*" and under in arrays:
+                walked.append("*")
+            walked.append(part)
+        fixed = ".".join(walked)
+        out.append(field if fixed == field.path else field.model_copy(update={"path": fixed}))
+    return tuple(out)
 
 
 def inspect(text_or_html: str) -> ContractProposal:

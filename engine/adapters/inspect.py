@@ -14,8 +14,10 @@ standard library's ``html.parser`` (``<pre>`` becomes a fenced block, table rows
   ``Form fields``) of a write, bullets and rows are ``body`` parameters and a JSON example's
   keys are too (not output fields); a call sends them as one JSON object.
 - **fields**: JSON examples in fenced blocks (flattened to paths with ``*`` for arrays and
-  their JSON types), bullets under a heading or line that mentions the response, and unit
-  mentions (``unit: eV``, ``(eV)`` after a type).
+  their JSON types; a ``null`` gives no type; one nested deeper than 32 levels is skipped and
+  logged), a ``*`` added to a listed path that crosses an array (``quotes[].price``, or
+  ``quotes.price`` where an example shows ``quotes`` is one), bullets under a heading or
+  line that mentions the response, and unit mentions (``unit: eV``, ``(eV)`` after a type).
 
 Every item carries the ``passage`` that grounds it and a ``grounding`` score in [0, 1]: how
 explicit the evidence is (a typed bullet or table row 0.9, a JSON example 0.8, an untyped

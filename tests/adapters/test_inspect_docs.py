@@ -325,3 +325,36 @@ def test_a_deep_json_example_is_skipped_not_a_crash(caplog: pytest.LogCaptureFix
     assert "nests deeper than 32 levels" in caplog.text
     middling = '{"a":' * 100 + "1" + "}" * 100  # parses, but no answer nests so deep
     assert inspect(f"## GET /a\n\n```\n{middling}\n```\n").endpoints[0].fields == ()
+
+
+SHIPPING_HTML = """<html><body>
+<h2>GET /rates</h2>
+<p>Returns a list of carrier quotes for a parcel.</p>
+<h3>Response fields</h3>
+<table>
+<tr><th>Field</th><th>Type</th><th>Unit</th><th>Description</th></tr>
+<tr><td>quotes.carrier</td><td>string</td><td></td><td>Carrier name</td></tr>
+<tr><td>quotes.price</td><td>number</td><td>USD</td><td>Total price</td></tr>
+<tr><td>quotes.transit_time</td><td>integer</td><td>day</td><td>Business days</td></tr>
+</table>
+<pre>{"quotes": [{"carrier": "UPS", "price": 12.4, "transit_time": 3, "currency": "USD"}]}</pre>
+</body></html>"""
+
+
+def test_a_table_path_through_an_array_gets_its_star() -> None:
+    """Table rows 'quotes.price' kept that path although the example shows quotes is an
+    array, so the documented answer failed with SR603 (trial R §7)."""
+    fields = {f.name: f for f in inspect(SHIPPING_HTML).endpoints[0].fields}
+    assert fields["quotes.price"].path == "quotes.*.price"
+    assert fields["quotes.price"].unit == "USD"
+    assert fields["quotes.currency"].path == "quotes.*.currency"
+    bracket = inspect("## GET /a\n\nResponse:\n\n- items[].id (string): id\n").endpoints[0]
+    assert bracket.fields[0].path == "items.*.id"
+    answer = {"quotes": [{"carrier": "UPS", "price": 12.4, "transit_time": 3, "currency": "USD"}]}
+    router = _router()
+    with LoopbackServer(lambda request: json_response(answer)) as api:
+        change = router.approve(inspect(SHIPPING_HTML), base_url=api.base_url, provider="ship")
+        result = router.call(change.added[0], {})
+        assert result.ok, result.issues
+        result = router.call(change.added[0], {}, fields=["quotes.price"])
+        assert result.ok and "12.4" in str(result.output), result.issues
