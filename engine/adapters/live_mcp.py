@@ -267,8 +267,12 @@ def attach_mcp_server(
         trusted=trusted, default=default_effect, overrides=effect_overrides, source=label
     )
 
+    # endpoint id -> tool name, of every listing of this server: an id stays with its tool
+    # when the server is listed again (a tool removed included: its id is never another's)
+    held: dict[str, str] = {}
+
     def registration_of(tools: list[Any]) -> Registration:
-        return _registration(
+        registration = _registration(
             tools,
             label,
             provider=provider,
@@ -276,7 +280,11 @@ def attach_mcp_server(
             access_id=access_id,
             default_effect=default_effect,
             effect_overrides=effect_overrides,
+            held_ids=dict(held),
         )
+        for route in registration.routes:
+            held.setdefault(route.endpoint.id, route.endpoint.operation.tool or "")
+        return registration
 
     def reregister(tools: list[Any]) -> None:
         """A reopened session listed changed tools: register them, bind them again."""

@@ -38,9 +38,11 @@ Live servers (listing, registering and attaching the tools of a running server) 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import shlex
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -63,7 +65,7 @@ from schemarouter.registry.compile import (
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text, to_json_value
 
-__all__ = ["mcp_tools_registration", "server_label", "tool_effect"]
+__all__ = ["mcp_tools_registration", "server_label", "tool_effect", "tool_ids"]
 
 logger = logging.getLogger(__name__)
 
@@ -225,9 +227,8 @@ def _endpoint(
     source: str,
     effects: EffectRules,
     limits: FieldLimits,
-    ids: set[str],
+    ids: Mapping[str, str],
     budget: InlineBudget,
-    claimed: frozenset[str] = frozenset(),
 ) -> contracts.Endpoint:
     where = f"{source}: tools[{index}]"
     if isinstance(raw, _SCALARS):
@@ -298,12 +299,7 @@ def _endpoint(
             resolved, limits=limits, where=f"{where}.outputSchema", hint=_REFUSAL_HINT
         )
     tool_name = name.strip()
-    endpoint_id = base_id = slugify(tool_name)
-    mine = tool_name == base_id  # the tool named exactly so owns the id, wherever it is listed
-    n = 2
-    while endpoint_id in ids or (endpoint_id in claimed and not mine):
-        endpoint_id, n = f"{base_id}_{n}", n + 1
-    ids.add(endpoint_id)
+    endpoint_id = ids[tool_name]
     title = optional_text(tool.get("title"), where, "title") or optional_text(
         hints.get("title"), where, "title"
     )
@@ -322,6 +318,57 @@ def _endpoint(
         output_fields=fields,
         effect=effects.of(tool_name, hints),
     )
+
+
+def _hashed(name: str, slug: str) -> str:
+    """``slug`` (``tool`` where the name has no ASCII letter or digit), ``_`` and ten hex
+    digits of the SHA-256 of ``name``: the same for the same name, whatever else is listed
+    (ten, not eight: a route id ending in ``_`` and eight hex digits gets a second digest in
+    its tool name, :mod:`schemarouter.integrations.names`)."""
+    prefix = slug[:85].rstrip("_.-") if re.search(r"[A-Za-z0-9]", name) else "tool"
+    return f"{prefix}_{hashlib.sha256(name.encode()).hexdigest()[:10]}"
+
+
+def tool_ids(names: Sequence[str], *, held: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Tool name -> endpoint id for one listing, each id a function of the tool's own name,
+    never of the listing's order, so a listing without one tool never moves another
+    tool's id (nor a gateway's ``allow`` entry or an agent's remembered tool name) to
+    another tool:
+
+    - a name that is its own slug (``add_note``, ``agenda.today``) is its id;
+    - any other ASCII name gets its slug (``addNote``: ``add_note``) where no other listed
+      tool's name reads as the same slug; where one does, each of them but the one named
+      exactly so gets the slug and a hash of its name (``add_note_6abfde770f``);
+    - a name with letters outside ASCII (``메모.추가``, ``café``) gets the slug of its ASCII
+      part (``tool`` where there is none) and a hash of its name (``tool_a2ef2cea88``), as a
+      Python function's does: two such names no longer share ``x``, ``x_2`` by position.
+
+    ``held`` (id -> tool name) are the ids earlier listings of the same server gave: a
+    tool listed then keeps its id, and an id held by another tool (one since removed
+    included) is never given to this one, which gets its hashed id instead."""
+    held = held or {}
+    kept = {name: endpoint_id for endpoint_id, name in held.items()}
+    slugs = {name: slugify(name) for name in names}
+    readers = Counter(slugs.values())
+    owners = {slug for name, slug in slugs.items() if name == slug}
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for name in sorted(slugs):  # sorted: an id clash below is settled the same way each time
+        slug = slugs[name]
+        if name in kept:
+            endpoint_id = kept[name]
+        elif held.get(slug, name) != name or not name.isascii():
+            endpoint_id = _hashed(name, slug)
+        elif name == slug or (readers[slug] == 1 and slug not in owners):
+            endpoint_id = slug
+        else:
+            endpoint_id = _hashed(name, slug)
+        base, n = endpoint_id, 2
+        while endpoint_id in used or (held.get(endpoint_id, name) != name):
+            endpoint_id, n = f"{base}_{n}", n + 1
+        used.add(endpoint_id)
+        out[name] = endpoint_id
+    return out
 
 
 def server_label(server: Sequence[str] | str) -> str:
@@ -346,6 +393,7 @@ def mcp_tools_registration(
     limits: FieldLimits | None = None,
     default_effect: contracts.Effect | str | None = None,
     effect_overrides: Mapping[str, contracts.Effect | str] | None = None,
+    held_ids: Mapping[str, str] | None = None,
 ) -> contracts.Registration:
     """Compile a ``tools/list`` result into a Registration (see the module docstring).
 
@@ -353,7 +401,8 @@ def mcp_tools_registration(
     without its userinfo and query, where a hosted server's token travels); ``trusted=True``
     lets the server's ``readOnlyHint`` make a tool ``read`` and ``default_effect`` say what
     a trusted tool without it is; ``effect_overrides`` (tool name -> effect) is the caller's
-    own declaration. Raises a
+    own declaration; ``held_ids`` (endpoint id -> tool name: the ids an earlier listing of
+    the same server gave) keeps each of those ids with its tool (:func:`tool_ids`). Raises a
     :class:`~schemarouter.errors.RegistrationError` naming the listing, the tool and the
     reason; nothing is registered from a listing that fails anywhere.
     """
@@ -365,19 +414,17 @@ def mcp_tools_registration(
     effects = EffectRules(
         trusted=trusted, default=default_effect, overrides=effect_overrides, source=name
     )
-    ids: set[str] = set()
+    ids = tool_ids(
+        [
+            raw_name.strip()
+            for raw_name in (read_any(raw, ("name",)) for raw in listing)
+            if isinstance(raw_name, str) and raw_name.strip()
+        ],
+        held=held_ids or {},
+    )
     names: dict[str, int] = {}
     endpoints: list[contracts.Endpoint] = []
     budget = InlineBudget()  # one for the whole listing, as for one OpenAPI document
-    # an id a tool's own name spells (``add_note``) is that tool's, whatever the listing's
-    # order: a gateway's ``allow`` naming ``notes/mcp/add_note`` must never reach ``addNote``
-    claimed = frozenset(
-        raw["name"].strip()
-        for raw in listing
-        if isinstance(raw, Mapping)
-        and isinstance(raw.get("name"), str)
-        and slugify(raw["name"].strip()) == raw["name"].strip()
-    )
     for index, raw in enumerate(listing):
         endpoint = _endpoint(
             raw,
@@ -387,7 +434,6 @@ def mcp_tools_registration(
             limits=limits or FieldLimits(),
             ids=ids,
             budget=budget,
-            claimed=claimed,
         )
         if endpoint.name in names:
             raise DocumentError(
@@ -425,22 +471,23 @@ def mcp_tools_registration(
 
 
 def _renamed(endpoints: list[contracts.Endpoint], names: Mapping[str, int]) -> list[str]:
-    """A warning for each tool whose endpoint id is not what its name reads as: taken by
-    another tool (``Get Note`` beside ``get_note``), cut, or without its non-ASCII letters
-    (``café``). The tool is still called by its own name."""
+    """A warning for each tool whose endpoint id is not what its name reads as (see
+    :func:`tool_ids`): another tool's name reads the same (``Get Note`` beside
+    ``get_note``), letters outside ASCII (``café``), or cut. The tool is still called by
+    its own name."""
     out = []
     for endpoint in endpoints:
         plain = slugify(endpoint.name)
-        why = []
-        if endpoint.id != plain:
-            why.append(f"{plain!r} was taken by another tool")
         if not endpoint.name.isascii():
-            why.append("letters outside ASCII are left out of ids")
+            why = "letters outside ASCII are left out of ids; a hash of its name ends it"
+        elif endpoint.id != plain:
+            why = f"{plain!r} is another tool's id or reads as one; a hash of its name ends it"
         elif len(slugify(endpoint.name, max_length=10_000)) > len(plain):
-            why.append("ids are cut to 96 characters")
-        if why:
-            out.append(
-                f"tools[{names[endpoint.name]}]: tool {endpoint.name[:80]!r} has endpoint id "
-                f"{endpoint.id!r} ({'; '.join(why)}); it is still called by its own name"
-            )
+            why = "ids are cut to 96 characters"
+        else:
+            continue
+        out.append(
+            f"tools[{names[endpoint.name]}]: tool {endpoint.name[:80]!r} has endpoint id "
+            f"{endpoint.id!r} ({why}); it is still called by its own name"
+        )
     return out

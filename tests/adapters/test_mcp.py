@@ -97,10 +97,10 @@ def test_a_tool_whose_id_is_not_its_name_is_said_so() -> None:
     }
     registration = mcp_tools_registration(listing, provider="notes")
     assert [w.split(":", 1)[0] for w in registration.warnings] == ["tools[1]", "tools[2]"]
-    assert "'get_note_2' ('get_note' was taken by another tool)" in registration.warnings[0]
+    assert "'get_note_0847864988' ('get_note' is another tool's id" in registration.warnings[0]
     assert "outside ASCII" in registration.warnings[1]
     tools = {r.endpoint.id: r.endpoint.operation.tool for r in registration.routes}
-    assert tools["get_note_2"] == "Get Note" and tools["caf"] == "café"
+    assert tools["get_note_0847864988"] == "Get Note" and tools["caf_850f7dc439"] == "café"
 
 
 def test_the_tool_named_exactly_so_owns_its_id_wherever_it_is_listed() -> None:
@@ -111,8 +111,40 @@ def test_the_tool_named_exactly_so_owns_its_id_wherever_it_is_listed() -> None:
         routes = mcp_tools_registration(listing, provider="notes").routes
         assert {r.endpoint.operation.tool: r.route_id for r in routes} == {
             "add_note": "notes/mcp/add_note",
-            "addNote": "notes/mcp/add_note_2",
+            "addNote": "notes/mcp/add_note_6abfde770f",
         }
+
+
+def test_an_id_depends_on_the_tools_own_name_never_on_the_listing() -> None:
+    """Tools named without ASCII letters got ``x``, ``x_2``, ``x_3`` by listing order; a
+    redeploy without the first moved ``x_2`` (and a gateway's ``allow.write`` entry naming it)
+    from '메모.추가' to '메모.전체발송', which then ran (user trial S #7). Each id is now a hash
+    of the tool's own name: any listing, any order, any tool left out, the same id."""
+    names = ["메모.보기", "메모.추가", "메모.전체발송", "Get Note", "get note", "addNote"]
+
+    def ids(listed: list[str]) -> dict[str, str]:
+        listing = {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in listed]}
+        return {
+            r.endpoint.operation.tool: r.endpoint.id
+            for r in mcp_tools_registration(listing, provider="memo").routes
+        }
+
+    every = ids(names)
+    assert every["메모.추가"] == "tool_a2ef2cea88" and len(set(every.values())) == len(names)
+    assert every["addNote"] == "add_note"  # an ASCII name nothing else reads as keeps its slug
+    for left_out in ["메모.보기", "메모.추가", "메모.전체발송", "addNote"]:
+        rest = [n for n in reversed(names) if n != left_out]
+        assert ids(rest) == {n: i for n, i in every.items() if n != left_out}
+
+
+def test_an_id_a_server_gave_once_stays_with_its_tool() -> None:
+    """``held_ids`` (an earlier listing's ids): a tool keeps its id, and an id held by a
+    tool since removed is never another tool's."""
+    listing = {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in ("add_note",)]}
+    routes = mcp_tools_registration(
+        listing, provider="notes", held_ids={"add_note": "addNote"}
+    ).routes
+    assert [r.endpoint.id for r in routes] == ["add_note_c4acb76513"]
 
 
 def test_tools_list_result_compiles_to_routes() -> None:
