@@ -82,6 +82,10 @@ class McpServerOptions(TypedDict, total=False):
     max_response_bytes: int | None
 
 
+def _is_url(server: object) -> bool:
+    return isinstance(server, str) and bool(re.match(r"^https?://", server, re.IGNORECASE))
+
+
 def check_server_options(options: Mapping[str, object], method: Callable[..., object]) -> None:
     """Refuse a keyword that is none of :class:`McpServerOptions`, as ``method`` would have
     had it declared them one by one."""
@@ -242,7 +246,11 @@ def attach_mcp_server(
     (the policy's timeout is kept where shorter). Every message is read within twice
     ``max_response_bytes`` (default: the policy's response cap; a tool's output travels
     twice in one) and the output is held to the cap itself. When the session is reopened
-    after it was lost, the server's tools are listed again and registered anew."""
+    after it was lost, after the server sent ``notifications/tools/list_changed`` and, for a
+    streamable-HTTP server (which may be redeployed between two calls without the session
+    noticing), before every call, the server's tools are listed again and what changed is
+    registered anew: a call of a changed tool is refused once (call it again: the gate
+    checks its new definition, its new effect included), a removed tool's is refused."""
     check_server_options(options, attach_mcp_server)
     trusted = options.get("trusted", False)
     env = options.get("env")
@@ -301,6 +309,9 @@ def attach_mcp_server(
         call_timeout=timeout,
         max_message_bytes=2 * cap + 64 * 1024,
         on_reconnect=reregister if bind else None,
+        # a streamable-HTTP server restarted between two calls goes unnoticed by its session
+        # (stateless requests carry on against the new process): list before every call
+        listing_ttl=0.0 if _is_url(server) else None,
     )
     try:
         tools = session.open().list_tools()

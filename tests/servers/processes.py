@@ -3,11 +3,12 @@ script served over streamable HTTP for the length of a ``with`` block."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -33,9 +34,17 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], *, timeout: float
 
 
 @contextmanager
-def serving(command: Sequence[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``command`` (a server that listens on ``port``) until the block ends."""
-    process = subprocess.Popen(list(command), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def serving(
+    command: Sequence[str], port: int, *, env: Mapping[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``command`` (a server that listens on ``port``; ``env`` added to this process's
+    environment) until the block ends."""
+    process = subprocess.Popen(
+        list(command),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **env} if env else None,
+    )
     try:
         wait_for_port(port, process)
         yield process

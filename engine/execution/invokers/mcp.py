@@ -243,6 +243,9 @@ class MCPConnection:
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._watch: Any = None  # a stdio server's ServerWatch (mcp_transport)
+        #: called (on the connection's thread) when the server says its tools changed
+        #: (``notifications/tools/list_changed``); a managed session lists them again
+        self.on_tools_changed: Callable[[], None] | None = None
 
     def __repr__(self) -> str:
         state = "open" if self._client is not None else "closed"
@@ -264,6 +267,11 @@ class MCPConnection:
         if isinstance(self.server, Sequence):
             return shlex.join([str(part) for part in self.server])
         return type(self.server).__name__
+
+    def _is_url(self) -> bool:
+        return isinstance(self.server, str) and bool(
+            re.match(r"^https?://", self.server, re.IGNORECASE)
+        )
 
     def _target(self) -> Any:
         """What ``mcp.Client`` connects through: a transport that reads every message
@@ -291,11 +299,17 @@ class MCPConnection:
 
         self._closing = asyncio.Event()
         try:
-            async with mcp.Client(self._target()) as client:
+            async with mcp.Client(self._target(), message_handler=self._message) as client:
                 _unchecked_outputs(client)
                 self._client = client
                 ready.set_result(None)
-                await self._closing.wait()
+                listening = asyncio.ensure_future(self._listen(client))
+                try:
+                    await self._closing.wait()
+                finally:
+                    listening.cancel()
+                    with contextlib.suppress(BaseException):
+                        await listening
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(exc)
@@ -303,6 +317,34 @@ class MCPConnection:
                 raise
         finally:
             self._client = None
+
+    async def _listen(self, client: Any) -> None:
+        """Where the protocol has ``subscriptions/listen`` (2026-07-28: a server sends
+        ``tools/list_changed`` only to a client listening), listen for it while the session
+        is open; an older session gets the notification without asking (:meth:`_message`).
+        A server that refuses the stream or drops it is left as it is (no error). Not over
+        streamable HTTP: a stream that never ends holds the server's shutdown (uvicorn waits
+        for it), so a redeploy would hang; a managed session lists an HTTP server's tools
+        before every call instead."""
+        if self.on_tools_changed is None or not hasattr(client, "listen") or self._is_url():
+            return
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _event in events:
+                    callback = self.on_tools_changed
+                    if callback is not None:
+                        callback()
+        except Exception as exc:  # not supported (an older protocol), refused, or dropped
+            logger.debug("no tools/list_changed stream from %s: %s", self._label(), exc)
+
+    async def _message(self, message: Any) -> None:
+        """A server's notification (or a transport's error, left to the session): a
+        ``notifications/tools/list_changed`` tells :attr:`on_tools_changed`."""
+        note = getattr(message, "root", message)  # the 1.x SDK wraps notifications
+        if getattr(note, "method", None) == "notifications/tools/list_changed":
+            callback = self.on_tools_changed
+            if callback is not None:
+                callback()
 
     def _run(self, ready: Future[None]) -> None:
         loop = self._loop

@@ -17,7 +17,14 @@ adds what a long-lived owner needs:
   never answer, and the next call starts a fresh one;
 - a reopened session lists the server's tools again and hands them to ``on_reconnect`` (the
   router registers them anew); a call of a tool whose definition changed is refused, once,
-  instead of running under its old registration;
+  instead of running under its old registration, and a call of a tool the server no longer
+  lists is refused (nothing is sent);
+- so is a session the server told ``notifications/tools/list_changed``, or (``listing_ttl``)
+  one whose listing is older than that many seconds, before its next call: a streamable-HTTP
+  server may be restarted (redeployed) between two calls without the session noticing (the
+  protocol's stateless requests carry on against the new process), so
+  :func:`~schemarouter.adapters.live_mcp.attach_mcp_server` lists an HTTP server's tools
+  again before every call (``listing_ttl=0``);
 - every message is read within ``max_message_bytes`` (:mod:`.mcp_transport`);
 - :meth:`~ManagedMCPSession.close` ends the connection (and a stdio server's process);
   ``router.close()`` closes every session the router opened.
@@ -28,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Unpack
@@ -88,10 +96,13 @@ class SessionClosedError(RuntimeError):
 
 
 class ToolChangedError(RuntimeError):
-    """The tool's definition changed upstream when the session reopened: the call was not
-    sent under its old registration (not retryable: call it again, through the gate)."""
+    """The tool's definition changed upstream (or the server no longer lists it) since it
+    was registered: the call was not sent under its old registration (not retryable: call
+    it again, through the gate, which checks the new definition). Not a failure of the
+    route (it does not count against the route's health)."""
 
     retryable = False
+    counts_for_health = False
 
 
 def _tool_key(tool: Any) -> tuple[str, str] | None:
@@ -136,6 +147,7 @@ class ManagedMCPSession:
         *,
         call_timeout: float | None = None,
         on_reconnect: Callable[[list[Any]], None] | None = None,
+        listing_ttl: float | None = None,
         **connection: Unpack[McpConnectionOptions],
     ) -> None:
         self.server = server
@@ -145,6 +157,9 @@ class ManagedMCPSession:
         self.call_timeout = call_timeout
         #: called with the tools a reopened session lists (the owner registers them anew)
         self.on_reconnect = on_reconnect
+        #: seconds a listing is trusted before a call lists the tools again (``None``: only
+        #: after a reconnect or a ``tools/list_changed``; ``0``: before every call)
+        self.listing_ttl = listing_ttl
         #: how many times a lost session was opened again
         self.reconnects = 0
         self._lock = threading.Lock()
@@ -153,6 +168,10 @@ class ManagedMCPSession:
         self._closed = False
         self._listing: dict[str, str] = {}  # tool name -> fingerprint of its definition
         self._changed: set[str] = set()  # tools whose definition changed on a reopen
+        self._removed: set[str] = set()  # tools the server no longer lists
+        self._listed_at = time.monotonic()  # when the server's tools were last listed
+        self._stale = False  # the server said tools/list_changed since
+        self._relisting = threading.Lock()
 
     def __repr__(self) -> str:
         state = "open" if self._conn is not None else "closed"
@@ -214,6 +233,7 @@ class ManagedMCPSession:
                 self.reconnects += 1
                 logger.info("reopening the MCP session %r (it was lost)", self)
             conn = self.settings.copy()
+            conn.on_tools_changed = self._tools_changed
             try:
                 conn.open()
             except TimeoutError:  # not a call's timeout: say what ran out, and its seconds
@@ -223,32 +243,53 @@ class ManagedMCPSession:
                 self._relist(conn)
             return conn
 
-    def _relist(self, conn: MCPConnection) -> None:
+    def _tools_changed(self) -> None:
+        """The server sent ``notifications/tools/list_changed``: its tools are listed again
+        at once, in a thread of their own (and by the next call, where that is sooner)."""
+        self._stale = True
+        if self.on_reconnect is not None:
+            threading.Thread(target=self._relist_now, name="mcp-list-changed", daemon=True).start()
+
+    def _relist_now(self) -> None:
+        conn = self._conn
+        if conn is None or self._closed:
+            return
+        try:
+            self._check_listing(conn, time.monotonic())
+        except Exception as exc:  # the next call reconnects (and lists) or says why
+            if not self._closed:
+                logger.warning("the MCP session %r cannot list its tools: %s", self, clip(str(exc)))
+
+    def _relist(self, conn: MCPConnection, when: str = "while the session was lost") -> None:
         """List the tools of a reopened session; a tool whose definition changed is marked
         (its next call is refused) and the listing goes to ``on_reconnect``."""
         try:
             tools = conn.list_tools()
         except Exception as exc:
-            logger.warning(
-                "the reopened MCP session %r cannot list its tools: %s", self, clip(str(exc))
-            )
+            logger.warning("the MCP session %r cannot list its tools: %s", self, clip(str(exc)))
             return
+        self._registered(tools, when)
+
+    def _registered(self, tools: list[Any], when: str) -> None:
+        self._listed_at = time.monotonic()
         listing = self._record(tools)
         # tools registered before whose definition changed or went away; a new tool has no
         # old registration a call could be gated under
-        changed = {n for n, fp in self._listing.items() if listing.get(n) != fp}
+        changed = {n for n, fp in self._listing.items() if n in listing and listing[n] != fp}
+        removed = set(self._listing) - set(listing)
         added = set(listing) - set(self._listing)
         self._listing = listing
-        if not (changed or added):
+        if not (changed or added or removed):
             return
         logger.warning(
-            "the MCP server %r changed %d tools while the session was lost (%s); "
-            "registering them anew",
+            "the MCP server %r changed %d tools %s (%s); registering them anew",
             self,
-            len(changed | added),
-            clip(", ".join(sorted(changed | added)), 200),
+            len(changed | added | removed),
+            when,
+            clip(", ".join(sorted(changed | added | removed)), 200),
         )
-        self._changed |= changed
+        self._changed = (self._changed | changed) - set(added)
+        self._removed = (self._removed | removed) - set(listing)
         assert self.on_reconnect is not None
         try:
             self.on_reconnect(tools)
@@ -280,6 +321,7 @@ class ManagedMCPSession:
                 self._drop(conn)
                 continue
             self._listing = self._record(tools)
+            self._listed_at, self._stale = time.monotonic(), False
             return tools
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -287,19 +329,52 @@ class ManagedMCPSession:
         limits = [t for t in (timeout, self.call_timeout) if t is not None]
         return min(limits) if limits else self.timeout
 
+    def _check_listing(self, conn: MCPConnection, asked: float) -> None:
+        """Before a call asked at ``asked``: list the tools again where the server said
+        they changed or the listing is older than :attr:`listing_ttl` (once for the calls
+        that wait meanwhile), and register what changed (:meth:`_registered`). A session
+        lost while listing raises :class:`SessionLostError` (nothing was sent)."""
+        if self.on_reconnect is None or not self._listing_due(asked):
+            return
+        with self._relisting:
+            if not self._listing_due(asked):
+                return  # another call listed the tools since this one was asked
+            self._stale = False  # a notification while listing marks the listing again
+            try:
+                tools = conn.list_tools()
+            except Exception as exc:
+                lost = self._lost_during(conn, exc)
+                if lost is not None:
+                    raise lost from exc
+                logger.warning("the MCP session %r cannot list its tools: %s", self, exc)
+                return
+            self._registered(tools, "since it last listed them")
+
+    def _listing_due(self, asked: float) -> bool:
+        if self._stale:
+            return True
+        ttl = self.listing_ttl
+        return ttl is not None and self._listed_at < asked - ttl
+
     def _refuse_changed(self, name: str) -> None:
+        if name in self._removed:
+            raise ToolChangedError(
+                f"the server no longer lists tool {clip(name, 80)!r}; the call was not sent"
+            )
         if name in self._changed:
             self._changed.discard(name)
             raise ToolChangedError(
-                f"the server changed tool {clip(name, 80)!r} while the session was lost; "
-                "the call was not sent under its old definition (call it again)"
+                f"the server changed tool {clip(name, 80)!r} since it was registered; the "
+                "call was not sent under its old definition (call it again: it is checked "
+                "against the new one)"
             )
 
     def call_tool_sync(
         self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
     ) -> Any:
-        limit = self._limit(timeout)
+        limit, asked = self._limit(timeout), time.monotonic()
         conn = self._connection()
+        self._check_listing(conn, asked)
         self._refuse_changed(name)
         with self._calling(conn, limit):
             return conn.call_tool_sync(name, arguments, timeout=limit)
@@ -310,10 +385,12 @@ class ManagedMCPSession:
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
     ) -> Any:
-        limit = self._limit(timeout)
+        limit, asked = self._limit(timeout), time.monotonic()
         conn = self._live()
         if conn is None:
             conn = await asyncio.to_thread(self._connection)
+        if self.on_reconnect is not None and self._listing_due(asked):
+            await asyncio.to_thread(self._check_listing, conn, asked)
         self._refuse_changed(name)
         with self._calling(conn, limit):
             return await asyncio.wait_for(conn.call_tool(name, arguments), limit)

@@ -1,0 +1,91 @@
+"""An upstream whose tools change while the gateway runs (user trial S #2, #3, #10): the
+server says ``notifications/tools/list_changed`` (stdio), or is redeployed between two calls
+(streamable HTTP, whose session does not notice). Either way the gateway lists its tools
+again before the next call reaches it: a removed tool is never forwarded, a tool newly
+marked destructive needs ``allow.destructive``, a new tool can be called. The upstream is
+tests/mcp_servers/changing_server.py, a real ``MCPServer``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter.contracts import Effect
+from schemarouter.errors import GateError, InvocationError, PolicyError
+from schemarouter.index import HashingEncoder
+from schemarouter.serve import Gateway, GatewayConfig
+
+from servers.processes import free_port, serving
+
+SERVER = Path(__file__).parents[1] / "mcp_servers" / "changing_server.py"
+
+
+def _gateway(server: dict[str, Any]) -> Gateway:
+    config = GatewayConfig(
+        mcp_servers=[{"provider": "lab", **server}], allow={"write": ["lab/mcp/*"]}
+    )
+    return Gateway.from_config(
+        config, encoder=HashingEncoder(), embedding_cache=None, abstention=None
+    )
+
+
+def _effect(gateway: Gateway, route_id: str) -> Effect | None:
+    route = gateway.router.snapshot().routes.get(route_id)
+    return None if route is None else route.endpoint.effect
+
+
+def test_a_tools_list_changed_notification_registers_what_changed(tmp_path: Path) -> None:
+    """The trial's upstream switched its list live and sent tools/list_changed; the gateway
+    kept the old list: a tool the server now marks destructive ran under allow.write."""
+    log = tmp_path / "calls.log"
+    gateway = _gateway(
+        {"command": [sys.executable, str(SERVER)], "env": {"CHANGING_LOG": str(log)}}
+    )
+    try:
+        assert _effect(gateway, "lab/mcp/purge_samples") is Effect.WRITE
+        assert gateway.call("lab__mcp__upgrade").output == {"result": "version 2"}
+        deadline = time.monotonic() + 10  # listed again at once, in the background
+        while _effect(gateway, "lab/mcp/purge_samples") is not Effect.DESTRUCTIVE:
+            assert time.monotonic() < deadline, "the changed list was not registered"
+            time.sleep(0.05)
+        with pytest.raises(PolicyError, match=r"allow\.destructive"):
+            gateway.call("lab__mcp__purge_samples")
+        with pytest.raises(GateError, match="no registered tool"):
+            gateway.call("lab__mcp__legacy_report", {"month": "2025-03"})
+        assert gateway.call("lab__mcp__calibrate_sensor", {"sensor": "t1"}).output == {
+            "result": "calibrated t1"
+        }
+    finally:
+        gateway.close()
+    assert log.read_text().split() == ["upgrade", "calibrate_sensor"]
+
+
+def test_an_http_upstream_redeployed_between_calls_is_listed_again(tmp_path: Path) -> None:
+    """The trial's HTTP upstream was stopped and started again with other tools between two
+    calls; the session never noticed (no call failed), so a removed tool was forwarded, and a
+    tool the new version marks destructive ran under allow.write."""
+    log = tmp_path / "calls.log"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    command = [sys.executable, str(SERVER), "http", str(port)]
+    with serving(command, port, env={"CHANGING_LOG": str(log)}):
+        gateway = _gateway({"url": url})
+        first = gateway.call("lab__mcp__server_pid").output
+    try:
+        with serving([*command, "--v2"], port, env={"CHANGING_LOG": str(log)}):
+            # the first call after the redeploy: gated under the old definition, not sent
+            with pytest.raises(InvocationError, match="changed tool 'purge_samples'"):
+                gateway.call("lab__mcp__purge_samples")
+            with pytest.raises(PolicyError, match=r"allow\.destructive"):
+                gateway.call("lab__mcp__purge_samples")
+            with pytest.raises(GateError, match="no registered tool"):
+                gateway.call("lab__mcp__legacy_report", {"month": "2025-03"})
+            assert gateway.call("lab__mcp__server_pid").output != first
+            assert gateway.router.is_healthy("lab/mcp/purge_samples")
+    finally:
+        gateway.close()
+    assert log.read_text().split() == ["server_pid", "server_pid"]
