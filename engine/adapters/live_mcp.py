@@ -313,6 +313,7 @@ def attach_mcp_server(
         # (stateless requests carry on against the new process): list before every call
         listing_ttl=0.0 if _is_url(server) else None,
     )
+    session.max_output_bytes = max_response_bytes  # the policy's cap where None
     try:
         tools = session.open().list_tools()
     except BaseException as exc:  # the SDK and the transports raise many kinds

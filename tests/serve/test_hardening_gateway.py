@@ -182,7 +182,10 @@ def test_a_reply_past_the_cap_is_refused_while_it_is_read(
         # no id in the first 64 KiB: the session ends, the call fails as a lost session
         assert "session ended" in message
     else:
-        assert f"larger than the cap of {2 * CAP + 64 * 1024} bytes" in message
+        assert f"larger than {2 * CAP + 64 * 1024} bytes, the most one message may have" in (
+            message
+        )
+        assert "twice the response cap, max_response_bytes" in message
     started = time.monotonic()
     assert router.call("h/mcp/echo", {"text": "next"}, policy=ONCE).output == {"text": "next"}
     assert time.monotonic() - started < 2
@@ -319,3 +322,18 @@ def test_a_reopened_session_registers_a_changed_tool_and_refuses_the_stale_call(
         router.call("h/mcp/lookup", {"key": "a"}, policy=ONCE)
     assert router.call("h/mcp/lookup", {"id": 5}, policy=ONCE).output == {"found": {"id": 5}}
     router.close()
+
+
+def test_a_server_s_max_response_bytes_caps_a_tool_s_output(upstream: str | list[str]) -> None:
+    """``max_response_bytes=200_000`` let a 225,000-byte output through (only the message,
+    read within twice the cap, was held), and a larger one was refused naming a cap of
+    465536 bytes nobody set (user trial S #5)."""
+    router = _hostile_router(upstream, max_response_bytes=200_000)
+    try:
+        assert router.call("h/mcp/echo", {"text": "a" * 150_000}, policy=ONCE).ok
+        for size in (210_000, 225_000):
+            with pytest.raises(InvocationError, match=r"max_response_bytes \(200000 bytes\)"):
+                router.call("h/mcp/echo", {"text": "a" * size}, policy=ONCE)
+        assert router.is_healthy("h/mcp/echo")  # the request's size, not the server's health
+    finally:
+        router.close()

@@ -161,6 +161,22 @@ def _failed(exc: BaseException, op: McpCall) -> Exception:
     )
 
 
+def _capped(payload: Payload, op: McpCall) -> Payload:
+    """``payload``, where it is within the session's own output cap (``max_output_bytes``:
+    a server's ``max_response_bytes``); the policy's cap is checked by the executor."""
+    cap = getattr(op.session, "max_output_bytes", None)
+    if isinstance(cap, int) and payload.nbytes > cap:
+        raise invocation_error(
+            f"the output is {payload.nbytes} bytes, larger than this server's "
+            f"max_response_bytes ({cap} bytes)",
+            where=op.where,
+            hint="Ask for less, or raise max_response_bytes of this server (in a gateway "
+            "config: mcp_servers[].max_response_bytes)",
+            health=False,
+        )
+    return payload
+
+
 def call_sync(op: McpCall) -> Payload:
     caller = getattr(op.session, "call_tool_sync", None)
     if caller is None:
@@ -174,7 +190,7 @@ def call_sync(op: McpCall) -> Payload:
         result = caller(op.tool, dict(op.arguments), timeout=op.timeout)
     except Exception as exc:
         raise _failed(exc, op) from None
-    return decode(result, op.where)
+    return _capped(decode(result, op.where), op)
 
 
 async def call_async(op: McpCall) -> Payload:
@@ -187,7 +203,7 @@ async def call_async(op: McpCall) -> Payload:
             )
     except Exception as exc:
         raise _failed(exc, op) from None
-    return decode(result, op.where)
+    return _capped(decode(result, op.where), op)
 
 
 def _unchecked_outputs(client: Any) -> None:

@@ -160,6 +160,9 @@ class ManagedMCPSession:
         #: seconds a listing is trusted before a call lists the tools again (``None``: only
         #: after a reconnect or a ``tools/list_changed``; ``0``: before every call)
         self.listing_ttl = listing_ttl
+        #: the most bytes a tool's output may have through this session (``None``: the
+        #: execution policy's cap only); the owner sets it (``max_response_bytes``)
+        self.max_output_bytes: int | None = None
         #: how many times a lost session was opened again
         self.reconnects = 0
         self._lock = threading.Lock()

@@ -137,13 +137,22 @@ def top_level_id(head: str) -> int | str | None:
     return None
 
 
+def _message_cap(cap: int) -> str:
+    """The cap of one message, said with where it comes from: an owner passes twice its
+    response cap and 64 KiB (a tool's output travels twice in a message)."""
+    return (
+        f"{cap} bytes, the most one message may have (twice the response cap, "
+        "max_response_bytes, and 64 KiB)"
+    )
+
+
 def _too_large(request_id: int | str, cap: int) -> Any:
     from mcp.shared.message import SessionMessage
     from mcp.types import ErrorData, JSONRPCError
 
     error = ErrorData(
         code=-32603,
-        message=f"the server's reply is larger than the cap of {cap} bytes; it was not read",
+        message=f"the server's reply is larger than {_message_cap(cap)}; it was not read",
     )
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
@@ -363,7 +372,7 @@ def _http_parts(cap: int) -> Any:
                 else:
                     size += len(chunk)
                 if size > cap:
-                    raise TooLarge(f"the server's reply is larger than the cap of {cap} bytes")
+                    raise TooLarge(f"the server's reply is larger than {_message_cap(cap)}")
                 yield chunk
 
         async def aclose(self) -> None:
