@@ -338,11 +338,12 @@ class Gateway:
     # -- describe ----------------------------------------------------------------------------
 
     def _route_named(self, name: str) -> Route:
-        """The route of tool ``name``. A name not registered while upstream servers are
-        still connecting gets ``search.upstream_wait`` seconds for them to join (as a search
-        does); still unknown, the error says which upstreams are connecting or failed."""
+        """The route of tool ``name``. A name not registered, or registered but not bound
+        yet, while upstream servers are still connecting gets ``search.upstream_wait``
+        seconds for them to join (as a search does); still unknown, the error says which
+        upstreams are connecting or failed (still unbound: that it cannot run yet)."""
         try:
-            return self._registered(name)
+            route = self._registered(name)
         except GateError as unknown:
             if self.upstreams.connecting():
                 self.upstreams.wait(self.config.search.upstream_wait)
@@ -357,6 +358,20 @@ class Gateway:
             ]
             hint = "; ".join(s for s in said if s) + f". {unknown.hint or ''}"
             raise GateError(unknown.what, where=unknown.where, hint=hint) from None
+        if self.router.is_bound(route.route_id) or not self.upstreams.connecting():
+            return route
+        # registered but not bound yet: its upstream is still connecting (its tools are
+        # registered, then embedded, then bound): wait as for a name not registered yet
+        self.upstreams.wait(self.config.search.upstream_wait)
+        route = self._registered(name)
+        if not self.router.is_bound(route.route_id) and self.upstreams.connecting():
+            why = self.upstreams.note().get("connecting", "its server is still connecting")
+            raise PolicyError(
+                f"tool {name[:200]!r} cannot run yet: {why}",
+                where=route.route_id,
+                hint="Call it again in a few seconds",
+            )
+        return route
 
     def _registered(self, name: str) -> Route:
         snapshot = self.router.snapshot()

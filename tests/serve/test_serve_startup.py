@@ -89,3 +89,62 @@ def test_the_first_answer_does_not_wait_for_upstreams(tmp_path: Path) -> None:
     assert {"fast__mcp__search_notes", "slow__mcp__search_notes"} <= names
     assert "connecting" not in answer
     assert "exited with status 3 before it listed its tools" in answer["unavailable"]["broken"]
+
+
+def _binding_later(seconds: float, wait: float) -> tuple[Any, Any]:
+    """A gateway whose notes upstream has registered its tools (a real listing of the real
+    server) and binds them ``seconds`` later, as ``connect_server`` does once it has embedded
+    them; a call waits ``wait`` seconds for it (``search.upstream_wait``)."""
+    from schemarouter import SchemaRouter
+    from schemarouter.execution.invokers.mcp import MCPConnection, bind_mcp_session
+    from schemarouter.index import HashingEncoder
+    from schemarouter.serve import Gateway, GatewayConfig
+
+    config = GatewayConfig(
+        mcp_servers=[{"provider": "notes", "command": [sys.executable, str(NOTES)]}],
+        search={"upstream_wait": wait},
+    )
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    conn = MCPConnection([sys.executable, str(NOTES)]).open()
+    router.add_mcp_tools(conn.list_tools(), provider="notes", trusted=True)
+    gateway = Gateway(router, config)
+
+    def connect(spec: Any) -> None:
+        time.sleep(seconds)
+        bind_mcp_session(router, conn, provider="notes")
+
+    gateway.upstreams.start(config.mcp_servers, connect)
+    return gateway, conn
+
+
+def test_a_call_made_while_its_upstream_binds_waits_for_it() -> None:
+    """A call right after the gateway started found the tool registered but not bound yet
+    and failed with "not bound ... Bind it (router.bind ...)", a Python call the agent
+    cannot make (user trial S #4); a search waited for the upstream."""
+    gateway, conn = _binding_later(1.0, wait=30)
+    try:
+        result = gateway.call("notes__mcp__search_notes", {"query": "band gap"})
+        assert result.ok and result.output["total"] == 1
+    finally:
+        gateway.close()
+        conn.close()
+
+
+def test_a_call_whose_upstream_is_still_connecting_says_to_call_again() -> None:
+    from schemarouter.errors import PolicyError
+
+    gateway, conn = _binding_later(3.0, wait=0.2)
+    try:
+        try:
+            gateway.call("notes__mcp__search_notes", {"query": "band gap"})
+        except PolicyError as refused:
+            assert "cannot run yet" in refused.what and "still connecting" in refused.what
+            assert refused.hint == "Call it again in a few seconds"
+            assert "router.bind" not in str(refused)
+        else:
+            raise AssertionError("a tool whose upstream is still connecting ran")
+    finally:
+        gateway.close()
+        conn.close()
