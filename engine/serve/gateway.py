@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -476,9 +477,41 @@ class Gateway:
         self.router.close()
 
 
+#: Hints of the library that name Python calls an agent behind the gateway cannot make,
+#: and what the gateway says instead (what the agent can do; the operator's part named).
+_AGENT_HINTS = (
+    (
+        re.compile(r"Pass partial=True to keep what validates"),
+        "The tool's server sends output that breaks the outputSchema it declares: use "
+        "another tool, or ask the gateway's operator to have that server fixed",
+    ),
+    (
+        re.compile(r"on a later call, partial=True keeps what validates"),
+        "its server sends output that breaks the outputSchema it declares (the gateway's "
+        "operator can have that server fixed)",
+    ),
+    (re.compile(r", or reset it now with router\.mark_healthy\([^)]*\)"), ""),
+    (
+        re.compile(r"Bind it \(router\.bind, bind_http_routes, bind_mcp_session\) first"),
+        "No server here can run it now (its upstream may be reconnecting): call it again "
+        "later, or use another tool",
+    ),
+)
+
+
+def agent_hint(hint: str) -> str:
+    """``hint`` worded for an agent behind the gateway (see ``_AGENT_HINTS``)."""
+    for pattern, instead in _AGENT_HINTS:
+        hint = pattern.sub(instead, hint)
+    return hint
+
+
 def error_text(error: BaseException) -> str:
     """What a client reads of a refusal or failure (foreign text in it already cut; any
-    other error's text cut here, before it is relayed)."""
+    other error's text cut here, before it is relayed); a hint naming a Python call the
+    agent cannot make says what it can do instead (:func:`agent_hint`)."""
+    if isinstance(error, SchemaRouterError) and error.hint:
+        error = error.hinting(agent_hint(error.hint))
     if isinstance(error, SchemaRouterError | ValueError):
         return clip(str(error), 2000)
     return clip(f"{type(error).__name__}: {error}", 2000)
