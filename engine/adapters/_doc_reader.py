@@ -17,6 +17,7 @@ from schemarouter.adapters._doc_proposal import (
     state_change,
 )
 from schemarouter.adapters._doc_text import table_row, to_text
+from schemarouter.adapters._json import nested_past
 from schemarouter.errors import DocumentError
 
 __all__ = ["inspect"]
@@ -359,20 +360,6 @@ _TOO_DEEP = object()
 _MAX_DEPTH = 32
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests deeper than ``limit`` (walked without recursion)."""
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((sub, depth + 1) for sub in item.values())
-        elif isinstance(item, list):
-            stack.extend((sub, depth + 1) for sub in item)
-    return False
-
-
 def _read_block(block: str, section: _Section | None, mode: str) -> None:
     """A fenced block: a JSON example (under a request body label: the body's keys, else the
     answer's fields), else example requests whose query strings name parameters."""
@@ -389,7 +376,7 @@ def _read_block(block: str, section: _Section | None, mode: str) -> None:
         for name in _QUERY.findall(block) if not _ENDPOINT.search(block) else ():
             section.add_param(name, "query", None, False, "", block.splitlines()[0], 0.5)
         return
-    if value is _TOO_DEEP or _deeper_than(value, _MAX_DEPTH):
+    if value is _TOO_DEEP or nested_past(value, _MAX_DEPTH):
         logger.warning(
             "inspect: a JSON example under %s %s nests deeper than %d levels; skipped (%.60r)",
             section.method,
