@@ -177,6 +177,15 @@ class SearchSpec(_Spec):
     #: has joined and says which are still connecting.
     upstream_wait: float = Field(default=10.0, ge=0)
 
+    @model_validator(mode="after")
+    def _k_within_max(self) -> SearchSpec:
+        if self.k > self.max_k:  # every search would be cut to max_k without a word
+            raise ValueError(
+                f"k ({self.k}) is above max_k ({self.max_k}): a search answers max_k tools "
+                "at most; lower k or raise max_k"
+            )
+        return self
+
 
 class CredentialSpec(_Spec):
     #: Credentials are read from environment variables named ``env_prefix + NAME``.

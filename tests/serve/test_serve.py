@@ -251,6 +251,8 @@ def test_config_paths_are_relative_to_the_file(tmp_path: Path) -> None:
         ("allow: {write: [a], read: [b]}", "unknown key"),
         ("- just a list", "must be a mapping"),
         ("openapi: [{source: ''}]", "at least 1 character"),
+        # every search was cut to max_k without a word (trial S #9)
+        ("search: {k: 50, max_k: 20}", r"k \(50\) is above max_k \(20\)"),
     ],
 )
 def test_config_errors_say_where(tmp_path: Path, text: str, message: str) -> None:
