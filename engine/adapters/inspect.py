@@ -196,11 +196,18 @@ def approve(
             )
         ids[endpoint.id] = (i, item)
         specs.append(RouteSpec(model, access, endpoint, f"endpoints[{i}]"))
+    if not proposal.endpoints:  # a page with no API: no policy has anything to do with it
+        raise DocumentError(
+            "nothing to approve: the proposal has no endpoint (inspect found no HTTP method "
+            "and path in the page)",
+            where="approve",
+            hint="Inspect the page that documents the API, or add endpoints to the proposal",
+        )
     if not specs:
         raise PolicyError(
-            "nothing to approve: the proposal has no endpoint allowed here",
+            "nothing to approve: every endpoint of the proposal writes, and allow_write is off",
             where="approve",
-            hint="Write operations need allow_write=True",
+            hint="Pass allow_write=True to approve the writes",
         )
     registration = build_registration(
         specs, source="<docs proposal>", providers=[model], warnings=warnings

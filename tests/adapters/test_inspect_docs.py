@@ -358,3 +358,21 @@ def test_a_table_path_through_an_array_gets_its_star() -> None:
         assert result.ok, result.issues
         result = router.call(change.added[0], {}, fields=["quotes.price"])
         assert result.ok and "12.4" in str(result.output), result.issues
+
+
+def test_nothing_to_approve_says_why() -> None:
+    """A page with no API, approved with allow_write=True, was told "Write operations need
+    allow_write=True" (trial R §16): an empty proposal now says it has no endpoint; a
+    proposal of writes alone, approved without allow_write, still names that."""
+    router = _router()
+    empty = router.inspect("<h1>Team lunch menu</h1><p>Tuesday: bibimbap</p>")
+    assert empty.endpoints == ()
+    with pytest.raises(DocumentError, match="the proposal has no endpoint") as nothing:
+        router.approve(empty, base_url="http://127.0.0.1:9", provider="lunch", allow_write=True)
+    assert "allow_write" not in str(nothing.value)
+    writes = router.inspect("## POST /notes\nCreate a note.\n\n- `text` (string, required)")
+    assert [e.method for e in writes.endpoints] == ["POST"]
+    with pytest.raises(PolicyError, match="every endpoint of the proposal writes") as refused:
+        router.approve(writes, base_url="http://127.0.0.1:9", provider="notes")
+    assert refused.value.hint == "Pass allow_write=True to approve the writes"
+    assert len(router.snapshot()) == 0
