@@ -109,6 +109,7 @@ def _endpoint(item: ProposedEndpoint) -> contracts.Endpoint:
     schema = parameters_schema(params)
     name = f"{item.method} {item.path}"
     return contracts.Endpoint(
+        output_schema=_output_schema(fields),
         id=slugify(name),
         name=name,
         operation=contracts.Operation(method=item.method, path=item.path),
@@ -120,6 +121,37 @@ def _endpoint(item: ProposedEndpoint) -> contracts.Endpoint:
         effect=item.effect,
         policy_tags=("from_docs",),
     )
+
+
+def _output_schema(fields: list[contracts.OutputField]) -> dict[str, Any] | None:
+    """The answer's shape as the approved fields type it: each typed field's value where
+    it is present (``quotes.*.price`` under an array), nothing required and nothing else
+    refused (the docs name what they name). A whole-output ``call`` checks it, as it checks
+    an OpenAPI route's response schema; ``None`` where no field has a type."""
+    root: dict[str, Any] = {"type": "object", "properties": {}}
+    typed = False
+    for item in fields:
+        kind = item.json_schema.get("type")
+        segments = [s for s in item.path.split(".") if s]
+        if not isinstance(kind, str) or not segments or segments[0] == "*":
+            continue
+        node = root
+        for i, segment in enumerate(segments):
+            if segment == "*":
+                continue
+            properties = node.setdefault("properties", {})
+            rest = segments[i + 1 :]
+            if not rest:
+                properties.setdefault(segment, {"type": kind})
+            elif rest == ["*"]:  # an array of scalars
+                properties.setdefault(segment, {"type": "array", "items": {"type": kind}})
+            elif rest[0] == "*":
+                array = properties.setdefault(segment, {"type": "array"})
+                node = array.setdefault("items", {"type": "object"})
+            else:
+                node = properties.setdefault(segment, {"type": "object"})
+        typed = True
+    return root if typed else None
 
 
 def _said_to_change(item: ProposedEndpoint) -> str:

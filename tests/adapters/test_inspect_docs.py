@@ -10,7 +10,7 @@ import pytest
 from schemarouter import SchemaRouter
 from schemarouter.adapters.inspect import inspect
 from schemarouter.contracts import Effect
-from schemarouter.errors import DocumentError, PolicyError
+from schemarouter.errors import DocumentError, OutputValidationError, PolicyError
 from schemarouter.index import HashingEncoder
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
@@ -376,3 +376,40 @@ def test_nothing_to_approve_says_why() -> None:
         router.approve(writes, base_url="http://127.0.0.1:9", provider="notes")
     assert refused.value.hint == "Pass allow_write=True to approve the writes"
     assert len(router.snapshot()) == 0
+
+
+POSITION = """## GET /vehicles/{vehicle_id}/position
+
+Where a vehicle is.
+
+Response fields:
+
+- lat (number): latitude
+- fix (integer): satellites in the fix
+- quotes[].price (number): a price
+"""
+
+
+def test_a_whole_output_call_checks_the_types_the_docs_gave() -> None:
+    """A plain call() of an approved route checked nothing of the answer (trial R §17): an
+    OpenAPI route's answer meets its response schema, an approved route had none. The
+    approved fields' types now make one: a value of another type is refused, a field the
+    answer leaves out is not (the docs name what they name)."""
+    answers = [
+        {"lat": 37.5, "fix": 7, "quotes": [{"price": 1.5}], "heading": 90},
+        {"lat": 37.5, "fix": "seven"},
+        {"lat": 37.5, "quotes": [{"price": "cheap"}]},
+    ]
+
+    def app(request: Request) -> Response:
+        return json_response(answers.pop(0))
+
+    router = _router()
+    with LoopbackServer(app) as api:
+        router.approve(router.inspect(POSITION), base_url=api.base_url, provider="fleet")
+        (route_id,) = router.snapshot().routes
+        assert router.call(route_id, {"vehicle_id": "V"}).output["heading"] == 90
+        with pytest.raises(OutputValidationError, match=r"'seven' is not of type 'integer'"):
+            router.call(route_id, {"vehicle_id": "V"})
+        with pytest.raises(OutputValidationError, match=r"'cheap' is not of type 'number'"):
+            router.call(route_id, {"vehicle_id": "V"})
