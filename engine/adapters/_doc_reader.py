@@ -281,6 +281,7 @@ def inspect(text_or_html: str) -> ContractProposal:
             else:
                 location = "body" if mode == "body" else "query"
                 location = "path" if f"{{{name}}}" in current.path else location
+                rest = _with_unit(rest, unit)
                 current.add_param(
                     name, location, kind, required or location == "path", rest, line, grounding
                 )
@@ -328,6 +329,14 @@ def _defines(line: str, found: re.Match[str]) -> bool:
     )
 
 
+def _with_unit(description: str, unit: str | None) -> str:
+    """A parameter's description saying its unit (a parameter has no unit of its own: the
+    description is what an agent reads, ``weight of the parcel (unit: kg)``)."""
+    if not unit or re.search(rf"(?<!\w){re.escape(unit)}(?!\w)", description):
+        return description
+    return f"{description} (unit: {unit})".strip()
+
+
 def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> None:
     name = row.get("name") or row.get("parameter") or row.get("field")
     if not name or not re.fullmatch(r"[A-Za-z_][\w.\[\]-]*", name):
@@ -339,6 +348,7 @@ def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> N
     if mode == "fields" or (mode == "start" and "field" in row):
         section.add_field(name, kind, unit or None, description, line, 0.9 if kind else 0.7)
     else:
+        description = _with_unit(description, unit)
         location = row.get("in", "body" if mode == "body" else "query").lower()
         location = "path" if f"{{{name}}}" in section.path else location
         if location not in ("path", "query", "body"):

@@ -413,3 +413,31 @@ def test_a_whole_output_call_checks_the_types_the_docs_gave() -> None:
             router.call(route_id, {"vehicle_id": "V"})
         with pytest.raises(OutputValidationError, match=r"'cheap' is not of type 'number'"):
             router.call(route_id, {"vehicle_id": "V"})
+
+
+RATES = """## GET /rates
+
+Carrier quotes for a parcel.
+
+| Name | Type | Unit | Required | Description |
+|---|---|---|---|---|
+| weight | number | kg | yes | Parcel weight |
+| length | number | m | no | Longest side of the parcel |
+| girth | number | cm | no | Girth in cm |
+
+- `height` (number, unit: cm): height of the parcel
+"""
+
+
+def test_a_parameters_unit_reaches_its_description() -> None:
+    """The Unit column of a parameter table (and a bullet's unit) was dropped: an agent
+    read "Parcel weight" and could not tell kg from lb (trial R §8). A parameter has no unit
+    of its own, so its description says it, once."""
+    (endpoint,) = inspect(RATES).endpoints
+    described = {p.name: p.description for p in endpoint.parameters}
+    assert described == {
+        "weight": "Parcel weight (unit: kg)",
+        "length": "Longest side of the parcel (unit: m)",
+        "girth": "Girth in cm",
+        "height": "height of the parcel (unit: cm)",
+    }
