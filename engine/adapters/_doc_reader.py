@@ -41,13 +41,33 @@ _TYPES = {
     "dict": "object",
 }
 _ENDPOINT = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD)\s+`?(/[^\s`'\"<>)]*)")
-_BASE = re.compile(r"base\s*url\s*[:=]?\s*`?(https?://[^\s`'\"<>]+)", re.IGNORECASE)
+_BASE = re.compile(
+    r"(?:base\s*url|기본\s*url|베이스\s*url)\s*[:=]?\s*`?(https?://[^\s`'\"<>]+)", re.IGNORECASE
+)
 _BULLET = re.compile(
     r"^\s*[-*+]\s+`?([A-Za-z_][\w.\[\]-]*)`?\s*(?:\(([^)]*)\))?\s*[:\u2014-]?\s*(.*)$"
 )
 #: A label that opens a write's request body: its bullets, rows and JSON example are body
 #: parameters, not query parameters or output fields.
-_BODY_LABEL = re.compile(r"\b(request\s+body|body|payload|form\s+(fields?|data)|request\s+json)\b")
+_BODY_LABEL = re.compile(
+    r"\b(request\s+body|body|payload|form\s+(fields?|data)|request\s+json)\b|요청\s*본문|본문|바디"
+)
+#: Labels of a section's answer and of its parameters, in English and Korean (응답: the
+#: response, 반환: returns, 출력: output; 매개변수 / 파라미터: parameters, 인자: arguments,
+#: 쿼리: query, 요청: request).
+_FIELDS_LABEL = re.compile(r"\b(response|returns|fields|output)\b|응답|반환|출력")
+_PARAMS_LABEL = re.compile(
+    r"\b(parameters?|query|arguments|request)\b|매개\s*변수|파라미터|인자|쿼리|요청"
+)
+#: A table's Korean header words, read as the English ones.
+_HEADER = {
+    "이름": "name", "매개변수": "parameter", "파라미터": "parameter", "필드": "field",
+    "항목": "field", "타입": "type", "유형": "type", "자료형": "type", "형식": "type",
+    "필수": "required", "필수 여부": "required", "설명": "description", "단위": "unit",
+    "위치": "in",
+}  # fmt: skip
+#: A table cell saying a parameter is required (Korean 예 / 필수 / 오, beside yes / true).
+_YES = ("yes", "true", "required", "y", "예", "네", "필수", "o")
 _OPENER = re.compile(r"^[\s>*_`]+")  # Markdown marks before a line's first word
 _QUERY = re.compile(r"[?&]([A-Za-z_][\w.-]*)=")
 _UNIT = re.compile(r"\bunits?\s*[:=]\s*`?([^\s,;)`]+)", re.IGNORECASE)
@@ -247,11 +267,11 @@ def inspect(text_or_html: str) -> ContractProposal:
             # sentence ("Returns 404 if none match.") never switches params to fields
             label = line.startswith("#") or line.endswith(":")
             label = label or (len(line) < 40 and not line.endswith((".", "!", "?")))
-            if label and re.search(r"\b(response|returns|fields|output)\b", lowered):
+            if label and _FIELDS_LABEL.search(lowered):
                 mode, header, current.listed = "fields", None, True
             elif label and _BODY_LABEL.search(lowered) and current.method not in ("GET", "HEAD"):
                 mode, header, current.listed = "body", None, True
-            elif label and re.search(r"\b(parameters?|query|arguments|request)\b", lowered):
+            elif label and _PARAMS_LABEL.search(lowered):
                 mode, header, current.listed = "params", None, True
             elif not line.startswith("#") and not line.endswith(":"):
                 current.summary = current.summary or line[:256]
@@ -263,7 +283,7 @@ def inspect(text_or_html: str) -> ContractProposal:
             current.add_param(name, "query", None, False, "", line, 0.5)
         cells = table_row(line)
         if cells is not None:
-            lowered_cells = [c.lower() for c in cells]
+            lowered_cells = [_HEADER.get(c.lower(), c.lower()) for c in cells]
             if header is None and any(c in ("name", "parameter", "field") for c in lowered_cells):
                 header = lowered_cells
                 continue
@@ -343,7 +363,7 @@ def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> N
         return
     kind, _, unit = _type(row.get("type", ""))
     unit = row.get("unit") or unit
-    required = row.get("required", "").lower() in ("yes", "true", "required", "y")
+    required = row.get("required", "").lower() in _YES
     description = row.get("description", "")
     if mode == "fields" or (mode == "start" and "field" in row):
         section.add_field(name, kind, unit or None, description, line, 0.9 if kind else 0.7)

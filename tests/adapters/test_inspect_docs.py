@@ -441,3 +441,45 @@ def test_a_parameters_unit_reaches_its_description() -> None:
         "girth": "Girth in cm",
         "height": "height of the parcel (unit: cm)",
     }
+
+
+KOREAN = """# 재고 조회 API
+
+기본 URL: https://inventory.example.kr/api
+
+## GET /warehouses/{warehouse_id}/items
+
+창고의 품목 목록을 조회합니다.
+
+요청 매개변수:
+
+| 이름 | 타입 | 단위 | 필수 | 설명 |
+|------|------|------|------|------|
+| warehouse_id | string | | 예 | 창고 ID |
+| min_weight | number | kg | 아니오 | 최소 무게 |
+
+응답:
+
+- item_id (string): 품목 ID
+- quantity (integer): 재고 수량
+"""
+
+
+def test_korean_labels_and_table_headers_are_read() -> None:
+    """Korean docs (trial R §9): the bullets under '응답:' were read as query parameters of
+    the GET, the table headed 이름 / 타입 / 필수 was skipped, and '기본 URL:' not read."""
+    proposal = inspect(KOREAN)
+    assert proposal.base_url == "https://inventory.example.kr/api"
+    (endpoint,) = proposal.endpoints
+    params = {p.name: (p.location, p.json_type, p.required) for p in endpoint.parameters}
+    assert params == {
+        "warehouse_id": ("path", "string", True),
+        "min_weight": ("query", "number", False),
+    }
+    assert dict((p.name, p.description) for p in endpoint.parameters)["min_weight"] == (
+        "최소 무게 (unit: kg)"
+    )
+    assert [(f.name, f.json_type) for f in endpoint.fields] == [
+        ("item_id", "string"),
+        ("quantity", "integer"),
+    ]
