@@ -142,6 +142,13 @@ class ProposedEndpoint(_Model):
     #: ``None`` (``model_copy(update=...)``) once you know the endpoint only reads.
     changes_state: Literal["write", "destructive"] | None = None
     changes_state_passage: str = ""
+    #: ``application/x-www-form-urlencoded`` where the docs say the request body is
+    #: form-encoded (the page or the section: "form-encoded", "Form fields:", ``curl -d
+    #: "a=1&b=2"``); ``None``: a JSON body.
+    body_media_type: str | None = None
+    #: The passage saying the answer is not JSON ("responses are XML", "as plain text"): a
+    #: call runs, then cannot read the answer; approving a write says so.
+    answer_not_json: str = ""
 
     @field_validator("method")
     @classmethod

@@ -71,6 +71,16 @@ _YES = ("yes", "true", "required", "y", "예", "네", "필수", "o")
 _OPENER = re.compile(r"^[\s>*_`]+")  # Markdown marks before a line's first word
 _QUERY = re.compile(r"[?&]([A-Za-z_][\w.-]*)=")
 _UNIT = re.compile(r"\bunits?\s*[:=]\s*`?([^\s,;)`]+)", re.IGNORECASE)
+#: Words saying a request body is form-encoded, and an example request's form data.
+_FORM = re.compile(r"x-www-form-urlencoded|form[- ]encoded|form\s+(fields?|data)\b", re.I)
+_CURL_DATA = re.compile(r"(?:\s-d|--data(?:-urlencode)?)\s+['\"]?([^'\"\s]+)")
+#: Words saying the answer is not JSON.
+_NOT_JSON = re.compile(
+    r"\b(respons\w*|returns?|answers?)\b[^.]*\b(xml|plain text|text/plain|text/xml|csv)\b",
+    re.IGNORECASE,
+)
+#: What a form-encoded body travels as.
+FORM_MEDIA_TYPE = "application/x-www-form-urlencoded"
 
 
 def _required(words: str) -> bool:
@@ -129,6 +139,8 @@ class _Section:
         self.listed = False
         self.params: dict[str, ProposedParameter] = {}
         self.fields: dict[str, ProposedField] = {}
+        self.form = ""  # the passage saying its body is form-encoded
+        self.not_json = ""  # the passage saying its answer is not JSON
         for var in re.findall(r"\{([^{}]+)\}", self.path):
             self.add_param(var, "path", "string", True, "", passage, 0.95)
         for name in _QUERY.findall(path):
@@ -187,11 +199,21 @@ class _Section:
             grounding=grounding,
         )
 
-    def build(self) -> ProposedEndpoint:
+    def build(self, page_form: str = "", page_not_json: str = "") -> ProposedEndpoint:
+        """The proposal of this section; ``page_*``: what the page says of every endpoint
+        ("Requests are form-encoded", "responses are XML") where its own section is silent."""
         said = state_change(self.path, "\n".join(self.prose))
+        writes = self.method not in ("GET", "HEAD")
+        form = (
+            writes
+            and bool(self.form or page_form)
+            and any(p.location == "body" for p in self.params.values())
+        )
         return ProposedEndpoint(
             changes_state=said[0].value if said else None,
             changes_state_passage=said[1] if said else "",
+            body_media_type=FORM_MEDIA_TYPE if form else None,
+            answer_not_json=(self.not_json or page_not_json)[:500],
             method=self.method,
             path=self.path,
             summary=self.summary,
@@ -233,6 +255,7 @@ def inspect(text_or_html: str) -> ContractProposal:
         raise DocumentError("inspect reads text", where="<docs>", hint="Pass the docs as str")
     lines = to_text(text_or_html).splitlines()
     base_url, base_passage = None, ""
+    page_form = page_not_json = ""
     sections: list[_Section] = []
     mode = "start"
     header: list[str] | None = None
@@ -250,6 +273,15 @@ def inspect(text_or_html: str) -> ContractProposal:
         if fence is not None:
             fence.append(raw)
             continue
+        if _FORM.search(line) and current is None:
+            page_form = page_form or line
+        elif _FORM.search(line) and current is not None:
+            current.form = current.form or line
+        if _NOT_JSON.search(line):
+            if current is None:
+                page_not_json = page_not_json or line
+            else:
+                current.not_json = current.not_json or line
         base = _BASE.search(line)
         if base and base_url is None:
             base_url, base_passage = base.group(1).rstrip("/.,;"), line
@@ -308,7 +340,7 @@ def inspect(text_or_html: str) -> ContractProposal:
     return ContractProposal(
         base_url=base_url,
         base_url_passage=base_passage,
-        endpoints=tuple(s.build() for s in _merged(sections)),
+        endpoints=tuple(s.build(page_form, page_not_json) for s in _merged(sections)),
     )
 
 
@@ -323,6 +355,7 @@ def _merged(sections: list[_Section]) -> list[_Section]:
             continue
         kept.summary = kept.summary or section.summary
         kept.prose += section.prose
+        kept.form, kept.not_json = kept.form or section.form, kept.not_json or section.not_json
         if len(section.params) + len(section.fields) > len(kept.params) + len(kept.fields):
             kept.passage, kept.grounding = section.passage, max(kept.grounding, section.grounding)
         for p in section.params.values():
@@ -400,6 +433,11 @@ def _read_block(block: str, section: _Section | None, mode: str) -> None:
     except RecursionError:
         value = _TOO_DEEP
     except ValueError:
+        for data in _CURL_DATA.findall(block):  # curl -d "a=1&b=2": a form body's fields
+            for name in re.findall(r"(?:^|&)([A-Za-z_][\w.-]*)=", data):
+                section.add_param(name, "body", None, False, "", block.splitlines()[0], 0.6)
+            section.form = section.form or block.splitlines()[0]
+        block = _CURL_DATA.sub(" ", block)
         for found in _ENDPOINT.finditer(block):
             for name in _QUERY.findall(found.group(2)):
                 section.add_param(name, "query", None, False, "", found.group(0), 0.5)

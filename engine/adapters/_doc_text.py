@@ -48,8 +48,10 @@ class _Text(HTMLParser):
         elif tag == "pre":
             self.pre += 1
             self.out.append("\n```\n")
-        elif tag == "li":
+        elif tag in ("li", "dt"):  # a definition list's term reads as a bullet
             self.out.append("\n- ")
+        elif tag == "dd":  # ... and its definition as the bullet's words
+            self.out.append(": ")
         elif tag in ("td", "th"):
             self.out.append(" | ")
         elif re.fullmatch(r"h[1-6]", tag):  # a heading reads as Markdown's
@@ -58,6 +60,8 @@ class _Text(HTMLParser):
             self.out.append("\n")
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "dt":
+            return
         if tag in ("script", "style"):
             self.skip = max(0, self.skip - 1)
         elif tag == "pre":

@@ -47,6 +47,7 @@ from schemarouter.adapters._doc_proposal import (
     ProposedParameter,
 )
 from schemarouter.adapters._doc_reader import inspect
+from schemarouter.adapters.openapi import BODY_EXTENSION
 from schemarouter.errors import DocumentError, PolicyError, UnitError
 from schemarouter.registry.compile import (
     RouteSpec,
@@ -107,6 +108,9 @@ def _endpoint(item: ProposedEndpoint) -> contracts.Endpoint:
             )
         )
     schema = parameters_schema(params)
+    if item.body_media_type and any(p.location is contracts.ParameterLocation.BODY for p in params):
+        # each body parameter a form field, as an OpenAPI form body's are
+        schema[BODY_EXTENSION] = {"media_type": item.body_media_type, "style": "form"}
     name = f"{item.method} {item.path}"
     return contracts.Endpoint(
         output_schema=_output_schema(fields),
@@ -209,6 +213,13 @@ def approve(
             continue
         if said:
             warnings.append(f"{item.method} {item.path} approved as {item.effect.value}{said}")
+        if item.answer_not_json:
+            ran = "the server acts, then " if item.effect is not contracts.Effect.READ else ""
+            warnings.append(
+                f"{item.method} {item.path}: its docs say the answer is not JSON "
+                f"({item.answer_not_json[:120]!r}); a call runs and {ran}its answer cannot be "
+                "read (only JSON answers are)"
+            )
         try:
             endpoint = _endpoint(item)
         except ValidationError as exc:

@@ -10,7 +10,7 @@ import pytest
 from schemarouter import SchemaRouter
 from schemarouter.adapters.inspect import inspect
 from schemarouter.contracts import Effect
-from schemarouter.errors import DocumentError, OutputValidationError, PolicyError
+from schemarouter.errors import DocumentError, OutputValidationError, PolicyError, SchemaRouterError
 from schemarouter.index import HashingEncoder
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
@@ -483,3 +483,56 @@ def test_korean_labels_and_table_headers_are_read() -> None:
         ("item_id", "string"),
         ("quantity", "integer"),
     ]
+
+
+LEGACY = """<h1>Stock service (legacy)</h1>
+<p>Requests are form-encoded (<code>application/x-www-form-urlencoded</code>).</p>
+<h2>POST /adjust.pl</h2>
+<p>Adjust the stock of one item.</p>
+<p>Form fields:</p>
+<dl><dt>sku</dt><dd>the item's code</dd><dt>delta</dt><dd>signed change in units</dd></dl>
+<pre>curl -X POST -d "sku=AB-1&amp;delta=-2&amp;reason=damaged" https://stock.example.com/adjust.pl</pre>
+<p>Returns <code>OK</code> as plain text.</p>
+<h2>POST /notes</h2>
+<p>Create a note.</p>
+<p>Request body:</p>
+<ul><li>text (string): the note</li></ul>
+"""
+
+
+def test_a_form_encoded_body_is_sent_as_a_form_and_a_text_answer_is_said() -> None:
+    """A legacy form-encoded POST (trial R §13): its definition list and its curl -d example
+    were lost or read as query parameters, the write was sent as JSON, and nothing said its
+    answer was plain text. The page's "form-encoded" makes each body parameter a form field;
+    the answer's format is said when the write is approved."""
+    seen: list[Request] = []
+
+    def app(request: Request) -> Response:
+        seen.append(request)
+        return Response(200, b"OK", {"Content-Type": "text/plain", "Content-Length": "2"})
+
+    proposal = inspect(LEGACY)
+    adjust, notes = proposal.endpoints
+    assert [(p.name, p.location) for p in adjust.parameters] == [
+        ("sku", "body"),
+        ("delta", "body"),
+        ("reason", "body"),
+    ]
+    assert adjust.body_media_type == "application/x-www-form-urlencoded"
+    assert "plain text" in adjust.answer_not_json
+    assert notes.body_media_type == "application/x-www-form-urlencoded"  # the page says so
+    router = _router()
+    with LoopbackServer(app) as api:
+        change = router.approve(proposal, base_url=api.base_url, provider="stock", allow_write=True)
+        (said,) = [w for w in change.warnings if "not JSON" in w]
+        assert said.startswith("POST /adjust.pl") and "the server acts" in said
+        with pytest.raises(SchemaRouterError, match="not valid JSON"):
+            router.call(
+                "stock/docs/post_adjust.pl",
+                {"sku": "AB-1", "delta": -2},
+                allow_effects=["read", "write"],
+                approve=lambda *_: True,
+            )
+    (request,) = seen
+    assert request.headers["Content-Type"].startswith("application/x-www-form-urlencoded")
+    assert request.body == b"sku=AB-1&delta=-2" and request.query == {}
