@@ -473,7 +473,7 @@ class Gateway:
     def close(self) -> None:
         """Close the upstream sessions (the router's), once the connections under way end."""
         longest = max((s.timeout for s in self.config.mcp_servers), default=0.0)
-        self.upstreams.wait(longest + 5.0)
+        self.upstreams.stop(longest + 5.0)  # no server tried again; attempts under way end
         self.router.close()
 
 

@@ -5,12 +5,18 @@ never change) as soon as its own sources are registered; each upstream server of
 connects in a thread of its own, and its tools join the registry (and the index) when it has
 listed them. Until then a search says which upstreams are still connecting, and after a
 failure which one failed and why; nothing waits for the slowest server.
+
+A server that fails to connect is tried again, after :data:`RETRY_DELAYS` seconds (then
+every last delay), until it joins or the gateway closes: a server that was down when the
+gateway started joins once it is up (before, it stayed unavailable until a restart). Its
+failure is said meanwhile, with when the next attempt is; a search never waits for it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import itertools
 import logging
 import threading
 import time
@@ -20,9 +26,12 @@ from typing import Any
 from schemarouter.execution.credentials import Redactor
 from schemarouter.serve.config import McpServerSpec
 
-__all__ = ["Upstreams"]
+__all__ = ["RETRY_DELAYS", "Upstreams"]
 
 logger = logging.getLogger(__name__)
+
+#: Seconds before each new attempt to connect a server that failed (the last one repeats).
+RETRY_DELAYS = (2.0, 5.0, 15.0, 30.0, 60.0)
 
 #: Imported before the connection threads start: two threads importing one package at once
 #: can each see the other's modules half initialized (the server's and the clients' SDK
@@ -48,9 +57,12 @@ def _preload() -> None:
 class Upstreams:
     """The background connections of one gateway (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, retry_delays: Sequence[float] = RETRY_DELAYS) -> None:
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self.retry_delays = tuple(retry_delays)
         #: provider -> "connecting", "ready", or the error text
         self._state: dict[str, str] = {}
 
@@ -77,17 +89,34 @@ class Upstreams:
 
     def _connect(self, spec: McpServerSpec, connect: Callable[[McpServerSpec], Any]) -> None:
         started = time.monotonic()
-        try:
-            connect(spec)
-        except Exception as exc:  # reported in every search answer until the gateway ends
-            # an HTTP upstream's credential travels in its URL: never in an answer or a log
-            state = Redactor(spec.secrets())(f"{type(exc).__name__}: {str(exc)[:300]}")
-            logger.warning("upstream %s did not connect: %s", spec.provider, state)
-        else:
-            state = "ready"
+        for attempt in itertools.count():
+            try:
+                connect(spec)
+            except Exception as exc:  # said in every search answer until it joins
+                # an HTTP upstream's credential travels in its URL: never in an answer or a log
+                why = Redactor(spec.secrets())(f"{type(exc).__name__}: {str(exc)[:300]}")
+                if not self.retry_delays:
+                    self._set(spec.provider, why)
+                    return
+                delay = self.retry_delays[min(attempt, len(self.retry_delays) - 1)]
+                (logger.warning if attempt == 0 else logger.debug)(
+                    "upstream %s did not connect: %s (trying again in %g s)",
+                    spec.provider,
+                    why,
+                    delay,
+                )
+                self._set(spec.provider, f"{why} (trying again every {delay:g} s at most)")
+                if self._stop.wait(delay):
+                    return
+                continue
             logger.info("upstream %s ready in %.2f s", spec.provider, time.monotonic() - started)
-        with self._lock:
-            self._state[spec.provider] = state
+            self._set(spec.provider, "ready")
+            return
+
+    def _set(self, provider: str, state: str) -> None:
+        with self._changed:
+            self._state[provider] = state
+            self._changed.notify_all()
 
     def connecting(self) -> list[str]:
         """The providers whose servers are still connecting."""
@@ -100,7 +129,21 @@ class Upstreams:
             return {p: s for p, s in self._state.items() if s not in ("connecting", "ready")}
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait for every connection to end (``timeout`` seconds in all); whether they did."""
+        """Wait until no server is connecting for the first time (each joined, or failed
+        and waits to be tried again), ``timeout`` seconds at most; whether none is."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._changed:
+            while any(state == "connecting" for state in self._state.values()):
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._changed.wait(left)
+        return True
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """Try no server again, and wait for the attempts under way to end (``timeout``
+        seconds in all); whether they did."""
+        self._stop.set()
         deadline = None if timeout is None else time.monotonic() + timeout
         for thread in list(self._threads):
             left = None if deadline is None else max(0.0, deadline - time.monotonic())

@@ -148,3 +148,45 @@ def test_a_call_whose_upstream_is_still_connecting_says_to_call_again() -> None:
     finally:
         gateway.close()
         conn.close()
+
+
+def test_an_upstream_down_at_start_joins_once_it_is_up() -> None:
+    """A server that was down when the gateway started never joined, even once it was up,
+    until the gateway restarted (user trial S #7). It is tried again after each of
+    ``retry_delays`` (the last repeats) until it joins; meanwhile searches name it as
+    unavailable, with when it is tried again, and never wait for it."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+    from schemarouter.serve import Gateway, GatewayConfig
+    from schemarouter.serve.gateway import connect_server
+
+    from servers.processes import free_port, serving
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    config = GatewayConfig(
+        mcp_servers=[{"provider": "notes", "url": url, "timeout": 5, "trusted": True}],
+        search={"upstream_wait": 0, "rerank": False},
+    )
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    gateway = Gateway(router, config)
+    gateway.upstreams.retry_delays = (0.3,)
+    gateway.upstreams.start(config.mcp_servers, lambda spec: connect_server(router, spec))
+    try:
+        assert gateway.upstreams.wait(30)  # the first attempt ended: nothing listens
+        (why,) = gateway.upstreams.failed().values()
+        assert "trying again every 0.3 s" in why
+        assert "notes" in gateway.search("search my notes")["unavailable"]
+        with serving([sys.executable, str(NOTES), "http", str(port)], port):
+            deadline = time.monotonic() + 30
+            while gateway.upstreams.failed() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not gateway.upstreams.failed()
+            names = [t["name"] for t in gateway.search("search my notes")["tools"]]
+            assert "notes__mcp__search_notes" in names
+            assert gateway.call("notes__mcp__search_notes", {"query": "band gap"}).ok
+    finally:
+        gateway.close()
+    assert not any(t.is_alive() for t in gateway.upstreams._threads)  # close stops retrying
