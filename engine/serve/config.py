@@ -165,6 +165,18 @@ class AllowSpec(_Spec):
             effects.add(Effect.DESTRUCTIVE)
         return frozenset(effects)
 
+    def unmatched(self, names: Mapping[str, str]) -> list[str]:
+        """The entries under ``write`` and ``destructive`` that match no route id or tool
+        name of ``names`` (route id -> tool name)."""
+        return [
+            pattern
+            for pattern in dict.fromkeys((*self.write, *self.destructive))
+            if not any(
+                fnmatch.fnmatchcase(r, pattern) or fnmatch.fnmatchcase(n, pattern)
+                for r, n in names.items()
+            )
+        ]
+
 
 class SearchSpec(_Spec):
     k: int = Field(default=DEFAULT_SEARCH_K, ge=1)

@@ -191,6 +191,7 @@ class Gateway:
         self._client: httpx.AsyncClient | None = None
         #: upstream servers connecting in the background (``from_config(background=True)``)
         self.upstreams = Upstreams()
+        self._allow_checked = False
 
     @classmethod
     def from_config(
@@ -330,11 +331,28 @@ class Gateway:
         if found.confidence is not None:
             answer["confidence"] = round(found.confidence, 4)
         answer.update(self.upstreams.note())  # upstreams still connecting, or that failed
+        self._check_allow()
         if not tools:
             answer["reason"] = (
                 found.reason or found.blocked or ("no registered tool that may run here matches")
             )
         return answer
+
+    def _check_allow(self) -> None:
+        """Say once, when no upstream is connecting for the first time any more, which
+        ``allow`` entries match no registered tool: a typo (``create_evnt``) allowed
+        nothing, and nothing said so (user trial S #9)."""
+        if self._allow_checked or self.upstreams.connecting():
+            return
+        self._allow_checked = True
+        snapshot = self.router.snapshot()
+        names = {r: tool_name(r, snapshot=snapshot) for r in snapshot.routes}
+        for pattern in self.config.allow.unmatched(names):
+            logger.warning(
+                "gateway config: allow entry %r matches no registered tool (a typo, or its "
+                "server has not joined: see unavailable in a search answer)",
+                pattern,
+            )
 
     # -- describe ----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,6 +198,24 @@ def test_writes_run_only_where_the_config_names_them(gateway: Gateway) -> None:
         closed.call("weather__rest__create_alert", body)
     described = closed.describe("weather/rest/create_alert")
     assert described["allowed"] is False and described["effect"] == "write"
+
+
+def test_an_allow_entry_that_matches_no_tool_is_said_once(
+    gateway: Gateway, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An allow entry with a typo ('create_alrt') allowed nothing and nothing said so (user
+    trial S #9): the first search, once no upstream is connecting, logs each entry that
+    matches no registered tool, once."""
+    config = GatewayConfig(
+        allow={"write": ["weather__rest__create_alert", "weather/rest/create_alrt", "*/x_*"]}
+    )
+    typo = Gateway(gateway.router, config)
+    with caplog.at_level(logging.WARNING, logger="schemarouter.serve.gateway"):
+        typo.search("weather alert", k=2)
+        typo.search("weather alert", k=2)
+    said = [r.getMessage() for r in caplog.records if "matches no registered tool" in r.message]
+    assert len(said) == 2
+    assert "'weather/rest/create_alrt'" in said[0] and "'*/x_*'" in said[1]
 
 
 def test_an_empty_search_says_why(gateway: Gateway) -> None:
