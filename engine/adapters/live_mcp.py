@@ -14,7 +14,6 @@ only here, when a live server is asked.
 from __future__ import annotations
 
 import logging
-import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypedDict, Unpack
@@ -24,7 +23,7 @@ from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_
 from schemarouter.checks import check_keywords
 from schemarouter.contracts import Effect, Provider, Registration
 from schemarouter.errors import MissingDependencyError, RegistrationError, require
-from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
+from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT, is_server_url
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -82,10 +81,6 @@ class McpServerOptions(TypedDict, total=False):
     max_response_bytes: int | None
 
 
-def _is_url(server: object) -> bool:
-    return isinstance(server, str) and bool(re.match(r"^https?://", server, re.IGNORECASE))
-
-
 def check_server_options(options: Mapping[str, object], method: Callable[..., object]) -> None:
     """Refuse a keyword that is none of :class:`McpServerOptions`, as ``method`` would have
     had it declared them one by one."""
@@ -113,7 +108,7 @@ async def list_mcp_tools(
     import anyio
 
     label = server_label(server)
-    is_url = isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE)
+    is_url = is_server_url(server)
     command = [] if is_url else (shlex.split(server) if isinstance(server, str) else list(server))
     if not is_url and not command:
         raise RegistrationError("empty MCP server command", where="<mcp server>")
@@ -311,7 +306,7 @@ def attach_mcp_server(
         on_reconnect=reregister if bind else None,
         # a streamable-HTTP server restarted between two calls goes unnoticed by its session
         # (stateless requests carry on against the new process): list before every call
-        listing_ttl=0.0 if _is_url(server) else None,
+        listing_ttl=0.0 if is_server_url(server) else None,
     )
     session.max_output_bytes = max_response_bytes  # the policy's cap where None
     try:

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeGuard
 
 from schemarouter.contracts import AccessKind
 from schemarouter.errors import require
@@ -51,6 +51,7 @@ __all__ = [
     "call_async",
     "call_sync",
     "decode",
+    "is_server_url",
 ]
 
 logger = logging.getLogger(__name__)
@@ -206,6 +207,12 @@ async def call_async(op: McpCall) -> Payload:
     return _capped(decode(result, op.where), op)
 
 
+def is_server_url(server: object) -> TypeGuard[str]:
+    """Whether an MCP server target is a streamable-HTTP URL (else a stdio command, or an
+    in-process server)."""
+    return isinstance(server, str) and bool(re.match(r"^https?://", server, re.IGNORECASE))
+
+
 def _unchecked_outputs(client: Any) -> None:
     """Turn off the SDK client's check of a tool's output against its ``outputSchema``: the
     router checks it itself (:class:`~schemarouter.errors.OutputValidationError` with its
@@ -284,11 +291,6 @@ class MCPConnection:
             return shlex.join([str(part) for part in self.server])
         return type(self.server).__name__
 
-    def _is_url(self) -> bool:
-        return isinstance(self.server, str) and bool(
-            re.match(r"^https?://", self.server, re.IGNORECASE)
-        )
-
     def _target(self) -> Any:
         """What ``mcp.Client`` connects through: a transport that reads every message
         within :attr:`max_message_bytes` (:mod:`.mcp_transport`), or an in-process server."""
@@ -300,7 +302,7 @@ class MCPConnection:
         )
 
         server, cap = self.server, self.max_message_bytes
-        if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
+        if is_server_url(server):
             return capped_http(server, max_message_bytes=cap)
         if isinstance(server, str | Sequence):
             command = shlex.split(server) if isinstance(server, str) else [str(s) for s in server]
@@ -342,7 +344,11 @@ class MCPConnection:
         streamable HTTP: a stream that never ends holds the server's shutdown (uvicorn waits
         for it), so a redeploy would hang; a managed session lists an HTTP server's tools
         before every call instead."""
-        if self.on_tools_changed is None or not hasattr(client, "listen") or self._is_url():
+        if (
+            self.on_tools_changed is None
+            or not hasattr(client, "listen")
+            or is_server_url(self.server)
+        ):
             return
         try:
             async with client.listen(tools_list_changed=True) as events:
