@@ -566,9 +566,11 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
             if name not in bound and thing in named:
                 bind(parameters[name], named[thing])
         for parameter in parameters.values():  # the thing words the parameter declares
-            found = [named[a] for a in map(stem, parameter.aliases) if a in named]
-            if parameter.name not in bound and found:
-                bind(parameter, found[0])
+            if parameter.name in bound:
+                continue
+            found = next((named[a] for a in map(stem, parameter.aliases) if a in named), None)
+            if found is not None:
+                bind(parameter, found)
     return bound
 
 
