@@ -149,6 +149,9 @@ class ProposedEndpoint(_Model):
     #: The passage saying the answer is not JSON ("responses are XML", "as plain text"): a
     #: call runs, then cannot read the answer; approving a write says so.
     answer_not_json: str = ""
+    #: The passage saying the endpoint is deprecated ("Deprecated: use GET /v2/pos"):
+    #: approved, it is registered as deprecated, and its tool description says so.
+    deprecated: str = ""
 
     @field_validator("method")
     @classmethod

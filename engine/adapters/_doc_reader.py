@@ -18,7 +18,8 @@ from schemarouter.adapters._doc_proposal import (
 )
 from schemarouter.adapters._doc_text import table_row, to_text
 from schemarouter.adapters._json import nested_past
-from schemarouter.errors import DocumentError
+from schemarouter.errors import DocumentError, UnitError
+from schemarouter.units import parse_unit
 
 __all__ = ["inspect"]
 
@@ -40,7 +41,8 @@ _TYPES = {
     "object": "object",
     "dict": "object",
 }
-_ENDPOINT = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD)\s+`?(/[^\s`'\"<>)]*)")
+#: ``METHOD /path``; a path is never ``//host/...`` (a host in disguise, not a path).
+_ENDPOINT = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD)\s+`?(/(?!/)[^\s`'\"<>)]*)")
 _BASE = re.compile(
     r"(?:base\s*url|기본\s*url|베이스\s*url)\s*[:=]?\s*`?(https?://[^\s`'\"<>]+)", re.IGNORECASE
 )
@@ -71,9 +73,26 @@ _YES = ("yes", "true", "required", "y", "예", "네", "필수", "o")
 _OPENER = re.compile(r"^[\s>*_`]+")  # Markdown marks before a line's first word
 _QUERY = re.compile(r"[?&]([A-Za-z_][\w.-]*)=")
 _UNIT = re.compile(r"\bunits?\s*[:=]\s*`?([^\s,;)`]+)", re.IGNORECASE)
+#: A line saying its endpoint is deprecated: the endpoint's own line ("GET /v1/pos
+#: (deprecated)"), or a line of its section that is not a list item ("Deprecated: use ...",
+#: "**Deprecated**", "This endpoint is deprecated."); not a heading such as "Deprecated fields".
+_DEPRECATED = re.compile(
+    r"^[\W_]*deprecated(?:[\W_]*$|\s*[:.!\u2014-])|\(deprecated\)"
+    r"|\b(?:endpoint|operation|route|method|call|api) (?:is|has been) deprecated\b",
+    re.IGNORECASE,
+)
+#: Words in a bullet's parentheses that are never its unit (pint reads some of them).
+_NOT_UNIT = re.compile(r"\b(required|optional|nullable|default|in|array|list|of)\b", re.I)
+#: ``(eV)`` opening a bullet's text after its type's parentheses: ``- gap (number) (eV): ...``.
+_UNIT_AFTER = re.compile(r"^\(([^()]{1,16})\)\s*[:\u2014-]?\s*(.*)$")
 #: Words saying a request body is form-encoded, and an example request's form data.
 _FORM = re.compile(r"x-www-form-urlencoded|form[- ]encoded|form\s+(fields?|data)\b", re.I)
+_CURL_JSON = re.compile(r"(?:\s-d|--data(?:-raw|-binary)?)\s+'(\{.*\})'")
 _CURL_DATA = re.compile(r"(?:\s-d|--data(?:-urlencode)?)\s+['\"]?([^'\"\s]+)")
+#: A ``curl`` command (``$ curl ...`` too), the URL it calls, and its ``-X`` method.
+_CURL = re.compile(r"^\$?\s*curl\s")
+_CURL_URL = re.compile(r"(https?://[^\s/'\"<>]+)[^\s'\"<>]*")
+_CURL_METHOD = re.compile(r"(?:\s-X|--request)\s*['\"]?([A-Za-z]+)")
 #: Words saying the answer is not JSON.
 _NOT_JSON = re.compile(
     r"\b(respons\w*|returns?|answers?)\b[^.]*\b(xml|plain text|text/plain|text/xml|csv)\b",
@@ -97,14 +116,34 @@ def _required(words: str) -> bool:
 
 
 def _type(words: str) -> tuple[str | None, bool, str | None]:
-    """(JSON type, required, unit) from the words in a bullet's parentheses."""
+    """(JSON type, required, unit) from the words in a bullet's parentheses: the unit as
+    ``unit: eV`` or as a part of its own beside the type (``number, kg``)."""
     kind = None
     for word in re.split(r"[\s,;/]+", words.lower()):
         if word in _TYPES and kind is None:
             kind = _TYPES[word]
     required = _required(words)
     unit = _UNIT.search(words)
-    return kind, required, unit.group(1) if unit else None
+    if unit:
+        return kind, required, unit.group(1)
+    parts = [p.strip() for p in re.split(r"[,;]", words)] if kind else []
+    parts = [re.sub(r"^in\s+", "", p) for p in parts[1:]]  # "number, in K"
+    return kind, required, next((p for p in parts if unit_word(p)), None)
+
+
+def unit_word(text: str) -> bool:
+    """Whether ``text`` (a part of a bullet's parentheses: ``kg``, ``eV/atom``, ``%``) is a
+    unit pint reads, and nothing else: not a type, not "required" / "optional", not a
+    dimensionless word other than a percentage."""
+    if not 0 < len(text) <= 16 or text.lower() in _TYPES or _NOT_UNIT.search(text):
+        return False
+    if text in ("C", "F", "a", "c", "f"):  # pint's coulomb, farad, annum...: docs mean °C
+        return False
+    try:
+        parsed = parse_unit(text)
+    except UnitError:
+        return False
+    return not parsed.dimensionless or text.lower() in ("%", "percent")
 
 
 def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str | None]]:
@@ -141,6 +180,7 @@ class _Section:
         self.fields: dict[str, ProposedField] = {}
         self.form = ""  # the passage saying its body is form-encoded
         self.not_json = ""  # the passage saying its answer is not JSON
+        self.deprecated = passage if _DEPRECATED.search(passage) else ""
         for var in re.findall(r"\{([^{}]+)\}", self.path):
             self.add_param(var, "path", "string", True, "", passage, 0.95)
         for name in _QUERY.findall(path):
@@ -214,6 +254,7 @@ class _Section:
             changes_state_passage=said[1] if said else "",
             body_media_type=FORM_MEDIA_TYPE if form else None,
             answer_not_json=(self.not_json or page_not_json)[:500],
+            deprecated=self.deprecated[:500],
             method=self.method,
             path=self.path,
             summary=self.summary,
@@ -260,6 +301,7 @@ def inspect(text_or_html: str) -> ContractProposal:
     mode = "start"
     header: list[str] | None = None
     fence: list[str] | None = None
+    title = ""  # the last heading that names no endpoint ("## Create a note")
     for raw in lines:
         line = raw.strip()
         current = sections[-1] if sections else None
@@ -268,10 +310,27 @@ def inspect(text_or_html: str) -> ContractProposal:
                 fence = []
                 continue
             block, fence = "\n".join(fence), None
+            opened = _from_curl(block, sections, base_url, title)
+            if opened is not None:
+                current, url = opened
+                sections.append(current)
+                mode, header = "start", None
+                if base_url is None:
+                    base_url, base_passage = url, current.passage
             _read_block(block, current, mode)
             continue
         if fence is not None:
             fence.append(raw)
+            continue
+        if line.startswith("#") and not _ENDPOINT.search(line):
+            title = _OPENER.sub("", line.lstrip("#")).strip()
+        if _CURL.match(line) and (opened := _from_curl(line, sections, base_url, title)):
+            current, url = opened
+            sections.append(current)
+            mode, header = "start", None
+            if base_url is None:
+                base_url, base_passage = url, line
+            _read_block(line, current, mode)
             continue
         if _FORM.search(line) and current is None:
             page_form = page_form or line
@@ -293,6 +352,8 @@ def inspect(text_or_html: str) -> ContractProposal:
             continue
         if current is None:
             continue
+        if not re.match(r"[-*+]\s|\|", line) and _DEPRECATED.search(line):
+            current.deprecated = current.deprecated or line
         lowered = line.lower()
         if not line.startswith(("-", "*", "|")) and line:
             # a heading, a line ending in ':', or a short line that is not a sentence: a
@@ -326,6 +387,9 @@ def inspect(text_or_html: str) -> ContractProposal:
         if bullet and (bullet.group(2) or bullet.group(3)):
             name, words, rest = bullet.group(1), bullet.group(2) or "", bullet.group(3)
             kind, required, unit = _type(words)
+            after = _UNIT_AFTER.match(rest) if words and unit is None else None
+            if after and unit_word(after.group(1).strip()):
+                unit, rest = after.group(1).strip(), after.group(2)
             unit = unit or (m.group(1) if (m := _UNIT.search(rest)) else None)
             grounding = 0.9 if kind else 0.7
             if mode == "fields":
@@ -356,6 +420,7 @@ def _merged(sections: list[_Section]) -> list[_Section]:
         kept.summary = kept.summary or section.summary
         kept.prose += section.prose
         kept.form, kept.not_json = kept.form or section.form, kept.not_json or section.not_json
+        kept.deprecated = kept.deprecated or section.deprecated
         if len(section.params) + len(section.fields) > len(kept.params) + len(kept.fields):
             kept.passage, kept.grounding = section.passage, max(kept.grounding, section.grounding)
         for p in section.params.values():
@@ -365,6 +430,36 @@ def _merged(sections: list[_Section]) -> list[_Section]:
         for f in section.fields.values():
             kept.add_field(f.path, f.json_type, f.unit, f.description, f.passage, f.grounding)
     return list(first.values())
+
+
+def _from_curl(
+    text: str, sections: list[_Section], base_url: str | None, title: str
+) -> tuple[_Section, str] | None:
+    """A new section for the first ``curl`` command in ``text`` that calls a full URL no
+    section documents yet (``curl -X POST https://api.example.com/v1/notes``; its method from
+    ``-X`` / ``--request``, else POST where it sends data and GET where it does not), with
+    the base URL it calls (the page's own where the URL starts with it); ``None`` where there
+    is none."""
+    for line in text.splitlines():
+        if not _CURL.match(line.strip()) or not (url := _CURL_URL.search(line)):
+            continue
+        said = _CURL_METHOD.search(line)
+        method = said.group(1).upper() if said else "POST" if _CURL_DATA.search(line) else "GET"
+        if method not in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"):
+            return None
+        full = url.group(0).rstrip(".,;")
+        base = base_url if base_url and full.startswith(base_url.rstrip("/") + "/") else None
+        base = base.rstrip("/") if base else url.group(1)
+        path = "/" + full[len(base) :].lstrip("/")
+        bare = path.split("?")[0]
+        for section in sections:
+            template = re.sub(r"\\\{[^{}]+\\\}", "[^/]+", re.escape(section.path))
+            if section.method == method and re.fullmatch(template, bare):
+                return None
+        opened = _Section(method, path, line.strip(), 0.7)
+        opened.summary = title[:256]
+        return opened, base
+    return None
 
 
 def _defines(line: str, found: re.Match[str]) -> bool:
@@ -433,10 +528,19 @@ def _read_block(block: str, section: _Section | None, mode: str) -> None:
     except RecursionError:
         value = _TOO_DEEP
     except ValueError:
+        for data in _CURL_JSON.findall(block):  # curl -d '{"text": "hi"}': a JSON body
+            try:
+                sent = json.loads(data)
+            except ValueError:
+                continue
+            for name in sent if isinstance(sent, dict) else ():
+                section.add_param(str(name), "body", None, False, "", block.splitlines()[0], 0.6)
         for data in _CURL_DATA.findall(block):  # curl -d "a=1&b=2": a form body's fields
-            for name in re.findall(r"(?:^|&)([A-Za-z_][\w.-]*)=", data):
+            names = re.findall(r"(?:^|&)([A-Za-z_][\w.-]*)=", data)
+            for name in names:
                 section.add_param(name, "body", None, False, "", block.splitlines()[0], 0.6)
-            section.form = section.form or block.splitlines()[0]
+            if names:
+                section.form = section.form or block.splitlines()[0]
         block = _CURL_DATA.sub(" ", block)
         for found in _ENDPOINT.finditer(block):
             for name in _QUERY.findall(found.group(2)):

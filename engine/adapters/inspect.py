@@ -7,7 +7,14 @@ standard library's ``html.parser`` (``<pre>`` becomes a fenced block, table rows
 - **endpoints**: ``GET /path/{id}`` (``:id`` becomes ``{id}``) in a heading or at the start
   of a line (``Endpoint: GET /x`` too; a sentence that only mentions one opens none); the
   lines up to the next endpoint belong to it, and a second section of the same endpoint is
-  merged into the first. A ``Base URL: https://...`` line proposes the base URL.
+  merged into the first. A ``Base URL: https://...`` line proposes the base URL. A ``curl``
+  command calling a full URL no section documents opens one too (``curl -X POST
+  https://host/v1/notes``: its method from ``-X``, else POST where it sends data, GET where
+  not; its summary the heading above; its host the base URL where none is given), and its
+  JSON ``-d`` names body parameters. A path starting ``//`` (a host) is never one.
+- **deprecation**: the endpoint's line saying ``(deprecated)``, or a line of its section
+  that is not a list item opening with "Deprecated" (``**Deprecated**``, "Deprecated: use
+  ...") or saying "this endpoint is deprecated": approved, it is registered as deprecated.
 - **parameters**: bullets (``- formula (string, required): ...``), table rows (a header row
   naming ``name`` / ``parameter`` / ``field``), ``?param=`` in example URLs, and path
   template variables. Under a request body label (``Request body``, ``Body``, ``Payload``,
@@ -17,7 +24,10 @@ standard library's ``html.parser`` (``<pre>`` becomes a fenced block, table rows
   their JSON types; a ``null`` gives no type; one nested deeper than 32 levels is skipped and
   logged), a ``*`` added to a listed path that crosses an array (``quotes[].price``, or
   ``quotes.price`` where an example shows ``quotes`` is one), bullets under a heading or
-  line that mentions the response, and unit mentions (``unit: eV``, ``(eV)`` after a type).
+  line that mentions the response, and units (``unit: eV``; ``(eV)`` after the type's
+  parentheses; a part of them of its own, ``(number, kg)`` / ``(number, in K)``, where pint
+  reads it as a unit with a dimension or a percentage; ``C`` / ``F`` are not read: pint's
+  coulomb and farad, where docs mean degrees).
 
 Every item carries the ``passage`` that grounds it and a ``grounding`` score in [0, 1]: how
 explicit the evidence is (a typed bullet or table row 0.9, a JSON example 0.8, an untyped
@@ -123,6 +133,12 @@ def _endpoint(item: ProposedEndpoint) -> contracts.Endpoint:
         parameters=params,
         output_fields=tuple(fields),
         effect=item.effect,
+        availability=contracts.Availability(
+            status=contracts.AvailabilityStatus.DEPRECATED,
+            note=f"deprecated by its docs: {item.deprecated[:200]}",
+        )
+        if item.deprecated
+        else contracts.Availability(),
         policy_tags=("from_docs",),
     )
 
@@ -166,6 +182,33 @@ def _said_to_change(item: ProposedEndpoint) -> str:
         f": its docs say it changes state ({item.changes_state_passage!r}); set "
         "changes_state=None on the endpoint if it only reads"
     )
+
+
+#: The longest path an approved endpoint may have (its name, ``METHOD path``, is at most
+#: 256 characters).
+MAX_PATH = 240
+
+
+def _check_path(item: ProposedEndpoint, i: int) -> None:
+    """:class:`DocumentError` for a path that is not one: ``//host/...`` (a host, however
+    the base URL joins it), no leading ``/``, or one too long to be an endpoint's name."""
+    path = item.path
+    why = (
+        "starts with '//' (a host, not a path)"
+        if path.startswith("//")
+        else "does not start with '/'"
+        if not path.startswith("/")
+        else f"is {len(path)} characters long (at most {MAX_PATH})"
+        if len(path) > MAX_PATH
+        else ""
+    )
+    if why:
+        raise DocumentError(
+            f"endpoints[{i}] ({item.method} {path[:60]}{'...' if len(path) > 60 else ''}): "
+            f"its path {why}",
+            where=f"<docs proposal>: endpoints[{i}].path",
+            hint="Fix the path (model_copy(update={'path': ...})) or drop the endpoint",
+        )
 
 
 def approve(
@@ -219,6 +262,12 @@ def approve(
                 f"{item.method} {item.path}: its docs say the answer is not JSON "
                 f"({item.answer_not_json[:120]!r}); a call runs and {ran}its answer cannot be "
                 "read (only JSON answers are)"
+            )
+        _check_path(item, i)
+        if item.deprecated:
+            warnings.append(
+                f"{item.method} {item.path} approved as deprecated ({item.deprecated[:120]!r}): "
+                "its tool description says so"
             )
         try:
             endpoint = _endpoint(item)
