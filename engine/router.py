@@ -119,7 +119,7 @@ class SchemaRouter(RegistrationMixin):
         self,
         *,
         registry: Registry | None = None,
-        encoder: Encoder | None = None,
+        encoder: Encoder | str | Path | None = None,
         index_settings: IndexSettings | None = None,
         index: RouteIndex | DeferredIndex | str | Path | None = None,
         embedding_cache: Any = _DEFAULT,
@@ -191,7 +191,9 @@ class SchemaRouter(RegistrationMixin):
         #: them for catalogs of :data:`PROGRESS_MIN_ROUTES` routes or more when the
         #: ``schemarouter`` logger is enabled for INFO; ``True`` / ``False`` always / never
         self.progress = progress
-        self._encoder = encoder
+        #: the encoder the index embeds with (None: the default one); a folder that
+        #: ``schemarouter train-encoder`` wrote is loaded as an ``OnnxEncoder`` and checked now
+        self._encoder = self._encoder_of(encoder)
         self._index_settings = index_settings
         if isinstance(embedding_cache, str | Path):  # a folder, as build_index(cache=) takes
             from schemarouter.index.cache import EmbeddingCache
@@ -210,6 +212,14 @@ class SchemaRouter(RegistrationMixin):
         self.registry.subscribe(self._on_registry_change)
 
     # -- construction ------------------------------------------------------------------
+
+    @staticmethod
+    def _encoder_of(encoder: Any) -> Encoder | None:
+        if encoder is None:
+            return None
+        from schemarouter.index.encoders.defaults import encoder_of
+
+        return encoder_of(encoder)
 
     @classmethod
     def from_catalog(cls, *paths: str | Path, **kwargs: Any) -> SchemaRouter:

@@ -7,11 +7,15 @@ first used.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import ArgumentError
 from schemarouter.index.encoders.crosslingual import shipped_crosslingual
 from schemarouter.index.encoders.dense import Encoder, HashingEncoder, MiniLMEncoder
 from schemarouter.index.encoders.onnx import OnnxEncoder, OnnxMiniLMEncoder, default_minilm_encoder
 
-__all__ = ["default_encoder", "encoder_from_identity"]
+__all__ = ["default_encoder", "encoder_from_identity", "encoder_of"]
 
 
 def default_encoder() -> Encoder:
@@ -22,6 +26,30 @@ def default_encoder() -> Encoder:
     if shipped is None:
         return default_minilm_encoder()
     return shipped_crosslingual(shipped)
+
+
+def encoder_of(value: Any) -> Encoder | None:
+    """The encoder ``SchemaRouter(encoder=...)`` takes: ``None`` (the default encoder), the
+    folder ``schemarouter train-encoder`` wrote (a str or Path: an :class:`OnnxEncoder` of it,
+    its files and card checked now), or an encoder object (``identity``, ``dim`` and
+    ``encode(texts)``); anything else an :class:`~schemarouter.errors.ArgumentError` now,
+    not an ``AttributeError`` at the first request."""
+    if value is None:
+        return None
+    if isinstance(value, str | Path):
+        return OnnxEncoder(value)
+    if not all(hasattr(value, name) for name in ("identity", "dim")) or not callable(
+        getattr(value, "encode", None)
+    ):
+        raise ArgumentError(
+            "encoder must be an encoder (identity, dim and encode(texts)), the folder of a "
+            f"trained encoder or None, not {type(value).__name__}",
+            where="SchemaRouter(encoder=...)",
+            hint="Pass encoder=FOLDER (what `schemarouter train-encoder` wrote) or "
+            "encoder=OnnxEncoder(FOLDER)",
+        )
+    encoder: Encoder = value
+    return encoder
 
 
 def encoder_from_identity(identity: str) -> Encoder:
