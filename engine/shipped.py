@@ -8,7 +8,8 @@ checkout may lack one).
 
 A model folder holds its files and a ``card.json``; what the model classes read of it alike
 is here: the files a folder must hold (:func:`check_folder`), the card (:func:`read_card`,
-:func:`model_card` for both),
+:func:`model_card` for both, which also refuses a folder whose card names another kind of
+model, :data:`CARD_KINDS`),
 the name and digest a model is known by (:func:`card_identity`) and whether the router turns
 it on by default (:func:`off_by_default`, :func:`router_model`).
 """
@@ -25,8 +26,10 @@ from schemarouter.errors import ArgumentError, ModelError
 from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
+    "CARD_KINDS",
     "card_identity",
     "check_folder",
+    "check_kind",
     "load_once",
     "model_card",
     "model_setting",
@@ -38,6 +41,27 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+#: The ``name`` each ``train-*`` command writes on its folder's card -> what the folder holds,
+#: what takes it, and the command that writes it. A card with another name (or none) is not
+#: judged by its name; each model checks its graph or arrays when it loads them.
+CARD_KINDS: dict[str, tuple[str, str, str]] = {
+    "schemarouter-encoder": (
+        "an encoder",
+        "SchemaRouter(encoder=FOLDER) or OnnxEncoder(FOLDER)",
+        "schemarouter train-encoder",
+    ),
+    "schemarouter-reranker": (
+        "a reranker",
+        "SchemaRouter(reranker=FOLDER) or Reranker(FOLDER)",
+        "schemarouter train-reranker",
+    ),
+    "schemarouter-ranking": (
+        "a ranking model",
+        "SchemaRouter(ranking=FOLDER) or RankingModel(FOLDER)",
+        "schemarouter train-ranking",
+    ),
+}
 
 #: key -> the loaded model (``None`` where none is shipped), for the life of the process
 _LOADED: dict[str, Any] = {}
@@ -90,21 +114,51 @@ def read_card(folder: Any) -> dict[str, Any]:
     return card
 
 
+def check_kind(card: Any, folder: Any, kind: str) -> None:
+    """Raise :class:`~schemarouter.errors.ModelError` where ``card`` (the card of ``folder``)
+    names another kind of model than ``kind`` (a :data:`CARD_KINDS` name): what the folder
+    holds, what takes it, and which command writes the folder that was asked for."""
+    name = card.get("name") if isinstance(card, dict) else None
+    if not isinstance(name, str) or name == kind or name not in CARD_KINDS:
+        return
+    holds, takes, _ = CARD_KINDS[name]
+    wanted, _, command = CARD_KINDS[kind]
+    raise ModelError(
+        f"the folder holds {holds} (its card's name is {name}), not {wanted}",
+        where=str(folder),
+        hint=f"Pass it as {takes}; {wanted} folder is what `{command}` writes",
+    )
+
+
 def model_card(
-    folder: Any, files: Iterable[str], *, what: str, train: str, retrain: str
+    folder: Any,
+    files: Iterable[str],
+    *,
+    what: str,
+    train: str,
+    retrain: str,
+    kind: str | None = None,
 ) -> dict[str, Any]:
-    """The card of the model folder ``folder`` after checking it holds ``files``
-    (:func:`check_folder`, ``train`` its hint); an unreadable card is a
-    :class:`~schemarouter.errors.ModelError` whose hint is ``retrain``."""
-    check_folder(folder, files, what=what, hint=train)
+    """The card of the model folder ``folder`` after checking it is no other ``kind`` of model
+    (:func:`check_kind`, where its card names one) and holds ``files`` (:func:`check_folder`,
+    ``train`` its hint); an unreadable card is a :class:`~schemarouter.errors.ModelError`
+    whose hint is ``retrain``."""
+    card: dict[str, Any] | None = None
+    unreadable: Exception | None = None
     try:
-        return read_card(folder)
+        card = read_card(folder)
     except (OSError, ValueError) as exc:
+        unreadable = exc
+    if kind is not None:
+        check_kind(card, folder, kind)
+    check_folder(folder, files, what=what, hint=train)
+    if card is None:
         raise ModelError(
-            f"the {what} card is unreadable: {exc}",
+            f"the {what} card is unreadable: {unreadable}",
             where=str(folder.joinpath("card.json")),
             hint=retrain,
         ) from None
+    return card
 
 
 def card_identity(card: dict[str, Any], name: str, *, digits: int = 12) -> str:

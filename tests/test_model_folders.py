@@ -5,6 +5,8 @@ error that names the folder and what to pass."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,9 @@ from schemarouter import SchemaRouter
 from schemarouter.errors import ArgumentError, ModelError
 from schemarouter.index import OnnxEncoder
 from schemarouter.index.encoders.onnx import ENCODER_FILES
+from schemarouter.retrieval import learned, rerank
+from schemarouter.retrieval.learned import RankingModel
+from schemarouter.retrieval.rerank import Reranker
 from schemarouter.shipped import shipped_folder
 
 pytest.importorskip("onnxruntime")
@@ -30,6 +35,16 @@ def _shipped(name: str, files: tuple[str, ...]) -> Path:
 def encoder_folder() -> Path:
     """``models/encoder``: what ``schemarouter train-encoder`` writes."""
     return _shipped("encoder", ENCODER_FILES)
+
+
+@pytest.fixture(scope="module")
+def folders(encoder_folder: Path) -> dict[str, Path]:
+    """Each kind's folder as its ``train-*`` command writes it: keyword -> folder."""
+    return {
+        "encoder": encoder_folder,
+        "reranker": _shipped("reranker", rerank.MODEL_FILES),
+        "ranking": _shipped("ranking", learned.MODEL_FILES),
+    }
 
 
 # -- encoder= ------------------------------------------------------------------------------
@@ -63,3 +78,80 @@ def test_what_is_no_encoder_is_refused_when_the_router_is_built() -> None:
     assert caught.value.where == "SchemaRouter(encoder=...)"
     assert "not int" in caught.value.what
     assert "encoder=FOLDER" in (caught.value.hint or "")
+
+
+# -- a folder of another kind --------------------------------------------------------------
+
+#: keyword -> what the error calls that kind, the command that writes it
+KINDS = {
+    "encoder": ("an encoder", "schemarouter train-encoder"),
+    "reranker": ("a reranker", "schemarouter train-reranker"),
+    "ranking": ("a ranking model", "schemarouter train-ranking"),
+}
+
+
+@pytest.mark.parametrize(
+    ("keyword", "given"),
+    [(k, g) for k in KINDS for g in KINDS if g != k],
+)
+def test_a_folder_of_another_kind_is_refused_when_the_router_is_built(
+    folders: dict[str, Path], keyword: str, given: str
+) -> None:
+    folder = folders[given]
+    with pytest.raises(ModelError) as caught:
+        SchemaRouter(embedding_cache=None, **{keyword: str(folder)})  # type: ignore[arg-type]
+    error = caught.value
+    holds, wanted = KINDS[given][0], KINDS[keyword][0]
+    assert error.what == (
+        f"the folder holds {holds} (its card's name is schemarouter-{given}), not {wanted}"
+    )
+    assert error.where == str(folder)
+    assert f"SchemaRouter({given}=FOLDER)" in (error.hint or "")
+    assert f"`{KINDS[keyword][1]}`" in (error.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("kind", "given"),
+    [(OnnxEncoder, "reranker"), (Reranker, "encoder"), (RankingModel, "reranker")],
+)
+def test_each_model_class_refuses_a_folder_of_another_kind(
+    folders: dict[str, Path], kind: type, given: str
+) -> None:
+    with pytest.raises(ModelError, match=f"the folder holds {KINDS[given][0]} "):
+        kind(folders[given])
+
+
+def _renamed(folder: Path, out: Path) -> Path:
+    """A copy of ``folder`` whose card names no kind (a model of the user's own naming)."""
+    shutil.copytree(folder, out)
+    card = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    card["name"] = "my-own-model"
+    (out / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    return out
+
+
+def test_an_encoder_given_a_rerankers_graph_says_so_not_onnxruntime(
+    folders: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = _renamed(folders["reranker"], tmp_path / "rr")
+    encoder = OnnxEncoder(folder)  # the card does not say what it is
+    with pytest.raises(ModelError) as caught:
+        encoder.encode(["band gap of silicon"])
+    assert caught.value.what.startswith("the model has no output 'embedding' (its outputs: logits)")
+    assert caught.value.where == str(folder / "model.onnx")
+    assert "SchemaRouter(reranker=FOLDER)" in (caught.value.hint or "")
+
+
+def test_a_reranker_given_an_encoders_graph_says_so_not_numpy(
+    folders: dict[str, Path], tmp_path: Path, tiny_catalog: Path
+) -> None:
+    folder = _renamed(folders["encoder"], tmp_path / "enc")
+    router = SchemaRouter(
+        encoder=folders["encoder"], embedding_cache=None, reranker=folder, ranking=None
+    )
+    router.add_catalog(tiny_catalog)
+    with pytest.raises(ModelError) as caught:
+        router.retrieve("band gap of silicon", k=2)
+    assert caught.value.what.startswith("the model's output 'embedding' (shape ['batch', 384])")
+    assert caught.value.where == str(folder / "model.onnx")
+    assert "SchemaRouter(encoder=FOLDER)" in (caught.value.hint or "")

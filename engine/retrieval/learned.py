@@ -151,7 +151,12 @@ class RankingModel:
     def __init__(self, path: str | Path | Any) -> None:
         self.path = Path(path) if isinstance(path, str) else path
         self.card = model_card(
-            self.path, MODEL_FILES, what="ranking model", train=_TRAIN_HINT, retrain=_RETRAIN_HINT
+            self.path,
+            MODEL_FILES,
+            what="ranking model",
+            train=_TRAIN_HINT,
+            retrain=_RETRAIN_HINT,
+            kind="schemarouter-ranking",
         )
         if not isinstance(self.card.get("settings", {}), dict):
             raise ModelError(

@@ -261,6 +261,22 @@ class RankedText:
     id: str | None = None
 
 
+def _check_score_output(session: Any, model: Path | Any) -> None:
+    """Raise :class:`~schemarouter.errors.ModelError` where the model's first output is not
+    one score per pair (an encoder's graph gives a 384-wide ``embedding``)."""
+    output = session.get_outputs()[0]
+    shape = list(output.shape)
+    wide = len(shape) > 2 or (len(shape) == 2 and isinstance(shape[1], int) and shape[1] != 1)
+    if output.name == "embedding" or wide:
+        raise ModelError(
+            f"the model's output {output.name!r} (shape {shape}) is not one score per pair: it "
+            "is not a cross-encoder",
+            where=str(model),
+            hint="An encoder's model (output 'embedding') goes to SchemaRouter(encoder=FOLDER); "
+            "a reranker folder is what `schemarouter train-reranker` writes",
+        )
+
+
 class Reranker:
     """A cross-encoder in a model folder (see the module docstring), run by onnxruntime."""
 
@@ -273,7 +289,12 @@ class Reranker:
     ) -> None:
         self.path = path if not isinstance(path, str) else Path(path)
         self.card = model_card(
-            self.path, MODEL_FILES, what="reranker", train=_TRAIN_HINT, retrain=_RETRAIN_HINT
+            self.path,
+            MODEL_FILES,
+            what="reranker",
+            train=_TRAIN_HINT,
+            retrain=_RETRAIN_HINT,
+            kind="schemarouter-reranker",
         )
         try:
             settings = self.card.get("settings", {})
@@ -340,6 +361,7 @@ class Reranker:
                         where=str(model),
                         hint="Re-export the model with `schemarouter train-reranker`",
                     ) from None
+                _check_score_output(session, model)
                 self._tokenizer, self._session = tokenizer, session
             return self._session, self._tokenizer
 

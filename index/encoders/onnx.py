@@ -218,6 +218,20 @@ def _feeds(ids: Sequence[int]) -> dict[str, np.ndarray]:
     }
 
 
+def _check_embedding_output(session: Any, path: Path) -> None:
+    """Raise :class:`~schemarouter.errors.ModelError` where the model at ``path`` has no
+    ``embedding`` output (a reranker's graph gives ``logits``): not a sentence encoder."""
+    outputs = [output.name for output in session.get_outputs()]
+    if "embedding" not in outputs:
+        raise ModelError(
+            f"the model has no output 'embedding' (its outputs: {', '.join(outputs)}): it is "
+            "not a sentence encoder",
+            where=str(path),
+            hint="A reranker's model (output 'logits') goes to SchemaRouter(reranker=FOLDER); "
+            "an encoder folder is what `schemarouter train-encoder` writes",
+        )
+
+
 class _OnnxSentenceEncoder:
     """Shared by the ONNX encoders: one onnxruntime session, the model's own tokenizer, and
     one text per model call, ``threads`` calls at a time (see :meth:`encode`)."""
@@ -258,7 +272,17 @@ class _OnnxSentenceEncoder:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
             options.log_severity_level = 3
-            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            try:
+                session = ort.InferenceSession(
+                    str(path), options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:  # onnxruntime raises its own exception types
+                raise ModelError(
+                    f"onnxruntime cannot load the encoder: {exc}",
+                    where=str(path),
+                    hint="Re-export the model with `schemarouter train-encoder`",
+                ) from None
+            _check_embedding_output(session, path)
             self._sessions[threads] = session
             return session
 
@@ -384,6 +408,7 @@ class OnnxEncoder(_OnnxSentenceEncoder):
             what="encoder",
             train="Point at a folder written by `schemarouter train-encoder`",
             retrain="Re-export the model with `schemarouter train-encoder`",
+            kind="schemarouter-encoder",
         )
         super().__init__(threads=threads, max_seq_length=int(self.card.get("max_seq_length", 128)))
         self._model_file = Path(model_file) if model_file else self.folder / "model.onnx"
