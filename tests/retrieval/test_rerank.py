@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ from schemarouter.retrieval.rerank import (
     route_text,
 )
 
-from helpers import BUNDLED_CATALOG, TINY_CATALOG
+from helpers import BUNDLED_CATALOG, REPO, TINY_CATALOG
 
 VOCAB = [
     "[PAD]",
@@ -439,6 +440,21 @@ def test_default_router_follows_the_shipped_models_card(
     assert all(np.isfinite(c.scores["rerank"]) for c in result.candidates)
     top = result.candidates[0]
     assert any(f.semantic_id and "band_gap" in f.semantic_id for f in top.output_fields)
+
+
+#: What the docs once said and the router never did (issue #22 asked for the opposite).
+_PER_RESULT_CLAIM = re.compile(r"every result(?:'s `?warnings`?| says why)", re.IGNORECASE)
+
+
+def test_the_docs_say_why_reranking_is_off_as_the_router_does() -> None:
+    # the test above: the reason is one log record per process, no result's warnings
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        claim = _PER_RESULT_CLAIM.search(text)
+        assert claim is None, f"{path.name}: ...{text[claim.start() - 120 : claim.end()]}"
+    for name in ("reranker.md", "generalization.md"):
+        text = " ".join((REPO / "docs" / name).read_text(encoding="utf-8").split())
+        assert re.search(r"reranking is off once per process|once per process, in a log", text)
 
 
 def test_fit_keeps_the_prefix_that_fits_the_token_budget(tiny_model: Path) -> None:
