@@ -5,13 +5,16 @@ error that names the folder and what to pass."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from schemarouter import SchemaRouter
+from schemarouter.cli import build_parser
 from schemarouter.errors import ArgumentError, ModelError
 from schemarouter.index import OnnxEncoder
 from schemarouter.index.encoders.onnx import ENCODER_FILES
@@ -155,3 +158,34 @@ def test_a_reranker_given_an_encoders_graph_says_so_not_numpy(
     assert caught.value.what.startswith("the model's output 'embedding' (shape ['batch', 384])")
     assert caught.value.where == str(folder / "model.onnx")
     assert "SchemaRouter(encoder=FOLDER)" in (caught.value.hint or "")
+
+
+# -- the hints name the command ------------------------------------------------------------
+
+
+def _cli_commands() -> set[str]:
+    parser = build_parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return set(commands.choices)
+
+
+@pytest.mark.parametrize("kind", [OnnxEncoder, Reranker, RankingModel])
+def test_a_model_folders_hint_names_the_command_that_writes_it(kind: type, tmp_path: Path) -> None:
+    (tmp_path / "card.json").write_text('{"name": "mine"}', encoding="utf-8")
+    with pytest.raises(ModelError, match="folder lacks") as caught:
+        kind(tmp_path)  # a card of the user's own naming, the model's files missing
+    hint = caught.value.hint or ""
+    assert "python -m" not in hint
+    command = re.search(r"`schemarouter ([a-z-]+)[ `]", hint)
+    assert command is not None and command[1] in _cli_commands(), hint
+
+
+def test_an_unreadable_ranking_model_says_to_retrain_it_with_the_cli_command(
+    folders: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = tmp_path / "ranking"
+    shutil.copytree(folders["ranking"], folder)
+    (folder / "trees.npz").write_bytes(b"not an archive")
+    with pytest.raises(ModelError, match="unreadable ranking model") as caught:
+        SchemaRouter(ranking=folder, embedding_cache=None)
+    assert caught.value.hint == "Retrain it with `schemarouter train-ranking`"

@@ -1,7 +1,7 @@
 """The learned ranking stage: gradient-boosted trees over the fused window's cheap features.
 
 A :class:`RankingModel` is a folder of two plain files, written by
-``python -m schemarouter.training.ranking`` (:mod:`schemarouter.training.ranking`)::
+``schemarouter train-ranking`` (:mod:`schemarouter.training.ranking`)::
 
     trees.npz    every tree's nodes end to end (feature, threshold, children, leaf values)
     card.json    features, training data with hashes, settings, development figures, and
@@ -59,8 +59,8 @@ DEFAULT_RANKING_WINDOW = 30
 #: The files of a model folder.
 MODEL_FILES = ("trees.npz", "card.json")
 #: What to do where the folder lacks a file, and where its card or arrays cannot be read.
-_TRAIN_HINT = "Train one with `python -m schemarouter.training.ranking --out FOLDER`"
-_RETRAIN_HINT = "Retrain it with `python -m schemarouter.training.ranking`"
+_TRAIN_HINT = "Train one with `schemarouter train-ranking --out FOLDER`"
+_RETRAIN_HINT = "Retrain it with `schemarouter train-ranking`"
 _SHIPPED = "ranking"
 _ARRAYS = ("feature", "threshold", "left", "right", "value", "leaf", "missing_left", "roots")
 
