@@ -196,8 +196,14 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
                 "ignored for the in-process index",
                 file=sys.stderr,
             )
-    if args.out is not None:
         check_index_folder(args.out)  # before the build, not after it
+    elif args.out is not None:  # a collection is no folder: nothing is written there
+        print(
+            "warning: --out only applies to the in-process backend; ignored for --backend "
+            "milvus (the collection at --uri is the index, kept by Milvus; for an index folder "
+            "as well, run `schemarouter index build SOURCES --out DIR` without --backend)",
+            file=sys.stderr,
+        )
     # registered as retrieve and serve register them (the same route ids and fingerprints),
     # with no model loaded: only the registry is needed here
     progress = show_progress(args) and not args.quiet

@@ -42,7 +42,8 @@ import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
 from schemarouter.errors import (
     ArgumentError,
@@ -57,6 +58,7 @@ from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, pr
 from schemarouter.index.encoders.dense import Encoder, encode_request
 from schemarouter.index.milvus.lite import engine_error, is_engine_error, prepare_lite
 from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
+from schemarouter.index.milvus.refusals import interrupted, save_refused
 from schemarouter.index.milvus.rows import (
     DEFAULT_COLLECTION,
     DEFAULT_CONSISTENCY,
@@ -177,6 +179,11 @@ class MilvusIndex:
                 )
         return self._client
 
+    def save(self, path: str | Path) -> NoReturn:
+        """Refused (:class:`~schemarouter.errors.ArgumentError`): the collection is the index,
+        already persistent; there is no folder to write (:func:`.refusals.save_refused`)."""
+        raise save_refused(self.target, path)
+
     def close(self) -> None:
         if self._client is not None:
             with self._engine("closing the connection"):
@@ -281,13 +288,7 @@ class MilvusIndex:
                         routes=len(snapshot),
                     )
                 elif not self.sync:
-                    raise CorruptIndexError(
-                        f"collection {self.name!r} holds an update that was interrupted "
-                        "(its routes match neither its metadata nor this registry)",
-                        where=self.target.redacted(),
-                        hint="Open it with MilvusIndex(..., sync=True) to repair it, or "
-                        "rebuild it (`schemarouter index build --backend milvus --rebuild`)",
-                    )
+                    raise interrupted(self.name, self.target.redacted())
             if self.registry_fingerprint != snapshot.fingerprint:
                 if not self.sync:
                     raise StaleIndexError(
