@@ -45,20 +45,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
-from schemarouter.errors import (
-    ArgumentError,
-    CorruptIndexError,
-    SchemaRouterError,
-    StaleIndexError,
-    require,
-)
+from schemarouter.errors import ArgumentError, CorruptIndexError, SchemaRouterError, require
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.backend import RouteFilter, SearchMode, check_search_mode
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
+from schemarouter.index.milvus import refusals
 from schemarouter.index.milvus.lite import engine_error, is_engine_error, prepare_lite
 from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
-from schemarouter.index.milvus.refusals import interrupted, save_refused
 from schemarouter.index.milvus.rows import (
     DEFAULT_COLLECTION,
     DEFAULT_CONSISTENCY,
@@ -141,6 +135,7 @@ class MilvusIndex:
         self._routes: dict[str, str] | None = None  # route id -> fingerprint, loaded lazily
         self._known: dict[str, bool] = {}  # token -> occurs in some document
         self._meta: dict[str, Any] = {}
+        self._snapshot: RegistrySnapshot | None = None  # the registry the collection holds
         self.last_embed = EmbedStats()
         self._watch = MetaWatch(stale_check_s)  # another writer moving the collection
 
@@ -182,7 +177,7 @@ class MilvusIndex:
     def save(self, path: str | Path) -> NoReturn:
         """Refused (:class:`~schemarouter.errors.ArgumentError`): the collection is the index,
         already persistent; there is no folder to write (:func:`.refusals.save_refused`)."""
-        raise save_refused(self.target, path)
+        raise refusals.save_refused(self.target, path)
 
     def close(self) -> None:
         if self._client is not None:
@@ -286,21 +281,16 @@ class MilvusIndex:
                         registry_fingerprint=found,
                         registry_version=snapshot.version,
                         routes=len(snapshot),
+                        parts=refusals.meta_parts(snapshot),
                     )
                 elif not self.sync:
-                    raise interrupted(self.name, self.target.redacted())
+                    raise refusals.interrupted(self.name, self.target.redacted())
             if self.registry_fingerprint != snapshot.fingerprint:
                 if not self.sync:
-                    raise StaleIndexError(
-                        f"collection {self.name!r} was built for registry version "
-                        f"{self.registry_version} ({len(self)} routes), which differs from "
-                        f"this registry (version {snapshot.version}, {len(snapshot)} routes)",
-                        where=self.target.redacted(),
-                        hint="Rebuild it (`schemarouter index build --backend milvus "
-                        "--rebuild`), or open it with MilvusIndex(..., sync=True) to bring "
-                        "it to this registry",
-                    )
+                    where = self.target.redacted()
+                    raise refusals.other_registry(self.name, meta, snapshot, self._scan(), where)
                 self.apply(snapshot, cache=cache, progress=progress)
+            self._snapshot = snapshot
             self._watch.reset()
             return self
 
@@ -452,6 +442,7 @@ class MilvusIndex:
                     registry_version=snapshot.version,
                     routes=len(snapshot),
                     documents=max(documents, 0),
+                    parts=refusals.meta_parts(snapshot),
                 )
             except BaseException:
                 self._routes = None
@@ -459,6 +450,7 @@ class MilvusIndex:
                 self._roll_back(list(written))
                 raise
             self._routes = {r: route.fingerprint for r, route in snapshot.routes.items()}
+            self._snapshot = snapshot
             self._known.clear()
             self.last_embed = stats
             return stats
@@ -534,12 +526,14 @@ class MilvusIndex:
 
     def check_current(self, snapshot: RegistrySnapshot) -> None:
         if snapshot.fingerprint != self.registry_fingerprint:
-            raise StaleIndexError(
-                f"the collection reflects registry version {self.registry_version}, not the "
-                f"snapshot at version {snapshot.version}",
-                where=self.target.redacted(),
-                hint="Call index.apply(snapshot) or rebuild the collection",
+            raise refusals.not_current(
+                self._meta, snapshot, self._current(), self.target.redacted()
             )
+
+    def _moved(self, theirs: dict[str, Any]) -> str:
+        """How this router's registry differs from the collection another writer moved."""
+        snapshot = self._snapshot
+        return "" if snapshot is None else refusals.difference(self._scan(), snapshot, theirs)
 
     # -- search --------------------------------------------------------------------------------
 
@@ -577,7 +571,9 @@ class MilvusIndex:
         if not self._meta:
             raise _not_open()
         text = " ".join(words.tokens_for(self.settings.tokenizer))
-        self._watch.check(self._read_meta, self._meta, name=self.name, where=self.target.redacted())
+        self._watch.check(
+            self._read_meta, self._meta, self._moved, name=self.name, where=self.target.redacted()
+        )
         if k <= 0 or not query.strip() or len(self) == 0:
             return []
         depth = max(k, self.settings.candidate_depth)

@@ -1,17 +1,112 @@
 """What a :class:`~schemarouter.index.milvus.index.MilvusIndex` says where it refuses: a
-``save`` to a folder (the collection is the index, kept by Milvus), and a collection whose
-update was interrupted. Pure functions: each returns the error to raise."""
+``save`` to a folder (the collection is the index, kept by Milvus), a collection whose
+update was interrupted, and one built for other routes. Pure functions: each returns the
+error to raise, or its words.
+
+A stale refusal says what a saved folder's says (:mod:`schemarouter.index.stale`): which
+routes differ, up to 3 of each kind and how many, and which part of a changed route moved
+(``provider``, ``access path``, ``endpoint``), read from the part fingerprints the
+collection's metadata keeps (:func:`meta_parts`; a collection written without them, or
+for a registry of more providers than :data:`MAX_PARTS_BYTES` holds, names the routes
+only).
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from schemarouter.errors import ArgumentError, CorruptIndexError
+from schemarouter.errors import ArgumentError, CorruptIndexError, StaleIndexError
 from schemarouter.index.milvus.rows import MilvusTarget
+from schemarouter.index.stale import are_parts
+from schemarouter.registry.diff import RouteParts, fingerprint_difference, route_parts
+from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["interrupted", "save_refused"]
+__all__ = [
+    "MAX_PARTS_BYTES",
+    "difference",
+    "interrupted",
+    "meta_parts",
+    "not_current",
+    "other_registry",
+    "save_refused",
+]
+
+#: The most JSON bytes of part fingerprints the collection's metadata keeps (about 300
+#: providers): a collection property is read on every stale check and kept in the
+#: cluster's metadata store, which is no place for a large value.
+MAX_PARTS_BYTES = 64 * 1024
 
 _REBUILD = "`schemarouter index build --backend milvus --rebuild`"
+
+
+def meta_parts(snapshot: RegistrySnapshot) -> dict[str, Any] | None:
+    """The provider and access-path fingerprints of ``snapshot``'s routes
+    (:func:`~schemarouter.registry.diff.route_parts`) for the collection's metadata, marked
+    with the registry fingerprint they belong to (a writer of an older version keeps the
+    key as it found it); ``None`` past :data:`MAX_PARTS_BYTES`."""
+    parts = route_parts(snapshot.routes.values())
+    if len(json.dumps(parts)) > MAX_PARTS_BYTES:
+        return None
+    return {"registry_fingerprint": snapshot.fingerprint, **parts}
+
+
+def _parts(meta: Mapping[str, Any]) -> RouteParts | None:
+    """The part fingerprints ``meta`` keeps for the routes it lists, if any."""
+    parts = meta.get("parts")
+    if not isinstance(parts, dict) or not are_parts(parts):
+        return None
+    if parts.get("registry_fingerprint") != meta.get("registry_fingerprint"):
+        return None  # left by a writer that did not update them
+    return {"providers": parts["providers"], "access": parts["access"]}
+
+
+def difference(
+    stored: Mapping[str, str], snapshot: RegistrySnapshot, meta: Mapping[str, Any]
+) -> str:
+    """How ``snapshot`` differs from the routes a collection holds (``stored``: route id ->
+    fingerprint, an interrupted update's second version counted once; ``meta``: its
+    metadata, for the part fingerprints), in the words of a saved folder's refusal
+    (:func:`~schemarouter.registry.diff.fingerprint_difference`)."""
+    before = {route_id.split("\0")[0]: fp for route_id, fp in stored.items()}
+    return fingerprint_difference(before, snapshot, parts=_parts(meta))
+
+
+def other_registry(
+    name: str,
+    meta: Mapping[str, Any],
+    snapshot: RegistrySnapshot,
+    stored: Mapping[str, str],
+    where: str,
+) -> StaleIndexError:
+    """What ``open`` raises for a collection built for other routes (without ``sync=True``)."""
+    return StaleIndexError(
+        f"collection {name!r} was built for registry version {meta.get('registry_version')} "
+        f"({meta.get('routes')} routes), which differs from this registry (version "
+        f"{snapshot.version}, {len(snapshot)} routes): compared with the collection, this "
+        f"registry has {difference(stored, snapshot, meta)}",
+        where=where,
+        hint=f"Rebuild it ({_REBUILD}), or open it with MilvusIndex(..., sync=True) to bring "
+        "it to this registry",
+    )
+
+
+def not_current(
+    meta: Mapping[str, Any],
+    snapshot: RegistrySnapshot,
+    stored: Mapping[str, str],
+    where: str,
+) -> StaleIndexError:
+    """What ``check_current`` raises where the collection does not hold ``snapshot``."""
+    return StaleIndexError(
+        f"the collection reflects registry version {meta.get('registry_version')}, not the "
+        f"snapshot at version {snapshot.version}: compared with the collection, the snapshot "
+        f"has {difference(stored, snapshot, meta)}",
+        where=where,
+        hint="Call index.apply(snapshot) or rebuild the collection",
+    )
 
 
 def save_refused(target: MilvusTarget, path: str | Path) -> ArgumentError:

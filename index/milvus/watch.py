@@ -6,7 +6,8 @@ answering from a collection that no longer holds what its registry has, without 
 :class:`MetaWatch` re-reads the collection's metadata (one ``describe_collection``, a
 collection property) at most once every ``every`` seconds, on a search, and refuses
 (:class:`StaleIndexError`) while the fingerprint there is not the one this process wrote or
-opened, as a new replica with these catalogs would be refused.
+opened, as a new replica with these catalogs would be refused, naming the routes that
+differ (read once for each state the other writer leaves).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class MetaWatch:
         self.every = every
         self._at = time.monotonic()
         self._moved: dict[str, Any] | None = None
+        self._said: tuple[object, str] = (None, "")  # (their fingerprint and state, words)
 
     def reset(self) -> None:
         """Opened (or written) just now: the next read is ``every`` seconds away."""
@@ -39,12 +41,15 @@ class MetaWatch:
         self,
         read_meta: Callable[[], dict[str, Any] | None],
         mine: dict[str, Any],
+        differ: Callable[[dict[str, Any]], str] | None = None,
         *,
         name: str,
         where: str,
     ) -> None:
         """:class:`StaleIndexError` where the collection's registry fingerprint (read when
-        due) is not ``mine``'s: another writer changed or dropped it."""
+        due) is not ``mine``'s: another writer changed or dropped it. ``differ``: how this
+        router's registry differs from the collection with metadata ``theirs`` (in the words
+        of :func:`~schemarouter.registry.diff.fingerprint_difference`)."""
         now = time.monotonic()
         if now - self._at >= self.every:
             self._at = now
@@ -59,10 +64,16 @@ class MetaWatch:
             if self._moved
             else "nothing (it was dropped)"
         )
+        said = ""
+        if self._moved and differ is not None:
+            state = (self._moved.get("registry_fingerprint"), self._moved.get("state"))
+            if self._said[0] != state:  # the routes are read once for each state it leaves
+                self._said = (state, differ(self._moved))
+            said = f": compared with the collection, this router's registry has {self._said[1]}"
         raise StaleIndexError(
             f"collection {name!r} was changed by another writer after this router opened it: "
             f"it now holds {now_holds}, where this router's registry is version "
-            f"{mine.get('registry_version')} ({mine.get('routes')} routes)",
+            f"{mine.get('registry_version')} ({mine.get('routes')} routes){said}",
             where=where,
             hint="Register the catalogs the writer registered and open it again (a new "
             "router), as every replica of one deployment must; only the writer changes the "
