@@ -32,6 +32,7 @@ from schemarouter.execution.drivers import acall_route, arun_plan, call_route, r
 from schemarouter.execution.gate import ExecutionOptions, Settings
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.planning.arguments import unused_values
+from schemarouter.planning.body import partial_body
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.registering import RegistrationMixin
 from schemarouter.registry.registry import Registry, RegistryChange, RegistrySnapshot
@@ -485,6 +486,8 @@ class SchemaRouter(RegistrationMixin):
             unused = unused_values([s.arguments for s in plan.steps], analysis.values)
             if unused:
                 plan = plan.model_copy(update={"warnings": (*plan.warnings, *unused)})
+        # a body the request filled in part is checked without its missing properties
+        checked = [partial_body(snapshot.routes[s.route_id], s.arguments) for s in plan.steps]
         report = validate_selection(
             snapshot,
             [
@@ -492,14 +495,15 @@ class SchemaRouter(RegistrationMixin):
                     "route_id": s.route_id,
                     "fingerprint": s.fingerprint,
                     "fields": list(s.fields),
-                    "arguments": s.arguments,
+                    "arguments": arguments,
                 }
-                for s in plan.steps
+                for s, (arguments, _) in zip(plan.steps, checked, strict=True)
             ],
         )
-        if not report.clean:
+        broken = [why for _, why in checked if why]
+        if not report.clean or broken:
             raise GateError(
-                f"the plan carries unregistered parts: {report.rejected}",
+                f"the plan carries unregistered parts: {[*report.rejected, *broken]}",
                 where=f"registry version {snapshot.version}",
                 hint="This is a bug: report it with the request",
             )

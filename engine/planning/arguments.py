@@ -5,8 +5,10 @@ analysis found (formulas, DOIs, material ids, dates) bind by kind first
 (:func:`~schemarouter.retrieval.analysis.bind_parameters`); then, per open parameter, an explicit
 ``name=value`` / ``name: value`` / ``name "value"`` (``name 42`` for numbers), the one enum
 value the query names, a value of the parameter's ``format``; last, a quoted phrase for the one
-required text parameter still open. Every value is coerced to the parameter's JSON type and
-kept only where the parameter's schema accepts it; what stays open is the caller's to supply.
+required text parameter still open. The top-level properties of a JSON object body are filled
+by the same rules, each as a parameter of its own (:mod:`.body`). Every value is coerced to
+the parameter's JSON type and kept only where the parameter's schema accepts it; what stays
+open is the caller's to supply.
 An optional parameter (``Optional[int]``, ``date | None``: an ``anyOf`` / ``oneOf`` with
 ``null``, or ``type: [X, "null"]``) is read as its non-null member.
 """
@@ -18,11 +20,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemarouter.contracts import Parameter, Route, schema_validator
+from schemarouter.planning.body import body_fields, body_key
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["fill_arguments", "unused_values"]
+__all__ = [
+    "fill_arguments",
+    "is_given",
+    "merged_arguments",
+    "missing_parameters",
+    "unused_values",
+    "with_given",
+]
 
 #: Parameters the router fills itself (server-side projection): never taken from a request.
 _ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
@@ -133,27 +143,39 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     ``name: value`` / ``name "value"`` (and ``name 42`` for numbers), the one enum value the
     query names, a value of the parameter's ``format`` (date, uri, email, uuid), and last a
     quoted phrase for the one required text parameter still open (an identifier-named one
-    only where the phrase has no space: a name is not an id). Never a guess the schema
-    refuses; never the router's own projection parameters."""
+    only where the phrase has no space: a name is not an id). The top-level properties of a
+    JSON object body (:func:`~schemarouter.planning.body.body_fields`) are filled by the same
+    rules, as parameters of their own, into that body ("refund charge ch_500":
+    ``{"body": {"charge_id": "ch_500"}}``). Never a guess the schema refuses; never the
+    router's own projection parameters."""
     arguments = bind_parameters(route, values)
+    body = body_fields(route)
+    filled: dict[str, Any] = {}
+    if body is not None and body.parameter.name not in arguments:
+        filled = bind_parameters(_with_parameters(route, body.properties), values)
+    # (parameter, whether it is a body property)
     open_ = [
-        p
+        (p, False)
         for p in route.endpoint.parameters
-        if p.name not in arguments and p.name not in _ROUTER_PARAMETERS
+        if p.name not in arguments
+        and p.name not in _ROUTER_PARAMETERS
+        and (body is None or p is not body.parameter)
     ]
-    for parameter in list(open_):
+    if body is not None and body.parameter.name not in arguments:
+        open_ += [(p, True) for p in body.properties if p.name not in filled]
+    for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query),
             _enum_value(parameter, query),
             _format_value(parameter, query, values),
         ):
             if found is not None:
-                arguments[parameter.name] = found
-                open_.remove(parameter)
+                (filled if inside else arguments)[parameter.name] = found
+                open_.remove((parameter, inside))
                 break
     text = [
-        p
-        for p in open_
+        (p, inside)
+        for p, inside in open_
         if p.required
         and p.json_schema.get("type") == "string"
         and not {"enum", "format"} & set(p.json_schema)
@@ -162,13 +184,76 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     if (
         len(text) == 1
         and len(quoted) == 1
-        and _valid(text[0], quoted[0])
+        and _valid(text[0][0], quoted[0])
         # an identifier holds no spaces: "books by 'Ursula K. Le Guin'" names an author,
         # whose author_id a lookup gives (the planner's producer step)
-        and not (names_identifier(text[0].name) and re.search(r"\s", quoted[0]))
+        and not (names_identifier(text[0][0].name) and re.search(r"\s", quoted[0]))
     ):
-        arguments[text[0].name] = quoted[0]
+        (filled if text[0][1] else arguments)[text[0][0].name] = quoted[0]
+    if body is not None and filled:
+        arguments[body.parameter.name] = filled
     return arguments
+
+
+def _with_parameters(route: Route, parameters: Sequence[Parameter]) -> Route:
+    """``route`` taking ``parameters`` (a body's properties) in place of its own, for
+    :func:`~schemarouter.retrieval.analysis.bind_parameters` to bind by its rules."""
+    endpoint = route.endpoint.model_copy(update={"parameters": tuple(parameters)})
+    return route.model_copy(update={"endpoint": endpoint})
+
+
+def missing_parameters(route: Route, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    """The required parameters ``arguments`` leave open; of a JSON object body, its required
+    properties (``body.charge_id``), or the body itself where it requires none."""
+    body = body_fields(route)
+    out: list[str] = []
+    for p in route.endpoint.parameters:
+        if body is not None and p is body.parameter:
+            given = arguments.get(p.name)
+            if isinstance(given, Mapping) or p.required:
+                needed = [q for q in body.properties if q.required]
+                held = given if isinstance(given, Mapping) else {}
+                out += [body_key(p, q.name) for q in needed if q.name not in held]
+                if not needed and given is None:
+                    out.append(p.name)
+        elif p.required and p.name not in arguments:
+            out.append(p.name)
+    return tuple(out)
+
+
+def is_given(name: str, arguments: Mapping[str, Any]) -> bool:
+    """Whether ``arguments`` give ``name``: a parameter, or a body property
+    (``body.charge_id``: the ``charge_id`` of the ``body`` given)."""
+    if name in arguments:
+        return True
+    head, _, tail = name.partition(".")
+    held = arguments.get(head)
+    return bool(tail) and isinstance(held, Mapping) and tail in held
+
+
+def with_given(step: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The update that adds ``given`` to plan step ``step`` (:meth:`Plan.with_arguments`):
+    its arguments with ``given`` merged in (:func:`merged_arguments`: ``{"body":
+    {"amount_cents": 4900}}`` fills the missing ``body.amount_cents`` and keeps the
+    ``charge_id`` the request gave), the names given out of its missing parameters and its
+    bindings."""
+    merged = merged_arguments(step.arguments, given)
+    return {
+        "arguments": merged,
+        "missing_parameters": tuple(p for p in step.missing_parameters if not is_given(p, merged)),
+        "bindings": {k: v for k, v in step.bindings.items() if not is_given(k, merged)},
+    }
+
+
+def merged_arguments(arguments: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """``arguments`` with ``given`` added; a mapping given where ``arguments`` hold one (a JSON
+    body the request filled in part) is merged into it, one level deep."""
+    merged = dict(arguments)
+    for name, value in given.items():
+        before = merged.get(name)
+        both = isinstance(before, Mapping) and isinstance(value, Mapping)
+        merged[name] = {**before, **value} if both else value  # type: ignore[dict-item]
+    return merged
 
 
 def _holds(argument: Any, value: str) -> bool:

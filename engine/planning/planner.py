@@ -18,10 +18,11 @@
 request resolves to no semantic id, the best-ranked eligible route is planned by the fields
 the request matched in the index (``minimal``), or by its whole output (``recall``, and
 wherever nothing matched): the step says ``whole_output`` and execution hands back the
-route's validated raw output beside the typed fields. Parameters are filled from the request
-where their schemas allow (:func:`schemarouter.planning.arguments.fill_arguments`); the required
-ones still open are listed as missing. With ``max_calls`` above one, the best route of each other
-part of a multi-part request follows (``PlanRequest.parts``).
+route's validated raw output beside the typed fields. Parameters, and the top-level properties
+of a JSON object body, are filled from the request where their schemas allow
+(:func:`schemarouter.planning.arguments.fill_arguments`); the required ones still open are
+listed as missing (a body's as ``body.<property>``). With ``max_calls`` above one, the best
+route of each other part of a multi-part request follows (``PlanRequest.parts``).
 
 **Identifiers** (every registry): a step needing an identifier the request does not carry
 (``/author/{author_id}/books``; :func:`schemarouter.retrieval.prerequisites.needed_parameters`)
@@ -40,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
-from schemarouter.planning.arguments import fill_arguments
+from schemarouter.planning.arguments import fill_arguments, missing_parameters, with_given
 from schemarouter.planning.fallbacks import Fallback, fallbacks_for
 from schemarouter.planning.parts import (
     fieldless_parts_note,
@@ -132,7 +133,7 @@ class PlanStep(_Frozen):
     covers: tuple[str, ...]
     arguments: dict[str, Any] = Field(default_factory=dict)
     #: Required parameters the request did not supply (the caller must add them); a
-    #: parameter in ``bindings`` is not missing.
+    #: parameter in ``bindings`` is not missing; a JSON body's property as ``body.amount_cents``.
     missing_parameters: tuple[str, ...] = ()
     #: Parameters filled at execution from an earlier step's output (parameter -> binding):
     #: ``person_id`` from the ``results.*.id`` of the ``/search/person`` step before.
@@ -179,8 +180,9 @@ class Plan(_Frozen):
         """This plan with ``arguments`` added to one step (its index, or its route id where
         the plan calls that route once): how the caller fills :attr:`missing_arguments`
         before executing. The names given leave the step's missing parameters (and replace a
-        binding to an earlier step's output); execution checks every value against the
-        route's schema, as for any plan."""
+        binding to an earlier step's output); a body given is merged into the one the request
+        filled in part (:func:`~schemarouter.planning.arguments.with_given`). Execution checks
+        every value against the route's schema, as for any plan."""
         if isinstance(step, bool) or not isinstance(step, int | str):
             raise ArgumentError(
                 f"step must be a step index or a route id, got {type(step).__name__}",
@@ -201,15 +203,7 @@ class Plan(_Frozen):
                 f"{', '.join(self.route_ids) or 'none'}",
             )
         old = self.steps[at[0]]
-        new = old.model_copy(
-            update={
-                "arguments": {**old.arguments, **arguments},
-                "missing_parameters": tuple(
-                    p for p in old.missing_parameters if p not in arguments
-                ),
-                "bindings": {k: v for k, v in old.bindings.items() if k not in arguments},
-            }
-        )
+        new = old.model_copy(update=with_given(old, arguments))
         steps = (*self.steps[: at[0]], new, *self.steps[at[0] + 1 :])
         return self.model_copy(update={"steps": steps})
 
@@ -525,12 +519,6 @@ def _open_step(
     return _make_step(route, fields, request, values, whole=whole)
 
 
-def _missing(route: Route, arguments: Mapping[str, Any]) -> tuple[str, ...]:
-    return tuple(
-        p.name for p in route.endpoint.parameters if p.required and p.name not in arguments
-    )
-
-
 def _step(
     snapshot: RegistrySnapshot,
     route_id: str,
@@ -576,7 +564,7 @@ def _make_step(
         fields=fields,
         covers=covers,
         arguments=arguments,
-        missing_parameters=_missing(route, arguments),
+        missing_parameters=missing_parameters(route, arguments),
         fallbacks=fallbacks,
         whole_output=whole,
         meta={name: field_meta(route, route.endpoint.field(name)) for name in fields},

@@ -1,0 +1,127 @@
+"""The top-level properties of a route's JSON request body, read as parameters.
+
+An OpenAPI JSON ``requestBody`` (a Swagger 2 ``body`` parameter) is one parameter holding the
+whole payload (:mod:`schemarouter.adapters.openapi`: ``x-schemarouter-body`` style
+``whole``). Where its schema is an object that declares ``properties``, each top-level
+property is read here as a :class:`~schemarouter.contracts.Parameter` of its own
+(:func:`body_fields`), so the planner fills it from the request by the rules it fills path and
+query parameters by (:func:`schemarouter.planning.arguments.fill_arguments`), and a plan names
+it ``body.<property>`` (:func:`body_key`) where it is missing. Form bodies need none of this:
+each form field is a parameter already.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+
+from schemarouter.contracts import Parameter, ParameterLocation, Route, schema_validator
+from schemarouter.registry.defs import attach_defs
+from schemarouter.retrieval.values import value_schema
+
+__all__ = [
+    "BodyFields",
+    "body_fields",
+    "body_key",
+    "body_property",
+    "partial_body",
+    "without_required",
+]
+
+#: The input-schema annotation the OpenAPI adapter writes (``adapters.openapi.BODY_EXTENSION``).
+_BODY_NOTE = "x-schemarouter-body"
+
+
+class BodyFields(NamedTuple):
+    """A route's JSON body parameter and its top-level properties as parameters."""
+
+    parameter: Parameter
+    properties: tuple[Parameter, ...]
+
+    def property(self, name: str) -> Parameter | None:
+        return next((p for p in self.properties if p.name == name), None)
+
+
+def body_fields(route: Route) -> BodyFields | None:
+    """The route's whole JSON body parameter, and each property its object schema declares
+    at the top (required as the schema's ``required`` says; a ``readOnly`` one left out: the
+    server sets it); ``None`` where the route has no such body (no body, a form, a body that
+    is no object or declares no properties, or one the schema composes with
+    ``allOf`` / ``oneOf``)."""
+    declared = [p for p in route.endpoint.parameters if p.location is ParameterLocation.BODY]
+    if len(declared) != 1:
+        return None
+    body = declared[0]
+    note = route.endpoint.input_schema.get(_BODY_NOTE)
+    note = note if isinstance(note, Mapping) else {}
+    style = note.get("style") or ("whole" if body.name in ("body", "request_body") else None)
+    if style != "whole" or "json" not in str(note.get("media_type") or "application/json"):
+        return None
+    schema = value_schema(body.json_schema)
+    properties = schema.get("properties")
+    if schema.get("type", "object") != "object" or not isinstance(properties, Mapping):
+        return None
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    found: list[Parameter] = []
+    for name, sub in properties.items():
+        if not isinstance(name, str) or not isinstance(sub, Mapping) or sub.get("readOnly"):
+            continue
+        try:
+            found.append(
+                Parameter(
+                    name=name,
+                    location=ParameterLocation.BODY,
+                    json_schema=attach_defs(dict(sub), schema.get("$defs")),
+                    required=name in required,
+                    description=str(sub.get("description") or ""),
+                )
+            )
+        except ValidationError:  # a property no parameter could be named like: not filled
+            continue
+    return BodyFields(body, tuple(found)) if found else None
+
+
+def body_key(body: Parameter, name: str) -> str:
+    """How a plan names property ``name`` of the body parameter ``body``: ``body.charge_id``."""
+    return f"{body.name}.{name}"
+
+
+def body_property(route: Route, key: str) -> tuple[BodyFields, Parameter] | None:
+    """The body and its property that ``key`` (``body.charge_id``) names on ``route``;
+    ``None`` where ``key`` is a parameter of the route, or names no declared property."""
+    if any(p.name == key for p in route.endpoint.parameters):
+        return None
+    fields = body_fields(route)
+    if fields is None or not key.startswith(fields.parameter.name + "."):
+        return None
+    found = fields.property(key[len(fields.parameter.name) + 1 :])
+    return (fields, found) if found is not None else None
+
+
+def without_required(schema: Mapping[str, Any], names: frozenset[str]) -> dict[str, Any]:
+    """``schema`` (a body's object schema) no longer requiring ``names``."""
+    required = schema.get("required")
+    if not isinstance(required, list):
+        return dict(schema)
+    return {**schema, "required": [n for n in required if n not in names]}
+
+
+def partial_body(route: Route, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """``arguments`` as the registry gate checks a plan's step, and what is wrong with a body
+    the request filled in part (``""``: nothing). Such a body lacks required properties the
+    caller or an earlier step gives later, so it is taken out of the arguments and checked
+    here against the body's schema without those properties required."""
+    fields = body_fields(route)
+    given = arguments.get(fields.parameter.name) if fields is not None else None
+    if fields is None or not isinstance(given, Mapping):
+        return dict(arguments), ""
+    open_ = frozenset(p.name for p in fields.properties if p.required and p.name not in given)
+    if not open_:
+        return dict(arguments), ""
+    rest = {k: v for k, v in arguments.items() if k != fields.parameter.name}
+    schema = without_required(value_schema(fields.parameter.json_schema), open_)
+    error = next(iter(schema_validator(schema).iter_errors(dict(given))), None)
+    return rest, "" if error is None else f"{fields.parameter.name}: {error.message}"
