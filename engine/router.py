@@ -39,7 +39,7 @@ from schemarouter.registry.registry import Registry, RegistryChange, RegistrySna
 from schemarouter.retrieval.abstention import AbstentionModel
 from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer
 from schemarouter.retrieval.gate import validate_selection
-from schemarouter.retrieval.intents import DEFAULT_MIN_SIMILARITY
+from schemarouter.retrieval.intents import DEFAULT_MIN_SIMILARITY, PartReading
 from schemarouter.retrieval.learned import RankingModel, ranking_model_of
 from schemarouter.retrieval.prerequisites import producers
 from schemarouter.retrieval.ranking import Ranker, RankerSetting
@@ -453,6 +453,7 @@ class SchemaRouter(RegistrationMixin):
         abstained = ""
         parts: list[tuple[str, str]] = []
         misses: list[tuple[str, str, str]] = []
+        reading = PartReading([], {})
         if request.query:
             ranking = self.ranker.rank(request.query, self.recall_depth)
             snapshot, analysis = ranking.snapshot, ranking.analysis
@@ -460,9 +461,9 @@ class SchemaRouter(RegistrationMixin):
             hits = {i.route_id: i.field_hits for i in ranking.ranked}
             abstained = ranking.reason
             if max_calls > 1 and request.parts and ranked and not abstained:
-                found = self.ranker.part_report(request.query, ranked)
-                parts = [(text, route_id) for text, route_id, why in found if not why]
-                misses = [item for item in found if item[2]]
+                reading = self.ranker.part_reading(request.query, ranked)
+                parts = [(text, route_id) for text, route_id, why in reading.report if not why]
+                misses = [item for item in reading.report if item[2]]
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints
@@ -481,6 +482,7 @@ class SchemaRouter(RegistrationMixin):
             abstained=abstained,
             parts=parts,
             part_misses=misses,
+            served_by=reading.served_by,
         )
         if plan.steps and analysis is not None:
             unused = unused_values([s.arguments for s in plan.steps], analysis.values)

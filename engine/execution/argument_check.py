@@ -23,6 +23,7 @@ from typing import Any
 from schemarouter.contracts import Route
 from schemarouter.errors import ExecutionError, ParameterValidationError
 from schemarouter.execution.outputs import json_path
+from schemarouter.planning.body import pending_body, without_required
 from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, json_problem
 from schemarouter.safety.arguments import argument_validator
 
@@ -65,7 +66,9 @@ def check_arguments(
     notes: list[str] | None = None,
 ) -> dict[str, Any]:
     """``arguments`` if they are registered parameters with schema-valid values; required
-    parameters in ``pending`` (bound to an earlier step's output) may be absent yet. A
+    parameters in ``pending`` (bound to an earlier step's output) may be absent yet, and so may
+    the required properties of a JSON body it names (``body.customer_id``), the rest of the
+    body checked as given. A
     ``null`` for an optional parameter that takes none is dropped (said in ``notes``)."""
     if not isinstance(arguments, Mapping):
         raise with_path(
@@ -96,12 +99,21 @@ def check_arguments(
         kept[name] = value
     later = frozenset(pending) - set(kept)
     whole = route.endpoint.input_schema
+    own = {name: params[name].json_schema for name in kept}
+    waiting = pending_body(route, later)
+    if waiting is not None:  # body properties bound to an earlier step: absent until then
+        body, names = waiting
+        later |= {body}
+        if body in own:
+            own[body] = without_required(own[body], names)
+        inner = whole.get("properties", {}).get(body)
+        if isinstance(inner, Mapping):
+            inner = without_required(inner, names)
+            whole = {**whole, "properties": {**whole["properties"], body: inner}}
     if later and isinstance(whole.get("required"), list):
         whole = {**whole, "required": [n for n in whole["required"] if n not in later]}
     # the whole schema sees the registered names only (an unknown one is reported above)
-    schemas = [((), whole, kept)] + [
-        ((name,), params[name].json_schema, value) for name, value in kept.items()
-    ]
+    schemas = [((), whole, kept)] + [((name,), own[name], value) for name, value in kept.items()]
     seen = {(path, what) for path, what, _ in problems}
     for prefix, schema, instance in schemas:
         for error in argument_validator(schema).iter_errors(instance):

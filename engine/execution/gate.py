@@ -51,6 +51,7 @@ from schemarouter.execution.policy import (
     monitor_for,
     unhealthy_error,
 )
+from schemarouter.planning.body import bound_parameter, holds
 from schemarouter.planning.fallbacks import fallback_compatible
 from schemarouter.planning.planner import PlanStep
 from schemarouter.registry.registry import RegistrySnapshot
@@ -227,18 +228,20 @@ def check_bindings(
     earlier: Sequence[PlanStep],
     where: str,
 ) -> None:
-    """Each binding of ``step`` fills a registered parameter the step does not also set, from
-    a registered output field of an earlier step of the same plan."""
+    """Each binding of ``step`` fills a registered parameter (or a declared property of its
+    JSON body, ``body.customer_id``) the step does not also set, from a registered output
+    field of an earlier step of the same plan."""
     params = {p.name for p in route.endpoint.parameters}
     for name, binding in step.bindings.items():
         at = f"{where} bindings {json_path([str(name)])}"
-        if name not in params:
+        if not isinstance(name, str) or bound_parameter(route, name) is None:
             raise GateError(
                 f"{route.route_id} has no parameter {str(name)[:80]!r} to bind",
                 where=at,
-                hint=f"Registered parameters: {', '.join(sorted(params)) or 'none'}",
+                hint=f"Registered parameters: {', '.join(sorted(params)) or 'none'} (a JSON "
+                "body's property as body.<property>)",
             )
-        if name in step.arguments:
+        if holds(route, step.arguments, name):
             raise GateError(
                 f"{name!r} is both given and bound to step {binding.step}'s output",
                 where=at,

@@ -63,6 +63,7 @@ from schemarouter.execution.results import (
     FieldValue,
     StepResult,
 )
+from schemarouter.planning.body import bound_parameter, with_bound
 from schemarouter.planning.fallbacks import fallback_changes, within_constraints
 from schemarouter.planning.planner import Plan, route_identity
 
@@ -264,11 +265,11 @@ class Run:
         )
 
     def bound(self, g: Gated) -> Gated:
-        """``g`` with its bound parameters filled from the earlier steps' raw outputs (the
-        first value at each binding's path, an integer read as text where the parameter takes
-        text), gated again with them: a value the parameter's schema refuses is refused."""
+        """``g`` with its bound parameters (and JSON body properties) filled from the earlier
+        steps' raw outputs (the first value at each binding's path, an integer read as text
+        where the parameter takes text), gated again with them: a value the parameter's schema
+        refuses is refused."""
         values: dict[str, Any] = {}
-        params = {p.name: p for p in g.route.endpoint.parameters}
         for name, binding in g.step.bindings.items():
             source = self.plan.steps[binding.step].route_id
             if binding.step not in self.raw:
@@ -293,16 +294,16 @@ class Run:
                     f"{binding.step} returned at {binding.path!r} ({at}); to use another, "
                     f"call {g.route.route_id} with it (router.call)"
                 )
-            kind = params[name].json_schema.get("type")
+            target = bound_parameter(g.route, name)  # a parameter, or a body property
+            kind = target.json_schema.get("type") if target is not None else None
             if kind == "string" and isinstance(value, int) and not isinstance(value, bool):
                 value = str(value)
             elif kind == "integer" and isinstance(value, str) and value.isdigit():
                 value = int(value)
             values[name] = value
             logger.debug("%s: %s = %r from step %d %s", g.where, name, value, binding.step, at)
-        step = g.step.model_copy(
-            update={"arguments": {**g.step.arguments, **values}, "bindings": {}}
-        )
+        filled = with_bound(g.route, g.step.arguments, values)
+        step = g.step.model_copy(update={"arguments": filled, "bindings": {}})
         return self.gate.step(g.index, step, dry_run=False)
 
     # -- calls -----------------------------------------------------------------------------

@@ -6,13 +6,15 @@ whole payload (:mod:`schemarouter.adapters.openapi`: ``x-schemarouter-body`` sty
 property is read here as a :class:`~schemarouter.contracts.Parameter` of its own
 (:func:`body_fields`), so the planner fills it from the request by the rules it fills path and
 query parameters by (:func:`schemarouter.planning.arguments.fill_arguments`), and a plan names
-it ``body.<property>`` (:func:`body_key`) where it is missing. Form bodies need none of this:
-each form field is a parameter already.
+it ``body.<property>`` (:func:`body_key`) where it is missing or bound to an earlier step's
+output (:mod:`.links`); execution sets a bound one inside the body (:func:`with_bound`) and
+gates the whole body again before the call. Form bodies need none of this: each form field is
+a parameter already.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
@@ -26,7 +28,11 @@ __all__ = [
     "body_fields",
     "body_key",
     "body_property",
+    "bound_parameter",
+    "holds",
     "partial_body",
+    "pending_body",
+    "with_bound",
     "without_required",
 ]
 
@@ -125,3 +131,49 @@ def partial_body(route: Route, arguments: Mapping[str, Any]) -> tuple[dict[str, 
     schema = without_required(value_schema(fields.parameter.json_schema), open_)
     error = next(iter(schema_validator(schema).iter_errors(dict(given))), None)
     return rest, "" if error is None else f"{fields.parameter.name}: {error.message}"
+
+
+def bound_parameter(route: Route, name: str) -> Parameter | None:
+    """What a binding named ``name`` fills: the route's parameter of that name, or the
+    property of its JSON body that ``name`` names (``body.customer_id``); ``None``: neither."""
+    own = next((p for p in route.endpoint.parameters if p.name == name), None)
+    if own is not None:
+        return own
+    hit = body_property(route, name)
+    return hit[1] if hit is not None else None
+
+
+def holds(route: Route, arguments: Mapping[str, Any], name: str) -> bool:
+    """Whether ``arguments`` give what ``name`` names on ``route``: a parameter, or a property
+    inside the JSON body given."""
+    hit = body_property(route, name)
+    if hit is None:
+        return name in arguments
+    body = arguments.get(hit[0].parameter.name)
+    return isinstance(body, Mapping) and hit[1].name in body
+
+
+def pending_body(route: Route, names: Iterable[str]) -> tuple[str, frozenset[str]] | None:
+    """The body parameter's name and its properties among ``names`` (a step's bindings,
+    filled at execution: absent until then); ``None`` where none is a body property."""
+    found = [hit for name in names if (hit := body_property(route, name)) is not None]
+    if not found:
+        return None
+    return found[0][0].parameter.name, frozenset(item.name for _, item in found)
+
+
+def with_bound(
+    route: Route, arguments: Mapping[str, Any], values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """``arguments`` with each of ``values`` (binding name -> value) set: at its parameter,
+    or at its property inside the JSON body (the body made where the arguments hold none)."""
+    out = dict(arguments)
+    for name, value in values.items():
+        hit = body_property(route, name)
+        if hit is None:
+            out[name] = value
+            continue
+        key = hit[0].parameter.name
+        body = out.get(key)
+        out[key] = {**(body if isinstance(body, Mapping) else {}), hit[1].name: value}
+    return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import Protocol, TypeVar
 
+from schemarouter.contracts import Effect
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.intents import split_intents
@@ -38,6 +39,7 @@ __all__ = [
     "one_call_parts_note",
     "open_parts",
     "plan_parts",
+    "served_part_note",
 ]
 
 
@@ -131,6 +133,34 @@ def one_call_parts_note(query: str) -> list[str]:
     ]
 
 
+def served_part_note(
+    part: str | None,
+    route_id: str,
+    bests: Sequence[tuple[str, ...]],
+    snapshot: RegistrySnapshot,
+) -> tuple[list[str], bool]:
+    """The note that the request's best route ``route_id`` serves ``part``, a part it is not
+    the best of (:meth:`~schemarouter.retrieval.intents.PartReading.served_by`), with the
+    part's own best route by its words alone (from ``bests``: ``(part, route id, ...)``).
+    That route is still planned beside it where it reads (as ``max_calls`` allows: more to
+    read, at a call's cost); a write or a delete is not (the part is served: trial P §7 would
+    have voided an invoice for "bill her 49 USD on an invoice"), and the note says so.
+    Returns the note (none where no part is served so) and whether that route stays out."""
+    if not part:
+        return [], False
+    own = next((b[1] for b in bests if b[0] == part), None)
+    if own is None or own == route_id or own not in snapshot.routes:
+        return [], False
+    note = (
+        f"{_part(part)} of the request is planned by the request's best route, {route_id}, "
+        f"which serves it best of the parts; its own best route by its words alone is {own}"
+    )
+    if snapshot.routes[own].endpoint.effect is Effect.READ:
+        return [note + ", planned beside it as max_calls allows"], False
+    effect = snapshot.routes[own].endpoint.effect.value
+    return [note + f", a {effect}, which is not planned"], True
+
+
 def plan_parts(
     steps: list[Step],
     parts: Sequence[tuple[str, str]],
@@ -140,13 +170,17 @@ def plan_parts(
     chained: Callable[[list[Step]], list[Step]],
     warnings: list[str],
     excluded: Callable[[str], str] = lambda route_id: "",
+    served: str | None = None,
 ) -> list[Step]:
     """``steps`` with each part's best route after them (``open_step``, then ``chained`` for
     its producer), while ``max_calls`` leaves room. A part whose route is planned already adds
     nothing; one whose route is not ``eligible`` (``excluded`` says why) or with no room left is
-    named in ``warnings``."""
+    named in ``warnings``, but for the part ``served`` by a planned step already
+    (:func:`served_part_note` names it)."""
     for text, route_id in parts:
         if any(s.route_id == route_id for s in steps):
+            continue
+        if text and text == served and (len(steps) >= max_calls or not eligible(route_id)):
             continue
         if not eligible(route_id):
             why = excluded(route_id)

@@ -43,12 +43,14 @@ from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.planning.arguments import fill_arguments, missing_parameters, with_given
 from schemarouter.planning.fallbacks import Fallback, fallbacks_for
+from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.parts import (
     fieldless_parts_note,
     missed_parts_notes,
     one_call_parts_note,
     open_parts,
     plan_parts,
+    served_part_note,
 )
 from schemarouter.planning.projection import (
     ProjectionMode,
@@ -136,7 +138,8 @@ class PlanStep(_Frozen):
     #: parameter in ``bindings`` is not missing; a JSON body's property as ``body.amount_cents``.
     missing_parameters: tuple[str, ...] = ()
     #: Parameters filled at execution from an earlier step's output (parameter -> binding):
-    #: ``person_id`` from the ``results.*.id`` of the ``/search/person`` step before.
+    #: ``person_id`` from the ``results.*.id`` of the ``/search/person`` step before; a body
+    #: property as ``body.<property>``.
     bindings: dict[str, Binding] = Field(default_factory=dict)
     fallbacks: tuple[Fallback, ...] = ()
     #: The step returns the route's whole raw output (validated) beside ``fields``: set where
@@ -223,6 +226,7 @@ def plan_routes(
     part_routes: Sequence[str] = (),
     parts: Sequence[tuple[str, str]] = (),
     part_misses: Sequence[tuple[str, str, str]] = (),
+    served_by: Callable[[str], str | None] | None = None,
 ) -> Plan:
     """Cover the request's semantic fields with at most ``max_calls`` registered routes.
 
@@ -236,8 +240,9 @@ def plan_routes(
     request that resolves semantic ids, after the routes covering them for each part that
     resolves none (:mod:`.parts`), while ``max_calls`` leaves room; the warnings name a part
     left out, and each of ``part_misses`` (``(words, best route, "weak" | "shared")``, the
-    parts with no route of their own: ``Ranker.part_report``) the plan does not serve. A step
-    needing an identifier the request does not carry gets its producer first (:func:`_chain`).
+    parts with no route of their own: ``Ranker.part_report``) the plan does not serve; the part
+    ``served_by`` names for the best route is planned by it alone. A step needing an identifier
+    gets its producer first (:func:`_chain`), or the planned write creating it (:mod:`.links`).
     """
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
@@ -252,6 +257,8 @@ def plan_routes(
         return not request.source_types or matches_sources(route, request.source_types)
 
     def chained(items: list[PlanStep]) -> list[PlanStep]:
+        # what a planned write creates is bound to it (links.py), never to a read producer
+        writes = [snapshot.routes[r] for r in [*(s.route_id for s in items), *coming]]
         return _chain(
             snapshot,
             items,
@@ -262,9 +269,12 @@ def plan_routes(
             max_calls=max_calls,
             eligible=eligible,
             warnings=warnings,
+            creating=things_created(w for w in writes if eligible(w)),
         )
 
-    def add_parts(items: list[PlanStep], chosen: list[tuple[str, str]]) -> list[PlanStep]:
+    def add_parts(
+        items: list[PlanStep], chosen: list[tuple[str, str]], served: str | None = None
+    ) -> list[PlanStep]:
         def make(route_id: str) -> PlanStep:
             hits = (field_hits or {}).get(route_id, ())
             return _open_step(snapshot, route_id, request, values, hits)
@@ -275,9 +285,10 @@ def plan_routes(
         def why(route_id: str) -> str:
             return exclusions([route_id], snapshot, request)
 
-        return plan_parts(items, chosen, max_calls, ok, make, chained, warnings, why)
+        return plan_parts(items, chosen, max_calls, ok, make, chained, warnings, why, served)
 
     parts = [(t, r) for t, r in [*parts, *(("", r) for r in part_routes)] if r in snapshot.routes]
+    coming = [r for _, r in parts]
 
     # semantic id -> {route id -> field name}
     offers: dict[str, dict[str, str]] = {}
@@ -346,8 +357,15 @@ def plan_routes(
                 step = _open_step(snapshot, top, request, values, hits)
                 before = len(warnings)  # the chains' notes follow this step's own
                 steps = chained([step])
-                other_parts = [(t, r) for t, r in parts if r != top]
-                steps = add_parts(steps, other_parts)
+                # the part the best route serves is planned by it (trial P §7: "bill her 49 USD
+                # on an invoice" by create_invoice, not by its own best, void_invoice, too)
+                owned = served_by(top) if served_by is not None else None
+                notes, drop = served_part_note(owned, top, [*parts, *part_misses], snapshot)
+                other_parts = [(t, r) for t, r in parts if r != top and (t != owned or not drop)]
+                coming = [r for _, r in other_parts]
+                warnings.extend(notes)
+                part_misses = [m for m in part_misses if m[0] != owned]
+                steps = add_parts(steps, other_parts, owned)
                 planned = "its whole output" if step.whole_output else "the fields it matched"
                 warnings.insert(
                     before,
@@ -385,6 +403,7 @@ def plan_routes(
     if steps and part_misses and request.parts and not request.fields:
         served = {s.route_id for s in steps}
         warnings += missed_parts_notes(part_misses, snapshot, served, fields=bool(required))
+    steps = link_created(snapshot, steps, Binding, warnings)
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
     covered = [sid for sid in required if any(sid in step.covers for step in steps)]
     return Plan(
@@ -413,13 +432,16 @@ def _chain(
     max_calls: int,
     eligible: Callable[[Route], bool],
     warnings: list[str],
+    creating: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[PlanStep]:
     """``steps`` with, before each step whose required identifier the request does not carry
     (``/person/{person_id}/movie_credits``), a step on the producer of that identifier that
     retrieval ranked best (``/search/person``), the parameter bound to the producer's id
     field (:class:`Binding`); one producer serves every later step needing its thing. The
     producer is of the step's own provider (identifiers are provider-scoped). Within
-    ``max_calls`` steps in all; where a need stays open, ``warnings`` says why."""
+    ``max_calls`` steps in all; where a need stays open, ``warnings`` says why. A need for
+    what a planned write creates (``creating``: ``(provider, thing)``) is left to
+    :func:`~schemarouter.planning.links.link_created`."""
     table = producers(snapshot)
     if not table:
         return steps
@@ -431,7 +453,7 @@ def _chain(
         route = snapshot.routes[step.route_id]
         bindings: dict[str, Binding] = {}
         for parameter, thing in needed_parameters(route, given=given):
-            if parameter not in step.missing_parameters:
+            if parameter not in step.missing_parameters or (route.provider.id, thing) in creating:
                 continue
             # identifiers are provider-scoped: only a step of the route's own provider
             # binds one, and only its own provider's producers are chained

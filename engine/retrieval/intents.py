@@ -19,17 +19,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "DEFAULT_COVER_WINDOW",
     "DEFAULT_MAX_PARTS",
     "DEFAULT_MIN_SIMILARITY",
+    "PartReading",
     "cover",
     "part_bests",
     "part_bests_by_part",
     "part_report",
     "part_scores",
+    "read_parts",
     "split_intents",
 ]
 
@@ -198,3 +200,41 @@ def part_scores(
     (``index.rescore_parts``)."""
     rows = [index.rescore_parts(part, route_ids) for part in parts]
     return [fused for fused, _ in rows], [cosine for _, cosine in rows]
+
+
+class PartReading(NamedTuple):
+    """What the parts of a multi-part request make of the routes a plan may take."""
+
+    #: ``(part, its best route, why it gives none)``: :func:`part_report`, with the parts' words
+    report: list[tuple[str, str, str]]
+    #: route id -> part -> the part's fused score of the route (the routes of the window)
+    scores: dict[str, dict[str, float]]
+
+    def served_by(self, route_id: str) -> str | None:
+        """The part ``route_id`` serves where it is no part's best (a request's best route,
+        ranked by the whole text): the part that scores it highest; ``None`` where it is a
+        part's best, is not scored, or two parts score it alike."""
+        if any(best == route_id and not why for _, best, why in self.report):
+            return None
+        row = self.scores.get(route_id, {})
+        top = max(row.values(), default=float("-inf"))
+        parts = [part for part, score in row.items() if score == top]
+        return parts[0] if len(parts) == 1 and top != float("-inf") else None
+
+
+def read_parts(
+    order: Sequence[str],
+    parts: Sequence[str],
+    fused: Sequence[Sequence[float]],
+    similarity: Sequence[Sequence[float]] | None = None,
+    *,
+    min_similarity: float = DEFAULT_MIN_SIMILARITY,
+) -> PartReading:
+    """:func:`part_report` of ``parts`` (their words in place of their indices), and each
+    part's fused score of each route of ``order``."""
+    found = part_report(order, fused, similarity, min_similarity=min_similarity)
+    scores = {
+        route_id: {part: float(fused[p][i]) for p, part in enumerate(parts)}
+        for i, route_id in enumerate(order)
+    }
+    return PartReading([(parts[p], route_id, why) for p, route_id, why in found], scores)

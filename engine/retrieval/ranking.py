@@ -40,9 +40,10 @@ from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.gate import check_candidates
 from schemarouter.retrieval.intents import (
     DEFAULT_COVER_WINDOW,
+    PartReading,
     cover,
-    part_report,
     part_scores,
+    read_parts,
     split_intents,
 )
 from schemarouter.retrieval.learned import RankingModel
@@ -411,13 +412,17 @@ class Ranker:
         request (:func:`~schemarouter.retrieval.intents.part_report`): ``why`` is ``""`` for
         the routes :meth:`part_routes` gives, ``"weak"`` for a best under the cosine floor,
         ``"shared"`` for a best an earlier part has; none for a one-part request."""
+        return self.part_reading(query, ranked).report
+
+    def part_reading(self, query: str, ranked: Sequence[str]) -> PartReading:
+        """:meth:`part_report`, with each part's score of the routes in the window (which
+        part a route that is no part's best serves: a plan's)."""
         window = list(ranked[:DEFAULT_COVER_WINDOW])
         signal = self._part_signal(query, window)
         if signal is None:
-            return []
-        parts, scores, similarity = signal
-        found = part_report(window, scores, similarity, min_similarity=self.intent_min_similarity)
-        return [(parts[p], route_id, why) for p, route_id, why in found]
+            return PartReading([], {})
+        min_similarity = self.intent_min_similarity
+        return read_parts(window, *signal, min_similarity=min_similarity)
 
     def _abstention_for(
         self, snapshot: RegistrySnapshot, index: Any

@@ -271,6 +271,9 @@ class BillingApp:
             made = {"id": f"cus_{1000 + len(self.customers)}", **(body or {})}
             self.customers[made["id"]] = made
             return json_response(made, status=201)
+        if match := re.fullmatch(r"/customers/([^/]+)/invoices", path):
+            mine = [i for i in self.invoices.values() if i["customer_id"] == match[1]]
+            return json_response({"data": mine})
         if match := re.fullmatch(r"/customers/([^/]+)", path):
             customer = self.customers.get(match[1])
             return json_response(customer) if customer else json_response({}, status=404)
