@@ -257,10 +257,17 @@ def merged_arguments(arguments: Mapping[str, Any], given: Mapping[str, Any]) -> 
 
 
 def _holds(argument: Any, value: str) -> bool:
+    """Whether ``argument`` (or a value inside it) holds ``value``: text that contains it, or
+    the number it reads as ("ticket 13" taken as ``ticket_id=13``)."""
     if isinstance(argument, Mapping):
         return any(_holds(v, value) for v in argument.values())
     if isinstance(argument, list | tuple):
         return any(_holds(v, value) for v in argument)
+    if isinstance(argument, int | float) and not isinstance(argument, bool):
+        try:
+            return float(value) == argument
+        except ValueError:
+            return False
     return isinstance(argument, str) and value.lower() in argument.lower()
 
 

@@ -131,6 +131,8 @@ def test_an_identifier_written_after_its_thing_is_bound_and_run(
     books = _id(router, "authorBooks")
     assert plan.route_ids == (books,)
     assert plan.steps[0].arguments == {"author_id": 7} and plan.steps[0].bindings == {}
+    # the id is taken (as an integer): no note that no step takes it (trial P: "ticket 13")
+    assert not any("which no step takes" in w for w in plan.warnings), plan.warnings
     result = router.execute(plan)
     assert [s.status for s in result.steps] == ["ok"]
     assert server.paths() == ["/author/7/books"]
