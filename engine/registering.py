@@ -32,7 +32,7 @@ from schemarouter.contracts import AccessKind, Effect, Provider, Registration, S
 from schemarouter.errors import ArgumentError
 from schemarouter.execution.bindings import BindingTable, CooldownTable, bind_if_current
 from schemarouter.execution.invokers.http import bind_http_routes
-from schemarouter.execution.invokers.mcp_session import closed_by_owner
+from schemarouter.execution.invokers.mcp_session import close_all, closed_by_owner
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.clashes import provider_id_for
@@ -481,6 +481,18 @@ class RegistrationMixin:
             self._owned().append(session)
         self._release_sessions()
 
+    @contextmanager
+    def opening_session(self, session: Any) -> Iterator[None]:
+        """While :meth:`add_mcp_server` opens ``session`` and registers its tools (from
+        another thread, maybe): :meth:`close` closes it too, cancelling a connection still
+        opening (its stdio server stopped), so closing never waits for a slow server."""
+        opening: list[Any] = self.__dict__.setdefault("_opening_sessions", [])
+        opening.append(session)
+        try:
+            yield
+        finally:
+            opening.remove(session)
+
     def _release_sessions(self) -> None:
         """Close owned sessions no route is bound to (replaced or removed servers)."""
         # live bindings and those staged in an open batch (other threads still call the
@@ -508,9 +520,9 @@ class RegistrationMixin:
         false, :meth:`retrieve_executable` (and the gateway) leave them out, saying why, and
         a call on one is refused before anything is sent (a ``PolicyError``, not a failure
         that counts against the route's health) until it is bound to an open session again:
-        ``add_mcp_server(..., replace=True)``."""
-        for session in list(self._owned()):
-            session.close()
+        ``add_mcp_server(..., replace=True)``. A server still connecting (another thread's
+        :meth:`add_mcp_server`) is cancelled: that call raises a ``RegistrationError``."""
+        close_all([*self.__dict__.get("_opening_sessions", ()), *self._owned()])
         self._owned().clear()
 
     def __enter__(self) -> Any:

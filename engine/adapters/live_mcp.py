@@ -13,6 +13,7 @@ only here, when a live server is asked.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shlex
 from collections.abc import Callable, Mapping, Sequence
@@ -259,7 +260,6 @@ def attach_mcp_server(
     bind = options.get("bind", True)
     _import_mcp()
     from schemarouter.execution.bindings import bind_if_current
-    from schemarouter.execution.invokers.mcp import ServerExited
     from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
     from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
 
@@ -309,12 +309,40 @@ def attach_mcp_server(
         listing_ttl=0.0 if is_server_url(server) else None,
     )
     session.max_output_bytes = max_response_bytes  # the policy's cap where None
+    # router.close() meanwhile (another thread: a gateway closing) cancels the opening
+    opening = getattr(router, "opening_session", None)
+    with opening(session) if opening is not None else contextlib.nullcontext():
+        return _open_and_register(router, session, registration_of, replace=replace, bind=bind)
+
+
+def _open_and_register(
+    router: Any,
+    session: Any,
+    registration_of: Callable[[list[Any]], Registration],
+    *,
+    replace: bool,
+    bind: bool,
+) -> Any:
+    """The second half of :func:`attach_mcp_server`: open ``session``, list its tools,
+    register them and bind them to it (or close it, where ``bind`` is false)."""
+    from schemarouter.execution.bindings import bind_if_current
+    from schemarouter.execution.invokers.mcp import ServerExited
+    from schemarouter.execution.invokers.mcp_session import SessionClosedError
+
+    label = server_label(session.server)
     try:
         tools = session.open().list_tools()
     except BaseException as exc:  # the SDK and the transports raise many kinds
         session.close()  # a server that never answered is stopped here, not left running
         if isinstance(exc, MissingDependencyError) or not isinstance(exc, Exception):
             raise
+        if isinstance(exc, SessionClosedError):  # router.close() while it connected
+            raise RegistrationError(
+                "the MCP server was still connecting when the router was closed; "
+                "connecting was cancelled (a server it started was stopped)",
+                where=label,
+                hint="Add it again (router.add_mcp_server) to connect it",
+            ) from None
         if isinstance(exc, TimeoutError):
             kind = f"did not list its tools within {session.timeout:g} s (it was stopped)"
         elif isinstance(exc, ServerExited):  # its own error, on stderr, says why

@@ -18,7 +18,11 @@ search pattern agents and coding assistants already use:
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Sequence
+import os
+import signal
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from schemarouter.errors import require
@@ -160,7 +164,11 @@ def run_server(
     """Serve ``gateway`` until interrupted (stdio, or streamable HTTP on ``host:port``; see
     :func:`http_app` for ``token``, ``allowed_hosts`` and ``insecure``)."""
     if transport == "stdio":
-        build_server(gateway).run("stdio")
+        restore = _stop_on_signals(gateway)
+        try:
+            build_server(gateway).run("stdio")
+        finally:
+            restore()
     elif transport in ("http", "streamable-http"):
         import uvicorn
 
@@ -175,3 +183,49 @@ def run_server(
         uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
     else:
         raise ValueError(f"unknown transport {transport!r}; use stdio or http")
+
+
+def _stop_on_signals(gateway: Gateway) -> Callable[[], None]:
+    """Over stdio, SIGINT and SIGTERM close ``gateway`` (upstream servers still connecting
+    cancelled, every stdio server it started stopped; the log says what) and end the
+    process at once; a second signal ends it without waiting. Before, a SIGTERM ended the
+    process without stopping its upstream servers (left running, orphaned), and a Ctrl-C
+    closed the gateway but the process lived on until its stdin ended: the SDK reads stdin
+    in a thread no cancellation reaches. Returns what puts the old handlers back (nothing
+    is changed off the main thread, where handlers cannot be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    closing = threading.Event()
+
+    def stop(signum: int, frame: Any) -> None:
+        if closing.is_set():  # a second signal: stop the servers, end now
+            _exit(signum)
+        closing.set()
+        threading.Thread(target=_close_and_exit, args=(gateway, signum), daemon=True).start()
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    return restore
+
+
+def _close_and_exit(gateway: Gateway, signum: int) -> None:
+    logger.warning("schemarouter serve: %s: closing", signal.Signals(signum).name)
+    try:
+        gateway.close()
+    finally:
+        _exit(signum)
+
+
+def _exit(signum: int) -> None:
+    """End the process now (128 + the signal's number, as a shell says it), every stdio
+    server it started stopped first (``os._exit`` runs no exit handlers)."""
+    from schemarouter.execution.invokers.mcp_transport import kill_orphans
+
+    kill_orphans()
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    os._exit(128 + signum)

@@ -10,6 +10,11 @@ A server that fails to connect is tried again, after :data:`RETRY_DELAYS` second
 every last delay), until it joins or the gateway closes: a server that was down when the
 gateway started joins once it is up (before, it stayed unavailable until a restart). Its
 failure is said meanwhile, with when the next attempt is; a search never waits for it.
+
+Closing the gateway never waits for a server: :meth:`Upstreams.halt` stops the retries
+and says which servers were still connecting or waiting to be tried again; the gateway
+then closes its router, which cancels the connections still opening (a stdio server it
+started is stopped), and :meth:`Upstreams.join` waits for the threads to end.
 """
 
 from __future__ import annotations
@@ -65,6 +70,8 @@ class Upstreams:
         self.retry_delays = tuple(retry_delays)
         #: provider -> "connecting", "ready", or the error text
         self._state: dict[str, str] = {}
+        #: providers with an attempt to connect under way
+        self._attempting: set[str] = set()
 
     def start(
         self,
@@ -90,11 +97,19 @@ class Upstreams:
     def _connect(self, spec: McpServerSpec, connect: Callable[[McpServerSpec], Any]) -> None:
         started = time.monotonic()
         for attempt in itertools.count():
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                self._attempting.add(spec.provider)
             try:
                 connect(spec)
             except Exception as exc:  # said in every search answer until it joins
                 # an HTTP upstream's credential travels in its URL: never in an answer or a log
                 why = Redactor(spec.secrets())(f"{type(exc).__name__}: {str(exc)[:300]}")
+                if self._stop.is_set():  # cancelled by the gateway closing (halt says so)
+                    logger.debug("upstream %s: connecting ended at close: %s", spec.provider, why)
+                    self._set(spec.provider, "closed while connecting")
+                    return
                 if not self.retry_delays:
                     self._set(spec.provider, why)
                     return
@@ -109,6 +124,9 @@ class Upstreams:
                 if self._stop.wait(delay):
                     return
                 continue
+            if self._stop.is_set():  # joined as the gateway closed: its session is closed
+                logger.debug("upstream %s: connected as the gateway closed", spec.provider)
+                return
             logger.info("upstream %s ready in %.2f s", spec.provider, time.monotonic() - started)
             self._set(spec.provider, "ready")
             return
@@ -116,6 +134,7 @@ class Upstreams:
     def _set(self, provider: str, state: str) -> None:
         with self._changed:
             self._state[provider] = state
+            self._attempting.discard(provider)
             self._changed.notify_all()
 
     def connecting(self) -> list[str]:
@@ -140,10 +159,23 @@ class Upstreams:
                 self._changed.wait(left)
         return True
 
-    def stop(self, timeout: float | None = None) -> bool:
-        """Try no server again, and wait for the attempts under way to end (``timeout``
-        seconds in all); whether they did."""
-        self._stop.set()
+    def halt(self) -> dict[str, str]:
+        """Try no server again, and start no new attempt; returns, per provider not
+        connected, what is stopped: ``"connecting"`` (an attempt under way: the owner
+        cancels it by closing the router) or ``"waiting"`` (to be tried again)."""
+        with self._lock:
+            self._stop.set()
+            return {
+                provider: "connecting"
+                if provider in self._attempting or state == "connecting"
+                else "waiting"
+                for provider, state in self._state.items()
+                if state != "ready"
+            }
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the connection threads to end (``timeout`` seconds in all); whether
+        they did."""
         deadline = None if timeout is None else time.monotonic() + timeout
         for thread in list(self._threads):
             left = None if deadline is None else max(0.0, deadline - time.monotonic())

@@ -28,6 +28,7 @@ from schemarouter.serve.security import check_bind, read_token
 
 from servers.interleave import Interleaved
 from servers.processes import free_port, serving
+from servers.processes import gone as _gone
 
 SERVERS = Path(__file__).parents[1] / "mcp_servers"
 HOSTILE = SERVERS / "hostile_server.py"
@@ -35,24 +36,6 @@ GATEWAY = SERVERS / "gateway_server.py"
 TOKEN_ENV = "SR_TEST_SERVE_TOKEN"
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
-
-
-def _gone(pid: int, within: float = 10.0) -> bool:
-    """Whether process ``pid`` is gone (or a zombie nobody will run again) within seconds."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        try:
-            with open(f"/proc/{pid}/status", encoding="utf-8") as handle:
-                if "State:\tZ" in handle.read():
-                    return True
-        except OSError:
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def _pids(path: Path) -> list[int]:

@@ -19,6 +19,25 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def gone(pid: int, within: float = 10.0) -> bool:
+    """Whether process ``pid`` is gone (or a zombie nobody will run again) within seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:
+            with open(f"/proc/{pid}/status", encoding="utf-8") as handle:
+                if "State:\tZ" in handle.read():
+                    return True
+        except OSError:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+
+
 def wait_for_port(port: int, process: subprocess.Popen[bytes], *, timeout: float = 60) -> None:
     """Until something listens on ``port`` (the process must stay alive meanwhile)."""
     deadline = time.monotonic() + timeout

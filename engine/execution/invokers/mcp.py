@@ -46,6 +46,7 @@ __all__ = [
     "MCPConnection",
     "McpCall",
     "McpConnectionOptions",
+    "OpenCancelled",
     "ServerExited",
     "bind_mcp_session",
     "call_async",
@@ -65,6 +66,15 @@ _STOP_GRACE = 1.0
 #: (``structuredContent`` and the same JSON as text), so twice the response cap of
 #: :class:`~schemarouter.execution.policy.ExecutionPolicy`, and room for the envelope.
 DEFAULT_MAX_MESSAGE_BYTES = 2 * DEFAULT_MAX_RESPONSE_BYTES + 64 * 1024
+
+
+class OpenCancelled(RuntimeError):
+    """The connection was closed (by its owner, from another thread) while it was still
+    opening: the server had not answered ``initialize`` yet. A stdio server it started was
+    stopped."""
+
+    def __init__(self) -> None:
+        super().__init__("closed while the session was still opening (nothing was sent)")
 
 
 class ServerExited(ConnectionError):
@@ -266,6 +276,7 @@ class MCPConnection:
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._watch: Any = None  # a stdio server's ServerWatch (mcp_transport)
+        self._cancelled = False  # closed while still opening (_stop_soon)
         #: called (on the connection's thread) when the server says its tools changed
         #: (``notifications/tools/list_changed``); a managed session lists them again
         self.on_tools_changed: Callable[[], None] | None = None
@@ -329,10 +340,11 @@ class MCPConnection:
                     with contextlib.suppress(BaseException):
                         await listening
         except BaseException as exc:
-            if not ready.done():
-                ready.set_exception(exc)
-            else:
+            if ready.done():
                 raise
+            # cancelled while opening (:meth:`close`): said as such, not as a bare cancel
+            cancelled = self._cancelled or isinstance(_cause(exc), asyncio.CancelledError)
+            ready.set_exception(OpenCancelled() if cancelled else exc)
         finally:
             self._client = None
 
@@ -376,7 +388,7 @@ class MCPConnection:
             loop.run_until_complete(self._task)
         except asyncio.CancelledError:  # closed while opening (a server that never answers)
             if not ready.done():
-                ready.set_exception(TimeoutError("closed before the session opened"))
+                ready.set_exception(OpenCancelled())
         except Exception as exc:  # while opening, ``ready`` carries it to open()
             if ready.done():
                 logger.warning("MCP connection %s ended: %s", self._label(), type(exc).__name__)
@@ -395,10 +407,18 @@ class MCPConnection:
     def open(self) -> MCPConnection:
         if self._thread is not None:
             return self
+        return self._wait_open(self._start())
+
+    def _start(self) -> Future[None]:
+        """Start opening (the connection's thread and loop); what :meth:`_wait_open` waits
+        on. From here on :meth:`close`, from any thread, cancels the opening."""
         ready: Future[None] = Future()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
         self._thread.start()
+        return ready
+
+    def _wait_open(self, ready: Future[None]) -> MCPConnection:
         try:
             ready.result(timeout=self.timeout)
         except Exception as exc:
@@ -419,12 +439,7 @@ class MCPConnection:
         if loop is None or thread is None:
             return
         with contextlib.suppress(RuntimeError):  # the loop has already stopped
-            if self._client is not None and self._closing is not None:
-                loop.call_soon_threadsafe(self._closing.set)
-            elif self._task is not None:
-                # still opening (initialize not answered): cancel it; the transport kills
-                # the server process on the way out
-                loop.call_soon_threadsafe(self._task.cancel)
+            loop.call_soon_threadsafe(self._stop_soon)
         # stopping a stdio server takes up to three grace periods (stdin closed, SIGTERM,
         # SIGKILL; see mcp_transport._stop)
         thread.join(timeout=max(self.timeout, 3 * _STOP_GRACE + 1))
@@ -432,6 +447,18 @@ class MCPConnection:
             logger.warning("MCP connection %s did not close in time", self._label()[:200])
         self._thread = None
         self._loop = None
+
+    def _stop_soon(self) -> None:
+        """On the connection's loop (so never between its steps): end the open session, or
+        cancel its opening, from any thread. A connection still opening (``initialize`` not
+        answered: a server slow to start, or a URL that accepts and never answers) is
+        cancelled, and :meth:`open`, waiting on another thread, raises
+        :class:`OpenCancelled`; the transport stops a stdio server on the way out."""
+        if self._client is not None and self._closing is not None:
+            self._closing.set()
+        elif self._task is not None and not self._task.done():
+            self._cancelled = True
+            self._task.cancel()
 
     def __enter__(self) -> MCPConnection:
         return self.open()

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Unpack
 
-from schemarouter.execution.invokers.mcp import MCPConnection, McpConnectionOptions
+from schemarouter.execution.invokers.mcp import MCPConnection, McpConnectionOptions, OpenCancelled
 from schemarouter.execution.invokers.payload import clip
 from schemarouter.fingerprint import fingerprint
 
@@ -51,6 +51,7 @@ __all__ = [
     "SessionLostError",
     "SessionOpenTimedOut",
     "ToolChangedError",
+    "close_all",
     "closed_by_owner",
     "is_connection_lost",
 ]
@@ -166,6 +167,9 @@ class ManagedMCPSession:
         #: how many times a lost session was opened again
         self.reconnects = 0
         self._lock = threading.Lock()
+        #: guards ``_closed`` and ``_opening`` (``_lock`` is held while a connection opens)
+        self._gate = threading.Lock()
+        self._opening: MCPConnection | None = None  # a connection still opening
         self._conn: MCPConnection | None = None
         self._lost = False
         self._closed = False
@@ -194,8 +198,15 @@ class ManagedMCPSession:
     # -- lifetime ----------------------------------------------------------------------------
 
     def close(self) -> None:
+        """End the session; one still opening (a server slow to start, or one that never
+        answers ``initialize``) is cancelled at once, its stdio server stopped, and the
+        call or :meth:`open` waiting for it raises :class:`SessionClosedError`."""
+        with self._gate:
+            self._closed, opening = True, self._opening
+        if opening is not None:
+            opening.close()
         with self._lock:
-            conn, self._conn, self._closed = self._conn, None, True
+            conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
 
@@ -207,7 +218,7 @@ class ManagedMCPSession:
 
     def open(self) -> ManagedMCPSession:
         """Open the connection (again, after :meth:`close`)."""
-        with self._lock:
+        with self._gate:
             self._closed = False
         self._connection()
         return self
@@ -226,25 +237,39 @@ class ManagedMCPSession:
         with self._lock:
             if self._conn is not None:
                 return self._conn
-            if self._closed:
-                raise SessionClosedError(
-                    f"{self!r} was closed by its owner (router.close()); "
-                    "router.add_mcp_server(..., replace=True) connects its server again"
-                )
+            conn = self.settings.copy()
+            conn.on_tools_changed = self._tools_changed
+            with self._gate:  # close() from now on cancels this opening (_opening)
+                if self._closed:
+                    raise self._closed_error()
+                ready = conn._start()
+                self._opening = conn
             reopening = self._lost
             if reopening:
                 self.reconnects += 1
                 logger.info("reopening the MCP session %r (it was lost)", self)
-            conn = self.settings.copy()
-            conn.on_tools_changed = self._tools_changed
             try:
-                conn.open()
+                conn._wait_open(ready)
+            except OpenCancelled:
+                raise self._closed_error(" while it was opening") from None
             except TimeoutError:  # not a call's timeout: say what ran out, and its seconds
                 raise SessionOpenTimedOut(self.timeout, reopening=reopening) from None
+            finally:
+                with self._gate:
+                    self._opening, closed = None, self._closed
+            if closed:  # closed just as it opened
+                conn.close()
+                raise self._closed_error(" while it was opening")
             self._conn, self._lost = conn, False
             if reopening and self.on_reconnect is not None:
                 self._relist(conn)
             return conn
+
+    def _closed_error(self, when: str = "") -> SessionClosedError:
+        return SessionClosedError(
+            f"{self!r} was closed by its owner{when} (router.close()); "
+            "router.add_mcp_server(..., replace=True) connects its server again"
+        )
 
     def _tools_changed(self) -> None:
         """The server sent ``notifications/tools/list_changed``: its tools are listed again
@@ -423,6 +448,20 @@ class ManagedMCPSession:
             f"the MCP session ended during the call ({type(error).__name__}: "
             f"{clip(str(error))}); the next call reconnects"
         )
+
+
+def close_all(sessions: Sequence[Any]) -> None:
+    """Close ``sessions`` all at once (each in a thread of its own) and return when every
+    one is closed: stopping a stdio server takes about a second (its grace periods), so
+    closing ten one after the other took ten."""
+    threads = [
+        threading.Thread(target=session.close, name="mcp-close", daemon=True)
+        for session in sessions
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def closed_by_owner(invoker: Any) -> bool:
