@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.errors import MissingDependencyError, SchemaRouterError
+from schemarouter.errors import ArgumentError, MissingDependencyError, SchemaRouterError
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import tool_name
 from schemarouter.integrations.search import call_payload
@@ -95,10 +95,42 @@ class RouteTool(AsyncBaseTool):
             is_error=error,
         )
 
+    def _arguments(self, args: tuple[Any, ...], arguments: dict[str, Any]) -> dict[str, Any]:
+        """The call's arguments: the keywords, or what one positional value stands for.
+
+        LlamaIndex's own ``call_tool`` / ``acall_tool`` (``predict_and_call``) pass the lone
+        argument of a one-property tool positionally, as ``FunctionTool`` takes it: so for
+        a tool with one property a lone value is that property's, and so is a lone dict
+        where the property takes an object (a request body) and the dict's keys are not
+        just that property's name. Otherwise a lone dict is the arguments by name."""
+        if not args:
+            return arguments
+        if len(args) > 1 or arguments:
+            raise ArgumentError(
+                f"tool {self.name!r} takes its arguments by name, or one value",
+                where=f"{self.name}.call",
+                hint="Pass keywords (tool.call(city='Paris')) or one dict of them",
+            )
+        (value,) = args
+        properties = self._metadata.parameters.get("properties") or {}
+        if len(properties) == 1:
+            ((only, schema),) = properties.items()
+            if not isinstance(value, dict):
+                return {only: value}
+            if set(value) != {only} and _takes_object(schema):
+                return {only: value}
+        if isinstance(value, dict):
+            return dict(value)
+        raise ArgumentError(
+            f"tool {self.name!r} has {len(properties)} parameters: a lone "
+            f"{type(value).__name__} names none of them",
+            where=f"{self.name}.call",
+            hint="Pass the arguments by name (keywords), or one dict of them",
+        )
+
     # ``self`` is positional only: a route may have a parameter named ``self``
     def call(self, /, *args: Any, **arguments: Any) -> Any:
-        if args and isinstance(args[0], dict) and not arguments:
-            arguments = dict(args[0])
+        arguments = self._arguments(args, arguments)
         try:
             result: Any = self.router.call(self.route_id, arguments, **self.call_options)
         except SchemaRouterError as exc:
@@ -106,13 +138,25 @@ class RouteTool(AsyncBaseTool):
         return self._output(arguments, result)
 
     async def acall(self, /, *args: Any, **arguments: Any) -> Any:
-        if args and isinstance(args[0], dict) and not arguments:
-            arguments = dict(args[0])
+        arguments = self._arguments(args, arguments)
         try:
             result: Any = await self.router.acall(self.route_id, arguments, **self.call_options)
         except SchemaRouterError as exc:
             result = exc
         return self._output(arguments, result)
+
+
+def _takes_object(schema: Any) -> bool:
+    """Whether a property of this (pruned) schema may be an object."""
+    if not isinstance(schema, dict):
+        return True
+    kind = schema.get("type")
+    if kind is not None:
+        return kind == "object" or (isinstance(kind, list) and "object" in kind)
+    alternatives = [s for key in ("anyOf", "oneOf") for s in schema.get(key) or ()]
+    if alternatives:
+        return any(_takes_object(s) for s in alternatives)
+    return "enum" not in schema and "const" not in schema
 
 
 def route_tool(router: Any, route: Route, **call_options: Any) -> RouteTool:

@@ -34,7 +34,7 @@ from schemarouter.integrations.llamaindex import RouterNodeRetriever, tool_retri
 from schemarouter.integrations.names import tool_name
 
 from servers.loopback import LoopbackServer
-from servers.user_api import ALERT, FORECAST, weather_router
+from servers.user_api import ALERT, FORECAST, STATION, weather_router
 
 FORECAST_TOOL = tool_name(FORECAST)
 pytestmark = pytest.mark.filterwarnings(
@@ -188,3 +188,47 @@ def test_function_agent_uses_the_retrieved_tools(router: SchemaRouter) -> None:
     assert '"city": "Paris"' in str(result) or '"city":"Paris"' in str(result)
     (call,) = result.tool_calls
     assert call.tool_name == FORECAST_TOOL and not call.tool_output.is_error
+
+
+def test_llamaindex_helpers_pass_a_lone_argument_positionally(
+    router: SchemaRouter, weather: LoopbackServer
+) -> None:
+    """Trial T #1: LlamaIndex's own ``call_tool`` / ``acall_tool`` (what
+    ``predict_and_call`` runs) pass the one argument of a one-property tool positionally;
+    RouteTool dropped it and called the route with ``{}``, and the model was told to send
+    the ``station_id`` it had sent. A lone value is that property's now, and a lone dict is
+    the value of a property that takes an object (a request body)."""
+    from llama_index.core.tools.calling import acall_tool, call_tool
+
+    from schemarouter.integrations import llamaindex
+
+    snapshot = router.snapshot()
+    station = llamaindex.route_tool(router, snapshot.route(STATION))
+    assert list(station.metadata.get_parameters_dict()["properties"]) == ["station_id"]
+    for output in (
+        call_tool(station, {"station_id": "LFPO"}),
+        asyncio.run(acall_tool(station, {"station_id": "LFPB"})),
+    ):
+        assert not output.is_error, output.content
+    assert [r.path for r in weather.requests[-2:]] == ["/stations/LFPO", "/stations/LFPB"]
+
+    def pick(messages: Any, **kwargs: Any) -> ChatMessage:
+        call = ToolCallBlock(
+            tool_call_id="c1", tool_name=station.metadata.name, tool_kwargs={"station_id": "LFPG"}
+        )
+        return ChatMessage(role=MessageRole.ASSISTANT, blocks=[call])
+
+    llm = MockFunctionCallingLLM(response_generator=pick)
+    answer = llm.predict_and_call([station], "Which station is LFPG?")
+    assert json.loads(answer.sources[0].content)["output"]["id"] == "LFPG"
+
+    alert = llamaindex.route_tool(
+        router, snapshot.route(ALERT), allow_effects={"read", "write"}, approve=_yes
+    )
+    body = {"city": "Nice", "message": "storm"}
+    seen = len(weather.app.alerts)  # type: ignore[attr-defined]
+    assert not call_tool(alert, {"body": body}).is_error  # alert(body): the body itself
+    assert not alert.call({"body": body}).is_error  # the arguments as one dict, as before
+    assert weather.app.alerts[seen:] == [body, body]  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):  # a value for a tool of several parameters names none
+        llamaindex.route_tool(router, snapshot.route(FORECAST)).call("Paris")
