@@ -19,7 +19,9 @@ from schemarouter.integrations.definitions import (
 )
 from schemarouter.integrations.names import (
     MAX_TOOL_NAME,
+    PROPERTY_KEY_PATTERN,
     TOOL_NAME_PATTERN,
+    property_keys,
     route_for_tool,
     tool_name,
     tool_names,
@@ -42,6 +44,7 @@ from schemarouter.integrations.search import (
 
 __all__ = [
     "MAX_TOOL_NAME",
+    "PROPERTY_KEY_PATTERN",
     "TOOL_NAME_PATTERN",
     "ToolFormat",
     "ToolSet",
@@ -58,6 +61,7 @@ __all__ = [
     "openai_tool_search_items",
     "openai_tool_search_output",
     "openai_tool_search_tool",
+    "property_keys",
     "prune_schema",
     "route_for_tool",
     "search_note",

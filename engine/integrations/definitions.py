@@ -9,6 +9,11 @@ A definition has
   description), its provider and kind of evidence, what it returns (the matched fields
   first, then the typed ones, each with its unit where declared), and its effect where it
   is not a read; markdown links and HTML tags read as their words, whitespace collapsed;
+- **property keys the APIs take**: a parameter whose name the Anthropic API refuses as a
+  property key (``page[size]``, ``$filter``) is offered under a valid one (``page_size``,
+  ``filter``; MCP definitions keep the names), which
+  :func:`~schemarouter.integrations.search.call_tool` maps back
+  (:func:`~schemarouter.integrations.names.property_keys`);
 - a **pruned input schema**: the registered input schema without the router's own
   projection parameters, vendor ``x-`` keys, titles, examples and comments, descriptions cut
   to their first sentence, and one longer than 80 characters to its last clause or word
@@ -44,7 +49,7 @@ from schemarouter.contracts import (
     SourceType,
 )
 from schemarouter.errors import GateError
-from schemarouter.integrations.names import assign_tool_names, tool_name
+from schemarouter.integrations.names import assign_tool_names, input_keys, keyed_schema, tool_name
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate, CandidateField, candidate_from_route
 
@@ -291,6 +296,8 @@ def tool_definition(
     name = name or tool_name(candidate.route_id)
     description = describe(candidate)
     schema = tool_input_schema(candidate, tool_names=tool_names)
+    if format != "mcp":  # keys the Anthropic and OpenAI APIs take; call_tool maps them back
+        schema = keyed_schema(schema, input_keys(candidate.input_schema))
     out: dict[str, Any]
     if format == "anthropic":
         out = {"name": name, "description": description, "input_schema": schema}

@@ -29,7 +29,7 @@ from typing import Any
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import SchemaRouterError, require
 from schemarouter.integrations.definitions import describe, tool_input_schema
-from schemarouter.integrations.names import tool_name
+from schemarouter.integrations.names import input_keys, keyed_schema, route_arguments, tool_name
 from schemarouter.integrations.search import call_payload
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import candidate_from_route
@@ -48,28 +48,9 @@ def _langchain() -> Any:
 
 
 #: Argument names LangChain takes for itself (a RunnableConfig, the callback manager): a
-#: route's parameter of that name was silently dropped from the call.
+#: route's parameter of that name was silently dropped from the call, so it gets a key of
+#: its own (``config_``).
 _HOOKS = frozenset({"config", "run_manager", "callbacks", "self"})
-
-
-def _outside_hooks(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """``schema`` with its parameters named like a LangChain hook renamed (``config`` ->
-    ``config_``), and new name -> the route's own name for the call."""
-    properties = schema.get("properties") or {}
-    renamed: dict[str, str] = {}
-    for name in properties:
-        if name in _HOOKS:
-            new = name + "_"
-            while new in properties or new in renamed:
-                new += "_"
-            renamed[new] = name
-    if not renamed:
-        return schema, {}
-    own = {v: k for k, v in renamed.items()}
-    out = {**schema, "properties": {own.get(k, k): v for k, v in properties.items()}}
-    if isinstance(schema.get("required"), list):
-        out["required"] = [own.get(k, k) for k in schema["required"]]
-    return out, renamed
 
 
 def route_tool(
@@ -88,28 +69,32 @@ def route_tool(
     sources = identifier_sources(router.snapshot(), route, names) if names else {}
     candidate = candidate_from_route(route, rank=0, score=0.0, identifier_sources=sources)
     route_id = route.route_id
-    schema, back = _outside_hooks(tool_input_schema(candidate, tool_names=names))
+    name = tool_name(route_id, snapshot=router.snapshot())
+    # parameters named like a LangChain hook (``config`` -> ``config_``), or that the model
+    # APIs cannot take as a key (``page[size]`` -> ``page_size``), under keys mapped back
+    keys = input_keys(candidate.input_schema, avoid=_HOOKS)
+    schema = keyed_schema(tool_input_schema(candidate, tool_names=names), keys)
 
     def run(**arguments: Any) -> str:
-        arguments = {back.get(k, k): v for k, v in arguments.items()}
         try:
-            result = router.call(route_id, arguments, **call_options)
+            sent = route_arguments(arguments, keys, tool=name)
+            result = router.call(route_id, sent, **call_options)
         except SchemaRouterError as exc:
             raise tools.ToolException(str(exc)) from None
         payload = call_payload(result, snapshot=router.snapshot())
         return json.dumps(payload, ensure_ascii=False, default=str)
 
     async def arun(**arguments: Any) -> str:
-        arguments = {back.get(k, k): v for k, v in arguments.items()}
         try:
-            result = await router.acall(route_id, arguments, **call_options)
+            sent = route_arguments(arguments, keys, tool=name)
+            result = await router.acall(route_id, sent, **call_options)
         except SchemaRouterError as exc:
             raise tools.ToolException(str(exc)) from None
         payload = call_payload(result, snapshot=router.snapshot())
         return json.dumps(payload, ensure_ascii=False, default=str)
 
     return tools.StructuredTool(
-        name=tool_name(route_id, snapshot=router.snapshot()),
+        name=name,
         description=describe(candidate),
         args_schema=schema,
         func=run,

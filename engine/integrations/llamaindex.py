@@ -29,7 +29,7 @@ from typing import Any
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import ArgumentError, MissingDependencyError, SchemaRouterError
 from schemarouter.integrations.definitions import describe, tool_input_schema
-from schemarouter.integrations.names import tool_name
+from schemarouter.integrations.names import input_keys, keyed_schema, route_arguments, tool_name
 from schemarouter.integrations.search import call_payload
 from schemarouter.retrieval.results import candidate_from_route
 from schemarouter.retrieval.state import ExecutionState
@@ -70,10 +70,13 @@ class RouteTool(AsyncBaseTool):
         self.route_fingerprint = route.fingerprint
         self.call_options = call_options
         self.name = tool_name(route.route_id, snapshot=router.snapshot())
+        # a parameter the model APIs cannot take as a key (``page[size]``) under one they
+        # can (``page_size``), mapped back for the call
+        self._keys = input_keys(candidate.input_schema)
         self._metadata = _Metadata(
             name=self.name,
             description=describe(candidate),
-            parameters=tool_input_schema(candidate),
+            parameters=keyed_schema(tool_input_schema(candidate), self._keys),
         )
 
     @property
@@ -132,7 +135,8 @@ class RouteTool(AsyncBaseTool):
     def call(self, /, *args: Any, **arguments: Any) -> Any:
         arguments = self._arguments(args, arguments)
         try:
-            result: Any = self.router.call(self.route_id, arguments, **self.call_options)
+            sent = route_arguments(arguments, self._keys, tool=self.name)
+            result: Any = self.router.call(self.route_id, sent, **self.call_options)
         except SchemaRouterError as exc:
             result = exc
         return self._output(arguments, result)
@@ -140,7 +144,8 @@ class RouteTool(AsyncBaseTool):
     async def acall(self, /, *args: Any, **arguments: Any) -> Any:
         arguments = self._arguments(args, arguments)
         try:
-            result: Any = await self.router.acall(self.route_id, arguments, **self.call_options)
+            sent = route_arguments(arguments, self._keys, tool=self.name)
+            result: Any = await self.router.acall(self.route_id, sent, **self.call_options)
         except SchemaRouterError as exc:
             result = exc
         return self._output(arguments, result)

@@ -19,6 +19,15 @@ registered later never takes the name of one registered before it. :func:`tool_n
 :func:`route_for_tool` maps a name back through the registry snapshot (computed once per
 snapshot), so a server can resolve a name it handed out in an earlier answer; it also
 accepts the route id itself. No pair of routes can make lookups fail for the others.
+
+Parameter names get the same treatment in the input schemas the APIs take: the Anthropic
+API refuses a request whose tool has a top-level property key outside
+``^[a-zA-Z0-9_.-]{1,64}$`` (JSON:API's ``page[size]`` and ``filter[name]``, OData's
+``$filter``), and one such tool fails every request it is sent with. :func:`property_keys`
+gives those parameters keys it takes (``page_size``, ``filter_name``, ``filter``), unique
+and never another parameter's name, as a pure function of the parameter names, so a call
+maps them back (:func:`route_arguments`) with no state; the route's registered parameters
+keep their names.
 """
 
 from __future__ import annotations
@@ -26,15 +35,21 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from schemarouter.errors import GateError
+from schemarouter.errors import GateError, ParameterValidationError
 from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = [
     "MAX_TOOL_NAME",
+    "PROPERTY_KEY_PATTERN",
     "TOOL_NAME_PATTERN",
     "assign_tool_names",
+    "input_keys",
+    "keyed_schema",
+    "property_keys",
+    "route_arguments",
     "route_for_tool",
     "tool_name",
     "tool_names",
@@ -44,6 +59,9 @@ __all__ = [
 MAX_TOOL_NAME = 64
 #: What a valid tool name looks like (Anthropic, OpenAI, and MCP).
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: What a property key of a tool's input schema may be (the Anthropic API's pattern; the
+#: OpenAI API takes these too).
+PROPERTY_KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _SEPARATOR = "__"
 _DIGEST = 8
 _LONG_DIGEST = 16
@@ -150,3 +168,91 @@ def route_for_tool(snapshot: RegistrySnapshot, name: str) -> str:
         hint=(f"Did you mean {', '.join(close)}? " if close else "")
         + "Use a name from search_tools / result.tools()",
     )
+
+
+# -- property keys ----------------------------------------------------------------------
+
+
+def _key(name: str, attempt: int) -> str:
+    """``name``'s runs of characters a key may not have as ``_``, with ``attempt`` ``_``
+    more; cut, with a digest of ``name``, where it would pass 64 characters."""
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "parameter"
+    tail = "_" * attempt
+    if len(base) + len(tail) <= MAX_TOOL_NAME:
+        return base + tail
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:_DIGEST]
+    return f"{base[: MAX_TOOL_NAME - _DIGEST - 1 - len(tail)]}_{digest}{tail}"
+
+
+def property_keys(names: Iterable[str], *, avoid: Iterable[str] = ()) -> dict[str, str]:
+    """parameter name -> its key in a tool's input schema, for each of ``names`` (in
+    order) that :data:`PROPERTY_KEY_PATTERN` refuses or that is in ``avoid`` (names a
+    framework takes for itself); the others keep their names. ``page[size]`` ->
+    ``page_size``, ``$filter`` -> ``filter``, with ``_`` added while the key is another
+    parameter's name or key (``filter_`` beside a ``filter``)."""
+    names = list(names)
+    avoided = frozenset(avoid)
+    taken = set(names) | avoided
+    out: dict[str, str] = {}
+    for name in names:
+        if name not in avoided and PROPERTY_KEY_PATTERN.match(name):
+            continue
+        attempt = 0
+        while (key := _key(name, attempt)) in taken:
+            attempt += 1
+        taken.add(key)
+        out[name] = key
+    return out
+
+
+def input_keys(input_schema: Mapping[str, Any], *, avoid: Iterable[str] = ()) -> dict[str, str]:
+    """:func:`property_keys` of a route's registered input schema (its top-level
+    properties, in order: what a rendering and a call both read)."""
+    properties = input_schema.get("properties")
+    return property_keys(properties if isinstance(properties, Mapping) else (), avoid=avoid)
+
+
+def _alnum(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "", text)
+
+
+def keyed_schema(schema: Mapping[str, Any], keys: Mapping[str, str]) -> dict[str, Any]:
+    """``schema`` (an input schema) with its top-level properties and ``required`` under
+    their ``keys``. A key whose letters and digits are not the name's (a name in another
+    script) keeps the name at the start of the property's description."""
+    out = dict(schema)
+    properties = schema.get("properties")
+    if not keys or not isinstance(properties, Mapping):
+        return out
+    renamed: dict[str, Any] = {}
+    for name, prop in properties.items():
+        key = keys.get(name, name)
+        if key != name and _alnum(key) != _alnum(name) and isinstance(prop, Mapping):
+            own = str(prop.get("description") or "")
+            prop = {**prop, "description": f"{name}: {own}" if own else name}
+        renamed[key] = prop
+    out["properties"] = renamed
+    if isinstance(schema.get("required"), list):
+        out["required"] = [keys.get(n, n) for n in schema["required"]]
+    return out
+
+
+def route_arguments(
+    arguments: Mapping[str, Any], keys: Mapping[str, str], *, tool: str = "the tool"
+) -> dict[str, Any]:
+    """``arguments`` by the route's own parameter names: a key of ``keys`` (name -> key)
+    read as its name, any other argument as it is (a caller may use the names)."""
+    if not keys:
+        return dict(arguments)
+    back = {key: name for name, key in keys.items()}
+    out: dict[str, Any] = {}
+    for key, value in arguments.items():
+        name = back.get(key, key)
+        if name in out:
+            raise ParameterValidationError(
+                f"parameter {name!r} is given twice, as {name!r} and as {keys[name]!r}",
+                where=f"{tool} arguments",
+                hint=f"Send it once, as {keys[name]!r}",
+            )
+        out[name] = value
+    return out

@@ -32,7 +32,7 @@ from schemarouter.contracts import Route
 from schemarouter.errors import SchemaRouterError
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import ToolSet, tool_definitions
-from schemarouter.integrations.names import route_for_tool, tool_name
+from schemarouter.integrations.names import input_keys, route_arguments, route_for_tool, tool_name
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate, CapabilityRetrieval
 
@@ -217,9 +217,11 @@ def call_tool(
     router: Any, name: str, arguments: Mapping[str, Any] | None = None, **options: Any
 ) -> CallResult:
     """Run the tool ``name`` (a tool name or a route id) with ``arguments`` through
-    ``router.call``; ``options`` are its keywords (``allow_effects``, ``approve`` ...)."""
-    route_id = route_for_tool(router.snapshot(), name)
-    result: CallResult = router.call(route_id, arguments or {}, **options)
+    ``router.call``; ``options`` are its keywords (``allow_effects``, ``approve`` ...).
+    An argument under the key a definition gave a parameter the APIs cannot take as a
+    key (``page_size`` for ``page[size]``) is sent under the parameter's own name."""
+    route_id, arguments = _route_and_arguments(router, name, arguments)
+    result: CallResult = router.call(route_id, arguments, **options)
     return result
 
 
@@ -227,9 +229,20 @@ async def acall_tool(
     router: Any, name: str, arguments: Mapping[str, Any] | None = None, **options: Any
 ) -> CallResult:
     """:func:`call_tool` with ``router.acall``."""
-    route_id = route_for_tool(router.snapshot(), name)
-    result: CallResult = await router.acall(route_id, arguments or {}, **options)
+    route_id, arguments = _route_and_arguments(router, name, arguments)
+    result: CallResult = await router.acall(route_id, arguments, **options)
     return result
+
+
+def _route_and_arguments(
+    router: Any, name: str, arguments: Mapping[str, Any] | None
+) -> tuple[str, Any]:
+    snapshot = router.snapshot()
+    route_id = route_for_tool(snapshot, name)
+    if not isinstance(arguments, Mapping):  # None, or what the router refuses, as before
+        return route_id, arguments or {}
+    keys = input_keys(snapshot.route(route_id).endpoint.input_schema)
+    return route_id, route_arguments(arguments, keys, tool=str(name))
 
 
 def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None) -> dict[str, Any]:

@@ -34,7 +34,15 @@ from schemarouter.integrations.llamaindex import RouterNodeRetriever, tool_retri
 from schemarouter.integrations.names import tool_name
 
 from servers.loopback import LoopbackServer
-from servers.user_api import ALERT, FORECAST, STATION, weather_router
+from servers.user_api import (
+    ALERT,
+    FORECAST,
+    SHOP_LIST,
+    STATION,
+    shop_app,
+    shop_openapi,
+    weather_router,
+)
 
 FORECAST_TOOL = tool_name(FORECAST)
 pytestmark = pytest.mark.filterwarnings(
@@ -232,3 +240,41 @@ def test_llamaindex_helpers_pass_a_lone_argument_positionally(
     assert weather.app.alerts[seen:] == [body, body]  # type: ignore[attr-defined]
     with pytest.raises(TypeError):  # a value for a tool of several parameters names none
         llamaindex.route_tool(router, snapshot.route(FORECAST)).call("Paris")
+
+
+def test_framework_tools_offer_keys_the_model_apis_take() -> None:
+    """Trial T #2, for the framework tools: their schemas go to the same APIs (a LangChain
+    chat model's ``bind_tools``, a LlamaIndex LLM's tool list), so a parameter the APIs
+    refuse as a key (``page[size]``, ``$filter``, a name in another script) is offered under
+    one they take, and the call sends the parameter's own name."""
+    from schemarouter.integrations import PROPERTY_KEY_PATTERN, langgraph, llamaindex
+
+    with LoopbackServer(shop_app) as shop:
+        router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+        router.add_openapi(shop_openapi(shop.base_url), provider="shop")
+        route = router.snapshot().route(SHOP_LIST)
+        keys = ["page_size", "filter_name", "filter_", "filter", "sort"]
+        lc = langgraph.route_tool(router, route)
+        assert list(lc.args) == keys
+        json.loads(lc.invoke({"page_size": 3, "filter_": "price lt 10"}))
+        li = llamaindex.route_tool(router, route)
+        assert list(li.metadata.get_parameters_dict()["properties"]) == keys
+        assert not li.call(filter_name="lamp", sort="name").is_error
+        assert not asyncio.run(li.acall(page_size=4)).is_error
+        assert [r.query for r in shop.requests] == [
+            {"page[size]": ["3"], "$filter": ["price lt 10"]},
+            {"filter[name]": ["lamp"], "sort": ["name"]},
+            {"page[size]": ["4"]},
+        ]
+
+    def tag(名字: str) -> dict[str, str]:
+        """Tag a note with a name."""
+        return {"tagged": 名字}
+
+    router.add_callable(tag, provider="notes")
+    route = router.snapshot().route("notes/python/tag")
+    (key,) = llamaindex.route_tool(router, route).metadata.get_parameters_dict()["properties"]
+    assert PROPERTY_KEY_PATTERN.match(key)
+    lc = langgraph.route_tool(router, route)
+    assert lc.args[key]["description"].startswith("名字")  # the name the key stands for
+    assert json.loads(lc.invoke({key: "x"}))["output"] == {"tagged": "x"}

@@ -8,6 +8,7 @@ hand them to a loopback stand-in of each API (tests/servers/llm_apis.py).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, get_type_hints
 
@@ -32,11 +33,13 @@ from openai.types.responses.response_tool_search_output_item_param_param import 
 from pydantic import TypeAdapter
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import GateError, PolicyError
+from schemarouter.errors import GateError, ParameterValidationError, PolicyError
 from schemarouter.index import HashingEncoder
 from schemarouter.integrations import (
     MAX_TOOL_NAME,
+    PROPERTY_KEY_PATTERN,
     TOOL_NAME_PATTERN,
+    acall_tool,
     anthropic_search_result,
     anthropic_search_tool,
     anthropic_tool_result,
@@ -56,7 +59,15 @@ from schemarouter.retrieval.state import ExecutionState
 from helpers import BUNDLED_CATALOG, REPO
 from servers.llm_apis import FakeAnthropic, FakeOpenAI
 from servers.loopback import LoopbackServer
-from servers.user_api import ALERT, BROKEN, FORECAST, weather_router
+from servers.user_api import (
+    ALERT,
+    BROKEN,
+    FORECAST,
+    SHOP_LIST,
+    shop_app,
+    shop_openapi,
+    weather_router,
+)
 
 
 def _typed(cls: Any, value: Any) -> None:
@@ -384,3 +395,56 @@ def test_a_deprecated_operation_says_so_in_its_definition_and_the_cli_table() ->
     table = render_retrieval(router.retrieve("reorder point", k=2, abstain=False))
     line = next(x for x in table.splitlines() if "stock/rest/get_reorder_point" in x)
     assert line.rstrip().endswith("deprecated")
+
+
+def test_parameters_the_apis_refuse_as_keys_are_offered_under_keys_they_take() -> None:
+    """Trial T #2: JSON:API and OData query parameters (``page[size]``, ``filter[name]``,
+    ``$filter``) reached ``input_schema.properties`` as they are; the Anthropic API refuses
+    such a key (``^[a-zA-Z0-9_.-]{1,64}$``), and with ``deferred_tools`` every request. The
+    definitions offer them under valid keys now, and a call maps the keys back: the server
+    receives the parameters' own names; the route keeps them."""
+    with LoopbackServer(shop_app) as shop:
+        router = SchemaRouter(
+            encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+        )
+        router.add_openapi(shop_openapi(shop.base_url), provider="shop")
+        registered = router.snapshot().route(SHOP_LIST).endpoint.input_schema
+        assert list(registered["properties"]) == [
+            "page[size]",
+            "filter[name]",
+            "$filter",
+            "filter",
+            "sort",
+        ]
+        keys = ["page_size", "filter_name", "filter_", "filter", "sort"]
+        for format, schema_key in (("anthropic", "input_schema"), ("openai", "parameters")):
+            (tool,) = deferred_tools(router.snapshot(), format)
+            properties = tool[schema_key]["properties"]
+            assert list(properties) == keys
+            assert all(PROPERTY_KEY_PATTERN.match(key) for key in properties)
+            assert properties["filter_"]["description"] == "An OData filter expression"
+        _typed(ToolParam, tool_definitions(router.snapshot(), "anthropic")[0])
+        chat = tool_definitions(router.snapshot(), "openai-chat")[0]["function"]["parameters"]
+        assert list(chat["properties"]) == keys
+        (mcp_tool,) = tool_definitions(router.snapshot(), "mcp")  # MCP takes any key
+        assert list(mcp_tool["inputSchema"]["properties"]) == list(registered["properties"])
+
+        name = tool_name(SHOP_LIST)
+        sent = {"page_size": 5, "filter_name": "lamp", "filter_": "price lt 10", "filter": "mine"}
+        assert call_tool(router, name, sent).ok
+        asyncio.run(acall_tool(router, name, {"page_size": 7}))
+        assert call_tool(router, name, {"page[size]": 9}).ok  # a Python caller's own names
+        got = [request.query for request in shop.requests]
+        assert got == [
+            {
+                "page[size]": ["5"],
+                "filter[name]": ["lamp"],
+                "$filter": ["price lt 10"],
+                "filter": ["mine"],
+            },
+            {"page[size]": ["7"]},
+            {"page[size]": ["9"]},
+        ]
+        with pytest.raises(ParameterValidationError, match="given twice"):
+            call_tool(router, name, {"page_size": 1, "page[size]": 2})
+        assert len(shop.requests) == 3  # nothing sent

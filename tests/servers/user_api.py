@@ -219,3 +219,55 @@ def weather_router(base_url: str) -> SchemaRouter:
     )
     router.add_openapi(weather_openapi(base_url), provider=WEATHER)
     return router
+
+
+SHOP_LIST = "shop/rest/list_products"
+
+
+def shop_openapi(base_url: str) -> dict[str, Any]:
+    """A listing with JSON:API and OData query parameters (``page[size]``, ``filter[name]``,
+    ``$filter``) beside a plain ``filter``: names the Anthropic API refuses as property keys."""
+
+    def query(name: str, kind: str, description: str) -> dict[str, Any]:
+        return {"name": name, "in": "query", "schema": {"type": kind}, "description": description}
+
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Shop", "version": "1"},
+        "servers": [{"url": base_url}],
+        "paths": {
+            "/products": {
+                "get": {
+                    "operationId": "listProducts",
+                    "summary": "List the shop's products",
+                    "parameters": [
+                        query("page[size]", "integer", "Products per page"),
+                        query("filter[name]", "string", "Products whose name has this text"),
+                        query("$filter", "string", "An OData filter expression"),
+                        query("filter", "string", "A saved filter's name"),
+                        query("sort", "string", "Field to sort by"),
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "The products",
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "properties": {
+                                            "items": {"type": "array", "items": {"type": "string"}}
+                                        },
+                                    }
+                                }
+                            },
+                        }
+                    },
+                }
+            }
+        },
+    }
+
+
+def shop_app(request: Request) -> Response:
+    """Answers :func:`shop_openapi` (the servers' ``requests`` record what it was sent)."""
+    return json_response({"items": ["lamp", "desk"]})
