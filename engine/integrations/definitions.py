@@ -332,7 +332,8 @@ class ToolSet(list[dict[str, Any]]):
     """Tool definitions (a plain list, ready for an SDK) that remember their routes:
     :meth:`route_id` maps a tool name the model used back to the registered route. Built by
     a retrieval (``found.tools(...)``), they also keep its ``blocked`` and ``reason``, so a
-    tool search answer made from them says what matched but may not run, or why none did."""
+    tool search answer made from them says what matched but may not run, why none did, or
+    that the request looks off the catalog."""
 
     def __init__(
         self,
@@ -349,7 +350,10 @@ class ToolSet(list[dict[str, Any]]):
         self.names = names
         #: the retrieval's :attr:`~schemarouter.retrieval.results.CapabilityRetrieval.blocked`
         self.blocked = blocked
-        #: the retrieval's reason for serving nothing (an abstention), ``""`` otherwise
+        #: the retrieval's :attr:`~schemarouter.retrieval.results.CapabilityRetrieval.reason`:
+        #: why it flagged the request off the catalog (``off_catalog``; the tools here, if
+        #: any, are only the closest there are, unless it abstained), or why nothing
+        #: matched; ``""`` where neither
         self.reason = reason
 
     def route_id(self, name: str) -> str:

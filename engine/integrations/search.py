@@ -14,7 +14,9 @@ none matched (:func:`openai_tool_search_items` gives both).
 
 Either answer says what the retrieval's ``blocked`` says (matching tools left out for the
 request's effects, the host's policy or health) and never that nothing matches when routes
-matched but were blocked (:func:`search_note`).
+matched but were blocked; where the retrieval flagged the request off the catalog (its
+``reason``) while still serving the closest tools, it says that none seems to serve it, and
+why (:func:`search_note`).
 
 Either way, when the model then calls a tool, :func:`call_tool` maps the name back to its
 route and runs it through ``router.call`` (gate, policy, health, output validation);
@@ -82,15 +84,25 @@ def _toolset(found: CapabilityRetrieval | ToolSet | Iterable[Candidate], format:
 
 
 def search_note(found: CapabilityRetrieval | ToolSet | Iterable[Candidate], *, empty: bool) -> str:
-    """What a tool search answer says beside (or, ``empty``, instead of) its tools: the
-    retrieval's ``blocked`` sentence(s) (matching tools left out, why, what would let them
-    run), and with no tool the abstention's reason or that nothing matched. ``""`` where a
-    non-empty answer has nothing to add, or ``found`` is a bare list of candidates."""
+    """What a tool search answer says beside (or, ``empty``, instead of) its tools: where
+    the retrieval flagged the request off the catalog (its ``reason``), that these are only
+    the closest tools and why; the retrieval's ``blocked`` sentence(s) (matching tools left
+    out, why, what would let them run); and with no tool the abstention's reason or that
+    nothing matched. ``""`` where a non-empty answer has nothing to add, or ``found`` is a
+    bare list of candidates."""
     blocked = reason = ""
     if isinstance(found, CapabilityRetrieval | ToolSet):
         blocked, reason = found.blocked, found.reason
     if not empty:
-        return f"Matching tools left out of these results: {blocked}" if blocked else ""
+        notes = []
+        if reason:  # off the catalog: the best tools are still offered (not abstaining)
+            notes.append(
+                f"These are only the closest tools; none seems to serve the request: {reason}. "
+                "Say so, or ask the user, rather than use one for what it does not do."
+            )
+        if blocked:
+            notes.append(f"Matching tools left out of these results: {blocked}")
+        return " ".join(notes)
     if blocked:
         return f"No tool that may run here matches the request: {blocked}" + (
             f" ({reason})" if reason else ""
@@ -129,7 +141,7 @@ def anthropic_search_result(
     tool_use_id: str, found: CapabilityRetrieval | ToolSet | Iterable[Candidate]
 ) -> dict[str, Any]:
     """The ``tool_result`` answering a search call: ``tool_reference`` blocks (and a text
-    block with the retrieval's ``blocked`` where matching tools were left out), or a text
+    block where the request looks off the catalog or matching tools were left out), or a text
     that says why nothing matched (an abstaining retrieval gives its reason; a retrieval
     whose matches were all blocked says which and why: :func:`search_note`)."""
     references: list[dict[str, Any]] = anthropic_tool_references(found)
@@ -191,8 +203,9 @@ def openai_tool_search_items(
     call_id: str | None, found: CapabilityRetrieval | ToolSet | Iterable[Candidate]
 ) -> list[dict[str, Any]]:
     """The items answering a ``tool_search_call``: the ``tool_search_output``
-    (:func:`openai_tool_search_output`), then, where the retrieval blocked matching tools or
-    found none, a ``developer`` message saying so (:func:`search_note`): add both to the input."""
+    (:func:`openai_tool_search_output`), then, where the request looks off the catalog, the
+    retrieval blocked matching tools or found none, a ``developer`` message saying so
+    (:func:`search_note`): add both to the input."""
     if not isinstance(found, CapabilityRetrieval | ToolSet):
         found = _toolset(found, "openai")
     output = openai_tool_search_output(call_id, found)

@@ -51,6 +51,7 @@ from schemarouter.integrations import (
     openai_tool_search_output,
     openai_tool_search_tool,
     route_for_tool,
+    search_note,
     tool_definitions,
     tool_name,
 )
@@ -66,6 +67,7 @@ from servers.user_api import (
     SHOP_LIST,
     shop_app,
     shop_openapi,
+    weather_openapi,
     weather_router,
 )
 
@@ -448,3 +450,32 @@ def test_parameters_the_apis_refuse_as_keys_are_offered_under_keys_they_take() -
         with pytest.raises(ParameterValidationError, match="given twice"):
             call_tool(router, name, {"page_size": 1, "page[size]": 2})
         assert len(shop.requests) == 3  # nothing sent
+
+
+def test_an_off_catalog_search_says_so_beside_the_closest_tools(weather: LoopbackServer) -> None:
+    """Trial T #3: a request the retrieval flags off the catalog (``off_catalog``, with a
+    ``reason``) still gets the closest tools (``abstain=False``, the default), and both
+    search answers held them with no word of the verdict, so the model read them as
+    matches. They say it now, as the gateway's ``search_tools`` does."""
+    from schemarouter.retrieval.abstention import AbstentionModel
+
+    strict = AbstentionModel(weights={"top_dense": 0.0}, bias=-5.0, threshold=0.5, card={})
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=strict, reranker=None
+    )
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    found = router.retrieve_executable("book a flight to Tokyo", k=2)
+    assert found.off_catalog and found.route_ids
+    said = "none seems to serve the request: " + found.reason
+    for answered in (found, found.tools("anthropic")):
+        answer = anthropic_search_result("toolu_1", answered)
+        _typed(ToolResultBlockParam, answer)
+        *references, text = answer["content"]
+        assert [r["tool_name"] for r in references] == [tool_name(r) for r in found.route_ids]
+        assert text["type"] == "text" and said in text["text"]
+    for answered in (found, found.tools("openai")):
+        output, note = openai_tool_search_items("call_1", answered)
+        _typed(EasyInputMessageParam, note)
+        assert len(output["tools"]) == len(found.route_ids) and said in note["content"]
+    assert found.tools("openai").reason == found.reason  # kept while tools are served
+    assert search_note(router.retrieve("weather forecast for Paris", k=2), empty=False) == ""
