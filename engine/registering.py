@@ -53,6 +53,9 @@ __all__ = ["RegistrationMixin"]
 
 logger = logging.getLogger(__name__)
 
+#: What follows the reason of a cooldown in what ``retrieve_executable`` says of it.
+_COOLING = "; cooling down for "
+
 
 class RegistrationMixin:
     """Registration from every source, bindings and health (state shared with the facade)."""
@@ -544,7 +547,7 @@ class RegistrationMixin:
         why = "the host marked it unhealthy (router.mark_unhealthy)"
         if reason is not None:
             why = check_name(reason, method="mark_unhealthy", name="reason")
-        self._cooldowns.mark(route_id, cooldown, f"{why}; cooling down for {cooldown:g} s")
+        self._cooldowns.mark(route_id, cooldown, f"{why}{_COOLING}{cooldown:g} s")
 
     def _forget_health(self, route_ids: Sequence[str]) -> None:
         """A replaced or removed route starts healthy: its contract (a base URL among it) is
@@ -563,6 +566,13 @@ class RegistrationMixin:
     def cooldown_left(self, route_id: str) -> float:
         """Seconds until ``route_id`` is healthy again (0.0 when it is)."""
         return self._cooldowns.left(check_name(route_id, method="cooldown_left", name="route_id"))
+
+    def cooldown_reason(self, route_id: str) -> str | None:
+        """Why ``route_id`` is unhealthy (the failed attempts that made it so, or what
+        :meth:`mark_unhealthy` was told); ``None`` when it is healthy."""
+        check_name(route_id, method="cooldown_reason", name="route_id")
+        told = self._cooldowns.reason(route_id)
+        return None if told is None else told.rsplit(_COOLING, 1)[0]
 
     def _drop_stale_bindings(self, route_ids: Iterable[str]) -> None:
         """Forget the bindings of ``route_ids`` (a change's replaced and removed routes: a

@@ -260,17 +260,21 @@ class Health(Protocol):
 
     def cooldown_left(self, route_id: str) -> float: ...
 
+    def cooldown_reason(self, route_id: str) -> str | None: ...
+
     def mark_unhealthy(
         self, route_id: str, *, cooldown: float = ..., reason: str | None = ...
     ) -> None: ...
 
 
 def unhealthy_error(health: Health, route_id: str, *, where: str) -> PolicyError:
-    """The refusal of a call to a route that is cooling down: how long it has left, and the
-    way to end the cooldown now (the route may be back, or a fault may have been fixed)."""
+    """The refusal of a call to a route that is cooling down: why (the failed attempts, or
+    the host's mark), how long it has left, and the way to end the cooldown now (the route
+    may be back, or a fault may have been fixed)."""
     left = math.ceil(health.cooldown_left(route_id))
+    why = health.cooldown_reason(route_id)
     return PolicyError(
-        f"{route_id} is unhealthy (cooling down after repeated failures, {left} s left)",
+        f"{route_id} is unhealthy (cooling down{f' after {why}' if why else ''}, {left} s left)",
         where=where,
         hint=f"Call again after the cooldown, or reset it now with "
         f"router.mark_healthy({route_id!r})",

@@ -3,7 +3,8 @@
 Pure functions of a result (they never reach the network): tool definitions in the
 Anthropic, OpenAI and MCP shapes with names every API accepts and the map back to route ids
 (:mod:`.definitions`, :mod:`.names`), client-side tool search for both APIs and the tool
-results they take back (:mod:`.search`). Framework hooks live beside them and import their
+results they take back (:mod:`.search`), worded for the model (:mod:`.wording`, which the
+MCP gateway uses too). Framework hooks live beside them and import their
 framework only when used: :mod:`.langgraph` (langgraph-bigtool, extra ``langgraph``) and
 :mod:`.llamaindex` (a LlamaIndex ``ObjectRetriever``, extra ``llamaindex``).
 """
@@ -41,6 +42,7 @@ from schemarouter.integrations.search import (
     openai_tool_search_tool,
     search_note,
 )
+from schemarouter.integrations.wording import agent_error
 
 __all__ = [
     "MAX_TOOL_NAME",
@@ -49,6 +51,7 @@ __all__ = [
     "ToolFormat",
     "ToolSet",
     "acall_tool",
+    "agent_error",
     "anthropic_search_result",
     "anthropic_search_tool",
     "anthropic_tool_references",

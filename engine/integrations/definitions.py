@@ -51,7 +51,12 @@ from schemarouter.contracts import (
 from schemarouter.errors import GateError
 from schemarouter.integrations.names import assign_tool_names, input_keys, keyed_schema, tool_name
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.results import Candidate, CandidateField, candidate_from_route
+from schemarouter.retrieval.results import (
+    Candidate,
+    CandidateField,
+    CapabilityRetrieval,
+    candidate_from_route,
+)
 
 __all__ = [
     "DESCRIPTION_LIMIT",
@@ -343,6 +348,7 @@ class ToolSet(list[dict[str, Any]]):
         names: dict[str, str],
         blocked: str = "",
         reason: str = "",
+        retrieval: CapabilityRetrieval | None = None,
     ):
         super().__init__(definitions)
         self.format = format
@@ -355,6 +361,9 @@ class ToolSet(list[dict[str, Any]]):
         #: any, are only the closest there are, unless it abstained), or why nothing
         #: matched; ``""`` where neither
         self.reason = reason
+        #: the retrieval they were made from (``found.tools(...)``), ``None`` otherwise: a
+        #: search answer names its left-out tools from it as the model knows them
+        self.retrieval = retrieval
 
     def route_id(self, name: str) -> str:
         """The route id behind tool ``name``; a GateError for a name not in this set."""

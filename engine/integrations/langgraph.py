@@ -31,6 +31,7 @@ from schemarouter.errors import SchemaRouterError, require
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import input_keys, keyed_schema, route_arguments, tool_name
 from schemarouter.integrations.search import call_payload
+from schemarouter.integrations.wording import agent_error
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import candidate_from_route
 from schemarouter.retrieval.state import ExecutionState
@@ -60,9 +61,10 @@ def route_tool(
 
     The tool returns the call's payload as JSON text (validated output, typed fields with
     units); a refused or failed call becomes a ``ToolException`` whose message the agent
-    sees (``handle_tool_error``), so the model can correct its arguments. ``offered`` (route
-    id -> tool name) are the tools the agent has: a required identifier one of them returns
-    names that tool in the parameter's description.
+    sees (``handle_tool_error``), worded for it (the tool by its name, never a Python call:
+    :mod:`~schemarouter.integrations.wording`), so the model can correct its arguments.
+    ``offered`` (route id -> tool name) are the tools the agent has: a required identifier
+    one of them returns names that tool in the parameter's description.
     """
     tools = _langchain()
     names: Mapping[str, str] = offered or {}  # shared by every tool of a registry: no copy
@@ -80,7 +82,7 @@ def route_tool(
             sent = route_arguments(arguments, keys, tool=name)
             result = router.call(route_id, sent, **call_options)
         except SchemaRouterError as exc:
-            raise tools.ToolException(str(exc)) from None
+            raise tools.ToolException(agent_error(exc, names={route_id: name})) from None
         payload = call_payload(result, snapshot=router.snapshot())
         return json.dumps(payload, ensure_ascii=False, default=str)
 
@@ -89,7 +91,7 @@ def route_tool(
             sent = route_arguments(arguments, keys, tool=name)
             result = await router.acall(route_id, sent, **call_options)
         except SchemaRouterError as exc:
-            raise tools.ToolException(str(exc)) from None
+            raise tools.ToolException(agent_error(exc, names={route_id: name})) from None
         payload = call_payload(result, snapshot=router.snapshot())
         return json.dumps(payload, ensure_ascii=False, default=str)
 

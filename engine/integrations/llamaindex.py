@@ -31,6 +31,7 @@ from schemarouter.errors import ArgumentError, MissingDependencyError, SchemaRou
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import input_keys, keyed_schema, route_arguments, tool_name
 from schemarouter.integrations.search import call_payload
+from schemarouter.integrations.wording import agent_error
 from schemarouter.retrieval.results import candidate_from_route
 from schemarouter.retrieval.state import ExecutionState
 
@@ -84,8 +85,8 @@ class RouteTool(AsyncBaseTool):
         return self._metadata
 
     def _output(self, arguments: dict[str, Any], result: Any) -> Any:
-        if isinstance(result, SchemaRouterError):
-            content, error = str(result), True
+        if isinstance(result, SchemaRouterError):  # worded for the model (wording.py)
+            content, error = agent_error(result, names={self.route_id: self.name}), True
         else:
             payload = call_payload(result, snapshot=self.router.snapshot())
             content = json.dumps(payload, ensure_ascii=False, default=str)

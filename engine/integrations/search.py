@@ -31,10 +31,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from schemarouter.contracts import Route
-from schemarouter.errors import SchemaRouterError
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import ToolSet, tool_definitions
 from schemarouter.integrations.names import input_keys, route_arguments, route_for_tool, tool_name
+from schemarouter.integrations.wording import agent_blocked, agent_error, agent_hint, agent_text
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate, CapabilityRetrieval
 
@@ -92,7 +92,10 @@ def search_note(found: CapabilityRetrieval | ToolSet | Iterable[Candidate], *, e
     bare list of candidates."""
     blocked = reason = ""
     if isinstance(found, CapabilityRetrieval | ToolSet):
-        blocked, reason = found.blocked, found.reason
+        reason = found.reason
+        retrieval = found if isinstance(found, CapabilityRetrieval) else found.retrieval
+        # said to the model: by the tool names it knows, never a Python call (wording.py)
+        blocked = agent_blocked(retrieval) if retrieval is not None else agent_hint(found.blocked)
     if not empty:
         notes = []
         if reason:  # off the catalog: the best tools are still offered (not abstaining)
@@ -153,20 +156,27 @@ def anthropic_search_result(
     return {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
 
 
-def anthropic_tool_result(tool_use_id: str, result: CallResult | BaseException) -> dict[str, Any]:
+def anthropic_tool_result(
+    tool_use_id: str,
+    result: CallResult | BaseException,
+    *,
+    snapshot: RegistrySnapshot | None = None,
+) -> dict[str, Any]:
     """A ``tool_result`` block for a tool call: the result as JSON text, or the error
-    (``is_error``) so the model can correct its arguments."""
+    (``is_error``) so the model can correct its arguments or do what it says. The tool is
+    named as ``snapshot`` names it (the router's: what ``deferred_tools`` gave the model;
+    without one, its preferred name)."""
     if isinstance(result, BaseException):
         return {
             "type": "tool_result",
             "tool_use_id": tool_use_id,
-            "content": _error_text(result),
+            "content": _error_text(result, snapshot),
             "is_error": True,
         }
     return {
         "type": "tool_result",
         "tool_use_id": tool_use_id,
-        "content": _json(call_payload(result)),
+        "content": _json(call_payload(result, snapshot=snapshot)),
     }
 
 
@@ -215,11 +225,18 @@ def openai_tool_search_items(
     return [output, {"type": "message", "role": "developer", "content": note}]
 
 
-def openai_function_call_output(call_id: str, result: CallResult | BaseException) -> dict[str, Any]:
-    """The ``function_call_output`` item for a function call (an error is reported as text)."""
-    output = (
-        _error_text(result) if isinstance(result, BaseException) else _json(call_payload(result))
-    )
+def openai_function_call_output(
+    call_id: str,
+    result: CallResult | BaseException,
+    *,
+    snapshot: RegistrySnapshot | None = None,
+) -> dict[str, Any]:
+    """The ``function_call_output`` item for a function call (an error is reported as
+    text); ``snapshot`` as :func:`anthropic_tool_result` reads it."""
+    if isinstance(result, BaseException):
+        output = _error_text(result, snapshot)
+    else:
+        output = _json(call_payload(result, snapshot=snapshot))
     return {"type": "function_call_output", "call_id": call_id, "output": output}
 
 
@@ -293,7 +310,9 @@ def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None
                 {"path": i.path, "kind": i.kind, "message": i.message} for i in result.issues
             ]
         if result.error is not None:
-            payload["error"] = {"code": result.error.code, "message": result.error.message}
+            # worded for the model, as a raised error is (_error_text)
+            message = agent_text(result.error.message, names={result.route_id: payload["tool"]})
+            payload["error"] = {"code": result.error.code, "message": message}
     if result.warnings:
         payload["warnings"] = list(result.warnings)
     return payload
@@ -303,7 +322,7 @@ def _json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _error_text(error: BaseException) -> str:
-    if isinstance(error, SchemaRouterError):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
+def _error_text(error: BaseException, snapshot: RegistrySnapshot | None = None) -> str:
+    """What the model reads of a refusal or failure: worded for it (no Python call), its
+    tool by its tool name (:func:`~schemarouter.integrations.wording.agent_error`)."""
+    return agent_error(error, snapshot=snapshot)

@@ -290,5 +290,5 @@ class CapabilityRetrieval(_Result):
         tools = tool_definitions(
             self.candidates, format, defer_loading=defer_loading, snapshot=self._snapshot
         )
-        tools.blocked, tools.reason = self.blocked, self.reason
+        tools.blocked, tools.reason, tools.retrieval = self.blocked, self.reason, self
         return tools

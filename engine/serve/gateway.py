@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,6 +26,7 @@ from schemarouter.execution.invokers.payload import clip
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
+from schemarouter.integrations.wording import agent_hint
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary
@@ -519,41 +519,13 @@ class Gateway:
             )
 
 
-#: Hints of the library that name Python calls an agent behind the gateway cannot make,
-#: and what the gateway says instead (what the agent can do; the operator's part named).
-_AGENT_HINTS = (
-    (
-        re.compile(r"Pass partial=True to keep what validates"),
-        "The tool's server sends output that breaks the outputSchema it declares: use "
-        "another tool, or ask the gateway's operator to have that server fixed",
-    ),
-    (
-        re.compile(r"on a later call, partial=True keeps what validates"),
-        "its server sends output that breaks the outputSchema it declares (the gateway's "
-        "operator can have that server fixed)",
-    ),
-    (re.compile(r", or reset it now with router\.mark_healthy\([^)]*\)"), ""),
-    (
-        re.compile(r"Bind it \(router\.bind, bind_http_routes, bind_mcp_session\) first"),
-        "No server here can run it now (its upstream may be reconnecting): call it again "
-        "later, or use another tool",
-    ),
-)
-
-
-def agent_hint(hint: str) -> str:
-    """``hint`` worded for an agent behind the gateway (see ``_AGENT_HINTS``)."""
-    for pattern, instead in _AGENT_HINTS:
-        hint = pattern.sub(instead, hint)
-    return hint
-
-
 def error_text(error: BaseException) -> str:
     """What a client reads of a refusal or failure (foreign text in it already cut; any
     other error's text cut here, before it is relayed); a hint naming a Python call the
-    agent cannot make says what it can do instead (:func:`agent_hint`)."""
-    if isinstance(error, SchemaRouterError) and error.hint:
-        error = error.hinting(agent_hint(error.hint))
-    if isinstance(error, SchemaRouterError | ValueError):
+    agent cannot make says what it can do instead (:func:`agent_hint`, the wording the
+    in-process renderings use too)."""
+    if isinstance(error, SchemaRouterError):
+        return clip(agent_hint(str(error), operator="the gateway's operator"), 2000)
+    if isinstance(error, ValueError):
         return clip(str(error), 2000)
     return clip(f"{type(error).__name__}: {error}", 2000)

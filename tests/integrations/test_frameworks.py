@@ -278,3 +278,21 @@ def test_framework_tools_offer_keys_the_model_apis_take() -> None:
     lc = langgraph.route_tool(router, route)
     assert lc.args[key]["description"].startswith("名字")  # the name the key stands for
     assert json.loads(lc.invoke({key: "x"}))["output"] == {"tagged": "x"}
+
+
+def test_framework_tools_word_refusals_for_the_model(router: SchemaRouter) -> None:
+    """Trial T #4, for the framework tools: a refusal the agent reads (LangChain's
+    ``ToolException`` text, LlamaIndex's error output) said "Pass allow_effects=[...] and an
+    approve callback" of ``weather/rest/create_alert``; it names the tool and what the model
+    can do now."""
+    from schemarouter.integrations import llamaindex
+
+    body = {"body": {"city": "Nice", "message": "storm"}}
+    name = tool_name(ALERT)
+    said = bigtool_registry(router, routes=[ALERT])[name].invoke(body)
+    output = llamaindex.route_tool(router, router.snapshot().route(ALERT)).call(**body)
+    assert output.is_error
+    for text in (said, output.content):
+        assert "[SR500]" in text and "effect write" in text and name in text
+        assert ALERT not in text and "allow_effects" not in text and "approve" not in text
+        assert "The host does not let this tool run here" in text

@@ -282,15 +282,17 @@ def test_tool_search_answers_say_what_was_blocked(router: SchemaRouter) -> None:
     query = "create a weather alert for Paris"
     alone = router.retrieve_state_aware(query, state=ExecutionState(), k=1)
     assert alone.route_ids == () and ALERT in alone.blocked
+    # the model reads the left-out tool by its tool name (trial T #4)
+    said = f"1 matching tool is not allowed: {tool_name(ALERT)} (effect write"
     answer = anthropic_search_result("toolu_1", alone)
     _typed(ToolResultBlockParam, answer)
     assert "No registered tool matches" not in answer["content"]
-    assert alone.blocked in answer["content"]
+    assert said in answer["content"]
     for answered in (alone, alone.tools("openai")):
         output, note = openai_tool_search_items("call_1", answered)
         _typed(ResponseToolSearchOutputItemParamParam, output)
         _typed(EasyInputMessageParam, note)
-        assert output["tools"] == [] and alone.blocked in note["content"]
+        assert output["tools"] == [] and said in note["content"]
         assert "No registered tool matches" not in note["content"]
     assert openai_tool_search_output("call_1", alone)["tools"] == []  # as before
 
@@ -300,9 +302,9 @@ def test_tool_search_answers_say_what_was_blocked(router: SchemaRouter) -> None:
         content = anthropic_search_result("toolu_2", answered)["content"]
         *references, text = content
         assert [r["tool_name"] for r in references] == [tool_name(r) for r in some.route_ids]
-        assert text["type"] == "text" and some.blocked in text["text"]
+        assert text["type"] == "text" and said in text["text"]
     output, note = openai_tool_search_items("call_2", some.tools("openai"))
-    assert len(output["tools"]) == len(some.route_ids) and some.blocked in note["content"]
+    assert len(output["tools"]) == len(some.route_ids) and said in note["content"]
     # nothing blocked: the answers are as before, references or one item only
     plain = router.retrieve("weather forecast for Paris", k=2)
     assert plain.blocked == ""
@@ -479,3 +481,53 @@ def test_an_off_catalog_search_says_so_beside_the_closest_tools(weather: Loopbac
         assert len(output["tools"]) == len(found.route_ids) and said in note["content"]
     assert found.tools("openai").reason == found.reason  # kept while tools are served
     assert search_note(router.retrieve("weather forecast for Paris", k=2), empty=False) == ""
+
+
+#: What the host's Python code reads in the library's errors, never a model (trial T #4).
+PYTHON_WORDS = ("router.", "ExecutionState", "allow_effects", "approve", "mark_healthy")
+
+
+def test_what_the_model_reads_names_its_tools_and_no_python_call(router: SchemaRouter) -> None:
+    """Trial T #4: tool-search notes and tool results told the model to "allow the effect
+    in ExecutionState(allowed_effects=...)", "Pass allow_effects=['read', 'write'] and an
+    approve callback", "reset it now with router.mark_healthy(...)", named tools by route id
+    (the model knows ``weather__rest__create_alert``), and a route the host marked unhealthy
+    was "cooling down after repeated failures". Both APIs' renderings say what the model
+    can do now, as the gateway does (one wording: integrations/wording.py); the library's
+    errors keep theirs for Python callers."""
+    router.mark_unhealthy(FORECAST)
+    found = router.retrieve_executable("weather forecast or alert for Paris", k=4)
+    assert ALERT in found.blocked and FORECAST in found.blocked  # the host's words
+    notes = [
+        anthropic_search_result("toolu_1", found)["content"][-1]["text"],
+        openai_tool_search_items("call_1", found.tools("openai"))[-1]["content"],
+    ]
+    for note in notes:
+        assert tool_name(ALERT) in note and tool_name(FORECAST) in note
+        assert ALERT not in note and FORECAST not in note
+        assert not [w for w in PYTHON_WORDS if w in note], note
+        assert "the host marked it unhealthy" in note and "the host does not let them" in note
+
+    refusals = []
+    for name, arguments in (
+        (tool_name(ALERT), {"body": {"city": "Nice", "message": "storm"}}),
+        (tool_name(FORECAST), {"city": "Paris"}),
+    ):
+        with pytest.raises(PolicyError) as refused:
+            call_tool(router, name, arguments)
+        assert "router." in str(refused.value) or "allow_effects" in str(refused.value)
+        snapshot = router.snapshot()
+        texts = [
+            anthropic_tool_result("toolu_2", refused.value)["content"],
+            anthropic_tool_result("toolu_2", refused.value, snapshot=snapshot)["content"],
+            openai_function_call_output("call_2", refused.value)["output"],
+        ]
+        for text in texts:
+            assert name in text and "/rest/" not in text
+            assert not [w for w in PYTHON_WORDS if w in text], text
+        refusals.append(texts[0])
+    assert "The host does not let this tool run here" in refusals[0]
+    cooling = refusals[1]
+    assert "cooling down after the host marked it unhealthy" in cooling
+    assert "repeated failures" not in cooling
+    assert "Call again after the cooldown" in cooling
