@@ -108,17 +108,25 @@ def add_settings_arguments(
     defaults: Any,
     names: str,
     ranges: Mapping[str, Range] | None = None,
+    helps: Mapping[str, str] | None = None,
 ) -> None:
     """``--name-in-dashes`` for each of ``names`` (space-separated), a field of the settings
     dataclass ``defaults``: the value's type and the default from there (int, float or str
     fields), in the order given; a setting in ``ranges`` is refused outside its range when
-    the flags are parsed (:func:`checked`)."""
+    the flags are parsed (:func:`checked`); ``helps``: each setting's help text, to which
+    ``--help`` adds its default."""
     for name in names.split():
         value = getattr(defaults, name)
         kind: Any = type(value)
         if ranges and name in ranges:
             kind = checked(kind, *ranges[name])
-        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=value)
+        said = (helps or {}).get(name)
+        parser.add_argument(
+            "--" + name.replace("_", "-"),
+            type=kind,
+            default=value,
+            help=f"{said} (default: %(default)s)" if said else None,
+        )
 
 
 def add_base_argument(parser: argparse.ArgumentParser) -> None:
@@ -127,20 +135,45 @@ def add_base_argument(parser: argparse.ArgumentParser) -> None:
 
 def add_budget_arguments(parser: argparse.ArgumentParser, *, checkpoint_steps: int) -> None:
     """``--max-minutes`` and ``--checkpoint-steps``."""
-    parser.add_argument("--max-minutes", type=float, default=None, help="training time budget")
-    parser.add_argument("--checkpoint-steps", type=int, default=checkpoint_steps)
+    parser.add_argument(
+        "--max-minutes",
+        type=float,
+        default=None,
+        help="training time budget: stop cleanly (checkpoint written) when spent; the same "
+        "command continues",
+    )
+    parser.add_argument(
+        "--checkpoint-steps",
+        type=int,
+        default=checkpoint_steps,
+        help="a checkpoint every N steps (default: %(default)s)",
+    )
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, seed: int) -> None:
     """``--threads``, ``--seed``, ``--no-resume`` and ``--no-progress``."""
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=seed)
-    parser.add_argument("--no-resume", dest="resume", action="store_false")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="torch threads (default: torch's own)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=seed,
+        help="seeds data order, negatives and initialization (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--no-resume",
+        dest="resume",
+        action="store_false",
+        help="start over instead of continuing from the work folder's latest checkpoint",
+    )
     add_progress_argument(parser)
 
 
 def add_progress_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--no-progress", dest="progress", action="store_false")
+    parser.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="no progress bars"
+    )
 
 
 def settings_from_args(cls: Callable[..., Settings], args: argparse.Namespace) -> Settings:

@@ -38,9 +38,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from schemarouter.errors import DocumentError
+from schemarouter.errors import ArgumentError, DocumentError
 from schemarouter.training.command import (
     BASE_MODEL,
     BASE_SOURCE,
@@ -61,6 +59,14 @@ from schemarouter.training.command import (
     work_folder,
     write_card,
 )
+from schemarouter.training.encoder_checks import (
+    agreement,
+    corpus_texts,
+    request_texts,
+    torch_encode,
+    validate_encoder,
+    validation_line,
+)
 from schemarouter.training.encoder_pairs import (
     DEFAULT_CAPS,
     EncoderPairConfig,
@@ -70,6 +76,8 @@ from schemarouter.training.encoder_pairs import (
     load_triplets,
     save_triplets,
 )
+from schemarouter.training.requests import add_requests_arguments
+from schemarouter.training.requests_rows import encoder_request_triplets
 
 __all__ = ["EncoderSettings", "encoder_main", "validate_encoder"]
 
@@ -230,75 +238,6 @@ def train_encoder(
     }
 
 
-# -- validation on tooltrain's held-out tools -----------------------------------------------------
-
-
-def validate_encoder(
-    encode: Callable[[Sequence[str]], np.ndarray],
-    corpus: Any,
-    *,
-    per_source: int = 400,
-    max_catalog: int = 2000,
-    k: int = 5,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """Dense-only Recall@k on the tooltrain ``val`` split, each source over its catalog.
-
-    ``encode`` maps texts to L2-normalized rows. Tool texts are the index's dense endpoint
-    texts. At most ``per_source`` requests per source (seeded sample), over at most
-    ``max_catalog`` tools: every tool they need plus seeded distractors from the catalog.
-    """
-    import random
-
-    from schemarouter.index.documents import endpoint_texts
-    from schemarouter.training.datasets.tooltrain import tool_route
-
-    rng = random.Random(seed)
-    out: dict[str, Any] = {}
-    recalls: list[float] = []
-    for source, records in sorted(corpus.by_source("val").items()):
-        records = [r for r in records if r.positives]
-        if not records:
-            continue
-        if len(records) > per_source:
-            records = rng.sample(records, per_source)
-        keys = corpus.catalogs[source]
-        if len(keys) > max_catalog:  # every tool the requests need, and seeded distractors
-            needed = {p for r in records for p in r.positives}
-            others = [k for k in keys if k not in needed]
-            keys = sorted(needed) + rng.sample(others, max(0, max_catalog - len(needed)))
-        texts = [endpoint_texts(tool_route(corpus.tools[key]))[1] for key in keys]
-        row_of = {key: i for i, key in enumerate(keys)}
-        docs = encode(texts)
-        queries = encode([r.query for r in records])
-        scores = queries @ docs.T
-        top = np.argsort(-scores, axis=1)[:, :k]
-        hits = []
-        for r, row in zip(records, top, strict=True):
-            gold = {row_of[p] for p in r.positives if p in row_of}
-            hits.append(len(gold & set(row.tolist())) / max(1, len(gold)))
-        out[source] = {
-            "queries": len(records),
-            "tools": len(keys),
-            f"recall@{k}": float(np.mean(hits)),
-        }
-        recalls.append(float(np.mean(hits)))
-    out["macro"] = {f"recall@{k}": float(np.mean(recalls)) if recalls else 0.0}
-    return out
-
-
-def _torch_encode(model: Any) -> Callable[[Sequence[str]], np.ndarray]:
-    def encode(texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(
-            model.encode(
-                list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False
-            ),
-            dtype=np.float32,
-        )
-
-    return encode
-
-
 # -- the command -----------------------------------------------------------------------------------
 
 
@@ -346,12 +285,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "train-encoder model folder",
     )
     add_base_argument(parser)
-    add_settings_arguments(parser, d, "epochs batch_size lr max_seq_length")
+    add_settings_arguments(
+        parser,
+        d,
+        "epochs batch_size lr max_seq_length",
+        helps={
+            "epochs": "passes over the triplets (fractions allowed)",
+            "batch_size": "triplets per step; every other one in the batch is a negative too",
+            "lr": "peak learning rate (linear warm-up and decay)",
+            "max_seq_length": "word pieces per text",
+        },
+    )
     parser.add_argument("--layers", type=int, default=d.layers, help="layers kept (tests: 1)")
-    parser.add_argument("--no-bf16", dest="bf16", action="store_false")
+    parser.add_argument(
+        "--no-bf16",
+        dest="bf16",
+        action="store_false",
+        help="no bf16 autocast, even where the CPU has it",
+    )
     add_budget_arguments(parser, checkpoint_steps=100)
-    parser.add_argument("--validate-per-source", type=int, default=400)
+    parser.add_argument(
+        "--validate-per-source",
+        type=int,
+        default=400,
+        help="tooltrain validation requests per source (each source's catalog is embedded "
+        "three times, base, trained and int8: minutes); 0: no tooltrain validation",
+    )
+    parser.add_argument(
+        "--no-validate",
+        dest="validate",
+        action="store_false",
+        help="skip the validation after training (the card says so); with --requests the "
+        "validation is on your held-out requests, over your catalog, and takes seconds",
+    )
     add_run_arguments(parser, seed=d.seed)
+    add_requests_arguments(parser)
     return parser
 
 
@@ -398,17 +366,54 @@ def _triplets(
 
 
 def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
-    from schemarouter.index.encoders.onnx import OnnxEncoder, export_sentence_encoder
-    from schemarouter.training.datasets.tooltrain import load_tooltrain
-
     set_threads(args.threads)
     settings = settings_from_args(EncoderSettings, args)
+    if args.triplets and args.requests:
+        raise ArgumentError(
+            "--triplets and --requests are two inputs; give one",
+            where="--triplets",
+            hint="--requests builds the triplets from your labelled requests and catalog",
+        )
     work = work_folder(args.out, args.work, "encoder-train")
     began = time.perf_counter()
-    # a bad --triplets file is refused (DocumentError, file:line) before the corpus is read
-    given = load_triplets(args.triplets) if args.triplets else None
-    corpus = load_tooltrain(args.data, seed=args.seed)
-    triplets, manifest, triplets_file = _triplets(args, work, corpus, out, given)
+    router: Any = None
+    held: list[Any] = []
+    if args.requests:
+        corpus = None
+        triplets, manifest, triplets_file, router, held = encoder_request_triplets(args, work, out)
+    else:
+        from schemarouter.training.datasets.tooltrain import load_tooltrain
+
+        # a bad --triplets file is refused (DocumentError, file:line) before the corpus is read
+        given = load_triplets(args.triplets) if args.triplets else None
+        corpus = load_tooltrain(args.data, seed=args.seed)
+        triplets, manifest, triplets_file = _triplets(args, work, corpus, out, given)
+    try:
+        return _train_and_export(
+            args, settings, work, began, triplets, manifest, triplets_file, corpus, router, held,
+            out,
+        )  # fmt: skip
+    finally:
+        if router is not None:
+            router.close()
+
+
+def _train_and_export(
+    args: argparse.Namespace,
+    settings: EncoderSettings,
+    work: Path,
+    began: float,
+    triplets: list[Triplet],
+    manifest: dict[str, Any],
+    triplets_file: Path,
+    corpus: Any,
+    router: Any,
+    held: list[Any],
+    out: Callable[[str], Any],
+) -> int:
+    from schemarouter.index.encoders.onnx import OnnxEncoder, export_sentence_encoder
+    from schemarouter.training.requests import write_heldout
+
     pairs_s = time.perf_counter() - began
     if args.max_pairs and len(triplets) > args.max_pairs:
         import random
@@ -421,88 +426,145 @@ def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
     if _up_to_date(target, digest):
         out(f"{target} is up to date (same data and settings): nothing to do")
         return 0
-    stamp = work / "run.json"
-    if stamp.exists() and json.loads(stamp.read_text()).get("digest") != digest:
-        out("settings or data changed since the last run: starting over")
-        shutil.rmtree(work / "checkpoints", ignore_errors=True)
-    stamp.write_text(json.dumps({"digest": digest}))
-    out(f"{len(triplets)} training triplets ({pairs_s:.0f} s to build or load)")
     base = base_dir(args.base)
-    model = load_student(base, settings)
-    report = train_encoder(model, triplets, settings, run=RunOptions.from_args(args, work, out))
-    if report["stopped_early"]:
-        out(
-            f"time budget spent at step {report['steps']} of {report['max_steps']}: run the same "
-            "command again to continue"
-        )
-        return 3
-    final = work / "final"
-    model.save(str(final))
-    target.mkdir(parents=True, exist_ok=True)
-    fp32 = export_sentence_encoder(final, work / "model.fp32.onnx", quantize=False)
-    export_sentence_encoder(final, target / "model.onnx", quantize=True)
-    shutil.copyfile(base / "tokenizer.json", target / "tokenizer.json")
-    card: dict[str, Any] = {
-        "name": CARD_NAME,
-        "format": CARD_FORMAT,
-        "max_seq_length": settings.max_seq_length,
-        "dim": int(model.get_embedding_dimension()),
-        "pooling": "mean over tokens, then L2 normalization (inside the graph)",
-        "base_model": {
-            "name": BASE_MODEL,
-            "source": BASE_SOURCE,
-            "license": "Apache-2.0",
-        },
-        "settings": asdict(settings),
-        "run_digest": digest,
-        "data": {
+    card = _unchecked(target, digest, work)
+    if card is not None:  # trained and exported before; the checks did not finish
+        out(f"{target} is trained but its checks did not finish: running the checks only")
+        model = load_student(work / "final", settings)
+        fp32 = work / "model.fp32.onnx"
+    else:
+        stamp = work / "run.json"
+        if stamp.exists() and json.loads(stamp.read_text()).get("digest") != digest:
+            out("settings or data changed since the last run: starting over")
+            shutil.rmtree(work / "checkpoints", ignore_errors=True)
+        stamp.write_text(json.dumps({"digest": digest}))
+        out(f"{len(triplets)} training triplets ({pairs_s:.0f} s to build or load)")
+        model = load_student(base, settings)
+        report = train_encoder(model, triplets, settings, run=RunOptions.from_args(args, work, out))
+        if report["stopped_early"]:
+            out(
+                f"time budget spent at step {report['steps']} of {report['max_steps']}: run the "
+                "same command again to continue"
+            )
+            return 3
+        final = work / "final"
+        model.save(str(final))
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "card.json").unlink(missing_ok=True)  # another run's card: not this model's
+        fp32 = export_sentence_encoder(final, work / "model.fp32.onnx", quantize=False)
+        export_sentence_encoder(final, target / "model.onnx", quantize=True)
+        shutil.copyfile(base / "tokenizer.json", target / "tokenizer.json")
+        if args.requests:
+            write_heldout(target, held)
+        data: dict[str, Any] = {
             "triplets_file_sha256": file_sha256(triplets_file),
             "triplets": len(triplets),
             **manifest,
-            "attribution": TOOLTRAIN_ATTRIBUTION + "; see data.corpus.licenses",
-        },
-        "training": {
-            **report,
-            "pairs_s": round(pairs_s, 1),
-            "threads": torch_threads(),
-            "command": args.command,
-        },
-    }
-    card["model_sha256"] = file_sha256(target / "model.onnx")
-    write_card(target, card)  # loadable now; completed below
-    # validation: base vs trained (torch), and the shipped int8 file
+        }
+        if corpus is not None:  # trained on tooltrain: its licenses travel with the model
+            data["attribution"] = TOOLTRAIN_ATTRIBUTION + "; see data.corpus.licenses"
+        card = {
+            "name": CARD_NAME,
+            "format": CARD_FORMAT,
+            "max_seq_length": settings.max_seq_length,
+            "dim": int(model.get_embedding_dimension()),
+            "pooling": "mean over tokens, then L2 normalization (inside the graph)",
+            "base_model": {
+                "name": BASE_MODEL,
+                "source": BASE_SOURCE,
+                "license": "Apache-2.0",
+            },
+            "settings": asdict(settings),
+            "run_digest": digest,
+            "data": data,
+            "training": {
+                **report,
+                "pairs_s": round(pairs_s, 1),
+                "threads": torch_threads(),
+                "command": args.command,
+            },
+            # until the checks below finish: a run stopped there leaves a folder that says so
+            "incomplete": "the checks after training did not finish: run the same command again "
+            "(or with --no-validate)",
+        }
+        card["model_sha256"] = file_sha256(target / "model.onnx")
+        write_card(target, card)  # loadable now; completed below
     trained = OnnxEncoder(target, verify=False)
-    base_model = load_student(base, settings)
-    card["validation"] = {
-        "split": (
-            "tooltrain val (tools held out of training; each source over its own catalog, "
-            "at most 2,000 tools)"
-        ),
-        "base_minilm_torch": validate_encoder(
-            _torch_encode(base_model), corpus, per_source=args.validate_per_source
-        ),
-        "trained_torch": validate_encoder(
-            _torch_encode(model), corpus, per_source=args.validate_per_source
-        ),
-        "trained_int8_onnx": validate_encoder(
-            trained.encode, corpus, per_source=args.validate_per_source
-        ),
-    }
-    card["quantization"] = _agreement(model, fp32, trained, corpus)
+    card["validation"] = _validation(args, settings, base, model, trained, corpus, router, held)
+    texts = corpus_texts(corpus) if corpus is not None else request_texts(triplets)
+    card["quantization"] = agreement(model, fp32, trained, texts)
     card["size_bytes"] = (target / "model.onnx").stat().st_size
     card["model_sha256"] = file_sha256(target / "model.onnx")
     card["tokenizer_sha256"] = file_sha256(target / "tokenizer.json")
     card["versions"] = versions()
+    del card["incomplete"]
     write_card(target, card)
-    v = card["validation"]
     out(
-        f"wrote {target / 'model.onnx'} ({card['size_bytes'] / 1e6:.1f} MB); tooltrain val dense "
-        f"R@5 base {v['base_minilm_torch']['macro']['recall@5']:.3f} -> trained "
-        f"{v['trained_torch']['macro']['recall@5']:.3f} (int8 "
-        f"{v['trained_int8_onnx']['macro']['recall@5']:.3f}); "
-        f"{time.perf_counter() - began:.0f} s in all"
+        f"wrote {target / 'model.onnx'} ({card['size_bytes'] / 1e6:.1f} MB); "
+        f"{validation_line(card['validation'])}; {time.perf_counter() - began:.0f} s in all"
     )
     return 0
+
+
+def _validation(
+    args: argparse.Namespace,
+    settings: EncoderSettings,
+    base: Path,
+    model: Any,
+    trained: Any,
+    corpus: Any,
+    router: Any,
+    held: Sequence[Any],
+) -> dict[str, Any]:
+    """The card's validation: skipped (``--no-validate``, or ``--requests`` with nothing held
+    out), on the user's held-out requests over their catalog, or on tooltrain's validation
+    split (``--validate-per-source`` requests per source; 0 skips it)."""
+    if not args.validate:
+        return {"skipped": "--no-validate"}
+    base_model = None
+    if router is not None:
+        from schemarouter.training.requests_rows import dense_recall
+
+        if not held:
+            return {"skipped": "--requests holds no request out (--holdout, or split heldout)"}
+        base_model = load_student(base, settings)
+        return {
+            "split": "your held-out requests (never trained on), dense only, over your catalog",
+            "base_minilm_torch": dense_recall(torch_encode(base_model), router, held),
+            "trained_torch": dense_recall(torch_encode(model), router, held),
+            "trained_int8_onnx": dense_recall(trained.encode, router, held),
+        }
+    if args.validate_per_source <= 0:
+        return {"skipped": "--validate-per-source 0"}
+    base_model = load_student(base, settings)
+    per = args.validate_per_source
+    return {
+        "split": (
+            "tooltrain val (tools held out of training; each source over its own catalog, "
+            "at most 2,000 tools)"
+        ),
+        "base_minilm_torch": validate_encoder(torch_encode(base_model), corpus, per_source=per),
+        "trained_torch": validate_encoder(torch_encode(model), corpus, per_source=per),
+        "trained_int8_onnx": validate_encoder(trained.encode, corpus, per_source=per),
+    }
+
+
+def _unchecked(target: Path, digest: str, work: Path) -> dict[str, Any] | None:
+    """The card of a model at ``target`` trained from the same data and settings whose
+    checks did not finish (its card says ``incomplete``), where the work folder still holds
+    what the checks read; else None."""
+    try:
+        card: dict[str, Any] = json.loads((target / "card.json").read_text(encoding="utf-8"))
+        ok = (
+            card.get("run_digest") == digest
+            and card.get("incomplete")
+            and card.get("model_sha256") == file_sha256(target / "model.onnx")
+            and (work / "final").is_dir()
+            and (work / "model.fp32.onnx").is_file()
+        )
+    except (OSError, ValueError):
+        return None
+    return card if ok else None
 
 
 def _up_to_date(target: Path, digest: str) -> bool:
@@ -512,35 +574,11 @@ def _up_to_date(target: Path, digest: str) -> bool:
         return bool(
             card.get("run_digest") == digest
             and "validation" in card
+            and not card.get("incomplete")
             and card.get("model_sha256") == file_sha256(target / "model.onnx")
         )
     except (OSError, ValueError):
         return False
-
-
-def _agreement(model: Any, fp32: Path, int8: Any, corpus: Any, n: int = 300) -> dict[str, Any]:
-    """Cosine of the int8 ONNX vectors to the torch model's, on held-out requests and tools."""
-    from schemarouter.index.encoders.onnx import OnnxEncoder
-
-    texts = [r.query for r in corpus.records if r.split == "val"][: n // 2]
-    texts += [corpus.tools[k].description[:280] for k in list(corpus.tools)[: n // 2]]
-    texts = [t for t in texts if t.strip()]
-    reference = _torch_encode(model)(texts)
-    rows = {}
-    for name, encoder in (
-        ("fp32_onnx", OnnxEncoder.from_file(fp32, int8.folder)),
-        ("int8_onnx", int8),
-    ):
-        cos = np.sum(reference * encoder.encode(texts), axis=1)
-        rows[f"{name}_vs_torch"] = {
-            "texts": len(texts),
-            "mean_cosine": float(cos.mean()),
-            "min_cosine": float(cos.min()),
-        }
-    return {
-        "method": "onnxruntime.quantization.quantize_dynamic(per_channel=True, weight_type=QInt8)",
-        **rows,
-    }
 
 
 def encoder_main(argv: Sequence[str] | None = None) -> int:

@@ -64,6 +64,7 @@ from schemarouter.training.harness import (
     verdict_as_shipped,
     verdict_row,
 )
+from schemarouter.training.requests import add_requests_arguments
 
 __all__ = [
     "SUITES",
@@ -429,6 +430,13 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
     parser.add_argument("--no-progress", dest="progress", action="store_false")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0)
+    add_requests_arguments(parser)
+    parser.add_argument(
+        "--requests-split",
+        default="heldout",
+        choices=["heldout", "train", "all"],
+        help="suite requests: which of --requests to measure (default: the held-out ones)",
+    )
     return parser
 
 
@@ -460,7 +468,7 @@ def _provenance() -> dict[str, Any]:
 def _suites(args: argparse.Namespace) -> list[str]:
     if args.suite != "all":
         return [args.suite]
-    names = list(EVAL_SUITES)
+    names = list(EVAL_SUITES) + (["requests"] if getattr(args, "requests", None) else [])
     return [*names, "beir"] if args.beir else names
 
 
@@ -471,7 +479,7 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
     wall = time.perf_counter()
     suites = _suites(args)
     data = shared_data_dir(args.data)
-    public = [s for s in suites if s not in ("bundled", "beir")]
+    public = [s for s in suites if s not in ("bundled", "beir", "requests")]
     if public and not data.is_dir():
         out(f"shared data not found at {data}; pass --data or set SCHEMAROUTER_SHARED_DATA")
         return 2

@@ -23,6 +23,7 @@ SUITES = (
     "tooltrain",
     "write-intent",
     "beir",
+    "requests",
 )
 
 
@@ -112,4 +113,8 @@ def load_suite(name: str, router: Any, args: argparse.Namespace) -> Benchmark:
         if not args.beir:
             raise ValueError("the beir suite needs --beir FOLDER")
         return beir.load_beir(router, args.beir, split=args.beir_split)
+    if name == "requests":
+        from schemarouter.training.datasets.requests_suite import load_requests_suite
+
+        return load_requests_suite(router, args)
     raise ValueError(f"unknown suite {name!r} (one of {', '.join(SUITES)}, all)")

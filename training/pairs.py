@@ -462,3 +462,58 @@ def load_pairs(path: str | Path) -> tuple[list[PairGroup], dict[str, Any]]:
     exists = manifest_path.exists() or manifest_path.is_symlink()
     manifest = read_json_file(manifest_path, what="pairs manifest") if exists else {}
     return groups, manifest
+
+
+@dataclass
+class GroupCheck:
+    """What :func:`check_groups` found in a file's groups (for the card and the warnings)."""
+
+    given: int = 0
+    without_negatives: int = 0
+    duplicates: int = 0
+    #: positive ids the catalog given does not register (checked only with a catalog)
+    unknown_ids: list[str] = field(default_factory=list)
+
+    def warnings(self) -> list[str]:
+        out = []
+        if self.without_negatives:
+            out.append(
+                f"{self.without_negatives} of {self.given} groups have no negatives (a listwise "
+                "loss learns nothing from them): left out"
+            )
+        if self.duplicates:
+            out.append(f"{self.duplicates} groups repeat an earlier one: each read once")
+        if self.unknown_ids:
+            named = ", ".join(map(repr, self.unknown_ids[:5]))
+            more = f" and {len(self.unknown_ids) - 5} more" if len(self.unknown_ids) > 5 else ""
+            out.append(
+                f"{len(self.unknown_ids)} positive_id(s) the catalog does not register: "
+                f"{named}{more}"
+            )
+        return out
+
+
+def check_groups(
+    groups: Sequence[PairGroup], registered: Any = None
+) -> tuple[list[PairGroup], GroupCheck]:
+    """``groups`` without those that have no negatives or repeat an earlier group (same
+    query, positive and negatives), and the counts; ``registered`` (route ids), where given,
+    is checked against each group's ``positive_id``."""
+    check = GroupCheck(given=len(groups))
+    seen: set[str] = set()
+    unknown: dict[str, None] = {}
+    kept = []
+    for g in groups:
+        if not g.negatives:
+            check.without_negatives += 1
+            continue
+        key = json.dumps([query_hash(g.query), g.positive, g.negatives])
+        if key in seen:
+            check.duplicates += 1
+            continue
+        seen.add(key)
+        if registered is not None and g.positive_id and g.positive_id not in registered:
+            unknown[g.positive_id] = None
+        kept.append(g)
+    check.unknown_ids = list(unknown)
+    return kept, check

@@ -70,6 +70,8 @@ from schemarouter.training.ranking_rows import (
     recall_at,
     window_rows,
 )
+from schemarouter.training.requests import add_requests_arguments
+from schemarouter.training.requests_rows import request_rows
 
 __all__ = [
     "RankingSettings",
@@ -360,6 +362,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="leave it off by default, saying why (e.g. the suites it does not beat fusion on)",
     )
     add_progress_argument(parser)
+    add_requests_arguments(parser)
     return parser
 
 
@@ -435,7 +438,9 @@ def check_data(data: str | Path | None, *, synthetic: int, dev: Sequence[str]) -
 
 def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
     began = time.perf_counter()
-    check_data(args.data, synthetic=args.synthetic, dev=args.dev)
+    tooltrain = bool(args.per_source or args.composed)
+    if tooltrain or args.synthetic or args.dev or not args.requests:
+        check_data(args.data, synthetic=args.synthetic, dev=args.dev)
     settings = settings_from_args(RankingSettings, args)
     work = work_folder(args.out, args.work, "ranking-train")
     seen, excluded = seen_requests(args.exclude_triplets)
@@ -479,9 +484,17 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
         rows.about = what
         return rows
 
-    train = cached_rows(work / "train.npz", key, build_train)
+    parts: list[WindowRows] = []
+    if tooltrain or not args.requests:
+        parts.append(cached_rows(work / "train.npz", key, build_train))
     # what was drawn is saved with the rows it describes (under their key), never beside them
-    drawn: dict[str, Any] = dict(train.about)
+    drawn: dict[str, Any] = dict(parts[0].about) if parts else {}
+    held: list[Any] = []
+    if args.requests:
+        own, measured, held, drawn["requests"] = request_rows(args, settings.window, out)
+        out(f"{len(own.needs)} windows of your requests over {drawn['requests']['routes']} routes")
+        parts.append(own)
+    train = WindowRows.concat(parts) if len(parts) > 1 else parts[0]
     if args.synthetic:
         synthetic, drawn["synthetic"] = synthetic_rows(
             args.data, args.synthetic, window=settings.window, progress=args.progress
@@ -514,8 +527,22 @@ def run_ranking_command(args: argparse.Namespace, out: Callable[[str], Any] = pr
             "gain": round(staged - fused, 4),
         }
         out(f"dev {name}: R@5 fusion {fused:.4f} -> ranking {staged:.4f} ({staged - fused:+.4f})")
+    if args.requests and held:  # measured on, never fitted on
+        fused = recall_at(measured, None)
+        staged = recall_at(measured, trees.raw(measured.X), blend=settings.blend)
+        dev["requests-heldout"] = {
+            "requests": len(measured.needs),
+            "fusion_r@5": round(fused, 4),
+            "ranking_r@5": round(staged, 4),
+            "gain": round(staged - fused, 4),
+        }
+        out(f"your held-out requests: R@5 fusion {fused:.4f} -> ranking {staged:.4f}")
     target = Path(args.out)
     target.mkdir(parents=True, exist_ok=True)
+    if args.requests:
+        from schemarouter.training.requests import write_heldout
+
+        write_heldout(target, held)
     np.savez(target / "trees.npz", **trees.arrays())  # type: ignore[arg-type]
     card = ranking_card(
         settings,

@@ -79,7 +79,8 @@ def ranking_card(
             "windows": len(train.needs),
             "positives": int(train.y.sum()),
             "excluded_encoder_triplets": excluded,
-            "attribution": TOOLTRAIN_ATTRIBUTION,
+            # only rows of tooltrain carry its licenses (``--requests`` alone: none)
+            **({"attribution": TOOLTRAIN_ATTRIBUTION} if "corpus" in drawn else {}),
         },
         "development": dev,
         "development_measured": DEVELOPMENT_MEASURED,

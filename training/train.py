@@ -40,13 +40,12 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.errors import DocumentError
+from schemarouter.errors import ArgumentError, DocumentError
 from schemarouter.retrieval.rerank import (
     DEFAULT_MAX_LENGTH,
     DEFAULT_QUERY_TOKENS,
     ROUTE_TEXT_CHARS,
     ROUTE_TEXT_VERSION,
-    load_tokenizer,
 )
 from schemarouter.training.command import (
     BASE_MODEL,
@@ -66,18 +65,29 @@ from schemarouter.training.command import (
     torch_threads,
     work_folder,
 )
-from schemarouter.training.export import write_model
-from schemarouter.training.pairs import PairConfig, PairGroup, build_pairs, load_pairs, save_pairs
+from schemarouter.training.export import agreement_line, write_model
+from schemarouter.training.pairs import (
+    PairConfig,
+    PairGroup,
+    build_pairs,
+    check_groups,
+    load_pairs,
+    save_pairs,
+)
+from schemarouter.training.requests import add_requests_arguments
 from schemarouter.training.reranker_batches import (
     draw_candidates,
     listwise_loss,
     make_batch,
     split_groups,
 )
+from schemarouter.training.reranker_model import load_base, validate
 
 __all__ = ["TrainSettings", "load_base", "train_main", "train_model"]
 
 CARD_FORMAT = 1
+#: Fewer validation groups than this are warned about: their figures say little.
+MIN_VALIDATION_GROUPS = 20
 
 
 @dataclass
@@ -105,120 +115,6 @@ class TrainSettings:
     head: str = "segment"
     validation_share: float = 0.04
     seed: int = 0
-
-
-def _set_seed(seed: int) -> None:
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed % (1 << 32))
-    torch.manual_seed(seed)
-
-
-def _segment_model(inner: Any) -> Any:
-    """``inner`` (a ``BertForSequenceClassification``) with a segment-similarity head."""
-    import torch
-
-    class SegmentCrossEncoder(torch.nn.Module):
-        """logit = scale * cos(mean query states, mean route states) + classifier(pooled).
-
-        The encoder still reads query and route jointly (every layer attends across both
-        segments); only the head differs from a plain ``CrossEncoder``: it starts from the
-        similarity MiniLM already knows (validation MRR 0.645 at step 0 against 0.457 by
-        chance on direction A's pairs) instead of a random classifier.
-        """
-
-        def __init__(self, inner: Any) -> None:
-            super().__init__()
-            self.inner = inner
-            self.scale = torch.nn.Parameter(torch.tensor(10.0))
-            torch.nn.init.zeros_(inner.classifier.weight)
-            torch.nn.init.zeros_(inner.classifier.bias)
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            out = self.inner.bert(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            )
-            hidden = out.last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            kind = token_type_ids.unsqueeze(-1).to(hidden.dtype)
-            q_mask, t_mask = mask * (1 - kind), mask * kind
-            q = (hidden * q_mask).sum(1) / q_mask.sum(1).clamp(min=1.0)
-            t = (hidden * t_mask).sum(1) / t_mask.sum(1).clamp(min=1.0)
-            cos = torch.nn.functional.cosine_similarity(q, t, dim=-1).unsqueeze(-1)
-            pooled = self.inner.dropout(out.pooler_output)
-            return _Logits(self.scale * cos + self.inner.classifier(pooled))
-
-    return SegmentCrossEncoder(inner)
-
-
-class _Logits:
-    def __init__(self, logits: Any) -> None:
-        self.logits = logits
-
-
-def load_base(
-    base: str | Path | None, layers: int, seed: int = 0, *, head: str = "cls"
-) -> tuple[Any, Any]:
-    """``(model, tokenizer)``: the first ``layers`` layers of the base model with a fresh
-    one-logit head, and its ``tokenizers`` tokenizer (no padding, no truncation).
-
-    ``head``: ``cls`` (a ``CrossEncoder``: classifier on the pooled [CLS] state) or
-    ``segment`` (:func:`_segment_model`)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from transformers import AutoConfig, AutoModelForSequenceClassification
-
-    from schemarouter.index.encoders.onnx import quiet_transformers
-
-    base = base_dir(base)
-    _set_seed(seed)
-    config = AutoConfig.from_pretrained(
-        str(base), num_labels=1, num_hidden_layers=layers, local_files_only=True
-    )
-    with quiet_transformers():  # "layers 2-5 unused, classifier newly initialized"
-        model = AutoModelForSequenceClassification.from_pretrained(
-            str(base), config=config, local_files_only=True
-        )
-    tokenizer = load_tokenizer(base / "tokenizer.json")
-    if head == "segment":
-        model = _segment_model(model)
-    elif head != "cls":
-        raise ValueError(f"unknown head {head!r} (cls or segment)")
-    return model, tokenizer
-
-
-def validate(
-    model: Any,
-    tokenizer: Any,
-    groups: Sequence[PairGroup],
-    settings: TrainSettings,
-    fusion: float = 0.0,
-):
-    """MRR and accuracy@1 of the positive among its (first ``negatives``) negatives, by
-    ``logit + fusion * z(fused)``."""
-    from schemarouter.training.export import torch_scores
-
-    if not groups:
-        return {"groups": 0}
-    width = settings.negatives + 1
-    scored = torch_scores(
-        model,
-        tokenizer,
-        [(g.query, [g.positive, *g.negatives[: settings.negatives]]) for g in groups],
-        max_length=settings.max_length,
-        query_tokens=settings.query_tokens,
-    )
-    if fusion:
-        scored = [
-            s + fusion * np.asarray(g.fused[:width] or np.zeros(len(s)))[: len(s)]
-            for s, g in zip(scored, groups, strict=True)
-        ]
-    ranks = [1 + int(np.sum(s[1:] > s[0])) for s in scored]
-    return {
-        "groups": len(groups),
-        "mrr": float(np.mean([1.0 / r for r in ranks])),
-        "acc@1": float(np.mean([r == 1 for r in ranks])),
-    }
 
 
 # -- training ----------------------------------------------------------------------------------
@@ -395,9 +291,10 @@ def train_model(
         metrics = validate(model, tokenizer, val, settings, _coefficient(report))
         report.validation.append({"epoch": epoch + 1, **metrics})
         report.wall_s = wall_before + time.perf_counter() - began
+        said = ", ".join(f"{k} {v:.3f}" for k, v in metrics.items() if k != "groups")
         run.log(
             f"epoch {epoch + 1}: loss {report.loss_by_epoch[-1]:.4f}, validation "
-            + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items() if k != "groups")
+            + (f"{said} ({metrics['groups']} groups)" if said else "not measured (0 groups)")
         )
         save(epoch + 1, 0)
     model.eval()
@@ -420,8 +317,19 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     parser.add_argument("--synthetic", nargs="*", default=list(c.synthetic), help="catalogs")
     parser.add_argument("--held-out", nargs="*", default=list(c.held_out), help="held-out sets")
     parser.add_argument("--cap", nargs="*", default=[], help="SOURCE=N queries per source")
-    parser.add_argument("--per-route", type=int, default=c.per_route)
-    parser.add_argument("--mine-negatives", type=int, default=c.negatives)
+    parser.add_argument(
+        "--per-route",
+        type=int,
+        default=c.per_route,
+        help="synthetic queries written per route (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--mine-negatives",
+        type=int,
+        default=c.negatives,
+        help="hard negatives mined per group, of which --negatives are drawn each step "
+        "(default: %(default)s)",
+    )
     parser.add_argument(
         "--encoder",
         default="default",
@@ -430,10 +338,19 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     )
     add_base_argument(parser)
     add_settings_arguments(
-        parser, d, "layers epochs lr batch_groups negatives max_length query_tokens route_chars"
+        parser,
+        d,
+        "layers epochs lr batch_groups negatives max_length query_tokens route_chars",
+        helps=SETTING_HELP,
     )
-    parser.add_argument("--head", default=d.head, choices=["cls", "segment"])
-    add_settings_arguments(parser, d, "head_lr_scale")
+    parser.add_argument(
+        "--head",
+        default=d.head,
+        choices=["cls", "segment"],
+        help="segment: scale * cos(query, route states) + linear([CLS]); cls: a plain "
+        "CrossEncoder classifier (default: %(default)s)",
+    )
+    add_settings_arguments(parser, d, "head_lr_scale", helps=SETTING_HELP)
     parser.add_argument(
         "--fusion-weight",
         type=float,
@@ -441,9 +358,26 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
         help="> 0: train on logit + a * z(fused), a learned from this start (0: logit alone)",
     )
     parser.add_argument("--max-groups", type=int, default=0, help="train on at most N groups")
+    add_settings_arguments(parser, d, "validation_share", helps=SETTING_HELP)
     add_budget_arguments(parser, checkpoint_steps=200)
     add_run_arguments(parser, seed=d.seed)
+    add_requests_arguments(parser)
     return parser
+
+
+#: ``--help`` of the settings (the defaults are the shipped model's recipe, models/reranker/).
+SETTING_HELP = {
+    "layers": "transformer layers kept from the base model",
+    "epochs": "passes over the training groups",
+    "lr": "constant learning rate of the encoder layers",
+    "head_lr_scale": "the fresh head learns at lr times this",
+    "batch_groups": "groups per step (each a positive and --negatives negatives)",
+    "negatives": "negatives drawn per group each step",
+    "max_length": "word pieces per (query, route) pair",
+    "query_tokens": "word pieces of the query, at most",
+    "route_chars": "characters of route text, at most",
+    "validation_share": "share of the groups held out of training for the card's validation",
+}
 
 
 def _encoder(name: str) -> Any:
@@ -452,45 +386,104 @@ def _encoder(name: str) -> Any:
     return named_encoder(name)
 
 
+def _built_pairs(
+    args: argparse.Namespace, work: Path, out: Callable[[str], Any]
+) -> tuple[list[PairGroup], dict[str, Any], Path]:
+    """The groups of the labelled sets and synthetic queries (``--train``, ``--synthetic``),
+    kept in the work folder and reused while the config is the same."""
+    caps = {k: int(v) for k, _, v in (c.partition("=") for c in args.cap)}
+    config = PairConfig(
+        train=tuple(args.train),
+        synthetic=tuple(args.synthetic),
+        held_out=tuple(args.held_out),
+        caps=caps,
+        negatives=args.mine_negatives,
+        per_route=args.per_route,
+        seed=args.seed,
+    )
+    pairs_file = work / "pairs.jsonl"
+    groups: list[PairGroup] = []
+    manifest: dict[str, Any] = {}
+    if pairs_file.exists() and args.resume:
+        try:
+            groups, manifest = load_pairs(pairs_file)
+        except DocumentError as exc:  # a run stopped while writing it: build anew
+            out(f"{exc}; building the pairs anew")
+            groups, manifest = [], {}
+        if manifest.get("config") != asdict(config):
+            groups = []
+    if not groups:
+        groups, manifest = build_pairs(
+            config, data=args.data, encoder=_encoder(args.encoder), progress=args.progress, log=out
+        )
+        save_pairs(pairs_file, groups, manifest)
+    return groups, manifest, pairs_file
+
+
+def _request_pairs(
+    args: argparse.Namespace, work: Path, out: Callable[[str], Any]
+) -> tuple[list[PairGroup], dict[str, Any], Path]:
+    """``--requests``: groups of the user's training requests, negatives mined in their
+    catalog; the held-out ones are written beside the model and never trained on."""
+    from schemarouter.training.requests import read_requests, requests_router, write_heldout
+    from schemarouter.training.requests_rows import request_groups
+
+    router = requests_router(
+        args, encoder=_encoder(args.encoder), multi_intent=False, prerequisites=False
+    )
+    try:
+        _, train, held, about = read_requests(args, router, out)
+        groups = request_groups(router, train, negatives=args.mine_negatives, seed=args.seed)
+    finally:
+        router.close()
+    write_heldout(args.out, held)
+    manifest = {
+        "requests": about,
+        "groups": len(groups),
+        "pairs": sum(1 + len(g.negatives) for g in groups),
+    }
+    pairs_file = work / "pairs.jsonl"
+    save_pairs(pairs_file, groups, manifest)
+    return groups, manifest, pairs_file
+
+
 def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
+    from schemarouter.training.requests import has_catalog
+
     set_threads(args.threads)
     settings = settings_from_args(TrainSettings, args)
+    if args.pairs and args.requests:
+        raise ArgumentError(
+            "--pairs and --requests are two inputs; give one",
+            where="--pairs",
+            hint="--requests builds the pairs from your labelled requests and catalog",
+        )
     work = work_folder(args.out, args.work, "reranker-train")
     began = time.perf_counter()
-    if args.pairs:
+    registered = None
+    if args.requests:
+        groups, manifest, pairs_file = _request_pairs(args, work, out)
+    elif args.pairs:
         groups, manifest = load_pairs(args.pairs)
         pairs_file = Path(args.pairs)
+        if has_catalog(args):  # positive ids checked against the catalog given
+            from schemarouter.training.requests import requests_router
+
+            router = requests_router(args)
+            registered = set(router.snapshot().routes)
+            router.close()
     else:
-        caps = {k: int(v) for k, _, v in (c.partition("=") for c in args.cap)}
-        config = PairConfig(
-            train=tuple(args.train),
-            synthetic=tuple(args.synthetic),
-            held_out=tuple(args.held_out),
-            caps=caps,
-            negatives=args.mine_negatives,
-            per_route=args.per_route,
-            seed=args.seed,
+        groups, manifest, pairs_file = _built_pairs(args, work, out)
+    groups, checked_groups = check_groups(groups, registered)
+    for line in checked_groups.warnings():
+        out(f"warning: {pairs_file}: {line}")
+    if not groups:
+        raise DocumentError(
+            "no group to train on (each needs a positive and at least one negative)",
+            where=str(pairs_file),
+            hint="Give more requests, or a catalog with more than one route",
         )
-        pairs_file = work / "pairs.jsonl"
-        if pairs_file.exists() and args.resume:
-            try:
-                groups, manifest = load_pairs(pairs_file)
-            except DocumentError as exc:  # a run stopped while writing it: build anew
-                out(f"{exc}; building the pairs anew")
-                groups, manifest = [], {}
-            if manifest.get("config") != asdict(config):
-                groups = []
-        else:
-            groups = []
-        if not groups:
-            groups, manifest = build_pairs(
-                config,
-                data=args.data,
-                encoder=_encoder(args.encoder),
-                progress=args.progress,
-                log=out,
-            )
-            save_pairs(pairs_file, groups, manifest)
+    manifest = {**manifest, "checked": asdict(checked_groups)}
     pairs_s = time.perf_counter() - began
     lacking = sum(1 for g in groups if len(g.fused) != 1 + len(g.negatives))
     if settings.fusion_weight > 0 and lacking:
@@ -503,6 +496,11 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
     if args.max_groups and len(train) > args.max_groups:
         train = random.Random(args.seed).sample(train, args.max_groups)
     out(f"{len(train)} training groups, {len(val)} validation groups ({pairs_s:.0f} s for pairs)")
+    if len(val) < MIN_VALIDATION_GROUPS:
+        out(
+            f"warning: {len(val)} validation group(s): the card's validation figures rest on "
+            f"fewer than {MIN_VALIDATION_GROUPS} (--validation-share, more requests)"
+        )
     model, tokenizer = load_base(args.base, settings.layers, settings.seed, head=settings.head)
     before = validate(model, tokenizer, val, settings, settings.fusion_weight)
     report = train_model(
@@ -562,11 +560,11 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         val=val,
         settings=settings,
         card=card,
+        fill=train,
     )
-    q = card["quantization"]["int8_vs_torch"]
     out(
         f"wrote {Path(args.out) / 'model.onnx'} ({card['size_bytes'] / 1e6:.1f} MB); int8 vs torch "
-        f"Spearman {q['spearman']:.3f}, top-1 agreement {q['top1_agreement']:.3f}; "
+        f"{agreement_line(card['quantization']['int8_vs_torch'])}; "
         f"{time.perf_counter() - began:.0f} s in all"
     )
     return 0

@@ -1,0 +1,79 @@
+"""``schemarouter eval --suite requests``: a user's own catalog and labelled requests
+(:mod:`schemarouter.training.requests`), measured like every suite.
+
+The catalog comes from the options ``retrieve`` and ``index build`` take (``--catalog``,
+``--openapi``, ``--mcp-tools``, ``--config``) and is registered in the harness's router as
+they register it (the same route ids). The queries are the held-out requests of
+``--requests FILE`` (those marked ``"split": "heldout"`` and the ``--holdout`` share drawn as
+the training commands draw it), or every request with ``--requests-split all``. The
+``heldout_requests.jsonl`` a training command writes beside its model is such a file: all
+of its requests are held out.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from schemarouter.training.datasets.suite import Benchmark
+from schemarouter.training.requests import LabelledRequest
+
+if TYPE_CHECKING:
+    from schemarouter.router import SchemaRouter
+
+__all__ = ["load_requests_suite"]
+
+
+def load_requests_suite(router: SchemaRouter, args: argparse.Namespace) -> Benchmark:
+    """The catalog of ``args`` registered in ``router``; the requests of ``args.requests``
+    (held out, or all with ``args.requests_split == "all"``) as queries."""
+    from schemarouter.errors import ArgumentError
+    from schemarouter.serve.cli import sources_config
+    from schemarouter.serve.config import GatewayConfig, load_config
+    from schemarouter.serve.gateway import connect_server, register_sources
+    from schemarouter.training.requests import (
+        check_routes,
+        has_catalog,
+        load_requests,
+        request_queries,
+        requests_manifest,
+        split_requests,
+    )
+
+    if not getattr(args, "requests", None) or not has_catalog(args):
+        raise ArgumentError(
+            "the requests suite needs --requests FILE and its catalog",
+            where="--suite requests",
+            hint="Give --requests and the catalog with --catalog, --openapi, --mcp-tools or "
+            "--config (docs/training.md)",
+        )
+    config = sources_config(args, load_config(args.config) if args.config else GatewayConfig())
+    register_sources(
+        router, catalogs=config.catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools
+    )
+    for server in config.mcp_servers:
+        connect_server(router, server)
+    found = load_requests(args.requests)
+    check_routes(found, router.snapshot().routes)
+    which = getattr(args, "requests_split", "heldout")
+    train: list[LabelledRequest] = []
+    if which == "all":
+        held, how = list(found.requests), "every request"
+    else:
+        train, held, how = split_requests(
+            found, getattr(args, "holdout", 0.0), seed=args.seed, training=False
+        )
+        if which == "train":
+            held, how = train, how + " (the training requests measured)"
+    if not held:
+        raise ArgumentError(
+            f"{args.requests} holds no request out to measure on",
+            where="--requests",
+            hint="Pass the heldout_requests.jsonl written beside a trained model, mark "
+            'requests "split": "heldout", pass --holdout as in training, or '
+            "--requests-split all",
+        )
+    queries = request_queries(held, split="test")
+    notes = {"requests": requests_manifest(found, train, held, how), "measured": which}
+    routes = {rid: rid for rid in router.snapshot().routes}
+    return Benchmark.checked("requests", router, queries, routes, notes)
