@@ -238,8 +238,9 @@ def attach_mcp_server(
     :class:`~schemarouter.registry.registry.RegistryChange`. The options are
     :class:`McpServerOptions`, as ``router.add_mcp_server`` takes them.
 
-    ``timeout`` bounds opening and listing (default 30 s) and, where given, each call too
-    (the policy's timeout is kept where shorter). Every message is read within twice
+    ``timeout`` bounds opening and listing (default 30 s) and, where given, each attempt of
+    a call too (the policy's timeout is kept where shorter; a read is tried up to the
+    policy's ``max_attempts``, a write once). Every message is read within twice
     ``max_response_bytes`` (default: the policy's response cap; a tool's output travels
     twice in one) and the output is held to the cap itself. When the session is reopened
     after it was lost, after the server sent ``notifications/tools/list_changed`` and, for a

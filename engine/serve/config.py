@@ -109,8 +109,9 @@ class McpServerSpec(_Spec):
     trusted: bool = False
     default_effect: Effect | None = None
     effect_overrides: dict[str, Effect] = Field(default_factory=dict)
-    #: Seconds to open the session and list its tools, and the longest one call may take
-    #: (a call past it drops the session; the next call reopens it).
+    #: Seconds to open the session and list its tools, and the longest one attempt of a call
+    #: may take (an attempt past it drops the session; the next one reopens it). A read is
+    #: tried up to 3 times (the error says how many, and how long in all), a write once.
     timeout: float = Field(default=DEFAULT_OPEN_TIMEOUT, gt=0)
     #: The cap of the server's replies, enforced while they are read (default: 10 MiB).
     max_response_bytes: int | None = Field(default=None, gt=0)
