@@ -337,9 +337,10 @@ class RegistrationMixin:
         changed), and ends with :meth:`close` (a stdio server's process with it).
 
         The options, each a keyword: ``trusted``, ``env``, ``cwd``, ``access_id``,
-        ``default_effect``, ``effect_overrides``, ``timeout``, ``bind``, ``replace`` and
-        ``max_response_bytes``; :class:`schemarouter.adapters.live_mcp.McpServerOptions`
-        says what each does and its default. An untrusted server's tools are ``write`` (or
+        ``default_effect``, ``effect_overrides``, ``timeout``, ``bind``, ``replace``,
+        ``max_response_bytes`` and ``relist_s``;
+        :class:`schemarouter.adapters.live_mcp.McpServerOptions` says what each does and its
+        default. An untrusted server's tools are ``write`` (or
         ``destructive``) whatever they claim, and a stdio server gets only the MCP SDK's
         default environment plus ``env``.
         """

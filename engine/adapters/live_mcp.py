@@ -21,7 +21,7 @@ from typing import Any, TypedDict, Unpack
 
 from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any, server_label
-from schemarouter.checks import check_keywords
+from schemarouter.checks import check_keywords, check_seconds
 from schemarouter.contracts import Effect, Provider, Registration
 from schemarouter.errors import MissingDependencyError, RegistrationError, require
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT, is_server_url
@@ -65,6 +65,12 @@ class McpServerOptions(TypedDict, total=False):
       error then says how many attempts and how long in all.
     - ``max_response_bytes`` (``None``: the execution policy's): the cap of the server's
       replies, enforced while they are read.
+    - ``relist_s`` (``None``: ``0`` for a streamable-HTTP server, none for stdio): seconds a
+      listing of the server's tools is trusted; a call after that lists them again first and
+      registers what changed (a removed tool is refused, unsent). ``0`` lists before every
+      call: an HTTP server redeployed between two calls goes unnoticed by its session, and
+      the listing costs a round trip per call. A stdio server is listed again when it says
+      its tools changed, and after a reconnect, whatever this says.
     - ``bind`` (``True``): bind the tools to the session; ``False`` registers them only (and
       closes the session).
     - ``replace`` (``False``): replace routes already registered (as ``router.register``).
@@ -80,6 +86,7 @@ class McpServerOptions(TypedDict, total=False):
     bind: bool
     replace: bool
     max_response_bytes: int | None
+    relist_s: float | None
 
 
 def check_server_options(options: Mapping[str, object], method: Callable[..., object]) -> None:
@@ -247,7 +254,8 @@ def attach_mcp_server(
     streamable-HTTP server (which may be redeployed between two calls without the session
     noticing), before every call, the server's tools are listed again and what changed is
     registered anew: a call of a changed tool is refused once (call it again: the gate
-    checks its new definition, its new effect included), a removed tool's is refused."""
+    checks its new definition, its new effect included), a removed tool's is refused.
+    ``relist_s`` trusts a listing that many seconds instead."""
     check_server_options(options, attach_mcp_server)
     trusted = options.get("trusted", False)
     env = options.get("env")
@@ -259,6 +267,13 @@ def attach_mcp_server(
     effect_overrides = options.get("effect_overrides")
     replace = options.get("replace", False)
     bind = options.get("bind", True)
+    relist_s = options.get("relist_s")
+    if relist_s is not None:
+        relist_s = check_seconds(relist_s, method="add_mcp_server", name="relist_s")
+    elif is_server_url(server):
+        # a streamable-HTTP server restarted between two calls goes unnoticed by its session
+        # (stateless requests carry on against the new process): list before every call
+        relist_s = 0.0
     _import_mcp()
     from schemarouter.execution.bindings import bind_if_current
     from schemarouter.execution.invokers.mcp_session import ManagedMCPSession
@@ -305,9 +320,7 @@ def attach_mcp_server(
         call_timeout=timeout,
         max_message_bytes=2 * cap + 64 * 1024,
         on_reconnect=reregister if bind else None,
-        # a streamable-HTTP server restarted between two calls goes unnoticed by its session
-        # (stateless requests carry on against the new process): list before every call
-        listing_ttl=0.0 if is_server_url(server) else None,
+        listing_ttl=relist_s,
     )
     session.max_output_bytes = max_response_bytes  # the policy's cap where None
     # router.close() meanwhile (another thread: a gateway closing) cancels the opening

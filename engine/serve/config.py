@@ -115,6 +115,11 @@ class McpServerSpec(_Spec):
     timeout: float = Field(default=DEFAULT_OPEN_TIMEOUT, gt=0)
     #: The cap of the server's replies, enforced while they are read (default: 10 MiB).
     max_response_bytes: int | None = Field(default=None, gt=0)
+    #: Seconds a listing of the server's tools is trusted before a call lists them again
+    #: (default: 0 for a URL, before every call, the safe choice; a stdio server is listed
+    #: when it says its tools changed). Within it a tool removed or changed by a redeploy
+    #: may still be forwarded under its old definition; each listing costs a round trip.
+    relist_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _one_target(self) -> McpServerSpec:

@@ -102,6 +102,7 @@ def connect_server(router: Any, server: McpServerSpec) -> Any:
         effect_overrides=server.effect_overrides or None,
         timeout=server.timeout,
         max_response_bytes=server.max_response_bytes,
+        relist_s=server.relist_s,
     )
 
 

@@ -89,3 +89,51 @@ def test_an_http_upstream_redeployed_between_calls_is_listed_again(tmp_path: Pat
     finally:
         gateway.close()
     assert log.read_text().split() == ["server_pid", "server_pid"]
+
+
+def test_relist_s_trusts_a_listing_that_long_then_a_removed_tool_is_refused(
+    tmp_path: Path,
+) -> None:
+    """``relist_s`` (per upstream): a listing of an HTTP server's tools is trusted that many
+    seconds, saving the round trip that listing them before every call costs (the default,
+    0). Within it a redeploy goes unnoticed (the removed tool is forwarded, and the server
+    refuses it); after it the removed tool is refused, unsent, as with the default."""
+    log = tmp_path / "calls.log"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    command = [sys.executable, str(SERVER), "http", str(port)]
+    with serving(command, port, env={"CHANGING_LOG": str(log)}):
+        trusting = _gateway({"url": url, "relist_s": 3600})
+        window = _gateway({"url": url, "relist_s": 1})
+        assert trusting.call("lab__mcp__server_pid").ok and window.call("lab__mcp__server_pid").ok
+    try:
+        with serving([*command, "--v2"], port, env={"CHANGING_LOG": str(log)}):
+            time.sleep(1.2)  # past the 1 s window (the redeploy itself took longer)
+            # within its window: listed an hour ago, so the call is forwarded as it stands
+            with pytest.raises(InvocationError, match="the tool reported an error"):
+                trusting.call("lab__mcp__legacy_report", {"month": "2025-03"})
+            # past its window: listed again first, so the removed tool is refused, unsent
+            with pytest.raises(InvocationError, match="no longer lists tool 'legacy_report'"):
+                window.call("lab__mcp__legacy_report", {"month": "2025-03"})
+            with pytest.raises(GateError, match="no registered tool"):
+                window.call("lab__mcp__legacy_report", {"month": "2025-03"})
+            assert window.call("lab__mcp__calibrate_sensor", {"sensor": "t1"}).ok
+    finally:
+        trusting.close()
+        window.close()
+    # the removed tool never ran: the new version does not have it
+    assert log.read_text().split() == ["server_pid", "server_pid", "calibrate_sensor"]
+
+
+def test_relist_s_must_be_seconds() -> None:
+    from pydantic import ValidationError
+
+    from schemarouter import SchemaRouter
+    from schemarouter.errors import ArgumentError
+
+    with pytest.raises(ValidationError, match="relist_s"):
+        GatewayConfig(mcp_servers=[{"provider": "lab", "url": "http://x/mcp", "relist_s": -1}])
+    with pytest.raises(ArgumentError, match="relist_s"):
+        SchemaRouter(encoder=HashingEncoder()).add_mcp_server(
+            "http://127.0.0.1:9/mcp", provider="lab", relist_s=float("nan")
+        )
