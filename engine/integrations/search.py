@@ -279,9 +279,10 @@ def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None
     """What a model reads back from a call: the validated output, and the typed fields
     (value, unit, meaning, provenance) where the route declares them; the tool named as
     ``snapshot`` names it (see :func:`~schemarouter.integrations.names.tool_name`). A call
-    whose status is not ``ok`` also carries its ``issues`` (path, kind and message of each
-    value that is missing or breaks the route's schema) and its ``error`` (code and message),
-    so a model does not read a schema-breaking value as data."""
+    whose status is not ``ok`` (``partial=True``) says why: a ``partial`` one carries its
+    ``issues`` (path, kind and message of each value that is missing or breaks the route's
+    schema), so a model does not read a schema-breaking value as data; a ``failed`` one its
+    ``error`` (code and message, worded for the model)."""
     payload: dict[str, Any] = {
         "tool": tool_name(result.route_id, snapshot=snapshot),
         "route_id": result.route_id,

@@ -59,7 +59,7 @@ from schemarouter.retrieval.state import ExecutionState
 
 from helpers import BUNDLED_CATALOG, REPO
 from servers.llm_apis import FakeAnthropic, FakeOpenAI
-from servers.loopback import LoopbackServer
+from servers.loopback import LoopbackServer, json_response
 from servers.user_api import (
     ALERT,
     BROKEN,
@@ -531,3 +531,25 @@ def test_what_the_model_reads_names_its_tools_and_no_python_call(router: SchemaR
     assert "cooling down after the host marked it unhealthy" in cooling
     assert "repeated failures" not in cooling
     assert "Call again after the cooldown" in cooling
+
+
+def test_the_payload_of_a_call_that_is_not_ok_is_as_documented(router: SchemaRouter) -> None:
+    """Trial T #5: docs/integrations.md said a call whose status is not ``ok`` (``partial=True``
+    on output that breaks the route's schema) lists its ``issues`` and its ``error``; a
+    ``partial`` call has no error (its issues say what broke), only a ``failed`` one has. The
+    page says which now, and the payloads are so."""
+    partial = call_payload(call_tool(router, tool_name(BROKEN), {}, partial=True))
+    assert partial["status"] == "partial" and partial["issues"] and "error" not in partial
+    assert partial["output"] == {"aqi": "moderate"}  # the raw value stays, flagged
+    with LoopbackServer(lambda request: json_response({"detail": "no such city"}, 404)) as down:
+        result = weather_router(down.base_url).call(FORECAST, {"city": "Atlantis"}, partial=True)
+    failed = call_payload(result)
+    assert failed["status"] == "failed" and failed["output"] is None and "issues" not in failed
+    assert failed["error"]["code"] == "SR602" and "HTTP 404" in failed["error"]["message"]
+    assert tool_name(FORECAST) in failed["error"]["message"]  # as the model knows it
+    page = " ".join((REPO / "docs" / "integrations.md").read_text(encoding="utf-8").split())
+    assert "a `partial` one (output that breaks the route's schema) lists its `issues`" in page
+    assert (
+        "a `failed` one (the server answered with an error, or not at all) has its `error`" in page
+    )
+    assert "also lists its `issues` (path, kind, message) and its `error`" not in page
