@@ -41,6 +41,7 @@ from schemarouter.integrations.search import (
     openai_tool_search_output,
     openai_tool_search_tool,
     search_note,
+    search_state,
 )
 from schemarouter.integrations.wording import agent_error
 
@@ -68,6 +69,7 @@ __all__ = [
     "prune_schema",
     "route_for_tool",
     "search_note",
+    "search_state",
     "tool_definition",
     "tool_definitions",
     "tool_input_schema",

@@ -30,7 +30,7 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.errors import SchemaRouterError, require
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import input_keys, keyed_schema, route_arguments, tool_name
-from schemarouter.integrations.search import call_payload
+from schemarouter.integrations.search import call_payload, search_state
 from schemarouter.integrations.wording import agent_error
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import candidate_from_route
@@ -132,13 +132,19 @@ def bigtool_retrievers(
     k: int = 5,
     allow_effects: Iterable[Effect | str] = (Effect.READ,),
     executable_only: bool = True,
+    credentials: Any = None,
 ) -> tuple[Callable[[str], list[str]], Callable[[str], Awaitable[list[str]]]]:
     """``(retrieve_tools_function, retrieve_tools_coroutine)`` for ``create_agent``: the
-    tool ids of the ``k`` best routes for a query (executable ones with an allowed effect,
-    by default), best first."""
+    tool ids of the ``k`` best routes for a query, best first: by default executable ones
+    with an allowed effect whose credentials ``credentials`` supplies (the
+    ``CredentialProvider`` the registry's tools call with; default: the environment, as
+    ``router.call`` reads it), so the model is never offered a tool that cannot run."""
     if k < 1:
         raise ValueError("k must be at least 1")
-    state = ExecutionState(allowed_effects=frozenset(Effect(e) for e in allow_effects))
+    effects = tuple(allow_effects)
+
+    def state() -> ExecutionState:  # per query: the registry and the credentials may change
+        return search_state(router, allow_effects=effects, credentials=credentials)
 
     def ids(found: Any) -> list[str]:
         snapshot = router.snapshot()
@@ -147,13 +153,13 @@ def bigtool_retrievers(
     def retrieve_tools(query: str) -> list[str]:
         """Retrieve the tools that can serve a request, given a plain-words query."""
         if executable_only:
-            return ids(router.retrieve_executable(query, k=k, state=state))
+            return ids(router.retrieve_executable(query, k=k, state=state()))
         return ids(router.retrieve(query, k=k))
 
     async def aretrieve_tools(query: str) -> list[str]:
         """Retrieve the tools that can serve a request, given a plain-words query."""
         if executable_only:
-            return ids(await router.aretrieve_executable(query, k=k, state=state))
+            return ids(await router.aretrieve_executable(query, k=k, state=state()))
         return ids(await router.aretrieve(query, k=k))
 
     return retrieve_tools, aretrieve_tools

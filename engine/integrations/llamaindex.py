@@ -30,7 +30,7 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.errors import ArgumentError, MissingDependencyError, SchemaRouterError
 from schemarouter.integrations.definitions import describe, tool_input_schema
 from schemarouter.integrations.names import input_keys, keyed_schema, route_arguments, tool_name
-from schemarouter.integrations.search import call_payload
+from schemarouter.integrations.search import call_payload, search_state
 from schemarouter.integrations.wording import agent_error
 from schemarouter.retrieval.results import candidate_from_route
 from schemarouter.retrieval.state import ExecutionState
@@ -180,6 +180,7 @@ class RouterNodeRetriever(BaseRetriever):
         k: int = 5,
         executable_only: bool = True,
         allow_effects: Iterable[Effect | str] = (Effect.READ,),
+        credentials: Any = None,
     ) -> None:
         super().__init__()
         if k < 1:
@@ -188,6 +189,18 @@ class RouterNodeRetriever(BaseRetriever):
         self.k = k
         self.executable_only = executable_only
         self.state = ExecutionState(allowed_effects=frozenset(Effect(e) for e in allow_effects))
+        #: the ``CredentialProvider`` the tools call with (``None``: the environment, as
+        #: ``router.call`` reads it): a route whose credentials it lacks is not offered
+        self.credentials = credentials
+
+    def _state(self) -> ExecutionState:
+        """:attr:`state` with the credentials supplied now (where it names none itself)."""
+        if self.state.credentials is not None:
+            return self.state
+        now = search_state(
+            self.router, allow_effects=self.state.allowed_effects, credentials=self.credentials
+        )
+        return self.state.model_copy(update={"credentials": now.credentials})
 
     def _nodes(self, found: Any) -> list[Any]:
         snapshot = self.router.snapshot()
@@ -209,13 +222,14 @@ class RouterNodeRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[Any]:
         query = query_bundle.query_str
         if self.executable_only:
-            return self._nodes(self.router.retrieve_executable(query, k=self.k, state=self.state))
+            state = self._state()
+            return self._nodes(self.router.retrieve_executable(query, k=self.k, state=state))
         return self._nodes(self.router.retrieve(query, k=self.k))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[Any]:
         query = query_bundle.query_str
         if self.executable_only:
-            found = await self.router.aretrieve_executable(query, k=self.k, state=self.state)
+            found = await self.router.aretrieve_executable(query, k=self.k, state=self._state())
         else:
             found = await self.router.aretrieve(query, k=self.k)
         return self._nodes(found)
@@ -270,10 +284,15 @@ def tool_retriever(
     """An ``ObjectRetriever`` of tools for a LlamaIndex agent (``tool_retriever=``):
     the ``k`` best routes for each request, as tools that run through ``router.call``.
     ``call_options`` go to ``router.call``; an ``allow_effects`` among them also lets
-    retrieval offer routes with those effects."""
+    retrieval offer routes with those effects, and retrieval offers only routes whose
+    credentials their ``credentials`` (default: the environment) supplies."""
     effects = call_options.get("allow_effects", (Effect.READ,))
     retriever = RouterNodeRetriever(
-        router, k=k, executable_only=executable_only, allow_effects=effects
+        router,
+        k=k,
+        executable_only=executable_only,
+        allow_effects=effects,
+        credentials=call_options.get("credentials"),
     )
     return ObjectRetriever(
         retriever=retriever, object_node_mapping=_RouteToolMapping(router, **call_options)

@@ -18,6 +18,10 @@ matched but were blocked; where the retrieval flagged the request off the catalo
 ``reason``) while still serving the closest tools, it says that none seems to serve it, and
 why (:func:`search_note`).
 
+Answer a search from ``router.retrieve_executable(query, state=search_state(router))``: the
+state holds the effects the calls allow and the credentials they will have, so no tool is
+offered that cannot run here (the note says which were left out, and why).
+
 Either way, when the model then calls a tool, :func:`call_tool` maps the name back to its
 route and runs it through ``router.call`` (gate, policy, health, output validation);
 :func:`anthropic_tool_result` and :func:`openai_function_call_output` turn the result, or
@@ -30,13 +34,15 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from schemarouter.contracts import Route
+from schemarouter.contracts import Effect, Route
+from schemarouter.execution.credentials import EnvironmentCredentials
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import ToolSet, tool_definitions
 from schemarouter.integrations.names import input_keys, route_arguments, route_for_tool, tool_name
 from schemarouter.integrations.wording import agent_blocked, agent_error, agent_hint, agent_text
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate, CapabilityRetrieval
+from schemarouter.retrieval.state import ExecutionState
 
 __all__ = [
     "SEARCH_TOOL_DESCRIPTION",
@@ -47,6 +53,7 @@ __all__ = [
     "anthropic_search_tool",
     "anthropic_tool_references",
     "anthropic_tool_result",
+    "available_credentials",
     "call_payload",
     "call_tool",
     "deferred_tools",
@@ -55,6 +62,7 @@ __all__ = [
     "openai_tool_search_output",
     "openai_tool_search_tool",
     "search_note",
+    "search_state",
 ]
 
 SEARCH_TOOL_NAME = "search_tools"
@@ -238,6 +246,46 @@ def openai_function_call_output(
     else:
         output = _json(call_payload(result, snapshot=snapshot))
     return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+# -- what may run here --------------------------------------------------------------------
+
+
+def available_credentials(snapshot: RegistrySnapshot, credentials: Any) -> frozenset[str]:
+    """The credential names the registered routes declare that ``credentials`` (a
+    ``CredentialProvider``) supplies now."""
+    declared: frozenset[str] = snapshot.derived("integrations.credential_names", _declared)
+    return frozenset(name for name in declared if _supplied(credentials, name))
+
+
+def _declared(snapshot: RegistrySnapshot) -> frozenset[str]:
+    return frozenset(n for route in snapshot.routes.values() for n in route.access.auth.credentials)
+
+
+def _supplied(credentials: Any, name: str) -> bool:
+    try:
+        return bool(credentials.get(name))
+    except Exception:  # a vault that fails now: the call would fail too
+        return False
+
+
+def search_state(
+    router: Any,
+    *,
+    allow_effects: Iterable[Effect | str] = (Effect.READ,),
+    credentials: Any = None,
+) -> ExecutionState:
+    """The state a tool search answers under (``retrieve_executable(query,
+    state=search_state(router))``), so it never offers a tool whose call would be refused:
+    the effects the calls allow (``allow_effects``, as ``router.call`` takes them), and the
+    credential names ``credentials`` supplies (the ``CredentialProvider`` the calls get;
+    default: the environment, as ``router.call`` reads it). A tool left out for either is
+    said in the answer's note (its ``blocked``)."""
+    provider = credentials if credentials is not None else EnvironmentCredentials()
+    return ExecutionState(
+        allowed_effects=frozenset(Effect(e) for e in allow_effects),
+        credentials=available_credentials(router.snapshot(), provider),
+    )
 
 
 # -- calls -------------------------------------------------------------------------------

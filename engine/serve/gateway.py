@@ -26,6 +26,7 @@ from schemarouter.execution.invokers.payload import clip
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
+from schemarouter.integrations.search import available_credentials
 from schemarouter.integrations.wording import agent_hint
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
@@ -234,13 +235,7 @@ class Gateway:
 
     def _credentials_here(self, snapshot: Any) -> frozenset[str]:
         """The credential names routes declare that this server's environment supplies."""
-        declared: frozenset[str] = snapshot.derived(
-            "serve.credential_names",
-            lambda snap: frozenset(
-                name for route in snap.routes.values() for name in route.access.auth.credentials
-            ),
-        )
-        return frozenset(name for name in declared if self.credentials.get(name))
+        return available_credentials(snapshot, self.credentials)
 
     def retrieve(self, query: str, k: int | None = None) -> CapabilityRetrieval:
         """The ``k`` best tools for ``query`` that may run under this gateway's policy: bound,

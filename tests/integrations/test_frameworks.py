@@ -39,6 +39,7 @@ from servers.user_api import (
     FORECAST,
     SHOP_LIST,
     STATION,
+    secured_weather_openapi,
     shop_app,
     shop_openapi,
     weather_router,
@@ -296,3 +297,28 @@ def test_framework_tools_word_refusals_for_the_model(router: SchemaRouter) -> No
         assert "[SR500]" in text and "effect write" in text and name in text
         assert ALERT not in text and "allow_effects" not in text and "approve" not in text
         assert "The host does not let this tool run here" in text
+
+
+def test_framework_retrievers_offer_only_tools_whose_credentials_are_here(
+    weather: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trial T #6, for ``bigtool_retrievers`` and ``tool_retriever``: a tool whose credential
+    the calls will not have (not in the environment, nor in the ``credentials`` given) is
+    not offered; given them, it is, and its call sends them."""
+    from schemarouter import MappingCredentials
+
+    monkeypatch.delenv("WEATHER_API_KEY", raising=False)
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_openapi(secured_weather_openapi(weather.base_url), provider="weather")
+    query = "weather station by its id"
+    keys = MappingCredentials({"WEATHER_API_KEY": "k-3"})
+    retrieve, aretrieve = bigtool_retrievers(router, k=2)
+    assert tool_name(STATION) not in retrieve(query)
+    assert tool_name(STATION) not in asyncio.run(aretrieve(query))
+    retrieve, _ = bigtool_retrievers(router, k=2, credentials=keys)
+    assert retrieve(query)[0] == tool_name(STATION)
+    assert STATION not in [t.route_id for t in tool_retriever(router, k=2).retrieve(query)]
+    tools = tool_retriever(router, k=2, credentials=keys).retrieve(query)
+    assert tools[0].route_id == STATION
+    assert not tools[0].call(station_id="LFPG").is_error
+    assert weather.requests[-1].query["appid"] == ["k-3"]

@@ -32,7 +32,7 @@ from openai.types.responses.response_tool_search_output_item_param_param import 
 )
 from pydantic import TypeAdapter
 
-from schemarouter import SchemaRouter
+from schemarouter import Effect, SchemaRouter
 from schemarouter.errors import GateError, ParameterValidationError, PolicyError
 from schemarouter.index import HashingEncoder
 from schemarouter.integrations import (
@@ -52,6 +52,7 @@ from schemarouter.integrations import (
     openai_tool_search_tool,
     route_for_tool,
     search_note,
+    search_state,
     tool_definitions,
     tool_name,
 )
@@ -65,6 +66,8 @@ from servers.user_api import (
     BROKEN,
     FORECAST,
     SHOP_LIST,
+    STATION,
+    secured_weather_openapi,
     shop_app,
     shop_openapi,
     weather_openapi,
@@ -553,3 +556,39 @@ def test_the_payload_of_a_call_that_is_not_ok_is_as_documented(router: SchemaRou
         "a `failed` one (the server answered with an error, or not at all) has its `error`" in page
     )
     assert "also lists its `issues` (path, kind, message) and its `error`" not in page
+
+
+def test_a_tool_search_offers_only_tools_whose_credentials_are_here(
+    weather: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trial T #6: the documented search loop (``retrieve_executable(query, k=3)``) offered a
+    tool whose credential the host lacked, and the model's call then failed ("needs
+    credentials ..."); the gateway's search leaves such tools out. ``search_state(router)``
+    holds the credentials the calls will have (the environment by default, as
+    ``router.call`` reads it, or the provider passed), so the search leaves them out too and
+    says why, by tool name."""
+    from schemarouter import MappingCredentials
+
+    monkeypatch.delenv("WEATHER_API_KEY", raising=False)
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    router.add_openapi(secured_weather_openapi(weather.base_url), provider="weather")
+    query = "weather station by its id"
+    assert router.retrieve_executable(query, k=2).route_ids[0] == STATION  # as before
+    found = router.retrieve_executable(query, k=2, state=search_state(router))
+    assert STATION not in found.route_ids
+    note = search_note(found, empty=False)
+    assert f"needs a credential that is missing: {tool_name(STATION)}" in note
+    assert "WEATHER_API_KEY" in note
+
+    keys = MappingCredentials({"WEATHER_API_KEY": "k-1"})
+    state = search_state(router, credentials=keys)
+    assert router.retrieve_executable(query, k=2, state=state).route_ids[0] == STATION
+    assert call_tool(router, tool_name(STATION), {"station_id": "LFPG"}, credentials=keys).ok
+    assert weather.requests[-1].query["appid"] == ["k-1"]
+    monkeypatch.setenv("WEATHER_API_KEY", "k-2")  # the environment, as router.call reads it
+    found = router.retrieve_executable(query, k=2, state=search_state(router))
+    assert found.route_ids[0] == STATION
+    writes = search_state(router, allow_effects=["read", "write"])
+    assert writes.allowed_effects == {Effect.READ, Effect.WRITE}

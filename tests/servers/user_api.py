@@ -178,6 +178,17 @@ def weather_openapi(base_url: str) -> dict[str, Any]:
     }
 
 
+def secured_weather_openapi(base_url: str) -> dict[str, Any]:
+    """:func:`weather_openapi` whose station lookup needs an API key (``appid`` in the
+    query): the credential ``WEATHER_API_KEY``."""
+    document = weather_openapi(base_url)
+    document["components"] = {
+        "securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": "appid"}}
+    }
+    document["paths"]["/stations/{station_id}"]["get"]["security"] = [{"key": []}]
+    return document
+
+
 class WeatherApp:
     """Answers :func:`weather_openapi`; ``alerts`` lists the bodies posted to ``/alerts``."""
 
