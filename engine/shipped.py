@@ -9,7 +9,7 @@ checkout may lack one).
 A model folder holds its files and a ``card.json``; what the model classes read of it alike
 is here: the files a folder must hold (:func:`check_folder`), the card (:func:`read_card`,
 :func:`model_card` for both, which also refuses a folder whose card names another kind of
-model, :data:`CARD_KINDS`),
+model, :data:`CARD_KINDS`), the onnxruntime session on its graph (:func:`onnx_session`),
 the name and digest a model is known by (:func:`card_identity`) and whether the router turns
 it on by default (:func:`off_by_default`, :func:`router_model`).
 """
@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from schemarouter.errors import ArgumentError, ModelError
+from schemarouter.errors import ArgumentError, ModelError, require
 from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "model_card",
     "model_setting",
     "off_by_default",
+    "onnx_session",
     "read_card",
     "router_model",
     "shipped_folder",
@@ -159,6 +160,33 @@ def model_card(
             hint=retrain,
         ) from None
     return card
+
+
+def onnx_session(
+    model: Path, threads: int, *, what: str, purpose: str, command: str, in_memory: bool = False
+) -> Any:
+    """An onnxruntime CPU session on the graph ``model`` (``threads`` intra-op threads, one
+    inter-op, its warnings off). A graph onnxruntime cannot load is a
+    :class:`~schemarouter.errors.ModelError` naming the ``what`` and the file, whose hint is
+    to re-export it with ``command``; onnxruntime missing says it is needed for ``purpose``.
+    ``in_memory``: the file is read first, so the session keeps no handle on it."""
+    ort = require("onnxruntime", purpose=purpose)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(
+            model.read_bytes() if in_memory else str(model),
+            options,
+            providers=["CPUExecutionProvider"],
+        )
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ModelError(
+            f"onnxruntime cannot load the {what}: {exc}",
+            where=str(model),
+            hint=f"Re-export the model with `{command}`",
+        ) from None
 
 
 def card_identity(card: dict[str, Any], name: str, *, digits: int = 12) -> str:

@@ -36,7 +36,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    Protocol,
+    TypedDict,
+    Unpack,
+    get_args,
+    runtime_checkable,
+)
 
 from schemarouter.contracts import AccessKind, Effect, Route, SourceType, route_sources
 from schemarouter.index.settings import RouteHit
@@ -49,7 +58,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MILVUS_SCHEMES",
+    "BuildOptions",
     "DeferredIndex",
+    "OpenOptions",
     "RouteFilter",
     "RouteIndex",
     "SearchMode",
@@ -133,6 +144,23 @@ class RouteFilter:
         return wanted is None or bool({s.value for s in route_sources(route)} & wanted)
 
 
+class BuildOptions(TypedDict, total=False):
+    """How an index embeds what it adds: the keywords of ``apply`` (and of ``open`` and
+    ``rebuild``, with :class:`OpenOptions`' encoder), the same for every backend."""
+
+    #: vectors kept between runs, by encoder and document text (None: embed everything)
+    cache: EmbeddingCache | None
+    #: progress bars while embedding (default False)
+    progress: bool
+
+
+class OpenOptions(BuildOptions, total=False):
+    """The keywords of ``DeferredIndex.open`` (and ``MilvusIndex.rebuild``)."""
+
+    #: the encoder to embed with (None: the index's own, else the shipped encoder)
+    encoder: Encoder | None
+
+
 @runtime_checkable
 class RouteIndex(Protocol):
     """What the router calls on its index (see the module docstring)."""
@@ -152,9 +180,7 @@ class RouteIndex(Protocol):
         self,
         snapshot: RegistrySnapshot,
         change: RegistryChange | None = None,
-        *,
-        cache: EmbeddingCache | None = None,
-        progress: bool = False,
+        **options: Unpack[BuildOptions],
     ) -> EmbedStats: ...
 
     def search(
@@ -177,14 +203,7 @@ class RouteIndex(Protocol):
 class DeferredIndex(Protocol):
     """An index to attach to a registry on first use (``open`` checks or builds it)."""
 
-    def open(
-        self,
-        snapshot: RegistrySnapshot,
-        *,
-        encoder: Encoder | None = None,
-        cache: EmbeddingCache | None = None,
-        progress: bool = False,
-    ) -> RouteIndex: ...
+    def open(self, snapshot: RegistrySnapshot, **options: Unpack[OpenOptions]) -> RouteIndex: ...
 
 
 def is_milvus_uri(value: object) -> bool:

@@ -18,10 +18,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from schemarouter.errors import ArgumentError
-from schemarouter.index.backend import DeferredIndex, RouteIndex, is_milvus_uri, looks_like_uri
+from schemarouter.index.backend import (
+    DeferredIndex,
+    OpenOptions,
+    RouteIndex,
+    is_milvus_uri,
+    looks_like_uri,
+)
 from schemarouter.index.cache import EmbeddingCache
 from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder
@@ -282,22 +288,8 @@ class IndexFolder:
                 hint="Give the saved index folder (`schemarouter index build --out DIR`)",
             )
 
-    def open(
-        self,
-        snapshot: RegistrySnapshot,
-        *,
-        encoder: Encoder | None = None,
-        cache: EmbeddingCache | None = None,
-        progress: bool = False,
-    ) -> RouteIndex:
-        return HybridIndex.load(
-            Path(self.path),
-            snapshot,
-            encoder=encoder,
-            sync=self.sync,
-            cache=cache,
-            progress=progress,
-        )
+    def open(self, snapshot: RegistrySnapshot, **options: Unpack[OpenOptions]) -> RouteIndex:
+        return HybridIndex.load(Path(self.path), snapshot, sync=self.sync, **options)
 
 
 def open_index(

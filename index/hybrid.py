@@ -30,13 +30,13 @@ import time
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from schemarouter.contracts import Route
 from schemarouter.errors import StaleIndexError
-from schemarouter.index.backend import SearchMode
+from schemarouter.index.backend import BuildOptions, SearchMode
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.documents import DocKind, Document, route_documents
 from schemarouter.index.encoders.defaults import default_encoder
@@ -376,9 +376,7 @@ class HybridIndex(RouteSearch):
         self,
         snapshot: RegistrySnapshot,
         change: RegistryChange | None = None,
-        *,
-        cache: EmbeddingCache | None = None,
-        progress: bool = False,
+        **options: Unpack[BuildOptions],
     ) -> EmbedStats:
         """Bring the index to ``snapshot`` without a rebuild; returns what was embedded.
 
@@ -389,6 +387,7 @@ class HybridIndex(RouteSearch):
         the index as it was (an encoder that fails leaves it so); the tables change in one
         step under the lock.
         """
+        cache, progress = options.get("cache"), options.get("progress", False)
         with self._updating:
             with self._lock:
                 current = dict(zip(self._route_ids, self._route_fps, strict=True))

@@ -26,12 +26,13 @@ import logging
 import math
 import platform
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-from schemarouter.errors import SchemaRouterError
+from schemarouter.errors import ArgumentError, SchemaRouterError
 
 __all__ = [
     "BASE_MODEL",
@@ -50,6 +51,7 @@ __all__ = [
     "run_command",
     "set_threads",
     "settings_from_args",
+    "start_run",
     "to_stderr",
     "torch_threads",
     "versions",
@@ -264,6 +266,24 @@ def work_folder(out: str | Path, work: str | Path | None, kind: str) -> Path:
         folder = default_cache_root() / kind / tag
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def start_run(
+    args: argparse.Namespace, cls: Callable[..., Settings], *, given: str, kind: str
+) -> tuple[Settings, Path, float]:
+    """What ``train-encoder`` and ``train-reranker`` do first: torch threads, the settings
+    (``cls``) from the flags, one input (``--requests`` or the command's own file,
+    ``args.<given>``), the work folder for ``kind`` and the clock. Returns ``(settings, work
+    folder, start time)``."""
+    set_threads(args.threads)
+    settings = settings_from_args(cls, args)
+    if getattr(args, given) and args.requests:
+        raise ArgumentError(
+            f"--{given} and --requests are two inputs; give one",
+            where=f"--{given}",
+            hint=f"--requests builds the {given} from your labelled requests and catalog",
+        )
+    return settings, work_folder(args.out, args.work, kind), time.perf_counter()
 
 
 def base_dir(base: str | Path | None) -> Path:

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import ArgumentError, DocumentError
+from schemarouter.errors import DocumentError
 from schemarouter.training.command import (
     BASE_MODEL,
     BASE_SOURCE,
@@ -52,11 +52,9 @@ from schemarouter.training.command import (
     base_dir,
     file_sha256,
     run_command,
-    set_threads,
-    settings_from_args,
+    start_run,
     torch_threads,
     versions,
-    work_folder,
     write_card,
 )
 from schemarouter.training.encoder_checks import (
@@ -366,16 +364,7 @@ def _triplets(
 
 
 def run_encoder_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
-    set_threads(args.threads)
-    settings = settings_from_args(EncoderSettings, args)
-    if args.triplets and args.requests:
-        raise ArgumentError(
-            "--triplets and --requests are two inputs; give one",
-            where="--triplets",
-            hint="--requests builds the triplets from your labelled requests and catalog",
-        )
-    work = work_folder(args.out, args.work, "encoder-train")
-    began = time.perf_counter()
+    settings, work, began = start_run(args, EncoderSettings, given="triplets", kind="encoder-train")
     router: Any = None
     held: list[Any] = []
     if args.requests:

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.errors import ArgumentError, DocumentError
+from schemarouter.errors import DocumentError
 from schemarouter.retrieval.rerank import (
     DEFAULT_MAX_LENGTH,
     DEFAULT_QUERY_TOKENS,
@@ -60,10 +60,8 @@ from schemarouter.training.command import (
     file_sha256,
     progress_bar,
     run_command,
-    set_threads,
-    settings_from_args,
+    start_run,
     torch_threads,
-    work_folder,
 )
 from schemarouter.training.export import agreement_line, write_model
 from schemarouter.training.pairs import (
@@ -450,16 +448,7 @@ def _request_pairs(
 def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = print) -> int:
     from schemarouter.training.requests import has_catalog
 
-    set_threads(args.threads)
-    settings = settings_from_args(TrainSettings, args)
-    if args.pairs and args.requests:
-        raise ArgumentError(
-            "--pairs and --requests are two inputs; give one",
-            where="--pairs",
-            hint="--requests builds the pairs from your labelled requests and catalog",
-        )
-    work = work_folder(args.out, args.work, "reranker-train")
-    began = time.perf_counter()
+    settings, work, began = start_run(args, TrainSettings, given="pairs", kind="reranker-train")
     registered = None
     if args.requests:
         groups, manifest, pairs_file = _request_pairs(args, work, out)

@@ -36,6 +36,7 @@ from schemarouter.shipped import (
     model_card,
     model_setting,
     off_by_default,
+    onnx_session,
     shipped_folder,
     shipped_model,
 )
@@ -344,23 +345,18 @@ class Reranker:
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
             if self._session is None:
-                ort = require("onnxruntime", purpose="the cross-encoder reranker")
+                purpose = "the cross-encoder reranker"
+                require("onnxruntime", purpose=purpose)  # before the tokenizer is read
                 tokenizer = load_tokenizer(self.path.joinpath("tokenizer.json"))
-                options = ort.SessionOptions()
-                options.intra_op_num_threads = self.threads
-                options.inter_op_num_threads = 1
-                options.log_severity_level = 3
                 model = self.path.joinpath("model.onnx")
-                try:
-                    session = ort.InferenceSession(
-                        model.read_bytes(), options, providers=["CPUExecutionProvider"]
-                    )
-                except Exception as exc:  # onnxruntime raises its own exception types
-                    raise ModelError(
-                        f"onnxruntime cannot load the reranker: {exc}",
-                        where=str(model),
-                        hint="Re-export the model with `schemarouter train-reranker`",
-                    ) from None
+                session = onnx_session(
+                    model,
+                    self.threads,
+                    what="reranker",
+                    purpose=purpose,
+                    command="schemarouter train-reranker",
+                    in_memory=True,
+                )
                 _check_score_output(session, model)
                 self._tokenizer, self._session = tokenizer, session
             return self._session, self._tokenizer

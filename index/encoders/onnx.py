@@ -35,7 +35,7 @@ import numpy as np
 from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_version, minilm_dir
 from schemarouter.safety.forksafe import ForkSafeLock
-from schemarouter.shipped import model_card, shipped_folder, shipped_model
+from schemarouter.shipped import model_card, onnx_session, shipped_folder, shipped_model
 
 __all__ = [
     "ENCODER_FILES",
@@ -265,23 +265,16 @@ class _OnnxSentenceEncoder:
         with self._lock:
             if threads in self._sessions:
                 return self._sessions[threads]
-            ort = require("onnxruntime", purpose="the ONNX encoder")
+            require("onnxruntime", purpose="the ONNX encoder")  # before the model is looked for
             path = self.model_path
             self._ensure_model(path)
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            options.log_severity_level = 3
-            try:
-                session = ort.InferenceSession(
-                    str(path), options, providers=["CPUExecutionProvider"]
-                )
-            except Exception as exc:  # onnxruntime raises its own exception types
-                raise ModelError(
-                    f"onnxruntime cannot load the encoder: {exc}",
-                    where=str(path),
-                    hint="Re-export the model with `schemarouter train-encoder`",
-                ) from None
+            session = onnx_session(
+                path,
+                threads,
+                what="encoder",
+                purpose="the ONNX encoder",
+                command="schemarouter train-encoder",
+            )
             _check_embedding_output(session, path)
             self._sessions[threads] = session
             return session

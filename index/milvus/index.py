@@ -43,11 +43,17 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Unpack
 
 from schemarouter.errors import ArgumentError, CorruptIndexError, SchemaRouterError, require
 from schemarouter.fingerprint import fingerprint
-from schemarouter.index.backend import RouteFilter, SearchMode, check_search_mode
+from schemarouter.index.backend import (
+    BuildOptions,
+    OpenOptions,
+    RouteFilter,
+    SearchMode,
+    check_search_mode,
+)
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
 from schemarouter.index.milvus import refusals
@@ -241,23 +247,17 @@ class MilvusIndex:
 
     # -- opening and building -----------------------------------------------------------------
 
-    def open(
-        self,
-        snapshot: RegistrySnapshot,
-        *,
-        encoder: Encoder | None = None,
-        cache: EmbeddingCache | None = None,
-        progress: bool = False,
-    ) -> MilvusIndex:
+    def open(self, snapshot: RegistrySnapshot, **options: Unpack[OpenOptions]) -> MilvusIndex:
         """Attach to ``snapshot``: build the collection if it does not exist, else check it
         (see the module docstring). Returns ``self``."""
+        cache, progress = options.get("cache"), options.get("progress", False)
         with self._lock:
             if (
                 self._meta.get("state") == "clean"
                 and self.registry_fingerprint == snapshot.fingerprint
             ):
                 return self  # opened already, for this registry
-            self._take_encoder(encoder, replace=False)
+            self._take_encoder(options.get("encoder"), replace=False)
             meta = self._read_meta()
             if meta is None:
                 self._create()
@@ -288,7 +288,7 @@ class MilvusIndex:
             if self.registry_fingerprint != snapshot.fingerprint:
                 if not self.sync:
                     where = self.target.redacted()
-                    raise refusals.other_registry(self.name, meta, snapshot, self._scan(), where)
+                    raise refusals.stale(meta, snapshot, self._scan(), where, opening=self.name)
                 self.apply(snapshot, cache=cache, progress=progress)
             self._snapshot = snapshot
             self._watch.reset()
@@ -323,17 +323,11 @@ class MilvusIndex:
                 "MilvusIndex.rebuild)",
             )
 
-    def rebuild(
-        self,
-        snapshot: RegistrySnapshot,
-        *,
-        encoder: Encoder | None = None,
-        cache: EmbeddingCache | None = None,
-        progress: bool = False,
-    ) -> MilvusIndex:
+    def rebuild(self, snapshot: RegistrySnapshot, **options: Unpack[OpenOptions]) -> MilvusIndex:
         """Drop the collection (if any) and index every route of ``snapshot`` anew."""
+        cache, progress = options.get("cache"), options.get("progress", False)
         with self._lock:
-            self._take_encoder(encoder, replace=True)
+            self._take_encoder(options.get("encoder"), replace=True)
             self._drop_collection()
             self._create()
             self.apply(snapshot, cache=cache, progress=progress)
@@ -386,9 +380,7 @@ class MilvusIndex:
         self,
         snapshot: RegistrySnapshot,
         change: RegistryChange | None = None,
-        *,
-        cache: EmbeddingCache | None = None,
-        progress: bool = False,
+        **options: Unpack[BuildOptions],
     ) -> EmbedStats:
         """Bring the collection to ``snapshot`` (by route fingerprints; ``change`` is only
         logged); returns what was embedded. All or nothing (see the module docstring).
@@ -397,6 +389,7 @@ class MilvusIndex:
         them: Milvus Lite scans unsealed rows one by one (7.8 s instead of 0.2 s per search
         at 10,000 routes, measured); registrations are rare next to searches, and a cluster
         compacts the small segments this makes."""
+        cache, progress = options.get("cache"), options.get("progress", False)
         with self._lock:
             if not self._meta:
                 raise _not_open()
@@ -526,9 +519,7 @@ class MilvusIndex:
 
     def check_current(self, snapshot: RegistrySnapshot) -> None:
         if snapshot.fingerprint != self.registry_fingerprint:
-            raise refusals.not_current(
-                self._meta, snapshot, self._current(), self.target.redacted()
-            )
+            raise refusals.stale(self._meta, snapshot, self._current(), self.target.redacted())
 
     def _moved(self, theirs: dict[str, Any]) -> str:
         """How this router's registry differs from the collection another writer moved."""

@@ -29,9 +29,8 @@ __all__ = [
     "difference",
     "interrupted",
     "meta_parts",
-    "not_current",
-    "other_registry",
     "save_refused",
+    "stale",
 ]
 
 #: The most JSON bytes of part fingerprints the collection's metadata keeps (about 300
@@ -74,38 +73,34 @@ def difference(
     return fingerprint_difference(before, snapshot, parts=_parts(meta))
 
 
-def other_registry(
-    name: str,
+def stale(
     meta: Mapping[str, Any],
     snapshot: RegistrySnapshot,
     stored: Mapping[str, str],
     where: str,
+    *,
+    opening: str | None = None,
 ) -> StaleIndexError:
-    """What ``open`` raises for a collection built for other routes (without ``sync=True``)."""
+    """The refusal of a collection that does not hold ``snapshot``: what ``open`` raises
+    for collection ``opening`` built for other routes (without ``sync=True``), or, with no
+    ``opening``, what ``check_current`` raises."""
+    version = meta.get("registry_version")
+    compared = "this registry" if opening else "the snapshot"
+    has = f"compared with the collection, {compared} has {difference(stored, snapshot, meta)}"
+    if opening is None:
+        return StaleIndexError(
+            f"the collection reflects registry version {version}, not the snapshot at version "
+            f"{snapshot.version}: {has}",
+            where=where,
+            hint="Call index.apply(snapshot) or rebuild the collection",
+        )
     return StaleIndexError(
-        f"collection {name!r} was built for registry version {meta.get('registry_version')} "
-        f"({meta.get('routes')} routes), which differs from this registry (version "
-        f"{snapshot.version}, {len(snapshot)} routes): compared with the collection, this "
-        f"registry has {difference(stored, snapshot, meta)}",
+        f"collection {opening!r} was built for registry version {version} ({meta.get('routes')} "
+        f"routes), which differs from this registry (version {snapshot.version}, "
+        f"{len(snapshot)} routes): {has}",
         where=where,
         hint=f"Rebuild it ({_REBUILD}), or open it with MilvusIndex(..., sync=True) to bring "
         "it to this registry",
-    )
-
-
-def not_current(
-    meta: Mapping[str, Any],
-    snapshot: RegistrySnapshot,
-    stored: Mapping[str, str],
-    where: str,
-) -> StaleIndexError:
-    """What ``check_current`` raises where the collection does not hold ``snapshot``."""
-    return StaleIndexError(
-        f"the collection reflects registry version {meta.get('registry_version')}, not the "
-        f"snapshot at version {snapshot.version}: compared with the collection, the snapshot "
-        f"has {difference(stored, snapshot, meta)}",
-        where=where,
-        hint="Call index.apply(snapshot) or rebuild the collection",
     )
 
 
