@@ -254,7 +254,10 @@ def attach_mcp_server(
     streamable-HTTP server (which may be redeployed between two calls without the session
     noticing), before every call, the server's tools are listed again and what changed is
     registered anew: a call of a changed tool is refused once (call it again: the gate
-    checks its new definition, its new effect included), a removed tool's is refused.
+    checks its new definition, its new effect included), a removed tool's is refused; an
+    ``effect_overrides`` entry for a tool no longer listed is left aside, with a warning.
+    Where the new listing cannot be registered, its changed tools stay refused (never run
+    under their old registration) until a later listing registers.
     ``relist_s`` trusts a listing that many seconds instead."""
     check_server_options(options, attach_mcp_server)
     trusted = options.get("trusted", False)
@@ -290,7 +293,9 @@ def attach_mcp_server(
     # when the server is listed again (a tool removed included: its id is never another's)
     held: dict[str, str] = {}
 
-    def registration_of(tools: list[Any]) -> Registration:
+    def registration_of(
+        tools: list[Any], overrides: Mapping[str, Effect | str] | None = effect_overrides
+    ) -> Registration:
         registration = _registration(
             tools,
             label,
@@ -298,7 +303,7 @@ def attach_mcp_server(
             trusted=trusted,
             access_id=access_id,
             default_effect=default_effect,
-            effect_overrides=effect_overrides,
+            effect_overrides=overrides,
             held_ids=dict(held),
         )
         for route in registration.routes:
@@ -306,8 +311,22 @@ def attach_mcp_server(
         return registration
 
     def reregister(tools: list[Any]) -> None:
-        """A reopened session listed changed tools: register them, bind them again."""
-        fresh = registration_of(tools)
+        """A reopened session listed changed tools: register them, bind them again. An
+        override of a tool the server no longer lists is left aside (it applies again if
+        the tool comes back): a typo is refused when the server is added, but a tool the
+        server dropped must not keep its new listing from being registered."""
+        listed = {str(read_any(tool, ("name",)) or "").strip() for tool in tools}
+        overrides = dict(effect_overrides or {})
+        gone = sorted(set(overrides) - listed)
+        if gone:
+            logger.warning(
+                "effect_overrides name tools %s no longer lists: %s (left aside while it "
+                "does not list them)",
+                label,
+                ", ".join(gone),
+            )
+        kept = {name: effect for name, effect in overrides.items() if name in listed}
+        fresh = registration_of(tools, kept or None)
         router.register(fresh, replace=True)
         bind_if_current(router, fresh.routes, lambda _: session)
 

@@ -176,6 +176,9 @@ class ManagedMCPSession:
         self._listing: dict[str, str] = {}  # tool name -> fingerprint of its definition
         self._changed: set[str] = set()  # tools whose definition changed on a reopen
         self._removed: set[str] = set()  # tools the server no longer lists
+        #: changed tools whose new definition could not be registered -> why: refused until
+        #: a listing registers (their old registration must not gate a call)
+        self._unregistered: dict[str, str] = {}
         self._listed_at = time.monotonic()  # when the server's tools were last listed
         self._stale = False  # the server said tools/list_changed since
         self._relisting = threading.Lock()
@@ -307,7 +310,7 @@ class ManagedMCPSession:
         removed = set(self._listing) - set(listing)
         added = set(listing) - set(self._listing)
         self._listing = listing
-        if not (changed or added or removed):
+        if not (changed or added or removed or self._unregistered):
             return
         logger.warning(
             "the MCP server %r changed %d tools %s (%s); registering them anew",
@@ -322,7 +325,12 @@ class ManagedMCPSession:
         try:
             self.on_reconnect(tools)
         except Exception as exc:  # the old registrations stay; the changed tools are refused
-            logger.warning("the changed tools of %r cannot be registered: %s", self, clip(str(exc)))
+            why = clip(str(exc))
+            held = changed | set(self._unregistered)
+            self._unregistered = {name: why for name in held if name in listing}
+            logger.warning("the changed tools of %r cannot be registered: %s", self, why)
+        else:
+            self._unregistered = {}
 
     def _record(self, tools: list[Any]) -> dict[str, str]:
         return dict(key for key in map(_tool_key, tools) if key is not None)
@@ -388,6 +396,14 @@ class ManagedMCPSession:
         if name in self._removed:
             raise ToolChangedError(
                 f"the server no longer lists tool {clip(name, 80)!r}; the call was not sent"
+            )
+        why = self._unregistered.get(name)
+        if why is not None:
+            raise ToolChangedError(
+                f"the server changed tool {clip(name, 80)!r} and its new definition could not "
+                f"be registered ({why}); the call was not sent under its old definition "
+                "(the tools are listed again when the server says they changed; or add the "
+                "server again with replace=True)"
             )
         if name in self._changed:
             self._changed.discard(name)
