@@ -31,7 +31,7 @@ from schemarouter.checks import (
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.execution.bindings import BindingTable, CooldownTable, bind_if_current
-from schemarouter.execution.invokers.http import bind_http_routes
+from schemarouter.execution.invokers.http import bind_http_routes, bound_routes, unbound_again
 from schemarouter.execution.invokers.mcp_session import close_all, closed_by_owner
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
@@ -265,9 +265,10 @@ class RegistrationMixin:
                 name = self._provider_id(first, replace=replace)
                 if name != registration.routes[0].provider.id:
                     registration = compile(name)
+            bound = bound_routes(self, registration.routes) if replace else []
             change = self.register(registration, replace=replace)
             bind_http_routes(self, registration.routes)
-        return change
+        return unbound_again(self, bound, change)
 
     def _own_provider(
         self,

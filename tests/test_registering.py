@@ -543,3 +543,47 @@ def test_add_callable_never_binds_the_route_another_writer_replaced() -> None:
     }
     assert router.is_bound(route_id)
     assert router.call(route_id, {"code": "7"}).output == "code 7"
+
+
+def _status_document(server_url: str) -> dict[str, Any]:
+    answer = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Status", "version": "1"},
+        "servers": [{"url": server_url}],
+        "paths": {
+            "/status": {
+                "get": {
+                    "operationId": "getStatus",
+                    "summary": "Service status",
+                    "responses": {
+                        "200": {
+                            "description": "ok",
+                            "content": {"application/json": {"schema": answer}},
+                        }
+                    },
+                }
+            }
+        },
+    }
+
+
+@pytest.mark.parametrize("server_url", ["/v5", "ftp://127.0.0.1/v5"])
+def test_a_replace_that_leaves_bound_routes_unbound_says_so(server_url: str) -> None:
+    """A weekly sync registered a new version of a working document whose server URL can
+    no longer be used: every route became unbound on a warning about the URL alone (trial
+    V #2). The change now says which routes lost their binding and how to bind them."""
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_status_document("http://127.0.0.1:9/v4"), provider="status")
+    assert router.is_bound("status/rest/get_status")
+    change = router.add_openapi(_status_document(server_url), provider="status", replace=True)
+    assert not router.is_bound("status/rest/get_status")
+    (lost,) = [w for w in change.warnings if "were bound are now unbound" in w]
+    assert "status/rest/get_status" in lost and "base_url=" in lost
+    # bound again with a usable URL: nothing lost, nothing said
+    again = router.add_openapi(
+        _status_document(server_url), provider="status", base_url="http://127.0.0.1:9/v5",
+        replace=True,
+    )  # fmt: skip
+    assert router.is_bound("status/rest/get_status")
+    assert not [w for w in again.warnings if "now unbound" in w]

@@ -218,10 +218,13 @@ class OpenAPIReader:
             return None
         if not candidate or not _ABSOLUTE_HTTP.match(candidate):
             if candidate and self.dialect != "oas2" and notes is not None:
-                notes.append(
-                    f"servers[0].url: {candidate!r} is no absolute http(s) URL (a relative one "
-                    f"resolves only against the URL a document is read from); {unbound}"
+                why = (
+                    "is no http(s) URL"
+                    if "://" in candidate
+                    else "is no absolute http(s) URL (a relative one resolves only against the "
+                    "URL a document is read from)"
                 )
+                notes.append(f"servers[0].url: {candidate!r} {why}; {unbound}")
             return None
         problem = base_url_problem(candidate)
         if problem is None:

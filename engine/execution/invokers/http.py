@@ -16,11 +16,12 @@ from __future__ import annotations
 import datetime
 import email.utils
 import json
+import logging
 import math
 import time
-from collections.abc import Generator, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import httpx
 
@@ -41,6 +42,9 @@ from schemarouter.registry.http_body import (
     read_sync,
 )
 
+if TYPE_CHECKING:
+    from schemarouter.registry.registry import RegistryChange
+
 __all__ = [
     "HTTP_KINDS",
     "CallClock",
@@ -48,6 +52,7 @@ __all__ = [
     "HttpTarget",
     "RawResponse",
     "bind_http_routes",
+    "bound_routes",
     "build_request",
     "exchange",
     "http_target",
@@ -56,7 +61,10 @@ __all__ = [
     "retry_after_seconds",
     "send_async",
     "send_sync",
+    "unbound_again",
 ]
+
+logger = logging.getLogger(__name__)
 
 #: Access kinds called over HTTP.
 HTTP_KINDS = frozenset({AccessKind.OPENAPI, AccessKind.HTTP, AccessKind.OPTIMADE})
@@ -88,6 +96,38 @@ def bind_http_routes(router: Any, routes: Iterable[Route] | None = None) -> list
     stays unbound, and one another registration replaced since keeps that one's base URL."""
     routes = router.snapshot() if routes is None else routes
     return bind_if_current(router, routes, http_target, keep_bound=True)
+
+
+def bound_routes(router: Any, routes: Iterable[Route]) -> list[str]:
+    """The ids of the registered routes bound now that ``routes`` (a registration about to
+    replace them) may take over: those of the same providers and access paths."""
+    snapshot = router.snapshot()
+    scopes = {(route.provider.id, route.access.id) for route in routes}
+    return [
+        held.route_id
+        for provider_id in sorted({p for p, _ in scopes})
+        for held in snapshot.routes_of(provider_id)
+        if (provider_id, held.access.id) in scopes and router.is_bound(held.route_id)
+    ]
+
+
+def unbound_again(router: Any, bound: Sequence[str], change: RegistryChange) -> RegistryChange:
+    """``change`` with a warning where routes of ``bound`` (:func:`bound_routes` before a
+    replace) are still registered but no longer bound: the new document named no server URL
+    that could be used, so a weekly re-registration took a working provider offline."""
+    snapshot = router.snapshot()
+    lost = [r for r in bound if r in snapshot.routes and not router.is_bound(r)]
+    if not lost:
+        return change
+    shown = ", ".join(lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
+    warning = (
+        f"{len(lost)} route(s) that were bound are now unbound ({shown}): the new document "
+        "gives no server URL that can be used (see the warnings before this one); calls are "
+        "refused until they are bound again: register it with add_openapi(..., base_url=..., "
+        "replace=True), or router.bind"
+    )
+    logger.warning("%s", warning)
+    return replace(change, warnings=(*change.warnings, warning))
 
 
 def not_bound_hint(route: Route) -> str:
