@@ -24,8 +24,10 @@ from schemarouter.contracts import Registration
 from schemarouter.errors import (
     DocumentError,
     DuplicateRouteError,
+    GateError,
     InvocationError,
     RegistrationError,
+    RegistryLookupError,
     SchemaRouterError,
 )
 from schemarouter.execution.invokers import bind_http_routes
@@ -587,3 +589,34 @@ def test_a_replace_that_leaves_bound_routes_unbound_says_so(server_url: str) -> 
     )  # fmt: skip
     assert router.is_bound("status/rest/get_status")
     assert not [w for w in again.warnings if "now unbound" in w]
+
+
+def test_a_removed_route_is_refused_as_removed_not_as_unknown() -> None:
+    """An agent held a route id (or a plan) from before its provider was registered again
+    without it; the refusal read "is not registered" with look-alike routes of other
+    operations to try instead (trial V #3). It now says when the route was removed and to
+    retrieve again, with no look-alikes; a route id never registered keeps its suggestions."""
+    two = _status_document("http://127.0.0.1:9/v4")
+    two["paths"]["/health"] = {
+        "get": {**two["paths"]["/status"]["get"], "operationId": "getHealth"}
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(two, provider="status")
+    plan = router.plan("service health", max_calls=1)
+    assert [s.route_id for s in plan.steps] == ["status/rest/get_health"]
+    change = router.add_openapi(
+        _status_document("http://127.0.0.1:9/v4"), provider="status", replace=True
+    )
+    assert change.removed == ("status/rest/get_health",)
+    with pytest.raises(GateError, match=rf"removed at registry version {change.version}") as caught:
+        router.call("status/rest/get_health")
+    assert "Did you mean" not in str(caught.value) and "retrieve again" in str(caught.value)
+    with pytest.raises(GateError, match="removed at registry version"):
+        router.execute(plan)
+    with pytest.raises(RegistryLookupError, match="removed at registry version"):
+        router.snapshot().route("status/rest/get_health")
+    with pytest.raises(GateError, match="Did you mean status/rest/get_status") as typo:
+        router.call("status/rest/get_statuss")
+    assert "removed" not in str(typo.value)
+    router.add_openapi(two, provider="status", replace=True)  # back again: nothing removed
+    assert router.snapshot().removed_at("status/rest/get_health") is None

@@ -54,7 +54,13 @@ import httpx
 
 from schemarouter.checks import check_instance
 from schemarouter.errors import GateError, ParameterValidationError, SchemaRouterError
-from schemarouter.execution.gate import ExecutionHost, ExecutionOptions, Settings, with_path
+from schemarouter.execution.gate import (
+    ExecutionHost,
+    ExecutionOptions,
+    Settings,
+    removed,
+    with_path,
+)
 from schemarouter.execution.invokers import http, mcp, python
 from schemarouter.execution.invokers.payload import Sleep
 from schemarouter.execution.loop import Op, Run
@@ -272,11 +278,12 @@ def call_plan(
     ``fields`` where given, else the whole output with the route's typed fields."""
     route = snapshot.routes.get(route_id) if isinstance(route_id, str) else None
     if route is None:
+        gone = removed(snapshot, route_id)
         close = difflib.get_close_matches(str(route_id), list(snapshot.routes), n=3)
         raise GateError(
-            f"route {str(route_id)[:120]!r} is not registered",
+            f"route {str(route_id)[:120]!r} is not registered{gone}",
             where=f"registry version {snapshot.version}",
-            hint=(f"Did you mean {', '.join(close)}? " if close else "")
+            hint=(f"Did you mean {', '.join(close)}? " if close and not gone else "")
             + "Call a route id that retrieve() returned (a tool name maps back with "
             "ToolSet.route_id(name))",
         )

@@ -65,6 +65,7 @@ __all__ = [
     "check_arguments",
     "check_base_url",
     "redacted",
+    "removed",
     "with_path",
 ]
 
@@ -204,6 +205,19 @@ class Settings:
         )
 
 
+def removed(snapshot: RegistrySnapshot, route_id: object) -> str:
+    """What a refusal of an unregistered ``route_id`` adds where it was registered before:
+    when it was removed, and to look again (so an agent retrieves anew rather than retry it
+    or take a look-alike route)."""
+    gone = snapshot.removed_at(route_id) if isinstance(route_id, str) else None
+    if gone is None:
+        return ""
+    return (
+        f": it was removed at registry version {gone} (its provider was registered again "
+        "without it, or removed); retrieve again for the routes that serve the request now"
+    )
+
+
 @dataclass(frozen=True)
 class Gated:
     """A step that passed the gate: its route, invoker, fields and final arguments."""
@@ -322,8 +336,9 @@ class Gatekeeper:
         where = f"plan step {index}"
         route = self.snapshot.routes.get(step.route_id) if isinstance(step.route_id, str) else None
         if route is None:
+            gone = removed(self.snapshot, step.route_id)
             raise GateError(
-                f"route {str(step.route_id)[:120]!r} is not registered",
+                f"route {str(step.route_id)[:120]!r} is not registered{gone}",
                 where=where,
                 hint="Plan with router.plan(); only registered routes execute",
             )

@@ -14,16 +14,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from schemarouter.contracts import (
     FieldGroup,
     Intent,
-    OutputField,
     Provider,
     Registration,
     Route,
-    SourceType,
 )
 from schemarouter.errors import DuplicateRouteError, RegistrationError, RegistryLookupError
 from schemarouter.fingerprint import fingerprint
@@ -34,7 +32,8 @@ from schemarouter.registry.clashes import (
     sources_of,
     two_functions,
 )
-from schemarouter.registry.shared import SharedMap
+from schemarouter.registry.provisions import FieldProvision, provisions
+from schemarouter.registry.shared import SharedMap, evolve_table
 from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = ["FieldProvision", "Registry", "RegistryBatch", "RegistryChange", "RegistrySnapshot"]
@@ -42,18 +41,6 @@ __all__ = ["FieldProvision", "Registry", "RegistryBatch", "RegistryChange", "Reg
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-class FieldProvision(NamedTuple):
-    """One route's offer of a semantic field."""
-
-    route_id: str
-    field: OutputField
-    unit: str | None
-    canonical_unit: str | None
-    qualifiers: Mapping[str, str]
-    source_type: SourceType
-    license: str | None
 
 
 @dataclass(frozen=True)
@@ -70,37 +57,6 @@ class RegistryChange:
     @property
     def empty(self) -> bool:
         return not (self.added or self.replaced or self.removed)
-
-
-def _provisions(route: Route) -> list[FieldProvision]:
-    """``route``'s offers of semantic fields, in field order."""
-    out = []
-    for item in route.endpoint.output_fields:
-        if item.semantic_id is None:
-            continue
-        spec = item.normalization
-        out.append(
-            FieldProvision(
-                route_id=route.route_id,
-                field=item,
-                unit=item.unit,
-                canonical_unit=spec.canonical_unit if spec else item.unit,
-                qualifiers=MappingProxyType(dict(item.qualifiers)),
-                source_type=route.field_source_type(item),
-                license=route.field_license(item),
-            )
-        )
-    return out
-
-
-def _evolve(
-    table: Mapping[str, T], put: Mapping[str, T], delete: Iterable[str]
-) -> SharedMap[str, T]:
-    delete = tuple(delete)
-    if not put and not delete and isinstance(table, SharedMap):
-        return table
-    base = table if isinstance(table, SharedMap) else SharedMap(table)
-    return base.evolve(put, delete=delete)
 
 
 @dataclass(frozen=True)
@@ -121,6 +77,8 @@ class RegistrySnapshot:
     _by_provider: SharedMap[str, tuple[str, ...]] = field(repr=False)
     #: semantic id -> the routes' offers of it, by route id (a route's fields in order)
     _by_semantic: SharedMap[str, tuple[FieldProvision, ...]] = field(repr=False)
+    #: route id -> the version that removed it, for routes no longer registered
+    _gone: SharedMap[str, int] = field(default_factory=SharedMap, repr=False, compare=False)
     #: Lookup tables derived from this snapshot on first use (see :meth:`derived`).
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -183,7 +141,7 @@ class RegistrySnapshot:
                         route.route_id
                     )
         for route in routes.values():
-            for offer in _provisions(route):
+            for offer in provisions(route):
                 by_semantic_change.setdefault(offer.field.semantic_id or "", (set(), []))[1].append(
                     offer
                 )
@@ -199,12 +157,15 @@ class RegistrySnapshot:
                 by_semantic_gone.append(sid)
         return RegistrySnapshot(
             version=version,
-            routes=_evolve(self.routes, routes, removed),
-            providers=_evolve(self.providers, providers, removed_providers),
-            intents=_evolve(self.intents, intents, ()),
-            field_groups=_evolve(self.field_groups, field_groups, ()),
-            _by_provider=_evolve(self._by_provider, by_provider_put, by_provider_gone),
-            _by_semantic=_evolve(self._by_semantic, by_semantic_put, by_semantic_gone),
+            routes=evolve_table(self.routes, routes, removed),
+            providers=evolve_table(self.providers, providers, removed_providers),
+            intents=evolve_table(self.intents, intents, ()),
+            field_groups=evolve_table(self.field_groups, field_groups, ()),
+            _by_provider=evolve_table(self._by_provider, by_provider_put, by_provider_gone),
+            _by_semantic=evolve_table(self._by_semantic, by_semantic_put, by_semantic_gone),
+            _gone=evolve_table(
+                self._gone, dict.fromkeys(removed, version), [r for r in routes if r in self._gone]
+            ),
         )
 
     # -- lookups -----------------------------------------------------------------------
@@ -228,7 +189,15 @@ class RegistrySnapshot:
             return self.routes[route_id]
         except KeyError:
             hint = "List routes with registry.snapshot().route_ids() or register the source"
+            gone = self.removed_at(route_id)
+            if gone is not None:
+                hint = f"It was removed at registry version {gone}. {hint}"
             raise self._not_registered("route", route_id, hint) from None
+
+    def removed_at(self, route_id: str) -> int | None:
+        """The registry version that removed ``route_id`` (a replace without it, or a
+        removal), where it was registered before and is not now; else ``None``."""
+        return self._gone.get(route_id)
 
     def route_ids(self) -> tuple[str, ...]:
         return tuple(sorted(self.routes))

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from typing import Any, TypeVar, overload
 
-__all__ = ["SharedMap"]
+__all__ = ["SharedMap", "evolve_table"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -150,3 +150,13 @@ class SharedMap(Mapping[K, V]):
 
 
 _EMPTY: SharedMap[Any, Any] = SharedMap._make(_EMPTY_ROOT, [], 0)
+
+
+def evolve_table(table: Mapping[K, V], put: Mapping[K, V], delete: Iterable[K]) -> SharedMap[K, V]:
+    """``table`` (a :class:`SharedMap`, or any mapping, copied once) with ``delete`` removed
+    and ``put`` set; ``table`` itself when neither changes anything."""
+    delete = tuple(delete)
+    if not put and not delete and isinstance(table, SharedMap):
+        return table
+    base = table if isinstance(table, SharedMap) else SharedMap(table)
+    return base.evolve(put, delete=delete)
