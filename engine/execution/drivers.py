@@ -53,7 +53,12 @@ from typing import Any, Unpack
 import httpx
 
 from schemarouter.checks import check_instance
-from schemarouter.errors import GateError, ParameterValidationError, SchemaRouterError
+from schemarouter.errors import (
+    ArgumentError,
+    GateError,
+    ParameterValidationError,
+    SchemaRouterError,
+)
 from schemarouter.execution.gate import (
     ExecutionHost,
     ExecutionOptions,
@@ -351,6 +356,22 @@ def _host(router: Any, route_id: str) -> ExecutionHost:
     )
 
 
+def _route_id(value: Any, method: str) -> str:
+    """``value`` where it is a route id; an object that holds one (a retrieval's
+    ``Candidate``, a ``Route``, a ``PlanStep``) is refused naming the id to pass."""
+    if isinstance(value, str):
+        return value
+    held = getattr(value, "route_id", None)
+    shown = f" for route {held!r}" if isinstance(held, str) else ""
+    raise ArgumentError(
+        f"route_id must be a route id (a str), got a {type(value).__name__}{shown}",
+        where=f"{method}(route_id=...)",
+        hint=f"Pass its route_id: router.{method}(candidate.route_id, arguments)"
+        if shown
+        else "Pass a route id that retrieve() returned (Candidate.route_id)",
+    )
+
+
 def _call(router: Any, route_id: str, arguments: Any, fields: Any, settings: Settings) -> Run:
     host = _host(router, route_id)
     plan = call_plan(host.snapshot, route_id, {} if arguments is None else arguments, fields)
@@ -369,7 +390,7 @@ def call_route(
     """``router.call``: run exactly ``route_id`` with ``arguments`` and ``settings`` (see
     the module docstring)."""
     check_instance(client, httpx.Client, method="call", name="client", optional=True)
-    run = _call(router, route_id, arguments, fields, settings)
+    run = _call(router, _route_id(route_id, "call"), arguments, fields, settings)
     return CallResult.of(_run_sync(run, client), projected=bool(fields))
 
 
@@ -384,5 +405,5 @@ async def acall_route(
 ) -> CallResult:
     """:func:`call_route` with non-blocking I/O."""
     check_instance(client, httpx.AsyncClient, method="acall", name="client", optional=True)
-    run = _call(router, route_id, arguments, fields, settings)
+    run = _call(router, _route_id(route_id, "acall"), arguments, fields, settings)
     return CallResult.of(await _run_async(run, client), projected=bool(fields))

@@ -163,6 +163,9 @@ class Settings:
     policy: ExecutionPolicy
     budget: Budget
     partial: bool
+    #: a direct ``call`` / ``acall`` (no plan): its errors say ``call (ROUTE)``, not ``plan
+    #: step 0 (ROUTE)``
+    call: bool = False
 
     @classmethod
     def of(cls, method: str, **options: Unpack[ExecutionOptions]) -> Settings:
@@ -202,6 +205,7 @@ class Settings:
             policy=policy or ExecutionPolicy(),
             budget=budget or Budget(),
             partial=check_flag(options.get("partial", False), method=method, name="partial"),
+            call=method in ("call", "acall"),
         )
 
 
@@ -333,7 +337,7 @@ class Gatekeeper:
         one step builds it at once anyway, with the same checks). ``earlier`` are the plan's
         steps before this one, which its :attr:`~PlanStep.bindings` may read from; a step
         with bindings is gated again with their values before it runs."""
-        where = f"plan step {index}"
+        where = "call" if self.s.call else f"plan step {index}"
         route = self.snapshot.routes.get(step.route_id) if isinstance(step.route_id, str) else None
         if route is None:
             gone = removed(self.snapshot, step.route_id)

@@ -131,6 +131,11 @@ class Run:
             self.gate.step(i, step, dry_run=ahead, earlier=steps[:i])
             for i, step in enumerate(steps)
         ]
+        if not steps:  # an ok-looking empty result told a caller nothing went wrong
+            self.gate.warnings.append(
+                "the plan has no steps, so nothing ran: "
+                + (self.plan.reason or "it planned no route for the request")
+            )
         if self.plan.registry_version != self.snapshot.version:
             self.gate.warnings.append(
                 f"the plan was made at registry version {self.plan.registry_version}; executed "

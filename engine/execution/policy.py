@@ -235,8 +235,9 @@ def check_effect(
             f"the approval callback failed for {route.route_id}: {type(exc).__name__}"
             + (f": {said}" if said else ""),
             where=where,
-            hint="Make the callback return True or False (the arguments it sees are read-only "
-            "all the way down: copy them to change what it shows)",
+            hint="The callback is called as approve(route, arguments) and returns True or "
+            "False (the arguments it sees are read-only all the way down: copy them to change "
+            "what it shows)",
         ) from None
     if inspect.isawaitable(granted):  # never awaited: say so rather than "refused"
         getattr(granted, "close", lambda: None)()

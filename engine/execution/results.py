@@ -163,8 +163,11 @@ class ExecutionResult(_Result):
 
     @property
     def complete(self) -> bool:
-        """Every planned field of every step delivered without issue."""
-        return all(v.status == "ok" for step in self.steps for v in step.fields.values())
+        """Every planned field of every step delivered without issue (never for a plan of
+        no steps: nothing was delivered; ``warnings`` says why)."""
+        return bool(self.steps) and all(
+            v.status == "ok" for step in self.steps for v in step.fields.values()
+        )
 
     def values(self) -> Iterator[FieldValue]:
         for step in self.steps:

@@ -111,8 +111,9 @@ AGENT_BLOCKED_HINTS: Mapping[str, str] = {
     "unhealthy_host": "the host took them out of service for now",
 }
 
-#: a call's route, where an error names it: ``plan step 0 (weather/rest/get_forecast)``
-_STEP = re.compile(r"\bplan step \d+ \(([^()\s]+)\)")
+#: a call's route, where an error names it: ``call (weather/rest/get_forecast)``, or a plan's
+#: ``plan step 0 (weather/rest/get_forecast)``
+_STEP = re.compile(r"\b(?:plan step \d+|call) \(([^()\s]+)\)")
 
 
 def agent_hint(text: str, *, operator: str = "the user") -> str:
@@ -126,14 +127,14 @@ def agent_text(
     text: str, *, names: Mapping[str, str] | None = None, operator: str = "the user"
 ) -> str:
     """``text`` worded for a model (:func:`agent_hint`), each route of ``names`` (route id
-    -> the tool name the model was given) by its tool name, a call's ``plan step 0 (NAME)``
-    as ``tool NAME``."""
+    -> the tool name the model was given) by its tool name, a call's ``call (NAME)`` (or
+    ``plan step 0 (NAME)``) as ``tool NAME``."""
     text = agent_hint(text, operator=operator)
     named = names or {}
     for route_id in sorted(named, key=len, reverse=True):  # never a part of a longer one
         pattern = re.compile(rf"(?<![\w/.-]){re.escape(route_id)}(?![\w/-]|\.\w)")
         text = pattern.sub(named[route_id].replace("\\", "\\\\"), text)
-    return re.sub(r"\bplan step 0 \(([\w-]+)\)", r"tool \1", text)
+    return re.sub(r"\b(?:plan step 0|call) \(([\w-]+)\)", r"tool \1", text)
 
 
 def agent_error(
@@ -144,7 +145,7 @@ def agent_error(
     operator: str = "the user",
 ) -> str:
     """What a model reads of ``error``: a SchemaRouter error's text by :func:`agent_text`,
-    the route of a call (its ``plan step 0 (...)``) by the tool name ``names`` or
+    the route of a call (its ``call (...)`` or ``plan step 0 (...)``) by the tool name ``names`` or
     ``snapshot`` gives it (else its preferred name); any other error as ``Type: message``."""
     if not isinstance(error, SchemaRouterError):
         return f"{type(error).__name__}: {error}"

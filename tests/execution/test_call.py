@@ -17,6 +17,7 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter, capability
 from schemarouter.errors import (
+    ArgumentError,
     GateError,
     OutputValidationError,
     ParameterValidationError,
@@ -310,3 +311,41 @@ def test_arguments_that_are_not_a_mapping_are_refused_at_the_root(
         router.call(FORECAST, arguments)
     assert refused.value.json_path == "$"  # type: ignore[attr-defined]
     assert weather.paths() == []
+
+
+def test_a_newcomers_call_mistakes_get_errors_that_point_at_the_fix(
+    router: SchemaRouter, weather: LoopbackServer
+) -> None:
+    """Trial W #3, #10, #11: a Candidate passed where its route id belongs was reported as
+    a route "not registered"; a direct call's errors said "at plan step 0" with no plan;
+    an approval callback of the wrong shape was told to "return True or False"."""
+    (candidate,) = router.retrieve("weather forecast for a city", k=1)
+    for mistake in (candidate, router.snapshot().route(FORECAST)):
+        with pytest.raises(ArgumentError, match="route_id must be a route id") as caught:
+            router.call(mistake, {"city": "Paris"})  # type: ignore[arg-type]
+        assert repr(candidate.route_id) in str(caught.value) and ".route_id" in caught.value.hint
+    with pytest.raises(ParameterValidationError) as bounds:
+        router.call(FORECAST, {"city": "Paris", "days": 30})
+    assert bounds.value.where.startswith(f"call ({FORECAST})") and "plan" not in str(bounds.value)
+    body = {"body": {"city": "Paris", "message": "heat wave"}}
+    with pytest.raises(PolicyError, match="callback failed") as shape:
+        router.call(ALERT, body, allow_effects={"read", "write"}, approve=lambda: True)
+    assert "approve(route, arguments)" in shape.value.hint
+    assert weather.requests == []
+
+
+def test_executing_a_plan_of_no_steps_says_nothing_ran(weather: LoopbackServer) -> None:
+    """Trial W #6: execute() of a plan that found no route returned an ok-looking result
+    (no steps, no warnings, ``complete`` true) to a caller checking only for errors."""
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    document = weather_openapi(weather.base_url)
+    document["paths"] = {"/alerts": document["paths"]["/alerts"]}  # writes only
+    router.add_openapi(document, provider="weather")
+    plan = router.plan("create a weather alert for Paris")
+    assert plan.steps == () and plan.reason
+    result = router.execute(plan)
+    assert result.steps == () and not result.complete
+    (said,) = result.warnings
+    assert said.startswith("the plan has no steps, so nothing ran") and plan.reason in said
