@@ -244,6 +244,19 @@ class SchemaRouter(RegistrationMixin):
                 self._index = self._make_index(progress=self._show_progress(None))
             return self._index
 
+    def close(self) -> None:
+        """Close the MCP sessions this router opened (see
+        :meth:`~schemarouter.registering.RegistrationMixin.close`) and the index connection
+        it opened itself: the Milvus client of a ``milvus://`` URI given as ``index=`` (a
+        later query connects again). An index object passed in is its owner's to close."""
+        super().close()
+        with self._index_lock:
+            index, opened_here = self._index, isinstance(self._index_spec, str | Path)
+        if opened_here and index is not None:
+            close = getattr(index, "close", None)  # an in-process index holds no connection
+            if callable(close):
+                close()
+
     def _show_progress(self, asked: bool | None) -> bool:
         """Whether building the index now shows progress bars (see :attr:`progress`)."""
         if asked is not None:

@@ -203,7 +203,10 @@ class MilvusIndex:
 
     @property
     def encoder_identity(self) -> str:
-        return str(self._meta.get("encoder") or self.encoder.identity)
+        """The collection's encoder, else the one given; ``""`` before ``open`` knows either
+        (never raises: ``isinstance(index, RouteIndex)`` reads it on Python 3.11)."""
+        known = self._meta.get("encoder") or (self._encoder and self._encoder.identity)
+        return str(known or "")
 
     @property
     def registry_fingerprint(self) -> str:
