@@ -62,9 +62,7 @@ def test_a_document_with_shared_cyclic_definitions_registers() -> None:
     with pytest.raises(SchemaError, match="larger than 250000 JSON nodes"):
         for ref in reader.operations():
             reader.response(ref)
-    started = time.monotonic()
     registration = openapi_registration(azure_network_document(), provider="azure")
-    seconds = time.monotonic() - started
     assert len(registration.routes) == 42
     routes = {r.route_id: r for r in registration.routes}
     output = routes[_NIC_LIST].endpoint.output_schema
@@ -75,7 +73,16 @@ def test_a_document_with_shared_cyclic_definitions_registers() -> None:
     assert max(sizes) < SHARE_ABOVE < MAX_SCHEMA_NODES
     shared = sum("$defs" in (r.endpoint.output_schema or {}) for r in registration.routes)
     assert shared >= 10  # the large recursive responses; small ones stay inlined
-    assert seconds < 60, seconds  # 2.6 s here on 2 busy cores
+
+
+@pytest.mark.slow
+def test_the_shared_form_registers_the_azure_document_in_seconds() -> None:
+    """How long the document above takes (2.6 s on 2 busy cores): a speed goal, so out of
+    the default run (``-m slow``), with room for a loaded machine."""
+    started = time.monotonic()
+    assert len(openapi_registration(azure_network_document(), provider="azure").routes) == 42
+    seconds = time.monotonic() - started
+    assert seconds < 60, seconds
 
 
 def test_the_shared_form_validates_exactly_through_the_cycle() -> None:
@@ -167,9 +174,7 @@ def test_fan_out_through_a_cycle_is_shared_not_expanded() -> None:
             }
         },
     }
-    started = time.monotonic()
-    registration = openapi_registration(doc, provider="loop")
-    assert time.monotonic() - started < 5.0
+    registration = openapi_registration(doc, provider="loop")  # 2**30 copies never end
     (route,) = registration.routes
     output = route.endpoint.output_schema
     assert output is not None and len(output["$defs"]) == 30 and json_size(output) < 1000

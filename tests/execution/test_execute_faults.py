@@ -70,14 +70,14 @@ def _hits(servers: Servers, path: str) -> int:
 def test_slow_server_times_out_and_reads_are_retried(
     mode: str, router: SchemaRouter, servers: Servers
 ) -> None:
-    policy = ExecutionPolicy(timeout=0.3, max_attempts=2, backoff=0.01)
+    policy = ExecutionPolicy(timeout=1.0, max_attempts=2, backoff=0.01)
     started = time.monotonic()
     with pytest.raises(InvocationError, match="timed out") as caught:
         _run(mode, router, _plan(router, "slow"), policy=policy)
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 30  # 2 s; the server answers after 60 s
     assert _hits(servers, "/slow") == 2
     assert "faulty/rest/slow" in str(caught.value)
-    # "timed out after 0.3 s" is one attempt's; the error says how many and how long in all
+    # "timed out after 1 s" is one attempt's; the error says how many and how long in all
     assert re.search(r"after 2 attempts, \d+\.\d s in all", caught.value.what)
 
 
@@ -257,7 +257,7 @@ def test_oversized_bodies_stop_at_the_cap(
     started = time.monotonic()
     with pytest.raises(InvocationError, match="larger than the cap"):
         _run(mode, router, _plan(router, fault), policy=policy)
-    assert time.monotonic() - started < 5.0
+    assert time.monotonic() - started < 30  # only a hang could pass it
     assert _hits(servers, f"/{fault}") == 1
 
 
@@ -392,7 +392,7 @@ def test_time_budget(mode: str, router: SchemaRouter) -> None:
     started = time.monotonic()
     with pytest.raises(BudgetExceededError, match="time budget"):
         _run(mode, router, _plan(router, "slow"), budget=Budget(max_seconds=0.3))
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 30  # 0.3 s; the server answers after 60 s
 
 
 def test_budget_spent_by_fallbacks_too(router: SchemaRouter, servers: Servers) -> None:

@@ -112,18 +112,19 @@ def test_a_stacked_gzip_bomb_stops_at_the_byte_limit(
 def test_headers_that_never_finish_stop_at_the_deadline(
     mode: str, attack: str, router: SchemaRouter, hostile: LoopbackServer
 ) -> None:
-    """A status line and headers sent a byte every 20 ms (about 6 s in all), or ``100
+    """A status line and headers sent a byte every 20 ms (about a minute in all), or ``100
     Continue`` every 20 ms: each read is quick, so only one deadline for the whole exchange
-    stops them, at the per-call timeout or at ``Budget(max_seconds)``."""
+    stops them, at the per-call timeout or at ``Budget(max_seconds)`` (0.4 s; the bounds
+    are far from both that and the minute)."""
     plan = _plan(router, attack.replace("-", "_"))
     started = time.monotonic()
     with pytest.raises(InvocationError, match=r"timed out after 0\.4 s"):
         _run(mode, router, plan, policy=ExecutionPolicy(max_attempts=1, timeout=0.4))
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 20
     started = time.monotonic()
     with pytest.raises(BudgetExceededError, match="time budget"):
         _run(mode, router, plan, budget=Budget(max_seconds=0.4))
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 20
     assert _paths(hostile) == [f"/api/{attack}"] * 2
 
 

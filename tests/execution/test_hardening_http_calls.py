@@ -410,15 +410,17 @@ def test_a_read_waits_as_long_as_retry_after_asks(
     [
         ("120", {}, r"max_retry_after \(30 s\)"),
         ("HTTP-DATE+100", {}, r"max_retry_after \(30 s\)"),
-        ("5", {"policy": {"max_retry_after": 2}}, r"max_retry_after \(2 s\)"),
-        ("2", {"budget": Budget(max_seconds=1.0)}, "time budget left"),
+        ("60", {"policy": {"max_retry_after": 20}}, r"max_retry_after \(20 s\)"),
+        ("28", {"budget": Budget(max_seconds=20.0)}, "time budget left"),
     ],
 )
 def test_a_retry_after_past_the_policy_or_the_budget_fails_at_once_saying_when(
     retry_after: str, options: dict[str, Any], why: str, server: LoopbackServer, app: Scripted
 ) -> None:
     """A wait longer than ``ExecutionPolicy.max_retry_after`` or the time budget left is not
-    spent: one request, and the error says when to call again and carries it."""
+    spent: one request, and the error says when to call again and carries it. Every wait
+    asked for is 20 s or more (and past the default 30 s, the 20 s policy or the 20 s
+    budget), far from the moment failing at once takes."""
     if "policy" in options:
         options = {"policy": ExecutionPolicy(**options["policy"])}
     expected = 100.0 if retry_after.startswith("HTTP-DATE") else float(retry_after)
@@ -431,7 +433,7 @@ def test_a_retry_after_past_the_policy_or_the_budget_fails_at_once_saying_when(
         InvocationError, match=rf"HTTP 429 \(retry after .*not retried: .*{why}"
     ) as caught:
         router.call("l/rest/lim", {}, **options)
-    assert time.monotonic() - started < 0.9
+    assert time.monotonic() - started < 8
     assert len(server.requests) == 1
     error = caught.value
     assert error.hint is not None and "called again in" in error.hint

@@ -110,7 +110,8 @@ def _fan_out(levels: int, prefix: str) -> Doc:
 
 def test_ref_fan_out_in_openapi_is_refused_quickly(tmp_path: Path) -> None:
     """30 levels (a 4 kB file; 2**30 copies inlined): a SchemaError naming the document,
-    the operation's schema and where the limit was passed, in well under a second."""
+    the operation's schema and where the limit was passed, in well under a second (the
+    bound below only catches an expansion that never ends; load cannot reach it)."""
     path = tmp_path / "fan.json"
     doc = _oas(_fan_out(30, "#/components/schemas/"), {"$ref": "#/components/schemas/S0"})
     path.write_text(json.dumps(doc), encoding="utf-8")
@@ -118,7 +119,7 @@ def test_ref_fan_out_in_openapi_is_refused_quickly(tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(SchemaError, match="50000 JSON nodes") as caught:
         _router().add_openapi(path, provider="things")
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 30.0
     assert str(path) in str(caught.value)
     assert "paths./things.get.responses.200" in str(caught.value)
 
@@ -139,7 +140,7 @@ def test_ref_fan_out_in_an_mcp_tool_list_is_refused_quickly() -> None:
     started = time.monotonic()
     with pytest.raises(SchemaError, match=r"tools\[0\]\.inputSchema"):
         mcp_tools_registration(tools, provider="things")
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 30.0  # 2**30 copies would never end
 
 
 def test_many_operations_sharing_a_large_schema_hit_the_document_limit() -> None:
@@ -151,7 +152,7 @@ def test_many_operations_sharing_a_large_schema_hit_the_document_limit() -> None
     started = time.monotonic()
     with pytest.raises(SchemaError, match="document's schemas larger than 250000"):
         openapi_registration(doc, provider="things")
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 30.0  # refused as it passes the limit, not after
 
 
 def test_a_shared_definition_used_many_times_still_registers() -> None:
@@ -169,46 +170,72 @@ def test_a_shared_definition_used_many_times_still_registers() -> None:
     assert len(registration.routes) == 1
 
 
+class _Ref(str):
+    """A reference that counts how often it is compared with another string: a lookup in a
+    dict or a set hashes it, a search of a list compares it with each item in turn."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _Ref.compared += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
 def _alias_chain(length: int, fields: int, prefix: str) -> Doc:
     """``C{length-1} -> ... -> C1 -> C0``, each a bare ``$ref``; ``C0`` is an object whose
-    ``fields`` properties each refer to a definition of their own."""
-    defs: Doc = {f"C{i}": {"$ref": f"{prefix}C{i - 1}"} for i in range(1, length)}
+    ``fields`` properties each refer to a definition of their own (every reference a
+    :class:`_Ref`)."""
+    defs: Doc = {f"C{i}": {"$ref": _Ref(f"{prefix}C{i - 1}")} for i in range(1, length)}
     defs["C0"] = {
         "type": "object",
-        "properties": {f"p{i}": {"$ref": f"{prefix}D{i}"} for i in range(fields)},
+        "properties": {f"p{i}": {"$ref": _Ref(f"{prefix}D{i}")} for i in range(fields)},
     }
     defs.update({f"D{i}": {"type": "string"} for i in range(fields)})
     return defs
 
 
-def test_a_long_chain_of_ref_aliases_registers_in_linear_time() -> None:
-    """60,000 aliases in a row, then an object of 5,000 referenced properties (2.8 MB): the
-    chain and the references below it are looked up, not searched (trial I #5: a chain of
-    40,000 took 7 s, 80,000 took 28 s, quadratic in its length), in both adapters. About
-    0.8 s each here; the limit leaves room for a busy machine (the quadratic code: 30 s)."""
-    prefix = "#/components/schemas/"
-    doc = _oas(_alias_chain(60_000, 5_000, prefix), {"$ref": f"{prefix}C59999"})
-    started = time.monotonic()
-    registration = openapi_registration(doc, provider="things")
-    assert time.monotonic() - started < 6.0
-    (route,) = registration.routes
-    assert len(route.endpoint.output_schema["properties"]) == 5_000  # type: ignore[index]
-    tools = [
-        {
-            "name": "lookup",
-            "description": "Look a thing up.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"thing": {"$ref": "#/$defs/C59999"}},
-                "$defs": _alias_chain(60_000, 5_000, "#/$defs/"),
-            },
-        }
-    ]
-    started = time.monotonic()
-    registration = mcp_tools_registration(tools, provider="things")
-    assert time.monotonic() - started < 6.0
-    (route,) = registration.routes
-    assert len(route.endpoint.input_schema["properties"]["thing"]["properties"]) == 5_000
+def _register_alias_chain(adapter: str, length: int, fields: int) -> tuple[int, int]:
+    """Register the chain through ``adapter``: the properties of the registered schema and
+    how many times a reference was compared with another string meanwhile."""
+    _Ref.compared = 0
+    if adapter == "openapi":
+        prefix = "#/components/schemas/"
+        doc = _oas(_alias_chain(length, fields, prefix), {"$ref": _Ref(f"{prefix}C{length - 1}")})
+        (route,) = openapi_registration(doc, provider="things").routes
+        schema: Any = route.endpoint.output_schema
+    else:
+        tools = [
+            {
+                "name": "lookup",
+                "description": "Look a thing up.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"thing": {"$ref": _Ref(f"#/$defs/C{length - 1}")}},
+                    "$defs": _alias_chain(length, fields, "#/$defs/"),
+                },
+            }
+        ]
+        (route,) = mcp_tools_registration(tools, provider="things").routes
+        schema = route.endpoint.input_schema["properties"]["thing"]
+    return len(schema["properties"]), _Ref.compared
+
+
+@pytest.mark.parametrize("adapter", ["openapi", "mcp"])
+def test_a_long_chain_of_ref_aliases_registers_in_linear_time(adapter: str) -> None:
+    """The chain and the references below it are looked up, not searched (trial I #5: a
+    chain of 40,000 took 7 s, 80,000 took 28 s, quadratic in its length: each reference was
+    searched for in a list of the aliases above it), in both adapters. Counted, not timed:
+    a search compares the reference with string after string (that code: 2.3 million
+    comparisons at 2,000 aliases, four times as many at twice the length), a lookup at most
+    once per reference. Then the trial's size: 60,000 aliases over an object of 5,000
+    referenced properties (2.8 MB) registers whole."""
+    for length in (2_000, 4_000):
+        properties, compared = _register_alias_chain(adapter, length, length // 10)
+        assert properties == length // 10
+        assert compared <= length + length // 10, (length, compared)
+    assert _register_alias_chain(adapter, 60_000, 5_000)[0] == 5_000
 
 
 def test_a_huge_value_is_clipped_where_an_error_quotes_it() -> None:
@@ -298,7 +325,7 @@ def test_yaml_aliases_that_expand_the_document_are_refused(tmp_path: Path) -> No
         load_catalog(path)
     with pytest.raises(DocumentError, match="expands to more than"):
         openapi_registration(path, provider="laughs")
-    assert time.monotonic() - started < 5.0
+    assert time.monotonic() - started < 30.0  # 9**9 expanded would never end
 
 
 # -- 11: duplicate keys --------------------------------------------------------------------------
@@ -487,10 +514,10 @@ def _document_app(request: Request) -> Response:
             blob,
             {"Content-Type": "application/json", "Content-Encoding": "gzip, gzip"},
         )
-    if request.path == "/drip.json":  # the whole document, a byte every 20 ms
+    if request.path == "/drip.json":  # the whole document, a byte every 100 ms (about 32 s)
         body = _spec()
         head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-        return Response(raw=(bytes([b]) for b in itertools.chain(head, body)), pause=0.02)
+        return Response(raw=(bytes([b]) for b in itertools.chain(head, body)), pause=0.1)
     if request.path == "/hop":
         return Response(302, b"", {"Location": "/spec.json"})
     return Response(200, _spec(), {"Content-Type": "application/json"})
@@ -524,14 +551,15 @@ def test_a_dripping_document_stops_at_the_deadline(
     documents: LoopbackServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every byte comes well within any read timeout; only a deadline for the whole fetch
-    stops it (the review's 40 s drip succeeded)."""
+    stops it (the review's 40 s drip succeeded). The two fetches stop at 0.5 s each; the
+    bound is far from that and from the 32 s either would take without the deadline."""
     started = time.monotonic()
     with pytest.raises(DocumentError, match=r"longer than 0\.5 s"):
         load_document(f"{documents.base_url}/drip.json", timeout=0.5)
     monkeypatch.setattr(parsing, "DEFAULT_TIMEOUT", 0.5)
     with pytest.raises(DocumentError, match=r"longer than 0\.5 s"):
         _router().add_openapi(f"{documents.base_url}/drip.json", provider="drip")
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 15.0
     # an injected client is bounded the same way
     with httpx.Client() as client, pytest.raises(DocumentError, match="longer than"):
         load_document(f"{documents.base_url}/drip.json", client=client, timeout=0.5)

@@ -38,7 +38,7 @@ class FaultyApp:
         path = request.path
         if path == "/slow":
             return Response(
-                200, json.dumps(GOOD).encode(), {"Content-Type": "application/json"}, delay=5.0
+                200, json.dumps(GOOD).encode(), {"Content-Type": "application/json"}, delay=60.0
             )
         if path == "/error500":
             return json_response({"detail": "internal error"}, 500)

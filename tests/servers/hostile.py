@@ -20,10 +20,10 @@ from servers.loopback import Request, Response, json_response
 HOSTILE_KEY = "sk/live+7Qx=9"
 #: Raw bytes of the gzip bomb's payload (zeros), before two layers of gzip.
 BOMB_BYTES = 8 * 1024 * 1024
-#: Seconds between the bytes of a drip, and how many it sends (about 6 s in all: a client
-#: without one deadline for the whole exchange waits all of it).
+#: Seconds between the bytes of a drip, and how many it sends (about a minute in all: a
+#: client without one deadline for the whole exchange waits all of it).
 DRIP = 0.02
-DRIP_BYTES = 300
+DRIP_BYTES = 3000
 
 #: Redirects to hosts that are no valid IDNA (issue #24, finding 4): path -> Location.
 IDNA_REDIRECTS = {
