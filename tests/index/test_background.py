@@ -137,11 +137,11 @@ def test_a_forked_child_searches_with_worker_threads_of_its_own(
     out = ctx.Queue()
     child = ctx.Process(target=_search_in_child, args=(index, out))
     child.start()
-    child.join(30)
+    child.join(60)
     if child.is_alive():
         child.kill()
         pytest.fail("the forked child's search hung on its parent's worker threads")
-    assert child.exitcode == 0 and out.get(timeout=5) == expected
+    assert child.exitcode == 0 and out.get(timeout=60) == expected
 
 
 def test_a_route_registered_during_the_search_is_analysed_with_the_newer_registry(
