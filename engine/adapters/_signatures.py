@@ -123,8 +123,36 @@ def underlying(fn: Callable[..., Any]) -> Any:
     return target
 
 
+def _defines_call(cls: type) -> bool:
+    """Whether a class's instances are callable: it (or a base other than ``object``)
+    defines ``__call__``."""
+    return any("__call__" in vars(base) for base in cls.__mro__ if base is not object)
+
+
+def _base(fn: Callable[..., Any]) -> Any:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return fn
+
+
+def _refuse_class(fn: Callable[..., Any], *, where: str) -> None:
+    """Refuse a class whose instances are the callables (``Lab`` for ``Lab()``): registered,
+    it would take its constructor's parameters and each call would return a new object."""
+    base = _base(fn)
+    if inspect.isclass(base) and _defines_call(base):
+        name = base.__name__
+        raise DocumentError(
+            f"{name} is a class: registering it would make each call construct a {name}, "
+            f"not run its __call__",
+            where=where,
+            hint=f"Pass an instance, {name}(), to register its __call__ (a class registers "
+            "as a constructor only when it defines no __call__)",
+        )
+
+
 def read_signature(fn: Callable[..., Any]) -> Signature:
     where = f"callable {qualname(fn)}"
+    _refuse_class(fn, where=where)
     target = underlying(fn)
     if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
         kind = "an async generator" if inspect.isasyncgenfunction(target) else "a generator"
