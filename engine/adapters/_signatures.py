@@ -150,6 +150,35 @@ def _refuse_class(fn: Callable[..., Any], *, where: str) -> None:
         )
 
 
+def _refuse_unbound(
+    fn: Callable[..., Any], signature: inspect.Signature, hints: Any, *, where: str
+) -> None:
+    """Refuse an unbound method (``Lab.density``), whose ``self`` would otherwise be blamed
+    for its missing type hint."""
+    base = _base(fn)
+    first = next(iter(signature.parameters.values()), None)
+    if (
+        inspect.isfunction(base)
+        and first is not None
+        and first.name == "self"
+        and first.kind in (first.POSITIONAL_ONLY, first.POSITIONAL_OR_KEYWORD)
+        and "self" not in hints
+    ):
+        owner, _, method = base.__qualname__.rpartition(".")
+        owner = owner.rpartition(".")[2]
+        if owner and owner != "<locals>":
+            what, instead = f"{owner}.{method}", f"{owner}().{method}"
+        else:
+            what, instead = method, f"instance.{method}"
+        raise DocumentError(
+            f"{what} is an unbound method: its first parameter, self, is the instance it "
+            "runs on, which a call cannot pass",
+            where=where,
+            hint=f"Pass an instance's method, {instead} (or make it a @staticmethod if it "
+            "does not use self)",
+        )
+
+
 def read_signature(fn: Callable[..., Any]) -> Signature:
     where = f"callable {qualname(fn)}"
     _refuse_class(fn, where=where)
@@ -179,6 +208,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         raise DocumentError(
             f"cannot read the signature: {exc}", where=where, hint="Pass a plain typed function"
         ) from None
+    _refuse_unbound(fn, signature, hints, where=where)
     doc = fn.__doc__ if target is fn else target.__doc__
     if doc is None and not isinstance(fn, functools.partial) and target is not fn:
         doc = type(fn).__doc__  # a callable object: its class's docstring
