@@ -34,6 +34,7 @@ from schemarouter._version import __version__
 from schemarouter.cli.report import render_catalog_summary, render_retrieval, render_semantics
 from schemarouter.errors import ArgumentError, SchemaRouterError, StaleIndexError
 from schemarouter.registry.catalog import catalog_json_schema, catalog_problems, load_catalog
+from schemarouter.registry.kinds import command_line_hints
 from schemarouter.serve.cli import (
     add_serve_parser,
     add_source_arguments,
@@ -382,7 +383,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] in _OFFLINE_COMMANDS:
         module, function = _OFFLINE_COMMANDS[argv[0]]
         try:
-            return int(_offline(module, function)(argv[1:]))
+            with command_line_hints():
+                return int(_offline(module, function)(argv[1:]))
         except SchemaRouterError as exc:  # bad input files: one line, no traceback
             print(f"error: {exc}", file=sys.stderr)
             return 1
@@ -393,7 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(handler(args))
+        with command_line_hints():
+            return int(handler(args))
     except SchemaRouterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -4,28 +4,58 @@ Every command that reads sources (``retrieve``, ``index build``, ``serve``) take
 four kinds: catalogs (``--catalog``), OpenAPI documents (``--openapi``), recorded MCP
 ``tools/list`` results (``--mcp-tools``) and gateway configs (``--config``). A file given as
 one kind that is plainly another is refused with both named (``this is an OpenAPI document,
-not a SchemaRouter catalog``) and the flag that takes it, before any schema error about
-keys the file was never meant to have.
+not a SchemaRouter catalog``) and what takes it, before any schema error about keys the file
+was never meant to have: on the command line (inside :func:`command_line_hints`) the flag,
+else, in Python, the router's method (``router.add_openapi(...)``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from schemarouter.errors import DocumentError
 
-__all__ = ["KINDS", "Kind", "check_kind", "document_kind"]
+__all__ = ["KINDS", "Kind", "check_kind", "command_line_hints", "document_kind"]
 
 Kind = Literal["catalog", "openapi", "mcp_tools", "config"]
 
-#: kind -> (what it is, the flag that takes it)
-KINDS: Mapping[str, tuple[str, str]] = {
-    "catalog": ("a SchemaRouter catalog", "--catalog PATH"),
-    "openapi": ("an OpenAPI document", "--openapi [PROVIDER=]FILE"),
-    "mcp_tools": ("an MCP tools/list result", "--mcp-tools [PROVIDER=]FILE"),
-    "config": ("a gateway config", "--config FILE"),
+#: kind -> (what it is, the flag that takes it, the Python call that takes it)
+KINDS: Mapping[str, tuple[str, str, str]] = {
+    "catalog": (
+        "a SchemaRouter catalog",
+        "--catalog PATH",
+        "router.add_catalog(path) or SchemaRouter.from_catalog(path)",
+    ),
+    "openapi": ("an OpenAPI document", "--openapi [PROVIDER=]FILE", "router.add_openapi(...)"),
+    "mcp_tools": (
+        "an MCP tools/list result",
+        "--mcp-tools [PROVIDER=]FILE",
+        "router.add_mcp_tools(..., provider=...)",
+    ),
+    "config": (
+        "a gateway config",
+        "--config FILE",
+        "schemarouter.serve.config.load_config(path) and serve.gateway.build_router",
+    ),
 }
+#: Whether a refusal is for the command line (its flags) rather than Python (its methods).
+_COMMAND_LINE: ContextVar[bool] = ContextVar("schemarouter_command_line", default=False)
+
+
+@contextmanager
+def command_line_hints() -> Iterator[None]:
+    """Within it, a file of the wrong kind is told which command-line flag takes it (the CLI
+    runs its commands inside); outside, which Python method does."""
+    token = _COMMAND_LINE.set(True)
+    try:
+        yield
+    finally:
+        _COMMAND_LINE.reset(token)
+
+
 _CONFIG_KEYS = frozenset({"catalogs", "openapi", "mcp_tools", "mcp_servers", "allow", "search"})
 
 
@@ -60,13 +90,14 @@ def document_kind(data: Any) -> Kind | None:
 
 def check_kind(data: Any, expected: Kind, *, where: str) -> None:
     """A :class:`DocumentError` where ``data`` is plainly another kind than ``expected``,
-    naming both and the flag that takes it."""
+    naming both and what takes it: the flag on the command line, else the Python method."""
     kind = document_kind(data)
     if kind is None or kind == expected:
         return
-    what, flag = KINDS[kind]
-    raise DocumentError(
-        f"this is {what}, not {KINDS[expected][0]}",
-        where=where,
-        hint=f"Pass it with {flag} (retrieve, index build and serve all take it)",
+    what, flag, method = KINDS[kind]
+    hint = (
+        f"Pass it with {flag} (retrieve, index build and serve all take it)"
+        if _COMMAND_LINE.get()
+        else f"Register it with {method}"
     )
+    raise DocumentError(f"this is {what}, not {KINDS[expected][0]}", where=where, hint=hint)
