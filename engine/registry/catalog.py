@@ -162,8 +162,29 @@ def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:
         raise DocumentError(what, where=f"{source}: {loc}", hint=hint_for(what, loc)) from None
 
 
+def _looks_like_text(path: Path) -> bool:
+    """Whether ``path`` is a catalog's text, not a file's name: a line break, or the start of
+    YAML or JSON, and no such file."""
+    text = str(path)
+    if not ("\n" in text or text.lstrip().startswith(("schemarouter_catalog:", "{"))):
+        return False
+    try:
+        return not path.exists()
+    except (OSError, ValueError):  # a name too long, a NUL byte: no file
+        return True
+
+
 def catalog_files(path: Path) -> list[Path]:
-    """The catalog files of ``path`` (a file, or every catalog file under a folder)."""
+    """The catalog files of ``path`` (a file, or every catalog file under a folder). Text
+    given as a path is refused as text: a catalog is read from its files (its provenance is
+    their paths), so text is written to a file first."""
+    if _looks_like_text(path):
+        raise DocumentError(
+            "this looks like catalog text, not a path: a catalog is a file or a folder",
+            where=f"<text: {str(path).lstrip()[:40]!r}...>",
+            hint="Write the text to a file, e.g. Path('catalog.yaml').write_text(text), and "
+            "pass its path",
+        )
     try:
         return _catalog_files(path)
     except (OSError, ValueError) as exc:  # a name too long, a NUL byte, no permission

@@ -82,3 +82,21 @@ def test_the_cli_still_names_its_flag(
     assert "router.add_openapi" not in err
     # and after the command, Python callers get the method again
     assert "router.add_openapi(...)" in _refusal(lambda: SchemaRouter().add_catalog(weather_file))
+
+
+def test_catalog_text_is_refused_as_text_not_read_as_a_path(tmp_path: Path) -> None:
+    """``add_catalog(text)`` read the YAML as a file name: "cannot read the catalog path:
+    File name too long (at # Bundled catalog: ...)", or for a short text "catalog not found"
+    (trial W F9). Text (a line break, or a start of YAML or JSON) is refused as catalog text,
+    saying a catalog is a file or a folder and to write the text to a file first."""
+    router = SchemaRouter()
+    for text in (TINY_CATALOG, "# my catalog\n" * 400, '{"schemarouter_catalog": 1}'):
+        message = _refusal(lambda text=text: router.add_catalog(text))
+        assert "this looks like catalog text, not a path" in message
+        assert "a catalog is a file or a folder" in message
+        assert "write_text(text)" in message
+        assert "too long" not in message and "not found" not in message
+    assert len(router.snapshot()) == 0
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(TINY_CATALOG)
+    assert router.add_catalog(str(catalog)).added  # the file's path still registers
