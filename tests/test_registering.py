@@ -497,9 +497,12 @@ def test_blocked_tells_the_host_to_lift_its_own_unhealthy_marks(weather: Loopbac
 def test_a_url_document_whose_title_another_provider_holds_is_fetched_once() -> None:
     """Its derived provider id clashes, so it is compiled again as ``weather_2``; the
     document was fetched again for that compile (and once more under the writers' lock
-    where another writer got in between)."""
+    where another writer got in between). (Another version of the document: the same
+    routes again would be the same document, refused as registered.)"""
     with LoopbackServer(WeatherApp()) as api:
-        document = json.dumps(weather_openapi(api.base_url)).encode()
+        served = weather_openapi(api.base_url)
+        served["paths"] = {"/v2" + path: item for path, item in served["paths"].items()}
+        document = json.dumps(served).encode()
         with LoopbackServer(lambda request: json_response(json.loads(document))) as docs:
             router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None)
             router.add_openapi(weather_openapi(api.base_url), provider="weather")

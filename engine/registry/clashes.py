@@ -16,6 +16,7 @@ __all__ = [
     "declared_twice",
     "duplicate_hint",
     "provider_id_for",
+    "same_routes",
     "sources_of",
     "two_functions",
 ]
@@ -56,12 +57,29 @@ def sources_of(routes: Iterable[Route]) -> str:
     return ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
 
 
-def _other_document(old: Route, new: Route) -> str | None:
+def _content(routes: Iterable[Route]) -> set[tuple[str, str, str]]:
+    """What routes of a document say, whoever names their provider and wherever the document
+    was read from: each route's access path id and its access path's and endpoint's
+    fingerprints (a file and the same text parsed into a dict give equal ones)."""
+    return {(r.access.id, r.access_fingerprint, r.endpoint_fingerprint) for r in routes}
+
+
+def same_routes(held: Iterable[Route], registering: Iterable[Route], access_id: str) -> bool:
+    """Whether the routes ``registering`` makes at access path ``access_id`` are the very
+    routes ``held`` (a provider's) has there: the same document, wherever each was read
+    from."""
+    mine = _content(r for r in registering if r.access.id == access_id)
+    return bool(mine) and mine == _content(r for r in held if r.access.id == access_id)
+
+
+def _other_document(old: Route, new: Route, *, same: bool) -> str | None:
     """Where ``old`` was read from, where that is plainly another OpenAPI document than
     ``new``'s: another path or URL, or a dict of another title (a dict of the same title may
-    be a new version of it). ``None``: the same document, or one that cannot be told apart."""
+    be a new version of it). ``None``: the same document (``same``: its routes are the very
+    routes registered, read from a file and then from a dict), or one that cannot be told
+    apart."""
     a, b = old.access, new.access
-    if AccessKind.OPENAPI not in (a.kind, b.kind) or a.kind != b.kind:
+    if same or AccessKind.OPENAPI not in (a.kind, b.kind) or a.kind != b.kind:
         return None
     if a.document == b.document and (
         a.document != "<dict>" or old.provider.display_name == new.provider.display_name
@@ -99,16 +117,24 @@ def declared_twice(first: Route, second: Route) -> tuple[str, str]:
     return f"{what}: by callable {a} and by callable {b}", _name_hint(a, b)
 
 
-def duplicate_hint(old: Route, new: Route, *, prune: bool) -> str:
+def duplicate_hint(
+    old: Route,
+    new: Route,
+    *,
+    prune: bool,
+    held: Iterable[Route] = (),
+    registering: Iterable[Route] = (),
+) -> str:
     """The hint of a duplicate route: ``replace=True`` for the same source registered
-    again; ``provider=`` where the route is another document's (replacing would remove that
-    document's routes); ``@capability(name=...)`` where it is another function's (replacing
-    would remove that function's route)."""
+    again (also where the routes ``registering`` makes are the very routes ``old``'s
+    provider ``held``); ``provider=`` where the route is another document's (replacing would
+    remove that document's routes); ``@capability(name=...)`` where it is another
+    function's (replacing would remove that function's route)."""
     functions = two_functions(old, new)
     if functions is not None:
         a, b = functions
         return f"{_name_hint(a, b)} (replace=True would remove the route of {a})"
-    other = _other_document(old, new)
+    other = _other_document(old, new, same=same_routes(held, registering, new.access.id))
     if other is None:
         return _replace_hint(new, prune=prune)
     return (
@@ -138,7 +164,9 @@ def provider_id_for(
     title) registers under, given the registered routes (``routes_of``: a snapshot's, by
     provider id): ``id_2`` (``_3`` ...) where the id belongs to routes of another document
     (two AWS documents both titled "Amazon Cognito Identity ..."). The same document (a file
-    or URL by its path, a dict by its content) keeps the id it has; with ``replace``, another
+    or URL by its path, a dict by its content, or any source whose routes are the very routes
+    an id holds at the access path, as a file and then its text parsed into a dict) keeps
+    the id it has, so registering it again is refused as a duplicate; with ``replace``, another
     document of the title (a new version under a new file name, a changed dict) takes the
     one id that title's documents hold, as :meth:`~schemarouter.SchemaRouter.diff` predicts
     (several: the one documents of its sort hold, dicts or files and URLs; else refused, say
@@ -160,7 +188,15 @@ def provider_id_for(
             return False
         return access.document != "<dict>" or other.document_hash == access.document_hash
 
-    name = next((i for i in chain if any(same(a) for a in held(i))), None)
+    name = next(
+        (
+            i
+            for i in chain
+            if any(same(a) for a in held(i))
+            or same_routes(routes_of(i), registration.routes, access.id)
+        ),
+        None,
+    )
     if name is None and replace:
         documents = [
             i for i in chain if held(i) and all(a.kind is AccessKind.OPENAPI for a in held(i))

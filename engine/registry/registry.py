@@ -408,7 +408,13 @@ class Registry:
                         f"route {route_id!r} is already registered (from {old.source or '?'})"
                         + held,
                         where=registration.source,
-                        hint=duplicate_hint(old, route, prune=prune),
+                        hint=duplicate_hint(
+                            old,
+                            route,
+                            prune=prune,
+                            held=current.routes_of(old.provider.id),
+                            registering=registration.routes,
+                        ),
                     )
                 if old is None:
                     added.append(route_id)

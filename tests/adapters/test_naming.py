@@ -10,7 +10,7 @@ import pytest
 from schemarouter import SchemaRouter
 from schemarouter.adapters._naming import endpoint_slug, fit_endpoint_id, provider_slug
 from schemarouter.adapters.openapi import openapi_registration
-from schemarouter.errors import RegistrationError
+from schemarouter.errors import DuplicateRouteError, RegistrationError
 from schemarouter.index import HashingEncoder
 from schemarouter.integrations.names import TOOL_NAME_PATTERN, tool_name
 
@@ -173,11 +173,21 @@ def test_two_documents_never_share_a_derived_provider(tmp_path: Any) -> None:
     assert change.added == ("spotify_2/rest/get_browse_releases",) and not change.removed
     assert set(router.snapshot().routes) == before | set(change.added)
     # a dict: a changed one replaces the one dict of its title; of two, which is ambiguous
+    # (the second file's content as a dict is that file's document: refused, see below)
+    with pytest.raises(DuplicateRouteError, match="Pass replace=True"):
+        router.add_openapi(other)
+    ok = {"200": {"description": "ok"}}
+    other = {**other, "paths": {**other["paths"], "/browse/dict": {"get": {"responses": ok}}}}
     assert router.add_openapi(other).added[0].startswith("spotify_3/")
     changed = {**other, "info": {**other["info"], "description": "v2"}}
     assert not router.add_openapi(changed, replace=True).removed  # spotify_3, in place
-    assert router.add_openapi(_spotify_like()).added[0].startswith("spotify_4/")
+    # the first file's content again, as a dict: the same document, refused as registered
+    with pytest.raises(DuplicateRouteError, match="Pass replace=True"):
+        router.add_openapi(_spotify_like())
+    third = _spotify_like()
+    third["paths"] = {"/browse/new": {"get": {"responses": ok}}}
+    assert router.add_openapi(third).added[0].startswith("spotify_4/")
+    v3 = {**changed, "info": {**other["info"], "description": "v3"}}
+    v3["paths"] = {**changed["paths"], "/browse/v3": {"get": {"responses": ok}}}
     with pytest.raises(RegistrationError, match="Pass provider="):
-        router.add_openapi(
-            {**changed, "info": {**other["info"], "description": "v3"}}, replace=True
-        )
+        router.add_openapi(v3, replace=True)

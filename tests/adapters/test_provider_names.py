@@ -98,3 +98,57 @@ def test_approve_under_a_korean_provider_never_removes_another() -> None:
     change = router.approve(shipments, base_url="http://127.0.0.1:9", provider="배송", replace=True)
     assert change.removed == ()
     assert "p_6e1b9aec/docs/get_items" in router.snapshot().route_ids()
+
+
+WEATHER = openapi_document(
+    "Weather API",
+    {
+        "/forecast": {
+            "get": {
+                "operationId": "getForecast",
+                "summary": "Daily weather forecast for a city",
+                "parameters": [
+                    {"name": "city", "in": "query", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": {"200": {"description": "ok"}},
+            }
+        },
+        "/alerts": {
+            "post": {
+                "operationId": "createAlert",
+                "summary": "Create a weather alert",
+                "responses": {"201": {"description": "created"}},
+            }
+        },
+    },
+)
+
+
+@pytest.mark.parametrize("first", [{}, {"provider": "weather"}])
+def test_one_document_from_its_file_then_as_a_dict_is_registered_once(
+    first: dict[str, Any], tmp_path: Any
+) -> None:
+    """``add_openapi('weather.yaml')`` then ``add_openapi(yaml.safe_load(text))`` (the same
+    content) registered it again as ``weather_2`` beside ``weather``, its duplicates crowding
+    retrieval (trial W F5). Routes equal to those an id holds are the same document: refused
+    as already registered, with the replace=True advice the same path twice gets; a different
+    document titled alike still gets ``weather_2``."""
+    import json
+
+    from schemarouter.errors import DuplicateRouteError
+
+    path = tmp_path / "weather.json"
+    path.write_text(json.dumps(WEATHER), encoding="utf-8")
+    router = _router()
+    assert router.add_openapi(path, **first).added == (
+        "weather/rest/create_alert",
+        "weather/rest/get_forecast",
+    )
+    with pytest.raises(DuplicateRouteError, match="already registered") as info:
+        router.add_openapi(json.loads(path.read_text()))
+    assert "Pass replace=True" in str(info.value)
+    assert "another document" not in str(info.value)
+    assert router.add_openapi(dict(WEATHER), replace=True).empty  # the same routes: no change
+    assert set(router.snapshot().providers) == {"weather"}
+    other = {**WEATHER, "paths": {"/history": WEATHER["paths"]["/forecast"]}}
+    assert router.add_openapi(other).added == ("weather_2/rest/get_forecast",)
