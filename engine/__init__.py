@@ -45,7 +45,7 @@ from schemarouter.planning.planner import (
     PlanRequest,
     PlanStep,
 )
-from schemarouter.registry.catalog import load_catalog
+from schemarouter.registry.catalog import bundled_catalog, load_catalog
 from schemarouter.registry.diff import SchemaDiff
 from schemarouter.registry.registry import (
     Registry,
@@ -128,6 +128,7 @@ __all__ = [
     "StepResult",
     "UnitNormalizationSpec",
     "__version__",
+    "bundled_catalog",
     "capability",
     "load_catalog",
     "validate_selection",

@@ -57,6 +57,7 @@ EXPECTED = [
     "StepResult",
     "UnitNormalizationSpec",
     "__version__",
+    "bundled_catalog",
     "capability",
     "load_catalog",
     "validate_selection",

@@ -10,7 +10,6 @@ Run: ``python docs/examples/execute_local.py``
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 import tempfile
 import threading
@@ -21,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
-from schemarouter import SchemaRouter, load_catalog
+from schemarouter import SchemaRouter, bundled_catalog, load_catalog
 from schemarouter.execution.credentials import MappingCredentials
 from schemarouter.execution.invokers import HttpTarget
 from schemarouter.index import HashingEncoder
@@ -70,7 +69,7 @@ class MaterialsProject(BaseHTTPRequestHandler):
 
 def catalog_pointing_at(base_url: str, folder: Path) -> list[Path]:
     """The bundled catalog files, with the Materials Project access path moved to ``base_url``."""
-    bundled = Path(str(importlib.resources.files("schemarouter.data") / "catalogs" / "materials"))
+    bundled = bundled_catalog()
     files = sorted(p for p in bundled.glob("*.yaml"))
     mp = yaml.safe_load((bundled / "materials_project.yaml").read_text(encoding="utf-8"))
     for access in mp["providers"][0]["access"]:

@@ -33,7 +33,12 @@ from typing import Any
 from schemarouter._version import __version__
 from schemarouter.cli.report import render_catalog_summary, render_retrieval, render_semantics
 from schemarouter.errors import ArgumentError, SchemaRouterError, StaleIndexError
-from schemarouter.registry.catalog import catalog_json_schema, catalog_problems, load_catalog
+from schemarouter.registry.catalog import (
+    bundled_catalog,
+    catalog_json_schema,
+    catalog_problems,
+    load_catalog,
+)
 from schemarouter.registry.kinds import command_line_hints
 from schemarouter.serve.cli import (
     add_serve_parser,
@@ -98,12 +103,6 @@ def _cmd_catalog_schema(args: argparse.Namespace) -> int:
     return _write_or_print(text, args.out)
 
 
-def _bundled_catalog() -> Path:
-    from importlib.resources import files
-
-    return Path(str(files("schemarouter.data").joinpath("catalogs", "materials")))
-
-
 def _sources(args: argparse.Namespace, *, catalogs: Sequence[Path] = ()) -> GatewayConfig:
     """The sources a command was given: its gateway config (``--config``), then the flags."""
     config = load_config(args.config) if getattr(args, "config", None) else GatewayConfig()
@@ -130,7 +129,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
 
     config = _sources(args)
     if not _has_sources(config):
-        config = config.model_copy(update={"catalogs": (str(_bundled_catalog()),)})
+        config = config.model_copy(update={"catalogs": (str(bundled_catalog()),)})
     kwargs: dict[str, Any] = {}
     if args.reranker:
         kwargs["reranker"] = args.reranker  # shipped, none or a model folder, as in Python

@@ -60,6 +60,7 @@ __all__ = [
     "AccessSpec",
     "CatalogDocument",
     "ProviderSpec",
+    "bundled_catalog",
     "catalog_files",
     "catalog_json_schema",
     "catalog_problems",
@@ -162,6 +163,26 @@ def load_catalog_document(data: Any, *, source: str) -> CatalogDocument:
         raise DocumentError(what, where=f"{source}: {loc}", hint=hint_for(what, loc)) from None
 
 
+def bundled_catalog() -> Path:
+    """The folder of the bundled materials-science catalog, installed with the package
+    (``data/catalogs/materials`` in a checkout): ``SchemaRouter.from_catalog(bundled_catalog())``
+    works from any folder, as the CLI's default catalog does."""
+    from importlib.resources import files
+
+    return Path(str(files("schemarouter.data").joinpath("catalogs", "materials")))
+
+
+def _not_found_hint(path: Path) -> str:
+    """The hint of a catalog path that does not exist; the checkout's relative path of the
+    bundled catalog (``data/catalogs/materials`` outside the checkout) is told where it is."""
+    if path.parts[-2:] != ("catalogs", "materials"):
+        return "Check the path"
+    return (
+        "Check the path; the bundled catalog is installed with the package: "
+        f"SchemaRouter.from_catalog(schemarouter.bundled_catalog()) (at {bundled_catalog()})"
+    )
+
+
 def _looks_like_text(path: Path) -> bool:
     """Whether ``path`` is a catalog's text, not a file's name: a line break, or the start of
     YAML or JSON, and no such file."""
@@ -214,7 +235,7 @@ def _catalog_files(path: Path) -> list[Path]:
             )
         return files
     if not path.exists():
-        raise DocumentError("catalog not found", where=str(path), hint="Check the path")
+        raise DocumentError("catalog not found", where=str(path), hint=_not_found_hint(path))
     return [path]
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.registry.catalog import bundled_catalog
 from schemarouter.serve.config import (
     GatewayConfig,
     McpServerSpec,
@@ -182,7 +183,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     token = _http_access(args)  # refused binds fail before any upstream starts
     config = _serve_config(args)
     if not (config.catalogs or config.openapi or config.mcp_tools or config.mcp_servers):
-        config = config.model_copy(update={"catalogs": (str(_bundled_catalog()),)})
+        config = config.model_copy(update={"catalogs": (str(bundled_catalog()),)})
     # the config's own sources now; its upstream servers connect all at once, in the
     # background, and join when ready: the client's first request is answered at once
     gateway = Gateway.from_config(config, background=True)
@@ -231,12 +232,6 @@ def _http_access(args: argparse.Namespace) -> str | None:
         args.host, token=token, insecure=args.insecure, allowed_hosts=tuple(args.allowed_host)
     )
     return token
-
-
-def _bundled_catalog() -> Path:
-    from importlib.resources import files
-
-    return Path(str(files("schemarouter.data").joinpath("catalogs", "materials")))
 
 
 def add_serve_parser(commands: Any) -> None:

@@ -54,6 +54,33 @@ def _field(catalog: Registration, route_id: str, name: str) -> OutputField:
 # -- registration and size -----------------------------------------------------------------
 
 
+def test_the_python_api_names_the_bundled_catalog_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README Quickstart's ``SchemaRouter.from_catalog("data/catalogs/materials")`` ran
+    only with the checkout as the working folder, and outside it said "catalog not found
+    ... Check the path" with no word of the catalog installed with the package (trial W F1).
+    ``schemarouter.bundled_catalog()`` names it (the folder the CLI defaults to), from any
+    folder; the checkout's relative path, not found, is told of it."""
+    from schemarouter import bundled_catalog
+    from schemarouter.errors import DocumentError
+
+    monkeypatch.chdir(tmp_path)
+    assert bundled_catalog().is_dir()
+    assert {f.name for f in catalog_files(bundled_catalog())} == {
+        f.name for f in catalog_files(BUNDLED_CATALOG)
+    }
+    router = SchemaRouter.from_catalog(bundled_catalog())
+    assert "materials_project/rest/summary_search" in router.snapshot()
+    with pytest.raises(DocumentError, match="catalog not found") as info:
+        SchemaRouter.from_catalog("data/catalogs/materials")
+    assert "SchemaRouter.from_catalog(schemarouter.bundled_catalog())" in str(info.value)
+    assert str(bundled_catalog()) in str(info.value)
+    with pytest.raises(DocumentError) as info:  # another missing path: just the path
+        SchemaRouter.from_catalog("data/catalogs/mine")
+    assert str(info.value).endswith("Check the path")
+
+
 def test_registers_into_a_router() -> None:
     router = SchemaRouter()
     change = router.add_catalog(BUNDLED_CATALOG)
