@@ -101,7 +101,11 @@ def main() -> None:
         plan = router.plan(query, projection="minimal")
         step = plan.steps[0]
         print(f"\nplan: {step.route_id}\n  fields {list(step.fields)}  arguments {step.arguments}")
-        print(f"  covers {list(step.covers)}; {len(step.fallbacks)} conservative fallbacks listed")
+        fallbacks = len(step.fallbacks)
+        print(
+            f"  covers {list(step.covers)}; {fallbacks} conservative "
+            f"fallback{'s' * (fallbacks != 1)} listed"
+        )
 
         result = router.execute(plan, credentials=MappingCredentials({"MP_API_KEY": API_KEY}))
         print(
