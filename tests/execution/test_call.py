@@ -195,13 +195,19 @@ def test_plan_lists_missing_arguments(router: SchemaRouter) -> None:
         router.execute(plan)
 
 
-def test_an_empty_plan_says_why(weather: LoopbackServer) -> None:
+def _writes_only(weather: LoopbackServer) -> SchemaRouter:
+    """A router over the weather API's write route alone (a read request plans nothing)."""
     router = SchemaRouter(
         encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
     )
     document = weather_openapi(weather.base_url)
     document["paths"] = {"/alerts": document["paths"]["/alerts"]}  # writes only
     router.add_openapi(document, provider="weather")
+    return router
+
+
+def test_an_empty_plan_says_why(weather: LoopbackServer) -> None:
+    router = _writes_only(weather)
     plan = router.plan("create a weather alert for Paris")
     assert plan.steps == ()
     assert "effect write" in plan.reason and "allowed_effects" in plan.reason
@@ -337,12 +343,7 @@ def test_a_newcomers_call_mistakes_get_errors_that_point_at_the_fix(
 def test_executing_a_plan_of_no_steps_says_nothing_ran(weather: LoopbackServer) -> None:
     """Trial W #6: execute() of a plan that found no route returned an ok-looking result
     (no steps, no warnings, ``complete`` true) to a caller checking only for errors."""
-    router = SchemaRouter(
-        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
-    )
-    document = weather_openapi(weather.base_url)
-    document["paths"] = {"/alerts": document["paths"]["/alerts"]}  # writes only
-    router.add_openapi(document, provider="weather")
+    router = _writes_only(weather)
     plan = router.plan("create a weather alert for Paris")
     assert plan.steps == () and plan.reason
     result = router.execute(plan)
