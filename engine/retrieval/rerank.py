@@ -345,15 +345,13 @@ class Reranker:
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
             if self._session is None:
-                purpose = "the cross-encoder reranker"
-                require("onnxruntime", purpose=purpose)  # before the tokenizer is read
                 tokenizer = load_tokenizer(self.path.joinpath("tokenizer.json"))
                 model = self.path.joinpath("model.onnx")
                 session = onnx_session(
                     model,
                     self.threads,
                     what="reranker",
-                    purpose=purpose,
+                    purpose="the cross-encoder reranker",
                     command="schemarouter train-reranker",
                     in_memory=True,
                 )

@@ -80,17 +80,22 @@ def test_a_changed_tool_whose_new_listing_cannot_be_registered_is_never_run(
     is refused every time, saying why, and never reaches the server."""
     log = tmp_path / "calls.log"
     router = _router(log)
-    refuse = {"on": False}
+    refuse = {"on": False, "refused": 0}
 
     def failing_index(snapshot: Any, change: Any) -> None:
-        if refuse["on"]:
+        if refuse["on"] and change.version > 1:  # not the undo that follows
+            refuse["refused"] += 1
             raise RuntimeError("the index cannot take the change")
 
     router.registry.subscribe(failing_index)
     try:
         refuse["on"] = True
         _upgrade(router)
-        router.call("lab/mcp/server_pid", {}, **ALLOW)  # lists; registering fails
+        deadline = time.monotonic() + 30
+        while not refuse["refused"]:  # the changed listing reached the registry and failed
+            assert time.monotonic() < deadline, "the changed listing was never registered"
+            router.call("lab/mcp/server_pid", {}, **ALLOW)  # lists where the server said so
+            time.sleep(0.05)
         assert _effect(router, "lab/mcp/purge_samples") is Effect.WRITE  # the old one
         for _ in range(3):  # not "refused once, call it again"
             with pytest.raises(InvocationError, match="could not be registered"):

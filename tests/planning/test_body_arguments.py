@@ -18,7 +18,7 @@ from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import ParameterValidationError, PolicyError
 
-from servers.billing import BillingApp, billing_openapi
+from servers.billing import BillingApp, billing_router, sent
 from servers.loopback import LoopbackServer
 
 WRITES = frozenset({Effect.READ, Effect.WRITE})
@@ -34,15 +34,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture
 def router(server: LoopbackServer) -> SchemaRouter:
-    server.reset()
-    server.app.reset()  # type: ignore[attr-defined]
-    made = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-    made.add_openapi(billing_openapi(server.base_url), provider="billing")
-    return made
-
-
-def _sent(server: LoopbackServer) -> list[tuple[str, str, Any]]:
-    return [(r.method, r.path, json.loads(r.body) if r.body else None) for r in server.requests]
+    return billing_router(server)
 
 
 def test_a_write_plan_fills_its_json_body_from_the_request(
@@ -75,7 +67,7 @@ def test_a_write_plan_fills_its_json_body_from_the_request(
     assert [s.status for s in result.steps] == ["ok"]
     body = {"charge_id": "ch_500", "reason": "duplicate"}
     assert seen == [(REFUND, {"body": body})]
-    assert _sent(server) == [("POST", "/refunds", body)]
+    assert sent(server) == [("POST", "/refunds", body)]
 
 
 def test_a_body_filled_in_part_names_what_is_missing_and_the_gate_checks_the_whole_body(
@@ -107,5 +99,5 @@ def test_a_body_filled_in_part_names_what_is_missing_and_the_gate_checks_the_who
 
     result = router.execute(filled, allow_effects=WRITES, approve=lambda route, arguments: True)
     assert [s.status for s in result.steps] == ["ok"]
-    assert _sent(server) == [("POST", "/invoices", body)]
+    assert sent(server) == [("POST", "/invoices", body)]
     assert result.steps[0].output["customer_id"] == "cus_8812"

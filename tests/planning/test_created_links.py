@@ -20,7 +20,7 @@ from schemarouter.errors import GateError, ParameterValidationError
 from schemarouter.planning.planner import Binding
 from schemarouter.retrieval.identifiers import stem
 
-from servers.billing import BillingApp, billing_openapi
+from servers.billing import BillingApp, billing_router, sent
 from servers.loopback import LoopbackServer
 
 WRITES = frozenset({Effect.READ, Effect.WRITE})
@@ -39,15 +39,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture
 def router(server: LoopbackServer) -> SchemaRouter:
-    server.reset()
-    server.app.reset()  # type: ignore[attr-defined]
-    made = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-    made.add_openapi(billing_openapi(server.base_url), provider="billing")
-    return made
-
-
-def _sent(server: LoopbackServer) -> list[tuple[str, str, Any]]:
-    return [(r.method, r.path, json.loads(r.body) if r.body else None) for r in server.requests]
+    return billing_router(server)
 
 
 def test_the_create_runs_first_and_its_id_fills_the_later_write(
@@ -97,7 +89,7 @@ def test_the_create_runs_first_and_its_id_fills_the_later_write(
     made = result.steps[0].output["id"]
     assert made.startswith("cus_") and made != "cus_8812"  # a new customer, not alice's old one
     invoice = {"currency": "USD", "amount_cents": 4900, "customer_id": made}
-    assert _sent(server) == [
+    assert sent(server) == [
         ("POST", "/customers", {"email": "alice@example.com"}),
         ("POST", "/invoices", invoice),
     ]
@@ -119,7 +111,7 @@ def test_a_bound_write_is_not_sent_when_its_create_fails(
     )
     assert [s.status for s in result.steps] == ["failed", "failed"]
     assert result.steps[1].error is not None and "customer_id" in result.steps[1].error.message
-    assert [(m, p) for m, p, _ in _sent(server)] == [("POST", "/customers")]  # once: a write
+    assert [(m, p) for m, p, _ in sent(server)] == [("POST", "/customers")]  # once: a write
 
 
 def test_the_caller_may_give_the_id_in_place_of_the_binding(
@@ -130,7 +122,7 @@ def test_the_caller_may_give_the_id_in_place_of_the_binding(
     assert given.steps[1].bindings == {} and given.missing_arguments == {}
     result = router.execute(given, allow_effects=WRITES, approve=lambda route, arguments: True)
     assert [s.status for s in result.steps] == ["ok", "ok"]
-    assert _sent(server)[1] == (
+    assert sent(server)[1] == (
         "POST",
         "/invoices",
         {"currency": "USD", "amount_cents": 100, "customer_id": "cus_8812"},

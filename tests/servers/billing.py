@@ -27,7 +27,9 @@ import json
 import re
 from typing import Any
 
-from servers.loopback import Request, Response, json_response
+from schemarouter import SchemaRouter
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}}}
 CUSTOMER = {
@@ -288,3 +290,18 @@ class BillingApp:
         if path == "/refunds" and method == "POST":
             return json_response({"id": "re_1", "status": "succeeded"}, status=201)
         return json_response({"error": f"no route {method} {path}"}, status=404)
+
+
+def billing_router(server: LoopbackServer) -> SchemaRouter:
+    """A router over the billing API that ``server`` (a :class:`BillingApp`) serves, with
+    the server's requests and the app's state reset."""
+    server.reset()
+    server.app.reset()  # type: ignore[attr-defined]
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_openapi(billing_openapi(server.base_url), provider="billing")
+    return router
+
+
+def sent(server: LoopbackServer) -> list[tuple[str, str, Any]]:
+    """``(method, path, JSON body or None)`` of every request ``server`` received."""
+    return [(r.method, r.path, json.loads(r.body) if r.body else None) for r in server.requests]
