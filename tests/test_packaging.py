@@ -2,12 +2,17 @@
 both import from another folder, and neither exposes top-level ``engine``/``index``/``training``.
 
 The installs go into fresh virtual environments that reuse this environment's dependencies
-through a ``.pth`` file (no network, no rebuild of torch), with ``pip --no-deps``.
+through a ``.pth`` file (no network, no rebuild of torch), with ``pip --no-deps``. They build
+from a copy of the checkout: setuptools writes ``build/`` and ``*.egg-info`` beside the
+sources, and the checkout's own strict editable install reads its modules through
+``build/__editable__...``, which another test process importing ``schemarouter`` meanwhile
+must find whole (the default run has several workers).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -40,7 +45,19 @@ def _python_folders() -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What a build reads of the checkout, copied (see the module docstring)."""
+    copy = tmp_path_factory.mktemp("source")
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", ".venv", "build", "*.egg-info")
+    for folder in (*MAPPING, *DATA_FOLDERS):
+        shutil.copytree(REPO / folder, copy / folder, ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, copy / name)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory, source: Path) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [
@@ -53,7 +70,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "-q",
             "-w",
             str(out),
-            str(REPO),
+            str(source),
         ],
         check=True,
         capture_output=True,
@@ -168,12 +185,12 @@ def test_regular_install_imports_from_another_folder(wheel: Path, tmp_path: Path
     assert result["catalog"] and result["schema"]
 
 
-def test_editable_install_imports_from_another_folder(tmp_path: Path) -> None:
+def test_editable_install_imports_from_another_folder(tmp_path: Path, source: Path) -> None:
     """The README's install line for an extra (``pip install -e '.[serve]'`` in the
     checkout), into a fresh venv outside it: the distribution is ``schemarouter-engine``, it
     provides the extra, and the import name is ``schemarouter``."""
     python = _fresh_venv(tmp_path / "venv")
-    _pip_install(python, "--config-settings", "editable_mode=strict", "-e", f"{REPO}[serve]")
+    _pip_install(python, "--config-settings", "editable_mode=strict", "-e", f"{source}[serve]")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     result = _check_import(python, elsewhere)
