@@ -72,6 +72,41 @@ def test_synthetic_catalogs_are_deterministic_and_loadable(
     assert "lorem" not in file.read_text(encoding="utf-8").lower()
 
 
+def test_a_generated_catalog_leaves_out_a_source_key_it_cannot_address(tmp_path: Path) -> None:
+    """G1 answers with keys such as "Chg." (a dot at the end): the 10,000-route catalog of
+    ``schemarouter eval`` carried its path 'data.X.*.Chg.', which load_catalog refuses as a
+    typo, and the eval stopped there."""
+    from schemarouter.contracts import (
+        AccessKind,
+        AccessPath,
+        Endpoint,
+        Operation,
+        OutputField,
+        Provider,
+    )
+    from schemarouter.training.datasets.recombined import SynthProvider, catalog_document
+
+    endpoint = Endpoint(
+        id="quotes",
+        name="quotes",
+        operation=Operation(tool="quotes"),
+        description="Futures market quotes",
+        output_fields=(
+            OutputField(name="Last", path="data.Quotes.*.Last"),
+            OutputField(name="Chg.", path="data.Quotes.*.Chg."),
+        ),
+    )
+    provider = SynthProvider(
+        Provider(id="eurex", display_name="Eurex Quotes"),
+        AccessPath(id="mcp", kind=AccessKind.MCP),
+        [endpoint],
+    )
+    file = tmp_path / "synth.json"
+    file.write_text(json.dumps(catalog_document([provider], name="t")), encoding="utf-8")
+    (route,) = load_catalog(file).routes
+    assert [item.path for item in route.endpoint.output_fields] == ["data.Quotes.*.Last"]
+
+
 def _imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()

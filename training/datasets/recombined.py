@@ -174,6 +174,18 @@ def synth_providers(
     return out
 
 
+def _addressable(endpoint: Endpoint) -> Endpoint:
+    """``endpoint`` without the output fields a catalog file cannot address: a source's key
+    with a dot at an end (G1's ``"Chg."``) leaves an empty path segment, which
+    :func:`schemarouter.registry.catalog.load_catalog` refuses as a typo."""
+    kept = tuple(
+        item for item in endpoint.output_fields if not item.path or "" not in item.path.split(".")
+    )
+    if len(kept) == len(endpoint.output_fields):
+        return endpoint
+    return endpoint.model_copy(update={"output_fields": kept})
+
+
 def catalog_document(providers: Sequence[SynthProvider], *, name: str) -> dict[str, Any]:
     """A catalog file (``schemarouter_catalog: 1``) declaring ``providers``."""
     out = []
@@ -181,7 +193,7 @@ def catalog_document(providers: Sequence[SynthProvider], *, name: str) -> dict[s
         spec = p.provider.model_dump(mode="json", exclude_defaults=True)
         access = p.access.model_dump(mode="json", exclude_defaults=True)
         access["endpoints"] = [
-            e.model_dump(mode="json", exclude_defaults=True) for e in p.endpoints
+            _addressable(e).model_dump(mode="json", exclude_defaults=True) for e in p.endpoints
         ]
         spec["access"] = [access]
         out.append(spec)
