@@ -224,6 +224,17 @@ def test_removed_provider_never_comes_back(tiny_catalog: Path) -> None:
         assert "cod/rest/result" not in router.retrieve("cell volume cod", k=5).route_ids
 
 
+def test_a_router_with_nothing_registered_says_so() -> None:
+    """A router built without a catalog answered "no registered route matches the request",
+    as if the request were the problem; retrieve and plan now say nothing is registered and
+    how to register."""
+    router = SchemaRouter(encoder=HashingEncoder())
+    result = router.retrieve("send an SMS to +15551234567")
+    assert not result.route_ids and result.off_catalog
+    assert result.reason.startswith("no route is registered: register some first (add_openapi")
+    assert router.plan("send an SMS to +15551234567").reason == result.reason
+
+
 def test_plan_is_gated_and_reports_coverage(bundled: SchemaRouter) -> None:
     plan = bundled.plan("bulk modulus and band gap of Si", max_calls=2)
     assert set(plan.coverage.required) >= {"mechanical.bulk_modulus", "electronic.band_gap"}

@@ -61,7 +61,7 @@ from schemarouter.planning.projection import (
 from schemarouter.planning.refusals import exclusions, writes_passed_over
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
-from schemarouter.retrieval.candidates import matched_fields_for, matches_sources
+from schemarouter.retrieval.candidates import matched_fields_for, matches_sources, no_match_reason
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.prerequisites import (
     identifier_source,
@@ -331,7 +331,7 @@ def plan_routes(
         if abstained:
             reason = abstained
         elif not ranked:
-            reason = "no registered route matches the request"
+            reason = no_match_reason(snapshot)
         else:
             top = next(
                 (r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])), None

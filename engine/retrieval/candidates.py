@@ -37,11 +37,27 @@ __all__ = [
     "coverage",
     "matched_fields_for",
     "matches_sources",
+    "no_match_reason",
     "query_tokens",
 ]
 
 #: How many index field hits may stand in for matched fields when the alias layer found none.
 FIELD_HITS_PER_ROUTE = 3
+
+
+#: What an empty ranking over a registry with routes says.
+NO_MATCH = "no registered route matches the request"
+
+
+def no_match_reason(snapshot: RegistrySnapshot) -> str:
+    """Why a ranking came back empty: no route matches, or no route is registered at all
+    (a router built without a catalog, or whose registrations all failed)."""
+    if snapshot.routes:
+        return NO_MATCH
+    return (
+        "no route is registered: register some first (add_openapi, add_mcp_tools, "
+        "add_callable or add_catalog; SchemaRouter.from_catalog(...) for a catalog folder)"
+    )
 
 
 @dataclass

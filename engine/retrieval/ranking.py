@@ -35,6 +35,7 @@ from schemarouter.retrieval.candidates import (
     build_candidates,
     coverage,
     matched_fields_for,
+    no_match_reason,
 )
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.gate import check_candidates
@@ -244,7 +245,7 @@ class Ranker:
         signals: dict[str, float] = {}
         model, why_not = self._abstention_for(snapshot, index)
         if not ranked:
-            reason = "no registered route matches the request"
+            reason = no_match_reason(snapshot)
         else:
             top = ranked[0].scores
             signals = abstention_features(
