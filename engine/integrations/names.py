@@ -161,6 +161,14 @@ def route_for_tool(snapshot: RegistrySnapshot, name: str) -> str:
         found = tool_names(snapshot).get(name)
         if found is not None:
             return found
+    removed = _removed_as(snapshot, name)
+    if removed is not None:
+        route_id, version = removed
+        raise GateError(
+            f"the tool {str(name)[:120]!r} ({route_id}) was removed at registry version {version}",
+            where=f"registry version {snapshot.version}",
+            hint="Search again (search_tools / retrieve) for a route that is registered now",
+        )
     close = difflib.get_close_matches(str(name), list(tool_names(snapshot)), n=3)
     raise GateError(
         f"no registered tool is named {str(name)[:120]!r}",
@@ -168,6 +176,20 @@ def route_for_tool(snapshot: RegistrySnapshot, name: str) -> str:
         hint=(f"Did you mean {', '.join(close)}? " if close else "")
         + "Use a name from search_tools / result.tools()",
     )
+
+
+def _removed_as(snapshot: RegistrySnapshot, name: object) -> tuple[str, int] | None:
+    """``(route id, the version that removed it)`` where ``name`` is a removed route's id
+    or the tool name it would have had; else ``None``."""
+    if not isinstance(name, str):
+        return None
+    removed = snapshot.removed_routes()
+    if name in removed:
+        return name, removed[name]
+    for route_id, version in removed.items():
+        if _preferred(route_id) == name:
+            return route_id, version
+    return None
 
 
 # -- property keys ----------------------------------------------------------------------

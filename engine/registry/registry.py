@@ -199,6 +199,11 @@ class RegistrySnapshot:
         removal), where it was registered before and is not now; else ``None``."""
         return self._gone.get(route_id)
 
+    def removed_routes(self) -> Mapping[str, int]:
+        """Every route removed and not registered again: route id -> the version that
+        removed it (:meth:`removed_at` for all of them)."""
+        return self._gone
+
     def route_ids(self) -> tuple[str, ...]:
         return tuple(sorted(self.routes))
 

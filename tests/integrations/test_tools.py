@@ -340,6 +340,26 @@ def test_a_call_that_is_not_ok_tells_the_model_its_issues(
     assert fine.status == "ok" and "issues" not in call_payload(fine)
 
 
+def test_a_tool_whose_route_was_removed_is_refused_as_removed(
+    router: SchemaRouter, weather: LoopbackServer
+) -> None:
+    """A route id of a removed route was refused as removed, but its tool name (what a model
+    holds from an earlier search) only as "no registered tool is named ...", the answer to
+    a typo: the model learned nothing about searching again."""
+    name = tool_name(FORECAST, snapshot=router.snapshot())
+    router.remove_provider("weather")
+    version = router.snapshot().version
+    for asked in (name, FORECAST):
+        with pytest.raises(GateError) as removed:
+            call_tool(router, asked, {"city": "Paris"})
+        assert removed.value.what == (
+            f"the tool {asked!r} ({FORECAST}) was removed at registry version {version}"
+        )
+        assert "Search again" in (removed.value.hint or "")
+    with pytest.raises(GateError, match="no registered tool is named 'weather__rest__nowhere'"):
+        call_tool(router, "weather__rest__nowhere", {})
+
+
 # -- OpenAI: client-executed tool search with tool_search_output, through the real SDK -------
 
 
