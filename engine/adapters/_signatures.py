@@ -135,6 +135,15 @@ def _base(fn: Callable[..., Any]) -> Any:
     return fn
 
 
+def _bound_keywords(fn: Callable[..., Any]) -> frozenset[str]:
+    """The names a ``functools.partial`` (of a partial ...) binds by keyword."""
+    names: set[str] = set()
+    while isinstance(fn, functools.partial):
+        names.update(fn.keywords)
+        fn = fn.func
+    return frozenset(names)
+
+
 def _refuse_class(fn: Callable[..., Any], *, where: str) -> None:
     """Refuse a class whose instances are the callables (``Lab`` for ``Lab()``): registered,
     it would take its constructor's parameters and each call would return a new object."""
@@ -209,6 +218,12 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
             f"cannot read the signature: {exc}", where=where, hint="Pass a plain typed function"
         ) from None
     _refuse_unbound(fn, signature, hints, where=where)
+    if bound := _bound_keywords(fn):
+        # a partial's keyword arguments are fixed by the developer (a tenant id, a client):
+        # inspect.signature offers them as overridable defaults, so a call could replace them
+        signature = signature.replace(
+            parameters=[p for p in signature.parameters.values() if p.name not in bound]
+        )
     doc = fn.__doc__ if target is fn else target.__doc__
     if doc is None and not isinstance(fn, functools.partial) and target is not fn:
         doc = type(fn).__doc__  # a callable object: its class's docstring

@@ -16,6 +16,7 @@ from schemarouter.errors import (
     ArgumentError,
     DocumentError,
     DuplicateRouteError,
+    ParameterValidationError,
     SchemaRouterError,
     UnitError,
 )
@@ -344,7 +345,7 @@ def test_partials_and_callable_objects_register_and_run() -> None:
     router.add_callable(Thermometer(0.5), provider="rooms")
     scaled = router.snapshot().route("units/python/scale_length").endpoint
     assert scaled.input_schema["required"] == ["meters"]
-    assert scaled.input_schema["properties"]["factor"]["default"] == 100.0
+    assert "factor" not in scaled.input_schema["properties"]  # bound by the partial
     assert scaled.description == "Scale a length given in meters."
     assert router.call("units/python/scale_length", {"meters": 2}).output == 200.0
     room = router.snapshot().route("rooms/python/thermometer").endpoint
@@ -352,6 +353,40 @@ def test_partials_and_callable_objects_register_and_run() -> None:
     assert room.parameter("room").description == "The room's name."
     assert room.operation.qualname == f"{__name__}.Thermometer"
     assert router.call("rooms/python/thermometer", {"room": "lab"}).output == 21.5
+
+
+class _Tenants:
+    """A client object a partial binds (no JSON Schema: a call can never pass one)."""
+
+    def orders(self, tenant_id: str) -> list[str]:
+        return [f"{tenant_id}-order-1"]
+
+
+def tenant_orders(client: _Tenants, tenant_id: str, status: str = "open") -> list[str]:
+    """List a tenant's orders."""
+    return client.orders(tenant_id)
+
+
+def test_a_partials_keyword_arguments_are_fixed_not_offered() -> None:
+    """``functools.partial(tenant_orders, client=..., tenant_id="acme")`` offered
+    ``tenant_id`` as an optional parameter with the default ``"acme"`` (shown to every
+    model), so a call with ``{"tenant_id": "other"}`` ran for another tenant; a client bound
+    by keyword was refused ("has no JSON Schema"). A partial's keyword arguments are now left
+    out of the route: the gate refuses a value for one, naming the parameters it has."""
+    fixed = functools.partial(tenant_orders, client=_Tenants(), tenant_id="acme")
+    router = SchemaRouter()
+    router.add_callable(fixed, provider="shop")
+    endpoint = router.snapshot().route("shop/python/tenant_orders").endpoint
+    assert sorted(endpoint.input_schema["properties"]) == ["status"]
+    assert "acme" not in str(endpoint.input_schema)
+    assert router.call("shop/python/tenant_orders", {}).output == ["acme-order-1"]
+    with pytest.raises(ParameterValidationError, match="no parameter 'tenant_id'"):
+        router.call("shop/python/tenant_orders", {"tenant_id": "other"})
+    # a partial of a partial: both keyword sets are fixed
+    nested = functools.partial(functools.partial(tenant_orders, client=_Tenants()), status="x")
+    router.add_callable(nested, provider="shop2")
+    inner = router.snapshot().route("shop2/python/tenant_orders").endpoint
+    assert sorted(inner.input_schema["properties"]) == ["tenant_id"]
 
 
 _UNSET: Any = object()
