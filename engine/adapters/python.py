@@ -217,12 +217,14 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
         i += 1
     current: str | None = None
     in_args = False
+    numpy = False  # a NumPy section: its header underlined, ``name : type`` lines
     while i < len(lines):
         line = lines[i]
         i += 1
         if _SECTION.match(line):
             in_args = True
             current = None
+            numpy = i < len(lines) and set(lines[i].strip()) == {"-"}
             continue
         if _OTHER_SECTION.match(line):
             in_args = False
@@ -230,7 +232,16 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
         if not in_args or set(line.strip()) <= {"-"}:
             continue
         match = _ARG_LINE.match(line)
-        if match and (len(line) - len(line.lstrip())) <= 4:
+        if numpy and not line.startswith((" ", "\t")):
+            # ``name : type``: the text after the colon is the type, not a description; the
+            # description is the indented lines below it
+            current = match.group(1).lstrip("*") if match else None
+            if current is not None:
+                params[current] = ""
+        elif numpy:
+            if current is not None and line.strip():
+                params[current] = (params[current] + " " + line.strip()).strip()
+        elif match and (len(line) - len(line.lstrip())) <= 4:
             current = match.group(1).lstrip("*")
             params[current] = match.group(3).strip()
         elif _NUMPY_ARG.match(line) and not line.startswith((" ", "\t")):

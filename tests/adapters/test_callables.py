@@ -580,3 +580,37 @@ def test_a_class_local_to_a_function_under_future_annotations_is_named_as_the_ca
     assert "from __future__ import annotations" in str(refused.value)
     assert "Define the class at module level" in str(refused.value.hint)
     assert len(router.snapshot()) == 0
+
+
+def rainfall_forecast(city: str, days: int = 3) -> list[float]:
+    """Daily rainfall forecast for a city.
+
+    Parameters
+    ----------
+    city : str
+        Name of the city.
+    days : int, optional
+        How many days ahead
+        (1-10).
+
+    Returns
+    -------
+    list of float
+        Millimetres per day.
+    """
+    return [0.0] * days
+
+
+def test_numpy_docstring_types_are_not_parameter_descriptions() -> None:
+    """A NumPy-style ``city : str`` line was read as Google's ``city: description``: the
+    parameter's description became ``"str Name of the city."`` (``"int, optional How many
+    days ahead (1-10)."``), the type shown to a model as prose. Under an underlined
+    ``Parameters`` header the text after the colon is the type; the description is the
+    indented lines below it."""
+    router = SchemaRouter()
+    router.add_callable(rainfall_forecast, provider="weather")
+    endpoint = router.snapshot().route("weather/python/rainfall_forecast").endpoint
+    assert endpoint.parameter("city").description == "Name of the city."
+    assert endpoint.parameter("days").description == "How many days ahead (1-10)."
+    assert endpoint.input_schema["properties"]["city"]["description"] == "Name of the city."
+    assert endpoint.description == "Daily rainfall forecast for a city."
