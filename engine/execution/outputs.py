@@ -145,18 +145,24 @@ def output_hint(route: Route, status_code: int | None, hint: str, after_write: s
 def check_output_shape(
     data: Any, where: str, *, route: Route | None = None, status_code: int | None = None
 ) -> None:
-    """Refuse a raw output nested past :data:`~schemarouter.registry.bounds.MAX_OUTPUT_DEPTH` (its
-    values could not be validated, redacted or serialized): an
-    :class:`~schemarouter.errors.OutputValidationError` at the JSON path where it does (its
-    hint saying that a write of ``route`` ran, see :func:`output_hint`)."""
-    problem = json_problem(data, max_depth=MAX_OUTPUT_DEPTH, finite=False)
+    """Refuse a raw output nested past :data:`~schemarouter.registry.bounds.MAX_OUTPUT_DEPTH`, or
+    holding a string or key with a lone surrogate (a server's ``"\\ud800"`` escape) (its
+    values could not be validated, redacted or serialized: the result's ``model_dump_json()``
+    raised): an :class:`~schemarouter.errors.OutputValidationError` at the JSON path where it
+    does (its hint saying that a write of ``route`` ran, see :func:`output_hint`)."""
+    problem = json_problem(data, max_depth=MAX_OUTPUT_DEPTH, finite=False, unicode=True)
     if problem is not None:
         path = json_path(problem.location[:32])
         hint = "The server's output is malformed; nothing of it was kept"
         if route is not None:
             hint = output_hint(route, status_code, hint, "nothing of its output was kept")
+        what = (
+            "the raw output holds a lone surrogate (a \\ud800-\\udfff escape), which is not Unicode"
+            if problem.kind == "not_unicode"
+            else f"the raw output is {problem.message}"
+        )
         error = OutputValidationError(
-            f"the raw output is {problem.message}",
+            what,
             where=f"{where} output {path}",
             hint=hint,
         )

@@ -265,6 +265,24 @@ def test_a_deeply_nested_output_is_refused_and_the_result_serializes(
     json.loads(result.model_dump_json())
 
 
+def test_a_lone_surrogate_in_an_output_is_refused_and_the_result_serializes(
+    router: SchemaRouter,
+) -> None:
+    """A server's ``"mp-\\ud800"`` (valid JSON, not Unicode): the call returned it as ``ok``
+    and the result's ``model_dump_json()`` raised an untyped ``PydanticSerializationError``
+    (a gateway could not answer it). Refused at its path (strict), or the step failed
+    (partial); either way the result serializes."""
+    with pytest.raises(OutputValidationError, match="lone surrogate") as caught:
+        _run("sync", router, _plan(router, "surrogate"))
+    assert getattr(caught.value, "json_path", None) == "$.data[0].material_id"
+    result = _run("sync", router, _plan(router, "surrogate"), partial=True)
+    step = result.steps[0]
+    assert step.status == "failed" and step.error is not None and step.error.code == "SR603"
+    json.loads(result.model_dump_json())
+    called = router.call("hostile/rest/surrogate", {}, credentials=CREDS, partial=True)
+    json.loads(called.model_dump_json())
+
+
 # -- 10: bindings are checked again before each step -----------------------------------------
 
 

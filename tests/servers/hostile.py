@@ -144,6 +144,8 @@ class HostileApp:
             for _ in range(700):
                 deep = [deep]
             return json_response({"data": [{"material_id": "mp-1", "band_gap": deep}]})
+        if path == "/api/surrogate":  # a lone ``\ud800`` escape: valid JSON, not Unicode
+            return json_response({"data": [{"material_id": "mp-\ud800", "band_gap": 0.5}]})
         return json_response({"detail": f"this server has no {path}"}, 404)
 
 
@@ -157,6 +159,7 @@ def hostile_provider(base_url: str) -> dict[str, Any]:
         "good",
         "nan",
         "deep",
+        "surrogate",
         "echo-error",
         *(p.removeprefix("/api/") for p in IDNA_REDIRECTS),
     ]
