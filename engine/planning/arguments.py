@@ -4,7 +4,10 @@ The planner fills a step's arguments with :func:`fill_arguments`: identifiers th
 analysis found (formulas, DOIs, material ids, dates) bind by kind first
 (:func:`~schemarouter.retrieval.analysis.bind_parameters`); then, per open parameter, an explicit
 ``name=value`` / ``name: value`` / ``name "value"`` (``name 42`` for numbers), the one enum
-value the query names, a value of the parameter's ``format``; last, a quoted phrase for the one
+value the query names (on the side of a conversion the words give it, for ``to`` / ``from``
+parameters), a value of the parameter's ``format``, a number written with the unit the
+parameter's name ends with (``weight_kg``: "3 kg") or with a conversion's code ("30 USD" for
+its one required number); last, a quoted phrase for the one
 required text parameter still open. The top-level properties of a JSON object body are filled
 by the same rules, each as a parameter of its own (:mod:`.body`). Every value is coerced to
 the parameter's JSON type and kept only where the parameter's schema accepts it; what stays
@@ -106,19 +109,133 @@ def _named_value(parameter: Parameter, query: str) -> Any:
     return None
 
 
-def _enum_value(parameter: Parameter, query: str) -> Any:
-    """The one enum value the query names as a whole word (case-insensitive)."""
+#: A parameter taking a conversion's target (``to``, ``to_currency``, ``target_lang``) or its
+#: source (``from``, ``source_lang``, ``base``): an enum value binds to it only where the
+#: request's words give it that side ("30 USD to EUR"), never the first one named.
+_TARGET_NAME = re.compile(r"^(?:to|into|target|dest|destination)(?:_|$)|_(?:to|target)$")
+_SOURCE_NAME = re.compile(r"^(?:from|source|src|base|origin)(?:_|$)|_(?:from|source)$")
+_TARGET_BEFORE = re.compile(r"(?:\b(?:to|into|in|as)|->|→)\s*$", re.IGNORECASE)
+_TARGET_AFTER = re.compile(r"^(?:으로|로)(?!\w)")
+_SOURCE_BEFORE = re.compile(r"\bfrom\s*$", re.IGNORECASE)
+_SOURCE_AFTER = re.compile(r"^에서")
+
+
+def _side(parameter: Parameter) -> str | None:
+    """``"target"``, ``"source"`` or ``None``: which side of a conversion ``parameter`` takes,
+    from its name (``to``, ``target_lang``; ``from``, ``base``)."""
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower()
+    if _TARGET_NAME.search(name):
+        return "target"
+    if _SOURCE_NAME.search(name):
+        return "source"
+    return None
+
+
+def _enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any:
+    """The one enum value the query names as a whole word (case-insensitive). For a
+    conversion's target or source (:func:`_side`), the one the request puts on that side:
+    after "to" / "into" / "in" / "as" (Korean: before 로) for a target; for a source of a
+    route that takes both sides (``paired``), after "from" (before 에서), or else the one
+    value named that no "to" points at ("30 USD to EUR"); none where the words do not say
+    (left open rather than swapped: "convert 30 USD to euros" bound ``to="USD"``)."""
     options = value_schema(parameter.json_schema).get("enum")
     if not isinstance(options, list):
         return None
-    found = [
-        option
-        for option in options
-        if isinstance(option, str)
-        and len(option) >= 2
-        and re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", query, re.IGNORECASE)
-    ]
-    return found[0] if len(found) == 1 else None
+    found: list[tuple[Any, re.Match[str]]] = []
+    for option in options:
+        if not isinstance(option, str) or len(option) < 2:
+            continue
+        # a Korean particle may follow the value ("EUR로")
+        pattern = rf"(?<![\w-]){re.escape(option)}(?:(?![\w-])|(?=[가-힣]))"
+        found += [(option, m) for m in re.finditer(pattern, query, re.IGNORECASE)]
+    named = list(dict.fromkeys(option for option, _ in found))
+    side = _side(parameter)
+    if side is None or (side == "source" and not paired):
+        # a lone source-named parameter (a record's ``source``) is no conversion's side
+        return named[0] if len(named) == 1 else None
+
+    def targeted(m: re.Match[str]) -> bool:
+        return bool(
+            _TARGET_BEFORE.search(query[: m.start()]) or _TARGET_AFTER.match(query[m.end() :])
+        )
+
+    targets = list(dict.fromkeys(option for option, m in found if targeted(m)))
+    if side == "target":
+        return targets[0] if len(targets) == 1 else None
+    sources = list(
+        dict.fromkeys(
+            option
+            for option, m in found
+            if _SOURCE_BEFORE.search(query[: m.start()]) or _SOURCE_AFTER.match(query[m.end() :])
+        )
+    )
+    if sources:
+        return sources[0] if len(sources) == 1 else None
+    others = [option for option in named if option not in targets]
+    return others[0] if len(others) == 1 and len(targets) <= 1 else None
+
+
+#: A unit a parameter's name may end with, and how a request writes it after a number.
+_UNIT_WORDS = {
+    "kg": "kg|kgs|kilos?|kilograms?",
+    "g": "g|grams?",
+    "lb": "lbs?|pounds?",
+    "km": "km|kilometers?|kilometres?",
+    "m": "m|meters?|metres?",
+    "cm": "cm|centimeters?|centimetres?",
+    "mm": "mm|millimeters?|millimetres?",
+    "mi": "mi|miles?",
+    "s": "s|secs?|seconds?",
+    "sec": "s|secs?|seconds?",
+    "seconds": "s|secs?|seconds?",
+    "ms": "ms|milliseconds?",
+    "minutes": "mins?|minutes?",
+    "h": "h|hrs?|hours?",
+    "hours": "h|hrs?|hours?",
+    "days": "days?",
+    "mb": "mb|megabytes?",
+    "gb": "gb|gigabytes?",
+    "pct": "%|percent|pct",
+    "percent": "%|percent|pct",
+}
+
+
+def _numeric(parameter: Parameter) -> bool:
+    kinds = value_schema(parameter.json_schema).get("type")
+    kinds = set(kinds) if isinstance(kinds, list) else {kinds}
+    return bool(kinds & {"integer", "number"})
+
+
+def _quantities(query: str, unit: str) -> list[str]:
+    """The numbers ``query`` writes with ``unit`` (a regex of its spellings) after them."""
+    pattern = rf"(?<![\w.-])({_NUMBER})\s*(?:{unit})(?:(?![\w-])|(?=[가-힣]))"
+    return [m.group(1) for m in re.finditer(pattern, query, re.IGNORECASE)]
+
+
+def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
+    """A number the request writes with the unit ``parameter``'s name ends with ("a 3 kg
+    parcel" for ``weight_kg``), or, for the one open numeric parameter of a conversion
+    (:func:`_side`), with a value of the route's source or target enum ("convert 30 USD" for
+    ``amount``); the one such number only."""
+    if not _numeric(parameter):
+        return None
+    tail = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower().rsplit("_", 1)
+    found: list[str] = []
+    if len(tail) == 2 and tail[1] in _UNIT_WORDS:
+        found = _quantities(query, _UNIT_WORDS[tail[1]])
+    elif parameter.required:
+        sides = [p for p in route.endpoint.parameters if _side(p) is not None]
+        codes = {
+            str(option)
+            for p in sides
+            for option in value_schema(p.json_schema).get("enum") or ()
+            if isinstance(option, str) and len(option) >= 2
+        }
+        numeric = [p for p in route.endpoint.parameters if p.required and _numeric(p)]
+        if codes and numeric == [parameter]:
+            found = _quantities(query, "|".join(re.escape(c) for c in sorted(codes)))
+    distinct = list(dict.fromkeys(found))
+    return _coerced(parameter, distinct[0]) if len(distinct) == 1 else None
 
 
 def _format_value(parameter: Parameter, query: str, values: Sequence[BoundValue]) -> Any:
@@ -163,11 +280,14 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     ]
     if body is not None and body.parameter.name not in arguments:
         open_ += [(p, True) for p in body.properties if p.name not in filled]
+    # a route taking both sides of a conversion (``from_currency`` and ``to_currency``)
+    paired = {"source", "target"} <= {_side(p) for p, _ in open_}
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query),
-            _enum_value(parameter, query),
+            _enum_value(parameter, query, paired=paired),
             _format_value(parameter, query, values),
+            _quantity_value(parameter, query, route),
         ):
             if found is not None:
                 (filled if inside else arguments)[parameter.name] = found

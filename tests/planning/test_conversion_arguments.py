@@ -1,0 +1,114 @@
+"""A conversion's sides and a number's unit, as ``plan`` fills them from the request (trial Y).
+
+``plan("convert 30 USD to euros")`` on ``convert_price(amount, to: Currency)`` bound
+``to="USD"``, the first currency named, the one the money is converted from, and left
+``amount`` open while its warnings called 30 "a convert id". Enum values now bind to a
+conversion's target or source only on the side the words give them, and a number binds
+where it carries a unit the parameter's name ends with, or a conversion's code.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.errors import ParameterValidationError
+from schemarouter.index import HashingEncoder
+
+
+class Currency(StrEnum):
+    USD = "USD"
+    EUR = "EUR"
+    GBP = "GBP"
+
+
+RATES = {"USD": 1.0, "EUR": 0.9, "GBP": 0.8}
+
+
+def convert_price(amount: float, to: Currency) -> float:
+    """Convert a price in US dollars to another currency."""
+    return round(amount * RATES[to.value], 2)
+
+
+def exchange(amount: float, from_currency: Currency, to_currency: Currency) -> float:
+    """Exchange money from one currency to another."""
+    return round(amount / RATES[from_currency.value] * RATES[to_currency.value], 2)
+
+
+def shipping_quote(weight_kg: float, country: str = "DE") -> float:
+    """Quote the price of shipping a parcel abroad."""
+    return 4.0 + 2.0 * weight_kg
+
+
+@pytest.fixture(scope="module")
+def router() -> SchemaRouter:
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    router.add_callable([convert_price, exchange], provider="money")
+    router.add_callable(shipping_quote, provider="post")
+    return router
+
+
+def _arguments(router: SchemaRouter, request: str, route: str) -> dict[str, Any]:
+    plan = router.plan(PlanRequest(query=request, providers=(route.split("/")[0],)))
+    (step,) = [s for s in plan.steps if s.route_id == route]
+    return dict(step.arguments)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("convert 30 USD to EUR", {"amount": 30, "to": "EUR"}),
+        ("convert 12.5 USD into GBP", {"amount": 12.5, "to": "GBP"}),
+        ("what is 30 USD in EUR", {"amount": 30, "to": "EUR"}),
+        # "euros" is no enum value: the target stays open rather than take USD
+        ("convert 30 USD to euros", {"amount": 30}),
+    ],
+)
+def test_a_target_binds_only_to_what_the_request_converts_to(
+    router: SchemaRouter, request_text: str, expected: dict[str, Any]
+) -> None:
+    assert _arguments(router, request_text, "money/python/convert_price") == expected
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("exchange 30 USD to EUR", {"amount": 30, "from_currency": "USD", "to_currency": "EUR"}),
+        ("exchange 30 from GBP into EUR", {"from_currency": "GBP", "to_currency": "EUR"}),
+        ("30 USD를 EUR로 환전", {"amount": 30, "from_currency": "USD", "to_currency": "EUR"}),
+        ("exchange 30 EUR from USD", {"amount": 30, "from_currency": "USD"}),
+        # two codes, no word for either side: both sides stay open
+        ("exchange 30 USD EUR", {"amount": 30}),
+    ],
+)
+def test_both_sides_bind_where_the_words_say_which(
+    router: SchemaRouter, request_text: str, expected: dict[str, Any]
+) -> None:
+    assert _arguments(router, request_text, "money/python/exchange") == expected
+
+
+def test_a_number_binds_where_its_unit_is_the_parameters(router: SchemaRouter) -> None:
+    route = "post/python/shipping_quote"
+    assert _arguments(router, "how much to ship a 3 kg parcel", route) == {"weight_kg": 3}
+    assert _arguments(router, "ship 2.5kg to Germany", route) == {"weight_kg": 2.5}
+    # two weights: which one is not the planner's to guess
+    assert _arguments(router, "ship 3 kg and 4 kg", route) == {}
+    assert _arguments(router, "ship parcel 3 to Germany", route) == {}
+
+
+def test_the_plan_runs_the_conversion_asked_for_and_an_open_side_is_refused(
+    router: SchemaRouter,
+) -> None:
+    done = router.execute(
+        router.plan(PlanRequest(query="convert 30 USD to EUR", providers=("money",)))
+    )
+    assert done.steps[0].output == 27.0
+    with pytest.raises(ParameterValidationError, match="'to' is a required property"):
+        router.execute(
+            router.plan(PlanRequest(query="convert 30 USD to euros", providers=("money",)))
+        )
