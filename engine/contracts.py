@@ -32,6 +32,7 @@ from schemarouter.placement import (
     ParameterStyle,
     base_url_problem,
     credential_name_key,
+    operation_path_problem,
     shown_url,
 )
 
@@ -305,8 +306,9 @@ class Operation(Contract):
             raise ValueError("an HTTP operation needs both method and path")
         if self.method is None and self.tool is None and self.qualname is None:
             raise ValueError("an operation needs method + path, tool, or qualname")
-        if self.path is not None and not self.path.startswith("/"):
-            raise ValueError(f"path {self.path!r} must start with '/'")
+        problem = None if self.path is None else operation_path_problem(self.path)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
 

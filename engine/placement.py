@@ -27,6 +27,7 @@ __all__ = [
     "credential_name_key",
     "default_explode",
     "default_style",
+    "operation_path_problem",
     "shown_url",
 ]
 
@@ -117,6 +118,28 @@ def shown_url(url: str) -> str:
     an HTTP server's credential travels when it has nowhere else to go."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
+
+
+def operation_path_problem(path: str) -> str | None:
+    """Why ``path`` cannot be an HTTP operation's path, or ``None``: it starts with ``/`` and
+    has no ``.`` or ``..`` segment, written plainly or percent-encoded (``/../admin``,
+    ``/%2e%2e/admin``): joined after the base URL it would climb out of it, and every call
+    would be refused. (A ``#name`` after the path is allowed: documents such as AWS's tell
+    operations on one path apart with it, and it never leaves the client.)"""
+    if not path.startswith("/"):
+        return f"path {path!r} must start with '/'"
+    for segment in path.split("#", 1)[0].split("?", 1)[0].split("/"):
+        if unquote(segment) == "..":
+            return (
+                f"path {path[:200]!r} has a {segment!r} segment, which would climb out of the "
+                "base URL"
+            )
+        if unquote(segment) == ".":
+            return (
+                f"path {path[:200]!r} has a {segment!r} segment, which URLs drop: the call "
+                "would go to another path than the one declared"
+            )
+    return None
 
 
 def base_url_problem(value: str) -> str | None:

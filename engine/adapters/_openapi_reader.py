@@ -23,6 +23,7 @@ from schemarouter.adapters._schema import (
 )
 from schemarouter.contracts import base_url_problem
 from schemarouter.errors import DocumentError, RegistrationError
+from schemarouter.placement import operation_path_problem
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text
 
@@ -326,6 +327,14 @@ class OpenAPIReader:
                     f"path {path!r} does not start with '/'",
                     where=self.where(f"paths.{path}"),
                     hint="Write paths relative to the base URL, starting with '/'",
+                )
+            climbs = operation_path_problem(path)
+            if climbs is not None:
+                raise DocumentError(
+                    climbs,
+                    where=self.where(f"paths.{path[:200]}"),
+                    hint="Write the path as the server's own, below the base URL; for another "
+                    "base, register the operation with its own servers entry",
                 )
             item, item_location = self.deref(raw_item, f"paths.{path}")
             item = self.mapping(item, item_location)

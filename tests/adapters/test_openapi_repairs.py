@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +209,33 @@ def test_a_base_url_an_operation_path_cannot_follow_is_refused(base_url: str, pr
     assert [w.split(": ", 1)[0] for w in change.warnings] == ["servers[0].url"]
     assert all("s3cret" not in w for w in change.warnings)
     assert not router.is_bound("things/rest/get_thing")
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("/../admin/{id}", "a '..' segment, which would climb out of the base URL"),
+        ("/things/%2e%2E/{id}", "a '%2e%2E' segment, which would climb out of the base URL"),
+        ("/things/./{id}", "a '.' segment, which URLs drop"),
+    ],
+)
+def test_a_path_with_a_dot_segment_is_refused_at_registration(path: str, problem: str) -> None:
+    """Trial X: '/../admin' registered cleanly, and every call was then refused with "would
+    leave its registered base URL ... This is a bug: report it", blaming the library for the
+    document. The document is refused where it says so, nothing registered, in either mode;
+    an AWS-style '/#Operation' key still registers."""
+    doc = _doc()
+    doc["paths"] = {path: doc["paths"]["/things/{id}"]}
+    for strict in (True, False):
+        router = SchemaRouter(encoder=HashingEncoder(), abstention=None, reranker=None)
+        with pytest.raises(DocumentError, match=re.escape(problem)) as raised:
+            router.add_openapi(copy.deepcopy(doc), provider="things", strict=strict)
+        assert raised.value.where.endswith(f"paths.{path}")
+        assert router.snapshot().routes == {}
+    aws = _doc()
+    aws["paths"] = {"/things/{id}#GetThing": aws["paths"]["/things/{id}"]}
+    router = SchemaRouter(encoder=HashingEncoder(), abstention=None, reranker=None)
+    assert router.add_openapi(aws, provider="things").added
 
 
 def test_a_server_url_that_cannot_be_used_is_said_at_registration_and_at_the_call() -> None:
