@@ -29,6 +29,7 @@ __all__ = [
     "Signature",
     "call_shape",
     "call_shape_of",
+    "closed_objects",
     "dropped_parameters",
     "json_default",
     "json_schema",
@@ -246,7 +247,29 @@ def typed_parameters(
                 hint="Annotate every parameter so its JSON Schema is known",
             )
         adapter, schema = type_adapter(annotation, where=f"{read.where}, parameter {pname!r}")
-        yield param, annotation, adapter, schema
+        yield param, annotation, adapter, closed_objects(schema)
+
+
+def closed_objects(schema: Any) -> Any:
+    """``schema`` with every object that lists its properties and says nothing of others
+    (a pydantic model, dataclass or TypedDict with pydantic's default ``extra="ignore"``)
+    closed to them: ``additionalProperties: false``. pydantic would drop such a key without
+    a word; the gate refuses it instead, as it refuses an unknown argument, so a model's
+    ``{"sku": ..., "gift": true}`` on a write is not run without the gift it asked for. A
+    model that allows extras (``additionalProperties: true``) or forbids them keeps its word;
+    a ``dict[str, X]`` declares its values and is left as it is."""
+    if isinstance(schema, list):
+        return [closed_objects(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: closed_objects(value) for key, value in schema.items()}
+    if (
+        out.get("type") == "object"
+        and isinstance(out.get("properties"), dict)
+        and not {"additionalProperties", "patternProperties"} & set(out)
+    ):
+        out["additionalProperties"] = False
+    return out
 
 
 def call_shape_of(read: Signature, adapters: Mapping[str, TypeAdapter[Any]]) -> CallShape:

@@ -10,7 +10,7 @@ import enum
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from schemarouter import ExecutionPolicy, SchemaRouter, capability
 from schemarouter.errors import (
@@ -158,6 +158,50 @@ def test_an_argument_its_type_refuses_is_a_parameter_validation_error() -> None:
     assert ran == []
     assert router.call("lab/python/record", {"p": {"x": 1, "y": 2, "seen": "2024-12-02"}}).output
     assert ran == [Point(x=1, y=2, seen=datetime.date(2024, 12, 2))]
+
+
+class OrderLine(BaseModel):
+    sku: str
+    quantity: int
+
+
+class OpenNote(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    text: str
+
+
+def test_a_key_a_nested_model_does_not_declare_is_refused_not_dropped() -> None:
+    """Trial Y §4: ``lines=[{"sku": "A", "quantity": 1, "gift": true}]`` on a write ran
+    without the gift: pydantic's default ``extra="ignore"`` dropped the key the top level
+    would have refused. A model that says nothing of other keys is closed to them in the
+    route's schema, so the gate refuses the key at its path and the function does not run;
+    a model that allows extras, and a ``dict[str, X]``, still take them."""
+    placed: list[Any] = []
+
+    @capability(effect="write")
+    def place_order(
+        lines: list[OrderLine], note: OpenNote | None = None, tags: dict[str, str] | None = None
+    ) -> int:
+        """Place an order for some products."""
+        placed.append((lines, note, tags))
+        return len(placed)
+
+    router = SchemaRouter()
+    router.add_callable(place_order, provider="shop")
+    route = "shop/python/place_order"
+    run = {"allow_effects": {"write"}, "approve": lambda *_: True}
+    with pytest.raises(ParameterValidationError, match="'gift' was unexpected") as refused:
+        router.call(route, {"lines": [{"sku": "A", "quantity": 1, "gift": True}]}, **run)
+    assert refused.value.json_path == "$.lines[0]"  # type: ignore[attr-defined]
+    assert placed == []
+    arguments = {
+        "lines": [{"sku": "A", "quantity": 1}],
+        "note": {"text": "leave at the door", "floor": 3},
+        "tags": {"channel": "agent"},
+    }
+    assert router.call(route, arguments, **run).output == 1
+    assert placed[0][1].model_extra == {"floor": 3} and placed[0][2] == {"channel": "agent"}
 
 
 @dataclasses.dataclass

@@ -54,7 +54,7 @@ def test_a_tools_list_changed_notification_registers_what_changed(tmp_path: Path
             time.sleep(0.05)
         with pytest.raises(PolicyError, match=r"allow\.destructive"):
             gateway.call("lab__mcp__purge_samples")
-        with pytest.raises(GateError, match="legacy_report.*was removed at registry version"):
+        with pytest.raises(GateError, match=r"legacy_report.*was removed at registry version"):
             gateway.call("lab__mcp__legacy_report", {"month": "2025-03"})
         assert gateway.call("lab__mcp__calibrate_sensor", {"sensor": "t1"}).output == {
             "result": "calibrated t1"
@@ -82,7 +82,7 @@ def test_an_http_upstream_redeployed_between_calls_is_listed_again(tmp_path: Pat
                 gateway.call("lab__mcp__purge_samples")
             with pytest.raises(PolicyError, match=r"allow\.destructive"):
                 gateway.call("lab__mcp__purge_samples")
-            with pytest.raises(GateError, match="legacy_report.*was removed at registry version"):
+            with pytest.raises(GateError, match=r"legacy_report.*was removed at registry version"):
                 gateway.call("lab__mcp__legacy_report", {"month": "2025-03"})
             assert gateway.call("lab__mcp__server_pid").output != first
             assert gateway.router.is_healthy("lab/mcp/purge_samples")
@@ -115,7 +115,7 @@ def test_relist_s_trusts_a_listing_that_long_then_a_removed_tool_is_refused(
             # past its window: listed again first, so the removed tool is refused, unsent
             with pytest.raises(InvocationError, match="no longer lists tool 'legacy_report'"):
                 window.call("lab__mcp__legacy_report", {"month": "2025-03"})
-            with pytest.raises(GateError, match="legacy_report.*was removed at registry version"):
+            with pytest.raises(GateError, match=r"legacy_report.*was removed at registry version"):
                 window.call("lab__mcp__legacy_report", {"month": "2025-03"})
             assert window.call("lab__mcp__calibrate_sensor", {"sensor": "t1"}).ok
     finally:
