@@ -179,6 +179,18 @@ def document_issues(route: Route, data: Any) -> list[tuple[Location, FieldIssue]
     errors = sorted(
         schema_validator(schema).iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]
     )
+    if data is None and errors:
+        # an empty body (or JSON null): jsonschema's "None is not of type 'object'" names a
+        # Python value the server never sent
+        declared = schema.get("type")
+        wanted = f"type {declared!r}" if isinstance(declared, str) else "an output"
+        issue = FieldIssue(
+            kind="invalid",
+            path=json_path(()),
+            message=f"output schema: the output is empty (an empty body, or null) where "
+            f"{wanted} is declared",
+        )
+        return [((), issue)]
     for error in errors[:100]:
         base: Location = tuple(error.absolute_path)
         locations = [base]

@@ -287,6 +287,17 @@ def test_a_lone_surrogate_in_an_output_is_refused_and_the_result_serializes(
     json.loads(called.model_dump_json())
 
 
+def test_an_empty_body_is_said_to_be_empty(router: SchemaRouter) -> None:
+    """Trial X: a 200 with no body against a declared object was reported as "None is not of
+    type 'object'", a Python value the server never sent."""
+    result = router.call("hostile/rest/empty", {}, credentials=CREDS, partial=True)
+    assert [i.message for i in result.issues] == [
+        "output schema: the output is empty (an empty body, or null) where type 'object' is "
+        "declared"
+    ]
+    assert [i.path for i in result.issues] == ["$"]
+
+
 # -- 10: bindings are checked again before each step -----------------------------------------
 
 

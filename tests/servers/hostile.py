@@ -144,6 +144,8 @@ class HostileApp:
             for _ in range(700):
                 deep = [deep]
             return json_response({"data": [{"material_id": "mp-1", "band_gap": deep}]})
+        if path == "/api/empty":  # a 200 with no body at all
+            return Response(200, b"", {"Content-Type": "application/json"})
         if path == "/api/surrogate":  # a lone ``\ud800`` escape: valid JSON, not Unicode
             return json_response({"data": [{"material_id": "mp-\ud800", "band_gap": 0.5}]})
         return json_response({"detail": f"this server has no {path}"}, 404)
@@ -166,6 +168,7 @@ def hostile_provider(base_url: str) -> dict[str, Any]:
     endpoints = [endpoint(name.replace("-", "_"), f"/{name}", fields=FIELDS) for name in reads]
     endpoints += [
         endpoint("echo", "/echo", fields=[*FIELDS, EXTRA], output_schema=STRICT_OUTPUT),
+        endpoint("empty", "/empty", fields=FIELDS, output_schema=STRICT_OUTPUT),
         endpoint(
             "store_307",
             "/store-307",
