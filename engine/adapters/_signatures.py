@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from schemarouter.contracts import schema_validator
 from schemarouter.errors import DocumentError
@@ -63,12 +65,43 @@ def name_of(fn: Callable[..., Any]) -> str:
     return str(getattr(_named(fn), "__name__", None) or "callable")
 
 
+#: Where :class:`_NamedEnums` leaves an Enum's names for :func:`_enum_names` (pydantic sets
+#: an Enum's description from its docstring after ``enum_schema`` returns).
+_NAMES_KEY = "x-schemarouter-enum-names"
+
+
+class _NamedEnums(GenerateJsonSchema):
+    """pydantic's JSON Schema, with the names of an Enum whose values are not text: ``{"enum":
+    [1, 2, 3]}`` alone does not tell a model that "red" is 3."""
+
+    def enum_schema(self, schema: core_schema.EnumSchema) -> JsonSchemaValue:
+        out = super().enum_schema(schema)
+        members = schema["members"]
+        if any(not isinstance(member.value, str) for member in members):
+            out[_NAMES_KEY] = ", ".join(f"{member.value!r} = {member.name}" for member in members)
+        return out
+
+
+def _enum_names(schema: Any) -> Any:
+    """``schema`` with each Enum's names (:class:`_NamedEnums`) added to its description."""
+    if isinstance(schema, list):
+        return [_enum_names(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _enum_names(value) for key, value in schema.items() if key != _NAMES_KEY}
+    if _NAMES_KEY in schema:
+        said = out.get("description")
+        names = f"values: {schema[_NAMES_KEY]}"
+        out["description"] = f"{said} ({names})" if said else names
+    return out
+
+
 def type_adapter(annotation: Any, *, where: str) -> tuple[TypeAdapter[Any], dict[str, Any]]:
     """The ``TypeAdapter`` of a type hint and its JSON Schema (a type without one is refused
     here, not at the first call)."""
     try:
         adapter: TypeAdapter[Any] = TypeAdapter(annotation)
-        schema = dict(adapter.json_schema())
+        schema = _enum_names(dict(adapter.json_schema(schema_generator=_NamedEnums)))
     except Exception as exc:
         raise DocumentError(
             f"type hint {annotation!r} has no JSON Schema: {exc}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 from typing import Any, Literal
@@ -106,6 +107,36 @@ def test_schemas_and_descriptions_from_hints_and_docstring() -> None:
     assert fields["material_id"].identifier
     assert route.field_source_type(fields["vickers"]).value == "experimental"
     assert router.is_bound(route.route_id)
+
+
+class AlertLevel(enum.Enum):
+    """How severe an alert is."""
+
+    GREEN = 1
+    AMBER = 2
+    RED = 3
+
+
+def test_an_enum_of_numbers_keeps_its_names_in_the_schema() -> None:
+    """Trial Y §7: ``AlertLevel`` (GREEN = 1 ... RED = 3) became ``{"enum": [1, 2, 3]}``, and
+    nothing told a model that "red" is 3. Its description now names each value; an Enum of
+    text values is left as it was."""
+
+    def alerts(min_level: AlertLevel, levels: list[AlertLevel] | None = None) -> int:
+        """Count the weather alerts at or above a level."""
+        return min_level.value
+
+    router = SchemaRouter()
+    router.add_callable(alerts, provider="weather")
+    route = router.snapshot().route("weather/python/alerts")
+    schema = route.endpoint.input_schema
+    level = schema["properties"]["min_level"]
+    level = schema.get("$defs", {}).get("AlertLevel", level) if "$ref" in level else level
+    assert level["enum"] == [1, 2, 3]
+    assert level["description"] == (
+        "How severe an alert is. (values: 1 = GREEN, 2 = AMBER, 3 = RED)"
+    )
+    assert router.call("weather/python/alerts", {"min_level": 3}).output == 3
 
 
 def test_plain_return_types_and_effects() -> None:
