@@ -16,6 +16,7 @@ ever kept.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -82,7 +83,14 @@ def check_arguments(
         path = json_path([str(name)])
         if not isinstance(name, str) or name not in params:
             hint = f"Registered parameters: {', '.join(sorted(params)) or 'none'}"
-            problems.append((path, f"{route.route_id} has no parameter {str(name)[:80]!r}", hint))
+            what = f"{route.route_id} has no parameter {str(name)[:80]!r}"
+            # a misspelled name ("citty"), among the parameters not given under their own
+            close = difflib.get_close_matches(
+                str(name), [p for p in params if p not in arguments], n=1, cutoff=0.75
+            )
+            if close:
+                what += f" (did you mean {close[0]!r}?)"
+            problems.append((path, what, hint))
             continue
         problem = _argument_problem(value)
         if problem is not None:

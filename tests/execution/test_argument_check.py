@@ -79,6 +79,23 @@ def test_every_problem_of_the_arguments_is_named_at_once() -> None:
         router.call(ROUTE, {"assignee": "ana", "status": "closed"})
 
 
+def test_a_misspelled_parameter_name_says_which_one_was_meant() -> None:
+    """``{"asignee": "ana"}`` was refused as "has no parameter 'asignee'" beside "'assignee'
+    is a required property", and the caller had to see that the two were one mistake."""
+    with LoopbackServer(lambda request: json_response([])) as api:
+        router = _router(api.base_url)
+        with pytest.raises(ParameterValidationError) as refused:
+            router.call(ROUTE, {"asignee": "ana"})
+        assert "has no parameter 'asignee' (did you mean 'assignee'?)" in str(refused.value)
+        # only among the parameters not given: a name given right is never suggested again
+        with pytest.raises(ParameterValidationError) as refused:
+            router.call(ROUTE, {"assignee": "ana", "asignee": "bo"})
+        assert "did you mean" not in str(refused.value)
+        with pytest.raises(ParameterValidationError) as refused:
+            router.call(ROUTE, {"assignee": "ana", "colour": "red"})
+        assert "did you mean" not in str(refused.value)
+
+
 def test_a_null_for_an_optional_parameter_is_read_as_left_out() -> None:
     seen: list[Request] = []
 
