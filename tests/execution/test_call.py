@@ -90,6 +90,41 @@ def test_call_types_the_fields_a_route_declares() -> None:
     )
 
 
+def test_a_callables_nan_and_infinity_are_invalid_not_a_null_reading() -> None:
+    """A sensor function's ``NaN`` / ``inf`` readings (a fault) were serialized to ``null``
+    before validation: ``[1000.0, nan, None, inf]`` came back ``ok`` as ``[1.0, None, None,
+    None]`` kW, a fault indistinguishable from "no reading". They fail validation, as a
+    server's ``NaN`` does (docs/faults.md, #15)."""
+    spec = {"source_unit": "W", "canonical_unit": "kW", "dimension": "power", "scale": 0.001}
+
+    @capability(fields={"result": {"unit": "W", "dimension": "power", "normalization": spec}})
+    def power_readings(site_id: str) -> list[float | None]:
+        """Power readings of a plant site."""
+        return [1000.0, float("nan"), None, float("inf")]
+
+    @capability(fields={"result": {"unit": "W", "dimension": "power", "normalization": spec}})
+    def latest_power(site_id: str) -> float | None:
+        """Latest power reading of a plant site."""
+        return float("nan")
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable(power_readings, provider="plant")
+    router.add_callable(latest_power, provider="plant")
+    with pytest.raises(OutputValidationError, match="not a JSON number"):
+        router.call("plant/python/power_readings", {"site_id": "P-1"})
+    readings = router.call("plant/python/power_readings", {"site_id": "P-1"}, partial=True)
+    field = readings.fields["result"]
+    assert field.status == "invalid" and field.value is None
+    assert [i.kind for i in field.issues] == ["invalid"]
+    assert field.issues[0].message.endswith("is not a JSON number")
+    assert field.issues[0].path in ("$[1]", "$[3]") and field.raw_value[0] == 1000.0
+    latest = router.call("plant/python/latest_power", {"site_id": "P-1"}, partial=True)
+    assert latest.fields["result"].status == "invalid"
+    assert latest.fields["result"].issues[0].path == "$"
+    json.loads(readings.model_dump_json())
+    json.loads(latest.model_dump_json())
+
+
 def test_acall_gives_the_same_result(router: SchemaRouter) -> None:
     sync = router.call(STATION, {"station_id": "LFPG"})
     async_ = asyncio.run(router.acall(STATION, {"station_id": "LFPG"}))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic_core
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from schemarouter.errors import ParameterValidationError
 from schemarouter.execution.invokers.payload import Payload, clip, invocation_error
@@ -52,7 +52,10 @@ __all__ = [
     "to_payload",
 ]
 
-_ANY: TypeAdapter[Any] = TypeAdapter(Any)
+#: Return values as JSON data. ``NaN`` and infinities stay floats (pydantic's default writes
+#: ``null``, so a sensor's fault read as "no reading", ``ok``): the output checks refuse them
+#: at their path, as they refuse a server's ``NaN``.
+_ANY: TypeAdapter[Any] = TypeAdapter(Any, config=ConfigDict(ser_json_inf_nan="constants"))
 
 #: Exceptions a function raises to refuse the values it was given (its subclasses too): they
 #: say nothing about the route's health, as an HTTP 4xx does not, so no number of them puts
