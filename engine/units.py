@@ -71,6 +71,18 @@ UNIT_ALIASES: dict[str, str] = {
     "K": "kelvin",
     "°C": "degC",
     "degC": "degC",
+    # temperatures as datasheets spell them: pint alone reads "degrees C" as degree (an
+    # angle) * coulomb and "deg F" as degree * farad (matched after whitespace removal)
+    "degreeC": "degC",
+    "degreesC": "degC",
+    "℃": "degC",
+    "Celsius": "degC",
+    "°F": "degF",
+    "degF": "degF",
+    "degreeF": "degF",
+    "degreesF": "degF",
+    "℉": "degF",
+    "Fahrenheit": "degF",
     "kJ/mol": "kJ/mol",
     "kcal/mol": "kcal/mol",
     "J/mol": "J/mol",
@@ -109,6 +121,7 @@ UNIT_ALIASES: dict[str, str] = {
     "% RH": "percent",
     "%rh": "percent",
     "percent": "percent",
+    "pct": "percent",  # pint alone: picocarat, a mass
     "ppm": "ppm",
     "mg/L": "mg/L",
     "mg/kg": "mg/kg",

@@ -50,6 +50,42 @@ def test_relative_humidity_is_a_percent(unit: str) -> None:
     check_field_units(humidity, where="telemetry.yaml")  # refused before: [mass] * [length] ...
 
 
+@pytest.mark.parametrize(
+    ("unit", "reads_as"),
+    [
+        ("degrees C", "degC"),
+        ("degree C", "degC"),
+        ("deg C", "degC"),
+        ("Celsius", "degC"),
+        ("℃", "degC"),
+        ("degrees F", "degF"),
+        ("degree F", "degF"),
+        ("deg F", "degF"),
+        ("°F", "degF"),
+        ("Fahrenheit", "degF"),
+        ("℉", "degF"),
+        ("pct", "percent"),
+    ],
+)
+def test_temperatures_and_percent_as_datasheets_spell_them(unit: str, reads_as: str) -> None:
+    """pint alone reads ``degrees C`` as degree * coulomb, ``deg F`` as degree * farad and
+    ``pct`` as picocarat: an OpenAPI ``x-unit`` with no dimension registered as a charge, and
+    a declared ``temperature`` was refused as "[current] * [time]" (an energy trial)."""
+    assert parse_unit(unit) == parse_unit(reads_as)
+    dimension = "dimensionless" if reads_as == "percent" else "temperature"
+    check_field_units(OutputField(name="t", unit=unit, dimension=dimension), where="plant.yaml")
+    if reads_as == "degF":
+        spec = UnitNormalizationSpec(
+            source_unit=unit,
+            canonical_unit="degC",
+            dimension="temperature",
+            scale=5 / 9,
+            offset=-160 / 9,
+        )
+        check_spec(spec)
+        assert normalize(212.0, spec) == pytest.approx(100.0)
+
+
 def test_unknown_units_are_refused() -> None:
     for bad in ("furlongz", "μQ", "Å^x", ""):
         with pytest.raises(UnitError):
