@@ -269,13 +269,16 @@ def _expected_dimensionality(dimension: str) -> Any:
 
 
 def _check_dimension(unit: str, dimension: str) -> None:
-    actual = parse_unit(unit).dimensionality
+    parsed = parse_unit(unit)
+    actual = parsed.dimensionality
     expected = _expected_dimensionality(dimension)
     if actual != expected:
+        # how pint read it: 'C' on a datasheet is Celsius, to pint a coulomb
         raise UnitError(
-            f"unit {unit!r} has dimension {actual or 'dimensionless'}, not the declared "
-            f"{dimension!r} ({expected or 'dimensionless'})",
-            hint="Fix the declared dimension or the unit",
+            f"unit {unit!r} has dimension {actual or 'dimensionless'} (read as {parsed}), "
+            f"not the declared {dimension!r} ({expected or 'dimensionless'})",
+            hint="Fix the declared dimension or the unit (spell it as pint reads it, e.g. "
+            "'degC' rather than 'C')",
         )
 
 

@@ -167,6 +167,16 @@ def test_dimension_mismatch_and_unknown_dimension() -> None:
         )
 
 
+def test_a_dimension_mismatch_says_how_the_unit_was_read() -> None:
+    """'C' on a datasheet means Celsius; pint reads it as coulomb. The refusal said only
+    "has dimension [current] * [time]", which does not say the unit was misread."""
+    with pytest.raises(
+        UnitError, match=r"'C' has dimension \[current\] \* \[time\] \(read as coulomb\)"
+    ) as caught:
+        check_field_units(OutputField(name="t", unit="C", dimension="temperature"), where="x")
+    assert "not the declared 'temperature'" in str(caught.value)
+
+
 def test_currencies_never_convert() -> None:
     with pytest.raises(UnitError):
         check_spec(
