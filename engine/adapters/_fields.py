@@ -207,6 +207,23 @@ def flatten_fields(schema: Any, *, limits: FieldLimits | None = None) -> list[Fi
     return rows
 
 
+def _declared(schema: Any, key: str, depth: int = 0) -> str | None:
+    """A leaf's ``x-unit`` / ``x-dimension`` (``key``): its own, else the one its ``allOf`` /
+    ``anyOf`` / ``oneOf`` members agree on (``allOf: [{$ref: Power}]`` beside a description,
+    ``anyOf: [{$ref: Power}, {type: null}]``), else its ``items``' for an array of readings
+    (``items: {type: number, x-unit: kW}``); ``None`` where none is declared or members differ."""
+    if not isinstance(schema, Mapping) or depth > 8:
+        return None
+    own = schema.get(key)
+    if isinstance(own, str) and own.strip():
+        return own.strip()
+    members = [m for k in ("allOf", "anyOf", "oneOf") for m in schema.get(k) or ()]
+    found = {v for v in (_declared(m, key, depth + 1) for m in members) if v is not None}
+    if found:
+        return found.pop() if len(found) == 1 else None
+    return _declared(schema.get("items"), key, depth + 1)
+
+
 def output_fields(
     schema: Any,
     *,
@@ -220,7 +237,8 @@ def output_fields(
     field the contract refuses raises a :class:`~schemarouter.errors.DocumentError` at
     ``where``, naming the field.
 
-    A leaf's ``x-unit`` (and ``x-dimension``) is its field's unit, checked as a catalog's
+    A leaf's ``x-unit`` (and ``x-dimension``) is its field's unit (also through ``allOf`` /
+    ``anyOf`` / ``oneOf`` members that agree, or an array's ``items``), checked as a catalog's
     is (:func:`schemarouter.units.check_field_units`); it is metadata only: a value is
     converted only where a trusted catalog declares a normalization. A unit that cannot be
     read raises, or with ``notes`` (a lenient reading) is left off and noted at
@@ -228,8 +246,8 @@ def output_fields(
     fields = []
     for row in flatten_fields(schema, limits=limits):
         at = f"{where} (output field {row.name!r})"
-        declared = {k: row.schema.get(f"x-{k}") for k in ("unit", "dimension")}
-        declared = {k: v.strip() for k, v in declared.items() if isinstance(v, str) and v.strip()}
+        declared = {k: _declared(row.schema, f"x-{k}") for k in ("unit", "dimension")}
+        declared = {k: v for k, v in declared.items() if v is not None}
         if "unit" not in declared:
             declared = {}
         item = build_contract(

@@ -458,3 +458,44 @@ def test_x_unit_gives_a_field_its_unit_and_a_bad_one_is_said_or_refused() -> Non
         result = router.call("meter/rest/get_thing", {"id": "1"})
     assert (result.fields["power"].value, result.fields["power"].unit) == (2.5, "kW")
     assert result.fields["power"].normalized is False
+
+
+def test_x_unit_on_array_items_and_through_all_of_is_the_fields_unit() -> None:
+    """An energy trial: ``readings: {type: array, items: {type: number, x-unit: kW}}`` (an
+    array of readings) and ``power: {allOf: [{$ref: Power}], description: ...}`` (a ref with
+    a description beside it, the OpenAPI 3.0 idiom) lost their units without a word: the
+    fields came back unitless. Members that disagree give no unit."""
+    schema: Doc = {
+        "type": "object",
+        "properties": {
+            "readings": {"type": "array", "items": {"type": "number", "x-unit": "kW"}},
+            "power": {"allOf": [{"$ref": "#/components/schemas/Power"}], "description": "now"},
+            "peak": {"anyOf": [{"$ref": "#/components/schemas/Power"}, {"type": "null"}]},
+            "temps": {
+                "type": "array",
+                "items": {"type": "number", "x-unit": "degC", "x-dimension": "temperature"},
+            },
+            "either": {
+                "oneOf": [{"type": "number", "x-unit": "kW"}, {"type": "string", "x-unit": "W"}]
+            },
+        },
+    }
+    doc = _doc(schema=schema)
+    doc["components"] = {"schemas": {"Power": {"type": "number", "x-unit": "kW"}}}
+    body = {"readings": [1.5, 2.5], "power": 3.0, "peak": None, "temps": [21.5], "either": 1}
+    with LoopbackServer(lambda request: json_response(body)) as api:
+        router = SchemaRouter(encoder=HashingEncoder())
+        router.add_openapi(doc, provider="meter", base_url=api.base_url)
+        endpoint = router.snapshot().route("meter/rest/get_thing").endpoint
+        units = {f.name: (f.unit, f.dimension) for f in endpoint.output_fields}
+        assert units == {
+            "readings": ("kW", None),
+            "power": ("kW", None),
+            "peak": ("kW", None),
+            "temps": ("degC", "temperature"),
+            "either": (None, None),
+        }
+        result = router.call("meter/rest/get_thing", {"id": "1"})
+    readings = result.fields["readings"]
+    assert (readings.value, readings.unit, readings.normalized) == ([1.5, 2.5], "kW", False)
+    assert (result.fields["power"].value, result.fields["power"].unit) == (3.0, "kW")
