@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.planning.arguments import fill_arguments, missing_parameters, with_given
+from schemarouter.planning.asked_units import asked_unit_notes
 from schemarouter.planning.fallbacks import Fallback, fallbacks_for
 from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.parts import (
@@ -404,6 +405,7 @@ def plan_routes(
         served = {s.route_id for s in steps}
         warnings += missed_parts_notes(part_misses, snapshot, served, fields=bool(required))
     steps = link_created(snapshot, steps, Binding, warnings)
+    warnings += asked_unit_notes(request.query, steps)
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
     covered = [sid for sid in required if any(sid in step.covers for step in steps)]
     return Plan(

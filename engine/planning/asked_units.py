@@ -1,0 +1,156 @@
+"""A unit the request asks for, against the unit a planned field comes in.
+
+"energy consumption of site P-1 in MWh" on a route whose field is declared in kWh: the plan
+fetches kWh, correctly labelled, and nothing converts it, since units convert only by a spec a
+trusted catalog declares (:mod:`schemarouter.units`). The plan used to say nothing of the MWh
+asked for; :func:`asked_unit_notes` names, per planned field of the same dimension in another
+unit, what it comes in and how to convert it.
+
+A unit is read where the request writes it after "in", "as", "into" or "to" ("in MWh", "to
+Fahrenheit"; Korean: before 로 / 으로, "kWh로"), and only a word that is plainly a unit: one of
+:data:`~schemarouter.units.UNIT_ALIASES`, a unit pint reads with a capital, digit or symbol
+in it (``MWh``, ``m3/h``, ``°F``), or a unit's name (``fahrenheit``, ``psi``, ``joules``):
+"in bar chart" or "in a day" ask for no unit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from schemarouter.errors import UnitError
+from schemarouter.units import UNIT_ALIASES, parse_unit, pint_factor
+
+__all__ = ["asked_unit_notes", "asked_units"]
+
+_TOKEN = r"([A-Za-z°℃℉µμ%][\w°/^·*.-]{0,15})"
+_ENGLISH = re.compile(rf"\b(?:in|as|into|to)\s+{_TOKEN}(?![\w/^])", re.IGNORECASE)
+_KOREAN = re.compile(rf"{_TOKEN}(?:으로|로)(?![가-힣])")
+#: Units written as lower-case words, which a request may ask for by name.
+_UNIT_WORDS = frozenset(
+    {
+        "celsius",
+        "fahrenheit",
+        "kelvin",
+        "psi",
+        "pascal",
+        "pascals",
+        "joule",
+        "joules",
+        "watt",
+        "watts",
+        "kilowatts",
+        "megawatts",
+        "calories",
+        "kilocalories",
+        "meters",
+        "metres",
+        "kilometers",
+        "kilometres",
+        "miles",
+        "feet",
+        "inches",
+        "liters",
+        "litres",
+        "gallons",
+        "grams",
+        "kilograms",
+        "pounds",
+        "ounces",
+        "tonnes",
+        "seconds",
+        "minutes",
+        "hours",
+        "days",
+        "percent",
+        # symbols written in lower case
+        "km",
+        "cm",
+        "mm",
+        "kg",
+        "mg",
+        "lb",
+        "lbs",
+        "ms",
+        "min",
+        "hr",
+        "kwh",
+        "mwh",
+        "gwh",
+        "kw",
+        "mw",
+        "gw",
+        "bar",
+        "mbar",
+        "kpa",
+        "mpa",
+        "gpa",
+    }
+)
+
+
+def _plainly_a_unit(token: str) -> bool:
+    if token in UNIT_ALIASES or token.lower() in _UNIT_WORDS:
+        return True
+    return bool(re.search(r"[A-Z0-9°℃℉µμ%/^]", token[1:] if token[:1].isupper() else token))
+
+
+def asked_units(query: str) -> list[str]:
+    """The units ``query`` asks its values in, in order, each once."""
+    found: list[str] = []
+    for pattern in (_ENGLISH, _KOREAN):
+        for match in pattern.finditer(query):
+            token = match.group(1).rstrip(".,;:")
+            if token in found or not _plainly_a_unit(token):
+                continue
+            try:
+                if not parse_unit(token).dimensionality:
+                    continue  # a ratio ("in percent") has nothing to convert between
+            except UnitError:
+                continue
+            found.append(token)
+    return found
+
+
+def _conversion(unit: str, asked: str) -> str:
+    scale, offset = pint_factor(unit, asked)
+    if offset:
+        sign = "+" if offset >= 0 else "-"
+        return f"x {unit} = x * {scale:.6g} {sign} {abs(offset):.6g} {asked}"
+    return f"1 {unit} = {scale:.6g} {asked}"
+
+
+def asked_unit_notes(query: str, steps: Iterable[Any]) -> list[str]:
+    """A note per planned field that comes in another unit of the dimension the request asks
+    for (``steps``: plan steps, their ``meta`` giving each field's ``canonical_unit``)."""
+    asked = asked_units(query)
+    if not asked:
+        return []
+    notes: list[str] = []
+    for step in steps:
+        meta: dict[str, dict[str, Any]] = getattr(step, "meta", {}) or {}
+        for name, info in meta.items():
+            unit = info.get("canonical_unit") or info.get("unit")
+            if not unit:
+                continue
+            note = _note(name, str(unit), asked, step.route_id)
+            if note:
+                notes.append(note)
+    return notes
+
+
+def _note(name: str, unit: str, asked: Sequence[str], route_id: str) -> str | None:
+    try:
+        have = parse_unit(unit)
+    except UnitError:
+        return None
+    for want in asked:
+        wanted = parse_unit(want)
+        if wanted.dimensionality != have.dimensionality or wanted == have:
+            continue
+        return (
+            f"the request asks for {want}; {name} of {route_id} comes in {unit} (its declared "
+            f"unit) and is not converted: {_conversion(unit, want)}"
+        )
+    return None

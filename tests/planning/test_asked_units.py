@@ -1,0 +1,78 @@
+"""A unit the request asks for, when the planned field comes in another (trial U).
+
+"energy used by site P-1 in MWh" planned the kWh field and said nothing: the values came in
+kWh, correctly labelled, but the unit asked for was dropped without a word. Nothing converts
+them (units convert only by a declared spec): the plan's warnings now say what the field
+comes in and how to convert it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from schemarouter import SchemaRouter, capability
+from schemarouter.index import HashingEncoder
+from schemarouter.planning.asked_units import asked_units
+
+
+class Usage(BaseModel):
+    site: str
+    energy_kwh: float
+    temperature_c: float
+
+
+@capability(
+    fields={
+        "energy_kwh": {"unit": "kWh", "dimension": "energy"},
+        "temperature_c": {"unit": "degC", "dimension": "temperature"},
+    }
+)
+def site_usage(site: str) -> Usage:
+    """Energy used by a site this month and its mean temperature."""
+    return Usage(site=site, energy_kwh=1500.0, temperature_c=20.0)
+
+
+@pytest.fixture(scope="module")
+def router() -> SchemaRouter:
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    router.add_callable(site_usage, provider="meters")
+    return router
+
+
+def test_a_unit_asked_for_is_named_with_the_conversion(router: SchemaRouter) -> None:
+    plan = router.plan("energy used by site P-1 in MWh")
+    assert (
+        "the request asks for MWh; energy_kwh of meters/python/site_usage comes in kWh (its "
+        "declared unit) and is not converted: 1 kWh = 0.001 MWh"
+    ) in plan.warnings
+    assert not any("temperature_c" in w for w in plan.warnings)  # another dimension
+    hot = router.plan("mean temperature at site P-1 in Fahrenheit")
+    assert any(
+        "temperature_c of meters/python/site_usage comes in degC" in w
+        and "x degC = x * 1.8 + 32 Fahrenheit" in w
+        for w in hot.warnings
+    ), hot.warnings
+    korean = router.plan("P-1 사이트 전력 사용량을 MWh로")
+    assert any(w.startswith("the request asks for MWh;") for w in korean.warnings)
+    # the unit it comes in, or none asked: nothing said
+    for request in ("energy used by site P-1 in kWh", "energy used by site P-1"):
+        assert not any("asks for" in w for w in router.plan(request).warnings)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "units"),
+    [
+        ("pressure of line 4 in bar", ["bar"]),
+        ("flow in L/min, and the head in psi", ["L/min", "psi"]),
+        ("show the readings in a chart", []),
+        ("what did the meter read in March", []),
+        ("export it as CSV", []),
+        ("answer in Korean", []),
+        ("the share in percent", []),  # a ratio: nothing to convert between
+    ],
+)
+def test_only_a_word_that_is_plainly_a_unit_is_read(request_text: str, units: list[str]) -> None:
+    assert asked_units(request_text) == units
