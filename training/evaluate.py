@@ -501,7 +501,7 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
         },
         "encoder": encoder.identity,
         "compared_encoder": compare.identity if compare is not None else None,
-        "exposure": exposure(encoder, reranker),
+        "exposure": exposure(encoder, reranker, args.ranking_model),
         "tokenizer": counter.identity,
         "reranker": reranker_note,
         "ranking": ranking_note,

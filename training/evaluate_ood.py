@@ -113,16 +113,33 @@ _SUITES_OF_SOURCE = {
 }
 
 
-def exposure(encoder: Any, reranker: Any) -> dict[str, Any]:
+def exposure(encoder: Any, reranker: Any, ranking: Any = None) -> dict[str, Any]:
     """What each model was trained on, from its card: which suites it saw (out-of-domain
-    figures are those of suites it never saw)."""
+    figures are those of suites it never saw), and, for one trained on a user's labelled
+    requests (``--requests``), the card's ``data.requests`` (file, counts, split)."""
     out: dict[str, Any] = {}
-    for role, model in (("encoder", encoder), ("reranker", reranker)):
+    roles = (("encoder", encoder), ("reranker", reranker), ("ranking", ranking))
+    for role, model in roles:
+        if model is None and role == "ranking":
+            continue
         card = getattr(model, "card", None)
         if not isinstance(card, dict):
             out[role] = {"identity": getattr(model, "identity", None), "trained_on": None}
             continue
         data = card.get("data", {})
+        requests = data.get("requests")
+        if isinstance(requests, dict) and isinstance(requests.get("requests"), dict):
+            requests = requests["requests"]  # train-ranking nests it once more
+        if isinstance(requests, dict) and "heldout_ids_sha256" in requests:  # --requests
+            out[role] = {
+                "identity": getattr(model, "identity", None),
+                "trained_on": [f"requests:{requests.get('file')}"],
+                "suites_seen": [],
+                "requests": requests,
+            }
+            continue
+        if role == "ranking":  # listed only where trained on --requests, as before
+            continue
         corpus = data.get("corpus") or {}
         sources = sorted(corpus.get("records", {})) or sorted(data.get("sources", {}))
         seen = {

@@ -159,13 +159,44 @@ def _category_table(suite: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _trained_models_lines(catalog: Mapping[str, Any]) -> list[str]:
+    """Suite ``requests``: for each model trained on the user's requests, whether the
+    measured requests were held out for it (the folder's ``heldout_requests.jsonl``)."""
+    lines = []
+    for role, entry in (catalog.get("trained_models") or {}).items():
+        n, of = entry["measured_not_held_out"], entry["measured"]
+        if not n:
+            lines.append(
+                f"- the {role} of `{entry['folder']}`: all {of} measured requests are among "
+                "its held-out requests (never trained on)"
+            )
+            continue
+        why = "" if entry.get("heldout_listed") else " (its folder lists no held-out requests)"
+        lines.append(
+            f"- **the {role} of `{entry['folder']}`: {n} of the {of} measured requests are "
+            f"not among its held-out requests{why}: it may have trained on them, so the rows "
+            "it ranks are not held-out figures**"
+        )
+    return [*lines, ""] if lines else []
+
+
 def _exposure_lines(results: Mapping[str, Any]) -> list[str]:
     """What each model trained on (out-of-domain: the suites it never saw)."""
     exposure = results.get("exposure") or {}
     lines = []
-    for role in ("encoder", "reranker"):
+    for role in ("encoder", "reranker", "ranking"):
         entry = exposure.get(role) or {}
         if not entry.get("identity"):
+            continue
+        requests = entry.get("requests")
+        if isinstance(requests, dict):
+            lines.append(
+                f"- {role} `{entry['identity']}` trained on your labelled requests: "
+                f"{requests.get('train')} of {requests.get('file')} (held out: "
+                f"{requests.get('heldout')}, {requests.get('split')}); out of domain for the "
+                "public suites; on the requests suite, its line says whether the measured "
+                "requests were held out for it"
+            )
             continue
         trained = entry.get("trained_on")
         seen = entry.get("suites_seen") or []
@@ -224,6 +255,7 @@ def markdown_report(results: Mapping[str, Any], *, plots: Sequence[str] = ()) ->
             *_suite_table(suite),
             "",
         ]
+        out += _trained_models_lines(cat)
         line = _splits_line(suite)
         if line:
             out += [line, ""]

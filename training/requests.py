@@ -47,6 +47,7 @@ __all__ = [
     "add_requests_arguments",
     "check_routes",
     "load_requests",
+    "measured_training_requests",
     "read_requests",
     "request_queries",
     "requests_manifest",
@@ -263,6 +264,51 @@ def write_heldout(folder: str | Path, held: Sequence[LabelledRequest]) -> Path |
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     staged.replace(path)
     return path
+
+
+def measured_training_requests(
+    folders: dict[str, str | None], measured: Sequence[LabelledRequest]
+) -> dict[str, Any]:
+    """For each model folder (``{role: folder}``) a training command wrote from ``--requests``
+    (its card has ``data.requests``): how many of the ``measured`` requests are not among the
+    held-out ones written beside it (:data:`HELDOUT_FILE`, matched by id or by text, whatever
+    the case and spacing), so that it may have trained on them. Folders of models trained
+    on other data, and names that are no folder (``default``, ``auto``), are left out."""
+    out: dict[str, Any] = {}
+    for role, name in folders.items():
+        folder = Path(name) if name else None
+        if folder is None or not (folder / "card.json").is_file():
+            continue
+        try:
+            card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        manifest = (card.get("data") or {}).get("requests") if isinstance(card, dict) else None
+        if not isinstance(manifest, dict):
+            continue
+        if isinstance(manifest.get("requests"), dict):  # train-ranking nests it once more
+            manifest = manifest["requests"]
+        if "heldout_ids_sha256" not in manifest:  # not a --requests file (tooltrain's)
+            continue
+        ids: set[str] = set()
+        texts: set[str] = set()
+        listed = (folder / HELDOUT_FILE).is_file()
+        if listed:
+            for _, row in read_json_lines(folder / HELDOUT_FILE, what="held-out requests"):
+                if isinstance(row, dict):
+                    ids.add(str(row.get("id", "")))
+                    texts.add(_norm(str(row.get("request", ""))))
+        trained = [r for r in measured if r.id not in ids and _norm(r.text) not in texts]
+        out[role] = {
+            "folder": str(folder),
+            "requests_file": manifest.get("file"),
+            "requests_sha256": manifest.get("sha256"),
+            "trained_on": manifest.get("train"),
+            "heldout_listed": listed,
+            "measured": len(measured),
+            "measured_not_held_out": len(trained),
+        }
+    return out
 
 
 def request_queries(requests: Sequence[LabelledRequest], *, split: str = "test") -> list[Any]:

@@ -455,3 +455,45 @@ def test_a_rerun_after_unfinished_checks_runs_the_checks_only(tmp_path: Path) ->
     (target / "model.onnx").write_bytes(b"int8")
     write_card(target, card)  # finished: nothing to check again
     assert _unchecked(target, "d", work) is None
+
+
+def test_eval_says_which_measured_requests_a_model_trained_on(
+    tmp_path: Path, openapi_file: Path, requests_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial Z: a ranking stage trained on the file, measured on its training requests, was
+    reported as "out of domain" with "no card"; now the report and results.json say how many
+    of the measured requests are not among the model's held-out ones, and stderr warns."""
+    from schemarouter.training.evaluate import eval_main
+    from schemarouter.training.ranking import ranking_main
+
+    model = tmp_path / "our-ranking"
+    assert ranking_main(["--out", str(model), "--work", str(tmp_path / "w"), "--requests",
+                         str(requests_file), "--openapi", str(openapi_file), "--per-source",
+                         "0", "--composed", "0", "--synthetic", "0", "--max-iter", "5",
+                         "--min-samples-leaf", "1", "--no-progress"]) == 0  # fmt: skip
+    argv = ["--suite", "requests", "--openapi", str(openapi_file), "--encoder", "hashing",
+            "--compare-encoder", "", "--reranker", "none", "--ranking", str(model),
+            "--scaling", "", "--no-plans", "--no-abstention", "--no-plots", "--no-progress",
+            "--resamples", "10", "--cache", "none"]  # fmt: skip
+
+    def run(*extra: str) -> tuple[dict, str, str]:
+        out = tmp_path / f"ev{len(extra)}"
+        capsys.readouterr()
+        assert eval_main([*argv, "--out", str(out), *extra]) == 0
+        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        return results, (out / "report.md").read_text(encoding="utf-8"), capsys.readouterr().err
+
+    results, report, err = run("--requests", str(requests_file), "--requests-split", "train")
+    entry = results["suites"]["requests"]["catalog"]["trained_models"]["ranking"]
+    assert entry["measured"] == 7 and entry["measured_not_held_out"] == 7
+    assert "7 of the 7 measured requests are not among its held-out ones" in err
+    assert "7 of the 7 measured requests are not among its held-out requests" in report
+    assert results["exposure"]["ranking"]["requests"]["train"] == 7
+    assert "trained on your labelled requests: 7 of" in report
+    assert "out of domain for it" not in report.split("## requests")[0].split("- ranking")[-1]
+
+    results, report, err = run("--requests", str(model / HELDOUT_FILE))
+    entry = results["suites"]["requests"]["catalog"]["trained_models"]["ranking"]
+    assert entry["measured"] == 3 and entry["measured_not_held_out"] == 0
+    assert "warning" not in err
+    assert "all 3 measured requests are among its held-out requests" in report

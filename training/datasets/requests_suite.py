@@ -13,6 +13,7 @@ of its requests are held out.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from schemarouter.training.datasets.suite import Benchmark
@@ -35,6 +36,7 @@ def load_requests_suite(router: SchemaRouter, args: argparse.Namespace) -> Bench
         check_routes,
         has_catalog,
         load_requests,
+        measured_training_requests,
         request_queries,
         requests_manifest,
         split_requests,
@@ -74,6 +76,24 @@ def load_requests_suite(router: SchemaRouter, args: argparse.Namespace) -> Bench
             "--requests-split all",
         )
     queries = request_queries(held, split="test")
-    notes = {"requests": requests_manifest(found, train, held, how), "measured": which}
+    folders = {role: getattr(args, role, None) for role in ("encoder", "reranker", "ranking")}
+    trained_on = measured_training_requests(folders, held)
+    for role, entry in trained_on.items():
+        if entry["measured_not_held_out"]:
+            print(
+                f"warning: the {role} of {entry['folder']} was trained on requests of "
+                f"{entry['requests_file']}: {entry['measured_not_held_out']} of the "
+                f"{entry['measured']} measured requests are not among its held-out ones "
+                f"({entry['folder']}/heldout_requests.jsonl), so its rows are not measured on "
+                "held-out requests; measure its heldout_requests.jsonl, or the file's held-out "
+                "split with the --holdout and --seed of its training",
+                file=sys.stderr,
+                flush=True,
+            )
+    notes = {
+        "requests": requests_manifest(found, train, held, how),
+        "measured": which,
+        "trained_models": trained_on,
+    }
     routes = {rid: rid for rid in router.snapshot().routes}
     return Benchmark.checked("requests", router, queries, routes, notes)
