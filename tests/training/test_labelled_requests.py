@@ -497,3 +497,24 @@ def test_eval_says_which_measured_requests_a_model_trained_on(
     assert entry["measured"] == 3 and entry["measured_not_held_out"] == 0
     assert "warning" not in err
     assert "all 3 measured requests are among its held-out requests" in report
+
+
+def test_training_requests_measured_are_never_called_the_held_out_test_half(
+    tmp_path: Path, openapi_file: Path, requests_file: Path
+) -> None:
+    """Trial Z: ``--requests-split train`` labelled the unmarked training requests "test", so
+    report.md said "Recall@5 on the held-out test half: ... (n=7)" of training requests."""
+    from schemarouter.training.evaluate import eval_main
+
+    out = tmp_path / "ev"
+    argv = ["--suite", "requests", "--requests", str(requests_file), "--requests-split",
+            "train", "--openapi", str(openapi_file), "--out", str(out), "--encoder", "hashing",
+            "--compare-encoder", "", "--reranker", "none", "--ranking", "none",
+            "--scaling", "", "--no-plans", "--no-abstention", "--no-plots", "--no-progress",
+            "--resamples", "10", "--cache", "none"]  # fmt: skip
+    assert eval_main(argv) == 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    splits = results["suites"]["requests"]["routers"]["hybrid"]["splits"]
+    assert splits["test"] == {}  # none of the 7 is a held-out ("test") request
+    assert results["suites"]["requests"]["routers"]["hybrid"]["metrics"]["r@5"]["n"] == 7
+    assert "held-out test half" not in (out / "report.md").read_text(encoding="utf-8")

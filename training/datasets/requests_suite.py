@@ -13,11 +13,11 @@ of its requests are held out.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
 from schemarouter.training.datasets.suite import Benchmark
-from schemarouter.training.requests import LabelledRequest
 
 if TYPE_CHECKING:
     from schemarouter.router import SchemaRouter
@@ -58,15 +58,14 @@ def load_requests_suite(router: SchemaRouter, args: argparse.Namespace) -> Bench
     found = load_requests(args.requests)
     check_routes(found, router.snapshot().routes)
     which = getattr(args, "requests_split", "heldout")
-    train: list[LabelledRequest] = []
+    train, heldout, how = split_requests(
+        found, getattr(args, "holdout", 0.0), seed=args.seed, training=False
+    )
+    held = heldout
     if which == "all":
-        held, how = list(found.requests), "every request"
-    else:
-        train, held, how = split_requests(
-            found, getattr(args, "holdout", 0.0), seed=args.seed, training=False
-        )
-        if which == "train":
-            held, how = train, how + " (the training requests measured)"
+        train, held, how = [], list(found.requests), "every request"
+    elif which == "train":
+        held, how = train, how + " (the training requests measured)"
     if not held:
         raise ArgumentError(
             f"{args.requests} holds no request out to measure on",
@@ -75,7 +74,12 @@ def load_requests_suite(router: SchemaRouter, args: argparse.Namespace) -> Bench
             'requests "split": "heldout", pass --holdout as in training, or '
             "--requests-split all",
         )
-    queries = request_queries(held, split="test")
+    # a training request is labelled "train", never "test" (the report's line on the
+    # "held-out test half" reads that label)
+    kept = {r.id for r in heldout}
+    queries = request_queries(
+        [r if r.id in kept else dataclasses.replace(r, split="train") for r in held], split="test"
+    )
     folders = {role: getattr(args, role, None) for role in ("encoder", "reranker", "ranking")}
     trained_on = measured_training_requests(folders, held)
     for role, entry in trained_on.items():
