@@ -207,6 +207,9 @@ class IndexStoreError(SchemaRouterError):
 
 class StaleIndexError(IndexStoreError):
     code = "SR301"
+    #: the encoder a saved index was embedded with, where this installation cannot load it
+    #: (``None``: stale for another reason, such as changed routes)
+    encoder_identity: str | None = None
 
 
 class CorruptIndexError(IndexStoreError):

@@ -468,7 +468,7 @@ def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:
         ours = repr(default_encoder().identity)
     except Exception as exc:  # only named in the message
         ours = f"unavailable ({exc})"
-    raise StaleIndexError(
+    error = StaleIndexError(
         f"the index was embedded with {str(identity)[:200]!r} (written by SchemaRouter "
         f"{str(manifest.get('schemarouter_version'))[:40]}), which this installation does not "
         f"have: its encoder is {ours}",
@@ -476,6 +476,8 @@ def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:
         hint="Load it with the encoder it was built with (encoder= in SchemaRouter or "
         "HybridIndex.load), or rebuild it here (`schemarouter index build`)",
     )
+    error.encoder_identity = str(identity)  # the command line says its own way out
+    raise error
 
 
 def _saved_routes(

@@ -200,3 +200,35 @@ def test_a_folder_that_does_not_exist_is_named_and_workers_has_help(
     with pytest.raises(SystemExit):
         main(["index", "build", "--help"])
     assert "threads for embedding" in capsys.readouterr().out
+
+
+def test_an_index_of_another_encoder_is_not_sent_round_in_sync(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial Z: an index saved in Python with a team's own encoder (`train-encoder`), loaded
+    by `retrieve --index DIR`, was refused with "... or pass --sync", and with --sync
+    refused again with the same advice; the command line takes no other encoder."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    class TeamEncoder(HashingEncoder):
+        @property
+        def identity(self) -> str:
+            return "team-encoder:0123456789ab:seq=128"
+
+    out = tmp_path / "index"
+    router = SchemaRouter(encoder=TeamEncoder(), reranker=None, abstention=None)
+    try:
+        router.add_catalog(tiny_catalog)
+        router.build_index()
+        router.index.save(out)
+    finally:
+        router.close()
+    argv = ["retrieve", "anything", "--catalog", str(tiny_catalog), "--index", str(out)]
+    for extra in ([], ["--sync"]):
+        capsys.readouterr()
+        assert main([*argv, *extra]) != 0
+        said = capsys.readouterr().err
+        assert "[SR301] the index was embedded with 'team-encoder" in said
+        assert "pass --sync" not in said
+        assert "SchemaRouter(index=DIR, encoder=FOLDER)" in said

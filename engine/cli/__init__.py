@@ -153,6 +153,13 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
                 "Its writer brings the collection to these sources: `schemarouter index build "
                 f"SOURCES --backend milvus --uri {args.index}` (docs/scale.md)"
             ) from None
+        if getattr(exc, "encoder_identity", None):  # --sync keeps the encoder: no way out
+            raise exc.hinting(
+                "The command line embeds with the shipped encoder only. Load the folder in "
+                "Python with the encoder it was built with (SchemaRouter(index=DIR, "
+                "encoder=FOLDER) for a `schemarouter train-encoder` folder), or rebuild it for "
+                f"the shipped encoder (`schemarouter index build SOURCES --out {args.index}`)"
+            ) from None
         raise exc.hinting(
             f"Rebuild it (`schemarouter index build SOURCES --out {args.index}`), or pass "
             "--sync to bring it to these sources in memory (its files are not changed)"
