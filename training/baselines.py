@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from schemarouter.errors import MissingDependencyError
+from schemarouter.errors import ArgumentError, MissingDependencyError
 from schemarouter.index.encoders.dense import query_runner
 
 if TYPE_CHECKING:
@@ -279,8 +279,9 @@ def load_reranker(spec: str | None) -> tuple[Reranker | None, str]:
     """``(reranker or None, why)`` for ``--reranker``.
 
     ``none``: no reranking. ``auto``: the shipped model (``schemarouter.retrieval.rerank.Reranker.
-    shipped()``), skipped when there is none. ``MODULE:FACTORY``: a factory called with no
-    arguments.
+    shipped()``), skipped when there is none. A folder ``schemarouter train-reranker`` wrote.
+    ``MODULE:FACTORY``: a factory called with no arguments. Anything else (a misspelt folder)
+    is an :class:`~schemarouter.errors.ArgumentError` saying which of these it takes.
     """
     if spec in (None, "", "none"):
         return None, "reranker: off"
@@ -298,7 +299,12 @@ def load_reranker(spec: str | None) -> tuple[Reranker | None, str]:
         return model, f"reranker: {model.identity}"
     module_name, _, attr = spec.partition(":")
     if not attr:
-        raise ValueError(f"--reranker {spec!r}: none, auto or MODULE:FACTORY")
+        raise ArgumentError(
+            f"--reranker {spec!r} is no folder, and not none, auto or MODULE:FACTORY",
+            where="--reranker",
+            hint="Pass none, auto (the shipped model), a model folder written by "
+            "`schemarouter train-reranker`, or MODULE:FACTORY",
+        )
     return getattr(importlib.import_module(module_name), attr)(), f"reranker: {spec}"
 
 

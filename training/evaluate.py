@@ -395,7 +395,10 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPars
         "--cache", default=None, help="embedding cache folder or 'none' (default: the router's)"
     )
     parser.add_argument(
-        "--reranker", default="auto", help="none, auto (the shipped model if any) or MODULE:FACTORY"
+        "--reranker",
+        default="auto",
+        help="none, auto (the shipped model if any), a model folder from `schemarouter "
+        "train-reranker`, or MODULE:FACTORY",
     )
     parser.add_argument(
         "--ranking",

@@ -221,3 +221,17 @@ def test_the_abstention_pass_reranks_only_where_the_router_would(off: str, reran
     assert router.abstention is None  # switched on for that one call only
     always = AbstentionModel(weights={"dense": 0.0}, bias=-10.0, threshold=0.5, card={})
     assert verdict_as_shipped(router, always, "band gap of GaN") == (0.0, 1.0)  # flagged
+
+
+def test_a_misspelt_reranker_folder_is_a_coded_error_that_names_folders(tmp_path: Path) -> None:
+    """Trial Z: `eval --reranker models/our-rerankr` (a typo of a train-reranker folder) was
+    a bare ValueError with a traceback, "none, auto or MODULE:FACTORY", never naming folders,
+    which docs/training.md passes."""
+    from schemarouter.errors import ArgumentError
+
+    missing = tmp_path / "our-rerankr"
+    args = ["--suite", "beir", "--beir", str(write_beir(tmp_path / "toolset")), "--out",
+            str(tmp_path / "out"), "--reranker", str(missing), "--no-plots", *FAST]  # fmt: skip
+    with pytest.raises(ArgumentError, match="train-reranker") as refused:
+        eval_main(args)
+    assert refused.value.where == "--reranker" and str(missing) in str(refused.value)
