@@ -330,8 +330,11 @@ def versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version()}
+    try:  # the distribution is schemarouter-engine (the import name is schemarouter)
+        out["schemarouter"] = version("schemarouter-engine")
+    except PackageNotFoundError:
+        out["schemarouter"] = "not installed"
     for name in (
-        "schemarouter",
         "torch",
         "transformers",
         "sentence-transformers",

@@ -222,3 +222,13 @@ def test_a_missing_or_bad_input_is_one_line_not_a_traceback(
 
     assert run_command("train-x", "d", _arguments, run, ["--out", "m"]) == 1
     assert capsys.readouterr().err == f"error: {error}\n" and says in str(error)
+
+
+def test_a_card_names_the_installed_schemarouter_version() -> None:
+    """Trial Z: every card written by train-reranker/-encoder said "schemarouter": "not
+    installed", looking up a distribution named schemarouter (it is schemarouter-engine)."""
+    from importlib.metadata import version
+
+    from schemarouter.training.command import versions
+
+    assert versions()["schemarouter"] == version("schemarouter-engine")
