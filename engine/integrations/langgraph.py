@@ -12,7 +12,7 @@ model is only ever offered tools that can run::
     from schemarouter.integrations.langgraph import bigtool_registry, bigtool_retrievers
 
     registry = bigtool_registry(router)
-    retrieve, aretrieve = bigtool_retrievers(router, k=3)
+    retrieve, aretrieve = bigtool_retrievers(router, k=3, registry=registry)
     agent = create_agent(llm, registry, retrieve_tools_function=retrieve,
                          retrieve_tools_coroutine=aretrieve).compile()
 
@@ -133,18 +133,40 @@ def bigtool_retrievers(
     allow_effects: Iterable[Effect | str] = (Effect.READ,),
     executable_only: bool = True,
     credentials: Any = None,
+    registry: Mapping[str, Any] | None = None,
 ) -> tuple[Callable[[str], list[str]], Callable[[str], Awaitable[list[str]]]]:
     """``(retrieve_tools_function, retrieve_tools_coroutine)`` for ``create_agent``: the
     tool ids of the ``k`` best routes for a query, best first: by default executable ones
     with an allowed effect whose credentials ``credentials`` supplies (the
     ``CredentialProvider`` the registry's tools call with; default: the environment, as
-    ``router.call`` reads it), so the model is never offered a tool that cannot run."""
+    ``router.call`` reads it), so the model is never offered a tool that cannot run.
+
+    ``registry`` (the ``tool_registry`` given to ``create_agent``) keeps the ids to its
+    tools: ``create_agent`` looks every retrieved id up in it and fails with a ``KeyError``
+    on one it lacks (a registry of some ``routes``, or one built before more routes were
+    registered). The ranked order is kept; routes outside it are passed over."""
     if k < 1:
         raise ValueError("k must be at least 1")
     effects = tuple(allow_effects)
+    kept = None if registry is None else frozenset(registry)
+
+    def outside(snapshot: Any) -> frozenset[str]:
+        if kept is None:
+            return frozenset()
+        return frozenset(
+            r for r in snapshot.route_ids() if tool_name(r, snapshot=snapshot) not in kept
+        )
 
     def state() -> ExecutionState:  # per query: the registry and the credentials may change
-        return search_state(router, allow_effects=effects, credentials=credentials)
+        found = search_state(router, allow_effects=effects, credentials=credentials)
+        return found.model_copy(
+            update={"tried_routes": found.tried_routes | outside(router.snapshot())}
+        )
+
+    def any_route() -> ExecutionState:  # executable_only=False: only the registry's filter
+        return ExecutionState(
+            allowed_effects=frozenset(Effect), tried_routes=outside(router.snapshot())
+        )
 
     def ids(found: Any) -> list[str]:
         snapshot = router.snapshot()
@@ -154,12 +176,17 @@ def bigtool_retrievers(
         """Retrieve the tools that can serve a request, given a plain-words query."""
         if executable_only:
             return ids(router.retrieve_executable(query, k=k, state=state()))
+        if kept is not None:
+            return ids(router.reretrieve_state_aware(query, k=k, state=any_route()))
         return ids(router.retrieve(query, k=k))
 
     async def aretrieve_tools(query: str) -> list[str]:
         """Retrieve the tools that can serve a request, given a plain-words query."""
         if executable_only:
             return ids(await router.aretrieve_executable(query, k=k, state=state()))
+        if kept is not None:
+            found = await router.areretrieve_state_aware(query, k=k, state=any_route())
+            return ids(found)
         return ids(await router.aretrieve(query, k=k))
 
     return retrieve_tools, aretrieve_tools

@@ -151,6 +151,46 @@ def test_bigtool_tools_report_refusals_to_the_model(router: SchemaRouter) -> Non
     )
 
 
+def test_bigtool_retrievers_offer_only_the_registrys_tools(router: SchemaRouter) -> None:
+    """A registry of some routes (``routes=``, or built before more were registered) beside
+    retrievers over the whole router: the agent looked up every retrieved id in the
+    registry and crashed with a KeyError on the first one it lacked (a user trial). With
+    ``registry=`` the retrievers offer only its tools, still ``k`` of them where it has."""
+    registry = bigtool_registry(router, routes=[STATION])
+    retrieve, aretrieve = bigtool_retrievers(router, k=2, registry=registry)
+    assert retrieve("daily weather forecast") == [tool_name(STATION)]
+    assert asyncio.run(aretrieve("daily weather forecast")) == [tool_name(STATION)]
+    loose, _ = bigtool_retrievers(router, k=2, executable_only=False, registry=registry)
+    assert loose("daily weather forecast") == [tool_name(STATION)]
+    script = iter(
+        [
+            AIMessage(
+                content="",
+                tool_calls=[
+                    {
+                        "name": "retrieve_tools",
+                        "args": {"query": "daily weather forecast"},
+                        "id": "c1",
+                    }
+                ],
+            ),
+            AIMessage(content="done"),
+        ]
+    )
+    agent = create_agent(
+        ScriptedModel(messages=script),
+        registry,
+        retrieve_tools_function=retrieve,
+        retrieve_tools_coroutine=aretrieve,
+    ).compile()
+    state = agent.invoke({"messages": [("user", "What is the forecast for Paris?")]})
+    assert state["selected_tool_ids"] == [tool_name(STATION)]
+    full = bigtool_registry(router)
+    both, _ = bigtool_retrievers(router, k=2, registry=full)
+    plain, _ = bigtool_retrievers(router, k=2)
+    assert both("daily weather forecast") == plain("daily weather forecast")
+
+
 # -- LlamaIndex ------------------------------------------------------------------------------
 
 
