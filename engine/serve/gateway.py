@@ -27,7 +27,8 @@ from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import route_for_tool, tool_name
 from schemarouter.integrations.search import available_credentials
-from schemarouter.integrations.wording import agent_hint
+from schemarouter.integrations.wording import agent_error
+from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary
@@ -454,7 +455,7 @@ class Gateway:
                 f"tool {tool_name(route.route_id, snapshot=self.router.snapshot())!r} has "
                 f"effect {route.endpoint.effect.value}; "
                 "this gateway runs it only where its config allows it",
-                where=route.route_id,
+                where=f"call ({route.route_id})",
                 hint=f"Name it under allow.{route.endpoint.effect.value} in the gateway config",
             )
 
@@ -515,13 +516,15 @@ class Gateway:
             )
 
 
-def error_text(error: BaseException) -> str:
+def error_text(error: BaseException, snapshot: RegistrySnapshot | None = None) -> str:
     """What a client reads of a refusal or failure (foreign text in it already cut; any
     other error's text cut here, before it is relayed); a hint naming a Python call the
-    agent cannot make says what it can do instead (:func:`agent_hint`, the wording the
-    in-process renderings use too)."""
+    agent cannot make says what it can do instead, and the call's route is named by its
+    tool name (as ``snapshot`` names it), never by route id (:func:`agent_error`, the
+    wording the in-process renderings use too)."""
     if isinstance(error, SchemaRouterError):
-        return clip(agent_hint(str(error), operator="the gateway's operator"), 2000)
+        text = agent_error(error, snapshot=snapshot, operator="the gateway's operator")
+        return clip(text, 2000)
     if isinstance(error, ValueError):
         return clip(str(error), 2000)
     return clip(f"{type(error).__name__}: {error}", 2000)

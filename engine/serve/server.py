@@ -70,7 +70,8 @@ def build_server(gateway: Gateway) -> Any:
 
     def error(exc: BaseException) -> CallToolResult:
         return CallToolResult(
-            content=[TextContent(type="text", text=error_text(exc))], is_error=True
+            content=[TextContent(type="text", text=error_text(exc, gateway.router.snapshot()))],
+            is_error=True,
         )
 
     def answered(answer: dict[str, Any]) -> CallToolResult:
