@@ -81,6 +81,11 @@ AGENT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "The host's approval of it failed: tell the user",
         ),
         (
+            r"The callback is called as approve\(route, arguments\) and returns True or "
+            r"False(?: \([^)]*\))?",
+            "The host's approval of it failed: tell the user",
+        ),
+        (
             r"Set them in the environment or pass a CredentialProvider that has them",
             "They are not set up here: use another tool, or ask {operator} to set them up",
         ),

@@ -339,6 +339,28 @@ def test_framework_tools_word_refusals_for_the_model(router: SchemaRouter) -> No
         assert "The host does not let this tool run here" in text
 
 
+def test_a_failing_approval_callback_is_worded_for_the_model(router: SchemaRouter) -> None:
+    """A host's approve callback that raised (one taking the wrong arguments) reached the
+    model as "The callback is called as approve(route, arguments) and returns True or
+    False ...": a Python instruction it cannot act on (a user trial). It reads that the
+    host's approval failed, and nothing was sent."""
+    from schemarouter.integrations import llamaindex
+
+    def approve(route: Any) -> bool:  # the host's mistake: one parameter
+        return True
+
+    body = {"body": {"city": "Nice", "message": "storm"}}
+    options: dict[str, Any] = {"allow_effects": {"read", "write"}, "approve": approve}
+    said = bigtool_registry(router, routes=[ALERT], **options)[tool_name(ALERT)].invoke(body)
+    route = router.snapshot().route(ALERT)
+    output = llamaindex.route_tool(router, route, **options).call(**body)
+    assert output.is_error
+    for text in (said, output.content):
+        assert "[SR500]" in text and "approval callback failed" in text
+        assert "approve(route, arguments)" not in text and "copy them" not in text
+        assert "The host's approval of it failed: tell the user" in text
+
+
 def test_framework_retrievers_offer_only_tools_whose_credentials_are_here(
     weather: LoopbackServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
