@@ -22,9 +22,12 @@ SchemaRouter imports this module).
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import ArgumentError, MissingDependencyError, SchemaRouterError
@@ -49,11 +52,26 @@ except ImportError as _missing:  # pragma: no cover - exercised without the extr
     ) from _missing
 
 
+def _schema_model(parameters: dict[str, Any]) -> type[BaseModel]:
+    """A pydantic model whose JSON Schema is ``parameters``: what ``ToolMetadata.fn_schema``
+    must be for LlamaIndex code that reads it (``convert_tool_to_node``, the LangChain
+    bridge); without one it is LlamaIndex's default, a lone ``input`` string."""
+
+    class RouteArguments(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return copy.deepcopy(parameters)
+
+    return RouteArguments
+
+
 class _Metadata(ToolMetadata):
     """Tool metadata whose parameters are the route's (pruned) JSON Schema."""
 
     def __init__(self, *, name: str, description: str, parameters: dict[str, Any]) -> None:
-        super().__init__(description=description, name=name)
+        super().__init__(description=description, name=name, fn_schema=_schema_model(parameters))
         self.parameters = parameters
 
     def get_parameters_dict(self) -> dict[str, Any]:

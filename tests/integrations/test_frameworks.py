@@ -361,6 +361,26 @@ def test_a_failing_approval_callback_is_worded_for_the_model(router: SchemaRoute
         assert "The host's approval of it failed: tell the user" in text
 
 
+def test_llamaindex_tool_fn_schema_is_the_routes(router: SchemaRouter) -> None:
+    """A RouteTool's ``metadata.fn_schema`` was LlamaIndex's default, a lone ``input``
+    string, while its parameters were the route's: LlamaIndex code that reads fn_schema
+    (``convert_tool_to_node`` when a user indexes the tools in an ``ObjectIndex``, the
+    LangChain bridge, ``MockFunctionCallingLLM``) described the tool wrongly (a user
+    trial). Now both give the route's schema."""
+    from llama_index.core.objects.tool_node_mapping import convert_tool_to_node
+
+    from schemarouter.integrations import llamaindex
+
+    tool = llamaindex.route_tool(router, router.snapshot().route(FORECAST))
+    parameters = tool.metadata.get_parameters_dict()
+    assert "city" in parameters["properties"]
+    assert tool.metadata.fn_schema.model_json_schema() == parameters
+    assert json.loads(tool.metadata.fn_schema_str) == parameters
+    text = convert_tool_to_node(tool).get_content()
+    assert "'city'" in text and "'input'" not in text
+    assert not tool.call(city="Paris", days=1).is_error
+
+
 def test_framework_retrievers_offer_only_tools_whose_credentials_are_here(
     weather: LoopbackServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
