@@ -232,3 +232,26 @@ def test_an_index_of_another_encoder_is_not_sent_round_in_sync(
         assert "[SR301] the index was embedded with 'team-encoder" in said
         assert "pass --sync" not in said
         assert "SchemaRouter(index=DIR, encoder=FOLDER)" in said
+
+
+def test_a_trained_encoder_and_ranking_folder_serve_the_command_line(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial Z: a folder `train-encoder` or `train-ranking` wrote could be used from Python
+    only: `index build` and `retrieve` took no --encoder, `retrieve` no --ranking. The
+    shipped folders (what those commands write) serve here; a wrong folder is refused
+    before anything is embedded, naming it."""
+    from helpers import REPO
+
+    encoder, ranking = REPO / "models" / "encoder", REPO / "models" / "ranking"
+    out = tmp_path / "index"
+    build = ["index", "build", str(tiny_catalog), "--out", str(out), "--quiet"]
+    assert main([*build, "--encoder", str(encoder)]) == 0
+    capsys.readouterr()
+    argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", str(out)]
+    assert main([*argv, "--encoder", str(encoder), "--ranking", str(ranking), "--json"]) == 0
+    assert "cod/rest/result" in capsys.readouterr().out
+    missing = tmp_path / "no-such-encoder"
+    for command in (build, argv):
+        assert main([*command, "--encoder", str(missing)]) != 0
+        assert str(missing) in capsys.readouterr().err

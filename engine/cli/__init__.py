@@ -8,8 +8,9 @@
     schemarouter catalog semantics PATH [--out]  the SEMANTICS.md of a catalog
     schemarouter catalog schema [--out FILE]     the JSON Schema of the catalog format
     schemarouter retrieve "QUERY" [-k 5] [sources] [--index DIR] [--json | --tools FORMAT]
+                          [--encoder DIR] [--reranker shipped|none|DIR] [--ranking ...]
     schemarouter serve [sources] [--transport stdio|http] [...]
-    schemarouter index build [CATALOG...] [sources] --out DIR
+    schemarouter index build [CATALOG...] [sources] --out DIR [--encoder DIR]
     schemarouter index build [CATALOG...] [sources] --backend milvus --uri URI [--rebuild]
 
     sources (each repeatable, any mix): --catalog PATH, --openapi [P=]FILE|URL,
@@ -133,6 +134,10 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     kwargs: dict[str, Any] = {}
     if args.reranker:
         kwargs["reranker"] = args.reranker  # shipped, none or a model folder, as in Python
+    if args.ranking:
+        kwargs["ranking"] = args.ranking  # shipped, none or a model folder, as in Python
+    if args.encoder:
+        kwargs["encoder"] = args.encoder  # a train-encoder folder, as in Python
     if args.sync and (not args.index or is_milvus_uri(args.index)):
         print(
             "error: --sync goes with --index DIR, a saved index folder; a Milvus collection "
@@ -155,10 +160,10 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
             ) from None
         if getattr(exc, "encoder_identity", None):  # --sync keeps the encoder: no way out
             raise exc.hinting(
-                "The command line embeds with the shipped encoder only. Load the folder in "
-                "Python with the encoder it was built with (SchemaRouter(index=DIR, "
-                "encoder=FOLDER) for a `schemarouter train-encoder` folder), or rebuild it for "
-                f"the shipped encoder (`schemarouter index build SOURCES --out {args.index}`)"
+                "Pass --encoder with the folder the index was built with (a `schemarouter "
+                "train-encoder` folder; in Python SchemaRouter(index=DIR, encoder=FOLDER)), "
+                "or rebuild it for this encoder (`schemarouter index build SOURCES --out "
+                f"{args.index}`, with the same --encoder)"
             ) from None
         raise exc.hinting(
             f"Rebuild it (`schemarouter index build SOURCES --out {args.index}`), or pass "
@@ -177,6 +182,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
 
 def _cmd_index_build(args: argparse.Namespace) -> int:
     from schemarouter.index.build import build_index, build_milvus_index
+    from schemarouter.index.encoders.defaults import encoder_of
     from schemarouter.index.store import check_index_folder
     from schemarouter.serve.gateway import build_router
 
@@ -211,6 +217,8 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
             "as well, run `schemarouter index build SOURCES --out DIR` without --backend)",
             file=sys.stderr,
         )
+    # the folder's files and card checked before anything is registered or embedded
+    encoder = encoder_of(args.encoder) if args.encoder else None
     # registered as retrieve and serve register them (the same route ids and fingerprints),
     # with no model loaded: only the registry is needed here
     progress = show_progress(args) and not args.quiet
@@ -228,6 +236,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
             rebuild=args.rebuild,
             progress=progress,
             workers=args.workers,
+            encoder=encoder,
             cache=not args.no_cache,
         )
     else:
@@ -236,6 +245,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
             args.out,
             progress=progress,
             workers=args.workers,
+            encoder=encoder,
             cache=not args.no_cache,
         )
     print(
@@ -328,6 +338,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="the cross-encoder: the shipped model (even where its card leaves it off), none, "
         "or a model folder from `schemarouter train-reranker` (default: the router's default)",
     )
+    retrieve.add_argument(
+        "--ranking",
+        metavar="shipped|none|DIR",
+        default=None,
+        help="the learned ranking stage: the shipped model (even where its card leaves it off), "
+        "none, or a model folder from `schemarouter train-ranking` (default: the router's "
+        "default)",
+    )
+    retrieve.add_argument(
+        "--encoder",
+        metavar="DIR",
+        default=None,
+        help="a model folder from `schemarouter train-encoder` (default: the shipped encoder); "
+        "with --index, the folder the index was built with",
+    )
     retrieve.add_argument("--json", action="store_true", help="print the full result as JSON")
     retrieve.add_argument(
         "--abstain",
@@ -369,6 +394,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         default=2,
         help="threads for embedding (>= 1, at most the CPUs; default 2)",
+    )
+    build.add_argument(
+        "--encoder",
+        metavar="DIR",
+        help="a model folder from `schemarouter train-encoder` to embed with (default: the "
+        "shipped encoder); retrieve and Python load the index with the same folder",
     )
     build.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
