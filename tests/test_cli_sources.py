@@ -242,3 +242,32 @@ def test_a_provider_name_the_api_takes_is_taken_before_an_existing_file(
     odd.write_text(json.dumps(TOOLS))
     assert parse_source(str(odd)).provider is None and parse_source(str(odd)).source == str(odd)
     assert parse_source(f"My Desk={tools}").provider == "My Desk"
+
+
+def test_routes_lists_the_ids_a_labelled_request_names(
+    sources: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial Z: labelling requests for `train-* --requests` needs the route ids of one's own
+    OpenAPI document, and `catalog show` takes catalogs only: the trial registered it in
+    Python to list them. `schemarouter routes SOURCES` lists them as retrieve registers
+    them."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    weather, tools = sources / "weather.json", sources / "github_tools.json"
+    argv = ["routes", "--openapi", f"weather={weather}", "--mcp-tools", f"github={tools}"]
+    assert main([*argv, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    router = SchemaRouter(encoder=HashingEncoder(), abstention=None, reranker=None)
+    router.add_openapi(json.loads(weather.read_text()), provider="weather")
+    router.add_mcp_tools(TOOLS, provider="github")
+    assert [r["route_id"] for r in rows] == list(router.snapshot().routes)
+    create = next(r for r in rows if r["route_id"] == "github/mcp/create_issue")
+    assert create["effect"] == "write" and create["operation"] == "create_issue"
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    # an untrusted listing's readOnlyHint is a hint only: a write until trusted
+    assert "github/mcp/search_issues  [write]  search_issues  Search GitHub issues" in out
+    assert err.strip() == f"{len(rows)} routes"
+    assert main(["routes"]) == 2
+    assert "no sources" in capsys.readouterr().err

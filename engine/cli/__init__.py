@@ -10,6 +10,7 @@
     schemarouter retrieve "QUERY" [-k 5] [sources] [--index DIR] [--json | --tools FORMAT]
                           [--encoder DIR] [--reranker shipped|none|DIR] [--ranking ...]
     schemarouter serve [sources] [--transport stdio|http] [...]
+    schemarouter routes [CATALOG...] [sources] [--json]      the route ids, to label requests
     schemarouter index build [CATALOG...] [sources] --out DIR [--encoder DIR]
     schemarouter index build [CATALOG...] [sources] --backend milvus --uri URI [--rebuild]
 
@@ -257,6 +258,52 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_routes(args: argparse.Namespace) -> int:
+    """Every route the sources register, as retrieve and serve register them: its id (what
+    a labelled request names), effect, operation and summary, one a line or as JSON."""
+    from schemarouter.serve.gateway import build_router
+
+    config = _sources(args, catalogs=args.catalogs)
+    if not _has_sources(config):
+        print(
+            "error: no sources: give catalogs, --openapi, --mcp-tools or --config",
+            file=sys.stderr,
+        )
+        return 2
+    router = build_router(
+        config, servers=False, abstention=None, reranker=None, embedding_cache=None
+    )
+    try:
+        routes = list(router.snapshot().routes.values())
+    finally:
+        router.close()
+    rows = []
+    for route in routes:
+        operation = route.endpoint.operation
+        how = (
+            f"{operation.method} {operation.path}"
+            if operation.method
+            else operation.tool or operation.qualname or ""
+        )
+        summary = " ".join((route.endpoint.summary or route.endpoint.description).split())
+        rows.append(
+            {
+                "route_id": route.route_id,
+                "effect": route.endpoint.effect.value,
+                "operation": how,
+                "summary": summary[:200],
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for row in rows:
+        line = f"{row['route_id']}  [{row['effect']}]  {row['operation']}"
+        print(f"{line}  {row['summary'][:100]}".rstrip())
+    print(f"{len(rows)} routes", file=sys.stderr)
+    return 0
+
+
 def _offline(module: str, function: str) -> Any:
     """An offline tool from ``schemarouter.training`` (imported only when asked for)."""
     import importlib
@@ -367,6 +414,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     retrieve.set_defaults(handler=_cmd_retrieve)
     add_serve_parser(commands)
+
+    routes = commands.add_parser(
+        "routes",
+        help="list the routes sources register (their ids, to label requests with)",
+        description="Every route the sources register, as retrieve and serve register them "
+        "(upstream MCP servers of a --config are not connected): route id, effect, operation "
+        "and summary.",
+    )
+    routes.add_argument("catalogs", nargs="*", type=Path, metavar="CATALOG")
+    add_source_arguments(routes)
+    _add_config_argument(routes)
+    routes.add_argument("--json", action="store_true", help="print the routes as JSON")
+    routes.set_defaults(handler=_cmd_routes)
 
     index = commands.add_parser("index", help="build saved indexes")
     index_commands = index.add_subparsers(dest="index_command", metavar="ACTION")
