@@ -367,6 +367,7 @@ class SchemaRouter(RegistrationMixin):
         k = check_positive_int(k, method=method, name="k")
         hide = self._abstain(abstain, method=method)
         unhealthy = self._cooldowns.unhealthy()
+        told = state
         state = state.model_copy(update={"unhealthy_routes": state.unhealthy_routes | unhealthy})
         depth = max(k, self.recall_depth)
         return self.ranker.filtered(
@@ -378,6 +379,7 @@ class SchemaRouter(RegistrationMixin):
             hide=hide,
             is_bound=self.is_bound,
             detail=self._left_out,
+            told=told,
         )
 
     def retrieve_state_aware(

@@ -349,3 +349,34 @@ def test_a_formula_before_a_korean_particle_filters_the_search(
     assert any("formula 'Fe2O3', which no step takes as an argument" in w for w in plan.warnings), (
         plan.warnings
     )
+
+
+def test_route_ids_of_the_state_that_are_not_registered_are_named(bundled: SchemaRouter) -> None:
+    """A typo in ``tried_routes`` / ``unhealthy_routes`` (or a route removed since) excluded
+    nothing and said nothing: the host's loop went on as if the route were left out (user
+    trial trials2). The result's warnings name each such id, the field that holds it, and
+    the registered id it is closest to."""
+    query = "band gap of silicon"
+    first = bundled.retrieve(query, k=5).candidates[0].route_id
+    typo = first[:-1]
+    state = ExecutionState(
+        tried_routes=frozenset({typo}), unhealthy_routes=frozenset({"gone/rest/old_route"})
+    )
+    for result in (
+        bundled.retrieve_state_aware(query, state=state, k=5),
+        bundled.reretrieve_state_aware(query, state=state, k=5),
+        bundled.retrieve_executable(query, state=state, k=5),
+    ):
+        named = [w for w in result.warnings if "not registered" in w]
+        assert len(named) == 2, result.warnings
+        tried = next(w for w in named if "ExecutionState.tried_routes" in w)
+        assert typo in tried and f"did you mean {first!r}" in tried
+        assert "excludes nothing" in tried
+        assert any(
+            "ExecutionState.unhealthy_routes" in w and "gone/rest/old_route" in w for w in named
+        )
+    # a state naming only registered routes adds no such warning
+    clean = bundled.retrieve_state_aware(
+        query, state=ExecutionState(tried_routes=frozenset({first})), k=5
+    )
+    assert not [w for w in clean.warnings if "not registered" in w]

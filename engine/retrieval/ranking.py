@@ -51,7 +51,13 @@ from schemarouter.retrieval.learned import RankingModel
 from schemarouter.retrieval.ordering import apply_actions, learned_order, lift_prerequisites
 from schemarouter.retrieval.rerank import Reranker, blend_order, route_text
 from schemarouter.retrieval.results import CapabilityRetrieval
-from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary, exclusion_for
+from schemarouter.retrieval.state import (
+    Exclusion,
+    ExecutionState,
+    blocked_summary,
+    exclusion_for,
+    unregistered_routes,
+)
 from schemarouter.safety.forksafe import ForkSafeLock
 
 if TYPE_CHECKING:
@@ -495,15 +501,19 @@ class Ranker:
         hide: bool,
         is_bound: Callable[[str], bool],
         detail: Callable[[str, str], str | None] | None = None,
+        told: ExecutionState | None = None,
     ) -> CapabilityRetrieval:
         """The ranking of ``query`` filtered by ``state``: the fixed top ``k`` (or, with
         ``refill``, further down the list until ``k`` are eligible), each exclusion with its
         reason (the router's state-aware and executable retrievals; ``detail`` as
-        :func:`~schemarouter.retrieval.state.exclusion_for` takes it)."""
+        :func:`~schemarouter.retrieval.state.exclusion_for` takes it). The warnings name the
+        route ids of ``told`` (the state as the host gave it; else ``state``) that are not
+        registered."""
         ranking = self.rank(query, depth, k=k)
         if ranking.reason and hide:
             return self.result(query, k, ranking, [], abstain=True)
         snapshot, ranked, warnings = ranking.snapshot, ranking.ranked, ranking.warnings
+        warnings.extend(unregistered_routes(told or state, snapshot.routes))
         window = ranked if refill else ranked[:k]
         kept: list[Ranked] = []
         original: dict[str, int] = {}

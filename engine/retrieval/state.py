@@ -8,13 +8,21 @@ it leaves out.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import AvailabilityStatus, Effect, Route
 
-__all__ = ["BLOCKED_HINTS", "Exclusion", "ExecutionState", "blocked_summary", "exclusion_for"]
+__all__ = [
+    "BLOCKED_HINTS",
+    "Exclusion",
+    "ExecutionState",
+    "blocked_summary",
+    "exclusion_for",
+    "unregistered_routes",
+]
 
 
 class _Frozen(BaseModel):
@@ -93,6 +101,33 @@ def exclusion_for(
         if needed & offered and not new:
             return out("fields_held", "every field it would add is already held")
     return None
+
+
+def unregistered_routes(state: ExecutionState, registered: Iterable[str]) -> list[str]:
+    """A warning for each field of ``state`` that names route ids not registered now (a typo,
+    or a route removed since the host recorded it): such an id excludes (or binds) nothing,
+    so the host would otherwise go on as if it did. Each says the field, the ids and, where
+    one is close, the registered id it may mean."""
+    known = set(registered)
+    warnings = []
+    for name in ("tried_routes", "unhealthy_routes", "bound_routes"):
+        unknown = sorted(set(getattr(state, name)) - known)
+        if not unknown:
+            continue
+        shown = []
+        for route_id in unknown[:5]:
+            close = difflib.get_close_matches(route_id, known, n=1, cutoff=0.9)
+            shown.append(route_id + (f" (did you mean {close[0]!r}?)" if close else ""))
+        if len(unknown) > 5:
+            shown.append(f"and {len(unknown) - 5} more")
+        count = len(unknown)
+        effect = "binds nothing" if name == "bound_routes" else "excludes nothing"
+        warnings.append(
+            f"ExecutionState.{name} names {count} route{'s' if count > 1 else ''} that "
+            f"{'are' if count > 1 else 'is'} not registered: {', '.join(shown)}; it "
+            f"{effect} (a typo, or a route removed since): use the route ids the router gives"
+        )
+    return warnings
 
 
 #: The detail of a route the host marked unhealthy (``ExecutionState.unhealthy_routes``), where
