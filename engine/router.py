@@ -366,9 +366,19 @@ class SchemaRouter(RegistrationMixin):
         query = check_text(query, method=method)
         k = check_positive_int(k, method=method, name="k")
         hide = self._abstain(abstain, method=method)
-        unhealthy = self._cooldowns.unhealthy()
+        # the cooldowns and their reasons at one instant: one that ends while the list is
+        # ranked still says why the route is out, never that the host marked it
+        cooling = self._cooldowns.cooling()
         told = state
-        state = state.model_copy(update={"unhealthy_routes": state.unhealthy_routes | unhealthy})
+        state = state.model_copy(
+            update={"unhealthy_routes": state.unhealthy_routes | frozenset(cooling)}
+        )
+
+        def detail(reason: str, route_id: str) -> str | None:
+            if reason == "unhealthy" and route_id in cooling:
+                return cooling[route_id]
+            return self._left_out(reason, route_id)
+
         depth = max(k, self.recall_depth)
         return self.ranker.filtered(
             query,
@@ -378,7 +388,7 @@ class SchemaRouter(RegistrationMixin):
             refill=refill,
             hide=hide,
             is_bound=self.is_bound,
-            detail=self._left_out,
+            detail=detail,
             told=told,
         )
 

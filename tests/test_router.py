@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -380,3 +381,30 @@ def test_route_ids_of_the_state_that_are_not_registered_are_named(bundled: Schem
         query, state=ExecutionState(tried_routes=frozenset({first})), k=5
     )
     assert not [w for w in clean.warnings if "not registered" in w]
+
+
+def test_a_cooldown_that_ends_during_the_retrieval_is_not_blamed_on_the_host(
+    bundled: SchemaRouter,
+) -> None:
+    """The router read its cooldowns before ranking and asked again why a route was out
+    after it: a cooldown that ended in between left the route out as one "the host marked
+    unhealthy", telling the host to remove it from ``ExecutionState.unhealthy_routes``,
+    where it had never put it (user trial trials2: 48 of 200 retrievals). The reason is
+    read with the cooldowns, at one instant."""
+    query = "band gap of silicon"
+    first = bundled.retrieve(query, k=5).candidates[0].route_id
+    state = ExecutionState()
+    started = time.perf_counter()
+    for _ in range(5):
+        bundled.retrieve_state_aware(query, state=state, k=5)
+    took = (time.perf_counter() - started) / 5
+    details = set()
+    try:
+        for i in range(120):  # cooldowns that end before, during and after one retrieval
+            bundled.mark_unhealthy(first, cooldown=took * (i % 40) / 20, reason="flaky upstream")
+            result = bundled.retrieve_state_aware(query, state=state, k=5)
+            details |= {e.detail for e in result.exclusions if e.route_id == first}
+            assert "ExecutionState.unhealthy_routes" not in result.blocked, result.blocked
+    finally:
+        bundled.mark_healthy(first)
+    assert details and all(d.startswith("flaky upstream") for d in details), details

@@ -191,9 +191,14 @@ class CooldownTable:
 
     def unhealthy(self) -> frozenset[str]:
         """The routes cooling down now; those whose cooldown ran out are dropped."""
+        return frozenset(self.cooling())
+
+    def cooling(self) -> dict[str, str]:
+        """The routes cooling down now and why, read at one instant (a reason asked for
+        later may find its cooldown over); those whose cooldown ran out are dropped."""
         now = time.monotonic()
         with self._lock:
             over = [r for r, (until, _) in self._until.items() if until <= now]
             for route_id in over:
                 del self._until[route_id]
-            return frozenset(self._until)
+            return {route_id: why for route_id, (_, why) in self._until.items()}
