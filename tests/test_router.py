@@ -408,3 +408,20 @@ def test_a_cooldown_that_ends_during_the_retrieval_is_not_blamed_on_the_host(
     finally:
         bundled.mark_healthy(first)
     assert details and all(d.startswith("flaky upstream") for d in details), details
+
+
+def test_a_misspelt_state_key_names_the_field_meant() -> None:
+    """Trial S2: ``ExecutionState(tried_rotes=...)`` (or the same key in a dict a loop
+    validates) said only pydantic's "Extra inputs are not permitted"."""
+    for build in (
+        lambda: ExecutionState(tried_rotes=frozenset({"a/rest/b"})),  # type: ignore[call-arg]
+        lambda: ExecutionState.model_validate({"tried_rotes": ["a/rest/b"]}),
+    ):
+        with pytest.raises(
+            ValueError, match="has no field 'tried_rotes': did you mean 'tried_routes'"
+        ):
+            build()
+    state = ExecutionState.model_validate(
+        {"tried_routes": ["a/rest/b"], "allowed_effects": ["read"]}
+    )
+    assert ExecutionState.model_validate_json(state.model_dump_json()) == state

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from schemarouter.contracts import AvailabilityStatus, Effect, Route
 
@@ -43,6 +44,23 @@ class ExecutionState(_Frozen):
     require_bound: bool = False
     #: Route ids the host has bound invokers for (in addition to the router's own bindings).
     bound_routes: frozenset[str] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        """A key the state does not have (``tried_rotes``) is refused naming the one meant,
+        not only as pydantic's "Extra inputs are not permitted"."""
+        if isinstance(data, Mapping):
+            fields = list(cls.model_fields)
+            for key in data:
+                if isinstance(key, str) and key not in fields:
+                    close = difflib.get_close_matches(key, fields, n=1, cutoff=0.6)
+                    meant = f"did you mean {close[0]!r}? " if close else ""
+                    raise ValueError(
+                        f"ExecutionState has no field {key!r}: {meant}its fields are "
+                        f"{', '.join(fields)}"
+                    )
+        return data
 
 
 class Exclusion(_Frozen):
