@@ -469,7 +469,7 @@ def test_eval_says_which_measured_requests_a_model_trained_on(
     model = tmp_path / "our-ranking"
     assert ranking_main(["--out", str(model), "--work", str(tmp_path / "w"), "--requests",
                          str(requests_file), "--openapi", str(openapi_file), "--per-source",
-                         "0", "--composed", "0", "--synthetic", "0", "--max-iter", "5",
+                         "0", "--composed", "0", "--synthetic", "0", "--dev", "--max-iter", "5",
                          "--min-samples-leaf", "1", "--no-progress"]) == 0  # fmt: skip
     argv = ["--suite", "requests", "--openapi", str(openapi_file), "--encoder", "hashing",
             "--compare-encoder", "", "--reranker", "none", "--ranking", str(model),

@@ -58,7 +58,8 @@ def shared_data_dir(path: str | Path | None = None) -> Path:
     env = os.environ.get("SCHEMAROUTER_SHARED_DATA")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    # ../shared/data beside the checkout (this file is training/datasets/shared_data.py)
+    return Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 @dataclass
