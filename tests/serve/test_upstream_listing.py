@@ -137,3 +137,38 @@ def test_relist_s_must_be_seconds() -> None:
         SchemaRouter(encoder=HashingEncoder()).add_mcp_server(
             "http://127.0.0.1:9/mcp", provider="lab", relist_s=float("nan")
         )
+
+
+STALLING = Path(__file__).parents[1] / "mcp_servers" / "stalling_server.py"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_call_whose_listing_stalls_is_not_sent_under_the_old_definition(
+    tmp_path: Path, transport: str
+) -> None:
+    """Trial G: a hostile upstream marked ``read_data`` destructive, then let every
+    ``tools/list`` hang. The listing before the call (HTTP) or the one its
+    ``tools/list_changed`` asked for (stdio) failed, was logged, and the call was sent
+    anyway under the old definition: the now-destructive tool ran under ``allow.write``.
+    A call whose fresh listing cannot be had is refused, unsent, saying why."""
+    log = tmp_path / "calls.log"
+    env = {"STALLING_LOG": str(log)}
+    if transport == "stdio":
+        gateway = _gateway({"command": [sys.executable, str(STALLING)], "env": env, "timeout": 2})
+        _calls(gateway, log)
+        return
+    port = free_port()
+    with serving([sys.executable, str(STALLING), "http", str(port)], port, env=env):
+        gateway = _gateway({"url": f"http://127.0.0.1:{port}/mcp", "timeout": 2})
+        _calls(gateway, log)
+
+
+def _calls(gateway: Gateway, log: Path) -> None:
+    try:
+        assert gateway.call("lab__mcp__switch", {}).ok
+        for _ in range(2):  # and still refused: the listing is still due
+            with pytest.raises(InvocationError, match=r"did not list its tools.*not sent"):
+                gateway.call("lab__mcp__read_data", {"key": "k"})
+    finally:
+        gateway.close()
+    assert log.read_text().split() == ["switch"]

@@ -46,6 +46,7 @@ from schemarouter.fingerprint import fingerprint
 
 __all__ = [
     "CallTimedOut",
+    "ListingFailedError",
     "ManagedMCPSession",
     "SessionClosedError",
     "SessionLostError",
@@ -104,6 +105,14 @@ class ToolChangedError(RuntimeError):
 
     retryable = False
     counts_for_health = False
+
+
+class ListingFailedError(RuntimeError):
+    """The server's tools were due to be listed before a call (it said they changed, or the
+    listing is older than ``listing_ttl``) and the listing failed: the call was not sent,
+    since the tool may have changed (retryable: the next attempt lists them again)."""
+
+    retryable = True
 
 
 def _tool_key(tool: Any) -> tuple[str, str] | None:
@@ -182,6 +191,7 @@ class ManagedMCPSession:
         self._listed_at = time.monotonic()  # when the server's tools were last listed
         self._stale = False  # the server said tools/list_changed since
         self._relisting = threading.Lock()
+        self._relisting_now = False  # a listing is in progress: calls wait for it
 
     def __repr__(self) -> str:
         state = "open" if self._conn is not None else "closed"
@@ -297,7 +307,8 @@ class ManagedMCPSession:
         try:
             tools = conn.list_tools()
         except Exception as exc:
-            logger.warning("the MCP session %r cannot list its tools: %s", self, clip(str(exc)))
+            self._stale = True  # the next call lists them (or is refused, unsent)
+            logger.warning("the MCP session %r cannot list its tools: %s", self, _why(exc))
             return
         self._registered(tools, when)
 
@@ -369,25 +380,36 @@ class ManagedMCPSession:
         """Before a call asked at ``asked``: list the tools again where the server said
         they changed or the listing is older than :attr:`listing_ttl` (once for the calls
         that wait meanwhile), and register what changed (:meth:`_registered`). A session
-        lost while listing raises :class:`SessionLostError` (nothing was sent)."""
+        lost while listing raises :class:`SessionLostError`, and a listing that fails
+        :class:`ListingFailedError` (nothing was sent either way: the tool may have changed,
+        and the listing stays due)."""
         if self.on_reconnect is None or not self._listing_due(asked):
             return
         with self._relisting:
             if not self._listing_due(asked):
                 return  # another call listed the tools since this one was asked
             self._stale = False  # a notification while listing marks the listing again
+            self._relisting_now = True
             try:
                 tools = conn.list_tools()
             except Exception as exc:
                 lost = self._lost_during(conn, exc)
                 if lost is not None:
                     raise lost from exc
-                logger.warning("the MCP session %r cannot list its tools: %s", self, exc)
-                return
+                self._stale = True
+                why = _why(exc)
+                logger.warning("the MCP session %r cannot list its tools: %s", self, why)
+                raise ListingFailedError(
+                    f"the server did not list its tools ({why}) before the call; the call was "
+                    "not sent, since its tools may have changed (call it again: they are "
+                    "listed again first)"
+                ) from exc
+            finally:
+                self._relisting_now = False
             self._registered(tools, "since it last listed them")
 
     def _listing_due(self, asked: float) -> bool:
-        if self._stale:
+        if self._stale or self._relisting_now:  # a call waits for a listing in progress
             return True
         ttl = self.listing_ttl
         return ttl is not None and self._listed_at < asked - ttl
@@ -464,6 +486,11 @@ class ManagedMCPSession:
             f"the MCP session ended during the call ({type(error).__name__}: "
             f"{clip(str(error))}); the next call reconnects"
         )
+
+
+def _why(error: BaseException) -> str:
+    """What a failed listing says (a timeout's message is empty)."""
+    return f"{type(error).__name__}: {clip(str(error))}" if str(error) else type(error).__name__
 
 
 def close_all(sessions: Sequence[Any]) -> None:
