@@ -116,6 +116,16 @@ def _has_sources(config: GatewayConfig) -> bool:
     return bool(config.catalogs or config.openapi or config.mcp_tools or config.mcp_servers)
 
 
+def _catalogs_and_sources(args: argparse.Namespace, nothing: str) -> GatewayConfig | None:
+    """The catalogs and sources a command was given; ``None``, said on stderr as
+    ``nothing``, where it was given none."""
+    config = _sources(args, catalogs=args.catalogs)
+    if _has_sources(config):
+        return config
+    print(f"error: {nothing}: give catalogs, --openapi, --mcp-tools or --config", file=sys.stderr)
+    return None
+
+
 def _synced(index: str) -> Any:
     """The saved index folder ``index`` brought to the sources given (``retrieve --sync``):
     routes it lacks are embedded and those it has beyond them left out, in memory; its
@@ -187,12 +197,8 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     from schemarouter.index.store import check_index_folder
     from schemarouter.serve.gateway import build_router
 
-    config = _sources(args, catalogs=args.catalogs)
-    if not _has_sources(config):
-        print(
-            "error: nothing to index: give catalogs, --openapi, --mcp-tools or --config",
-            file=sys.stderr,
-        )
+    config = _catalogs_and_sources(args, "nothing to index")
+    if config is None:
         return 2
     if args.backend == "milvus" and not args.uri:
         print("error: --backend milvus needs --uri (see docs/scale.md)", file=sys.stderr)
@@ -263,12 +269,8 @@ def _cmd_routes(args: argparse.Namespace) -> int:
     a labelled request names), effect, operation and summary, one a line or as JSON."""
     from schemarouter.serve.gateway import build_router
 
-    config = _sources(args, catalogs=args.catalogs)
-    if not _has_sources(config):
-        print(
-            "error: no sources: give catalogs, --openapi, --mcp-tools or --config",
-            file=sys.stderr,
-        )
+    config = _catalogs_and_sources(args, "no sources")
+    if config is None:
         return 2
     router = build_router(
         config, servers=False, abstention=None, reranker=None, embedding_cache=None
