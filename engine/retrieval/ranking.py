@@ -144,12 +144,10 @@ class RankerSetting:
 
 
 class Ranker:
-    """The ranking half of the router: its models and settings over a registry and an index.
-
-    The router holds one (``router.ranker``), built from its own settings; the settings are
-    read and set through the router as before (``router.reranker``, ``router.multi_intent``:
-    see ``SchemaRouter.__init__`` for what each does). ``index`` is called for the router's
-    index on each request (it is built on first use and may be replaced)."""
+    """The ranking half of the router (``router.ranker``): its models and settings over a
+    registry and an index, read and set through the router (``router.reranker``, ``router.
+    multi_intent``: ``SchemaRouter.__init__`` says what each does). ``index`` is called for
+    the router's index on each request (built on first use, it may be replaced)."""
 
     def __init__(
         self,
@@ -503,12 +501,10 @@ class Ranker:
         detail: Callable[[str, str], str | None] | None = None,
         told: ExecutionState | None = None,
     ) -> CapabilityRetrieval:
-        """The ranking of ``query`` filtered by ``state``: the fixed top ``k`` (or, with
-        ``refill``, further down the list until ``k`` are eligible), each exclusion with its
-        reason (the router's state-aware and executable retrievals; ``detail`` as
-        :func:`~schemarouter.retrieval.state.exclusion_for` takes it). The warnings name the
-        route ids of ``told`` (the state as the host gave it; else ``state``) that are not
-        registered."""
+        """The ranking of ``query`` filtered by ``state``: the fixed top ``k`` (with ``refill``,
+        further down until ``k`` are eligible), each exclusion with its reason (``detail`` as
+        :func:`~schemarouter.retrieval.state.exclusion_for` takes it); the warnings name the
+        route ids of ``told`` (the state as the host gave it, else ``state``) not registered."""
         ranking = self.rank(query, depth, k=k)
         if ranking.reason and hide:
             return self.result(query, k, ranking, [], abstain=True)
