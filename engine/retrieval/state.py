@@ -121,20 +121,22 @@ def exclusion_for(
     return None
 
 
-def unregistered_routes(state: ExecutionState, registered: Iterable[str]) -> list[str]:
+def unregistered_routes(state: ExecutionState, registered: Mapping[str, Any]) -> list[str]:
     """A warning for each field of ``state`` that names route ids not registered now (a typo,
     or a route removed since the host recorded it): such an id excludes (or binds) nothing,
     so the host would otherwise go on as if it did. Each says the field, the ids and, where
-    one is close, the registered id it may mean."""
-    known = set(registered)
+    one of its provider's is close, the registered id it may mean. ``registered``: the
+    snapshot's routes, looked up, never copied (this runs on every state-aware retrieval)."""
     warnings = []
     for name in ("tried_routes", "unhealthy_routes", "bound_routes"):
-        unknown = sorted(set(getattr(state, name)) - known)
+        unknown = sorted(r for r in getattr(state, name) if r not in registered)
         if not unknown:
             continue
         shown = []
         for route_id in unknown[:5]:
-            close = difflib.get_close_matches(route_id, known, n=1, cutoff=0.9)
+            provider = route_id.split("/", 1)[0] + "/"
+            siblings = [r for r in registered if r.startswith(provider)]
+            close = difflib.get_close_matches(route_id, siblings, n=1, cutoff=0.9)
             shown.append(route_id + (f" (did you mean {close[0]!r}?)" if close else ""))
         if len(unknown) > 5:
             shown.append(f"and {len(unknown) - 5} more")

@@ -13,23 +13,11 @@ from schemarouter import SchemaRouter
 from schemarouter.cli import main
 from schemarouter.errors import DocumentError
 
-from helpers import TINY_CATALOG, openapi_document
+from helpers import TINY_CATALOG
+from servers.user_api import weather_openapi
 
-WEATHER = openapi_document(
-    "Weather",
-    {
-        "/forecast": {
-            "get": {
-                "operationId": "getForecast",
-                "summary": "Weather forecast for a city.",
-                "parameters": [
-                    {"name": "city", "in": "query", "required": True, "schema": {"type": "string"}}
-                ],
-                "responses": {"200": {"description": "ok"}},
-            }
-        }
-    },
-)
+# any OpenAPI document: the tests hand it to the wrong registration
+WEATHER = weather_openapi("http://127.0.0.1:9")
 
 
 @pytest.fixture
