@@ -457,7 +457,9 @@ def test_blocked_says_the_router_took_a_route_out_after_failed_calls(
     result = router.retrieve_executable("daily weather forecast", k=5)
     (exclusion,) = [e for e in result.exclusions if e.route_id == FORECAST]
     assert exclusion.reason == "unhealthy"
-    assert exclusion.detail == "3 failed attempts in a row (HTTP 500); cooling down for 60 s"
+    assert exclusion.detail == (
+        "3 failed attempts in a row (HTTP 500); cooling down for 60 s, 60 s left"
+    )
     assert "3 failed attempts in a row (HTTP 500)" in result.blocked
     assert "the host" not in result.blocked
 
@@ -467,6 +469,24 @@ def test_blocked_says_the_router_took_a_route_out_after_failed_calls(
     assert "the host marked it unhealthy (router.mark_unhealthy); cooling down for 30 s" in (
         result.blocked
     )
+
+
+def test_a_cooldowns_detail_says_the_time_it_has_left(weather: LoopbackServer) -> None:
+    """Trial S2 §5: 1.5 s into a 2 s cooldown the exclusion still read "cooling down for
+    2 s"; a loop reading the detail could not tell when to come back. It ends with the whole
+    seconds left, read when the retrieval ran."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    router.mark_unhealthy(FORECAST, cooldown=2.0, reason="told by the test")
+
+    def detail() -> str | None:
+        result = router.retrieve_executable("daily weather forecast", k=5)
+        return next(e.detail for e in result.exclusions if e.route_id == FORECAST)
+
+    assert detail() == "told by the test; cooling down for 2 s, 2 s left"
+    time.sleep(1.2)
+    assert detail() == "told by the test; cooling down for 2 s, 1 s left"
+    assert router.cooldown_reason(FORECAST) == "told by the test"
 
 
 def test_blocked_tells_the_host_to_lift_its_own_unhealthy_marks(weather: LoopbackServer) -> None:

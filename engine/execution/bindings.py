@@ -15,6 +15,7 @@ and its health, safe to share between threads.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
@@ -164,7 +165,9 @@ def bind_if_current(
 
 
 class CooldownTable:
-    """route id -> (monotonic time its cooldown ends, why it is cooling down)."""
+    """route id -> (monotonic time its cooldown ends, why it is cooling down). A reason read
+    back ends with the time left then ("...; cooling down for 60 s, 12 s left"): a loop that
+    reads an exclusion's detail a while after the mark is not told the whole length again."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -185,9 +188,10 @@ class CooldownTable:
         return 0.0 if entry is None else max(0.0, entry[0] - time.monotonic())
 
     def reason(self, route_id: str) -> str | None:
-        """Why ``route_id`` is cooling down (``None``: it is not)."""
+        """Why ``route_id`` is cooling down and for how long yet (``None``: it is not)."""
         entry = self._until.get(route_id)
-        return entry[1] if entry is not None and entry[0] > time.monotonic() else None
+        now = time.monotonic()
+        return None if entry is None or entry[0] <= now else _with_left(entry, now)
 
     def unhealthy(self) -> frozenset[str]:
         """The routes cooling down now; those whose cooldown ran out are dropped."""
@@ -201,4 +205,9 @@ class CooldownTable:
             over = [r for r, (until, _) in self._until.items() if until <= now]
             for route_id in over:
                 del self._until[route_id]
-            return {route_id: why for route_id, (_, why) in self._until.items()}
+            return {route_id: _with_left(entry, now) for route_id, entry in self._until.items()}
+
+
+def _with_left(entry: tuple[float, str], now: float) -> str:
+    """A cooldown's reason and the whole seconds it has left at ``now`` (at least 1)."""
+    return f"{entry[1]}, {max(1, math.ceil(entry[0] - now))} s left"
