@@ -122,6 +122,9 @@ def test_reretrieve_says_when_the_list_runs_out(bundled: SchemaRouter) -> None:
     assert result.candidates == () and result.exhausted
     assert result.examined == len(result.exclusions) > 0
     assert any("ran out" in w for w in result.warnings)
+    # trial S2 §6: "effect read is not allowed, only none"
+    details = {e.detail for e in result.exclusions if e.reason == "effect"}
+    assert "effect read is not allowed (allowed_effects is empty: no effect is)" in details
 
 
 def test_retrieve_executable_needs_binding_and_health() -> None:

@@ -101,8 +101,14 @@ def exclusion_for(
     ):
         return out("unavailable", f"registered as {endpoint.availability.status.value}")
     if endpoint.effect not in state.allowed_effects:
-        allowed = ", ".join(sorted(e.value for e in state.allowed_effects)) or "none"
-        return out("effect", f"effect {endpoint.effect.value} is not allowed, only {allowed}")
+        allowed = ", ".join(sorted(e.value for e in state.allowed_effects))
+        return out(
+            "effect",
+            f"effect {endpoint.effect.value} is not allowed, only {allowed}"
+            if allowed
+            else f"effect {endpoint.effect.value} is not allowed (allowed_effects is empty: "
+            "no effect is)",
+        )
     auth = route.access.auth
     if state.credentials is not None and auth.credentials and not auth.optional:
         missing = sorted(set(auth.credentials) - state.credentials)
