@@ -7,13 +7,15 @@ import asyncio
 import dataclasses
 import datetime
 import enum
+import re
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from schemarouter import ExecutionPolicy, SchemaRouter, capability
+from schemarouter import Budget, ExecutionPolicy, SchemaRouter, capability
 from schemarouter.errors import (
+    BudgetExceededError,
     DuplicateRouteError,
     InvocationError,
     ParameterValidationError,
@@ -348,3 +350,17 @@ def test_a_timeout_error_the_callable_raises_is_its_own_not_the_call_timeout(
         else:
             router.call("fx/python/slow_rate", {"base": "EUR"}, policy=quick)
     assert "callable raised" not in str(slow.value)
+
+
+def test_a_call_cut_short_by_the_time_budget_says_its_seconds_in_three_figures() -> None:
+    """Trial S2 §8: a call the time budget's deadline cut short read "timed out after
+    1.49975 s" (the budget's time left, printed whole)."""
+    router = SchemaRouter()
+    router.add_callable([slow_rate], provider="fx")
+    policy = ExecutionPolicy(max_attempts=1, timeout=30)
+    with pytest.raises(BudgetExceededError) as caught:
+        router.call(
+            "fx/python/slow_rate", {"base": "EUR"}, policy=policy, budget=Budget(max_seconds=0.3)
+        )
+    message = str(caught.value)
+    assert re.search(r"\(last error: timed out after 0\.\d{1,3} s\)", message), message

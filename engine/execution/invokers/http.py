@@ -30,7 +30,7 @@ from schemarouter.errors import BudgetExceededError, PolicyError
 from schemarouter.execution.bindings import bind_if_current
 from schemarouter.execution.credentials import CredentialProvider, Redactor
 from schemarouter.execution.invokers._request import build_request, origin, within_base_path
-from schemarouter.execution.invokers.payload import Payload, invocation_error
+from schemarouter.execution.invokers.payload import Payload, invocation_error, seconds_text
 from schemarouter.execution.outputs import output_hint
 from schemarouter.execution.policy import BudgetMeter, ExecutionPolicy
 from schemarouter.registry.http_body import (
@@ -384,7 +384,7 @@ def _too_big(op: HttpSend) -> Exception:
 
 def _timed_out(op: HttpSend) -> Exception:
     return invocation_error(
-        f"timed out after {op.timeout:g} s (connect, headers and body together)",
+        f"timed out after {seconds_text(op.timeout)} s (connect, headers and body together)",
         where=op.where,
         retryable=True,
     )

@@ -38,6 +38,7 @@ from schemarouter.execution.invokers.payload import (
     Payload,
     clip,
     invocation_error,
+    seconds_text,
 )
 from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
 
@@ -162,7 +163,7 @@ def _failed(exc: BaseException, op: McpCall) -> Exception:
     if isinstance(exc, TimeoutError | asyncio.TimeoutError):
         # a managed session bounds calls tighter (``seconds``) or says it could not reopen
         seconds = getattr(exc, "seconds", op.timeout)
-        reason = getattr(exc, "reason", None) or f"timed out after {seconds:g} s"
+        reason = getattr(exc, "reason", None) or f"timed out after {seconds_text(seconds)} s"
         return invocation_error(reason, where=op.where, retryable=True)
     return invocation_error(  # a lost session (ManagedMCPSession) says it may be retried
         f"the MCP call failed: {type(exc).__name__}: {clip(str(exc))}",

@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from typing import Any, Unpack
 
 from schemarouter.execution.invokers.mcp import MCPConnection, McpConnectionOptions, OpenCancelled
-from schemarouter.execution.invokers.payload import clip
+from schemarouter.execution.invokers.payload import clip, seconds_text
 from schemarouter.fingerprint import fingerprint
 
 __all__ = [
@@ -70,7 +70,7 @@ class CallTimedOut(TimeoutError):
     """A call ran past its timeout; the session was dropped (the next call reopens it)."""
 
     def __init__(self, seconds: float) -> None:
-        super().__init__(f"timed out after {seconds:g} s; the session was dropped")
+        super().__init__(f"timed out after {seconds_text(seconds)} s; the session was dropped")
         self.seconds = seconds
 
 
@@ -82,11 +82,11 @@ class SessionOpenTimedOut(TimeoutError):
 
     def __init__(self, seconds: float, *, reopening: bool = False) -> None:
         what = "open again after it was lost" if reopening else "open"
-        super().__init__(f"the MCP session did not {what} within {seconds:g} s")
+        super().__init__(f"the MCP session did not {what} within {seconds_text(seconds)} s")
         self.seconds = seconds
         #: what the caller's error says (``InvocationError``'s message; a call's timeout
         #: says "timed out after N s")
-        self.reason = f"the session did not {what} within {seconds:g} s"
+        self.reason = f"the session did not {what} within {seconds_text(seconds)} s"
 
 
 class SessionClosedError(RuntimeError):

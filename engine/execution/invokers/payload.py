@@ -17,12 +17,19 @@ __all__ = [
     "invocation_error",
     "is_retryable",
     "retry_after",
+    "seconds_text",
 ]
 
 #: Characters of a foreign message (an upstream's error text, a tool's error) kept in errors
 #: and logs: a 60,000-character message once stalled a gateway's event loop in its log
 #: handler, and a model reads the first lines anyway.
 MAX_MESSAGE_CHARS = 300
+
+
+def seconds_text(seconds: float) -> str:
+    """``seconds`` as an error says it: three figures at most ("1.5" for a deadline's
+    1.49975, "30", "0.25"), whole seconds from 100 on."""
+    return f"{seconds:.3g}" if seconds < 100 else f"{seconds:.0f}"
 
 
 def clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:

@@ -38,7 +38,7 @@ import pydantic_core
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from schemarouter.errors import ParameterValidationError
-from schemarouter.execution.invokers.payload import Payload, clip, invocation_error
+from schemarouter.execution.invokers.payload import Payload, clip, invocation_error, seconds_text
 from schemarouter.execution.outputs import json_path
 
 __all__ = [
@@ -174,7 +174,7 @@ def _failed(exc: BaseException, op: PythonCall) -> Exception:
     if not isinstance(exc, _Raised):
         if isinstance(exc, TimeoutError | asyncio.TimeoutError):
             return invocation_error(
-                f"timed out after {op.timeout:g} s", where=op.where, retryable=True
+                f"timed out after {seconds_text(op.timeout)} s", where=op.where, retryable=True
             )
         raised: BaseException = exc
     else:
