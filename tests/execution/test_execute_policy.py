@@ -389,6 +389,8 @@ def test_credential_values_never_leak(
     wrong = MappingCredentials({"MP_API_KEY": SECRET})
     with pytest.raises(InvocationError, match="HTTP 401") as rejected:
         execute(router, _plan(router, MP, ["material_id"]), credentials=wrong)
+    # trial S2 §7: a 401 did not say which credential the server refused
+    assert "The server refused the credentials sent (MP_API_KEY)" in str(rejected.value)
     _scan(
         result.model_dump_json(),
         echoed.model_dump_json(),

@@ -271,7 +271,23 @@ def retry_after_seconds(value: str | None, *, now: float | None = None) -> float
     return float(max(math.ceil(left), 0))
 
 
-def _status_error(raw: RawResponse, redactor: Redactor, where: str) -> None:
+def _refused_hint(route: Route, status: int) -> str | None:
+    """What a 401 / 403 asks of the caller: the credentials the route sends, or that it
+    declares none (the server wants some the registration did not say)."""
+    if status not in (401, 403):
+        return None
+    names = ", ".join(route.access.auth.credentials)
+    if not names:
+        return (
+            "The route declares no credentials; if the API needs them, register its security "
+            "scheme (OpenAPI components.securitySchemes) and pass credentials= to the call"
+        )
+    if status == 401:
+        return f"The server refused the credentials sent ({names}): check their values"
+    return f"The credentials sent ({names}) were refused this call: check what they may do"
+
+
+def _status_error(raw: RawResponse, route: Route, redactor: Redactor, where: str) -> None:
     if 200 <= raw.status_code < 300:
         return
     # redacted before it is cut: a cut would leave part of an echoed key
@@ -284,7 +300,7 @@ def _status_error(raw: RawResponse, redactor: Redactor, where: str) -> None:
         + (f" (retry after {wait:g} s)" if wait is not None else "")
         + (f": {snippet}" if snippet else ""),
         where=where,
-        hint=None
+        hint=_refused_hint(route, raw.status_code)
         if wait is None
         else f"The server asks to be called again in {wait:g} s (the error's retry_after)",
         retryable=raw.status_code in _RETRYABLE,
@@ -356,7 +372,7 @@ def exchange(
         if raw.status_code in _REDIRECTS:
             request = _redirect(request, raw, route, where)
             continue
-        _status_error(raw, redactor, where)
+        _status_error(raw, route, redactor, where)
         url = raw.url.copy_with(query=None, fragment=None)
         return Payload(_decode(raw, route, where), nbytes, raw.status_code, str(url))
     raise invocation_error(f"more than {policy.max_redirects} redirects", where=where)
