@@ -49,6 +49,7 @@ __all__ = [
     "input_keys",
     "keyed_schema",
     "property_keys",
+    "provider_part",
     "route_arguments",
     "route_for_tool",
     "tool_name",
@@ -169,13 +170,32 @@ def route_for_tool(snapshot: RegistrySnapshot, name: str) -> str:
             where=f"registry version {snapshot.version}",
             hint="Search again (search_tools / retrieve) for a route that is registered now",
         )
-    close = difflib.get_close_matches(str(name), list(tool_names(snapshot)), n=3)
+    close = _look_alikes(str(name), tool_names(snapshot))
     raise GateError(
         f"no registered tool is named {str(name)[:120]!r}",
         where=f"registry version {snapshot.version}",
         hint=(f"Did you mean {', '.join(close)}? " if close else "")
         + "Use a name from search_tools / result.tools()",
     )
+
+
+def provider_part(name: str) -> str:
+    """The provider a tool name starts with (``weather`` of ``weather__rest__forecast``;
+    the whole name where it has no ``__``)."""
+    return name.split(_SEPARATOR, 1)[0]
+
+
+def _look_alikes(name: str, names: Iterable[str]) -> list[str]:
+    """Up to three registered tool names close to ``name``. A name of a provider
+    (``evil__mcp__get_note``) is offered tools of that provider, or of one spelt nearly so
+    (a typo), never another provider's tool of the same name (trial G: a tool of an
+    unavailable upstream was offered the same tool of another server)."""
+    pool = list(names)
+    if _SEPARATOR in name:
+        providers = {provider_part(n) for n in pool}
+        near = set(difflib.get_close_matches(provider_part(name), providers, n=3, cutoff=0.8))
+        pool = [n for n in pool if provider_part(n) in near]
+    return difflib.get_close_matches(name, pool, n=3)
 
 
 def _removed_as(snapshot: RegistrySnapshot, name: object) -> tuple[str, int] | None:

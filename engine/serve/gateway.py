@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,7 +26,7 @@ from schemarouter.execution.credentials import EnvironmentCredentials
 from schemarouter.execution.invokers.payload import clip
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
-from schemarouter.integrations.names import route_for_tool, tool_name
+from schemarouter.integrations.names import provider_part, route_for_tool, tool_name
 from schemarouter.integrations.search import available_credentials
 from schemarouter.integrations.wording import agent_error
 from schemarouter.registry.registry import RegistrySnapshot
@@ -171,6 +172,22 @@ class _Allowed:
 
 #: how much of the request ``search_tools`` echoes back
 _QUERY_ECHO = 200
+
+
+def _unavailable(name: str, failed: Mapping[str, str] | None) -> str:
+    """What a call to an unknown tool is told of the upstreams that failed: the reason of
+    the one its name starts with (the likely cause), else only which failed (trial G: every
+    failed upstream's whole reason, 900 characters, came with every unknown name)."""
+    if not failed:
+        return ""
+    own = {re.sub(r"[^A-Za-z0-9_-]", "_", p): p for p in failed}.get(provider_part(name))
+    if own is not None:
+        return f"upstream {own} is unavailable: {failed[own]}"
+    plural = "s" if len(failed) > 1 else ""
+    return (
+        f"upstream{plural} {', '.join(sorted(failed))} unavailable (why: unavailable in a "
+        "search_tools answer)"
+    )
 
 
 def _not_named(route: Route) -> str:
@@ -372,10 +389,7 @@ class Gateway:
             note = self.upstreams.note()
             if not note:
                 raise
-            said = [note.get("connecting", "")] + [
-                f"upstream {provider} is unavailable: {why}"
-                for provider, why in (note.get("unavailable") or {}).items()
-            ]
+            said = [note.get("connecting", ""), _unavailable(name, note.get("unavailable"))]
             hint = "; ".join(s for s in said if s) + f". {unknown.hint or ''}"
             raise GateError(unknown.what, where=unknown.where, hint=hint) from None
         if self.router.is_bound(route.route_id) or not self.upstreams.connecting():

@@ -360,6 +360,24 @@ def test_a_tool_whose_route_was_removed_is_refused_as_removed(
         call_tool(router, "weather__rest__nowhere", {})
 
 
+def test_an_unknown_tool_is_offered_look_alikes_of_its_own_provider_only(
+    router: SchemaRouter,
+) -> None:
+    """Trial G §3: ``evil__mcp__get_note`` (a tool of a server that never joined) was
+    answered "Did you mean good__mcp__get_note": another server's tool offered as the fix.
+    A provider's name gets that provider's look-alikes, or those of a provider spelt nearly
+    so (a typo); a bare name still gets any."""
+    name = tool_name(FORECAST, snapshot=router.snapshot())
+    provider, rest = name.split("__", 1)
+    with pytest.raises(GateError) as other:
+        call_tool(router, f"evil__{rest}", {})
+    assert "Did you mean" not in (other.value.hint or "")
+    with pytest.raises(GateError, match=f"Did you mean {name}"):
+        call_tool(router, f"{provider[:-1]}__{rest}", {})  # the provider misspelt
+    with pytest.raises(GateError, match=f"Did you mean {name}"):
+        call_tool(router, f"{name}s", {})
+
+
 # -- OpenAI: client-executed tool search with tool_search_output, through the real SDK -------
 
 

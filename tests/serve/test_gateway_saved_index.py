@@ -207,6 +207,15 @@ def test_calling_a_tool_of_a_dead_upstream_says_the_upstream_is_unavailable(
                 ask("notes__mcp__search_notes")
             assert "no registered tool is named" in unknown.value.what
             assert "upstream notes is unavailable" in (unknown.value.hint or "")
+            # trial G §3: another provider's name is not told the notes server's whole
+            # reason, nor offered a tool of another server
+            with pytest.raises(GateError) as other:
+                ask("weathr__mcp__search_notes")
+            assert other.value.hint is not None
+            assert "upstream notes unavailable (why: unavailable in a search_tools answer)" in (
+                other.value.hint
+            )
+            assert "Did you mean" not in other.value.hint
         assert gateway.describe("weather__rest__get_forecast")["route_id"]
     finally:
         gateway.close()
