@@ -25,6 +25,7 @@ from schemarouter.checks import check_keywords, check_seconds
 from schemarouter.contracts import Effect, Provider, Registration
 from schemarouter.errors import MissingDependencyError, RegistrationError, require
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT, is_server_url
+from schemarouter.execution.invokers.payload import clip
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -145,7 +146,7 @@ async def list_mcp_tools(
         raise
     except Exception as exc:  # the SDK and the transports raise many kinds
         raise RegistrationError(
-            f"cannot list the MCP server's tools: {type(exc).__name__}: {exc}",
+            f"cannot list the MCP server's tools: {type(exc).__name__}: {clip(str(exc))}",
             where=label,
             hint="Check the command or URL, and run the server by hand to see its errors",
         ) from None
@@ -381,7 +382,7 @@ def _open_and_register(
         elif isinstance(exc, ServerExited):  # its own error, on stderr, says why
             kind = f"{exc.what} before it listed its tools"
         else:
-            kind = f"cannot list its tools: {type(exc).__name__}: {str(exc)[:300]}"
+            kind = f"cannot list its tools: {type(exc).__name__}: {clip(str(exc))}"
         raise RegistrationError(
             f"the MCP server {kind}",
             where=label,

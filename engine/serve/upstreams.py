@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from schemarouter.execution.credentials import Redactor
+from schemarouter.execution.invokers.payload import clip
 from schemarouter.serve.config import McpServerSpec
 
 __all__ = ["RETRY_DELAYS", "Upstreams"]
@@ -105,7 +106,8 @@ class Upstreams:
                 connect(spec)
             except Exception as exc:  # said in every search answer until it joins
                 # an HTTP upstream's credential travels in its URL: never in an answer or a log
-                why = Redactor(spec.secrets())(f"{type(exc).__name__}: {str(exc)[:300]}")
+                # (redacted before it is cut: a cut would leave part of a key)
+                why = clip(Redactor(spec.secrets())(f"{type(exc).__name__}: {exc}"))
                 if self._stop.is_set():  # cancelled by the gateway closing (halt says so)
                     logger.debug("upstream %s: connecting ended at close: %s", spec.provider, why)
                     self._set(spec.provider, "closed while connecting")

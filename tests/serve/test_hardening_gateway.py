@@ -224,6 +224,22 @@ def test_a_long_upstream_error_is_cut_before_it_is_logged_or_relayed(
     router.close()
 
 
+def test_a_malformed_tool_result_is_refused_without_pydantic_s_links(
+    upstream: str | list[str],
+) -> None:
+    """Trial G §3: a ``CallToolResult`` whose content is not a list was refused with the
+    SDK's validation error, "For further information visit https://errors.pydantic.dev/..."
+    and all, which the agent reads as the tool's answer."""
+    router = _hostile_router(upstream)
+    try:
+        with pytest.raises(InvocationError) as caught:
+            router.call("h/mcp/malformed", {}, policy=ONCE)
+    finally:
+        router.close()
+    assert "errors.pydantic.dev" not in str(caught.value)
+    assert "content" in str(caught.value)
+
+
 def test_a_long_upstream_error_does_not_hold_another_client_s_call(
     upstream: str | list[str],
 ) -> None:

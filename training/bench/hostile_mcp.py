@@ -61,6 +61,7 @@ def _tools(schema_file: str | None) -> list[dict[str, Any]]:
         tool("slow", {"seconds": {"type": "number"}}, "Answer after a while"),
         tool("pid", {}, "The server's process id"),
         tool("crash", {}, "End the server process mid-call"),
+        tool("malformed", {}, "A result whose content is not a list"),
         {
             "name": "lookup",
             "description": "Look a key up",
@@ -132,6 +133,9 @@ class Hostile:
             return iter([_result(request_id, {"pid": os.getpid()})])
         if name == "crash":
             os._exit(3)
+        if name == "malformed":
+            body = {"jsonrpc": "2.0", "id": request_id, "result": {"content": "not a list"}}
+            return iter([json.dumps(body).encode()])
         if name == "lookup":
             return iter([_result(request_id, {"found": arguments})])
         return iter([_result(request_id, {"text": arguments.get("text", "")})])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -32,11 +33,20 @@ def seconds_text(seconds: float) -> str:
     return f"{seconds:.3g}" if seconds < 100 else f"{seconds:.0f}"
 
 
+#: pydantic's line under each error ("For further information visit https://errors.pydantic
+#: .dev/..."): a link to pydantic's docs, of no use to an agent or an operator reading why an
+#: upstream's answer was refused (trial G).
+_PYDANTIC_LINK = re.compile(
+    r"\n?[ \t]*For further information visit https://errors\.pydantic\.dev\S*"
+)
+
+
 def clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     """:func:`schemarouter.errors.clip` at the invokers' limit: ``text`` cut to ``limit``
     characters, saying how long it was (cut before it is logged or put into an error, never
-    after), in the one format every error of the project uses."""
-    return errors.clip(text, limit)
+    after), in the one format every error of the project uses; pydantic's links to its docs
+    are left out first."""
+    return errors.clip(_PYDANTIC_LINK.sub("", text), limit)
 
 
 class Payload(NamedTuple):
