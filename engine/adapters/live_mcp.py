@@ -23,7 +23,16 @@ from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any, server_label
 from schemarouter.checks import check_keywords, check_seconds
 from schemarouter.contracts import Effect, Provider, Registration
-from schemarouter.errors import MissingDependencyError, RegistrationError, require
+from schemarouter.errors import (
+    DanglingReferenceError,
+    DocumentError,
+    MissingDependencyError,
+    ReferenceCycleError,
+    RegistrationError,
+    SchemaError,
+    UnitError,
+    require,
+)
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT, is_server_url
 from schemarouter.execution.invokers.payload import clip
 
@@ -349,6 +358,30 @@ def attach_mcp_server(
         return _open_and_register(router, session, registration_of, replace=replace, bind=bind)
 
 
+#: What a tool listing itself can get wrong (never the caller's options, which say so
+#: themselves: an ``effect_overrides`` typo, a ``replace`` needed).
+_LISTING_FAULTS = (
+    DocumentError,
+    SchemaError,
+    UnitError,
+    DanglingReferenceError,
+    ReferenceCycleError,
+)
+
+
+def _listing_hint(label: str, hint: str | None) -> str:
+    """A fault in a server's listing, said to whoever adds the server (an operator, who
+    cannot edit a third party's tools): whose it is, what its maintainers would change, and
+    that nothing of the server was registered (trial G: "Bundle the document first" and "Fix
+    the schema", spoken to an OpenAPI author)."""
+    fix = f" (for them: {hint[0].lower()}{hint[1:]})" if hint else ""
+    return (
+        f"The MCP server {label} lists this definition itself, so only its maintainers can "
+        f"change it{fix}. Nothing of the server was registered (a server registers whole or "
+        "not at all): add it again once its listing is fixed"
+    )
+
+
 def _open_and_register(
     router: Any,
     session: Any,
@@ -391,6 +424,9 @@ def _open_and_register(
     try:
         registration = registration_of(tools)
         change = router.register(registration, replace=replace)
+    except _LISTING_FAULTS as exc:  # the server's own definitions: its maintainers' to fix
+        session.close()
+        raise exc.hinting(_listing_hint(label, exc.hint)) from None
     except BaseException:
         session.close()
         raise

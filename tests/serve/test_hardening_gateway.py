@@ -19,7 +19,12 @@ from typing import Any
 import pytest
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import GateError, InvocationError, ParameterValidationError
+from schemarouter.errors import (
+    GateError,
+    InvocationError,
+    ParameterValidationError,
+    RegistrationError,
+)
 from schemarouter.execution.policy import ExecutionPolicy
 from schemarouter.index import HashingEncoder
 from schemarouter.integrations.names import (
@@ -221,6 +226,37 @@ def test_a_long_upstream_error_is_cut_before_it_is_logged_or_relayed(
     with pytest.raises(InvocationError) as caught:
         asyncio.run(gateway.acall("h__mcp__long_error", {"chars": 100_000}))
     assert len(str(caught.value)) < 800
+    router.close()
+
+
+@pytest.mark.parametrize(
+    ("schema", "said"),
+    [
+        ({"type": "object", "properties": {"key": {"type": "strong"}}}, "invalid JSON Schema"),
+        (
+            {"type": "object", "properties": {"key": {"$ref": "https://example.com/k.json"}}},
+            "is not a local JSON pointer",
+        ),
+    ],
+    ids=["invalid", "remote-ref"],
+)
+def test_a_bad_tool_definition_is_said_to_whoever_adds_the_server(
+    tmp_path: Path, schema: dict[str, Any], said: str
+) -> None:
+    """Trial G §3: a server listing a tool with an invalid schema or a remote ``$ref`` was
+    refused with hints for an OpenAPI author ("Bundle the document first (e.g. `redocly
+    bundle` ...)", "Fix the schema ..."): the operator adding a third party's server can
+    do neither. The hint says whose definition it is, and that nothing was registered."""
+    schema_file = tmp_path / "schema.json"
+    schema_file.write_text(json.dumps(schema), encoding="utf-8")
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    command = [sys.executable, str(HOSTILE), "--schema-file", str(schema_file)]
+    with pytest.raises(RegistrationError, match=said) as caught:
+        router.add_mcp_server(command, provider="h")
+    hint = caught.value.hint or ""
+    assert "lists this definition itself, so only its maintainers can change it" in hint
+    assert "Nothing of the server was registered" in hint
+    assert router.snapshot().routes == {}
     router.close()
 
 
