@@ -396,16 +396,16 @@ class SchemaResolver:
         if self.shared and self._cut and self._spent > SHARE_ABOVE and not self._sharing:
             raise _Recursive  # copies along a cycle: sharing it is smaller (and exact)
         if self._spent > budget.max_nodes:
-            scope = f"makes the schema at {self._top} larger than {budget.max_nodes}"
+            scope = f"the schema at {self._top} is larger than {budget.max_nodes}"
         elif budget.total > budget.max_total:
-            scope = f"makes the document's schemas larger than {budget.max_total}"
+            scope = f"the document's schemas are larger than {budget.max_total}"
         else:
             return
-        raise _TooLarge(
-            f"inlining $refs {scope} JSON nodes (references that fan out multiply the "
-            f"copies of a definition; the limit was passed at {location})",
+        raise _TooLarge(  # trial G: a flat 20,000-property schema was blamed on its $refs
+            f"{scope} JSON nodes, each $ref counted as the copy it inlines (references "
+            f"that fan out multiply the copies; the limit was passed at {location})",
             where=self._where(self._top),
-            hint="Refer to shared definitions less often, or split the document",
+            hint="Split the schema, or refer to shared definitions less often",
         )
 
     def _inline(self, node: Any, location: str) -> _Inlined:

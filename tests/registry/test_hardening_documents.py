@@ -150,7 +150,7 @@ def test_many_operations_sharing_a_large_schema_hit_the_document_limit() -> None
     get = doc["paths"]["/things"]["get"]
     doc["paths"] = {f"/things{i}": {"get": {**get, "operationId": f"op{i}"}} for i in range(40)}
     started = time.monotonic()
-    with pytest.raises(SchemaError, match="document's schemas larger than 250000"):
+    with pytest.raises(SchemaError, match="document's schemas are larger than 250000"):
         openapi_registration(doc, provider="things")
     assert time.monotonic() - started < 30.0  # refused as it passes the limit, not after
 
