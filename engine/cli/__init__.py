@@ -225,11 +225,14 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     # the folder's files and card checked before anything is registered or embedded
-    encoder = encoder_of(args.encoder) if args.encoder else None
+    folder = args.encoder or config.models.encoder  # a flag wins over the config's
+    encoder = encoder_of(folder) if folder else None
     # registered as retrieve and serve register them (the same route ids and fingerprints),
     # with no model loaded: only the registry is needed here
     progress = show_progress(args) and not args.quiet
-    router = build_router(config, abstention=None, reranker=None, embedding_cache=None)
+    router = build_router(
+        config, abstention=None, reranker=None, ranking=None, encoder=None, embedding_cache=None
+    )
     try:
         snapshot = router.snapshot()
     finally:
@@ -399,8 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--encoder",
         metavar="DIR",
         default=None,
-        help="a model folder from `schemarouter train-encoder` (default: the shipped encoder); "
-        "with --index, the folder the index was built with",
+        help="a model folder from `schemarouter train-encoder` (default: the --config's "
+        "models.encoder, else the shipped encoder); with --index, the folder the index was "
+        "built with",
     )
     retrieve.add_argument("--json", action="store_true", help="print the full result as JSON")
     retrieve.add_argument(
@@ -461,7 +465,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--encoder",
         metavar="DIR",
         help="a model folder from `schemarouter train-encoder` to embed with (default: the "
-        "shipped encoder); retrieve and Python load the index with the same folder",
+        "--config's models.encoder, else the shipped encoder); retrieve, serve and Python "
+        "load the index with the same folder",
     )
     build.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     build.add_argument("--quiet", action="store_true", help="no progress bar")

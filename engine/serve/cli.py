@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
+from schemarouter.errors import DocumentError, SchemaRouterError
 from schemarouter.registry.catalog import bundled_catalog
 from schemarouter.serve.config import (
     GatewayConfig,
@@ -158,6 +158,16 @@ def _serve_config(args: argparse.Namespace) -> GatewayConfig:
     }
     if args.index:
         update["index"] = str(args.index)
+    models = {k: getattr(args, k) for k in ("encoder", "ranking", "reranker") if getattr(args, k)}
+    if models:  # the flags win over the config's models
+        update["models"] = config.models.model_copy(update=models)
+    reranker = models.get("reranker") or config.models.reranker
+    if not search.rerank and reranker and reranker.lower() != "none":
+        raise DocumentError(
+            f"a reranker ({reranker}) is given but searches do not rerank",
+            where="serve --reranker/--no-rerank" if models.get("reranker") else "serve",
+            hint="Drop --no-rerank (or search.rerank: false), or the reranker",
+        )
     if args.name:
         update["name"] = args.name
     config = config.model_copy(update=update)
@@ -294,5 +304,22 @@ def add_serve_parser(commands: Any) -> None:
         "--all-routes", action="store_true", help="search every route, not only executable ones"
     )
     serve.add_argument("--index", type=index_path, metavar="DIR", help="a saved index to load")
+    serve.add_argument(
+        "--encoder",
+        metavar="DIR",
+        help="a model folder from `schemarouter train-encoder` (default: the config's "
+        "models.encoder, else the shipped encoder); with --index, the one it was built with",
+    )
+    serve.add_argument(
+        "--ranking",
+        metavar="shipped|none|DIR",
+        help="the learned ranking stage (default: the config's models.ranking, else the "
+        "router's default)",
+    )
+    serve.add_argument(
+        "--reranker",
+        metavar="shipped|none|DIR",
+        help="the cross-encoder (default: the config's models.reranker, else the router's default)",
+    )
     serve.add_argument("--name", help="the server's name (default: schemarouter)")
     serve.set_defaults(handler=_cmd_serve)

@@ -18,6 +18,7 @@ A YAML or JSON file (paths in it are relative to the file)::
       destructive: []
     search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
     index: .schemarouter/index        # a saved index to load (optional)
+    models: {encoder: models/my-encoder, ranking: shipped, reranker: none}   # optional
     credentials: {env_prefix: ""}     # credentials come from the environment
 
 Upstream servers register as **untrusted** unless ``trusted: true``: their tools are
@@ -55,6 +56,7 @@ __all__ = [
     "AllowSpec",
     "GatewayConfig",
     "McpServerSpec",
+    "ModelsSpec",
     "SearchSpec",
     "SourceSpec",
     "check_providers",
@@ -205,6 +207,34 @@ class SearchSpec(_Spec):
         return self
 
 
+class ModelsSpec(_Spec):
+    """The models a gateway's router uses, as ``SchemaRouter`` takes them (unset: its
+    default): ``encoder`` a folder ``schemarouter train-encoder`` wrote (an ``index`` must
+    have been built with it: ``schemarouter index build --config FILE`` builds with it);
+    ``ranking`` and ``reranker`` ``shipped``, ``none`` or a folder of ``train-ranking`` /
+    ``train-reranker``. Flags of ``serve`` and ``retrieve`` (``--encoder`` ...) win."""
+
+    encoder: str | None = Field(default=None, min_length=1)
+    ranking: str | None = Field(default=None, min_length=1)
+    reranker: str | None = Field(default=None, min_length=1)
+
+    def options(self) -> dict[str, str]:
+        """The ``SchemaRouter`` keywords set here (it reads ``shipped`` and ``none``)."""
+        return self.model_dump(exclude_none=True)
+
+    def resolved(self, base: Path) -> ModelsSpec:
+        """Folders made relative to ``base``; ``shipped`` and ``none`` kept."""
+
+        def path(value: str | None) -> str | None:
+            if value is None or value.lower() in ("shipped", "none") or Path(value).is_absolute():
+                return value
+            return str(base / value)
+
+        return ModelsSpec(
+            encoder=path(self.encoder), ranking=path(self.ranking), reranker=path(self.reranker)
+        )
+
+
 class CredentialSpec(_Spec):
     #: Credentials are read from environment variables named ``env_prefix + NAME``.
     env_prefix: str = ""
@@ -221,7 +251,18 @@ class GatewayConfig(_Spec):
     allow: AllowSpec = Field(default_factory=AllowSpec)
     search: SearchSpec = Field(default_factory=SearchSpec)
     index: str | None = None
+    models: ModelsSpec = Field(default_factory=ModelsSpec)
     credentials: CredentialSpec = Field(default_factory=CredentialSpec)
+
+    @model_validator(mode="after")
+    def _reranker_searched(self) -> GatewayConfig:
+        reranker = self.models.reranker
+        if reranker and reranker.lower() != "none" and not self.search.rerank:
+            raise ValueError(  # one of the two would be ignored without a word
+                f"models.reranker is {self.models.reranker!r} but search.rerank is false: "
+                "drop one of the two"
+            )
+        return self
 
     def resolved(self, base: Path) -> GatewayConfig:
         """Relative paths made relative to ``base`` (the config file's folder)."""
@@ -238,6 +279,7 @@ class GatewayConfig(_Spec):
                 "openapi": tuple(s.resolved(base) for s in self.openapi),
                 "mcp_tools": tuple(s.resolved(base) for s in self.mcp_tools),
                 "mcp_servers": servers,
+                "models": self.models.resolved(base),
                 # a Milvus URI is no path (``milvus://host/routes``, ``milvus+lite:///x.db``)
                 "index": self.index
                 and (self.index if is_milvus_uri(self.index) else path(self.index)),

@@ -136,6 +136,8 @@ def build_router(config: GatewayConfig, *, servers: bool = True, **router_option
 
     if not config.search.rerank:
         router_options.setdefault("reranker", None)
+    for key, value in config.models.options().items():  # a flag (router_options) wins
+        router_options.setdefault(key, value)
     index = router_options.get("index", config.index)
     if index:
         router_options["index"] = _saved_index(index, config)

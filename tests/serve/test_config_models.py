@@ -1,0 +1,79 @@
+"""A gateway config names the models its router uses (``models:``), as the command line's
+``--encoder`` / ``--ranking`` / ``--reranker`` do: a team that trained its own encoder could
+serve it from Python only, never through ``schemarouter serve`` or a config file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from schemarouter.cli import main
+from schemarouter.errors import DocumentError
+from schemarouter.serve.config import load_config
+from schemarouter.serve.gateway import build_router
+
+from helpers import REPO
+
+ENCODER, RANKING = REPO / "models" / "encoder", REPO / "models" / "ranking"
+
+
+def _config(tmp_path: Path, catalog: Path, **extra: object) -> Path:
+    path = tmp_path / "gateway.yaml"
+    path.write_text(yaml.safe_dump({"catalogs": [str(catalog)], **extra}), encoding="utf-8")
+    return path
+
+
+def test_the_configs_models_are_the_routers(tiny_catalog: Path, tmp_path: Path) -> None:
+    config = load_config(
+        _config(tmp_path, tiny_catalog, models={"ranking": str(RANKING), "reranker": "none"})
+    )
+    router = build_router(config, embedding_cache=None)
+    try:
+        # the shipped card leaves the stage off; a folder named in the config is used
+        assert router.ranking_model is not None
+        assert router.reranker is None
+        # a keyword (a command-line flag) wins over the config
+        assert build_router(config, ranking=None, embedding_cache=None).ranking_model is None
+    finally:
+        router.close()
+
+
+def test_a_config_s_encoder_folder_is_relative_to_the_config_and_named_when_missing(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(tmp_path, tiny_catalog, models={"encoder": "no-such-encoder"})
+    assert load_config(config).models.encoder == str(tmp_path / "no-such-encoder")
+    out = tmp_path / "index"
+    for argv in (
+        ["index", "build", "--config", str(config), "--out", str(out), "--quiet"],
+        ["retrieve", "cell volume", "--config", str(config)],
+    ):
+        assert main(argv) != 0
+        assert str(tmp_path / "no-such-encoder") in capsys.readouterr().err
+
+
+def test_an_index_built_from_a_config_loads_with_its_encoder(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(tmp_path, tiny_catalog, models={"encoder": str(ENCODER)})
+    out = tmp_path / "index"
+    assert main(["index", "build", "--config", str(config), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    argv = ["retrieve", "cell volume", "--config", str(config), "--index", str(out), "--json"]
+    assert main(argv) == 0
+    assert "cod/rest/result" in capsys.readouterr().out
+
+
+def test_a_reranker_that_would_never_run_is_refused(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``search.rerank: false`` with a reranker named (or ``--no-rerank`` with
+    ``--reranker``): one of the two would be ignored without a word."""
+    both = _config(tmp_path, tiny_catalog, models={"reranker": "shipped"}, search={"rerank": False})
+    with pytest.raises(DocumentError, match=r"models\.reranker is 'shipped' but search\.rerank"):
+        load_config(both)
+    argv = ["serve", "--catalog", str(tiny_catalog), "--no-rerank", "--reranker", "shipped"]
+    assert main(argv) != 0
+    assert "a reranker (shipped) is given but searches do not rerank" in capsys.readouterr().err
