@@ -339,7 +339,7 @@ class RegistrationMixin:
 
         The options, each a keyword: ``trusted``, ``env``, ``cwd``, ``access_id``,
         ``default_effect``, ``effect_overrides``, ``timeout``, ``bind``, ``replace``,
-        ``max_response_bytes`` and ``relist_s``;
+        ``max_response_bytes``, ``relist_s`` and ``skip_invalid_tools``;
         :class:`schemarouter.adapters.live_mcp.McpServerOptions` says what each does and its
         default. An untrusted server's tools are ``write`` (or
         ``destructive``) whatever they claim, and a stdio server gets only the MCP SDK's

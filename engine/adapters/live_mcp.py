@@ -16,12 +16,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import shlex
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
 from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any, server_label
-from schemarouter.checks import check_keywords, check_seconds
+from schemarouter.checks import check_flag, check_keywords, check_seconds
 from schemarouter.contracts import Effect, Provider, Registration
 from schemarouter.errors import (
     DanglingReferenceError,
@@ -84,6 +85,11 @@ class McpServerOptions(TypedDict, total=False):
     - ``bind`` (``True``): bind the tools to the session; ``False`` registers them only (and
       closes the session).
     - ``replace`` (``False``): replace routes already registered (as ``router.register``).
+    - ``skip_invalid_tools`` (``False``): a tool whose definition cannot be registered (an
+      invalid or remote-``$ref`` schema, one past the size limits, a name listed twice) is
+      left out, named in the change's ``warnings`` and the log, and the server's other tools
+      register; by default one such tool keeps the whole server out (a server registers
+      whole or not at all). For a third party's server whose other tools you want now.
     """
 
     trusted: bool
@@ -97,6 +103,7 @@ class McpServerOptions(TypedDict, total=False):
     replace: bool
     max_response_bytes: int | None
     relist_s: float | None
+    skip_invalid_tools: bool
 
 
 def check_server_options(options: Mapping[str, object], method: Callable[..., object]) -> None:
@@ -281,6 +288,9 @@ def attach_mcp_server(
     replace = options.get("replace", False)
     bind = options.get("bind", True)
     relist_s = options.get("relist_s")
+    skip_invalid = check_flag(
+        options.get("skip_invalid_tools", False), method="add_mcp_server", name="skip_invalid_tools"
+    )
     if relist_s is not None:
         relist_s = check_seconds(relist_s, method="add_mcp_server", name="relist_s")
     elif is_server_url(server):
@@ -303,10 +313,8 @@ def attach_mcp_server(
     # when the server is listed again (a tool removed included: its id is never another's)
     held: dict[str, str] = {}
 
-    def registration_of(
-        tools: list[Any], overrides: Mapping[str, Effect | str] | None = effect_overrides
-    ) -> Registration:
-        registration = _registration(
+    def compiled(tools: list[Any], overrides: Mapping[str, Effect | str] | None) -> Registration:
+        return _registration(
             tools,
             label,
             provider=provider,
@@ -316,6 +324,16 @@ def attach_mcp_server(
             effect_overrides=overrides,
             held_ids=dict(held),
         )
+
+    def registration_of(
+        tools: list[Any], overrides: Mapping[str, Effect | str] | None = effect_overrides
+    ) -> Registration:
+        try:
+            registration = compiled(tools, overrides)
+        except _LISTING_FAULTS:
+            if not skip_invalid:
+                raise
+            registration = _without_invalid_tools(tools, overrides, compiled, label)
         for route in registration.routes:
             held.setdefault(route.endpoint.id, route.endpoint.operation.tool or "")
         return registration
@@ -369,6 +387,41 @@ _LISTING_FAULTS = (
 )
 
 
+def _without_invalid_tools(
+    tools: list[Any],
+    overrides: Mapping[str, Effect | str] | None,
+    compiled: Callable[[list[Any], Mapping[str, Effect | str] | None], Registration],
+    label: str,
+) -> Registration:
+    """``skip_invalid_tools``: the listing less each tool that cannot be registered alone
+    and each name listed twice, registered with a warning for each tool left out (said in the
+    log too); what still fails is raised as without the option."""
+
+    def name(tool: Any) -> str:
+        return str(read_any(tool, ("name",)) or "").strip()
+
+    def own(tool_names: set[str]) -> dict[str, Effect | str] | None:
+        return {k: v for k, v in (overrides or {}).items() if k in tool_names} or None
+
+    kept: list[Any] = []
+    left: list[str] = []
+    for index, tool in enumerate(tools):
+        try:
+            compiled([tool], own({name(tool)}))
+        except _LISTING_FAULTS as exc:
+            left.append(f"tools[{index}] {name(tool)[:80]!r}: {exc.what}")
+        else:
+            kept.append(tool)
+    counts = Counter(name(tool) for tool in kept)
+    left += [f"{n[:80]!r}: listed {c} times" for n, c in counts.items() if c > 1]
+    kept = [tool for tool in kept if counts[name(tool)] == 1]
+    registration = compiled(kept, own({name(tool) for tool in kept}))
+    notes = tuple(f"{label}: tool left out (skip_invalid_tools): {why}" for why in left)
+    for note in notes:
+        logger.warning("%s", note)
+    return registration.model_copy(update={"warnings": (*registration.warnings, *notes)})
+
+
 def _listing_hint(label: str, hint: str | None) -> str:
     """A fault in a server's listing, said to whoever adds the server (an operator, who
     cannot edit a third party's tools): whose it is, what its maintainers would change, and
@@ -378,7 +431,8 @@ def _listing_hint(label: str, hint: str | None) -> str:
     return (
         f"The MCP server {label} lists this definition itself, so only its maintainers can "
         f"change it{fix}. Nothing of the server was registered (a server registers whole or "
-        "not at all): add it again once its listing is fixed"
+        "not at all): add it again once its listing is fixed, or with skip_invalid_tools=True "
+        "to register its other tools"
     )
 
 

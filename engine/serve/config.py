@@ -122,6 +122,9 @@ class McpServerSpec(_Spec):
     #: when it says its tools changed). Within it a tool removed or changed by a redeploy
     #: may still be forwarded under its old definition; each listing costs a round trip.
     relist_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    #: Leave out a tool whose definition cannot be registered (each named in the log)
+    #: rather than the whole server (default: the whole server stays out).
+    skip_invalid_tools: bool = False
 
     @model_validator(mode="after")
     def _one_target(self) -> McpServerSpec:

@@ -20,6 +20,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import (
+    ArgumentError,
     GateError,
     InvocationError,
     ParameterValidationError,
@@ -258,6 +259,49 @@ def test_a_bad_tool_definition_is_said_to_whoever_adds_the_server(
     assert "Nothing of the server was registered" in hint
     assert router.snapshot().routes == {}
     router.close()
+
+
+def test_skip_invalid_tools_registers_the_rest_of_the_server(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Trial G §2: one tool with an invalid schema kept a third party's whole server out.
+    With ``skip_invalid_tools=True`` that tool is left out, said in the change's warnings and
+    the log, and the others register and run; a tool listed twice is left out too."""
+    schema_file = tmp_path / "schema.json"
+    schema_file.write_text(json.dumps({"type": "object", "properties": {"k": {"type": "strong"}}}))
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    command = [sys.executable, str(HOSTILE), "--schema-file", str(schema_file)]
+    try:
+        change = router.add_mcp_server(command, provider="h", trusted=True, skip_invalid_tools=True)
+        assert "h/mcp/lookup" not in router.snapshot().routes
+        assert "h/mcp/echo" in change.added
+        (note,) = [w for w in change.warnings if "left out" in w]
+        assert "tool left out (skip_invalid_tools): tools[" in note and "'lookup'" in note
+        assert "invalid JSON Schema" in note
+        assert any("left out" in r.getMessage() for r in caplog.records)
+        assert router.call("h/mcp/echo", {"text": "hi"}, policy=ONCE).ok
+    finally:
+        router.close()
+    with pytest.raises(ArgumentError, match="skip_invalid_tools"):
+        router.add_mcp_server(command, provider="h2", skip_invalid_tools="yes")
+
+
+def test_skip_invalid_tools_leaves_out_a_name_listed_twice() -> None:
+    from schemarouter.adapters.live_mcp import _without_invalid_tools
+    from schemarouter.adapters.mcp import mcp_tools_registration
+
+    def tool(name: str) -> dict[str, Any]:
+        return {"name": name, "inputSchema": {"type": "object"}, "description": name}
+
+    def compiled(tools: list[Any], overrides: Any) -> Any:
+        return mcp_tools_registration(tools, provider="h", effect_overrides=overrides)
+
+    listing = [tool("a"), tool("b"), tool("a")]
+    registration = _without_invalid_tools(listing, {"a": "read", "b": "read"}, compiled, "srv")
+    assert [r.route_id for r in registration.routes] == ["h/mcp/b"]
+    assert registration.warnings[-1] == (
+        "srv: tool left out (skip_invalid_tools): 'a': listed 2 times"
+    )
 
 
 def test_a_malformed_tool_result_is_refused_without_pydantic_s_links(
