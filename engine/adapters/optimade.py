@@ -13,7 +13,9 @@ an injectable ``httpx.Client``) or recorded payloads of the same JSON:API shape,
   is dropped with a warning (named in the field's description), never guessed.
 - **parameters**: ``filter``, ``response_fields``, ``sort``, ``page_limit``,
   ``page_offset``, ``response_format`` typed (the entry route: ``entry_id``,
-  ``response_fields``, ``response_format``).
+  ``response_fields``, ``response_format``); the property names a ``filter``, ``sort`` or
+  ``response_fields`` holds must be registered ones (the gate refuses others, so no call
+  reads or asks about a property the service did not declare).
 - **provider**: display name and homepage from ``meta.provider``; license from ``/info``
   (``available_licenses`` first SPDX id, ``license`` link as license URL; else
   ``"unknown"``); source type ``calculated`` unless told otherwise.
@@ -42,6 +44,7 @@ from schemarouter.registry.compile import (
     parameters_schema,
 )
 from schemarouter.registry.parsing import load_document
+from schemarouter.safety.arguments import FIELD_LIST_KEY, FILTER_PROPERTIES_KEY
 from schemarouter.units import DIMENSIONS, check_field_units, parse_unit
 
 __all__ = [
@@ -334,7 +337,20 @@ def _provider(
 # -- the registration -----------------------------------------------------------------------
 
 
-def _parameters(rows: Any, *, entry: bool) -> tuple[contracts.Parameter, ...]:
+#: The parameters whose text names properties, and the keyword that holds them to the
+#: registered ones (:mod:`schemarouter.safety.arguments`).
+_NAMING = {
+    "response_fields": FIELD_LIST_KEY,
+    "sort": FIELD_LIST_KEY,
+    "filter": FILTER_PROPERTIES_KEY,
+}
+
+
+def _parameters(
+    rows: Any, *, entry: bool, properties: list[str]
+) -> tuple[contracts.Parameter, ...]:
+    """The route's parameters; ``filter``, ``sort`` and ``response_fields`` may name only
+    ``properties`` (the registered ones), checked by the gate."""
     params = []
     if entry:
         params.append(
@@ -348,6 +364,8 @@ def _parameters(rows: Any, *, entry: bool) -> tuple[contracts.Parameter, ...]:
             )
         )
     for name, schema, description in rows:
+        if name in _NAMING:
+            schema = {**schema, _NAMING[name]: sorted(set(properties))}
         params.append(
             contracts.Parameter(
                 name=name,
@@ -444,7 +462,9 @@ def optimade_registration(
                     notes=notes,
                 )
             )
-        params = _parameters(_LIST + _COMMON if many else _COMMON, entry=not many)
+        params = _parameters(
+            _LIST + _COMMON if many else _COMMON, entry=not many, properties=["id", "type", *names]
+        )
         endpoint = build_contract(
             contracts.Endpoint,
             where=f"{name}/info/structures",

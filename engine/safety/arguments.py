@@ -13,6 +13,12 @@ Two checks apply to arguments only (a server's answer is read as before):
   whose ``date-time`` needs an optional package and whose ``email`` only looks for an ``@``.
   A ``date-time`` is an RFC 3339 date and time; its offset may be left out, as many servers
   take local time. Other formats stay annotations.
+- property names inside a text argument a server reads as a query language: an OPTIMADE
+  ``response_fields`` (:data:`FIELD_LIST_KEY`: comma-separated names) and ``filter``
+  (:data:`FILTER_PROPERTIES_KEY`: the property names of a filter expression, string literals
+  skipped) may name only the properties the route registers. A schema says nothing of what
+  a string means, so ``response_fields="_secret"`` returned a property no registration
+  declares, and ``filter='_secret="x"'`` asked the server about one (trial O).
 """
 
 from __future__ import annotations
@@ -26,10 +32,45 @@ from typing import Any
 
 from schemarouter.safety import patterns
 
-__all__ = ["READ_ONLY_KEY", "argument_validator"]
+__all__ = ["FIELD_LIST_KEY", "FILTER_PROPERTIES_KEY", "READ_ONLY_KEY", "argument_validator"]
 
 #: Keyword of a request schema's object: the ``readOnly`` property names it does not offer.
 READ_ONLY_KEY = "x-schemarouter-read-only"
+#: Keyword of a comma-separated list of property names (``response_fields``, ``sort``, where
+#: a name may have a leading ``-``): the names it may hold.
+FIELD_LIST_KEY = "x-schemarouter-field-names"
+#: Keyword of an OPTIMADE filter expression (``filter``): the property names it may use.
+FILTER_PROPERTIES_KEY = "x-schemarouter-filter-properties"
+
+#: An OPTIMADE filter's tokens: a string literal, a number, a (dotted) name, anything else
+#: (an unclosed quote is one character, and the names after it are read as names).
+_FILTER_TOKEN = re.compile(
+    r'"(?:[^"\\]|\\.)*"'
+    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+    r"|([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
+    r"|.",
+    re.DOTALL,
+)
+#: The OPTIMADE filter grammar's keywords (upper case), which name no property.
+_FILTER_KEYWORDS = frozenset(
+    {
+        "AND",
+        "OR",
+        "NOT",
+        "HAS",
+        "ALL",
+        "ANY",
+        "ONLY",
+        "IS",
+        "KNOWN",
+        "UNKNOWN",
+        "CONTAINS",
+        "STARTS",
+        "ENDS",
+        "WITH",
+        "LENGTH",
+    }
+)
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATE_TIME = re.compile(
@@ -75,6 +116,50 @@ def _read_only(validator: Any, names: Any, instance: Any, schema: Any) -> Iterat
             )
 
 
+def _unregistered(names: list[str], allowed: Any) -> list[str]:
+    known = set(allowed) if isinstance(allowed, list) else set()
+    return list(dict.fromkeys(n for n in names if n not in known))
+
+
+def _refused_names(what: str, unknown: list[str], allowed: Any) -> Any:
+    from jsonschema.exceptions import ValidationError
+
+    listed = ", ".join(repr(n[:80]) for n in unknown[:5])
+    offered = ", ".join(sorted(str(a) for a in allowed)) if isinstance(allowed, list) else ""
+    return ValidationError(
+        f"{what} names {listed}, which the route does not register (registered: "
+        f"{offered or 'none'})"
+    )
+
+
+def _field_names(validator: Any, allowed: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not isinstance(instance, str):
+        return
+    names = [n.strip().removeprefix("-") for n in instance.split(",") if n.strip()]
+    unknown = _unregistered(names, allowed)
+    if unknown:
+        yield _refused_names("the list", unknown, allowed)
+
+
+def filter_properties(expression: str) -> list[str]:
+    """The property names an OPTIMADE filter expression uses (its keywords and the text of
+    its string literals are none), in order, each once."""
+    names = []
+    for match in _FILTER_TOKEN.finditer(expression):
+        name = match.group(1)
+        if name and name not in _FILTER_KEYWORDS:
+            names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def _filter_properties(validator: Any, allowed: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not isinstance(instance, str):
+        return
+    unknown = _unregistered(filter_properties(instance), allowed)
+    if unknown:
+        yield _refused_names("the filter", unknown, allowed)
+
+
 def _additional_properties(
     validator: Any, additional: Any, instance: Any, schema: Any
 ) -> Iterator[Any]:
@@ -94,7 +179,12 @@ def _argument_class() -> Any:
     base = patterns._validator_class()
     extended = validators.extend(
         base,
-        {READ_ONLY_KEY: _read_only, "additionalProperties": _additional_properties},
+        {
+            READ_ONLY_KEY: _read_only,
+            FIELD_LIST_KEY: _field_names,
+            FILTER_PROPERTIES_KEY: _filter_properties,
+            "additionalProperties": _additional_properties,
+        },
     )
     return functools.partial(extended, format_checker=checker)
 

@@ -1,0 +1,129 @@
+"""An OPTIMADE service registered from its base URL on loopback, then called (trial O).
+
+The server holds a property its ``/info/structures`` does not declare
+(``_grp_secret_notes``) and returns it only where ``response_fields`` asks for it, and pages
+its entries two at a time (``links.next``), as a group's own database does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import ParameterValidationError
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+ENTRIES = [
+    {"id": "grp-1", "formula": "GaN", "elements": ["Ga", "N"], "gap": 3400.0, "secret": "NDA"},
+    {"id": "grp-2", "formula": "SiO2", "elements": ["O", "Si"], "gap": 5690.0, "secret": "x"},
+    {"id": "grp-3", "formula": "Si", "elements": ["Si"], "gap": 610.0, "secret": "y"},
+]
+META = {"api_version": "1.2.0", "provider": {"name": "Group DB", "prefix": "grp"}}
+
+
+def _app(request: Request) -> Response:
+    base = f"http://{request.headers.get('host') or request.headers.get('Host')}/v1"
+    if request.path == "/v1/info":
+        return json_response(
+            {
+                "data": {
+                    "type": "info",
+                    "id": "/",
+                    "attributes": {"api_version": "1.2.0", "available_licenses": ["CC-BY-4.0"]},
+                },
+                "meta": META,
+            }
+        )
+    if request.path == "/v1/info/structures":
+        return json_response(
+            {
+                "data": {
+                    "description": "Structures of the group",
+                    "properties": {
+                        "id": {"type": "string", "description": "Entry id."},
+                        "elements": {"type": "list", "description": "Elements present."},
+                        "chemical_formula_reduced": {"type": "string"},
+                        "band_gap": {"type": "float", "unit": "meV", "description": "Band gap."},
+                    },
+                },
+                "meta": META,
+            }
+        )
+    if request.path != "/v1/structures":
+        return json_response({"errors": [{"status": "404"}]}, 404)
+    wanted = (request.arg("response_fields") or "").split(",")
+    offset, limit = int(request.arg("page_offset") or 0), int(request.arg("page_limit") or 2)
+    rows = ENTRIES
+    if request.arg("filter") == '_grp_secret_notes="NDA"':  # the server reads it
+        rows = [e for e in rows if e["secret"] == "NDA"]
+    data = []
+    for e in rows[offset : offset + limit]:
+        attributes = {
+            "elements": e["elements"],
+            "chemical_formula_reduced": e["formula"],
+            "band_gap": e["gap"],
+            "_grp_secret_notes": e["secret"],
+        }
+        attributes = {k: v for k, v in attributes.items() if k in wanted}
+        data.append({"id": e["id"], "type": "structures", "attributes": attributes})
+    more = offset + limit < len(rows)
+    query = {**{k: v[0] for k, v in request.query.items()}, "page_offset": offset + limit}
+    return json_response(
+        {
+            "data": data,
+            "links": {"next": f"{base}/structures?{urlencode(query)}" if more else None},
+            "meta": {**META, "data_returned": len(rows), "more_data_available": more},
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LoopbackServer]:
+    with LoopbackServer(_app) as running:
+        yield running
+
+
+@pytest.fixture
+def router(server: LoopbackServer) -> SchemaRouter:
+    router = SchemaRouter(abstention=None, embedding_cache=None)
+    router.add_optimade(f"{server.base_url}/v1", provider="grp")
+    server.reset()  # /info and /info/structures were read
+    return router
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"response_fields": "_grp_secret_notes,band_gap"}, "_grp_secret_notes"),
+        ({"filter": '_grp_secret_notes="NDA"'}, "_grp_secret_notes"),
+        ({"filter": 'elements HAS "Ga" OR (_grp_secret_notes="NDA")'}, "_grp_secret_notes"),
+        ({"sort": "-_grp_secret_notes"}, "_grp_secret_notes"),
+    ],
+)
+def test_parameters_that_name_an_unregistered_property_are_refused(
+    router: SchemaRouter, server: LoopbackServer, arguments: dict[str, Any], named: str
+) -> None:
+    """A call could read, filter or sort by a property /info/structures never declared."""
+    with pytest.raises(ParameterValidationError) as refused:
+        router.call("grp/optimade/list_structures", arguments)
+    assert named in str(refused.value) and "does not register" in str(refused.value)
+    assert "band_gap" in str(refused.value)  # the registered names are listed
+    assert server.requests == []
+
+
+def test_filters_on_registered_properties_still_run(
+    router: SchemaRouter, server: LoopbackServer
+) -> None:
+    arguments = {
+        "filter": 'elements HAS ALL "Si","O" AND chemical_formula_reduced="_grp_secret_notes"',
+        "response_fields": "id,band_gap",
+        "sort": "-band_gap",
+    }
+    result = router.call("grp/optimade/list_structures", arguments)
+    assert result.fields["band_gap"].unit == "meV"
+    assert len(server.requests) == 1
