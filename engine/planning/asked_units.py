@@ -9,7 +9,7 @@ unit, what it comes in and how to convert it.
 A unit is read where the request writes it after "in", "as", "into" or "to" ("in MWh", "to
 Fahrenheit"; Korean: before 로 / 으로, "kWh로"), and only a word that is plainly a unit: one of
 :data:`~schemarouter.units.UNIT_ALIASES`, a unit pint reads with a capital, digit or symbol
-in it (``MWh``, ``m3/h``, ``°F``), or a unit's name (``fahrenheit``, ``psi``, ``joules``):
+in it (``MWh``, ``m3/h``, ``°F``, ``Å``), or a unit's name (``fahrenheit``, ``psi``, ``joules``):
 "in bar chart" or "in a day" ask for no unit.
 """
 
@@ -24,7 +24,7 @@ from schemarouter.units import UNIT_ALIASES, parse_unit, pint_factor
 
 __all__ = ["asked_unit_notes", "asked_units"]
 
-_TOKEN = r"([A-Za-z°℃℉µμ%][\w°/^·*.-]{0,15})"
+_TOKEN = r"([A-Za-z°℃℉µμ%Å\u212b][\w°/^·*.-]{0,15})"
 _ENGLISH = re.compile(rf"\b(?:in|as|into|to)\s+{_TOKEN}(?![\w/^])", re.IGNORECASE)
 _KOREAN = re.compile(rf"{_TOKEN}(?:으로|로)(?![가-힣])")
 #: Units written as lower-case words, which a request may ask for by name.
@@ -46,6 +46,10 @@ _UNIT_WORDS = frozenset(
         "kilocalories",
         "meters",
         "metres",
+        "nanometers",
+        "nanometres",
+        "angstrom",
+        "angstroms",
         "kilometers",
         "kilometres",
         "miles",
@@ -91,9 +95,9 @@ _UNIT_WORDS = frozenset(
 
 
 def _plainly_a_unit(token: str) -> bool:
-    if token in UNIT_ALIASES or token.lower() in _UNIT_WORDS:
+    if token in UNIT_ALIASES or token.lower() in _UNIT_WORDS or token[:1] in "Å\u212b":
         return True
-    return bool(re.search(r"[A-Z0-9°℃℉µμ%/^]", token[1:] if token[:1].isupper() else token))
+    return bool(re.search(r"[A-Z0-9°℃℉µμ%/^Å\u212b]", token[1:] if token[:1].isupper() else token))
 
 
 def asked_units(query: str) -> list[str]:
@@ -102,13 +106,20 @@ def asked_units(query: str) -> list[str]:
     for pattern in (_ENGLISH, _KOREAN):
         for match in pattern.finditer(query):
             token = match.group(1).rstrip(".,;:")
-            if token in found or not _plainly_a_unit(token):
+            if not _plainly_a_unit(token):
                 continue
             try:
-                if not parse_unit(token).dimensionality:
-                    continue  # a ratio ("in percent") has nothing to convert between
+                unit = parse_unit(token)
             except UnitError:
-                continue
+                if token.lower() not in _UNIT_WORDS:
+                    continue
+                token = token.lower()  # a unit's name opening a sentence: "Angstroms"
+                try:
+                    unit = parse_unit(token)
+                except UnitError:
+                    continue
+            if token in found or not unit.dimensionality:
+                continue  # a ratio ("in percent") has nothing to convert between
             found.append(token)
     return found
 

@@ -62,6 +62,25 @@ def test_a_unit_asked_for_is_named_with_the_conversion(router: SchemaRouter) -> 
         assert not any("asks for" in w for w in router.plan(request).warnings)
 
 
+def test_angstrom_asked_of_a_field_in_nm_is_named(router: SchemaRouter) -> None:
+    lattice = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+
+    @capability(fields={"result": {"unit": "nm", "dimension": "length"}})
+    def lattice_a(formula: str) -> float:
+        """Lattice parameter a of a crystal in our group's database."""
+        return 0.5431
+
+    lattice.add_callable(lattice_a, provider="grp")
+    plan = lattice.plan("lattice parameter a of Si in Å")
+    assert any(
+        w.startswith("the request asks for Å; result of grp/python/lattice_a comes in nm")
+        and "1 nm = 10 Å" in w
+        for w in plan.warnings
+    ), plan.warnings
+
+
 @pytest.mark.parametrize(
     ("request_text", "units"),
     [
@@ -72,6 +91,13 @@ def test_a_unit_asked_for_is_named_with_the_conversion(router: SchemaRouter) -> 
         ("export it as CSV", []),
         ("answer in Korean", []),
         ("the share in percent", []),  # a ratio: nothing to convert between
+        # lengths of crystal structures (trial O: "in Å" was read as no unit)
+        ("lattice parameter a of Si in Å", ["Å"]),
+        ("lattice parameter a of Si in \u212b", ["\u212b"]),
+        ("the cell volume in Å^3", ["Å^3"]),
+        ("lattice constants in angstrom", ["angstrom"]),
+        ("bond lengths in Angstroms", ["angstroms"]),
+        ("thickness in nanometers", ["nanometers"]),
     ],
 )
 def test_only_a_word_that_is_plainly_a_unit_is_read(request_text: str, units: list[str]) -> None:
