@@ -50,6 +50,7 @@ from schemarouter.execution.outputs import (
     extract_field,
     json_path,
     missing_field,
+    more_pages,
     output_hint,
     present_values,
     project_output,
@@ -204,6 +205,9 @@ class Run:
                 output = self.redactor.scrub(
                     payload.data if whole else project_output(payload.data, self._paths(g))
                 )
+                paged = more_pages(route, payload.data)
+                if paged is not None:
+                    self.gate.warnings.append(paged)
             except BudgetExceededError as exc:
                 if not self.s.partial:
                     raise

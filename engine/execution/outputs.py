@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from schemarouter.contracts import (
@@ -37,6 +37,7 @@ __all__ = [
     "extract_field",
     "json_path",
     "missing_field",
+    "more_pages",
     "output_hint",
     "present_values",
     "project_output",
@@ -394,6 +395,42 @@ def projection_names(route: Route, fields: Iterable[str]) -> tuple[str, ...] | N
         if found not in names:
             names.append(found)
     return tuple(names) if names else None
+
+
+def more_pages(route: Route, data: Any) -> str | None:
+    """A note where ``data`` is one page of more: a JSON:API answer (OPTIMADE's) whose
+    ``links.next`` is set or whose ``meta.more_data_available`` is true. The values are that
+    page's only, and a result that said nothing read as the whole answer (trial O)."""
+    if not isinstance(data, Mapping):
+        return None
+    links, meta = data.get("links"), data.get("meta")
+    following = links.get("next") if isinstance(links, Mapping) else None
+    if isinstance(following, Mapping):
+        following = following.get("href")
+    more = isinstance(meta, Mapping) and meta.get("more_data_available") is True
+    if not (isinstance(following, str) and following) and not more:
+        return None
+    entries = data.get("data")
+    total = meta.get("data_returned") if isinstance(meta, Mapping) else None
+    size = f"{len(entries)} entries" if isinstance(entries, list) else "some entries"
+    if isinstance(entries, list) and isinstance(total, int) and not isinstance(total, bool):
+        size = f"{len(entries)} of {total} entries"
+    paging = [
+        p.name
+        for p in route.endpoint.parameters
+        if re.match(r"^page_(?:offset|number|cursor|above|below)$|^offset$|^cursor$", p.name)
+    ]
+    ask = (
+        f"call it again with {' or '.join(paging)} for the next page"
+        if paging
+        else "the server's links.next is the next page"
+    )
+    said = "links.next" if isinstance(following, str) and following else ""
+    said = ", ".join(w for w in (said, "meta.more_data_available" if more else "") if w)
+    return (
+        f"{route.route_id} answered one page ({size}) and the server has more ({said}): "
+        f"the values are this page's only; {ask}, or narrow the filter"
+    )
 
 
 def project_output(data: Any, paths: Iterable[str]) -> Any:

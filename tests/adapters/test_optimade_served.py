@@ -127,3 +127,17 @@ def test_filters_on_registered_properties_still_run(
     result = router.call("grp/optimade/list_structures", arguments)
     assert result.fields["band_gap"].unit == "meV"
     assert len(server.requests) == 1
+
+
+def test_one_page_of_more_is_said(router: SchemaRouter, server: LoopbackServer) -> None:
+    """The server pages two entries at a time: the result read as the whole answer."""
+    result = router.call("grp/optimade/list_structures", {"response_fields": "id,band_gap"})
+    assert result.ok and result.fields["band_gap"].value == [3400.0, 5690.0]
+    assert (
+        "grp/optimade/list_structures answered one page (2 of 3 entries) and the server has "
+        "more (links.next, meta.more_data_available): the values are this page's only; call "
+        "it again with page_offset for the next page, or narrow the filter"
+    ) in result.warnings
+    last = router.call("grp/optimade/list_structures", {"page_offset": 2})
+    assert last.fields["band_gap"].value == [610.0]
+    assert not any("one page" in w for w in last.warnings)  # the last page says nothing
