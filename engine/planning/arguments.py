@@ -44,6 +44,15 @@ _URL = re.compile(r"https?://[^\s\"'<>]+[^\s\"'<>.,;)]")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 _NUMBER = r"-?\d+(?:\.\d+)?"
+#: Parameters whose value is an expression of a query language (an OPTIMADE filter): its
+#: spaces, operators and quotes are the value's own, so a bare value runs to the end of its
+#: line (or a ``;``) and a double-quoted one keeps its ``\"`` escapes.
+_EXPRESSIONS = frozenset({"query.optimade_filter"})
+_QUOTED_EXPRESSION = re.compile(
+    r"\"((?:[^\"\\]|\\.){1,500})\"|“([^”]{1,500})”|'([^']{1,500})'(?!\w)"
+)
+_BARE_EXPRESSION = re.compile(r"[^\n;]+")
+_BARE = re.compile(r"[^\s,;]+")
 
 
 def _valid(parameter: Parameter, value: Any) -> bool:
@@ -88,19 +97,23 @@ def _named_value(parameter: Parameter, query: str) -> Any:
     numeric = kinds in ("integer", "number") or (
         isinstance(kinds, list) and {"integer", "number"} & set(kinds)
     )
+    expression = parameter.semantic_id in _EXPRESSIONS
     for spelling in _spellings(parameter):
         name = re.escape(spelling).replace(r"\ ", r"[\s_-]")
         pattern = rf"(?<![\w-]){name}\s*(?:[=:]\s*|\s+(?=[\"“'])|\s+(?={_NUMBER}\b))"
         for match in re.finditer(pattern, query, re.IGNORECASE):
             rest = query[match.end() :]
-            quoted = _QUOTED.match(rest)
+            quoted = (_QUOTED_EXPRESSION if expression else _QUOTED).match(rest)
             if quoted:
                 text = next(g for g in quoted.groups() if g is not None)
+                if expression and quoted.group(1) is not None:
+                    text = re.sub(r"\\(.)", r"\1", text)  # filter \"Si\" -> "Si"
             else:
-                bare = re.match(r"[^\s,;]+", rest)
+                # 'filter: nelements>=2 AND elements HAS "Si"' is one value, not 'nelements>=2'
+                bare = (_BARE_EXPRESSION if expression else _BARE).match(rest)
                 if bare is None:
                     continue
-                text = bare.group(0).rstrip(".?!")
+                text = bare.group(0).rstrip(".?! ")
                 if not numeric and not re.search(r"[=:]\s*$", match.group(0)):
                     continue
             value = _coerced(parameter, text)

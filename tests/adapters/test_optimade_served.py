@@ -15,6 +15,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import ParameterValidationError
+from schemarouter.planning.arguments import fill_arguments
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
 
@@ -141,3 +142,31 @@ def test_one_page_of_more_is_said(router: SchemaRouter, server: LoopbackServer) 
     last = router.call("grp/optimade/list_structures", {"page_offset": 2})
     assert last.fields["band_gap"].value == [610.0]
     assert not any("one page" in w for w in last.warnings)  # the last page says nothing
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        # a bare filter was cut at its first space: 'elements' here, and 'nelements>=2 AND ...
+        # elements HAS "Si"' became 'nelements>=2', which every structure matched
+        (
+            'band gap of the group structures with filter: elements HAS "Si" AND band_gap>1000',
+            'elements HAS "Si" AND band_gap>1000',
+        ),
+        ('band gap, filter=elements HAS ALL "Si","O"; thanks', 'elements HAS ALL "Si","O"'),
+        # a double-quoted filter stopped at its first escaped quote: 'elements HAS \\'
+        (
+            'band gap with filter "elements HAS \\"Si\\" AND band_gap>1000"',
+            'elements HAS "Si" AND band_gap>1000',
+        ),
+        ("band gap with filter 'elements HAS \"Ga\"'", 'elements HAS "Ga"'),
+    ],
+)
+def test_a_filter_written_in_the_request_reaches_the_server_whole(
+    router: SchemaRouter, server: LoopbackServer, request_text: str, expected: str
+) -> None:
+    route = router.snapshot().routes["grp/optimade/list_structures"]
+    arguments = fill_arguments(route, request_text)
+    assert arguments.get("filter") == expected
+    router.call("grp/optimade/list_structures", arguments)
+    assert server.requests[-1].query["filter"] == [expected]
