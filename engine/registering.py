@@ -27,6 +27,7 @@ from schemarouter.checks import (
     check_name,
     check_path,
     check_seconds,
+    enum_value,
 )
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
 from schemarouter.errors import ArgumentError
@@ -372,18 +373,28 @@ class RegistrationMixin:
         provider: str | Provider,
         client: httpx.Client | None = None,
         properties_dir: str | Path | None = None,
+        base_url: str | None = None,
+        source_type: SourceType | str = SourceType.CALCULATED,
         replace: bool = False,
     ) -> RegistryChange:
         """Register an OPTIMADE service from its base URL (``/info``, ``/info/structures``)
-        or recorded payloads of the same shape; its routes bind to the service."""
+        or recorded payloads of the same shape; its routes bind to the service: ``base_url``,
+        else the URL the payloads came from, else ``/info``'s ``available_api_versions``
+        (none: the routes stay unbound, and the change's warnings say so). ``source_type``
+        is the provenance of its values (``calculated``; ``experimental`` for a database of
+        measured structures, such as COD)."""
         from schemarouter.adapters.optimade import add_optimade
 
+        check_base_url(base_url, method="add_optimade", optional=True)
+        kind = enum_value(source_type, SourceType, method="add_optimade", name="source_type")
         change: RegistryChange = add_optimade(
             self,
             source,
             provider=provider,
             client=client,
             properties_dir=Path(properties_dir) if properties_dir else None,
+            base_url=base_url,
+            source_type=kind,
             replace=replace,
         )
         return change

@@ -432,6 +432,13 @@ def optimade_registration(
     definitions = load_property_definitions(properties_dir) if properties_dir else {}
     provider_model = _provider(provider, info, attributes, contracts.SourceType(source_type), name)
     resolved = base_url or fetched or _versioned_url(attributes)
+    notes: list[str] = []
+    if resolved is None:  # registered, but no call could run: said, as add_openapi says it
+        notes.append(
+            f"{name}: no base URL (none given, the payloads came from no URL, and /info's "
+            "available_api_versions names none for its api_version): the routes are "
+            "registered unbound; pass base_url='https://.../v1' to call them"
+        )
     access = build_contract(
         contracts.AccessPath,
         where=f"{name}: base_url",
@@ -446,7 +453,6 @@ def optimade_registration(
     names += [n for n in sorted(definitions) if n not in properties]
     names = [n for n in names if n != "type" and n.strip()]
     specs = []
-    notes: list[str] = []
     for many in (True, False):
         fields = []
         for prop in names:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
+import httpx
 import pytest
 
 from schemarouter import SchemaRouter
@@ -170,3 +171,29 @@ def test_a_filter_written_in_the_request_reaches_the_server_whole(
     assert arguments.get("filter") == expected
     router.call("grp/optimade/list_structures", arguments)
     assert server.requests[-1].query["filter"] == [expected]
+
+
+def _recorded(server: LoopbackServer) -> dict[str, Any]:
+    with httpx.Client(base_url=f"{server.base_url}/v1") as client:
+        return {
+            "info": client.get("/info").json(),
+            "info/structures": client.get("/info/structures").json(),
+        }
+
+
+def test_recorded_payloads_take_a_base_url_and_a_source_type(server: LoopbackServer) -> None:
+    """Payloads whose /info names no versioned URL registered unbound without a word, and
+    the router's add_optimade took neither base_url nor source_type (a database of measured
+    structures read as calculated)."""
+    payloads = _recorded(server)
+    router = SchemaRouter(abstention=None, embedding_cache=None)
+    change = router.add_optimade(payloads, provider="rec")
+    assert not any(router.is_bound(r) for r in change.added)
+    assert any("no base URL" in w and "base_url=" in w for w in change.warnings)
+    measured = router.add_optimade(
+        payloads, provider="lab", base_url=f"{server.base_url}/v1", source_type="experimental"
+    )
+    assert all(router.is_bound(r) for r in measured.added) and not measured.warnings
+    result = router.call("lab/optimade/list_structures", {"response_fields": "id,band_gap"})
+    gap = result.fields["band_gap"]
+    assert (gap.value, gap.unit, gap.source_type) == ([3400.0, 5690.0], "meV", "experimental")
