@@ -375,6 +375,7 @@ class RegistrationMixin:
         properties_dir: str | Path | None = None,
         base_url: str | None = None,
         source_type: SourceType | str = SourceType.CALCULATED,
+        semantics: Mapping[str, str] | None = None,
         replace: bool = False,
     ) -> RegistryChange:
         """Register an OPTIMADE service from its base URL (``/info``, ``/info/structures``)
@@ -382,11 +383,14 @@ class RegistrationMixin:
         else the URL the payloads came from, else ``/info``'s ``available_api_versions``
         (none: the routes stay unbound, and the change's warnings say so). ``source_type``
         is the provenance of its values (``calculated``; ``experimental`` for a database of
-        measured structures, such as COD)."""
+        measured structures, such as COD). ``semantics`` gives the service's own properties
+        semantic ids (``{"_grp_band_gap": "electronic.band_gap"}``; the core ones have
+        theirs), so a plan resolves them from a request and pairs them across providers."""
         from schemarouter.adapters.optimade import add_optimade
 
         check_base_url(base_url, method="add_optimade", optional=True)
         kind = enum_value(source_type, SourceType, method="add_optimade", name="source_type")
+        check_instance(semantics, Mapping, method="add_optimade", name="semantics", optional=True)
         change: RegistryChange = add_optimade(
             self,
             source,
@@ -395,6 +399,7 @@ class RegistrationMixin:
             properties_dir=Path(properties_dir) if properties_dir else None,
             base_url=base_url,
             source_type=kind,
+            semantics=semantics,
             replace=replace,
         )
         return change

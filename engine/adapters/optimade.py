@@ -246,6 +246,7 @@ def _field(
     many: bool,
     where: str,
     notes: list[str] | None = None,
+    semantic_id: str | None = None,
 ) -> contracts.OutputField:
     """One output field from the server's ``/info/structures`` entry and a YAML definition."""
     merged = {**extra, **{k: v for k, v in info.items() if v is not None}}
@@ -276,7 +277,7 @@ def _field(
         name=name,
         path=path,
         json_schema=schema,
-        semantic_id=SEMANTICS.get(name),
+        semantic_id=semantic_id or SEMANTICS.get(name),
         description=description,
         unit=unit,
         dimension=dimension,
@@ -416,8 +417,14 @@ def optimade_registration(
     base_url: str | None = None,
     source_type: contracts.SourceType | str = contracts.SourceType.CALCULATED,
     access_id: str = "optimade",
+    semantics: Mapping[str, str] | None = None,
 ) -> contracts.Registration:
-    """Compile an OPTIMADE service (base URL or recorded payloads) into a Registration."""
+    """Compile an OPTIMADE service (base URL or recorded payloads) into a Registration.
+
+    ``semantics`` gives properties their semantic ids (``{"_grp_band_gap":
+    "electronic.band_gap"}``) beside the core ones :data:`SEMANTICS` maps: a provider's own
+    properties have none otherwise, so a plan cannot resolve them from a request, nor offer
+    another provider's as a fallback. A name the service does not declare is refused."""
     info, structures, name, fetched = _payloads(source, client)
     info_data = _mapping(info.get("data"), f"{name}/info: data", "/info data")
     attributes = _mapping(
@@ -452,6 +459,14 @@ def optimade_registration(
     names = [n for n in properties if isinstance(n, str)]
     names += [n for n in sorted(definitions) if n not in properties]
     names = [n for n in names if n != "type" and n.strip()]
+    semantics = dict(semantics or {})
+    unknown = sorted(str(n) for n in semantics if n not in names)
+    if unknown:
+        raise DocumentError(
+            f"semantics names properties the service does not declare: {', '.join(unknown)}",
+            where=f"{name}/info/structures: data.properties",
+            hint=f"Declared properties: {', '.join(names)}",
+        )
     specs = []
     for many in (True, False):
         fields = []
@@ -466,6 +481,7 @@ def optimade_registration(
                     many=many,
                     where=f"{name}/info/structures: data.properties.{prop}",
                     notes=notes,
+                    semantic_id=semantics.get(prop),
                 )
             )
         params = _parameters(

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import ParameterValidationError
+from schemarouter.errors import DocumentError, ParameterValidationError
 from schemarouter.planning.arguments import fill_arguments
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
@@ -197,3 +197,19 @@ def test_recorded_payloads_take_a_base_url_and_a_source_type(server: LoopbackSer
     result = router.call("lab/optimade/list_structures", {"response_fields": "id,band_gap"})
     gap = result.fields["band_gap"]
     assert (gap.value, gap.unit, gap.source_type) == ([3400.0, 5690.0], "meV", "experimental")
+
+
+def test_a_services_own_properties_take_semantic_ids(server: LoopbackServer) -> None:
+    """Only the core properties had semantic ids: "band gap of GaN" resolved no field, and
+    the plan fetched a route's whole output instead of the band gap."""
+    router = SchemaRouter(abstention=None, embedding_cache=None)
+    base = f"{server.base_url}/v1"
+    router.add_optimade(base, provider="grp", semantics={"band_gap": "electronic.band_gap"})
+    field = router.snapshot().routes["grp/optimade/list_structures"].endpoint.field("band_gap")
+    assert (field.semantic_id, field.unit) == ("electronic.band_gap", "meV")
+    plan = router.plan("band gap of GaN")
+    assert plan.coverage.covered == ("electronic.band_gap",)
+    assert "band_gap" in plan.steps[0].fields and not plan.steps[0].whole_output
+    with pytest.raises(DocumentError, match="does not declare: bandgap") as refused:
+        router.add_optimade(base, provider="typo", semantics={"bandgap": "electronic.band_gap"})
+    assert "band_gap" in str(refused.value)  # the declared names, to pick from
