@@ -225,12 +225,13 @@ def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str
     found = []
     for match in _NAMED_ID.finditer(text):
         thing, token = match.group(1), match.group(2)
+        after = text[match.end(2) : match.end(2) + 1]
+        if token.isdigit() and "\uac00" <= after <= "\ud7a3" and not after.startswith(_PARTICLES):
+            continue  # a count or an amount ("파일 3개", "refund 15000원"), after any thing word
         if not thing.isascii():  # a Korean word: the thing is its English gloss, if any
             english = [thing] if thing in things else gloss_tokens(thing)
-            after = text[match.end(2) : match.end(2) + 1]
-            hangul = "\uac00" <= after <= "\ud7a3"
-            if not english or (token.isdigit() and hangul and not after.startswith(_PARTICLES)):
-                continue  # no thing the glossary knows, or a count ("파일 3개")
+            if not english:
+                continue  # no thing the glossary knows
             thing = english[0]
         if thing.lower() in _NOT_THINGS:
             continue

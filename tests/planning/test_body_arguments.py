@@ -101,3 +101,26 @@ def test_a_body_filled_in_part_names_what_is_missing_and_the_gate_checks_the_who
     assert [s.status for s in result.steps] == ["ok"]
     assert sent(server) == [("POST", "/invoices", body)]
     assert result.steps[0].output["customer_id"] == "cus_8812"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "route", "parameter"),
+    [
+        ("look up charge 15000원", "billing/rest/get_charge", "charge_id"),
+        ("invoice 3만원짜리 보여줘", "billing/rest/get_invoice", "invoice_id"),
+    ],
+)
+def test_an_amount_written_the_korean_way_is_no_identifier(
+    router: SchemaRouter, server: LoopbackServer, request_text: str, route: str, parameter: str
+) -> None:
+    # trial K: "refund 15000원 for ORD-20240001" planned GET /refunds/15000 (refund_id
+    # '15000'), and executing it fetched another refund: the digits before a Hangul unit
+    # (원, 만원) are an amount after an English thing word as after a Korean one ("파일 3개")
+    server.requests.clear()
+    plan = router.plan(request_text)
+    assert plan.route_ids == (route,)
+    assert plan.steps[0].arguments == {}
+    assert plan.missing_arguments == {route: (parameter,)}
+    with pytest.raises(ParameterValidationError):  # the id is asked for, never guessed
+        router.execute(plan)
+    assert server.requests == []

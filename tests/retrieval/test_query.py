@@ -87,6 +87,10 @@ def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
         ("고객 cus_ab12cd34의 미결제 인보이스 목록", [("customer", "cus_ab12cd34")]),
         ("주문 12345번 조회", [("order", "12345")]),
         ("파일 3개 보여줘", []),  # a count
+        # an amount in a Hangul unit after an English thing word (trial K)
+        ("refund 15000원 for ORD-20240001", []),
+        ("invoice 3만원짜리 보여줘", []),
+        ("order 12345번 조회", [("order", "12345")]),
         ("스퀘어 S-00017의 상태", []),  # a name the glossary does not know is no thing
     ],
 )
