@@ -25,6 +25,12 @@ from schemarouter.units import check_field_units, check_spec, dimension_of, norm
         ("°C", "[temperature]"),
         ("KRW", "[currency_KRW]"),
         ("€", "[currency_EUR]"),
+        # Korean spellings (trial K: x-unit '원' was left off as unknown)
+        ("원", "[currency_KRW]"),
+        ("₩", "[currency_KRW]"),
+        ("일", "[time]"),
+        ("킬로그램", "[mass]"),
+        ("센티미터", "[length]"),
         ("JPY", "[currency_JPY]"),
         ("kW", "[mass] * [length] ** 2 / [time] ** 3"),
     ],

@@ -499,3 +499,33 @@ def test_x_unit_on_array_items_and_through_all_of_is_the_fields_unit() -> None:
     readings = result.fields["readings"]
     assert (readings.value, readings.unit, readings.normalized) == ([1.5, 2.5], "kW", False)
     assert (result.fields["power"].value, result.fields["power"].unit) == (3.0, "kW")
+
+
+def test_x_unit_spelled_in_korean_is_the_fields_unit(tmp_path: Path) -> None:
+    """Trial K: a Korean shop's own document wrote ``x-unit: 원`` (and ``일``, ``킬로그램``);
+    each was left off as an unknown unit with a warning per field, though KRW is a declared
+    currency and ``€`` / ``£`` read. The Korean spellings are in the alias table."""
+    schema: Doc = {
+        "type": "object",
+        "properties": {
+            "total_amount": {"type": "integer", "x-unit": "원"},
+            "package_weight": {"type": "number", "x-unit": "킬로그램"},
+            "eta_days": {"type": "integer", "x-unit": "일"},
+        },
+    }
+    path = tmp_path / "shop.json"
+    path.write_text(json.dumps(_doc(schema=schema), ensure_ascii=False), encoding="utf-8")
+    router = SchemaRouter(encoder=HashingEncoder())
+    registration = router.add_openapi(path, provider="shop")
+    assert not [w for w in registration.warnings if "x-unit" in w]
+    endpoint = router.snapshot().route("shop/rest/get_thing").endpoint
+    units = {f.name: f.unit for f in endpoint.output_fields}
+    assert units == {"total_amount": "원", "package_weight": "킬로그램", "eta_days": "일"}
+    SchemaRouter(encoder=HashingEncoder()).add_openapi(path, provider="shop", strict=True)
+    body = {"total_amount": 32000, "package_weight": 2.5, "eta_days": 1}
+    with LoopbackServer(lambda request: json_response(body)) as api:
+        router.add_openapi(path, provider="shop", base_url=api.base_url, replace=True)
+        result = router.call("shop/rest/get_thing", {"id": "ORD-1"})
+    amount = result.fields["total_amount"]
+    assert (amount.value, amount.unit) == (32000, "원")
+    assert result.fields["eta_days"].normalized is False  # metadata only: nothing converted
