@@ -630,3 +630,39 @@ def test_a_tool_search_offers_only_tools_whose_credentials_are_here(
     assert found.route_ids[0] == STATION
     writes = search_state(router, allow_effects=["read", "write"])
     assert writes.allowed_effects == {Effect.READ, Effect.WRITE}
+
+
+def 배송비(무게_kg: float, 등급: str = "일반") -> int:
+    """무게(kg)와 회원 등급으로 배송비(원)를 계산합니다."""
+    return 3000 if 등급 == "일반" else int(무게_kg * 0)
+
+
+def test_router_call_takes_the_keys_a_tool_definition_offered() -> None:
+    """Trial K: the README's loop, ``router.call(tools.route_id(name), arguments)`` with the
+    model's arguments, failed for every tool whose parameters the definitions renamed (a
+    Korean function's ``무게_kg`` offered as ``kg`` and ``등급`` as ``parameter``; ``page[size]``
+    as ``page_size``): "has no parameter 'kg'", a key the caller never wrote. ``call`` and
+    ``acall`` read the offered keys as ``call_tool`` does; the gate still checks the rest."""
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    router.add_callable(배송비, provider="마켓온")
+    (route_id,) = router.snapshot().routes
+    tools = router.retrieve("배송비 계산", k=1).tools("anthropic")
+    (tool,) = tools
+    keys = list(tool["input_schema"]["properties"])
+    assert all(PROPERTY_KEY_PATTERN.match(key) for key in keys) and keys != ["무게_kg", "등급"]
+    model_says = dict(zip(keys, (2.5, "VIP"), strict=True))
+    assert router.call(tools.route_id(tool["name"]), model_says).output == 0
+    assert router.call(route_id, {"무게_kg": 2.5}).output == 3000  # the own names still
+    with pytest.raises(ParameterValidationError, match="given twice"):
+        router.call(route_id, {"무게_kg": 2.5, keys[0]: 1.0})
+    with pytest.raises(ParameterValidationError, match="no parameter 'nope'"):
+        router.call(route_id, {"nope": 1, keys[0]: 1.0})
+
+    with LoopbackServer(shop_app) as shop:
+        router.add_openapi(shop_openapi(shop.base_url), provider="shop")
+        assert router.call(SHOP_LIST, {"page_size": 5, "filter_": "price lt 10"}).ok
+        asyncio.run(router.acall(SHOP_LIST, {"page_size": 7}))
+        got = [request.query for request in shop.requests]
+    assert got == [{"page[size]": ["5"], "$filter": ["price lt 10"]}, {"page[size]": ["7"]}]
