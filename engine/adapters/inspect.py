@@ -223,11 +223,11 @@ def approve(
 ) -> Any:
     """Register (and bind) the proposal's endpoints at ``base_url``: the RegistryChange.
 
-    Read-only endpoints are registered; write and destructive ones are left out (logged)
-    unless ``allow_write`` is true, and then keep their effect, so execution still needs its
-    own permission. A GET / HEAD whose own path or summary says it changes state
-    (:attr:`ProposedEndpoint.changes_state`) counts as a write (or destructive), and the
-    change's warnings say so. Nothing is registered when none remain.
+    Read-only endpoints are registered; write and destructive ones are left out (logged, and
+    named in the change's warnings) unless ``allow_write`` is true, and then keep their
+    effect, so execution still needs its own permission. A GET / HEAD whose own path or
+    summary says it changes state (:attr:`ProposedEndpoint.changes_state`) counts as a write
+    (or destructive), and the change's warnings say so. Nothing is registered when none remain.
     """
     from schemarouter.execution.invokers.http import bind_http_routes
 
@@ -252,6 +252,10 @@ def approve(
                 item.path,
                 item.effect.value,
                 said,
+            )
+            warnings.append(
+                f"{item.method} {item.path} left out: its effect is {item.effect.value}{said}, and "
+                "allow_write is off; approve the proposal with allow_write=True to register it"
             )
             continue
         if said:

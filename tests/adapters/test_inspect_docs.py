@@ -4,6 +4,7 @@ each test reads real Markdown or HTML text, and where a call runs, against a loo
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -536,3 +537,42 @@ def test_a_form_encoded_body_is_sent_as_a_form_and_a_text_answer_is_said() -> No
     (request,) = seen
     assert request.headers["Content-Type"].startswith("application/x-www-form-urlencoded")
     assert request.body == b"sku=AB-1&delta=-2" and request.query == {}
+
+
+POINTS_KO = """<html><body>
+<h1>마켓온 적립금 API</h1>
+<h2>적립금 잔액 조회</h2>
+<p><code>GET /v1/points</code></p>
+<p>고객의 적립금 잔액(원)을 조회합니다.</p>
+<table><tr><th>이름</th><th>타입</th><th>필수</th><th>설명</th></tr>
+<tr><td>customer_id</td><td>string</td><td>예</td><td>고객 번호</td></tr></table>
+<h2>적립금 지급</h2>
+<p><code>POST /v1/points</code></p>
+<p>고객에게 적립금을 지급합니다.</p>
+<table><tr><th>이름</th><th>타입</th><th>필수</th><th>설명</th></tr>
+<tr><td>customer_id</td><td>string</td><td>예</td><td>고객 번호</td></tr>
+<tr><td>amount</td><td>integer</td><td>예</td><td>지급할 금액 (원)</td></tr></table>
+</body></html>"""
+
+
+def test_a_write_left_out_of_an_approval_is_named_in_its_warnings(tmp_path: Path) -> None:
+    """Trial K: a Korean page documenting a read and a write, approved without
+    ``allow_write``, registered the read alone with ``warnings=()``: the write was left out
+    with only a log record (the library's logger has no handler unless the host adds one),
+    so the change looked complete. Its warnings name what was left out and how to add it."""
+    page = tmp_path / "points.html"
+    page.write_text(POINTS_KO, encoding="utf-8")
+    proposal = inspect(page.read_text(encoding="utf-8"))
+    assert [(e.method, e.path) for e in proposal.endpoints] == [
+        ("GET", "/v1/points"),
+        ("POST", "/v1/points"),
+    ]
+    router = _router()
+    with LoopbackServer(lambda request: json_response({"points": 4200})) as api:
+        change = router.approve(proposal, base_url=api.base_url, provider="points")
+        assert change.added == ("points/docs/get_v1_points",)
+        (warning,) = change.warnings
+        assert warning.startswith("POST /v1/points left out: its effect is write")
+        assert "allow_write=True" in warning
+        assert router.call(change.added[0], {"customer_id": "C-1001"}).output == {"points": 4200}
+        assert [(r.method, r.path) for r in api.requests] == [("GET", "/v1/points")]
