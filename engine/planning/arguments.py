@@ -219,10 +219,16 @@ def _numeric(parameter: Parameter) -> bool:
     return bool(kinds & {"integer", "number"})
 
 
+#: A number with thousands separators ("1,500", "50,000"): its digits are the number.
+_GROUPED = r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+
+
 def _quantities(query: str, unit: str) -> list[str]:
-    """The numbers ``query`` writes with ``unit`` (a regex of its spellings) after them."""
-    pattern = rf"(?<![\w.-])({_NUMBER})\s*(?:{unit})(?:(?![\w-])|(?=[가-힣]))"
-    return [m.group(1) for m in re.finditer(pattern, query, re.IGNORECASE)]
+    """The numbers ``query`` writes with ``unit`` (a regex of its spellings) after them; one
+    written with thousands separators ("1,500 kg") is read whole, and the digits after a
+    comma of any other number ("1,5 kg") are no number of their own."""
+    pattern = rf"(?<![\w.-])(?<!\d,)({_GROUPED}|{_NUMBER})\s*(?:{unit})(?:(?![\w-])|(?=[가-힣]))"
+    return [m.group(1).replace(",", "") for m in re.finditer(pattern, query, re.IGNORECASE)]
 
 
 def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:

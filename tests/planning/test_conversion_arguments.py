@@ -112,3 +112,14 @@ def test_the_plan_runs_the_conversion_asked_for_and_an_open_side_is_refused(
         router.execute(
             router.plan(PlanRequest(query="convert 30 USD to euros", providers=("money",)))
         )
+
+
+def test_a_number_with_thousands_separators_binds_whole(router: SchemaRouter) -> None:
+    """Trial K: "ship a 1,500 kg pallet" bound ``weight_kg=500`` (the digits after the comma)
+    and the plan ran with it; "12,000 km" read as 000. A number with thousands separators
+    is read whole, and a decimal comma ("1,5 kg") binds nothing rather than 5."""
+    route = "post/python/shipping_quote"
+    assert _arguments(router, "ship a 1,500 kg pallet to Germany", route) == {"weight_kg": 1500}
+    assert _arguments(router, "ship a 1,5 kg parcel to Germany", route) == {}
+    plan = router.plan(PlanRequest(query="ship a 1,500 kg pallet", providers=("post",)))
+    assert router.execute(plan).steps[0].output == 3004.0
