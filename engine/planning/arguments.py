@@ -188,23 +188,27 @@ def _enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> An
     return others[0] if len(others) == 1 and len(targets) <= 1 else None
 
 
-#: A unit a parameter's name may end with, and how a request writes it after a number.
+#: A unit a parameter's name may end with, and how a request writes it after a number (in
+#: Korean too, by the unit's full name: "2.5킬로그램", "30센티미터", "3시간", "50,000원"; the
+#: bare 킬로 is a kilogram or a kilometre, so it binds neither).
 _UNIT_WORDS = {
-    "kg": "kg|kgs|kilos?|kilograms?",
-    "g": "g|grams?",
+    "kg": "kg|kgs|kilos?|kilograms?|킬로그램",
+    "g": "g|grams?|그램",
     "lb": "lbs?|pounds?",
-    "km": "km|kilometers?|kilometres?",
-    "m": "m|meters?|metres?",
-    "cm": "cm|centimeters?|centimetres?",
-    "mm": "mm|millimeters?|millimetres?",
+    "km": "km|kilometers?|kilometres?|킬로미터",
+    "m": "m|meters?|metres?|미터",
+    "cm": "cm|centimeters?|centimetres?|센티미터|센티|센치",
+    "mm": "mm|millimeters?|millimetres?|밀리미터",
     "mi": "mi|miles?",
-    "s": "s|secs?|seconds?",
-    "sec": "s|secs?|seconds?",
-    "seconds": "s|secs?|seconds?",
+    "s": "s|secs?|seconds?|초",
+    "sec": "s|secs?|seconds?|초",
+    "seconds": "s|secs?|seconds?|초",
     "ms": "ms|milliseconds?",
-    "minutes": "mins?|minutes?",
-    "h": "h|hrs?|hours?",
-    "hours": "h|hrs?|hours?",
+    "minutes": "mins?|minutes?|분",
+    "h": "h|hrs?|hours?|시간",
+    "hours": "h|hrs?|hours?|시간",
+    "krw": "krw|won|원",
+    "won": "krw|won|원",
     "days": "days?",
     "mb": "mb|megabytes?",
     "gb": "gb|gigabytes?",

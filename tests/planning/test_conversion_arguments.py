@@ -123,3 +123,33 @@ def test_a_number_with_thousands_separators_binds_whole(router: SchemaRouter) ->
     assert _arguments(router, "ship a 1,5 kg parcel to Germany", route) == {}
     plan = router.plan(PlanRequest(query="ship a 1,500 kg pallet", providers=("post",)))
     assert router.execute(plan).steps[0].output == 3004.0
+
+
+def coupon_value(discount_krw: int, days: int = 30) -> dict[str, int]:
+    """Price a discount coupon in won."""
+    return {"discount_krw": discount_krw, "days": days}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "route", "expected"),
+    [
+        ("2.5킬로그램 소포 배송비", "post/python/shipping_quote", {"weight_kg": 2.5}),
+        ("1,500킬로그램 화물 배송비", "post/python/shipping_quote", {"weight_kg": 1500}),
+        # the bare 킬로 is a kilogram or a kilometre: which is not the planner's to guess
+        ("2.5킬로 소포 배송비", "post/python/shipping_quote", {}),
+        ("50,000원짜리 쿠폰 가격", "shop/python/coupon_value", {"discount_krw": 50000}),
+        ("5000원 쿠폰", "shop/python/coupon_value", {"discount_krw": 5000}),
+        # 3만원 is 30,000: never 3
+        ("3만원 쿠폰", "shop/python/coupon_value", {}),
+    ],
+)
+def test_a_number_binds_by_its_unit_written_in_korean(
+    router: SchemaRouter, request_text: str, route: str, expected: dict[str, Any]
+) -> None:
+    """Trial K: a Korean team's "2.5킬로그램" and "50,000원" bound nothing (only "2.5 kg"
+    did); each parameter stayed open though the request wrote its value with its unit."""
+    router.add_callable(coupon_value, provider="shop", replace=True)
+    assert _arguments(router, request_text, route) == expected
+    if expected:
+        plan = router.plan(PlanRequest(query=request_text, providers=(route.split("/")[0],)))
+        assert router.execute(plan).steps[0].arguments == expected
