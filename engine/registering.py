@@ -342,10 +342,8 @@ class RegistrationMixin:
         ``default_effect``, ``effect_overrides``, ``timeout``, ``bind``, ``replace``,
         ``max_response_bytes``, ``relist_s`` and ``skip_invalid_tools``;
         :class:`schemarouter.adapters.live_mcp.McpServerOptions` says what each does and its
-        default. An untrusted server's tools are ``write`` (or
-        ``destructive``) whatever they claim, and a stdio server gets only the MCP SDK's
-        default environment plus ``env``.
-        """
+        default. An untrusted server's tools are ``write`` (or ``destructive``) whatever they
+        claim; a stdio server gets only the MCP SDK's default environment plus ``env``."""
         from schemarouter.adapters.live_mcp import attach_mcp_server, check_server_options
 
         check_server_options(options, self.add_mcp_server)
@@ -378,14 +376,10 @@ class RegistrationMixin:
         semantics: Mapping[str, str] | None = None,
         replace: bool = False,
     ) -> RegistryChange:
-        """Register an OPTIMADE service from its base URL (``/info``, ``/info/structures``)
-        or recorded payloads of the same shape; its routes bind to the service: ``base_url``,
-        else the URL the payloads came from, else ``/info``'s ``available_api_versions``
-        (none: the routes stay unbound, and the change's warnings say so). ``source_type``
-        is the provenance of its values (``calculated``; ``experimental`` for a database of
-        measured structures, such as COD). ``semantics`` gives the service's own properties
-        semantic ids (``{"_grp_band_gap": "electronic.band_gap"}``; the core ones have
-        theirs), so a plan resolves them from a request and pairs them across providers."""
+        """Register an OPTIMADE service from its base URL or recorded ``/info`` payloads,
+        bound to ``base_url``, else their URL, else ``/info``'s versioned URL (none: unbound,
+        said in the warnings); ``source_type``: its values' provenance; ``semantics``: semantic
+        ids for its own properties (``{"_grp_band_gap": "electronic.band_gap"}``)."""
         from schemarouter.adapters.optimade import add_optimade
 
         check_base_url(base_url, method="add_optimade", optional=True)

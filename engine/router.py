@@ -31,6 +31,7 @@ from schemarouter.execution.bindings import BindingTable, CooldownTable
 from schemarouter.execution.drivers import acall_route, arun_plan, call_route, run_plan
 from schemarouter.execution.gate import ExecutionOptions, Settings
 from schemarouter.execution.policy import HealthMonitor
+from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import unused_values
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
@@ -578,13 +579,10 @@ class SchemaRouter(RegistrationMixin):
         """Run exactly ``route_id`` with ``arguments`` (what an agent picked): parameter
         validation, gate, policy, health and output validation as for a plan. The result
         carries the validated raw output (projected to ``fields`` where given) and typed
-        fields where the route declares them (see :mod:`schemarouter.execution.drivers`);
-        ``options`` as for :meth:`execute`. A parameter a tool definition offered under
-        another key (``page_size`` for ``page[size]``, ``kg`` for ``무게_kg``:
-        :func:`~schemarouter.integrations.names.input_keys`) may come under that key, as a
-        model's tool call sends it."""
+        fields where the route declares them (:mod:`schemarouter.execution.drivers`), ``options``
+        as for :meth:`execute`; an argument may come under its tool definition's key."""
         settings = Settings.of("call", **options)
-        arguments = self._own_names(route_id, arguments, "call")
+        arguments = own_arguments(self.snapshot(), route_id, arguments, method="call")
         return call_route(self, route_id, arguments, settings, fields=fields, client=client)
 
     async def acall(
@@ -598,19 +596,5 @@ class SchemaRouter(RegistrationMixin):
     ) -> CallResult:
         """:meth:`call` with non-blocking I/O."""
         settings = Settings.of("acall", **options)
-        arguments = self._own_names(route_id, arguments, "acall")
+        arguments = own_arguments(self.snapshot(), route_id, arguments, method="acall")
         return await acall_route(self, route_id, arguments, settings, fields=fields, client=client)
-
-    def _own_names(self, route_id: Any, arguments: Any, method: str) -> Any:
-        """``arguments`` under the route's own parameter names where they come under the keys
-        its tool definitions offered (``result.tools(...)`` renames a parameter the LLM APIs
-        refuse as a property key); anything else as given, for the gate to check."""
-        if not isinstance(route_id, str) or not isinstance(arguments, Mapping):
-            return arguments
-        route = self.snapshot().routes.get(route_id)
-        if route is None:
-            return arguments
-        from schemarouter.integrations.names import input_keys, route_arguments
-
-        keys = input_keys(route.endpoint.input_schema)
-        return route_arguments(arguments, keys, tool=f"{method} ({route_id})")

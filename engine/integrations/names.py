@@ -48,6 +48,7 @@ __all__ = [
     "assign_tool_names",
     "input_keys",
     "keyed_schema",
+    "own_arguments",
     "property_keys",
     "provider_part",
     "route_arguments",
@@ -196,6 +197,19 @@ def _look_alikes(name: str, names: Iterable[str]) -> list[str]:
         near = set(difflib.get_close_matches(provider_part(name), providers, n=3, cutoff=0.8))
         pool = [n for n in pool if provider_part(n) in near]
     return difflib.get_close_matches(name, pool, n=3)
+
+
+def own_arguments(snapshot: RegistrySnapshot, route_id: Any, arguments: Any, *, method: str) -> Any:
+    """``arguments`` of a call of ``route_id`` under the route's own parameter names where
+    they come under the keys its tool definitions offered (:func:`input_keys`: a model's tool
+    call sends ``page_size`` for ``page[size]``); anything else as given, for the gate."""
+    if not isinstance(route_id, str) or not isinstance(arguments, Mapping):
+        return arguments
+    route = snapshot.routes.get(route_id)
+    if route is None:
+        return arguments
+    keys = input_keys(route.endpoint.input_schema)
+    return route_arguments(arguments, keys, tool=f"{method} ({route_id})")
 
 
 def _removed_as(snapshot: RegistrySnapshot, name: object) -> tuple[str, int] | None:

@@ -69,6 +69,8 @@ _FILTER_KEYWORDS = frozenset(
         "ENDS",
         "WITH",
         "LENGTH",
+        "TRUE",
+        "FALSE",
     }
 )
 
