@@ -132,7 +132,24 @@ _KO_VERB = {
     "실행": "start", "중지": "stop", "시작": "start", "공유": "share", "붙여": "attach",
     "켜": "enable", "꺼": "disable", "잠가": "lock", "풀어": "unlock", "닫아": "close",
     "열어": "open", "병합": "merge", "커밋": "commit", "푸시": "push", "태그": "tag",
+    "발급": "issue", "회수": "revoke", "신청": "apply", "연결": "connect", "접수": "submit",
+    "남겨": "create", "남기": "create", "환불": "refund",
 }  # fmt: skip
+#: The stems of :data:`_KO_VERB` that are nouns (a verb only with 하다 and its forms after
+#: them): "주문해줘" orders, "주문 내역" (order history) and "주문 ORD-1" ask for none, nor
+#: "삭제된 파일" (deleted files); a noun that ends its clause is a terse command ("PR 병합").
+_KO_NOUNS = frozenset(
+    _words(
+        """
+    생성 추가 등록 전송 발송 수정 변경 업데이트 설정 삭제 제거 연장 갱신 취소 예약 업로드
+    게시 작성 저장 초대 구독 결제 주문 보관 승인 거절 이동 복사 추방 가입 설치 배포 실행 중지
+    시작 공유 병합 커밋 푸시 태그 발급 회수 신청 연결 접수 환불
+    """
+    )
+)
+#: What makes a noun of :data:`_KO_NOUNS` a verb: a form of 하다 (or 시켜, a request word)
+#: after it, or the end of its clause.
+_KO_VERBAL = re.compile(r"\s?(?:좀\s?)?(?:하|해|할|합|시켜|부탁|요청|진행)|\s*:|\s*[.?!~;,]*\s*$")
 _KO_WRITE = tuple(_KO_VERB)
 _KO_READ = (
     "보여",
@@ -196,11 +213,17 @@ def _last_stem(clause: str, stems: Sequence[str]) -> str | None:
     best: tuple[int, str] | None = None
     for stem in stems:
         at = clause.rfind(stem)
-        while at >= 0 and _NEGATED.search(clause, 0, at):
+        while at >= 0 and (_NEGATED.search(clause, 0, at) or not _acts(clause, at, stem)):
             at = clause.rfind(stem, 0, at)
         if at >= 0 and (best is None or at > best[0]):
             best = (at, stem)
     return best[1] if best else None
+
+
+def _acts(clause: str, at: int, stem: str) -> bool:
+    """Whether ``stem`` at ``at`` in ``clause`` is a verb (a noun stem only as
+    :data:`_KO_VERBAL` says)."""
+    return stem not in _KO_NOUNS or _KO_VERBAL.match(clause, at + len(stem)) is not None
 
 
 #: A Korean verb negated by the adverb before it: "안 써요", "못 열어".

@@ -97,6 +97,21 @@ ISSUES = openapi_document(
         ("reboot my web server", "write"),
         ("list users, groups and roles", "read"),  # a comma before a noun: one clause
         ("워크스페이스 ws-1 좀 꺼 줘, 주말 동안 안 써요", "write"),
+        # trial K: a noun that is a verb only with 하다 (주문, 결제) asks for no change alone
+        ("주문 내역", None),
+        ("주문 ORD-20240001 상태는?", None),
+        ("결제 내역", None),
+        ("삭제된 파일 보여줘", "read"),
+        ("ORD-20240001 주문 취소해줘", "write"),
+        ("main 브랜치에 PR 병합", "write"),  # a noun ending its clause: a terse command
+        ("채널에 메시지 전송: 안녕", "write"),
+        # trial K: verbs the table lacked
+        ("고객 C-1001한테 5천원 할인 쿠폰 발급해줘", "write"),
+        ("쿠폰 CP-1 회수해줘", "write"),
+        ("ORD-20240001 사이즈 L로 교환 신청할게", "write"),
+        ("상담원 연결해줘", "write"),
+        ("3만원 환불해 주세요", "write"),
+        ("배송이 너무 늦어서 문의 티켓 남기고 싶어요", "write"),
     ],
 )
 def test_a_requests_action_is_its_clauses_leading_verb(text: str, action: str | None) -> None:
