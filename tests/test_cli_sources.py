@@ -271,3 +271,29 @@ def test_routes_lists_the_ids_a_labelled_request_names(
     assert err.strip() == f"{len(rows)} routes"
     assert main(["routes"]) == 2
     assert "no sources" in capsys.readouterr().err
+
+
+def test_a_document_given_twice_is_told_in_flags_not_keywords(
+    sources: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial L: a catalog of a few hundred documents listed one of them twice (a copy under
+    another path), and the whole `index build` stopped with "Pass replace=True ...", a keyword
+    the command line has no flag for. On the command line the hint says what to do there:
+    list the document once, or give the copy a provider name of its own."""
+    document = sources / "weather.json"
+    copy = tmp_path / "weather-copy.json"
+    copy.write_bytes(document.read_bytes())
+    tools = sources / "github_tools.json"
+    index = ["--out", str(tmp_path / "index"), "--quiet"]
+    for argv in (
+        ["routes", "--openapi", str(document), "--openapi", str(copy)],
+        ["routes", "--openapi", str(document), "--openapi", str(document)],
+        ["routes", "--mcp-tools", f"gh={tools}", "--mcp-tools", f"gh={tools}"],
+        ["index", "build", "--openapi", str(document), "--openapi", str(copy), *index],
+    ):
+        assert main(argv) == 1
+        said = capsys.readouterr().err
+        assert "[SR104]" in said and "is already registered" in said
+        assert "replace=True" not in said and "provider=" not in said
+        assert "List each document once" in said and "--openapi NAME=FILE" in said
+    assert not (tmp_path / "index").exists()  # refused before anything was written

@@ -10,6 +10,7 @@ from typing import Any
 
 from schemarouter.contracts import AccessKind, AccessPath, Registration, Route
 from schemarouter.errors import RegistrationError
+from schemarouter.registry.kinds import on_command_line
 
 __all__ = [
     "canonical_clashes",
@@ -135,11 +136,31 @@ def duplicate_hint(
         a, b = functions
         return f"{_name_hint(a, b)} (replace=True would remove the route of {a})"
     other = _other_document(old, new, same=same_routes(held, registering, new.access.id))
+    if on_command_line():  # no replace=True or provider= to pass there: say the sources
+        return _command_line_hint(other)
     if other is None:
         return _replace_hint(new, prune=prune)
     return (
         f"The route belongs to another document ({other}): pass provider= to register this "
         "one under an id of its own (replace=True would replace that document's routes)"
+    )
+
+
+def _command_line_hint(other: str | None) -> str:
+    """The hint of a duplicate route on the command line, whose sources are registered once
+    each into a fresh registry: a source given twice (the same file, or a copy of it under
+    another path), or two sources under one provider name."""
+    if other is None:
+        return (
+            "Two sources register this route: one document given twice (the same file, or a "
+            "copy of it under another path), or two sources under one provider name. List "
+            "each document once, and give a copy or another source a provider name of its own "
+            "(--openapi NAME=FILE or --mcp-tools NAME=FILE; provider: in a gateway config)"
+        )
+    return (
+        f"The route belongs to another source ({other}): register this one under a provider "
+        "name of its own (--openapi NAME=FILE or --mcp-tools NAME=FILE; provider: in a "
+        "gateway config)"
     )
 
 

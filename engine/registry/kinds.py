@@ -18,7 +18,14 @@ from typing import Any, Literal
 
 from schemarouter.errors import DocumentError
 
-__all__ = ["KINDS", "Kind", "check_kind", "command_line_hints", "document_kind"]
+__all__ = [
+    "KINDS",
+    "Kind",
+    "check_kind",
+    "command_line_hints",
+    "document_kind",
+    "on_command_line",
+]
 
 Kind = Literal["catalog", "openapi", "mcp_tools", "config"]
 
@@ -54,6 +61,12 @@ def command_line_hints() -> Iterator[None]:
         yield
     finally:
         _COMMAND_LINE.reset(token)
+
+
+def on_command_line() -> bool:
+    """Whether a refusal is worded for the command line (inside :func:`command_line_hints`):
+    its flags, rather than Python's keywords, which a command's user cannot pass."""
+    return _COMMAND_LINE.get()
 
 
 _CONFIG_KEYS = frozenset({"catalogs", "openapi", "mcp_tools", "mcp_servers", "allow", "search"})
