@@ -461,9 +461,12 @@ def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:
     identity = manifest.get("encoder")
     if isinstance(identity, str):
         try:
-            return encoder_from_identity(identity)
+            found = encoder_from_identity(identity)
         except ValueError:
             pass
+        else:
+            _say_another_encoder(path, found)
+            return found
     try:
         ours = repr(default_encoder().identity)
     except Exception as exc:  # only named in the message
@@ -478,6 +481,29 @@ def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:
     )
     error.encoder_identity = str(identity)  # the command line says its own way out
     raise error
+
+
+def _say_another_encoder(path: Path, found: Encoder) -> None:
+    """A warning where the index at ``path``, loaded with no encoder named, was embedded
+    with another encoder than this installation's default: requests are then embedded with
+    that one (a hashing index shipped by mistake answers worse, and the shipped relevance
+    model is calibrated for the default encoder), which was silent."""
+    from schemarouter.index.encoders.defaults import default_encoder
+
+    try:
+        ours = default_encoder().identity
+    except Exception:  # no default to compare with: nothing to say
+        return
+    if found.identity != ours:
+        logger.warning(
+            "the index at %s was embedded with %r, not this installation's default encoder "
+            "%r: requests are embedded with that one to search it (relevance and abstention "
+            "are calibrated for the default). Pass encoder= to choose it, or rebuild the "
+            "index with the default (`schemarouter index build`)",
+            path,
+            found.identity,
+            ours,
+        )
 
 
 def _saved_routes(

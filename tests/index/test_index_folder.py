@@ -5,6 +5,7 @@ symlinked data files load, an empty index path is refused."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -29,6 +30,7 @@ from schemarouter.index.build import build_index
 from schemarouter.registry.registry import Registry, RegistrySnapshot
 
 from index_helpers import base_routes, make_route, registry_with
+from servers.user_api import weather_openapi
 
 
 @pytest.fixture
@@ -294,6 +296,38 @@ def test_an_index_of_an_unknown_encoder_is_stale_and_names_both(
     # with its encoder it loads
     loaded = HybridIndex.load(path, registry.snapshot(), encoder=_TeamEncoder())
     assert loaded.encoder_identity == "acme-encoder:fe831b888986a785:seq=128"
+
+
+def test_an_index_of_another_known_encoder_says_so_when_loaded_as_the_default(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Trial L: an index folder built in CI with the hashing encoder (a quick test build
+    shipped by mistake) was loaded by `SchemaRouter(index=DIR)`, which asks for the default
+    encoder, and answered with the hashing one without a word (Recall@5 17/20 -> 13/20 on the
+    trial's requests). It still loads, and a warning names both encoders; naming the encoder
+    says nothing."""
+    document = tmp_path / "weather.json"
+    document.write_text(json.dumps(weather_openapi("http://127.0.0.1:9")))
+    path = tmp_path / "index"
+    builder = SchemaRouter(encoder=HashingEncoder(384), reranker=None, abstention=None)
+    builder.add_openapi(document)
+    builder.build_index(progress=False)
+    builder.index.save(path)
+
+    def first_answer(**options: Any) -> list[str]:
+        router = SchemaRouter(index=path, reranker=None, abstention=None, **options)
+        router.add_openapi(document)
+        with caplog.at_level("WARNING", logger="schemarouter"):
+            router.retrieve("daily weather forecast for a city", k=1)
+        said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        caplog.clear()
+        return said
+
+    said = first_answer()
+    assert len(said) == 1 and "embedded with 'hashing-v1:dim=384'" in said[0]
+    assert "not this installation's default encoder 'schemarouter-encoder:" in said[0]
+    assert "Pass encoder=" in said[0]
+    assert first_answer(encoder=HashingEncoder(384)) == []
 
 
 # -- F7: symlinked data files --------------------------------------------------------------------
