@@ -255,3 +255,45 @@ def test_a_trained_encoder_and_ranking_folder_serve_the_command_line(
     for command in (build, argv):
         assert main([*command, "--encoder", str(missing)]) != 0
         assert str(missing) in capsys.readouterr().err
+
+
+def test_index_build_shows_each_sources_registration_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial L: CI built the index of a few hundred documents with `index build`; one had an
+    operationId two operations share, and its later route was registered as `..._2`
+    without a word (the warnings the Python API returns were dropped), so labels and
+    allow-lists written against the document's own ids missed it. Each warning now goes to
+    stderr with its source, and a count closes them."""
+    import json
+
+    item = {"type": "object", "properties": {"id": {"type": "string"}}}
+    ok = {"200": {"description": "ok", "content": {"application/json": {"schema": item}}}}
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Inventory", "version": "1"},
+        "servers": [{"url": "https://inventory.example.com"}],
+        "paths": {
+            "/items": {"get": {"operationId": "getItem", "summary": "List items", "responses": ok}},
+            "/items/{id}": {
+                "get": {
+                    "operationId": "getItem",  # copy-pasted: the spec wants it unique
+                    "summary": "One item by id",
+                    "parameters": [
+                        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": ok,
+                }
+            },
+        },
+    }
+    path = tmp_path / "inventory.json"
+    path.write_text(json.dumps(document))
+    argv = ["index", "build", "--openapi", str(path), "--out", str(tmp_path / "i"), "--quiet"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "indexed 2 routes" in out
+    (line,) = [line for line in err.splitlines() if "operationId" in line]
+    assert line.startswith(f"warning: {path}: paths./items/{{id}}.get.operationId")
+    assert "registered as 'get_item_2'" in line
+    assert "1 registration warning in 1 source" in err

@@ -191,6 +191,24 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_warnings(registered: Sequence[tuple[str, Any]]) -> None:
+    """Each source's registration warnings on stderr, with the source they are about (a
+    repaired schema, a header left out, an operationId two operations share and the route
+    id the later one got instead): a batch build in CI otherwise never shows them."""
+    count = 0
+    for source, change in registered:
+        for warning in change.warnings:
+            print(f"warning: {source}: {warning}", file=sys.stderr)
+            count += 1
+    if count:
+        sources = sum(1 for _, change in registered if change.warnings)
+        print(
+            f"{count} registration warning{'s' if count > 1 else ''} in {sources} "
+            f"source{'s' if sources > 1 else ''}: each source registered as its warnings say",
+            file=sys.stderr,
+        )
+
+
 def _cmd_index_build(args: argparse.Namespace) -> int:
     from schemarouter.index.build import build_index, build_milvus_index
     from schemarouter.index.encoders.defaults import encoder_of
@@ -230,13 +248,21 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     # registered as retrieve and serve register them (the same route ids and fingerprints),
     # with no model loaded: only the registry is needed here
     progress = show_progress(args) and not args.quiet
+    registered: list[tuple[str, Any]] = []
     router = build_router(
-        config, abstention=None, reranker=None, ranking=None, encoder=None, embedding_cache=None
+        config,
+        registered=registered,
+        abstention=None,
+        reranker=None,
+        ranking=None,
+        encoder=None,
+        embedding_cache=None,
     )
     try:
         snapshot = router.snapshot()
     finally:
         router.close()
+    _say_warnings(registered)
     if args.backend == "milvus":
         report = build_milvus_index(
             snapshot,

@@ -73,24 +73,30 @@ def register_sources(
     catalogs: tuple[str, ...] = (),
     openapi: tuple[SourceSpec, ...] = (),
     mcp_tools: tuple[SourceSpec, ...] = (),
-) -> None:
-    """Register catalogs, OpenAPI documents and recorded ``tools/list`` results."""
+) -> list[tuple[str, Any]]:
+    """Register catalogs, OpenAPI documents and recorded ``tools/list`` results; return each
+    source with its :class:`~schemarouter.registry.registry.RegistryChange` (whose
+    ``warnings`` say what was read as meant, renamed or left out)."""
+    changes: list[tuple[str, Any]] = []
     for catalog in catalogs:
-        router.add_catalog(catalog)
+        changes.append((catalog, router.add_catalog(catalog)))
     for spec in openapi:
-        router.add_openapi(
+        change = router.add_openapi(
             spec.source,
             provider=spec.provider,  # none given: the document's title, else its host
             base_url=spec.base_url,
             effect_overrides=spec.effect_overrides or None,
         )
+        changes.append((spec.source, change))
     for spec in mcp_tools:
-        router.add_mcp_tools(
+        change = router.add_mcp_tools(
             _read_tools(spec),
             provider=spec.provider_id(),
             server=spec.base_url,
             effect_overrides=spec.effect_overrides or None,
         )
+        changes.append((spec.source, change))
+    return changes
 
 
 def connect_server(router: Any, server: McpServerSpec) -> Any:
@@ -129,10 +135,18 @@ def _saved_index(index: Any, config: GatewayConfig) -> Any:
     return IndexFolder(index, sync=ids)
 
 
-def build_router(config: GatewayConfig, *, servers: bool = True, **router_options: Any) -> Any:
+def build_router(
+    config: GatewayConfig,
+    *,
+    servers: bool = True,
+    registered: list[tuple[str, Any]] | None = None,
+    **router_options: Any,
+) -> Any:
     """A router with everything ``config`` lists registered, upstream MCP servers connected
     (sessions the router owns) and bound; ``router_options`` go to ``SchemaRouter``.
-    ``servers=False`` leaves the upstream servers to the caller (:class:`Upstreams`)."""
+    ``servers=False`` leaves the upstream servers to the caller (:class:`Upstreams`).
+    ``registered``, where given, receives each source with its change (see
+    :func:`register_sources`)."""
     from schemarouter.router import SchemaRouter
 
     if not config.search.rerank:
@@ -144,9 +158,11 @@ def build_router(config: GatewayConfig, *, servers: bool = True, **router_option
         router_options["index"] = _saved_index(index, config)
     router = SchemaRouter(**router_options)
     try:
-        register_sources(
+        changes = register_sources(
             router, catalogs=config.catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools
         )
+        if registered is not None:
+            registered.extend(changes)
         for server in config.mcp_servers if servers else ():
             connect_server(router, server)
     except BaseException:
