@@ -297,3 +297,47 @@ def test_a_document_given_twice_is_told_in_flags_not_keywords(
         assert "replace=True" not in said and "provider=" not in said
         assert "List each document once" in said and "--openapi NAME=FILE" in said
     assert not (tmp_path / "index").exists()  # refused before anything was written
+
+
+def test_a_batch_build_names_every_bad_document_in_one_run(
+    sources: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial L: `index build` over 206 sources, 8 of them broken (a truncated upload, an
+    empty file, a dangling $ref, a schema typo ...), stopped at the first and named only it:
+    eight runs of the whole registration to find the eight. Every bad source is now named
+    with its error, the good ones still register whole, and nothing is indexed (exit 1)."""
+    good = sources / "weather.json"
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text(good.read_text()[:200])
+    dangling = tmp_path / "dangling.json"
+    document = json.loads(good.read_text())
+    document["info"]["title"] = "Dangling"
+    operation = next(iter(next(iter(document["paths"].values())).values()))
+    missing = {"schema": {"$ref": "#/components/schemas/Missing"}}  # a definition never added
+    operation["responses"] = {
+        "200": {"description": "ok", "content": {"application/json": missing}}
+    }
+    dangling.write_text(json.dumps(document))
+    tools = sources / "github_tools.json"
+    bad = [empty, truncated, dangling]
+    flags = [f for path in (empty, good, truncated, dangling) for f in ("--openapi", str(path))]
+    out = tmp_path / "index"
+    for argv in (
+        ["index", "build", *flags, "--mcp-tools", f"gh={tools}", "--out", str(out), "--quiet"],
+        ["routes", *flags, "--mcp-tools", f"gh={tools}"],
+    ):
+        assert main(argv) == 1
+        printed, said = capsys.readouterr()
+        errors = [line for line in said.splitlines() if line.startswith("error: ")]
+        assert len(errors) == 3
+        for path, line in zip(bad, errors, strict=True):
+            assert f"(at {path}" in line
+        assert "3 of 5 sources could not be registered" in said
+        assert printed == ""
+    assert not out.exists()
+    # with the bad ones left out, the same command builds
+    flags = ["--openapi", str(good), "--mcp-tools", f"gh={tools}"]
+    assert main(["index", "build", *flags, "--out", str(out), "--quiet"]) == 0
+    assert "indexed" in capsys.readouterr().out

@@ -209,6 +209,21 @@ def _say_warnings(registered: Sequence[tuple[str, Any]]) -> None:
         )
 
 
+def _say_failed(failed: Sequence[tuple[str, SchemaRouterError]], registered: int, then: str) -> int:
+    """Every source that could not be registered, with its error (file and location), then
+    how many: exit status 1. A batch of hundreds of documents names them all in one run,
+    not one per run."""
+    for _, error in failed:
+        print(f"error: {error}", file=sys.stderr)
+    total = len(failed) + registered
+    print(
+        f"{len(failed)} of {total} source{'s' if total > 1 else ''} could not be registered "
+        f"(each is named above); {then}. Fix or leave out each, then run it again",
+        file=sys.stderr,
+    )
+    return 1
+
+
 def _cmd_index_build(args: argparse.Namespace) -> int:
     from schemarouter.index.build import build_index, build_milvus_index
     from schemarouter.index.encoders.defaults import encoder_of
@@ -249,9 +264,11 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     # with no model loaded: only the registry is needed here
     progress = show_progress(args) and not args.quiet
     registered: list[tuple[str, Any]] = []
+    failed: list[tuple[str, SchemaRouterError]] = []
     router = build_router(
         config,
         registered=registered,
+        failed=failed,
         abstention=None,
         reranker=None,
         ranking=None,
@@ -263,6 +280,8 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     finally:
         router.close()
     _say_warnings(registered)
+    if failed:
+        return _say_failed(failed, len(registered), "nothing was indexed")
     if args.backend == "milvus":
         report = build_milvus_index(
             snapshot,
@@ -301,13 +320,23 @@ def _cmd_routes(args: argparse.Namespace) -> int:
     config = _catalogs_and_sources(args, "no sources")
     if config is None:
         return 2
+    failed: list[tuple[str, SchemaRouterError]] = []
+    registered: list[tuple[str, Any]] = []
     router = build_router(
-        config, servers=False, abstention=None, reranker=None, embedding_cache=None
+        config,
+        servers=False,
+        registered=registered,
+        failed=failed,
+        abstention=None,
+        reranker=None,
+        embedding_cache=None,
     )
     try:
         routes = list(router.snapshot().routes.values())
     finally:
         router.close()
+    if failed:
+        return _say_failed(failed, len(registered), "no route was listed")
     rows = []
     for route in routes:
         operation = route.endpoint.operation

@@ -14,7 +14,8 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,35 +68,51 @@ def _read_tools(spec: SourceSpec) -> Any:
     return data
 
 
+def _add_openapi(router: Any, spec: SourceSpec) -> Any:
+    return router.add_openapi(
+        spec.source,
+        provider=spec.provider,  # none given: the document's title, else its host
+        base_url=spec.base_url,
+        effect_overrides=spec.effect_overrides or None,
+    )
+
+
+def _add_mcp_tools(router: Any, spec: SourceSpec) -> Any:
+    return router.add_mcp_tools(
+        _read_tools(spec),
+        provider=spec.provider_id(),
+        server=spec.base_url,
+        effect_overrides=spec.effect_overrides or None,
+    )
+
+
 def register_sources(
     router: Any,
     *,
     catalogs: tuple[str, ...] = (),
     openapi: tuple[SourceSpec, ...] = (),
     mcp_tools: tuple[SourceSpec, ...] = (),
+    failed: list[tuple[str, SchemaRouterError]] | None = None,
 ) -> list[tuple[str, Any]]:
     """Register catalogs, OpenAPI documents and recorded ``tools/list`` results; return each
     source with its :class:`~schemarouter.registry.registry.RegistryChange` (whose
-    ``warnings`` say what was read as meant, renamed or left out)."""
+    ``warnings`` say what was read as meant, renamed or left out). The first source that
+    cannot be registered raises its error, unless ``failed`` is given: then each such
+    source and its error go there and the others are registered (each source registers
+    whole or not at all), so a batch build can name every bad document at once."""
+    steps: list[tuple[str, Callable[[], Any]]] = [
+        (catalog, partial(router.add_catalog, catalog)) for catalog in catalogs
+    ]
+    steps += [(spec.source, partial(_add_openapi, router, spec)) for spec in openapi]
+    steps += [(spec.source, partial(_add_mcp_tools, router, spec)) for spec in mcp_tools]
     changes: list[tuple[str, Any]] = []
-    for catalog in catalogs:
-        changes.append((catalog, router.add_catalog(catalog)))
-    for spec in openapi:
-        change = router.add_openapi(
-            spec.source,
-            provider=spec.provider,  # none given: the document's title, else its host
-            base_url=spec.base_url,
-            effect_overrides=spec.effect_overrides or None,
-        )
-        changes.append((spec.source, change))
-    for spec in mcp_tools:
-        change = router.add_mcp_tools(
-            _read_tools(spec),
-            provider=spec.provider_id(),
-            server=spec.base_url,
-            effect_overrides=spec.effect_overrides or None,
-        )
-        changes.append((spec.source, change))
+    for source, register in steps:
+        try:
+            changes.append((source, register()))
+        except SchemaRouterError as exc:
+            if failed is None:
+                raise
+            failed.append((source, exc))
     return changes
 
 
@@ -140,12 +157,14 @@ def build_router(
     *,
     servers: bool = True,
     registered: list[tuple[str, Any]] | None = None,
+    failed: list[tuple[str, SchemaRouterError]] | None = None,
     **router_options: Any,
 ) -> Any:
     """A router with everything ``config`` lists registered, upstream MCP servers connected
     (sessions the router owns) and bound; ``router_options`` go to ``SchemaRouter``.
     ``servers=False`` leaves the upstream servers to the caller (:class:`Upstreams`).
-    ``registered``, where given, receives each source with its change (see
+    ``registered``, where given, receives each source with its change, and ``failed`` each
+    source that could not be registered with its error, the others registered (see
     :func:`register_sources`)."""
     from schemarouter.router import SchemaRouter
 
@@ -159,7 +178,11 @@ def build_router(
     router = SchemaRouter(**router_options)
     try:
         changes = register_sources(
-            router, catalogs=config.catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools
+            router,
+            catalogs=config.catalogs,
+            openapi=config.openapi,
+            mcp_tools=config.mcp_tools,
+            failed=failed,
         )
         if registered is not None:
             registered.extend(changes)
@@ -168,7 +191,7 @@ def build_router(
     except BaseException:
         router.close()
         raise
-    if not len(router.snapshot()) and (servers or not config.mcp_servers):
+    if not len(router.snapshot()) and not failed and (servers or not config.mcp_servers):
         router.close()
         raise DocumentError(
             "the gateway registers no route",
