@@ -33,6 +33,7 @@ whose generation a concurrent save deleted starts again from the new manifest.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -453,24 +454,30 @@ def _load_generation(
 
 
 def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:
-    """The encoder the manifest names, where this installation has it; else
-    :class:`StaleIndexError` naming it, this installation's encoder and the version that
-    wrote the index (an index of a team's own encoder, or of another release's)."""
+    """The encoder the manifest names, where this installation has it (a warning where it is
+    not the default: requests are embedded with it, trial L); else :class:`StaleIndexError`
+    naming it, this installation's encoder and the version that wrote the index."""
     from schemarouter.index.encoders.defaults import default_encoder, encoder_from_identity
 
     identity = manifest.get("encoder")
-    if isinstance(identity, str):
-        try:
-            found = encoder_from_identity(identity)
-        except ValueError:
-            pass
-        else:
-            _say_another_encoder(path, found)
-            return found
     try:
         ours = repr(default_encoder().identity)
-    except Exception as exc:  # only named in the message
+    except Exception as exc:  # only named in the messages
         ours = f"unavailable ({exc})"
+    if isinstance(identity, str):
+        with contextlib.suppress(ValueError):
+            found = encoder_from_identity(identity)
+            if repr(found.identity) != ours:
+                logger.warning(
+                    "the index at %s was embedded with %r, not the default encoder %s: "
+                    "requests are embedded with that one (relevance and abstention are "
+                    "calibrated for the default). Pass encoder= to choose it, or rebuild it "
+                    "(`schemarouter index build`)",
+                    path,
+                    found.identity,
+                    ours,
+                )
+            return found
     error = StaleIndexError(
         f"the index was embedded with {str(identity)[:200]!r} (written by SchemaRouter "
         f"{str(manifest.get('schemarouter_version'))[:40]}), which this installation does not "
@@ -481,29 +488,6 @@ def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:
     )
     error.encoder_identity = str(identity)  # the command line says its own way out
     raise error
-
-
-def _say_another_encoder(path: Path, found: Encoder) -> None:
-    """A warning where the index at ``path``, loaded with no encoder named, was embedded
-    with another encoder than this installation's default: requests are then embedded with
-    that one (a hashing index shipped by mistake answers worse, and the shipped relevance
-    model is calibrated for the default encoder), which was silent."""
-    from schemarouter.index.encoders.defaults import default_encoder
-
-    try:
-        ours = default_encoder().identity
-    except Exception:  # no default to compare with: nothing to say
-        return
-    if found.identity != ours:
-        logger.warning(
-            "the index at %s was embedded with %r, not this installation's default encoder "
-            "%r: requests are embedded with that one to search it (relevance and abstention "
-            "are calibrated for the default). Pass encoder= to choose it, or rebuild the "
-            "index with the default (`schemarouter index build`)",
-            path,
-            found.identity,
-            ours,
-        )
 
 
 def _saved_routes(

@@ -325,7 +325,7 @@ def test_an_index_of_another_known_encoder_says_so_when_loaded_as_the_default(
 
     said = first_answer()
     assert len(said) == 1 and "embedded with 'hashing-v1:dim=384'" in said[0]
-    assert "not this installation's default encoder 'schemarouter-encoder:" in said[0]
+    assert "not the default encoder 'schemarouter-encoder:" in said[0]
     assert "Pass encoder=" in said[0]
     assert first_answer(encoder=HashingEncoder(384)) == []
 
