@@ -24,6 +24,7 @@ from typing import Any
 
 from schemarouter.contracts import Parameter, Route, schema_validator
 from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.optimade_filter import optimade_filter, reduced_formula
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
@@ -308,6 +309,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query),
+            optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired),
             _format_value(parameter, query, values),
             _quantity_value(parameter, query, route),
@@ -424,7 +426,10 @@ def unused_values(
     for value in values:
         if value.kind != "chemical.formula" and not value.kind.startswith("identifier."):
             continue
-        if any(_holds(list(step.values()), value.value) for step in arguments):
+        held = [value.value]
+        if value.kind == "chemical.formula":  # an OPTIMADE filter holds its reduced form
+            held += [reduced for reduced in [reduced_formula(value.value)] if reduced]
+        if any(_holds(list(step.values()), v) for step in arguments for v in held):
             continue
         kind = value.kind.split(".", 1)[-1].replace("_", " ")
         what = f"{value.of} id" if value.of else kind

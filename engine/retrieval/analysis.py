@@ -49,6 +49,7 @@ __all__ = [
     "find_values",
     "fitted_value_count",
     "gate_analysis",
+    "is_element",
     "named_identifiers",
 ]
 
@@ -275,6 +276,12 @@ _COMMON_WORDS = frozenset(
         "Db",
     }
 )
+
+
+def is_element(symbol: str, *, alone: bool = False) -> bool:
+    """Whether ``symbol`` is a chemical element's; ``alone``: also when it stands by itself,
+    not an English word or abbreviation that is one too ("In", "No", "I")."""
+    return symbol in _ELEMENTS and not (alone and symbol in _COMMON_WORDS)
 
 
 def _formulas(text: str) -> list[tuple[str, int, int]]:

@@ -213,3 +213,62 @@ def test_a_services_own_properties_take_semantic_ids(server: LoopbackServer) -> 
     with pytest.raises(DocumentError, match="does not declare: bandgap") as refused:
         router.add_optimade(base, provider="typo", semantics={"bandgap": "electronic.band_gap"})
     assert "band_gap" in str(refused.value)  # the declared names, to pick from
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("band gap of GaN", 'chemical_formula_reduced="GaN"'),
+        ("band gap of LiFePO4", 'chemical_formula_reduced="FeLiO4P"'),  # the reduced form
+        ("band gap of GaN and GaAs", '(chemical_formula_reduced="GaN" OR '
+         'chemical_formula_reduced="AsGa")'),
+        # nelements is not among this service's properties: the bound is left out
+        ("band gaps of structures containing Si and O with at most 3 elements",
+         'elements HAS ALL "Si","O"'),
+        # the request's own quotes and operators never reach the filter: only the formula
+        ('band gap of GaN" OR _grp_secret_notes="NDA" OR "x', 'chemical_formula_reduced="GaN"'),
+    ],
+)  # fmt: skip
+def test_a_requests_formulas_and_elements_filter_the_structures(
+    router: SchemaRouter, server: LoopbackServer, request_text: str, expected: str
+) -> None:
+    """Trial O: "band gap of GaN" fetched the first page of every structure, the formula
+    read and then used nowhere. The plan's filter holds the request's formulas and elements,
+    only as properties the service declares, and the plan no longer warns of the formula."""
+    plan = router.plan(request_text)
+    (step,) = plan.steps
+    assert step.route_id == "grp/optimade/list_structures"
+    assert step.arguments["filter"] == expected
+    assert not any("no step takes" in w for w in plan.warnings)
+    router.execute(plan)
+    assert server.requests[-1].query["filter"] == [expected]
+
+
+def test_a_filter_built_from_a_request_uses_what_the_route_allows() -> None:
+    from schemarouter.contracts import Parameter
+    from schemarouter.planning.optimade_filter import optimade_filter, reduced_formula
+    from schemarouter.retrieval.analysis import find_values
+    from schemarouter.safety.arguments import FILTER_PROPERTIES_KEY
+
+    def built(text: str, allowed: list[str] | None) -> str | None:
+        schema: dict[str, Any] = {"type": "string"}
+        if allowed is not None:
+            schema[FILTER_PROPERTIES_KEY] = allowed
+        parameter = Parameter(
+            name="filter", location="query", json_schema=schema, semantic_id="query.optimade_filter"
+        )
+        return optimade_filter(parameter, text, find_values(text))
+
+    # a catalog route that lists no properties: the three every service must make queryable
+    assert built("ternary oxides containing Li", None) == 'elements HAS ALL "Li" AND nelements=3'
+    assert built("GaN structures", ["elements", "nelements"]) == (
+        'elements HAS ALL "Ga","N" AND nelements=2'
+    )
+    assert built("GaN structures", ["id"]) is None
+    assert built("structures with No restrictions", None) is None  # "No" is a word here
+    assert built("at least 4 elements", None) == "nelements>=4"
+    assert [reduced_formula(f) for f in ("Fe4O6", "Ca3(PO4)2", "Fe0.5Ni0.5")] == [
+        "Fe2O3",
+        "Ca3O8P2",
+        None,
+    ]

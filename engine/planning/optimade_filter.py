@@ -1,0 +1,164 @@
+"""An OPTIMADE ``filter`` built from what a request says of the structures it wants.
+
+"band gap of GaN" on an OPTIMADE ``/structures`` route fetched the service's first page of
+every structure (trial O): nothing turned the formula into the filter the route takes. Here a
+request's chemical formulas, the elements it asks structures to contain ("containing Si and
+O") and its bound on their number ("at most 3 elements", "ternary") become one filter:
+
+- a formula -> ``chemical_formula_reduced="FeLiO4P"`` (OPTIMADE's reduced form: elements in
+  alphabetical order, counts divided by their greatest common divisor), or, where the route
+  does not let a filter name that property, ``elements HAS ALL "Fe","Li","O","P" AND
+  nelements=4``; several formulas are joined with ``OR``;
+- elements to contain -> ``elements HAS ALL "O","Si"``;
+- a number of elements -> ``nelements<=3`` (``at most``, ``up to``, ``no more than``;
+  ``at least``, ``more than``, ``fewer than``, ``exactly``; ``binary`` / ``ternary`` /
+  ``quaternary``).
+
+Only what the route lets a filter name is used (the parameter's
+:data:`~schemarouter.safety.arguments.FILTER_PROPERTIES_KEY`; a catalog route without it:
+the three properties every OPTIMADE service must make queryable), and every value in it is an
+element symbol or a number read from the request: no text of the request reaches the filter,
+so none can change what it asks. A filter the request writes itself (``filter: ...``) wins
+(:func:`~schemarouter.planning.arguments.fill_arguments` reads it first).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from schemarouter.contracts import Parameter
+from schemarouter.retrieval.analysis import BoundValue, is_element
+from schemarouter.safety.arguments import FILTER_PROPERTIES_KEY
+
+__all__ = ["FILTER_SEMANTIC_ID", "optimade_filter", "reduced_formula"]
+
+#: The semantic id of an OPTIMADE filter parameter (the adapter's and the catalogs').
+FILTER_SEMANTIC_ID = "query.optimade_filter"
+#: The properties an OPTIMADE structures endpoint must let a filter query (specification
+#: v1, "MUST be queryable"): what a route that does not list its own is taken to allow.
+_STANDARD = ("chemical_formula_reduced", "elements", "nelements")
+
+_SYMBOL = r"[A-Z][a-z]?"
+_JOIN = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*|\s*/\s*)"
+#: "containing Si and O", "with elements Fe, Ni and Co", "that include Li"
+_CONTAINING = re.compile(
+    rf"\b(?:contain(?:s|ing)?|with|including|includes?|having)\s+(?:the\s+)?"
+    rf"(?:elements?\s+)?({_SYMBOL}(?:{_JOIN}{_SYMBOL})*)(?![\w-])"
+)
+_COUNT_WORDS = {"binary": 2, "ternary": 3, "quaternary": 4, "quinary": 5}
+_BOUNDS = (
+    (r"at\s+most|up\s+to|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of", "<="),
+    (r"fewer\s+than|less\s+than", "<"),
+    (r"at\s+least|no\s+fewer\s+than|a\s+minimum\s+of", ">="),
+    (r"more\s+than", ">"),
+    (r"exactly|only", "="),
+)
+_NUMBER_OF_ELEMENTS = [
+    (re.compile(rf"\b(?:{words})\s+(\d{{1,3}})\s+(?:different\s+)?elements?\b", re.I), op)
+    for words, op in _BOUNDS
+]
+_COUNT_WORD = re.compile(rf"\b({'|'.join(_COUNT_WORDS)})\b", re.I)
+_PART = re.compile(rf"\(((?:{_SYMBOL}\d*)+)\)(\d*)|({_SYMBOL})(\d*)")
+
+
+def _counts(formula: str) -> dict[str, int] | None:
+    """Element -> count of ``formula`` (one level of brackets: ``Ca3(PO4)2``); ``None`` for
+    a fractional count (``Fe0.5Ni0.5``, no reduced form) or a symbol that is no element."""
+    if "." in formula:
+        return None
+    counts: dict[str, int] = {}
+    for group, times, symbol, count in _PART.findall(formula):
+        inner = [(s, c) for s, c in re.findall(rf"({_SYMBOL})(\d*)", group)] if group else []
+        items = inner if group else [(symbol, count)]
+        factor = int(times or 1) if group else 1
+        for element, n in items:
+            if not is_element(element):
+                return None
+            counts[element] = counts.get(element, 0) + int(n or 1) * factor
+    return counts or None
+
+
+def reduced_formula(formula: str) -> str | None:
+    """``formula`` as OPTIMADE's ``chemical_formula_reduced`` writes it (``LiFePO4`` ->
+    ``FeLiO4P``, ``Fe4O6`` -> ``Fe2O3``); ``None`` where it has no such form."""
+    counts = _counts(formula)
+    if counts is None:
+        return None
+    divisor = math.gcd(*counts.values())
+    return "".join(
+        f"{e}{n // divisor if n // divisor > 1 else ''}" for e, n in sorted(counts.items())
+    )
+
+
+def _quoted(elements: Sequence[str]) -> str:
+    return ",".join(f'"{e}"' for e in elements)
+
+
+def _formula_clause(formula: str, allowed: set[str]) -> str | None:
+    counts = _counts(formula)
+    reduced = reduced_formula(formula)
+    if reduced is not None and "chemical_formula_reduced" in allowed:
+        return f'chemical_formula_reduced="{reduced}"'
+    if counts is None or "elements" not in allowed:
+        return None
+    clause = f"elements HAS ONLY {_quoted(sorted(counts))}"
+    if "nelements" in allowed:
+        clause = f"elements HAS ALL {_quoted(sorted(counts))} AND nelements={len(counts)}"
+    return clause
+
+
+def _contained(query: str) -> tuple[list[str], list[tuple[int, int]]]:
+    """The elements the request asks structures to contain, and where it names them."""
+    elements: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for match in _CONTAINING.finditer(query):
+        symbols = re.findall(_SYMBOL, match.group(1))
+        if not all(is_element(s) for s in symbols):
+            continue
+        if len(symbols) == 1 and not is_element(symbols[0], alone=True):
+            continue  # "with No ...", "with I": a word, not an element
+        elements += [s for s in symbols if s not in elements]
+        spans.append(match.span(1))
+    return elements, spans
+
+
+def _element_count(query: str) -> tuple[str, int] | None:
+    for pattern, op in _NUMBER_OF_ELEMENTS:
+        match = pattern.search(query)
+        if match:
+            return op, int(match.group(1))
+    word = _COUNT_WORD.search(query)
+    return ("=", _COUNT_WORDS[word.group(1).lower()]) if word else None
+
+
+def optimade_filter(
+    parameter: Parameter, query: str, values: Sequence[BoundValue] = ()
+) -> str | None:
+    """The filter ``query`` asks of an OPTIMADE filter ``parameter`` (see the module
+    docstring); ``None`` where the parameter is no such filter or the request says nothing a
+    filter the route allows can hold."""
+    if parameter.semantic_id != FILTER_SEMANTIC_ID:
+        return None
+    listed: Any = parameter.json_schema.get(FILTER_PROPERTIES_KEY)
+    allowed = set(listed) if isinstance(listed, list) else set(_STANDARD)
+    elements, spans = _contained(query)
+    clauses: list[str] = []
+    formulas = [
+        v.value
+        for v in values
+        if v.kind == "chemical.formula" and not any(a <= v.start < b for a, b in spans)
+    ]
+    said = [c for c in (_formula_clause(f, allowed) for f in dict.fromkeys(formulas)) if c]
+    if len(said) == 1:
+        clauses.append(said[0])
+    elif said:
+        clauses.append("(" + " OR ".join(said) + ")")
+    if elements and "elements" in allowed:
+        clauses.append(f"elements HAS ALL {_quoted(elements)}")
+    count = _element_count(query)
+    if count is not None and "nelements" in allowed:
+        clauses.append(f"nelements{count[0]}{count[1]}")
+    return " AND ".join(clauses) or None
