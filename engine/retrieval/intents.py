@@ -46,7 +46,9 @@ DEFAULT_MIN_SIMILARITY = 0.45
 #: A part needs this many words (fewer: it joins the part before it).
 DEFAULT_MIN_WORDS = 3
 
-_SENTENCE = re.compile(r"(?<=[^\d\s.][.?!;])\s+|\n+")
+#: A sentence ends at "." after anything but a digit ("3.5 kg" and "v2. ..." are not ends) or
+#: a dot, and at "?", "!" or ";" after anything ("... of SiO2? What is ...": trial O).
+_SENTENCE = re.compile(r"(?<=[^\d\s.]\.)\s+|(?<=[^\s][?!;])\s+|\n+")
 _CLAUSE = re.compile(
     r",?\s+(?:and\s+)?(?:then|after that|afterwards|additionally|finally|as well as|"
     r"그리고|또한|그다음)\s+|,?\s+and also\s+",
