@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Parameter, Route, schema_validator
 from schemarouter.planning.body import body_fields, body_key
@@ -29,8 +29,14 @@ from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
+if TYPE_CHECKING:
+    from schemarouter.registry.registry import RegistrySnapshot
+
 __all__ = [
+    "FILL_WINDOW",
     "fill_arguments",
+    "fillable_sibling",
+    "first_fillable",
     "is_given",
     "merged_arguments",
     "missing_parameters",
@@ -338,6 +344,62 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     if body is not None and filled:
         arguments[body.parameter.name] = filled
     return arguments
+
+
+#: How many routes :func:`first_fillable` reads the request's arguments for.
+FILL_WINDOW = 8
+
+
+def first_fillable(routes: Sequence[Route], query: str, values: Sequence[BoundValue]) -> int:
+    """0, or, where the first of ``routes`` (equally good, best ranked first) needs an
+    identifier the request does not give, the index of the first of the next (up to
+    :data:`FILL_WINDOW` in all) whose required parameters the request fills. Trial O: "band
+    gap of GaN from PublicMat" planned ``get_structure``, whose ``entry_id`` nothing gives,
+    over ``list_structures``, which covers the same fields and needs nothing, and the call
+    failed. A setting left open (an ``email``, a ``dataset``) is the caller's to give
+    (``Plan.with_arguments``): it moves nothing."""
+    if not routes or _lacks_nothing(routes[0], query, values):
+        return 0
+    for i, route in enumerate(routes[1:FILL_WINDOW], start=1):
+        if not missing_parameters(route, fill_arguments(route, query, values)):
+            return i
+    return 0
+
+
+def fillable_sibling(
+    snapshot: RegistrySnapshot,
+    top: str,
+    later: Sequence[str],
+    query: str,
+    values: Sequence[BoundValue],
+    warnings: list[str],
+) -> str:
+    """``top``, or, where it needs an identifier the request does not give, the first of
+    ``later`` (the eligible routes ranked after it; the first :data:`FILL_WINDOW` read) of
+    its provider whose output has every field ``top``'s has and that needs nothing open, said
+    in ``warnings``: a list route in place of the lookup of one entry nothing names (trial O's
+    ``get_structure``, whose ``entry_id`` nothing gave, so the call failed)."""
+    route = snapshot.routes[top]
+    if _lacks_nothing(route, query, values):
+        return top
+    names = {field.name for field in route.endpoint.output_fields}
+    for other in [snapshot.routes[r] for r in later[:FILL_WINDOW]]:
+        fields = {field.name for field in other.endpoint.output_fields}
+        same = other.provider.id == route.provider.id and names <= fields
+        if same and not missing_parameters(other, fill_arguments(other, query, values)):
+            missing = missing_parameters(route, fill_arguments(route, query, values))
+            warnings.append(
+                f"planned {other.route_id} in place of the better-ranked {top}, which needs "
+                f"{', '.join(missing)} the request does not give (it has the same fields); "
+                "give it with Plan.with_arguments to call that one instead"
+            )
+            return other.route_id
+    return top
+
+
+def _lacks_nothing(route: Route, query: str, values: Sequence[BoundValue]) -> bool:
+    missing = missing_parameters(route, fill_arguments(route, query, values))
+    return not any(names_identifier(name.removeprefix("body.")) for name in missing)
 
 
 def _with_parameters(route: Route, parameters: Sequence[Parameter]) -> Route:

@@ -1,18 +1,17 @@
 """Field-first planning: the request's semantic fields first, then the routes that serve them.
 
-1. :func:`schemarouter.retrieval.fields.resolve_fields` maps a request to semantic ids (given
-   explicitly, or matched in the query text against semantic ids, field names and the
-   catalog's alias layer).
+1. :func:`schemarouter.retrieval.fields.resolve_fields` maps a request to semantic ids (given,
+   or matched in its text against semantic ids, field names and the catalog's aliases).
 2. :func:`plan_routes` covers those fields with at most ``max_calls`` routes (greedy set
-   cover; ties go to the better-ranked route, then to the route with *fewer* fields: breadth
-   is never rewarded), honouring source constraints and effects.
+   cover; ties go, with no call left to chain a producer, to a route needing no identifier
+   the request lacks, then to the better-ranked route, then to the one with *fewer* fields:
+   breadth is never rewarded), honouring source constraints and effects.
 3. Each step projects fields deterministically (:func:`project_fields`): identifiers, the
    fields the request needs, and, in ``recall`` mode, the rest of their field groups (the
    paper's recall-preserving operating point); ``minimal`` mode stops at the needed fields.
-4. Conservative fallbacks are listed per field (:mod:`.fallbacks`): same semantic id
-   AND compatible JSON type and shape AND compatible unit contract AND exactly equal
-   qualifiers AND read-only routes AND within the request's source types and providers.
-   A requested field is never swapped silently.
+4. Conservative fallbacks per field (:mod:`.fallbacks`): same semantic id, JSON type and
+   shape, unit contract and qualifiers, read-only, within the request's source types and
+   providers; a requested field is never swapped silently.
 
 **Registries without semantic ids** (a user's own OpenAPI, MCP and Python routes): where the
 request resolves to no semantic id, the best-ranked eligible route is planned by the fields
@@ -41,7 +40,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
-from schemarouter.planning.arguments import fill_arguments, missing_parameters, with_given
+from schemarouter.planning.arguments import (
+    fill_arguments,
+    fillable_sibling,
+    first_fillable,
+    missing_parameters,
+    with_given,
+)
 from schemarouter.planning.asked_units import asked_unit_notes
 from schemarouter.planning.fallbacks import Fallback, fallbacks_for
 from schemarouter.planning.links import link_created, things_created
@@ -96,9 +101,8 @@ class PlanRequest(_Frozen):
     providers: tuple[str, ...] = ()
     allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
     projection: ProjectionMode = "recall"
-    #: Plan the best route of each part of a multi-part request too, while ``max_calls``
-    #: allows (:mod:`schemarouter.planning.parts`): on a request that resolves semantic ids,
-    #: of each part that resolves none; the warnings name a part left out for want of room.
+    #: Plan the best route of each part of a request too, while ``max_calls`` allows
+    #: (:mod:`schemarouter.planning.parts`).
     parts: bool = True
 
 
@@ -231,11 +235,11 @@ def plan_routes(
 ) -> Plan:
     """Cover the request's semantic fields with at most ``max_calls`` registered routes.
 
-    ``ranked`` is the retrieval order (route ids); it breaks ties and, when the request
-    resolves to no semantic field, supplies the single best eligible route, planned by its
-    ``field_hits`` (route id -> the field documents the request matched in the index) or its
-    whole output. ``abstained`` is retrieval's reason for serving nothing: with no semantic
-    field resolved, the plan is then empty and says so. ``parts`` are the parts of a
+    ``ranked`` is the retrieval order (route ids); it breaks ties (module docstring) and, when
+    the request resolves to no semantic field, supplies the single best eligible route,
+    planned by its ``field_hits`` (route id -> the field documents the request matched in the
+    index) or its whole output. ``abstained`` is retrieval's reason for serving nothing: with
+    no semantic field resolved, the plan is then empty and says so. ``parts`` are the parts of a
     multi-part request (:mod:`schemarouter.retrieval.intents`) as ``(words, best route id)``
     (``part_routes``: their routes alone, the words unknown): planned after the best route, or, on a
     request that resolves semantic ids, after the routes covering them for each part that
@@ -310,7 +314,7 @@ def plan_routes(
         for sid in remaining:
             for route_id in offers[sid]:
                 scores.setdefault(route_id, set()).add(sid)
-        best = min(
+        order = sorted(
             scores,
             key=lambda r: (
                 -len(scores[r]),
@@ -319,6 +323,9 @@ def plan_routes(
                 r,
             ),
         )
+        tied = [snapshot.routes[r] for r in order if len(scores[r]) == len(scores[order[0]])]
+        tied = tied[:1] if len(steps) + 1 < max_calls else tied  # room to chain a producer
+        best = tied[first_fillable(tied, request.query, values)].route_id
         covers = scores[best]
         steps.append(_step(snapshot, best, covers, offers, request, values))
         remaining -= covers
@@ -334,12 +341,13 @@ def plan_routes(
         elif not ranked:
             reason = no_match_reason(snapshot)
         else:
-            top = next(
-                (r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])), None
-            )
+            ok = [r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])]
+            top = ok[0] if ok else None
             # better-ranked routes are passed over for what the request does not allow
             skipped = list(ranked)[: list(ranked).index(top)] if top is not None else []
             blocked = writes_passed_over(request, snapshot, skipped, top)
+            if top is not None and max_calls == 1 and not blocked:  # no call to chain a producer
+                top = fillable_sibling(snapshot, top, ok[1:], request.query, values, warnings)
             if top is None:
                 reason = (
                     f"none of the {len(ranked)} ranked routes is eligible: "
@@ -368,11 +376,8 @@ def plan_routes(
                 part_misses = [m for m in part_misses if m[0] != owned]
                 steps = add_parts(steps, other_parts, owned)
                 planned = "its whole output" if step.whole_output else "the fields it matched"
-                warnings.insert(
-                    before,
-                    f"no semantic field resolved from the request; planned the best-ranked "
-                    f"eligible route by {planned}",
-                )
+                warnings.insert(before, "no semantic field resolved from the request; planned "
+                                f"the best-ranked eligible route by {planned}")  # fmt: skip
                 if {s.route_id for s in steps} & {r for _, r in other_parts}:
                     warnings.append(
                         "the request has several parts: planned the best route of each part "
@@ -439,11 +444,10 @@ def _chain(
     """``steps`` with, before each step whose required identifier the request does not carry
     (``/person/{person_id}/movie_credits``), a step on the producer of that identifier that
     retrieval ranked best (``/search/person``), the parameter bound to the producer's id
-    field (:class:`Binding`); one producer serves every later step needing its thing. The
-    producer is of the step's own provider (identifiers are provider-scoped). Within
-    ``max_calls`` steps in all; where a need stays open, ``warnings`` says why. A need for
-    what a planned write creates (``creating``: ``(provider, thing)``) is left to
-    :func:`~schemarouter.planning.links.link_created`."""
+    field (:class:`Binding`); one producer serves every later step needing its thing, of the
+    step's own provider (identifiers are provider-scoped). Within ``max_calls`` steps; a
+    need left open is said in ``warnings``, one for what a planned write creates
+    (``creating``: ``(provider, thing)``) left to :func:`~.links.link_created`."""
     table = producers(snapshot)
     if not table:
         return steps

@@ -272,3 +272,24 @@ def test_a_filter_built_from_a_request_uses_what_the_route_allows() -> None:
         "Ca3O8P2",
         None,
     ]
+
+
+def test_a_plan_of_one_call_takes_the_list_route_where_the_lookup_needs_an_unnamed_id(
+    router: SchemaRouter, server: LoopbackServer
+) -> None:
+    """Trial O: "band gap of GaN in meV from Group DB" ranks ``get_structure`` first, whose
+    ``entry_id`` nothing gives: the plan took it and the call failed. With no call left to
+    chain a producer, the plan takes the provider's route with the same fields that needs
+    no identifier, and says so; with room to chain, nothing changes."""
+    text = "band gap of GaN in meV from Group DB"
+    ranked = [c.route_id for c in router.retrieve(text, k=2).candidates]
+    assert ranked[0] == "grp/optimade/get_structure"
+    plan = router.plan(text)
+    assert [s.route_id for s in plan.steps] == ["grp/optimade/list_structures"]
+    assert any(
+        "planned grp/optimade/list_structures in place of the better-ranked "
+        "grp/optimade/get_structure, which needs entry_id" in w
+        for w in plan.warnings
+    )
+    assert router.execute(plan).steps[0].status == "ok"
+    assert plan.steps[0].arguments["filter"] == 'chemical_formula_reduced="GaN"'
