@@ -41,6 +41,8 @@ import logging
 import os
 import re
 import stat
+import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -429,7 +431,6 @@ def embed_texts(
 
     ``progress(n)`` is called after each chunk with the number of texts it finished.
     """
-    import time
 
     identity: str = encoder.identity  # type: ignore[attr-defined]
     dim: int = encoder.dim  # type: ignore[attr-defined]
@@ -465,9 +466,44 @@ def embed_texts(
 
 
 def progress_bar(enabled: bool, total: int, desc: str, unit: str) -> Any:
-    """A tqdm bar of ``total`` ``unit`` (``None`` where not ``enabled`` or nothing to do)."""
+    """A tqdm bar of ``total`` ``unit`` (``None`` where not ``enabled`` or nothing to do);
+    where stderr is no terminal (a CI log), :class:`ProgressLines` instead."""
     if not enabled or total == 0:
         return None
+    if not sys.stderr.isatty():
+        return ProgressLines(total, desc, unit)
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)
+
+
+class ProgressLines:
+    """Progress as whole lines on stderr, for a log rather than a terminal (trial L: a CI
+    build an hour long printed nothing, or tqdm's carriage returns run into one line): a line
+    at each tenth done, at most one every ``every`` seconds, and one at the end."""
+
+    def __init__(self, total: int, desc: str, unit: str, *, every: float = 10.0) -> None:
+        self.total, self.desc, self.unit, self.every = total, desc, unit, every
+        self.n = 0
+        self.started = self._said = time.monotonic()
+        self._step = 0
+
+    def update(self, count: int = 1) -> None:
+        self.n += count
+        step = 10 * self.n // self.total
+        now = time.monotonic()
+        if step > self._step and now - self._said >= self.every and self.n < self.total:
+            self._step, self._said = step, now
+            self._line(now)
+
+    def close(self) -> None:
+        self._line(time.monotonic())
+
+    def _line(self, now: float) -> None:
+        share = 100 * self.n // self.total
+        print(
+            f"{self.desc}: {self.n:,} / {self.total:,} {self.unit} ({share}%), "
+            f"{now - self.started:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )

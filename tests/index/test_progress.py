@@ -36,11 +36,35 @@ def _router(**kwargs: object) -> SchemaRouter:
     return router
 
 
-def test_progress_true_shows_bars_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+def test_progress_true_shows_lines_on_a_stderr_that_is_no_terminal(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Trial L: in a CI log (stderr no terminal) a build showed tqdm's carriage returns run
+    into one line, or nothing: it now writes whole lines, the last with the count done."""
     _router(progress=True).retrieve("weather", k=1)
     captured = capsys.readouterr()
-    assert "embedding" in captured.err and "2/2" in captured.err
-    assert captured.out == ""
+    assert "embedding: 2 / 2 texts (100%)" in captured.err
+    assert "documents: 2 / 2 routes (100%)" in captured.err
+    assert "\r" not in captured.err and captured.out == ""
+
+
+def test_progress_lines_come_at_each_tenth_no_oftener_than_asked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from schemarouter.index.cache import ProgressLines
+
+    lines = ProgressLines(1000, "embedding", "texts", every=0.0)
+    for _ in range(100):
+        lines.update(10)
+    lines.close()
+    said = capsys.readouterr().err.splitlines()
+    assert said[0].startswith("embedding: 100 / 1,000 texts (10%)")
+    assert said[-1].startswith("embedding: 1,000 / 1,000 texts (100%)") and len(said) == 10
+    quiet = ProgressLines(1000, "embedding", "texts", every=3600.0)
+    for _ in range(100):
+        quiet.update(10)
+    quiet.close()
+    assert len(capsys.readouterr().err.splitlines()) == 1  # the end only
 
 
 @pytest.mark.parametrize("level, shown", [(logging.INFO, True), (logging.WARNING, False)])
