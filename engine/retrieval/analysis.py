@@ -220,6 +220,17 @@ _NOT_THINGS = frozenset(
 _NOT_PLURALS = frozenset(("is", "was", "has", "does", "as", "its", "this", "thus", "yes"))
 
 
+#: A quantity with its unit ("3kg", "10GB", "2.5km"): no identifier.
+_QUANTITY = re.compile(
+    r"\d+(?:\.\d+)?(?:kg|mg|g|km|cm|mm|mi|ft|lbs?|oz|ml|kb|mb|gb|tb|hrs?|min|ms|kwh|mwh|wh|kw|"
+    r"mw|hz|khz|mhz|ghz)",
+    re.IGNORECASE,
+)
+#: Korean verb endings: a word ending so asks for something ("연결해줘", "보여줘",
+#: "확인해 주세요"); no thing whose identifier follows (trial K: "connect id 'C-1001'").
+_KO_VERB_END = re.compile(r"(?:줘|해|봐|요|세요|할게|하고|해서|하기)$")
+
+
 def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str, str, int, int]]:
     """``(thing, identifier, start, end)`` for each identifier written after its thing; a
     Korean thing word is one the glossary knows, or one of ``things`` (a parameter's alias)."""
@@ -229,6 +240,8 @@ def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str
         after = text[match.end(2) : match.end(2) + 1]
         if token.isdigit() and "\uac00" <= after <= "\ud7a3" and not after.startswith(_PARTICLES):
             continue  # a count or an amount ("파일 3개", "refund 15000원"), after any thing word
+        if _QUANTITY.fullmatch(token) or (not thing.isascii() and _KO_VERB_END.search(thing)):
+            continue  # "배송비 3kg" weighs; "연결해줘 C-1001" asks, naming no thing
         if not thing.isascii():  # a Korean word: the thing is its English gloss, if any
             english = [thing] if thing in things else gloss_tokens(thing)
             if not english:

@@ -92,6 +92,12 @@ def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
         ("invoice 3만원짜리 보여줘", []),
         ("order 12345번 조회", [("order", "12345")]),
         ("스퀘어 S-00017의 상태", []),  # a name the glossary does not know is no thing
+        # a Korean verb before an id names no thing, and a quantity is no id (trial K B2:
+        # "the request names connect id 'C-1001'", "shipping id '3kg'")
+        ("상담원 연결해줘 C-1001", []),
+        ("잔액 확인해줘 cus_8812", []),
+        ("서울 배송비 3kg 견적", []),
+        ("ship the parcel 2.5kg to Busan", []),
     ],
 )
 def test_an_identifier_written_after_its_thing(text: str, expected: list[tuple[str, str]]) -> None:
