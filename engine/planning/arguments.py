@@ -324,6 +324,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
                 (filled if inside else arguments)[parameter.name] = found
                 open_.remove((parameter, inside))
                 break
+    _bind_by_pattern(open_, query, arguments, filled)
     text = [
         (p, inside)
         for p, inside in open_
@@ -400,6 +401,51 @@ def fillable_sibling(
 def _lacks_nothing(route: Route, query: str, values: Sequence[BoundValue]) -> bool:
     missing = missing_parameters(route, fill_arguments(route, query, values))
     return not any(names_identifier(name.removeprefix("body.")) for name in missing)
+
+
+#: A token of a request that may be an identifier: letters, digits and ``_-.:/``, with a digit.
+_ID_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-.:/])(?=[A-Za-z0-9_\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
+
+
+def _bind_by_pattern(
+    open_: list[tuple[Parameter, bool]],
+    query: str,
+    arguments: dict[str, Any],
+    filled: dict[str, Any],
+) -> None:
+    """Each open required parameter whose schema's :func:`_specific` ``pattern``
+    (``^ORD-[0-9]{8}$``) exactly one id-like token of the request matches, a token no other
+    open parameter's pattern matches and no argument holds, takes it (moved out of
+    ``open_``). Trial K: "ORD-20240001 주문 취소해줘" writes the id before its thing, as
+    Korean does, and ``order_id`` stayed open though the value was plainly one."""
+    tokens = list(dict.fromkeys(t.rstrip(".:/-") for t in _ID_TOKEN.findall(query)))
+    held = {str(v) for v in [*arguments.values(), *filled.values()]}
+    matches: dict[int, list[str]] = {}
+    for i, (parameter, _) in enumerate(open_):
+        pattern = parameter.json_schema.get("pattern")
+        if not (parameter.required and isinstance(pattern, str) and _specific(pattern)):
+            continue
+        try:
+            compiled = re.compile(pattern)
+        except re.error:
+            continue
+        matches[i] = [
+            t for t in tokens if t not in held and compiled.search(t) and _valid(parameter, t)
+        ]
+    taken = [t for found in matches.values() for t in found]
+    for i, found in sorted(matches.items(), reverse=True):
+        if len(found) == 1 and taken.count(found[0]) == 1:
+            parameter, inside = open_.pop(i)
+            (filled if inside else arguments)[parameter.name] = found[0]
+
+
+def _specific(pattern: str) -> bool:
+    """Whether ``pattern`` is anchored at both ends and writes a character of its own outside
+    its classes (``^ORD-[0-9]{8}$``, ``^cus_\\w+$``), not only a shape (``^\\d+$``)."""
+    if not (pattern.startswith("^") and pattern.endswith("$")):
+        return False
+    own = re.sub(r"\[(?:\\.|[^\]])*\]|\\.|\{[^}]*\}", "", pattern[1:-1])
+    return bool(re.search(r"[A-Za-z0-9_-]", own))
 
 
 def _with_parameters(route: Route, parameters: Sequence[Parameter]) -> Route:

@@ -1,0 +1,87 @@
+"""A required parameter whose schema's pattern one token of the request plainly matches
+takes it, wherever the request writes it (trial K: "ORD-20240001 주문 취소해줘" writes the id
+before its thing, as Korean does, and ``order_id`` stayed open)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemarouter.adapters.openapi import openapi_registration
+from schemarouter.contracts import Route
+from schemarouter.planning.arguments import fill_arguments
+from schemarouter.retrieval.analysis import find_values
+
+
+def _route(parameters: list[dict[str, Any]]) -> Route:
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "shop", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9/v1"}],
+        "paths": {
+            "/orders/{order_id}/cancel": {
+                "post": {
+                    "operationId": "cancelOrder",
+                    "summary": "주문 취소",
+                    "parameters": parameters,
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    (route,) = openapi_registration(document, provider="shop").routes
+    return route
+
+
+ORDER = {
+    "name": "order_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^ORD-[0-9]{8}$"},
+}
+CUSTOMER = {
+    "name": "customer_id",
+    "in": "query",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^C-[0-9]{4}$"},
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ORD-20240001 주문 취소해줘", {"order_id": "ORD-20240001"}),
+        (
+            "ORD-20240001 주문 취소해줘 C-1001",
+            {"order_id": "ORD-20240001", "customer_id": "C-1001"},
+        ),
+        # two tokens fit: neither is taken
+        ("ORD-20240001 and ORD-20240002 취소", {}),
+        # a token that does not fit the pattern is not taken
+        ("ORD-2024 주문 취소해줘", {}),
+    ],
+)
+def test_a_token_that_plainly_fits_a_required_parameters_pattern_is_taken(
+    text: str, expected: dict[str, str]
+) -> None:
+    route = _route([ORDER, CUSTOMER])
+    assert fill_arguments(route, text, find_values(text)) == expected
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "string", "pattern": "^[0-9]+$"},  # a shape, not an id of its own
+        {"type": "string", "pattern": "ORD-[0-9]+"},  # not anchored
+    ],
+)
+def test_a_pattern_that_says_too_little_takes_nothing(schema: dict[str, Any]) -> None:
+    route = _route([{**ORDER, "schema": schema}])
+    assert fill_arguments(route, "cancel 20240001 please", find_values("cancel 20240001")) == {}
+
+
+def test_an_optional_parameter_is_not_taken_by_its_pattern() -> None:
+    route = _route([ORDER, {**CUSTOMER, "required": False}])
+    text = "ORD-20240001 취소 C-1001"
+    assert fill_arguments(route, text, find_values(text)) == {"order_id": "ORD-20240001"}
