@@ -34,6 +34,7 @@ from typing import Any
 import httpx
 
 from schemarouter import contracts
+from schemarouter.adapters.optimade_properties import OPTIMADE_PROPERTIES
 from schemarouter.errors import DocumentError, UnitError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.registry.compile import (
@@ -70,21 +71,9 @@ OPTIMADE_TYPES: dict[str, dict[str, Any]] = {
     "dictionary": {"type": "object"},
 }
 
-#: Core structures properties -> the semantic ids the bundled catalog uses.
-SEMANTICS = {
-    "id": "identifier.optimade_entry_id",
-    "elements": "chemical.elements",
-    "nelements": "chemical.nelements",
-    "chemical_formula_reduced": "chemical.formula",
-    "chemical_formula_hill": "chemical.formula_hill",
-    "chemical_formula_anonymous": "chemical.formula_anonymous",
-    "lattice_vectors": "structure.lattice_vectors",
-    "nsites": "structure.nsites",
-    "space_group_symbol_hermann_mauguin": "structure.space_group_symbol",
-    "space_group_it_number": "structure.space_group_number",
-    "cartesian_site_positions": "structure.cartesian_site_positions",
-    "last_modified": "provenance.last_modified",
-}
+#: Structures properties -> the semantic ids the bundled catalog uses (and
+#: :data:`~schemarouter.adapters.optimade_properties.OPTIMADE_PROPERTIES` their aliases).
+SEMANTICS = {name: row[0] for name, row in OPTIMADE_PROPERTIES.items()}
 
 _FIELDS_PATTERN = r"^([a-z_][a-z_0-9]*(,[a-z_][a-z_0-9]*)*)?$"
 _COMMON = (
@@ -278,6 +267,7 @@ def _field(
         path=path,
         json_schema=schema,
         semantic_id=semantic_id or SEMANTICS.get(name),
+        aliases=OPTIMADE_PROPERTIES[name][3] if name in OPTIMADE_PROPERTIES else (),
         description=description,
         unit=unit,
         dimension=dimension,

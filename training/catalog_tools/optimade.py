@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 
 from schemarouter.adapters.optimade import first_paragraph, resolve_inherit, unit_dimension
+from schemarouter.adapters.optimade_properties import OPTIMADE_PROPERTIES
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.parsing import load_document
 from schemarouter.units import parse_unit, pint_factor
@@ -49,79 +50,9 @@ __all__ = [
 DEFAULT_BASE_URL = "https://optimade.materialsproject.org/v1"
 DEFAULT_PROVIDER_ID = "optimade"
 
-#: OPTIMADE property -> (semantic id, field group, identifier?, extra aliases).
-#: Semantic ids are the ones the hand-written catalog files use for the same quantity.
-SEMANTICS: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
-    "id": ("identifier.optimade_entry_id", "identity", True, ("entry id", "structure id")),
-    "immutable_id": ("identifier.optimade_immutable_id", "provenance", False, ()),
-    "last_modified": ("provenance.last_modified", "provenance", False, ("updated",)),
-    "elements": ("chemical.elements", "identity", False, ("constituent elements",)),
-    "nelements": ("chemical.nelements", "identity", False, ("number of elements",)),
-    "elements_ratios": ("chemical.elements_ratios", "identity", False, ("composition",)),
-    "chemical_formula_descriptive": ("chemical.formula_descriptive", "identity", False, ()),
-    "chemical_formula_reduced": (
-        "chemical.formula",
-        "identity",
-        True,
-        ("formula", "reduced formula", "화학식"),
-    ),
-    "chemical_formula_hill": ("chemical.formula_hill", "identity", False, ("Hill formula",)),
-    "chemical_formula_anonymous": (
-        "chemical.formula_anonymous",
-        "identity",
-        False,
-        ("anonymous formula",),
-    ),
-    "dimension_types": ("structure.dimension_types", "structure", False, ("periodicity",)),
-    "nperiodic_dimensions": (
-        "structure.nperiodic_dimensions",
-        "structure",
-        False,
-        ("dimensionality",),
-    ),
-    "lattice_vectors": (
-        "structure.lattice_vectors",
-        "structure",
-        False,
-        ("cell", "lattice", "격자 벡터"),
-    ),
-    "space_group_symmetry_operations_xyz": (
-        "structure.symmetry_operations",
-        "structure",
-        False,
-        ("symmetry operations",),
-    ),
-    "space_group_symbol_hall": ("structure.space_group_hall", "structure", False, ()),
-    "space_group_symbol_hermann_mauguin": (
-        "structure.space_group_symbol",
-        "structure",
-        False,
-        ("space group", "공간군"),
-    ),
-    "space_group_symbol_hermann_mauguin_extended": (
-        "structure.space_group_symbol_extended",
-        "structure",
-        False,
-        (),
-    ),
-    "space_group_it_number": (
-        "structure.space_group_number",
-        "structure",
-        False,
-        ("space group number",),
-    ),
-    "cartesian_site_positions": (
-        "structure.cartesian_site_positions",
-        "structure",
-        False,
-        ("atomic positions",),
-    ),
-    "nsites": ("structure.nsites", "structure", False, ("number of sites", "number of atoms")),
-    "species": ("structure.species", "structure", False, ()),
-    "species_at_sites": ("structure.species_at_sites", "structure", False, ()),
-    "assemblies": ("structure.assemblies", "structure", False, ("disorder groups",)),
-    "structure_features": ("structure.features", "structure", False, ()),
-}
+#: OPTIMADE property -> (semantic id, field group, identifier?, extra aliases): the engine's
+#: table, which ``add_optimade`` reads too.
+SEMANTICS = OPTIMADE_PROPERTIES
 
 #: Properties that are not attributes of the resource but members of the resource object.
 TOP_LEVEL = {"id", "type"}
