@@ -113,7 +113,13 @@ def _sources(args: argparse.Namespace, *, catalogs: Sequence[Path] = ()) -> Gate
 
 
 def _has_sources(config: GatewayConfig) -> bool:
-    return bool(config.catalogs or config.openapi or config.mcp_tools or config.mcp_servers)
+    return bool(
+        config.catalogs
+        or config.openapi
+        or config.mcp_tools
+        or config.optimade
+        or config.mcp_servers
+    )
 
 
 def _catalogs_and_sources(args: argparse.Namespace, nothing: str) -> GatewayConfig | None:
@@ -122,7 +128,10 @@ def _catalogs_and_sources(args: argparse.Namespace, nothing: str) -> GatewayConf
     config = _sources(args, catalogs=args.catalogs)
     if _has_sources(config):
         return config
-    print(f"error: {nothing}: give catalogs, --openapi, --mcp-tools or --config", file=sys.stderr)
+    print(
+        f"error: {nothing}: give catalogs, --openapi, --mcp-tools, --optimade or --config",
+        file=sys.stderr,
+    )
     return None
 
 

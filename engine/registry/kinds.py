@@ -69,7 +69,9 @@ def on_command_line() -> bool:
     return _COMMAND_LINE.get()
 
 
-_CONFIG_KEYS = frozenset({"catalogs", "openapi", "mcp_tools", "mcp_servers", "allow", "search"})
+_CONFIG_KEYS = frozenset(
+    {"catalogs", "openapi", "mcp_tools", "optimade", "mcp_servers", "allow", "search"}
+)
 
 
 def _tool_list(value: Any) -> bool:

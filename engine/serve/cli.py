@@ -96,6 +96,15 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         help="a recorded MCP tools/list result, JSON or YAML (repeatable)",
     )
     parser.add_argument(
+        "--optimade",
+        action="append",
+        default=[],
+        metavar="[PROVIDER=]URL|FILE",
+        help="an OPTIMADE service: its base URL (https://.../v1), or a JSON/YAML file of its "
+        "recorded /info and /info/structures payloads (repeatable; provider defaults to the "
+        "host or the file's stem)",
+    )
+    parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -118,6 +127,7 @@ def sources_config(args: argparse.Namespace, base: GatewayConfig | None = None) 
             "catalogs": config.catalogs + tuple(str(c) for c in args.catalog or ()),
             "openapi": config.openapi + tuple(parse_source(s) for s in args.openapi),
             "mcp_tools": config.mcp_tools + tuple(parse_source(s) for s in args.mcp_tools),
+            "optimade": config.optimade + tuple(parse_source(s) for s in args.optimade),
         }
     )
 
@@ -192,7 +202,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     token = _http_access(args)  # refused binds fail before any upstream starts
     config = _serve_config(args)
-    if not (config.catalogs or config.openapi or config.mcp_tools or config.mcp_servers):
+    if (
+        not (config.catalogs or config.openapi or config.mcp_tools or config.optimade)
+        and not config.mcp_servers
+    ):
         config = config.model_copy(update={"catalogs": (str(bundled_catalog()),)})
     # the config's own sources now; its upstream servers connect all at once, in the
     # background, and join when ready: the client's first request is answered at once

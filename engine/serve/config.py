@@ -10,6 +10,8 @@ A YAML or JSON file (paths in it are relative to the file)::
          base_url: "https://api.example.org"}
     mcp_tools:                        # recorded tools/list results (retrieval only)
       - {source: tools/github.json, provider: github}
+    optimade:                         # OPTIMADE services (base URL, or recorded payloads)
+      - {source: "https://optimade.example.org/v1", provider: groupdb}
     mcp_servers:                      # upstream servers, kept open, proxied through the gate
       - {provider: notes, command: [python, notes_server.py], timeout: 10}
       - {provider: search, url: "http://127.0.0.1:9000/mcp"}
@@ -250,6 +252,9 @@ class GatewayConfig(_Spec):
     catalogs: tuple[str, ...] = ()
     openapi: tuple[SourceSpec, ...] = ()
     mcp_tools: tuple[SourceSpec, ...] = ()
+    #: OPTIMADE services: a base URL (``https://.../v1``), or a JSON/YAML file of recorded
+    #: ``{"info": ..., "info/structures": ...}`` payloads with ``base_url`` to call.
+    optimade: tuple[SourceSpec, ...] = ()
     mcp_servers: tuple[McpServerSpec, ...] = ()
     allow: AllowSpec = Field(default_factory=AllowSpec)
     search: SearchSpec = Field(default_factory=SearchSpec)
@@ -281,6 +286,7 @@ class GatewayConfig(_Spec):
                 "catalogs": tuple(path(c) for c in self.catalogs),
                 "openapi": tuple(s.resolved(base) for s in self.openapi),
                 "mcp_tools": tuple(s.resolved(base) for s in self.mcp_tools),
+                "optimade": tuple(s.resolved(base) for s in self.optimade),
                 "mcp_servers": servers,
                 "models": self.models.resolved(base),
                 # a Milvus URI is no path (``milvus://host/routes``, ``milvus+lite:///x.db``)

@@ -86,12 +86,22 @@ def _add_mcp_tools(router: Any, spec: SourceSpec) -> Any:
     )
 
 
+def _add_optimade(router: Any, spec: SourceSpec) -> Any:
+    source: Any = spec.source
+    if not re.match(r"^https?://", source, re.IGNORECASE):  # recorded payloads in a file
+        from schemarouter.registry.catalog import read_structured_file
+
+        source = read_structured_file(Path(source))
+    return router.add_optimade(source, provider=spec.provider_id(), base_url=spec.base_url)
+
+
 def register_sources(
     router: Any,
     *,
     catalogs: tuple[str, ...] = (),
     openapi: tuple[SourceSpec, ...] = (),
     mcp_tools: tuple[SourceSpec, ...] = (),
+    optimade: tuple[SourceSpec, ...] = (),
     failed: list[tuple[str, SchemaRouterError]] | None = None,
 ) -> list[tuple[str, Any]]:
     """Register catalogs, OpenAPI documents and recorded ``tools/list`` results; return each
@@ -105,6 +115,7 @@ def register_sources(
     ]
     steps += [(spec.source, partial(_add_openapi, router, spec)) for spec in openapi]
     steps += [(spec.source, partial(_add_mcp_tools, router, spec)) for spec in mcp_tools]
+    steps += [(spec.source, partial(_add_optimade, router, spec)) for spec in optimade]
     changes: list[tuple[str, Any]] = []
     for source, register in steps:
         try:
@@ -182,6 +193,7 @@ def build_router(
             catalogs=config.catalogs,
             openapi=config.openapi,
             mcp_tools=config.mcp_tools,
+            optimade=config.optimade,
             failed=failed,
         )
         if registered is not None:
@@ -196,7 +208,7 @@ def build_router(
         raise DocumentError(
             "the gateway registers no route",
             where="gateway config",
-            hint="List catalogs, openapi documents, mcp_tools or mcp_servers",
+            hint="List catalogs, openapi documents, mcp_tools, optimade services or mcp_servers",
         )
     return router
 

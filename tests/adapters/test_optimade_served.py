@@ -7,6 +7,7 @@ its entries two at a time (``links.next``), as a group's own database does.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
@@ -293,3 +294,34 @@ def test_a_plan_of_one_call_takes_the_list_route_where_the_lookup_needs_an_unnam
     )
     assert router.execute(plan).steps[0].status == "ok"
     assert plan.steps[0].arguments["filter"] == 'chemical_formula_reduced="GaN"'
+
+
+def test_the_command_line_and_a_gateway_config_take_an_optimade_service(
+    server: LoopbackServer, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial O: retrieve, serve and index build took --catalog, --openapi, --mcp-tools and
+    --config, and nothing took an OPTIMADE base URL."""
+    from schemarouter.cli import main
+    from schemarouter.serve.config import load_config
+    from schemarouter.serve.gateway import build_router
+
+    base = f"{server.base_url}/v1"
+    assert main(["routes", "--optimade", f"grp={base}"]) == 0
+    listed = capsys.readouterr().out
+    assert "grp/optimade/list_structures" in listed and "grp/optimade/get_structure" in listed
+    argv = ["retrieve", "band gap of GaN", "--optimade", f"grp={base}", "--json", "-k", "2"]
+    assert main(argv) == 0
+    assert "grp/optimade/" in capsys.readouterr().out
+    # recorded payloads in a file, with the base URL to call, from a gateway config
+    payloads = tmp_path / "grp.json"
+    payloads.write_text(json.dumps(_recorded(server)), encoding="utf-8")
+    config = tmp_path / "gateway.yaml"
+    config.write_text(
+        f"optimade:\n  - {{source: grp.json, provider: grp, base_url: '{base}'}}\n",
+        encoding="utf-8",
+    )
+    router = build_router(load_config(config), embedding_cache=None, reranker=None)
+    try:
+        assert router.call("grp/optimade/list_structures", {"page_limit": 1}).ok
+    finally:
+        router.close()
