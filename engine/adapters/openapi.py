@@ -378,6 +378,9 @@ def _provider(
     if provider is None:  # named after the document: its title, else its host
         stem = re.split(r"[\\/]", source)[-1].rsplit(".", 1)[0]
         provider = provider_slug(info.get("title"), base_url, stem)
+        title = info.get("title")
+        if source == "<dict>" and provider == "dict" and isinstance(title, str) and title.strip():
+            provider = title  # a title of no ASCII words ("한빛 쇼핑몰"): its hashed id, trial K
     license_info = info.get("license")
     license_info = license_info if isinstance(license_info, Mapping) else {}
     license_name = license_info.get("identifier") or license_info.get("name")

@@ -191,3 +191,27 @@ def test_two_documents_never_share_a_derived_provider(tmp_path: Any) -> None:
     v3["paths"] = {**changed["paths"], "/browse/v3": {"get": {"responses": ok}}}
     with pytest.raises(RegistrationError, match="Pass provider="):
         router.add_openapi(v3, replace=True)
+
+
+def test_a_dict_titled_in_korean_is_named_after_its_title() -> None:
+    """Trial K: a document passed as a dict whose title has no ASCII words ("한빛 쇼핑몰 API")
+    and that names no server host registered as provider ``dict`` (two such: ``dict``,
+    ``dict_2``, by order). It is named after its title, hashed as ``provider="마켓온"`` is,
+    the title kept as the display name."""
+
+    def document(title: str) -> dict[str, Any]:
+        operation = {"operationId": "listOrders", "responses": {"200": {"description": "ok"}}}
+        return {
+            "openapi": "3.0.3",
+            "info": {"title": title, "version": "1"},
+            "paths": {"/orders": {"get": operation}},
+        }
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    (first,) = router.add_openapi(document("한빛 쇼핑몰 API")).added
+    (second,) = router.add_openapi(document("마켓온 API")).added
+    provider = first.split("/")[0]
+    assert provider != "dict" and first != second
+    assert router.snapshot().providers[provider].display_name == "한빛 쇼핑몰 API"
+    again = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    assert again.add_openapi(document("한빛 쇼핑몰 API")).added == (first,)  # stable
