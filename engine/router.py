@@ -1,10 +1,9 @@
 """The ``SchemaRouter`` facade: register, retrieve, plan (and execute) registered routes.
 
-Every ``add_*`` method compiles its source through
-:func:`schemarouter.registry.compile.build_registration` and registers the result atomically: a
-source that fails anywhere registers nothing. The hybrid index is built on first use and kept
-current by the registry (incremental updates under the registry's lock). Retrieval has no side
-effects; everything that leaves it passes the gate.
+Every ``add_*`` method compiles its source (:func:`~.registry.compile.build_registration`)
+and registers the result atomically: a source that fails anywhere registers nothing. The
+hybrid index is built on first use and kept current by the registry (incremental updates
+under its lock). Retrieval has no side effects; everything that leaves it passes the gate.
 """
 
 from __future__ import annotations
@@ -429,7 +428,8 @@ class SchemaRouter(RegistrationMixin):
         state: ExecutionState | None = None,
         abstain: bool | None = None,
     ) -> CapabilityRetrieval:
-        """Only routes bound to an invoker at their current fingerprint and healthy now."""
+        """Only routes bound at their current fingerprint, healthy now, and that ``state``
+        allows (by default reads only: ``ExecutionState(allowed_effects=...)`` for writes)."""
         check_instance(
             state, ExecutionState, method="retrieve_executable", name="state", optional=True
         )
