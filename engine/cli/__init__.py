@@ -233,11 +233,34 @@ def _say_failed(failed: Sequence[tuple[str, SchemaRouterError]], registered: int
     return 1
 
 
+def _registry_router(
+    config: GatewayConfig, *, servers: bool
+) -> tuple[Any, list[tuple[str, Any]], list[tuple[str, SchemaRouterError]]]:
+    """A router with ``config``'s sources registered as retrieve and serve register them (the
+    same route ids and fingerprints) and no model loaded, for what needs only the registry;
+    with each source's change, and each source that could not be registered, listed."""
+    from schemarouter.serve.gateway import build_router
+
+    registered: list[tuple[str, Any]] = []
+    failed: list[tuple[str, SchemaRouterError]] = []
+    router = build_router(
+        config,
+        servers=servers,
+        registered=registered,
+        failed=failed,
+        abstention=None,
+        reranker=None,
+        ranking=None,
+        encoder=None,
+        embedding_cache=None,
+    )
+    return router, registered, failed
+
+
 def _cmd_index_build(args: argparse.Namespace) -> int:
     from schemarouter.index.build import build_index, build_milvus_index
     from schemarouter.index.encoders.defaults import encoder_of
     from schemarouter.index.store import check_index_folder
-    from schemarouter.serve.gateway import build_router
 
     config = _catalogs_and_sources(args, "nothing to index")
     if config is None:
@@ -272,18 +295,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     # registered as retrieve and serve register them (the same route ids and fingerprints),
     # with no model loaded: only the registry is needed here
     progress = show_progress(args) and not args.quiet
-    registered: list[tuple[str, Any]] = []
-    failed: list[tuple[str, SchemaRouterError]] = []
-    router = build_router(
-        config,
-        registered=registered,
-        failed=failed,
-        abstention=None,
-        reranker=None,
-        ranking=None,
-        encoder=None,
-        embedding_cache=None,
-    )
+    router, registered, failed = _registry_router(config, servers=True)
     try:
         snapshot = router.snapshot()
     finally:
@@ -324,22 +336,10 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
 def _cmd_routes(args: argparse.Namespace) -> int:
     """Every route the sources register, as retrieve and serve register them: its id (what
     a labelled request names), effect, operation and summary, one a line or as JSON."""
-    from schemarouter.serve.gateway import build_router
-
     config = _catalogs_and_sources(args, "no sources")
     if config is None:
         return 2
-    failed: list[tuple[str, SchemaRouterError]] = []
-    registered: list[tuple[str, Any]] = []
-    router = build_router(
-        config,
-        servers=False,
-        registered=registered,
-        failed=failed,
-        abstention=None,
-        reranker=None,
-        embedding_cache=None,
-    )
+    router, registered, failed = _registry_router(config, servers=False)
     try:
         routes = list(router.snapshot().routes.values())
     finally:
