@@ -234,10 +234,27 @@ def _numeric(parameter: Parameter) -> bool:
 _GROUPED = r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
 
 
+#: Korean number words after digits: "3만" is 30,000, "2만 5천" 25,000, "1억" 100,000,000.
+_KO_UNITS = {"억": 100_000_000, "만": 10_000, "천": 1_000}
+_KO_NUMBER = re.compile(
+    r"(?<![\w.])\d+(?:\.\d+)?[억만천](?:\s?\d+(?:\.\d+)?[억만천])*(?:\d+(?![\d.]))?"
+)
+
+
+def _korean_number(match: re.Match[str]) -> str:
+    """The number a run of digits and Korean number words writes ("2만 5천" -> "25000")."""
+    total = 0.0
+    for digits, word in re.findall(r"(\d+(?:\.\d+)?)\s?([억만천]?)", match.group(0)):
+        total += float(digits) * _KO_UNITS.get(word, 1)
+    return f"{total:.0f}" if total == int(total) else str(total)
+
+
 def _quantities(query: str, unit: str) -> list[str]:
     """The numbers ``query`` writes with ``unit`` (a regex of its spellings) after them; one
     written with thousands separators ("1,500 kg") is read whole, and the digits after a
-    comma of any other number ("1,5 kg") are no number of their own."""
+    comma of any other number ("1,5 kg") are no number of their own; Korean number words
+    count ("3만원" is 30000 won, never 3: trial K)."""
+    query = _KO_NUMBER.sub(_korean_number, query)
     pattern = rf"(?<![\w.-])(?<!\d,)({_GROUPED}|{_NUMBER})\s*(?:{unit})(?:(?![\w-])|(?=[가-힣]))"
     return [m.group(1).replace(",", "") for m in re.finditer(pattern, query, re.IGNORECASE)]
 

@@ -139,8 +139,10 @@ def coupon_value(discount_krw: int, days: int = 30) -> dict[str, int]:
         ("2.5킬로 소포 배송비", "post/python/shipping_quote", {}),
         ("50,000원짜리 쿠폰 가격", "shop/python/coupon_value", {"discount_krw": 50000}),
         ("5000원 쿠폰", "shop/python/coupon_value", {"discount_krw": 5000}),
-        # 3만원 is 30,000: never 3
-        ("3만원 쿠폰", "shop/python/coupon_value", {}),
+        # Korean number words count: 3만원 is 30,000 won, never 3
+        ("3만원 쿠폰", "shop/python/coupon_value", {"discount_krw": 30000}),
+        ("2만 5천원 쿠폰", "shop/python/coupon_value", {"discount_krw": 25000}),
+        ("5천원짜리 쿠폰", "shop/python/coupon_value", {"discount_krw": 5000}),
     ],
 )
 def test_a_number_binds_by_its_unit_written_in_korean(
