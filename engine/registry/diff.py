@@ -12,6 +12,8 @@ would touch: the (provider, access path) pairs the registration declares.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -215,4 +217,30 @@ def fingerprint_difference(
                 ]
             names = ", ".join(named) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
             described.append(f"{len(ids)} route{'s' if len(ids) > 1 else ''} {label} ({names})")
-    return "; ".join(described) or "no route differs"
+    said = "; ".join(described) or "no route differs"
+    return said + _moved_between_providers(set(now) - set(before), set(before) - set(now))
+
+
+def _moved_between_providers(added: set[str], removed: set[str]) -> str:
+    """What a route difference says where routes of one source went under another derived
+    provider id (``athena`` <-> ``athena_2``): two sources named alike, registered in
+    another order (trial L: 215 route ids moved between two AWS documents titled alike)."""
+
+    def base(route_id: str) -> tuple[str, str]:
+        provider, _, rest = route_id.partition("/")
+        return re.sub(r"_\d+$", "", provider), rest
+
+    landed = {base(a): a.partition("/")[0] for a in added}
+    pairs = Counter(
+        (r.partition("/")[0], landed[base(r)])
+        for r in removed
+        if base(r) in landed and landed[base(r)] != r.partition("/")[0]
+    )
+    if not pairs:
+        return ""
+    (old, new), count = pairs.most_common(1)[0]
+    return (
+        f"; {count} route{'s' if count > 1 else ''} moved from provider {old} to {new}: two "
+        "sources named alike, registered in another order (pass provider= for each, or "
+        "PROVIDER=FILE on the command line, for ids that never move)"
+    )

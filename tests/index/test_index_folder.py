@@ -373,3 +373,30 @@ def test_an_empty_index_path_is_refused(registry: Registry) -> None:
     )
     with pytest.raises(ArgumentError, match="index= is an empty path"):
         router.retrieve("weather", k=1)
+
+
+def test_a_stale_index_says_routes_moved_between_providers_named_alike(tmp_path: Path) -> None:
+    """Trial L: two documents titled alike register as ``weather`` and ``weather_2`` in the
+    order given; registered in the other order, their route ids swap providers and the saved
+    index is refused as stale, saying only which routes were added and removed. It now says
+    they moved between the two providers, and why."""
+    first, second = weather_openapi("http://127.0.0.1:9"), weather_openapi("http://127.0.0.1:9")
+    second["paths"] = {"/alerts": {"get": {"operationId": "getAlerts", "responses": {
+        "200": {"description": "ok"}}}}}  # fmt: skip
+    files = [tmp_path / "a.json", tmp_path / "b.json"]
+    for file, document in zip(files, (first, second), strict=True):
+        file.write_text(json.dumps(document), encoding="utf-8")
+    builder = SchemaRouter(encoder=HashingEncoder(), reranker=None, abstention=None)
+    for file in files:
+        builder.add_openapi(file)
+    builder.build_index(progress=False)
+    builder.index.save(tmp_path / "index")
+    router = SchemaRouter(
+        index=tmp_path / "index", encoder=HashingEncoder(), reranker=None, abstention=None
+    )
+    for file in reversed(files):
+        router.add_openapi(file)
+    with pytest.raises(StaleIndexError) as stale:
+        router.retrieve("weather alerts", k=1)
+    assert "moved from provider weather" in str(stale.value)
+    assert "two sources named alike, registered in another order" in str(stale.value)
