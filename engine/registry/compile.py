@@ -43,7 +43,7 @@ from schemarouter.fingerprint import canonical_json, fingerprint_json
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH, json_problem
 from schemarouter.registry.clashes import declared_twice
 from schemarouter.registry.defs import hoist_defs
-from schemarouter.registry.metaschema import plainly_valid
+from schemarouter.registry.metaschema import plainly_valid, validity_core
 from schemarouter.safety.patterns import unenforced
 from schemarouter.units import check_field_units
 
@@ -338,8 +338,14 @@ def _check_metaschema(schema: Any, key: str | None, *, where: str) -> None:
             for at, part in parts.items():
                 if isinstance(part, Mapping):
                     _check_metaschema(part, _key(part), where=f"{where}/{at}")
+    # annotations and unknown keywords checked aside: the rest is checked once per shape
+    core = validity_core(stub) if isinstance(stub, Mapping) else None
+    core_key = None if core is None else _key(core)
+    if core is not None and (plainly_valid(core) or core_key in _CHECKED_SCHEMAS):
+        _remember(key)
+        return
     try:
-        Draft202012Validator.check_schema(stub)
+        Draft202012Validator.check_schema(stub if core is None else core)
     except RecursionError:
         raise SchemaError(
             "invalid JSON Schema: nested too deeply to check",
@@ -354,6 +360,7 @@ def _check_metaschema(schema: Any, key: str | None, *, where: str) -> None:
             hint="Fix the schema so it validates against JSON Schema 2020-12",
         ) from None
     _remember(key)
+    _remember(core_key)
 
 
 _MISSING = object()

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["plainly_valid"]
+__all__ = ["plainly_valid", "validity_core"]
 
 _TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
 #: Every keyword of the 2020-12 metaschema and its vocabularies (and the draft-07 names it
@@ -50,6 +50,29 @@ _ANYTHING = frozenset({"default", "const"})
 _SUBSCHEMA = frozenset({"items", "additionalProperties", "not", "propertyNames"})
 _SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf"})
 _SCHEMA_MAPS = frozenset({"properties", "$defs"})
+
+
+#: Keywords the metaschema checks only the type of (its meta-data vocabulary and
+#: ``$comment``): a schema's validity does not otherwise depend on them.
+_ANNOTATIONS = frozenset(
+    {"title", "description", "$comment", "examples", "default"}
+    | {"deprecated", "readOnly", "writeOnly"}
+)
+
+
+def validity_core(schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``schema`` without its annotations and the keywords the metaschema does not know,
+    where their values are certainly valid (checked here): what the metaschema still has to
+    check, the same for every description and example a document gives it (so a check of it
+    is remembered across them); ``None`` where this module cannot tell."""
+    aside = {
+        k: v
+        for k, v in schema.items()
+        if not isinstance(k, str) or k in _ANNOTATIONS or k not in _METASCHEMA_KEYWORDS
+    }
+    if not plainly_valid(aside):
+        return None
+    return {k: v for k, v in schema.items() if k not in aside}
 
 
 def _number(value: Any) -> bool:

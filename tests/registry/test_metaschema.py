@@ -145,3 +145,34 @@ def test_real_tool_schemas_agree_with_jsonschema() -> None:
     fast = [s for s in schemas if plainly_valid(s)]
     assert len(fast) > 0.8 * len(schemas)  # most real tool schemas are plain
     assert all(_jsonschema_ok(s) for s in fast)
+
+
+@pytest.mark.parametrize(
+    ("schema", "refused"),
+    [
+        ({"type": "string", "pattern": "^a$", "description": "fine"}, False),
+        ({"type": "string", "pattern": "^a$", "description": 5}, True),  # an annotation's type
+        ({"type": "string", "pattern": "^a$", "examples": "not a list"}, True),
+        ({"type": "string", "pattern": "^a$", "readOnly": "yes"}, True),
+        ({"type": "strong", "pattern": "^a$", "description": "fine"}, True),
+        ({"type": "string", "pattern": "(", "description": "fine"}, True),  # no regex
+        ({"type": "string", "pattern": "^a$", "x-note": {"type": "strong"}}, False),  # unknown
+    ],
+)
+def test_a_schemas_annotations_are_checked_aside_and_the_rest_once(
+    schema: dict[str, Any], refused: bool
+) -> None:
+    """Registration spent most of its time in the metaschema check of schemas that differ
+    only by their descriptions (124 public documents: 10,372 checks of 3,161 shapes). The
+    annotations are checked here and the rest once per shape: nothing it refused passes."""
+    from schemarouter.errors import SchemaError
+    from schemarouter.registry.compile import check_json_schema
+    from schemarouter.registry.metaschema import validity_core
+
+    if refused:
+        with pytest.raises(SchemaError):
+            check_json_schema(dict(schema), where="t")
+    else:
+        check_json_schema(dict(schema), where="t")
+    core = validity_core(schema)
+    assert core is None or not (set(core) & {"description", "examples", "readOnly", "x-note"})
