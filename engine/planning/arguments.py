@@ -28,6 +28,7 @@ from schemarouter.planning.optimade_filter import optimade_filter, reduced_formu
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
+from schemarouter.safety.patterns import regex
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
@@ -442,12 +443,13 @@ def _bind_by_pattern(
         pattern = parameter.json_schema.get("pattern")
         if not (parameter.required and isinstance(pattern, str) and _specific(pattern)):
             continue
-        try:
-            compiled = re.compile(pattern)
-        except re.error:
-            continue
+        compiled = regex(pattern)  # RE2: linear in the token, whatever the pattern
+        if compiled is None:
+            continue  # a pattern RE2 cannot run is not enforced: it says nothing here
         matches[i] = [
-            t for t in tokens if t not in held and compiled.search(t) and _valid(parameter, t)
+            t
+            for t in tokens
+            if t not in held and compiled.search(t.encode()) and _valid(parameter, t)
         ]
     taken = [t for found in matches.values() for t in found]
     for i, found in sorted(matches.items(), reverse=True):

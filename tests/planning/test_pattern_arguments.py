@@ -85,3 +85,15 @@ def test_an_optional_parameter_is_not_taken_by_its_pattern() -> None:
     route = _route([ORDER, {**CUSTOMER, "required": False}])
     text = "ORD-20240001 취소 C-1001"
     assert fill_arguments(route, text, find_values(text)) == {"order_id": "ORD-20240001"}
+
+
+def test_a_pattern_that_backtracks_costs_no_time() -> None:
+    """A document's pattern is matched with RE2 (linear in the token), as the gate matches
+    it: Python's ``re`` would take hours on ``^(A+)+1$`` against a long token."""
+    import time
+
+    route = _route([{**ORDER, "schema": {"type": "string", "pattern": "^(A+)+1-$"}}])
+    text = "cancel " + "A" * 60 + "9-x please"
+    started = time.monotonic()
+    assert fill_arguments(route, text, find_values(text)) == {}
+    assert time.monotonic() - started < 5.0
