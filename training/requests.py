@@ -362,6 +362,13 @@ def add_requests_arguments(parser: argparse.ArgumentParser, *, holdout: bool = T
         help="a recorded MCP tools/list result (repeatable)",
     )
     group.add_argument(
+        "--optimade",
+        action="append",
+        default=[],
+        metavar="[PROVIDER=]URL|FILE",
+        help="an OPTIMADE service: base URL, or a file of its recorded payloads (repeatable)",
+    )
+    group.add_argument(
         "--config", type=Path, metavar="FILE", help="a gateway config: its catalogs and servers"
     )
 
@@ -371,6 +378,7 @@ def has_catalog(args: argparse.Namespace) -> bool:
         getattr(args, "catalog", None)
         or getattr(args, "openapi", None)
         or getattr(args, "mcp_tools", None)
+        or getattr(args, "optimade", None)
         or getattr(args, "config", None)
     )
 
@@ -387,7 +395,7 @@ def requests_router(args: argparse.Namespace, **options: Any) -> Any:
         raise ArgumentError(
             "--requests needs the catalog its route ids name",
             where="--requests",
-            hint="Give it with --catalog, --openapi, --mcp-tools or --config, as to "
+            hint="Give it with --catalog, --openapi, --mcp-tools, --optimade or --config, as to "
             "`schemarouter index build`",
         )
     config = load_config(args.config) if args.config else GatewayConfig()

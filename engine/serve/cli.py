@@ -127,7 +127,8 @@ def sources_config(args: argparse.Namespace, base: GatewayConfig | None = None) 
             "catalogs": config.catalogs + tuple(str(c) for c in args.catalog or ()),
             "openapi": config.openapi + tuple(parse_source(s) for s in args.openapi),
             "mcp_tools": config.mcp_tools + tuple(parse_source(s) for s in args.mcp_tools),
-            "optimade": config.optimade + tuple(parse_source(s) for s in args.optimade),
+            "optimade": config.optimade
+            + tuple(parse_source(s) for s in getattr(args, "optimade", ())),
         }
     )
 

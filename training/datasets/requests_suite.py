@@ -46,12 +46,16 @@ def load_requests_suite(router: SchemaRouter, args: argparse.Namespace) -> Bench
         raise ArgumentError(
             "the requests suite needs --requests FILE and its catalog",
             where="--suite requests",
-            hint="Give --requests and the catalog with --catalog, --openapi, --mcp-tools or "
-            "--config (docs/training.md)",
+            hint="Give --requests and the catalog with --catalog, --openapi, --mcp-tools, "
+            "--optimade or --config (docs/training.md)",
         )
     config = sources_config(args, load_config(args.config) if args.config else GatewayConfig())
     register_sources(
-        router, catalogs=config.catalogs, openapi=config.openapi, mcp_tools=config.mcp_tools
+        router,
+        catalogs=config.catalogs,
+        openapi=config.openapi,
+        mcp_tools=config.mcp_tools,
+        optimade=config.optimade,
     )
     for server in config.mcp_servers:
         connect_server(router, server)
