@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import unquote_plus
 
 import pytest
 
@@ -238,3 +239,25 @@ def test_a_style_the_location_does_not_take(server: LoopbackServer) -> None:
     assert router.snapshot().route("o3/rest/find").endpoint.parameter("X-Deep").style is None
     with pytest.raises(ValueError, match="does not apply in query"):
         Parameter(name="x", location=ParameterLocation.QUERY, style=ParameterStyle.LABEL)
+
+
+def test_a_joined_query_list_keeps_its_commas_literal_and_encodes_its_items(
+    server: LoopbackServer,
+) -> None:
+    """``explode: false`` (and Swagger 2's ``csv``) sent ``["a,b", "c"]`` as
+    ``ids=a%2Cb%2Cc``, the delimiter encoded like the comma inside an item: a server read
+    three ids, ``a``, ``b`` and ``c`` (user trial W). RFC 6570 and OpenAPI keep the
+    delimiter literal and encode the items: ``ids=a%2Cb,c``."""
+    router = _router()
+    router.add_openapi(_oas3(server.base_url), provider="o3")
+    router.add_openapi(_swagger(server.base_url), provider="sw")
+    server.reset()
+    path = {"lab": [1], "mat": [2], "obj": {"x": 1}, "one": "v"}
+    router.call("o3/rest/find", {**path, "ids": [12, 3], "point": {"x": 1, "y": 2}})
+    seen = server.requests[-1]
+    assert seen.raw_path.partition("?")[2] == "ids=12,3&x=1&y=2"
+    router.call("sw/rest/list", {"csvpath": ["1"], "pipepath": ["2"], "ids": ["a,b", "c d&"]})
+    seen = server.requests[-1]
+    assert seen.raw_path.partition("?")[2] == "ids=a%2Cb,c+d%26"
+    items = seen.raw_path.partition("ids=")[2].split(",")
+    assert [unquote_plus(item) for item in items] == ["a,b", "c d&"]

@@ -36,7 +36,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, quote_plus, urlencode
 
 import httpx
 
@@ -44,6 +44,7 @@ from schemarouter.contracts import CredentialPlacement, Parameter, ParameterLoca
 from schemarouter.errors import ParameterValidationError, PolicyError
 from schemarouter.execution.credentials import CredentialProvider, Redactor, guard_logger
 from schemarouter.execution.invokers._styles import (
+    Joined,
     explodes,
     header_value,
     path_value,
@@ -169,6 +170,22 @@ def _body(route: Route, values: Mapping[str, Any]) -> dict[str, Any]:
             "headers": {"Content-Type": "application/x-www-form-urlencoded"},
         }
     return _json_body(dict(values), "application/json")
+
+
+def _literal_commas(url: httpx.URL, params: list[tuple[str, str]]) -> httpx.URL:
+    """``url`` with each :class:`Joined` query value written with literal commas between
+    its items (httpx encodes the whole value, ``ids=a%2Cb%2Cc``, which a server cannot tell
+    from three items)."""
+    joined = {
+        f"{quote_plus(k, safe='')}={quote_plus(v, safe='')}": f"{quote_plus(k, safe='')}="
+        + v.encoded()
+        for k, v in params
+        if isinstance(v, Joined)
+    }
+    if not joined:
+        return url
+    query = url.query.decode("ascii").split("&")
+    return url.copy_with(query="&".join(joined.get(s, s) for s in query).encode("ascii"))
 
 
 def _json_body(payload: Any, media: str) -> dict[str, Any]:
@@ -354,7 +371,7 @@ def build_request(
     try:
         url = httpx.URL(base + path)
         if parts.params:
-            url = url.copy_merge_params(tuple(parts.params))
+            url = _literal_commas(url.copy_merge_params(tuple(parts.params)), parts.params)
     except httpx.InvalidURL as exc:
         raise ParameterValidationError(
             f"the arguments make an invalid URL: {str(exc)[:120]}",

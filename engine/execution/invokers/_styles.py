@@ -9,6 +9,10 @@ explode a query list is one value joined by ``,`` (``form``), ``" "`` (``spaceDe
 ``filter[status]=open``; in a path ``label`` prefixes ``.`` and ``matrix`` ``;name=``. A
 parameter with a ``media_type`` (OpenAPI 3 ``content``) travels as one JSON text. Scalars
 are written as before: ``true`` / ``false``, numbers as Python writes them, text as is.
+
+A query value joined by ``,`` is a :class:`Joined`: its items are percent-encoded one by one
+and the commas between them stay literal (``ids=a%2Cb,c`` for ``["a,b", "c"]``), as RFC 6570
+and OpenAPI write it; encoding the delimiter too would make that list read as three items.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import quote_plus
 
 from schemarouter.contracts import Parameter, ParameterLocation, ParameterStyle
 from schemarouter.placement import default_explode, default_style
 
-__all__ = ["explodes", "header_value", "path_value", "query_pairs", "text"]
+__all__ = ["Joined", "explodes", "header_value", "path_value", "query_pairs", "text"]
 
 _JOIN = {
     ParameterStyle.FORM: ",",
@@ -29,6 +34,26 @@ _JOIN = {
     ParameterStyle.PIPE_DELIMITED: "|",
     ParameterStyle.TAB_DELIMITED: "\t",
 }
+
+
+class Joined(str):
+    """A query value whose ``items`` are joined by a literal ``,`` (the ``str`` is the
+    joined text, for everything that reads the value); :meth:`encoded` is how it travels."""
+
+    items: tuple[str, ...]
+
+    def __new__(cls, items: list[str]) -> Joined:
+        joined = super().__new__(cls, ",".join(items))
+        joined.items = tuple(items)
+        return joined
+
+    def encoded(self) -> str:
+        """Each item percent-encoded as a query value, the commas between them kept."""
+        return ",".join(quote_plus(item, safe="") for item in self.items)
+
+
+def _joined(style: ParameterStyle, items: list[str]) -> str:
+    return Joined(items) if _JOIN[style] == "," else _JOIN[style].join(items)
 
 
 def text(value: Any) -> str:
@@ -72,13 +97,13 @@ def query_pairs(
             return []  # an empty list adds nothing, as before
         if explode or style is ParameterStyle.DEEP_OBJECT:
             return [(name, text(item)) for item in value]
-        return [(name, _JOIN[style].join(text(item) for item in value))]
+        return [(name, _joined(style, [text(item) for item in value]))]
     if isinstance(value, Mapping):
         if style is ParameterStyle.DEEP_OBJECT:
             return _deep(name, value)
         if explode:
             return [(str(key), text(item)) for key, item in value.items()]
-        return [(name, _JOIN[style].join(_flat(value, text)))]
+        return [(name, _joined(style, _flat(value, text)))]
     return [(name, text(value))]
 
 
