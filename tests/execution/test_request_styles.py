@@ -261,3 +261,59 @@ def test_a_joined_query_list_keeps_its_commas_literal_and_encodes_its_items(
     assert seen.raw_path.partition("?")[2] == "ids=a%2Cb,c+d%26"
     items = seen.raw_path.partition("ids=")[2].split(",")
     assert [unquote_plus(item) for item in items] == ["a,b", "c d&"]
+
+
+def test_a_multipart_file_field_travels_as_a_file_part(server: LoopbackServer) -> None:
+    """A Swagger 2 ``type: file`` form field (``format: binary`` in OpenAPI 3.0, a
+    ``contentMediaType`` in 3.1) went out as a plain text part, with no ``filename``: a
+    server (Starlette's ``UploadFile``, Flask's ``request.files``) found no file (user trial
+    W). It is a file part now, its media type declared; text fields stay text parts."""
+    router = _router()
+    upload = {
+        "consumes": ["multipart/form-data"],
+        "parameters": [
+            {"name": "file", "in": "formData", "type": "file", "required": True},
+            {"name": "caption", "in": "formData", "type": "string"},
+        ],
+        "responses": {"200": {"description": "ok", "schema": {"type": "object"}}},
+    }
+    swagger = {
+        "swagger": "2.0",
+        "info": {"title": "Up", "version": "1"},
+        "host": server.base_url.split("//")[1],
+        "schemes": ["http"],
+        "paths": {"/upload": {"post": {"operationId": "upload", **upload}}},
+    }
+    part = {"type": "string", "contentMediaType": "image/png"}
+    oas31 = {
+        "openapi": "3.1.0",
+        "info": {"title": "Up31", "version": "1"},
+        "servers": [{"url": server.base_url}],
+        "paths": {
+            "/photo": {
+                "post": {
+                    "operationId": "photo",
+                    "requestBody": {
+                        "content": {
+                            "multipart/form-data": {
+                                "schema": {"type": "object", "properties": {"image": part}}
+                            }
+                        }
+                    },
+                    "responses": OK_RESPONSES,
+                }
+            }
+        },
+    }
+    router.add_openapi(swagger, provider="up")
+    router.add_openapi(oas31, provider="up31")
+    yes = {"allow_effects": {"write"}, "approve": lambda r, a: True}
+    server.reset()
+    router.call("up/rest/upload", {"file": "PNG-DATA", "caption": "front"}, **yes)
+    body = server.requests[-1].body
+    assert b'name="file"; filename="file"\r\nContent-Type: application/octet-stream' in body
+    assert b"PNG-DATA" in body
+    assert b'name="caption"\r\n\r\nfront' in body
+    router.call("up31/rest/photo", {"image": "PNG-DATA"}, **yes)
+    body = server.requests[-1].body
+    assert b'name="image"; filename="image"\r\nContent-Type: image/png' in body

@@ -13,13 +13,16 @@ body slots their parameters declare:
   by default, ``ids=1,2`` without explode (Swagger 2's ``csv``), ``|`` / space / tab
   delimited, ``filter[status]=open`` (``deepObject``), an object ``x=1&y=2``; in a path or
   header ``1,2`` (``label`` and ``matrix`` prefix ``.`` and ``;ids=``); a parameter declared
-  with ``content`` as JSON text; query values are then form-encoded;
+  with ``content`` as JSON text; query values are then form-encoded (the commas of a joined
+  list stay literal between its encoded items, ``ids=a%2Cb,c``);
 - header and cookie values must be printable ASCII (no CR, LF or NUL, a trailing newline
   neither); ``;`` in a cookie value is sent as ``%3B``; parameters cannot set ``Host``,
   ``Content-Length``, ``Transfer-Encoding`` or ``Connection``;
 - the body follows the input schema's ``x-schemarouter-body`` (``whole`` payload, or ``form``
-  fields, urlencoded or multipart); without it a lone ``body`` parameter is the JSON payload
-  and several body parameters form a JSON object;
+  fields, urlencoded or multipart: a multipart field declared ``format: binary`` or with a
+  ``contentMediaType`` is a file part, with a ``filename`` and that media type); without it
+  a lone ``body`` parameter is the JSON payload and several body parameters form a JSON
+  object;
 - credentials are looked up by name here, at call time, and placed per the route's
   :class:`~schemarouter.contracts.AuthRequirement` (header, query, cookie, bearer, basic),
   every scheme of a requirement that needs several at once where that scheme says. A value
@@ -155,7 +158,12 @@ def _body(route: Route, values: Mapping[str, Any]) -> dict[str, Any]:
         if media == "multipart/form-data":  # a list is one part: joined, else JSON text
             return {
                 "files": {
-                    k: (None, query_pairs(fields[k], v, place)[0][1] if joined(k, v) else _text(v))
+                    k: _file_part(fields.get(k), k, v)
+                    if isinstance(v, str) and _is_file(fields.get(k))
+                    else (
+                        None,
+                        query_pairs(fields[k], v, place)[0][1] if joined(k, v) else _text(v),
+                    )
                     for k, v in values.items()
                 }
             }
@@ -170,6 +178,22 @@ def _body(route: Route, values: Mapping[str, Any]) -> dict[str, Any]:
             "headers": {"Content-Type": "application/x-www-form-urlencoded"},
         }
     return _json_body(dict(values), "application/json")
+
+
+def _is_file(field: Parameter | None) -> bool:
+    """A multipart field that holds a file's content: ``format: binary`` (OpenAPI 3.0, and
+    Swagger 2's ``type: file``) or a ``contentMediaType`` (OpenAPI 3.1)."""
+    schema = field.json_schema if field is not None else {}
+    return schema.get("format") == "binary" or isinstance(schema.get("contentMediaType"), str)
+
+
+def _file_part(field: Parameter | None, name: str, value: str) -> tuple[str, bytes, str]:
+    """A file field's part: a ``filename`` (the field's name) and a content type, so that a
+    server reads it as an uploaded file, not as a text field (the content is the value's
+    UTF-8, as a text part's is)."""
+    schema = field.json_schema if field is not None else {}
+    media = schema.get("contentMediaType")
+    return name, value.encode(), media if isinstance(media, str) else "application/octet-stream"
 
 
 def _literal_commas(url: httpx.URL, params: list[tuple[str, str]]) -> httpx.URL:
