@@ -77,6 +77,28 @@ Op = Any
 _Gen = Generator[Op, Any, Any]
 
 
+def _outcome_unknown(raw: InvocationError) -> bool:
+    """Whether a failed call may still have been performed by the server: it timed out or
+    the connection broke after the request went out, or the server answered 500, 502 or
+    504 (a 503 or 429 says it did not take the request; a refused connection sent nothing)."""
+    if not is_retryable(raw) or getattr(raw, "unsent", False):
+        return False
+    return getattr(raw, "status_code", None) in (None, 500, 502, 504)
+
+
+def _unknown_write(exc: SchemaRouterError, route: Route) -> SchemaRouterError:
+    """``exc`` of a write or destructive call whose outcome is unknown: not retryable, and
+    saying so (a blind retry could create the order twice)."""
+    effect = route.endpoint.effect.value
+    clone = exc.hinting(
+        f"The {effect} was sent once and not retried, and the server may have performed "
+        "it: check whether it took effect before calling again (calling again blindly may "
+        "perform it twice)"
+    )
+    clone.retryable = False  # type: ignore[attr-defined]
+    return clone
+
+
 def _info(error: SchemaRouterError) -> ErrorInfo:
     return ErrorInfo(code=error.code, type=type(error).__name__, message=str(error))
 
@@ -361,6 +383,8 @@ class Run:
                         raise exc.noting(f"not retried: {why}") from None
                     delay = max(delay, wait)
                 if last or (left is not None and delay >= left):
+                    if route.endpoint.effect is not Effect.READ and _outcome_unknown(raw):
+                        exc = _unknown_write(exc, route)
                     if number > 1:  # "timed out after 5 s" is one attempt's time, not the call's
                         spent = time.monotonic() - first
                         exc = exc.noting(f"after {number} attempts, {spent:.1f} s in all")

@@ -487,3 +487,42 @@ def test_a_write_is_never_retried_but_says_when_to_call_again(
 )
 def test_retry_after_reads_seconds_and_http_dates(header: str | None, seconds: float) -> None:
     assert http.retry_after_seconds(header, now=1e9 + 60) == seconds
+
+
+# -- a write whose outcome is unknown (user trial W) ----------------------------------------
+
+
+@MODES
+def test_a_write_that_may_have_run_is_sent_once_and_says_so_not_retryable(
+    mode: str, server: LoopbackServer, app: Scripted
+) -> None:
+    """A POST answered 500, or one that timed out, was sent once (right) but its error
+    said only "HTTP 500" / "timed out after 1 s" and was marked ``retryable``: a caller's
+    retry loop (or an agent) sent the order again. It now says the write may have run and
+    is not retryable; a 422 (refused) and a 503 (not taken) are unchanged."""
+    app.script["/orders"] = [
+        lambda _: json_response({"error": "boom"}, 500),
+        lambda _: Response(201, b"{}", {"Content-Length": "2"}, delay=2.0),
+        lambda _: json_response({"title": "bad"}, 422),
+        lambda _: json_response({"error": "busy"}, 503),
+    ]
+    router = _router()
+    post = {"operationId": "create_order", "responses": OUT}
+    router.add_openapi(_document(server.base_url, {"/orders": {"post": post}}), provider="shop")
+    options: dict[str, Any] = {
+        "allow_effects": ["write"],
+        "approve": _yes,
+        "policy": ExecutionPolicy(timeout=0.5, failure_threshold=10),
+    }
+    for label in ("HTTP 500", "timed out after"):
+        with pytest.raises(InvocationError) as caught:
+            _call(mode, router, "shop/rest/create_order", {}, **options)
+        assert label in caught.value.what
+        assert "may have performed it" in str(caught.value)
+        assert getattr(caught.value, "retryable", None) is False
+    for status in (422, 503):
+        with pytest.raises(InvocationError) as caught:
+            _call(mode, router, "shop/rest/create_order", {}, **options)
+        assert caught.value.status_code == status  # type: ignore[attr-defined]
+        assert "may have performed it" not in str(caught.value)
+    assert [r.method for r in server.requests] == ["POST"] * 4  # none sent twice

@@ -427,9 +427,11 @@ def _failed(exc: Exception, op: HttpSend) -> Exception:
     if isinstance(exc, httpx.HTTPError):
         if time.monotonic() >= op.deadline:  # the socket was shut at the deadline
             return _timed_out(op)
-        return invocation_error(
+        error = invocation_error(
             f"transport error: {type(exc).__name__}: {exc}", where=op.where, retryable=True
         )
+        error.unsent = isinstance(exc, httpx.ConnectError)  # type: ignore[attr-defined]
+        return error
     return exc
 
 
