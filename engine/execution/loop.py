@@ -194,6 +194,7 @@ class Run:
         issues: tuple[Any, ...] = ()
         self.host.recheck(route, g.invoker, g.where)
         output: Any = None
+        location: str | None = None
         whole = g.step.whole_output
         if g.step.bindings:
             try:
@@ -216,6 +217,7 @@ class Run:
                 raise self.safe(exc) from None
             try:
                 payload = yield from self.call(route, g.invoker, g.arguments, attempts, g.where)
+                location = self.redactor(payload.location) if payload.location else None
                 values, issues = self.outputs(
                     route,
                     g.fields,
@@ -236,6 +238,8 @@ class Run:
                 error = self.spent = self.safe(exc)
             except (InvocationError, OutputValidationError) as exc:
                 error = self.safe(exc)
+                if location is not None:  # a 201 whose body breaks its schema still says where
+                    error = error.noting(f"the server gave Location: {location}")
         uses: list[FallbackUse] = []
         # a whole-output step types its fields without requiring them: one the output does
         # not carry leaves the step ok (the field says "missing")
@@ -264,6 +268,7 @@ class Run:
             status=status,
             fields=values,
             arguments=g.arguments,
+            location=location,
             server_projection=g.projection,
             attempts=tuple(attempts),
             fallbacks=tuple(uses),

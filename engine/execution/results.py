@@ -131,6 +131,9 @@ class _RouteRun(_Result):
     fields: dict[str, FieldValue]
     #: Arguments sent (the plan's, plus a filled server-side projection parameter).
     arguments: dict[str, Any]
+    #: Where the server says the created thing is: the ``Location`` header of a ``201
+    #: Created`` (or ``202 Accepted``) answer, absolute; ``None`` for any other answer.
+    location: str | None = None
 
 
 class StepResult(_RouteRun):

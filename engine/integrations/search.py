@@ -330,13 +330,16 @@ def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None
     whose status is not ``ok`` (``partial=True``) says why: a ``partial`` one carries its
     ``issues`` (path, kind and message of each value that is missing or breaks the route's
     schema), so a model does not read a schema-breaking value as data; a ``failed`` one its
-    ``error`` (code and message, worded for the model)."""
+    ``error`` (code and message, worded for the model). A ``201 Created`` answer's
+    ``Location`` comes as ``location``."""
     payload: dict[str, Any] = {
         "tool": tool_name(result.route_id, snapshot=snapshot),
         "route_id": result.route_id,
         "status": result.status,
         "output": result.output,
     }
+    if result.location is not None:  # a 201's Location: where the created thing is
+        payload["location"] = result.location
     typed = {
         name: {
             "value": value.value,

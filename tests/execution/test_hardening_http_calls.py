@@ -22,6 +22,7 @@ from schemarouter.execution.invokers import http
 from schemarouter.execution.invokers.http import RawResponse
 from schemarouter.execution.policy import Budget, ExecutionPolicy
 from schemarouter.index import HashingEncoder
+from schemarouter.integrations.search import call_payload
 
 from servers import catalogs
 from servers.loopback import LoopbackServer, Request, Response, json_response
@@ -526,3 +527,37 @@ def test_a_write_that_may_have_run_is_sent_once_and_says_so_not_retryable(
         assert caught.value.status_code == status  # type: ignore[attr-defined]
         assert "may have performed it" not in str(caught.value)
     assert [r.method for r in server.requests] == ["POST"] * 4  # none sent twice
+
+
+@MODES
+def test_a_201_says_where_the_created_thing_is(
+    mode: str, server: LoopbackServer, app: Scripted
+) -> None:
+    """A ``201 Created`` with a ``Location`` header: the header was dropped, so a caller
+    whose API answers the new id only there (or with an empty body) never learned where the
+    order is (user trial W). The result's ``location`` holds it, absolute; a 201 whose body
+    breaks its schema names it in the error; a 200's ``Location`` is no creation."""
+    app.script["/orders"] = [
+        lambda _: json_response({"id": "ORD-9"}, 201, Location="/orders/ORD-9"),
+        lambda _: Response(201, b"", {"Location": "/orders/ORD-10", "Content-Length": "0"}),
+        lambda _: json_response({"id": "ORD-11"}, 200, Location="/orders/ORD-11"),
+    ]
+    created = {
+        "201": {
+            "description": "created",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+        "200": OUT["200"],
+    }
+    router = _router()
+    post = {"operationId": "create_order", "responses": created}
+    router.add_openapi(_document(server.base_url, {"/orders": {"post": post}}), provider="shop")
+    options: dict[str, Any] = {"allow_effects": ["write"], "approve": _yes}
+    result = _call(mode, router, "shop/rest/create_order", {}, **options)
+    assert result.ok and result.output == {"id": "ORD-9"}
+    assert result.location == f"{server.base_url}/orders/ORD-9"
+    assert call_payload(result)["location"] == result.location  # what an agent reads back
+    with pytest.raises(OutputValidationError) as caught:
+        _call(mode, router, "shop/rest/create_order", {}, **options)
+    assert f"Location: {server.base_url}/orders/ORD-10" in str(caught.value)
+    assert _call(mode, router, "shop/rest/create_order", {}, **options).location is None

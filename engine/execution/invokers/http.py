@@ -311,6 +311,18 @@ def _status_error(raw: RawResponse, route: Route, redactor: Redactor, where: str
     )
 
 
+def _created_at(raw: RawResponse) -> str | None:
+    """The ``Location`` of a 201 or 202 answer, absolute (``None`` where there is none, or
+    it is no URL)."""
+    value = raw.headers.get("location") if raw.status_code in (201, 202) else None
+    if not value or not value.isascii() or not value.isprintable():
+        return None
+    try:
+        return str(raw.url.join(value.strip()))
+    except httpx.InvalidURL:
+        return None
+
+
 def _decode(raw: RawResponse, route: Route, where: str) -> Any:
     """The response's JSON; a body that is not JSON is an error whose hint, after a write,
     says that the write ran (see :func:`~schemarouter.execution.outputs.output_hint`)."""
@@ -374,7 +386,8 @@ def exchange(
             continue
         _status_error(raw, route, redactor, where)
         url = raw.url.copy_with(query=None, fragment=None)
-        return Payload(_decode(raw, route, where), nbytes, raw.status_code, str(url))
+        location = _created_at(raw)
+        return Payload(_decode(raw, route, where), nbytes, raw.status_code, str(url), location)
     raise invocation_error(f"more than {policy.max_redirects} redirects", where=where)
 
 

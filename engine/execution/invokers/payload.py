@@ -57,6 +57,9 @@ class Payload(NamedTuple):
     status_code: int | None = None
     #: Where it came from, without a query string (credentials may travel there).
     url: str | None = None
+    #: The ``Location`` of a ``201 Created`` or ``202 Accepted`` answer, made absolute
+    #: against the request's URL: where the new thing (or the job) is.
+    location: str | None = None
 
 
 @dataclass(frozen=True)
