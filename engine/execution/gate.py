@@ -310,6 +310,8 @@ def redacted(error: SchemaRouterError, redactor: Redactor) -> SchemaRouterError:
     path = getattr(error, "json_path", None)
     if isinstance(path, str):
         clone.json_path = redactor(path)  # type: ignore[attr-defined]
+    if getattr(error, "body", None) is not None:  # an HTTP error answer's JSON
+        clone.body = redactor.scrub(error.body)  # type: ignore[attr-defined]
     Exception.__init__(clone, clone._render())
     return clone
 

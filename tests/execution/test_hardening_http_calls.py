@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from schemarouter import SchemaRouter
+from schemarouter import MappingCredentials, SchemaRouter
 from schemarouter.contracts import Route
 from schemarouter.errors import InvocationError, OutputValidationError, PolicyError
 from schemarouter.execution.invokers import http
@@ -561,3 +561,46 @@ def test_a_201_says_where_the_created_thing_is(
         _call(mode, router, "shop/rest/create_order", {}, **options)
     assert f"Location: {server.base_url}/orders/ORD-10" in str(caught.value)
     assert _call(mode, router, "shop/rest/create_order", {}, **options).location is None
+
+
+@MODES
+def test_a_problem_json_answer_is_on_the_error_whole_and_redacted(
+    mode: str, server: LoopbackServer, app: Scripted
+) -> None:
+    """A 422 ``application/problem+json`` answer reached the caller as the first 200
+    characters of its text inside the message: its ``errors`` list cut off, nothing to read
+    as data (user trial W). The error's ``body`` holds the JSON whole, a credential value the
+    server echoed redacted; a body that is no JSON leaves it ``None``."""
+    problem = {
+        "type": "about:blank",
+        "title": "Unprocessable",
+        "status": 422,
+        "detail": "key SECRET-KEY-123 may not create orders",
+        "errors": [{"field": f"items[{i}].sku", "message": "unknown"} for i in range(20)],
+    }
+    body = json.dumps(problem).encode()
+    app.script["/orders"] = [
+        lambda _: Response(422, body, {"Content-Type": "application/problem+json"}),
+        lambda _: Response(409, b"conflict", {"Content-Type": "text/plain"}),
+    ]
+    document = _document(server.base_url, {"/orders": {"post": {"responses": OUT}}})
+    document["components"] = {
+        "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}}
+    }
+    document["security"] = [{"key": []}]
+    router = _router()
+    router.add_openapi(document, provider="shop")
+    (route_id,) = router.snapshot().routes
+    options: dict[str, Any] = {
+        "allow_effects": ["write"],
+        "approve": _yes,
+        "credentials": MappingCredentials({"SHOP_API_KEY": "SECRET-KEY-123"}),
+    }
+    with pytest.raises(InvocationError) as caught:
+        _call(mode, router, route_id, {}, **options)
+    got = caught.value.body  # type: ignore[attr-defined]
+    assert got["errors"] == problem["errors"] and got["status"] == 422
+    assert "SECRET-KEY-123" not in json.dumps(got)
+    with pytest.raises(InvocationError) as caught:
+        _call(mode, router, route_id, {}, **options)
+    assert caught.value.body is None  # type: ignore[attr-defined]

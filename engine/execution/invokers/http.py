@@ -295,7 +295,7 @@ def _status_error(raw: RawResponse, route: Route, redactor: Redactor, where: str
     wait = None
     if raw.status_code in _RETRY_AFTER:
         wait = retry_after_seconds(raw.headers.get("retry-after"))
-    raise invocation_error(
+    error = invocation_error(
         f"HTTP {raw.status_code}"
         + (f" (retry after {wait:g} s)" if wait is not None else "")
         + (f": {snippet}" if snippet else ""),
@@ -309,6 +309,20 @@ def _status_error(raw: RawResponse, route: Route, redactor: Redactor, where: str
         status_code=raw.status_code,
         retry_after=wait,
     )
+    error.body = _error_body(raw, redactor)  # type: ignore[attr-defined]
+    raise error
+
+
+def _error_body(raw: RawResponse, redactor: Redactor) -> Any:
+    """The JSON an error answer carried (a ``application/problem+json`` document with its
+    ``detail`` and ``errors``), whole where the message shows only its start; credential
+    values redacted; ``None`` where the body is empty or no JSON."""
+    if not raw.content.strip() or len(raw.content) > 65536:
+        return None
+    try:
+        return redactor.scrub(json.loads(raw.content))
+    except (ValueError, RecursionError):
+        return None
 
 
 def _created_at(raw: RawResponse) -> str | None:

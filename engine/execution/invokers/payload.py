@@ -85,6 +85,7 @@ def invocation_error(
     ``health``: the failure says something about the route's health (a 404 does not, nor
     a 429: the server limits us); ``retry_after``: the seconds the server asked to wait
     before another call (its ``Retry-After``), kept on the error for the caller.
+    An HTTP error answer's JSON (a problem+json document) is on the error as ``body``.
     """
     error = InvocationError(what, where=where, hint=hint)
     error.retryable = retryable  # type: ignore[attr-defined]
