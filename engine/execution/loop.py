@@ -42,6 +42,7 @@ from schemarouter.execution.invokers.payload import (
     clip,
     counts_for_health,
     is_retryable,
+    outcome_unknown,
     retry_after,
 )
 from schemarouter.execution.outputs import (
@@ -75,15 +76,6 @@ logger = logging.getLogger(__name__)
 #: What :class:`Run` yields: ``HttpSend | McpCall | PythonCall | Sleep``.
 Op = Any
 _Gen = Generator[Op, Any, Any]
-
-
-def _outcome_unknown(raw: InvocationError) -> bool:
-    """Whether a failed call may still have been performed by the server: it timed out or
-    the connection broke after the request went out, or the server answered 500, 502 or
-    504 (a 503 or 429 says it did not take the request; a refused connection sent nothing)."""
-    if not is_retryable(raw) or getattr(raw, "unsent", False):
-        return False
-    return getattr(raw, "status_code", None) in (None, 500, 502, 504)
 
 
 def _unknown_write(exc: SchemaRouterError, route: Route) -> SchemaRouterError:
@@ -388,7 +380,7 @@ class Run:
                         raise exc.noting(f"not retried: {why}") from None
                     delay = max(delay, wait)
                 if last or (left is not None and delay >= left):
-                    if route.endpoint.effect is not Effect.READ and _outcome_unknown(raw):
+                    if route.endpoint.effect is not Effect.READ and outcome_unknown(raw):
                         exc = _unknown_write(exc, route)
                     if number > 1:  # "timed out after 5 s" is one attempt's time, not the call's
                         spent = time.monotonic() - first

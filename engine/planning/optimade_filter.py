@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from schemarouter.contracts import Parameter
-from schemarouter.retrieval.analysis import BoundValue, is_element
+from schemarouter.retrieval.analysis import BoundValue
+from schemarouter.retrieval.formulas import is_element
 from schemarouter.safety.arguments import FILTER_PROPERTIES_KEY
 
 __all__ = ["FILTER_SEMANTIC_ID", "optimade_filter", "reduced_formula"]

@@ -17,6 +17,7 @@ __all__ = [
     "counts_for_health",
     "invocation_error",
     "is_retryable",
+    "outcome_unknown",
     "retry_after",
     "seconds_text",
 ]
@@ -101,6 +102,15 @@ def is_retryable(error: BaseException) -> bool:
 
 def counts_for_health(error: BaseException) -> bool:
     return bool(getattr(error, "counts_for_health", True))
+
+
+def outcome_unknown(raw: BaseException) -> bool:
+    """Whether a failed call may still have been performed by the server: it timed out or
+    the connection broke after the request went out, or the server answered 500, 502 or
+    504 (a 503 or 429 says it did not take the request; a refused connection sent nothing)."""
+    if not is_retryable(raw) or getattr(raw, "unsent", False):
+        return False
+    return getattr(raw, "status_code", None) in (None, 500, 502, 504)
 
 
 def retry_after(error: BaseException) -> float | None:
