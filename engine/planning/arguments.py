@@ -376,10 +376,14 @@ def first_fillable(routes: Sequence[Route], query: str, values: Sequence[BoundVa
     gap of GaN from PublicMat" planned ``get_structure``, whose ``entry_id`` nothing gives,
     over ``list_structures``, which covers the same fields and needs nothing, and the call
     failed. A setting left open (an ``email``, a ``dataset``) is the caller's to give
-    (``Plan.with_arguments``): it moves nothing."""
+    (``Plan.with_arguments``): it moves nothing. A route that does more to the world than
+    the first (a write for a read) is never taken in its place: the request asked for what
+    the first does."""
     if not routes or _lacks_nothing(routes[0], query, values):
         return 0
     for i, route in enumerate(routes[1:FILL_WINDOW], start=1):
+        if not _does_no_more(route, routes[0]):
+            continue
         if not missing_parameters(route, fill_arguments(route, query, values)):
             return i
     return 0
@@ -397,7 +401,10 @@ def fillable_sibling(
     ``later`` (the eligible routes ranked after it; the first :data:`FILL_WINDOW` read) of
     its provider whose output has every field ``top``'s has and that needs nothing open, said
     in ``warnings``: a list route in place of the lookup of one entry nothing names (trial O's
-    ``get_structure``, whose ``entry_id`` nothing gave, so the call failed)."""
+    ``get_structure``, whose ``entry_id`` nothing gave, so the call failed). A route that
+    does more to the world than ``top`` is never taken in its place: "status of my order",
+    with writes allowed, planned ``cancel_all_orders`` (a write with the lookup's fields and
+    no parameter) for ``get_order_status``."""
     route = snapshot.routes[top]
     if _lacks_nothing(route, query, values):
         return top
@@ -405,6 +412,7 @@ def fillable_sibling(
     for other in [snapshot.routes[r] for r in later[:FILL_WINDOW]]:
         fields = {field.name for field in other.endpoint.output_fields}
         same = other.provider.id == route.provider.id and names <= fields
+        same = same and _does_no_more(other, route)
         if same and not missing_parameters(other, fill_arguments(other, query, values)):
             missing = missing_parameters(route, fill_arguments(route, query, values))
             warnings.append(
@@ -414,6 +422,11 @@ def fillable_sibling(
             )
             return other.route_id
     return top
+
+
+def _does_no_more(route: Route, than: Route) -> bool:
+    """Whether calling ``route`` does no more to the world than calling ``than``."""
+    return route.endpoint.effect.rank <= than.endpoint.effect.rank
 
 
 def _lacks_nothing(route: Route, query: str, values: Sequence[BoundValue]) -> bool:
