@@ -312,6 +312,9 @@ def attach_mcp_server(
     # endpoint id -> tool name, of every listing of this server: an id stays with its tool
     # when the server is listed again (a tool removed included: its id is never another's)
     held: dict[str, str] = {}
+    # (provider id, access id) of every route this server registered: a listing whose
+    # every tool is left out registers no route that would say where to prune
+    scopes: set[tuple[str, str]] = set()
 
     def compiled(tools: list[Any], overrides: Mapping[str, Effect | str] | None) -> Registration:
         return _registration(
@@ -336,6 +339,7 @@ def attach_mcp_server(
             registration = _without_invalid_tools(tools, overrides, compiled, label)
         for route in registration.routes:
             held.setdefault(route.endpoint.id, route.endpoint.operation.tool or "")
+            scopes.add((route.provider.id, route.access.id))
         return registration
 
     def reregister(tools: list[Any]) -> None:
@@ -355,7 +359,20 @@ def attach_mcp_server(
             )
         kept = {name: effect for name, effect in overrides.items() if name in listed}
         fresh = registration_of(tools, kept or None)
-        router.register(fresh, replace=True)
+        with router.registry.batch():
+            router.register(fresh, replace=True)
+            # replace prunes only the scopes of the routes it registers: where none is left
+            # (skip_invalid_tools left out every tool), the old ones would stay and run under
+            # definitions the server no longer lists
+            stale = [
+                route.route_id
+                for provider_id in sorted({p for p, _ in scopes})
+                for route in router.snapshot().routes_of(provider_id)
+                if (provider_id, route.access.id) in scopes
+                and route.route_id not in {r.route_id for r in fresh.routes}
+            ]
+            if stale:
+                router._settle(router.registry.remove(route_ids=stale))
         bind_if_current(router, fresh.routes, lambda _: session)
 
     cap = max_response_bytes or DEFAULT_MAX_RESPONSE_BYTES

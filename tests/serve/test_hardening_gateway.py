@@ -447,3 +447,51 @@ def test_a_server_s_max_response_bytes_caps_a_tool_s_output(upstream: str | list
         assert router.is_healthy("h/mcp/echo")  # the request's size, not the server's health
     finally:
         router.close()
+
+
+def test_a_tool_left_out_on_relisting_does_not_run_under_its_old_definition(
+    tmp_path: Path,
+) -> None:
+    """Trial X2: with ``skip_invalid_tools``, a server whose one tool changed to a definition
+    that cannot be registered got the tool left out of the new registration, which then held
+    no route, so ``replace`` pruned nothing: the old route stayed registered and, after one
+    refusal, the calls ran under the definition the server no longer lists."""
+    listing = tmp_path / "tools.json"
+    note = {
+        "name": "get_note",
+        "description": "Get a note by id",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"note_id": {"type": "string"}},
+            "required": ["note_id"],
+        },
+        "annotations": {"readOnlyHint": True},
+    }
+    listing.write_text(json.dumps([note]))
+    server = Path(__file__).parents[1] / "mcp_servers" / "listing_file_server.py"
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(server), str(listing)],
+            provider="s",
+            trusted=True,
+            skip_invalid_tools=True,
+            relist_s=0,
+        )
+        assert router.call("s/mcp/get_note", {"note_id": "n1"}, policy=ONCE).ok
+        broken = {
+            **note,
+            "inputSchema": {"type": "object", "properties": {"x": {"type": "strong"}}},
+        }
+        listing.write_text(json.dumps([broken]))
+        refusals = []
+        for _ in range(3):
+            with pytest.raises((InvocationError, GateError)) as refused:
+                router.call("s/mcp/get_note", {"note_id": "n1"}, policy=ONCE)
+            refusals.append(str(refused.value))
+        assert "s/mcp/get_note" not in router.snapshot().routes
+        assert "is not registered" in refusals[-1]
+    finally:
+        router.close()
+    calls = (tmp_path / "tools.json.calls").read_text().splitlines()
+    assert len(calls) == 1  # the first call only, under the definition it was listed with
