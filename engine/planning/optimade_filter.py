@@ -65,15 +65,23 @@ _COUNT_WORD = re.compile(rf"\b({'|'.join(_COUNT_WORDS)})\b", re.I)
 _PART = re.compile(rf"\(((?:{_SYMBOL}\d*)+)\)(\d*)|({_SYMBOL})(\d*)")
 
 
+#: The most digits a count of a formula has (a request's "Fe99999...O" is no formula, and
+#: Python refuses to read a number of more than 4,300 digits).
+_COUNT_DIGITS = 9
+
+
 def _counts(formula: str) -> dict[str, int] | None:
     """Element -> count of ``formula`` (one level of brackets: ``Ca3(PO4)2``); ``None`` for
-    a fractional count (``Fe0.5Ni0.5``, no reduced form) or a symbol that is no element."""
+    a fractional count (``Fe0.5Ni0.5``, no reduced form), a count of more than
+    :data:`_COUNT_DIGITS` digits or a symbol that is no element."""
     if "." in formula:
         return None
     counts: dict[str, int] = {}
     for group, times, symbol, count in _PART.findall(formula):
         inner = [(s, c) for s, c in re.findall(rf"({_SYMBOL})(\d*)", group)] if group else []
         items = inner if group else [(symbol, count)]
+        if len(times) > _COUNT_DIGITS or any(len(n) > _COUNT_DIGITS for _, n in items):
+            return None
         factor = int(times or 1) if group else 1
         for element, n in items:
             if not is_element(element):
@@ -121,7 +129,7 @@ def _contained(query: str) -> tuple[list[str], list[tuple[int, int]]]:
             continue
         if len(symbols) == 1 and not is_element(symbols[0], alone=True):
             continue  # "with No ...", "with I": a word, not an element
-        elements += [s for s in symbols if s not in elements]
+        elements += [s for s in dict.fromkeys(symbols) if s not in elements]
         spans.append(match.span(1))
     return elements, spans
 

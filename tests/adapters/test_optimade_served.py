@@ -325,3 +325,18 @@ def test_the_command_line_and_a_gateway_config_take_an_optimade_service(
         assert router.call("grp/optimade/list_structures", {"page_limit": 1}).ok
     finally:
         router.close()
+
+
+def test_a_formula_with_a_count_past_reason_plans_without_a_crash(
+    router: SchemaRouter, server: LoopbackServer
+) -> None:
+    """Trial X2: "band gap of Fe999...9O" (a count of 5,000 digits) crashed ``plan`` with
+    Python's ValueError (no number of more than 4,300 digits is read), in every router
+    (the plan's unused-formula warning reads the reduced form too). Such a count makes no
+    formula: no filter holds it. An element asked for twice is named once."""
+    plan = router.plan("band gap of Fe" + "9" * 5000 + "O")
+    assert "filter" not in plan.steps[0].arguments
+    plan = router.plan("structures containing Si, O, Si and O")
+    assert plan.steps[0].arguments["filter"] == 'elements HAS ALL "Si","O"'
+    router.execute(plan)
+    assert server.requests[-1].query["filter"] == ['elements HAS ALL "Si","O"']
