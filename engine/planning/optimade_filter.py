@@ -14,6 +14,9 @@ O") and its bound on their number ("at most 3 elements", "ternary") become one f
   ``at least``, ``more than``, ``fewer than``, ``exactly``; ``binary`` / ``ternary`` /
   ``quaternary``).
 
+A formula found as a piece of one the request writes (a hydrate, "CuSO4·5H2O"; nested
+brackets, "Ca3((PO4)2)3") filters for nothing: the piece is another material.
+
 Only what the route lets a filter name is used (the parameter's
 :data:`~schemarouter.safety.arguments.FILTER_PROPERTIES_KEY`; a catalog route without it:
 the three properties every OPTIMADE service must make queryable), and every value in it is an
@@ -61,6 +64,9 @@ _NUMBER_OF_ELEMENTS = [
     (re.compile(rf"\b(?:{words})\s+(\d{{1,3}})\s+(?:different\s+)?elements?\b", re.I), op)
     for words, op in _BOUNDS
 ]
+#: A hydrate's dot: "CuSO4·5H2O" is found as "CuSO4" alone.
+_DOTS = frozenset("·•∙⋅*")
+_OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
 _COUNT_WORD = re.compile(rf"\b({'|'.join(_COUNT_WORDS)})\b", re.I)
 _PART = re.compile(rf"\(((?:{_SYMBOL}\d*)+)\)(\d*)|({_SYMBOL})(\d*)")
 
@@ -134,6 +140,21 @@ def _contained(query: str) -> tuple[list[str], list[tuple[int, int]]]:
     return elements, spans
 
 
+def _whole(query: str, value: BoundValue) -> bool:
+    """Whether the formula ``value`` is all the request writes there, not a piece of a
+    longer one the formulas found do not read: a hydrate ("CuSO4·5H2O" gives "CuSO4") or
+    a nesting ("Ca3((PO4)2)3" gives "Ca3" and "(PO4)2"), whose piece filtered for is another
+    material. A formula in brackets of its own ("gallium nitride (GaN)") is whole."""
+    before = query[max(value.start - 2, 0) : value.start].rjust(2)
+    after = query[value.end : value.end + 2].ljust(2)
+    if _DOTS & {before[1], after[0]} or after[0] in _OPEN or before[1] in _CLOSE:
+        return False
+    # "...)3": a bracket that closes more, multiplied; "3((": one that opens inside more
+    multiplied = after[0] in _CLOSE and after[1].isdigit()
+    inside = before[1] in _OPEN and (before[0].isalnum() or before[0] in _OPEN)
+    return not (multiplied or inside)
+
+
 def _element_count(query: str) -> tuple[str, int] | None:
     for pattern, op in _NUMBER_OF_ELEMENTS:
         match = pattern.search(query)
@@ -158,7 +179,9 @@ def optimade_filter(
     formulas = [
         v.value
         for v in values
-        if v.kind == "chemical.formula" and not any(a <= v.start < b for a, b in spans)
+        if v.kind == "chemical.formula"
+        and not any(a <= v.start < b for a, b in spans)
+        and _whole(query, v)
     ]
     said = [c for c in (_formula_clause(f, allowed) for f in dict.fromkeys(formulas)) if c]
     if len(said) == 1:

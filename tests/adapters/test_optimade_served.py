@@ -340,3 +340,26 @@ def test_a_formula_with_a_count_past_reason_plans_without_a_crash(
     assert plan.steps[0].arguments["filter"] == 'elements HAS ALL "Si","O"'
     router.execute(plan)
     assert server.requests[-1].query["filter"] == ['elements HAS ALL "Si","O"']
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        # pieces of a formula the reader does not follow: another material each
+        ("band gap of Ca3((PO4)2)3", None),
+        ("band gap of CuSO4·5H2O", None),
+        # a formula in brackets of its own is whole
+        ("band gap of gallium nitride (GaN)", 'chemical_formula_reduced="GaN"'),
+        ("band gap of Ca3(PO4)2", 'chemical_formula_reduced="Ca3O8P2"'),
+    ],
+)
+def test_a_piece_of_a_formula_filters_for_nothing(
+    router: SchemaRouter, server: LoopbackServer, request_text: str, expected: str | None
+) -> None:
+    """Trial X2: "Ca3((PO4)2)3" (nested brackets) filtered for chemical_formula_reduced "Ca"
+    OR "O4P", and the hydrate "CuSO4·5H2O" for the anhydrous "CuO4S": other materials, and
+    no warning said the formula asked for was not the one filtered for."""
+    plan = router.plan(request_text)
+    assert plan.steps[0].arguments.get("filter") == expected
+    router.execute(plan)
+    assert server.requests[-1].query.get("filter") == ([expected] if expected else None)
