@@ -223,6 +223,17 @@ class ModelsSpec(_Spec):
     ranking: str | None = Field(default=None, min_length=1)
     reranker: str | None = Field(default=None, min_length=1)
 
+    @model_validator(mode="after")
+    def _encoder_is_a_folder(self) -> ModelsSpec:
+        encoder = self.encoder
+        if encoder is not None and encoder.lower() in ("shipped", "none"):
+            raise ValueError(  # read as a folder of that name in the working directory
+                f"models.encoder is {encoder!r}, but it takes only a folder of "
+                "`schemarouter train-encoder`: leave it out for the shipped encoder (a folder "
+                f"of that name: ./{encoder})"
+            )
+        return self
+
     def options(self) -> dict[str, str]:
         """The ``SchemaRouter`` keywords set here (it reads ``shipped`` and ``none``)."""
         return self.model_dump(exclude_none=True)

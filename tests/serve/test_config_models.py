@@ -77,3 +77,16 @@ def test_a_reranker_that_would_never_run_is_refused(
     argv = ["serve", "--catalog", str(tiny_catalog), "--no-rerank", "--reranker", "shipped"]
     assert main(argv) != 0
     assert "a reranker (shipped) is given but searches do not rerank" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("encoder", ["shipped", "none"])
+def test_a_config_s_encoder_is_a_folder_only(
+    tiny_catalog: Path, tmp_path: Path, encoder: str
+) -> None:
+    """Trial X2: ``models: {encoder: shipped}`` (as ranking and reranker take it) was kept
+    as written and read as a folder ``shipped`` in the working directory, not the config's:
+    'the encoder folder lacks model.onnx ... (at shipped)'. It is refused when the config
+    is read, saying what to write."""
+    config = _config(tmp_path, tiny_catalog, models={"encoder": encoder})
+    with pytest.raises(DocumentError, match="leave it out for the shipped encoder"):
+        load_config(config)
