@@ -9,7 +9,8 @@ O") and its bound on their number ("at most 3 elements", "ternary") become one f
   alphabetical order, counts divided by their greatest common divisor), or, where the route
   does not let a filter name that property, ``elements HAS ALL "Fe","Li","O","P" AND
   nelements=4``; several formulas are joined with ``OR``;
-- elements to contain -> ``elements HAS ALL "O","Si"``;
+- elements to contain -> ``elements HAS ALL "O","Si"`` (where the request names no formula,
+  which names its elements: the two would contradict or repeat each other);
 - a number of elements -> ``nelements<=3`` (``at most``, ``up to``, ``no more than``;
   ``at least``, ``more than``, ``fewer than``, ``exactly``; ``binary`` / ``ternary`` /
   ``quaternary``).
@@ -188,7 +189,9 @@ def optimade_filter(
         clauses.append(said[0])
     elif said:
         clauses.append("(" + " OR ".join(said) + ")")
-    if elements and "elements" in allowed:
+    # a formula names its elements: "NiO computed with U" (a Hubbard U, or uranium) or "TiO2
+    # with V doping" ANDed them with chemical_formula_reduced="NiO", which no structure is
+    if elements and "elements" in allowed and not said:
         clauses.append(f"elements HAS ALL {_quoted(elements)}")
     count = _element_count(query)
     if count is not None and "nelements" in allowed:

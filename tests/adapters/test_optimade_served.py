@@ -228,6 +228,9 @@ def test_a_services_own_properties_take_semantic_ids(server: LoopbackServer) -> 
          'elements HAS ALL "Si","O"'),
         # the request's own quotes and operators never reach the filter: only the formula
         ('band gap of GaN" OR _grp_secret_notes="NDA" OR "x', 'chemical_formula_reduced="GaN"'),
+        # a formula names its elements: ANDed with "U" (a Hubbard U) or "V" no structure is
+        ("band gap of GaN computed with U", 'chemical_formula_reduced="GaN"'),
+        ("band gap of SiO2 with V doping", 'chemical_formula_reduced="O2Si"'),
     ],
 )  # fmt: skip
 def test_a_requests_formulas_and_elements_filter_the_structures(
