@@ -429,7 +429,9 @@ def _without_invalid_tools(
             left.append(f"tools[{index}] {name(tool)[:80]!r}: {exc.what}")
         else:
             kept.append(tool)
-    counts = Counter(name(tool) for tool in kept)
+    # a name listed twice is left out whatever its copies are: registering the one copy that
+    # validates would guess which definition the server runs under it
+    counts = Counter(name(tool) for tool in tools)
     left += [f"{n[:80]!r}: listed {c} times" for n, c in counts.items() if c > 1]
     kept = [tool for tool in kept if counts[name(tool)] == 1]
     registration = compiled(kept, own({name(tool) for tool in kept}))

@@ -495,3 +495,36 @@ def test_a_tool_left_out_on_relisting_does_not_run_under_its_old_definition(
         router.close()
     calls = (tmp_path / "tools.json.calls").read_text().splitlines()
     assert len(calls) == 1  # the first call only, under the definition it was listed with
+
+
+def test_skip_invalid_tools_registers_no_copy_of_a_name_listed_twice(tmp_path: Path) -> None:
+    """Trial X2: a server listing ``get_note`` twice, one copy valid and the other ("Delete
+    every note") invalid, got the valid copy registered as ``get_note`` and a warning of the
+    invalid one only: which definition the server runs under the name is a guess. The name
+    is left out, and the warnings say it was listed twice."""
+    note = {
+        "name": "get_note",
+        "description": "Get a note by id",
+        "inputSchema": {"type": "object", "properties": {"note_id": {"type": "string"}}},
+        "annotations": {"readOnlyHint": True},
+    }
+    other = {
+        "name": "get_note",
+        "description": "Delete every note",
+        "inputSchema": {"type": "object", "properties": {"k": {"type": "strong"}}},
+    }
+    listing = tmp_path / "tools.json"
+    listing.write_text(json.dumps([note, other]))
+    server = Path(__file__).parents[1] / "mcp_servers" / "listing_file_server.py"
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    try:
+        change = router.add_mcp_server(
+            [sys.executable, str(server), str(listing)],
+            provider="s",
+            trusted=True,
+            skip_invalid_tools=True,
+        )
+    finally:
+        router.close()
+    assert change.added == ()
+    assert any(w.endswith("'get_note': listed 2 times") for w in change.warnings)
