@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from schemarouter.contracts import Parameter, Route, SourceType, schema_validator
+from schemarouter.contracts import (
+    Parameter,
+    ParameterLocation,
+    Route,
+    SourceType,
+    schema_validator,
+)
 from schemarouter.index.gloss import gloss_tokens
 from schemarouter.retrieval.formulas import formulas as _formulas
 from schemarouter.retrieval.identifiers import needed_parameters, stem, things_of
@@ -523,6 +529,8 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
             if parameter.name in bound:
                 continue
             found = next((named[a] for a in map(stem, parameter.aliases) if a in named), None)
+            if found is None and parameter.location is ParameterLocation.PATH:
+                found = named.get(stem(parameter.name))  # "SKU ABC-1" -> /inventory/{sku}
             if found is not None:
                 bind(parameter, found)
     return bound

@@ -97,3 +97,33 @@ def test_a_pattern_that_backtracks_costs_no_time() -> None:
     started = time.monotonic()
     assert fill_arguments(route, text, find_values(text)) == {}
     assert time.monotonic() - started < 5.0
+
+
+def test_an_id_after_a_path_parameter_named_after_its_thing_binds() -> None:
+    """Trial W: "Adjust inventory of SKU ABC-1" on ``PATCH /inventory/{sku}/adjust`` left
+    ``sku`` open and warned that no step takes "sku id 'ABC-1'": only ``<thing>_id`` names
+    (and aliases) were read as the thing's id. A path parameter named the thing takes it."""
+    from schemarouter import PlanRequest, SchemaRouter
+    from schemarouter.contracts import Effect
+    from schemarouter.index import HashingEncoder
+
+    operation = {
+        "operationId": "adjustInventory",
+        "parameters": [
+            {"name": "sku", "in": "path", "required": True, "schema": {"type": "string"}}
+        ],
+        "responses": {"200": {"description": "ok"}},
+    }
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "shop", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9/v1"}],
+        "paths": {"/inventory/{sku}/adjust": {"patch": operation}},
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="shop")
+    writes = frozenset({Effect.READ, Effect.WRITE})
+    plan = router.plan(PlanRequest(query="Adjust inventory of SKU ABC-1", allowed_effects=writes))
+    assert plan.steps[0].arguments == {"sku": "ABC-1"}
+    assert not plan.missing_arguments
+    assert not any("sku id" in w for w in plan.warnings)
