@@ -70,17 +70,18 @@ def _words(text: str) -> list[str]:
 _WRITE = frozenset(
     _words(
         """
-    abort accept activate add append apply approve archive assign associate attach ban block
-    book cancel change charge clear click clone close comment commit copy create deactivate
-    decline delete deny deploy deprecate deregister destroy detach disable disassociate dismiss
-    drop duplicate edit empty enable erase extend fill flush forget fork grant halt import insert
-    install invite join kick kill launch leave like lock make mark merge modify
-    move mute notify open order pause pay pin post provision publish purchase purge push put
-    quit rate reassign reboot rebuild refresh register reject reload remove rename renew reopen
-    replace reply reschedule reserve reset resolve restart restore resume revoke save schedule
-    send set share star start stop store submit stage subscribe suspend switch tag terminate
-    toggle transfer trigger turn type unarchive unblock uninstall unlike unlock unmute unpin
-    unregister unshare unstar unsubscribe unwatch update upload upsert vote watch write
+    abort accept activate add adjust append apply approve archive assign associate attach ban
+    block book cancel change charge clear click clone close comment commit copy create
+    deactivate decline decrease delete deny deploy deprecate deregister destroy detach disable
+    disassociate dismiss drop duplicate edit empty enable erase extend fill flush forget fork
+    grant halt import increase insert install invite join kick kill launch leave like lock make
+    mark merge modify move mute notify open order pause pay pin post provision publish purchase
+    purge push put quit raise rate reassign reboot rebuild reduce refresh register reject
+    reload remove rename renew reopen replace reply reschedule reserve reset resolve restart
+    restore resume revoke save schedule send set share stage star start stop store submit
+    subscribe suspend switch tag terminate toggle transfer trigger turn type unarchive unblock
+    uninstall unlike unlock unmute unpin unregister unshare unstar unsubscribe unwatch update
+    upload upsert vote watch write
     """
     )
 )
@@ -358,7 +359,8 @@ def _clauses(text: str) -> list[str]:
 _SYNONYMS = {
     "create": "add build generate insert make new put register",
     "delete": "deregister destroy drop erase purge remove trash unregister",
-    "update": "change edit extend modify patch refresh rename renew set switch",
+    "update": "adjust change decrease edit extend increase modify patch raise reduce refresh "
+    "rename renew set switch",
     "send": "email message notify text",
     "copy": "clone duplicate",
     "move": "relocate transfer",

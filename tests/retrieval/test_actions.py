@@ -112,6 +112,11 @@ ISSUES = openapi_document(
         ("상담원 연결해줘", "write"),
         ("3만원 환불해 주세요", "write"),
         ("배송이 너무 늦어서 문의 티켓 남기고 싶어요", "write"),
+        # trial W: a change of a quantity asks to write ("increase the stock ...")
+        ("Increase the stock of SKU Q-1 by 10 units", "write"),
+        ("adjust inventory of SKU ABC-1", "write"),
+        ("reduce the price of item 4 by 10%", "write"),
+        ("how can I increase my savings?", "read"),  # a question of how
     ],
 )
 def test_a_requests_action_is_its_clauses_leading_verb(text: str, action: str | None) -> None:
