@@ -14,7 +14,8 @@ body slots their parameters declare:
   delimited, ``filter[status]=open`` (``deepObject``), an object ``x=1&y=2``; in a path or
   header ``1,2`` (``label`` and ``matrix`` prefix ``.`` and ``;ids=``); a parameter declared
   with ``content`` as JSON text; query values are then form-encoded (the commas of a joined
-  list stay literal between its encoded items, ``ids=a%2Cb,c``);
+  list stay literal between its encoded items, ``ids=a%2Cb,c``, here and in a urlencoded
+  form body);
 - header and cookie values must be printable ASCII (no CR, LF or NUL, a trailing newline
   neither); ``;`` in a cookie value is sent as ``%3B``; parameters cannot set ``Host``,
   ``Content-Length``, ``Transfer-Encoding`` or ``Connection``;
@@ -39,7 +40,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, quote_plus, urlencode
+from urllib.parse import quote, quote_plus
 
 import httpx
 
@@ -173,8 +174,14 @@ def _body(route: Route, values: Mapping[str, Any]) -> dict[str, Any]:
                 pairs.extend(query_pairs(fields[k], v, place))
             else:  # repeated, as a form list goes by default
                 pairs.extend((k, _text(x)) for x in (v if isinstance(v, list) else [v]))
+        # a joined list keeps its commas literal between its encoded items, as in a query
+        content = "&".join(
+            f"{quote_plus(k, safe='')}="
+            + (v.encoded() if isinstance(v, Joined) else quote_plus(v, safe=""))
+            for k, v in pairs
+        )
         return {
-            "content": urlencode(pairs).encode(),
+            "content": content.encode(),
             "headers": {"Content-Type": "application/x-www-form-urlencoded"},
         }
     return _json_body(dict(values), "application/json")
