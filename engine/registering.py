@@ -376,7 +376,7 @@ class RegistrationMixin:
         semantics: Mapping[str, str] | None = None,
         replace: bool = False,
     ) -> RegistryChange:
-        """Register an OPTIMADE service from its base URL or recorded ``/info`` payloads,
+        """Register an OPTIMADE service from its base URL or recorded ``/info`` payloads (a file),
         bound to ``base_url``, else their URL, else ``/info``'s versioned URL (none: unbound,
         said in the warnings); ``source_type``: its values' provenance; ``semantics``: semantic
         ids for its own properties (``{"_grp_band_gap": "electronic.band_gap"}``)."""

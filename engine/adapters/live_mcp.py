@@ -364,12 +364,12 @@ def attach_mcp_server(
             # replace prunes only the scopes of the routes it registers: where none is left
             # (skip_invalid_tools left out every tool), the old ones would stay and run under
             # definitions the server no longer lists
+            listed = {route.route_id for route in fresh.routes}
             stale = [
                 route.route_id
                 for provider_id in sorted({p for p, _ in scopes})
                 for route in router.snapshot().routes_of(provider_id)
-                if (provider_id, route.access.id) in scopes
-                and route.route_id not in {r.route_id for r in fresh.routes}
+                if (provider_id, route.access.id) in scopes and route.route_id not in listed
             ]
             if stale:
                 router._settle(router.registry.remove(route_ids=stale))

@@ -45,7 +45,11 @@ from schemarouter.registry.compile import (
     parameters_schema,
 )
 from schemarouter.registry.parsing import load_document
-from schemarouter.safety.arguments import FIELD_LIST_KEY, FILTER_PROPERTIES_KEY
+from schemarouter.safety.arguments import (
+    FIELD_LIST_KEY,
+    FILTER_PROPERTIES_KEY,
+    FILTER_SEMANTIC_ID,
+)
 from schemarouter.units import DIMENSIONS, check_field_units, parse_unit
 
 __all__ = [
@@ -363,14 +367,18 @@ def _parameters(
                 location=contracts.ParameterLocation.QUERY,
                 json_schema=schema,
                 description=description,
-                semantic_id="query.optimade_filter" if name == "filter" else None,
+                semantic_id=FILTER_SEMANTIC_ID if name == "filter" else None,
             )
         )
     return tuple(params)
 
 
 def _payloads(source: Any, client: httpx.Client | None) -> tuple[Any, Any, str, str | None]:
-    if isinstance(source, str) and re.match(r"^https?://", source, re.IGNORECASE):
+    if isinstance(source, str | Path) and not re.match(r"^https?://", str(source), re.I):
+        from schemarouter.registry.catalog import read_structured_file
+
+        source = read_structured_file(Path(source))  # recorded payloads in a JSON/YAML file
+    if isinstance(source, str):
         base = source.rstrip("/")
         info = load_document(f"{base}/info", client=client).data
         structures = load_document(f"{base}/info/structures", client=client).data
@@ -394,7 +402,7 @@ def _payloads(source: Any, client: httpx.Client | None) -> tuple[Any, Any, str, 
     raise DocumentError(
         f"cannot read an OPTIMADE service from a {type(source).__name__}",
         where="<optimade>",
-        hint="Pass a base URL or {'info': ..., 'info/structures': ...}",
+        hint="Pass a base URL, {'info': ..., 'info/structures': ...} or a file of it",
     )
 
 

@@ -24,7 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Parameter, Route, schema_validator
 from schemarouter.planning.body import body_fields, body_key
-from schemarouter.planning.optimade_filter import optimade_filter, reduced_formula
+from schemarouter.planning.optimade_filter import (
+    FILTER_SEMANTIC_ID,
+    optimade_filter,
+    reduced_formula,
+)
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
@@ -52,10 +56,9 @@ _URL = re.compile(r"https?://[^\s\"'<>]+[^\s\"'<>.,;)]")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 _NUMBER = r"-?\d+(?:\.\d+)?"
-#: Parameters whose value is an expression of a query language (an OPTIMADE filter): its
-#: spaces, operators and quotes are the value's own, so a bare value runs to the end of its
-#: line (or a ``;``) and a double-quoted one keeps its ``\"`` escapes.
-_EXPRESSIONS = frozenset({"query.optimade_filter"})
+#: A parameter whose value is an expression of a query language (an OPTIMADE filter,
+#: :data:`FILTER_SEMANTIC_ID`) has spaces, operators and quotes of its own: a bare value
+#: runs to the end of its line (or a ``;``) and a double-quoted one keeps its ``\"`` escapes.
 _QUOTED_EXPRESSION = re.compile(
     r"\"((?:[^\"\\]|\\.){1,500})\"|“([^”]{1,500})”|'([^']{1,500})'(?!\w)"
 )
@@ -105,7 +108,7 @@ def _named_value(parameter: Parameter, query: str) -> Any:
     numeric = kinds in ("integer", "number") or (
         isinstance(kinds, list) and {"integer", "number"} & set(kinds)
     )
-    expression = parameter.semantic_id in _EXPRESSIONS
+    expression = parameter.semantic_id == FILTER_SEMANTIC_ID
     for spelling in _spellings(parameter):
         name = re.escape(spelling).replace(r"\ ", r"[\s_-]")
         pattern = rf"(?<![\w-]){name}\s*(?:[=:]\s*|\s+(?=[\"“'])|\s+(?={_NUMBER}\b))"
@@ -379,12 +382,10 @@ def first_fillable(routes: Sequence[Route], query: str, values: Sequence[BoundVa
     (``Plan.with_arguments``): it moves nothing. A route that does more to the world than
     the first (a write for a read) is never taken in its place: the request asked for what
     the first does."""
-    if not routes or _lacks_nothing(routes[0], query, values):
+    if not routes or not _needs_an_id(_missing(routes[0], query, values)):
         return 0
     for i, route in enumerate(routes[1:FILL_WINDOW], start=1):
-        if not _does_no_more(route, routes[0]):
-            continue
-        if not missing_parameters(route, fill_arguments(route, query, values)):
+        if _does_no_more(route, routes[0]) and not _missing(route, query, values):
             return i
     return 0
 
@@ -406,15 +407,14 @@ def fillable_sibling(
     with writes allowed, planned ``cancel_all_orders`` (a write with the lookup's fields and
     no parameter) for ``get_order_status``."""
     route = snapshot.routes[top]
-    if _lacks_nothing(route, query, values):
+    missing = _missing(route, query, values)
+    if not _needs_an_id(missing):
         return top
     names = {field.name for field in route.endpoint.output_fields}
     for other in [snapshot.routes[r] for r in later[:FILL_WINDOW]]:
         fields = {field.name for field in other.endpoint.output_fields}
         same = other.provider.id == route.provider.id and names <= fields
-        same = same and _does_no_more(other, route)
-        if same and not missing_parameters(other, fill_arguments(other, query, values)):
-            missing = missing_parameters(route, fill_arguments(route, query, values))
+        if same and _does_no_more(other, route) and not _missing(other, query, values):
             warnings.append(
                 f"planned {other.route_id} in place of the better-ranked {top}, which needs "
                 f"{', '.join(missing)} the request does not give (it has the same fields); "
@@ -429,9 +429,14 @@ def _does_no_more(route: Route, than: Route) -> bool:
     return route.endpoint.effect.rank <= than.endpoint.effect.rank
 
 
-def _lacks_nothing(route: Route, query: str, values: Sequence[BoundValue]) -> bool:
-    missing = missing_parameters(route, fill_arguments(route, query, values))
-    return not any(names_identifier(name.removeprefix("body.")) for name in missing)
+def _missing(route: Route, query: str, values: Sequence[BoundValue]) -> tuple[str, ...]:
+    """The required parameters of ``route`` the request leaves open."""
+    return missing_parameters(route, fill_arguments(route, query, values))
+
+
+def _needs_an_id(missing: Sequence[str]) -> bool:
+    """Whether ``missing`` holds an identifier (a setting left open is the caller's)."""
+    return any(names_identifier(name.removeprefix("body.")) for name in missing)
 
 
 #: A token of a request that may be an identifier: letters, digits and ``_-.:/``, with a digit.

@@ -36,12 +36,10 @@ from typing import Any
 from schemarouter.contracts import Parameter
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.formulas import is_element
-from schemarouter.safety.arguments import FILTER_PROPERTIES_KEY
+from schemarouter.safety.arguments import FILTER_PROPERTIES_KEY, FILTER_SEMANTIC_ID
 
 __all__ = ["FILTER_SEMANTIC_ID", "optimade_filter", "reduced_formula"]
 
-#: The semantic id of an OPTIMADE filter parameter (the adapter's and the catalogs').
-FILTER_SEMANTIC_ID = "query.optimade_filter"
 #: The properties an OPTIMADE structures endpoint must let a filter query (specification
 #: v1, "MUST be queryable"): what a route that does not list its own is taken to allow.
 _STANDARD = ("chemical_formula_reduced", "elements", "nelements")
@@ -85,8 +83,7 @@ def _counts(formula: str) -> dict[str, int] | None:
         return None
     counts: dict[str, int] = {}
     for group, times, symbol, count in _PART.findall(formula):
-        inner = [(s, c) for s, c in re.findall(rf"({_SYMBOL})(\d*)", group)] if group else []
-        items = inner if group else [(symbol, count)]
+        items = re.findall(rf"({_SYMBOL})(\d*)", group) if group else [(symbol, count)]
         if len(times) > _COUNT_DIGITS or any(len(n) > _COUNT_DIGITS for _, n in items):
             return None
         factor = int(times or 1) if group else 1
@@ -100,7 +97,10 @@ def _counts(formula: str) -> dict[str, int] | None:
 def reduced_formula(formula: str) -> str | None:
     """``formula`` as OPTIMADE's ``chemical_formula_reduced`` writes it (``LiFePO4`` ->
     ``FeLiO4P``, ``Fe4O6`` -> ``Fe2O3``); ``None`` where it has no such form."""
-    counts = _counts(formula)
+    return _reduced(_counts(formula))
+
+
+def _reduced(counts: dict[str, int] | None) -> str | None:
     if counts is None:
         return None
     divisor = math.gcd(*counts.values())
@@ -115,7 +115,7 @@ def _quoted(elements: Sequence[str]) -> str:
 
 def _formula_clause(formula: str, allowed: set[str]) -> str | None:
     counts = _counts(formula)
-    reduced = reduced_formula(formula)
+    reduced = _reduced(counts)
     if reduced is not None and "chemical_formula_reduced" in allowed:
         return f'chemical_formula_reduced="{reduced}"'
     if counts is None or "elements" not in allowed:

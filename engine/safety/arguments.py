@@ -32,7 +32,13 @@ from typing import Any
 
 from schemarouter.safety import patterns
 
-__all__ = ["FIELD_LIST_KEY", "FILTER_PROPERTIES_KEY", "READ_ONLY_KEY", "argument_validator"]
+__all__ = [
+    "FIELD_LIST_KEY",
+    "FILTER_PROPERTIES_KEY",
+    "FILTER_SEMANTIC_ID",
+    "READ_ONLY_KEY",
+    "argument_validator",
+]
 
 #: Keyword of a request schema's object: the ``readOnly`` property names it does not offer.
 READ_ONLY_KEY = "x-schemarouter-read-only"
@@ -41,6 +47,8 @@ READ_ONLY_KEY = "x-schemarouter-read-only"
 FIELD_LIST_KEY = "x-schemarouter-field-names"
 #: Keyword of an OPTIMADE filter expression (``filter``): the property names it may use.
 FILTER_PROPERTIES_KEY = "x-schemarouter-filter-properties"
+#: The semantic id of an OPTIMADE filter parameter (the adapter's and the catalogs').
+FILTER_SEMANTIC_ID = "query.optimade_filter"
 
 #: An OPTIMADE filter's tokens: a string literal, a number, a (dotted) name, anything else
 #: (an unclosed quote is one character, and the names after it are read as names).

@@ -212,6 +212,10 @@ class SearchSpec(_Spec):
         return self
 
 
+#: The words ``SchemaRouter`` reads in place of a model folder (``ranking`` and ``reranker``).
+_MODEL_WORDS = ("shipped", "none")
+
+
 class ModelsSpec(_Spec):
     """The models a gateway's router uses, as ``SchemaRouter`` takes them (unset: its
     default): ``encoder`` a folder ``schemarouter train-encoder`` wrote (an ``index`` must
@@ -226,7 +230,7 @@ class ModelsSpec(_Spec):
     @model_validator(mode="after")
     def _encoder_is_a_folder(self) -> ModelsSpec:
         encoder = self.encoder
-        if encoder is not None and encoder.lower() in ("shipped", "none"):
+        if encoder is not None and encoder.lower() in _MODEL_WORDS:
             raise ValueError(  # read as a folder of that name in the working directory
                 f"models.encoder is {encoder!r}, but it takes only a folder of "
                 "`schemarouter train-encoder`: leave it out for the shipped encoder (a folder "
@@ -242,7 +246,7 @@ class ModelsSpec(_Spec):
         """Folders made relative to ``base``; ``shipped`` and ``none`` kept."""
 
         def path(value: str | None) -> str | None:
-            if value is None or value.lower() in ("shipped", "none") or Path(value).is_absolute():
+            if value is None or value.lower() in _MODEL_WORDS or Path(value).is_absolute():
                 return value
             return str(base / value)
 

@@ -87,12 +87,7 @@ def _add_mcp_tools(router: Any, spec: SourceSpec) -> Any:
 
 
 def _add_optimade(router: Any, spec: SourceSpec) -> Any:
-    source: Any = spec.source
-    if not re.match(r"^https?://", source, re.IGNORECASE):  # recorded payloads in a file
-        from schemarouter.registry.catalog import read_structured_file
-
-        source = read_structured_file(Path(source))
-    return router.add_optimade(source, provider=spec.provider_id(), base_url=spec.base_url)
+    return router.add_optimade(spec.source, provider=spec.provider_id(), base_url=spec.base_url)
 
 
 def register_sources(
