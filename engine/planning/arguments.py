@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Parameter, Route, schema_validator
 from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.optimade_filter import (
     FILTER_SEMANTIC_ID,
     optimade_filter,
@@ -32,7 +33,6 @@ from schemarouter.planning.optimade_filter import (
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
-from schemarouter.safety.patterns import regex
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
@@ -345,7 +345,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
                 (filled if inside else arguments)[parameter.name] = found
                 open_.remove((parameter, inside))
                 break
-    _bind_by_pattern(open_, query, arguments, filled)
+    bind_by_pattern(open_, query, arguments, filled)
     text = [
         (p, inside)
         for p, inside in open_
@@ -437,52 +437,6 @@ def _missing(route: Route, query: str, values: Sequence[BoundValue]) -> tuple[st
 def _needs_an_id(missing: Sequence[str]) -> bool:
     """Whether ``missing`` holds an identifier (a setting left open is the caller's)."""
     return any(names_identifier(name.removeprefix("body.")) for name in missing)
-
-
-#: A token of a request that may be an identifier: letters, digits and ``_-.:/``, with a digit.
-_ID_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-.:/])(?=[A-Za-z0-9_\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
-
-
-def _bind_by_pattern(
-    open_: list[tuple[Parameter, bool]],
-    query: str,
-    arguments: dict[str, Any],
-    filled: dict[str, Any],
-) -> None:
-    """Each open required parameter whose schema's :func:`_specific` ``pattern``
-    (``^ORD-[0-9]{8}$``) exactly one id-like token of the request matches, a token no other
-    open parameter's pattern matches and no argument holds, takes it (moved out of
-    ``open_``). Trial K: "ORD-20240001 주문 취소해줘" writes the id before its thing, as
-    Korean does, and ``order_id`` stayed open though the value was plainly one."""
-    tokens = list(dict.fromkeys(t.rstrip(".:/-") for t in _ID_TOKEN.findall(query)))
-    held = {str(v) for v in [*arguments.values(), *filled.values()]}
-    matches: dict[int, list[str]] = {}
-    for i, (parameter, _) in enumerate(open_):
-        pattern = parameter.json_schema.get("pattern")
-        if not (parameter.required and isinstance(pattern, str) and _specific(pattern)):
-            continue
-        compiled = regex(pattern)  # RE2: linear in the token, whatever the pattern
-        if compiled is None:
-            continue  # a pattern RE2 cannot run is not enforced: it says nothing here
-        matches[i] = [
-            t
-            for t in tokens
-            if t not in held and compiled.search(t.encode()) and _valid(parameter, t)
-        ]
-    taken = [t for found in matches.values() for t in found]
-    for i, found in sorted(matches.items(), reverse=True):
-        if len(found) == 1 and taken.count(found[0]) == 1:
-            parameter, inside = open_.pop(i)
-            (filled if inside else arguments)[parameter.name] = found[0]
-
-
-def _specific(pattern: str) -> bool:
-    """Whether ``pattern`` is anchored at both ends and writes a character of its own outside
-    its classes (``^ORD-[0-9]{8}$``, ``^cus_\\w+$``), not only a shape (``^\\d+$``)."""
-    if not (pattern.startswith("^") and pattern.endswith("$")):
-        return False
-    own = re.sub(r"\[(?:\\.|[^\]])*\]|\\.|\{[^}]*\}", "", pattern[1:-1])
-    return bool(re.search(r"[A-Za-z0-9_-]", own))
 
 
 def _with_parameters(route: Route, parameters: Sequence[Parameter]) -> Route:

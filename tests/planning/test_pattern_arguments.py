@@ -74,11 +74,40 @@ def test_a_token_that_plainly_fits_a_required_parameters_pattern_is_taken(
     [
         {"type": "string", "pattern": "^[0-9]+$"},  # a shape, not an id of its own
         {"type": "string", "pattern": "ORD-[0-9]+"},  # not anchored
+        # a top-level | anchors only its ends: the second branch is any number
+        {"type": "string", "pattern": "^ORD-[0-9]+|[0-9]+$"},
+        # an optional literal is no literal
+        {"type": "string", "pattern": "^(ORD-)?[0-9]+$"},
+        {"type": "string", "pattern": "^O?[0-9]+$"},
+        {"type": "string", "pattern": "^(?:ORD-|[0-9])[0-9]+$"},
+        {"type": "string", "pattern": "^(?i)[0-9]+$"},
     ],
 )
 def test_a_pattern_that_says_too_little_takes_nothing(schema: dict[str, Any]) -> None:
     route = _route([{**ORDER, "schema": schema}])
     assert fill_arguments(route, "cancel 20240001 please", find_values("cancel 20240001")) == {}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("^ORD-[0-9]{8}$", True),
+        ("^cus_\\w+$", True),
+        ("^(ORD|INV)-[0-9]+$", True),
+        ("^(?:ORD|INV)[0-9]+$", True),
+        ("^(?P<kind>ORD)[0-9]+$", True),
+        ("^[A-Z]{3}[0-9]+$", False),
+        ("^(ORD|[0-9])[0-9]+$", False),
+        ("^(ORD){0,2}[0-9]+$", False),
+        ("^ORD*$", True),
+        ("^OR(D$", False),  # unbalanced: not read
+        ("^[0-9]+\\$", False),  # an escaped dollar anchors nothing
+    ],
+)
+def test_which_patterns_name_an_id_of_their_own(pattern: str, expected: bool) -> None:
+    from schemarouter.planning.id_patterns import specific
+
+    assert specific(pattern) is expected
 
 
 def test_an_optional_parameter_is_not_taken_by_its_pattern() -> None:

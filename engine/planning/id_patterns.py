@@ -1,0 +1,127 @@
+"""A required parameter whose schema's ``pattern`` names its identifiers takes the one token
+of a request that fits it, wherever the request writes it.
+
+Only a pattern that says what an id of its own looks like binds: anchored at both ends, and
+every string it matches writes a literal character (``^ORD-[0-9]{8}$``), so that it does not
+take any number of the request (``^\\d+$``, ``^ORD-\\d+|\\d+$``, ``^(ORD-)?\\d+$``). The
+pattern is matched with RE2, as the gate matches it: linear in the token, whatever the
+pattern.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from schemarouter.contracts import Parameter, schema_validator
+from schemarouter.safety.patterns import regex
+
+#: A token of a request that may be an identifier: letters, digits and ``_-.:/``, with a digit.
+_ID_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-.:/])(?=[A-Za-z0-9_\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
+
+
+def bind_by_pattern(
+    open_: list[tuple[Parameter, bool]],
+    query: str,
+    arguments: dict[str, Any],
+    filled: dict[str, Any],
+) -> None:
+    """Each open required parameter whose schema's :func:`specific` ``pattern``
+    (``^ORD-[0-9]{8}$``) exactly one id-like token of the request matches, a token no other
+    open parameter's pattern matches and no argument holds, takes it (moved out of
+    ``open_``). Trial K: "ORD-20240001 주문 취소해줘" writes the id before its thing, as
+    Korean does, and ``order_id`` stayed open though the value was plainly one."""
+    tokens = list(dict.fromkeys(t.rstrip(".:/-") for t in _ID_TOKEN.findall(query)))
+    held = {str(v) for v in [*arguments.values(), *filled.values()]}
+    matches: dict[int, list[str]] = {}
+    for i, (parameter, _) in enumerate(open_):
+        pattern = parameter.json_schema.get("pattern")
+        if not (parameter.required and isinstance(pattern, str) and specific(pattern)):
+            continue
+        compiled = regex(pattern)  # RE2: linear in the token, whatever the pattern
+        if compiled is None:
+            continue  # a pattern RE2 cannot run is not enforced: it says nothing here
+        valid = schema_validator(parameter.json_schema).is_valid
+        matches[i] = [
+            t for t in tokens if t not in held and compiled.search(t.encode()) and valid(t)
+        ]
+    taken = [t for found in matches.values() for t in found]
+    for i, found in sorted(matches.items(), reverse=True):
+        if len(found) == 1 and taken.count(found[0]) == 1:
+            parameter, inside = open_.pop(i)
+            (filled if inside else arguments)[parameter.name] = found[0]
+
+
+#: A quantifier; group 1 is a counted repeat's least count (``{0,3}``: ``0``).
+_QUANTIFIER = re.compile(r"(?:[?*+]|\{(\d*)(?:,\d*)?\})\??")
+
+
+def specific(pattern: str) -> bool:
+    """Whether ``pattern`` is anchored at both ends and every match writes a character of its
+    own outside classes (``^ORD-[0-9]{8}$``, ``^(ORD|INV)-\\d+$``), not only a shape
+    (``^\\d+$``). A top-level ``|`` anchors only its ends (``^ORD-\\d+|\\d+$`` matches
+    ``15000``), and an optional literal (``^(ORD-)?\\d+$``) is no literal."""
+    if not (pattern.startswith("^") and pattern.endswith("$")) or pattern.endswith("\\$"):
+        return False
+    branches = _branches(pattern[1:-1])
+    return branches is not None and len(branches) == 1 and branches[0]
+
+
+def _branches(body: str) -> list[bool] | None:
+    """Per top-level alternative of ``body``, whether it holds a literal character every match
+    writes; None where the pattern cannot be read (unbalanced)."""
+    out: list[bool] = []
+    literal, i = False, 0
+    while i < len(body):
+        c = body[i]
+        if c == "|":
+            out.append(literal)
+            literal, i = False, i + 1
+            continue
+        end = _atom_end(body, i)
+        if end is None:
+            return None
+        atom, i = body[i:end], end
+        quantifier = _QUANTIFIER.match(body, i)
+        optional = quantifier is not None and (
+            quantifier.group(0)[0] in "?*" or quantifier.group(1) in ("", "0")
+        )
+        i = quantifier.end() if quantifier else i
+        if optional or re.fullmatch(r"\(\?[a-zA-Z]+\)", atom):
+            continue  # an optional atom, or inline flags (``(?i)``), writes nothing
+        if atom.startswith("(") and not atom.startswith(("(?=", "(?!", "(?<=", "(?<!")):
+            inner = _branches(re.sub(r"^\((?:\?(?::|P?<\w+>|[a-z]+:))?", "", atom)[:-1])
+            if inner is None:
+                return None
+            literal = literal or all(inner)
+        elif re.fullmatch(r"[A-Za-z0-9_-]|\\[-_]", atom):
+            literal = True
+    out.append(literal)
+    return out
+
+
+def _atom_end(body: str, i: int) -> int | None:
+    """Where the atom at ``body[i]`` ends: a class, an escape, a group or one character."""
+    if body[i] == "\\":
+        return i + 2 if i + 1 < len(body) else None
+    if body[i] == "[":
+        found = re.compile(r"\[\^?\]?(?:\\.|[^\]])*\]").match(body, i)
+        return found.end() if found else None
+    if body[i] != "(":
+        return i + 1
+    depth, j = 0, i
+    while j < len(body):
+        if body[j] == "\\":
+            j += 2
+            continue
+        if body[j] == "[":
+            end = _atom_end(body, j)
+            if end is None:
+                return None
+            j = end
+            continue
+        depth += {"(": 1, ")": -1}.get(body[j], 0)
+        j += 1
+        if depth == 0:
+            return j
+    return None
