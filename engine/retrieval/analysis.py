@@ -211,14 +211,27 @@ _NOT_THINGS = frozenset(
     number total amount price cost rate percent degrees times x""".split()  # noqa: SIM905
 )
 #: After an identifier of digits alone, a plural noun makes it a count ("playlist 50 songs",
-#: "folder 12 levels down"); these words end in -s and are not plurals.
-_NOT_PLURALS = frozenset(("is", "was", "has", "does", "as", "its", "this", "thus", "yes"))
+#: "folder 12 levels down"); these words end in -s and are not plurals, or name what the
+#: request asks of the thing it identified ("order 1234 status", "order 1234 details").
+_NOT_PLURALS = frozenset(
+    """is was has does as its this thus yes status details settings stats statistics metrics
+    logs contents analytics permissions attachments comments members address""".split()  # noqa: SIM905
+)
 
 
 #: A quantity with its unit ("3kg", "10GB", "2.5km"): no identifier.
 _QUANTITY = re.compile(
     r"\d+(?:\.\d+)?(?:kg|mg|g|km|cm|mm|mi|ft|lbs?|oz|ml|kb|mb|gb|tb|hrs?|min|ms|kwh|mwh|wh|kw|"
     r"mw|hz|khz|mhz|ghz)",
+    re.IGNORECASE,
+)
+#: A unit, currency or share written after a number ("50 USD", "3 kg", "20%", "500 yen"):
+#: the number is an amount, not the identifier of the thing before it (trial K's "refund
+#: 15000원" in English: "refund 50 USD" bound ``refund_id=50``).
+_UNIT_AFTER = re.compile(
+    r"\s*(?:%|(?:kg|mg|g|km|cm|mm|mi|ft|lbs?|oz|ml|l|kb|mb|gb|tb|hrs?|min|ms|kwh|mwh|wh|kw|mw|"
+    r"hz|khz|mhz|ghz|usd|eur|gbp|jpy|krw|cny|chf|cad|aud|inr|dollars?|euros?|pounds?|yen|won|"
+    r"yuan|percent|pct|per\s+cent|units?|pieces?|pcs)\b)",
     re.IGNORECASE,
 )
 #: Korean verb endings: a word ending so asks for something ("연결해줘", "보여줘",
@@ -245,6 +258,8 @@ def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str
         if thing.lower() in _NOT_THINGS:
             continue
         if token.isdigit():
+            if _UNIT_AFTER.match(text, match.end(2)):
+                continue  # an amount, a share or a weight ("refund 50 USD", "order 3 kg")
             following = _FOLLOWING_WORD.match(text, match.end(2))
             word = following.group(1).lower() if following else ""
             if word.endswith("s") and not word.endswith("ss") and word not in _NOT_PLURALS:

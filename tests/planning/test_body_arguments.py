@@ -108,9 +108,12 @@ def test_a_body_filled_in_part_names_what_is_missing_and_the_gate_checks_the_who
     [
         ("look up charge 15000원", "billing/rest/get_charge", "charge_id"),
         ("invoice 3만원짜리 보여줘", "billing/rest/get_invoice", "invoice_id"),
+        # the same written in English: "charge 15000 KRW" bound charge_id='15000'
+        ("look up charge 15000 KRW", "billing/rest/get_charge", "charge_id"),
+        ("show the invoice 300 EUR", "billing/rest/get_invoice", "invoice_id"),
     ],
 )
-def test_an_amount_written_the_korean_way_is_no_identifier(
+def test_an_amount_is_no_identifier(
     router: SchemaRouter, server: LoopbackServer, request_text: str, route: str, parameter: str
 ) -> None:
     # trial K: "refund 15000원 for ORD-20240001" planned GET /refunds/15000 (refund_id

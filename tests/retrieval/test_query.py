@@ -98,6 +98,17 @@ def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
         ("잔액 확인해줘 cus_8812", []),
         ("서울 배송비 3kg 견적", []),
         ("ship the parcel 2.5kg to Busan", []),
+        # an amount, a share or a weight written in English after the thing word: "refund
+        # 50 USD" bound refund_id=50 and its plan fetched someone else's refund
+        ("refund 50 USD for order ORD-1", []),
+        ("invoice 300 EUR to customer C-1", [("customer", "C-1")]),
+        ("refund 20% of order 77", [("order", "77")]),
+        ("refund 20 percent", []),
+        ("payment 500 yen", []),
+        ("order 3 kg of flour", []),
+        # a word after the id that names what is asked of the thing is no counted plural
+        ("order 1234 status", [("order", "1234")]),
+        ("show order 1234 details", [("order", "1234")]),
     ],
 )
 def test_an_identifier_written_after_its_thing(text: str, expected: list[tuple[str, str]]) -> None:
