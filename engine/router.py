@@ -511,7 +511,9 @@ class SchemaRouter(RegistrationMixin):
             served_by=reading.served_by,
         )
         if plan.steps and analysis is not None:
-            unused = unused_values([s.arguments for s in plan.steps], analysis.values)
+            unused = unused_values(
+                [s.arguments for s in plan.steps], analysis.values, request.query
+            )
             if unused:
                 plan = plan.model_copy(update={"warnings": (*plan.warnings, *unused)})
         # a body the request filled in part is checked without its missing properties

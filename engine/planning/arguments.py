@@ -515,13 +515,39 @@ def _holds(argument: Any, value: str) -> bool:
     return isinstance(argument, str) and value.lower() in argument.lower()
 
 
+#: Money written after its number ("30 USD", "50 dollars", "3만원") or before it ("$25").
+_MONEY = (
+    "krw|won|원|usd|dollars?|달러|eur|euros?|유로|gbp|pounds? sterling|jpy|yen|엔|cny|yuan|위안|"
+    "chf|cad|aud|inr"
+)
+_MONEY_BEFORE = re.compile(rf"(?<![\w.])[$€£¥₩]\s?({_GROUPED}|{_NUMBER})(?![\w.])")
+
+
+def _amounts(query: str) -> list[str]:
+    """The sums of money ``query`` writes (``"30000"`` for "3만원", ``"25.5"`` for "$25.50")."""
+    found = _quantities(query, _MONEY) + [
+        m.group(1).replace(",", "") for m in _MONEY_BEFORE.finditer(query)
+    ]
+    return list(dict.fromkeys(found))
+
+
 def unused_values(
-    arguments: Sequence[Mapping[str, Any]], values: Sequence[BoundValue]
+    arguments: Sequence[Mapping[str, Any]], values: Sequence[BoundValue], query: str = ""
 ) -> list[str]:
     """A sentence per formula or identifier the request names that none of the steps'
     ``arguments`` holds: the calls are then not filtered by it (a search for "Fe2O3의 밴드갭"
-    sent with no formula returns other materials), and the plan says so."""
+    sent with no formula returns other materials), and the plan says so. The same for a sum
+    of money ``query`` writes: no call carries it, so a step may do more than was asked
+    (trial K: "주문 ORD-20240001 3만원 환불해줘", a partial refund, planned ``cancel_order``)."""
     out: dict[str, None] = {}
+    for amount in _amounts(query):
+        if not any(_holds(list(step.values()), amount) for step in arguments):
+            out[
+                f"the request names the amount {amount}, which no step takes as an argument: "
+                "no call carries it, so check that the plan does what was asked (a step that "
+                "cancels or refunds a whole order takes no amount); pass it with "
+                "Plan.with_arguments where a parameter takes it"
+            ] = None
     for value in values:
         if value.kind != "chemical.formula" and not value.kind.startswith("identifier."):
             continue

@@ -1,0 +1,95 @@
+"""A sum of money the request writes that no step of its plan carries is said in the plan's
+warnings (trial K R1: "주문 ORD-20240001 3만원 환불해줘", a partial refund, planned
+``cancel_order``, which cancels the whole order and takes no amount, and said nothing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.index import HashingEncoder
+from schemarouter.planning.arguments import unused_values
+
+WRITES = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
+
+
+def _router(operations: dict[str, dict[str, Any]]) -> SchemaRouter:
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "shop", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9/v1"}],
+        "paths": operations,
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="shop")
+    return router
+
+
+ORDER_ID = {"name": "order_id", "in": "path", "required": True, "schema": {"type": "string"}}
+CANCEL = {
+    "/orders/{order_id}/cancel": {
+        "post": {
+            "operationId": "cancelOrder",
+            "summary": "주문 취소 (결제 금액은 자동으로 환불됩니다)",
+            "parameters": [ORDER_ID],
+            "responses": {"200": {"description": "ok"}},
+        }
+    }
+}
+REFUND = {
+    "/orders/{order_id}/refunds": {
+        "post": {
+            "operationId": "createRefund",
+            "summary": "부분 환불 (refund part of an order)",
+            "parameters": [
+                ORDER_ID,
+                {
+                    "name": "amount_krw",
+                    "in": "query",
+                    "required": True,
+                    "schema": {"type": "integer"},
+                },
+            ],
+            "responses": {"200": {"description": "ok"}},
+        }
+    }
+}
+
+
+def test_a_plan_that_carries_no_amount_of_the_request_says_so() -> None:
+    router = _router(CANCEL)
+    query = "주문 ORD-20240001 3만원 환불해줘"
+    plan = router.plan(PlanRequest(query=query, allowed_effects=WRITES))
+    assert plan.route_ids == ("shop/rest/cancel_order",)
+    assert any("amount 30000, which no step takes" in w for w in plan.warnings), plan.warnings
+
+
+def test_a_plan_whose_step_carries_the_amount_says_nothing_of_it() -> None:
+    router = _router(REFUND)
+    plan = router.plan(
+        PlanRequest(query="refund 30000 KRW of order ORD-20240001", allowed_effects=WRITES)
+    )
+    assert plan.route_ids == ("shop/rest/create_refund",)
+    assert plan.steps[0].arguments == {"order_id": "ORD-20240001", "amount_krw": 30000}
+    assert not any("amount" in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    ("query", "arguments", "expected"),
+    [
+        ("주문 ORD-1 3만원 환불해줘", {"order_id": "ORD-1"}, ["30000"]),
+        ("refund $25.50 of order 1234", {"order_id": "1234"}, ["25.50"]),
+        ("pay 1,500 dollars", {"body": {"amount": 1500}}, []),
+        ("transfer 2만 5천원", {"amount": "25000"}, []),
+        ("ship a 3 kg parcel", {}, []),  # a weight is no money
+        ("set the price 24.50", {}, []),  # a number with no currency says nothing
+    ],
+)
+def test_which_amounts_no_step_carries(
+    query: str, arguments: dict[str, Any], expected: list[str]
+) -> None:
+    warnings = unused_values([arguments], [], query)
+    assert [w.split("amount ", 1)[1].split(",", 1)[0] for w in warnings] == expected
