@@ -341,3 +341,28 @@ def test_a_batch_build_names_every_bad_document_in_one_run(
     flags = ["--openapi", str(good), "--mcp-tools", f"gh={tools}"]
     assert main(["index", "build", *flags, "--out", str(out), "--quiet"]) == 0
     assert "indexed" in capsys.readouterr().out
+
+
+def test_routes_names_the_credentials_each_route_needs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An operator provisioning a catalog asks which routes need which credentials: `routes`
+    said effect and operation only. Each row names the credentials (never a value) and
+    where each travels; the text line says which it needs."""
+    from servers.user_api import secured_weather_openapi
+
+    path = tmp_path / "weather.json"
+    path.write_text(json.dumps(secured_weather_openapi("http://127.0.0.1:9")))
+    assert main(["routes", "--openapi", f"weather={path}", "--json"]) == 0
+    rows = {r["route_id"]: r for r in json.loads(capsys.readouterr().out)}
+    (station,) = [r for r in rows if "station" in r]
+    assert rows[station]["credentials"] == [
+        {"name": "WEATHER_API_KEY", "scheme": "api_key", "in": "query", "parameter": "appid"}
+    ]
+    assert rows[station]["credentials_optional"] is False
+    assert all(r["credentials"] == [] for r in rows.values() if r["route_id"] != station)
+    assert main(["routes", "--openapi", f"weather={path}"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if "(needs WEATHER_API_KEY)" in line] == [
+        line for line in lines if line.startswith(station)
+    ]

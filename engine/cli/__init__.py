@@ -335,7 +335,8 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
 
 def _cmd_routes(args: argparse.Namespace) -> int:
     """Every route the sources register, as retrieve and serve register them: its id (what
-    a labelled request names), effect, operation and summary, one a line or as JSON."""
+    a labelled request names), effect, operation, credentials needed and summary, one a line
+    or as JSON."""
     config = _catalogs_and_sources(args, "no sources")
     if config is None:
         return 2
@@ -355,12 +356,26 @@ def _cmd_routes(args: argparse.Namespace) -> int:
             else operation.tool or operation.qualname or ""
         )
         summary = " ".join((route.endpoint.summary or route.endpoint.description).split())
+        auth = route.access.auth
         rows.append(
             {
                 "route_id": route.route_id,
                 "effect": route.endpoint.effect.value,
                 "operation": how,
                 "summary": summary[:200],
+                # the names of the credentials a call needs and where each travels, never
+                # a value: what an operator provisions before the route can run
+                "credentials": [
+                    {
+                        "name": name,
+                        "scheme": p.scheme,
+                        "in": p.location.value if p.location else None,
+                        "parameter": p.parameter,
+                    }
+                    for p in auth.placements()
+                    for name in p.credentials
+                ],
+                "credentials_optional": auth.optional,
             }
         )
     if args.json:
@@ -368,6 +383,9 @@ def _cmd_routes(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         line = f"{row['route_id']}  [{row['effect']}]  {row['operation']}"
+        if row["credentials"]:
+            names = ", ".join(c["name"] for c in row["credentials"])
+            line += f"  (needs {names}{', optional' if row['credentials_optional'] else ''})"
         print(f"{line}  {row['summary'][:100]}".rstrip())
     print(f"{len(rows)} routes", file=sys.stderr)
     return 0
@@ -489,8 +507,8 @@ def build_parser() -> argparse.ArgumentParser:
         "routes",
         help="list the routes sources register (their ids, to label requests with)",
         description="Every route the sources register, as retrieve and serve register them "
-        "(upstream MCP servers of a --config are not connected): route id, effect, operation "
-        "and summary.",
+        "(upstream MCP servers of a --config are not connected): route id, effect, operation, "
+        "the credentials a call needs (names and where they travel, never values) and summary.",
     )
     routes.add_argument("catalogs", nargs="*", type=Path, metavar="CATALOG")
     add_source_arguments(routes)
