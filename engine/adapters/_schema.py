@@ -536,6 +536,8 @@ class SchemaResolver:
                 children += sum(i.size for i in items)
                 own += 1
                 out[key] = [i.schema for i in items]
+                if key in ("oneOf", "anyOf") and self.dialect in ("oas30", "oas31"):
+                    out[key] = _discriminated(node.get("discriminator"), value, out[key])
             elif key in _SCHEMA_MAP_KEYS:
                 if not isinstance(value, Mapping):
                     raise SchemaError(
@@ -593,6 +595,50 @@ class SchemaResolver:
         ):
             out = nullable(out)
         return _Inlined(out, low, own + children)
+
+
+def _discriminated(discriminator: Any, raw: list[Any], members: list[Any]) -> list[Any]:
+    """``oneOf`` / ``anyOf`` ``members`` told apart by an OpenAPI 3 ``discriminator``.
+
+    JSON Schema does not read ``discriminator``: a ``Cat`` answer that breaks ``Cat`` passed
+    as a ``Dog`` (an open schema it also matches), and a ``Dog`` that ``Cat`` also accepts
+    broke ``oneOf`` (valid under both). Each member whose value the discriminator names (a
+    ``mapping`` entry pointing at its ``$ref``, and its own component name, the implicit
+    mapping) gets that property held to those values, so the value picks the member. Where
+    a member has no value (an inline schema no ``mapping`` entry names), the members are
+    left as written.
+    """
+    if not isinstance(discriminator, Mapping):
+        return members
+    prop = discriminator.get("propertyName")
+    mapping = discriminator.get("mapping") or {}
+    if not isinstance(prop, str) or not isinstance(mapping, Mapping):
+        return members
+    targets: dict[str, list[str]] = {}
+    for value, target in mapping.items():
+        if isinstance(target, str):
+            ref = target if target.startswith("#") else f"#/components/schemas/{target}"
+            targets.setdefault(ref, []).append(str(value))
+    values: list[list[str]] = []
+    for node in raw:
+        pointer = node.get("$ref") if isinstance(node, Mapping) else None
+        if not isinstance(pointer, str) or not pointer.startswith("#/"):
+            return members
+        named = targets.get(pointer, [])
+        values.append(list(dict.fromkeys([*named, pointer.rsplit("/", 1)[-1]])))
+    out = []
+    for member, allowed in zip(members, values, strict=True):
+        schema = as_object_schema(member)
+        properties = schema.get("properties")
+        properties = dict(properties) if isinstance(properties, Mapping) else {}
+        own = properties.get(prop)
+        held: dict[str, Any] = {"enum": allowed}
+        if isinstance(own, Mapping) and "enum" not in own and "const" not in own:
+            held = {**own, "enum": allowed}
+        elif own is not None:
+            held = {"allOf": [own, held]}
+        out.append({**schema, "properties": {**properties, prop: held}})
+    return out
 
 
 #: Nesting an inlined schema may reach before the shared form is used instead (what

@@ -1,0 +1,158 @@
+"""A ``oneOf`` with an OpenAPI ``discriminator`` validates by the member its value names
+(user trial M): on a real loopback server, answers and request bodies of a pet shop whose
+``Dog`` and ``Cat`` inherit ``Pet`` through ``allOf``.
+
+Before, the discriminator was read as an annotation only: a ``cat`` answer missing ``lives``
+passed as a ``Dog``, a ``fish`` no mapping names passed, and a ``dog`` that carried an extra
+``lives`` (valid: ``Dog`` is open) was refused as matching both members.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import OutputValidationError, ParameterValidationError
+from schemarouter.index import HashingEncoder
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+WRITE = {"allow_effects": ["write"], "approve": lambda route, args: True}
+
+
+class ShopApp:
+    """Answers the order ``answer`` holds, and echoes a created order."""
+
+    def __init__(self) -> None:
+        self.answer: Any = None
+
+    def __call__(self, request: Request) -> Response:
+        if request.method == "POST":
+            return json_response(
+                {"id": "A-2", "pet": {"petType": "dog", "name": "Rex", "bark": True}}, 201
+            )
+        return json_response(self.answer)
+
+
+@pytest.fixture(scope="module")
+def shop() -> Iterator[LoopbackServer]:
+    with LoopbackServer(ShopApp()) as server:
+        yield server
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _document(base_url: str, *, mapping: bool) -> dict[str, Any]:
+    def kind(extra: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "allOf": [
+                _ref("Pet"),
+                {"type": "object", "required": [extra], "properties": {extra: schema}},
+            ]
+        }
+
+    discriminator: dict[str, Any] = {"propertyName": "petType"}
+    if mapping:  # explicit values; else the implicit mapping, the component names
+        discriminator["mapping"] = {"dog": "#/components/schemas/Dog", "cat": "Cat"}
+    order = {
+        "type": "object",
+        "required": ["id", "pet"],
+        "properties": {"id": {"type": "string"}, "pet": _ref("AnyPet")},
+    }
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Shop", "version": "1"},
+        "servers": [{"url": base_url}],
+        "components": {
+            "schemas": {
+                "Pet": {
+                    "type": "object",
+                    "required": ["petType", "name"],
+                    "properties": {"petType": {"type": "string"}, "name": {"type": "string"}},
+                },
+                "Dog": kind("bark", {"type": "boolean"}),
+                "Cat": kind("lives", {"type": "integer", "maximum": 9}),
+                "AnyPet": {"oneOf": [_ref("Dog"), _ref("Cat")], "discriminator": discriminator},
+                "Order": order,
+            }
+        },
+        "paths": {
+            "/orders/{id}": {
+                "get": {
+                    "operationId": "getOrder",
+                    "parameters": [
+                        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": {"200": {"description": "", **_json(_ref("Order"))}},
+                }
+            },
+            "/orders": {
+                "post": {
+                    "operationId": "createOrder",
+                    "requestBody": {"required": True, **_json(order)},
+                    "responses": {"201": {"description": "", **_json(_ref("Order"))}},
+                }
+            },
+        },
+    }
+
+
+def _router(shop: LoopbackServer, *, mapping: bool = True) -> SchemaRouter:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_document(shop.base_url, mapping=mapping))
+    return router
+
+
+def _answer(router: SchemaRouter, shop: LoopbackServer, pet: dict[str, Any]) -> Any:
+    shop.app.answer = {"id": "A-1", "pet": pet}  # type: ignore[attr-defined]
+    return router.call("shop/rest/get_order", {"id": "A-1"}).output
+
+
+@pytest.mark.parametrize("mapping", [True, False])
+def test_an_answer_validates_by_the_member_its_discriminator_names(
+    shop: LoopbackServer, mapping: bool
+) -> None:
+    router = _router(shop, mapping=mapping)
+    dog = {"petType": "dog" if mapping else "Dog", "name": "Rex", "bark": True}
+    assert _answer(router, shop, dog)["pet"] == dog
+    # a Dog with a key Cat declares is still a Dog (Dog is open): not "valid under each"
+    assert _answer(router, shop, {**dog, "lives": 3})["pet"]["lives"] == 3
+    cat = "cat" if mapping else "Cat"
+    bad = [
+        {"petType": cat, "name": "Tom", "bark": True},  # a cat without lives, as a Dog
+        {"petType": "fish", "name": "Nemo", "bark": False},  # a value nothing maps
+    ]
+    for pet in bad:
+        with pytest.raises(OutputValidationError, match=r"\$\.pet"):
+            _answer(router, shop, pet)
+
+
+def test_the_component_name_still_names_its_member_beside_the_mapping(
+    shop: LoopbackServer,
+) -> None:
+    router = _router(shop)
+    cat = {"petType": "Cat", "name": "Tom", "lives": 7}
+    assert _answer(router, shop, cat)["pet"] == cat
+
+
+def test_a_request_body_is_held_to_the_member_its_discriminator_names(
+    shop: LoopbackServer,
+) -> None:
+    router = _router(shop)
+    dog = {"petType": "dog", "name": "Rex", "bark": True, "lives": 2}
+    router.call("shop/rest/create_order", {"body": {"id": "x", "pet": dog}}, **WRITE)
+    assert shop.requests[-1].method == "POST"
+    sent = len(shop.requests)
+    with pytest.raises(ParameterValidationError, match=r"\$\.body\.pet"):
+        cat = {"petType": "cat", "name": "Tom", "bark": True}
+        router.call("shop/rest/create_order", {"body": {"id": "x", "pet": cat}}, **WRITE)
+    assert len(shop.requests) == sent  # refused before anything was sent
