@@ -200,20 +200,28 @@ class OpenAPIReader:
             hint="Supported: Swagger 2.0, OpenAPI 3.0.x and 3.1.x (write the version as a string)",
         )
 
-    def base_url(self, notes: list[str] | None = None) -> str | None:
+    def base_url(
+        self,
+        notes: list[str] | None = None,
+        *,
+        owner: Mapping[str, Any] | None = None,
+        at: str = "servers",
+    ) -> str | None:
         """The document's own base URL, or ``None`` where it has no absolute http(s) one. A
         server URL with a query, fragment or credentials cannot take an operation's path
         after it, nor one with a variable that has no default: refused in strict reading,
         left unbound (and said so) in lenient. A relative one that nothing resolves is left
-        unbound, and said so in ``notes``."""
-        candidate = self._swagger_base() if self.dialect == "oas2" else self._server_base()
+        unbound, and said so in ``notes``. ``owner`` is the object whose ``servers`` are
+        read (a path item or an operation, at ``at``), else the document's."""
+        owner = self.doc if owner is None else owner
+        candidate = self._swagger_base() if self.dialect == "oas2" else self._server_base(owner, at)
         unbound = "the routes stay unbound (pass base_url= to bind them)"
         if candidate and self.dialect != "oas2" and _VARIABLE.search(candidate):
             self.violation(
-                "servers[0].url",
-                self._variables_without_default(),
+                f"{at}[0].url",
+                self._variables_without_default(owner),
                 unbound,
-                hint="Declare each variable of the URL under servers[0].variables with a "
+                hint=f"Declare each variable of the URL under {at}[0].variables with a "
                 "default, or pass base_url=",
             )
             return None
@@ -225,12 +233,12 @@ class OpenAPIReader:
                     else "is no absolute http(s) URL (a relative one resolves only against the "
                     "URL a document is read from)"
                 )
-                notes.append(f"servers[0].url: {candidate!r} {why}; {unbound}")
+                notes.append(f"{at}[0].url: {candidate!r} {why}; {unbound}")
             return None
         problem = base_url_problem(candidate)
         if problem is None:
             return candidate.rstrip("/")
-        location = "host" if self.dialect == "oas2" else "servers[0].url"
+        location = "host" if self.dialect == "oas2" else f"{at}[0].url"
         if self.repairs is None:
             raise DocumentError(
                 problem,
@@ -261,8 +269,22 @@ class OpenAPIReader:
         base_path = base_path if isinstance(base_path, str) else ""
         return f"{scheme}://{host.strip()}{base_path}"
 
-    def _server_base(self) -> str | None:
-        servers = self.doc.get("servers")
+    def operation_servers(self, ref: OperationRef) -> tuple[Mapping[str, Any], str] | None:
+        """The operation's own ``servers`` (OpenAPI 3), else its path item's, with where they
+        are; ``None`` where neither declares any (the document's apply)."""
+        if self.dialect == "oas2":
+            return None
+        for owner, at in (
+            (ref.operation, f"{ref.location}.servers"),
+            (ref.item, f"paths.{ref.path}.servers"),
+        ):
+            servers = owner.get("servers")
+            if isinstance(servers, list) and servers:
+                return owner, at
+        return None
+
+    def _server_base(self, owner: Mapping[str, Any], at: str = "servers") -> str | None:
+        servers = owner.get("servers")
         if not isinstance(servers, list) or not servers or not isinstance(servers[0], Mapping):
             return self.url and urljoin(self.url, "/")
         server = servers[0]
@@ -280,7 +302,7 @@ class OpenAPIReader:
             enum = spec.get("enum") if isinstance(spec, Mapping) else None
             if isinstance(enum, list) and enum and str(value) not in map(str, enum):
                 self.violation(
-                    f"servers[0].variables.{match.group(1)}.default",
+                    f"{at}[0].variables.{match.group(1)}.default",
                     f"the default {value!r} is not among its enum {enum}",
                     "used as given",
                     hint="Make the default one of the enum's values, or pass base_url=",
@@ -292,9 +314,9 @@ class OpenAPIReader:
             candidate = urljoin(self.url, candidate)
         return candidate
 
-    def _variables_without_default(self) -> str:
+    def _variables_without_default(self, owner: Mapping[str, Any]) -> str:
         """What the first server URL's variables lack, for an error or a warning."""
-        server = self.doc["servers"][0]
+        server = owner["servers"][0]
         raw = server["url"]
         variables = server.get("variables")
         variables = variables if isinstance(variables, Mapping) else {}

@@ -51,7 +51,8 @@ One operation (``paths./movie/{id}.get``) becomes one endpoint:
   different requirements get access paths that share the id and differ in ``auth``.
 
 The base URL is the ``base_url`` argument, else the first server (3.x: variables take their
-defaults, a relative URL is resolved against the URL the document came from) or
+defaults, a relative URL is resolved against the URL the document came from; an
+operation's own ``servers``, else its path item's, win over the document's for it) or
 ``schemes`` / ``host`` / ``basePath`` (2.0). Where none is an absolute http(s) URL the
 routes are registered without one (retrievable, not bindable).
 """
@@ -499,7 +500,8 @@ def openapi_registration(
     overrides = _overrides(effect_overrides, loaded.source)
     budget = endpoint_budget(provider_model.id, access_id)
     builder = _EndpointBuilder(reader, limits or FieldLimits(), notes)
-    accesses: dict[AuthRequirement, AccessPath] = {}
+    accesses: dict[tuple[AuthRequirement, str | None], AccessPath] = {}
+    bases: dict[int, str | None] = {}  # a path item's or operation's servers, read once
     specs: list[RouteSpec] = []
     ids: set[str] = set()
     used: set[str] = set()
@@ -539,21 +541,28 @@ def openapi_registration(
         if key is not None:
             used.add(key)
         auth = security.requirement(ref.operation, ref.location)
-        if auth not in accesses:
-            accesses[auth] = _build(
+        route_base = resolved_base
+        own = reader.operation_servers(ref) if base_url is None else None
+        if own is not None:  # the operation's or its path item's servers win (OpenAPI 3)
+            owner, at = own
+            if id(owner) not in bases:
+                bases[id(owner)] = reader.base_url(notes, owner=owner, at=at)
+            route_base = bases[id(owner)]
+        if (auth, route_base) not in accesses:
+            accesses[auth, route_base] = _build(
                 reader,
                 AccessPath,
                 "access (base_url, auth)",
                 id=access_id,
                 kind=AccessKind.OPENAPI,
-                base_url=resolved_base,
+                base_url=route_base,
                 auth=auth,
                 document=loaded.source,
                 document_hash=loaded.digest,
                 trusted=trusted,
             )
         endpoint = builder.build(ref, endpoint_id=endpoint_id, name=name, auth=auth, effect=effect)
-        specs.append(RouteSpec(provider_model, accesses[auth], endpoint, ref.location))
+        specs.append(RouteSpec(provider_model, accesses[auth, route_base], endpoint, ref.location))
     unknown = sorted(set(overrides) - used)
     if unknown:
         raise DocumentError(
