@@ -590,11 +590,41 @@ class SchemaResolver:
             out["type"] = list(dict.fromkeys(kinds))
         if "allOf" in out:
             out = merge_all_of(out)
+        chosen = self._mapped(node, location)
+        if chosen:  # the base of an allOf hierarchy: its discriminator picks the subschema
+            out = {**out, "allOf": [*out.get("allOf", ()), *(c.schema for c in chosen)]}
+            low = min([low, *(c.low for c in chosen)])
+            children += sum(c.size for c in chosen)
         if self.dialect in ("oas2", "oas30") and (
             node.get("nullable") is True or node.get("x-nullable") is True
         ):
             out = nullable(out)
         return _Inlined(out, low, own + children)
+
+    def _mapped(self, node: Mapping[str, Any], location: str) -> list[_Inlined]:
+        """``if`` the discriminator property holds a ``mapping`` value, ``then`` its schema,
+        for a base schema (no ``oneOf`` / ``anyOf``, which :func:`_discriminated` reads)
+        whose subschemas extend it with ``allOf``: an answer declared as ``Pet`` with
+        ``petType: cat`` is held to ``Cat``. Each subschema's own reference back to the base
+        is cut as any recursive reference is (the base is checked here already)."""
+        discriminator = node.get("discriminator")
+        if self.dialect not in ("oas30", "oas31") or "oneOf" in node or "anyOf" in node:
+            return []
+        if not isinstance(discriminator, Mapping):
+            return []
+        prop, mapping = discriminator.get("propertyName"), discriminator.get("mapping")
+        if not isinstance(prop, str) or not isinstance(mapping, Mapping):
+            return []
+        chosen = []
+        for value, target in mapping.items():
+            if not isinstance(target, str):
+                continue
+            ref = target if target.startswith("#") else f"#/components/schemas/{target}"
+            then = self._inline({"$ref": ref}, f"{location}.discriminator.mapping.{value}")
+            condition = {"properties": {prop: {"const": str(value)}}, "required": [prop]}
+            schema = {"if": condition, "then": then.schema}
+            chosen.append(_Inlined(schema, then.low, then.size + 4))
+        return chosen
 
 
 def _discriminated(discriminator: Any, raw: list[Any], members: list[Any]) -> list[Any]:

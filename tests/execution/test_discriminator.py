@@ -4,7 +4,8 @@
 
 Before, the discriminator was read as an annotation only: a ``cat`` answer missing ``lives``
 passed as a ``Dog``, a ``fish`` no mapping names passed, and a ``dog`` that carried an extra
-``lives`` (valid: ``Dog`` is open) was refused as matching both members.
+``lives`` (valid: ``Dog`` is open) was refused as matching both members; an answer declared
+as the base ``Pet`` (whose discriminator maps ``cat`` to ``Cat``) passed as any ``Pet``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class ShopApp:
         self.answer: Any = None
 
     def __call__(self, request: Request) -> Response:
+        if request.path.startswith("/pets/"):
+            return json_response(self.answer["pet"])
         if request.method == "POST":
             return json_response(
                 {"id": "A-2", "pet": {"petType": "dog", "name": "Rex", "bark": True}}, 201
@@ -78,6 +81,7 @@ def _document(base_url: str, *, mapping: bool) -> dict[str, Any]:
                     "type": "object",
                     "required": ["petType", "name"],
                     "properties": {"petType": {"type": "string"}, "name": {"type": "string"}},
+                    **({"discriminator": discriminator} if mapping else {}),
                 },
                 "Dog": kind("bark", {"type": "boolean"}),
                 "Cat": kind("lives", {"type": "integer", "maximum": 9}),
@@ -93,6 +97,15 @@ def _document(base_url: str, *, mapping: bool) -> dict[str, Any]:
                         {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
                     ],
                     "responses": {"200": {"description": "", **_json(_ref("Order"))}},
+                }
+            },
+            "/pets/{id}": {
+                "get": {
+                    "operationId": "getPet",
+                    "parameters": [
+                        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": {"200": {"description": "", **_json(_ref("Pet"))}},
                 }
             },
             "/orders": {
@@ -156,3 +169,21 @@ def test_a_request_body_is_held_to_the_member_its_discriminator_names(
         cat = {"petType": "cat", "name": "Tom", "bark": True}
         router.call("shop/rest/create_order", {"body": {"id": "x", "pet": cat}}, **WRITE)
     assert len(shop.requests) == sent  # refused before anything was sent
+
+
+def test_an_answer_declared_as_the_base_is_held_to_the_subschema_its_value_maps() -> None:
+    """``Pet`` (the base of ``Dog`` and ``Cat``, ``allOf``) with a discriminator ``mapping``:
+    a ``cat`` answered where ``Pet`` is declared is a ``Cat`` (before: any ``Pet`` passed)."""
+    with LoopbackServer(ShopApp()) as shop:
+        router = _router(shop)
+        get = "shop/rest/get_pet"
+        cat = {"petType": "cat", "name": "Tom", "lives": 7}
+        shop.app.answer = {"pet": cat}  # type: ignore[attr-defined]
+        assert router.call(get, {"id": "1"}).output == cat
+        for pet in [{**cat, "lives": 12}, {"petType": "cat", "name": "Tom"}]:
+            shop.app.answer = {"pet": pet}  # type: ignore[attr-defined]
+            with pytest.raises(OutputValidationError, match=r"\$\.lives"):
+                router.call(get, {"id": "1"})
+        dog = {"petType": "dog", "name": "Rex", "bark": True}
+        shop.app.answer = {"pet": dog}  # type: ignore[attr-defined]
+        assert router.call(get, {"id": "1"}).output == dog
