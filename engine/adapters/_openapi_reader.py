@@ -267,6 +267,14 @@ class OpenAPIReader:
             scheme = origin.scheme if origin is not None else "https"
         base_path = self.doc.get("basePath")
         base_path = base_path if isinstance(base_path, str) else ""
+        if base_path and not base_path.startswith("/"):
+            self.violation(
+                "basePath",
+                f"basePath {base_path!r} does not start with '/'",
+                f"read as '/{base_path}'",
+                hint="Write the basePath from the host's root, such as '/api/v2'",
+            )
+            base_path = f"/{base_path}"
         return f"{scheme}://{host.strip()}{base_path}"
 
     def operation_servers(self, ref: OperationRef) -> tuple[Mapping[str, Any], str] | None:

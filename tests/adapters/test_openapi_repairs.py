@@ -268,6 +268,32 @@ def test_a_server_url_that_cannot_be_used_is_said_at_registration_and_at_the_cal
         assert "'/v1' is no absolute http(s) URL" in registration.warnings[0]
 
 
+def test_a_swagger_base_path_without_its_slash_is_read_from_the_root() -> None:
+    """``basePath: api/v2`` (the specification wants ``/api/v2``) was glued to the host,
+    ``http://127.0.0.1:8080api/v2``, and the routes left unbound with a warning that
+    blamed ``host`` for a bad port (user trial M)."""
+    ok = {"200": {"description": "ok", "schema": {"type": "object"}}}
+    with LoopbackServer(lambda request: json_response({})) as api:
+        host = api.base_url.split("://", 1)[1]
+        document = {
+            "swagger": "2.0",
+            "info": {"title": "Things", "version": "1"},
+            "host": host,
+            "schemes": ["http"],
+            "basePath": "api/v2",
+            "paths": {"/a": {"get": {"operationId": "getA", "responses": ok}}},
+        }
+        router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+        change = router.add_openapi(document)
+        assert list(change.warnings) == [
+            "basePath: basePath 'api/v2' does not start with '/'; read as '/api/v2'"
+        ]
+        router.call("things/rest/get_a", {})
+        assert [r.path for r in api.requests] == ["/api/v2/a"]
+        with pytest.raises(DocumentError, match="basePath 'api/v2' does not start with '/'"):
+            openapi_registration(document, strict=True)
+
+
 _WEBHOOK = {"post": {"responses": {"200": {"description": "ok"}}}}
 
 
