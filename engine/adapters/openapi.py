@@ -189,6 +189,8 @@ class _EndpointBuilder:
         self.notes = notes
         #: header parameters left out as transport (name -> operations), said once
         self.transport: dict[str, int] = {}
+        #: media type -> operations whose body it is, though sent as JSON; said once
+        self.json_bodies: dict[str, list[str]] = {}
 
     def build(
         self,
@@ -205,6 +207,7 @@ class _EndpointBuilder:
         input_schema = parameters_schema(parameters)
         if body is not None:
             input_schema[BODY_EXTENSION] = body
+            self._json_in_place_of(ref, body, parameters)
         output = reader.response(ref)
         output_schema = (
             accepting(as_object_schema(output[0]), reader.other_responses(ref))
@@ -246,6 +249,22 @@ class _EndpointBuilder:
                 note="deprecated by the document" if deprecated else "",
             ),
         )
+
+    def _json_in_place_of(
+        self, ref: OperationRef, body: Mapping[str, str], parameters: list[Parameter]
+    ) -> None:
+        """Say where a whole body goes out as JSON though the operation takes another media
+        type only (``consumes: [application/xml]``): the invoker sends text as it is, in
+        that media type, and anything else as ``application/json``, so a body whose schema
+        allows no string always travels as JSON."""
+        media = body["media_type"]
+        if body["style"] != "whole" or "json" in media or media == FORM_TYPES[0]:
+            return
+        whole = next((p for p in parameters if p.location is ParameterLocation.BODY), None)
+        kinds = whole.json_schema.get("type") if whole is not None else None
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if isinstance(kinds, list) and "string" not in kinds:
+            self.json_bodies.setdefault(media, []).append(ref.location)
 
     def _parameters(
         self, ref: OperationRef
@@ -579,6 +598,13 @@ def openapi_registration(
             f"{n} ({c} operation{'s' * (c > 1)})" for n, c in builder.transport.items()
         )
         notes.append(f"paths: header parameters the client sets left out of the routes: {counts}")
+    for media, where in builder.json_bodies.items():
+        some = f"{len(where)} operations take" if len(where) > 1 else "1 operation takes"
+        notes.append(
+            f"paths: {some} a body as {media} only ({where[0]}"
+            f"{', ...' if len(where) > 1 else ''}); SchemaRouter sends such a body as JSON "
+            "(application/json), which the server may refuse"
+        )
     if notes:  # once per document, however many operations it concerns
         logger.warning(
             "%s: %d warning%s (see the registration's warnings), the first: %s",

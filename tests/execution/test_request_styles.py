@@ -321,3 +321,46 @@ def test_a_multipart_file_field_travels_as_a_file_part(server: LoopbackServer) -
     router.call("up31/rest/photo", {"image": "PNG-DATA"}, **yes)
     body = server.requests[-1].body
     assert b'name="image"; filename="image"\r\nContent-Type: image/png' in body
+
+
+def test_a_body_sent_as_json_in_place_of_the_only_media_type_is_said(
+    server: LoopbackServer,
+) -> None:
+    """``consumes: [application/xml]`` with an object body: the body went out as JSON,
+    ``Content-Type: application/json``, and the registration said nothing (user trial M).
+    A body whose schema is text travels as it is, in its own media type, and is not named."""
+    thing = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    document = {
+        "swagger": "2.0",
+        "info": {"title": "Xml", "version": "1"},
+        "host": server.base_url.split("://", 1)[1],
+        "schemes": ["http"],
+        "consumes": ["application/xml"],
+        "paths": {
+            "/things": {
+                "post": {
+                    "operationId": "addThing",
+                    "parameters": [{"name": "body", "in": "body", "schema": thing}],
+                    "responses": OK_RESPONSES,
+                },
+                "put": {
+                    "operationId": "putNote",
+                    "consumes": ["text/plain"],
+                    "parameters": [{"name": "body", "in": "body", "schema": {"type": "string"}}],
+                    "responses": OK_RESPONSES,
+                },
+            }
+        },
+    }
+    router = _router()
+    change = router.add_openapi(document)
+    assert list(change.warnings) == [
+        "paths: 1 operation takes a body as application/xml only (paths./things.post); "
+        "SchemaRouter sends such a body as JSON (application/json), which the server may refuse"
+    ]
+    server.reset()
+    write = {"allow_effects": {"write"}, "approve": lambda r, a: True}
+    router.call("xml/rest/add_thing", {"body": {"n": 1}}, **write)
+    router.call("xml/rest/put_note", {"body": "a note"}, **write)
+    sent = [(r.headers["Content-Type"], r.body) for r in server.requests]
+    assert sent == [("application/json", b'{"n":1}'), ("text/plain", b"a note")]
