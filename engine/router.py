@@ -511,10 +511,8 @@ class SchemaRouter(RegistrationMixin):
             served_by=reading.served_by,
         )
         if plan.steps and analysis is not None:
-            unused = unused_values(
-                [s.arguments for s in plan.steps], analysis.values, request.query
-            )
-            if unused:
+            given = [s.arguments for s in plan.steps]
+            if unused := unused_values(given, analysis.values, request.query):
                 plan = plan.model_copy(update={"warnings": (*plan.warnings, *unused)})
         # a body the request filled in part is checked without its missing properties
         checked = [partial_body(snapshot.routes[s.route_id], s.arguments) for s in plan.steps]

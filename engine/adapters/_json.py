@@ -1,5 +1,6 @@
 """Plain JSON helpers of the schema resolver: RFC 6901 pointers, sizes and the dialect
-normalizations that do not need the document (``nullable``, mergeable ``allOf``)."""
+normalizations that do not need the document (``nullable``, mergeable ``allOf``, the union
+of an operation's responses)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from urllib.parse import unquote
 
 __all__ = [
     "MISSING",
+    "accepting",
     "as_object_schema",
     "compiles",
     "json_size",
@@ -149,3 +151,37 @@ def as_object_schema(schema: Any) -> dict[str, Any]:
     if isinstance(schema, bool):
         return {} if schema else {"not": {}}
     return dict(schema) if isinstance(schema, Mapping) else {}
+
+
+def accepting(primary: dict[str, Any], others: list[Any]) -> dict[str, Any]:
+    """The output schema of an OpenAPI operation whose first 2xx response declares
+    ``primary`` and whose other 2xx responses declare ``others`` (as the reader's
+    ``other_responses`` gives them): a body any of them documents validates. ``primary``
+    itself where the others add nothing; ``null`` (an empty body) joins it where one
+    declares no body; several schemas become an ``anyOf`` (their shared ``$defs`` at the
+    root); ``{}`` where one declares a body of any shape."""
+    alternatives = [primary]
+    empty = False
+    for other in others:
+        if other is None:
+            empty = True
+        elif other is True:
+            return {}
+        elif (schema := as_object_schema(other)) not in alternatives:
+            alternatives.append(schema)
+    if len(alternatives) == 1 and not empty:
+        return primary
+    defs: dict[str, Any] = {}
+    bodies: list[dict[str, Any]] = []
+    for schema in alternatives:
+        for name, value in (schema.get("$defs") or {}).items():
+            if defs.setdefault(name, value) != value:
+                return primary  # two definitions by one name: the first response's, as it was
+        bodies.append({k: v for k, v in schema.items() if k != "$defs"})
+    if not all(bodies):
+        return {}
+    if len(bodies) > 1:
+        union: dict[str, Any] = {"anyOf": [*bodies, {"type": "null"}] if empty else bodies}
+    else:
+        union = nullable(bodies[0])
+    return {**union, "$defs": defs} if defs else union

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
-from schemarouter.adapters._json import nullable
 from schemarouter.adapters._read_write import request_schema, response_schema
 from schemarouter.adapters._repairs import read_flag
 from schemarouter.adapters._schema import (
@@ -33,7 +32,6 @@ __all__ = [
     "OpenAPIReader",
     "OperationRef",
     "RequestBody",
-    "accepting",
     "pick_media",
 ]
 
@@ -546,10 +544,10 @@ class OpenAPIReader:
         return self.response_schema(raw, at), where
 
     def other_responses(self, ref: OperationRef) -> list[Any]:
-        """What the operation's other 2xx responses declare, each as :func:`accepting` takes
-        it: ``None`` (no body), ``True`` (a body with no schema) or a schema. One that
-        declares what the first does is left out; one whose schema does not resolve is too,
-        as a warning (refused when strict)."""
+        """What the operation's other 2xx responses declare, each as
+        :func:`~schemarouter.adapters._json.accepting` takes it: ``None`` (no body), ``True``
+        (a body with no schema) or a schema. One that declares what the first does is left
+        out; one whose schema does not resolve is too, as a warning (refused when strict)."""
         responses, codes = self._responses(ref)
         if len(codes) < 2:
             return []
@@ -571,37 +569,3 @@ class OpenAPIReader:
                     f"{ref.location}.responses.{code}: left out of the output schema: {exc.what}"
                 )
         return found
-
-
-def accepting(primary: dict[str, Any], others: list[Any]) -> dict[str, Any]:
-    """The output schema of an operation whose first 2xx response declares ``primary`` and
-    whose other 2xx responses declare ``others`` (:meth:`OpenAPIReader.other_responses`): a
-    body any of them documents validates. ``primary`` itself where the others add nothing;
-    ``null`` (an empty body) joins it where one declares no body; several schemas become an
-    ``anyOf`` (their shared ``$defs`` at the root); ``{}`` where one declares a body of any
-    shape."""
-    alternatives = [primary]
-    empty = False
-    for other in others:
-        if other is None:
-            empty = True
-        elif other is True:
-            return {}
-        elif (schema := as_object_schema(other)) not in alternatives:
-            alternatives.append(schema)
-    if len(alternatives) == 1 and not empty:
-        return primary
-    defs: dict[str, Any] = {}
-    bodies: list[dict[str, Any]] = []
-    for schema in alternatives:
-        for name, value in (schema.get("$defs") or {}).items():
-            if defs.setdefault(name, value) != value:
-                return primary  # two definitions by one name: the first response's, as it was
-        bodies.append({k: v for k, v in schema.items() if k != "$defs"})
-    if not all(bodies):
-        return {}
-    if len(bodies) > 1:
-        union: dict[str, Any] = {"anyOf": [*bodies, {"type": "null"}] if empty else bodies}
-    else:
-        union = nullable(bodies[0])
-    return {**union, "$defs": defs} if defs else union

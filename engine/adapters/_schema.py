@@ -41,8 +41,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
+from schemarouter.adapters._discriminator import discriminated, mapped_refs, when
 from schemarouter.adapters._json import (
     MISSING,
     as_object_schema,
@@ -55,7 +56,16 @@ from schemarouter.adapters._json import (
     pointer_location,
 )
 from schemarouter.adapters._refstack import RefStack
-from schemarouter.adapters._repairs import NUMBER_KEYWORDS, repair_schema
+from schemarouter.adapters._repairs import repair_schema
+from schemarouter.adapters._schema_keys import (
+    ANNOTATIONS,
+    DROPPED_KEYS,
+    PLAIN_KEYS,
+    SCHEMA_KEYS,
+    SCHEMA_LIST_KEYS,
+    SCHEMA_MAP_KEYS,
+    Dialect,
+)
 from schemarouter.errors import DanglingReferenceError, ReferenceCycleError, SchemaError
 from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH
 from schemarouter.registry.defs import (
@@ -81,72 +91,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: ``oas2``: Swagger 2.0 schemas; ``oas30``: OpenAPI 3.0; ``oas31`` / ``jsonschema``:
-#: JSON Schema proper (OpenAPI 3.1, MCP tools; draft-04 to 2020-12 keywords accepted).
-Dialect = Literal["oas2", "oas30", "oas31", "jsonschema"]
-
-_SCHEMA_KEYS = frozenset(
-    {
-        "additionalItems",
-        "additionalProperties",
-        "contains",
-        "contentSchema",
-        "else",
-        "if",
-        "items",
-        "not",
-        "propertyNames",
-        "then",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-    }
-)
-_SCHEMA_LIST_KEYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_SCHEMA_MAP_KEYS = frozenset({"properties", "patternProperties", "dependentSchemas"})
-_DROPPED_KEYS = frozenset(
-    {
-        "$schema",
-        "$id",
-        "$anchor",
-        "$dynamicAnchor",
-        "definitions",
-        "$defs",
-        "nullable",
-        "x-nullable",
-    }
-)
-_ANNOTATIONS = frozenset(
-    {
-        "title",
-        "description",
-        "default",
-        "example",
-        "examples",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-    }
-)
-#: Keywords :meth:`SchemaResolver._inline_plain` copies as they are (no branch of it treats
-#: them otherwise): most keywords of real schemas. The numeric bounds are the repairs' list,
-#: less draft-04's boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` (made numbers there).
-_PLAIN_KEYS = frozenset(
-    {
-        "description",
-        "title",
-        "default",
-        "enum",
-        "const",
-        "format",
-        "examples",
-        "example",
-        "uniqueItems",
-        "readOnly",
-        "writeOnly",
-        "deprecated",
-        "$comment",
-    }
-) | (NUMBER_KEYWORDS - {"exclusiveMinimum", "exclusiveMaximum"})
 #: JSON nodes one schema may have once its references are inlined.
 MAX_SCHEMA_NODES = 50_000
 #: JSON nodes all the inlined schemas of one document (or MCP tool list) may have together.
@@ -459,11 +403,11 @@ class SchemaResolver:
             return inner
         schema, size = inner.schema, inner.size
         is_nullable = siblings.get("nullable") is True or siblings.get("x-nullable") is True
-        annotations = {k: v for k, v in siblings.items() if k in _ANNOTATIONS}
+        annotations = {k: v for k, v in siblings.items() if k in ANNOTATIONS}
         rest = {
             k: v
             for k, v in siblings.items()
-            if k not in _ANNOTATIONS and k not in _DROPPED_KEYS and not k.startswith("x-")
+            if k not in ANNOTATIONS and k not in DROPPED_KEYS and not k.startswith("x-")
         }
         if self.dialect in ("oas2", "oas30"):
             rest = {}  # OpenAPI <= 3.0: siblings of $ref are ignored (annotations kept)
@@ -487,7 +431,7 @@ class SchemaResolver:
         own = 1  # this object and its plain values; sub-schemas count themselves
         children = 0
         for key, value in node.items():
-            if key in _PLAIN_KEYS or (key == "type" and value != "file"):
+            if key in PLAIN_KEYS or (key == "type" and value != "file"):
                 own += json_size(value)  # the ``else`` below, without the tests before it
                 out[key] = value
                 continue
@@ -498,15 +442,15 @@ class SchemaResolver:
                     hint="Quote the key",
                 )
             here = f"{location}.{key}"
-            if key in _DROPPED_KEYS:
+            if key in DROPPED_KEYS:
                 continue
-            if key in _SCHEMA_KEYS and key == "items" and isinstance(value, list):
+            if key in SCHEMA_KEYS and key == "items" and isinstance(value, list):
                 items = [self._inline(v, f"{here}[{i}]") for i, v in enumerate(value)]
                 low = min([low, *(i.low for i in items)])
                 children += sum(i.size for i in items)
                 own += 1
                 out["prefixItems"] = [i.schema for i in items]
-            elif key in _SCHEMA_KEYS and (isinstance(value, Mapping | bool)):
+            elif key in SCHEMA_KEYS and (isinstance(value, Mapping | bool)):
                 if key == "additionalItems":
                     if isinstance(node.get("items"), list):
                         inner = self._inline(value, here)
@@ -518,13 +462,13 @@ class SchemaResolver:
                 low = min(low, inner.low)
                 children += inner.size
                 out[key] = inner.schema
-            elif key in _SCHEMA_KEYS:
+            elif key in SCHEMA_KEYS:
                 raise SchemaError(
                     f"{key!r} must be a schema (an object), got {type(value).__name__}",
                     where=self._where(here),
                     hint="Write a schema object there",
                 )
-            elif key in _SCHEMA_LIST_KEYS:
+            elif key in SCHEMA_LIST_KEYS:
                 if not isinstance(value, list) or not value:
                     raise SchemaError(
                         f"{key!r} must be a non-empty list of schemas",
@@ -537,8 +481,8 @@ class SchemaResolver:
                 own += 1
                 out[key] = [i.schema for i in items]
                 if key in ("oneOf", "anyOf") and self.dialect in ("oas30", "oas31"):
-                    out[key] = _discriminated(node.get("discriminator"), value, out[key])
-            elif key in _SCHEMA_MAP_KEYS:
+                    out[key] = discriminated(node.get("discriminator"), value, out[key])
+            elif key in SCHEMA_MAP_KEYS:
                 if not isinstance(value, Mapping):
                     raise SchemaError(
                         f"{key!r} must map names to schemas, got {type(value).__name__}",
@@ -603,72 +547,16 @@ class SchemaResolver:
 
     def _mapped(self, node: Mapping[str, Any], location: str) -> list[_Inlined]:
         """``if`` the discriminator property holds a ``mapping`` value, ``then`` its schema,
-        for a base schema (no ``oneOf`` / ``anyOf``, which :func:`_discriminated` reads)
-        whose subschemas extend it with ``allOf``: an answer declared as ``Pet`` with
-        ``petType: cat`` is held to ``Cat``. Each subschema's own reference back to the base
-        is cut as any recursive reference is (the base is checked here already)."""
-        discriminator = node.get("discriminator")
+        for a base schema with no ``oneOf`` / ``anyOf`` (:func:`discriminated` reads those)
+        whose subschemas extend it with ``allOf`` (:mod:`~schemarouter.adapters._discriminator`).
+        Each subschema's reference back to the base is cut as any recursive one is."""
         if self.dialect not in ("oas30", "oas31") or "oneOf" in node or "anyOf" in node:
             return []
-        if not isinstance(discriminator, Mapping):
-            return []
-        prop, mapping = discriminator.get("propertyName"), discriminator.get("mapping")
-        if not isinstance(prop, str) or not isinstance(mapping, Mapping):
-            return []
         chosen = []
-        for value, target in mapping.items():
-            if not isinstance(target, str):
-                continue
-            ref = target if target.startswith("#") else f"#/components/schemas/{target}"
+        for prop, value, ref in mapped_refs(node.get("discriminator")):
             then = self._inline({"$ref": ref}, f"{location}.discriminator.mapping.{value}")
-            condition = {"properties": {prop: {"const": str(value)}}, "required": [prop]}
-            schema = {"if": condition, "then": then.schema}
-            chosen.append(_Inlined(schema, then.low, then.size + 4))
+            chosen.append(_Inlined(when(prop, value, then.schema), then.low, then.size + 4))
         return chosen
-
-
-def _discriminated(discriminator: Any, raw: list[Any], members: list[Any]) -> list[Any]:
-    """``oneOf`` / ``anyOf`` ``members`` told apart by an OpenAPI 3 ``discriminator``.
-
-    JSON Schema does not read ``discriminator``: a ``Cat`` answer that breaks ``Cat`` passed
-    as a ``Dog`` (an open schema it also matches), and a ``Dog`` that ``Cat`` also accepts
-    broke ``oneOf`` (valid under both). Each member whose value the discriminator names (a
-    ``mapping`` entry pointing at its ``$ref``, and its own component name, the implicit
-    mapping) gets that property held to those values, so the value picks the member. Where
-    a member has no value (an inline schema no ``mapping`` entry names), the members are
-    left as written.
-    """
-    if not isinstance(discriminator, Mapping):
-        return members
-    prop = discriminator.get("propertyName")
-    mapping = discriminator.get("mapping") or {}
-    if not isinstance(prop, str) or not isinstance(mapping, Mapping):
-        return members
-    targets: dict[str, list[str]] = {}
-    for value, target in mapping.items():
-        if isinstance(target, str):
-            ref = target if target.startswith("#") else f"#/components/schemas/{target}"
-            targets.setdefault(ref, []).append(str(value))
-    values: list[list[str]] = []
-    for node in raw:
-        pointer = node.get("$ref") if isinstance(node, Mapping) else None
-        if not isinstance(pointer, str) or not pointer.startswith("#/"):
-            return members
-        named = targets.get(pointer, [])
-        values.append(list(dict.fromkeys([*named, pointer.rsplit("/", 1)[-1]])))
-    out = []
-    for member, allowed in zip(members, values, strict=True):
-        schema = as_object_schema(member)
-        properties = schema.get("properties")
-        properties = dict(properties) if isinstance(properties, Mapping) else {}
-        own = properties.get(prop)
-        held: dict[str, Any] = {"enum": allowed}
-        if isinstance(own, Mapping) and "enum" not in own and "const" not in own:
-            held = {**own, "enum": allowed}
-        elif own is not None:
-            held = {"allOf": [own, held]}
-        out.append({**schema, "properties": {**properties, prop: held}})
-    return out
 
 
 #: Nesting an inlined schema may reach before the shared form is used instead (what

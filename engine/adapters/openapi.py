@@ -67,18 +67,23 @@ from typing import Any
 import httpx
 
 from schemarouter.adapters._fields import FieldLimits, output_fields
+from schemarouter.adapters._json import accepting
 from schemarouter.adapters._naming import (
     endpoint_budget,
     endpoint_slug,
     fit_endpoint_id,
     provider_slug,
 )
+from schemarouter.adapters._openapi_effects import (
+    EFFECT_EXTENSION,
+    effect_overrides_of,
+    operation_effect,
+)
 from schemarouter.adapters._openapi_reader import (
     FORM_TYPES,
     HTTP_METHODS,
     OpenAPIReader,
     OperationRef,
-    accepting,
     pick_media,
 )
 from schemarouter.adapters._openapi_security import SecuritySchemes
@@ -114,8 +119,6 @@ __all__ = ["BODY_EXTENSION", "EFFECT_EXTENSION", "HTTP_METHODS", "openapi_regist
 
 logger = logging.getLogger(__name__)
 
-#: Operation extension that declares the effect (``read`` / ``write`` / ``destructive``).
-EFFECT_EXTENSION = "x-schemarouter-effect"
 #: Input-schema annotation naming the request body's media type and style.
 BODY_EXTENSION = "x-schemarouter-body"
 
@@ -166,12 +169,6 @@ _REFUSAL_HINT = "Fix the document there"
 def _transport_header(name: str) -> bool:
     """Whether header parameter ``name`` is set by the client (see _TRANSPORT_HEADERS)."""
     return name.lower() in _TRANSPORT_HEADERS or bool(_TRANSPORT_PATTERN.match(name))
-
-
-def _method_effect(method: str) -> Effect:
-    if method in ("get", "head"):
-        return Effect.READ
-    return Effect.DESTRUCTIVE if method == "delete" else Effect.WRITE
 
 
 def _build(reader: OpenAPIReader, model: type[M], at: str, /, **values: Any) -> M:
@@ -420,58 +417,6 @@ def _provider(
     )
 
 
-_STRICTNESS = {Effect.READ: 0, Effect.WRITE: 1, Effect.DESTRUCTIVE: 2}
-
-
-def _effect(
-    ref: OperationRef,
-    name: str,
-    endpoint_id: str,
-    overrides: Mapping[str, Effect],
-    where: str,
-    *,
-    trusted: bool,
-    notes: list[str],
-) -> tuple[Effect, str | None]:
-    """(effect, the override key used): method, then the extension (laxer only when the
-    document is trusted), then the caller."""
-    effect = _method_effect(ref.method)
-    if EFFECT_EXTENSION in ref.operation:
-        value = ref.operation[EFFECT_EXTENSION]
-        if not isinstance(value, str) or value not in Effect.__members__.values():
-            raise DocumentError(
-                f"{EFFECT_EXTENSION} {value!r} is not read, write or destructive",
-                where=f"{where}: {ref.location}.{EFFECT_EXTENSION}",
-                hint="Use one of: read, write, destructive",
-            )
-        claimed = Effect(value)
-        if trusted or _STRICTNESS[claimed] >= _STRICTNESS[effect]:
-            effect = claimed
-        else:
-            notes.append(
-                f"{ref.location}: claims {EFFECT_EXTENSION} {claimed.value}, which only a "
-                f"trusted document may; kept {effect.value}"
-            )
-    for key in (name, endpoint_id):
-        if key in overrides:
-            return overrides[key], key
-    return effect, None
-
-
-def _overrides(raw: Mapping[str, Effect | str] | None, where: str) -> dict[str, Effect]:
-    overrides: dict[str, Effect] = {}
-    for key, value in (raw or {}).items():
-        try:
-            overrides[key] = Effect(value)
-        except ValueError:
-            raise DocumentError(
-                f"effect override {value!r} for {key!r} is not read, write or destructive",
-                where=f"{where}: effect_overrides",
-                hint="Use one of: read, write, destructive",
-            ) from None
-    return overrides
-
-
 def openapi_registration(
     document: Any,
     *,
@@ -516,7 +461,7 @@ def openapi_registration(
     resolved_base = base_url if base_url is not None else reader.base_url(notes)
     provider_model = _provider(provider, reader.info(), loaded.source, resolved_base)
     security = SecuritySchemes(reader, provider_id=provider_model.id)
-    overrides = _overrides(effect_overrides, loaded.source)
+    overrides = effect_overrides_of(effect_overrides, loaded.source)
     budget = endpoint_budget(provider_model.id, access_id)
     builder = _EndpointBuilder(reader, limits or FieldLimits(), notes)
     accesses: dict[tuple[AuthRequirement, str | None], AccessPath] = {}
@@ -554,7 +499,7 @@ def openapi_registration(
                 hint="Give each operation an operationId of its own",
             )
         operation_ids.setdefault(operation_id or "", ref.location)
-        effect, key = _effect(
+        effect, key = operation_effect(
             ref, name, endpoint_id, overrides, loaded.source, trusted=trusted, notes=notes
         )
         if key is not None:

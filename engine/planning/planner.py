@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.contracts import AvailabilityStatus, Effect, Route, SourceType
+from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.planning.arguments import (
     fill_arguments,
@@ -64,7 +64,7 @@ from schemarouter.planning.projection import (
     project_fields,
     typed_fields,
 )
-from schemarouter.planning.refusals import exclusions, writes_passed_over
+from schemarouter.planning.refusals import deprecated_notes, exclusions, writes_passed_over
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.candidates import matched_fields_for, matches_sources, no_match_reason
@@ -411,7 +411,7 @@ def plan_routes(
         warnings += missed_parts_notes(part_misses, snapshot, served, fields=bool(required))
     steps = link_created(snapshot, steps, Binding, warnings)
     warnings += asked_unit_notes(request.query, steps)
-    warnings += _deprecated_notes(snapshot, steps)
+    warnings += deprecated_notes(snapshot, [s.route_id for s in steps])
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
     covered = [sid for sid in required if any(sid in step.covers for step in steps)]
     return Plan(
@@ -526,22 +526,6 @@ def _with_field(route: Route, step: PlanStep, thing: str) -> PlanStep:
     fields = tuple(f.name for f in route.endpoint.output_fields if f.name in {*step.fields, name})
     meta = {n: step.meta.get(n) or field_meta(route, route.endpoint.field(n)) for n in fields}
     return step.model_copy(update={"fields": fields, "meta": meta})
-
-
-def _deprecated_notes(snapshot: RegistrySnapshot, steps: Sequence[PlanStep]) -> list[str]:
-    """A note per planned route its document marks deprecated: it still runs (``execute``
-    sends it), though ``retrieve_executable`` and the MCP gateway leave it out."""
-    notes = []
-    for step in steps:
-        availability = snapshot.routes[step.route_id].endpoint.availability
-        if availability.status is AvailabilityStatus.DEPRECATED:
-            said = availability.note if availability.note.startswith("deprecated") else ""
-            notes.append(
-                f"{step.route_id} is {said or 'deprecated'}: planned as the best route, it runs "
-                "as any other (retrieve_executable and the MCP gateway leave it out); where "
-                "its provider names a replacement, call that with router.call(route_id, ...)"
-            )
-    return notes
 
 
 def _open_step(

@@ -1,6 +1,7 @@
 """Why a plan passes over routes retrieval ranked: their effect, provider or source is not
 what the request allows (:func:`exclusions`), and the writes a read would stand in for
-(:func:`writes_passed_over`). Used in :attr:`schemarouter.planning.planner.Plan.reason` and
+(:func:`writes_passed_over`); and what a planned route's own document says against it
+(:func:`deprecated_notes`). Used in :attr:`schemarouter.planning.planner.Plan.reason` and
 its warnings.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from schemarouter.contracts import AccessKind, Effect, SourceType
+from schemarouter.contracts import AccessKind, AvailabilityStatus, Effect, SourceType
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import request_action
 
@@ -27,7 +28,7 @@ class _Request(Protocol):
     def source_types(self) -> tuple[SourceType, ...]: ...
 
 
-__all__ = ["exclusions", "writes_passed_over"]
+__all__ = ["deprecated_notes", "exclusions", "writes_passed_over"]
 
 
 def writes_passed_over(
@@ -65,3 +66,19 @@ def exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: _Requ
     if request.source_types and others:
         parts.append(f"{len(others)} do not match the source constraint")
     return "; ".join(parts)
+
+
+def deprecated_notes(snapshot: RegistrySnapshot, planned: Sequence[str]) -> list[str]:
+    """A note per planned route its document marks deprecated: it still runs (``execute``
+    sends it), though ``retrieve_executable`` and the MCP gateway leave it out."""
+    notes = []
+    for route_id in planned:
+        availability = snapshot.routes[route_id].endpoint.availability
+        if availability.status is AvailabilityStatus.DEPRECATED:
+            said = availability.note if availability.note.startswith("deprecated") else ""
+            notes.append(
+                f"{route_id} is {said or 'deprecated'}: planned as the best route, it runs "
+                "as any other (retrieve_executable and the MCP gateway leave it out); where "
+                "its provider names a replacement, call that with router.call(route_id, ...)"
+            )
+    return notes

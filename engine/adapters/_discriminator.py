@@ -1,0 +1,81 @@
+"""OpenAPI's ``discriminator``, which JSON Schema does not read, written as JSON Schema.
+
+A ``oneOf`` / ``anyOf`` of ``$ref`` members told apart by a property (``petType``) has each
+member's property held to the values that name it (:func:`discriminated`); a base schema
+whose subschemas extend it with ``allOf`` and which maps the property's values to them has
+an ``if`` / ``then`` per value (:func:`mapped_refs`, :func:`when`), so an answer declared as
+``Pet`` with ``petType: cat`` is held to ``Cat``. OpenAPI 3 only (trial M).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from schemarouter.adapters._json import as_object_schema
+
+__all__ = ["discriminated", "mapped_refs", "when"]
+
+
+def _ref(target: str) -> str:
+    """A ``mapping`` target as a pointer: a component's bare name is under schemas."""
+    return target if target.startswith("#") else f"#/components/schemas/{target}"
+
+
+def mapped_refs(discriminator: Any) -> list[tuple[str, str, str]]:
+    """``(property, value, pointer)`` per entry of a discriminator's ``mapping``; none where
+    it has no property name or no mapping."""
+    if not isinstance(discriminator, Mapping):
+        return []
+    prop, mapping = discriminator.get("propertyName"), discriminator.get("mapping")
+    if not isinstance(prop, str) or not isinstance(mapping, Mapping):
+        return []
+    return [(prop, str(v), _ref(t)) for v, t in mapping.items() if isinstance(t, str)]
+
+
+def when(prop: str, value: str, then: Any) -> dict[str, Any]:
+    """``then`` applied where ``prop`` holds ``value``."""
+    return {"if": {"properties": {prop: {"const": value}}, "required": [prop]}, "then": then}
+
+
+def discriminated(discriminator: Any, raw: list[Any], members: list[Any]) -> list[Any]:
+    """``oneOf`` / ``anyOf`` ``members`` (inlined from ``raw``) told apart by an OpenAPI 3
+    ``discriminator``.
+
+    JSON Schema does not read ``discriminator``: a ``Cat`` answer that breaks ``Cat`` passed
+    as a ``Dog`` (an open schema it also matches), and a ``Dog`` that ``Cat`` also accepts
+    broke ``oneOf`` (valid under both). Each member whose value the discriminator names (a
+    ``mapping`` entry pointing at its ``$ref``, and its own component name, the implicit
+    mapping) gets that property held to those values, so the value picks the member. Where
+    a member has no value (an inline schema no ``mapping`` entry names), the members are
+    left as written.
+    """
+    if not isinstance(discriminator, Mapping):
+        return members
+    prop = discriminator.get("propertyName")
+    mapping = discriminator.get("mapping") or {}
+    if not isinstance(prop, str) or not isinstance(mapping, Mapping):
+        return members
+    targets: dict[str, list[str]] = {}
+    for _, value, ref in mapped_refs({"propertyName": prop, "mapping": mapping}):
+        targets.setdefault(ref, []).append(value)
+    values: list[list[str]] = []
+    for node in raw:
+        pointer = node.get("$ref") if isinstance(node, Mapping) else None
+        if not isinstance(pointer, str) or not pointer.startswith("#/"):
+            return members
+        named = targets.get(pointer, [])
+        values.append(list(dict.fromkeys([*named, pointer.rsplit("/", 1)[-1]])))
+    out = []
+    for member, allowed in zip(members, values, strict=True):
+        schema = as_object_schema(member)
+        properties = schema.get("properties")
+        properties = dict(properties) if isinstance(properties, Mapping) else {}
+        own = properties.get(prop)
+        held: dict[str, Any] = {"enum": allowed}
+        if isinstance(own, Mapping) and "enum" not in own and "const" not in own:
+            held = {**own, "enum": allowed}
+        elif own is not None:
+            held = {"allOf": [own, held]}
+        out.append({**schema, "properties": {**properties, prop: held}})
+    return out
