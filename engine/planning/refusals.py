@@ -70,7 +70,7 @@ def exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: _Requ
 
 def deprecated_notes(snapshot: RegistrySnapshot, planned: Sequence[str]) -> list[str]:
     """A note per planned route its document marks deprecated: it still runs (``execute``
-    sends it), though ``retrieve_executable`` and the MCP gateway leave it out."""
+    sends it; ``retrieve_executable`` and the MCP gateway offer it, described so)."""
     notes = []
     for route_id in planned:
         availability = snapshot.routes[route_id].endpoint.availability
@@ -78,7 +78,7 @@ def deprecated_notes(snapshot: RegistrySnapshot, planned: Sequence[str]) -> list
             said = availability.note if availability.note.startswith("deprecated") else ""
             notes.append(
                 f"{route_id} is {said or 'deprecated'}: planned as the best route, it runs "
-                "as any other (retrieve_executable and the MCP gateway leave it out); where "
-                "its provider names a replacement, call that with router.call(route_id, ...)"
+                "as any other; where its provider names a replacement, call that with "
+                "router.call(route_id, ...)"
             )
     return notes

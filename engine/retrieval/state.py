@@ -95,10 +95,8 @@ def exclusion_for(
         return out("tried", "already tried in this session")
     if route.route_id in state.unhealthy_routes:
         return out("unhealthy", HOST_UNHEALTHY)
-    if endpoint.availability.status in (
-        AvailabilityStatus.UNAVAILABLE,
-        AvailabilityStatus.DEPRECATED,
-    ):
+    # a deprecated route still runs (its tool description and a plan that picks it say so)
+    if endpoint.availability.status is AvailabilityStatus.UNAVAILABLE:
         return out("unavailable", f"registered as {endpoint.availability.status.value}")
     if endpoint.effect not in state.allowed_effects:
         allowed = ", ".join(sorted(e.value for e in state.allowed_effects))

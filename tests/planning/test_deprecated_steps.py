@@ -1,8 +1,10 @@
-"""A plan that picks a route its document marks ``deprecated`` says so (user trial M).
+"""A route its document marks ``deprecated`` runs, and every surface says so (user trial M).
 
-``retrieve_executable`` (and so the MCP gateway) leaves a deprecated route out as
+``retrieve_executable`` (and so the MCP gateway) left a deprecated route out as
 "registered as deprecated", while ``plan`` planned it, and ``execute`` ran it, without a
-word: the same route was unavailable to one and silently chosen by the other.
+word: the same route was unavailable to one and silently chosen by the other. A deprecated
+operation still runs: it is offered where it may run, its tool description says
+"Deprecated by its provider", and a plan that picks it says so in its warnings.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from schemarouter import SchemaRouter
+from schemarouter.contracts import AvailabilityStatus
 from schemarouter.index import HashingEncoder
+from schemarouter.serve import Gateway, GatewayConfig
 
 
 def _document(deprecated: bool) -> dict[str, Any]:
@@ -43,22 +47,28 @@ def _router(deprecated: bool) -> SchemaRouter:
     return router
 
 
-def test_a_planned_deprecated_route_is_named_in_the_warnings() -> None:
+ROUTE = "order_desk/rest/list_legacy_orders"
+
+
+def test_a_deprecated_route_runs_and_every_surface_says_so() -> None:
     router = _router(deprecated=True)
-    blocked = router.retrieve_executable("list pet-shop orders", k=3).blocked
-    assert "registered as deprecated" in str(blocked)
+    found = router.retrieve_executable("list pet-shop orders", k=3)
+    assert found.route_ids == (ROUTE,)
+    assert not found.blocked
+    assert found.candidates[0].availability is AvailabilityStatus.DEPRECATED
+    (tool,) = Gateway(router, GatewayConfig()).search("list pet-shop orders", k=3)["tools"]
+    assert "Deprecated by its provider" in tool["description"]
     plan = router.plan("list pet-shop orders")
-    assert plan.route_ids == ("order_desk/rest/list_legacy_orders",)
+    assert plan.route_ids == (ROUTE,)
     said = [w for w in plan.warnings if "deprecated" in w]
     assert said == [
-        "order_desk/rest/list_legacy_orders is deprecated by the document: planned as the "
-        "best route, it runs as any other (retrieve_executable and the MCP gateway leave it "
-        "out); where its provider names a replacement, call that with "
+        f"{ROUTE} is deprecated by the document: planned as the best route, it runs as any "
+        "other; where its provider names a replacement, call that with "
         "router.call(route_id, ...)"
     ]
 
 
 def test_a_route_still_in_service_gets_no_such_warning() -> None:
     plan = _router(deprecated=False).plan("list pet-shop orders")
-    assert plan.route_ids == ("order_desk/rest/list_legacy_orders",)
+    assert plan.route_ids == (ROUTE,)
     assert not [w for w in plan.warnings if "deprecated" in w]
