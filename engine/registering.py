@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -32,7 +32,12 @@ from schemarouter.checks import (
 from schemarouter.contracts import AccessKind, Effect, Provider, Registration, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.execution.bindings import BindingTable, CooldownTable, bind_if_current
-from schemarouter.execution.invokers.http import bind_http_routes, bound_routes, unbound_again
+from schemarouter.execution.invokers.http import (
+    bind_http_routes,
+    bound_routes,
+    http_target,
+    unbound_again,
+)
 from schemarouter.execution.invokers.mcp_session import close_all, closed_by_owner
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
@@ -48,6 +53,7 @@ if TYPE_CHECKING:
     from schemarouter.adapters.inspect import ContractProposal
     from schemarouter.adapters.live_mcp import McpServerOptions
     from schemarouter.adapters.profiles import ProviderResolution
+    from schemarouter.contracts import Route
     from schemarouter.registry.diff import SchemaDiff
 
 __all__ = ["RegistrationMixin"]
@@ -168,8 +174,9 @@ class RegistrationMixin:
             registration = load_catalog(paths)
         else:
             registration = load_catalog(check_path(path, method="add_catalog", name="path"))
-        change = self.register(registration, replace=replace)
-        bind_http_routes(self, registration.routes)
+        with self._binding_ahead(registration.routes, http_target):
+            change = self.register(registration, replace=replace)
+            bind_http_routes(self, registration.routes)
         return change
 
     def add_callable(
@@ -196,11 +203,13 @@ class RegistrationMixin:
         registration, runs = compile_callables(
             functions, provider=provider, effect=effect, license=license, source_type=source_type
         )
-        change = self._register(registration, replace=replace, prune=False)
-        # each route to the very function it was built from (closures of one factory share
-        # their module and qualname, so a name would bind them all to the last one), and only
-        # while it is the route registered: another writer may have replaced it meanwhile
-        bind_if_current(self, registration.routes, lambda route: runs[route.route_id])
+        with self._binding_ahead(registration.routes, lambda route: runs[route.route_id]):
+            change = self._register(registration, replace=replace, prune=False)
+            # each route to the very function it was built from (closures of one factory
+            # share their module and qualname, so a name would bind them all to the last
+            # one), and only while it is the route registered: another writer may have
+            # replaced it meanwhile
+            bind_if_current(self, registration.routes, lambda route: runs[route.route_id])
         return change
 
     def add_openapi(
@@ -267,8 +276,9 @@ class RegistrationMixin:
                 if name != registration.routes[0].provider.id:
                     registration = compile(name)
             bound = bound_routes(self, registration.routes) if replace else []
-            change = self.register(registration, replace=replace)
-            bind_http_routes(self, registration.routes)
+            with self._binding_ahead(registration.routes, http_target):
+                change = self.register(registration, replace=replace)
+                bind_http_routes(self, registration.routes)
         return unbound_again(self, bound, change)
 
     def _own_provider(
@@ -468,8 +478,13 @@ class RegistrationMixin:
         """The invoker bound to ``route_id`` at its current fingerprint, else ``None``."""
         binding = self._bindings.get(route_id)
         route = self.snapshot().routes.get(route_id)
-        if binding is None or route is None or route.fingerprint != binding[0]:
+        if route is None:
             return None
+        if binding is None or route.fingerprint != binding[0]:
+            # published by a registration (or a batch) that has not bound it yet
+            binding = self._bindings.upcoming(route_id, route.fingerprint)
+            if binding is None:
+                return None
         return binding[1]
 
     def bindings(self) -> dict[str, tuple[str, Any]]:
@@ -585,6 +600,20 @@ class RegistrationMixin:
         check_name(route_id, method="cooldown_reason", name="route_id")
         told = self._cooldowns.reason(route_id)
         return None if told is None else told.rsplit(_COOLING, 1)[0]
+
+    def _binding_ahead(
+        self, routes: Iterable[Route], invoker_of: Callable[[Route], Any]
+    ) -> AbstractContextManager[None]:
+        """Around a registration of ``routes`` that binds them before it ends: their
+        bindings (``invoker_of(route)``, none where that is ``None``) are read from the moment
+        the registry publishes them (:meth:`BindingTable.ahead`), not only once the index has
+        embedded them and the registration has bound them."""
+        ahead = {}
+        for route in routes:
+            invoker = invoker_of(route)
+            if invoker is not None:
+                ahead[route.route_id] = (route.fingerprint, invoker)
+        return self._bindings.ahead(ahead)
 
     def _drop_stale_bindings(self, route_ids: Iterable[str]) -> None:
         """Forget the bindings of ``route_ids`` (a change's replaced and removed routes: a

@@ -643,3 +643,81 @@ def test_a_removed_route_is_refused_as_removed_not_as_unknown() -> None:
     assert "removed" not in str(typo.value)
     router.add_openapi(two, provider="status", replace=True)  # back again: nothing removed
     assert router.snapshot().removed_at("status/rest/get_health") is None
+
+
+# -- a registration's new bindings are there as soon as its routes are ------------------------
+
+
+def _from_another_thread(router: SchemaRouter, route_id: str, probe: Any) -> list[Any]:
+    """What ``probe()`` answers in another thread at the moment a change that replaced
+    ``route_id`` is published (a registry listener, told after the router's index, runs it
+    before the registering call returns)."""
+    seen: list[Any] = []
+
+    def look() -> None:
+        try:
+            seen.append(probe())
+        except SchemaRouterError as exc:
+            seen.append(exc)
+
+    def listener(snapshot: Any, change: Any) -> None:
+        if route_id in change.replaced and not seen:
+            thread = threading.Thread(target=look)
+            thread.start()
+            thread.join(10)
+
+    router.registry.subscribe(listener)
+    return seen
+
+
+def _executable_and_answer(
+    router: SchemaRouter, *servers: LoopbackServer
+) -> tuple[bool, bool, LoopbackServer]:
+    executable = FORECAST in router.retrieve_executable("daily weather forecast", k=5).route_ids
+    return router.is_bound(FORECAST), executable, _answers(router, *servers)
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_route_registered_again_is_callable_the_moment_it_is_published(
+    weather: LoopbackServer, second: LoopbackServer, batched: bool
+) -> None:
+    """A service registering a new version of its document (trial C): while the index
+    embedded the new routes, other threads already read the new snapshot but not its
+    bindings, so a route both versions serve was refused ("not bound to an invoker at its
+    current fingerprint. Bind it ...", 188 of 382 calls) and left out of
+    ``retrieve_executable``; a batch's bindings went live only after its index update too."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    router.build_index()
+    seen = _from_another_thread(
+        router, FORECAST, lambda: _executable_and_answer(router, weather, second)
+    )
+    if batched:
+        with router.batch():
+            router.add_openapi(weather_openapi(second.base_url), provider="weather", replace=True)
+    else:
+        router.add_openapi(weather_openapi(second.base_url), provider="weather", replace=True)
+    assert seen == [(True, True, second)]
+
+
+def test_a_callable_registered_again_is_callable_the_moment_it_is_published() -> None:
+    """add_callable(..., replace=True) with a new signature: between the registry's switch
+    and the binding, another thread's call of the route was refused as not bound."""
+
+    def lookup(code: int) -> int:
+        return code
+
+    def newer() -> Any:
+        def lookup(code: str) -> str:
+            return f"code {code}"
+
+        return lookup
+
+    router = _router()
+    router.add_callable(lookup, provider="codes")
+    (route_id,) = router.snapshot().route_ids()
+    seen = _from_another_thread(
+        router, route_id, lambda: router.call(route_id, {"code": "7"}).output
+    )
+    router.add_callable(newer(), provider="codes", replace=True)
+    assert seen == ["code 7"]

@@ -11,6 +11,10 @@ and its health, safe to share between threads.
   cooldown that ran out is dropped rather than kept for the life of the process.
 - :func:`bind_if_current`: how every registration binds the routes it made (HTTP routes to
   their base URL, a live MCP server's tools to its session), at their own fingerprints.
+- :meth:`BindingTable.ahead`: the bindings a registration is about to make, readable from
+  the moment its routes are published (the registry switches its snapshot before the index
+  has embedded the new routes and before the registering call binds them: another thread
+  that read the new snapshot meanwhile found a route both versions serve unbound).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.registry.registry import Registry, RegistryBatch
@@ -43,6 +48,33 @@ class BindingTable(MutableMapping[str, Binding]):
         #: the batch ``_staged`` belongs to, and its changes (``None``: unbound in it)
         self._batch: RegistryBatch | None = None
         self._staged: dict[str, Binding | None] = {}
+        #: bindings registrations are about to make (see :meth:`ahead`)
+        self._ahead: dict[str, Binding] = {}
+
+    @contextmanager
+    def ahead(self, bindings: Mapping[str, Binding]) -> Iterator[None]:
+        """While the block runs (a registration of the routes ``bindings`` names, which
+        binds them before it ends), :meth:`upcoming` gives each of them to every thread, so
+        a route is callable from the moment the registry publishes it at that fingerprint."""
+        with self._lock:
+            self._ahead.update(bindings)
+        try:
+            yield
+        finally:
+            with self._lock:
+                for route_id, binding in bindings.items():
+                    if self._ahead.get(route_id) is binding:
+                        del self._ahead[route_id]
+
+    def upcoming(self, route_id: str, fingerprint: str) -> Binding | None:
+        """The binding a registration is about to make for ``route_id`` at ``fingerprint``
+        (:meth:`ahead`), or the one a batch being committed is about to make live, where the
+        calling thread already reads the route at that fingerprint; else ``None``."""
+        with self._lock:
+            for binding in (self._ahead.get(route_id), self._staged.get(route_id)):
+                if binding is not None and binding[0] == fingerprint:
+                    return binding
+        return None
 
     def _overlay(self, *, stage: bool = False) -> dict[str, Binding | None] | None:
         """The staged changes the calling thread sees: its open batch's (made on first
@@ -155,7 +187,9 @@ def bind_if_current(
             now = current.get(route.route_id)
             if now is None or now.fingerprint != route.fingerprint:
                 continue
-            if keep_bound and router.binding(route.route_id) is not None:
+            # bound already (not only about to be: see BindingTable.ahead)
+            held = router._bindings.get(route.route_id)
+            if keep_bound and held is not None and held[0] == route.fingerprint:
                 continue
             invoker = invoker_of(route)
             if invoker is not None:
