@@ -10,6 +10,7 @@ fingerprint; a changed fingerprint unbinds.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -41,7 +42,7 @@ from schemarouter.execution.invokers.http import (
 from schemarouter.execution.invokers.mcp_session import close_all, closed_by_owner
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.registry.catalog import load_catalog
-from schemarouter.registry.clashes import provider_id_for
+from schemarouter.registry.clashes import provider_id_for, replaced_nothing
 from schemarouter.registry.registry import (
     Registry,
     RegistryBatch,
@@ -279,6 +280,12 @@ class RegistrationMixin:
             with self._binding_ahead(registration.routes, http_target):
                 change = self.register(registration, replace=replace)
                 bind_http_routes(self, registration.routes)
+            if replace and provider is not None and change.added and not change.replaced:
+                snapshot = self.snapshot()
+                warning = replaced_nothing(snapshot.providers, snapshot.routes_of, registration)
+                if warning is not None:
+                    logger.warning("%s", warning)
+                    change = dataclasses.replace(change, warnings=(*change.warnings, warning))
         return unbound_again(self, bound, change)
 
     def _own_provider(

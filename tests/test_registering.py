@@ -721,3 +721,29 @@ def test_a_callable_registered_again_is_callable_the_moment_it_is_published() ->
     )
     router.add_callable(newer(), provider="codes", replace=True)
     assert seen == ["code 7"]
+
+
+def test_replace_under_the_documents_title_as_provider_says_which_id_the_title_holds(
+    weather: LoopbackServer,
+) -> None:
+    """Trial C (medium): a document registered without ``provider=`` takes its title's id
+    (``Weather API``: ``weather``); registered again with ``provider="Weather API"`` and
+    ``replace=True`` it took the name's own slug, ``weather_api``, replaced nothing and left
+    every route twice, side by side in retrieval, without a word. The change now says so."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url))
+    change = router.add_openapi(
+        weather_openapi(weather.base_url), provider="Weather API", replace=True
+    )
+    assert change.added and not change.replaced and not change.removed
+    (warning,) = [w for w in change.warnings if "replaced nothing" in w]
+    assert "'weather_api'" in warning and "'weather'" in warning
+    assert "provider='weather'" in warning
+    # a provider name of its own for another document says nothing
+    other = weather_openapi(weather.base_url)
+    other["info"] = {"title": "Rain API", "version": "1"}
+    assert not [
+        w
+        for w in router.add_openapi(other, provider="rain", replace=True).warnings
+        if "replaced nothing" in w
+    ]

@@ -5,10 +5,10 @@ document registers under so that it clashes with no other document's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from schemarouter.contracts import AccessKind, AccessPath, Registration, Route
+from schemarouter.contracts import AccessKind, AccessPath, Provider, Registration, Route
 from schemarouter.errors import RegistrationError
 from schemarouter.registry.kinds import on_command_line
 
@@ -17,6 +17,7 @@ __all__ = [
     "declared_twice",
     "duplicate_hint",
     "provider_id_for",
+    "replaced_nothing",
     "same_routes",
     "sources_of",
     "two_functions",
@@ -241,3 +242,33 @@ def provider_id_for(
     if name is None:  # a new document: the first id no other document holds
         name = next(i for i in chain if not held(i))
     return name
+
+
+def replaced_nothing(
+    providers: Mapping[str, Provider],
+    routes_of: Callable[[str], Sequence[Route]],
+    registration: Registration,
+) -> str | None:
+    """A warning where ``registration`` (a document registered with ``replace=True`` under a
+    ``provider=`` name, which added routes and replaced none) is shown under the title of
+    another provider that holds routes at the same access path: the document registered
+    without ``provider=`` took its title's id (``Acme Shop API``: ``acme_shop``), the name
+    given takes its own slug (``acme_shop_api``), so both are now registered, each route
+    twice. ``None`` where no other provider is shown under that title."""
+    if not registration.routes:
+        return None
+    new, access_id = registration.routes[0].provider, registration.routes[0].access.id
+    for other in providers.values():
+        if other.id == new.id or other.display_name != new.display_name:
+            continue
+        held = [r for r in routes_of(other.id) if r.access.id == access_id]
+        if held:
+            return (
+                f"replace=True replaced nothing: provider {new.id!r} is new, while provider "
+                f"{other.id!r}, shown as {new.display_name!r} too, holds {len(held)} routes at "
+                f"access path {access_id!r} (from {sources_of(held)}); both are registered now, "
+                f"each route twice. To replace those, register it with provider={other.id!r} "
+                f"(a document without provider= takes its title's id), then "
+                f"remove_provider({new.id!r})"
+            )
+    return None
