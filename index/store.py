@@ -430,11 +430,21 @@ def _load_generation(
             if saved is not None
             else f"the current registry's {len(snapshot)} routes have another fingerprint"
         )
+        hint = (
+            "Rebuild it (`schemarouter index build`), or load it with sync=True"
+            " (SchemaRouter(index=IndexFolder(path, sync=True))) to bring it to this registry"
+        )
+        if "access path" in difference:  # a base URL given in Python, say
+            hint += (
+                "; an access path is how routes are called (base URL, auth): `index build "
+                "--openapi FILE` registers a document with its own servers, so for "
+                "add_openapi(..., base_url=URL) build from a --config file whose openapi "
+                "entry gives it ({source: FILE, base_url: URL})"
+            )
         raise StaleIndexError(
             f"the index was built from a different registry: compared with it, {difference}",
             where=str(path),
-            hint="Rebuild it (`schemarouter index build`), or load it with sync=True"
-            " (SchemaRouter(index=IndexFolder(path, sync=True))) to bring it to this registry",
+            hint=hint,
         )
     identity = manifest.get("encoder")
     if encoder is not None and encoder.identity != identity:

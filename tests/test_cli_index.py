@@ -297,3 +297,60 @@ def test_index_build_shows_each_sources_registration_warnings(
     assert line.startswith(f"warning: {path}: paths./items/{{id}}.get.operationId")
     assert "registered as 'get_item_2'" in line
     assert "1 registration warning in 1 source" in err
+
+
+def test_an_index_refused_for_another_base_url_says_how_to_build_it_with_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial C (low): a service registers its document with ``add_openapi(FILE,
+    base_url=URL)``; ``index build --openapi FILE`` has no base URL to give, so the index was
+    refused with every route's "access path" changed and the hint "Rebuild it (`schemarouter
+    index build`)", which builds the same index again. The hint now says how: a --config
+    file's ``openapi`` entry with ``base_url``, and that index loads."""
+    import json
+
+    from schemarouter import SchemaRouter
+    from schemarouter.errors import StaleIndexError
+
+    answer = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Shop", "version": "1"},
+        "paths": {
+            "/status": {
+                "get": {
+                    "operationId": "getStatus",
+                    "summary": "Shop status",
+                    "responses": {
+                        "200": {
+                            "description": "ok",
+                            "content": {"application/json": {"schema": answer}},
+                        }
+                    },
+                }
+            }
+        },
+    }
+    spec = tmp_path / "shop.json"
+    spec.write_text(json.dumps(document))
+    base_url = "http://127.0.0.1:9/v1"
+    out = tmp_path / "index"
+    assert main(["index", "build", "--openapi", str(spec), "--out", str(out), "--quiet"]) == 0
+
+    def load() -> tuple[str, ...]:
+        router = SchemaRouter(index=str(out), reranker=None)
+        try:
+            router.add_openapi(str(spec), base_url=base_url)
+            return router.retrieve("shop status", k=1).route_ids
+        finally:
+            router.close()
+
+    with pytest.raises(StaleIndexError) as refused:
+        load()
+    assert "shop/rest/get_status: access path" in str(refused.value)
+    assert "--config" in refused.value.hint and "base_url" in refused.value.hint
+    config = tmp_path / "shop.yaml"
+    config.write_text(f"openapi:\n  - {{source: shop.json, base_url: '{base_url}'}}\n")
+    assert main(["index", "build", "--config", str(config), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert load() == ("shop/rest/get_status",)
