@@ -203,6 +203,8 @@ class SchemaRouter(RegistrationMixin):
         self._embedding_cache = embedding_cache
         self._index_lock = threading.Lock()
         self._index: RouteIndex | None = None
+        #: an index built and not yet published (see :meth:`_ready_index`)
+        self._built: RouteIndex | None = None
         #: what to open on first use: a saved index folder, a ``milvus://`` URI or an index
         #: that must be attached to the registry first (see ``schemarouter.index.backend``)
         self._index_spec: DeferredIndex | str | Path | None = None
@@ -239,10 +241,7 @@ class SchemaRouter(RegistrationMixin):
         index = self._index
         if index is not None:
             return index
-        with self._index_lock:
-            if self._index is None:
-                self._index = self._make_index(progress=self._show_progress(None))
-            return self._index
+        return self._ready_index(progress=self._show_progress(None))
 
     def close(self) -> None:
         """Close the MCP sessions this router opened (see
@@ -281,15 +280,39 @@ class SchemaRouter(RegistrationMixin):
         returned as it is. With ``prerequisites`` on, the table of identifier producers is
         read here too (about a second at 100,000 routes; after that only changed routes are
         read again)."""
-        with self._index_lock:
-            if self._index is None:
-                self._index = self._make_index(progress=self._show_progress(progress))
-            index = self._index
+        index = self._ready_index(progress=self._show_progress(progress))
         if self.prerequisites:
             producers(self.registry.snapshot())
         return index
 
+    def _ready_index(self, *, progress: bool) -> RouteIndex:
+        """The index, built (or loaded, or opened) first where there is none yet.
+
+        The locks are taken in one order, the writers' lock before the index's, never the
+        index's and then the writers': a build holds only the index's lock (one build at a
+        time) and leaves what it built in ``_built``; catching it up with the registrations
+        made meanwhile and publishing it happen under the writers' lock. Before, a build
+        held the index's lock while it waited for the writers' lock, and a thread that held
+        the writers' lock (a ``batch()``) and asked for the index waited for the index's
+        lock: both hung (trial C). Now that thread waits for the build, then publishes it."""
+        with self._index_lock:
+            if self._index is not None:
+                return self._index
+            if self._built is None:
+                self._built = self._make_index(progress=progress)
+        with self.registry.lock, self._index_lock:
+            if self._index is None:
+                built, self._built = self._built, None
+                if built is None:  # a build that failed in the thread that ran it
+                    built = self._make_index(progress=progress)
+                # catch up with registrations made while it was built
+                built.apply(self.registry.snapshot(), cache=self._cache())
+                self._index = built
+            return self._index
+
     def _make_index(self, *, progress: bool = False) -> RouteIndex:
+        """Build, load or open the index for the registry as it is now (its caller catches it
+        up with registrations made meanwhile: :meth:`_ready_index`)."""
         from schemarouter.index.build import open_index
 
         index = open_index(
@@ -300,8 +323,6 @@ class SchemaRouter(RegistrationMixin):
             cache=self._cache(),
             progress=progress,
         )
-        with self.registry.lock:  # catch up with registrations made while it was built
-            index.apply(self.registry.snapshot(), cache=self._cache())
         kept = getattr(index, "settings", None)
         asked = self._index_settings
         if asked is not None and kept is not None and kept != asked:

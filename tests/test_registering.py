@@ -747,3 +747,54 @@ def test_replace_under_the_documents_title_as_provider_says_which_id_the_title_h
         for w in router.add_openapi(other, provider="rain", replace=True).warnings
         if "replaced nothing" in w
     ]
+
+
+class _HeldEncoder(HashingEncoder):
+    """A hashing encoder whose first ``encode`` (the first build's) waits until ``go`` is set,
+    saying so on ``building``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.building, self.go = threading.Event(), threading.Event()
+
+    def encode(self, texts: Any) -> Any:
+        if not self.building.is_set():
+            self.building.set()
+            self.go.wait(10)
+        return super().encode(texts)
+
+
+def test_a_retrieve_inside_a_batch_while_another_thread_builds_the_index_finishes() -> None:
+    """Trial C (high): at a service's start, one thread registered its sources in
+    ``router.batch()`` and retrieved inside it while another thread's first request built the
+    index: both hung for good. The builder held the index's lock and waited for the writers'
+    lock (to catch up with registrations), the batch held the writers' lock and waited for
+    the index's lock."""
+
+    def fraud_score(order_id: str) -> float:
+        """Fraud risk score of an order."""
+        return 0.1
+
+    encoder = _HeldEncoder()
+    router = SchemaRouter(encoder=encoder, embedding_cache=None, abstention=None, reranker=None)
+    router.add_callable(fraud_score, provider="risk")
+    answers: dict[str, tuple[str, ...]] = {}
+
+    def first_request() -> None:
+        answers["request"] = router.retrieve("fraud score of an order", k=1).route_ids
+
+    def registering() -> None:
+        with router.batch():
+            router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
+            encoder.building.wait(10)  # the first request is building the index now
+            threading.Timer(0.3, encoder.go.set).start()
+            answers["batch"] = router.retrieve("daily weather forecast", k=1).route_ids
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (first_request, registering)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(15)
+    assert not any(thread.is_alive() for thread in threads), "deadlocked"
+    assert answers == {"request": ("risk/python/fraud_score",), "batch": (FORECAST,)}
+    assert router.retrieve("daily weather forecast", k=1).route_ids == (FORECAST,)
