@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.registry.registry import Registry, RegistryBatch
+from schemarouter.safety.forksafe import ForkSafeLock
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
@@ -43,7 +44,8 @@ class BindingTable(MutableMapping[str, Binding]):
 
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
-        self._lock = threading.Lock()
+        # free in a forked child, where a batch lost with its thread is undone under it
+        self._lock = ForkSafeLock()
         self._live: dict[str, Binding] = {}
         #: the batch ``_staged`` belongs to, and its changes (``None``: unbound in it)
         self._batch: RegistryBatch | None = None

@@ -9,7 +9,9 @@ anywhere leaves the current snapshot untouched.
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -331,6 +333,7 @@ class Registry:
         self._batch: RegistryBatch | None = None
         self._batch_thread: int | None = None
         self._staged: RegistrySnapshot | None = None
+        _registries.add(self)
 
     # -- reading -----------------------------------------------------------------------
 
@@ -532,6 +535,19 @@ class Registry:
                 batch.change = RegistryChange(version=self._snapshot.version)
             batch._ended(committed=True)
 
+    def _lose_batch(self) -> None:
+        """In a forked child: a :meth:`batch` open in another thread of the parent is undone
+        (that thread is not in the child, so the block never ends there): the child keeps the
+        snapshot from before it, as the parent's other threads saw it, and its own
+        registrations are committed, not staged into the lost block. A batch of the thread
+        that forked goes on in the child."""
+        batch = self._batch
+        if batch is None or self._batch_thread == threading.get_ident():
+            return
+        self._batch, self._batch_thread, self._staged = None, None, None
+        logger.info("a forked child undid the registry batch of a thread it does not have")
+        batch._ended(committed=False)
+
     def _commit(self, snapshot: RegistrySnapshot, change: RegistryChange, *, source: str) -> None:
         """Swap ``snapshot`` in and tell the listeners (the router's index among them). A
         listener that fails undoes the change: the previous snapshot comes back, the
@@ -570,3 +586,18 @@ class Registry:
             len(change.replaced),
             len(change.removed),
         )
+
+
+#: every registry, for the fork hook below
+_registries: weakref.WeakSet[Registry] = weakref.WeakSet()
+
+
+def _lose_batches_in_child() -> None:
+    for registry in list(_registries):
+        registry._lose_batch()
+
+
+# after schemarouter.safety.forksafe's hook (imported above: hooks in a child run in the
+# order they were registered), so the locks a batch's hooks take are free
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_lose_batches_in_child)

@@ -215,3 +215,38 @@ def test_a_child_forked_during_a_registration_registers_and_retrieves() -> None:
 
     assert in_child(job) == ("ok", ["weather"])
     holder.join()
+
+
+def test_a_child_forked_while_another_thread_is_inside_a_batch_registers_for_good() -> None:
+    """Trial C (medium): a worker forked while a reload thread was inside ``router.batch()``
+    copied the open batch, whose thread it does not have: each of its own registrations was
+    staged into that batch forever: its index never had the new routes, and only a thread
+    that happened to get the lost thread's id saw them."""
+    router = SchemaRouter(encoder=HashingEncoder())
+    router.add_openapi(library_openapi("http://127.0.0.1:9"), provider="library")
+    router.build_index()
+    inside, leave = threading.Event(), threading.Event()
+
+    def reload() -> None:
+        with router.batch():
+            router.add_openapi(library_openapi("http://127.0.0.1:8"), provider="library2")
+            inside.set()
+            leave.wait(WAIT)
+
+    thread = threading.Thread(target=reload, daemon=True)
+    thread.start()
+    assert inside.wait(WAIT)
+
+    def job() -> object:
+        router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
+        return (
+            sorted({r.provider.id for r in router.snapshot()}),
+            [c.provider for c in router.retrieve("weather forecast", k=1).candidates],
+        )
+
+    try:
+        assert in_child(job) == ("ok", (["library", "weather"], ["weather"]))
+    finally:
+        leave.set()
+        thread.join(WAIT)
+    assert sorted({r.provider.id for r in router.snapshot()}) == ["library", "library2"]
