@@ -34,9 +34,8 @@ from schemarouter.contracts import AccessKind, Effect, Provider, Registration, S
 from schemarouter.errors import ArgumentError
 from schemarouter.execution.bindings import BindingTable, CooldownTable, bind_if_current
 from schemarouter.execution.invokers.http import (
-    bind_http_routes,
     bound_routes,
-    http_target,
+    register_http_routes,
     unbound_again,
 )
 from schemarouter.execution.invokers.mcp_session import close_all, closed_by_owner
@@ -175,10 +174,7 @@ class RegistrationMixin:
             registration = load_catalog(paths)
         else:
             registration = load_catalog(check_path(path, method="add_catalog", name="path"))
-        with self._binding_ahead(registration.routes, http_target):
-            change = self.register(registration, replace=replace)
-            bind_http_routes(self, registration.routes)
-        return change
+        return register_http_routes(self, registration, replace=replace)
 
     def add_callable(
         self,
@@ -277,9 +273,7 @@ class RegistrationMixin:
                 if name != registration.routes[0].provider.id:
                     registration = compile(name)
             bound = bound_routes(self, registration.routes) if replace else []
-            with self._binding_ahead(registration.routes, http_target):
-                change = self.register(registration, replace=replace)
-                bind_http_routes(self, registration.routes)
+            change = register_http_routes(self, registration, replace=replace)
             if replace and provider is not None and change.added and not change.replaced:
                 snapshot = self.snapshot()
                 warning = replaced_nothing(snapshot.providers, snapshot.routes_of, registration)

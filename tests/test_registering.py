@@ -798,3 +798,50 @@ def test_a_retrieve_inside_a_batch_while_another_thread_builds_the_index_finishe
     assert not any(thread.is_alive() for thread in threads), "deadlocked"
     assert answers == {"request": ("risk/python/fraud_score",), "batch": (FORECAST,)}
     assert router.retrieve("daily weather forecast", k=1).route_ids == (FORECAST,)
+
+
+def test_approved_and_optimade_routes_registered_again_are_bound_when_published() -> None:
+    """The window of the test above on the other HTTP registration paths: ``approve`` and
+    ``add_optimade`` registered, then bound; another thread that read the new snapshot
+    between the two found the route unbound."""
+    from schemarouter.adapters.inspect import approve, inspect
+    from schemarouter.adapters.optimade import add_optimade
+
+    proposal = inspect(_BANDGAPS)
+    answer = {"band_gap": 1.12}
+    with (
+        LoopbackServer(lambda request: json_response(answer)) as a,
+        LoopbackServer(lambda request: json_response(answer)) as b,
+    ):
+        router = _router()
+        approve(router, proposal, base_url=a.base_url, provider="bandgaps")
+        seen = _from_another_thread(
+            router, SEARCH, lambda: router.call(SEARCH, {"formula": "Si"}).ok
+        )
+        approve(router, proposal, base_url=b.base_url, provider="bandgaps", replace=True)
+        assert seen == [True]
+        assert [len(a.requests), len(b.requests)] == [0, 1]
+
+    def payloads(url: str) -> dict[str, Any]:
+        info = {
+            "data": {
+                "type": "info",
+                "id": "/",
+                "attributes": {
+                    "api_version": "1.2.0",
+                    "available_api_versions": [{"url": url, "version": "1.2.0"}],
+                    "available_endpoints": ["info", "structures"],
+                    "entry_types_by_format": {"json": ["structures"]},
+                },
+            },
+            "meta": {"api_version": "1.2.0", "provider": {"name": "Ex", "prefix": "ex"}},
+        }
+        structures = {"data": {"properties": {"id": {"type": "string", "description": "Entry"}}}}
+        return {"info": info, "info/structures": structures}
+
+    router = _router()
+    first = add_optimade(router, payloads("http://127.0.0.1:9/v1"), provider="ex")
+    route_id = first.added[0]
+    seen = _from_another_thread(router, route_id, lambda: router.is_bound(route_id))
+    add_optimade(router, payloads("http://127.0.0.1:8/v1"), provider="ex", replace=True)
+    assert seen == [True]

@@ -229,7 +229,7 @@ def approve(
     summary says it changes state (:attr:`ProposedEndpoint.changes_state`) counts as a write
     (or destructive), and the change's warnings say so. Nothing is registered when none remain.
     """
-    from schemarouter.execution.invokers.http import bind_http_routes
+    from schemarouter.execution.invokers.http import register_http_routes
 
     if not isinstance(proposal, ContractProposal):
         raise DocumentError(
@@ -308,6 +308,4 @@ def approve(
     registration = build_registration(
         specs, source="<docs proposal>", providers=[model], warnings=warnings
     )
-    change = router.register(registration, replace=replace)
-    bind_http_routes(router, registration.routes)
-    return change
+    return register_http_routes(router, registration, replace=replace)

@@ -517,9 +517,7 @@ def add_optimade(
     router: Any, source: str | Mapping[str, Any], *, replace: bool = False, **kwargs: Any
 ) -> Any:
     """Register an OPTIMADE service on ``router`` and bind its routes; the RegistryChange."""
-    from schemarouter.execution.invokers.http import bind_http_routes
+    from schemarouter.execution.invokers.http import register_http_routes
 
     registration = optimade_registration(source, **kwargs)
-    change = router.register(registration, replace=replace)
-    bind_http_routes(router, registration.routes)
-    return change
+    return register_http_routes(router, registration, replace=replace)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import httpx
 
-from schemarouter.contracts import AccessKind, Effect, Route
+from schemarouter.contracts import AccessKind, Effect, Registration, Route
 from schemarouter.errors import BudgetExceededError, PolicyError
 from schemarouter.execution.bindings import bind_if_current
 from schemarouter.execution.credentials import CredentialProvider, Redactor
@@ -58,6 +58,7 @@ __all__ = [
     "http_target",
     "not_bound_hint",
     "origin",
+    "register_http_routes",
     "retry_after_seconds",
     "send_async",
     "send_sync",
@@ -96,6 +97,25 @@ def bind_http_routes(router: Any, routes: Iterable[Route] | None = None) -> list
     stays unbound, and one another registration replaced since keeps that one's base URL."""
     routes = router.snapshot() if routes is None else routes
     return bind_if_current(router, routes, http_target, keep_bound=True)
+
+
+def register_http_routes(
+    router: Any, registration: Registration, *, replace: bool = False
+) -> RegistryChange:
+    """``router.register(registration)``, then :func:`bind_http_routes` of its routes, with
+    their bindings readable by every thread from the moment the registry publishes them
+    (:meth:`~schemarouter.execution.bindings.BindingTable.ahead`): the index embeds new
+    routes after the switch, and another thread's call of a route registered again was
+    refused as not bound until then (trial C)."""
+    ahead = {}
+    for route in registration.routes:
+        target = http_target(route)
+        if target is not None:
+            ahead[route.route_id] = (route.fingerprint, target)
+    with router._bindings.ahead(ahead):
+        change: RegistryChange = router.register(registration, replace=replace)
+        bind_http_routes(router, registration.routes)
+    return change
 
 
 def bound_routes(router: Any, routes: Iterable[Route]) -> list[str]:
