@@ -31,7 +31,7 @@ from schemarouter.index import HashingEncoder
 from schemarouter.integrations.names import tool_name
 from schemarouter.serve import Gateway, GatewayConfig
 
-from servers.processes import free_port, http_mcp_server
+from servers.processes import free_port, http_mcp_server, serving
 
 NOTES = Path(__file__).parents[1] / "mcp_servers" / "notes_server.py"
 COMMAND = [sys.executable, str(NOTES)]
@@ -348,3 +348,26 @@ def test_an_unknown_server_option_is_a_type_error_before_any_server_starts() -> 
     with pytest.raises(TypeError, match=r"aadd_mcp_server\(\) got an unexpected keyword"):
         asyncio.run(router.aadd_mcp_server(COMMAND, provider="notes", envs={}))
     assert len(router.snapshot()) == 0
+
+
+def test_an_http_servers_url_credential_is_never_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """An HTTP upstream's credential has nowhere to travel but its URL (``?token=...``): a
+    session lost when its server went away logged the URL whole, token and all ("the MCP
+    session ManagedMCPSession('http://.../mcp?token=...') was lost", "MCP connection ...
+    ended") in the gateway's log (trial P #1). Sessions and connections name a server by its
+    URL without userinfo, query or fragment."""
+    secret = "tok-3f9a1c77e2"
+    port = free_port()
+    caplog.set_level("DEBUG", logger="schemarouter")
+    with _router() as router:
+        with serving([sys.executable, str(NOTES), "http", str(port)], port):
+            url = f"http://127.0.0.1:{port}/mcp?token={secret}"
+            router.add_mcp_server(url, provider="notes", trusted=True, timeout=10)
+            assert router.call("notes/mcp/get_note", {"note_id": 2}).ok
+            session = router.binding("notes/mcp/get_note")
+        with pytest.raises(InvocationError):  # the server is gone: the session is lost
+            router.call("notes/mcp/get_note", {"note_id": 2})
+        assert secret not in repr(session)
+    assert "was lost" in caplog.text  # the loss was logged, naming the server
+    assert f"127.0.0.1:{port}/mcp" in caplog.text
+    assert secret not in caplog.text

@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeGuard
 
-from schemarouter.contracts import AccessKind
+from schemarouter.contracts import AccessKind, shown_url
 from schemarouter.errors import require
 from schemarouter.execution.bindings import bind_if_current
 from schemarouter.execution.invokers.payload import (
@@ -297,8 +297,10 @@ class MCPConnection:
         )
 
     def _label(self) -> str:
+        """The server, for messages and logs: a URL without its userinfo, query and
+        fragment (where an HTTP server's credential travels), a command as written."""
         if isinstance(self.server, str):
-            return self.server
+            return shown_url(self.server)
         if isinstance(self.server, Sequence):
             return shlex.join([str(part) for part in self.server])
         return type(self.server).__name__
