@@ -304,6 +304,14 @@ class Gateway:
         """The credential names routes declare that this server's environment supplies."""
         return available_credentials(snapshot, self.credentials)
 
+    def _credentials_missing(self, route: Route, snapshot: Any) -> list[str]:
+        """The credentials ``route`` requires that this server's environment lacks (none
+        for an optional scheme), as a search leaves the route out for them."""
+        auth = route.access.auth
+        if auth.optional:
+            return []
+        return sorted(set(auth.credentials) - self._credentials_here(snapshot))
+
     def retrieve(self, query: str, k: int | None = None) -> CapabilityRetrieval:
         """The ``k`` best tools for ``query`` that may run under this gateway's policy: bound,
         healthy, with their credentials in this server's environment and an effect the
@@ -484,8 +492,10 @@ class Gateway:
                 "provider": route.provider.display_name,
                 "effect": route.endpoint.effect.value,
                 "allowed": self.allows(route),
+                # as search_tools decides it: bound, healthy, its credentials here
                 "executable": self.router.is_bound(route.route_id)
-                and self.router.is_healthy(route.route_id),
+                and self.router.is_healthy(route.route_id)
+                and not self._credentials_missing(route, snapshot),
                 "credentials": list(route.access.auth.credentials),
                 "returns": [
                     {
