@@ -275,10 +275,42 @@ class Gateway:
         each joining when it has listed its tools; otherwise every server is connected
         first."""
         if not background:
-            return cls(build_router(config, **router_options), config)
+            gateway = cls(build_router(config, **router_options), config)
+            gateway._check_credentials()
+            return gateway
         gateway = cls(build_router(config, servers=False, **router_options), config)
+        gateway._check_credentials()
         gateway.upstreams.start(config.mcp_servers, lambda s: connect_server(gateway.router, s))
         return gateway
+
+    def _check_credentials(self) -> None:
+        """Say once, at start, which environment variables the registered routes need and
+        this server lacks, named as they are read (``credentials.env_prefix`` included): a
+        search leaves those routes out and a call is refused, and the operator learnt
+        neither the variable nor that it was missing (user trial P)."""
+        snapshot = self.router.snapshot()
+        needed: dict[str, list[str]] = {}
+        for route in snapshot.routes.values():
+            for name in self._credentials_missing(route, snapshot):
+                needed.setdefault(self.credentials.prefix + name, []).append(route.route_id)
+        if not needed:
+            return
+        routes = {r for ids in needed.values() for r in ids}
+        said = "; ".join(
+            f"${variable} ({', '.join(ids[:5])}"
+            + (f" and {len(ids) - 5} more)" if ids[5:] else ")")
+            for variable, ids in sorted(needed.items())
+        )
+        logger.warning(
+            "gateway: %d route%s need%s credentials this server's environment does not have, "
+            "so %s not offered and %s calls are refused: %s; set the variables and restart",
+            len(routes),
+            "s" if len(routes) > 1 else "",
+            "" if len(routes) > 1 else "s",
+            "they are" if len(routes) > 1 else "it is",
+            "their" if len(routes) > 1 else "its",
+            said,
+        )
 
     # -- policy ------------------------------------------------------------------------------
 

@@ -58,3 +58,36 @@ def test_describe_says_a_tool_whose_credential_is_missing_cannot_run(
     ]
     monkeypatch.setenv("ACME_ORDERS_API_KEY", "the-key-the-gateway-reads")
     assert gateway.describe("orders__rest__list_orders")["executable"] is True
+
+
+def test_the_variables_a_gateways_routes_lack_are_logged_at_start(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With ``credentials: {env_prefix: ACME_}`` the gateway reads ``$ACME_ORDERS_API_KEY``,
+    but every message named ``ORDERS_API_KEY`` and none went to the operator: the routes were
+    left out of searches without a word in the log. At start the log names each variable
+    missing, as it is read, and the routes that need it."""
+    import json
+
+    (tmp_path / "orders.json").write_text(json.dumps(ORDERS))
+    config = GatewayConfig(
+        openapi=[{"source": str(tmp_path / "orders.json"), "provider": "orders"}],
+        credentials={"env_prefix": "ACME_"},
+    )
+    options: dict[str, Any] = {
+        "encoder": HashingEncoder(),
+        "embedding_cache": None,
+        "abstention": None,
+    }
+    monkeypatch.delenv("ACME_ORDERS_API_KEY", raising=False)
+    monkeypatch.setenv("ORDERS_API_KEY", "set-without-the-prefix")
+    with caplog.at_level("WARNING", logger="schemarouter.serve.gateway"):
+        Gateway.from_config(config, **options).close()
+    said = [r.getMessage() for r in caplog.records if "credentials" in r.getMessage()]
+    assert len(said) == 1
+    assert "$ACME_ORDERS_API_KEY (orders/rest/list_orders)" in said[0]
+    caplog.clear()
+    monkeypatch.setenv("ACME_ORDERS_API_KEY", "the-key-the-gateway-reads")
+    with caplog.at_level("WARNING", logger="schemarouter.serve.gateway"):
+        Gateway.from_config(config, background=True, **options).close()
+    assert not [r for r in caplog.records if "credentials" in r.getMessage()]
