@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import shlex
 import sys
 import threading
@@ -197,10 +198,31 @@ def _warm_up(router: Any, progress: bool) -> None:
         print(f"schemarouter serve: the index did not open: {said}", file=sys.stderr, flush=True)
 
 
+#: ``serve``'s log records: one line each, on stderr.
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def _log_to_stderr() -> None:
+    """One line per record on stderr, at WARNING, from ``serve``'s start. Before, nothing
+    was configured until the MCP SDK's server was built, so the records of registration (the
+    credentials the gateway lacks) were dropped, and then the SDK's Rich handler wrapped each
+    record over several lines at the terminal's width (a log file read 80 columns wide, the
+    time on the first line only). A host that configured logging itself keeps its own (the
+    SDK's ``basicConfig`` then changes nothing either)."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from schemarouter.serve.gateway import Gateway
     from schemarouter.serve.server import run_server
 
+    _log_to_stderr()
     token = _http_access(args)  # refused binds fail before any upstream starts
     config = _serve_config(args)
     if (

@@ -91,3 +91,57 @@ def test_the_variables_a_gateways_routes_lack_are_logged_at_start(
     with caplog.at_level("WARNING", logger="schemarouter.serve.gateway"):
         Gateway.from_config(config, background=True, **options).close()
     assert not [r for r in caplog.records if "credentials" in r.getMessage()]
+
+
+def test_serves_log_has_one_line_per_record_from_the_start(tmp_path: Any) -> None:
+    """``schemarouter serve``'s log, as an operator collects it (stderr to a file): records
+    logged before the MCP server was built (registration, the credentials this gateway
+    lacks) were dropped, since nothing had configured logging yet; the rest went through the
+    SDK's Rich handler, which wraps a record over several lines at the terminal's width,
+    with the time on the first only (a secret split over two lines escapes a grep too).
+    ``serve`` now logs one line per record (time, level, logger, message) from its start."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "orders.json").write_text(json.dumps(ORDERS))
+    config = {
+        "openapi": [{"source": "orders.json", "provider": "orders"}],
+        "mcp_servers": [
+            {"provider": "broken", "command": [sys.executable, "-c", "raise SystemExit(3)"]}
+        ],
+        "credentials": {"env_prefix": "TRIALP_"},
+        "search": {"rerank": False},
+    }
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    log = tmp_path / "serve.log"
+    command = "import sys; from schemarouter.cli import main; sys.exit(main())"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIALP_")}
+    with log.open("wb") as err:
+        serve = subprocess.Popen(
+            [sys.executable, "-c", command, "serve", "--config", str(tmp_path / "gateway.json")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**env, "COLUMNS": "80"},
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while "exited with status 3" not in log.read_text(errors="replace"):
+                assert time.monotonic() < deadline, log.read_text(errors="replace")
+                time.sleep(0.2)
+        finally:
+            assert serve.stdin is not None
+            serve.stdin.close()  # the client went away: serve ends
+            serve.wait(timeout=60)
+    lines = log.read_text(errors="replace").splitlines()
+    assert any(
+        "WARNING" in line and "$TRIALP_ORDERS_API_KEY (orders/rest/list_orders)" in line
+        for line in lines
+    ), lines
+    assert any(
+        "upstream broken did not connect" in line and "exited with status 3" in line
+        for line in lines
+    ), lines
