@@ -38,19 +38,31 @@ __all__ = [
 
 
 SERVE_EPILOG = """\
-The gateway config (YAML or JSON; paths relative to it):
+The gateway config (YAML or JSON; paths relative to it), every key (all optional):
 
+  name: lab-gateway                         # the MCP server's name (default: schemarouter)
   catalogs: [catalogs/materials]
-  openapi: [{source: weather.yaml, provider: weather}]
-  mcp_tools: [{source: tools.json, provider: github}]
-  mcp_servers: [{provider: notes, command: [python, notes_server.py]},
-                {provider: search, url: "http://127.0.0.1:9000/mcp"}]
+  openapi: [{source: weather.yaml, provider: weather, base_url: "http://127.0.0.1:8080",
+             effect_overrides: {getForecast: read}}]       # source: a path or an http(s) URL
+  mcp_tools: [{source: tools.json, provider: github}]      # recorded tools/list (search only)
+  optimade: [{source: "https://optimade.example.org/v1", provider: groupdb}]
+  mcp_servers:                              # upstream servers (exactly one of command, url)
+    - {provider: notes, command: [python, notes_server.py], env: {NOTES_KEY: "..."},
+       cwd: servers/notes, trusted: false, default_effect: write,
+       effect_overrides: {search_notes: read}, timeout: 30, max_response_bytes: 10485760,
+       relist_s: 0, skip_invalid_tools: false}
+    - {provider: search, url: "http://127.0.0.1:9000/mcp"}
   allow: {write: [notes/mcp/add_note], destructive: []}    # read-only by default
   search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
+  index: .schemarouter/index                # a saved index (or a milvus:// URI)
+  models: {encoder: DIR, ranking: shipped|none|DIR, reranker: shipped|none|DIR}
+  credentials: {env_prefix: ""}             # a route's credential NAME is read from $PREFIXNAME
 
 Upstream MCP tools register as untrusted (write) unless `trusted: true`; only routes named
 under `allow` may run writes. A stdio upstream gets the SDK's default environment plus its
 `env: {KEY: value}` (not the gateway's whole environment); `cwd: DIR` is where it starts.
+`timeout` bounds opening an upstream and each attempt of a call (seconds). The log is
+stderr, one line per record, warnings and errors.
 """
 
 

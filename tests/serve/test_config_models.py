@@ -90,3 +90,37 @@ def test_a_config_s_encoder_is_a_folder_only(
     config = _config(tmp_path, tiny_catalog, models={"encoder": encoder})
     with pytest.raises(DocumentError, match="leave it out for the shipped encoder"):
         load_config(config)
+
+
+def test_serve_help_shows_every_config_key(tmp_path: Path) -> None:
+    """A config error ends "See `schemarouter serve --help` for the format", but the help's
+    sample held 6 of the 13 top-level keys and none of a server's own (``timeout``, ``env``,
+    ``trusted`` ...): an operator told ``mcp_servers[0].timout`` is unknown found no
+    ``timeout`` there (user trial P). The sample now holds every key of every part, and
+    loads as a config."""
+    from schemarouter.serve.cli import SERVE_EPILOG
+    from schemarouter.serve.config import (
+        AllowSpec,
+        CredentialSpec,
+        GatewayConfig,
+        McpServerSpec,
+        ModelsSpec,
+        SearchSpec,
+        SourceSpec,
+    )
+
+    sample = SERVE_EPILOG.split("\n\n")[1]
+    data = yaml.safe_load(sample)
+    assert set(data) == set(GatewayConfig.model_fields)
+    servers = {key for server in data["mcp_servers"] for key in server}
+    assert servers == set(McpServerSpec.model_fields)
+    assert set(data["openapi"][0]) == set(SourceSpec.model_fields)
+    for key, spec in (
+        ("allow", AllowSpec),
+        ("search", SearchSpec),
+        ("models", ModelsSpec),
+        ("credentials", CredentialSpec),
+    ):
+        assert set(data[key]) == set(spec.model_fields), key
+    (tmp_path / "gateway.yaml").write_text(sample)
+    load_config(tmp_path / "gateway.yaml")  # a valid config, as written
