@@ -214,27 +214,27 @@ def _warm_up(router: Any, progress: bool) -> None:
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-def _log_to_stderr() -> None:
-    """One line per record on stderr, at WARNING, from ``serve``'s start. Before, nothing
-    was configured until the MCP SDK's server was built, so the records of registration (the
-    credentials the gateway lacks) were dropped, and then the SDK's Rich handler wrapped each
-    record over several lines at the terminal's width (a log file read 80 columns wide, the
-    time on the first line only). A host that configured logging itself keeps its own (the
-    SDK's ``basicConfig`` then changes nothing either)."""
+def _log_to_stderr(level: str = "warning") -> None:
+    """One line per record on stderr, at ``level`` (``--log-level``), from ``serve``'s
+    start. Before, nothing was configured until the MCP SDK's server was built, so the
+    records of registration (the credentials the gateway lacks) were dropped, and then the
+    SDK's Rich handler wrapped each record over several lines at the terminal's width (a log
+    file read 80 columns wide, the time on the first line only). A host that configured
+    logging itself keeps its own (the SDK's ``basicConfig`` then changes nothing either)."""
     root = logging.getLogger()
     if root.handlers:
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     root.addHandler(handler)
-    root.setLevel(logging.WARNING)
+    root.setLevel(level.upper())
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from schemarouter.serve.gateway import Gateway
     from schemarouter.serve.server import run_server
 
-    _log_to_stderr()
+    _log_to_stderr(args.log_level)
     token = _http_access(args)  # refused binds fail before any upstream starts
     config = _serve_config(args)
     if (
@@ -370,4 +370,11 @@ def add_serve_parser(commands: Any) -> None:
         help="the cross-encoder (default: the config's models.reranker, else the router's default)",
     )
     serve.add_argument("--name", help="the server's name (default: schemarouter)")
+    serve.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="warning",
+        help="stderr log, one line per record (default: warning; info adds a line per call: "
+        "tool, route, effect, outcome, milliseconds; never arguments or outputs)",
+    )
     serve.set_defaults(handler=_cmd_serve)

@@ -571,9 +571,15 @@ class Gateway:
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
         route = self._route_named(name)
-        result: CallResult = self.router.call(
-            route.route_id, arguments or {}, **self._call_options(route)
-        )
+        started = time.monotonic()
+        try:
+            result: CallResult = self.router.call(
+                route.route_id, arguments or {}, **self._call_options(route)
+            )
+        except Exception as exc:
+            self._log_call(name, route, started, exc)
+            raise
+        self._log_call(name, route, started, result)
         return result
 
     async def acall(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
@@ -581,10 +587,35 @@ class Gateway:
         options = self._call_options(route)
         if self._client is None:
             self._client = httpx.AsyncClient(follow_redirects=False)
-        result: CallResult = await self.router.acall(
-            route.route_id, arguments or {}, client=self._client, **options
-        )
+        started = time.monotonic()
+        try:
+            result: CallResult = await self.router.acall(
+                route.route_id, arguments or {}, client=self._client, **options
+            )
+        except Exception as exc:
+            self._log_call(name, route, started, exc)
+            raise
+        self._log_call(name, route, started, result)
         return result
+
+    @staticmethod
+    def _log_call(name: str, route: Route, started: float, outcome: Any) -> None:
+        """One INFO record per call (``serve --log-level info``): the tool, its route and
+        effect, how it ended (the result's status, or the error's code) and how long it took;
+        never its arguments or output. Before, a call that ran left no trace in the log, a
+        write the gateway approved included (user trial P)."""
+        if isinstance(outcome, BaseException):
+            ended = f"{type(outcome).__name__} [{getattr(outcome, 'code', '-')}]"
+        else:
+            ended = str(getattr(outcome.status, "value", outcome.status))
+        logger.info(
+            "call %s (%s, %s): %s in %.0f ms",
+            name,
+            route.route_id,
+            route.endpoint.effect.value,
+            ended,
+            (time.monotonic() - started) * 1000,
+        )
 
     # -- lifetime ----------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -376,3 +377,35 @@ def test_flags_add_to_the_config(tmp_path: Path) -> None:
     assert config.search.k == 4 and config.search.rerank is False
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--mcp-server", "no-equals-sign"])
+
+
+def test_each_call_is_logged_with_its_route_outcome_and_time(
+    gateway: Gateway, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A call through the gateway left no trace in its log, a write it approved included
+    (user trial P): each call is an INFO record (``serve --log-level info``) with the tool,
+    its route and effect, how it ended and how long it took; never its arguments."""
+    with caplog.at_level(logging.INFO, logger="schemarouter.serve.gateway"):
+        gateway.call("weather__rest__get_forecast", {"city": "Lyon-secret-city", "days": 1})
+        gateway.call("weather__rest__create_alert", {"body": {"city": "Nice", "message": "x"}})
+        with pytest.raises(PolicyError):
+            Gateway(gateway.router, GatewayConfig()).call(
+                "weather__rest__create_alert", {"body": {"city": "Nice", "message": "x"}}
+            )
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("call ")]
+    assert len(said) == 3, said
+    assert re.fullmatch(
+        r"call weather__rest__get_forecast \(weather/rest/get_forecast, read\): ok in \d+ ms",
+        said[0],
+    )
+    assert said[1].startswith(
+        "call weather__rest__create_alert (weather/rest/create_alert, write): ok"
+    )
+    assert "PolicyError [SR500]" in said[2]
+    assert "Lyon-secret-city" not in caplog.text
+
+
+def test_serve_takes_a_log_level() -> None:
+    args = build_parser().parse_args(["serve", "--log-level", "info"])
+    assert args.log_level == "info"
+    assert build_parser().parse_args(["serve"]).log_level == "warning"
