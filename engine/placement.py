@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 import httpx
 
@@ -118,6 +118,15 @@ def shown_url(url: str) -> str:
     an HTTP server's credential travels when it has nowhere else to go."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
+
+
+def url_secrets(url: str) -> list[str]:
+    """What of ``url`` may be a secret, for a redactor: its userinfo, its query and each
+    query value (what :func:`shown_url` leaves out)."""
+    parts = urlsplit(url)
+    found = [parts.username or "", parts.password or "", parts.query]
+    found += [value for _, value in parse_qsl(parts.query)]
+    return [text for text in found if text]
 
 
 def operation_path_problem(path: str) -> str | None:

@@ -41,7 +41,6 @@ import fnmatch
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -49,6 +48,7 @@ from schemarouter.contracts import Effect, shown_url
 from schemarouter.errors import DocumentError
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
 from schemarouter.index.backend import is_milvus_uri
+from schemarouter.placement import url_secrets
 from schemarouter.registry.compile import format_validation_error, slugify
 from schemarouter.registry.kinds import check_kind
 
@@ -149,12 +149,7 @@ class McpServerSpec(_Spec):
     def secrets(self) -> list[str]:
         """What of the URL may be a secret (userinfo, query values), for redaction: an HTTP
         upstream has nowhere else to carry its credential."""
-        if self.url is None:
-            return []
-        parts = urlsplit(self.url)
-        found = [parts.username or "", parts.password or "", parts.query]
-        found += [value for _, value in parse_qsl(parts.query)]
-        return [text for text in found if text]
+        return [] if self.url is None else url_secrets(self.url)
 
 
 class AllowSpec(_Spec):

@@ -371,3 +371,21 @@ def test_an_http_servers_url_credential_is_never_logged(caplog: pytest.LogCaptur
     assert "was lost" in caplog.text  # the loss was logged, naming the server
     assert f"127.0.0.1:{port}/mcp" in caplog.text
     assert secret not in caplog.text
+
+
+def test_an_http_servers_url_credential_is_not_in_the_http_clients_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The MCP SDK's HTTP client logs each request's URL at INFO ("HTTP Request: POST
+    http://.../mcp?token=... 200 OK"): with ``serve --log-level info`` every call to an HTTP
+    upstream wrote its URL credential to the log (trial P). Its records are redacted while
+    the connection lives, as httpx's are for a REST call's query-string key (and the SDK
+    transport's "Connecting to StreamableHTTP endpoint: URL" at DEBUG)."""
+    secret = "tok-81c4de0b57"
+    caplog.set_level("DEBUG")
+    with http_mcp_server(NOTES) as url, _router() as router:
+        router.add_mcp_server(f"{url}?token={secret}", provider="notes", trusted=True)
+        assert router.call("notes/mcp/get_note", {"note_id": 2}).ok
+    assert "HTTP Request: POST" in caplog.text  # the client logged its requests
+    assert "Connecting to StreamableHTTP endpoint" in caplog.text
+    assert secret not in caplog.text

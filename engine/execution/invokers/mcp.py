@@ -33,6 +33,7 @@ from typing import Any, TypedDict, TypeGuard
 from schemarouter.contracts import AccessKind, shown_url
 from schemarouter.errors import require
 from schemarouter.execution.bindings import bind_if_current
+from schemarouter.execution.credentials import Redactor, guard_logger
 from schemarouter.execution.invokers.payload import (
     MAX_MESSAGE_CHARS,
     Payload,
@@ -41,6 +42,7 @@ from schemarouter.execution.invokers.payload import (
     seconds_text,
 )
 from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
+from schemarouter.placement import url_secrets
 
 __all__ = [
     "DEFAULT_OPEN_TIMEOUT",
@@ -278,6 +280,13 @@ class MCPConnection:
         self._task: asyncio.Task[None] | None = None
         self._watch: Any = None  # a stdio server's ServerWatch (mcp_transport)
         self._cancelled = False  # closed while still opening (_stop_soon)
+        #: a URL's secrets (a ``?token=``), redacted from the HTTP client's request log (it
+        #: logs each URL at INFO, the SDK's transport at DEBUG) while this connection lives
+        self._redactor: Redactor | None = None
+        if is_server_url(server) and url_secrets(server):
+            self._redactor = Redactor(url_secrets(server))
+            guard_logger("httpx2")
+            guard_logger("mcp.client.streamable_http")
         #: called (on the connection's thread) when the server says its tools changed
         #: (``notifications/tools/list_changed``); a managed session lists them again
         self.on_tools_changed: Callable[[], None] | None = None
