@@ -61,8 +61,10 @@ The gateway config (YAML or JSON; paths relative to it), every key (all optional
 Upstream MCP tools register as untrusted (write) unless `trusted: true`; only routes named
 under `allow` may run writes. A stdio upstream gets the SDK's default environment plus its
 `env: {KEY: value}` (not the gateway's whole environment); `cwd: DIR` is where it starts.
-`timeout` bounds opening an upstream and each attempt of a call (seconds). The log is
-stderr, one line per record, warnings and errors.
+`${NAME}` in an upstream's `env` values and `url` is read from the gateway's environment
+(`env: {DB_PASSWORD: "${DB_PASSWORD}"}`: the secret stays out of the file). `timeout`
+bounds opening an upstream and each attempt of a call (seconds). The log is stderr, one
+line per record (--log-level).
 """
 
 

@@ -38,9 +38,11 @@ file's stem).
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -320,7 +322,7 @@ def load_config(path: str | Path) -> GatewayConfig:
             hint="Start with 'catalogs:', 'openapi:' or 'mcp_servers:'",
         )
     try:
-        config = GatewayConfig.model_validate(data)
+        config = GatewayConfig.model_validate(_expanded(data, where=str(file)))
     except ValidationError as exc:
         what, loc = format_validation_error(exc)
         raise DocumentError(
@@ -328,6 +330,50 @@ def load_config(path: str | Path) -> GatewayConfig:
         ) from None
     check_providers(config, where=str(file))
     return config.resolved(file.resolve().parent)
+
+
+#: ``${NAME}``: an environment variable of the gateway, in an upstream's ``env`` or ``url``.
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _expanded(data: Mapping[str, Any], *, where: str) -> Mapping[str, Any]:
+    """``data`` with each ``${NAME}`` in an upstream server's ``env`` values and ``url`` read
+    from the gateway's environment, so a secret an upstream needs stays out of the file. An
+    unset ``NAME`` is a :class:`DocumentError` naming it and the key. Before, the text went
+    to the server as written: a stdio upstream got ``${DB_PASSWORD}`` as its password, and
+    nothing said so (user trial P)."""
+    servers = data.get("mcp_servers")
+    if not isinstance(servers, list):
+        return data
+
+    def expand(text: str, key: str) -> str:
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1)
+            found = os.environ.get(name)
+            if found is None:
+                raise DocumentError(
+                    f"${{{name}}} is not set in the gateway's environment",
+                    where=f"{where}: {key}",
+                    hint=f"Set {name} before starting the gateway, or write the value",
+                )
+            return found
+
+        return _VARIABLE.sub(value, text)
+
+    out = []
+    for i, server in enumerate(servers):
+        if isinstance(server, Mapping):
+            server = dict(server)
+            if isinstance(server.get("url"), str):
+                server["url"] = expand(server["url"], f"mcp_servers[{i}].url")
+            env = server.get("env")
+            if isinstance(env, Mapping):
+                server["env"] = {
+                    k: expand(v, f"mcp_servers[{i}].env.{k}") if isinstance(v, str) else v
+                    for k, v in env.items()
+                }
+        out.append(server)
+    return {**data, "mcp_servers": out}
 
 
 def check_providers(config: GatewayConfig, *, where: str) -> None:

@@ -409,3 +409,55 @@ def test_serve_takes_a_log_level() -> None:
     args = build_parser().parse_args(["serve", "--log-level", "info"])
     assert args.log_level == "info"
     assert build_parser().parse_args(["serve"]).log_level == "warning"
+
+
+ENV_SERVER = '''
+import os
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+server = MCPServer("envcheck")
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def db_password() -> str:
+    """The database password this server was given."""
+    return os.environ.get("DB_PASSWORD", "<unset>")
+server.run()
+'''
+
+
+def test_an_upstreams_env_and_url_read_variables_of_the_gateway(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``env: {DB_PASSWORD: "${TRIALP_DB_PASSWORD}"}`` gave the upstream the text
+    ``${TRIALP_DB_PASSWORD}`` as its password, without a word (user trial P): a secret could
+    reach an upstream only written into the config file. ``${NAME}`` in an upstream's
+    ``env`` values and ``url`` is read from the gateway's environment; an unset one is an
+    error naming it and the key."""
+    (tmp_path / "env_server.py").write_text(ENV_SERVER)
+    upstream = {
+        "provider": "envc",
+        "command": [sys.executable, "env_server.py"],
+        "cwd": ".",
+        "env": {"DB_PASSWORD": "${TRIALP_DB_PASSWORD}"},
+        "trusted": True,
+    }
+    http = {"provider": "web", "url": "http://127.0.0.1:9/mcp?token=${TRIALP_TOKEN}"}
+    path = tmp_path / "gw.yaml"
+    path.write_text(yaml.safe_dump({"mcp_servers": [upstream, http]}))
+    monkeypatch.setenv("TRIALP_DB_PASSWORD", "pw-from-the-environment")
+    monkeypatch.setenv("TRIALP_TOKEN", "tok-from-the-environment")
+    config = load_config(path)
+    assert config.mcp_servers[1].url == "http://127.0.0.1:9/mcp?token=tok-from-the-environment"
+    config = config.model_copy(update={"mcp_servers": config.mcp_servers[:1]})
+    gateway = Gateway.from_config(
+        config, encoder=HashingEncoder(), embedding_cache=None, abstention=None
+    )
+    try:
+        assert gateway.call("envc__mcp__db_password").output == {
+            "result": "pw-from-the-environment"
+        }
+    finally:
+        gateway.close()
+    monkeypatch.delenv("TRIALP_DB_PASSWORD")
+    with pytest.raises(DocumentError, match=r"\$\{TRIALP_DB_PASSWORD\} is not set") as unset:
+        load_config(path)
+    assert "mcp_servers[0].env.DB_PASSWORD" in str(unset.value)
