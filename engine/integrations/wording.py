@@ -99,6 +99,12 @@ AGENT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"Connect its server again with router\.add_mcp_server\([^)]*\)",
             "Its server is not connected here now: use another tool, or call it again later",
         ),
+        (
+            r"register some first \(add_openapi, add_mcp_tools, add_callable or add_catalog; "
+            r"SchemaRouter\.from_catalog\(\.\.\.\) for a catalog folder\)",
+            "none is offered here yet (tell {operator}, or search again if servers are still "
+            "connecting)",
+        ),
         # words of a message or an exclusion's detail
         (r" \(router\.mark_unhealthy\)| \(router\.close\(\)\)", ""),
         (r"; router\.add_mcp_server\(\.\.\., replace=True\) connects its server again", ""),

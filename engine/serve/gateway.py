@@ -29,7 +29,7 @@ from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import provider_part, route_for_tool, tool_name
 from schemarouter.integrations.search import available_credentials
-from schemarouter.integrations.wording import agent_error
+from schemarouter.integrations.wording import agent_error, agent_hint
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
@@ -431,17 +431,19 @@ class Gateway:
         if found.blocked:
             # better matches exist that cannot run here: say which and why, never offer them
             answer["blocked"] = found.blocked
+        operator = "the gateway's operator"
         if found.off_catalog:
             # the best tools are still offered; the verdict lets the model ask or say so
             answer["off_catalog"] = True
-            answer["reason"] = found.reason
+            answer["reason"] = found.reason and agent_hint(found.reason, operator=operator)
         if found.confidence is not None:
             answer["confidence"] = round(found.confidence, 4)
         answer.update(self.upstreams.note())  # upstreams still connecting, or that failed
         self._check_allow()
         if not tools:
-            answer["reason"] = (
-                found.reason or found.blocked or ("no registered tool that may run here matches")
+            answer["reason"] = agent_hint(
+                found.reason or found.blocked or "no registered tool that may run here matches",
+                operator=operator,
             )
         return answer
 

@@ -145,3 +145,27 @@ def test_serves_log_has_one_line_per_record_from_the_start(tmp_path: Any) -> Non
         "upstream broken did not connect" in line and "exited with status 3" in line
         for line in lines
     ), lines
+
+
+def test_a_search_of_a_gateway_with_no_tools_yet_names_no_python_call() -> None:
+    """A gateway whose every upstream failed to connect (a command that does not exist)
+    answered a search with "no route is registered: register some first (add_openapi,
+    add_mcp_tools, add_callable or add_catalog; SchemaRouter.from_catalog(...) ...)": Python
+    calls the agent cannot make (user trial P). It says none is offered yet, and who to tell."""
+    config = GatewayConfig(
+        mcp_servers=[{"provider": "ghost", "command": ["/no/such/binary"]}],
+        search={"rerank": False, "upstream_wait": 0},
+    )
+    gateway = Gateway.from_config(
+        config, background=True, encoder=HashingEncoder(), embedding_cache=None, abstention=None
+    )
+    try:
+        gateway.upstreams.wait(30)
+        answer = gateway.search("stock level of an item", k=3)
+    finally:
+        gateway.close()
+    assert answer["tools"] == []
+    assert "add_openapi" not in answer["reason"] and "SchemaRouter" not in answer["reason"]
+    assert "none is offered here yet" in answer["reason"]
+    assert "gateway's operator" in answer["reason"]
+    assert "/no/such/binary" in answer["unavailable"]["ghost"]
