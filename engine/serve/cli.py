@@ -18,11 +18,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from schemarouter.errors import DocumentError, SchemaRouterError
 from schemarouter.registry.catalog import bundled_catalog
+from schemarouter.registry.compile import format_validation_error
 from schemarouter.serve.config import (
     GatewayConfig,
     McpServerSpec,
+    SearchSpec,
     check_providers,
     load_config,
     parse_source,
@@ -160,17 +164,20 @@ def _mcp_server(text: str) -> McpServerSpec:
 def _serve_config(args: argparse.Namespace) -> GatewayConfig:
     config = load_config(args.config) if args.config else GatewayConfig()
     config = sources_config(args, config)
-    search = config.search.model_copy(
-        update={
-            key: value
-            for key, value in {
-                "k": args.k,
-                "rerank": False if args.no_rerank else None,
-                "executable_only": False if args.all_routes else None,
-            }.items()
-            if value is not None
-        }
-    )
+    flags = {
+        key: value
+        for key, value in {
+            "k": args.k,
+            "rerank": False if args.no_rerank else None,
+            "executable_only": False if args.all_routes else None,
+        }.items()
+        if value is not None
+    }
+    try:  # checked as the file's are: -k above the config's max_k was taken as it was
+        search = SearchSpec.model_validate({**config.search.model_dump(), **flags})
+    except ValidationError as exc:
+        what, _ = format_validation_error(exc)
+        raise DocumentError(what, where="serve -k", hint="Lower -k or raise search.max_k") from None
     allow = config.allow.model_copy(
         update={
             "write": config.allow.write + tuple(args.allow_write),

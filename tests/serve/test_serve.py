@@ -461,3 +461,18 @@ def test_an_upstreams_env_and_url_read_variables_of_the_gateway(
     with pytest.raises(DocumentError, match=r"\$\{TRIALP_DB_PASSWORD\} is not set") as unset:
         load_config(path)
     assert "mcp_servers[0].env.DB_PASSWORD" in str(unset.value)
+
+
+def test_a_k_flag_above_the_configs_max_k_is_refused(tmp_path: Path) -> None:
+    """``search: {k: 30, max_k: 20}`` in the file is refused (every search would be cut to
+    max_k), but ``serve -k 30`` with ``max_k: 20`` was taken as it was: each search answered
+    20 tools with a note that "k=30 is above search.max_k=20" though the agent asked for no k
+    (user trial P). The flag is checked as the file is."""
+    path = tmp_path / "gw.yaml"
+    path.write_text("search: {max_k: 20}\n")
+    args = build_parser().parse_args(["serve", "--config", str(path), "-k", "30"])
+    with pytest.raises(DocumentError, match=r"k \(30\) is above max_k \(20\)") as refused:
+        _serve_config(args)
+    assert "serve -k" in str(refused.value)
+    args = build_parser().parse_args(["serve", "--config", str(path), "-k", "20"])
+    assert _serve_config(args).search.k == 20
