@@ -12,7 +12,6 @@ import asyncio
 import logging
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
@@ -30,12 +29,12 @@ from schemarouter.execution.bindings import BindingTable, CooldownTable
 from schemarouter.execution.drivers import acall_route, arun_plan, call_route, run_plan
 from schemarouter.execution.gate import ExecutionOptions, Settings
 from schemarouter.execution.policy import HealthMonitor
+from schemarouter.indexing import _DEFAULT, PROGRESS_MIN_ROUTES, IndexMixin
 from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import unused_values
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
-from schemarouter.registering import RegistrationMixin
-from schemarouter.registry.registry import Registry, RegistryChange, RegistrySnapshot
+from schemarouter.registry.registry import Registry
 from schemarouter.retrieval.abstention import AbstentionModel
 from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer
 from schemarouter.retrieval.gate import validate_selection
@@ -62,19 +61,14 @@ __all__ = ["DEFAULT_RECALL_DEPTH", "DEFAULT_RERANK_DEPTH", "PROGRESS_MIN_ROUTES"
 
 logger = logging.getLogger(__name__)
 
-#: From this many routes, a first index build shows progress bars when the ``schemarouter``
-#: logger is at INFO (``SchemaRouter(progress=...)`` overrides).
-PROGRESS_MIN_ROUTES = 1_000
 #: How many fused routes retrieval looks at before cutting to k (re-retrieval walks these).
 DEFAULT_RECALL_DEPTH = 50
 #: How many fused routes (after the ones the query names) the cross-encoder re-scores: the
 #: point chosen on the accuracy/latency front in docs/reranker.md (about 36 ms on 2 cores).
 DEFAULT_RERANK_DEPTH = 20
 
-_DEFAULT: Any = object()
 
-
-class SchemaRouter(RegistrationMixin):
+class SchemaRouter(IndexMixin):
     """One front door: register capabilities, then retrieve, plan and execute them."""
 
     # The ranking settings, held by ``self.ranker`` and read and set here as ever:
@@ -202,12 +196,11 @@ class SchemaRouter(RegistrationMixin):
             embedding_cache = EmbeddingCache(embedding_cache)
         self._embedding_cache = embedding_cache
         self._index_lock = threading.Lock()
-        self._index: RouteIndex | None = None
-        #: an index built and not yet published (see :meth:`_ready_index`)
-        self._built: RouteIndex | None = None
+        self._index = None
+        self._built = None
         #: what to open on first use: a saved index folder, a ``milvus://`` URI or an index
         #: that must be attached to the registry first (see ``schemarouter.index.backend``)
-        self._index_spec: DeferredIndex | str | Path | None = None
+        self._index_spec = None
         if index is None or isinstance(index, str | Path) or hasattr(index, "open"):
             self._index_spec = index  # type: ignore[assignment]
         else:
@@ -232,46 +225,7 @@ class SchemaRouter(RegistrationMixin):
             router.add_catalog(path)
         return router
 
-    # -- the index -----------------------------------------------------------------------
-
-    @property
-    def index(self) -> RouteIndex:
-        """The route index (in-process or Milvus), built, loaded or opened on first use and
-        kept current."""
-        index = self._index
-        if index is not None:
-            return index
-        return self._ready_index(progress=self._show_progress(None))
-
-    def close(self) -> None:
-        """Close the MCP sessions this router opened (see
-        :meth:`~schemarouter.registering.RegistrationMixin.close`) and the index connection
-        it opened itself: the Milvus client of a ``milvus://`` URI given as ``index=`` (a
-        later query connects again). An index object passed in is its owner's to close."""
-        super().close()
-        with self._index_lock:
-            index, opened_here = self._index, isinstance(self._index_spec, str | Path)
-        if opened_here and index is not None:
-            close = getattr(index, "close", None)  # an in-process index holds no connection
-            if callable(close):
-                close()
-
-    def _show_progress(self, asked: bool | None) -> bool:
-        """Whether building the index now shows progress bars (see :attr:`progress`)."""
-        if asked is not None:
-            return asked
-        if self.progress is not None:
-            return self.progress
-        return len(self.registry.snapshot()) >= PROGRESS_MIN_ROUTES and logging.getLogger(
-            "schemarouter"
-        ).isEnabledFor(logging.INFO)
-
-    def _cache(self) -> Any:
-        if self._embedding_cache is _DEFAULT:
-            from schemarouter.index.build import default_embedding_cache
-
-            self._embedding_cache = default_embedding_cache()
-        return self._embedding_cache
+    # -- the index (the rest: schemarouter.indexing) -----------------------------------
 
     def build_index(self, *, progress: bool | None = None) -> RouteIndex:
         """Build (or load, or open) the index now rather than on the first query, with
@@ -284,66 +238,6 @@ class SchemaRouter(RegistrationMixin):
         if self.prerequisites:
             producers(self.registry.snapshot())
         return index
-
-    def _ready_index(self, *, progress: bool) -> RouteIndex:
-        """The index, built (or loaded, or opened) first where there is none yet.
-
-        The locks are taken in one order, the writers' lock before the index's, never the
-        index's and then the writers': a build holds only the index's lock (one build at a
-        time) and leaves what it built in ``_built``; catching it up with the registrations
-        made meanwhile and publishing it happen under the writers' lock. Before, a build
-        held the index's lock while it waited for the writers' lock, and a thread that held
-        the writers' lock (a ``batch()``) and asked for the index waited for the index's
-        lock: both hung (trial C). Now that thread waits for the build, then publishes it."""
-        with self._index_lock:
-            if self._index is not None:
-                return self._index
-            if self._built is None:
-                self._built = self._make_index(progress=progress)
-        with self.registry.lock, self._index_lock:
-            if self._index is None:
-                built, self._built = self._built, None
-                if built is None:  # a build that failed in the thread that ran it
-                    built = self._make_index(progress=progress)
-                # catch up with registrations made while it was built
-                built.apply(self.registry.snapshot(), cache=self._cache())
-                self._index = built
-            return self._index
-
-    def _make_index(self, *, progress: bool = False) -> RouteIndex:
-        """Build, load or open the index for the registry as it is now (its caller catches it
-        up with registrations made meanwhile: :meth:`_ready_index`)."""
-        from schemarouter.index.build import open_index
-
-        index = open_index(
-            self._index_spec,
-            self.registry.snapshot(),
-            encoder=self._encoder,
-            settings=self._index_settings,
-            cache=self._cache(),
-            progress=progress,
-        )
-        kept = getattr(index, "settings", None)
-        asked = self._index_settings
-        if asked is not None and kept is not None and kept != asked:
-            # a saved or attached index keeps the settings it was built with
-            differ = [
-                f.name for f in fields(kept) if getattr(kept, f.name) != getattr(asked, f.name)
-            ]
-            logger.warning(
-                "the index keeps the settings it was built with; index_settings= differs in "
-                "%s and is not used (rebuild the index with them to use them)",
-                ", ".join(differ),
-            )
-        return index
-
-    def _on_registry_change(self, snapshot: RegistrySnapshot, change: RegistryChange) -> None:
-        if self._index is not None:
-            try:
-                self._index.apply(snapshot, change, cache=self._cache())
-            except BaseException:
-                self._index = None  # half-applied: rebuilt from the registry on next use
-                raise
 
     # -- retrieval -----------------------------------------------------------------------
 

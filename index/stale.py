@@ -10,7 +10,23 @@ from typing import Any
 from schemarouter.errors import StaleIndexError
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["are_parts", "check_differs_within"]
+__all__ = ["are_parts", "check_differs_within", "stale_hint"]
+
+
+def stale_hint(difference: str) -> str:
+    """What to do about an index built from another registry, ``difference`` said how."""
+    hint = (
+        "Rebuild it (`schemarouter index build`), or load it with sync=True"
+        " (SchemaRouter(index=IndexFolder(path, sync=True))) to bring it to this registry"
+    )
+    if "access path" in difference:  # a base URL given in Python, say (trial C)
+        hint += (
+            "; an access path is how routes are called (base URL, auth): `index build "
+            "--openapi FILE` registers a document with its own servers, so for "
+            "add_openapi(..., base_url=URL) build from a --config file whose openapi "
+            "entry gives it ({source: FILE, base_url: URL})"
+        )
+    return hint
 
 
 def are_parts(parts: dict[str, Any]) -> bool:

@@ -59,7 +59,7 @@ from schemarouter.index.folder import (
 )
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
-from schemarouter.index.stale import are_parts
+from schemarouter.index.stale import are_parts, stale_hint
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
 from schemarouter.registry.diff import RouteParts, fingerprint_difference
 from schemarouter.registry.registry import RegistrySnapshot
@@ -430,21 +430,10 @@ def _load_generation(
             if saved is not None
             else f"the current registry's {len(snapshot)} routes have another fingerprint"
         )
-        hint = (
-            "Rebuild it (`schemarouter index build`), or load it with sync=True"
-            " (SchemaRouter(index=IndexFolder(path, sync=True))) to bring it to this registry"
-        )
-        if "access path" in difference:  # a base URL given in Python, say
-            hint += (
-                "; an access path is how routes are called (base URL, auth): `index build "
-                "--openapi FILE` registers a document with its own servers, so for "
-                "add_openapi(..., base_url=URL) build from a --config file whose openapi "
-                "entry gives it ({source: FILE, base_url: URL})"
-            )
         raise StaleIndexError(
             f"the index was built from a different registry: compared with it, {difference}",
             where=str(path),
-            hint=hint,
+            hint=stale_hint(difference),
         )
     identity = manifest.get("encoder")
     if encoder is not None and encoder.identity != identity:

@@ -389,7 +389,7 @@ def requests_router(args: argparse.Namespace, **options: Any) -> Any:
     given)."""
     from schemarouter.serve.cli import sources_config
     from schemarouter.serve.config import GatewayConfig, load_config
-    from schemarouter.serve.gateway import build_router
+    from schemarouter.serve.sources import build_router
 
     if not has_catalog(args):
         raise ArgumentError(

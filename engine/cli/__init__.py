@@ -146,7 +146,7 @@ def _synced(index: str) -> Any:
 
 def _cmd_retrieve(args: argparse.Namespace) -> int:
     from schemarouter.index.backend import is_milvus_uri
-    from schemarouter.serve.gateway import build_router
+    from schemarouter.serve.sources import build_router
 
     config = _sources(args)
     if not _has_sources(config):
@@ -239,7 +239,7 @@ def _registry_router(
     """A router with ``config``'s sources registered as retrieve and serve register them (the
     same route ids and fingerprints) and no model loaded, for what needs only the registry;
     with each source's change, and each source that could not be registered, listed."""
-    from schemarouter.serve.gateway import build_router
+    from schemarouter.serve.sources import build_router
 
     registered: list[tuple[str, Any]] = []
     failed: list[tuple[str, SchemaRouterError]] = []

@@ -45,7 +45,7 @@ KINDS: Mapping[str, tuple[str, str, str]] = {
     "config": (
         "a gateway config",
         "--config FILE",
-        "schemarouter.serve.config.load_config(path) and serve.gateway.build_router",
+        "schemarouter.serve.config.load_config(path) and serve.sources.build_router",
     ),
 }
 #: Whether a refusal is for the command line (its flags) rather than Python (its methods).

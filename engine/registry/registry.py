@@ -536,11 +536,9 @@ class Registry:
             batch._ended(committed=True)
 
     def _lose_batch(self) -> None:
-        """In a forked child: a :meth:`batch` open in another thread of the parent is undone
-        (that thread is not in the child, so the block never ends there): the child keeps the
-        snapshot from before it, as the parent's other threads saw it, and its own
-        registrations are committed, not staged into the lost block. A batch of the thread
-        that forked goes on in the child."""
+        """In a forked child, undo a :meth:`batch` of another thread (not in the child: the
+        block never ends there); the child keeps the snapshot from before it and commits its
+        own registrations. A batch of the thread that forked goes on."""
         batch = self._batch
         if batch is None or self._batch_thread == threading.get_ident():
             return
@@ -597,7 +595,6 @@ def _lose_batches_in_child() -> None:
         registry._lose_batch()
 
 
-# after schemarouter.safety.forksafe's hook (imported above: hooks in a child run in the
-# order they were registered), so the locks a batch's hooks take are free
+# after forksafe's hook (imported above; hooks run in order): a batch's locks are free
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_lose_batches_in_child)

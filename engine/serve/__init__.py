@@ -9,8 +9,9 @@ routes may have effects. Importing this package does not import the MCP SDK.
 """
 
 from schemarouter.serve.config import GatewayConfig, load_config, parse_source
-from schemarouter.serve.gateway import Gateway, build_router, register_sources
+from schemarouter.serve.gateway import Gateway
 from schemarouter.serve.server import build_server, run_server
+from schemarouter.serve.sources import build_router, register_sources
 
 __all__ = [
     "Gateway",

@@ -14,15 +14,13 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Callable, Mapping
-from functools import partial
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.errors import DocumentError, GateError, PolicyError, SchemaRouterError
+from schemarouter.errors import GateError, PolicyError, SchemaRouterError
 from schemarouter.execution.credentials import EnvironmentCredentials
 from schemarouter.execution.invokers.payload import clip
 from schemarouter.execution.results import CallResult
@@ -34,10 +32,11 @@ from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary
-from schemarouter.serve.config import GatewayConfig, McpServerSpec, SourceSpec
+from schemarouter.serve.config import GatewayConfig
+from schemarouter.serve.sources import build_router, connect_server
 from schemarouter.serve.upstreams import Upstreams
 
-__all__ = ["Gateway", "build_router", "connect_server", "register_sources"]
+__all__ = ["Gateway", "error_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,159 +52,6 @@ _GATEWAY_HINTS = {
     "unbound": "no document or server here can run them (no base URL or live session)",
     "unhealthy": "they failed repeatedly and come back after a cooldown",
 }
-
-
-def _read_tools(spec: SourceSpec) -> Any:
-    from schemarouter.registry.catalog import read_structured_file
-    from schemarouter.registry.kinds import check_kind
-    from schemarouter.registry.parsing import load_document
-
-    if spec.source.lower().startswith(("http://", "https://")):
-        data = load_document(spec.source).data
-    else:
-        data = read_structured_file(Path(spec.source))
-    check_kind(data, "mcp_tools", where=spec.source)  # an OpenAPI file: say --openapi
-    return data
-
-
-def _add_openapi(router: Any, spec: SourceSpec) -> Any:
-    return router.add_openapi(
-        spec.source,
-        provider=spec.provider,  # none given: the document's title, else its host
-        base_url=spec.base_url,
-        effect_overrides=spec.effect_overrides or None,
-    )
-
-
-def _add_mcp_tools(router: Any, spec: SourceSpec) -> Any:
-    return router.add_mcp_tools(
-        _read_tools(spec),
-        provider=spec.provider_id(),
-        server=spec.base_url,
-        effect_overrides=spec.effect_overrides or None,
-    )
-
-
-def _add_optimade(router: Any, spec: SourceSpec) -> Any:
-    return router.add_optimade(spec.source, provider=spec.provider_id(), base_url=spec.base_url)
-
-
-def register_sources(
-    router: Any,
-    *,
-    catalogs: tuple[str, ...] = (),
-    openapi: tuple[SourceSpec, ...] = (),
-    mcp_tools: tuple[SourceSpec, ...] = (),
-    optimade: tuple[SourceSpec, ...] = (),
-    failed: list[tuple[str, SchemaRouterError]] | None = None,
-) -> list[tuple[str, Any]]:
-    """Register catalogs, OpenAPI documents and recorded ``tools/list`` results; return each
-    source with its :class:`~schemarouter.registry.registry.RegistryChange` (whose
-    ``warnings`` say what was read as meant, renamed or left out). The first source that
-    cannot be registered raises its error, unless ``failed`` is given: then each such
-    source and its error go there and the others are registered (each source registers
-    whole or not at all), so a batch build can name every bad document at once."""
-    steps: list[tuple[str, Callable[[], Any]]] = [
-        (catalog, partial(router.add_catalog, catalog)) for catalog in catalogs
-    ]
-    steps += [(spec.source, partial(_add_openapi, router, spec)) for spec in openapi]
-    steps += [(spec.source, partial(_add_mcp_tools, router, spec)) for spec in mcp_tools]
-    steps += [(spec.source, partial(_add_optimade, router, spec)) for spec in optimade]
-    changes: list[tuple[str, Any]] = []
-    for source, register in steps:
-        try:
-            changes.append((source, register()))
-        except SchemaRouterError as exc:
-            if failed is None:
-                raise
-            failed.append((source, exc))
-    return changes
-
-
-def connect_server(router: Any, server: McpServerSpec) -> Any:
-    """Connect one upstream server of a config; register and bind its tools."""
-    return router.add_mcp_server(
-        server.target(),
-        provider=server.provider,
-        trusted=server.trusted,
-        env=server.env or None,
-        cwd=server.cwd,
-        default_effect=server.default_effect,
-        effect_overrides=server.effect_overrides or None,
-        timeout=server.timeout,
-        max_response_bytes=server.max_response_bytes,
-        relist_s=server.relist_s,
-        skip_invalid_tools=server.skip_invalid_tools,
-    )
-
-
-def _saved_index(index: Any, config: GatewayConfig) -> Any:
-    """The index a gateway opens: a saved folder, where the config has upstream servers,
-    as an :class:`~schemarouter.index.build.IndexFolder` brought to their tools (they join,
-    or fail, after the index may have opened; any other difference is still stale); a
-    Milvus URI or an index object as given."""
-    from schemarouter.index.backend import is_milvus_uri
-    from schemarouter.index.build import IndexFolder
-    from schemarouter.registry.compile import named_provider
-
-    if not config.mcp_servers or not isinstance(index, str | Path) or is_milvus_uri(index):
-        return index
-    # the provider ids the upstreams register under (``Notes`` registers as ``notes``)
-    ids = tuple(
-        named_provider(s.provider, where="gateway config mcp_servers").id
-        for s in config.mcp_servers
-    )
-    return IndexFolder(index, sync=ids)
-
-
-def build_router(
-    config: GatewayConfig,
-    *,
-    servers: bool = True,
-    registered: list[tuple[str, Any]] | None = None,
-    failed: list[tuple[str, SchemaRouterError]] | None = None,
-    **router_options: Any,
-) -> Any:
-    """A router with everything ``config`` lists registered, upstream MCP servers connected
-    (sessions the router owns) and bound; ``router_options`` go to ``SchemaRouter``.
-    ``servers=False`` leaves the upstream servers to the caller (:class:`Upstreams`).
-    ``registered``, where given, receives each source with its change, and ``failed`` each
-    source that could not be registered with its error, the others registered (see
-    :func:`register_sources`)."""
-    from schemarouter.router import SchemaRouter
-
-    if not config.search.rerank:
-        router_options.setdefault("reranker", None)
-    for key, value in config.models.options().items():  # a flag (router_options) wins
-        router_options.setdefault(key, value)
-    index = router_options.get("index", config.index)
-    if index:
-        router_options["index"] = _saved_index(index, config)
-    router = SchemaRouter(**router_options)
-    try:
-        changes = register_sources(
-            router,
-            catalogs=config.catalogs,
-            openapi=config.openapi,
-            mcp_tools=config.mcp_tools,
-            optimade=config.optimade,
-            failed=failed,
-        )
-        if registered is not None:
-            registered.extend(changes)
-        for server in config.mcp_servers if servers else ():
-            connect_server(router, server)
-    except BaseException:
-        router.close()
-        raise
-    if not len(router.snapshot()) and not failed and (servers or not config.mcp_servers):
-        router.close()
-        raise DocumentError(
-            "the gateway registers no route",
-            where="gateway config",
-            hint="List catalogs, openapi documents, mcp_tools, optimade services or mcp_servers",
-        )
-    return router
 
 
 class _Allowed:

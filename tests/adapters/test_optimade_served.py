@@ -306,7 +306,7 @@ def test_the_command_line_and_a_gateway_config_take_an_optimade_service(
     --config, and nothing took an OPTIMADE base URL."""
     from schemarouter.cli import main
     from schemarouter.serve.config import load_config
-    from schemarouter.serve.gateway import build_router
+    from schemarouter.serve.sources import build_router
 
     base = f"{server.base_url}/v1"
     assert main(["routes", "--optimade", f"grp={base}"]) == 0

@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from schemarouter import SchemaRouter
-from schemarouter import router as router_module
+from schemarouter import indexing as indexing_module
 from schemarouter.index import HashingEncoder
 from schemarouter.serve.cli import add_source_arguments, show_progress
 
@@ -75,7 +75,7 @@ def test_a_large_catalog_shows_progress_when_the_logger_is_at_info(
     caplog: pytest.LogCaptureFixture,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setattr(router_module, "PROGRESS_MIN_ROUTES", 2)
+    monkeypatch.setattr(indexing_module, "PROGRESS_MIN_ROUTES", 2)
     caplog.set_level(level, logger="schemarouter")
     _router().retrieve("weather", k=1)
     assert ("embedding" in capsys.readouterr().err) is shown

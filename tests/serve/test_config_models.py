@@ -12,7 +12,7 @@ import yaml
 from schemarouter.cli import main
 from schemarouter.errors import DocumentError
 from schemarouter.serve.config import load_config
-from schemarouter.serve.gateway import build_router
+from schemarouter.serve.sources import build_router
 
 from helpers import REPO
 

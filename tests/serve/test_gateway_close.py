@@ -60,7 +60,7 @@ def test_closing_the_gateway_cancels_upstreams_still_connecting(
     from schemarouter import SchemaRouter
     from schemarouter.index import HashingEncoder
     from schemarouter.serve import Gateway, GatewayConfig
-    from schemarouter.serve.gateway import connect_server
+    from schemarouter.serve.sources import connect_server
 
     pids = tmp_path / "pids"
     # a port that takes connections (the kernel's backlog) and never answers a request

@@ -25,7 +25,7 @@ from schemarouter.index.build import IndexFolder
 from schemarouter.serve import Gateway, GatewayConfig, load_config
 from schemarouter.serve.cli import _warm_up
 from schemarouter.serve.config import McpServerSpec, SourceSpec
-from schemarouter.serve.gateway import build_router
+from schemarouter.serve.sources import build_router
 
 from servers.user_api import weather_openapi
 

@@ -158,7 +158,7 @@ def test_an_upstream_down_at_start_joins_once_it_is_up() -> None:
     from schemarouter import SchemaRouter
     from schemarouter.index import HashingEncoder
     from schemarouter.serve import Gateway, GatewayConfig
-    from schemarouter.serve.gateway import connect_server
+    from schemarouter.serve.sources import connect_server
 
     from servers.processes import free_port, serving
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from schemarouter import router as router_module
+from schemarouter import indexing as indexing_module
 from schemarouter.training.ranking import ranking_main
 from schemarouter.training.ranking_rows import WindowRows, cached_rows, load_rows
 
@@ -192,7 +192,7 @@ def test_no_progress_silences_the_bars_of_the_routers_it_builds(
 ) -> None:
     # the training router's few dozen routes count as a large catalog, and the logger is at
     # INFO (as train-ranking sets it): a router left to itself draws its index's bars
-    monkeypatch.setattr(router_module, "PROGRESS_MIN_ROUTES", 2)
+    monkeypatch.setattr(indexing_module, "PROGRESS_MIN_ROUTES", 2)
     caplog.set_level(logging.INFO, logger="schemarouter")
     argv = ["--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), "--dev", *SMALL]
     assert (

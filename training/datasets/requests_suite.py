@@ -31,7 +31,7 @@ def load_requests_suite(router: SchemaRouter, args: argparse.Namespace) -> Bench
     from schemarouter.errors import ArgumentError
     from schemarouter.serve.cli import sources_config
     from schemarouter.serve.config import GatewayConfig, load_config
-    from schemarouter.serve.gateway import connect_server, register_sources
+    from schemarouter.serve.sources import connect_server, register_sources
     from schemarouter.training.requests import (
         check_routes,
         has_catalog,

@@ -1,0 +1,144 @@
+"""The route index of :class:`~schemarouter.SchemaRouter`: built, loaded or opened on first
+use (or by :meth:`~IndexMixin.build_index`), kept current with every registry change, and
+closed with the router where the router opened it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from schemarouter.registering import RegistrationMixin
+from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
+
+if TYPE_CHECKING:
+    from schemarouter.index import Encoder, IndexSettings
+    from schemarouter.index.backend import DeferredIndex, RouteIndex
+
+__all__ = ["PROGRESS_MIN_ROUTES", "IndexMixin"]
+
+logger = logging.getLogger("schemarouter.router")
+
+#: From this many routes, a first index build shows progress bars when the ``schemarouter``
+#: logger is at INFO (``SchemaRouter(progress=...)`` overrides).
+PROGRESS_MIN_ROUTES = 1_000
+
+#: "not given": a router argument left to its default
+_DEFAULT: Any = object()
+
+
+class IndexMixin(RegistrationMixin):
+    """The index half of the facade (its state is set by ``SchemaRouter.__init__``)."""
+
+    _index_lock: threading.Lock
+    _index: RouteIndex | None
+    #: an index built and not yet published (see :meth:`_ready_index`)
+    _built: RouteIndex | None
+    _index_spec: DeferredIndex | str | Path | None
+    _index_settings: IndexSettings | None
+    _embedding_cache: Any
+    _encoder: Encoder | None
+    progress: bool | None
+
+    # -- the index -----------------------------------------------------------------------
+
+    @property
+    def index(self) -> RouteIndex:
+        """The route index (in-process or Milvus), built, loaded or opened on first use and
+        kept current."""
+        index = self._index
+        if index is not None:
+            return index
+        return self._ready_index(progress=self._show_progress(None))
+
+    def close(self) -> None:
+        """Close the MCP sessions this router opened (see
+        :meth:`~schemarouter.registering.RegistrationMixin.close`) and the index connection
+        it opened itself: the Milvus client of a ``milvus://`` URI given as ``index=`` (a
+        later query connects again). An index object passed in is its owner's to close."""
+        super().close()
+        with self._index_lock:
+            index, opened_here = self._index, isinstance(self._index_spec, str | Path)
+        if opened_here and index is not None:
+            close = getattr(index, "close", None)  # an in-process index holds no connection
+            if callable(close):
+                close()
+
+    def _show_progress(self, asked: bool | None) -> bool:
+        """Whether building the index now shows progress bars (see :attr:`progress`)."""
+        if asked is not None:
+            return asked
+        if self.progress is not None:
+            return self.progress
+        return len(self.registry.snapshot()) >= PROGRESS_MIN_ROUTES and logging.getLogger(
+            "schemarouter"
+        ).isEnabledFor(logging.INFO)
+
+    def _cache(self) -> Any:
+        if self._embedding_cache is _DEFAULT:
+            from schemarouter.index.build import default_embedding_cache
+
+            self._embedding_cache = default_embedding_cache()
+        return self._embedding_cache
+
+    def _ready_index(self, *, progress: bool) -> RouteIndex:
+        """The index, built (or loaded, or opened) first where there is none yet.
+
+        The locks are taken in one order, the writers' lock before the index's, never the
+        index's and then the writers': a build holds only the index's lock (one build at a
+        time) and leaves what it built in ``_built``; catching it up with the registrations
+        made meanwhile and publishing it happen under the writers' lock. Before, a build
+        held the index's lock while it waited for the writers' lock, and a thread that held
+        the writers' lock (a ``batch()``) and asked for the index waited for the index's
+        lock: both hung (trial C). Now that thread waits for the build, then publishes it."""
+        with self._index_lock:
+            if self._index is not None:
+                return self._index
+            if self._built is None:
+                self._built = self._make_index(progress=progress)
+        with self.registry.lock, self._index_lock:
+            if self._index is None:
+                built, self._built = self._built, None
+                if built is None:  # a build that failed in the thread that ran it
+                    built = self._make_index(progress=progress)
+                # catch up with registrations made while it was built
+                built.apply(self.registry.snapshot(), cache=self._cache())
+                self._index = built
+            return self._index
+
+    def _make_index(self, *, progress: bool = False) -> RouteIndex:
+        """Build, load or open the index for the registry as it is now (its caller catches it
+        up with registrations made meanwhile: :meth:`_ready_index`)."""
+        from schemarouter.index.build import open_index
+
+        index = open_index(
+            self._index_spec,
+            self.registry.snapshot(),
+            encoder=self._encoder,
+            settings=self._index_settings,
+            cache=self._cache(),
+            progress=progress,
+        )
+        kept = getattr(index, "settings", None)
+        asked = self._index_settings
+        if asked is not None and kept is not None and kept != asked:
+            # a saved or attached index keeps the settings it was built with
+            differ = [
+                f.name for f in fields(kept) if getattr(kept, f.name) != getattr(asked, f.name)
+            ]
+            logger.warning(
+                "the index keeps the settings it was built with; index_settings= differs in "
+                "%s and is not used (rebuild the index with them to use them)",
+                ", ".join(differ),
+            )
+        return index
+
+    def _on_registry_change(self, snapshot: RegistrySnapshot, change: RegistryChange) -> None:
+        if self._index is not None:
+            try:
+                self._index.apply(snapshot, change, cache=self._cache())
+            except BaseException:
+                self._index = None  # half-applied: rebuilt from the registry on next use
+                raise
