@@ -61,14 +61,16 @@ The gateway config (YAML or JSON; paths relative to it), every key (all optional
   index: .schemarouter/index                # a saved index (or a milvus:// URI)
   models: {encoder: DIR, ranking: shipped|none|DIR, reranker: shipped|none|DIR}
   credentials: {env_prefix: ""}             # a route's credential NAME is read from $PREFIXNAME
+  calls: {timeout: 10, max_attempts: 2, max_seconds: 25}   # each call's limits (seconds)
 
 Upstream MCP tools register as untrusted (write) unless `trusted: true`; only routes named
 under `allow` may run writes. A stdio upstream gets the SDK's default environment plus its
 `env: {KEY: value}` (not the gateway's whole environment); `cwd: DIR` is where it starts.
 `${NAME}` in an upstream's `env` values and `url` is read from the gateway's environment
 (`env: {DB_PASSWORD: "${DB_PASSWORD}"}`: the secret stays out of the file). `timeout`
-bounds opening an upstream and each attempt of a call (seconds). The log is stderr, one
-line per record (--log-level).
+bounds opening an upstream and each attempt of a call (seconds); `calls` bounds each attempt
+of any call, how many attempts a read gets, and a call's whole time (default: three 30 s
+attempts). The log is stderr, one line per record (--log-level).
 """
 
 

@@ -22,6 +22,7 @@ A YAML or JSON file (paths in it are relative to the file)::
     index: .schemarouter/index        # a saved index to load (optional)
     models: {encoder: models/my-encoder, ranking: shipped, reranker: none}   # optional
     credentials: {env_prefix: ""}     # credentials come from the environment
+    calls: {timeout: 10, max_attempts: 2, max_seconds: 25}   # optional: each call's limits
 
 Upstream servers register as **untrusted** unless ``trusted: true``: their tools are
 ``write`` (``destructive`` where they say so) whatever their annotations claim, so under the
@@ -58,6 +59,7 @@ __all__ = [
     "DEFAULT_MAX_K",
     "DEFAULT_SEARCH_K",
     "AllowSpec",
+    "CallsSpec",
     "GatewayConfig",
     "McpServerSpec",
     "ModelsSpec",
@@ -188,6 +190,19 @@ class AllowSpec(_Spec):
         ]
 
 
+class CallsSpec(_Spec):
+    """How the gateway makes each call (the router's ``ExecutionPolicy`` and ``Budget``):
+    ``timeout`` bounds each attempt of a call (seconds; an upstream MCP server's own
+    ``timeout``, where lower, still holds), ``max_attempts`` how many attempts a read gets
+    (a write is sent once whatever this says), ``max_seconds`` a call's whole time,
+    attempts and waits included: many MCP clients give up on a tool call long before the
+    library's default of three 30 s attempts (user trial P). Unset: the library's defaults."""
+
+    timeout: float | None = Field(default=None, gt=0)
+    max_attempts: int | None = Field(default=None, ge=1, le=10)
+    max_seconds: float | None = Field(default=None, gt=0)
+
+
 class SearchSpec(_Spec):
     k: int = Field(default=DEFAULT_SEARCH_K, ge=1)
     max_k: int = Field(default=DEFAULT_MAX_K, ge=1)
@@ -273,6 +288,7 @@ class GatewayConfig(_Spec):
     index: str | None = None
     models: ModelsSpec = Field(default_factory=ModelsSpec)
     credentials: CredentialSpec = Field(default_factory=CredentialSpec)
+    calls: CallsSpec = Field(default_factory=CallsSpec)
 
     @model_validator(mode="after")
     def _reranker_searched(self) -> GatewayConfig:

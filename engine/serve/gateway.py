@@ -23,6 +23,7 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.errors import GateError, PolicyError, SchemaRouterError
 from schemarouter.execution.credentials import EnvironmentCredentials
 from schemarouter.execution.invokers.payload import clip
+from schemarouter.execution.policy import Budget, ExecutionPolicy
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import tool_definition
 from schemarouter.integrations.names import provider_part, route_for_tool, tool_name
@@ -415,7 +416,20 @@ class Gateway:
         def approve(approved: Route, arguments: Mapping[str, Any]) -> bool:
             return approved.route_id == route.route_id and approved.endpoint.effect in effects
 
-        return {"allow_effects": effects, "approve": approve, "credentials": self.credentials}
+        options: dict[str, Any] = {
+            "allow_effects": effects,
+            "approve": approve,
+            "credentials": self.credentials,
+        }
+        calls = self.config.calls
+        limits = {"timeout": calls.timeout, "max_attempts": calls.max_attempts}
+        if any(v is not None for v in limits.values()):
+            options["policy"] = ExecutionPolicy(
+                **{k: v for k, v in limits.items() if v is not None}
+            )
+        if calls.max_seconds is not None:
+            options["budget"] = Budget(max_seconds=calls.max_seconds)
+        return options
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
         route = self._route_named(name)

@@ -101,6 +101,7 @@ def test_serve_help_shows_every_config_key(tmp_path: Path) -> None:
     from schemarouter.serve.cli import SERVE_EPILOG
     from schemarouter.serve.config import (
         AllowSpec,
+        CallsSpec,
         CredentialSpec,
         GatewayConfig,
         McpServerSpec,
@@ -120,6 +121,7 @@ def test_serve_help_shows_every_config_key(tmp_path: Path) -> None:
         ("search", SearchSpec),
         ("models", ModelsSpec),
         ("credentials", CredentialSpec),
+        ("calls", CallsSpec),
     ):
         assert set(data[key]) == set(spec.model_fields), key
     (tmp_path / "gateway.yaml").write_text(sample)

@@ -476,3 +476,55 @@ def test_a_k_flag_above_the_configs_max_k_is_refused(tmp_path: Path) -> None:
     assert "serve -k" in str(refused.value)
     args = build_parser().parse_args(["serve", "--config", str(path), "-k", "20"])
     assert _serve_config(args).search.k == 20
+
+
+def test_a_configs_calls_section_bounds_each_call(tmp_path: Path) -> None:
+    """An operator could not bound a slow REST call: the gateway passed no policy, so a
+    stalled read held the agent three 30 s attempts (91 s) before it failed, where many MCP
+    clients give up long before (user trial P). ``calls: {timeout, max_attempts,
+    max_seconds}`` in the config bounds each attempt, the attempts of a read and the call's
+    whole time."""
+    import time
+
+    from schemarouter.errors import InvocationError, SchemaRouterError
+
+    from servers.loopback import Response, json_response
+
+    def app(request: Any) -> Response:
+        if request.path.startswith("/slow"):
+            return Response(200, b"{}", {"Content-Type": "application/json"}, delay=5.0)
+        return json_response({"ok": True})
+
+    ok = {"200": {"description": "ok", "content": {"application/json": {"schema": {}}}}}
+    with LoopbackServer(app) as server:
+        document = {
+            "openapi": "3.0.3",
+            "info": {"title": "orders", "version": "1"},
+            "servers": [{"url": server.base_url}],
+            "paths": {"/slow": {"get": {"operationId": "getSlowReport", "responses": ok}}},
+        }
+        (tmp_path / "orders.json").write_text(json.dumps(document))
+        seconds = {}
+        for name, calls in (
+            ("attempts", "{timeout: 0.5, max_attempts: 2}"),
+            ("budget", "{timeout: 0.5, max_seconds: 0.8}"),
+        ):
+            (tmp_path / f"{name}.yaml").write_text(
+                f"openapi: [{{source: orders.json, provider: orders}}]\ncalls: {calls}\n"
+            )
+            config = load_config(tmp_path / f"{name}.yaml")
+            gateway = Gateway.from_config(config, encoder=HashingEncoder(), embedding_cache=None)
+            server.requests.clear()
+            started = time.monotonic()
+            with pytest.raises(SchemaRouterError) as caught:
+                gateway.call("orders__rest__get_slow_report", {})
+            seconds[name] = time.monotonic() - started
+            gateway.close()
+            if name == "attempts":
+                assert isinstance(caught.value, InvocationError)
+                assert "timed out after 0.5 s" in str(caught.value)
+                assert "after 2 attempts" in str(caught.value)
+                assert len(server.requests) == 2
+            else:
+                assert "time budget of 0.8 s spent" in str(caught.value)
+    assert seconds["attempts"] < 3.0 and seconds["budget"] < 2.0, seconds
