@@ -36,7 +36,7 @@ from schemarouter.planning.body import partial_body
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.registry.registry import Registry
 from schemarouter.retrieval.abstention import AbstentionModel
-from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer
+from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer, registry_kinds
 from schemarouter.retrieval.gate import validate_selection
 from schemarouter.retrieval.intents import DEFAULT_MIN_SIMILARITY, PartReading
 from schemarouter.retrieval.learned import RankingModel, ranking_model_of
@@ -50,6 +50,7 @@ from schemarouter.retrieval.rerank import (
 )
 from schemarouter.retrieval.results import CapabilityRetrieval
 from schemarouter.retrieval.state import ExecutionState
+from schemarouter.safety.arguments import FILTER_SEMANTIC_ID
 from schemarouter.shipped import router_model
 
 if TYPE_CHECKING:
@@ -427,7 +428,8 @@ class SchemaRouter(IndexMixin):
         )
         if plan.steps and analysis is not None:
             given = [s.arguments for s in plan.steps]
-            if unused := unused_values(given, analysis.values, request.query):
+            takes = bool(registry_kinds(snapshot) & {"chemical.formula", FILTER_SEMANTIC_ID})
+            if unused := unused_values(given, analysis.values, request.query, formulas=takes):
                 plan = plan.model_copy(update={"warnings": (*plan.warnings, *unused)})
         # a body the request filled in part is checked without its missing properties
         checked = [partial_body(snapshot.routes[s.route_id], s.arguments) for s in plan.steps]

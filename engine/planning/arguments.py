@@ -532,13 +532,21 @@ def _amounts(query: str) -> list[str]:
 
 
 def unused_values(
-    arguments: Sequence[Mapping[str, Any]], values: Sequence[BoundValue], query: str = ""
+    arguments: Sequence[Mapping[str, Any]],
+    values: Sequence[BoundValue],
+    query: str = "",
+    *,
+    formulas: bool = True,
 ) -> list[str]:
     """A sentence per formula or identifier the request names that none of the steps'
     ``arguments`` holds: the calls are then not filtered by it (a search for "Fe2O3의 밴드갭"
     sent with no formula returns other materials), and the plan says so. The same for a sum
     of money ``query`` writes: no call carries it, so a step may do more than was asked
-    (trial K: "주문 ORD-20240001 3만원 환불해줘", a partial refund, planned ``cancel_order``)."""
+    (trial K: "주문 ORD-20240001 3만원 환불해줘", a partial refund, planned ``cancel_order``).
+    ``formulas=False`` (a registry where no parameter takes a formula) says nothing of a
+    "formula" written as an acronym is ("SKU", "CPU": capitals only, one-letter elements),
+    far likelier an acronym there; "Fe2O3" is still said (a table of every material's band
+    gap answers for others)."""
     out: dict[str, None] = {}
     for amount in _amounts(query):
         if not any(_holds(list(step.values()), amount) for step in arguments):
@@ -550,6 +558,9 @@ def unused_values(
             ] = None
     for value in values:
         if value.kind != "chemical.formula" and not value.kind.startswith("identifier."):
+            continue
+        acronym = value.value.isalpha() and value.value.isupper()
+        if value.kind == "chemical.formula" and not formulas and acronym:
             continue
         held = [value.value]
         if value.kind == "chemical.formula":  # an OPTIMADE filter holds its reduced form

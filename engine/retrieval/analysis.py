@@ -57,6 +57,7 @@ __all__ = [
     "fitted_value_count",
     "gate_analysis",
     "named_identifiers",
+    "registry_kinds",
 ]
 
 
@@ -419,12 +420,17 @@ class RuleAnalyzer:
             values=tuple(
                 find_values(
                     query,
-                    kinds=snapshot.derived("query.kinds", _kinds_of),
+                    kinds=registry_kinds(snapshot),
                     things=snapshot.derived("query.things", _things_of),
                 )
             ),
             analyzer=self.name,
         )
+
+
+def registry_kinds(snapshot: RegistrySnapshot) -> frozenset[str]:
+    """The value kinds the parameters of ``snapshot``'s routes take (read once per snapshot)."""
+    return snapshot.derived("query.kinds", _kinds_of)
 
 
 def _kinds_of(snapshot: RegistrySnapshot) -> frozenset[str]:

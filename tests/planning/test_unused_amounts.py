@@ -93,3 +93,32 @@ def test_which_amounts_no_step_carries(
 ) -> None:
     warnings = unused_values([arguments], [], query)
     assert [w.split("amount ", 1)[1].split(",", 1)[0] for w in warnings] == expected
+
+
+def test_an_acronym_is_no_formula_where_no_parameter_takes_one() -> None:
+    """A shop's "stock level of SKU ABC-1" warned "the request names formula 'SKU', which
+    no step takes as an argument" (S, K and U are elements; "CPU" too): where no parameter
+    of the registry takes a formula, a token in capitals only is an acronym. A formula
+    written as one ("NaCl") is still said, as in a registry that takes formulas
+    (tests/test_router.py)."""
+    stock = {
+        "/inventory/{sku}": {
+            "get": {
+                "operationId": "getStock",
+                "summary": "Stock level of a product",
+                "parameters": [
+                    {"name": "sku", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    }
+    router = _router(stock)
+    for query, said in (
+        ("stock level of SKU ABC-1", []),
+        ("how many NaCl bags for SKU Q-7", ["NaCl"]),
+    ):
+        plan = router.plan(query)
+        assert plan.route_ids == ("shop/rest/get_stock",)
+        formulas = [w.split("'")[1] for w in plan.warnings if "formula '" in w]
+        assert formulas == said, plan.warnings
