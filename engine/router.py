@@ -36,7 +36,12 @@ from schemarouter.planning.body import partial_body
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.registry.registry import Registry
 from schemarouter.retrieval.abstention import AbstentionModel
-from schemarouter.retrieval.analysis import Analyzer, RuleAnalyzer, registry_kinds
+from schemarouter.retrieval.analysis import (
+    Analyzer,
+    RuleAnalyzer,
+    providers_of_every_part,
+    registry_kinds,
+)
 from schemarouter.retrieval.gate import validate_selection
 from schemarouter.retrieval.intents import DEFAULT_MIN_SIMILARITY, PartReading
 from schemarouter.retrieval.learned import RankingModel, ranking_model_of
@@ -410,7 +415,9 @@ class SchemaRouter(IndexMixin):
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints
             if analysis.named_providers and not request.providers:
-                update["providers"] = analysis.named_providers
+                # a part that names no provider is not kept to another part's
+                kept = providers_of_every_part(request.query, snapshot)
+                update["providers"] = kept if kept else request.providers
             request = request.model_copy(update=update)
         else:
             snapshot = self.registry.snapshot()

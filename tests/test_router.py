@@ -428,3 +428,30 @@ def test_a_misspelt_state_key_names_the_field_meant() -> None:
         {"tried_routes": ["a/rest/b"], "allowed_effects": ["read"]}
     )
     assert ExecutionState.model_validate_json(state.model_dump_json()) == state
+
+
+def test_a_constraint_one_part_states_does_not_empty_the_others(bundled: SchemaRouter) -> None:
+    """A request of two parts, the second asking for literature and naming arXiv: read whole,
+    "recent arXiv preprints" made literature the source constraint and arXiv the provider of
+    the whole request, so retrieval left every route of the band gap out and the plan was
+    empty ("'electronic.band_gap' is served only by routes the request's constraints
+    exclude"). A constraint holds where every part states it; one part's stays a ranking hint
+    (named providers still lead)."""
+    query = "band gap of GaN, and also find recent arXiv preprints about GaN LEDs"
+    result = bundled.retrieve(query, k=44)
+    assert result.analysis.source_constraints == ()
+    assert "materials_project/rest/summary_search" in result.route_ids
+    assert result.route_ids[0] == "arxiv/api/query"  # the provider named still leads
+    plan = bundled.plan(query, max_calls=3)
+    assert "electronic.band_gap" in plan.coverage.covered, plan.reason
+    assert any(
+        bundled.snapshot().routes[r].provider.source_type is SourceType.LITERATURE
+        for r in plan.route_ids
+    )
+    # one part, or every part, stating it: the constraint holds as before
+    alone = bundled.retrieve("recent arXiv preprints about GaN LEDs", k=5)
+    assert alone.analysis.source_constraints == (SourceType.LITERATURE,)
+    both = bundled.retrieve("measured band gap of GaN, and also its measured density", k=5)
+    assert both.analysis.source_constraints == (SourceType.EXPERIMENTAL,)
+    kept = bundled.plan("band gap of GaN from Materials Project", max_calls=3)
+    assert kept.route_ids and all(r.startswith("materials_project/") for r in kept.route_ids)

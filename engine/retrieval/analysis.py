@@ -57,7 +57,9 @@ __all__ = [
     "fitted_value_count",
     "gate_analysis",
     "named_identifiers",
+    "providers_of_every_part",
     "registry_kinds",
+    "source_constraints",
 ]
 
 
@@ -399,6 +401,36 @@ class NameTable(NamedTuple):
         return sorted(found)
 
 
+def source_constraints(query: str) -> tuple[SourceType, ...]:
+    """The kinds of source ``query`` asks for (:data:`SOURCE_WORDS`). A request of several
+    parts (:func:`~schemarouter.retrieval.intents.split_intents`) asks for one only where each
+    part does: "band gap of GaN, and also find recent arXiv preprints about it" asks for
+    literature in its second part alone, and read whole it left every route of the first
+    part's calculated data out of retrieval and its plan empty."""
+    from schemarouter.retrieval.intents import split_intents
+
+    found: list[tuple[SourceType, ...]] = []
+    for part in split_intents(query):
+        lower = part.lower()
+        found.append(
+            tuple(s for s, words in SOURCE_WORDS.items() if any(_word_in(lower, w) for w in words))
+        )
+    return tuple(s for s in found[0] if all(s in other for other in found[1:]))
+
+
+def providers_of_every_part(query: str, snapshot: RegistrySnapshot) -> tuple[str, ...]:
+    """The providers ``query`` names, where each of its parts names one of them (a plan keeps
+    to them); none where a part names none: "band gap of GaN, and also recent arXiv preprints
+    about it" names arXiv for its second part only, and kept to arXiv its plan was empty."""
+    from schemarouter.retrieval.intents import split_intents
+
+    names = snapshot.derived("query.names", NameTable.of)
+    named = [names.named_providers(part) for part in split_intents(query)]
+    if not all(named):
+        return ()
+    return tuple(dict.fromkeys(p for found in named for p in found))
+
+
 class RuleAnalyzer:
     """Deterministic analyzer: regular expressions and the registry's own names."""
 
@@ -406,12 +438,7 @@ class RuleAnalyzer:
 
     def analyze(self, query: str, snapshot: RegistrySnapshot) -> QueryAnalysis:
         names = snapshot.derived("query.names", NameTable.of)
-        lower = query.lower()
-        sources = tuple(
-            source
-            for source, words in SOURCE_WORDS.items()
-            if any(_word_in(lower, w) for w in words)
-        )
+        sources = source_constraints(query)
         return QueryAnalysis(
             text=query,
             named_providers=tuple(names.named_providers(query)),
