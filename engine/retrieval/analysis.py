@@ -39,6 +39,8 @@ from schemarouter.contracts import (
 from schemarouter.index.gloss import gloss_tokens
 from schemarouter.retrieval.formulas import formulas as _formulas
 from schemarouter.retrieval.identifiers import needed_parameters, stem, things_of
+from schemarouter.retrieval.intents import split_intents
+from schemarouter.retrieval.sources import source_constraints
 from schemarouter.retrieval.values import coerce_value, parameter_kind
 
 if TYPE_CHECKING:
@@ -47,7 +49,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DOMAIN_KINDS",
     "NAMED_IDENTIFIER",
-    "SOURCE_WORDS",
     "Analyzer",
     "BoundValue",
     "QueryAnalysis",
@@ -59,7 +60,6 @@ __all__ = [
     "named_identifiers",
     "providers_of_every_part",
     "registry_kinds",
-    "source_constraints",
 ]
 
 
@@ -98,59 +98,6 @@ class Analyzer(Protocol):
     """Anything that turns a query into a :class:`QueryAnalysis` over a registry snapshot."""
 
     def analyze(self, query: str, snapshot: RegistrySnapshot) -> QueryAnalysis: ...
-
-
-#: Words that constrain provenance, per source type. Lower-case; matched as whole words
-#: (Latin) or substrings (Hangul).
-SOURCE_WORDS: Mapping[SourceType, tuple[str, ...]] = {
-    SourceType.EXPERIMENTAL: (
-        "measured",
-        "measurement",
-        "measurements",
-        "experimental",
-        "experimentally",
-        "experiment",
-        "experiments",
-        "observed",
-        "empirical",
-        "lab-measured",
-        "실험",
-        "측정",
-        "실측",
-    ),
-    SourceType.CALCULATED: (
-        "dft",
-        "calculated",
-        "computed",
-        "computational",
-        "simulated",
-        "simulation",
-        "first-principles",
-        "ab initio",
-        "predicted",
-        "theoretical",
-        "계산",
-        "시뮬레이션",
-        "제일원리",
-    ),
-    SourceType.LITERATURE: (
-        "literature",
-        "published",
-        "publication",
-        "publications",
-        "paper",
-        "papers",
-        "article",
-        "articles",
-        "preprint",
-        "preprints",
-        "journal",
-        "문헌",
-        "논문",
-        "출판",
-    ),
-    SourceType.BUSINESS: ("disclosure", "filing", "filings", "공시", "사업보고서"),
-}
 
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -315,12 +262,6 @@ def _repositories(text: str) -> list[tuple[str, str, int, int]]:
     return found
 
 
-def _word_in(text_lower: str, word: str) -> bool:
-    if any("\uac00" <= ch <= "\ud7a3" or "\u4e00" <= ch <= "\u9fff" for ch in word):
-        return word in text_lower
-    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text_lower) is not None
-
-
 _NAME_TOKEN = re.compile(r"[0-9a-z]+|[\uac00-\ud7a3]+|[\u4e00-\u9fff]+")
 _MAX_NAME_WORDS = 8
 #: a separator, a path or an inner capital: a name someone typed on purpose
@@ -401,29 +342,10 @@ class NameTable(NamedTuple):
         return sorted(found)
 
 
-def source_constraints(query: str) -> tuple[SourceType, ...]:
-    """The kinds of source ``query`` asks for (:data:`SOURCE_WORDS`). A request of several
-    parts (:func:`~schemarouter.retrieval.intents.split_intents`) asks for one only where each
-    part does: "band gap of GaN, and also find recent arXiv preprints about it" asks for
-    literature in its second part alone, and read whole it left every route of the first
-    part's calculated data out of retrieval and its plan empty."""
-    from schemarouter.retrieval.intents import split_intents
-
-    found: list[tuple[SourceType, ...]] = []
-    for part in split_intents(query):
-        lower = part.lower()
-        found.append(
-            tuple(s for s, words in SOURCE_WORDS.items() if any(_word_in(lower, w) for w in words))
-        )
-    return tuple(s for s in found[0] if all(s in other for other in found[1:]))
-
-
 def providers_of_every_part(query: str, snapshot: RegistrySnapshot) -> tuple[str, ...]:
     """The providers ``query`` names, where each of its parts names one of them (a plan keeps
     to them); none where a part names none: "band gap of GaN, and also recent arXiv preprints
     about it" names arXiv for its second part only, and kept to arXiv its plan was empty."""
-    from schemarouter.retrieval.intents import split_intents
-
     names = snapshot.derived("query.names", NameTable.of)
     named = [names.named_providers(part) for part in split_intents(query)]
     if not all(named):

@@ -58,8 +58,8 @@ def _particle_after(token: str, word: str) -> bool:
 @functools.cache
 def _provenance_words() -> frozenset[tuple[str, ...]]:
     """The provenance words (*measured*, *DFT*, *실험*), as phrases: a request's constraint
-    on source type (:data:`~schemarouter.retrieval.analysis.SOURCE_WORDS`)."""
-    from schemarouter.retrieval.analysis import SOURCE_WORDS
+    on source type (:data:`~schemarouter.retrieval.sources.SOURCE_WORDS`)."""
+    from schemarouter.retrieval.sources import SOURCE_WORDS
 
     return frozenset(_norm_tokens(w) for words in SOURCE_WORDS.values() for w in words)
 
