@@ -52,10 +52,11 @@ The gateway config (YAML or JSON; paths relative to it), every key (all optional
   optimade: [{source: "https://optimade.example.org/v1", provider: groupdb}]
   mcp_servers:                              # upstream servers (exactly one of command, url)
     - {provider: notes, command: [python, notes_server.py], env: {NOTES_KEY: "..."},
-       cwd: servers/notes, trusted: false, default_effect: write,
+       cwd: servers/notes, trusted: false,
        effect_overrides: {search_notes: read}, timeout: 30, max_response_bytes: 10485760,
        relist_s: 0, skip_invalid_tools: false}
-    - {provider: search, url: "http://127.0.0.1:9000/mcp"}
+    - {provider: search, url: "http://127.0.0.1:9000/mcp", trusted: true,
+       default_effect: write}              # default_effect: trusted servers only
   allow: {write: [notes/mcp/add_note], destructive: []}    # read-only by default
   search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
   index: .schemarouter/index                # a saved index (or a milvus:// URI)

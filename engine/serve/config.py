@@ -140,6 +140,14 @@ class McpServerSpec(_Spec):
             raise ValueError(f"url {self.url!r} must be an http(s) URL")
         if isinstance(self.command, list) and not self.command:
             raise ValueError("command must not be empty")
+        if self.default_effect is not None and not self.trusted:
+            # the adapter refuses it too, but only once the server is connected: the
+            # upstream stayed `unavailable` and was retried every minute (trial D)
+            raise ValueError(
+                "default_effect applies to trusted servers only (trusted: true): an "
+                "untrusted server's tools are write; declare single tools with "
+                "effect_overrides"
+            )
         return self
 
     def target(self) -> Sequence[str] | str:

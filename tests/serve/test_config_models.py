@@ -126,3 +126,24 @@ def test_serve_help_shows_every_config_key(tmp_path: Path) -> None:
         assert set(data[key]) == set(spec.model_fields), key
     (tmp_path / "gateway.yaml").write_text(sample)
     load_config(tmp_path / "gateway.yaml")  # a valid config, as written
+
+
+def test_a_default_effect_on_an_untrusted_server_is_refused_when_the_config_loads(
+    tmp_path: Path,
+) -> None:
+    """Trial D copied the `serve --help` sample's server (``trusted: false, default_effect:
+    write``): the config loaded, then the upstream never joined: every search answered it
+    ``unavailable`` with "[SR100] default_effect applies to trusted servers only", and the
+    gateway tried it again every minute. The rule is the config's to say, where the file is
+    read, with the key."""
+    path = tmp_path / "gateway.yaml"
+    server = {"provider": "notes", "command": ["python", "notes.py"], "default_effect": "read"}
+    for untrusted in (server, {**server, "trusted": False, "default_effect": "write"}):
+        path.write_text(yaml.safe_dump({"mcp_servers": [untrusted]}), encoding="utf-8")
+        with pytest.raises(DocumentError, match="trusted servers only") as refused:
+            load_config(path)
+        assert "mcp_servers[0]" in str(refused.value) or "mcp_servers.0" in str(refused.value)
+    path.write_text(
+        yaml.safe_dump({"mcp_servers": [{**server, "trusted": True}]}), encoding="utf-8"
+    )
+    assert load_config(path).mcp_servers[0].default_effect == "read"
