@@ -4,6 +4,10 @@ never imports ``training``. Read from the installed package's source, nothing im
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from schemarouter.training.bench.imports import (
     EXCEPTIONS,
     circles,
@@ -43,3 +47,16 @@ def test_the_engine_never_imports_training() -> None:
         if room_of(m) != "training/" and any(room_of(t) == "training/" for t in targets)
     }
     assert reaching == set()
+
+
+def test_the_drawn_graphs_in_the_docs_are_the_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/architecture.md says its two graphs are what ``python -m
+    schemarouter.training.bench.imports`` prints; they went stale after a move (trial D: no
+    indexing or runtime rooms, 13 floors where there were 15). Each is checked whole."""
+    from schemarouter.training.bench.imports import main
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text()
+    for argv in ([], ["--inside-index"]):
+        assert main(argv) == 0
+        drawn = capsys.readouterr().out.strip()
+        assert drawn in doc, f"rerun `python -m schemarouter.training.bench.imports {argv}`"
