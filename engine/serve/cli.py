@@ -240,6 +240,10 @@ def _log_to_stderr(level: str = "warning") -> None:
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     root.addHandler(handler)
     root.setLevel(level.upper())
+    # faiss's loader says at INFO which CPU build it tried ("Could not load library with
+    # AVX512 support"): read as an error in the gateway's log, and none of the operator's
+    if logging.getLogger("faiss.loader").level == logging.NOTSET:
+        logging.getLogger("faiss.loader").setLevel(logging.WARNING)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

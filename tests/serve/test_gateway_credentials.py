@@ -169,3 +169,20 @@ def test_a_search_of_a_gateway_with_no_tools_yet_names_no_python_call() -> None:
     assert "none is offered here yet" in answer["reason"]
     assert "gateway's operator" in answer["reason"]
     assert "/no/such/binary" in answer["unavailable"]["ghost"]
+
+
+def test_serves_info_log_holds_no_faiss_loader_lines() -> None:
+    """At ``serve --log-level info`` faiss's loader wrote "Could not load library with AVX512
+    support due to: ModuleNotFoundError(...)", which reads as an error in the gateway's log
+    (trial D). serve's logging keeps that logger at WARNING; its own INFO records stay."""
+    import subprocess
+    import sys
+
+    code = (
+        "from schemarouter.serve.cli import _log_to_stderr; _log_to_stderr('info'); "
+        "import faiss, logging; logging.getLogger('schemarouter.serve').info('own record')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "own record" in done.stderr
+    assert "faiss.loader" not in done.stderr
