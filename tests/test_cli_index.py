@@ -354,3 +354,50 @@ def test_an_index_refused_for_another_base_url_says_how_to_build_it_with_one(
     assert main(["index", "build", "--config", str(config), "--out", str(out), "--quiet"]) == 0
     capsys.readouterr()
     assert load() == ("shop/rest/get_status",)
+
+
+def test_retrieve_says_on_stderr_that_an_older_index_turns_the_verdict_off(
+    tiny_catalog: Path, tmp_path: Path
+) -> None:
+    """Upgrade trial V: an index an earlier release built (its default encoder was the
+    packaged MiniLM; here the hashing encoder, which this installation also has, stands for
+    it) loaded in `retrieve --index DIR` with the old encoder and no calibrated verdict: a
+    request about the weather, flagged off-catalog against a rebuilt index, came back
+    unflagged, and not a word on stderr (the library's warnings went to its NullHandler).
+    The command shows the library's warnings on stderr."""
+    import subprocess
+    import sys
+
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    out = tmp_path / "index"
+    router = SchemaRouter(encoder=HashingEncoder(384), reranker=None, abstention=None)
+    try:
+        router.add_catalog(tiny_catalog)
+        router.build_index(progress=False)
+        router.index.save(out)
+    finally:
+        router.close()
+    argv = ["retrieve", "weather forecast for Paris tomorrow", "--catalog", str(tiny_catalog)]
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from schemarouter.cli import main; sys.exit(main(sys.argv[1:]))",
+            *argv,
+            "--index",
+            str(out),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "flagged" not in run.stdout  # the verdict is off: the reason must be on stderr
+    assert "warning: the index at" in run.stderr
+    assert "embedded with 'hashing-v1:dim=384', not the default encoder" in run.stderr
+    assert "no calibrated verdict on requests" in run.stderr
+    assert "Traceback" not in run.stderr

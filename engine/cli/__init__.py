@@ -26,9 +26,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -564,6 +566,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def _library_warnings_on_stderr() -> Iterator[None]:
+    """The library's warnings, one ``warning: ...`` line each on stderr, while a command runs.
+    The package's logger has a ``NullHandler`` (the library never prints), so without this
+    the command line dropped them: ``retrieve --index DIR`` with an index an earlier release
+    embedded with its own encoder ran with that encoder and no off-catalog verdict, and said
+    nothing (upgrade trial V). ``serve`` sets up its own logging; a host that configured
+    logging keeps its own."""
+    if logging.getLogger().handlers:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    package = logging.getLogger("schemarouter")
+    package.addHandler(handler)
+    try:
+        yield
+    finally:
+        package.removeHandler(handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in _OFFLINE_COMMANDS:
@@ -580,8 +604,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return 2
+    # serve logs as its --log-level says
+    said = contextlib.nullcontext() if args.command == "serve" else _library_warnings_on_stderr()
     try:
-        with command_line_hints():
+        with command_line_hints(), said:
             return int(handler(args))
     except SchemaRouterError as exc:
         print(f"error: {exc}", file=sys.stderr)
