@@ -210,6 +210,9 @@ class StaleIndexError(IndexStoreError):
     #: the encoder a saved index was embedded with, where this installation cannot load it
     #: (``None``: stale for another reason, such as changed routes)
     encoder_identity: str | None = None
+    #: the version a saved index's manifest names, where its format or settings are another
+    #: version's (only a rebuild here, or that version, reads it; ``sync`` does not)
+    other_version: str | None = None
 
 
 class CorruptIndexError(IndexStoreError):

@@ -103,11 +103,26 @@ class IndexSettings:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> IndexSettings:
+    def unknown_names(cls, data: dict[str, Any]) -> list[str]:
+        """The settings in ``data`` this version does not know (``bm25.k3`` for one inside
+        a group): an index another version of SchemaRouter saved, not a damaged one."""
+        groups = {
+            "bm25": {f.name for f in fields(BM25Params)},
+            "tokenizer": {f.name for f in fields(TokenizerSettings)},
+            "limits": set(TextLimits._fields),
+        }
         known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
+        unknown = sorted(set(data) - known)
+        for group, names in groups.items():
+            if isinstance(data.get(group), dict):
+                unknown += [f"{group}.{name}" for name in sorted(set(data[group]) - names)]
+        return unknown
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IndexSettings:
+        unknown = cls.unknown_names(data)
         if unknown:
-            raise ValueError(f"unknown settings {sorted(unknown)}")
+            raise ValueError(f"unknown settings {unknown}")
         values = dict(data)
         if "bm25" in values:
             values["bm25"] = BM25Params(**values["bm25"])

@@ -401,3 +401,30 @@ def test_retrieve_says_on_stderr_that_an_older_index_turns_the_verdict_off(
     assert "embedded with 'hashing-v1:dim=384', not the default encoder" in run.stderr
     assert "no calibrated verdict on requests" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_retrieve_does_not_offer_sync_for_an_index_another_version_wrote(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Upgrade trial V: an index of another version's format or settings is refused; --sync
+    reads the same files and is refused the same way, so the command names a rebuild and the
+    version, not --sync."""
+    import json
+
+    from schemarouter.index import store
+
+    out = tmp_path / "index"
+    assert main(["index", "build", str(tiny_catalog), "--out", str(out), "--quiet"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["settings"]["hnsw_future_codec"] = "pq4"
+    manifest["schemarouter_version"] = "9.0.0"
+    manifest["checksum"] = store._manifest_checksum(manifest)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", str(out)]
+    for extra in ([], ["--sync"]):
+        assert main([*argv, *extra]) == 1
+        said = capsys.readouterr().err
+        assert "[SR301]" in said and "another version of SchemaRouter (9.0.0" in said
+        assert f"schemarouter index build SOURCES --out {out}" in said
+        assert "--sync" not in said and "Traceback" not in said

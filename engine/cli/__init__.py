@@ -180,6 +180,11 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
                 "Its writer brings the collection to these sources: `schemarouter index build "
                 f"SOURCES --backend milvus --uri {args.index}` (docs/scale.md)"
             ) from None
+        if exc.other_version:  # --sync reads the same files: no way out
+            raise exc.hinting(
+                f"Rebuild it here (`schemarouter index build SOURCES --out {args.index}`), or "
+                f"load it with the SchemaRouter that wrote it ({exc.other_version})"
+            ) from None
         if getattr(exc, "encoder_identity", None):  # --sync keeps the encoder: no way out
             raise exc.hinting(
                 "Pass --encoder with the folder the index was built with (a `schemarouter "

@@ -335,3 +335,30 @@ def test_non_finite_vectors_are_a_corrupt_index(
     (path / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(CorruptIndexError, match="vectors hold values that are not finite"):
         HybridIndex.load(path, registry.snapshot())
+
+
+@pytest.mark.parametrize("where", ["top", "bm25"])
+def test_an_index_another_version_wrote_is_named_so_not_corrupt(
+    saved: tuple[HybridIndex, Path], registry: Registry, where: str
+) -> None:
+    """Upgrade trial V: the release of 2026-11-30 loading an index this one saved said
+    ``[SR302] index files are inconsistent: unknown settings ['hnsw_codec'] ... Rebuild the
+    index``: a corrupt folder, with no word of versions. This release said the same of an
+    index whose manifest (re-signed, as a later release writes it) has a setting it does not
+    know: it is stale, written by another version, and the message names the setting."""
+    _, path = saved
+    manifest = json.loads((path / "manifest.json").read_text())
+    if where == "top":
+        manifest["settings"]["hnsw_future_codec"] = "pq4"
+    else:
+        manifest["settings"]["bm25"]["k3"] = 7.0
+    manifest["schemarouter_version"] = "9.0.0"
+    manifest["checksum"] = store._manifest_checksum(manifest)
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(StaleIndexError) as refused:
+        HybridIndex.load(path, registry.snapshot())
+    message = str(refused.value)
+    assert "written by another version of SchemaRouter (9.0.0" in message
+    assert ("hnsw_future_codec" if where == "top" else "bm25.k3") in message
+    assert "schemarouter index build" in refused.value.hint
+    assert refused.value.other_version == "9.0.0"
