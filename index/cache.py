@@ -441,6 +441,9 @@ def embed_texts(
         vectors = np.zeros((len(texts), dim), dtype=np.float32)
         found = np.zeros(len(texts), dtype=bool)
     stats.cached = int(found.sum())
+    check = getattr(encoder, "check_model", None)
+    if stats.cached and check is not None:
+        check()  # the cache is keyed by what the encoder says it is: is it that model?
     if progress is not None and stats.cached:
         progress(stats.cached)
     missing = np.flatnonzero(~found)

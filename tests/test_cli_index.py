@@ -428,3 +428,32 @@ def test_retrieve_does_not_offer_sync_for_an_index_another_version_wrote(
         assert "[SR301]" in said and "another version of SchemaRouter (9.0.0" in said
         assert f"schemarouter index build SOURCES --out {out}" in said
         assert "--sync" not in said and "Traceback" not in said
+
+
+def test_an_encoder_folder_whose_model_was_replaced_builds_nothing_from_the_cache(
+    tiny_catalog: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Upgrade trial V: a team's encoder folder got another model.onnx and kept its card
+    (the card's sha256 is the encoder's identity, the embedding cache's key): `index build
+    --encoder DIR` took every vector from the cache the old model had filled, "0 texts
+    embedded", exit 0, and only `retrieve` found that the model was another. The model file
+    is checked against its card before cached vectors are used."""
+    import shutil
+
+    from helpers import REPO
+
+    monkeypatch.setenv("SCHEMAROUTER_CACHE", str(tmp_path / "cache"))
+    encoder = tmp_path / "encoder"
+    shutil.copytree(REPO / "models" / "encoder", encoder)
+    build = ["index", "build", str(tiny_catalog), "--encoder", str(encoder), "--quiet"]
+    assert main([*build, "--out", str(tmp_path / "before")]) == 0  # fills the cache
+    shutil.copyfile(REPO / "models" / "reranker" / "model.onnx", encoder / "model.onnx")
+    capsys.readouterr()
+    assert main([*build, "--out", str(tmp_path / "after")]) == 1
+    said = capsys.readouterr().err
+    assert "[SR700] the encoder model's sha256 is " in said and "its card says" in said
+    assert f"(at {encoder / 'model.onnx'})" in said
+    assert not (tmp_path / "after" / "manifest.json").exists()

@@ -406,6 +406,7 @@ class OnnxEncoder(_OnnxSentenceEncoder):
         super().__init__(threads=threads, max_seq_length=int(self.card.get("max_seq_length", 128)))
         self._model_file = Path(model_file) if model_file else self.folder / "model.onnx"
         self._verify = verify and model_file is None
+        self._checked = not self._verify
         self._dim = int(self.card.get("dim", 384))
 
     @classmethod
@@ -439,8 +440,16 @@ class OnnxEncoder(_OnnxSentenceEncoder):
     def tokenizer_path(self) -> Path:
         return self.folder / "tokenizer.json"
 
+    def check_model(self) -> None:
+        """:class:`~schemarouter.errors.ModelError` where ``model.onnx`` is not the file its
+        card names (checked once): before vectors are taken from a cache under this
+        encoder's identity, which the card alone gives. Trial V: a folder whose model.onnx
+        was replaced, its card not, built an index wholly from the cache, 0 texts embedded,
+        and exit 0; only ``retrieve`` then found the model was another."""
+        self._ensure_model(self.model_path)
+
     def _ensure_model(self, path: Path) -> None:
-        if not self._verify:
+        if self._checked:  # checked once (or not to be checked)
             return
         expected = str(self.card.get("model_sha256", ""))
         actual = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -450,6 +459,7 @@ class OnnxEncoder(_OnnxSentenceEncoder):
                 where=str(path),
                 hint="The file is corrupt or was replaced: reinstall the package or re-export",
             )
+        self._checked = True
 
     def __repr__(self) -> str:
         return f"OnnxEncoder({self.identity!r}, folder={str(self.folder)!r})"
