@@ -457,3 +457,52 @@ def test_an_encoder_folder_whose_model_was_replaced_builds_nothing_from_the_cach
     assert "[SR700] the encoder model's sha256 is " in said and "its card says" in said
     assert f"(at {encoder / 'model.onnx'})" in said
     assert not (tmp_path / "after" / "manifest.json").exists()
+
+
+def test_index_build_says_a_documents_warning_once(tmp_path: Path) -> None:
+    """The command prints each source's registration warnings itself; the library's
+    warnings it shows on stderr (upgrade trial V) leave out the adapters' summary of the
+    same warnings, which said each one a second time."""
+    import json
+    import subprocess
+    import sys
+
+    document = {
+        "openapi": "3.0.0",
+        "info": {"title": "things", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": {
+            "/things/{id}": {
+                "get": {
+                    "operationId": "getThing",
+                    "parameters": [
+                        {
+                            "name": "id",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        },
+                        {"name": "id", "in": "query", "schema": {"type": "string"}},
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    spec = tmp_path / "things.json"
+    spec.write_text(json.dumps(document))
+    argv = ["index", "build", "--openapi", str(spec), "--out", str(tmp_path / "index"), "--quiet"]
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from schemarouter.cli import main; sys.exit(main(sys.argv[1:]))",
+            *argv,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("declares 'id' in two locations") == 1, run.stderr

@@ -577,13 +577,15 @@ def _library_warnings_on_stderr() -> Iterator[None]:
     The package's logger has a ``NullHandler`` (the library never prints), so without this
     the command line dropped them: ``retrieve --index DIR`` with an index an earlier release
     embedded with its own encoder ran with that encoder and no off-catalog verdict, and said
-    nothing (upgrade trial V). ``serve`` sets up its own logging; a host that configured
-    logging keeps its own."""
+    nothing (upgrade trial V). The adapters' records are left out: they sum up a source's
+    registration warnings, which the commands print themselves with the source. ``serve``
+    sets up its own logging; a host that configured logging keeps its own."""
     if logging.getLogger().handlers:
         yield
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setLevel(logging.WARNING)
+    handler.addFilter(lambda record: not record.name.startswith("schemarouter.adapters"))
     handler.setFormatter(logging.Formatter("warning: %(message)s"))
     package = logging.getLogger("schemarouter")
     package.addHandler(handler)
