@@ -7,10 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from schemarouter._version import __version__
 from schemarouter.errors import StaleIndexError
+from schemarouter.index.folder import MANIFEST
+from schemarouter.index.settings import IndexSettings
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["are_parts", "check_differs_within", "stale_hint"]
+__all__ = ["are_parts", "check_differs_within", "check_settings_known", "stale_hint"]
 
 
 def stale_hint(difference: str) -> str:
@@ -62,3 +65,23 @@ def check_differs_within(
             where=str(path),
             hint="Rebuild it (`schemarouter index build`) from the sources registered now",
         )
+
+
+def check_settings_known(path: Path, manifest: dict[str, Any]) -> None:
+    """:class:`StaleIndexError` where the manifest's settings name one this version does not
+    know: another version of SchemaRouter saved the index (trial V: the release before
+    ``hnsw_codec`` called such an index corrupt, "index files are inconsistent")."""
+    settings = manifest.get("settings")
+    unknown = IndexSettings.unknown_names(settings) if isinstance(settings, dict) else []
+    if not unknown:
+        return
+    version = str(manifest.get("schemarouter_version"))[:40]
+    error = StaleIndexError(
+        f"the index was written by another version of SchemaRouter ({version}; this is "
+        f"{__version__}): its settings {', '.join(unknown[:10])} are unknown to this version",
+        where=str(Path(path) / MANIFEST),
+        hint="Rebuild it with this version (`schemarouter index build SOURCES --out "
+        f"{path}`), or load it with the version that wrote it",
+    )
+    error.other_version = version
+    raise error

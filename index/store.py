@@ -59,7 +59,7 @@ from schemarouter.index.folder import (
 )
 from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
-from schemarouter.index.stale import are_parts, stale_hint
+from schemarouter.index.stale import are_parts, check_settings_known, stale_hint
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
 from schemarouter.registry.diff import RouteParts, fingerprint_difference
 from schemarouter.registry.registry import RegistrySnapshot
@@ -425,7 +425,7 @@ def _load_generation(
     # the files first: a damaged folder is named as such, never described as a registry
     # difference read from a damaged routes.json (nor sent to sync=True)
     listed = _verify_files(path, manifest)
-    _check_settings_known(path, manifest)
+    check_settings_known(path, manifest)
     if same_registry and manifest.get("registry_fingerprint") != snapshot.fingerprint:
         saved, parts = _saved_routes(path, manifest)
         difference = (
@@ -453,28 +453,6 @@ def _load_generation(
         raise CorruptIndexError(
             f"index files are inconsistent: {exc}", where=str(path), hint="Rebuild the index"
         ) from None
-
-
-def _check_settings_known(path: Path, manifest: dict[str, Any]) -> None:
-    """:class:`StaleIndexError` where the manifest's settings name one this version does not
-    know: another version of SchemaRouter saved the index (trial V: the release before
-    ``hnsw_codec`` called such an index corrupt, "index files are inconsistent")."""
-    from schemarouter._version import __version__
-
-    settings = manifest.get("settings")
-    unknown = IndexSettings.unknown_names(settings) if isinstance(settings, dict) else []
-    if not unknown:
-        return
-    version = str(manifest.get("schemarouter_version"))[:40]
-    error = StaleIndexError(
-        f"the index was written by another version of SchemaRouter ({version}; this is "
-        f"{__version__}): its settings {', '.join(unknown[:10])} are unknown to this version",
-        where=str(path / MANIFEST),
-        hint="Rebuild it with this version (`schemarouter index build SOURCES --out "
-        f"{path}`), or load it with the version that wrote it",
-    )
-    error.other_version = version
-    raise error
 
 
 def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:

@@ -28,14 +28,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import logging
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from schemarouter._version import __version__
-from schemarouter.cli.report import render_catalog_summary, render_retrieval, render_semantics
+from schemarouter.cli.report import (
+    library_warnings_on_stderr,
+    render_catalog_summary,
+    render_retrieval,
+    render_semantics,
+    say_failed,
+    say_warnings,
+)
 from schemarouter.errors import ArgumentError, SchemaRouterError, StaleIndexError
 from schemarouter.registry.catalog import (
     bundled_catalog,
@@ -207,39 +213,6 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _say_warnings(registered: Sequence[tuple[str, Any]]) -> None:
-    """Each source's registration warnings on stderr, with the source they are about (a
-    repaired schema, a header left out, an operationId two operations share and the route
-    id the later one got instead): a batch build in CI otherwise never shows them."""
-    count = 0
-    for source, change in registered:
-        for warning in change.warnings:
-            print(f"warning: {source}: {warning}", file=sys.stderr)
-            count += 1
-    if count:
-        sources = sum(1 for _, change in registered if change.warnings)
-        print(
-            f"{count} registration warning{'s' if count > 1 else ''} in {sources} "
-            f"source{'s' if sources > 1 else ''}: each source registered as its warnings say",
-            file=sys.stderr,
-        )
-
-
-def _say_failed(failed: Sequence[tuple[str, SchemaRouterError]], registered: int, then: str) -> int:
-    """Every source that could not be registered, with its error (file and location), then
-    how many: exit status 1. A batch of hundreds of documents names them all in one run,
-    not one per run."""
-    for _, error in failed:
-        print(f"error: {error}", file=sys.stderr)
-    total = len(failed) + registered
-    print(
-        f"{len(failed)} of {total} source{'s' if total > 1 else ''} could not be registered "
-        f"(each is named above); {then}. Fix or leave out each, then run it again",
-        file=sys.stderr,
-    )
-    return 1
-
-
 def _registry_router(
     config: GatewayConfig, *, servers: bool
 ) -> tuple[Any, list[tuple[str, Any]], list[tuple[str, SchemaRouterError]]]:
@@ -307,9 +280,9 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
         snapshot = router.snapshot()
     finally:
         router.close()
-    _say_warnings(registered)
+    say_warnings(registered)
     if failed:
-        return _say_failed(failed, len(registered), "nothing was indexed")
+        return say_failed(failed, len(registered), "nothing was indexed")
     if args.backend == "milvus":
         report = build_milvus_index(
             snapshot,
@@ -353,7 +326,7 @@ def _cmd_routes(args: argparse.Namespace) -> int:
     finally:
         router.close()
     if failed:
-        return _say_failed(failed, len(registered), "no route was listed")
+        return say_failed(failed, len(registered), "no route was listed")
     rows = []
     for route in routes:
         operation = route.endpoint.operation
@@ -571,30 +544,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@contextlib.contextmanager
-def _library_warnings_on_stderr() -> Iterator[None]:
-    """The library's warnings, one ``warning: ...`` line each on stderr, while a command runs.
-    The package's logger has a ``NullHandler`` (the library never prints), so without this
-    the command line dropped them: ``retrieve --index DIR`` with an index an earlier release
-    embedded with its own encoder ran with that encoder and no off-catalog verdict, and said
-    nothing (upgrade trial V). The adapters' records are left out: they sum up a source's
-    registration warnings, which the commands print themselves with the source. ``serve``
-    sets up its own logging; a host that configured logging keeps its own."""
-    if logging.getLogger().handlers:
-        yield
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setLevel(logging.WARNING)
-    handler.addFilter(lambda record: not record.name.startswith("schemarouter.adapters"))
-    handler.setFormatter(logging.Formatter("warning: %(message)s"))
-    package = logging.getLogger("schemarouter")
-    package.addHandler(handler)
-    try:
-        yield
-    finally:
-        package.removeHandler(handler)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in _OFFLINE_COMMANDS:
@@ -612,7 +561,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     # serve logs as its --log-level says
-    said = contextlib.nullcontext() if args.command == "serve" else _library_warnings_on_stderr()
+    said = contextlib.nullcontext() if args.command == "serve" else library_warnings_on_stderr()
     try:
         with command_line_hints(), said:
             return int(handler(args))

@@ -1,13 +1,28 @@
-"""Readable text views of a registration: the ``catalog show`` summary and SEMANTICS.md."""
+"""Readable text views of a registration (the ``catalog show`` summary and SEMANTICS.md) and
+of a retrieval; what a command says on stderr (registration warnings and failures, the
+library's warnings)."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import sys
 from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from schemarouter.contracts import AvailabilityStatus, OutputField, Registration, Route
+from schemarouter.errors import SchemaRouterError
 from schemarouter.retrieval.results import CandidateField, CapabilityRetrieval
 
-__all__ = ["render_catalog_summary", "render_retrieval", "render_semantics"]
+__all__ = [
+    "library_warnings_on_stderr",
+    "render_catalog_summary",
+    "render_retrieval",
+    "render_semantics",
+    "say_failed",
+    "say_warnings",
+]
 
 
 def _bold(text: str, color: bool) -> str:
@@ -226,3 +241,60 @@ def render_retrieval(result: CapabilityRetrieval, *, color: bool = False) -> str
     if notes:
         lines.append(_dim("note: " + "; ".join(notes), color))
     return "\n".join(lines) + "\n"
+
+
+@contextlib.contextmanager
+def library_warnings_on_stderr() -> Iterator[None]:
+    """The library's warnings, one ``warning: ...`` line each on stderr, while a command runs.
+    The package's logger has a ``NullHandler`` (the library never prints), so without this
+    the command line dropped them: ``retrieve --index DIR`` with an index an earlier release
+    embedded with its own encoder ran with that encoder and no off-catalog verdict, and said
+    nothing (upgrade trial V). The adapters' records are left out: they sum up a source's
+    registration warnings, which the commands print themselves with the source. ``serve``
+    sets up its own logging; a host that configured logging keeps its own."""
+    if logging.getLogger().handlers:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.addFilter(lambda record: not record.name.startswith("schemarouter.adapters"))
+    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    package = logging.getLogger("schemarouter")
+    package.addHandler(handler)
+    try:
+        yield
+    finally:
+        package.removeHandler(handler)
+
+
+def say_warnings(registered: Sequence[tuple[str, Any]]) -> None:
+    """Each source's registration warnings on stderr, with the source they are about (a
+    repaired schema, a header left out, an operationId two operations share and the route
+    id the later one got instead): a batch build in CI otherwise never shows them."""
+    count = 0
+    for source, change in registered:
+        for warning in change.warnings:
+            print(f"warning: {source}: {warning}", file=sys.stderr)
+            count += 1
+    if count:
+        sources = sum(1 for _, change in registered if change.warnings)
+        print(
+            f"{count} registration warning{'s' if count > 1 else ''} in {sources} "
+            f"source{'s' if sources > 1 else ''}: each source registered as its warnings say",
+            file=sys.stderr,
+        )
+
+
+def say_failed(failed: Sequence[tuple[str, SchemaRouterError]], registered: int, then: str) -> int:
+    """Every source that could not be registered, with its error (file and location), then
+    how many: exit status 1. A batch of hundreds of documents names them all in one run,
+    not one per run."""
+    for _, error in failed:
+        print(f"error: {error}", file=sys.stderr)
+    total = len(failed) + registered
+    print(
+        f"{len(failed)} of {total} source{'s' if total > 1 else ''} could not be registered "
+        f"(each is named above); {then}. Fix or leave out each, then run it again",
+        file=sys.stderr,
+    )
+    return 1
