@@ -359,7 +359,8 @@ def attach_mcp_server(
             )
         kept = {name: effect for name, effect in overrides.items() if name in listed}
         fresh = registration_of(tools, kept or None)
-        with router.registry.batch():
+        # bound from the moment the batch publishes them, not once it has bound them
+        with router._binding_ahead(fresh.routes, lambda _: session), router.registry.batch():
             router.register(fresh, replace=True)
             # replace prunes only the scopes of the routes it registers: where none is left
             # (skip_invalid_tools left out every tool), the old ones would stay and run under
@@ -373,7 +374,7 @@ def attach_mcp_server(
             ]
             if stale:
                 router._settle(router.registry.remove(route_ids=stale))
-        bind_if_current(router, fresh.routes, lambda _: session)
+            bind_if_current(router, fresh.routes, lambda _: session)
 
     cap = max_response_bytes or DEFAULT_MAX_RESPONSE_BYTES
     session = ManagedMCPSession(
@@ -494,9 +495,16 @@ def _open_and_register(
             where=label,
             hint="Check the command or URL, and run the server by hand to see its errors",
         ) from None
+    # the routes are bound (for every thread) from the moment the registry publishes them,
+    # not once the index has embedded them and this call has bound them: a tool registered
+    # again (replace=True) was refused as "not bound" meanwhile (trial Q)
+    invoker_of: Callable[[Any], Any] = (lambda _: session) if bind else (lambda _: None)
     try:
         registration = registration_of(tools)
-        change = router.register(registration, replace=replace)
+        with router._binding_ahead(registration.routes, invoker_of):
+            change = router.register(registration, replace=replace)
+            if bind:
+                bind_if_current(router, registration.routes, invoker_of)
     except _LISTING_FAULTS as exc:  # the server's own definitions: its maintainers' to fix
         session.close()
         raise exc.hinting(_listing_hint(label, exc.hint)) from None
@@ -506,6 +514,5 @@ def _open_and_register(
     if not bind:
         session.close()
         return change
-    bind_if_current(router, registration.routes, lambda _: session)
     router.own_session(session)  # closed at once where another writer replaced every route
     return change

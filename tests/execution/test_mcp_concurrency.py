@@ -1,0 +1,86 @@
+"""A live MCP server registered again while other threads call its tools (user trial Q): a
+tool is callable from the moment the registry publishes it, whether ``add_mcp_server(...,
+replace=True)`` or a relisting after ``notifications/tools/list_changed`` registered it.
+
+The server is real: tests/mcp_servers/changing_server.py over stdio (version 1, then
+``--v2``, which adds ``calibrate_sensor``; its ``upgrade`` tool switches a running server).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import SchemaRouterError
+from schemarouter.index import HashingEncoder
+
+SERVER = Path(__file__).parents[1] / "mcp_servers" / "changing_server.py"
+ALLOW = {"allow_effects": ["read", "write"], "approve": lambda *_: True}
+CALIBRATE = "lab/mcp/calibrate_sensor"
+
+
+def _router() -> SchemaRouter:
+    return SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+
+
+def _at_publish(router: SchemaRouter, route_id: str, *, call: bool = True) -> list[Any]:
+    """What another thread gets at the moment a change that registers ``route_id`` is
+    published (a registry listener, told after the router's index, runs it before the
+    registration binds): whether the route is bound, and its call's output or error (no
+    call with ``call=False``: a relisting in progress holds the server's calls until the
+    listing is registered, which this listener holds)."""
+    seen: list[Any] = []
+
+    def look() -> None:
+        bound = router.is_bound(route_id)
+        try:
+            out = router.call(route_id, {"sensor": "t1"}, **ALLOW).output if call else None
+        except SchemaRouterError as exc:
+            out = exc
+        seen.append((bound, out))
+
+    def listener(snapshot: Any, change: Any) -> None:
+        if route_id in (*change.added, *change.replaced) and not seen:
+            thread = threading.Thread(target=look)
+            thread.start()
+            thread.join(30)
+
+    router.registry.subscribe(listener)
+    return seen
+
+
+def test_a_server_added_again_is_callable_the_moment_its_tools_are_published() -> None:
+    """``add_mcp_server(..., replace=True)`` of a new release: the registry published its
+    tools, then the index embedded them, and only then were they bound to the new session;
+    meanwhile another thread's call was refused ("not bound to an invoker at its current
+    fingerprint. Bind it (router.bind, ...) first": 11 calls of 4,400 in trial Q's churn)."""
+    with _router() as router:
+        router.add_mcp_server([sys.executable, str(SERVER)], provider="lab", trusted=True)
+        seen = _at_publish(router, CALIBRATE)
+        router.add_mcp_server(
+            [sys.executable, str(SERVER), "--v2"], provider="lab", trusted=True, replace=True
+        )
+        assert seen == [(True, {"result": "calibrated t1"})]
+
+
+def test_a_tool_a_relisting_registers_is_callable_the_moment_it_is_published() -> None:
+    """The server says its tools changed: the session lists them and registers the new ones
+    in a batch, bound after the batch had published them."""
+    with _router() as router:
+        router.add_mcp_server([sys.executable, str(SERVER)], provider="lab", trusted=True)
+        seen = _at_publish(router, CALIBRATE, call=False)
+        router.call("lab/mcp/upgrade", {}, **ALLOW)
+        deadline = time.monotonic() + 30
+        while not seen:
+            assert time.monotonic() < deadline, "the changed listing was never registered"
+            time.sleep(0.05)
+        assert seen == [(True, None)]
+        assert router.call(CALIBRATE, {"sensor": "t1"}, **ALLOW).output == {
+            "result": "calibrated t1"
+        }
