@@ -104,13 +104,14 @@ class RuntimeMixin:
             opening.remove(session)
 
     def _release_sessions(self) -> None:
-        """Close owned sessions no route is bound to (replaced or removed servers)."""
+        """Close owned sessions no route is bound to (replaced or removed servers), each once
+        the calls in flight on it have ended (``ManagedMCPSession.retire``)."""
         # live bindings and those staged in an open batch (other threads still call the
         # sessions a batch replaces until it commits)
         used = {id(invoker) for invoker in self._bindings.invokers()}
         for session in [s for s in self._owned() if id(s) not in used]:
             self._owned().remove(session)
-            session.close()
+            getattr(session, "retire", session.close)()
 
     def _left_out(self, reason: str, route_id: str) -> str | None:
         """Why the router itself leaves ``route_id`` out of an executable retrieval (the

@@ -84,3 +84,57 @@ def test_a_tool_a_relisting_registers_is_callable_the_moment_it_is_published() -
         assert router.call(CALIBRATE, {"sensor": "t1"}, **ALLOW).output == {
             "result": "calibrated t1"
         }
+
+
+SLOW = Path(__file__).parents[1] / "mcp_servers" / "slow_server.py"
+
+
+def _in_flight(router: SchemaRouter, route_id: str, arguments: dict[str, Any]) -> Any:
+    """Start ``router.call(route_id, arguments)`` in another thread; returns a function that
+    waits for it and gives its output or error."""
+    out: list[Any] = []
+
+    def run() -> None:
+        try:
+            out.append(router.call(route_id, arguments, **ALLOW).output)
+        except SchemaRouterError as exc:
+            out.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+
+    def result() -> Any:
+        thread.join(30)
+        return out[0] if out else "hung"
+
+    return result
+
+
+def test_a_call_in_flight_keeps_its_session_when_the_server_is_added_again_or_removed(
+    tmp_path: Path,
+) -> None:
+    """The replaced (or removed) server's session was closed at once: a read in flight
+    failed as a lost session, was tried again on the closed session ("closed by its owner
+    (router.close())"), and counted against the route's health: in trial Q's churn three of
+    them took routes the new session serves offline for 60 s (1,005 calls refused). A
+    replaced session now closes once its calls in flight have ended."""
+    log = tmp_path / "calls.log"
+    command = [sys.executable, str(SLOW)]
+    with _router() as router:
+        router.add_mcp_server(command, provider="slow", env={"SLOW_LOG": str(log)})
+        wait = "slow/mcp/wait"
+        old = router.binding(wait)
+        result = _in_flight(router, wait, {"seconds": 1.5})
+        time.sleep(0.7)  # the call reached the server
+        router.add_mcp_server(command, provider="slow", replace=True, env={"SLOW_LOG": str(log)})
+        assert result() == {"result": "read"}  # its own session, open until it answered
+        assert router.binding(wait) is not old
+        time.sleep(0.5)
+        assert old.closed
+        assert wait not in router.health_monitor._failures  # no failure counted
+        # a write in flight when its provider is removed: answered, sent once
+        write = _in_flight(router, "slow/mcp/wait_and_write", {"seconds": 1.5})
+        time.sleep(0.7)
+        router.remove_provider("slow")
+        assert write() == {"result": "written"}
+        assert log.read_text().split().count("wait_and_write") == 1

@@ -192,6 +192,9 @@ class ManagedMCPSession:
         self._stale = False  # the server said tools/list_changed since
         self._relisting = threading.Lock()
         self._relisting_now = False  # a listing is in progress: calls wait for it
+        #: calls on it now, and whether it closes once they end (:meth:`retire`)
+        self._in_flight = 0
+        self._retired = False
 
     def __repr__(self) -> str:
         state = "open" if self._conn is not None else "closed"
@@ -229,10 +232,41 @@ class ManagedMCPSession:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def retire(self) -> None:
+        """Close once the calls in flight on it have ended (at once where there are none):
+        its owner replaced or removed its routes (``add_mcp_server(..., replace=True)``,
+        ``remove_provider``), so no new call is routed to it, but a call the gate let through
+        before keeps its session. Closing at once failed those calls as a lost session (a
+        read was tried again on the closed session, "closed by its owner (router.close())"),
+        and three of them took a route the new session serves offline for 60 s (trial Q)."""
+        with self._gate:
+            self._retired = True
+            idle = self._in_flight == 0
+        if idle:
+            self.close()
+
+    @contextmanager
+    def _in_use(self) -> Iterator[None]:
+        """Around one call: counted in flight, so :meth:`retire` waits for it to end."""
+        with self._gate:
+            if self._closed and self._retired:
+                raise self._closed_error()
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._gate:
+                self._in_flight -= 1
+                last = self._retired and not self._closed and self._in_flight == 0
+                if last:  # no call starts on it from now; its answer is not held up by closing
+                    self._closed = True
+            if last:
+                threading.Thread(target=self.close, name="mcp-retire", daemon=True).start()
+
     def open(self) -> ManagedMCPSession:
         """Open the connection (again, after :meth:`close`)."""
         with self._gate:
-            self._closed = False
+            self._closed = self._retired = False
         self._connection()
         return self
 
@@ -279,6 +313,12 @@ class ManagedMCPSession:
             return conn
 
     def _closed_error(self, when: str = "") -> SessionClosedError:
+        if self._retired:
+            return SessionClosedError(
+                f"{self!r} was closed{when}: its server was added again (replace=True) or "
+                "removed after this call was routed to it; call it again (the route's new "
+                "session takes it, where it is still registered)"
+            )
         return SessionClosedError(
             f"{self!r} was closed by its owner{when} (router.close()); "
             "router.add_mcp_server(..., replace=True) connects its server again"
@@ -439,11 +479,12 @@ class ManagedMCPSession:
         self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
     ) -> Any:
         limit, asked = self._limit(timeout), time.monotonic()
-        conn = self._connection()
-        self._check_listing(conn, asked)
-        self._refuse_changed(name)
-        with self._calling(conn, limit):
-            return conn.call_tool_sync(name, arguments, timeout=limit)
+        with self._in_use():
+            conn = self._connection()
+            self._check_listing(conn, asked)
+            self._refuse_changed(name)
+            with self._calling(conn, limit):
+                return conn.call_tool_sync(name, arguments, timeout=limit)
 
     #: :func:`~schemarouter.execution.invokers.mcp.call_async` passes its timeout here
     bounds_calls = True
@@ -452,14 +493,15 @@ class ManagedMCPSession:
         self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
     ) -> Any:
         limit, asked = self._limit(timeout), time.monotonic()
-        conn = self._live()
-        if conn is None:
-            conn = await asyncio.to_thread(self._connection)
-        if self.on_reconnect is not None and self._listing_due(asked):
-            await asyncio.to_thread(self._check_listing, conn, asked)
-        self._refuse_changed(name)
-        with self._calling(conn, limit):
-            return await asyncio.wait_for(conn.call_tool(name, arguments), limit)
+        with self._in_use():
+            conn = self._live()
+            if conn is None:
+                conn = await asyncio.to_thread(self._connection)
+            if self.on_reconnect is not None and self._listing_due(asked):
+                await asyncio.to_thread(self._check_listing, conn, asked)
+            self._refuse_changed(name)
+            with self._calling(conn, limit):
+                return await asyncio.wait_for(conn.call_tool(name, arguments), limit)
 
     @contextmanager
     def _calling(self, conn: MCPConnection, limit: float) -> Iterator[None]:
