@@ -258,12 +258,13 @@ def _register_method(
     client: httpx.Client | None,
     replace: bool,
 ) -> tuple[str, ...]:
-    from schemarouter.execution.invokers.http import bind_http_routes
+    from schemarouter.execution.invokers.http import register_http_routes
 
     if method.kind == "catalog":
-        registration = _catalog_registration(profile, method)
-        change = router.register(registration, replace=replace)
-        bind_http_routes(router, registration.routes)
+        # bound for every thread from the moment the registry publishes them (trial Q)
+        change = register_http_routes(
+            router, _catalog_registration(profile, method), replace=replace
+        )
     elif method.kind == "optimade":
         from schemarouter.adapters.optimade import add_optimade
 

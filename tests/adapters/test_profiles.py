@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from importlib import metadata
 
 import httpx
@@ -66,6 +67,26 @@ def test_add_provider_registers_only_that_provider_and_binds() -> None:
     assert {router.snapshot().route(r).provider.id for r in result.route_ids} == {"pubchem"}
     assert set(router.snapshot().route_ids()) == set(result.route_ids)  # not chembl, not CAS
     assert all(router.is_bound(r) for r in result.route_ids)
+
+
+def test_a_profiles_routes_are_bound_the_moment_they_are_published() -> None:
+    """Trial Q: add_provider's catalog method registered, then bound (register +
+    bind_http_routes), so while the index embedded the new routes another thread that read
+    them found them unbound ("not bound to an invoker at its current fingerprint"), as trial
+    C found for add_catalog; it now registers as add_catalog does (register_http_routes)."""
+    router = SchemaRouter(abstention=None, embedding_cache=None, reranker=None)
+    seen: list[bool] = []
+
+    def listener(snapshot: object, change: object) -> None:
+        added = getattr(change, "added", ())
+        if added and not seen:
+            thread = threading.Thread(target=lambda: seen.append(router.is_bound(added[0])))
+            thread.start()
+            thread.join(10)
+
+    router.registry.subscribe(listener)
+    assert add_provider(router, "PubChem", env={}).outcomes[0].status == "registered"
+    assert seen == [True]
 
 
 def test_needs_credentials_and_disabled_optimade() -> None:
