@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import SchemaRouterError
+from schemarouter.errors import InvocationError, SchemaRouterError
+from schemarouter.execution.invokers.payload import counts_for_health
 from schemarouter.index import HashingEncoder
 
 SERVER = Path(__file__).parents[1] / "mcp_servers" / "changing_server.py"
@@ -137,4 +138,30 @@ def test_a_call_in_flight_keeps_its_session_when_the_server_is_added_again_or_re
         time.sleep(0.7)
         router.remove_provider("slow")
         assert write() == {"result": "written"}
+        assert log.read_text().split().count("wait_and_write") == 1
+
+
+def test_calls_in_flight_when_the_router_closes_say_so_and_are_no_failure_of_their_routes(
+    tmp_path: Path,
+) -> None:
+    """``router.close()`` while a read and a write were in flight: both failed as a lost
+    session ("the next call reconnects", which it does not: the router is closed), counted
+    against their routes' health, so after ``add_mcp_server(..., replace=True)`` the routes
+    a close had caught mid-call could cool down for 60 s (trial Q: 8 calls in flight, both
+    routes unhealthy after the close). Closing is the owner's act, not the route's fault."""
+    log = tmp_path / "calls.log"
+    with _router() as router:
+        router.add_mcp_server(
+            [sys.executable, str(SLOW)], provider="slow", env={"SLOW_LOG": str(log)}
+        )
+        read = _in_flight(router, "slow/mcp/wait", {"seconds": 2})
+        write = _in_flight(router, "slow/mcp/wait_and_write", {"seconds": 2})
+        time.sleep(0.7)  # both reached the server
+        router.close()
+        for outcome in (read(), write()):
+            assert isinstance(outcome, InvocationError), outcome
+            assert "closed by its owner during the call (router.close())" in str(outcome)
+            assert "may have performed it" in str(outcome)
+            assert not counts_for_health(outcome)
+        assert not router.health_monitor._failures  # no failure counted
         assert log.read_text().split().count("wait_and_write") == 1

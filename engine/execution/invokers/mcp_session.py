@@ -513,6 +513,13 @@ class ManagedMCPSession:
             self._drop(conn, f"did not answer a call in {limit:g} s")
             raise CallTimedOut(limit) from None
         except Exception as exc:
+            if self._closed:  # router.close() during the call: no loss to reconnect after
+                raise SessionClosedError(
+                    f"{self!r} was closed by its owner during the call (router.close()): its "
+                    "answer is lost, and the server may have performed it (check before "
+                    "calling a write again); router.add_mcp_server(..., replace=True) "
+                    "connects its server again"
+                ) from exc
             lost = self._lost_during(conn, exc)
             if lost is None:
                 raise
