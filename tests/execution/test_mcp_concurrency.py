@@ -8,6 +8,8 @@ The server is real: tests/mcp_servers/changing_server.py over stdio (version 1, 
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import threading
 import time
@@ -165,3 +167,35 @@ def test_calls_in_flight_when_the_router_closes_say_so_and_are_no_failure_of_the
             assert not counts_for_health(outcome)
         assert not router.health_monitor._failures  # no failure counted
         assert log.read_text().split().count("wait_and_write") == 1
+
+
+def _server_pids(script: Path) -> list[int]:
+    """The processes of ``script`` this process started (stdio servers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == os.getpid() and str(script) in command:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_server_killed_under_many_calls_is_one_failure_of_its_routes() -> None:
+    """Trial Q: the stdio server was killed while 12 threads called it; each call in flight
+    counted its own failure, so one lost session made its routes unhealthy for 60 s (the
+    reads' retries refused: "the route was marked unhealthy meanwhile"; 14,000 calls
+    refused after), though the next call reconnected at once. One loss now counts once;
+    the reads in flight are tried again through the new session and answer."""
+    with _router() as router:
+        router.add_mcp_server(
+            [sys.executable, str(SLOW)], provider="slow", trusted=True, timeout=60
+        )
+        (pid,) = _server_pids(SLOW)
+        calls = [_in_flight(router, "slow/mcp/wait", {"seconds": 1.0}) for _ in range(6)]
+        time.sleep(0.5)  # all six reached the server
+        os.kill(pid, signal.SIGKILL)
+        assert [call() for call in calls] == [{"result": "read"}] * 6
+        assert router.is_healthy("slow/mcp/wait")

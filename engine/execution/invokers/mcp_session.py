@@ -386,13 +386,16 @@ class ManagedMCPSession:
     def _record(self, tools: list[Any]) -> dict[str, str]:
         return dict(key for key in map(_tool_key, tools) if key is not None)
 
-    def _drop(self, conn: MCPConnection, why: str = "was lost") -> None:
+    def _drop(self, conn: MCPConnection, why: str = "was lost") -> bool:
+        """Drop ``conn`` where it is still the session's connection; whether this call did
+        (another call that saw the same loss, or a call since, may have dropped it first)."""
         with self._lock:
             if self._conn is not conn:
-                return
+                return False
             self._conn, self._lost = None, not self._closed
         logger.warning("the MCP session %r %s; the next call reconnects", self, why)
         threading.Thread(target=conn.close, daemon=True).start()
+        return True
 
     # -- calls -------------------------------------------------------------------------------
 
@@ -530,11 +533,18 @@ class ManagedMCPSession:
         the session dropped so the next call reconnects (``None``: a plain failure)."""
         if not is_connection_lost(error):
             return None
-        self._drop(conn)
-        return SessionLostError(
+        first = self._drop(conn)
+        lost = SessionLostError(
             f"the MCP session ended during the call ({type(error).__name__}: "
             f"{clip(str(error))}); the next call reconnects"
         )
+        if not first:
+            # one lost session is one failure of its routes, however many calls were in
+            # flight on it: a server killed under 12 calls took them all offline for 60 s
+            # (their retries refused: "marked unhealthy meanwhile"), though the next call
+            # reconnected at once (trial Q)
+            lost.counts_for_health = False  # type: ignore[attr-defined]
+        return lost
 
 
 def _why(error: BaseException) -> str:
