@@ -353,11 +353,24 @@ class RegistrationMixin(RuntimeMixin):
         **options: Unpack[McpServerOptions],
     ) -> RegistryChange:
         """:meth:`add_mcp_server` without blocking the event loop (the session it opens
-        serves ``aexecute`` and ``acall`` from any loop, and the sync calls too)."""
-        from schemarouter.adapters.live_mcp import check_server_options
+        serves ``aexecute`` and ``acall`` from any loop, and the sync calls too). Cancelled
+        (``asyncio.wait_for`` ran out) while the server was still opening or listing its
+        tools, it stops the server and registers nothing; a cancel that comes while the
+        tools are being registered lets that registration finish."""
+        from schemarouter.adapters.live_mcp import ADDING, Adding, check_server_options
 
         check_server_options(options, self.aadd_mcp_server)
-        return await asyncio.to_thread(self.add_mcp_server, server, provider=provider, **options)
+        adding = Adding()
+        token = ADDING.set(adding)  # to_thread runs it in a copy of this context
+        try:
+            return await asyncio.to_thread(
+                self.add_mcp_server, server, provider=provider, **options
+            )
+        except asyncio.CancelledError:
+            adding.cancel()
+            raise
+        finally:
+            ADDING.reset(token)
 
     def add_optimade(
         self,

@@ -14,8 +14,10 @@ only here, when a live server is asked.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import shlex
+import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypedDict, Unpack
@@ -104,6 +106,28 @@ class McpServerOptions(TypedDict, total=False):
     max_response_bytes: int | None
     relist_s: float | None
     skip_invalid_tools: bool
+
+
+class Adding:
+    """The cancel handle of one ``aadd_mcp_server`` (:data:`ADDING` in its thread's context):
+    a cancelled call stops the server it is still opening and registers nothing; its thread
+    ran on and registered the server seconds after the caller was told it was cancelled."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.session: Any = None
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        session = self.session
+        if session is not None:  # closing cancels an opening (a stdio server is stopped)
+            threading.Thread(target=session.close, name="mcp-cancel", daemon=True).start()
+
+
+#: the :class:`Adding` of the ``aadd_mcp_server`` a thread runs for, if any
+ADDING: contextvars.ContextVar[Adding | None] = contextvars.ContextVar(
+    "schemarouter_adding_mcp_server", default=None
+)
 
 
 def check_server_options(options: Mapping[str, object], method: Callable[..., object]) -> None:
@@ -388,6 +412,11 @@ def attach_mcp_server(
         listing_ttl=relist_s,
     )
     session.max_output_bytes = max_response_bytes  # the policy's cap where None
+    adding = ADDING.get()
+    if adding is not None:
+        adding.session = session
+        if adding.cancelled:
+            session.close()
     # router.close() meanwhile (another thread: a gateway closing) cancels the opening
     opening = getattr(router, "opening_session", None)
     with opening(session) if opening is not None else contextlib.nullcontext():
@@ -501,6 +530,12 @@ def _open_and_register(
     invoker_of: Callable[[Any], Any] = (lambda _: session) if bind else (lambda _: None)
     try:
         registration = registration_of(tools)
+        adding = ADDING.get()
+        if adding is not None and adding.cancelled:  # aadd_mcp_server cancelled meanwhile
+            raise RegistrationError(
+                "adding the MCP server was cancelled before its tools were registered",
+                where=label,
+            )
         with router._binding_ahead(registration.routes, invoker_of):
             change = router.register(registration, replace=replace)
             if bind:

@@ -8,6 +8,7 @@ The server is real: tests/mcp_servers/changing_server.py over stdio (version 1, 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -199,3 +200,25 @@ def test_a_server_killed_under_many_calls_is_one_failure_of_its_routes() -> None
         os.kill(pid, signal.SIGKILL)
         assert [call() for call in calls] == [{"result": "read"}] * 6
         assert router.is_healthy("slow/mcp/wait")
+
+
+def test_a_cancelled_aadd_mcp_server_registers_nothing() -> None:
+    """Trial Q: ``asyncio.wait_for(router.aadd_mcp_server(...), 0.3)`` raised its timeout,
+    but the thread behind it went on: seconds later the server was registered, bound and
+    running, for a caller told it had been cancelled (a retry would then clash with it)."""
+
+    async def add_and_give_up(router: SchemaRouter) -> None:
+        try:
+            await asyncio.wait_for(
+                router.aadd_mcp_server([sys.executable, str(SLOW)], provider="slow"), 0.2
+            )
+        except TimeoutError:
+            pass
+        else:
+            raise AssertionError("the server was added within 0.2 s: nothing was cancelled")
+        await asyncio.sleep(3)  # the opening would have listed the tools by now
+
+    with _router() as router:
+        asyncio.run(add_and_give_up(router))
+        assert len(router.snapshot()) == 0
+        assert not _server_pids(SLOW)  # the server it was opening was stopped
