@@ -549,8 +549,16 @@ class SchemaResolver:
         """``if`` the discriminator property holds a ``mapping`` value, ``then`` its schema,
         for a base schema with no ``oneOf`` / ``anyOf`` (:func:`discriminated` reads those)
         whose subschemas extend it with ``allOf`` (:mod:`~schemarouter.adapters._discriminator`).
-        Each subschema's reference back to the base is cut as any recursive one is."""
-        if self.dialect not in ("oas30", "oas31") or "oneOf" in node or "anyOf" in node:
+        Each subschema's reference back to the base is cut as any recursive one is.
+
+        None in the shared form: there nothing cuts that reference (a mapping is no ``$ref``,
+        so no cycle is seen, and a ``$defs`` cycle would apply the base again to the same
+        value), and inlining recursed without end (trial X3: a base mapping to 8 subschemas
+        under a ``oneOf`` was refused as 'nested too deeply'). Such a base is checked by its
+        own keywords, as before the mapping was read."""
+        if self._sharing or self.dialect not in ("oas30", "oas31"):
+            return []
+        if "oneOf" in node or "anyOf" in node:
             return []
         chosen = []
         for prop, value, ref in mapped_refs(node.get("discriminator")):

@@ -187,3 +187,63 @@ def test_an_answer_declared_as_the_base_is_held_to_the_subschema_its_value_maps(
         dog = {"petType": "dog", "name": "Rex", "bark": True}
         shop.app.answer = {"pet": dog}  # type: ignore[attr-defined]
         assert router.call(get, {"id": "1"}).output == dog
+
+
+def _hierarchy(base_url: str, kinds: int, *, tree: bool = False) -> dict[str, Any]:
+    """``Base`` maps ``k0`` .. to ``S0`` .. (each ``allOf`` ``Base`` and an integer of its
+    own, at most 9); ``Any`` is the ``oneOf`` of them all. ``tree``: ``Base`` also holds
+    ``children``, a list of ``Base`` (a schema on a reference cycle)."""
+    mapping = {f"k{i}": f"S{i}" for i in range(kinds)}
+    base: dict[str, Any] = {
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"type": "string"}},
+        "discriminator": {"propertyName": "kind", "mapping": mapping},
+    }
+    if tree:
+        base["properties"]["children"] = {"type": "array", "items": _ref("Base")}
+    schemas: dict[str, Any] = {"Base": base}
+    for i in range(kinds):
+        own = {"type": "object", "required": [f"f{i}"]}
+        own["properties"] = {f"f{i}": {"type": "integer", "maximum": 9}}
+        schemas[f"S{i}"] = {"allOf": [_ref("Base"), own]}
+    schemas["Any"] = {"oneOf": [_ref(f"S{i}") for i in range(kinds)]}
+    schemas["Any"]["discriminator"] = {"propertyName": "kind", "mapping": mapping}
+    paths = {
+        f"/{name.lower()}": {
+            "get": {
+                "operationId": f"get{name}",
+                "responses": {"200": {"description": "", **_json(_ref(name))}},
+            }
+        }
+        for name in ("Any", "Base")
+    }
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Kinds", "version": "1"},
+        "servers": [{"url": base_url}],
+        "components": {"schemas": schemas},
+        "paths": paths,
+    }
+
+
+@pytest.mark.parametrize(("kinds", "tree"), [(8, False), (60, False), (40, True)])
+def test_a_base_mapping_many_subschemas_under_a_one_of_registers_and_validates(
+    kinds: int, tree: bool
+) -> None:
+    """User trial X3: a ``oneOf`` of 8 subschemas whose base maps each of them was refused
+    whole ('schema is nested too deeply to resolve'): past 10,000 nodes the schema takes the
+    shared form, where a mapping (no ``$ref``, so no cycle seen) inlined its subschemas, each
+    the base again, without end. Registered, answers still go by the member their value
+    names, and nothing recurses when a call is checked."""
+    with LoopbackServer(ShopApp()) as shop:
+        router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+        router.add_openapi(_hierarchy(shop.base_url, kinds, tree=tree))
+        for route in ("kinds/rest/get_any", "kinds/rest/get_base"):
+            good = {"kind": "k2", "f2": 3}
+            shop.app.answer = good  # type: ignore[attr-defined]
+            assert router.call(route, {}).output == good
+        for bad in [{"kind": "k2", "f1": 3}, {"kind": "zz", "f2": 3}]:
+            shop.app.answer = bad  # type: ignore[attr-defined]
+            with pytest.raises(OutputValidationError):
+                router.call("kinds/rest/get_any", {})
