@@ -9,7 +9,7 @@ an ``if`` / ``then`` per value (:func:`mapped_refs`, :func:`when`), so an answer
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from schemarouter.adapters._json import as_object_schema
@@ -38,7 +38,12 @@ def when(prop: str, value: str, then: Any) -> dict[str, Any]:
     return {"if": {"properties": {prop: {"const": value}}, "required": [prop]}, "then": then}
 
 
-def discriminated(discriminator: Any, raw: list[Any], members: list[Any]) -> list[Any]:
+def discriminated(
+    discriminator: Any,
+    raw: list[Any],
+    members: list[Any],
+    chain: Callable[[str], list[str]] = lambda pointer: [pointer],
+) -> list[Any]:
     """``oneOf`` / ``anyOf`` ``members`` (inlined from ``raw``) told apart by an OpenAPI 3
     ``discriminator``.
 
@@ -48,7 +53,10 @@ def discriminated(discriminator: Any, raw: list[Any], members: list[Any]) -> lis
     ``mapping`` entry pointing at its ``$ref``, and its own component name, the implicit
     mapping) gets that property held to those values, so the value picks the member. Where
     a member has no value (an inline schema no ``mapping`` entry names), the members are
-    left as written.
+    left as written. ``chain`` gives the pointers a member's ``$ref`` follows (an alias
+    ``DogAlias: {$ref: Dog}``): a mapping entry pointing at any of them, and each one's
+    name, name the member (trial X3: a ``dog`` whose member was written as an alias of
+    ``Dog`` was refused).
     """
     if not isinstance(discriminator, Mapping):
         return members
@@ -64,8 +72,9 @@ def discriminated(discriminator: Any, raw: list[Any], members: list[Any]) -> lis
         pointer = node.get("$ref") if isinstance(node, Mapping) else None
         if not isinstance(pointer, str) or not pointer.startswith("#/"):
             return members
-        named = targets.get(pointer, [])
-        values.append(list(dict.fromkeys([*named, pointer.rsplit("/", 1)[-1]])))
+        pointers = chain(pointer)
+        named = [value for p in pointers for value in targets.get(p, [])]
+        values.append(list(dict.fromkeys([*named, *(p.rsplit("/", 1)[-1] for p in pointers)])))
     out = []
     for member, allowed in zip(members, values, strict=True):
         schema = as_object_schema(member)

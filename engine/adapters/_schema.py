@@ -38,6 +38,7 @@ Output schemas are flattened into fields by :mod:`schemarouter.adapters._fields`
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -481,7 +482,8 @@ class SchemaResolver:
                 own += 1
                 out[key] = [i.schema for i in items]
                 if key in ("oneOf", "anyOf") and self.dialect in ("oas30", "oas31"):
-                    out[key] = discriminated(node.get("discriminator"), value, out[key])
+                    chain = functools.partial(self._chain, location=here)
+                    out[key] = discriminated(node.get("discriminator"), value, out[key], chain)
             elif key in SCHEMA_MAP_KEYS:
                 if not isinstance(value, Mapping):
                     raise SchemaError(
@@ -544,6 +546,10 @@ class SchemaResolver:
         ):
             out = nullable(out)
         return _Inlined(out, low, own + children)
+
+    def _chain(self, pointer: str, *, location: str) -> list[str]:
+        """The pointers ``pointer`` follows through pure ``{"$ref": ...}`` nodes."""
+        return self.target(pointer, location=location)[0]
 
     def _mapped(self, node: Mapping[str, Any], location: str) -> list[_Inlined]:
         """``if`` the discriminator property holds a ``mapping`` value, ``then`` its schema,

@@ -247,3 +247,23 @@ def test_a_base_mapping_many_subschemas_under_a_one_of_registers_and_validates(
             shop.app.answer = bad  # type: ignore[attr-defined]
             with pytest.raises(OutputValidationError):
                 router.call("kinds/rest/get_any", {})
+
+
+def test_a_member_written_as_an_alias_is_named_by_its_targets_mapping() -> None:
+    """User trial X3: ``oneOf: [DogAlias, Cat]`` with ``DogAlias: {$ref: Dog}`` and the
+    mapping ``dog -> Dog``: a valid ``dog`` was refused ('not valid under any'), the alias
+    member being held to its own name only."""
+    with LoopbackServer(ShopApp()) as shop:
+        document = _document(shop.base_url, mapping=True)
+        schemas = document["components"]["schemas"]
+        schemas["DogAlias"] = _ref("Dog")
+        schemas["AnyPet"]["oneOf"] = [_ref("DogAlias"), _ref("Cat")]
+        router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+        router.add_openapi(document)
+        for pet in [
+            {"petType": "dog", "name": "Rex", "bark": True},
+            {"petType": "Dog", "name": "R", "bark": False},
+        ]:
+            assert _answer(router, shop, pet)["pet"] == pet
+        with pytest.raises(OutputValidationError, match=r"\$\.pet"):
+            _answer(router, shop, {"petType": "cat", "name": "Tom", "bark": True})
