@@ -9,6 +9,7 @@ an ``if`` / ``then`` per value (:func:`mapped_refs`, :func:`when`), so an answer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -17,9 +18,14 @@ from schemarouter.adapters._json import as_object_schema
 __all__ = ["discriminated", "mapped_refs", "when"]
 
 
+#: What a component's name may hold (OpenAPI 3): any other ``mapping`` target is a reference.
+_NAME = re.compile(r"[A-Za-z0-9._-]+")
+
+
 def _ref(target: str) -> str:
-    """A ``mapping`` target as a pointer: a component's bare name is under schemas."""
-    return target if target.startswith("#") else f"#/components/schemas/{target}"
+    """A ``mapping`` target as a pointer: a component's bare name is under schemas; a
+    reference is kept as written (``other.yaml#/Cat`` was read as a component named so)."""
+    return f"#/components/schemas/{target}" if _NAME.fullmatch(target) else target
 
 
 def mapped_refs(discriminator: Any) -> list[tuple[str, str, str]]:

@@ -16,7 +16,11 @@ from typing import Any
 import pytest
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import OutputValidationError, ParameterValidationError
+from schemarouter.errors import (
+    DanglingReferenceError,
+    OutputValidationError,
+    ParameterValidationError,
+)
 from schemarouter.index import HashingEncoder
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
@@ -267,3 +271,14 @@ def test_a_member_written_as_an_alias_is_named_by_its_targets_mapping() -> None:
             assert _answer(router, shop, pet)["pet"] == pet
         with pytest.raises(OutputValidationError, match=r"\$\.pet"):
             _answer(router, shop, {"petType": "cat", "name": "Tom", "bark": True})
+
+
+def test_a_mapping_to_another_file_is_refused_as_a_reference_to_bundle() -> None:
+    """User trial X3: a mapping entry ``cat: pets.yaml#/Cat`` was read as a component named
+    so: '$ref #/components/schemas/pets.yaml#/Cat points at nothing'."""
+    document = _document("http://127.0.0.1:9", mapping=True)
+    document["components"]["schemas"]["Pet"]["discriminator"]["mapping"]["cat"] = "pets.yaml#/Cat"
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    with pytest.raises(DanglingReferenceError, match=r"'pets\.yaml#/Cat' is not a local") as raised:
+        router.add_openapi(document)
+    assert "Bundle the document" in str(raised.value)
