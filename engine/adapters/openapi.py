@@ -63,6 +63,7 @@ import logging
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -417,6 +418,24 @@ def _provider(
     )
 
 
+def _origin(url: str | None) -> str | None:
+    parts = urlsplit(url) if url else None
+    return f"{parts.scheme}://{parts.netloc}".lower() if parts else None
+
+
+def _note_other_host(notes: list[str], at: str, base: str | None, document: str | None) -> None:
+    """Say where an operation's (or path item's) own server is another host than the
+    document's: its calls, and the credentials its routes need, go there (trial X3: an
+    operation of a document served at one host sent the document's API key to another,
+    and nothing said so)."""
+    if base is not None and _origin(base) != _origin(document):
+        notes.append(
+            f"{at}[0].url: these operations are sent to {_origin(base)}, not to the "
+            f"document's server ({_origin(document) or 'none'}), with the credentials they "
+            "need; pass base_url= to send every operation to one server"
+        )
+
+
 def openapi_registration(
     document: Any,
     *,
@@ -511,6 +530,7 @@ def openapi_registration(
             owner, at = own
             if id(owner) not in bases:
                 bases[id(owner)] = reader.base_url(notes, owner=owner, at=at)
+                _note_other_host(notes, at, bases[id(owner)], resolved_base)
             route_base = bases[id(owner)]
         if (auth, route_base) not in accesses:
             accesses[auth, route_base] = _build(

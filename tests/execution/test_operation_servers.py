@@ -12,7 +12,7 @@ from typing import Any
 from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder
 
-from servers.loopback import LoopbackServer
+from servers.loopback import LoopbackServer, ok
 
 OK = {"200": {"description": "", "content": {"application/json": {"schema": {"type": "object"}}}}}
 
@@ -61,3 +61,26 @@ def test_base_url_given_still_wins_over_every_server(server: LoopbackServer) -> 
     router.call("split/rest/get_a", {})
     router.call("split/rest/list_files", {})
     assert server.paths() == ["/mine/a", "/mine/files"]
+
+
+def test_an_operation_sent_to_another_host_says_so_with_its_credentials(
+    server: LoopbackServer,
+) -> None:
+    """User trial X3: a document served at one host whose one operation names another
+    server sent the document's API key there, and registration said nothing: a reviewer of
+    the document's ``servers`` could not know. The registration's warnings now name it."""
+    document = _document(server.base_url)
+    document["components"] = {
+        "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}}
+    }
+    document["security"] = [{"key": []}]
+    with LoopbackServer(ok) as other:
+        document["paths"]["/a"]["get"]["servers"] = [{"url": f"{other.base_url}/x"}]
+        change = _router().add_openapi(document)
+        origin = other.base_url.lower()
+        named = [w for w in change.warnings if origin in w]
+        assert len(named) == 1, change.warnings
+        assert named[0].startswith("paths./a.get.servers[0].url: ")
+        assert "credentials" in named[0] and "base_url=" in named[0]
+    # the same host, another path (the /uploads and /{zone}/write servers): nothing said
+    assert not [w for w in change.warnings if "uploads" in w or "write" in w]
