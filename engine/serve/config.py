@@ -365,7 +365,8 @@ def _expanded(data: Mapping[str, Any], *, where: str) -> Mapping[str, Any]:
     from the gateway's environment, so a secret an upstream needs stays out of the file. An
     unset ``NAME`` is a :class:`DocumentError` naming it and the key. Before, the text went
     to the server as written: a stdio upstream got ``${DB_PASSWORD}`` as its password, and
-    nothing said so (user trial P)."""
+    nothing said so (user trial P). A URL that is no http(s) one once read is refused as
+    written (trial X3: the check after it echoed the value, credential included)."""
     servers = data.get("mcp_servers")
     if not isinstance(servers, list):
         return data
@@ -388,8 +389,16 @@ def _expanded(data: Mapping[str, Any], *, where: str) -> Mapping[str, Any]:
     for i, server in enumerate(servers):
         if isinstance(server, Mapping):
             server = dict(server)
-            if isinstance(server.get("url"), str):
-                server["url"] = expand(server["url"], f"mcp_servers[{i}].url")
+            written = server.get("url")
+            if isinstance(written, str):
+                server["url"] = expand(written, f"mcp_servers[{i}].url")
+                if server["url"] != written and not _URL.match(server["url"]):
+                    raise DocumentError(  # named as written: the value may be a secret
+                        f"url {written!r} is no http(s) URL once read from the environment",
+                        where=f"{where}: mcp_servers[{i}].url",
+                        hint="Give the variables values that make an http(s) URL (their "
+                        "values are not shown: they may hold a credential)",
+                    )
             env = server.get("env")
             if isinstance(env, Mapping):
                 server["env"] = {

@@ -463,6 +463,21 @@ def test_an_upstreams_env_and_url_read_variables_of_the_gateway(
     assert "mcp_servers[0].env.DB_PASSWORD" in str(unset.value)
 
 
+def test_a_url_read_from_the_environment_is_refused_without_its_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """User trial X3: ``url: "${TRIALX3_URL}"`` whose value was no http(s) URL (a typo in
+    the scheme) was refused with the value whole, credential included: "url
+    'htps://user:s3cret-pw@host/mcp' must be an http(s) URL". It is named as written."""
+    path = tmp_path / "gw.yaml"
+    path.write_text(yaml.safe_dump({"mcp_servers": [{"provider": "w", "url": "${TRIALX3_URL}"}]}))
+    monkeypatch.setenv("TRIALX3_URL", "htps://user:s3cret-pw@host/mcp?token=s3cret-tok")
+    with pytest.raises(DocumentError, match=r"url '\$\{TRIALX3_URL\}' is no http") as refused:
+        load_config(path)
+    assert "s3cret" not in str(refused.value)
+    assert "mcp_servers[0].url" in str(refused.value)
+
+
 def test_a_k_flag_above_the_configs_max_k_is_refused(tmp_path: Path) -> None:
     """``search: {k: 30, max_k: 20}`` in the file is refused (every search would be cut to
     max_k), but ``serve -k 30`` with ``max_k: 20`` was taken as it was: each search answered
