@@ -250,6 +250,8 @@ def _korean_number(match: re.Match[str]) -> str:
     total = 0.0
     for digits, word in re.findall(r"(\d+(?:\.\d+)?)\s?([억만천]?)", match.group(0)):
         total += float(digits) * _KO_UNITS.get(word, 1)
+    if not total < 1e15:  # no amount a float holds exactly (400 nines: inf, int() raised)
+        return match.group(0)
     return f"{total:.0f}" if total == int(total) else str(total)
 
 

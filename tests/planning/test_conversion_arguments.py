@@ -155,3 +155,17 @@ def test_a_number_binds_by_its_unit_written_in_korean(
     if expected:
         plan = router.plan(PlanRequest(query=request_text, providers=(route.split("/")[0],)))
         assert router.execute(plan).steps[0].arguments == expected
+
+
+@pytest.mark.parametrize("digits", ["9" * 400, "9" * 5000 + ".5", "12345678901234567890"])
+def test_a_korean_amount_past_reason_plans_without_a_crash(
+    router: SchemaRouter, digits: str
+) -> None:
+    """User trial X3: "주문 ORD-20240001 <400 nines>만원 환불해줘" crashed SchemaRouter.plan
+    with OverflowError ('cannot convert float infinity to integer'): the Korean number
+    words' reading made the digits a float, infinite, and int() of it raised. A number no
+    float holds exactly is read as no amount."""
+    router.add_callable(coupon_value, provider="shop", replace=True)
+    assert _arguments(router, f"{digits}만원 쿠폰", "shop/python/coupon_value") == {}
+    plan = router.plan(f"주문 ORD-20240001 {digits}만원 쿠폰 환불해줘")
+    assert not [w for w in plan.warnings if "9999999999" in w]
