@@ -650,9 +650,11 @@ def test_a_removed_route_is_refused_as_removed_not_as_unknown() -> None:
 
 def _from_another_thread(router: SchemaRouter, route_id: str, probe: Any) -> list[Any]:
     """What ``probe()`` answers in another thread at the moment a change that replaced
-    ``route_id`` is published (a registry listener, told after the router's index, runs it
-    before the registering call returns)."""
+    ``route_id`` is published (right after the registry swaps its snapshot in, before the
+    registering call returns)."""
     seen: list[Any] = []
+    registry = router.registry
+    commit = registry._commit
 
     def look() -> None:
         try:
@@ -660,13 +662,14 @@ def _from_another_thread(router: SchemaRouter, route_id: str, probe: Any) -> lis
         except SchemaRouterError as exc:
             seen.append(exc)
 
-    def listener(snapshot: Any, change: Any) -> None:
-        if route_id in change.replaced and not seen:
+    def published(snapshot: Any, change: Any, *, source: str) -> None:
+        commit(snapshot, change, source=source)
+        if route_id in change.replaced and not seen and registry._snapshot is snapshot:
             thread = threading.Thread(target=look)
             thread.start()
             thread.join(10)
 
-    router.registry.subscribe(listener)
+    registry._commit = published  # type: ignore[method-assign]
     return seen
 
 
@@ -845,3 +848,57 @@ def test_approved_and_optimade_routes_registered_again_are_bound_when_published(
     seen = _from_another_thread(router, route_id, lambda: router.is_bound(route_id))
     add_optimade(router, payloads("http://127.0.0.1:8/v1"), provider="ex", replace=True)
     assert seen == [True]
+
+
+class _FailingEncoder(HashingEncoder):
+    """A hashing encoder that, once ``armed``, runs ``during()`` in another thread and then
+    fails: an index update that fails while the new routes are embedded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed: Any = None
+        self.seen: list[Any] = []
+
+    def encode(self, texts: Any) -> Any:
+        if self.armed is None:
+            return super().encode(texts)
+        thread = threading.Thread(target=lambda: self.seen.append(self.armed()))
+        thread.start()
+        thread.join(10)
+        raise RuntimeError("the encoder is down")
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_registration_whose_index_update_fails_is_never_callable_meanwhile(
+    weather: LoopbackServer, second: LoopbackServer, batched: bool
+) -> None:
+    """User trial X3 (high): a re-registration at another server whose index update then
+    failed ('nothing was changed') was called meanwhile from other threads, 95 times on the
+    new server, a route only the new document has included: the registry published the new
+    snapshot before its listeners ran, and the bindings held ahead (dd708ae) made its routes
+    callable at once. The snapshot is published once the index took it."""
+    encoder = _FailingEncoder()
+    router = SchemaRouter(encoder=encoder, embedding_cache=None, abstention=None, reranker=None)
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    router.build_index()
+    newer = weather_openapi(second.base_url)
+    newer["paths"]["/radar"] = {"get": {"operationId": "getRadar", "responses": {"200": {}}}}
+
+    def meanwhile() -> tuple[Any, ...]:
+        try:
+            router.call("weather/rest/get_radar", {})
+            radar: Any = "called"
+        except SchemaRouterError as exc:
+            radar = type(exc).__name__
+        return radar, _answers(router, weather, second)
+
+    encoder.armed = meanwhile
+    with pytest.raises(RegistrationError, match="nothing was changed"):
+        if batched:
+            with router.batch():
+                router.add_openapi(newer, provider="weather", replace=True)
+        else:
+            router.add_openapi(newer, provider="weather", replace=True)
+    assert encoder.seen == [("GateError", weather)]
+    encoder.armed = None
+    assert _answers(router, weather, second) is weather

@@ -547,9 +547,9 @@ class Registry:
         batch._ended(committed=False)
 
     def _commit(self, snapshot: RegistrySnapshot, change: RegistryChange, *, source: str) -> None:
-        """Swap ``snapshot`` in and tell the listeners (the router's index among them). A
-        listener that fails undoes the change: the previous snapshot comes back, the
-        listeners already told are told again with it, and a :class:`RegistrationError`
+        """Tell the listeners (the router's index among them), then swap ``snapshot`` in. A
+        listener that fails undoes the change: the snapshot is never published, the ones
+        already told are told again with the previous one, and a :class:`RegistrationError`
         says what failed (the change and its index update happen together, or neither).
         Inside a :meth:`batch`, the snapshot is only staged."""
         if self._batch is not None:
@@ -557,13 +557,11 @@ class Registry:
             self._staged = snapshot
             return
         previous = self._snapshot
-        self._snapshot = snapshot
         told: list[Listener] = []
         for listener in list(self._listeners):
             try:
                 listener(snapshot, change)
             except Exception as exc:
-                self._snapshot = previous
                 undo = RegistryChange(version=previous.version)
                 for other in told:
                     try:
@@ -577,6 +575,10 @@ class Registry:
                     hint="Fix the cause (the encoder, the index) and register again",
                 ) from exc
             told.append(listener)
+        # published once every listener took it: another thread never reads a change that is
+        # then undone (trial X3: with the bindings held ahead, its calls of a route whose
+        # index update failed ran, on the new server, until the undo)
+        self._snapshot = snapshot
         logger.debug(
             "registry v%d: +%d ~%d -%d routes",
             snapshot.version,
