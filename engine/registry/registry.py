@@ -575,9 +575,7 @@ class Registry:
                     hint="Fix the cause (the encoder, the index) and register again",
                 ) from exc
             told.append(listener)
-        # published once every listener took it: another thread never reads a change that is
-        # then undone (trial X3: with the bindings held ahead, its calls of a route whose
-        # index update failed ran, on the new server, until the undo)
+        # published once every listener took it: no thread reads a change then undone (X3)
         self._snapshot = snapshot
         logger.debug(
             "registry v%d: +%d ~%d -%d routes",
