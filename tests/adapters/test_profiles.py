@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from importlib import metadata
+from typing import Any
 
 import httpx
 import pytest
@@ -76,15 +77,18 @@ def test_a_profiles_routes_are_bound_the_moment_they_are_published() -> None:
     C found for add_catalog; it now registers as add_catalog does (register_http_routes)."""
     router = SchemaRouter(abstention=None, embedding_cache=None, reranker=None)
     seen: list[bool] = []
+    registry = router.registry
+    commit = registry._commit
 
-    def listener(snapshot: object, change: object) -> None:
+    def published(snapshot: Any, change: Any, *, source: str) -> None:
+        commit(snapshot, change, source=source)  # the snapshot swapped in: published
         added = getattr(change, "added", ())
-        if added and not seen:
+        if added and not seen and registry._snapshot is snapshot:
             thread = threading.Thread(target=lambda: seen.append(router.is_bound(added[0])))
             thread.start()
             thread.join(10)
 
-    router.registry.subscribe(listener)
+    registry._commit = published  # type: ignore[method-assign]
     assert add_provider(router, "PubChem", env={}).outcomes[0].status == "registered"
     assert seen == [True]
 

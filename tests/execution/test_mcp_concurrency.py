@@ -35,11 +35,13 @@ def _router() -> SchemaRouter:
 
 def _at_publish(router: SchemaRouter, route_id: str, *, call: bool = True) -> list[Any]:
     """What another thread gets at the moment a change that registers ``route_id`` is
-    published (a registry listener, told after the router's index, runs it before the
-    registration binds): whether the route is bound, and its call's output or error (no
-    call with ``call=False``: a relisting in progress holds the server's calls until the
-    listing is registered, which this listener holds)."""
+    published (right after the registry swaps its snapshot in, once its listeners, the
+    router's index among them, took it; before the registration binds): whether the route
+    is bound, and its call's output or error (no call with ``call=False``: a relisting in
+    progress holds the server's calls until the listing is registered, which this holds)."""
     seen: list[Any] = []
+    registry = router.registry
+    commit = registry._commit
 
     def look() -> None:
         bound = router.is_bound(route_id)
@@ -49,13 +51,15 @@ def _at_publish(router: SchemaRouter, route_id: str, *, call: bool = True) -> li
             out = exc
         seen.append((bound, out))
 
-    def listener(snapshot: Any, change: Any) -> None:
-        if route_id in (*change.added, *change.replaced) and not seen:
+    def published(snapshot: Any, change: Any, *, source: str) -> None:
+        commit(snapshot, change, source=source)
+        fresh = route_id in (*change.added, *change.replaced)
+        if fresh and not seen and registry._snapshot is snapshot:
             thread = threading.Thread(target=look)
             thread.start()
             thread.join(30)
 
-    router.registry.subscribe(listener)
+    registry._commit = published  # type: ignore[method-assign]
     return seen
 
 
