@@ -133,3 +133,26 @@ def test_the_part_report_says_why_a_part_gets_no_route() -> None:
     assert report == [(0, "a", ""), (1, "a", "shared"), (2, "c", "weak"), (3, "b", "")]
     kept = part_bests_by_part(order, scores, cosine, min_similarity=0.45)
     assert kept == [(p, r) for p, r, why in report if not why]
+
+
+def test_long_runs_of_spaces_or_codes_cost_no_time() -> None:
+    """Trial X3: the clause connectors (``,?\\s+ ... then``) tried every space of a run and read
+    it to its end from each, and the arXiv pattern read "ORD-ORD-..." to its end from every
+    boundary inside it: "refund 1" and 100,000 spaces, or 25,000 "ORD-", took over 20 s in
+    ``retrieve`` and ``plan``. Each now starts where a match can only start (a comma, a run's
+    first space; no letter or hyphen before an archive name): linear, the same splits."""
+    import time
+
+    from schemarouter.retrieval.analysis import find_values
+
+    assert split_intents(
+        "band gap of GaN ,  then the density of Si, and also the bulk modulus of Fe"
+    ) == ["band gap of GaN", "the density of Si", "the bulk modulus of Fe"]
+    spaces = "refund order 1" + " " * 100_000 + "x and then the weather in Paris"
+    codes = "order " + "ORD-" * 25_000 + " see hep-th/9901001"
+    started = time.monotonic()
+    parts = split_intents(spaces)
+    values = find_values(codes)
+    assert time.monotonic() - started < 5.0
+    assert parts[-1] == "the weather in Paris" and len(parts) == 2
+    assert [v.value for v in values if v.kind == "identifier.arxiv_id"] == ["hep-th/9901001"]
