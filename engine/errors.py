@@ -135,6 +135,14 @@ class SchemaRouterError(Exception):
             text += f". {self.hint}"
         return text
 
+    def summary(self) -> str:
+        """The code and the words up to the first ": " ("[SR602] HTTP 400", "[SR602] timed
+        out after 5 s"): what a log says at INFO and above. What follows may quote a server's
+        answer (an error body echoes arguments and holds output) or a value that broke a
+        schema (trial X3), so it is logged at DEBUG only."""
+        head = str(self.what).split(": ", 1)[0]
+        return f"[{self.code}] {head if len(head) <= 160 else head[:159] + '…'}"
+
     def located(self, prefix: str) -> SchemaRouterError:
         """Return a copy of this error whose location is prefixed with ``prefix``."""
         return self._copy(where=f"{prefix}{self.where}" if self.where else prefix)

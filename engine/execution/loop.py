@@ -73,6 +73,7 @@ __all__ = ["Op", "Run"]
 
 logger = logging.getLogger(__name__)
 
+
 #: What :class:`Run` yields: ``HttpSend | McpCall | PythonCall | Sleep``.
 Op = Any
 _Gen = Generator[Op, Any, Any]
@@ -242,7 +243,8 @@ class Run:
         if g.index in self.sources and error is None and clean:
             self.raw[g.index] = payload.data  # what later steps bind from: valid output only
         if error is not None:
-            logger.warning("%s failed: %s", route.route_id, clip(error.what))
+            logger.warning("%s failed: %s", route.route_id, error.summary())
+            logger.debug("%s failed: %s", route.route_id, clip(error.what))
             delivered: dict[str, FieldValue] = {}
             if error is not self.spent:  # a fallback would spend the budget that ran out
                 delivered, uses = yield from self.fallbacks(g, error, attempts)
@@ -355,7 +357,7 @@ class Run:
                 exc = self.safe(raw)
                 status = getattr(raw, "status_code", None)
                 attempts.append(_attempt(route, number, started, status, error=_info(exc)))
-                logger.info("%s attempt %d failed: %s", route.route_id, number, clip(exc.what))
+                logger.info("%s attempt %d failed: %s", route.route_id, number, exc.summary())
                 unhealthy = counts_for_health(raw) and self.host.monitor.failure(
                     route.route_id,
                     self.host.health,
