@@ -545,23 +545,32 @@ class _CallablesInterleaved(SchemaRouter):
         return change
 
 
+def _lookup() -> Any:
+    """A callable ``lookup`` taking an int code (the first version of a route)."""
+
+    def lookup(code: int) -> int:
+        return code
+
+    return lookup
+
+
+def _newer() -> Any:
+    """``lookup`` again with another signature (a replacing registration's version)."""
+
+    def lookup(code: str) -> str:
+        return f"code {code}"
+
+    return lookup
+
+
 def test_add_callable_never_binds_the_route_another_writer_replaced() -> None:
     """add_callable wrote its binding after registering without looking again: a callable
     registered again meanwhile (another signature, ``replace=True``) was left bound to the
     stale function at the stale fingerprint, so the live route could not execute."""
 
-    def lookup(code: int) -> int:
-        return code
-
-    def newer() -> Any:
-        def lookup(code: str) -> str:
-            return f"code {code}"
-
-        return lookup
-
     router = _CallablesInterleaved(encoder=HashingEncoder(), embedding_cache=None)
-    router.between = lambda: router.add_callable(newer(), provider="codes", replace=True)
-    router.add_callable(lookup, provider="codes")
+    router.between = lambda: router.add_callable(_newer(), provider="codes", replace=True)
+    router.add_callable(_lookup(), provider="codes")
     (route_id,) = router.snapshot().route_ids()
     assert router.snapshot().route(route_id).endpoint.input_schema["properties"]["code"] == {
         "type": "string"
@@ -707,22 +716,13 @@ def test_a_callable_registered_again_is_callable_the_moment_it_is_published() ->
     """add_callable(..., replace=True) with a new signature: between the registry's switch
     and the binding, another thread's call of the route was refused as not bound."""
 
-    def lookup(code: int) -> int:
-        return code
-
-    def newer() -> Any:
-        def lookup(code: str) -> str:
-            return f"code {code}"
-
-        return lookup
-
     router = _router()
-    router.add_callable(lookup, provider="codes")
+    router.add_callable(_lookup(), provider="codes")
     (route_id,) = router.snapshot().route_ids()
     seen = _from_another_thread(
         router, route_id, lambda: router.call(route_id, {"code": "7"}).output
     )
-    router.add_callable(newer(), provider="codes", replace=True)
+    router.add_callable(_newer(), provider="codes", replace=True)
     assert seen == ["code 7"]
 
 
