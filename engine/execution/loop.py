@@ -364,6 +364,7 @@ class Run:
                     threshold=self.policy.failure_threshold,
                     cooldown=self.policy.cooldown,
                     detail=f"HTTP {status}" if status else clip(exc.what, 80),
+                    started=started,
                 )
                 left = self.meter.time_left()
                 if left is not None and left <= 0:

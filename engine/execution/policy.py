@@ -288,6 +288,8 @@ class HealthMonitor:
 
     def __init__(self) -> None:
         self._failures: dict[str, int] = {}
+        #: when each route's last counted failure was counted (``time.monotonic``)
+        self._counted_at: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def success(self, route_id: str) -> None:
@@ -299,13 +301,27 @@ class HealthMonitor:
         with self._lock:
             for route_id in route_ids:
                 self._failures.pop(route_id, None)
+                self._counted_at.pop(route_id, None)
 
     def failure(
-        self, route_id: str, health: Health, *, threshold: int, cooldown: float, detail: str = ""
+        self,
+        route_id: str,
+        health: Health,
+        *,
+        threshold: int,
+        cooldown: float,
+        detail: str = "",
+        started: float | None = None,
     ) -> bool:
         """Count one failure (``detail``: what failed, ``HTTP 500``); ``True`` when it made
-        the route unhealthy."""
+        the route unhealthy. An attempt ``started`` (``time.monotonic``) before the route's
+        last counted failure was counted was in flight with it: the same outage seen again,
+        not counted (trial Q: an HTTP server restarted for a second under 12 threads failed
+        three calls within milliseconds, and its routes went offline for 60 s)."""
         with self._lock:
+            if started is not None and started < self._counted_at.get(route_id, -math.inf):
+                return False
+            self._counted_at[route_id] = time.monotonic()
             count = self._failures.get(route_id, 0) + 1
             if count < threshold:
                 self._failures[route_id] = count
