@@ -205,6 +205,7 @@ class RegistrationMixin(RuntimeMixin):
         trusted: bool = False,
         strict: bool = False,
         replace: bool = False,
+        server_variables: Mapping[str, str] | None = None,
     ) -> RegistryChange:
         """Register an OpenAPI 2.0 / 3.0 / 3.1 document (path, URL or dict). Without a
         ``provider`` the document names it (its title, else its host: ``GitHub v3 REST API``
@@ -217,7 +218,8 @@ class RegistrationMixin(RuntimeMixin):
         the document instead.
 
         Routes are bound for execution at registration when the access path has an absolute
-        base URL (``base_url``, or the document's own server); otherwise they stay unbound
+        base URL (``base_url``, or the document's own server, its URL variables from
+        ``server_variables={"region": "eu"}`` or their defaults); otherwise they stay unbound
         until :meth:`bind`.
         """
         from schemarouter.adapters.openapi import openapi_registration
@@ -232,6 +234,10 @@ class RegistrationMixin(RuntimeMixin):
         )
         check_flag(trusted, method=method, name="trusted")
         check_flag(strict, method=method, name="strict")
+        check_instance(
+            server_variables, Mapping, method=method, name="server_variables", optional=True
+        )
+        variables = {str(k): str(v) for k, v in (server_variables or {}).items()}
 
         # read (or fetched) once: a provider id clash compiles it again under another id
         loaded = load_document(document, client=client)
@@ -245,6 +251,7 @@ class RegistrationMixin(RuntimeMixin):
                 effect_overrides=effect_overrides,
                 trusted=trusted,
                 strict=strict,
+                server_variables=variables,
             )
 
         first = compile(provider)

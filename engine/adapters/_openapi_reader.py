@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
+from schemarouter.adapters._media import pick_media
 from schemarouter.adapters._read_write import request_schema, response_schema
 from schemarouter.adapters._repairs import read_flag
 from schemarouter.adapters._schema import (
@@ -27,16 +28,13 @@ from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text
 
 __all__ = [
-    "FORM_TYPES",
     "HTTP_METHODS",
     "OpenAPIReader",
     "OperationRef",
     "RequestBody",
-    "pick_media",
 ]
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 _SWAGGER_SCHEMA_KEYS = frozenset(
     {
         "type", "format", "items", "collectionFormat", "default", "maximum", "exclusiveMaximum",
@@ -66,21 +64,6 @@ class RequestBody(NamedTuple):
     description: str
 
 
-def pick_media(content: Mapping[str, Any], *, forms: bool) -> str | None:
-    """The media type to read: JSON first, then (request bodies only) forms, else the first."""
-    types = [t for t in content if isinstance(t, str)]
-    if "application/json" in types:
-        return "application/json"
-    for media in types:
-        if media.endswith(("+json", "/json")) or media.startswith("application/json"):
-            return media
-    if forms:
-        for media in FORM_TYPES:
-            if media in types:
-                return media
-    return types[0] if types else None
-
-
 class OpenAPIReader:
     """Typed, located access to one loaded document."""
 
@@ -91,10 +74,13 @@ class OpenAPIReader:
         source: str,
         url: str | None,
         repairs: list[str] | None = None,
+        server_variables: Mapping[str, str] | None = None,
     ) -> None:
         self.doc = doc
         self.source = source
         self.url = url
+        #: the caller's values for server URL variables (``{region}``), in place of defaults
+        self.server_variables = dict(server_variables or {})
         #: the lenient reading's repairs, ``"location: what"`` (``None``: strict, refuse)
         self.repairs = repairs
         self.dialect = self._dialect()
@@ -289,6 +275,30 @@ class OpenAPIReader:
                 return owner, at
         return None
 
+    def check_server_variables(self) -> None:
+        """A ``server_variables`` name no server URL of the document has (the document's,
+        a path item's, an operation's) is refused, naming those it has: a typo would bind
+        the routes to the default server without a word."""
+        if not self.server_variables:
+            return
+        owners = [self.doc, *self.mapping(self.doc.get("paths", {}), "paths").values()]
+        owners += [op for item in owners[1:] if isinstance(item, Mapping) for op in item.values()]
+        urls = [
+            str(server.get("url", ""))
+            for owner in owners
+            if isinstance(owner, Mapping) and isinstance(owner.get("servers"), list)
+            for server in owner["servers"]
+            if isinstance(server, Mapping)
+        ]
+        declared = {name for url in urls for name in _VARIABLE.findall(url)}
+        unknown = sorted(set(self.server_variables) - declared)
+        if unknown:
+            raise DocumentError(
+                f"server_variables names {unknown}, which no server URL of the document has",
+                where=self.where("servers"),
+                hint=f"Its servers' URL variables: {sorted(declared) or 'none'}",
+            )
+
     def _server_base(self, owner: Mapping[str, Any], at: str = "servers") -> str | None:
         servers = owner.get("servers")
         if not isinstance(servers, list) or not servers or not isinstance(servers[0], Mapping):
@@ -302,10 +312,20 @@ class OpenAPIReader:
 
         def default(match: re.Match[str]) -> str:
             spec = variables.get(match.group(1))
+            enum = spec.get("enum") if isinstance(spec, Mapping) else None
+            given = self.server_variables.get(match.group(1))
+            if given is not None:  # the caller's value, held to the variable's enum
+                if isinstance(enum, list) and enum and given not in map(str, enum):
+                    raise DocumentError(
+                        f"server variable {match.group(1)!r}={given!r} is not among its enum "
+                        f"{[str(e) for e in enum]}",
+                        where=self.where(f"{at}[0].variables.{match.group(1)}"),
+                        hint="Pass one of the enum's values, or base_url= for another server",
+                    )
+                return given
             value = spec.get("default") if isinstance(spec, Mapping) else None
             if not isinstance(value, str | int | float):
                 return match.group(0)
-            enum = spec.get("enum") if isinstance(spec, Mapping) else None
             if isinstance(enum, list) and enum and str(value) not in map(str, enum):
                 self.violation(
                     f"{at}[0].variables.{match.group(1)}.default",

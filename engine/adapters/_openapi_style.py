@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from schemarouter.adapters._openapi_reader import OpenAPIReader, pick_media
+from schemarouter.adapters._media import pick_media
+from schemarouter.adapters._openapi_reader import OpenAPIReader
 from schemarouter.contracts import ParameterStyle
 from schemarouter.errors import DocumentError
 from schemarouter.placement import ParameterLocation, default_explode, default_style

@@ -69,6 +69,7 @@ import httpx
 
 from schemarouter.adapters._fields import FieldLimits, output_fields
 from schemarouter.adapters._json import accepting
+from schemarouter.adapters._media import FORM_TYPES, pick_media
 from schemarouter.adapters._naming import (
     endpoint_budget,
     endpoint_slug,
@@ -81,11 +82,9 @@ from schemarouter.adapters._openapi_effects import (
     operation_effect,
 )
 from schemarouter.adapters._openapi_reader import (
-    FORM_TYPES,
     HTTP_METHODS,
     OpenAPIReader,
     OperationRef,
-    pick_media,
 )
 from schemarouter.adapters._openapi_security import SecuritySchemes
 from schemarouter.adapters._openapi_style import parameter_style
@@ -448,13 +447,16 @@ def openapi_registration(
     trusted: bool = False,
     limits: FieldLimits | None = None,
     strict: bool = False,
+    server_variables: Mapping[str, str] | None = None,
 ) -> Registration:
     """Compile an OpenAPI document (a path, an http(s) URL, a dict, or a document
     :func:`~schemarouter.registry.parsing.load_document` read) into a Registration.
 
     ``provider`` is an id (its display name and license then come from ``info``), a
     trusted :class:`Provider`, or ``None``: an id from the document's title (else its host).
-    ``base_url`` overrides the document's servers. ``client`` fetches URL documents (tests
+    ``base_url`` overrides the document's servers; ``server_variables`` (``{"region":
+    "eu"}``) fills their URL variables in place of the defaults (a name no server URL has, or
+    a value outside the variable's enum, is an error). ``client`` fetches URL documents (tests
     pass one with a mock transport). ``effect_overrides`` (endpoint name or id -> effect)
     comes from a trusted caller and wins over the document; a key that names no endpoint is
     an error. ``trusted=True`` lets the document's own
@@ -475,8 +477,13 @@ def openapi_registration(
     )
     notes: list[str] = []
     reader = OpenAPIReader(
-        loaded.data, source=loaded.source, url=loaded.url, repairs=None if strict else notes
+        loaded.data,
+        source=loaded.source,
+        url=loaded.url,
+        repairs=None if strict else notes,
+        server_variables=server_variables,
     )
+    reader.check_server_variables()
     resolved_base = base_url if base_url is not None else reader.base_url(notes)
     provider_model = _provider(provider, reader.info(), loaded.source, resolved_base)
     security = SecuritySchemes(reader, provider_id=provider_model.id)

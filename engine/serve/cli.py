@@ -47,7 +47,8 @@ The gateway config (YAML or JSON; paths relative to it), every key (all optional
   name: lab-gateway                         # the MCP server's name (default: schemarouter)
   catalogs: [catalogs/materials]
   openapi: [{source: weather.yaml, provider: weather, base_url: "http://127.0.0.1:8080",
-             effect_overrides: {getForecast: read}}]       # source: a path or an http(s) URL
+             effect_overrides: {getForecast: read},        # source: a path or an http(s) URL
+             server_variables: {region: eu}}]              # its servers' {variables}
   mcp_tools: [{source: tools.json, provider: github}]      # recorded tools/list (search only)
   optimade: [{source: "https://optimade.example.org/v1", provider: groupdb}]
   mcp_servers:                              # upstream servers (exactly one of command, url)

@@ -8,6 +8,7 @@ A YAML or JSON file (paths in it are relative to the file)::
       - {source: specs/weather.yaml, provider: weather}
       - {source: "https://api.example.org/openapi.json", provider: example,
          base_url: "https://api.example.org"}
+      - {source: specs/regional.yaml, server_variables: {region: eu}}   # its servers' {region}
     mcp_tools:                        # recorded tools/list results (retrieval only)
       - {source: tools/github.json, provider: github}
     optimade:                         # OPTIMADE services (base URL, or recorded payloads)
@@ -87,6 +88,8 @@ class SourceSpec(_Spec):
     base_url: str | None = None
     #: The caller's own word on effects (endpoint or tool name -> read/write/destructive).
     effect_overrides: dict[str, Effect] = Field(default_factory=dict)
+    #: An OpenAPI document's server URL variables (``{region: eu}``) in place of defaults.
+    server_variables: dict[str, str] = Field(default_factory=dict)
 
     def provider_id(self) -> str:
         """The provider given, else the file's stem or the URL's host (``.`` read as ``_``,
@@ -297,6 +300,17 @@ class GatewayConfig(_Spec):
     models: ModelsSpec = Field(default_factory=ModelsSpec)
     credentials: CredentialSpec = Field(default_factory=CredentialSpec)
     calls: CallsSpec = Field(default_factory=CallsSpec)
+
+    @model_validator(mode="after")
+    def _server_variables_of_openapi(self) -> GatewayConfig:
+        for key, specs in (("mcp_tools", self.mcp_tools), ("optimade", self.optimade)):
+            for i, spec in enumerate(specs):
+                if spec.server_variables:  # nothing would read them: say so
+                    raise ValueError(
+                        f"{key}[{i}].server_variables: only an openapi entry's servers have "
+                        "URL variables"
+                    )
+        return self
 
     @model_validator(mode="after")
     def _reranker_searched(self) -> GatewayConfig:

@@ -34,6 +34,7 @@ def _add_openapi(router: Any, spec: SourceSpec) -> Any:
         provider=spec.provider,  # none given: the document's title, else its host
         base_url=spec.base_url,
         effect_overrides=spec.effect_overrides or None,
+        server_variables=spec.server_variables or None,
     )
 
 
