@@ -52,7 +52,7 @@ from schemarouter.registry.compile import (
     format_validation_error,
     validation_problems,
 )
-from schemarouter.registry.kinds import check_kind
+from schemarouter.registry.kinds import check_kind, on_command_line
 from schemarouter.registry.parsing import TOO_LARGE_HINT, parse_text, read_local_text
 
 __all__ = [
@@ -177,6 +177,12 @@ def _not_found_hint(path: Path) -> str:
     bundled catalog (``data/catalogs/materials`` outside the checkout) is told where it is."""
     if path.parts[-2:] != ("catalogs", "materials"):
         return "Check the path"
+    if on_command_line():  # a command's user passes paths, not Python calls (trial D)
+        return (
+            "Check the path; the bundled catalog is installed with the package, at "
+            f"{bundled_catalog()} (pass that path; `schemarouter retrieve` given no source "
+            "reads it)"
+        )
     return (
         "Check the path; the bundled catalog is installed with the package: "
         f"SchemaRouter.from_catalog(schemarouter.bundled_catalog()) (at {bundled_catalog()})"

@@ -476,3 +476,20 @@ ROUTE_IDS = [
     "wikipedia/ko/page_summary",
     "wikipedia/ko/search_page",
 ]
+
+
+def test_the_command_line_is_told_the_bundled_catalogs_path_not_a_python_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial D: `schemarouter catalog show data/catalogs/materials` outside a checkout was
+    told to call ``SchemaRouter.from_catalog(schemarouter.bundled_catalog())``, Python a
+    command's user cannot run. The command line is told the path to pass instead."""
+    from schemarouter import bundled_catalog
+    from schemarouter.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["catalog", "show", "data/catalogs/materials"]) != 0
+    said = capsys.readouterr().err
+    assert "catalog not found" in said and str(bundled_catalog()) in said
+    assert "SchemaRouter.from_catalog" not in said
+    assert main(["catalog", "show", str(bundled_catalog())]) == 0  # the path it names works
