@@ -414,10 +414,10 @@ class SchemaRouter(IndexMixin):
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints
-            if analysis.named_providers and not request.providers:
-                # a part that names no provider is not kept to another part's
-                kept = providers_of_every_part(request.query, snapshot)
-                update["providers"] = kept if kept else request.providers
+            # a part that names no provider is not kept to another part's
+            named = analysis.named_providers and not request.providers
+            if named and (kept := providers_of_every_part(request.query, snapshot)):
+                update["providers"] = kept
             request = request.model_copy(update=update)
         else:
             snapshot = self.registry.snapshot()

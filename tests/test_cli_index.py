@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -356,6 +357,22 @@ def test_an_index_refused_for_another_base_url_says_how_to_build_it_with_one(
     assert load() == ("shop/rest/get_status",)
 
 
+def _cli(*argv: str) -> Any:
+    """``schemarouter ARGV`` in a fresh process (its stderr as a user's terminal gets it: no
+    logging set up by pytest), as a ``subprocess.CompletedProcess``."""
+    import subprocess
+    import sys
+
+    command = "import sys; from schemarouter.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", command, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
 def test_retrieve_says_on_stderr_that_an_older_index_turns_the_verdict_off(
     tiny_catalog: Path, tmp_path: Path
 ) -> None:
@@ -365,8 +382,6 @@ def test_retrieve_says_on_stderr_that_an_older_index_turns_the_verdict_off(
     request about the weather, flagged off-catalog against a rebuilt index, came back
     unflagged, and not a word on stderr (the library's warnings went to its NullHandler).
     The command shows the library's warnings on stderr."""
-    import subprocess
-    import sys
 
     from schemarouter import SchemaRouter
     from schemarouter.index import HashingEncoder
@@ -380,21 +395,7 @@ def test_retrieve_says_on_stderr_that_an_older_index_turns_the_verdict_off(
     finally:
         router.close()
     argv = ["retrieve", "weather forecast for Paris tomorrow", "--catalog", str(tiny_catalog)]
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from schemarouter.cli import main; sys.exit(main(sys.argv[1:]))",
-            *argv,
-            "--index",
-            str(out),
-            "--no-progress",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    run = _cli(*argv, "--index", str(out), "--no-progress")
     assert run.returncode == 0, run.stderr
     assert "flagged" not in run.stdout  # the verdict is off: the reason must be on stderr
     assert "warning: the index at" in run.stderr
@@ -464,8 +465,6 @@ def test_index_build_says_a_documents_warning_once(tmp_path: Path) -> None:
     warnings it shows on stderr (upgrade trial V) leave out the adapters' summary of the
     same warnings, which said each one a second time."""
     import json
-    import subprocess
-    import sys
 
     document = {
         "openapi": "3.0.0",
@@ -492,17 +491,6 @@ def test_index_build_says_a_documents_warning_once(tmp_path: Path) -> None:
     spec = tmp_path / "things.json"
     spec.write_text(json.dumps(document))
     argv = ["index", "build", "--openapi", str(spec), "--out", str(tmp_path / "index"), "--quiet"]
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from schemarouter.cli import main; sys.exit(main(sys.argv[1:]))",
-            *argv,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    run = _cli(*argv)
     assert run.returncode == 0, run.stderr
     assert run.stderr.count("declares 'id' in two locations") == 1, run.stderr

@@ -30,7 +30,7 @@ from schemarouter.planning.optimade_filter import (
     optimade_filter,
     reduced_formula,
 )
-from schemarouter.retrieval.analysis import BoundValue, bind_parameters
+from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
@@ -518,10 +518,7 @@ def _holds(argument: Any, value: str) -> bool:
 
 
 #: Money written after its number ("30 USD", "50 dollars", "3만원") or before it ("$25").
-_MONEY = (
-    "krw|won|원|usd|dollars?|달러|eur|euros?|유로|gbp|pounds? sterling|jpy|yen|엔|cny|yuan|위안|"
-    "chf|cad|aud|inr"
-)
+_MONEY = rf"{CURRENCIES}|pounds? sterling|원|달러|유로|엔|위안"
 _MONEY_BEFORE = re.compile(rf"(?<![\w.])[$€£¥₩]\s?({_GROUPED}|{_NUMBER})(?![\w.])")
 
 

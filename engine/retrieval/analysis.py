@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = [
+    "CURRENCIES",
     "DOMAIN_KINDS",
     "NAMED_IDENTIFIER",
     "Analyzer",
@@ -174,18 +175,17 @@ _NOT_PLURALS = frozenset(
 
 
 #: A quantity with its unit ("3kg", "10GB", "2.5km"): no identifier.
-_QUANTITY = re.compile(
-    r"\d+(?:\.\d+)?(?:kg|mg|g|km|cm|mm|mi|ft|lbs?|oz|ml|kb|mb|gb|tb|hrs?|min|ms|kwh|mwh|wh|kw|"
-    r"mw|hz|khz|mhz|ghz)",
-    re.IGNORECASE,
+_UNITS = (
+    r"kg|mg|g|km|cm|mm|mi|ft|lbs?|oz|ml|kb|mb|gb|tb|hrs?|min|ms|kwh|mwh|wh|kw|mw|hz|khz|mhz|ghz"
 )
+#: Currencies by code or English name ("50 USD", "20 euros"); planning reads amounts by them.
+CURRENCIES = r"usd|eur|gbp|jpy|krw|cny|chf|cad|aud|inr|dollars?|euros?|yen|won|yuan"
+_QUANTITY = re.compile(rf"\d+(?:\.\d+)?(?:{_UNITS})", re.IGNORECASE)
 #: A unit, currency or share written after a number ("50 USD", "3 kg", "20%", "500 yen"):
 #: the number is an amount, not the identifier of the thing before it (trial K's "refund
 #: 15000원" in English: "refund 50 USD" bound ``refund_id=50``).
 _UNIT_AFTER = re.compile(
-    r"\s*(?:%|(?:kg|mg|g|km|cm|mm|mi|ft|lbs?|oz|ml|l|kb|mb|gb|tb|hrs?|min|ms|kwh|mwh|wh|kw|mw|"
-    r"hz|khz|mhz|ghz|usd|eur|gbp|jpy|krw|cny|chf|cad|aud|inr|dollars?|euros?|pounds?|yen|won|"
-    r"yuan|percent|pct|per\s+cent|units?|pieces?|pcs)\b)",
+    rf"\s*(?:%|(?:{_UNITS}|l|{CURRENCIES}|pounds?|percent|pct|per\s+cent|units?|pieces?|pcs)\b)",
     re.IGNORECASE,
 )
 #: Korean verb endings: a word ending so asks for something ("연결해줘", "보여줘",

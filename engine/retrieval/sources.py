@@ -64,10 +64,19 @@ SOURCE_WORDS: Mapping[SourceType, tuple[str, ...]] = {
 }
 
 
-def _word_in(text_lower: str, word: str) -> bool:
-    if any("\uac00" <= ch <= "\ud7a3" or "\u4e00" <= ch <= "\u9fff" for ch in word):
-        return word in text_lower
-    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text_lower) is not None
+def _pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One search for any of ``words``: a Latin word whole (no letter, digit, ``_`` or ``-``
+    on either side), a Hangul or CJK word anywhere."""
+    cjk = [
+        w for w in words if any("\uac00" <= c <= "\ud7a3" or "\u4e00" <= c <= "\u9fff" for c in w)
+    ]
+    latin = [re.escape(w) for w in words if w not in cjk]
+    branches = [rf"(?<![\w-])(?:{'|'.join(latin)})(?![\w-])"] if latin else []
+    return re.compile("|".join([*branches, *map(re.escape, cjk)]))
+
+
+#: One compiled search per source type (a request's parts are each searched once per type).
+_PATTERNS = {source: _pattern(words) for source, words in SOURCE_WORDS.items()}
 
 
 def source_constraints(query: str) -> tuple[SourceType, ...]:
@@ -79,7 +88,5 @@ def source_constraints(query: str) -> tuple[SourceType, ...]:
     found: list[tuple[SourceType, ...]] = []
     for part in split_intents(query):
         lower = part.lower()
-        found.append(
-            tuple(s for s, words in SOURCE_WORDS.items() if any(_word_in(lower, w) for w in words))
-        )
+        found.append(tuple(s for s, pattern in _PATTERNS.items() if pattern.search(lower)))
     return tuple(s for s in found[0] if all(s in other for other in found[1:]))
