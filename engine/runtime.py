@@ -118,6 +118,10 @@ class RuntimeMixin:
         ``detail`` of its exclusion), where it knows more than the state says."""
         if reason == "unhealthy":
             return self._cooldowns.reason(route_id)
+        if reason == "unbound" and route_id not in self.registry.snapshot().routes:
+            # ranked from the snapshot the retrieval began with; another thread removed it
+            # since (trial Q: "no invoker is bound" sent the host to bind a route now gone)
+            return "removed from the registry while this retrieval ran"
         if reason == "unbound" and closed_by_owner(self.binding(route_id)):
             return (
                 "its MCP session was closed (router.close()); router.add_mcp_server(..., "

@@ -471,6 +471,31 @@ def test_blocked_says_the_router_took_a_route_out_after_failed_calls(
     )
 
 
+def test_a_route_removed_while_a_retrieval_ran_is_said_to_be_removed(
+    weather: LoopbackServer,
+) -> None:
+    """Trial Q (low): a route another thread removed while ``retrieve_executable`` ranked it
+    was left out as "no invoker is bound to the current fingerprint", which sends the host to
+    bind a route that is gone. The removal is made here at the point the other thread's would
+    land: between the ranking (from the snapshot the retrieval began with) and the check of
+    the route's binding."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    is_bound = router.is_bound
+
+    def removed_meanwhile(route_id: str) -> bool:
+        if route_id == FORECAST and router.snapshot().routes:
+            router.remove_provider("weather")
+        return is_bound(route_id)
+
+    router.is_bound = removed_meanwhile  # type: ignore[method-assign]
+    result = router.retrieve_executable("daily weather forecast", k=5)
+    assert FORECAST not in result.route_ids
+    (exclusion,) = [e for e in result.exclusions if e.route_id == FORECAST]
+    assert exclusion.reason == "unbound"
+    assert exclusion.detail == "removed from the registry while this retrieval ran"
+
+
 def test_a_cooldowns_detail_says_the_time_it_has_left(weather: LoopbackServer) -> None:
     """Trial S2 §5: 1.5 s into a 2 s cooldown the exclusion still read "cooling down for
     2 s"; a loop reading the detail could not tell when to come back. It ends with the whole
