@@ -69,7 +69,8 @@ Upstream MCP tools register as untrusted (write) unless `trusted: true`; only ro
 under `allow` may run writes. A stdio upstream gets the SDK's default environment plus its
 `env: {KEY: value}` (not the gateway's whole environment); `cwd: DIR` is where it starts.
 `${NAME}` in an upstream's `env` values and `url` is read from the gateway's environment
-(`env: {DB_PASSWORD: "${DB_PASSWORD}"}`: the secret stays out of the file). `timeout`
+(`env: {DB_PASSWORD: "${DB_PASSWORD}"}`: the secret stays out of the file; `$${NAME}` is
+the text `${NAME}`). `timeout`
 bounds opening an upstream and each attempt of a call (seconds); `calls` bounds each attempt
 of any call, how many attempts a read gets, and a call's whole time (default: three 30 s
 attempts). The log is stderr, one line per record (--log-level).

@@ -370,8 +370,9 @@ def load_config(path: str | Path) -> GatewayConfig:
     return config.resolved(file.resolve().parent)
 
 
-#: ``${NAME}``: an environment variable of the gateway, in an upstream's ``env`` or ``url``.
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: ``${NAME}``: an environment variable of the gateway, in an upstream's ``env`` or ``url``;
+#: ``$${NAME}`` is the text ``${NAME}`` itself (a password or URL that holds it literally).
+_VARIABLE = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _expanded(data: Mapping[str, Any], *, where: str) -> Mapping[str, Any]:
@@ -380,14 +381,18 @@ def _expanded(data: Mapping[str, Any], *, where: str) -> Mapping[str, Any]:
     unset ``NAME`` is a :class:`DocumentError` naming it and the key. Before, the text went
     to the server as written: a stdio upstream got ``${DB_PASSWORD}`` as its password, and
     nothing said so (user trial P). A URL that is no http(s) one once read is refused as
-    written (trial X3: the check after it echoed the value, credential included)."""
+    written (trial X3: the check after it echoed the value, credential included). ``$${NAME}``
+    is written as the text ``${NAME}``, for a value that holds it literally (trial X3: there
+    was no way to write one)."""
     servers = data.get("mcp_servers")
     if not isinstance(servers, list):
         return data
 
     def expand(text: str, key: str) -> str:
         def value(match: re.Match[str]) -> str:
-            name = match.group(1)
+            escaped, name = match.groups()
+            if escaped:
+                return "${" + name + "}"
             found = os.environ.get(name)
             if found is None:
                 raise DocumentError(

@@ -463,6 +463,27 @@ def test_an_upstreams_env_and_url_read_variables_of_the_gateway(
     assert "mcp_servers[0].env.DB_PASSWORD" in str(unset.value)
 
 
+def test_a_doubled_dollar_writes_a_variable_as_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upstream whose password or URL holds the text ``${...}`` could not be configured:
+    every ``${NAME}`` was read from the environment, an unset one refused (trial X3, low).
+    ``$${NAME}`` is the text ``${NAME}``, beside a variable that is still read."""
+    upstream = {
+        "provider": "lit",
+        "command": [sys.executable, "server.py"],
+        "env": {"SECRET": "a$${HOME_TEXT}b", "KEY": "${TRIALX_KEY}-$${TRIALX_KEY}"},
+    }
+    http = {"provider": "web", "url": "http://127.0.0.1:9/mcp/$${tenant}?t=${TRIALX_KEY}"}
+    path = tmp_path / "gw.yaml"
+    path.write_text(yaml.safe_dump({"mcp_servers": [upstream, http]}))
+    monkeypatch.delenv("HOME_TEXT", raising=False)
+    monkeypatch.setenv("TRIALX_KEY", "k1")
+    config = load_config(path)
+    assert config.mcp_servers[0].env == {"SECRET": "a${HOME_TEXT}b", "KEY": "k1-${TRIALX_KEY}"}
+    assert config.mcp_servers[1].url == "http://127.0.0.1:9/mcp/${tenant}?t=k1"
+
+
 def test_a_url_read_from_the_environment_is_refused_without_its_value(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
