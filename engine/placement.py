@@ -154,7 +154,9 @@ def operation_path_problem(path: str) -> str | None:
 def base_url_problem(value: str) -> str | None:
     """Why ``value`` cannot be a base URL, or ``None``: an operation's path is joined after
     it, so it is an absolute http(s) URL with no query, fragment, credentials or spaces (a
-    query would swallow the path, a fragment drop it, and either call would still answer)."""
+    query would swallow the path, a fragment drop it, and either call would still answer), and
+    no ``.`` or ``..`` path segment, plain or percent-encoded (trial X3: ``/v1/../admin`` was
+    taken, and the calls went to ``/admin``)."""
     if not re.match(r"^https?://[^/\s?#]+", value):
         return f"base_url {value!r} must be an absolute http(s) URL"
     if re.search(r"\s", value):
@@ -166,6 +168,13 @@ def base_url_problem(value: str) -> str | None:
             "operation's parameters)"
         )
     scheme, _, rest = value.partition("://")
+    for segment in rest.split("/")[1:]:
+        if unquote(segment) in (".", ".."):
+            return (
+                f"base_url {value[:200]!r} has a {segment!r} segment: a call would go to "
+                "another path than the one written (HTTP clients drop or resolve it, servers "
+                "may not)"
+            )
     if "@" in rest.split("/", 1)[0]:
         shown = f"{scheme}://***@{rest.split('@', 1)[1]}"
         return f"base_url {shown!r} has credentials in it; pass them as credentials instead"

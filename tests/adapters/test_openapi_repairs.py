@@ -187,6 +187,10 @@ def test_a_duplicate_operation_id_is_refused_strictly_and_named_leniently() -> N
         ("https://things.example.org/v1?tenant=1", "query or fragment"),
         ("https://things.example.org/v1#top", "query or fragment"),
         ("https://user:s3cret@things.example.org/v1", "credentials"),
+        # trial X3: the calls went to /admin, or a server read %2e%2e as '..'
+        ("https://things.example.org/v1/../admin", "a '..' segment"),
+        ("https://things.example.org/v1/%2E%2e/admin", "a '%2E%2e' segment"),
+        ("https://things.example.org/./v1", "a '.' segment"),
         # hosts a third-party document may carry: once an untyped IDNAError from call(),
         # else blamed on "the arguments" (a user trial)
         ("http://xn--/v1", "not a valid URL"),
