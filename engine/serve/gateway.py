@@ -48,7 +48,8 @@ _CLOSE_WAIT = 1.0
 _SEARCH_DEPTH = 50
 #: What to do about tools a search leaves out, per reason (the gateway's words).
 _GATEWAY_HINTS = {
-    "effect": "allow them in the gateway config (allow.write or allow.destructive)",
+    "effect": "allow them in the gateway config (allow.write or allow.destructive) or with "
+    "serve --allow-write / --allow-destructive",
     "credentials": "set their credentials in this server's environment",
     "unbound": "no document or server here can run them (no base URL or live session)",
     "unhealthy": "they failed repeatedly and come back after a cooldown",
@@ -408,9 +409,10 @@ class Gateway:
             raise PolicyError(
                 f"tool {tool_name(route.route_id, snapshot=self.router.snapshot())!r} has "
                 f"effect {route.endpoint.effect.value}; "
-                "this gateway runs it only where its config allows it",
+                "this gateway runs it only where its config or flags allow it",
                 where=f"call ({route.route_id})",
-                hint=f"Name it under allow.{route.endpoint.effect.value} in the gateway config",
+                hint=f"Name it under allow.{route.endpoint.effect.value} in the gateway config, "
+                f"or start serve with --allow-{route.endpoint.effect.value} NAME",
             )
 
         def approve(approved: Route, arguments: Mapping[str, Any]) -> bool:

@@ -80,4 +80,6 @@ def test_a_refused_call_names_the_tool_not_the_route_id(weather: Any, tmp_path: 
         gateway.close()
     assert f"at tool {tool_name(FORECAST)} arguments $.days" in texts[0]
     assert f"at tool {tool_name(ALERT)}" in texts[1]
+    # trial D: a gateway started with flags has no config to edit; the hint names both
+    assert "under allow.write in the gateway config, or start serve with --allow-write" in texts[1]
     assert not any(route in text for text in texts for route in (FORECAST, ALERT))

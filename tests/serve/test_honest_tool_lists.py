@@ -96,7 +96,10 @@ def test_a_search_without_allow_says_the_matching_tools_are_not_allowed(
     assert not {"time__mcp__get_current_time", "clock__rest__get_time_in_zone"} & set(names)
     blocked = answer["blocked"]
     assert "matching tools are not allowed: time__mcp__get_current_time" in blocked
-    assert "allow them in the gateway config (allow.write or allow.destructive)" in blocked
+    assert (
+        "allow them in the gateway config (allow.write or allow.destructive) or with serve "
+        "--allow-write / --allow-destructive" in blocked
+    )
     assert "1 matching tool needs a credential that is missing: clock__rest__get_time_in_zone" in (
         blocked
     )
