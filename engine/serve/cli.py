@@ -273,7 +273,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         f"schemarouter serve: {len(gateway.router.snapshot())} routes{upstreams} over "
         f"{args.transport}"
         + (f" at http://{args.host}:{args.port}{args.path}" if args.transport == "http" else "")
-        + (" (bearer token required)" if token else ""),
+        + (" (bearer token required)" if token else "")
+        + ("; probes at /healthz and /readyz" if args.transport == "http" else ""),
         file=sys.stderr,
     )
     try:

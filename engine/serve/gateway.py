@@ -113,6 +113,8 @@ class Gateway:
         #: upstream servers connecting in the background (``from_config(background=True)``)
         self.upstreams = Upstreams()
         self._allow_checked = False
+        #: set by :meth:`close` (``/readyz`` answers 503 from then on)
+        self.closed = False
 
     @classmethod
     def from_config(
@@ -494,6 +496,7 @@ class Gateway:
         still connecting (slow to start, or never answering) is cancelled, a stdio server
         it started stopped, and one waiting to be tried again is not; the log says which.
         Before, closing waited for the connections under way (about 30 s: user trial S)."""
+        self.closed = True
         stopped = self.upstreams.halt()  # no server tried again, no new attempt
         # every session closed, those still opening cancelled (their processes stopped)
         self.router.close()

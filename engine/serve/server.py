@@ -133,8 +133,11 @@ def http_app(
 ) -> Any:
     """The streamable-HTTP ASGI app for ``gateway``: the SDK's app with its Host/Origin
     checks on for the loopback names, ``host`` and ``allowed_hosts``, behind a bearer-token
-    check where ``token`` is given (see :mod:`schemarouter.serve.security`). Refuses (an
-    ``ArgumentError``) a non-loopback ``host`` without a token unless ``insecure``."""
+    check where ``token`` is given (see :mod:`schemarouter.serve.security`), with the health
+    probes ``GET /healthz`` and ``/readyz`` in front (:mod:`schemarouter.serve.probes`).
+    Refuses (an ``ArgumentError``) a non-loopback ``host`` without a token unless
+    ``insecure``."""
+    from schemarouter.serve.probes import Probes
     from schemarouter.serve.security import BearerAuth, check_bind, transport_security
 
     check_bind(host, token=token, insecure=insecure, allowed_hosts=allowed_hosts)
@@ -147,8 +150,9 @@ def http_app(
     if token is None:
         if not is_loopback(host):
             logger.warning("serving %s without a bearer token (--insecure)", host)
-        return app
-    return BearerAuth(app, token)
+    else:
+        app = BearerAuth(app, token)
+    return Probes(app, gateway)  # counts only: answered before the token and Host checks
 
 
 def run_server(
