@@ -55,6 +55,7 @@ from schemarouter.index.backend import is_milvus_uri
 from schemarouter.placement import url_secrets
 from schemarouter.registry.compile import format_validation_error, slugify
 from schemarouter.registry.kinds import check_kind
+from schemarouter.registry.lines import with_line
 
 __all__ = [
     "DEFAULT_MAX_K",
@@ -364,10 +365,21 @@ def load_config(path: str | Path) -> GatewayConfig:
     except ValidationError as exc:
         what, loc = format_validation_error(exc)
         raise DocumentError(
-            what, where=f"{file}: {loc}", hint="See `schemarouter serve --help` for the format"
+            what, where=_where(file, loc), hint="See `schemarouter serve --help` for the format"
         ) from None
     check_providers(config, where=str(file))
     return config.resolved(file.resolve().parent)
+
+
+def _where(file: Path, loc: str) -> str:
+    """``FILE:LINE: loc``: the line read back from the file (on the error path only), so the
+    author of a long config need not count keys (trial P); ``FILE: loc`` where it is not
+    found."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return f"{file}: {loc}"
+    return with_line(str(file), text, loc)
 
 
 #: ``${NAME}``: an environment variable of the gateway, in an upstream's ``env`` or ``url``;

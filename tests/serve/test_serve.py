@@ -283,6 +283,30 @@ def test_config_errors_say_where(tmp_path: Path, text: str, message: str) -> Non
     assert str(path) in str(error.value)
 
 
+@pytest.mark.parametrize(
+    ("written", "where"),
+    [
+        ("    timeout: fast\n", "gw.yaml:7: mcp_servers[1].timeout"),
+        ("    tmeout: 5\n", "gw.yaml:7: mcp_servers[1].tmeout"),
+        ("", "gw.yaml:5: mcp_servers[1]"),  # a required key missing: its mapping's line
+    ],
+)
+def test_a_config_error_names_its_line(tmp_path: Path, written: str, where: str) -> None:
+    """Trial P (low): an error of the config's check named the key path only
+    (``gw.yaml: mcp_servers[1].timeout``); in a long file the author counted keys. The line
+    is read back from the file."""
+    path = tmp_path / "gw.yaml"
+    path.write_text(
+        "# the team's gateway\nname: team\nmcp_servers:\n"
+        "  - {provider: a, command: python a.py}\n"
+        "  - provider: b\n"
+        "    trusted: true\n" + written + ("    command: python b.py\n" if written else "")
+    )
+    with pytest.raises(DocumentError) as error:
+        load_config(path)
+    assert error.value.where == str(tmp_path / where)
+
+
 def test_an_upstream_starts_in_the_folder_its_cwd_names(tmp_path: Path) -> None:
     """The config's ``cwd:`` was read (and made relative to the file), then never passed on:
     the server started in the gateway's own folder."""
