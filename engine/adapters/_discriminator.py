@@ -4,7 +4,9 @@ A ``oneOf`` / ``anyOf`` of ``$ref`` members told apart by a property (``petType`
 member's property held to the values that name it (:func:`discriminated`); a base schema
 whose subschemas extend it with ``allOf`` and which maps the property's values to them has
 an ``if`` / ``then`` per value (:func:`mapped_refs`, :func:`when`), so an answer declared as
-``Pet`` with ``petType: cat`` is held to ``Cat``. OpenAPI 3 only (trial M).
+``Pet`` with ``petType: cat`` is held to ``Cat``. A base without a ``mapping`` (and Swagger 2's
+``discriminator: petType``, a property name alone) maps each schema that extends it by its
+own name, the implicit mapping (:func:`subtype_refs`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from schemarouter.adapters._json import as_object_schema
 
-__all__ = ["discriminated", "mapped_refs", "when"]
+__all__ = ["discriminated", "mapped_refs", "subtype_refs", "when"]
 
 
 #: What a component's name may hold (OpenAPI 3): any other ``mapping`` target is a reference.
@@ -37,6 +39,39 @@ def mapped_refs(discriminator: Any) -> list[tuple[str, str, str]]:
     if not isinstance(prop, str) or not isinstance(mapping, Mapping):
         return []
     return [(prop, str(v), _ref(t)) for v, t in mapping.items() if isinstance(t, str)]
+
+
+def subtype_refs(discriminator: Any, base: Any, document: Any) -> list[tuple[str, str, str]]:
+    """``(property, name, pointer)`` per schema of ``document`` that extends ``base`` (a
+    ``$ref`` to it among its ``allOf``): the implicit mapping, where ``discriminator`` is
+    Swagger 2's property name or an OpenAPI 3 one without ``mapping`` (trial M: a Swagger 2
+    ``Pet`` answered as a ``cat`` missing ``Cat``'s required keys passed). ``base`` is the
+    base schema itself, found among the components by identity."""
+    prop: Any
+    folder: tuple[str, ...]
+    if isinstance(discriminator, str):
+        prop, folder, prefix = discriminator, ("definitions",), "#/definitions/"
+    elif isinstance(discriminator, Mapping) and not discriminator.get("mapping"):
+        prop = discriminator.get("propertyName")
+        folder, prefix = ("components", "schemas"), "#/components/schemas/"
+    else:
+        return []
+    schemas: Any = document
+    for key in folder:
+        schemas = schemas.get(key) if isinstance(schemas, Mapping) else None
+    if not isinstance(prop, str) or not isinstance(schemas, Mapping):
+        return []
+    names = [name for name, schema in schemas.items() if schema is base]
+    if len(names) != 1:
+        return []
+    pointer = prefix + str(names[0])
+    return [
+        (prop, str(name), prefix + str(name))
+        for name, schema in schemas.items()
+        if isinstance(schema, Mapping)
+        and isinstance(schema.get("allOf"), list)
+        and any(isinstance(m, Mapping) and m.get("$ref") == pointer for m in schema["allOf"])
+    ]
 
 
 def when(prop: str, value: str, then: Any) -> dict[str, Any]:

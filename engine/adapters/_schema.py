@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from schemarouter.adapters._discriminator import discriminated, mapped_refs, when
+from schemarouter.adapters._discriminator import discriminated, mapped_refs, subtype_refs, when
 from schemarouter.adapters._json import (
     MISSING,
     as_object_schema,
@@ -562,12 +562,14 @@ class SchemaResolver:
         value), and inlining recursed without end (trial X3: a base mapping to 8 subschemas
         under a ``oneOf`` was refused as 'nested too deeply'). Such a base is checked by its
         own keywords, as before the mapping was read."""
-        if self._sharing or self.dialect not in ("oas30", "oas31"):
+        if self._sharing or self.dialect not in ("oas2", "oas30", "oas31"):
             return []
         if "oneOf" in node or "anyOf" in node:
             return []
         chosen = []
-        for prop, value, ref in mapped_refs(node.get("discriminator")):
+        told = node.get("discriminator")
+        entries = mapped_refs(told) or subtype_refs(told, node, self.document)
+        for prop, value, ref in entries:
             then = self._inline({"$ref": ref}, f"{location}.discriminator.mapping.{value}")
             chosen.append(_Inlined(when(prop, value, then.schema), then.low, then.size + 4))
         return chosen

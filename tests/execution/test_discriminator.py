@@ -282,3 +282,84 @@ def test_a_mapping_to_another_file_is_refused_as_a_reference_to_bundle() -> None
     with pytest.raises(DanglingReferenceError, match=r"'pets\.yaml#/Cat' is not a local") as raised:
         router.add_openapi(document)
     assert "Bundle the document" in str(raised.value)
+
+
+def _implicit(base_url: str, *, swagger: bool) -> dict[str, Any]:
+    """``Pet`` (the base of ``Cat`` and ``Dog`` through ``allOf``) told apart by ``petType``
+    with no ``mapping``: Swagger 2's ``discriminator: petType``, or OpenAPI 3's
+    ``{propertyName: petType}``; each subschema's own name is its value."""
+    folder = "#/definitions/" if swagger else "#/components/schemas/"
+    pet: dict[str, Any] = {
+        "type": "object",
+        "required": ["petType", "name"],
+        "properties": {"petType": {"type": "string"}, "name": {"type": "string"}},
+        "discriminator": "petType" if swagger else {"propertyName": "petType"},
+    }
+
+    def extends(key: str, schema: dict[str, Any]) -> dict[str, Any]:
+        own = {"type": "object", "required": [key], "properties": {key: schema}}
+        return {"allOf": [{"$ref": folder + "Pet"}, own]}
+
+    schemas = {
+        "Pet": pet,
+        "Cat": extends("lives", {"type": "integer", "maximum": 9}),
+        "Dog": extends("bark", {"type": "boolean"}),
+    }
+    path = {"name": "id", "in": "path", "required": True}
+    answer = {"$ref": folder + "Pet"}
+    if swagger:
+        operation = {
+            "operationId": "getPet",
+            "parameters": [{**path, "type": "string"}],
+            "responses": {"200": {"description": "", "schema": answer}},
+        }
+        host = base_url.split("://", 1)[1]
+        return {
+            "swagger": "2.0",
+            "info": {"title": "Shop", "version": "1"},
+            "host": host,
+            "schemes": ["http"],
+            "produces": ["application/json"],
+            "definitions": schemas,
+            "paths": {"/pets/{id}": {"get": operation}},
+        }
+    operation = {
+        "operationId": "getPet",
+        "parameters": [{**path, "schema": {"type": "string"}}],
+        "responses": {"200": {"description": "", **_json(answer)}},
+    }
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Shop", "version": "1"},
+        "servers": [{"url": base_url}],
+        "components": {"schemas": schemas},
+        "paths": {"/pets/{id}": {"get": operation}},
+    }
+
+
+@pytest.mark.parametrize("swagger", [True, False])
+def test_a_base_without_a_mapping_is_held_to_the_subschema_its_name_gives(swagger: bool) -> None:
+    """Trial M (low): a Swagger 2 ``discriminator: petType`` was not read, nor an OpenAPI 3
+    one without ``mapping`` (the implicit mapping: a subschema's own name is its value), so a
+    ``Cat`` answer missing ``lives`` passed as any ``Pet``."""
+    with LoopbackServer(ShopApp()) as shop:
+        router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+        router.add_openapi(_implicit(shop.base_url, swagger=swagger), provider="shop")
+        get = "shop/rest/get_pet"
+        good = [
+            {"petType": "Cat", "name": "Tom", "lives": 7},
+            {"petType": "Dog", "name": "Rex", "bark": True},
+            {"petType": "Fish", "name": "Nemo"},  # a name no subschema has: a Pet
+        ]
+        for pet in good:
+            shop.app.answer = {"pet": pet}  # type: ignore[attr-defined]
+            assert router.call(get, {"id": "1"}).output == pet
+        bad = [
+            ({"petType": "Cat", "name": "Tom"}, "'lives' is a required property"),
+            ({"petType": "Cat", "name": "Tom", "lives": 12}, r"\$\.lives"),
+            ({"petType": "Dog", "name": "Rex"}, "'bark' is a required property"),
+        ]
+        for pet, problem in bad:
+            shop.app.answer = {"pet": pet}  # type: ignore[attr-defined]
+            with pytest.raises(OutputValidationError, match=problem):
+                router.call(get, {"id": "1"})
