@@ -410,6 +410,8 @@ def attach_mcp_server(
         max_message_bytes=2 * cap + 64 * 1024,
         on_reconnect=reregister if bind else None,
         listing_ttl=relist_s,
+        # a stdio server's stderr lines say whose they are (trial P: several in one log)
+        stderr_label=f"upstream {provider.id if isinstance(provider, Provider) else provider}",
     )
     session.max_output_bytes = max_response_bytes  # the policy's cap where None
     adding = ADDING.get()

@@ -244,13 +244,16 @@ class McpConnectionOptions(TypedDict, total=False):
     """The keywords of :class:`MCPConnection` after its server, each optional: ``env`` (what
     a stdio server gets besides the MCP SDK's default environment), ``cwd`` (the folder it
     starts in), ``timeout`` (seconds to open the session and to list its tools;
-    :data:`DEFAULT_OPEN_TIMEOUT`) and ``max_message_bytes`` (the most one message from the
-    server may have; :data:`DEFAULT_MAX_MESSAGE_BYTES`)."""
+    :data:`DEFAULT_OPEN_TIMEOUT`), ``max_message_bytes`` (the most one message from the
+    server may have; :data:`DEFAULT_MAX_MESSAGE_BYTES`) and ``stderr_label`` (a stdio
+    server's stderr lines are written to this process's stderr after ``LABEL: ``; ``None``:
+    as the server writes them)."""
 
     env: Mapping[str, str] | None
     cwd: str | None
     timeout: float
     max_message_bytes: int
+    stderr_label: str | None
 
 
 class MCPConnection:
@@ -266,11 +269,13 @@ class MCPConnection:
         cwd: str | None = None,
         timeout: float = DEFAULT_OPEN_TIMEOUT,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        stderr_label: str | None = None,
     ) -> None:
         self.server = server
         self.env = dict(env) if env else None
         self.cwd = cwd
         self.timeout = timeout
+        self.stderr_label = stderr_label
         #: the most one message from the server may have (see :mod:`.mcp_transport`)
         self.max_message_bytes = max_message_bytes
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -303,6 +308,7 @@ class MCPConnection:
             cwd=self.cwd,
             timeout=self.timeout,
             max_message_bytes=self.max_message_bytes,
+            stderr_label=self.stderr_label,
         )
 
     def _label(self) -> str:
@@ -331,7 +337,12 @@ class MCPConnection:
             command = shlex.split(server) if isinstance(server, str) else [str(s) for s in server]
             self._watch = ServerWatch()
             return capped_stdio(
-                command, env=self.env, cwd=self.cwd, max_message_bytes=cap, watch=self._watch
+                command,
+                env=self.env,
+                cwd=self.cwd,
+                max_message_bytes=cap,
+                watch=self._watch,
+                stderr_label=self.stderr_label,
             )
         return server  # an in-process server object the SDK's Client accepts
 

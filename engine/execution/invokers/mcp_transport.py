@@ -253,9 +253,60 @@ async def _pump(stdout: Any, read_writer: Any, cap: int) -> None:
             await read_writer.send(_too_large(request_id, cap))
 
 
-async def _stop(process: Any, watch: ServerWatch) -> None:
+class _Relay:
+    """A stdio server's stderr, line by line, to this process's stderr after ``LABEL: ``:
+    several upstream servers of one gateway wrote into its log with nothing to say whose
+    line was whose (user trial P). A line is cut at 64 KiB (a server that never ends one
+    holds no more); bytes that are no UTF-8 are replaced."""
+
+    LINE_BYTES = 64 * 1024
+
+    def __init__(self, label: str) -> None:
+        self.prefix = f"{label}: "
+        self.held = b""
+
+    def write(self, chunk: bytes, *, last: bool = False) -> None:
+        lines = (self.held + chunk).split(b"\n")
+        self.held = b"" if last else lines.pop()
+        if len(self.held) > self.LINE_BYTES:
+            lines.append(self.held)
+            self.held = b""
+        text = "".join(
+            f"{self.prefix}{line.decode('utf-8', 'replace').rstrip(chr(13))}\n"
+            for line in lines
+            if line or not last
+        )
+        if text:
+            with contextlib.suppress(Exception):  # a closed or odd stderr loses the line only
+                sys.stderr.write(text)
+                sys.stderr.flush()
+
+    async def pump(self, stream: Any) -> None:
+        import anyio
+
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, OSError):
+            while True:
+                self.write(await stream.receive(65536))
+
+    async def drain(self, stream: Any) -> None:
+        """What is left once the server is stopped (its whole group: the pipe ends)."""
+        import anyio
+
+        ended = (anyio.EndOfStream, anyio.ClosedResourceError, OSError)
+        with (
+            anyio.CancelScope(shield=True),
+            anyio.move_on_after(EXIT_GRACE),
+            contextlib.suppress(*ended),
+        ):
+            while True:
+                self.write(await stream.receive(65536))
+        self.write(b"", last=True)
+
+
+async def _stop(process: Any, watch: ServerWatch, relay: _Relay | None = None) -> None:
     """Close stdin, give the server :data:`EXIT_GRACE` seconds, then kill its group; a server
-    that had exited on its own leaves its status on ``watch``."""
+    that had exited on its own leaves its status on ``watch``; ``relay`` drains its stderr
+    before the pipes close."""
     import anyio
 
     with anyio.CancelScope(shield=True):
@@ -278,6 +329,8 @@ async def _stop(process: Any, watch: ServerWatch) -> None:
         _kill_group(process.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
         with anyio.move_on_after(EXIT_GRACE):
             await process.wait()
+        if relay is not None:  # what it wrote as it ended (a traceback) still goes out
+            await relay.drain(process.stderr)
         with contextlib.suppress(Exception):
             await process.aclose()
     with _LIVE_LOCK:
@@ -292,16 +345,20 @@ async def capped_stdio(
     cwd: str | None = None,
     max_message_bytes: int,
     watch: ServerWatch | None = None,
+    stderr_label: str | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """A stdio transport for ``mcp.Client`` (see the module docstring); ``watch`` is told
-    when the server is gone."""
+    when the server is gone; ``stderr_label``: the server's stderr lines go to this
+    process's stderr after ``LABEL: `` (:func:`_relay`), else straight through."""
+    import subprocess
+
     import anyio
 
     process = await anyio.open_process(
         command,
         env=_environment(env),
         cwd=cwd,
-        stderr=sys.stderr,
+        stderr=subprocess.PIPE if stderr_label else sys.stderr,
         start_new_session=True,
     )
     with _LIVE_LOCK:
@@ -331,16 +388,19 @@ async def capped_stdio(
                 watch.pipes_ended = True
                 await read_writer.aclose()
 
+    relay = _Relay(stderr_label) if stderr_label and process.stderr is not None else None
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(reader)
             group.start_soon(writer)
+            if relay is not None:
+                group.start_soon(relay.pump, process.stderr)
             try:
                 yield read_stream, write_stream
             finally:
                 group.cancel_scope.cancel()
     finally:
-        await _stop(process, watch)
+        await _stop(process, watch, relay)
         for stream in (read_stream, write_stream, read_writer, write_reader):
             with contextlib.suppress(Exception):
                 await stream.aclose()
