@@ -14,14 +14,14 @@ from schemarouter.planning.arguments import fill_arguments
 from schemarouter.retrieval.analysis import find_values
 
 
-def _route(parameters: list[dict[str, Any]]) -> Route:
-    document = {
+def _document(parameters: list[dict[str, Any]], *, method: str = "post") -> dict[str, Any]:
+    return {
         "openapi": "3.0.3",
         "info": {"title": "shop", "version": "1"},
         "servers": [{"url": "http://127.0.0.1:9/v1"}],
         "paths": {
             "/orders/{order_id}/cancel": {
-                "post": {
+                method: {
                     "operationId": "cancelOrder",
                     "summary": "주문 취소",
                     "parameters": parameters,
@@ -30,7 +30,10 @@ def _route(parameters: list[dict[str, Any]]) -> Route:
             }
         },
     }
-    (route,) = openapi_registration(document, provider="shop").routes
+
+
+def _route(parameters: list[dict[str, Any]]) -> Route:
+    (route,) = openapi_registration(_document(parameters), provider="shop").routes
     return route
 
 
@@ -156,3 +159,18 @@ def test_an_id_after_a_path_parameter_named_after_its_thing_binds() -> None:
     assert plan.steps[0].arguments == {"sku": "ABC-1"}
     assert not plan.missing_arguments
     assert not any("sku id" in w for w in plan.warnings)
+
+
+def test_an_id_typed_in_full_width_binds_as_ascii() -> None:
+    """An id typed "ＯＲＤ－２０２４０００１" (an input method in full-width mode) bound nothing: no
+    ``^ORD-[0-9]{8}$`` pattern takes a full-width hyphen. The request is read as ASCII, so
+    the plan binds ``ORD-20240001``."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.register(openapi_registration(_document([ORDER], method="get"), provider="shop"))
+    plan = router.plan("ＯＲＤ－２０２４０００１ 주문 조회해줘")
+    assert [(s.route_id, dict(s.arguments)) for s in plan.steps] == [
+        ("shop/rest/cancel_order", {"order_id": "ORD-20240001"})
+    ]
