@@ -455,3 +455,15 @@ def test_a_constraint_one_part_states_does_not_empty_the_others(bundled: SchemaR
     assert both.analysis.source_constraints == (SourceType.EXPERIMENTAL,)
     kept = bundled.plan("band gap of GaN from Materials Project", max_calls=3)
     assert kept.route_ids and all(r.startswith("materials_project/") for r in kept.route_ids)
+
+
+def test_a_korean_request_of_two_clauses_keeps_each_parts_routes(bundled: SchemaRouter) -> None:
+    """The Korean twin of the request above, its clauses joined by -고: read as one part,
+    arXiv held for the band gap too, retrieval left every band gap route out and the plan
+    was empty."""
+    query = "GaN의 밴드갭을 알려주고 GaN LED에 관한 최근 arXiv 논문도 찾아줘"
+    result = bundled.retrieve(query, k=44)
+    assert result.analysis.source_constraints == ()
+    assert "materials_project/rest/summary_search" in result.route_ids
+    plan = bundled.plan(query, max_calls=3)
+    assert "electronic.band_gap" in plan.coverage.covered, plan.reason

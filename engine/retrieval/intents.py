@@ -17,6 +17,7 @@ as it is. Deterministic: no model, no word list of intents.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -56,9 +57,23 @@ _SENTENCE = re.compile(r"(?<=[^\d\s.]\.)\s+|(?<=[^\s][?!;])\s+|\n+")
 _LEAD = r"(?:,|(?<![\s,]))\s+"
 _CLAUSE = re.compile(
     rf"{_LEAD}(?:and\s+)?(?:then|after that|afterwards|additionally|finally|as well as|"
-    rf"그리고|또한|그다음)\s+|{_LEAD}and also\s+",
+    rf"그리고|또한|그\s?다음에?|그런\s다음에?|그러고\s나서|이어서)\s+|{_LEAD}and also\s+",
     re.IGNORECASE,
 )
+#: A Korean clause that ends in the connective -고 ("밴드갭을 알려주고 논문도 찾아줘": tell
+#: ... and find ...), and -고 나서 (after). Not before 싶- / 있- / 계- (-고 싶다 "want to",
+#: -고 있다 "is doing"), and not nouns that end in 고 (:data:`_KO_GO_NOUNS`).
+#: A match starts only at a word's first syllable, so a long run of Hangul is read once.
+_KO_GO = re.compile(r"(?<![\uac00-\ud7a3])([\uac00-\ud7a3]+고(?:\s+나서)?)(?:,\s*|\s+)(?![싶있계])")
+#: Nouns ending in 고 that a request may write before a space: stock, advertisement, best,
+#: reference, accident, report, warehouse, notice, warning, balance, manuscript ...
+_KO_GO_NOUNS = frozenset(
+    {
+        "재고", "광고", "최고", "참고", "사고", "보고", "창고", "신고", "경고", "잔고",
+        "원고", "공고", "예고", "권고", "충고", "수고", "연고", "부고", "탈고", "투고",
+        "기고", "상고", "항고", "적재고", "매출고",
+    }
+)  # fmt: skip
 _COMMA_AND = re.compile(r",\s+and\s+", re.IGNORECASE)
 _AND = re.compile(r"(?<!\s)\s+and\s+", re.IGNORECASE)
 #: A plain "and" splits only where both sides have this many words ("band gap and formation
@@ -83,6 +98,23 @@ def _merge_short(parts: list[str], min_words: int) -> list[str]:
     return out
 
 
+def _korean_clauses(text: str, words: int) -> list[str]:
+    """``text`` split after each Korean -고 clause (:data:`_KO_GO`) where every piece has
+    ``words`` words, else whole. Before, "GaN의 밴드갭을 알려주고 관련 arXiv 논문도 찾아줘"
+    was one part: its source (arXiv) held for the band gap too, so every band gap route was
+    filtered out and the plan was empty, where the English request split."""
+    if text.isascii():
+        return [text]
+    cuts = [m.end(1) for m in _KO_GO.finditer(text) if m.group(1) not in _KO_GO_NOUNS]
+    if not cuts:
+        return [text]
+    bounds = [0, *cuts, len(text)]
+    pieces = [text[a:b].strip(" ,") for a, b in itertools.pairwise(bounds)]
+    if all(_words(p) >= words for p in pieces):
+        return pieces
+    return [text]
+
+
 def _split_if(pattern: re.Pattern[str], text: str, words: int) -> list[str]:
     """``text`` split at ``pattern`` where every piece has ``words`` words, else whole."""
     pieces = pattern.split(text)
@@ -101,7 +133,8 @@ def split_intents(
     for sentence in _SENTENCE.split(query.strip()):
         for clause in _CLAUSE.split(sentence):
             for piece in _split_if(_COMMA_AND, clause, min_words):
-                parts.extend(_split_if(_AND, piece, max(min_words, _AND_WORDS)))
+                for part in _split_if(_AND, piece, max(min_words, _AND_WORDS)):
+                    parts.extend(_korean_clauses(part, min_words))
     parts = _merge_short(parts, min_words)
     if len(parts) > max_parts:
         parts = [*parts[: max_parts - 1], " ".join(parts[max_parts - 1 :])]
@@ -204,9 +237,17 @@ def part_scores(
     index: Any, parts: Sequence[str], route_ids: list[str]
 ) -> tuple[list[Any], list[Any]]:
     """Each part's fused scores and dense cosines over ``route_ids``
-    (``index.rescore_parts``)."""
+    (``index.rescore_parts``), each cosine on the encoder's own scale: a part the
+    cross-lingual bridge reads (Korean) comes out shrunk by the bridge's agreement, as a
+    whole request does (``similarity_scale``), and fell under :data:`DEFAULT_MIN_SIMILARITY`
+    where its English twin did not ("... arXiv 논문도 찾아줘" was not planned)."""
     rows = [index.rescore_parts(part, route_ids) for part in parts]
-    return [fused for fused, _ in rows], [cosine for _, cosine in rows]
+    scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
+    cosines = []
+    for part, (_, cosine) in zip(parts, rows, strict=True):
+        factor = float(scale(part)) if callable(scale) else 1.0
+        cosines.append(cosine if factor == 1.0 else (cosine * factor).clip(max=1.0))
+    return [fused for fused, _ in rows], cosines
 
 
 class PartReading(NamedTuple):

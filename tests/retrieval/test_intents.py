@@ -3,6 +3,8 @@ into the top k."""
 
 from __future__ import annotations
 
+import pytest
+
 from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder
 from schemarouter.retrieval.intents import cover, part_bests_by_part, part_report, split_intents
@@ -156,3 +158,75 @@ def test_long_runs_of_spaces_or_codes_cost_no_time() -> None:
     assert time.monotonic() - started < 5.0
     assert parts[-1] == "the weather in Paris" and len(parts) == 2
     assert [v.value for v in values if v.kind == "identifier.arxiv_id"] == ["hep-th/9901001"]
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "GaN의 밴드갭을 알려주고 GaN LED에 관한 최근 arXiv 논문도 찾아줘",
+            ["GaN의 밴드갭을 알려주고", "GaN LED에 관한 최근 arXiv 논문도 찾아줘"],
+        ),
+        (
+            "TiO2 형성 에너지를 찾고, 그 다음에 관련 arXiv 프리프린트를 찾아줘",
+            ["TiO2 형성 에너지를 찾고", "관련 arXiv 프리프린트를 찾아줘"],
+        ),
+        (
+            "새 이슈를 만들고 그런 다음 팀원에게 슬랙 메시지를 보내줘",
+            ["새 이슈를 만들고", "팀원에게 슬랙 메시지를 보내줘"],
+        ),
+        # -고 싶다 ("want to") and -고 있다 ("is doing") end no clause
+        ("GaN의 밴드갭 값을 알고 싶어요", ["GaN의 밴드갭 값을 알고 싶어요"]),
+        (
+            "관련 논문을 지금 찾고 있는데 결과를 보여줘",
+            ["관련 논문을 지금 찾고 있는데 결과를 보여줘"],
+        ),
+        # nouns that end in 고 (stock, report) end no clause
+        (
+            "창고 A의 현재 재고 수량과 보고 일자를 알려줘",
+            ["창고 A의 현재 재고 수량과 보고 일자를 알려줘"],
+        ),
+        # too few words on a side: one part, as in English
+        ("재고 확인하고 주문 취소해줘", ["재고 확인하고 주문 취소해줘"]),
+        ("AlN 밴드갭하고 형성 에너지 알려줘", ["AlN 밴드갭하고 형성 에너지 알려줘"]),
+    ],
+)
+def test_korean_clauses_joined_by_go_split(text: str, parts: list[str]) -> None:
+    """Before, a Korean request of two clauses joined by -고 (the way Korean writes "... and
+    ...") was one part: on the bundled catalog "GaN의 밴드갭을 알려주고 ... arXiv 논문도
+    찾아줘" read arXiv as the source of the whole request, every band gap route was filtered
+    out and the plan was empty, where the English request splits."""
+    assert split_intents(text) == parts
+
+
+def test_a_long_run_of_hangul_is_read_once() -> None:
+    import time
+
+    started = time.monotonic()
+    parts = split_intents("가" * 200_000 + " 알려주고 " + "나" * 100_000 + " 관련 논문도 찾아줘")
+    assert time.monotonic() - started < 2.0
+    assert len(parts) == 1  # two words before the cut: one part
+
+
+def test_a_bridged_parts_cosines_read_on_the_encoders_scale() -> None:
+    """A part the cross-lingual bridge reads (Korean) comes out shrunk by the bridge's
+    agreement, as a whole request does; the whole request's cosines were put back on the
+    encoder's scale (``similarity_scale``) but a part's were not, so "... arXiv 논문도
+    찾아줘" fell under the part floor and was not planned where its English twin was."""
+    import numpy as np
+
+    from schemarouter.retrieval.intents import part_scores
+
+    class Encoder:
+        def similarity_scale(self, text: str) -> float:
+            return 1.0 if text.isascii() else 1.5
+
+    class Index:
+        encoder = Encoder()
+
+        def rescore_parts(self, text: str, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+            return np.array([0.2, 0.1]), np.array([0.4, 0.8])
+
+    fused, cosines = part_scores(Index(), ["band gap of GaN", "관련 논문도 찾아줘"], ["a", "b"])
+    assert [list(f) for f in fused] == [[0.2, 0.1], [0.2, 0.1]]
+    assert [list(c) for c in cosines] == [[0.4, 0.8], [pytest.approx(0.6), 1.0]]
