@@ -6,7 +6,7 @@
     python -m schemarouter.training.evaluate --suite bundled --out /tmp/sr-eval
 
 For each suite the catalog is registered in a fresh :class:`~schemarouter.SchemaRouter`
-(packaged MiniLM, ``abstention=None``) by its loader, and every query is ranked by every
+(the shipped encoder, ``abstention=None``) by its loader, and every query is ranked by every
 router of :mod:`schemarouter.training.baselines` (BM25 only, dense only, the hybrid index
 alone, the router's ``retrieve``, and the reranked router when a model exists), timed per
 query. Then, with the router: a field-first plan per query (parameter validity,
@@ -61,6 +61,7 @@ from schemarouter.training.harness import (
     SUITES,
     load_suite,
     make_router,
+    plan_as_shipped,
     verdict_as_shipped,
     verdict_row,
 )
@@ -148,7 +149,7 @@ def _plan_row(router: Any, q: EvalQuery, counter: TokenCounter, key: Any) -> dic
             allowed_effects=frozenset({Effect.READ, Effect.WRITE}),
             projection=projection,
         )
-        plan = router.plan(request, max_calls=PLAN_MAX_CALLS)
+        plan = plan_as_shipped(router, request, max_calls=PLAN_MAX_CALLS)
         selected = {s.route_id: s.fields for s in plan.steps}
         if q.gold_fields:
             row.update(_field_row(selected, q, key, "plan_" if projection == "recall" else "min_"))

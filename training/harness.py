@@ -12,7 +12,14 @@ from typing import Any
 
 from schemarouter.training.datasets.suite import Benchmark, shared_data_dir
 
-__all__ = ["SUITES", "load_suite", "make_router", "verdict_as_shipped", "verdict_row"]
+__all__ = [
+    "SUITES",
+    "load_suite",
+    "make_router",
+    "plan_as_shipped",
+    "verdict_as_shipped",
+    "verdict_row",
+]
 
 SUITES = (
     "stabletoolbench",
@@ -68,6 +75,20 @@ def verdict_as_shipped(router: Any, model: Any, text: str) -> tuple[float, float
         return float(found.abstained), float(found.off_catalog)
     finally:
         router.abstention = None
+
+
+def plan_as_shipped(router: Any, request: Any, *, max_calls: int) -> Any:
+    """``router.plan(request)`` as the router ships: ``plan`` reranks with any reranker the
+    router holds, and the harness's router carries the shipped one for the ``hybrid+rerank``
+    rows even where its card leaves it off by default, so it is set aside for this call
+    unless the card leaves it on."""
+    reranker = router.reranker
+    if getattr(reranker, "off_by_default", None):  # None: no reranker, nothing to set aside
+        router.reranker = None
+    try:
+        return router.plan(request, max_calls=max_calls)
+    finally:
+        router.reranker = reranker
 
 
 def verdict_row(router: Any, model: Any, text: str, *, negative: bool) -> dict[str, float]:

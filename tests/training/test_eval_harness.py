@@ -235,3 +235,32 @@ def test_a_misspelt_reranker_folder_is_a_coded_error_that_names_folders(tmp_path
     with pytest.raises(ArgumentError, match="train-reranker") as refused:
         eval_main(args)
     assert refused.value.where == "--reranker" and str(missing) in str(refused.value)
+
+
+@pytest.mark.parametrize("off, reranks", [("off on the dev sets", False), ("", True)])
+def test_the_plan_pass_reranks_only_where_the_router_would(off: str, reranks: bool) -> None:
+    """Trial N: `schemarouter eval` (default --reranker auto) gave its router the shipped
+    reranker for the hybrid+rerank rows, and router.plan reranked with it, so the plan rows
+    were not the router's as shipped: TMDB plan route recall 0.364 and executable plans 0.510
+    against 0.446 and 0.380 with --reranker none (and SchemaRouter())."""
+    from schemarouter.training.datasets.suite import EvalQuery
+    from schemarouter.training.evaluate import _plan_row
+    from schemarouter.training.harness import plan_as_shipped
+
+    from helpers import BUNDLED_CATALOG
+
+    reranker = _CountingReranker(off)
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, reranker=reranker)
+    router.add_catalog(BUNDLED_CATALOG)
+    plain = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, reranker=None)
+    plain.add_catalog(BUNDLED_CATALOG)
+    text = "bulk modulus and band gap of Si"
+    plan = plan_as_shipped(router, text, max_calls=3)
+    assert (reranker.calls > 0) is reranks
+    assert router.reranker is reranker  # set aside for that one call only
+    if not reranks:
+        assert plan.route_ids == plain.plan(text, max_calls=3).route_ids
+        gold = "materials_project/rest/summary_search"
+        query = EvalQuery(id="q", text=text, gold=(gold,), needs=(frozenset({gold}),))
+        row = _plan_row(router, query, TokenCounter(), lambda route, name: name)
+        assert reranker.calls == 0 and row["plan_nonempty"] == 1.0
