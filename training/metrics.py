@@ -25,6 +25,7 @@ Aggregation: :func:`mean`, :func:`bootstrap_ci` (seeded percentile bootstrap of 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -56,11 +57,23 @@ def _name_key(route: str, name: str) -> Hashable:
 # -- ranking ------------------------------------------------------------------------------
 
 
+def _depth(k: int) -> int:
+    """``k`` checked: a cut-off of at least 1 (``ranked[:0]`` is empty and ``ranked[:-1]``
+    drops the last route, so either would be a figure of something else)."""
+    try:
+        depth = operator.index(k)
+    except TypeError:
+        depth = 0
+    if isinstance(k, bool) or depth < 1:
+        raise ValueError(f"k must be a whole number of ranks, at least 1 (got {k!r})")
+    return depth
+
+
 def recall_at(ranked: Sequence[str], needs: Sequence[Collection[str]], k: int) -> float:
     """Share of ``needs`` met by the top ``k`` of ``ranked`` (NaN when there are none)."""
     if not needs:
         return math.nan
-    top = set(ranked[:k])
+    top = set(ranked[: _depth(k)])
     return sum(1 for need in needs if top.intersection(need)) / len(needs)
 
 
@@ -68,16 +81,25 @@ def complete_at(ranked: Sequence[str], needs: Sequence[Collection[str]], k: int)
     """1.0 if every need is met in the top ``k``, else 0.0 (NaN when there are none)."""
     if not needs:
         return math.nan
-    top = set(ranked[:k])
+    top = set(ranked[: _depth(k)])
     return float(all(top.intersection(need) for need in needs))
 
 
 def ndcg_at(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
-    """Binary-relevance nDCG@k: DCG of ``ranked`` over the DCG of a perfect ranking."""
+    """Binary-relevance nDCG@k: DCG of ``ranked`` over the DCG of a perfect ranking.
+
+    A route listed twice gains once, at its first rank (a perfect ranking lists each
+    relevant route once), so the value stays within [0, 1]."""
     if not relevant:
         return math.nan
     rel = set(relevant)
-    dcg = sum(1.0 / math.log2(i + 2) for i, r in enumerate(ranked[:k]) if r in rel)
+    k = _depth(k)
+    seen: set[str] = set()
+    dcg = 0.0
+    for i, route in enumerate(ranked[:k]):
+        if route in rel and route not in seen:
+            dcg += 1.0 / math.log2(i + 2)
+        seen.add(route)
     ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(rel), k)))
     return dcg / ideal
 

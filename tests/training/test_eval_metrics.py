@@ -45,6 +45,38 @@ def test_ndcg_by_hand() -> None:
     assert M.ndcg_at(["a"], {"a", "b", "c"}, 1) == pytest.approx(1.0)
 
 
+def test_a_route_listed_twice_counts_once() -> None:
+    """Trial N: ndcg_at(["a", "a", "b"], {"a"}, 5) was 1.631 (each copy gained), above the
+    1.0 of a perfect ranking; recall and completeness already read the top k as a set."""
+    assert M.ndcg_at(["a", "a", "b"], {"a"}, 5) == pytest.approx(1.0)
+    # the copy gains nothing and pushes "b" to rank 3: DCG 1 + 1/2, ideal 1 + 1/log2(3)
+    assert M.ndcg_at(["a", "a", "b"], {"a", "b"}, 5) == pytest.approx(1.5 / (1 + 1 / math.log2(3)))
+    assert M.recall_at(["a", "a"], [{"a"}, {"b"}], 5) == 0.5
+    assert M.reciprocal_rank(["x", "a", "a"], {"a"}) == 0.5
+
+
+def test_k_beyond_the_ranking_and_an_empty_ranking() -> None:
+    # fewer routes than k: the missing ranks gain nothing, the ideal still has min(|gold|, k)
+    assert M.recall_at(["a"], [{"a"}, {"b"}], 50) == 0.5
+    assert M.ndcg_at(["a"], {"a", "b"}, 50) == pytest.approx(1 / (1 + 1 / math.log2(3)))
+    # an abstained request (no candidates) scores 0 everywhere, it is not left out
+    assert M.recall_at([], [{"a"}], 5) == 0.0
+    assert M.complete_at([], [{"a"}], 5) == 0.0
+    assert M.ndcg_at([], {"a"}, 5) == 0.0
+    assert M.reciprocal_rank([], {"a"}) == 0.0
+
+
+@pytest.mark.parametrize("k", [0, -1, True, 2.5])
+def test_a_cut_off_below_one_is_refused(k: object) -> None:
+    """Trial N: k=0 made ndcg_at divide by zero, and k=-1 cut the last route off
+    (recall_at(["a", "b"], [{"b"}], -1) was 0.0)."""
+    for metric in (M.recall_at, M.complete_at):
+        with pytest.raises(ValueError, match="at least 1"):
+            metric(["a", "b"], [{"b"}], k)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="at least 1"):
+        M.ndcg_at(["a", "b"], {"b"}, k)  # type: ignore[arg-type]
+
+
 def test_reciprocal_rank() -> None:
     assert M.reciprocal_rank(["x", "y", "a"], {"a", "b"}) == pytest.approx(1 / 3)
     assert M.reciprocal_rank(["x"], {"a"}) == 0.0
