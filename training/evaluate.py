@@ -56,6 +56,7 @@ from schemarouter.training.evaluate_ood import (
     korean_pairs,
     named_encoder,
     off_catalog_pool,
+    off_catalog_requests,
 )
 from schemarouter.training.harness import (
     SUITES,
@@ -526,7 +527,7 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
             bench = load_suite(name, router, args)
             register_s = time.perf_counter() - t0
             extra = compared_retrievers(name, bench, args, compare)
-            others = [t for other, texts in pool.items() if other != name for t in texts]
+            others = off_catalog_requests(pool, name)
             figures = evaluate_benchmark(
                 bench,
                 args,

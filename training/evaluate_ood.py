@@ -24,6 +24,7 @@ __all__ = [
     "korean_pairs",
     "named_encoder",
     "off_catalog_pool",
+    "off_catalog_requests",
 ]
 
 
@@ -60,6 +61,23 @@ def off_catalog_pool(suites: Sequence[str], args: argparse.Namespace) -> dict[st
         rng = random.Random(f"off-catalog:{name}:{args.seed}")
         pool[name] = rng.sample(texts, min(OFF_CATALOG_PER_SUITE, len(texts)))
     return pool
+
+
+#: Suites asked of one and the same catalog (MetaTool's 199 tools): each one's requests are
+#: answerable on the other's catalog, so neither is the other's off-catalog request.
+SHARED_CATALOG = {"metatool-single": "metatool", "metatool-multi": "metatool"}
+
+
+def off_catalog_requests(pool: dict[str, list[str]], name: str) -> list[str]:
+    """The requests of ``pool`` (:func:`off_catalog_pool`) to ask of suite ``name``'s catalog
+    as off it: those of every suite over another catalog."""
+    own = SHARED_CATALOG.get(name, name)
+    return [
+        text
+        for other, texts in pool.items()
+        if SHARED_CATALOG.get(other, other) != own
+        for text in texts
+    ]
 
 
 def index_settings(args: argparse.Namespace) -> Any:

@@ -264,3 +264,27 @@ def test_the_plan_pass_reranks_only_where_the_router_would(off: str, reranks: bo
         query = EvalQuery(id="q", text=text, gold=(gold,), needs=(frozenset({gold}),))
         row = _plan_row(router, query, TokenCounter(), lambda route, name: name)
         assert reranker.calls == 0 and row["plan_nonempty"] == 1.0
+
+
+def test_metatool_requests_are_not_off_the_metatool_catalog(shared_data: Path) -> None:
+    """Trial N: the abstention pass asked each suite's catalog the other suites' requests as
+    off-catalog ones, and MetaTool single and multi share one catalog: 50 of the 200
+    "other suites' requests" asked of MetaTool's 199 tools were MetaTool requests with their
+    gold tools in it, counted as wrongly left unflagged."""
+    import argparse
+
+    from schemarouter.training.datasets.metatool import load_metatool_multi
+    from schemarouter.training.evaluate_ood import off_catalog_pool, off_catalog_requests
+
+    args = argparse.Namespace(data=str(shared_data), seed=0, metatool_sample=2000, split="test")
+    suites = ["metatool-single", "metatool-multi", "restbench"]
+    pool = off_catalog_pool(suites, args)
+    for name in ("metatool-single", "metatool-multi"):
+        asked = off_catalog_requests(pool, name)
+        assert asked == pool["restbench"]
+    # and the requests left out are indeed served by that catalog: every gold tool is in it
+    bench = load_metatool_multi(router(), shared_data)
+    routes = bench.router.snapshot().routes
+    by_text = {q.text: q for q in bench.queries}
+    assert all(set(by_text[t].gold) <= set(routes) for t in pool["metatool-multi"])
+    assert len(off_catalog_requests(pool, "restbench")) == 100

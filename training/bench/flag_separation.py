@@ -66,7 +66,7 @@ def _answer(router: Any, text: str, cross: Any = None) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     from schemarouter.retrieval.abstention import AbstentionModel
     from schemarouter.training import harness
-    from schemarouter.training.evaluate_ood import off_catalog_pool
+    from schemarouter.training.evaluate_ood import off_catalog_pool, off_catalog_requests
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=None, help="the shared data folder")
@@ -93,12 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bench = harness.load_suite(name, router, args)
         router.abstention = model
         pos = [_answer(router, q.text, cross) for q in bench.queries if not q.negative]
-        neg = [
-            _answer(router, t, cross)
-            for other, texts in pool.items()
-            if other != name
-            for t in texts
-        ]
+        neg = [_answer(router, t, cross) for t in off_catalog_requests(pool, name)]
         row: dict[str, Any] = {
             "positives": len(pos),
             "others": len(neg),
