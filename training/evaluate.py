@@ -9,7 +9,8 @@ For each suite the catalog is registered in a fresh :class:`~schemarouter.Schema
 (the shipped encoder, ``abstention=None``) by its loader, and every query is ranked by every
 router of :mod:`schemarouter.training.baselines` (BM25 only, dense only, the hybrid index
 alone, the router's ``retrieve``, and the reranked router when a model exists), timed per
-query. Then, with the router: a field-first plan per query (parameter validity,
+query. Then, with the router as shipped: a field-first plan per query (none where the
+shipped abstention model flags the request, unless ``--no-abstention``; parameter validity,
 executable plans, field precision / recall / F1, over-fetch, metadata completeness, payload
 tokens) and a pass with the shipped abstention model (negative rejection, false
 abstention). Last, latency against catalog size: the same probe queries on every suite's
@@ -138,7 +139,9 @@ def _field_row(
     }
 
 
-def _plan_row(router: Any, q: EvalQuery, counter: TokenCounter, key: Any) -> dict[str, float]:
+def _plan_row(
+    router: Any, q: EvalQuery, counter: TokenCounter, key: Any, model: Any = None
+) -> dict[str, float]:
     from schemarouter.contracts import Effect
     from schemarouter.planning.planner import PlanRequest
 
@@ -150,7 +153,7 @@ def _plan_row(router: Any, q: EvalQuery, counter: TokenCounter, key: Any) -> dic
             allowed_effects=frozenset({Effect.READ, Effect.WRITE}),
             projection=projection,
         )
-        plan = plan_as_shipped(router, request, max_calls=PLAN_MAX_CALLS)
+        plan = plan_as_shipped(router, request, max_calls=PLAN_MAX_CALLS, model=model)
         selected = {s.route_id: s.fields for s in plan.steps}
         if q.gold_fields:
             row.update(_field_row(selected, q, key, "plan_" if projection == "recall" else "min_"))
@@ -269,7 +272,7 @@ def evaluate_benchmark(
         srow = {"id": q.id, "category": q.category, "negative": q.negative}
         _untimed_reuse(router, True)
         if args.plans and not q.negative:
-            srow.update(_plan_row(router, q, counter, key))
+            srow.update(_plan_row(router, q, counter, key, model))
         if model is not None:
             srow.update(verdict_row(router, model, q.text, negative=q.negative))
         _untimed_reuse(router, False)

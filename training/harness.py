@@ -77,18 +77,21 @@ def verdict_as_shipped(router: Any, model: Any, text: str) -> tuple[float, float
         router.abstention = None
 
 
-def plan_as_shipped(router: Any, request: Any, *, max_calls: int) -> Any:
+def plan_as_shipped(router: Any, request: Any, *, max_calls: int, model: Any = None) -> Any:
     """``router.plan(request)`` as the router ships: ``plan`` reranks with any reranker the
     router holds, and the harness's router carries the shipped one for the ``hybrid+rerank``
     rows even where its card leaves it off by default, so it is set aside for this call
-    unless the card leaves it on."""
-    reranker = router.reranker
+    unless the card leaves it on; and the abstention ``model`` (the shipped one; ``None``:
+    none) is switched on for the call, so a request it flags gets no plan, as from
+    ``SchemaRouter()``."""
+    reranker, abstention = router.reranker, router.abstention
     if getattr(reranker, "off_by_default", None):  # None: no reranker, nothing to set aside
         router.reranker = None
+    router.abstention = model
     try:
         return router.plan(request, max_calls=max_calls)
     finally:
-        router.reranker = reranker
+        router.reranker, router.abstention = reranker, abstention
 
 
 def verdict_row(router: Any, model: Any, text: str, *, negative: bool) -> dict[str, float]:

@@ -288,3 +288,33 @@ def test_metatool_requests_are_not_off_the_metatool_catalog(shared_data: Path) -
     by_text = {q.text: q for q in bench.queries}
     assert all(set(by_text[t].gold) <= set(routes) for t in pool["metatool-multi"])
     assert len(off_catalog_requests(pool, "restbench")) == 100
+
+
+@pytest.mark.parametrize("bias, planned", [(10.0, 1.0), (-10.0, 0.0)])
+def test_the_plan_pass_refuses_what_the_shipped_router_flags(bias: float, planned: float) -> None:
+    """Trial N: the plan rows ran on the harness's router with no abstention model, while
+    SchemaRouter() plans nothing for a request its shipped model flags: on TMDB "plan has a
+    route (positives)" read 1.000 and plan route recall 0.446, SchemaRouter() 0.850 and 0.385
+    (15 of 100 flagged)."""
+    from schemarouter.retrieval.abstention import AbstentionModel
+    from schemarouter.training.datasets.suite import EvalQuery
+    from schemarouter.training.evaluate import _plan_row
+
+    from helpers import BUNDLED_CATALOG
+
+    model = AbstentionModel(weights={"dense": 0.0}, bias=bias, threshold=0.5, card={})
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_catalog(BUNDLED_CATALOG)
+    shipped = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=model)
+    shipped.add_catalog(BUNDLED_CATALOG)
+    # a request that names no semantic field: a flag leaves nothing to plan (one that
+    # names fields, "bulk modulus of Si", is planned by them whatever the flag)
+    text = "How far above the convex hull is LiMnO2?"
+    gold = "materials_project/rest/thermo_search"
+    query = EvalQuery(id="q", text=text, gold=(gold,), needs=(frozenset({gold}),))
+    row = _plan_row(router, query, TokenCounter(), lambda route, name: name, model)
+    assert row["plan_nonempty"] == planned
+    assert float(bool(shipped.plan(text, max_calls=3).steps)) == planned
+    assert router.abstention is None  # switched on for that one call only
+    # without a model (--no-abstention) the plan is made whatever a model would say
+    assert _plan_row(router, query, TokenCounter(), lambda r, n: n)["plan_nonempty"] == 1.0
