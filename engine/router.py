@@ -150,8 +150,8 @@ class SchemaRouter(IndexMixin):
         abstention_model = AbstentionModel.shipped() if abstention is _DEFAULT else abstention
         #: withhold the candidates of a request the calibrated verdict flags off the catalog
         #: (every retrieval method's default; off: the best routes are always returned, with
-        #: ``off_catalog``, ``confidence`` and ``reason`` on the result). Plans always refuse
-        #: such a request.
+        #: ``off_catalog``, ``confidence`` and ``reason`` on the result). Plans refuse such a
+        #: request unless it names semantic fields (then planned by them, with a warning).
         self.abstain = check_flag(abstain, method="SchemaRouter", name="abstain")
         actions = check_flag(actions, method="SchemaRouter", name="actions")
         # the shipped models where none is given, and why each is off by default where
@@ -438,6 +438,10 @@ class SchemaRouter(IndexMixin):
             takes = bool(registry_kinds(snapshot) & {"chemical.formula", FILTER_SEMANTIC_ID})
             if unused := unused_values(given, analysis.values, request.query, formulas=takes):
                 plan = plan.model_copy(update={"warnings": (*plan.warnings, *unused)})
+        if plan.steps and abstained:  # planned by the semantic fields it names, flagged or not
+            flagged = f"the request is flagged off the catalog ({abstained}); planned by the "
+            note = flagged + "semantic fields it names: check the routes serve what it means"
+            plan = plan.model_copy(update={"warnings": (*plan.warnings, note)})
         # a body the request filled in part is checked without its missing properties
         checked = [partial_body(snapshot.routes[s.route_id], s.arguments) for s in plan.steps]
         report = validate_selection(

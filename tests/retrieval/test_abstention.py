@@ -159,3 +159,21 @@ def test_shipped_model_documents_its_data_and_budget() -> None:
     for variant in ("reranked", "fusion"):
         assert card["calibration"][variant]["false_abstention"] <= card["max_false_abstention"]
     assert abstention_module.DEFAULT_ABSTENTION_FILE == "abstention.json"
+
+
+def test_a_flagged_request_is_planned_only_by_the_fields_it_names_and_says_so() -> None:
+    """Trial N: README said `plan` always refuses a flagged request; with the bundled catalog
+    and the shipped model, "the density of traffic on highway 101 at 5pm" was flagged off the
+    catalog and still planned (Materials Project, CAS) by the field it names, density, with
+    no word of the flag. A request naming no semantic field is refused with the reason."""
+    from helpers import BUNDLED_CATALOG
+
+    always = AbstentionModel(weights={"dense": 0.0}, bias=-10.0, threshold=0.5, card={})
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=always)
+    router.add_catalog(BUNDLED_CATALOG)
+    assert router.retrieve("the density of traffic on highway 101", k=5).off_catalog
+    named = router.plan("the density of traffic on highway 101", max_calls=3)
+    assert named.steps
+    assert any("flagged off the catalog" in w for w in named.warnings), named.warnings
+    fieldless = router.plan("How far above the convex hull is LiMnO2?", max_calls=3)
+    assert not fieldless.steps and "calibrated threshold" in fieldless.reason
