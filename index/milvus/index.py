@@ -56,7 +56,7 @@ from schemarouter.index.backend import (
 )
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
-from schemarouter.index.milvus import refusals
+from schemarouter.index.milvus import lite, refusals
 from schemarouter.index.milvus.lite import engine_error, is_engine_error, prepare_lite
 from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
 from schemarouter.index.milvus.rows import (
@@ -137,6 +137,7 @@ class MilvusIndex:
         self.settings = settings or IndexSettings()
         self._encoder = encoder
         self._client = client
+        self._lite = False  # this index's own client holds a Milvus Lite file open
         self._lock = threading.RLock()
         self._routes: dict[str, str] | None = None  # route id -> fingerprint, loaded lazily
         self._known: dict[str, bool] = {}  # token -> occurs in some document
@@ -178,6 +179,12 @@ class MilvusIndex:
                 self._client = pymilvus.MilvusClient(
                     uri=t.uri, token=t.token, db_name=t.db_name, timeout=self.timeout
                 )
+            self._lite = t.is_lite  # a Lite file's lock is let go when the last client closes
+            if self._lite:
+                lite.lite_opened(t)
+            if self._lite and self._meta:  # closed since it opened: the engine starts unloaded
+                with self._engine("loading the collection"):
+                    self._client.load_collection(self.name)
         return self._client
 
     def save(self, path: str | Path) -> NoReturn:
@@ -190,6 +197,9 @@ class MilvusIndex:
             with self._engine("closing the connection"):
                 self._client.close()
             self._client = None
+            if self._lite:
+                self._lite = False
+                lite.lite_closed(self.target)
 
     @property
     def name(self) -> str:

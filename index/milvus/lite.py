@@ -18,6 +18,8 @@ logging its records still reach its handlers.
 from __future__ import annotations
 
 import logging
+import os
+import threading
 from pathlib import Path
 
 from schemarouter.errors import ArgumentError, CorruptIndexError, IndexBackendError
@@ -27,6 +29,8 @@ __all__ = [
     "check_lite_file",
     "engine_error",
     "is_engine_error",
+    "lite_closed",
+    "lite_opened",
     "prepare_lite",
     "quiet_unconfigured_lite_logs",
 ]
@@ -131,3 +135,35 @@ def prepare_lite(target: MilvusTarget) -> None:
     :func:`quiet_unconfigured_lite_logs`."""
     check_lite_file(target)
     quiet_unconfigured_lite_logs()
+
+
+#: Milvus Lite files this process opened through a :class:`MilvusIndex` client (absolute
+#: path -> clients open on it). Milvus Lite serves a file from a server in this process that
+#: holds the file's lock until the process ends: ``MilvusClient.close()`` leaves it running.
+_OPEN: dict[str, int] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def lite_opened(target: MilvusTarget) -> None:
+    """A client of this process connected to the Milvus Lite file of ``target``."""
+    path = os.path.abspath(target.uri)
+    with _OPEN_LOCK:
+        _OPEN[path] = _OPEN.get(path, 0) + 1
+
+
+def lite_closed(target: MilvusTarget) -> None:
+    """A client of ``target`` closed: where it was the last, stop Milvus Lite's server for
+    the file, which lets the file's lock go (another process, a ``schemarouter index build``,
+    can open it; a later query here starts the server again)."""
+    path = os.path.abspath(target.uri)
+    with _OPEN_LOCK:
+        left = _OPEN.get(path, 0) - 1
+        if left > 0:
+            _OPEN[path] = left
+            return
+        _OPEN.pop(path, None)
+    try:
+        from milvus_lite.server_manager import server_manager_instance
+    except ImportError:  # an engine without a server manager: nothing to stop
+        return
+    server_manager_instance.release_server(path)

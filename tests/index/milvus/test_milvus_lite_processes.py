@@ -1,0 +1,76 @@
+"""One Milvus Lite file, several processes (user trial B): Milvus Lite lets one process at a
+time open a file (it holds a lock on it while its engine runs in that process). Real files,
+a real Milvus Lite engine, real child processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.index import HashingEncoder
+
+from index_helpers import base_routes, registry_with
+
+pytest.importorskip("pymilvus")
+pytest.importorskip("milvus_lite")
+
+TESTS = Path(__file__).resolve().parents[2]
+OPEN = """
+import sys
+sys.path.insert(0, sys.argv[2])
+from index_helpers import base_routes, registry_with
+from schemarouter.errors import SchemaRouterError
+from schemarouter.index import HashingEncoder, MilvusIndex
+snapshot = registry_with(base_routes()).snapshot()
+try:
+    index = MilvusIndex(sys.argv[1], collection="routes", encoder=HashingEncoder(64))
+    index.open(snapshot)
+    print("OK", index.search("weather forecast", k=1)[0].route_id, flush=True)
+    sys.stdin.read()  # hold the file open until the parent closes stdin
+except SchemaRouterError as exc:
+    print("ERROR", type(exc).__name__, exc, "| hint:", exc.hint, flush=True)
+"""
+
+
+def _child(path: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", OPEN, str(path), str(TESTS)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+
+
+def _router(path: Path) -> SchemaRouter:
+    return SchemaRouter(
+        registry=registry_with(base_routes()),
+        encoder=HashingEncoder(64),
+        abstention=None,
+        reranker=None,
+        embedding_cache=None,
+        index=f"milvus+lite://{path}?collection=routes",
+    )
+
+
+def test_closing_the_router_lets_another_process_open_the_lite_file(tmp_path: Path) -> None:
+    """``router.close()`` closed the pymilvus client, but Milvus Lite's engine in this process
+    kept the file's lock until the process ended: a child (an ``index build --rebuild``, a
+    second service) then failed with "Milvus failed while connecting: Open local milvus
+    failed", for as long as the closed router's process lived."""
+    path = tmp_path / "routes.db"
+    router = _router(path)
+    assert router.retrieve("weather forecast", k=1).route_ids == ("weather/rest/forecast",)
+    router.close()
+    child = _child(path)
+    out, _ = child.communicate("", timeout=240)
+    assert out.startswith("OK weather/rest/forecast"), out
+    # the closed router answers again: it opens the file anew, the collection loaded
+    assert router.retrieve("weather forecast", k=1).route_ids == ("weather/rest/forecast",)
+    router.close()
