@@ -28,6 +28,7 @@ from schemarouter.index.milvus.rows import MilvusTarget
 __all__ = [
     "check_lite_file",
     "engine_error",
+    "held_elsewhere",
     "is_engine_error",
     "lite_closed",
     "lite_opened",
@@ -94,9 +95,45 @@ def _engine_message(exc: BaseException) -> str:
     return ". ".join(sentences).strip() or type(exc).__name__
 
 
+def held_elsewhere(target: MilvusTarget) -> bool:
+    """Whether another process holds the lock Milvus Lite takes on the file of ``target``
+    while its engine runs there (``LOCK`` in the ``.db`` folder; probed without waiting and
+    let go at once)."""
+    try:
+        import fcntl
+
+        fd = os.open(Path(target.uri) / "LOCK", os.O_RDWR)
+    except (ImportError, OSError):  # no lock file, or no flock here (Windows)
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def _in_use(target: MilvusTarget) -> IndexBackendError:
+    return IndexBackendError(
+        f"the Milvus Lite file {target.uri} is open in another process (Milvus Lite lets "
+        "one process at a time open a file); nothing is wrong with the file",
+        where=target.redacted(),
+        hint="Close the router that has it open there (router.close(), or the end of "
+        "`with SchemaRouter(...)`) or stop that process (`schemarouter serve`, an `index "
+        "build`), then open it again. For several processes on one collection use a Milvus "
+        "server (milvus://HOST:PORT/NAME), or an index folder, which any number of processes "
+        "load (`schemarouter index build SOURCES --out DIR`)",
+    )
+
+
 def engine_error(target: MilvusTarget, what: str, exc: BaseException) -> Exception:
     """The error for an engine failure while doing ``what`` (without the token or a
     password the URI carries)."""
+    if target.is_lite and what == "connecting" and held_elsewhere(target):
+        return _in_use(target)  # not damage: no rebuild, no delete
     message = target.redact(_engine_message(exc))[:500]
     if target.is_lite and what in _READS:
         return CorruptIndexError(

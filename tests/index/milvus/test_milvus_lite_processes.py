@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from schemarouter import SchemaRouter
+from schemarouter.errors import IndexBackendError
 from schemarouter.index import HashingEncoder
 
 from index_helpers import base_routes, registry_with
@@ -72,5 +73,33 @@ def test_closing_the_router_lets_another_process_open_the_lite_file(tmp_path: Pa
     out, _ = child.communicate("", timeout=240)
     assert out.startswith("OK weather/rest/forecast"), out
     # the closed router answers again: it opens the file anew, the collection loaded
+    assert router.retrieve("weather forecast", k=1).route_ids == ("weather/rest/forecast",)
+    router.close()
+
+
+def test_a_lite_file_open_in_another_process_is_named_as_such(tmp_path: Path) -> None:
+    """A second process opening a Milvus Lite file a running process has open got "Milvus
+    failed while connecting: ConnectionConfigException: Open local milvus failed ... check
+    that its folder can be written and the disk is not full; where the file is damaged:
+    Rebuild it (... --rebuild ...); where even that fails, delete .../routes.db": advice to
+    rebuild or delete a file another service was serving from."""
+    path = tmp_path / "routes.db"
+    holder = _child(path)
+    try:
+        assert holder.stdout is not None
+        first = holder.stdout.readline()
+        assert first.startswith("OK weather/rest/forecast"), first
+        router = _router(path)
+        with pytest.raises(IndexBackendError) as caught:
+            router.retrieve("weather forecast", k=1)
+        said = str(caught.value)
+        assert f"the Milvus Lite file {path} is open in another process" in said
+        assert "nothing is wrong with the file" in said
+        hint = str(caught.value.hint)
+        assert "router.close()" in hint and "milvus://HOST:PORT/NAME" in hint
+        assert "delete" not in said and "--rebuild" not in said and "disk" not in said
+    finally:
+        holder.communicate("", timeout=240)
+    # the holder gone, the same router opens it
     assert router.retrieve("weather forecast", k=1).route_ids == ("weather/rest/forecast",)
     router.close()
