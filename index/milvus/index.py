@@ -45,7 +45,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn, Unpack
 
-from schemarouter.errors import ArgumentError, CorruptIndexError, SchemaRouterError, require
+from schemarouter.errors import ArgumentError, SchemaRouterError, require
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.backend import (
     BuildOptions,
@@ -58,7 +58,7 @@ from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, pr
 from schemarouter.index.encoders.dense import Encoder, encode_request
 from schemarouter.index.milvus import lite, refusals
 from schemarouter.index.milvus.lite import engine_error, is_engine_error, prepare_lite
-from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
+from schemarouter.index.milvus.query import MilvusQuery, partial_routes, stored_routes, token_hits
 from schemarouter.index.milvus.rows import (
     DEFAULT_COLLECTION,
     DEFAULT_CONSISTENCY,
@@ -140,6 +140,7 @@ class MilvusIndex:
         self._lite = False  # this index's own client holds a Milvus Lite file open
         self._lock = threading.RLock()
         self._routes: dict[str, str] | None = None  # route id -> fingerprint, loaded lazily
+        self._partial: set[str] = set()  # stored routes an interrupted update cut off
         self._known: dict[str, bool] = {}  # token -> occurs in some document
         self._meta: dict[str, Any] = {}
         self._snapshot: RegistrySnapshot | None = None  # the registry the collection holds
@@ -288,9 +289,14 @@ class MilvusIndex:
             if meta.get("state") != "clean":
                 self._routes = None
                 found = self._stored_fingerprint()
-                if found == snapshot.fingerprint:
+                with self._engine("reading the stored routes"):  # routes cut off part way
+                    self._partial = partial_routes(
+                        self.client, self.name, snapshot.routes, self._current(), self.settings
+                    )
+                if found == snapshot.fingerprint and not self._partial:
                     self._write_meta(
                         state="clean",
+                        documents=self._count_rows(),
                         registry_fingerprint=found,
                         registry_version=snapshot.version,
                         routes=len(snapshot),
@@ -298,7 +304,7 @@ class MilvusIndex:
                     )
                 elif not self.sync:
                     raise refusals.interrupted(self.name, self.target.redacted())
-            if self.registry_fingerprint != snapshot.fingerprint:
+            if self.registry_fingerprint != snapshot.fingerprint or self._partial:
                 if not self.sync:
                     where = self.target.redacted()
                     raise refusals.stale(meta, snapshot, self._scan(), where, opening=self.name)
@@ -317,24 +323,12 @@ class MilvusIndex:
             self._encoder = default_encoder()
 
     def _check_rows(self, meta: dict[str, Any]) -> None:
-        """A Milvus Lite file whose data segments are gone opens with its metadata intact
-        and answers every search with nothing: fewer rows than the metadata's documents is
-        a :class:`CorruptIndexError`. (A server counts flushed rows only, so it is not
-        asked.)"""
-        if not self.target.is_lite or meta.get("state") != "clean":
-            return
-        expected = meta.get("documents")
-        with self._engine("counting the collection's rows"):
-            stats = self.client.get_collection_stats(self.name)
-        found = stats.get("row_count") if isinstance(stats, dict) else None
-        if isinstance(expected, int) and isinstance(found, int) and found < expected:
-            raise CorruptIndexError(
-                f"collection {self.name!r} holds {found} rows where its metadata lists "
-                f"{expected} documents (the Milvus Lite data files are missing or damaged)",
-                where=self.target.redacted(),
-                hint="Rebuild it (`schemarouter index build --backend milvus --rebuild`, or "
-                "MilvusIndex.rebuild)",
-            )
+        """Fewer rows in a Milvus Lite file than its metadata's documents: damaged
+        (:func:`.lite.check_row_count`; a server counts flushed rows only: not asked)."""
+        if self.target.is_lite and meta.get("state") == "clean":
+            with self._engine("counting the collection's rows"):
+                stats = self.client.get_collection_stats(self.name)
+            lite.check_row_count(self.target, meta, stats)
 
     def rebuild(self, snapshot: RegistrySnapshot, **options: Unpack[OpenOptions]) -> MilvusIndex:
         """Drop the collection (if any) and index every route of ``snapshot`` anew."""
@@ -380,6 +374,11 @@ class MilvusIndex:
         with self._engine("reading the stored routes"):
             return stored_routes(self.client, self.name)
 
+    def _count_rows(self) -> int:
+        with self._engine("counting the collection's rows"):
+            (row,) = self.client.query(self.name, filter="", output_fields=["count(*)"])
+        return int(row["count(*)"])
+
     def _stored_fingerprint(self) -> str:
         stored = self._scan()
         return fingerprint(sorted((r, fp) for r, fp in stored.items()))
@@ -406,10 +405,8 @@ class MilvusIndex:
         with self._lock:
             if not self._meta:
                 raise _not_open()
-            if (
-                self._meta.get("state") == "clean"
-                and self.registry_fingerprint == snapshot.fingerprint
-            ):
+            repair = self._meta.get("state") != "clean"  # an interrupted update's rows
+            if not repair and self.registry_fingerprint == snapshot.fingerprint:
                 self.last_embed = EmbedStats()
                 return self.last_embed
             current = self._current()
@@ -421,7 +418,7 @@ class MilvusIndex:
             fresh = [
                 snapshot.routes[r]
                 for r in sorted(snapshot.routes)
-                if current.get(r) != snapshot.routes[r].fingerprint
+                if current.get(r) != snapshot.routes[r].fingerprint or r in self._partial
             ]
             logger.debug(
                 "milvus apply v%d: %d route versions to write, %d to delete (change: %s)",
@@ -442,6 +439,8 @@ class MilvusIndex:
                     with self._engine("flushing"):
                         self.client.flush(self.name)
                 documents = int(self._meta.get("documents", 0)) + n_docs - deleted
+                if repair:  # the metadata never counted the interrupted update's rows
+                    documents = self._count_rows()
                 self._write_meta(
                     state="clean",
                     registry_fingerprint=snapshot.fingerprint,
@@ -456,7 +455,7 @@ class MilvusIndex:
                 self._roll_back(list(written))
                 raise
             self._routes = {r: route.fingerprint for r, route in snapshot.routes.items()}
-            self._snapshot = snapshot
+            self._snapshot, self._partial = snapshot, set()
             self._known.clear()
             self.last_embed = stats
             return stats

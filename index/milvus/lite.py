@@ -21,12 +21,14 @@ import logging
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 from schemarouter.errors import ArgumentError, CorruptIndexError, IndexBackendError
 from schemarouter.index.milvus.rows import MilvusTarget
 
 __all__ = [
     "check_lite_file",
+    "check_row_count",
     "engine_error",
     "held_elsewhere",
     "is_engine_error",
@@ -77,6 +79,22 @@ def check_lite_file(target: MilvusTarget) -> None:
             where=target.redacted(),
             hint="Create the folder first (mkdir -p), or give a .db path in a folder that "
             "exists; Milvus Lite creates the file itself",
+        )
+
+
+def check_row_count(target: MilvusTarget, meta: dict[str, Any], stats: Any) -> None:
+    """A Milvus Lite file whose data segments are gone opens with its metadata intact and
+    answers every search with nothing: fewer rows (``stats``, the engine's collection
+    statistics) than the metadata's documents is a :class:`CorruptIndexError`."""
+    expected = meta.get("documents")
+    found = stats.get("row_count") if isinstance(stats, dict) else None
+    if isinstance(expected, int) and isinstance(found, int) and found < expected:
+        raise CorruptIndexError(
+            f"collection {target.collection!r} holds {found} rows where its metadata lists "
+            f"{expected} documents (the Milvus Lite data files are missing or damaged)",
+            where=target.redacted(),
+            hint="Rebuild it (`schemarouter index build --backend milvus --rebuild`, or "
+            "MilvusIndex.rebuild)",
         )
 
 
