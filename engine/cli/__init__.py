@@ -176,6 +176,10 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         return 2
     if args.index:
         kwargs["index"] = _synced(args.index) if args.sync else args.index
+    if is_milvus_uri(args.index):  # a read: a missing collection is refused, never built
+        from schemarouter.index import MilvusIndex
+
+        kwargs["index"] = MilvusIndex.from_uri(args.index, create=False)
     router = build_router(config, **kwargs)
     try:
         router.build_index(progress=show_progress(args))
@@ -204,6 +208,8 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         ) from None
     finally:
         router.close()
+        if is_milvus_uri(args.index):
+            kwargs["index"].close()  # the router closes only what it opened itself
     if args.tools:
         print(json.dumps(list(result.tools(args.tools)), indent=2, ensure_ascii=False))
     elif args.json:

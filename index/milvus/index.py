@@ -56,9 +56,9 @@ from schemarouter.index.backend import (
 )
 from schemarouter.index.cache import EmbeddingCache, EmbedStats, embed_texts, progress_bar
 from schemarouter.index.encoders.dense import Encoder, encode_request
-from schemarouter.index.milvus import lite, refusals
+from schemarouter.index.milvus import lite, refusals, repair
 from schemarouter.index.milvus.lite import engine_error, is_engine_error, prepare_lite
-from schemarouter.index.milvus.query import MilvusQuery, partial_routes, stored_routes, token_hits
+from schemarouter.index.milvus.query import MilvusQuery, stored_routes, token_hits
 from schemarouter.index.milvus.rows import (
     DEFAULT_COLLECTION,
     DEFAULT_CONSISTENCY,
@@ -122,6 +122,7 @@ class MilvusIndex:
         timeout: float = 30.0,
         client: Any = None,
         stale_check_s: float = STALE_CHECK_S,
+        create: bool = True,
     ) -> None:
         self.target = MilvusTarget(uri, token, db_name, collection, consistency_level)
         if fusion not in FUSIONS:
@@ -132,6 +133,7 @@ class MilvusIndex:
             )
         self.fusion = fusion
         self.sync = sync
+        self.create = create  # False: a missing collection is refused, not built
         self.timeout = timeout
         self._settings = settings
         self.settings = settings or IndexSettings()
@@ -273,6 +275,9 @@ class MilvusIndex:
                 return self  # opened already, for this registry
             self._take_encoder(options.get("encoder"), replace=False)
             meta = self._read_meta()
+            if meta is None and not self.create:
+                with self._engine("reading the collection"):
+                    raise refusals.missing(self.target, self.client.list_collections())
             if meta is None:
                 self._create()
                 self.apply(snapshot, cache=cache, progress=progress)
@@ -290,13 +295,13 @@ class MilvusIndex:
                 self._routes = None
                 found = self._stored_fingerprint()
                 with self._engine("reading the stored routes"):  # routes cut off part way
-                    self._partial = partial_routes(
+                    self._partial = repair.partial_routes(
                         self.client, self.name, snapshot.routes, self._current(), self.settings
                     )
                 if found == snapshot.fingerprint and not self._partial:
                     self._write_meta(
                         state="clean",
-                        documents=self._count_rows(),
+                        documents=self._rows(),
                         registry_fingerprint=found,
                         registry_version=snapshot.version,
                         routes=len(snapshot),
@@ -322,9 +327,12 @@ class MilvusIndex:
 
             self._encoder = default_encoder()
 
+    def _rows(self) -> int:
+        with self._engine("counting the collection's rows"):
+            return repair.count_rows(self.client, self.name)
+
     def _check_rows(self, meta: dict[str, Any]) -> None:
-        """Fewer rows in a Milvus Lite file than its metadata's documents: damaged
-        (:func:`.lite.check_row_count`; a server counts flushed rows only: not asked)."""
+        """Lite only (a server counts flushed rows only): :func:`.lite.check_row_count`."""
         if self.target.is_lite and meta.get("state") == "clean":
             with self._engine("counting the collection's rows"):
                 stats = self.client.get_collection_stats(self.name)
@@ -373,11 +381,6 @@ class MilvusIndex:
         Two versions of one route (an interrupted update) show as ``"<id>\\0<fp>"`` twice."""
         with self._engine("reading the stored routes"):
             return stored_routes(self.client, self.name)
-
-    def _count_rows(self) -> int:
-        with self._engine("counting the collection's rows"):
-            (row,) = self.client.query(self.name, filter="", output_fields=["count(*)"])
-        return int(row["count(*)"])
 
     def _stored_fingerprint(self) -> str:
         stored = self._scan()
@@ -440,7 +443,7 @@ class MilvusIndex:
                         self.client.flush(self.name)
                 documents = int(self._meta.get("documents", 0)) + n_docs - deleted
                 if repair:  # the metadata never counted the interrupted update's rows
-                    documents = self._count_rows()
+                    documents = self._rows()
                 self._write_meta(
                     state="clean",
                     registry_fingerprint=snapshot.fingerprint,

@@ -15,14 +15,12 @@ Every request carries the filter expression, so Milvus filters inside each retri
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from schemarouter.contracts import Route
 from schemarouter.index.backend import RouteFilter
-from schemarouter.index.documents import DocKind, route_documents
+from schemarouter.index.documents import DocKind
 from schemarouter.index.fusion import UNRANKED, fused_order
 from schemarouter.index.milvus.rows import (
     IN_BATCH,
@@ -31,18 +29,10 @@ from schemarouter.index.milvus.rows import (
     filter_expression,
     in_expression,
     roll_up,
-    route_key,
 )
 from schemarouter.index.settings import IndexSettings, RouteHit
 
-__all__ = [
-    "DOCS_PER_ROUTE",
-    "MAX_TOPK",
-    "MilvusQuery",
-    "partial_routes",
-    "stored_routes",
-    "token_hits",
-]
+__all__ = ["DOCS_PER_ROUTE", "MAX_TOPK", "MilvusQuery", "stored_routes", "token_hits"]
 
 #: Documents asked for per route wanted (a route has an endpoint and field documents).
 DOCS_PER_ROUTE = 4
@@ -316,28 +306,3 @@ def stored_routes(client: Any, collection: str) -> dict[str, str]:
     finally:
         iterator.close()
     return out
-
-
-def partial_routes(
-    client: Any,
-    collection: str,
-    routes: Mapping[str, Route],
-    stored: Mapping[str, str],
-    settings: IndexSettings,
-) -> set[str]:
-    """Route ids of ``routes`` stored under their fingerprint (``stored``: route id ->
-    fingerprint, :func:`stored_routes`) without their last row: an update stopped while it
-    wrote them. A route's rows are written in order (its endpoint document first) and may
-    span two write requests, so the endpoint row alone does not say the route is whole."""
-    last: dict[str, str] = {}  # the primary key of each route's last row -> route id
-    for route_id, fp in stored.items():
-        route = routes.get(route_id)
-        if route is not None and route.fingerprint == fp:
-            n = len(route_documents(route, settings.limits))
-            last[f"{route_key(route_id, fp)}:{n - 1}"] = route_id
-    keys, found = list(last), set[str]()
-    for lo in range(0, len(keys), IN_BATCH):
-        expr = in_expression("pk", keys[lo : lo + IN_BATCH])
-        rows = client.query(collection, filter=expr, output_fields=["pk"])
-        found.update(str(row["pk"]) for row in rows)
-    return {route_id for pk, route_id in last.items() if pk not in found}

@@ -29,6 +29,7 @@ __all__ = [
     "difference",
     "interrupted",
     "meta_parts",
+    "missing",
     "save_refused",
     "stale",
 ]
@@ -126,4 +127,18 @@ def interrupted(name: str, where: str) -> CorruptIndexError:
         "(its routes match neither its metadata nor this registry)",
         where=where,
         hint=f"Open it with MilvusIndex(..., sync=True) to repair it, or rebuild it ({_REBUILD})",
+    )
+
+
+def missing(target: MilvusTarget, names: list[str]) -> CorruptIndexError:
+    """What ``open`` raises, for a ``MilvusIndex(create=False)`` (``retrieve --index URI``),
+    where the collection does not exist: a read does not build one (``names``: the
+    collections there)."""
+    there = ", ".join(repr(n) for n in sorted(names)[:10]) or "none"
+    uri = f"milvus+lite://{Path(target.uri).resolve()}" if target.is_lite else "URI"
+    return CorruptIndexError(
+        f"no collection {target.collection!r} here (the collections there: {there})",
+        where=target.redacted(),
+        hint=f"Build it first (`schemarouter index build SOURCES --backend milvus --uri {uri}"
+        f" --collection {target.collection}`), or name one that exists (?collection=NAME)",
     )
