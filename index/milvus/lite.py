@@ -63,8 +63,8 @@ def _rebuild_hint(target: MilvusTarget) -> str:
 
 def check_lite_file(target: MilvusTarget) -> None:
     """Refuse a Milvus Lite path that cannot be one before the engine is asked: a name
-    not ending in ``.db`` (:class:`ArgumentError`), a folder that does not exist
-    (:class:`IndexBackendError`)."""
+    not ending in ``.db`` (:class:`ArgumentError`), a plain file (not a Milvus Lite folder)
+    or a folder that does not exist (:class:`IndexBackendError`)."""
     path = Path(target.uri)
     if path.suffix != ".db":
         raise ArgumentError(
@@ -72,6 +72,16 @@ def check_lite_file(target: MilvusTarget) -> None:
             where=target.redacted(),
             hint="Give a .db path (milvus+lite:///srv/routes.db), or an http(s) URI for a "
             "Milvus server",
+        )
+    if path.exists() and not path.is_dir():
+        raise IndexBackendError(
+            f"{path} is a file, not a Milvus Lite data folder: this milvus-lite keeps its "
+            "data in a folder named *.db (the file is another program's, or another "
+            "milvus-lite version's)",
+            where=target.redacted(),
+            hint="Give a new .db path and build the index there (`schemarouter index build "
+            "SOURCES --backend milvus --uri milvus+lite:///NEW/routes.db`), or move the "
+            "file away first; a rebuild cannot open it",
         )
     if not path.parent.is_dir():
         raise IndexBackendError(

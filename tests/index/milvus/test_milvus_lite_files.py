@@ -93,3 +93,24 @@ def test_damaged_milvus_lite_data_is_corrupt_with_a_rebuild_hint(
         subprocess.run([sys.executable, "-c", code, str(path), str(TESTS)], timeout=240)
         out, _ = open_in_child(path)
         assert out.startswith("OK weather/rest/forecast"), out
+
+
+def test_a_single_file_db_is_named_as_such_not_as_damage(tmp_path: Path) -> None:
+    """A .db that is a plain file (another program's, or another milvus-lite version's; this
+    milvus-lite keeps a folder) got "Open local milvus failed ... where the file is damaged: Rebuild it (...
+    --rebuild ...)", and that rebuild failed the same way."""
+    path = tmp_path / "routes.db"
+    path.write_bytes(b"SQLite format 3\x00" + bytes(100))
+    for rebuild in (False, True):
+        index = MilvusIndex(str(path), collection="routes", encoder=HashingEncoder(64))
+        with pytest.raises(IndexBackendError) as caught:
+            if rebuild:
+                index.rebuild(registry_with(base_routes()).snapshot())
+            else:
+                index.open(registry_with(base_routes()).snapshot())
+        said = str(caught.value)
+        assert f"{path} is a file, not a Milvus Lite data folder" in said, said
+        assert "another milvus-lite version" in said
+        assert "Give a new .db path" in str(caught.value.hint)
+        assert "--rebuild" not in said and "Open local milvus failed" not in said
+    assert path.read_bytes().startswith(b"SQLite format 3")  # left as it was
