@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import (
+    TRANSPORT_LOCATIONS,
     Parameter,
     ParameterLocation,
     Route,
@@ -38,7 +39,12 @@ from schemarouter.contracts import (
 )
 from schemarouter.index.gloss import gloss_tokens
 from schemarouter.retrieval.formulas import formulas as _formulas
-from schemarouter.retrieval.identifiers import needed_parameters, stem, things_of
+from schemarouter.retrieval.identifiers import (
+    identifier_thing,
+    needed_parameters,
+    stem,
+    things_of,
+)
 from schemarouter.retrieval.intents import split_intents
 from schemarouter.retrieval.sources import source_constraints
 from schemarouter.retrieval.values import coerce_value, parameter_kind
@@ -505,6 +511,11 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
             found = next((named[a] for a in map(stem, parameter.aliases) if a in named), None)
             if found is None and parameter.location is ParameterLocation.PATH:
                 found = named.get(stem(parameter.name))  # "SKU ABC-1" -> /inventory/{sku}
+            if found is None and parameter.location not in TRANSPORT_LOCATIONS:
+                # an optional ``item_id`` takes "item SKU-1001": the request names its thing
+                # (trial B: the plan warned that no step takes the id it had a parameter for)
+                whose = identifier_thing(parameter.name)
+                found = named.get(whose) if whose else None
             if found is not None:
                 bind(parameter, found)
     return bound

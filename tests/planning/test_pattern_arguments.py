@@ -174,3 +174,41 @@ def test_an_id_typed_in_full_width_binds_as_ascii() -> None:
     assert [(s.route_id, dict(s.arguments)) for s in plan.steps] == [
         ("shop/rest/cancel_order", {"order_id": "ORD-20240001"})
     ]
+
+
+def test_an_optional_parameter_named_after_the_things_id_takes_it() -> None:
+    """Trial B (low): "stock of item SKU-1001 in warehouse W-7" on ``GET
+    /warehouses/{warehouse_id}/stock?item_id=`` left the optional ``item_id`` open and
+    warned that no step takes "item id 'SKU-1001'": only required parameters were read as a
+    named thing's id. The request names the thing, so ``item_id`` takes it; a bare
+    "SKU-1001" (no thing named) still binds nothing."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "acme", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": {
+            "/warehouses/{warehouse_id}/stock": {
+                "get": {
+                    "operationId": "getStock",
+                    "summary": "Stock levels in a warehouse",
+                    "parameters": [
+                        {**ORDER, "name": "warehouse_id", "schema": {"type": "string"}},
+                        {"name": "item_id", "in": "query", "schema": {"type": "string"}},
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="acme")
+    named = router.plan("stock of item SKU-1001 in warehouse W-7")
+    assert [dict(s.arguments) for s in named.steps] == [
+        {"warehouse_id": "W-7", "item_id": "SKU-1001"}
+    ]
+    assert not any("SKU-1001" in w for w in named.warnings)
+    bare = router.plan("stock of SKU-1001 in warehouse W-7")
+    assert [dict(s.arguments) for s in bare.steps] == [{"warehouse_id": "W-7"}]
