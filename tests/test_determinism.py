@@ -58,4 +58,4 @@ def test_fingerprint_pinned_for_a_fixed_document(tiny_catalog: Path) -> None:
     assert routes["cod/rest/result"][1] == PINNED_COD_ENDPOINT
 
 
-PINNED_COD_ENDPOINT = "sha256:b2f062e7869b0fd2ce40bb5a893c73d78b09ab84eb8eaef894cf6ed5414c6bf8"
+PINNED_COD_ENDPOINT = "sha256:51046f05cd4a44ebbff97e1ba60cf44a7d37d0fb9db61986ab6011292151c67e"

@@ -125,7 +125,7 @@ def check_arguments(
     seen = {(path, what) for path, what, _ in problems}
     for prefix, schema, instance in schemas:
         for error in argument_validator(schema).iter_errors(instance):
-            path = json_path([*prefix, *error.absolute_path])
+            path = json_path([*prefix, *error.absolute_path, *_absent(error)])
             what = f"arguments break the registered input schema: {error.message[:200]}"
             if (path, what) not in seen:  # a property's error, from its own schema again
                 seen.add((path, what))
@@ -148,6 +148,16 @@ def check_arguments(
         raise _refusal(problems, where)
     # 5.0 is an integer to JSON Schema, but "limit=5.0" is not one to most servers
     return {name: _whole(value, params[name].json_schema) for name, value in kept.items()}
+
+
+def _absent(error: Any) -> list[str]:
+    """The property a ``required`` error misses, as its place (``$.name``, where the object
+    holding it was ``$``): where a parameter was left out, as the parameter list says it."""
+    if error.validator != "required" or not isinstance(error.validator_value, list):
+        return []
+    return [n for n in error.validator_value if f"{n!r} is a required property" == error.message][
+        :1
+    ]
 
 
 def _refusal(problems: list[tuple[str, str, str]], where: str) -> ExecutionError:

@@ -1,0 +1,93 @@
+"""A catalog written by hand for a team's own HTTP API (trial A): what its routes offer a
+model, what the command line shows of them, and what a validation tells the author."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.errors import ParameterValidationError
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+PLANT = """\
+schemarouter_catalog: 1
+providers:
+  - id: plant_ops
+    display_name: ACME Plant Operations
+    license: ACME-Internal-1.0
+    source_type: experimental
+    access:
+      - id: api
+        kind: http
+        base_url: {base_url}
+        endpoints:
+          - id: invoice
+            name: GET /invoices/{{invoice_id}}
+            operation: {{method: GET, path: "/invoices/{{invoice_id}}"}}
+            summary: An energy invoice with its amount due.
+            parameters:
+              - {{name: invoice_id, location: path, required: true, json_schema: {{type: string}}}}
+              - {{name: currency, location: query, json_schema: {{type: string}}}}
+            output_fields:
+              - {{name: amount_due, path: amount, json_schema: {{type: number}}, unit: USD,
+                 dimension: USD, license: ACME-Confidential, source_type: business}}
+          - id: tariff
+            name: GET /tariffs/{{tariff_id}}
+            operation: {{method: GET, path: "/tariffs/{{tariff_id}}"}}
+            summary: Electricity tariff price per kWh.
+            input_schema: {{type: object, properties: {{tariff_id: {{type: string}}}}}}
+            parameters:
+              - {{name: tariff_id, location: path, required: true, json_schema: {{type: string}}}}
+            output_fields:
+              - {{name: price, path: price_eur, json_schema: {{type: number}}, unit: EUR,
+                 dimension: EUR}}
+"""
+
+
+def _app(request: Request) -> Response:
+    if request.path.startswith("/invoices/"):
+        return json_response({"amount": 199.99})
+    return json_response({"price_eur": 0.31})
+
+
+def _catalog(tmp_path: Path, base_url: str = "http://127.0.0.1:9") -> Path:
+    path = tmp_path / "plant.yaml"
+    path.write_text(PLANT.format(base_url=base_url), encoding="utf-8")
+    return path
+
+
+def test_a_catalog_endpoint_without_an_input_schema_offers_its_parameters(
+    tmp_path: Path,
+) -> None:
+    with LoopbackServer(_app) as server:
+        router = SchemaRouter.from_catalog(_catalog(tmp_path, server.base_url))
+        found = router.retrieve("amount due on invoice INV-7", k=2)
+        assert found.route_ids[0] == "plant_ops/api/invoice"
+        tools = {t["name"]: t for t in found.tools("anthropic")}
+        schema = tools["plant_ops__api__invoice"]["input_schema"]
+        # the parameters the catalog declares are the tool's; before, properties were {}
+        assert schema["properties"] == {
+            "invoice_id": {"type": "string"},
+            "currency": {"type": "string"},
+        }
+        assert schema["required"] == ["invoice_id"]
+        mcp = {t["name"]: t for t in found.tools("mcp")}
+        assert mcp["plant_ops__api__invoice"]["inputSchema"]["required"] == ["invoice_id"]
+        # a catalog that writes its input schema keeps it as written
+        tariff = router.registry.snapshot().route("plant_ops/api/tariff")
+        assert tariff.endpoint.input_schema == {
+            "type": "object",
+            "properties": {"tariff_id": {"type": "string"}},
+        }
+        # and the model's call, with the arguments the definition asks for, runs
+        result = router.call("plant_ops/api/invoice", {"invoice_id": "INV-7"})
+        assert result.output == {"amount": 199.99}
+        assert server.paths() == ["/invoices/INV-7"]
+        # a call leaving the required one out is refused at its place, nothing sent
+        with pytest.raises(ParameterValidationError, match="'invoice_id' is a required") as no:
+            router.call("plant_ops/api/invoice", {"currency": "USD"})
+        assert no.value.json_path == "$.invoice_id"  # type: ignore[attr-defined]
+        assert server.paths() == ["/invoices/INV-7"]
