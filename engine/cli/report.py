@@ -232,7 +232,11 @@ def render_retrieval(result: CapabilityRetrieval, *, color: bool = False) -> str
         )
         matched = [c.field(name) for name in c.matched_fields]
         for item in matched:
-            extra = f"  [{item.source_type.value}]" if item.source_type != c.source_type else ""
+            # a field's own provenance or license, where it is not the route's (trial A)
+            own = [item.source_type.value] if item.source_type != c.source_type else []
+            if item.license != c.license:
+                own.append(f"license {item.license or 'not declared'}")
+            extra = f"  [{', '.join(own)}]" if own else ""
             lines.append(f"      - {_candidate_field_text(item)}{extra}")
         if c.bound_parameters:
             bound = ", ".join(f"{k}={v!r}" for k, v in c.bound_parameters.items())

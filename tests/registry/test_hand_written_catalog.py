@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from schemarouter import SchemaRouter
+from schemarouter.cli import main
 from schemarouter.errors import ParameterValidationError
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
@@ -91,3 +92,17 @@ def test_a_catalog_endpoint_without_an_input_schema_offers_its_parameters(
             router.call("plant_ops/api/invoice", {"currency": "USD"})
         assert no.value.json_path == "$.invoice_id"  # type: ignore[attr-defined]
         assert server.paths() == ["/invoices/INV-7"]
+
+
+def test_the_command_line_shows_a_fields_own_license(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``retrieve`` printed ``amount_due  USD  [business]`` under "license ACME-Internal-1.0":
+    a reader took the confidential amount for internal-use data."""
+    catalog = _catalog(tmp_path)
+    assert (
+        main(["retrieve", "amount due on invoice INV-7", "-k", "1", "--catalog", str(catalog)]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "provenance experimental, license ACME-Internal-1.0" in out
+    assert "- amount_due  USD  [business, license ACME-Confidential]" in out
