@@ -392,6 +392,7 @@ def load_catalog(paths: Path | str | Sequence[Path | str]) -> Registration:
             raise
     merged = _merge(registrations, source=", ".join(str(Path(p)) for p in paths))
     notes = _named_but_never_declared(merged, groups=bool(groups), intents=bool(intents))
+    notes += _unlicensed(documents)
     return merged.model_copy(update={"warnings": (*merged.warnings, *notes)}) if notes else merged
 
 
@@ -415,6 +416,31 @@ def _named_but_never_declared(
         for kind, names in named.items()
         if names
     ]
+
+
+def _unlicensed(documents: Sequence[tuple[Path, CatalogDocument]]) -> list[str]:
+    """A note per provider that declares no license where some of its fields declare none
+    either: their values would carry ``license: None`` in every result (trial A)."""
+    notes = []
+    for file, document in documents:
+        for pi, spec in enumerate(document.providers):
+            if spec.license:
+                continue
+            bare = [
+                f"{endpoint.id}.{item.name}"
+                for access in spec.access
+                for endpoint in access.endpoints
+                for item in endpoint.output_fields
+                if not item.license
+            ]
+            if bare:
+                notes.append(
+                    f"{file}: providers[{pi}] ({spec.id}) declares no license, nor do "
+                    f"{len(bare)} of its output fields ({', '.join(bare[:3])}"
+                    f"{', ...' if len(bare) > 3 else ''}): their values carry no license in "
+                    "any result; set license on the provider (or on each field)"
+                )
+    return notes
 
 
 def _merge(registrations: Sequence[Registration], *, source: str) -> Registration:

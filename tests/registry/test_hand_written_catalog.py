@@ -106,3 +106,31 @@ def test_the_command_line_shows_a_fields_own_license(
     out = capsys.readouterr().out
     assert "provenance experimental, license ACME-Internal-1.0" in out
     assert "- amount_due  USD  [business, license ACME-Confidential]" in out
+
+
+def test_a_provider_without_a_license_is_named_by_validate_and_registration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A provider whose ``license:`` line was left out validated as ``ok`` without a word,
+    and every value of its routes carried ``license: None``."""
+    catalog = _catalog(tmp_path)
+    catalog.write_text(
+        catalog.read_text().replace("    license: ACME-Internal-1.0\n", ""), encoding="utf-8"
+    )
+    assert main(["catalog", "validate", str(catalog)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == "ok: 1 providers, 2 routes, 2 output fields"
+    warning = (
+        f"warning: {catalog}: providers[0] (plant_ops) declares no license, nor do 1 of its "
+        "output fields (tariff.price): their values carry no license in any result; set "
+        "license on the provider (or on each field)"
+    )
+    assert captured.err.strip() == warning
+    change = SchemaRouter().add_catalog(catalog)
+    assert [w for w in change.warnings if "license" in w] == [warning.removeprefix("warning: ")]
+    # a field with a license of its own (amount_due) is not one of them; a provider that
+    # declares one is never named
+    licensed = tmp_path / "licensed"
+    licensed.mkdir()
+    assert main(["catalog", "validate", str(_catalog(licensed))]) == 0
+    assert capsys.readouterr().err == ""
