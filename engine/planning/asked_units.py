@@ -145,23 +145,44 @@ def asked_unit_notes(query: str, steps: Iterable[Any]) -> list[str]:
             unit = info.get("canonical_unit") or info.get("unit")
             if not unit:
                 continue
-            note = _note(name, str(unit), asked, step.route_id)
+            source = info.get("unit")
+            note = _note(name, str(unit), asked, step.route_id, source=source and str(source))
             if note:
                 notes.append(note)
     return notes
 
 
-def _note(name: str, unit: str, asked: Sequence[str], route_id: str) -> str | None:
+def _note(
+    name: str, unit: str, asked: Sequence[str], route_id: str, *, source: str | None = None
+) -> str | None:
+    """The note of a field that comes in ``unit``, normalized from ``source`` where a spec
+    declares it: a field the server sends in the unit asked for, normalized away from it,
+    says where that value is (it said "comes in MJ (its declared unit) and is not converted"
+    of a field declared in the kWh asked for; trial A)."""
     try:
         have = parse_unit(unit)
     except UnitError:
         return None
+    normalized = source is not None and source != unit
     for want in asked:
         wanted = parse_unit(want)
         if wanted.dimensionality != have.dimensionality or wanted == have:
             continue
+        if normalized and _reads_as(source, wanted):
+            return (
+                f"the request asks for {want}; {name} of {route_id} comes in {source} and is "
+                f"normalized to {unit} as declared: the field's raw_value holds it in {source}"
+            )
+        told = f"normalized from {source} as declared" if normalized else "its declared unit"
         return (
-            f"the request asks for {want}; {name} of {route_id} comes in {unit} (its declared "
-            f"unit) and is not converted: {_conversion(unit, want)}"
+            f"the request asks for {want}; {name} of {route_id} comes in {unit} ({told}) and "
+            f"is not converted: {_conversion(unit, want)}"
         )
     return None
+
+
+def _reads_as(unit: str | None, wanted: Any) -> bool:
+    try:
+        return unit is not None and parse_unit(unit) == wanted
+    except UnitError:
+        return False

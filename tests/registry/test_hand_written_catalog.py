@@ -35,6 +35,17 @@ providers:
             output_fields:
               - {{name: amount_due, path: amount, json_schema: {{type: number}}, unit: USD,
                  dimension: USD, license: ACME-Confidential, source_type: business}}
+          - id: meter_energy
+            name: GET /meters/{{meter_id}}/energy
+            operation: {{method: GET, path: "/meters/{{meter_id}}/energy"}}
+            summary: Electrical energy consumed through a meter.
+            parameters:
+              - {{name: meter_id, location: path, required: true, json_schema: {{type: string}}}}
+            output_fields:
+              - {{name: energy, path: energy_kwh, json_schema: {{type: number}},
+                 semantic_id: energy.consumed, aliases: [energy consumption], unit: kWh,
+                 dimension: energy, normalization: {{source_unit: kWh, canonical_unit: MJ,
+                 dimension: energy, scale: 3.6}}}}
           - id: tariff
             name: GET /tariffs/{{tariff_id}}
             operation: {{method: GET, path: "/tariffs/{{tariff_id}}"}}
@@ -51,6 +62,8 @@ providers:
 def _app(request: Request) -> Response:
     if request.path.startswith("/invoices/"):
         return json_response({"amount": 199.99})
+    if request.path.startswith("/meters/"):
+        return json_response({"energy_kwh": 1234.0})
     return json_response({"price_eur": 0.31})
 
 
@@ -119,10 +132,10 @@ def test_a_provider_without_a_license_is_named_by_validate_and_registration(
     )
     assert main(["catalog", "validate", str(catalog)]) == 0
     captured = capsys.readouterr()
-    assert captured.out.strip() == "ok: 1 providers, 2 routes, 2 output fields"
+    assert captured.out.strip() == "ok: 1 providers, 3 routes, 3 output fields"
     warning = (
-        f"warning: {catalog}: providers[0] (plant_ops) declares no license, nor do 1 of its "
-        "output fields (tariff.price): their values carry no license in any result; set "
+        f"warning: {catalog}: providers[0] (plant_ops) declares no license, nor do 2 of its "
+        "output fields (meter_energy.energy, tariff.price): their values carry no license in any result; set "
         "license on the provider (or on each field)"
     )
     assert captured.err.strip() == warning
@@ -134,3 +147,28 @@ def test_a_provider_without_a_license_is_named_by_validate_and_registration(
     licensed.mkdir()
     assert main(["catalog", "validate", str(_catalog(licensed))]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_unit_asked_for_that_the_server_sends_is_said_to_be_in_the_raw_value(
+    tmp_path: Path,
+) -> None:
+    """ "energy of meter M-104 in kWh", of a field declared in kWh and normalized to MJ: the
+    plan said "energy ... comes in MJ (its declared unit) and is not converted", though the
+    server sends the kWh asked for and the result keeps it."""
+    with LoopbackServer(_app) as server:
+        router = SchemaRouter.from_catalog(_catalog(tmp_path, server.base_url))
+        plan = router.plan("energy consumption of meter M-104 in kWh")
+        assert plan.route_ids == ("plant_ops/api/meter_energy",)
+        assert plan.warnings == (
+            "the request asks for kWh; energy of plant_ops/api/meter_energy comes in kWh and "
+            "is normalized to MJ as declared: the field's raw_value holds it in kWh",
+        )
+        energy = router.execute(plan).field("energy")
+        assert (energy.raw_value, energy.source_unit) == (1234.0, "kWh")
+        assert (round(energy.value, 6), energy.unit) == (4442.4, "MJ")
+        # another unit of the dimension is named with the conversion of what it comes in
+        other = router.plan("energy consumption of meter M-104 in MWh").warnings
+        assert other == (
+            "the request asks for MWh; energy of plant_ops/api/meter_energy comes in MJ "
+            "(normalized from kWh as declared) and is not converted: 1 MJ = 0.000277778 MWh",
+        )
