@@ -46,6 +46,7 @@ from schemarouter.contracts import (
     Route,
 )
 from schemarouter.errors import DocumentError, DuplicateRouteError, SchemaRouterError
+from schemarouter.registry.catalog_keys import unknown_key_hint
 from schemarouter.registry.compile import (
     RouteSpec,
     build_registration,
@@ -79,6 +80,9 @@ SCHEMA_HINT = "Run `schemarouter catalog schema` for the format"
 def hint_for(what: str, loc: str) -> str:
     """The hint for one validation problem at ``loc``: what to write where a string is due
     and YAML read a number or a boolean (``temperature: 298.15``), else :data:`SCHEMA_HINT`."""
+    if what.startswith("unknown key"):
+        keys = unknown_key_hint(CatalogDocument, loc)
+        return f"{keys}. {SCHEMA_HINT}" if keys else SCHEMA_HINT
     if "valid string" not in what:
         return SCHEMA_HINT
     if ".qualifiers." in f".{loc}":

@@ -9,7 +9,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.cli import main
-from schemarouter.errors import ParameterValidationError
+from schemarouter.errors import DocumentError, ParameterValidationError
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
 
@@ -172,3 +172,34 @@ def test_a_unit_asked_for_that_the_server_sends_is_said_to_be_in_the_raw_value(
             "the request asks for MWh; energy of plant_ops/api/meter_energy comes in MJ "
             "(normalized from kWh as declared) and is not converted: 1 MJ = 0.000277778 MWh",
         )
+
+
+def test_a_misspelled_key_is_told_the_key_meant_and_the_keys_of_its_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``output_feilds`` in an endpoint was "unknown key (not part of the contract)", with
+    only `schemarouter catalog schema` to go on."""
+    catalog = _catalog(tmp_path)
+    text = catalog.read_text()
+    for right, typo in (
+        ("            output_fields:", "            output_feilds:"),
+        ("    license: ACME-Internal-1.0", "    licence: ACME-Internal-1.0"),
+        ("dimension: energy, scale: 3.6", "dimension: energy, scael: 3.6"),
+    ):
+        catalog.write_text(text.replace(right, typo, 1), encoding="utf-8")
+        wrong, meant = typo.split(":")[-2].split()[-1], right.split(":")[-2].split()[-1]
+        assert main(["catalog", "validate", str(catalog)]) == 1
+        err = capsys.readouterr().err
+        assert f"unknown key (not part of the contract) (at {catalog}: " in err, err
+        assert f".{wrong}). Did you mean {meant!r}? The keys here are: " in err, err
+        with pytest.raises(DocumentError) as refused:
+            SchemaRouter().add_catalog(catalog)
+        assert f"Did you mean {meant!r}?" in (refused.value.hint or "")
+    catalog.write_text(text.replace("            output_fields:", "            output_feilds:", 1))
+    main(["catalog", "validate", str(catalog)])
+    assert (
+        "endpoints[0].output_feilds). Did you mean 'output_fields'? The keys here are: "
+        "availability, description, effect, id, input_schema, intents, name, operation, "
+        "output_fields, output_schema, parameters, policy_tags, summary. Run `schemarouter "
+        "catalog schema` for the format"
+    ) in capsys.readouterr().err
