@@ -328,11 +328,19 @@ class Endpoint(Contract):
     operation: Operation
     summary: str = ""
     description: str = ""
-    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    input_schema: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object"},
+        description="JSON Schema of the arguments; a catalog that leaves it out gets the "
+        "one its parameters make.",
+    )
     parameters: tuple[Parameter, ...] = ()
     output_schema: dict[str, Any] | None = None
     output_fields: tuple[OutputField, ...] = ()
-    effect: Effect = Effect.READ
+    effect: Effect = Field(
+        default=Effect.READ,
+        description="What a call does; a catalog that leaves it out gets its HTTP method's "
+        "(GET and HEAD read, DELETE destructive, the rest write).",
+    )
     policy_tags: tuple[str, ...] = ()
     availability: Availability = Field(default_factory=_shared(Availability()))
     #: Intents this endpoint serves (``property_lookup``, ``literature_search``, ...).

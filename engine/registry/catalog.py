@@ -46,11 +46,11 @@ from schemarouter.contracts import (
     Route,
 )
 from schemarouter.errors import DocumentError, DuplicateRouteError, SchemaRouterError
+from schemarouter.registry.catalog_defaults import with_defaults
 from schemarouter.registry.catalog_keys import unknown_key_hint
 from schemarouter.registry.compile import (
     RouteSpec,
     build_registration,
-    check_json_schema,
     format_validation_error,
     validation_problems,
 )
@@ -250,29 +250,6 @@ def _catalog_files(path: Path) -> list[Path]:
     return [path]
 
 
-def _with_input_schema(endpoint: Endpoint) -> Endpoint:
-    """``endpoint`` with the input schema its parameters make, where the catalog leaves
-    ``input_schema`` out: each parameter a property of its own schema, the required ones
-    required, no other key. Without it the route's tool definitions offered no parameter at
-    all (``properties: {}``), though calls were checked against the parameters (trial A)."""
-    if "input_schema" in endpoint.model_fields_set or not endpoint.parameters:
-        return endpoint
-    for parameter in endpoint.parameters:
-        try:
-            check_json_schema(parameter.json_schema, where="")
-        except SchemaRouterError:  # refused at the parameter, where the author wrote it
-            return endpoint
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {p.name: p.json_schema for p in endpoint.parameters},
-        "additionalProperties": False,
-    }
-    required = [p.name for p in endpoint.parameters if p.required]
-    if required:
-        schema["required"] = required
-    return endpoint.model_copy(update={"input_schema": schema})
-
-
 def _specs(document: CatalogDocument) -> Iterator[RouteSpec]:
     for pi, provider_spec in enumerate(document.providers):
         provider = provider_spec.provider()
@@ -282,7 +259,7 @@ def _specs(document: CatalogDocument) -> Iterator[RouteSpec]:
                 yield RouteSpec(
                     provider,
                     access,
-                    _with_input_schema(endpoint),
+                    with_defaults(endpoint),
                     f"providers[{pi}].access[{ai}].endpoints[{ei}]",
                 )
 

@@ -9,7 +9,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.cli import main
-from schemarouter.errors import DocumentError, ParameterValidationError
+from schemarouter.errors import DocumentError, ParameterValidationError, PolicyError
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
 
@@ -46,6 +46,19 @@ providers:
                  semantic_id: energy.consumed, aliases: [energy consumption], unit: kWh,
                  dimension: energy, normalization: {{source_unit: kWh, canonical_unit: MJ,
                  dimension: energy, scale: 3.6}}}}
+          - id: record_reading
+            name: POST /meters/{{meter_id}}/readings
+            operation: {{method: POST, path: "/meters/{{meter_id}}/readings"}}
+            summary: Record a manual meter reading in kWh.
+            parameters:
+              - {{name: meter_id, location: path, required: true, json_schema: {{type: string}}}}
+              - {{name: reading_kwh, location: body, required: true, json_schema: {{type: number}}}}
+          - id: delete_meter
+            name: DELETE /meters/{{meter_id}}
+            operation: {{method: DELETE, path: "/meters/{{meter_id}}"}}
+            summary: Decommission and delete a meter.
+            parameters:
+              - {{name: meter_id, location: path, required: true, json_schema: {{type: string}}}}
           - id: tariff
             name: GET /tariffs/{{tariff_id}}
             operation: {{method: GET, path: "/tariffs/{{tariff_id}}"}}
@@ -132,7 +145,7 @@ def test_a_provider_without_a_license_is_named_by_validate_and_registration(
     )
     assert main(["catalog", "validate", str(catalog)]) == 0
     captured = capsys.readouterr()
-    assert captured.out.strip() == "ok: 1 providers, 3 routes, 3 output fields"
+    assert captured.out.strip() == "ok: 1 providers, 5 routes, 3 output fields"
     warning = (
         f"warning: {catalog}: providers[0] (plant_ops) declares no license, nor do 2 of its "
         "output fields (meter_energy.energy, tariff.price): their values carry no license in any result; set "
@@ -203,3 +216,47 @@ def test_a_misspelled_key_is_told_the_key_meant_and_the_keys_of_its_place(
         "output_fields, output_schema, parameters, policy_tags, summary. Run `schemarouter "
         "catalog schema` for the format"
     ) in capsys.readouterr().err
+
+
+def test_a_catalog_write_or_delete_without_an_effect_needs_approval(tmp_path: Path) -> None:
+    """A ``DELETE`` (and a ``POST``) written without ``effect:`` registered as a read: "delete
+    meter M-999" was planned and sent, and ``router.call`` sent it, with no approval."""
+    with LoopbackServer(lambda request: json_response({"ok": True})) as server:
+        router = SchemaRouter.from_catalog(_catalog(tmp_path, server.base_url))
+        routes = router.registry.snapshot().routes
+        effects = {rid.split("/")[-1]: routes[rid].endpoint.effect.value for rid in routes}
+        assert effects == {
+            "invoice": "read",
+            "meter_energy": "read",
+            "record_reading": "write",
+            "delete_meter": "destructive",
+            "tariff": "read",
+        }
+        plan = router.plan("delete meter M-999")
+        assert plan.route_ids == ()
+        with pytest.raises(PolicyError, match="has effect destructive"):
+            router.call("plant_ops/api/delete_meter", {"meter_id": "M-999"})
+        with pytest.raises(PolicyError, match="has effect write"):
+            router.call("plant_ops/api/record_reading", {"meter_id": "M-1", "reading_kwh": 1.0})
+        assert server.paths() == []
+        # allowed and approved, it runs
+        done = router.call(
+            "plant_ops/api/delete_meter",
+            {"meter_id": "M-999"},
+            allow_effects=["read", "destructive"],
+            approve=lambda *args: True,
+        )
+        assert done.output == {"ok": True}
+        assert server.paths() == ["/meters/M-999"]
+    # an effect the catalog writes is kept: a POST that only reads says so
+    text = (
+        _catalog(tmp_path)
+        .read_text()
+        .replace(
+            "summary: Record a manual meter reading in kWh.",
+            "summary: Record a manual meter reading in kWh.\n            effect: read",
+        )
+    )
+    (tmp_path / "plant.yaml").write_text(text, encoding="utf-8")
+    kept = SchemaRouter.from_catalog(tmp_path / "plant.yaml").registry.snapshot()
+    assert kept.routes["plant_ops/api/record_reading"].endpoint.effect.value == "read"
