@@ -147,6 +147,10 @@ class SchemaRouterError(Exception):
         """Return a copy of this error whose location is prefixed with ``prefix``."""
         return self._copy(where=f"{prefix}{self.where}" if self.where else prefix)
 
+    def placed(self, where: str) -> SchemaRouterError:
+        """Return a copy of this error whose location is ``where``."""
+        return self._copy(where=where)
+
     def noting(self, note: str) -> SchemaRouterError:
         """Return a copy of this error with ``note`` added to what it says, in brackets."""
         return self._copy(what=f"{self.what} ({note})")

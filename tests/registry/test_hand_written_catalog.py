@@ -9,7 +9,12 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.cli import main
-from schemarouter.errors import DocumentError, ParameterValidationError, PolicyError
+from schemarouter.errors import (
+    DocumentError,
+    ParameterValidationError,
+    PolicyError,
+    SchemaRouterError,
+)
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
 
@@ -203,7 +208,7 @@ def test_a_misspelled_key_is_told_the_key_meant_and_the_keys_of_its_place(
         wrong, meant = typo.split(":")[-2].split()[-1], right.split(":")[-2].split()[-1]
         assert main(["catalog", "validate", str(catalog)]) == 1
         err = capsys.readouterr().err
-        assert f"unknown key (not part of the contract) (at {catalog}: " in err, err
+        assert f"unknown key (not part of the contract) (at {catalog}:" in err, err
         assert f".{wrong}). Did you mean {meant!r}? The keys here are: " in err, err
         with pytest.raises(DocumentError) as refused:
             SchemaRouter().add_catalog(catalog)
@@ -260,3 +265,35 @@ def test_a_catalog_write_or_delete_without_an_effect_needs_approval(tmp_path: Pa
     (tmp_path / "plant.yaml").write_text(text, encoding="utf-8")
     kept = SchemaRouter.from_catalog(tmp_path / "plant.yaml").registry.snapshot()
     assert kept.routes["plant_ops/api/record_reading"].endpoint.effect.value == "read"
+
+
+def test_a_catalog_error_names_the_line_its_key_is_written_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A problem deep in a long file said only ``providers[0].access[0].endpoints[4]...``:
+    the author counted endpoints to find it."""
+    catalog = _catalog(tmp_path)
+    text = catalog.read_text()
+    lines = text.splitlines()
+    for wrong, right, key in (
+        ("unit: EUR,", "unit: EURX,", "], field 'price'"),  # a unit pint cannot read
+        (
+            'DELETE, path: "/meters/{meter_id}"',
+            'DELETE, path: "/meters/{meter}"',
+            ".operation.path",
+        ),
+        ("base_url: http://127.0.0.1:9", "base_url: 127.0.0.1:9", "].base_url"),
+    ):
+        bad = text.replace(wrong, right, 1)
+        assert bad != text, wrong
+        catalog.write_text(bad, encoding="utf-8")
+        line = next(i for i, row in enumerate(lines, 1) if wrong in row)
+        if key.startswith("], field"):  # an output field is named at its item's line
+            line = next(i for i in range(line, 0, -1) if lines[i - 1].lstrip().startswith("- "))
+        assert main(["catalog", "validate", str(catalog)]) == 1
+        err = capsys.readouterr().err
+        assert f"(at {catalog}:{line}: providers[0].access[0]." in err, (line, err)
+        assert key in err, err
+        with pytest.raises(SchemaRouterError) as refused:
+            SchemaRouter().add_catalog(catalog)
+        assert str(refused.value.where).startswith(f"{catalog}:{line}: providers[0]")
