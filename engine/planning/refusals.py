@@ -75,7 +75,9 @@ def deprecated_notes(snapshot: RegistrySnapshot, planned: Sequence[str]) -> list
     for route_id in planned:
         availability = snapshot.routes[route_id].endpoint.availability
         if availability.status is AvailabilityStatus.DEPRECATED:
-            said = availability.note if availability.note.startswith("deprecated") else ""
+            note = availability.note
+            # a catalog's own note ("use plant_ops/api/meter_energy") was dropped (trial A)
+            said = note if note.startswith("deprecated") else f"deprecated ({note})" if note else ""
             notes.append(
                 f"{route_id} is {said or 'deprecated'}: planned as the best route, it runs "
                 "as any other; where its provider names a replacement, call that with "

@@ -68,6 +68,7 @@ providers:
             name: GET /tariffs/{{tariff_id}}
             operation: {{method: GET, path: "/tariffs/{{tariff_id}}"}}
             summary: Electricity tariff price per kWh.
+            availability: {{status: deprecated, note: "use GET /v2/tariffs/{{tariff_id}}"}}
             input_schema: {{type: object, properties: {{tariff_id: {{type: string}}}}}}
             parameters:
               - {{name: tariff_id, location: path, required: true, json_schema: {{type: string}}}}
@@ -297,3 +298,16 @@ def test_a_catalog_error_names_the_line_its_key_is_written_on(
         with pytest.raises(SchemaRouterError) as refused:
             SchemaRouter().add_catalog(catalog)
         assert str(refused.value.where).startswith(f"{catalog}:{line}: providers[0]")
+
+
+def test_a_deprecated_routes_own_note_is_in_the_plans_warning(tmp_path: Path) -> None:
+    """The catalog's ``availability.note`` ("use GET /v2/tariffs/{tariff_id}") was left out of
+    the plan's warning unless it began with "deprecated"."""
+    router = SchemaRouter.from_catalog(_catalog(tmp_path))
+    plan = router.plan("electricity tariff price for tariff T-3")
+    assert plan.route_ids == ("plant_ops/api/tariff",)
+    said = (
+        "plant_ops/api/tariff is deprecated (use GET /v2/tariffs/{tariff_id}): planned as the "
+        "best route, it runs as any other"
+    )
+    assert any(w.startswith(said) for w in plan.warnings), plan.warnings
