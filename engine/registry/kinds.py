@@ -107,6 +107,8 @@ def check_kind(data: Any, expected: Kind, *, where: str) -> None:
     """A :class:`DocumentError` where ``data`` is plainly another kind than ``expected``,
     naming both and what takes it: the flag on the command line, else the Python method."""
     kind = document_kind(data)
+    if kind is None and expected == "catalog" and isinstance(data, Mapping):
+        _check_catalog_keys(data, where=where)
     if kind is None or kind == expected:
         return
     what, flag, method = KINDS[kind]
@@ -116,3 +118,20 @@ def check_kind(data: Any, expected: Kind, *, where: str) -> None:
         else f"Register it with {method}"
     )
     raise DocumentError(f"this is {what}, not {KINDS[expected][0]}", where=where, hint=hint)
+
+
+def _check_catalog_keys(data: Mapping[str, Any], *, where: str) -> None:
+    """A mapping with neither a catalog's version key nor its providers is no catalog at all
+    (a CI config or docker-compose.yml left in a catalog folder): one error saying so, where
+    each of its keys was "unknown key" beside a missing schemarouter_catalog (trial A)."""
+    if "schemarouter_catalog" in data or "providers" in data:
+        return
+    keys = ", ".join(sorted(map(str, data))[:5]) + (", ..." if len(data) > 5 else "")
+    raise DocumentError(
+        f"this is no SchemaRouter catalog: it has no schemarouter_catalog key (its keys: "
+        f"{keys or 'none'})",
+        where=where,
+        hint="A catalog starts with 'schemarouter_catalog: 1' and a 'providers' list; a "
+        "catalog folder reads every *.yaml, *.yml and *.json under it, so move another file "
+        "out of it or start its name with '_'",
+    )

@@ -311,3 +311,30 @@ def test_a_deprecated_routes_own_note_is_in_the_plans_warning(tmp_path: Path) ->
         "best route, it runs as any other"
     )
     assert any(w.startswith(said) for w in plan.warnings), plan.warnings
+
+
+def test_a_file_that_is_no_catalog_in_a_catalog_folder_is_said_to_be_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``docker-compose.yml`` beside the catalog was three problems: "required key is
+    missing (schemarouter_catalog)" and "unknown key" for each of its keys."""
+    folder = tmp_path / "api"
+    folder.mkdir()
+    _catalog(folder)
+    stray = folder / "docker-compose.yml"
+    stray.write_text('version: "3"\nservices:\n  web: {image: nginx}\n', encoding="utf-8")
+    assert main(["catalog", "validate", str(folder)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: [SR101] this is no SchemaRouter catalog: it has no schemarouter_catalog key "
+        f"(its keys: services, version) (at {stray}). A catalog starts with "
+        "'schemarouter_catalog: 1' and a 'providers' list; a catalog folder reads every "
+        "*.yaml, *.yml and *.json under it, so move another file out of it or start its name "
+        "with '_'",
+        "1 problem found",
+    ]
+    router = SchemaRouter()
+    with pytest.raises(DocumentError, match="this is no SchemaRouter catalog"):
+        router.add_catalog(folder)
+    assert router.registry.snapshot().routes == {}  # nothing half-registered
+    stray.rename(folder / "_docker-compose.yml")
+    assert main(["catalog", "validate", str(folder)]) == 0
