@@ -565,11 +565,11 @@ def catalog_problems(paths: Path | str | Sequence[Path | str]) -> list[SchemaRou
             if route.route_id in routes:
                 problems.append(
                     DuplicateRouteError(
-                        f"route {route.route_id!r} is declared in {routes[route.route_id]} and "
-                        f"{file}",
+                        f"route {route.route_id!r} is declared twice (first at "
+                        f"{routes[route.route_id]})",
                         where=f"{file}: {route_spec.location}",
                         hint="Give each endpoint a distinct id inside its access path",
                     )
                 )
-            routes.setdefault(route.route_id, str(file))
+            routes.setdefault(route.route_id, f"{file}: {route_spec.location}")
     return [_with_line(problem, files) for problem in problems]

@@ -489,6 +489,7 @@ def build_registration(
     groups = None if field_groups is None else {g.id: g for g in field_groups}
     intent_map = None if intents is None else {i.id: i for i in intents}
     routes: dict[str, Route] = {}
+    places: dict[str, str] = {}  # route id -> the location its spec was given at
     # content fingerprints by id(): ``specs`` holds every contract for the whole call, and
     # the routes of one access path share its provider and access objects (hashed once)
     prints: dict[int, str] = {}
@@ -518,8 +519,11 @@ def build_registration(
             raise DocumentError(what, where=f"{source}: {spec.location}.{loc}") from None
         if route.route_id in routes:
             what, hint = declared_twice(routes[route.route_id], route)
+            if first := places.get(route.route_id):  # which two, in one long file (trial A)
+                what += f" (first at {first})"
             raise DuplicateRouteError(what, where=f"{source}: {spec.location}", hint=hint)
         routes[route.route_id] = route
+        places[route.route_id] = spec.location
     provider_map = {p.id: p for p in providers}
     for route in routes.values():
         provider_map.setdefault(route.provider.id, route.provider)

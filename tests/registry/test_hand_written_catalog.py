@@ -338,3 +338,21 @@ def test_a_file_that_is_no_catalog_in_a_catalog_folder_is_said_to_be_none(
     assert router.registry.snapshot().routes == {}  # nothing half-registered
     stray.rename(folder / "_docker-compose.yml")
     assert main(["catalog", "validate", str(folder)]) == 0
+
+
+def test_an_endpoint_id_given_twice_names_both_places(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``route ... is declared in plant.yaml and plant.yaml`` named the second place only."""
+    catalog = _catalog(tmp_path)
+    catalog.write_text(catalog.read_text().replace("- id: tariff", "- id: invoice"))
+    assert main(["catalog", "validate", str(catalog)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        f"route 'plant_ops/api/invoice' is declared twice (first at {catalog}: "
+        "providers[0].access[0].endpoints[0]) (at "
+    ) in err, err
+    with pytest.raises(SchemaRouterError) as refused:
+        SchemaRouter().add_catalog(catalog)
+    assert "is declared twice (first at providers[0].access[0].endpoints[0])" in str(refused.value)
+    assert "endpoints[4]" in str(refused.value.where)
