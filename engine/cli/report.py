@@ -99,10 +99,16 @@ def render_catalog_summary(registration: Registration, *, color: bool = False) -
             lines.append(f"  via {access.kind.value} {address}  [{needs}]")
         for route in routes:
             endpoint = route.endpoint
+            # a deprecated (or unavailable) endpoint says so, as retrieve does (trial A)
+            state = endpoint.availability.status
+            status = "" if state is AvailabilityStatus.AVAILABLE else f", {state.value}"
+            note = (
+                f" ({endpoint.availability.note})" if status and endpoint.availability.note else ""
+            )
             lines.append(
                 f"  - {_operation(route)}  {_dim(route.route_id, color)}  "
                 f"{endpoint.effect.value}, {len(endpoint.parameters)} params, "
-                f"{len(endpoint.output_fields)} fields"
+                f"{len(endpoint.output_fields)} fields{status}{note}"
             )
             width = max((len(f.name) for f in endpoint.output_fields), default=0)
             sid_width = max((len(f.semantic_id or "") for f in endpoint.output_fields), default=0)

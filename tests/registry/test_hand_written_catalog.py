@@ -356,3 +356,18 @@ def test_an_endpoint_id_given_twice_names_both_places(
         SchemaRouter().add_catalog(catalog)
     assert "is declared twice (first at providers[0].access[0].endpoints[0])" in str(refused.value)
     assert "endpoints[4]" in str(refused.value.where)
+
+
+def test_catalog_show_marks_a_deprecated_endpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``catalog show`` listed a deprecated endpoint as any other; only retrieve said so."""
+    assert main(["catalog", "show", str(_catalog(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "  - GET /tariffs/{tariff_id}  plant_ops/api/tariff  read, 1 params, 1 fields, "
+        "deprecated (use GET /v2/tariffs/{tariff_id})"
+    ) in out
+    assert (
+        "  - GET /invoices/{invoice_id}  plant_ops/api/invoice  read, 2 params, 1 fields\n" in out
+    )
