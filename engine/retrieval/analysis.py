@@ -513,8 +513,10 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
                 found = named.get(stem(parameter.name))  # "SKU ABC-1" -> /inventory/{sku}
             if found is None and parameter.location not in TRANSPORT_LOCATIONS:
                 # an optional ``item_id`` takes "item SKU-1001": the request names its thing
-                # (trial B: the plan warned that no step takes the id it had a parameter for)
-                whose = identifier_thing(parameter.name)
+                # (trial B: the plan warned that no step takes the id it had a parameter for);
+                # so does a ``meter`` whose semantic id is ``identifier.meter_id`` (trial A)
+                kind = (parameter.semantic_id or "").partition("identifier.")[2]
+                whose = identifier_thing(parameter.name) or (kind and identifier_thing(kind))
                 found = named.get(whose) if whose else None
             if found is not None:
                 bind(parameter, found)

@@ -371,3 +371,38 @@ def test_catalog_show_marks_a_deprecated_endpoint(
     assert (
         "  - GET /invoices/{invoice_id}  plant_ops/api/invoice  read, 2 params, 1 fields\n" in out
     )
+
+
+LEGACY = """\
+          - id: legacy_report
+            name: GET /legacy/energy_report
+            operation: {method: GET, path: /legacy/energy_report}
+            summary: Legacy energy report of a meter, in Wh.
+            parameters:
+              - {name: meter, location: query, required: true, json_schema: {type: string},
+                 semantic_id: identifier.meter_id}
+            output_fields:
+              - {name: energy_wh, path: wh, json_schema: {type: number}, unit: Wh,
+                 dimension: energy}
+"""
+
+
+def test_a_parameter_declared_as_a_things_id_takes_the_id_named_with_that_thing(
+    tmp_path: Path,
+) -> None:
+    """Trial A (medium): a parameter named ``meter`` (not ``meter_id``) whose semantic id is
+    ``identifier.meter_id`` was not filled from "meter M-104": the plan warned that no step
+    takes "meter id 'M-104'" though a step declares it, and execute then refused "required
+    parameters missing: meter"."""
+    from schemarouter.planning.arguments import fill_arguments
+    from schemarouter.retrieval.analysis import find_values
+
+    path = _catalog(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8") + LEGACY, encoding="utf-8")
+    router = SchemaRouter.from_catalog(path)
+    route = router.snapshot().routes["plant_ops/api/legacy_report"]
+    text = "legacy energy report for meter M-104"
+    assert fill_arguments(route, text, find_values(text)) == {"meter": "M-104"}
+    # the thing named differently, or no thing named: nothing bound
+    other = "legacy energy report for site M-104"
+    assert fill_arguments(route, other, find_values(other)) == {}
