@@ -299,7 +299,17 @@ def _verb_at(words: Sequence[str], i: int) -> tuple[Action | None, str | None, b
     change = phrasal[1] if phrasal else verb_of(low)
     if change in ("leave", "open") and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
         change = "create"  # "leave a comment", "open an issue" create one; "leave the channel"
+    if low in _RECORDS and [w.lower() for w in words[i + 1 : i + 2]] in _RECORDED:
+        # "record a manual reading", "log the hours": a write; "records of ..." stays a noun
+        # (trial A: the plan ran the meter's read in place of the write it was asked for)
+        action, change = "write", "create"
     return action, change, action is not None and _narrates(low)
+
+
+#: Verbs that are nouns as often ("the record", "logs of ..."): a change only where what
+#: follows them is what they write down (:data:`_RECORDED`).
+_RECORDS = frozenset(("record", "log"))
+_RECORDED = [[w] for w in ("a", "an", "the", "my", "our", "this", "that", "another", "new")]
 
 
 #: Words that open a question asking what is ("is the rule enabled?", "did the job finish?").

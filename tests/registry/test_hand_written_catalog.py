@@ -406,3 +406,15 @@ def test_a_parameter_declared_as_a_things_id_takes_the_id_named_with_that_thing(
     # the thing named differently, or no thing named: nothing bound
     other = "legacy energy report for site M-104"
     assert fill_arguments(route, other, find_values(other)) == {}
+
+
+def test_a_request_to_record_a_reading_is_not_answered_by_a_read(tmp_path: Path) -> None:
+    """Trial A (medium): "record a manual reading of 1234 kWh for meter M-104" was not read as
+    asking for a change ("record" is a noun as often), so with writes not allowed the plan
+    ran ``GET /meters/M-104/energy`` in place of the write, where "delete meter M-999" plans
+    nothing and says why. Both now say why and plan nothing."""
+    router = SchemaRouter.from_catalog(_catalog(tmp_path))
+    for request in ("record a manual reading of 1234 kWh for meter M-104", "delete meter M-999"):
+        plan = router.plan(request)
+        assert plan.route_ids == ()
+        assert "a read in their place would answer without doing it" in (plan.reason or "")

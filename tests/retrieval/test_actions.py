@@ -117,6 +117,12 @@ ISSUES = openapi_document(
         ("adjust inventory of SKU ABC-1", "write"),
         ("reduce the price of item 4 by 10%", "write"),
         ("how can I increase my savings?", "read"),  # a question of how
+        # trial A: "record" / "log" before what they write down ask for a change; as nouns not
+        ("record a manual reading of 1234 kWh for meter M-104", "write"),
+        ("log the hours I worked today on project P-1", "write"),
+        ("records of meter M-104", None),
+        ("log files of the api gateway", None),
+        ("show the log of service X", "read"),
     ],
 )
 def test_a_requests_action_is_its_clauses_leading_verb(text: str, action: str | None) -> None:
