@@ -284,6 +284,13 @@ def _check_dimension(unit: str, dimension: str) -> None:
     parsed = parse_unit(unit)
     actual = parsed.dimensionality
     expected = _expected_dimensionality(dimension)
+    if actual != expected and all("currency_" in str(d) for d in (actual, expected)):
+        # trial A: "has dimension [currency_EUR], not the declared 'USD'" read as a typo
+        raise UnitError(
+            f"unit {unit!r} is another currency than the declared {dimension!r}: currencies "
+            "never convert (an exchange rate changes by the minute, and none is declared)",
+            hint="Normalize a currency only to itself, or leave the normalization out",
+        )
     if actual != expected:
         # how pint read it: 'C' on a datasheet is Celsius, to pint a coulomb
         raise UnitError(

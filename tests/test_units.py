@@ -184,12 +184,17 @@ def test_a_dimension_mismatch_says_how_the_unit_was_read() -> None:
 
 
 def test_currencies_never_convert() -> None:
-    with pytest.raises(UnitError):
+    """Said so (trial A, low): "unit 'USD' has dimension [currency_USD], not the declared
+    'currency_krw'" read as a typo to fix, when no exchange is ever declared."""
+    with pytest.raises(UnitError, match="another currency than the declared") as caught:
         check_spec(
             UnitNormalizationSpec(
                 source_unit="KRW", canonical_unit="USD", dimension="currency_krw", scale=0.00075
             )
         )
+    assert "currencies never convert" in str(caught.value)
+    with pytest.raises(UnitError, match="'EUR' is another currency than the declared 'USD'"):
+        check_field_units(OutputField(name="price", unit="EUR", dimension="USD"), where="x")
 
 
 def test_field_errors_name_the_field() -> None:
