@@ -162,7 +162,12 @@ TMDB = {
 }  # fmt: skip
 
 
-def test_restbench_gold_from_solution_calls(tmp_path: Path) -> None:
+def test_restbench_gold_from_solution_calls(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A gold call matched by its path's shape, or left out as not in the catalog, is said on
+    the log as well as in the notes (trial N: only results.json's notes told a reader that
+    the figures score fewer or repaired gold calls)."""
     folder = tmp_path / "restbench"
     folder.mkdir()
     (folder / "tmdb_oas.json").write_text(json.dumps(TMDB), encoding="utf-8")
@@ -187,6 +192,12 @@ def test_restbench_gold_from_solution_calls(tmp_path: Path) -> None:
         "GET /person/{movie_id}/movie_credits"
     ]
     assert bench.notes["calls_not_in_catalog"] == ["GET /tv/latest"]
+    said = [r.getMessage() for r in caplog.records if r.name.endswith("restbench")]
+    assert said == [
+        "restbench: 1 gold call(s) matched by their path's shape (GET "
+        "/person/{movie_id}/movie_credits), 1 not in the catalog and left out of the gold (GET "
+        "/tv/latest); results.json notes list them"
+    ]
     assert parse_call(" get /a/b ") == ("GET", "/a/b")
 
 

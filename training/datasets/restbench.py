@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +29,8 @@ from schemarouter.training.datasets.suite import (
 
 if TYPE_CHECKING:
     from schemarouter.router import SchemaRouter
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["load_restbench", "parse_call"]
 
@@ -88,6 +91,15 @@ def load_restbench(
                 category=f"{len(routes)} call{'s' if len(routes) > 1 else ''}",
                 split=hash_split(item["query"]),
             )
+        )
+    if unmatched or repaired:  # the figures then score fewer (or repaired) gold calls: said
+        logger.warning(
+            "restbench: %d gold call(s) matched by their path's shape (%s), %d not in the "
+            "catalog and left out of the gold (%s); results.json notes list them",
+            len(set(repaired)),
+            ", ".join(sorted(set(repaired))[:3]),
+            len(set(unmatched)),
+            ", ".join(sorted(set(unmatched))[:3]),
         )
     notes = {
         "operations": len(route_keys),
