@@ -92,3 +92,25 @@ def registry_with(routes: list[Route]) -> Registry:
     registry = Registry()
     registry.register(Registration(source="test", routes=tuple(routes)))
     return registry
+
+
+#: A child process that opens the Milvus Lite file ``argv[1]`` (``argv[2]``: the tests folder,
+#: for this module) over the base routes and prints ``OK <first route>`` or ``ERROR <type>
+#: <message> | hint: <hint>``; with ``argv[3] == "hold"`` it keeps the file open until its
+#: stdin closes (a second process on the same file).
+LITE_OPEN = """
+import sys
+sys.path.insert(0, sys.argv[2])
+from index_helpers import base_routes, registry_with
+from schemarouter.errors import SchemaRouterError
+from schemarouter.index import HashingEncoder, MilvusIndex
+snapshot = registry_with(base_routes()).snapshot()
+try:
+    index = MilvusIndex(sys.argv[1], collection="routes", encoder=HashingEncoder(64))
+    index.open(snapshot)
+    print("OK", index.search("weather forecast", k=1)[0].route_id, flush=True)
+    if sys.argv[3:] == ["hold"]:
+        sys.stdin.read()  # hold the file open until the parent closes stdin
+except SchemaRouterError as exc:
+    print("ERROR", type(exc).__name__, exc, "| hint:", exc.hint, flush=True)
+"""

@@ -15,32 +15,18 @@ import pytest
 from schemarouter.errors import ArgumentError, IndexBackendError
 from schemarouter.index import HashingEncoder, MilvusIndex
 
-from index_helpers import base_routes, registry_with
+from index_helpers import LITE_OPEN, base_routes, registry_with
 
 pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")
 
 TESTS = Path(__file__).resolve().parents[2]
-OPEN = """
-import sys
-sys.path.insert(0, sys.argv[2])
-from index_helpers import base_routes, registry_with
-from schemarouter.errors import SchemaRouterError
-from schemarouter.index import HashingEncoder, MilvusIndex
-snapshot = registry_with(base_routes()).snapshot()
-try:
-    index = MilvusIndex(sys.argv[1], collection="routes", encoder=HashingEncoder(64))
-    index.open(snapshot)
-    print("OK", index.search("weather forecast", k=1)[0].route_id)
-except SchemaRouterError as exc:
-    print("ERROR", type(exc).__name__, exc)
-"""
 
 
 def open_in_child(path: Path) -> tuple[str, str]:
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     done = subprocess.run(
-        [sys.executable, "-c", OPEN, str(path), str(TESTS)],
+        [sys.executable, "-c", LITE_OPEN, str(path), str(TESTS)],
         capture_output=True,
         text=True,
         timeout=240,
@@ -89,7 +75,7 @@ def test_damaged_milvus_lite_data_is_corrupt_with_a_rebuild_hint(
     assert "Collection failed:" not in err and "site-packages/milvus_lite" not in err
     # the rebuild it names brings the collection back (a damaged schema: deleting it does)
     if damage == "vector index":
-        code = OPEN.replace("index.open(snapshot)", "index.rebuild(snapshot)")
+        code = LITE_OPEN.replace("index.open(snapshot)", "index.rebuild(snapshot)")
         subprocess.run([sys.executable, "-c", code, str(path), str(TESTS)], timeout=240)
         out, _ = open_in_child(path)
         assert out.startswith("OK weather/rest/forecast"), out

@@ -15,32 +15,17 @@ from schemarouter import SchemaRouter
 from schemarouter.errors import IndexBackendError
 from schemarouter.index import HashingEncoder
 
-from index_helpers import base_routes, registry_with
+from index_helpers import LITE_OPEN, base_routes, registry_with
 
 pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")
 
 TESTS = Path(__file__).resolve().parents[2]
-OPEN = """
-import sys
-sys.path.insert(0, sys.argv[2])
-from index_helpers import base_routes, registry_with
-from schemarouter.errors import SchemaRouterError
-from schemarouter.index import HashingEncoder, MilvusIndex
-snapshot = registry_with(base_routes()).snapshot()
-try:
-    index = MilvusIndex(sys.argv[1], collection="routes", encoder=HashingEncoder(64))
-    index.open(snapshot)
-    print("OK", index.search("weather forecast", k=1)[0].route_id, flush=True)
-    sys.stdin.read()  # hold the file open until the parent closes stdin
-except SchemaRouterError as exc:
-    print("ERROR", type(exc).__name__, exc, "| hint:", exc.hint, flush=True)
-"""
 
 
 def _child(path: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", OPEN, str(path), str(TESTS)],
+        [sys.executable, "-c", LITE_OPEN, str(path), str(TESTS), "hold"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
