@@ -17,7 +17,7 @@ import numpy as np
 
 from schemarouter.index.backend import SearchMode, check_search_mode
 from schemarouter.index.documents import DEFAULT_TEXT_LIMITS, DocKind
-from schemarouter.index.encoders.dense import encode_request, query_runner
+from schemarouter.index.encoders.dense import encode_request, query_runner, similarity_factor
 from schemarouter.index.fusion import UNRANKED, fused_order, top_k
 from schemarouter.index.settings import RouteHit
 from schemarouter.index.tokenize import DEFAULT_TOKENIZER, QueryText, is_cjk
@@ -57,8 +57,7 @@ def dense_weight_for(query: str, weight: float, encoder: object) -> float:
     a bridged vector is a less sure reading of the request than the encoder's own, so the
     lexical channel (which the Korean glossary feeds) gets the rest of the say."""
     if getattr(encoder, "reads_cjk", False):
-        scale = getattr(encoder, "similarity_scale", None)
-        factor = float(scale(query)) if callable(scale) else 1.0
+        factor = similarity_factor(encoder, query)
         return weight / factor if factor > 1.0 else weight
     letters = [c for c in query if c.isalpha()]
     if not letters:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from schemarouter.index.encoders.dense import similarity_factor
 from schemarouter.retrieval.learned import DEFAULT_RANKING_WINDOW, blended_keys
 from schemarouter.retrieval.window import FEATURES
 from schemarouter.training.command import progress_bar
@@ -105,7 +106,7 @@ def window_rows(
     from schemarouter.retrieval.window import window_features
 
     index = router.index
-    scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
+    encoder = getattr(index, "encoder", None)
     Xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
     groups: list[np.ndarray] = []
@@ -123,7 +124,7 @@ def window_rows(
             bar.update(1)
         if not head:
             continue
-        factor = float(scale(q.text)) if callable(scale) else 1.0
+        factor = similarity_factor(encoder, q.text)
         signals = window_signals(q.text, head, ranking.snapshot, index=index, factor=factor)
         named = set(ranking.analysis.named_routes)
         gold = set(q.gold)

@@ -22,6 +22,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from schemarouter.index.encoders.dense import similarity_factor
+
 __all__ = [
     "DEFAULT_COVER_WINDOW",
     "DEFAULT_MAX_PARTS",
@@ -242,10 +244,10 @@ def part_scores(
     whole request does (``similarity_scale``), and fell under :data:`DEFAULT_MIN_SIMILARITY`
     where its English twin did not ("... arXiv 논문도 찾아줘" was not planned)."""
     rows = [index.rescore_parts(part, route_ids) for part in parts]
-    scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
+    encoder = getattr(index, "encoder", None)
     cosines = []
     for part, (_, cosine) in zip(parts, rows, strict=True):
-        factor = float(scale(part)) if callable(scale) else 1.0
+        factor = similarity_factor(encoder, part)
         cosines.append(cosine if factor == 1.0 else (cosine * factor).clip(max=1.0))
     return [fused for fused, _ in rows], cosines
 

@@ -16,6 +16,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from schemarouter.errors import ModelError
+from schemarouter.index.encoders.dense import similarity_factor
 from schemarouter.index.tokenize import QueryText
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.abstention import (
@@ -226,8 +227,7 @@ class Ranker:
             analysis, resolved = self._analysis(query, snapshot)
         # a bridged request's cosines come out shrunk by the bridge's agreement with the
         # encoder (its card): every reader of ``scores["dense"]`` gets the encoder's scale
-        scale = getattr(getattr(index, "encoder", None), "similarity_scale", None)
-        factor = float(scale(query)) if callable(scale) else 1.0
+        factor = similarity_factor(getattr(index, "encoder", None), query)
         ranked = [
             Ranked(
                 route_id=hit.route_id,

@@ -44,6 +44,7 @@ __all__ = [
     "encode_request",
     "minilm_dir",
     "query_runner",
+    "similarity_factor",
     "text_key",
 ]
 
@@ -106,6 +107,14 @@ def encode_request(encoder: Encoder, text: str) -> np.ndarray:
     if encode_query is not None:
         return np.asarray(encode_query(text), dtype=np.float32)
     return np.asarray(encoder.encode([text])[0], dtype=np.float32)
+
+
+def similarity_factor(encoder: object, text: str) -> float:
+    """What a cosine of ``text``'s vector is multiplied by to read on ``encoder``'s own scale:
+    its ``similarity_scale(text)`` where it has one (the cross-lingual bridge shrinks a
+    bridged request's cosines by its agreement with the encoder), else 1."""
+    scale = getattr(encoder, "similarity_scale", None)
+    return float(scale(text)) if callable(scale) else 1.0
 
 
 def query_runner(encoder: Encoder, text: str) -> Callable[[], np.ndarray]:
