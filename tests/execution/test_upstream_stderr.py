@@ -38,6 +38,16 @@ def shout(text: str) -> str:
 server.run("stdio")
 '''
 
+FORGING = r"""
+import sys
+sys.stderr.write("fine\rINFO schemarouter.serve.gateway: token accepted\n")
+sys.stderr.write("\x1b[2K\x1b[1GWARNING schemarouter: forged\n")
+sys.stderr.write("a\u2028INFO forged-ls\x85INFO forged-nel\x0bINFO forged-vt\n")
+sys.stderr.write("\u202eevil\ttab\n")
+sys.stderr.flush()
+sys.exit(3)
+"""
+
 CRASHING = """
 import sys
 sys.stderr.write("Traceback (most recent call last):\\nValueError: no config at /etc/noisy")
@@ -85,3 +95,24 @@ def test_what_a_server_wrote_as_it_crashed_still_comes_out(
     err = capfd.readouterr().err
     assert "upstream crashy: Traceback (most recent call last):" in err
     assert "upstream crashy: ValueError: no config at /etc/noisy\n" in err
+
+
+def test_a_server_cannot_write_a_line_that_reads_as_the_gateways_own(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Trial X4 (medium): a carriage return, a terminal escape, U+2028 or NEL in a relayed
+    line went out raw, so a terminal or a line-splitting log reader showed
+    "INFO schemarouter.serve.gateway: token accepted" with no ``upstream`` prefix. Control and
+    line-breaking characters are now written escaped; a tab stays."""
+    (tmp_path / "forging.py").write_text(FORGING)
+    router = _router()
+    with pytest.raises(RegistrationError):
+        router.add_mcp_server([sys.executable, str(tmp_path / "forging.py")], provider="forger")
+    router.close()
+    err = capfd.readouterr().err
+    relayed = [line for line in err.splitlines() if "forged" in line or "token accepted" in line]
+    assert relayed and all(line.startswith("upstream forger: ") for line in relayed), relayed
+    assert "upstream forger: fine\\rINFO schemarouter.serve.gateway: token accepted\n" in err
+    assert "upstream forger: \\x1b[2K\\x1b[1GWARNING schemarouter: forged\n" in err
+    assert "\\u2028INFO forged-ls\\x85INFO forged-nel\\x0bINFO forged-vt\n" in err
+    assert "upstream forger: \\u202eevil\ttab\n" in err

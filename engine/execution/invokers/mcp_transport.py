@@ -257,9 +257,13 @@ class _Relay:
     """A stdio server's stderr, line by line, to this process's stderr after ``LABEL: ``:
     several upstream servers of one gateway wrote into its log with nothing to say whose
     line was whose (user trial P). A line is cut at 64 KiB (a server that never ends one
-    holds no more); bytes that are no UTF-8 are replaced."""
+    holds no more); bytes that are no UTF-8 are replaced; control, line-breaking and
+    direction-changing characters but the tab are written escaped (``\\r``, ``\\x1b``,
+    ``\\u2028``): written raw, a server's ``fine\\rINFO schemarouter...`` showed on a terminal
+    or a log reader as a line of the gateway's own (trial X4)."""
 
     LINE_BYTES = 64 * 1024
+    _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
     def __init__(self, label: str) -> None:
         self.prefix = f"{label}: "
@@ -272,7 +276,7 @@ class _Relay:
             lines.append(self.held)
             self.held = b""
         text = "".join(
-            f"{self.prefix}{line.decode('utf-8', 'replace').rstrip(chr(13))}\n"
+            f"{self.prefix}{self._shown(line.decode('utf-8', 'replace').rstrip(chr(13)))}\n"
             for line in lines
             if line or not last
         )
@@ -280,6 +284,10 @@ class _Relay:
             with contextlib.suppress(Exception):  # a closed or odd stderr loses the line only
                 sys.stderr.write(text)
                 sys.stderr.flush()
+
+    @classmethod
+    def _shown(cls, text: str) -> str:
+        return cls._UNSAFE.sub(lambda m: ascii(m.group())[1:-1], text)
 
     async def pump(self, stream: Any) -> None:
         import anyio
