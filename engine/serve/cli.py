@@ -300,10 +300,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _http_access(args: argparse.Namespace) -> str | None:
     """The bearer token for ``--transport http`` (refusing an exposed bind without one)
     before anything is started; ``None`` for stdio or where no token is set."""
+    from schemarouter.serve.probes import check_path
     from schemarouter.serve.security import check_bind, read_token
 
     if args.transport != "http":
         return None
+    check_path(args.path)
     token = read_token(env=args.token_env, file=args.token_file)
     check_bind(
         args.host, token=token, insecure=args.insecure, allowed_hosts=tuple(args.allowed_host)

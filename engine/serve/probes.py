@@ -20,7 +20,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-__all__ = ["PROBE_PATHS", "Probes", "readiness"]
+__all__ = ["PROBE_PATHS", "Probes", "check_path", "readiness"]
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -28,6 +28,21 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 #: The probes' paths (not under the MCP path: they answer whatever ``--path`` is).
 PROBE_PATHS = ("/healthz", "/readyz")
+
+
+def check_path(path: str) -> None:
+    """An :class:`~schemarouter.errors.ArgumentError` where the MCP endpoint's ``path`` is a
+    probe's: the probes answer it first, so every MCP request got ``405 /healthz answers GET
+    and HEAD only`` from a gateway that had said it served MCP there (trial X4)."""
+    from schemarouter.errors import ArgumentError
+
+    if path.rstrip("/") in PROBE_PATHS:
+        raise ArgumentError(
+            f"the MCP path {path!r} is a health probe's ({' and '.join(PROBE_PATHS)} answer "
+            "before the MCP endpoint, so no MCP request would reach it)",
+            where="--path",
+            hint="Serve MCP at another path, such as --path /mcp",
+        )
 
 
 def readiness(gateway: Any) -> tuple[bool, dict[str, Any]]:

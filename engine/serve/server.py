@@ -136,11 +136,12 @@ def http_app(
     check where ``token`` is given (see :mod:`schemarouter.serve.security`), with the health
     probes ``GET /healthz`` and ``/readyz`` in front (:mod:`schemarouter.serve.probes`).
     Refuses (an ``ArgumentError``) a non-loopback ``host`` without a token unless
-    ``insecure``."""
-    from schemarouter.serve.probes import Probes
+    ``insecure``, and a ``path`` that is a probe's."""
+    from schemarouter.serve.probes import Probes, check_path
     from schemarouter.serve.security import BearerAuth, check_bind, transport_security
 
     check_bind(host, token=token, insecure=insecure, allowed_hosts=allowed_hosts)
+    check_path(path)
     server = build_server(gateway)
     app = server.streamable_http_app(
         streamable_http_path=path,

@@ -8,6 +8,7 @@ token, in front of real upstream MCP servers over stdio."""
 from __future__ import annotations
 
 import secrets
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -96,3 +97,26 @@ def test_readiness_comes_once_the_upstreams_joined(tmp_path: Path) -> None:
         assert body["ready"] is True and body["routes"] > 0
         assert body["upstreams"] == {"ready": 1, "connecting": 0, "failed": 1}
         assert "gone" not in ready.text and "no_such_server" not in ready.text
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz", "/healthz/"])
+def test_an_mcp_path_that_is_a_probes_is_refused_before_anything_starts(
+    path: str, tmp_path: Path
+) -> None:
+    """Trial X4 (medium): ``serve --transport http --path /healthz`` started, said it served
+    MCP at /healthz, and answered every MCP request ``405 /healthz answers GET and HEAD only``
+    (the probes answer first). Now refused at once, naming --path and what to do; no upstream
+    is started. (Before, the command served until the timeout here.)"""
+    pids = tmp_path / "pids"
+    hostile = [sys.executable, str(SERVERS / "hostile_server.py"), "--pid-file", str(pids)]
+    config = _gateway(tmp_path, [{"provider": "h", "command": hostile, "trusted": True}])
+    serve = "from schemarouter.cli import main; raise SystemExit(main())"
+    argv = [sys.executable, "-c", serve, "serve", "--config", str(config)]
+    argv += ["--transport", "http", "--port", str(free_port()), "--path", path]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"serve --path {path} was not refused: it served for 60 s")
+    assert done.returncode == 1, done.stderr
+    assert "is a health probe's" in done.stderr and "--path /mcp" in done.stderr
+    assert not pids.exists()  # no upstream was started
