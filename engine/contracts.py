@@ -339,7 +339,7 @@ class Endpoint(Contract):
     effect: Effect = Field(
         default=Effect.READ,
         description="What a call does; a catalog that leaves it out gets its HTTP method's "
-        "(GET and HEAD read, DELETE destructive, the rest write).",
+        "(GET and HEAD read, DELETE destructive, the rest write); an MCP tool's is write.",
     )
     policy_tags: tuple[str, ...] = ()
     availability: Availability = Field(default_factory=_shared(Availability()))

@@ -8,6 +8,8 @@ default would be wrong for it (trial A).
   DELETE destroys, the rest write). The contract's default, ``read``, let a ``DELETE``
   written without ``effect:`` run from a plan or ``router.call`` with no approval. An
   ``effect`` the catalog writes is kept (a ``POST`` query that only reads says ``read``).
+  An MCP ``tool`` operation without ``effect:`` is a write, as an untrusted server's tool is
+  (trial X4: a catalog's ``delete_structure`` tool ran from ``router.call`` as a read).
 """
 
 from __future__ import annotations
@@ -56,8 +58,12 @@ def _parameters_schema(endpoint: Endpoint) -> dict[str, Any] | None:
 
 
 def _method_effect(endpoint: Endpoint) -> Effect | None:
-    """The effect of the endpoint's HTTP method, where the catalog writes none."""
+    """The effect of the endpoint's HTTP method (or MCP tool), where the catalog writes none."""
     method = (endpoint.operation.method or "").lower()
-    if "effect" in endpoint.model_fields_set or not method or method in ("get", "head"):
+    if "effect" in endpoint.model_fields_set:
+        return None
+    if not method:
+        return Effect.WRITE if endpoint.operation.tool else None
+    if method in ("get", "head"):
         return None
     return Effect.DESTRUCTIVE if method == "delete" else Effect.WRITE
