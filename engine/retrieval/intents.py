@@ -64,8 +64,9 @@ _CLAUSE = re.compile(
 )
 #: A Korean clause that ends in the connective -고 ("밴드갭을 알려주고 논문도 찾아줘": tell
 #: ... and find ...), and -고 나서 (after). Not before 싶- / 있- / 계- (-고 싶다 "want to",
-#: -고 있다 "is doing"), and not nouns that end in 고 (:data:`_KO_GO_NOUNS`).
-#: A match starts only at a word's first syllable, so a long run of Hangul is read once.
+#: -고 있다 "is doing"), and not nouns that end in 고 (:data:`_KO_GO_NOUNS`), nor a negation
+#: (:data:`_KO_NOT`). A match starts only at a word's first syllable, so a long run of
+#: Hangul is read once.
 _KO_GO = re.compile(r"(?<![\uac00-\ud7a3])([\uac00-\ud7a3]+고(?:\s+나서)?)(?:,\s*|\s+)(?![싶있계])")
 #: Nouns ending in 고 that a request may write before a space: stock, advertisement, best,
 #: reference, accident, report, warehouse, notice, warning, balance, manuscript ...
@@ -76,6 +77,9 @@ _KO_GO_NOUNS = frozenset(
         "기고", "상고", "항고", "적재고", "매출고",
     }
 )  # fmt: skip
+#: -지 말고 / 않고 ("삭제하지 말고 보관만 해줘": do not delete, only archive) is no clause of
+#: its own: cut there, the negated verb was a part of the plan (trial X4).
+_KO_NOT = ("말고", "않고")
 _COMMA_AND = re.compile(r",\s+and\s+", re.IGNORECASE)
 _AND = re.compile(r"(?<!\s)\s+and\s+", re.IGNORECASE)
 #: A plain "and" splits only where both sides have this many words ("band gap and formation
@@ -107,7 +111,11 @@ def _korean_clauses(text: str, words: int) -> list[str]:
     filtered out and the plan was empty, where the English request split."""
     if text.isascii():
         return [text]
-    cuts = [m.end(1) for m in _KO_GO.finditer(text) if m.group(1) not in _KO_GO_NOUNS]
+    cuts = [
+        m.end(1)
+        for m in _KO_GO.finditer(text)
+        if m.group(1) not in _KO_GO_NOUNS and not m.group(1).endswith(_KO_NOT)
+    ]
     if not cuts:
         return [text]
     bounds = [0, *cuts, len(text)]
