@@ -27,6 +27,7 @@ __all__ = [
     "credential_name_key",
     "default_explode",
     "default_style",
+    "dot_segment",
     "operation_path_problem",
     "shown_url",
 ]
@@ -129,6 +130,25 @@ def url_secrets(url: str) -> list[str]:
     return [text for text in found if text]
 
 
+def dot_segment(segment: str) -> str | None:
+    """The ``.`` or ``..`` that ``segment`` of a URL path is to some server, or ``None``:
+    written plainly, percent-encoded up to three times (``%252e%252e``), or as a piece of it
+    between encoded slashes or backslashes, before a ``;`` parameter or a NUL (``..%2f``,
+    ``..;``, ``\\..\\``, ``..%00``: trial X4; servers and proxies that decode ``%2F``, split
+    at ``\\`` or drop path parameters climb out)."""
+    text = segment
+    for _ in range(3):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    for piece in re.split(r"[/\\]", text):
+        piece = piece.split(";", 1)[0].split("\0", 1)[0]
+        if piece in (".", ".."):
+            return piece
+    return None
+
+
 def operation_path_problem(path: str) -> str | None:
     """Why ``path`` cannot be an HTTP operation's path, or ``None``: it starts with ``/`` and
     has no ``.`` or ``..`` segment, written plainly or percent-encoded (``/../admin``,
@@ -138,12 +158,13 @@ def operation_path_problem(path: str) -> str | None:
     if not path.startswith("/"):
         return f"path {path!r} must start with '/'"
     for segment in path.split("#", 1)[0].split("?", 1)[0].split("/"):
-        if unquote(segment) == "..":
+        dots = dot_segment(segment)
+        if dots == "..":
             return (
                 f"path {path[:200]!r} has a {segment!r} segment, which would climb out of the "
                 "base URL"
             )
-        if unquote(segment) == ".":
+        if dots == ".":
             return (
                 f"path {path[:200]!r} has a {segment!r} segment, which URLs drop: the call "
                 "would go to another path than the one declared"
@@ -155,8 +176,8 @@ def base_url_problem(value: str) -> str | None:
     """Why ``value`` cannot be a base URL, or ``None``: an operation's path is joined after
     it, so it is an absolute http(s) URL with no query, fragment, credentials or spaces (a
     query would swallow the path, a fragment drop it, and either call would still answer), and
-    no ``.`` or ``..`` path segment, plain or percent-encoded (trial X3: ``/v1/../admin`` was
-    taken, and the calls went to ``/admin``)."""
+    no ``.`` or ``..`` path segment, plain or encoded (:func:`dot_segment`; trial X3:
+    ``/v1/../admin`` was taken, and the calls went to ``/admin``)."""
     if not re.match(r"^https?://[^/\s?#]+", value):
         return f"base_url {value!r} must be an absolute http(s) URL"
     if re.search(r"\s", value):
@@ -169,7 +190,7 @@ def base_url_problem(value: str) -> str | None:
         )
     scheme, _, rest = value.partition("://")
     for segment in rest.split("/")[1:]:
-        if unquote(segment) in (".", ".."):
+        if dot_segment(segment):
             return (
                 f"base_url {value[:200]!r} has a {segment!r} segment: a call would go to "
                 "another path than the one written (HTTP clients drop or resolve it, servers "

@@ -191,6 +191,12 @@ def test_a_duplicate_operation_id_is_refused_strictly_and_named_leniently() -> N
         ("https://things.example.org/v1/../admin", "a '..' segment"),
         ("https://things.example.org/v1/%2E%2e/admin", "a '%2E%2e' segment"),
         ("https://things.example.org/./v1", "a '.' segment"),
+        # trial X4: a server or proxy that decodes %2F or twice, splits at \\ or drops a
+        # ;parameter climbs out as well
+        ("https://things.example.org/v1/..%2fadmin", "a '..%2fadmin' segment"),
+        ("https://things.example.org/v1/%252e%252e/admin", "a '%252e%252e' segment"),
+        ("https://things.example.org/v1/..;/admin", "a '..;' segment"),
+        ("https://things.example.org/v1/..%00/admin", "a '..%00' segment"),
         # hosts a third-party document may carry: once an untyped IDNAError from call(),
         # else blamed on "the arguments" (a user trial)
         ("http://xn--/v1", "not a valid URL"),
@@ -221,6 +227,7 @@ def test_a_base_url_an_operation_path_cannot_follow_is_refused(base_url: str, pr
         ("/../admin/{id}", "a '..' segment, which would climb out of the base URL"),
         ("/things/%2e%2E/{id}", "a '%2e%2E' segment, which would climb out of the base URL"),
         ("/things/./{id}", "a '.' segment, which URLs drop"),
+        ("/things/..%2Fadmin/{id}", "a '..%2Fadmin' segment, which would climb out"),
     ],
 )
 def test_a_path_with_a_dot_segment_is_refused_at_registration(path: str, problem: str) -> None:

@@ -328,9 +328,8 @@ def test_redirect_loops_are_bounded(router: SchemaRouter, servers: Servers) -> N
 @pytest.mark.parametrize(
     ("value", "seen"),
     [
-        ("../../admin", "/echo/..%2F..%2Fadmin"),
-        ("%2F..%2Fadmin", "/echo/%252F..%252Fadmin"),
         ("a/b", "/echo/a%2Fb"),
+        ("a%2Fb", "/echo/a%252Fb"),
         ("http://evil.example/x", "/echo/http%3A%2F%2Fevil.example%2Fx"),
         ("x?admin=1#frag", "/echo/x%3Fadmin%3D1%23frag"),
         ("..a", "/echo/..a"),
@@ -351,6 +350,12 @@ def test_path_parameters_stay_inside_their_segment(
         ({"material": ".."}, "$.material"),
         ({"material": "."}, "$.material"),
         ({"material": ""}, "$.material"),
+        # sent encoded (..%2F..%2Fadmin), a server or proxy that decodes %2F before it
+        # routes climbed out of /echo (trial X4)
+        ({"material": "../../admin"}, "$.material"),
+        ({"material": "%2F..%2Fadmin"}, "$.material"),
+        ({"material": "..;x"}, "$.material"),
+        ({"material": "..\\admin"}, "$.material"),
         ({"material": "x", "note": "a\r\nX-Injected: 1"}, "$.note"),
         ({"material": "x", "note": "caf\u00e9"}, "$.note"),
         ({"material": "A" * 70_000}, "arguments"),

@@ -155,6 +155,7 @@ def _approve(route: Any, arguments: Any) -> bool:
         ("store_307", {"read", "write"}, {"body": {"wipe": True}}),
         ("wipe_302", {"read", "destructive"}, {}),
         ("escape_307", {"read"}, {}),
+        ("escape_slash_307", {"read"}, {}),
     ],
 )
 def test_a_redirect_never_leaves_the_registered_base_path(
@@ -166,8 +167,8 @@ def test_a_redirect_never_leaves_the_registered_base_path(
     hostile: LoopbackServer,
 ) -> None:
     """A write answered ``307 -> /admin/delete-everything`` on the same origin (outside the
-    registered ``/api``), a DELETE answered 302, a read sent to ``/api/%2e%2e/admin/...``:
-    refused; the target never sees a request, a body or the key."""
+    registered ``/api``), a DELETE answered 302, a read sent to ``/api/%2e%2e/admin/...`` or
+    ``/api/..%2Fadmin/...``: refused; the target never sees a request, a body or the key."""
     plan = _plan(router, name, **arguments)
     with pytest.raises(InvocationError, match=r"outside the registered base path|re-send"):
         _run(mode, router, plan, allow_effects=effects, approve=_approve)

@@ -128,6 +128,8 @@ class HostileApp:
             return Response(307, b"", {"Location": "/api/good"})
         if path == "/api/escape-307":
             return Response(307, b"", {"Location": "/api/%2e%2e/admin/delete-everything"})
+        if path == "/api/escape-slash-307":  # a server that decodes %2F climbs out (trial X4)
+            return Response(307, b"", {"Location": "/api/..%2Fadmin/delete-everything"})
         if path == "/api/good":
             return json_response({"data": [{"material_id": "mp-149", "band_gap": 0.61}]})
         if path == "/api/echo":
@@ -186,6 +188,7 @@ def hostile_provider(base_url: str) -> dict[str, Any]:
             fields=FIELDS,
         ),
         endpoint("escape_307", "/escape-307", fields=FIELDS),
+        endpoint("escape_slash_307", "/escape-slash-307", fields=FIELDS),
     ]
     auth = {
         "credentials": ["HOSTILE_API_KEY"],

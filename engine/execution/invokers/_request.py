@@ -6,8 +6,9 @@ body slots their parameters declare:
 
 - path values are percent-encoded with ``safe=""`` (a ``/``, ``%2F`` or ``../`` stays inside
   its segment) and a value that *is* a dot segment (``.``, ``..``) or empty is refused (httpx
-  would normalize it away); placeholders after a ``?`` in the template (AFLUX's raw query)
-  keep ``( ) , $ * : ; ! ' @``;
+  would normalize it away), as is one that holds one a server may decode (``../x`` sent as
+  ``..%2Fx``, ``..;``: :func:`~schemarouter.placement.dot_segment`);
+  placeholders after a ``?`` in the template (AFLUX's raw query) keep ``( ) , $ * : ; ! ' @``;
 - arrays and objects are written as the parameter's style says (OpenAPI 3 ``style`` and
   ``explode``, Swagger 2 ``collectionFormat``: :mod:`._styles`): in a query ``ids=1&ids=2``
   by default, ``ids=1,2`` without explode (Swagger 2's ``csv``), ``|`` / space / tab
@@ -55,6 +56,7 @@ from schemarouter.execution.invokers._styles import (
     query_pairs,
 )
 from schemarouter.execution.invokers._styles import text as _text
+from schemarouter.placement import dot_segment
 from schemarouter.registry.http_body import ACCEPT_ENCODING
 
 __all__ = ["build_request", "origin", "within_base_path"]
@@ -77,11 +79,11 @@ def origin(url: httpx.URL | str) -> tuple[str, str, int | None]:
 def within_base_path(url: httpx.URL, base_url: httpx.URL) -> bool:
     """Whether ``url``'s path lies under ``base_url``'s, segment by segment (``/api`` holds
     ``/api`` and ``/api/x``, not ``/apix``), with no dot segment hidden in percent-encoding
-    (``/api/%2e%2e/admin``: servers decode it and climb out)."""
+    (``/api/%2e%2e/admin``, ``/api/..%2Fadmin``: servers decode it and climb out;
+    :func:`~schemarouter.placement.dot_segment`)."""
     path = url.raw_path.split(b"?", 1)[0]
     prefix = base_url.raw_path.split(b"?", 1)[0].rstrip(b"/")
-    segments = path.lower().split(b"/")
-    if any(s.replace(b"%2e", b".") in (b".", b"..") for s in segments):
+    if any(dot_segment(s.decode("latin-1")) for s in path.split(b"/")):
         return False
     return path == prefix or path.startswith(prefix + b"/")
 
@@ -113,7 +115,7 @@ def _fill_path(route: Route, values: Mapping[str, Any], where: str) -> str:
                 raise _refuse(f"path parameter {name!r} is missing", where, name)
             parameter = route.endpoint.parameter(name)
             text = path_value(parameter, values[name], lambda t: quote(t, safe=safe))
-            if not safe and text in ("", ".", ".."):
+            if not safe and (not text or dot_segment(text)):
                 raise _refuse(
                     f"path parameter {name!r} may not be empty or a dot segment", where, name
                 )
