@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from schemarouter.contracts import (
     AccessKind,
     AccessPath,
@@ -13,6 +15,9 @@ from schemarouter.contracts import (
     Route,
 )
 from schemarouter.registry.registry import Registry
+
+if TYPE_CHECKING:
+    from schemarouter import SchemaRouter
 
 
 def make_route(
@@ -86,6 +91,24 @@ def base_routes() -> list[Route]:
             display="에어코리아",
         ),
     ]
+
+
+def base_router(index: object = None, **options: Any) -> SchemaRouter:
+    """A router over :func:`base_routes` with a 64-wide hashing encoder, no abstention,
+    reranker or embedding cache, on ``index`` (a ``milvus://`` URI, an index object)."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    settings: dict[str, Any] = {
+        "encoder": HashingEncoder(64),
+        "abstention": None,
+        "reranker": None,
+        "embedding_cache": None,
+        **options,
+    }
+    if index is not None:
+        settings["index"] = index
+    return SchemaRouter(registry=registry_with(base_routes()), **settings)
 
 
 def registry_with(routes: list[Route]) -> Registry:

@@ -13,7 +13,7 @@ from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder, MilvusIndex
 from schemarouter.index.backend import DeferredIndex, RouteIndex
 
-from index_helpers import base_routes, registry_with
+from index_helpers import base_router
 
 pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")
@@ -27,14 +27,7 @@ def lite_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _router(index: object) -> SchemaRouter:
-    return SchemaRouter(
-        registry=registry_with(base_routes()),
-        encoder=HashingEncoder(64),
-        abstention=None,
-        reranker=None,
-        embedding_cache=None,
-        index=index,
-    )
+    return base_router(index)
 
 
 def test_closing_the_router_closes_the_milvus_client_it_opened(lite_file: Path) -> None:

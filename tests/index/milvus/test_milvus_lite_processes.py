@@ -13,9 +13,8 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import IndexBackendError
-from schemarouter.index import HashingEncoder
 
-from index_helpers import LITE_OPEN, base_routes, registry_with
+from index_helpers import LITE_OPEN, base_router
 
 pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")
@@ -35,14 +34,7 @@ def _child(path: Path) -> subprocess.Popen[str]:
 
 
 def _router(path: Path) -> SchemaRouter:
-    return SchemaRouter(
-        registry=registry_with(base_routes()),
-        encoder=HashingEncoder(64),
-        abstention=None,
-        reranker=None,
-        embedding_cache=None,
-        index=f"milvus+lite://{path}?collection=routes",
-    )
+    return base_router(f"milvus+lite://{path}?collection=routes")
 
 
 def test_closing_the_router_lets_another_process_open_the_lite_file(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from schemarouter.index.milvus.refusals import MAX_PARTS_BYTES, meta_parts
 from schemarouter.index.milvus.rows import META_KEY
 from schemarouter.registry.registry import RegistrySnapshot as Snapshot
 
-from index_helpers import base_routes, make_route, registry_with
+from index_helpers import base_router, base_routes, make_route, registry_with
 
 pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")
@@ -26,20 +26,12 @@ def test_save_on_a_milvus_index_is_a_coded_error_and_index_build_names_a_stray_o
     """``MilvusIndex.save(DIR)`` (the call a ``HybridIndex`` takes, as in
     ``router.build_index().save(DIR)``) raised ``AttributeError``; ``index build --backend
     milvus --out DIR`` checked DIR, then wrote no folder without a word."""
-    from schemarouter import SchemaRouter
     from schemarouter.cli import main
 
     lite = tmp_path / "routes.db"
     index = MilvusIndex(str(lite), collection="saved", encoder=HashingEncoder(64))
     out = tmp_path / "folder"
-    router = SchemaRouter(
-        registry=registry_with(base_routes()),
-        encoder=HashingEncoder(64),
-        index=f"milvus+lite://{lite}?collection=router",
-        abstention=None,
-        reranker=None,
-        embedding_cache=None,
-    )
+    router = base_router(f"milvus+lite://{lite}?collection=router")
     for call in (
         lambda: index.save(out),  # before it is opened: nothing connects
         lambda: index.open(registry_with(base_routes()).snapshot()).save(out),
