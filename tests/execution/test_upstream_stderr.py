@@ -48,6 +48,13 @@ sys.stderr.flush()
 sys.exit(3)
 """
 
+LONG = """
+import sys
+sys.stderr.buffer.write(("\\uac00" * 70_000 + "\\n").encode("utf-8"))
+sys.stderr.flush()
+sys.exit(3)
+"""
+
 CRASHING = """
 import sys
 sys.stderr.write("Traceback (most recent call last):\\nValueError: no config at /etc/noisy")
@@ -116,3 +123,22 @@ def test_a_server_cannot_write_a_line_that_reads_as_the_gateways_own(
     assert "upstream forger: \\x1b[2K\\x1b[1GWARNING schemarouter: forged\n" in err
     assert "\\u2028INFO forged-ls\\x85INFO forged-nel\\x0bINFO forged-vt\n" in err
     assert "upstream forger: \\u202eevil\ttab\n" in err
+
+
+def test_a_long_line_is_cut_between_characters(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A line longer than 64 KiB is relayed in pieces; cut at a byte count, a 3-byte
+    character split at the cut came out as two U+FFFD (trial X4, low)."""
+    (tmp_path / "long.py").write_text(LONG)
+    router = _router()
+    with pytest.raises(RegistrationError):
+        router.add_mcp_server([sys.executable, str(tmp_path / "long.py")], provider="long")
+    router.close()
+    pieces = [
+        line.removeprefix("upstream long: ")
+        for line in capfd.readouterr().err.splitlines()
+        if line.startswith("upstream long: ")
+    ]
+    assert len(pieces) >= 3
+    assert "".join(pieces) == "\uac00" * 70_000

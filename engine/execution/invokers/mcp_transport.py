@@ -253,11 +253,23 @@ async def _pump(stdout: Any, read_writer: Any, cap: int) -> None:
             await read_writer.send(_too_large(request_id, cap))
 
 
+def _whole_characters(data: bytes) -> int:
+    """How many of ``data``'s bytes end on a whole UTF-8 character: a long line cut at a
+    byte count showed the character it split as two U+FFFD (trial X4)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 != 0x80:  # the last character's first byte
+            need = 4 if byte >= 0xF0 else 3 if byte >= 0xE0 else 2 if byte >= 0xC0 else 1
+            return len(data) - back if need > back else len(data)
+    return len(data)
+
+
 class _Relay:
     """A stdio server's stderr, line by line, to this process's stderr after ``LABEL: ``:
     several upstream servers of one gateway wrote into its log with nothing to say whose
     line was whose (user trial P). A line is cut at 64 KiB (a server that never ends one
-    holds no more); bytes that are no UTF-8 are replaced; control, line-breaking and
+    holds no more; a character the cut would split goes to the next piece); bytes that are no
+    UTF-8 are replaced; control, line-breaking and
     direction-changing characters but the tab are written escaped (``\\r``, ``\\x1b``,
     ``\\u2028``): written raw, a server's ``fine\\rINFO schemarouter...`` showed on a terminal
     or a log reader as a line of the gateway's own (trial X4)."""
@@ -273,8 +285,9 @@ class _Relay:
         lines = (self.held + chunk).split(b"\n")
         self.held = b"" if last else lines.pop()
         if len(self.held) > self.LINE_BYTES:
-            lines.append(self.held)
-            self.held = b""
+            cut = _whole_characters(self.held)
+            lines.append(self.held[:cut])
+            self.held = self.held[cut:]
         text = "".join(
             f"{self.prefix}{self._shown(line.decode('utf-8', 'replace').rstrip(chr(13)))}\n"
             for line in lines
