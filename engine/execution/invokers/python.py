@@ -8,8 +8,10 @@ parameters are passed by position.
 
 The return value becomes JSON data through pydantic (models, dataclasses, TypedDicts, plain
 values), so it is validated and projected exactly like an HTTP response. Timeouts: the async
-driver enforces them (a sync function runs in a worker thread); the sync driver cannot stop
-a running sync function and checks the time budget when it returns.
+driver enforces them (a sync function runs in a thread of its own, so one that never returns
+holds that thread only, never a worker of the event loop's default executor, which
+``aretrieve`` and the host's ``asyncio.to_thread`` share); the sync driver cannot stop a
+running sync function and checks the time budget when it returns.
 
 An exception the function raises is an ``InvocationError`` that names it ("the callable
 raised ValueError: unknown airport 'LISBON'"); a ``TimeoutError`` of its own is reported so
@@ -25,9 +27,12 @@ when the upstream fails.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import inspect
 import json
+import threading
 import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -201,6 +206,45 @@ def to_payload(value: Any, where: str) -> Payload:
     return Payload(data, size)
 
 
+async def _in_own_thread(
+    function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]
+) -> Any:
+    """``_run(function, *args, **kwargs)`` in a daemon thread of its own, in a copy of this
+    context (as ``asyncio.to_thread``). A call that times out leaves the function running
+    there: in the loop's default executor, six such calls (its workers on 2 cores) stalled
+    every later ``aretrieve`` and ``to_thread`` of the process until they returned."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if done.done():  # the call stopped waiting (its timeout)
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(value)
+
+    def work() -> None:
+        value: Any = None
+        error: BaseException | None = None
+        try:
+            value = context.run(_run, function, args, kwargs)
+        except Exception as exc:
+            error = exc
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt in the function
+            error = _Raised(RuntimeError(f"{type(exc).__name__}: {exc}"))
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(settle, value, error)
+
+    threading.Thread(target=work, name=f"schemarouter-call-{_name(function)}", daemon=True).start()
+    return await done
+
+
+def _name(function: Callable[..., Any]) -> str:
+    return str(getattr(function, "__name__", None) or type(function).__name__)
+
+
 def _run_coroutine(awaitable: Any, timeout: float) -> Any:
     async def bounded() -> Any:
         return await asyncio.wait_for(_own(awaitable), timeout)
@@ -227,9 +271,7 @@ async def call_async(op: PythonCall) -> Payload:
         if inspect.iscoroutinefunction(op.function):
             result = await asyncio.wait_for(_own(op.function(*args, **kwargs)), op.timeout)
         else:
-            result = await asyncio.wait_for(
-                asyncio.to_thread(_run, op.function, args, kwargs), op.timeout
-            )
+            result = await asyncio.wait_for(_in_own_thread(op.function, args, kwargs), op.timeout)
             if inspect.isawaitable(result):
                 result = await asyncio.wait_for(_own(result), op.timeout)
     except Exception as exc:

@@ -1,0 +1,64 @@
+"""A synchronous Python callable that hangs under ``acall`` / ``aexecute``: the call stops
+waiting at its timeout, and the hung function holds only its own thread, never the event
+loop's default executor that ``aretrieve`` and the host's own ``asyncio.to_thread`` share."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from schemarouter import ExecutionPolicy, SchemaRouter
+from schemarouter.errors import InvocationError
+
+#: More hung calls than any default executor has workers (``min(32, cpus + 4)``).
+HUNG = 33
+
+
+def test_hung_sync_callables_do_not_starve_aretrieve_or_other_calls() -> None:
+    """On 2 cores, six sync callables timed out under ``acall`` (a sensor that never
+    answers) held all six workers of the loop's default executor: every later ``aretrieve``
+    in the process waited for them (no answer in 5 s), and an instant function's ``acall``
+    failed "timed out after 1 s" without having run. Each sync callable now runs in a thread
+    of its own."""
+    release = threading.Event()
+
+    def read_sensor(sensor_id: str) -> float:
+        """Read a warehouse sensor that never answers."""
+        release.wait(30)
+        return 0.0
+
+    def shelf_count(sku: str) -> int:
+        """How many units of a product are on the shelf."""
+        return 12
+
+    router = SchemaRouter()
+    router.add_callable([read_sensor, shelf_count], provider="shop")
+    router.retrieve("warm up the index", k=1)
+    policy = ExecutionPolicy(timeout=0.3, max_attempts=1)
+
+    async def hung() -> str:
+        try:
+            await router.acall("shop/python/read_sensor", {"sensor_id": "S-1"}, policy=policy)
+        except InvocationError as exc:
+            return str(exc)
+        return "answered"
+
+    async def scenario() -> None:
+        errors = await asyncio.gather(*(hung() for _ in range(HUNG)))
+        assert all("timed out after 0.3 s" in e for e in errors), errors[:2]
+        start = time.monotonic()
+        found = await asyncio.wait_for(router.aretrieve("units of a product on the shelf"), 5)
+        assert found.candidates[0].route_id == "shop/python/shelf_count"
+        called = await asyncio.wait_for(
+            router.acall("shop/python/shelf_count", {"sku": "SKU-5"}, policy=policy), 5
+        )
+        assert called.output == 12
+        on_thread = await asyncio.wait_for(asyncio.to_thread(lambda: "free"), 5)
+        assert on_thread == "free"
+        assert time.monotonic() - start < 5
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        release.set()
