@@ -9,18 +9,20 @@ at each call, the value of the annotated type from the JSON argument.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import json
 import math
 import typing
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 from pydantic import TypeAdapter
+from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
-from pydantic_core import core_schema
+from pydantic_core import PydanticUndefined, core_schema
 
 from schemarouter.contracts import schema_validator
 from schemarouter.errors import DocumentError
@@ -28,6 +30,7 @@ from schemarouter.execution.invokers.python import CallShape
 
 __all__ = [
     "NO_DEFAULT",
+    "PER_CALL",
     "Signature",
     "call_shape",
     "call_shape_of",
@@ -127,6 +130,49 @@ class Signature:
     hints: Mapping[str, Any]
     doc: str | None
     where: str
+    #: What a call passes for a parameter it gives no value, where the function's own
+    #: default is pydantic's ``Field(...)`` (:func:`_field_defaults`).
+    fills: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+
+
+#: The default of a parameter whose ``Field(default_factory=...)`` makes a value per call:
+#: the route offers no default and requires none.
+PER_CALL = object()
+
+
+def _field_defaults(
+    signature: inspect.Signature, hints: Mapping[str, Any]
+) -> tuple[inspect.Signature, dict[str, Any], dict[str, Callable[[], Any]]]:
+    """A parameter whose default is pydantic's ``Field(...)`` (``month: int = Field(ge=1,
+    le=12)``) read as ``validate_call`` reads it: its constraints and description join its
+    type hint (``Annotated``), a ``Field`` without a default is required, and a call that
+    gives no value passes the ``Field``'s default (a copy) or its factory's value, never the
+    ``FieldInfo`` object, which is the function's own default. Read as a plain default, the
+    constraints were dropped (month 13 reached the function) and a call without the value
+    passed it the ``FieldInfo``."""
+    out: dict[str, Any] = dict(hints)
+    fills: dict[str, Callable[[], Any]] = {}
+    parameters = []
+    for param in signature.parameters.values():
+        info = param.default
+        if not isinstance(info, FieldInfo):
+            parameters.append(param)
+            continue
+        bare = copy.copy(info)  # its default is the parameter's, given below
+        bare.default, bare.default_factory = PydanticUndefined, None
+        if param.name in out:
+            out[param.name] = Annotated[out[param.name], bare]
+        default: Any
+        if info.default_factory is not None:
+            default = PER_CALL
+            fills[param.name] = typing.cast(Callable[[], Any], info.default_factory)
+        elif info.default is PydanticUndefined:
+            default = inspect.Parameter.empty
+        else:
+            default = info.default
+            fills[param.name] = functools.partial(copy.deepcopy, info.default)
+        parameters.append(param.replace(default=default))
+    return signature.replace(parameters=parameters), out, fills
 
 
 def dropped_parameters(read: Signature) -> str | None:
@@ -258,10 +304,11 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         signature = signature.replace(
             parameters=[p for p in signature.parameters.values() if p.name not in bound]
         )
+    signature, hints, fills = _field_defaults(signature, hints)
     doc = fn.__doc__ if target is fn else target.__doc__
     if doc is None and not isinstance(fn, functools.partial) and target is not fn:
         doc = type(fn).__doc__  # a callable object: its class's docstring
-    return Signature(signature, hints, doc, where)
+    return Signature(signature, hints, doc, where, fills)
 
 
 def typed_parameters(
@@ -311,7 +358,7 @@ def call_shape_of(read: Signature, adapters: Mapping[str, TypeAdapter[Any]]) -> 
         for name, param in read.signature.parameters.items()
         if param.kind is param.POSITIONAL_ONLY
     )
-    return CallShape(adapters=dict(adapters), positional=positional)
+    return CallShape(adapters=dict(adapters), positional=positional, fills=dict(read.fills))
 
 
 def call_shape(fn: Callable[..., Any]) -> CallShape:
@@ -338,7 +385,9 @@ def json_default(
     enters the registered contract), or ``NO_DEFAULT`` for one that is not JSON data (a
     sentinel object, NaN). A default the parameter's schema refuses is a
     :class:`DocumentError`; ``None`` passes (``x: str = None``, read as optional)."""
-    if isinstance(param.default, float) and not math.isfinite(param.default):
+    if param.default is PER_CALL or (
+        isinstance(param.default, float) and not math.isfinite(param.default)
+    ):
         return NO_DEFAULT
     try:
         value = adapter.dump_python(param.default, mode="json", by_alias=True, warnings=False)

@@ -404,7 +404,7 @@ def _describe(
                 location=contracts.ParameterLocation.ARGUMENT,
                 json_schema=pschema,
                 required=param.default is inspect.Parameter.empty,
-                description=param_docs.get(pname, ""),
+                description=param_docs.get(pname) or str(pschema.get("description", "")),
             )
         )
     input_schema = parameters_schema(parameters)

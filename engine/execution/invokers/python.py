@@ -101,17 +101,23 @@ class PythonCall:
 @dataclass(frozen=True)
 class CallShape:
     """How a function takes its JSON arguments: each parameter's ``TypeAdapter`` (built once,
-    at registration, from its type hint) and its positional-only parameters in signature
-    order, each with its default (``inspect.Parameter.empty`` where it has none)."""
+    at registration, from its type hint), its positional-only parameters in signature
+    order, each with its default (``inspect.Parameter.empty`` where it has none), and what
+    is passed for a parameter given no value whose own default is pydantic's ``Field(...)``
+    (``fills``: its default, or its factory's value, made for each call)."""
 
     adapters: Mapping[str, TypeAdapter[Any]] = field(default_factory=dict)
     positional: tuple[tuple[str, Any], ...] = ()
+    fills: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
 
     def arguments(self, values: Mapping[str, Any], where: str) -> tuple[list[Any], dict[str, Any]]:
         """``(args, kwargs)`` for the call: each value validated and converted as JSON by
         its parameter's adapter (a failure is a :class:`ParameterValidationError` at the
         value's JSON path); a value of a parameter without an adapter passes as it is."""
         kwargs = {name: self._convert(name, value, where) for name, value in values.items()}
+        for name, fill in self.fills.items():
+            if name not in kwargs:
+                kwargs[name] = fill()
         given = [i for i, (name, _) in enumerate(self.positional) if name in kwargs]
         args: list[Any] = []
         for name, default in self.positional[: given[-1] + 1 if given else 0]:
