@@ -8,6 +8,8 @@ import asyncio
 import threading
 import time
 
+import pytest
+
 from schemarouter import ExecutionPolicy, SchemaRouter
 from schemarouter.errors import InvocationError
 
@@ -60,5 +62,38 @@ def test_hung_sync_callables_do_not_starve_aretrieve_or_other_calls() -> None:
 
     try:
         asyncio.run(scenario())
+    finally:
+        release.set()
+
+
+@pytest.mark.parametrize("offload", ["to_thread", "run_in_executor"])
+def test_a_sync_call_of_an_async_tool_waiting_on_a_blocking_thread_stops_at_its_timeout(
+    offload: str,
+) -> None:
+    """An async tool that runs a blocking client in a thread (``await asyncio.to_thread(
+    fetch)``, the usual way) and never gets an answer: ``router.call`` with a 1 s timeout
+    said "timed out after 1 s" only when the blocking call ended, 6 s later (forever for
+    a client that never returns), as the fresh event loop it ran in waited for its
+    executor's threads before letting go. It now answers at the timeout."""
+    release = threading.Event()
+
+    def fetch() -> float:
+        release.wait(8)
+        return 1.0
+
+    async def exchange_rate(base: str) -> float:
+        """Today's exchange rate of a currency, from an upstream with a blocking client."""
+        if offload == "to_thread":
+            return await asyncio.to_thread(fetch)
+        return await asyncio.get_running_loop().run_in_executor(None, fetch)
+
+    router = SchemaRouter()
+    router.add_callable(exchange_rate, provider="fx")
+    policy = ExecutionPolicy(timeout=0.5, max_attempts=1)
+    start = time.monotonic()
+    try:
+        with pytest.raises(InvocationError, match=r"timed out after 0\.5 s"):
+            router.call("fx/python/exchange_rate", {"base": "EUR"}, policy=policy)
+        assert time.monotonic() - start < 3
     finally:
         release.set()

@@ -10,8 +10,9 @@ The return value becomes JSON data through pydantic (models, dataclasses, TypedD
 values), so it is validated and projected exactly like an HTTP response. Timeouts: the async
 driver enforces them (a sync function runs in a thread of its own, so one that never returns
 holds that thread only, never a worker of the event loop's default executor, which
-``aretrieve`` and the host's ``asyncio.to_thread`` share); the sync driver cannot stop a
-running sync function and checks the time budget when it returns.
+``aretrieve`` and the host's ``asyncio.to_thread`` share); the sync driver answers a
+coroutine function at its timeout too (its loop runs in a thread of its own), but cannot stop
+a running sync function and checks the time budget when it returns.
 
 An exception the function raises is an ``InvocationError`` that names it ("the callable
 raised ValueError: unknown airport 'LISBON'"); a ``TimeoutError`` of its own is reported so
@@ -35,7 +36,7 @@ import json
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -251,13 +252,34 @@ def _name(function: Callable[..., Any]) -> str:
     return str(getattr(function, "__name__", None) or type(function).__name__)
 
 
-def _run_coroutine(awaitable: Any, timeout: float) -> Any:
-    async def bounded() -> Any:
-        return await asyncio.wait_for(_own(awaitable), timeout)
+#: How long past its timeout a sync call waits for a coroutine's own loop to say so (one
+#: that blocks its loop, ``time.sleep`` in an ``async def``, cannot be cancelled there).
+_GRACE = 0.25
 
-    # a fresh loop in a worker thread: works whether or not the caller runs a loop
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, bounded()).result()
+
+def _run_coroutine(awaitable: Any, timeout: float) -> Any:
+    """Await ``awaitable`` on a fresh loop in a daemon thread (so it works whether or not the
+    caller runs a loop), answering once the coroutine ends or ``timeout`` runs out: not
+    when the loop has closed, which waits for its executor's threads (a blocking client
+    run through ``asyncio.to_thread`` held a 1 s call for as long as that client did)."""
+    answer: Future[Any] = Future()
+
+    async def bounded() -> None:
+        try:
+            value = await asyncio.wait_for(_own(awaitable), timeout)
+        except BaseException as exc:
+            answer.set_exception(exc)
+            raise
+        answer.set_result(value)
+
+    def work() -> None:
+        with contextlib.suppress(BaseException):  # the error went to ``answer`` first
+            asyncio.run(bounded())
+        if not answer.done():  # the loop itself failed before the coroutine ran
+            answer.set_exception(RuntimeError("the event loop of the call did not run"))
+
+    threading.Thread(target=work, name="schemarouter-call-coroutine", daemon=True).start()
+    return answer.result(timeout + _GRACE)
 
 
 def call_sync(op: PythonCall) -> Payload:
