@@ -2,10 +2,10 @@
 
 Type hints (and pydantic models) become the input and output JSON Schemas through pydantic's
 ``TypeAdapter``, the same one that turns each JSON argument into the annotated type at call
-time; the docstring's first paragraph becomes the description and its ``Args:`` /
-``Parameters`` section the parameter descriptions. A return type that is a pydantic model
-(or a TypedDict: ``typing_extensions.TypedDict`` on Python < 3.12, which pydantic requires)
-becomes output fields, one per property.
+time; the docstring's summary becomes the description and its ``Args:`` / ``Keyword Args:``
+/ ``Parameters`` sections (or Sphinx ``:param name:`` fields) the parameter descriptions. A
+return type that is a pydantic model (or a TypedDict: ``typing_extensions.TypedDict`` on
+Python < 3.12, which pydantic requires) becomes output fields, one per property.
 
 >>> def band_gap(formula: str, *, functional: str = "PBE") -> float:
 ...     '''Band gap of a material.
@@ -196,10 +196,20 @@ def _output_field(values: Mapping[str, Any], *, where: str) -> contracts.OutputF
         ) from None
 
 
-_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params)\s*:?\s*$", re.IGNORECASE)
-_OTHER_SECTION = re.compile(
-    r"^\s*(Returns?|Raises|Yields|Examples?|Notes?|See Also)\s*:?\s*$", re.IGNORECASE
+_SECTION = re.compile(
+    r"^\s*(Args|Arguments|Parameters|Params|Keyword\s+Arg(ument)?s|Kwargs|Other\s+Parameters)"
+    r"\s*:?\s*$",
+    re.IGNORECASE,
 )
+_OTHER_SECTION = re.compile(
+    r"^\s*(Returns?|Raises|Yields?|Warns|Warnings?|Attributes|Examples?|Notes?|See Also|"
+    r"References|Todo)\s*:?\s*$",
+    re.IGNORECASE,
+)
+#: A Sphinx (reST) field, ``:param limit: How many.`` / ``:param int limit: ...`` /
+#: ``:returns: ...``: (kind, what it names, text).
+_REST_FIELD = re.compile(r"^\s*:(\w+)((?:\s+[^:]*)?):\s*(.*)$")
+_REST_PARAMS = frozenset({"param", "parameter", "arg", "argument", "key", "keyword"})
 _ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
 _NUMPY_ARG = re.compile(r"^\s*(\w+)\s*:\s*[^:]*$")
 
@@ -212,15 +222,30 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     description: list[str] = []
     params: dict[str, str] = {}
     i = 0
-    while i < len(lines) and not _SECTION.match(lines[i]) and not _OTHER_SECTION.match(lines[i]):
+    while i < len(lines) and not any(
+        pattern.match(lines[i]) for pattern in (_SECTION, _OTHER_SECTION, _REST_FIELD)
+    ):
         description.append(lines[i])
         i += 1
     current: str | None = None
     in_args = False
     numpy = False  # a NumPy section: its header underlined, ``name : type`` lines
+    rest = False  # in reST fields: an indented line goes on the field above it
     while i < len(lines):
         line = lines[i]
         i += 1
+        if field := _REST_FIELD.match(line):
+            named = field.group(2).split()
+            rest, in_args = True, False
+            current = named[-1] if field.group(1).lower() in _REST_PARAMS and named else None
+            if current is not None:
+                params[current] = field.group(3).strip()
+            continue
+        if rest and not _SECTION.match(line) and not _OTHER_SECTION.match(line):
+            if current is not None and line.strip():
+                params[current] = (params[current] + " " + line.strip()).strip()
+            continue
+        rest = False
         if _SECTION.match(line):
             in_args = True
             current = None
