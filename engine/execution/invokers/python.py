@@ -7,7 +7,8 @@ through the pydantic ``TypeAdapter`` that made that parameter's schema at regist
 parameters are passed by position.
 
 The return value becomes JSON data through pydantic (models, dataclasses, TypedDicts, plain
-values), so it is validated and projected exactly like an HTTP response. Timeouts: the async
+values; a model's fields by their aliases, as its JSON Schema names them), so it is validated
+and projected exactly like an HTTP response. Timeouts: the async
 driver enforces them (a sync function runs in a thread of its own, so one that never returns
 holds that thread only, never a worker of the event loop's default executor, which
 ``aretrieve`` and the host's ``asyncio.to_thread`` share); the sync driver answers a
@@ -202,7 +203,9 @@ def _failed(exc: BaseException, op: PythonCall) -> Exception:
 def to_payload(value: Any, where: str) -> Payload:
     """The return value as JSON data, and its size in bytes."""
     try:
-        data = _ANY.dump_python(value, mode="json")
+        # by alias: the output schema a return model gave names its fields so (pydantic's
+        # JSON Schema does), and a model dumped by field name broke it on every call
+        data = _ANY.dump_python(value, mode="json", by_alias=True)
         size = len(json.dumps(data, default=str).encode())
     except Exception as exc:
         raise invocation_error(

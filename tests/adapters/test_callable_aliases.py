@@ -1,0 +1,57 @@
+"""A Python tool whose return model names its fields by alias (``order_id: str =
+Field(alias="orderId")``, as a camelCase API's models do): the route's output schema and
+output fields use the aliases, so the value it returns is read by them too."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from schemarouter import SchemaRouter
+
+
+class Line(BaseModel):
+    sku_code: str = Field(alias="skuCode")
+    quantity: int
+
+
+class Order(BaseModel):
+    order_id: str = Field(alias="orderId")
+    total_eur: float = Field(alias="totalEur")
+    lines: list[Line] = []
+
+
+def get_order(order_id: str) -> Order:
+    """Look up one order of the shop."""
+    return Order(orderId=order_id, totalEur=42.5, lines=[Line(skuCode="MUG-1", quantity=2)])
+
+
+def list_orders() -> list[Order]:
+    """List the open orders of the shop."""
+    return [Order(orderId="O-1", totalEur=1.0), Order(orderId="O-2", totalEur=2.0)]
+
+
+def test_a_returned_model_with_aliases_is_read_by_its_aliases() -> None:
+    """The output schema required ``orderId`` and ``totalEur`` while the returned model was
+    dumped by field name (``order_id``, ``total_eur``): every call of the tool failed
+    "the raw output breaks the declared output schema: 'orderId' is a required property"."""
+    router = SchemaRouter()
+    router.add_callable([get_order, list_orders], provider="shop")
+    route = router.snapshot().route("shop/python/get_order")
+    assert route.endpoint.output_schema is not None
+    assert route.endpoint.output_schema["required"] == ["orderId", "totalEur"]
+
+    result = router.call("shop/python/get_order", {"order_id": "O-7"})
+    assert result.output == {
+        "orderId": "O-7",
+        "totalEur": 42.5,
+        "lines": [{"skuCode": "MUG-1", "quantity": 2}],
+    }
+    projected = router.call(
+        "shop/python/get_order", {"order_id": "O-7"}, fields=["orderId", "totalEur"]
+    )
+    assert projected.output == {"orderId": "O-7", "totalEur": 42.5}
+    assert projected.fields["orderId"].value == "O-7"
+    assert projected.fields["totalEur"].value == 42.5
+
+    listed = router.call("shop/python/list_orders", {})
+    assert [o["orderId"] for o in listed.output] == ["O-1", "O-2"]
