@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import TypeAdapter
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import PydanticUndefined, core_schema
 
 from schemarouter.contracts import schema_validator
@@ -99,12 +99,15 @@ def _enum_names(schema: Any) -> Any:
     return out
 
 
-def type_adapter(annotation: Any, *, where: str) -> tuple[TypeAdapter[Any], dict[str, Any]]:
+def type_adapter(
+    annotation: Any, *, where: str, mode: JsonSchemaMode = "validation"
+) -> tuple[TypeAdapter[Any], dict[str, Any]]:
     """The ``TypeAdapter`` of a type hint and its JSON Schema (a type without one is refused
-    here, not at the first call)."""
+    here, not at the first call); ``mode="serialization"`` for a value the function returns,
+    as it is dumped: computed fields in, excluded fields out, serialization aliases."""
     try:
         adapter: TypeAdapter[Any] = TypeAdapter(annotation)
-        schema = _enum_names(dict(adapter.json_schema(schema_generator=_NamedEnums)))
+        schema = _enum_names(dict(adapter.json_schema(schema_generator=_NamedEnums, mode=mode)))
     except Exception as exc:
         raise DocumentError(
             f"type hint {annotation!r} has no JSON Schema: {exc}",
@@ -115,10 +118,12 @@ def type_adapter(annotation: Any, *, where: str) -> tuple[TypeAdapter[Any], dict
     return adapter, schema
 
 
-def json_schema(annotation: Any, *, where: str) -> dict[str, Any]:
+def json_schema(
+    annotation: Any, *, where: str, mode: JsonSchemaMode = "validation"
+) -> dict[str, Any]:
     if annotation is inspect.Parameter.empty:
         return {}
-    return type_adapter(annotation, where=where)[1]
+    return type_adapter(annotation, where=where, mode=mode)[1]
 
 
 @dataclass(frozen=True)

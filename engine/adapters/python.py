@@ -434,7 +434,10 @@ def _describe(
         )
     input_schema = parameters_schema(parameters)
     return_type = read.hints.get("return", inspect.Parameter.empty)
-    output_schema = json_schema(return_type, where=f"{where}, return type") or None
+    # as the value is dumped (by alias, computed fields in, excluded fields out)
+    output_schema = (
+        json_schema(return_type, where=f"{where}, return type", mode="serialization") or None
+    )
     endpoint_name = name or spec.name or name_of(fn)
     output_fields = _output_fields(
         return_type, output_schema or {}, spec.fields, where=f"{where}, return type"

@@ -4,7 +4,7 @@ output fields use the aliases, so the value it returns is read by them too."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from schemarouter import SchemaRouter
 
@@ -55,3 +55,36 @@ def test_a_returned_model_with_aliases_is_read_by_its_aliases() -> None:
 
     listed = router.call("shop/python/list_orders", {})
     assert [o["orderId"] for o in listed.output] == ["O-1", "O-2"]
+
+
+class Invoice(BaseModel):
+    invoice_id: str = Field(serialization_alias="invoiceRef")
+    net: float
+    vat: float
+    internal_note: str = Field(default="", exclude=True)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def gross(self) -> float:
+        return self.net + self.vat
+
+
+def get_invoice(invoice_id: str) -> Invoice:
+    """Look up one invoice of the shop."""
+    return Invoice(invoice_id=invoice_id, net=100.0, vat=19.0, internal_note="call back")
+
+
+def test_a_returned_model_is_described_as_it_is_serialized() -> None:
+    """The output schema was pydantic's validation schema of the return model, while the
+    value is its serialization: a field with ``exclude=True`` was a required output field the
+    value never has, a ``serialization_alias`` was required under the field's own name, and
+    a ``computed_field`` was no output field: every call of such a tool failed ("'invoice_id'
+    is a required property"). The output schema is now the model's serialization schema."""
+    router = SchemaRouter()
+    router.add_callable(get_invoice, provider="shop")
+    endpoint = router.snapshot().route("shop/python/get_invoice").endpoint
+    assert [f.name for f in endpoint.output_fields] == ["invoiceRef", "net", "vat", "gross"]
+    result = router.call("shop/python/get_invoice", {"invoice_id": "I-1"})
+    assert result.output == {"invoiceRef": "I-1", "net": 100.0, "vat": 19.0, "gross": 119.0}
+    gross = router.call("shop/python/get_invoice", {"invoice_id": "I-1"}, fields=["gross"])
+    assert gross.fields["gross"].value == 119.0
