@@ -208,12 +208,47 @@ def to_payload(value: Any, where: str) -> Payload:
         data = _ANY.dump_python(value, mode="json", by_alias=True)
         size = len(json.dumps(data, default=str).encode())
     except Exception as exc:
+        try:
+            found = _not_json(value, [])
+        except RecursionError:  # a value that contains itself (pydantic's error says so)
+            found = None
+        what = (
+            f"{_type_name(found[1])} at {json_path(found[0])}"
+            if found is not None
+            else f"{type(exc).__name__}: {clip(str(exc), 120)}"
+        )
         raise invocation_error(
-            f"the callable returned a value that is not JSON data ({type(exc).__name__})",
+            f"the callable returned a value that is not JSON data: {what}",
             where=where,
-            hint="Return JSON-compatible values or pydantic models",
+            hint="Return JSON-compatible values or pydantic models: convert it with int(), "
+            "float(), str() or list() (a numpy value: .item() or .tolist())",
         ) from None
     return Payload(data, size)
+
+
+def _not_json(value: Any, path: list[str | int]) -> tuple[list[str | int], Any] | None:
+    """The path and value of the first part of ``value`` pydantic cannot dump as JSON,
+    looking inside dicts, lists, tuples and sets; ``None`` where each part dumps alone."""
+    if isinstance(value, Mapping):
+        parts: list[tuple[str | int, Any]] = [(str(k), v) for k, v in value.items()]
+    elif isinstance(value, list | tuple | set | frozenset):
+        parts = list(enumerate(value))
+    else:
+        try:
+            _ANY.dump_python(value, mode="json", by_alias=True)
+        except Exception:
+            return path, value
+        return None
+    for key, item in parts:
+        if (found := _not_json(item, [*path, key])) is not None:
+            return found
+    return None
+
+
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    module = kind.__module__
+    return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
 
 
 async def _in_own_thread(
