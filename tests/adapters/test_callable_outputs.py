@@ -3,6 +3,8 @@ where in the returned value it is, so the developer knows what to convert."""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import datetime
 import decimal
 from typing import Any
@@ -42,3 +44,36 @@ def test_a_value_that_is_not_json_names_its_type_and_path() -> None:
     assert "test_callable_outputs.Reading" in message, message
     assert "$.series[1]" in message, message
     assert "int(), float(), str()" in message, message
+
+
+def monthly_report(args: str) -> str:
+    """Run the legacy monthly report command line with its arguments."""
+    parser = argparse.ArgumentParser(prog="report")
+    parser.add_argument("--month", type=int, required=True)
+    return f"report {parser.parse_args(args.split()).month}"
+
+
+async def monthly_report_async(args: str) -> str:
+    """Run the legacy monthly report command line (async)."""
+    return monthly_report(args)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["call", "acall"])
+@pytest.mark.parametrize("tool", [monthly_report, monthly_report_async], ids=["sync", "async"])
+def test_a_tool_that_exits_is_an_invocation_error_not_the_end_of_the_host(
+    tool: Any, asynchronous: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tool wrapping a command line whose argparse refuses its arguments calls
+    ``sys.exit(2)``: the ``SystemExit`` went through ``router.call`` and ``acall`` (and out
+    of the host's event loop), ending an agent loop or a service on a tool's bad input. It
+    is the tool's failure, as any exception it raises."""
+    router = SchemaRouter()
+    router.add_callable(tool, provider="legacy")
+    route = f"legacy/python/{tool.__name__}"
+    with pytest.raises(InvocationError, match=r"the callable raised SystemExit: 2"):
+        if asynchronous:
+            asyncio.run(router.acall(route, {"args": "--month x"}))
+        else:
+            router.call(route, {"args": "--month x"})
+    assert "invalid int value" in capsys.readouterr().err  # argparse said why, on stderr
+    assert router.call(route, {"args": "--month 3"}).output == "report 3"

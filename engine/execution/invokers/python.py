@@ -15,9 +15,10 @@ holds that thread only, never a worker of the event loop's default executor, whi
 coroutine function at its timeout too (its loop runs in a thread of its own), but cannot stop
 a running sync function and checks the time budget when it returns.
 
-An exception the function raises is an ``InvocationError`` that names it ("the callable
-raised ValueError: unknown airport 'LISBON'"); a ``TimeoutError`` of its own is reported so
-too, apart from the call's timeout ("timed out after 30 s"), and retried like one. A
+An exception the function raises (a ``SystemExit`` too) is an ``InvocationError`` that
+names it ("the callable raised ValueError: unknown airport 'LISBON'"); a ``TimeoutError`` of
+its own is reported so too, apart from the call's timeout ("timed out after 30 s"), and
+retried like one. A
 ``ValueError``, ``TypeError`` or ``LookupError`` (``KeyError``, ``IndexError``, and their
 subclasses, pydantic's ``ValidationError`` among them) is the function refusing the values
 it was given, as a 4xx is an HTTP server's: it does not count toward the route's health
@@ -73,22 +74,28 @@ REFUSALS: tuple[type[Exception], ...] = (ValueError, TypeError, LookupError)
 class _Raised(Exception):
     """What the function itself raised (``error``), told apart from the call's own timeout."""
 
-    def __init__(self, error: Exception) -> None:
+    def __init__(self, error: BaseException) -> None:
         super().__init__(error)
         self.error = error
+
+
+#: What a function raises that is its own failure: any exception, and ``SystemExit`` (a
+#: command line's argparse refusing its arguments calls ``sys.exit(2)``), which went through
+#: ``call`` and out of the host's event loop, ending an agent loop or a service.
+_FAILURES = (Exception, SystemExit)
 
 
 async def _own(awaitable: Any) -> Any:
     try:
         return await awaitable
-    except Exception as exc:
+    except _FAILURES as exc:
         raise _Raised(exc) from exc
 
 
 def _run(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
     try:
         return function(*args, **kwargs)
-    except Exception as exc:
+    except _FAILURES as exc:
         raise _Raised(exc) from exc
 
 
@@ -277,7 +284,7 @@ async def _in_own_thread(
             value = context.run(_run, function, args, kwargs)
         except Exception as exc:
             error = exc
-        except BaseException as exc:  # SystemExit, KeyboardInterrupt in the function
+        except BaseException as exc:  # KeyboardInterrupt raised by the function itself
             error = _Raised(RuntimeError(f"{type(exc).__name__}: {exc}"))
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(settle, value, error)
