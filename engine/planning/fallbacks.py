@@ -134,12 +134,15 @@ def fallbacks_for(
     providers: Collection[str] = (),
 ) -> list[Fallback]:
     """The compatible fallbacks for ``fields`` of ``route`` that keep to the request's
-    ``source_types`` and ``providers`` (:func:`within_constraints`)."""
-    out = []
+    ``source_types`` and ``providers`` (:func:`within_constraints`), per field those that
+    change nothing beside the route first (execution tries them in this order: a DFT
+    database's own mirror before a measured, non-commercial route)."""
+    out: list[Fallback] = []
     for name in fields:
         item = route.endpoint.field(name)
         if item.semantic_id is None:
             continue
+        found: list[Fallback] = []
         for offer in snapshot.providers_of(item.semantic_id):
             other = snapshot.routes[offer.route_id]
             ok, _ = fallback_compatible(route, item, other, offer.field)
@@ -148,7 +151,7 @@ def fallbacks_for(
                     other, offer.field, source_types=source_types, providers=providers
                 )
             if ok:
-                out.append(
+                found.append(
                     Fallback(
                         semantic_id=item.semantic_id,
                         route_id=other.route_id,
@@ -157,4 +160,5 @@ def fallbacks_for(
                         changes=fallback_changes(route, item, other, offer.field),
                     )
                 )
+        out += sorted(found, key=lambda f: len(f.changes))  # stable: ties keep their order
     return out

@@ -1,0 +1,130 @@
+"""Of a step's fallbacks, one that changes nothing beside the route is tried before one that
+changes source type or licence (trial T3: a Korean team's DFT database went down and its
+value came from their lab's measured, non-commercial route though their own DFT mirror,
+same provenance and licence, was registered and up: the listed order was the route ids')."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from schemarouter import SchemaRouter
+from schemarouter.execution.policy import ExecutionPolicy
+from schemarouter.index import HashingEncoder
+from schemarouter.planning.planner import PlanRequest
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+CALC, LAB, MIRROR = (
+    "kmat_calc/rest/bulk_modulus",
+    "kmat_lab/rest/bulk_modulus",
+    "kmat_mirror/rest/bulk_modulus",
+)
+
+
+def _provider(pid: str, source_type: str, license: str, unit: str, scale: float, base: str) -> Any:
+    prefix = pid.split("_")[1]
+    return {
+        "id": pid,
+        "display_name": pid.replace("_", " ").title(),
+        "license": license,
+        "source_type": source_type,
+        "access": [
+            {
+                "id": "rest",
+                "kind": "http",
+                "base_url": base,
+                "endpoints": [
+                    {
+                        "id": "bulk_modulus",
+                        "name": f"GET /{prefix}/bulk",
+                        "operation": {"method": "GET", "path": f"/{prefix}/bulk"},
+                        "summary": f"{pid}: bulk modulus of a compound by formula.",
+                        "parameters": [
+                            {
+                                "name": "formula",
+                                "location": "query",
+                                "required": True,
+                                "json_schema": {"type": "string"},
+                                "semantic_id": "chemical.formula",
+                            }
+                        ],
+                        "output_fields": [
+                            {
+                                "name": "bulk_modulus",
+                                "path": "bulk_modulus",
+                                "json_schema": {"type": "number"},
+                                "semantic_id": "mechanical.bulk_modulus",
+                                "unit": unit,
+                                "dimension": "pressure",
+                                "normalization": {
+                                    "source_unit": unit,
+                                    "canonical_unit": "GPa",
+                                    "dimension": "pressure",
+                                    "scale": scale,
+                                },
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+
+
+def _app(request: Request) -> Response:
+    if request.path.startswith("/calc/"):
+        return json_response({"detail": "DFT database down"}, status=503)
+    value = {"/lab/bulk": 143.0, "/mirror/bulk": 141.0}[request.path]
+    return json_response({"bulk_modulus": value})
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Any:
+    with LoopbackServer(_app) as server:
+        catalog = {
+            "schemarouter_catalog": 1,
+            "providers": [
+                # the primary sends kbar; both others GPa: all three normalize to GPa
+                _provider("kmat_calc", "calculated", "CC-BY-4.0", "kbar", 0.1, server.base_url),
+                _provider("kmat_lab", "experimental", "CC-BY-NC-4.0", "GPa", 1.0, server.base_url),
+                _provider("kmat_mirror", "calculated", "CC-BY-4.0", "GPa", 1.0, server.base_url),
+            ],
+        }
+        path = tmp_path / "kmat.yaml"
+        path.write_text(yaml.safe_dump(catalog, allow_unicode=True), "utf-8")
+        router = SchemaRouter(
+            encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+        )
+        router.add_catalog(path)
+        yield router, server
+
+
+def test_a_fallback_that_changes_nothing_is_tried_first(stack: Any) -> None:
+    router, server = stack
+    plan = router.plan(PlanRequest(fields=("mechanical.bulk_modulus",)))
+    plan = plan.with_arguments(0, {"formula": "ZnO"})
+    assert plan.route_ids == (CALC,)
+    fallbacks = plan.steps[0].fallbacks
+    # before: [kmat_lab, kmat_mirror], the route ids' order
+    assert [f.route_id for f in fallbacks] == [MIRROR, LAB]
+    assert fallbacks[0].changes == ()
+    assert fallbacks[1].changes == (
+        "source type calculated -> experimental",
+        "license CC-BY-4.0 -> CC-BY-NC-4.0",
+    )
+    result = router.execute(plan, policy=ExecutionPolicy(max_attempts=1))
+    value = result.steps[0].fields["bulk_modulus"]
+    assert (value.value, value.unit, value.route_id) == (141.0, "GPa", MIRROR)
+    assert (value.source_type, value.license, value.fallback_for) == (
+        "calculated",
+        "CC-BY-4.0",
+        CALC,
+    )
+    assert [u.to_route for u in result.steps[0].fallbacks] == [MIRROR]
+    assert not any("stood in" in w for w in result.warnings)
+    # the lab's measured, non-commercial route was never called
+    assert [r.path for r in server.requests] == ["/calc/bulk", "/mirror/bulk"]
