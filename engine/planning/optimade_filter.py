@@ -10,7 +10,9 @@ O") and its bound on their number ("at most 3 elements", "ternary") become one f
   does not let a filter name that property, ``elements HAS ALL "Fe","Li","O","P" AND
   nelements=4``; several formulas are joined with ``OR``;
 - elements to contain -> ``elements HAS ALL "O","Si"`` (where the request names no formula,
-  which names its elements: the two would contradict or repeat each other);
+  which names its elements: the two would contradict or repeat each other); in Korean the
+  elements come before the verb, "Si와 O를 포함하는" (before, "Si" was read as the formula
+  of pure silicon: ``chemical_formula_reduced="Si"``);
 - a number of elements -> ``nelements<=3`` (``at most``, ``up to``, ``no more than``;
   ``at least``, ``more than``, ``fewer than``, ``exactly``; ``binary`` / ``ternary`` /
   ``quaternary``).
@@ -50,6 +52,13 @@ _JOIN = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*|\s*/\s*)"
 _CONTAINING = re.compile(
     rf"\b(?:contain(?:s|ing)?|with|including|includes?|having)\s+(?:the\s+)?"
     rf"(?:elements?\s+)?({_SYMBOL}(?:{_JOIN}{_SYMBOL})*)(?![\w-])"
+)
+#: Korean writes the elements before the verb, joined by 와/과/랑/하고/및 or commas, with an
+#: object particle after the last: "Si와 O를 포함하는", "Li, Fe, O를 함유한", "Fe가 들어 있는"
+_KO_JOIN = r"(?:\s*(?:,|와|과|이랑|랑|하고|및|그리고)\s*)"
+_CONTAINING_KO = re.compile(
+    rf"(?<![A-Za-z0-9])({_SYMBOL}(?:{_KO_JOIN}{_SYMBOL})*)\s*(?:을|를|이|가)?\s*(?:모두\s*)?"
+    r"(?:포함|함유|들어\s*있|들어간|가진|갖는|가지는|가지고)"
 )
 _COUNT_WORDS = {"binary": 2, "ternary": 3, "quaternary": 4, "quinary": 5}
 _BOUNDS = (
@@ -130,7 +139,8 @@ def _contained(query: str) -> tuple[list[str], list[tuple[int, int]]]:
     """The elements the request asks structures to contain, and where it names them."""
     elements: list[str] = []
     spans: list[tuple[int, int]] = []
-    for match in _CONTAINING.finditer(query):
+    matches = [*_CONTAINING.finditer(query), *_CONTAINING_KO.finditer(query)]
+    for match in sorted(matches, key=lambda m: m.start()):
         symbols = re.findall(_SYMBOL, match.group(1))
         if not all(is_element(s) for s in symbols):
             continue

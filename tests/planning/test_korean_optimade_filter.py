@@ -1,0 +1,87 @@
+"""A Korean request's elements and element count reach an OPTIMADE filter as an English one's
+do (trial T3: "Si와 O를 포함하는 결정 구조" was planned with chemical_formula_reduced="Si", so
+the service answered pure silicon for a request about silicon oxides)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from schemarouter import SchemaRouter
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+ENTRIES = [
+    {"id": "kop-1", "formula": "O2Si", "elements": ["O", "Si"]},
+    {"id": "kop-2", "formula": "Si", "elements": ["Si"]},
+    {"id": "kop-3", "formula": "FeLiO2", "elements": ["Fe", "Li", "O"]},
+]
+META = {"api_version": "1.2.0", "provider": {"name": "KOptimade", "prefix": "kop"}}
+
+
+def _app(request: Request) -> Response:
+    if request.path == "/v1/info":
+        attributes = {"api_version": "1.2.0", "available_licenses": ["CC-BY-4.0"]}
+        return json_response({"data": {"type": "info", "id": "/", "attributes": attributes}})
+    if request.path == "/v1/info/structures":
+        properties = {
+            "id": {"type": "string", "description": "Entry id."},
+            "elements": {"type": "list", "description": "Elements present."},
+            "nelements": {"type": "integer", "description": "Number of elements."},
+            "chemical_formula_reduced": {"type": "string", "description": "Reduced formula."},
+        }
+        return json_response({"data": {"properties": properties}, "meta": META})
+    if request.path != "/v1/structures":
+        return json_response({"errors": [{"status": "404"}]}, 404)
+    data = [
+        {
+            "id": e["id"],
+            "type": "structures",
+            "attributes": {
+                "elements": e["elements"],
+                "nelements": len(e["elements"]),
+                "chemical_formula_reduced": e["formula"],
+            },
+        }
+        for e in ENTRIES
+    ]
+    return json_response({"data": data, "meta": META})
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LoopbackServer]:
+    with LoopbackServer(_app) as running:
+        yield running
+
+
+@pytest.fixture
+def router(server: LoopbackServer) -> SchemaRouter:
+    router = SchemaRouter(abstention=None, embedding_cache=None)
+    router.add_optimade(f"{server.base_url}/v1", provider="koptimade")
+    server.reset()
+    return router
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("Si와 O를 포함하는 결정 구조를 OPTIMADE로 검색해줘", 'elements HAS ALL "Si","O"'),
+        ("Li, Fe, O를 함유한 구조 목록", 'elements HAS ALL "Li","Fe","O"'),
+        ("Fe가 들어 있는 구조를 찾아줘", 'elements HAS ALL "Fe"'),
+        ("Li과 Fe를 모두 가진 구조", 'elements HAS ALL "Li","Fe"'),
+        # a formula is still the formula: its own elements, not a list of them
+        ("SiO2를 포함하는 구조", 'chemical_formula_reduced="O2Si"'),
+        ("GaN을 포함하는 구조", 'chemical_formula_reduced="GaN"'),
+    ],
+)
+def test_a_korean_request_names_the_elements_structures_contain(
+    router: SchemaRouter, server: LoopbackServer, request_text: str, expected: str
+) -> None:
+    plan = router.plan(request_text)
+    (step,) = plan.steps
+    assert step.route_id == "koptimade/optimade/list_structures"
+    assert step.arguments["filter"] == expected
+    assert not any("no step takes" in w for w in plan.warnings), plan.warnings
+    router.execute(plan)
+    assert server.requests[-1].query["filter"] == [expected]
