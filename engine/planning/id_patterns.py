@@ -18,6 +18,17 @@ from schemarouter.safety.patterns import regex
 
 #: A token of a request that may be an identifier: letters, digits and ``_-.:/``, with a digit.
 _ID_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-.:/])(?=[A-Za-z0-9_\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
+#: A Korean particle written onto a token ("km-101의", "ORD-20240001을"): Hangul at its end.
+_HANGUL_TAIL = re.compile(r"[\uac00-\ud7a3]+$")
+
+
+def _fits(token: str, fits: Any) -> str | None:
+    """``token`` where it fits, else the token without a Korean particle on its end where that
+    fits (``km-101의`` -> ``km-101``), else ``None``."""
+    if fits(token):
+        return token
+    bare = _HANGUL_TAIL.sub("", token).rstrip(".:/-")
+    return bare if bare and bare != token and fits(bare) else None
 
 
 def bind_by_pattern(
@@ -30,7 +41,8 @@ def bind_by_pattern(
     (``^ORD-[0-9]{8}$``) exactly one id-like token of the request matches, a token no other
     open parameter's pattern matches and no argument holds, takes it (moved out of
     ``open_``). Trial K: "ORD-20240001 주문 취소해줘" writes the id before its thing, as
-    Korean does, and ``order_id`` stayed open though the value was plainly one."""
+    Korean does, and ``order_id`` stayed open though the value was plainly one. A particle
+    written onto the id ("km-101의 데바이 온도") is no part of it (trial T3)."""
     tokens = list(dict.fromkeys(t.rstrip(".:/-") for t in _ID_TOKEN.findall(query)))
     held = {str(v) for v in [*arguments.values(), *filled.values()]}
     matches: dict[int, list[str]] = {}
@@ -42,9 +54,12 @@ def bind_by_pattern(
         if compiled is None:
             continue  # a pattern RE2 cannot run is not enforced: it says nothing here
         valid = schema_validator(parameter.json_schema).is_valid
-        matches[i] = [
-            t for t in tokens if t not in held and compiled.search(t.encode()) and valid(t)
-        ]
+
+        def fits(t: str, compiled: Any = compiled, valid: Any = valid) -> bool:
+            return t not in held and bool(compiled.search(t.encode())) and bool(valid(t))
+
+        fitting = (_fits(t, fits) for t in tokens)
+        matches[i] = list(dict.fromkeys(t for t in fitting if t is not None))
     taken = [t for found in matches.values() for t in found]
     for i, found in sorted(matches.items(), reverse=True):
         if len(found) == 1 and taken.count(found[0]) == 1:
