@@ -15,7 +15,8 @@ O") and its bound on their number ("at most 3 elements", "ternary") become one f
   of pure silicon: ``chemical_formula_reduced="Si"``);
 - a number of elements -> ``nelements<=3`` (``at most``, ``up to``, ``no more than``;
   ``at least``, ``more than``, ``fewer than``, ``exactly``; ``binary`` / ``ternary`` /
-  ``quaternary``).
+  ``quaternary``; in Korean "원소 2개로 이루어진", "원소가 세 개 이하인", "최대 3개 원소",
+  "삼원계").
 
 A formula found as a piece of one the request writes (a hydrate, "CuSO4·5H2O"; nested
 brackets, "Ca3((PO4)2)3") filters for nothing: the piece is another material.
@@ -166,13 +167,43 @@ def _whole(query: str, value: BoundValue) -> bool:
     return not (multiplied or inside)
 
 
+#: Korean counts: "원소 2개로 이루어진", "원소가 세 개 이하인", "최대 3개 원소", "삼원계"
+_KO_NUMBERS = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6}
+_KO_NUMBER = rf"(\d{{1,3}}|{'|'.join(_KO_NUMBERS)})\s*(?:개|가지|종류)"
+_KO_BOUND = r"\s*(이하|이상|미만|초과|까지)?"
+_KO_COUNT = (
+    re.compile(rf"(최대|최소|적어도)?\s*원소\s*(?:가|를|는|의\s*수가)?\s*{_KO_NUMBER}{_KO_BOUND}"),
+    re.compile(rf"(최대|최소|적어도)?\s*{_KO_NUMBER}{_KO_BOUND}\s*(?:의\s*)?원소"),
+)
+_KO_SYSTEMS = {"이": 2, "삼": 3, "사": 4, "오": 5}
+_KO_SYSTEM = re.compile(r"(?<![\uac00-\ud7a3\d])([2-6]|이|삼|사|오)원계")
+_KO_OPS = {"이하": "<=", "까지": "<=", "최대": "<=", "이상": ">=", "최소": ">=", "적어도": ">="}
+_KO_OPS |= {"미만": "<", "초과": ">"}
+
+
+def _korean_element_count(query: str) -> tuple[str, int] | None:
+    for pattern in _KO_COUNT:
+        match = pattern.search(query)
+        if match:
+            before, number, after = match.groups()
+            count = int(number) if number.isdigit() else _KO_NUMBERS[number]
+            return _KO_OPS.get(after or before or "", "="), count
+    system = _KO_SYSTEM.search(query)
+    if system:
+        word = system.group(1)
+        return "=", int(word) if word.isdigit() else _KO_SYSTEMS[word]
+    return None
+
+
 def _element_count(query: str) -> tuple[str, int] | None:
     for pattern, op in _NUMBER_OF_ELEMENTS:
         match = pattern.search(query)
         if match:
             return op, int(match.group(1))
     word = _COUNT_WORD.search(query)
-    return ("=", _COUNT_WORDS[word.group(1).lower()]) if word else None
+    if word:
+        return "=", _COUNT_WORDS[word.group(1).lower()]
+    return _korean_element_count(query)
 
 
 def optimade_filter(

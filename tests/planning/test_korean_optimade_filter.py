@@ -85,3 +85,24 @@ def test_a_korean_request_names_the_elements_structures_contain(
     assert not any("no step takes" in w for w in plan.warnings), plan.warnings
     router.execute(plan)
     assert server.requests[-1].query["filter"] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("원소 두 개로 이루어진 결정 구조 목록", "nelements=2"),
+        ("원소가 3개 이하인 구조를 보여줘", "nelements<=3"),
+        ("Li를 포함하는 삼원계 구조", 'elements HAS ALL "Li" AND nelements=3'),
+        ("최대 4개 원소로 된 구조 목록", "nelements<=4"),
+    ],
+)
+def test_a_korean_request_bounds_the_number_of_elements(
+    router: SchemaRouter, server: LoopbackServer, request_text: str, expected: str
+) -> None:
+    """Before, a Korean count said nothing: the plan fetched every structure, unfiltered."""
+    plan = router.plan(request_text)
+    (step,) = plan.steps
+    assert step.route_id == "koptimade/optimade/list_structures"
+    assert step.arguments.get("filter") == expected
+    router.execute(plan)
+    assert server.requests[-1].query["filter"] == [expected]
