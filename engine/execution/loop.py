@@ -66,7 +66,7 @@ from schemarouter.execution.results import (
     StepResult,
 )
 from schemarouter.planning.body import bound_parameter, with_bound
-from schemarouter.planning.fallbacks import fallback_changes, within_constraints
+from schemarouter.planning.fallbacks import fallback_changes, kept_to
 from schemarouter.planning.planner import Plan, route_identity
 
 __all__ = ["Op", "Run"]
@@ -242,6 +242,14 @@ class Run:
         status = "ok" if clean else "partial"
         if g.index in self.sources and error is None and clean:
             self.raw[g.index] = payload.data  # what later steps bind from: valid output only
+        invalid = sorted(n for n, v in values.items() if v.status == "invalid")
+        if error is None and invalid and not whole:  # partial=True: fallbacks serve them
+            why = "; ".join(i.message for n in invalid for i in values[n].issues)
+            broken = OutputValidationError(f"invalid {', '.join(invalid)}: {why}", where=g.where)
+            served, uses = yield from self.fallbacks(g, broken, attempts, only=invalid)
+            values = {**values, **served}
+            if served and all(values[n].status == "ok" for n in invalid):
+                status = "fallback"
         if error is not None:
             logger.warning("%s failed: %s", route.route_id, error.summary())
             logger.debug("%s failed: %s", route.route_id, clip(error.what))
@@ -502,14 +510,18 @@ class Run:
 
     # -- fallbacks -------------------------------------------------------------------------
 
-    def fallbacks(self, g: Gated, error: SchemaRouterError, attempts: list[Attempt]) -> _Gen:
-        """Call the step's fallbacks for its fields; returns (delivered values, uses)."""
+    def fallbacks(
+        self, g: Gated, error: SchemaRouterError, attempts: list[Attempt], only: Any = None
+    ) -> _Gen:
+        """Call the step's fallbacks for its fields (``only`` those named, where given);
+        returns (delivered values, uses)."""
         route = g.route
         delivered: dict[str, FieldValue] = {}
         uses: list[FallbackUse] = []
         if not self.policy.fallbacks or route.endpoint.effect is not Effect.READ:
             return delivered, uses
-        planned = {f.semantic_id: f.name for f in reversed(g.fields) if f.semantic_id}
+        fields = [f for f in g.fields if only is None or f.name in only]
+        planned = {f.semantic_id: f.name for f in reversed(fields) if f.semantic_id}
         order: dict[str, dict[str, str]] = {}
         prints: dict[str, str] = {}
         for fb in g.step.fallbacks:
@@ -536,7 +548,7 @@ class Run:
             except SchemaRouterError as exc:
                 uses.append(FallbackUse(**use, used=False, skipped=self.safe(exc).what))
                 continue
-            kept = self.kept_to(other, wanted.values())
+            kept = kept_to(other, wanted.values(), self.plan.request)
             if kept is not None:  # a fallback forged or planned outside the request's filter
                 uses.append(FallbackUse(**use, used=False, skipped=kept))
                 continue
@@ -581,18 +593,3 @@ class Run:
                     "license before you use them"
                 )
         return delivered, uses
-
-    def kept_to(self, other: Route, names: Iterable[str]) -> str | None:
-        """Why a fallback's fields leave the plan request's source types or providers
-        (``None`` where they keep to them)."""
-        request = self.plan.request
-        for name in names:
-            ok, why = within_constraints(
-                other,
-                other.endpoint.field(name),
-                source_types=request.source_types,
-                providers=request.providers,
-            )
-            if not ok:
-                return f"outside the request's constraints: {why}"
-        return None

@@ -26,6 +26,7 @@ __all__ = [
     "fallback_changes",
     "fallback_compatible",
     "fallbacks_for",
+    "kept_to",
     "within_constraints",
 ]
 
@@ -109,6 +110,21 @@ def within_constraints(
         allowed = ", ".join(sorted(SourceType(s).value for s in source_types))
         return False, f"source type {source.value!r} is not one the request allows ({allowed})"
     return True, "within the request's constraints"
+
+
+def kept_to(other: Route, names: Iterable[str], request: Any) -> str | None:
+    """Why the fields ``names`` of a fallback ``other`` leave a plan request's source types
+    or providers (``None`` where they keep to them)."""
+    for name in names:
+        ok, why = within_constraints(
+            other,
+            other.endpoint.field(name),
+            source_types=request.source_types,
+            providers=request.providers,
+        )
+        if not ok:
+            return f"outside the request's constraints: {why}"
+    return None
 
 
 def fallback_changes(

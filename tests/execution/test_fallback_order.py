@@ -128,3 +128,52 @@ def test_a_fallback_that_changes_nothing_is_tried_first(stack: Any) -> None:
     assert not any("stood in" in w for w in result.warnings)
     # the lab's measured, non-commercial route was never called
     assert [r.path for r in server.requests] == ["/calc/bulk", "/mirror/bulk"]
+
+
+def _invalid_then_mirror(request: Request) -> Response:
+    if request.path.startswith("/calc/"):
+        # the primary sends its number as text with a unit: it breaks the declared schema
+        return json_response({"bulk_modulus": "1420 kbar"})
+    return json_response(
+        {"bulk_modulus": {"/lab/bulk": 143.0, "/mirror/bulk": 141.0}[request.path]}
+    )
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_a_field_that_breaks_its_schema_is_taken_from_a_fallback_under_partial_too(
+    tmp_path: Path, partial: bool
+) -> None:
+    """Without partial the invalid field failed the step and the fallback served it; with
+    partial=True (keep what validates) the same field came back None, 'invalid', and the
+    listed fallback was never called."""
+    with LoopbackServer(_invalid_then_mirror) as server:
+        catalog = {
+            "schemarouter_catalog": 1,
+            "providers": [
+                _provider("kmat_calc", "calculated", "CC-BY-4.0", "kbar", 0.1, server.base_url),
+                _provider("kmat_mirror", "calculated", "CC-BY-4.0", "GPa", 1.0, server.base_url),
+            ],
+        }
+        path = tmp_path / "kmat.yaml"
+        path.write_text(yaml.safe_dump(catalog, allow_unicode=True), "utf-8")
+        router = SchemaRouter(
+            encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+        )
+        router.add_catalog(path)
+        plan = router.plan(PlanRequest(fields=("mechanical.bulk_modulus",)))
+        plan = plan.with_arguments(0, {"formula": "ZnO"})
+        assert plan.route_ids == (CALC,)
+        result = router.execute(plan, partial=partial, policy=ExecutionPolicy(max_attempts=1))
+        step = result.steps[0]
+        value = step.fields["bulk_modulus"]
+        assert (value.value, value.unit, value.route_id, value.status) == (
+            141.0,
+            "GPa",
+            MIRROR,
+            "ok",
+        )
+        assert value.fallback_for == CALC
+        (use,) = step.fallbacks
+        assert use.used and use.to_route == MIRROR and "1420 kbar" in use.reason
+        assert step.status == "fallback"
+        assert [r.path for r in server.requests] == ["/calc/bulk", "/mirror/bulk"]
