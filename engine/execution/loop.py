@@ -263,7 +263,10 @@ class Run:
             }
             needed = [f.name for f in g.fields if f.semantic_id in g.step.covers]
             if not self.s.partial and (not needed or any(values[n].status != "ok" for n in needed)):
-                raise error
+                served = [f"{u.to_route} served {', '.join(u.fields)}" for u in uses if u.used]
+                lacking = [n for n in needed if values[n].status != "ok"] or ["the rest"]
+                note = f"{'; '.join(served)}, not {', '.join(lacking)}: partial=True keeps those"
+                raise error.noting(note) if served else error
             status = "fallback" if delivered else "failed"
         return StepResult(
             **route_identity(route),

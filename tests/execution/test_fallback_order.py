@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from schemarouter import SchemaRouter
+from schemarouter.errors import InvocationError
 from schemarouter.execution.policy import ExecutionPolicy
 from schemarouter.index import HashingEncoder
 from schemarouter.planning.planner import PlanRequest
@@ -177,3 +178,48 @@ def test_a_field_that_breaks_its_schema_is_taken_from_a_fallback_under_partial_t
         assert use.used and use.to_route == MIRROR and "1420 kbar" in use.reason
         assert step.status == "fallback"
         assert [r.path for r in server.requests] == ["/calc/bulk", "/mirror/bulk"]
+
+
+def _down_with_density(request: Request) -> Response:
+    if request.path.startswith("/calc/"):
+        return Response(200, b"<html>proxy error</html>", {"Content-Type": "text/html"})
+    return json_response({"bulk_modulus": 141.0})
+
+
+def test_an_error_raised_after_a_fallback_served_says_what_it_served(tmp_path: Path) -> None:
+    """The primary answered garbage; the mirror served the bulk modulus, but the density the
+    plan also needs has no fallback, so execute raises. Before, the error named only the
+    garbage: nothing said the mirror had been called and served, nor what to do to keep it."""
+    with LoopbackServer(_down_with_density) as server:
+        calc = _provider("kmat_calc", "calculated", "CC-BY-4.0", "kbar", 0.1, server.base_url)
+        calc["access"][0]["endpoints"][0]["output_fields"].append(
+            {
+                "name": "density",
+                "path": "density",
+                "json_schema": {"type": "number"},
+                "semantic_id": "structure.density",
+                "unit": "g/cm^3",
+            }
+        )
+        mirror = _provider("kmat_mirror", "calculated", "CC-BY-4.0", "GPa", 1.0, server.base_url)
+        path = tmp_path / "kmat.yaml"
+        catalog = {"schemarouter_catalog": 1, "providers": [calc, mirror]}
+        path.write_text(yaml.safe_dump(catalog, allow_unicode=True), "utf-8")
+        router = SchemaRouter(
+            encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+        )
+        router.add_catalog(path)
+        plan = router.plan(PlanRequest(fields=("mechanical.bulk_modulus", "structure.density")))
+        plan = plan.with_arguments(0, {"formula": "ZnO"})
+        assert plan.route_ids == (CALC,)
+        with pytest.raises(InvocationError) as raised:
+            router.execute(plan, policy=ExecutionPolicy(max_attempts=1))
+        message = str(raised.value)
+        assert "not valid JSON" in message
+        assert f"{MIRROR} served bulk_modulus" in message
+        assert "density" in message and "partial=True" in message
+        assert [r.path for r in server.requests] == ["/calc/bulk", "/mirror/bulk"]
+        # and partial=True keeps what the mirror served
+        result = router.execute(plan, partial=True, policy=ExecutionPolicy(max_attempts=1))
+        assert result.steps[0].fields["bulk_modulus"].value == 141.0
+        assert result.steps[0].fields["density"].status == "missing"
