@@ -1,6 +1,8 @@
 """Conservative fallbacks: which registered field may stand in for a planned one.
 
-Same semantic id AND compatible JSON type and shape AND compatible unit contract AND exactly
+Same semantic id AND compatible JSON type and shape AND compatible unit contract (the same
+unit, or both normalized to one canonical unit, or one declared in the canonical unit, with
+its dimension, that the other normalizes to) AND exactly
 equal qualifiers AND read-only routes; anything less is no fallback. A fallback also keeps to
 the request's own constraints (:func:`within_constraints`): under a provenance filter
 (*measured*, *DFT*, *실험*) its field's source type must be one the request allows (a field of
@@ -76,15 +78,17 @@ def fallback_compatible(
     if _shape(field.json_schema) != _shape(other_field.json_schema):
         return False, "incompatible JSON type or shape"
     if field.unit != other_field.unit:
-        # different source units are compatible only when both declare a normalization to
-        # the same canonical unit (values are then compared after declared normalization)
-        if field.normalization is None or other_field.normalization is None:
-            return (
-                False,
-                f"units differ ({field.unit} vs {other_field.unit}) without a declared "
-                "normalization",
-            )
-        if _unit_contract(field) != _unit_contract(other_field):
+        # different source units are compatible only where the values compare in one unit
+        # after declared normalization: both declare one to the same canonical unit, or one
+        # is declared in (unit and dimension) the canonical unit the other normalizes to
+        neither = field.normalization is None and other_field.normalization is None
+        if neither or _unit_contract(field) != _unit_contract(other_field):
+            if field.normalization is None or other_field.normalization is None:
+                return (
+                    False,
+                    f"units differ ({field.unit} vs {other_field.unit}) without a declared "
+                    "normalization",
+                )
             return False, "different canonical unit contracts"
     elif _unit_contract(field) != _unit_contract(other_field):
         return False, "different canonical unit contracts"

@@ -223,3 +223,61 @@ def test_an_error_raised_after_a_fallback_served_says_what_it_served(tmp_path: P
         result = router.execute(plan, partial=True, policy=ExecutionPolicy(max_attempts=1))
         assert result.steps[0].fields["bulk_modulus"].value == 141.0
         assert result.steps[0].fields["density"].status == "missing"
+
+
+def _gap(request: Request) -> Response:
+    if request.path.startswith("/calc/"):
+        return json_response({"detail": "DFT database down"}, status=503)
+    return json_response({"band_gap": 3.31})
+
+
+def _gap_provider(pid: str, unit: str, spec: dict[str, Any] | None, base: str) -> Any:
+    provider = _provider(pid, "calculated", "CC-BY-4.0", "GPa", 1.0, base)
+    field: dict[str, Any] = {
+        "name": "band_gap",
+        "path": "band_gap",
+        "json_schema": {"type": "number"},
+        "semantic_id": "electronic.band_gap",
+        "unit": unit,
+        "dimension": "energy",
+    }
+    if spec is not None:
+        field["normalization"] = spec
+    provider["access"][0]["endpoints"][0]["output_fields"] = [field]
+    return provider
+
+
+@pytest.mark.parametrize(("mirror_dimension", "falls_back"), [("energy", True), (None, False)])
+def test_a_field_declared_in_the_canonical_unit_stands_in_for_one_normalized_to_it(
+    tmp_path: Path, mirror_dimension: str | None, falls_back: bool
+) -> None:
+    """The primary sends meV and declares meV -> eV; the mirror sends eV, the canonical unit,
+    and declares no conversion (there is none to make). Before, the mirror was no fallback
+    ("units differ (meV vs eV) without a declared normalization") and the plan listed none,
+    though both values compare in eV. A mirror that does not declare its dimension is still
+    none: nothing says its eV is the same quantity's."""
+    meV_eV = {"source_unit": "meV", "canonical_unit": "eV", "dimension": "energy", "scale": 0.001}
+    with LoopbackServer(_gap) as server:
+        calc = _gap_provider("kmat_calc", "meV", meV_eV, server.base_url)
+        mirror = _gap_provider("kmat_mirror", "eV", None, server.base_url)
+        field = mirror["access"][0]["endpoints"][0]["output_fields"][0]
+        if mirror_dimension is None:
+            del field["dimension"]
+        path = tmp_path / "kmat.yaml"
+        catalog = {"schemarouter_catalog": 1, "providers": [calc, mirror]}
+        path.write_text(yaml.safe_dump(catalog, allow_unicode=True), "utf-8")
+        router = SchemaRouter(
+            encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+        )
+        router.add_catalog(path)
+        plan = router.plan(PlanRequest(fields=("electronic.band_gap",)))
+        plan = plan.with_arguments(0, {"formula": "ZnO"})
+        assert plan.route_ids == (CALC,)
+        fallbacks = [f.route_id for f in plan.steps[0].fallbacks]
+        assert fallbacks == ([MIRROR] if falls_back else [])
+        result = router.execute(plan, partial=True, policy=ExecutionPolicy(max_attempts=1))
+        value = result.steps[0].fields["band_gap"]
+        if falls_back:
+            assert (value.value, value.unit, value.route_id) == (3.31, "eV", MIRROR)
+        else:
+            assert value.status == "missing"
