@@ -19,7 +19,9 @@ from schemarouter.safety.patterns import regex
 #: A token of a request that may be an identifier: letters, digits and ``_-.:/``, with a digit.
 _ID_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-.:/])(?=[A-Za-z0-9_\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
 #: A Korean particle written onto a token ("km-101의", "ORD-20240001을"): Hangul at its end.
-_HANGUL_TAIL = re.compile(r"[\uac00-\ud7a3]+$")
+#: It starts at a run's first syllable only: from each syllable, a run not at the token's end
+#: was scanned to its end again (40,000 syllables and a letter: 4 s).
+_HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
 
 
 def _fits(token: str, fits: Any) -> str | None:

@@ -57,9 +57,9 @@ _CONTAINING = re.compile(
 #: Korean writes the elements before the verb, joined by 와/과/랑/하고/및 or commas, with an
 #: object particle after the last: "Si와 O를 포함하는", "Li, Fe, O를 함유한", "Fe가 들어 있는"
 _KO_JOIN = r"(?:\s*(?:,|와|과|이랑|랑|하고|및|그리고)\s*)"
-_CONTAINING_KO = re.compile(
-    rf"(?<![A-Za-z0-9])({_SYMBOL}(?:{_KO_JOIN}{_SYMBOL})*)\s*(?:을|를|이|가)?\s*(?:모두\s*)?"
-    r"(?:포함|함유|들어\s*있|들어간|가진|갖는|가지는|가지고)"
+_KO_LIST = re.compile(rf"(?<![A-Za-z0-9])({_SYMBOL}(?:{_KO_JOIN}{_SYMBOL})*)")
+_KO_CONTAIN = re.compile(
+    r"\s*+(?:을|를|이|가)?\s*+(?:모두\s*+)?(?:포함|함유|들어\s*있|들어간|가진|갖는|가지는|가지고)"
 )
 _COUNT_WORDS = {"binary": 2, "ternary": 3, "quaternary": 4, "quinary": 5}
 _BOUNDS = (
@@ -140,7 +140,8 @@ def _contained(query: str) -> tuple[list[str], list[tuple[int, int]]]:
     """The elements the request asks structures to contain, and where it names them."""
     elements: list[str] = []
     spans: list[tuple[int, int]] = []
-    matches = [*_CONTAINING.finditer(query), *_CONTAINING_KO.finditer(query)]
+    korean = [m for m in _KO_LIST.finditer(query) if _KO_CONTAIN.match(query, m.end())]
+    matches = [*_CONTAINING.finditer(query), *korean]
     for match in sorted(matches, key=lambda m: m.start()):
         symbols = re.findall(_SYMBOL, match.group(1))
         if not all(is_element(s) for s in symbols):
@@ -169,11 +170,15 @@ def _whole(query: str, value: BoundValue) -> bool:
 
 #: Korean counts: "원소 2개로 이루어진", "원소가 세 개 이하인", "최대 3개 원소", "삼원계"
 _KO_NUMBERS = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6}
-_KO_NUMBER = rf"(\d{{1,3}}|{'|'.join(_KO_NUMBERS)})\s*(?:개|가지|종류)"
-_KO_BOUND = r"\s*(이하|이상|미만|초과|까지)?"
+#: Each starts at a word (never at a space) and reads spaces possessively: written
+#: ``(최대)?\s*원소``, every space of a long run started a scan to its end (30,000 spaces: 11 s).
+_KO_NUMBER = rf"(\d{{1,3}}|{'|'.join(_KO_NUMBERS)})\s*+(?:개|가지|종류)"
+_KO_BOUND = r"\s*+(이하|이상|미만|초과|까지)?"
 _KO_COUNT = (
-    re.compile(rf"(최대|최소|적어도)?\s*원소\s*(?:가|를|는|의\s*수가)?\s*{_KO_NUMBER}{_KO_BOUND}"),
-    re.compile(rf"(최대|최소|적어도)?\s*{_KO_NUMBER}{_KO_BOUND}\s*(?:의\s*)?원소"),
+    re.compile(
+        rf"(?:(최대|최소|적어도)\s*+)?원소\s*+(?:가|를|는|의\s*+수가)?\s*+{_KO_NUMBER}{_KO_BOUND}"
+    ),
+    re.compile(rf"(?:(최대|최소|적어도)\s*+)?{_KO_NUMBER}{_KO_BOUND}\s*+(?:의\s*+)?원소"),
 )
 _KO_SYSTEMS = {"이": 2, "삼": 3, "사": 4, "오": 5}
 _KO_SYSTEM = re.compile(r"(?<![\uac00-\ud7a3\d])([2-6]|이|삼|사|오)원계")

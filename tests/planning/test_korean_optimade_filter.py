@@ -106,3 +106,33 @@ def test_a_korean_request_bounds_the_number_of_elements(
     assert step.arguments.get("filter") == expected
     router.execute(plan)
     assert server.requests[-1].query["filter"] == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "최대" + " " * 30_000 + "x",
+        "3개" + " " * 30_000 + "x",
+        "Si" + " " * 30_000 + "x",
+        "Si와 " * 16_000 + "끝",
+    ],
+)
+def test_a_long_hostile_request_is_read_in_linear_time(text: str) -> None:
+    """The Korean count and element patterns started a scan at every space of a long run, or
+    at every element of a long list that no verb followed: 11-28 s for these requests, on a
+    path every request to an OPTIMADE route takes (review of trial T3)."""
+    import time
+
+    from schemarouter.contracts import Parameter
+    from schemarouter.planning.optimade_filter import optimade_filter
+
+    parameter = Parameter(
+        name="filter",
+        location="query",
+        json_schema={"type": "string"},
+        semantic_id="query.optimade_filter",
+    )
+    started = time.monotonic()
+    built = optimade_filter(parameter, text)
+    assert time.monotonic() - started < 2.0
+    assert built is None or "nelements" not in built

@@ -71,3 +71,16 @@ def test_an_identifier_with_a_korean_particle_binds(
     result = router.execute(plan)
     assert result.steps[0].fields["debye_temperature"].value == 600
     assert [r.path for r in server.requests] == ["/materials/km-101/thermal"]
+
+
+def test_a_long_hangul_tail_is_read_once(served: tuple[SchemaRouter, LoopbackServer]) -> None:
+    """A token of an id-like start and a long Hangul run not at its end was scanned again
+    from each syllable (40,000 syllables: 4 s; review of trial T3)."""
+    import time
+
+    router, server = served
+    started = time.monotonic()
+    plan = router.plan("km-1" + "가" * 40_000 + "x 데바이 온도")
+    assert time.monotonic() - started < 2.0
+    assert all(v != "km-1" for step in plan.steps for v in step.arguments.values())
+    assert server.requests == []
