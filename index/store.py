@@ -61,6 +61,7 @@ from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.stale import are_parts, check_settings_known, stale_hint
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
+from schemarouter.registry.catalog import SAVED_INDEX_FORMAT
 from schemarouter.registry.diff import RouteParts, fingerprint_difference
 from schemarouter.registry.registry import RegistrySnapshot
 
@@ -80,7 +81,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-FORMAT = "schemarouter-hybrid-index"
+FORMAT = SAVED_INDEX_FORMAT
 FORMAT_VERSION = 1
 #: A manifest lists a dozen files; anything near this is not one.
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024

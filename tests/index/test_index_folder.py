@@ -400,3 +400,35 @@ def test_a_stale_index_says_routes_moved_between_providers_named_alike(tmp_path:
         router.retrieve("weather alerts", k=1)
     assert "moved from provider weather" in str(stale.value)
     assert "two sources named alike, registered in another order" in str(stale.value)
+
+
+# -- trial T2: an index saved inside the catalog folder it was built from ----------------------
+
+
+def test_an_index_saved_inside_its_catalog_folder_is_not_read_as_catalog_files(
+    tmp_path: Path,
+) -> None:
+    """`schemarouter index build catalogs --out catalogs/index` (trial T2): the next load
+    of `catalogs` read the index's own files as catalog files (`[SR101] a catalog must be a
+    mapping at the top level, got list (at catalogs/index/gen-.../endpoint_keys.json)`),
+    so neither `retrieve --index` nor a rebuild could register the catalog again."""
+    from schemarouter.registry.catalog import catalog_problems
+
+    from helpers import TINY_CATALOG
+
+    catalog = tmp_path / "catalogs"
+    catalog.mkdir()
+    (catalog / "catalog.yaml").write_text(TINY_CATALOG, "utf-8")
+    out = catalog / "index"
+    first = build_index([catalog], out, progress=False, encoder=HashingEncoder(), cache=False)
+    assert (out / folder.MANIFEST).is_file() and list(out.glob("gen-*/endpoint_keys.json"))
+
+    again = build_index([catalog], out, progress=False, encoder=HashingEncoder(), cache=False)
+    assert again.routes == first.routes
+    assert catalog_problems(catalog) == []
+    router = SchemaRouter(index=out, encoder=HashingEncoder())
+    router.add_catalog(catalog)
+    assert len(router.snapshot()) == first.routes
+    found = router.retrieve("band gap", k=3).route_ids
+    assert found and set(found) <= set(router.snapshot().routes)
+    router.close()
