@@ -60,6 +60,15 @@ AGENT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         (r", or reset it now with router\.mark_healthy\([^)]*\)", ""),
         (
+            r"Rebuild it \(`schemarouter index build`\), or load it with sync=True "
+            r"\(SchemaRouter\(index=IndexFolder\(path, sync=True\)\)\) to bring it to this "
+            r"registry(?:; an access path is .*)?"
+            r"|Load it with the encoder it was built with \(encoder= in SchemaRouter or "
+            r"HybridIndex\.load\), or rebuild it here \(`schemarouter index build`\)",
+            "Tool search here cannot run until {operator} rebuilds its index for the tools "
+            "registered now: tell them",
+        ),
+        (
             r"Bind it \(router\.bind, bind_http_routes, bind_mcp_session\) first",
             "No server here can run it now (its upstream may be reconnecting): call it "
             "again later, or use another tool",

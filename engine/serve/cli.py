@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemarouter.errors import DocumentError, SchemaRouterError
+from schemarouter.errors import DocumentError, SchemaRouterError, StaleIndexError
 from schemarouter.registry.catalog import bundled_catalog
 from schemarouter.registry.compile import format_validation_error
 from schemarouter.serve.config import (
@@ -220,8 +220,25 @@ def _warm_up(router: Any, progress: bool) -> None:
     try:
         router.build_index(progress=progress)
     except SchemaRouterError as exc:
-        said = " ".join(str(exc).split())
+        said = " ".join(str(_serve_hint(exc)).split())
         print(f"schemarouter serve: the index did not open: {said}", file=sys.stderr, flush=True)
+
+
+def _serve_hint(exc: SchemaRouterError) -> SchemaRouterError:
+    """``exc`` with a stale index's hint in serve's terms: its library hint names Python
+    calls (``sync=True``, ``encoder=``) serve's operator cannot make (trial T2)."""
+    if not isinstance(exc, StaleIndexError) or exc.other_version:
+        return exc
+    build = f"`schemarouter index build --config CONFIG --out {exc.where}`"
+    if getattr(exc, "encoder_identity", None):
+        return exc.hinting(
+            "Pass --encoder with the folder the index was built with, or rebuild it for this "
+            f"encoder ({build}, with serve's own --config, source flags and --encoder)"
+        )
+    return exc.hinting(
+        f"Rebuild it from the sources serve registers ({build}, with serve's own --config "
+        "and source flags), then restart serve"
+    )
 
 
 #: ``serve``'s log records: one line each, on stderr.

@@ -249,3 +249,48 @@ def test_a_calibrated_verdict_lost_to_another_encoder_is_a_warning(
     assert found.confidence is None
     (record,) = [r for r in caplog.records if "no calibrated verdict" in r.getMessage()]
     assert record.levelname == "WARNING" and "hashing" in record.getMessage()
+
+
+def test_a_stale_index_behind_the_gateway_names_no_python_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial T2: a gateway whose OpenAPI document changed since its index was built answered
+    every search_tools with "... or load it with sync=True (SchemaRouter(index=IndexFolder(
+    path, sync=True))) to bring it to this registry", a Python call neither the agent nor
+    serve's operator can make, and serve's stderr line said the same. The agent now reads
+    that the operator must rebuild the index; the operator, the command that does it."""
+    from schemarouter.serve.gateway import error_text
+
+    (tmp_path / "weather.json").write_text(json.dumps(weather_openapi("http://127.0.0.1:9")))
+    config = tmp_path / "gateway.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "openapi": [{"source": "weather.json", "provider": "weather"}],
+                "search": {"rerank": False},
+                "index": "index",
+            }
+        )
+    )
+    router = build_router(load_config(config), index=None, **OPTIONS)
+    router.build_index().save(tmp_path / "index")
+    router.close()
+    changed = weather_openapi("http://127.0.0.1:9")
+    changed["paths"]["/forecast"]["get"]["summary"] = "Tomorrow's weather, by the hour"
+    (tmp_path / "weather.json").write_text(json.dumps(changed))
+
+    gateway = Gateway.from_config(load_config(config), background=True, **OPTIONS)
+    try:
+        _warm_up(gateway.router, False)
+        with pytest.raises(StaleIndexError) as stale:
+            gateway.search("weather forecast", k=2)
+    finally:
+        gateway.close()
+    agent = error_text(stale.value, gateway.router.snapshot())
+    assert "weather/rest/get_forecast" in agent
+    assert "SchemaRouter(" not in agent and "sync=True" not in agent
+    assert "the gateway's operator rebuilds its index" in agent
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("schemarouter serve: the index did not open: [SR301]")
+    assert "SchemaRouter(" not in line and "sync=True" not in line
+    assert f"schemarouter index build --config CONFIG --out {tmp_path / 'index'}" in line
