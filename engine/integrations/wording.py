@@ -69,6 +69,14 @@ AGENT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "registered now: tell them",
         ),
         (
+            r"Build one with `schemarouter index build` or HybridIndex\.save",
+            "Tool search here cannot run until {operator} builds its index: tell them",
+        ),
+        (
+            r"Rebuild the index(?: with this version of SchemaRouter)?",
+            "Tool search here cannot run until {operator} rebuilds its index: tell them",
+        ),
+        (
             r"Bind it \(router\.bind, bind_http_routes, bind_mcp_session\) first",
             "No server here can run it now (its upstream may be reconnecting): call it "
             "again later, or use another tool",

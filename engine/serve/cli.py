@@ -20,7 +20,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemarouter.errors import DocumentError, SchemaRouterError, StaleIndexError
+from schemarouter.errors import (
+    CorruptIndexError,
+    DocumentError,
+    SchemaRouterError,
+    StaleIndexError,
+)
 from schemarouter.registry.catalog import bundled_catalog
 from schemarouter.registry.compile import format_validation_error
 from schemarouter.serve.config import (
@@ -225,11 +230,17 @@ def _warm_up(router: Any, progress: bool) -> None:
 
 
 def _serve_hint(exc: SchemaRouterError) -> SchemaRouterError:
-    """``exc`` with a stale index's hint in serve's terms: its library hint names Python
-    calls (``sync=True``, ``encoder=``) serve's operator cannot make (trial T2)."""
+    """``exc`` with a missing or stale index's hint in serve's terms: its library hint names
+    Python calls (``sync=True``, ``encoder=``, ``HybridIndex.save``) serve's operator cannot
+    make (trial T2)."""
+    build = f"`schemarouter index build --config CONFIG --out {exc.where}`"
+    if isinstance(exc, CorruptIndexError) and "HybridIndex.save" in str(exc.hint):
+        return exc.hinting(
+            f"Build it from the sources serve registers ({build}, with serve's own --config "
+            "and source flags), then restart serve"
+        )
     if not isinstance(exc, StaleIndexError) or exc.other_version:
         return exc
-    build = f"`schemarouter index build --config CONFIG --out {exc.where}`"
     if getattr(exc, "encoder_identity", None):
         return exc.hinting(
             "Pass --encoder with the folder the index was built with, or rebuild it for this "

@@ -11,6 +11,7 @@ missing upstream's tools are left out until it joins, and the answers say it is 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -294,3 +295,49 @@ def test_a_stale_index_behind_the_gateway_names_no_python_call(
     assert line.startswith("schemarouter serve: the index did not open: [SR301]")
     assert "SchemaRouter(" not in line and "sync=True" not in line
     assert f"schemarouter index build --config CONFIG --out {tmp_path / 'index'}" in line
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated"])
+def test_a_missing_or_damaged_index_behind_the_gateway_names_no_python_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    """Trial T2: a gateway whose config names an index not built yet answered every
+    search_tools with "[SR302] no index here: the folder does not exist (...). Build one with
+    `schemarouter index build` or HybridIndex.save", a Python call, and a damaged one with
+    "Rebuild the index", an instruction only the operator can follow. The agent now reads
+    that the operator must (re)build it; serve's operator, the command that builds it."""
+    from schemarouter.errors import CorruptIndexError
+    from schemarouter.serve.gateway import error_text
+
+    (tmp_path / "weather.json").write_text(json.dumps(weather_openapi("http://127.0.0.1:9")))
+    config = tmp_path / "gateway.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "openapi": [{"source": "weather.json", "provider": "weather"}],
+                "search": {"rerank": False},
+                "index": "index",
+            }
+        )
+    )
+    if damage == "truncated":
+        router = build_router(load_config(config), index=None, **OPTIONS)
+        router.build_index().save(tmp_path / "index")
+        router.close()
+        (routes,) = (tmp_path / "index").glob("gen-*/routes.json")
+        os.truncate(routes, 10)
+    gateway = Gateway.from_config(load_config(config), background=True, **OPTIONS)
+    try:
+        _warm_up(gateway.router, False)
+        with pytest.raises(CorruptIndexError) as broken:
+            gateway.search("weather forecast", k=2)
+    finally:
+        gateway.close()
+    agent = error_text(broken.value, gateway.router.snapshot())
+    assert "HybridIndex" not in agent and "Rebuild the index" not in agent
+    assert "the gateway's operator" in agent and "builds its index" in agent
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("schemarouter serve: the index did not open: [SR302]")
+    assert "HybridIndex" not in line
+    if damage == "missing":
+        assert f"schemarouter index build --config CONFIG --out {tmp_path / 'index'}" in line
