@@ -29,6 +29,7 @@ Schema generated from these models (committed as ``engine/registry/catalog.schem
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -232,6 +233,8 @@ def catalog_files(path: Path) -> list[Path]:
 #: The ``format`` of a saved index's ``manifest.json`` (:mod:`schemarouter.index.store` writes
 #: it): a folder of the catalog holding one is an index saved there, not catalog files.
 SAVED_INDEX_FORMAT = "schemarouter-hybrid-index"
+#: A segment of an embedding cache (:mod:`schemarouter.index.cache`), not a catalog file.
+_CACHE_SEGMENT = re.compile(r"seg-[0-9a-f]{32}\.json")
 
 
 def _is_saved_index(folder: Path) -> bool:
@@ -254,9 +257,11 @@ def _catalog_files(path: Path) -> list[Path]:
             and p.is_file()
             # a name (file or folder below the catalog) starting with "_" or "." is not the
             # catalog's: drafts, .github workflows, an index saved beside it in .index; nor
-            # is an index saved into a folder of the catalog (`--out catalogs/index`)
+            # is an index saved into a folder of the catalog (`--out catalogs/index`), nor
+            # an embedding cache's segment
             and not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
             and not any(p.is_relative_to(index) for index in indexes)
+            and not _CACHE_SEGMENT.fullmatch(p.name)
         )
         if not files:
             raise DocumentError(

@@ -432,3 +432,24 @@ def test_an_index_saved_inside_its_catalog_folder_is_not_read_as_catalog_files(
     found = router.retrieve("band gap", k=3).route_ids
     assert found and set(found) <= set(router.snapshot().routes)
     router.close()
+
+
+def test_an_embedding_cache_kept_inside_the_catalog_folder_is_not_read_as_catalog_files(
+    tmp_path: Path,
+) -> None:
+    """`SCHEMAROUTER_CACHE=catalogs/cache schemarouter index build catalogs --out DIR`
+    (trial T2): the cache's `seg-<digest>.json` segments were read as catalog files on the
+    next build (`[SR101] ... (at catalogs/cache/embeddings/.../seg-....json)`)."""
+    from schemarouter.index.cache import EmbeddingCache
+
+    from helpers import TINY_CATALOG
+
+    catalog = tmp_path / "catalogs"
+    catalog.mkdir()
+    (catalog / "catalog.yaml").write_text(TINY_CATALOG, "utf-8")
+    cache = EmbeddingCache(catalog / "cache" / "embeddings")
+    first = build_index([catalog], tmp_path / "index", progress=False, cache=cache)
+    assert first.texts_embedded and list((catalog / "cache").rglob("seg-*.json"))
+
+    again = build_index([catalog], tmp_path / "index", progress=False, cache=cache)
+    assert again.routes == first.routes and again.texts_embedded == 0
