@@ -12,6 +12,7 @@ copy loads, and a reader that races a save retries (see :func:`.store.load_index
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -36,6 +37,7 @@ __all__ = [
     "check_index_folder",
     "named_generation",
     "prune",
+    "write_failure",
     "writing",
 ]
 
@@ -61,6 +63,33 @@ def _is_ours(name: str) -> bool:
 def _writable(path: Path) -> bool:
     effective = os.access in os.supports_effective_ids
     return os.access(path, os.W_OK | os.X_OK, effective_ids=effective)
+
+
+def _read_only(path: Path) -> bool:
+    """Whether ``path``'s file system is mounted read-only: no owner or mode makes it
+    writable, so "permission denied ... build as its owner" sent the operator the wrong way
+    (trial T2, ``mount -o ro``)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # no statvfs (Windows): say permission
+        return False
+
+
+_READ_ONLY_HINT = (
+    "Build into a folder on a writable file system and copy or mount it there read-only "
+    "afterwards; loading a read-only index works"
+)
+
+
+def write_failure(exc: OSError) -> str:
+    """What went wrong writing: numpy's short write on a full disk says only "151296
+    requested and 69600 written", with no errno (trial T2)."""
+    said = str(exc.strerror or exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT) or (
+        exc.errno is None and re.search(r"\d+ requested and \d+ written", said)
+    ):
+        return f"no space left on the device or over the disk quota ({said})"
+    return said
 
 
 def check_index_folder(path: Path) -> None:
@@ -98,6 +127,12 @@ def _check(path: Path) -> None:
                     hint="Save into an empty folder or an existing index folder",
                 )
         if not _writable(path):
+            if _read_only(path):
+                raise IndexStoreError(
+                    "cannot write the index folder: its file system is mounted read-only",
+                    where=str(path),
+                    hint=_READ_ONLY_HINT,
+                )
             raise IndexStoreError(
                 "cannot write the index folder: permission denied",
                 where=str(path),
@@ -112,10 +147,11 @@ def _check(path: Path) -> None:
             hint="Choose a folder path",
         )
     if above is not None and not _writable(above):
+        why = "its file system is mounted read-only" if _read_only(above) else "permission denied"
         raise IndexStoreError(
-            f"cannot create the index folder: {above} is not writable (permission denied)",
+            f"cannot create the index folder: {above} is not writable ({why})",
             where=str(path),
-            hint="Choose a folder path you can write to",
+            hint=_READ_ONLY_HINT if _read_only(above) else "Choose a folder path you can write to",
         )
 
 

@@ -55,6 +55,7 @@ from schemarouter.index.folder import (
     check_index_folder,
     named_generation,
     prune,
+    write_failure,
     writing,
 )
 from schemarouter.index.lexical import LexicalIndex
@@ -226,7 +227,7 @@ def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> P
             prune(path)  # what this save left: its temporary and unnamed generation, manifest
             if isinstance(exc, OSError):  # disk full, no permission: one line, not a traceback
                 raise IndexStoreError(
-                    f"cannot write the index: {exc.strerror or exc}",
+                    f"cannot write the index: {write_failure(exc)}",
                     where=str(path),
                     hint="Free space or choose a folder you can write to; the previous index "
                     "(if any) is unchanged",
