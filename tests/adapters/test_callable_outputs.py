@@ -77,3 +77,34 @@ def test_a_tool_that_exits_is_an_invocation_error_not_the_end_of_the_host(
             router.call(route, {"args": "--month x"})
     assert "invalid int value" in capsys.readouterr().err  # argparse said why, on stderr
     assert router.call(route, {"args": "--month 3"}).output == "report 3"
+
+
+class Unprintable(Exception):
+    """An exception whose message cannot be made (a driver's error type with a broken
+    ``__str__``)."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("broken __str__")
+
+
+def read_thermocouple(channel: int) -> float:
+    """Read a thermocouple channel of the furnace."""
+    raise Unprintable(channel)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_an_exception_whose_message_cannot_be_read_is_still_an_invocation_error(
+    asynchronous: bool,
+) -> None:
+    """Trial T1 (low): ``router.call`` raised the ``RuntimeError`` of the exception's own
+    ``__str__``, not the ``InvocationError`` every failed call is."""
+    from schemarouter.index import HashingEncoder
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable(read_thermocouple, provider="lab")
+    route = "lab/python/read_thermocouple"
+    with pytest.raises(InvocationError, match=r"raised Unprintable: <its message could not"):
+        if asynchronous:
+            asyncio.run(router.acall(route, {"channel": 3}))
+        else:
+            router.call(route, {"channel": 3})

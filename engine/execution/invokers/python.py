@@ -200,11 +200,20 @@ def _failed(exc: BaseException, op: PythonCall) -> Exception:
     else:
         raised = exc.error
     return invocation_error(
-        f"the callable raised {type(raised).__name__}: {raised}",
+        f"the callable raised {type(raised).__name__}: {_said(raised)}",
         where=op.where,
         retryable=isinstance(raised, ConnectionError | TimeoutError | asyncio.TimeoutError),
         health=not isinstance(raised, REFUSALS),
     )
+
+
+def _said(error: BaseException) -> str:
+    """``str(error)``, or what stands for it where its own ``__str__`` raises (that error
+    left ``call`` as itself, not as the promised ``InvocationError``: trial T1)."""
+    try:
+        return str(error)
+    except Exception as exc:
+        return f"<its message could not be read: {type(exc).__name__}>"
 
 
 def to_payload(value: Any, where: str) -> Payload:
