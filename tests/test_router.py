@@ -386,6 +386,32 @@ def test_route_ids_of_the_state_that_are_not_registered_are_named(bundled: Schem
     assert not [w for w in clean.warnings if "not registered" in w]
 
 
+def test_semantic_ids_of_the_state_that_no_field_offers_are_named(bundled: SchemaRouter) -> None:
+    """Trial T1 (low): a misspelt semantic id in ``fields_held`` excluded nothing and said
+    nothing, where the same typo in ``tried_routes`` was warned of."""
+    query = "band gap of silicon"
+    held = next(
+        f.semantic_id
+        for c in bundled.retrieve(query, k=5).candidates
+        for f in bundled.snapshot().routes[c.route_id].endpoint.output_fields
+        if f.semantic_id
+    )
+    typo = held + "x"
+    state = ExecutionState(fields_held=frozenset({typo, held}))
+    for result in (
+        bundled.retrieve_state_aware(query, state=state, k=5),
+        bundled.retrieve_executable(query, state=state, k=5),
+    ):
+        named = [w for w in result.warnings if "ExecutionState.fields_held" in w]
+        assert len(named) == 1, result.warnings
+        assert repr(typo) in named[0] and repr(held) not in named[0]
+        assert "exclude nothing" in named[0]
+    clean = bundled.retrieve_state_aware(
+        query, state=ExecutionState(fields_held=frozenset({held})), k=5
+    )
+    assert not [w for w in clean.warnings if "fields_held" in w]
+
+
 def test_a_cooldown_that_ends_during_the_retrieval_is_not_blamed_on_the_host(
     bundled: SchemaRouter,
 ) -> None:

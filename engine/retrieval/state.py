@@ -125,13 +125,29 @@ def exclusion_for(
     return None
 
 
-def unregistered_routes(state: ExecutionState, registered: Mapping[str, Any]) -> list[str]:
+def unregistered_routes(
+    state: ExecutionState,
+    registered: Mapping[str, Any],
+    offered: Callable[[str], Sequence[Any]] | None = None,
+) -> list[str]:
     """A warning for each field of ``state`` that names route ids not registered now (a typo,
     or a route removed since the host recorded it): such an id excludes (or binds) nothing,
     so the host would otherwise go on as if it did. Each says the field, the ids and, where
     one of its provider's is close, the registered id it may mean. ``registered``: the
-    snapshot's routes, looked up, never copied (this runs on every state-aware retrieval)."""
+    snapshot's routes, looked up, never copied (this runs on every state-aware retrieval).
+    With ``offered`` (the snapshot's ``providers_of``), ``fields_held`` semantic ids no
+    registered field offers are named too: a misspelt one excluded nothing, with no word,
+    where the same typo in ``tried_routes`` was warned of (trial T1)."""
     warnings = []
+    unknown_ids = sorted(s for s in state.fields_held if offered is not None and not offered(s))
+    if unknown_ids:
+        named = ", ".join(repr(s) for s in unknown_ids[:5])
+        more = f" and {len(unknown_ids) - 5} more" if len(unknown_ids) > 5 else ""
+        warnings.append(
+            f"ExecutionState.fields_held names semantic ids no registered field offers: "
+            f"{named}{more}; they exclude nothing (a typo?): use the semantic_id of a "
+            "result's field"
+        )
     for name in ("tried_routes", "unhealthy_routes", "bound_routes"):
         unknown = sorted(r for r in getattr(state, name) if r not in registered)
         if not unknown:
