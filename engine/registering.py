@@ -465,3 +465,22 @@ class RegistrationMixin(RuntimeMixin):
         self._settle(change)
         self._release_sessions()
         return change
+
+    def remove_routes(self, route_ids: str | Iterable[str]) -> RegistryChange:
+        """Remove these routes (one id or several) and only these, as one change: their
+        bindings and health go, the index drops them, the provider's other routes stay. An
+        id not registered refuses the whole call, naming it; nothing is removed then. (A
+        renamed function registered again with ``add_callable(replace=True)`` leaves its old
+        route registered: this takes it out; trial T1.)"""
+        given = [route_ids] if isinstance(route_ids, str) else route_ids
+        ids = list(given) if isinstance(given, Iterable) else []
+        if not ids or not all(isinstance(r, str) and r for r in ids):
+            raise ArgumentError(
+                f"route_ids must be a route id or an iterable of them, got {route_ids!r:.80}",
+                where="remove_routes(route_ids=...)",
+                hint="Pass ids the router gives, such as 'lab/python/tare'",
+            )
+        change = self.registry.remove(route_ids=ids)
+        self._settle(change)
+        self._release_sessions()
+        return change

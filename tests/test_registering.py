@@ -22,6 +22,7 @@ from schemarouter import SchemaRouter
 from schemarouter.adapters.openapi import openapi_registration
 from schemarouter.contracts import Registration
 from schemarouter.errors import (
+    ArgumentError,
     DocumentError,
     DuplicateRouteError,
     GateError,
@@ -927,3 +928,51 @@ def test_a_registration_whose_index_update_fails_is_never_callable_meanwhile(
     assert encoder.seen == [("GateError", weather)]
     encoder.armed = None
     assert _answers(router, weather, second) is weather
+
+
+def tare_balance(balance: str) -> dict[str, float]:
+    """Tare the lab balance before weighing."""
+    return {"tare_g": 0.0}
+
+
+def zero_balance(balance: str) -> dict[str, float]:
+    """Tare the lab balance before weighing."""
+    return {"tare_g": 0.0}
+
+
+def weigh_sample(balance: str) -> dict[str, float]:
+    """Weigh a sample on the lab balance, in grams."""
+    return {"mass_g": 1.25}
+
+
+def test_remove_routes_takes_out_only_the_routes_named() -> None:
+    """Trial T1 (low): a function renamed and registered again with ``replace=True`` left its
+    old route registered and callable, and no public call removed one route (only a whole
+    provider). ``remove_routes`` removes the routes named, as one change; an id not
+    registered refuses the call and removes nothing."""
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable([tare_balance, weigh_sample], provider="lab")
+    router.add_callable(zero_balance, provider="lab", replace=True)  # the renamed function
+    old, new, other = (
+        "lab/python/tare_balance",
+        "lab/python/zero_balance",
+        "lab/python/weigh_sample",
+    )
+    assert {old, new, other} <= set(router.snapshot().routes)
+
+    with pytest.raises(RegistryLookupError, match="lab/python/nope"):
+        router.remove_routes([old, "lab/python/nope"])
+    assert old in router.snapshot().routes  # nothing removed
+    for junk in ([], "", [3], None):
+        with pytest.raises(ArgumentError, match=r"remove_routes\(route_ids=...\)"):
+            router.remove_routes(junk)  # type: ignore[arg-type]
+
+    change = router.remove_routes(old)
+    assert change.removed == (old,)
+    assert set(router.snapshot().routes) == {new, other}
+    found = router.retrieve("tare the lab balance", k=5).route_ids
+    assert old not in found and new in found
+    with pytest.raises(SchemaRouterError):
+        router.call(old, {"balance": "B1"})
+    assert router.call(new, {"balance": "B1"}).output == {"tare_g": 0.0}
+    assert router.call(other, {"balance": "B1"}).output == {"mass_g": 1.25}
