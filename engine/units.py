@@ -90,6 +90,18 @@ UNIT_ALIASES: dict[str, str] = {
     "J/mol/K": "J/(mol*K)",
     "W/(m K)": "W/(m*K)",
     "W/m/K": "W/(m*K)",
+    # as datasheets write them: pint alone reads "W/mK" as watt per millikelvin (a factor of
+    # 1000), "at.%" as percent times a technical atmosphere, and knows no "kg/m3" (trial T3)
+    "W/mK": "W/(m*K)",
+    "W/m·K": "W/(m*K)",
+    "W/(m·K)": "W/(m*K)",
+    "J/(mol·K)": "J/(mol*K)",
+    "kg/m3": "kg/m**3",
+    "wt%": "percent",
+    "wt.%": "percent",
+    "at%": "percent",
+    "at.%": "percent",
+    "mol%": "percent",
     "S/cm": "S/cm",
     "S/m": "S/m",
     "Ohm m": "ohm*m",

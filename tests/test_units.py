@@ -8,7 +8,14 @@ import pytest
 
 from schemarouter.contracts import OutputField, UnitNormalizationSpec
 from schemarouter.errors import UnitError
-from schemarouter.units import check_field_units, check_spec, dimension_of, normalize, parse_unit
+from schemarouter.units import (
+    check_field_units,
+    check_spec,
+    dimension_of,
+    normalize,
+    parse_unit,
+    pint_factor,
+)
 
 
 @pytest.mark.parametrize(
@@ -37,6 +44,23 @@ from schemarouter.units import check_field_units, check_spec, dimension_of, norm
 )
 def test_alias_table(unit: str, dimension: str) -> None:
     assert dimension_of(unit) == dimension
+
+
+@pytest.mark.parametrize(
+    ("unit", "canonical", "factor"),
+    [
+        ("W/mK", "W/(m*K)", 1.0),  # pint alone: watt per millikelvin, 1000x
+        ("W/(m·K)", "W/(m*K)", 1.0),
+        ("W/m·K", "W/(m*K)", 1.0),
+        ("kg/m3", "g/cm**3", 0.001),
+        ("at.%", "percent", 1.0),  # pint alone: percent * technical atmosphere
+        ("wt%", "percent", 1.0),
+    ],
+)
+def test_datasheet_spellings_read_as_written(unit: str, canonical: str, factor: float) -> None:
+    """Trial T3 (low): "W/mK" read as watt per millikelvin and "at.%" as percent times a
+    technical atmosphere; "kg/m3" and "wt%" were unknown."""
+    assert pint_factor(unit, canonical) == pytest.approx((factor, 0.0))
 
 
 def test_pint_alone_would_misread_mu_b() -> None:
