@@ -53,7 +53,10 @@ __all__ = [
 _ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
 _QUOTED = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|'([^']{1,200})'(?!\w)")
 _URL = re.compile(r"https?://[^\s\"'<>]+[^\s\"'<>.,;)]")
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+#: Starts only where a run of its characters starts, so a long run is read once.
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+#: A parameter that takes an e-mail address by its name, where its schema gives no format.
+_EMAIL_NAME = re.compile(r"^(?:e_?mail|mail)(?:_?address)?$|_e_?mail(?:_?address)?$", re.I)
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 _NUMBER = r"-?\d+(?:\.\d+)?"
 #: A parameter whose value is an expression of a query language (an OPTIMADE filter,
@@ -99,6 +102,25 @@ def _spellings(parameter: Parameter) -> list[str]:
         out.add(name.lower())
         out.add(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower().replace("_", " "))
     return sorted((n for n in out if len(n) >= 2), key=len, reverse=True)
+
+
+def _named_id(parameter: Parameter, query: str) -> Any:
+    """For a plain string parameter (no enum, no format): its name fused with an id ("SKU-5"
+    for ``sku``), or followed by an id-like word, letters and a digit ("cold room R1" for
+    ``room``, "warehouse W-7"). One distinct value or none (trial T1: each was left open, and
+    the plan asked the caller for it)."""
+    schema = value_schema(parameter.json_schema)
+    if schema.get("type") != "string" or {"enum", "format", "const"} & set(schema):
+        return None
+    found: list[str] = []
+    for spelling in _spellings(parameter):
+        name = re.escape(spelling).replace(r"\ ", r"[\s_-]")
+        fused = rf"(?<![\w-])({name}[-_#]?\d[\w-]*)(?![\w-])"
+        after = rf"(?<![\w-]){name}\s+((?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][\w-]*)(?![\w-])"
+        for pattern in (fused, after):
+            found += [m.group(1) for m in re.finditer(pattern, query, re.IGNORECASE)]
+    distinct = list(dict.fromkeys(found))
+    return _coerced(parameter, distinct[0]) if len(distinct) == 1 else None
 
 
 def _named_value(parameter: Parameter, query: str) -> Any:
@@ -297,7 +319,7 @@ def _format_value(parameter: Parameter, query: str, values: Sequence[BoundValue]
         text = next((v.value for v in values if v.kind == "time.date"), None)
     elif fmt in ("uri", "url"):
         text = m.group(0) if (m := _URL.search(query)) else None
-    elif fmt == "email":
+    elif fmt == "email" or (fmt is None and _EMAIL_NAME.search(parameter.name)):
         text = m.group(0) if (m := _EMAIL.search(query)) else None
     elif fmt == "uuid":
         text = m.group(0) if (m := _UUID.search(query)) else None
@@ -342,6 +364,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _enum_value(parameter, query, paired=paired),
             _format_value(parameter, query, values),
             _quantity_value(parameter, query, route),
+            _named_id(parameter, query),
         ):
             if found is not None:
                 (filled if inside else arguments)[parameter.name] = found
