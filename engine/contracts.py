@@ -78,7 +78,9 @@ _ID = Annotated[str, Field(pattern=ID_PATTERN, min_length=1, max_length=128)]
 _NAME = Annotated[str, Field(min_length=1, max_length=256)]
 #: Parameters through which a server projects its output to named fields.
 PROJECTION_PARAMETERS = ("response_fields", "_fields")
-_SEMANTIC_ID = Annotated[str, Field(pattern=r"^[a-z0-9_]+(\.[a-z0-9_]+)*$", max_length=128)]
+#: A semantic id: dot-separated lowercase words (``materials.band_gap``), at most 128 long.
+SEMANTIC_ID_PATTERN = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$"
+_SEMANTIC_ID = Annotated[str, Field(pattern=SEMANTIC_ID_PATTERN, max_length=128)]
 
 
 class _Named(Protocol):

@@ -19,14 +19,15 @@ limits cut 70 responses (2 %), the largest of which flattens to 1,271 leaves.
 from __future__ import annotations
 
 import logging
+import re
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from schemarouter.adapters._schema import as_object_schema
-from schemarouter.contracts import OutputField
-from schemarouter.errors import UnitError
+from schemarouter.contracts import SEMANTIC_ID_PATTERN, OutputField
+from schemarouter.errors import DocumentError, UnitError
 from schemarouter.registry.compile import build_contract
 from schemarouter.registry.defs import DEFS_PREFIX, attach_defs
 from schemarouter.units import check_field_units
@@ -224,6 +225,30 @@ def _declared(schema: Any, key: str, depth: int = 0) -> str | None:
     return _declared(schema.get("items"), key, depth + 1)
 
 
+def declared_semantic_id(
+    schema: Any, *, where: str, notes: list[str] | None, location: str = ""
+) -> dict[str, str]:
+    """``{"semantic_id": ...}`` where ``schema`` (a leaf's, or a parameter object and its
+    schema) declares ``x-semantic-id``, else ``{}``: what lets a field or parameter of an
+    OpenAPI document or MCP tool take part in field-first planning, fallbacks and binding
+    by meaning, as a catalog's does (trial T3: none could). One that is no semantic id
+    raises a :class:`DocumentError` at ``where``, or with ``notes`` (a lenient reading) is
+    left off and noted at ``location``."""
+    declared = _declared(schema, "x-semantic-id")
+    if declared is None:
+        return {}
+    if len(declared) <= 128 and re.fullmatch(SEMANTIC_ID_PATTERN, declared):
+        return {"semantic_id": declared}
+    problem = (
+        f"x-semantic-id {declared[:80]!r} is no semantic id (dot-separated lowercase words, "
+        "such as 'materials.band_gap')"
+    )
+    if notes is None:
+        raise DocumentError(problem, where=where, hint="Write it as dot-separated lowercase words")
+    notes.append(f"{location}: {problem}; left off")
+    return {}
+
+
 def output_fields(
     schema: Any,
     *,
@@ -237,6 +262,7 @@ def output_fields(
     field the contract refuses raises a :class:`~schemarouter.errors.DocumentError` at
     ``where``, naming the field.
 
+    A leaf's ``x-semantic-id`` is its field's semantic id (:func:`declared_semantic_id`).
     A leaf's ``x-unit`` (and ``x-dimension``) is its field's unit (also through ``allOf`` /
     ``anyOf`` / ``oneOf`` members that agree, or an array's ``items``), checked as a catalog's
     is (:func:`schemarouter.units.check_field_units`); it is metadata only: a value is
@@ -250,6 +276,9 @@ def output_fields(
         declared = {k: v for k, v in declared.items() if v is not None}
         if "unit" not in declared:
             declared = {}
+        semantic = declared_semantic_id(
+            row.schema, where=at, notes=notes, location=f"{location} (output field {row.name!r})"
+        )
         item = build_contract(
             OutputField,
             where=at,
@@ -259,6 +288,7 @@ def output_fields(
             json_schema=as_object_schema(row.schema),
             description=row.description,
             **declared,
+            **semantic,
         )
         if declared:
             try:

@@ -26,7 +26,8 @@ Three jobs, each a small piece of the registration of a foreign document:
    string; a stray boolean ``required`` is dropped (refused in plain JSON Schema, as is any
    non-list); ``required`` lists lose duplicates; a ``pattern`` Python cannot compile (Java's
    ``\\p{L}``, common in AWS documents) is kept as the annotation ``x-pattern``; vendor ``x-``
-   keywords but ``x-unit`` / ``x-dimension`` are dropped (not JSON Schema, and may hide raw
+   keywords but ``x-unit`` / ``x-dimension`` / ``x-semantic-id`` (strings) are dropped (not
+   JSON Schema, and may hide raw
    ``$ref``); ``$schema`` / ``$id`` /
    ``definitions`` / ``$defs`` are dropped once every reference is inlined. ``allOf`` members that
    only declare object structure are merged into one object schema; any other ``allOf`` is kept as
@@ -91,6 +92,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: The vendor keywords a schema keeps (strings only): what a field's unit and meaning are.
+_KEPT_X = ("x-unit", "x-dimension", "x-semantic-id")
 
 #: JSON nodes one schema may have once its references are inlined.
 MAX_SCHEMA_NODES = 50_000
@@ -519,7 +523,7 @@ class SchemaResolver:
                     out[key] = bound
             elif key == "id" and self.dialect != "oas31" and isinstance(value, str):
                 continue  # draft-04 ``id``; would re-base references if kept
-            elif key.startswith("x-") and key not in ("x-unit", "x-dimension"):
+            elif key.startswith("x-") and not (key in _KEPT_X and isinstance(value, str)):
                 continue  # vendor extensions (but a unit): not JSON Schema, may hide $refs
             elif key == "pattern" and isinstance(value, str) and not compiles(value):
                 out["x-pattern"] = value  # e.g. Java's \p{L}: kept, as an annotation only

@@ -67,7 +67,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from schemarouter.adapters._fields import FieldLimits, output_fields
+from schemarouter.adapters._fields import FieldLimits, declared_semantic_id, output_fields
 from schemarouter.adapters._json import accepting
 from schemarouter.adapters._media import FORM_TYPES, pick_media
 from schemarouter.adapters._naming import (
@@ -296,6 +296,7 @@ class _EndpointBuilder:
                         required=param.get("required") is True,
                         description=reader.text(param, "description", where),
                         **parameter_style(reader, param, schema, where),
+                        **_semantic(reader, param if "x-semantic-id" in param else schema, where),
                     ),
                     place,
                 )
@@ -328,6 +329,7 @@ class _EndpointBuilder:
                             json_schema=sub,
                             required=field_name in needed,
                             description=str(sub.get("description", "")),
+                            **_semantic(reader, sub, f"{where}.{field_name}"),
                         ),
                         "formData",
                     )
@@ -420,6 +422,12 @@ def _provider(
 def _origin(url: str | None) -> str | None:
     parts = urlsplit(url) if url else None
     return f"{parts.scheme}://{parts.netloc}".lower() if parts else None
+
+
+def _semantic(reader: OpenAPIReader, declaring: Any, at: str) -> dict[str, str]:
+    """A parameter's ``x-semantic-id`` (on it or its schema), as an output field's."""
+    where = reader.where(at)
+    return declared_semantic_id(declaring, where=where, notes=reader.repairs, location=at)
 
 
 def _note_other_host(notes: list[str], at: str, base: str | None, document: str | None) -> None:
