@@ -383,7 +383,14 @@ def normalize(value: Any, spec: UnitNormalizationSpec) -> Any:
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int | float):
-        return spec.apply(float(value))
+        return _without_noise(spec.apply(float(value)))
     if isinstance(value, list):
         return [normalize(v, spec) for v in value]
     return value
+
+
+def _without_noise(value: float) -> float:
+    """``value`` at 15 significant digits, the most a float always keeps: -120.5 degC came
+    back as 152.64999999999998 K and 2.3 mm as 0.22999999999999998 cm (trial T3): the last
+    bit of the arithmetic, not of the measurement."""
+    return float(f"{value:.15g}") if math.isfinite(value) else value

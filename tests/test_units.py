@@ -170,8 +170,43 @@ def test_declared_specs_agree_with_pint_and_apply(
 ) -> None:
     check_spec(spec)
     assert math.isclose(normalize(value, spec), expected, rel_tol=1e-12)
-    assert normalize([value, [value]], spec) == [spec.apply(value), [spec.apply(value)]]
+    one = normalize(value, spec)
+    assert normalize([value, [value]], spec) == [one, [one]]
     assert normalize(None, spec) is None and normalize("n/a", spec) == "n/a"
+
+
+@pytest.mark.parametrize(
+    ("spec", "value", "expected"),
+    [
+        (
+            UnitNormalizationSpec(
+                source_unit="degC", canonical_unit="K", dimension="temperature", offset=273.15
+            ),
+            -120.5,
+            152.65,
+        ),
+        (
+            UnitNormalizationSpec(
+                source_unit="GPa", canonical_unit="kbar", dimension="pressure", scale=10.0
+            ),
+            0.029,
+            0.29,
+        ),
+        (
+            UnitNormalizationSpec(
+                source_unit="mm", canonical_unit="cm", dimension="length", scale=0.1
+            ),
+            2.3,
+            0.23,
+        ),
+    ],
+)
+def test_a_converted_value_carries_no_float_noise(
+    spec: UnitNormalizationSpec, value: float, expected: float
+) -> None:
+    """Trial T3 (low): -120.5 degC came back as 152.64999999999998 K."""
+    assert spec.apply(value) != expected  # the arithmetic's last bit
+    assert normalize(value, spec) == expected
 
 
 def test_wrong_factor_names_both_values() -> None:
