@@ -38,7 +38,8 @@ class ExecutionState(_Frozen):
     allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
     unhealthy_routes: frozenset[str] = frozenset()
     tried_routes: frozenset[str] = frozenset()
-    #: Semantic ids the host already holds: routes that add none of the needed fields go.
+    #: Semantic ids the host already holds: routes that add none of the needed fields go
+    #: (OpenAPI and MCP fields carry no semantic id: skip such routes with tried_routes).
     fields_held: frozenset[str] = frozenset()
     #: Keep only routes bound to an invoker at their current fingerprint.
     require_bound: bool = False
@@ -141,13 +142,7 @@ def unregistered_routes(
     warnings = []
     unknown_ids = sorted(s for s in state.fields_held if offered is not None and not offered(s))
     if unknown_ids:
-        named = ", ".join(repr(s) for s in unknown_ids[:5])
-        more = f" and {len(unknown_ids) - 5} more" if len(unknown_ids) > 5 else ""
-        warnings.append(
-            f"ExecutionState.fields_held names semantic ids no registered field offers: "
-            f"{named}{more}; they exclude nothing (a typo?): use the semantic_id of a "
-            "result's field"
-        )
+        warnings.append(_held_warning(unknown_ids, registered))
     for name in ("tried_routes", "unhealthy_routes", "bound_routes"):
         unknown = sorted(r for r in getattr(state, name) if r not in registered)
         if not unknown:
@@ -168,6 +163,52 @@ def unregistered_routes(
             f"{effect} (a typo, or a route removed since): use the route ids the router gives"
         )
     return warnings
+
+
+def _held_warning(unknown_ids: Sequence[str], registered: Mapping[str, Any]) -> str:
+    """The warning for ``fields_held`` semantic ids no registered field offers: a typo, a
+    field's name given for its semantic id, or a catalog whose fields carry none (an OpenAPI
+    document's or MCP tool's: trial T6, where "use the semantic_id of a result's field" sent
+    the host to ids every result's field had as ``None``). Scans the routes only here, where
+    the host's state names something no field offers."""
+    wanted, names, semantic = set(unknown_ids), {}, False
+    for route_id, route in registered.items():
+        for item in route.endpoint.output_fields:
+            semantic = semantic or bool(item.semantic_id)
+            if item.name in wanted and item.name not in names:
+                names[item.name] = (route_id, item.semantic_id)
+        if semantic and len(names) == len(wanted):
+            break
+    named = ", ".join(repr(s) for s in unknown_ids[:5])
+    more = f" and {len(unknown_ids) - 5} more" if len(unknown_ids) > 5 else ""
+    text = (
+        f"ExecutionState.fields_held names semantic ids no registered field offers: "
+        f"{named}{more}; they exclude nothing"
+    )
+    fields = [
+        f"{held!r} is the name of a field of {names[held][0]}, "
+        + (
+            f"whose semantic id is {names[held][1]!r}"
+            if names[held][1]
+            else "which has no semantic id"
+        )
+        for held in unknown_ids[:5]
+        if held in names
+    ]
+    if fields:
+        text += f" ({'; '.join(fields)}: fields_held takes semantic ids, not field names)"
+    skip = "put a route whose output you hold in ExecutionState.tried_routes to skip it"
+    if not semantic:
+        return (
+            text + ": no registered field has a semantic id (the fields of OpenAPI documents and "
+            f"MCP tools carry none; a catalog's and @capability fields do), so fields_held "
+            f"excludes no route here; {skip}"
+        )
+    if any(names[held][1] is None for held in names):
+        return f"{text}; {skip}"
+    if fields:
+        return f"{text}: use those semantic ids"
+    return f"{text} (a typo?): use the semantic_id of a result's field"
 
 
 #: The detail of a route the host marked unhealthy (``ExecutionState.unhealthy_routes``), where
