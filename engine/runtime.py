@@ -4,6 +4,7 @@ invoker to a route's *current* fingerprint; a changed fingerprint unbinds."""
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from schemarouter.adapters.python import keep_call_shape
 from schemarouter.checks import check_name, check_seconds
 from schemarouter.contracts import AccessKind
+from schemarouter.errors import RegistryLookupError
 from schemarouter.execution.bindings import BindingTable, CooldownTable
 from schemarouter.execution.invokers.mcp_session import close_all, closed_by_owner
 from schemarouter.execution.policy import HealthMonitor
@@ -156,10 +158,34 @@ class RuntimeMixin:
         marked it; execution gives the failed attempts that made it unhealthy)."""
         check_name(route_id, method="mark_unhealthy", name="route_id")
         cooldown = check_seconds(cooldown, method="mark_unhealthy", name="cooldown")
+        self._check_markable(route_id)
         why = "the host marked it unhealthy (router.mark_unhealthy)"
         if reason is not None:
             why = check_name(reason, method="mark_unhealthy", name="reason")
         self._cooldowns.mark(route_id, cooldown, f"{why}{_COOLING}{cooldown:g} s")
+
+    def _check_markable(self, route_id: str) -> None:
+        """Refuse a route id that its provider, registered now, has never had (a typo): the
+        mark would take nothing out and the route meant would go on being offered (trial T6).
+        A route removed since (execution marks one whose call was in flight) and a route of a
+        provider not registered (yet) are marked as before."""
+        snapshot = self.registry.snapshot()
+        provider = route_id.split("/", 1)[0]
+        if (
+            route_id in snapshot.routes
+            or provider not in snapshot.providers
+            or snapshot.removed_at(route_id) is not None
+        ):
+            return
+        siblings = [r for r in snapshot.routes if r.startswith(provider + "/")]
+        close = difflib.get_close_matches(route_id, siblings, n=3, cutoff=0.6)
+        raise RegistryLookupError(
+            f"route {route_id!r} is not registered: provider {provider!r} has no such route, "
+            "so nothing was marked",
+            where="mark_unhealthy(route_id=...)",
+            hint=(f"Did you mean {', '.join(repr(c) for c in close)}? " if close else "")
+            + "Mark a route id the router gives (result.route_ids, router.snapshot().routes)",
+        )
 
     def _forget_health(self, route_ids: Sequence[str]) -> None:
         """A replaced or removed route starts healthy: its contract (a base URL among it) is
