@@ -39,7 +39,8 @@ class ExecutionState(_Frozen):
     unhealthy_routes: frozenset[str] = frozenset()
     tried_routes: frozenset[str] = frozenset()
     #: Semantic ids the host already holds: routes that add none of the needed fields go
-    #: (OpenAPI and MCP fields carry no semantic id: skip such routes with tried_routes).
+    #: (OpenAPI and MCP fields carry one only where they declare ``x-semantic-id``: skip
+    #: routes whose fields carry none with tried_routes).
     fields_held: frozenset[str] = frozenset()
     #: Keep only routes bound to an invoker at their current fingerprint.
     require_bound: bool = False
@@ -201,8 +202,8 @@ def _held_warning(unknown_ids: Sequence[str], registered: Mapping[str, Any]) -> 
     if not semantic:
         return (
             text + ": no registered field has a semantic id (the fields of OpenAPI documents and "
-            f"MCP tools carry none; a catalog's and @capability fields do), so fields_held "
-            f"excludes no route here; {skip}"
+            "MCP tools carry one only where they declare x-semantic-id; a catalog's and "
+            f"@capability fields do), so fields_held excludes no route here; {skip}"
         )
     if any(names[held][1] is None for held in names):
         return f"{text}; {skip}"
