@@ -12,6 +12,7 @@ import pytest
 
 from schemarouter import ExecutionPolicy, SchemaRouter
 from schemarouter.errors import InvocationError
+from schemarouter.execution.invokers.python import MAX_STRAGGLERS
 
 #: More hung calls than any default executor has workers (``min(32, cpus + 4)``).
 HUNG = 33
@@ -97,3 +98,49 @@ def test_a_sync_call_of_an_async_tool_waiting_on_a_blocking_thread_stops_at_its_
         assert time.monotonic() - start < 3
     finally:
         release.set()
+
+
+def test_a_hung_callable_called_again_and_again_holds_a_bounded_number_of_threads() -> None:
+    """Each ``acall`` of a sync function that never returns timed out and left its thread
+    running for good: 3 rounds of 300 calls left 900 threads, growing without end (a
+    process then fails to start threads at all). Past ``MAX_STRAGGLERS`` such threads a call
+    of that function fails at once, saying why, and its calls start again as they end."""
+    release = threading.Event()
+
+    def read_sensor(sensor_id: str) -> float:
+        """Read a warehouse sensor that never answers."""
+        if not release.wait(30):
+            return -1.0
+        return 21.5
+
+    router = SchemaRouter()
+    router.add_callable(read_sensor, provider="shop")
+    policy = ExecutionPolicy(timeout=0.2, max_attempts=1)
+    before = threading.active_count()
+
+    async def one() -> str:
+        try:
+            await router.acall("shop/python/read_sensor", {"sensor_id": "S-1"}, policy=policy)
+        except InvocationError as exc:
+            return exc.what
+        return "answered"
+
+    async def rounds() -> list[str]:
+        said: list[str] = []
+        for _ in range(3):
+            said += await asyncio.gather(*(one() for _ in range(MAX_STRAGGLERS)))
+        return said
+
+    try:
+        said = asyncio.run(rounds())
+        assert said[:MAX_STRAGGLERS] == ["timed out after 0.2 s"] * MAX_STRAGGLERS
+        assert all("not started: 32 earlier calls" in s for s in said[MAX_STRAGGLERS:]), said[-1]
+        assert threading.active_count() - before <= MAX_STRAGGLERS
+    finally:
+        release.set()
+    deadline = time.monotonic() + 10
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    router.mark_healthy("shop/python/read_sensor")  # its failures opened the breaker
+    again = asyncio.run(router.acall("shop/python/read_sensor", {"sensor_id": "S-1"}))
+    assert again.output == 21.5

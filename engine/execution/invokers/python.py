@@ -191,6 +191,14 @@ def shape_of(function: Callable[..., Any]) -> CallShape:
 def _failed(exc: BaseException, op: PythonCall) -> Exception:
     """The error for ``exc``: the call's own timeout (a ``TimeoutError`` that is no
     :class:`_Raised`), or what the function raised, by name and message."""
+    if isinstance(exc, _Held):
+        return invocation_error(
+            f"not started: {exc.count} earlier calls of this function still run past their "
+            "timeout, each in a thread of its own",
+            where=op.where,
+            hint="The function does not return: fix or remove it; its calls start again as "
+            "those threads end",
+        )
     if not isinstance(exc, _Raised):
         if isinstance(exc, TimeoutError | asyncio.TimeoutError):
             return invocation_error(
@@ -267,13 +275,36 @@ def _type_name(value: Any) -> str:
     return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
 
 
+#: How many calls of one function may still run in their threads after their callers stopped
+#: waiting (timed out): past that a new call of it fails at once, without a thread. Each call
+#: of a function that never returns left a thread behind for good (900 calls: 900 threads).
+MAX_STRAGGLERS = 32
+_stragglers: dict[int, int] = {}
+_stragglers_lock = threading.Lock()
+
+
+class _Held(Exception):
+    """A call not started: ``count`` earlier calls of its function still run past their
+    timeout."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.count = count
+
+
 async def _in_own_thread(
     function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]
 ) -> Any:
     """``_run(function, *args, **kwargs)`` in a daemon thread of its own, in a copy of this
     context (as ``asyncio.to_thread``). A call that times out leaves the function running
     there: in the loop's default executor, six such calls (its workers on 2 cores) stalled
-    every later ``aretrieve`` and ``to_thread`` of the process until they returned."""
+    every later ``aretrieve`` and ``to_thread`` of the process until they returned. Where
+    :data:`MAX_STRAGGLERS` calls of ``function`` run so, it is not started (:class:`_Held`)."""
+    key = id(function)  # the threads hold the function: its id is not reused meanwhile
+    with _stragglers_lock:
+        if _stragglers.get(key, 0) >= MAX_STRAGGLERS:
+            raise _Held(_stragglers[key])
+    state = {"ended": False, "abandoned": False}
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
@@ -295,11 +326,24 @@ async def _in_own_thread(
             error = exc
         except BaseException as exc:  # KeyboardInterrupt raised by the function itself
             error = _Raised(RuntimeError(f"{type(exc).__name__}: {exc}"))
+        with _stragglers_lock:
+            state["ended"] = True
+            if state["abandoned"] and _stragglers.get(key, 0) > 1:
+                _stragglers[key] -= 1
+            elif state["abandoned"]:
+                _stragglers.pop(key, None)
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(settle, value, error)
 
     threading.Thread(target=work, name=f"schemarouter-call-{_name(function)}", daemon=True).start()
-    return await done
+    try:
+        return await done
+    except BaseException:  # its timeout (cancelled) or the loop closing: it runs on alone
+        with _stragglers_lock:
+            if not state["ended"]:
+                state["abandoned"] = True
+                _stragglers[key] = _stragglers.get(key, 0) + 1
+        raise
 
 
 def _name(function: Callable[..., Any]) -> str:
