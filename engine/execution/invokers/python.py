@@ -361,6 +361,9 @@ def _run_coroutine(awaitable: Any, timeout: float) -> Any:
     when the loop has closed, which waits for its executor's threads (a blocking client
     run through ``asyncio.to_thread`` held a 1 s call for as long as that client did)."""
     answer: Future[Any] = Future()
+    # the caller's context variables, as acall's tools see them (a tenant or request id
+    # a tool reads was its default under call: a thread starts in an empty context)
+    context = contextvars.copy_context()
 
     async def bounded() -> None:
         try:
@@ -372,7 +375,7 @@ def _run_coroutine(awaitable: Any, timeout: float) -> Any:
 
     def work() -> None:
         with contextlib.suppress(BaseException):  # the error went to ``answer`` first
-            asyncio.run(bounded())
+            context.run(asyncio.run, bounded())
         if not answer.done():  # the loop itself failed before the coroutine ran
             answer.set_exception(RuntimeError("the event loop of the call did not run"))
 
