@@ -10,6 +10,7 @@ import contextvars
 import pytest
 
 from schemarouter import SchemaRouter
+from schemarouter.errors import InvocationError
 
 TENANT: contextvars.ContextVar[str] = contextvars.ContextVar("tenant", default="default")
 
@@ -44,3 +45,23 @@ def test_a_tool_sees_the_callers_context_variables(name: str, how: str) -> None:
         return asyncio.run(router.acall(route_id, {"order_id": "ORD-1"})).output
 
     assert contextvars.copy_context().run(run) == "acme:ORD-1"
+
+
+@pytest.mark.parametrize("kind", [KeyboardInterrupt, GeneratorExit])
+def test_an_async_tool_raising_keyboard_interrupt_fails_its_call_under_call(
+    kind: type[BaseException],
+) -> None:
+    """``router.call`` runs an async tool on a loop in a thread of its own, where no signal
+    arrives: a ``KeyboardInterrupt`` or ``GeneratorExit`` it raised went out of ``call``
+    into the host as itself (a host reads that as Ctrl-C, and an agent loop ended), where
+    the same tool under ``acall`` of a plain function fails its call. It is now an
+    ``InvocationError`` naming it, and the host goes on."""
+
+    async def stop_conveyor(line: str) -> str:
+        """Stop a conveyor line."""
+        raise kind("driver gave up")
+
+    router = SchemaRouter()
+    router.add_callable(stop_conveyor, provider="plant", effect="read")
+    with pytest.raises(InvocationError, match=f"raised RuntimeError: {kind.__name__}: driver"):
+        router.call("plant/python/stop_conveyor", {"line": "L1"})

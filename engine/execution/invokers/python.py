@@ -92,6 +92,15 @@ async def _own(awaitable: Any) -> Any:
         raise _Raised(exc) from exc
 
 
+async def _own_in_thread(awaitable: Any) -> Any:
+    """:func:`_own` on a loop of a thread of its own, where no signal is delivered: a
+    ``KeyboardInterrupt`` or ``GeneratorExit`` there is the function's own failure too."""
+    try:
+        return await _own(awaitable)
+    except (KeyboardInterrupt, GeneratorExit) as exc:
+        raise _Raised(RuntimeError(f"{type(exc).__name__}: {_said(exc)}")) from exc
+
+
 def _run(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
     try:
         return function(*args, **kwargs)
@@ -367,7 +376,7 @@ def _run_coroutine(awaitable: Any, timeout: float) -> Any:
 
     async def bounded() -> None:
         try:
-            value = await asyncio.wait_for(_own(awaitable), timeout)
+            value = await asyncio.wait_for(_own_in_thread(awaitable), timeout)
         except BaseException as exc:
             answer.set_exception(exc)
             raise
