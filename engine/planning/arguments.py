@@ -22,9 +22,17 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from schemarouter.contracts import Parameter, Route, schema_validator
+from schemarouter.contracts import Parameter, Route
 from schemarouter.planning.body import body_fields, body_key
 from schemarouter.planning.id_patterns import bind_by_pattern
+from schemarouter.planning.named_values import NUMBER as _NUMBER
+from schemarouter.planning.named_values import URL as _URL
+from schemarouter.planning.named_values import coerced as _coerced
+from schemarouter.planning.named_values import inside as _inside
+from schemarouter.planning.named_values import named_id as _named_id
+from schemarouter.planning.named_values import spellings as _spellings
+from schemarouter.planning.named_values import url_spans as _url_spans
+from schemarouter.planning.named_values import valid as _valid
 from schemarouter.planning.optimade_filter import (
     FILTER_SEMANTIC_ID,
     optimade_filter,
@@ -52,13 +60,11 @@ __all__ = [
 #: Parameters the router fills itself (server-side projection): never taken from a request.
 _ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
 _QUOTED = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|'([^']{1,200})'(?!\w)")
-_URL = re.compile(r"https?://[^\s\"'<>]+[^\s\"'<>.,;)]")
 #: Starts only where a run of its characters starts, so a long run is read once.
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 #: A parameter that takes an e-mail address by its name, where its schema gives no format.
 _EMAIL_NAME = re.compile(r"^(?:e_?mail|mail)(?:_?address)?$|_e_?mail(?:_?address)?$", re.I)
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
-_NUMBER = r"-?\d+(?:\.\d+)?"
 #: A parameter whose value is an expression of a query language (an OPTIMADE filter,
 #: :data:`FILTER_SEMANTIC_ID`) has spaces, operators and quotes of its own: a bare value
 #: runs to the end of its line (or a ``;``) and a double-quoted one keeps its ``\"`` escapes.
@@ -67,60 +73,6 @@ _QUOTED_EXPRESSION = re.compile(
 )
 _BARE_EXPRESSION = re.compile(r"[^\n;]+")
 _BARE = re.compile(r"[^\s,;]+")
-
-
-def _valid(parameter: Parameter, value: Any) -> bool:
-    return bool(schema_validator(parameter.json_schema).is_valid(value))
-
-
-def _coerced(parameter: Parameter, text: str) -> Any:
-    """``text`` as the parameter's JSON type (``None`` where it is not one); an optional's
-    type is its non-null member's (:func:`value_schema`)."""
-    schema = value_schema(parameter.json_schema)
-    kinds = schema.get("type")
-    kinds = set(kinds) if isinstance(kinds, list) else {kinds} if kinds else set()
-    candidates: list[Any] = []
-    if kinds & {"integer", "number"} and re.fullmatch(_NUMBER, text):
-        candidates.append(float(text) if "." in text else int(text))
-    if "boolean" in kinds and text.lower() in ("true", "false"):
-        candidates.append(text.lower() == "true")
-    if "array" in kinds:
-        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
-        inner = Parameter(name=parameter.name, json_schema=dict(items or {}))
-        parts = [_coerced(inner, part.strip()) for part in text.split(",") if part.strip()]
-        if parts and all(part is not None for part in parts):
-            candidates.append(parts)
-    if not kinds or "string" in kinds:
-        candidates.append(text)
-    return next((c for c in candidates if _valid(parameter, c)), None)
-
-
-def _spellings(parameter: Parameter) -> list[str]:
-    names = [parameter.name, *parameter.aliases]
-    out = set()
-    for name in names:
-        out.add(name.lower())
-        out.add(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower().replace("_", " "))
-    return sorted((n for n in out if len(n) >= 2), key=len, reverse=True)
-
-
-def _named_id(parameter: Parameter, query: str) -> Any:
-    """For a plain string parameter (no enum, no format): its name fused with an id ("SKU-5"
-    for ``sku``), or followed by an id-like word, letters and a digit ("cold room R1" for
-    ``room``, "warehouse W-7"). One distinct value or none (trial T1: each was left open, and
-    the plan asked the caller for it)."""
-    schema = value_schema(parameter.json_schema)
-    if schema.get("type") != "string" or {"enum", "format", "const"} & set(schema):
-        return None
-    found: list[str] = []
-    for spelling in _spellings(parameter):
-        name = re.escape(spelling).replace(r"\ ", r"[\s_-]")
-        fused = rf"(?<![\w-])({name}[-_#]?\d[\w-]*)(?![\w-])"
-        after = rf"(?<![\w-]){name}\s+((?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][\w-]*)(?![\w-])"
-        for pattern in (fused, after):
-            found += [m.group(1) for m in re.finditer(pattern, query, re.IGNORECASE)]
-    distinct = list(dict.fromkeys(found))
-    return _coerced(parameter, distinct[0]) if len(distinct) == 1 else None
 
 
 def _named_value(parameter: Parameter, query: str) -> Any:
@@ -320,7 +272,8 @@ def _format_value(parameter: Parameter, query: str, values: Sequence[BoundValue]
     elif fmt in ("uri", "url"):
         text = m.group(0) if (m := _URL.search(query)) else None
     elif fmt == "email" or (fmt is None and _EMAIL_NAME.search(parameter.name)):
-        text = m.group(0) if (m := _EMAIL.search(query)) else None
+        urls = _url_spans(query)
+        text = next((m.group(0) for m in _EMAIL.finditer(query) if not _inside(m, urls)), None)
     elif fmt == "uuid":
         text = m.group(0) if (m := _UUID.search(query)) else None
     else:

@@ -61,3 +61,29 @@ def test_a_long_run_without_an_address_is_read_once() -> None:
     started = time.monotonic()
     assert _plan(customer_orders, "orders of " + "a." * 50_000 + " customer") == {}
     assert time.monotonic() - started < 5.0
+
+
+@pytest.mark.parametrize(
+    ("fn", "request_text", "arguments"),
+    [
+        # a URL's path or credentials are no value the request gives
+        (room_temperature, "temperature of the room on https://wiki.example.com/room5/howto", {}),
+        (customer_orders, "orders of the customer on http://admin:hunter2@crm.example.com/x", {}),
+        (customer_orders, "orders of the customer at https://crm.example.com/u/bob@evil.com", {}),
+        (
+            customer_orders,
+            "orders of ann@example.com, listed on http://admin:hunter2@crm.example.com/x",
+            {"email": "ann@example.com"},
+        ),
+        # a Korean particle written onto the id is no part of it
+        (room_temperature, "냉장실 room R1의 온도", {"room": "R1"}),
+        (stock_level, "SKU-5의 재고", {"sku": "SKU-5"}),
+    ],
+)
+def test_a_url_or_a_particle_is_no_part_of_a_named_value(
+    fn: Any, request_text: str, arguments: dict[str, Any]
+) -> None:
+    """Trial T5: ``room`` took ``room5`` from a wiki URL's path, ``email`` took
+    ``hunter2@crm.example.com`` (a password and host) from a URL's credentials and
+    ``bob@evil.com`` from a URL's path, and ``room`` took ``R1을`` with its particle."""
+    assert _plan(fn, request_text) == arguments
