@@ -62,7 +62,7 @@ from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.stale import are_parts, check_settings_known, stale_hint
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
-from schemarouter.registry.catalog import SAVED_INDEX_FORMAT
+from schemarouter.registry.catalog_folder import SAVED_INDEX_FORMAT
 from schemarouter.registry.diff import RouteParts, fingerprint_difference
 from schemarouter.registry.registry import RegistrySnapshot
 

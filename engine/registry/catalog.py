@@ -29,7 +29,6 @@ Schema generated from these models (committed as ``engine/registry/catalog.schem
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -47,8 +46,8 @@ from schemarouter.contracts import (
     Route,
 )
 from schemarouter.errors import DocumentError, DuplicateRouteError, SchemaRouterError
-from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
 from schemarouter.registry.catalog_defaults import with_defaults
+from schemarouter.registry.catalog_folder import folder_files
 from schemarouter.registry.catalog_keys import unknown_key_hint
 from schemarouter.registry.compile import (
     RouteSpec,
@@ -230,46 +229,9 @@ def catalog_files(path: Path) -> list[Path]:
         ) from None
 
 
-#: The ``format`` of a saved index's ``manifest.json`` (:mod:`schemarouter.index.store` writes
-#: it): a folder of the catalog holding one is an index saved there, not catalog files.
-SAVED_INDEX_FORMAT = "schemarouter-hybrid-index"
-#: A segment of an embedding cache (:mod:`schemarouter.index.cache`), not a catalog file.
-_CACHE_SEGMENT = re.compile(r"seg-[0-9a-f]{32}\.json")
-
-
-def _is_saved_index(folder: Path) -> bool:
-    """Whether ``folder`` holds an index `schemarouter index build --out` saved (its
-    ``manifest.json`` names the index format): its files are the index's, not catalog files."""
-    try:
-        head = read_file_bytes(folder / "manifest.json", max_bytes=1 << 24)
-        return bool(load_json(head).get("format") == SAVED_INDEX_FORMAT)
-    except (UnreadableFile, OSError, ValueError, AttributeError):
-        return False
-
-
 def _catalog_files(path: Path) -> list[Path]:
     if path.is_dir():
-        indexes = [m.parent for m in path.rglob("manifest.json") if _is_saved_index(m.parent)]
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.suffix in CATALOG_SUFFIXES
-            and p.is_file()
-            # a name (file or folder below the catalog) starting with "_" or "." is not the
-            # catalog's: drafts, .github workflows, an index saved beside it in .index; nor
-            # is an index saved into a folder of the catalog (`--out catalogs/index`), nor
-            # an embedding cache's segment
-            and not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
-            and not any(p.is_relative_to(index) for index in indexes)
-            and not _CACHE_SEGMENT.fullmatch(p.name)
-        )
-        if not files:
-            raise DocumentError(
-                "no catalog files (*.yaml, *.yml, *.json) in folder",
-                where=str(path),
-                hint="Point at a catalog file or a folder that holds some",
-            )
-        return files
+        return folder_files(path, CATALOG_SUFFIXES)
     if not path.exists():
         raise DocumentError("catalog not found", where=str(path), hint=_not_found_hint(path))
     return [path]
