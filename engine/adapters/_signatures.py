@@ -146,7 +146,7 @@ PER_CALL = object()
 
 
 def _field_defaults(
-    signature: inspect.Signature, hints: Mapping[str, Any]
+    signature: inspect.Signature, hints: Mapping[str, Any], where: str
 ) -> tuple[inspect.Signature, dict[str, Any], dict[str, Callable[[], Any]]]:
     """A parameter whose default is pydantic's ``Field(...)`` (``month: int = Field(ge=1,
     le=12)``) read as ``validate_call`` reads it: its constraints and description join its
@@ -168,6 +168,13 @@ def _field_defaults(
         if param.name in out:
             out[param.name] = Annotated[out[param.name], bare]
         default: Any
+        if info.default_factory is not None and info.default_factory_takes_validated_data:
+            raise DocumentError(  # it raised TypeError out of every call that left it out
+                f"parameter {param.name!r}: its Field(default_factory=...) takes the validated "
+                "data of a model, which a function's call does not have",
+                where=where,
+                hint="Use a factory without arguments (default_factory=list) or a default",
+            )
         if info.default_factory is not None:
             default = PER_CALL
             fills[param.name] = typing.cast(Callable[[], Any], info.default_factory)
@@ -309,7 +316,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         signature = signature.replace(
             parameters=[p for p in signature.parameters.values() if p.name not in bound]
         )
-    signature, hints, fills = _field_defaults(signature, hints)
+    signature, hints, fills = _field_defaults(signature, hints, where)
     doc = fn.__doc__ if target is fn else target.__doc__
     if doc is None and not isinstance(fn, functools.partial) and target is not fn:
         doc = type(fn).__doc__  # a callable object: its class's docstring

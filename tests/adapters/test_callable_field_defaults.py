@@ -5,11 +5,13 @@ route's, a ``Field`` without a default is required, and the function never recei
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from pydantic import Field
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import ParameterValidationError
+from schemarouter.errors import DocumentError, InvocationError, ParameterValidationError
 
 
 def test_a_field_default_gives_its_constraints_and_the_function_its_value() -> None:
@@ -58,3 +60,29 @@ def test_a_field_default_gives_its_constraints_and_the_function_its_value() -> N
     assert received["tags"] == ["vip"]
     router.call("shop/python/monthly_sales", {"year": 2026, "month": 5})
     assert received["tags"] == [] and received["tags"] is not first  # a fresh list each call
+
+
+def test_a_default_factory_that_fails_or_wants_data_is_said_not_raised() -> None:
+    """Trial T5: a ``Field(default_factory=...)`` that raised went out of ``router.call`` as
+    itself (``ZeroDivisionError``), as did one taking the validated data (pydantic's
+    ``default_factory=lambda data: ...``: ``TypeError: <lambda>() missing 1 required
+    positional argument: 'data'``), registered without a word."""
+
+    def restock(sku: str, batch: int = Field(default_factory=lambda: 1 // 0)) -> int:
+        """Restock a product."""
+        return batch
+
+    router = SchemaRouter()
+    router.add_callable(restock, provider="shop")
+    with pytest.raises(InvocationError, match="default_factory of parameter 'batch' raised"):
+        router.call("shop/python/restock", {"sku": "A"})
+    with pytest.raises(InvocationError, match="default_factory of parameter 'batch' raised"):
+        asyncio.run(router.acall("shop/python/restock", {"sku": "A"}))
+    assert router.call("shop/python/restock", {"sku": "A", "batch": 3}).output == 3
+
+    def reorder(sku: str, due: float = Field(default_factory=lambda data: 1.0)) -> float:
+        """Reorder a product."""
+        return due
+
+    with pytest.raises(DocumentError, match="takes the validated data"):
+        router.add_callable(reorder, provider="shop")

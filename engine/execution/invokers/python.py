@@ -135,7 +135,7 @@ class CallShape:
         kwargs = {name: self._convert(name, value, where) for name, value in values.items()}
         for name, fill in self.fills.items():
             if name not in kwargs:
-                kwargs[name] = fill()
+                kwargs[name] = _filled(name, fill, where)
         given = [i for i, (name, _) in enumerate(self.positional) if name in kwargs]
         args: list[Any] = []
         for name, default in self.positional[: given[-1] + 1 if given else 0]:
@@ -184,6 +184,19 @@ def remember(function: Callable[..., Any], shape: CallShape) -> None:
     except TypeError:  # no weak reference (``__slots__``): held while the process runs
         held = functools.partial(_same, function)
     _SHAPES[key] = (held, shape)
+
+
+def _filled(name: str, fill: Callable[[], Any], where: str) -> Any:
+    """The value ``fill`` makes for parameter ``name``; its failure is the function's
+    (a ``Field(default_factory=...)`` that raised went out of ``call`` as itself)."""
+    try:
+        return fill()
+    except Exception as exc:
+        raise invocation_error(
+            f"the default_factory of parameter {name!r} raised {type(exc).__name__}: {_said(exc)}",
+            where=where,
+            hint="Fix the parameter's Field(default_factory=...), or pass the value",
+        ) from None
 
 
 def _same(value: Any) -> Any:
