@@ -9,6 +9,7 @@ at each call, the value of the annotated type from the JSON argument.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import inspect
@@ -370,7 +371,14 @@ def call_shape_of(read: Signature, adapters: Mapping[str, TypeAdapter[Any]]) -> 
         for name, param in read.signature.parameters.items()
         if param.kind is param.POSITIONAL_ONLY
     )
-    return CallShape(adapters=dict(adapters), positional=positional, fills=dict(read.fills))
+    returns = read.hints.get("return", inspect.Parameter.empty)
+    adapter = None
+    if returns is not inspect.Parameter.empty:
+        with contextlib.suppress(Exception):  # no adapter: dumped as the value's own type
+            adapter = TypeAdapter(returns)
+    return CallShape(
+        adapters=dict(adapters), positional=positional, fills=dict(read.fills), returns=adapter
+    )
 
 
 def call_shape(fn: Callable[..., Any]) -> CallShape:

@@ -4,6 +4,8 @@ output fields use the aliases, so the value it returns is read by them too."""
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import BaseModel, Field, computed_field
 
 from schemarouter import SchemaRouter
@@ -88,3 +90,27 @@ def test_a_returned_model_is_described_as_it_is_serialized() -> None:
     assert result.output == {"invoiceRef": "I-1", "net": 100.0, "vat": 19.0, "gross": 119.0}
     gross = router.call("shop/python/get_invoice", {"invoice_id": "I-1"}, fields=["gross"])
     assert gross.fields["gross"].value == 119.0
+
+
+class Price(BaseModel):
+    unit_price: float = Field(alias="unitPrice")
+
+
+class PriceRow(Price):
+    internal_token: str = "tok-123"
+
+
+def test_a_returned_subclass_gives_the_declared_models_fields_only() -> None:
+    """Trial T5: a function declared ``-> Price`` that returned a subclass carrying a field
+    of its own (an internal token) sent that field out with the answer, a field no output
+    schema or field of the route declares: ``{'unitPrice': 9.5, 'internal_token':
+    'tok-123'}``. The value is dumped as the declared type, as pydantic does."""
+
+    def price(sku: str) -> Price:
+        """The unit price of a product."""
+        return PriceRow(unitPrice=9.5)
+
+    router = SchemaRouter()
+    router.add_callable(price, provider="shop")
+    assert router.call("shop/python/price", {"sku": "A"}).output == {"unitPrice": 9.5}
+    assert asyncio.run(router.acall("shop/python/price", {"sku": "A"})).output == {"unitPrice": 9.5}

@@ -127,6 +127,9 @@ class CallShape:
     adapters: Mapping[str, TypeAdapter[Any]] = field(default_factory=dict)
     positional: tuple[tuple[str, Any], ...] = ()
     fills: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+    #: The adapter of the return type hint, the value dumped as that type (``None``: as
+    #: the value's own type).
+    returns: TypeAdapter[Any] | None = None
 
     def arguments(self, values: Mapping[str, Any], where: str) -> tuple[list[Any], dict[str, Any]]:
         """``(args, kwargs)`` for the call: each value validated and converted as JSON by
@@ -246,12 +249,14 @@ def _said(error: BaseException) -> str:
         return f"<its message could not be read: {type(exc).__name__}>"
 
 
-def to_payload(value: Any, where: str) -> Payload:
-    """The return value as JSON data, and its size in bytes."""
+def to_payload(value: Any, where: str, returns: TypeAdapter[Any] | None = None) -> Payload:
+    """The return value as JSON data, and its size in bytes: dumped as the return type
+    ``returns`` where given, so a subclass of the declared model gives the declared fields
+    only (dumped as its own type, its undeclared fields, a token among them, went out)."""
     try:
         # by alias: the output schema a return model gave names its fields so (pydantic's
         # JSON Schema does), and a model dumped by field name broke it on every call
-        data = _ANY.dump_python(value, mode="json", by_alias=True)
+        data = _declared(value, returns)
         size = len(json.dumps(data, default=str).encode())
     except Exception as exc:
         try:
@@ -270,6 +275,13 @@ def to_payload(value: Any, where: str) -> Payload:
             "float(), str() or list() (a numpy value: .item() or .tolist())",
         ) from None
     return Payload(data, size)
+
+
+def _declared(value: Any, returns: TypeAdapter[Any] | None) -> Any:
+    if returns is not None:
+        with contextlib.suppress(Exception):  # not the declared type: as its own, below
+            return returns.dump_python(value, mode="json", by_alias=True, warnings="error")
+    return _ANY.dump_python(value, mode="json", by_alias=True)
 
 
 def _not_json(value: Any, path: list[str | int]) -> tuple[list[str | int], Any] | None:
@@ -406,18 +418,20 @@ def _run_coroutine(awaitable: Any, timeout: float) -> Any:
 
 
 def call_sync(op: PythonCall) -> Payload:
-    args, kwargs = shape_of(op.function).arguments(op.arguments, op.where)
+    shape = shape_of(op.function)
+    args, kwargs = shape.arguments(op.arguments, op.where)
     try:
         result = _run(op.function, args, kwargs)
         if inspect.isawaitable(result):
             result = _run_coroutine(result, op.timeout)
     except Exception as exc:
         raise _failed(exc, op) from None
-    return to_payload(result, op.where)
+    return to_payload(result, op.where, shape.returns)
 
 
 async def call_async(op: PythonCall) -> Payload:
-    args, kwargs = shape_of(op.function).arguments(op.arguments, op.where)
+    shape = shape_of(op.function)
+    args, kwargs = shape.arguments(op.arguments, op.where)
     try:
         if inspect.iscoroutinefunction(op.function):
             result = await asyncio.wait_for(_own(op.function(*args, **kwargs)), op.timeout)
@@ -427,4 +441,4 @@ async def call_async(op: PythonCall) -> Payload:
                 result = await asyncio.wait_for(_own(result), op.timeout)
     except Exception as exc:
         raise _failed(exc, op) from None
-    return to_payload(result, op.where)
+    return to_payload(result, op.where, shape.returns)
