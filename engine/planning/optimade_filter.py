@@ -61,6 +61,21 @@ _KO_LIST = re.compile(rf"(?<![A-Za-z0-9])({_SYMBOL}(?:{_KO_JOIN}{_SYMBOL})*)")
 _KO_CONTAIN = re.compile(
     r"\s*+(?:을|를|이|가)?\s*+(?:모두\s*+)?(?:포함|함유|들어\s*있|들어간|가진|갖는|가지는|가지고)"
 )
+#: A bound the request negates: "not containing Fe", "not binary" (English, just before),
+#: "H와 He를 포함하지 않는", "이원계가 아닌", "원소 2개를 제외한" (Korean, just after). It
+#: filtered for the opposite (``elements HAS ALL "H","He"``, ``nelements=2``); now for nothing.
+_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|\bnon)[\s-]*$", re.I)
+_NOT_AFTER = re.compile(
+    r"\s*+(?:을|를|이|가|은|는)?\s*+(?:(?:하|되|있)?지\s*+(?:않|말)|안\s*+[하되된]|아닌|아니|제외|빼고)"
+)
+
+
+def _negated(query: str, start: int, end: int) -> bool:
+    return bool(
+        _NOT_BEFORE.search(query, max(0, start - 12), start) or _NOT_AFTER.match(query, end)
+    )
+
+
 _COUNT_WORDS = {"binary": 2, "ternary": 3, "quaternary": 4, "quinary": 5}
 _BOUNDS = (
     (r"at\s+most|up\s+to|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of", "<="),
@@ -140,7 +155,12 @@ def _contained(query: str) -> tuple[list[str], list[tuple[int, int]]]:
     """The elements the request asks structures to contain, and where it names them."""
     elements: list[str] = []
     spans: list[tuple[int, int]] = []
-    korean = [m for m in _KO_LIST.finditer(query) if _KO_CONTAIN.match(query, m.end())]
+    ends: dict[int, int] = {}  # where a Korean list's verb ends
+    korean = []
+    for m in _KO_LIST.finditer(query):
+        if verb := _KO_CONTAIN.match(query, m.end()):
+            ends[m.start()] = verb.end()
+            korean.append(m)
     matches = [*_CONTAINING.finditer(query), *korean]
     for match in sorted(matches, key=lambda m: m.start()):
         symbols = re.findall(_SYMBOL, match.group(1))
@@ -148,8 +168,9 @@ def _contained(query: str) -> tuple[list[str], list[tuple[int, int]]]:
             continue
         if len(symbols) == 1 and not is_element(symbols[0], alone=True):
             continue  # "with No ...", "with I": a word, not an element
-        elements += [s for s in dict.fromkeys(symbols) if s not in elements]
-        spans.append(match.span(1))
+        spans.append(match.span(1))  # negated, its symbols are no formula either
+        if not _negated(query, match.start(), ends.get(match.start(), match.end())):
+            elements += [s for s in dict.fromkeys(symbols) if s not in elements]
     return elements, spans
 
 
@@ -188,26 +209,27 @@ _KO_OPS |= {"미만": "<", "초과": ">"}
 
 def _korean_element_count(query: str) -> tuple[str, int] | None:
     for pattern in _KO_COUNT:
-        match = pattern.search(query)
-        if match:
+        for match in pattern.finditer(query):
+            if _negated(query, match.start(), match.end()):
+                continue
             before, number, after = match.groups()
             count = int(number) if number.isdigit() else _KO_NUMBERS[number]
             return _KO_OPS.get(after or before or "", "="), count
-    system = _KO_SYSTEM.search(query)
-    if system:
-        word = system.group(1)
-        return "=", int(word) if word.isdigit() else _KO_SYSTEMS[word]
+    for system in _KO_SYSTEM.finditer(query):
+        if not _negated(query, system.start(), system.end()):
+            word = system.group(1)
+            return "=", int(word) if word.isdigit() else _KO_SYSTEMS[word]
     return None
 
 
 def _element_count(query: str) -> tuple[str, int] | None:
     for pattern, op in _NUMBER_OF_ELEMENTS:
-        match = pattern.search(query)
-        if match:
-            return op, int(match.group(1))
-    word = _COUNT_WORD.search(query)
-    if word:
-        return "=", _COUNT_WORDS[word.group(1).lower()]
+        for match in pattern.finditer(query):
+            if not _negated(query, match.start(), match.start()):
+                return op, int(match.group(1))
+    for word in _COUNT_WORD.finditer(query):
+        if not _negated(query, word.start(), word.start()):
+            return "=", _COUNT_WORDS[word.group(1).lower()]
     return _korean_element_count(query)
 
 

@@ -136,3 +136,29 @@ def test_a_long_hostile_request_is_read_in_linear_time(text: str) -> None:
     built = optimade_filter(parameter, text)
     assert time.monotonic() - started < 2.0
     assert built is None or "nelements" not in built
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("H와 He를 포함하지 않는 구조 목록", None),
+        ("Fe가 들어 있지 않은 구조를 찾아줘", None),
+        ("이원계가 아닌 구조 목록", None),
+        ("원소 2개를 제외한 구조 목록", None),
+        ("Li를 포함하고 Fe를 포함하지 않는 구조", 'elements HAS ALL "Li"'),
+        ("structures not containing Fe", None),
+        ("structures that are not binary", None),
+    ],
+)
+def test_a_negated_element_or_count_is_no_filter_for_it(
+    router: SchemaRouter, server: LoopbackServer, request_text: str, expected: str | None
+) -> None:
+    """Trial T5: a request that excludes elements or a count was planned with the filter
+    for the opposite: "H와 He를 포함하지 않는 구조" (structures without H and He) became
+    ``elements HAS ALL "H","He"``, "이원계가 아닌" (not binary) ``nelements=2``, and
+    "structures not containing Fe" ``elements HAS ALL "Fe"``. A negated one filters for
+    nothing now (never its opposite)."""
+    plan = router.plan(request_text)
+    (step,) = plan.steps
+    assert step.route_id == "koptimade/optimade/list_structures"
+    assert step.arguments.get("filter") == expected
