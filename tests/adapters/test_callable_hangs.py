@@ -144,3 +144,43 @@ def test_a_hung_callable_called_again_and_again_holds_a_bounded_number_of_thread
     router.mark_healthy("shop/python/read_sensor")  # its failures opened the breaker
     again = asyncio.run(router.acall("shop/python/read_sensor", {"sensor_id": "S-1"}))
     assert again.output == 21.5
+
+
+def test_an_async_tool_blocking_its_loop_under_call_holds_a_bounded_number_of_threads() -> None:
+    """``router.call`` of an async tool that blocks its own loop (``time.sleep`` or a
+    blocking client in an ``async def``) answers at its timeout and leaves that loop's
+    thread running: 100 calls (the breaker reset after each) left 100 threads. The same
+    bound as ``acall``'s holds."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    release = threading.Event()
+
+    async def read_gauge(gauge_id: str) -> float:
+        """Read a pressure gauge through a blocking driver."""
+        release.wait(30)
+        return 1.5
+
+    router = SchemaRouter()
+    router.add_callable(read_gauge, provider="plant")
+    policy = ExecutionPolicy(timeout=0.1, max_attempts=1, failure_threshold=1000)
+    before = threading.active_count()
+
+    def one(_: int) -> str:
+        try:
+            router.call("plant/python/read_gauge", {"gauge_id": "G-1"}, policy=policy)
+        except InvocationError as exc:
+            return exc.what
+        return "answered"
+
+    try:
+        with ThreadPoolExecutor(MAX_STRAGGLERS) as pool:
+            said = list(pool.map(one, range(MAX_STRAGGLERS)))
+        assert said == ["timed out after 0.1 s"] * MAX_STRAGGLERS
+        assert "not started: 32 earlier calls" in one(0)
+        assert threading.active_count() - before <= MAX_STRAGGLERS
+    finally:
+        release.set()
+    deadline = time.monotonic() + 10
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert router.call("plant/python/read_gauge", {"gauge_id": "G-1"}).output == 1.5

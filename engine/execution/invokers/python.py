@@ -326,6 +326,32 @@ class _Held(Exception):
         self.count = count
 
 
+def _straggler_state(key: int) -> dict[str, bool]:
+    """A call's state (:func:`_ended`, :func:`_abandoned`), or :class:`_Held` where
+    :data:`MAX_STRAGGLERS` calls of the function ``key`` run past their timeout."""
+    with _stragglers_lock:
+        if _stragglers.get(key, 0) >= MAX_STRAGGLERS:
+            raise _Held(_stragglers[key])
+    return {"ended": False, "abandoned": False}
+
+
+def _ended(key: int, state: dict[str, bool]) -> None:
+    with _stragglers_lock:
+        state["ended"] = True
+        if state["abandoned"] and _stragglers.get(key, 0) > 1:
+            _stragglers[key] -= 1
+        elif state["abandoned"]:
+            _stragglers.pop(key, None)
+
+
+def _abandoned(key: int, state: dict[str, bool]) -> None:
+    """The caller stopped waiting for the call: where it still runs, it is a straggler."""
+    with _stragglers_lock:
+        if not state["ended"]:
+            state["abandoned"] = True
+            _stragglers[key] = _stragglers.get(key, 0) + 1
+
+
 async def _in_own_thread(
     function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]
 ) -> Any:
@@ -335,10 +361,7 @@ async def _in_own_thread(
     every later ``aretrieve`` and ``to_thread`` of the process until they returned. Where
     :data:`MAX_STRAGGLERS` calls of ``function`` run so, it is not started (:class:`_Held`)."""
     key = id(function)  # the threads hold the function: its id is not reused meanwhile
-    with _stragglers_lock:
-        if _stragglers.get(key, 0) >= MAX_STRAGGLERS:
-            raise _Held(_stragglers[key])
-    state = {"ended": False, "abandoned": False}
+    state = _straggler_state(key)
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
@@ -360,12 +383,7 @@ async def _in_own_thread(
             error = exc
         except BaseException as exc:  # KeyboardInterrupt raised by the function itself
             error = _Raised(RuntimeError(f"{type(exc).__name__}: {exc}"))
-        with _stragglers_lock:
-            state["ended"] = True
-            if state["abandoned"] and _stragglers.get(key, 0) > 1:
-                _stragglers[key] -= 1
-            elif state["abandoned"]:
-                _stragglers.pop(key, None)
+        _ended(key, state)
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(settle, value, error)
 
@@ -373,10 +391,7 @@ async def _in_own_thread(
     try:
         return await done
     except BaseException:  # its timeout (cancelled) or the loop closing: it runs on alone
-        with _stragglers_lock:
-            if not state["ended"]:
-                state["abandoned"] = True
-                _stragglers[key] = _stragglers.get(key, 0) + 1
+        _abandoned(key, state)
         raise
 
 
@@ -389,11 +404,18 @@ def _name(function: Callable[..., Any]) -> str:
 _GRACE = 0.25
 
 
-def _run_coroutine(awaitable: Any, timeout: float) -> Any:
+def _run_coroutine(awaitable: Any, timeout: float, key: int) -> Any:
     """Await ``awaitable`` on a fresh loop in a daemon thread (so it works whether or not the
     caller runs a loop), answering once the coroutine ends or ``timeout`` runs out: not
     when the loop has closed, which waits for its executor's threads (a blocking client
-    run through ``asyncio.to_thread`` held a 1 s call for as long as that client did)."""
+    run through ``asyncio.to_thread`` held a 1 s call for as long as that client did). A
+    coroutine that blocks its loop runs on past its timeout, as :func:`_in_own_thread`'s
+    calls do, and counts toward the :data:`MAX_STRAGGLERS` of its function ``key``."""
+    try:
+        state = _straggler_state(key)
+    except _Held:
+        getattr(awaitable, "close", lambda: None)()  # never awaited: no warning of it
+        raise
     answer: Future[Any] = Future()
     # the caller's context variables, as acall's tools see them (a tenant or request id
     # a tool reads was its default under call: a thread starts in an empty context)
@@ -412,9 +434,14 @@ def _run_coroutine(awaitable: Any, timeout: float) -> Any:
             context.run(asyncio.run, bounded())
         if not answer.done():  # the loop itself failed before the coroutine ran
             answer.set_exception(RuntimeError("the event loop of the call did not run"))
+        _ended(key, state)
 
     threading.Thread(target=work, name="schemarouter-call-coroutine", daemon=True).start()
-    return answer.result(timeout + _GRACE)
+    try:
+        return answer.result(timeout + _GRACE)
+    except TimeoutError:
+        _abandoned(key, state)
+        raise
 
 
 def call_sync(op: PythonCall) -> Payload:
@@ -423,7 +450,7 @@ def call_sync(op: PythonCall) -> Payload:
     try:
         result = _run(op.function, args, kwargs)
         if inspect.isawaitable(result):
-            result = _run_coroutine(result, op.timeout)
+            result = _run_coroutine(result, op.timeout, id(op.function))
     except Exception as exc:
         raise _failed(exc, op) from None
     return to_payload(result, op.where, shape.returns)
