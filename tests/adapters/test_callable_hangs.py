@@ -12,7 +12,7 @@ import pytest
 
 from schemarouter import ExecutionPolicy, SchemaRouter
 from schemarouter.errors import InvocationError
-from schemarouter.execution.invokers.python import MAX_STRAGGLERS
+from schemarouter.execution.invokers.python import MAX_STRAGGLERS, MAX_THREADS
 
 #: More hung calls than any default executor has workers (``min(32, cpus + 4)``).
 HUNG = 33
@@ -184,3 +184,47 @@ def test_an_async_tool_blocking_its_loop_under_call_holds_a_bounded_number_of_th
     while threading.active_count() > before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert router.call("plant/python/read_gauge", {"gauge_id": "G-1"}).output == 1.5
+
+
+def test_a_burst_of_sync_calls_runs_on_a_bounded_number_of_threads() -> None:
+    """Trial T5 (medium): 2,000 concurrent ``acall`` of a 50 ms sync tool started 1,040-1,179
+    threads, one each. At most ``MAX_THREADS`` run at once per event loop; the rest wait for a
+    slot within their own timeout, and every call answers."""
+    running = 0
+    most = 0
+    lock = threading.Lock()
+
+    def pick_list(order_id: str) -> dict[str, str]:
+        """Print the pick list of an order."""
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        time.sleep(0.2)
+        with lock:
+            running -= 1
+        return {"order": order_id}
+
+    router = SchemaRouter(embedding_cache=None, abstention=None)
+    router.add_callable(pick_list, provider="shop")
+    policy = ExecutionPolicy(timeout=30, max_attempts=1)
+    before = threading.active_count()
+    peak = 0
+
+    async def burst() -> list[object]:
+        nonlocal peak
+
+        async def one(i: int) -> object:
+            nonlocal peak
+            peak = max(peak, threading.active_count())
+            result = await router.acall(
+                "shop/python/pick_list", {"order_id": f"O-{i}"}, policy=policy
+            )
+            return result.output
+
+        return await asyncio.gather(*(one(i) for i in range(300)))
+
+    outputs = asyncio.run(burst())
+    assert outputs == [{"order": f"O-{i}"} for i in range(300)]
+    assert most <= MAX_THREADS, most
+    assert peak - before <= MAX_THREADS + 4, (peak, before)

@@ -363,6 +363,15 @@ async def _in_own_thread(
     key = id(function)  # the threads hold the function: its id is not reused meanwhile
     state = _straggler_state(key)
     loop = asyncio.get_running_loop()
+    slots = _slots(loop)
+    await slots.acquire()  # under the call's timeout: a call that waits too long times out
+    held = [True]
+
+    def give_back() -> None:  # on the loop's thread: when the call ends or is abandoned
+        if held[0]:
+            held[0] = False
+            slots.release()
+
     done: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
 
@@ -386,13 +395,42 @@ async def _in_own_thread(
         _ended(key, state)
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(settle, value, error)
+            loop.call_soon_threadsafe(give_back)
 
-    threading.Thread(target=work, name=f"schemarouter-call-{_name(function)}", daemon=True).start()
+    try:
+        thread = threading.Thread(target=work, name=f"schemarouter-call-{_name(function)}")
+        thread.daemon = True
+        thread.start()
+    except BaseException:
+        give_back()
+        raise
     try:
         return await done
     except BaseException:  # its timeout (cancelled) or the loop closing: it runs on alone
-        _abandoned(key, state)
+        _abandoned(key, state)  # a straggler, bounded per function, not by the slots
+        give_back()
         raise
+
+
+#: How many sync functions one event loop runs at once under ``acall`` / ``aexecute``, each
+#: in a thread of its own; a call past that waits for one to end, within its own timeout. A
+#: call its caller stopped waiting for gives its slot back (it runs on as a straggler, which
+#: :data:`MAX_STRAGGLERS` bounds per function), so hung tools never hold the slots.
+#: Without a bound, 2,000 concurrent calls of a 50 ms tool started 1,040-1,179 threads (trial
+#: T5); the loop's default executor, which a hung call held for good, is never used.
+MAX_THREADS = 64
+_loop_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _slots(loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:
+    """``loop``'s :data:`MAX_THREADS` slots (made on its first call; only its own thread
+    touches them: a worker thread gives its slot back through ``call_soon_threadsafe``)."""
+    slots = _loop_slots.get(loop)
+    if slots is None:
+        slots = _loop_slots[loop] = asyncio.Semaphore(MAX_THREADS)
+    return slots
 
 
 def _name(function: Callable[..., Any]) -> str:
