@@ -208,7 +208,7 @@ _OTHER_SECTION = re.compile(
 )
 #: A Sphinx (reST) field, ``:param limit: How many.`` / ``:param int limit: ...`` /
 #: ``:returns: ...``: (kind, what it names, text).
-_REST_FIELD = re.compile(r"^\s*:(\w+)((?:\s+[^:]*)?):\s*(.*)$")
+_REST_FIELD = re.compile(r"^\s*:(\w+)((?:\s[^:]*)?):\s*(.*)$")
 _REST_PARAMS = frozenset({"param", "parameter", "arg", "argument", "key", "keyword"})
 _ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
 _NUMPY_ARG = re.compile(r"^\s*(\w+)\s*:\s*[^:]*$")

@@ -107,3 +107,15 @@ def test_keyword_and_rest_parameter_sections_describe_their_parameters() -> None
         assert got == described, name
         properties = endpoint.input_schema["properties"]
         assert {k: properties[k].get("description") for k in described} == described, name
+
+
+def test_a_long_field_line_is_read_in_linear_time() -> None:
+    """Trial T5 (low): ``:param`` and 8,000 spaces with no closing colon took 329 ms (and
+    grew with the square of the line): the field pattern's spaces could split two ways."""
+    import time
+
+    from schemarouter.adapters.python import _parse_docstring
+
+    started = time.monotonic()
+    assert _parse_docstring("Tare.\n\n:param" + " " * 80_000 + "x")[0].startswith("Tare.")
+    assert time.monotonic() - started < 1.0
