@@ -164,7 +164,9 @@ class RuntimeMixin:
             why = check_name(reason, method="mark_unhealthy", name="reason")
         self._cooldowns.mark(route_id, cooldown, f"{why}{_COOLING}{cooldown:g} s")
 
-    def _check_markable(self, route_id: str) -> None:
+    def _check_markable(
+        self, route_id: str, method: str = "mark_unhealthy", outcome: str = "nothing was marked"
+    ) -> None:
         """Refuse a route id that its provider, registered now, has never had (a typo): the
         mark would take nothing out and the route meant would go on being offered (trial T6).
         A route removed since (execution marks one whose call was in flight) and a route of a
@@ -181,8 +183,8 @@ class RuntimeMixin:
         close = difflib.get_close_matches(route_id, siblings, n=3, cutoff=0.6)
         raise RegistryLookupError(
             f"route {route_id!r} is not registered: provider {provider!r} has no such route, "
-            "so nothing was marked",
-            where="mark_unhealthy(route_id=...)",
+            f"so {outcome}",
+            where=f"{method}(route_id=...)",
             hint=(f"Did you mean {', '.join(repr(c) for c in close)}? " if close else "")
             + "Mark a route id the router gives (result.route_ids, router.snapshot().routes)",
         )
@@ -195,7 +197,10 @@ class RuntimeMixin:
         self.health_monitor.forget(route_ids)
 
     def mark_healthy(self, route_id: str) -> None:
-        """End ``route_id``'s cooldown now: its next call is made."""
+        """End ``route_id``'s cooldown now: its next call is made. A misspelt id of a
+        registered provider is refused, naming the route meant (it ended nothing, silently)."""
+        check_name(route_id, method="mark_healthy", name="route_id")
+        self._check_markable(route_id, "mark_healthy", "no cooldown was ended")
         self._cooldowns.clear((route_id,))
 
     def is_healthy(self, route_id: str) -> bool:
@@ -209,6 +214,7 @@ class RuntimeMixin:
         """Why ``route_id`` is unhealthy (the failed attempts that made it so, or what
         :meth:`mark_unhealthy` was told); ``None`` when it is healthy."""
         check_name(route_id, method="cooldown_reason", name="route_id")
+        self._check_markable(route_id, "cooldown_reason", "it has no cooldown to tell of")
         told = self._cooldowns.reason(route_id)
         return None if told is None else told.rsplit(_COOLING, 1)[0]
 

@@ -67,3 +67,25 @@ def test_routes_of_other_providers_and_removed_routes_are_still_marked(
     router.add_openapi(without, provider="weather", replace=True)
     assert FORECAST not in router.snapshot().routes
     router.mark_unhealthy(FORECAST, cooldown=60)  # removed: no typo, not refused
+
+
+def test_ending_or_asking_about_a_misspelt_routes_cooldown_is_refused(
+    weather: LoopbackServer,
+) -> None:
+    """Trial T6 (low): ``mark_healthy`` and ``cooldown_reason`` answered a misspelt id of a
+    registered provider silently (no cooldown ended; "healthy"), while the route meant stayed
+    out."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    router.mark_unhealthy(FORECAST, cooldown=60, reason="the upstream answered 500")
+    typo = FORECAST[:-1]
+    with pytest.raises(RegistryLookupError, match="no cooldown was ended") as caught:
+        router.mark_healthy(typo)
+    assert repr(FORECAST) in str(caught.value) and "mark_healthy(route_id=...)" in str(caught.value)
+    with pytest.raises(RegistryLookupError, match="it has no cooldown to tell of"):
+        router.cooldown_reason(typo)
+    assert not router.is_healthy(FORECAST)  # nothing ended
+    assert router.cooldown_reason(FORECAST) == "the upstream answered 500"
+    router.mark_healthy(FORECAST)
+    assert router.is_healthy(FORECAST) and router.cooldown_reason(FORECAST) is None
+    router.mark_healthy("elsewhere/rest/get_thing")  # another provider's: as before
