@@ -233,6 +233,21 @@ def _element_count(query: str) -> tuple[str, int] | None:
     return _korean_element_count(query)
 
 
+#: How many elements a structure may have: 1 to the 118 known.
+_MOST_ELEMENTS = 118
+
+
+def _possible(op: str, count: int) -> bool:
+    """Whether ``nelements{op}{count}`` can hold for some structure: "원소 0개" or "999
+    elements" filtered for none (trial T5); such a bound is left out, as a word is that names
+    no element."""
+    low = {"<": 2, "<=": 1}.get(op, -1)
+    high = {">": _MOST_ELEMENTS - 1, ">=": _MOST_ELEMENTS}.get(op, _MOST_ELEMENTS + 1)
+    if op == "=":
+        return 1 <= count <= _MOST_ELEMENTS
+    return count >= low and count <= high
+
+
 def optimade_filter(
     parameter: Parameter, query: str, values: Sequence[BoundValue] = ()
 ) -> str | None:
@@ -262,6 +277,6 @@ def optimade_filter(
     if elements and "elements" in allowed and not said:
         clauses.append(f"elements HAS ALL {_quoted(elements)}")
     count = _element_count(query)
-    if count is not None and "nelements" in allowed:
+    if count is not None and "nelements" in allowed and _possible(*count):
         clauses.append(f"nelements{count[0]}{count[1]}")
     return " AND ".join(clauses) or None

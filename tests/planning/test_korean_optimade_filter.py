@@ -162,3 +162,29 @@ def test_a_negated_element_or_count_is_no_filter_for_it(
     (step,) = plan.steps
     assert step.route_id == "koptimade/optimade/list_structures"
     assert step.arguments.get("filter") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("원소 0개로 된 구조", None),
+        ("원소 999개로 된 구조", None),
+        ("structures with 0 elements", None),
+        ("structures with fewer than 1 element", None),
+        ("Li를 포함하는 원소 0개 구조", 'elements HAS ALL "Li"'),
+        ("원소 3개로 된 구조", "nelements=3"),
+    ],
+)
+def test_a_count_no_structure_has_filters_for_nothing(text: str, expected: str | None) -> None:
+    """Trial T5 (low): "원소 0개" gave ``nelements=0`` and "원소 999개" ``nelements=999``, a
+    filter no structure passes (1 to 118 elements)."""
+    from schemarouter.contracts import Parameter
+    from schemarouter.planning.optimade_filter import optimade_filter
+
+    parameter = Parameter(
+        name="filter",
+        location="query",
+        json_schema={"type": "string"},
+        semantic_id="query.optimade_filter",
+    )
+    assert optimade_filter(parameter, text) == expected
