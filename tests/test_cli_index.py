@@ -494,3 +494,25 @@ def test_index_build_says_a_documents_warning_once(tmp_path: Path) -> None:
     run = _cli(*argv)
     assert run.returncode == 0, run.stderr
     assert run.stderr.count("declares 'id' in two locations") == 1, run.stderr
+
+
+def test_a_missing_or_damaged_index_folder_names_the_command_that_builds_it(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial T2 (low): ``retrieve --index`` on a folder not built yet said "Build one with
+    `schemarouter index build` or HybridIndex.save" (a Python call), and on a damaged one
+    "Rebuild the index", with no command."""
+    out = tmp_path / "index"
+    argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", str(out)]
+    build = f"`schemarouter index build SOURCES --out {out}`"
+    assert main(argv) != 0
+    said = capsys.readouterr().err
+    assert "no index here" in said and build in said, said
+    assert "HybridIndex.save" not in said
+    assert main(["index", "build", str(tiny_catalog), "--out", str(out), "--quiet"]) == 0
+    manifest = out / "manifest.json"
+    manifest.write_text(manifest.read_text()[:40])  # cut short
+    capsys.readouterr()
+    assert main(argv) != 0
+    said = capsys.readouterr().err
+    assert "[SR302]" in said and build in said, said

@@ -42,7 +42,12 @@ from schemarouter.cli.report import (
     say_failed,
     say_warnings,
 )
-from schemarouter.errors import ArgumentError, SchemaRouterError, StaleIndexError
+from schemarouter.errors import (
+    ArgumentError,
+    CorruptIndexError,
+    SchemaRouterError,
+    StaleIndexError,
+)
 from schemarouter.registry.catalog import (
     bundled_catalog,
     catalog_json_schema,
@@ -205,6 +210,13 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         raise exc.hinting(
             f"Rebuild it (`schemarouter index build SOURCES --out {args.index}`), or pass "
             "--sync to bring it to these sources in memory (its files are not changed)"
+        ) from None
+    except CorruptIndexError as exc:  # missing or damaged: its hint names Python calls
+        if not args.index or is_milvus_uri(args.index):
+            raise
+        raise exc.hinting(
+            f"Build it from these sources: `schemarouter index build SOURCES --out {args.index}`"
+            " (the sources this command was given)"
         ) from None
     finally:
         router.close()
