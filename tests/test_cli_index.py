@@ -516,3 +516,18 @@ def test_a_missing_or_damaged_index_folder_names_the_command_that_builds_it(
     assert main(argv) != 0
     said = capsys.readouterr().err
     assert "[SR302]" in said and build in said, said
+
+
+def test_index_build_without_out_names_the_configs_index_folder(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial T2 (low): ``index build --config gateway.yaml`` whose config says ``index: DIR``
+    answered only "needs --out DIR", leaving the operator to work out the folder (relative to
+    the config file, easy to get wrong from another folder)."""
+    config = tmp_path / "deploy" / "gateway.yaml"
+    config.parent.mkdir()
+    config.write_text(f"catalogs: [{tiny_catalog}]\nindex: state/index\n")
+    assert main(["index", "build", "--config", str(config), "--quiet"]) == 2
+    said = capsys.readouterr().err
+    folder = config.parent / "state" / "index"
+    assert "needs --out DIR" in said and f"--out {folder} builds the one serve loads" in said

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter._version import __version__
+from schemarouter.cli.index_hints import config_index, index_hint
 from schemarouter.cli.report import (
     library_warnings_on_stderr,
     render_catalog_summary,
@@ -189,35 +190,8 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     try:
         router.build_index(progress=show_progress(args))
         result = router.retrieve(args.query, k=args.k, abstain=args.abstain)
-    except StaleIndexError as exc:  # the library's hint names keywords: say the flags
-        if is_milvus_uri(args.index):
-            raise exc.hinting(
-                "Its writer brings the collection to these sources: `schemarouter index build "
-                f"SOURCES --backend milvus --uri {args.index}` (docs/scale.md)"
-            ) from None
-        if exc.other_version:  # --sync reads the same files: no way out
-            raise exc.hinting(
-                f"Rebuild it here (`schemarouter index build SOURCES --out {args.index}`), or "
-                f"load it with the SchemaRouter that wrote it ({exc.other_version})"
-            ) from None
-        if getattr(exc, "encoder_identity", None):  # --sync keeps the encoder: no way out
-            raise exc.hinting(
-                "Pass --encoder with the folder the index was built with (a `schemarouter "
-                "train-encoder` folder; in Python SchemaRouter(index=DIR, encoder=FOLDER)), "
-                "or rebuild it for this encoder (`schemarouter index build SOURCES --out "
-                f"{args.index}`, with the same --encoder)"
-            ) from None
-        raise exc.hinting(
-            f"Rebuild it (`schemarouter index build SOURCES --out {args.index}`), or pass "
-            "--sync to bring it to these sources in memory (its files are not changed)"
-        ) from None
-    except CorruptIndexError as exc:  # missing or damaged: its hint names Python calls
-        if not args.index or is_milvus_uri(args.index):
-            raise
-        raise exc.hinting(
-            f"Build it from these sources: `schemarouter index build SOURCES --out {args.index}`"
-            " (the sources this command was given)"
-        ) from None
+    except (StaleIndexError, CorruptIndexError) as exc:  # its hint in the command's terms
+        raise index_hint(exc, args.index) from None
     finally:
         router.close()
         if is_milvus_uri(args.index):
@@ -267,7 +241,9 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
         print("error: --backend milvus needs --uri (see docs/scale.md)", file=sys.stderr)
         return 2
     if args.backend != "milvus" and args.out is None:
-        print("error: the in-process backend needs --out DIR", file=sys.stderr)
+        print(
+            f"error: the in-process backend needs --out DIR{config_index(config)}", file=sys.stderr
+        )
         return 2
     if args.backend != "milvus":
         ignored = [f"--{n}" for n in ("uri", "token", "collection") if getattr(args, n)]
