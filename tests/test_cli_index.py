@@ -102,7 +102,11 @@ def test_retrieve_sync_brings_a_saved_index_to_the_sources_given(
     assert "pass --sync to bring it to these sources" in refused
     assert "IndexFolder(" not in refused and "sync=True" not in refused
     assert main([*argv, "--sync"]) == 0
-    assert "tides/rest/get_tides" in capsys.readouterr().out
+    synced = capsys.readouterr()
+    assert "tides/rest/get_tides" in synced.out
+    # what the sync brought over, and that the saved files stay behind (trial T2, low)
+    assert "note: the index at" in synced.err and "tides/rest/get_tides" in synced.err
+    assert f"`schemarouter index build SOURCES --out {out}` saves it" in synced.err
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == saved
     assert main([*argv[:-2], "--sync"]) == 2  # without --index
     assert "--sync goes with --index DIR" in capsys.readouterr().err

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter._version import __version__
-from schemarouter.cli.index_hints import config_index, index_hint
+from schemarouter.cli.index_hints import config_index, index_hint, sync_note
 from schemarouter.cli.report import (
     library_warnings_on_stderr,
     render_catalog_summary,
@@ -188,7 +188,8 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         kwargs["index"] = MilvusIndex.from_uri(args.index, create=False)
     router = build_router(config, **kwargs)
     try:
-        router.build_index(progress=show_progress(args))
+        with sync_note(args.index) if args.sync else contextlib.nullcontext():
+            router.build_index(progress=show_progress(args))
         result = router.retrieve(args.query, k=args.k, abstain=args.abstain)
     except (StaleIndexError, CorruptIndexError) as exc:  # its hint in the command's terms
         raise index_hint(exc, args.index) from None

@@ -4,6 +4,10 @@ terms: the library's hints name keywords and Python calls (``sync=True``, ``enco
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from schemarouter.errors import CorruptIndexError, SchemaRouterError, StaleIndexError
@@ -11,7 +15,7 @@ from schemarouter.errors import CorruptIndexError, SchemaRouterError, StaleIndex
 if TYPE_CHECKING:
     from schemarouter.serve.config import GatewayConfig
 
-__all__ = ["config_index", "index_hint"]
+__all__ = ["config_index", "index_hint", "sync_note"]
 
 
 def index_hint(exc: StaleIndexError | CorruptIndexError, index: str | None) -> SchemaRouterError:
@@ -57,3 +61,33 @@ def config_index(config: GatewayConfig) -> str:
     if folder is None:
         return ""
     return f" (the config's index: {folder}; --out {folder} builds the one serve loads)"
+
+
+@contextlib.contextmanager
+def sync_note(index: str) -> Iterator[None]:
+    """Around ``retrieve --index DIR --sync``: what the sync brought over, on stderr (the
+    library logs it at INFO, which the command line never showed: each run embedded or looked
+    up the difference again with no word that the saved index stays behind; trial T2)."""
+    said: list[str] = []
+
+    class _Note(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(record.getMessage())
+
+    log = logging.getLogger("schemarouter.index.hybrid")
+    handler, level = _Note(logging.INFO), log.level
+    log.addHandler(handler)
+    if log.getEffectiveLevel() > logging.INFO:
+        log.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+    for line in said:
+        if "brought to this one" in line:
+            print(
+                f"note: {line}; in memory only, the saved files are unchanged: "
+                f"`schemarouter index build SOURCES --out {index}` saves it",
+                file=sys.stderr,
+            )
