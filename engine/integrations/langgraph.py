@@ -82,7 +82,7 @@ def route_tool(
             sent = route_arguments(arguments, keys, tool=name)
             result = router.call(route_id, sent, **call_options)
         except SchemaRouterError as exc:
-            raise tools.ToolException(agent_error(exc, names={route_id: name})) from None
+            raise tools.ToolException(agent_error(exc, names={route_id: name}, keys=keys)) from None
         payload = call_payload(result, snapshot=router.snapshot())
         return json.dumps(payload, ensure_ascii=False, default=str)
 
@@ -91,7 +91,7 @@ def route_tool(
             sent = route_arguments(arguments, keys, tool=name)
             result = await router.acall(route_id, sent, **call_options)
         except SchemaRouterError as exc:
-            raise tools.ToolException(agent_error(exc, names={route_id: name})) from None
+            raise tools.ToolException(agent_error(exc, names={route_id: name}, keys=keys)) from None
         payload = call_payload(result, snapshot=router.snapshot())
         return json.dumps(payload, ensure_ascii=False, default=str)
 

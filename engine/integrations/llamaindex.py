@@ -104,7 +104,10 @@ class RouteTool(AsyncBaseTool):
 
     def _output(self, arguments: dict[str, Any], result: Any) -> Any:
         if isinstance(result, SchemaRouterError):  # worded for the model (wording.py)
-            content, error = agent_error(result, names={self.route_id: self.name}), True
+            content, error = (
+                agent_error(result, names={self.route_id: self.name}, keys=self._keys),
+                True,
+            )
         else:
             payload = call_payload(result, snapshot=self.router.snapshot())
             content = json.dumps(payload, ensure_ascii=False, default=str)

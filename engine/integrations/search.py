@@ -39,7 +39,13 @@ from schemarouter.execution.credentials import EnvironmentCredentials
 from schemarouter.execution.results import CallResult
 from schemarouter.integrations.definitions import ToolSet, tool_definitions
 from schemarouter.integrations.names import input_keys, route_arguments, route_for_tool, tool_name
-from schemarouter.integrations.wording import agent_blocked, agent_error, agent_hint, agent_text
+from schemarouter.integrations.wording import (
+    agent_blocked,
+    agent_error,
+    agent_hint,
+    agent_text,
+    call_route,
+)
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate, CapabilityRetrieval
 from schemarouter.retrieval.state import ExecutionState
@@ -376,5 +382,10 @@ def _json(data: Any) -> str:
 
 def _error_text(error: BaseException, snapshot: RegistrySnapshot | None = None) -> str:
     """What the model reads of a refusal or failure: worded for it (no Python call), its
-    tool by its tool name (:func:`~schemarouter.integrations.wording.agent_error`)."""
-    return agent_error(error, snapshot=snapshot)
+    tool by its tool name (:func:`~schemarouter.integrations.wording.agent_error`), its
+    arguments by the keys the tool's Anthropic / OpenAI definition gave them."""
+    route_id = call_route(error)
+    keys: dict[str, str] = {}
+    if snapshot is not None and route_id is not None and route_id in snapshot.routes:
+        keys = input_keys(snapshot.routes[route_id].endpoint.input_schema)
+    return agent_error(error, snapshot=snapshot, keys=keys)

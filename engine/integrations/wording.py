@@ -10,7 +10,9 @@ results; the LangChain and LlamaIndex tools) and by the MCP gateway (``schemarou
 - :func:`agent_hint` rewrites a text's Python instructions (:data:`AGENT_HINTS`) as what the
   model can do, the host's part named ("ask the user to set them up"; the gateway names
   its operator);
-- :func:`agent_error` gives an error's text so, with its routes as tool names;
+- :func:`agent_error` gives an error's text so, with its routes as tool names and, given
+  ``keys``, its arguments by the keys the model's tool definition gave them
+  (:func:`agent_keys`: ``$.page_size`` for ``$['page[size]']``);
 - :func:`agent_blocked` says a retrieval's left-out tools (its ``blocked``) by their tool
   names, with :data:`AGENT_BLOCKED_HINTS`.
 
@@ -35,6 +37,7 @@ __all__ = [
     "agent_blocked",
     "agent_error",
     "agent_hint",
+    "agent_keys",
     "agent_text",
 ]
 
@@ -171,16 +174,59 @@ def agent_error(
     names: Mapping[str, str] | None = None,
     snapshot: RegistrySnapshot | None = None,
     operator: str = "the user",
+    keys: Mapping[str, str] | None = None,
 ) -> str:
     """What a model reads of ``error``: a SchemaRouter error's text by :func:`agent_text`,
     the route of a call (its ``call (...)`` or ``plan step 0 (...)``) by the tool name ``names`` or
-    ``snapshot`` gives it (else its preferred name); any other error as ``Type: message``."""
+    ``snapshot`` gives it (else its preferred name), its arguments by ``keys`` (parameter
+    name -> the key the model's tool definition gave it: :func:`agent_keys`); any other
+    error as ``Type: message``."""
     if not isinstance(error, SchemaRouterError):
         return f"{type(error).__name__}: {error}"
     named = dict(names or {})
     for route_id in _STEP.findall(error.where or ""):
         named.setdefault(route_id, tool_name(route_id, snapshot=snapshot))
-    return agent_text(str(error), names=named, operator=operator)
+    return agent_keys(agent_text(str(error), names=named, operator=operator), keys or {})
+
+
+def call_route(error: BaseException) -> str | None:
+    """The one route a call's error names (its ``call (...)``), else ``None``."""
+    if not isinstance(error, SchemaRouterError):
+        return None
+    found = set(_STEP.findall(error.where or ""))
+    return found.pop() if len(found) == 1 else None
+
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_LISTED = re.compile(r"(Registered parameters: )(.+?)(?= \(a JSON |$)")
+
+
+def _path(name: str) -> str:
+    """The JSON path of a top-level argument, as the library's errors write it."""
+    return f"$.{name}" if _PLAIN_KEY.match(name) else f"$[{name!r}]"
+
+
+def agent_keys(text: str, keys: Mapping[str, str]) -> str:
+    """``text`` (an error about a call's arguments) with each parameter of ``keys`` (name
+    -> the key the model's tool definition gave it, :func:`~.names.input_keys`) by its key:
+    in a path (``$['page[size]']`` -> ``$.page_size``), quoted (``'page[size]'``) and in a
+    list of the registered parameters; the model knows no other name for it. A text about
+    an argument given under both leaves them (it names both on purpose)."""
+    renamed = {name: key for name, key in keys.items() if key != name}
+    if not renamed:
+        return text
+
+    def listed(match: re.Match[str]) -> str:
+        names = match.group(2).split(", ")
+        return match.group(1) + ", ".join(sorted(renamed.get(n, n) for n in names))
+
+    text = _LISTED.sub(listed, text)
+    for name in sorted(renamed, key=len, reverse=True):  # never a part of a longer one
+        key = renamed[name]
+        text = re.sub(re.escape(_path(name)) + r"(?!\w)", _path(key).replace("\\", r"\\"), text)
+        if "is given twice" not in text:
+            text = text.replace(repr(name), repr(key))
+    return text
 
 
 def agent_blocked(found: CapabilityRetrieval) -> str:
