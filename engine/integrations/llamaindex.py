@@ -305,9 +305,12 @@ def tool_retriever(
     """An ``ObjectRetriever`` of tools for a LlamaIndex agent (``tool_retriever=``):
     the ``k`` best routes for each request, as tools that run through ``router.call``.
     ``call_options`` go to ``router.call``; an ``allow_effects`` among them also lets
-    retrieval offer routes with those effects, and retrieval offers only routes whose
-    credentials their ``credentials`` (default: the environment) supplies."""
+    retrieval offer routes with those effects (a write or destructive one only beside an
+    ``approve`` callback: without one its every call is refused), and retrieval offers only
+    routes whose credentials their ``credentials`` (default: the environment) supplies."""
     effects = call_options.get("allow_effects", (Effect.READ,))
+    if call_options.get("approve") is None:  # router.call refuses every other effect
+        effects = [e for e in effects if Effect(e) is Effect.READ]
     retriever = RouterNodeRetriever(
         router,
         k=k,
