@@ -296,7 +296,7 @@ def call_plan(
         raise with_path(
             ParameterValidationError(
                 f"arguments must be a mapping, got {type(arguments).__name__}",
-                where=f"call {route.route_id} arguments $",
+                where=f"call ({route.route_id}) arguments $",
                 hint="Pass the arguments as a dict of parameter name -> value (None: none)",
             ),
             "$",
@@ -306,7 +306,7 @@ def call_plan(
             raise with_path(
                 ParameterValidationError(
                     f"argument names must be text, got {type(name).__name__} {str(name)[:40]!r}",
-                    where=f"call {route.route_id} arguments $",
+                    where=f"call ({route.route_id}) arguments $",
                     hint="Name each argument by its parameter (a string key)",
                 ),
                 "$",

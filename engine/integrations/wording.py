@@ -125,7 +125,20 @@ AGENT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "none is offered here yet (tell {operator}, or search again if servers are still "
             "connecting)",
         ),
+        (
+            r"Pass the arguments as a dict of parameter name -> value \(None: none\)",
+            "Send the arguments as one JSON object of parameter name -> value",
+        ),
+        (
+            r"Call a route id that retrieve\(\) returned \(a tool name maps back with "
+            r"ToolSet\.route_id\(name\)\)",
+            "Use a tool you were offered that is registered now",
+        ),
         # words of a message or an exclusion's detail
+        (
+            r"; retrieve again for the routes that serve the request now",
+            "; use another tool that serves the request (search for tools again where you can)",
+        ),
         (r" \(router\.mark_unhealthy\)| \(router\.close\(\)\)", ""),
         (r"; router\.add_mcp_server\(\.\.\., replace=True\) connects its server again", ""),
         (r" / result\.tools\(\)", ""),
@@ -145,6 +158,8 @@ AGENT_BLOCKED_HINTS: Mapping[str, str] = {
 #: a call's route, where an error names it: ``call (weather/rest/get_forecast)``, or a plan's
 #: ``plan step 0 (weather/rest/get_forecast)``
 _STEP = re.compile(r"\b(?:plan step \d+|call) \(([^()\s]+)\)")
+#: a route a refusal says is not registered (removed since it was offered)
+_UNREGISTERED = re.compile(r"\broute '([^'\s]+)' is not registered")
 
 
 def agent_hint(text: str, *, operator: str = "the user") -> str:
@@ -184,7 +199,7 @@ def agent_error(
     if not isinstance(error, SchemaRouterError):
         return f"{type(error).__name__}: {error}"
     named = dict(names or {})
-    for route_id in _STEP.findall(error.where or ""):
+    for route_id in _STEP.findall(error.where or "") + _UNREGISTERED.findall(str(error.what)):
         named.setdefault(route_id, tool_name(route_id, snapshot=snapshot))
     return agent_keys(agent_text(str(error), names=named, operator=operator), keys or {})
 
