@@ -499,6 +499,31 @@ def callable_registration(
     return compile_callables(functions, provider=provider, **options)[0]
 
 
+#: The first word of a function's name that says it changes something (``create_note``).
+_CHANGE_VERB = re.compile(
+    r"^_*(?:create|add|new|insert|post|put|patch|update|edit|modify|set|delete|remove|drop|"
+    r"destroy|purge|clear|reset|cancel|refund|charge|pay|transfer|send|notify|publish|upload|"
+    r"write|save|store|book|reserve|submit|approve|reject|archive|move|rename|assign|import)"
+    r"(?:_|[A-Z]|$)"
+)
+
+
+def _reads_like_a_change(fn: Callable[..., Any], endpoint: contracts.Endpoint) -> str | None:
+    """A warning for a function registered as a read (no ``effect``, no :func:`capability`)
+    whose name says it changes something: a plan or ``router.call`` runs a read with no
+    approval (trial T7: ``create_note`` did)."""
+    if hasattr(fn, _CAPABILITY_ATTR) or endpoint.effect is not contracts.Effect.READ:
+        return None
+    name = str(getattr(fn, "__name__", "") or endpoint.id)
+    if not _CHANGE_VERB.match(name):
+        return None
+    return (
+        f"callable {qualname(fn)}: registered as a read (no effect given), so a plan or "
+        "router.call runs it without approval; if it changes anything, register it with "
+        "effect='write' (or 'destructive'), or declare @capability(effect=...)"
+    )
+
+
 def compile_callables(
     functions: Sequence[Callable[..., Any]],
     *,
@@ -538,6 +563,8 @@ def compile_callables(
         by_endpoint.setdefault(endpoint.id, fn)  # a second one is refused as a duplicate
         remember(fn, shape)
         if note := _dropped(fn):
+            warnings.append(note)
+        if effect is None and (note := _reads_like_a_change(fn, endpoint)):
             warnings.append(note)
     registration = build_registration(
         specs, source=f"python:{','.join(module)}", providers=[provider_model], warnings=warnings

@@ -108,3 +108,37 @@ def test_an_exception_whose_message_cannot_be_read_is_still_an_invocation_error(
             asyncio.run(router.acall(route, {"channel": 3}))
         else:
             router.call(route, {"channel": 3})
+
+
+def create_note(text: str) -> dict[str, str]:
+    """Write a note to the lab notebook."""
+    return {"id": "N-1"}
+
+
+def note_count(day: str) -> int:
+    """How many notes the lab notebook holds for a day."""
+    return 3
+
+
+def test_a_function_named_as_a_change_but_registered_as_a_read_is_warned_of() -> None:
+    """Trial T7 (low): ``create_note`` registered without ``effect`` is a read (the documented
+    default), so a plan or ``router.call`` ran it with no approval, and registration said
+    nothing. It still registers as a read (the caller's choice), with a warning that says how
+    to declare the write; a read's name, an ``effect`` given or a ``@capability`` say nothing."""
+    from schemarouter.adapters.python import capability
+    from schemarouter.index import HashingEncoder
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    change = router.add_callable([create_note, note_count], provider="lab")
+    (warning,) = change.warnings
+    assert "create_note: registered as a read" in warning and "effect='write'" in warning
+    assert router.snapshot().routes["lab/python/create_note"].endpoint.effect.value == "read"
+    quiet = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    assert quiet.add_callable(create_note, provider="lab", effect="write").warnings == ()
+
+    @capability(effect="read")
+    def create_preview(text: str) -> dict[str, str]:
+        """Render a preview of a note without saving it."""
+        return {"preview": text}
+
+    assert quiet.add_callable(create_preview, provider="lab2").warnings == ()
