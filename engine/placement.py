@@ -97,18 +97,23 @@ CREDENTIAL_LOCATIONS = frozenset(
 )
 
 
+def _decoded(text: str) -> str:
+    """``text`` percent-decoded as a server that decodes again may read it: up to three
+    times (``%255F`` -> ``%5F`` -> ``_``)."""
+    for _ in range(3):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    return text
+
+
 def credential_name_key(name: str) -> str:
     """``name`` as a server may read it: percent-decoded, case-folded, with ``-``, ``.`` and
     spaces as ``_`` and no trailing ``[]``. CGI and WSGI map the headers ``X-API-KEY`` and
     ``x_api_key`` to one variable (``HTTP_X_API_KEY``); case-insensitive query parsers read
     ``API_KEY`` as ``api_key``; PHP reads ``api_key[]`` and ``api.key`` as ``api_key``."""
-    text = str(name)
-    for _ in range(3):  # %255F -> %5F -> _
-        decoded = unquote(text)
-        if decoded == text:
-            break
-        text = decoded
-    text = re.sub(r"[-. ]", "_", text.strip().casefold())
+    text = re.sub(r"[-. ]", "_", _decoded(str(name)).strip().casefold())
     while text.endswith("[]"):
         text = text[:-2]
     return text
@@ -136,13 +141,7 @@ def dot_segment(segment: str) -> str | None:
     between encoded slashes or backslashes, before a ``;`` parameter or a NUL (``..%2f``,
     ``..;``, ``\\..\\``, ``..%00``: trial X4; servers and proxies that decode ``%2F``, split
     at ``\\`` or drop path parameters climb out)."""
-    text = segment
-    for _ in range(3):
-        decoded = unquote(text)
-        if decoded == text:
-            break
-        text = decoded
-    for piece in re.split(r"[/\\]", text):
+    for piece in re.split(r"[/\\]", _decoded(segment)):
         piece = piece.split(";", 1)[0].split("\0", 1)[0]
         if piece in (".", ".."):
             return piece

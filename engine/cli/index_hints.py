@@ -57,7 +57,9 @@ def index_hint(exc: StaleIndexError | CorruptIndexError, index: str | None) -> S
 def config_index(config: GatewayConfig) -> str:
     """The config's own index folder (resolved against the config file) as a clause for
     ``index build``'s "needs --out DIR" (trial T2: the config named it, the error did not)."""
-    folder = config.index if config.index and "://" not in config.index else None
+    from schemarouter.index.backend import is_milvus_uri
+
+    folder = config.index if config.index and not is_milvus_uri(config.index) else None
     if folder is None:
         return ""
     return f" (the config's index: {folder}; --out {folder} builds the one serve loads)"

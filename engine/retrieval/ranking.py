@@ -509,7 +509,7 @@ class Ranker:
         if ranking.reason and hide:
             return self.result(query, k, ranking, [], abstain=True)
         snapshot, ranked, warnings = ranking.snapshot, ranking.ranked, ranking.warnings
-        warnings.extend(unregistered_routes(told or state, snapshot.routes, snapshot.providers_of))
+        warnings.extend(unregistered_routes(told or state, snapshot))
         window = ranked if refill else ranked[:k]
         kept: list[Ranked] = []
         original: dict[str, int] = {}

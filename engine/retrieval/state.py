@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from schemarouter.contracts import AvailabilityStatus, Effect, Route
+
+if TYPE_CHECKING:
+    from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = [
     "BLOCKED_HINTS",
@@ -127,23 +130,19 @@ def exclusion_for(
     return None
 
 
-def unregistered_routes(
-    state: ExecutionState,
-    registered: Mapping[str, Any],
-    offered: Callable[[str], Sequence[Any]] | None = None,
-) -> list[str]:
+def unregistered_routes(state: ExecutionState, snapshot: RegistrySnapshot) -> list[str]:
     """A warning for each field of ``state`` that names route ids not registered now (a typo,
     or a route removed since the host recorded it): such an id excludes (or binds) nothing,
     so the host would otherwise go on as if it did. Each says the field, the ids and, where
-    one of its provider's is close, the registered id it may mean. ``registered``: the
-    snapshot's routes, looked up, never copied (this runs on every state-aware retrieval).
-    With ``offered`` (the snapshot's ``providers_of``), ``fields_held`` semantic ids no
-    registered field offers are named too: a misspelt one excluded nothing, with no word,
-    where the same typo in ``tried_routes`` was warned of (trial T1)."""
+    one of its provider's is close, the registered id it may mean. The snapshot's routes are
+    looked up, never copied (this runs on every state-aware retrieval). ``fields_held``
+    semantic ids no registered field offers are named too: a misspelt one excluded nothing,
+    with no word, where the same typo in ``tried_routes`` was warned of (trial T1)."""
+    registered = snapshot.routes
     warnings = []
-    unknown_ids = sorted(s for s in state.fields_held if offered is not None and not offered(s))
+    unknown_ids = sorted(s for s in state.fields_held if not snapshot.providers_of(s))
     if unknown_ids:
-        warnings.append(_held_warning(unknown_ids, registered))
+        warnings.append(_held_warning(unknown_ids, snapshot))
     for name in ("tried_routes", "unhealthy_routes", "bound_routes"):
         unknown = sorted(r for r in getattr(state, name) if r not in registered)
         if not unknown:
@@ -166,19 +165,20 @@ def unregistered_routes(
     return warnings
 
 
-def _held_warning(unknown_ids: Sequence[str], registered: Mapping[str, Any]) -> str:
+def _held_warning(unknown_ids: Sequence[str], snapshot: RegistrySnapshot) -> str:
     """The warning for ``fields_held`` semantic ids no registered field offers: a typo, a
     field's name given for its semantic id, or a catalog whose fields carry none (an OpenAPI
     document's or MCP tool's: trial T6, where "use the semantic_id of a result's field" sent
     the host to ids every result's field had as ``None``). Scans the routes only here, where
     the host's state names something no field offers."""
-    wanted, names, semantic = set(unknown_ids), {}, False
-    for route_id, route in registered.items():
+    semantic = bool(snapshot.semantic_ids())  # does any registered field have one?
+    wanted = set(unknown_ids)
+    names: dict[str, tuple[str, str | None]] = {}
+    for route_id, route in snapshot.routes.items():
         for item in route.endpoint.output_fields:
-            semantic = semantic or bool(item.semantic_id)
-            if item.name in wanted and item.name not in names:
-                names[item.name] = (route_id, item.semantic_id)
-        if semantic and len(names) == len(wanted):
+            if item.name in wanted:
+                names.setdefault(item.name, (route_id, item.semantic_id))
+        if len(names) == len(wanted):
             break
     named = ", ".join(repr(s) for s in unknown_ids[:5])
     more = f" and {len(unknown_ids) - 5} more" if len(unknown_ids) > 5 else ""

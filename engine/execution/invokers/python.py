@@ -98,7 +98,13 @@ async def _own_in_thread(awaitable: Any) -> Any:
     try:
         return await _own(awaitable)
     except (KeyboardInterrupt, GeneratorExit) as exc:
-        raise _Raised(RuntimeError(f"{type(exc).__name__}: {_said(exc)}")) from exc
+        raise _foreign(exc) from exc
+
+
+def _foreign(exc: BaseException) -> _Raised:
+    """A ``BaseException`` the function raised in a thread of ours (no signal reaches one),
+    as its own failure: a ``RuntimeError`` that names it."""
+    return _Raised(RuntimeError(f"{type(exc).__name__}: {_said(exc)}"))
 
 
 def _run(function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -391,7 +397,7 @@ async def _in_own_thread(
         except Exception as exc:
             error = exc
         except BaseException as exc:  # KeyboardInterrupt raised by the function itself
-            error = _Raised(RuntimeError(f"{type(exc).__name__}: {exc}"))
+            error = _foreign(exc)
         _ended(key, state)
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(settle, value, error)
