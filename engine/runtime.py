@@ -204,11 +204,19 @@ class RuntimeMixin:
         self._cooldowns.clear((route_id,))
 
     def is_healthy(self, route_id: str) -> bool:
-        return self.cooldown_left(route_id) == 0.0
+        """Whether ``route_id`` is out of cooldown. A misspelt id of a registered provider is
+        refused, naming the route meant (it read healthy, as no route is cooling under it)."""
+        return self._cooldown_left(route_id, "is_healthy") == 0.0
 
     def cooldown_left(self, route_id: str) -> float:
-        """Seconds until ``route_id`` is healthy again (0.0 when it is)."""
-        return self._cooldowns.left(check_name(route_id, method="cooldown_left", name="route_id"))
+        """Seconds until ``route_id`` is healthy again (0.0 when it is); a misspelt id of a
+        registered provider is refused, as :meth:`is_healthy` refuses it."""
+        return self._cooldown_left(route_id, "cooldown_left")
+
+    def _cooldown_left(self, route_id: str, method: str) -> float:
+        check_name(route_id, method=method, name="route_id")
+        self._check_markable(route_id, method, "it has no health to tell of")
+        return self._cooldowns.left(route_id)
 
     def cooldown_reason(self, route_id: str) -> str | None:
         """Why ``route_id`` is unhealthy (the failed attempts that made it so, or what

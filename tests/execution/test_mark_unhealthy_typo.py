@@ -89,3 +89,21 @@ def test_ending_or_asking_about_a_misspelt_routes_cooldown_is_refused(
     router.mark_healthy(FORECAST)
     assert router.is_healthy(FORECAST) and router.cooldown_reason(FORECAST) is None
     router.mark_healthy("elsewhere/rest/get_thing")  # another provider's: as before
+
+
+def test_asking_whether_a_misspelt_route_is_healthy_is_refused(weather: LoopbackServer) -> None:
+    """Last stop's low: ``is_healthy`` and ``cooldown_left`` of a misspelt id answered
+    "healthy" and 0.0 s while the route meant was cooling; a host that checked before calling
+    read the wrong route's health."""
+    router = _router()
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    router.mark_unhealthy(FORECAST, cooldown=60)
+    typo = FORECAST[:-1]
+    for ask in (router.is_healthy, router.cooldown_left):
+        with pytest.raises(RegistryLookupError, match="it has no health to tell of") as caught:
+            ask(typo)
+        assert repr(FORECAST) in str(caught.value), str(caught.value)
+        assert f"{ask.__name__}(route_id=...)" in str(caught.value)
+    assert not router.is_healthy(FORECAST) and router.cooldown_left(FORECAST) > 50
+    assert router.is_healthy("elsewhere/rest/get_thing")  # another provider's: as before
+    assert router.cooldown_left("elsewhere/rest/get_thing") == 0.0
