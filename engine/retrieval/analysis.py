@@ -160,7 +160,8 @@ _NAMED_ID = re.compile(
 _PARTICLES = ("의", "을", "를", "은", "는", "이", "가", "에", "로", "와", "과", "도", "번")
 _FOLLOWING_WORD = re.compile(r"\s+([A-Za-z]+)")
 #: Words that are never a thing with an identifier after them: function words, and the nouns
-#: of counts, sizes and times ("top 10", "page 2", "season 3", "version 4", "in 2024").
+#: of counts, sizes and times ("top 10", "page 2", "season 3", "version 4", "in 2024"), and
+#: months and days ("March 2026" is a date, not march id 2026).
 _NOT_THINGS = frozenset(
     """a an the of in on at to for from by with about after before since until than and or
     but nor into onto over under per via as is are was were be been being my our your their
@@ -169,7 +170,10 @@ _NOT_THINGS = frozenset(
     year years month months week weeks day days hour hours minute minutes second seconds
     time times page pages step steps level levels version versions season seasons episode
     episodes chapter chapters line lines row rows column columns port ports limit size count
-    number total amount price cost rate percent degrees times x""".split()  # noqa: SIM905
+    number total amount price cost rate percent degrees times x
+    january february march april june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday
+    may friday saturday sunday""".split()  # noqa: SIM905
 )
 #: After an identifier of digits alone, a plural noun makes it a count ("playlist 50 songs",
 #: "folder 12 levels down"); these words end in -s and are not plurals, or name what the

@@ -12,6 +12,7 @@ from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
 from schemarouter.planning.arguments import unused_values
+from schemarouter.retrieval.analysis import find_values
 
 WRITES = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
 
@@ -122,3 +123,22 @@ def test_an_acronym_is_no_formula_where_no_parameter_takes_one() -> None:
         assert plan.route_ids == ("shop/rest/get_stock",)
         formulas = [w.split("'")[1] for w in plan.warnings if "formula '" in w]
         assert formulas == said, plan.warnings
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "show payslips for March 2026 for employee E-5",
+        "invoices of sept 2025 for client C-1",
+        "meetings on Friday 13 with team T-2",
+        "sales report May 2024 for store S-9",
+    ],
+)
+def test_a_month_or_a_day_is_no_thing_with_an_id(query: str) -> None:
+    """Trial T6 (low): "payslips for March 2026" warned "the request names march id '2026'":
+    a month and a day of the week are dates, not things an identifier follows. The id the
+    request does name after its thing is still read and said."""
+    values = [v for v in find_values(query) if v.kind == "identifier.named"]
+    assert [v.of for v in values] == [query.split()[-2].lower()]
+    warnings = unused_values([{}], values, query)
+    assert len(warnings) == 1 and "id '" + query.split()[-1] + "'" in warnings[0], warnings
