@@ -129,7 +129,7 @@ def check_arguments(
             what = f"arguments break the registered input schema: {error.message[:200]}"
             if (path, what) not in seen:  # a property's error, from its own schema again
                 seen.add((path, what))
-                problems.append((path, what, "Fix the value there; see the route's input schema"))
+                problems.append((path, what, _retyped(error) or _SEE_SCHEMA))
     missing = [
         p.name
         for p in route.endpoint.parameters
@@ -148,6 +148,38 @@ def check_arguments(
         raise _refusal(problems, where)
     # 5.0 is an integer to JSON Schema, but "limit=5.0" is not one to most servers
     return {name: _whole(value, params[name].json_schema) for name, value in kept.items()}
+
+
+_SEE_SCHEMA = "Fix the value there; see the route's input schema"
+_SENT_AS = "Send it as the "
+
+
+def _retyped(error: Any) -> str | None:
+    """The hint for a value of the wrong type that its right type would carry: an id sent as
+    the number 1234 where the schema takes the string "1234" (models often write ids as
+    numbers), or a count sent as the text "5" where it takes the number 5. The value is
+    refused all the same (the schema is the contract); the hint says what to send."""
+    if error.validator != "type":
+        return None
+    value, schema = error.instance, error.schema
+    if isinstance(value, bool) or not isinstance(schema, Mapping):
+        return None
+    if isinstance(value, int | float):
+        retyped: Any = json.dumps(value)
+        what = f"string {json.dumps(retyped)}"
+    elif isinstance(value, str) and len(value) <= 40:
+        try:
+            retyped = json.loads(value.strip())
+        except ValueError:
+            return None
+        if isinstance(retyped, bool) or not isinstance(retyped, int | float):
+            return None
+        what = f"number {json.dumps(retyped)}"
+    else:
+        return None
+    if not _takes(schema, retyped):
+        return None
+    return f"{_SENT_AS}{what}"
 
 
 def _absent(error: Any) -> list[str]:
@@ -169,7 +201,9 @@ def _refusal(problems: list[tuple[str, str, str]], where: str) -> ExecutionError
         what = f"{len(problems)} problems with the arguments: {listed}" + (
             f"; and {more} more" if more > 0 else ""
         )
-        hint = "Fix each value named; see the route's input schema"
+        hint = "Fix each value named; see the route's input schema" + "".join(
+            f". At {p}: {h[0].lower()}{h[1:]}" for p, _, h in problems[:MAX_LISTED] if _SENT_AS in h
+        )
     error = ParameterValidationError(what, where=f"{where} arguments {path}", hint=hint or None)
     return with_path(error, path)
 

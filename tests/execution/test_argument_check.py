@@ -116,3 +116,35 @@ def test_a_null_for_an_optional_parameter_is_read_as_left_out() -> None:
         with pytest.raises(ParameterValidationError, match="None is not of type 'string'"):
             router.call(ROUTE, {"assignee": None})
         assert len(seen) == 2
+
+
+def test_a_value_of_the_wrong_type_that_its_right_type_carries_says_what_to_send() -> None:
+    """Trial T7 (low): a model sent the id 1234 where the schema takes a string and read only
+    "1234 is not of type 'string'". The value is still refused (the schema is the contract,
+    and nothing is sent), and the hint now says what to send: the string "1234", or the
+    number 5 for the text "5"; a value its right type cannot carry gets the plain hint."""
+    seen: list[Request] = []
+
+    def app(request: Request) -> Response:
+        seen.append(request)
+        return json_response([])
+
+    with LoopbackServer(app) as api:
+        router = _router(api.base_url)
+        with pytest.raises(ParameterValidationError) as one:
+            router.call(ROUTE, {"assignee": 1234})
+        with pytest.raises(ParameterValidationError) as two:
+            router.call(ROUTE, {"assignee": 1234, "limit": " 5"})
+        with pytest.raises(ParameterValidationError) as neither:
+            router.call(ROUTE, {"assignee": "ana", "limit": "ten"})
+        with pytest.raises(ParameterValidationError) as over:  # 500 breaks maximum 100
+            router.call(ROUTE, {"assignee": "ana", "limit": "500"})
+        with pytest.raises(ParameterValidationError) as flag:
+            router.call(ROUTE, {"assignee": True})
+        assert seen == []
+    assert one.value.hint == 'Send it as the string "1234"', one.value.hint
+    assert str(one.value).endswith('Send it as the string "1234"')
+    assert '. At $.assignee: send it as the string "1234"' in str(two.value.hint)
+    assert ". At $.limit: send it as the number 5" in str(two.value.hint)
+    for plain in (neither, over, flag):
+        assert plain.value.hint == "Fix the value there; see the route's input schema"
