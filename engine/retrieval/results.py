@@ -138,8 +138,15 @@ class Candidate(_Result):
     #: :mod:`schemarouter.retrieval.prerequisites`).
     identifier_sources: dict[str, IdentifierSource] = Field(default_factory=dict)
 
-    def contract(self) -> dict[str, Any]:
-        """The same contract without rank or score, for an LLM prompt."""
+    def contract(self, *, compact: bool = False) -> dict[str, Any]:
+        """The same contract without rank or score, for an LLM prompt. ``compact=True`` keeps
+        what a model reads to pick and call the route, with every unit, provenance and
+        licence, and leaves out what only the router uses (fingerprints, access, credential
+        names, output paths and schemas, empty and default values): a quarter to a half of
+        the full contract's tokens (more of it where fields have long descriptions). It is
+        JSON data, as the full one is."""
+        if compact:
+            return self._compact()
         data = self.model_dump(
             mode="json",
             exclude={"rank", "score", "scores"},
@@ -149,8 +156,100 @@ class Candidate(_Result):
             data.pop("identifier_sources", None)
         return data
 
+    def _compact(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"route_id": self.route_id, "provider": self.provider_name}
+        out["summary"] = self.summary
+        if self.description and self.description != self.summary:
+            out["description"] = self.description
+        out["effect"] = self.effect.value
+        if self.method is not None:
+            out["call"] = f"{self.method} {self.path}"
+        elif (name := self.tool or self.qualname) is not None:
+            out["call"] = name
+        out["parameters"] = [_compact_parameter(p) for p in self.parameters]
+        out["output_fields"] = [
+            _compact_field(f, self.source_type, self.license) for f in self.output_fields
+        ]
+        out["source_type"] = self.source_type.value
+        out["license"] = self.license
+        optional = {
+            "matched_fields": self.matched_fields,
+            "bound_parameters": self.bound_parameters,
+            "identifier_sources": {
+                name: source.model_dump(mode="json")
+                for name, source in self.identifier_sources.items()
+            },
+            "policy_tags": self.policy_tags,
+        }
+        out.update({k: list(v) if isinstance(v, tuple) else v for k, v in optional.items() if v})
+        if self.availability is not AvailabilityStatus.AVAILABLE:
+            out["availability"] = self.availability.value
+        if self.relevance is not None:
+            out["relevance"] = self.relevance
+        return out
+
     def field(self, name: str) -> CandidateField:
         return named(self.output_fields, name)
+
+
+def _compact_parameter(parameter: Parameter) -> dict[str, Any]:
+    """A parameter as a prompt needs it: name, JSON Schema (titles out), required, meaning."""
+    out: dict[str, Any] = {"name": parameter.name}
+    if parameter.required:
+        out["required"] = True
+    if parameter.description:
+        out["description"] = parameter.description
+    schema = _untitled(parameter.json_schema)
+    if parameter.description and schema.get("description") == parameter.description:
+        schema.pop("description")
+    out["schema"] = schema
+    if parameter.semantic_id is not None:
+        out["semantic_id"] = parameter.semantic_id
+    return out
+
+
+def _compact_field(
+    item: CandidateField, source_type: SourceType, license: str | None
+) -> dict[str, Any]:
+    """An output field as a prompt needs it: name, type, unit, meaning, and its provenance and
+    licence where they are not the route's (not its path: execution reads fields by name)."""
+    out: dict[str, Any] = {"name": item.name}
+    if (kind := item.json_schema.get("type")) is not None:
+        out["type"] = kind
+    extras = {
+        "unit": item.unit,
+        "canonical_unit": item.canonical_unit if item.canonical_unit != item.unit else None,
+        "semantic_id": item.semantic_id,
+        "description": item.description,
+        "qualifiers": item.qualifiers,
+        "identifier": item.identifier,
+    }
+    out.update({key: value for key, value in extras.items() if value})
+    if item.source_type is not source_type:
+        out["source_type"] = item.source_type.value
+    if item.license != license:
+        out["license"] = item.license
+    return out
+
+
+def _untitled(schema: Any) -> Any:
+    """``schema`` without ``title`` keywords (a model needs the property names, not titles);
+    a property named ``title`` and values (``enum``, ``default``, ...) stay as they are."""
+    if isinstance(schema, list):
+        return [_untitled(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title":
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _untitled(sub) for name, sub in value.items()}
+        elif key in ("enum", "const", "default", "example", "examples"):
+            out[key] = value
+        else:
+            out[key] = _untitled(value)
+    return out
 
 
 def candidate_from_route(
@@ -272,9 +371,10 @@ class CapabilityRetrieval(_Result):
     def top_k(self, k: int) -> tuple[Candidate, ...]:
         return self.candidates[:k]
 
-    def contracts(self) -> list[dict[str, Any]]:
-        """Contract-only view (no rank, no score), in rank order, for an LLM prompt."""
-        return [c.contract() for c in self.candidates]
+    def contracts(self, *, compact: bool = False) -> list[dict[str, Any]]:
+        """Contract-only view (no rank, no score), in rank order, for an LLM prompt;
+        ``compact=True``: :meth:`Candidate.contract`'s compact form."""
+        return [c.contract(compact=compact) for c in self.candidates]
 
     def tools(self, format: ToolFormat = "anthropic", *, defer_loading: bool = False) -> ToolSet:
         """The candidates as tool definitions for an LLM API (``anthropic``, ``openai``,
