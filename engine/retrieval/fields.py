@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from schemarouter.registry.registry import FieldProvision, RegistrySnapshot
+from schemarouter.retrieval.field_words import KOREAN_FIELD_WORDS
 
 __all__ = ["resolve_fields"]
 
@@ -64,6 +65,23 @@ def _provenance_words() -> frozenset[tuple[str, ...]]:
     return frozenset(_norm_tokens(w) for words in SOURCE_WORDS.values() for w in words)
 
 
+@functools.cache
+def _korean_words() -> Mapping[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """English phrase -> the Korean phrases :data:`KOREAN_FIELD_WORDS` gives for it, both
+    as field resolution tokenizes them (``youngs modulus`` and ``young's modulus`` alike)."""
+    return {
+        _norm_tokens(english): tuple(_norm_tokens(word) for word in words)
+        for english, words in KOREAN_FIELD_WORDS.items()
+    }
+
+
+def _with_korean(phrases: set[tuple[str, ...]]) -> set[tuple[str, ...]]:
+    """``phrases`` and the Korean words for each (an English catalog's ``band_gap`` is also
+    밴드갭): a Korean request resolves a field its catalog names only in English."""
+    korean = _korean_words()
+    return phrases | {word for phrase in phrases for word in korean.get(phrase, ())}
+
+
 class _PhraseTable(NamedTuple):
     """Every phrase (semantic id, field name, alias) of a snapshot -> its semantic ids.
 
@@ -90,7 +108,7 @@ class _PhraseTable(NamedTuple):
             offers = snapshot.providers_of(semantic_id)
             if all(o.field.identifier for o in offers):
                 continue  # identifiers are always projected; never "what the request needs"
-            for phrase in _phrases(semantic_id, offers):
+            for phrase in _with_korean(_phrases(semantic_id, offers)):
                 if semantic_id.startswith("provenance.") and phrase in _provenance_words():
                     continue  # "DFT" filters by source type; it asks for no method field
                 table.setdefault(phrase, set()).add(semantic_id)
@@ -122,12 +140,14 @@ class _PhraseTable(NamedTuple):
                     for word, semantic_id in self.tails.get(tokens[i : i + n - 1], ()):
                         if _particle_after(tokens[i + n - 1], word):
                             keep(semantic_id, i, i + n)
+        inside: dict[str, tuple[int, str]] = {}  # semantic id -> (token, word) matched in it
         for word, semantic_id in self.hangul:
             if semantic_id in found:
                 continue
             for i, token in enumerate(tokens):
                 if word in token:
                     found[semantic_id] = (i, i + 1)
+                    inside[semantic_id] = (i, word)
                     break
                 # written with a space at a word's start: 체적탄성률 in "체적 탄성률은"
                 after = tokens[i + 1] if i + 1 < len(tokens) else ""
@@ -140,6 +160,18 @@ class _PhraseTable(NamedTuple):
                 ):
                     found[semantic_id] = (i, i + 2)
                     break
+        # a word inside a longer word matched in the same query word names no field of its
+        # own: 체적탄성률 is the bulk modulus, not also the volume (체적)
+        words = {  # every one-word match: its query word and the word it matched there
+            sid: inside.get(sid, (s, tokens[s])) for sid, (s, e) in found.items() if e == s + 1
+        }
+        for semantic_id, (i, word) in inside.items():
+            if any(
+                j == i and word != longer and word in longer
+                for other, (j, longer) in words.items()
+                if other != semantic_id
+            ):
+                del found[semantic_id]
         return [(s, e, sid) for sid, (s, e) in found.items()]
 
 

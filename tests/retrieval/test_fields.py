@@ -129,3 +129,53 @@ def test_a_provenance_word_is_a_filter_not_a_provenance_field(tmp_path: Path) ->
     ]
     # the field's other names still ask for it
     assert resolve_fields("which method was used", snapshot)[0] == ["provenance.method"]
+
+
+@pytest.fixture
+def english(tmp_path: Path) -> RegistrySnapshot:
+    """A lab's catalog written in English only: names, aliases and semantic ids, no Korean."""
+    return _snapshot(
+        tmp_path,
+        [
+            _field("band_gap", "electronic.band_gap", []),
+            _field("density", "physical.density", ["mass density"]),
+            _field("bulk_modulus", "mechanical.bulk_modulus", []),
+            _field("volume", "structure.volume", ["cell volume"]),
+            _field("melting_point", "thermo.melting_point", []),
+            _field("contact_email", "contact.email", ["email"]),
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("ZnO의 밴드갭 알려줘", ["electronic.band_gap"]),
+        ("GaN 밴드 갭이 몇 eV야", ["electronic.band_gap"]),
+        ("구리 밀도는?", ["physical.density"]),
+        ("Fe2O3의 체적 탄성률과 녹는점", ["mechanical.bulk_modulus", "thermo.melting_point"]),
+        # written as one word: the bulk modulus, not also the volume (체적) inside it
+        ("Fe2O3의 체적탄성률", ["mechanical.bulk_modulus"]),
+        ("실리콘 셀 부피", ["structure.volume"]),
+        ("담당자 이메일 주소", ["contact.email"]),
+        ("band gap and density of ZnO", ["electronic.band_gap", "physical.density"]),
+        ("ZnO 결정 구조 그림", []),  # nothing the catalog offers
+    ],
+)
+def test_korean_words_resolve_fields_of_an_english_catalog(
+    english: RegistrySnapshot, query: str, expected: list[str]
+) -> None:
+    """Trial T3 (medium): with catalogs written in English, 0 of 15 Korean requests resolved
+    a field (plans "no semantic field resolved", no fallbacks by field). The Korean words
+    for a field's English name, alias or semantic id resolve it now."""
+    assert resolve_fields(query, english)[0] == expected
+
+
+def test_a_plan_covers_the_fields_a_korean_request_names_in_an_english_catalog(
+    english: RegistrySnapshot,
+) -> None:
+    plan = plan_routes(PlanRequest(query="시료 S-12의 밴드갭과 밀도"), english)
+    assert plan.coverage.required == ("electronic.band_gap", "physical.density")
+    assert plan.coverage.complete
+    (step,) = plan.steps
+    assert {"band_gap", "density"} <= set(step.fields)
