@@ -142,6 +142,12 @@ AGENT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r" \(router\.mark_unhealthy\)| \(router\.close\(\)\)", ""),
         (r"; router\.add_mcp_server\(\.\.\., replace=True\) connects its server again", ""),
         (r" / result\.tools\(\)", ""),
+        # the library's own words for its parts: a model knows tools and their input schemas
+        (r"\broute ('[^'\s]*' is not registered)", r"tool \1"),
+        (r"\bthe (?:registered|route's) input schema\b", "the tool's input schema"),
+        # a registry version tells a model nothing it can act on
+        (r" \(at registry version \d+\)", ""),
+        (r"\b(was removed) at registry version \d+", r"\1"),
     )
 )
 

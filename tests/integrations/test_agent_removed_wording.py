@@ -55,3 +55,27 @@ def test_removed_tools_and_non_object_arguments_are_worded_for_the_model(
         assert "was removed" in text or "removed at registry version" in text, text
         assert not any(word in text for word in PYTHON), text
     assert weather.paths() == []  # nothing reached the server
+
+
+def test_an_agent_reads_of_tools_not_routes_and_no_registry_version(
+    weather: LoopbackServer,
+) -> None:
+    """Trial T7 (low): texts an agent read still spoke of "the registered input schema",
+    "route '...' is not registered" and "(at registry version 2)": the library's own parts,
+    which a model can do nothing with. It reads of the tool and its input schema now; a
+    Python caller's text is unchanged."""
+    router = weather_router(weather.base_url)
+    name = tool_name(FORECAST)
+    with pytest.raises(SchemaRouterError) as wrong_type:
+        call_tool(router, name, {"city": 5})
+    text = str(anthropic_tool_result("t0", wrong_type.value, snapshot=router.snapshot())["content"])
+    assert "arguments break the tool's input schema" in text and 'Send it as the string "5"' in text, text
+    assert "registered input schema" in str(wrong_type.value)  # the Python caller's words
+
+    router.remove_routes([FORECAST])
+    with pytest.raises(SchemaRouterError) as removed:
+        router.call(FORECAST, {"city": "Paris"})
+    text = str(anthropic_tool_result("t1", removed.value, snapshot=router.snapshot())["content"])
+    assert f"tool {name!r} is not registered: it was removed (" in text, text
+    assert "registry version" not in text and "route" not in text, text
+    assert "at registry version" in str(removed.value)
