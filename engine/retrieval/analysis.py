@@ -41,7 +41,9 @@ from schemarouter.index.gloss import gloss_tokens
 from schemarouter.retrieval.formulas import formulas as _formulas
 from schemarouter.retrieval.identifiers import (
     identifier_thing,
+    is_template,
     needed_parameters,
+    path_segments,
     stem,
     things_of,
 )
@@ -486,6 +488,17 @@ def fitted_value_count(analysis: QueryAnalysis) -> int:
     return sum(v.kind != NAMED_IDENTIFIER for v in values)
 
 
+def _collection(route: Route, name: str) -> str | None:
+    """The collection segment right before path parameter ``name``'s template
+    (``structures`` of ``/structures/{entry_id}``), where there is one."""
+    segments = path_segments(route)
+    template = "{" + name + "}"
+    if template not in segments or segments.index(template) == 0:
+        return None
+    before = segments[segments.index(template) - 1]
+    return None if is_template(before) else before
+
+
 def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any]:
     """Bind query values to ``route``'s parameters by kind, and an identifier given after its
     thing to the parameter needing that thing's identifier; keep only schema-valid ones."""
@@ -515,6 +528,9 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
             found = next((named[a] for a in map(stem, parameter.aliases) if a in named), None)
             if found is None and parameter.location is ParameterLocation.PATH:
                 found = named.get(stem(parameter.name))  # "SKU ABC-1" -> /inventory/{sku}
+                if found is None and (collection := _collection(route, parameter.name)):
+                    # "structure koptimade-42" -> /structures/{entry_id} (trial T3)
+                    found = named.get(stem(collection))
             if found is None and parameter.location not in TRANSPORT_LOCATIONS:
                 # an optional ``item_id`` takes "item SKU-1001": the request names its thing
                 # (trial B: the plan warned that no step takes the id it had a parameter for);

@@ -69,7 +69,9 @@ def test_an_agent_reads_of_tools_not_routes_and_no_registry_version(
     with pytest.raises(SchemaRouterError) as wrong_type:
         call_tool(router, name, {"city": 5})
     text = str(anthropic_tool_result("t0", wrong_type.value, snapshot=router.snapshot())["content"])
-    assert "arguments break the tool's input schema" in text and 'Send it as the string "5"' in text, text
+    assert (
+        "arguments break the tool's input schema" in text and 'Send it as the string "5"' in text
+    ), text
     assert "registered input schema" in str(wrong_type.value)  # the Python caller's words
 
     router.remove_routes([FORECAST])
