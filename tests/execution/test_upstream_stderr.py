@@ -142,3 +142,55 @@ def test_a_long_line_is_cut_between_characters(
     ]
     assert len(pieces) >= 3
     assert "".join(pieces) == "\uac00" * 70_000
+
+
+TELLING = '''
+import os
+import sys
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+print(f"starting with api key {os.environ['TELLING_API_KEY']}", file=sys.stderr, flush=True)
+server = MCPServer("telling")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def ping() -> str:
+    """Answer pong."""
+    print(f"auth={os.environ['TELLING_DB_PASSWORD']} port {os.environ['TELLING_PORT']}", file=sys.stderr, flush=True)
+    return "pong"
+
+
+server.run("stdio")
+'''
+
+
+def test_a_servers_own_env_values_never_reach_the_log_through_its_stderr(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Trial U2 (medium): an upstream that printed its configured API key on stderr (as
+    servers do at start) had it written verbatim into the gateway's log, once per start: 7
+    times in one session of 25 calls, as the server was restarted. The values of the
+    server's own ``env`` (where the docs put its secrets) are now redacted from its relayed
+    lines; a number or a yes/no setting is left as it is."""
+    (tmp_path / "telling.py").write_text(TELLING)
+    router = _router()
+    env = {
+        "TELLING_API_KEY": "tk-5f3a9c1e77d2b4",
+        "TELLING_DB_PASSWORD": "hunter2",
+        "TELLING_PORT": "5432",
+    }
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(tmp_path / "telling.py")],
+            provider="telling",
+            trusted=True,
+            env=env,
+        )
+        assert router.call("telling/mcp/ping").output == {"result": "pong"}
+    finally:
+        router.close()
+    err = capfd.readouterr().err
+    assert "upstream telling: starting with api key [redacted]" in err
+    assert "upstream telling: auth=[redacted] port 5432" in err
+    assert "tk-5f3a9c1e77d2b4" not in err and "hunter2" not in err

@@ -37,6 +37,8 @@ import threading
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from schemarouter.execution.credentials import Redactor
+
 __all__ = ["ServerWatch", "capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
 
 logger = logging.getLogger(__name__)
@@ -272,14 +274,19 @@ class _Relay:
     UTF-8 are replaced; control, line-breaking and
     direction-changing characters but the tab are written escaped (``\\r``, ``\\x1b``,
     ``\\u2028``): written raw, a server's ``fine\\rINFO schemarouter...`` showed on a terminal
-    or a log reader as a line of the gateway's own (trial X4)."""
+    or a log reader as a line of the gateway's own (trial X4). The values of the server's own
+    ``env`` (its secrets go there) are redacted, but a number or a yes/no setting: a server
+    that printed its API key at start had it in the gateway's log once per start (trial U2)."""
 
     LINE_BYTES = 64 * 1024
     _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+    _SETTING = re.compile(r"[0-9.]*|true|false|yes|no|on|off", re.IGNORECASE)
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, env: Mapping[str, str] | None = None) -> None:
         self.prefix = f"{label}: "
         self.held = b""
+        values = (v for v in (env or {}).values() if not self._SETTING.fullmatch(v))
+        self.redact = Redactor(values)
 
     def write(self, chunk: bytes, *, last: bool = False) -> None:
         lines = (self.held + chunk).split(b"\n")
@@ -288,8 +295,9 @@ class _Relay:
             cut = _whole_characters(self.held)
             lines.append(self.held[:cut])
             self.held = self.held[cut:]
+        cr = "\r"
         text = "".join(
-            f"{self.prefix}{self._shown(line.decode('utf-8', 'replace').rstrip(chr(13)))}\n"
+            f"{self.prefix}{self._shown(self.redact(line.decode('utf-8', 'replace').rstrip(cr)))}\n"
             for line in lines
             if line or not last
         )
@@ -409,7 +417,7 @@ async def capped_stdio(
                 watch.pipes_ended = True
                 await read_writer.aclose()
 
-    relay = _Relay(stderr_label) if stderr_label and process.stderr is not None else None
+    relay = _Relay(stderr_label, env) if stderr_label and process.stderr is not None else None
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(reader)
