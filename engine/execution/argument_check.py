@@ -126,7 +126,7 @@ def check_arguments(
     for prefix, schema, instance in schemas:
         for error in argument_validator(schema).iter_errors(instance):
             path = json_path([*prefix, *error.absolute_path, *_absent(error)])
-            what = f"arguments break the registered input schema: {error.message[:200]}"
+            what = f"arguments break the registered input schema: {_message(error)}"
             if (path, what) not in seen:  # a property's error, from its own schema again
                 seen.add((path, what))
                 problems.append((path, what, _retyped(error) or _SEE_SCHEMA))
@@ -180,6 +180,20 @@ def _retyped(error: Any) -> str | None:
     if not _takes(schema, retyped):
         return None
     return f"{_SENT_AS}{what}"
+
+
+def _message(error: Any) -> str:
+    """The error's message, and for an ``anyOf`` / ``oneOf`` what each alternative wanted:
+    "'Network' is not valid under any of the given schemas" alone told an agent neither the
+    values of an optional enum (``anyOf: [{enum}, {type: null}]``) nor that case matters,
+    where a required enum's refusal lists them (user trial U2)."""
+    said: str = error.message[:200]
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        first: dict[Any, str] = {}  # the first failure of each alternative
+        for sub in error.context:
+            first.setdefault(next(iter(sub.relative_schema_path), None), sub.message[:200])
+        said = f"{said} ({'; '.join(first.values())})"
+    return said[:400]
 
 
 def _absent(error: Any) -> list[str]:
