@@ -161,15 +161,33 @@ def decode(result: Any, where: str) -> Payload:
     return Payload(data, size)
 
 
+#: What to do about a call its server did not answer (down, restarting, too slow): a
+#: model read "ConnectError: All connection attempts failed" and nothing more (trial U2).
+UNANSWERED_HINT = "Call it again later (its server may be restarting), or use another tool"
+#: What to do about a reply past the session's message cap (the transport's words).
+_TOO_LARGE = "the server's reply is larger than"
+_LESS_HINT = (
+    "Ask for less, or raise max_response_bytes of this server (in a gateway config: "
+    "mcp_servers[].max_response_bytes)"
+)
+
+
 def _failed(exc: BaseException, op: McpCall) -> Exception:
     if isinstance(exc, TimeoutError | asyncio.TimeoutError):
         # a managed session bounds calls tighter (``seconds``) or says it could not reopen
         seconds = getattr(exc, "seconds", op.timeout)
         reason = getattr(exc, "reason", None) or f"timed out after {seconds_text(seconds)} s"
-        return invocation_error(reason, where=op.where, retryable=True)
+        return invocation_error(reason, where=op.where, retryable=True, hint=UNANSWERED_HINT)
+    said = clip(str(exc))
+    hint: str | None = UNANSWERED_HINT
+    if _TOO_LARGE in said:
+        hint = _LESS_HINT
+    elif type(exc).__name__ == "MCPError":  # the server's own JSON-RPC error answer
+        hint = None
     return invocation_error(  # a lost session (ManagedMCPSession) says it may be retried
-        f"the MCP call failed: {type(exc).__name__}: {clip(str(exc))}",
+        f"the MCP call failed: {type(exc).__name__}: {said}",
         where=op.where,
+        hint=hint,
         retryable=bool(getattr(exc, "retryable", False)),
         health=bool(getattr(exc, "counts_for_health", True)),  # not a closed session's
     )
@@ -184,8 +202,7 @@ def _capped(payload: Payload, op: McpCall) -> Payload:
             f"the output is {payload.nbytes} bytes, larger than this server's "
             f"max_response_bytes ({cap} bytes)",
             where=op.where,
-            hint="Ask for less, or raise max_response_bytes of this server (in a gateway "
-            "config: mcp_servers[].max_response_bytes)",
+            hint=_LESS_HINT,
             health=False,
         )
     return payload
