@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from typing import Any, TypedDict, TypeGuard
 
 from schemarouter.contracts import AccessKind, shown_url
-from schemarouter.errors import require
+from schemarouter.errors import InvocationError, require
 from schemarouter.execution.bindings import bind_if_current
-from schemarouter.execution.credentials import Redactor, guard_logger
+from schemarouter.execution.credentials import Redactor, env_secrets, guard_logger
 from schemarouter.execution.invokers.payload import (
     MAX_MESSAGE_CHARS,
     Payload,
@@ -220,8 +220,11 @@ def call_sync(op: McpCall) -> Payload:
     try:
         result = caller(op.tool, dict(op.arguments), timeout=op.timeout)
     except Exception as exc:
-        raise _failed(exc, op) from None
-    return _capped(decode(result, op.where), op)
+        raise _redacted(_failed(exc, op), op) from None
+    try:
+        return _capped(decode(result, op.where), op)
+    except InvocationError as exc:
+        raise _redacted(exc, op) from None
 
 
 async def call_async(op: McpCall) -> Payload:
@@ -233,8 +236,22 @@ async def call_async(op: McpCall) -> Payload:
                 op.session.call_tool(op.tool, dict(op.arguments)), op.timeout
             )
     except Exception as exc:
-        raise _failed(exc, op) from None
-    return _capped(decode(result, op.where), op)
+        raise _redacted(_failed(exc, op), op) from None
+    try:
+        return _capped(decode(result, op.where), op)
+    except InvocationError as exc:
+        raise _redacted(exc, op) from None
+
+
+def _redacted(error: Exception, op: McpCall) -> Exception:
+    """``error`` without the values of its stdio server's own ``env``: an upstream that
+    echoed its API key in an error message gave it to the agent (trial U2)."""
+    settings = getattr(op.session, "settings", op.session)  # a managed session's connection
+    secrets = env_secrets(getattr(settings, "env", None))
+    if not secrets or not isinstance(error, InvocationError):
+        return error
+    what = Redactor(secrets)(str(error.what))
+    return error if what == error.what else error._copy(what=what)
 
 
 def is_server_url(server: object) -> TypeGuard[str]:

@@ -37,7 +37,7 @@ import threading
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from schemarouter.execution.credentials import Redactor
+from schemarouter.execution.credentials import Redactor, env_secrets
 
 __all__ = ["ServerWatch", "capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
 
@@ -280,13 +280,11 @@ class _Relay:
 
     LINE_BYTES = 64 * 1024
     _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-    _SETTING = re.compile(r"[0-9.]*|true|false|yes|no|on|off", re.IGNORECASE)
 
     def __init__(self, label: str, env: Mapping[str, str] | None = None) -> None:
         self.prefix = f"{label}: "
         self.held = b""
-        values = (v for v in (env or {}).values() if not self._SETTING.fullmatch(v))
-        self.redact = Redactor(values)
+        self.redact = Redactor(env_secrets(env))
 
     def write(self, chunk: bytes, *, last: bool = False) -> None:
         lines = (self.held + chunk).split(b"\n")
