@@ -182,8 +182,8 @@ def _failed(exc: BaseException, op: McpCall) -> Exception:
     hint: str | None = UNANSWERED_HINT
     if _TOO_LARGE in said:
         hint = _LESS_HINT
-    elif type(exc).__name__ == "MCPError":  # the server's own JSON-RPC error answer
-        hint = None
+    elif type(exc).__name__ in ("MCPError", "ToolChangedError"):
+        hint = None  # the server's own JSON-RPC error; a changed tool's says what to do
     return invocation_error(  # a lost session (ManagedMCPSession) says it may be retried
         f"the MCP call failed: {type(exc).__name__}: {said}",
         where=op.where,
