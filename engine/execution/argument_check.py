@@ -188,6 +188,9 @@ def _message(error: Any) -> str:
     values of an optional enum (``anyOf: [{enum}, {type: null}]``) nor that case matters,
     where a required enum's refusal lists them (user trial U2)."""
     said: str = error.message[:200]
+    value = error.instance
+    if (value is None or isinstance(value, bool)) and said.startswith(repr(value) + " "):
+        said = json.dumps(value) + said[len(repr(value)) :]  # JSON's true, not Python's True
     if error.validator in ("anyOf", "oneOf") and error.context:
         first: dict[Any, str] = {}  # the first failure of each alternative
         for sub in error.context:

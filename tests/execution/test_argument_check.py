@@ -113,7 +113,7 @@ def test_a_null_for_an_optional_parameter_is_read_as_left_out() -> None:
         kept = router.call(ROUTE, {"assignee": "ana", "label": None})
         assert not any("'label'" in w for w in kept.warnings)
         # a required parameter's null is refused, never dropped
-        with pytest.raises(ParameterValidationError, match="None is not of type 'string'"):
+        with pytest.raises(ParameterValidationError, match="null is not of type 'string'"):
             router.call(ROUTE, {"assignee": None})
         assert len(seen) == 2
 
@@ -148,3 +148,17 @@ def test_a_value_of_the_wrong_type_that_its_right_type_carries_says_what_to_send
     assert ". At $.limit: send it as the number 5" in str(two.value.hint)
     for plain in (neither, over, flag):
         assert plain.value.hint == "Fix the value there; see the route's input schema"
+
+
+def test_a_refused_true_or_null_is_written_as_json_writes_it() -> None:
+    """Trial U2 (low): ``{"limit": true}`` was refused as "True is not of type 'integer'",
+    Python's spelling of a value the agent wrote in JSON."""
+    with LoopbackServer(lambda request: json_response([])) as api:
+        router = _router(api.base_url)
+        with pytest.raises(ParameterValidationError) as refused:
+            router.call(ROUTE, {"assignee": "ana", "limit": True})
+        assert "true is not of type 'integer'" in str(refused.value), str(refused.value)
+        with pytest.raises(ParameterValidationError) as refused:
+            router.call(ROUTE, {"assignee": None})
+        assert "null is not of type 'string'" in str(refused.value), str(refused.value)
+        assert api.paths() == []
