@@ -259,7 +259,7 @@ def describe(candidate: Candidate) -> str:
     text = text.rstrip()
     if text and text[-1] not in ".!?…":
         text += "."
-    source = candidate.source_type
+    source, _ = candidate.values_standing()  # the fields' own, where they all agree
     origin = candidate.provider_name
     if source is not SourceType.UNKNOWN:
         origin += f", {source.value} data"

@@ -191,6 +191,17 @@ class Candidate(_Result):
     def field(self, name: str) -> CandidateField:
         return named(self.output_fields, name)
 
+    def values_standing(self) -> tuple[SourceType, str | None]:
+        """The source type and license the route's values carry: the one all its output
+        fields declare or inherit, where they agree (a route whose every field is
+        ``CC-BY-NC-4.0`` under a ``CC-BY-4.0`` provider is a non-commercial route), else the
+        provider's (``source_type`` / ``license``), each field then saying its own."""
+        kinds = {f.source_type for f in self.output_fields}
+        licenses = {f.license for f in self.output_fields}
+        kind = kinds.pop() if len(kinds) == 1 else self.source_type
+        license = licenses.pop() if len(licenses) == 1 else self.license
+        return kind, license
+
 
 def _compact_parameter(parameter: Parameter) -> dict[str, Any]:
     """A parameter as a prompt needs it: name, JSON Schema (titles out), required, meaning."""

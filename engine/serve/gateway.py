@@ -370,6 +370,10 @@ class Gateway:
             tool_names=names,
             name=tool_name(route.route_id, snapshot=snapshot),
         )
+        # the values' own standing: a field's license or source type where it is not the
+        # route's (before, the provider's CC-BY-4.0 was said of a route whose every field is
+        # CC-BY-NC-4.0, and nothing of the field's own: user trial U4)
+        source_type, license = candidate.values_standing()
         definition.update(
             {
                 "route_id": route.route_id,
@@ -389,16 +393,25 @@ class Gateway:
                             "path": f.path,
                             "type": f.json_schema.get("type"),
                             "unit": f.unit,
+                            "canonical_unit": f.canonical_unit
+                            if f.canonical_unit != f.unit
+                            else None,
                             "semantic_id": f.semantic_id,
                             "description": f.description or None,
                             "identifier": f.identifier or None,
+                            "source_type": f.source_type.value
+                            if f.source_type != source_type
+                            else None,
+                            "license": (f.license or "not declared")
+                            if f.license != license
+                            else None,
                         }.items()
                         if value is not None
                     }
                     for f in candidate.output_fields
                 ],
-                "source_type": candidate.source_type.value,
-                "license": candidate.license,
+                "source_type": source_type.value,
+                "license": license,
             }
         )
         return definition

@@ -1,0 +1,107 @@
+"""The licence and provenance the gateway says a tool's values carry (user trial U4): a
+provider's catalog declares CC-BY-4.0 and literature data, while some of its routes' fields
+declare their own (a non-commercial compilation, a proprietary handbook of measured values).
+``describe_tool`` said CC-BY-4.0 and literature of every one of them, and nothing of the
+fields' own licence, and the tool descriptions called the handbook's values literature data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.index import HashingEncoder
+from schemarouter.serve import Gateway
+
+FORMULA = (
+    "{name: formula, location: query, required: true, json_schema: {type: string}, "
+    "semantic_id: chemical.formula}"
+)
+CATALOG = f"""
+schemarouter_catalog: 1
+providers:
+  - id: literature
+    display_name: Literature Values
+    license: CC-BY-4.0
+    source_type: literature
+    access:
+      - id: rest
+        kind: http
+        base_url: http://127.0.0.1:9
+        endpoints:
+          - id: nc_band_gap
+            name: GET /nc/band_gap
+            operation: {{method: GET, path: /nc/band_gap}}
+            summary: Band gap from a non-commercial compilation.
+            parameters: [{FORMULA}]
+            output_fields:
+              - {{name: band_gap, path: band_gap, json_schema: {{type: number}}, unit: eV,
+                  semantic_id: electronic.band_gap, license: CC-BY-NC-4.0}}
+              - {{name: doi, path: doi, json_schema: {{type: string}}, identifier: true,
+                  license: CC-BY-NC-4.0}}
+          - id: mixed_band_gap
+            name: GET /mixed/band_gap
+            operation: {{method: GET, path: /mixed/band_gap}}
+            summary: Band gap with its open citation.
+            parameters: [{FORMULA}]
+            output_fields:
+              - {{name: band_gap, path: band_gap, json_schema: {{type: number}}, unit: eV,
+                  semantic_id: electronic.band_gap, license: CC-BY-NC-4.0}}
+              - {{name: doi, path: doi, json_schema: {{type: string}}, identifier: true}}
+          - id: handbook_band_gap
+            name: GET /handbook/band_gap
+            operation: {{method: GET, path: /handbook/band_gap}}
+            summary: Band gap from a proprietary handbook.
+            parameters: [{FORMULA}]
+            output_fields:
+              - {{name: band_gap, path: band_gap, json_schema: {{type: number}}, unit: meV,
+                  semantic_id: electronic.band_gap, license: LicenseRef-Proprietary,
+                  source_type: experimental,
+                  normalization: {{source_unit: meV, canonical_unit: eV, dimension: energy,
+                                   scale: 0.001}}}}
+"""
+
+
+@pytest.fixture
+def gateway(tmp_path: Path) -> Any:
+    (tmp_path / "literature.yaml").write_text(CATALOG)
+    with SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    ) as router:
+        router.add_catalog(tmp_path / "literature.yaml")
+        yield Gateway(router)
+
+
+def test_describe_says_the_license_and_provenance_the_values_carry(gateway: Any) -> None:
+    nc = gateway.describe("literature__rest__nc_band_gap")
+    assert (nc["license"], nc["source_type"]) == ("CC-BY-NC-4.0", "literature")
+    assert all("license" not in f for f in nc["returns"])  # every field's is the route's
+
+    # fields that differ: the route keeps the provider's, each such field says its own
+    mixed = gateway.describe("literature__rest__mixed_band_gap")
+    assert mixed["license"] == "CC-BY-4.0"
+    fields = {f["name"]: f for f in mixed["returns"]}
+    assert fields["band_gap"]["license"] == "CC-BY-NC-4.0"
+    assert "license" not in fields["doi"]
+
+    handbook = gateway.describe("literature__rest__handbook_band_gap")
+    assert (handbook["license"], handbook["source_type"]) == (
+        "LicenseRef-Proprietary",
+        "experimental",
+    )
+    (gap,) = handbook["returns"]
+    assert (gap["unit"], gap["canonical_unit"]) == ("meV", "eV")  # a call answers in eV
+    assert "experimental data" in handbook["description"]
+    assert "literature data" not in handbook["description"]
+
+
+def test_tool_descriptions_name_the_fields_own_provenance(gateway: Any) -> None:
+    found = gateway.router.retrieve("band gap from a proprietary handbook", k=3)
+    descriptions = {t["name"]: t["description"] for t in found.tools("anthropic")}
+    assert (
+        "(Literature Values, experimental data)"
+        in descriptions["literature__rest__handbook_band_gap"]
+    )
+    assert "(Literature Values, literature data)" in descriptions["literature__rest__nc_band_gap"]
