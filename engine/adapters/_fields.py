@@ -225,6 +225,17 @@ def _declared(schema: Any, key: str, depth: int = 0) -> str | None:
     return _declared(schema.get("items"), key, depth + 1)
 
 
+def declared_unit(schema: Any) -> dict[str, str]:
+    """``{"unit": ..., "dimension": ...}`` where ``schema`` declares ``x-unit`` (and
+    ``x-dimension``, read only beside a unit), as :func:`output_fields` reads a leaf's;
+    ``{}`` where it declares no unit."""
+    unit = _declared(schema, "x-unit")
+    if unit is None:
+        return {}
+    dimension = _declared(schema, "x-dimension")
+    return {"unit": unit} if dimension is None else {"unit": unit, "dimension": dimension}
+
+
 def declared_semantic_id(
     schema: Any, *, where: str, notes: list[str] | None, location: str = ""
 ) -> dict[str, str]:

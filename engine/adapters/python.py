@@ -32,7 +32,12 @@ import typing_extensions
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from schemarouter import contracts
-from schemarouter.adapters._fields import FieldRow, flatten_fields
+from schemarouter.adapters._fields import (
+    FieldRow,
+    declared_semantic_id,
+    declared_unit,
+    flatten_fields,
+)
 from schemarouter.adapters._schema import SchemaResolver, as_object_schema
 from schemarouter.adapters._signatures import (
     NO_DEFAULT,
@@ -305,7 +310,7 @@ def _output_fields(
             prop = dict(prop)
             if defs and "$ref" in prop:
                 prop["$defs"] = defs
-            extra = dict(overrides.get(name, {}))
+            extra = _with_declared(prop, overrides.get(name, {}), where=where)
             extra.setdefault("description", prop.get("description", ""))
             fields.append(
                 _output_field(
@@ -316,7 +321,7 @@ def _output_fields(
         # a list of models or TypedDicts: one field per leaf of an item (``*.id``), as an MCP
         # tool's structured output is read, so a listing's ids and fields are its own
         for row in rows:
-            extra = dict(overrides.get(row.name, {}))
+            extra = _with_declared(row.schema, overrides.get(row.name, {}), where=where)
             extra.setdefault("description", row.description)
             fields.append(
                 _output_field(
@@ -337,6 +342,16 @@ def _output_fields(
             )
         )
     return tuple(fields)
+
+
+def _with_declared(schema: Any, override: Mapping[str, Any], *, where: str) -> dict[str, Any]:
+    """A field's ``capability(fields=...)`` keys over what its schema declares as an OpenAPI
+    response property does: ``Field(json_schema_extra={"x-unit": "meV", "x-semantic-id":
+    ...})`` (before, silently no unit and no meaning: user trial U4)."""
+    declared: dict[str, Any] = dict(declared_semantic_id(schema, where=where, notes=None))
+    if not {"unit", "dimension", "normalization"} & set(override):
+        declared.update(declared_unit(schema))
+    return {**declared, **override}
 
 
 def _has_fields(kind: Any) -> bool:
