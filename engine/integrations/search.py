@@ -36,7 +36,7 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.execution.credentials import EnvironmentCredentials
-from schemarouter.execution.results import CallResult
+from schemarouter.execution.results import CallResult, FieldValue
 from schemarouter.integrations.definitions import ToolSet, tool_definitions
 from schemarouter.integrations.names import input_keys, route_arguments, route_for_tool, tool_name
 from schemarouter.integrations.wording import (
@@ -347,14 +347,7 @@ def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None
     if result.location is not None:  # a 201's Location: where the created thing is
         payload["location"] = result.location
     typed = {
-        name: {
-            "value": value.value,
-            "unit": value.unit,
-            "semantic_id": value.semantic_id,
-            "source_type": value.source_type,
-            "license": value.license,
-            "status": value.status,
-        }
+        name: _typed(value)
         for name, value in result.fields.items()
         if value.semantic_id or value.unit
     }
@@ -374,6 +367,25 @@ def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None
     if result.warnings:
         payload["warnings"] = list(result.warnings)
     return payload
+
+
+def _typed(value: FieldValue) -> dict[str, Any]:
+    """A typed field as a model reads it back: a value a declared spec converted says what
+    the server sent and in which unit (``raw_value`` 97.8, ``source_unit`` GPa beside 9.78e10
+    Pa), since the raw ``output`` beside it holds the server's number with no unit (before,
+    nothing tied the two: user trial U4); a licence's URL where one is declared."""
+    out: dict[str, Any] = {"value": value.value, "unit": value.unit}
+    if value.normalized:
+        out.update(raw_value=value.raw_value, source_unit=value.source_unit)
+    out.update(
+        semantic_id=value.semantic_id,
+        source_type=value.source_type,
+        license=value.license,
+    )
+    if value.license_url:
+        out["license_url"] = value.license_url
+    out["status"] = value.status
+    return out
 
 
 def _json(data: Any) -> str:
