@@ -53,6 +53,7 @@ from schemarouter.execution.outputs import (
     missing_field,
     more_pages,
     output_hint,
+    output_standing,
     present_values,
     project_output,
 )
@@ -282,7 +283,7 @@ class Run:
             output=output,
             bytes=self.meter.bytes - bytes_before,
             elapsed_s=round(self.meter.elapsed() - started, 6),
-            attribution=route.provider.attribution,
+            **output_standing(route),
         )
 
     def unrun(self, g: Gated, spent: SchemaRouterError) -> StepResult:
@@ -302,7 +303,7 @@ class Run:
             output=None,
             bytes=0,
             elapsed_s=0.0,
-            attribution=g.route.provider.attribution,
+            **output_standing(g.route),
         )
 
     def bound(self, g: Gated) -> Gated:

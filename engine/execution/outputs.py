@@ -39,6 +39,7 @@ __all__ = [
     "missing_field",
     "more_pages",
     "output_hint",
+    "output_standing",
     "present_values",
     "project_output",
     "projection_names",
@@ -266,6 +267,19 @@ def _evidence(route: Route, item: OutputField) -> dict[str, Any]:
         "route_id": route.route_id,
         "fingerprint": route.fingerprint,
         "path": item.path,
+    }
+
+
+def output_standing(route: Route) -> dict[str, Any]:
+    """What a step's or call's raw output of ``route`` is under: its provider's attribution,
+    and the licences and source types of its values (see ``_RouteRun.licenses``)."""
+    fields = route.endpoint.output_fields
+    licenses = [route.field_license(f) for f in fields] if fields else [route.provider.license]
+    kinds = [route.field_source_type(f) for f in fields] or [route.provider.source_type]
+    return {
+        "attribution": route.provider.attribution,
+        "licenses": tuple(dict.fromkeys(name for name in licenses if name)),
+        "source_types": tuple(dict.fromkeys(kind.value for kind in kinds)),
     }
 
 

@@ -134,6 +134,12 @@ class _RouteRun(_Result):
     #: Where the server says the created thing is: the ``Location`` header of a ``201
     #: Created`` (or ``202 Accepted``) answer, absolute; ``None`` for any other answer.
     location: str | None = None
+    #: The licences and source types the route's output is under, each once: each output
+    #: field's own, else its provider's (the provider's alone where the route declares no
+    #: fields); a typed value's own is on its :class:`FieldValue`. A raw output carries
+    #: no other (an output with no typed field carried none: user trial U4).
+    licenses: tuple[str, ...] = ()
+    source_types: tuple[str, ...] = ()
 
 
 class StepResult(_RouteRun):

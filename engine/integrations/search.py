@@ -353,6 +353,8 @@ def call_payload(result: CallResult, *, snapshot: RegistrySnapshot | None = None
     }
     if typed:
         payload["fields"] = typed
+    # what the output is under, as the typed fields say theirs (user trial U4)
+    payload["licenses"], payload["source_types"] = list(result.licenses), list(result.source_types)
     if result.attribution:
         payload["attribution"] = result.attribution
     if result.status != "ok":
