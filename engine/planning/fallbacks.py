@@ -7,7 +7,10 @@ equal qualifiers AND read-only routes; anything less is no fallback. A fallback 
 the request's own constraints (:func:`within_constraints`): under a provenance filter
 (*measured*, *DFT*, *실험*) its field's source type must be one the request allows (a field of
 unknown or mixed provenance does not qualify), and where the request names providers it
-must be one of theirs; where none qualifies there is no fallback. A fallback whose source
+must be one of theirs, and where it allows licences (``PlanRequest(licenses=...)``) every
+licence its route's output is under must be one of them (:func:`unlicensed`; the planner
+plans no route that breaks them either: :func:`keeps_to`, :func:`constraint_notes`); where
+none qualifies there is no fallback. A fallback whose source
 type or licence differs from the planned field's says so (:attr:`Fallback.changes`), and
 execution warns when it uses one. The planner lists them per step (:func:`fallbacks_for`);
 execution checks each again before it uses one.
@@ -15,20 +18,25 @@ execution checks each again before it uses one.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Effect, OutputField, Route, SourceType
 from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.candidates import matches_sources
 
 __all__ = [
     "Fallback",
+    "constraint_notes",
     "fallback_changes",
     "fallback_compatible",
     "fallbacks_for",
+    "keeps_to",
     "kept_to",
+    "route_licenses",
+    "unlicensed",
     "within_constraints",
 ]
 
@@ -97,18 +105,46 @@ def fallback_compatible(
     return True, "compatible"
 
 
+def route_licenses(route: Route) -> tuple[str | None, ...]:
+    """The licences ``route``'s output is under, each once: each output field's own, else its
+    provider's (the provider's alone where it declares no fields); ``None``: not declared."""
+    fields = route.endpoint.output_fields
+    if not fields:
+        return (route.provider.license,)
+    return tuple(dict.fromkeys(route.field_license(item) for item in fields))
+
+
+def unlicensed(route: Route, allowed: Collection[str]) -> str | None:
+    """Why ``route``'s output is under a licence ``allowed`` does not hold (a licence not
+    declared is none it holds); ``None`` where every one is allowed, or ``allowed`` is empty
+    (any licence)."""
+    off = [name for name in route_licenses(route) if name not in allowed] if allowed else []
+    if not off:
+        return None
+    named = ", ".join(name or "no declared license" for name in off)
+    return (
+        f"its output is under {named}, which the request does not allow "
+        f"(PlanRequest(licenses=...) allows {', '.join(allowed)})"
+    )
+
+
 def within_constraints(
     other: Route,
     other_field: OutputField,
     *,
     source_types: Collection[SourceType] = (),
     providers: Collection[str] = (),
+    licenses: Collection[str] = (),
 ) -> tuple[bool, str]:
     """Whether ``other_field`` on ``other`` keeps to a request's constraints: its source type
     one of ``source_types`` (where any are given; unknown or mixed provenance does not
-    qualify) and its provider one of ``providers`` (where any are named)."""
+    qualify), its provider one of ``providers`` (where any are named) and every licence its
+    route's output is under one of ``licenses`` (where any are given, :func:`unlicensed`)."""
     if providers and other.provider.id not in providers:
         return False, f"provider {other.provider.id!r} is not one the request names"
+    why = unlicensed(other, licenses)
+    if why is not None:
+        return False, why
     source = other.field_source_type(other_field)
     if source_types and source not in source_types:
         allowed = ", ".join(sorted(SourceType(s).value for s in source_types))
@@ -125,6 +161,7 @@ def kept_to(other: Route, names: Iterable[str], request: Any) -> str | None:
             other.endpoint.field(name),
             source_types=request.source_types,
             providers=request.providers,
+            licenses=getattr(request, "licenses", ()),
         )
         if not ok:
             return f"outside the request's constraints: {why}"
@@ -152,10 +189,11 @@ def fallbacks_for(
     *,
     source_types: Collection[SourceType] = (),
     providers: Collection[str] = (),
+    licenses: Collection[str] = (),
 ) -> list[Fallback]:
     """The compatible fallbacks for ``fields`` of ``route`` that keep to the request's
-    ``source_types`` and ``providers`` (:func:`within_constraints`), per field those that
-    change nothing beside the route first (execution tries them in this order: a DFT
+    ``source_types``, ``providers`` and ``licenses`` (:func:`within_constraints`), per field
+    those that change nothing beside the route first (execution tries them in this order: a DFT
     database's own mirror before a measured, non-commercial route)."""
     out: list[Fallback] = []
     for name in fields:
@@ -168,7 +206,11 @@ def fallbacks_for(
             ok, _ = fallback_compatible(route, item, other, offer.field)
             if ok:
                 ok, _ = within_constraints(
-                    other, offer.field, source_types=source_types, providers=providers
+                    other,
+                    offer.field,
+                    source_types=source_types,
+                    providers=providers,
+                    licenses=licenses,
                 )
             if ok:
                 found.append(
@@ -182,3 +224,37 @@ def fallbacks_for(
                 )
         out += sorted(found, key=lambda f: len(f.changes))  # stable: ties keep their order
     return out
+
+
+def keeps_to(route: Route, request: Any, *, licenses: bool = True) -> bool:
+    """Whether ``route`` keeps to the request's providers, source types and (unless
+    ``licenses`` is false) licences."""
+    if request.providers and route.provider.id not in request.providers:
+        return False
+    if request.source_types and not matches_sources(route, request.source_types):
+        return False
+    return not licenses or unlicensed(route, request.licenses) is None
+
+
+def constraint_notes(
+    request: Any,
+    snapshot: RegistrySnapshot,
+    required: Sequence[str],
+    offers: Mapping[str, Collection[str]],
+) -> list[str]:
+    """A note per required semantic id only routes the request's constraints exclude serve
+    (none of them in ``offers``), and per route serving one that is passed over for its
+    licence alone, saying which licence (user trial U4: no request could leave out a
+    non-commercial route, let alone say why)."""
+    notes = []
+    for sid in required:
+        if sid not in offers and snapshot.providers_of(sid):
+            notes.append(f"{sid!r} is served only by routes the request's constraints exclude")
+        for offer in snapshot.providers_of(sid) if request.licenses else ():
+            route = snapshot.routes[offer.route_id]
+            if route.endpoint.effect not in request.allowed_effects:
+                continue
+            why = unlicensed(route, request.licenses)
+            if why is not None and keeps_to(route, request, licenses=False):
+                notes.append(f"{offer.route_id} is not planned for {sid!r}: {why}")
+    return notes

@@ -10,8 +10,8 @@
    fields the request needs, and, in ``recall`` mode, the rest of their field groups (the
    paper's recall-preserving operating point); ``minimal`` mode stops at the needed fields.
 4. Conservative fallbacks per field (:mod:`.fallbacks`): same semantic id, JSON type and
-   shape, unit contract and qualifiers, read-only, within the request's source types and
-   providers; a requested field is never swapped silently.
+   shape, unit contract and qualifiers, read-only, within the request's source types,
+   providers and licences; a requested field is never swapped silently.
 
 **Registries without semantic ids** (a user's own OpenAPI, MCP and Python routes): where the
 request resolves to no semantic id, the best-ranked eligible route is planned by the fields
@@ -48,7 +48,7 @@ from schemarouter.planning.arguments import (
     with_given,
 )
 from schemarouter.planning.asked_units import asked_unit_notes
-from schemarouter.planning.fallbacks import Fallback, fallbacks_for
+from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.parts import (
     fieldless_parts_note,
@@ -67,7 +67,7 @@ from schemarouter.planning.projection import (
 from schemarouter.planning.refusals import deprecated_notes, exclusions, writes_passed_over
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
-from schemarouter.retrieval.candidates import matched_fields_for, matches_sources, no_match_reason
+from schemarouter.retrieval.candidates import matched_fields_for, no_match_reason
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.prerequisites import (
     identifier_source,
@@ -99,6 +99,9 @@ class PlanRequest(_Frozen):
     fields: tuple[str, ...] = ()
     source_types: tuple[SourceType, ...] = ()
     providers: tuple[str, ...] = ()
+    #: Licences the planned routes' outputs and their fallbacks may be under (``()``: any);
+    #: a route with a value under another, or none declared, is not planned, and says so.
+    licenses: tuple[str, ...] = ()
     allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
     projection: ProjectionMode = "recall"
     #: Plan the best route of each part of a request too, while ``max_calls`` allows
@@ -255,11 +258,7 @@ def plan_routes(
     rank_of = {route_id: i for i, route_id in enumerate(ranked)}
 
     def eligible(route: Route) -> bool:
-        if route.endpoint.effect not in request.allowed_effects:
-            return False
-        if request.providers and route.provider.id not in request.providers:
-            return False
-        return not request.source_types or matches_sources(route, request.source_types)
+        return route.endpoint.effect in request.allowed_effects and keeps_to(route, request)
 
     def chained(items: list[PlanStep]) -> list[PlanStep]:
         # what a planned write creates is bound to it (links.py), never to a read producer
@@ -302,10 +301,7 @@ def plan_routes(
             route = snapshot.routes[offer.route_id]
             if eligible(route):
                 offers.setdefault(semantic_id, {}).setdefault(offer.route_id, offer.field.name)
-    uncovered = [sid for sid in required if sid not in offers]
-    for sid in uncovered:
-        if snapshot.providers_of(sid):
-            warnings.append(f"{sid!r} is served only by routes the request's constraints exclude")
+    warnings += constraint_notes(request, snapshot, required, offers)
     coverable = [sid for sid in required if sid in offers]
     steps: list[PlanStep] = []
     remaining = set(coverable)
@@ -572,6 +568,7 @@ def _step(
                 sorted(needed),
                 source_types=request.source_types,
                 providers=request.providers,
+                licenses=request.licenses,
             )
         ),
     )

@@ -1,5 +1,5 @@
-"""Why a plan passes over routes retrieval ranked: their effect, provider or source is not
-what the request allows (:func:`exclusions`), and the writes a read would stand in for
+"""Why a plan passes over routes retrieval ranked: their effect, provider, licence or source is
+not what the request allows (:func:`exclusions`), and the writes a read would stand in for
 (:func:`writes_passed_over`); and what a planned route's own document says against it
 (:func:`deprecated_notes`). Used in :attr:`schemarouter.planning.planner.Plan.reason` and
 its warnings.
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from schemarouter.contracts import AccessKind, AvailabilityStatus, Effect, SourceType
+from schemarouter.planning.fallbacks import unlicensed
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import request_action
 
@@ -26,6 +27,8 @@ class _Request(Protocol):
     def providers(self) -> tuple[str, ...]: ...
     @property
     def source_types(self) -> tuple[SourceType, ...]: ...
+    @property
+    def licenses(self) -> tuple[str, ...]: ...
 
 
 __all__ = ["deprecated_notes", "exclusions", "writes_passed_over"]
@@ -63,6 +66,13 @@ def exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: _Requ
     if request.providers and (off := [r for r in others if r.provider.id not in request.providers]):
         parts.append(f"{len(off)} belong to providers the request does not name")
         others = [r for r in others if r not in off]
+    licensed = [r for r in others if unlicensed(r, request.licenses) is None]
+    if len(licensed) < len(others):
+        parts.append(
+            f"{len(others) - len(licensed)} have output under a license the request does not "
+            f"allow (PlanRequest(licenses=...) allows {', '.join(request.licenses)})"
+        )
+        others = licensed
     if request.source_types and others:
         parts.append(f"{len(others)} do not match the source constraint")
     return "; ".join(parts)

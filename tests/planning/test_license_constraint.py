@@ -1,0 +1,150 @@
+"""A licence policy (user trial U4): a lab whose answers may carry no non-commercial or
+proprietary values. A literature service serves one band gap three ways: open (CC-BY-4.0), a
+non-commercial compilation (CC-BY-NC-4.0) and a proprietary handbook. No request could leave
+a licence out: the non-commercial route was planned, or listed and used as a fallback of the
+open one (its licence change only warned of). ``PlanRequest(licenses=...)`` now keeps a route
+whose output is under another licence from being planned or falling back, and says why."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.execution.policy import ExecutionPolicy
+from schemarouter.index import HashingEncoder
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+ROUTES = {  # endpoint id -> (path, licence of its fields, value)
+    "open_band_gap": ("/open/band_gap", None, 1.12),
+    "nc_band_gap": ("/nc/band_gap", "CC-BY-NC-4.0", 1.11),
+    "handbook_band_gap": ("/handbook/band_gap", "LicenseRef-Proprietary", 1.13),
+}
+
+
+def _catalog(base_url: str) -> str:
+    endpoints = []
+    for endpoint, (path, license, _) in ROUTES.items():
+        own = f", license: {license}" if license else ""
+        endpoints.append(
+            f"""
+          - id: {endpoint}
+            name: GET {path}
+            operation: {{method: GET, path: {path}}}
+            summary: Band gap of a semiconductor ({endpoint}).
+            parameters:
+              - {{name: formula, location: query, required: true, json_schema: {{type: string}},
+                  semantic_id: chemical.formula}}
+            output_fields:
+              - {{name: band_gap, path: band_gap, json_schema: {{type: number}}, unit: eV,
+                  semantic_id: electronic.band_gap{own}}}"""
+        )
+    return f"""
+schemarouter_catalog: 1
+providers:
+  - id: literature
+    display_name: Literature Values
+    license: CC-BY-4.0
+    source_type: literature
+    access:
+      - id: rest
+        kind: http
+        base_url: {base_url}
+        endpoints:{"".join(endpoints)}
+"""
+
+
+class _App:
+    def __init__(self) -> None:
+        self.failing: set[str] = set()
+
+    def __call__(self, request: Request) -> Response:
+        if request.path in self.failing:
+            return json_response({"detail": "down"}, status=500)
+        value = next(v for path, _, v in ROUTES.values() if path == request.path)
+        return json_response({"band_gap": value})
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[tuple[Any, LoopbackServer, _App]]:
+    app = _App()
+    with LoopbackServer(app) as server:
+        (tmp_path / "literature.yaml").write_text(_catalog(server.base_url))
+        with SchemaRouter(
+            encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+        ) as router:
+            router.add_catalog(tmp_path / "literature.yaml")
+            yield router, server, app
+
+
+def _request(**options: Any) -> PlanRequest:
+    return PlanRequest(query="band gap of Si", fields=("electronic.band_gap",), **options)
+
+
+ONCE = ExecutionPolicy(max_attempts=1, backoff=0)
+
+
+def test_a_route_under_a_licence_not_allowed_is_neither_planned_nor_a_fallback(
+    lab: tuple[Any, LoopbackServer, _App],
+) -> None:
+    router, server, app = lab
+    unrestricted = router.plan(_request())
+    listed = {unrestricted.route_ids[0], *(f.route_id for f in unrestricted.steps[0].fallbacks)}
+    assert "literature/rest/nc_band_gap" in listed  # before: nothing could leave it out
+
+    plan = router.plan(_request(licenses=("CC-BY-4.0",)))
+    assert plan.route_ids == ("literature/rest/open_band_gap",)
+    assert plan.steps[0].fallbacks == ()
+    said = " ".join(plan.warnings)
+    assert "literature/rest/nc_band_gap is not planned for 'electronic.band_gap'" in said
+    assert "under CC-BY-NC-4.0, which the request does not allow" in said
+    assert "literature/rest/handbook_band_gap" in said and "LicenseRef-Proprietary" in said
+
+    result = router.execute(plan, policy=ONCE)
+    value = result.steps[0].fields["band_gap"]
+    assert (value.value, value.license) == (1.12, "CC-BY-4.0")
+
+    # the open route fails: nothing stands in for it, and the others are never asked
+    app.failing.add("/open/band_gap")
+    failed = router.execute(plan, policy=ONCE, partial=True)
+    assert failed.steps[0].status == "failed"
+    assert failed.steps[0].fields["band_gap"].value is None
+    assert {r.path for r in server.requests} == {"/open/band_gap"}
+
+
+def test_a_listed_fallback_outside_the_requests_licences_is_skipped_at_execution(
+    lab: tuple[Any, LoopbackServer, _App],
+) -> None:
+    """Execution checks each fallback against the plan's request again: one a plan lists
+    (made before the policy, or edited) that the request's licences leave out is not called."""
+    router, server, app = lab
+    plan = router.plan(_request())
+    primary = router.snapshot().routes[plan.route_ids[0]]
+    allowed = (primary.field_license(primary.endpoint.field("band_gap")) or "",)
+    assert plan.steps[0].fallbacks  # listed while any licence was allowed
+    strict = plan.model_copy(
+        update={"request": plan.request.model_copy(update={"licenses": allowed})}
+    )
+    app.failing.add(primary.endpoint.operation.path or "")
+    result = router.execute(strict, policy=ONCE, partial=True)
+    (step,) = result.steps
+    assert step.status == "failed"
+    assert [u.used for u in step.fallbacks] == [False] * len(step.fallbacks)
+    assert all("which the request does not allow" in (u.skipped or "") for u in step.fallbacks)
+    assert {r.path for r in server.requests} == {primary.endpoint.operation.path}
+
+
+def test_no_route_under_an_allowed_licence_leaves_the_plan_empty_and_says_why(
+    lab: tuple[Any, LoopbackServer, _App],
+) -> None:
+    plan = lab[0].plan(_request(licenses=("MIT",)))
+    assert plan.steps == ()
+    said = " ".join(plan.warnings) + plan.reason
+    assert (
+        "'electronic.band_gap' is served only by routes the request's constraints exclude" in said
+    )
+    assert "literature/rest/open_band_gap is not planned" in said and "allows MIT" in said
