@@ -167,11 +167,11 @@ class Candidate(_Result):
         elif (name := self.tool or self.qualname) is not None:
             out["call"] = name
         out["parameters"] = [_compact_parameter(p) for p in self.parameters]
-        out["output_fields"] = [
-            _compact_field(f, self.source_type, self.license) for f in self.output_fields
-        ]
-        out["source_type"] = self.source_type.value
-        out["license"] = self.license
+        # what the values carry (the fields' own where they all agree), each field its own
+        source_type, license = self.values_standing()
+        out["output_fields"] = [_compact_field(f, source_type, license) for f in self.output_fields]
+        out["source_type"] = source_type.value
+        out["license"] = license
         optional = {
             "matched_fields": self.matched_fields,
             "bound_parameters": self.bound_parameters,
