@@ -442,11 +442,13 @@ def _load_generation(
         )
     identity = manifest.get("encoder")
     if encoder is not None and encoder.identity != identity:
-        raise StaleIndexError(
+        error = StaleIndexError(
             f"the index was embedded with {identity!r}, not {encoder.identity!r}",
             where=str(path),
             hint="Load it with the same encoder, or rebuild it with this one",
         )
+        error.encoder_identity = str(identity)  # --sync keeps the files' encoder: no way out
+        raise error
     if encoder is None:
         encoder = _encoder_named(path, manifest)
     try:

@@ -239,6 +239,38 @@ def test_an_index_of_another_encoder_is_not_sent_round_in_sync(
         assert "SchemaRouter(index=DIR, encoder=FOLDER)" in said
 
 
+def test_an_index_loaded_with_another_encoder_folder_is_not_sent_round_in_sync(
+    tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial U3: an index built with one encoder, loaded by `retrieve --index DIR --encoder
+    FOLDER` with another (a `train-encoder` folder), was refused with "Rebuild it (`index
+    build SOURCES --out DIR`), or pass --sync": --sync was refused again the same way, and
+    the rebuild named no --encoder. It says to load it with the encoder it was built with."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    from helpers import REPO
+
+    out = tmp_path / "index"
+    router = SchemaRouter(encoder=HashingEncoder(384), reranker=None, abstention=None)
+    try:
+        router.add_catalog(tiny_catalog)
+        router.build_index()
+        router.index.save(out)
+    finally:
+        router.close()
+    encoder = str(REPO / "models" / "encoder")
+    argv = ["retrieve", "cell volume", "--catalog", str(tiny_catalog), "--index", str(out)]
+    for extra in ([], ["--sync"]):
+        capsys.readouterr()
+        assert main([*argv, "--encoder", encoder, *extra]) != 0
+        said = capsys.readouterr().err
+        assert "[SR301] the index was embedded with 'hashing-v1:dim=384', not " in said
+        assert "pass --sync" not in said
+        assert "Load it with the encoder it was built with" in said
+        assert f"--out {out}`, with the same --encoder" in said
+
+
 def test_a_trained_encoder_and_ranking_folder_serve_the_command_line(
     tiny_catalog: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -43,10 +43,11 @@ def index_hint(exc: StaleIndexError | CorruptIndexError, index: str | None) -> S
         )
     if getattr(exc, "encoder_identity", None):  # --sync keeps the encoder: no way out
         return exc.hinting(
-            "Pass --encoder with the folder the index was built with (a `schemarouter "
-            "train-encoder` folder; in Python SchemaRouter(index=DIR, encoder=FOLDER)), "
-            "or rebuild it for this encoder (`schemarouter index build SOURCES --out "
-            f"{index}`, with the same --encoder)"
+            "Load it with the encoder it was built with: --encoder with that folder (a "
+            "`schemarouter train-encoder` folder), or no --encoder where it is the shipped "
+            "one (in Python SchemaRouter(index=DIR, encoder=FOLDER)); or rebuild it for this "
+            f"encoder (`schemarouter index build SOURCES --out {index}`, with the same "
+            "--encoder)"
         )
     return exc.hinting(
         f"Rebuild it (`schemarouter index build SOURCES --out {index}`), or pass "

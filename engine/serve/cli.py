@@ -243,8 +243,9 @@ def _serve_hint(exc: SchemaRouterError) -> SchemaRouterError:
         return exc
     if getattr(exc, "encoder_identity", None):
         return exc.hinting(
-            "Pass --encoder with the folder the index was built with, or rebuild it for this "
-            f"encoder ({build}, with serve's own --config, source flags and --encoder)"
+            "Pass --encoder with the folder the index was built with (none where it is the "
+            f"shipped one), or rebuild it for this encoder ({build}, with serve's own "
+            "--config, source flags and --encoder)"
         )
     return exc.hinting(
         f"Rebuild it from the sources serve registers ({build}, with serve's own --config "
