@@ -26,9 +26,11 @@ from schemarouter.errors import ArgumentError, ModelError, require
 from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
+    "CARD_FORMAT",
     "CARD_KINDS",
     "card_identity",
     "check_folder",
+    "check_format",
     "check_kind",
     "load_once",
     "model_card",
@@ -131,6 +133,29 @@ def check_kind(card: Any, folder: Any, kind: str) -> None:
     )
 
 
+#: The newest model card ``format`` this version reads (every ``train-*`` command writes 1);
+#: a card of a newer one was written by a later SchemaRouter, whose files may mean other things.
+CARD_FORMAT = 1
+
+
+def check_format(card: dict[str, Any], folder: Any, *, what: str, retrain: str) -> None:
+    """Raise :class:`~schemarouter.errors.ModelError` where ``card`` (of ``folder``) has a
+    newer ``format`` than :data:`CARD_FORMAT`: which version wrote it, and what to do."""
+    found = card.get("format")
+    if isinstance(found, bool) or not isinstance(found, int) or found <= CARD_FORMAT:
+        return
+    versions = card.get("versions")
+    wrote = versions.get("schemarouter") if isinstance(versions, dict) else None
+    raise ModelError(
+        f"the {what} card is format {found}, written by SchemaRouter "
+        f"{str(wrote)[:40] if wrote else 'of a later version'}; this SchemaRouter reads "
+        f"format {CARD_FORMAT} at most",
+        where=str(folder.joinpath("card.json")),
+        hint=f"Load it with the SchemaRouter that wrote it, or {retrain[:1].lower()}{retrain[1:]}"
+        " with this one",
+    )
+
+
 def model_card(
     folder: Any,
     files: Iterable[str],
@@ -159,6 +184,7 @@ def model_card(
             where=str(folder.joinpath("card.json")),
             hint=retrain,
         ) from None
+    check_format(card, folder, what=what, retrain=retrain)
     return card
 
 

@@ -189,3 +189,50 @@ def test_an_unreadable_ranking_model_says_to_retrain_it_with_the_cli_command(
     with pytest.raises(ModelError, match="unreadable ranking model") as caught:
         SchemaRouter(ranking=folder, embedding_cache=None)
     assert caught.value.hint == "Retrain it with `schemarouter train-ranking`"
+
+
+# -- a folder from another version ---------------------------------------------------------
+
+
+def _edited(folder: Path, out: Path, **changes: object) -> Path:
+    """A copy of ``folder`` whose card has ``changes``."""
+    shutil.copytree(folder, out)
+    card = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    card.update(changes)
+    (out / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize("keyword", ["encoder", "reranker", "ranking"])
+def test_a_model_folder_of_a_newer_card_format_is_refused_naming_both_versions(
+    folders: dict[str, Path], tmp_path: Path, keyword: str
+) -> None:
+    """Trial U3: a model folder whose card said `"format": 99` (written by a later
+    SchemaRouter) loaded as encoder, reranker and ranking model alike, and was used."""
+    card = json.loads((folders[keyword] / "card.json").read_text(encoding="utf-8"))
+    versions = {**card.get("versions", {}), "schemarouter": "9.0.0"}
+    folder = _edited(folders[keyword], tmp_path / keyword, format=99, versions=versions)
+    with pytest.raises(
+        ModelError, match=r"card is format 99, written by SchemaRouter 9\.0\.0"
+    ) as caught:
+        SchemaRouter(**{keyword: folder}, embedding_cache=None)
+    assert caught.value.where == str(folder / "card.json")
+    assert "reads format 1 at most" in caught.value.what
+    assert "Load it with the SchemaRouter that wrote it, or " in (caught.value.hint or "")
+
+
+def test_a_reranker_trained_on_another_route_text_version_is_refused(
+    folders: dict[str, Path], tmp_path: Path
+) -> None:
+    """Trial U3: a reranker card records the version of the route text it was trained on
+    (`route_text.version`, bumped whenever route_text writes routes differently), but the
+    router never read it: a reranker of version 2's route text loaded and scored this
+    version's texts."""
+    card = json.loads((folders["reranker"] / "card.json").read_text(encoding="utf-8"))
+    text = {**card["route_text"], "version": 2}
+    folder = _edited(folders["reranker"], tmp_path / "rr", route_text=text)
+    with pytest.raises(ModelError, match="trained on route text of version 2") as caught:
+        SchemaRouter(reranker=folder, embedding_cache=None)
+    assert f"writes version {rerank.ROUTE_TEXT_VERSION}" in caught.value.what
+    assert caught.value.hint == "Retrain it with this version: `schemarouter train-reranker`"
+    assert Reranker(folders["reranker"]).card["route_text"]["version"] == 1  # the shipped one loads

@@ -297,6 +297,16 @@ class Reranker:
             retrain=_RETRAIN_HINT,
             kind="schemarouter-reranker",
         )
+        text = self.card.get("route_text")
+        version = text.get("version") if isinstance(text, dict) else None
+        if version is not None and version != ROUTE_TEXT_VERSION:
+            raise ModelError(
+                f"the reranker was trained on route text of version {str(version)[:20]}; this "
+                f"version of SchemaRouter writes version {ROUTE_TEXT_VERSION} (route_text), "
+                "so it would score routes written unlike any it learned",
+                where=str(self.path / "card.json"),
+                hint="Retrain it with this version: `schemarouter train-reranker`",
+            )
         try:
             settings = self.card.get("settings", {})
             self.max_length = int(settings.get("max_length", DEFAULT_MAX_LENGTH))
