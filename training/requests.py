@@ -45,6 +45,7 @@ __all__ = [
     "LabelledRequest",
     "RequestSet",
     "add_requests_arguments",
+    "catalog_manifest",
     "check_routes",
     "load_requests",
     "measured_training_requests",
@@ -63,6 +64,14 @@ HELDOUT_FILE = "heldout_requests.jsonl"
 _WHAT = "requests file"
 _FIELDS: dict[str, type | str] = {"request": str, "routes": STR_LIST}
 _OPTIONAL: dict[str, type | str] = {"split": str, "id": str}
+#: The catalog options (flag, attribute) a training card names.
+_SOURCE_OPTIONS = (
+    ("--catalog", "catalog"),
+    ("--openapi", "openapi"),
+    ("--mcp-tools", "mcp_tools"),
+    ("--optimade", "optimade"),
+    ("--config", "config"),
+)
 
 
 def _norm(text: str) -> str:
@@ -405,6 +414,34 @@ def requests_router(args: argparse.Namespace, **options: Any) -> Any:
     return build_router(config, **options)
 
 
+def _source_file(given: str) -> Path | None:
+    """The local file a source option names (``[PROVIDER=]FILE``), else ``None`` (a URL, a
+    folder)."""
+    for candidate in (given, given.split("=", 1)[-1]):
+        if Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+def catalog_manifest(args: argparse.Namespace, router: Any) -> dict[str, Any]:
+    """What the card says of the catalog the requests were read over: each source option as
+    given (with the sha256 of a local file), the routes it registered and the registry's
+    fingerprint (the one a saved index of it carries)."""
+    sources = []
+    for flag, attr in _SOURCE_OPTIONS:
+        given = getattr(args, attr, None) or []
+        for value in [given] if isinstance(given, str | Path) else given:
+            file = _source_file(str(value))
+            digest = hashlib.sha256(file.read_bytes()).hexdigest() if file else None
+            sources.append({"option": flag, "given": str(value), "sha256": digest})
+    snapshot = router.snapshot()
+    return {
+        "sources": sources,
+        "routes": len(snapshot.routes),
+        "registry_fingerprint": snapshot.fingerprint,
+    }
+
+
 def read_requests(
     args: argparse.Namespace,
     router: Any,
@@ -429,4 +466,6 @@ def read_requests(
             "warning: no request is held out: nothing is left to compare trained and shipped "
             'models on (pass --holdout 0.3, or mark requests "split": "heldout")'
         )
-    return requests, train, held, requests_manifest(requests, train, held, how)
+    manifest = requests_manifest(requests, train, held, how)
+    manifest["catalog"] = catalog_manifest(args, router)
+    return requests, train, held, manifest

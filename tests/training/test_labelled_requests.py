@@ -518,3 +518,34 @@ def test_training_requests_measured_are_never_called_the_held_out_test_half(
     assert splits["test"] == {}  # none of the 7 is a held-out ("test") request
     assert results["suites"]["requests"]["routers"]["hybrid"]["metrics"]["r@5"]["n"] == 7
     assert "held-out test half" not in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_card_names_the_catalog_the_requests_were_read_over(
+    openapi_file: Path, requests_file: Path
+) -> None:
+    """Trial U3: the cards of models trained on `--requests` recorded the requests file's
+    hash and counts, and of the catalog only the command line ("--openapi harbor.json", a
+    relative path): a model could not be tied to the catalog it learned, nor told from one
+    trained on an edited document. The card's requests block names each source with its
+    sha256, the routes registered and the registry fingerprint."""
+    import hashlib
+    from argparse import Namespace
+
+    from schemarouter.training.requests_rows import request_rows
+
+    args = Namespace(requests=str(requests_file), holdout=0.0, seed=0, catalog=None,
+                     openapi=[f"queues={openapi_file}"], mcp_tools=[], config=None,
+                     progress=False)  # fmt: skip
+    _, _, _, about = request_rows(args, 5, lambda line: None)
+    catalog = about["catalog"]
+    assert catalog["sources"] == [
+        {
+            "option": "--openapi",
+            "given": f"queues={openapi_file}",
+            "sha256": hashlib.sha256(openapi_file.read_bytes()).hexdigest(),
+        }
+    ]
+    router = SchemaRouter(encoder=HashingEncoder(), abstention=None, reranker=None)
+    router.add_openapi(openapi_file, provider="queues")
+    assert catalog["routes"] == 5
+    assert catalog["registry_fingerprint"] == router.snapshot().fingerprint
