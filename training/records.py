@@ -19,6 +19,7 @@ from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_by
 
 __all__ = [
     "MAX_TRAINING_FILE_BYTES",
+    "WRITTEN_BY_HAND",
     "check_record",
     "read_json_file",
     "read_json_lines",
@@ -42,7 +43,17 @@ def _read(path: str | os.PathLike[str], what: str) -> bytes:
         ) from None
 
 
+#: Files a user writes by hand: what a line of each holds, for the hint of a wrong one.
+WRITTEN_BY_HAND = {
+    "requests file": 'Write one JSON object per line, {"request": "...", "routes": '
+    '["PROVIDER/ACCESS/ENDPOINT", ...]} with an optional "split" (train|heldout) and "id" '
+    "(docs/training.md); `schemarouter routes SOURCES` lists the route ids",
+}
+
+
 def _hint(what: str) -> str:
+    if what in WRITTEN_BY_HAND:
+        return WRITTEN_BY_HAND[what]
     return f"Pass a {what} written by this version of SchemaRouter, or build it anew"
 
 

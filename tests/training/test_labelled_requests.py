@@ -131,6 +131,29 @@ def test_a_malformed_line_is_named_by_its_number(tmp_path: Path) -> None:
         load_requests(path)
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [[], ["{not json"], ["[1, 2]"], ['{"request": "a", "routes": "x/y/z"}'], None],
+    ids=["empty", "no-json", "no-object", "routes-a-string", "missing-file"],
+)
+def test_a_wrong_requests_file_says_how_to_write_one(
+    tmp_path: Path, lines: list[str] | None
+) -> None:
+    """Trial U3: an empty, unreadable or malformed requests file (which the user writes by
+    hand) was answered "Pass a requests file written by this version of SchemaRouter, or
+    build it anew", though no SchemaRouter command writes one. The hint says what a line
+    holds, where that is documented and which command lists the route ids."""
+    path = tmp_path / "r.jsonl"
+    if lines is not None:  # None: no file at all
+        _write(path, lines)
+    with pytest.raises(DocumentError) as caught:
+        load_requests(path)
+    hint = caught.value.hint or ""
+    assert "written by this version of SchemaRouter" not in hint
+    assert '{"request": "...", "routes": ["PROVIDER/ACCESS/ENDPOINT", ...]}' in hint
+    assert "docs/training.md" in hint and "`schemarouter routes SOURCES`" in hint
+
+
 def test_unknown_route_ids_are_named_with_their_lines_and_close_matches(
     router: SchemaRouter, tmp_path: Path
 ) -> None:
