@@ -43,6 +43,7 @@ from schemarouter.training.baselines import (
     load_reranker,
     ranking_identity,
 )
+from schemarouter.training.datasets.requests_suite import config_models
 from schemarouter.training.datasets.suite import Benchmark, EvalQuery, shared_data_dir
 from schemarouter.training.eval_latency import (
     DEPTH,
@@ -486,6 +487,7 @@ def run_eval_command(args: argparse.Namespace, out: Callable[[str], Any] = print
 
     wall = time.perf_counter()
     suites = _suites(args)
+    config_models(args, out)  # --config's models: the gateway measured as it serves
     data = shared_data_dir(args.data)
     public = [s for s in suites if s not in ("bundled", "beir", "requests")]
     if public and not data.is_dir():

@@ -572,3 +572,42 @@ def test_a_card_names_the_catalog_the_requests_were_read_over(
     router.add_openapi(openapi_file, provider="queues")
     assert catalog["routes"] == 5
     assert catalog["registry_fingerprint"] == router.snapshot().fingerprint
+
+
+def test_eval_measures_the_models_a_gateway_config_names(
+    tmp_path: Path, openapi_file: Path, requests_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial U3: `eval --suite requests --config gw.yaml`, whose config serves my trained
+    models (`models: {encoder: ..., reranker: ..., ranking: ...}`), registered the config's
+    sources but measured the shipped models, and said nothing of it: the "trained" figures
+    were the shipped ones. The config's models are measured where no flag names one, and
+    eval says so; a flag still wins."""
+    from schemarouter.training.evaluate import eval_main
+
+    from helpers import REPO
+
+    ranking = REPO / "models" / "ranking"
+    if not (ranking / "card.json").is_file():
+        pytest.skip("no shipped ranking model in this checkout")
+    config = tmp_path / "gw.yaml"
+    config.write_text(
+        f"openapi:\n  - {{source: {openapi_file.name}}}\n"
+        f"models: {{ranking: {ranking}, reranker: none}}\n",
+        encoding="utf-8",
+    )
+    argv = ["--suite", "requests", "--requests", str(requests_file), "--config", str(config),
+            "--encoder", "hashing", "--compare-encoder", "", "--scaling", "", "--no-plans",
+            "--no-abstention", "--no-plots", "--no-progress", "--resamples", "10",
+            "--cache", "none"]  # fmt: skip
+    assert eval_main([*argv, "--out", str(tmp_path / "ev")]) == 0
+    said = capsys.readouterr().out
+    assert f"--ranking {ranking} (the ranking of {config}; a flag wins over it)" in said
+    results = json.loads((tmp_path / "ev" / "results.json").read_text(encoding="utf-8"))
+    assert results["config"]["ranking"] == str(ranking)
+    assert results["config"]["reranker"] == "none" and results["config"]["encoder"] == "hashing"
+    assert "hybrid+ranking" in results["suites"]["requests"]["routers"]
+    assert eval_main([*argv, "--ranking", "none", "--out", str(tmp_path / "ev2")]) == 0
+    assert "--ranking" not in capsys.readouterr().out.split("requests (")[0]
+    results = json.loads((tmp_path / "ev2" / "results.json").read_text(encoding="utf-8"))
+    assert results["config"]["ranking"] == "none"
+    assert "hybrid+ranking" not in results["suites"]["requests"]["routers"]

@@ -15,14 +15,36 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.training.datasets.suite import Benchmark
 
 if TYPE_CHECKING:
     from schemarouter.router import SchemaRouter
 
-__all__ = ["load_requests_suite"]
+__all__ = ["config_models", "load_requests_suite"]
+
+#: eval's model flags and the value each has when not given.
+_MODEL_FLAGS = {"encoder": "default", "reranker": "auto", "ranking": "auto"}
+
+
+def config_models(args: argparse.Namespace, out: Callable[[str], Any]) -> None:
+    """The ``models:`` of ``--config`` (folders relative to the file) as eval's
+    ``--encoder``, ``--reranker`` and ``--ranking`` where those flags are not given (a flag
+    wins over the config's models, as in ``retrieve`` and ``serve``), each said through
+    ``out``: the gateway's config is measured with the models it serves."""
+    if not getattr(args, "config", None):
+        return
+    from schemarouter.serve.config import load_config
+
+    models = load_config(args.config).models.options()
+    for role, unset in _MODEL_FLAGS.items():
+        value = models.get(role)
+        if value is None or getattr(args, role, unset) != unset:
+            continue
+        setattr(args, role, "auto" if value.lower() == "shipped" else value)
+        out(f"--{role} {value} (the {role} of {args.config}; a flag wins over it)")
 
 
 def load_requests_suite(router: SchemaRouter, args: argparse.Namespace) -> Benchmark:
