@@ -168,7 +168,11 @@ class AbstentionModel:
         wanted = self.card.get("encoder")
         scoped = self.card.get("scope") == "encoder"
         if scoped and wanted and encoder is not None and wanted != encoder:
-            return f"the model was calibrated for the encoder {wanted!r}, not {encoder!r}"
+            return (
+                f"the model was calibrated for the encoder {wanted!r}, not {encoder!r}: under "
+                "another encoder (one `schemarouter train-encoder` wrote, say) requests get no "
+                "verdict, and no command fits one for it; the ranking is not affected"
+            )
         return None
 
     def reranked_applies(self, reranker: str | None) -> bool:

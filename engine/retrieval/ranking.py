@@ -266,9 +266,7 @@ class Ranker:
         if model is None:
             say_once(
                 f"abstention:{why_not}",
-                "no calibrated verdict on requests (relevance and off_catalog): %s (fit a "
-                "model with `python -m schemarouter.training.abstention` and pass it as "
-                "abstention=)",
+                "no calibrated verdict on requests (relevance and off_catalog): %s",
                 why_not,
                 # a model was there and does not apply (an index of another encoder, say):
                 # the results silently lose their verdict, which an operator should see
@@ -435,7 +433,10 @@ class Ranker:
         """The abstention model that applies here, or ``None`` and why not."""
         model = self.abstention
         if model is None:
-            return None, "no abstention model"
+            return None, (
+                "no abstention model (fit one with `python -m schemarouter.training."
+                "abstention` and pass it as abstention=)"
+            )
         if self._abstention_everywhere:
             return model, ""
         encoder = getattr(getattr(index, "encoder", None), "identity", None)

@@ -252,6 +252,37 @@ def test_a_calibrated_verdict_lost_to_another_encoder_is_a_warning(
     assert record.levelname == "WARNING" and "hashing" in record.getMessage()
 
 
+def test_a_trained_encoders_lost_verdict_gives_no_advice_that_cannot_be_followed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Trial U3: with my `train-encoder` folder every retrieve warned "no calibrated verdict
+    ...: the model was calibrated for the encoder '...fe83...', not '...853e...' (fit a model
+    with `python -m schemarouter.training.abstention` and pass it as abstention=)": that
+    command fits on the public sets with the shipped encoder only (it takes no encoder), and
+    the command line takes no abstention=. The warning says what is lost and that no command
+    fits a verdict for another encoder; "no abstention model" keeps its advice."""
+    from schemarouter.retrieval import ranking
+
+    ranking._SAID.difference_update({k for k in ranking._SAID if k.startswith("abstention:")})
+    with caplog.at_level("INFO", logger="schemarouter"):
+        for abstention in ("shipped", None):
+            router = SchemaRouter(
+                encoder=HashingEncoder(),
+                embedding_cache=None,
+                **({} if abstention else {"abstention": None}),
+            )
+            router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
+            assert router.retrieve("weather forecast for Paris", k=2).confidence is None
+    lost, absent = [
+        r.getMessage() for r in caplog.records if "no calibrated verdict" in r.getMessage()
+    ]
+    assert "calibrated for the encoder" in lost and "training.abstention" not in lost
+    assert "no command fits one for it; the ranking is not affected" in lost
+    assert (
+        "no abstention model (fit one with `python -m schemarouter.training.abstention`" in absent
+    )
+
+
 def test_a_stale_index_behind_the_gateway_names_no_python_call(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
