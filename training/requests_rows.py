@@ -40,30 +40,54 @@ SOURCE = "requests"
 
 
 def request_groups(
-    router: Any, requests: Sequence[LabelledRequest], *, negatives: int = 7, seed: int = 0
+    router: Any,
+    requests: Sequence[LabelledRequest],
+    *,
+    negatives: int = 7,
+    seed: int = 0,
+    progress: bool = False,
 ) -> list[Any]:
     """One listwise group per (request, route), its negatives mined in ``router``; a request
-    whose catalog yields no negative gives none."""
+    whose catalog yields no negative gives none. ``progress``: a bar on stderr."""
     from schemarouter.training.negatives import NegativeMiner
     from schemarouter.training.pairs import PairConfig, _groups_for
 
     config = PairConfig(train=(), synthetic=(), held_out=(), negatives=negatives, seed=seed)
     miner = NegativeMiner(router, depth=config.depth, seed=seed)
     groups = []
+    bar = _bar(progress, requests)
     for r in requests:
         groups += _groups_for(
             miner, r.text, r.routes, source=SOURCE, kind="labelled", config=config
         )
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
     return groups
 
 
+def _bar(show: bool, requests: Sequence[LabelledRequest]) -> Any:
+    """The bar of mining negatives for ``requests`` (None: not shown)."""
+    from schemarouter.training.command import progress_bar
+
+    return progress_bar(
+        show and bool(requests), total=len(requests), desc="mining negatives", unit="request"
+    )
+
+
 def request_triplets(
-    router: Any, requests: Sequence[LabelledRequest], *, seed: int = 0, depth: int = 30
+    router: Any,
+    requests: Sequence[LabelledRequest],
+    *,
+    seed: int = 0,
+    depth: int = 30,
+    progress: bool = False,
 ) -> tuple[list[Any], int]:
     """``(triplets, pairs without a negative)``: for each (request, route) the route's dense
     text and one hard negative drawn from the index's top :data:`NEGATIVE_POOL` others (a hit
     scoring within :data:`FALSE_NEGATIVE_MARGIN` of the best gold route's positive dense score
-    is skipped: likely another right route)."""
+    is skipped: likely another right route). ``progress``: a bar on stderr."""
     from schemarouter.index.documents import endpoint_texts
     from schemarouter.training.encoder_pairs import (
         FALSE_NEGATIVE_MARGIN,
@@ -75,7 +99,10 @@ def request_triplets(
     dense = {rid: endpoint_texts(route)[1] for rid, route in routes.items()}
     rng = random.Random(seed)
     out, missing = [], 0
+    bar = _bar(progress, requests)
     for r in requests:
+        if bar is not None:
+            bar.update(1)
         gold = set(r.routes)
         hits = router.index.search(r.text, k=depth)
         best = max((h.dense_score for h in hits if h.route_id in gold), default=None)
@@ -92,6 +119,8 @@ def request_triplets(
                 missing += 1
                 continue
             out.append(Triplet(r.text, dense[g], dense[rng.choice(pool)], SOURCE))
+    if bar is not None:
+        bar.close()
     return out, missing
 
 
@@ -178,7 +207,9 @@ def encoder_request_triplets(
     router = requests_router(args, encoder=miner, multi_intent=False, prerequisites=False)
     try:
         _, train, held, about = read_requests(args, router, out)
-        triplets, missing = request_triplets(router, train, seed=args.seed)
+        triplets, missing = request_triplets(
+            router, train, seed=args.seed, progress=getattr(args, "progress", False)
+        )
     except BaseException:
         router.close()
         raise

@@ -431,7 +431,9 @@ def _request_pairs(
     )
     try:
         _, train, held, about = read_requests(args, router, out)
-        groups = request_groups(router, train, negatives=args.mine_negatives, seed=args.seed)
+        groups = request_groups(
+            router, train, negatives=args.mine_negatives, seed=args.seed, progress=args.progress
+        )
     finally:
         router.close()
     write_heldout(args.out, held)
