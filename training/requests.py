@@ -308,6 +308,8 @@ def measured_training_requests(
                     ids.add(str(row.get("id", "")))
                     texts.add(_norm(str(row.get("request", ""))))
         trained = [r for r in measured if r.id not in ids and _norm(r.text) not in texts]
+        if not listed and _ids_sha(measured) == manifest.get("heldout_ids_sha256"):
+            trained = []  # the list is gone, but the card's hash names these very ids
         out[role] = {
             "folder": str(folder),
             "requests_file": manifest.get("file"),

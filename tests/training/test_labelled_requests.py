@@ -631,3 +631,46 @@ def test_eval_measures_the_models_a_gateway_config_names(
     results = json.loads((tmp_path / "ev2" / "results.json").read_text(encoding="utf-8"))
     assert results["config"]["ranking"] == "none"
     assert "hybrid+ranking" not in results["suites"]["requests"]["routers"]
+
+
+def test_a_model_whose_held_out_list_is_gone_is_checked_by_its_cards_hash(
+    tmp_path: Path, openapi_file: Path, requests_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial U3: with the heldout_requests.jsonl beside my reranker deleted, eval on its
+    held-out requests warned "40 of the 40 measured requests are not among its held-out
+    ones (models/rr/heldout_requests.jsonl)", though they were exactly those its card's
+    heldout_ids_sha256 names, and named a file that is not there. The card's hash decides
+    where the list is gone; where it does not match, the warning says the list is missing."""
+    import shutil
+
+    from schemarouter.training.evaluate import eval_main
+    from schemarouter.training.ranking import ranking_main
+
+    model = tmp_path / "our-ranking"
+    assert ranking_main(["--out", str(model), "--work", str(tmp_path / "w"), "--requests",
+                         str(requests_file), "--openapi", str(openapi_file), "--per-source",
+                         "0", "--composed", "0", "--synthetic", "0", "--dev", "--max-iter", "5",
+                         "--min-samples-leaf", "1", "--no-progress"]) == 0  # fmt: skip
+    held = tmp_path / "held.jsonl"
+    shutil.move(model / HELDOUT_FILE, held)
+    argv = ["--suite", "requests", "--openapi", str(openapi_file), "--encoder", "hashing",
+            "--compare-encoder", "", "--reranker", "none", "--ranking", str(model),
+            "--scaling", "", "--no-plans", "--no-abstention", "--no-plots", "--no-progress",
+            "--resamples", "10", "--cache", "none"]  # fmt: skip
+    for measured, out in ((held, "ev1"), (requests_file, "ev2")):
+        capsys.readouterr()
+        split = [] if measured == held else ["--requests-split", "all"]
+        assert (
+            eval_main([*argv, "--requests", str(measured), *split, "--out", str(tmp_path / out)])
+            == 0
+        )
+        results = json.loads((tmp_path / out / "results.json").read_text(encoding="utf-8"))
+        entry = results["suites"]["requests"]["catalog"]["trained_models"]["ranking"]
+        err = capsys.readouterr().err
+        if measured == held:
+            assert entry["measured"] == 3 and entry["measured_not_held_out"] == 0
+            assert "warning" not in err
+        else:
+            assert entry["measured_not_held_out"] == 10
+            assert f"its {model}/heldout_requests.jsonl is missing" in err
+            assert "not among its held-out ones" not in err

@@ -109,7 +109,18 @@ def load_requests_suite(router: SchemaRouter, args: argparse.Namespace) -> Bench
     folders = {role: getattr(args, role, None) for role in ("encoder", "reranker", "ranking")}
     trained_on = measured_training_requests(folders, held)
     for role, entry in trained_on.items():
-        if entry["measured_not_held_out"]:
+        if entry["measured_not_held_out"] and not entry["heldout_listed"]:
+            print(
+                f"warning: the {role} of {entry['folder']} was trained on requests of "
+                f"{entry['requests_file']}, and its {entry['folder']}/heldout_requests.jsonl "
+                "is missing: the measured requests are not the ones its card says it held out "
+                "(data.requests.heldout_ids_sha256), so they may have been trained on; "
+                "measure the held-out split of the file it was trained on (with the --holdout "
+                "and --seed of its training)",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif entry["measured_not_held_out"]:
             print(
                 f"warning: the {role} of {entry['folder']} was trained on requests of "
                 f"{entry['requests_file']}: {entry['measured_not_held_out']} of the "
