@@ -31,6 +31,7 @@ import argparse
 import difflib
 import hashlib
 import json
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,7 +76,15 @@ _SOURCE_OPTIONS = (
 
 
 def _norm(text: str) -> str:
+    """The text an id is made of: lowercase, single spaces (ids of files already read keep)."""
     return " ".join(text.lower().split())
+
+
+def _words(text: str) -> str:
+    """What makes two requests one: their words and digits, lowercase, in any script, without
+    punctuation ("... right now" and "... right now?" are one request, so the held-out one is
+    never trained on: trial U3)."""
+    return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
 
 
 @dataclass(frozen=True)
@@ -135,7 +144,7 @@ def load_requests(path: str | Path) -> RequestSet:
                 hint="Leave it out to let --holdout choose",
             )
         rid = record.get("id") or "q-" + hashlib.sha256(_norm(text).encode()).hexdigest()[:12]
-        key = _norm(text)
+        key = _words(text)
         if key in first:
             earlier = first[key]
             duplicates += 1
@@ -306,8 +315,8 @@ def measured_training_requests(
             for _, row in read_json_lines(folder / HELDOUT_FILE, what="held-out requests"):
                 if isinstance(row, dict):
                     ids.add(str(row.get("id", "")))
-                    texts.add(_norm(str(row.get("request", ""))))
-        trained = [r for r in measured if r.id not in ids and _norm(r.text) not in texts]
+                    texts.add(_words(str(row.get("request", ""))))
+        trained = [r for r in measured if r.id not in ids and _words(r.text) not in texts]
         if not listed and _ids_sha(measured) == manifest.get("heldout_ids_sha256"):
             trained = []  # the list is gone, but the card's hash names these very ids
         out[role] = {

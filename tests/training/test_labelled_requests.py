@@ -179,12 +179,17 @@ def test_repeated_requests_are_warned_and_read_once_and_ids_are_unique(tmp_path:
         {"request": "Push a message", "routes": ["q/rest/send"]},
         {"request": "push  a message", "routes": ["q/rest/other"], "split": "heldout"},
         {"request": "list queues", "routes": ["q/rest/list"]},
+        # punctuation makes no other request (trial U3: "... right now?" held out was the
+        # "... right now" it trained on)
+        {"request": "List queues?", "routes": ["q/rest/list"], "split": "heldout"},
     ]
     found = load_requests(_write(tmp_path / "r.jsonl", rows))
     assert [r.text for r in found.requests] == ["Push a message", "list queues"]
-    assert found.duplicates == 1
-    (note,) = found.warnings
+    assert found.duplicates == 2
+    assert found.requests[1].split == "heldout"
+    note, punctuated = found.warnings
     assert "line 2 repeats the request of line 1" in note and "differ" in note
+    assert "line 4 repeats the request of line 3" in punctuated
     # the repeat marked held out holds the request out: it is never trained on
     assert found.requests[0].split == "heldout"
     rows = [
