@@ -265,15 +265,33 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
     return _coerced(parameter, distinct[0]) if len(distinct) == 1 else None
 
 
-def _format_value(parameter: Parameter, query: str, values: Sequence[BoundValue]) -> Any:
+def _takes_email(parameter: Parameter) -> bool:
+    """Whether ``parameter`` takes an e-mail address: by its ``format``, or by its name
+    where its schema gives no format (``email``, ``to_email``)."""
+    fmt = value_schema(parameter.json_schema).get("format")
+    return fmt == "email" or (fmt is None and bool(_EMAIL_NAME.search(parameter.name)))
+
+
+def _email(query: str, takers: int) -> str | None:
+    """The one address the request writes outside its URLs, where one open parameter
+    takes an address (``takers``); none where it writes two, or two parameters take one:
+    "send mail from alice@a.example to bob@b.example" bound ``from_email`` and ``to_email``
+    both to alice's address, the first written (trial U1)."""
+    urls = _url_spans(query)
+    found = dict.fromkeys(m.group(0) for m in _EMAIL.finditer(query) if not _inside(m, urls))
+    return next(iter(found)) if len(found) == 1 and takers == 1 else None
+
+
+def _format_value(
+    parameter: Parameter, query: str, values: Sequence[BoundValue], *, takers: int = 1
+) -> Any:
     fmt = value_schema(parameter.json_schema).get("format")
     if fmt == "date":
         text = next((v.value for v in values if v.kind == "time.date"), None)
     elif fmt in ("uri", "url"):
         text = m.group(0) if (m := _URL.search(query)) else None
-    elif fmt == "email" or (fmt is None and _EMAIL_NAME.search(parameter.name)):
-        urls = _url_spans(query)
-        text = next((m.group(0) for m in _EMAIL.finditer(query) if not _inside(m, urls)), None)
+    elif _takes_email(parameter):
+        text = _email(query, takers)
     elif fmt == "uuid":
         text = m.group(0) if (m := _UUID.search(query)) else None
     else:
@@ -310,12 +328,13 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         open_ += [(p, True) for p in body.properties if p.name not in filled]
     # a route taking both sides of a conversion (``from_currency`` and ``to_currency``)
     paired = {"source", "target"} <= {_side(p) for p, _ in open_}
+    takers = sum(_takes_email(p) for p, _ in open_)  # open parameters taking an address
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query),
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired),
-            _format_value(parameter, query, values),
+            _format_value(parameter, query, values, takers=takers),
             _quantity_value(parameter, query, route),
             _named_id(parameter, query),
         ):

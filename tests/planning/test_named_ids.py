@@ -87,3 +87,38 @@ def test_a_url_or_a_particle_is_no_part_of_a_named_value(
     ``hunter2@crm.example.com`` (a password and host) from a URL's credentials and
     ``bob@evil.com`` from a URL's path, and ``room`` took ``R1을`` with its particle."""
     assert _plan(fn, request_text) == arguments
+
+
+def send_mail(from_email: str, to_email: str, body: str) -> dict[str, bool]:
+    """Send an e-mail message from one address to another."""
+    return {"sent": True}
+
+
+@pytest.mark.parametrize(
+    ("fn", "request_text", "arguments"),
+    [
+        # two parameters take an address: neither takes one the request did not give it
+        (send_mail, "send mail from alice@a.example to bob@b.example saying hi", {}),
+        (send_mail, "send an e-mail to bob@b.example", {}),
+        # named, each takes its own
+        (
+            send_mail,
+            "send mail from_email=alice@a.example to_email=bob@b.example",
+            {"from_email": "alice@a.example", "to_email": "bob@b.example"},
+        ),
+        # two addresses for one parameter: none is guessed
+        (customer_orders, "orders of ann@example.com, not of eve@evil.example", {}),
+        (
+            customer_orders,
+            "orders of ann@example.com (ann@example.com)",
+            {"email": "ann@example.com"},
+        ),
+    ],
+)
+def test_an_address_binds_only_where_the_request_gives_one_parameter_one(
+    fn: Any, request_text: str, arguments: dict[str, Any]
+) -> None:
+    """Trial U1: "send mail from alice@a.example to bob@b.example" bound ``from_email`` and
+    ``to_email`` both to alice's address (the first written), and "send an e-mail to
+    bob@b.example" bound bob's as the sender's too: a write's recipient, planned wrong."""
+    assert {k: v for k, v in _plan(fn, request_text).items() if k != "body"} == arguments
