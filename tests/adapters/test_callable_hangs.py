@@ -228,3 +228,45 @@ def test_a_burst_of_sync_calls_runs_on_a_bounded_number_of_threads() -> None:
     assert outputs == [{"order": f"O-{i}"} for i in range(300)]
     assert most <= MAX_THREADS, most
     assert peak - before <= MAX_THREADS + 4, (peak, before)
+
+
+def test_calls_of_a_hung_callable_waiting_for_a_slot_do_not_start_past_the_bound() -> None:
+    """Trial U1 (medium): calls of a sync function that never returns, arriving faster than
+    they time out (2,000 over about 0.4 s, timeout 0.3 s), each waited for a slot and then
+    started a thread, though ``MAX_STRAGGLERS`` of its calls already ran past their
+    timeout: 504 threads were left. A call that gets its slot checks the bound again: at
+    most ``MAX_THREADS`` run at once and ``MAX_STRAGGLERS`` more start after they hang."""
+    release = threading.Event()
+
+    def read_sensor(sensor_id: str) -> float:
+        """Read a warehouse sensor that never answers."""
+        release.wait(30)
+        return 0.0
+
+    router = SchemaRouter(embedding_cache=None, abstention=None)
+    router.add_callable(read_sensor, provider="shop")
+    policy = ExecutionPolicy(timeout=0.3, max_attempts=1, failure_threshold=100_000)
+    before = threading.active_count()
+
+    async def arriving() -> list[str]:
+        async def one() -> str:
+            try:
+                await router.acall("shop/python/read_sensor", {"sensor_id": "S-1"}, policy=policy)
+            except InvocationError as exc:
+                return exc.what
+            return "answered"
+
+        tasks = []
+        for i in range(2_000):
+            tasks.append(asyncio.create_task(one()))
+            if i % 10 == 0:
+                await asyncio.sleep(0.002)
+        return await asyncio.gather(*tasks)
+
+    try:
+        said = asyncio.run(arriving())
+        left = threading.active_count() - before
+        assert left <= MAX_THREADS + MAX_STRAGGLERS, left
+        assert any("not started" in s for s in said)
+    finally:
+        release.set()

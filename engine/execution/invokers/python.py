@@ -378,6 +378,12 @@ async def _in_own_thread(
             held[0] = False
             slots.release()
 
+    try:  # again: calls of it may have run past their timeout while this one waited
+        _straggler_state(key)
+    except _Held:
+        give_back()
+        raise
+
     done: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
 
