@@ -270,3 +270,45 @@ def test_calls_of_a_hung_callable_waiting_for_a_slot_do_not_start_past_the_bound
         assert any("not started" in s for s in said)
     finally:
         release.set()
+
+
+def test_a_call_that_waits_its_whole_timeout_for_a_slot_says_it_never_started() -> None:
+    """Trial U1 (medium): with ``MAX_THREADS`` calls of a slow report running, a call of an
+    instant function under ``acall`` with a 0.3 s timeout failed "timed out after 0.3 s",
+    as if the instant function had hung, and counted toward its route's health. It now
+    says it never started, and why."""
+    release = threading.Event()
+
+    def slow_report(n: int) -> int:
+        """Build the slow monthly report."""
+        release.wait(10)
+        return n
+
+    def ping(n: int) -> int:
+        """Answer a ping at once."""
+        return n
+
+    router = SchemaRouter(embedding_cache=None, abstention=None)
+    router.add_callable([slow_report, ping], provider="ops")
+    long = ExecutionPolicy(timeout=20, max_attempts=1)
+    short = ExecutionPolicy(timeout=0.3, max_attempts=1, failure_threshold=1)
+
+    async def scenario() -> tuple[str, int]:
+        slow = [
+            asyncio.create_task(router.acall("ops/python/slow_report", {"n": i}, policy=long))
+            for i in range(MAX_THREADS)
+        ]
+        await asyncio.sleep(0.2)
+        try:
+            with pytest.raises(InvocationError) as raised:
+                await router.acall("ops/python/ping", {"n": 1}, policy=short)
+        finally:
+            release.set()
+        await asyncio.gather(*slow)
+        after = await router.acall("ops/python/ping", {"n": 2}, policy=short)
+        return raised.value.what, after.output
+
+    what, output = asyncio.run(scenario())
+    assert what.startswith("not started within its timeout of 0.3 s"), what
+    assert f"the {MAX_THREADS} sync Python tools" in what
+    assert output == 2  # not cooling down: its route did not fail

@@ -246,6 +246,20 @@ def _failed(exc: BaseException, op: PythonCall) -> Exception:
     )
 
 
+def _not_started(op: PythonCall) -> Exception:
+    """A sync function's call that waited its whole timeout for a slot (:data:`MAX_THREADS`
+    other calls held them): it never ran, so its route's health is not the matter (trial U1:
+    it read "timed out after 1 s", as if the function had)."""
+    return invocation_error(
+        f"not started within its timeout of {seconds_text(op.timeout)} s: the {MAX_THREADS} "
+        "sync Python tools this event loop runs at once were all still running",
+        where=op.where,
+        hint="Call it again once fewer calls run, or give it a longer timeout",
+        retryable=True,
+        health=False,
+    )
+
+
 def _said(error: BaseException) -> str:
     """``str(error)``, or what stands for it where its own ``__str__`` raises (that error
     left ``call`` as itself, not as the promised ``InvocationError``: trial T1)."""
@@ -359,7 +373,10 @@ def _abandoned(key: int, state: dict[str, bool]) -> None:
 
 
 async def _in_own_thread(
-    function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]
+    function: Callable[..., Any],
+    args: list[Any],
+    kwargs: dict[str, Any],
+    started: list[bool] | None = None,
 ) -> Any:
     """``_run(function, *args, **kwargs)`` in a daemon thread of its own, in a copy of this
     context (as ``asyncio.to_thread``). A call that times out leaves the function running
@@ -383,6 +400,8 @@ async def _in_own_thread(
     except _Held:
         give_back()
         raise
+    if started is not None:
+        started.append(True)  # a timeout from here on is the function's own
 
     done: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
@@ -509,13 +528,19 @@ def call_sync(op: PythonCall) -> Payload:
 async def call_async(op: PythonCall) -> Payload:
     shape = shape_of(op.function)
     args, kwargs = shape.arguments(op.arguments, op.where)
+    started: list[bool] = [True]  # a sync function's: once it holds a slot (_in_own_thread)
     try:
         if inspect.iscoroutinefunction(op.function):
             result = await asyncio.wait_for(_own(op.function(*args, **kwargs)), op.timeout)
         else:
-            result = await asyncio.wait_for(_in_own_thread(op.function, args, kwargs), op.timeout)
+            started = []
+            result = await asyncio.wait_for(
+                _in_own_thread(op.function, args, kwargs, started), op.timeout
+            )
             if inspect.isawaitable(result):
                 result = await asyncio.wait_for(_own(result), op.timeout)
     except Exception as exc:
+        if isinstance(exc, TimeoutError) and not started:
+            raise _not_started(op) from None
         raise _failed(exc, op) from None
     return to_payload(result, op.where, shape.returns)
