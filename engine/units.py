@@ -322,10 +322,36 @@ def pint_factor(source_unit: str, canonical_unit: str) -> tuple[float, float]:
     return float(one - zero), float(zero)
 
 
+#: What a percent spelling is a fraction of: all read as ``percent``, but a mass fraction
+#: and an amount (atomic, molar) fraction of one alloy differ, and none converts to the other
+#: without its composition (Al-4 wt% Cu is about 1.7 at% Cu).
+_FRACTION_OF = {
+    "wt%": "a mass fraction",
+    "wt.%": "a mass fraction",
+    "at%": "an atomic or molar fraction",
+    "at.%": "an atomic or molar fraction",
+    "mol%": "an atomic or molar fraction",
+}
+
+
+def _check_fractions(spec: UnitNormalizationSpec) -> None:
+    source = _FRACTION_OF.get(spec.source_unit.strip())
+    canonical = _FRACTION_OF.get(spec.canonical_unit.strip())
+    if source and canonical and source != canonical:
+        raise UnitError(
+            f"declared conversion {spec.source_unit!r} -> {spec.canonical_unit!r} reads "
+            f"{source} as {canonical}",
+            hint="No factor converts one to the other without the material's composition: "
+            "declare the field in the unit the provider sends, with no normalization",
+        )
+
+
 def check_spec(spec: UnitNormalizationSpec) -> None:
-    """Check a declared normalization against pint; :class:`UnitError` on disagreement."""
+    """Check a declared normalization against pint; :class:`UnitError` on disagreement
+    (and between a mass and an amount fraction, which pint reads as the same percent)."""
     _check_dimension(spec.source_unit, spec.dimension)
     _check_dimension(spec.canonical_unit, spec.dimension)
+    _check_fractions(spec)
     scale, offset = pint_factor(spec.source_unit, spec.canonical_unit)
     scale_ok = math.isclose(spec.scale, scale, rel_tol=_TRUSTED_REL_TOL)
     offset_ok = math.isclose(spec.offset, offset, rel_tol=_TRUSTED_REL_TOL, abs_tol=1e-9)

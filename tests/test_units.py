@@ -329,3 +329,26 @@ def test_stray_punctuation_in_a_unit_is_refused() -> None:
         assert repr(bad) in caught.value.what
     for good in ("eV", "GPa", "J/(mol*K)", "g/cm^3", "m s^-1", "%RH", "°C", "1/s"):
         parse_unit(good)
+
+
+@pytest.mark.parametrize(
+    ("source", "canonical"),
+    [("at%", "wt%"), ("wt%", "at.%"), ("wt.%", "mol%"), ("at.%", "wt.%")],
+)
+def test_a_mass_fraction_never_converts_to_an_atomic_one(source: str, canonical: str) -> None:
+    """Trial U1 (medium): with "wt%" and "at%" both read as percent (since e1ee955), a
+    declared normalization from at% to wt% at scale 1 passed the check against pint, and
+    its values (1.7 at% Cu in Al) were served labelled 1.7 wt% (4 wt%, in truth)."""
+    spec = UnitNormalizationSpec(
+        source_unit=source, canonical_unit=canonical, dimension="dimensionless", scale=1.0
+    )
+    with pytest.raises(UnitError, match="without the material's composition"):
+        check_spec(spec)
+    field = OutputField(
+        name="cu_content", unit=source, dimension="dimensionless", normalization=spec
+    )
+    with pytest.raises(UnitError, match=r"reads .* fraction as .* fraction"):
+        check_field_units(field, where="catalog alloys")
+    # the same basis, or plain percent, converts as before
+    check_spec(spec.model_copy(update={"canonical_unit": "percent"}))
+    check_spec(spec.model_copy(update={"canonical_unit": source}))
