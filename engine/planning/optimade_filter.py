@@ -193,7 +193,8 @@ def _whole(query: str, value: BoundValue) -> bool:
 _KO_NUMBERS = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6}
 #: Each starts at a word (never at a space) and reads spaces possessively: written
 #: ``(최대)?\s*원소``, every space of a long run started a scan to its end (30,000 spaces: 11 s).
-_KO_NUMBER = rf"(\d{{1,3}}|{'|'.join(_KO_NUMBERS)})\s*+(?:개|가지|종류)"
+#: A count is a whole number: never the last digits of a longer one ("1005개" is no 5).
+_KO_NUMBER = rf"(?<![\d.,])(\d{{1,3}}|{'|'.join(_KO_NUMBERS)})\s*+(?:개|가지|종류)"
 _KO_BOUND = r"\s*+(이하|이상|미만|초과|까지)?"
 _KO_COUNT = (
     re.compile(

@@ -188,3 +188,23 @@ def test_a_count_no_structure_has_filters_for_nothing(text: str, expected: str |
         semantic_id="query.optimade_filter",
     )
     assert optimade_filter(parameter, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["최대 1005개 원소로 된 구조", "1005개 원소로 된 구조", "2,003개 원소", "1.5개 원소"],
+)
+def test_a_count_is_never_the_last_digits_of_a_longer_number(text: str) -> None:
+    """Trial U1 (medium): "최대 1005개 원소" (at most 1005 elements: any structure) filtered
+    ``nelements=5``, the last three digits read as a count of their own, and "1.5개"
+    ``nelements=5``: a filter that drops nearly every structure the request asked for."""
+    from schemarouter.contracts import Parameter
+    from schemarouter.planning.optimade_filter import optimade_filter
+
+    parameter = Parameter(
+        name="filter",
+        location="query",
+        json_schema={"type": "string"},
+        semantic_id="query.optimade_filter",
+    )
+    assert optimade_filter(parameter, text) is None
