@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from pydantic import BaseModel, Field, computed_field
 
 from schemarouter import SchemaRouter
+from schemarouter.errors import SchemaRouterError
 
 
 class Line(BaseModel):
@@ -114,3 +116,37 @@ def test_a_returned_subclass_gives_the_declared_models_fields_only() -> None:
     router.add_callable(price, provider="shop")
     assert router.call("shop/python/price", {"sku": "A"}).output == {"unitPrice": 9.5}
     assert asyncio.run(router.acall("shop/python/price", {"sku": "A"})).output == {"unitPrice": 9.5}
+
+
+class PublicUser(BaseModel):
+    name: str
+    plan: str = "free"
+
+
+def test_a_returned_dict_gives_the_declared_models_fields_only() -> None:
+    """Trial U1 (medium): a function declared ``-> PublicUser`` that returned a dict (as
+    many do) sent every key of it out, ``password_hash`` among them, a field neither the
+    output schema nor the output fields of the route declare (the subclass case was fixed,
+    the dict was dumped as its own type). A dict that is the declared model gives its
+    declared fields; one that is not is dumped and checked as before."""
+
+    def get_user(user_id: str) -> PublicUser:
+        """A user's public profile."""
+        return {"name": "ann", "password_hash": "$2b$12$secret"}  # type: ignore[return-value]
+
+    def get_users(team: str) -> list[PublicUser]:
+        """The public profiles of a team."""
+        return [{"name": "ann", "plan": "pro", "api_key": "sk-1"}]  # type: ignore[list-item]
+
+    def get_broken(user_id: str) -> PublicUser:
+        """A profile the function gets wrong."""
+        return {"name": 5}  # type: ignore[return-value]
+
+    router = SchemaRouter()
+    router.add_callable([get_user, get_users, get_broken], provider="crm")
+    user = router.call("crm/python/get_user", {"user_id": "u1"})
+    assert user.output == {"name": "ann", "plan": "free"}
+    users = asyncio.run(router.acall("crm/python/get_users", {"team": "t"}))
+    assert users.output == [{"name": "ann", "plan": "pro"}]
+    with pytest.raises(SchemaRouterError, match="name"):
+        router.call("crm/python/get_broken", {"user_id": "u1"})

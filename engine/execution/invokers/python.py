@@ -299,8 +299,13 @@ def to_payload(value: Any, where: str, returns: TypeAdapter[Any] | None = None) 
 
 def _declared(value: Any, returns: TypeAdapter[Any] | None) -> Any:
     if returns is not None:
-        with contextlib.suppress(Exception):  # not the declared type: as its own, below
+        with contextlib.suppress(Exception):  # not the declared type: next
             return returns.dump_python(value, mode="json", by_alias=True, warnings="error")
+        # a dict where a model is declared: its declared fields, where it strictly is one
+        # (trial U1: a ``-> PublicUser`` returning a dict sent its password_hash out too)
+        with contextlib.suppress(Exception):  # not one at all: as its own, below
+            declared = returns.validate_python(value, strict=True)
+            return returns.dump_python(declared, mode="json", by_alias=True, warnings="error")
     return _ANY.dump_python(value, mode="json", by_alias=True)
 
 
