@@ -4,6 +4,8 @@ writes (:func:`url_spans`, :func:`inside`). Used by :mod:`schemarouter.planning.
 
 from __future__ import annotations
 
+import bisect
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -62,8 +64,11 @@ def url_spans(query: str) -> list[tuple[int, int]]:
 
 def inside(match: re.Match[str], spans: Sequence[tuple[int, int]]) -> bool:
     """Whether ``match`` lies in one of ``spans`` (a URL of the request: its path's
-    ``room5`` or its credentials' ``pass@host`` are no value of their own)."""
-    return any(start <= match.start() and match.end() <= end for start, end in spans)
+    ``room5`` or its credentials' ``pass@host`` are no value of their own). ``spans`` are
+    :func:`url_spans`' (in order, apart): the one that may hold it is found by bisection,
+    not by reading them all per match (4,000 URLs and ids: 1.3 s, quadratic; trial U1)."""
+    at = bisect.bisect_right(spans, (match.start(), math.inf)) - 1
+    return at >= 0 and match.end() <= spans[at][1]
 
 
 def named_id(parameter: Parameter, query: str) -> Any:
