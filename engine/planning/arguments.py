@@ -27,6 +27,7 @@ from schemarouter.planning.body import body_fields, body_key
 from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
+from schemarouter.planning.named_values import Clauses
 from schemarouter.planning.named_values import coerced as _coerced
 from schemarouter.planning.named_values import inside as _inside
 from schemarouter.planning.named_values import named_id as _named_id
@@ -279,8 +280,12 @@ def _email(query: str, takers: int) -> str | None:
     takes an address (``takers``); none where it writes two, or two parameters take one:
     "send mail from alice@a.example to bob@b.example" bound ``from_email`` and ``to_email``
     both to alice's address, the first written (trial U1)."""
-    urls = _url_spans(query)
-    found = dict.fromkeys(m.group(0) for m in _EMAIL.finditer(query) if not _inside(m, urls))
+    urls, clauses = _url_spans(query), Clauses(query)
+    found = dict.fromkeys(
+        m.group(0)
+        for m in _EMAIL.finditer(query)
+        if not _inside(m, urls) and not clauses.against(m)  # "not eve@...": not hers
+    )
     return next(iter(found)) if len(found) == 1 and takers == 1 else None
 
 

@@ -13,7 +13,17 @@ from typing import Any
 from schemarouter.contracts import Parameter, schema_validator
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["NUMBER", "URL", "coerced", "inside", "named_id", "spellings", "url_spans", "valid"]
+__all__ = [
+    "NUMBER",
+    "URL",
+    "Clauses",
+    "coerced",
+    "inside",
+    "named_id",
+    "spellings",
+    "url_spans",
+    "valid",
+]
 
 NUMBER = r"-?\d+(?:\.\d+)?"
 URL = re.compile(r"https?://[^\s\"'<>]+[^\s\"'<>.,;)]")
@@ -71,6 +81,39 @@ def inside(match: re.Match[str], spans: Sequence[tuple[int, int]]) -> bool:
     return at >= 0 and match.end() <= spans[at][1]
 
 
+#: Words that turn the rest of their clause against what it names: "do not delete room R1",
+#: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
+#: "R1은 빼고", "R1 제외").
+_AGAINST = re.compile(
+    r"\b(?:not|never|no|cannot|except|excluding|without|but|besides|other\s+than|"
+    r"instead\s+of|rather\s+than|apart\s+from)\b|n't\b",
+    re.IGNORECASE,
+)
+_KO_AGAINST = re.compile(r"\s*+(?:을|를|은|는|이|가)?\s*+(?:말고|빼고|제외|아닌|아니라|외에)")
+#: Where a clause ends: a comma, a sentence's end, a line, "and", "then", "or".
+_CLAUSE_END = re.compile(r"[,;\n]|[.!?](?=\s|$)|\b(?:and|then|or)\b", re.IGNORECASE)
+
+
+class Clauses:
+    """Where the clauses of ``query`` start and what in them says *not*, read once, so that
+    :meth:`against` answers per match by bisection."""
+
+    def __init__(self, query: str) -> None:
+        self.query = query
+        self.ends = [m.end() for m in _CLAUSE_END.finditer(query)]
+        self.words = [m.start() for m in _AGAINST.finditer(query)]
+
+    def against(self, match: re.Match[str]) -> bool:
+        """Whether the clause of ``match`` says *not* (or *except* ...) before it, or a Korean
+        one after it: its value is what the request does not want."""
+        at = bisect.bisect_right(self.ends, match.start()) - 1
+        start = self.ends[at] if at >= 0 else 0
+        word = bisect.bisect_left(self.words, start)
+        if word < len(self.words) and self.words[word] < match.start():
+            return True
+        return bool(_KO_AGAINST.match(self.query, match.end()))
+
+
 def named_id(parameter: Parameter, query: str) -> Any:
     """For a plain string parameter (no enum, no format): its name fused with an id ("SKU-5"
     for ``sku``), or followed by an id-like word, letters and a digit ("cold room R1" for
@@ -81,6 +124,7 @@ def named_id(parameter: Parameter, query: str) -> Any:
         return None
     found: list[str] = []
     urls = url_spans(query)
+    clauses = Clauses(query)
     for spelling in spellings(parameter):
         name = re.escape(spelling).replace(r"\ ", r"[\s_-]")
         # ASCII ids: a Korean particle written onto one is no part of it ("R1을")
@@ -90,7 +134,7 @@ def named_id(parameter: Parameter, query: str) -> Any:
             found += [
                 m.group(1)
                 for m in re.finditer(pattern, query, re.IGNORECASE)
-                if not inside(m, urls)
+                if not inside(m, urls) and not clauses.against(m)
             ]
     distinct = list(dict.fromkeys(found))
     return coerced(parameter, distinct[0]) if len(distinct) == 1 else None

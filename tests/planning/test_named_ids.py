@@ -107,7 +107,7 @@ def send_mail(from_email: str, to_email: str, body: str) -> dict[str, bool]:
             {"from_email": "alice@a.example", "to_email": "bob@b.example"},
         ),
         # two addresses for one parameter: none is guessed
-        (customer_orders, "orders of ann@example.com, not of eve@evil.example", {}),
+        (customer_orders, "orders of ann@example.com or of eve@evil.example", {}),
         (
             customer_orders,
             "orders of ann@example.com (ann@example.com)",
@@ -154,3 +154,42 @@ def test_many_urls_beside_many_ids_are_read_in_linear_time() -> None:
         "email": "ann@example.com"
     }
     assert time.monotonic() - started < 2.0
+
+
+def delete_booking(room: str) -> dict[str, bool]:
+    """Delete the booking of a meeting room."""
+    return {"deleted": True}
+
+
+def transfer(to: str, amount: float) -> dict[str, bool]:
+    """Transfer money to an account."""
+    return {"sent": True}
+
+
+@pytest.mark.parametrize(
+    ("fn", "request_text", "arguments"),
+    [
+        (delete_booking, "delete every booking except room R1", {}),
+        (delete_booking, "do not delete room R1", {}),
+        (delete_booking, "room R1 말고 다른 예약 삭제", {}),
+        (transfer, "transfer 50 to account A1, not to B2", {"amount": 50}),
+        (
+            customer_orders,
+            "orders of ann@example.com, not of eve@evil.example",
+            {"email": "ann@example.com"},
+        ),
+        # what the request does want still binds
+        (delete_booking, "delete room R1 but keep room R2", {"room": "R1"}),
+        (delete_booking, "delete room R1, it is not needed", {"room": "R1"}),
+        (delete_booking, "room R1 말고 room R2 삭제", {"room": "R2"}),
+    ],
+)
+def test_a_value_the_request_says_not_to_is_never_bound(
+    fn: Any, request_text: str, arguments: dict[str, Any]
+) -> None:
+    """Trial U1 (high): "delete every booking except room R1" and "do not delete room R1"
+    planned ``delete_booking(room="R1")``, the one room the user meant to keep, and
+    "transfer 50 to account A1, not to B2" planned ``transfer(to="B2")``: an id or address
+    named by its parameter bound from a negated clause into a destructive call."""
+    got = {k: v for k, v in _plan(fn, request_text).items() if k in ("room", "to", "email")}
+    assert got == {k: v for k, v in arguments.items() if k in ("room", "to", "email")}
