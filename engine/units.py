@@ -97,6 +97,11 @@ UNIT_ALIASES: dict[str, str] = {
     "W/(m·K)": "W/(m*K)",
     "J/(mol·K)": "J/(mol*K)",
     "kg/m3": "kg/m**3",
+    # "k" is the Boltzmann constant and "mK" a millikelvin to pint: as datasheets write a
+    # thermal conductivity, "W/mk" is W/(m K) and "mW/mK" mW/(m K) (trial U1)
+    "W/mk": "W/(m*K)",
+    "mW/mK": "mW/(m*K)",
+    "mW/(m K)": "mW/(m*K)",
     "wt%": "percent",
     "wt.%": "percent",
     "at%": "percent",
@@ -249,7 +254,24 @@ def _pint_expression(unit: str) -> str:
     stray = _STRAY.search(text)
     if stray:  # pint's parser drops these: 'eV?' read as eV, 'm?s' as m*s
         raise _Refused(f"{stray.group(0)!r} is no part of a unit (a typo?)")
-    return text.replace("^", "**")
+    return _one_denominator(text).replace("^", "**")
+
+
+#: After the one slash of a unit, factors written apart ("mol K", "mol·K", "m.K"), no brackets.
+_SPLIT_DENOMINATOR = re.compile(
+    r"^([^/()]+)/([^/()]*[A-Za-z°](?:\s+|\s*[·*]\s*|\.)[A-Za-z°][^/()]*)$"
+)
+
+
+def _one_denominator(text: str) -> str:
+    """``J/mol K`` as a datasheet means it, J/(mol K): pint reads what follows the slash's
+    first factor as a factor of the numerator (J K/mol), a conversion off by the
+    temperature squared (trial U1: "J/mol K" and "J/mol·K" read so)."""
+    split = _SPLIT_DENOMINATOR.match(text)
+    if split is None:
+        return text
+    factors = re.split(r"\s*[·*]\s*|\s+|(?<=[A-Za-z])\.(?=[A-Za-z°])", split.group(2).strip())
+    return f"{split.group(1).strip()}/({'*'.join(f for f in factors if f)})"
 
 
 @functools.cache
@@ -418,5 +440,9 @@ def normalize(value: Any, spec: UnitNormalizationSpec) -> Any:
 def _without_noise(value: float) -> float:
     """``value`` at 15 significant digits, the most a float always keeps: -120.5 degC came
     back as 152.64999999999998 K and 2.3 mm as 0.22999999999999998 cm (trial T3): the last
-    bit of the arithmetic, not of the measurement."""
-    return float(f"{value:.15g}") if math.isfinite(value) else value
+    bit of the arithmetic, not of the measurement. A value whose rounding would pass the
+    largest float (1.7976931348623157e308 read inf) stays as computed."""
+    if not math.isfinite(value):
+        return value
+    rounded = float(f"{value:.15g}")
+    return rounded if math.isfinite(rounded) else value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import pytest
 
@@ -55,6 +56,17 @@ def test_alias_table(unit: str, dimension: str) -> None:
         ("kg/m3", "g/cm**3", 0.001),
         ("at.%", "percent", 1.0),  # pint alone: percent * technical atmosphere
         ("wt%", "percent", 1.0),
+        # trial U1 (low): pint reads what follows a slash's first factor into the numerator
+        # ("J/mol K" as J K/mol), "W/mk" as watt per milli-Boltzmann-constant and "mW/mK"
+        # as milliwatt per millikelvin
+        ("J/mol K", "J/(mol*K)", 1.0),
+        ("J/mol·K", "J/(mol*K)", 1.0),
+        ("J/kg K", "J/(g*K)", 0.001),
+        ("W/m K", "W/(m*K)", 1.0),
+        ("W/m.K", "W/(m*K)", 1.0),
+        ("W/mk", "W/(m*K)", 1.0),
+        ("mW/mK", "W/(m*K)", 0.001),
+        ("cal/g °C", "J/(g*K)", 4.184),
     ],
 )
 def test_datasheet_spellings_read_as_written(unit: str, canonical: str, factor: float) -> None:
@@ -207,6 +219,16 @@ def test_a_converted_value_carries_no_float_noise(
     """Trial T3 (low): -120.5 degC came back as 152.64999999999998 K."""
     assert spec.apply(value) != expected  # the arithmetic's last bit
     assert normalize(value, spec) == expected
+
+
+def test_rounding_never_makes_the_largest_float_infinite() -> None:
+    """Trial U1 (low): 15 significant digits of 1.7976931348623157e308 read inf."""
+    spec = UnitNormalizationSpec(
+        source_unit="GPa", canonical_unit="GPa", dimension="pressure", scale=1.0
+    )
+    largest = sys.float_info.max
+    assert normalize(largest, spec) == largest and normalize(-largest, spec) == -largest
+    assert normalize(math.inf, spec) == math.inf
 
 
 def test_wrong_factor_names_both_values() -> None:
