@@ -518,7 +518,10 @@ def callable_registration(
 _CHANGE_VERB = re.compile(
     r"^_*(?:create|add|new|insert|post|put|patch|update|edit|modify|set|delete|remove|drop|"
     r"destroy|purge|clear|reset|cancel|refund|charge|pay|transfer|send|notify|publish|upload|"
-    r"write|save|store|book|reserve|submit|approve|reject|archive|move|rename|assign|import)"
+    r"write|save|store|book|reserve|submit|approve|reject|archive|move|rename|assign|import|"
+    r"revoke|terminate|kill|stop|start|restart|wipe|erase|disable|enable|deploy|rollback|"
+    r"shutdown|suspend|ban|block|unblock|grant|deactivate|activate|lock|unlock|merge|close|"
+    r"trigger|invite|subscribe|unsubscribe|mark|apply|sync|push|commit)"
     r"(?:_|[A-Z]|$)"
 )
 

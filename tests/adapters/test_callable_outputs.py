@@ -142,3 +142,38 @@ def test_a_function_named_as_a_change_but_registered_as_a_read_is_warned_of() ->
         return {"preview": text}
 
     assert quiet.add_callable(create_preview, provider="lab2").warnings == ()
+
+
+def test_more_change_verbs_are_warned_of() -> None:
+    """Trial U1 (low): the warning missed revoke, terminate, kill, wipe, erase, disable and
+    deploy: ``revoke_token`` registered as a read ran with no approval, silently."""
+    from schemarouter.index import HashingEncoder
+
+    def revoke_token(token_id: str) -> dict[str, bool]:
+        """Revoke an API token."""
+        return {"ok": True}
+
+    def terminateInstance(instance_id: str) -> dict[str, bool]:
+        """Terminate a VM."""
+        return {"ok": True}
+
+    def wipe_disk(disk: str) -> dict[str, bool]:
+        """Erase a disk."""
+        return {"ok": True}
+
+    def deploy(service: str) -> dict[str, bool]:
+        """Deploy a service."""
+        return {"ok": True}
+
+    def disk_usage(disk: str) -> dict[str, int]:
+        """Bytes used on a disk."""
+        return {"used": 1}
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    change = router.add_callable(
+        [revoke_token, terminateInstance, wipe_disk, deploy, disk_usage], provider="ops"
+    )
+    warned = sorted(
+        w.split(": registered as a read")[0].rsplit(".", 1)[-1] for w in change.warnings
+    )
+    assert warned == ["deploy", "revoke_token", "terminateInstance", "wipe_disk"], change.warnings
