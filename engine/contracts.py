@@ -531,6 +531,23 @@ class Route(Contract):
     def field_license(self, item: OutputField) -> str | None:
         return item.license or self.provider.license
 
+    def output_licenses(self) -> tuple[str | None, ...]:
+        """The licences the route's output is under, each once: each output field's own,
+        else its provider's (the provider's alone where it declares no fields); ``None``:
+        not declared."""
+        fields = self.endpoint.output_fields
+        if not fields:
+            return (self.provider.license,)
+        return tuple(dict.fromkeys(self.field_license(item) for item in fields))
+
+    def licenses_outside(self, allowed: Iterable[str]) -> list[str]:
+        """The licences of :meth:`output_licenses` not among ``allowed`` (one not declared
+        as ``"no declared license"``): what a licence policy leaves the route out for."""
+        held = set(allowed)
+        return [
+            name or "no declared license" for name in self.output_licenses() if name not in held
+        ]
+
 
 class FieldGroup(Contract):
     """A named group of fields (the paper's recall safety net), e.g. ``mechanical``."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, TypedDict, Unpack
 
@@ -141,7 +141,10 @@ class ExecutionOptions(TypedDict, total=False):
       retries, timeouts and the circuit breaker as documented there);
     - ``budget``: a :class:`~schemarouter.execution.policy.Budget` bounding calls and time;
     - ``partial``: keep what a route delivered where a planned field is missing or broken
-      (default ``False``: such an output is an error).
+      (default ``False``: such an output is an error);
+    - ``allow_licenses``: the licences a route's output may be under to run, as a step or a
+      fallback (default: any; a plan made with ``PlanRequest(licenses=...)`` runs under
+      those too).
     """
 
     credentials: CredentialProvider | None
@@ -150,6 +153,7 @@ class ExecutionOptions(TypedDict, total=False):
     policy: ExecutionPolicy | None
     budget: Budget | None
     partial: bool
+    allow_licenses: Iterable[str] | None
 
 
 @dataclass(frozen=True)
@@ -166,6 +170,33 @@ class Settings:
     #: a direct ``call`` / ``acall`` (no plan): its errors say ``call (ROUTE)``, not ``plan
     #: step 0 (ROUTE)``
     call: bool = False
+    allow_licenses: frozenset[str] | None = None
+
+    def under(self, request: Any) -> Settings:
+        """These settings for a plan of ``request``: its ``licenses`` (where it gives any)
+        bound what runs too, with ``allow_licenses`` (both: the licences both allow)."""
+        asked = getattr(request, "licenses", ())
+        if not asked:
+            return self
+        mine = frozenset(asked)
+        allowed = mine if self.allow_licenses is None else mine & self.allow_licenses
+        return replace(self, allow_licenses=allowed)
+
+    def check_license(self, route: Route, where: str) -> None:
+        """Refuse ``route`` where its output is under a licence :attr:`allow_licenses` does
+        not hold (a licence not declared is none it holds)."""
+        if self.allow_licenses is None:
+            return
+        off = route.licenses_outside(self.allow_licenses)
+        if off:
+            allowed = ", ".join(sorted(self.allow_licenses)) or "none"
+            raise PolicyError(
+                f"{route.route_id}'s output is under {', '.join(off)}, which this run does not "
+                f"allow (it allows {allowed})",
+                where=where,
+                hint="Use a route under an allowed license, or allow its license "
+                "(allow_licenses=..., PlanRequest(licenses=...))",
+            )
 
     @classmethod
     def of(cls, method: str, **options: Unpack[ExecutionOptions]) -> Settings:
@@ -206,7 +237,22 @@ class Settings:
             budget=budget or Budget(),
             partial=check_flag(options.get("partial", False), method=method, name="partial"),
             call=method in ("call", "acall"),
+            allow_licenses=_licenses(options.get("allow_licenses"), method),
         )
+
+
+def _licenses(given: Any, method: str) -> frozenset[str] | None:
+    """``allow_licenses`` checked: ``None``, or licence names (a text alone is refused: its
+    letters are no licences)."""
+    if given is None:
+        return None
+    if isinstance(given, str) or not all(isinstance(x, str) for x in given):
+        raise ArgumentError(
+            f"allow_licenses must be a list of license names, not {type(given).__name__}",
+            where=f"{method}(allow_licenses=...)",
+            hint='Pass e.g. allow_licenses=["CC-BY-4.0", "CC0-1.0"]',
+        )
+    return frozenset(given)
 
 
 def removed(snapshot: RegistrySnapshot, route_id: object) -> str:
@@ -377,6 +423,7 @@ class Gatekeeper:
             self.learn_credentials(route)  # the refusal quotes the arguments: one may be one
             raise
         invoker = self.invoker(route, where)
+        self.s.check_license(route, where)
         if route.endpoint.effect not in self.s.allow_effects:
             check_effect(
                 route, arguments, allow_effects=self.s.allow_effects, approve=None, where=where
@@ -473,6 +520,7 @@ class Gatekeeper:
             if not ok:
                 raise GateError(f"not compatible for {mine!r}: {why}", where=where)
         invoker = self.invoker(other, where)
+        self.s.check_license(other, where)
         self.host.recheck(other, invoker, where)
         if not self.host.health.is_healthy(other_id):
             raise unhealthy_error(self.host.health, other_id, where=where)

@@ -127,7 +127,7 @@ class Run:
         self.snapshot = host.snapshot
         self.meter = BudgetMeter(settings.budget)
         self.redactor = Redactor()
-        self.gate = Gatekeeper(host, settings, self.redactor)
+        self.gate = Gatekeeper(host, settings.under(plan.request), self.redactor)
         #: the steps a later step's bindings read from, and their raw outputs once run
         self.sources = {b.step for step in plan.steps for b in step.bindings.values()}
         self.raw: dict[int, Any] = {}

@@ -159,6 +159,7 @@ AGENT_BLOCKED_HINTS: Mapping[str, str] = {
     "unbound": "nothing here can run them now",
     "unhealthy": "they come back when their cooldown ends",
     "unhealthy_host": "the host took them out of service for now",
+    "license": "their data's license is not one the host may use",
 }
 
 #: a call's route, where an error names it: ``call (weather/rest/get_forecast)``, or a plan's

@@ -106,22 +106,18 @@ def fallback_compatible(
 
 
 def route_licenses(route: Route) -> tuple[str | None, ...]:
-    """The licences ``route``'s output is under, each once: each output field's own, else its
-    provider's (the provider's alone where it declares no fields); ``None``: not declared."""
-    fields = route.endpoint.output_fields
-    if not fields:
-        return (route.provider.license,)
-    return tuple(dict.fromkeys(route.field_license(item) for item in fields))
+    """The licences ``route``'s output is under (:meth:`Route.output_licenses`)."""
+    return route.output_licenses()
 
 
 def unlicensed(route: Route, allowed: Collection[str]) -> str | None:
     """Why ``route``'s output is under a licence ``allowed`` does not hold (a licence not
     declared is none it holds); ``None`` where every one is allowed, or ``allowed`` is empty
     (any licence)."""
-    off = [name for name in route_licenses(route) if name not in allowed] if allowed else []
+    off = route.licenses_outside(allowed) if allowed else []
     if not off:
         return None
-    named = ", ".join(name or "no declared license" for name in off)
+    named = ", ".join(off)
     return (
         f"its output is under {named}, which the request does not allow "
         f"(PlanRequest(licenses=...) allows {', '.join(allowed)})"

@@ -49,6 +49,9 @@ class ExecutionState(_Frozen):
     require_bound: bool = False
     #: Route ids the host has bound invokers for (in addition to the router's own bindings).
     bound_routes: frozenset[str] = frozenset()
+    #: Licences the host may use output under (``CC-BY-4.0``, ``CC0-1.0``). ``None``: any. A
+    #: route with a value under another, or none declared, is left out (reason ``license``).
+    allowed_licenses: frozenset[str] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -112,6 +115,11 @@ def exclusion_for(
             else f"effect {endpoint.effect.value} is not allowed (allowed_effects is empty: "
             "no effect is)",
         )
+    if state.allowed_licenses is not None and (
+        off := route.licenses_outside(state.allowed_licenses)
+    ):
+        allowed = ", ".join(sorted(state.allowed_licenses)) or "none"
+        return out("license", f"its output is under {', '.join(off)}; allowed: {allowed}")
     auth = route.access.auth
     if state.credentials is not None and auth.credentials and not auth.optional:
         missing = sorted(set(auth.credentials) - state.credentials)
@@ -225,6 +233,7 @@ _LABELS: Mapping[str, tuple[str, str]] = {
     "unavailable": ("is unavailable", "are unavailable"),
     "tried": ("was tried already", "were tried already"),
     "fields_held": ("adds no field not held already", "add no field not held already"),
+    "license": ("is under a license not allowed", "are under licenses not allowed"),
 }
 #: What a caller of the router can do about each reason.
 BLOCKED_HINTS: Mapping[str, str] = {
@@ -233,6 +242,7 @@ BLOCKED_HINTS: Mapping[str, str] = {
     "unbound": "no invoker is bound to them: register them with a base URL, bind one "
     "(router.bind) or connect their server (add_mcp_server)",
     "unhealthy": "they come back when their cooldown ends (router.mark_healthy)",
+    "license": "allow the license in ExecutionState(allowed_licenses=...) to list them",
     # routes the host marked (no cooldown of the router's: mark_healthy does not clear them)
     "unhealthy_host": "remove them from ExecutionState.unhealthy_routes to list them",
 }

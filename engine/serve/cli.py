@@ -63,7 +63,8 @@ The gateway config (YAML or JSON; paths relative to it), every key (all optional
        relist_s: 0, skip_invalid_tools: false}
     - {provider: search, url: "http://127.0.0.1:9000/mcp", trusted: true,
        default_effect: write}              # default_effect: trusted servers only
-  allow: {write: [notes/mcp/add_note], destructive: []}    # read-only by default
+  allow: {write: [notes/mcp/add_note], destructive: [],    # read-only by default
+          licenses: [CC-BY-4.0]}            # offer and run only output under these (any)
   search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
   index: .schemarouter/index                # a saved index (or a milvus:// URI)
   models: {encoder: DIR, ranking: shipped|none|DIR, reranker: shipped|none|DIR}

@@ -173,6 +173,9 @@ class AllowSpec(_Spec):
 
     write: tuple[str, ...] = ()
     destructive: tuple[str, ...] = ()
+    #: The licences a tool's output may be under to be offered and run (``CC-BY-4.0``);
+    #: ``None``: any. A tool with a value under another, or none declared, is neither.
+    licenses: tuple[str, ...] | None = None
 
     def effects_for(self, route_id: str, name: str) -> frozenset[Effect]:
         """The effects calls of this route may have (``read`` always)."""

@@ -53,6 +53,7 @@ _GATEWAY_HINTS = {
     "credentials": "set their credentials in this server's environment",
     "unbound": "no document or server here can run them (no base URL or live session)",
     "unhealthy": "they failed repeatedly and come back after a cooldown",
+    "license": "their data's license is not one the gateway config allows (allow.licenses)",
 }
 
 
@@ -210,9 +211,11 @@ class Gateway:
             allowed |= {Effect.WRITE}
         if self.config.allow.destructive:
             allowed |= {Effect.DESTRUCTIVE}
+        licenses = self.config.allow.licenses
         state = ExecutionState(
             allowed_effects=frozenset(allowed),
             credentials=self._credentials_here(self.router.snapshot()),
+            allowed_licenses=None if licenses is None else frozenset(licenses),
         )
         depth = k if allowed == {Effect.READ} else max(k, _SEARCH_DEPTH)
         found: CapabilityRetrieval = self.router.retrieve_executable(query, k=depth, state=state)
@@ -437,6 +440,7 @@ class Gateway:
             "allow_effects": effects,
             "approve": approve,
             "credentials": self.credentials,
+            "allow_licenses": self.config.allow.licenses,
         }
         calls = self.config.calls
         limits = {"timeout": calls.timeout, "max_attempts": calls.max_attempts}

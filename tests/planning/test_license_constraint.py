@@ -134,7 +134,7 @@ def test_a_listed_fallback_outside_the_requests_licences_is_skipped_at_execution
     (step,) = result.steps
     assert step.status == "failed"
     assert [u.used for u in step.fallbacks] == [False] * len(step.fallbacks)
-    assert all("which the request does not allow" in (u.skipped or "") for u in step.fallbacks)
+    assert all("which this run does not allow" in (u.skipped or "") for u in step.fallbacks)
     assert {r.path for r in server.requests} == {primary.endpoint.operation.path}
 
 
@@ -148,3 +148,59 @@ def test_no_route_under_an_allowed_licence_leaves_the_plan_empty_and_says_why(
         "'electronic.band_gap' is served only by routes the request's constraints exclude" in said
     )
     assert "literature/rest/open_band_gap is not planned" in said and "allows MIT" in said
+
+
+def test_a_hand_edited_plan_or_a_call_under_a_licence_not_allowed_is_refused(
+    lab: tuple[Any, LoopbackServer, _App],
+) -> None:
+    """Trial U4 (medium): the licence rule held for planning and fallbacks only. A plan
+    whose step was edited to the non-commercial route still ran, and ``router.call`` of it
+    had no rule at all. A plan runs under its request's licences now, and ``execute`` /
+    ``call`` take ``allow_licenses``; nothing is sent for a refused route."""
+    from schemarouter.errors import ArgumentError, PolicyError
+
+    router, server, _ = lab
+    snapshot = router.snapshot()
+    plan = router.plan(_request(licenses=("CC-BY-4.0",)))
+    nc = snapshot.routes["literature/rest/nc_band_gap"]
+    edited = plan.model_copy(
+        update={
+            "steps": (
+                plan.steps[0].model_copy(
+                    update={"route_id": nc.route_id, "fingerprint": nc.fingerprint}
+                ),
+            )
+        }
+    )
+    with pytest.raises(PolicyError, match=r"under CC-BY-NC-4\.0, which this run does not allow"):
+        router.execute(edited, policy=ONCE)
+    arguments = {"formula": "Si"}
+    with pytest.raises(PolicyError, match=r"it allows CC-BY-4\.0, CC0-1\.0\)") as refused:
+        router.call(nc.route_id, arguments, allow_licenses=["CC-BY-4.0", "CC0-1.0"])
+    assert "allow_licenses" in str(refused.value.hint)
+    assert server.requests == []  # nothing was sent
+    ok = router.call("literature/rest/open_band_gap", arguments, allow_licenses=["CC-BY-4.0"])
+    assert ok.fields["band_gap"].value == 1.12
+    assert router.call(nc.route_id, arguments).fields["band_gap"].value == 1.11  # no rule: any
+    with pytest.raises(ArgumentError, match="list of license names"):
+        router.call(nc.route_id, arguments, allow_licenses="CC-BY-4.0")  # type: ignore[arg-type]
+
+
+def test_retrieval_leaves_out_routes_under_a_licence_the_state_does_not_allow(
+    lab: tuple[Any, LoopbackServer, _App],
+) -> None:
+    from schemarouter.retrieval.state import ExecutionState
+
+    router = lab[0]
+    state = ExecutionState(allowed_licenses=frozenset({"CC-BY-4.0"}))
+    found = router.retrieve_executable("band gap of a semiconductor", k=3, state=state)
+    assert found.route_ids == ("literature/rest/open_band_gap",)
+    reasons = {e.route_id: (e.reason, e.detail) for e in found.exclusions}
+    assert reasons["literature/rest/nc_band_gap"] == (
+        "license",
+        "its output is under CC-BY-NC-4.0; allowed: CC-BY-4.0",
+    )
+    assert "2 matching routes are under licenses not allowed" in found.blocked
+    assert "ExecutionState(allowed_licenses=...)" in found.blocked
+    everything = router.retrieve_executable("band gap of a semiconductor", k=3)
+    assert len(everything.route_ids) == 3  # no licence rule: all three

@@ -105,3 +105,29 @@ def test_tool_descriptions_name_the_fields_own_provenance(gateway: Any) -> None:
         in descriptions["literature__rest__handbook_band_gap"]
     )
     assert "(Literature Values, literature data)" in descriptions["literature__rest__nc_band_gap"]
+
+
+def test_a_gateway_allowing_some_licences_neither_offers_nor_runs_the_others(
+    tmp_path: Path,
+) -> None:
+    """Trial U4 (medium): the licence rule held for plans only; an agent behind the gateway
+    was offered the non-commercial tool and could call it. ``allow.licenses`` in the config
+    now bounds both ``search_tools`` and ``call_tool``."""
+    from schemarouter.errors import PolicyError
+    from schemarouter.serve.config import GatewayConfig
+
+    (tmp_path / "literature.yaml").write_text(CATALOG)
+    config = GatewayConfig.model_validate({"allow": {"licenses": ["CC-BY-4.0"]}})
+    with SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    ) as router:
+        router.add_catalog(tmp_path / "literature.yaml")
+        gateway = Gateway(router, config)
+        answer = gateway.search("band gap of a semiconductor", 5)
+        assert answer["tools"] == []  # every tool has a value under another licence
+        assert "3 matching tools are under licenses not allowed" in answer["blocked"]
+        assert "not one the gateway config allows (allow.licenses)" in answer["blocked"]
+        with pytest.raises(PolicyError, match="which this run does not allow"):
+            gateway.call("literature__rest__nc_band_gap", {"formula": "Si"})
+        open_gateway = Gateway(router)  # no licence rule: offered as before
+        assert len(open_gateway.search("band gap of a semiconductor", 5)["tools"]) == 3
