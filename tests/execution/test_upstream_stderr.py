@@ -144,6 +144,38 @@ def test_a_long_line_is_cut_between_characters(
     assert "".join(pieces) == "\uac00" * 70_000
 
 
+FLOODING = """
+import sys
+for i in range(3000):
+    sys.stderr.write(f"line {i} " + "x" * 1000 + "\\n")
+sys.stderr.flush()
+sys.exit(3)
+"""
+
+
+def test_a_flooding_server_writes_at_most_a_budget_of_stderr_a_minute(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Trial U2 (low): a server printing its outputs to stderr wrote 10.5 MB into the
+    gateway's log in two calls. At most 1 MiB a minute is relayed; what is left out is
+    counted in one line."""
+    (tmp_path / "flood.py").write_text(FLOODING)
+    router = _router()
+    with pytest.raises(RegistrationError):
+        router.add_mcp_server([sys.executable, str(tmp_path / "flood.py")], provider="flood")
+    router.close()
+    lines = [
+        line for line in capfd.readouterr().err.splitlines() if line.startswith("upstream flood: ")
+    ]
+    relayed = sum(len(line) + 1 for line in lines)
+    assert 900_000 < relayed <= 1024 * 1024 + 200, relayed  # about 3 MB written
+    assert lines[0].startswith("upstream flood: line 0 ")
+    (note,) = [line for line in lines if "bytes of stderr left out" in line]
+    assert note == lines[-1] and "over 1024 KiB in 60 s" in note
+    left_out = int(note.split("[", 1)[1].split(" ", 1)[0])
+    assert 1_900_000 < left_out < 2_200_000, left_out
+
+
 TELLING = '''
 import os
 import sys

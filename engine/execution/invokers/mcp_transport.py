@@ -34,6 +34,7 @@ import re
 import signal
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -276,15 +277,22 @@ class _Relay:
     ``\\u2028``): written raw, a server's ``fine\\rINFO schemarouter...`` showed on a terminal
     or a log reader as a line of the gateway's own (trial X4). The values of the server's own
     ``env`` (its secrets go there) are redacted, but a number or a yes/no setting: a server
-    that printed its API key at start had it in the gateway's log once per start (trial U2)."""
+    that printed its API key at start had it in the gateway's log once per start (trial U2).
+    At most :attr:`WINDOW_BYTES` are relayed per :attr:`WINDOW_S` seconds; the rest of the
+    window is left out and counted in one line (a server printing its outputs to stderr wrote
+    10.5 MB into the gateway's log in two calls: trial U2)."""
 
     LINE_BYTES = 64 * 1024
+    WINDOW_BYTES = 1024 * 1024
+    WINDOW_S = 60.0
     _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
     def __init__(self, label: str, env: Mapping[str, str] | None = None) -> None:
         self.prefix = f"{label}: "
         self.held = b""
         self.redact = Redactor(env_secrets(env))
+        self.window = time.monotonic()
+        self.sent = self.dropped = 0
 
     def write(self, chunk: bytes, *, last: bool = False) -> None:
         lines = (self.held + chunk).split(b"\n")
@@ -299,10 +307,36 @@ class _Relay:
             for line in lines
             if line or not last
         )
+        text = self._within_budget(text, last=last)
         if text:
             with contextlib.suppress(Exception):  # a closed or odd stderr loses the line only
                 sys.stderr.write(text)
                 sys.stderr.flush()
+
+    def _within_budget(self, text: str, *, last: bool) -> str:
+        """``text`` where this window's budget holds it; else nothing, counted, with one line
+        saying so when a window (or the stream) ends that left some out."""
+        now, note = time.monotonic(), ""
+        if now - self.window >= self.WINDOW_S:
+            note = self._left_out()
+            self.window, self.sent = now, 0
+        size = len(text.encode("utf-8", "replace"))
+        if self.sent + size > self.WINDOW_BYTES:
+            self.dropped += size
+            text = ""
+        else:
+            self.sent += size
+        return note + text + (self._left_out() if last else "")
+
+    def _left_out(self) -> str:
+        if not self.dropped:
+            return ""
+        said = (
+            f"{self.prefix}[{self.dropped} bytes of stderr left out: over "
+            f"{self.WINDOW_BYTES // 1024} KiB in {self.WINDOW_S:g} s]\n"
+        )
+        self.dropped = 0
+        return said
 
     @classmethod
     def _shown(cls, text: str) -> str:
