@@ -245,7 +245,15 @@ def declared_semantic_id(
     by meaning, as a catalog's does (trial T3: none could). One that is no semantic id
     raises a :class:`DocumentError` at ``where``, or with ``notes`` (a lenient reading) is
     left off and noted at ``location``."""
-    declared = _declared(schema, "x-semantic-id")
+    declares = isinstance(schema, Mapping) and "x-semantic-id" in schema
+    own = schema["x-semantic-id"] if declares else None
+    declared: str | None
+    if declares and not (isinstance(own, str) and own.strip()):
+        # a list, a number, null or "": no id, said (trial U1: it went silently, and one on
+        # a parameter object hid the valid one of its schema)
+        declared = f"{str(own)[:60]} ({type(own).__name__})"
+    else:
+        declared = _declared(schema, "x-semantic-id")
     if declared is None:
         return {}
     if len(declared) <= 128 and re.fullmatch(SEMANTIC_ID_PATTERN, declared):

@@ -296,7 +296,8 @@ class _EndpointBuilder:
                         required=param.get("required") is True,
                         description=reader.text(param, "description", where),
                         **parameter_style(reader, param, schema, where),
-                        **_semantic(reader, param if "x-semantic-id" in param else schema, where),
+                        **_semantic(reader, schema, where),
+                        **_semantic(reader, param, where),  # the parameter's own wins
                     ),
                     place,
                 )

@@ -127,6 +127,26 @@ def test_an_x_semantic_id_that_is_none_is_left_off_and_said_or_refused_when_stri
     assert strict.snapshot().routes == {}
 
 
+@pytest.mark.parametrize("odd", [["a.b"], 7, None, True, "", {"id": "a.b"}])
+def test_a_parameters_own_x_semantic_id_that_is_no_text_is_said_and_hides_nothing(
+    odd: Any,
+) -> None:
+    """Trial U1 (low): a parameter object's non-string ``x-semantic-id`` (a list, a number,
+    null, true, "") silently hid the valid one of its schema: semantic id None, no note."""
+    document = _document("Odd", "odd", "https://odd.example.org")
+    (parameter,) = document["paths"]["/odd/{material_id}/band-gap"]["get"]["parameters"]
+    parameter["schema"]["x-semantic-id"] = parameter.pop("x-semantic-id")
+    parameter["x-semantic-id"] = odd
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    change = router.add_openapi(document, provider="odd")
+    route = router.snapshot().routes["odd/rest/get_band_gap"]
+    assert route.endpoint.parameter("material_id").semantic_id == "identifier.material_id"
+    assert any(
+        "x-semantic-id" in w and "is no semantic id" in w and "left off" in w
+        for w in change.warnings
+    ), change.warnings
+
+
 def test_an_mcp_tools_properties_carry_their_semantic_ids() -> None:
     from schemarouter.adapters.mcp import mcp_tools_registration
 
