@@ -89,7 +89,15 @@ class OpenAICompatibleAnalyzer:
             answer = json.loads(content)
             if not isinstance(answer, dict):
                 raise ValueError("the answer is not a JSON object")
-        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
+        # RecursionError: JSON nested past the parser's depth (a hostile or broken answer)
+        except (
+            httpx.HTTPError,
+            KeyError,
+            IndexError,
+            TypeError,
+            ValueError,
+            RecursionError,
+        ) as exc:
             logger.warning("LLM analyzer failed (%s); using the rule analyzer", exc)
             fallback = self._fallback.analyze(query, snapshot)
             return fallback.model_copy(update={"analyzer": "rules (llm failed)"})

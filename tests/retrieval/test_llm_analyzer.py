@@ -14,6 +14,7 @@ from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.registry import Registry, RegistrySnapshot
 from schemarouter.retrieval.analysis import gate_analysis
 from schemarouter.retrieval.llm_analyzer import OpenAICompatibleAnalyzer
+from tests.servers.loopback import LoopbackServer, Request, Response, json_response
 
 
 @pytest.fixture
@@ -75,4 +76,28 @@ def test_http_errors_fall_back_to_rules(snapshot: RegistrySnapshot) -> None:
     analysis = _analyzer({}, status=500).analyze("measured cellvol of NaCl", snapshot)
     assert analysis.analyzer == "rules (llm failed)"
     assert analysis.source_constraints == (SourceType.EXPERIMENTAL,)
+    assert [v.value for v in analysis.values] == ["NaCl"]
+
+
+@pytest.mark.parametrize("where", ["content", "body"])
+def test_an_answer_nested_past_the_parser_falls_back_to_rules(
+    snapshot: RegistrySnapshot, where: str
+) -> None:
+    """Trial trialv2: a model (or a proxy in front of it) answering with JSON nested 100,000
+    deep made json.loads raise RecursionError, which escaped analyze() and so retrieve()."""
+    deep = "[" * 100_000 + "]" * 100_000
+
+    def app(request: Request) -> Response:
+        if where == "body":
+            return Response(200, deep.encode(), {"Content-Type": "application/json"})
+        return json_response({"choices": [{"message": {"content": deep}}]})
+
+    with LoopbackServer(app) as running:
+        analyzer = OpenAICompatibleAnalyzer(
+            base_url=f"{running.base_url}/v1", model="m", api_key_env=None
+        )
+        analysis = analyzer.analyze("measured cellvol of NaCl", snapshot)
+        assert len(running.requests) == 1
+    assert analysis.analyzer == "rules (llm failed)"
+    assert analysis.named_providers == ()
     assert [v.value for v in analysis.values] == ["NaCl"]
