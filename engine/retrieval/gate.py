@@ -13,6 +13,7 @@ Two uses:
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Route, schema_validator
 from schemarouter.errors import GateError
+from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, dotted, json_problem
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate
 
@@ -63,8 +65,17 @@ class GateReport(_Frozen):
         return not self.rejected
 
 
+#: How a rejected value is quoted: a few levels and items of it, each string cut, so that
+#: neither a value nested past ``repr``'s recursion limit nor a 5 MB one is written whole.
+_QUOTE = reprlib.Repr()
+_QUOTE.maxlevel, _QUOTE.maxstring, _QUOTE.maxother = 4, 80, 80
+
+
 def _show(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = _QUOTE.repr(value)
+    except Exception:  # a proposal's own object whose __repr__ fails: untrusted data too
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -120,6 +131,15 @@ def _gate_one(
         parameter = params.get(name) if isinstance(name, str) else None
         if parameter is None:
             reject("parameter", name, f"{route_id} has no such parameter")
+            continue
+        problem = json_problem(value, max_depth=MAX_OUTPUT_DEPTH, unicode=True)
+        if problem is not None:  # as execution refuses it; the validator would recurse
+            reject(
+                "value",
+                {name: value},
+                f"{name!r} is no JSON value a call can carry: "
+                f"{problem.message} at {dotted((name, *problem.location))}",
+            )
             continue
         errors = sorted(
             schema_validator(parameter.json_schema).iter_errors(value), key=lambda e: e.path
