@@ -31,7 +31,7 @@ from schemarouter.execution.gate import ExecutionOptions, Settings
 from schemarouter.execution.policy import HealthMonitor
 from schemarouter.indexing import _DEFAULT, PROGRESS_MIN_ROUTES, IndexMixin
 from schemarouter.integrations.names import own_arguments
-from schemarouter.planning.arguments import unused_values
+from schemarouter.planning.arguments import refused_values, unused_values
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.registry.registry import Registry
@@ -436,7 +436,11 @@ class SchemaRouter(IndexMixin):
         if plan.steps and analysis is not None:
             given = [s.arguments for s in plan.steps]
             takes = bool(registry_kinds(snapshot) & {"chemical.formula", FILTER_SEMANTIC_ID})
-            if unused := unused_values(given, analysis.values, request.query, formulas=takes):
+            unused = unused_values(given, analysis.values, request.query, formulas=takes)
+            for step in plan.steps:
+                route = snapshot.routes[step.route_id]
+                unused += refused_values(route, step.arguments, analysis.values)
+            if unused:
                 plan = plan.model_copy(update={"warnings": (*plan.warnings, *unused)})
         if plan.steps and abstained:  # planned by the semantic fields it names, flagged or not
             flagged = f"the request is flagged off the catalog ({abstained}); planned by the "

@@ -13,17 +13,21 @@ Two uses:
 
 from __future__ import annotations
 
+import re
 import reprlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-from schemarouter.contracts import Route, schema_validator
+from schemarouter.contracts import Parameter, ParameterLocation, Route
 from schemarouter.errors import GateError
+from schemarouter.placement import dot_segment
 from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, dotted, json_problem
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate
+from schemarouter.safety.arguments import argument_validator
 
 __all__ = [
     "GateReport",
@@ -31,6 +35,7 @@ __all__ = [
     "Selection",
     "check_candidates",
     "validate_selection",
+    "value_refusal",
 ]
 
 
@@ -89,6 +94,57 @@ def _resolve_field(route: Route, name: Any) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
+#: A header or cookie value's text: printable ASCII and tab (as execution sends it).
+_HEADER_TEXT = re.compile(r"[\x20-\x7e\t]*")
+
+
+def _texts(value: Any) -> Iterator[str]:
+    """Every string in ``value``, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield str(key)
+            yield from _texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
+
+
+def value_refusal(parameter: Parameter, value: Any) -> str:
+    """Why ``value`` cannot go to ``parameter`` in a call, or ``""``: what execution refuses
+    before sending. No JSON value (nested past 100 levels, not finite, a lone surrogate);
+    its schema refuses it, ``format`` and ``readOnly`` included
+    (:func:`~schemarouter.safety.arguments.argument_validator`); a header or cookie value
+    with a control or non-ASCII character (CR LF would start a header of its own); a path
+    value that is empty or a dot segment (``..``, ``%2e%2e``: a server climbs out of the
+    route's path)."""
+    name = parameter.name
+    problem = json_problem(value, max_depth=MAX_OUTPUT_DEPTH, unicode=True)
+    if problem is not None:  # the validator would recurse, or pass NaN
+        return (
+            f"{name!r} is no JSON value a call can carry: "
+            f"{problem.message} at {dotted((name, *problem.location))}"
+        )
+    errors = sorted(
+        argument_validator(parameter.json_schema).iter_errors(value), key=lambda e: e.path
+    )
+    if errors:
+        return f"breaks the schema of {name!r}: {errors[0].message}"
+    place = parameter.location
+    if place in (ParameterLocation.HEADER, ParameterLocation.COOKIE) and not all(
+        _HEADER_TEXT.fullmatch(text) for text in _texts(value)
+    ):
+        return f"{name!r} is a {place.value} value with control or non-ASCII characters"
+    if (
+        place is ParameterLocation.PATH
+        and isinstance(value, str)
+        and (not value or dot_segment(quote(value, safe="")))
+    ):
+        return f"{name!r} is a path value that is empty or a dot segment"
+    return ""
+
+
 def _gate_one(
     index: int, proposal: Any, snapshot: RegistrySnapshot, rejected: list[Rejection]
 ) -> Selection | None:
@@ -132,20 +188,9 @@ def _gate_one(
         if parameter is None:
             reject("parameter", name, f"{route_id} has no such parameter")
             continue
-        problem = json_problem(value, max_depth=MAX_OUTPUT_DEPTH, unicode=True)
-        if problem is not None:  # as execution refuses it; the validator would recurse
-            reject(
-                "value",
-                {name: value},
-                f"{name!r} is no JSON value a call can carry: "
-                f"{problem.message} at {dotted((name, *problem.location))}",
-            )
-            continue
-        errors = sorted(
-            schema_validator(parameter.json_schema).iter_errors(value), key=lambda e: e.path
-        )
-        if errors:
-            reject("value", {name: value}, f"breaks the schema of {name!r}: {errors[0].message}")
+        refusal = value_refusal(parameter, value)
+        if refusal:
+            reject("value", {name: value}, refusal)
             continue
         arguments[name] = value
     return Selection(
