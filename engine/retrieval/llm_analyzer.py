@@ -101,7 +101,26 @@ class OpenAICompatibleAnalyzer:
             logger.warning("LLM analyzer failed (%s); using the rule analyzer", exc)
             fallback = self._fallback.analyze(query, snapshot)
             return fallback.model_copy(update={"analyzer": "rules (llm failed)"})
-        return self._parse(query, answer)
+        return self._named_in_text(self._parse(query, answer), snapshot)
+
+    def _named_in_text(self, analysis: QueryAnalysis, snapshot: RegistrySnapshot) -> QueryAnalysis:
+        """``analysis`` keeping only the providers the request's own words name (their id,
+        display name or an alias, as the rule analyzer reads them): a named provider's routes
+        go to the top, so a model that named one the request does not (careless or steered)
+        lifted any provider's routes, writes among them (trial V2: ``ops/python/
+        cancel_order`` second for "shipment weight of order O-1"). The others are rejected."""
+        written = set(self._fallback.analyze(analysis.text, snapshot).named_providers)
+        dropped = [
+            p for p in analysis.named_providers if p in snapshot.providers and p not in written
+        ]
+        if not dropped:  # one not registered is the gate's to reject (gate_analysis)
+            return analysis
+        kept = tuple(p for p in analysis.named_providers if p not in dropped)
+        rejected = (
+            *analysis.rejected,
+            *(f"provider:{p[:60]} (not named in the request)" for p in dropped),
+        )
+        return analysis.model_copy(update={"named_providers": kept, "rejected": rejected})
 
     def _parse(self, query: str, answer: dict[str, Any]) -> QueryAnalysis:
         rejected: list[str] = []

@@ -101,3 +101,15 @@ def test_an_answer_nested_past_the_parser_falls_back_to_rules(
     assert analysis.analyzer == "rules (llm failed)"
     assert analysis.named_providers == ()
     assert [v.value for v in analysis.values] == ["NaCl"]
+
+
+def test_a_provider_the_request_does_not_name_is_not_kept(snapshot: RegistrySnapshot) -> None:
+    """Trial V2 (medium): the LLM analyzer kept any registered provider the model named,
+    though the request named none: a careless or steered model lifted that provider's routes
+    to the top (a write among them). Only providers the request's words name are kept."""
+    analyzer = _analyzer({"named_providers": ["cod", "matproj"]})
+    analysis = gate_analysis(analyzer.analyze("band gap of GaN from MP", snapshot), snapshot)
+    assert analysis.named_providers == ("matproj",)  # "MP" is its alias
+    assert "provider:cod (not named in the request)" in analysis.rejected
+    none = gate_analysis(analyzer.analyze("band gap of GaN", snapshot), snapshot)
+    assert none.named_providers == ()
