@@ -27,10 +27,11 @@ from schemarouter.planning.body import body_fields, body_key
 from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
-from schemarouter.planning.named_values import Clauses
+from schemarouter.planning.named_values import Clauses, refused_values
 from schemarouter.planning.named_values import coerced as _coerced
 from schemarouter.planning.named_values import inside as _inside
 from schemarouter.planning.named_values import named_id as _named_id
+from schemarouter.planning.named_values import sendable as _sendable
 from schemarouter.planning.named_values import spellings as _spellings
 from schemarouter.planning.named_values import url_spans as _url_spans
 from schemarouter.planning.named_values import valid as _valid
@@ -40,7 +41,6 @@ from schemarouter.planning.optimade_filter import (
     reduced_formula,
 )
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
-from schemarouter.retrieval.gate import value_refusal
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
@@ -369,11 +369,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         and not (names_identifier(text[0][0].name) and re.search(r"\s", quoted[0]))
     ):
         (filled if text[0][1] else arguments)[text[0][0].name] = quoted[0]
-    # never a value the call refuses to send (a date for a date-time, CR LF for a header)
-    params = {p.name: p for p in route.endpoint.parameters}
-    arguments = {k: v for k, v in arguments.items() if not value_refusal(params[k], v)}
-    props = {p.name: p for p in (body.properties if body else ())}
-    filled = {k: v for k, v in filled.items() if not value_refusal(props[k], v)}
+    arguments = _sendable(route, query, arguments, route.endpoint.parameters)
+    filled = _sendable(route, query, filled, body.properties if body else ())
     if body is not None and filled:
         arguments[body.parameter.name] = filled
     return arguments
@@ -537,21 +534,6 @@ def _amounts(query: str) -> list[str]:
         m.group(1).replace(",", "") for m in _MONEY_BEFORE.finditer(query)
     ]
     return list(dict.fromkeys(found))
-
-
-def refused_values(
-    route: Route, arguments: Mapping[str, Any], values: Sequence[BoundValue]
-) -> list[str]:
-    """A sentence per value of the request a parameter of ``route`` takes by its kind that
-    the step leaves out, since the call would refuse it (a date for a ``date-time``)."""
-    out = []
-    for name, value in bind_parameters(route, values).items():
-        if name not in arguments and (why := value_refusal(route.endpoint.parameter(name), value)):
-            out.append(
-                f"{route.route_id}: the request's {value!r} is not sent as {name!r} ({why}); "
-                "pass a value it takes with Plan.with_arguments"
-            )
-    return out
 
 
 def unused_values(

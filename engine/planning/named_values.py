@@ -10,7 +10,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemarouter.contracts import Parameter, schema_validator
+from schemarouter.contracts import Effect, Parameter, Route, schema_validator
+from schemarouter.retrieval.analysis import BoundValue, bind_parameters
+from schemarouter.retrieval.gate import value_refusal
 from schemarouter.retrieval.values import value_schema
 
 __all__ = [
@@ -20,6 +22,8 @@ __all__ = [
     "coerced",
     "inside",
     "named_id",
+    "refused_values",
+    "sendable",
     "spellings",
     "url_spans",
     "valid",
@@ -113,6 +117,17 @@ class Clauses:
             return True
         return bool(_KO_AGAINST.match(self.query, match.end()))
 
+    def only_against(self, value: Any) -> bool:
+        """Whether ``value`` (a text or number a step would take) is written in the request
+        only inside clauses that say *not*: "do not set the account currency to EUR" names
+        EUR as what not to send (trial U1: a write planned ``currency="EUR"``). A value the
+        request does not write as such (a coerced amount) is never."""
+        if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
+            return False
+        written = rf"(?<![\w-]){re.escape(str(value))}(?![\w-])"
+        hits = list(re.finditer(written, self.query, re.IGNORECASE))
+        return bool(hits) and all(self.against(m) for m in hits)
+
 
 def named_id(parameter: Parameter, query: str) -> Any:
     """For a plain string parameter (no enum, no format): its name fused with an id ("SKU-5"
@@ -138,3 +153,33 @@ def named_id(parameter: Parameter, query: str) -> Any:
             ]
     distinct = list(dict.fromkeys(found))
     return coerced(parameter, distinct[0]) if len(distinct) == 1 else None
+
+
+def sendable(
+    route: Route, query: str, given: dict[str, Any], parameters: Sequence[Parameter]
+) -> dict[str, Any]:
+    """``given`` without a value the call refuses to send (a date for a date-time, CR LF
+    for a header), nor, for a change, one the request says not to use ("do not set the
+    account currency to EUR", trial U1)."""
+    params = {p.name: p for p in parameters}
+    against = Clauses(query).only_against if route.endpoint.effect is not Effect.READ else None
+    return {
+        k: v
+        for k, v in given.items()
+        if not value_refusal(params[k], v) and not (against is not None and against(v))
+    }
+
+
+def refused_values(
+    route: Route, arguments: Mapping[str, Any], values: Sequence[BoundValue]
+) -> list[str]:
+    """A sentence per value of the request a parameter of ``route`` takes by its kind that
+    the step leaves out, since the call would refuse it (a date for a ``date-time``)."""
+    out = []
+    for name, value in bind_parameters(route, values).items():
+        if name not in arguments and (why := value_refusal(route.endpoint.parameter(name), value)):
+            out.append(
+                f"{route.route_id}: the request's {value!r} is not sent as {name!r} ({why}); "
+                "pass a value it takes with Plan.with_arguments"
+            )
+    return out

@@ -5,11 +5,12 @@ office's own functions; each was left open and the plan asked the caller for it)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
-from schemarouter import SchemaRouter
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
 
 
@@ -193,3 +194,48 @@ def test_a_value_the_request_says_not_to_is_never_bound(
     named by its parameter bound from a negated clause into a destructive call."""
     got = {k: v for k, v in _plan(fn, request_text).items() if k in ("room", "to", "email")}
     assert got == {k: v for k, v in arguments.items() if k in ("room", "to", "email")}
+
+
+def set_account_currency(account: str, currency: Literal["EUR", "USD", "GBP"]) -> dict[str, bool]:
+    """Set the currency an account is kept in."""
+    return {"ok": True}
+
+
+def convert(amount: float, source: Literal["EUR", "USD"], target: Literal["EUR", "USD"]) -> float:
+    """Convert an amount between currencies at today's rate."""
+    return amount
+
+
+def _plan_write(fn: Any, request: str) -> dict[str, Any]:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable(fn, provider="bank", effect="write")
+    plan = router.plan(PlanRequest(query=request, allowed_effects=frozenset({Effect.WRITE})))
+    (step,) = plan.steps
+    return dict(step.arguments)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "currency"),
+    [
+        ("do not set the account currency of acct A-1 to EUR", None),
+        ("set the currency of account A-1, but never to EUR", None),
+        # two values named: none is guessed (the plan asks), and never the negated one
+        ("set the currency of account A-1 to USD, not EUR", None),
+        ("set the currency of account A-1 to EUR", "EUR"),
+    ],
+)
+def test_a_change_takes_no_value_the_request_says_not_to_use(
+    request_text: str, currency: str | None
+) -> None:
+    """Trial U1 (medium, reported): the older binders (an enum, a formula, a quantity) took a
+    value from a negated clause: "do not set the account currency to EUR" planned a write of
+    currency="EUR". A change's step leaves such a value out (the plan asks for it); a read's
+    binders are as before ("I don't know the rate of 100 USD to EUR" still converts)."""
+    assert _plan_write(set_account_currency, request_text).get("currency") == currency
+
+
+def test_a_read_still_takes_values_written_beside_a_negation() -> None:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable(convert, provider="fx")
+    (step,) = router.plan("I don't know the rate: convert 100 USD to EUR").steps
+    assert (step.arguments.get("source"), step.arguments.get("target")) == ("USD", "EUR")
