@@ -194,3 +194,19 @@ def test_index_build_refuses_a_folder_it_cannot_write_before_building(
     # a file given as the index to read: said to be a file, not "manifest.json is missing"
     assert main(["retrieve", "x", "--catalog", str(tiny_catalog), "--index", str(a_file)]) == 1
     assert "an index is a folder, and this is a file" in capsys.readouterr().err
+
+
+def test_retrieve_says_the_ranking_stage_ordered_the_list(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Trial U3 (low): ``retrieve --ranking DIR`` printed "fusion order" though the learned
+    ranking stage had ordered the list."""
+    ranking = Path(__file__).resolve().parents[1] / "models" / "ranking"
+    if not (ranking / "card.json").is_file():
+        pytest.skip("no shipped ranking model in this checkout")
+    query = "band gap and bulk modulus of GaN"
+    args = ["retrieve", query, "-k", "3", "--reranker", "none"]
+    assert main([*args, "--ranking", str(ranking)]) == 0
+    assert "ranking stage)" in capsys.readouterr().out
+    assert main([*args, "--ranking", "none"]) == 0
+    assert "fusion order)" in capsys.readouterr().out

@@ -209,7 +209,10 @@ def _candidate_field_text(item: CandidateField) -> str:
 
 def render_retrieval(result: CapabilityRetrieval, *, color: bool = False) -> str:
     """A readable table: rank, route, score, matched fields with units, provenance, license."""
-    order = "reranked" if result.reranked else "fusion order"
+    # what ordered the list: the cross-encoder, the learned ranking stage (its score on
+    # every candidate it ordered), else fusion (trial U3: "fusion order" under --ranking)
+    staged = bool(result.candidates) and all("ranking" in c.scores for c in result.candidates)
+    order = "reranked" if result.reranked else "ranking stage" if staged else "fusion order"
     lines = [
         _bold(f"{result.query!r}", color)
         + f"  (k={result.k}, registry v{result.registry_version}, {order})"
