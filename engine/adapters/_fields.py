@@ -294,6 +294,12 @@ def output_fields(
         declared = {k: _declared(row.schema, f"x-{k}") for k in ("unit", "dimension")}
         declared = {k: v for k, v in declared.items() if v is not None}
         if "unit" not in declared:
+            if "dimension" in declared and notes is not None:  # said, not dropped unsaid
+                notes.append(
+                    f"{location} (output field {row.name!r}): x-dimension "
+                    f"{declared['dimension'][:40]!r} is left off: a dimension is read beside "
+                    "an x-unit only (declare the unit the values are in)"
+                )
             declared = {}
         semantic = declared_semantic_id(
             row.schema, where=at, notes=notes, location=f"{location} (output field {row.name!r})"

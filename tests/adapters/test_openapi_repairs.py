@@ -497,6 +497,22 @@ def test_x_unit_gives_a_field_its_unit_and_a_bad_one_is_said_or_refused() -> Non
     assert result.fields["power"].normalized is False
 
 
+def test_an_x_dimension_without_a_unit_is_said_not_dropped_unsaid() -> None:
+    """Trial U4 (low): ``x-dimension`` with no ``x-unit`` was dropped with no word, so the
+    writer believed the field carried it."""
+    doc = _metered()
+    doc["paths"]["/things/{id}"]["get"]["responses"]["200"]["content"]["application/json"][
+        "schema"
+    ]["properties"]["pressure"] = {"type": "number", "x-dimension": "pressure"}
+    router = SchemaRouter(encoder=HashingEncoder())
+    warnings = router.add_openapi(doc, provider="meter").warnings
+    field = router.snapshot().route("meter/rest/get_thing").endpoint.field("pressure")
+    assert (field.unit, field.dimension) == (None, None)
+    (said,) = [w for w in warnings if "x-dimension" in w]
+    assert "(output field 'pressure'): x-dimension 'pressure' is left off" in said
+    assert "beside an x-unit only" in said
+
+
 def test_x_unit_on_array_items_and_through_all_of_is_the_fields_unit() -> None:
     """An energy trial: ``readings: {type: array, items: {type: number, x-unit: kW}}`` (an
     array of readings) and ``power: {allOf: [{$ref: Power}], description: ...}`` (a ref with
