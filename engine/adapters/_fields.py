@@ -297,7 +297,7 @@ def output_fields(
             if "dimension" in declared and notes is not None:  # said, not dropped unsaid
                 notes.append(
                     f"{location} (output field {row.name!r}): x-dimension "
-                    f"{declared['dimension'][:40]!r} is left off: a dimension is read beside "
+                    f"{str(declared['dimension'])[:40]!r} is left off: a dimension is read beside "
                     "an x-unit only (declare the unit the values are in)"
                 )
             declared = {}
