@@ -179,6 +179,8 @@ def _gate_one(
             fields.append(resolved)
     arguments: dict[str, Any] = {}
     raw_args = proposal.get("arguments", proposal.get("parameters")) or {}
+    if "arguments" in proposal and "parameters" in proposal:  # one was read, never both
+        reject("parameter", "parameters", "give arguments or parameters, not both: read arguments")
     if not isinstance(raw_args, Mapping):
         reject("parameter", raw_args, "arguments must be a mapping of parameter names")
         raw_args = {}

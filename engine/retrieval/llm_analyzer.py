@@ -137,7 +137,7 @@ class OpenAICompatibleAnalyzer:
             try:
                 sources.append(SourceType(word))
             except ValueError:
-                rejected.append(f"source:{word}")
+                rejected.append(f"source:{word[:60]}")
         values = []
         raw_values = answer.get("values") or []
         for item in raw_values if isinstance(raw_values, list) else []:

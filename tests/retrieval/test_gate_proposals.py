@@ -205,3 +205,20 @@ def test_a_plan_leaves_out_a_value_its_call_would_refuse_and_says_so(
     router.execute(plan)
     assert [r.path for r in running.requests] == ["/orders"]
     assert "since" not in running.requests[0].query
+
+
+def test_a_proposal_with_arguments_and_parameters_says_which_was_read(
+    served: tuple[SchemaRouter, LoopbackServer],
+) -> None:
+    """Trial V2 (low): a proposal giving both ``arguments`` and ``parameters`` had the
+    second ignored with no word: what the model meant by it was silently lost."""
+    router, _ = served
+    proposal = {
+        "route_id": "shop/rest/get_user",
+        "arguments": {"user_id": "u1"},
+        "parameters": {"user_id": "u2"},
+    }
+    report = validate_selection(router.snapshot(), proposal)
+    assert report.accepted[0].arguments == {"user_id": "u1"}
+    (rejection,) = report.rejected
+    assert rejection.part == "parameter" and "not both: read arguments" in rejection.reason
