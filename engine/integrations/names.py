@@ -192,11 +192,13 @@ def _look_alikes(name: str, names: Iterable[str]) -> list[str]:
     (a typo), never another provider's tool of the same name (trial G: a tool of an
     unavailable upstream was offered the same tool of another server)."""
     pool = list(names)
+    folded = name.casefold()  # case is no difference a model means (trial U2: none offered)
     if _SEPARATOR in name:
-        providers = {provider_part(n) for n in pool}
-        near = set(difflib.get_close_matches(provider_part(name), providers, n=3, cutoff=0.8))
-        pool = [n for n in pool if provider_part(n) in near]
-    return difflib.get_close_matches(name, pool, n=3)
+        providers = {provider_part(n).casefold() for n in pool}
+        near = set(difflib.get_close_matches(provider_part(folded), providers, n=3, cutoff=0.8))
+        pool = [n for n in pool if provider_part(n).casefold() in near]
+    by_folded = {n.casefold(): n for n in pool}
+    return [by_folded[n] for n in difflib.get_close_matches(folded, list(by_folded), n=3)]
 
 
 def own_arguments(snapshot: RegistrySnapshot, route_id: Any, arguments: Any, *, method: str) -> Any:

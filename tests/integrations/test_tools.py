@@ -376,6 +376,9 @@ def test_an_unknown_tool_is_offered_look_alikes_of_its_own_provider_only(
         call_tool(router, f"{provider[:-1]}__{rest}", {})  # the provider misspelt
     with pytest.raises(GateError, match=f"Did you mean {name}"):
         call_tool(router, f"{name}s", {})
+    # trial U2 (low): a name in another case was offered nothing
+    with pytest.raises(GateError, match=f"Did you mean {name}"):
+        call_tool(router, name.upper(), {})
 
 
 # -- OpenAI: client-executed tool search with tool_search_output, through the real SDK -------
