@@ -223,8 +223,13 @@ class SchemaResolver:
                     f"$ref {ref!r} is not a local JSON pointer; only '#/...' references "
                     "are resolved",
                     where=self._where(location),
-                    hint="Bundle the document first (e.g. `redocly bundle` or "
-                    "`swagger-cli bundle`) so every reference is local",
+                    hint=(
+                        "The tool's server must inline the schema it references (a tool's "
+                        "inputSchema and outputSchema are read as sent; only '#/...' resolves)"
+                        if self.dialect == "jsonschema"
+                        else "Bundle the document first (e.g. `redocly bundle` or "
+                        "`swagger-cli bundle`) so every reference is local"
+                    ),
                 )
             if ref in chain:
                 raise ReferenceCycleError(

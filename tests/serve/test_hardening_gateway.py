@@ -286,6 +286,24 @@ def test_skip_invalid_tools_registers_the_rest_of_the_server(
         router.add_mcp_server(command, provider="h2", skip_invalid_tools="yes")
 
 
+def test_a_tool_with_a_remote_ref_is_not_told_to_bundle_a_document() -> None:
+    """Trial U2 (low): a tool of a re-listing (tools/list_changed) with a remote ``$ref`` was
+    logged with advice for an OpenAPI author ("Bundle the document first (e.g. `redocly
+    bundle` ...)"); a tool's schema is its server's to inline."""
+    from schemarouter.adapters.mcp import mcp_tools_registration
+    from schemarouter.errors import SchemaRouterError
+
+    tool = {
+        "name": "lookup",
+        "description": "Look a key up.",
+        "inputSchema": {"type": "object", "properties": {"k": {"$ref": "https://x.y/k.json"}}},
+    }
+    with pytest.raises(SchemaRouterError, match="is not a local JSON pointer") as caught:
+        mcp_tools_registration([tool], provider="h")
+    hint = caught.value.hint or ""
+    assert "redocly" not in hint and "server must inline the schema" in hint, hint
+
+
 def test_skip_invalid_tools_leaves_out_a_name_listed_twice() -> None:
     from schemarouter.adapters.live_mcp import _without_invalid_tools
     from schemarouter.adapters.mcp import mcp_tools_registration
