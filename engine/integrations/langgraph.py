@@ -102,7 +102,19 @@ def route_tool(
         func=run,
         coroutine=arun,
         handle_tool_error=True,
+        # whether its call options let it run at all: a change needs its effect allowed and
+        # an approve callback (bigtool_retrievers reads this from the registry it is given)
+        metadata={"schemarouter": {"route_id": route_id, "runs": _runs(route, call_options)}},
     )
+
+
+def _runs(route: Route, call_options: Mapping[str, Any]) -> bool:
+    """Whether ``router.call`` with ``call_options`` can run ``route`` (by its effect)."""
+    effect = route.endpoint.effect
+    if effect is Effect.READ:
+        return True
+    allowed = {str(getattr(e, "value", e)) for e in call_options.get("allow_effects", ("read",))}
+    return effect.value in allowed and call_options.get("approve") is not None
 
 
 def bigtool_registry(
@@ -126,6 +138,13 @@ def bigtool_registry(
     }
 
 
+def _can_run(tool: Any) -> bool:
+    """Whether a registry's tool can run (:func:`route_tool` says so in its metadata: a
+    write without an approve callback cannot); a tool of another making is taken as able."""
+    own = (getattr(tool, "metadata", None) or {}).get("schemarouter")
+    return not isinstance(own, Mapping) or own.get("runs") is not False
+
+
 def bigtool_retrievers(
     router: Any,
     *,
@@ -144,17 +163,21 @@ def bigtool_retrievers(
     ``registry`` (the ``tool_registry`` given to ``create_agent``) keeps the ids to its
     tools: ``create_agent`` looks every retrieved id up in it and fails with a ``KeyError``
     on one it lacks (a registry of some ``routes``, or one built before more routes were
-    registered). The ranked order is kept; routes outside it are passed over."""
+    registered). The ranked order is kept; routes outside it are passed over, and so are
+    its tools that cannot run with the call options they were built with (a write tool of
+    a ``bigtool_registry`` with no ``approve``: every call of it would be refused)."""
     if k < 1:
         raise ValueError("k must be at least 1")
     effects = tuple(allow_effects)
     kept = None if registry is None else frozenset(registry)
 
     def outside(snapshot: Any) -> frozenset[str]:
-        if kept is None:
+        if kept is None or registry is None:
             return frozenset()
         return frozenset(
-            r for r in snapshot.route_ids() if tool_name(r, snapshot=snapshot) not in kept
+            r
+            for r in snapshot.route_ids()
+            if (name := tool_name(r, snapshot=snapshot)) not in kept or not _can_run(registry[name])
         )
 
     def state() -> ExecutionState:  # per query: the registry and the credentials may change

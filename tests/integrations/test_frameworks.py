@@ -404,3 +404,26 @@ def test_framework_retrievers_offer_only_tools_whose_credentials_are_here(
     assert tools[0].route_id == STATION
     assert not tools[0].call(station_id="LFPG").is_error
     assert weather.requests[-1].query["appid"] == ["k-3"]
+
+
+def test_bigtool_retrievers_pass_over_a_registrys_write_tools_that_cannot_run(
+    router: SchemaRouter,
+) -> None:
+    """Trial T7 (medium, reported last stop): ``bigtool_retrievers(allow_effects=["read",
+    "write"])`` offered a write tool of a registry built without ``approve``: every call of
+    it was refused ("needs an approval callback"), a tool the agent could never use. Given
+    the registry, the retrievers read which of its tools can run; with an approve callback
+    the write tool is offered as before."""
+    query = "create a weather alert for Nice"
+    both = ["read", "write"]
+    unapproved = bigtool_registry(router, allow_effects=both)
+    retrieve, aretrieve = bigtool_retrievers(router, k=3, allow_effects=both, registry=unapproved)
+    assert tool_name(ALERT) not in retrieve(query)
+    assert tool_name(ALERT) not in asyncio.run(aretrieve(query))
+    approved = bigtool_registry(router, allow_effects=both, approve=lambda r, a: True)
+    retrieve, _ = bigtool_retrievers(router, k=3, allow_effects=both, registry=approved)
+    assert tool_name(ALERT) in retrieve(query)
+    loose, _ = bigtool_retrievers(router, k=3, executable_only=False, registry=unapproved)
+    assert tool_name(ALERT) not in loose(query)
+    assert unapproved[tool_name(ALERT)].metadata["schemarouter"]["runs"] is False
+    assert approved[tool_name(ALERT)].metadata["schemarouter"]["runs"] is True
