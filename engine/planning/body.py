@@ -14,12 +14,19 @@ a parameter already.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from schemarouter.contracts import Parameter, ParameterLocation, Route, schema_validator
+from schemarouter.contracts import (
+    SEMANTIC_ID_PATTERN,
+    Parameter,
+    ParameterLocation,
+    Route,
+    schema_validator,
+)
 from schemarouter.registry.defs import attach_defs
 from schemarouter.retrieval.values import value_schema
 
@@ -83,11 +90,26 @@ def body_fields(route: Route) -> BodyFields | None:
                     json_schema=attach_defs(dict(sub), schema.get("$defs")),
                     required=name in required,
                     description=str(sub.get("description") or ""),
+                    **_semantic(sub),
                 )
             )
         except ValidationError:  # a property no parameter could be named like: not filled
             continue
     return BodyFields(body, tuple(found)) if found else None
+
+
+def _semantic(schema: Mapping[str, Any]) -> dict[str, str]:
+    """A body property's ``x-semantic-id``, where it is one: its values bind by kind as a
+    parameter's do (a formula into ``body.formula``); another is no id (the adapter said so
+    where it read the document's parameters and fields)."""
+    declared = schema.get("x-semantic-id")
+    if (
+        isinstance(declared, str)
+        and len(declared) <= 128
+        and re.fullmatch(SEMANTIC_ID_PATTERN, declared)
+    ):
+        return {"semantic_id": declared}
+    return {}
 
 
 def body_key(body: Parameter, name: str) -> str:
