@@ -532,21 +532,17 @@ class Route(Contract):
         return item.license or self.provider.license
 
     def output_licenses(self) -> tuple[str | None, ...]:
-        """The licences the route's output is under, each once: each output field's own,
-        else its provider's (the provider's alone where it declares no fields); ``None``:
-        not declared."""
+        """The licences the route's output is under, once each: each field's own, else its
+        provider's (the provider's alone where it has no fields); ``None``: not declared."""
         fields = self.endpoint.output_fields
         if not fields:
             return (self.provider.license,)
         return tuple(dict.fromkeys(self.field_license(item) for item in fields))
 
     def licenses_outside(self, allowed: Iterable[str]) -> list[str]:
-        """The licences of :meth:`output_licenses` not among ``allowed`` (one not declared
-        as ``"no declared license"``): what a licence policy leaves the route out for."""
-        held = set(allowed)
-        return [
-            name or "no declared license" for name in self.output_licenses() if name not in held
-        ]
+        """The licences of :meth:`output_licenses` not in ``allowed`` (case, spaces, _ aside)."""
+        held, key = {_licence_key(a) for a in allowed}, _licence_key
+        return [n or "no declared license" for n in self.output_licenses() if key(n) not in held]
 
 
 class FieldGroup(Contract):
@@ -580,9 +576,14 @@ class Registration(Contract):
 
 def route_sources(route: Route) -> set[SourceType]:
     """Every provenance ``route`` may serve: its fields' source types and its provider's."""
-    sources = {route.field_source_type(f) for f in route.endpoint.output_fields}
-    sources.add(route.provider.source_type)
-    return sources
+    return {route.field_source_type(f) for f in route.endpoint.output_fields} | {
+        route.provider.source_type
+    }
+
+
+def _licence_key(name: str | None) -> str | None:
+    """A licence name compared by policy: case, spaces and ``_`` aside."""
+    return None if name is None else "-".join(name.replace("_", " ").split()).casefold()
 
 
 @functools.lru_cache(maxsize=4096)

@@ -204,3 +204,21 @@ def test_retrieval_leaves_out_routes_under_a_licence_the_state_does_not_allow(
     assert "ExecutionState(allowed_licenses=...)" in found.blocked
     everything = router.retrieve_executable("band gap of a semiconductor", k=3)
     assert len(everything.route_ids) == 3  # no licence rule: all three
+
+
+def test_a_licence_is_matched_whatever_its_case_spaces_or_underscores(
+    lab: tuple[Any, LoopbackServer, _App],
+) -> None:
+    """Trial U4 (low): licences were matched as exact strings, so a policy written "CC BY
+    4.0" (as licence deeds write it) left out every CC-BY-4.0 route."""
+    from schemarouter.retrieval.state import ExecutionState
+
+    router = lab[0]
+    state = ExecutionState(allowed_licenses=frozenset({"cc by 4.0"}))
+    found = router.retrieve_executable("band gap of a semiconductor", k=3, state=state)
+    assert found.route_ids == ("literature/rest/open_band_gap",)
+    arguments = {"formula": "Si"}
+    ok = router.call("literature/rest/open_band_gap", arguments, allow_licenses=["CC_BY_4.0"])
+    assert ok.fields["band_gap"].value == 1.12
+    plan = router.plan(_request(licenses=("Cc-By-4.0",)))
+    assert plan.route_ids == ("literature/rest/open_band_gap",)
