@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Parameter, Route
 from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.enum_values import enum_value as _enum_value
+from schemarouter.planning.enum_values import side as _side
 from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
@@ -110,72 +112,6 @@ def _named_value(parameter: Parameter, query: str) -> Any:
             if value is not None:
                 return value
     return None
-
-
-#: A parameter taking a conversion's target (``to``, ``to_currency``, ``target_lang``) or its
-#: source (``from``, ``source_lang``, ``base``): an enum value binds to it only where the
-#: request's words give it that side ("30 USD to EUR"), never the first one named.
-_TARGET_NAME = re.compile(r"^(?:to|into|target|dest|destination)(?:_|$)|_(?:to|target)$")
-_SOURCE_NAME = re.compile(r"^(?:from|source|src|base|origin)(?:_|$)|_(?:from|source)$")
-_TARGET_BEFORE = re.compile(r"(?:\b(?:to|into|in|as)|->|→)\s*$", re.IGNORECASE)
-_TARGET_AFTER = re.compile(r"^(?:으로|로)(?!\w)")
-_SOURCE_BEFORE = re.compile(r"\bfrom\s*$", re.IGNORECASE)
-_SOURCE_AFTER = re.compile(r"^에서")
-
-
-def _side(parameter: Parameter) -> str | None:
-    """``"target"``, ``"source"`` or ``None``: which side of a conversion ``parameter`` takes,
-    from its name (``to``, ``target_lang``; ``from``, ``base``)."""
-    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower()
-    if _TARGET_NAME.search(name):
-        return "target"
-    if _SOURCE_NAME.search(name):
-        return "source"
-    return None
-
-
-def _enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any:
-    """The one enum value the query names as a whole word (case-insensitive). For a
-    conversion's target or source (:func:`_side`), the one the request puts on that side:
-    after "to" / "into" / "in" / "as" (Korean: before 로) for a target; for a source of a
-    route that takes both sides (``paired``), after "from" (before 에서), or else the one
-    value named that no "to" points at ("30 USD to EUR"); none where the words do not say
-    (left open rather than swapped: "convert 30 USD to euros" bound ``to="USD"``)."""
-    options = value_schema(parameter.json_schema).get("enum")
-    if not isinstance(options, list):
-        return None
-    found: list[tuple[Any, re.Match[str]]] = []
-    for option in options:
-        if not isinstance(option, str) or len(option) < 2:
-            continue
-        # a Korean particle may follow the value ("EUR로")
-        pattern = rf"(?<![\w-]){re.escape(option)}(?:(?![\w-])|(?=[가-힣]))"
-        found += [(option, m) for m in re.finditer(pattern, query, re.IGNORECASE)]
-    named = list(dict.fromkeys(option for option, _ in found))
-    side = _side(parameter)
-    if side is None or (side == "source" and not paired):
-        # a lone source-named parameter (a record's ``source``) is no conversion's side
-        return named[0] if len(named) == 1 else None
-
-    def targeted(m: re.Match[str]) -> bool:
-        return bool(
-            _TARGET_BEFORE.search(query[: m.start()]) or _TARGET_AFTER.match(query[m.end() :])
-        )
-
-    targets = list(dict.fromkeys(option for option, m in found if targeted(m)))
-    if side == "target":
-        return targets[0] if len(targets) == 1 else None
-    sources = list(
-        dict.fromkeys(
-            option
-            for option, m in found
-            if _SOURCE_BEFORE.search(query[: m.start()]) or _SOURCE_AFTER.match(query[m.end() :])
-        )
-    )
-    if sources:
-        return sources[0] if len(sources) == 1 else None
-    others = [option for option in named if option not in targets]
-    return others[0] if len(others) == 1 and len(targets) <= 1 else None
 
 
 #: A unit a parameter's name may end with, and how a request writes it after a number (in
