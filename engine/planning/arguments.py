@@ -80,7 +80,7 @@ _BARE_EXPRESSION = re.compile(r"[^\n;]+")
 _BARE = re.compile(r"[^\s,;]+")
 
 
-def _named_value(parameter: Parameter, query: str) -> Any:
+def _named_value(parameter: Parameter, query: str, clauses: Clauses | None = None) -> Any:
     """``name=value``, ``name: value`` or ``name "value"`` in the query; ``name 42`` for a
     number-valued parameter."""
     kinds = value_schema(parameter.json_schema).get("type")
@@ -94,6 +94,8 @@ def _named_value(parameter: Parameter, query: str) -> Any:
         # the run between ``\s*`` and ``\s+`` tried in turn (trial U1)
         pattern = rf"(?<![\w-]){name}\s*+(?:[=:]\s*|(?<=\s)(?=[\"“'])|(?<=\s)(?={_NUMBER}\b))"
         for match in re.finditer(pattern, query, re.IGNORECASE):
+            if clauses is not None and clauses.against(match):
+                continue  # "do not delete room=R1"
             rest = query[match.end() :]
             quoted = (_QUOTED_EXPRESSION if expression else _QUOTED).match(rest)
             if quoted:
@@ -255,7 +257,14 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     JSON object body (:func:`~schemarouter.planning.body.body_fields`) are filled by the same
     rules, as parameters of their own, into that body ("refund charge ch_500":
     ``{"body": {"charge_id": "ch_500"}}``). Never a guess the schema refuses; never the
-    router's own projection parameters."""
+    router's own projection parameters. An id or address whose clause says not to use it
+    ("do not delete structure kop-3", "every booking except booking bk-7") binds nowhere."""
+    clauses = Clauses(query)
+    values = [
+        v
+        for v in values
+        if not (v.kind.startswith("identifier.") and clauses.against_span(v.start, v.end))
+    ]
     arguments = bind_parameters(route, values)
     body = body_fields(route)
     filled: dict[str, Any] = {}
@@ -276,7 +285,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     takers = sum(_takes_email(p) for p, _ in open_)  # open parameters taking an address
     for parameter, inside in list(open_):
         for found in (
-            _named_value(parameter, query),
+            _named_value(parameter, query, clauses),
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired),
             _format_value(parameter, query, values, takers=takers),
@@ -287,7 +296,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
                 (filled if inside else arguments)[parameter.name] = found
                 open_.remove((parameter, inside))
                 break
-    bind_by_pattern(open_, query, arguments, filled)
+    bind_by_pattern(open_, query, arguments, filled, clauses)
     text = [
         (p, inside)
         for p, inside in open_
@@ -295,7 +304,11 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         and p.json_schema.get("type") == "string"
         and not {"enum", "format"} & set(p.json_schema)
     ]
-    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(query)]
+    quoted = [
+        next(g for g in m.groups() if g is not None)
+        for m in _QUOTED.finditer(query)
+        if not clauses.against(m)
+    ]
     if (
         len(text) == 1
         and len(quoted) == 1

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from schemarouter.contracts import Parameter, schema_validator
+from schemarouter.planning.named_values import Clauses
 from schemarouter.safety.patterns import regex
 
 #: A token of a request that may be an identifier: letters, digits and ``_-.:/``, with a digit.
@@ -38,6 +39,7 @@ def bind_by_pattern(
     query: str,
     arguments: dict[str, Any],
     filled: dict[str, Any],
+    clauses: Clauses | None = None,
 ) -> None:
     """Each open required parameter whose schema's :func:`specific` ``pattern``
     (``^ORD-[0-9]{8}$``) exactly one id-like token of the request matches, a token no other
@@ -45,7 +47,13 @@ def bind_by_pattern(
     ``open_``). Trial K: "ORD-20240001 주문 취소해줘" writes the id before its thing, as
     Korean does, and ``order_id`` stayed open though the value was plainly one. A particle
     written onto the id ("km-101의 데바이 온도") is no part of it (trial T3)."""
-    tokens = list(dict.fromkeys(t.rstrip(".:/-") for t in _ID_TOKEN.findall(query)))
+    tokens = list(
+        dict.fromkeys(
+            m.group(0).rstrip(".:/-")
+            for m in _ID_TOKEN.finditer(query)
+            if clauses is None or not clauses.against(m)  # "don't cancel ORD-20240001"
+        )
+    )
     held = {str(v) for v in [*arguments.values(), *filled.values()]}
     matches: dict[int, list[str]] = {}
     for i, (parameter, _) in enumerate(open_):

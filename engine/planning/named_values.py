@@ -90,10 +90,10 @@ def inside(match: re.Match[str], spans: Sequence[tuple[int, int]]) -> bool:
 #: "R1은 빼고", "R1 제외").
 _AGAINST = re.compile(
     r"\b(?:not|never|no|cannot|except|excluding|without|but|besides|other\s+than|"
-    r"instead\s+of|rather\s+than|apart\s+from)\b|n't\b",
+    r"instead\s+of|rather\s+than|apart\s+from|dont)\b|n['’]t\b",  # "don’t" as phones write it
     re.IGNORECASE,
 )
-_KO_AGAINST = re.compile(r"\s*+(?:을|를|은|는|이|가)?\s*+(?:말고|빼고|제외|아닌|아니라|외에)")
+_KO_AGAINST = re.compile(r"\s*+만?(?:을|를|은|는|이|가)?\s*+(?:말고|빼고|제외|아닌|아니라|외에)")
 #: Where a clause ends: a comma, a sentence's end, a line, "and", "then", "or".
 _CLAUSE_END = re.compile(r"[,;\n]|[.!?](?=\s|$)|\b(?:and|then|or)\b", re.IGNORECASE)
 
@@ -110,12 +110,16 @@ class Clauses:
     def against(self, match: re.Match[str]) -> bool:
         """Whether the clause of ``match`` says *not* (or *except* ...) before it, or a Korean
         one after it: its value is what the request does not want."""
-        at = bisect.bisect_right(self.ends, match.start()) - 1
+        return self.against_span(match.start(), match.end())
+
+    def against_span(self, begin: int, end: int) -> bool:
+        """:meth:`against` for the value written from ``begin`` to ``end``."""
+        at = bisect.bisect_right(self.ends, begin) - 1
         start = self.ends[at] if at >= 0 else 0
         word = bisect.bisect_left(self.words, start)
-        if word < len(self.words) and self.words[word] < match.start():
+        if word < len(self.words) and self.words[word] < begin:
             return True
-        return bool(_KO_AGAINST.match(self.query, match.end()))
+        return bool(_KO_AGAINST.match(self.query, end))
 
     def only_against(self, value: Any) -> bool:
         """Whether ``value`` (a text or number a step would take) is written in the request

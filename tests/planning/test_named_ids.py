@@ -239,3 +239,79 @@ def test_a_read_still_takes_values_written_beside_a_negation() -> None:
     router.add_callable(convert, provider="fx")
     (step,) = router.plan("I don't know the rate: convert 100 USD to EUR").steps
     assert (step.arguments.get("source"), step.arguments.get("target")) == ("USD", "EUR")
+
+
+_LAB = {
+    "openapi": "3.0.0",
+    "info": {"title": "lab", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/structures/{entry_id}": {
+            "delete": {
+                "operationId": "delete_structure",
+                "summary": "Delete a stored structure",
+                "parameters": [
+                    {
+                        "name": "entry_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string"},
+                    }
+                ],
+                "responses": {"204": {"description": "deleted"}},
+            }
+        },
+        "/orders/{order_id}": {
+            "delete": {
+                "operationId": "cancel_order",
+                "summary": "Cancel an order",
+                "parameters": [
+                    {
+                        "name": "order_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "pattern": "^ORD-[0-9]{8}$"},
+                    }
+                ],
+                "responses": {"204": {"description": "cancelled"}},
+            }
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "arguments"),
+    [
+        ("do not delete structure kop-3", {}),
+        ("delete every structure except structure kop-3", {}),
+        ("don\u2019t delete structure kop-3", {}),  # the apostrophe phones and agents write
+        ("dont delete structure kop-3", {}),
+        ("do not delete entry_id=kop-3", {}),
+        ('do not delete the structure "kop-3"', {}),
+        ("don't cancel ORD-20240001", {}),
+        ("structure kop-3만 빼고 삭제", {}),
+        # what the request does want still binds
+        ("delete structure kop-3", {"entry_id": "kop-3"}),
+        ("delete structure kop-3, not structure kop-4", {"entry_id": "kop-3"}),
+        ("cancel ORD-20240001", {"order_id": "ORD-20240001"}),
+    ],
+)
+def test_no_reading_of_a_request_binds_an_id_it_says_not_to_use(
+    request_text: str, arguments: dict[str, Any]
+) -> None:
+    """Trial V1 (high): the fix for "except room R1" covered an id named by its parameter
+    only. "do not delete structure kop-3" still planned ``DELETE /structures/kop-3`` (the id
+    after its collection, bound by the request's analysis), "don't cancel ORD-20240001" bound
+    it by the parameter's pattern, "do not delete entry_id=kop-3" by its name, a quoted
+    "kop-3" as the one text parameter's value, and "don’t" (U+2019) or "dont" was read as no
+    negation at all; Korean "kop-3만 빼고" (all but kop-3) bound kop-3 too."""
+    from schemarouter.contracts import Effect
+    from schemarouter.planning.planner import PlanRequest
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_LAB, provider="lab")
+    writes = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
+    plan = router.plan(PlanRequest(query=request_text, allowed_effects=writes))
+    (step,) = plan.steps
+    assert dict(step.arguments) == arguments
