@@ -26,6 +26,7 @@ __all__ = [
     "CredentialProvider",
     "EnvironmentCredentials",
     "MappingCredentials",
+    "Pieces",
     "Redactor",
     "env_secrets",
     "escaped_forms",
@@ -179,6 +180,43 @@ class Redactor:
 
     def __repr__(self) -> str:
         return f"Redactor({len(self.__values) + len(self.__short)} values)"
+
+
+#: The least part of a secret :class:`Pieces` redacts on its own: a log handler that wraps
+#: long lines (the MCP SDK's rich one, at 80 columns) writes a long key in pieces, none whole.
+PIECE = 10
+
+
+class Pieces:
+    """Replaces with :data:`REDACTED` every run of :data:`PIECE` or more characters that is a
+    part of one of ``values`` (as written or escaped, :func:`escaped_forms`) of twice that or
+    more: an 88-character key in a tool's error came out of an upstream's log handler on three
+    lines of 37, each relayed into the gateway's log with no whole key to redact (trial V1)."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        forms = {form for value in values for form in escaped_forms(value)}
+        self._grams = {
+            form[i : i + PIECE]
+            for form in forms
+            if len(form) >= 2 * PIECE
+            for i in range(len(form) - PIECE + 1)
+        }
+
+    def __call__(self, text: str) -> str:
+        if not self._grams:
+            return text
+        spans: list[list[int]] = []
+        for i in range(len(text) - PIECE + 1):
+            if text[i : i + PIECE] in self._grams:
+                if spans and spans[-1][1] >= i:
+                    spans[-1][1] = i + PIECE
+                else:
+                    spans.append([i, i + PIECE])
+        kept, at = [], 0
+        for start, end in spans:
+            kept.append(text[at:start])
+            at = end
+        return REDACTED.join([*kept, text[at:]])
 
 
 #: Redactors of executions in flight; the logging filter below consults them.

@@ -226,3 +226,54 @@ def test_a_servers_own_env_values_never_reach_the_log_through_its_stderr(
     assert "upstream telling: starting with api key [redacted]" in err
     assert "upstream telling: auth=[redacted] port 5432" in err
     assert "tk-5f3a9c1e77d2b4" not in err and "hunter2" not in err
+
+
+WRAPPING = '''
+import os, sys
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+key = os.environ["WRAPPING_API_KEY"]
+print(f"key part one {key[:40]}", file=sys.stderr, flush=True)  # a log wrapped at 80 columns
+print(f"{key[40:]} part two", file=sys.stderr, flush=True)
+server = MCPServer("wrapping")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def check_backend() -> str:
+    """Check the connection to the backend."""
+    raise ToolError(f"backend refused credentials (key={key})")  # the SDK logs it wrapped
+
+
+server.run("stdio")
+'''
+
+
+def test_a_long_key_a_server_logs_in_pieces_never_reaches_the_log(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Trial V1 (medium): the MCP SDK's log handler wraps a line at 80 columns, so an
+    88-character key in a tool's error came out on three lines of 37 characters, none with
+    the whole key to redact: the gateway's log had all of it. A piece of 10 or more
+    characters of a server's env value is now redacted too."""
+    (tmp_path / "wrapping.py").write_text(WRAPPING)
+    key = "sk-proj-" + "AbCdEfGh12345678" * 5
+    router = _router()
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(tmp_path / "wrapping.py")],
+            provider="wrapping",
+            trusted=True,
+            env={"WRAPPING_API_KEY": key, "COLUMNS": "80"},
+        )
+        with pytest.raises(Exception, match=r"key=\[redacted\]"):
+            router.call("wrapping/mcp/check_backend")
+    finally:
+        router.close()
+    err = capfd.readouterr().err
+    assert "upstream wrapping: key part one [redacted]" in err
+    assert "upstream wrapping: [redacted] part two" in err
+    assert "check_backend" in err  # the SDK's own record of the failure is relayed
+    pieces = [key[i : i + 10] for i in range(len(key) - 9)]
+    assert [p for p in pieces if p in err] == []

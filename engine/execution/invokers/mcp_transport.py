@@ -38,7 +38,7 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from schemarouter.execution.credentials import Redactor, env_secrets
+from schemarouter.execution.credentials import Pieces, Redactor, env_secrets
 
 __all__ = ["ServerWatch", "capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
 
@@ -290,7 +290,8 @@ class _Relay:
     def __init__(self, label: str, env: Mapping[str, str] | None = None) -> None:
         self.prefix = f"{label}: "
         self.held = b""
-        self.redact = Redactor(env_secrets(env))
+        secrets = env_secrets(env)
+        self.whole, self.pieces = Redactor(secrets), Pieces(secrets)
         self.window = time.monotonic()
         self.sent = self.dropped = 0
 
@@ -337,6 +338,11 @@ class _Relay:
         )
         self.dropped = 0
         return said
+
+    def redact(self, line: str) -> str:
+        """``line`` without the server's env values, whole or a piece of one (a log handler
+        that wraps lines writes a long key in pieces, each on a line of its own)."""
+        return self.pieces(self.whole(line))
 
     @classmethod
     def _shown(cls, text: str) -> str:
