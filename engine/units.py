@@ -357,8 +357,9 @@ _FRACTION_OF = {
 
 
 def _check_fractions(spec: UnitNormalizationSpec) -> None:
-    source = _FRACTION_OF.get(spec.source_unit.strip())
-    canonical = _FRACTION_OF.get(spec.canonical_unit.strip())
+    # as the units are read: "wt %" is wt% (_pint_expression), and no mass fraction either
+    source = _FRACTION_OF.get(re.sub(r"\s+", "", spec.source_unit))
+    canonical = _FRACTION_OF.get(re.sub(r"\s+", "", spec.canonical_unit))
     if source and canonical and source != canonical:
         raise UnitError(
             f"declared conversion {spec.source_unit!r} -> {spec.canonical_unit!r} reads "

@@ -374,3 +374,21 @@ def test_a_mass_fraction_never_converts_to_an_atomic_one(source: str, canonical:
     # the same basis, or plain percent, converts as before
     check_spec(spec.model_copy(update={"canonical_unit": "percent"}))
     check_spec(spec.model_copy(update={"canonical_unit": source}))
+
+
+@pytest.mark.parametrize(
+    ("source", "canonical"),
+    [("wt %", "at %"), ("wt. %", "mol%"), ("wt %", "at%"), ("at %", "wt.%")],
+)
+def test_a_mass_fraction_written_with_a_space_never_converts_to_an_atomic_one(
+    source: str, canonical: str
+) -> None:
+    """Trial V1 (medium): "wt %" and "at %" (as datasheets space them) are read as wt% and
+    at%, but the check that refuses a conversion between a mass and an atomic fraction
+    compared the spellings as written: "wt %" -> "at %" at scale 1 was accepted, its values
+    served labelled in the other basis."""
+    spec = UnitNormalizationSpec(
+        source_unit=source, canonical_unit=canonical, dimension="dimensionless", scale=1.0
+    )
+    with pytest.raises(UnitError, match="without the material's composition"):
+        check_spec(spec)
