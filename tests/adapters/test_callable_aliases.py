@@ -5,6 +5,7 @@ output fields use the aliases, so the value it returns is read by them too."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 
 import pytest
 from pydantic import BaseModel, Field, computed_field
@@ -150,3 +151,44 @@ def test_a_returned_dict_gives_the_declared_models_fields_only() -> None:
     assert users.output == [{"name": "ann", "plan": "pro"}]
     with pytest.raises(SchemaRouterError, match="name"):
         router.call("crm/python/get_broken", {"user_id": "u1"})
+
+
+class Profile(BaseModel):
+    id: int
+    name: str
+    joined: datetime.datetime
+
+
+class Team(BaseModel):
+    lead: Profile
+    members: list[Profile] = []
+
+
+def test_a_returned_dict_not_strictly_the_model_still_gives_its_declared_fields_only() -> None:
+    """Trial V1 (high): the U1 fix kept a returned dict to the declared model's fields only
+    where the dict was strictly that model. A row as JSON or a database gives it (its date
+    as text "2026-01-01T00:00:00", which the output schema accepts) is not, and went out
+    whole: ``password_hash`` and all; so did a dict the output schema refused, under the
+    ``partial=True`` its refusal asks for, and nested models and lists of them."""
+    row = {"id": 7, "name": "ann", "joined": "2026-01-01T00:00:00", "password_hash": "$2b$x"}
+
+    def get_profile(user_id: str) -> Profile:
+        """A user's public profile."""
+        return row  # type: ignore[return-value]
+
+    def get_raw_profile(user_id: str) -> Profile:
+        """A user's public profile, its id as the database's text."""
+        return {**row, "id": "7"}  # type: ignore[return-value]
+
+    def get_team(team: str) -> Team | None:
+        """A team's lead and members."""
+        return {"lead": row, "members": [row], "budget": 9}  # type: ignore[return-value]
+
+    router = SchemaRouter()
+    router.add_callable([get_profile, get_raw_profile, get_team], provider="crm")
+    public = {"id": 7, "name": "ann", "joined": "2026-01-01T00:00:00"}
+    assert router.call("crm/python/get_profile", {"user_id": "u1"}).output == public
+    raw = router.call("crm/python/get_raw_profile", {"user_id": "u1"}, partial=True)
+    assert raw.output == {**public, "id": "7"}
+    team = asyncio.run(router.acall("crm/python/get_team", {"team": "t"}))
+    assert team.output == {"lead": public, "members": [public]}
