@@ -230,17 +230,16 @@ def _email(query: str, takers: int) -> str | None:
 
 
 def _format_value(
-    parameter: Parameter, query: str, values: Sequence[BoundValue], *, takers: int = 1
+    parameter: Parameter, query: str, values: Sequence[BoundValue], clauses: Clauses, takers: int
 ) -> Any:
     fmt = value_schema(parameter.json_schema).get("format")
     if fmt == "date":
         text = next((v.value for v in values if v.kind == "time.date"), None)
-    elif fmt in ("uri", "url"):
-        text = m.group(0) if (m := _URL.search(query)) else None
+    elif fmt in ("uri", "url", "uuid"):  # not one its clause says not to ("not https://...")
+        found = (_UUID if fmt == "uuid" else _URL).finditer(query)
+        text = next((m.group(0) for m in found if not clauses.against(m)), None)
     elif _takes_email(parameter):
         text = _email(query, takers)
-    elif fmt == "uuid":
-        text = m.group(0) if (m := _UUID.search(query)) else None
     else:
         return None
     return _coerced(parameter, text) if text else None
@@ -288,7 +287,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _named_value(parameter, query, clauses),
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired),
-            _format_value(parameter, query, values, takers=takers),
+            _format_value(parameter, query, values, clauses, takers),
             _quantity_value(parameter, query, route),
             _named_id(parameter, query),
         ):

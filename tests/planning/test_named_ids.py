@@ -315,3 +315,80 @@ def test_no_reading_of_a_request_binds_an_id_it_says_not_to_use(
     plan = router.plan(PlanRequest(query=request_text, allowed_effects=writes))
     (step,) = plan.steps
     assert dict(step.arguments) == arguments
+
+
+_HOOKS = {
+    "openapi": "3.0.0",
+    "info": {"title": "hooks", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/sessions/{sid}": {
+            "delete": {
+                "operationId": "revoke_session",
+                "summary": "Revoke a login session",
+                "parameters": [
+                    {
+                        "name": "sid",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "format": "uuid"},
+                    }
+                ],
+                "responses": {"204": {"description": "revoked"}},
+            }
+        },
+        "/webhooks": {
+            "post": {
+                "operationId": "add_webhook",
+                "summary": "Register a webhook target URL",
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["target"],
+                                "properties": {"target": {"type": "string", "format": "uri"}},
+                            }
+                        }
+                    },
+                },
+                "responses": {"201": {"description": "registered"}},
+            }
+        },
+    },
+}
+_SID = "123e4567-e89b-12d3-a456-426614174000"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "arguments"),
+    [
+        (f"revoke every session except {_SID}", {}),
+        (f"do not revoke session {_SID}", {}),
+        ("register a webhook, not https://evil.example/hook", {}),
+        ("don't register https://evil.example/hook as a webhook", {}),
+        # what the request does want still binds
+        (f"revoke session {_SID}", {"sid": _SID}),
+        (
+            "register webhook https://good.example/hook, not https://evil.example/hook",
+            {"body": {"target": "https://good.example/hook"}},
+        ),
+    ],
+)
+def test_an_address_or_uuid_the_request_says_not_to_use_is_never_bound(
+    request_text: str, arguments: dict[str, Any]
+) -> None:
+    """Trial V1 (high): a parameter of format ``uuid`` or ``uri`` took the first one the
+    request wrote, its clause unread: "do not revoke session 123e4567-..." planned
+    ``DELETE /sessions/123e4567-...`` and "register a webhook, not https://evil.example/hook"
+    posted the evil address as the webhook's target."""
+    from schemarouter.contracts import Effect
+    from schemarouter.planning.planner import PlanRequest
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_HOOKS, provider="hooks")
+    writes = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
+    plan = router.plan(PlanRequest(query=request_text, allowed_effects=writes))
+    (step,) = plan.steps
+    assert dict(step.arguments) == arguments
