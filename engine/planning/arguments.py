@@ -245,6 +245,11 @@ def _format_value(
     return _coerced(parameter, text) if text else None
 
 
+#: The kinds of value that name one thing (an id, a repository), left out where the request
+#: says not to use them ("do not delete alice/prod").
+_IDS = ("identifier.", "repository.")
+
+
 def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) -> dict[str, Any]:
     """Arguments for ``route`` taken from the request, only where a parameter's schema
     accepts them: identifiers found in the query (formulas, DOIs, ids, dates: see
@@ -260,9 +265,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     ("do not delete structure kop-3", "every booking except booking bk-7") binds nowhere."""
     clauses = Clauses(query)
     values = [
-        v
-        for v in values
-        if not (v.kind.startswith("identifier.") and clauses.against_span(v.start, v.end))
+        v for v in values if not (v.kind.startswith(_IDS) and clauses.against_span(v.start, v.end))
     ]
     arguments = bind_parameters(route, values)
     body = body_fields(route)

@@ -392,3 +392,49 @@ def test_an_address_or_uuid_the_request_says_not_to_use_is_never_bound(
     plan = router.plan(PlanRequest(query=request_text, allowed_effects=writes))
     (step,) = plan.steps
     assert dict(step.arguments) == arguments
+
+
+_REPOS = {
+    "openapi": "3.0.0",
+    "info": {"title": "code host", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/repos/{owner}/{repo}": {
+            "delete": {
+                "operationId": "delete_repo",
+                "summary": "Delete a repository",
+                "parameters": [
+                    {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
+                    for n in ("owner", "repo")
+                ],
+                "responses": {"204": {"description": "deleted"}},
+            }
+        }
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "arguments"),
+    [
+        ("delete every repository except alice/prod", {}),
+        ("do not delete alice/prod", {}),
+        ("delete alice/scratch", {"owner": "alice", "repo": "scratch"}),
+        ("delete alice/scratch, not alice/prod", {"owner": "alice", "repo": "scratch"}),
+    ],
+)
+def test_a_repository_the_request_says_not_to_use_is_never_bound(
+    request_text: str, arguments: dict[str, Any]
+) -> None:
+    """Trial V1 (high): an owner/repo the request wrote bound the route's owner and repo
+    whatever its clause said: "do not delete alice/prod" planned ``DELETE
+    /repos/alice/prod``."""
+    from schemarouter.contracts import Effect
+    from schemarouter.planning.planner import PlanRequest
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_REPOS, provider="code")
+    writes = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
+    plan = router.plan(PlanRequest(query=request_text, allowed_effects=writes))
+    (step,) = plan.steps
+    assert dict(step.arguments) == arguments
