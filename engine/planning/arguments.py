@@ -43,6 +43,7 @@ from schemarouter.planning.optimade_filter import (
     reduced_formula,
 )
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
+from schemarouter.retrieval.clauses import without_refused
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
@@ -245,11 +246,6 @@ def _format_value(
     return _coerced(parameter, text) if text else None
 
 
-#: The kinds of value that name one thing (an id, a repository), left out where the request
-#: says not to use them ("do not delete alice/prod").
-_IDS = ("identifier.", "repository.")
-
-
 def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) -> dict[str, Any]:
     """Arguments for ``route`` taken from the request, only where a parameter's schema
     accepts them: identifiers found in the query (formulas, DOIs, ids, dates: see
@@ -264,9 +260,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     router's own projection parameters. An id or address whose clause says not to use it
     ("do not delete structure kop-3", "every booking except booking bk-7") binds nowhere."""
     clauses = Clauses(query)
-    values = [
-        v for v in values if not (v.kind.startswith(_IDS) and clauses.against_span(v.start, v.end))
-    ]
+    values = without_refused(values, query)
     arguments = bind_parameters(route, values)
     body = body_fields(route)
     filled: dict[str, Any] = {}

@@ -12,6 +12,7 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Parameter, Route, schema_validator
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
+from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.gate import value_refusal
 from schemarouter.retrieval.values import value_schema
 
@@ -83,54 +84,6 @@ def inside(match: re.Match[str], spans: Sequence[tuple[int, int]]) -> bool:
     not by reading them all per match (4,000 URLs and ids: 1.3 s, quadratic; trial U1)."""
     at = bisect.bisect_right(spans, (match.start(), math.inf)) - 1
     return at >= 0 and match.end() <= spans[at][1]
-
-
-#: Words that turn the rest of their clause against what it names: "do not delete room R1",
-#: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
-#: "R1은 빼고", "R1 제외").
-_AGAINST = re.compile(
-    r"\b(?:not|never|no|cannot|except|excluding|without|but|besides|other\s+than|"
-    r"instead\s+of|rather\s+than|apart\s+from|dont)\b|n['’]t\b",  # "don’t" as phones write it
-    re.IGNORECASE,
-)
-_KO_AGAINST = re.compile(r"\s*+만?(?:을|를|은|는|이|가)?\s*+(?:말고|빼고|제외|아닌|아니라|외에)")
-#: Where a clause ends: a comma, a sentence's end, a line, "and", "then", "or".
-_CLAUSE_END = re.compile(r"[,;\n]|[.!?](?=\s|$)|\b(?:and|then|or)\b", re.IGNORECASE)
-
-
-class Clauses:
-    """Where the clauses of ``query`` start and what in them says *not*, read once, so that
-    :meth:`against` answers per match by bisection."""
-
-    def __init__(self, query: str) -> None:
-        self.query = query
-        self.ends = [m.end() for m in _CLAUSE_END.finditer(query)]
-        self.words = [m.start() for m in _AGAINST.finditer(query)]
-
-    def against(self, match: re.Match[str]) -> bool:
-        """Whether the clause of ``match`` says *not* (or *except* ...) before it, or a Korean
-        one after it: its value is what the request does not want."""
-        return self.against_span(match.start(), match.end())
-
-    def against_span(self, begin: int, end: int) -> bool:
-        """:meth:`against` for the value written from ``begin`` to ``end``."""
-        at = bisect.bisect_right(self.ends, begin) - 1
-        start = self.ends[at] if at >= 0 else 0
-        word = bisect.bisect_left(self.words, start)
-        if word < len(self.words) and self.words[word] < begin:
-            return True
-        return bool(_KO_AGAINST.match(self.query, end))
-
-    def only_against(self, value: Any) -> bool:
-        """Whether ``value`` (a text or number a step would take) is written in the request
-        only inside clauses that say *not*: "do not set the account currency to EUR" names
-        EUR as what not to send (trial U1: a write planned ``currency="EUR"``). A value the
-        request does not write as such (a coerced amount) is never."""
-        if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
-            return False
-        written = rf"(?<![\w-]){re.escape(str(value))}(?![\w-])"
-        hits = list(re.finditer(written, self.query, re.IGNORECASE))
-        return bool(hits) and all(self.against(m) for m in hits)
 
 
 def named_id(parameter: Parameter, query: str) -> Any:

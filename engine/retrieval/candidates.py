@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from schemarouter.contracts import Route, SourceType, route_sources
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import QueryAnalysis, bind_parameters
+from schemarouter.retrieval.clauses import without_refused
 from schemarouter.retrieval.prerequisites import identifier_sources
 from schemarouter.retrieval.results import Candidate, candidate_from_route
 from schemarouter.safety.forksafe import ForkSafeLock
@@ -159,10 +160,11 @@ def build_candidates(
     listed = [item.route_id for item in ranked[:k]]
     offered = frozenset(listed)
     given = frozenset(value.kind for value in analysis.values)
+    wanted = without_refused(analysis.values, analysis.text)  # not "do not delete kop-3"'s id
     for item in ranked[:k]:
         route = snapshot.routes[item.route_id]
         matched = matched_fields_for(route, resolved, item.field_hits)
-        bound = bind_parameters(route, analysis.values)
+        bound = bind_parameters(route, wanted)
         sources = identifier_sources(
             snapshot, route, offered, order=listed, given=given, supplied=bound
         )

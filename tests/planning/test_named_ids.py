@@ -438,3 +438,17 @@ def test_a_repository_the_request_says_not_to_use_is_never_bound(
     plan = router.plan(PlanRequest(query=request_text, allowed_effects=writes))
     (step,) = plan.steps
     assert dict(step.arguments) == arguments
+
+
+def test_a_retrieval_offers_no_id_the_request_says_not_to_use() -> None:
+    """Trial V1 (medium): the plan left the id out, but the candidates of the same request
+    still showed it bound: "do not delete structure kop-3" gave the delete route
+    ``bound_parameters`` ``{"entry_id": "kop-3"}``, in the contracts a prompt reads too."""
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_LAB, provider="lab")
+    kept = router.retrieve("do not delete structure kop-3", k=1)
+    assert kept.route_ids == ("lab/rest/delete_structure",)
+    assert kept.candidates[0].bound_parameters == {}
+    assert "bound_parameters" not in kept.contracts(compact=True)[0]
+    meant = router.retrieve("delete structure kop-3", k=1)
+    assert meant.candidates[0].bound_parameters == {"entry_id": "kop-3"}
