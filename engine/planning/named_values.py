@@ -12,7 +12,7 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Parameter, Route, schema_validator
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
-from schemarouter.retrieval.clauses import Clauses
+from schemarouter.retrieval.clauses import CONTINUED, Clauses
 from schemarouter.retrieval.gate import value_refusal
 from schemarouter.retrieval.values import value_schema
 
@@ -106,7 +106,9 @@ def named_id(parameter: Parameter, query: str) -> Any:
             found += [
                 m.group(1)
                 for m in re.finditer(pattern, query, re.IGNORECASE)
-                if not inside(m, urls) and not clauses.against(m)
+                if not inside(m, urls)
+                and not clauses.against(m)
+                and not CONTINUED.match(query, m.end())  # "R1/../R2", "R1*", "R1,R2"
             ]
     distinct = list(dict.fromkeys(found))
     return coerced(parameter, distinct[0]) if len(distinct) == 1 else None

@@ -12,7 +12,7 @@ from typing import Any
 
 from schemarouter.retrieval.analysis import BoundValue
 
-__all__ = ["IDS", "Clauses", "without_refused"]
+__all__ = ["CONTINUED", "IDS", "Clauses", "without_refused"]
 
 #: Words that turn the rest of their clause against what it names: "do not delete room R1",
 #: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
@@ -67,9 +67,22 @@ class Clauses:
 IDS = ("identifier.", "repository.")
 
 
+#: What an id written on does not end at: a path or an escaped one ("kop-3/../admin",
+#: "R1%2F.."), a pattern ("R1*") or a list ("R1,R2"); the id is the whole, not its first part.
+CONTINUED = re.compile(r"[/\\%*]|[,.:;](?=[A-Za-z0-9])")
+
+
 def without_refused(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
-    """``values`` (of ``query``) but an id or repository whose clause says not to use it."""
+    """``values`` (of ``query``) but an id or repository whose clause says not to use it, or
+    that the request writes on past its end (:data:`CONTINUED`)."""
     clauses = Clauses(query)
     return [
-        v for v in values if not (v.kind.startswith(IDS) and clauses.against_span(v.start, v.end))
+        v
+        for v in values
+        if not v.kind.startswith(IDS)
+        or not (
+            clauses.against_span(v.start, v.end)
+            # an owner/repo's owner is written on with its repo: it is the one id of two parts
+            or (v.kind != "repository.owner" and CONTINUED.match(query, v.end))
+        )
     ]

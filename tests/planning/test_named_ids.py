@@ -452,3 +452,38 @@ def test_a_retrieval_offers_no_id_the_request_says_not_to_use() -> None:
     assert "bound_parameters" not in kept.contracts(compact=True)[0]
     meant = router.retrieve("delete structure kop-3", k=1)
     assert meant.candidates[0].bound_parameters == {"entry_id": "kop-3"}
+
+
+@pytest.mark.parametrize(
+    ("fn", "request_text", "arguments"),
+    [
+        (delete_booking, "delete room R1/../R2", {}),
+        (delete_booking, "delete room R1%2F..%2FR2", {}),
+        (delete_booking, "delete room R1*", {}),
+        (delete_booking, "delete room R1,R2,R3", {}),
+        (delete_booking, "delete room R1.", {"room": "R1"}),
+        (delete_booking, "delete room R1?", {"room": "R1"}),
+    ],
+)
+def test_an_id_written_on_past_its_end_is_not_cut_to_its_first_part(
+    fn: Any, request_text: str, arguments: dict[str, Any]
+) -> None:
+    """Trial V1 (medium): an id the request wrote on past its end bound its first part:
+    "delete room R1/../R2", "delete room R1*" and "delete room R1,R2,R3" planned
+    ``delete_booking(room="R1")``, and "delete structure kop-3/../../admin" or
+    "kop-3%2F..%2Fadmin" ``DELETE /structures/kop-3``, a room or structure the request never
+    named alone, with no warning."""
+    assert _plan(fn, request_text) == arguments
+
+
+@pytest.mark.parametrize("written", ["kop-3/../../admin", "kop-3%2F..%2Fadmin", "kop-3*"])
+def test_an_id_after_its_collection_written_on_binds_nowhere(written: str) -> None:
+    from schemarouter.contracts import Effect
+    from schemarouter.planning.planner import PlanRequest
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_LAB, provider="lab")
+    writes = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
+    plan = router.plan(PlanRequest(query=f"delete structure {written}", allowed_effects=writes))
+    (step,) = plan.steps
+    assert dict(step.arguments) == {}
