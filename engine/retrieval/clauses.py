@@ -62,9 +62,9 @@ class Clauses:
         return bool(hits) and all(self.against(m) for m in hits)
 
 
-#: The kinds of value that name one thing (an id, a repository), left out where the request
-#: says not to use them ("do not delete alice/prod").
-IDS = ("identifier.", "repository.")
+#: The kinds of value that name one thing or day (an id, a repository, a date), left out
+#: where the request says not to use them ("do not delete alice/prod", "except 2026-01-05").
+IDS = ("identifier.", "repository.", "time.")
 
 
 #: What an id written on does not end at: a path or an escaped one ("kop-3/../admin",
@@ -73,16 +73,15 @@ CONTINUED = re.compile(r"[/\\%*]|[,.:;](?=[A-Za-z0-9])")
 
 
 def without_refused(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
-    """``values`` (of ``query``) but an id or repository whose clause says not to use it, or
-    that the request writes on past its end (:data:`CONTINUED`)."""
+    """``values`` (of ``query``) but an id, repository or date whose clause says not to use
+    it, and an id the request writes on past its end (:data:`CONTINUED`)."""
     clauses = Clauses(query)
-    return [
-        v
-        for v in values
-        if not v.kind.startswith(IDS)
-        or not (
-            clauses.against_span(v.start, v.end)
-            # an owner/repo's owner is written on with its repo: it is the one id of two parts
-            or (v.kind != "repository.owner" and CONTINUED.match(query, v.end))
-        )
-    ]
+
+    def refused(value: BoundValue) -> bool:
+        if not value.kind.startswith(IDS):
+            return False
+        if clauses.against_span(value.start, value.end):
+            return True
+        return value.kind.startswith("identifier.") and bool(CONTINUED.match(query, value.end))
+
+    return [value for value in values if not refused(value)]

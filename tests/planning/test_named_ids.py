@@ -487,3 +487,52 @@ def test_an_id_after_its_collection_written_on_binds_nowhere(written: str) -> No
     plan = router.plan(PlanRequest(query=f"delete structure {written}", allowed_effects=writes))
     (step,) = plan.steps
     assert dict(step.arguments) == {}
+
+
+_CALENDAR = {
+    "openapi": "3.0.0",
+    "info": {"title": "calendar", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/events": {
+            "delete": {
+                "operationId": "delete_events",
+                "summary": "Delete the calendar events of a day",
+                "parameters": [
+                    {
+                        "name": "date",
+                        "in": "query",
+                        "required": True,
+                        "schema": {"type": "string", "format": "date"},
+                    }
+                ],
+                "responses": {"204": {"description": "deleted"}},
+            }
+        }
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "arguments"),
+    [
+        ("delete the events of every day except 2026-01-05", {}),
+        ("do not delete the events of 2026-01-05", {}),
+        ("delete the events of 2026-01-05", {"date": "2026-01-05"}),
+        ("delete the events of 2026-01-06, not 2026-01-05", {"date": "2026-01-06"}),
+    ],
+)
+def test_a_date_the_request_says_not_to_use_is_never_bound(
+    request_text: str, arguments: dict[str, Any]
+) -> None:
+    """Trial V1 (high): "delete the events of every day except 2026-01-05" planned
+    ``DELETE /events?date=2026-01-05``, the one day the user meant to keep."""
+    from schemarouter.contracts import Effect
+    from schemarouter.planning.planner import PlanRequest
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_CALENDAR, provider="cal")
+    writes = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
+    plan = router.plan(PlanRequest(query=request_text, allowed_effects=writes))
+    (step,) = plan.steps
+    assert dict(step.arguments) == arguments
