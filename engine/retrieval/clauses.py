@@ -22,7 +22,11 @@ _AGAINST = re.compile(
     r"instead\s+of|rather\s+than|apart\s+from|dont)\b|n['’]t\b",  # "don’t" as phones write it
     re.IGNORECASE,
 )
-_KO_AGAINST = re.compile(r"\s*+만?(?:을|를|은|는|이|가)?\s*+(?:말고|빼고|제외|아닌|아니라|외에)")
+#: Korean's, after the value, 만 ("only") before them too: "R1만 빼고" is all but R1, but
+#: "R1만 아니라 R2도" is "not only R1 but R2 too" (both wanted).
+_KO_AGAINST = re.compile(
+    r"\s*+(?:만(?!\s*+아니라))?(?:을|를|은|는|이|가)?\s*+(?:말고|빼고|제외|아닌|아니라|외에)"
+)
 #: Where a clause ends: a comma, a sentence's end, a line, "and", "then", "or".
 _CLAUSE_END = re.compile(r"[,;\n]|[.!?](?=\s|$)|\b(?:and|then|or)\b", re.IGNORECASE)
 

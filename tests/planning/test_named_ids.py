@@ -183,6 +183,8 @@ def transfer(to: str, amount: float) -> dict[str, bool]:
         (delete_booking, "delete room R1 but keep room R2", {"room": "R1"}),
         (delete_booking, "delete room R1, it is not needed", {"room": "R1"}),
         (delete_booking, "room R1 말고 room R2 삭제", {"room": "R2"}),
+        # "not only R1 but R2 too": both wanted, so neither alone (trial V1)
+        (delete_booking, "room R1만 아니라 room R2도 삭제", {}),
     ],
 )
 def test_a_value_the_request_says_not_to_is_never_bound(
