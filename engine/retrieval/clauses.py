@@ -27,6 +27,14 @@ _AGAINST = re.compile(
 _KO_AGAINST = re.compile(
     r"\s*+(?:만(?!\s*+아니라))?(?:을|를|은|는|이|가)?\s*+(?:말고|빼고|제외|아닌|아니라|외에)"
 )
+#: A negation written after the value in its clause: a modal's ("room R1 must not be
+#: deleted", "shouldn't"), or Korean's negative imperative and ban ("R1은 삭제하지 마",
+#: "R1 삭제 금지", "삭제하면 안 돼").
+_AFTER_AGAINST = re.compile(
+    r"\b(?:must|should|shall|may|can)(?:\s+not|\s+never|n['’]t)\b|"
+    r"지\s*(?:마|말)|금지|하면\s*안",
+    re.IGNORECASE,
+)
 #: Where a clause ends: a comma, a sentence's end, a line, "and", "then", "or".
 _CLAUSE_END = re.compile(r"[,;\n]|[.!?](?=\s|$)|\b(?:and|then|or)\b", re.IGNORECASE)
 
@@ -39,6 +47,7 @@ class Clauses:
         self.query = query
         self.ends = [m.end() for m in _CLAUSE_END.finditer(query)]
         self.words = [m.start() for m in _AGAINST.finditer(query)]
+        self.after = [m.start() for m in _AFTER_AGAINST.finditer(query)]
 
     def against(self, match: re.Match[str]) -> bool:
         """Whether the clause of ``match`` says *not* (or *except* ...) before it, or a Korean
@@ -52,7 +61,13 @@ class Clauses:
         word = bisect.bisect_left(self.words, start)
         if word < len(self.words) and self.words[word] < begin:
             return True
-        return bool(_KO_AGAINST.match(self.query, end))
+        if _KO_AGAINST.match(self.query, end):
+            return True
+        # a negation after it, before its clause ends ("room R1 must not be deleted")
+        closing = bisect.bisect_right(self.ends, end)
+        stop = self.ends[closing] if closing < len(self.ends) else len(self.query)
+        later = bisect.bisect_left(self.after, end)
+        return later < len(self.after) and self.after[later] < stop
 
     def only_against(self, value: Any) -> bool:
         """Whether ``value`` (a text or number a step would take) is written in the request

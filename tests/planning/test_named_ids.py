@@ -538,3 +538,22 @@ def test_a_date_the_request_says_not_to_use_is_never_bound(
     plan = router.plan(PlanRequest(query=request_text, allowed_effects=writes))
     (step,) = plan.steps
     assert dict(step.arguments) == arguments
+
+
+@pytest.mark.parametrize(
+    ("request_text", "room"),
+    [
+        ("room R1 must not be deleted", None),
+        ("booking of room R1 shouldn't be deleted", None),
+        ("room R1은 삭제하지 마", None),
+        ("room R1 삭제 금지", None),
+        ("room R1 삭제하면 안 돼", None),
+        # a negation of another clause says nothing of this one
+        ("delete room R1, it should not be kept", "R1"),
+        ("room R1 삭제해줘", "R1"),
+    ],
+)
+def test_a_negation_written_after_the_id_keeps_it_out(request_text: str, room: str | None) -> None:
+    """Trial V1 (medium, reported): a negation after the value ("room R1 must not be
+    deleted", Korean "room R1은 삭제하지 마", "삭제 금지") bound R1 into the delete."""
+    assert _plan(delete_booking, request_text).get("room") == room
