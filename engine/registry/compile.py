@@ -143,7 +143,11 @@ def named_provider(
             where=where,
             hint="Pass provider='name' or a Provider(...)",
         )
+    # a lone surrogate (a "\\ud800" JSON escape) is no text UTF-8 can write: U+FFFD, as
+    # every other text reaching the models (the id's digest encodes the name)
+    provider = re.sub("[\ud800-\udfff]", "\ufffd", provider)
     shown = title if isinstance(title, str) and title.strip() else provider
+    shown = re.sub("[\ud800-\udfff]", "\ufffd", shown)
     return build_contract(
         Provider,
         where=where,

@@ -382,3 +382,16 @@ def test_ordinary_misuse_is_an_argument_error(
     with pytest.raises(ArgumentError, match=match) as caught:
         call(router)
     assert isinstance(caught.value, TypeError) and isinstance(caught.value, ValueError)
+
+
+def test_a_provider_name_with_a_lone_surrogate_is_read_as_text() -> None:
+    """Found by the property test above (this stop): ``add_mcp_tools(..., provider="Ø\\ud800")``
+    raised UnicodeEncodeError from the provider id's digest. The lone surrogate is U+FFFD, as
+    in every other text reaching the models."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None)
+    router.add_mcp_tools([{"name": "t", "inputSchema": {"type": "object"}}], provider="Ø\ud800")
+    (provider,) = router.snapshot().providers.values()
+    assert provider.display_name == "Ø\ufffd" and provider.id.startswith("p_")
