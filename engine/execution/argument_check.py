@@ -90,6 +90,11 @@ def check_arguments(
             )
             if close:
                 what += f" (did you mean {close[0]!r}?)"
+            else:
+                body = _body_holding(route, str(name))
+                if body is not None:  # a body property given as a parameter of its own
+                    what += f": it is a property of the request body {body!r}"
+                    hint = f"{_IN_BODY}{body!r}: {{{body!r}: {{{str(name)[:80]!r}: ...}}}}"
             problems.append((path, what, hint))
             continue
         problem = _argument_problem(value)
@@ -152,6 +157,18 @@ def check_arguments(
 
 _SEE_SCHEMA = "Fix the value there; see the route's input schema"
 _SENT_AS = "Send it as the "
+_IN_BODY = "Send it inside "
+
+
+def _body_holding(route: Route, name: str) -> str | None:
+    """The request body parameter whose object schema has the property ``name``, or
+    ``None``: ``{"city": ...}`` sent to a route that takes ``{"body": {"city": ...}}``."""
+    for param in route.endpoint.parameters:
+        properties = param.json_schema.get("properties")
+        located = param.location.value == "body"
+        if located and isinstance(properties, Mapping) and name in properties:
+            return param.name
+    return None
 
 
 def _retyped(error: Any) -> str | None:
@@ -219,7 +236,9 @@ def _refusal(problems: list[tuple[str, str, str]], where: str) -> ExecutionError
             f"; and {more} more" if more > 0 else ""
         )
         hint = "Fix each value named; see the route's input schema" + "".join(
-            f". At {p}: {h[0].lower()}{h[1:]}" for p, _, h in problems[:MAX_LISTED] if _SENT_AS in h
+            f". At {p}: {h[0].lower()}{h[1:]}"
+            for p, _, h in problems[:MAX_LISTED]
+            if h.startswith((_SENT_AS, _IN_BODY))
         )
     error = ParameterValidationError(what, where=f"{where} arguments {path}", hint=hint or None)
     return with_path(error, path)

@@ -162,3 +162,49 @@ def test_a_refused_true_or_null_is_written_as_json_writes_it() -> None:
             router.call(ROUTE, {"assignee": None})
         assert "null is not of type 'string'" in str(refused.value), str(refused.value)
         assert api.paths() == []
+
+
+def test_a_body_property_sent_as_a_parameter_says_to_send_it_inside_the_body() -> None:
+    """Trial W1: ``router.call("weather/rest/create_alert", {"city": ..., "email": ...})`` for a
+    route whose JSON request body holds ``city`` and ``email`` was refused as "has no parameter
+    'city'" beside "'body' is a required property", and named no way to send them."""
+    seen: list[Request] = []
+
+    def app(request: Request) -> Response:
+        seen.append(request)
+        return json_response({"id": "al-1"}, status=201)
+
+    body = {
+        "type": "object",
+        "required": ["city", "email"],
+        "properties": {"city": {"type": "string"}, "email": {"type": "string"}},
+    }
+    created = {"201": {"description": "created", "content": {"application/json": {"schema": {}}}}}
+    operation = {
+        "operationId": "createAlert",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+        "responses": created,
+    }
+    document = openapi_document("Weather", {"/alerts": {"post": operation}})
+    with LoopbackServer(app) as api:
+        router = SchemaRouter(encoder=HashingEncoder())
+        router.add_openapi(document, provider="weather", base_url=api.base_url)
+        allowed: dict[str, Any] = {"allow_effects": ["read", "write"], "approve": lambda r, a: True}
+        with pytest.raises(ParameterValidationError) as refused:
+            router.call(
+                "weather/rest/create_alert", {"city": "Paris", "email": "a@b.co"}, **allowed
+            )
+        message = str(refused.value)
+        assert "has no parameter 'city': it is a property of the request body 'body'" in message
+        assert "At $.city: send it inside 'body': {'body': {'city': ...}}" in message
+        assert "At $.email: send it inside 'body': {'body': {'email': ...}}" in message
+        assert seen == []  # nothing sent
+        # a name that is no property of the body reads as before
+        with pytest.raises(ParameterValidationError) as refused:
+            router.call("weather/rest/create_alert", {"colour": "red"}, **allowed)
+        assert "request body" not in str(refused.value)
+        done = router.call(
+            "weather/rest/create_alert", {"body": {"city": "Paris", "email": "a@b.co"}}, **allowed
+        )
+    assert done.output == {"id": "al-1"}
+    assert len(seen) == 1
