@@ -266,6 +266,19 @@ def _path_problems(document: CatalogDocument, source: str) -> list[DocumentError
                         hint="Write it as key.key, with * for every element of an array",
                     )
                 )
+        whole = [item.name for item in spec.endpoint.output_fields if not item.path]
+        if len(whole) > 1:  # each would read the whole output, and fail as a broken schema
+            problems.append(
+                DocumentError(
+                    f"{len(whole)} output fields ({', '.join(whole[:4])}"
+                    f"{', ...' if len(whole) > 4 else ''}) declare no path, so each would read "
+                    "the whole output",
+                    where=f"{source}: {spec.location}.output_fields",
+                    hint=f"Give each field the path of its value in the output (path: {whole[0]}, "
+                    f"or data.*.{whole[0]} inside a list); only a field that is the whole output "
+                    "leaves path out",
+                )
+            )
     return problems
 
 

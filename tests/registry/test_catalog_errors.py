@@ -183,6 +183,14 @@ DEFECTS: list[tuple[str, Callable[[Doc], Doc], type[SchemaRouterError], str, str
         "empty segment",
     ),
     (
+        "output fields without a path (each read the whole output; caught only when the call "
+        "ran, trial W1)",
+        _set(lambda d: [_field(d, name).pop("path") for name in ("band_gap", "k_vrh")]),
+        DocumentError,
+        "endpoints[0].output_fields",
+        "2 output fields (band_gap, k_vrh) declare no path, so each would read the whole output",
+    ),
+    (
         "field group declared twice (the later replaced the earlier without a word)",
         _set(lambda d: d["field_groups"].append({**d["field_groups"][0], "description": "x"})),
         DocumentError,
