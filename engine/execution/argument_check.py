@@ -134,7 +134,8 @@ def check_arguments(
             what = f"arguments break the registered input schema: {_message(error)}"
             if (path, what) not in seen:  # a property's error, from its own schema again
                 seen.add((path, what))
-                problems.append((path, what, _retyped(error) or _SEE_SCHEMA))
+                hint = _unfilled(route, where, prefix, error) or _retyped(error) or _SEE_SCHEMA
+                problems.append((path, what, hint))
     missing = [
         p.name
         for p in route.endpoint.parameters
@@ -158,6 +159,7 @@ def check_arguments(
 _SEE_SCHEMA = "Fix the value there; see the route's input schema"
 _SENT_AS = "Send it as the "
 _IN_BODY = "Send it inside "
+_FILL = "Fill it before executing: "
 
 
 def _body_holding(route: Route, name: str) -> str | None:
@@ -169,6 +171,19 @@ def _body_holding(route: Route, name: str) -> str | None:
         if located and isinstance(properties, Mapping) and name in properties:
             return param.name
     return None
+
+
+def _unfilled(route: Route, where: str, prefix: tuple[str, ...], error: Any) -> str | None:
+    """The hint for a required parameter a plan's step leaves out (one the request did not
+    give, which ``plan.missing_arguments`` lists): how to fill it before executing, rather
+    than "fix the value there" for a value that is not there."""
+    missing = _absent(error)
+    if not where.startswith("plan step") or prefix or error.absolute_path or not missing:
+        return None
+    return (
+        f"{_FILL}plan = plan.with_arguments({route.route_id!r}, "
+        f"{{{missing[0]!r}: ...}}) (plan.missing_arguments lists what each step still needs)"
+    )
 
 
 def _retyped(error: Any) -> str | None:
@@ -238,7 +253,7 @@ def _refusal(problems: list[tuple[str, str, str]], where: str) -> ExecutionError
         hint = "Fix each value named; see the route's input schema" + "".join(
             f". At {p}: {h[0].lower()}{h[1:]}"
             for p, _, h in problems[:MAX_LISTED]
-            if h.startswith((_SENT_AS, _IN_BODY))
+            if h.startswith((_SENT_AS, _IN_BODY, _FILL))
         )
     error = ParameterValidationError(what, where=f"{where} arguments {path}", hint=hint or None)
     return with_path(error, path)

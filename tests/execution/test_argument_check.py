@@ -208,3 +208,36 @@ def test_a_body_property_sent_as_a_parameter_says_to_send_it_inside_the_body() -
         )
     assert done.output == {"id": "al-1"}
     assert len(seen) == 1
+
+
+def test_executing_a_plan_that_leaves_a_required_argument_out_says_how_to_fill_it() -> None:
+    """Trial W1: ``router.execute(router.plan("list tickets"))`` was refused with "'assignee'
+    is a required property ... Fix the value there; see the route's input schema", where no
+    value was there: the plan lists it in ``missing_arguments`` and ``with_arguments`` fills
+    it, and the refusal said neither."""
+    seen: list[Request] = []
+
+    def app(request: Request) -> Response:
+        seen.append(request)
+        return json_response([])
+
+    with LoopbackServer(app) as api:
+        router = _router(api.base_url)
+        plan = router.plan("list helpdesk tickets")
+        assert plan.missing_arguments == {ROUTE: ("assignee",)}
+        with pytest.raises(ParameterValidationError) as refused:
+            router.execute(plan)
+        message = str(refused.value)
+        assert "'assignee' is a required property (at plan step 0" in message
+        assert (
+            f"Fill it before executing: plan = plan.with_arguments('{ROUTE}', "
+            "{'assignee': ...}) (plan.missing_arguments lists" in message
+        )
+        assert seen == []  # nothing sent
+        # router.call reads as before: the arguments are the caller's own
+        with pytest.raises(ParameterValidationError) as refused:
+            router.call(ROUTE, {})
+        assert "with_arguments" not in str(refused.value)
+        done = router.execute(plan.with_arguments(ROUTE, {"assignee": "ana"}))
+    assert done.steps[0].output == []
+    assert len(seen) == 1
