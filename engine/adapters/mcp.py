@@ -44,6 +44,7 @@ import re
 import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from pathlib import PurePath
 from typing import Any
 
 from pydantic import ValidationError
@@ -121,11 +122,21 @@ def _tool_list(tools: Any, source: str) -> list[Any]:
     if isinstance(listing, tuple):
         listing = list(listing)
     if not isinstance(listing, list):
+        hint = "Pass the result of tools/list, its 'tools' list, or the SDK's ListToolsResult"
+        text = isinstance(tools, str) and (tools.lstrip()[:1] in ("{", "[") or "\n" in tools)
+        if text:  # the listing's JSON or YAML text
+            hint = "Pass the text parsed: add_mcp_tools(json.loads(text), ...) (yaml.safe_load)"
+        elif isinstance(tools, str | PurePath):  # a recorded listing's file (--mcp-tools FILE)
+            hint = (
+                f"A file is not read here: pass what it holds, parsed, "
+                f"add_mcp_tools(json.loads(Path({str(tools)[:120]!r}).read_text()), ...) "
+                "(yaml.safe_load for YAML); or " + hint[0].lower() + hint[1:]
+            )
         raise DocumentError(
             f"expected a tools/list result (a mapping with 'tools' or a list of tools), got "
             f"{type(tools).__name__}",
             where=source,
-            hint="Pass the result of tools/list, its 'tools' list, or the SDK's ListToolsResult",
+            hint=hint,
         )
     return listing
 

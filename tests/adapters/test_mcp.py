@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from schemarouter import SchemaRouter
 from schemarouter.adapters.live_mcp import list_mcp_tools, mcp_server_registration
 from schemarouter.adapters.mcp import mcp_tools_registration, tool_effect
 from schemarouter.contracts import Effect, ParameterLocation
@@ -28,6 +29,7 @@ from schemarouter.errors import (
     SchemaError,
     SchemaRouterError,
 )
+from schemarouter.index import HashingEncoder
 from schemarouter.registry.registry import Registry
 
 from servers.processes import http_mcp_server
@@ -542,3 +544,28 @@ def test_an_output_schemas_x_unit_is_its_fields_unit_and_a_bad_one_refuses_the_l
     with pytest.raises(SchemaRouterError, match="unknown unit 'kilowattz'") as refused:
         mcp_tools_registration({"tools": [bad]}, provider="home")
     assert "tools[0].outputSchema (output field 'power')" in str(refused.value.where)
+
+
+def test_a_recorded_listing_s_file_given_as_a_path_says_to_pass_what_it_holds(
+    tmp_path: Path,
+) -> None:
+    """Trial W1: ``--mcp-tools FILE`` reads a recorded tools/list result, and
+    ``add_mcp_tools("tools.json", provider=...)`` was refused with "got str ... Pass the result
+    of tools/list", which did not say that a path is not read there, nor how to read it."""
+    recorded = tmp_path / "tools.json"
+    recorded.write_text(json.dumps(TOOLS), "utf-8")
+    router = SchemaRouter(encoder=HashingEncoder())
+    for path in (recorded, str(recorded)):
+        with pytest.raises(DocumentError) as refused:
+            router.add_mcp_tools(path, provider="notes")
+        message = str(refused.value)
+        assert "A file is not read here: pass what it holds, parsed" in message
+        assert f"add_mcp_tools(json.loads(Path({str(recorded)!r}).read_text()), ...)" in message
+    with pytest.raises(DocumentError, match=r"Pass the text parsed: add_mcp_tools\(json.loads"):
+        router.add_mcp_tools(recorded.read_text("utf-8"), provider="notes")
+    with pytest.raises(DocumentError) as refused:
+        router.add_mcp_tools(5, provider="notes")
+    assert "file" not in str(refused.value)
+    # what the hint says to do registers
+    change = router.add_mcp_tools(json.loads(recorded.read_text("utf-8")), provider="notes")
+    assert len(change.added) == len(TOOLS["tools"])
