@@ -16,8 +16,16 @@ from schemarouter.registry.registry import RegistrySnapshot
 __all__ = ["are_parts", "check_differs_within", "check_settings_known", "stale_hint"]
 
 
-def stale_hint(difference: str) -> str:
-    """What to do about an index built from another registry, ``difference`` said how."""
+def stale_hint(difference: str, *, registered: int | None = None) -> str:
+    """What to do about an index built from another registry, ``difference`` said how;
+    ``registered`` routes are registered now (none: the sources were never registered, and a
+    rebuild or a sync would make an empty index of it)."""
+    if registered == 0:
+        return (
+            "Nothing is registered yet: register the sources the index was built from before "
+            "the first query (SchemaRouter.from_catalog(CATALOG, index=DIR), or add_openapi, "
+            "add_mcp_tools, add_catalog ... under the same provider names), then retrieve"
+        )
     hint = (
         "Rebuild it (`schemarouter index build`), or load it with sync=True"
         " (SchemaRouter(index=IndexFolder(path, sync=True))) to bring it to this registry"

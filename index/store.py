@@ -438,7 +438,7 @@ def _load_generation(
         raise StaleIndexError(
             f"the index was built from a different registry: compared with it, {difference}",
             where=str(path),
-            hint=stale_hint(difference),
+            hint=stale_hint(difference, registered=len(snapshot)),
         )
     identity = manifest.get("encoder")
     if encoder is not None and encoder.identity != identity:

@@ -8,11 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from schemarouter import SchemaRouter
 from schemarouter.contracts import Registration
 from schemarouter.errors import CorruptIndexError, IndexStoreError, StaleIndexError
 from schemarouter.index import HashingEncoder, HybridIndex, IndexSettings, store
 from schemarouter.registry.registry import Registry
 
+from helpers import openapi_document
 from index_helpers import base_routes, make_route, registry_with
 
 QUERIES = ["weather forecast", "band gap", "dew point", "날씨", "stock price"]
@@ -362,3 +364,41 @@ def test_an_index_another_version_wrote_is_named_so_not_corrupt(
     assert ("hnsw_future_codec" if where == "top" else "bm25.k3") in message
     assert "schemarouter index build" in refused.value.hint
     assert refused.value.other_version == "9.0.0"
+
+
+def test_an_index_opened_before_anything_is_registered_says_to_register_its_sources(
+    tmp_path: Path,
+) -> None:
+    """Trial W1: ``SchemaRouter(index=DIR)`` and a query before registering the sources said
+    "6 routes removed ... Rebuild it, or load it with sync=True", which would make an empty
+    index: the sources had never been registered in that process."""
+    document = openapi_document(
+        "Weather",
+        {
+            "/forecast": {
+                "get": {
+                    "operationId": "getForecast",
+                    "summary": "Daily weather forecast for a city",
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    )
+    builder = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None)
+    builder.add_openapi(document, provider="weather")
+    builder.build_index()
+    builder.index.save(tmp_path / "index")
+    router = SchemaRouter(index=tmp_path / "index", encoder=HashingEncoder(), embedding_cache=None)
+    with pytest.raises(StaleIndexError) as refused:
+        router.retrieve("weather forecast", k=1)
+    assert "1 route removed (weather/rest/get_forecast)" in refused.value.what
+    hint = str(refused.value.hint)
+    assert hint.startswith("Nothing is registered yet: register the sources the index was built")
+    assert "sync=True" not in hint
+    # what it says to do works
+    router.add_openapi(document, provider="weather")
+    assert router.retrieve("weather forecast", k=1).route_ids == ("weather/rest/get_forecast",)
+    # a registry that differs otherwise reads as before
+    with pytest.raises(StaleIndexError) as refused:
+        HybridIndex.load(tmp_path / "index", registry_with(base_routes()).snapshot())
+    assert "Rebuild it" in str(refused.value.hint)
