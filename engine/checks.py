@@ -9,6 +9,7 @@ which no encoding can write and tokenizers refuse) becomes U+FFFD.
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import os
@@ -18,10 +19,13 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel, ConfigDict, model_validator
+
 from schemarouter.contracts import base_url_problem
 from schemarouter.errors import ArgumentError
 
 __all__ = [
+    "KnownKeys",
     "check_base_url",
     "check_callable",
     "check_flag",
@@ -186,3 +190,32 @@ def check_callable(value: Any, *, method: str, name: str, optional: bool = False
     if not callable(value):
         raise _refuse(method, name, "a callable" + (" or None" if optional else ""), value)
     return value
+
+
+#: Keys a caller writes for a field of another name (``PlanRequest(request=...)``, as
+#: ``router.plan(request)`` names its argument, where the field is ``query``).
+_MEANT = {"request": "query", "text": "query", "q": "query"}
+
+
+class KnownKeys(BaseModel):
+    """A frozen model that refuses a key it does not have by naming the field meant and its
+    fields (``PlanRequest(request=...)``: did you mean 'query'?), not only as pydantic's
+    "Extra inputs are not permitted"."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            fields = list(cls.model_fields)
+            for key in data:
+                if isinstance(key, str) and key not in fields:
+                    close = difflib.get_close_matches(key, fields, n=1, cutoff=0.6)
+                    close = close or [m for m in [_MEANT.get(key)] if m in fields]
+                    meant = f"did you mean {close[0]!r}? " if close else ""
+                    raise ValueError(
+                        f"{cls.__name__} has no field {key[:80]!r}: {meant}its fields are "
+                        f"{', '.join(fields)}"
+                    )
+        return data

@@ -36,8 +36,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from schemarouter.checks import KnownKeys as _Frozen
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.planning.arguments import (
@@ -86,10 +87,6 @@ __all__ = [
     "project_fields",
     "route_identity",
 ]
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class PlanRequest(_Frozen):
