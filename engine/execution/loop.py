@@ -370,7 +370,8 @@ class Run:
                 status = getattr(raw, "status_code", None)
                 attempts.append(_attempt(route, number, started, status, error=_info(exc)))
                 logger.info("%s attempt %d failed: %s", route.route_id, number, exc.summary())
-                unhealthy = counts_for_health(raw) and self.host.monitor.failure(
+                counts = counts_for_health(raw) and not self.meter.cut_short()  # budget, not route
+                unhealthy = counts and self.host.monitor.failure(
                     route.route_id,
                     self.host.health,
                     threshold=self.policy.failure_threshold,

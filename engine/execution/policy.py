@@ -128,6 +128,8 @@ class BudgetMeter:
         self.started = clock()
         self.calls = 0
         self.bytes = 0
+        #: the last call's timeout was cut to the time budget left (:meth:`call_timeout`)
+        self.shortened = False
 
     def elapsed(self) -> float:
         return self.clock() - self.started
@@ -174,7 +176,16 @@ class BudgetMeter:
     def call_timeout(self, timeout: float) -> float:
         """The per-call timeout, shortened to the time budget that is left."""
         left = self.time_left()
+        self.shortened = left is not None and left < timeout
         return timeout if left is None else max(min(timeout, left), 0.001)
+
+    def cut_short(self) -> bool:
+        """Whether the last call's timeout was the time budget left, shorter than the
+        policy's, and that budget is now spent: the call ran out of its request's time, which
+        says nothing of its route's health (trial W2: three requests with a 0.3 s budget each
+        timed out on a route that answers in 1 s, and it was refused to all for 60 s)."""
+        left = self.time_left()
+        return self.shortened and left is not None and left <= 0
 
 
 def read_only(value: Any) -> Any:
