@@ -249,10 +249,15 @@ def _failed(exc: BaseException, op: PythonCall) -> Exception:
 def _not_started(op: PythonCall) -> Exception:
     """A sync function's call that waited its whole timeout for a slot (:data:`MAX_THREADS`
     other calls held them): it never ran, so its route's health is not the matter (trial U1:
-    it read "timed out after 1 s", as if the function had)."""
+    it read "timed out after 1 s", as if the function had), or for calls of it that their
+    callers cancelled to end (:func:`_room`)."""
+    with _stragglers_lock:
+        held = _stragglers.get(id(op.function), 0)
+    why = f"the {MAX_THREADS} sync Python tools this event loop runs at once were all still running"
+    if held >= MAX_STRAGGLERS:
+        why = f"{held} earlier calls of this function its callers stopped waiting for still ran"
     return invocation_error(
-        f"not started within its timeout of {seconds_text(op.timeout)} s: the {MAX_THREADS} "
-        "sync Python tools this event loop runs at once were all still running",
+        f"not started within its timeout of {seconds_text(op.timeout)} s: {why}",
         where=op.where,
         hint="Call it again once fewer calls run, or give it a longer timeout",
         retryable=True,
@@ -382,20 +387,27 @@ def _type_name(value: Any) -> str:
 
 
 #: How many calls of one function may still run in their threads after their callers stopped
-#: waiting (timed out): past that a new call of it fails at once, without a thread. Each call
-#: of a function that never returns left a thread behind for good (900 calls: 900 threads).
+#: waiting (timed out): past that a new call of it fails at once, without a thread (or waits,
+#: within its timeout, where some were cancelled: :func:`_room`). Each call of a function
+#: that never returns left a thread behind for good (900 calls: 900 threads).
 MAX_STRAGGLERS = 32
 _stragglers: dict[int, int] = {}
+#: of those, the calls their callers cancelled before their timeout (a client gone): no
+#: sign of a function that does not return (trial W2)
+_cancelled: dict[int, int] = {}
 _stragglers_lock = threading.Lock()
+#: How often a call held by cancelled stragglers looks whether one has ended (seconds).
+_POLL = 0.05
 
 
 class _Held(Exception):
     """A call not started: ``count`` earlier calls of its function still run past their
-    timeout."""
+    timeout (``cancelled`` of them cancelled by their callers before it)."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, cancelled: int = 0) -> None:
         super().__init__(count)
         self.count = count
+        self.cancelled = cancelled
 
 
 def _straggler_state(key: int) -> dict[str, bool]:
@@ -403,25 +415,50 @@ def _straggler_state(key: int) -> dict[str, bool]:
     :data:`MAX_STRAGGLERS` calls of the function ``key`` run past their timeout."""
     with _stragglers_lock:
         if _stragglers.get(key, 0) >= MAX_STRAGGLERS:
-            raise _Held(_stragglers[key])
-    return {"ended": False, "abandoned": False}
+            raise _Held(_stragglers[key], _cancelled.get(key, 0))
+    return {"ended": False, "abandoned": False, "cancelled": False}
+
+
+async def _room(key: int) -> dict[str, bool]:
+    """:func:`_straggler_state`, waiting (within the call's own timeout) while some of the
+    calls that hold it were cancelled by their callers: they may well end soon (a slow
+    function whose clients went away); only calls that all ran past their timeout (a
+    function that does not return) fail the next call at once."""
+    while True:
+        try:
+            return _straggler_state(key)
+        except _Held as held:
+            if not held.cancelled:
+                raise
+        await asyncio.sleep(_POLL)
+
+
+def _count(table: dict[int, int], key: int, step: int) -> None:
+    if table.get(key, 0) + step > 0:
+        table[key] = table.get(key, 0) + step
+    else:
+        table.pop(key, None)
 
 
 def _ended(key: int, state: dict[str, bool]) -> None:
     with _stragglers_lock:
         state["ended"] = True
-        if state["abandoned"] and _stragglers.get(key, 0) > 1:
-            _stragglers[key] -= 1
-        elif state["abandoned"]:
-            _stragglers.pop(key, None)
+        if state["abandoned"]:
+            _count(_stragglers, key, -1)
+        if state["cancelled"]:
+            _count(_cancelled, key, -1)
 
 
-def _abandoned(key: int, state: dict[str, bool]) -> None:
-    """The caller stopped waiting for the call: where it still runs, it is a straggler."""
+def _abandoned(key: int, state: dict[str, bool], *, cancelled: bool = False) -> None:
+    """The caller stopped waiting for the call (``cancelled``: before its timeout): where
+    it still runs, it is a straggler."""
     with _stragglers_lock:
         if not state["ended"]:
             state["abandoned"] = True
-            _stragglers[key] = _stragglers.get(key, 0) + 1
+            _count(_stragglers, key, 1)
+            if cancelled:
+                state["cancelled"] = True
+                _count(_cancelled, key, 1)
 
 
 async def _in_own_thread(
@@ -429,14 +466,16 @@ async def _in_own_thread(
     args: list[Any],
     kwargs: dict[str, Any],
     started: list[bool] | None = None,
+    deadline: float | None = None,
 ) -> Any:
     """``_run(function, *args, **kwargs)`` in a daemon thread of its own, in a copy of this
     context (as ``asyncio.to_thread``). A call that times out leaves the function running
     there: in the loop's default executor, six such calls (its workers on 2 cores) stalled
     every later ``aretrieve`` and ``to_thread`` of the process until they returned. Where
-    :data:`MAX_STRAGGLERS` calls of ``function`` run so, it is not started (:class:`_Held`)."""
+    :data:`MAX_STRAGGLERS` calls of ``function`` run so, it is not started (:class:`_Held`);
+    ``deadline`` (the loop's time) is when its caller's timeout ends."""
     key = id(function)  # the threads hold the function: its id is not reused meanwhile
-    state = _straggler_state(key)
+    state = await _room(key)
     loop = asyncio.get_running_loop()
     slots = _slots(loop)
     await slots.acquire()  # under the call's timeout: a call that waits too long times out
@@ -449,9 +488,10 @@ async def _in_own_thread(
 
     try:  # again: calls of it may have run past their timeout while this one waited
         _straggler_state(key)
-    except _Held:
-        give_back()
-        raise
+    except _Held as held:
+        if not held.cancelled:  # else go on: this call holds a slot, threads stay bounded
+            give_back()
+            raise
     if started is not None:
         started.append(True)  # a timeout from here on is the function's own
 
@@ -490,7 +530,8 @@ async def _in_own_thread(
     try:
         return await done
     except BaseException:  # its timeout (cancelled) or the loop closing: it runs on alone
-        _abandoned(key, state)  # a straggler, bounded per function, not by the slots
+        early = deadline is not None and loop.time() < deadline  # its caller cancelled it
+        _abandoned(key, state, cancelled=early)  # a straggler, bounded per function
         give_back()
         raise
 
@@ -586,8 +627,9 @@ async def call_async(op: PythonCall) -> Payload:
             result = await asyncio.wait_for(_own(op.function(*args, **kwargs)), op.timeout)
         else:
             started = []
+            deadline = asyncio.get_running_loop().time() + op.timeout
             result = await asyncio.wait_for(
-                _in_own_thread(op.function, args, kwargs, started), op.timeout
+                _in_own_thread(op.function, args, kwargs, started, deadline), op.timeout
             )
             if inspect.isawaitable(result):
                 result = await asyncio.wait_for(_own(result), op.timeout)
