@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import inspect
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -69,7 +70,7 @@ from schemarouter.execution.gate import (
 from schemarouter.execution.invokers import http, mcp, python
 from schemarouter.execution.invokers.payload import Sleep
 from schemarouter.execution.loop import Op, Run
-from schemarouter.execution.policy import monitor_for
+from schemarouter.execution.policy import Ask, monitor_for
 from schemarouter.execution.results import CallResult, ExecutionResult
 from schemarouter.planning.planner import (
     Coverage,
@@ -181,6 +182,8 @@ def _perform_sync(client: httpx.Client | None, own: list[httpx.Client]) -> Calla
         if isinstance(op, Sleep):
             time.sleep(op.seconds)
             return None
+        if isinstance(op, Ask):
+            return op.approve(op.route, op.arguments)
         raise TypeError(f"unknown operation {type(op).__name__}")  # pragma: no cover
 
     return perform
@@ -203,6 +206,9 @@ def _perform_async(
         if isinstance(op, Sleep):
             await asyncio.sleep(op.seconds)
             return None
+        if isinstance(op, Ask):  # an async approval is awaited: the loop runs on meanwhile
+            granted = op.approve(op.route, op.arguments)
+            return await granted if inspect.isawaitable(granted) else granted
         raise TypeError(f"unknown operation {type(op).__name__}")  # pragma: no cover
 
     return perform

@@ -214,13 +214,12 @@ class Settings:
             credentials, CredentialProvider, method=method, name="credentials", optional=True
         )
         check_callable(approve, method=method, name="approve", optional=True)
-        if inspect.iscoroutinefunction(approve):
+        if inspect.iscoroutinefunction(approve) and method not in ("acall", "aexecute"):
             raise ArgumentError(
-                "approve is an async function; the approval is asked synchronously, before "
-                "any call, for sync and async methods alike",
+                f"approve is an async function, which {method} cannot await",
                 where=f"{method}(approve=...)",
-                hint="Pass a plain function returning True or False (await your own prompt "
-                "before calling, and pass its answer in)",
+                hint="Pass a plain function returning True or False, or call acall / "
+                "aexecute, which await an async approval",
             )
         check_instance(policy, ExecutionPolicy, method=method, name="policy", optional=True)
         check_instance(budget, Budget, method=method, name="budget", optional=True)

@@ -57,7 +57,7 @@ from schemarouter.execution.outputs import (
     present_values,
     project_output,
 )
-from schemarouter.execution.policy import BudgetMeter, check_effect, unhealthy_error
+from schemarouter.execution.policy import BudgetMeter, approval, unhealthy_error
 from schemarouter.execution.results import (
     Attempt,
     ErrorInfo,
@@ -199,7 +199,7 @@ class Run:
             error = unhealthy_error(self.host.health, route.route_id, where=g.where)
         elif error is None:
             try:  # an approver's own message may quote what it saw: redacted like the rest
-                check_effect(
+                yield from approval(
                     route,
                     g.arguments,
                     allow_effects=self.s.allow_effects,
