@@ -258,20 +258,24 @@ def _pint_expression(unit: str) -> str:
 
 
 #: After the one slash of a unit, factors written apart ("mol K", "mol·K", "m.K"), no brackets.
-_SPLIT_DENOMINATOR = re.compile(
-    r"^([^/()]+)/([^/()]*[A-Za-z°](?:\s+|\s*[·*]\s*|\.)[A-Za-z°][^/()]*)$"
-)
+#: In a denominator, two factors written apart ("mol K", "mol·K", "m.K"); spaces are read
+#: once (possessive), so a long run of them costs its length, not its square (trial V1).
+_APART = re.compile(r"[A-Za-z°](?:\s++|\s*+[·*]\s*+|\.)[A-Za-z°]")
+_FACTOR_SEPARATOR = re.compile(r"\s*+[·*]\s*+|\s++|(?<=[A-Za-z])\.(?=[A-Za-z°])")
 
 
 def _one_denominator(text: str) -> str:
     """``J/mol K`` as a datasheet means it, J/(mol K): pint reads what follows the slash's
     first factor as a factor of the numerator (J K/mol), a conversion off by the
-    temperature squared (trial U1: "J/mol K" and "J/mol·K" read so)."""
-    split = _SPLIT_DENOMINATOR.match(text)
-    if split is None:
+    temperature squared (trial U1: "J/mol K" and "J/mol·K" read so). One slash, no
+    brackets, factors written apart after it."""
+    if text.count("/") != 1 or "(" in text or ")" in text:
         return text
-    factors = re.split(r"\s*[·*]\s*|\s+|(?<=[A-Za-z])\.(?=[A-Za-z°])", split.group(2).strip())
-    return f"{split.group(1).strip()}/({'*'.join(f for f in factors if f)})"
+    numerator, denominator = text.split("/")
+    if not numerator.strip() or not _APART.search(denominator):
+        return text
+    factors = _FACTOR_SEPARATOR.split(denominator.strip())
+    return f"{numerator.strip()}/({'*'.join(f for f in factors if f)})"
 
 
 @functools.cache
