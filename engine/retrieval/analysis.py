@@ -22,6 +22,7 @@ reported, never passed on.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Container, Iterable, Mapping, Sequence
@@ -413,6 +414,25 @@ def _things_of(snapshot: RegistrySnapshot) -> frozenset[str]:
     return things_of(snapshot.routes.values())
 
 
+class _Spans:
+    """The spans of a request its values took, apart and in order: whether a span is free
+    is found by bisection (read against every one taken, "room R1, " 10,000 times took 1.5 s
+    and 30,000 times 13 s: trial V1)."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def free(self, start: int, end: int) -> bool:
+        before = bisect.bisect_left(self.starts, end)  # the spans that start before it ends
+        return before == 0 or self.ends[before - 1] <= start
+
+    def take(self, start: int, end: int) -> None:
+        at = bisect.bisect_left(self.starts, start)
+        self.starts.insert(at, start)
+        self.ends.insert(at, end)
+
+
 def find_values(
     query: str, *, kinds: Container[str] | None = None, things: Container[str] = ()
 ) -> list[BoundValue]:
@@ -422,14 +442,13 @@ def find_values(
     identifier a registered parameter takes (:func:`things_of`): a code written right after
     one ("chamber GB-2", "시료 S-12의") is that thing's identifier, not a material id."""
     found: list[BoundValue] = []
-    taken: list[tuple[int, int]] = []
+    spans = _Spans()
     named = _named_identifiers(query, things)
     # a code after a thing a parameter takes is that thing's ("chamber GB-2"), but for the
     # thing a domain kind names itself ("material MAT-7" stays a material id)
     owned = {(s, e): stem(t) for t, _, s, e in named if t.lower() in things or stem(t) in things}
 
-    def free(start: int, end: int) -> bool:
-        return all(end <= s or start >= e for s, e in taken)
+    free = spans.free
 
     for kind, pattern in _PATTERNS:
         if kinds is not None and kind in DOMAIN_KINDS and kind not in kinds:
@@ -444,23 +463,23 @@ def find_values(
             found.append(
                 BoundValue(kind=kind, value=match.group(group), start=start, end=end, unit=unit)
             )
-            taken.append((start, end))
+            spans.take(start, end)
     for owner, repo, start, end in _repositories(query):
         if free(start, end):  # one owner/repo fills two parameters
             middle = start + len(owner)
             found.append(BoundValue(kind="repository.owner", value=owner, start=start, end=middle))
             found.append(BoundValue(kind="repository.name", value=repo, start=middle + 1, end=end))
-            taken.append((start, end))
+            spans.take(start, end)
     for token, start, end in _formulas(query):
         if free(start, end):
             found.append(BoundValue(kind="chemical.formula", value=token, start=start, end=end))
-            taken.append((start, end))
+            spans.take(start, end)
     for thing, token, start, end in named:
         if free(start, end):
             found.append(
                 BoundValue(kind=NAMED_IDENTIFIER, value=token, start=start, end=end, of=thing)
             )
-            taken.append((start, end))
+            spans.take(start, end)
     return sorted(found, key=lambda v: v.start)
 
 
