@@ -377,12 +377,14 @@ class Gateway:
         # route's (before, the provider's CC-BY-4.0 was said of a route whose every field is
         # CC-BY-NC-4.0, and nothing of the field's own: user trial U4)
         source_type, license = candidate.values_standing()
+        licences, outside = self.config.allow.licenses, route.licenses_outside
         definition.update(
             {
                 "route_id": route.route_id,
                 "provider": route.provider.display_name,
                 "effect": route.endpoint.effect.value,
-                "allowed": self.allows(route),
+                # the config's effects and licences (allow.write ..., allow.licenses)
+                "allowed": self.allows(route) and (licences is None or not outside(licences)),
                 # as search_tools decides it: bound, healthy, its credentials here
                 "executable": self.router.is_bound(route.route_id)
                 and self.router.is_healthy(route.route_id)

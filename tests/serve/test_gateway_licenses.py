@@ -131,3 +131,24 @@ def test_a_gateway_allowing_some_licences_neither_offers_nor_runs_the_others(
             gateway.call("literature__rest__nc_band_gap", {"formula": "Si"})
         open_gateway = Gateway(router)  # no licence rule: offered as before
         assert len(open_gateway.search("band gap of a semiconductor", 5)["tools"]) == 3
+
+
+def test_describe_says_a_tool_under_a_licence_not_allowed_is_not_allowed(tmp_path: Path) -> None:
+    """``describe_tool`` answered ``"allowed": true`` for a tool the config's allow.licenses
+    keeps from running (every call of it refused)."""
+    from schemarouter.serve.config import GatewayConfig
+
+    (tmp_path / "literature.yaml").write_text(CATALOG)
+    with SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    ) as router:
+        router.add_catalog(tmp_path / "literature.yaml")
+        strict = Gateway(
+            router, GatewayConfig.model_validate({"allow": {"licenses": ["CC-BY-4.0"]}})
+        )
+        assert strict.describe("literature__rest__nc_band_gap")["allowed"] is False
+        nc = Gateway(
+            router, GatewayConfig.model_validate({"allow": {"licenses": ["CC BY-NC 4.0"]}})
+        )
+        assert nc.describe("literature__rest__nc_band_gap")["allowed"] is True
+        assert Gateway(router).describe("literature__rest__nc_band_gap")["allowed"] is True
