@@ -142,8 +142,9 @@ def duplicate_hint(
     if other is None:
         return _replace_hint(new, prune=prune)
     return (
-        f"The route belongs to another document ({other}): pass provider= to register this "
-        "one under an id of its own (replace=True would replace that document's routes)"
+        f"The route belongs to another document ({other}) under provider {new.provider.id!r}: "
+        "pass another provider= name to register this one under an id of its own (replace=True "
+        "would replace that document's routes)"
     )
 
 
