@@ -469,6 +469,19 @@ class SchemaRouter(IndexMixin):
             )
         return plan
 
+    async def aplan(
+        self,
+        request: str | PlanRequest,
+        *,
+        max_calls: int = 1,
+        projection: Literal["recall", "minimal"] | None = None,
+    ) -> Plan:
+        """:meth:`plan` in a worker thread: the event loop never blocks (its ranking is
+        :meth:`retrieve`'s work, as :meth:`aretrieve` runs it)."""
+        return await asyncio.to_thread(
+            self.plan, request, max_calls=max_calls, projection=projection
+        )
+
     # -- execution -----------------------------------------------------------------------
 
     def execute(

@@ -9,6 +9,7 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -239,6 +240,32 @@ def test_async_twins_match_and_do_not_block() -> None:
     assert route_ids == sync
     assert len(executable) == 5 and all(router.is_bound(r) for r in executable)
     assert ticks > 1  # the loop kept running while retrieval worked in a thread
+
+
+def test_aplan_plans_as_plan_does_without_blocking_the_loop() -> None:
+    """Trial W2 (low): an async service had ``aretrieve``, ``aexecute`` and ``acall`` but no
+    ``aplan``, so its planning (a retrieval's work) ran on the event loop."""
+    router = make_router(BUNDLED_CATALOG)
+    request = "band gap and bulk modulus of GaN"
+
+    async def main() -> tuple[Any, int]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        task = asyncio.create_task(ticker())
+        plan = await router.aplan(request, max_calls=2)
+        task.cancel()
+        return plan, ticks
+
+    plan, ticks = asyncio.run(main())
+    sync = router.plan(request, max_calls=2)
+    assert plan.route_ids == sync.route_ids and plan.steps == sync.steps
+    assert ticks > 1
 
 
 def test_abstention_uses_the_calibrated_model(tiny_catalog: Path) -> None:
