@@ -141,7 +141,7 @@ def test_an_empty_answer_promises_no_routes(
     trial)."""
     assert main(["retrieve", "", "--catalog", str(tiny_catalog)]) == 0
     out = capsys.readouterr().out
-    assert "flagged: no registered route matches the request" in out
+    assert "flagged: the request is empty" in out
     assert "routes follow" not in out
 
 

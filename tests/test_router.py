@@ -558,3 +558,11 @@ def test_a_korean_request_of_two_clauses_keeps_each_parts_routes(bundled: Schema
     assert "materials_project/rest/summary_search" in result.route_ids
     plan = bundled.plan(query, max_calls=3)
     assert "electronic.band_gap" in plan.coverage.covered, plan.reason
+
+
+def test_an_empty_request_is_said_to_be_empty(bundled: SchemaRouter) -> None:
+    """Trial W1 (low): a blank request answered "no registered route matches the request",
+    as if the catalog lacked something."""
+    for query in ("", "   \n"):
+        result = bundled.retrieve(query, k=5)
+        assert result.candidates == () and "the request is empty" in result.reason, result

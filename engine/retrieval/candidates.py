@@ -50,9 +50,12 @@ FIELD_HITS_PER_ROUTE = 3
 NO_MATCH = "no registered route matches the request"
 
 
-def no_match_reason(snapshot: RegistrySnapshot) -> str:
-    """Why a ranking came back empty: no route matches, or no route is registered at all
-    (a router built without a catalog, or whose registrations all failed)."""
+def no_match_reason(snapshot: RegistrySnapshot, query: str | None = None) -> str:
+    """Why a ranking came back empty: the request is empty (``query`` given blank), no route
+    matches, or no route is registered at all (a router built without a catalog, or whose
+    registrations all failed)."""
+    if query is not None and not query.strip() and snapshot.routes:
+        return "the request is empty: there are no words to match (pass the user's request)"
     if snapshot.routes:
         return NO_MATCH
     return (

@@ -249,7 +249,7 @@ class Ranker:
         signals: dict[str, float] = {}
         model, why_not = self._abstention_for(snapshot, index)
         if not ranked:
-            reason = no_match_reason(snapshot)
+            reason = no_match_reason(snapshot, query)
         else:
             top = ranked[0].scores
             signals = abstention_features(
