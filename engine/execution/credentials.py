@@ -117,16 +117,17 @@ SHORT_VALUE = 8
 
 #: A value of a server's environment that is a setting, not a secret: a number, a yes/no.
 _SETTING = re.compile(
-    r"[0-9.]*|true|false|yes|no|on|off|debug|info|warn|warning|error|critical", re.IGNORECASE
+    r"[0-9.]{0,6}|true|false|yes|no|on|off|debug|info|warn|warning|error|critical", re.IGNORECASE
 )
 
 
 def env_secrets(env: Mapping[str, str] | None) -> list[str]:
     """The values of a stdio MCP server's own ``env`` that may be secrets (where the docs put
-    its API key), for redaction from what it writes and answers: all but a number, a yes/no
-    setting or a log level (``port 5432`` and ``INFO`` still read). A server that printed its
-    API key at start had it in the gateway's log once per start; one that echoed it in an
-    error gave it to the agent (trial U2)."""
+    its API key), for redaction from what it writes and answers: all but a short number (a
+    port, a count: six characters at most), a yes/no setting or a log level (``port 5432``
+    and ``INFO`` still read; a numeric password of more digits is redacted: trial V1). A
+    server that printed its API key at start had it in the gateway's log once per start; one
+    that echoed it in an error gave it to the agent (trial U2)."""
     return [v for v in (env or {}).values() if isinstance(v, str) and not _SETTING.fullmatch(v)]
 
 

@@ -277,3 +277,13 @@ def test_a_long_key_a_server_logs_in_pieces_never_reaches_the_log(
     assert "check_backend" in err  # the SDK's own record of the failure is relayed
     pieces = [key[i : i + 10] for i in range(len(key) - 9)]
     assert [p for p in pieces if p in err] == []
+
+
+def test_a_long_numeric_env_value_is_redacted_a_short_one_is_a_setting() -> None:
+    """Trial V1 (low): every value of digits and dots counted as a setting, so a numeric
+    password ("20240917") was relayed and echoed as written. Six characters at most stay (a
+    port, a count, a rate)."""
+    from schemarouter.execution.credentials import env_secrets
+
+    env = {"PORT": "5432", "PIN": "20240917", "LEVEL": "INFO", "RATE": "0.5", "KEY": "k-1"}
+    assert sorted(env_secrets(env)) == ["20240917", "k-1"]
