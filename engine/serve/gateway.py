@@ -275,6 +275,9 @@ class Gateway:
                 candidate, "mcp", tool_names=offered, name=offered[candidate.route_id]
             )
             definition["effect"] = candidate.effect.value
+            # what its values are under, as describe_tool says it (trial U4: a search offered
+            # tools with no word of their licence, which an agent bound by one must know)
+            definition["license"] = candidate.values_standing()[1]
             tools.append(definition)
         # the request is the model's own words: echo enough to tell which, not 100 kB of it
         answer: dict[str, Any] = {"query": clip(found.query, _QUERY_ECHO), "tools": tools}

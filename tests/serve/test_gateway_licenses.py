@@ -152,3 +152,15 @@ def test_describe_says_a_tool_under_a_licence_not_allowed_is_not_allowed(tmp_pat
         )
         assert nc.describe("literature__rest__nc_band_gap")["allowed"] is True
         assert Gateway(router).describe("literature__rest__nc_band_gap")["allowed"] is True
+
+
+def test_search_tools_says_the_licence_each_tool_s_values_carry(gateway: Any) -> None:
+    """Trial U4 (low): ``search_tools`` offered tools with no word of their licence; only
+    ``describe_tool`` and a call's answer said it."""
+    answer = gateway.search("band gap of a semiconductor", 5)
+    licences = {tool["name"]: tool["license"] for tool in answer["tools"]}
+    assert licences["literature__rest__nc_band_gap"] == "CC-BY-NC-4.0"
+    assert licences["literature__rest__handbook_band_gap"] == "LicenseRef-Proprietary"
+    assert (
+        licences["literature__rest__mixed_band_gap"] == "CC-BY-4.0"
+    )  # fields differ: the provider's
