@@ -19,6 +19,7 @@ import httpx
 
 __all__ = [
     "CREDENTIAL_LOCATIONS",
+    "HEADER_TEXT",
     "PARAMETER_STYLES",
     "TRANSPORT_LOCATIONS",
     "ParameterLocation",
@@ -31,6 +32,12 @@ __all__ = [
     "operation_path_problem",
     "shown_url",
 ]
+
+
+#: What a header or cookie value may hold, whole (``$`` would pass a trailing newline):
+#: printable ASCII and tab; CR LF would start a header of its own. Execution refuses any other
+#: before sending, and the gate refuses a proposal's by the same rule.
+HEADER_TEXT = re.compile(r"[\x20-\x7e\t]*")
 
 
 class ParameterLocation(StrEnum):

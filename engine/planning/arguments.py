@@ -43,7 +43,7 @@ from schemarouter.planning.optimade_filter import (
     reduced_formula,
 )
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
-from schemarouter.retrieval.clauses import without_refused
+from schemarouter.retrieval.clauses import clauses_of, without_refused
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
@@ -221,7 +221,7 @@ def _email(query: str, takers: int) -> str | None:
     takes an address (``takers``); none where it writes two, or two parameters take one:
     "send mail from alice@a.example to bob@b.example" bound ``from_email`` and ``to_email``
     both to alice's address, the first written (trial U1)."""
-    urls, clauses = _url_spans(query), Clauses(query)
+    urls, clauses = _url_spans(query), clauses_of(query)
     found = dict.fromkeys(
         m.group(0)
         for m in _EMAIL.finditer(query)
@@ -259,7 +259,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     ``{"body": {"charge_id": "ch_500"}}``). Never a guess the schema refuses; never the
     router's own projection parameters. An id or address whose clause says not to use it
     ("do not delete structure kop-3", "every booking except booking bk-7") binds nowhere."""
-    clauses = Clauses(query)
+    clauses = clauses_of(query)
     values = without_refused(values, query)
     arguments = bind_parameters(route, values)
     body = body_fields(route)

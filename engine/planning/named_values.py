@@ -12,7 +12,7 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Parameter, Route, schema_validator
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
-from schemarouter.retrieval.clauses import CONTINUED, Clauses
+from schemarouter.retrieval.clauses import CONTINUED, Clauses, clauses_of
 from schemarouter.retrieval.gate import value_refusal
 from schemarouter.retrieval.values import value_schema
 
@@ -96,7 +96,7 @@ def named_id(parameter: Parameter, query: str) -> Any:
         return None
     found: list[str] = []
     urls = url_spans(query)
-    clauses = Clauses(query)
+    clauses = clauses_of(query)
     for spelling in spellings(parameter):
         name = re.escape(spelling).replace(r"\ ", r"[\s_-]")
         # ASCII ids: a Korean particle written onto one is no part of it ("R1을")
@@ -121,7 +121,7 @@ def sendable(
     for a header), nor, for a change, one the request says not to use ("do not set the
     account currency to EUR", trial U1)."""
     params = {p.name: p for p in parameters}
-    against = Clauses(query).only_against if route.endpoint.effect is not Effect.READ else None
+    against = clauses_of(query).only_against if route.endpoint.effect is not Effect.READ else None
     return {
         k: v
         for k, v in given.items()

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from schemarouter.checks import normalize_text
 from schemarouter.contracts import (
     AccessPath,
     Contract,
@@ -145,9 +146,8 @@ def named_provider(
         )
     # a lone surrogate (a "\\ud800" JSON escape) is no text UTF-8 can write: U+FFFD, as
     # every other text reaching the models (the id's digest encodes the name)
-    provider = re.sub("[\ud800-\udfff]", "\ufffd", provider)
-    shown = title if isinstance(title, str) and title.strip() else provider
-    shown = re.sub("[\ud800-\udfff]", "\ufffd", shown)
+    provider = normalize_text(provider)
+    shown = normalize_text(title if isinstance(title, str) and title.strip() else provider)
     return build_contract(
         Provider,
         where=where,

@@ -6,13 +6,14 @@ bound parameters (:func:`without_refused`), so neither offers an id the request 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from schemarouter.retrieval.analysis import BoundValue
 
-__all__ = ["CONTINUED", "IDS", "Clauses", "without_refused"]
+__all__ = ["CONTINUED", "IDS", "Clauses", "clauses_of", "without_refused"]
 
 #: Words that turn the rest of their clause against what it names: "do not delete room R1",
 #: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
@@ -91,10 +92,19 @@ IDS = ("identifier.", "repository.", "time.")
 CONTINUED = re.compile(r"[/\\%*]|[,.:;](?=[A-Za-z0-9])")
 
 
+@functools.lru_cache(maxsize=64)
+def clauses_of(query: str) -> Clauses:
+    """The :class:`Clauses` of ``query``, read once per request: planning asks for them per
+    route and per parameter (named ids, addresses, formats, the values a step keeps), and
+    each reading scans the whole request. A :class:`Clauses` is never changed after it is
+    made, so one is shared."""
+    return Clauses(query)
+
+
 def without_refused(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
     """``values`` (of ``query``) but an id, repository or date whose clause says not to use
     it, and an id the request writes on past its end (:data:`CONTINUED`)."""
-    clauses = Clauses(query)
+    clauses = clauses_of(query)
 
     def refused(value: BoundValue) -> bool:
         if not value.kind.startswith(IDS):

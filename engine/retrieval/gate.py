@@ -13,7 +13,6 @@ Two uses:
 
 from __future__ import annotations
 
-import re
 import reprlib
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from schemarouter.contracts import Parameter, ParameterLocation, Route
 from schemarouter.errors import GateError
-from schemarouter.placement import dot_segment
+from schemarouter.placement import HEADER_TEXT, dot_segment
 from schemarouter.registry.bounds import MAX_OUTPUT_DEPTH, dotted, json_problem
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import Candidate
@@ -94,10 +93,6 @@ def _resolve_field(route: Route, name: Any) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-#: A header or cookie value's text: printable ASCII and tab (as execution sends it).
-_HEADER_TEXT = re.compile(r"[\x20-\x7e\t]*")
-
-
 def _texts(value: Any) -> Iterator[str]:
     """Every string in ``value``, keys included."""
     if isinstance(value, str):
@@ -133,7 +128,7 @@ def value_refusal(parameter: Parameter, value: Any) -> str:
         return f"breaks the schema of {name!r}: {errors[0].message}"
     place = parameter.location
     if place in (ParameterLocation.HEADER, ParameterLocation.COOKIE) and not all(
-        _HEADER_TEXT.fullmatch(text) for text in _texts(value)
+        HEADER_TEXT.fullmatch(text) for text in _texts(value)
     ):
         return f"{name!r} is a {place.value} value with control or non-ASCII characters"
     if (

@@ -35,6 +35,7 @@ __all__ = [
     "CapabilityRetrieval",
     "IdentifierSource",
     "candidate_from_route",
+    "compact_field",
 ]
 
 
@@ -169,7 +170,7 @@ class Candidate(_Result):
         out["parameters"] = [_compact_parameter(p) for p in self.parameters]
         # what the values carry (the fields' own where they all agree), each field its own
         source_type, license = self.values_standing()
-        out["output_fields"] = [_compact_field(f, source_type, license) for f in self.output_fields]
+        out["output_fields"] = [compact_field(f, source_type, license) for f in self.output_fields]
         out["source_type"] = source_type.value
         out["license"] = license
         optional = {
@@ -219,11 +220,12 @@ def _compact_parameter(parameter: Parameter) -> dict[str, Any]:
     return out
 
 
-def _compact_field(
+def compact_field(
     item: CandidateField, source_type: SourceType, license: str | None
 ) -> dict[str, Any]:
     """An output field as a prompt needs it: name, type, unit, meaning, and its provenance and
-    licence where they are not the route's (not its path: execution reads fields by name)."""
+    licence where they are not the route's (not its path: execution reads fields by name).
+    The compact contract and the gateway's ``describe_tool`` both say a field so."""
     out: dict[str, Any] = {"name": item.name}
     if (kind := item.json_schema.get("type")) is not None:
         out["type"] = kind

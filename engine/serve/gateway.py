@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from schemarouter.contracts import Effect, Route
+from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import GateError, PolicyError, SchemaRouterError
 from schemarouter.execution.credentials import EnvironmentCredentials
 from schemarouter.execution.invokers.payload import clip
@@ -31,7 +31,12 @@ from schemarouter.integrations.search import available_credentials
 from schemarouter.integrations.wording import agent_error, agent_hint
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.prerequisites import identifier_sources
-from schemarouter.retrieval.results import CapabilityRetrieval, candidate_from_route
+from schemarouter.retrieval.results import (
+    CandidateField,
+    CapabilityRetrieval,
+    candidate_from_route,
+    compact_field,
+)
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary
 from schemarouter.serve.config import GatewayConfig
 from schemarouter.serve.sources import build_router, connect_server
@@ -55,6 +60,16 @@ _GATEWAY_HINTS = {
     "unhealthy": "they failed repeatedly and come back after a cooldown",
     "license": "their data's license is not one the gateway config allows (allow.licenses)",
 }
+
+
+def _returned(item: CandidateField, source_type: SourceType, license: str | None) -> dict[str, Any]:
+    """An output field as ``describe_tool`` says it: the compact contract's field
+    (:func:`~schemarouter.retrieval.results.compact_field`) with its path, and a field's own
+    undeclared licence beside a declared one as "not declared"."""
+    out = {"name": item.name, "path": item.path, **compact_field(item, source_type, license)}
+    if "license" in out and out["license"] is None:
+        out["license"] = "not declared"
+    return out
 
 
 class _Allowed:
@@ -393,31 +408,7 @@ class Gateway:
                 and self.router.is_healthy(route.route_id)
                 and not self._credentials_missing(route, snapshot),
                 "credentials": list(route.access.auth.credentials),
-                "returns": [
-                    {
-                        key: value
-                        for key, value in {
-                            "name": f.name,
-                            "path": f.path,
-                            "type": f.json_schema.get("type"),
-                            "unit": f.unit,
-                            "canonical_unit": f.canonical_unit
-                            if f.canonical_unit != f.unit
-                            else None,
-                            "semantic_id": f.semantic_id,
-                            "description": f.description or None,
-                            "identifier": f.identifier or None,
-                            "source_type": f.source_type.value
-                            if f.source_type != source_type
-                            else None,
-                            "license": (f.license or "not declared")
-                            if f.license != license
-                            else None,
-                        }.items()
-                        if value is not None
-                    }
-                    for f in candidate.output_fields
-                ],
+                "returns": [_returned(f, source_type, license) for f in candidate.output_fields],
                 "source_type": source_type.value,
                 "license": license,
             }

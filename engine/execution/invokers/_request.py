@@ -56,14 +56,12 @@ from schemarouter.execution.invokers._styles import (
     query_pairs,
 )
 from schemarouter.execution.invokers._styles import text as _text
-from schemarouter.placement import dot_segment
+from schemarouter.placement import HEADER_TEXT, dot_segment
 from schemarouter.registry.http_body import ACCEPT_ENCODING
 
 __all__ = ["build_request", "origin", "within_base_path"]
 
 _FORBIDDEN_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
-#: What a header or cookie value may hold (whole: ``$`` would pass a trailing newline).
-_HEADER_VALUE = re.compile(r"[\x20-\x7e\t]*")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _QUERY_SAFE = "(),$*:;!'@"
@@ -96,7 +94,7 @@ def _refuse(what: str, where: str, name: str) -> ParameterValidationError:
 
 def _header_text(parameter: Parameter, value: Any, place: ParameterLocation, where: str) -> str:
     text = header_value(parameter, value, place)
-    if not _HEADER_VALUE.fullmatch(text):
+    if not HEADER_TEXT.fullmatch(text):
         raise _refuse(
             f"{place.value} parameter {parameter.name!r} carries control or non-ASCII characters",
             where,
@@ -332,7 +330,7 @@ def _place(parts: _Parts, placement: CredentialPlacement, named: list[tuple[str,
                 where,
             )
         if scheme != "basic" and place is not ParameterLocation.QUERY:
-            if not _HEADER_VALUE.fullmatch(value):
+            if not HEADER_TEXT.fullmatch(value):
                 raise _unfit(route, name, "is not a valid header value (non-ASCII)", where)
             if place is ParameterLocation.COOKIE and ";" in value:
                 raise _unfit(route, name, "has a ';', which would end the cookie", where)
