@@ -38,6 +38,24 @@ _AFTER_AGAINST = re.compile(
 )
 #: Where a clause ends: a comma, a sentence's end, a line, "and", "then", "or".
 _CLAUSE_END = re.compile(r"[,;\n]|[.!?](?=\s|$)|\b(?:and|then|or)\b", re.IGNORECASE)
+#: A clause that is only its negation, its verb set apart by a comma: "Do not, under any
+#: circumstances, delete room R1"; "never, ever". Its *not* goes on to the clauses after it.
+_OPEN_NOT = re.compile(r"(?:\b(?:not|never|dont)|n['’]t)\s*$", re.IGNORECASE)
+#: What is kept in a request that also changes or removes: "delete the old bookings; keep
+#: room R1", "R1은 남기고 나머지 삭제". A request that changes nothing keeps its values ("keep
+#: track of order O-1"), and "leave" keeps only with alone / untouched / as is after it.
+_KEEP = re.compile(
+    r"\b(?:keep|keeping|spare|sparing|preserve|preserving|retain|retaining)\b|"
+    r"\b(?:leave|leaving)\b(?=[^,;.\n]*\b(?:alone|untouched|intact|as\s+is|in\s+place)\b)",
+    re.IGNORECASE,
+)
+_KO_KEEP = re.compile(r"\s*+(?:만)?(?:을|를|은|는|이|가)?\s*+(?:남기|남겨|유지|보존)")
+_CHANGES = re.compile(
+    r"\b(?:delete|remove|cancel|drop|purge|erase|wipe|clear|destroy|archive|close|update|"
+    r"change|overwrite|replace|reset|revoke|terminate|deactivate|disable|empty|clean)|"
+    r"삭제|취소|제거|지우|지워|변경|수정|비우|비워",
+    re.IGNORECASE,
+)
 
 
 class Clauses:
@@ -47,8 +65,40 @@ class Clauses:
     def __init__(self, query: str) -> None:
         self.query = query
         self.ends = [m.end() for m in _CLAUSE_END.finditer(query)]
-        self.words = [m.start() for m in _AGAINST.finditer(query)]
+        words = [m.start() for m in _AGAINST.finditer(query)]
+        kept = [m.start() for m in _KEEP.finditer(query)]
+        if kept and self.changes:
+            words = sorted(words + kept)
+        self.words = words
         self.after = [m.start() for m in _AFTER_AGAINST.finditer(query)]
+        self.carried = self._carried()
+
+    @functools.cached_property
+    def changes(self) -> bool:
+        """Whether the request changes or removes something, so that what it keeps is not."""
+        return bool(_CHANGES.search(self.query))
+
+    def _carried(self) -> list[tuple[int, int]]:
+        """The clauses an open negation ("Do not, under any circumstances, delete room R1")
+        goes on into: the short asides after it and the first clause with more."""
+        spans: list[tuple[int, int]] = []
+        starts = [0, *self.ends]
+        at = 0
+        while at < len(self.ends):
+            start, end = starts[at], self.ends[at]
+            if self.query[end - 1] != "," or not _OPEN_NOT.search(self.query, start, end - 1):
+                at += 1
+                continue
+            at += 1
+            while at < len(starts):
+                begin = starts[at]
+                stop = self.ends[at] if at < len(self.ends) else len(self.query)
+                spans.append((begin, stop))
+                text = self.query[begin:stop]
+                if len(text.split()) > 4 or any(c.isdigit() for c in text):
+                    break
+                at += 1
+        return spans
 
     def against(self, match: re.Match[str]) -> bool:
         """Whether the clause of ``match`` says *not* (or *except* ...) before it, or a Korean
@@ -63,6 +113,11 @@ class Clauses:
         if word < len(self.words) and self.words[word] < begin:
             return True
         if _KO_AGAINST.match(self.query, end):
+            return True
+        if _KO_KEEP.match(self.query, end) and self.changes:
+            return True
+        inside = bisect.bisect_right(self.carried, (begin, len(self.query) + 1)) - 1
+        if inside >= 0 and begin < self.carried[inside][1]:
             return True
         # a negation after it, before its clause ends ("room R1 must not be deleted")
         closing = bisect.bisect_right(self.ends, end)

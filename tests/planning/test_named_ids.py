@@ -557,3 +557,30 @@ def test_a_negation_written_after_the_id_keeps_it_out(request_text: str, room: s
     """Trial V1 (medium, reported): a negation after the value ("room R1 must not be
     deleted", Korean "room R1은 삭제하지 마", "삭제 금지") bound R1 into the delete."""
     assert _plan(delete_booking, request_text).get("room") == room
+
+
+@pytest.mark.parametrize(
+    ("request_text", "room"),
+    [
+        ("Do not, under any circumstances, delete room R1", None),
+        ("never, ever delete room R1", None),
+        ("Please don't, whatever happens, delete room R1", None),
+        ("Delete the old bookings; keep room R1", None),
+        ("leave room R1 alone and delete the rest", None),
+        ("room R1은 남기고 나머지 예약 삭제", None),
+        # what the request does want still binds
+        ("Don't worry, delete room R1", "R1"),
+        ("delete room R1, keep the rest", "R1"),
+        ("Do not, I repeat, do not delete room R2, delete room R1", "R1"),
+    ],
+)
+def test_a_negation_set_apart_or_a_kept_id_stays_out(request_text: str, room: str | None) -> None:
+    """A negation set apart by a comma ("Do not, under any circumstances, delete room R1")
+    ended its clause before the id, and "keep room R1" beside a delete did not say not: both
+    planned ``delete_booking(room="R1")``, the room the user meant to keep."""
+    assert _plan(delete_booking, request_text).get("room") == room
+
+
+def test_keeping_is_no_negation_in_a_request_that_changes_nothing() -> None:
+    """ "keep" turns against its values only beside a change: a read keeps its id."""
+    assert _plan(room_temperature, "keep an eye on room R1's temperature").get("room") == "R1"
