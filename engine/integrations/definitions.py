@@ -6,7 +6,7 @@ A definition has
 - a **name** valid for every API (:func:`~schemarouter.integrations.names.tool_name`), with
   the map back to route ids kept on the :class:`ToolSet`;
 - a **concise description**: what the route does (summary, else the first sentence of its
-  description), its provider and kind of evidence, what it returns (the matched fields
+  description), its provider, kind of evidence and licence, what it returns (the matched fields
   first, then the typed ones, each with its unit where declared), and its effect where it
   is not a read; markdown links and HTML tags read as their words, whitespace collapsed;
 - **property keys the APIs take**: a parameter whose name the Anthropic API refuses as a
@@ -246,8 +246,18 @@ def _returned(candidate: Candidate) -> list[CandidateField]:
     return sorted(fields, key=order)
 
 
+def _licenses(candidate: Candidate) -> list[str]:
+    """The licences the route's values are under: its fields' own (a route with none, its
+    provider's), so that a model choosing among tools can keep to the ones a host may use."""
+    licenses = {f.license for f in candidate.output_fields if f.license}
+    if not candidate.output_fields and candidate.license:
+        licenses.add(candidate.license)
+    return sorted(licenses)
+
+
 def describe(candidate: Candidate) -> str:
-    """A concise description: what it does, who serves it, what it returns, its effect."""
+    """A concise description: what it does, who serves it and under which licence, what it
+    returns, its effect."""
     own = candidate.summary or candidate.description or candidate.endpoint
     text = _first_sentence(own, DESCRIPTION_LIMIT)
     room = DESCRIPTION_LIMIT - len(text) - 2
@@ -263,6 +273,9 @@ def describe(candidate: Candidate) -> str:
     origin = candidate.provider_name
     if source is not SourceType.UNKNOWN:
         origin += f", {source.value} data"
+    licenses = _licenses(candidate)
+    if licenses:
+        origin += f", {' and '.join(licenses)}"
     parts = [f"{text} ({origin})"]
     fields = _returned(candidate)
     if fields:

@@ -97,14 +97,21 @@ def test_describe_says_the_license_and_provenance_the_values_carry(gateway: Any)
     assert "literature data" not in handbook["description"]
 
 
-def test_tool_descriptions_name_the_fields_own_provenance(gateway: Any) -> None:
-    found = gateway.router.retrieve("band gap from a proprietary handbook", k=3)
+def test_tool_descriptions_name_the_fields_own_provenance_and_licences(gateway: Any) -> None:
+    """Trial U4 (low): an exported tool definition said nothing of the licence its values
+    are under, so a model could not keep to the tools its host may use."""
+    found = gateway.router.retrieve("band gap from a proprietary handbook", k=5)
     descriptions = {t["name"]: t["description"] for t in found.tools("anthropic")}
     assert (
-        "(Literature Values, experimental data)"
+        "(Literature Values, experimental data, LicenseRef-Proprietary)"
         in descriptions["literature__rest__handbook_band_gap"]
     )
-    assert "(Literature Values, literature data)" in descriptions["literature__rest__nc_band_gap"]
+    assert (
+        "(Literature Values, literature data, CC-BY-NC-4.0)"
+        in descriptions["literature__rest__nc_band_gap"]
+    )
+    mixed = {t["name"]: t["description"] for t in found.tools("openai")}
+    assert "CC-BY-4.0 and CC-BY-NC-4.0)" in mixed["literature__rest__mixed_band_gap"]
 
 
 def test_a_gateway_allowing_some_licences_neither_offers_nor_runs_the_others(
