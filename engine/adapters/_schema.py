@@ -93,8 +93,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The vendor keywords a schema keeps (strings only): what a field's unit and meaning are.
-_KEPT_X = ("x-unit", "x-dimension", "x-semantic-id")
+#: The vendor keywords a schema keeps (strings only): what a field's unit, meaning and
+#: licence are.
+_KEPT_X = ("x-unit", "x-dimension", "x-semantic-id", "x-license")
 
 #: JSON nodes one schema may have once its references are inlined.
 MAX_SCHEMA_NODES = 50_000
