@@ -251,7 +251,9 @@ def plan_routes(
     """
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
-    required, warnings = resolve_fields(request.query, snapshot, fields=request.fields)
+    required, warnings = resolve_fields(
+        request.query, snapshot, fields=request.fields, refused=False
+    )
     rank_of = {route_id: i for i, route_id in enumerate(ranked)}
 
     def eligible(route: Route) -> bool:

@@ -28,6 +28,9 @@ _AGAINST = re.compile(
 _KO_AGAINST = re.compile(
     r"\s*+(?:만(?!\s*+아니라))?(?:을|를|은|는|이|가)?\s*+(?:말고|빼고|제외|아닌|아니라|외에)"
 )
+#: "밴드갭뿐만 아니라" written on one word: the value's word ends in 뿐(만) / 만, so the 아니라
+#: after it is "not only ... but also" (trial X4: the band gap was read as refused).
+_NOT_ONLY = re.compile(r"(?:뿐|만)$")
 #: A negation written after the value in its clause: a modal's ("room R1 must not be
 #: deleted", "shouldn't"), or Korean's negative imperative and ban ("R1은 삭제하지 마",
 #: "R1 삭제 금지", "삭제하면 안 돼").
@@ -112,7 +115,10 @@ class Clauses:
         word = bisect.bisect_left(self.words, start)
         if word < len(self.words) and self.words[word] < begin:
             return True
-        if _KO_AGAINST.match(self.query, end):
+        korean = _KO_AGAINST.match(self.query, end)
+        if korean and not (
+            korean.group().endswith("아니라") and _NOT_ONLY.search(self.query, 0, end)
+        ):
             return True
         if _KO_KEEP.match(self.query, end) and self.changes:
             return True

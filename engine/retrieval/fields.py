@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from schemarouter.registry.registry import FieldProvision, RegistrySnapshot
+from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.field_words import KOREAN_FIELD_WORDS
 
 __all__ = ["resolve_fields"]
@@ -176,10 +177,16 @@ class _PhraseTable(NamedTuple):
 
 
 def resolve_fields(
-    query: str, snapshot: RegistrySnapshot, *, fields: Sequence[str] = ()
+    query: str, snapshot: RegistrySnapshot, *, fields: Sequence[str] = (), refused: bool = True
 ) -> tuple[list[str], list[str]]:
     """``(semantic ids, warnings)`` the request needs: ``fields`` where given (each warned
-    about where no route provides it), else those ``query`` names, longest matches first."""
+    about where no route provides it), else those ``query`` names, longest matches first.
+
+    With ``refused=False`` (the planner's reading) a field the request names only in a clause
+    that says not to ("체적 탄성률 말고 전단 탄성률만", "band gap은 빼고", "but not the shear
+    modulus": :class:`~schemarouter.retrieval.clauses.Clauses`) is not needed, and a warning
+    says so (trial X4: it was fetched as if asked for); where every field it names is so
+    written, none is left out."""
     warnings: list[str] = []
     resolved: list[str] = []
     for name in fields:
@@ -199,4 +206,32 @@ def resolve_fields(
             continue
         taken.append((start, end))
         chosen.append((start, semantic_id))
+    if not refused:
+        chosen, warnings = _without_refused(query, spans, chosen, warnings)
     return [sid for _, sid in sorted(chosen)], warnings
+
+
+def _without_refused(
+    query: str,
+    spans: Sequence[tuple[int, int, str]],
+    chosen: list[tuple[int, str]],
+    warnings: list[str],
+) -> tuple[list[tuple[int, str]], list[str]]:
+    """``chosen`` but the fields every mention of which its clause says not to fetch."""
+    clauses = clauses_of(query)
+    # the query's tokens as :func:`_norm_tokens` reads them, with where each is written
+    at = [m.span() for m in _TOKEN.finditer(query.replace("_", " ").replace(".", " "))]
+    against = {
+        sid
+        for sid in {sid for _, sid in chosen}
+        if all(
+            clauses.against_span(at[start][0], at[end - 1][1])
+            for start, end, other in spans
+            if other == sid
+        )
+    }
+    if not against or len(against) == len({sid for _, sid in chosen}):
+        return chosen, warnings
+    said = ", ".join(sorted(against))
+    note = f"the request says not to fetch {said}: left out of the fields it needs"
+    return [(s, sid) for s, sid in chosen if sid not in against], [*warnings, note]
