@@ -94,6 +94,47 @@ _UNIT_WORDS = frozenset(
 )
 
 
+#: Units a Korean request asks for by name ("전자볼트로", "켈빈으로", "in 기가파스칼"), as the
+#: symbol each stands for (trial X4: only "eV로" was read). 바 (bar) and 줄 (joule) are left
+#: out: "바로" is "at once", "줄로" "in a line".
+_KOREAN_UNIT_NAMES = {
+    "밀리전자볼트": "meV",
+    "킬로전자볼트": "keV",
+    "전자볼트": "eV",
+    "일렉트론볼트": "eV",
+    "기가파스칼": "GPa",
+    "메가파스칼": "MPa",
+    "킬로파스칼": "kPa",
+    "파스칼": "Pa",
+    "켈빈": "K",
+    "섭씨": "degC",
+    "화씨": "degF",
+    "킬로줄": "kJ",
+    "나노미터": "nm",
+    "마이크로미터": "um",
+    "밀리미터": "mm",
+    "센티미터": "cm",
+    "킬로미터": "km",
+    "미터": "m",
+    "옹스트롬": "angstrom",
+    "킬로그램": "kg",
+    "그램": "g",
+    "킬로와트시": "kWh",
+    "메가와트시": "MWh",
+    "킬로와트": "kW",
+    "메가와트": "MW",
+    "와트": "W",
+    "뉴턴": "N",
+    "기압": "atm",
+}
+_NAMES = "|".join(sorted(_KOREAN_UNIT_NAMES, key=len, reverse=True))
+#: "전자볼트로" (before 로 / 으로), or "in 전자볼트" in a mixed request.
+_KOREAN_NAMED = re.compile(
+    rf"(?<![가-힣])({_NAMES})(?:으로|로)(?![가-힣])|\b(?:in|as|into|to)\s+({_NAMES})(?![가-힣])",
+    re.IGNORECASE,
+)
+
+
 def _plainly_a_unit(token: str) -> bool:
     if token in UNIT_ALIASES or token.lower() in _UNIT_WORDS or token[:1] in "Å\u212b":
         return True
@@ -121,6 +162,10 @@ def asked_units(query: str) -> list[str]:
             if token in found or not unit.dimensionality:
                 continue  # a ratio ("in percent") has nothing to convert between
             found.append(token)
+    for match in _KOREAN_NAMED.finditer(query):
+        symbol = _KOREAN_UNIT_NAMES[match.group(1) or match.group(2)]
+        if symbol not in found:
+            found.append(symbol)
     return found
 
 

@@ -102,3 +102,42 @@ def test_angstrom_asked_of_a_field_in_nm_is_named(router: SchemaRouter) -> None:
 )
 def test_only_a_word_that_is_plainly_a_unit_is_read(request_text: str, units: list[str]) -> None:
     assert asked_units(request_text) == units
+
+
+@pytest.mark.parametrize(
+    ("request_text", "units"),
+    [
+        # Korean units by name (trial X4: only "eV로" was read, "전자볼트로" was not)
+        ("km-101의 최대 포논 진동수를 전자볼트로 알려줘", ["eV"]),
+        ("GaN의 밴드갭을 밀리전자볼트로", ["meV"]),
+        ("시료 S-13의 경도를 기가파스칼로 알려줘", ["GPa"]),
+        ("디바이 온도를 켈빈으로", ["K"]),
+        ("phonon frequency of km-102 in 전자볼트", ["eV"]),
+        ("바로 알려줘", []),  # "at once", no bar
+        ("밴드갭이 2 전자볼트 이상인 소재", []),  # a bound, not a unit asked for
+    ],
+)
+def test_a_korean_unit_name_asked_for_is_read(request_text: str, units: list[str]) -> None:
+    assert asked_units(request_text) == units
+
+
+def test_a_unit_asked_for_by_its_korean_name_is_named_with_the_conversion(
+    router: SchemaRouter,
+) -> None:
+    plan = router.plan("P-1 사이트 전력 사용량을 메가와트시로")
+    assert (
+        "the request asks for MWh; energy_kwh of meters/python/site_usage comes in kWh (its "
+        "declared unit) and is not converted: 1 kWh = 0.001 MWh"
+    ) in plan.warnings
+    hot = router.plan("P-1 사이트의 평균 온도를 화씨로")
+    assert any("comes in degC" in w and "x degC = x * 1.8 + 32 degF" in w for w in hot.warnings)
+
+
+def test_every_korean_unit_name_reads_as_a_unit_pint_knows() -> None:
+    from schemarouter.planning.asked_units import _KOREAN_UNIT_NAMES
+    from schemarouter.units import parse_unit
+
+    for name, symbol in _KOREAN_UNIT_NAMES.items():
+        particle = "으로" if name == "켈빈" else "로"
+        assert asked_units(f"값을 {name}{particle} 알려줘") == [symbol], name
+        assert parse_unit(symbol).dimensionality, symbol
