@@ -42,6 +42,7 @@ from schemarouter.planning.optimade_filter import (
     optimade_filter,
     reduced_formula,
 )
+from schemarouter.planning.ranges import range_value
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import clauses_of, without_refused
 from schemarouter.retrieval.prerequisites import names_identifier
@@ -286,6 +287,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _enum_value(parameter, query, paired=paired),
             _format_value(parameter, query, values, clauses, takers),
             _quantity_value(parameter, query, route),
+            range_value(parameter, route, _KO_NUMBER.sub(_korean_number, query)),
             _named_id(parameter, query),
         ):
             if found is not None:

@@ -22,7 +22,7 @@ from typing import Any
 from schemarouter.errors import UnitError
 from schemarouter.units import UNIT_ALIASES, parse_unit, pint_factor
 
-__all__ = ["asked_unit_notes", "asked_units"]
+__all__ = ["KOREAN_UNIT_NAMES", "asked_unit_notes", "asked_units"]
 
 _TOKEN = r"([A-Za-z°℃℉µμ%Å\u212b][\w°/^·*.-]{0,15})"
 _ENGLISH = re.compile(rf"\b(?:in|as|into|to)\s+{_TOKEN}(?![\w/^])", re.IGNORECASE)
@@ -97,7 +97,7 @@ _UNIT_WORDS = frozenset(
 #: Units a Korean request asks for by name ("전자볼트로", "켈빈으로", "in 기가파스칼"), as the
 #: symbol each stands for (trial X4: only "eV로" was read). 바 (bar) and 줄 (joule) are left
 #: out: "바로" is "at once", "줄로" "in a line".
-_KOREAN_UNIT_NAMES = {
+KOREAN_UNIT_NAMES = {
     "밀리전자볼트": "meV",
     "킬로전자볼트": "keV",
     "전자볼트": "eV",
@@ -127,7 +127,7 @@ _KOREAN_UNIT_NAMES = {
     "뉴턴": "N",
     "기압": "atm",
 }
-_NAMES = "|".join(sorted(_KOREAN_UNIT_NAMES, key=len, reverse=True))
+_NAMES = "|".join(sorted(KOREAN_UNIT_NAMES, key=len, reverse=True))
 #: "전자볼트로" (before 로 / 으로), or "in 전자볼트" in a mixed request.
 _KOREAN_NAMED = re.compile(
     rf"(?<![가-힣])({_NAMES})(?:으로|로)(?![가-힣])|\b(?:in|as|into|to)\s+({_NAMES})(?![가-힣])",
@@ -163,7 +163,7 @@ def asked_units(query: str) -> list[str]:
                 continue  # a ratio ("in percent") has nothing to convert between
             found.append(token)
     for match in _KOREAN_NAMED.finditer(query):
-        symbol = _KOREAN_UNIT_NAMES[match.group(1) or match.group(2)]
+        symbol = KOREAN_UNIT_NAMES[match.group(1) or match.group(2)]
         if symbol not in found:
             found.append(symbol)
     return found

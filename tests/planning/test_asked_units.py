@@ -134,10 +134,10 @@ def test_a_unit_asked_for_by_its_korean_name_is_named_with_the_conversion(
 
 
 def test_every_korean_unit_name_reads_as_a_unit_pint_knows() -> None:
-    from schemarouter.planning.asked_units import _KOREAN_UNIT_NAMES
+    from schemarouter.planning.asked_units import KOREAN_UNIT_NAMES
     from schemarouter.units import parse_unit
 
-    for name, symbol in _KOREAN_UNIT_NAMES.items():
+    for name, symbol in KOREAN_UNIT_NAMES.items():
         particle = "으로" if name == "켈빈" else "로"
         assert asked_units(f"값을 {name}{particle} 알려줘") == [symbol], name
         assert parse_unit(symbol).dimensionality, symbol
