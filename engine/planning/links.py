@@ -174,7 +174,7 @@ def link_created(
             if len(makers) != 1:
                 if makers:
                     warnings.append(
-                        f"{route.route_id} needs {name!r}, the id of a {thing} that "
+                        f"{route.route_id} needs {name!r}, the id of what "
                         f"{len(makers)} planned steps create "
                         f"({', '.join(routes[j].route_id for j in makers)}): which one is "
                         "meant is not known, so it is not bound; supply it"
@@ -195,8 +195,8 @@ def link_created(
             )
             if j > i:
                 moved.append(
-                    f"{routes[j].route_id} runs before {route.route_id}: the {thing} it "
-                    f"creates is the one whose id {route.route_id} takes ({name})"
+                    f"{routes[j].route_id} runs before {route.route_id}: what it creates "
+                    f"is what {route.route_id} takes the id of ({name})"
                 )
     if not new:
         return steps

@@ -477,7 +477,7 @@ def _chain(
                 if not ranked_choices:
                     if choices:
                         warnings.append(
-                            f"{route.route_id} needs {parameter!r}, a {thing} identifier that "
+                            f"{route.route_id} needs {parameter!r}, an identifier that "
                             f"{len(choices)} route(s) produce ({', '.join(choices[:3])}), none "
                             "of them ranked for this request: supply it, or call one first"
                         )
