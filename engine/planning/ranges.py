@@ -23,6 +23,7 @@ whose clause says not to ("2 eV 이상 말고") binds nothing.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -41,7 +42,9 @@ _SIDE = re.compile(
     rf"^(?:({'|'.join(_LOW_WORDS)})|({'|'.join(_HIGH_WORDS)}))_(.+)$"
     rf"|^(.+?)_(?:({'|'.join(_LOW_WORDS)})|({'|'.join(_HIGH_WORDS)}))$"
 )
-_NUMBER = r"\d+(?:\.\d+)?"
+#: Starts only where a run of digits starts, each run read once (possessive): 20,000 digits
+#: took 133 s, every start and split of the run tried in turn.
+_NUMBER = r"(?<![\d.])\d++(?:\.\d++)?"
 _KO_NAMES = "|".join(sorted(KOREAN_UNIT_NAMES, key=len, reverse=True))
 #: A unit written after a number: a Korean unit's name, or a symbol (``eV``, ``kg/m^3``, ``K``).
 _UNIT = rf"(?:{_KO_NAMES}|[A-Za-zÅ°µμ][\w°/^·*.()-]{{0,11}}?)"
@@ -166,6 +169,8 @@ def range_value(parameter: Parameter, route: Route, query: str) -> Any:
     number, written = values[0]
     scale, offset = pint_factor(written, unit)
     value = round(number * scale + offset, 9)
+    if not math.isfinite(value):  # 400 digits: no number a float holds
+        return None
     if value == int(value):
         return int(value)
     return value if "number" in kinds else None

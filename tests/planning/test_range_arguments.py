@@ -151,3 +151,11 @@ def test_the_server_is_sent_the_bounds(stack: Any) -> None:
 
 
 _ = Response  # the loopback app answers one JSON body
+
+
+def test_a_number_no_float_holds_binds_nothing(stack: Any) -> None:
+    router, _ = stack
+    arguments = _arguments(router, f"밴드갭이 {'9' * 400} eV 이상인 소재", SEARCH)
+    assert "band_gap_min" not in arguments
+    # and a long run of digits is read once (it took minutes, each split tried in turn)
+    assert _arguments(router, "1" * 20_000, SEARCH) == {}
