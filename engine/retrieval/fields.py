@@ -191,7 +191,10 @@ def resolve_fields(
     resolved: list[str] = []
     for name in fields:
         if not snapshot.providers_of(name):
-            warnings.append(f"requested field {name!r} is not provided by any registered route")
+            warnings.append(
+                f"requested field {name!r} is not provided by any registered route"
+                + _named_ids(name, snapshot)
+            )
         resolved.append(name)
     if fields or not query:
         return resolved, warnings
@@ -209,6 +212,19 @@ def resolve_fields(
     if not refused:
         chosen, warnings = _without_refused(query, spans, chosen, warnings)
     return [sid for _, sid in sorted(chosen)], warnings
+
+
+def _named_ids(text: str, snapshot: RegistrySnapshot) -> str:
+    """What a field given as words ("밴드갭", "band gap") names: fields are semantic ids
+    (trial X4: ``PlanRequest(fields=("밴드갭",))`` said only that no route provides it)."""
+    table = snapshot.derived("planner.phrases", _PhraseTable.of)
+    named = sorted({sid for _, _, sid in table.spans(_norm_tokens(text, split_camel=False))})
+    if not named:
+        return ""
+    return (
+        f": fields are semantic ids, and {text!r} names {', '.join(map(repr, named[:5]))}; "
+        f"pass PlanRequest(fields={tuple(named[:5])!r})"
+    )
 
 
 def _without_refused(
