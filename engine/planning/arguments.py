@@ -42,7 +42,7 @@ from schemarouter.planning.optimade_filter import (
     optimade_filter,
     reduced_formula,
 )
-from schemarouter.planning.ranges import range_value
+from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import clauses_of, without_refused
 from schemarouter.retrieval.prerequisites import names_identifier
@@ -526,4 +526,5 @@ def unused_values(
             "the calls are not filtered by it; pass it with Plan.with_arguments where a "
             "parameter takes it"
         ] = None
+    out.update(dict.fromkeys(unused_bounds(arguments, _KO_NUMBER.sub(_korean_number, query))))
     return list(out)

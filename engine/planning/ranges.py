@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemarouter.contracts import Parameter, Route
@@ -34,7 +35,7 @@ from schemarouter.retrieval.clauses import Clauses, clauses_of
 from schemarouter.retrieval.values import value_schema
 from schemarouter.units import parse_unit, pint_factor
 
-__all__ = ["range_value"]
+__all__ = ["range_value", "unused_bounds"]
 
 _LOW_WORDS = ("min", "minimum", "gte", "gt", "from", "lower", "low", "start")
 _HIGH_WORDS = ("max", "maximum", "lte", "lt", "to", "upper", "high", "end")
@@ -115,14 +116,21 @@ def _unit(text: str | None) -> str | None:
 
 def _bounds(query: str, clauses: Clauses) -> list[tuple[str, float, str]]:
     """``(side, number, unit)`` of every bound ``query`` writes on a quantity with a unit."""
-    found: list[tuple[str, float, str]] = []
+    return [bound for bound, _ in _written_bounds(query, clauses)]
+
+
+def _written_bounds(query: str, clauses: Clauses) -> list[tuple[tuple[str, float, str], str]]:
+    """:func:`_bounds`, each with the text that writes it ("2 eV 이상", "300~500 K")."""
+    found: list[tuple[tuple[str, float, str], str]] = []
     taken: list[tuple[int, int]] = []
     for match in _RANGE.finditer(query):
         unit = _unit(match.group(4))
         first = _unit(match.group(2)) or unit
         if unit is None or first is None or clauses.against(match):
             continue
-        found += [("low", float(match.group(1)), first), ("high", float(match.group(3)), unit)]
+        text = match.group(0).strip()
+        found += [(("low", float(match.group(1)), first), text)]
+        found += [(("high", float(match.group(3)), unit), text)]
         taken.append(match.span())
     for match in _SINGLE.finditer(query):
         unit = _unit(match.group(2))
@@ -133,10 +141,13 @@ def _bounds(query: str, clauses: Clauses) -> list[tuple[str, float, str]]:
         end = (low or high or match).end()  # "2 eV 이상 말고": its 이상 is refused
         if clauses.against_span(match.start(), end):
             continue
+        said = _LOW_BEFORE.search(before) or _HIGH_BEFORE.search(before)
+        start = match.start() - len(before) + said.start() if said else match.start()
+        text = query[start:end].strip()
         if _LOW_BEFORE.search(before) or low:
-            found.append(("low", float(match.group(1)), unit))
+            found.append((("low", float(match.group(1)), unit), text))
         elif _HIGH_BEFORE.search(before) or high:
-            found.append(("high", float(match.group(1)), unit))
+            found.append((("high", float(match.group(1)), unit), text))
     return found
 
 
@@ -174,3 +185,18 @@ def range_value(parameter: Parameter, route: Route, query: str) -> Any:
     if value == int(value):
         return int(value)
     return value if "number" in kinds else None
+
+
+def unused_bounds(arguments: Sequence[Mapping[str, Any]], query: str) -> list[str]:
+    """A sentence per bound ``query`` writes ("2 eV 이상") where no step's ``arguments`` holds
+    a bound parameter: the calls are then not filtered by it (a search for "band gap above 2
+    eV" on a route with no ``band_gap_min`` answers every material), and the plan says so."""
+    if any(_side(Parameter(name=name)) for step in arguments for name in step):
+        return []
+    texts = dict.fromkeys(text for _, text in _written_bounds(query, clauses_of(query)))
+    return [
+        f"the request bounds a value ({text!r}), which no step takes as an argument: the "
+        "calls are not filtered by it; pass it with Plan.with_arguments where a parameter "
+        "takes it (a *_min / *_max)"
+        for text in texts
+    ]

@@ -159,3 +159,22 @@ def test_a_number_no_float_holds_binds_nothing(stack: Any) -> None:
     assert "band_gap_min" not in arguments
     # and a long run of digits is read once (it took minutes, each split tried in turn)
     assert _arguments(router, "1" * 20_000, SEARCH) == {}
+
+
+def test_a_bound_no_step_takes_is_said() -> None:
+    from schemarouter.planning.arguments import unused_values
+
+    (said,) = unused_values([{"formula": "GaN"}], [], "GaN 밴드갭이 2 전자볼트 이상인 구조")
+    assert said == (
+        "the request bounds a value ('2 전자볼트 이상'), which no step takes as an argument: "
+        "the calls are not filtered by it; pass it with Plan.with_arguments where a parameter "
+        "takes it (a *_min / *_max)"
+    )
+    assert unused_values([{}], [], "thermal conductivity above 3천 K") == [
+        "the request bounds a value ('above 3000 K'), which no step takes as an argument: the "
+        "calls are not filtered by it; pass it with Plan.with_arguments where a parameter takes "
+        "it (a *_min / *_max)"
+    ]
+    # taken by a bound parameter, or no bound written: nothing said
+    assert unused_values([{"band_gap_min": 2}], [], "밴드갭이 2 eV 이상") == []
+    assert unused_values([{}], [], "km-101의 300 K 열용량") == []
