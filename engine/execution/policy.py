@@ -26,7 +26,6 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -192,12 +191,24 @@ class BudgetMeter:
         return self.shortened and left is not None and left <= 0
 
 
+class FrozenDict(dict[str, Any]):
+    """A ``dict`` that refuses changes (``TypeError``), so ``json.dumps`` still writes it:
+    an approval that shows a person the arguments as JSON saw a ``MappingProxyType``, which
+    ``json`` cannot write, and every write was refused (trial X3)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("the arguments an approval sees are read-only: copy them to change them")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+
 def read_only(value: Any) -> Any:
-    """A deep read-only copy of JSON-like ``value``: every object a ``MappingProxyType``,
+    """A deep read-only copy of JSON-like ``value``: every object a :class:`FrozenDict`,
     every array a tuple (what the approval callback sees: nothing it does to them can reach
-    the arguments sent, which are the ones validated)."""
+    the arguments sent, which are the ones validated, and ``json.dumps`` writes them)."""
     if isinstance(value, Mapping):
-        return MappingProxyType({key: read_only(item) for key, item in value.items()})
+        return FrozenDict({key: read_only(item) for key, item in value.items()})
     if isinstance(value, list | tuple):
         return tuple(read_only(item) for item in value)
     return value

@@ -1,0 +1,97 @@
+"""What an approval callback is shown can be shown to a person: ``json.dumps(arguments)``.
+
+Trial X3 (a support desk's agent): the callback that asks a human "create this ticket?"
+printed the arguments with ``json.dumps``, and every write was refused with "the approval
+callback failed ... TypeError: Object of type mappingproxy is not JSON serializable", since
+the callback saw each object as a ``MappingProxyType``. The arguments it sees are still a
+read-only copy (a change to them raises ``TypeError`` and never reaches what is sent). A
+real server on loopback."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.contracts import Route
+from schemarouter.index import HashingEncoder
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+BODY = {"subject": "Parcel lost", "customer": {"email": "ana@example.com"}, "tags": ["late"]}
+
+
+def _tickets(request: Request) -> Response:
+    return json_response({"id": "T-9", **json.loads(request.body)}, 201)
+
+
+def _router(base: str) -> SchemaRouter:
+    created = {"description": "created", "content": {"application/json": {"schema": {}}}}
+    body = {"content": {"application/json": {"schema": {"type": "object"}}}}
+    document: dict[str, Any] = {
+        "openapi": "3.0.3",
+        "info": {"title": "desk", "version": "1"},
+        "servers": [{"url": base}],
+        "paths": {
+            "/tickets": {
+                "post": {
+                    "operationId": "createTicket",
+                    "requestBody": body,
+                    "responses": {"201": created},
+                }
+            }
+        },
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="desk")
+    return router
+
+
+def test_an_approval_can_print_the_arguments_as_json() -> None:
+    shown: list[str] = []
+
+    def ask_a_person(route: Route, arguments: Mapping[str, Any]) -> bool:
+        shown.append(json.dumps(arguments, sort_keys=True))
+        return True
+
+    with LoopbackServer(_tickets) as server:
+        router = _router(server.base_url)
+        result = router.call(
+            "desk/rest/create_ticket",
+            {"body": BODY},
+            allow_effects=["read", "write"],
+            approve=ask_a_person,
+        )
+        assert json.loads(server.requests[0].body) == BODY
+    assert result.output == {"id": "T-9", **BODY}
+    assert [json.loads(text) for text in shown] == [{"body": BODY}]
+
+
+def test_what_the_approval_sees_is_still_read_only() -> None:
+    def edits(route: Route, arguments: Mapping[str, Any]) -> bool:
+        body = arguments["body"]
+        for change in (
+            lambda: body.__setitem__("subject", "changed"),
+            lambda: body["customer"].update(email="eve@example.com"),
+            lambda: body.pop("subject"),
+            lambda: body.setdefault("priority", "urgent"),
+            lambda: body.clear(),
+        ):
+            with pytest.raises(TypeError):
+                change()
+        with pytest.raises(AttributeError):
+            body["tags"].append("urgent")
+        return True
+
+    with LoopbackServer(_tickets) as server:
+        router = _router(server.base_url)
+        router.call(
+            "desk/rest/create_ticket",
+            {"body": BODY},
+            allow_effects=["read", "write"],
+            approve=edits,
+        )
+        assert json.loads(server.requests[0].body) == BODY
