@@ -6,10 +6,11 @@ analysis found (formulas, DOIs, material ids, dates) bind by kind first
 ``name=value`` / ``name: value`` / ``name "value"`` (``name 42`` for numbers), the one enum
 value the query names (on the side of a conversion the words give it, for ``to`` / ``from``
 parameters), a value of the parameter's ``format``, a number written with the unit the
-parameter's name ends with (``weight_kg``: "3 kg") or with a conversion's code ("30 USD" for
-its one required number); last, a quoted phrase for the one
-required text parameter still open. The top-level properties of a JSON object body are filled
-by the same rules, each as a parameter of its own (:mod:`.body`). Every value is coerced to
+parameter's name ends with (``weight_kg``: "3 kg", ``total_eur``: "89.90 EUR";
+:mod:`.unit_words`) or with a conversion's code ("30 USD" for its one required number);
+last, a quoted phrase for the one required text parameter still open. The top-level
+properties of a JSON object body are filled by the same rules, each as a parameter of its
+own (:mod:`.body`). Every value is coerced to
 the parameter's JSON type and kept only where the parameter's schema accepts it; what stays
 open is the caller's to supply.
 An optional parameter (``Optional[int]``, ``date | None``: an ``anyOf`` / ``oneOf`` with
@@ -43,6 +44,7 @@ from schemarouter.planning.optimade_filter import (
     reduced_formula,
 )
 from schemarouter.planning.ranges import range_value, unused_bounds
+from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import clauses_of, without_refused
 from schemarouter.retrieval.prerequisites import names_identifier
@@ -118,35 +120,6 @@ def _named_value(parameter: Parameter, query: str, clauses: Clauses | None = Non
     return None
 
 
-#: A unit a parameter's name may end with, and how a request writes it after a number (in
-#: Korean too, by the unit's full name: "2.5킬로그램", "30센티미터", "3시간", "50,000원"; the
-#: bare 킬로 is a kilogram or a kilometre, so it binds neither).
-_UNIT_WORDS = {
-    "kg": "kg|kgs|kilos?|kilograms?|킬로그램",
-    "g": "g|grams?|그램",
-    "lb": "lbs?|pounds?",
-    "km": "km|kilometers?|kilometres?|킬로미터",
-    "m": "m|meters?|metres?|미터",
-    "cm": "cm|centimeters?|centimetres?|센티미터|센티|센치",
-    "mm": "mm|millimeters?|millimetres?|밀리미터",
-    "mi": "mi|miles?",
-    "s": "s|secs?|seconds?|초",
-    "sec": "s|secs?|seconds?|초",
-    "seconds": "s|secs?|seconds?|초",
-    "ms": "ms|milliseconds?",
-    "minutes": "mins?|minutes?|분",
-    "h": "h|hrs?|hours?|시간",
-    "hours": "h|hrs?|hours?|시간",
-    "krw": "krw|won|원",
-    "won": "krw|won|원",
-    "days": "days?",
-    "mb": "mb|megabytes?",
-    "gb": "gb|gigabytes?",
-    "pct": "%|percent|pct",
-    "percent": "%|percent|pct",
-}
-
-
 def _numeric(parameter: Parameter) -> bool:
     kinds = value_schema(parameter.json_schema).get("type")
     kinds = set(kinds) if isinstance(kinds, list) else {kinds}
@@ -193,8 +166,8 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
         return None
     tail = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower().rsplit("_", 1)
     found: list[str] = []
-    if len(tail) == 2 and tail[1] in _UNIT_WORDS:
-        found = _quantities(query, _UNIT_WORDS[tail[1]])
+    if len(tail) == 2 and tail[1] in NAME_UNITS:
+        found = _quantities(query, NAME_UNITS[tail[1]])
     elif parameter.required:
         sides = [p for p in route.endpoint.parameters if _side(p) is not None]
         codes = {

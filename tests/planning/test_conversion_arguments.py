@@ -169,3 +169,41 @@ def test_a_korean_amount_past_reason_plans_without_a_crash(
     assert _arguments(router, f"{digits}만원 쿠폰", "shop/python/coupon_value") == {}
     plan = router.plan(f"주문 ORD-20240001 {digits}만원 쿠폰 환불해줘")
     assert not [w for w in plan.warnings if "9999999999" in w]
+
+
+def refund_quote(order_total_eur: float, days_since_delivery: int) -> dict[str, float]:
+    """Work out how much of an order total can be refunded."""
+    return {"refund_eur": order_total_eur}
+
+
+def postage(price_usd: float) -> float:
+    """Price a label for a parcel."""
+    return price_usd
+
+
+@pytest.mark.parametrize(
+    ("request_text", "route", "expected"),
+    [
+        ("how much can we refund on an 89.90 EUR order", "desk/python/refund_quote", 89.9),
+        ("refund quote for a 40 euro order", "desk/python/refund_quote", 40),
+        ("refund quote for a 1,200 euros order", "desk/python/refund_quote", 1200),
+        ("refund quote for a 25 € order", "desk/python/refund_quote", 25),
+        ("postage label priced 12.5 USD", "desk/python/postage", 12.5),
+        ("postage label priced 7 dollars", "desk/python/postage", 7),
+    ],
+)
+def test_a_money_amount_binds_to_the_parameter_its_currency_ends(
+    router: SchemaRouter, request_text: str, route: str, expected: float
+) -> None:
+    """Trial X3: "how much can we refund on an 89.90 EUR order" left ``order_total_eur``
+    open while the plan's warnings said no step takes 89.90; "3 kg" bound ``weight_kg``,
+    and "50,000원" ``discount_krw``, but no other currency a name ends with bound."""
+    router.add_callable([refund_quote, postage], provider="desk", replace=True)
+    name = "order_total_eur" if route.endswith("refund_quote") else "price_usd"
+    assert _arguments(router, request_text, route) == {name: expected}
+
+
+def test_a_money_amount_of_another_currency_binds_nothing(router: SchemaRouter) -> None:
+    router.add_callable([refund_quote, postage], provider="desk", replace=True)
+    assert _arguments(router, "refund on a 30 USD order", "desk/python/refund_quote") == {}
+    assert _arguments(router, "postage label priced 12 EUR", "desk/python/postage") == {}
