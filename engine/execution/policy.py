@@ -310,11 +310,20 @@ def approval(
             hint="Pass a plain function returning True or False, or call acall / aexecute, "
             "which await it; nothing was called",
         )
-    if granted is not True:
+    if granted is False:
         raise PolicyError(
             f"the approval callback refused {effect.value} call {route.route_id}",
             where=where,
             hint="Nothing was called",
+        )
+    if granted is not True:  # "yes", 1, or a callback that forgot its return (trial X3)
+        kind = "" if granted is None else f" ({type(granted).__name__})"
+        raise PolicyError(
+            f"the approval callback for {route.route_id} returned {clip(repr(granted), 60)}"
+            f"{kind}, not True, so its {effect.value} call is refused",
+            where=where,
+            hint="Make the callback return True or False (return True to approve, False to "
+            "refuse; a callback with no return statement returns None); nothing was called",
         )
 
 

@@ -95,3 +95,49 @@ def test_what_the_approval_sees_is_still_read_only() -> None:
             approve=edits,
         )
         assert json.loads(server.requests[0].body) == BODY
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (None, "returned None, not True"),
+        ("yes", "returned 'yes' (str), not True"),
+        (1, "returned 1 (int)"),
+    ],
+)
+def test_an_approval_that_returns_no_bool_is_named_so(answer: Any, said: str) -> None:
+    """Trial X3: ``approve=lambda route, arguments: "yes"``, or a callback that asked a
+    person and forgot its ``return``, read "the approval callback refused write call ...":
+    the developer looked for a "no" that was never given. Only ``True`` approves still; the
+    error says what came back instead, and the model reads the host's approval failed."""
+    from schemarouter.errors import PolicyError
+    from schemarouter.integrations import agent_error
+
+    with LoopbackServer(_tickets) as server:
+        router = _router(server.base_url)
+        with pytest.raises(PolicyError, match="refused") as refused:
+            router.call(
+                "desk/rest/create_ticket",
+                {"body": BODY},
+                allow_effects=["read", "write"],
+                approve=lambda route, arguments: answer,
+            )
+        assert server.requests == []
+    assert said in str(refused.value)
+    assert "return True to approve" in str(refused.value)
+    assert "approval of it failed" in agent_error(refused.value)
+
+
+def test_an_approval_that_says_no_is_a_refusal() -> None:
+    from schemarouter.errors import PolicyError
+
+    with LoopbackServer(_tickets) as server:
+        router = _router(server.base_url)
+        with pytest.raises(PolicyError, match="the approval callback refused write call"):
+            router.call(
+                "desk/rest/create_ticket",
+                {"body": BODY},
+                allow_effects=["read", "write"],
+                approve=lambda route, arguments: False,
+            )
+        assert server.requests == []
