@@ -42,7 +42,14 @@ def examples() -> dict[str, tuple[str, str]]:
     return found
 
 
-PYTHON = sorted(name for name, (language, _) in examples().items() if language == "python")
+#: Python examples that are servers: an MCP client starts them (their own test), none runs
+#: them as a script to the end.
+SERVERS = {"gateway-python"}
+PYTHON = sorted(
+    name
+    for name, (language, _) in examples().items()
+    if language == "python" and name not in SERVERS
+)
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +161,34 @@ def test_the_claude_config_starts_the_gateway(folder: tuple[Path, dict[str, str]
     assert "notes__mcp__search_notes" in names
     assert not called.is_error
     assert called.structured_content["output"]["notes"][0]["title"] == "GaN band gap"
+
+
+def test_the_gateway_script_serves_your_own_functions(folder: tuple[Path, dict[str, str]]) -> None:
+    """Trial X3: a team with typed Python functions beside their OpenAPI document and MCP
+    server found no way to put the functions behind ``schemarouter serve`` (a config names
+    documents and servers, no code), though the public API does it in four lines. The page's
+    script, started by an MCP client as the page says, offers and runs them beside the
+    config's tools."""
+    path, env = folder
+    (path / "my_gateway.py").write_text(examples()["gateway-python"][1])
+
+    async def run() -> Any:
+        params = StdioServerParameters(
+            command=sys.executable, args=["my_gateway.py"], cwd=str(path), env=env
+        )
+        async with mcp.Client(params) as client:
+            found = await client.call_tool(
+                "search_tools", {"query": "shipping cost of a parcel", "k": 3}
+            )
+            called = await client.call_tool(
+                "call_tool",
+                {"name": "team__python__shipping_cost", "arguments": {"weight_kg": 3}},
+            )
+            notes = await client.call_tool("search_tools", {"query": "search research notes"})
+            return found, called, notes
+
+    found, called, notes = asyncio.run(run())
+    assert "team__python__shipping_cost" in [t["name"] for t in found.structured_content["tools"]]
+    assert not called.is_error, called.content
+    assert called.structured_content["output"] == 9.4
+    assert "notes__mcp__search_notes" in [t["name"] for t in notes.structured_content["tools"]]
