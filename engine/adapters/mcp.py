@@ -197,12 +197,34 @@ class EffectRules:
                 f"unknown effect: {exc}", where=source, hint="Use read, write or destructive"
             ) from None
         self.used: set[str] = set()
+        #: tools that say ``readOnlyHint: true`` and are writes here (an untrusted server)
+        self.held_back: list[str] = []
 
     def of(self, name: str, hints: Mapping[str, Any]) -> contracts.Effect:
         if name in self.overrides:
             self.used.add(name)
             return self.overrides[name]
+        if not self.trusted and hints.get("readOnlyHint") is True:
+            self.held_back.append(name)
         return tool_effect(hints, trusted=self.trusted, default=self.default)
+
+    def held_back_warning(self) -> list[str]:
+        """A warning naming the tools that say they only read and are writes here, since
+        the server is not trusted: the approval is asked for them and plans pass them over,
+        which their own server's author did not expect (trial X3)."""
+        if not self.held_back:
+            return []
+        names = ", ".join(n[:80] for n in self.held_back[:10])
+        more = f" and {len(self.held_back) - 10} more" if self.held_back[10:] else ""
+        many = len(self.held_back) > 1
+        return [
+            f"{len(self.held_back)} tool{'s' * many} of this server "
+            f"{'say' if many else 'says'} readOnlyHint: true ({names}{more}) and "
+            f"{'are' if many else 'is'} registered as write, since the server is not trusted: "
+            "such calls need allow_effects and an approve callback, and plans pass them over; "
+            "for a server you run yourself pass trusted=True (trusted: true in a gateway "
+            "config), or name the tools that read in effect_overrides"
+        ]
 
     def check_used(self, names: Sequence[str]) -> None:
         unknown = sorted(set(self.overrides) - self.used)
@@ -480,7 +502,10 @@ def mcp_tools_registration(
         for endpoint, text in zip(endpoints, texts, strict=True)
     ]
     return build_registration(
-        specs, source=name, providers=[provider_model], warnings=_renamed(endpoints, names)
+        specs,
+        source=name,
+        providers=[provider_model],
+        warnings=_renamed(endpoints, names) + effects.held_back_warning(),
     )
 
 
