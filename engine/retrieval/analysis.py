@@ -162,12 +162,14 @@ _NAMED_ID = re.compile(
 #: "주문 12345번", "주문 12345의"); any other is a counter or a unit ("파일 3개", "5일").
 _PARTICLES = ("의", "을", "를", "은", "는", "이", "가", "에", "로", "와", "과", "도", "번")
 _FOLLOWING_WORD = re.compile(r"\s+([A-Za-z]+)")
-#: Words that are never a thing with an identifier after them: function words, and the nouns
+#: Words that are never a thing with an identifier after them: function words (a negation
+#: too: "customer C-42, not C-43" names no "not" that C-43 identifies), and the nouns
 #: of counts, sizes and times ("top 10", "page 2", "season 3", "version 4", "in 2024"), and
 #: months and days ("March 2026" is a date, not march id 2026).
 _NOT_THINGS = frozenset(
     """a an the of in on at to for from by with about after before since until than and or
     but nor into onto over under per via as is are was were be been being my our your their
+    not never except excluding without instead rather
     its his her this that these those all any each every some top last next first past
     within around near up down out off only just also than then now ago more less most least
     year years month months week weeks day days hour hours minute minutes second seconds

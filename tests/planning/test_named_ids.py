@@ -5,6 +5,7 @@ office's own functions; each was left open and the plan asked the caller for it)
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 import pytest
@@ -584,3 +585,29 @@ def test_a_negation_set_apart_or_a_kept_id_stays_out(request_text: str, room: st
 def test_keeping_is_no_negation_in_a_request_that_changes_nothing() -> None:
     """ "keep" turns against its values only beside a change: a read keeps its id."""
     assert _plan(room_temperature, "keep an eye on room R1's temperature").get("room") == "R1"
+
+
+def customer_order_list(customer_id: str) -> dict[str, Any]:
+    """List the orders of a customer."""
+    return {"orders": ["O-5001"]}
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "List the orders of customer C-42 - not C-43's",
+        "orders of customer C-42, never C-43",
+        "orders of customer C-42 except C-43",
+    ],
+)
+def test_a_negation_is_no_thing_an_id_is_named_after(request_text: str) -> None:
+    """Trial X3: "List the orders of customer C-42 - not C-43's" planned ``customer_id`` =
+    C-42 and warned "the request names not id 'C-43', which no step takes as an argument":
+    "not" was read as a thing that C-43 identifies. The id the request says not to use is
+    neither bound nor named as a thing's."""
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable(customer_order_list, provider="shop")
+    plan = router.plan(request_text)
+    assert dict(plan.steps[0].arguments) == {"customer_id": "C-42"}
+    said = [w for w in plan.warnings if "C-43" in w]
+    assert not [w for w in said if re.search(r"names (?:not|never|except) id", w)], said
