@@ -36,7 +36,9 @@ def side(parameter: Parameter) -> str | None:
 
 
 def enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any:
-    """The one enum value the query names as a whole word (case-insensitive). For a
+    """The one enum value the query names as a whole word (case-insensitive), else the one
+    that is the past form of a verb the request or one of its parts opens with ("Close
+    ticket T-2": ``closed``; :func:`_state_of_verb`). For a
     conversion's target or source (:func:`side`), the one the request puts on that side:
     after "to" / "into" / "in" / "as" (Korean: before 로) for a target; for a source of a
     route that takes both sides (``paired``), after "from" (before 에서), or else the one
@@ -54,6 +56,8 @@ def enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any
         found += [(option, m) for m in re.finditer(pattern, query, re.IGNORECASE)]
     named = list(dict.fromkeys(option for option, _ in found))
     taken = side(parameter)
+    if taken is None and not named:
+        return _state_of_verb(options, query)
     if taken is None or (taken == "source" and not paired):
         # a lone source-named parameter (a record's ``source``) is no conversion's side
         return named[0] if len(named) == 1 else None
@@ -77,3 +81,32 @@ def enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any
         return sources[0] if len(sources) == 1 else None
     others = [option for option in named if option not in targets]
     return others[0] if len(others) == 1 and len(targets) <= 1 else None
+
+
+#: The word a request, or a part of it, opens with: its verb where it asks for something
+#: ("Close ticket T-2", "..., and also cancel order 7", "please ship it").
+_LEADING_WORD = re.compile(
+    r"(?:^|[.;:!?,]|\b(?:and|then|also|please|now)\b)\s*(?:please\s+)?([A-Za-z]+)", re.IGNORECASE
+)
+
+
+def _past_forms(verb: str) -> set[str]:
+    """What a state named after ``verb`` may read: close -> closed, cancel -> cancelled or
+    canceled, ship -> shipped, archive -> archived, deny -> denied."""
+    forms = {verb + "ed", verb + verb[-1] + "ed"}
+    if verb.endswith("e"):
+        forms.add(verb + "d")
+    if verb.endswith("y") and len(verb) > 2:
+        forms.add(verb[:-1] + "ied")
+    return forms
+
+
+def _state_of_verb(options: list[Any], query: str) -> Any:
+    """The one enum value that is the past form of a verb the request opens a part with
+    (trial X3: "Close ticket T-1002" left the body's ``status`` open though ``closed`` is one
+    of its values); none where no part opens so ("when did we ship ...", "don't close it") or
+    two values would fit."""
+    verbs = {m.group(1).lower() for m in _LEADING_WORD.finditer(query)}
+    forms = {form for verb in verbs if len(verb) >= 3 for form in _past_forms(verb)}
+    states = [o for o in options if isinstance(o, str) and o.lower() in forms]
+    return states[0] if len(states) == 1 else None
