@@ -1,6 +1,7 @@
 """Why a plan passes over routes retrieval ranked: their effect, provider, licence or source is
 not what the request allows (:func:`exclusions`), and the writes a read would stand in for
-(:func:`writes_passed_over`); and what a planned route's own document says against it
+(:func:`writes_passed_over`), and the writes a request that only reads passes over
+(:func:`reads_first`); and what a planned route's own document says against it
 (:func:`deprecated_notes`). Used in :attr:`schemarouter.planning.planner.Plan.reason` and
 its warnings.
 """
@@ -31,7 +32,7 @@ class _Request(Protocol):
     def licenses(self) -> tuple[str, ...]: ...
 
 
-__all__ = ["deprecated_notes", "exclusions", "writes_passed_over"]
+__all__ = ["deprecated_notes", "exclusions", "reads_first", "writes_passed_over"]
 
 
 def writes_passed_over(
@@ -46,6 +47,37 @@ def writes_passed_over(
     allowed, routes = request.allowed_effects, snapshot.routes
     blocked = [r for r in skipped if r in routes and routes[r].endpoint.effect not in allowed]
     return blocked if blocked and request_action(request.query) == "write" else []
+
+
+#: How far down the eligible routes a read request looks for a read before a write ranked above
+READ_DEPTH = 5
+
+
+def reads_first(
+    request: _Request, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
+) -> list[str]:
+    """``eligible`` (best first), with its reads first where the request only reads
+    (:func:`~schemarouter.retrieval.actions.request_action`), its best route is a write or
+    destructive one and a read is among the first :data:`READ_DEPTH`; the writes passed over
+    are named in ``warnings``. Trial X3: "Show me the open support tickets", with writes
+    allowed, planned ``create_ticket`` ("Open a new support ticket" ranked first)."""
+    routes = snapshot.routes
+    if not eligible or routes[eligible[0]].endpoint.effect is Effect.READ:
+        return list(eligible)
+    reads = [r for r in eligible if routes[r].endpoint.effect is Effect.READ]
+    if (
+        not reads
+        or reads[0] not in eligible[:READ_DEPTH]
+        or request_action(request.query) != "read"
+    ):
+        return list(eligible)
+    passed = eligible[: eligible.index(reads[0])]
+    warnings.append(
+        f"the request asks to read, so {reads[0]} is planned before "
+        f"{', '.join(passed)} (effect {routes[passed[0]].endpoint.effect.value}), ranked above "
+        "it; plan a change with a request that asks for it, or Plan.with_arguments on that route"
+    )
+    return reads + [r for r in eligible if r not in reads]
 
 
 def exclusions(ranked: Sequence[str], snapshot: RegistrySnapshot, request: _Request) -> str:
