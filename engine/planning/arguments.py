@@ -341,7 +341,7 @@ def fillable_sibling(
     names = {field.name for field in route.endpoint.output_fields}
     for other in [snapshot.routes[r] for r in later[:FILL_WINDOW]]:
         fields = {field.name for field in other.endpoint.output_fields}
-        same = other.provider.id == route.provider.id and names <= fields
+        same = other.provider.id == route.provider.id and _has_every(fields, names)
         if same and _does_no_more(other, route) and not _missing(other, query, values):
             warnings.append(
                 f"planned {other.route_id} in place of the better-ranked {top}, which needs "
@@ -350,6 +350,17 @@ def fillable_sibling(
             )
             return other.route_id
     return top
+
+
+def _has_every(fields: set[str], names: set[str]) -> bool:
+    """Whether ``fields`` hold every one of ``names``, as they are or all under one prefix:
+    a page of entries (``items.id``, ``items.subject`` beside ``next_page``) holds a lookup's
+    ``id`` and ``subject`` (trial X3: ``list_tickets`` never stood in for ``get_ticket``)."""
+    if names <= fields:
+        return True
+    probe = next(iter(names), "")
+    prefixes = {f[: -len(probe)] for f in fields if f.endswith("." + probe)}
+    return any({prefix + name for name in names} <= fields for prefix in prefixes)
 
 
 def _does_no_more(route: Route, than: Route) -> bool:
