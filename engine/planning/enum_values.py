@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from schemarouter.contracts import Parameter
+from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.values import value_schema
 
 __all__ = ["enum_value", "side"]
@@ -24,6 +25,22 @@ _SOURCE_BEFORE = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _SOURCE_AFTER = re.compile(r"^에서")
 
 
+#: A negation at most two words before a value ("not closed", "not the closed ones", "except
+#: pending"), or Korean's right after it ("closed 말고").
+_NEGATED_BEFORE = re.compile(
+    r"(?:\b(?:not|never|no|except|excluding|without|besides|instead\s+of|rather\s+than|"
+    r"other\s+than|apart\s+from)|n['’]t)(?:\s+\w+){0,2}\s*$",
+    re.IGNORECASE,
+)
+_NEGATED_AFTER = re.compile(r"\s*(?:을|를|은|는|이|가)?\s*(?:말고|빼고|제외)")
+
+
+def _refused_here(query: str, match: re.Match[str]) -> bool:
+    """Whether the request refuses the value of ``match`` right beside it."""
+    before = query[max(0, match.start() - 40) : match.start()]
+    return bool(_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(query, match.end()))
+
+
 def side(parameter: Parameter) -> str | None:
     """``"target"``, ``"source"`` or ``None``: which side of a conversion ``parameter`` takes,
     from its name (``to``, ``target_lang``; ``from``, ``base``)."""
@@ -38,12 +55,13 @@ def side(parameter: Parameter) -> str | None:
 def enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any:
     """The one enum value the query names as a whole word (case-insensitive), else the one
     that is the past form of a verb the request or one of its parts opens with ("Close
-    ticket T-2": ``closed``; :func:`_state_of_verb`). For a
-    conversion's target or source (:func:`side`), the one the request puts on that side:
-    after "to" / "into" / "in" / "as" (Korean: before 로) for a target; for a source of a
-    route that takes both sides (``paired``), after "from" (before 에서), or else the one
-    value named that no "to" points at ("30 USD to EUR"); none where the words do not say
-    (left open rather than swapped: "convert 30 USD to euros" bound ``to="USD"``)."""
+    ticket T-2": ``closed``; :func:`_state_of_verb`); none where a value named is refused
+    right beside it ("not the closed ones"). For a conversion's target or source
+    (:func:`side`), the one the request puts on that side: after "to" / "into" / "in" / "as"
+    (Korean: before 로) for a target; for a source of a route that takes both sides
+    (``paired``), after "from" (before 에서), or else the one value named that no "to" points
+    at ("30 USD to EUR"); none where the words do not say (left open rather than swapped:
+    "convert 30 USD to euros" bound ``to="USD"``)."""
     options = value_schema(parameter.json_schema).get("enum")
     if not isinstance(options, list):
         return None
@@ -54,6 +72,13 @@ def enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any
         # a Korean particle may follow the value ("EUR로")
         pattern = rf"(?<![\w-]){re.escape(option)}(?:(?![\w-])|(?=[가-힣]))"
         found += [(option, m) for m in re.finditer(pattern, query, re.IGNORECASE)]
+    # a value the request says right before or after it not to want leaves the parameter
+    # open ("tickets of C-43 but not the closed ones" planned status="closed", exactly the
+    # tickets not wanted; trial X3); a negation further off ("I don't know the rate: convert
+    # 100 USD to EUR") says nothing of it
+    clauses = clauses_of(query)
+    if any(clauses.against(m) and _refused_here(query, m) for _, m in found):
+        return None
     named = list(dict.fromkeys(option for option, _ in found))
     taken = side(parameter)
     if taken is None and not named:
