@@ -18,6 +18,7 @@ needs:
 
 from __future__ import annotations
 
+import copy
 import inspect
 import logging
 import math
@@ -201,6 +202,16 @@ class FrozenDict(dict[str, Any]):
 
     __setitem__ = __delitem__ = __ior__ = _refuse
     clear = pop = popitem = setdefault = update = _refuse
+
+    # a copy (copy.copy, copy.deepcopy, pickle) is a plain dict the callback may change
+    def __copy__(self) -> dict[str, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return {key: copy.deepcopy(item, memo) for key, item in self.items()}
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return (dict, (dict(self),))
 
 
 def read_only(value: Any) -> Any:

@@ -97,6 +97,36 @@ def test_what_the_approval_sees_is_still_read_only() -> None:
         assert json.loads(server.requests[0].body) == BODY
 
 
+def test_a_copy_of_what_the_approval_sees_may_be_changed() -> None:
+    """The refusal says "copy them to change them": ``copy.copy``, ``copy.deepcopy`` and a
+    pickle round trip each give plain dicts the callback may edit (they raised the same
+    ``TypeError``), and what is sent stays what was validated."""
+    import copy
+    import pickle
+
+    copies: list[Any] = []
+
+    def edits_a_copy(route: Route, arguments: Mapping[str, Any]) -> bool:
+        for make in (copy.copy, copy.deepcopy, lambda v: pickle.loads(pickle.dumps(v))):
+            mine = make(arguments)
+            mine["body"] = {**mine["body"], "subject": "changed"}
+            copies.append(mine)
+        deep = copy.deepcopy(arguments)
+        deep["body"]["customer"]["email"] = "eve@example.com"
+        return True
+
+    with LoopbackServer(_tickets) as server:
+        router = _router(server.base_url)
+        router.call(
+            "desk/rest/create_ticket",
+            {"body": BODY},
+            allow_effects=["read", "write"],
+            approve=edits_a_copy,
+        )
+        assert json.loads(server.requests[0].body) == BODY
+    assert [c["body"]["subject"] for c in copies] == ["changed"] * 3
+
+
 @pytest.mark.parametrize(
     ("answer", "said"),
     [
