@@ -587,4 +587,6 @@ def test_a_configs_calls_section_bounds_each_call(tmp_path: Path) -> None:
                 assert len(server.requests) == 2
             else:
                 assert "time budget of 0.8 s spent" in str(caught.value)
-    assert seconds["attempts"] < 3.0 and seconds["budget"] < 2.0, seconds
+    # unbounded, each would wait out the 5 s reply (twice for the attempts); the margins
+    # are wide so that a loaded machine does not fail a bound that held
+    assert seconds["attempts"] < 4.5 and seconds["budget"] < 4.5, seconds
