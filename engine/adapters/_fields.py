@@ -268,6 +268,49 @@ def declared_semantic_id(
     return {}
 
 
+#: How many names a field's or parameter's ``x-aliases`` may give, and how long each may be.
+_MAX_ALIASES, _MAX_ALIAS = 20, 80
+
+
+def declared_aliases(
+    schema: Any, *, where: str, notes: list[str] | None, location: str = ""
+) -> dict[str, tuple[str, ...]]:
+    """``{"aliases": (...)}`` where ``schema`` (a leaf's, or a parameter object) declares
+    ``x-aliases``: a name, or a list of names, requests call the field or parameter by
+    ("sintering temperature", "소결 온도"), as a catalog's ``aliases`` (field-first planning
+    and the field documents read them; trial X4: a Korean team's OpenAPI document had no
+    way to give its fields' Korean names). One that is no such list raises a
+    :class:`DocumentError` at ``where``, or with ``notes`` is left off and noted."""
+    if not isinstance(schema, Mapping) or "x-aliases" not in schema:
+        return {}
+    given = schema["x-aliases"]
+    names = [given] if isinstance(given, str) else given
+    if (
+        isinstance(names, list)
+        and len(names) <= _MAX_ALIASES
+        and all(isinstance(n, str) and 0 < len(n.strip()) <= _MAX_ALIAS for n in names)
+    ):
+        return {"aliases": tuple(dict.fromkeys(n.strip() for n in names))} if names else {}
+    problem = (
+        f"x-aliases {str(given)[:60]!r} is no list of names (at most {_MAX_ALIASES}, each "
+        f"1 to {_MAX_ALIAS} characters)"
+    )
+    if notes is None:
+        example = 'x-aliases: ["sintering temperature", "소결 온도"]'
+        raise DocumentError(problem, where=where, hint=f"Write e.g. {example}")
+    notes.append(f"{location}: {problem}; left off")
+    return {}
+
+
+def declared_meaning(
+    schema: Any, *, where: str, notes: list[str] | None, location: str = ""
+) -> dict[str, Any]:
+    """A parameter's (or leaf's) :func:`declared_semantic_id` and :func:`declared_aliases`."""
+    return declared_semantic_id(schema, where=where, notes=notes, location=location) | (
+        declared_aliases(schema, where=where, notes=notes, location=location)
+    )
+
+
 #: The longest licence name a field's ``x-license`` may give (an SPDX id or a short name).
 _MAX_LICENSE = 200
 
@@ -308,7 +351,8 @@ def output_fields(
     field the contract refuses raises a :class:`~schemarouter.errors.DocumentError` at
     ``where``, naming the field.
 
-    A leaf's ``x-semantic-id`` is its field's semantic id (:func:`declared_semantic_id`).
+    A leaf's ``x-semantic-id`` is its field's semantic id (:func:`declared_semantic_id`), its
+    ``x-aliases`` the field's aliases (:func:`declared_aliases`).
     A leaf's ``x-unit`` (and ``x-dimension``) is its field's unit (also through ``allOf`` /
     ``anyOf`` / ``oneOf`` members that agree, or an array's ``items``), checked as a catalog's
     is (:func:`schemarouter.units.check_field_units`); it is metadata only: a value is
@@ -334,6 +378,9 @@ def output_fields(
         licence = declared_license(
             row.schema, where=at, notes=notes, location=f"{location} (output field {row.name!r})"
         )
+        aliases = declared_aliases(
+            row.schema, where=at, notes=notes, location=f"{location} (output field {row.name!r})"
+        )
         item = build_contract(
             OutputField,
             where=at,
@@ -345,6 +392,7 @@ def output_fields(
             **declared,
             **semantic,
             **licence,
+            **aliases,
         )
         if declared:
             try:

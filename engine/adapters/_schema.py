@@ -93,9 +93,19 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The vendor keywords a schema keeps (strings only): what a field's unit, meaning and
-#: licence are.
-_KEPT_X = ("x-unit", "x-dimension", "x-semantic-id", "x-license")
+#: The vendor keywords a schema keeps (strings only, and lists of them): what a field's unit,
+#: meaning, other names and licence are.
+_KEPT_X = ("x-unit", "x-dimension", "x-semantic-id", "x-license", "x-aliases")
+
+
+def _kept_x(key: str, value: Any) -> bool:
+    if key not in _KEPT_X:
+        return False
+    # a scalar or a list of scalars, read (and checked: "x-aliases: 7" is said) by its reader
+    if isinstance(value, list):
+        return not any(isinstance(item, dict | list) for item in value)
+    return not isinstance(value, dict)
+
 
 #: JSON nodes one schema may have once its references are inlined.
 MAX_SCHEMA_NODES = 50_000
@@ -529,7 +539,7 @@ class SchemaResolver:
                     out[key] = bound
             elif key == "id" and self.dialect != "oas31" and isinstance(value, str):
                 continue  # draft-04 ``id``; would re-base references if kept
-            elif key.startswith("x-") and not (key in _KEPT_X and isinstance(value, str)):
+            elif key.startswith("x-") and not _kept_x(key, value):
                 continue  # vendor extensions (but a unit): not JSON Schema, may hide $refs
             elif key == "pattern" and isinstance(value, str) and not compiles(value):
                 out["x-pattern"] = value  # e.g. Java's \p{L}: kept, as an annotation only

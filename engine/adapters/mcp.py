@@ -50,7 +50,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from schemarouter import contracts
-from schemarouter.adapters._fields import FieldLimits, declared_semantic_id, output_fields
+from schemarouter.adapters._fields import FieldLimits, declared_meaning, output_fields
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.fingerprint import canonical_json, fingerprint_json
@@ -320,7 +320,7 @@ def _endpoint(
             json_schema=as_object_schema(pschema),
             required=isinstance(required, list) and pname in required,
             description=str(as_object_schema(pschema).get("description", "")),
-            **declared_semantic_id(
+            **declared_meaning(
                 pschema, where=f"{where}.inputSchema.properties.{pname}", notes=None
             ),
         )

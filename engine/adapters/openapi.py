@@ -67,7 +67,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from schemarouter.adapters._fields import FieldLimits, declared_semantic_id, output_fields
+from schemarouter.adapters._fields import FieldLimits, declared_meaning, output_fields
 from schemarouter.adapters._json import accepting
 from schemarouter.adapters._media import FORM_TYPES, pick_media
 from schemarouter.adapters._naming import (
@@ -296,8 +296,8 @@ class _EndpointBuilder:
                         required=param.get("required") is True,
                         description=reader.text(param, "description", where),
                         **parameter_style(reader, param, schema, where),
-                        **_semantic(reader, schema, where),
-                        **_semantic(reader, param, where),  # the parameter's own wins
+                        # the parameter's own wins over its schema's
+                        **{**_semantic(reader, schema, where), **_semantic(reader, param, where)},
                     ),
                     place,
                 )
@@ -425,10 +425,10 @@ def _origin(url: str | None) -> str | None:
     return f"{parts.scheme}://{parts.netloc}".lower() if parts else None
 
 
-def _semantic(reader: OpenAPIReader, declaring: Any, at: str) -> dict[str, str]:
-    """A parameter's ``x-semantic-id`` (on it or its schema), as an output field's."""
-    where = reader.where(at)
-    return declared_semantic_id(declaring, where=where, notes=reader.repairs, location=at)
+def _semantic(reader: OpenAPIReader, declaring: Any, at: str) -> dict[str, Any]:
+    """A parameter's ``x-semantic-id`` and ``x-aliases`` (on it or its schema), as an
+    output field's."""
+    return declared_meaning(declaring, where=reader.where(at), notes=reader.repairs, location=at)
 
 
 def _note_other_host(notes: list[str], at: str, base: str | None, document: str | None) -> None:
