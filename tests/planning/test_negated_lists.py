@@ -1,0 +1,99 @@
+"""What a request says not to use is never planned into a change, also where it names a
+list ("do not delete room R1 or room R2": each item is refused, not only the first), a
+negation comes after the list ("room R1 and room R2 must not be deleted"), or is worded
+with another word or apostrophe than the first readings knew ("aside from", "skip",
+"don‘t", Korean 이외 / 말곤 / 뺀 / 아니고 / 않기 / 불가). Trial X1 (high): each planned
+``DELETE /rooms/R2`` or ``/rooms/R1``, a room the user said to keep; the loopback server's
+access log showed the deletion once the plan ran."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.index import HashingEncoder
+from schemarouter.retrieval.clauses import Clauses
+
+
+def delete_room(room: str) -> dict[str, bool]:
+    """Delete a hotel room and its bookings."""
+    return {"deleted": True}
+
+
+_WRITES = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
+
+
+def _room(request: str) -> str | None:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable(delete_room, provider="hotel", effect="destructive")
+    (step,) = router.plan(PlanRequest(query=request, allowed_effects=_WRITES)).steps
+    room = dict(step.arguments).get("room")
+    return None if room is None else str(room)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "do not delete room R1 or room R2",
+        "don't delete room R1 and room R2",
+        "delete every room except room R1, room R2",
+        "delete every room except R1, R2 and R3 and R4",
+        "room R1 and room R2 must not be deleted",
+        "room R1 or room R2 must not be deleted",
+        "neither room R1 nor room R2 may be deleted",
+        "delete every room aside from room R1",
+        "delete all rooms excepting room R1",
+        "delete all rooms but skip room R1",
+        "keep room R1, delete the others",
+        "room R1 is not to be deleted",
+        "room R1: do not delete",
+        "don‘t delete room R1",
+        "donʼt delete room R1",
+        "room R1이랑 room R2 빼고 다 삭제",
+        "room R1과 room R2는 빼고 삭제",
+        "room R1 이외의 방 삭제",
+        "room R1 외 모두 삭제",
+        "room R1 말곤 다 삭제",
+        "room R1을 뺀 나머지 삭제",
+        "room R1도 빼고 삭제",
+        "room R1은 삭제하지 않기",
+        "room R1 삭제 불가",
+        "room R1은 절대 삭제 안 됨",
+        "room R1, room R2 삭제 금지",
+        "room R1 및 room R2 제외하고 삭제",
+    ],
+)
+def test_no_room_the_request_keeps_is_planned_for_deletion(request_text: str) -> None:
+    assert _room(request_text) is None
+
+
+@pytest.mark.parametrize(
+    ("request_text", "room"),
+    [
+        ("delete room R1", "R1"),
+        ("delete room R2, not room R1", "R2"),
+        ("delete room R2 but not room R1", "R2"),
+        ("room R1 아니고 room R2 삭제", "R2"),
+        ("room R1 말고 room R2 삭제", "R2"),
+        # a negation of another clause, or a list of another thing, says nothing of it
+        ("delete room R1, no confirmation needed", "R1"),
+        ("no need to confirm: delete room R1", "R1"),
+        ("do not ask me again, delete room R1", "R1"),
+        ("don't delete room R2 and delete room R1", "R1"),
+        ("room R1 외부 센서 기록 삭제", "R1"),
+        ("delete room R1 if it is not booked", "R1"),
+    ],
+)
+def test_a_room_the_request_wants_is_still_planned(request_text: str, room: str | None) -> None:
+    assert _room(request_text) == room
+
+
+def test_a_long_list_is_read_once() -> None:
+    """Each value of a list was first checked by walking back over the whole list (20,000
+    ids: 204 s); what the list says is now worked out once per request."""
+    query = "do not delete " + ", ".join(f"R{i}" for i in range(5_000))
+    clauses = Clauses(query)
+    spans = [(query.index(f"R{i},"), query.index(f"R{i},") + len(f"R{i}")) for i in (0, 4_000)]
+    assert all(clauses.against_span(begin, end) for begin, end in spans)
+    assert len(clauses.listed) == len(clauses.ends) + 1
