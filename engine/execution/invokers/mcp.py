@@ -222,7 +222,7 @@ def call_sync(op: McpCall) -> Payload:
     except Exception as exc:
         raise _redacted(_failed(exc, op), op) from None
     try:
-        return _capped(decode(result, op.where), op)
+        return _capped(_scrubbed(decode(result, op.where), op), op)
     except InvocationError as exc:
         raise _redacted(exc, op) from None
 
@@ -238,20 +238,33 @@ async def call_async(op: McpCall) -> Payload:
     except Exception as exc:
         raise _redacted(_failed(exc, op), op) from None
     try:
-        return _capped(decode(result, op.where), op)
+        return _capped(_scrubbed(decode(result, op.where), op), op)
     except InvocationError as exc:
         raise _redacted(exc, op) from None
+
+
+def _secrets(op: McpCall) -> list[str]:
+    """The values of ``op``'s stdio server's own ``env`` that may be secrets."""
+    settings = getattr(op.session, "settings", op.session)  # a managed session's connection
+    return env_secrets(getattr(settings, "env", None))
 
 
 def _redacted(error: Exception, op: McpCall) -> Exception:
     """``error`` without the values of its stdio server's own ``env``: an upstream that
     echoed its API key in an error message gave it to the agent (trial U2)."""
-    settings = getattr(op.session, "settings", op.session)  # a managed session's connection
-    secrets = env_secrets(getattr(settings, "env", None))
+    secrets = _secrets(op)
     if not secrets or not isinstance(error, InvocationError):
         return error
     what = Redactor(secrets)(str(error.what))
     return error if what == error.what else error._copy(what=what)
+
+
+def _scrubbed(payload: Payload, op: McpCall) -> Payload:
+    """``payload`` without the values of its stdio server's own ``env`` in its texts: a tool
+    that answered with its API key (a "whoami", a config dump) gave it to the agent as an
+    output, where its errors had it redacted (trial X1)."""
+    secrets = _secrets(op)
+    return payload._replace(data=Redactor(secrets).scrub(payload.data)) if secrets else payload
 
 
 def is_server_url(server: object) -> TypeGuard[str]:

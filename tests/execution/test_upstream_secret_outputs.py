@@ -1,0 +1,76 @@
+"""A stdio MCP server's own env values (its API key) reach neither the agent nor the
+gateway's log: not in a tool's normal output (trial X1, high: a "whoami" tool's answer
+carried the key as written and URL-encoded, where its errors had it redacted), and not in
+base64 (an ``Authorization: Basic`` header or a key the server logged encoded). A real
+server (the MCP SDK's) over stdio; its stderr is read from file descriptor 2."""
+
+from __future__ import annotations
+
+import base64
+import sys
+from pathlib import Path
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.execution.credentials import Redactor, base64_cores
+from schemarouter.index import HashingEncoder
+
+SERVER = """
+import base64, os, sys, urllib.parse
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+KEY = os.environ["LEAKY_API_KEY"]
+basic = base64.b64encode(f"svc:{KEY}".encode()).decode()
+print(f"GET /v1 Authorization: Basic {basic}", file=sys.stderr, flush=True)
+server = MCPServer("leaky")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def whoami() -> dict:
+    \"\"\"Who the backend says we are.\"\"\"
+    return {
+        "user": "svc",
+        "token": KEY,
+        "encoded": base64.b64encode(KEY.encode()).decode(),
+        "url": "https://x.example/?k=" + urllib.parse.quote(KEY, safe=""),
+    }
+
+
+server.run("stdio")
+"""
+
+KEY = "sk-live-" + "Zq9Xw8Vu7Ts6" * 3
+
+
+def test_a_key_in_a_tool_output_or_in_base64_never_leaves_the_gateway(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "leaky.py").write_text(SERVER)
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(tmp_path / "leaky.py")],
+            provider="leaky",
+            trusted=True,
+            env={"LEAKY_API_KEY": KEY},
+        )
+        output = router.call("leaky/mcp/whoami").output
+    finally:
+        router.close()
+    assert output["user"] == "svc"
+    assert output["token"] == "[redacted]"
+    assert output["url"] == "https://x.example/?k=[redacted]"
+    said = repr(output) + capfd.readouterr().err
+    encoded = base64.b64encode(KEY.encode()).decode()
+    assert "upstream leaky: GET /v1 Authorization: Basic" in said
+    assert KEY not in said and encoded[:-2] not in said
+    assert [c for c in base64_cores(KEY) if c in said] == []
+
+
+@pytest.mark.parametrize("lead", ["", "s", "sv", "svc:", "user:"])
+def test_a_value_in_base64_is_redacted_wherever_it_starts(lead: str) -> None:
+    text = base64.b64encode(f"{lead}{KEY}!".encode()).decode()
+    assert "[redacted]" in Redactor([KEY])(text)
+    assert base64_cores("short-one") == set()  # under 12 bytes: no core of its own
