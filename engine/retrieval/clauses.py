@@ -181,8 +181,9 @@ IDS = ("identifier.", "repository.", "time.")
 
 
 #: What an id written on does not end at: a path or an escaped one ("kop-3/../admin",
-#: "R1%2F.."), a pattern ("R1*") or a list ("R1,R2"); the id is the whole, not its first part.
-CONTINUED = re.compile(r"[/\\%*]|[,.:;](?=[A-Za-z0-9])")
+#: "R1%2F.."), a pattern ("R1*"), a list ("R1,R2", "R1&R2", "R1+R2") or a query ("R1?x=1");
+#: the id is the whole, not its first part.
+CONTINUED = re.compile(r"[/\\%*&+|=]|[,.:;?#](?=[A-Za-z0-9])")
 
 
 @functools.lru_cache(maxsize=64)

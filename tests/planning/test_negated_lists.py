@@ -97,3 +97,50 @@ def test_a_long_list_is_read_once() -> None:
     spans = [(query.index(f"R{i},"), query.index(f"R{i},") + len(f"R{i}")) for i in (0, 4_000)]
     assert all(clauses.against_span(begin, end) for begin, end in spans)
     assert len(clauses.listed) == len(clauses.ends) + 1
+
+
+_HOTEL = {
+    "openapi": "3.1.0",
+    "info": {"title": "Hotel back office", "version": "1.0"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/rooms/{room}": {
+            "delete": {
+                "operationId": "delete_room",
+                "summary": "Delete a hotel room and its bookings",
+                "parameters": [
+                    {"name": "room", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": {"204": {"description": "gone"}},
+            }
+        }
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "room"),
+    [
+        ("delete room R1&R2", None),
+        ("delete room R1+R2", None),
+        ("delete room R1|R2", None),
+        ("delete room R1?x=1", None),
+        ("delete room R1#R2", None),
+        ("can you delete room R1?", "R1"),
+        ("delete room R1? yes", "R1"),
+    ],
+)
+def test_an_id_written_on_with_a_list_or_query_sign_binds_nowhere(
+    request_text: str, room: str | None
+) -> None:
+    """Trial X1 (medium): "delete room R1&R2" planned ``DELETE /rooms/R1`` alone, and
+    "delete room R1?x=1" sent ``DELETE /rooms/R1`` to the server, as "R1/../R2" did before
+    it was refused."""
+    from schemarouter.planning.arguments import fill_arguments
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_HOTEL, provider="hotel")
+    route = router.snapshot().routes["hotel/rest/delete_room"]
+    assert fill_arguments(route, request_text).get("room") == room
+    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
+    assert dict(step.arguments).get("room") == room
