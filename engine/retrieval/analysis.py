@@ -111,7 +111,11 @@ class Analyzer(Protocol):
 
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("identifier.doi", re.compile(r"\b10\.\d{4,9}/[^\s\"'<>,;]+[^\s\"'<>,;.)]")),
+    # a Korean particle written onto a DOI is no part of it ("10.1000/xyz123이랑", trial X1)
+    (
+        "identifier.doi",
+        re.compile(r"\b10\.\d{4,9}/[^\s\"'<>,;\uac00-\ud7a3]+[^\s\"'<>,;.)\uac00-\ud7a3]"),
+    ),
     (
         "identifier.arxiv_id",
         re.compile(

@@ -144,3 +144,46 @@ def test_an_id_written_on_with_a_list_or_query_sign_binds_nowhere(
     assert fill_arguments(route, request_text).get("room") == room
     (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
     assert dict(step.arguments).get("room") == room
+
+
+_REFERENCES = {
+    "openapi": "3.1.0",
+    "info": {"title": "Reference manager", "version": "1.0"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/library/items/{doi}": {
+            "delete": {
+                "operationId": "remove_reference",
+                "summary": "Remove a paper from the reference library",
+                "parameters": [
+                    {
+                        "name": "doi",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "x-semantic-id": "identifier.doi"},
+                    }
+                ],
+                "responses": {"204": {"description": "gone"}},
+            }
+        }
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "doi"),
+    [
+        ("10.1000/xyz123이랑 10.1000/abc456 빼고 라이브러리에서 논문 삭제", None),
+        ("논문 10.1000/xyz123을 라이브러리에서 삭제해", "10.1000/xyz123"),
+        ("remove paper 10.1000/xyz123 from the library", "10.1000/xyz123"),
+    ],
+)
+def test_a_korean_particle_is_no_part_of_a_doi(request_text: str, doi: str | None) -> None:
+    """Trial X1 (high): a DOI took the Korean particle written onto it, so "10.1000/xyz123이랑
+    10.1000/abc456 빼고 ... 삭제" (all but these two) planned the removal of
+    ``10.1000/xyz123이랑``, the paper the user said to keep, and "10.1000/xyz123을 삭제해"
+    removed no paper."""
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_REFERENCES, provider="refs")
+    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
+    assert dict(step.arguments).get("doi") == doi
