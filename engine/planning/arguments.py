@@ -69,8 +69,11 @@ __all__ = [
 #: Parameters the router fills itself (server-side projection): never taken from a request.
 _ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
 _QUOTED = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|'([^']{1,200})'(?!\w)")
-#: Starts only where a run of its characters starts, so a long run is read once.
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+#: Starts only where a run of its characters starts, so a long run is read once. A Korean
+#: particle written onto the address is no part of its domain ("ann@example.com에게": the
+#: invoice went to the domain "com에게", trial X1).
+_HOST = r"(?:[^\W\uac00-\ud7a3\u3131-\u318e]|-)"
+_EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+@{_HOST}+(?:\.{_HOST}+)+(?!{_HOST})")
 #: A parameter that takes an e-mail address by its name, where its schema gives no format.
 _EMAIL_NAME = re.compile(r"^(?:e_?mail|mail)(?:_?address)?$|_e_?mail(?:_?address)?$", re.I)
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)

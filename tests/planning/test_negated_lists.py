@@ -187,3 +187,26 @@ def test_a_korean_particle_is_no_part_of_a_doi(request_text: str, doi: str | Non
     router.add_openapi(_REFERENCES, provider="refs")
     (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
     assert dict(step.arguments).get("doi") == doi
+
+
+def send_invoice(email: str, invoice: str) -> dict[str, bool]:
+    """Send an invoice by e-mail to a customer."""
+    return {"sent": True}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "email"),
+    [
+        ("invoice INV-7을 ann@example.com에게 보내", "ann@example.com"),
+        ("invoice INV-7 메일 ann@mail.example.co.kr로 보내", "ann@mail.example.co.kr"),
+        ("send invoice INV-7 to ann@example.com", "ann@example.com"),
+    ],
+)
+def test_a_korean_particle_is_no_part_of_an_address(request_text: str, email: str) -> None:
+    """Trial X1 (high): "ann@example.com에게 보내" (send to ann@...) bound the address
+    ``ann@example.com에게``: the e-mail format check took it, and the invoice was for a
+    domain "com에게" that is not the customer's."""
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable(send_invoice, provider="shop", effect="write")
+    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
+    assert dict(step.arguments).get("email") == email
