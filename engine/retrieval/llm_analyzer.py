@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ import httpx
 from schemarouter.contracts import SourceType
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue, QueryAnalysis, RuleAnalyzer
+from schemarouter.retrieval.clauses import CONTINUED
 
 __all__ = ["DEFAULT_LLM_TIMEOUT", "OpenAICompatibleAnalyzer"]
 
@@ -145,9 +147,8 @@ class OpenAICompatibleAnalyzer:
                 isinstance(item, dict)
                 and item.get("kind") in _KINDS
                 and isinstance(item.get("value"), str)
-                and item["value"] in query
+                and (start := written_whole(item["value"], query)) is not None
             ):
-                start = query.index(item["value"])
                 values.append(
                     BoundValue(
                         kind=item["kind"],
@@ -157,7 +158,8 @@ class OpenAICompatibleAnalyzer:
                     )
                 )
             else:
-                # a value that is not literally in the query is invented: never bind it
+                # a value that is not literally in the query, or only as a part of a longer
+                # one, is invented: never bind it
                 rejected.append(f"value:{str(item)[:60]}")
         return QueryAnalysis(
             text=query,
@@ -167,3 +169,23 @@ class OpenAICompatibleAnalyzer:
             rejected=tuple(rejected),
             analyzer=self.name,
         )
+
+
+#: What an id does not end before: a letter or digit (a Korean particle aside) or a hyphen.
+_GOES_ON = re.compile(r"[^\W\uac00-\ud7a3\u3131-\u318e]|-")
+
+
+def written_whole(value: str, query: str) -> int | None:
+    """Where ``query`` writes ``value`` whole, not as a part of a longer value: a model that
+    answered "10.1000/xyz123" for a request naming "10.1000/xyz1234" had the planner remove
+    another paper (trial X1). ``None`` where it writes it only inside another."""
+    if not value:
+        return None
+    for match in re.finditer(re.escape(value), query):
+        start, end = match.span()
+        if start and re.match(r"[\w./\\-]", query[start - 1]):
+            continue
+        if _GOES_ON.match(query, end) or CONTINUED.match(query, end):
+            continue
+        return start
+    return None

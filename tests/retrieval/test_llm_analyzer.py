@@ -113,3 +113,28 @@ def test_a_provider_the_request_does_not_name_is_not_kept(snapshot: RegistrySnap
     assert "provider:cod (not named in the request)" in analysis.rejected
     none = gate_analysis(analyzer.analyze("band gap of GaN", snapshot), snapshot)
     assert none.named_providers == ()
+
+
+@pytest.mark.parametrize(
+    ("query", "value", "bound"),
+    [
+        ("remove paper 10.1000/xyz1234 from the library", "10.1000/xyz123", []),
+        ("remove paper 10.1000/xyz123/v2 from the library", "10.1000/xyz123", []),
+        ("band gap of GaNAs", "GaN", []),
+        ("remove paper 10.1000/xyz123 from the library", "10.1000/xyz123", ["10.1000/xyz123"]),
+        ("논문 10.1000/xyz123을 삭제", "10.1000/xyz123", ["10.1000/xyz123"]),
+        ("band gap of GaN.", "GaN", ["GaN"]),
+    ],
+)
+def test_a_value_the_request_writes_only_inside_a_longer_one_is_invented(
+    snapshot: RegistrySnapshot, query: str, value: str, bound: list[str]
+) -> None:
+    """Trial X1 (high): a model that answered "10.1000/xyz123" for a request naming
+    "10.1000/xyz1234" had it bound (it is "in" the request), and the plan removed another
+    paper than the one asked for; a value must be written whole."""
+    kind = "chemical.formula" if value == "GaN" else "identifier.doi"
+    analysis = _analyzer({"values": [{"kind": kind, "value": value}]}).analyze(query, snapshot)
+    assert [v.value for v in analysis.values] == bound
+    assert [v.start for v in analysis.values] == [query.index(b) for b in bound]
+    if not bound:
+        assert any(r.startswith("value:") for r in analysis.rejected)
