@@ -27,6 +27,7 @@ from schemarouter.contracts import (
     Effect,
     OutputField,
     Route,
+    _licence_key,
     schema_validator,
 )
 from schemarouter.errors import (
@@ -179,8 +180,12 @@ class Settings:
         if not asked:
             return self
         mine = frozenset(asked)
-        allowed = mine if self.allow_licenses is None else mine & self.allow_licenses
-        return replace(self, allow_licenses=allowed)
+        if self.allow_licenses is None:
+            return replace(self, allow_licenses=mine)
+        # compared as the policy compares them, case, spaces and _ aside (trial X1: "CC BY
+        # 4.0" asked of a run allowing "CC-BY-4.0" left it allowing none)
+        held = {_licence_key(a) for a in self.allow_licenses}
+        return replace(self, allow_licenses=frozenset(a for a in mine if _licence_key(a) in held))
 
     def check_license(self, route: Route, where: str) -> None:
         """Refuse ``route`` where its output is under a licence :attr:`allow_licenses` does
@@ -245,6 +250,8 @@ def _licenses(given: Any, method: str) -> frozenset[str] | None:
     letters are no licences)."""
     if given is None:
         return None
+    if not isinstance(given, str) and isinstance(given, Iterable):
+        given = list(given)  # read once: a generator checked first gave no licence after
     if isinstance(given, str) or not all(isinstance(x, str) for x in given):
         raise ArgumentError(
             f"allow_licenses must be a list of license names, not {type(given).__name__}",

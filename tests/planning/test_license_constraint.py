@@ -222,3 +222,22 @@ def test_a_licence_is_matched_whatever_its_case_spaces_or_underscores(
     assert ok.fields["band_gap"].value == 1.12
     plan = router.plan(_request(licenses=("Cc-By-4.0",)))
     assert plan.route_ids == ("literature/rest/open_band_gap",)
+
+
+def test_a_plans_licences_and_the_runs_meet_whatever_their_spelling(
+    lab: tuple[Any, LoopbackServer, _App],
+) -> None:
+    """Trial X1 (medium): a plan's ``licenses`` and ``execute(allow_licenses=...)`` met by
+    their exact text, so "CC BY 4.0" asked of a run allowing "CC-BY-4.0" allowed none, and
+    the open route was refused ("it allows none") though both name one licence; a generator
+    of names allowed none either (read once by the check, empty after)."""
+    router, server, _ = lab
+    plan = router.plan(_request(licenses=("cc by 4.0",)))
+    (step,) = plan.steps
+    assert step.route_id == "literature/rest/open_band_gap"
+    result = router.execute(plan, policy=ONCE, allow_licenses=["CC-BY-4.0"])
+    assert result.steps[0].fields["band_gap"].value == 1.12
+    names = (name for name in ["CC-BY-4.0"])
+    ok = router.call(step.route_id, {"formula": "Si"}, allow_licenses=names)
+    assert ok.fields["band_gap"].value == 1.12
+    assert len(server.requests) == 2
