@@ -76,6 +76,11 @@ _HOST = r"(?:[^\W\uac00-\ud7a3\u3131-\u318e]|-)"
 _EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+@{_HOST}+(?:\.{_HOST}+)+(?!{_HOST})")
 #: A parameter that takes an e-mail address by its name, where its schema gives no format.
 _EMAIL_NAME = re.compile(r"^(?:e_?mail|mail)(?:_?address)?$|_e_?mail(?:_?address)?$", re.I)
+#: A Korean particle written onto the end of a URL's ASCII ("https://x.example/hook를 등록"):
+#: no part of it (trial X1: the webhook was registered at ``/hook%EB%A5%BC``).
+_PARTICLE_END = re.compile(
+    r"(?<=[A-Za-z0-9/_-])(?:을|를|은|는|이|가|에|에서|에게|으로|로|와|과|도|의|이랑|랑|까지|부터|만)$"
+)
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 #: A parameter whose value is an expression of a query language (an OPTIMADE filter,
 #: :data:`FILTER_SEMANTIC_ID`) has spaces, operators and quotes of its own: a bare value
@@ -216,6 +221,7 @@ def _format_value(
     elif fmt in ("uri", "url", "uuid"):  # not one its clause says not to ("not https://...")
         found = (_UUID if fmt == "uuid" else _URL).finditer(query)
         text = next((m.group(0) for m in found if not clauses.against(m)), None)
+        text = _PARTICLE_END.sub("", text) if text else text  # "https://x.example/hook를"
     elif _takes_email(parameter):
         text = _email(query, takers)
     else:

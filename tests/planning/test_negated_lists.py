@@ -210,3 +210,45 @@ def test_a_korean_particle_is_no_part_of_an_address(request_text: str, email: st
     router.add_callable(send_invoice, provider="shop", effect="write")
     (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
     assert dict(step.arguments).get("email") == email
+
+
+@pytest.mark.parametrize(
+    ("request_text", "url"),
+    [
+        ("웹훅 https://hooks.example.com/orders를 등록해", "https://hooks.example.com/orders"),
+        ("웹훅 https://hooks.example.com/v2/으로 등록", "https://hooks.example.com/v2/"),
+        ("웹훅 https://ko.wikipedia.org/wiki/나이 등록", "https://ko.wikipedia.org/wiki/나이"),
+        ("register webhook https://hooks.example.com/orders", "https://hooks.example.com/orders"),
+    ],
+)
+def test_a_korean_particle_is_no_part_of_a_url(request_text: str, url: str) -> None:
+    """Trial X1 (medium): "https://hooks.example.com/orders를 등록해" (register it) bound the
+    URL with 를 on its path, and the webhook would be registered at ``/orders%EB%A5%BC``."""
+    from schemarouter.planning.arguments import fill_arguments
+
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "Shop webhooks", "version": "1.0"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": {
+            "/webhooks": {
+                "post": {
+                    "operationId": "register_webhook",
+                    "summary": "Register a webhook URL for order events",
+                    "parameters": [
+                        {
+                            "name": "url",
+                            "in": "query",
+                            "required": True,
+                            "schema": {"type": "string", "format": "uri"},
+                        }
+                    ],
+                    "responses": {"201": {"description": "registered"}},
+                }
+            }
+        },
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="shop")
+    route = router.snapshot().routes["shop/rest/register_webhook"]
+    assert fill_arguments(route, request_text) == {"url": url}
