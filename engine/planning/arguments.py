@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from schemarouter.contracts import Parameter, Route
+from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.body import body_fields, body_key
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
@@ -46,7 +46,7 @@ from schemarouter.planning.optimade_filter import (
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
-from schemarouter.retrieval.clauses import clauses_of, without_refused
+from schemarouter.retrieval.clauses import clauses_of, one_each, without_refused
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
@@ -244,6 +244,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     ("do not delete structure kop-3", "every booking except booking bk-7") binds nowhere."""
     clauses = clauses_of(query)
     values = without_refused(values, query)
+    if route.endpoint.effect is not Effect.READ:  # a change takes none of two ids of a thing
+        values = one_each(values)
     arguments = bind_parameters(route, values)
     body = body_fields(route)
     filled: dict[str, Any] = {}

@@ -11,9 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from schemarouter.retrieval.analysis import BoundValue
+from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
+from schemarouter.retrieval.identifiers import stem
 
-__all__ = ["CONTINUED", "IDS", "Clauses", "clauses_of", "without_refused"]
+__all__ = ["CONTINUED", "IDS", "Clauses", "clauses_of", "one_each", "without_refused"]
 
 #: Words that turn the rest of their clause against what it names: "do not delete room R1",
 #: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
@@ -208,3 +209,20 @@ def without_refused(values: Sequence[BoundValue], query: str) -> list[BoundValue
         return value.kind.startswith("identifier.") and bool(CONTINUED.match(query, value.end))
 
     return [value for value in values if not refused(value)]
+
+
+def one_each(values: Sequence[BoundValue]) -> list[BoundValue]:
+    """``values`` but the ids, repositories and dates of a kind (an id: of a thing) the
+    request names two or more of: a change takes none of them rather than the first ("delete
+    structure kop-1 or structure kop-2" planned the deletion of kop-1, trial X1), as a
+    parameter named by its own name guesses none of two (:func:`named_id`)."""
+
+    def key(value: BoundValue) -> tuple[str, str]:
+        thing = stem(value.of) if value.kind == NAMED_IDENTIFIER and value.of else ""
+        return value.kind, thing
+
+    seen: dict[tuple[str, str], set[str]] = {}
+    for value in values:
+        if value.kind.startswith(IDS):
+            seen.setdefault(key(value), set()).add(value.value)
+    return [v for v in values if not v.kind.startswith(IDS) or len(seen[key(v)]) == 1]

@@ -252,3 +252,65 @@ def test_a_korean_particle_is_no_part_of_a_url(request_text: str, url: str) -> N
     router.add_openapi(document, provider="shop")
     route = router.snapshot().routes["shop/rest/register_webhook"]
     assert fill_arguments(route, request_text) == {"url": url}
+
+
+_STRUCTURES = {
+    "openapi": "3.1.0",
+    "info": {"title": "Structure store", "version": "1.0"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/structures/{entry_id}": {
+            "get": {
+                "operationId": "get_structure",
+                "summary": "Read a stored crystal structure",
+                "parameters": [
+                    {
+                        "name": "entry_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string"},
+                    }
+                ],
+                "responses": {"200": {"description": "the structure"}},
+            },
+            "delete": {
+                "operationId": "delete_structure",
+                "summary": "Delete a stored crystal structure",
+                "parameters": [
+                    {
+                        "name": "entry_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string"},
+                    }
+                ],
+                "responses": {"204": {"description": "gone"}},
+            },
+        }
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "entry_id"),
+    [
+        ("delete structure kop-1 or structure kop-2", None),
+        ("delete structure kop-1 and structure kop-2", None),
+        ("delete structure kop-1", "kop-1"),
+        ("delete structure kop-1, then delete structure kop-1 again", "kop-1"),
+    ],
+)
+def test_a_change_takes_none_of_two_ids_of_a_thing(request_text: str, entry_id: str | None) -> None:
+    """Trial X1 (medium): "delete structure kop-1 or structure kop-2" planned
+    ``DELETE /structures/kop-1``, the first id written, where a parameter named by its own
+    name guesses none of two; a read still takes the first."""
+    from schemarouter.planning.arguments import fill_arguments
+    from schemarouter.retrieval.analysis import find_values
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_STRUCTURES, provider="st")
+    routes, values = router.snapshot().routes, find_values(request_text)
+    change = fill_arguments(routes["st/rest/delete_structure"], request_text, values)
+    assert change.get("entry_id") == entry_id
+    read = fill_arguments(routes["st/rest/get_structure"], request_text, values)
+    assert read == {"entry_id": "kop-1"}
