@@ -245,7 +245,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     clauses = clauses_of(query)
     values = without_refused(values, query)
     if route.endpoint.effect is not Effect.READ:  # a change takes none of two ids of a thing
-        values = one_each(values)
+        values = one_each(values, query)
     arguments = bind_parameters(route, values)
     body = body_fields(route)
     filled: dict[str, Any] = {}

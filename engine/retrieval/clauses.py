@@ -211,9 +211,10 @@ def without_refused(values: Sequence[BoundValue], query: str) -> list[BoundValue
     return [value for value in values if not refused(value)]
 
 
-def one_each(values: Sequence[BoundValue]) -> list[BoundValue]:
-    """``values`` but the ids, repositories and dates of a kind (an id: of a thing) the
-    request names two or more of: a change takes none of them rather than the first ("delete
+def one_each(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
+    """``values`` (of ``query``) but the ids, repositories and dates of a kind (an id: of a
+    thing) the request names two or more of, or lists on ("structures kop-1, kop-2": the
+    second is read as no id): a change takes none of them rather than the first ("delete
     structure kop-1 or structure kop-2" planned the deletion of kop-1, trial X1), as a
     parameter named by its own name guesses none of two (:func:`named_id`)."""
 
@@ -225,4 +226,10 @@ def one_each(values: Sequence[BoundValue]) -> list[BoundValue]:
     for value in values:
         if value.kind.startswith(IDS):
             seen.setdefault(key(value), set()).add(value.value)
+            item = _NEXT_ITEM.match(query, value.end)
+            if item and _DIGIT.search(item.group()) and not _AGAINST.search(item.group()):
+                seen[key(value)].add(item.group())  # another of its kind, by its place
     return [v for v in values if not v.kind.startswith(IDS) or len(seen[key(v)]) == 1]
+
+
+_DIGIT = re.compile(r"\d")

@@ -296,14 +296,18 @@ _STRUCTURES = {
     [
         ("delete structure kop-1 or structure kop-2", None),
         ("delete structure kop-1 and structure kop-2", None),
+        ("delete structures kop-1, kop-2", None),
         ("delete structure kop-1", "kop-1"),
         ("delete structure kop-1, then delete structure kop-1 again", "kop-1"),
+        ("delete structure kop-1, it is obsolete", "kop-1"),
+        ("delete structure kop-1, not kop-2", "kop-1"),
     ],
 )
 def test_a_change_takes_none_of_two_ids_of_a_thing(request_text: str, entry_id: str | None) -> None:
     """Trial X1 (medium): "delete structure kop-1 or structure kop-2" planned
     ``DELETE /structures/kop-1``, the first id written, where a parameter named by its own
-    name guesses none of two; a read still takes the first."""
+    name guesses none of two ("structures kop-1, kop-2" did so with no warning: kop-2 is no
+    id on its own); a read still takes the first."""
     from schemarouter.planning.arguments import fill_arguments
     from schemarouter.retrieval.analysis import find_values
 
