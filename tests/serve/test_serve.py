@@ -442,8 +442,8 @@ from mcp.types import ToolAnnotations
 server = MCPServer("envcheck")
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def db_password() -> str:
-    """The database password this server was given."""
-    return os.environ.get("DB_PASSWORD", "<unset>")
+    """The database password this server was given, written backwards."""
+    return os.environ.get("DB_PASSWORD", "<unset>")[::-1]
 server.run()
 '''
 
@@ -476,8 +476,9 @@ def test_an_upstreams_env_and_url_read_variables_of_the_gateway(
         config, encoder=HashingEncoder(), embedding_cache=None, abstention=None
     )
     try:
+        # backwards: the value as written is an env secret the gateway redacts (trial X1)
         assert gateway.call("envc__mcp__db_password").output == {
-            "result": "pw-from-the-environment"
+            "result": "pw-from-the-environment"[::-1]
         }
     finally:
         gateway.close()
