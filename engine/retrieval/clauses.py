@@ -22,7 +22,7 @@ __all__ = ["CONTINUED", "IDS", "Clauses", "clauses_of", "one_each", "without_ref
 _AGAINST = re.compile(
     r"\b(?:not|never|no|cannot|except|excepting|excluding|without|but|besides|other\s+than|"
     r"instead\s+of|rather\s+than|apart\s+from|aside\s+from|dont|neither|nor|minus|barring|"
-    r"avoid(?:ing)?|skip(?:ping)?|spar(?:e|ing)|exclude|omit(?:ting)?|keep(?:ing)?|preserve|protect)\b|"
+    r"avoid(?:ing)?|exclude|omit(?:ting)?)\b|"
     r"n['’‘ʼ´`]t\b",  # "don’t" as phones write it, and the other apostrophes keyboards give
     re.IGNORECASE,
 )
@@ -32,6 +32,29 @@ _AGAINST = re.compile(
 _KO_AGAINST = re.compile(
     r"\s*+(?:만(?!\s*+아니[라고]))?(?:을|를|은|는|이|가|도)?\s*+"
     r"(?:말고|말곤|빼고|빼곤|빼놓고|뺀|제외|아닌|아니라|아니고|외에|이외|외(?:의)?(?![가-힣]))"
+)
+#: "밴드갭뿐만 아니라" written on one word: the value's word ends in 뿐(만) / 만, so the 아니라
+#: after it is "not only ... but also" (trial X4: the band gap was read as refused).
+_NOT_ONLY = re.compile(r"(?:뿐|만)$")
+#: A clause that is only its negation, its verb set apart by a comma: "Do not, under any
+#: circumstances, delete room R1"; "never, ever". Its *not* goes on to the clauses after it.
+_OPEN_NOT = re.compile(r"(?:\b(?:not|never|dont)|n['’‘ʼ´`]t)\s*$", re.IGNORECASE)
+#: What is kept, skipped or spared in a request that also changes or removes: "delete the
+#: old bookings; keep room R1", "R1은 남기고 나머지 삭제". A request that changes nothing
+#: keeps its values ("keep track of order O-1", "skip track T1", "protect branch main"), and
+#: "leave" keeps only with alone / untouched / as is after it.
+_KEEP = re.compile(
+    r"\b(?:keep(?:ing)?|spar(?:e|ing)|preserv(?:e|ing)|retain(?:ing)?|skip(?:ping)?|"
+    r"protect(?:ing)?)\b|"
+    r"\b(?:leave|leaving)\b(?=[^,;.\n]*\b(?:alone|untouched|intact|as\s+is|in\s+place)\b)",
+    re.IGNORECASE,
+)
+_KO_KEEP = re.compile(r"\s*+(?:만)?(?:을|를|은|는|이|가)?\s*+(?:남기|남겨|유지|보존)")
+_CHANGES = re.compile(
+    r"\b(?:delete|remove|cancel|drop|purge|erase|wipe|clear|destroy|archive|close|update|"
+    r"change|overwrite|replace|reset|revoke|terminate|deactivate|disable|empty|clean)|"
+    r"삭제|취소|제거|지우|지워|변경|수정|비우|비워",
+    re.IGNORECASE,
 )
 #: A negation written after the value in its clause: a modal's ("room R1 must not be
 #: deleted", "shouldn't"), "is not to be", "do not" ("room R1: do not delete"), or Korean's
@@ -74,7 +97,11 @@ class Clauses:
         self.joins = [bool(_JOINS.fullmatch(m.group())) for m in found]
         #: the ends a negation written after a value reads past: all but a colon's
         self.stops = [m.end() for m in found if m.group() != ":"]
-        self.words = [m.start() for m in _AGAINST.finditer(query)]
+        words = [m.start() for m in _AGAINST.finditer(query)]
+        kept = [m.start() for m in _KEEP.finditer(query)]
+        if kept and self.changes:
+            words = sorted(words + kept)
+        self.words = words
         self.after = [m.start() for m in _AFTER_AGAINST.finditer(query)]
         if not query.isascii():  # Korean's, read where the request has more than ASCII
             korean = (m.start() for m in _KO_AFTER_AGAINST.finditer(query))
@@ -94,6 +121,34 @@ class Clauses:
         #: where a list that goes on after a position ends, and whether a Korean word after
         #: one of its items says not (:meth:`_list_after`), per position asked
         self._walked: dict[int, tuple[bool, int]] = {}
+        self.carried = self._carried()
+
+    @functools.cached_property
+    def changes(self) -> bool:
+        """Whether the request changes or removes something, so that what it keeps is not."""
+        return bool(_CHANGES.search(self.query))
+
+    def _carried(self) -> list[tuple[int, int]]:
+        """The clauses an open negation ("Do not, under any circumstances, delete room R1")
+        goes on into: the short asides after it and the first clause with more."""
+        spans: list[tuple[int, int]] = []
+        starts = [0, *self.ends]
+        at = 0
+        while at < len(self.ends):
+            start, end = starts[at], self.ends[at]
+            if self.query[end - 1] != "," or not _OPEN_NOT.search(self.query, start, end - 1):
+                at += 1
+                continue
+            at += 1
+            while at < len(starts):
+                begin = starts[at]
+                stop = self.ends[at] if at < len(self.ends) else len(self.query)
+                spans.append((begin, stop))
+                text = self.query[begin:stop]
+                if len(text.split()) > 4 or any(c.isdigit() for c in text):
+                    break
+                at += 1
+        return spans
 
     def against(self, match: re.Match[str]) -> bool:
         """Whether the clause of ``match`` says *not* (or *except* ...) before it, or a Korean
@@ -105,7 +160,10 @@ class Clauses:
         in a list (:data:`_JOINS`): what says not to use another item says it of this one
         ("do not delete room R1 or room R2", "room R1 and room R2 must not be deleted",
         Korean "R1이랑 R2 빼고"; trial X1: each planned the deletion of the other item)."""
-        return self._before(begin) or self._after(end)
+        if self._before(begin) or self._after(end):
+            return True
+        inside = bisect.bisect_right(self.carried, (begin, len(self.query) + 1)) - 1
+        return inside >= 0 and begin < self.carried[inside][1]
 
     def _has_word(self, start: int, stop: int) -> bool:
         word = bisect.bisect_left(self.words, start)
@@ -140,7 +198,7 @@ class Clauses:
         while found is None:
             if end in self._walked:
                 found = self._walked[end]
-            elif _KO_AGAINST.match(self.query, end):
+            elif self._korean_against(end):
                 found = (True, end)
             elif item := _NEXT_ITEM.match(self.query, end):
                 chain.append(end)
@@ -152,6 +210,16 @@ class Clauses:
         for position in chain:
             self._walked[position] = found
         return found
+
+    def _korean_against(self, end: int) -> bool:
+        """Whether a Korean word right after ``end`` says not ("R1 말고"), or keeps it beside
+        a change ("R1은 남기고 나머지 삭제"); "밴드갭뿐만 아니라" is "not only"."""
+        korean = _KO_AGAINST.match(self.query, end)
+        if korean and not (
+            korean.group().endswith("아니라") and _NOT_ONLY.search(self.query, 0, end)
+        ):
+            return True
+        return bool(_KO_KEEP.match(self.query, end)) and self.changes
 
     def _after(self, end: int) -> bool:
         said, end = self._list_after(end)
