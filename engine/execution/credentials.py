@@ -32,6 +32,7 @@ __all__ = [
     "env_secrets",
     "escaped_forms",
     "guard_logger",
+    "output_secrets",
 ]
 
 #: What replaces a credential value wherever one would otherwise show.
@@ -146,6 +147,35 @@ def env_secrets(env: Mapping[str, str] | None) -> list[str]:
     server that printed its API key at start had it in the gateway's log once per start; one
     that echoed it in an error gave it to the agent (trial U2)."""
     return [v for v in (env or {}).values() if isinstance(v, str) and not _SETTING.fullmatch(v)]
+
+
+#: An env name that holds a secret: ``OPENAI_API_KEY``, ``DB_PASSWORD``, ``AUTH_TOKEN`` ...
+_SECRET_NAME = re.compile(
+    r"key|token|secret|passw|passwd|pwd|auth|credential|private|cookie|session|signature|"
+    r"bearer|dsn|cert",
+    re.IGNORECASE,
+)
+#: A URL that carries its own user and password (``postgres://app:hunter2@db``).
+_URL_PASSWORD = re.compile(r"://[^/\s:@]*:[^/\s@]+@")
+
+
+def output_secrets(env: Mapping[str, str] | None) -> list[str]:
+    """The values of :func:`env_secrets` a tool's *output* loses too: those under a secret's
+    name (``*_KEY``, ``*TOKEN*``, ``*PASSWORD*``), a URL with a password, or a value that
+    looks like a key (16 or more characters, letters and digits, no space or slash). An
+    output is data: ``DATA_DIR=/srv/data`` or ``REGION=eu-west-1`` stay in the paths and
+    names it returns (trial X1: every env value became ``[redacted]`` wherever it appeared),
+    while the server's log and errors still lose every value of :func:`env_secrets`."""
+    kept = set(env_secrets(env))
+    out = []
+    for name, value in (env or {}).items():
+        if value not in kept:
+            continue
+        keyish = len(value) >= 16 and not re.search(r"[\s/\\]", value)
+        keyish = keyish and bool(re.search(r"[A-Za-z]", value) and re.search(r"\d", value))
+        if _SECRET_NAME.search(str(name)) or _URL_PASSWORD.search(value) or keyish:
+            out.append(value)
+    return out
 
 
 class Redactor:

@@ -74,3 +74,53 @@ def test_a_value_in_base64_is_redacted_wherever_it_starts(lead: str) -> None:
     text = base64.b64encode(f"{lead}{KEY}!".encode()).decode()
     assert "[redacted]" in Redactor([KEY])(text)
     assert base64_cores("short-one") == set()  # under 12 bytes: no core of its own
+
+
+SETTINGS_SERVER = """
+import os
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("files")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def listing() -> dict:
+    \"\"\"The files of the data folder.\"\"\"
+    return {
+        "files": [os.environ["DATA_DIR"] + "/a.csv"],
+        "region": os.environ["REGION"],
+        "owner": os.environ["OWNER"],
+        "signed": "u=" + os.environ["BACKEND"],
+        "dsn": os.environ["DATABASE_URL"],
+    }
+
+
+server.run("stdio")
+"""
+
+
+def test_an_output_keeps_the_servers_settings_and_loses_its_keys(tmp_path: Path) -> None:
+    """Redacting every env value from outputs (trial X1's fix) made a file tool answer
+    ``[redacted]/a.csv`` for ``DATA_DIR=/srv/data``: an output is data, so settings stay,
+    while a value under a secret's name, a URL with a password or a key-like value go."""
+    (tmp_path / "files.py").write_text(SETTINGS_SERVER)
+    env = {
+        "DATA_DIR": "/srv/data",
+        "REGION": "eu-west-1",
+        "OWNER": "research-team",
+        "BACKEND": "Zq9Xw8Vu7Ts6Rr5Q",  # a key under a plain name: key-like, so it goes
+        "DATABASE_URL": "postgres://app:hunter2-pw@db.internal/lab",
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(tmp_path / "files.py")], provider="files", trusted=True, env=env
+        )
+        output = router.call("files/mcp/listing").output
+    finally:
+        router.close()
+    assert output["files"] == ["/srv/data/a.csv"]
+    assert (output["region"], output["owner"]) == ("eu-west-1", "research-team")
+    assert output["signed"] == "u=[redacted]"
+    assert output["dsn"] == "[redacted]"

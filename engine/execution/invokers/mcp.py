@@ -33,7 +33,12 @@ from typing import Any, TypedDict, TypeGuard
 from schemarouter.contracts import AccessKind, shown_url
 from schemarouter.errors import InvocationError, require
 from schemarouter.execution.bindings import bind_if_current
-from schemarouter.execution.credentials import Redactor, env_secrets, guard_logger
+from schemarouter.execution.credentials import (
+    Redactor,
+    env_secrets,
+    guard_logger,
+    output_secrets,
+)
 from schemarouter.execution.invokers.payload import (
     MAX_MESSAGE_CHARS,
     Payload,
@@ -243,16 +248,16 @@ async def call_async(op: McpCall) -> Payload:
         raise _redacted(exc, op) from None
 
 
-def _secrets(op: McpCall) -> list[str]:
-    """The values of ``op``'s stdio server's own ``env`` that may be secrets."""
+def _env(op: McpCall) -> Any:
+    """``op``'s stdio server's own ``env`` (``None`` for another server)."""
     settings = getattr(op.session, "settings", op.session)  # a managed session's connection
-    return env_secrets(getattr(settings, "env", None))
+    return getattr(settings, "env", None)
 
 
 def _redacted(error: Exception, op: McpCall) -> Exception:
     """``error`` without the values of its stdio server's own ``env``: an upstream that
     echoed its API key in an error message gave it to the agent (trial U2)."""
-    secrets = _secrets(op)
+    secrets = env_secrets(_env(op))
     if not secrets or not isinstance(error, InvocationError):
         return error
     what = Redactor(secrets)(str(error.what))
@@ -262,8 +267,9 @@ def _redacted(error: Exception, op: McpCall) -> Exception:
 def _scrubbed(payload: Payload, op: McpCall) -> Payload:
     """``payload`` without the values of its stdio server's own ``env`` in its texts: a tool
     that answered with its API key (a "whoami", a config dump) gave it to the agent as an
-    output, where its errors had it redacted (trial X1)."""
-    secrets = _secrets(op)
+    output, where its errors had it redacted (trial X1); a setting that is no secret
+    (:func:`~schemarouter.execution.credentials.output_secrets`) stays in the data."""
+    secrets = output_secrets(_env(op))
     return payload._replace(data=Redactor(secrets).scrub(payload.data)) if secrets else payload
 
 
