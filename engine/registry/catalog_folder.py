@@ -29,9 +29,12 @@ def _is_saved_index(folder: Path) -> bool:
         return False
 
 
-def folder_files(path: Path, suffixes: tuple[str, ...]) -> list[Path]:
+def folder_files(
+    path: Path, suffixes: tuple[str, ...], *, what: str = "catalog files"
+) -> list[Path]:
     """The catalog files under the folder ``path``: each file with one of ``suffixes``, but
-    for drafts and hidden ones, an embedding cache's segments and a saved index's JSON."""
+    for drafts and hidden ones, an embedding cache's segments and a saved index's JSON
+    (``what`` they are, for the message where there are none)."""
     indexes = [m.parent for m in path.rglob("manifest.json") if _is_saved_index(m.parent)]
     found = [
         p
@@ -57,7 +60,7 @@ def folder_files(path: Path, suffixes: tuple[str, ...]) -> list[Path]:
             else ""
         )
         raise DocumentError(
-            "no catalog files (*.yaml, *.yml, *.json) in folder" + why,
+            f"no {what} ({', '.join('*' + s for s in suffixes)}) in folder" + why,
             where=str(path),
             hint="Point at a catalog file or a folder that holds some"
             + ("; move a manifest.json that is no index's out of it" if saved else ""),

@@ -114,9 +114,9 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         "--openapi",
         action="append",
         default=[],
-        metavar="[PROVIDER=]FILE|URL",
-        help="an OpenAPI 2.0/3.x document (repeatable; provider defaults to the document's "
-        "title, else its host)",
+        metavar="[PROVIDER=]FILE|URL|DIR",
+        help="an OpenAPI 2.0/3.x document, or a folder of them (each *.json, *.yaml under it; "
+        "repeatable; provider defaults to the document's title, else its host)",
     )
     parser.add_argument(
         "--mcp-tools",

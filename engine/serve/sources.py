@@ -12,7 +12,7 @@ from typing import Any
 from schemarouter.errors import DocumentError, SchemaRouterError
 from schemarouter.serve.config import GatewayConfig, McpServerSpec, SourceSpec
 
-__all__ = ["build_router", "connect_server", "register_sources"]
+__all__ = ["build_router", "connect_server", "openapi_documents", "register_sources"]
 
 
 def _read_tools(spec: SourceSpec) -> Any:
@@ -51,6 +51,28 @@ def _add_optimade(router: Any, spec: SourceSpec) -> Any:
     return router.add_optimade(spec.source, provider=spec.provider_id(), base_url=spec.base_url)
 
 
+def openapi_documents(spec: SourceSpec) -> list[SourceSpec]:
+    """``spec``, or where its source is a local folder, one spec per ``*.json``, ``*.yaml``
+    and ``*.yml`` file under it (sorted; drafts, hidden files and a saved index's files
+    left out, as in a catalog folder), each document naming its own provider (its title,
+    else its host): a folder of a platform's OpenAPI documents is one source to give."""
+    from schemarouter.registry.catalog import CATALOG_SUFFIXES
+    from schemarouter.registry.catalog_folder import folder_files
+
+    if spec.source.lower().startswith(("http://", "https://")) or not Path(spec.source).is_dir():
+        return [spec]
+    if spec.provider:
+        raise DocumentError(
+            f"a folder of OpenAPI documents is given one provider ({spec.provider!r}), "
+            "which every document in it would register under",
+            where=spec.source,
+            hint="Leave PROVIDER= out for a folder (each document is named by its title), "
+            "or give the documents one by one",
+        )
+    files = folder_files(Path(spec.source), CATALOG_SUFFIXES, what="OpenAPI documents")
+    return [spec.model_copy(update={"source": str(f)}) for f in files]
+
+
 def register_sources(
     router: Any,
     *,
@@ -60,16 +82,25 @@ def register_sources(
     optimade: tuple[SourceSpec, ...] = (),
     failed: list[tuple[str, SchemaRouterError]] | None = None,
 ) -> list[tuple[str, Any]]:
-    """Register catalogs, OpenAPI documents and recorded ``tools/list`` results; return each
-    source with its :class:`~schemarouter.registry.registry.RegistryChange` (whose
-    ``warnings`` say what was read as meant, renamed or left out). The first source that
-    cannot be registered raises its error, unless ``failed`` is given: then each such
-    source and its error go there and the others are registered (each source registers
-    whole or not at all), so a batch build can name every bad document at once."""
+    """Register catalogs, OpenAPI documents (a folder of them: each file under it) and
+    recorded ``tools/list`` results; return each source with its
+    :class:`~schemarouter.registry.registry.RegistryChange` (whose ``warnings`` say what was
+    read as meant, renamed or left out). The first source that cannot be registered raises
+    its error, unless ``failed`` is given: then each such source and its error go there and
+    the others are registered (each source registers whole or not at all), so a batch build
+    can name every bad document at once."""
     steps: list[tuple[str, Callable[[], Any]]] = [
         (catalog, partial(router.add_catalog, catalog)) for catalog in catalogs
     ]
-    steps += [(spec.source, partial(_add_openapi, router, spec)) for spec in openapi]
+    for spec in openapi:
+        try:
+            documents = openapi_documents(spec)
+        except SchemaRouterError as exc:
+            if failed is None:
+                raise
+            failed.append((spec.source, exc))
+            continue
+        steps += [(d.source, partial(_add_openapi, router, d)) for d in documents]
     steps += [(spec.source, partial(_add_mcp_tools, router, spec)) for spec in mcp_tools]
     steps += [(spec.source, partial(_add_optimade, router, spec)) for spec in optimade]
     changes: list[tuple[str, Any]] = []
