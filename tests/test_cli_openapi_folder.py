@@ -1,5 +1,6 @@
 """A platform's OpenAPI documents live in a folder (trial X2: 1,488 of them, changed daily):
-``--openapi DIR`` registers each document under it, each named by its own title."""
+``--openapi DIR`` registers each document under it, each named by its own title, and a
+batch build shows how far registering has got, which is most of its time at that size."""
 
 from __future__ import annotations
 
@@ -65,3 +66,15 @@ def test_an_empty_folder_says_it_holds_no_documents(
 ) -> None:
     assert main(["routes", "--openapi", str(tmp_path)]) == 1
     assert "no OpenAPI documents (*.yaml, *.yml, *.json) in folder" in capsys.readouterr().err
+
+
+def test_a_build_shows_the_sources_registered(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where stderr is a log, the bar is whole lines: the last says all were registered."""
+    out = tmp_path / "index"
+    argv = ["index", "build", "--openapi", str(folder), "--out", str(out), "--progress"]
+    assert main([*argv, "--no-cache"]) == 0
+    said = capsys.readouterr().err
+    assert "registering: 2 / 2 sources (100%)" in said
+    assert said.index("registering:") < said.index("documents:")

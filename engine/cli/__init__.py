@@ -186,7 +186,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         from schemarouter.index import MilvusIndex
 
         kwargs["index"] = MilvusIndex.from_uri(args.index, create=False)
-    router = build_router(config, **kwargs)
+    router = build_router(config, progress=show_progress(args), **kwargs)
     try:
         with sync_note(args.index) if args.sync else contextlib.nullcontext():
             router.build_index(progress=show_progress(args))
@@ -207,7 +207,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
 
 
 def _registry_router(
-    config: GatewayConfig, *, servers: bool
+    config: GatewayConfig, *, servers: bool, progress: bool = False
 ) -> tuple[Any, list[tuple[str, Any]], list[tuple[str, SchemaRouterError]]]:
     """A router with ``config``'s sources registered as retrieve and serve register them (the
     same route ids and fingerprints) and no model loaded, for what needs only the registry;
@@ -221,6 +221,7 @@ def _registry_router(
         servers=servers,
         registered=registered,
         failed=failed,
+        progress=progress,
         abstention=None,
         reranker=None,
         ranking=None,
@@ -270,7 +271,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     # registered as retrieve and serve register them (the same route ids and fingerprints),
     # with no model loaded: only the registry is needed here
     progress = show_progress(args) and not args.quiet
-    router, registered, failed = _registry_router(config, servers=True)
+    router, registered, failed = _registry_router(config, servers=True, progress=progress)
     try:
         snapshot = router.snapshot()
     finally:

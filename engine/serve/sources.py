@@ -81,6 +81,7 @@ def register_sources(
     mcp_tools: tuple[SourceSpec, ...] = (),
     optimade: tuple[SourceSpec, ...] = (),
     failed: list[tuple[str, SchemaRouterError]] | None = None,
+    progress: bool = False,
 ) -> list[tuple[str, Any]]:
     """Register catalogs, OpenAPI documents (a folder of them: each file under it) and
     recorded ``tools/list`` results; return each source with its
@@ -88,7 +89,10 @@ def register_sources(
     read as meant, renamed or left out). The first source that cannot be registered raises
     its error, unless ``failed`` is given: then each such source and its error go there and
     the others are registered (each source registers whole or not at all), so a batch build
-    can name every bad document at once."""
+    can name every bad document at once. ``progress``: a bar (or, in a log, a line at each
+    tenth) of the sources registered, on stderr."""
+    from schemarouter.index.cache import progress_bar
+
     steps: list[tuple[str, Callable[[], Any]]] = [
         (catalog, partial(router.add_catalog, catalog)) for catalog in catalogs
     ]
@@ -104,13 +108,20 @@ def register_sources(
     steps += [(spec.source, partial(_add_mcp_tools, router, spec)) for spec in mcp_tools]
     steps += [(spec.source, partial(_add_optimade, router, spec)) for spec in optimade]
     changes: list[tuple[str, Any]] = []
-    for source, register in steps:
-        try:
-            changes.append((source, register()))
-        except SchemaRouterError as exc:
-            if failed is None:
-                raise
-            failed.append((source, exc))
+    bar = progress_bar(progress, len(steps), "registering", "sources")
+    try:
+        for source, register in steps:
+            try:
+                changes.append((source, register()))
+            except SchemaRouterError as exc:
+                if failed is None:
+                    raise
+                failed.append((source, exc))
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
     return changes
 
 
@@ -156,6 +167,7 @@ def build_router(
     servers: bool = True,
     registered: list[tuple[str, Any]] | None = None,
     failed: list[tuple[str, SchemaRouterError]] | None = None,
+    progress: bool = False,
     **router_options: Any,
 ) -> Any:
     """A router with everything ``config`` lists registered, upstream MCP servers connected
@@ -163,7 +175,7 @@ def build_router(
     ``servers=False`` leaves the upstream servers to the caller (:class:`Upstreams`).
     ``registered``, where given, receives each source with its change, and ``failed`` each
     source that could not be registered with its error, the others registered (see
-    :func:`register_sources`)."""
+    :func:`register_sources`); ``progress``: a progress bar of the sources registered."""
     from schemarouter.router import SchemaRouter
 
     if not config.search.rerank:
@@ -182,6 +194,7 @@ def build_router(
             mcp_tools=config.mcp_tools,
             optimade=config.optimade,
             failed=failed,
+            progress=progress,
         )
         if registered is not None:
             registered.extend(changes)
