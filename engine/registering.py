@@ -38,7 +38,7 @@ from schemarouter.execution.invokers.http import (
     unbound_again,
 )
 from schemarouter.registry.catalog import load_catalog
-from schemarouter.registry.clashes import provider_id_for, replaced_nothing
+from schemarouter.registry.clashes import provider_id_for, renamed_provider, replaced_nothing
 from schemarouter.registry.registry import (
     RegistryBatch,
     RegistryChange,
@@ -265,6 +265,12 @@ class RegistrationMixin(RuntimeMixin):
                     registration = compile(name)
             bound = bound_routes(self, registration.routes) if replace else []
             change = register_http_routes(self, registration, replace=replace)
+            if provider is None and first.routes:
+                renamed = renamed_provider(
+                    self.snapshot().routes_of, first.routes[0].provider.id, registration
+                )
+                if renamed is not None:
+                    change = dataclasses.replace(change, warnings=(*change.warnings, renamed))
             if replace and provider is not None and change.added and not change.replaced:
                 snapshot = self.snapshot()
                 warning = replaced_nothing(snapshot.providers, snapshot.routes_of, registration)

@@ -17,6 +17,7 @@ __all__ = [
     "declared_twice",
     "duplicate_hint",
     "provider_id_for",
+    "renamed_provider",
     "replaced_nothing",
     "same_routes",
     "sources_of",
@@ -273,3 +274,27 @@ def replaced_nothing(
                 f"remove_provider({new.id!r})"
             )
     return None
+
+
+def renamed_provider(
+    routes_of: Callable[[str], Sequence[Route]], wanted: str, registration: Registration
+) -> str | None:
+    """A warning where ``registration`` took ``wanted`` + ``_2`` (``_3`` ...) because another
+    document holds ``wanted``: such a number follows the order documents are registered in,
+    so a document added or removed before it moves its routes to another id (trial X2: in a
+    folder changed daily, ``globex_amazon_simple_2`` was the email service one day and the
+    storage service the next, and an allow list naming it followed); ``None`` otherwise."""
+    if not registration.routes:
+        return None
+    route = registration.routes[0]
+    taken = route.provider.id
+    if taken == wanted:
+        return None
+    holders = sources_of(routes_of(wanted)) or "another document"
+    return (
+        f"provider id {taken!r}: {wanted!r}, from the title {route.provider.display_name!r}, "
+        f"is held by {holders}; a numbered id follows the order documents are registered "
+        f"in and moves to another document when one is added or removed before it: give "
+        f"this document its own provider name (provider=, or PROVIDER=FILE on the command "
+        f"line) wherever route ids must last (allow lists, labelled requests, saved state)"
+    )

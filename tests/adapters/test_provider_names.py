@@ -152,3 +152,35 @@ def test_one_document_from_its_file_then_as_a_dict_is_registered_once(
     assert set(router.snapshot().providers) == {"weather"}
     other = {**WEATHER, "paths": {"/history": WEATHER["paths"]["/forecast"]}}
     assert router.add_openapi(other).added == ("weather_2/rest/get_forecast",)
+
+
+def test_a_numbered_provider_id_is_said_to_follow_registration_order(tmp_path: Any) -> None:
+    """Trial X2: in a folder of documents changed daily, ``globex_amazon_simple_2`` was the
+    email service one day and, a queue service's document added before it, the storage
+    service the next; an allow list naming it followed, without a word. The registration
+    that takes a numbered id now says why, and how to give it a name that lasts."""
+    import json
+
+    def document(name: str, title: str) -> Any:
+        path = tmp_path / f"{name}.json"
+        paths = {f"/{name}": {"get": {"operationId": f"get_{name}", "responses": {"200": {}}}}}
+        path.write_text(json.dumps(openapi_document(title, paths)), encoding="utf-8")
+        return path
+
+    storage = document("storage", "Globex Amazon Simple Storage Service")
+    email = document("email", "Globex Amazon Simple Email Service")
+    router = _router()
+    first = router.add_openapi(storage)
+    assert first.added == ("globex_amazon_simple/rest/get_storage",)
+    assert not [w for w in first.warnings if "provider id" in w]
+    second = router.add_openapi(email)
+    assert second.added == ("globex_amazon_simple_2/rest/get_email",)
+    (said,) = [w for w in second.warnings if "provider id" in w]
+    assert said.startswith(
+        "provider id 'globex_amazon_simple_2': 'globex_amazon_simple', from the title "
+        f"'Globex Amazon Simple Email Service', is held by {storage};"
+    )
+    assert "follows the order documents are registered in" in said
+    assert "provider=, or PROVIDER=FILE" in said
+    named = router.add_openapi(document("queue", "Globex Amazon Simple Queue"), provider="q")
+    assert not [w for w in named.warnings if "provider id" in w]
