@@ -78,3 +78,21 @@ def test_a_build_shows_the_sources_registered(
     said = capsys.readouterr().err
     assert "registering: 2 / 2 sources (100%)" in said
     assert said.index("registering:") < said.index("documents:")
+
+
+def test_a_router_built_with_progress_keeps_it(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``progress=True`` to ``build_router`` (and ``Gateway.from_config``) is the router's
+    own option still, and also shows the sources registered."""
+    from schemarouter.serve.config import GatewayConfig, SourceSpec
+    from schemarouter.serve.sources import build_router
+
+    config = GatewayConfig(openapi=(SourceSpec(source=str(folder)),))
+    router = build_router(config, progress=True, embedding_cache=None)
+    try:
+        assert router.progress is True
+        assert len(router.snapshot()) == 8
+    finally:
+        router.close()
+    assert "registering: 2 / 2 sources (100%)" in capsys.readouterr().err

@@ -167,7 +167,6 @@ def build_router(
     servers: bool = True,
     registered: list[tuple[str, Any]] | None = None,
     failed: list[tuple[str, SchemaRouterError]] | None = None,
-    progress: bool = False,
     **router_options: Any,
 ) -> Any:
     """A router with everything ``config`` lists registered, upstream MCP servers connected
@@ -175,7 +174,8 @@ def build_router(
     ``servers=False`` leaves the upstream servers to the caller (:class:`Upstreams`).
     ``registered``, where given, receives each source with its change, and ``failed`` each
     source that could not be registered with its error, the others registered (see
-    :func:`register_sources`); ``progress``: a progress bar of the sources registered."""
+    :func:`register_sources`). ``progress=True`` (the router's own option) also shows the
+    sources registered."""
     from schemarouter.router import SchemaRouter
 
     if not config.search.rerank:
@@ -194,7 +194,7 @@ def build_router(
             mcp_tools=config.mcp_tools,
             optimade=config.optimade,
             failed=failed,
-            progress=progress,
+            progress=bool(router_options.get("progress")),
         )
         if registered is not None:
             registered.extend(changes)
