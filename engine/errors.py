@@ -227,8 +227,21 @@ class StaleIndexError(IndexStoreError):
     other_version: str | None = None
 
 
+#: What to do about a saved index that cannot be read as written: build it again.
+REBUILD_HINT = (
+    "Rebuild the index: `schemarouter index build SOURCES --out FOLDER`, or "
+    "router.build_index() then router.index.save(FOLDER)"
+)
+
+
 class CorruptIndexError(IndexStoreError):
+    """A saved index whose files are not what its manifest says; its hint, where none is
+    given, is :data:`REBUILD_HINT` (trial X2: "Rebuild the index" named no command)."""
+
     code = "SR302"
+
+    def __init__(self, what: str, *, where: str | None = None, hint: str | None = None) -> None:
+        super().__init__(what, where=where, hint=hint or REBUILD_HINT)
 
 
 class IndexBackendError(IndexStoreError):

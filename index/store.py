@@ -298,14 +298,10 @@ def read_manifest(path: Path) -> dict[str, Any]:
         # nested 100,000 deep raised RecursionError; a FIFO blocked)
         manifest = load_json(read_file_bytes(file, max_bytes=MAX_MANIFEST_BYTES))
     except UnreadableFile as exc:
-        raise CorruptIndexError(
-            f"manifest.json is unreadable: {exc}", where=str(file), hint="Rebuild the index"
-        ) from None
+        raise CorruptIndexError(f"manifest.json is unreadable: {exc}", where=str(file)) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise CorruptIndexError(
-            "manifest.json is not a SchemaRouter index manifest",
-            where=str(file),
-            hint="Rebuild the index",
+            "manifest.json is not a SchemaRouter index manifest", where=str(file)
         )
     if manifest.get("format_version") != FORMAT_VERSION:
         error = StaleIndexError(
@@ -318,9 +314,7 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise error
     if manifest.get("checksum") != _manifest_checksum(manifest):
         raise CorruptIndexError(
-            "manifest.json was altered (its checksum does not match)",
-            where=str(file),
-            hint="Rebuild the index",
+            "manifest.json was altered (its checksum does not match)", where=str(file)
         )
     return manifest
 
@@ -340,7 +334,6 @@ def _verify_files(path: Path, manifest: dict[str, Any]) -> frozenset[str]:
                 f"manifest.json lists {str(name)[:120]!r}, which is not a file of generation "
                 f"{generation[:40]!r}",
                 where=str(path / MANIFEST),
-                hint="Rebuild the index",
             )
         if not isinstance(info, dict):
             raise CorruptIndexError(
@@ -350,9 +343,7 @@ def _verify_files(path: Path, manifest: dict[str, Any]) -> frozenset[str]:
         file = path / name
         if not file.is_file():  # a symlink to a regular file is followed, as folders are
             what = "is not a regular file" if file.exists() else "is missing"
-            raise CorruptIndexError(
-                f"index file {name} {what}", where=str(path), hint="Rebuild the index"
-            )
+            raise CorruptIndexError(f"index file {name} {what}", where=str(path))
         try:
             size = file.stat().st_size
             if size != info.get("bytes"):
@@ -360,20 +351,17 @@ def _verify_files(path: Path, manifest: dict[str, Any]) -> frozenset[str]:
                     f"index file {name} has {size} bytes, the manifest says "
                     f"{info.get('bytes')} (truncated or altered)",
                     where=str(file),
-                    hint="Rebuild the index",
                 )
             digest = _sha256(file)
         except OSError as exc:  # deleted meanwhile (a save replaced it), no permission
             raise CorruptIndexError(
                 f"index file {name} cannot be read: {exc.strerror or exc}",
                 where=str(file),
-                hint="Rebuild the index",
             ) from None
         if digest != info.get("sha256"):
             raise CorruptIndexError(
                 f"index file {name} does not match its sha256 in the manifest (altered)",
                 where=str(file),
-                hint="Rebuild the index",
             )
     return frozenset(listed)
 
@@ -454,9 +442,7 @@ def _load_generation(
     try:
         return build(_restore(path / manifest["generation"], manifest, listed), encoder)
     except (ValueError, KeyError, TypeError, IndexError, OSError, RuntimeError) as exc:
-        raise CorruptIndexError(
-            f"index files are inconsistent: {exc}", where=str(path), hint="Rebuild the index"
-        ) from None
+        raise CorruptIndexError(f"index files are inconsistent: {exc}", where=str(path)) from None
 
 
 def _encoder_named(path: Path, manifest: dict[str, Any]) -> Encoder:

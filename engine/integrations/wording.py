@@ -76,7 +76,9 @@ AGENT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "Tool search here cannot run until {operator} builds its index: tell them",
         ),
         (
-            r"Rebuild the index(?: with this version of SchemaRouter)?",
+            r"Rebuild the index(?: with this version of SchemaRouter|: `schemarouter index "
+            r"build SOURCES --out FOLDER`, or router\.build_index\(\) then "
+            r"router\.index\.save\(FOLDER\))?",
             "Tool search here cannot run until {operator} rebuilds its index: tell them",
         ),
         (

@@ -188,8 +188,11 @@ def test_truncated_file_is_corrupt(
     _, path = saved
     file = data_file(path, name)
     file.write_bytes(file.read_bytes()[: file.stat().st_size // 2])
-    with pytest.raises(CorruptIndexError, match="truncated"):
+    with pytest.raises(CorruptIndexError, match="truncated") as caught:
         HybridIndex.load(path, registry.snapshot())
+    # what to run, from the shell or in Python (trial X2: "Rebuild the index", no command)
+    assert "`schemarouter index build SOURCES --out FOLDER`" in str(caught.value)
+    assert "router.index.save(FOLDER)" in str(caught.value)
 
 
 @pytest.mark.parametrize("name", ["lexical_tf_data.npy", "field_vectors.npy", "field_keys.json"])
