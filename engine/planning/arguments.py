@@ -43,6 +43,7 @@ from schemarouter.planning.optimade_filter import (
     optimade_filter,
     reduced_formula,
 )
+from schemarouter.planning.page_size import count_value
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
@@ -272,6 +273,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _format_value(parameter, query, values, clauses, takers),
             _quantity_value(parameter, query, route),
             range_value(parameter, route, _KO_NUMBER.sub(_korean_number, query)),
+            count_value(parameter, query, route.endpoint.parameters),
             _named_id(parameter, query),
         ):
             if found is not None:
