@@ -346,8 +346,11 @@ def fillable_sibling(
     ``get_structure``, whose ``entry_id`` nothing gave, so the call failed). A route that
     does more to the world than ``top`` is never taken in its place: "status of my order",
     with writes allowed, planned ``cancel_all_orders`` (a write with the lookup's fields and
-    no parameter) for ``get_order_status``."""
+    no parameter) for ``get_order_status``; nor does a read stand in for a change, which is
+    planned with its id missing ("delete customers C-1, C-2" planned ``list_customers``)."""
     route = snapshot.routes[top]
+    if route.endpoint.effect is not Effect.READ:
+        return top
     missing = _missing(route, query, values)
     if not _needs_an_id(missing):
         return top
