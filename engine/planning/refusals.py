@@ -14,7 +14,7 @@ from typing import Protocol
 from schemarouter.contracts import AccessKind, AvailabilityStatus, Effect, SourceType
 from schemarouter.planning.fallbacks import unlicensed
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import request_action
+from schemarouter.retrieval.actions import leading_action, request_action
 
 
 class _Request(Protocol):
@@ -56,11 +56,12 @@ READ_DEPTH = 5
 def reads_first(
     request: _Request, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
 ) -> list[str]:
-    """``eligible`` (best first), with its reads first where the request only reads
-    (:func:`~schemarouter.retrieval.actions.request_action`), its best route is a write or
-    destructive one and a read is among the first :data:`READ_DEPTH`; the writes passed over
-    are named in ``warnings``. Trial X3: "Show me the open support tickets", with writes
-    allowed, planned ``create_ticket`` ("Open a new support ticket" ranked first)."""
+    """``eligible`` (best first), with its reads first where the request only reads, each
+    clause opening with a read verb (:func:`~schemarouter.retrieval.actions.leading_action`:
+    "End my listing" reads nothing), its best route is a write or destructive one and a read
+    is among the first :data:`READ_DEPTH`; the writes passed over are named in ``warnings``.
+    Trial X3: "Show me the open support tickets", with writes allowed, planned
+    ``create_ticket`` ("Open a new support ticket" ranked first)."""
     routes = snapshot.routes
     if not eligible or routes[eligible[0]].endpoint.effect is Effect.READ:
         return list(eligible)
@@ -68,7 +69,7 @@ def reads_first(
     if (
         not reads
         or reads[0] not in eligible[:READ_DEPTH]
-        or request_action(request.query) != "read"
+        or leading_action(request.query) != "read"
     ):
         return list(eligible)
     passed = eligible[: eligible.index(reads[0])]

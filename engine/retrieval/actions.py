@@ -38,6 +38,7 @@ __all__ = [
     "Action",
     "action_of",
     "action_penalty",
+    "leading_action",
     "read_request",
     "request_action",
     "request_verbs",
@@ -319,7 +320,9 @@ _CONDITION = frozenset(("if", "when", "whenever", "once"))
 _FRESH = re.compile(r"\b(?:a|an|another)\s+(?:new|fresh)\b", re.I)
 
 
-def _clause_action(clause: str) -> Action | None:
+def _clause_action(clause: str, *, leading: bool = False) -> Action | None:
+    """The action of ``clause``'s verb among its first three words, or (``leading``) of the
+    word it opens with only."""
     if re.search(r"[\uac00-\ud7a3]", clause):
         return _korean_action(clause)
     words = _WORD.findall(clause)
@@ -337,7 +340,7 @@ def _clause_action(clause: str) -> Action | None:
             return "read"  # "open my note" reads; "open a (new) issue" writes
         if action is not None:
             return action
-        if i >= 2:  # past the opening words: no leading verb in this clause
+        if leading or i >= 2:  # past the opening words: no leading verb in this clause
             break
     return "write" if _FRESH.search(clause) else None  # "I need a fresh key pair"
 
@@ -442,6 +445,14 @@ def request_action(text: str) -> Action | None:
     delete; ``"read"`` when every such clause asks to get, list or show; ``None`` when no
     clause says, or the clauses disagree (a request of both kinds)."""
     return read_request(text)[0]
+
+
+def leading_action(text: str) -> Action | None:
+    """:func:`request_action` read from the word each clause opens with (past "please" ...)
+    only: "End my listing" asks for no read, though ranking reads its "listing" as a list
+    (trial Y1: a plan passed over the write asked for, as if the request only read)."""
+    actions = {a for c in _clauses(text) if (a := _clause_action(c, leading=True)) is not None}
+    return actions.pop() if len(actions) == 1 else None
 
 
 def _name_words(name: str) -> list[str]:

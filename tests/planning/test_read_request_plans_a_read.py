@@ -95,3 +95,43 @@ def test_a_write_request_still_plans_its_write(router: SchemaRouter) -> None:
         PlanRequest(query="Open a new support ticket 'printer broken'", allowed_effects=WRITES)
     )
     assert plan.route_ids == ("support/rest/create_ticket",)
+
+
+LISTINGS: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "market", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9/v1"}],
+    "paths": {
+        "/listings": {
+            "get": {
+                "operationId": "getListings",
+                "summary": "Search the listings of the marketplace.",
+                "responses": OK,
+            }
+        },
+        "/my/listings/{slug}/state/end": {
+            "put": {
+                "operationId": "endMyListing",
+                "summary": "End one of my listings.",
+                "parameters": [
+                    {"name": "slug", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": OK,
+            }
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("request_text", ["End my listing vintage-strat-1962", "end listing 42"])
+def test_a_request_whose_verb_is_no_read_keeps_its_write(request_text: str) -> None:
+    """Trial Y1: "End my listing vintage-strat-1962" on Reverb's API, writes allowed, planned
+    ``GET /listings/all`` before the ``PUT /my/listings/{slug}/state/end`` ranked first: the
+    noun "listing" was read as the request's verb. A request is read as a read here only
+    where a clause opens with a read verb."""
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(LISTINGS, provider="market")
+    assert router.retrieve(request_text, k=2).route_ids[0] == "market/rest/end_my_listing"
+    plan = router.plan(PlanRequest(query=request_text, allowed_effects=WRITES))
+    assert plan.route_ids == ("market/rest/end_my_listing",)
+    assert not [w for w in plan.warnings if "the request asks to read" in w]
