@@ -282,9 +282,10 @@ def without_refused(values: Sequence[BoundValue], query: str) -> list[BoundValue
 def one_each(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
     """``values`` (of ``query``) but the ids, repositories and dates of a kind (an id: of a
     thing) the request names two or more of, or lists on ("structures kop-1, kop-2": the
-    second is read as no id): a change takes none of them rather than the first ("delete
-    structure kop-1 or structure kop-2" planned the deletion of kop-1, trial X1), as a
-    parameter named by its own name guesses none of two (:func:`named_id`)."""
+    second is read as no id; "T-5, keep T-6" lists none): a change takes none of them rather
+    than the first ("delete structure kop-1 or structure kop-2" planned the deletion of
+    kop-1, trial X1), as a parameter named by its own name guesses none of two
+    (:func:`named_id`)."""
 
     def key(value: BoundValue) -> tuple[str, str]:
         thing = stem(value.of) if value.kind == NAMED_IDENTIFIER and value.of else ""
@@ -295,7 +296,9 @@ def one_each(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
         if value.kind.startswith(IDS):
             seen.setdefault(key(value), set()).add(value.value)
             item = _NEXT_ITEM.match(query, value.end)
-            if item and _DIGIT.search(item.group()) and not _AGAINST.search(item.group()):
+            # "T-5, not T-6" and (beside this change) "T-5, keep T-6" list no second id
+            said = item and (_AGAINST.search(item.group()) or _KEEP.search(item.group()))
+            if item and _DIGIT.search(item.group()) and not said:
                 seen[key(value)].add(item.group())  # another of its kind, by its place
     return [v for v in values if not v.kind.startswith(IDS) or len(seen[key(v)]) == 1]
 
