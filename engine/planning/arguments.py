@@ -245,7 +245,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     ("do not delete structure kop-3", "every booking except booking bk-7") binds nowhere."""
     clauses = clauses_of(query)
     values = without_refused(values, query)
-    if route.endpoint.effect is not Effect.READ:  # a change takes none of two ids of a thing
+    change = route.endpoint.effect is not Effect.READ
+    if change:  # a change takes none of two ids of a thing
         values = one_each(values, query)
     arguments = bind_parameters(route, values)
     body = body_fields(route)
@@ -269,7 +270,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         for found in (
             _named_value(parameter, query, clauses),
             optimade_filter(parameter, query, values),
-            _enum_value(parameter, query, paired=paired),
+            _enum_value(parameter, query, paired=paired, change=change),
             _format_value(parameter, query, values, clauses, takers),
             _quantity_value(parameter, query, route),
             range_value(parameter, route, _KO_NUMBER.sub(_korean_number, query)),

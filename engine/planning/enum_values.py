@@ -52,16 +52,18 @@ def side(parameter: Parameter) -> str | None:
     return None
 
 
-def enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any:
+def enum_value(
+    parameter: Parameter, query: str, *, paired: bool = False, change: bool = False
+) -> Any:
     """The one enum value the query names as a whole word (case-insensitive), else the one
-    that is the past form of a verb the request or one of its parts opens with ("Close
-    ticket T-2": ``closed``; :func:`_state_of_verb`); none where a value named is refused
-    right beside it ("not the closed ones"). For a conversion's target or source
-    (:func:`side`), the one the request puts on that side: after "to" / "into" / "in" / "as"
-    (Korean: before 로) for a target; for a source of a route that takes both sides
-    (``paired``), after "from" (before 에서), or else the one value named that no "to" points
-    at ("30 USD to EUR"); none where the words do not say (left open rather than swapped:
-    "convert 30 USD to euros" bound ``to="USD"``)."""
+    that is the past form of a verb the request or one of its parts opens with, for a
+    ``change`` only ("Close ticket T-2": ``closed``; :func:`_state_of_verb`); none where a
+    value named is refused right beside it ("not the closed ones"). For a conversion's
+    target or source (:func:`side`), the one the request puts on that side: after "to" /
+    "into" / "in" / "as" (Korean: before 로) for a target; for a source of a route that takes
+    both sides (``paired``), after "from" (before 에서), or else the one value named that no
+    "to" points at ("30 USD to EUR"); none where the words do not say (left open rather than
+    swapped: "convert 30 USD to euros" bound ``to="USD"``)."""
     options = value_schema(parameter.json_schema).get("enum")
     if not isinstance(options, list):
         return None
@@ -82,7 +84,8 @@ def enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any
     named = list(dict.fromkeys(option for option, _ in found))
     taken = side(parameter)
     if taken is None and not named:
-        return _state_of_verb(options, query)
+        # a read's filter takes no verb's state ("List orders, then cancel O-3": trial Y1)
+        return _state_of_verb(options, query) if change else None
     if taken is None or (taken == "source" and not paired):
         # a lone source-named parameter (a record's ``source``) is no conversion's side
         return named[0] if len(named) == 1 else None
@@ -111,7 +114,8 @@ def enum_value(parameter: Parameter, query: str, *, paired: bool = False) -> Any
 #: The word a request, or a part of it, opens with: its verb where it asks for something
 #: ("Close ticket T-2", "..., and also cancel order 7", "please ship it").
 _LEADING_WORD = re.compile(
-    r"(?:^|[.;:!?,]|\b(?:and|then|also|please|now)\b)\s*(?:please\s+)?([A-Za-z]+)", re.IGNORECASE
+    r"(?:^|[.;:!?,]|\b(?:and|then|also|please|now)\b)\s*(?:please\s+)?([A-Za-z]+)(?![\w-])",
+    re.IGNORECASE,
 )
 
 
