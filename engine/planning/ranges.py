@@ -47,8 +47,11 @@ _SIDE = re.compile(
 #: took 133 s, every start and split of the run tried in turn.
 _NUMBER = r"(?<![\d.])\d++(?:\.\d++)?"
 _KO_NAMES = "|".join(sorted(KOREAN_UNIT_NAMES, key=len, reverse=True))
-#: A unit written after a number: a Korean unit's name, or a symbol (``eV``, ``kg/m^3``, ``K``).
-_UNIT = rf"(?:{_KO_NAMES}|[A-Za-zÅ°µμ][\w°/^·*.()-]{{0,11}}?)"
+#: A unit written after a number: a Korean unit's name, or a symbol (``eV``, ``kg/m^3``, ``K``);
+#: a preposition (lower case: "5 A fuse" is amperes) before another word is none ("3 in
+#: stock", "2 at a time": trial Y1).
+_PREPOSITION = r"(?!(?-i:in|at|a|an|by|of|on|or|to)\s+[^\W\d_])"
+_UNIT = rf"(?:{_KO_NAMES}|{_PREPOSITION}[A-Za-zÅ°µμ][\w°/^·*.()-]{{0,11}}?)"
 _QUANTITY = rf"({_NUMBER})\s*({_UNIT})(?![A-Za-z0-9/^])"
 _RANGE = re.compile(
     rf"(?:between\s+)?({_NUMBER})\s*({_UNIT})?\s*(?:~|–|-|to|and|에서|부터)\s*{_QUANTITY}"
