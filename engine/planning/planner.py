@@ -50,6 +50,7 @@ from schemarouter.planning.arguments import (
     with_given,
 )
 from schemarouter.planning.asked_units import asked_unit_notes
+from schemarouter.planning.chained_needs import chained_needs
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.parts import (
@@ -73,7 +74,6 @@ from schemarouter.retrieval.candidates import matched_fields_for, no_match_reaso
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.prerequisites import (
     identifier_source,
-    needed_parameters,
     producers,
     producers_for,
 )
@@ -456,7 +456,7 @@ def _chain(
     for step in steps:
         route = snapshot.routes[step.route_id]
         bindings: dict[str, Binding] = {}
-        for parameter, thing in needed_parameters(route, given=given):
+        for parameter, thing in chained_needs(route, given, values):
             if parameter not in step.missing_parameters or (route.provider.id, thing) in creating:
                 continue
             # identifiers are provider-scoped: only a step of the route's own provider
