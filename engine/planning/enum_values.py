@@ -35,10 +35,26 @@ _NEGATED_BEFORE = re.compile(
 _NEGATED_AFTER = re.compile(r"\s*(?:을|를|은|는|이|가)?\s*(?:말고|빼고|제외)")
 
 
+#: A verb that sets what it names aside, at most two words before it ("skip the pending
+#: tickets", "ignoring closed ones", "leave out archived"): a read's filter is not it (trial
+#: Y1: "skip the pending tickets" filtered status=pending). Clause reading keeps "skip" for
+#: a change's ids only ("skip track T1" is the action on T1), so it is read here.
+_SET_ASIDE_BEFORE = re.compile(
+    r"\b(?:skip(?:ping)?|omit(?:ting)?|ignor(?:e|ing)|leav(?:e|ing)\s+out|exclud(?:e|ing)|"
+    r"avoid(?:ing)?|hid(?:e|ing))(?:\s+\w+){0,2}\s*$",
+    re.IGNORECASE,
+)
+
+
 def _refused_here(query: str, match: re.Match[str]) -> bool:
     """Whether the request refuses the value of ``match`` right beside it."""
     before = query[max(0, match.start() - 40) : match.start()]
     return bool(_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(query, match.end()))
+
+
+def _set_aside(query: str, match: re.Match[str]) -> bool:
+    """Whether a verb right before the value of ``match`` sets it aside."""
+    return bool(_SET_ASIDE_BEFORE.search(query[max(0, match.start() - 40) : match.start()]))
 
 
 def side(parameter: Parameter) -> str | None:
@@ -79,7 +95,9 @@ def enum_value(
     # tickets not wanted; trial X3); a negation further off ("I don't know the rate: convert
     # 100 USD to EUR") says nothing of it
     clauses = clauses_of(query)
-    if any(clauses.against(m) and _refused_here(query, m) for _, m in found):
+    if any(
+        (clauses.against(m) and _refused_here(query, m)) or _set_aside(query, m) for _, m in found
+    ):
         return None
     named = list(dict.fromkeys(option for option, _ in found))
     taken = side(parameter)

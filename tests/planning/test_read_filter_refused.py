@@ -44,6 +44,10 @@ def _arguments(router: SchemaRouter, request: str) -> dict[str, Any]:
         ("list the closed tickets of customer C-43", {"status": "closed", "customer_id": "C-43"}),
         # one value wanted, another refused beside it: none is guessed (the plan asks)
         ("list the pending tickets, not the closed ones", {}),
+        # a verb that sets the value aside (trial Y1: "skip" filtered status=pending)
+        ("list tickets but skip the pending ones", {}),
+        ("show tickets, ignoring closed ones", {}),
+        ("list tickets and leave out closed", {}),
     ],
 )
 def test_a_filter_the_request_refuses_is_left_open(
