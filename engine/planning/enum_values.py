@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from schemarouter.contracts import Parameter
-from schemarouter.retrieval.clauses import clauses_of
+from schemarouter.retrieval.clauses import KO_AGAINST
 from schemarouter.retrieval.values import value_schema
 
 __all__ = ["enum_value", "side"]
@@ -25,23 +25,15 @@ _SOURCE_BEFORE = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _SOURCE_AFTER = re.compile(r"^에서")
 
 
-#: A negation at most two words before a value ("not closed", "not the closed ones", "except
-#: pending"), or Korean's right after it ("closed 말고").
-_NEGATED_BEFORE = re.compile(
+#: What refuses a value right beside it, at most two words before it: a negation ("not the
+#: closed ones", "except pending") or a verb that sets it aside ("skip the pending tickets",
+#: "ignoring closed ones", "leave out archived"; trial Y1: "skip" filtered status=pending,
+#: and clause reading keeps "skip" for a change's ids, "skip track T1" being the action on
+#: T1). Korean's after it ("closed 말고") is the clauses' :data:`KO_AGAINST`.
+_REFUSED_BEFORE = re.compile(
     r"(?:\b(?:not|never|no|except|excluding|without|besides|instead\s+of|rather\s+than|"
-    r"other\s+than|apart\s+from)|n['’]t)(?:\s+\w+){0,2}\s*$",
-    re.IGNORECASE,
-)
-_NEGATED_AFTER = re.compile(r"\s*(?:을|를|은|는|이|가)?\s*(?:말고|빼고|제외)")
-
-
-#: A verb that sets what it names aside, at most two words before it ("skip the pending
-#: tickets", "ignoring closed ones", "leave out archived"): a read's filter is not it (trial
-#: Y1: "skip the pending tickets" filtered status=pending). Clause reading keeps "skip" for
-#: a change's ids only ("skip track T1" is the action on T1), so it is read here.
-_SET_ASIDE_BEFORE = re.compile(
-    r"\b(?:skip(?:ping)?|omit(?:ting)?|ignor(?:e|ing)|leav(?:e|ing)\s+out|exclud(?:e|ing)|"
-    r"avoid(?:ing)?|hid(?:e|ing))(?:\s+\w+){0,2}\s*$",
+    r"other\s+than|apart\s+from|skip(?:ping)?|omit(?:ting)?|ignor(?:e|ing)|"
+    r"leav(?:e|ing)\s+out|exclude|avoid(?:ing)?|hid(?:e|ing))|n['’]t)(?:\s+\w+){0,2}\s*$",
     re.IGNORECASE,
 )
 
@@ -49,12 +41,7 @@ _SET_ASIDE_BEFORE = re.compile(
 def _refused_here(query: str, match: re.Match[str]) -> bool:
     """Whether the request refuses the value of ``match`` right beside it."""
     before = query[max(0, match.start() - 40) : match.start()]
-    return bool(_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(query, match.end()))
-
-
-def _set_aside(query: str, match: re.Match[str]) -> bool:
-    """Whether a verb right before the value of ``match`` sets it aside."""
-    return bool(_SET_ASIDE_BEFORE.search(query[max(0, match.start() - 40) : match.start()]))
+    return bool(_REFUSED_BEFORE.search(before) or KO_AGAINST.match(query, match.end()))
 
 
 def side(parameter: Parameter) -> str | None:
@@ -94,10 +81,7 @@ def enum_value(
     # open ("tickets of C-43 but not the closed ones" planned status="closed", exactly the
     # tickets not wanted; trial X3); a negation further off ("I don't know the rate: convert
     # 100 USD to EUR") says nothing of it
-    clauses = clauses_of(query)
-    if any(
-        (clauses.against(m) and _refused_here(query, m)) or _set_aside(query, m) for _, m in found
-    ):
+    if any(_refused_here(query, m) for _, m in found):
         return None
     named = list(dict.fromkeys(option for option, _ in found))
     taken = side(parameter)

@@ -14,7 +14,7 @@ from typing import Any
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.identifiers import stem
 
-__all__ = ["CONTINUED", "IDS", "Clauses", "clauses_of", "one_each", "without_refused"]
+__all__ = ["CONTINUED", "IDS", "KO_AGAINST", "Clauses", "clauses_of", "one_each", "without_refused"]
 
 #: Words that turn the rest of their clause against what it names: "do not delete room R1",
 #: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
@@ -29,7 +29,7 @@ _AGAINST = re.compile(
 #: Korean's, after the value, 만 ("only") before them too: "R1만 빼고" is all but R1, but
 #: "R1만 아니라 R2도" is "not only R1 but R2 too" (both wanted). 말곤 / 빼곤 are 말고는 /
 #: 빼고는 run together; 이외 and a lone 외 are "other than" ("R1 외 모두 삭제"), not 외부.
-_KO_AGAINST = re.compile(
+KO_AGAINST = re.compile(
     r"\s*+(?:만(?!\s*+아니[라고]))?(?:을|를|은|는|이|가|도)?\s*+"
     r"(?:말고|말곤|빼고|빼곤|빼놓고|뺀|제외|아닌|아니라|아니고|외에|이외|외(?:의)?(?![가-힣]))"
 )
@@ -214,7 +214,7 @@ class Clauses:
     def _korean_against(self, end: int) -> bool:
         """Whether a Korean word right after ``end`` says not ("R1 말고"), or keeps it beside
         a change ("R1은 남기고 나머지 삭제"); "밴드갭뿐만 아니라" is "not only"."""
-        korean = _KO_AGAINST.match(self.query, end)
+        korean = KO_AGAINST.match(self.query, end)
         if korean and not (
             korean.group().endswith("아니라") and _NOT_ONLY.search(self.query, 0, end)
         ):
