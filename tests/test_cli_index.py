@@ -336,6 +336,46 @@ def test_index_build_shows_each_sources_registration_warnings(
     assert "1 registration warning in 1 source" in err
 
 
+def test_index_build_tells_many_warnings_a_few_of_each_kind_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial X2: a folder of 1,488 documents printed 6,013 warning lines at the end of a
+    build, mostly the same few notices document after document, so the one that mattered
+    (a numbered provider id) was lost among them. Past 50, each kind is shown three times
+    and the rest counted with the sources they are in; --all-warnings prints every one."""
+    import json
+
+    ok = {"200": {"description": "ok"}}
+    paths = {f"/items{i}": {"get": {"operationId": "getItem", "responses": ok}} for i in range(60)}
+    documents = []
+    for name in ("inventory", "warehouse"):
+        document = {
+            "openapi": "3.0.3",
+            "info": {"title": name.title(), "version": "1"},
+            "servers": [{"url": f"https://{name}.example.com"}],
+            "paths": paths,
+        }
+        documents.append(tmp_path / f"{name}.json")
+        documents[-1].write_text(json.dumps(document))
+    sources = [arg for path in documents for arg in ("--openapi", str(path))]
+    argv = ["index", "build", *sources, "--out", str(tmp_path / "i"), "--quiet"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    shared = [line for line in err.splitlines() if "operationId 'getItem'" in line]
+    assert len(shared) == 3, err
+    assert all(line.startswith(f"warning: {documents[0]}: paths./items") for line in shared)
+    (rest,) = [line for line in err.splitlines() if "more like" in line]
+    assert rest.startswith("warning: ... and 115 more like")
+    assert rest.endswith("(in 2 sources)")
+    assert "118 registration warnings in 2 sources" in err
+    assert "--all-warnings" in err
+
+    assert main([*argv, "--all-warnings"]) == 0
+    err = capsys.readouterr().err
+    assert len([line for line in err.splitlines() if "operationId 'getItem'" in line]) == 118
+    assert "more like" not in err and "--all-warnings" not in err
+
+
 def test_an_index_refused_for_another_base_url_says_how_to_build_it_with_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

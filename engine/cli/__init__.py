@@ -279,7 +279,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
     finally:
         router.close()
     registering = time.perf_counter() - began  # the closing line's time counts it too
-    say_warnings(registered)
+    say_warnings(registered, every=args.all_warnings)
     if failed:
         return say_failed(failed, len(registered), "nothing was indexed")
     if args.backend == "milvus":
@@ -533,6 +533,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--no-cache", action="store_true", help="do not use the embedding cache")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.add_argument(
+        "--all-warnings",
+        action="store_true",
+        help="print every registration warning (past 50, a few of each kind and a count of "
+        "the rest)",
+    )
     build.set_defaults(handler=_cmd_index_build)
 
     # listed for --help; main() hands their arguments to the offline tool itself
