@@ -335,10 +335,10 @@ def say_warnings(registered: Sequence[tuple[str, Any]], *, every: bool = False) 
                 f"source{'s' if others > 1 else ''})",
                 file=sys.stderr,
             )
-    sources = sum(1 for _, change in registered if change.warnings)
+    warned = sum(1 for _, change in registered if change.warnings)
     print(
-        f"{len(said)} registration warning{'s' if len(said) > 1 else ''} in {sources} "
-        f"source{'s' if sources > 1 else ''}: each source registered as its warnings say"
+        f"{len(said)} registration warning{'s' if len(said) > 1 else ''} in {warned} "
+        f"source{'s' if warned > 1 else ''}: each source registered as its warnings say"
         + (" (--all-warnings prints each one)" if brief else ""),
         file=sys.stderr,
     )
