@@ -37,10 +37,15 @@ def _norm_tokens(text: str, *, split_camel: bool = True) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _phrases(semantic_id: str, offers: Sequence[FieldProvision]) -> set[tuple[str, ...]]:
+def _phrases(
+    semantic_id: str, offers: Sequence[FieldProvision], *, aliases: bool = True
+) -> set[tuple[str, ...]]:
+    """The phrases naming ``semantic_id``: its last part and its fields' names, and, with
+    ``aliases``, their aliases."""
     phrases = {_norm_tokens(semantic_id.split(".")[-1])}
     for offer in offers:
-        phrases.update(_norm_tokens(a) for a in offer.field.aliases)
+        if aliases:
+            phrases.update(_norm_tokens(a) for a in offer.field.aliases)
         phrases.add(_norm_tokens(offer.field.name))
     # a one-token phrase must be a real word: "n" or "a" (refractive index, lattice a) would
     # match stray letters; Hangul words count from two syllables
@@ -99,16 +104,21 @@ class _PhraseTable(NamedTuple):
     hangul: tuple[tuple[str, str], ...]
     #: several-word phrases ending in a Hangul word: the words before it -> (that word, id)
     tails: Mapping[tuple[str, ...], tuple[tuple[str, str], ...]]
+    #: semantic id -> its own names (not its aliases), each written as one word
+    own: Mapping[str, frozenset[str]]
 
     @classmethod
     def of(cls, snapshot: RegistrySnapshot) -> _PhraseTable:
         table: dict[tuple[str, ...], set[str]] = {}
         hangul: list[tuple[str, str]] = []
         tails: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+        own: dict[str, frozenset[str]] = {}
         for semantic_id in snapshot.semantic_ids():
             offers = snapshot.providers_of(semantic_id)
             if all(o.field.identifier for o in offers):
                 continue  # identifiers are always projected; never "what the request needs"
+            named = _with_korean(_phrases(semantic_id, offers, aliases=False))
+            own[semantic_id] = frozenset("".join(phrase) for phrase in named)
             for phrase in _with_korean(_phrases(semantic_id, offers)):
                 if semantic_id.startswith("provenance.") and phrase in _provenance_words():
                     continue  # "DFT" filters by source type; it asks for no method field
@@ -122,6 +132,7 @@ class _PhraseTable(NamedTuple):
             longest=max((len(k) for k in table), default=0),
             hangul=tuple(sorted(set(hangul))),
             tails={k: tuple(sorted(set(v))) for k, v in tails.items()},
+            own=own,
         )
 
     def spans(self, tokens: tuple[str, ...]) -> list[tuple[int, int, str]]:
@@ -199,7 +210,8 @@ def resolve_fields(
     if fields or not query:
         return resolved, warnings
     table = snapshot.derived("planner.phrases", _PhraseTable.of)
-    spans = table.spans(_norm_tokens(query, split_camel=False))
+    tokens = _norm_tokens(query, split_camel=False)
+    spans = table.spans(tokens)
     # keep maximal spans: "bulk modulus" beats "modulus"
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0], s[2]))
     taken: list[tuple[int, int]] = []
@@ -210,8 +222,37 @@ def resolve_fields(
         taken.append((start, end))
         chosen.append((start, semantic_id))
     if not refused:
+        chosen = _by_own_name(table, tokens, spans, chosen)
         chosen, warnings = _without_refused(query, spans, chosen, warnings)
     return [sid for _, sid in sorted(chosen)], warnings
+
+
+def _by_own_name(
+    table: _PhraseTable,
+    tokens: tuple[str, ...],
+    spans: Sequence[tuple[int, int, str]],
+    chosen: list[tuple[int, str]],
+) -> list[tuple[int, str]]:
+    """``chosen`` but a field that words name only as one of its aliases where they are the
+    very name of another (trial X4: PubChem's ``chemistry.experimental_properties`` lists
+    "density" and 밀도 among its aliases, so "GaN의 밀도" needed it beside
+    ``structure.density`` and every plan warned that one call leaves it uncovered). Where
+    no field has the words as its name, each one they name stays."""
+    where = {sid: (start, end) for start, end, sid in spans}
+    groups: dict[tuple[int, int], list[str]] = {}
+    for _, sid in chosen:
+        groups.setdefault(where[sid], []).append(sid)
+    dropped: set[str] = set()
+    for (start, end), sids in groups.items():
+        text = "".join(tokens[start:end])
+        named = [
+            sid
+            for sid in sids
+            if any(w == text or (_hangul(w) and w in text) for w in table.own.get(sid, ()))
+        ]
+        if named:
+            dropped.update(sid for sid in sids if sid not in named)
+    return [(start, sid) for start, sid in chosen if sid not in dropped]
 
 
 def _named_ids(text: str, snapshot: RegistrySnapshot) -> str:
