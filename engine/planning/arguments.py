@@ -47,7 +47,12 @@ from schemarouter.planning.page_size import count_value
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
-from schemarouter.retrieval.clauses import clauses_of, one_each, without_refused
+from schemarouter.retrieval.clauses import (
+    clauses_of,
+    one_each,
+    several_of_a_kind,
+    without_refused,
+)
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
@@ -527,5 +532,42 @@ def unused_values(
             "the calls are not filtered by it; pass it with Plan.with_arguments where a "
             "parameter takes it"
         ] = None
+    out.update(dict.fromkeys(_one_of_several(arguments, values, query)))
     out.update(dict.fromkeys(unused_bounds(arguments, _KO_NUMBER.sub(_korean_number, query))))
+    return list(out)
+
+
+def _one_of_several(
+    arguments: Sequence[Mapping[str, Any]], values: Sequence[BoundValue], query: str
+) -> list[str]:
+    """A sentence per group of ids the request names together of which the steps take only
+    some: "the tickets of customers C-1 and C-2" planned one call for C-1 and said nothing of
+    C-2 (trial Y1). A change takes none of them (:func:`one_each`), so says nothing here."""
+    out: dict[str, None] = {}
+    several = several_of_a_kind(values, query) if arguments else {}
+    for value in values:
+        named = several.get(value.value)
+        if not named:
+            continue
+        held = [v for v in named if any(_holds(list(step.values()), v) for step in arguments)]
+        if not held or len(held) == len(named):
+            continue
+        left = [v for v in named if v not in held]
+        what = f"ids of {value.of}" if value.of else value.kind.split(".", 1)[-1].replace("_", " ")
+        shown = ", ".join(map(repr, named[:10])) + (", ..." if len(named) > 10 else "")
+        where = next(
+            (
+                f"plan.with_arguments({i}, {{{name!r}: {left[0]!r}}})"
+                for i, step in enumerate(arguments)
+                for name, argument in step.items()
+                if argument == held[0]
+            ),
+            "Plan.with_arguments",
+        )
+        out[
+            f"the request names {len(named)} {what} ({shown}), and a step takes one: the plan "
+            f"is for {', '.join(map(repr, held[:10]))} only, not {', '.join(map(repr, left[:10]))}"
+            f"{', ...' if len(left) > 10 else ''}; run it again for each of them ({where}) or "
+            "ask for them one at a time"
+        ] = None
     return list(out)

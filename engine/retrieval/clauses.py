@@ -14,7 +14,16 @@ from typing import Any
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.identifiers import stem
 
-__all__ = ["CONTINUED", "IDS", "KO_AGAINST", "Clauses", "clauses_of", "one_each", "without_refused"]
+__all__ = [
+    "CONTINUED",
+    "IDS",
+    "KO_AGAINST",
+    "Clauses",
+    "clauses_of",
+    "one_each",
+    "several_of_a_kind",
+    "without_refused",
+]
 
 #: Words that turn the rest of their clause against what it names: "do not delete room R1",
 #: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
@@ -286,21 +295,50 @@ def one_each(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
     than the first ("delete structure kop-1 or structure kop-2" planned the deletion of
     kop-1, trial X1), as a parameter named by its own name guesses none of two
     (:func:`named_id`)."""
+    seen = _named_together(values, query)
+    return [v for v in values if not v.kind.startswith(IDS) or len(seen[_key(v)]) == 1]
 
-    def key(value: BoundValue) -> tuple[str, str]:
-        thing = stem(value.of) if value.kind == NAMED_IDENTIFIER and value.of else ""
-        return value.kind, thing
 
-    seen: dict[tuple[str, str], set[str]] = {}
+def several_of_a_kind(values: Sequence[BoundValue], query: str) -> dict[str, tuple[str, ...]]:
+    """Each id, repository or date of ``values`` that ``query`` names beside others of its
+    kind (:func:`one_each`'s reading) -> all of them, in the order written: "the tickets of
+    customers C-1 and C-2" gives ``{"C-1": ("C-1", "C-2")}``."""
+    together = {key: tuple(items) for key, items in _named_together(values, query).items()}
+    return {
+        v.value: together[_key(v)]
+        for v in values
+        if v.kind.startswith(IDS) and len(together[_key(v)]) > 1
+    }
+
+
+def _key(value: BoundValue) -> tuple[str, str]:
+    """An id's kind and the thing it is of ("customers": ``customer``)."""
+    thing = stem(value.of) if value.kind == NAMED_IDENTIFIER and value.of else ""
+    return value.kind, thing
+
+
+def _named_together(
+    values: Sequence[BoundValue], query: str
+) -> dict[tuple[str, str], dict[str, None]]:
+    """The ids, repositories and dates of ``values`` by :func:`_key`, and the items the
+    request lists on after each by their place."""
+    seen: dict[tuple[str, str], dict[str, None]] = {}
+    listed = 0  # where the list read so far ends: each part of the request is read once
     for value in values:
-        if value.kind.startswith(IDS):
-            seen.setdefault(key(value), set()).add(value.value)
-            item = _NEXT_ITEM.match(query, value.end)
+        if not value.kind.startswith(IDS):
+            continue
+        items = seen.setdefault(_key(value), {})
+        items[value.value] = None
+        at = max(value.end, listed)
+        while item := _NEXT_ITEM.match(query, at):
             # "T-5, not T-6" and (beside this change) "T-5, keep T-6" list no second id
-            said = item and (_AGAINST.search(item.group()) or _KEEP.search(item.group()))
-            if item and _DIGIT.search(item.group()) and not said:
-                seen[key(value)].add(item.group())  # another of its kind, by its place
-    return [v for v in values if not v.kind.startswith(IDS) or len(seen[key(v)]) == 1]
+            said = _AGAINST.search(item.group()) or _KEEP.search(item.group())
+            if said or not _DIGIT.search(item.group()):
+                break
+            # another of its kind, by its place ("and C-2": the id, not the word)
+            items[item.group().split()[-1].lstrip(",、&")] = None
+            at = listed = item.end()
+    return seen
 
 
 _DIGIT = re.compile(r"\d")
