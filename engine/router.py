@@ -34,6 +34,7 @@ from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import refused_values, unused_values
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
+from schemarouter.planning.several import each_of_several
 from schemarouter.registry.registry import Registry
 from schemarouter.retrieval.abstention import AbstentionModel
 from schemarouter.retrieval.analysis import (
@@ -434,6 +435,7 @@ class SchemaRouter(IndexMixin):
             served_by=reading.served_by,
         )
         if plan.steps and analysis is not None:
+            plan = each_of_several(plan, snapshot, analysis.values, request.query)
             given = [s.arguments for s in plan.steps]
             takes = bool(registry_kinds(snapshot) & {"chemical.formula", FILTER_SEMANTIC_ID})
             unused = unused_values(given, analysis.values, request.query, formulas=takes)

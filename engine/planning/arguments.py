@@ -567,7 +567,8 @@ def _one_of_several(
         out[
             f"the request names {len(named)} {what} ({shown}), and a step takes one: the plan "
             f"is for {', '.join(map(repr, held[:10]))} only, not {', '.join(map(repr, left[:10]))}"
-            f"{', ...' if len(left) > 10 else ''}; run it again for each of them ({where}) or "
-            "ask for them one at a time"
+            f"{', ...' if len(left) > 10 else ''}; plan with max_calls="
+            f"{len(arguments) + len(left)} to call it for each, or run it again for each of "
+            f"them ({where})"
         ] = None
     return list(out)

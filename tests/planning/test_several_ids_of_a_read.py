@@ -1,6 +1,7 @@
-"""A read whose parameter takes one id, asked for several, says which ones it leaves out
-(trial Y1: "the tickets of customers C-1, C-2" planned one call for C-1 and said nothing of
-C-2, so the agent answered for one customer as if for both)."""
+"""A read whose parameter takes one id, asked for several, is planned once for each as
+max_calls allows and says which ones it leaves out (trial Y1: "the tickets of customers C-1,
+C-2" planned one call for C-1 and said nothing of C-2, so the agent answered for one
+customer as if for both)."""
 
 from __future__ import annotations
 
@@ -121,3 +122,52 @@ def test_a_change_of_several_ids_takes_none_and_says_nothing_of_one(served: Any)
     assert [s.route_id for s in plan.steps] == ["helpdesk/rest/delete_ticket"]
     assert plan.steps[0].arguments == {}  # neither id: the change waits to be told
     assert _several(plan) == []
+
+
+@pytest.mark.parametrize(
+    ("request_text", "max_calls", "paths", "left"),
+    [
+        ("Get tickets T-7 and T-8", 2, ["/tickets/T-7", "/tickets/T-8"], None),
+        ("Get tickets T-7 and T-8", 5, ["/tickets/T-7", "/tickets/T-8"], None),
+        (
+            "tickets of customers C-1, C-2 and C-3",
+            2,
+            ["/customers/C-1/tickets", "/customers/C-2/tickets"],
+            "not 'C-3'; plan with max_calls=3",
+        ),
+        (
+            "tickets of customers C-1, C-2 and C-3",
+            3,
+            [f"/customers/C-{i}/tickets" for i in (1, 2, 3)],
+            None,
+        ),
+        ("Get ticket T-7 and customer C-1's tickets", 3, None, None),
+    ],
+)
+def test_with_room_a_read_is_planned_once_for_each_id(
+    served: Any, request_text: str, max_calls: int, paths: list[str] | None, left: str | None
+) -> None:
+    router, server = served
+    plan = router.plan(request_text, max_calls=max_calls)
+    if paths is None:  # one id of each of two things: nothing to plan again
+        assert not any("planned once for each" in w for w in plan.warnings)
+        return
+    assert len(plan.steps) == len(paths)
+    assert [w for w in plan.warnings if "planned once for each" in w]
+    left_out = _several(plan)
+    if left:
+        assert any(left in w for w in left_out), left_out
+    else:
+        assert left_out == []
+    before = len(server.requests)
+    result = router.execute(plan)
+    assert [r.path for r in server.requests[before:]] == paths
+    assert len(result.steps) == len(paths)
+
+
+def test_a_change_of_several_ids_is_never_planned_once_for_each(served: Any) -> None:
+    router, _ = served
+    request = PlanRequest(query="Delete tickets T-1 and T-2", allowed_effects=set(Effect))
+    plan = router.plan(request, max_calls=3)
+    assert not any("planned once for each" in w for w in plan.warnings)
+    assert all(s.arguments.get("ticket_id") not in ("T-1", "T-2") for s in plan.steps)
