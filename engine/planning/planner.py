@@ -50,7 +50,7 @@ from schemarouter.planning.arguments import (
     with_given,
 )
 from schemarouter.planning.asked_units import asked_unit_notes
-from schemarouter.planning.chained_needs import chained_needs
+from schemarouter.planning.chained_needs import bound_note, chained_needs
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.parts import (
@@ -456,7 +456,7 @@ def _chain(
     for step in steps:
         route = snapshot.routes[step.route_id]
         bindings: dict[str, Binding] = {}
-        for parameter, thing in chained_needs(route, given, values):
+        for parameter, thing in chained_needs(route, given, values, request.query, step, warnings):
             if parameter not in step.missing_parameters or (route.provider.id, thing) in creating:
                 continue
             # identifiers are provider-scoped: only a step of the route's own provider
@@ -501,6 +501,7 @@ def _chain(
             bindings[parameter] = Binding(
                 step=source, field=found.field, path=found.path, thing=thing
             )
+            warnings.extend(bound_note(route, parameter, out[source].route_id))
         if bindings:
             step = step.model_copy(
                 update={
