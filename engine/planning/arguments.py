@@ -45,6 +45,7 @@ from schemarouter.planning.optimade_filter import (
 )
 from schemarouter.planning.page_size import count_value
 from schemarouter.planning.ranges import range_value, unused_bounds
+from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import clauses_of, one_each, without_refused
@@ -219,6 +220,8 @@ def _format_value(
     fmt = value_schema(parameter.json_schema).get("format")
     if fmt == "date":
         text = next((v.value for v in values if v.kind == "time.date"), None)
+    elif fmt == "date-time":  # one written, or a span back from now ("in the last 2 hours")
+        return time_value(parameter, value_schema(parameter.json_schema), query)
     elif fmt in ("uri", "url", "uuid"):  # not one its clause says not to ("not https://...")
         found = (_UUID if fmt == "uuid" else _URL).finditer(query)
         text = next((m.group(0) for m in found if not clauses.against(m)), None)
