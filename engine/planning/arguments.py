@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
 from schemarouter.planning.id_patterns import bind_by_pattern
@@ -275,6 +276,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change),
             _format_value(parameter, query, values, clauses, takers),
+            country_value(parameter, value_schema(parameter.json_schema), query),
             _quantity_value(parameter, query, route),
             range_value(parameter, route, _KO_NUMBER.sub(_korean_number, query)),
             count_value(parameter, query, route.endpoint.parameters),
