@@ -215,6 +215,29 @@ def _email(query: str, takers: int) -> str | None:
     return next(iter(found)) if len(found) == 1 and takers == 1 else None
 
 
+def _inner(parameter: Parameter) -> list[Parameter]:
+    """The e-mail properties of an object ``parameter`` (a body's ``customer``), as
+    parameters of their own; none of any other."""
+    schema = value_schema(parameter.json_schema)
+    inner = schema.get("properties") if schema.get("type", "object") == "object" else None
+    found = (
+        Parameter(name=name, json_schema=dict(sub))
+        for name, sub in (inner.items() if isinstance(inner, Mapping) else ())
+        if isinstance(sub, Mapping)
+    )
+    return [p for p in found if _takes_email(p)]
+
+
+def _nested_email(parameter: Parameter, query: str, takers: int) -> dict[str, Any] | None:
+    """An object ``parameter`` holding the one address the request writes, where its one
+    e-mail property (:func:`_inner`) takes it and the object then validates ("a ticket for
+    customer ann@example.com": ``customer.email``, trial Z3)."""
+    inner = _inner(parameter)
+    address = _email(query, takers) if len(inner) == 1 else None
+    value = {inner[0].name: address} if address else None
+    return value if value and _valid(parameter, value) else None
+
+
 def _format_value(
     parameter: Parameter, query: str, values: Sequence[BoundValue], clauses: Clauses, takers: int
 ) -> Any:
@@ -269,7 +292,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         open_ += [(p, True) for p in body.properties if p.name not in filled]
     # a route taking both sides of a conversion (``from_currency`` and ``to_currency``)
     paired = {"source", "target"} <= {_side(p) for p, _ in open_}
-    takers = sum(_takes_email(p) for p, _ in open_)  # open parameters taking an address
+    # open parameters taking an address, a body's object's e-mail property too
+    takers = sum(_takes_email(p) or (inside and bool(_inner(p))) for p, inside in open_)
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query, clauses),
@@ -277,6 +301,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _enum_value(parameter, query, paired=paired, change=change),
             _format_value(parameter, query, values, clauses, takers),
             country_value(parameter, value_schema(parameter.json_schema), query),
+            _nested_email(parameter, query, takers) if inside else None,
             _quantity_value(parameter, query, route),
             range_value(parameter, route, _KO_NUMBER.sub(_korean_number, query)),
             count_value(parameter, query, route.endpoint.parameters),
