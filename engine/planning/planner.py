@@ -41,7 +41,7 @@ from pydantic import Field
 from schemarouter.checks import KnownKeys as _Frozen
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
-from schemarouter.planning import refusals
+from schemarouter.planning import mixed_verbs, refusals
 from schemarouter.planning.arguments import (
     fill_arguments,
     fillable_sibling,
@@ -339,6 +339,7 @@ def plan_routes(
         else:
             ok = [r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])]
             ok = refusals.reads_first(request, snapshot, ok, warnings)
+            ok = mixed_verbs.asked_verb_first(request.query, snapshot, ok, warnings)
             top = ok[0] if ok else None
             # better-ranked routes are passed over for what the request does not allow
             skipped = list(ranked)[: list(ranked).index(top)] if top is not None else []
