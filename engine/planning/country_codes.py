@@ -4,7 +4,7 @@ too plain a shape for :mod:`.id_patterns` to bind).
 
 Only a parameter named for a country (``country``, ``country_code``, ``destination_country``
 ...) whose schema or description says it takes a two-letter code takes one, and only a code
-the request writes in capitals, after a preposition ("to FR", "in DE", "from US"), as a word
+the request writes in capitals, after a preposition ("to FR", "in DE", "to the US"), as a word
 of its own, once (two codes name no one country), in a request that is not all capitals, its
 clause not saying not to use it ("not to FR")."""
 
@@ -35,7 +35,7 @@ VN VU WF WS YE YT ZA ZM ZW
 CODES = frozenset(_ASSIGNED.split())
 _NAME = re.compile(r"(?:^|_)country(?:_?code|_?iso2?)?$", re.IGNORECASE)
 _TWO_LETTERS = re.compile(r"alpha[- ]?2|iso[- ]?3166|two[- ]letter|2[- ]letter", re.IGNORECASE)
-_WRITTEN = re.compile(r"\b(?:to|in|into|from|for|country)\s+([A-Z]{2})\b(?![-'’]?\w)")
+_WRITTEN = re.compile(r"\b(?:to|in|into|from|for|country)\s+(?:the\s+)?([A-Z]{2})\b(?![-'’]?\w)")
 
 
 def _takes_code(parameter: Parameter, schema: Mapping[str, Any]) -> bool:

@@ -67,6 +67,7 @@ def router() -> SchemaRouter:
         ("create a shipment to FR", "FR"),
         ("Create a shipment of order O-5001 to DE", "DE"),
         ("Create a shipment to FR, not to DE", "FR"),
+        ("Create a shipment of order O-5001 to the US", "US"),
         ("Create a shipment to FR or to DE", None),
         ("CREATE A SHIPMENT TO FR", None),
         ("Create a shipment to XX", None),
