@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
@@ -301,6 +302,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _enum_value(parameter, query, paired=paired, change=change),
             _format_value(parameter, query, values, clauses, takers),
             country_value(parameter, value_schema(parameter.json_schema), query),
+            counted_value(parameter, value_schema(parameter.json_schema), query),
             _nested_email(parameter, query, takers) if inside else None,
             _quantity_value(parameter, query, route),
             range_value(parameter, route, _KO_NUMBER.sub(_korean_number, query)),
