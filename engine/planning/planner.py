@@ -339,7 +339,7 @@ def plan_routes(
         else:
             ok = [r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])]
             ok = refusals.reads_first(request, snapshot, ok, warnings)
-            ok = mixed_verbs.asked_verb_first(request.query, snapshot, ok, warnings)
+            ok = mixed_verbs.asked_verb_first(request.query, snapshot, ok, warnings, values)
             top = ok[0] if ok else None
             # better-ranked routes are passed over for what the request does not allow
             skipped = list(ranked)[: list(ranked).index(top)] if top is not None else []
