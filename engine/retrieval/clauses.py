@@ -52,8 +52,12 @@ _KEEP = re.compile(
 #: Words that set a value aside only after a change the request asks for: "delete rooms R2
 #: and R3, save room R1", "delete every room bar room R1" (trial Z3: R1 was deleted). Before
 #: any change they are a verb or a noun of their own ("save draft D-1", "bar chart of S-1"),
-#: and "bar" after an article is a noun ("delete the bar B-1").
-_SET_ASIDE = re.compile(r"\b(?:sav(?:e|ing)|(?<!\bthe\s)(?<!\ba\s)bar)\b", re.IGNORECASE)
+#: and "bar" is "except" only after what it excepts from, a plural, "every room" or a comma
+#: ("delete the bar B-1", "update the snack bar menu item M-1" keep theirs).
+_SET_ASIDE = re.compile(r"\b(?:sav(?:e|ing)|bar)\b", re.IGNORECASE)
+_EXCEPTED_FROM = re.compile(
+    r"(?:,|\b(?:every|all|each|any)\s+[^\W\d_]+|[^\W\d_]+[^\W\d_siu]s)\s*$", re.IGNORECASE
+)
 #: A "but" after a negation in its clause starts a clause of what is wanted: "not room R1
 #: but room R2: delete it", "not only R1 but also R2" (trial Z3: R2 was read as refused).
 _BUT = re.compile(r"\bbut\b", re.IGNORECASE)
@@ -115,7 +119,7 @@ class Clauses:
             words = sorted(words + kept)
         if changed := _CHANGES.search(query):
             aside = _SET_ASIDE.finditer(query, changed.end())
-            words = sorted(words + [m.start() for m in aside])
+            words = sorted(words + [m.start() for m in aside if self._aside(m)])
         self.words = words
         self.after = [m.start() for m in _AFTER_AGAINST.finditer(query)]
         if not query.isascii():  # Korean's, read where the request has more than ASCII
@@ -137,6 +141,13 @@ class Clauses:
         #: one of its items says not (:meth:`_list_after`), per position asked
         self._walked: dict[int, tuple[bool, int]] = {}
         self.carried = self._carried()
+
+    def _aside(self, match: re.Match[str]) -> bool:
+        """Whether a :data:`_SET_ASIDE` word sets aside: "save" does, "bar" where it
+        follows what it excepts from (:data:`_EXCEPTED_FROM`)."""
+        return match.group().lower() != "bar" or bool(
+            _EXCEPTED_FROM.search(self.query, 0, match.start())
+        )
 
     @functools.cached_property
     def changes(self) -> bool:
