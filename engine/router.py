@@ -34,7 +34,7 @@ from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import refused_values, unused_values
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
-from schemarouter.planning.several import each_of_several
+from schemarouter.planning.several import each_of_several, left_out_notes
 from schemarouter.registry.registry import Registry
 from schemarouter.retrieval.abstention import AbstentionModel
 from schemarouter.retrieval.analysis import (
@@ -439,6 +439,7 @@ class SchemaRouter(IndexMixin):
             given = [s.arguments for s in plan.steps]
             takes = bool(registry_kinds(snapshot) & {"chemical.formula", FILTER_SEMANTIC_ID})
             unused = unused_values(given, analysis.values, request.query, formulas=takes)
+            unused += left_out_notes(given, analysis.values, request.query)
             for step in plan.steps:
                 route = snapshot.routes[step.route_id]
                 unused += refused_values(route, step.arguments, analysis.values)

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.counted_values import counted_value
+from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
 from schemarouter.planning.id_patterns import bind_by_pattern
@@ -45,12 +47,12 @@ from schemarouter.planning.optimade_filter import (
 )
 from schemarouter.planning.page_size import count_value
 from schemarouter.planning.ranges import range_value, unused_bounds
+from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import (
     clauses_of,
     one_each,
-    several_of_a_kind,
     without_refused,
 )
 from schemarouter.retrieval.prerequisites import names_identifier
@@ -64,6 +66,7 @@ __all__ = [
     "fill_arguments",
     "fillable_sibling",
     "first_fillable",
+    "holds",
     "is_given",
     "merged_arguments",
     "missing_parameters",
@@ -218,12 +221,37 @@ def _email(query: str, takers: int) -> str | None:
     return next(iter(found)) if len(found) == 1 and takers == 1 else None
 
 
+def _inner(parameter: Parameter) -> list[Parameter]:
+    """The e-mail properties of an object ``parameter`` (a body's ``customer``), as
+    parameters of their own; none of any other."""
+    schema = value_schema(parameter.json_schema)
+    inner = schema.get("properties") if schema.get("type", "object") == "object" else None
+    found = (
+        Parameter(name=name, json_schema=dict(sub))
+        for name, sub in (inner.items() if isinstance(inner, Mapping) else ())
+        if isinstance(sub, Mapping)
+    )
+    return [p for p in found if _takes_email(p)]
+
+
+def _nested_email(parameter: Parameter, query: str, takers: int) -> dict[str, Any] | None:
+    """An object ``parameter`` holding the one address the request writes, where its one
+    e-mail property (:func:`_inner`) takes it and the object then validates ("a ticket for
+    customer ann@example.com": ``customer.email``, trial Z3)."""
+    inner = _inner(parameter)
+    address = _email(query, takers) if len(inner) == 1 else None
+    value = {inner[0].name: address} if address else None
+    return value if value and _valid(parameter, value) else None
+
+
 def _format_value(
     parameter: Parameter, query: str, values: Sequence[BoundValue], clauses: Clauses, takers: int
 ) -> Any:
     fmt = value_schema(parameter.json_schema).get("format")
     if fmt == "date":
         text = next((v.value for v in values if v.kind == "time.date"), None)
+    elif fmt == "date-time":  # one written, or a span back from now ("in the last 2 hours")
+        return time_value(parameter, value_schema(parameter.json_schema), query)
     elif fmt in ("uri", "url", "uuid"):  # not one its clause says not to ("not https://...")
         found = (_UUID if fmt == "uuid" else _URL).finditer(query)
         text = next((m.group(0) for m in found if not clauses.against(m)), None)
@@ -270,13 +298,17 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         open_ += [(p, True) for p in body.properties if p.name not in filled]
     # a route taking both sides of a conversion (``from_currency`` and ``to_currency``)
     paired = {"source", "target"} <= {_side(p) for p, _ in open_}
-    takers = sum(_takes_email(p) for p, _ in open_)  # open parameters taking an address
+    # open parameters taking an address, a body's object's e-mail property too
+    takers = sum(_takes_email(p) or (inside and bool(_inner(p))) for p, inside in open_)
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query, clauses),
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change),
             _format_value(parameter, query, values, clauses, takers),
+            country_value(parameter, value_schema(parameter.json_schema), query),
+            counted_value(parameter, value_schema(parameter.json_schema), query),
+            _nested_email(parameter, query, takers) if inside else None,
             _quantity_value(parameter, query, route),
             range_value(parameter, route, _KO_NUMBER.sub(_korean_number, query)),
             count_value(parameter, query, route.endpoint.parameters),
@@ -461,13 +493,13 @@ def merged_arguments(arguments: Mapping[str, Any], given: Mapping[str, Any]) -> 
     return merged
 
 
-def _holds(argument: Any, value: str) -> bool:
+def holds(argument: Any, value: str) -> bool:
     """Whether ``argument`` (or a value inside it) holds ``value``: text that contains it, or
     the number it reads as ("ticket 13" taken as ``ticket_id=13``)."""
     if isinstance(argument, Mapping):
-        return any(_holds(v, value) for v in argument.values())
+        return any(holds(v, value) for v in argument.values())
     if isinstance(argument, list | tuple):
-        return any(_holds(v, value) for v in argument)
+        return any(holds(v, value) for v in argument)
     if isinstance(argument, int | float) and not isinstance(argument, bool):
         try:
             return float(value) == argument
@@ -507,7 +539,7 @@ def unused_values(
     gap answers for others)."""
     out: dict[str, None] = {}
     for amount in _amounts(query):
-        if not any(_holds(list(step.values()), amount) for step in arguments):
+        if not any(holds(list(step.values()), amount) for step in arguments):
             out[
                 f"the request names the amount {amount}, which no step takes as an argument: "
                 "no call carries it, so check that the plan does what was asked (a step that "
@@ -523,7 +555,7 @@ def unused_values(
         held = [value.value]
         if value.kind == "chemical.formula":  # an OPTIMADE filter holds its reduced form
             held += [reduced for reduced in [reduced_formula(value.value)] if reduced]
-        if any(_holds(list(step.values()), v) for step in arguments for v in held):
+        if any(holds(list(step.values()), v) for step in arguments for v in held):
             continue
         kind = value.kind.split(".", 1)[-1].replace("_", " ")
         what = f"{value.of} id" if value.of else kind
@@ -532,43 +564,5 @@ def unused_values(
             "the calls are not filtered by it; pass it with Plan.with_arguments where a "
             "parameter takes it"
         ] = None
-    out.update(dict.fromkeys(_one_of_several(arguments, values, query)))
     out.update(dict.fromkeys(unused_bounds(arguments, _KO_NUMBER.sub(_korean_number, query))))
-    return list(out)
-
-
-def _one_of_several(
-    arguments: Sequence[Mapping[str, Any]], values: Sequence[BoundValue], query: str
-) -> list[str]:
-    """A sentence per group of ids the request names together of which the steps take only
-    some: "the tickets of customers C-1 and C-2" planned one call for C-1 and said nothing of
-    C-2 (trial Y1). A change takes none of them (:func:`one_each`), so says nothing here."""
-    out: dict[str, None] = {}
-    several = several_of_a_kind(values, query) if arguments else {}
-    for value in values:
-        named = several.get(value.value)
-        if not named:
-            continue
-        held = [v for v in named if any(_holds(list(step.values()), v) for step in arguments)]
-        if not held or len(held) == len(named):
-            continue
-        left = [v for v in named if v not in held]
-        what = f"ids of {value.of}" if value.of else value.kind.split(".", 1)[-1].replace("_", " ")
-        shown = ", ".join(map(repr, named[:10])) + (", ..." if len(named) > 10 else "")
-        where = next(
-            (
-                f"plan.with_arguments({i}, {{{name!r}: {left[0]!r}}})"
-                for i, step in enumerate(arguments)
-                for name, argument in step.items()
-                if argument == held[0]
-            ),
-            "Plan.with_arguments",
-        )
-        out[
-            f"the request names {len(named)} {what} ({shown}), and a step takes one: the plan "
-            f"is for {', '.join(map(repr, held[:10]))} only, not {', '.join(map(repr, left[:10]))}"
-            f"{', ...' if len(left) > 10 else ''}; plan with max_calls="
-            f"{len(arguments) + len(left)} to call it for each, or run it again for each of "
-            f"them ({where})"
-        ] = None
     return list(out)

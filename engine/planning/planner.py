@@ -41,7 +41,7 @@ from pydantic import Field
 from schemarouter.checks import KnownKeys as _Frozen
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
-from schemarouter.planning import refusals
+from schemarouter.planning import mixed_verbs, refusals
 from schemarouter.planning.arguments import (
     fill_arguments,
     fillable_sibling,
@@ -50,7 +50,7 @@ from schemarouter.planning.arguments import (
     with_given,
 )
 from schemarouter.planning.asked_units import asked_unit_notes
-from schemarouter.planning.chained_needs import chained_needs
+from schemarouter.planning.chained_needs import bound_note, chained_needs
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.parts import (
@@ -339,6 +339,7 @@ def plan_routes(
         else:
             ok = [r for r in ranked if r in snapshot.routes and eligible(snapshot.routes[r])]
             ok = refusals.reads_first(request, snapshot, ok, warnings)
+            ok = mixed_verbs.asked_verb_first(request.query, snapshot, ok, warnings, values)
             top = ok[0] if ok else None
             # better-ranked routes are passed over for what the request does not allow
             skipped = list(ranked)[: list(ranked).index(top)] if top is not None else []
@@ -456,7 +457,7 @@ def _chain(
     for step in steps:
         route = snapshot.routes[step.route_id]
         bindings: dict[str, Binding] = {}
-        for parameter, thing in chained_needs(route, given, values):
+        for parameter, thing in chained_needs(route, given, values, request.query, step, warnings):
             if parameter not in step.missing_parameters or (route.provider.id, thing) in creating:
                 continue
             # identifiers are provider-scoped: only a step of the route's own provider
@@ -501,6 +502,7 @@ def _chain(
             bindings[parameter] = Binding(
                 step=source, field=found.field, path=found.path, thing=thing
             )
+            warnings.extend(bound_note(route, parameter, out[source].route_id))
         if bindings:
             step = step.model_copy(
                 update={

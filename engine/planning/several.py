@@ -6,20 +6,24 @@ of its kind (:func:`~schemarouter.retrieval.clauses.several_of_a_kind`), each co
 the plan's steps, so no binding to an earlier step moves. Only reads: a change of several ids
 takes none of them (:func:`~schemarouter.retrieval.clauses.one_each`). Only a parameter that
 takes one value the copy's id fits (its schema); where ``max_calls`` runs out, the plan's
-warnings name the ids left (:func:`~schemarouter.planning.arguments.unused_values`).
+warnings name the ids left (:func:`left_out_notes`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, schema_validator
-from schemarouter.planning.planner import Plan
+from schemarouter.planning.arguments import holds
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import several_of_a_kind
 
-__all__ = ["each_of_several"]
+if TYPE_CHECKING:
+    from schemarouter.planning.planner import Plan
+
+__all__ = ["each_of_several", "left_out_notes"]
 
 
 def each_of_several(
@@ -66,3 +70,40 @@ def each_of_several(
     if not notes:
         return plan
     return plan.model_copy(update={"steps": tuple(steps), "warnings": (*plan.warnings, *notes)})
+
+
+def left_out_notes(
+    arguments: Sequence[Mapping[str, Any]], values: Sequence[BoundValue], query: str
+) -> list[str]:
+    """A sentence per group of ids the request names together of which the steps take only
+    some: "the tickets of customers C-1 and C-2" planned one call for C-1 and said nothing of
+    C-2 (trial Y1). A change takes none of them (``one_each``), so says nothing here."""
+    out: dict[str, None] = {}
+    several = several_of_a_kind(values, query) if arguments else {}
+    for value in values:
+        named = several.get(value.value)
+        if not named:
+            continue
+        held = [v for v in named if any(holds(list(step.values()), v) for step in arguments)]
+        if not held or len(held) == len(named):
+            continue
+        left = [v for v in named if v not in held]
+        what = f"ids of {value.of}" if value.of else value.kind.split(".", 1)[-1].replace("_", " ")
+        shown = ", ".join(map(repr, named[:10])) + (", ..." if len(named) > 10 else "")
+        where = next(
+            (
+                f"plan.with_arguments({i}, {{{name!r}: {left[0]!r}}})"
+                for i, step in enumerate(arguments)
+                for name, argument in step.items()
+                if argument == held[0]
+            ),
+            "Plan.with_arguments",
+        )
+        out[
+            f"the request names {len(named)} {what} ({shown}), and a step takes one: the plan "
+            f"is for {', '.join(map(repr, held[:10]))} only, not {', '.join(map(repr, left[:10]))}"
+            f"{', ...' if len(left) > 10 else ''}; plan with max_calls="
+            f"{len(arguments) + len(left)} to call it for each, or run it again for each of "
+            f"them ({where})"
+        ] = None
+    return list(out)

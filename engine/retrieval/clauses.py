@@ -29,7 +29,7 @@ __all__ = [
 #: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
 #: "R1은 빼고", "R1 제외").
 _AGAINST = re.compile(
-    r"\b(?:not|never|no|cannot|except|excepting|excluding|without|but|besides|other\s+than|"
+    r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no|cannot|except|excepting|excluding|without|but|besides|other\s+than|"
     r"instead\s+of|rather\s+than|apart\s+from|aside\s+from|dont|neither|nor|minus|barring|"
     r"avoid(?:ing)?|exclude|omit(?:ting)?)\b|"
     r"n['’‘ʼ´`]t\b",  # "don’t" as phones write it, and the other apostrophes keyboards give
@@ -58,6 +58,19 @@ _KEEP = re.compile(
     r"\b(?:leave|leaving)\b(?=[^,;.\n]*\b(?:alone|untouched|intact|as\s+is|in\s+place)\b)",
     re.IGNORECASE,
 )
+#: Words that set a value aside only after a change the request asks for: "delete rooms R2
+#: and R3, save room R1", "delete every room bar room R1" (trial Z3: R1 was deleted). Before
+#: any change they are a verb or a noun of their own ("save draft D-1", "bar chart of S-1"),
+#: and "bar" is "except" only after what it excepts from, a plural, "every room" or a comma
+#: ("delete the bar B-1", "update the snack bar menu item M-1" keep theirs).
+_SET_ASIDE = re.compile(r"\b(?:sav(?:e|ing)|bar)\b", re.IGNORECASE)
+_EXCEPTED_FROM = re.compile(
+    r"(?:,|\b(?:every|all|each|any)\s+[^\W\d_]+|[^\W\d_]+[^\W\d_siu]s)\s*$", re.IGNORECASE
+)
+#: A "but" after a negation in its clause starts a clause of what is wanted: "not room R1
+#: but room R2: delete it", "not only R1 but also R2" (trial Z3: R2 was read as refused).
+_BUT = re.compile(r"\bbut\b", re.IGNORECASE)
+_NOT = re.compile(r"\b(?:not|never|dont)\b|n['’‘ʼ´`]t\b", re.IGNORECASE)
 _KO_KEEP = re.compile(r"\s*+(?:만)?(?:을|를|은|는|이|가)?\s*+(?:남기|남겨|유지|보존)")
 _CHANGES = re.compile(
     r"\b(?:delete|remove|cancel|drop|purge|erase|wipe|clear|destroy|archive|close|update|"
@@ -100,16 +113,22 @@ class Clauses:
     def __init__(self, query: str) -> None:
         self.query = query
         found = list(_CLAUSE_END.finditer(query))
+        buts = [m for m in _BUT.finditer(query) if _contrasts(query, m.start(), found)]
+        found = sorted([*found, *buts], key=lambda m: m.start())
         self.ends = [m.end() for m in found]
         #: where each end's word starts, and whether it joins the items of a list
         self.starts = [m.start() for m in found]
         self.joins = [bool(_JOINS.fullmatch(m.group())) for m in found]
         #: the ends a negation written after a value reads past: all but a colon's
         self.stops = [m.end() for m in found if m.group() != ":"]
-        words = [m.start() for m in _AGAINST.finditer(query)]
+        contrasts = {m.start() for m in buts}
+        words = [m.start() for m in _AGAINST.finditer(query) if m.start() not in contrasts]
         kept = [m.start() for m in _KEEP.finditer(query)]
         if kept and self.changes:
             words = sorted(words + kept)
+        if changed := _CHANGES.search(query):
+            aside = _SET_ASIDE.finditer(query, changed.end())
+            words = sorted(words + [m.start() for m in aside if self._aside(m)])
         self.words = words
         self.after = [m.start() for m in _AFTER_AGAINST.finditer(query)]
         if not query.isascii():  # Korean's, read where the request has more than ASCII
@@ -131,6 +150,13 @@ class Clauses:
         #: one of its items says not (:meth:`_list_after`), per position asked
         self._walked: dict[int, tuple[bool, int]] = {}
         self.carried = self._carried()
+
+    def _aside(self, match: re.Match[str]) -> bool:
+        """Whether a :data:`_SET_ASIDE` word sets aside: "save" does, "bar" where it
+        follows what it excepts from (:data:`_EXCEPTED_FROM`)."""
+        return match.group().lower() != "bar" or bool(
+            _EXCEPTED_FROM.search(self.query, 0, match.start())
+        )
 
     @functools.cached_property
     def changes(self) -> bool:
@@ -253,6 +279,12 @@ class Clauses:
         return bool(hits) and all(self.against(m) for m in hits)
 
 
+def _contrasts(query: str, at: int, ends: Sequence[re.Match[str]]) -> bool:
+    """Whether the "but" at ``at`` follows a negation in its clause (:data:`_BUT`)."""
+    start = max((m.end() for m in ends if m.end() <= at), default=0)
+    return bool(_NOT.search(query, start, at))
+
+
 #: The kinds of value that name one thing or day (an id, a repository, a date), left out
 #: where the request says not to use them ("do not delete alice/prod", "except 2026-01-05").
 IDS = ("identifier.", "repository.", "time.")
@@ -332,7 +364,7 @@ def _named_together(
         at = max(value.end, listed)
         while item := _NEXT_ITEM.match(query, at):
             # "T-5, not T-6" and (beside this change) "T-5, keep T-6" list no second id
-            said = _AGAINST.search(item.group()) or _KEEP.search(item.group())
+            said = any(p.search(item.group()) for p in (_AGAINST, _KEEP, _SET_ASIDE))
             if said or not _DIGIT.search(item.group()):
                 break
             # another of its kind, by its place ("and C-2": the id, not the word)

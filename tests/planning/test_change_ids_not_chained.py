@@ -80,3 +80,32 @@ def test_a_change_whose_id_is_given_takes_it(router: SchemaRouter) -> None:
     plan = router.plan(PlanRequest(query="Delete ticket T-1", allowed_effects=WRITES), max_calls=2)
     assert plan.route_ids == ("hd/rest/delete_ticket",)
     assert plan.steps[0].arguments == {"ticket_id": "T-1"}
+
+
+@pytest.mark.parametrize(
+    "request_text", ["Delete a ticket", "Remove one of the tickets", "티켓 삭제해줘"]
+)
+def test_a_destructive_change_takes_no_id_from_a_list_the_request_does_not_pick_from(
+    router: SchemaRouter, request_text: str
+) -> None:
+    """Trial Z3: "Delete a ticket" with ``max_calls=2`` listed the tickets and deleted the first
+    one the server returned, an id nobody named (the approval saw only ``ticket_id='T-7'``)."""
+    plan = router.plan(PlanRequest(query=request_text, allowed_effects=WRITES), max_calls=2)
+    delete = [s for s in plan.steps if s.route_id == "hd/rest/delete_ticket"]
+    assert delete
+    assert not delete[0].bindings
+    assert delete[0].missing_parameters == ("ticket_id",)
+    assert plan.missing_arguments == {"hd/rest/delete_ticket": ("ticket_id",)}
+    assert any("no listed entry is taken" in w and "'ticket_id'" in w for w in plan.warnings)
+
+
+@pytest.mark.parametrize("request_text", ["Delete the first ticket", "첫 번째 티켓 삭제해줘"])
+def test_a_destructive_change_takes_the_entry_the_request_says_which_of(
+    router: SchemaRouter, request_text: str
+) -> None:
+    plan = router.plan(PlanRequest(query=request_text, allowed_effects=WRITES), max_calls=2)
+    assert plan.route_ids == ("hd/rest/list_tickets", "hd/rest/delete_ticket")
+    assert plan.steps[1].bindings["ticket_id"].step == 0
+    assert any(
+        "takes 'ticket_id' from the first entry hd/rest/list_tickets" in w for w in plan.warnings
+    )

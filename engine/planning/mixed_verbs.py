@@ -1,0 +1,131 @@
+"""The change a Korean request asks for with an English verb before its verbal ending
+("booking create 해줘", "티켓 delete 해 주세요", "list 해줘"): planned before a route that
+does another.
+
+Retrieval reads a Korean clause's verb from its Korean stems only, so an English verb
+written before 해줘 names no change there, and ranking (left as it is) may put another
+route first: trial Z3's "booking create 해줘" planned ``delete_booking``, a destructive
+change where a booking was to be made. Here, where the one English verb before such an
+ending is a change and the best eligible route does another (or only reads), the first of the
+:data:`~schemarouter.planning.refusals.READ_DEPTH` best that does it is planned first; where
+it is a read verb and the best is a change, the first read is; the plan's warnings say so.
+
+A create never stands for a change of a thing the request names by its id ("Close the
+ticket T-9 of customer C-1" planned ``create_ticket``, ranked first, T-9 unused): where the
+best route creates, the request asks for no creation, and names an id the create does not
+take, the first of the next best changes of its provider that takes it and needs nothing
+else open is planned first (:func:`existing_thing_first`): the id must name a thing of the
+kind the create makes ("ticket T-9" beside ``create_ticket``; "Open a ticket for order
+O-5001" keeps the create)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from schemarouter.contracts import Effect, Route
+from schemarouter.planning.arguments import fill_arguments, missing_parameters
+from schemarouter.planning.links import created
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.actions import request_verbs, verb_of, verb_of_route
+from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
+from schemarouter.retrieval.identifiers import stem
+
+__all__ = ["DEPTH", "asked_verb_first", "existing_thing_first"]
+
+#: How far down the eligible routes the route doing the asked change is looked for.
+DEPTH = 5
+#: An English word right before a Korean verbal ending ("create 해줘", "delete 해 주세요",
+#: "create 좀 해줘", "create 하기", "create 요청").
+_MIXED = re.compile(
+    r"(?<![A-Za-z])([A-Za-z]{3,})\s*(?=(?:좀\s*)?(?:해|하|할|합|시켜|부탁|요청|진행))"
+)
+_READS = frozenset(("list", "show", "get", "find", "search", "view", "display", "fetch", "read"))
+
+
+def asked_verb_first(
+    query: str,
+    snapshot: RegistrySnapshot,
+    eligible: Sequence[str],
+    warnings: list[str],
+    values: Sequence[BoundValue] = (),
+) -> list[str]:
+    """``eligible`` (best first), with the route that does the change the request's one
+    mixed English verb names (:data:`_MIXED`) first, where the best does not do it; then
+    :func:`existing_thing_first`."""
+    eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
+    words = {m.group(1).lower() for m in _MIXED.finditer(query)}
+    if query.isascii() or len(words) != 1 or not eligible:
+        return list(eligible)
+    word = next(iter(words))
+    routes = snapshot.routes
+    verb = verb_of(word)
+    top = routes[eligible[0]]
+    if verb is not None:
+        done = verb_of_route(top)
+        if done == verb or (done is None and top.endpoint.effect is not Effect.READ):
+            return list(eligible)  # it does that change, or may (its name says no verb)
+        doing = [r for r in eligible[:DEPTH] if verb_of_route(routes[r]) == verb]
+    elif word in _READS and top.endpoint.effect is not Effect.READ:
+        doing = [r for r in eligible[:DEPTH] if routes[r].endpoint.effect is Effect.READ]
+    else:
+        return list(eligible)
+    if not doing:
+        return list(eligible)
+    passed = eligible[: eligible.index(doing[0])]
+    warnings.append(
+        f"the request asks to {word} ('{word}' before its Korean ending), so {doing[0]} is "
+        f"planned before {', '.join(passed)}, ranked above it"
+    )
+    return [doing[0], *(r for r in eligible if r != doing[0])]
+
+
+def _given(arguments: Mapping[str, Any]) -> set[str]:
+    """The values of ``arguments`` as text, a JSON body's top-level ones too."""
+    body = arguments.get("body")
+    inner = body.values() if isinstance(body, Mapping) else ()
+    return {str(v) for v in [*arguments.values(), *inner] if not isinstance(v, Mapping)}
+
+
+def _takes(route: Route, query: str, values: Sequence[BoundValue], named: set[str]) -> bool:
+    """Whether ``route`` takes one of the ``named`` ids from the request and then needs
+    nothing else open."""
+    arguments = fill_arguments(route, query, values)
+    return bool(_given(arguments) & named) and not missing_parameters(route, arguments)
+
+
+def existing_thing_first(
+    query: str,
+    snapshot: RegistrySnapshot,
+    eligible: Sequence[str],
+    values: Sequence[BoundValue],
+    warnings: list[str],
+) -> list[str]:
+    """``eligible`` (best first), with a change that takes the id of a thing the request
+    names first, where the best creates that kind of thing (:func:`~.links.created`), the
+    request asks for a change but no creation, and the create does not take the id."""
+    verbs = request_verbs(query)
+    if not eligible or not verbs or "create" in verbs:
+        return list(eligible)
+    routes = snapshot.routes
+    top = routes[eligible[0]]
+    made = created(top)
+    named = {
+        v.value
+        for v in values
+        if v.kind == NAMED_IDENTIFIER and v.of and made and stem(v.of) == stem(made[0])
+    }
+    if not named or _given(fill_arguments(top, query, values)) & named:
+        return list(eligible)
+    for route_id in eligible[1:DEPTH]:
+        route = routes[route_id]
+        same = route.provider.id == top.provider.id and route.endpoint.effect is not Effect.READ
+        if same and created(route) is None and _takes(route, query, values, named):
+            warnings.append(
+                f"the request changes {made[0] if made else 'a thing'} {', '.join(sorted(named))}"
+                f" and asks for no creation, so {route_id}, which takes it, is planned before "
+                f"{eligible[0]}, ranked above it"
+            )
+            return [route_id, *(r for r in eligible if r != route_id)]
+    return list(eligible)
