@@ -15,7 +15,8 @@ plus a small pointwise term) at a constant learning rate, then exported (:mod:`.
 
 Resumable: a checkpoint is written to the work folder after every epoch (and every
 ``--checkpoint-steps`` steps, and when ``--max-minutes`` runs out); running the same command
-again continues from the latest one. Deterministic from ``--seed`` (data order, negatives
+again continues from the latest one, where its training groups and settings are the same
+(other ones, a request relabelled, start over). Deterministic from ``--seed`` (data order, negatives
 drawn, head initialization).
 
 Written to ``--out``: ``model.onnx`` (int8, per-channel dynamic quantization),
@@ -75,6 +76,7 @@ from schemarouter.training.pairs import (
 from schemarouter.training.requests import add_requests_arguments
 from schemarouter.training.reranker_batches import (
     draw_candidates,
+    groups_digest,
     listwise_loss,
     make_batch,
     split_groups,
@@ -179,9 +181,10 @@ def train_model(
     report = TrainReport()
     start_epoch, start_step = 0, 0
     latest = _latest_checkpoint(run.work) if run.resume else None
+    data = groups_digest(train)
     if latest is not None:
         state = torch.load(latest, weights_only=False)
-        if state.get("settings") != asdict(settings) or state.get("groups") != len(train):
+        if state.get("settings") != asdict(settings) or state.get("data") != data:
             run.log(f"not resuming from {latest}: other settings or data")
         else:
             model.load_state_dict(state["model"])
@@ -205,6 +208,7 @@ def train_model(
                 "step": step,
                 "settings": asdict(settings),
                 "groups": len(train),
+                "data": data,
                 "report": asdict(report),
             },
             staged,

@@ -268,6 +268,50 @@ def test_train_export_and_load_end_to_end(
     assert again.get("blend") == card.get("blend")  # the coefficient survives the resume
 
 
+def _train_quietly(argv: list[str]) -> dict:
+    from schemarouter.training.train import train_main
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch\..*")
+        warnings.filterwarnings(
+            "ignore", category=FutureWarning, module=r"(torch|transformers)\..*"
+        )
+        assert train_main(argv) == 0
+    out = Path(argv[argv.index("--out") + 1])
+    return json.loads((out / "card.json").read_text(encoding="utf-8"))
+
+
+def test_a_rerun_on_other_pairs_of_the_same_size_trains_anew(tmp_path: Path) -> None:
+    """Same --out, same settings, as many groups, other labels (a request relabelled): the
+    run trains on the new pairs instead of resuming the old checkpoint; the same pairs
+    again still resume."""
+    from dataclasses import asdict
+
+    from schemarouter.training.pairs import PairGroup
+
+    def pairs_file(name: str, positive: int) -> Path:
+        path = tmp_path / name
+        rows = []
+        for i in range(4):
+            texts = [f"route {i} sends mail", f"route {i} lists files", f"route {i} bills"]
+            pos = texts.pop(positive)
+            rows.append(PairGroup(query=f"request {i}", positive=pos, negatives=texts, source="s"))
+        path.write_text("".join(json.dumps(asdict(g)) + "\n" for g in rows), encoding="utf-8")
+        return path
+
+    first, relabelled = pairs_file("a.jsonl", 0), pairs_file("b.jsonl", 1)
+    common = ["--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), "--layers", "1",
+              "--epochs", "1", "--batch-groups", "2", "--negatives", "1", "--max-length", "32",
+              "--validation-share", "0", "--no-progress", "--threads", "1"]  # fmt: skip
+    card = _train_quietly([*common, "--pairs", str(first)])
+    assert card["training"]["steps"] == 2 and card["training"]["resumed_from"] is None
+    card = _train_quietly([*common, "--pairs", str(relabelled)])
+    assert card["training"]["resumed_from"] is None  # trained on the relabelled pairs
+    assert card["training"]["steps"] == 2
+    card = _train_quietly([*common, "--pairs", str(relabelled)])
+    assert card["training"]["resumed_from"]  # the same pairs again: nothing to redo
+
+
 def test_blend_training_refuses_pairs_without_fused_scores(tmp_path: Path) -> None:
     from dataclasses import asdict
 
