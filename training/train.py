@@ -137,6 +137,14 @@ def _coefficient(report: TrainReport) -> float:
     return report.fusion_coefficient or 0.0
 
 
+def _said(metrics: dict[str, Any]) -> str:
+    """``validation mrr 0.690, acc@1 0.429 (7 groups)``, as the run prints it."""
+    said = ", ".join(f"{k} {v:.3f}" for k, v in metrics.items() if k != "groups")
+    return "validation " + (
+        f"{said} ({metrics['groups']} groups)" if said else "not measured (0 groups)"
+    )
+
+
 def _latest_checkpoint(folder: Path) -> Path | None:
     found = sorted(folder.glob("checkpoint-*.pt"), key=lambda p: p.stat().st_mtime)
     return found[-1] if found else None
@@ -293,11 +301,7 @@ def train_model(
         metrics = validate(model, tokenizer, val, settings, _coefficient(report))
         report.validation.append({"epoch": epoch + 1, **metrics})
         report.wall_s = wall_before + time.perf_counter() - began
-        said = ", ".join(f"{k} {v:.3f}" for k, v in metrics.items() if k != "groups")
-        run.log(
-            f"epoch {epoch + 1}: loss {report.loss_by_epoch[-1]:.4f}, validation "
-            + (f"{said} ({metrics['groups']} groups)" if said else "not measured (0 groups)")
-        )
+        run.log(f"epoch {epoch + 1}: loss {report.loss_by_epoch[-1]:.4f}, {_said(metrics)}")
         save(epoch + 1, 0)
     model.eval()
     return report
@@ -498,6 +502,8 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         )
     model, tokenizer = load_base(args.base, settings.layers, settings.seed, head=settings.head)
     before = validate(model, tokenizer, val, settings, settings.fusion_weight)
+    if val:  # the epochs' figures are read against it
+        out(f"before training: {_said(before)}")
     report = train_model(
         model,
         tokenizer,
