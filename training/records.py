@@ -63,7 +63,7 @@ def read_json_lines(path: str | os.PathLike[str], *, what: str) -> list[tuple[in
     and for a file with no line at all."""
     data = _read(path, what)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a BOM in front (Notepad, Excel) is no text
     except UnicodeDecodeError as exc:
         raise DocumentError(
             f"the {what} is not UTF-8 text ({exc.reason})", where=str(path), hint=_hint(what)

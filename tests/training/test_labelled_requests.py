@@ -131,6 +131,18 @@ def test_a_malformed_line_is_named_by_its_number(tmp_path: Path) -> None:
         load_requests(path)
 
 
+def test_a_requests_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Notepad and Excel save "UTF-8" with a BOM in front: the file is read as written."""
+    path = tmp_path / "r.jsonl"
+    rows = [
+        {"request": "고객 정보를 조회해줘", "routes": ["x/y/z"]},
+        {"request": "b", "routes": ["x/y/w"]},
+    ]
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\r\n" for r in rows)
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    assert [r.text for r in load_requests(path).requests] == ["고객 정보를 조회해줘", "b"]
+
+
 @pytest.mark.parametrize(
     "lines",
     [[], ["{not json"], ["[1, 2]"], ['{"request": "a", "routes": "x/y/z"}'], None],
