@@ -69,7 +69,9 @@ def read_json_lines(path: str | os.PathLike[str], *, what: str) -> list[tuple[in
             f"the {what} is not UTF-8 text ({exc.reason})", where=str(path), hint=_hint(what)
         ) from None
     out: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # a line ends at a newline only: str.splitlines() would also cut at U+2028, U+0085 or a
+    # form feed, which json.dumps(..., ensure_ascii=False) leaves as they are inside strings
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -143,6 +143,16 @@ def test_a_requests_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) ->
     assert [r.text for r in load_requests(path).requests] == ["고객 정보를 조회해줘", "b"]
 
 
+def test_a_line_separator_inside_a_request_does_not_split_its_line(tmp_path: Path) -> None:
+    """json.dumps(..., ensure_ascii=False) writes U+2028, U+0085 and form feeds in strings as
+    they are: the lines of JSON lines are the newlines only."""
+    path = tmp_path / "r.jsonl"
+    texts = ["take a payment\u2028of $120", "next\x85line", "form\x0cfeed"]
+    rows = [{"request": t, "routes": ["x/y/z"]} for t in texts]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    assert [r.text for r in load_requests(path).requests] == texts
+
+
 @pytest.mark.parametrize(
     "lines",
     [[], ["{not json"], ["[1, 2]"], ['{"request": "a", "routes": "x/y/z"}'], None],
