@@ -441,6 +441,24 @@ def test_an_incomplete_encoder_card_is_never_up_to_date(tmp_path: Path) -> None:
     assert _up_to_date(tmp_path, "d")
 
 
+def test_a_new_encoder_drops_the_old_bridge_and_says_how_to_fit_one(tmp_path: Path) -> None:
+    """train-encoder writes a new model into a folder: a bridge fitted for the model it
+    replaced maps into another space (the router would refuse the folder), so it goes, and
+    where the requests are Korean, Chinese or Japanese the run says how to fit one."""
+    from schemarouter.training.bridge import bridge_after_training
+
+    (tmp_path / "bridge.npz").write_bytes(b"old")
+    (tmp_path / "bridge.json").write_text("{}", encoding="utf-8")
+    said = bridge_after_training(tmp_path, ["고객 정보를 조회해줘", "list my queues"])
+    assert not (tmp_path / "bridge.npz").exists() and not (tmp_path / "bridge.json").exists()
+    assert "removed the cross-lingual bridge" in said[0]
+    assert "1 of the 2 requests" in said[1]
+    assert (
+        f"python -m schemarouter.training.bridge --encoder {tmp_path} --out {tmp_path}" in said[1]
+    )
+    assert bridge_after_training(tmp_path, ["list my queues"]) == []  # English: nothing to say
+
+
 @pytest.mark.slow  # fine-tunes a one-layer MiniLM for a few steps (minutes on 2 cores)
 def test_train_encoder_on_labelled_requests_validates_on_the_held_out_ones(
     tmp_path: Path, openapi_file: Path, requests_file: Path
