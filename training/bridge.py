@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fit_bridge", "main"]
+__all__ = ["bridge_after_training", "fit_bridge", "main"]
 
 PENALTIES = (0.01, 0.1, 1.0, 10.0)
 
@@ -99,6 +99,30 @@ def fit_bridge(
             best = (cos, penalty, (w, mx, my))
     assert best is not None
     return best[2], {"penalty": best[1], "val_mean_cosine": round(best[0], 4), "search": table}
+
+
+def bridge_after_training(folder: Path, requests: Sequence[str]) -> list[str]:
+    """What ``train-encoder`` does once its new model is in ``folder``: a bridge fitted for
+    the model it replaced maps into another space, so it is removed; where ``requests`` are
+    written in Korean, Chinese or Japanese, how to fit one for the new model. The lines to
+    print."""
+    from schemarouter.index.encoders.crosslingual import BRIDGE_FILES, needs_bridge
+
+    said = []
+    old = [folder / name for name in BRIDGE_FILES if (folder / name).exists()]
+    for path in old:
+        path.unlink()
+    if old:
+        said.append(f"removed the cross-lingual bridge of the model replaced in {folder}")
+    foreign = sum(map(needs_bridge, requests))
+    if foreign:
+        said.append(
+            f"{foreign} of the {len(requests)} requests are in Korean, Chinese or Japanese, "
+            "which this encoder reads without a cross-lingual bridge; fit one (English "
+            "tooltrain texts, minutes): python -m schemarouter.training.bridge --encoder "
+            f"{folder} --out {folder}"
+        )
+    return said
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -401,6 +401,7 @@ def _train_and_export(
     out: Callable[[str], Any],
 ) -> int:
     from schemarouter.index.encoders.onnx import OnnxEncoder, export_sentence_encoder
+    from schemarouter.training.bridge import bridge_after_training
     from schemarouter.training.requests import write_heldout
 
     pairs_s = time.perf_counter() - began
@@ -417,6 +418,7 @@ def _train_and_export(
         return 0
     base = base_dir(args.base)
     card = _unchecked(target, digest, work)
+    notes: list[str] = []
     if card is not None:  # trained and exported before; the checks did not finish
         out(f"{target} is trained but its checks did not finish: running the checks only")
         model = load_student(work / "final", settings)
@@ -442,6 +444,8 @@ def _train_and_export(
         (target / "card.json").unlink(missing_ok=True)  # another run's card: not this model's
         fp32 = export_sentence_encoder(final, work / "model.fp32.onnx", quantize=False)
         export_sentence_encoder(final, target / "model.onnx", quantize=True)
+        texts = [r.text for r in held] + [t.query for t in triplets] if args.requests else []
+        notes = bridge_after_training(target, list(dict.fromkeys(texts)))  # the old one's goes
         shutil.copyfile(base / "tokenizer.json", target / "tokenizer.json")
         if args.requests:
             write_heldout(target, held)
@@ -492,6 +496,8 @@ def _train_and_export(
         f"wrote {target / 'model.onnx'} ({card['size_bytes'] / 1e6:.1f} MB); "
         f"{validation_line(card['validation'])}; {time.perf_counter() - began:.0f} s in all"
     )
+    for line in notes:
+        out(line)
     return 0
 
 

@@ -31,7 +31,8 @@ __all__ = [
 def named_encoder(name: str) -> Any:
     """``default`` (the router's: the shipped encoder), ``minilm`` (the packaged MiniLM as
     it ships, int8 ONNX), ``hashing`` (tests), or a model folder written by train-encoder."""
-    from schemarouter.index import HashingEncoder, OnnxEncoder, default_encoder
+    from schemarouter.index import HashingEncoder, default_encoder
+    from schemarouter.index.encoders.defaults import encoder_of
     from schemarouter.index.encoders.onnx import default_minilm_encoder
 
     if name == "hashing":
@@ -40,7 +41,7 @@ def named_encoder(name: str) -> Any:
         return default_minilm_encoder()
     if name == "default":
         return default_encoder()
-    return OnnxEncoder(name)
+    return encoder_of(name)  # with the bridge fitted into the folder, as the router loads it
 
 
 #: Requests of each other suite asked of a suite's catalog in the off-catalog abstention pass.

@@ -63,13 +63,15 @@ def read_json_lines(path: str | os.PathLike[str], *, what: str) -> list[tuple[in
     and for a file with no line at all."""
     data = _read(path, what)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a BOM in front (Notepad, Excel) is no text
     except UnicodeDecodeError as exc:
         raise DocumentError(
             f"the {what} is not UTF-8 text ({exc.reason})", where=str(path), hint=_hint(what)
         ) from None
     out: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # a line ends at a newline only: str.splitlines() would also cut at U+2028, U+0085 or a
+    # form feed, which json.dumps(..., ensure_ascii=False) leaves as they are inside strings
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -7,8 +7,10 @@ Used by :mod:`.train` (``schemarouter train-reranker``).
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,7 @@ import numpy as np
 from schemarouter.retrieval.rerank import encode_pairs
 from schemarouter.training.pairs import PairGroup
 
-__all__ = ["draw_candidates", "listwise_loss", "make_batch", "split_groups"]
+__all__ = ["draw_candidates", "groups_digest", "listwise_loss", "make_batch", "split_groups"]
 
 
 def split_groups(
@@ -29,6 +31,13 @@ def split_groups(
         digest = int(hashlib.sha256(g.query.encode("utf-8")).hexdigest()[:8], 16)
         (val if digest % 10_000 < share * 10_000 else train).append(g)
     return train, val
+
+
+def groups_digest(groups: Sequence[PairGroup]) -> str:
+    """The sha256 of ``groups`` (queries, texts, labels, fused scores, in order): a
+    checkpoint is resumed only by a run on the same groups."""
+    rows = json.dumps([asdict(g) for g in groups], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(rows.encode("utf-8")).hexdigest()
 
 
 def draw_candidates(group: PairGroup, n: int, rng: random.Random) -> list[tuple[str, float]]:

@@ -15,7 +15,8 @@ plus a small pointwise term) at a constant learning rate, then exported (:mod:`.
 
 Resumable: a checkpoint is written to the work folder after every epoch (and every
 ``--checkpoint-steps`` steps, and when ``--max-minutes`` runs out); running the same command
-again continues from the latest one. Deterministic from ``--seed`` (data order, negatives
+again continues from the latest one, where its training groups and settings are the same
+(other ones, a request relabelled, start over). Deterministic from ``--seed`` (data order, negatives
 drawn, head initialization).
 
 Written to ``--out``: ``model.onnx`` (int8, per-channel dynamic quantization),
@@ -75,6 +76,7 @@ from schemarouter.training.pairs import (
 from schemarouter.training.requests import add_requests_arguments
 from schemarouter.training.reranker_batches import (
     draw_candidates,
+    groups_digest,
     listwise_loss,
     make_batch,
     split_groups,
@@ -135,6 +137,14 @@ def _coefficient(report: TrainReport) -> float:
     return report.fusion_coefficient or 0.0
 
 
+def _said(metrics: dict[str, Any]) -> str:
+    """``validation mrr 0.690, acc@1 0.429 (7 groups)``, as the run prints it."""
+    said = ", ".join(f"{k} {v:.3f}" for k, v in metrics.items() if k != "groups")
+    return "validation " + (
+        f"{said} ({metrics['groups']} groups)" if said else "not measured (0 groups)"
+    )
+
+
 def _latest_checkpoint(folder: Path) -> Path | None:
     found = sorted(folder.glob("checkpoint-*.pt"), key=lambda p: p.stat().st_mtime)
     return found[-1] if found else None
@@ -179,9 +189,10 @@ def train_model(
     report = TrainReport()
     start_epoch, start_step = 0, 0
     latest = _latest_checkpoint(run.work) if run.resume else None
+    data = groups_digest(train)
     if latest is not None:
         state = torch.load(latest, weights_only=False)
-        if state.get("settings") != asdict(settings) or state.get("groups") != len(train):
+        if state.get("settings") != asdict(settings) or state.get("data") != data:
             run.log(f"not resuming from {latest}: other settings or data")
         else:
             model.load_state_dict(state["model"])
@@ -205,6 +216,7 @@ def train_model(
                 "step": step,
                 "settings": asdict(settings),
                 "groups": len(train),
+                "data": data,
                 "report": asdict(report),
             },
             staged,
@@ -289,11 +301,7 @@ def train_model(
         metrics = validate(model, tokenizer, val, settings, _coefficient(report))
         report.validation.append({"epoch": epoch + 1, **metrics})
         report.wall_s = wall_before + time.perf_counter() - began
-        said = ", ".join(f"{k} {v:.3f}" for k, v in metrics.items() if k != "groups")
-        run.log(
-            f"epoch {epoch + 1}: loss {report.loss_by_epoch[-1]:.4f}, validation "
-            + (f"{said} ({metrics['groups']} groups)" if said else "not measured (0 groups)")
-        )
+        run.log(f"epoch {epoch + 1}: loss {report.loss_by_epoch[-1]:.4f}, {_said(metrics)}")
         save(epoch + 1, 0)
     model.eval()
     return report
@@ -494,6 +502,8 @@ def run_train_command(args: argparse.Namespace, out: Callable[[str], Any] = prin
         )
     model, tokenizer = load_base(args.base, settings.layers, settings.seed, head=settings.head)
     before = validate(model, tokenizer, val, settings, settings.fusion_weight)
+    if val:  # the epochs' figures are read against it
+        out(f"before training: {_said(before)}")
     report = train_model(
         model,
         tokenizer,

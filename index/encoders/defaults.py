@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import ArgumentError
-from schemarouter.index.encoders.crosslingual import shipped_crosslingual
+from schemarouter.index.encoders.crosslingual import shipped_crosslingual, with_folder_bridge
 from schemarouter.index.encoders.dense import Encoder, HashingEncoder, MiniLMEncoder
 from schemarouter.index.encoders.onnx import OnnxEncoder, OnnxMiniLMEncoder, default_minilm_encoder
 
@@ -36,8 +36,8 @@ def encoder_of(value: Any) -> Encoder | None:
     not an ``AttributeError`` at the first request."""
     if value is None:
         return None
-    if isinstance(value, str | Path):
-        return OnnxEncoder(value)
+    if isinstance(value, str | Path):  # with the bridge fitted into the folder, if any
+        return with_folder_bridge(OnnxEncoder(value))
     if not all(hasattr(value, name) for name in ("identity", "dim")) or not callable(
         getattr(value, "encode", None)
     ):

@@ -131,6 +131,28 @@ def test_a_malformed_line_is_named_by_its_number(tmp_path: Path) -> None:
         load_requests(path)
 
 
+def test_a_requests_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Notepad and Excel save "UTF-8" with a BOM in front: the file is read as written."""
+    path = tmp_path / "r.jsonl"
+    rows = [
+        {"request": "고객 정보를 조회해줘", "routes": ["x/y/z"]},
+        {"request": "b", "routes": ["x/y/w"]},
+    ]
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\r\n" for r in rows)
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    assert [r.text for r in load_requests(path).requests] == ["고객 정보를 조회해줘", "b"]
+
+
+def test_a_line_separator_inside_a_request_does_not_split_its_line(tmp_path: Path) -> None:
+    """json.dumps(..., ensure_ascii=False) writes U+2028, U+0085 and form feeds in strings as
+    they are: the lines of JSON lines are the newlines only."""
+    path = tmp_path / "r.jsonl"
+    texts = ["take a payment\u2028of $120", "next\x85line", "form\x0cfeed"]
+    rows = [{"request": t, "routes": ["x/y/z"]} for t in texts]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    assert [r.text for r in load_requests(path).requests] == texts
+
+
 @pytest.mark.parametrize(
     "lines",
     [[], ["{not json"], ["[1, 2]"], ['{"request": "a", "routes": "x/y/z"}'], None],
@@ -417,6 +439,24 @@ def test_an_incomplete_encoder_card_is_never_up_to_date(tmp_path: Path) -> None:
     assert not _up_to_date(tmp_path, "d")
     write_card(tmp_path, card)
     assert _up_to_date(tmp_path, "d")
+
+
+def test_a_new_encoder_drops_the_old_bridge_and_says_how_to_fit_one(tmp_path: Path) -> None:
+    """train-encoder writes a new model into a folder: a bridge fitted for the model it
+    replaced maps into another space (the router would refuse the folder), so it goes, and
+    where the requests are Korean, Chinese or Japanese the run says how to fit one."""
+    from schemarouter.training.bridge import bridge_after_training
+
+    (tmp_path / "bridge.npz").write_bytes(b"old")
+    (tmp_path / "bridge.json").write_text("{}", encoding="utf-8")
+    said = bridge_after_training(tmp_path, ["고객 정보를 조회해줘", "list my queues"])
+    assert not (tmp_path / "bridge.npz").exists() and not (tmp_path / "bridge.json").exists()
+    assert "removed the cross-lingual bridge" in said[0]
+    assert "1 of the 2 requests" in said[1]
+    assert (
+        f"python -m schemarouter.training.bridge --encoder {tmp_path} --out {tmp_path}" in said[1]
+    )
+    assert bridge_after_training(tmp_path, ["list my queues"]) == []  # English: nothing to say
 
 
 @pytest.mark.slow  # fine-tunes a one-layer MiniLM for a few steps (minutes on 2 cores)

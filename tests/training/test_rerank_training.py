@@ -268,6 +268,67 @@ def test_train_export_and_load_end_to_end(
     assert again.get("blend") == card.get("blend")  # the coefficient survives the resume
 
 
+def _train_quietly(argv: list[str]) -> dict:
+    from schemarouter.training.train import train_main
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch\..*")
+        warnings.filterwarnings(
+            "ignore", category=FutureWarning, module=r"(torch|transformers)\..*"
+        )
+        assert train_main(argv) == 0
+    out = Path(argv[argv.index("--out") + 1])
+    return json.loads((out / "card.json").read_text(encoding="utf-8"))
+
+
+def _pairs_file(path: Path, *, positive: int, n: int = 4) -> Path:
+    """``n`` groups of three route texts; the one at ``positive`` is the label."""
+    from dataclasses import asdict
+
+    from schemarouter.training.pairs import PairGroup
+
+    rows = []
+    for i in range(n):
+        texts = [f"route {i} sends mail", f"route {i} lists files", f"route {i} bills"]
+        label = texts.pop(positive)
+        rows.append(PairGroup(query=f"request {i}", positive=label, negatives=texts, source="s"))
+    path.write_text("".join(json.dumps(asdict(g)) + "\n" for g in rows), encoding="utf-8")
+    return path
+
+
+def test_training_says_the_validation_figures_before_training(tmp_path: Path, capsys) -> None:
+    """The epochs' validation figures are printed beside the untrained model's, so a run that
+    made them worse says so where it is read, not only in the card."""
+    pairs = _pairs_file(tmp_path / "p.jsonl", positive=0, n=8)
+    card = _train_quietly(
+        ["--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), "--pairs", str(pairs),
+         "--layers", "1", "--epochs", "1", "--batch-groups", "4", "--negatives", "1",
+         "--max-length", "32", "--validation-share", "0.5", "--no-progress", "--threads", "1"]
+    )  # fmt: skip
+    before = card["training"]["validation_before_training"]
+    assert before["groups"] > 0
+    said = capsys.readouterr()
+    assert f"before training: validation mrr {before['mrr']:.3f}" in said.out + said.err
+
+
+def test_a_rerun_on_other_pairs_of_the_same_size_trains_anew(tmp_path: Path) -> None:
+    """Same --out, same settings, as many groups, other labels (a request relabelled): the
+    run trains on the new pairs instead of resuming the old checkpoint; the same pairs
+    again still resume."""
+    first = _pairs_file(tmp_path / "a.jsonl", positive=0)
+    relabelled = _pairs_file(tmp_path / "b.jsonl", positive=1)
+    common = ["--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), "--layers", "1",
+              "--epochs", "1", "--batch-groups", "2", "--negatives", "1", "--max-length", "32",
+              "--validation-share", "0", "--no-progress", "--threads", "1"]  # fmt: skip
+    card = _train_quietly([*common, "--pairs", str(first)])
+    assert card["training"]["steps"] == 2 and card["training"]["resumed_from"] is None
+    card = _train_quietly([*common, "--pairs", str(relabelled)])
+    assert card["training"]["resumed_from"] is None  # trained on the relabelled pairs
+    assert card["training"]["steps"] == 2
+    card = _train_quietly([*common, "--pairs", str(relabelled)])
+    assert card["training"]["resumed_from"]  # the same pairs again: nothing to redo
+
+
 def test_blend_training_refuses_pairs_without_fused_scores(tmp_path: Path) -> None:
     from dataclasses import asdict
 

