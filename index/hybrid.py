@@ -42,6 +42,7 @@ from schemarouter.index.documents import DocKind, Document, route_documents
 from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder, VectorSet, text_key
 from schemarouter.index.lexical import LexicalIndex
+from schemarouter.index.saved_registry import registry_document
 from schemarouter.index.search import EMPTY, RouteSearch
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.stale import check_differs_within
@@ -111,6 +112,8 @@ class HybridIndex(RouteSearch):
         self._doc_vec = EMPTY
         self.registry_fingerprint = RegistrySnapshot.build(0, {}, {}).fingerprint
         self.registry_version = 0
+        #: the snapshot indexed last (its registry is saved with the index)
+        self.snapshot: RegistrySnapshot | None = None
         self.last_embed = EmbedStats()
         #: seconds per stage of the last build or update (documents, lexical, embed,
         #: vectors, bm25, faiss, tables), for benchmarks and logs
@@ -142,7 +145,7 @@ class HybridIndex(RouteSearch):
         index._add_routes(list(snapshot), cache=cache, progress=progress)
         index._finish()
         index.registry_fingerprint = snapshot.fingerprint
-        index.registry_version = snapshot.version
+        index.registry_version, index.snapshot = snapshot.version, snapshot
         return index
 
     def __len__(self) -> int:
@@ -428,7 +431,7 @@ class HybridIndex(RouteSearch):
                 if removed or changed or added or not self._derived_ok:
                     self._finish()
                 self.registry_fingerprint = snapshot.fingerprint
-                self.registry_version = snapshot.version
+                self.registry_version, self.snapshot = snapshot.version, snapshot
                 self._generation += 1
             return self.last_embed
 
@@ -477,6 +480,9 @@ class HybridIndex(RouteSearch):
             vectors=(endpoint_vs, field_vs),
             counts=self.describe(),
             parts=route_parts(self._routes),
+            registry=registry_document(self.snapshot)
+            if self.snapshot is not None and self.snapshot.fingerprint == self.registry_fingerprint
+            else None,
         )
 
     @classmethod
@@ -509,6 +515,7 @@ class HybridIndex(RouteSearch):
         if index.registry_fingerprint == snapshot.fingerprint:
             # the snapshot holds exactly these routes
             index._routes = [snapshot.routes[r] for r in index._route_ids]
+            index.snapshot = snapshot
             return index
         saved = dict(zip(index._route_ids, index._route_fps, strict=True))
         difference = fingerprint_difference(saved, snapshot)

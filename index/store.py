@@ -13,6 +13,7 @@ Layout::
             lexical_vocab.json
             endpoint_vectors.npy  endpoint_keys.json  [endpoint_hnsw.faiss]
             field_vectors.npy     field_keys.json     [field_hnsw.faiss]
+            [registry.json]          the registry it was built from (:mod:`.saved_registry`)
 
 No pickle anywhere (``np.load(allow_pickle=False)``; the HNSW graph is FAISS's own binary
 format). A save writes a new generation into a temporary folder, renames it to
@@ -127,6 +128,8 @@ class SavedIndex:
     #: the provider and access-path fingerprints of the routes (``route_parts``): in
     #: ``routes.json``, so a stale refusal can say which part of a changed route moved
     parts: RouteParts | None = None
+    #: ``registry.json`` (:func:`.saved_registry.registry_document`), written where given
+    registry: dict[str, Any] | None = None
 
 
 def _sha256(path: Path) -> str:
@@ -257,6 +260,8 @@ def _write_generation(index: SavedIndex, folder: Path) -> list[str]:
     if index.parts is not None:
         routes["parts"] = index.parts
     document("routes.json", routes)
+    if index.registry is not None:
+        document("registry.json", index.registry)
     array("docs_route.npy", index.doc_route.astype(np.int64))
     array("docs_kind.npy", index.doc_kind.astype(np.int8))
     array("docs_field.npy", index.doc_field.astype(np.int32))
