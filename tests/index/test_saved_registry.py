@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from schemarouter import MappingCredentials, SchemaRouter, bundled_catalog
-from schemarouter.errors import CorruptIndexError, IndexStoreError
+from schemarouter.errors import CorruptIndexError, IndexStoreError, PolicyError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index import HashingEncoder
 
 from servers.loopback import LoopbackServer
-from servers.user_api import FORECAST, STATION, secured_weather_openapi
+from servers.user_api import FORECAST, STATION, secured_weather_openapi, weather_openapi
 
 MODELS: dict[str, Any] = {"abstention": None, "reranker": None, "ranking": None}
 
@@ -169,3 +169,46 @@ def test_restored_http_routes_execute_with_credentials_from_the_environment(
     plan = plan.with_arguments(FORECAST, {"city": "Nice"})
     assert restarted.execute(plan, credentials=keys).complete
     assert weather.requests[-1].query["city"] == ["Nice"]
+
+
+def forecast(city: str, days: int = 3) -> dict[str, Any]:
+    """Daily weather forecast for a city."""
+    return {"city": city, "days": days}
+
+
+def test_restored_callables_plan_but_say_how_to_bind_the_function_again(
+    weather: LoopbackServer, tmp_path: Path
+) -> None:
+    router = router_of()
+    router.add_callable(forecast, provider="local")
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    folder = saved(router, tmp_path / "index")
+    restarted = started(folder)
+    route = "local/python/forecast"
+    assert route in restarted.snapshot() and not restarted.is_bound(route)
+    assert route in restarted.retrieve("daily forecast for a city", k=5).route_ids
+    with pytest.raises(PolicyError, match="not bound") as info:
+        restarted.call(route, {"city": "Oslo"})
+    assert "add_callable(fn, provider='local', replace=True)" in str(info.value.hint)
+    restarted.add_callable(forecast, provider="local", replace=True)  # re-attached
+    assert restarted.call(route, {"city": "Oslo"}).output == {"city": "Oslo", "days": 3}
+    assert restarted.snapshot().fingerprint == router.snapshot().fingerprint
+
+
+def test_restored_mcp_tools_say_how_to_connect_their_server_again(tmp_path: Path) -> None:
+    tools = {
+        "tools": [
+            {
+                "name": "search_notes",
+                "description": "Search the notes by a word",
+                "inputSchema": {"type": "object", "properties": {"word": {"type": "string"}}},
+            }
+        ]
+    }
+    router = router_of()
+    router.add_mcp_tools(tools, provider="notes")
+    restarted = started(saved(router, tmp_path / "index"))
+    (route,) = restarted.snapshot().route_ids()
+    with pytest.raises(PolicyError, match="not bound") as info:
+        restarted.call(route, {"word": "x"}, allow_effects=["read", "write"])
+    assert "add_mcp_server(SERVER, provider='notes', replace=True)" in str(info.value.hint)
