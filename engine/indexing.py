@@ -92,8 +92,8 @@ class IndexMixin(RegistrationMixin):
     def restore_registry(self, path: str | Path, *, leave_out: Collection[str] = ()) -> Any:
         """Register the registry saved in the index folder ``path`` (see
         :meth:`from_index`), but the routes of the providers ``leave_out`` names (a
-        gateway's upstream servers, registered when they connect); returns the change. Its
-        routes are checked as a catalog's."""
+        gateway's upstream servers, registered when they connect); returns the change. The
+        file is checked against the manifest (size, sha256, registry fingerprint)."""
         from schemarouter.execution.invokers.http import register_http_routes
         from schemarouter.index.saved_registry import saved_registration
 

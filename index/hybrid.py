@@ -453,12 +453,18 @@ class HybridIndex(RouteSearch):
 
     def save(self, path: str | Path) -> Path:
         """Write the index to folder ``path`` atomically (see :mod:`.store`)."""
+        snapshot = self.snapshot  # its registry written out before the lock: searches go on
+        registry = registry_document(snapshot) if snapshot is not None else None
         with self._lock:
             if not self._derived_ok:
                 self._finish()
-            return save_index(self._saved(), Path(path))
+            if self.snapshot is not snapshot and self.snapshot is not None:  # updated meanwhile
+                snapshot, registry = self.snapshot, registry_document(self.snapshot)
+            if snapshot is None or snapshot.fingerprint != self.registry_fingerprint:
+                registry = None  # no registry known for these routes: saved without one
+            return save_index(self._saved(registry), Path(path))
 
-    def _saved(self) -> SavedIndex:
+    def _saved(self, registry: dict[str, Any] | None = None) -> SavedIndex:
         """The index as plain lists and arrays, for :func:`.store.save_index`."""
         endpoint_vs, field_vs = (
             SavedVectors(vs.keys, vs.vectors, hnsw=vs.faiss_bytes()) for vs in self._vectors
@@ -480,9 +486,7 @@ class HybridIndex(RouteSearch):
             vectors=(endpoint_vs, field_vs),
             counts=self.describe(),
             parts=route_parts(self._routes),
-            registry=registry_document(self.snapshot)
-            if self.snapshot is not None and self.snapshot.fingerprint == self.registry_fingerprint
-            else None,
+            registry=registry,
         )
 
     @classmethod
