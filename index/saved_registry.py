@@ -1,8 +1,9 @@
-"""The registry a saved index was built from, kept in the index folder (``registry.json``).
+"""The registry a saved index was built from, kept in the index folder
+(``registry.json.gz``: JSON, gzip-compressed, :mod:`.registry_file`).
 
 A save writes it into the generation beside the index data, listed with its sha256 and
 size in ``manifest.json`` like every other file (JSON, never pickle; committed with the
-rest by the manifest's ``os.replace``)::
+rest by the manifest's ``os.replace``). :func:`registry_document` makes it::
 
     {"schemarouter_registry": 1,
      "registry_fingerprint": "sha256:...",
@@ -12,17 +13,21 @@ rest by the manifest's ``os.replace``)::
 
 ``catalog`` is the registry as a catalog document (:mod:`schemarouter.registry.export`):
 registered again (``add_catalog``) it gives the same route ids and fingerprints, so the
-index loads against it exactly as against the sources it was built from.
+index loads against it exactly as against the sources it was built from. The file holds it
+as gzip-compressed JSON lines, one provider a line (:mod:`.registry_file`): compressed, as
+the contracts' schemas repeat (33,376 OpenAPI routes: 449 MB of JSON, 35 MB compressed,
+beside 143 MB of index data; trial Z2), and a line at a time, so a reader never holds the
+whole JSON.
 
-:func:`saved_registration` reads it for ``SchemaRouter.from_index`` in one pydantic pass
-over the file's bytes, and takes each route's part fingerprints as saved: the file's sha256
-is checked against the manifest first, so these are the contracts and fingerprints the
-build computed when it registered and checked the sources. Checking every schema again and
+:func:`saved_registration` reads it for ``SchemaRouter.from_index``, each line in one
+pydantic pass, and takes each route's part fingerprints as saved: the file's sha256 is
+checked against the manifest first, so these are the contracts and fingerprints the build
+computed when it registered and checked the sources. Checking every schema again and
 hashing every contract again cost two thirds of a restore (4,172 OpenAPI routes: 26.8 s of
-checks and hashes against 41.8 s registering the documents; trial Z2). The routes' registry
-fingerprint is still computed and compared with the manifest's. An index saved before this
-file existed has none (:class:`~schemarouter.errors.IndexStoreError`, saying to rebuild it
-or give the sources).
+checks and hashes against 41.8 s registering the documents; trial Z2). The routes'
+registry fingerprint is still computed and compared with the manifest's. An index saved
+before this file existed has none (:class:`~schemarouter.errors.IndexStoreError`, saying
+to rebuild it or give the sources).
 """
 
 from __future__ import annotations
@@ -37,15 +42,15 @@ from pydantic import Field, ValidationError
 from schemarouter.contracts import Contract, Registration, Route, make_route_id
 from schemarouter.errors import CorruptIndexError, IndexStoreError, SchemaRouterError
 from schemarouter.fingerprint import fingerprint
-from schemarouter.registry.catalog import CatalogDocument
+from schemarouter.index.registry_file import REGISTRY_FILE, registry_lines
+from schemarouter.registry.catalog import CatalogDocument, ProviderSpec
 from schemarouter.registry.compile import format_validation_error
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["REGISTRY_FILE", "registry_document", "saved_registration"]
+__all__ = ["registry_document", "saved_registration"]
 
 logger = logging.getLogger(__name__)
 
-REGISTRY_FILE = "registry.json"
 REGISTRY_FORMAT = 1
 #: What a damaged or missing registry file is told to do.
 _REBUILD = (
@@ -55,7 +60,7 @@ _REBUILD = (
 
 
 def registry_document(snapshot: RegistrySnapshot) -> dict[str, Any] | None:
-    """What ``registry.json`` holds for ``snapshot``; ``None`` (logged) where a catalog
+    """What ``registry.json.gz`` holds for ``snapshot``; ``None`` (logged) where a catalog
     cannot express it (see :mod:`schemarouter.registry.export`): the index is saved without
     it and loads as an older one does, with the sources given."""
     from schemarouter.registry.export import catalog_document, route_sources
@@ -77,14 +82,20 @@ def registry_document(snapshot: RegistrySnapshot) -> dict[str, Any] | None:
     }
 
 
-class SavedRegistry(Contract):
-    """``registry.json``, read in one pass (:func:`saved_registration`)."""
+class _Head(Contract):
+    """The first line of ``registry.json.gz``: the registry without its providers."""
 
     schemarouter_registry: Literal[1]
     registry_fingerprint: str
+    catalog: CatalogDocument
+
+
+class _ProviderLine(Contract):
+    """Each further line: one provider, with its routes' sources and fingerprints."""
+
+    provider: ProviderSpec
     sources: dict[str, str] = Field(default_factory=dict)
     fingerprints: dict[str, tuple[str, str, str]]
-    catalog: CatalogDocument
 
 
 def _damaged(what: str, path: Path, file: Path) -> CorruptIndexError:
@@ -126,41 +137,44 @@ def saved_registration(path: str | Path) -> Registration:
     if len(data) != info.get("bytes") or hashlib.sha256(data).hexdigest() != info.get("sha256"):
         raise _damaged("does not match its size and sha256 in the manifest (altered)", path, file)
     try:
-        saved = SavedRegistry.model_validate_json(data)
-        routes = _routes(saved, source=str(path))
+        lines = registry_lines(data)
+        head = _Head.model_validate_json(next(lines, b""))
+        providers, routes = [], []
+        for line in lines:  # one provider's JSON at a time (memory: see .registry_file)
+            item = _ProviderLine.model_validate_json(line)
+            providers.append(item.provider.provider())
+            routes += _routes(item, source=str(path))
     except (ValidationError, KeyError, ValueError) as exc:
         what = format_validation_error(exc)[0] if isinstance(exc, ValidationError) else exc
         raise _damaged(f"is not a saved registry of this format: {what}", path, file) from None
     found = fingerprint(sorted((r.route_id, r.fingerprint) for r in routes))
-    if found != manifest.get("registry_fingerprint") or found != saved.registry_fingerprint:
+    if found != manifest.get("registry_fingerprint") or found != head.registry_fingerprint:
         raise _damaged(
             "does not give the registry the index was built from (another fingerprint)",
             path,
             file,
         )
-    document = saved.catalog
     return Registration(
         source=str(path),
-        providers=tuple(p.provider() for p in document.providers),
+        providers=tuple(providers),
         routes=tuple(sorted(routes, key=lambda r: r.route_id)),
-        field_groups=document.field_groups,
-        intents=document.intents,
+        field_groups=head.catalog.field_groups,
+        intents=head.catalog.intents,
     )
 
 
-def _routes(saved: SavedRegistry, *, source: str) -> list[Route]:
-    """The routes of ``saved``, each with its saved fingerprints and source (a route the
-    file has no fingerprints for is a ``KeyError``)."""
+def _routes(item: _ProviderLine, *, source: str) -> list[Route]:
+    """The routes of one provider line, each with its saved fingerprints and source (a
+    route the line has no fingerprints for is a ``KeyError``)."""
     routes = []
-    for provider_spec in saved.catalog.providers:
-        provider = provider_spec.provider()
-        for access_spec in provider_spec.access:
-            access = access_spec.access_path()
-            for endpoint in access_spec.endpoints:
-                route_id = make_route_id(provider.id, access.id, endpoint.id)
-                where = saved.sources.get(route_id, source)
-                prints = saved.fingerprints[route_id]
-                routes.append(
-                    Route.build(provider, access, endpoint, source=where, fingerprints=prints)
-                )
+    provider = item.provider.provider()
+    for access_spec in item.provider.access:
+        access = access_spec.access_path()
+        for endpoint in access_spec.endpoints:
+            route_id = make_route_id(provider.id, access.id, endpoint.id)
+            where = item.sources.get(route_id, source)
+            prints = item.fingerprints[route_id]
+            routes.append(
+                Route.build(provider, access, endpoint, source=where, fingerprints=prints)
+            )
     return routes

@@ -1,4 +1,4 @@
-"""A saved index carries the registry it was built from (``registry.json`` in its
+"""A saved index carries the registry it was built from (``registry.json.gz`` in its
 generation, listed in the manifest): a serving process starts from the folder alone
 (``SchemaRouter.from_index``, ``SchemaRouter(index=DIR)`` with nothing registered), HTTP
 routes execute as registered from their document, Python callables say how to bind them
@@ -6,6 +6,8 @@ again, and a damaged or missing registry says what to do."""
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -39,7 +41,7 @@ def manifest(folder: Path) -> dict[str, Any]:
 
 
 def registry_file(folder: Path) -> Path:
-    return folder / manifest(folder)["generation"] / "registry.json"
+    return folder / manifest(folder)["generation"] / "registry.json.gz"
 
 
 def rewrite_manifest(folder: Path, data: dict[str, Any]) -> None:
@@ -60,8 +62,13 @@ def test_the_saved_index_lists_its_registry_and_starts_from_the_folder_alone(
     router.add_catalog(bundled_catalog())
     folder = saved(router, tmp_path / "index")
     listed = manifest(folder)["files"]
-    name = f"{manifest(folder)['generation']}/registry.json"
+    name = f"{manifest(folder)['generation']}/registry.json.gz"
     assert name in listed and listed[name]["sha256"]
+    # zcat reads it: the registry, then a provider a line
+    head, *lines = gzip.decompress(registry_file(folder).read_bytes()).splitlines()
+    assert json.loads(head)["catalog"]["schemarouter_catalog"] == 1
+    assert len(lines) == len({r.provider.id for r in router.snapshot()})
+    assert all(json.loads(line)["provider"]["access"] for line in lines)
     restarted = started(folder)
     assert restarted.snapshot().fingerprint == router.snapshot().fingerprint
     assert dict(restarted.snapshot().intents) == dict(router.snapshot().intents)
@@ -98,8 +105,10 @@ def test_a_damaged_registry_file_is_corrupt_and_names_the_file(tmp_path: Path) -
     router.add_catalog(bundled_catalog())
     folder = saved(router, tmp_path / "index")
     file = registry_file(folder)
-    file.write_bytes(file.read_bytes().replace(b'"band', b'"bend', 1))
-    with pytest.raises(CorruptIndexError, match=r"registry\.json") as info:
+    data = bytearray(file.read_bytes())
+    data[len(data) // 2] ^= 0x01  # one bit flipped
+    file.write_bytes(bytes(data))
+    with pytest.raises(CorruptIndexError, match=r"registry\.json\.gz") as info:
         started(folder)
     assert "schemarouter index build" in str(info.value.hint)
     assert str(file) in str(info.value.where)
@@ -107,9 +116,7 @@ def test_a_damaged_registry_file_is_corrupt_and_names_the_file(tmp_path: Path) -
 
 def test_a_registry_that_gives_other_routes_is_corrupt(tmp_path: Path, tiny_catalog: Path) -> None:
     """Hashes made to match (an edited folder): the routes it registers must still be the
-    index's."""
-    import hashlib
-
+    index's, and the file a saved registry."""
     router = router_of()
     router.add_catalog(bundled_catalog())
     folder = saved(router, tmp_path / "index")
@@ -119,13 +126,21 @@ def test_a_registry_that_gives_other_routes_is_corrupt(tmp_path: Path, tiny_cata
     file = registry_file(folder)
     file.write_bytes(registry_file(tmp_path / "other").read_bytes())
     data = manifest(folder)
-    name = f"{data['generation']}/registry.json"
+    name = f"{data['generation']}/registry.json.gz"
     data["files"][name] = {
         "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
         "bytes": file.stat().st_size,
     }
     rewrite_manifest(folder, data)
     with pytest.raises(CorruptIndexError, match="another fingerprint"):
+        started(folder)
+    file.write_bytes(b'{"not": "gzip"}')
+    data["files"][name] = {
+        "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
+        "bytes": file.stat().st_size,
+    }
+    rewrite_manifest(folder, data)
+    with pytest.raises(CorruptIndexError, match="not a saved registry of this format"):
         started(folder)
 
 
@@ -136,7 +151,7 @@ def test_an_index_saved_without_a_registry_says_so_and_loads_with_its_sources(
     router.add_catalog(bundled_catalog())
     folder = saved(router, tmp_path / "index")
     data = manifest(folder)  # as an older version wrote it: no registry.json
-    name = f"{data['generation']}/registry.json"
+    name = f"{data['generation']}/registry.json.gz"
     del data["files"][name]
     (folder / name).unlink()
     rewrite_manifest(folder, data)
