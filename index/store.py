@@ -129,7 +129,7 @@ class SavedIndex:
     #: the provider and access-path fingerprints of the routes (``route_parts``): in
     #: ``routes.json``, so a stale refusal can say which part of a changed route moved
     parts: RouteParts | None = None
-    #: ``registry.json`` (:func:`.saved_registry.registry_document`), written where given
+    #: ``registry.json.gz`` (:func:`.saved_registry.registry_document`), written where given
     registry: dict[str, Any] | None = None
 
 

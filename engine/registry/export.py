@@ -5,7 +5,7 @@ providers, their access paths and endpoints, the field groups and intents), writ
 every key, so that registering it again (``add_catalog``, or :func:`saved_registration`)
 gives the same route ids, the same route fingerprints and the same registry fingerprint:
 the catalog reads no default where the registry held a value. A saved index keeps one
-(``registry.json``, :mod:`schemarouter.index.saved_registry`), so a serving process starts
+(``registry.json.gz``, :mod:`schemarouter.index.saved_registry`), so a serving process starts
 from the index folder alone.
 
 What a catalog cannot hold, and so what no export holds:
