@@ -32,6 +32,7 @@ to rebuild it or give the sources).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 from pathlib import Path
@@ -43,6 +44,7 @@ from schemarouter.contracts import Contract, Registration, Route, make_route_id
 from schemarouter.errors import CorruptIndexError, IndexStoreError, SchemaRouterError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.registry_file import REGISTRY_FILE, registry_lines
+from schemarouter.index.shared_schemas import shared
 from schemarouter.registry.catalog import CatalogDocument, ProviderSpec
 from schemarouter.registry.compile import format_validation_error
 from schemarouter.registry.registry import RegistrySnapshot
@@ -136,6 +138,8 @@ def saved_registration(path: str | Path) -> Registration:
         raise _damaged(f"cannot be read: {exc.strerror or exc}", path, file) from None
     if len(data) != info.get("bytes") or hashlib.sha256(data).hexdigest() != info.get("sha256"):
         raise _damaged("does not match its size and sha256 in the manifest (altered)", path, file)
+    collecting = gc.isenabled()
+    gc.disable()  # no cycles made here; full collections walked the growing registry
     try:
         lines = registry_lines(data)
         head = _Head.model_validate_json(next(lines, b""))
@@ -147,6 +151,9 @@ def saved_registration(path: str | Path) -> Registration:
     except (ValidationError, KeyError, ValueError) as exc:
         what = format_validation_error(exc)[0] if isinstance(exc, ValidationError) else exc
         raise _damaged(f"is not a saved registry of this format: {what}", path, file) from None
+    finally:
+        if collecting:
+            gc.enable()
     found = fingerprint(sorted((r.route_id, r.fingerprint) for r in routes))
     if found != manifest.get("registry_fingerprint") or found != head.registry_fingerprint:
         raise _damaged(
@@ -170,7 +177,7 @@ def _routes(item: _ProviderLine, *, source: str) -> list[Route]:
     provider = item.provider.provider()
     for access_spec in item.provider.access:
         access = access_spec.access_path()
-        for endpoint in access_spec.endpoints:
+        for endpoint in map(shared, access_spec.endpoints):  # memory: see .shared_schemas
             route_id = make_route_id(provider.id, access.id, endpoint.id)
             where = item.sources.get(route_id, source)
             prints = item.fingerprints[route_id]
