@@ -55,6 +55,8 @@ def test_retrieve_and_a_gateway_start_from_the_index_folder_alone(
         assert router.snapshot().fingerprint == expected.snapshot().fingerprint
     finally:
         router.close()
+    assert main(["retrieve", "cell volume", "--index", str(folder), "--sync"]) == 2
+    assert "--sync brings the index folder to the sources given" in capsys.readouterr().err
     out = tmp_path / "from_index.json"
     assert main(["catalog", "export", "--index", str(folder), "--out", str(out)]) == 0
     again = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)

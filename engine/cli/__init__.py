@@ -176,6 +176,13 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         kwargs["ranking"] = args.ranking  # shipped, none or a model folder, as in Python
     if args.encoder:
         kwargs["encoder"] = args.encoder  # a train-encoder folder, as in Python
+    if args.sync and folder and not _has_sources(config):
+        print(
+            "error: --sync brings the index folder to the sources given, and none is given: "
+            "give them, or drop --sync to start from the registry the index keeps",
+            file=sys.stderr,
+        )
+        return 2
     if args.sync and (not args.index or is_milvus_uri(args.index)):
         print(
             "error: --sync goes with --index DIR, a saved index folder; a Milvus collection "
