@@ -42,7 +42,7 @@ from schemarouter.index.documents import DocKind, Document, route_documents
 from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder, VectorSet, text_key
 from schemarouter.index.lexical import LexicalIndex
-from schemarouter.index.saved_registry import registry_document
+from schemarouter.index.saved_registry import registry_file
 from schemarouter.index.search import EMPTY, RouteSearch
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.stale import check_differs_within
@@ -454,17 +454,17 @@ class HybridIndex(RouteSearch):
     def save(self, path: str | Path) -> Path:
         """Write the index to folder ``path`` atomically (see :mod:`.store`)."""
         snapshot = self.snapshot  # its registry written out before the lock: searches go on
-        registry = registry_document(snapshot) if snapshot is not None else None
+        registry = registry_file(snapshot) if snapshot is not None else None
         with self._lock:
             if not self._derived_ok:
                 self._finish()
             if self.snapshot is not snapshot and self.snapshot is not None:  # updated meanwhile
-                snapshot, registry = self.snapshot, registry_document(self.snapshot)
+                snapshot, registry = self.snapshot, registry_file(self.snapshot)
             if snapshot is None or snapshot.fingerprint != self.registry_fingerprint:
                 registry = None  # no registry known for these routes: saved without one
             return save_index(self._saved(registry), Path(path))
 
-    def _saved(self, registry: dict[str, Any] | None = None) -> SavedIndex:
+    def _saved(self, registry: bytes | None = None) -> SavedIndex:
         """The index as plain lists and arrays, for :func:`.store.save_index`."""
         endpoint_vs, field_vs = (
             SavedVectors(vs.keys, vs.vectors, hnsw=vs.faiss_bytes()) for vs in self._vectors

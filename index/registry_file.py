@@ -35,8 +35,9 @@ def _line(value: Any) -> bytes:
 
 
 def registry_bytes(document: dict[str, Any]) -> bytes:
-    """``document`` (:func:`.saved_registry.registry_document`) as JSON lines (see the
-    module's docstring), gzip-compressed (level 6, no timestamp)."""
+    """``document`` (:func:`.saved_registry.registry_document`; its catalog's providers a
+    list or an iterator) as JSON lines (see the module's docstring), gzip-compressed
+    (level 6, no timestamp), a provider at a time."""
     catalog = dict(document["catalog"])
     providers = catalog.pop("providers", [])
     sources, prints = document.get("sources", {}), document["fingerprints"]

@@ -43,13 +43,13 @@ from pydantic import Field, ValidationError
 from schemarouter.contracts import Contract, Registration, Route, make_route_id
 from schemarouter.errors import CorruptIndexError, IndexStoreError, SchemaRouterError
 from schemarouter.fingerprint import fingerprint
-from schemarouter.index.registry_file import REGISTRY_FILE, registry_lines
+from schemarouter.index.registry_file import REGISTRY_FILE, registry_bytes, registry_lines
 from schemarouter.index.shared_schemas import shared
 from schemarouter.registry.catalog import CatalogDocument, ProviderSpec
 from schemarouter.registry.compile import format_validation_error
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["registry_document", "saved_registration"]
+__all__ = ["registry_document", "registry_file", "saved_registration"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,13 +62,14 @@ _REBUILD = (
 
 
 def registry_document(snapshot: RegistrySnapshot) -> dict[str, Any] | None:
-    """What ``registry.json.gz`` holds for ``snapshot``; ``None`` (logged) where a catalog
-    cannot express it (see :mod:`schemarouter.registry.export`): the index is saved without
-    it and loads as an older one does, with the sources given."""
-    from schemarouter.registry.export import catalog_document, route_sources
+    """What ``registry.json.gz`` holds for ``snapshot`` (its catalog's providers an
+    iterator, dumped as they are written: :func:`.registry_file.registry_bytes`); ``None``
+    (logged) where a catalog cannot express it (see :mod:`schemarouter.registry.export`):
+    the index is saved without it and loads as an older one does, with the sources given."""
+    from schemarouter.registry.export import catalog_parts, route_sources
 
     try:
-        catalog = catalog_document(snapshot)
+        head, providers = catalog_parts(snapshot)
     except SchemaRouterError as exc:
         logger.warning("the index is saved without its registry: %s", exc)
         return None
@@ -80,8 +81,15 @@ def registry_document(snapshot: RegistrySnapshot) -> dict[str, Any] | None:
             r.route_id: [r.provider_fingerprint, r.access_fingerprint, r.endpoint_fingerprint]
             for r in snapshot.routes.values()
         },
-        "catalog": catalog,
+        "catalog": {**head, "providers": providers},
     }
+
+
+def registry_file(snapshot: RegistrySnapshot) -> bytes | None:
+    """The bytes of ``registry.json.gz`` for ``snapshot`` (``None``: see
+    :func:`registry_document`), made a provider at a time."""
+    document = registry_document(snapshot)
+    return None if document is None else registry_bytes(document)
 
 
 class _Head(Contract):

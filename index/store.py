@@ -60,7 +60,7 @@ from schemarouter.index.folder import (
     writing,
 )
 from schemarouter.index.lexical import LexicalIndex
-from schemarouter.index.registry_file import REGISTRY_FILE, registry_bytes
+from schemarouter.index.registry_file import REGISTRY_FILE
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.stale import are_parts, check_settings_known, stale_hint
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
@@ -129,8 +129,9 @@ class SavedIndex:
     #: the provider and access-path fingerprints of the routes (``route_parts``): in
     #: ``routes.json``, so a stale refusal can say which part of a changed route moved
     parts: RouteParts | None = None
-    #: ``registry.json.gz`` (:func:`.saved_registry.registry_document`), written where given
-    registry: dict[str, Any] | None = None
+    #: the bytes of ``registry.json.gz`` (:func:`.saved_registry.registry_file`), written
+    #: where given
+    registry: bytes | None = None
 
 
 def _sha256(path: Path) -> str:
@@ -262,7 +263,7 @@ def _write_generation(index: SavedIndex, folder: Path) -> list[str]:
         routes["parts"] = index.parts
     document("routes.json", routes)
     if index.registry is not None:  # gzip: a tenth of the size (schemas repeat a lot)
-        _fsync_write(folder / REGISTRY_FILE, registry_bytes(index.registry))
+        _fsync_write(folder / REGISTRY_FILE, index.registry)
         names.append(REGISTRY_FILE)
     array("docs_route.npy", index.doc_route.astype(np.int64))
     array("docs_kind.npy", index.doc_kind.astype(np.int8))

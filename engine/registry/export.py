@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,13 @@ from schemarouter.registry.catalog import _specs
 from schemarouter.registry.compile import build_registration
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["catalog_document", "route_sources", "saved_registration", "write_catalog"]
+__all__ = [
+    "catalog_document",
+    "catalog_parts",
+    "route_sources",
+    "saved_registration",
+    "write_catalog",
+]
 
 
 def _dump(contract: Any) -> dict[str, Any]:
@@ -51,6 +57,17 @@ def catalog_document(
 ) -> dict[str, Any]:
     """The catalog document (JSON-ready) of every route, provider, field group and intent
     of ``snapshot``; :class:`RegistrationError` where a provider id has two versions."""
+    head, providers = catalog_parts(snapshot, name=name, description=description)
+    return {**head, "providers": list(providers)}
+
+
+def catalog_parts(
+    snapshot: RegistrySnapshot, *, name: str | None = None, description: str = ""
+) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """:func:`catalog_document` without its providers, and its providers one at a time
+    (each dumped when it is reached: a saved index writes a provider a line, and never holds
+    the whole document). The providers are checked now: :class:`RegistrationError` where a
+    provider id has two versions."""
     providers: dict[str, Provider] = {}
     first: dict[str, str] = {}
     # provider id -> access versions (in order met), each with its endpoints
@@ -74,24 +91,25 @@ def catalog_document(
                 break
         else:
             versions.append((route.access, [route]))
-    document: dict[str, Any] = {"schemarouter_catalog": 1}
+    head: dict[str, Any] = {"schemarouter_catalog": 1}
     if name is not None:
-        document["name"] = name
+        head["name"] = name
     if description:
-        document["description"] = description
-    document["field_groups"] = [_dump(g) for g in snapshot.field_groups.values()]
-    document["intents"] = [_dump(i) for i in snapshot.intents.values()]
-    document["providers"] = [
-        {
-            **_dump(providers[pid]),
-            "access": [
-                {**_dump(path), "endpoints": [_dump(r.endpoint) for r in routes]}
-                for path, routes in access[pid]
-            ],
-        }
-        for pid in sorted(providers)
-    ]
-    return document
+        head["description"] = description
+    head["field_groups"] = [_dump(g) for g in snapshot.field_groups.values()]
+    head["intents"] = [_dump(i) for i in snapshot.intents.values()]
+
+    def dumped() -> Iterator[dict[str, Any]]:
+        for pid in sorted(providers):
+            yield {
+                **_dump(providers[pid]),
+                "access": [
+                    {**_dump(path), "endpoints": [_dump(r.endpoint) for r in routes]}
+                    for path, routes in access[pid]
+                ],
+            }
+
+    return head, dumped()
 
 
 def write_catalog(document: Mapping[str, Any], path: str | Path) -> Path:
