@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Collection
 from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,9 @@ logger = logging.getLogger("schemarouter.router")
 #: From this many routes, a first index build shows progress bars when the ``schemarouter``
 #: logger is at INFO (``SchemaRouter(progress=...)`` overrides).
 PROGRESS_MIN_ROUTES = 1_000
+
+#: one restore of a saved registry at a time (see ``IndexMixin._restore_on_first_use``)
+_RESTORING = threading.Lock()
 
 #: "not given": a router argument left to its default
 _DEFAULT: Any = object()
@@ -83,6 +87,46 @@ class IndexMixin(RegistrationMixin):
             self._embedding_cache = default_embedding_cache()
         return self._embedding_cache
 
+    # -- the saved registry (schemarouter.index.saved_registry) ---------------------------
+
+    def restore_registry(self, path: str | Path, *, leave_out: Collection[str] = ()) -> Any:
+        """Register the registry saved in the index folder ``path`` (see
+        :meth:`from_index`), but the routes of the providers ``leave_out`` names (a
+        gateway's upstream servers, registered when they connect); returns the change. The
+        file is checked against the manifest (size, sha256, registry fingerprint)."""
+        from schemarouter.execution.invokers.http import register_http_routes
+        from schemarouter.index.saved_registry import saved_registration
+
+        registration = saved_registration(path)
+        if leave_out:
+            kept = tuple(r for r in registration.routes if r.provider.id not in leave_out)
+            registration = registration.model_copy(update={"routes": kept})
+        return register_http_routes(self, registration)
+
+    def export_catalog(self, path: str | Path, *, name: str | None = None) -> Path:
+        """Write what is registered as one catalog file (JSON) at ``path``: registered
+        again (``add_catalog``) it gives the same route ids and fingerprints (see
+        :mod:`schemarouter.registry.export`: functions and live sessions are not saved,
+        only their routes' contracts). Returns the path."""
+        from schemarouter.registry.export import catalog_document, write_catalog
+
+        return write_catalog(catalog_document(self.registry.snapshot(), name=name), path)
+
+    def _restore_on_first_use(self) -> None:
+        """``SchemaRouter(index=FOLDER)`` with nothing ever registered: the registry saved
+        in the folder is registered before the index opens (once, whichever thread asks)."""
+        spec = self._index_spec
+        path = getattr(spec, "path", spec)  # an IndexFolder, or the folder itself
+        if self.registry.version or not isinstance(path, str | Path):
+            return
+        from schemarouter.index.backend import is_milvus_uri, looks_like_uri
+
+        if is_milvus_uri(str(path)) or looks_like_uri(str(path)):
+            return
+        with _RESTORING:
+            if not self.registry.version:
+                self.restore_registry(path)
+
     def _ready_index(self, *, progress: bool) -> RouteIndex:
         """The index, built (or loaded, or opened) first where there is none yet.
 
@@ -93,6 +137,8 @@ class IndexMixin(RegistrationMixin):
         held the index's lock while it waited for the writers' lock, and a thread that held
         the writers' lock (a ``batch()``) and asked for the index waited for the index's
         lock: both hung (trial C). Now that thread waits for the build, then publishes it."""
+        if self._index is None:
+            self._restore_on_first_use()  # before the locks: it registers
         with self._index_lock:
             if self._index is not None:
                 return self._index

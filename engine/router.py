@@ -232,6 +232,24 @@ class SchemaRouter(IndexMixin):
             router.add_catalog(path)
         return router
 
+    @classmethod
+    def from_index(cls, path: str | Path, **kwargs: Any) -> SchemaRouter:
+        """A router started from the index folder ``path`` alone: the registry saved in it
+        is registered (no source document is read; HTTP routes are bound to their saved base
+        URLs as at registration, Python callables and MCP tools stay unbound until bound
+        again), then the index is loaded and checked against it. ``kwargs`` go to the
+        router (``encoder=``, ``reranker=`` ...). An index saved without its registry (by
+        an older version) is an :class:`~schemarouter.errors.IndexStoreError`: give the
+        sources with ``SchemaRouter(index=path)`` and ``add_*``, or rebuild it."""
+        router = cls(index=path, **kwargs)
+        try:
+            router.restore_registry(path)
+            router.build_index()
+        except BaseException:
+            router.close()
+            raise
+        return router
+
     # -- the index (the rest: schemarouter.indexing) -----------------------------------
 
     def build_index(self, *, progress: bool | None = None) -> RouteIndex:

@@ -42,6 +42,7 @@ from schemarouter.index.documents import DocKind, Document, route_documents
 from schemarouter.index.encoders.defaults import default_encoder
 from schemarouter.index.encoders.dense import Encoder, VectorSet, text_key
 from schemarouter.index.lexical import LexicalIndex
+from schemarouter.index.saved_registry import registry_file
 from schemarouter.index.search import EMPTY, RouteSearch
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.stale import check_differs_within
@@ -111,6 +112,8 @@ class HybridIndex(RouteSearch):
         self._doc_vec = EMPTY
         self.registry_fingerprint = RegistrySnapshot.build(0, {}, {}).fingerprint
         self.registry_version = 0
+        #: the snapshot indexed last (its registry is saved with the index)
+        self.snapshot: RegistrySnapshot | None = None
         self.last_embed = EmbedStats()
         #: seconds per stage of the last build or update (documents, lexical, embed,
         #: vectors, bm25, faiss, tables), for benchmarks and logs
@@ -142,7 +145,7 @@ class HybridIndex(RouteSearch):
         index._add_routes(list(snapshot), cache=cache, progress=progress)
         index._finish()
         index.registry_fingerprint = snapshot.fingerprint
-        index.registry_version = snapshot.version
+        index.registry_version, index.snapshot = snapshot.version, snapshot
         return index
 
     def __len__(self) -> int:
@@ -428,7 +431,7 @@ class HybridIndex(RouteSearch):
                 if removed or changed or added or not self._derived_ok:
                     self._finish()
                 self.registry_fingerprint = snapshot.fingerprint
-                self.registry_version = snapshot.version
+                self.registry_version, self.snapshot = snapshot.version, snapshot
                 self._generation += 1
             return self.last_embed
 
@@ -450,12 +453,18 @@ class HybridIndex(RouteSearch):
 
     def save(self, path: str | Path) -> Path:
         """Write the index to folder ``path`` atomically (see :mod:`.store`)."""
+        snapshot = self.snapshot  # its registry written out before the lock: searches go on
+        registry = registry_file(snapshot) if snapshot is not None else None
         with self._lock:
             if not self._derived_ok:
                 self._finish()
-            return save_index(self._saved(), Path(path))
+            if self.snapshot is not snapshot and self.snapshot is not None:  # updated meanwhile
+                snapshot, registry = self.snapshot, registry_file(self.snapshot)
+            if snapshot is None or snapshot.fingerprint != self.registry_fingerprint:
+                registry = None  # no registry known for these routes: saved without one
+            return save_index(self._saved(registry), Path(path))
 
-    def _saved(self) -> SavedIndex:
+    def _saved(self, registry: bytes | None = None) -> SavedIndex:
         """The index as plain lists and arrays, for :func:`.store.save_index`."""
         endpoint_vs, field_vs = (
             SavedVectors(vs.keys, vs.vectors, hnsw=vs.faiss_bytes()) for vs in self._vectors
@@ -477,6 +486,7 @@ class HybridIndex(RouteSearch):
             vectors=(endpoint_vs, field_vs),
             counts=self.describe(),
             parts=route_parts(self._routes),
+            registry=registry,
         )
 
     @classmethod
@@ -509,6 +519,7 @@ class HybridIndex(RouteSearch):
         if index.registry_fingerprint == snapshot.fingerprint:
             # the snapshot holds exactly these routes
             index._routes = [snapshot.routes[r] for r in index._route_ids]
+            index.snapshot = snapshot
             return index
         saved = dict(zip(index._route_ids, index._route_fps, strict=True))
         difference = fingerprint_difference(saved, snapshot)

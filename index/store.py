@@ -13,6 +13,7 @@ Layout::
             lexical_vocab.json
             endpoint_vectors.npy  endpoint_keys.json  [endpoint_hnsw.faiss]
             field_vectors.npy     field_keys.json     [field_hnsw.faiss]
+            [registry.json.gz]       the registry it was built from (:mod:`.saved_registry`)
 
 No pickle anywhere (``np.load(allow_pickle=False)``; the HNSW graph is FAISS's own binary
 format). A save writes a new generation into a temporary folder, renames it to
@@ -59,6 +60,7 @@ from schemarouter.index.folder import (
     writing,
 )
 from schemarouter.index.lexical import LexicalIndex
+from schemarouter.index.registry_file import REGISTRY_FILE
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.stale import are_parts, check_settings_known, stale_hint
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
@@ -127,6 +129,9 @@ class SavedIndex:
     #: the provider and access-path fingerprints of the routes (``route_parts``): in
     #: ``routes.json``, so a stale refusal can say which part of a changed route moved
     parts: RouteParts | None = None
+    #: the bytes of ``registry.json.gz`` (:func:`.saved_registry.registry_file`), written
+    #: where given
+    registry: bytes | None = None
 
 
 def _sha256(path: Path) -> str:
@@ -257,6 +262,9 @@ def _write_generation(index: SavedIndex, folder: Path) -> list[str]:
     if index.parts is not None:
         routes["parts"] = index.parts
     document("routes.json", routes)
+    if index.registry is not None:  # gzip: a tenth of the size (schemas repeat a lot)
+        _fsync_write(folder / REGISTRY_FILE, index.registry)
+        names.append(REGISTRY_FILE)
     array("docs_route.npy", index.doc_route.astype(np.int64))
     array("docs_kind.npy", index.doc_kind.astype(np.int8))
     array("docs_field.npy", index.doc_field.astype(np.int32))

@@ -11,6 +11,7 @@
                           [--encoder DIR] [--reranker shipped|none|DIR] [--ranking ...]
     schemarouter serve [sources] [--transport stdio|http] [...]
     schemarouter routes [CATALOG...] [sources] [--json]      the route ids, to label requests
+    schemarouter catalog export [sources | --index DIR] --out FILE
     schemarouter index build [CATALOG...] [sources] --out DIR [--encoder DIR]
     schemarouter index build [CATALOG...] [sources] --backend milvus --uri URI [--rebuild]
 
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter._version import __version__
+from schemarouter.cli.export import add_export_parser
 from schemarouter.cli.index_hints import config_index, index_hint, sync_note
 from schemarouter.cli.report import (
     library_warnings_on_stderr,
@@ -164,7 +166,8 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     from schemarouter.serve.sources import build_router
 
     config = _sources(args)
-    if not _has_sources(config):
+    folder = (args.index or config.index) and not is_milvus_uri(args.index or config.index)
+    if not _has_sources(config) and not folder:  # an index folder alone: its registry
         config = config.model_copy(update={"catalogs": (str(bundled_catalog()),)})
     kwargs: dict[str, Any] = {}
     if args.reranker:
@@ -173,6 +176,13 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         kwargs["ranking"] = args.ranking  # shipped, none or a model folder, as in Python
     if args.encoder:
         kwargs["encoder"] = args.encoder  # a train-encoder folder, as in Python
+    if args.sync and folder and not _has_sources(config):
+        print(
+            "error: --sync brings the index folder to the sources given, and none is given: "
+            "give them, or drop --sync to start from the registry the index keeps",
+            file=sys.stderr,
+        )
+        return 2
     if args.sync and (not args.index or is_milvus_uri(args.index)):
         print(
             "error: --sync goes with --index DIR, a saved index folder; a Milvus collection "
@@ -422,6 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     schema = catalog_commands.add_parser("schema", help="the JSON Schema of catalog files")
     schema.add_argument("--out", type=Path)
     schema.set_defaults(handler=_cmd_catalog_schema)
+    add_export_parser(catalog_commands, sources=_sources, config_argument=_add_config_argument)
 
     retrieve = commands.add_parser(
         "retrieve",

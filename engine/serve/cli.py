@@ -26,6 +26,7 @@ from schemarouter.errors import (
     SchemaRouterError,
     StaleIndexError,
 )
+from schemarouter.index.backend import is_milvus_uri
 from schemarouter.registry.catalog import bundled_catalog
 from schemarouter.registry.compile import format_validation_error
 from schemarouter.serve.config import (
@@ -288,6 +289,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if (
         not (config.catalogs or config.openapi or config.mcp_tools or config.optimade)
         and not config.mcp_servers
+        # an index folder alone: its saved registry (a Milvus collection keeps none)
+        and not (config.index and not is_milvus_uri(config.index))
     ):
         config = config.model_copy(update={"catalogs": (str(bundled_catalog()),)})
     # the config's own sources now; its upstream servers connect all at once, in the

@@ -149,16 +149,30 @@ def _saved_index(index: Any, config: GatewayConfig) -> Any:
     Milvus URI or an index object as given."""
     from schemarouter.index.backend import is_milvus_uri
     from schemarouter.index.build import IndexFolder
-    from schemarouter.registry.compile import named_provider
 
     if not config.mcp_servers or not isinstance(index, str | Path) or is_milvus_uri(index):
         return index
-    # the provider ids the upstreams register under (``Notes`` registers as ``notes``)
-    ids = tuple(
+    return IndexFolder(index, sync=_upstream_ids(config))
+
+
+def _upstream_ids(config: GatewayConfig) -> tuple[str, ...]:
+    """The provider ids the upstreams register under (``Notes`` registers as ``notes``)."""
+    from schemarouter.registry.compile import named_provider
+
+    return tuple(
         named_provider(s.provider, where="gateway config mcp_servers").id
         for s in config.mcp_servers
     )
-    return IndexFolder(index, sync=ids)
+
+
+def _restorable(index: Any, config: GatewayConfig) -> bool:
+    """Whether the router starts from the registry saved in ``index``: a saved folder, and
+    no catalog, OpenAPI document, MCP listing or OPTIMADE service given (those are
+    registered and checked against the index instead, as before)."""
+    from schemarouter.index.backend import is_milvus_uri
+
+    local = config.catalogs or config.openapi or config.mcp_tools or config.optimade
+    return isinstance(index, str | Path) and not is_milvus_uri(str(index)) and not local
 
 
 def build_router(
@@ -187,6 +201,11 @@ def build_router(
         router_options["index"] = _saved_index(index, config)
     router = SchemaRouter(**router_options)
     try:
+        if _restorable(index, config):  # the index folder alone: its saved registry
+            # the upstream servers' tools are registered (and bound) when they connect
+            change = router.restore_registry(Path(str(index)), leave_out=_upstream_ids(config))
+            if registered is not None:
+                registered.append((str(index), change))
         changes = register_sources(
             router,
             catalogs=config.catalogs,

@@ -159,6 +159,21 @@ def not_bound_hint(route: Route) -> str:
             "why), so it was registered unbound: register the document again with "
             "add_openapi(..., base_url=..., replace=True), or bind it (router.bind)"
         )
+    provider = route.provider.id
+    if route.access.kind is AccessKind.PYTHON:  # a function is never saved (trial Z2)
+        return (
+            "A Python callable is bound to its function by add_callable, and no index or "
+            "catalog saves a function: register it again in this process with "
+            f"router.add_callable(fn, provider={provider!r}, replace=True) (the same "
+            "contract: only the binding is added)"
+        )
+    if route.access.kind is AccessKind.MCP:  # nor a live session
+        return (
+            "An MCP tool is bound to a live session, which no index or catalog saves: "
+            f"connect its server with router.add_mcp_server(SERVER, provider={provider!r}, "
+            "replace=True), or bind a session you hold with bind_mcp_session(router, "
+            f"session, provider={provider!r})"
+        )
     return "Bind it (router.bind, bind_http_routes, bind_mcp_session) first"
 
 

@@ -1,0 +1,195 @@
+"""The registry a saved index was built from, kept in the index folder
+(``registry.json.gz``: JSON, gzip-compressed, :mod:`.registry_file`).
+
+A save writes it into the generation beside the index data, listed with its sha256 and
+size in ``manifest.json`` like every other file (JSON, never pickle; committed with the
+rest by the manifest's ``os.replace``). :func:`registry_document` makes it::
+
+    {"schemarouter_registry": 1,
+     "registry_fingerprint": "sha256:...",
+     "sources": {route id: where it was registered from},
+     "fingerprints": {route id: [provider, access path, endpoint fingerprints]},
+     "catalog": {"schemarouter_catalog": 1, "providers": [...], ...}}
+
+``catalog`` is the registry as a catalog document (:mod:`schemarouter.registry.export`):
+registered again (``add_catalog``) it gives the same route ids and fingerprints, so the
+index loads against it exactly as against the sources it was built from. The file holds it
+as gzip-compressed JSON lines, one provider a line (:mod:`.registry_file`): compressed, as
+the contracts' schemas repeat (33,376 OpenAPI routes: 449 MB of JSON, 35 MB compressed,
+beside 143 MB of index data; trial Z2), and a line at a time, so a reader never holds the
+whole JSON.
+
+:func:`saved_registration` reads it for ``SchemaRouter.from_index``, each line in one
+pydantic pass, and takes each route's part fingerprints as saved: the file's sha256 is
+checked against the manifest first, so these are the contracts and fingerprints the build
+computed when it registered and checked the sources. Checking every schema again and
+hashing every contract again cost two thirds of a restore (4,172 OpenAPI routes: 26.8 s of
+checks and hashes against 41.8 s registering the documents; trial Z2). The routes'
+registry fingerprint is still computed and compared with the manifest's. An index saved
+before this file existed has none (:class:`~schemarouter.errors.IndexStoreError`, saying
+to rebuild it or give the sources).
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import logging
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from schemarouter.contracts import Contract, Registration, Route, make_route_id
+from schemarouter.errors import CorruptIndexError, IndexStoreError, SchemaRouterError
+from schemarouter.fingerprint import fingerprint
+from schemarouter.index.registry_file import REGISTRY_FILE, registry_bytes, registry_lines
+from schemarouter.index.shared_schemas import shared
+from schemarouter.registry.catalog import CatalogDocument, ProviderSpec
+from schemarouter.registry.compile import format_validation_error
+from schemarouter.registry.registry import RegistrySnapshot
+
+__all__ = ["registry_document", "registry_file", "saved_registration"]
+
+logger = logging.getLogger(__name__)
+
+REGISTRY_FORMAT = 1
+#: What a damaged or missing registry file is told to do.
+_REBUILD = (
+    "Rebuild the index from its sources: `schemarouter index build SOURCES --out {path}` "
+    "(or router.index.save(FOLDER) after registering them)"
+)
+
+
+def registry_document(snapshot: RegistrySnapshot) -> dict[str, Any] | None:
+    """What ``registry.json.gz`` holds for ``snapshot`` (its catalog's providers an
+    iterator, dumped as they are written: :func:`.registry_file.registry_bytes`); ``None``
+    (logged) where a catalog cannot express it (see :mod:`schemarouter.registry.export`):
+    the index is saved without it and loads as an older one does, with the sources given."""
+    from schemarouter.registry.export import catalog_parts, route_sources
+
+    try:
+        head, providers = catalog_parts(snapshot)
+    except SchemaRouterError as exc:
+        logger.warning("the index is saved without its registry: %s", exc)
+        return None
+    return {
+        "schemarouter_registry": REGISTRY_FORMAT,
+        "registry_fingerprint": snapshot.fingerprint,
+        "sources": route_sources(snapshot),
+        "fingerprints": {
+            r.route_id: [r.provider_fingerprint, r.access_fingerprint, r.endpoint_fingerprint]
+            for r in snapshot.routes.values()
+        },
+        "catalog": {**head, "providers": providers},
+    }
+
+
+def registry_file(snapshot: RegistrySnapshot) -> bytes | None:
+    """The bytes of ``registry.json.gz`` for ``snapshot`` (``None``: see
+    :func:`registry_document`), made a provider at a time."""
+    document = registry_document(snapshot)
+    return None if document is None else registry_bytes(document)
+
+
+class _Head(Contract):
+    """The first line of ``registry.json.gz``: the registry without its providers."""
+
+    schemarouter_registry: Literal[1]
+    registry_fingerprint: str
+    catalog: CatalogDocument
+
+
+class _ProviderLine(Contract):
+    """Each further line: one provider, with its routes' sources and fingerprints."""
+
+    provider: ProviderSpec
+    sources: dict[str, str] = Field(default_factory=dict)
+    fingerprints: dict[str, tuple[str, str, str]]
+
+
+def _damaged(what: str, path: Path, file: Path) -> CorruptIndexError:
+    return CorruptIndexError(
+        f"the saved registry {REGISTRY_FILE} {what}",
+        where=str(file),
+        hint=_REBUILD.format(path=path),
+    )
+
+
+def saved_registration(path: str | Path) -> Registration:
+    """The registration of the registry saved in the index folder ``path``, checked (its
+    size and sha256 against the manifest, its shape, its routes' registry fingerprint
+    against the manifest's): :class:`CorruptIndexError` naming the file where any check
+    fails, :class:`IndexStoreError` where the index holds no registry."""
+    from schemarouter.index.store import read_manifest
+
+    path = Path(path)
+    manifest = read_manifest(path)
+    generation = manifest.get("generation")
+    files = manifest.get("files")
+    name = f"{generation}/{REGISTRY_FILE}"
+    info = files.get(name) if isinstance(files, dict) else None
+    if not isinstance(info, dict):
+        raise IndexStoreError(
+            "the index holds no registry (saved by SchemaRouter "
+            f"{str(manifest.get('schemarouter_version'))[:40]}, before indexes kept one), so "
+            "it cannot start without the sources it was built from",
+            where=str(path),
+            hint="Give the sources it was built from (they are registered and checked "
+            f"against it), or rebuild it to keep its registry: `schemarouter index build "
+            f"SOURCES --out {path}`",
+        )
+    file = path / name
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise _damaged(f"cannot be read: {exc.strerror or exc}", path, file) from None
+    if len(data) != info.get("bytes") or hashlib.sha256(data).hexdigest() != info.get("sha256"):
+        raise _damaged("does not match its size and sha256 in the manifest (altered)", path, file)
+    collecting = gc.isenabled()
+    gc.disable()  # no cycles made here; full collections walked the growing registry
+    try:
+        lines = registry_lines(data)
+        head = _Head.model_validate_json(next(lines, b""))
+        providers, routes = [], []
+        for line in lines:  # one provider's JSON at a time (memory: see .registry_file)
+            item = _ProviderLine.model_validate_json(line)
+            providers.append(item.provider.provider())
+            routes += _routes(item, source=str(path))
+    except (ValidationError, KeyError, ValueError) as exc:
+        what = format_validation_error(exc)[0] if isinstance(exc, ValidationError) else exc
+        raise _damaged(f"is not a saved registry of this format: {what}", path, file) from None
+    finally:
+        if collecting:
+            gc.enable()
+    found = fingerprint(sorted((r.route_id, r.fingerprint) for r in routes))
+    if found != manifest.get("registry_fingerprint") or found != head.registry_fingerprint:
+        raise _damaged(
+            "does not give the registry the index was built from (another fingerprint)",
+            path,
+            file,
+        )
+    return Registration(
+        source=str(path),
+        providers=tuple(providers),
+        routes=tuple(sorted(routes, key=lambda r: r.route_id)),
+        field_groups=head.catalog.field_groups,
+        intents=head.catalog.intents,
+    )
+
+
+def _routes(item: _ProviderLine, *, source: str) -> list[Route]:
+    """The routes of one provider line, each with its saved fingerprints and source (a
+    route the line has no fingerprints for is a ``KeyError``)."""
+    routes = []
+    provider = item.provider.provider()
+    for access_spec in item.provider.access:
+        access = access_spec.access_path()
+        for endpoint in map(shared, access_spec.endpoints):  # memory: see .shared_schemas
+            route_id = make_route_id(provider.id, access.id, endpoint.id)
+            where = item.sources.get(route_id, source)
+            prints = item.fingerprints[route_id]
+            routes.append(
+                Route.build(provider, access, endpoint, source=where, fingerprints=prints)
+            )
+    return routes

@@ -1,0 +1,229 @@
+"""A saved index carries the registry it was built from (``registry.json.gz`` in its
+generation, listed in the manifest): a serving process starts from the folder alone
+(``SchemaRouter.from_index``, ``SchemaRouter(index=DIR)`` with nothing registered), HTTP
+routes execute as registered from their document, Python callables say how to bind them
+again, and a damaged or missing registry says what to do."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import MappingCredentials, SchemaRouter, bundled_catalog
+from schemarouter.errors import CorruptIndexError, IndexStoreError, PolicyError
+from schemarouter.fingerprint import fingerprint
+from schemarouter.index import HashingEncoder
+
+from servers.loopback import LoopbackServer
+from servers.user_api import FORECAST, STATION, secured_weather_openapi, weather_openapi
+
+MODELS: dict[str, Any] = {"abstention": None, "reranker": None, "ranking": None}
+
+
+def router_of(**options: Any) -> SchemaRouter:
+    return SchemaRouter(encoder=HashingEncoder(64), embedding_cache=None, **MODELS, **options)
+
+
+def saved(router: SchemaRouter, folder: Path) -> Path:
+    router.build_index()
+    router.index.save(folder)
+    return folder
+
+
+def manifest(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / "manifest.json").read_text())
+    return data
+
+
+def registry_file(folder: Path) -> Path:
+    return folder / manifest(folder)["generation"] / "registry.json.gz"
+
+
+def rewrite_manifest(folder: Path, data: dict[str, Any]) -> None:
+    data["checksum"] = fingerprint({k: v for k, v in data.items() if k != "checksum"})
+    (folder / "manifest.json").write_text(json.dumps(data))
+
+
+def started(folder: Path) -> SchemaRouter:
+    return SchemaRouter.from_index(
+        folder, encoder=HashingEncoder(64), embedding_cache=None, **MODELS
+    )
+
+
+def test_the_saved_index_lists_its_registry_and_starts_from_the_folder_alone(
+    tmp_path: Path,
+) -> None:
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    listed = manifest(folder)["files"]
+    name = f"{manifest(folder)['generation']}/registry.json.gz"
+    assert name in listed and listed[name]["sha256"]
+    # zcat reads it: the registry, then a provider a line
+    head, *lines = gzip.decompress(registry_file(folder).read_bytes()).splitlines()
+    assert json.loads(head)["catalog"]["schemarouter_catalog"] == 1
+    assert len(lines) == len({r.provider.id for r in router.snapshot()})
+    assert all(json.loads(line)["provider"]["access"] for line in lines)
+    restarted = started(folder)
+    assert restarted.snapshot().fingerprint == router.snapshot().fingerprint
+    assert dict(restarted.snapshot().intents) == dict(router.snapshot().intents)
+    route = next(iter(router.snapshot()))
+    assert restarted.snapshot().routes[route.route_id].source == route.source  # provenance kept
+    query = "band gap of GaN"
+    assert restarted.retrieve(query, k=5).route_ids == router.retrieve(query, k=5).route_ids
+    assert restarted.plan(query).steps == router.plan(query).steps
+    # nothing registered: the index's registry is registered on first use
+    lazy = router_of(index=folder)
+    assert lazy.retrieve(query, k=5).route_ids == router.retrieve(query, k=5).route_ids
+    assert len(lazy.snapshot()) == len(router.snapshot())
+
+
+def test_sources_given_with_the_index_are_registered_and_checked_as_before(
+    tmp_path: Path, tiny_catalog: Path
+) -> None:
+    from schemarouter.errors import StaleIndexError
+
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    given = router_of(index=folder)
+    given.add_catalog(bundled_catalog())
+    assert given.retrieve("band gap of GaN", k=3).route_ids
+    other = router_of(index=folder)
+    other.add_catalog(tiny_catalog)  # not what the index was built from: stale, as ever
+    with pytest.raises(StaleIndexError):
+        other.build_index()
+
+
+def test_a_damaged_registry_file_is_corrupt_and_names_the_file(tmp_path: Path) -> None:
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    file = registry_file(folder)
+    data = bytearray(file.read_bytes())
+    data[len(data) // 2] ^= 0x01  # one bit flipped
+    file.write_bytes(bytes(data))
+    with pytest.raises(CorruptIndexError, match=r"registry\.json\.gz") as info:
+        started(folder)
+    assert "schemarouter index build" in str(info.value.hint)
+    assert str(file) in str(info.value.where)
+
+
+def test_a_registry_that_gives_other_routes_is_corrupt(tmp_path: Path, tiny_catalog: Path) -> None:
+    """Hashes made to match (an edited folder): the routes it registers must still be the
+    index's, and the file a saved registry."""
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    other = router_of()
+    other.add_catalog(tiny_catalog)
+    saved(other, tmp_path / "other")
+    file = registry_file(folder)
+    file.write_bytes(registry_file(tmp_path / "other").read_bytes())
+    data = manifest(folder)
+    name = f"{data['generation']}/registry.json.gz"
+    data["files"][name] = {
+        "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
+        "bytes": file.stat().st_size,
+    }
+    rewrite_manifest(folder, data)
+    with pytest.raises(CorruptIndexError, match="another fingerprint"):
+        started(folder)
+    file.write_bytes(b'{"not": "gzip"}')
+    data["files"][name] = {
+        "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
+        "bytes": file.stat().st_size,
+    }
+    rewrite_manifest(folder, data)
+    with pytest.raises(CorruptIndexError, match="not a saved registry of this format"):
+        started(folder)
+
+
+def test_an_index_saved_without_a_registry_says_so_and_loads_with_its_sources(
+    tmp_path: Path,
+) -> None:
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    data = manifest(folder)  # as an older version wrote it: no registry.json
+    name = f"{data['generation']}/registry.json.gz"
+    del data["files"][name]
+    (folder / name).unlink()
+    rewrite_manifest(folder, data)
+    with pytest.raises(IndexStoreError, match="holds no registry") as info:
+        started(folder)
+    assert "Give the sources" in str(info.value.hint)
+    with pytest.raises(IndexStoreError, match="holds no registry"):
+        router_of(index=folder).retrieve("band gap", k=3)
+    given = router_of(index=folder)
+    given.add_catalog(bundled_catalog())
+    assert given.retrieve("band gap of GaN", k=3).route_ids
+
+
+def test_restored_http_routes_execute_with_credentials_from_the_environment(
+    weather: LoopbackServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    router = router_of()
+    router.add_openapi(secured_weather_openapi(weather.base_url), provider="weather")
+    folder = saved(router, tmp_path / "index")
+    restarted = started(folder)
+    assert restarted.is_bound(FORECAST) and restarted.is_bound(STATION)
+    assert restarted.binding(FORECAST).base_url == weather.base_url
+    assert restarted.call(FORECAST, {"city": "Paris"}).output["city"] == "Paris"
+    monkeypatch.setenv("WEATHER_API_KEY", "k-9")
+    assert restarted.call(STATION, {"station_id": "LFPG"}).ok
+    assert weather.requests[-1].query["appid"] == ["k-9"]
+    keys = MappingCredentials({"WEATHER_API_KEY": "k-10"})
+    plan = restarted.plan("daily weather forecast for a city")
+    assert plan.steps[0].route_id == FORECAST
+    plan = plan.with_arguments(FORECAST, {"city": "Nice"})
+    assert restarted.execute(plan, credentials=keys).complete
+    assert weather.requests[-1].query["city"] == ["Nice"]
+
+
+def forecast(city: str, days: int = 3) -> dict[str, Any]:
+    """Daily weather forecast for a city."""
+    return {"city": city, "days": days}
+
+
+def test_restored_callables_plan_but_say_how_to_bind_the_function_again(
+    weather: LoopbackServer, tmp_path: Path
+) -> None:
+    router = router_of()
+    router.add_callable(forecast, provider="local")
+    router.add_openapi(weather_openapi(weather.base_url), provider="weather")
+    folder = saved(router, tmp_path / "index")
+    restarted = started(folder)
+    route = "local/python/forecast"
+    assert route in restarted.snapshot() and not restarted.is_bound(route)
+    assert route in restarted.retrieve("daily forecast for a city", k=5).route_ids
+    with pytest.raises(PolicyError, match="not bound") as info:
+        restarted.call(route, {"city": "Oslo"})
+    assert "add_callable(fn, provider='local', replace=True)" in str(info.value.hint)
+    restarted.add_callable(forecast, provider="local", replace=True)  # re-attached
+    assert restarted.call(route, {"city": "Oslo"}).output == {"city": "Oslo", "days": 3}
+    assert restarted.snapshot().fingerprint == router.snapshot().fingerprint
+
+
+def test_restored_mcp_tools_say_how_to_connect_their_server_again(tmp_path: Path) -> None:
+    tools = {
+        "tools": [
+            {
+                "name": "search_notes",
+                "description": "Search the notes by a word",
+                "inputSchema": {"type": "object", "properties": {"word": {"type": "string"}}},
+            }
+        ]
+    }
+    router = router_of()
+    router.add_mcp_tools(tools, provider="notes")
+    restarted = started(saved(router, tmp_path / "index"))
+    (route,) = restarted.snapshot().route_ids()
+    with pytest.raises(PolicyError, match="not bound") as info:
+        restarted.call(route, {"word": "x"}, allow_effects=["read", "write"])
+    assert "add_mcp_server(SERVER, provider='notes', replace=True)" in str(info.value.hint)
