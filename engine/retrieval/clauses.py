@@ -22,7 +22,8 @@ __all__ = ["CONTINUED", "IDS", "KO_AGAINST", "Clauses", "clauses_of", "one_each"
 _AGAINST = re.compile(
     r"\b(?:not|never|no|cannot|except|excepting|excluding|without|but|besides|other\s+than|"
     r"instead\s+of|rather\s+than|apart\s+from|aside\s+from|dont|neither|nor|minus|barring|"
-    r"avoid(?:ing)?|exclude|omit(?:ting)?)\b|"
+    r"avoid(?:ing)?|exclude|omit(?:ting)?|nobody|forbid(?:den)?|prohibit(?:ed)?|banned|"
+    r"refrain(?:ing)?|(?:hands|hold)\s+off)\b|"
     r"n['’‘ʼ´`]t\b",  # "don’t" as phones write it, and the other apostrophes keyboards give
     re.IGNORECASE,
 )
@@ -62,9 +63,22 @@ _CHANGES = re.compile(
 #: 않기", "삭제 안 됨", "삭제 불가").
 _AFTER_AGAINST = re.compile(
     r"\b(?:must|should|shall|may|can|do)(?:\s+not|\s+never|n['’‘ʼ´`]t)\b|"
-    r"\b(?:is|are)(?:\s+not|\s+never|n['’‘ʼ´`]t)\s+to\b|\bdont\b",
+    r"\b(?:is|are)(?:\s+not|\s+never|n['’‘ʼ´`]t)\s+to\b|\bdont\b|"
+    r"\b(?:off[\s-]limits|forbidden|prohibited|banned|disallowed|not\s+(?:allowed|permitted))\b",
     re.IGNORECASE,
 )
+#: A clause that takes back what the request asked before it, a negation with nothing after
+#: it but its clause's end: "delete room R1? No, wait, don't", "delete room R1 — NOT",
+#: "Delete room R1. Wait, no! Keep it." (trial Z1: each deleted R1). Read on a clause's last
+#: characters only, so a long clause is no longer to read.
+_TAKEN_BACK = re.compile(
+    r"(?:^|[—–…]|\s-{1,2}\s|\.\.)[\W_]*(?:(?:but|wait|actually|oh|hmm|sorry|stop|well|no|nope)"
+    r"\W+)*(?:no|nope|nah|not|never|don['’‘ʼ´`]?t|do\s+not|never\s*mind|scratch\s+that|"
+    r"forget\s+(?:it|that)|just\s+kidding|(?:keep|leave|spare)\s+(?:it|them|that|those|both)"
+    r"(?:\s+be)?|not\s+(?:yet|now|today))[\W_]*$",
+    re.IGNORECASE,
+)
+_TAIL = 80
 _KO_AFTER_AGAINST = re.compile(
     r"지\s*(?:마|말|않)|금지|불가|하면\s*안|(?<![가-힣])안\s+(?=[가-힣])"
 )
@@ -122,6 +136,12 @@ class Clauses:
         #: one of its items says not (:meth:`_list_after`), per position asked
         self._walked: dict[int, tuple[bool, int]] = {}
         self.carried = self._carried()
+        #: where the last words that take back what came before start (:data:`_TAKEN_BACK`)
+        self.taken_back = 0
+        for start, end in zip([0, *self.ends], [*self.starts, len(query)], strict=True):
+            start = max(start, end - _TAIL)
+            if taken := _TAKEN_BACK.search(query[start:end]):
+                self.taken_back = start + taken.start()
 
     @functools.cached_property
     def changes(self) -> bool:
@@ -160,7 +180,7 @@ class Clauses:
         in a list (:data:`_JOINS`): what says not to use another item says it of this one
         ("do not delete room R1 or room R2", "room R1 and room R2 must not be deleted",
         Korean "R1이랑 R2 빼고"; trial X1: each planned the deletion of the other item)."""
-        if self._before(begin) or self._after(end):
+        if begin < self.taken_back or self._before(begin) or self._after(end):
             return True
         inside = bisect.bisect_right(self.carried, (begin, len(self.query) + 1)) - 1
         return inside >= 0 and begin < self.carried[inside][1]

@@ -1,0 +1,70 @@
+"""A change the request forbids in other words than not / never ("It is forbidden to delete
+room R1", "nobody should", "room R1 is off limits", "hands off room R1"), or takes back after
+asking for it ("delete room R1? No, wait, don't", "delete room R1 — NOT", "Wait, no! Keep
+it."), plans no id for it. Trial Z1 (high): each ran ``DELETE /rooms/R1`` on the loopback
+server."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.index import HashingEncoder
+
+
+def delete_room(room: str) -> dict[str, bool]:
+    """Delete a hotel room and its bookings."""
+    return {"deleted": True}
+
+
+_WRITES = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
+
+
+def _room(request: str) -> str | None:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable(delete_room, provider="hotel", effect="destructive")
+    (step,) = router.plan(PlanRequest(query=request, allowed_effects=_WRITES)).steps
+    room = dict(step.arguments).get("room")
+    return None if room is None else str(room)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "It is forbidden to delete room R1",
+        "nobody should delete room R1",
+        "room R1 is off limits; delete the others",
+        "room R1 is off-limits, delete the rest",
+        "hands off room R1, delete everything else",
+        "Please refrain from deleting room R1",
+        "Deleting room R1 is not permitted; delete the others",
+        "delete room R1? No, wait, don't",
+        "delete room R1 — actually no, don't",
+        "delete room R1... just kidding, do not",
+        "delete room R1 — NOT",
+        "Delete room R1. Wait, no! Keep it.",
+        "Delete room R1... never mind",
+        "delete room R1 -- scratch that",
+        "delete room R1, but not now",
+        "delete room R1? Nah.",
+    ],
+)
+def test_a_change_forbidden_or_taken_back_plans_no_room(request_text: str) -> None:
+    assert _room(request_text) is None
+
+
+@pytest.mark.parametrize(
+    ("request_text", "room"),
+    [
+        ("Delete room R1. Don't ask.", "R1"),
+        ("Delete room R1 now, not later", "R1"),
+        ("No. Delete room R1.", "R1"),
+        ("Delete room R1? No, wait, delete room R2", "R2"),
+        ("delete room R1; nobody uses it", "R1"),
+        ("delete room R1 — no confirmation needed", "R1"),
+        ("delete room R1, not R2", "R1"),
+    ],
+)
+def test_a_change_asked_for_keeps_its_room(request_text: str, room: str) -> None:
+    assert _room(request_text) == room
