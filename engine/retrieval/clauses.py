@@ -271,8 +271,12 @@ IDS = ("identifier.", "repository.", "time.")
 
 #: What an id written on does not end at: a path or an escaped one ("kop-3/../admin",
 #: "R1%2F.."), a pattern ("R1*"), a list ("R1,R2", "R1&R2", "R1+R2") or a query ("R1?x=1");
-#: the id is the whole, not its first part.
-CONTINUED = re.compile(r"[/\\%*&+|=]|[,.:;?#](?=[A-Za-z0-9])")
+#: the id is the whole, not its first part. Their full-width and look-alike forms too
+#: ("R1／..／admin", "R1∕..", "R1？x=1", "R1，R2", "R1、R2"; trial Z1: each deleted R1).
+CONTINUED = re.compile(
+    r"[/\\%*&+|=／＼％＊＆＋｜＝∕⁄⧸﹨﹪﹠﹡]|"
+    r"[,.:;?#，．：；？＃﹐﹒﹕﹔﹖﹟、。](?=[A-Za-z0-9Ａ-Ｚａ-ｚ０-９])"
+)
 
 
 @functools.lru_cache(maxsize=64)
