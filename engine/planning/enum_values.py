@@ -29,11 +29,14 @@ _SOURCE_AFTER = re.compile(r"^에서")
 #: closed ones", "except pending") or a verb that sets it aside ("skip the pending tickets",
 #: "ignoring closed ones", "leave out archived"; trial Y1: "skip" filtered status=pending,
 #: and clause reading keeps "skip" for a change's ids, "skip track T1" being the action on
-#: T1). Korean's after it ("closed 말고") is the clauses' :data:`KO_AGAINST`.
+#: T1), "anything but closed", "minus the closed ones", or an unequal sign ("status !=
+#: closed"; trial Z1: each filtered by the value refused). Korean's after it ("closed 말고")
+#: is the clauses' :data:`KO_AGAINST`.
 _REFUSED_BEFORE = re.compile(
     r"(?:\b(?:not|never|no|except|excluding|without|besides|instead\s+of|rather\s+than|"
     r"other\s+than|apart\s+from|skip(?:ping)?|omit(?:ting)?|ignor(?:e|ing)|"
-    r"leav(?:e|ing)\s+out|exclude|avoid(?:ing)?|hid(?:e|ing))|n['’]t)(?:\s+\w+){0,2}\s*$",
+    r"leav(?:e|ing)\s+out|exclude|avoid(?:ing)?|hid(?:e|ing)|minus|"
+    r"(?:anything|everything|all|any)\s+but)|n['’]t|!=|≠|<>)(?:\s+\w+){0,2}\s*$",
     re.IGNORECASE,
 )
 

@@ -54,3 +54,21 @@ def test_a_filter_the_request_refuses_is_left_open(
     router: SchemaRouter, request_text: str, arguments: dict[str, Any]
 ) -> None:
     assert _arguments(router, request_text) == arguments
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "list tickets, anything but closed",
+        "list all but the closed tickets",
+        "list tickets minus the closed ones",
+        "list tickets where status != closed",
+        "list tickets with status ≠ closed",
+        "list tickets where status <> closed",
+    ],
+)
+def test_a_filter_refused_as_anything_but_or_unequal_is_left_open(
+    router: SchemaRouter, request_text: str
+) -> None:
+    """Trial Z1 (high): each planned ``status="closed"``, the tickets the request refuses."""
+    assert "status" not in _arguments(router, request_text)
