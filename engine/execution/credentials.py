@@ -149,14 +149,17 @@ def env_secrets(env: Mapping[str, str] | None) -> list[str]:
     return [v for v in (env or {}).values() if isinstance(v, str) and not _SETTING.fullmatch(v)]
 
 
-#: An env name that holds a secret: ``OPENAI_API_KEY``, ``DB_PASSWORD``, ``AUTH_TOKEN`` ...
+#: An env name that holds a secret: ``OPENAI_API_KEY``, ``DB_PASSWORD``, ``AUTH_TOKEN``,
+#: ``DB_PASS``, ``PASSPHRASE``, ``API_PIN``, ``SIGNING_SALT`` ... (trial Z1: a secret under
+#: ``*_PASS``, ``*PASSPHRASE``, ``*_PIN``, ``*_SALT`` or ``*_OTP*`` reached tool outputs).
 _SECRET_NAME = re.compile(
-    r"key|token|secret|passw|passwd|pwd|auth|credential|private|cookie|session|signature|"
-    r"bearer|dsn|cert",
+    r"key|token|secret|pass|pwd|auth|credential|private|cookie|session|signature|"
+    r"bearer|dsn|cert|salt|hmac|mnemonic|(?:^|_)(?:pin|otp|sig|seed)(?:_|$)",
     re.IGNORECASE,
 )
-#: A URL that carries its own user and password (``postgres://app:hunter2@db``).
-_URL_PASSWORD = re.compile(r"://[^/\s:@]*:[^/\s@]+@")
+#: A URL that carries its own user and password (``postgres://app:hunter2@db``), or a
+#: connection string that does (``Server=db;User=app;Password=s3cr3t``).
+_URL_PASSWORD = re.compile(r"://[^/\s:@]*:[^/\s@]+@|\b(?:password|passwd|pwd)\s*=", re.IGNORECASE)
 
 
 def output_secrets(env: Mapping[str, str] | None) -> list[str]:

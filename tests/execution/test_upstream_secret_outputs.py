@@ -124,3 +124,52 @@ def test_an_output_keeps_the_servers_settings_and_loses_its_keys(tmp_path: Path)
     assert (output["region"], output["owner"]) == ("eu-west-1", "research-team")
     assert output["signed"] == "u=[redacted]"
     assert output["dsn"] == "[redacted]"
+
+
+NAMED_SERVER = """
+import os
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("config")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def dump() -> dict:
+    \"\"\"The server's configuration.\"\"\"
+    return {name: os.environ[name] for name in sorted(os.environ) if name.startswith("CFG_")}
+
+
+server.run("stdio")
+"""
+
+
+def test_a_secret_under_a_pass_pin_or_salt_name_leaves_no_output(tmp_path: Path) -> None:
+    """Trial Z1 (high): a password under ``DB_PASS`` or ``PASSPHRASE``, a ``*_PIN``, a
+    ``*_SALT`` or a short connection string's password came back in a tool's output as
+    written; only ``*PASSW*`` names were read as a secret's."""
+    (tmp_path / "config.py").write_text(NAMED_SERVER)
+    env = {
+        "CFG_DB_PASS": "Tr0ub4dor&3",
+        "CFG_SMTP_PASS": "horse-battery",
+        "CFG_PASSPHRASE": "correct horse battery staple",
+        "CFG_API_PIN": "90210-7",
+        "CFG_SIGNING_SALT": "pepper-77",
+        "CFG_OTP_SEED": "JBSWY3DPEH",
+        "CFG_CONN": "Server=db;Pwd=s3cr3t",
+        "CFG_REGION": "eu-west-1",
+        "CFG_OPTIONS": "verbose,color",
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(tmp_path / "config.py")], provider="cfg", trusted=True, env=env
+        )
+        output = router.call("cfg/mcp/dump").output
+    finally:
+        router.close()
+    kept = {"CFG_REGION", "CFG_OPTIONS"}
+    assert {name: output[name] for name in kept} == {name: env[name] for name in kept}
+    assert {name: output[name] for name in env if name not in kept} == {
+        name: "[redacted]" for name in env if name not in kept
+    }
