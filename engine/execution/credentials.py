@@ -98,7 +98,8 @@ class MappingCredentials:
 def escaped_forms(value: str) -> set[str]:
     """``value`` as it may appear in text a server or a library writes: URL-encoded (with
     either hex case, ``/`` kept or not, ``+`` for spaces), JSON-escaped (``\\/``,
-    ``\\u00e9``), and as Python's ``repr`` or ``unicode_escape`` writes it."""
+    ``\\u00e9``), as Python's ``repr`` or ``unicode_escape`` writes it, in base64
+    (:func:`base64_cores`, and whole) and in hex (either case)."""
     forms = {value, quote(value, safe=""), quote(value), quote_plus(value)}
     for form in list(forms):
         forms.add(re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), form))
@@ -108,6 +109,10 @@ def escaped_forms(value: str) -> set[str]:
     forms.add(repr(value)[1:-1])
     forms.add(value.encode("unicode_escape").decode("ascii"))
     forms.update(base64_cores(value))
+    raw = value.encode("utf-8")
+    if len(raw) >= 6:  # a server that logged it in hex or whole in base64 (trial Z1)
+        whole = base64.b64encode(raw).decode("ascii")
+        forms.update({raw.hex(), raw.hex().upper(), whole, whole.rstrip("=")})
     return {form for form in forms if form}
 
 

@@ -173,3 +173,13 @@ def test_a_secret_under_a_pass_pin_or_salt_name_leaves_no_output(tmp_path: Path)
     assert {name: output[name] for name in env if name not in kept} == {
         name: "[redacted]" for name in env if name not in kept
     }
+
+
+@pytest.mark.parametrize("secret", ["Tr0ub4dor&3", "sk-live-" + "Zq9Xw8Vu7Ts6" * 3])
+def test_a_secret_in_hex_or_whole_in_base64_is_redacted(secret: str) -> None:
+    """Trial Z1 (low): a server that logged its password as ``.hex()`` or, under 12 bytes,
+    in base64 (too short for a core of its own) wrote it in no form redaction knew."""
+    raw = secret.encode()
+    redactor = Redactor([secret])
+    for form in (raw.hex(), raw.hex().upper(), base64.b64encode(raw).decode()):
+        assert redactor(f"login {form} failed") == "login [redacted] failed", form
