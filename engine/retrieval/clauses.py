@@ -46,10 +46,34 @@ _OPEN_NOT = re.compile(r"(?:\b(?:not|never|dont)|n['’‘ʼ´`]t)\s*$", re.IGNO
 #: "leave" keeps only with alone / untouched / as is after it.
 _KEEP = re.compile(
     r"\b(?:keep(?:ing)?|spar(?:e|ing)|preserv(?:e|ing)|retain(?:ing)?|skip(?:ping)?|"
-    r"protect(?:ing)?)\b|"
-    r"\b(?:leave|leaving)\b(?=[^,;.\n]*\b(?:alone|untouched|intact|as\s+is|in\s+place)\b)",
+    r"protect(?:ing)?|(?P<leave>leave|leaving))\b",
     re.IGNORECASE,
 )
+_LEFT_AS_IS = re.compile(r"\b(?:alone|untouched|intact|as\s+is|in\s+place)\b", re.IGNORECASE)
+_LEAVE_STOP = re.compile(r"[,;.\n]")
+
+
+def _kept(text: str) -> list[int]:
+    """Where :data:`_KEEP`'s words start in ``text``, "leave" only where alone / untouched /
+    as is ... follows it before its clause's comma or stop: each read by bisection, not by a
+    look ahead per "leave" to the clause's end (20,000 of them: 68.7 s; trial Z1)."""
+    found = list(_KEEP.finditer(text))
+    if not any(m.group("leave") for m in found):
+        return [m.start() for m in found]
+    stops = [m.start() for m in _LEAVE_STOP.finditer(text)]
+    as_is = [m.start() for m in _LEFT_AS_IS.finditer(text)]
+    out = []
+    for m in found:
+        if m.group("leave"):
+            stop = bisect.bisect_left(stops, m.end())
+            until = stops[stop] if stop < len(stops) else len(text)
+            after = bisect.bisect_left(as_is, m.end())
+            if not (after < len(as_is) and as_is[after] < until):
+                continue
+        out.append(m.start())
+    return out
+
+
 _KO_KEEP = re.compile(r"\s*+(?:만)?(?:을|를|은|는|이|가)?\s*+(?:남기|남겨|유지|보존)")
 _CHANGES = re.compile(
     r"\b(?:delete|remove|cancel|drop|purge|erase|wipe|clear|destroy|archive|close|update|"
@@ -112,7 +136,7 @@ class Clauses:
         #: the ends a negation written after a value reads past: all but a colon's
         self.stops = [m.end() for m in found if m.group() != ":"]
         words = [m.start() for m in _AGAINST.finditer(query)]
-        kept = [m.start() for m in _KEEP.finditer(query)]
+        kept = _kept(query)
         if kept and self.changes:
             words = sorted(words + kept)
         self.words = words
@@ -321,7 +345,7 @@ def one_each(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
             seen.setdefault(key(value), set()).add(value.value)
             item = _NEXT_ITEM.match(query, value.end)
             # "T-5, not T-6" and (beside this change) "T-5, keep T-6" list no second id
-            said = item and (_AGAINST.search(item.group()) or _KEEP.search(item.group()))
+            said = item and (_AGAINST.search(item.group()) or _kept(item.group()))
             if item and _DIGIT.search(item.group()) and not said:
                 seen[key(value)].add(item.group())  # another of its kind, by its place
     return [v for v in values if not v.kind.startswith(IDS) or len(seen[key(v)]) == 1]
