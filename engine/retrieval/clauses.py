@@ -22,8 +22,8 @@ __all__ = ["CONTINUED", "IDS", "KO_AGAINST", "Clauses", "clauses_of", "one_each"
 _AGAINST = re.compile(
     r"\b(?:not|never|no|cannot|except|excepting|excluding|without|but|besides|other\s+than|"
     r"instead\s+of|rather\s+than|apart\s+from|aside\s+from|dont|neither|nor|minus|barring|"
-    r"avoid(?:ing)?|exclude|omit(?:ting)?|nobody|forbid(?:den)?|prohibit(?:ed)?|banned|"
-    r"refrain(?:ing)?|(?:hands|hold)\s+off)\b|"
+    r"avoid(?:ing)?|exclude|omit(?:ting)?|forbid(?:den)?|prohibit(?:ed)?|banned|unless|"
+    r"refrain(?:ing)?|(?:hands|hold)\s+off|nobody\s+(?:should|may|must|can|shall|is\s+to))\b|"
     r"n['’‘ʼ´`]t\b",  # "don’t" as phones write it, and the other apostrophes keyboards give
     re.IGNORECASE,
 )
@@ -46,7 +46,14 @@ _OPEN_NOT = re.compile(r"(?:\b(?:not|never|dont)|n['’‘ʼ´`]t)\s*$", re.IGNO
 #: "leave" keeps only with alone / untouched / as is after it.
 _KEEP = re.compile(
     r"\b(?:keep(?:ing)?|spar(?:e|ing)|preserv(?:e|ing)|retain(?:ing)?|skip(?:ping)?|"
-    r"protect(?:ing)?|(?P<leave>leave|leaving))\b",
+    r"protect(?:ing)?|sav(?:e|ing)|(?P<leave>leave|leaving))\b",
+    re.IGNORECASE,
+)
+#: What keeps a value, written right after it, beside a change: "delete all rooms, room R1
+#: excepted", "room R1 stays", "room R1 must be kept" (trial Z1: each deleted R1).
+_KEPT_AFTER = re.compile(
+    r"\s*+(?:(?:is|are|must|should|will|shall|can|may)\s+)?(?:be\s+)?"
+    r"(?:excepted|excluded|stays?|remains?|kept|spared|untouched|left\s+alone)\b",
     re.IGNORECASE,
 )
 _LEFT_AS_IS = re.compile(r"\b(?:alone|untouched|intact|as\s+is|in\s+place)\b", re.IGNORECASE)
@@ -263,7 +270,8 @@ class Clauses:
             korean.group().endswith("아니라") and _NOT_ONLY.search(self.query, 0, end)
         ):
             return True
-        return bool(_KO_KEEP.match(self.query, end)) and self.changes
+        kept = _KO_KEEP.match(self.query, end) or _KEPT_AFTER.match(self.query, end)
+        return bool(kept) and self.changes
 
     def _after(self, end: int) -> bool:
         said, end = self._list_after(end)

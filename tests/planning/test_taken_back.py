@@ -68,3 +68,32 @@ def test_a_change_forbidden_or_taken_back_plans_no_room(request_text: str) -> No
 )
 def test_a_change_asked_for_keeps_its_room(request_text: str, room: str) -> None:
     assert _room(request_text) == room
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "delete all rooms save room R1",
+        "delete all rooms, room R1 excepted",
+        "delete all rooms, room R1 excluded",
+        "delete all rooms; room R1 stays",
+        "delete all rooms; room R1 remains",
+        "delete all rooms, room R1 must be kept",
+        "delete all rooms unless it is room R1",
+    ],
+)
+def test_a_room_kept_by_a_word_after_it_or_save_unless_is_not_deleted(request_text: str) -> None:
+    """Trial Z1 (high): each ran ``DELETE /rooms/R1``."""
+    assert _room(request_text) is None
+
+
+@pytest.mark.parametrize(
+    ("request_text", "room"),
+    [
+        ("Nobody uses room R1, delete it", "R1"),
+        ("Delete room R1 if nobody objects", "R1"),
+        ("delete room R1 so the others stay clean", "R1"),
+    ],
+)
+def test_nobody_or_stay_elsewhere_keeps_the_room_asked_for(request_text: str, room: str) -> None:
+    assert _room(request_text) == room
