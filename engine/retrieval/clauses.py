@@ -81,7 +81,10 @@ def _kept(text: str) -> list[int]:
     return out
 
 
-_KO_KEEP = re.compile(r"\s*+(?:만)?(?:을|를|은|는|이|가)?\s*+(?:남기|남겨|유지|보존)")
+_KO_KEEP = re.compile(
+    r"\s*+(?:만)?(?:을|를|은|는|이|가)?\s*+"
+    r"(?:남기|남겨|유지|보존|그대로\s*두|놔\s*두|놓아\s*두|냅\s*두|내버려)"
+)
 _CHANGES = re.compile(
     r"\b(?:delete|remove|cancel|drop|purge|erase|wipe|clear|destroy|archive|close|update|"
     r"change|overwrite|replace|reset|revoke|terminate|deactivate|disable|empty|clean)|"
@@ -108,6 +111,13 @@ _TAKEN_BACK = re.compile(
     r"forget\s+(?:it|that)|just\s+kidding|(?:keep|leave|spare)\s+(?:it|them|that|those|both)"
     r"(?:\s+be)?|not\s+(?:yet|now|today))[\W_]*$",
     re.IGNORECASE,
+)
+#: Korean's: a clause of 아니 / 잠깐 (and 취소, 됐어, 그만, 하지 마 after them) that takes back
+#: what came before: "room R1 삭제해... 아니 잠깐, 취소" (trial Z1: it deleted R1).
+_KO_TAKEN_BACK = re.compile(
+    r"(?:^|\s)(?:아니|아냐|아니야|아니요|아뇨|잠깐만?)(?:[\W_]+(?:아니|아냐|잠깐만?))*[\W_]*"
+    r"(?:취소|됐어|됐다|그만|하지\s*마\w*|말아\w*|말자)?[\W_]*$|"
+    r"^[\W_]*(?:됐어|그만해|하지\s*마\w*|말아\w*|말자)[\W_]*$"
 )
 _TAIL = 80
 _KO_AFTER_AGAINST = re.compile(
@@ -171,7 +181,10 @@ class Clauses:
         self.taken_back = 0
         for start, end in zip([0, *self.ends], [*self.starts, len(query)], strict=True):
             start = max(start, end - _TAIL)
-            if taken := _TAKEN_BACK.search(query[start:end]):
+            taken = _TAKEN_BACK.search(query[start:end])
+            if taken is None and not query.isascii():
+                taken = _KO_TAKEN_BACK.search(query[start:end])
+            if taken:
                 self.taken_back = start + taken.start()
 
     @functools.cached_property

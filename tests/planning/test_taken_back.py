@@ -97,3 +97,27 @@ def test_a_room_kept_by_a_word_after_it_or_save_unless_is_not_deleted(request_te
 )
 def test_nobody_or_stay_elsewhere_keeps_the_room_asked_for(request_text: str, room: str) -> None:
     assert _room(request_text) == room
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "room R1 삭제해... 아니 잠깐, 취소",
+        "room R1 삭제해 줘. 아니다, 됐어",
+        "room R1 삭제해 아니 하지마",
+        "room R1 지워. 잠깐만!",
+        "room R1은 그대로 두고 나머지 삭제",
+        "room R1은 놔두고 나머지 삭제",
+    ],
+)
+def test_a_korean_take_back_or_keep_plans_no_room(request_text: str) -> None:
+    """Trial Z1 (high): "room R1 삭제해... 아니 잠깐, 취소" ran ``DELETE /rooms/R1``."""
+    assert _room(request_text) is None
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["아니, room R1 삭제해", "잠깐, room R1 삭제해 줘", "room R1 그대로 삭제해", "room R1 삭제해"],
+)
+def test_a_korean_interjection_before_the_change_keeps_its_room(request_text: str) -> None:
+    assert _room(request_text) == "R1"
