@@ -33,6 +33,7 @@ __all__ = [
     "escaped_forms",
     "guard_logger",
     "output_secrets",
+    "scrub_output",
 ]
 
 #: What replaces a credential value wherever one would otherwise show.
@@ -186,6 +187,23 @@ def output_secrets(env: Mapping[str, str] | None) -> list[str]:
     return out
 
 
+#: A secret :class:`Pieces` redacts the parts of in a tool's output: a token of 20 or more
+#: key characters (a URL, a path or a connection string has parts that are no secret).
+_TOKEN = re.compile(r"[\w\-.~+]{20,}=*")
+
+
+def scrub_output(data: Any, env: Mapping[str, str] | None) -> Any:
+    """A stdio upstream's tool output ``data`` without its :func:`output_secrets`, whole or
+    (a key-like one) in parts of :data:`PIECE` characters or more: a key a tool returned
+    wrapped on two lines or in two fields went out in halves (trial Z1)."""
+    secrets = output_secrets(env)
+    if not secrets:
+        return data
+    data = Redactor(secrets).scrub(data)
+    tokens = [value for value in secrets if _TOKEN.fullmatch(value)]
+    return Pieces(tokens).scrub(data) if tokens else data
+
+
 class Redactor:
     """Replaces every credential value it has seen with :data:`REDACTED` in a text (a
     value under :data:`SHORT_VALUE` characters only where it stands alone)."""
@@ -273,6 +291,16 @@ class Pieces:
             kept.append(text[at:start])
             at = end
         return REDACTED.join([*kept, text[at:]])
+
+    def scrub(self, data: Any) -> Any:
+        """``data`` (JSON values) with every string's pieces redacted, keys included."""
+        if isinstance(data, str):
+            return self(data)
+        if isinstance(data, list):
+            return [self.scrub(item) for item in data]
+        if isinstance(data, dict):
+            return {self(key): self.scrub(item) for key, item in data.items()}
+        return data
 
 
 #: Redactors of executions in flight; the logging filter below consults them.

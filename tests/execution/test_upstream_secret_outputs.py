@@ -183,3 +183,49 @@ def test_a_secret_in_hex_or_whole_in_base64_is_redacted(secret: str) -> None:
     redactor = Redactor([secret])
     for form in (raw.hex(), raw.hex().upper(), base64.b64encode(raw).decode()):
         assert redactor(f"login {form} failed") == "login [redacted] failed", form
+
+
+SPLIT_SERVER = """
+import os
+import textwrap
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("split")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def config() -> dict:
+    \"\"\"The server's configuration, as its log wrote it.\"\"\"
+    key = os.environ["SPLIT_API_KEY"]
+    return {
+        "halves": [key[:20], key[20:]],
+        "log": "\\n".join(textwrap.wrap("configured with api key " + key, 30)),
+        "host": os.environ["SPLIT_HOST"],
+        "host_again": "db at " + os.environ["SPLIT_HOST"][:12],
+    }
+
+
+server.run("stdio")
+"""
+
+
+def test_a_key_a_tool_returns_in_parts_leaves_no_part(tmp_path: Path) -> None:
+    """Trial Z1 (medium): a key returned in two fields, or wrapped on lines of a log the tool
+    returned, went out in halves, none of them the whole key to redact."""
+    (tmp_path / "split.py").write_text(SPLIT_SERVER)
+    env = {"SPLIT_API_KEY": KEY, "SPLIT_HOST": "postgres://app:pw-123@db.internal/lab"}
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(tmp_path / "split.py")], provider="split", trusted=True, env=env
+        )
+        output = router.call("split/mcp/config").output
+    finally:
+        router.close()
+    said = repr(output)
+    assert KEY[:20] not in said and KEY[20:] not in said
+    assert [KEY[i : i + 10] for i in range(len(KEY) - 9) if KEY[i : i + 10] in said] == []
+    assert output["host"] == "[redacted]"
+    # a URL's parts are no key: a piece of its host stays where the tool names it
+    assert output["host_again"] == "db at postgres://a"
