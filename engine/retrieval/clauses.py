@@ -85,10 +85,16 @@ _KO_KEEP = re.compile(
     r"\s*+(?:만)?(?:을|를|은|는|이|가)?\s*+"
     r"(?:남기|남겨|유지|보존|그대로\s*두|놔\s*두|놓아\s*두|냅\s*두|내버려)"
 )
+#: Verbs that change or remove (trial Z1: "Nuke all rooms, keep room R1", "Get rid of all
+#: rooms, keep room R1", "방 전부 없애고 room R1은 남겨" each deleted R1, their verb unknown).
 _CHANGES = re.compile(
     r"\b(?:delete|remove|cancel|drop|purge|erase|wipe|clear|destroy|archive|close|update|"
-    r"change|overwrite|replace|reset|revoke|terminate|deactivate|disable|empty|clean)|"
-    r"삭제|취소|제거|지우|지워|변경|수정|비우|비워",
+    r"change|overwrite|replace|reset|revoke|terminate|deactivate|disable|empty|clean|nuke|"
+    r"trash|scrap|discard|dispos|eliminat|decommission|kill|ditch|dump|flush|truncat|retire|"
+    r"evict|expung|obliterat|uninstall|unregister|deprovision|void|annul|rescind|withdraw|"
+    r"suspend|demolish|tear\s+down|shut\s+down|get\s+rid|do\s+away)|"
+    r"삭제|취소|제거|지우|지워|변경|수정|비우|비워|없애|없에|폐기|날려|날리|정리|버려|버리|"
+    r"해지|말소|파기|초기화",
     re.IGNORECASE,
 )
 #: A negation written after the value in its clause: a modal's ("room R1 must not be

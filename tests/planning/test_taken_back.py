@@ -121,3 +121,23 @@ def test_a_korean_take_back_or_keep_plans_no_room(request_text: str) -> None:
 )
 def test_a_korean_interjection_before_the_change_keeps_its_room(request_text: str) -> None:
     assert _room(request_text) == "R1"
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Nuke all rooms, keep room R1",
+        "Get rid of all rooms, keep room R1",
+        "Eliminate all rooms; spare room R1",
+        "Tear down every room, preserve room R1",
+        "Decommission all rooms, keep room R1",
+        "방 전부 없애고 room R1은 남겨",
+        "방 전부 폐기, room R1은 유지",
+        "방 다 날려, room R1은 남기고",
+        "room R1은 남기고 다 버려",
+    ],
+)
+def test_a_room_kept_beside_a_change_of_another_verb_is_not_deleted(request_text: str) -> None:
+    """Trial Z1 (high): a keep word counts only beside a change, and these changes' verbs
+    were none the list knew, so each deleted the room kept."""
+    assert _room(request_text) is None
