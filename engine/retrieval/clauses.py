@@ -112,7 +112,8 @@ _AFTER_AGAINST = re.compile(
 #: "Delete room R1. Wait, no! Keep it." (trial Z1: each deleted R1). Read on a clause's last
 #: characters only, so a long clause is no longer to read.
 _TAKEN_BACK = re.compile(
-    r"(?:^|[—–…]|\s-{1,2}\s|\.\.)[\W_]*(?:(?:but|wait|actually|oh|hmm|sorry|stop|well|no|nope)"
+    r"(?:^|[—–…]|\s-{1,2}\s|\.\.)[\W_]*(?:(?:but|wait|actually|oh|hmm|sorry|stop|well|no|"
+    r"nope|absolutely|of\s+course|hell|heck|definitely|certainly|surely|obviously|god|please)"
     r"\W+)*(?:no|nope|nah|not|never|don['’‘ʼ´`]?t|do\s+not|never\s*mind|scratch\s+that|"
     r"forget\s+(?:it|that)|just\s+kidding|(?:keep|leave|spare)\s+(?:it|them|that|those|both)"
     r"(?:\s+be)?|not\s+(?:yet|now|today))[\W_]*$",
@@ -167,8 +168,11 @@ class Clauses:
         if not query.isascii():  # Korean's, read where the request has more than ASCII
             korean = (m.start() for m in _KO_AFTER_AGAINST.finditer(query))
             self.after = sorted([*self.after, *korean])
+        self.carried = self._carried()
         # whether an earlier item of the list clause k continues says not, per clause k (the
-        # k-th, after end k-1): one pass, not a walk back per value (20,000 ids: 204 s)
+        # k-th, after end k-1): one pass, not a walk back per value (20,000 ids: 204 s); a
+        # clause an open negation goes on into says it of its list too ("Never, ever, delete
+        # room R1 and room R2": trial Z1, R2 was deleted)
         self.listed = [False]
         for at in range(len(found)):
             start, stop = self.ends[at - 1] if at else 0, self.starts[at]
@@ -176,13 +180,13 @@ class Clauses:
                 self.joins[at]
                 and (
                     self._has_word(start, stop)
+                    or self._in_carried(start)
                     or (bool(_ITEM.fullmatch(query, start, stop)) and self.listed[at])
                 )
             )
         #: where a list that goes on after a position ends, and whether a Korean word after
         #: one of its items says not (:meth:`_list_after`), per position asked
         self._walked: dict[int, tuple[bool, int]] = {}
-        self.carried = self._carried()
         #: where the last words that take back what came before start (:data:`_TAKEN_BACK`)
         self.taken_back = 0
         for start, end in zip([0, *self.ends], [*self.starts, len(query)], strict=True):
@@ -232,6 +236,10 @@ class Clauses:
         Korean "R1이랑 R2 빼고"; trial X1: each planned the deletion of the other item)."""
         if begin < self.taken_back or self._before(begin) or self._after(end):
             return True
+        return self._in_carried(begin)
+
+    def _in_carried(self, begin: int) -> bool:
+        """Whether ``begin`` lies in a clause an open negation goes on into."""
         inside = bisect.bisect_right(self.carried, (begin, len(self.query) + 1)) - 1
         return inside >= 0 and begin < self.carried[inside][1]
 

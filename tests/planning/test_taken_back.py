@@ -141,3 +141,26 @@ def test_a_room_kept_beside_a_change_of_another_verb_is_not_deleted(request_text
     """Trial Z1 (high): a keep word counts only beside a change, and these changes' verbs
     were none the list knew, so each deleted the room kept."""
     assert _room(request_text) is None
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Do not, under any circumstances, delete room R3 or room R1",
+        "Never, ever, delete room R1 and room R2",
+        "delete room R1? Absolutely not.",
+        "delete room R1? Of course not!",
+        "delete room R1? Hell no.",
+    ],
+)
+def test_an_open_negation_over_a_list_or_an_emphatic_no_plans_no_room(request_text: str) -> None:
+    """Trial Z1 (high): the open negation reached the list's first item only (R1, R2 were
+    deleted), and an emphatic "Absolutely not." took nothing back."""
+    assert _room(request_text) is None
+
+
+@pytest.mark.parametrize(
+    "request_text", ["Delete room R1? Absolutely.", "delete room R1, no exceptions"]
+)
+def test_an_emphatic_yes_keeps_the_room(request_text: str) -> None:
+    assert _room(request_text) == "R1"
