@@ -22,7 +22,8 @@ __all__ = ["CONTINUED", "IDS", "KO_AGAINST", "Clauses", "clauses_of", "one_each"
 _AGAINST = re.compile(
     r"\b(?:not|never|no|cannot|except|excepting|excluding|without|but|besides|other\s+than|"
     r"instead\s+of|rather\s+than|apart\s+from|aside\s+from|dont|neither|nor|minus|barring|"
-    r"avoid(?:ing)?|exclude|omit(?:ting)?|forbid(?:den)?|prohibit(?:ed)?|banned|unless|"
+    r"avoid(?:ing)?|exclude|omit(?:ting)?|forbids?|forbidden\s+to|prohibits?|"
+    r"prohibited\s+(?:to|from)|unless|"
     r"refrain(?:ing)?|(?:hands|hold)\s+off|nobody\s+(?:should|may|must|can|shall|is\s+to))\b|"
     r"n['’‘ʼ´`]t\b",  # "don’t" as phones write it, and the other apostrophes keyboards give
     re.IGNORECASE,
@@ -104,7 +105,7 @@ _CHANGES = re.compile(
 _AFTER_AGAINST = re.compile(
     r"\b(?:must|should|shall|may|can|do)(?:\s+not|\s+never|n['’‘ʼ´`]t)\b|"
     r"\b(?:is|are)(?:\s+not|\s+never|n['’‘ʼ´`]t)\s+to\b|\bdont\b|"
-    r"\b(?:off[\s-]limits|forbidden|prohibited|banned|disallowed|not\s+(?:allowed|permitted))\b",
+    r"\b(?:off[\s-]limits|forbidden|prohibited|disallowed|not\s+(?:allowed|permitted))\b",
     re.IGNORECASE,
 )
 #: A clause that takes back what the request asked before it, a negation with nothing after

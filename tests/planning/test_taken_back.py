@@ -164,3 +164,20 @@ def test_an_open_negation_over_a_list_or_an_emphatic_no_plans_no_room(request_te
 )
 def test_an_emphatic_yes_keeps_the_room(request_text: str) -> None:
     assert _room(request_text) == "R1"
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["Delete the forbidden room R1", "delete the banned room R1", "delete prohibited room R1 now"],
+)
+def test_forbidden_or_banned_as_an_adjective_keeps_the_room(request_text: str) -> None:
+    """A room called forbidden or banned is the one to delete: only "forbidden to",
+    "prohibited from", "forbid" or "is forbidden" after it refuse."""
+    assert _room(request_text) == "R1"
+
+
+@pytest.mark.parametrize(
+    "request_text", ["I forbid deleting room R1", "You are prohibited from deleting room R1"]
+)
+def test_forbid_as_a_verb_plans_no_room(request_text: str) -> None:
+    assert _room(request_text) is None
