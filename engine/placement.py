@@ -12,6 +12,7 @@ them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from enum import StrEnum
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
@@ -147,8 +148,10 @@ def dot_segment(segment: str) -> str | None:
     written plainly, percent-encoded up to three times (``%252e%252e``), or as a piece of it
     between encoded slashes or backslashes, before a ``;`` parameter or a NUL (``..%2f``,
     ``..;``, ``\\..\\``, ``..%00``: trial X4; servers and proxies that decode ``%2F``, split
-    at ``\\`` or drop path parameters climb out)."""
-    for piece in re.split(r"[/\\]", _decoded(segment)):
+    at ``\\`` or drop path parameters climb out), and in the full-width or look-alike forms a
+    server that folds Unicode (NFKC) reads so (``R1／．．／admin``, ``‥``, ``∕``: trial Z1)."""
+    text = unicodedata.normalize("NFKC", _decoded(segment))
+    for piece in re.split(r"[/\\∕⁄⧸]", text):
         piece = piece.split(";", 1)[0].split("\0", 1)[0]
         if piece in (".", ".."):
             return piece

@@ -33,6 +33,7 @@ __all__ = [
     "escaped_forms",
     "guard_logger",
     "output_secrets",
+    "scrub_output",
 ]
 
 #: What replaces a credential value wherever one would otherwise show.
@@ -98,7 +99,8 @@ class MappingCredentials:
 def escaped_forms(value: str) -> set[str]:
     """``value`` as it may appear in text a server or a library writes: URL-encoded (with
     either hex case, ``/`` kept or not, ``+`` for spaces), JSON-escaped (``\\/``,
-    ``\\u00e9``), and as Python's ``repr`` or ``unicode_escape`` writes it."""
+    ``\\u00e9``), as Python's ``repr`` or ``unicode_escape`` writes it, in base64
+    (:func:`base64_cores`, and whole) and in hex (either case)."""
     forms = {value, quote(value, safe=""), quote(value), quote_plus(value)}
     for form in list(forms):
         forms.add(re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), form))
@@ -108,6 +110,10 @@ def escaped_forms(value: str) -> set[str]:
     forms.add(repr(value)[1:-1])
     forms.add(value.encode("unicode_escape").decode("ascii"))
     forms.update(base64_cores(value))
+    raw = value.encode("utf-8")
+    if len(raw) >= 6:  # a server that logged it in hex or whole in base64 (trial Z1)
+        whole = base64.b64encode(raw).decode("ascii")
+        forms.update({raw.hex(), raw.hex().upper(), whole, whole.rstrip("=")})
     return {form for form in forms if form}
 
 
@@ -149,14 +155,17 @@ def env_secrets(env: Mapping[str, str] | None) -> list[str]:
     return [v for v in (env or {}).values() if isinstance(v, str) and not _SETTING.fullmatch(v)]
 
 
-#: An env name that holds a secret: ``OPENAI_API_KEY``, ``DB_PASSWORD``, ``AUTH_TOKEN`` ...
+#: An env name that holds a secret: ``OPENAI_API_KEY``, ``DB_PASSWORD``, ``AUTH_TOKEN``,
+#: ``DB_PASS``, ``PASSPHRASE``, ``API_PIN``, ``SIGNING_SALT`` ... (trial Z1: a secret under
+#: ``*_PASS``, ``*PASSPHRASE``, ``*_PIN``, ``*_SALT`` or ``*_OTP*`` reached tool outputs).
 _SECRET_NAME = re.compile(
-    r"key|token|secret|passw|passwd|pwd|auth|credential|private|cookie|session|signature|"
-    r"bearer|dsn|cert",
+    r"key|token|secret|pass|pwd|auth|credential|private|cookie|session|signature|"
+    r"bearer|dsn|cert|salt|hmac|mnemonic|(?:^|_)(?:pin|otp|sig|seed)(?:_|$)",
     re.IGNORECASE,
 )
-#: A URL that carries its own user and password (``postgres://app:hunter2@db``).
-_URL_PASSWORD = re.compile(r"://[^/\s:@]*:[^/\s@]+@")
+#: A URL that carries its own user and password (``postgres://app:hunter2@db``), or a
+#: connection string that does (``Server=db;User=app;Password=s3cr3t``).
+_URL_PASSWORD = re.compile(r"://[^/\s:@]*:[^/\s@]+@|\b(?:password|passwd|pwd)\s*=", re.IGNORECASE)
 
 
 def output_secrets(env: Mapping[str, str] | None) -> list[str]:
@@ -176,6 +185,23 @@ def output_secrets(env: Mapping[str, str] | None) -> list[str]:
         if _SECRET_NAME.search(str(name)) or _URL_PASSWORD.search(value) or keyish:
             out.append(value)
     return out
+
+
+#: A secret :class:`Pieces` redacts the parts of in a tool's output: a token of 20 or more
+#: key characters (a URL, a path or a connection string has parts that are no secret).
+_TOKEN = re.compile(r"[\w\-.~+]{20,}=*")
+
+
+def scrub_output(data: Any, env: Mapping[str, str] | None) -> Any:
+    """A stdio upstream's tool output ``data`` without its :func:`output_secrets`, whole or
+    (a key-like one) in parts of :data:`PIECE` characters or more: a key a tool returned
+    wrapped on two lines or in two fields went out in halves (trial Z1)."""
+    secrets = output_secrets(env)
+    if not secrets:
+        return data
+    data = Redactor(secrets).scrub(data)
+    tokens = [value for value in secrets if _TOKEN.fullmatch(value)]
+    return Pieces(tokens).scrub(data) if tokens else data
 
 
 class Redactor:
@@ -265,6 +291,16 @@ class Pieces:
             kept.append(text[at:start])
             at = end
         return REDACTED.join([*kept, text[at:]])
+
+    def scrub(self, data: Any) -> Any:
+        """``data`` (JSON values) with every string's pieces redacted, keys included."""
+        if isinstance(data, str):
+            return self(data)
+        if isinstance(data, list):
+            return [self.scrub(item) for item in data]
+        if isinstance(data, dict):
+            return {self(key): self.scrub(item) for key, item in data.items()}
+        return data
 
 
 #: Redactors of executions in flight; the logging filter below consults them.

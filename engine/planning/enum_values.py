@@ -25,23 +25,38 @@ _SOURCE_BEFORE = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _SOURCE_AFTER = re.compile(r"^에서")
 
 
-#: What refuses a value right beside it, at most two words before it: a negation ("not the
-#: closed ones", "except pending") or a verb that sets it aside ("skip the pending tickets",
-#: "ignoring closed ones", "leave out archived"; trial Y1: "skip" filtered status=pending,
-#: and clause reading keeps "skip" for a change's ids, "skip track T1" being the action on
-#: T1). Korean's after it ("closed 말고") is the clauses' :data:`KO_AGAINST`.
+#: What refuses a value right beside it, at most two words (or "the ones that are") before
+#: it: a negation ("not the closed ones", "except pending") or a verb that sets it aside
+#: ("skip the pending tickets", "ignoring closed ones", "leave out archived"; trial Y1:
+#: "skip" filtered status=pending, and clause reading keeps "skip" for a change's ids, "skip
+#: track T1" being the action on T1), "anything but closed", "minus the closed ones", or an
+#: unequal sign ("status != closed"; trial Z1: each filtered by the value refused). Korean's
+#: after it ("closed 말고") is the clauses' :data:`KO_AGAINST`.
 _REFUSED_BEFORE = re.compile(
     r"(?:\b(?:not|never|no|except|excluding|without|besides|instead\s+of|rather\s+than|"
     r"other\s+than|apart\s+from|skip(?:ping)?|omit(?:ting)?|ignor(?:e|ing)|"
-    r"leav(?:e|ing)\s+out|exclude|avoid(?:ing)?|hid(?:e|ing))|n['’]t)(?:\s+\w+){0,2}\s*$",
+    r"leav(?:e|ing)\s+out|exclude|avoid(?:ing)?|hid(?:e|ing)|minus|"
+    r"(?:anything|everything|all|any)\s+but)|n['’]t|!=|≠|<>)(?:\s+\w+){0,2}"
+    r"(?:\s+(?:that|which)\s+(?:are|is|were|was)(?:\s+\w+)?)?\s*$",
     re.IGNORECASE,
 )
+#: What refuses a value right after it: "closed excluded", "closed ones excepted", and
+#: Korean's with a word between ("closed 상태는 빼고", "closed 티켓 말고"; trial Z1: each
+#: filtered by the value refused).
+_REFUSED_AFTER = re.compile(r"(?:\s+\w+)?\s+(?:excluded|excepted)\b", re.IGNORECASE)
+_KO_REFUSED_AFTER = re.compile(r"(?:\s++[가-힣]{1,3}?){1,2}" + KO_AGAINST.pattern)
 
 
 def _refused_here(query: str, match: re.Match[str]) -> bool:
     """Whether the request refuses the value of ``match`` right beside it."""
-    before = query[max(0, match.start() - 40) : match.start()]
-    return bool(_REFUSED_BEFORE.search(before) or KO_AGAINST.match(query, match.end()))
+    before = query[max(0, match.start() - 60) : match.start()]
+    end = match.end()
+    return bool(
+        _REFUSED_BEFORE.search(before)
+        or KO_AGAINST.match(query, end)
+        or _REFUSED_AFTER.match(query, end)
+        or _KO_REFUSED_AFTER.match(query, end)
+    )
 
 
 def side(parameter: Parameter) -> str | None:

@@ -18,9 +18,10 @@ from schemarouter.retrieval.clauses import clauses_of
 
 __all__ = ["count_value"]
 
+#: A count is written whole: "-5 per page" or "page size of 10,000" gave 5 and 10 (trial Z1).
 _PER_PAGE = re.compile(
-    r"\b(\d{1,4})\s*(?:[^\W\d_]+\s+)?(?:per|a|each)\s+page\b|"
-    r"\bpage\s+size\s+(?:of\s+)?(\d{1,4})\b",
+    r"(?<![\d.,-])\b(\d{1,4})\s*(?:[^\W\d_]+\s+)?(?:per|a|each)\s+page\b|"
+    r"\bpage\s+size\s+(?:of\s+)?(\d{1,4})\b(?![.,]\d)",
     re.IGNORECASE,
 )
 #: "the first 10", "top 3", "latest 5", but not a span of time ("the last 30 days").

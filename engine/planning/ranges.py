@@ -52,9 +52,11 @@ _KO_NAMES = "|".join(sorted(KOREAN_UNIT_NAMES, key=len, reverse=True))
 #: stock", "2 at a time": trial Y1).
 _PREPOSITION = r"(?!(?-i:in|at|a|an|by|of|on|or|to)\s+[^\W\d_])"
 _UNIT = rf"(?:{_KO_NAMES}|{_PREPOSITION}[A-Za-zÅ°µμ][\w°/^·*.()-]{{0,11}}?)"
-_QUANTITY = rf"({_NUMBER})\s*({_UNIT})(?![A-Za-z0-9/^])"
+#: Spaces read once (possessive): "5", 25,000 spaces and "per page" took 17.5 s, each split
+#: of the run between a number, its missing unit and the range's sign tried in turn (trial Z1).
+_QUANTITY = rf"({_NUMBER})\s*+({_UNIT})(?![A-Za-z0-9/^])"
 _RANGE = re.compile(
-    rf"(?:between\s+)?({_NUMBER})\s*({_UNIT})?\s*(?:~|–|-|to|and|에서|부터)\s*{_QUANTITY}"
+    rf"(?:between\s+)?({_NUMBER})\s*+({_UNIT})?\s*+(?:~|–|-|to|and|에서|부터)\s*+{_QUANTITY}"
     r"(?:\s*(?:사이|까지|범위))?",
     re.IGNORECASE,
 )

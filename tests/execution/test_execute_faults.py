@@ -356,6 +356,12 @@ def test_path_parameters_stay_inside_their_segment(
         ({"material": "%2F..%2Fadmin"}, "$.material"),
         ({"material": "..;x"}, "$.material"),
         ({"material": "..\\admin"}, "$.material"),
+        # full-width and look-alike forms, which a server that folds Unicode (NFKC) reads
+        # as ../ (trial Z1: each was sent, percent-encoded)
+        ({"material": "x／..／admin"}, "$.material"),
+        ({"material": "x／．．／admin"}, "$.material"),
+        ({"material": "‥"}, "$.material"),
+        ({"material": "x∕..∕admin"}, "$.material"),
         ({"material": "x", "note": "a\r\nX-Injected: 1"}, "$.note"),
         ({"material": "x", "note": "caf\u00e9"}, "$.note"),
         ({"material": "A" * 70_000}, "arguments"),

@@ -124,3 +124,108 @@ def test_an_output_keeps_the_servers_settings_and_loses_its_keys(tmp_path: Path)
     assert (output["region"], output["owner"]) == ("eu-west-1", "research-team")
     assert output["signed"] == "u=[redacted]"
     assert output["dsn"] == "[redacted]"
+
+
+NAMED_SERVER = """
+import os
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("config")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def dump() -> dict:
+    \"\"\"The server's configuration.\"\"\"
+    return {name: os.environ[name] for name in sorted(os.environ) if name.startswith("CFG_")}
+
+
+server.run("stdio")
+"""
+
+
+def test_a_secret_under_a_pass_pin_or_salt_name_leaves_no_output(tmp_path: Path) -> None:
+    """Trial Z1 (high): a password under ``DB_PASS`` or ``PASSPHRASE``, a ``*_PIN``, a
+    ``*_SALT`` or a short connection string's password came back in a tool's output as
+    written; only ``*PASSW*`` names were read as a secret's."""
+    (tmp_path / "config.py").write_text(NAMED_SERVER)
+    env = {
+        "CFG_DB_PASS": "Tr0ub4dor&3",
+        "CFG_SMTP_PASS": "horse-battery",
+        "CFG_PASSPHRASE": "correct horse battery staple",
+        "CFG_API_PIN": "90210-7",
+        "CFG_SIGNING_SALT": "pepper-77",
+        "CFG_OTP_SEED": "JBSWY3DPEH",
+        "CFG_CONN": "Server=db;Pwd=s3cr3t",
+        "CFG_REGION": "eu-west-1",
+        "CFG_OPTIONS": "verbose,color",
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(tmp_path / "config.py")], provider="cfg", trusted=True, env=env
+        )
+        output = router.call("cfg/mcp/dump").output
+    finally:
+        router.close()
+    kept = {"CFG_REGION", "CFG_OPTIONS"}
+    assert {name: output[name] for name in kept} == {name: env[name] for name in kept}
+    assert {name: output[name] for name in env if name not in kept} == {
+        name: "[redacted]" for name in env if name not in kept
+    }
+
+
+@pytest.mark.parametrize("secret", ["Tr0ub4dor&3", "sk-live-" + "Zq9Xw8Vu7Ts6" * 3])
+def test_a_secret_in_hex_or_whole_in_base64_is_redacted(secret: str) -> None:
+    """Trial Z1 (low): a server that logged its password as ``.hex()`` or, under 12 bytes,
+    in base64 (too short for a core of its own) wrote it in no form redaction knew."""
+    raw = secret.encode()
+    redactor = Redactor([secret])
+    for form in (raw.hex(), raw.hex().upper(), base64.b64encode(raw).decode()):
+        assert redactor(f"login {form} failed") == "login [redacted] failed", form
+
+
+SPLIT_SERVER = """
+import os
+import textwrap
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("split")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def config() -> dict:
+    \"\"\"The server's configuration, as its log wrote it.\"\"\"
+    key = os.environ["SPLIT_API_KEY"]
+    return {
+        "halves": [key[:20], key[20:]],
+        "log": "\\n".join(textwrap.wrap("configured with api key " + key, 30)),
+        "host": os.environ["SPLIT_HOST"],
+        "host_again": "db at " + os.environ["SPLIT_HOST"][:12],
+    }
+
+
+server.run("stdio")
+"""
+
+
+def test_a_key_a_tool_returns_in_parts_leaves_no_part(tmp_path: Path) -> None:
+    """Trial Z1 (medium): a key returned in two fields, or wrapped on lines of a log the tool
+    returned, went out in halves, none of them the whole key to redact."""
+    (tmp_path / "split.py").write_text(SPLIT_SERVER)
+    env = {"SPLIT_API_KEY": KEY, "SPLIT_HOST": "postgres://app:pw-123@db.internal/lab"}
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(tmp_path / "split.py")], provider="split", trusted=True, env=env
+        )
+        output = router.call("split/mcp/config").output
+    finally:
+        router.close()
+    said = repr(output)
+    assert KEY[:20] not in said and KEY[20:] not in said
+    assert [KEY[i : i + 10] for i in range(len(KEY) - 9) if KEY[i : i + 10] in said] == []
+    assert output["host"] == "[redacted]"
+    # a URL's parts are no key: a piece of its host stays where the tool names it
+    assert output["host_again"] == "db at postgres://a"

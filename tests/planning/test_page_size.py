@@ -54,6 +54,11 @@ def _filled(name: str, request: str) -> dict[str, Any]:
         ("list_orders", "the last 2.5 hours of orders", {}),
         ("list_orders", "the first 500 orders", {}),
         ("list_orders", "show me orders, not the top 5", {}),
+        # a count written whole or not at all (trial Z1: "-5" gave 5, "10,000" gave 10)
+        ("list_tickets", "show open tickets, -5 per page", {}),
+        ("list_tickets", "show open tickets, page size of 10,000", {}),
+        ("list_tickets", "show open tickets, 1.5 per page", {}),
+        ("list_tickets", "show open tickets, page size of 20", {"per_page": 20}),
     ],
 )
 def test_a_count_fills_the_page_size_or_the_limit(

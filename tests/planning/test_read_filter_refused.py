@@ -54,3 +54,54 @@ def test_a_filter_the_request_refuses_is_left_open(
     router: SchemaRouter, request_text: str, arguments: dict[str, Any]
 ) -> None:
     assert _arguments(router, request_text) == arguments
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "list tickets, anything but closed",
+        "list all but the closed tickets",
+        "list tickets minus the closed ones",
+        "list tickets where status != closed",
+        "list tickets with status ≠ closed",
+        "list tickets where status <> closed",
+    ],
+)
+def test_a_filter_refused_as_anything_but_or_unequal_is_left_open(
+    router: SchemaRouter, request_text: str
+) -> None:
+    """Trial Z1 (high): each planned ``status="closed"``, the tickets the request refuses."""
+    assert "status" not in _arguments(router, request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "list tickets except the ones that are closed",
+        "list tickets but not those which are closed",
+        "list tickets, closed excluded",
+        "list tickets, closed ones excepted",
+        "closed 상태는 빼고 티켓 보여줘",
+        "closed 상태 티켓은 말고 목록 보여줘",
+        "closed 티켓 말고 목록",
+    ],
+)
+def test_a_filter_refused_a_few_words_off_is_left_open(
+    router: SchemaRouter, request_text: str
+) -> None:
+    """Trial Z1 (high): each planned ``status="closed"``, the tickets the request refuses."""
+    assert "status" not in _arguments(router, request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "list tickets that are closed",
+        "closed 상태 티켓 보여줘",
+        "list the closed tickets that are old",
+    ],
+)
+def test_a_filter_named_with_words_around_it_is_filled(
+    router: SchemaRouter, request_text: str
+) -> None:
+    assert _arguments(router, request_text) == {"status": "closed"}

@@ -37,7 +37,7 @@ from schemarouter.execution.credentials import (
     Redactor,
     env_secrets,
     guard_logger,
-    output_secrets,
+    scrub_output,
 )
 from schemarouter.execution.invokers.payload import (
     MAX_MESSAGE_CHARS,
@@ -269,8 +269,8 @@ def _scrubbed(payload: Payload, op: McpCall) -> Payload:
     that answered with its API key (a "whoami", a config dump) gave it to the agent as an
     output, where its errors had it redacted (trial X1); a setting that is no secret
     (:func:`~schemarouter.execution.credentials.output_secrets`) stays in the data."""
-    secrets = output_secrets(_env(op))
-    return payload._replace(data=Redactor(secrets).scrub(payload.data)) if secrets else payload
+    data = scrub_output(payload.data, _env(op))
+    return payload if data is payload.data else payload._replace(data=data)
 
 
 def is_server_url(server: object) -> TypeGuard[str]:
