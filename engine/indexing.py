@@ -44,6 +44,8 @@ class IndexMixin(RegistrationMixin):
     _index_settings: IndexSettings | None
     _embedding_cache: Any
     _encoder: Encoder | None
+    #: the index folder the registry was restored from and the generation read then
+    _restored: tuple[Path, Any] | None
     progress: bool | None
 
     # -- the index -----------------------------------------------------------------------
@@ -96,12 +98,29 @@ class IndexMixin(RegistrationMixin):
         file is checked against the manifest (size, sha256, registry fingerprint)."""
         from schemarouter.execution.invokers.http import register_http_routes
         from schemarouter.index.saved_registry import saved_registration
+        from schemarouter.index.store import read_manifest
 
+        # the generation read, to tell a rebuild that replaces the folder before the index
+        # loads from a stale index (:meth:`restored_replaced`)
+        self._restored = (Path(path), read_manifest(Path(path)).get("generation"))
         registration = saved_registration(path)
         if leave_out:
             kept = tuple(r for r in registration.routes if r.provider.id not in leave_out)
             registration = registration.model_copy(update={"routes": kept})
         return register_http_routes(self, registration)
+
+    def restored_replaced(self) -> bool:
+        """Whether the index folder this router's registry was restored from holds another
+        generation now (a rebuild replaced it since)."""
+        from schemarouter.index.store import read_manifest
+
+        restored = self._restored
+        if restored is None:
+            return False
+        try:
+            return bool(read_manifest(restored[0]).get("generation") != restored[1])
+        except Exception:  # a folder being replaced or gone: its own error says so on load
+            return False
 
     def export_catalog(self, path: str | Path, *, name: str | None = None) -> Path:
         """Write what is registered as one catalog file (JSON) at ``path``: registered
@@ -157,16 +176,28 @@ class IndexMixin(RegistrationMixin):
     def _make_index(self, *, progress: bool = False) -> RouteIndex:
         """Build, load or open the index for the registry as it is now (its caller catches it
         up with registrations made meanwhile: :meth:`_ready_index`)."""
+        from schemarouter.errors import StaleIndexError
         from schemarouter.index.build import open_index
 
-        index = open_index(
-            self._index_spec,
-            self.registry.snapshot(),
-            encoder=self._encoder,
-            settings=self._index_settings,
-            cache=self._cache(),
-            progress=progress,
-        )
+        try:
+            index = open_index(
+                self._index_spec,
+                self.registry.snapshot(),
+                encoder=self._encoder,
+                settings=self._index_settings,
+                cache=self._cache(),
+                progress=progress,
+            )
+        except StaleIndexError as exc:
+            if not self.restored_replaced():
+                raise
+            raise StaleIndexError(
+                "the index folder was rebuilt while this process started: its registry was "
+                "read from the index before, and the index now is another",
+                where=exc.where,
+                hint="Start again: it starts from the new index (SchemaRouter.from_index "
+                "starts again by itself)",
+            ) from exc
         kept = getattr(index, "settings", None)
         asked = self._index_settings
         if asked is not None and kept is not None and kept != asked:

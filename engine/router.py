@@ -24,7 +24,7 @@ from schemarouter.checks import (
     check_text,
     normalize_text,
 )
-from schemarouter.errors import ArgumentError, GateError
+from schemarouter.errors import ArgumentError, GateError, StaleIndexError
 from schemarouter.execution.bindings import BindingTable, CooldownTable
 from schemarouter.execution.drivers import acall_route, arun_plan, call_route, run_plan
 from schemarouter.execution.gate import ExecutionOptions, Settings
@@ -205,6 +205,7 @@ class SchemaRouter(IndexMixin):
         self._index_lock = threading.Lock()
         self._index = None
         self._built = None
+        self._restored = None
         #: what to open on first use: a saved index folder, a ``milvus://`` URI or an index
         #: that must be attached to the registry first (see ``schemarouter.index.backend``)
         self._index_spec = None
@@ -240,15 +241,29 @@ class SchemaRouter(IndexMixin):
         again), then the index is loaded and checked against it. ``kwargs`` go to the
         router (``encoder=``, ``reranker=`` ...). An index saved without its registry (by
         an older version) is an :class:`~schemarouter.errors.IndexStoreError`: give the
-        sources with ``SchemaRouter(index=path)`` and ``add_*``, or rebuild it."""
-        router = cls(index=path, **kwargs)
-        try:
-            router.restore_registry(path)
-            router.build_index()
-        except BaseException:
-            router.close()
-            raise
-        return router
+        sources with ``SchemaRouter(index=path)`` and ``add_*``, or rebuild it.
+
+        A rebuild that replaces the folder between reading its registry and loading its
+        index (the index then has another registry) starts over from the new one, as a load
+        does (trial Z2); a stale index that nothing replaced is refused as ever."""
+        from schemarouter.index.store import LOAD_ATTEMPTS
+
+        attempt = 1
+        while True:
+            router = cls(index=path, **kwargs)
+            try:
+                router.restore_registry(path)
+                router.build_index()
+                return router
+            except StaleIndexError:
+                router.close()
+                if attempt == LOAD_ATTEMPTS or not router.restored_replaced():
+                    raise
+                logger.info("the index at %s was replaced while it started (try %d)", path, attempt)
+                attempt += 1
+            except BaseException:
+                router.close()
+                raise
 
     # -- the index (the rest: schemarouter.indexing) -----------------------------------
 
