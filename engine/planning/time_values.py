@@ -40,9 +40,10 @@ _BEFORE = (
     re.compile(rf"\b(?:(?:more|longer)\s+than|over)\s+{_AMOUNT}{_UNIT}\s+ago\b", re.IGNORECASE),
     re.compile(rf"\bolder\s+than\s+{_AMOUNT}{_UNIT}", re.IGNORECASE),
 )
-#: The word right before a date-time that makes it a lower or an upper bound.
-_AFTER = re.compile(r"\b(?:after|since|from|starting(?:\s+at)?)\s*$", re.IGNORECASE)
-_UNTIL = re.compile(r"\b(?:before|until|till|by|to|up\s+to)\s*$", re.IGNORECASE)
+#: The word right before a date-time that makes it a lower or an upper bound (found once
+#: per request: where each ends is where the date-time it bounds starts).
+_AFTER = re.compile(r"\b(?:after|since|from|starting(?:\s+at)?)\s*", re.IGNORECASE)
+_UNTIL = re.compile(r"\b(?:before|until|till|by|to|up\s+to)\s*", re.IGNORECASE)
 _LOWER = re.compile(r"(?:^|_)(?:after|since|from|start|begin|min|gte?)(?:_|$)|^since", re.I)
 _UPPER = re.compile(r"(?:^|_)(?:before|until|till|to|end|max|lte?)(?:_|$)", re.I)
 
@@ -73,9 +74,10 @@ def time_value(
     lower, upper = _LOWER.search(parameter.name), _UPPER.search(parameter.name)
     side = _AFTER if lower and not upper else _UNTIL if upper and not lower else None
     dated = [m for m in _DATE_TIME.finditer(query) if not clauses.against(m)]
-    written = {
-        m.group() for m in dated if side is None or side.search(query, 0, m.start())
-    }  # a bound takes the one its word gives: "after 2026-12-01T00:00:00Z"
+    # a bound takes the one its word gives: "after 2026-12-01T00:00:00Z" (each word read
+    # once, not the request again before each date-time: 4,000 of them took 7.8 s)
+    bounded = {m.end() for m in side.finditer(query)} if side is not None and dated else set()
+    written = {m.group() for m in dated if side is None or m.start() in bounded}
     if len(written) == 1:
         text = next(iter(written))
         return text if valid(parameter, text) else None
