@@ -50,3 +50,12 @@ def test_a_typed_function_gets_its_count() -> None:
     router.add_callable(price_booking, provider="rooms", effect="read")
     (step,) = router.plan(PlanRequest(query="Price room R3 for 2 nights")).steps
     assert step.arguments == {"room_id": "R3", "nights": 2}
+
+
+def test_many_counts_are_read_once() -> None:
+    """Each count's bound and list words were looked for by reading the request again from
+    its start: 4,000 counts took 12.4 s, 20,000 minutes (review of trial Z3); only the words
+    right before each are read now (0.5 s; no test here is timed)."""
+    parameter = Parameter(name="nights", json_schema=_INT)
+    assert counted_value(parameter, _INT, " and ".join(["2 nights"] * 20_000)) == 2
+    assert counted_value(parameter, _INT, " and ".join(["at least 2 nights"] * 20_000)) is None
