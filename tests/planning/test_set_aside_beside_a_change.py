@@ -79,3 +79,16 @@ def test_save_bar_and_but_are_read_by_their_place(query: str, value: str, refuse
     match = re.search(re.escape(value), query)
     assert match is not None
     assert Clauses(query).against(match) is refused
+
+
+def test_many_bars_are_read_once() -> None:
+    """Each "bar" read the request again from its start for what it excepts from: 8,000 of
+    them took 50 s (review of trial Z3); only the words right before it are read now (0.1 s;
+    no test here is timed)."""
+    query = "delete rooms " + " ".join(f"bar room R{i}" for i in range(20_000))
+    clauses = Clauses(query)
+    last = re.search(r"R19999\b", query)
+    assert last is not None and clauses.against(last)  # set aside, as the first room is
+    snack = Clauses("Update the snack bar menu item M-1 " + "and the snack bar " * 20_000)
+    item = re.search("M-1", snack.query)
+    assert item is not None and not snack.against(item)
