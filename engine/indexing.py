@@ -11,6 +11,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from schemarouter.errors import StaleIndexError
 from schemarouter.registering import RegistrationMixin
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
 
@@ -102,8 +103,9 @@ class IndexMixin(RegistrationMixin):
 
         # the generation read, to tell a rebuild that replaces the folder before the index
         # loads from a stale index (:meth:`restored_replaced`)
-        self._restored = (Path(path), read_manifest(Path(path)).get("generation"))
-        registration = saved_registration(path)
+        manifest = read_manifest(Path(path))
+        self._restored = (Path(path), manifest.get("generation"))
+        registration = saved_registration(path, manifest=manifest)
         if leave_out:
             kept = tuple(r for r in registration.routes if r.provider.id not in leave_out)
             registration = registration.model_copy(update={"routes": kept})
@@ -176,7 +178,6 @@ class IndexMixin(RegistrationMixin):
     def _make_index(self, *, progress: bool = False) -> RouteIndex:
         """Build, load or open the index for the registry as it is now (its caller catches it
         up with registrations made meanwhile: :meth:`_ready_index`)."""
-        from schemarouter.errors import StaleIndexError
         from schemarouter.index.build import open_index
 
         try:

@@ -49,7 +49,7 @@ from schemarouter.registry.catalog import CatalogDocument, ProviderSpec
 from schemarouter.registry.compile import format_validation_error
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["registry_document", "registry_file", "saved_registration"]
+__all__ = ["registration_of", "registry_document", "registry_file", "saved_registration"]
 
 logger = logging.getLogger(__name__)
 
@@ -116,15 +116,16 @@ def _damaged(what: str, path: Path, file: Path) -> CorruptIndexError:
     )
 
 
-def saved_registration(path: str | Path) -> Registration:
+def saved_registration(path: str | Path, *, manifest: dict[str, Any] | None = None) -> Registration:
     """The registration of the registry saved in the index folder ``path``, checked (its
     size and sha256 against the manifest, its shape, its routes' registry fingerprint
     against the manifest's): :class:`CorruptIndexError` naming the file where any check
-    fails, :class:`IndexStoreError` where the index holds no registry."""
+    fails, :class:`IndexStoreError` where the index holds no registry. ``manifest``: the
+    folder's, where the caller has read it (the generation it names is the one read)."""
     from schemarouter.index.store import read_manifest
 
     path = Path(path)
-    manifest = read_manifest(path)
+    manifest = read_manifest(path) if manifest is None else manifest
     generation = manifest.get("generation")
     files = manifest.get("files")
     name = f"{generation}/{REGISTRY_FILE}"
@@ -146,6 +147,26 @@ def saved_registration(path: str | Path) -> Registration:
         raise _damaged(f"cannot be read: {exc.strerror or exc}", path, file) from None
     if len(data) != info.get("bytes") or hashlib.sha256(data).hexdigest() != info.get("sha256"):
         raise _damaged("does not match its size and sha256 in the manifest (altered)", path, file)
+    try:
+        registration, said = registration_of(data, source=str(path))
+    except (ValidationError, KeyError, ValueError) as exc:
+        what = format_validation_error(exc)[0] if isinstance(exc, ValidationError) else exc
+        raise _damaged(f"is not a saved registry of this format: {what}", path, file) from None
+    found = fingerprint(sorted((r.route_id, r.fingerprint) for r in registration.routes))
+    if found != manifest.get("registry_fingerprint") or found != said:
+        raise _damaged(
+            "does not give the registry the index was built from (another fingerprint)",
+            path,
+            file,
+        )
+    return registration
+
+
+def registration_of(data: bytes, *, source: str) -> tuple[Registration, str]:
+    """The registration ``registry.json.gz``'s bytes ``data`` hold (:func:`registry_file`'s),
+    and the registry fingerprint its first line names; ``ValueError`` (a pydantic
+    ``ValidationError`` too) or ``KeyError`` where they are not such a file. Routes without
+    a saved source are from ``source``."""
     collecting = gc.isenabled()
     gc.disable()  # no cycles made here; full collections walked the growing registry
     try:
@@ -155,27 +176,18 @@ def saved_registration(path: str | Path) -> Registration:
         for line in lines:  # one provider's JSON at a time (memory: see .registry_file)
             item = _ProviderLine.model_validate_json(line)
             providers.append(item.provider.provider())
-            routes += _routes(item, source=str(path))
-    except (ValidationError, KeyError, ValueError) as exc:
-        what = format_validation_error(exc)[0] if isinstance(exc, ValidationError) else exc
-        raise _damaged(f"is not a saved registry of this format: {what}", path, file) from None
+            routes += _routes(item, source=source)
     finally:
         if collecting:
             gc.enable()
-    found = fingerprint(sorted((r.route_id, r.fingerprint) for r in routes))
-    if found != manifest.get("registry_fingerprint") or found != head.registry_fingerprint:
-        raise _damaged(
-            "does not give the registry the index was built from (another fingerprint)",
-            path,
-            file,
-        )
-    return Registration(
-        source=str(path),
+    registration = Registration(
+        source=source,
         providers=tuple(providers),
         routes=tuple(sorted(routes, key=lambda r: r.route_id)),
         field_groups=head.catalog.field_groups,
         intents=head.catalog.intents,
     )
+    return registration, head.registry_fingerprint
 
 
 def _routes(item: _ProviderLine, *, source: str) -> list[Route]:

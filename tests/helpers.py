@@ -100,3 +100,22 @@ def write_beir(root: Path) -> Path:
         "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\nq2\td2\t2\nq3\td4\t0\n"
     )
     return root
+
+
+def delete_room(room: str) -> dict[str, bool]:
+    """Delete a hotel room and its bookings."""
+    return {"deleted": True}
+
+
+def planned_room(request: str, router: Any = None) -> str | None:
+    """The room the plan of ``request`` deletes (``None``: left open), writes allowed, on
+    ``router`` or on one holding only :func:`delete_room` (provider ``hotel``)."""
+    from schemarouter import Effect, PlanRequest, SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    if router is None:
+        router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+        router.add_callable(delete_room, provider="hotel", effect="destructive")
+    (step,) = router.plan(PlanRequest(query=request, allowed_effects=set(Effect))).steps
+    room = dict(step.arguments).get("room")
+    return None if room is None else str(room)

@@ -372,15 +372,9 @@ def output_fields(
                     "an x-unit only (declare the unit the values are in)"
                 )
             declared = {}
-        semantic = declared_semantic_id(
-            row.schema, where=at, notes=notes, location=f"{location} (output field {row.name!r})"
-        )
-        licence = declared_license(
-            row.schema, where=at, notes=notes, location=f"{location} (output field {row.name!r})"
-        )
-        aliases = declared_aliases(
-            row.schema, where=at, notes=notes, location=f"{location} (output field {row.name!r})"
-        )
+        field_at = f"{location} (output field {row.name!r})"
+        meaning = declared_meaning(row.schema, where=at, notes=notes, location=field_at)
+        licence = declared_license(row.schema, where=at, notes=notes, location=field_at)
         item = build_contract(
             OutputField,
             where=at,
@@ -390,9 +384,8 @@ def output_fields(
             json_schema=as_object_schema(row.schema),
             description=row.description,
             **declared,
-            **semantic,
+            **meaning,
             **licence,
-            **aliases,
         )
         if declared:
             try:

@@ -16,7 +16,7 @@ import os
 import re
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, quote_plus
 
@@ -204,6 +204,18 @@ def scrub_output(data: Any, env: Mapping[str, str] | None) -> Any:
     return Pieces(tokens).scrub(data) if tokens else data
 
 
+def _each_string(data: Any, text: Callable[[str], str], key: Callable[[str], str]) -> Any:
+    """``data`` (JSON values) with ``text`` applied to every string value and ``key`` to every
+    object key."""
+    if isinstance(data, str):
+        return text(data)
+    if isinstance(data, list):
+        return [_each_string(item, text, key) for item in data]
+    if isinstance(data, dict):
+        return {key(k): _each_string(v, text, key) for k, v in data.items()}
+    return data
+
+
 class Redactor:
     """Replaces every credential value it has seen with :data:`REDACTED` in a text (a
     value under :data:`SHORT_VALUE` characters only where it stands alone)."""
@@ -244,13 +256,7 @@ class Redactor:
         """``data`` (JSON values) with every string redacted (keys: long values only)."""
         if not (self.__values or self.__short):
             return data
-        if isinstance(data, str):
-            return self(data)
-        if isinstance(data, list):
-            return [self.scrub(item) for item in data]
-        if isinstance(data, dict):
-            return {self._anywhere(k): self.scrub(v) for k, v in data.items()}
-        return data
+        return _each_string(data, self, self._anywhere)
 
     def __repr__(self) -> str:
         return f"Redactor({len(self.__values) + len(self.__short)} values)"
@@ -294,13 +300,7 @@ class Pieces:
 
     def scrub(self, data: Any) -> Any:
         """``data`` (JSON values) with every string's pieces redacted, keys included."""
-        if isinstance(data, str):
-            return self(data)
-        if isinstance(data, list):
-            return [self.scrub(item) for item in data]
-        if isinstance(data, dict):
-            return {self(key): self.scrub(item) for key, item in data.items()}
-        return data
+        return _each_string(data, self, self)
 
 
 #: Redactors of executions in flight; the logging filter below consults them.

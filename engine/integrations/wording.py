@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
+from schemarouter.errors import REBUILD_HINT, SchemaRouterError
 from schemarouter.integrations.names import tool_name
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.results import CapabilityRetrieval
@@ -76,9 +76,9 @@ AGENT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "Tool search here cannot run until {operator} builds its index: tell them",
         ),
         (
-            r"Rebuild the index(?: with this version of SchemaRouter|: `schemarouter index "
-            r"build SOURCES --out FOLDER`, or router\.build_index\(\) then "
-            r"router\.index\.save\(FOLDER\))?",
+            r"Rebuild the index(?: with this version of SchemaRouter|"
+            + re.escape(REBUILD_HINT.removeprefix("Rebuild the index"))
+            + ")?",
             "Tool search here cannot run until {operator} rebuilds its index: tell them",
         ),
         (

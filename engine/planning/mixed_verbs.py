@@ -27,21 +27,19 @@ from typing import Any
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.arguments import fill_arguments, missing_parameters
 from schemarouter.planning.links import created
+from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import request_verbs, verb_of, verb_of_route
+from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.identifiers import stem
 
-__all__ = ["DEPTH", "asked_verb_first", "existing_thing_first"]
+__all__ = ["asked_verb_first", "existing_thing_first"]
 
-#: How far down the eligible routes the route doing the asked change is looked for.
-DEPTH = 5
 #: An English word right before a Korean verbal ending ("create 해줘", "delete 해 주세요",
 #: "create 좀 해줘", "create 하기", "create 요청").
 _MIXED = re.compile(
     r"(?<![A-Za-z])([A-Za-z]{3,})\s*(?=(?:좀\s*)?(?:해|하|할|합|시켜|부탁|요청|진행))"
 )
-_READS = frozenset(("list", "show", "get", "find", "search", "view", "display", "fetch", "read"))
 
 
 def asked_verb_first(
@@ -66,9 +64,9 @@ def asked_verb_first(
         done = verb_of_route(top)
         if done == verb or (done is None and top.endpoint.effect is not Effect.READ):
             return list(eligible)  # it does that change, or may (its name says no verb)
-        doing = [r for r in eligible[:DEPTH] if verb_of_route(routes[r]) == verb]
-    elif word in _READS and top.endpoint.effect is not Effect.READ:
-        doing = [r for r in eligible[:DEPTH] if routes[r].endpoint.effect is Effect.READ]
+        doing = [r for r in eligible[:READ_DEPTH] if verb_of_route(routes[r]) == verb]
+    elif is_read_verb(word) and top.endpoint.effect is not Effect.READ:
+        doing = [r for r in eligible[:READ_DEPTH] if routes[r].endpoint.effect is Effect.READ]
     else:
         return list(eligible)
     if not doing:
@@ -118,7 +116,7 @@ def existing_thing_first(
     }
     if not named or _given(fill_arguments(top, query, values)) & named:
         return list(eligible)
-    for route_id in eligible[1:DEPTH]:
+    for route_id in eligible[1:READ_DEPTH]:
         route = routes[route_id]
         same = route.provider.id == top.provider.id and route.endpoint.effect is not Effect.READ
         if same and created(route) is None and _takes(route, query, values, named):

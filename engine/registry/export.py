@@ -2,10 +2,10 @@
 
 :func:`catalog_document` turns a snapshot into one :class:`~.catalog.CatalogDocument` (its
 providers, their access paths and endpoints, the field groups and intents), written with
-every key, so that registering it again (``add_catalog``, or :func:`saved_registration`)
-gives the same route ids, the same route fingerprints and the same registry fingerprint:
-the catalog reads no default where the registry held a value. A saved index keeps one
-(``registry.json.gz``, :mod:`schemarouter.index.saved_registry`), so a serving process starts
+every key, so that registering it again (``add_catalog``) gives the same route ids, the same
+route fingerprints and the same registry fingerprint: the catalog reads no default where the
+registry held a value. A saved index keeps one (``registry.json.gz``, restored by
+:func:`schemarouter.index.saved_registry.saved_registration`), so a serving process starts
 from the index folder alone.
 
 What a catalog cannot hold, and so what no export holds:
@@ -32,17 +32,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from schemarouter.contracts import AccessPath, Provider, Registration, Route
+from schemarouter.contracts import AccessPath, Provider, Route
 from schemarouter.errors import RegistrationError
-from schemarouter.registry.catalog import _specs
-from schemarouter.registry.compile import build_registration
 from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = [
     "catalog_document",
     "catalog_parts",
     "route_sources",
-    "saved_registration",
     "write_catalog",
 ]
 
@@ -130,37 +127,6 @@ def write_catalog(document: Mapping[str, Any], path: str | Path) -> Path:
             hint="Choose a file in a folder you can write to",
         ) from None
     return path
-
-
-def saved_registration(
-    data: Any, *, source: str, sources: Mapping[str, str] | None = None
-) -> Registration:
-    """The registration of a catalog document ``data`` written by :func:`catalog_document`
-    (parsed JSON), its routes checked as a catalog's are, with each route's ``source``
-    from ``sources`` (route id -> where it was first registered from) where given, else
-    ``source``. Field groups and intents are registered as declared; the routes' references
-    to them are not checked (the registry it came from did not check an adapter's)."""
-    from schemarouter.registry.catalog import load_catalog_document
-
-    document = load_catalog_document(data, source=source)
-    registration = build_registration(
-        list(_specs(document)),
-        source=source,
-        providers=[p.provider() for p in document.providers],
-    )
-    routes = registration.routes
-    if sources:
-        routes = tuple(
-            r.model_copy(update={"source": sources[r.route_id]}) if r.route_id in sources else r
-            for r in routes
-        )
-    return registration.model_copy(
-        update={
-            "routes": routes,
-            "field_groups": document.field_groups,
-            "intents": document.intents,
-        }
-    )
 
 
 def route_sources(snapshot: RegistrySnapshot) -> dict[str, str]:

@@ -38,6 +38,7 @@ __all__ = [
     "Action",
     "action_of",
     "action_penalty",
+    "is_read_verb",
     "leading_action",
     "read_request",
     "request_action",
@@ -207,6 +208,11 @@ def _verb_class(word: str, leading: bool = True) -> Action | None:
         if form in _READ:
             return "read"
     return None
+
+
+def is_read_verb(word: str) -> bool:
+    """Whether ``word`` is (an inflection of) a verb that reads: list, show, get, fetch ..."""
+    return _verb_class(word) == "read"
 
 
 def _last_stem(clause: str, stems: Sequence[str]) -> str | None:

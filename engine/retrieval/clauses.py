@@ -394,7 +394,10 @@ def clauses_of(query: str) -> Clauses:
 
 def without_refused(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
     """``values`` (of ``query``) but an id, repository or date whose clause says not to use
-    it, and an id the request writes on past its end (:data:`CONTINUED`)."""
+    it, and an id the request writes on past its end (:data:`CONTINUED`). A request naming
+    no such value is not read into clauses (``retrieve`` asks this of every request)."""
+    if not any(value.kind.startswith(IDS) for value in values):
+        return list(values)
     clauses = clauses_of(query)
 
     def refused(value: BoundValue) -> bool:

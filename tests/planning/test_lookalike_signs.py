@@ -7,17 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect
-from schemarouter.index import HashingEncoder
-
-
-def delete_room(room: str) -> dict[str, bool]:
-    """Delete a hotel room and its bookings."""
-    return {"deleted": True}
-
-
-_WRITES = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
+from helpers import planned_room
 
 
 @pytest.mark.parametrize(
@@ -40,7 +30,4 @@ _WRITES = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
 def test_an_id_written_on_with_a_look_alike_sign_binds_nowhere(
     request_text: str, room: str | None
 ) -> None:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_callable(delete_room, provider="hotel", effect="destructive")
-    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
-    assert dict(step.arguments).get("room") == room
+    assert planned_room(request_text) == room

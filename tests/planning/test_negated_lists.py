@@ -10,26 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect
+from schemarouter import Effect, PlanRequest, SchemaRouter
 from schemarouter.index import HashingEncoder
 from schemarouter.retrieval.clauses import Clauses
 
+from helpers import planned_room
 
-def delete_room(room: str) -> dict[str, bool]:
-    """Delete a hotel room and its bookings."""
-    return {"deleted": True}
-
-
-_WRITES = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
-
-
-def _room(request: str) -> str | None:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_callable(delete_room, provider="hotel", effect="destructive")
-    (step,) = router.plan(PlanRequest(query=request, allowed_effects=_WRITES)).steps
-    room = dict(step.arguments).get("room")
-    return None if room is None else str(room)
+_room = planned_room
 
 
 @pytest.mark.parametrize(
@@ -142,7 +129,7 @@ def test_an_id_written_on_with_a_list_or_query_sign_binds_nowhere(
     router.add_openapi(_HOTEL, provider="hotel")
     route = router.snapshot().routes["hotel/rest/delete_room"]
     assert fill_arguments(route, request_text).get("room") == room
-    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
+    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=set(Effect))).steps
     assert dict(step.arguments).get("room") == room
 
 
@@ -185,7 +172,7 @@ def test_a_korean_particle_is_no_part_of_a_doi(request_text: str, doi: str | Non
     removed no paper."""
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
     router.add_openapi(_REFERENCES, provider="refs")
-    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
+    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=set(Effect))).steps
     assert dict(step.arguments).get("doi") == doi
 
 
@@ -208,7 +195,7 @@ def test_a_korean_particle_is_no_part_of_an_address(request_text: str, email: st
     domain "com에게" that is not the customer's."""
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
     router.add_callable(send_invoice, provider="shop", effect="write")
-    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=_WRITES)).steps
+    (step,) = router.plan(PlanRequest(query=request_text, allowed_effects=set(Effect))).steps
     assert dict(step.arguments).get("email") == email
 
 

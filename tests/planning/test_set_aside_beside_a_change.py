@@ -13,10 +13,12 @@ import re
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
+from schemarouter import SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
 from schemarouter.retrieval.clauses import Clauses
+
+from helpers import planned_room
 
 
 def delete_room(room: str) -> dict[str, bool]:
@@ -35,9 +37,7 @@ def router() -> SchemaRouter:
 
 
 def _room(router: SchemaRouter, request: str) -> str | None:
-    (step,) = router.plan(PlanRequest(query=request, allowed_effects=_WRITES)).steps
-    room = dict(step.arguments).get("room")
-    return None if room is None else str(room)
+    return planned_room(request, router)
 
 
 @pytest.mark.parametrize(

@@ -8,25 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect
-from schemarouter.index import HashingEncoder
+from helpers import planned_room
 
-
-def delete_room(room: str) -> dict[str, bool]:
-    """Delete a hotel room and its bookings."""
-    return {"deleted": True}
-
-
-_WRITES = frozenset({Effect.READ, Effect.WRITE, Effect.DESTRUCTIVE})
-
-
-def _room(request: str) -> str | None:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_callable(delete_room, provider="hotel", effect="destructive")
-    (step,) = router.plan(PlanRequest(query=request, allowed_effects=_WRITES)).steps
-    room = dict(step.arguments).get("room")
-    return None if room is None else str(room)
+_room = planned_room
 
 
 @pytest.mark.parametrize(

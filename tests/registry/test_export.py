@@ -13,7 +13,8 @@ import pytest
 
 from schemarouter import SchemaRouter, bundled_catalog
 from schemarouter.errors import RegistrationError
-from schemarouter.registry.export import catalog_document, saved_registration
+from schemarouter.index.saved_registry import registration_of, registry_file
+from schemarouter.registry.export import catalog_document
 from schemarouter.registry.registry import Registry
 
 OPENAPI = (
@@ -33,16 +34,17 @@ def prints(router: Any) -> dict[str, str]:
 
 
 def assert_round_trip(router: SchemaRouter, tmp_path: Path) -> None:
-    """Exported, then registered from the file (as add_catalog) and from the data (as an
-    index restores it): the same routes, fingerprints, field groups and intents."""
+    """Exported, then registered from the file (as add_catalog) and from the registry file a
+    saved index keeps (as a restore reads it): the same routes, fingerprints, field groups
+    and intents."""
     snapshot = router.snapshot()
     file = router.export_catalog(tmp_path / "exported.json")
     again = bare_router()
     again.add_catalog(file)
+    saved = registry_file(snapshot)
+    assert saved is not None
     restored = Registry()
-    restored.register(
-        saved_registration(json.loads(file.read_text()), source="saved", sources=None)
-    )
+    restored.register(registration_of(saved, source="saved")[0])
     for other in (again.snapshot(), restored.snapshot()):
         assert {r.route_id: r.fingerprint for r in other.routes.values()} == prints(router)
         assert other.fingerprint == snapshot.fingerprint
