@@ -6,6 +6,7 @@ another host; a plan the gate refuses makes no call at all."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 import httpx
@@ -151,7 +152,9 @@ def test_adversarial_plans_never_leave_the_registered_surface(
     allowed = {origin(r.access.base_url or "") for r in snapshot if r.access.base_url}
     templates = {r.route_id: _template(r) for r in snapshot if r.access.base_url}
     credentials = MappingCredentials({"MP_API_KEY": MP_KEY, "KEYED_API_KEY": "k-1"})
-    policy = ExecutionPolicy(max_attempts=1, timeout=2.0, max_redirects=2)
+    # every route here answers at once: a short timeout only times out a loaded machine, and
+    # a request the client gave up on then reached its server after the next example began
+    policy = ExecutionPolicy(max_attempts=1, timeout=15.0, max_redirects=2)
     outcomes: dict[str, int] = {}
 
     @settings(
@@ -186,7 +189,9 @@ def test_adversarial_plans_never_leave_the_registered_surface(
                     assert seen == []  # refused by the gate: nothing was called
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
         received = [r for s in servers.all() for r in s.requests]
-        assert len(received) == len(seen)  # no request went anywhere the hook did not see
+        sent = Counter(url.raw_path.decode() for url in seen)
+        # no request went anywhere the hook did not see
+        assert Counter(r.raw_path for r in received) <= sent
         assert servers.elsewhere.requests == []
         for url in seen:
             assert origin(url) in allowed
