@@ -227,7 +227,8 @@ def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str
             english = [thing] if thing in things else gloss_tokens(thing)
             if not english:
                 continue  # no thing the glossary knows
-            thing = english[0]
+            # the gloss a parameter takes, of several ("예약": book, reservation, booking)
+            thing = next((w for w in english if w in things or stem(w) in things), english[0])
         if thing.lower() in _NOT_THINGS:
             continue
         if token.isdigit():
