@@ -121,3 +121,49 @@ def test_a_change_never_takes_the_name_the_entry_is_described_by(router: SchemaR
     assert plan.steps[0].arguments == {"name": "Apollo"}
     assert "Apollo" not in str(plan.steps[1].arguments)
     assert plan.steps[1].bindings["project_id"].step == 0
+
+
+_ASSIGN: dict[str, Any] = {
+    "post": {
+        "operationId": "assign_ticket",
+        "summary": "Assign a support ticket to a person",
+        "parameters": _id("ticket_id"),
+        "requestBody": {
+            "content": {
+                "application/json": {"schema": {"type": "object", "properties": {"assignee": _S}}}
+            }
+        },
+        "responses": _ok(_TICKET),
+    }
+}
+
+
+@pytest.fixture(scope="module")
+def assigning() -> SchemaRouter:
+    document = {**DOCUMENT, "paths": {**DOCUMENT["paths"], "/tickets/{ticket_id}/assign": _ASSIGN}}
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="hd")
+    return router
+
+
+@pytest.mark.parametrize(
+    ("request_text", "route_id", "body"),
+    [
+        ("Assign ticket T-8 to Ann", "hd/rest/assign_ticket", {"assignee": "Ann"}),
+        ("Rename project P-2 to Gemini", "hd/rest/update_project", {"name": "Gemini"}),
+        (
+            "Rename the project named Apollo to 'Gemini II'",
+            "hd/rest/update_project",
+            {"name": "Gemini II"},
+        ),
+        ("Assign ticket T-8 to Ann, not to Bob", "hd/rest/assign_ticket", {"assignee": "Ann"}),
+        ("Assign ticket T-8", "hd/rest/assign_ticket", None),
+    ],
+)
+def test_a_change_takes_the_value_its_verb_puts_there(
+    assigning: SchemaRouter, request_text: str, route_id: str, body: dict[str, str] | None
+) -> None:
+    plan = assigning.plan(PlanRequest(query=request_text, allowed_effects=WRITES), max_calls=2)
+    change = [s for s in plan.steps if s.route_id == route_id]
+    assert change, plan.route_ids
+    assert change[0].arguments.get("body") == body
