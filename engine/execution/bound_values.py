@@ -17,7 +17,7 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import ExecutionError
-from schemarouter.planning.chained_needs import WHICH
+from schemarouter.planning.chained_needs import says_first
 from schemarouter.planning.planner import Binding
 
 __all__ = ["several_note"]
@@ -34,9 +34,9 @@ def several_note(
     """The warning that ``name`` of ``route`` is the first of the ``found`` values (value,
     place) the step of ``binding`` returned at its path; raises :class:`ExecutionError`
     instead for a change whose request (``query``) does not say it takes the first entry
-    (:data:`WHICH`)."""
+    (:func:`~schemarouter.planning.chained_needs.says_first`)."""
     first, step, path = found[0][1], binding.step, binding.path
-    if route.endpoint.effect is not Effect.READ and not WHICH.search(query):
+    if route.endpoint.effect is not Effect.READ and not says_first(query, binding.thing):
         raise ExecutionError(
             f"{name!r} of {route.route_id} ({route.endpoint.effect.value}) would come from "
             f"step {step}, which returned {len(found)} values at {path!r}, where the request "

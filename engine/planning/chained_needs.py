@@ -13,7 +13,7 @@ deleted whichever ticket the server listed first, the approval seeing only that 
 
 - the request says which entry by its place, the one a binding gives (execution fills a
   bound parameter from the first value the producer returned): "the first ticket", "the top
-  one" (:data:`WHICH`); not "the second", "the oldest" or "the latest", whose entry is not
+  one" (:func:`says_first`); not "the second", "the oldest" or "the latest", whose entry is not
   the first one unless the list is sorted so, nor "all" or "each" (a binding takes one);
 - the request says there is one: "my only workspace" (the word right before the thing);
 - or the producer's step is filtered by what the request names, and the request names one
@@ -38,7 +38,14 @@ from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
 
-__all__ = ["WHICH", "bound_note", "chained_needs", "pick", "unchained_note", "with_id_field"]
+__all__ = [
+    "bound_note",
+    "chained_needs",
+    "pick",
+    "says_first",
+    "unchained_note",
+    "with_id_field",
+]
 
 Step = TypeVar("Step", bound="_Fetching")
 
@@ -67,14 +74,16 @@ class _Fetching(Protocol):
         ...
 
 
-#: Words that say which entry of a list a change takes: the one a binding gives (execution
-#: fills a bound parameter from the first value the producer returned). Not "first," or "at
-#: first" that order the request's own steps.
+#: Words right before a thing that say which entry of a list a change takes: the one a
+#: binding gives (execution fills a bound parameter from the first value the producer
+#: returned): "the first ticket", "the top open ticket"; not "top priority", "first name".
 WHICH = re.compile(
-    r"(?<!\bat )\b(?:first|1st|top)\b(?!\s*(?:[,:]|of\s+all\b))|첫\s?번째|첫\s?(?=[가-힣])|"
-    r"맨\s?(?:위|앞|처음)",
+    r"\b(?:first|1st|top)(?:\s+(?!(?:priority|rated|level|tier|name|class|half|time)\b)"
+    r"[A-Za-z]+)?$",
     re.I,
 )
+#: Korean says it anywhere before its verb ("첫 번째 티켓", "맨 위 티켓").
+_WHICH_KO = re.compile(r"첫\s?번째|첫\s?(?=[가-힣])|맨\s?(?:위|앞|처음)")
 #: Places and orders a binding cannot give: it takes the first entry, whatever the list's order.
 _OTHER_PLACE = re.compile(
     r"\b(?:second|third|fourth|fifth|\d+(?:nd|rd|th)|last|latest|newest|oldest|earliest|"
@@ -128,7 +137,7 @@ def chained_needs(
     return needs
 
 
-_WORD = re.compile(r"[A-Za-z]+")
+_WORD = re.compile(r"[A-Za-z0-9]+")
 #: The words before a thing that say there is one ("my only", "the sole") ...
 _ONLY = re.compile(r"\b(?:my|our|your|the)\s+(?:only|sole|single)$", re.I)
 #: ... or point at one ("the", "my", "this", up to two words before the thing: "the open").
@@ -147,6 +156,17 @@ def _before_one(query: str, thing: str) -> list[str]:
     return out
 
 
+def says_first(query: str, thing: str) -> bool:
+    """Whether ``query`` takes the first entry of a list of ``thing`` (:data:`WHICH` right
+    before one of its ``thing``, "the first ticket"; a Korean "첫 번째"); with no ``thing``,
+    whether it says "first" anywhere."""
+    if _WHICH_KO.search(query):
+        return True
+    if not thing:
+        return bool(re.search(r"\b(?:first|1st|top)\b", query, re.I))
+    return any(WHICH.search(words) for words in _before_one(query, thing))
+
+
 def _filtered(producer: _Step) -> bool:
     """Whether ``producer``'s step carries an argument that filters (not one that pages)."""
     return any(
@@ -162,7 +182,7 @@ def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
     the request, picks one thing); ``None`` where it does not take it."""
     if route.endpoint.effect is Effect.READ:
         return "read"
-    if WHICH.search(query):
+    if says_first(query, thing):
         return "first"
     before = _before_one(query, thing)
     if any(_ONLY.search(words) for words in before):
