@@ -25,6 +25,7 @@ from schemarouter.errors import (
     PolicyError,
     SchemaRouterError,
 )
+from schemarouter.execution.bound_values import several_note
 from schemarouter.execution.credentials import Redactor
 from schemarouter.execution.gate import (
     ExecutionHost,
@@ -331,10 +332,9 @@ class Run:
                 )
             value, at = found[0]
             if len(found) > 1:  # a lookup that matched several: say which one was taken
+                query = self.plan.request.query
                 self.gate.warnings.append(
-                    f"{g.where}: {name!r} is the first of {len(found)} values step "
-                    f"{binding.step} returned at {binding.path!r} ({at}); to use another, "
-                    f"call {g.route.route_id} with it (router.call)"
+                    several_note(g.route, name, found, binding, query, g.where)
                 )
             target = bound_parameter(g.route, name)  # a parameter, or a body property
             kind = target.json_schema.get("type") if target is not None else None

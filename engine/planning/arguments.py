@@ -29,6 +29,7 @@ from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
+from schemarouter.planning.filter_words import filter_word_value, target_value
 from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
@@ -303,6 +304,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query, clauses),
+            filter_word_value(parameter, query, clauses, read=not change),
+            target_value(parameter, query, clauses, change),
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change),
             _format_value(parameter, query, values, clauses, takers),

@@ -1,27 +1,53 @@
 """Which identifiers of a planned step an earlier step may fill (the planner's producer chain).
 
 A read's identifier the request does not carry is bound to a producer's ("the movies of Tom
-Hanks": ``/search/person``, then its id). A change is not, where the request names ids of its
-own: they were left open on purpose (a list of two, "delete tickets T-1 and T-2", or one the
-request refuses, "do not delete ticket T-1"), and the first entry a list returns is an entry
-the user never named (trial Y1: ``list_tickets`` then ``delete_ticket`` bound to its first
-ticket). A destructive change is not either, unless the request says which entry by its
-place (:data:`WHICH`: "delete the first ticket"): "Delete a ticket" deleted whichever ticket
-the server listed first (trial Z3), an id nobody named, the approval seeing only that id. The
-id stays missing, for the caller to give (:func:`unchained_note` says so in the warnings).
+Hanks": ``/search/person``, then its id): a read of a list's first entry is harmless. A
+change is not, where the request names ids of its own: they were left open on purpose (a list
+of two, "delete tickets T-1 and T-2", or one the request refuses, "do not delete ticket T-1"),
+and the first entry a list returns is an entry the user never named (trial Y1).
+
+Nor does any change, a write ("close a ticket", "assign a ticket to Ann") as much as a delete,
+take the first entry of a list the request does not pick from (trial Z3: "Delete a ticket"
+deleted whichever ticket the server listed first, the approval seeing only that id; trial W2:
+"Close a ticket" closed it). A change takes it (:func:`pick`) only where
+
+- the request says which entry by its place, the one a binding gives (execution fills a
+  bound parameter from the first value the producer returned): "the first ticket", "the top
+  one" (:func:`says_first`); not "the second", "the oldest" or "the latest", whose entry is not
+  the first one unless the list is sorted so, nor "all" or "each" (a binding takes one);
+- the request says there is one: "my only workspace" (the word right before the thing);
+- or the producer's step is filtered by what the request names, and the request names one
+  thing with a definite word: "close the ticket of ann@example.com" (``list_tickets`` with
+  ``customer_email``); "close a ticket of ann@example.com" or "the tickets" do not pick one.
+
+Where the filter or "only" takes an entry, execution sends the change only if the list
+returns exactly one (:func:`~schemarouter.execution.bound_values.bound_value`). Otherwise the
+id stays missing, for the caller to give, and the plan's warnings say why and what to add
+(:func:`unchained_note`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.projection import field_meta
 from schemarouter.retrieval.analysis import BoundValue
-from schemarouter.retrieval.identifiers import needed_parameters
+from schemarouter.retrieval.identifiers import needed_parameters, stem
+from schemarouter.retrieval.prerequisites import identifier_source
 
-__all__ = ["WHICH", "bound_note", "chained_needs", "unchained_note"]
+__all__ = [
+    "bound_note",
+    "chained_needs",
+    "pick",
+    "says_first",
+    "unchained_note",
+    "with_id_field",
+]
+
+Step = TypeVar("Step", bound="_Fetching")
 
 
 class _Step(Protocol):
@@ -30,56 +56,196 @@ class _Step(Protocol):
     @property
     def missing_parameters(self) -> tuple[str, ...]: ...
 
+    @property
+    def arguments(self) -> Mapping[str, Any]: ...
 
-#: Words that say which entry of a list a destructive change takes: the one a binding gives
-#: (execution fills a bound parameter from the first value the producer returned).
-WHICH = re.compile(r"\b(?:first|1st|top)\b|첫\s?번째|첫\s?(?=[가-힣])|맨\s?(?:위|앞|처음)", re.I)
+
+class _Fetching(Protocol):
+    """What :func:`with_id_field` reads of a producer's step (the planner's ``PlanStep``)."""
+
+    @property
+    def fields(self) -> tuple[str, ...]: ...
+
+    @property
+    def meta(self) -> Mapping[str, Any]: ...
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with ``update`` (pydantic's)."""
+        ...
+
+
+#: Words right before a thing that say which entry of a list a change takes: the one a
+#: binding gives (execution fills a bound parameter from the first value the producer
+#: returned): "the first ticket", "the top open ticket"; not "top priority", "first name".
+WHICH = re.compile(
+    r"\b(?:first|1st|top)(?:\s+(?!(?:priority|rated|level|tier|name|class|half|time)\b)"
+    r"[A-Za-z]+)?$",
+    re.I,
+)
+#: Korean says it anywhere before its verb ("첫 번째 티켓", "맨 위 티켓").
+_WHICH_KO = re.compile(r"첫\s?번째|첫\s?(?=[가-힣])|맨\s?(?:위|앞|처음)")
+#: Places and orders a binding cannot give: it takes the first entry, whatever the list's order.
+_OTHER_PLACE = re.compile(
+    r"\b(?:second|third|fourth|fifth|\d+(?:nd|rd|th)|last|latest|newest|oldest|earliest|"
+    r"(?:most|least)\s+recent|biggest|largest|smallest|highest|lowest)\b|"
+    r"[두세네]\s?번째|마지막|최신|가장",
+    re.I,
+)
+_EVERY = re.compile(r"\b(?:all|each|every|both)\b|모든|전부", re.I)
+#: Parameters that page or order a list: filling them picks out no entry.
+_PAGING = frozenset(
+    [
+        "limit",
+        "top",
+        "first",
+        "count",
+        "page",
+        "perpage",
+        "pagesize",
+        "offset",
+        "cursor",
+        "start",
+        "sort",
+        "sortby",
+        "order",
+        "orderby",
+        "direction",
+        "maxresults",
+    ]
+)
 
 
 def chained_needs(
     route: Route,
     given: frozenset[str],
     values: Sequence[BoundValue],
-    query: str = "",
     step: _Step | None = None,
     warnings: list[str] | None = None,
 ) -> tuple[tuple[str, str], ...]:
     """``(parameter, thing)`` of ``route`` an earlier step may bind
-    (:func:`~schemarouter.retrieval.identifiers.needed_parameters`): none of a change's where
-    the request names an identifier, none of a destructive change's where ``query`` does not
-    say which entry (:data:`WHICH`). The ones of ``step`` (planned on ``route``) this leaves
-    missing are named in ``warnings`` (:func:`unchained_note`)."""
+    (:func:`~schemarouter.retrieval.identifiers.needed_parameters`), none of a change's where
+    the request names an identifier (the ones this leaves missing in ``step`` are named in
+    ``warnings``); whether a change takes a producer's entry is :func:`pick`'s."""
     needs = needed_parameters(route, given=given)
-    effect = route.endpoint.effect
-    if (
-        effect is not Effect.READ and any(value.kind.startswith("identifier.") for value in values)
-    ) or (effect is Effect.DESTRUCTIVE and not WHICH.search(query)):
+    if route.endpoint.effect is not Effect.READ and any(
+        value.kind.startswith("identifier.") for value in values
+    ):
         if step is not None and warnings is not None:
-            warnings.extend(unchained_note(route, [p for p, _ in needs], step.missing_parameters))
+            left = [p for p, _ in needs if p in step.missing_parameters]
+            warnings.extend(unchained_note(route, left, "names ids of its own"))
         return ()
     return needs
 
 
-def unchained_note(route: Route, parameters: Sequence[str], missing: Sequence[str]) -> list[str]:
-    """The warning of a change whose missing identifiers no earlier step may fill
-    (:func:`chained_needs` left them out): none where none is missing."""
-    left = [p for p in parameters if p in missing]
-    if not left:
+_WORD = re.compile(r"[A-Za-z0-9]+")
+#: The words before a thing that say there is one ("my only", "the sole") ...
+_ONLY = re.compile(r"\b(?:my|our|your|the)\s+(?:only|sole|single)$", re.I)
+#: ... or point at one ("the", "my", "this", up to two words before the thing: "the open").
+_DEFINITE = re.compile(r"\b(?:the|my|our|your|this|that)(?:\s+[A-Za-z]+){0,2}$", re.I)
+
+
+def _before_one(query: str, thing: str) -> list[str]:
+    """The three words before each place ``query`` names one ``thing`` (its stem: a plural,
+    "tickets", names more than one)."""
+    words = [(m.group(0), m.start()) for m in _WORD.finditer(query)]
+    out = []
+    for i, (word, _) in enumerate(words):
+        plural = word.lower().endswith("s") and not word.lower().endswith("ss")
+        if not plural and stem(word) == thing:
+            out.append(" ".join(w for w, _ in words[max(0, i - 3) : i]))
+    return out
+
+
+def says_first(query: str, thing: str) -> bool:
+    """Whether ``query`` takes the first entry of a list of ``thing`` (:data:`WHICH` right
+    before one of its ``thing``, "the first ticket"; a Korean "첫 번째"); with no ``thing``,
+    whether it says "first" anywhere."""
+    if _WHICH_KO.search(query):
+        return True
+    if not thing:
+        return bool(re.search(r"\b(?:first|1st|top)\b", query, re.I))
+    return any(WHICH.search(words) for words in _before_one(query, thing))
+
+
+def _filtered(producer: _Step) -> bool:
+    """Whether ``producer``'s step carries an argument that filters (not one that pages)."""
+    return any(
+        re.sub(r"[^a-z]", "", name.lower()) not in _PAGING and name != "body"
+        for name in producer.arguments
+    )
+
+
+def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
+    """How the change ``route`` takes its ``thing``'s id from the first entry ``producer``'s
+    step returns (see the module docstring): ``"read"`` (a read), ``"first"`` (the request
+    says so), ``"only"`` (it says there is one), ``"filter"`` (the producer's filter, from
+    the request, picks one thing); ``None`` where it does not take it."""
+    if route.endpoint.effect is Effect.READ:
+        return "read"
+    if says_first(query, thing):
+        return "first"
+    before = _before_one(query, thing)
+    if any(_ONLY.search(words) for words in before):
+        return "only"
+    if _OTHER_PLACE.search(query) or _EVERY.search(query):
+        return None
+    if _filtered(producer) and any(_DEFINITE.search(words) for words in before):
+        return "filter"
+    return None
+
+
+def unchained_note(
+    route: Route, parameters: Sequence[str], why: str = "", query: str = ""
+) -> list[str]:
+    """The warning of a change whose missing ``parameters`` no earlier step fills (none
+    where none is missing): ``why`` the request does not pick an entry."""
+    if not parameters:
         return []
-    names = ", ".join(repr(p) for p in left)
+    names = ", ".join(repr(p) for p in parameters)
+    place = _OTHER_PLACE.search(query)
+    if not why:
+        if place is not None:
+            why = (
+                f"names an entry by a place or order ({place.group(0)!r}) "
+                "a bound id cannot give (it is the first entry a list returns)"
+            )
+        elif _EVERY.search(query):
+            why = "asks for several entries, and a bound id is one"
+        else:
+            why = (
+                "does not say which entry (say 'the first', or name it by a value the list "
+                "filters on)"
+            )
     return [
         f"{route.route_id} is a {route.endpoint.effect.value} change whose {names} the request "
-        "does not give: no listed entry is taken in its place (one the request never named); "
+        f"does not give: no listed entry is taken in its place, as the request {why}; "
         "supply it with Plan.with_arguments"
     ]
 
 
-def bound_note(route: Route, parameter: str, producer: str) -> list[str]:
+def bound_note(route: Route, parameter: str, producer: str, how: str | None) -> list[str]:
     """The warning of a change whose identifier is bound to a producer's first entry (a
-    read's binding goes without saying)."""
+    read's binding goes without saying); ``how`` is :func:`pick`'s."""
     if route.endpoint.effect is Effect.READ:
         return []
+    because = {
+        "first": "as the request says which",
+        "only": "as the request says there is one; it runs only where the list returns one",
+        "filter": "filtered by what the request names; it runs only where the list returns one",
+    }.get(how or "", "")
     return [
         f"{route.route_id} ({route.endpoint.effect.value}) takes {parameter!r} from the first "
-        f"entry {producer} returns, as the request says which; the approval sees that value"
+        f"entry {producer} returns, {because}; the approval sees that value"
     ]
+
+
+def with_id_field(route: Route, step: Step, thing: str) -> Step:
+    """``step`` (on ``route``, a producer of ``thing``) fetching the field holding its
+    identifier."""
+    found = identifier_source(route, thing)
+    if found is None or found.field in step.fields:
+        return step
+    name = found.field
+    fields = tuple(f.name for f in route.endpoint.output_fields if f.name in {*step.fields, name})
+    meta = {n: step.meta.get(n) or field_meta(route, route.endpoint.field(n)) for n in fields}
+    return step.model_copy(update={"fields": fields, "meta": meta})

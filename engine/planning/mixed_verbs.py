@@ -16,7 +16,16 @@ best route creates, the request asks for no creation, and names an id the create
 take, the first of the next best changes of its provider that takes it and needs nothing
 else open is planned first (:func:`existing_thing_first`): the id must name a thing of the
 kind the create makes ("ticket T-9" beside ``create_ticket``; "Open a ticket for order
-O-5001" keeps the create)."""
+O-5001" keeps the create).
+
+Nor does a delete stand for a change the request asks that destroys nothing ("Close a
+ticket" planned ``delete_ticket``, ranked first, where ``update_ticket`` closes it, trial
+Z3): where the best route is destructive, the request asks for changes but no deletion, and
+the route's own name and summary name none of the request's verbs ("Cancel booking B-2"
+keeps ``delete_booking``, "Delete (cancel) a room booking"), the first of the next best
+writes of its provider that changes the same thing (takes the same identifier) and creates
+nothing is planned first (:func:`no_unasked_destruction`). Its id is then taken from no list
+the request does not pick from (:mod:`~schemarouter.planning.chained_needs`)."""
 
 from __future__ import annotations
 
@@ -31,9 +40,9 @@ from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
-from schemarouter.retrieval.identifiers import stem
+from schemarouter.retrieval.identifiers import needed_parameters, stem
 
-__all__ = ["asked_verb_first", "existing_thing_first"]
+__all__ = ["asked_verb_first", "existing_thing_first", "no_unasked_destruction"]
 
 #: An English word right before a Korean verbal ending ("create 해줘", "delete 해 주세요",
 #: "create 좀 해줘", "create 하기", "create 요청").
@@ -51,8 +60,9 @@ def asked_verb_first(
 ) -> list[str]:
     """``eligible`` (best first), with the route that does the change the request's one
     mixed English verb names (:data:`_MIXED`) first, where the best does not do it; then
-    :func:`existing_thing_first`."""
+    :func:`existing_thing_first` and :func:`no_unasked_destruction`."""
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
+    eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
     words = {m.group(1).lower() for m in _MIXED.finditer(query)}
     if query.isascii() or len(words) != 1 or not eligible:
         return list(eligible)
@@ -124,6 +134,38 @@ def existing_thing_first(
                 f"the request changes {made[0] if made else 'a thing'} {', '.join(sorted(named))}"
                 f" and asks for no creation, so {route_id}, which takes it, is planned before "
                 f"{eligible[0]}, ranked above it"
+            )
+            return [route_id, *(r for r in eligible if r != route_id)]
+    return list(eligible)
+
+
+def _named_verbs(route: Route) -> set[str]:
+    """The changes ``route``'s name and summary name (:func:`verb_of` of each word)."""
+    text = f"{route.endpoint.name} {route.endpoint.summary}"
+    words = re.findall(r"[A-Za-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
+    return {verb for word in words if (verb := verb_of(word)) is not None}
+
+
+def no_unasked_destruction(
+    query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
+) -> list[str]:
+    """``eligible`` (best first), with a write that changes the same thing first, where the
+    best is destructive and the request asks for no deletion (see the module docstring)."""
+    verbs = request_verbs(query)
+    if not eligible or not verbs or "delete" in verbs:
+        return list(eligible)
+    routes = snapshot.routes
+    top = routes[eligible[0]]
+    if top.endpoint.effect is not Effect.DESTRUCTIVE or verbs & _named_verbs(top):
+        return list(eligible)
+    things = {thing for _, thing in needed_parameters(top)}
+    for route_id in eligible[1:READ_DEPTH]:
+        route = routes[route_id]
+        same = route.provider.id == top.provider.id and route.endpoint.effect is Effect.WRITE
+        if same and created(route) is None and things & {t for _, t in needed_parameters(route)}:
+            warnings.append(
+                f"the request asks to {', '.join(sorted(verbs))}, not to delete, so {route_id}, "
+                f"which destroys nothing, is planned before {eligible[0]}, ranked above it"
             )
             return [route_id, *(r for r in eligible if r != route_id)]
     return list(eligible)

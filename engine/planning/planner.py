@@ -41,6 +41,7 @@ from pydantic import Field
 from schemarouter.checks import KnownKeys as _Frozen
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
+from schemarouter.planning import chained_needs as chained
 from schemarouter.planning import mixed_verbs, refusals
 from schemarouter.planning.arguments import (
     fill_arguments,
@@ -50,7 +51,6 @@ from schemarouter.planning.arguments import (
     with_given,
 )
 from schemarouter.planning.asked_units import asked_unit_notes
-from schemarouter.planning.chained_needs import bound_note, chained_needs
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.parts import (
@@ -457,7 +457,7 @@ def _chain(
     for step in steps:
         route = snapshot.routes[step.route_id]
         bindings: dict[str, Binding] = {}
-        for parameter, thing in chained_needs(route, given, values, request.query, step, warnings):
+        for parameter, thing in chained.chained_needs(route, given, values, step, warnings):
             if parameter not in step.missing_parameters or (route.provider.id, thing) in creating:
                 continue
             # identifiers are provider-scoped: only a step of the route's own provider
@@ -471,6 +471,7 @@ def _chain(
                 ),
                 None,
             )
+            made: PlanStep | None = None
             if source is None:
                 # a producer needs no identifier itself, so it is never this route
                 choices = [
@@ -486,23 +487,29 @@ def _chain(
                         )
                     continue
                 producer = ranked_choices[0][1]
-                if room <= 0:
-                    warnings.append(
-                        f"{route.route_id} needs {parameter!r}, which {producer} returns; plan "
-                        f"with max_calls={max_calls + 1} to call it first, or supply it"
-                    )
-                    continue
                 hits = field_hits.get(producer, ())
                 made = _open_step(snapshot, producer, request, values, hits)
-                out.append(_with_field(snapshot.routes[producer], made, thing))
+            how = chained.pick(route, thing, made or out[source or 0], request.query)
+            if how is None:  # a change takes no entry of a list the request does not pick from
+                warnings.extend(chained.unchained_note(route, [parameter], query=request.query))
+                continue
+            if made is not None:
+                if room <= 0:
+                    warnings.append(
+                        f"{route.route_id} needs {parameter!r}, which {made.route_id} returns; "
+                        f"plan with max_calls={max_calls + 1} to call it first, or supply it"
+                    )
+                    continue
+                out.append(chained.with_id_field(snapshot.routes[made.route_id], made, thing))
                 room -= 1
                 source = len(out) - 1
+            assert source is not None
             found = identifier_source(snapshot.routes[out[source].route_id], thing)
             assert found is not None  # the producer table and the source check say so
             bindings[parameter] = Binding(
                 step=source, field=found.field, path=found.path, thing=thing
             )
-            warnings.extend(bound_note(route, parameter, out[source].route_id))
+            warnings.extend(chained.bound_note(route, parameter, out[source].route_id, how))
         if bindings:
             step = step.model_copy(
                 update={
@@ -514,17 +521,6 @@ def _chain(
             )
         out.append(step)
     return out
-
-
-def _with_field(route: Route, step: PlanStep, thing: str) -> PlanStep:
-    """``step`` (on a producer of ``thing``) fetching the field holding its identifier."""
-    found = identifier_source(route, thing)
-    if found is None or found.field in step.fields:
-        return step
-    name = found.field
-    fields = tuple(f.name for f in route.endpoint.output_fields if f.name in {*step.fields, name})
-    meta = {n: step.meta.get(n) or field_meta(route, route.endpoint.field(n)) for n in fields}
-    return step.model_copy(update={"fields": fields, "meta": meta})
 
 
 def _open_step(

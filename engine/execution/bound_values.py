@@ -1,0 +1,50 @@
+"""Which of several values a lookup returned fills a bound parameter.
+
+Execution fills a bound parameter from the first value its source step returned
+(:meth:`~schemarouter.execution.loop.Run.bound`). For a read that is harmless, and a change
+whose request says which entry ("close the first ticket") is meant to take it. But a change
+whose request picked its entry by a value the list filters on ("close the ticket of
+ann@example.com") or said there is one ("rename my only workspace") meant exactly one: where
+the lookup matched several, taking the first would change an entry the user did not pick
+(trial W2: "Cancel the order of joe@example.com" cancelled the first of joe's two orders).
+Such a step is not sent; its error names how many matched and what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from schemarouter.contracts import Effect, Route
+from schemarouter.errors import ExecutionError
+from schemarouter.planning.chained_needs import says_first
+from schemarouter.planning.planner import Binding
+
+__all__ = ["several_note"]
+
+
+def several_note(
+    route: Route,
+    name: str,
+    found: Sequence[tuple[Any, str]],
+    binding: Binding,
+    query: str,
+    where: str,
+) -> str:
+    """The warning that ``name`` of ``route`` is the first of the ``found`` values (value,
+    place) the step of ``binding`` returned at its path; raises :class:`ExecutionError`
+    instead for a change whose request (``query``) does not say it takes the first entry
+    (:func:`~schemarouter.planning.chained_needs.says_first`)."""
+    first, step, path = found[0][1], binding.step, binding.path
+    if route.endpoint.effect is not Effect.READ and not says_first(query, binding.thing):
+        raise ExecutionError(
+            f"{name!r} of {route.route_id} ({route.endpoint.effect.value}) would come from "
+            f"step {step}, which returned {len(found)} values at {path!r}, where the request "
+            "names one: which one is meant is not known, so the change is not sent",
+            where=f"{where} bindings",
+            hint=f"Narrow the lookup, or call {route.route_id} with the id (router.call)",
+        )
+    return (
+        f"{where}: {name!r} is the first of {len(found)} values step {step} returned at "
+        f"{path!r} ({first}); to use another, call {route.route_id} with it (router.call)"
+    )

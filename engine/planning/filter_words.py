@@ -1,0 +1,74 @@
+"""A list's filter named by the words that describe its entry: "the ticket titled 'printer on
+fire'" fills ``title``, "the project named Apollo" (or "called Apollo") ``name``, "the ticket
+assigned to Bob" ``assignee``, "order number 10042" ``number`` (trial W2: none was filled,
+so the list step picked no entry out, and a change could take no id from it).
+
+Only a read's parameter takes such a value (a list or a search): a change's ``name`` is the
+new one ("rename the project named Apollo to Gemini" sends ``name="Gemini"``, never Apollo).
+The value is a quoted phrase, or one word that starts with a capital letter or a digit, and
+the parameter's schema must accept it; a value the request says not to use is not taken.
+
+A change's own property takes the value its verb says to put there (:func:`target_value`):
+"assign the ticket T-8 to Ann" fills ``assignee``, "rename the project named Apollo to
+Gemini" ``name`` (trial W2: both stayed open, so the change could not run)."""
+
+from __future__ import annotations
+
+import re
+
+from schemarouter.contracts import Parameter
+from schemarouter.planning.named_values import valid
+from schemarouter.retrieval.clauses import Clauses
+
+__all__ = ["filter_word_value", "target_value"]
+
+#: The words before a filter's value, by the parameter's name (lowercase letters only).
+_WORDS = {
+    "title": r"titled|entitled|with\s+(?:the\s+)?title",
+    "subject": r"titled|entitled|with\s+(?:the\s+)?subject",
+    "name": r"named|called|with\s+(?:the\s+)?name",
+    "assignee": r"assigned\s+to",
+    "owner": r"owned\s+by",
+    "number": r"(?:with\s+(?:the\s+)?)?number",
+}
+_VALUE = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([A-Z0-9][\w.@+-]*[\w]|[A-Z0-9]))"""
+
+
+def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: bool) -> str | None:
+    """The value the request describes ``parameter``'s entry by (see the module docstring),
+    for a read's (``read``) text parameter; ``None`` where it writes none."""
+    words = _WORDS.get(re.sub(r"[^a-z]", "", parameter.name.lower()))
+    if not read or words is None or parameter.json_schema.get("type") not in (None, "string"):
+        return None
+    found = [m for m in re.finditer(rf"\b(?i:{words}){_VALUE}", query) if not clauses.against(m)]
+    if len(found) != 1:
+        return None
+    value = next(g for g in found[0].groups() if g is not None)
+    return value if valid(parameter, value) else None
+
+
+#: The verbs whose "to <value>" is a change's property, by the property's name (lowercase
+#: letters only).
+_TARGETS = {
+    "assignee": "assign|reassign",
+    "assignedto": "assign|reassign",
+    "assigneename": "assign|reassign",
+    "assigneeemail": "assign|reassign",
+    "name": "rename",
+    "newname": "rename",
+    "title": "rename|retitle",
+}
+
+
+def target_value(parameter: Parameter, query: str, clauses: Clauses, change: bool) -> str | None:
+    """The value the request's verb puts in ``parameter`` of a change (``change``): the one
+    written after "to" in the clause of "assign" (``assignee``) or "rename" (``name``)."""
+    verbs = _TARGETS.get(re.sub(r"[^a-z]", "", parameter.name.lower()))
+    if not change or verbs is None or parameter.json_schema.get("type") not in (None, "string"):
+        return None
+    pattern = rf"\b(?i:(?:{verbs})(?:s|ed|ing)?\b[^.;!?]*?\bto){_VALUE}"
+    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
+    if len(found) != 1:
+        return None
+    value = next(g for g in found[0].groups() if g is not None)
+    return value if valid(parameter, value) else None

@@ -1,0 +1,169 @@
+"""A list's filter named by the words that describe its entry (trial W2).
+
+"Close the ticket titled 'printer on fire'" planned ``list_tickets`` with no ``title``: the
+list picked no entry out, so the close could take no id from it. "titled", "named",
+"called", "assigned to", "owned by" and "number" now fill a read's parameter of that name;
+a change's own ``name`` is never the one the request describes the entry by."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.index import HashingEncoder
+
+_S = {"type": "string"}
+_TICKET = {"type": "object", "properties": {"id": _S, "title": _S, "assignee": _S}}
+_PROJECT = {"type": "object", "properties": {"id": _S, "name": _S}}
+
+
+def _ok(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
+
+
+def _page(item: dict[str, Any]) -> dict[str, Any]:
+    return _ok({"type": "object", "properties": {"items": {"type": "array", "items": item}}})
+
+
+def _query(*names: str) -> list[dict[str, Any]]:
+    return [{"name": n, "in": "query", "required": False, "schema": _S} for n in names]
+
+
+def _id(name: str) -> list[dict[str, Any]]:
+    return [{"name": name, "in": "path", "required": True, "schema": _S}]
+
+
+DOCUMENT: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "Helpdesk", "version": "1.0"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/tickets": {
+            "get": {
+                "operationId": "list_tickets",
+                "summary": "List support tickets, filtered by title or assignee",
+                "parameters": _query("title", "assignee"),
+                "responses": _page(_TICKET),
+            }
+        },
+        "/tickets/{ticket_id}/close": {
+            "post": {
+                "operationId": "close_ticket",
+                "summary": "Close a support ticket",
+                "parameters": _id("ticket_id"),
+                "responses": _ok(_TICKET),
+            }
+        },
+        "/projects": {
+            "get": {
+                "operationId": "list_projects",
+                "summary": "List projects, filtered by name",
+                "parameters": _query("name"),
+                "responses": _page(_PROJECT),
+            }
+        },
+        "/projects/{project_id}": {
+            "patch": {
+                "operationId": "update_project",
+                "summary": "Update (rename) a project",
+                "parameters": _id("project_id"),
+                "requestBody": {
+                    "content": {"application/json": {"schema": _PROJECT | {"required": []}}}
+                },
+                "responses": _ok(_PROJECT),
+            }
+        },
+    },
+}
+WRITES = ("read", "write", "destructive")
+
+
+@pytest.fixture(scope="module")
+def router() -> SchemaRouter:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(DOCUMENT, provider="hd")
+    return router
+
+
+@pytest.mark.parametrize(
+    ("request_text", "arguments"),
+    [
+        ("Show the tickets titled 'printer on fire'", {"title": "printer on fire"}),
+        ("List tickets assigned to Bob", {"assignee": "Bob"}),
+        ("List tickets not assigned to Bob", {}),
+        ("List the tickets of the team", {}),
+    ],
+)
+def test_a_list_takes_the_value_its_entries_are_described_by(
+    router: SchemaRouter, request_text: str, arguments: dict[str, str]
+) -> None:
+    plan = router.plan(PlanRequest(query=request_text))
+    assert plan.route_ids == ("hd/rest/list_tickets",)
+    assert plan.steps[0].arguments == arguments
+
+
+def test_a_change_takes_the_id_of_the_entry_the_list_picks_by_its_title(
+    router: SchemaRouter,
+) -> None:
+    request = PlanRequest(query="Close the ticket titled 'printer on fire'", allowed_effects=WRITES)
+    plan = router.plan(request, max_calls=2)
+    assert plan.route_ids == ("hd/rest/list_tickets", "hd/rest/close_ticket")
+    assert plan.steps[0].arguments == {"title": "printer on fire"}
+    assert plan.steps[1].bindings["ticket_id"].step == 0
+
+
+def test_a_change_never_takes_the_name_the_entry_is_described_by(router: SchemaRouter) -> None:
+    request = PlanRequest(query="Rename the project named Apollo", allowed_effects=WRITES)
+    plan = router.plan(request, max_calls=2)
+    assert plan.route_ids == ("hd/rest/list_projects", "hd/rest/update_project")
+    assert plan.steps[0].arguments == {"name": "Apollo"}
+    assert "Apollo" not in str(plan.steps[1].arguments)
+    assert plan.steps[1].bindings["project_id"].step == 0
+
+
+_ASSIGN: dict[str, Any] = {
+    "post": {
+        "operationId": "assign_ticket",
+        "summary": "Assign a support ticket to a person",
+        "parameters": _id("ticket_id"),
+        "requestBody": {
+            "content": {
+                "application/json": {"schema": {"type": "object", "properties": {"assignee": _S}}}
+            }
+        },
+        "responses": _ok(_TICKET),
+    }
+}
+
+
+@pytest.fixture(scope="module")
+def assigning() -> SchemaRouter:
+    document = {**DOCUMENT, "paths": {**DOCUMENT["paths"], "/tickets/{ticket_id}/assign": _ASSIGN}}
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="hd")
+    return router
+
+
+@pytest.mark.parametrize(
+    ("request_text", "route_id", "body"),
+    [
+        ("Assign ticket T-8 to Ann", "hd/rest/assign_ticket", {"assignee": "Ann"}),
+        ("Rename project P-2 to Gemini", "hd/rest/update_project", {"name": "Gemini"}),
+        (
+            "Rename the project named Apollo to 'Gemini II'",
+            "hd/rest/update_project",
+            {"name": "Gemini II"},
+        ),
+        ("Assign ticket T-8 to Ann, not to Bob", "hd/rest/assign_ticket", {"assignee": "Ann"}),
+        ("Assign ticket T-8", "hd/rest/assign_ticket", None),
+    ],
+)
+def test_a_change_takes_the_value_its_verb_puts_there(
+    assigning: SchemaRouter, request_text: str, route_id: str, body: dict[str, str] | None
+) -> None:
+    plan = assigning.plan(PlanRequest(query=request_text, allowed_effects=WRITES), max_calls=2)
+    change = [s for s in plan.steps if s.route_id == route_id]
+    assert change, plan.route_ids
+    assert change[0].arguments.get("body") == body

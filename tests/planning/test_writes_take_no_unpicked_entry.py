@@ -1,0 +1,173 @@
+"""A write takes no id from a list the request does not pick from (trial W2).
+
+"Close a ticket" or "Assign a ticket to Ann" with ``max_calls=2`` and writes allowed listed
+the tickets and closed (or assigned) whichever the server returned first, an id nobody
+named: only deletes were kept from it. A change of any kind now binds a list's entry only
+where the request says which ("the first ticket"), says there is one ("my only workspace"),
+or names the entry by a value the list filters on ("the ticket of ann@example.com")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.index import HashingEncoder
+
+_S = {"type": "string"}
+_TICKET = {"type": "object", "properties": {"id": _S, "title": _S, "customer_email": _S}}
+_SPACE = {"type": "object", "properties": {"id": _S, "name": _S}}
+
+
+def _ok(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
+
+
+def _page(item: dict[str, Any]) -> dict[str, Any]:
+    return _ok({"type": "object", "properties": {"items": {"type": "array", "items": item}}})
+
+
+def _id(name: str) -> list[dict[str, Any]]:
+    return [{"name": name, "in": "path", "required": True, "schema": _S}]
+
+
+_EMAIL = {"type": "string", "format": "email"}
+_BY_EMAIL = {"name": "customer_email", "in": "query", "required": False, "schema": _EMAIL}
+_ASSIGNEE = {"type": "object", "properties": {"assignee": _S}, "required": ["assignee"]}
+DOCUMENT: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "Helpdesk", "version": "1.0"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/tickets": {
+            "get": {
+                "operationId": "list_tickets",
+                "summary": "List support tickets, filtered by customer email",
+                "parameters": [_BY_EMAIL],
+                "responses": _page(_TICKET),
+            }
+        },
+        "/tickets/{ticket_id}/close": {
+            "post": {
+                "operationId": "close_ticket",
+                "summary": "Close a support ticket",
+                "parameters": _id("ticket_id"),
+                "responses": _ok(_TICKET),
+            }
+        },
+        "/tickets/{ticket_id}/assign": {
+            "post": {
+                "operationId": "assign_ticket",
+                "summary": "Assign a support ticket to a person",
+                "parameters": _id("ticket_id"),
+                "requestBody": {"content": {"application/json": {"schema": _ASSIGNEE}}},
+                "responses": _ok(_TICKET),
+            }
+        },
+        "/workspaces": {
+            "get": {
+                "operationId": "list_workspaces",
+                "summary": "List my workspaces",
+                "responses": _page(_SPACE),
+            }
+        },
+        "/workspaces/{workspace_id}": {
+            "patch": {
+                "operationId": "update_workspace",
+                "summary": "Update (rename) a workspace",
+                "parameters": _id("workspace_id"),
+                "responses": _ok(_SPACE),
+            }
+        },
+    },
+}
+WRITES = ("read", "write", "destructive")
+
+
+@pytest.fixture(scope="module")
+def router() -> SchemaRouter:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(DOCUMENT, provider="hd")
+    return router
+
+
+def _change(router: SchemaRouter, text: str, route_id: str) -> tuple[Any, Any]:
+    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=2)
+    steps = [s for s in plan.steps if s.route_id == route_id]
+    assert steps, plan.route_ids
+    return plan, steps[0]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "why"),
+    [
+        ("Close a ticket", "does not say which entry"),
+        ("Close the ticket", "does not say which entry"),
+        ("First, close a ticket", "does not say which entry"),
+        ("Close the ticket with top priority", "does not say which entry"),
+        ("Close the top priority ticket", "does not say which entry"),
+        ("Close the ticket, then rename the first workspace", "does not say which entry"),
+        ("Close a ticket of ann@example.com", "does not say which entry"),
+        ("Close the tickets of ann@example.com", "does not say which entry"),
+        ("Close all tickets", "asks for several entries"),
+        ("Close the second ticket", "('second') a bound id cannot give"),
+        ("Close the latest ticket of ann@example.com", "('latest') a bound id cannot give"),
+    ],
+)
+def test_a_write_takes_no_entry_of_a_list_the_request_does_not_pick_from(
+    router: SchemaRouter, request_text: str, why: str
+) -> None:
+    plan, close = _change(router, request_text, "hd/rest/close_ticket")
+    assert not close.bindings
+    assert close.missing_parameters == ("ticket_id",)
+    assert "hd/rest/list_tickets" not in plan.route_ids
+    assert any("no listed entry is taken" in w and why in w for w in plan.warnings)
+
+
+def test_an_assignment_to_a_named_person_takes_no_ticket_of_a_list(router: SchemaRouter) -> None:
+    plan, assign = _change(router, "Assign a ticket to Ann", "hd/rest/assign_ticket")
+    assert not assign.bindings
+    assert "ticket_id" in assign.missing_parameters
+    assert "hd/rest/assign_ticket" in plan.missing_arguments
+
+
+@pytest.mark.parametrize(
+    ("request_text", "route_id", "producer", "filters", "how"),
+    [
+        (
+            "Close the first ticket",
+            "hd/rest/close_ticket",
+            "hd/rest/list_tickets",
+            {},
+            "as the request says which",
+        ),
+        (
+            "Close the ticket of ann@example.com",
+            "hd/rest/close_ticket",
+            "hd/rest/list_tickets",
+            {"customer_email": "ann@example.com"},
+            "filtered by what the request names",
+        ),
+        (
+            "Rename my only workspace",
+            "hd/rest/update_workspace",
+            "hd/rest/list_workspaces",
+            {},
+            "as the request says there is one",
+        ),
+    ],
+)
+def test_a_write_takes_the_entry_the_request_picks(
+    router: SchemaRouter,
+    request_text: str,
+    route_id: str,
+    producer: str,
+    filters: dict[str, str],
+    how: str,
+) -> None:
+    plan, change = _change(router, request_text, route_id)
+    binding = next(iter(change.bindings.values()))
+    assert plan.steps[binding.step].route_id == producer
+    assert plan.steps[binding.step].arguments == filters
+    assert any(f"from the first entry {producer} returns, {how}" in w for w in plan.warnings)
