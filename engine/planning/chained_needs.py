@@ -21,7 +21,7 @@ deleted whichever ticket the server listed first, the approval seeing only that 
   ``customer_email``); "close a ticket of ann@example.com" or "the tickets" do not pick one.
 
 Where the filter or "only" takes an entry, execution sends the change only if the list
-returns exactly one (:func:`~schemarouter.execution.bound_values.bound_value`). Otherwise the
+returns exactly one (:func:`~schemarouter.execution.bound_values.several_note`). Otherwise the
 id stays missing, for the caller to give, and the plan's warnings say why and what to add
 (:func:`unchained_note`).
 """
