@@ -220,12 +220,15 @@ def _serve_config(args: argparse.Namespace) -> GatewayConfig:
     return config
 
 
-def _warm_up(router: Any, progress: bool) -> None:
-    """Open the index off the request path; a failure is one line on stderr (the searches
-    that follow say it too, with what to do), not a thread's traceback. Printed, not
-    logged: it may come before the server has set up logging."""
+def _warm_up(gateway: Any, progress: bool) -> None:
+    """Open the index off the request path (``/readyz`` answers 503 until it is open, and
+    after it failed); a failure is one line on stderr (the searches that follow say it too,
+    with what to do), not a thread's traceback. Printed, not logged: it may come before the
+    server has set up logging."""
+    from schemarouter.serve.generation import open_index
+
     try:
-        router.build_index(progress=progress)
+        open_index(gateway, progress=progress)
     except SchemaRouterError as exc:
         said = " ".join(str(_serve_hint(exc)).split())
         print(f"schemarouter serve: the index did not open: {said}", file=sys.stderr, flush=True)
@@ -281,6 +284,7 @@ def _log_to_stderr(level: str = "warning") -> None:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from schemarouter.serve.gateway import Gateway
+    from schemarouter.serve.generation import IndexState
     from schemarouter.serve.server import run_server
 
     _log_to_stderr(args.log_level)
@@ -298,7 +302,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     gateway = Gateway.from_config(config, background=True)
     # the index (and its models) warms up beside them, off the request path
     progress = show_progress(args)
-    threading.Thread(target=_warm_up, args=(gateway.router, progress), daemon=True).start()
+    gateway.index_state = IndexState(state="loading")  # not ready before the thread runs
+    threading.Thread(target=_warm_up, args=(gateway, progress), daemon=True).start()
     upstreams = f", {len(config.mcp_servers)} upstream servers connecting" * bool(
         config.mcp_servers
     )

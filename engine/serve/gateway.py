@@ -39,6 +39,7 @@ from schemarouter.retrieval.results import (
 )
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary
 from schemarouter.serve.config import GatewayConfig
+from schemarouter.serve.generation import IndexState
 from schemarouter.serve.sources import build_router, connect_server
 from schemarouter.serve.upstreams import Upstreams
 
@@ -131,6 +132,8 @@ class Gateway:
         self._allow_checked = False
         #: set by :meth:`close` (``/readyz`` answers 503 from then on)
         self.closed = False
+        #: the index it answers from (:mod:`schemarouter.serve.generation`; ``/readyz``)
+        self.index_state = IndexState()
 
     @classmethod
     def from_config(
