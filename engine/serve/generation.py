@@ -11,22 +11,32 @@ are told apart::
      "registry_fingerprint": "sha256:eeb3...", "loaded_at": "2026-12-05T00:10:03Z"}
 
 A running server keeps the generation it loaded (a rebuild of the folder changes nothing it
-reads); a restart loads the new one.
+reads). ``SIGHUP`` reloads (:func:`reload`): the config's sources are registered again and
+the folder's index opened beside the old one, and only once both are ready does the gateway
+switch to them; meanwhile, and whenever the new one cannot be served (damaged, built from
+other sources, a source that no longer registers), the old one answers, and the log says
+why. A request is answered by one generation from its start (:meth:`Gateway.pinned`). A
+gateway with upstream MCP servers is not reloaded (their sessions belong to the router): it
+says so, and a restart loads the new index. Before, only a restart did (user trial W4).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
+from schemarouter.errors import SchemaRouterError, StaleIndexError
 
-__all__ = ["IndexState", "open_index"]
+__all__ = ["IndexState", "open_index", "reload"]
 
 logger = logging.getLogger(__name__)
+
+#: How many times a reload starts again where a rebuild replaced the folder while it loaded.
+_RELOAD_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -88,11 +98,77 @@ def _opened(router: Any, folder: Path | None, *, progress: bool) -> IndexState:
 def open_index(gateway: Any, *, progress: bool = False) -> IndexState:
     """Open ``gateway``'s index now (``serve`` runs this beside its first requests):
     ``loading`` until it is, then ``open``, or ``failed`` with the error's code (raised)."""
-    gateway.index_state = IndexState(state="loading")
+    with gateway.reload_lock:  # a SIGHUP meanwhile is told a load is under way
+        gateway.index_state = IndexState(state="loading")
+        try:
+            state = _opened(gateway.router, _folder(gateway.config.index), progress=progress)
+        except SchemaRouterError as exc:
+            gateway.index_state = IndexState(state="failed", error=exc.code)
+            raise
+        gateway.index_state = state
+        return state
+
+
+def reload(gateway: Any, *, progress: bool = False) -> bool:
+    """Register the config's sources again and open its index folder as it is now, then
+    switch ``gateway`` to them; the old ones answer until then, and stay where the new ones
+    cannot be served (the log says why). Returns whether the gateway switched."""
+    config = gateway.config
+    folder = _folder(config.index)
+    if config.mcp_servers:
+        logger.error(
+            "reload refused: this gateway has upstream MCP servers, whose sessions a reload "
+            "would drop; restart serve to load the new index"
+        )
+        return False
+    if folder is None:
+        logger.error("reload refused: the gateway serves no saved index folder (--index DIR)")
+        return False
+    lock: threading.Lock = gateway.reload_lock
+    if not lock.acquire(blocking=False):
+        logger.warning("reload: the index is already loading; this signal is ignored")
+        return False
     try:
-        state = _opened(gateway.router, _folder(gateway.config.index), progress=progress)
-    except SchemaRouterError as exc:
-        gateway.index_state = IndexState(state="failed", error=exc.code)
-        raise
-    gateway.index_state = state
-    return state
+        return _reload(gateway, folder, progress=progress)
+    finally:
+        lock.release()
+
+
+def _reload(gateway: Any, folder: Path, *, progress: bool) -> bool:
+    from schemarouter.serve.sources import build_router
+
+    old = gateway.index_state
+    logger.warning(
+        "reload: loading %s (generation %s answers meanwhile)", folder, old.generation or "-"
+    )
+    for attempt in range(1, _RELOAD_ATTEMPTS + 1):
+        router: Any = None
+        try:
+            router = build_router(gateway.config, **gateway.router_options)
+            state = _opened(router, folder, progress=progress)
+            break
+        except SchemaRouterError as exc:
+            replaced = router is not None and router.restored_replaced()
+            if router is not None:
+                router.close()
+            if isinstance(exc, StaleIndexError) and replaced and attempt < _RELOAD_ATTEMPTS:
+                continue  # the folder was rebuilt between its registry and its index: again
+            logger.error(
+                "reload refused, generation %s still answers: %s",
+                old.generation or "-",
+                " ".join(str(exc).split()),
+            )
+            return False
+    previous = gateway.router
+    gateway.router, gateway.index_state = router, state
+    logger.warning(
+        "reload: generation %s answers now (%d routes, registry %s), was %s (%d routes)",
+        state.generation or "-",
+        len(router.snapshot()),
+        state.registry_fingerprint,
+        old.generation or "-",
+        len(previous.snapshot()),
+    )
+    gateway._check_credentials()
+    previous.close()  # its index holds no connection; requests under way keep their own
+    return True

@@ -6,6 +6,7 @@ the model-free hashing encoder, probes and MCP requests over httpx."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -110,3 +111,93 @@ def test_an_index_that_did_not_open_is_not_ready(tmp_path: Path) -> None:
         assert answer.json()["ready"] is False
         assert answer.json()["index"] == {"state": "failed", "error": "SR301"}
         assert "weather" not in answer.text  # counts and codes only
+
+
+def search(port: int, query: str) -> list[str]:
+    """The tool names ``search_tools`` answers ``query`` with, over a fresh MCP session."""
+    url = f"http://127.0.0.1:{port}/mcp"
+    with httpx.Client(timeout=30, headers=HEAD) as client:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        hello["clientInfo"] = {"name": "w4", "version": "1"}
+        opened = client.post(
+            url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}
+        )
+        client.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"name": "search_tools", "arguments": {"query": query, "k": 2}}
+        answer = client.post(
+            url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
+        )
+    data = [line[5:] for line in answer.text.splitlines() if line.startswith("data:")]
+    result = json.loads(data[0] if data else answer.text)["result"]
+    assert not result.get("isError"), result
+    return [tool["name"] for tool in result["structuredContent"]["tools"]]
+
+
+def serving_generation(port: int, generation: str, seconds: float = 60) -> dict[str, Any]:
+    """``/readyz`` once it says ``generation`` is served."""
+    deadline = time.monotonic() + seconds
+    answer = readyz(port).json()
+    while answer.get("index", {}).get("generation") != generation:
+        assert time.monotonic() < deadline, answer
+        time.sleep(0.1)
+        answer = readyz(port).json()
+    return dict(answer)
+
+
+def logged(log: Path, text: str, seconds: float = 60) -> str:
+    deadline = time.monotonic() + seconds
+    while text not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()[-2000:]
+        time.sleep(0.1)
+    return log.read_text()
+
+
+def test_sighup_switches_to_the_rebuilt_index_and_keeps_it_where_the_next_is_damaged(
+    tmp_path: Path,
+) -> None:
+    """Before, a running server kept its first generation until restarted (only a restart
+    read the folder again). Now SIGHUP loads the new one beside it and switches; a damaged
+    one is refused, the log says why, and the generation before keeps answering."""
+    index, log = tmp_path / "index", tmp_path / "serve.log"
+    first = build(document(tmp_path), index)["generation"]
+    with serving("--index", str(index), log=log) as (process, port):
+        serving_generation(port, first)
+        assert search(port, "daily weather forecast")[0] == "weather__rest__get_forecast"
+        second = build(document(tmp_path, operation="getDailyForecast"), index)["generation"]
+        assert readyz(port).json()["index"]["generation"] == first  # until told
+        process.send_signal(signal.SIGHUP)
+        now = serving_generation(port, second)
+        assert now["ready"] is True and now["index"]["state"] == "open"
+        assert search(port, "daily weather forecast")[0] == "weather__rest__get_daily_forecast"
+        third = build(document(tmp_path, operation="getForecastDays"), index)
+        vectors = next(name for name in third["files"] if name.endswith(".npy"))
+        (index / vectors).write_bytes(b"damaged")
+        process.send_signal(signal.SIGHUP)
+        said = logged(log, "reload refused")
+        assert "generation " + second + " still answers" in said and "[SR302]" in said
+        kept = readyz(port)
+        assert kept.status_code == 200 and kept.json()["index"]["generation"] == second
+        assert search(port, "daily weather forecast")[0] == "weather__rest__get_daily_forecast"
+        assert process.poll() is None
+
+
+def test_sighup_with_sources_refuses_an_index_not_rebuilt_for_them(tmp_path: Path) -> None:
+    """``serve --openapi DOC --index DIR``: the night's document changed but the index was
+    not rebuilt (the build failed): the reload registers the document again, finds the index
+    stale and keeps the old pair; once rebuilt, the next SIGHUP switches."""
+    index, log = tmp_path / "index", tmp_path / "serve.log"
+    source = document(tmp_path)
+    first = build(source, index)["generation"]
+    flags = ("--openapi", f"weather={source}", "--index", str(index))
+    with serving(*flags, log=log) as (process, port):
+        serving_generation(port, first)
+        document(tmp_path, operation="getDailyForecast")  # the same file, changed
+        process.send_signal(signal.SIGHUP)
+        said = logged(log, "reload refused")
+        assert "[SR301]" in said and "weather/rest/get_daily_forecast" in said
+        assert search(port, "daily weather forecast")[0] == "weather__rest__get_forecast"
+        second = build(source, index)["generation"]
+        process.send_signal(signal.SIGHUP)
+        serving_generation(port, second)
+        assert search(port, "daily weather forecast")[0] == "weather__rest__get_daily_forecast"
