@@ -197,7 +197,7 @@ def _run(
         finally:
             restore()
     elif transport in ("http", "streamable-http"):
-        import uvicorn
+        from schemarouter.serve.drain import draining_server
 
         app = http_app(
             gateway,
@@ -207,7 +207,12 @@ def _run(
             allowed_hosts=allowed_hosts,
             insecure=insecure,
         )
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
+        # SIGTERM / Ctrl-C: the requests under way finish first (schemarouter.serve.drain)
+        server, restore = draining_server(app, host=host, port=port)
+        try:
+            server.run()
+        finally:
+            restore()
     else:
         raise ValueError(f"unknown transport {transport!r}; use stdio or http")
 

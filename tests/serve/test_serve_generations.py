@@ -5,31 +5,19 @@ the model-free hashing encoder, probes and MCP requests over httpx."""
 
 from __future__ import annotations
 
-import json
 import signal
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import yaml
 
-from schemarouter import SchemaRouter
-from schemarouter.index import HashingEncoder
-
-from servers.processes import free_port, wait_for_port
+from servers.serve_process import build, readyz, serving, settled, tool_call
 from servers.user_api import weather_openapi
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signals are POSIX")
-
-SERVE = "from schemarouter.cli import main; raise SystemExit(main())"
-MODELS = ["--no-rerank", "--ranking", "none"]
-HEAD = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
 def document(folder: Path, *, operation: str = "getForecast") -> Path:
@@ -39,47 +27,6 @@ def document(folder: Path, *, operation: str = "getForecast") -> Path:
     path = folder / "weather.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
-
-
-def build(source: Path, index: Path) -> dict[str, Any]:
-    """``index build --openapi weather=SOURCE --out INDEX`` with the hashing encoder; the
-    manifest it committed."""
-    router = SchemaRouter(encoder=HashingEncoder(64), embedding_cache=None, abstention=None)
-    router.add_openapi(source, provider="weather")
-    router.build_index()
-    router.index.save(index)
-    manifest: dict[str, Any] = json.loads((index / "manifest.json").read_text())
-    return manifest
-
-
-@contextmanager
-def serving(*flags: str, log: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    port = free_port()
-    argv = [sys.executable, "-c", SERVE, "serve", *flags, *MODELS]
-    argv += ["--transport", "http", "--port", str(port), "--no-progress"]
-    with log.open("wb") as stderr:
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr)
-        try:
-            wait_for_port(port, process)
-            yield process, port
-        finally:
-            process.terminate()
-            process.wait(timeout=20)
-
-
-def readyz(port: int) -> httpx.Response:
-    return httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=10)
-
-
-def settled(port: int, seconds: float = 60) -> httpx.Response:
-    """``/readyz`` once the index is no longer loading."""
-    deadline = time.monotonic() + seconds
-    answer = readyz(port)
-    while answer.json().get("index", {}).get("state") == "loading":
-        assert time.monotonic() < deadline, answer.text
-        time.sleep(0.1)
-        answer = readyz(port)
-    return answer
 
 
 def test_readiness_waits_for_the_index_and_says_which_generation_it_serves(
@@ -115,21 +62,7 @@ def test_an_index_that_did_not_open_is_not_ready(tmp_path: Path) -> None:
 
 def search(port: int, query: str) -> list[str]:
     """The tool names ``search_tools`` answers ``query`` with, over a fresh MCP session."""
-    url = f"http://127.0.0.1:{port}/mcp"
-    with httpx.Client(timeout=30, headers=HEAD) as client:
-        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
-        hello["clientInfo"] = {"name": "w4", "version": "1"}
-        opened = client.post(
-            url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}
-        )
-        client.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        call = {"name": "search_tools", "arguments": {"query": query, "k": 2}}
-        answer = client.post(
-            url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
-        )
-    data = [line[5:] for line in answer.text.splitlines() if line.startswith("data:")]
-    result = json.loads(data[0] if data else answer.text)["result"]
+    result = tool_call(port, "search_tools", {"query": query, "k": 2})
     assert not result.get("isError"), result
     return [tool["name"] for tool in result["structuredContent"]["tools"]]
 
