@@ -81,6 +81,11 @@ the text `${NAME}`). `timeout`
 bounds opening an upstream and each attempt of a call (seconds); `calls` bounds each attempt
 of any call, how many attempts a read gets, and a call's whole time (default: three 30 s
 attempts). The log is stderr, one line per record (--log-level).
+
+SIGHUP reloads the index folder (--index DIR, after `schemarouter index build --out DIR`): the
+old generation answers until the new one is open, and stays where the new one is damaged or
+stale (the log says why); /readyz names the generation served. SIGTERM lets the requests
+under way finish (up to 25 s), then closes.
 """
 
 
@@ -242,7 +247,8 @@ def _serve_hint(exc: SchemaRouterError) -> SchemaRouterError:
     if isinstance(exc, CorruptIndexError) and "HybridIndex.save" in str(exc.hint):
         return exc.hinting(
             f"Build it from the sources serve registers ({build}, with serve's own --config "
-            "and source flags), then restart serve"
+            "and source flags), then send serve SIGHUP (`kill -HUP PID`: it loads the new index) "
+            "or restart it"
         )
     if not isinstance(exc, StaleIndexError) or exc.other_version:
         return exc
@@ -254,7 +260,8 @@ def _serve_hint(exc: SchemaRouterError) -> SchemaRouterError:
         )
     return exc.hinting(
         f"Rebuild it from the sources serve registers ({build}, with serve's own --config "
-        "and source flags), then restart serve"
+        "and source flags), then send serve SIGHUP (`kill -HUP PID`: it loads the new index) "
+        "or restart it"
     )
 
 

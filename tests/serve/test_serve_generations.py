@@ -52,12 +52,18 @@ def test_an_index_that_did_not_open_is_not_ready(tmp_path: Path) -> None:
     build(document(tmp_path), tmp_path / "index")
     renamed = document(tmp_path, operation="getDailyForecast")
     flags = ("--openapi", f"weather={renamed}", "--index", str(tmp_path / "index"))
-    with serving(*flags, log=tmp_path / "serve.log") as (_, port):
+    with serving(*flags, log=tmp_path / "serve.log") as (process, port):
         answer = settled(port)
         assert answer.status_code == 503, answer.text
         assert answer.json()["ready"] is False
         assert answer.json()["index"] == {"state": "failed", "error": "SR301"}
         assert "weather" not in answer.text  # counts and codes only
+        said = (tmp_path / "serve.log").read_text()
+        assert "the index did not open: [SR301]" in said and "kill -HUP" in said
+        fixed = build(renamed, tmp_path / "index")["generation"]  # as the log says
+        process.send_signal(signal.SIGHUP)
+        assert serving_generation(port, fixed)["ready"] is True
+        assert search(port, "daily weather forecast")[0] == "weather__rest__get_daily_forecast"
 
 
 def search(port: int, query: str) -> list[str]:
