@@ -40,6 +40,7 @@ from schemarouter.serve.config import (
 
 __all__ = [
     "add_serve_parser",
+    "add_skip_invalid_argument",
     "add_source_arguments",
     "index_path",
     "positive_int",
@@ -68,6 +69,8 @@ The gateway config (YAML or JSON; paths relative to it), every key (all optional
           licenses: [CC-BY-4.0]}            # offer and run only output under these (any)
   search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
   index: .schemarouter/index                # a saved index (or a milvus:// URI)
+  skip_invalid: false                       # true: a source that cannot be registered is
+                                            # left out with a warning (--skip-invalid)
   models: {encoder: DIR, ranking: shipped|none|DIR, reranker: shipped|none|DIR}
   credentials: {env_prefix: ""}             # a route's credential NAME is read from $PREFIXNAME
   calls: {timeout: 10, max_attempts: 2, max_seconds: 25}   # each call's limits (seconds)
@@ -149,6 +152,16 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_skip_invalid_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        default=None,
+        help="leave out a source that cannot be registered (a malformed document), with a "
+        "warning naming it and why, rather than refuse the run (the config's skip_invalid)",
+    )
+
+
 def show_progress(args: argparse.Namespace) -> bool:
     """``--progress`` / ``--no-progress``, else whether stderr is a terminal."""
     flag = getattr(args, "progress", None)
@@ -165,6 +178,7 @@ def sources_config(args: argparse.Namespace, base: GatewayConfig | None = None) 
             "mcp_tools": config.mcp_tools + tuple(parse_source(s) for s in args.mcp_tools),
             "optimade": config.optimade
             + tuple(parse_source(s) for s in getattr(args, "optimade", ())),
+            "skip_invalid": getattr(args, "skip_invalid", None) or config.skip_invalid,
         }
     )
 
@@ -369,6 +383,7 @@ def add_serve_parser(commands: Any) -> None:
     )
     serve.add_argument("--config", type=Path, metavar="FILE", help="gateway config (YAML/JSON)")
     add_source_arguments(serve)
+    add_skip_invalid_argument(serve)
     serve.add_argument(
         "--mcp-server",
         action="append",
