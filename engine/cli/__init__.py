@@ -44,6 +44,7 @@ from schemarouter.cli.report import (
     render_retrieval,
     render_semantics,
     say_failed,
+    say_skipped,
     say_warnings,
 )
 from schemarouter.errors import (
@@ -61,6 +62,7 @@ from schemarouter.registry.catalog import (
 from schemarouter.registry.kinds import command_line_hints
 from schemarouter.serve.cli import (
     add_serve_parser,
+    add_skip_invalid_argument,
     add_source_arguments,
     index_path,
     positive_int,
@@ -290,8 +292,9 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
         router.close()
     registering = time.perf_counter() - began  # the closing line's time counts it too
     say_warnings(registered, every=args.all_warnings)
-    if failed:
+    if failed and not config.skip_invalid:
         return say_failed(failed, len(registered), "nothing was indexed")
+    say_skipped(failed, len(registered))
     if args.backend == "milvus":
         report = build_milvus_index(
             snapshot,
@@ -518,6 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("catalogs", nargs="*", type=Path, metavar="CATALOG")
     add_source_arguments(build)
+    add_skip_invalid_argument(build)
     _add_config_argument(build)
     build.add_argument(
         "--out", type=lambda text: Path(index_path(text)), help="index folder (in-process backend)"

@@ -357,3 +357,18 @@ def say_failed(failed: Sequence[tuple[str, SchemaRouterError]], registered: int,
         file=sys.stderr,
     )
     return 1
+
+
+def say_skipped(skipped: Sequence[tuple[str, SchemaRouterError]], registered: int) -> None:
+    """Each source ``--skip-invalid`` left out, with its error (file and location), then how
+    many: the build goes on without them (a nightly folder with one malformed document)."""
+    if not skipped:
+        return
+    for _, error in skipped:
+        print(f"warning: left out (--skip-invalid): {error}", file=sys.stderr)
+    total = len(skipped) + registered
+    print(
+        f"{len(skipped)} of {total} source{'s' if total > 1 else ''} could not be registered "
+        "and were left out (each is named above); the index holds the others",
+        file=sys.stderr,
+    )

@@ -40,6 +40,7 @@ from schemarouter.serve.config import (
 
 __all__ = [
     "add_serve_parser",
+    "add_skip_invalid_argument",
     "add_source_arguments",
     "index_path",
     "positive_int",
@@ -68,6 +69,8 @@ The gateway config (YAML or JSON; paths relative to it), every key (all optional
           licenses: [CC-BY-4.0]}            # offer and run only output under these (any)
   search: {k: 5, max_k: 20, rerank: true, executable_only: true, upstream_wait: 10}
   index: .schemarouter/index                # a saved index (or a milvus:// URI)
+  skip_invalid: false                       # true: a source that cannot be registered is
+                                            # left out with a warning (--skip-invalid)
   models: {encoder: DIR, ranking: shipped|none|DIR, reranker: shipped|none|DIR}
   credentials: {env_prefix: ""}             # a route's credential NAME is read from $PREFIXNAME
   calls: {timeout: 10, max_attempts: 2, max_seconds: 25}   # each call's limits (seconds)
@@ -81,6 +84,11 @@ the text `${NAME}`). `timeout`
 bounds opening an upstream and each attempt of a call (seconds); `calls` bounds each attempt
 of any call, how many attempts a read gets, and a call's whole time (default: three 30 s
 attempts). The log is stderr, one line per record (--log-level).
+
+SIGHUP reloads the index folder (--index DIR, after `schemarouter index build --out DIR`): the
+old generation answers until the new one is open, and stays where the new one is damaged or
+stale (the log says why); /readyz names the generation served. SIGTERM lets the requests
+under way finish (up to 25 s), then closes.
 """
 
 
@@ -144,6 +152,16 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_skip_invalid_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        default=None,
+        help="leave out a source that cannot be registered (a malformed document), with a "
+        "warning naming it and why, rather than refuse the run (the config's skip_invalid)",
+    )
+
+
 def show_progress(args: argparse.Namespace) -> bool:
     """``--progress`` / ``--no-progress``, else whether stderr is a terminal."""
     flag = getattr(args, "progress", None)
@@ -160,6 +178,7 @@ def sources_config(args: argparse.Namespace, base: GatewayConfig | None = None) 
             "mcp_tools": config.mcp_tools + tuple(parse_source(s) for s in args.mcp_tools),
             "optimade": config.optimade
             + tuple(parse_source(s) for s in getattr(args, "optimade", ())),
+            "skip_invalid": getattr(args, "skip_invalid", None) or config.skip_invalid,
         }
     )
 
@@ -220,12 +239,15 @@ def _serve_config(args: argparse.Namespace) -> GatewayConfig:
     return config
 
 
-def _warm_up(router: Any, progress: bool) -> None:
-    """Open the index off the request path; a failure is one line on stderr (the searches
-    that follow say it too, with what to do), not a thread's traceback. Printed, not
-    logged: it may come before the server has set up logging."""
+def _warm_up(gateway: Any, progress: bool) -> None:
+    """Open the index off the request path (``/readyz`` answers 503 until it is open, and
+    after it failed); a failure is one line on stderr (the searches that follow say it too,
+    with what to do), not a thread's traceback. Printed, not logged: it may come before the
+    server has set up logging."""
+    from schemarouter.serve.generation import open_index
+
     try:
-        router.build_index(progress=progress)
+        open_index(gateway, progress=progress)
     except SchemaRouterError as exc:
         said = " ".join(str(_serve_hint(exc)).split())
         print(f"schemarouter serve: the index did not open: {said}", file=sys.stderr, flush=True)
@@ -239,7 +261,8 @@ def _serve_hint(exc: SchemaRouterError) -> SchemaRouterError:
     if isinstance(exc, CorruptIndexError) and "HybridIndex.save" in str(exc.hint):
         return exc.hinting(
             f"Build it from the sources serve registers ({build}, with serve's own --config "
-            "and source flags), then restart serve"
+            "and source flags), then send serve SIGHUP (`kill -HUP PID`: it loads the new index) "
+            "or restart it"
         )
     if not isinstance(exc, StaleIndexError) or exc.other_version:
         return exc
@@ -251,7 +274,8 @@ def _serve_hint(exc: SchemaRouterError) -> SchemaRouterError:
         )
     return exc.hinting(
         f"Rebuild it from the sources serve registers ({build}, with serve's own --config "
-        "and source flags), then restart serve"
+        "and source flags), then send serve SIGHUP (`kill -HUP PID`: it loads the new index) "
+        "or restart it"
     )
 
 
@@ -281,6 +305,7 @@ def _log_to_stderr(level: str = "warning") -> None:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from schemarouter.serve.gateway import Gateway
+    from schemarouter.serve.generation import IndexState
     from schemarouter.serve.server import run_server
 
     _log_to_stderr(args.log_level)
@@ -298,7 +323,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     gateway = Gateway.from_config(config, background=True)
     # the index (and its models) warms up beside them, off the request path
     progress = show_progress(args)
-    threading.Thread(target=_warm_up, args=(gateway.router, progress), daemon=True).start()
+    gateway.index_state = IndexState(state="loading")  # not ready before the thread runs
+    threading.Thread(target=_warm_up, args=(gateway, progress), daemon=True).start()
     upstreams = f", {len(config.mcp_servers)} upstream servers connecting" * bool(
         config.mcp_servers
     )
@@ -357,6 +383,7 @@ def add_serve_parser(commands: Any) -> None:
     )
     serve.add_argument("--config", type=Path, metavar="FILE", help="gateway config (YAML/JSON)")
     add_source_arguments(serve)
+    add_skip_invalid_argument(serve)
     serve.add_argument(
         "--mcp-server",
         action="append",

@@ -304,6 +304,9 @@ class GatewayConfig(_Spec):
     models: ModelsSpec = Field(default_factory=ModelsSpec)
     credentials: CredentialSpec = Field(default_factory=CredentialSpec)
     calls: CallsSpec = Field(default_factory=CallsSpec)
+    #: a source that cannot be registered (a malformed document in a nightly folder) is left
+    #: out with a warning naming it and why, where by default it refuses the whole run
+    skip_invalid: bool = False
 
     @model_validator(mode="after")
     def _server_variables_of_openapi(self) -> GatewayConfig:

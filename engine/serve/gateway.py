@@ -11,8 +11,10 @@ tools that can run under that policy (``search.executable_only``, the default).
 from __future__ import annotations
 
 import contextlib
+import copy
 import logging
 import re
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -39,6 +41,7 @@ from schemarouter.retrieval.results import (
 )
 from schemarouter.retrieval.state import Exclusion, ExecutionState, blocked_summary
 from schemarouter.serve.config import GatewayConfig
+from schemarouter.serve.generation import IndexState
 from schemarouter.serve.sources import build_router, connect_server
 from schemarouter.serve.upstreams import Upstreams
 
@@ -118,6 +121,23 @@ def _per_route(exclusion: Exclusion, snapshot: Any) -> Exclusion:
     return exclusion.model_copy(update={"detail": _not_named(route)})
 
 
+class _SharedClient:
+    """The gateway's HTTP client, made on first use and shared by its pinned views."""
+
+    def __init__(self) -> None:
+        self.client: httpx.AsyncClient | None = None
+
+    def get(self) -> httpx.AsyncClient:
+        if self.client is None:
+            self.client = httpx.AsyncClient(follow_redirects=False)
+        return self.client
+
+    async def aclose(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            await client.aclose()
+
+
 class Gateway:
     """``search_tools`` / ``describe_tool`` / ``call_tool`` over one router."""
 
@@ -125,12 +145,17 @@ class Gateway:
         self.router = router
         self.config = config or GatewayConfig()
         self.credentials = EnvironmentCredentials(prefix=self.config.credentials.env_prefix)
-        self._client: httpx.AsyncClient | None = None
+        self._http = _SharedClient()  # one for the gateway and every pinned view of it
         #: upstream servers connecting in the background (``from_config(background=True)``)
         self.upstreams = Upstreams()
-        self._allow_checked = False
+        self._allow_checked = threading.Event()
         #: set by :meth:`close` (``/readyz`` answers 503 from then on)
         self.closed = False
+        #: the index it answers from (:mod:`schemarouter.serve.generation`; ``/readyz``)
+        self.index_state = IndexState()
+        #: what ``SIGHUP`` builds its new router with (:func:`~.generation.reload`)
+        self.router_options: dict[str, Any] = {}
+        self.reload_lock = threading.Lock()
 
     @classmethod
     def from_config(
@@ -142,12 +167,21 @@ class Gateway:
         first."""
         if not background:
             gateway = cls(build_router(config, **router_options), config)
+            gateway.router_options = dict(router_options)
             gateway._check_credentials()
             return gateway
         gateway = cls(build_router(config, servers=False, **router_options), config)
+        gateway.router_options = dict(router_options)
         gateway._check_credentials()
         gateway.upstreams.start(config.mcp_servers, lambda s: connect_server(gateway.router, s))
         return gateway
+
+    def pinned(self) -> Gateway:
+        """This gateway with its router as it is now, for one request: a reload
+        (:func:`~schemarouter.serve.generation.reload`) replaces :attr:`router`, and a
+        request that read it twice could have ranked with one generation and answered with
+        the other. Everything else (upstreams, the HTTP client, the config) is shared."""
+        return copy.copy(self)
 
     def _check_credentials(self) -> None:
         """Say once, at start, which environment variables the registered routes need and
@@ -322,9 +356,9 @@ class Gateway:
         """Say once, when no upstream is connecting for the first time any more, which
         ``allow`` entries match no registered tool: a typo (``create_evnt``) allowed
         nothing, and nothing said so (user trial S #9)."""
-        if self._allow_checked or self.upstreams.connecting():
+        if self._allow_checked.is_set() or self.upstreams.connecting():
             return
-        self._allow_checked = True
+        self._allow_checked.set()
         snapshot = self.router.snapshot()
         names = {r: tool_name(r, snapshot=snapshot) for r in snapshot.routes}
         for pattern in self.config.allow.unmatched(names):
@@ -464,12 +498,10 @@ class Gateway:
     async def acall(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallResult:
         route = self._route_named(name)
         options = self._call_options(route)
-        if self._client is None:
-            self._client = httpx.AsyncClient(follow_redirects=False)
         started = time.monotonic()
         try:
             result: CallResult = await self.router.acall(
-                route.route_id, arguments or {}, client=self._client, **options
+                route.route_id, arguments or {}, client=self._http.get(), **options
             )
         except Exception as exc:
             self._log_call(name, route, started, exc)
@@ -499,9 +531,7 @@ class Gateway:
     # -- lifetime ----------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self._http.aclose()
         self.close()
 
     def close(self) -> None:

@@ -2,15 +2,20 @@
 
 What a load balancer or an orchestrator's liveness and readiness checks ask: is the process
 answering (``/healthz``: 200 ``{"status": "ok"}``), and is the gateway ready for clients
-(``/readyz``: 200 once no upstream server is still connecting for the first time, 503 before
-and after the gateway closed). Both are answered before the bearer-token and Host checks,
-since probes seldom carry either, so they say counts only, never a tool's, route's or
-upstream's name, nor why one failed (that goes to the log and to ``search_tools``)::
+(``/readyz``: 200 once its index is open and no upstream server is still connecting for the
+first time; 503 before, while the index loads or where it did not open, and after the gateway
+closed). Both are answered before the bearer-token and Host checks, since probes seldom carry
+either, so they say counts only, never a tool's, route's or upstream's name, nor why one
+failed (that goes to the log and to ``search_tools``)::
 
-    {"ready": true, "routes": 412, "upstreams": {"ready": 2, "connecting": 0, "failed": 1}}
+    {"ready": true, "routes": 412, "upstreams": {"ready": 2, "connecting": 0, "failed": 1},
+     "index": {"state": "open", "generation": "gen-2894b14938ea",
+               "registry_fingerprint": "sha256:eeb3...", "loaded_at": "2026-12-05T00:10:03Z"}}
 
-An upstream that failed does not make the gateway unready: it serves every other tool, and
-tries the failed one again in the background. Before these, an operator had no way to ask the
+The index's state, generation, registry fingerprint and load time are
+:mod:`schemarouter.serve.generation`'s (an index that failed says its error's code only). An
+upstream that failed does not make the gateway unready: it serves every other tool, and tries
+the failed one again in the background. Before these, an operator had no way to ask the
 gateway how it was but an MCP session with the token (user trial P).
 """
 
@@ -52,14 +57,16 @@ def readiness(gateway: Any) -> tuple[bool, dict[str, Any]]:
     failed = len(upstreams.failed())
     total = len(gateway.config.mcp_servers)
     closed = bool(getattr(gateway, "closed", False))
+    index = gateway.index_state
     body: dict[str, Any] = {
-        "ready": connecting == 0 and not closed,
+        "ready": connecting == 0 and not closed and index.ready,
         "routes": len(gateway.router.snapshot().routes),
         "upstreams": {
             "ready": max(0, total - connecting - failed),
             "connecting": connecting,
             "failed": failed,
         },
+        "index": index.probe(),
     }
     if closed:
         body["closed"] = True

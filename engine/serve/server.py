@@ -68,9 +68,9 @@ def build_server(gateway: Gateway) -> Any:
     k_default = gateway.config.search.k
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    def error(exc: BaseException) -> CallToolResult:
+    def error(exc: BaseException, view: Gateway) -> CallToolResult:
         return CallToolResult(
-            content=[TextContent(type="text", text=error_text(exc, gateway.router.snapshot()))],
+            content=[TextContent(type="text", text=error_text(exc, view.router.snapshot()))],
             is_error=True,
         )
 
@@ -86,29 +86,32 @@ def build_server(gateway: Gateway) -> Any:
         plain words. Returns the best tools (name, description, inputSchema), best first."""
         import asyncio
 
+        view = gateway.pinned()  # one generation for the whole request (SIGHUP reloads)
         try:
-            answer = await asyncio.to_thread(gateway.search, query, k)
+            answer = await asyncio.to_thread(view.search, query, k)
         except Exception as exc:
-            return error(exc)
+            return error(exc, view)
         return answered(answer)
 
     def describe_tool(name: str) -> CallToolResult:
         """A tool's full description: its input schema, what it returns (fields, types,
         units), its effect and whether it may run here."""
+        view = gateway.pinned()
         try:
-            answer = gateway.describe(name)
+            answer = view.describe(name)
         except Exception as exc:
-            return error(exc)
+            return error(exc, view)
         return answered(answer)
 
     async def call_tool(name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
         """Run a tool that search_tools returned, with arguments that follow its
         inputSchema. Returns the validated output, with units where the tool declares them."""
+        view = gateway.pinned()
         try:
-            result = await gateway.acall(name, arguments or {})
+            result = await view.acall(name, arguments or {})
         except Exception as exc:
-            return error(exc)
-        payload = call_payload(result, snapshot=gateway.router.snapshot())
+            return error(exc, view)
+        payload = call_payload(result, snapshot=view.router.snapshot())
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
         return CallToolResult(
             content=[TextContent(type="text", text=text)],
@@ -168,7 +171,25 @@ def run_server(
     insecure: bool = False,
 ) -> None:
     """Serve ``gateway`` until interrupted (stdio, or streamable HTTP on ``host:port``; see
-    :func:`http_app` for ``token``, ``allowed_hosts`` and ``insecure``)."""
+    :func:`http_app` for ``token``, ``allowed_hosts`` and ``insecure``). ``SIGHUP`` reloads
+    the index folder (:func:`~schemarouter.serve.generation.reload`)."""
+    restore_hangup = _reload_on_hangup(gateway)
+    try:
+        _run(gateway, transport, host, port, path, token, allowed_hosts, insecure)
+    finally:
+        restore_hangup()
+
+
+def _run(
+    gateway: Gateway,
+    transport: str,
+    host: str,
+    port: int,
+    path: str,
+    token: str | None,
+    allowed_hosts: Sequence[str],
+    insecure: bool,
+) -> None:
     if transport == "stdio":
         restore = _stop_on_signals(gateway)
         try:
@@ -176,7 +197,7 @@ def run_server(
         finally:
             restore()
     elif transport in ("http", "streamable-http"):
-        import uvicorn
+        from schemarouter.serve.drain import draining_server
 
         app = http_app(
             gateway,
@@ -186,9 +207,44 @@ def run_server(
             allowed_hosts=allowed_hosts,
             insecure=insecure,
         )
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
+        # SIGTERM / Ctrl-C: the requests under way finish first (schemarouter.serve.drain)
+        server, restore = draining_server(app, host=host, port=port)
+        try:
+            server.run()
+        finally:
+            restore()
     else:
         raise ValueError(f"unknown transport {transport!r}; use stdio or http")
+
+
+def _reload_on_hangup(gateway: Gateway) -> Callable[[], None]:
+    """``SIGHUP`` reloads ``gateway``'s index folder in a thread of its own (the old
+    generation answers meanwhile, and stays where the new one cannot be served); returns
+    what puts the old handler back (nothing is changed off the main thread)."""
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is None or threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def reloading(signum: int, frame: Any) -> None:
+        threading.Thread(target=_reload, args=(gateway,), daemon=True).start()
+
+    previous = signal.signal(hangup, reloading)
+
+    def restore() -> None:
+        signal.signal(hangup, previous)
+
+    return restore
+
+
+def _reload(gateway: Gateway) -> None:
+    from schemarouter.serve.generation import reload
+
+    try:
+        reload(gateway)
+    except Exception as exc:  # one line in the log, the old generation still answering
+        logger.error(
+            "reload failed, the index served is unchanged: %s: %s", type(exc).__name__, exc
+        )
 
 
 def _stop_on_signals(gateway: Gateway) -> Callable[[], None]:

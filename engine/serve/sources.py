@@ -4,6 +4,7 @@ index and models opened (:func:`build_router`)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -13,6 +14,8 @@ from schemarouter.errors import DocumentError, SchemaRouterError
 from schemarouter.serve.config import GatewayConfig, McpServerSpec, SourceSpec
 
 __all__ = ["build_router", "connect_server", "openapi_documents", "register_sources"]
+
+logger = logging.getLogger(__name__)
 
 
 def _read_tools(spec: SourceSpec) -> Any:
@@ -189,7 +192,8 @@ def build_router(
     ``registered``, where given, receives each source with its change, and ``failed`` each
     source that could not be registered with its error, the others registered (see
     :func:`register_sources`). ``progress=True`` (the router's own option) also shows the
-    sources registered."""
+    sources registered. With the config's ``skip_invalid``, a source that cannot be
+    registered is left out with a warning in the log (where ``failed`` is not given)."""
     from schemarouter.router import SchemaRouter
 
     if not config.search.rerank:
@@ -200,6 +204,7 @@ def build_router(
     if index:
         router_options["index"] = _saved_index(index, config)
     router = SchemaRouter(**router_options)
+    skipped: list[tuple[str, SchemaRouterError]] = []
     try:
         if _restorable(index, config):  # the index folder alone: its saved registry
             # the upstream servers' tools are registered (and bound) when they connect
@@ -212,9 +217,11 @@ def build_router(
             openapi=config.openapi,
             mcp_tools=config.mcp_tools,
             optimade=config.optimade,
-            failed=failed,
+            failed=failed if failed is not None or not config.skip_invalid else skipped,
             progress=bool(router_options.get("progress")),
         )
+        for source, error in skipped:
+            logger.warning("skip_invalid: %s left out: %s", source, " ".join(str(error).split()))
         if registered is not None:
             registered.extend(changes)
         for server in config.mcp_servers if servers else ():

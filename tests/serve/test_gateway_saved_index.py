@@ -111,7 +111,7 @@ def test_an_index_that_does_not_open_is_one_line_at_warm_up(
     was lost when it came before the server set up logging (trial K). It prints one line."""
     router = SchemaRouter(index=tmp_path / "missing", **OPTIONS)
     router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
-    _warm_up(router, False)
+    _warm_up(Gateway(router), False)
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("schemarouter serve: the index did not open: [SR302]")
     assert "missing" in line
@@ -313,7 +313,7 @@ def test_a_stale_index_behind_the_gateway_names_no_python_call(
 
     gateway = Gateway.from_config(load_config(config), background=True, **OPTIONS)
     try:
-        _warm_up(gateway.router, False)
+        _warm_up(gateway, False)
         with pytest.raises(StaleIndexError) as stale:
             gateway.search("weather forecast", k=2)
     finally:
@@ -359,7 +359,7 @@ def test_a_missing_or_damaged_index_behind_the_gateway_names_no_python_call(
         os.truncate(routes, 10)
     gateway = Gateway.from_config(load_config(config), background=True, **OPTIONS)
     try:
-        _warm_up(gateway.router, False)
+        _warm_up(gateway, False)
         with pytest.raises(CorruptIndexError) as broken:
             gateway.search("weather forecast", k=2)
     finally:

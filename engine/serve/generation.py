@@ -1,0 +1,174 @@
+"""The index a serving gateway answers from: opening it, saying which it is, reloading it.
+
+``schemarouter serve`` opens its index off the request path (:func:`open_index`); until it is
+open ``/readyz`` answers 503, and an index that did not open (stale, damaged, missing) keeps
+it at 503, where before readiness passed and every search failed (user trial W4). What the
+probe says of it: its state, the generation the folder's manifest named when it loaded, the
+registry fingerprint and when it was loaded (UTC), so replicas that serve different nights
+are told apart::
+
+    {"state": "open", "generation": "gen-2894b14938ea",
+     "registry_fingerprint": "sha256:eeb3...", "loaded_at": "2026-12-05T00:10:03Z"}
+
+A running server keeps the generation it loaded (a rebuild of the folder changes nothing it
+reads). ``SIGHUP`` reloads (:func:`reload`): the config's sources are registered again and
+the folder's index opened beside the old one, and only once both are ready does the gateway
+switch to them; meanwhile, and whenever the new one cannot be served (damaged, built from
+other sources, a source that no longer registers), the old one answers, and the log says
+why. A request is answered by one generation from its start (:meth:`Gateway.pinned`). A
+gateway with upstream MCP servers is not reloaded (their sessions belong to the router): it
+says so, and a restart loads the new index. Before, only a restart did (user trial W4).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import SchemaRouterError, StaleIndexError
+
+__all__ = ["IndexState", "open_index", "reload"]
+
+logger = logging.getLogger(__name__)
+
+#: How many times a reload starts again where a rebuild replaced the folder while it loaded.
+_RELOAD_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """What ``/readyz`` says of the index: ``lazy`` (opened on the first search: a gateway
+    not started by ``serve``), ``loading``, ``open`` or ``failed`` (with the error's code);
+    ``generation`` is the saved folder's (``None`` for an index built in memory)."""
+
+    state: str = "lazy"
+    generation: str | None = None
+    registry_fingerprint: str | None = None
+    loaded_at: str | None = None
+    error: str | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self.state in ("lazy", "open")
+
+    def probe(self) -> dict[str, Any]:
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+def _folder(index: Any) -> Path | None:
+    """The saved index folder ``index`` names (``None``: a Milvus URI, an index object, none)."""
+    from schemarouter.index.backend import is_milvus_uri
+
+    if isinstance(index, str | Path) and str(index) and not is_milvus_uri(str(index)):
+        return Path(index)
+    folder = getattr(index, "path", None)  # an IndexFolder
+    return Path(folder) if isinstance(folder, str | Path) else None
+
+
+def _generation(folder: Path | None) -> str | None:
+    from schemarouter.index.store import read_manifest
+
+    if folder is None:
+        return None
+    try:
+        generation = read_manifest(folder).get("generation")
+    except Exception:  # a folder being replaced, or gone: the load says why
+        return None
+    return generation if isinstance(generation, str) else None
+
+
+def _opened(router: Any, folder: Path | None, *, progress: bool) -> IndexState:
+    """Open ``router``'s index; its state, the generation named before and after the load
+    (a save that replaced the folder meanwhile leaves it unknown rather than guessed)."""
+    before = _generation(folder)
+    router.build_index(progress=progress)
+    after = _generation(folder)
+    return IndexState(
+        state="open",
+        generation=before if before == after else None,
+        registry_fingerprint=router.snapshot().fingerprint,
+        loaded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    )
+
+
+def open_index(gateway: Any, *, progress: bool = False) -> IndexState:
+    """Open ``gateway``'s index now (``serve`` runs this beside its first requests):
+    ``loading`` until it is, then ``open``, or ``failed`` with the error's code (raised)."""
+    with gateway.reload_lock:  # a SIGHUP meanwhile is told a load is under way
+        gateway.index_state = IndexState(state="loading")
+        try:
+            state = _opened(gateway.router, _folder(gateway.config.index), progress=progress)
+        except SchemaRouterError as exc:
+            gateway.index_state = IndexState(state="failed", error=exc.code)
+            raise
+        gateway.index_state = state
+        return state
+
+
+def reload(gateway: Any, *, progress: bool = False) -> bool:
+    """Register the config's sources again and open its index folder as it is now, then
+    switch ``gateway`` to them; the old ones answer until then, and stay where the new ones
+    cannot be served (the log says why). Returns whether the gateway switched."""
+    config = gateway.config
+    folder = _folder(config.index)
+    if config.mcp_servers:
+        logger.error(
+            "reload refused: this gateway has upstream MCP servers, whose sessions a reload "
+            "would drop; restart serve to load the new index"
+        )
+        return False
+    if folder is None:
+        logger.error("reload refused: the gateway serves no saved index folder (--index DIR)")
+        return False
+    lock: threading.Lock = gateway.reload_lock
+    if not lock.acquire(blocking=False):
+        logger.warning("reload: the index is already loading; this signal is ignored")
+        return False
+    try:
+        return _reload(gateway, folder, progress=progress)
+    finally:
+        lock.release()
+
+
+def _reload(gateway: Any, folder: Path, *, progress: bool) -> bool:
+    from schemarouter.serve.sources import build_router
+
+    old = gateway.index_state
+    logger.warning(
+        "reload: loading %s (generation %s answers meanwhile)", folder, old.generation or "-"
+    )
+    for attempt in range(1, _RELOAD_ATTEMPTS + 1):
+        router: Any = None
+        try:
+            router = build_router(gateway.config, **gateway.router_options)
+            state = _opened(router, folder, progress=progress)
+            break
+        except SchemaRouterError as exc:
+            replaced = router is not None and router.restored_replaced()
+            if router is not None:
+                router.close()
+            if isinstance(exc, StaleIndexError) and replaced and attempt < _RELOAD_ATTEMPTS:
+                continue  # the folder was rebuilt between its registry and its index: again
+            logger.error(
+                "reload refused, generation %s still answers: %s",
+                old.generation or "-",
+                " ".join(str(exc).split()),
+            )
+            return False
+    previous = gateway.router
+    gateway.router, gateway.index_state = router, state
+    logger.warning(
+        "reload: generation %s answers now (%d routes, registry %s), was %s (%d routes)",
+        state.generation or "-",
+        len(router.snapshot()),
+        state.registry_fingerprint,
+        old.generation or "-",
+        len(previous.snapshot()),
+    )
+    gateway._check_credentials()
+    previous.close()  # its index holds no connection; requests under way keep their own
+    return True

@@ -1,0 +1,65 @@
+"""A nightly folder with one malformed document (user trial W4): ``index build`` and
+``serve`` refuse the whole run by default, naming it; ``--skip-invalid`` (the config's
+``skip_invalid: true``) leaves it out with a warning naming it and why, and indexes or
+serves the others. Before, there was no such choice."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from schemarouter.cli import main
+from schemarouter.errors import DocumentError
+from schemarouter.index import HashingEncoder
+from schemarouter.serve.config import GatewayConfig, SourceSpec
+from schemarouter.serve.sources import build_router
+
+from helpers import openapi_document
+
+
+def nightly(folder: Path) -> Path:
+    folder.mkdir()
+    ok = {"200": {"description": "high and low tides"}}
+    tides = openapi_document(
+        "Tides", {"/tides": {"get": {"operationId": "getTides", "responses": ok}}}
+    )
+    (folder / "tides.json").write_text(json.dumps(tides))
+    (folder / "broken.json").write_text('{"openapi": "3.0.3", "info": {')
+    return folder
+
+
+def test_index_build_skip_invalid_leaves_the_malformed_document_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, out = nightly(tmp_path / "night"), tmp_path / "index"
+    argv = ["index", "build", "--openapi", str(folder), "--out", str(out), "--quiet"]
+    assert main(argv) == 1
+    assert "nothing was indexed" in capsys.readouterr().err and not out.exists()
+    assert main([*argv, "--skip-invalid"]) == 0
+    said = capsys.readouterr()
+    assert "warning: left out (--skip-invalid): [SR101] invalid JSON" in said.err
+    assert "broken.json" in said.err and "1 of 2 sources could not be registered" in said.err
+    assert "indexed 1 route" in said.out
+    assert main(["retrieve", "high and low tides", "--index", str(out)]) == 0
+    assert "tides/rest/get_tides" in capsys.readouterr().out
+
+
+def test_serve_skip_invalid_registers_the_others_and_logs_the_one_left_out(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = nightly(tmp_path / "night")
+    config = GatewayConfig(openapi=(SourceSpec(source=str(folder)),))
+    options = {"encoder": HashingEncoder(), "embedding_cache": None, "abstention": None}
+    with pytest.raises(DocumentError, match=r"broken\.json"):
+        build_router(config, **options)
+    skipping = config.model_copy(update={"skip_invalid": True})
+    with caplog.at_level(logging.WARNING, logger="schemarouter.serve.sources"):
+        router = build_router(skipping, **options)
+    try:
+        assert sorted(router.snapshot().route_ids()) == ["tides/rest/get_tides"]
+    finally:
+        router.close()
+    assert "skip_invalid:" in caplog.text and "broken.json left out: [SR101]" in caplog.text
