@@ -149,9 +149,8 @@ def saved_registration(path: str | Path, *, manifest: dict[str, Any] | None = No
         raise _damaged("does not match its size and sha256 in the manifest (altered)", path, file)
     try:
         registration, said = registration_of(data, source=str(path))
-    except (ValidationError, KeyError, ValueError) as exc:
-        what = format_validation_error(exc)[0] if isinstance(exc, ValidationError) else exc
-        raise _damaged(f"is not a saved registry of this format: {what}", path, file) from None
+    except ValueError as exc:
+        raise _damaged(f"is not a saved registry of this format: {exc}", path, file) from None
     found = fingerprint(sorted((r.route_id, r.fingerprint) for r in registration.routes))
     if found != manifest.get("registry_fingerprint") or found != said:
         raise _damaged(
@@ -164,19 +163,28 @@ def saved_registration(path: str | Path, *, manifest: dict[str, Any] | None = No
 
 def registration_of(data: bytes, *, source: str) -> tuple[Registration, str]:
     """The registration ``registry.json.gz``'s bytes ``data`` hold (:func:`registry_file`'s),
-    and the registry fingerprint its first line names; ``ValueError`` (a pydantic
-    ``ValidationError`` too) or ``KeyError`` where they are not such a file. Routes without
-    a saved source are from ``source``."""
+    and the registry fingerprint its first line names; ``ValueError`` naming the line where
+    they are not such a file. Routes without a saved source are from ``source``."""
     collecting = gc.isenabled()
     gc.disable()  # no cycles made here; full collections walked the growing registry
+    number = 1
     try:
         lines = registry_lines(data)
-        head = _Head.model_validate_json(next(lines, b""))
+        number, first = next(lines, (1, b""))
+        head = _Head.model_validate_json(first)
         providers, routes = [], []
-        for line in lines:  # one provider's JSON at a time (memory: see .registry_file)
+        for numbered in lines:  # one provider's JSON at a time (see .registry_file)
+            number, line = numbered  # named in an error below
             item = _ProviderLine.model_validate_json(line)
             providers.append(item.provider.provider())
             routes += _routes(item, source=source)
+    except ValidationError as exc:  # each line is read alone: its "line 1" is this line
+        what, loc = format_validation_error(exc)
+        what = what.replace("at line 1 column", "at column")
+        where = f" ({loc})" if loc and loc != "<document>" else ""
+        raise ValueError(f"line {number}{where}: {what}") from None
+    except KeyError as exc:
+        raise ValueError(f"line {number}: no fingerprints are saved for route {exc}") from None
     finally:
         if collecting:
             gc.enable()

@@ -227,3 +227,23 @@ def test_restored_mcp_tools_say_how_to_connect_their_server_again(tmp_path: Path
     with pytest.raises(PolicyError, match="not bound") as info:
         restarted.call(route, {"word": "x"}, allow_effects=["read", "write"])
     assert "add_mcp_server(SERVER, provider='notes', replace=True)" in str(info.value.hint)
+
+
+def test_a_provider_line_that_is_no_json_is_corrupt_naming_its_line(tmp_path: Path) -> None:
+    """Each line is read alone: an error in a provider's line was told as "line 1" of
+    the file, and a route without saved fingerprints by its id alone (trial W1)."""
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    file = registry_file(folder)
+    lines = gzip.decompress(file.read_bytes()).splitlines()
+    lines[2] = b"provider: {not json}"
+    file.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    data = manifest(folder)
+    data["files"][f"{data['generation']}/registry.json.gz"] = {
+        "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
+        "bytes": file.stat().st_size,
+    }
+    rewrite_manifest(folder, data)
+    with pytest.raises(CorruptIndexError, match=r"format: line 3: Invalid JSON: .* column 1"):
+        started(folder)
