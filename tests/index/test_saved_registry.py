@@ -247,3 +247,54 @@ def test_a_provider_line_that_is_no_json_is_corrupt_naming_its_line(tmp_path: Pa
     rewrite_manifest(folder, data)
     with pytest.raises(CorruptIndexError, match=r"format: line 3: Invalid JSON: .* column 1"):
         started(folder)
+
+
+def _edited(folder: Path, change: Any) -> None:
+    """``folder``'s registry with ``change`` made to each endpoint (an edited folder: the
+    hashes and the manifest made to match, the saved fingerprints kept)."""
+    file = registry_file(folder)
+    head, *lines = (json.loads(x) for x in gzip.decompress(file.read_bytes()).splitlines())
+    for line in lines:
+        for access in line["provider"]["access"]:
+            for endpoint in access["endpoints"]:
+                change(endpoint)
+    text = b"".join(json.dumps(x).encode() + b"\n" for x in (head, *lines))
+    file.write_bytes(gzip.compress(text))
+    data = manifest(folder)
+    data["files"][f"{data['generation']}/registry.json.gz"] = {
+        "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
+        "bytes": file.stat().st_size,
+    }
+    rewrite_manifest(folder, data)
+
+
+def _schema_of_five(endpoint: dict[str, Any]) -> None:
+    for parameter in endpoint["parameters"]:
+        parameter["json_schema"] = {"type": 5}
+        endpoint["input_schema"]["properties"][parameter["name"]] = {"type": 5}
+
+
+def _credential_carrier(endpoint: dict[str, Any]) -> None:
+    endpoint["parameters"].append(
+        {"name": "appid", "location": "query", "json_schema": {"type": "string"}}
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (_schema_of_five, "line 2: invalid JSON Schema"),
+        (_credential_carrier, "line 2: parameter 'appid' is where the credential travels"),
+    ],
+)
+def test_a_restored_route_is_checked_as_a_catalogs_endpoint(
+    weather: LoopbackServer, tmp_path: Path, change: Any, said: str
+) -> None:
+    """A route a catalog would refuse is refused from the file too: a schema of
+    ``{"type": 5}`` raised TypeError from every plan ranking the route (trial W1)."""
+    router = router_of()
+    router.add_openapi(secured_weather_openapi(weather.base_url), provider="weather")
+    folder = saved(router, tmp_path / "index")
+    _edited(folder, change)
+    with pytest.raises(CorruptIndexError, match=said):
+        started(folder).plan("daily weather forecast for a city")
