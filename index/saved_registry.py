@@ -53,6 +53,7 @@ from schemarouter.errors import CorruptIndexError, IndexStoreError, SchemaRouter
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.registry_file import REGISTRY_FILE, registry_bytes, registry_lines
 from schemarouter.index.shared_schemas import shared
+from schemarouter.registry.bounds import UnreadableFile, read_file_bytes
 from schemarouter.registry.catalog import CatalogDocument, ProviderSpec
 from schemarouter.registry.compile import RouteSpec, check_endpoint, format_validation_error
 from schemarouter.registry.registry import RegistrySnapshot
@@ -149,10 +150,11 @@ def saved_registration(path: str | Path, *, manifest: dict[str, Any] | None = No
             f"SOURCES --out {path}`",
         )
     file = path / name
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise _damaged(f"cannot be read: {exc.strerror or exc}", path, file) from None
+    size = info.get("bytes")
+    try:  # a regular file of the manifest's size: a FIFO there waited for ever (trial W1)
+        data = read_file_bytes(file, max_bytes=size if isinstance(size, int) else 0)
+    except UnreadableFile as exc:
+        raise _damaged(f"cannot be read: {exc}", path, file) from None
     if len(data) != info.get("bytes") or hashlib.sha256(data).hexdigest() != info.get("sha256"):
         raise _damaged("does not match its size and sha256 in the manifest (altered)", path, file)
     try:

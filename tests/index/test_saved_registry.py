@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -298,3 +299,22 @@ def test_a_restored_route_is_checked_as_a_catalogs_endpoint(
     _edited(folder, change)
     with pytest.raises(CorruptIndexError, match=said):
         started(folder).plan("daily weather forecast for a city")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_registry_file_that_is_no_regular_file_is_corrupt_at_once(
+    tmp_path: Path, kind: str
+) -> None:
+    """A FIFO at registry.json.gz waited for a writer for ever, and a link to /dev/zero
+    would have been read until memory ran out (trial W1); the manifest is read so already."""
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    file = registry_file(folder)
+    file.unlink()
+    if kind == "fifo":
+        os.mkfifo(file)
+    else:
+        file.symlink_to("/dev/zero")
+    with pytest.raises(CorruptIndexError, match=r"cannot be read: .*not a regular file"):
+        started(folder)
