@@ -22,10 +22,13 @@ whole JSON.
 :func:`saved_registration` reads it for ``SchemaRouter.from_index``, each line in one
 pydantic pass, and takes each route's part fingerprints as saved: the file's sha256 is
 checked against the manifest first, so these are the contracts and fingerprints the build
-computed when it registered and checked the sources. Checking every schema again and
-hashing every contract again cost two thirds of a restore (4,172 OpenAPI routes: 26.8 s of
-checks and hashes against 41.8 s registering the documents; trial Z2). The routes'
-registry fingerprint is still computed and compared with the manifest's. An index saved
+computed when it registered and checked the sources. Hashing every contract again cost a
+third of a restore (trial Z2) and is not done, so the sha256 and fingerprints find damage,
+not an edit: an index folder is as trusted as code (README). Each endpoint is checked as a
+catalog's is (``check_endpoint``: its JSON Schemas, path template, credential carriers), so
+an edited file cannot hold a route no catalog could (4,172 OpenAPI routes: reading 2.6 s ->
+4.4 s; trial W1). The routes' registry fingerprint is still computed and compared with the
+manifest's. An index saved
 before this file existed has none (:class:`~schemarouter.errors.IndexStoreError`, saying
 to rebuild it or give the sources).
 """
@@ -40,13 +43,19 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
-from schemarouter.contracts import Contract, Registration, Route, make_route_id
+from schemarouter.contracts import (
+    Contract,
+    Registration,
+    Route,
+    make_route_id,
+)
 from schemarouter.errors import CorruptIndexError, IndexStoreError, SchemaRouterError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.registry_file import REGISTRY_FILE, registry_bytes, registry_lines
 from schemarouter.index.shared_schemas import shared
+from schemarouter.registry.bounds import UnreadableFile, read_file_bytes
 from schemarouter.registry.catalog import CatalogDocument, ProviderSpec
-from schemarouter.registry.compile import format_validation_error
+from schemarouter.registry.compile import RouteSpec, check_endpoint, format_validation_error
 from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = ["registration_of", "registry_document", "registry_file", "saved_registration"]
@@ -141,17 +150,17 @@ def saved_registration(path: str | Path, *, manifest: dict[str, Any] | None = No
             f"SOURCES --out {path}`",
         )
     file = path / name
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise _damaged(f"cannot be read: {exc.strerror or exc}", path, file) from None
+    size = info.get("bytes")
+    try:  # a regular file of the manifest's size: a FIFO there waited for ever (trial W1)
+        data = read_file_bytes(file, max_bytes=size if isinstance(size, int) else 0)
+    except UnreadableFile as exc:
+        raise _damaged(f"cannot be read: {exc}", path, file) from None
     if len(data) != info.get("bytes") or hashlib.sha256(data).hexdigest() != info.get("sha256"):
         raise _damaged("does not match its size and sha256 in the manifest (altered)", path, file)
     try:
         registration, said = registration_of(data, source=str(path))
-    except (ValidationError, KeyError, ValueError) as exc:
-        what = format_validation_error(exc)[0] if isinstance(exc, ValidationError) else exc
-        raise _damaged(f"is not a saved registry of this format: {what}", path, file) from None
+    except ValueError as exc:
+        raise _damaged(f"is not a saved registry of this format: {exc}", path, file) from None
     found = fingerprint(sorted((r.route_id, r.fingerprint) for r in registration.routes))
     if found != manifest.get("registry_fingerprint") or found != said:
         raise _damaged(
@@ -164,19 +173,30 @@ def saved_registration(path: str | Path, *, manifest: dict[str, Any] | None = No
 
 def registration_of(data: bytes, *, source: str) -> tuple[Registration, str]:
     """The registration ``registry.json.gz``'s bytes ``data`` hold (:func:`registry_file`'s),
-    and the registry fingerprint its first line names; ``ValueError`` (a pydantic
-    ``ValidationError`` too) or ``KeyError`` where they are not such a file. Routes without
-    a saved source are from ``source``."""
+    and the registry fingerprint its first line names; ``ValueError`` naming the line where
+    they are not such a file. Routes without a saved source are from ``source``."""
     collecting = gc.isenabled()
     gc.disable()  # no cycles made here; full collections walked the growing registry
+    number = 1
     try:
         lines = registry_lines(data)
-        head = _Head.model_validate_json(next(lines, b""))
+        number, first = next(lines, (1, b""))
+        head = _Head.model_validate_json(first)
         providers, routes = [], []
-        for line in lines:  # one provider's JSON at a time (memory: see .registry_file)
+        for numbered in lines:  # one provider's JSON at a time (see .registry_file)
+            number, line = numbered  # named in an error below
             item = _ProviderLine.model_validate_json(line)
             providers.append(item.provider.provider())
             routes += _routes(item, source=source)
+    except ValidationError as exc:  # each line is read alone: its "line 1" is this line
+        what, loc = format_validation_error(exc)
+        what = what.replace("at line 1 column", "at column")
+        where = f" ({loc})" if loc and loc != "<document>" else ""
+        raise ValueError(f"line {number}{where}: {what}") from None
+    except KeyError as exc:
+        raise ValueError(f"line {number}: no fingerprints are saved for route {exc}") from None
+    except SchemaRouterError as exc:  # a route a catalog would refuse (check_endpoint)
+        raise ValueError(f"line {number}: {exc.what} ({exc.where})") from None
     finally:
         if collecting:
             gc.enable()
@@ -192,13 +212,20 @@ def registration_of(data: bytes, *, source: str) -> tuple[Registration, str]:
 
 def _routes(item: _ProviderLine, *, source: str) -> list[Route]:
     """The routes of one provider line, each with its saved fingerprints and source (a
-    route the line has no fingerprints for is a ``KeyError``)."""
+    route the line has no fingerprints for is a ``KeyError``), each endpoint checked as a
+    catalog's is (:func:`~schemarouter.registry.compile.check_endpoint`: its JSON Schemas,
+    path template and credential carriers, a :class:`SchemaRouterError`; not the field
+    groups and intents it names, which each source checked against its own): a schema of
+    ``{"type": 5}`` written into the file raised ``TypeError`` from every plan that ranked
+    the route (trial W1)."""
     routes = []
     provider = item.provider.provider()
-    for access_spec in item.provider.access:
+    for ai, access_spec in enumerate(item.provider.access):
         access = access_spec.access_path()
-        for endpoint in map(shared, access_spec.endpoints):  # memory: see .shared_schemas
+        for ei, endpoint in enumerate(map(shared, access_spec.endpoints)):  # see .shared_schemas
             route_id = make_route_id(provider.id, access.id, endpoint.id)
+            spec = RouteSpec(provider, access, endpoint, f"access[{ai}].endpoints[{ei}]")
+            check_endpoint(spec, source=provider.id, field_groups=None, intents=None)
             where = item.sources.get(route_id, source)
             prints = item.fingerprints[route_id]
             routes.append(

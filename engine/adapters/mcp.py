@@ -410,12 +410,43 @@ def tool_ids(names: Sequence[str], *, held: Mapping[str, str] | None = None) -> 
 def server_label(server: Sequence[str] | str) -> str:
     """The command line, or the URL without its userinfo and query: an HTTP server's
     credential travels there, and this label is the routes' ``server`` and source, shown in
-    every retrieval and error."""
-    if not isinstance(server, str):
-        return shlex.join(list(server))
-    if re.match(r"^https?://", server, re.IGNORECASE):
+    every retrieval and error. A command line's secret flags are shown ``[redacted]``
+    (:func:`_shown_word`)."""
+    if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
         return contracts.shown_url(server)
-    return server
+    try:
+        words = shlex.split(server) if isinstance(server, str) else list(server)
+    except ValueError:  # an unclosed quote: shown as written, as it never starts
+        return server if isinstance(server, str) else ""
+    shown = [_shown_word(word, words[i - 1] if i else "") for i, word in enumerate(words)]
+    return shlex.join(shown) if shown != words or not isinstance(server, str) else server
+
+
+#: A command line's flag or variable whose value is a secret (``--api-key``, ``--token=``,
+#: ``GITHUB_TOKEN=``, ``-p``-style short flags are not read).
+_SECRET_FLAG = re.compile(
+    r"^(?:--?|)[A-Za-z0-9_.-]*(?:key|token|secret|pass|pwd|auth|credential|bearer)[A-Za-z0-9_.-]*$",
+    re.IGNORECASE,
+)
+
+
+def _shown_word(word: str, before: str) -> str:
+    """``word`` of a command line as its label shows it: the value of a secret's flag
+    (``--api-key VALUE``, ``--token=VALUE``, ``API_KEY=VALUE``) and a URL's userinfo and
+    query are ``[redacted]``: the label is the routes' ``server``, written into a saved
+    index's registry and a catalog export, and shown in every retrieval and error (trial W1:
+    ``--api-key sk-...`` was written into ``registry.json.gz``)."""
+    name, equals, value = word.partition("=")
+    if equals and value and _SECRET_FLAG.match(name):
+        return f"{name}=[redacted]"
+    if before.startswith("-") and "=" not in before and _SECRET_FLAG.match(before):
+        return "[redacted]"
+    if re.match(r"^https?://", word, re.IGNORECASE):
+        return contracts.shown_url(word)
+    return _URL_PASSWORD.sub(r"\1[redacted]@", word)  # postgres://app:PASSWORD@db
+
+
+_URL_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)[^/\s@]+@")
 
 
 def mcp_tools_registration(

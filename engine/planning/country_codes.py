@@ -5,8 +5,8 @@ too plain a shape for :mod:`.id_patterns` to bind).
 Only a parameter named for a country (``country``, ``country_code``, ``destination_country``
 ...) whose schema or description says it takes a two-letter code takes one, and only a code
 the request writes in capitals, after a preposition ("to FR", "in DE", "to the US"), as a word
-of its own, once (two codes name no one country), in a request that is not all capitals, its
-clause not saying not to use it ("not to FR")."""
+of its own, once (two codes name no one country, "to FR or DE" too), in a request that is not
+all capitals, its clause not saying not to use it ("not to FR")."""
 
 from __future__ import annotations
 
@@ -36,6 +36,9 @@ CODES = frozenset(_ASSIGNED.split())
 _NAME = re.compile(r"(?:^|_)country(?:_?code|_?iso2?)?$", re.IGNORECASE)
 _TWO_LETTERS = re.compile(r"alpha[- ]?2|iso[- ]?3166|two[- ]letter|2[- ]letter", re.IGNORECASE)
 _WRITTEN = re.compile(r"\b(?:to|in|into|from|for|country)\s+(?:the\s+)?([A-Z]{2})\b(?![-'’]?\w)")
+#: A code listed on after one (", DE", " or DE", "/CA"): read as a second code, so that "to
+#: FR or DE" names no one country (trial W1: it shipped to FR).
+_LISTED = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*(?:the\s+)?([A-Z]{2})\b(?![-'’]?\w)")
 
 
 def _takes_code(parameter: Parameter, schema: Mapping[str, Any]) -> bool:
@@ -55,11 +58,17 @@ def country_value(parameter: Parameter, schema: Mapping[str, Any], query: str) -
     if query.upper() == query or not _takes_code(parameter, schema):
         return None
     clauses = clauses_of(query)
-    codes = {
-        m.group(1)
-        for m in _WRITTEN.finditer(query)
-        if m.group(1) in CODES and not clauses.against_span(m.start(1), m.end(1))
-    }
+    codes = set()
+    for m in _WRITTEN.finditer(query):
+        found, at = [m], m.end()
+        while listed := _LISTED.match(query, at):  # "to FR or DE": DE is a second code
+            found.append(listed)
+            at = listed.end()
+        codes |= {
+            c.group(1)
+            for c in found
+            if c.group(1) in CODES and not clauses.against_span(c.start(1), c.end(1))
+        }
     if len(codes) != 1:
         return None
     code = next(iter(codes))

@@ -6,19 +6,23 @@ of its kind (:func:`~schemarouter.retrieval.clauses.several_of_a_kind`), each co
 the plan's steps, so no binding to an earlier step moves. Only reads: a change of several ids
 takes none of them (:func:`~schemarouter.retrieval.clauses.one_each`). Only a parameter that
 takes one value the copy's id fits (its schema); where ``max_calls`` runs out, the plan's
-warnings name the ids left (:func:`left_out_notes`).
+warnings name the ids left (:func:`left_out_notes`). An id the request lists and then refuses
+("tickets T-7 and T-8, not T-8") or writes on past its end ("T-8?x=1") is neither planned
+nor named (:func:`_wanted`): the list is read by place, not from the bound values, so
+:func:`~schemarouter.retrieval.clauses.without_refused` never saw it (trial W1).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, schema_validator
 from schemarouter.planning.arguments import holds
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
-from schemarouter.retrieval.clauses import several_of_a_kind
+from schemarouter.retrieval.clauses import CONTINUED, clauses_of, several_of_a_kind
 
 if TYPE_CHECKING:
     from schemarouter.planning.planner import Plan
@@ -36,6 +40,7 @@ def each_of_several(
     several = several_of_a_kind(values, query)
     if not several:
         return plan
+    wanted = _wanted(query)
     steps = list(plan.steps)
     notes: list[str] = []
     for step in plan.steps:
@@ -55,7 +60,7 @@ def each_of_several(
             for other in named:
                 if len(steps) >= plan.max_calls:
                     break
-                if other in planned or not valid(other):
+                if other in planned or not valid(other) or not wanted(other):
                     continue
                 arguments = {**step.arguments, parameter.name: other}
                 steps.append(step.model_copy(update={"arguments": arguments}))
@@ -80,8 +85,9 @@ def left_out_notes(
     C-2 (trial Y1). A change takes none of them (``one_each``), so says nothing here."""
     out: dict[str, None] = {}
     several = several_of_a_kind(values, query) if arguments else {}
+    wanted = _wanted(query)
     for value in values:
-        named = several.get(value.value)
+        named = [v for v in several.get(value.value, ()) if wanted(v)]
         if not named:
             continue
         held = [v for v in named if any(holds(list(step.values()), v) for step in arguments)]
@@ -107,3 +113,19 @@ def left_out_notes(
             f"them ({where})"
         ] = None
     return list(out)
+
+
+def _wanted(query: str) -> Callable[[str], bool]:
+    """Whether an id ``query`` lists is wanted: no place it is written at is refused by its
+    clause ("T-7 and T-8, not T-8") or written on past its end ("T-8?x=1", "T-8/../x")."""
+    clauses = clauses_of(query)
+
+    def wanted(value: str) -> bool:
+        for found in re.finditer(rf"(?<![\w-]){re.escape(value)}(?![\w-])", query):
+            if clauses.against_span(found.start(), found.end()):
+                return False
+            if CONTINUED.match(query, found.end()):
+                return False
+        return True
+
+    return wanted

@@ -52,6 +52,7 @@ __all__ = [
     "RouteSpec",
     "build_contract",
     "build_registration",
+    "check_endpoint",
     "check_json_schema",
     "format_validation_error",
     "named_provider",
@@ -395,7 +396,7 @@ def _resolve_pointer(document: Any, ref: str) -> Any:
     return node
 
 
-def _check_endpoint(
+def check_endpoint(
     spec: RouteSpec,
     *,
     source: str,
@@ -507,7 +508,7 @@ def build_registration(
 
     for spec in specs:
         try:
-            _check_endpoint(spec, source=source, field_groups=groups, intents=intent_map)
+            check_endpoint(spec, source=source, field_groups=groups, intents=intent_map)
             fingerprints = (
                 print_of(spec.provider),
                 print_of(spec.access),

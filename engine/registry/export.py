@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -111,11 +112,13 @@ def catalog_parts(
 
 def write_catalog(document: Mapping[str, Any], path: str | Path) -> Path:
     """Write ``document`` as JSON to ``path`` (a temporary file renamed over it: a reader
-    never sees half a catalog); returns the path."""
+    never sees half a catalog); returns the path. The temporary file has a name of its own,
+    created new (``x``): a link planted at a fixed ``.NAME.tmp`` in a folder others write
+    had the catalog written into the file it pointed to (trial W1)."""
     path = Path(path)
-    staged = path.with_name(f".{path.name}.tmp")
+    staged = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
-        with open(staged, "w", encoding="utf-8") as handle:
+        with open(staged, "x", encoding="utf-8") as handle:
             json.dump(document, handle, ensure_ascii=False, indent=1)
             handle.write("\n")
         os.replace(staged, path)

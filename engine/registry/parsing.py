@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 import httpx
 
+from schemarouter.contracts import shown_url
 from schemarouter.errors import DocumentError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.registry.bounds import (
@@ -398,6 +399,7 @@ def _fetch(
     http = client or httpx.Client(timeout=timeout, limits=FRESH_CONNECTIONS)
     deadline = time.monotonic() + timeout
     hint = "Check the URL and the network, or pass the document as a file or a dict"
+    where = shown_url(url)  # a credential in the URL is no error's to show
     try:
         request = http.build_request("GET", url, headers={"Accept-Encoding": ACCEPT_ENCODING})
         for _ in range(_MAX_REDIRECTS + 1):
@@ -408,23 +410,24 @@ def _fetch(
                 break
             request = response.next_request
         else:
-            raise DocumentError(f"more than {_MAX_REDIRECTS} redirects", where=url, hint=hint)
+            raise DocumentError(f"more than {_MAX_REDIRECTS} redirects", where=where, hint=hint)
     except DeadlinePassed:
         raise DocumentError(
-            f"fetching the document took longer than {timeout:g} s", where=url, hint=hint
+            f"fetching the document took longer than {timeout:g} s", where=where, hint=hint
         ) from None
     except BodyTooLarge:
         raise DocumentError(
             f"the document is larger than {max_bytes} bytes",
-            where=url,
+            where=where,
             hint="Download it and pass the file, or raise the limit",
         ) from None
     except BodyDecodeError as exc:
-        raise DocumentError(f"cannot decode the document: {exc}", where=url, hint=hint) from None
+        raise DocumentError(f"cannot decode the document: {exc}", where=where, hint=hint) from None
     except (httpx.HTTPError, httpx.InvalidURL, UnicodeError) as exc:  # idna: a bad redirect
         raise DocumentError(
-            f"cannot fetch the document: {type(exc).__name__}: {str(exc)[:200]}",
-            where=url,
+            f"cannot fetch the document: {type(exc).__name__}: "
+            f"{str(exc).replace(url, where)[:200]}",
+            where=where,
             hint=hint,
         ) from None
     finally:
@@ -433,7 +436,7 @@ def _fetch(
     if response.status_code >= 400:
         raise DocumentError(
             f"fetching the document answered HTTP {response.status_code}",
-            where=url,
+            where=where,
             hint="Check the URL (and any credentials the server needs to serve it)",
         )
     content_type = response.headers.get("content-type", "")
@@ -505,7 +508,7 @@ def load_document(
         data = to_json_value(document, name)
     elif isinstance(document, str) and _URL.match(document):
         url = document
-        name = source or url
+        name = source or shown_url(url)  # its routes' source, saved and shown (trial W1)
         text, content_type = _fetch(
             url,
             client,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -227,3 +228,93 @@ def test_restored_mcp_tools_say_how_to_connect_their_server_again(tmp_path: Path
     with pytest.raises(PolicyError, match="not bound") as info:
         restarted.call(route, {"word": "x"}, allow_effects=["read", "write"])
     assert "add_mcp_server(SERVER, provider='notes', replace=True)" in str(info.value.hint)
+
+
+def test_a_provider_line_that_is_no_json_is_corrupt_naming_its_line(tmp_path: Path) -> None:
+    """Each line is read alone: an error in a provider's line was told as "line 1" of
+    the file, and a route without saved fingerprints by its id alone (trial W1)."""
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    file = registry_file(folder)
+    lines = gzip.decompress(file.read_bytes()).splitlines()
+    lines[2] = b"provider: {not json}"
+    file.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    data = manifest(folder)
+    data["files"][f"{data['generation']}/registry.json.gz"] = {
+        "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
+        "bytes": file.stat().st_size,
+    }
+    rewrite_manifest(folder, data)
+    with pytest.raises(CorruptIndexError, match=r"format: line 3: Invalid JSON: .* column 1"):
+        started(folder)
+
+
+def _edited(folder: Path, change: Any) -> None:
+    """``folder``'s registry with ``change`` made to each endpoint (an edited folder: the
+    hashes and the manifest made to match, the saved fingerprints kept)."""
+    file = registry_file(folder)
+    head, *lines = (json.loads(x) for x in gzip.decompress(file.read_bytes()).splitlines())
+    for line in lines:
+        for access in line["provider"]["access"]:
+            for endpoint in access["endpoints"]:
+                change(endpoint)
+    text = b"".join(json.dumps(x).encode() + b"\n" for x in (head, *lines))
+    file.write_bytes(gzip.compress(text))
+    data = manifest(folder)
+    data["files"][f"{data['generation']}/registry.json.gz"] = {
+        "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
+        "bytes": file.stat().st_size,
+    }
+    rewrite_manifest(folder, data)
+
+
+def _schema_of_five(endpoint: dict[str, Any]) -> None:
+    for parameter in endpoint["parameters"]:
+        parameter["json_schema"] = {"type": 5}
+        endpoint["input_schema"]["properties"][parameter["name"]] = {"type": 5}
+
+
+def _credential_carrier(endpoint: dict[str, Any]) -> None:
+    endpoint["parameters"].append(
+        {"name": "appid", "location": "query", "json_schema": {"type": "string"}}
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (_schema_of_five, "line 2: invalid JSON Schema"),
+        (_credential_carrier, "line 2: parameter 'appid' is where the credential travels"),
+    ],
+)
+def test_a_restored_route_is_checked_as_a_catalogs_endpoint(
+    weather: LoopbackServer, tmp_path: Path, change: Any, said: str
+) -> None:
+    """A route a catalog would refuse is refused from the file too: a schema of
+    ``{"type": 5}`` raised TypeError from every plan ranking the route (trial W1)."""
+    router = router_of()
+    router.add_openapi(secured_weather_openapi(weather.base_url), provider="weather")
+    folder = saved(router, tmp_path / "index")
+    _edited(folder, change)
+    with pytest.raises(CorruptIndexError, match=said):
+        started(folder).plan("daily weather forecast for a city")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_registry_file_that_is_no_regular_file_is_corrupt_at_once(
+    tmp_path: Path, kind: str
+) -> None:
+    """A FIFO at registry.json.gz waited for a writer for ever, and a link to /dev/zero
+    would have been read until memory ran out (trial W1); the manifest is read so already."""
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    file = registry_file(folder)
+    file.unlink()
+    if kind == "fifo":
+        os.mkfifo(file)
+    else:
+        file.symlink_to("/dev/zero")
+    with pytest.raises(CorruptIndexError, match=r"cannot be read: .*not a regular file"):
+        started(folder)

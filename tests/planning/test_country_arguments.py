@@ -69,6 +69,11 @@ def router() -> SchemaRouter:
         ("Create a shipment to FR, not to DE", "FR"),
         ("Create a shipment of order O-5001 to the US", "US"),
         ("Create a shipment to FR or to DE", None),
+        # a code listed on after the written one is a second: none is guessed (trial W1)
+        ("Create a shipment to FR or DE", None),
+        ("Create a shipment to the US, FR or DE", None),
+        ("Create a shipment to the US/CA", None),
+        ("Create a shipment to FR and, not to DE", "FR"),
         ("CREATE A SHIPMENT TO FR", None),
         ("Create a shipment to XX", None),
         ("Create a shipment to FRANCE", None),

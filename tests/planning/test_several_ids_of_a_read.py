@@ -171,3 +171,30 @@ def test_a_change_of_several_ids_is_never_planned_once_for_each(served: Any) -> 
     plan = router.plan(request, max_calls=3)
     assert not any("planned once for each" in w for w in plan.warnings)
     assert all(s.arguments.get("ticket_id") not in ("T-1", "T-2") for s in plan.steps)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "paths"),
+    [
+        ("Get tickets T-7 and T-8, not T-8", ["/tickets/T-7"]),
+        ("Get tickets T-7 and T-8 except T-8", ["/tickets/T-7"]),
+        ("Get tickets T-7, T-8 and T-9 but not T-9", ["/tickets/T-7", "/tickets/T-8"]),
+        ("Get tickets T-7 and T-8; never read T-8", ["/tickets/T-7"]),
+        ("Get tickets T-7 and T-8?x=1", ["/tickets/T-7"]),
+        ("Get tickets T-7 and T-8／..／admin", ["/tickets/T-7"]),
+    ],
+)
+def test_an_id_the_request_refuses_is_not_read_again(
+    served: Any, request_text: str, paths: list[str]
+) -> None:
+    """An id the request lists and then refuses, or writes on past its end, is neither read
+    by a copy of the step nor named as left out (trial W1: "Get tickets T-7 and T-8, not
+    T-8" read T-8 too)."""
+    router, server = served
+    plan = router.plan(request_text, max_calls=4)
+    assert len(plan.steps) == len(paths)
+    refused = [i for i in ("T-8", "T-9") if f"/tickets/{i}" not in paths]
+    assert not [w for w in _several(plan) for i in refused if f"'{i}'" in w]
+    before = len(server.requests)
+    router.execute(plan)
+    assert [r.path for r in server.requests[before:]] == paths

@@ -177,3 +177,18 @@ def test_a_provider_with_two_versions_of_its_metadata_is_refused_by_name(
     with pytest.raises(RegistrationError, match="'lab' is registered with two versions") as info:
         catalog_document(router.snapshot())
     assert "replace=True" in str(info.value)
+
+
+def test_an_export_writes_through_no_link_planted_at_its_staging_name(tmp_path: Path) -> None:
+    """The staging file was ``.NAME.tmp``, opened for writing: a link planted at that name
+    in a folder others can write (/tmp) had the catalog written into the file it points to,
+    and the export became a link to it (trial W1)."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (tmp_path / ".exported.json.tmp").symlink_to(victim)
+    router = bare_router()
+    router.add_catalog(bundled_catalog())
+    file = router.export_catalog(tmp_path / "exported.json")
+    assert victim.read_text() == "precious\n"
+    assert not file.is_symlink() and json.loads(file.read_text())["schemarouter_catalog"] == 1
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == [".exported.json.tmp"]

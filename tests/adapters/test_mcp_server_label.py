@@ -1,0 +1,77 @@
+"""A stdio MCP server's command line is its routes' ``server`` label, written into a saved
+index's registry and a catalog export and shown in retrievals and errors: a secret passed as
+a flag's value is shown ``[redacted]`` there (trial W1: ``--api-key sk-...`` was written into
+``registry.json.gz`` and the export)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.adapters.mcp import server_label
+from schemarouter.index import HashingEncoder
+
+SERVER = Path(__file__).parents[1] / "mcp_servers" / "materials_server.py"
+SECRETS = ("sk-label-test-4411", "tok-label-test-4412", "ghp-label-test-4413")
+
+
+@pytest.mark.parametrize(
+    ("server", "shown"),
+    [
+        (["node", "s.js", "--api-key", "k1"], "node s.js --api-key '[redacted]'"),
+        (
+            "npx -y srv --access-token t1 --verbose",
+            "npx -y srv --access-token '[redacted]' --verbose",
+        ),
+        (
+            ["srv", "--token=t1", "GITHUB_TOKEN=g1"],
+            "srv '--token=[redacted]' 'GITHUB_TOKEN=[redacted]'",
+        ),
+        (
+            ["srv", "--db", "postgres://app:pw@db/x?sslkey=1"],
+            "srv --db 'postgres://app:[redacted]@db/x?sslkey=1'",
+        ),
+        (["srv", "--upstream", "https://u:pw@h/v1?key=1"], "srv --upstream https://h/v1"),
+        (["python", "server.py", "--port", "8080"], "python server.py --port 8080"),
+        ("python server.py", "python server.py"),
+        ("https://u:pw@host/mcp?token=1", "https://host/mcp"),
+    ],
+)
+def test_a_command_lines_secret_flags_are_redacted(server: str | list[str], shown: str) -> None:
+    assert server_label(server) == shown
+
+
+def test_a_live_servers_secret_arguments_are_in_no_export_or_saved_registry(
+    tmp_path: Path,
+) -> None:
+    import gzip
+
+    router = SchemaRouter(
+        encoder=HashingEncoder(64), embedding_cache=None, abstention=None, reranker=None
+    )
+    command = [sys.executable, str(SERVER), "--api-key", SECRETS[0], f"--token={SECRETS[1]}"]
+    try:
+        router.add_mcp_server(
+            command, provider="materials", trusted=True, env={"GH_TOKEN": SECRETS[2]}
+        )
+        exported = router.export_catalog(tmp_path / "catalog.json").read_text()
+        router.build_index()
+        router.index.save(tmp_path / "index")
+        shown = {route.access.server for route in router.snapshot()}
+        # the session runs the command as given; only its label is redacted
+        assert router.call(
+            next(r for r in router.snapshot().route_ids() if r.endswith("band_gap")),
+            {"material_id": "mp-1"},
+        ).ok
+    finally:
+        router.close()
+    saved = b"".join(
+        gzip.decompress(f.read_bytes()) for f in (tmp_path / "index").glob("*/registry.json.gz")
+    ).decode()
+    assert saved and exported
+    for secret in SECRETS:
+        assert secret not in exported and secret not in saved and secret not in str(shown)
+    assert "--api-key '[redacted]'" in str(shown)
