@@ -54,7 +54,7 @@ from schemarouter.contracts import (
 from schemarouter.errors import CorruptIndexError, IndexStoreError, SchemaRouterError
 from schemarouter.fingerprint import fingerprint
 from schemarouter.index.registry_file import REGISTRY_FILE, registry_bytes, registry_lines
-from schemarouter.index.shared_schemas import shared
+from schemarouter.index.shared_schemas import share_strings, shared
 from schemarouter.registry.bounds import UnreadableFile, read_file_bytes
 from schemarouter.registry.catalog import CatalogDocument, ProviderSpec
 from schemarouter.registry.compile import RouteSpec, check_endpoint, format_validation_error
@@ -185,9 +185,10 @@ def registration_of(data: bytes, *, source: str) -> tuple[Registration, str]:
         number, first = next(lines, (1, b""))
         head = _Head.model_validate_json(first)
         providers, routes = [], []
+        strings: dict[str, str] = {}  # one object for each longer string (memory)
         for numbered in lines:  # one provider's JSON at a time (see .registry_file)
             number, line = numbered  # named in an error below
-            item = _ProviderLine.model_validate(_parsed(line, number=number))
+            item = _ProviderLine.model_validate(_parsed(line, strings, number=number))
             providers.append(item.provider.provider())
             routes += _routes(item, source=source)
     except ValidationError as exc:  # each line is read alone: its "line 1" is this line
@@ -212,19 +213,21 @@ def registration_of(data: bytes, *, source: str) -> tuple[Registration, str]:
     return registration, head.registry_fingerprint
 
 
-def _parsed(line: bytes, *, number: int) -> Any:
+def _parsed(line: bytes, strings: dict[str, str], *, number: int) -> Any:
     """The JSON of one line as Python objects (pydantic validates and keeps them), each
-    string of up to 64 characters one object for the whole restore (pydantic-core's string
-    cache); ``ValueError`` "line NUMBER: Invalid JSON: ..." where it is not JSON.
-    Parsed and validated in one pass (``model_validate_json``), every ``type``,
-    ``format``, name and media type of every schema was a string object of its own: the
-    routes of 992 OpenAPI documents (33,376) held 1.67 GiB after a restore, 1.23 GiB now,
-    against 0.87 GiB registered from the documents (trial W3)."""
+    string one object for the whole restore: up to 64 characters by pydantic-core's string
+    cache, longer ones by ``strings`` (:func:`.shared_schemas.share_strings`); a
+    ``ValueError`` "line NUMBER: Invalid JSON: ..." where it is not JSON. Parsed and
+    validated in one pass (``model_validate_json``), every ``type``, ``format``, name,
+    media type and description of every schema was a string object of its own: the routes
+    of 992 OpenAPI documents (33,376) held 1.67 GiB after a restore (trial W3)."""
     try:
-        return pydantic_core.from_json(line, cache_strings="all")
+        data = pydantic_core.from_json(line, cache_strings="all")
     except ValueError as exc:  # a line is read alone: its "line 1" is this line
         what = str(exc).replace("at line 1 column", "at column")
         raise ValueError(f"line {number}: Invalid JSON: {what}") from None
+    share_strings(data, strings)
+    return data
 
 
 def _routes(item: _ProviderLine, *, source: str) -> list[Route]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from schemarouter.contracts import Endpoint
 
-__all__ = ["shared"]
+__all__ = ["share_strings", "shared"]
 
 
 def _subtree(schema: Any, path: str) -> Any:
@@ -64,3 +64,22 @@ def shared(endpoint: Endpoint) -> Endpoint:
     if all(a is b for a, b in zip((*parameters, *fields), before, strict=True)):
         return endpoint
     return endpoint.model_copy(update={"parameters": parameters, "output_fields": fields})
+
+
+def share_strings(node: Any, strings: dict[str, str]) -> None:
+    """Make each string of more than 64 characters in the parsed JSON ``node`` (dict and
+    list values, in place) the one object ``strings`` holds for it, adding those it lacks.
+    Shorter strings the parser shares itself (:func:`~.saved_registry._parsed`); these are
+    descriptions, paths and fingerprints, which a registry read back from JSON held once
+    per place (992 OpenAPI documents: 90 MiB; trial W3)."""
+    stack = [node] if type(node) is dict or type(node) is list else []
+    while stack:
+        item = stack.pop()
+        pairs = item.items() if type(item) is dict else enumerate(item)
+        for key, value in pairs:
+            kind = type(value)
+            if kind is str:
+                if len(value) > 64:
+                    item[key] = strings.setdefault(value, value)
+            elif kind is dict or kind is list:
+                stack.append(value)

@@ -63,3 +63,33 @@ def test_a_restore_holds_one_object_for_a_short_string_its_schemas_repeat(
     # read as its own object at each place, 33,376 OpenAPI routes held 0.4 GiB more
     assert len(strings) > 20
     assert len({id(s) for s in strings}) <= 2
+
+
+def test_a_restore_holds_one_object_for_a_long_string_its_routes_repeat(
+    shared_data: Path,
+) -> None:
+    from schemarouter.index.saved_registry import registration_of, registry_file
+
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_openapi(shared_data / "openapi-permissive" / "amazonaws.com__acm__2015-12-08.json")
+    saved = registry_file(router.snapshot())
+    assert saved is not None
+    routes = registration_of(saved, source="saved")[0].routes
+    assert len(routes) > 5
+    # a description the schemas repeat: one object (each was its own, 90 MiB at 33,376 routes)
+    repeated = [s for r in routes for s in _strings(r.endpoint.input_schema, "description")]
+    long = [s for s in repeated if len(s) > 64 and repeated.count(s) > 1]
+    assert long
+    assert len({id(s) for s in long}) == len(set(long))
+
+
+def test_sharing_strings_keeps_the_json_equal() -> None:
+    from schemarouter.index.shared_schemas import share_strings
+
+    text = "a description longer than sixty-four characters, repeated in two places"
+    node = {"a": [text, 1, 2.5, None, True, {"b": "".join(text)}], "c": "".join(text)}
+    strings: dict[str, str] = {}
+    share_strings(node, strings)
+    share_strings(7, strings)  # not a container: nothing to do
+    assert node == {"a": [text, 1, 2.5, None, True, {"b": text}], "c": text}
+    assert node["c"] is node["a"][5]["b"] is node["a"][0]  # type: ignore[index]
