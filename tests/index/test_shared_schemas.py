@@ -3,6 +3,7 @@ output schema again (memory), and stay the same contract."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -83,13 +84,48 @@ def test_a_restore_holds_one_object_for_a_long_string_its_routes_repeat(
     assert len({id(s) for s in long}) == len(set(long))
 
 
-def test_sharing_strings_keeps_the_json_equal() -> None:
-    from schemarouter.index.shared_schemas import share_strings
+def _nested(node: Any) -> list[Any]:
+    """Every dict and list inside the JSON-like ``node`` (not ``node`` itself)."""
+    values = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    inner = [v for v in values if isinstance(v, dict | list)]
+    return inner + [n for v in inner for n in _nested(v)]
+
+
+def test_a_restore_holds_one_object_for_a_schema_a_document_repeats(shared_data: Path) -> None:
+    from schemarouter.index.saved_registry import registration_of, registry_file
+
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_openapi(shared_data / "openapi-permissive" / "amazonaws.com__acm__2015-12-08.json")
+    saved = registry_file(router.snapshot())
+    assert saved is not None
+    routes = registration_of(saved, source="saved")[0].routes
+    groups: dict[str, list[int]] = {}
+    for route in routes:
+        for schema in (route.endpoint.input_schema, route.endpoint.output_schema or {}):
+            for node in _nested(schema):
+                groups.setdefault(json.dumps(node), []).append(id(node))
+    # the schemas a document reuses (its $refs, {"type": "string"}): one object each
+    assert sum(len(ids) for ids in groups.values()) > len(groups)
+    assert all(len(set(ids)) == 1 for ids in groups.values())
+
+
+def test_sharing_keeps_the_json_equal() -> None:
+    from schemarouter.index.shared_schemas import shared_json
 
     text = "a description longer than sixty-four characters, repeated in two places"
-    node = {"a": [text, 1, 2.5, None, True, {"b": "".join(text)}], "c": "".join(text)}
+    node = {
+        "a": [text, 1, 2.5, None, True, {"b": "".join(text)}],
+        "c": "".join(text),
+        "d": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 1.0}],
+        "e": [{"type": "integer", "minimum": True}, {"type": "integer", "minimum": 1}],
+    }
     strings: dict[str, str] = {}
-    share_strings(node, strings)
-    share_strings(7, strings)  # not a container: nothing to do
-    assert node == {"a": [text, 1, 2.5, None, True, {"b": text}], "c": text}
+    expected = json.loads(json.dumps(node))
+    assert shared_json(node, strings) is node
+    assert shared_json(7, strings) == 7  # not a container: nothing to do
+    assert node == expected
     assert node["c"] is node["a"][5]["b"] is node["a"][0]  # type: ignore[index]
+    # 1, 1.0 and True are equal in Python, not in JSON: only the same JSON is shared
+    assert node["d"][0] is node["e"][1]  # type: ignore[index]
+    assert node["d"][0] is not node["d"][1] and node["e"][0] is not node["e"][1]  # type: ignore[index]
+    assert [type(v["minimum"]) for v in (*node["d"], *node["e"])] == [int, float, bool, int]  # type: ignore[union-attr]
