@@ -98,6 +98,7 @@ class IndexMixin(RegistrationMixin):
         gateway's upstream servers, registered when they connect); returns the change. The
         file is checked against the manifest (size, sha256, registry fingerprint)."""
         from schemarouter.execution.invokers.http import register_http_routes
+        from schemarouter.index.heap import trim_heap
         from schemarouter.index.saved_registry import saved_registration
         from schemarouter.index.store import read_manifest
 
@@ -109,7 +110,9 @@ class IndexMixin(RegistrationMixin):
         if leave_out:
             kept = tuple(r for r in registration.routes if r.provider.id not in leave_out)
             registration = registration.model_copy(update={"routes": kept})
-        return register_http_routes(self, registration)
+        change = register_http_routes(self, registration)
+        trim_heap()  # what the parse freed, back to the system (memory: see index.heap)
+        return change
 
     def restored_replaced(self) -> bool:
         """Whether the index folder this router's registry was restored from holds another
