@@ -31,6 +31,7 @@ __all__ = [
     "default_style",
     "dot_segment",
     "operation_path_problem",
+    "secret_name",
     "shown_url",
 ]
 
@@ -132,6 +133,25 @@ def shown_url(url: str) -> str:
     an HTTP server's credential travels when it has nowhere else to go."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
+
+
+#: A name whose value is a secret: ``OPENAI_API_KEY``, ``DB_PASSWORD``, ``AUTH_TOKEN``,
+#: ``DB_PASS``, ``PASSPHRASE``, ``API_PIN``, ``SIGNING_SALT`` ... (trial Z1: a secret under
+#: ``*_PASS``, ``*PASSPHRASE``, ``*_PIN``, ``*_SALT`` or ``*_OTP*`` reached tool outputs).
+_SECRET_NAME = re.compile(
+    r"key|token|secret|pass|pwd|auth|credential|private|cookie|session|signature|"
+    r"bearer|dsn|cert|salt|hmac|mnemonic|(?:^|_)(?:pin|otp|sig|seed)(?:_|$)",
+    re.IGNORECASE,
+)
+
+
+def secret_name(name: str) -> bool:
+    """Whether ``name``, an environment variable's or a command-line flag's, holds a secret
+    (:data:`_SECRET_NAME`; a flag's dashes and dots read as ``_``: ``--signing-salt`` as
+    ``signing_salt``). One rule for a stdio server's ``env`` (what its tools' output loses)
+    and its command line (what its label hides): they disagreed, and ``--dsn VALUE`` or
+    ``--signing-salt VALUE`` were written into a saved index (trial V1)."""
+    return bool(_SECRET_NAME.search(re.sub(r"[-.]", "_", name.lstrip("-"))))
 
 
 def url_secrets(url: str) -> list[str]:

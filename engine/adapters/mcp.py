@@ -54,6 +54,7 @@ from schemarouter.adapters._fields import FieldLimits, declared_meaning, output_
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.fingerprint import canonical_json, fingerprint_json
+from schemarouter.placement import secret_name
 from schemarouter.registry.compile import (
     M,
     RouteSpec,
@@ -66,7 +67,12 @@ from schemarouter.registry.compile import (
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text, to_json_value
 
-__all__ = ["mcp_tools_registration", "server_label", "tool_effect", "tool_ids"]
+__all__ = [
+    "mcp_tools_registration",
+    "server_label",
+    "tool_effect",
+    "tool_ids",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -422,12 +428,15 @@ def server_label(server: Sequence[str] | str) -> str:
     return shlex.join(shown) if shown != words or not isinstance(server, str) else server
 
 
-#: A command line's flag or variable whose value is a secret (``--api-key``, ``--token=``,
-#: ``GITHUB_TOKEN=``, ``-p``-style short flags are not read).
-_SECRET_FLAG = re.compile(
-    r"^(?:--?|)[A-Za-z0-9_.-]*(?:key|token|secret|pass|pwd|auth|credential|bearer)[A-Za-z0-9_.-]*$",
-    re.IGNORECASE,
-)
+#: A command line's flag or variable (``--api-key``, ``--token=``, ``GITHUB_TOKEN=``; a
+#: short flag such as ``-p`` is not read) whose value is a secret where its name is one
+#: (:func:`~schemarouter.placement.secret_name`, the rule a server's ``env`` is read by).
+_FLAG = re.compile(r"^-{0,2}[A-Za-z0-9_.-]+$")
+_URL_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@")
+
+
+def _secret_flag(name: str) -> bool:
+    return bool(_FLAG.match(name)) and secret_name(name)
 
 
 def _shown_word(word: str, before: str) -> str:
@@ -437,16 +446,13 @@ def _shown_word(word: str, before: str) -> str:
     index's registry and a catalog export, and shown in every retrieval and error (trial W1:
     ``--api-key sk-...`` was written into ``registry.json.gz``)."""
     name, equals, value = word.partition("=")
-    if equals and value and _SECRET_FLAG.match(name):
+    if equals and value and _secret_flag(name):
         return f"{name}=[redacted]"
-    if before.startswith("-") and "=" not in before and _SECRET_FLAG.match(before):
+    if before.startswith("-") and "=" not in before and _secret_flag(before):
         return "[redacted]"
     if re.match(r"^https?://", word, re.IGNORECASE):
         return contracts.shown_url(word)
     return _URL_PASSWORD.sub(r"\1[redacted]@", word)  # postgres://app:PASSWORD@db
-
-
-_URL_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)[^/\s@]+@")
 
 
 def mcp_tools_registration(
