@@ -54,7 +54,7 @@ from schemarouter.adapters._fields import FieldLimits, declared_meaning, output_
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.fingerprint import canonical_json, fingerprint_json
-from schemarouter.placement import secret_name
+from schemarouter.placement import secret_name, url_secrets
 from schemarouter.registry.compile import (
     M,
     RouteSpec,
@@ -68,6 +68,7 @@ from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text, to_json_value
 
 __all__ = [
+    "command_secrets",
     "mcp_tools_registration",
     "server_label",
     "tool_effect",
@@ -453,6 +454,33 @@ def _shown_word(word: str, before: str) -> str:
     if re.match(r"^https?://", word, re.IGNORECASE):
         return contracts.shown_url(word)
     return _URL_PASSWORD.sub(r"\1[redacted]@", word)  # postgres://app:PASSWORD@db
+
+
+def command_secrets(server: Sequence[str] | str) -> list[str]:
+    """What :func:`server_label` hides of a command line (or a URL): the values of its secret
+    flags, its URLs' userinfo and query, for a redactor of what the server's start writes
+    (its error may quote its own arguments)."""
+    if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
+        return url_secrets(server)
+    try:
+        words = shlex.split(server) if isinstance(server, str) else list(server)
+    except ValueError:
+        return []
+    found: list[str] = []
+    for i, word in enumerate(words):
+        shown = _shown_word(word, words[i - 1] if i else "")
+        if shown == word:
+            continue
+        name, equals, value = word.partition("=")
+        if shown == "[redacted]":
+            found.append(word)
+        elif equals and shown == f"{name}=[redacted]":
+            found.append(value)
+        elif re.match(r"^https?://", word, re.IGNORECASE):
+            found += url_secrets(word)
+        elif password := _URL_PASSWORD.match(word):
+            found.append(password.group(2))
+    return found
 
 
 def mcp_tools_registration(
