@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.page_size import COUNT_NAMES
 from schemarouter.planning.projection import field_meta
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters, stem
@@ -92,26 +93,12 @@ _OTHER_PLACE = re.compile(
     re.I,
 )
 _EVERY = re.compile(r"\b(?:all|each|every|both)\b|모든|전부", re.I)
-#: Parameters that page or order a list: filling them picks out no entry.
-_PAGING = frozenset(
-    [
-        "limit",
-        "top",
-        "first",
-        "count",
-        "page",
-        "perpage",
-        "pagesize",
-        "offset",
-        "cursor",
-        "start",
-        "sort",
-        "sortby",
-        "order",
-        "orderby",
-        "direction",
-        "maxresults",
-    ]
+#: Parameters that page or order a list: filling them picks out no entry. The counts are
+#: :mod:`.page_size`'s, the names that take "the top 5" (trial V1: a list paged by
+#: ``max_items`` or ``page_len`` read as one filtered by the request, so "close the ticket
+#: among the top 5" bound the change to its first entry).
+_PAGING = COUNT_NAMES | frozenset(
+    ["page", "offset", "cursor", "start", "sort", "sortby", "order", "orderby", "direction"]
 )
 
 

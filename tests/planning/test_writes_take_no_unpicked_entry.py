@@ -8,6 +8,7 @@ or names the entry by a value the list filters on ("the ticket of ann@example.co
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -123,6 +124,21 @@ def test_a_write_takes_no_entry_of_a_list_the_request_does_not_pick_from(
     assert close.missing_parameters == ("ticket_id",)
     assert "hd/rest/list_tickets" not in plan.route_ids
     assert any("no listed entry is taken" in w and why in w for w in plan.warnings)
+
+
+@pytest.mark.parametrize("count", ["max_items", "page_len", "limit"])
+def test_a_list_paged_by_a_count_picks_no_entry(count: str) -> None:
+    """A count "the top 5" fills (:mod:`~schemarouter.planning.page_size`'s names) is no
+    filter that picks an entry (trial V1: ``max_items`` and ``page_len`` were read as one)."""
+    document = copy.deepcopy(DOCUMENT)
+    by_count = {"name": count, "in": "query", "schema": {"type": "integer"}}
+    document["paths"]["/tickets"]["get"]["parameters"].append(by_count)
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="hd")
+    plan, close = _change(router, "Close the ticket among the top 5", "hd/rest/close_ticket")
+    assert not close.bindings
+    assert close.missing_parameters == ("ticket_id",)
+    assert any("does not say which entry" in w for w in plan.warnings), plan.warnings
 
 
 def test_an_assignment_to_a_named_person_takes_no_ticket_of_a_list(router: SchemaRouter) -> None:
