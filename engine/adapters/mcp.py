@@ -41,7 +41,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
@@ -54,7 +53,7 @@ from schemarouter.adapters._fields import FieldLimits, declared_meaning, output_
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.fingerprint import canonical_json, fingerprint_json
-from schemarouter.placement import secret_name, url_secrets
+from schemarouter.placement import shown_command
 from schemarouter.registry.compile import (
     M,
     RouteSpec,
@@ -68,7 +67,6 @@ from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text, to_json_value
 
 __all__ = [
-    "command_secrets",
     "mcp_tools_registration",
     "server_label",
     "tool_effect",
@@ -418,69 +416,8 @@ def server_label(server: Sequence[str] | str) -> str:
     """The command line, or the URL without its userinfo and query: an HTTP server's
     credential travels there, and this label is the routes' ``server`` and source, shown in
     every retrieval and error. A command line's secret flags are shown ``[redacted]``
-    (:func:`_shown_word`)."""
-    if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
-        return contracts.shown_url(server)
-    try:
-        words = shlex.split(server) if isinstance(server, str) else list(server)
-    except ValueError:  # an unclosed quote: shown as written, as it never starts
-        return server if isinstance(server, str) else ""
-    shown = [_shown_word(word, words[i - 1] if i else "") for i, word in enumerate(words)]
-    return shlex.join(shown) if shown != words or not isinstance(server, str) else server
-
-
-#: A command line's flag or variable (``--api-key``, ``--token=``, ``GITHUB_TOKEN=``; a
-#: short flag such as ``-p`` is not read) whose value is a secret where its name is one
-#: (:func:`~schemarouter.placement.secret_name`, the rule a server's ``env`` is read by).
-_FLAG = re.compile(r"^-{0,2}[A-Za-z0-9_.-]+$")
-_URL_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@")
-
-
-def _secret_flag(name: str) -> bool:
-    return bool(_FLAG.match(name)) and secret_name(name)
-
-
-def _shown_word(word: str, before: str) -> str:
-    """``word`` of a command line as its label shows it: the value of a secret's flag
-    (``--api-key VALUE``, ``--token=VALUE``, ``API_KEY=VALUE``) and a URL's userinfo and
-    query are ``[redacted]``: the label is the routes' ``server``, written into a saved
-    index's registry and a catalog export, and shown in every retrieval and error (trial W1:
-    ``--api-key sk-...`` was written into ``registry.json.gz``)."""
-    name, equals, value = word.partition("=")
-    if equals and value and _secret_flag(name):
-        return f"{name}=[redacted]"
-    if before.startswith("-") and "=" not in before and _secret_flag(before):
-        return "[redacted]"
-    if re.match(r"^https?://", word, re.IGNORECASE):
-        return contracts.shown_url(word)
-    return _URL_PASSWORD.sub(r"\1[redacted]@", word)  # postgres://app:PASSWORD@db
-
-
-def command_secrets(server: Sequence[str] | str) -> list[str]:
-    """What :func:`server_label` hides of a command line (or a URL): the values of its secret
-    flags, its URLs' userinfo and query, for a redactor of what the server's start writes
-    (its error may quote its own arguments)."""
-    if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
-        return url_secrets(server)
-    try:
-        words = shlex.split(server) if isinstance(server, str) else list(server)
-    except ValueError:
-        return []
-    found: list[str] = []
-    for i, word in enumerate(words):
-        shown = _shown_word(word, words[i - 1] if i else "")
-        if shown == word:
-            continue
-        name, equals, value = word.partition("=")
-        if shown == "[redacted]":
-            found.append(word)
-        elif equals and shown == f"{name}=[redacted]":
-            found.append(value)
-        elif re.match(r"^https?://", word, re.IGNORECASE):
-            found += url_secrets(word)
-        elif password := _URL_PASSWORD.match(word):
-            found.append(password.group(2))
-    return found
+    (:func:`~schemarouter.placement.shown_command`, which names a server in every message)."""
+    return shown_command(server)
 
 
 def mcp_tools_registration(

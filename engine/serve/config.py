@@ -48,11 +48,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from schemarouter.adapters.mcp import command_secrets, server_label
 from schemarouter.contracts import Effect
 from schemarouter.errors import DocumentError
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
 from schemarouter.index.backend import is_milvus_uri
+from schemarouter.placement import command_secrets, shown_command
 from schemarouter.registry.compile import format_validation_error, slugify
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.lines import with_line
@@ -159,14 +159,14 @@ class McpServerSpec(_Spec):
 
     def label(self) -> str:
         """The command or URL, for messages, as its routes name their server
-        (:func:`~schemarouter.adapters.mcp.server_label`: a URL without its credentials or
+        (:func:`~schemarouter.placement.shown_command`: a URL without its credentials or
         query, a command line without its secret flags' values; trial V1: a config error
         showed ``--api-key VALUE`` that the routes hid)."""
-        return server_label(self.target())
+        return shown_command(self.target())
 
     def secrets(self) -> list[str]:
         """What of the URL or command line may be a secret (userinfo, query values, secret
-        flags' values: :func:`~schemarouter.adapters.mcp.command_secrets`), for redaction
+        flags' values: :func:`~schemarouter.placement.command_secrets`), for redaction
         of what connecting to it raised."""
         return command_secrets(self.target())
 
