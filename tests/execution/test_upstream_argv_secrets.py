@@ -1,8 +1,9 @@
 """A stdio MCP server's key passed on its command line (``--api-key VALUE``) is hidden where
-its env's values are: in the errors its tools raise and in the connection's name in the
-log, as its routes' ``server`` label hides it (trial V1: the label hid it since trial W1,
-while an error that echoed it gave it to the agent, and the log named the command as
-written). A real server (the MCP SDK's) over stdio."""
+its env's values are: in the errors its tools raise, in the lines it writes to stderr
+(relayed into the log) and in the connection's name there, as its routes' ``server``
+label hides it (trial V1: the label hid it since trial W1, while an error that echoed it
+gave it to the agent, and the log had it as written). A real server (the MCP SDK's) over
+stdio."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 KEY = sys.argv[sys.argv.index("--api-key") + 1]
+print(f"starting with key {KEY}", file=sys.stderr, flush=True)
 server = MCPServer("echoing")
 
 
@@ -37,8 +39,8 @@ server.run("stdio")
 KEY = "sk-argv-" + "Qw3Er4Ty5Ui6" * 2
 
 
-def test_a_key_on_the_command_line_is_in_no_tool_error_or_connection_name(
-    tmp_path: Path,
+def test_a_key_on_the_command_line_is_in_no_tool_error_or_log_line(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "echoing.py").write_text(SERVER)
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
@@ -55,6 +57,9 @@ def test_a_key_on_the_command_line_is_in_no_tool_error_or_connection_name(
         router.close()
     assert "the backend refused key [redacted]" in said, said
     assert KEY not in said
+    logged = capfd.readouterr().err  # the server's stderr, relayed line by line
+    assert "upstream echoing: starting with key [redacted]" in logged, logged[-2000:]
+    assert KEY not in logged
 
 
 def test_a_connection_is_named_without_its_command_lines_key() -> None:
