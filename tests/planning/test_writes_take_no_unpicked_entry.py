@@ -15,6 +15,7 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.index import HashingEncoder
+from schemarouter.planning.chained_needs import says_first
 
 _S = {"type": "string"}
 _TICKET = {"type": "object", "properties": {"id": _S, "title": _S, "customer_email": _S}}
@@ -139,6 +140,26 @@ def test_a_list_paged_by_a_count_picks_no_entry(count: str) -> None:
     assert not close.bindings
     assert close.missing_parameters == ("ticket_id",)
     assert any("does not say which entry" in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    ("request_text", "first"),
+    [
+        ("Close the ticket with top priority", False),
+        ("Close the first-name field", False),
+        ("Close the ticket, top rated", False),
+        ("Close the first ticket", True),
+        ("Close the top open ticket", True),
+    ],
+)
+def test_first_read_without_a_thing_is_first_read_before_one(
+    request_text: str, first: bool
+) -> None:
+    """A binding with no ``thing`` (made by hand; execution's check reads it so) takes the
+    first of several only where "first" or "top" stands before an entry, as with a thing
+    (trial V1: any "top" did, "top priority" too)."""
+    assert says_first(request_text, "") is first
+    assert says_first(request_text, "ticket") is first
 
 
 def test_an_assignment_to_a_named_person_takes_no_ticket_of_a_list(router: SchemaRouter) -> None:
