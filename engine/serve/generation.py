@@ -132,6 +132,9 @@ def reload(gateway: Any, *, progress: bool = False) -> bool:
     if folder is None:
         logger.error("reload refused: the gateway serves no saved index folder (--index DIR)")
         return False
+    if getattr(gateway, "closed", False):
+        logger.warning("reload refused: the gateway is closing")
+        return False
     lock: threading.Lock = gateway.reload_lock
     if not lock.acquire(blocking=False):
         logger.warning("reload: the index is already loading; this signal is ignored")
@@ -167,6 +170,10 @@ def _reload(gateway: Any, folder: Path, *, progress: bool) -> bool:
                 " ".join(str(exc).split()),
             )
             return False
+    if getattr(gateway, "closed", False):  # closed meanwhile (SIGTERM): nothing to serve
+        router.close()
+        logger.warning("reload: the gateway closed while the new generation loaded: not used")
+        return False
     previous = gateway.router
     gateway.router, gateway.index_state = router, state
     logger.warning(

@@ -1,7 +1,8 @@
 """A gateway given its index folder as a router option (``Gateway.from_config(config,
 index=DIR)``, the way ``build_router`` reads it first) reloads that folder and names its
 generation, as one given ``index:`` in its config does (trial V1: the reload read the
-config's index only, and refused: "the gateway serves no saved index folder")."""
+config's index only, and refused: "the gateway serves no saved index folder"). A closed
+gateway reloads nothing."""
 
 from __future__ import annotations
 
@@ -42,3 +43,18 @@ def test_a_folder_given_as_a_router_option_is_the_one_reloaded(tmp_path: Path) -
         assert first["registry_fingerprint"] != manifest["registry_fingerprint"]
     finally:
         gateway.close()
+
+
+def test_a_closed_gateway_is_not_reloaded(tmp_path: Path) -> None:
+    """A SIGHUP after SIGTERM (the gateway closed, its requests draining) loads nothing: a
+    router opened then was never closed (trial V1)."""
+    index = tmp_path / "index"
+    build(_document(tmp_path, "getForecast"), index)
+    options = {"encoder": HashingEncoder(64), "embedding_cache": None, "abstention": None}
+    gateway = Gateway.from_config(GatewayConfig(index=str(index)), **options)
+    open_index(gateway)
+    router = gateway.router
+    gateway.close()
+    build(_document(tmp_path, "getOutlook"), index)
+    assert not reload(gateway)
+    assert gateway.router is router
