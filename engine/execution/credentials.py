@@ -187,11 +187,12 @@ def output_secrets(env: Mapping[str, str] | None) -> list[str]:
 _TOKEN = re.compile(r"[\w\-.~+]{20,}=*")
 
 
-def scrub_output(data: Any, env: Mapping[str, str] | None) -> Any:
-    """A stdio upstream's tool output ``data`` without its :func:`output_secrets`, whole or
-    (a key-like one) in parts of :data:`PIECE` characters or more: a key a tool returned
-    wrapped on two lines or in two fields went out in halves (trial Z1)."""
-    secrets = output_secrets(env)
+def scrub_output(data: Any, env: Mapping[str, str] | None, argv: Iterable[str] = ()) -> Any:
+    """A stdio upstream's tool output ``data`` without its :func:`output_secrets` and the
+    secret flags' values of its command line ``argv`` (``--api-key VALUE``, each a secret by
+    its name), whole or (a key-like one) in parts of :data:`PIECE` characters or more: a key
+    a tool returned wrapped on two lines or in two fields went out in halves (trial Z1)."""
+    secrets = output_secrets(env) + [v for v in argv if v]
     if not secrets:
         return data
     data = Redactor(secrets).scrub(data)

@@ -1,5 +1,5 @@
 """A stdio MCP server's key passed on its command line (``--api-key VALUE``) is hidden where
-its env's values are: in the errors its tools raise, in the lines it writes to stderr
+its env's values are: in its tools' outputs and errors, in the lines it writes to stderr
 (relayed into the log) and in the connection's name there, as its routes' ``server``
 label hides it (trial V1: the label hid it since trial W1, while an error that echoed it
 gave it to the agent, and the log had it as written). A real server (the MCP SDK's) over
@@ -33,6 +33,12 @@ def balance() -> dict:
     raise ToolError(f"the backend refused key {KEY}")
 
 
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def whoami() -> dict:
+    \"\"\"Who the backend says we are.\"\"\"
+    return {"user": "svc", "key": KEY}
+
+
 server.run("stdio")
 """
 
@@ -53,10 +59,12 @@ def test_a_key_on_the_command_line_is_in_no_tool_error_or_log_line(
         with pytest.raises(SchemaRouterError) as raised:
             router.call("echoing/mcp/balance").raise_for_error()
         said = str(raised.value)
+        output = router.call("echoing/mcp/whoami").output
     finally:
         router.close()
     assert "the backend refused key [redacted]" in said, said
     assert KEY not in said
+    assert output == {"user": "svc", "key": "[redacted]"}, output
     logged = capfd.readouterr().err  # the server's stderr, relayed line by line
     assert "upstream echoing: starting with key [redacted]" in logged, logged[-2000:]
     assert KEY not in logged

@@ -276,11 +276,12 @@ def _redacted(error: Exception, op: McpCall) -> Exception:
 
 
 def _scrubbed(payload: Payload, op: McpCall) -> Payload:
-    """``payload`` without the values of its stdio server's own ``env`` in its texts: a tool
-    that answered with its API key (a "whoami", a config dump) gave it to the agent as an
-    output, where its errors had it redacted (trial X1); a setting that is no secret
+    """``payload`` without the values of its stdio server's own ``env`` (and its command
+    line's secret flags) in its texts: a tool that answered with its API key (a "whoami", a
+    config dump) gave it to the agent as an output, where its errors had it redacted (trial
+    X1); a setting that is no secret
     (:func:`~schemarouter.execution.credentials.output_secrets`) stays in the data."""
-    data = scrub_output(payload.data, _env(op))
+    data = scrub_output(payload.data, _env(op), _argv_secrets(op))
     return payload if data is payload.data else payload._replace(data=data)
 
 
