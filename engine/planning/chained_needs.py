@@ -18,7 +18,9 @@ deleted whichever ticket the server listed first, the approval seeing only that 
 - the request says there is one: "my only workspace" (the word right before the thing);
 - or the producer's step is filtered by what the request names, and the request names one
   thing with a definite word: "close the ticket of ann@example.com" (``list_tickets`` with
-  ``customer_email``); "close a ticket of ann@example.com" or "the tickets" do not pick one.
+  ``customer_email``); "close a ticket of ann@example.com" or "the tickets" do not pick one;
+  a thing's number picks one ("cancel order number 10042", ``list_orders`` with ``number``:
+  :mod:`~schemarouter.planning.numbers`).
 
 Where the filter or "only" takes an entry, execution sends the change only if the list
 returns exactly one (:func:`~schemarouter.execution.bound_values.several_note`). Otherwise the
@@ -33,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.numbers import is_number_filter, numbered
 from schemarouter.planning.projection import field_meta
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters, stem
@@ -191,6 +194,11 @@ def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
         return None
     if _filtered(producer) and any(_DEFINITE.search(words) for words in before):
         return "filter"
+    if any(
+        is_number_filter(name, thing) and numbered(query, thing, str(value))
+        for name, value in producer.arguments.items()
+    ):
+        return "filter"  # "cancel order number 10042": a number names one (trial V2)
     return None
 
 
