@@ -349,9 +349,9 @@ def plan_routes(
             if top is not None and max_calls == 1 and not blocked:  # no call to chain a producer
                 top = fillable_sibling(snapshot, top, ok[1:], request.query, values, warnings)
             if top is None:
-                reason = (
+                reason = (  # all eligible: one does the opposite change (opposite_verbs)
                     f"none of the {len(ranked)} ranked routes is eligible: "
-                    f"{exclusions(ranked, snapshot, request)}"
+                    f"{exclusions(ranked, snapshot, request) or warnings[-1]}"
                 )
             elif blocked:
                 others = f" and {len(blocked) - 3} more" if len(blocked) > 3 else ""
