@@ -14,7 +14,9 @@ deleted whichever ticket the server listed first, the approval seeing only that 
 - the request says which entry by its place, the one a binding gives (execution fills a
   bound parameter from the first value the producer returned): "the first ticket", "the top
   one" (:func:`says_first`); not "the second", "the oldest" or "the latest", whose entry is not
-  the first one unless the list is sorted so, nor "all" or "each" (a binding takes one);
+  the first one unless the list is sorted so (:mod:`~schemarouter.planning.sort_values`: "the
+  oldest ticket" by ``sort=created_at, order=asc, limit=1``), nor "all" or "each" (a binding
+  takes one);
 - the request says there is one: "my only workspace" (the word right before the thing);
 - or the producer's step is filtered by what the request names, and the request names one
   thing with a definite word: "close the ticket of ann@example.com" (``list_tickets`` with
@@ -37,6 +39,7 @@ from typing import Any, Protocol, Self, TypeVar
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.numbers import is_number_filter, numbered
 from schemarouter.planning.projection import field_meta
+from schemarouter.planning.sort_values import SUPERLATIVE, sorted_as_asked
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
@@ -181,8 +184,9 @@ def _filtered(producer: _Step) -> bool:
 def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
     """How the change ``route`` takes its ``thing``'s id from the first entry ``producer``'s
     step returns (see the module docstring): ``"read"`` (a read), ``"first"`` (the request
-    says so), ``"only"`` (it says there is one), ``"filter"`` (the producer's filter, from
-    the request, picks one thing); ``None`` where it does not take it."""
+    says so), ``"sorted"`` (the list is sorted so that its first is the one named), ``"only"``
+    (it says there is one), ``"filter"`` (the producer's filter, from the request, picks one
+    thing); ``None`` where it does not take it."""
     if route.endpoint.effect is Effect.READ:
         return "read"
     if says_first(query, thing):
@@ -190,7 +194,13 @@ def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
     before = _before_one(query, thing)
     if any(_ONLY.search(words) for words in before):
         return "only"
-    if _OTHER_PLACE.search(query) or _EVERY.search(query):
+    if _EVERY.search(query):
+        return None
+    if any(SUPERLATIVE.search(words) for words in before) and sorted_as_asked(
+        producer.arguments, query
+    ):
+        return "sorted"  # "the oldest ticket", the list sorted by creation, one entry
+    if _OTHER_PLACE.search(query):
         return None
     if _filtered(producer) and any(_DEFINITE.search(words) for words in before):
         return "filter"
@@ -240,6 +250,7 @@ def bound_note(route: Route, parameter: str, producer: str, how: str | None) -> 
         "first": "as the request says which",
         "only": "as the request says there is one; it runs only where the list returns one",
         "filter": "filtered by what the request names; it runs only where the list returns one",
+        "sorted": "sorted so that its first entry is the one the request names",
     }.get(how or "", "")
     return [
         f"{route.route_id} ({route.endpoint.effect.value}) takes {parameter!r} from the first "
