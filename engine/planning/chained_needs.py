@@ -17,9 +17,12 @@ deleted whichever ticket the server listed first, the approval seeing only that 
   the first one unless the list is sorted so (:mod:`~schemarouter.planning.sort_values`: "the
   oldest ticket" by ``sort=created_at, order=asc, limit=1``), nor "all" or "each" (a binding
   takes one);
-- the request says there is one: "my only workspace" (the word right before the thing);
+- the request says there is one: "my only workspace" (the word right before the thing;
+  Korean "내 유일한 워크스페이스");
 - or the producer's step is filtered by what the request names, and the request names one
-  thing with a definite word: "close the ticket of ann@example.com" (``list_tickets`` with
+  thing with a definite word (Korean, which has none: with no word of several or of any one,
+  "ann@example.com의 티켓을 닫아줘", trial V2): "close the ticket of ann@example.com"
+  (``list_tickets`` with
   ``customer_email``); "close a ticket of ann@example.com" or "the tickets" do not pick one;
   a thing's number picks one ("cancel order number 10042", ``list_orders`` with ``number``:
   :mod:`~schemarouter.planning.numbers`).
@@ -146,6 +149,15 @@ def chained_needs(
 _WORD = re.compile(r"[A-Za-z0-9]+")
 #: The words before a thing that say there is one ("my only", "the sole") ...
 _ONLY = re.compile(r"\b(?:my|our|your|the)\s+(?:only|sole|single)$", re.I)
+#: Korean says there is one ("내 유일한 워크스페이스", "하나뿐인 티켓") ...
+_ONLY_KO = re.compile(r"유일한|하나뿐인|단\s?하나의")
+#: ... and, having no articles and seldom a plural, marks several or any one by these words
+#: (a plural 들, "여러", "몇", "각", "하나를" / "한 개" of several, "아무"); a filter the
+#: request names picks its entry otherwise, run only where the list returns one.
+_SEVERAL_KO = re.compile(
+    r"[가-힣]들(?:[을를이가은는의에도만]|$|\s)|여러|몇|(?<![가-힣])각\s|하나|한\s?개|아무"
+)
+_HANGUL = re.compile(r"[가-힣]")
 #: ... or point at one ("the", "my", "this", up to two words before the thing: "the open").
 _DEFINITE = re.compile(r"\b(?:the|my|our|your|this|that)(?:\s+[A-Za-z]+){0,2}$", re.I)
 
@@ -192,7 +204,7 @@ def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
     if says_first(query, thing):
         return "first"
     before = _before_one(query, thing)
-    if any(_ONLY.search(words) for words in before):
+    if any(_ONLY.search(words) for words in before) or _ONLY_KO.search(query):
         return "only"
     if _EVERY.search(query):
         return None
@@ -204,6 +216,8 @@ def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
         return None
     if _filtered(producer) and any(_DEFINITE.search(words) for words in before):
         return "filter"
+    if _filtered(producer) and _HANGUL.search(query) and not _SEVERAL_KO.search(query):
+        return "filter"  # "ann@example.com의 티켓을 닫아줘": Korean marks no definiteness
     if any(
         is_number_filter(name, thing) and numbered(query, thing, str(value))
         for name, value in producer.arguments.items()
