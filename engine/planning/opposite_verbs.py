@@ -38,6 +38,8 @@ OPPOSITES = {a[0]: b[0] for a, b in _PAIRS} | {b[0]: a[0] for a, b in _PAIRS}
 _CANON = {word: words[0] for pair in _PAIRS for words in pair for word in words}
 _WORD = re.compile(r"[A-Za-z]+")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+#: A verb the request says not to do, right after its "not" ("don't close", "never reopen").
+_REFUSED = re.compile(r"\b(?:don'?t|do\s+not|never|not|without)\s+([A-Za-z]+)", re.I)
 
 
 def _canon(word: str) -> str | None:
@@ -55,14 +57,17 @@ def _canon(word: str) -> str | None:
 def _asked(query: str) -> set[str]:
     """The verbs of :data:`_PAIRS` the request asks for: its clauses' changes
     (:func:`~schemarouter.retrieval.actions.request_verbs`) and the un- verbs ranking does not
-    know ("unassign", "unpublish"), where a clause opens with one."""
+    know ("unassign", "unpublish"), where a clause opens with one; not one the request says not
+    to do."""
     verbs = {_CANON.get(v, v) for v in request_verbs(query)}
     for clause in re.split(r"[.;,!?]|\b(?:then|and)\b", query):
         words = [w for w in _WORD.findall(clause) if w.lower() not in {"please", "now", "also"}]
         verb = _canon(words[0]) if words else None
         if verb is not None and verb.startswith("un"):
             verbs.add(verb)
-    return {v for v in verbs if v in OPPOSITES}
+    # a verb the request says not to do is not asked ("don't close ticket T-7, reopen it")
+    refused = {_canon(m.group(1)) for m in _REFUSED.finditer(query)}
+    return {v for v in verbs if v in OPPOSITES and v not in refused}
 
 
 def _does(route: Route) -> str | None:

@@ -127,3 +127,8 @@ def test_with_nothing_else_the_opposite_is_not_planned(request_text: str) -> Non
 def test_the_asked_verb_keeps_its_route(request_text: str, route_id: str) -> None:
     plan = _plan(_router(reopen=True, update=True), request_text)
     assert plan.route_ids[0] == route_id
+
+
+def test_a_verb_the_request_refuses_is_not_the_one_asked() -> None:
+    plan = _plan(_router(reopen=False, update=True), "Don't close ticket T-7, reopen it")
+    assert plan.route_ids == ("hd/rest/update_ticket",)
