@@ -48,6 +48,7 @@ from schemarouter.planning.optimade_filter import (
 )
 from schemarouter.planning.page_size import count_value
 from schemarouter.planning.ranges import range_value, unused_bounds
+from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
@@ -315,6 +316,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _quantity_value(parameter, query, route),
             range_value(parameter, route, _KO_NUMBER.sub(_korean_number, query)),
             count_value(parameter, query, route.endpoint.parameters),
+            sort_value(parameter, route.endpoint.parameters, query, read=not change),
             _named_id(parameter, query),
         ):
             if found is not None:

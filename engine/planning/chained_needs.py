@@ -14,11 +14,18 @@ deleted whichever ticket the server listed first, the approval seeing only that 
 - the request says which entry by its place, the one a binding gives (execution fills a
   bound parameter from the first value the producer returned): "the first ticket", "the top
   one" (:func:`says_first`); not "the second", "the oldest" or "the latest", whose entry is not
-  the first one unless the list is sorted so, nor "all" or "each" (a binding takes one);
-- the request says there is one: "my only workspace" (the word right before the thing);
+  the first one unless the list is sorted so (:mod:`~schemarouter.planning.sort_values`: "the
+  oldest ticket" by ``sort=created_at, order=asc, limit=1``), nor "all" or "each" (a binding
+  takes one);
+- the request says there is one: "my only workspace" (the word right before the thing;
+  Korean "내 유일한 워크스페이스");
 - or the producer's step is filtered by what the request names, and the request names one
-  thing with a definite word: "close the ticket of ann@example.com" (``list_tickets`` with
-  ``customer_email``); "close a ticket of ann@example.com" or "the tickets" do not pick one.
+  thing with a definite word (Korean, which has none: with no word of several or of any one,
+  "ann@example.com의 티켓을 닫아줘", trial V2): "close the ticket of ann@example.com"
+  (``list_tickets`` with
+  ``customer_email``); "close a ticket of ann@example.com" or "the tickets" do not pick one;
+  a thing's number picks one ("cancel order number 10042", ``list_orders`` with ``number``:
+  :mod:`~schemarouter.planning.numbers`).
 
 Where the filter or "only" takes an entry, execution sends the change only if the list
 returns exactly one (:func:`~schemarouter.execution.bound_values.several_note`). Otherwise the
@@ -33,8 +40,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.numbers import is_number_filter, numbered
 from schemarouter.planning.page_size import COUNT_NAMES
 from schemarouter.planning.projection import field_meta
+from schemarouter.planning.sort_values import SUPERLATIVE, sorted_as_asked
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
@@ -127,6 +136,15 @@ def chained_needs(
 _WORD = re.compile(r"[A-Za-z0-9]+")
 #: The words before a thing that say there is one ("my only", "the sole") ...
 _ONLY = re.compile(r"\b(?:my|our|your|the)\s+(?:only|sole|single)$", re.I)
+#: Korean says there is one ("내 유일한 워크스페이스", "하나뿐인 티켓") ...
+_ONLY_KO = re.compile(r"유일한|하나뿐인|단\s?하나의")
+#: ... and, having no articles and seldom a plural, marks several or any one by these words
+#: (a plural 들, "여러", "몇", "각", "하나를" / "한 개" of several, "아무"); a filter the
+#: request names picks its entry otherwise, run only where the list returns one.
+_SEVERAL_KO = re.compile(
+    r"[가-힣]들(?:[을를이가은는의에도만]|$|\s)|여러|몇|(?<![가-힣])각\s|하나|한\s?개|아무"
+)
+_HANGUL = re.compile(r"[가-힣]")
 #: ... or point at one ("the", "my", "this", up to two words before the thing: "the open").
 _DEFINITE = re.compile(r"\b(?:the|my|our|your|this|that)(?:\s+[A-Za-z]+){0,2}$", re.I)
 
@@ -165,19 +183,33 @@ def _filtered(producer: _Step) -> bool:
 def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
     """How the change ``route`` takes its ``thing``'s id from the first entry ``producer``'s
     step returns (see the module docstring): ``"read"`` (a read), ``"first"`` (the request
-    says so), ``"only"`` (it says there is one), ``"filter"`` (the producer's filter, from
-    the request, picks one thing); ``None`` where it does not take it."""
+    says so), ``"sorted"`` (the list is sorted so that its first is the one named), ``"only"``
+    (it says there is one), ``"filter"`` (the producer's filter, from the request, picks one
+    thing); ``None`` where it does not take it."""
     if route.endpoint.effect is Effect.READ:
         return "read"
     if says_first(query, thing):
         return "first"
     before = _before_one(query, thing)
-    if any(_ONLY.search(words) for words in before):
+    if any(_ONLY.search(words) for words in before) or _ONLY_KO.search(query):
         return "only"
-    if _OTHER_PLACE.search(query) or _EVERY.search(query):
+    if _EVERY.search(query):
+        return None
+    if any(SUPERLATIVE.search(words) for words in before) and sorted_as_asked(
+        producer.arguments, query
+    ):
+        return "sorted"  # "the oldest ticket", the list sorted by creation, one entry
+    if _OTHER_PLACE.search(query):
         return None
     if _filtered(producer) and any(_DEFINITE.search(words) for words in before):
         return "filter"
+    if _filtered(producer) and _HANGUL.search(query) and not _SEVERAL_KO.search(query):
+        return "filter"  # "ann@example.com의 티켓을 닫아줘": Korean marks no definiteness
+    if any(
+        is_number_filter(name, thing) and numbered(query, thing, str(value))
+        for name, value in producer.arguments.items()
+    ):
+        return "filter"  # "cancel order number 10042": a number names one (trial V2)
     return None
 
 
@@ -219,6 +251,7 @@ def bound_note(route: Route, parameter: str, producer: str, how: str | None) -> 
         "first": "as the request says which",
         "only": "as the request says there is one; it runs only where the list returns one",
         "filter": "filtered by what the request names; it runs only where the list returns one",
+        "sorted": "sorted so that its first entry is the one the request names",
     }.get(how or "", "")
     return [
         f"{route.route_id} ({route.endpoint.effect.value}) takes {parameter!r} from the first "

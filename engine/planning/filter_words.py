@@ -1,7 +1,8 @@
 """A list's filter named by the words that describe its entry: "the ticket titled 'printer on
 fire'" fills ``title``, "the project named Apollo" (or "called Apollo") ``name``, "the ticket
 assigned to Bob" ``assignee``, "order number 10042" ``number`` (trial W2: none was filled,
-so the list step picked no entry out, and a change could take no id from it).
+so the list step picked no entry out, and a change could take no id from it); so do
+"order #10042" and "order no. 10042" (trial V2).
 
 Only a read's parameter takes such a value (a list or a search): a change's ``name`` is the
 new one ("rename the project named Apollo to Gemini" sends ``name="Gemini"``, never Apollo).
@@ -29,7 +30,7 @@ _WORDS = {
     "name": r"named|called|with\s+(?:the\s+)?name",
     "assignee": r"assigned\s+to",
     "owner": r"owned\s+by",
-    "number": r"(?:with\s+(?:the\s+)?)?number",
+    "number": r"(?:with\s+(?:the\s+)?)?number|no\.",
 }
 _VALUE = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([A-Z0-9][\w.@+-]*[\w]|[A-Z0-9]))"""
 
@@ -40,7 +41,10 @@ def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: 
     words = _WORDS.get(re.sub(r"[^a-z]", "", parameter.name.lower()))
     if not read or words is None or parameter.json_schema.get("type") not in (None, "string"):
         return None
-    found = [m for m in re.finditer(rf"\b(?i:{words}){_VALUE}", query) if not clauses.against(m)]
+    pattern = rf"\b(?i:{words}){_VALUE}"
+    if words == _WORDS["number"]:
+        pattern += r"|#\s*(\d[\w-]*)"  # "order #10043" (trial V2)
+    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
     if len(found) != 1:
         return None
     value = next(g for g in found[0].groups() if g is not None)

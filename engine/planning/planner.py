@@ -53,6 +53,7 @@ from schemarouter.planning.arguments import (
 from schemarouter.planning.asked_units import asked_unit_notes
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.links import link_created, things_created
+from schemarouter.planning.numbers import by_number
 from schemarouter.planning.parts import (
     fieldless_parts_note,
     missed_parts_notes,
@@ -256,6 +257,7 @@ def plan_routes(
         request.query, snapshot, fields=request.fields, refused=False
     )
     rank_of = {route_id: i for i, route_id in enumerate(ranked)}
+    values = by_number(request.query, snapshot, ranked, values)  # "order #10043"
 
     def eligible(route: Route) -> bool:
         return route.endpoint.effect in request.allowed_effects and keeps_to(route, request)
@@ -347,9 +349,9 @@ def plan_routes(
             if top is not None and max_calls == 1 and not blocked:  # no call to chain a producer
                 top = fillable_sibling(snapshot, top, ok[1:], request.query, values, warnings)
             if top is None:
-                reason = (
+                reason = (  # all eligible: one does the opposite change (opposite_verbs)
                     f"none of the {len(ranked)} ranked routes is eligible: "
-                    f"{exclusions(ranked, snapshot, request)}"
+                    f"{exclusions(ranked, snapshot, request) or warnings[-1]}"
                 )
             elif blocked:
                 others = f" and {len(blocked) - 3} more" if len(blocked) > 3 else ""

@@ -1,0 +1,123 @@
+"""A change is never planned as the opposite of the one asked for (trial V2).
+
+"Reopen a ticket" planned ``close_ticket``, ranked first (W2's document), the change undoing
+the one asked for. Ranking is left as it is; here, where the best eligible route does the
+opposite of the request's verb (reopen and close, unassign and assign, unarchive and archive,
+unpublish and publish, disable and enable, unlock and lock) and the request does not ask for
+both, the first of the :data:`~schemarouter.planning.refusals.READ_DEPTH` best that does the
+verb is planned first; where none does, the first of them that changes the same thing (takes
+the same identifier), creates nothing and does no such verb ("reopen" by ``update_ticket``);
+and where none is left either, nothing is planned (the next ranked may do another change
+still: "unassign" by ``close_ticket``). The plan's warnings say so."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from schemarouter.contracts import Effect, Route
+from schemarouter.planning.links import created
+from schemarouter.planning.refusals import READ_DEPTH
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.actions import request_verbs, verb_of_route
+from schemarouter.retrieval.identifiers import needed_parameters
+
+__all__ = ["OPPOSITES", "no_opposite_change"]
+
+#: Each change and the one that undoes it (the words that name it, first the canonical one).
+_PAIRS = (
+    (("reopen",), ("close",)),
+    (("unassign",), ("assign",)),
+    (("unarchive", "restore"), ("archive",)),
+    (("unpublish",), ("publish",)),
+    (("disable", "deactivate"), ("enable", "activate")),
+    (("unlock",), ("lock",)),
+)
+#: verb -> the verb that undoes it.
+OPPOSITES = {a[0]: b[0] for a, b in _PAIRS} | {b[0]: a[0] for a, b in _PAIRS}
+_CANON = {word: words[0] for pair in _PAIRS for words in pair for word in words}
+_WORD = re.compile(r"[A-Za-z]+")
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+#: A verb the request says not to do, right after its "not" ("don't close", "never reopen").
+_REFUSED = re.compile(r"\b(?:don'?t|do\s+not|never|not|without)\s+([A-Za-z]+)", re.I)
+
+
+def _canon(word: str) -> str | None:
+    """The canonical verb of a word of :data:`_PAIRS` (inflected: "reopens", "closing")."""
+    word = word.lower()
+    for suffix in ("", "s", "es", "d", "ed", "ing"):
+        if word.endswith(suffix):
+            base = word[: len(word) - len(suffix)]
+            for form in (base, base + "e"):
+                if form in _CANON:
+                    return _CANON[form]
+    return None
+
+
+def _asked(query: str) -> set[str]:
+    """The verbs of :data:`_PAIRS` the request asks for: its clauses' changes
+    (:func:`~schemarouter.retrieval.actions.request_verbs`) and the un- verbs ranking does not
+    know ("unassign", "unpublish"), where a clause opens with one; not one the request says not
+    to do."""
+    verbs = {_CANON.get(v, v) for v in request_verbs(query)}
+    for clause in re.split(r"[.;,!?]|\b(?:then|and)\b", query):
+        words = [w for w in _WORD.findall(clause) if w.lower() not in {"please", "now", "also"}]
+        verb = _canon(words[0]) if words else None
+        if verb is not None and verb.startswith("un"):
+            verbs.add(verb)
+    # a verb the request says not to do is not asked ("don't close ticket T-7, reopen it")
+    refused = {_canon(m.group(1)) for m in _REFUSED.finditer(query)}
+    return {v for v in verbs if v in OPPOSITES and v not in refused}
+
+
+def _does(route: Route) -> str | None:
+    """The verb of :data:`_PAIRS` ``route`` does (its name's first word of them)."""
+    verb = verb_of_route(route)
+    if verb is not None and _CANON.get(verb, verb) in OPPOSITES:
+        return _CANON.get(verb, verb)
+    for piece in re.split(r"[^A-Za-z]+", route.endpoint.name):
+        for word in _CAMEL.findall(piece):
+            if (found := _canon(word)) is not None:
+                return found
+    return None
+
+
+def no_opposite_change(
+    query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
+) -> list[str]:
+    """``eligible`` (best first), where the best does the opposite of the request's verb,
+    with a route that does the verb first, or one that changes the same thing and does no
+    opposite, or without the opposite routes (see the module docstring)."""
+    asked = _asked(query)
+    if not eligible or len(asked) != 1:
+        return list(eligible)
+    verb = next(iter(asked))
+    routes = snapshot.routes
+    top = routes[eligible[0]]
+    if OPPOSITES[verb] in asked or _does(top) != OPPOSITES[verb]:
+        return list(eligible)
+    window = eligible[1:READ_DEPTH]
+    doing = [r for r in window if _does(routes[r]) == verb]
+    if not doing:
+        things = {thing for _, thing in needed_parameters(top)}
+        doing = [
+            r
+            for r in window
+            if routes[r].provider.id == top.provider.id
+            and routes[r].endpoint.effect is Effect.WRITE
+            and _does(routes[r]) is None
+            and created(routes[r]) is None
+            and things & {t for _, t in needed_parameters(routes[r])}
+        ]
+    if doing:
+        warnings.append(
+            f"the request asks to {verb}, so {doing[0]} is planned before {eligible[0]}, "
+            f"ranked above it, which would {OPPOSITES[verb]}"
+        )
+        return [doing[0], *(r for r in eligible if r != doing[0])]
+    warnings.append(
+        f"the request asks to {verb}, and {eligible[0]}, ranked first, would "
+        f"{OPPOSITES[verb]}: nothing is planned, as none of the {len(window) + 1} best routes "
+        f"does the change asked for (nor changes the same thing otherwise)"
+    )
+    return []

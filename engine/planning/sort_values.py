@@ -1,0 +1,118 @@
+"""A list sorted so that its first entry is the one a superlative names (trial V2).
+
+"Close the oldest ticket" left the ticket's id open, the list's first entry being whichever
+the server lists first; where ``list_tickets`` takes ``sort`` (enum ``created_at`` ...) and
+``order`` (enum ``asc`` / ``desc``), the list can say which is first. Here a read's sort
+parameter (``sort``, ``sort_by``, ``order_by`` ...) takes the creation field its enum names
+(or its description, with no enum), its direction parameter (an enum of asc/desc or
+ascending/descending) the direction: ascending for "the oldest" or "the earliest", descending
+for "the newest", "the latest" or "the most recent"; and its page-size parameter (``limit``
+...) 1, where the request counts no other and names one ("the latest tickets" are sorted,
+not cut to one). All three must be there: a list with no direction
+parameter sorts in an order its document does not say, so nothing is filled ("the oldest
+project" by ``sort_by`` alone stays open). A change then takes the first entry of a list so
+sorted (:func:`~schemarouter.planning.chained_needs.pick`, ``"sorted"``); "the second oldest",
+"the oldest tickets" or "the highest priority" (an enum sorts by its text) take none."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from schemarouter.contracts import Parameter
+
+__all__ = ["SUPERLATIVE", "sort_value", "sorted_as_asked"]
+
+#: A superlative a creation time sorts by, and its direction.
+SUPERLATIVE = re.compile(
+    r"\b(?:(oldest|earliest)|(newest|latest|most\s+recent|most\s+recently\s+created))\b", re.I
+)
+_ORDINAL = re.compile(
+    r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)?)\s+(?:oldest|earliest|newest|latest|most)\b",
+    re.I,
+)
+_SORTS = frozenset({"sort", "sortby", "orderby", "sortfield", "sortkey", "sorting"})
+_DIRECTIONS = frozenset({"order", "direction", "sortorder", "sortdir", "sortdirection", "dir"})
+_LIMITS = frozenset({"limit", "top", "first", "maxresults", "count", "perpage", "pagesize"})
+_CREATED = re.compile(r"^(?:created|creation|datecreated)(?:at|on|date|time|timestamp)?$")
+
+
+def _flat(name: str) -> str:
+    return re.sub(r"[^a-z]", "", name.lower())
+
+
+def _created(parameter: Parameter) -> str | None:
+    """The value of a sort ``parameter`` that sorts by creation time."""
+    schema = parameter.json_schema
+    choices = schema.get("enum") or schema.get("items", {}).get("enum")
+    if choices is None:
+        words = re.findall(r"[A-Za-z_]+", parameter.description or "")
+        choices = [w for w in words if _CREATED.match(_flat(w)) and _flat(w) != w.lower()]
+    found = [c for c in choices if isinstance(c, str) and _CREATED.match(_flat(c))]
+    return found[0] if len(found) == 1 else None
+
+
+def _direction(parameter: Parameter, ascending: bool) -> str | None:
+    """The value of a direction ``parameter`` (its enum) for ``ascending`` or not."""
+    for choice in parameter.json_schema.get("enum") or ():
+        if isinstance(choice, str) and choice.lower() in (
+            ("asc", "ascending") if ascending else ("desc", "descending")
+        ):
+            return choice
+    return None
+
+
+def _asked(query: str) -> bool | None:
+    """Whether ``query`` asks for the oldest (``True``) or newest (``False``) one; ``None``
+    where it names no superlative, names it twice, or with an ordinal ("the second oldest")."""
+    found = {m.group(1) is not None for m in SUPERLATIVE.finditer(query)}
+    if len(found) != 1 or _ORDINAL.search(query):
+        return None
+    return next(iter(found))
+
+
+def _plan(parameters: tuple[Parameter, ...], query: str) -> dict[str, Any]:
+    """The sort, direction and page size the request's superlative fills (all or none)."""
+    ascending = _asked(query)
+    if ascending is None:
+        return {}
+    by = {_flat(p.name): p for p in parameters}
+    sorts = [(p, v) for n, p in by.items() if n in _SORTS and (v := _created(p)) is not None]
+    ways = [(p, v) for n, p in by.items() if n in _DIRECTIONS and (v := _direction(p, ascending))]
+    limits = [p for n, p in by.items() if n in _LIMITS]
+    if len(sorts) != 1 or len(ways) != 1 or not limits:
+        return {}
+    wanted = {sorts[0][0].name: sorts[0][1], ways[0][0].name: ways[0][1]}
+    return wanted if _plural(query) else {**wanted, limits[0].name: 1}
+
+
+def _plural(query: str) -> bool:
+    """Whether the superlative of ``query`` is of several: "the latest tickets" (sorted, not
+    cut to one entry), not "the latest ticket" or "the latest open ticket"."""
+    found = SUPERLATIVE.search(query)
+    after = re.findall(r"[A-Za-z]+", query[found.end() :] if found else "")[:3]
+    return any(w.lower().endswith("s") and not w.lower().endswith("ss") for w in after)
+
+
+def sort_value(
+    parameter: Parameter, parameters: tuple[Parameter, ...], query: str, read: bool
+) -> Any:
+    """The value a read's (``read``) ``parameter`` takes for the request's superlative (see the
+    module docstring); ``None`` where it takes none."""
+    return _plan(parameters, query).get(parameter.name) if read else None
+
+
+def sorted_as_asked(arguments: Mapping[str, Any], query: str) -> bool:
+    """Whether a list's ``arguments`` sort it so that its one entry is the one the request's
+    superlative names (by creation time, in its direction, one entry a page)."""
+    ascending = _asked(query)
+    if ascending is None:
+        return False
+    given = {_flat(name): value for name, value in arguments.items()}
+    directions = ("asc", "ascending") if ascending else ("desc", "descending")
+    return (
+        any(n in _SORTS and _CREATED.match(_flat(str(v))) for n, v in given.items())
+        and any(n in _DIRECTIONS and str(v).lower() in directions for n, v in given.items())
+        and any(n in _LIMITS and v == 1 for n, v in given.items())
+    )

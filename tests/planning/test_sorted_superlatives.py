@@ -1,0 +1,125 @@
+"""A superlative takes the first entry of a list sorted so (trial V2).
+
+"Close the oldest ticket" left the id open where ``list_tickets`` takes ``sort`` (enum
+``created_at``), ``order`` (``asc`` / ``desc``) and ``limit``: the list is now planned sorted
+by creation, in the superlative's direction, one entry a page, and the change takes that one.
+A list with no direction, an ordinal before the superlative, a plural or a superlative of
+another field leaves the id open: a wrong guess would close the wrong ticket."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.index import HashingEncoder
+
+_S = {"type": "string"}
+_TICKET = {"type": "object", "properties": {"id": _S, "created_at": _S, "priority": _S}}
+
+
+def _ok(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
+
+
+def _query(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "schema": schema}
+
+
+def _document(direction: bool) -> dict[str, Any]:
+    sort = {"type": "string", "enum": ["created_at", "updated_at", "priority"]}
+    parameters = [_query("sort", sort), _query("limit", {"type": "integer", "minimum": 1})]
+    if direction:
+        parameters.append(_query("order", {"type": "string", "enum": ["asc", "desc"]}))
+    page = {"type": "object", "properties": {"items": {"type": "array", "items": _TICKET}}}
+    close = [{"name": "ticket_id", "in": "path", "required": True, "schema": _S}]
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Helpdesk", "version": "1.0"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": {
+            "/tickets": {
+                "get": {
+                    "operationId": "list_tickets",
+                    "summary": "List support tickets, sorted by a field",
+                    "parameters": parameters,
+                    "responses": _ok(page),
+                }
+            },
+            "/tickets/{ticket_id}/close": {
+                "post": {
+                    "operationId": "close_ticket",
+                    "summary": "Close a support ticket",
+                    "parameters": close,
+                    "responses": _ok(_TICKET),
+                }
+            },
+        },
+    }
+
+
+def _close(text: str, *, direction: bool = True) -> tuple[Any, Any]:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_document(direction), provider="hd")
+    request = PlanRequest(query=text, allowed_effects=("read", "write", "destructive"))
+    plan = router.plan(request, max_calls=2)
+    close = next(s for s in plan.steps if s.route_id == "hd/rest/close_ticket")
+    return plan, close
+
+
+@pytest.mark.parametrize(
+    ("request_text", "way"),
+    [
+        ("Close the oldest ticket", "asc"),
+        ("Close the earliest ticket", "asc"),
+        ("Close the newest ticket", "desc"),
+        ("Close the latest ticket", "desc"),
+        ("Close the most recent ticket", "desc"),
+    ],
+)
+def test_a_superlative_takes_the_first_of_a_list_sorted_so(request_text: str, way: str) -> None:
+    plan, close = _close(request_text)
+    lookup = plan.steps[close.bindings["ticket_id"].step]
+    assert lookup.route_id == "hd/rest/list_tickets"
+    assert lookup.arguments == {"sort": "created_at", "order": way, "limit": 1}
+    assert any("sorted so that its first entry is the one" in w for w in plan.warnings)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "direction"),
+    [
+        ("Close the oldest ticket", False),
+        ("Close the second oldest ticket", True),
+        ("Close the 2nd newest ticket", True),
+        ("Close the oldest tickets", True),
+        ("Close the ticket with the highest priority", True),
+        ("Close the oldest ticket and the newest ticket", True),
+        ("Close all of the oldest ticket", True),
+    ],
+)
+def test_a_superlative_the_list_cannot_be_sorted_for_leaves_the_id_open(
+    request_text: str, direction: bool
+) -> None:
+    plan, close = _close(request_text, direction=direction)
+    assert not close.bindings
+    assert close.missing_parameters == ("ticket_id",)
+    assert "hd/rest/list_tickets" not in plan.route_ids
+
+
+@pytest.mark.parametrize(
+    ("request_text", "arguments"),
+    [
+        ("Show the latest tickets", {"sort": "created_at", "order": "desc"}),
+        ("Show the oldest ticket", {"sort": "created_at", "order": "asc", "limit": 1}),
+        ("Show the latest 5 tickets", {"sort": "created_at", "order": "desc", "limit": 5}),
+    ],
+)
+def test_a_read_of_several_is_sorted_not_cut_to_one(
+    request_text: str, arguments: dict[str, Any]
+) -> None:
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(_document(True), provider="hd")
+    plan = router.plan(PlanRequest(query=request_text), max_calls=1)
+    assert plan.route_ids == ("hd/rest/list_tickets",)
+    assert plan.steps[0].arguments == arguments
