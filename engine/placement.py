@@ -12,7 +12,9 @@ them.
 from __future__ import annotations
 
 import re
+import shlex
 import unicodedata
+from collections.abc import Sequence
 from enum import StrEnum
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
@@ -26,11 +28,14 @@ __all__ = [
     "ParameterLocation",
     "ParameterStyle",
     "base_url_problem",
+    "command_secrets",
     "credential_name_key",
     "default_explode",
     "default_style",
     "dot_segment",
     "operation_path_problem",
+    "secret_name",
+    "shown_command",
     "shown_url",
 ]
 
@@ -134,6 +139,25 @@ def shown_url(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
 
 
+#: A name whose value is a secret: ``OPENAI_API_KEY``, ``DB_PASSWORD``, ``AUTH_TOKEN``,
+#: ``DB_PASS``, ``PASSPHRASE``, ``API_PIN``, ``SIGNING_SALT`` ... (trial Z1: a secret under
+#: ``*_PASS``, ``*PASSPHRASE``, ``*_PIN``, ``*_SALT`` or ``*_OTP*`` reached tool outputs).
+_SECRET_NAME = re.compile(
+    r"key|token|secret|pass|pwd|auth|credential|private|cookie|session|signature|"
+    r"bearer|dsn|cert|salt|hmac|mnemonic|(?:^|_)(?:pin|otp|sig|seed)(?:_|$)",
+    re.IGNORECASE,
+)
+
+
+def secret_name(name: str) -> bool:
+    """Whether ``name``, an environment variable's or a command-line flag's, holds a secret
+    (:data:`_SECRET_NAME`; a flag's dashes and dots read as ``_``: ``--signing-salt`` as
+    ``signing_salt``). One rule for a stdio server's ``env`` (what its tools' output loses)
+    and its command line (what its label hides): they disagreed, and ``--dsn VALUE`` or
+    ``--signing-salt VALUE`` were written into a saved index (trial V1)."""
+    return bool(_SECRET_NAME.search(re.sub(r"[-.]", "_", name.lstrip("-"))))
+
+
 def url_secrets(url: str) -> list[str]:
     """What of ``url`` may be a secret, for a redactor: its userinfo, its query and each
     query value (what :func:`shown_url` leaves out)."""
@@ -141,6 +165,60 @@ def url_secrets(url: str) -> list[str]:
     found = [parts.username or "", parts.password or "", parts.query]
     found += [value for _, value in parse_qsl(parts.query)]
     return [text for text in found if text]
+
+
+def shown_command(server: Sequence[str] | str) -> str:
+    """An MCP server as every message, log line and route names it: a URL without its
+    userinfo and query (:func:`shown_url`), a command line with its secret flags' values
+    ``[redacted]`` (``--api-key VALUE``, ``--token=VALUE``, ``GITHUB_TOKEN=VALUE``, a URL's
+    password): the label is the routes' ``server``, written into a saved index's registry
+    and a catalog export (trial W1), and the connection's name in the log (trial V1: the
+    log and the gateway's config errors showed the command as written)."""
+    if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
+        return shown_url(server)
+    words = _words(server)
+    if words is None:  # an unclosed quote: shown as written, as it never starts
+        return server if isinstance(server, str) else ""
+    shown = [_shown_word(word, words[i - 1] if i else "")[0] for i, word in enumerate(words)]
+    return shlex.join(shown) if shown != words or not isinstance(server, str) else server
+
+
+def command_secrets(server: Sequence[str] | str) -> list[str]:
+    """What :func:`shown_command` hides of ``server``: its secret flags' values, its URLs'
+    userinfo and query, for a redactor of what the server and connecting to it say (an
+    error may quote the server's own arguments)."""
+    if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
+        return url_secrets(server)
+    words = _words(server) or []
+    return [x for i, w in enumerate(words) for x in _shown_word(w, words[i - 1] if i else "")[1]]
+
+
+def _words(server: Sequence[str] | str) -> list[str] | None:
+    try:
+        return shlex.split(server) if isinstance(server, str) else [str(w) for w in server]
+    except ValueError:
+        return None
+
+
+#: A command line's flag or variable (a short flag such as ``-p`` is not read).
+_FLAG = re.compile(r"^-{0,2}[A-Za-z0-9_.-]+$")
+#: A URL's password: ``postgres://app:PASSWORD@db``.
+_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@")
+
+
+def _shown_word(word: str, before: str) -> tuple[str, list[str]]:
+    """``word`` of a command line (after ``before``) as :func:`shown_command` shows it, and
+    the secrets it hides: a secret flag's value, a URL's userinfo, query or password."""
+    name, equals, value = word.partition("=")
+    if equals and value and _FLAG.match(name) and secret_name(name):
+        return f"{name}=[redacted]", [value]
+    if before.startswith("-") and _FLAG.match(before) and secret_name(before):
+        return "[redacted]", [word]
+    if re.match(r"^https?://", word, re.IGNORECASE):
+        return shown_url(word), url_secrets(word)
+    if found := _PASSWORD.match(word):
+        return _PASSWORD.sub(r"\1[redacted]@", word), [found.group(2)]
+    return word, []
 
 
 def dot_segment(segment: str) -> str | None:

@@ -41,7 +41,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
@@ -54,6 +53,7 @@ from schemarouter.adapters._fields import FieldLimits, declared_meaning, output_
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.fingerprint import canonical_json, fingerprint_json
+from schemarouter.placement import shown_command
 from schemarouter.registry.compile import (
     M,
     RouteSpec,
@@ -66,7 +66,12 @@ from schemarouter.registry.compile import (
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text, to_json_value
 
-__all__ = ["mcp_tools_registration", "server_label", "tool_effect", "tool_ids"]
+__all__ = [
+    "mcp_tools_registration",
+    "server_label",
+    "tool_effect",
+    "tool_ids",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -411,42 +416,8 @@ def server_label(server: Sequence[str] | str) -> str:
     """The command line, or the URL without its userinfo and query: an HTTP server's
     credential travels there, and this label is the routes' ``server`` and source, shown in
     every retrieval and error. A command line's secret flags are shown ``[redacted]``
-    (:func:`_shown_word`)."""
-    if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
-        return contracts.shown_url(server)
-    try:
-        words = shlex.split(server) if isinstance(server, str) else list(server)
-    except ValueError:  # an unclosed quote: shown as written, as it never starts
-        return server if isinstance(server, str) else ""
-    shown = [_shown_word(word, words[i - 1] if i else "") for i, word in enumerate(words)]
-    return shlex.join(shown) if shown != words or not isinstance(server, str) else server
-
-
-#: A command line's flag or variable whose value is a secret (``--api-key``, ``--token=``,
-#: ``GITHUB_TOKEN=``, ``-p``-style short flags are not read).
-_SECRET_FLAG = re.compile(
-    r"^(?:--?|)[A-Za-z0-9_.-]*(?:key|token|secret|pass|pwd|auth|credential|bearer)[A-Za-z0-9_.-]*$",
-    re.IGNORECASE,
-)
-
-
-def _shown_word(word: str, before: str) -> str:
-    """``word`` of a command line as its label shows it: the value of a secret's flag
-    (``--api-key VALUE``, ``--token=VALUE``, ``API_KEY=VALUE``) and a URL's userinfo and
-    query are ``[redacted]``: the label is the routes' ``server``, written into a saved
-    index's registry and a catalog export, and shown in every retrieval and error (trial W1:
-    ``--api-key sk-...`` was written into ``registry.json.gz``)."""
-    name, equals, value = word.partition("=")
-    if equals and value and _SECRET_FLAG.match(name):
-        return f"{name}=[redacted]"
-    if before.startswith("-") and "=" not in before and _SECRET_FLAG.match(before):
-        return "[redacted]"
-    if re.match(r"^https?://", word, re.IGNORECASE):
-        return contracts.shown_url(word)
-    return _URL_PASSWORD.sub(r"\1[redacted]@", word)  # postgres://app:PASSWORD@db
-
-
-_URL_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)[^/\s@]+@")
+    (:func:`~schemarouter.placement.shown_command`, which names a server in every message)."""
+    return shown_command(server)
 
 
 def mcp_tools_registration(

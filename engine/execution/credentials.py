@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, quote_plus
 
+from schemarouter.placement import secret_name
+
 __all__ = [
     "REDACTED",
     "RESERVED_PREFIX",
@@ -155,14 +157,6 @@ def env_secrets(env: Mapping[str, str] | None) -> list[str]:
     return [v for v in (env or {}).values() if isinstance(v, str) and not _SETTING.fullmatch(v)]
 
 
-#: An env name that holds a secret: ``OPENAI_API_KEY``, ``DB_PASSWORD``, ``AUTH_TOKEN``,
-#: ``DB_PASS``, ``PASSPHRASE``, ``API_PIN``, ``SIGNING_SALT`` ... (trial Z1: a secret under
-#: ``*_PASS``, ``*PASSPHRASE``, ``*_PIN``, ``*_SALT`` or ``*_OTP*`` reached tool outputs).
-_SECRET_NAME = re.compile(
-    r"key|token|secret|pass|pwd|auth|credential|private|cookie|session|signature|"
-    r"bearer|dsn|cert|salt|hmac|mnemonic|(?:^|_)(?:pin|otp|sig|seed)(?:_|$)",
-    re.IGNORECASE,
-)
 #: A URL that carries its own user and password (``postgres://app:hunter2@db``), or a
 #: connection string that does (``Server=db;User=app;Password=s3cr3t``).
 _URL_PASSWORD = re.compile(r"://[^/\s:@]*:[^/\s@]+@|\b(?:password|passwd|pwd)\s*=", re.IGNORECASE)
@@ -170,8 +164,9 @@ _URL_PASSWORD = re.compile(r"://[^/\s:@]*:[^/\s@]+@|\b(?:password|passwd|pwd)\s*
 
 def output_secrets(env: Mapping[str, str] | None) -> list[str]:
     """The values of :func:`env_secrets` a tool's *output* loses too: those under a secret's
-    name (``*_KEY``, ``*TOKEN*``, ``*PASSWORD*``), a URL with a password, or a value that
-    looks like a key (16 or more characters, letters and digits, no space or slash). An
+    name (``*_KEY``, ``*TOKEN*``, ``*PASSWORD*``: :func:`~schemarouter.placement.secret_name`),
+    a URL with a password, or a value that looks like a key (16 or more characters, letters
+    and digits, no space or slash). An
     output is data: ``DATA_DIR=/srv/data`` or ``REGION=eu-west-1`` stay in the paths and
     names it returns (trial X1: every env value became ``[redacted]`` wherever it appeared),
     while the server's log and errors still lose every value of :func:`env_secrets`."""
@@ -182,7 +177,7 @@ def output_secrets(env: Mapping[str, str] | None) -> list[str]:
             continue
         keyish = len(value) >= 16 and not re.search(r"[\s/\\]", value)
         keyish = keyish and bool(re.search(r"[A-Za-z]", value) and re.search(r"\d", value))
-        if _SECRET_NAME.search(str(name)) or _URL_PASSWORD.search(value) or keyish:
+        if secret_name(str(name)) or _URL_PASSWORD.search(value) or keyish:
             out.append(value)
     return out
 
@@ -192,11 +187,12 @@ def output_secrets(env: Mapping[str, str] | None) -> list[str]:
 _TOKEN = re.compile(r"[\w\-.~+]{20,}=*")
 
 
-def scrub_output(data: Any, env: Mapping[str, str] | None) -> Any:
-    """A stdio upstream's tool output ``data`` without its :func:`output_secrets`, whole or
-    (a key-like one) in parts of :data:`PIECE` characters or more: a key a tool returned
-    wrapped on two lines or in two fields went out in halves (trial Z1)."""
-    secrets = output_secrets(env)
+def scrub_output(data: Any, env: Mapping[str, str] | None, argv: Iterable[str] = ()) -> Any:
+    """A stdio upstream's tool output ``data`` without its :func:`output_secrets` and the
+    secret flags' values of its command line ``argv`` (``--api-key VALUE``, each a secret by
+    its name), whole or (a key-like one) in parts of :data:`PIECE` characters or more: a key
+    a tool returned wrapped on two lines or in two fields went out in halves (trial Z1)."""
+    secrets = output_secrets(env) + [v for v in argv if v]
     if not secrets:
         return data
     data = Redactor(secrets).scrub(data)

@@ -41,6 +41,7 @@ from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.numbers import is_number_filter, numbered
+from schemarouter.planning.page_size import COUNT_NAMES
 from schemarouter.planning.projection import field_meta
 from schemarouter.planning.sort_values import SUPERLATIVE, sorted_as_asked
 from schemarouter.retrieval.analysis import BoundValue
@@ -86,11 +87,11 @@ class _Fetching(Protocol):
 #: Words right before a thing that say which entry of a list a change takes: the one a
 #: binding gives (execution fills a bound parameter from the first value the producer
 #: returned): "the first ticket", "the top open ticket"; not "top priority", "first name".
-WHICH = re.compile(
-    r"\b(?:first|1st|top)(?:\s+(?!(?:priority|rated|level|tier|name|class|half|time)\b)"
-    r"[A-Za-z]+)?$",
-    re.I,
-)
+_NOT_A_PLACE = r"(?:priority|rated|level|tier|name|class|half|time)\b"
+WHICH = re.compile(rf"\b(?:first|1st|top)(?:\s+(?!{_NOT_A_PLACE})[A-Za-z]+)?$", re.I)
+#: With no thing to read before (a binding made by hand): the same words before a word of
+#: the request, "top priority" and "first name" still not (trial V1: any "top" took one).
+_WHICH_ANYWHERE = re.compile(rf"\b(?:first|1st|top)\s+(?!{_NOT_A_PLACE})[A-Za-z]+", re.I)
 #: Korean says it anywhere before its verb ("첫 번째 티켓", "맨 위 티켓").
 _WHICH_KO = re.compile(r"첫\s?번째|첫\s?(?=[가-힣])|맨\s?(?:위|앞|처음)")
 #: Places and orders a binding cannot give: it takes the first entry, whatever the list's order.
@@ -101,26 +102,12 @@ _OTHER_PLACE = re.compile(
     re.I,
 )
 _EVERY = re.compile(r"\b(?:all|each|every|both)\b|모든|전부", re.I)
-#: Parameters that page or order a list: filling them picks out no entry.
-_PAGING = frozenset(
-    [
-        "limit",
-        "top",
-        "first",
-        "count",
-        "page",
-        "perpage",
-        "pagesize",
-        "offset",
-        "cursor",
-        "start",
-        "sort",
-        "sortby",
-        "order",
-        "orderby",
-        "direction",
-        "maxresults",
-    ]
+#: Parameters that page or order a list: filling them picks out no entry. The counts are
+#: :mod:`.page_size`'s, the names that take "the top 5" (trial V1: a list paged by
+#: ``max_items`` or ``page_len`` read as one filtered by the request, so "close the ticket
+#: among the top 5" bound the change to its first entry).
+_PAGING = COUNT_NAMES | frozenset(
+    ["page", "offset", "cursor", "start", "sort", "sortby", "order", "orderby", "direction"]
 )
 
 
@@ -177,11 +164,11 @@ def _before_one(query: str, thing: str) -> list[str]:
 def says_first(query: str, thing: str) -> bool:
     """Whether ``query`` takes the first entry of a list of ``thing`` (:data:`WHICH` right
     before one of its ``thing``, "the first ticket"; a Korean "첫 번째"); with no ``thing``,
-    whether it says "first" anywhere."""
+    whether it says "first" or "top" before any word but those :data:`WHICH` refuses."""
     if _WHICH_KO.search(query):
         return True
     if not thing:
-        return bool(re.search(r"\b(?:first|1st|top)\b", query, re.I))
+        return bool(_WHICH_ANYWHERE.search(query))
     return any(WHICH.search(words) for words in _before_one(query, thing))
 
 

@@ -16,7 +16,7 @@ from schemarouter.contracts import Parameter
 from schemarouter.planning.named_values import valid
 from schemarouter.retrieval.clauses import clauses_of
 
-__all__ = ["count_value"]
+__all__ = ["COUNT_NAMES", "count_value"]
 
 #: A count is written whole: "-5 per page" or "page size of 10,000" gave 5 and 10 (trial Z1).
 _PER_PAGE = re.compile(
@@ -36,6 +36,8 @@ _PAGE_NAMES = frozenset({"perpage", "pagesize", "pagelen", "pagelength", "result
 _LIMIT_NAMES = frozenset(
     {"limit", "top", "first", "maxresults", "maxitems", "maxrecords", "numresults", "count"}
 )
+#: Both: a count of entries, never a filter that picks one (:mod:`.chained_needs` reads them so).
+COUNT_NAMES = _PAGE_NAMES | _LIMIT_NAMES
 
 
 def _name(parameter: Parameter) -> str:

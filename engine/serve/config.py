@@ -48,11 +48,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from schemarouter.contracts import Effect, shown_url
+from schemarouter.contracts import Effect
 from schemarouter.errors import DocumentError
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
 from schemarouter.index.backend import is_milvus_uri
-from schemarouter.placement import url_secrets
+from schemarouter.placement import command_secrets, shown_command
 from schemarouter.registry.compile import format_validation_error, slugify
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.lines import with_line
@@ -158,14 +158,17 @@ class McpServerSpec(_Spec):
         return self.url if self.url is not None else self.command  # type: ignore[return-value]
 
     def label(self) -> str:
-        """The command or URL, for messages (a URL without its credentials or query)."""
-        target = self.target()
-        return shown_url(target) if isinstance(target, str) else " ".join(target)
+        """The command or URL, for messages, as its routes name their server
+        (:func:`~schemarouter.placement.shown_command`: a URL without its credentials or
+        query, a command line without its secret flags' values; trial V1: a config error
+        showed ``--api-key VALUE`` that the routes hid)."""
+        return shown_command(self.target())
 
     def secrets(self) -> list[str]:
-        """What of the URL may be a secret (userinfo, query values), for redaction: an HTTP
-        upstream has nowhere else to carry its credential."""
-        return [] if self.url is None else url_secrets(self.url)
+        """What of the URL or command line may be a secret (userinfo, query values, secret
+        flags' values: :func:`~schemarouter.placement.command_secrets`), for redaction
+        of what connecting to it raised."""
+        return command_secrets(self.target())
 
 
 class AllowSpec(_Spec):

@@ -69,6 +69,14 @@ def _folder(index: Any) -> Path | None:
     return Path(folder) if isinstance(folder, str | Path) else None
 
 
+def _served_folder(gateway: Any) -> Path | None:
+    """The saved folder ``gateway`` answers from: its router option ``index`` where given,
+    else its config's, as :func:`~schemarouter.serve.sources.build_router` reads it."""
+    from schemarouter.serve.sources import served_index
+
+    return _folder(served_index(gateway.config, gateway.router_options))
+
+
 def _generation(folder: Path | None) -> str | None:
     from schemarouter.index.store import read_manifest
 
@@ -101,7 +109,7 @@ def open_index(gateway: Any, *, progress: bool = False) -> IndexState:
     with gateway.reload_lock:  # a SIGHUP meanwhile is told a load is under way
         gateway.index_state = IndexState(state="loading")
         try:
-            state = _opened(gateway.router, _folder(gateway.config.index), progress=progress)
+            state = _opened(gateway.router, _served_folder(gateway), progress=progress)
         except SchemaRouterError as exc:
             gateway.index_state = IndexState(state="failed", error=exc.code)
             raise
@@ -114,7 +122,7 @@ def reload(gateway: Any, *, progress: bool = False) -> bool:
     switch ``gateway`` to them; the old ones answer until then, and stay where the new ones
     cannot be served (the log says why). Returns whether the gateway switched."""
     config = gateway.config
-    folder = _folder(config.index)
+    folder = _served_folder(gateway)
     if config.mcp_servers:
         logger.error(
             "reload refused: this gateway has upstream MCP servers, whose sessions a reload "
@@ -123,6 +131,9 @@ def reload(gateway: Any, *, progress: bool = False) -> bool:
         return False
     if folder is None:
         logger.error("reload refused: the gateway serves no saved index folder (--index DIR)")
+        return False
+    if getattr(gateway, "closed", False):
+        logger.warning("reload refused: the gateway is closing")
         return False
     lock: threading.Lock = gateway.reload_lock
     if not lock.acquire(blocking=False):
@@ -159,6 +170,10 @@ def _reload(gateway: Any, folder: Path, *, progress: bool) -> bool:
                 " ".join(str(exc).split()),
             )
             return False
+    if getattr(gateway, "closed", False):  # closed meanwhile (SIGTERM): nothing to serve
+        router.close()
+        logger.warning("reload: the gateway closed while the new generation loaded: not used")
+        return False
     previous = gateway.router
     gateway.router, gateway.index_state = router, state
     logger.warning(

@@ -13,7 +13,13 @@ from typing import Any
 from schemarouter.errors import DocumentError, SchemaRouterError
 from schemarouter.serve.config import GatewayConfig, McpServerSpec, SourceSpec
 
-__all__ = ["build_router", "connect_server", "openapi_documents", "register_sources"]
+__all__ = [
+    "build_router",
+    "connect_server",
+    "openapi_documents",
+    "register_sources",
+    "served_index",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -178,6 +184,12 @@ def _restorable(index: Any, config: GatewayConfig) -> bool:
     return isinstance(index, str | Path) and not is_milvus_uri(str(index)) and not local
 
 
+def served_index(config: GatewayConfig, router_options: dict[str, Any]) -> Any:
+    """The index a gateway built by :func:`build_router` opens: the router option
+    ``index`` where given, else the config's (a reload reads the same one)."""
+    return router_options.get("index", config.index)
+
+
 def build_router(
     config: GatewayConfig,
     *,
@@ -200,7 +212,7 @@ def build_router(
         router_options.setdefault("reranker", None)
     for key, value in config.models.options().items():  # a flag (router_options) wins
         router_options.setdefault(key, value)
-    index = router_options.get("index", config.index)
+    index = served_index(config, router_options)
     if index:
         router_options["index"] = _saved_index(index, config)
     router = SchemaRouter(**router_options)

@@ -35,6 +35,15 @@ SECRETS = ("sk-label-test-4411", "tok-label-test-4412", "ghp-label-test-4413")
             "srv --db 'postgres://app:[redacted]@db/x?sslkey=1'",
         ),
         (["srv", "--upstream", "https://u:pw@h/v1?key=1"], "srv --upstream https://h/v1"),
+        # the rule a server's env is read by (trial V1: these were shown as written)
+        (
+            ["srv", "--dsn", "d1", "--signing-salt", "s1"],
+            "srv --dsn '[redacted]' --signing-salt '[redacted]'",
+        ),
+        (
+            ["srv", "--session-cookie=c1", "API_PIN=1234"],
+            "srv '--session-cookie=[redacted]' 'API_PIN=[redacted]'",
+        ),
         (["python", "server.py", "--port", "8080"], "python server.py --port 8080"),
         ("python server.py", "python server.py"),
         ("https://u:pw@host/mcp?token=1", "https://host/mcp"),

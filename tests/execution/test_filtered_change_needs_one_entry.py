@@ -130,3 +130,34 @@ def test_a_change_of_the_first_entry_takes_the_first_of_several(
     assert any("is the first of 2 values" in w for w in result.warnings), json.dumps(
         list(result.warnings)
     )
+
+
+def test_aexecute_keeps_the_rule(router: SchemaRouter, server: LoopbackServer) -> None:
+    """``aexecute`` binds through the same :class:`~schemarouter.execution.loop.Run` as
+    ``execute``: a change picked by a filter that matches several is not sent there either,
+    and one that matches one is (trial V1: only ``execute`` was tested)."""
+    import asyncio
+
+    writes = ("read", "write", "destructive")
+
+    def planned(text: str) -> Any:
+        return router.plan(PlanRequest(query=text, allowed_effects=writes), max_calls=2)
+
+    with pytest.raises(ExecutionError, match=r"returned 2 values .* the change is not sent"):
+        asyncio.run(
+            router.aexecute(
+                planned("Cancel the order of joe@example.com"),
+                allow_effects=writes,
+                approve=lambda *_: True,
+            )
+        )
+    assert _sent(server) == []
+    result = asyncio.run(
+        router.aexecute(
+            planned("Cancel the order of ann@example.com"),
+            allow_effects=writes,
+            approve=lambda *_: True,
+        )
+    )
+    assert _sent(server) == ["POST /orders/O-1/cancel"]
+    assert result.steps[1].error is None

@@ -8,12 +8,14 @@ or names the entry by a value the list filters on ("the ticket of ann@example.co
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.index import HashingEncoder
+from schemarouter.planning.chained_needs import says_first
 
 _S = {"type": "string"}
 _TICKET = {"type": "object", "properties": {"id": _S, "title": _S, "customer_email": _S}}
@@ -123,6 +125,41 @@ def test_a_write_takes_no_entry_of_a_list_the_request_does_not_pick_from(
     assert close.missing_parameters == ("ticket_id",)
     assert "hd/rest/list_tickets" not in plan.route_ids
     assert any("no listed entry is taken" in w and why in w for w in plan.warnings)
+
+
+@pytest.mark.parametrize("count", ["max_items", "page_len", "limit"])
+def test_a_list_paged_by_a_count_picks_no_entry(count: str) -> None:
+    """A count "the top 5" fills (:mod:`~schemarouter.planning.page_size`'s names) is no
+    filter that picks an entry (trial V1: ``max_items`` and ``page_len`` were read as one)."""
+    document = copy.deepcopy(DOCUMENT)
+    by_count = {"name": count, "in": "query", "schema": {"type": "integer"}}
+    document["paths"]["/tickets"]["get"]["parameters"].append(by_count)
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="hd")
+    plan, close = _change(router, "Close the ticket among the top 5", "hd/rest/close_ticket")
+    assert not close.bindings
+    assert close.missing_parameters == ("ticket_id",)
+    assert any("does not say which entry" in w for w in plan.warnings), plan.warnings
+
+
+@pytest.mark.parametrize(
+    ("request_text", "first"),
+    [
+        ("Close the ticket with top priority", False),
+        ("Close the first-name field", False),
+        ("Close the ticket, top rated", False),
+        ("Close the first ticket", True),
+        ("Close the top open ticket", True),
+    ],
+)
+def test_first_read_without_a_thing_is_first_read_before_one(
+    request_text: str, first: bool
+) -> None:
+    """A binding with no ``thing`` (made by hand; execution's check reads it so) takes the
+    first of several only where "first" or "top" stands before an entry, as with a thing
+    (trial V1: any "top" did, "top priority" too)."""
+    assert says_first(request_text, "") is first
+    assert says_first(request_text, "ticket") is first
 
 
 def test_an_assignment_to_a_named_person_takes_no_ticket_of_a_list(router: SchemaRouter) -> None:

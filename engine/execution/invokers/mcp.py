@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeGuard
 
-from schemarouter.contracts import AccessKind, shown_url
+from schemarouter.contracts import AccessKind
 from schemarouter.errors import InvocationError, require
 from schemarouter.execution.bindings import bind_if_current
 from schemarouter.execution.credentials import (
@@ -47,7 +47,7 @@ from schemarouter.execution.invokers.payload import (
     seconds_text,
 )
 from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
-from schemarouter.placement import url_secrets
+from schemarouter.placement import command_secrets, shown_command, url_secrets
 
 __all__ = [
     "DEFAULT_OPEN_TIMEOUT",
@@ -254,10 +254,21 @@ def _env(op: McpCall) -> Any:
     return getattr(settings, "env", None)
 
 
+def _argv_secrets(op: McpCall) -> list[str]:
+    """The secret flags' values of ``op``'s stdio server's command line
+    (:func:`~schemarouter.placement.command_secrets`)."""
+    settings = getattr(op.session, "settings", op.session)
+    server = getattr(settings, "server", None)
+    if isinstance(server, str | Sequence) and not is_server_url(server):
+        return command_secrets(server)
+    return []
+
+
 def _redacted(error: Exception, op: McpCall) -> Exception:
-    """``error`` without the values of its stdio server's own ``env``: an upstream that
-    echoed its API key in an error message gave it to the agent (trial U2)."""
-    secrets = env_secrets(_env(op))
+    """``error`` without the values of its stdio server's own ``env`` and secret flags: an
+    upstream that echoed its API key in an error message gave it to the agent (trial U2;
+    trial V1: a key passed as ``--api-key VALUE``, which its label hides, was not)."""
+    secrets = env_secrets(_env(op)) + _argv_secrets(op)
     if not secrets or not isinstance(error, InvocationError):
         return error
     what = Redactor(secrets)(str(error.what))
@@ -265,11 +276,12 @@ def _redacted(error: Exception, op: McpCall) -> Exception:
 
 
 def _scrubbed(payload: Payload, op: McpCall) -> Payload:
-    """``payload`` without the values of its stdio server's own ``env`` in its texts: a tool
-    that answered with its API key (a "whoami", a config dump) gave it to the agent as an
-    output, where its errors had it redacted (trial X1); a setting that is no secret
+    """``payload`` without the values of its stdio server's own ``env`` (and its command
+    line's secret flags) in its texts: a tool that answered with its API key (a "whoami", a
+    config dump) gave it to the agent as an output, where its errors had it redacted (trial
+    X1); a setting that is no secret
     (:func:`~schemarouter.execution.credentials.output_secrets`) stays in the data."""
-    data = scrub_output(payload.data, _env(op))
+    data = scrub_output(payload.data, _env(op), _argv_secrets(op))
     return payload if data is payload.data else payload._replace(data=data)
 
 
@@ -365,12 +377,11 @@ class MCPConnection:
         )
 
     def _label(self) -> str:
-        """The server, for messages and logs: a URL without its userinfo, query and
-        fragment (where an HTTP server's credential travels), a command as written."""
-        if isinstance(self.server, str):
-            return shown_url(self.server)
-        if isinstance(self.server, Sequence):
-            return shlex.join([str(part) for part in self.server])
+        """The server, for messages and logs, as its routes name it
+        (:func:`~schemarouter.placement.shown_command`: a URL without its userinfo, query
+        and fragment, a command line without its secret flags' values)."""
+        if isinstance(self.server, str | Sequence):
+            return shown_command(self.server)
         return type(self.server).__name__
 
     def _target(self) -> Any:

@@ -35,10 +35,11 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from schemarouter.execution.credentials import Pieces, Redactor, env_secrets
+from schemarouter.placement import command_secrets
 
 __all__ = ["ServerWatch", "capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
 
@@ -287,10 +288,13 @@ class _Relay:
     WINDOW_S = 60.0
     _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
-    def __init__(self, label: str, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, label: str, env: Mapping[str, str] | None = None, command: Sequence[str] = ()
+    ) -> None:
         self.prefix = f"{label}: "
         self.held = b""
-        secrets = env_secrets(env)
+        # its env's values, and its command line's secret flags' (trial V1: --api-key VALUE)
+        secrets = env_secrets(env) + command_secrets(command)
         self.whole, self.pieces = Redactor(secrets), Pieces(secrets)
         self.window = time.monotonic()
         self.sent = self.dropped = 0
@@ -455,7 +459,9 @@ async def capped_stdio(
                 watch.pipes_ended = True
                 await read_writer.aclose()
 
-    relay = _Relay(stderr_label, env) if stderr_label and process.stderr is not None else None
+    relay = None
+    if stderr_label and process.stderr is not None:
+        relay = _Relay(stderr_label, env, command)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(reader)
