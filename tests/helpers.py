@@ -119,3 +119,42 @@ def planned_room(request: str, router: Any = None) -> str | None:
     (step,) = router.plan(PlanRequest(query=request, allowed_effects=set(Effect))).steps
     room = dict(step.arguments).get("room")
     return None if room is None else str(room)
+
+
+#: The effects a test plan of a change allows.
+WRITES = ("read", "write", "destructive")
+
+
+def ok(schema: dict[str, Any]) -> dict[str, Any]:
+    """An operation's ``responses``: 200 with a JSON body of ``schema``."""
+    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
+
+
+def page(item: dict[str, Any]) -> dict[str, Any]:
+    """An operation's ``responses``: 200 with ``{"items": [item, ...]}``."""
+    return ok({"type": "object", "properties": {"items": {"type": "array", "items": item}}})
+
+
+def path_id(name: str) -> list[dict[str, Any]]:
+    """An operation's ``parameters``: one required string path parameter ``name``."""
+    return [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}]
+
+
+def hashing_router(document: dict[str, Any], provider: str) -> Any:
+    """A router over ``document`` with the hashing encoder, no cache and no abstention."""
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider=provider)
+    return router
+
+
+def planned_change(router: Any, text: str, route_id: str, max_calls: int = 2) -> tuple[Any, Any]:
+    """The plan of ``text`` with writes allowed, and its step on ``route_id`` (asserted)."""
+    from schemarouter import PlanRequest
+
+    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=max_calls)
+    steps = [s for s in plan.steps if s.route_id == route_id]
+    assert steps, plan.route_ids
+    return plan, steps[0]

@@ -15,15 +15,12 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.index import HashingEncoder
+
+from helpers import WRITES, hashing_router, ok
 
 _TICKET = {"type": "object", "properties": {"id": {"type": "string"}}}
 _PAGE = {"type": "object", "properties": {"items": {"type": "array", "items": _TICKET}}}
 _ID = [{"name": "ticket_id", "in": "path", "required": True, "schema": {"type": "string"}}]
-
-
-def _ok(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
 
 
 DOCUMENT: dict[str, Any] = {
@@ -35,7 +32,7 @@ DOCUMENT: dict[str, Any] = {
             "get": {
                 "operationId": "list_tickets",
                 "summary": "List support tickets",
-                "responses": _ok(_PAGE),
+                "responses": ok(_PAGE),
             }
         },
         "/tickets/{ticket_id}": {
@@ -43,19 +40,16 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "delete_ticket",
                 "summary": "Delete a support ticket",
                 "parameters": _ID,
-                "responses": _ok(_TICKET),
+                "responses": ok(_TICKET),
             }
         },
     },
 }
-WRITES = ("read", "write", "destructive")
 
 
 @pytest.fixture(scope="module")
 def router() -> SchemaRouter:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(DOCUMENT, provider="hd")
-    return router
+    return hashing_router(DOCUMENT, provider="hd")
 
 
 @pytest.mark.parametrize(

@@ -14,25 +14,15 @@ import pytest
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.index import HashingEncoder
 
+from helpers import WRITES, hashing_router, ok, page, path_id
+
 _S = {"type": "string"}
 _TICKET = {"type": "object", "properties": {"id": _S, "title": _S, "assignee": _S}}
 _PROJECT = {"type": "object", "properties": {"id": _S, "name": _S}}
 
 
-def _ok(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
-
-
-def _page(item: dict[str, Any]) -> dict[str, Any]:
-    return _ok({"type": "object", "properties": {"items": {"type": "array", "items": item}}})
-
-
 def _query(*names: str) -> list[dict[str, Any]]:
     return [{"name": n, "in": "query", "required": False, "schema": _S} for n in names]
-
-
-def _id(name: str) -> list[dict[str, Any]]:
-    return [{"name": name, "in": "path", "required": True, "schema": _S}]
 
 
 DOCUMENT: dict[str, Any] = {
@@ -45,15 +35,15 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "list_tickets",
                 "summary": "List support tickets, filtered by title or assignee",
                 "parameters": _query("title", "assignee"),
-                "responses": _page(_TICKET),
+                "responses": page(_TICKET),
             }
         },
         "/tickets/{ticket_id}/close": {
             "post": {
                 "operationId": "close_ticket",
                 "summary": "Close a support ticket",
-                "parameters": _id("ticket_id"),
-                "responses": _ok(_TICKET),
+                "parameters": path_id("ticket_id"),
+                "responses": ok(_TICKET),
             }
         },
         "/projects": {
@@ -61,30 +51,27 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "list_projects",
                 "summary": "List projects, filtered by name",
                 "parameters": _query("name"),
-                "responses": _page(_PROJECT),
+                "responses": page(_PROJECT),
             }
         },
         "/projects/{project_id}": {
             "patch": {
                 "operationId": "update_project",
                 "summary": "Update (rename) a project",
-                "parameters": _id("project_id"),
+                "parameters": path_id("project_id"),
                 "requestBody": {
                     "content": {"application/json": {"schema": _PROJECT | {"required": []}}}
                 },
-                "responses": _ok(_PROJECT),
+                "responses": ok(_PROJECT),
             }
         },
     },
 }
-WRITES = ("read", "write", "destructive")
 
 
 @pytest.fixture(scope="module")
 def router() -> SchemaRouter:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(DOCUMENT, provider="hd")
-    return router
+    return hashing_router(DOCUMENT, provider="hd")
 
 
 @pytest.mark.parametrize(
@@ -127,13 +114,13 @@ _ASSIGN: dict[str, Any] = {
     "post": {
         "operationId": "assign_ticket",
         "summary": "Assign a support ticket to a person",
-        "parameters": _id("ticket_id"),
+        "parameters": path_id("ticket_id"),
         "requestBody": {
             "content": {
                 "application/json": {"schema": {"type": "object", "properties": {"assignee": _S}}}
             }
         },
-        "responses": _ok(_TICKET),
+        "responses": ok(_TICKET),
     }
 }
 

@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.index import HashingEncoder
+from schemarouter import SchemaRouter
 
-from helpers import openapi_document
+from helpers import hashing_router, openapi_document, path_id, planned_change
 
 _S = {"type": "string"}
 _ITEM = {"type": "object", "properties": {"id": _S, "name": _S, "customer_email": _S}}
@@ -25,10 +24,6 @@ _EMAIL = {"type": "string", "format": "email"}
 def _op(op: str, summary: str, **more: Any) -> dict[str, Any]:
     ok = {"200": {"description": "ok", "content": {"application/json": {"schema": _ITEM}}}}
     return {"operationId": op, "summary": summary, "responses": ok, **more}
-
-
-def _id(name: str) -> list[dict[str, Any]]:
-    return [{"name": name, "in": "path", "required": True, "schema": _S}]
 
 
 def _list(op: str, summary: str, *parameters: dict[str, Any]) -> dict[str, Any]:
@@ -44,31 +39,23 @@ DOCUMENT = openapi_document(
             "get": _list("list_tickets", "List support tickets, by customer email", _BY_EMAIL)
         },
         "/tickets/{ticket_id}/close": {
-            "post": _op("close_ticket", "Close a support ticket", parameters=_id("ticket_id"))
+            "post": _op("close_ticket", "Close a support ticket", parameters=path_id("ticket_id"))
         },
         "/workspaces": {"get": _list("list_workspaces", "List my workspaces")},
         "/workspaces/{workspace_id}": {
             "patch": _op(
-                "update_workspace", "Update (rename) a workspace", parameters=_id("workspace_id")
+                "update_workspace",
+                "Update (rename) a workspace",
+                parameters=path_id("workspace_id"),
             )
         },
     },
 )
-WRITES = ("read", "write", "destructive")
 
 
 @pytest.fixture(scope="module")
 def router() -> SchemaRouter:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(DOCUMENT, provider="hd")
-    return router
-
-
-def _change(router: SchemaRouter, text: str, route_id: str) -> tuple[Any, Any]:
-    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=2)
-    steps = [s for s in plan.steps if s.route_id == route_id]
-    assert steps, plan.route_ids
-    return plan, steps[0]
+    return hashing_router(DOCUMENT, provider="hd")
 
 
 @pytest.mark.parametrize(
@@ -98,7 +85,7 @@ def test_a_korean_request_picks_by_a_filter_or_by_only(
     filters: dict[str, str],
     how: str,
 ) -> None:
-    plan, change = _change(router, request_text, route_id)
+    plan, change = planned_change(router, request_text, route_id)
     binding = next(iter(change.bindings.values()))
     assert plan.steps[binding.step].route_id == producer
     assert plan.steps[binding.step].arguments == filters
@@ -119,7 +106,7 @@ def test_a_korean_request_picks_by_a_filter_or_by_only(
 def test_a_korean_request_of_several_or_of_any_one_picks_nothing(
     router: SchemaRouter, request_text: str
 ) -> None:
-    plan, close = _change(router, request_text, "hd/rest/close_ticket")
+    plan, close = planned_change(router, request_text, "hd/rest/close_ticket")
     assert not close.bindings
     assert close.missing_parameters == ("ticket_id",)
     assert "hd/rest/list_tickets" not in plan.route_ids

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.index import HashingEncoder
+
+from helpers import hashing_router
 
 
 def _ok() -> dict[str, Any]:
@@ -46,9 +47,7 @@ DOCUMENT: dict[str, Any] = {
 
 @pytest.fixture(scope="module")
 def router() -> SchemaRouter:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(DOCUMENT, provider="desk")
-    return router
+    return hashing_router(DOCUMENT, provider="desk")
 
 
 @pytest.mark.parametrize(

@@ -12,24 +12,13 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.index import HashingEncoder
+
+from helpers import WRITES, hashing_router, ok, page, path_id
 
 _S = {"type": "string"}
 _TICKET = {"type": "object", "properties": {"id": _S, "status": _S}}
 _BOOKING = {"type": "object", "properties": {"id": _S, "room_id": _S}}
 _STATUS = {"type": "string", "enum": ["open", "closed"]}
-
-
-def _ok(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
-
-
-def _page(item: dict[str, Any]) -> dict[str, Any]:
-    return _ok({"type": "object", "properties": {"items": {"type": "array", "items": item}}})
-
-
-def _id(name: str) -> list[dict[str, Any]]:
-    return [{"name": name, "in": "path", "required": True, "schema": _S}]
 
 
 def _body(schema: dict[str, Any]) -> dict[str, Any]:
@@ -45,28 +34,28 @@ DOCUMENT: dict[str, Any] = {
             "get": {
                 "operationId": "list_tickets",
                 "summary": "List support tickets, filtered by status",
-                "responses": _page(_TICKET),
+                "responses": page(_TICKET),
             },
             "post": {
                 "operationId": "create_ticket",
                 "summary": "Open (create) a new support ticket",
                 "requestBody": _body({"type": "object", "properties": {"subject": _S}}),
-                "responses": _ok(_TICKET),
+                "responses": ok(_TICKET),
             },
         },
         "/tickets/{ticket_id}": {
             "patch": {
                 "operationId": "update_ticket",
                 "summary": "Update a ticket: its status or priority",
-                "parameters": _id("ticket_id"),
+                "parameters": path_id("ticket_id"),
                 "requestBody": _body({"type": "object", "properties": {"status": _STATUS}}),
-                "responses": _ok(_TICKET),
+                "responses": ok(_TICKET),
             },
             "delete": {
                 "operationId": "delete_ticket",
                 "summary": "Delete a support ticket permanently",
-                "parameters": _id("ticket_id"),
-                "responses": _ok(_TICKET),
+                "parameters": path_id("ticket_id"),
+                "responses": ok(_TICKET),
             },
         },
         "/bookings": {
@@ -74,27 +63,24 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "create_booking",
                 "summary": "Book a meeting room for a date",
                 "requestBody": _body(_BOOKING),
-                "responses": _ok(_BOOKING),
+                "responses": ok(_BOOKING),
             }
         },
         "/bookings/{booking_id}": {
             "delete": {
                 "operationId": "delete_booking",
                 "summary": "Delete (cancel) a room booking",
-                "parameters": _id("booking_id"),
-                "responses": _ok(_BOOKING),
+                "parameters": path_id("booking_id"),
+                "responses": ok(_BOOKING),
             }
         },
     },
 }
-WRITES = ("read", "write", "destructive")
 
 
 @pytest.fixture(scope="module")
 def router() -> SchemaRouter:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(DOCUMENT, provider="hd")
-    return router
+    return hashing_router(DOCUMENT, provider="hd")
 
 
 def test_a_close_is_planned_as_the_update_not_the_delete_ranked_above_it(

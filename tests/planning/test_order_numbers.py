@@ -13,19 +13,12 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.index import HashingEncoder
+
+from helpers import WRITES, hashing_router, ok, page
 
 _S = {"type": "string"}
 _ORDER = {"type": "object", "properties": {"id": _S, "number": _S, "status": _S}}
 _ISSUE = {"type": "object", "properties": {"number": {"type": "integer"}, "title": _S}}
-
-
-def _ok(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
-
-
-def _page(item: dict[str, Any]) -> dict[str, Any]:
-    return _ok({"type": "object", "properties": {"items": {"type": "array", "items": item}}})
 
 
 def _query(name: str, schema: dict[str, Any] = _S) -> dict[str, Any]:
@@ -46,7 +39,7 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "list_orders",
                 "summary": "List shop orders, filtered by order number or status",
                 "parameters": [_query("number"), _query("status")],
-                "responses": _page(_ORDER),
+                "responses": page(_ORDER),
             }
         },
         "/orders/{order_id}/cancel": {
@@ -54,7 +47,7 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "cancel_order",
                 "summary": "Cancel an order that has not shipped",
                 "parameters": _path("order_id"),
-                "responses": _ok(_ORDER),
+                "responses": ok(_ORDER),
             }
         },
         "/issues": {
@@ -62,7 +55,7 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "list_issues",
                 "summary": "List issues, filtered by number",
                 "parameters": [_query("number", {"type": "integer"})],
-                "responses": _page(_ISSUE),
+                "responses": page(_ISSUE),
             }
         },
         "/issues/{issue_number}/lock": {
@@ -70,19 +63,16 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "lock_issue",
                 "summary": "Lock an issue's conversation",
                 "parameters": _path("issue_number", {"type": "integer"}),
-                "responses": _ok(_ISSUE),
+                "responses": ok(_ISSUE),
             }
         },
     },
 }
-WRITES = ("read", "write", "destructive")
 
 
 @pytest.fixture(scope="module")
 def router() -> SchemaRouter:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(DOCUMENT, provider="shop")
-    return router
+    return hashing_router(DOCUMENT, provider="shop")
 
 
 def _cancel(router: SchemaRouter, text: str) -> tuple[Any, Any]:

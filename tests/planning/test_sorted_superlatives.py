@@ -15,12 +15,10 @@ import pytest
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.index import HashingEncoder
 
+from helpers import ok
+
 _S = {"type": "string"}
 _TICKET = {"type": "object", "properties": {"id": _S, "created_at": _S, "priority": _S}}
-
-
-def _ok(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
 
 
 def _query(name: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -44,7 +42,7 @@ def _document(direction: bool) -> dict[str, Any]:
                     "operationId": "list_tickets",
                     "summary": "List support tickets, sorted by a field",
                     "parameters": parameters,
-                    "responses": _ok(page),
+                    "responses": ok(page),
                 }
             },
             "/tickets/{ticket_id}/close": {
@@ -52,7 +50,7 @@ def _document(direction: bool) -> dict[str, Any]:
                     "operationId": "close_ticket",
                     "summary": "Close a support ticket",
                     "parameters": close,
-                    "responses": _ok(_TICKET),
+                    "responses": ok(_TICKET),
                 }
             },
         },

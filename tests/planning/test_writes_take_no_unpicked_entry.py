@@ -13,25 +13,15 @@ from typing import Any
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
+from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder
 from schemarouter.planning.chained_needs import says_first
+
+from helpers import hashing_router, ok, page, path_id, planned_change
 
 _S = {"type": "string"}
 _TICKET = {"type": "object", "properties": {"id": _S, "title": _S, "customer_email": _S}}
 _SPACE = {"type": "object", "properties": {"id": _S, "name": _S}}
-
-
-def _ok(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
-
-
-def _page(item: dict[str, Any]) -> dict[str, Any]:
-    return _ok({"type": "object", "properties": {"items": {"type": "array", "items": item}}})
-
-
-def _id(name: str) -> list[dict[str, Any]]:
-    return [{"name": name, "in": "path", "required": True, "schema": _S}]
 
 
 _EMAIL = {"type": "string", "format": "email"}
@@ -47,58 +37,48 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "list_tickets",
                 "summary": "List support tickets, filtered by customer email",
                 "parameters": [_BY_EMAIL],
-                "responses": _page(_TICKET),
+                "responses": page(_TICKET),
             }
         },
         "/tickets/{ticket_id}/close": {
             "post": {
                 "operationId": "close_ticket",
                 "summary": "Close a support ticket",
-                "parameters": _id("ticket_id"),
-                "responses": _ok(_TICKET),
+                "parameters": path_id("ticket_id"),
+                "responses": ok(_TICKET),
             }
         },
         "/tickets/{ticket_id}/assign": {
             "post": {
                 "operationId": "assign_ticket",
                 "summary": "Assign a support ticket to a person",
-                "parameters": _id("ticket_id"),
+                "parameters": path_id("ticket_id"),
                 "requestBody": {"content": {"application/json": {"schema": _ASSIGNEE}}},
-                "responses": _ok(_TICKET),
+                "responses": ok(_TICKET),
             }
         },
         "/workspaces": {
             "get": {
                 "operationId": "list_workspaces",
                 "summary": "List my workspaces",
-                "responses": _page(_SPACE),
+                "responses": page(_SPACE),
             }
         },
         "/workspaces/{workspace_id}": {
             "patch": {
                 "operationId": "update_workspace",
                 "summary": "Update (rename) a workspace",
-                "parameters": _id("workspace_id"),
-                "responses": _ok(_SPACE),
+                "parameters": path_id("workspace_id"),
+                "responses": ok(_SPACE),
             }
         },
     },
 }
-WRITES = ("read", "write", "destructive")
 
 
 @pytest.fixture(scope="module")
 def router() -> SchemaRouter:
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(DOCUMENT, provider="hd")
-    return router
-
-
-def _change(router: SchemaRouter, text: str, route_id: str) -> tuple[Any, Any]:
-    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=2)
-    steps = [s for s in plan.steps if s.route_id == route_id]
-    assert steps, plan.route_ids
-    return plan, steps[0]
+    return hashing_router(DOCUMENT, provider="hd")
 
 
 @pytest.mark.parametrize(
@@ -120,7 +100,7 @@ def _change(router: SchemaRouter, text: str, route_id: str) -> tuple[Any, Any]:
 def test_a_write_takes_no_entry_of_a_list_the_request_does_not_pick_from(
     router: SchemaRouter, request_text: str, why: str
 ) -> None:
-    plan, close = _change(router, request_text, "hd/rest/close_ticket")
+    plan, close = planned_change(router, request_text, "hd/rest/close_ticket")
     assert not close.bindings
     assert close.missing_parameters == ("ticket_id",)
     assert "hd/rest/list_tickets" not in plan.route_ids
@@ -136,7 +116,7 @@ def test_a_list_paged_by_a_count_picks_no_entry(count: str) -> None:
     document["paths"]["/tickets"]["get"]["parameters"].append(by_count)
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
     router.add_openapi(document, provider="hd")
-    plan, close = _change(router, "Close the ticket among the top 5", "hd/rest/close_ticket")
+    plan, close = planned_change(router, "Close the ticket among the top 5", "hd/rest/close_ticket")
     assert not close.bindings
     assert close.missing_parameters == ("ticket_id",)
     assert any("does not say which entry" in w for w in plan.warnings), plan.warnings
@@ -163,7 +143,7 @@ def test_first_read_without_a_thing_is_first_read_before_one(
 
 
 def test_an_assignment_to_a_named_person_takes_no_ticket_of_a_list(router: SchemaRouter) -> None:
-    plan, assign = _change(router, "Assign a ticket to Ann", "hd/rest/assign_ticket")
+    plan, assign = planned_change(router, "Assign a ticket to Ann", "hd/rest/assign_ticket")
     assert not assign.bindings
     assert "ticket_id" in assign.missing_parameters
     assert "hd/rest/assign_ticket" in plan.missing_arguments
@@ -203,7 +183,7 @@ def test_a_write_takes_the_entry_the_request_picks(
     filters: dict[str, str],
     how: str,
 ) -> None:
-    plan, change = _change(router, request_text, route_id)
+    plan, change = planned_change(router, request_text, route_id)
     binding = next(iter(change.bindings.values()))
     assert plan.steps[binding.step].route_id == producer
     assert plan.steps[binding.step].arguments == filters
