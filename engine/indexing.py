@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from schemarouter.errors import StaleIndexError
 from schemarouter.registering import RegistrationMixin
 from schemarouter.registry.registry import RegistryChange, RegistrySnapshot
+from schemarouter.safety.forksafe import ForkSafeLock
 
 if TYPE_CHECKING:
     from schemarouter.index import Encoder, IndexSettings
@@ -28,7 +29,7 @@ logger = logging.getLogger("schemarouter.router")
 PROGRESS_MIN_ROUTES = 1_000
 
 #: one restore of a saved registry at a time (see ``IndexMixin._restore_on_first_use``)
-_RESTORING = threading.Lock()
+_RESTORING = ForkSafeLock()
 
 #: "not given": a router argument left to its default
 _DEFAULT: Any = object()

@@ -14,13 +14,13 @@ import json
 import logging
 import os
 import re
-import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, quote_plus
 
 from schemarouter.placement import secret_name
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
     "REDACTED",
@@ -301,7 +301,7 @@ class Pieces:
 
 #: Redactors of executions in flight; the logging filter below consults them.
 _ACTIVE: weakref.WeakSet[Redactor] = weakref.WeakSet()
-_GUARD_LOCK = threading.RLock()
+_GUARD_LOCK = ForkSafeLock(reentrant=True)
 
 
 class _RedactingFilter(logging.Filter):

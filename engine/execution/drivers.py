@@ -45,7 +45,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 import inspect
-import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -82,6 +81,7 @@ from schemarouter.planning.planner import (
 from schemarouter.planning.projection import typed_fields
 from schemarouter.registry.http_body import FRESH_CONNECTIONS
 from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
     "ExecutionHost",
@@ -150,7 +150,7 @@ async def _adrive(run: Run, perform: Callable[[Op], Awaitable[Any]]) -> Executio
 
 
 _TLS: Any = None
-_TLS_LOCK = threading.Lock()
+_TLS_LOCK = ForkSafeLock()
 
 
 def _tls() -> Any:

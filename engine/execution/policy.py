@@ -22,7 +22,6 @@ import copy
 import inspect
 import logging
 import math
-import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
@@ -33,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import BudgetExceededError, PolicyError, clip
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
     "DEFAULT_BACKOFF",
@@ -374,7 +374,7 @@ class HealthMonitor:
         self._failures: dict[str, int] = {}
         #: when each route's last counted failure was counted (``time.monotonic``)
         self._counted_at: dict[str, float] = {}
-        self._lock = threading.Lock()
+        self._lock = ForkSafeLock()
 
     def success(self, route_id: str) -> None:
         with self._lock:
@@ -418,7 +418,7 @@ class HealthMonitor:
 
 
 _MONITORS: weakref.WeakKeyDictionary[Any, HealthMonitor] = weakref.WeakKeyDictionary()
-_MONITORS_LOCK = threading.Lock()
+_MONITORS_LOCK = ForkSafeLock()
 
 
 def monitor_for(host: Any) -> HealthMonitor:

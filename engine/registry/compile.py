@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-import threading
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
@@ -45,6 +44,7 @@ from schemarouter.registry.bounds import MAX_SCHEMA_DEPTH, json_problem
 from schemarouter.registry.clashes import declared_twice
 from schemarouter.registry.defs import hoist_defs
 from schemarouter.registry.metaschema import plainly_valid, validity_core
+from schemarouter.safety.forksafe import ForkSafeLock
 from schemarouter.safety.patterns import unenforced
 from schemarouter.units import check_field_units
 
@@ -214,7 +214,7 @@ def format_validation_error(exc: ValidationError, *, prefix: str = "") -> tuple[
 #: same inlined schema many times; checking it once halves registration time).
 _CHECKED_SCHEMAS: dict[str, None] = {}
 _CHECKED_LIMIT = 8192
-_CHECKED_LOCK = threading.Lock()
+_CHECKED_LOCK = ForkSafeLock()
 
 
 def check_json_schema(schema: Any, *, where: str) -> None:

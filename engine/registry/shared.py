@@ -23,10 +23,11 @@ Hashes are the process's own (``hash``), so a map pickles as its items.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from typing import Any, TypeVar, overload
+
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = ["SharedMap", "evolve_table"]
 
@@ -42,7 +43,7 @@ _EMPTY_LEAF: dict[Any, Any] = {}
 _EMPTY_MID: tuple[dict[Any, Any], ...] = (_EMPTY_LEAF,) * _FAN
 _EMPTY_ROOT: tuple[tuple[dict[Any, Any], ...], ...] = (_EMPTY_MID,) * _FAN
 #: Guards the append to a shared order list (two maps evolved from one parent at once).
-_ORDER_LOCK = threading.Lock()
+_ORDER_LOCK = ForkSafeLock()
 
 
 class SharedMap(Mapping[K, V]):

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import ArgumentError, CorruptIndexError, IndexBackendError
 from schemarouter.index.milvus.rows import MilvusTarget
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
     "check_lite_file",
@@ -206,7 +206,7 @@ def prepare_lite(target: MilvusTarget) -> None:
 #: path -> clients open on it). Milvus Lite serves a file from a server in this process that
 #: holds the file's lock until the process ends: ``MilvusClient.close()`` leaves it running.
 _OPEN: dict[str, int] = {}
-_OPEN_LOCK = threading.Lock()
+_OPEN_LOCK = ForkSafeLock()
 
 
 def lite_opened(target: MilvusTarget) -> None:

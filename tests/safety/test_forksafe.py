@@ -250,3 +250,46 @@ def test_a_child_forked_while_another_thread_is_inside_a_batch_registers_for_goo
         leave.set()
         thread.join(WAIT)
     assert sorted({r.provider.id for r in router.snapshot()}) == ["library", "library2"]
+
+
+def test_the_module_wide_locks_are_free_in_a_child_forked_while_another_thread_holds_them() -> None:
+    """``.ci/run`` at e559d81 saw a child forked during a registration give no answer in 60 s
+    once: the module-wide locks of registration (the schemas checked once, a shared map's
+    order), of a restore and of execution were plain locks, copied held into a child forked
+    while another thread of the process (a gateway's reload or warm-up, an upstream
+    connecting, a lazy restore) held one; the child's first registration, restore or call
+    waited on it forever."""
+    from schemarouter import indexing
+    from schemarouter.execution import credentials, drivers, policy
+    from schemarouter.execution.invokers import mcp_transport
+    from schemarouter.registry import compile, shared
+
+    locks = {
+        "registry.compile._CHECKED_LOCK": compile._CHECKED_LOCK,
+        "registry.shared._ORDER_LOCK": shared._ORDER_LOCK,
+        "indexing._RESTORING": indexing._RESTORING,
+        "execution.drivers._TLS_LOCK": drivers._TLS_LOCK,
+        "execution.invokers.mcp_transport._LIVE_LOCK": mcp_transport._LIVE_LOCK,
+        "execution.credentials._GUARD_LOCK": credentials._GUARD_LOCK,
+        "execution.policy._MONITORS_LOCK": policy._MONITORS_LOCK,
+        "a HealthMonitor's lock": policy.HealthMonitor()._lock,
+    }
+    for name, lock in locks.items():
+        thread = holding(lock, 1.0)
+        assert in_child(lambda lock=lock: lock.acquire(timeout=5.0)) == ("ok", True), name
+        thread.join()
+
+
+def test_a_child_forked_while_another_thread_checks_a_schema_registers_and_retrieves() -> None:
+    from schemarouter.registry import compile
+
+    router = SchemaRouter(encoder=HashingEncoder())
+    router.add_openapi(library_openapi("http://127.0.0.1:9"), provider="library")
+    holder = holding(compile._CHECKED_LOCK, 2.0)
+
+    def job() -> object:
+        router.add_openapi(weather_openapi("http://127.0.0.1:9"), provider="weather")
+        return [c.provider for c in router.retrieve("weather forecast for Paris", k=1).candidates]
+
+    assert in_child(job) == ("ok", ["weather"])
+    holder.join()

@@ -33,13 +33,13 @@ import os
 import re
 import signal
 import sys
-import threading
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from schemarouter.execution.credentials import Pieces, Redactor, env_secrets
 from schemarouter.placement import command_secrets
+from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = ["ServerWatch", "capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
 
@@ -58,7 +58,7 @@ _SPACE = re.compile(r"\s*")
 
 #: Process groups of live stdio servers (pid -> None), killed at exit if still there.
 _LIVE: dict[int, None] = {}
-_LIVE_LOCK = threading.Lock()
+_LIVE_LOCK = ForkSafeLock()
 
 
 class ServerWatch:
