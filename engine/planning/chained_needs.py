@@ -41,9 +41,9 @@ from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.numbers import is_number_filter, numbered
-from schemarouter.planning.page_size import COUNT_NAMES
+from schemarouter.planning.page_size import COUNT_NAMES, flat_name
 from schemarouter.planning.projection import field_meta
-from schemarouter.planning.sort_values import SUPERLATIVE, sorted_as_asked
+from schemarouter.planning.sort_values import ORDER_NAMES, SUPERLATIVE, sorted_as_asked
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
@@ -106,9 +106,7 @@ _EVERY = re.compile(r"\b(?:all|each|every|both)\b|모든|전부", re.I)
 #: :mod:`.page_size`'s, the names that take "the top 5" (trial V1: a list paged by
 #: ``max_items`` or ``page_len`` read as one filtered by the request, so "close the ticket
 #: among the top 5" bound the change to its first entry).
-_PAGING = COUNT_NAMES | frozenset(
-    ["page", "offset", "cursor", "start", "sort", "sortby", "order", "orderby", "direction"]
-)
+_PAGING = COUNT_NAMES | ORDER_NAMES | frozenset(["page", "offset", "cursor", "start"])
 
 
 def chained_needs(
@@ -174,10 +172,7 @@ def says_first(query: str, thing: str) -> bool:
 
 def _filtered(producer: _Step) -> bool:
     """Whether ``producer``'s step carries an argument that filters (not one that pages)."""
-    return any(
-        re.sub(r"[^a-z]", "", name.lower()) not in _PAGING and name != "body"
-        for name in producer.arguments
-    )
+    return any(flat_name(name) not in _PAGING and name != "body" for name in producer.arguments)
 
 
 def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:

@@ -19,6 +19,7 @@ import re
 
 from schemarouter.contracts import Parameter
 from schemarouter.planning.named_values import valid
+from schemarouter.planning.page_size import flat_name
 from schemarouter.retrieval.clauses import Clauses
 
 __all__ = ["filter_word_value", "target_value"]
@@ -38,7 +39,7 @@ _VALUE = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([A-Z0-9][\w.@+-]*[\w]|[A
 def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: bool) -> str | None:
     """The value the request describes ``parameter``'s entry by (see the module docstring),
     for a read's (``read``) text parameter; ``None`` where it writes none."""
-    words = _WORDS.get(re.sub(r"[^a-z]", "", parameter.name.lower()))
+    words = _WORDS.get(flat_name(parameter.name))
     if not read or words is None or parameter.json_schema.get("type") not in (None, "string"):
         return None
     pattern = rf"\b(?i:{words}){_VALUE}"
@@ -67,7 +68,7 @@ _TARGETS = {
 def target_value(parameter: Parameter, query: str, clauses: Clauses, change: bool) -> str | None:
     """The value the request's verb puts in ``parameter`` of a change (``change``): the one
     written after "to" in the clause of "assign" (``assignee``) or "rename" (``name``)."""
-    verbs = _TARGETS.get(re.sub(r"[^a-z]", "", parameter.name.lower()))
+    verbs = _TARGETS.get(flat_name(parameter.name))
     if not change or verbs is None or parameter.json_schema.get("type") not in (None, "string"):
         return None
     pattern = rf"\b(?i:(?:{verbs})(?:s|ed|ing)?\b[^.;!?]*?\bto){_VALUE}"

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from schemarouter.contracts import Effect
+from schemarouter.planning.page_size import flat_name
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters, stem
@@ -32,7 +33,7 @@ NUMBER_WORDS = r"(?:number\s*|no\.\s*|#\s*)"
 def is_number_filter(name: str, thing: str = "") -> bool:
     """Whether a list's parameter ``name`` filters by a thing's number (``number``,
     ``order_number``, ``orderNo``)."""
-    flat = re.sub(r"[^a-z]", "", name.lower())
+    flat = flat_name(name)
     return flat in {"number", "no", f"{thing}number", f"{thing}no"} if thing else flat == "number"
 
 

@@ -16,7 +16,7 @@ from schemarouter.contracts import Parameter
 from schemarouter.planning.named_values import valid
 from schemarouter.retrieval.clauses import clauses_of
 
-__all__ = ["COUNT_NAMES", "count_value"]
+__all__ = ["COUNT_NAMES", "count_value", "flat_name"]
 
 #: A count is written whole: "-5 per page" or "page size of 10,000" gave 5 and 10 (trial Z1).
 _PER_PAGE = re.compile(
@@ -40,8 +40,14 @@ _LIMIT_NAMES = frozenset(
 COUNT_NAMES = _PAGE_NAMES | _LIMIT_NAMES
 
 
+def flat_name(name: str) -> str:
+    """A parameter's name as the planning's name lists hold it: lower-case letters only
+    (``per_page``, ``perPage`` and ``per-page`` are ``perpage``)."""
+    return re.sub(r"[^a-z]", "", name.lower())
+
+
 def _name(parameter: Parameter) -> str:
-    return re.sub(r"[_\-\s]", "", parameter.name).casefold()
+    return flat_name(parameter.name)
 
 
 def count_value(parameter: Parameter, query: str, parameters: tuple[Parameter, ...]) -> Any:

@@ -21,8 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from schemarouter.contracts import Parameter
+from schemarouter.planning.page_size import COUNT_NAMES
+from schemarouter.planning.page_size import flat_name as _flat
 
-__all__ = ["SUPERLATIVE", "sort_value", "sorted_as_asked"]
+__all__ = ["ORDER_NAMES", "SUPERLATIVE", "sort_value", "sorted_as_asked"]
 
 #: A superlative a creation time sorts by, and its direction.
 SUPERLATIVE = re.compile(
@@ -34,12 +36,10 @@ _ORDINAL = re.compile(
 )
 _SORTS = frozenset({"sort", "sortby", "orderby", "sortfield", "sortkey", "sorting"})
 _DIRECTIONS = frozenset({"order", "direction", "sortorder", "sortdir", "sortdirection", "dir"})
-_LIMITS = frozenset({"limit", "top", "first", "maxresults", "count", "perpage", "pagesize"})
+#: The names of the parameters that order a list: picking out no entry (:mod:`.chained_needs`).
+ORDER_NAMES = _SORTS | _DIRECTIONS
+_LIMITS = COUNT_NAMES  # a page size or a limit takes the 1
 _CREATED = re.compile(r"^(?:created|creation|datecreated)(?:at|on|date|time|timestamp)?$")
-
-
-def _flat(name: str) -> str:
-    return re.sub(r"[^a-z]", "", name.lower())
 
 
 def _created(parameter: Parameter) -> str | None:
