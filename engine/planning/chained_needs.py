@@ -45,7 +45,7 @@ from schemarouter.planning.page_size import COUNT_NAMES, flat_name
 from schemarouter.planning.projection import field_meta
 from schemarouter.planning.sort_values import ORDER_NAMES, SUPERLATIVE, sorted_as_asked
 from schemarouter.retrieval.analysis import BoundValue
-from schemarouter.retrieval.identifiers import needed_parameters, stem
+from schemarouter.retrieval.identifiers import is_plural, needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
 
 __all__ = [
@@ -153,8 +153,7 @@ def _before_one(query: str, thing: str) -> list[str]:
     words = [(m.group(0), m.start()) for m in _WORD.finditer(query)]
     out = []
     for i, (word, _) in enumerate(words):
-        plural = word.lower().endswith("s") and not word.lower().endswith("ss")
-        if not plural and stem(word) == thing:
+        if not is_plural(word) and stem(word) == thing:
             out.append(" ".join(w for w, _ in words[max(0, i - 3) : i]))
     return out
 

@@ -20,7 +20,7 @@ from schemarouter.contracts import Effect
 from schemarouter.planning.page_size import flat_name
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
-from schemarouter.retrieval.identifiers import needed_parameters, stem
+from schemarouter.retrieval.identifiers import is_plural, needed_parameters, stem
 from schemarouter.retrieval.prerequisites import producers
 
 __all__ = ["by_number", "is_number_filter", "numbered"]
@@ -43,9 +43,8 @@ def numbered(query: str, thing: str, value: str) -> bool:
     names several."""
     pattern = rf"\b([A-Za-z]+)\s+{NUMBER_WORDS}{re.escape(value)}(?![\w-])"
     for m in re.finditer(pattern, query, re.I):
-        word = m.group(1).lower()
-        plural = word.endswith("s") and not word.endswith("ss")
-        if stem(word) == thing and not plural:
+        word = m.group(1)
+        if stem(word) == thing and not is_plural(word):
             return True
     return False
 

@@ -23,6 +23,7 @@ from typing import Any
 from schemarouter.contracts import Parameter
 from schemarouter.planning.page_size import COUNT_NAMES
 from schemarouter.planning.page_size import flat_name as _flat
+from schemarouter.retrieval.identifiers import is_plural
 
 __all__ = ["ORDER_NAMES", "SUPERLATIVE", "sort_value", "sorted_as_asked"]
 
@@ -92,7 +93,7 @@ def _plural(query: str) -> bool:
     cut to one entry), not "the latest ticket" or "the latest open ticket"."""
     found = SUPERLATIVE.search(query)
     after = re.findall(r"[A-Za-z]+", query[found.end() :] if found else "")[:3]
-    return any(w.lower().endswith("s") and not w.lower().endswith("ss") for w in after)
+    return any(is_plural(w) for w in after)
 
 
 def sort_value(

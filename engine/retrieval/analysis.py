@@ -42,6 +42,7 @@ from schemarouter.index.gloss import gloss_tokens
 from schemarouter.retrieval.formulas import formulas as _formulas
 from schemarouter.retrieval.identifiers import (
     identifier_thing,
+    is_plural,
     is_template,
     needed_parameters,
     path_segments,
@@ -185,11 +186,11 @@ _NOT_THINGS = frozenset(
     may friday saturday sunday""".split()  # noqa: SIM905
 )
 #: After an identifier of digits alone, a plural noun makes it a count ("playlist 50 songs",
-#: "folder 12 levels down"); these words end in -s and are not plurals, or name what the
-#: request asks of the thing it identified ("order 1234 status", "order 1234 details").
-_NOT_PLURALS = frozenset(
-    """is was has does as its this thus yes status details settings stats statistics metrics
-    logs contents analytics permissions attachments comments members address""".split()  # noqa: SIM905
+#: "folder 12 levels down"); these plurals name what the request asks of the thing it
+#: identified ("order 1234 details").
+_ASKED_OF = frozenset(
+    """details settings stats statistics metrics logs contents analytics permissions
+    attachments comments members""".split()  # noqa: SIM905
 )
 
 
@@ -236,7 +237,7 @@ def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str
                 continue  # an amount, a share or a weight ("refund 50 USD", "order 3 kg")
             following = _FOLLOWING_WORD.match(text, match.end(2))
             word = following.group(1).lower() if following else ""
-            if word.endswith("s") and not word.endswith("ss") and word not in _NOT_PLURALS:
+            if is_plural(word) and word not in _ASKED_OF:
                 continue
         found.append((thing.lower(), token, match.start(2), match.end(2)))
     return found

@@ -17,6 +17,7 @@ from schemarouter.contracts import TRANSPORT_LOCATIONS, Route
 
 __all__ = [
     "identifier_thing",
+    "is_plural",
     "is_template",
     "names_identifier",
     "needed_parameters",
@@ -56,6 +57,17 @@ def stem(word: str) -> str:
     if len(word) > 3 and word.endswith("i"):
         word = word[:-1]
     return word
+
+
+#: Words in -s that are no plural ("this", "status").
+_NOT_PLURAL = frozenset(["is", "was", "has", "does", "as", "its", "this", "thus", "yes", "status"])
+
+
+def is_plural(word: str) -> bool:
+    """Whether ``word`` reads as a plural noun: in -s, not -ss, not one of the short words in
+    -s that are none ("this", "its", "status")."""
+    word = word.lower()
+    return word.endswith("s") and not word.endswith("ss") and word not in _NOT_PLURAL
 
 
 def identifier_thing(name: str) -> str | None:

@@ -74,6 +74,10 @@ def _close(text: str, *, direction: bool = True) -> tuple[Any, Any]:
         ("Close the newest ticket", "desc"),
         ("Close the latest ticket", "desc"),
         ("Close the most recent ticket", "desc"),
+        # "this" and "its" end in -s and name no several (review: read as a plural, the
+        # list was not cut to one and the ticket's id stayed open)
+        ("Close the oldest ticket of this queue", "asc"),
+        ("Close the newest ticket as its owner asked", "desc"),
     ],
 )
 def test_a_superlative_takes_the_first_of_a_list_sorted_so(request_text: str, way: str) -> None:
