@@ -19,7 +19,7 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.planning.links import created
 from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import request_verbs, verb_of_route
+from schemarouter.retrieval.actions import request_verbs, verb_forms, verb_of_route
 from schemarouter.retrieval.identifiers import needed_parameters
 
 __all__ = ["OPPOSITES", "no_opposite_change"]
@@ -37,21 +37,16 @@ _PAIRS = (
 OPPOSITES = {a[0]: b[0] for a, b in _PAIRS} | {b[0]: a[0] for a, b in _PAIRS}
 _CANON = {word: words[0] for pair in _PAIRS for words in pair for word in words}
 _WORD = re.compile(r"[A-Za-z]+")
-_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-#: A verb the request says not to do, right after its "not" ("don't close", "never reopen").
+#: A verb the request says not to do, right after its "not" ("don't close", "never reopen");
+#: not the clause reading's negation, which carries over a comma to a list's next item
+#: ("don't close ticket T-7, reopen it" would refuse the reopen too).
 _REFUSED = re.compile(r"\b(?:don'?t|do\s+not|never|not|without)\s+([A-Za-z]+)", re.I)
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def _canon(word: str) -> str | None:
     """The canonical verb of a word of :data:`_PAIRS` (inflected: "reopens", "closing")."""
-    word = word.lower()
-    for suffix in ("", "s", "es", "d", "ed", "ing"):
-        if word.endswith(suffix):
-            base = word[: len(word) - len(suffix)]
-            for form in (base, base + "e"):
-                if form in _CANON:
-                    return _CANON[form]
-    return None
+    return next((_CANON[form] for form in verb_forms(word) if form in _CANON), None)
 
 
 def _asked(query: str) -> set[str]:

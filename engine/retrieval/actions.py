@@ -45,6 +45,7 @@ __all__ = [
     "request_verbs",
     "route_action",
     "route_verb",
+    "verb_forms",
     "verb_of",
     "verb_of_route",
 ]
@@ -208,6 +209,12 @@ def _verb_class(word: str, leading: bool = True) -> Action | None:
         if form in _READ:
             return "read"
     return None
+
+
+def verb_forms(word: str) -> tuple[str, ...]:
+    """``word`` (any case) and the bases its inflection may stand for, the word first:
+    ``"reopened"`` -> ``reopened``, ``reopen``, ``reopene`` (:func:`_forms`)."""
+    return _forms(word.lower())
 
 
 def is_read_verb(word: str) -> bool:
