@@ -18,6 +18,7 @@ enters or leaves the list, and a request holding both or neither form changes no
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import ACTION_WINDOW
@@ -31,6 +32,7 @@ _WORD = re.compile(r"[a-z]+")
 _MANY = frozenset(["all", "every", "each", "list", "any", "multiple", "several"])
 
 
+@lru_cache(maxsize=65536)
 def _name_words(name: str) -> tuple[str, ...]:
     return tuple(
         w.lower() for piece in re.split(r"[^A-Za-z0-9]+", name) for w in _CAMEL.findall(piece)
@@ -66,29 +68,32 @@ def agree_in_number(
 ) -> list[Ranked]:
     """``ranked`` with each plural pair within ``window`` in the order the request's number
     asks (the agreeing route takes the higher of the two places); the rest in place."""
-    words = set(_WORD.findall(query.lower()))
+    words_of_query = set(_WORD.findall(query.lower()))
     head = ranked[:window]
-    if len(head) < 2 or not words:
+    if len(head) < 2 or not words_of_query:
         return ranked
     out = list(ranked)
-    position = {item.route_id: i for i, item in enumerate(head)}
-    done: set[str] = set()
+    # routes whose names share all but their last word, per provider: the only candidates
+    groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
     for i, item in enumerate(head):
         route = snapshot.routes.get(item.route_id)
-        if route is None or item.route_id in done:
-            continue
-        for other in head[i + 1 :]:
-            twin = snapshot.routes.get(other.route_id)
-            if twin is None or other.route_id in done or twin.provider.id != route.provider.id:
+        if route is not None:
+            words = _name_words(route.endpoint.name)
+            groups.setdefault((route.provider.id, words[:-1]), []).append(i)
+    for places in groups.values():
+        done: set[int] = set()
+        for n, i in enumerate(places):
+            if i in done:
                 continue
-            pair = plural_twin(route.endpoint.name, twin.endpoint.name)
-            if pair is None:
-                continue
-            wants = _wants_plural(words, *pair)
-            upper_is_plural = _name_words(route.endpoint.name)[-1] == pair[1]
-            if wants is not None and wants != upper_is_plural:
-                j = position[other.route_id]
-                out[i], out[j] = out[j], out[i]
-            done.update((item.route_id, other.route_id))
-            break
+            upper = snapshot.routes[head[i].route_id].endpoint.name
+            for j in places[n + 1 :]:
+                lower = snapshot.routes[head[j].route_id].endpoint.name
+                pair = None if j in done else plural_twin(upper, lower)
+                if pair is None:
+                    continue
+                wants = _wants_plural(words_of_query, *pair)
+                if wants is not None and wants != (_name_words(upper)[-1] == pair[1]):
+                    out[i], out[j] = out[j], out[i]
+                done.update((i, j))
+                break
     return out
