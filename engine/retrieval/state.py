@@ -25,6 +25,8 @@ __all__ = [
     "ExecutionState",
     "blocked_summary",
     "exclusion_for",
+    "read_by_name_note",
+    "reads_by_name",
     "unregistered_routes",
 ]
 
@@ -114,7 +116,7 @@ def exclusion_for(
             else f"effect {endpoint.effect.value} is not allowed (allowed_effects is empty: "
             "no effect is)"
         )
-        if Effect.READ in state.allowed_effects and _reads_by_name(route):
+        if Effect.READ in state.allowed_effects and reads_by_name(route):
             why += f" ({READ_BY_NAME})"
         return out("effect", why)
     if state.allowed_licenses is not None and (
@@ -230,7 +232,7 @@ HOST_UNHEALTHY = "the host marked this route unhealthy"
 READ_BY_NAME = "a POST whose name reads: write by its method"
 
 
-def _reads_by_name(route: Route) -> bool:
+def reads_by_name(route: Route) -> bool:
     """Whether ``route`` is a ``POST`` registered ``write`` whose name reads (``describe_``,
     ``list_``, ``get_`` ...): its effect is its method's, perhaps not what it does."""
     from schemarouter.retrieval.actions import action_of
@@ -238,6 +240,29 @@ def _reads_by_name(route: Route) -> bool:
     endpoint = route.endpoint
     method = (endpoint.operation.method or "").upper()
     return method == "POST" and endpoint.effect is Effect.WRITE and action_of(route) == "read"
+
+
+def read_by_name_note(routes: Sequence[Route], overrides: Mapping[str, Any] | None) -> str | None:
+    """The registration's warning for its ``POST`` routes registered ``write`` whose names
+    read (:func:`reads_by_name`), those ``overrides`` names left aside; ``None`` if none."""
+    told = set(overrides or ())
+    found = [
+        r
+        for r in routes
+        if reads_by_name(r)
+        and not told & {r.endpoint.id, r.endpoint.name, f"POST {r.endpoint.operation.path}"}
+    ]
+    if not found:
+        return None
+    ids = [r.endpoint.id for r in found]
+    many = len(ids) > 1
+    return (
+        f"paths: {len(ids)} POST operation{'s' * many} whose name{'s' * many} "
+        f"read{'' if many else 's'} registered as write{'s' * many} by {'their' if many else 'its'}"
+        f" method ({', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}): retrieve_executable "
+        f"and read-only plans leave {'them' if many else 'it'} out; declare those that only read: "
+        f"add_openapi(..., effect_overrides={{'{ids[0]}': 'read', ...}})"
+    )
 
 
 #: What each exclusion reason means, as a summary says it of one route or several.

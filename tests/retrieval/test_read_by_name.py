@@ -53,3 +53,25 @@ def test_a_post_that_writes_by_name_keeps_the_plain_hint() -> None:
     state = ExecutionState(allowed_effects=frozenset({"read", "write"}))
     found = _router().retrieve_executable("reboot the warehouse cluster", k=1, state=state)
     assert found.route_ids == ("warehouse/rest/reboot_cluster",)
+
+
+def test_the_registration_warns_of_posts_whose_names_read() -> None:
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    change = router.add_openapi(WAREHOUSE, provider="warehouse")
+    note = next(w for w in change.warnings if "whose name reads" in w)
+    assert "1 POST operation" in note and "(describe_clusters)" in note
+    assert "reboot_cluster" not in note  # a write by its name too: nothing to say
+    assert "effect_overrides={'describe_clusters': 'read', ...}" in note
+    # declared, by operationId or endpoint id: nothing left to warn of
+    for key in ("DescribeClusters", "describe_clusters"):
+        change = _router_change(key)
+        assert not any("whose name" in w for w in change.warnings), change.warnings
+
+
+def _router_change(key: str):  # type: ignore[no-untyped-def]
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    return router.add_openapi(WAREHOUSE, provider="warehouse", effect_overrides={key: "read"})
