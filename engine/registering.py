@@ -43,6 +43,7 @@ from schemarouter.registry.registry import (
     RegistryBatch,
     RegistryChange,
 )
+from schemarouter.retrieval.state import read_by_name_note
 
 if TYPE_CHECKING:
     from schemarouter.adapters.inspect import ContractProposal
@@ -277,6 +278,8 @@ class RegistrationMixin(RuntimeMixin):
                 if warning is not None:
                     logger.warning("%s", warning)
                     change = dataclasses.replace(change, warnings=(*change.warnings, warning))
+            if note := read_by_name_note(registration.routes, effect_overrides):
+                change = dataclasses.replace(change, warnings=(*change.warnings, note))
         return unbound_again(self, bound, change)
 
     def _own_provider(

@@ -5,6 +5,9 @@
   "open a new issue", a ``DELETE`` for "show my issues") loses
   :data:`~.actions.ACTION_PENALTY` of its fused score within the first
   :data:`~.actions.ACTION_WINDOW` (:mod:`.actions`); nothing is learned, nothing is dropped.
+- :func:`apply_request_order`: :func:`apply_actions`, then a route and its plural twin in the
+  order the request's number asks (:func:`.number.agree_in_number`: "list all crawlers" puts
+  ``get_crawlers`` above ``get_crawler``).
 - :func:`learned_order`: the ranking model (:mod:`.learned`) scores each candidate of the
   window from :func:`window_signals` (:mod:`.window`) and the window is re-ordered by it.
 - :func:`lift_prerequisites`: after a top-k route that needs an identifier no route above it
@@ -36,6 +39,7 @@ from schemarouter.retrieval.actions import (
 from schemarouter.retrieval.candidates import Ranked, coverage
 from schemarouter.retrieval.intents import part_scores, split_intents
 from schemarouter.retrieval.learned import blended_keys
+from schemarouter.retrieval.number import agree_in_number
 from schemarouter.retrieval.prerequisites import needs, producer_table
 from schemarouter.retrieval.window import WindowSignals
 
@@ -45,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_LIFTS",
     "apply_actions",
+    "apply_request_order",
     "learned_order",
     "lift_prerequisites",
     "reorder_within_tiers",
@@ -95,6 +100,13 @@ def apply_actions(
     if not changed:
         return ranked
     return reorder_within_tiers(ranked, [item.score for item in head], lambda item: 0)
+
+
+def apply_request_order(
+    query: str, ranked: list[Ranked], snapshot: RegistrySnapshot
+) -> list[Ranked]:
+    """:func:`apply_actions`, then :func:`.number.agree_in_number` on its order."""
+    return agree_in_number(query, apply_actions(query, ranked, snapshot), snapshot)
 
 
 def window_signals(

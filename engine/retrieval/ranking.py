@@ -49,7 +49,7 @@ from schemarouter.retrieval.intents import (
     split_intents,
 )
 from schemarouter.retrieval.learned import RankingModel
-from schemarouter.retrieval.ordering import apply_actions, learned_order, lift_prerequisites
+from schemarouter.retrieval.ordering import apply_request_order, learned_order, lift_prerequisites
 from schemarouter.retrieval.rerank import Reranker, blend_order, route_text
 from schemarouter.retrieval.results import CapabilityRetrieval
 from schemarouter.retrieval.state import (
@@ -242,8 +242,8 @@ class Ranker:
             for hit in hits
             if hit.route_id in snapshot.routes  # removed since the search: never emitted
         ]
-        if self.actions:  # a write request's write routes above their reads, and back
-            ranked = apply_actions(query, ranked, snapshot)
+        if self.actions:  # a write request's write routes above their reads; one or many
+            ranked = apply_request_order(query, ranked, snapshot)
         ranked, warnings = apply_analysis(ranked, analysis, snapshot)
         reason = ""
         signals: dict[str, float] = {}

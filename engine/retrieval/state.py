@@ -25,6 +25,8 @@ __all__ = [
     "ExecutionState",
     "blocked_summary",
     "exclusion_for",
+    "read_by_name_note",
+    "reads_by_name",
     "unregistered_routes",
 ]
 
@@ -108,13 +110,15 @@ def exclusion_for(
         return out("unavailable", f"registered as {endpoint.availability.status.value}")
     if endpoint.effect not in state.allowed_effects:
         allowed = ", ".join(sorted(e.value for e in state.allowed_effects))
-        return out(
-            "effect",
+        why = (
             f"effect {endpoint.effect.value} is not allowed, only {allowed}"
             if allowed
             else f"effect {endpoint.effect.value} is not allowed (allowed_effects is empty: "
-            "no effect is)",
+            "no effect is)"
         )
+        if Effect.READ in state.allowed_effects and reads_by_name(route):
+            why += f" ({READ_BY_NAME})"
+        return out("effect", why)
     if state.allowed_licenses is not None and (
         off := route.licenses_outside(state.allowed_licenses)
     ):
@@ -223,6 +227,43 @@ def _held_warning(unknown_ids: Sequence[str], snapshot: RegistrySnapshot) -> str
 #: The detail of a route the host marked unhealthy (``ExecutionState.unhealthy_routes``), where
 #: the router has no cooldown of its own to tell of.
 HOST_UNHEALTHY = "the host marked this route unhealthy"
+#: The detail an effect exclusion adds for a ``POST`` registered ``write`` by its method
+#: whose operation name reads (AWS's ``DescribeClusters``, ``ListJobs``: every one a POST).
+READ_BY_NAME = "a POST whose name reads: write by its method"
+
+
+def reads_by_name(route: Route) -> bool:
+    """Whether ``route`` is a ``POST`` registered ``write`` whose name reads (``describe_``,
+    ``list_``, ``get_`` ...): its effect is its method's, perhaps not what it does."""
+    from schemarouter.retrieval.actions import action_of
+
+    endpoint = route.endpoint
+    method = (endpoint.operation.method or "").upper()
+    return method == "POST" and endpoint.effect is Effect.WRITE and action_of(route) == "read"
+
+
+def read_by_name_note(routes: Sequence[Route], overrides: Mapping[str, Any] | None) -> str | None:
+    """The registration's warning for its ``POST`` routes registered ``write`` whose names
+    read (:func:`reads_by_name`), those ``overrides`` names left aside; ``None`` if none."""
+    told = set(overrides or ())
+    found = [
+        r
+        for r in routes
+        if reads_by_name(r)
+        and not told & {r.endpoint.id, r.endpoint.name, f"POST {r.endpoint.operation.path}"}
+    ]
+    if not found:
+        return None
+    ids = [r.endpoint.id for r in found]
+    many = len(ids) > 1
+    return (
+        f"paths: {len(ids)} POST operation{'s' * many} whose name{'s' * many} "
+        f"read{'' if many else 's'} registered as write{'s' * many} by {'their' if many else 'its'}"
+        f" method ({', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}): retrieve_executable "
+        f"and read-only plans leave {'them' if many else 'it'} out; declare those that only read: "
+        f"add_openapi(..., effect_overrides={{'{ids[0]}': 'read', ...}})"
+    )
+
 
 #: What each exclusion reason means, as a summary says it of one route or several.
 _LABELS: Mapping[str, tuple[str, str]] = {
@@ -238,6 +279,10 @@ _LABELS: Mapping[str, tuple[str, str]] = {
 #: What a caller of the router can do about each reason.
 BLOCKED_HINTS: Mapping[str, str] = {
     "effect": "allow the effect in ExecutionState(allowed_effects=...) to list them",
+    # where some are POSTs whose names read: the safer remedy first (:data:`READ_BY_NAME`)
+    "effect_read_by_name": "where such a POST only reads, declare it a read when you register "
+    "it (add_openapi(..., effect_overrides={'%s': 'read'})); else allow the effect in "
+    "ExecutionState(allowed_effects=...) to list them",
     "credentials": "supply the credentials to list them",
     "unbound": "no invoker is bound to them: register them with a base URL, bind one "
     "(router.bind) or connect their server (add_mcp_server)",
@@ -277,6 +322,9 @@ def blocked_summary(
         if details and len(details) <= 2:
             text += f" ({'; '.join(details)})"
         hint = _unhealthy_hint(items, hints) if reason == "unhealthy" else hints.get(reason)
+        read = next((e for e in items if READ_BY_NAME in e.detail), None)
+        if reason == "effect" and read is not None and "effect_read_by_name" in hints:
+            hint = hints["effect_read_by_name"] % name(read.route_id).rsplit("/", 1)[-1]
         if hint:
             text += f"; {hint}"
         sentences.append(text + ".")

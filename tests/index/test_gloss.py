@@ -30,6 +30,12 @@ from helpers import openapi_document
         ("인증서 비활성화해 줘", ["certificate", "disable", "deactivate"]),  # not 활성화 again
         # a data platform's words (trial N §6); 미결제 is unpaid, not 결제 (pay) again
         ("센서 창고 품목의 미결제 인보이스", ["sensor", "warehouse", "item", "unpaid", "invoice"]),
+        # a data platform's jobs and catalogs (trial x5): "실행 중" is running, not run
+        ("실행 중인 배치 작업 종료해 줘", ["running", "batch", "task", "job", "terminate", "stop"]),
+        ("배치 작업 실행해 줘", ["batch", "task", "job", "run", "execute"]),
+        ("예산 목록 조회", ["budget", "list", "get"]),
+        ("구독자 추가", ["subscriber", "add"]),  # not 구독 (subscribe) again
+        ("크롤러 스키마와 파티션 보여줘", ["crawler", "schema", "partition", "show"]),
     ],
 )
 def test_the_korean_words_of_a_request_give_their_english(text: str, words: list[str]) -> None:
