@@ -22,12 +22,14 @@ from pydantic import ValidationError
 
 from schemarouter.contracts import (
     SEMANTIC_ID_PATTERN,
+    Effect,
     Parameter,
     ParameterLocation,
     Route,
     schema_validator,
 )
 from schemarouter.registry.defs import attach_defs
+from schemarouter.retrieval.identifiers import is_plural
 from schemarouter.retrieval.values import value_schema
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "holds",
     "partial_body",
     "pending_body",
+    "sent_empty",
     "with_bound",
     "without_required",
 ]
@@ -110,6 +113,28 @@ def _semantic(schema: Mapping[str, Any]) -> dict[str, str]:
     ):
         return {"semantic_id": declared}
     return {}
+
+
+def sent_empty(route: Route, fields: BodyFields) -> bool:
+    """Whether ``route``'s required JSON body goes as ``{}`` where the request fills none of
+    its properties: where the schema requires none of them and the route is an action on an
+    entry it names in its path (``POST /orders/{order_id}/refund`` with an optional
+    ``amount``: the server's default, a refund in full; the approval sees the ``{}``). An
+    update's body (PATCH, PUT) is the change itself, and an empty one would change nothing
+    and report success; a create (``POST /projects``) would make an entry the request gave
+    nothing of: both stay missing, for the caller to give (``Plan.with_arguments``)."""
+    last = (route.endpoint.operation.path or "").rstrip("/").rpartition("/")[2]
+    return (
+        fields.parameter.required
+        and not any(p.required for p in fields.properties)
+        and (route.endpoint.operation.method or "").upper() == "POST"
+        and route.endpoint.effect is not Effect.READ
+        and any(p.location is ParameterLocation.PATH for p in route.endpoint.parameters)
+        # ``/orders/{order_id}/refund``: not the entry itself, nor a collection of it
+        # (``POST /projects/{project_id}/tickets`` creates a ticket)
+        and not last.startswith("{")
+        and not is_plural(last)
+    )
 
 
 def body_key(body: Parameter, name: str) -> str:
