@@ -7,7 +7,10 @@ whose request picked its entry by a value the list filters on ("close the ticket
 ann@example.com") or said there is one ("rename my only workspace") meant exactly one: where
 the lookup matched several, taking the first would change an entry the user did not pick
 (trial W2: "Cancel the order of joe@example.com" cancelled the first of joe's two orders).
-Such a step is not sent; its error names how many matched and what to do.
+Such a step is not sent; its error names how many matched and what to do. A change picked
+by a superlative ("close the oldest ticket") asked its list for one entry sorted so; a
+server that returns several kept to neither its page size nor, perhaps, its order, and the
+error says so (trial X2: it said "which one is meant is not known").
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import ExecutionError
 from schemarouter.planning.chained_needs import says_first
-from schemarouter.planning.planner import Binding
+from schemarouter.planning.planner import Binding, Plan
+from schemarouter.planning.sort_values import sorted_as_asked
 
 __all__ = ["several_note"]
 
@@ -28,19 +32,28 @@ def several_note(
     name: str,
     found: Sequence[tuple[Any, str]],
     binding: Binding,
-    query: str,
+    plan: Plan,
     where: str,
 ) -> str:
     """The warning that ``name`` of ``route`` is the first of the ``found`` values (value,
     place) the step of ``binding`` returned at its path; raises :class:`ExecutionError`
-    instead for a change whose request (``query``) does not say it takes the first entry
+    instead for a change whose request (``plan``'s) does not say it takes the first entry
     (:func:`~schemarouter.planning.chained_needs.says_first`)."""
     first, step, path = found[0][1], binding.step, binding.path
+    query = plan.request.query
     if route.endpoint.effect is not Effect.READ and not says_first(query, binding.thing):
+        asked = plan.steps[step].arguments
+        why = (
+            f"was asked for one entry ({_shown(asked)}) and returned {len(found)} values at "
+            f"{path!r}: the server kept to neither its page size nor, so far as is known, its "
+            "order, so which one the request names is not known"
+            if sorted_as_asked(asked, query)
+            else f"returned {len(found)} values at {path!r}, where the request names one: "
+            "which one is meant is not known"
+        )
         raise ExecutionError(
             f"{name!r} of {route.route_id} ({route.endpoint.effect.value}) would come from "
-            f"step {step}, which returned {len(found)} values at {path!r}, where the request "
-            "names one: which one is meant is not known, so the change is not sent",
+            f"step {step}, which {why}, so the change is not sent",
             where=f"{where} bindings",
             hint=f"Narrow the lookup, or call {route.route_id} with the id (router.call)",
         )
@@ -48,3 +61,7 @@ def several_note(
         f"{where}: {name!r} is the first of {len(found)} values step {step} returned at "
         f"{path!r} ({first}); to use another, call {route.route_id} with it (router.call)"
     )
+
+
+def _shown(arguments: dict[str, Any]) -> str:
+    return ", ".join(f"{key}={value!r}" for key, value in arguments.items())
