@@ -1,4 +1,5 @@
-"""Which of several values a lookup returned fills a bound parameter.
+"""Which of several values a lookup returned fills a bound parameter, and what the approval
+is told of the values bound.
 
 Execution fills a bound parameter from the first value its source step returned
 (:meth:`~schemarouter.execution.loop.Run.bound`). For a read that is harmless, and a change
@@ -11,6 +12,9 @@ Such a step is not sent; its error names how many matched and what to do. A chan
 by a superlative ("close the oldest ticket") asked its list for one entry sorted so; a
 server that returns several kept to neither its page size nor, perhaps, its order, and the
 error says so (trial X2: it said "which one is meant is not known").
+
+The approval sees which arguments came from an earlier step (:func:`bound_from`,
+:class:`~schemarouter.execution.policy.ApprovalArguments`), not only their values.
 """
 
 from __future__ import annotations
@@ -20,11 +24,22 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import ExecutionError
+from schemarouter.execution.policy import BoundArgument
 from schemarouter.planning.chained_needs import says_first
 from schemarouter.planning.planner import Binding, Plan
 from schemarouter.planning.sort_values import sorted_as_asked
 
-__all__ = ["several_note"]
+__all__ = ["bound_from", "several_note"]
+
+
+def bound_from(plan: Plan, index: int) -> dict[str, BoundArgument]:
+    """The arguments of ``plan``'s step ``index`` that an earlier step's output fills, by
+    name, each with that step, its route and the path read (none that the request wrote or
+    the caller gave: those are no binding)."""
+    return {
+        name: BoundArgument(binding.step, plan.steps[binding.step].route_id, binding.path)
+        for name, binding in plan.steps[index].bindings.items()
+    }
 
 
 def several_note(

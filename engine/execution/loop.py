@@ -25,7 +25,7 @@ from schemarouter.errors import (
     PolicyError,
     SchemaRouterError,
 )
-from schemarouter.execution.bound_values import several_note
+from schemarouter.execution.bound_values import bound_from, several_note
 from schemarouter.execution.credentials import Redactor
 from schemarouter.execution.gate import (
     ExecutionHost,
@@ -206,6 +206,7 @@ class Run:
                     allow_effects=self.s.allow_effects,
                     approve=self.s.approve,
                     where=g.where,
+                    bound=bound_from(self.plan, g.index),
                 )
             except PolicyError as exc:
                 self.gate.learn_credentials(route)  # it may quote one not handed out yet
