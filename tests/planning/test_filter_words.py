@@ -179,3 +179,22 @@ def test_a_korean_rename_puts_the_value_before_its_particle_in_the_name(
     is the one before 로 / 으로 beside 이름 and the verb, written once."""
     route = assigning.registry.snapshot().route("hd/rest/update_project")
     assert fill_arguments(route, request_text).get("body") == body
+
+
+@pytest.mark.parametrize(
+    ("request_text", "body"),
+    [
+        ("티켓 T-8을 Ann에게 할당해줘", {"assignee": "Ann"}),
+        ("가장 최근 티켓을 Ann에게 배정해줘", {"assignee": "Ann"}),
+        ("티켓 T-8을 'Ann Lee'에게 할당해줘", {"assignee": "Ann Lee"}),
+        ("티켓 T-8 담당자를 Ann으로 변경해줘", {"assignee": "Ann"}),
+        ("티켓 T-8을 Ann에게 할당하지 말고 Bob에게 할당해줘", {"assignee": "Bob"}),
+        ("티켓 T-8 할당해줘", None),
+    ],
+)
+def test_a_korean_assignment_puts_the_one_it_names_in_the_assignee(
+    assigning: SchemaRouter, request_text: str, body: dict[str, str] | None
+) -> None:
+    """ "Ann에게 할당해줘" (assign to Ann) left ``assignee`` open (trial X2)."""
+    route = assigning.registry.snapshot().route("hd/rest/assign_ticket")
+    assert fill_arguments(route, request_text).get("body") == body
