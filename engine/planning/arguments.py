@@ -347,7 +347,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         (filled if text[0][1] else arguments)[text[0][0].name] = quoted[0]
     arguments = _sendable(route, query, arguments, route.endpoint.parameters)
     filled = _sendable(route, query, filled, body.properties if body else ())
-    if body is not None and (filled or sent_empty(route, body)):
+    if body is not None and (filled or sent_empty(route, body, query)):
         arguments[body.parameter.name] = filled
     return arguments
 
