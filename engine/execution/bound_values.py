@@ -55,9 +55,8 @@ def several_note(
     instead for a change whose request (``plan``'s) does not say it takes the first entry
     (:func:`~schemarouter.planning.chained_needs.says_first`)."""
     first, step, path = found[0][1], binding.step, binding.path
-    query = plan.request.query
+    query, asked = plan.request.query, plan.steps[step].arguments
     if route.endpoint.effect is not Effect.READ and not says_first(query, binding.thing):
-        asked = plan.steps[step].arguments
         why = (
             f"was asked for one entry ({_shown(asked)}) and returned {len(found)} values at "
             f"{path!r}: the server kept to neither its page size nor, so far as is known, its "
@@ -72,9 +71,16 @@ def several_note(
             where=f"{where} bindings",
             hint=f"Narrow the lookup, or call {route.route_id} with the id (router.call)",
         )
+    unsorted = (
+        f", where it was asked for one ({_shown(asked)}): the server kept to neither its page "
+        "size nor, so far as is known, its order, so it may not be the one the request names"
+        if sorted_as_asked(asked, query)
+        else ""
+    )
     return (
         f"{where}: {name!r} is the first of {len(found)} values step {step} returned at "
-        f"{path!r} ({first}); to use another, call {route.route_id} with it (router.call)"
+        f"{path!r} ({first}){unsorted}; to use another, call {route.route_id} with it "
+        "(router.call)"
     )
 
 

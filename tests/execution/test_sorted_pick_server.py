@@ -47,6 +47,14 @@ DOCUMENT: dict[str, Any] = {
                 "responses": _ok(_PAGE),
             }
         },
+        "/tickets/{ticket_id}": {
+            "get": {
+                "operationId": "get_ticket",
+                "summary": "Get a support ticket",
+                "parameters": [{"name": "ticket_id", "in": "path", "required": True, "schema": _S}],
+                "responses": _ok(_TICKET),
+            }
+        },
         "/tickets/{ticket_id}/close": {
             "post": {
                 "operationId": "close_ticket",
@@ -134,3 +142,15 @@ def test_a_server_that_ignores_the_page_size_gets_no_change(
     with pytest.raises(ExecutionError, match=r"was asked for one entry .* returned 3 values"):
         _execute(router, "Close the oldest ticket")
     assert _sent(server) == []
+
+
+def test_a_sorted_read_from_a_server_that_ignores_the_page_size_says_so(
+    router: SchemaRouter, server: LoopbackServer
+) -> None:
+    DESK.ignores_limit = True
+    plan = router.plan(PlanRequest(query="Show the oldest ticket"), max_calls=2)
+    assert plan.route_ids == ("hd/rest/list_tickets", "hd/rest/get_ticket")
+    result = router.execute(plan)
+    assert any(
+        "where it was asked for one" in w and "may not be the one" in w for w in result.warnings
+    ), result.warnings
