@@ -30,6 +30,8 @@ from schemarouter.execution.credentials import (
     MappingCredentials,
 )
 from schemarouter.execution.policy import (
+    ApprovalArguments,
+    BoundArgument,
     Budget,
     ExecutionPolicy,
 )
@@ -82,8 +84,10 @@ __all__ = [
     "AccessKind",
     "AccessPath",
     "Analyzer",
+    "ApprovalArguments",
     "AuthRequirement",
     "Availability",
+    "BoundArgument",
     "Budget",
     "CallResult",
     "Candidate",

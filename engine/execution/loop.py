@@ -25,7 +25,7 @@ from schemarouter.errors import (
     PolicyError,
     SchemaRouterError,
 )
-from schemarouter.execution.bound_values import several_note
+from schemarouter.execution.bound_values import bound_from, several_note
 from schemarouter.execution.credentials import Redactor
 from schemarouter.execution.gate import (
     ExecutionHost,
@@ -206,6 +206,7 @@ class Run:
                     allow_effects=self.s.allow_effects,
                     approve=self.s.approve,
                     where=g.where,
+                    bound=bound_from(self.plan, g.index),
                 )
             except PolicyError as exc:
                 self.gate.learn_credentials(route)  # it may quote one not handed out yet
@@ -332,10 +333,8 @@ class Run:
                 )
             value, at = found[0]
             if len(found) > 1:  # a lookup that matched several: say which one was taken
-                query = self.plan.request.query
-                self.gate.warnings.append(
-                    several_note(g.route, name, found, binding, query, g.where)
-                )
+                note = several_note(g.route, name, found, binding, self.plan, g.where)
+                self.gate.warnings.append(note)
             target = bound_parameter(g.route, name)  # a parameter, or a body property
             kind = target.json_schema.get("type") if target is not None else None
             if kind == "string" and isinstance(value, int) and not isinstance(value, bool):

@@ -26,7 +26,8 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from types import MappingProxyType
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,8 +45,10 @@ __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_MAX_RETRY_AFTER",
     "DEFAULT_TIMEOUT",
+    "ApprovalArguments",
     "Approver",
     "Ask",
+    "BoundArgument",
     "Budget",
     "BudgetMeter",
     "ExecutionPolicy",
@@ -79,8 +82,9 @@ DEFAULT_FAILURE_THRESHOLD = 3
 DEFAULT_COOLDOWN = 60.0
 
 #: ``approve(route, arguments) -> bool``: the host's explicit yes for one write call
-#: (``arguments``: a deep read-only copy, see :func:`read_only`); ``acall`` and ``aexecute``
-#: also take an ``async def`` one, and await it.
+#: (``arguments``: a deep read-only copy, see :func:`read_only`, an
+#: :class:`ApprovalArguments` whose ``bound`` names those an earlier step gave); ``acall`` and
+#: ``aexecute`` also take an ``async def`` one, and await it.
 Approver = Callable[[Route, Mapping[str, Any]], bool | Awaitable[bool]]
 
 
@@ -214,6 +218,35 @@ class FrozenDict(dict[str, Any]):
         return (dict, (dict(self),))
 
 
+class BoundArgument(NamedTuple):
+    """Where an argument an approval sees came from, where the request did not write it: the
+    output of an earlier step of the plan (``execute`` filled it from what that step returned,
+    "close the first ticket": ``list_tickets``' first ``items.*.id``)."""
+
+    #: The plan step whose output gave the value, and its route.
+    step: int
+    route_id: str
+    #: Where in that step's output (``items.*.id``).
+    path: str
+
+
+class ApprovalArguments(FrozenDict):
+    """The arguments an approval sees (read-only, a :class:`FrozenDict`), and in
+    :attr:`bound` those an earlier step's output gave, by the plan's name for them
+    (``ticket_id``, ``body.assignee``), each a :class:`BoundArgument`. An argument the request
+    wrote ("close ticket T-7") or the caller gave (``Plan.with_arguments``, ``router.call``)
+    is not in it: a careful approval can ask a person about a bound id and pass a typed one
+    (trial X2: it could not tell them apart)."""
+
+    bound: Mapping[str, BoundArgument]
+
+    def __init__(
+        self, values: Mapping[str, Any], bound: Mapping[str, BoundArgument] | None = None
+    ) -> None:
+        super().__init__(values)
+        self.bound = MappingProxyType(dict(bound or {}))
+
+
 def read_only(value: Any) -> Any:
     """A deep read-only copy of JSON-like ``value``: every object a :class:`FrozenDict`,
     every array a tuple (what the approval callback sees: nothing it does to them can reach
@@ -281,9 +314,11 @@ def approval(
     allow_effects: frozenset[Effect],
     approve: Approver | None,
     where: str,
+    bound: Mapping[str, BoundArgument] | None = None,
 ) -> Generator[Ask, Any, None]:
     """:func:`check_effect` as a generator that yields the approval to ask (an :class:`Ask`)
-    and is sent its answer (or thrown its error)."""
+    and is sent its answer (or thrown its error); ``bound``: the arguments an earlier plan
+    step gave (:attr:`ApprovalArguments.bound`)."""
     effect = route.endpoint.effect
     if effect not in allow_effects:
         allowed = ", ".join(sorted(e.value for e in allow_effects)) or "none"
@@ -302,7 +337,7 @@ def approval(
             hint="Pass approve=lambda route, arguments: ... that returns True for this call",
         )
     try:
-        granted = yield Ask(approve, route, read_only(arguments))
+        granted = yield Ask(approve, route, ApprovalArguments(read_only(arguments), bound))
     except Exception as exc:
         said = clip(str(exc), 200)
         raise PolicyError(

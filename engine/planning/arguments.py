@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, Parameter, Route
-from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.enum_values import enum_value as _enum_value
@@ -347,7 +347,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         (filled if text[0][1] else arguments)[text[0][0].name] = quoted[0]
     arguments = _sendable(route, query, arguments, route.endpoint.parameters)
     filled = _sendable(route, query, filled, body.properties if body else ())
-    if body is not None and filled:
+    if body is not None and (filled or sent_empty(route, body, query)):
         arguments[body.parameter.name] = filled
     return arguments
 

@@ -22,12 +22,15 @@ from pydantic import ValidationError
 
 from schemarouter.contracts import (
     SEMANTIC_ID_PATTERN,
+    Effect,
     Parameter,
     ParameterLocation,
     Route,
     schema_validator,
 )
+from schemarouter.planning.numbers import NUMBER_WORDS
 from schemarouter.registry.defs import attach_defs
+from schemarouter.retrieval.identifiers import is_plural
 from schemarouter.retrieval.values import value_schema
 
 __all__ = [
@@ -39,6 +42,8 @@ __all__ = [
     "holds",
     "partial_body",
     "pending_body",
+    "says_more",
+    "sent_empty",
     "with_bound",
     "without_required",
 ]
@@ -110,6 +115,51 @@ def _semantic(schema: Mapping[str, Any]) -> dict[str, str]:
     ):
         return {"semantic_id": declared}
     return {}
+
+
+#: What asks for less or other than an action's default: a word that qualifies it
+#: ("partially", "half", "일부"), or a number left once the ids ("O-5001", "ch_500") and a
+#: thing's number ("order number 10042") are read out: "refund €20 on order O-5001".
+_QUALIFIED = re.compile(
+    r"\b(?:partial(?:ly)?|part|half|portion|percent|minus|except|up\s+to)\b"
+    r"|%|일부|절반|부분|만큼|퍼센트",
+    re.I,
+)
+_READ_OUT = re.compile(
+    rf"\b[A-Za-z]+\s+{NUMBER_WORDS}\d[\w-]*|(?<![\w.])[A-Za-z][\w.@-]*\d[\w.@-]*"
+)
+
+
+def says_more(query: str) -> bool:
+    """Whether ``query`` gives more than the action and its entry (:data:`_QUALIFIED`): a
+    value no property took may be meant for the body, whose default would then do another
+    thing than asked (a refund in full for "refund €20")."""
+    return bool(_QUALIFIED.search(query) or re.search(r"\d", _READ_OUT.sub(" ", query)))
+
+
+def sent_empty(route: Route, fields: BodyFields, query: str = "") -> bool:
+    """Whether ``route``'s required JSON body goes as ``{}`` where the request fills none of
+    its properties: where the schema requires none of them and the route is an action on an
+    entry it names in its path (``POST /orders/{order_id}/refund`` with an optional
+    ``amount``: the server's default, a refund in full; the approval sees the ``{}``). An
+    update's body (PATCH, PUT) is the change itself, and an empty one would change nothing
+    and report success; a create (``POST /projects``) would make an entry the request gave
+    nothing of: both stay missing, for the caller to give (``Plan.with_arguments``). So does
+    one whose ``query`` :func:`says_more` than the action ("refund €20", "partially refund"):
+    a value no property took must not become the server's default."""
+    last = (route.endpoint.operation.path or "").rstrip("/").rpartition("/")[2]
+    return (
+        fields.parameter.required
+        and not any(p.required for p in fields.properties)
+        and (route.endpoint.operation.method or "").upper() == "POST"
+        and route.endpoint.effect is not Effect.READ
+        and any(p.location is ParameterLocation.PATH for p in route.endpoint.parameters)
+        # ``/orders/{order_id}/refund``: not the entry itself, nor a collection of it
+        # (``POST /projects/{project_id}/tickets`` creates a ticket)
+        and not last.startswith("{")
+        and not is_plural(last)
+        and not says_more(query)
+    )
 
 
 def body_key(body: Parameter, name: str) -> str:

@@ -43,7 +43,12 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.planning.numbers import is_number_filter, numbered
 from schemarouter.planning.page_size import COUNT_NAMES, flat_name
 from schemarouter.planning.projection import field_meta
-from schemarouter.planning.sort_values import ORDER_NAMES, SUPERLATIVE, sorted_as_asked
+from schemarouter.planning.sort_values import (
+    ORDER_NAMES,
+    SUPERLATIVE,
+    korean_superlative,
+    sorted_as_asked,
+)
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.identifiers import is_plural, needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
@@ -189,9 +194,9 @@ def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
         return "only"
     if _EVERY.search(query):
         return None
-    if any(SUPERLATIVE.search(words) for words in before) and sorted_as_asked(
-        producer.arguments, query
-    ):
+    if (
+        any(SUPERLATIVE.search(words) for words in before) or korean_superlative(query)
+    ) and sorted_as_asked(producer.arguments, query):
         return "sorted"  # "the oldest ticket", the list sorted by creation, one entry
     if _OTHER_PLACE.search(query):
         return None

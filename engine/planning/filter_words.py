@@ -11,7 +11,8 @@ the parameter's schema must accept it; a value the request says not to use is no
 
 A change's own property takes the value its verb says to put there (:func:`target_value`):
 "assign the ticket T-8 to Ann" fills ``assignee``, "rename the project named Apollo to
-Gemini" ``name`` (trial W2: both stayed open, so the change could not run)."""
+Gemini" ``name`` (trial W2: both stayed open, so the change could not run); so does the Korean
+"이름을 Gemini로 바꿔줘" (trial X2)."""
 
 from __future__ import annotations
 
@@ -65,13 +66,32 @@ _TARGETS = {
 }
 
 
+#: Korean says which property by its noun, the new value before 로 / 으로, and then the verb
+#: ("이름을 Gemini로 바꿔줘", "'Q4 계획'으로 이름 변경", trial X2): by the property's name.
+_KOREAN_TARGETS = {"name": "이름", "newname": "이름", "title": "제목"}
+_KOREAN_TARGETS |= dict.fromkeys(["assignee", "assignedto", "assigneename"], "담당자")
+_KO_QUOTED = r"""'([^']+)'|"([^"]+)"|“([^”]+)”"""
+_KO_VALUE = rf"""(?:{_KO_QUOTED}|([^\s'"“”]+?))(?:으로|로)"""
+#: ... and an assignee is also the one "to" (에게 / 한테) whom it is assigned ("Ann에게 할당해줘").
+_KO_ASSIGNED = rf"""(?<![^\s])(?:{_KO_QUOTED}|([^\s'"“”]+?))(?:에게|한테)\s*(?:할당|배정)"""
+#: The verb, not said not to do ("바꾸지 말고": don't change).
+_KO_CHANGE = r"(?:바꿔|바꾸|바꿀|변경|수정|고쳐|지정)(?!\s*하?지\s*(?:말|않))"
+
+
 def target_value(parameter: Parameter, query: str, clauses: Clauses, change: bool) -> str | None:
     """The value the request's verb puts in ``parameter`` of a change (``change``): the one
-    written after "to" in the clause of "assign" (``assignee``) or "rename" (``name``)."""
+    written after "to" in the clause of "assign" (``assignee``) or "rename" (``name``), or,
+    in Korean, before 로 / 으로 beside the property's noun and the verb ("이름을 Gemini로
+    바꿔줘", "Gemini로 이름 변경", "담당자를 Ann으로 변경"), or before 에게 ("Ann에게 할당해줘")."""
     verbs = _TARGETS.get(flat_name(parameter.name))
     if not change or verbs is None or parameter.json_schema.get("type") not in (None, "string"):
         return None
     pattern = rf"\b(?i:(?:{verbs})(?:s|ed|ing)?\b[^.;!?]*?\bto){_VALUE}"
+    noun = _KOREAN_TARGETS.get(flat_name(parameter.name))
+    if noun is not None:  # "이름을 Gemini로 바꿔", or "Gemini로 이름을 바꿔"
+        pattern += rf"|{noun}(?:을|를)?\s*{_KO_VALUE}\s*{_KO_CHANGE}"
+        pattern += rf"|(?<![^\s]){_KO_VALUE}\s*{noun}(?:을|를)?\s*{_KO_CHANGE}"
+        pattern += rf"|{_KO_ASSIGNED}(?!\s*하?지\s*(?:말|않))" if noun == "담당자" else ""
     found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
     if len(found) != 1:
         return None

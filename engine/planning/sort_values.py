@@ -12,7 +12,9 @@ not cut to one). All three must be there: a list with no direction
 parameter sorts in an order its document does not say, so nothing is filled ("the oldest
 project" by ``sort_by`` alone stays open). A change then takes the first entry of a list so
 sorted (:func:`~schemarouter.planning.chained_needs.pick`, ``"sorted"``); "the second oldest",
-"the oldest tickets" or "the highest priority" (an enum sorts by its text) take none."""
+"the oldest tickets" or "the highest priority" (an enum sorts by its text) take none. Korean
+says it "가장 오래된 티켓" / "제일 최근 주문" (trial X2), read as strictly: "두 번째로 오래된",
+"가장 오래된 티켓들" and "우선순위가 가장 높은" take none either."""
 
 from __future__ import annotations
 
@@ -25,7 +27,14 @@ from schemarouter.planning.page_size import COUNT_NAMES
 from schemarouter.planning.page_size import flat_name as _flat
 from schemarouter.retrieval.identifiers import is_plural
 
-__all__ = ["ORDER_NAMES", "SUPERLATIVE", "sort_value", "sorted_as_asked"]
+__all__ = [
+    "KOREAN_SUPERLATIVE",
+    "ORDER_NAMES",
+    "SUPERLATIVE",
+    "korean_superlative",
+    "sort_value",
+    "sorted_as_asked",
+]
 
 #: A superlative a creation time sorts by, and its direction.
 SUPERLATIVE = re.compile(
@@ -35,6 +44,18 @@ _ORDINAL = re.compile(
     r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)?)\s+(?:oldest|earliest|newest|latest|most)\b",
     re.I,
 )
+#: Korean's: "가장 / 제일 오래된" (oldest), "가장 / 제일 최근(의)", "최신(의)", "새로운" (newest),
+#: "최근에 만들어진" (most recently created), and an ordinal before it ("두 번째로 오래된").
+KOREAN_SUPERLATIVE = re.compile(
+    r"(?:가장|제일)\s*(?:(오래된|먼저\s*(?:만들어진|생성된))|"
+    r"(최근(?:에\s*(?:만들어진|생성된)|의)?|최신(?:의)?|새로운|나중에\s*(?:만들어진|생성된)))(?=\s)"
+)
+_ORDINAL_KO = re.compile(r"(?:[두세네]|다섯|\d+)\s?번째")
+#: What follows a Korean superlative's thing: its particle as the verb's object or subject
+#: ("티켓을 닫아줘"), or, with none, the verb ("주문 취소해줘"); "의" ("가장 오래된 프로젝트의
+#: 티켓") makes it another thing's.
+_KO_OBJECT = re.compile(r"[가-힣A-Za-z]+(?:을|를|은|는|이|가)$")
+_KO_VERB = re.compile(r"[가-힣]+(?:줘|주세요|줄래|해|해요|하세요|합니다|하라|해라|할래)$")
 _SORTS = frozenset({"sort", "sortby", "orderby", "sortfield", "sortkey", "sorting"})
 _DIRECTIONS = frozenset({"order", "direction", "sortorder", "sortdir", "sortdirection", "dir"})
 #: The names of the parameters that order a list: picking out no entry (:mod:`.chained_needs`).
@@ -66,11 +87,30 @@ def _direction(parameter: Parameter, ascending: bool) -> str | None:
 
 def _asked(query: str) -> bool | None:
     """Whether ``query`` asks for the oldest (``True``) or newest (``False``) one; ``None``
-    where it names no superlative, names it twice, or with an ordinal ("the second oldest")."""
+    where it names no superlative, names it twice, or with an ordinal ("the second oldest");
+    a Korean one only where it is its verb's thing's (:func:`korean_superlative`)."""
     found = {m.group(1) is not None for m in SUPERLATIVE.finditer(query)}
-    if len(found) != 1 or _ORDINAL.search(query):
+    korean = list(KOREAN_SUPERLATIVE.finditer(query))
+    found |= {m.group(1) is not None for m in korean}
+    if len(found) != 1 or _ORDINAL.search(query) or _ORDINAL_KO.search(query):
+        return None
+    if korean and not korean_superlative(query):
         return None
     return next(iter(found))
+
+
+def korean_superlative(query: str) -> bool:
+    """Whether ``query``'s one Korean superlative is of the thing its verb acts on: the word
+    after it carries the object's or subject's particle ("가장 오래된 티켓을 닫아줘"), or none
+    and the verb follows ("제일 최근 주문 취소해줘"); not one of several ("티켓들을"), nor of
+    another thing ("가장 오래된 프로젝트의 티켓", "가장 오래된 열린 티켓": read no further)."""
+    found = list(KOREAN_SUPERLATIVE.finditer(query))
+    if len(found) != 1:
+        return False
+    after = query[found[0].end() :].split()
+    if not after or re.search(r"들(?:을|를|은|는|이|가)?$", after[0]):
+        return False
+    return bool(_KO_OBJECT.search(after[0]) or (len(after) > 1 and _KO_VERB.search(after[1])))
 
 
 def _plan(parameters: tuple[Parameter, ...], query: str) -> dict[str, Any]:
@@ -92,6 +132,8 @@ def _plural(query: str) -> bool:
     """Whether the superlative of ``query`` is of several: "the latest tickets" (sorted, not
     cut to one entry), not "the latest ticket" or "the latest open ticket"."""
     found = SUPERLATIVE.search(query)
+    if found is None and KOREAN_SUPERLATIVE.search(query):
+        return False  # :func:`korean_superlative` takes one thing only
     after = re.findall(r"[A-Za-z]+", query[found.end() :] if found else "")[:3]
     return any(is_plural(w) for w in after)
 

@@ -13,6 +13,7 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.index import HashingEncoder
+from schemarouter.planning.arguments import fill_arguments
 
 from helpers import WRITES, hashing_router, ok, page, path_id
 
@@ -154,3 +155,46 @@ def test_a_change_takes_the_value_its_verb_puts_there(
     change = [s for s in plan.steps if s.route_id == route_id]
     assert change, plan.route_ids
     assert change[0].arguments.get("body") == body
+
+
+@pytest.mark.parametrize(
+    ("request_text", "body"),
+    [
+        ("프로젝트 P-2 이름을 Gemini로 바꿔줘", {"name": "Gemini"}),
+        ("프로젝트 P-2 이름을 'Q4 계획'으로 변경해줘", {"name": "Q4 계획"}),
+        ("프로젝트 P-2를 'Q4 계획'으로 이름 변경", {"name": "Q4 계획"}),
+        ("프로젝트 P-2 이름을 Ann으로 수정해줘", {"name": "Ann"}),
+        ("프로젝트 P-2를 제미니로 이름을 바꿔줘", {"name": "제미니"}),
+        ("프로젝트 P-2 이름 변경해줘", None),
+        ("프로젝트 P-2 소유자를 ann으로 바꿔줘", None),
+        # said not to ("바꾸지 말고"): no value is read, the name stays open
+        ("프로젝트 P-2 이름을 Gemini로 바꾸지 말고 Zeus로 바꿔줘", None),
+        ("프로젝트 P-2 이름을 Gemini로 변경하지 말아줘", None),
+    ],
+)
+def test_a_korean_rename_puts_the_value_before_its_particle_in_the_name(
+    assigning: SchemaRouter, request_text: str, body: dict[str, str] | None
+) -> None:
+    """ "이름을 Gemini로 바꿔줘" (rename to Gemini) left ``name`` open (trial X2); the value
+    is the one before 로 / 으로 beside 이름 and the verb, written once."""
+    route = assigning.registry.snapshot().route("hd/rest/update_project")
+    assert fill_arguments(route, request_text).get("body") == body
+
+
+@pytest.mark.parametrize(
+    ("request_text", "body"),
+    [
+        ("티켓 T-8을 Ann에게 할당해줘", {"assignee": "Ann"}),
+        ("가장 최근 티켓을 Ann에게 배정해줘", {"assignee": "Ann"}),
+        ("티켓 T-8을 'Ann Lee'에게 할당해줘", {"assignee": "Ann Lee"}),
+        ("티켓 T-8 담당자를 Ann으로 변경해줘", {"assignee": "Ann"}),
+        ("티켓 T-8을 Ann에게 할당하지 말고 Bob에게 할당해줘", {"assignee": "Bob"}),
+        ("티켓 T-8 할당해줘", None),
+    ],
+)
+def test_a_korean_assignment_puts_the_one_it_names_in_the_assignee(
+    assigning: SchemaRouter, request_text: str, body: dict[str, str] | None
+) -> None:
+    """ "Ann에게 할당해줘" (assign to Ann) left ``assignee`` open (trial X2)."""
+    route = assigning.registry.snapshot().route("hd/rest/assign_ticket")
+    assert fill_arguments(route, request_text).get("body") == body
