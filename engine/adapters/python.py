@@ -34,6 +34,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from schemarouter import contracts
 from schemarouter.adapters._fields import (
     FieldRow,
+    declared_meaning,
     declared_semantic_id,
     declared_unit,
     flatten_fields,
@@ -445,6 +446,8 @@ def _describe(
                 json_schema=pschema,
                 required=param.default is inspect.Parameter.empty,
                 description=param_docs.get(pname) or str(pschema.get("description", "")),
+                # its Field(json_schema_extra=...)'s, as an OpenAPI parameter's (trial X3)
+                **declared_meaning(pschema, where=f"{where}, parameter {pname!r}", notes=None),
             )
         )
     input_schema = parameters_schema(parameters)
