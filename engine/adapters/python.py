@@ -34,6 +34,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from schemarouter import contracts
 from schemarouter.adapters._fields import (
     FieldRow,
+    check_parameter_unit,
     declared_meaning,
     declared_semantic_id,
     declared_unit,
@@ -433,6 +434,7 @@ def _describe(
         pschema.pop("title", None)
         if param_docs.get(pname):
             pschema.setdefault("description", param_docs[pname])
+        check_parameter_unit(pschema, where=f"{where}, parameter {pname!r}")
         if param.default is not inspect.Parameter.empty:
             default = json_default(
                 param, annotation, adapter, pschema, where=f"{where}, parameter {pname!r}"

@@ -15,7 +15,7 @@ import pytest
 from pydantic import Field
 
 from schemarouter import SchemaRouter
-from schemarouter.errors import DocumentError
+from schemarouter.errors import DocumentError, UnitError
 from schemarouter.index import HashingEncoder
 
 
@@ -53,3 +53,25 @@ def test_a_parameters_x_aliases_that_are_no_names_are_refused() -> None:
 
     with pytest.raises(DocumentError, match=r"x-aliases .* is no list of names"):
         _router().add_callable(odd, provider="lab")
+
+
+def test_a_parameters_x_unit_that_cannot_be_read_is_refused() -> None:
+    """Trial X3: ``x-unit: "bananas"`` on a parameter registered with no word, while the same
+    on a return model's field is a ``UnitError``; the parameter's unit is what a bound the
+    request writes ("above 2 eV") is filled in, and one that cannot be read was skipped."""
+
+    def odd(temp_min: Annotated[float, Field(json_schema_extra={"x-unit": "bananas"})]) -> float:
+        """Samples stored above a temperature."""
+        return 1.0
+
+    with pytest.raises(UnitError, match=r"x-unit 'bananas' cannot be read.*parameter 'temp_min'"):
+        _router().add_callable(odd, provider="lab")
+
+    def fine(
+        temp_min: Annotated[float, Field(json_schema_extra={"x-unit": "°C"})],
+        volume_ml: Annotated[float | None, Field(json_schema_extra={"x-unit": "mL"})] = None,
+    ) -> float:
+        """Samples stored above a temperature."""
+        return 1.0
+
+    assert _router().add_callable(fine, provider="lab").added == ("lab/python/fine",)
