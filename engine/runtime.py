@@ -129,6 +129,13 @@ class RuntimeMixin:
                 "its MCP session was closed (router.close()); router.add_mcp_server(..., "
                 "replace=True) connects its server again"
             )
+        route = self.registry.snapshot().routes.get(route_id)
+        if reason == "unbound" and route is not None and route.access.kind is AccessKind.PYTHON:
+            # a restored index's functions (trial X3: the hint named base URLs and servers)
+            return (
+                "a Python function, which no index or catalog saves: router.add_callable(fn, "
+                f"provider={route.provider.id!r}, replace=True) binds it in this process"
+            )
         return None
 
     def close(self) -> None:

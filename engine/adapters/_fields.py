@@ -30,7 +30,7 @@ from schemarouter.contracts import SEMANTIC_ID_PATTERN, OutputField
 from schemarouter.errors import DocumentError, UnitError
 from schemarouter.registry.compile import build_contract
 from schemarouter.registry.defs import DEFS_PREFIX, attach_defs
-from schemarouter.units import check_field_units
+from schemarouter.units import check_field_units, parse_unit
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -234,6 +234,23 @@ def declared_unit(schema: Any) -> dict[str, str]:
         return {}
     dimension = _declared(schema, "x-dimension")
     return {"unit": unit} if dimension is None else {"unit": unit, "dimension": dimension}
+
+
+def check_parameter_unit(schema: Any, *, where: str) -> None:
+    """Refuse a parameter's ``x-unit`` that cannot be read, as a return field's is: a bound
+    the request writes with a unit ("above 2 eV") fills the parameter in that unit, and one
+    that cannot be read was skipped without a word (trial X3: a Python function's)."""
+    unit = _declared(schema, "x-unit")
+    if unit is None:
+        return
+    try:
+        parse_unit(unit)
+    except UnitError as exc:
+        raise UnitError(
+            f"x-unit {unit!r} cannot be read: {exc.what}",
+            where=where,
+            hint="Use a unit pint understands (e.g. 'degC', 'mL', 'eV')",
+        ) from None
 
 
 def declared_semantic_id(

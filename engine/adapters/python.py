@@ -34,6 +34,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from schemarouter import contracts
 from schemarouter.adapters._fields import (
     FieldRow,
+    check_parameter_unit,
+    declared_meaning,
     declared_semantic_id,
     declared_unit,
     flatten_fields,
@@ -432,6 +434,7 @@ def _describe(
         pschema.pop("title", None)
         if param_docs.get(pname):
             pschema.setdefault("description", param_docs[pname])
+        check_parameter_unit(pschema, where=f"{where}, parameter {pname!r}")
         if param.default is not inspect.Parameter.empty:
             default = json_default(
                 param, annotation, adapter, pschema, where=f"{where}, parameter {pname!r}"
@@ -445,6 +448,8 @@ def _describe(
                 json_schema=pschema,
                 required=param.default is inspect.Parameter.empty,
                 description=param_docs.get(pname) or str(pschema.get("description", "")),
+                # its Field(json_schema_extra=...)'s, as an OpenAPI parameter's (trial X3)
+                **declared_meaning(pschema, where=f"{where}, parameter {pname!r}", notes=None),
             )
         )
     input_schema = parameters_schema(parameters)

@@ -39,7 +39,7 @@ def with_path(error: ExecutionError, path: str) -> ExecutionError:
     return error
 
 
-def _argument_problem(value: Any) -> tuple[str, str] | None:
+def _argument_problem(value: Any, name: str) -> tuple[str, str] | None:
     """Why ``value`` is no argument a request can carry, and the hint, or ``None``: a JSON
     value, finite, not nested past the output limit, its text (keys too) valid Unicode
     (valid JSON text can decode to a lone surrogate, "\\ud800", which no request encodes)."""
@@ -54,7 +54,41 @@ def _argument_problem(value: Any) -> tuple[str, str] | None:
             "Send the text as valid UTF-8",
         )
     except (TypeError, ValueError, RecursionError):
-        return "is not a JSON value", ""
+        found = _foreign(value, [name])
+        if found is None:
+            return "is not a JSON value", ""
+        where, kind = found
+        what = f"it is a {kind}" if len(where) == 1 else f"it holds a {kind} at {json_path(where)}"
+        return f"is not a JSON value: {what}", _AS_JSON
+    return None
+
+
+#: What to pass for a Python value that is no JSON value (trial X3: a ``date`` and a model
+#: given to ``router.call`` were refused with no hint).
+_AS_JSON = (
+    "Pass JSON data, as a model's tool call writes it: a date or datetime as its ISO text "
+    "(.isoformat()), a pydantic model as .model_dump(mode='json'), an Enum as its .value"
+)
+
+
+def _foreign(value: Any, at: list[str | int]) -> tuple[list[str | int], str] | None:
+    """The place (below the argument) and type of the first value in ``value`` that is no
+    JSON type, or ``None``."""
+    if value is None or isinstance(value, str | int | float):
+        return None
+    if isinstance(value, Mapping):
+        items: Iterable[tuple[Any, Any]] = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        kind = type(value)
+        return at, kind.__qualname__ if kind.__module__ == "builtins" else (
+            f"{kind.__module__}.{kind.__qualname__}"
+        )
+    for key, child in items:
+        found = _foreign(child, [*at, key if isinstance(key, int) else str(key)])
+        if found is not None:
+            return found
     return None
 
 
@@ -79,6 +113,7 @@ def check_arguments(
     params = {p.name: p for p in route.endpoint.parameters}
     problems: list[tuple[str, str, str]] = []  # (json path, what, hint)
     kept: dict[str, Any] = {}
+    refused: set[str] = set()  # given, but no value a request carries: not also "missing"
     for name, value in arguments.items():
         path = json_path([str(name)])
         if not isinstance(name, str) or name not in params:
@@ -97,9 +132,10 @@ def check_arguments(
                     hint = f"{_IN_BODY}{body!r}: {{{body!r}: {{{str(name)[:80]!r}: ...}}}}"
             problems.append((path, what, hint))
             continue
-        problem = _argument_problem(value)
+        problem = _argument_problem(value, name)
         if problem is not None:
             problems.append((path, f"argument {name!r} {problem[0]}", problem[1]))
+            refused.add(name)
             continue
         schema = params[name].json_schema
         if value is None and not params[name].required and not _takes(schema, None):
@@ -130,6 +166,8 @@ def check_arguments(
     seen = {(path, what) for path, what, _ in problems}
     for prefix, schema, instance in schemas:
         for error in argument_validator(schema).iter_errors(instance):
+            if not prefix and refused.intersection(_absent(error)):
+                continue  # given, and refused above
             path = json_path([*prefix, *error.absolute_path, *_absent(error)])
             what = f"arguments break the registered input schema: {_message(error)}"
             if (path, what) not in seen:  # a property's error, from its own schema again
@@ -139,7 +177,7 @@ def check_arguments(
     missing = [
         p.name
         for p in route.endpoint.parameters
-        if p.required and p.name not in kept and p.name not in later
+        if p.required and p.name not in kept and p.name not in later and p.name not in refused
     ]
     said = " ".join(w for _, w, _ in problems)
     if missing and not any(f"{m!r} is a required property" in said for m in missing):

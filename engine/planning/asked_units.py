@@ -7,10 +7,10 @@ asked for; :func:`asked_unit_notes` names, per planned field of the same dimensi
 unit, what it comes in and how to convert it.
 
 A unit is read where the request writes it after "in", "as", "into" or "to" ("in MWh", "to
-Fahrenheit"; Korean: before 로 / 으로, "kWh로"), and only a word that is plainly a unit: one of
-:data:`~schemarouter.units.UNIT_ALIASES`, a unit pint reads with a capital, digit or symbol
-in it (``MWh``, ``m3/h``, ``°F``, ``Å``), or a unit's name (``fahrenheit``, ``psi``, ``joules``):
-"in bar chart" or "in a day" ask for no unit.
+Fahrenheit", "in degrees Celsius"; Korean: before 로 / 으로, "kWh로"), and only a word that is
+plainly a unit: one of :data:`~schemarouter.units.UNIT_ALIASES`, a unit pint reads with a
+capital, digit or symbol in it (``MWh``, ``m3/h``, ``°F``, ``Å``), or a unit's name
+(``fahrenheit``, ``psi``, ``joules``): "in bar chart" or "in a day" ask for no unit.
 """
 
 from __future__ import annotations
@@ -27,6 +27,13 @@ __all__ = ["KOREAN_UNIT_NAMES", "asked_unit_notes", "asked_units"]
 _TOKEN = r"([A-Za-z°℃℉µμ%Å\u212b][\w°/^·*.-]{0,15})"
 _ENGLISH = re.compile(rf"\b(?:in|as|into|to)\s+{_TOKEN}(?![\w/^])", re.IGNORECASE)
 _KOREAN = re.compile(rf"{_TOKEN}(?:으로|로)(?![가-힣])")
+#: A temperature asked for in degrees ("in degrees Fahrenheit", "in deg. C"), which the one
+#: word after "in" missed (trial X3): the scale it names, as its unit.
+_DEGREES = re.compile(
+    r"\b(?:in|as|into|to)\s+deg(?:rees?|\.)?\s*(celsius|fahrenheit|kelvin|c|f)\b",
+    re.IGNORECASE,
+)
+_SCALES = {"c": "degC", "celsius": "degC", "f": "degF", "fahrenheit": "degF", "kelvin": "K"}
 #: Units written as lower-case words, which a request may ask for by name.
 _UNIT_WORDS = frozenset(
     {
@@ -162,6 +169,10 @@ def asked_units(query: str) -> list[str]:
             if token in found or not unit.dimensionality:
                 continue  # a ratio ("in percent") has nothing to convert between
             found.append(token)
+    for match in _DEGREES.finditer(query):
+        scale = _SCALES[match.group(1).lower()]
+        if scale not in found:
+            found.append(scale)
     for match in _KOREAN_NAMED.finditer(query):
         symbol = KOREAN_UNIT_NAMES[match.group(1) or match.group(2)]
         if symbol not in found:

@@ -53,6 +53,7 @@ from schemarouter.planning.arguments import (
 from schemarouter.planning.asked_units import asked_unit_notes
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.links import link_created, things_created
+from schemarouter.planning.named_lookup import named_lookup
 from schemarouter.planning.numbers import by_number
 from schemarouter.planning.parts import (
     fieldless_parts_note,
@@ -348,6 +349,7 @@ def plan_routes(
             blocked = writes_passed_over(request, snapshot, skipped, top)
             if top is not None and max_calls == 1 and not blocked:  # no call to chain a producer
                 top = fillable_sibling(snapshot, top, ok[1:], request.query, values, warnings)
+                top = named_lookup(snapshot, top, ok[1:], request.query, values, warnings)
             if top is None:
                 reason = (  # all eligible: one does the opposite change (opposite_verbs)
                     f"none of the {len(ranked)} ranked routes is eligible: "

@@ -42,4 +42,7 @@ NAME_UNITS = {
     "gb": "gb|gigabytes?",
     "pct": "%|percent|pct",
     "percent": "%|percent|pct",
+    # a lab's readings (trial X3: ``temperature_c`` "-79 °C", ``final_volume_ml`` "50 mL")
+    "c": r"°\s?c|℃|deg\.?\s?c|degrees?\s+c(?:elsius)?|celsius",
+    "ml": "ml|milliliters?|millilitres?|밀리리터",
 }

@@ -69,12 +69,13 @@ _CLAUSE = re.compile(
 #: Hangul is read once.
 _KO_GO = re.compile(r"(?<![\uac00-\ud7a3])([\uac00-\ud7a3]+고(?:\s+나서)?)(?:,\s*|\s+)(?![싶있계])")
 #: Nouns ending in 고 that a request may write before a space: stock, advertisement, best,
-#: reference, accident, report, warehouse, notice, warning, balance, manuscript ...
+#: reference, accident, report, warehouse, notice, warning, balance, manuscript ..., freezer
+#: and fridge (trial X3: "냉동고 F-1의 온도를 알려주고 ..." was read whole)
 _KO_GO_NOUNS = frozenset(
     {
         "재고", "광고", "최고", "참고", "사고", "보고", "창고", "신고", "경고", "잔고",
         "원고", "공고", "예고", "권고", "충고", "수고", "연고", "부고", "탈고", "투고",
-        "기고", "상고", "항고", "적재고", "매출고",
+        "기고", "상고", "항고", "적재고", "매출고", "냉동고", "냉장고", "금고",
     }
 )  # fmt: skip
 #: -지 말고 / 않고 ("삭제하지 말고 보관만 해줘": do not delete, only archive) is no clause of

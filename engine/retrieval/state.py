@@ -285,7 +285,8 @@ BLOCKED_HINTS: Mapping[str, str] = {
     "ExecutionState(allowed_effects=...) to list them",
     "credentials": "supply the credentials to list them",
     "unbound": "no invoker is bound to them: register them with a base URL, bind one "
-    "(router.bind) or connect their server (add_mcp_server)",
+    "(router.bind), connect their server (add_mcp_server) or register their functions "
+    "again (add_callable(..., replace=True))",
     "unhealthy": "they come back when their cooldown ends (router.mark_healthy)",
     "license": "allow the license in ExecutionState(allowed_licenses=...) to list them",
     # routes the host marked (no cooldown of the router's: mark_healthy does not clear them)

@@ -246,6 +246,8 @@ def build_router(
         raise DocumentError(
             "the gateway registers no route",
             where="gateway config",
-            hint="List catalogs, openapi documents, mcp_tools, optimade services or mcp_servers",
+            hint="List catalogs, openapi documents, mcp_tools, optimade services or mcp_servers"
+            " (to serve Python functions alone, register them on a router and serve "
+            "Gateway(router, config))",
         )
     return router

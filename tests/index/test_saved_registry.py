@@ -211,6 +211,22 @@ def test_restored_callables_plan_but_say_how_to_bind_the_function_again(
     assert restarted.snapshot().fingerprint == router.snapshot().fingerprint
 
 
+def test_restored_callables_left_out_of_an_executable_retrieval_say_how_to_bind_them(
+    tmp_path: Path,
+) -> None:
+    """Trial X3: ``retrieve_executable`` on a restored router said of its functions "register
+    them with a base URL, bind one (router.bind) or connect their server (add_mcp_server)",
+    none of which binds a Python function."""
+    router = router_of()
+    router.add_callable(forecast, provider="local")
+    restarted = started(saved(router, tmp_path / "index"))
+    found = restarted.retrieve_executable("daily forecast for a city", k=5)
+    assert found.route_ids == ()
+    assert "router.add_callable(fn, provider='local', replace=True)" in found.blocked
+    restarted.add_callable(forecast, provider="local", replace=True)
+    assert restarted.retrieve_executable("daily forecast for a city", k=5).route_ids
+
+
 def test_restored_mcp_tools_say_how_to_connect_their_server_again(tmp_path: Path) -> None:
     tools = {
         "tools": [

@@ -141,3 +141,30 @@ def test_every_korean_unit_name_reads_as_a_unit_pint_knows() -> None:
         particle = "으로" if name == "켈빈" else "로"
         assert asked_units(f"값을 {name}{particle} 알려줘") == [symbol], name
         assert parse_unit(symbol).dimensionality, symbol
+
+
+@pytest.mark.parametrize(
+    ("request_text", "units"),
+    [
+        # trial X3: "in degrees Fahrenheit" was read as no unit, and the plan fetched degC
+        # (normalized to K) saying nothing of the Fahrenheit asked for
+        ("freezer F-1 temperature in degrees Fahrenheit", ["degF"]),
+        ("freezer F-1 temperature in degrees Celsius", ["degC"]),
+        ("mean temperature in degree F", ["degF"]),
+        ("mean temperature in deg. C, please", ["degC"]),
+        ("mean temperature in degrees kelvin", ["K"]),
+        ("turn the valve by 30 degrees", []),  # an angle, nothing asked
+        ("rotate it in degrees", []),
+    ],
+)
+def test_a_temperature_asked_for_in_degrees_is_read(request_text: str, units: list[str]) -> None:
+    assert asked_units(request_text) == units
+
+
+def test_a_temperature_asked_for_in_degrees_is_named(router: SchemaRouter) -> None:
+    hot = router.plan("mean temperature at site P-1 in degrees Fahrenheit")
+    assert any(
+        "temperature_c of meters/python/site_usage comes in degC" in w
+        and "x degC = x * 1.8 + 32 degF" in w
+        for w in hot.warnings
+    ), hot.warnings

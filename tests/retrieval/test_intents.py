@@ -186,6 +186,16 @@ def test_long_runs_of_spaces_or_codes_cost_no_time() -> None:
             "창고 A의 현재 재고 수량과 보고 일자를 알려줘",
             ["창고 A의 현재 재고 수량과 보고 일자를 알려줘"],
         ),
+        # a freezer or fridge before the clause (trial X3: the cut after 냉동고 made a piece
+        # of one word, and the request was read whole, its second part never planned)
+        (
+            "냉동고 F-1의 온도를 알려주고 샘플 S-12도 보여줘",
+            ["냉동고 F-1의 온도를 알려주고", "샘플 S-12도 보여줘"],
+        ),
+        (
+            "냉장고 안의 시약 목록을 보여주고 샘플 S-13도 옮겨줘",
+            ["냉장고 안의 시약 목록을 보여주고", "샘플 S-13도 옮겨줘"],
+        ),
         # a negated clause (-지 말고 / -지 않고: "do not ...") is no part to serve
         (
             "이 저장소의 이슈를 삭제하지 말고 보관 처리만 해줘",

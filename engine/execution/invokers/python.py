@@ -16,7 +16,8 @@ coroutine function at its timeout too (its loop runs in a thread of its own), bu
 a running sync function and checks the time budget when it returns.
 
 An exception the function raises (a ``SystemExit`` too) is an ``InvocationError`` that
-names it ("the callable raised ValueError: unknown airport 'LISBON'"); a ``TimeoutError`` of
+names it ("the callable raised ValueError: unknown airport 'LISBON'") and holds it, with its
+traceback, as ``raised``; a ``TimeoutError`` of
 its own is reported so too, apart from the call's timeout ("timed out after 30 s"), and
 retried like one. A
 ``ValueError``, ``TypeError`` or ``LookupError`` (``KeyError``, ``IndexError``, and their
@@ -233,12 +234,16 @@ def _failed(exc: BaseException, op: PythonCall) -> Exception:
         raised: BaseException = exc
     else:
         raised = exc.error
-    return invocation_error(
+    error = invocation_error(
         f"the callable raised {type(raised).__name__}: {_said(raised)}",
         where=op.where,
         retryable=isinstance(raised, ConnectionError | TimeoutError | asyncio.TimeoutError),
         health=not isinstance(raised, REFUSALS),
     )
+    # the exception itself, traceback included, for the function's developer: the error is
+    # re-raised ``from None`` on its way out (trial X3: no frame of the function was left)
+    error.raised = raised  # type: ignore[attr-defined]
+    return error
 
 
 def _not_started(op: PythonCall) -> Exception:

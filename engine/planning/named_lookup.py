@@ -1,0 +1,72 @@
+"""The lookup of the one entry a request names, in place of a better-ranked list of them.
+
+"details of sample S-12" ranked ``list_samples`` (no id parameter) over ``get_sample``
+(``sample_id``); the plan called the list with no arguments, returned every sample and only
+warned that no step takes 'S-12' (trial X3). :func:`named_lookup` plans the lookup instead,
+and says so, where the request names an identifier the best route takes no parameter for,
+and a route ranked just after it, of the same provider, takes that id, needs nothing else
+open, does no more to the world and returns the same fields as the list's entries. Ranking
+is unchanged: the plan's one step is picked from the ranked list, as
+:func:`~schemarouter.planning.arguments.fillable_sibling` picks the other way round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from schemarouter.contracts import Effect
+from schemarouter.planning.arguments import (
+    FILL_WINDOW,
+    _has_every,
+    fill_arguments,
+    holds,
+    missing_parameters,
+)
+from schemarouter.retrieval.analysis import BoundValue
+from schemarouter.retrieval.prerequisites import names_identifier
+
+if TYPE_CHECKING:
+    from schemarouter.registry.registry import RegistrySnapshot
+
+__all__ = ["named_lookup"]
+
+
+def named_lookup(
+    snapshot: RegistrySnapshot,
+    top: str,
+    later: Sequence[str],
+    query: str,
+    values: Sequence[BoundValue],
+    warnings: list[str],
+) -> str:
+    """``top``, or the first of ``later`` (the eligible routes ranked after it; the first
+    :data:`~schemarouter.planning.arguments.FILL_WINDOW` read) that looks up the entry the
+    request names by an identifier ``top`` takes no parameter for (see the module
+    docstring), said in ``warnings``."""
+    route = snapshot.routes[top]
+    if route.endpoint.effect is not Effect.READ:
+        return top
+    given = list(fill_arguments(route, query, values).values())
+    named = [v for v in values if v.kind.startswith("identifier.") and not holds(given, v.value)]
+    fields = {field.name for field in route.endpoint.output_fields}
+    for other in [snapshot.routes[r] for r in later[: FILL_WINDOW - 1] if r in snapshot.routes]:
+        if other.provider.id != route.provider.id or other.endpoint.effect is not Effect.READ:
+            continue
+        arguments = fill_arguments(other, query, values)
+        own = {field.name for field in other.endpoint.output_fields}
+        if missing_parameters(other, arguments) or not own or not _has_every(fields, own):
+            continue
+        for value in named:
+            taken = [
+                n for n, a in arguments.items() if names_identifier(n) and holds(a, value.value)
+            ]
+            if taken:
+                warnings.append(
+                    f"planned {other.route_id} in place of the better-ranked {top}, which "
+                    f"takes no {taken[0]} and would not be filtered by the {value.value!r} the "
+                    f"request names ({other.route_id} returns the same fields, of that entry); "
+                    f"call {top} with router.call for the whole list"
+                )
+                return other.route_id
+    return top
