@@ -117,35 +117,45 @@ def open_index(gateway: Any, *, progress: bool = False) -> IndexState:
         return state
 
 
-def reload(gateway: Any, *, progress: bool = False) -> bool:
+def reload(gateway: Any, *, progress: bool = False, said: list[str] | None = None) -> bool:
     """Register the config's sources again and open its index folder as it is now, then
     switch ``gateway`` to them; the old ones answer until then, and stay where the new ones
-    cannot be served (the log says why). Returns whether the gateway switched."""
+    cannot be served (the log says why, and so does ``said``, where given: the reason a
+    ``POST /admin/reload`` answers with). Returns whether the gateway switched."""
     config = gateway.config
     folder = _served_folder(gateway)
     if config.mcp_servers:
-        logger.error(
+        return _refused(
+            said,
             "reload refused: this gateway has upstream MCP servers, whose sessions a reload "
-            "would drop; restart serve to load the new index"
+            "would drop; restart serve to load the new index",
         )
-        return False
     if folder is None:
-        logger.error("reload refused: the gateway serves no saved index folder (--index DIR)")
-        return False
+        return _refused(
+            said, "reload refused: the gateway serves no saved index folder (--index DIR)"
+        )
     if getattr(gateway, "closed", False):
-        logger.warning("reload refused: the gateway is closing")
-        return False
+        return _refused(said, "reload refused: the gateway is closing", level=logging.WARNING)
     lock: threading.Lock = gateway.reload_lock
     if not lock.acquire(blocking=False):
-        logger.warning("reload: the index is already loading; this signal is ignored")
-        return False
+        return _refused(
+            said, "reload: the index is already loading; this one is ignored", level=logging.WARNING
+        )
     try:
-        return _reload(gateway, folder, progress=progress)
+        return _reload(gateway, folder, progress=progress, said=said)
     finally:
         lock.release()
 
 
-def _reload(gateway: Any, folder: Path, *, progress: bool) -> bool:
+def _refused(said: list[str] | None, message: str, *, level: int = logging.ERROR) -> bool:
+    """Log ``message`` (and add it to ``said``): the reload did not switch."""
+    logger.log(level, "%s", message)
+    if said is not None:
+        said.append(message)
+    return False
+
+
+def _reload(gateway: Any, folder: Path, *, progress: bool, said: list[str] | None) -> bool:
     from schemarouter.serve.sources import build_router
 
     old = gateway.index_state
@@ -164,16 +174,17 @@ def _reload(gateway: Any, folder: Path, *, progress: bool) -> bool:
                 router.close()
             if isinstance(exc, StaleIndexError) and replaced and attempt < _RELOAD_ATTEMPTS:
                 continue  # the folder was rebuilt between its registry and its index: again
-            logger.error(
-                "reload refused, generation %s still answers: %s",
-                old.generation or "-",
-                " ".join(str(exc).split()),
+            why = " ".join(str(exc).split())
+            return _refused(
+                said, f"reload refused, generation {old.generation or '-'} still answers: {why}"
             )
-            return False
     if getattr(gateway, "closed", False):  # closed meanwhile (SIGTERM): nothing to serve
         router.close()
-        logger.warning("reload: the gateway closed while the new generation loaded: not used")
-        return False
+        return _refused(
+            said,
+            "reload: the gateway closed while the new generation loaded: not used",
+            level=logging.WARNING,
+        )
     previous = gateway.router
     gateway.router, gateway.index_state = router, state
     logger.warning(

@@ -133,11 +133,13 @@ def http_app(
     token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     insecure: bool = False,
+    admin_token: str | None = None,
 ) -> Any:
     """The streamable-HTTP ASGI app for ``gateway``: the SDK's app with its Host/Origin
     checks on for the loopback names, ``host`` and ``allowed_hosts``, behind a bearer-token
     check where ``token`` is given (see :mod:`schemarouter.serve.security`), with the health
-    probes ``GET /healthz`` and ``/readyz`` in front (:mod:`schemarouter.serve.probes`).
+    probes ``GET /healthz`` and ``/readyz`` in front (:mod:`schemarouter.serve.probes`) and,
+    where ``admin_token`` is given, ``POST /admin/reload`` (:mod:`schemarouter.serve.admin`).
     Refuses (an ``ArgumentError``) a non-loopback ``host`` without a token unless
     ``insecure``, and a ``path`` that is a probe's."""
     from schemarouter.serve.probes import Probes, check_path
@@ -156,6 +158,10 @@ def http_app(
             logger.warning("serving %s without a bearer token (--insecure)", host)
     else:
         app = BearerAuth(app, token)
+    if admin_token is not None:  # its own token: the clients' never reaches it
+        from schemarouter.serve.admin import AdminReload
+
+        app = AdminReload(app, gateway, admin_token)
     return Probes(app, gateway)  # counts only: answered before the token and Host checks
 
 
@@ -169,13 +175,14 @@ def run_server(
     token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     insecure: bool = False,
+    admin_token: str | None = None,
 ) -> None:
     """Serve ``gateway`` until interrupted (stdio, or streamable HTTP on ``host:port``; see
-    :func:`http_app` for ``token``, ``allowed_hosts`` and ``insecure``). ``SIGHUP`` reloads
-    the index folder (:func:`~schemarouter.serve.generation.reload`)."""
+    :func:`http_app` for ``token``, ``allowed_hosts``, ``insecure`` and ``admin_token``).
+    ``SIGHUP`` reloads the index folder (:func:`~schemarouter.serve.generation.reload`)."""
     restore_hangup = _reload_on_hangup(gateway)
     try:
-        _run(gateway, transport, host, port, path, token, allowed_hosts, insecure)
+        _run(gateway, transport, host, port, path, token, allowed_hosts, insecure, admin_token)
     finally:
         restore_hangup()
 
@@ -189,6 +196,7 @@ def _run(
     token: str | None,
     allowed_hosts: Sequence[str],
     insecure: bool,
+    admin_token: str | None = None,
 ) -> None:
     if transport == "stdio":
         restore = _stop_on_signals(gateway)
@@ -206,6 +214,7 @@ def _run(
             token=token,
             allowed_hosts=allowed_hosts,
             insecure=insecure,
+            admin_token=admin_token,
         )
         # SIGTERM / Ctrl-C: the requests under way finish first (schemarouter.serve.drain)
         server, restore = draining_server(app, host=host, port=port)
