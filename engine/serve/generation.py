@@ -8,7 +8,12 @@ registry fingerprint and when it was loaded (UTC), so replicas that serve differ
 are told apart::
 
     {"state": "open", "generation": "gen-2894b14938ea",
-     "registry_fingerprint": "sha256:eeb3...", "loaded_at": "2026-12-05T00:10:03Z"}
+     "registry_fingerprint": "sha256:eeb3...", "loaded_at": "2026-12-05T00:10:03Z",
+     "left_out": 0}
+
+``left_out`` counts the sources ``index build --skip-invalid`` left out of that generation
+(``schemarouter index info DIR`` names them): an operator's alert on ``left_out > 0`` sees
+the night that lost a document (user trial X4).
 
 A running server keeps the generation it loaded (a rebuild of the folder changes nothing it
 reads). ``SIGHUP`` reloads (:func:`reload`): the config's sources are registered again and
@@ -49,6 +54,9 @@ class IndexState:
     generation: str | None = None
     registry_fingerprint: str | None = None
     loaded_at: str | None = None
+    #: how many sources its build left out (``index build --skip-invalid``; counts only,
+    #: ``schemarouter index info DIR`` names them)
+    left_out: int | None = None
     error: str | None = None
 
     @property
@@ -77,16 +85,20 @@ def _served_folder(gateway: Any) -> Path | None:
     return _folder(served_index(gateway.config, gateway.router_options))
 
 
-def _generation(folder: Path | None) -> str | None:
+def _generation(folder: Path | None) -> tuple[str | None, int | None]:
+    """The generation ``folder``'s manifest names, and how many sources its build left out."""
     from schemarouter.index.store import read_manifest
 
     if folder is None:
-        return None
+        return None, None
     try:
-        generation = read_manifest(folder).get("generation")
+        manifest = read_manifest(folder)
     except Exception:  # a folder being replaced, or gone: the load says why
-        return None
-    return generation if isinstance(generation, str) else None
+        return None, None
+    generation, left_out = manifest.get("generation"), manifest.get("left_out") or []
+    if not isinstance(generation, str):
+        return None, None
+    return generation, len(left_out) if isinstance(left_out, list) else None
 
 
 def _opened(router: Any, folder: Path | None, *, progress: bool) -> IndexState:
@@ -97,9 +109,10 @@ def _opened(router: Any, folder: Path | None, *, progress: bool) -> IndexState:
     after = _generation(folder)
     return IndexState(
         state="open",
-        generation=before if before == after else None,
+        generation=before[0] if before == after else None,
         registry_fingerprint=router.snapshot().fingerprint,
         loaded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        left_out=before[1] if before == after else None,
     )
 
 
