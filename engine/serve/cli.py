@@ -90,7 +90,7 @@ old generation answers until the new one is open, and stays where the new one is
 stale (the log says why); /readyz names the generation served. Over http, with an admin
 token (--admin-token-env/--admin-token-file), POST /admin/reload does the same and answers
 with the generation served, or why the old one was kept (409). SIGTERM lets the requests
-under way finish (up to 25 s), then closes.
+under way finish (up to 25 s; over stdio new requests get a JSON-RPC error), then closes.
 """
 
 
