@@ -54,8 +54,14 @@ class Drain:
             message = json.loads(line)
         except ValueError:
             return None  # the server says it is no JSON
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
-            return None  # a notification or an answer: never refused
+        if not isinstance(message, dict) or "method" not in message:
+            return None  # an answer of the client's: never refused
+        if "id" not in message:  # a notification: never refused; a cancelled request is
+            if message["method"] == "notifications/cancelled":  # answered by nothing
+                params = message.get("params")
+                if isinstance(params, dict) and "requestId" in params:
+                    self._done(params["requestId"])
+            return None
         with self._lock:
             if self._stopping:
                 error = {"jsonrpc": "2.0", "id": message["id"], "error": STOPPING}
@@ -71,10 +77,13 @@ class Drain:
         except ValueError:
             return
         if isinstance(message, dict) and "method" not in message and "id" in message:
-            with self._lock:
-                self._pending.discard(_key(message["id"]))
-                if not self._pending:
-                    self._idle.set()
+            self._done(message["id"])
+
+    def _done(self, request_id: Any) -> None:
+        with self._lock:
+            self._pending.discard(_key(request_id))
+            if not self._pending:
+                self._idle.set()
 
     def stop(self) -> int:
         """Refuse every request from now on; returns how many are under way."""

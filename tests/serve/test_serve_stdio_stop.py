@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 import yaml
 
+from schemarouter.serve.stdio_drain import Drain
+
 from servers.serve_process import MODELS, SERVE, build
 from servers.user_api import weather_openapi
 
@@ -140,3 +142,19 @@ def test_sigterm_over_stdio_lets_the_call_under_way_finish_and_refuses_new_ones(
     assert answers[2]["error"]["code"] == -32000
     assert "stopping" in answers[2]["error"]["message"]
     assert "cut" not in log.read_text()
+
+
+def test_a_request_the_client_cancelled_is_not_waited_for() -> None:
+    """The server sends no answer to a request its client cancelled: the stop must not wait
+    25 s for it."""
+    drain = Drain()
+    call = {"jsonrpc": "2.0", "id": "c1", "method": "tools/call", "params": {}}
+    assert drain.admit(json.dumps(call)) is None
+    assert drain.admit(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"})) is None
+    cancel = {"method": "notifications/cancelled", "params": {"requestId": "c1"}}
+    assert drain.admit(json.dumps({"jsonrpc": "2.0", **cancel})) is None
+    assert drain.stop() == 1
+    refused = drain.admit(json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}))
+    assert refused is not None and json.loads(refused)["error"]["code"] == -32000
+    drain.answered(json.dumps({"jsonrpc": "2.0", "id": 5, "result": {}}))
+    assert drain.wait(0) == 0
