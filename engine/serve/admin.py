@@ -41,15 +41,36 @@ ADMIN_RELOAD_PATH = "/admin/reload"
 
 
 def read_admin_token(
-    *, env: str | None = None, file: str | Path | None = None, token: str | None = None
+    *,
+    env: str | None = None,
+    file: str | Path | None = None,
+    token: str | None = None,
+    transport: str = "http",
+    path: str = "/mcp",
 ) -> str | None:
     """The admin token from ``file`` or the environment variable ``env`` (``None``: neither
     given, the endpoint is off). Refused (an :class:`ArgumentError`): an unset variable, a
-    short token, and one equal to the clients' ``token`` (a client could then reload)."""
+    short token, one equal to the clients' ``token`` (a client could then reload), one for
+    a ``transport`` with no endpoint (stdio: it would be ignored) and an MCP ``path`` the
+    endpoint would hide."""
     from schemarouter.serve.security import read_token
 
     if file is None and env is None:
         return None
+    flag = "--admin-token-file" if file is not None else "--admin-token-env"
+    if transport != "http":
+        raise ArgumentError(
+            f"an admin token is for --transport http (POST {ADMIN_RELOAD_PATH}); over "
+            f"{transport} there is no endpoint to guard",
+            where=flag,
+            hint="Drop it, or serve --transport http; over stdio, SIGHUP reloads the index",
+        )
+    if path.rstrip("/") == ADMIN_RELOAD_PATH:
+        raise ArgumentError(
+            f"the MCP path {path!r} is the admin endpoint's: no MCP request would reach it",
+            where="--path",
+            hint="Serve MCP at another path, such as --path /mcp",
+        )
     if file is None and env is not None and env not in os.environ:
         raise ArgumentError(
             f"the environment variable {env} is not set",
@@ -60,7 +81,7 @@ def read_admin_token(
     if admin is not None and token is not None and hmac.compare_digest(admin, token):
         raise ArgumentError(
             "the admin token is the clients' bearer token: every client could reload",
-            where="--admin-token-file" if file is not None else "--admin-token-env",
+            where=flag,
             hint="Give the admin endpoint a token of its own",
         )
     return admin

@@ -313,9 +313,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     _log_to_stderr(args.log_level)
     token = _http_access(args)  # refused binds fail before any upstream starts
-    admin = None
-    if args.transport == "http":
-        admin = read_admin_token(env=args.admin_token_env, file=args.admin_token_file, token=token)
+    admin = read_admin_token(
+        env=args.admin_token_env,
+        file=args.admin_token_file,
+        token=token,
+        transport=args.transport,
+        path=args.path,
+    )
     config = _serve_config(args)
     if (
         not (config.catalogs or config.openapi or config.mcp_tools or config.optimade)

@@ -101,3 +101,16 @@ def test_the_clients_token_is_refused_as_the_admin_token(
     argv = ["serve", "--transport", "http", "--token-file", str(same)]
     assert main([*argv, "--admin-token-file", str(same)]) == 1
     assert "the admin token is the clients' bearer token" in capsys.readouterr().err
+
+
+def test_an_admin_token_it_would_ignore_or_a_path_it_would_hide_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Over stdio there is no endpoint: the token was silently ignored; ``--path
+    /admin/reload`` would send every MCP request to the admin endpoint."""
+    admin, _ = token_file(tmp_path, "admin.token")
+    assert main(["serve", "--admin-token-file", str(admin)]) == 1
+    assert "an admin token is for --transport http" in capsys.readouterr().err
+    argv = ["serve", "--transport", "http", "--path", "/admin/reload"]
+    assert main([*argv, "--admin-token-file", str(admin)]) == 1
+    assert "is the admin endpoint's" in capsys.readouterr().err
