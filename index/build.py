@@ -214,9 +214,12 @@ def build_index(
     encoder: Encoder | None = None,
     settings: IndexSettings | None = None,
     cache: EmbeddingCache | str | Path | bool | None = True,
+    left_out: Sequence[Any] = (),
 ) -> BuildReport:
     """Register ``catalog_paths`` (or take a registry snapshot: any sources a router
-    registered), index every route, save to ``out_dir``.
+    registered), index every route, save to ``out_dir``; ``left_out`` names in its manifest
+    the sources the build left out (``index build --skip-invalid``: see
+    :func:`schemarouter.cli.report.left_out`).
 
     ``cache``: ``True`` for the default embedding cache, ``False``/``None`` for none, or a
     cache or its folder. ``out_dir`` is checked before anything is embedded (a folder this
@@ -238,7 +241,7 @@ def build_index(
         workers=workers,
     )
     indexed = time.perf_counter()
-    path = index.save(out_dir)
+    path = index.save(out_dir, left_out=left_out)
     saved = time.perf_counter()
     report = _report(index, str(path), index.n_documents, (start, loaded, indexed, saved))
     logger.info("built index: %s", report)

@@ -451,8 +451,9 @@ class HybridIndex(RouteSearch):
 
     # -- persistence ---------------------------------------------------------------------------
 
-    def save(self, path: str | Path) -> Path:
-        """Write the index to folder ``path`` atomically (see :mod:`.store`)."""
+    def save(self, path: str | Path, *, left_out: Sequence[Any] = ()) -> Path:
+        """Write the index to folder ``path`` atomically (see :mod:`.store`; ``left_out``:
+        the sources the build left out, named in its manifest)."""
         snapshot = self.snapshot  # its registry written out before the lock: searches go on
         registry = registry_file(snapshot) if snapshot is not None else None
         with self._lock:
@@ -462,7 +463,7 @@ class HybridIndex(RouteSearch):
                 snapshot, registry = self.snapshot, registry_file(self.snapshot)
             if snapshot is None or snapshot.fingerprint != self.registry_fingerprint:
                 registry = None  # no registry known for these routes: saved without one
-            return save_index(self._saved(registry), Path(path))
+            return save_index(self._saved(registry), Path(path), left_out=left_out)
 
     def _saved(self, registry: bytes | None = None) -> SavedIndex:
         """The index as plain lists and arrays, for :func:`.store.save_index`."""

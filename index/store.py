@@ -40,7 +40,7 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -177,8 +177,11 @@ def _manifest_checksum(manifest: dict[str, Any]) -> str:
     return fingerprint({k: v for k, v in manifest.items() if k != "checksum"})
 
 
-def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> Path:
+def save_index(
+    index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S, left_out: Sequence[Any] = ()
+) -> Path:
     """Write ``index`` to folder ``path`` (created if needed) atomically; returns ``path``.
+    ``left_out``: the sources the build left out (``--skip-invalid``), in the manifest.
 
     Saves into one folder take turns (:func:`.folder.writing`; ``wait``: how many seconds
     this one waits for another); a file that cannot be written is :class:`IndexStoreError`."""
@@ -223,6 +226,8 @@ def save_index(index: SavedIndex, path: Path, *, wait: float = LOCK_WAIT_S) -> P
                 "counts": index.counts,
                 "files": files,
             }
+            if left_out:
+                manifest["left_out"] = list(left_out)
             manifest["checksum"] = _manifest_checksum(manifest)
             staged = path / f".{MANIFEST}.{generation}.tmp"
             _fsync_write(staged, json.dumps(manifest, indent=1, ensure_ascii=False).encode())

@@ -63,3 +63,46 @@ def test_serve_skip_invalid_registers_the_others_and_logs_the_one_left_out(
     finally:
         router.close()
     assert "skip_invalid:" in caplog.text and "broken.json left out: [SR101]" in caplog.text
+
+
+def test_the_document_left_out_is_in_the_manifest_index_info_and_readyz(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before, a source ``--skip-invalid`` left out was in that night's build log only: the
+    folder, ``/readyz`` and the CLI said nothing of a night that lost a document (trial X4)."""
+    from schemarouter.serve.gateway import Gateway
+    from schemarouter.serve.generation import open_index
+    from schemarouter.serve.probes import readiness
+
+    folder, out = nightly(tmp_path / "night"), tmp_path / "index"
+    argv = ["index", "build", "--openapi", str(folder), "--out", str(out), "--quiet"]
+    assert main([*argv, "--skip-invalid"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    [entry] = manifest["left_out"]
+    assert entry["source"] == str(folder / "broken.json") and entry["code"] == "SR101"
+    assert entry["error"].startswith("[SR101] invalid JSON") and "broken.json" in entry["error"]
+    capsys.readouterr()
+    assert main(["index", "info", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"generation {manifest['generation']}" in said and "1 routes" in said
+    assert "left out (--skip-invalid): 1" in said
+    assert f"{folder / 'broken.json'}: [SR101] invalid JSON" in said
+    assert main(["index", "info", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["left_out"] == manifest["left_out"]
+    config = GatewayConfig.model_validate(
+        {"index": str(out), "search": {"rerank": False}, "models": {"ranking": "none"}}
+    )
+    gateway = Gateway.from_config(config)
+    try:
+        open_index(gateway)
+        ready, body = readiness(gateway)
+    finally:
+        gateway.close()
+    assert ready and body["index"]["left_out"] == 1
+    assert "broken" not in json.dumps(body)  # counts only: the probes name nothing
+    (folder / "broken.json").unlink()
+    assert main(argv) == 0  # the next night, nothing left out
+    assert "left_out" not in json.loads((out / "manifest.json").read_text())
+    capsys.readouterr()
+    assert main(["index", "info", str(out)]) == 0
+    assert "left out (--skip-invalid): 0" in capsys.readouterr().out

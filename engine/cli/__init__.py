@@ -14,6 +14,7 @@
     schemarouter catalog export [sources | --index DIR] --out FILE
     schemarouter index build [CATALOG...] [sources] --out DIR [--encoder DIR]
     schemarouter index build [CATALOG...] [sources] --backend milvus --uri URI [--rebuild]
+    schemarouter index info DIR [--json]       a saved index, and what its build left out
 
     sources (each repeatable, any mix): --catalog PATH, --openapi [P=]FILE|URL,
     --mcp-tools [P=]FILE, --config FILE (a gateway config: its sources and upstream servers).
@@ -38,6 +39,7 @@ from typing import Any
 from schemarouter._version import __version__
 from schemarouter.cli.export import add_export_parser
 from schemarouter.cli.index_hints import config_index, index_hint, sync_note
+from schemarouter.cli.index_info import add_index_info_parser, left_out
 from schemarouter.cli.report import (
     library_warnings_on_stderr,
     render_catalog_summary,
@@ -47,12 +49,7 @@ from schemarouter.cli.report import (
     say_skipped,
     say_warnings,
 )
-from schemarouter.errors import (
-    ArgumentError,
-    CorruptIndexError,
-    SchemaRouterError,
-    StaleIndexError,
-)
+from schemarouter.errors import ArgumentError, CorruptIndexError, SchemaRouterError, StaleIndexError
 from schemarouter.registry.catalog import (
     bundled_catalog,
     catalog_json_schema,
@@ -315,6 +312,7 @@ def _cmd_index_build(args: argparse.Namespace) -> int:
             workers=args.workers,
             encoder=encoder,
             cache=not args.no_cache,
+            left_out=left_out(failed),  # in its manifest: index info and /readyz say them
         )
     print(
         f"indexed {report.routes} routes ({report.documents} documents) into {report.path}: "
@@ -511,7 +509,7 @@ def build_parser() -> argparse.ArgumentParser:
     routes.add_argument("--json", action="store_true", help="print the routes as JSON")
     routes.set_defaults(handler=_cmd_routes)
 
-    index = commands.add_parser("index", help="build saved indexes")
+    index = commands.add_parser("index", help="build and describe saved indexes")
     index_commands = index.add_subparsers(dest="index_command", metavar="ACTION")
     build = index_commands.add_parser(
         "build",
@@ -555,6 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the rest)",
     )
     build.set_defaults(handler=_cmd_index_build)
+    add_index_info_parser(index_commands)
 
     # listed for --help; main() hands their arguments to the offline tool itself
     commands.add_parser("eval", help="benchmark routers side by side (offline; see --help)")

@@ -20,6 +20,7 @@ registry, and marked ``scores["prerequisite"] = 1``.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
@@ -139,7 +140,9 @@ def _lookup(route: Route) -> bool:
 
 @dataclass(frozen=True)
 class _Table:
-    snapshot: RegistrySnapshot
+    #: the snapshot it was read from, not kept alive by it: an old generation's registry
+    #: goes once its router does (a reloaded gateway kept the last four; trial X4)
+    snapshot: weakref.ReferenceType[RegistrySnapshot]
     #: thing -> producer route ids, the lookups first; and how many of them are lookups
     producers: dict[str, tuple[str, ...]]
     lookups: dict[str, int]
@@ -172,7 +175,7 @@ def _produces(route: Route) -> tuple[frozenset[str], bool]:
 def producer_table(snapshot: RegistrySnapshot) -> _Table:
     with _TABLES_LOCK:
         for table in _TABLES:
-            if table.snapshot is snapshot:
+            if table.snapshot() is snapshot:
                 return table
         known = [t.facts for t in reversed(_TABLES)]
         facts: dict[str, tuple[frozenset[str], bool]] = {}
@@ -187,7 +190,7 @@ def producer_table(snapshot: RegistrySnapshot) -> _Table:
                 own.setdefault((route.provider.id, thing), []).append((not fact[1], route_id))
         # lookups first: a request that needs an identifier names the thing instead
         made = _Table(
-            snapshot,
+            weakref.ref(snapshot),
             {thing: tuple(r for _, r in sorted(found)) for thing, found in rows.items()},
             {thing: sum(1 for other, _ in found if not other) for thing, found in rows.items()},
             {key: tuple(r for _, r in sorted(found)) for key, found in own.items()},
@@ -203,7 +206,7 @@ def _cached_facts(snapshot: RegistrySnapshot) -> dict[str, tuple[frozenset[str],
     """The per-route facts of ``snapshot``'s table where one was read already (the router
     reads it in ``build_index`` with the lifts on), else ``None``; nothing is built here."""
     with _TABLES_LOCK:
-        return next((t.facts for t in _TABLES if t.snapshot is snapshot), None)
+        return next((t.facts for t in _TABLES if t.snapshot() is snapshot), None)
 
 
 def producers(snapshot: RegistrySnapshot) -> dict[str, tuple[str, ...]]:

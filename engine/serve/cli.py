@@ -87,8 +87,10 @@ attempts). The log is stderr, one line per record (--log-level).
 
 SIGHUP reloads the index folder (--index DIR, after `schemarouter index build --out DIR`): the
 old generation answers until the new one is open, and stays where the new one is damaged or
-stale (the log says why); /readyz names the generation served. SIGTERM lets the requests
-under way finish (up to 25 s), then closes.
+stale (the log says why); /readyz names the generation served. Over http, with an admin
+token (--admin-token-env/--admin-token-file), POST /admin/reload does the same and answers
+with the generation served, or why the old one was kept (409). SIGTERM lets the requests
+under way finish (up to 25 s; over stdio new requests get a JSON-RPC error), then closes.
 """
 
 
@@ -304,12 +306,20 @@ def _log_to_stderr(level: str = "warning") -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from schemarouter.serve.admin import read_admin_token
     from schemarouter.serve.gateway import Gateway
     from schemarouter.serve.generation import IndexState
     from schemarouter.serve.server import run_server
 
     _log_to_stderr(args.log_level)
     token = _http_access(args)  # refused binds fail before any upstream starts
+    admin = read_admin_token(
+        env=args.admin_token_env,
+        file=args.admin_token_file,
+        token=token,
+        transport=args.transport,
+        path=args.path,
+    )
     config = _serve_config(args)
     if (
         not (config.catalogs or config.openapi or config.mcp_tools or config.optimade)
@@ -333,7 +343,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         f"{args.transport}"
         + (f" at http://{args.host}:{args.port}{args.path}" if args.transport == "http" else "")
         + (" (bearer token required)" if token else "")
-        + ("; probes at /healthz and /readyz" if args.transport == "http" else ""),
+        + ("; probes at /healthz and /readyz" if args.transport == "http" else "")
+        + ("; POST /admin/reload with the admin token" if admin else ""),
         file=sys.stderr,
     )
     try:
@@ -346,6 +357,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             token=token,
             allowed_hosts=tuple(args.allowed_host),
             insecure=args.insecure,
+            admin_token=admin,
         )
     except KeyboardInterrupt:  # Ctrl-C: the server has shut down and closed the gateway
         return 130
@@ -414,6 +426,19 @@ def add_serve_parser(commands: Any) -> None:
     )
     serve.add_argument(
         "--token-file", type=Path, metavar="FILE", help="http: the bearer token, from a file"
+    )
+    serve.add_argument(
+        "--admin-token-env",
+        metavar="VAR",
+        help="http: turn on POST /admin/reload (reloads the index folder, as SIGHUP does) for "
+        "requests carrying 'Authorization: Bearer <admin token>', the token in this "
+        "environment variable; not the clients' token (off by default)",
+    )
+    serve.add_argument(
+        "--admin-token-file",
+        type=Path,
+        metavar="FILE",
+        help="http: the admin token of POST /admin/reload, from a file",
     )
     serve.add_argument(
         "--allowed-host",

@@ -8,7 +8,12 @@ registry fingerprint and when it was loaded (UTC), so replicas that serve differ
 are told apart::
 
     {"state": "open", "generation": "gen-2894b14938ea",
-     "registry_fingerprint": "sha256:eeb3...", "loaded_at": "2026-12-05T00:10:03Z"}
+     "registry_fingerprint": "sha256:eeb3...", "loaded_at": "2026-12-05T00:10:03Z",
+     "left_out": 0}
+
+``left_out`` counts the sources ``index build --skip-invalid`` left out of that generation
+(``schemarouter index info DIR`` names them): an operator's alert on ``left_out > 0`` sees
+the night that lost a document (user trial X4).
 
 A running server keeps the generation it loaded (a rebuild of the folder changes nothing it
 reads). ``SIGHUP`` reloads (:func:`reload`): the config's sources are registered again and
@@ -49,6 +54,9 @@ class IndexState:
     generation: str | None = None
     registry_fingerprint: str | None = None
     loaded_at: str | None = None
+    #: how many sources its build left out (``index build --skip-invalid``; counts only,
+    #: ``schemarouter index info DIR`` names them)
+    left_out: int | None = None
     error: str | None = None
 
     @property
@@ -77,16 +85,20 @@ def _served_folder(gateway: Any) -> Path | None:
     return _folder(served_index(gateway.config, gateway.router_options))
 
 
-def _generation(folder: Path | None) -> str | None:
+def _generation(folder: Path | None) -> tuple[str | None, int | None]:
+    """The generation ``folder``'s manifest names, and how many sources its build left out."""
     from schemarouter.index.store import read_manifest
 
     if folder is None:
-        return None
+        return None, None
     try:
-        generation = read_manifest(folder).get("generation")
+        manifest = read_manifest(folder)
     except Exception:  # a folder being replaced, or gone: the load says why
-        return None
-    return generation if isinstance(generation, str) else None
+        return None, None
+    generation, left_out = manifest.get("generation"), manifest.get("left_out") or []
+    if not isinstance(generation, str):
+        return None, None
+    return generation, len(left_out) if isinstance(left_out, list) else None
 
 
 def _opened(router: Any, folder: Path | None, *, progress: bool) -> IndexState:
@@ -97,9 +109,10 @@ def _opened(router: Any, folder: Path | None, *, progress: bool) -> IndexState:
     after = _generation(folder)
     return IndexState(
         state="open",
-        generation=before if before == after else None,
+        generation=before[0] if before == after else None,
         registry_fingerprint=router.snapshot().fingerprint,
         loaded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        left_out=before[1] if before == after else None,
     )
 
 
@@ -117,35 +130,45 @@ def open_index(gateway: Any, *, progress: bool = False) -> IndexState:
         return state
 
 
-def reload(gateway: Any, *, progress: bool = False) -> bool:
+def reload(gateway: Any, *, progress: bool = False, said: list[str] | None = None) -> bool:
     """Register the config's sources again and open its index folder as it is now, then
     switch ``gateway`` to them; the old ones answer until then, and stay where the new ones
-    cannot be served (the log says why). Returns whether the gateway switched."""
+    cannot be served (the log says why, and so does ``said``, where given: the reason a
+    ``POST /admin/reload`` answers with). Returns whether the gateway switched."""
     config = gateway.config
     folder = _served_folder(gateway)
     if config.mcp_servers:
-        logger.error(
+        return _refused(
+            said,
             "reload refused: this gateway has upstream MCP servers, whose sessions a reload "
-            "would drop; restart serve to load the new index"
+            "would drop; restart serve to load the new index",
         )
-        return False
     if folder is None:
-        logger.error("reload refused: the gateway serves no saved index folder (--index DIR)")
-        return False
+        return _refused(
+            said, "reload refused: the gateway serves no saved index folder (--index DIR)"
+        )
     if getattr(gateway, "closed", False):
-        logger.warning("reload refused: the gateway is closing")
-        return False
+        return _refused(said, "reload refused: the gateway is closing", level=logging.WARNING)
     lock: threading.Lock = gateway.reload_lock
     if not lock.acquire(blocking=False):
-        logger.warning("reload: the index is already loading; this signal is ignored")
-        return False
+        return _refused(
+            said, "reload: the index is already loading; this one is ignored", level=logging.WARNING
+        )
     try:
-        return _reload(gateway, folder, progress=progress)
+        return _reload(gateway, folder, progress=progress, said=said)
     finally:
         lock.release()
 
 
-def _reload(gateway: Any, folder: Path, *, progress: bool) -> bool:
+def _refused(said: list[str] | None, message: str, *, level: int = logging.ERROR) -> bool:
+    """Log ``message`` (and add it to ``said``): the reload did not switch."""
+    logger.log(level, "%s", message)
+    if said is not None:
+        said.append(message)
+    return False
+
+
+def _reload(gateway: Any, folder: Path, *, progress: bool, said: list[str] | None) -> bool:
     from schemarouter.serve.sources import build_router
 
     old = gateway.index_state
@@ -164,16 +187,17 @@ def _reload(gateway: Any, folder: Path, *, progress: bool) -> bool:
                 router.close()
             if isinstance(exc, StaleIndexError) and replaced and attempt < _RELOAD_ATTEMPTS:
                 continue  # the folder was rebuilt between its registry and its index: again
-            logger.error(
-                "reload refused, generation %s still answers: %s",
-                old.generation or "-",
-                " ".join(str(exc).split()),
+            why = " ".join(str(exc).split())
+            return _refused(
+                said, f"reload refused, generation {old.generation or '-'} still answers: {why}"
             )
-            return False
     if getattr(gateway, "closed", False):  # closed meanwhile (SIGTERM): nothing to serve
         router.close()
-        logger.warning("reload: the gateway closed while the new generation loaded: not used")
-        return False
+        return _refused(
+            said,
+            "reload: the gateway closed while the new generation loaded: not used",
+            level=logging.WARNING,
+        )
     previous = gateway.router
     gateway.router, gateway.index_state = router, state
     logger.warning(

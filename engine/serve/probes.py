@@ -10,9 +10,11 @@ failed (that goes to the log and to ``search_tools``)::
 
     {"ready": true, "routes": 412, "upstreams": {"ready": 2, "connecting": 0, "failed": 1},
      "index": {"state": "open", "generation": "gen-2894b14938ea",
-               "registry_fingerprint": "sha256:eeb3...", "loaded_at": "2026-12-05T00:10:03Z"}}
+               "registry_fingerprint": "sha256:eeb3...", "loaded_at": "2026-12-05T00:10:03Z",
+               "left_out": 0}}
 
-The index's state, generation, registry fingerprint and load time are
+The index's state, generation, registry fingerprint, load time and the count of sources its
+build left out (``--skip-invalid``) are
 :mod:`schemarouter.serve.generation`'s (an index that failed says its error's code only). An
 upstream that failed does not make the gateway unready: it serves every other tool, and tries
 the failed one again in the background. Before these, an operator had no way to ask the

@@ -23,12 +23,15 @@ import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.errors import require
 from schemarouter.integrations.search import call_payload
 from schemarouter.serve.gateway import Gateway, error_text
 from schemarouter.serve.security import is_loopback
+
+if TYPE_CHECKING:
+    from schemarouter.serve.stdio_drain import Drain
 
 __all__ = ["INSTRUCTIONS", "build_server", "http_app", "run_server"]
 
@@ -133,11 +136,13 @@ def http_app(
     token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     insecure: bool = False,
+    admin_token: str | None = None,
 ) -> Any:
     """The streamable-HTTP ASGI app for ``gateway``: the SDK's app with its Host/Origin
     checks on for the loopback names, ``host`` and ``allowed_hosts``, behind a bearer-token
     check where ``token`` is given (see :mod:`schemarouter.serve.security`), with the health
-    probes ``GET /healthz`` and ``/readyz`` in front (:mod:`schemarouter.serve.probes`).
+    probes ``GET /healthz`` and ``/readyz`` in front (:mod:`schemarouter.serve.probes`) and,
+    where ``admin_token`` is given, ``POST /admin/reload`` (:mod:`schemarouter.serve.admin`).
     Refuses (an ``ArgumentError``) a non-loopback ``host`` without a token unless
     ``insecure``, and a ``path`` that is a probe's."""
     from schemarouter.serve.probes import Probes, check_path
@@ -156,6 +161,10 @@ def http_app(
             logger.warning("serving %s without a bearer token (--insecure)", host)
     else:
         app = BearerAuth(app, token)
+    if admin_token is not None:  # its own token: the clients' never reaches it
+        from schemarouter.serve.admin import AdminReload
+
+        app = AdminReload(app, gateway, admin_token)
     return Probes(app, gateway)  # counts only: answered before the token and Host checks
 
 
@@ -169,13 +178,14 @@ def run_server(
     token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     insecure: bool = False,
+    admin_token: str | None = None,
 ) -> None:
     """Serve ``gateway`` until interrupted (stdio, or streamable HTTP on ``host:port``; see
-    :func:`http_app` for ``token``, ``allowed_hosts`` and ``insecure``). ``SIGHUP`` reloads
-    the index folder (:func:`~schemarouter.serve.generation.reload`)."""
+    :func:`http_app` for ``token``, ``allowed_hosts``, ``insecure`` and ``admin_token``).
+    ``SIGHUP`` reloads the index folder (:func:`~schemarouter.serve.generation.reload`)."""
     restore_hangup = _reload_on_hangup(gateway)
     try:
-        _run(gateway, transport, host, port, path, token, allowed_hosts, insecure)
+        _run(gateway, transport, host, port, path, token, allowed_hosts, insecure, admin_token)
     finally:
         restore_hangup()
 
@@ -189,11 +199,15 @@ def _run(
     token: str | None,
     allowed_hosts: Sequence[str],
     insecure: bool,
+    admin_token: str | None = None,
 ) -> None:
     if transport == "stdio":
-        restore = _stop_on_signals(gateway)
+        from schemarouter.serve.stdio_drain import Drain, serve_stdio
+
+        drain = Drain()  # SIGTERM: the requests under way finish, new ones are refused
+        restore = _stop_on_signals(gateway, drain)
         try:
-            build_server(gateway).run("stdio")
+            serve_stdio(build_server(gateway), drain)
         finally:
             restore()
     elif transport in ("http", "streamable-http"):
@@ -206,6 +220,7 @@ def _run(
             token=token,
             allowed_hosts=allowed_hosts,
             insecure=insecure,
+            admin_token=admin_token,
         )
         # SIGTERM / Ctrl-C: the requests under way finish first (schemarouter.serve.drain)
         server, restore = draining_server(app, host=host, port=port)
@@ -247,10 +262,12 @@ def _reload(gateway: Gateway) -> None:
         )
 
 
-def _stop_on_signals(gateway: Gateway) -> Callable[[], None]:
-    """Over stdio, SIGINT and SIGTERM close ``gateway`` (upstream servers still connecting
-    cancelled, every stdio server it started stopped; the log says what) and end the
-    process at once; a second signal ends it without waiting. Before, a SIGTERM ended the
+def _stop_on_signals(gateway: Gateway, drain: "Drain | None" = None) -> Callable[[], None]:
+    """Over stdio, SIGINT and SIGTERM let the requests under way finish (``drain``: up to
+    :data:`~schemarouter.serve.drain.DRAIN_SECONDS`, new ones refused; see
+    :mod:`schemarouter.serve.stdio_drain`), then close ``gateway`` (upstream servers still
+    connecting cancelled, every stdio server it started stopped; the log says what) and end
+    the process; a second signal ends it without waiting. Before, a SIGTERM ended the
     process without stopping its upstream servers (left running, orphaned), and a Ctrl-C
     closed the gateway but the process lived on until its stdin ended: the SDK reads stdin
     in a thread no cancellation reaches. Returns what puts the old handlers back (nothing
@@ -263,7 +280,7 @@ def _stop_on_signals(gateway: Gateway) -> Callable[[], None]:
         if closing.is_set():  # a second signal: stop the servers, end now
             _exit(signum)
         closing.set()
-        threading.Thread(target=_close_and_exit, args=(gateway, signum), daemon=True).start()
+        threading.Thread(target=_close_and_exit, args=(gateway, signum, drain), daemon=True).start()
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
 
@@ -274,9 +291,28 @@ def _stop_on_signals(gateway: Gateway) -> Callable[[], None]:
     return restore
 
 
-def _close_and_exit(gateway: Gateway, signum: int) -> None:
+def _close_and_exit(gateway: Gateway, signum: int, drain: "Drain | None" = None) -> None:
+    from schemarouter.serve.drain import DRAIN_SECONDS
+
     logger.warning("schemarouter serve: %s: closing", signal.Signals(signum).name)
     try:
+        under_way = drain.stop() if drain is not None else 0
+        if drain is not None and under_way:
+            plural = "s" if under_way > 1 else ""
+            logger.warning(
+                "schemarouter serve: stopping: %d request%s under way, waiting up to %g s",
+                under_way,
+                plural,
+                DRAIN_SECONDS,
+            )
+            left = drain.wait(DRAIN_SECONDS)
+            if left:
+                logger.error(
+                    "schemarouter serve: stopping: %d request%s still under way after %g s: cut",
+                    left,
+                    "s" if left > 1 else "",
+                    DRAIN_SECONDS,
+                )
         gateway.close()
     finally:
         _exit(signum)

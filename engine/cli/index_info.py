@@ -1,0 +1,75 @@
+"""``schemarouter index info DIR``: what a saved index folder holds, from its manifest, and the
+sources its build left out.
+
+``index build --skip-invalid`` leaves out a source that cannot be registered (a malformed
+document in a nightly folder) and goes on; each one it left out is written into the folder's
+manifest (:func:`left_out`: the source, its error's code and message), so that an operator
+sees the night that lost a document here and in ``serve``'s ``/readyz`` (a count), not only in
+that night's build log (user trial X4)::
+
+    index ./idx: generation gen-2894b14938ea, built by schemarouter 0.1.0
+      211 routes, registry sha256:eeb3..., encoder ...
+      left out (--skip-invalid): 1
+        night3/apimatic.io__1.0.json: [SR101] invalid JSON ... (at ...:29:1)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import SchemaRouterError
+
+__all__ = ["add_index_info_parser", "left_out"]
+
+
+def left_out(failed: Sequence[tuple[str, SchemaRouterError]]) -> list[dict[str, str]]:
+    """Each source left out with its error, as the manifest records it: ``source``, ``code``
+    and ``error`` (the message on one line, with where and what to do)."""
+    return [
+        {"source": str(source), "code": error.code, "error": " ".join(str(error).split())}
+        for source, error in failed
+    ]
+
+
+def _cmd_index_info(args: argparse.Namespace) -> int:
+    from schemarouter.index.store import read_manifest
+
+    manifest = read_manifest(Path(args.folder))  # a damaged one: exit 1, what and where
+    skipped = manifest.get("left_out") or []
+    counts = manifest.get("counts") or {}
+    if args.json:
+        keys = ("generation", "schemarouter_version", "registry_fingerprint", "encoder", "dim")
+        info: dict[str, Any] = {key: manifest.get(key) for key in keys}
+        info.update(counts=counts, left_out=skipped)
+        print(json.dumps(info, indent=1, ensure_ascii=False))
+        return 0
+    print(
+        f"index {args.folder}: generation {manifest.get('generation')}, built by schemarouter "
+        f"{manifest.get('schemarouter_version')}"
+    )
+    routes = counts.get("routes", "?")
+    print(
+        f"  {routes} routes, registry {manifest.get('registry_fingerprint')}, "
+        f"encoder {manifest.get('encoder')}"
+    )
+    print(f"  left out (--skip-invalid): {len(skipped)}")
+    for entry in skipped:
+        print(f"    {entry.get('source')}: {entry.get('error')}")
+    return 0
+
+
+def add_index_info_parser(index_commands: Any) -> None:
+    info = index_commands.add_parser(
+        "info",
+        help="what a saved index folder holds, and the sources its build left out",
+        description="A saved index folder's generation, version, routes, registry fingerprint "
+        "and encoder, from its manifest, and each source `index build --skip-invalid` left "
+        "out (with its error). Exit 1 where the folder holds no readable index.",
+    )
+    info.add_argument("folder", metavar="DIR", help="the index folder (index build --out)")
+    info.add_argument("--json", action="store_true", help="print it as JSON")
+    info.set_defaults(handler=_cmd_index_info)

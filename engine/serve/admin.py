@@ -1,0 +1,141 @@
+"""``POST /admin/reload``: an orchestrator asks ``schemarouter serve --transport http`` to load
+its rebuilt index folder, as ``SIGHUP`` does, without sending a signal into the container.
+
+Off unless an admin token is given (``--admin-token-env VAR`` or ``--admin-token-file FILE``,
+at least :data:`~.security.MIN_TOKEN_CHARS` characters, never the clients' bearer token):
+without one ``/admin/reload`` is no path of the server's (the MCP app answers 404), so the
+clients that search can never reload a replica. With one, ``POST /admin/reload`` carrying
+``Authorization: Bearer <admin token>`` runs :func:`~.generation.reload` and answers once the
+new generation answers, or once it was refused::
+
+    200 {"reloaded": true, "index": {"state": "open", "generation": "gen-...", ...}}
+    409 {"reloaded": false,
+         "reason": "reload refused, generation gen-... still answers: [SR302] ...",
+         "index": {...the generation still served...}}
+
+Any other token (the clients' included) is ``401``; another method ``405``. A reload already
+under way (a SIGHUP, another POST) is a ``409`` that says so. Before, SIGHUP was the only way
+(user trials W4, X4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import os
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import ArgumentError
+
+__all__ = ["ADMIN_RELOAD_PATH", "AdminReload", "read_admin_token"]
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+#: The path an orchestrator posts to (with the admin token) to reload the index folder.
+ADMIN_RELOAD_PATH = "/admin/reload"
+
+
+def read_admin_token(
+    *,
+    env: str | None = None,
+    file: str | Path | None = None,
+    token: str | None = None,
+    transport: str = "http",
+    path: str = "/mcp",
+) -> str | None:
+    """The admin token from ``file`` or the environment variable ``env`` (``None``: neither
+    given, the endpoint is off). Refused (an :class:`ArgumentError`): an unset variable, a
+    short token, one equal to the clients' ``token`` (a client could then reload), one for
+    a ``transport`` with no endpoint (stdio: it would be ignored) and an MCP ``path`` the
+    endpoint would hide."""
+    from schemarouter.serve.security import read_token
+
+    if file is None and env is None:
+        return None
+    flag = "--admin-token-file" if file is not None else "--admin-token-env"
+    if transport != "http":
+        raise ArgumentError(
+            f"an admin token is for --transport http (POST {ADMIN_RELOAD_PATH}); over "
+            f"{transport} there is no endpoint to guard",
+            where=flag,
+            hint="Drop it, or serve --transport http; over stdio, SIGHUP reloads the index",
+        )
+    if path.rstrip("/") == ADMIN_RELOAD_PATH:
+        raise ArgumentError(
+            f"the MCP path {path!r} is the admin endpoint's: no MCP request would reach it",
+            where="--path",
+            hint="Serve MCP at another path, such as --path /mcp",
+        )
+    if file is None and env is not None and env not in os.environ:
+        raise ArgumentError(
+            f"the environment variable {env} is not set",
+            where="--admin-token-env",
+            hint="Export the admin token in it, or name the variable that holds it",
+        )
+    admin = read_token(env=env, file=file)
+    if admin is not None and token is not None and hmac.compare_digest(admin, token):
+        raise ArgumentError(
+            "the admin token is the clients' bearer token: every client could reload",
+            where=flag,
+            hint="Give the admin endpoint a token of its own",
+        )
+    return admin
+
+
+class AdminReload:
+    """ASGI middleware: answers ``/admin/reload`` for ``gateway`` with ``token``, and passes
+    every other request to ``app``."""
+
+    def __init__(
+        self, app: Callable[[Scope, Receive, Send], Awaitable[None]], gateway: Any, token: str
+    ):
+        self.app = app
+        self.gateway = gateway
+        self._token = token.encode("utf-8")
+
+    def _allowed(self, scope: Scope) -> bool:
+        for name, value in scope.get("headers") or ():
+            if name.lower() == b"authorization":
+                scheme, _, given = bytes(value).strip().partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(
+                    given.strip(), self._token
+                )
+        return False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") != "http" or scope.get("path") != ADMIN_RELOAD_PATH:
+            await self.app(scope, receive, send)
+            return
+        headers: list[tuple[bytes, bytes]] = []
+        if not self._allowed(scope):
+            status, body = 401, {"error": "unauthorized: send Authorization: Bearer <admin token>"}
+            headers.append((b"www-authenticate", b'Bearer realm="schemarouter-admin"'))
+        elif scope.get("method") != "POST":
+            status, body = 405, {"error": f"{ADMIN_RELOAD_PATH} answers POST only"}
+            headers.append((b"allow", b"POST"))
+        else:
+            status, body = await self._reload()
+        data = json.dumps(body).encode("utf-8")
+        headers += [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(data)).encode()),
+            (b"cache-control", b"no-store"),
+        ]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": data})
+
+    async def _reload(self) -> tuple[int, dict[str, Any]]:
+        from schemarouter.serve.generation import reload
+
+        said: list[str] = []
+        switched = await asyncio.to_thread(reload, self.gateway, said=said)
+        body: dict[str, Any] = {"reloaded": switched}
+        if not switched:
+            body["reason"] = said[-1] if said else "reload refused (see the log)"
+        body["index"] = self.gateway.index_state.probe()
+        return (200 if switched else 409), body

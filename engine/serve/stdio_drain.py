@@ -1,0 +1,187 @@
+"""Stopping ``schemarouter serve`` over stdio without cutting the requests under way.
+
+On SIGTERM (or Ctrl-C) the server goes on reading its client's messages but runs no new
+request: each is answered at once with a JSON-RPC error (:data:`STOPPING`, code -32000) that
+says the server is stopping; the requests under way (a ``tools/call`` whose upstream is
+still answering) finish for up to :data:`~.drain.DRAIN_SECONDS`, as over HTTP, and their
+answers are on stdout before the gateway closes and the process ends (128 + the signal's
+number). The log says how many it waited for and whether any was cut. Before, the process
+ended at the signal: a call under way reached its upstream (a write ran there) and its
+client got no answer (user trial X4).
+
+The stdio transport is the MCP SDK's (:func:`mcp.server.stdio.stdio_server`), given the
+process's stdin and stdout through :class:`Drain`'s readers and writers, which see each
+request come in and each answer go out; fd 0 and 1 are moved off the wire while it serves,
+as the SDK does, so a child's stray output never lands in the protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from contextlib import contextmanager
+from io import TextIOWrapper
+from typing import Any
+
+__all__ = ["STOPPING", "Drain", "serve_stdio"]
+
+logger = logging.getLogger(__name__)
+
+#: The JSON-RPC error a request gets once the server is stopping.
+STOPPING = {
+    "code": -32000,
+    "message": "schemarouter serve is stopping (SIGTERM): this request was not run; "
+    "send it again once the server is back",
+}
+
+
+class Drain:
+    """The requests under way over stdio (by JSON-RPC id), and whether the server stops."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: set[Any] = set()
+        self._stopping = False
+        self._idle = threading.Event()
+        self._idle.set()
+
+    def admit(self, line: str) -> str | None:
+        """``None`` where the message in ``line`` goes on to the server (a request is then
+        under way until its answer is written); else the error line that answers it."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return None  # the server says it is no JSON
+        if not isinstance(message, dict) or "method" not in message:
+            return None  # an answer of the client's: never refused
+        if "id" not in message:  # a notification: never refused; a cancelled request is
+            if message["method"] == "notifications/cancelled":  # answered by nothing
+                params = message.get("params")
+                if isinstance(params, dict) and "requestId" in params:
+                    self._done(params["requestId"])
+            return None
+        with self._lock:
+            if self._stopping:
+                error = {"jsonrpc": "2.0", "id": message["id"], "error": STOPPING}
+                return json.dumps(error) + "\n"
+            self._pending.add(_key(message["id"]))
+            self._idle.clear()
+        return None
+
+    def answered(self, line: str) -> None:
+        """``line`` (an answer, or a message of the server's own) is on stdout."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(message, dict) and "method" not in message and "id" in message:
+            self._done(message["id"])
+
+    def _done(self, request_id: Any) -> None:
+        with self._lock:
+            self._pending.discard(_key(request_id))
+            if not self._pending:
+                self._idle.set()
+
+    def stop(self) -> int:
+        """Refuse every request from now on; returns how many are under way."""
+        with self._lock:
+            self._stopping = True
+            return len(self._pending)
+
+    def wait(self, seconds: float) -> int:
+        """Wait up to ``seconds`` for the requests under way; how many are still."""
+        self._idle.wait(seconds)
+        with self._lock:
+            return len(self._pending)
+
+
+def _key(request_id: Any) -> str:
+    return json.dumps(request_id)
+
+
+class _Reader:
+    """The client's lines, each one ``drain`` refuses answered through ``writer``."""
+
+    def __init__(self, file: Any, drain: Drain, writer: _Writer) -> None:
+        self._file, self._drain, self._writer = file, drain, writer
+
+    def __aiter__(self) -> _Reader:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            line = await self._file.readline()
+            if not line:
+                raise StopAsyncIteration
+            refused = self._drain.admit(line)
+            if refused is None:
+                return str(line)
+            await self._writer.write(refused)
+            await self._writer.flush()
+
+
+class _Writer:
+    """stdout: each line written and flushed under one lock, then told to ``drain``."""
+
+    def __init__(self, file: Any, drain: Drain) -> None:
+        import anyio
+
+        self._file, self._drain = file, drain
+        self._lock = anyio.Lock()
+        self._written: list[str] = []
+
+    async def write(self, text: str) -> None:
+        async with self._lock:
+            await self._file.write(text)
+            self._written.append(text)
+
+    async def flush(self) -> None:
+        async with self._lock:
+            await self._file.flush()
+            written, self._written = self._written, []
+        for text in written:
+            self._drain.answered(text)
+
+
+@contextmanager
+def _wire() -> Any:
+    """The process's stdin and stdout as private descriptors, fd 0 reading the null device
+    and fd 1 writing to stderr while it serves (both put back after)."""
+    stdin, stdout = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+        os.dup2(2, 1)
+        wire_in, wire_out = (
+            os.fdopen(stdin, "rb", closefd=False),
+            os.fdopen(stdout, "wb", closefd=False),
+        )
+        reader = TextIOWrapper(wire_in, encoding="utf-8", errors="replace")
+        writer = TextIOWrapper(wire_out, encoding="utf-8")
+        yield reader, writer
+    finally:
+        os.dup2(stdin, 0)
+        os.dup2(stdout, 1)
+        for fd in (null, stdin, stdout):
+            os.close(fd)
+
+
+def serve_stdio(server: Any, drain: Drain) -> None:
+    """Run ``server`` (an ``MCPServer``) over stdio until its client closes stdin, the
+    requests seen by ``drain``."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, streams ours
+
+    async def run(reader: Any, writer: Any) -> None:
+        out = _Writer(anyio.wrap_file(writer), drain)
+        lines = _Reader(anyio.wrap_file(reader), drain, out)
+        async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    with _wire() as (reader, writer):
+        anyio.run(run, reader, writer)
