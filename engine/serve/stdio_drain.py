@@ -175,7 +175,17 @@ def serve_stdio(server: Any, drain: Drain) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, streams ours
+    # what MCPServer.run_stdio_async runs, given our streams: the SDK has no public way to
+    # pass them, so an SDK without this attribute serves as before, stopping at the signal
+    lowlevel = getattr(server, "_lowlevel_server", None)
+    if lowlevel is None or not hasattr(lowlevel, "create_initialization_options"):
+        logger.warning(
+            "this MCP SDK (%s) has no MCPServer._lowlevel_server: serving stdio without the "
+            "drain, so SIGTERM cuts the requests under way",
+            _sdk_version(),
+        )
+        server.run("stdio")
+        return
 
     async def run(reader: Any, writer: Any) -> None:
         out = _Writer(anyio.wrap_file(writer), drain)
@@ -185,3 +195,12 @@ def serve_stdio(server: Any, drain: Drain) -> None:
 
     with _wire() as (reader, writer):
         anyio.run(run, reader, writer)
+
+
+def _sdk_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"mcp {version('mcp')}"
+    except PackageNotFoundError:  # pragma: no cover - the SDK is what serves
+        return "mcp"

@@ -158,3 +158,24 @@ def test_a_request_the_client_cancelled_is_not_waited_for() -> None:
     assert refused is not None and json.loads(refused)["error"]["code"] == -32000
     drain.answered(json.dumps({"jsonrpc": "2.0", "id": 5, "result": {}}))
     assert drain.wait(0) == 0
+
+
+def test_an_sdk_without_the_lowlevel_server_serves_stdio_as_before(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The drain reaches a private attribute of the MCP SDK's server; an SDK without it
+    serves stdio the SDK's own way (no drain), saying so, rather than failing at start."""
+    from schemarouter.serve.stdio_drain import serve_stdio
+
+    class OtherSdkServer:  # an MCPServer of an SDK that renamed _lowlevel_server
+        def __init__(self) -> None:
+            self.ran: list[str] = []
+
+        def run(self, transport: str) -> None:
+            self.ran.append(transport)
+
+    server = OtherSdkServer()
+    with caplog.at_level("WARNING", logger="schemarouter.serve.stdio_drain"):
+        serve_stdio(server, Drain())
+    assert server.ran == ["stdio"]
+    assert "without the drain" in caplog.text and "_lowlevel_server" in caplog.text
