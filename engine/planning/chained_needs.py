@@ -41,9 +41,11 @@ from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.numbers import is_number_filter, numbered
+from schemarouter.planning.opposite_verbs import says_not_to
 from schemarouter.planning.page_size import COUNT_NAMES, flat_name
 from schemarouter.planning.projection import field_meta
 from schemarouter.planning.sort_values import ORDER_NAMES, SUPERLATIVE, sorted_as_asked
+from schemarouter.retrieval.actions import verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.identifiers import is_plural, needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
@@ -182,6 +184,8 @@ def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
     thing); ``None`` where it does not take it."""
     if route.endpoint.effect is Effect.READ:
         return "read"
+    if says_not_to(query, route):
+        return None  # "don't close the first ticket" (trial X1)
     if says_first(query, thing):
         return "first"
     before = _before_one(query, thing)
@@ -217,7 +221,9 @@ def unchained_note(
     names = ", ".join(repr(p) for p in parameters)
     place = _OTHER_PLACE.search(query)
     if not why:
-        if place is not None:
+        if says_not_to(query, route):
+            why = f"says not to {verb_of_route(route)} it"
+        elif place is not None:
             why = (
                 f"names an entry by a place or order ({place.group(0)!r}) "
                 "a bound id cannot give (it is the first entry a list returns)"

@@ -19,10 +19,10 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.planning.links import created
 from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import request_verbs, verb_forms, verb_of_route
+from schemarouter.retrieval.actions import request_verbs, verb_forms, verb_of, verb_of_route
 from schemarouter.retrieval.identifiers import needed_parameters
 
-__all__ = ["OPPOSITES", "no_opposite_change"]
+__all__ = ["OPPOSITES", "no_opposite_change", "says_not_to"]
 
 #: Each change and the one that undoes it (the words that name it, first the canonical one).
 _PAIRS = (
@@ -41,6 +41,11 @@ _WORD = re.compile(r"[A-Za-z]+")
 #: not the clause reading's negation, which carries over a comma to a list's next item
 #: ("don't close ticket T-7, reopen it" would refuse the reopen too).
 _REFUSED = re.compile(r"\b(?:don'?t|do\s+not|never|not|without)\s+([A-Za-z]+)", re.I)
+#: A Korean request that ends forbidding what it names ("닫지 마", "닫지 말아줘", "삭제하지
+#: 마세요"); not "닫지 말고 다시 열어줘" ("instead of closing it, reopen it").
+_FORBIDS_KO = re.compile(
+    r"지\s*(?:마(?:세요|십시오|라)?|말아(?:요|라)?(?:\s*(?:줘|주세요|줄래))?|맙시다)\s*[.!?~]*\s*$"
+)
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
@@ -63,6 +68,18 @@ def _asked(query: str) -> set[str]:
     # a verb the request says not to do is not asked ("don't close ticket T-7, reopen it")
     refused = {_canon(m.group(1)) for m in _REFUSED.finditer(query)}
     return {v for v in verbs if v in OPPOSITES and v not in refused}
+
+
+def says_not_to(query: str, route: Route) -> bool:
+    """Whether ``query`` says not to do the change ``route`` does, right after its "not"
+    ("don't close the first ticket" of ``close_ticket``), or ends by forbidding a change in
+    Korean ("첫 번째 티켓을 닫지 말아줘", which asks for none): such a change takes no listed
+    entry (trial X1: the first closed the first ticket listed, the second reopened it)."""
+    verb = verb_of_route(route)
+    return bool(_FORBIDS_KO.search(query)) or (
+        verb is not None
+        and any(verb in (verb_of(m.group(1)), _canon(m.group(1))) for m in _REFUSED.finditer(query))
+    )
 
 
 def _does(route: Route) -> str | None:
