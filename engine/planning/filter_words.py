@@ -16,13 +16,15 @@ Gemini" ``name`` (trial W2: both stayed open, so the change could not run)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from schemarouter.contracts import Parameter
 from schemarouter.planning.named_values import valid
 from schemarouter.planning.page_size import flat_name
+from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import Clauses
 
-__all__ = ["filter_word_value", "target_value"]
+__all__ = ["described_at", "filter_word_value", "not_described", "target_value"]
 
 #: The words before a filter's value, by the parameter's name (lowercase letters only).
 _WORDS = {
@@ -34,6 +36,26 @@ _WORDS = {
     "number": r"(?:with\s+(?:the\s+)?)?number|no\.",
 }
 _VALUE = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([A-Z0-9][\w.@+-]*[\w]|[A-Z0-9]))"""
+
+
+#: A quoted value a filter word introduces ("titled 'printer on fire'", "named \"T-9 backup\"").
+_DESCRIBED = re.compile(
+    rf"""\b(?i:{"|".join(v for k, v in _WORDS.items() if k != "number")})"""
+    r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”)"""
+)
+
+
+def described_at(position: int, query: str) -> bool:
+    """Whether ``position`` of ``query`` is inside a quoted value a filter word introduces:
+    text that describes an entry ("the ticket titled 'printer'", "... titled 'see ticket
+    T-99'"), never the id of one (trial X1: both were sent as the ticket's id)."""
+    return any(m.start(m.lastindex or 0) <= position < m.end() for m in _DESCRIBED.finditer(query))
+
+
+def not_described(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
+    """``values`` without those found inside a quoted value a filter word introduces
+    (:func:`described_at`)."""
+    return [v for v in values if not described_at(v.start, query)]
 
 
 def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: bool) -> str | None:
