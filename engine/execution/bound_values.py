@@ -12,11 +12,11 @@ Such a step is not sent; its error names how many matched and what to do.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import ExecutionError
+from schemarouter.execution.outputs import entry_count, present_values
 from schemarouter.planning.chained_needs import says_first
 from schemarouter.planning.planner import Binding
 
@@ -26,25 +26,43 @@ __all__ = ["several_note"]
 def several_note(
     route: Route,
     name: str,
-    found: Sequence[tuple[Any, str]],
+    raw: Any,
     binding: Binding,
     query: str,
     where: str,
-) -> str:
-    """The warning that ``name`` of ``route`` is the first of the ``found`` values (value,
-    place) the step of ``binding`` returned at its path; raises :class:`ExecutionError`
-    instead for a change whose request (``query``) does not say it takes the first entry
-    (:func:`~schemarouter.planning.chained_needs.says_first`)."""
+) -> str | None:
+    """The warning that ``name`` of ``route`` is the first of several values the step of
+    ``binding`` returned (``raw``) at its path, ``None`` where it returned one entry; raises
+    :class:`ExecutionError` instead for a change whose request (``query``) does not say it
+    takes the first entry (:func:`~schemarouter.planning.chained_needs.says_first`). Entries
+    are counted with or without a value at the path: a list of two entries, one of them
+    without its id, matched two, and a change takes the first of them only where each has
+    one (trial X1: "close my only ticket" closed the one with an id, "close the first
+    ticket" the second entry)."""
+    found = present_values(raw, binding.path)
+    entries = max(len(found), entry_count(raw, binding.path))
+    if entries <= 1 or not found:
+        return None
     first, step, path = found[0][1], binding.step, binding.path
-    if route.endpoint.effect is not Effect.READ and not says_first(query, binding.thing):
+    change = route.endpoint.effect is not Effect.READ
+    # "the first ticket" of a list whose first entry has no id is not the first with one
+    if change and (entries > len(found) or not says_first(query, binding.thing)):
         raise ExecutionError(
             f"{name!r} of {route.route_id} ({route.endpoint.effect.value}) would come from "
-            f"step {step}, which returned {len(found)} values at {path!r}, where the request "
-            "names one: which one is meant is not known, so the change is not sent",
+            f"step {step}, which returned {_count(entries, len(found))} at {path!r}, where "
+            "the request names one: which one is meant is not known, so the change is not sent",
             where=f"{where} bindings",
             hint=f"Narrow the lookup, or call {route.route_id} with the id (router.call)",
         )
     return (
-        f"{where}: {name!r} is the first of {len(found)} values step {step} returned at "
-        f"{path!r} ({first}); to use another, call {route.route_id} with it (router.call)"
+        f"{where}: {name!r} is the first of {_count(entries, len(found))} step {step} "
+        f"returned at {path!r} ({first}); to use another, call {route.route_id} with it "
+        "(router.call)"
     )
+
+
+def _count(entries: int, values: int) -> str:
+    """How many were returned: ``3 values``, or ``2 entries (1 with a value)``."""
+    if entries == values:
+        return f"{values} values"
+    return f"{entries} entries ({values} with a value)"

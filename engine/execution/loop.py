@@ -331,11 +331,9 @@ class Run:
                     "argument yourself",
                 )
             value, at = found[0]
-            if len(found) > 1:  # a lookup that matched several: say which one was taken
-                query = self.plan.request.query
-                self.gate.warnings.append(
-                    several_note(g.route, name, found, binding, query, g.where)
-                )
+            query = self.plan.request.query  # a lookup that matched several: say which one
+            if note := several_note(g.route, name, self.raw[binding.step], binding, query, g.where):
+                self.gate.warnings.append(note)
             target = bound_parameter(g.route, name)  # a parameter, or a body property
             kind = target.json_schema.get("type") if target is not None else None
             if kind == "string" and isinstance(value, int) and not isinstance(value, bool):
