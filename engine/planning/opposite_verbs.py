@@ -40,7 +40,14 @@ _WORD = re.compile(r"[A-Za-z]+")
 #: A verb the request says not to do, right after its "not" ("don't close", "never reopen");
 #: not the clause reading's negation, which carries over a comma to a list's next item
 #: ("don't close ticket T-7, reopen it" would refuse the reopen too).
-_REFUSED = re.compile(r"\b(?:don'?t|do\s+not|never|not|without)\s+([A-Za-z]+)", re.I)
+#: Any apostrophe ("don’t" as phones write it), "avoid", "stop", "don't you dare" (trial X1:
+#: "Don’t close the first ticket" closed it).
+_REFUSED = re.compile(
+    r"(?:\b(?:do|does|did|must|should|shall|can|will|would)\s*n['’‘ʼ´`]?t|n['’‘ʼ´`]t|\b(?:not"
+    r"|never|without|avoid|stop|under\s+no\s+circumstances))\s+(?:you\s+)?(?:dare\s+|ever\s+)?"
+    r"([A-Za-z]+)",
+    re.I,
+)
 #: A Korean request that ends forbidding what it names ("닫지 마", "닫지 말아줘", "삭제하지
 #: 마세요"); not "닫지 말고 다시 열어줘" ("instead of closing it, reopen it").
 _FORBIDS_KO = re.compile(

@@ -1,7 +1,8 @@
 """A change the request says not to do takes no listed entry (trial X1).
 
 "Don't close the first ticket" planned ``list_tickets`` and ``close_ticket`` bound to its first
-entry, and execution closed it: "first" picked the entry, and nothing read the "don't". The
+entry, and execution closed it: "first" picked the entry, and nothing read the "don't" (nor
+"don’t" as phones write it, "avoid closing", "don't you dare close"). The
 Korean "첫 번째 티켓을 닫지 말아줘" ("please don't close the first ticket") reopened it. Such
 a change now leaves its id open, and the plan's warning says why."""
 
@@ -71,6 +72,10 @@ def _changes(router: Any, text: str) -> tuple[list[Any], Any]:
         "Do not close the ticket titled 'printer on fire'",
         "Never close my only ticket",
         "Don't close the oldest ticket",
+        "Don’t close the first ticket",
+        "Don't you dare close the first ticket",
+        "Avoid closing the first ticket",
+        "Under no circumstances close the first ticket",
         "첫 번째 티켓을 닫지 말아줘",
         "첫 번째 티켓 닫지 마세요",
     ],
