@@ -12,15 +12,16 @@ Such a step is not sent; its error names how many matched and what to do.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.errors import ExecutionError
 from schemarouter.execution.outputs import entry_count, present_values
-from schemarouter.planning.chained_needs import says_first
+from schemarouter.planning.chained_needs import filter_arguments, says_first
 from schemarouter.planning.planner import Binding
 
-__all__ = ["several_note"]
+__all__ = ["several_note", "unmatched_filter"]
 
 
 def several_note(
@@ -66,3 +67,33 @@ def _count(entries: int, values: int) -> str:
     if entries == values:
         return f"{values} values"
     return f"{entries} entries ({values} with a value)"
+
+
+def unmatched_filter(
+    route: Route, name: str, raw: Any, binding: Binding, asked: Mapping[str, Any], where: str
+) -> None:
+    """Raise :class:`ExecutionError` where the entry a change of ``route`` takes ``name``
+    from (the first the step of ``binding`` returned, in ``raw``) shows another value for a
+    filter its list was ``asked`` (its arguments): a server that ignored ``number=10042``
+    and listed one other order would have had that order cancelled (trial X1)."""
+    if route.endpoint.effect is Effect.READ or "." not in binding.path:
+        return
+    entry = binding.path.rsplit(".", 1)[0]
+    for key, wanted in filter_arguments(asked).items():
+        if not isinstance(wanted, str | int) or isinstance(wanted, bool):
+            continue
+        shown = present_values(raw, f"{entry}.{key}")
+        if (  # a value the list shows as text or a number ("Bob", not {"name": "Bob"})
+            shown
+            and isinstance(shown[0][0], str | int)
+            and str(shown[0][0]).casefold() != str(wanted).casefold()
+        ):
+            raise ExecutionError(
+                f"{name!r} of {route.route_id} ({route.endpoint.effect.value}) would come from "
+                f"step {binding.step}, asked for {key}={wanted!r}, whose entry has {key}="
+                f"{shown[0][0]!r} at {shown[0][1]}: the list did not filter so, and the "
+                "change is not sent",
+                where=f"{where} bindings",
+                hint=f"Check the lookup's filter, or call {route.route_id} with the id "
+                "(router.call)",
+            )

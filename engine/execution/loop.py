@@ -25,7 +25,7 @@ from schemarouter.errors import (
     PolicyError,
     SchemaRouterError,
 )
-from schemarouter.execution.bound_values import several_note
+from schemarouter.execution.bound_values import several_note, unmatched_filter
 from schemarouter.execution.credentials import Redactor
 from schemarouter.execution.gate import (
     ExecutionHost,
@@ -334,6 +334,8 @@ class Run:
             query = self.plan.request.query  # a lookup that matched several: say which one
             if note := several_note(g.route, name, self.raw[binding.step], binding, query, g.where):
                 self.gate.warnings.append(note)
+            asked = self.plan.steps[binding.step].arguments  # did the list filter as asked?
+            unmatched_filter(g.route, name, self.raw[binding.step], binding, asked, g.where)
             target = bound_parameter(g.route, name)  # a parameter, or a body property
             kind = target.json_schema.get("type") if target is not None else None
             if kind == "string" and isinstance(value, int) and not isinstance(value, bool):

@@ -53,6 +53,7 @@ from schemarouter.retrieval.prerequisites import identifier_source
 __all__ = [
     "bound_note",
     "chained_needs",
+    "filter_arguments",
     "pick",
     "says_first",
     "unchained_note",
@@ -169,6 +170,11 @@ def says_first(query: str, thing: str) -> bool:
     if not thing:
         return bool(_WHICH_ANYWHERE.search(query))
     return any(WHICH.search(words) for words in _before_one(query, thing))
+
+
+def filter_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``arguments`` of a list step that filter it (not its paging, sort or body)."""
+    return {n: v for n, v in arguments.items() if flat_name(n) not in _PAGING and n != "body"}
 
 
 def _filtered(producer: _Step) -> bool:
