@@ -175,7 +175,7 @@ def shown_command(server: Sequence[str] | str) -> str:
     and a catalog export (trial W1), and the connection's name in the log (trial V1: the
     log and the gateway's config errors showed the command as written)."""
     if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
-        return shown_url(server)
+        return _server_url(server)[0]
     words = _words(server)
     if words is None:  # an unclosed quote: shown as written, as it never starts
         return server if isinstance(server, str) else ""
@@ -188,7 +188,7 @@ def command_secrets(server: Sequence[str] | str) -> list[str]:
     userinfo and query, for a redactor of what the server and connecting to it say (an
     error may quote the server's own arguments)."""
     if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
-        return url_secrets(server)
+        return _server_url(server)[1]
     words = _words(server) or []
     return [x for i, w in enumerate(words) for x in _shown_word(w, words[i - 1] if i else "")[1]]
 
@@ -198,6 +198,25 @@ def _words(server: Sequence[str] | str) -> list[str] | None:
         return shlex.split(server) if isinstance(server, str) else [str(w) for w in server]
     except ValueError:
         return None
+
+
+#: A URL path segment that is a key (16 or more characters, letters and digits, no space):
+#: ``https://actions.zapier.com/mcp/sk-ak-.../sse``, ``/bot123456:ABC-DEF.../``.
+_KEY_SEGMENT = re.compile(r"(?=[^/\s]*[A-Za-z])(?=[^/\s]*\d)[^/\s?#]{16,}")
+
+
+def _server_url(url: str) -> tuple[str, list[str]]:
+    """An MCP server's URL as :func:`shown_command` shows it (:func:`shown_url`, and each
+    path segment that is a key ``[redacted]``: hosted MCP servers put their key in the path;
+    trial X1), and what it hides."""
+    hidden = url_secrets(url)
+    parts = urlsplit(url)
+    segments = parts.path.split("/")
+    keys = [segment for segment in segments if _KEY_SEGMENT.fullmatch(segment)]
+    if not keys:
+        return shown_url(url), hidden
+    path = "/".join("[redacted]" if s in keys else s for s in segments)
+    return shown_url(urlunsplit(parts._replace(path=path))), [*hidden, *keys]
 
 
 #: A command line's flag or variable (a short flag such as ``-p`` is not read).
@@ -230,7 +249,7 @@ def _shown_word(word: str, before: str) -> tuple[str, list[str]]:
     if before.startswith("-") and _FLAG.match(before) and secret_name(before):
         return "[redacted]", [word]
     if re.match(r"^https?://", word, re.IGNORECASE):
-        return shown_url(word), url_secrets(word)
+        return _server_url(word)
     if equals and value and _FLAG.match(name) and name.startswith("-"):
         shown, hidden = _shown_word(value, "")  # --header=Authorization: Bearer VALUE
         return (f"{name}={shown}", hidden) if hidden else (word, [])
