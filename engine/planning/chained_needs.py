@@ -41,11 +41,10 @@ from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.numbers import is_number_filter, numbered
-from schemarouter.planning.opposite_verbs import says_not_to
+from schemarouter.planning.opposite_verbs import refusal, says_not_to
 from schemarouter.planning.page_size import COUNT_NAMES, flat_name
 from schemarouter.planning.projection import field_meta
 from schemarouter.planning.sort_values import ORDER_NAMES, SUPERLATIVE, sorted_as_asked
-from schemarouter.retrieval.actions import verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.identifiers import is_plural, needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
@@ -227,8 +226,8 @@ def unchained_note(
     names = ", ".join(repr(p) for p in parameters)
     place = _OTHER_PLACE.search(query)
     if not why:
-        if says_not_to(query, route):
-            why = f"says not to {verb_of_route(route)} it"
+        if refused := refusal(query, route):
+            why = refused
         elif place is not None:
             why = (
                 f"names an entry by a place or order ({place.group(0)!r}) "

@@ -22,7 +22,7 @@ from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import request_verbs, verb_forms, verb_of, verb_of_route
 from schemarouter.retrieval.identifiers import needed_parameters
 
-__all__ = ["OPPOSITES", "no_opposite_change", "says_not_to"]
+__all__ = ["OPPOSITES", "no_opposite_change", "refusal", "says_not_to"]
 
 #: Each change and the one that undoes it (the words that name it, first the canonical one).
 _PAIRS = (
@@ -79,14 +79,26 @@ def _asked(query: str) -> set[str]:
 
 def says_not_to(query: str, route: Route) -> bool:
     """Whether ``query`` says not to do the change ``route`` does, right after its "not"
-    ("don't close the first ticket" of ``close_ticket``), or ends by forbidding a change in
-    Korean ("첫 번째 티켓을 닫지 말아줘", which asks for none): such a change takes no listed
-    entry (trial X1: the first closed the first ticket listed, the second reopened it)."""
+    ("don't close the first ticket" of ``close_ticket``), says not to do its opposite without
+    asking for it ("stop closing the first ticket" of ``reopen_ticket``), or ends by forbidding
+    a change in Korean ("첫 번째 티켓을 닫지 말아줘", which asks for none): such a change takes
+    no listed entry (trial X1: the first closed the first ticket listed, the others reopened
+    it)."""
+    return refusal(query, route) is not None
+
+
+def refusal(query: str, route: Route) -> str | None:
+    """Why :func:`says_not_to` holds for ``route`` (what a warning says), else ``None``."""
     verb = verb_of_route(route)
-    return bool(_FORBIDS_KO.search(query)) or (
-        verb is not None
-        and any(verb in (verb_of(m.group(1)), _canon(m.group(1))) for m in _REFUSED.finditer(query))
-    )
+    refused = {
+        v for m in _REFUSED.finditer(query) for v in (verb_of(m.group(1)), _canon(m.group(1)))
+    }
+    does = _does(route)
+    if verb is not None and verb in refused:
+        return f"says not to {verb} it"
+    if does is not None and OPPOSITES[does] in refused and does not in _asked(query):
+        return f"says not to {OPPOSITES[does]} it and does not ask to {does} it"
+    return "forbids a change" if _FORBIDS_KO.search(query) else None
 
 
 def _does(route: Route) -> str | None:
