@@ -20,6 +20,7 @@ from schemarouter.planning.links import created
 from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import request_verbs, verb_forms, verb_of, verb_of_route
+from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.identifiers import needed_parameters
 
 __all__ = ["OPPOSITES", "no_opposite_change", "refusal", "says_not_to"]
@@ -81,7 +82,8 @@ def says_not_to(query: str, route: Route) -> bool:
     """Whether ``query`` says not to do the change ``route`` does, right after its "not"
     ("don't close the first ticket" of ``close_ticket``), says not to do its opposite without
     asking for it ("stop closing the first ticket" of ``reopen_ticket``), or ends by forbidding
-    a change in Korean ("첫 번째 티켓을 닫지 말아줘", which asks for none): such a change takes
+    a change in Korean ("첫 번째 티켓을 닫지 말아줘", which asks for none), or takes the change
+    back after it ("Close the first ticket? No."): such a change takes
     no listed entry (trial X1: the first closed the first ticket listed, the others reopened
     it)."""
     return refusal(query, route) is not None
@@ -98,6 +100,9 @@ def refusal(query: str, route: Route) -> str | None:
         return f"says not to {verb} it"
     if does is not None and OPPOSITES[does] in refused and does not in _asked(query):
         return f"says not to {OPPOSITES[does]} it and does not ask to {does} it"
+    back = clauses_of(query).taken_back  # "Close the first ticket? No.", "..., just kidding"
+    if back and not request_verbs(query[back:]):
+        return f"takes it back ({query[back:].strip()!r})"
     return "forbids a change" if _FORBIDS_KO.search(query) else None
 
 

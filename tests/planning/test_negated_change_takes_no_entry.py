@@ -77,6 +77,9 @@ def _changes(router: Any, text: str) -> tuple[list[Any], Any]:
         "Avoid closing the first ticket",
         "Under no circumstances close the first ticket",
         "Stop closing the first ticket",  # planned reopen_ticket, asked by no one
+        "Close the first ticket? No.",  # taken back after it
+        "Close the first ticket - just kidding, don't",
+        "Close the first ticket. Wait, no! Keep it.",
         "첫 번째 티켓을 닫지 말아줘",
         "첫 번째 티켓 닫지 마세요",
     ],
@@ -86,7 +89,7 @@ def test_a_change_the_request_refuses_takes_no_listed_entry(router: Any, text: s
     for step in changes:
         assert not step.bindings, (text, step)
         assert "ticket_id" not in dict(step.arguments)
-    if changes and not text.startswith(("첫", "Stop")):
+    if changes and text.startswith(("Don", "Do ", "Never")):
         assert any("says not to close" in w for w in plan.warnings), plan.warnings
 
 
