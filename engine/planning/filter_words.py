@@ -71,6 +71,8 @@ def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: 
     if len(found) != 1:
         return None
     value = next(g for g in found[0].groups() if g is not None)
+    if words == _WORDS["number"] and not re.search(r"\d", value):
+        return None  # "Hmm no. Close the ticket" names no number (trial X1: number=Close)
     return value if valid(parameter, value) else None
 
 

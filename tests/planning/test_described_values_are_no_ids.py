@@ -72,3 +72,20 @@ def test_an_id_outside_the_description_is_still_the_id(router: Any) -> None:
         router, "Close ticket T-7 titled 'printer'", "helpdesk/rest/close_ticket"
     )
     assert dict(step.arguments) == {"ticket_id": "T-7"}
+
+
+def test_no_before_a_word_is_no_number() -> None:
+    """A request saying "Hmm no. Close the first ticket" listed the tickets with ``number=Close``
+    ("no." read as "number", trial X1): a number has a digit."""
+    document = {**DOCUMENT, "paths": dict(DOCUMENT["paths"])}
+    document["paths"]["/tickets"] = {
+        "get": {
+            **DOCUMENT["paths"]["/tickets"]["get"],
+            "parameters": [{"name": "number", "in": "query", "schema": _S}],
+        }
+    }
+    router = hashing_router(document, "helpdesk")
+    plan, _ = planned_change(router, "Hmm no. Close the first ticket", "helpdesk/rest/close_ticket")
+    assert "number" not in dict(plan.steps[0].arguments)
+    plan, _ = planned_change(router, "Close ticket no. 10042", "helpdesk/rest/close_ticket")
+    assert dict(plan.steps[0].arguments) == {"number": "10042"}
