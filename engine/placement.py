@@ -232,7 +232,7 @@ _HEADER = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:\s*(\S.*?)\s*$", re.DOTA
 #: A setting inside a word: a JSON member (``{"apiKey": "VALUE"}``) or a connection
 #: string's (``Server=db;User Id=sa;Password=VALUE;``).
 _SETTING = re.compile(
-    r"""(?:^|(?<=[\s{,;&?]))(["']?)([A-Za-z][\w.-]*(?:\x20[A-Za-z][\w.-]*)*)\1\s*[:=]\s*"""
+    r"""(?:^|(?<=[\s{,;&?]))(["']?)([A-Za-z][\w.-]*(?:\x20[A-Za-z][\w.-]*)?)\1\s*[:=]\s*"""
     r"""(?:"([^"]*)"|'([^']*)'|([^\s;,&}"']+))"""
 )
 
