@@ -121,20 +121,6 @@ def _per_route(exclusion: Exclusion, snapshot: Any) -> Exclusion:
     return exclusion.model_copy(update={"detail": _not_named(route)})
 
 
-class UnderWay:
-    """How many ``call_tool`` requests are under way, shared by a gateway's pinned views:
-    what a stdio server's SIGTERM waits for (:mod:`schemarouter.serve.server`)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __enter__(self) -> None:
-        self.count += 1
-
-    def __exit__(self, *exc: object) -> None:
-        self.count -= 1
-
-
 class _SharedClient:
     """The gateway's HTTP client, made on first use and shared by its pinned views."""
 
@@ -170,7 +156,6 @@ class Gateway:
         #: what ``SIGHUP`` builds its new router with (:func:`~.generation.reload`)
         self.router_options: dict[str, Any] = {}
         self.reload_lock = threading.Lock()
-        self.under_way = UnderWay()
 
     @classmethod
     def from_config(

@@ -22,7 +22,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -109,8 +108,7 @@ def build_server(gateway: Gateway) -> Any:
         inputSchema. Returns the validated output, with units where the tool declares them."""
         view = gateway.pinned()
         try:
-            with gateway.under_way:  # a stdio SIGTERM waits for it (_close_and_exit)
-                result = await view.acall(name, arguments or {})
+            result = await view.acall(name, arguments or {})
         except Exception as exc:
             return error(exc, view)
         payload = call_payload(result, snapshot=view.router.snapshot())
@@ -277,28 +275,8 @@ def _stop_on_signals(gateway: Gateway) -> Callable[[], None]:
 
 
 def _close_and_exit(gateway: Gateway, signum: int) -> None:
-    """Let the calls under way finish and answer (up to :data:`~.drain.DRAIN_SECONDS`, as
-    over HTTP), then close ``gateway`` and end: a SIGTERM cut a call whose upstream ran it,
-    and its client got no answer (trial X1; over HTTP, trial W4)."""
-    from schemarouter.serve.drain import DRAIN_SECONDS
-
     logger.warning("schemarouter serve: %s: closing", signal.Signals(signum).name)
     try:
-        waited, deadline = gateway.under_way.count, time.monotonic() + DRAIN_SECONDS
-        if waited:
-            logger.warning(
-                "schemarouter serve: %d call(s) under way, waiting up to %g s",
-                waited,
-                DRAIN_SECONDS,
-            )
-        while gateway.under_way.count and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if gateway.under_way.count:
-            logger.error(
-                "schemarouter serve: %d call(s) still under way: cut", gateway.under_way.count
-            )
-        elif waited:
-            time.sleep(0.5)  # the answer is written by the SDK once call_tool returned
         gateway.close()
     finally:
         _exit(signum)
