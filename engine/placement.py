@@ -175,7 +175,7 @@ def shown_command(server: Sequence[str] | str) -> str:
     and a catalog export (trial W1), and the connection's name in the log (trial V1: the
     log and the gateway's config errors showed the command as written)."""
     if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
-        return shown_url(server)
+        return _server_url(server)[0]
     words = _words(server)
     if words is None:  # an unclosed quote: shown as written, as it never starts
         return server if isinstance(server, str) else ""
@@ -188,7 +188,7 @@ def command_secrets(server: Sequence[str] | str) -> list[str]:
     userinfo and query, for a redactor of what the server and connecting to it say (an
     error may quote the server's own arguments)."""
     if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
-        return url_secrets(server)
+        return _server_url(server)[1]
     words = _words(server) or []
     return [x for i, w in enumerate(words) for x in _shown_word(w, words[i - 1] if i else "")[1]]
 
@@ -200,25 +200,101 @@ def _words(server: Sequence[str] | str) -> list[str] | None:
         return None
 
 
+#: A URL path segment that is a key (16 or more characters, letters and digits, no space):
+#: ``https://actions.zapier.com/mcp/sk-ak-.../sse``, ``/bot123456:ABC-DEF.../``.
+_KEY_SEGMENT = re.compile(r"(?=[^/\s]*[A-Za-z])(?=[^/\s]*\d)[^/\s?#]{16,}")
+
+
+def _server_url(url: str) -> tuple[str, list[str]]:
+    """An MCP server's URL as :func:`shown_command` shows it (:func:`shown_url`, and each
+    path segment that is a key ``[redacted]``: hosted MCP servers put their key in the path;
+    trial X1), and what it hides."""
+    hidden = url_secrets(url)
+    parts = urlsplit(url)
+    segments = parts.path.split("/")
+    keys = [segment for segment in segments if _KEY_SEGMENT.fullmatch(segment)]
+    if not keys:
+        return shown_url(url), hidden
+    path = "/".join("[redacted]" if s in keys else s for s in segments)
+    return shown_url(urlunsplit(parts._replace(path=path))), [*hidden, *keys]
+
+
 #: A command line's flag or variable (a short flag such as ``-p`` is not read).
 _FLAG = re.compile(r"^-{0,2}[A-Za-z0-9_.-]+$")
 #: A URL's password: ``postgres://app:PASSWORD@db``.
 _PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@")
+#: A URL of any scheme (``wss://``, ``postgres://``), whose query a setting may be a secret in.
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+#: A query's setting: ``?sslmode=require&password=VALUE``.
+_QUERY_SETTING = re.compile(r"([?&;])([^=&;#]+)=([^&;#]*)")
+#: A word that is a header: ``Authorization: Bearer VALUE``, ``X-API-Key: VALUE``.
+_HEADER = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:\s*(\S.*?)\s*$", re.DOTALL)
+#: A setting inside a word: a JSON member (``{"apiKey": "VALUE"}``) or a connection
+#: string's (``Server=db;User Id=sa;Password=VALUE;``).
+_SETTING = re.compile(
+    r"""(?:^|(?<=[\s{,;&?]))(["']?)([A-Za-z][\w.-]*(?:\x20[A-Za-z][\w.-]*)?)\1\s*[:=]\s*"""
+    r"""(?:"([^"]*)"|'([^']*)'|([^\s;,&}"']+))"""
+)
 
 
 def _shown_word(word: str, before: str) -> tuple[str, list[str]]:
     """``word`` of a command line (after ``before``) as :func:`shown_command` shows it, and
-    the secrets it hides: a secret flag's value, a URL's userinfo, query or password."""
+    the secrets it hides: a secret flag's value, a URL's userinfo, query or password, and a
+    secret header, JSON member or connection-string setting written in one word (trial X1:
+    ``--header "Authorization: Bearer VALUE"``, ``--config '{"apiKey": "VALUE"}'`` and
+    ``Password=VALUE;`` were shown as written)."""
     name, equals, value = word.partition("=")
     if equals and value and _FLAG.match(name) and secret_name(name):
         return f"{name}=[redacted]", [value]
     if before.startswith("-") and _FLAG.match(before) and secret_name(before):
         return "[redacted]", [word]
     if re.match(r"^https?://", word, re.IGNORECASE):
-        return shown_url(word), url_secrets(word)
+        return _server_url(word)
+    if equals and value and _FLAG.match(name) and name.startswith("-"):
+        shown, hidden = _shown_word(value, "")  # --header=Authorization: Bearer VALUE
+        return (f"{name}={shown}", hidden) if hidden else (word, [])
+    if _URL.match(word):
+        return _shown_url_word(word)
+    return _shown_settings(word)
+
+
+def _shown_url_word(word: str) -> tuple[str, list[str]]:
+    """A URL other than http(s) with its password and its query's secret settings hidden."""
+    hidden: list[str] = []
     if found := _PASSWORD.match(word):
-        return _PASSWORD.sub(r"\1[redacted]@", word), [found.group(2)]
-    return word, []
+        word, hidden = _PASSWORD.sub(r"\1[redacted]@", word), [found.group(2)]
+
+    def setting(m: re.Match[str]) -> str:
+        if not m.group(3) or not secret_name(unquote(m.group(2))):
+            return m.group(0)
+        hidden.append(m.group(3))
+        return f"{m.group(1)}{m.group(2)}=[redacted]"
+
+    query = word.find("?")
+    if query >= 0:
+        word = word[:query] + _QUERY_SETTING.sub(setting, word[query:])
+    return word, hidden
+
+
+def _shown_settings(word: str) -> tuple[str, list[str]]:
+    """``word`` with a secret header's value (the whole word a header), or each secret JSON
+    member's or connection-string setting's value, ``[redacted]``."""
+    header = _HEADER.match(word)
+    if header and not word.lstrip().startswith(("{", "[")) and secret_name(header.group(1)):
+        value = header.group(2)
+        return f"{header.group(1)}: [redacted]", list(dict.fromkeys([value, value.split()[-1]]))
+    hidden: list[str] = []
+
+    def setting(m: re.Match[str]) -> str:
+        value = next((g for g in m.groups()[2:] if g is not None), "")
+        if not value or not secret_name(m.group(2).replace(" ", "_")):
+            return m.group(0)
+        hidden.append(value)
+        start, end = m.span(m.lastindex or 0)
+        return m.group(0)[: start - m.start()] + "[redacted]" + m.group(0)[end - m.start() :]
+
+    shown = _SETTING.sub(setting, word)
+    return (shown, hidden) if hidden else (word, [])
 
 
 def dot_segment(segment: str) -> str | None:

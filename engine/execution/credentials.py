@@ -141,6 +141,8 @@ def base64_cores(value: str) -> set[str]:
 SHORT_VALUE = 8
 
 
+#: A number a secret may be (a PIN, a one-time code), under a secret's name.
+_PIN = re.compile(r"\d{4,}")
 #: A value of a server's environment that is a setting, not a secret: a number, a yes/no.
 _SETTING = re.compile(
     r"[0-9.]{0,6}|true|false|yes|no|on|off|debug|info|warn|warning|error|critical", re.IGNORECASE
@@ -153,8 +155,15 @@ def env_secrets(env: Mapping[str, str] | None) -> list[str]:
     port, a count: six characters at most), a yes/no setting or a log level (``port 5432``
     and ``INFO`` still read; a numeric password of more digits is redacted: trial V1). A
     server that printed its API key at start had it in the gateway's log once per start; one
-    that echoed it in an error gave it to the agent (trial U2)."""
-    return [v for v in (env or {}).values() if isinstance(v, str) and not _SETTING.fullmatch(v)]
+    that echoed it in an error gave it to the agent (trial U2). A number of four or more
+    digits under a secret's name is a secret all the same (``API_PIN=4821``,
+    ``SERVICE_TOKEN=938271``: trial X1, shown in errors, logs and outputs)."""
+    return [
+        v
+        for k, v in (env or {}).items()
+        if isinstance(v, str)
+        and (not _SETTING.fullmatch(v) or (_PIN.fullmatch(v) and secret_name(str(k))))
+    ]
 
 
 #: A URL that carries its own user and password (``postgres://app:hunter2@db``), or a

@@ -25,7 +25,7 @@ from schemarouter.errors import (
     PolicyError,
     SchemaRouterError,
 )
-from schemarouter.execution.bound_values import bound_from, several_note
+from schemarouter.execution.bound_values import bound_from, bound_note
 from schemarouter.execution.credentials import Redactor
 from schemarouter.execution.gate import (
     ExecutionHost,
@@ -332,8 +332,8 @@ class Run:
                     "argument yourself",
                 )
             value, at = found[0]
-            if len(found) > 1:  # a lookup that matched several: say which one was taken
-                note = several_note(g.route, name, found, binding, self.plan, g.where)
+            raw = self.raw[binding.step]  # several matched, or not as filtered: say, or refuse
+            if note := bound_note(g.route, name, raw, binding, self.plan, g.where):
                 self.gate.warnings.append(note)
             target = bound_parameter(g.route, name)  # a parameter, or a body property
             kind = target.json_schema.get("type") if target is not None else None

@@ -126,6 +126,13 @@ def present_values(data: Any, path: str) -> list[tuple[Any, str]]:
     ]
 
 
+def entry_count(data: Any, path: str) -> int:
+    """How many places ``path`` (``results.*.id``) names in ``data``: every entry a list
+    returned, with or without a value there (``{"items": [{"id": "T-1"}, {"title": "x"}]}``
+    has two entries at ``items.*.id``, one value)."""
+    return sum(1 for _ in _leaves(_walk(data, [s for s in path.split(".") if s], ())))
+
+
 def _related(a: Location, b: Location) -> bool:
     n = min(len(a), len(b))
     return a[:n] == b[:n]

@@ -29,7 +29,12 @@ from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
-from schemarouter.planning.filter_words import filter_word_value, target_value
+from schemarouter.planning.filter_words import (
+    described_at,
+    filter_word_value,
+    not_described,
+    target_value,
+)
 from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
@@ -279,7 +284,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     router's own projection parameters. An id or address whose clause says not to use it
     ("do not delete structure kop-3", "every booking except booking bk-7") binds nowhere."""
     clauses = clauses_of(query)
-    values = without_refused(values, query)
+    values = without_refused(not_described(values, query), query)
     change = route.endpoint.effect is not Effect.READ
     if change:  # a change takes none of two ids of a thing
         values = one_each(values, query)
@@ -334,7 +339,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     quoted = [
         next(g for g in m.groups() if g is not None)
         for m in _QUOTED.finditer(query)
-        if not clauses.against(m)
+        if not clauses.against(m) and not described_at(m.start() + 1, query)
     ]
     if (
         len(text) == 1

@@ -41,6 +41,7 @@ from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.numbers import is_number_filter, numbered
+from schemarouter.planning.opposite_verbs import refusal, says_not_to
 from schemarouter.planning.page_size import COUNT_NAMES, flat_name
 from schemarouter.planning.projection import field_meta
 from schemarouter.planning.sort_values import (
@@ -56,6 +57,7 @@ from schemarouter.retrieval.prerequisites import identifier_source
 __all__ = [
     "bound_note",
     "chained_needs",
+    "filter_arguments",
     "pick",
     "says_first",
     "unchained_note",
@@ -174,6 +176,11 @@ def says_first(query: str, thing: str) -> bool:
     return any(WHICH.search(words) for words in _before_one(query, thing))
 
 
+def filter_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``arguments`` of a list step that filter it (not its paging, sort or body)."""
+    return {n: v for n, v in arguments.items() if flat_name(n) not in _PAGING and n != "body"}
+
+
 def _filtered(producer: _Step) -> bool:
     """Whether ``producer``'s step carries an argument that filters (not one that pages)."""
     return any(flat_name(name) not in _PAGING and name != "body" for name in producer.arguments)
@@ -187,6 +194,8 @@ def pick(route: Route, thing: str, producer: _Step, query: str) -> str | None:
     thing); ``None`` where it does not take it."""
     if route.endpoint.effect is Effect.READ:
         return "read"
+    if says_not_to(query, route):
+        return None  # "don't close the first ticket" (trial X1)
     if says_first(query, thing):
         return "first"
     before = _before_one(query, thing)
@@ -222,7 +231,9 @@ def unchained_note(
     names = ", ".join(repr(p) for p in parameters)
     place = _OTHER_PLACE.search(query)
     if not why:
-        if place is not None:
+        if refused := refusal(query, route):
+            why = refused
+        elif place is not None:
             why = (
                 f"names an entry by a place or order ({place.group(0)!r}) "
                 "a bound id cannot give (it is the first entry a list returns)"

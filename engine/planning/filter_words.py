@@ -16,14 +16,18 @@ Gemini" ``name`` (trial W2: both stayed open, so the change could not run); so d
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
+from collections.abc import Sequence
 
 from schemarouter.contracts import Parameter
 from schemarouter.planning.named_values import valid
 from schemarouter.planning.page_size import flat_name
+from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import Clauses
 
-__all__ = ["filter_word_value", "target_value"]
+__all__ = ["described_at", "filter_word_value", "not_described", "target_value"]
 
 #: The words before a filter's value, by the parameter's name (lowercase letters only).
 _WORDS = {
@@ -35,6 +39,36 @@ _WORDS = {
     "number": r"(?:with\s+(?:the\s+)?)?number|no\.",
 }
 _VALUE = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([A-Z0-9][\w.@+-]*[\w]|[A-Z0-9]))"""
+
+
+#: A quoted value a filter word introduces ("titled 'printer on fire'", "named \"T-9 backup\"").
+_DESCRIBED = re.compile(
+    rf"""\b(?i:{"|".join(v for k, v in _WORDS.items() if k != "number")})"""
+    r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”)"""
+)
+
+
+def described_at(position: int, query: str) -> bool:
+    """Whether ``position`` of ``query`` is inside a quoted value a filter word introduces:
+    text that describes an entry ("the ticket titled 'printer'", "... titled 'see ticket
+    T-99'"), never the id of one (trial X1: both were sent as the ticket's id)."""
+    starts, ends = _described(query)
+    at = bisect.bisect_right(starts, position) - 1
+    return at >= 0 and position < ends[at]
+
+
+@functools.lru_cache(maxsize=64)
+def _described(query: str) -> tuple[list[int], list[int]]:
+    """The starts and ends of the quoted values of ``query`` a filter word introduces, read
+    once per request (each value of a request naming thousands asks)."""
+    spans = [(m.start(m.lastindex or 0), m.end()) for m in _DESCRIBED.finditer(query)]
+    return [start for start, _ in spans], [end for _, end in spans]
+
+
+def not_described(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
+    """``values`` without those found inside a quoted value a filter word introduces
+    (:func:`described_at`)."""
+    return [v for v in values if not described_at(v.start, query)]
 
 
 def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: bool) -> str | None:
@@ -50,6 +84,8 @@ def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: 
     if len(found) != 1:
         return None
     value = next(g for g in found[0].groups() if g is not None)
+    if words == _WORDS["number"] and not re.search(r"\d", value):
+        return None  # "Hmm no. Close the ticket" names no number (trial X1: number=Close)
     return value if valid(parameter, value) else None
 
 

@@ -19,10 +19,11 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.planning.links import created
 from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import request_verbs, verb_forms, verb_of_route
+from schemarouter.retrieval.actions import request_verbs, verb_forms, verb_of, verb_of_route
+from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.identifiers import needed_parameters
 
-__all__ = ["OPPOSITES", "no_opposite_change"]
+__all__ = ["OPPOSITES", "no_opposite_change", "refusal", "says_not_to"]
 
 #: Each change and the one that undoes it (the words that name it, first the canonical one).
 _PAIRS = (
@@ -40,7 +41,19 @@ _WORD = re.compile(r"[A-Za-z]+")
 #: A verb the request says not to do, right after its "not" ("don't close", "never reopen");
 #: not the clause reading's negation, which carries over a comma to a list's next item
 #: ("don't close ticket T-7, reopen it" would refuse the reopen too).
-_REFUSED = re.compile(r"\b(?:don'?t|do\s+not|never|not|without)\s+([A-Za-z]+)", re.I)
+#: Any apostrophe ("don’t" as phones write it), "avoid", "stop", "don't you dare" (trial X1:
+#: "Don’t close the first ticket" closed it).
+_REFUSED = re.compile(
+    r"(?:\b(?:do|does|did|must|should|shall|can|will|would)\s*n['’‘ʼ´`]?t|n['’‘ʼ´`]t|\b(?:not"
+    r"|never|without|avoid|stop|under\s+no\s+circumstances))\s+(?:you\s+)?(?:dare\s+|ever\s+)?"
+    r"([A-Za-z]+)",
+    re.I,
+)
+#: A Korean request that ends forbidding what it names ("닫지 마", "닫지 말아줘", "삭제하지
+#: 마세요"); not "닫지 말고 다시 열어줘" ("instead of closing it, reopen it").
+_FORBIDS_KO = re.compile(
+    r"지\s*(?:마(?:세요|십시오|라)?|말아(?:요|라)?(?:\s*(?:줘|주세요|줄래))?|맙시다)\s*[.!?~]*\s*$"
+)
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
@@ -63,6 +76,34 @@ def _asked(query: str) -> set[str]:
     # a verb the request says not to do is not asked ("don't close ticket T-7, reopen it")
     refused = {_canon(m.group(1)) for m in _REFUSED.finditer(query)}
     return {v for v in verbs if v in OPPOSITES and v not in refused}
+
+
+def says_not_to(query: str, route: Route) -> bool:
+    """Whether ``query`` says not to do the change ``route`` does, right after its "not"
+    ("don't close the first ticket" of ``close_ticket``), says not to do its opposite without
+    asking for it ("stop closing the first ticket" of ``reopen_ticket``), or ends by forbidding
+    a change in Korean ("첫 번째 티켓을 닫지 말아줘", which asks for none), or takes the change
+    back after it ("Close the first ticket? No."): such a change takes
+    no listed entry (trial X1: the first closed the first ticket listed, the others reopened
+    it)."""
+    return refusal(query, route) is not None
+
+
+def refusal(query: str, route: Route) -> str | None:
+    """Why :func:`says_not_to` holds for ``route`` (what a warning says), else ``None``."""
+    verb = verb_of_route(route)
+    refused = {
+        v for m in _REFUSED.finditer(query) for v in (verb_of(m.group(1)), _canon(m.group(1)))
+    }
+    does = _does(route)
+    if verb is not None and verb in refused:
+        return f"says not to {verb} it"
+    if does is not None and OPPOSITES[does] in refused and does not in _asked(query):
+        return f"says not to {OPPOSITES[does]} it and does not ask to {does} it"
+    back = clauses_of(query).taken_back  # "Close the first ticket? No.", "..., just kidding"
+    if back and not request_verbs(query[back:]):
+        return f"takes it back ({query[back:].strip()!r})"
+    return "forbids a change" if _FORBIDS_KO.search(query) else None
 
 
 def _does(route: Route) -> str | None:

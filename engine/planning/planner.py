@@ -52,6 +52,7 @@ from schemarouter.planning.arguments import (
 )
 from schemarouter.planning.asked_units import asked_unit_notes
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
+from schemarouter.planning.filter_words import not_described
 from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.named_lookup import named_lookup
 from schemarouter.planning.numbers import by_number
@@ -258,7 +259,7 @@ def plan_routes(
         request.query, snapshot, fields=request.fields, refused=False
     )
     rank_of = {route_id: i for i, route_id in enumerate(ranked)}
-    values = by_number(request.query, snapshot, ranked, values)  # "order #10043"
+    values = by_number(request.query, snapshot, ranked, not_described(values, request.query))
 
     def eligible(route: Route) -> bool:
         return route.endpoint.effect in request.allowed_effects and keeps_to(route, request)

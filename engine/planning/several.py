@@ -14,6 +14,7 @@ nor named (:func:`_wanted`): the list is read by place, not from the bound value
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -86,8 +87,13 @@ def left_out_notes(
     out: dict[str, None] = {}
     several = several_of_a_kind(values, query) if arguments else {}
     wanted = _wanted(query)
+    done: set[tuple[str, ...]] = set()  # a group of n ids is read once, not n times
     for value in values:
-        named = [v for v in several.get(value.value, ()) if wanted(v)]
+        group = tuple(several.get(value.value, ()))
+        if not group or group in done:
+            continue
+        done.add(group)
+        named = [v for v in group if wanted(v)]
         if not named:
             continue
         held = [v for v in named if any(holds(list(step.values()), v) for step in arguments)]
@@ -120,6 +126,7 @@ def _wanted(query: str) -> Callable[[str], bool]:
     clause ("T-7 and T-8, not T-8") or written on past its end ("T-8?x=1", "T-8/../x")."""
     clauses = clauses_of(query)
 
+    @functools.cache  # each id read once: every id of a group asks of every other (trial X1)
     def wanted(value: str) -> bool:
         for found in re.finditer(rf"(?<![\w-]){re.escape(value)}(?![\w-])", query):
             if clauses.against_span(found.start(), found.end()):

@@ -78,7 +78,7 @@ class CandidateField(_Result):
             name=item.name,
             path=item.path,
             semantic_id=item.semantic_id,
-            json_schema=dict(item.json_schema),
+            json_schema=json_copy(item.json_schema),
             description=item.description,
             aliases=item.aliases,
             unit=item.unit,
@@ -245,6 +245,19 @@ def compact_field(
     return out
 
 
+def json_copy(node: Any) -> Any:
+    """``node``'s dicts and lists copied, all the way down: a candidate's schemas are its
+    caller's to change. A route's are not, and a registry restored from an index folder
+    holds one dict for each schema its provider repeats (:mod:`schemarouter.index.shared_schemas`):
+    an agent that made one candidate's ``ticket_id`` strict changed every route's equal
+    schema, unseen by the fingerprint (trial X1)."""
+    if type(node) is dict:
+        return {key: json_copy(value) for key, value in node.items()}
+    if type(node) is list:
+        return [json_copy(value) for value in node]
+    return node
+
+
 def _untitled(schema: Any) -> Any:
     """``schema`` without ``title`` keywords (a model needs the property names, not titles);
     a property named ``title`` and values (``enum``, ``default``, ...) stay as they are."""
@@ -302,9 +315,12 @@ def candidate_from_route(
         credentials=access.auth.credentials,
         summary=endpoint.summary,
         description=endpoint.description,
-        input_schema=dict(endpoint.input_schema),
-        output_schema=dict(endpoint.output_schema) if endpoint.output_schema else None,
-        parameters=endpoint.parameters,
+        input_schema=json_copy(endpoint.input_schema),
+        output_schema=json_copy(endpoint.output_schema) if endpoint.output_schema else None,
+        parameters=tuple(
+            p.model_copy(update={"json_schema": json_copy(p.json_schema)})
+            for p in endpoint.parameters
+        ),
         output_fields=tuple(CandidateField.of(route, f) for f in endpoint.output_fields),
         matched_fields=tuple(f.name for f in endpoint.output_fields if f.name in matched_fields),
         effect=endpoint.effect,

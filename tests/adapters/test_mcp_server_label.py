@@ -13,9 +13,15 @@ import pytest
 from schemarouter import SchemaRouter
 from schemarouter.adapters.mcp import server_label
 from schemarouter.index import HashingEncoder
+from schemarouter.placement import command_secrets
 
 SERVER = Path(__file__).parents[1] / "mcp_servers" / "materials_server.py"
-SECRETS = ("sk-label-test-4411", "tok-label-test-4412", "ghp-label-test-4413")
+SECRETS = (
+    "sk-label-test-4411",
+    "tok-label-test-4412",
+    "ghp-label-test-4413",
+    "bearer-label-test-4414",
+)
 
 
 @pytest.mark.parametrize(
@@ -31,8 +37,8 @@ SECRETS = ("sk-label-test-4411", "tok-label-test-4412", "ghp-label-test-4413")
             "srv '--token=[redacted]' 'GITHUB_TOKEN=[redacted]'",
         ),
         (
-            ["srv", "--db", "postgres://app:pw@db/x?sslkey=1"],
-            "srv --db 'postgres://app:[redacted]@db/x?sslkey=1'",
+            ["srv", "--db", "postgres://app:pw@db/x?sslmode=require"],
+            "srv --db 'postgres://app:[redacted]@db/x?sslmode=require'",
         ),
         (["srv", "--upstream", "https://u:pw@h/v1?key=1"], "srv --upstream https://h/v1"),
         # the rule a server's env is read by (trial V1: these were shown as written)
@@ -53,6 +59,54 @@ def test_a_command_lines_secret_flags_are_redacted(server: str | list[str], show
     assert server_label(server) == shown
 
 
+@pytest.mark.parametrize(
+    ("server", "shown", "hidden"),
+    [
+        (  # mcp-remote's documented way to pass a bearer token
+            [
+                "npx",
+                "mcp-remote",
+                "https://mcp.example.com/sse",
+                "--header",
+                "Authorization: Bearer b1",
+            ],
+            "npx mcp-remote https://mcp.example.com/sse --header 'Authorization: [redacted]'",
+            ["Bearer b1", "b1"],
+        ),
+        (["srv", "-H", "X-API-Key:k1"], "srv -H 'X-API-Key: [redacted]'", ["k1"]),
+        (
+            ["srv", "--header=Cookie: session=c1"],
+            "srv '--header=Cookie: [redacted]'",
+            ["session=c1"],
+        ),
+        (  # a JSON config (Smithery's CLI)
+            ["srv", "--config", '{"apiKey": "j1", "region": "eu"}'],
+            """srv --config '{"apiKey": "[redacted]", "region": "eu"}'""",
+            ["j1"],
+        ),
+        (
+            ["srv", "--connection-string", "Server=db;User Id=sa;Password=p1;"],
+            "srv --connection-string 'Server=db;User Id=sa;Password=[redacted];'",
+            ["p1"],
+        ),
+        (
+            ["srv", "--url", "wss://u:w1@h/x?region=eu&token=t1"],
+            "srv --url 'wss://u:[redacted]@h/x?region=eu&token=[redacted]'",
+            ["w1", "t1"],
+        ),
+        (["srv", "--label", "team: infra"], "srv --label 'team: infra'", []),
+        (["srv", "--config", '{"region": "eu"}'], """srv --config '{"region": "eu"}'""", []),
+    ],
+)
+def test_a_secret_header_json_member_or_setting_in_one_argument_is_redacted(
+    server: list[str], shown: str, hidden: list[str]
+) -> None:
+    """A header, a JSON config or a connection string passed as one argument (trial X1:
+    ``--header "Authorization: Bearer VALUE"`` was written into saved indexes and logs)."""
+    assert server_label(server) == shown
+    assert command_secrets(server) == hidden
+
+
 def test_a_live_servers_secret_arguments_are_in_no_export_or_saved_registry(
     tmp_path: Path,
 ) -> None:
@@ -62,6 +116,7 @@ def test_a_live_servers_secret_arguments_are_in_no_export_or_saved_registry(
         encoder=HashingEncoder(64), embedding_cache=None, abstention=None, reranker=None
     )
     command = [sys.executable, str(SERVER), "--api-key", SECRETS[0], f"--token={SECRETS[1]}"]
+    command += ["--header", f"Authorization: Bearer {SECRETS[3]}"]
     try:
         router.add_mcp_server(
             command, provider="materials", trusted=True, env={"GH_TOKEN": SECRETS[2]}

@@ -229,3 +229,45 @@ def test_a_key_a_tool_returns_in_parts_leaves_no_part(tmp_path: Path) -> None:
     assert output["host"] == "[redacted]"
     # a URL's parts are no key: a piece of its host stays where the tool names it
     assert output["host_again"] == "db at postgres://a"
+
+
+PIN_SERVER = """
+import os, sys
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+PIN = os.environ["BANK_API_PIN"]
+print(f"logging in with pin {PIN}", file=sys.stderr, flush=True)
+server = MCPServer("bank")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def session() -> dict:
+    \"\"\"The backend session.\"\"\"
+    return {"pin": PIN, "port": os.environ["PORT"], "retries": os.environ["AUTH_RETRIES"]}
+
+
+server.run("stdio")
+"""
+
+
+def test_a_numeric_pin_under_a_secret_name_is_redacted(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A number of six digits or fewer read as a setting (a port, a count), so a PIN or a
+    one-time code under ``*_PIN`` or ``*_TOKEN`` reached the log and the agent (trial X1);
+    ``PORT=5432`` and ``AUTH_RETRIES=3`` still read."""
+    (tmp_path / "bank.py").write_text(PIN_SERVER)
+    env = {"BANK_API_PIN": "482193", "PORT": "5432", "AUTH_RETRIES": "3"}
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    try:
+        router.add_mcp_server(
+            [sys.executable, str(tmp_path / "bank.py")], provider="bank", trusted=True, env=env
+        )
+        output = router.call("bank/mcp/session").output
+    finally:
+        router.close()
+    assert output == {"pin": "[redacted]", "port": "5432", "retries": "3"}
+    said = repr(output) + capfd.readouterr().err
+    assert "logging in with pin [redacted]" in said
+    assert "482193" not in said

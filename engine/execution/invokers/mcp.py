@@ -47,7 +47,7 @@ from schemarouter.execution.invokers.payload import (
     seconds_text,
 )
 from schemarouter.execution.policy import DEFAULT_MAX_RESPONSE_BYTES
-from schemarouter.placement import command_secrets, shown_command, url_secrets
+from schemarouter.placement import command_secrets, shown_command
 
 __all__ = [
     "DEFAULT_OPEN_TIMEOUT",
@@ -353,8 +353,8 @@ class MCPConnection:
         #: a URL's secrets (a ``?token=``), redacted from the HTTP client's request log (it
         #: logs each URL at INFO, the SDK's transport at DEBUG) while this connection lives
         self._redactor: Redactor | None = None
-        if is_server_url(server) and url_secrets(server):
-            self._redactor = Redactor(url_secrets(server))
+        if is_server_url(server) and command_secrets(server):  # its query, a key in its path
+            self._redactor = Redactor(command_secrets(server))
             guard_logger("httpx2")
             guard_logger("mcp.client.streamable_http")
         #: called (on the connection's thread) when the server says its tools changed
