@@ -251,8 +251,7 @@ def plan_routes(
     left out, and each of ``part_misses`` (``(words, best route, "weak" | "shared")``, the
     parts with no route of their own: ``Ranker.part_report``) the plan does not serve; the part
     ``served_by`` names for the best route is planned by it alone. A step needing an identifier
-    gets its producer first (:func:`_chain`), or the planned write creating it (:mod:`.links`).
-    """
+    gets its producer first (:func:`_chain`), or the planned write creating it (:mod:`.links`)."""
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
     required, warnings = resolve_fields(
