@@ -1,12 +1,13 @@
 """What an OpenAPI operation does to its server: its method's effect, the document's own
 ``x-schemarouter-effect`` (laxer than the method only where the document is trusted), and
-the caller's ``effect_overrides``."""
+the caller's ``effect_overrides`` (names, or patterns of them: :mod:`._overrides`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from schemarouter.adapters._openapi_reader import OperationRef
+from schemarouter.adapters._overrides import override_for
 from schemarouter.contracts import Effect
 from schemarouter.errors import DocumentError
 
@@ -35,9 +36,9 @@ def operation_effect(
     *,
     trusted: bool,
     notes: list[str],
-) -> tuple[Effect, str | None]:
-    """(effect, the override key used): method, then the extension (laxer only when the
-    document is trusted), then the caller."""
+) -> tuple[Effect, set[str]]:
+    """(effect, the override keys naming or matching the operation): method, then the
+    extension (laxer only when the document is trusted), then the caller."""
     effect = method_effect(ref.method)
     if EFFECT_EXTENSION in ref.operation:
         value = ref.operation[EFFECT_EXTENSION]
@@ -55,10 +56,8 @@ def operation_effect(
                 f"{ref.location}: claims {EFFECT_EXTENSION} {claimed.value}, which only a "
                 f"trusted document may; kept {effect.value}"
             )
-    for key in (name, endpoint_id):
-        if key in overrides:
-            return overrides[key], key
-    return effect, None
+    overridden, keys = override_for(overrides, (name, endpoint_id))
+    return (effect if overridden is None else overridden), keys
 
 
 def effect_overrides_of(raw: Mapping[str, Effect | str] | None, where: str) -> dict[str, Effect]:

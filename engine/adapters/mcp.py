@@ -28,7 +28,8 @@ untrusted server, so they may make policy stricter, never looser:
   tools that are not read-only is *not* applied; only an explicit claim makes a tool
   destructive.
 
-The caller's own word per tool, ``effect_overrides`` (tool name -> effect), wins over all of
+The caller's own word per tool, ``effect_overrides`` (tool name, or a pattern such as
+``get_*``: :mod:`._overrides`, -> effect), wins over all of
 this, for trusted and untrusted servers alike: it is the caller's declaration, not the
 server's claim.
 
@@ -50,6 +51,7 @@ from pydantic import ValidationError
 
 from schemarouter import contracts
 from schemarouter.adapters._fields import FieldLimits, declared_meaning, output_fields
+from schemarouter.adapters._overrides import override_for
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.fingerprint import canonical_json, fingerprint_json
@@ -206,9 +208,10 @@ class EffectRules:
         self.held_back: list[str] = []
 
     def of(self, name: str, hints: Mapping[str, Any]) -> contracts.Effect:
-        if name in self.overrides:
-            self.used.add(name)
-            return self.overrides[name]
+        effect, keys = override_for(self.overrides, (name,))
+        self.used.update(keys)
+        if effect is not None:
+            return effect
         if not self.trusted and hints.get("readOnlyHint") is True:
             self.held_back.append(name)
         return tool_effect(hints, trusted=self.trusted, default=self.default)

@@ -38,8 +38,8 @@ One operation (``paths./movie/{id}.get``) becomes one endpoint:
 - **effect**: GET / HEAD read, DELETE destructive, anything else write; an operation's
   ``x-schemarouter-effect`` may make it stricter (``destructive`` on a PUT), and laxer
   (``read`` on a POST search) only when the caller marks the document ``trusted=True``, as
-  MCP hints work; a trusted caller's ``effect_overrides`` (by endpoint name or id) override
-  both.
+  MCP hints work; a trusted caller's ``effect_overrides`` (by endpoint name or id, or a
+  pattern: ``{"Describe*": "read"}``) override both.
 - **auth**: the operation's ``security`` (else the document's) against the declared schemes
   becomes an :class:`AuthRequirement` with credential *names* derived from the provider id
   (``TMDB_API_KEY``, ``X_TOKEN``, ``X_USERNAME`` + ``X_PASSWORD``, ``X_ACCESS_TOKEN``), the
@@ -466,9 +466,9 @@ def openapi_registration(
     ``base_url`` overrides the document's servers; ``server_variables`` (``{"region":
     "eu"}``) fills their URL variables in place of the defaults (a name no server URL has, or
     a value outside the variable's enum, is an error). ``client`` fetches URL documents (tests
-    pass one with a mock transport). ``effect_overrides`` (endpoint name or id -> effect)
-    comes from a trusted caller and wins over the document; a key that names no endpoint is
-    an error. ``trusted=True`` lets the document's own
+    pass one with a mock transport). ``effect_overrides`` (endpoint name, id or a glob of
+    them -> effect) comes from a trusted caller and wins over the document; a key that names
+    or matches no endpoint is an error. ``trusted=True`` lets the document's own
     ``x-schemarouter-effect`` make an operation laxer (a POST that only reads); untrusted
     documents may only make it stricter. ``limits`` bounds the output fields per
     endpoint. Common mistakes of real documents (string booleans and numbers,
@@ -534,11 +534,10 @@ def openapi_registration(
                 hint="Give each operation an operationId of its own",
             )
         operation_ids.setdefault(operation_id or "", ref.location)
-        effect, key = operation_effect(
+        effect, keys = operation_effect(
             ref, name, endpoint_id, overrides, loaded.source, trusted=trusted, notes=notes
         )
-        if key is not None:
-            used.add(key)
+        used.update(keys)
         auth = security.requirement(ref.operation, ref.location)
         route_base = resolved_base
         own = reader.operation_servers(ref) if base_url is None else None
@@ -568,7 +567,7 @@ def openapi_registration(
         raise DocumentError(
             f"effect_overrides name endpoints the document does not have: {', '.join(unknown)}",
             where=f"{loaded.source}: effect_overrides",
-            hint="Key overrides by operationId, 'METHOD /path' or endpoint id",
+            hint="Key overrides by operationId, 'METHOD /path', endpoint id or a pattern",
         )
     logger.info("%s: %d operations compiled", loaded.source, len(specs))
     if not specs:

@@ -9,7 +9,9 @@ it leaves out.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -245,23 +247,25 @@ def reads_by_name(route: Route) -> bool:
 def read_by_name_note(routes: Sequence[Route], overrides: Mapping[str, Any] | None) -> str | None:
     """The registration's warning for its ``POST`` routes registered ``write`` whose names
     read (:func:`reads_by_name`), those ``overrides`` names left aside; ``None`` if none."""
-    told = set(overrides or ())
-    found = [
-        r
-        for r in routes
-        if reads_by_name(r)
-        and not told & {r.endpoint.id, r.endpoint.name, f"POST {r.endpoint.operation.path}"}
-    ]
+    told = list(overrides or ())  # names, or patterns of them ("Describe*")
+
+    def named(r: Route) -> bool:
+        names = (r.endpoint.id, r.endpoint.name, f"POST {r.endpoint.operation.path}")
+        return any(fnmatchcase(n, key) for key in told for n in names)
+
+    found = [r for r in routes if reads_by_name(r) and not named(r)]
     if not found:
         return None
     ids = [r.endpoint.id for r in found]
     many = len(ids) > 1
+    lead = re.match(r"[A-Za-z][a-z]*", found[0].endpoint.name)
+    pattern = f", or by pattern: {{'{lead.group(0)}*': 'read'}}" if many and lead else ""
     return (
         f"paths: {len(ids)} POST operation{'s' * many} whose name{'s' * many} "
         f"read{'' if many else 's'} registered as write{'s' * many} by {'their' if many else 'its'}"
         f" method ({', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}): retrieve_executable "
         f"and read-only plans leave {'them' if many else 'it'} out; declare those that only read: "
-        f"add_openapi(..., effect_overrides={{'{ids[0]}': 'read', ...}})"
+        f"add_openapi(..., effect_overrides={{'{ids[0]}': 'read', ...}}){pattern}"
     )
 
 

@@ -1,0 +1,118 @@
+"""``effect_overrides`` keys that are glob patterns (``"Describe*"``): an AWS document's
+hundreds of ``POST`` reads declared at once, exact names first, a pattern matching nothing an
+error, the same rule for MCP tools (trial X5: every AWS read had to be named)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemarouter import Effect, SchemaRouter
+from schemarouter.errors import DocumentError, RegistrationError
+from schemarouter.index import HashingEncoder
+
+from helpers import openapi_document
+
+
+def _op(op_id: str, summary: str) -> dict[str, object]:
+    return {"operationId": op_id, "summary": summary, "responses": {"200": {"description": "ok"}}}
+
+
+# the AWS query protocol's shape: every operation a POST
+WAREHOUSE = openapi_document(
+    "Warehouse",
+    {
+        "/#DescribeClusters": {"post": _op("DescribeClusters", "Describes warehouse clusters")},
+        "/#DescribeSnapshots": {"post": _op("DescribeSnapshots", "Describes cluster snapshots")},
+        "/#ListTags": {"post": _op("ListTags", "Lists the tags of a cluster")},
+        "/#DeleteCluster": {"post": _op("DeleteCluster", "Deletes a warehouse cluster")},
+    },
+)
+
+
+def _router() -> SchemaRouter:
+    return SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+
+
+def _effects(router: SchemaRouter) -> dict[str, Effect]:
+    return {r.endpoint.name: r.endpoint.effect for r in router.snapshot().routes.values()}
+
+
+def test_patterns_declare_every_read_of_a_document_at_once() -> None:
+    router = _router()
+    router.add_openapi(
+        WAREHOUSE, provider="warehouse", effect_overrides={"Describe*": "read", "List*": "read"}
+    )
+    assert _effects(router) == {
+        "DescribeClusters": Effect.READ,
+        "DescribeSnapshots": Effect.READ,
+        "ListTags": Effect.READ,
+        "DeleteCluster": Effect.WRITE,  # no pattern names it: its method's effect
+    }
+    found = router.retrieve_executable("describe my warehouse clusters", k=4)
+    assert "warehouse/rest/describe_clusters" in found.route_ids
+    assert "warehouse/rest/delete_cluster" not in found.route_ids  # still a write
+
+
+def test_an_exact_name_wins_over_a_pattern_and_the_first_pattern_over_later_ones() -> None:
+    router = _router()
+    router.add_openapi(
+        WAREHOUSE,
+        provider="warehouse",
+        effect_overrides={
+            "Describe*": "read",
+            "DescribeSnapshots": "destructive",  # exact, though written after the pattern
+            "*": "write",  # later than Describe*: only what no earlier key took
+            "list_*": "read",  # an endpoint id pattern matches as well
+        },
+    )
+    effects = _effects(router)
+    assert effects["DescribeClusters"] is Effect.READ
+    assert effects["DescribeSnapshots"] is Effect.DESTRUCTIVE
+    assert effects["ListTags"] is Effect.WRITE  # "*" came before "list_*"
+    assert effects["DeleteCluster"] is Effect.WRITE
+
+
+def test_a_pattern_that_matches_no_operation_is_refused_and_nothing_is_registered() -> None:
+    router = _router()
+    with pytest.raises(DocumentError, match=r"Descibe\*") as caught:
+        router.add_openapi(WAREHOUSE, provider="warehouse", effect_overrides={"Descibe*": "read"})
+    assert "pattern" in (caught.value.hint or "")
+    assert not router.snapshot().routes
+
+
+def test_the_registration_warning_names_a_pattern_and_keeps_quiet_once_it_is_given() -> None:
+    router = _router()
+    change = router.add_openapi(WAREHOUSE, provider="warehouse")
+    note = next(w for w in change.warnings if "whose names read" in w)
+    assert "or by pattern: {'Describe*': 'read'}" in note
+    router = _router()
+    change = router.add_openapi(
+        WAREHOUSE, provider="warehouse", effect_overrides={"Describe*": "read", "List*": "read"}
+    )
+    assert not [w for w in change.warnings if "whose names read" in w]
+
+
+def _tool(name: str) -> dict[str, Any]:
+    return {"name": name, "description": f"{name} of a note", "inputSchema": {"type": "object"}}
+
+
+def test_mcp_tools_take_patterns_too() -> None:
+    router = _router()
+    router.add_mcp_tools(
+        [_tool("get_note"), _tool("get_notes"), _tool("delete_note")],
+        provider="notes",
+        effect_overrides={"get_*": "read"},
+    )
+    assert _effects(router) == {
+        "get_note": Effect.READ,
+        "get_notes": Effect.READ,
+        "delete_note": Effect.WRITE,  # an untrusted server's tool: write
+    }
+    with pytest.raises(RegistrationError, match=r"find_\*"):
+        _router().add_mcp_tools(
+            [_tool("get_note")], provider="notes", effect_overrides={"find_*": "read"}
+        )
