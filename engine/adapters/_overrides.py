@@ -6,6 +6,9 @@ A key with a glob character (``*``, ``?``, ``[``) is a pattern, matched with
 declares every AWS read at once, where each of a document's hundreds of ``POST`` operations
 had to be named (trial X5). An exact key wins over any pattern; among patterns, the first in
 the mapping's order that matches. Overrides are the trusted caller's word, as exact keys are.
+An exact key naming nothing is a mistake the registration refuses; a pattern matching
+nothing is only noted, so that one set (``Describe*``, ``Get*``, ``List*``) serves every
+document of a family, some of which have no ``List`` operation.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from fnmatch import fnmatchcase
 
 from schemarouter.contracts import Effect
 
-__all__ = ["is_pattern", "override_for"]
+__all__ = ["is_pattern", "override_for", "unused_keys"]
 
 
 def is_pattern(key: str) -> bool:
@@ -38,3 +41,15 @@ def override_for(
     ]
     keys = [*exact, *matching]
     return (overrides[keys[0]] if keys else None), set(keys)
+
+
+def unused_keys(overrides: Mapping[str, Effect], used: set[str], notes: list[str]) -> list[str]:
+    """The exact keys of ``overrides`` that named nothing (not in ``used``), sorted, for the
+    caller to refuse; a pattern that matched nothing is told in ``notes`` instead."""
+    unused = sorted(set(overrides) - used)
+    if patterns := [key for key in unused if is_pattern(key)]:
+        notes.append(
+            f"effect_overrides: the pattern{'s' * (len(patterns) > 1)} "
+            f"{', '.join(repr(p) for p in patterns)} matched nothing here"
+        )
+    return [key for key in unused if not is_pattern(key)]

@@ -51,7 +51,7 @@ from pydantic import ValidationError
 
 from schemarouter import contracts
 from schemarouter.adapters._fields import FieldLimits, declared_meaning, output_fields
-from schemarouter.adapters._overrides import override_for
+from schemarouter.adapters._overrides import override_for, unused_keys
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.errors import DocumentError, RegistrationError, SchemaError
 from schemarouter.fingerprint import canonical_json, fingerprint_json
@@ -206,6 +206,7 @@ class EffectRules:
         self.used: set[str] = set()
         #: tools that say ``readOnlyHint: true`` and are writes here (an untrusted server)
         self.held_back: list[str] = []
+        self.notes: list[str] = []  # patterns of overrides that matched no tool
 
     def of(self, name: str, hints: Mapping[str, Any]) -> contracts.Effect:
         effect, keys = override_for(self.overrides, (name,))
@@ -235,8 +236,8 @@ class EffectRules:
         ]
 
     def check_used(self, names: Sequence[str]) -> None:
-        unknown = sorted(set(self.overrides) - self.used)
-        if unknown:
+        """Refuse an override naming no tool; a pattern matching none is a warning."""
+        if unknown := unused_keys(self.overrides, self.used, self.notes):
             raise RegistrationError(
                 f"effect_overrides name tools the server does not list: {', '.join(unknown)}",
                 where=self.source,
@@ -510,7 +511,7 @@ def mcp_tools_registration(
         specs,
         source=name,
         providers=[provider_model],
-        warnings=_renamed(endpoints, names) + effects.held_back_warning(),
+        warnings=_renamed(endpoints, names) + effects.held_back_warning() + effects.notes,
     )
 
 

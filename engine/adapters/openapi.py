@@ -88,6 +88,7 @@ from schemarouter.adapters._openapi_reader import (
 )
 from schemarouter.adapters._openapi_security import SecuritySchemes
 from schemarouter.adapters._openapi_style import parameter_style
+from schemarouter.adapters._overrides import unused_keys
 from schemarouter.adapters._schema import as_object_schema
 from schemarouter.contracts import (
     AccessKind,
@@ -467,9 +468,9 @@ def openapi_registration(
     "eu"}``) fills their URL variables in place of the defaults (a name no server URL has, or
     a value outside the variable's enum, is an error). ``client`` fetches URL documents (tests
     pass one with a mock transport). ``effect_overrides`` (endpoint name, id or a glob of
-    them -> effect) comes from a trusted caller and wins over the document; a key that names
-    or matches no endpoint is an error. ``trusted=True`` lets the document's own
-    ``x-schemarouter-effect`` make an operation laxer (a POST that only reads); untrusted
+    them -> effect) comes from a trusted caller and wins over the document; a name that names
+    no endpoint is an error, a glob matching none a warning. ``trusted=True`` lets the
+    document's ``x-schemarouter-effect`` make an operation laxer (a POST that only reads); untrusted
     documents may only make it stricter. ``limits`` bounds the output fields per
     endpoint. Common mistakes of real documents (string booleans and numbers,
     ``additionalProperties`` as a string, untyped objects, path parameters not marked required,
@@ -562,7 +563,7 @@ def openapi_registration(
             )
         endpoint = builder.build(ref, endpoint_id=endpoint_id, name=name, auth=auth, effect=effect)
         specs.append(RouteSpec(provider_model, accesses[auth, route_base], endpoint, ref.location))
-    unknown = sorted(set(overrides) - used)
+    unknown = unused_keys(overrides, used, notes)  # a pattern matching nothing: a note
     if unknown:
         raise DocumentError(
             f"effect_overrides name endpoints the document does not have: {', '.join(unknown)}",

@@ -76,12 +76,20 @@ def test_an_exact_name_wins_over_a_pattern_and_the_first_pattern_over_later_ones
     assert effects["DeleteCluster"] is Effect.WRITE
 
 
-def test_a_pattern_that_matches_no_operation_is_refused_and_nothing_is_registered() -> None:
+def test_a_name_that_names_no_operation_is_refused_a_pattern_matching_none_is_told() -> None:
     router = _router()
-    with pytest.raises(DocumentError, match=r"Descibe\*") as caught:
-        router.add_openapi(WAREHOUSE, provider="warehouse", effect_overrides={"Descibe*": "read"})
+    with pytest.raises(DocumentError, match="DescibeClusters") as caught:
+        router.add_openapi(
+            WAREHOUSE, provider="warehouse", effect_overrides={"DescibeClusters": "read"}
+        )
     assert "pattern" in (caught.value.hint or "")
-    assert not router.snapshot().routes
+    assert not router.snapshot().routes  # nothing half-registered
+    # one set of patterns for a family of documents: Get* matches nothing here
+    change = router.add_openapi(
+        WAREHOUSE, provider="warehouse", effect_overrides={"Describe*": "read", "Get*": "read"}
+    )
+    assert "effect_overrides: the pattern 'Get*' matched nothing here" in change.warnings
+    assert _effects(router)["DescribeClusters"] is Effect.READ
 
 
 def test_the_registration_warning_names_a_pattern_and_keeps_quiet_once_it_is_given() -> None:
@@ -112,7 +120,11 @@ def test_mcp_tools_take_patterns_too() -> None:
         "get_notes": Effect.READ,
         "delete_note": Effect.WRITE,  # an untrusted server's tool: write
     }
-    with pytest.raises(RegistrationError, match=r"find_\*"):
+    change = _router().add_mcp_tools(
+        [_tool("get_note")], provider="notes", effect_overrides={"find_*": "read"}
+    )
+    assert "effect_overrides: the pattern 'find_*' matched nothing here" in change.warnings
+    with pytest.raises(RegistrationError, match="find_note"):
         _router().add_mcp_tools(
-            [_tool("get_note")], provider="notes", effect_overrides={"find_*": "read"}
+            [_tool("get_note")], provider="notes", effect_overrides={"find_note": "read"}
         )
