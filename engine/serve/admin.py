@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import ArgumentError
+from schemarouter.serve.security import bearer_matches
 
 __all__ = ["ADMIN_RELOAD_PATH", "AdminReload", "read_admin_token"]
 
@@ -98,21 +99,12 @@ class AdminReload:
         self.gateway = gateway
         self._token = token.encode("utf-8")
 
-    def _allowed(self, scope: Scope) -> bool:
-        for name, value in scope.get("headers") or ():
-            if name.lower() == b"authorization":
-                scheme, _, given = bytes(value).strip().partition(b" ")
-                return scheme.lower() == b"bearer" and hmac.compare_digest(
-                    given.strip(), self._token
-                )
-        return False
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http" or scope.get("path") != ADMIN_RELOAD_PATH:
             await self.app(scope, receive, send)
             return
         headers: list[tuple[bytes, bytes]] = []
-        if not self._allowed(scope):
+        if not bearer_matches(scope, self._token):
             status, body = 401, {"error": "unauthorized: send Authorization: Bearer <admin token>"}
             headers.append((b"www-authenticate", b'Bearer realm="schemarouter-admin"'))
         elif scope.get("method") != "POST":

@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_TOKEN_ENV",
     "MIN_TOKEN_CHARS",
     "BearerAuth",
+    "bearer_matches",
     "check_bind",
     "is_loopback",
     "read_token",
@@ -136,6 +137,16 @@ def transport_security(host: str, allowed_hosts: Iterable[str]) -> Any:
     )
 
 
+def bearer_matches(scope: Scope, token: bytes) -> bool:
+    """Whether the request of ``scope`` carries ``Authorization: Bearer <token>``, the token
+    compared in constant time."""
+    for name, value in scope.get("headers") or ():
+        if name.lower() == b"authorization":
+            scheme, _, given = bytes(value).strip().partition(b" ")
+            return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), token)
+    return False
+
+
 class BearerAuth:
     """ASGI middleware: every HTTP request carries ``Authorization: Bearer <token>`` (the
     token compared in constant time), or is answered ``401`` without reaching ``app``."""
@@ -144,17 +155,8 @@ class BearerAuth:
         self.app = app
         self._token = token.encode("utf-8")
 
-    def _allowed(self, scope: Scope) -> bool:
-        for name, value in scope.get("headers") or ():
-            if name.lower() == b"authorization":
-                scheme, _, given = bytes(value).strip().partition(b" ")
-                return scheme.lower() == b"bearer" and hmac.compare_digest(
-                    given.strip(), self._token
-                )
-        return False
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope.get("type") == "http" and not self._allowed(scope):
+        if scope.get("type") == "http" and not bearer_matches(scope, self._token):
             body = b'{"error": "unauthorized: send Authorization: Bearer <token>"}'
             await send(
                 {
