@@ -267,7 +267,23 @@ class ParameterValidationError(ExecutionError):
 
 
 class InvocationError(ExecutionError):
+    """A call that failed where it ran (its server answered an error, the transport broke,
+    the function raised). Its attributes, set by the invoker that raised it, tell the caller
+    what to do next."""
+
     code = "SR602"
+    #: Another attempt may succeed (a timeout, a broken transport, a 5xx, a 429).
+    retryable: bool = False
+    #: The failure says something about the route's health (a 404 or a 429 does not).
+    counts_for_health: bool = True
+    #: The HTTP status of the error answer, where there was one.
+    status_code: int | None = None
+    #: The seconds the server asked to wait before another call (its ``Retry-After``).
+    retry_after: float | None = None
+    #: The error answer's JSON (a problem+json document), credentials scrubbed.
+    body: Any = None
+    #: What a Python function raised, traceback included (``traceback.print_exception``).
+    raised: BaseException | None = None
 
 
 class OutputValidationError(ExecutionError):

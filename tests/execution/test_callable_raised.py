@@ -53,7 +53,7 @@ def test_the_exception_a_function_raised_is_on_the_error(router: SchemaRouter, n
     arguments = {"reagent_id": "R-3", "amount_g": 5}
     with pytest.raises(InvocationError, match="the callable raised RuntimeError") as called:
         router.call(f"lab/python/{name}", arguments, **WRITE)
-    raised = called.value.raised  # type: ignore[attr-defined]
+    raised = called.value.raised
     assert isinstance(raised, RuntimeError) and "cannot use 5.0 g" in str(raised)
     assert _frames(raised)[-2:] == [name, "_check_stock"]
 
@@ -62,4 +62,14 @@ def test_the_exception_a_function_raised_is_on_the_error(router: SchemaRouter, n
 
     with pytest.raises(InvocationError) as awaited:
         asyncio.run(acall())
-    assert _frames(awaited.value.raised)[-1] == "_check_stock"  # type: ignore[attr-defined]
+    assert _frames(awaited.value.raised)[-1] == "_check_stock"
+
+
+def test_every_invocation_error_has_the_attributes_callers_read() -> None:
+    """The attributes invokers set are declared on the class, so an error another invoker
+    made (or a caller's own) reads their defaults, and a type checker knows them."""
+    from schemarouter.errors import InvocationError
+
+    error = InvocationError("the upstream broke", where="t")
+    assert (error.retryable, error.counts_for_health) == (False, True)
+    assert (error.status_code, error.retry_after, error.body, error.raised) == (None,) * 4

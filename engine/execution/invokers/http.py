@@ -344,7 +344,7 @@ def _status_error(raw: RawResponse, route: Route, redactor: Redactor, where: str
         status_code=raw.status_code,
         retry_after=wait,
     )
-    error.body = _error_body(raw, redactor)  # type: ignore[attr-defined]
+    error.body = _error_body(raw, redactor)
     raise error
 
 

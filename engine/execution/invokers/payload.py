@@ -89,10 +89,10 @@ def invocation_error(
     An HTTP error answer's JSON (a problem+json document) is on the error as ``body``.
     """
     error = InvocationError(what, where=where, hint=hint)
-    error.retryable = retryable  # type: ignore[attr-defined]
-    error.counts_for_health = health  # type: ignore[attr-defined]
-    error.status_code = status_code  # type: ignore[attr-defined]
-    error.retry_after = retry_after  # type: ignore[attr-defined]
+    error.retryable = retryable
+    error.counts_for_health = health
+    error.status_code = status_code
+    error.retry_after = retry_after
     return error
 
 

@@ -242,7 +242,7 @@ def _failed(exc: BaseException, op: PythonCall) -> Exception:
     )
     # the exception itself, traceback included, for the function's developer: the error is
     # re-raised ``from None`` on its way out (trial X3: no frame of the function was left)
-    error.raised = raised  # type: ignore[attr-defined]
+    error.raised = raised
     return error
 
 
