@@ -142,3 +142,30 @@ def test_an_action_asked_for_more_than_its_default_is_not_sent_empty(
     step = _step(_router(server, "refund"), text)
     assert "body" not in step.arguments
     assert step.missing_parameters == ("body",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't refund order O-1",
+        "Refund order O-1? No.",
+        "Refund order O-1, just kidding",
+        "주문 O-1 환불하지 마세요",
+        "주문 O-1 환불해줘. 아니, 취소.",
+    ],
+)
+def test_an_id_the_request_says_not_to_use_is_not_offered_to_fill(
+    server: LoopbackServer, text: str
+) -> None:
+    """The plan of "Don't refund order O-1" leaves ``order_id`` open, and its warnings said
+    "the request names order id 'O-1', which no step takes as an argument ... pass it with
+    Plan.with_arguments": a caller (an agent) that did so sent ``POST
+    /orders/O-1/refund {}``, a refund in full, the change the request refused (trial V3,
+    trials X1 and X2 together). Now the warning says the request said not to use it."""
+    step = _step(_router(server, "refund"), text)
+    plan = _router(server, "refund").plan(PlanRequest(query=text, allowed_effects=_WRITES))
+    assert "order_id" not in step.arguments
+    named = [w for w in plan.warnings if "'O-1'" in w]
+    assert named, plan.warnings
+    assert not any("Plan.with_arguments" in w for w in named), named
+    assert any("says not to use or takes back" in w for w in named), named
