@@ -131,6 +131,16 @@ def test_an_update_a_create_or_a_body_with_a_required_property_stays_missing(
         "Partially refund order O-1",
         "Refund half of order O-1",
         "주문 O-1 20유로 환불해줘",
+        # an amount or a part in words (trial V3: each of these refunded in full)
+        "Refund twenty euros on order O-1",
+        "Refund order O-1 by ten dollars",
+        "Refund EUR twenty on order O-1",
+        "Refund a third of order O-1",
+        "Refund only the shipping on order O-1",
+        "주문 O-1 이만원 환불해줘",
+        "주문 O-1 만 원 환불해줘",
+        "주문 O-1 삼만원만 환불해줘",
+        "주문 O-1 금액의 3분의 1만 환불해줘",
     ],
 )
 def test_an_action_asked_for_more_than_its_default_is_not_sent_empty(
@@ -169,3 +179,19 @@ def test_an_id_the_request_says_not_to_use_is_not_offered_to_fill(
     assert named, plan.warnings
     assert not any("Plan.with_arguments" in w for w in named), named
     assert any("says not to use or takes back" in w for w in named), named
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Refund order O-1 in full",
+        "Refund my order O-1",
+        "주문 O-1 환불해줘",
+        "회원 주문 O-1 환불해줘",
+    ],
+)
+def test_an_action_asked_for_its_default_is_still_sent_empty(
+    server: LoopbackServer, text: str
+) -> None:
+    step = _step(_router(server, "refund"), text)
+    assert step.arguments == {"order_id": "O-1", "body": {}}
