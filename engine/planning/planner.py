@@ -459,7 +459,9 @@ def _chain(
     for step in steps:
         route = snapshot.routes[step.route_id]
         bindings: dict[str, Binding] = {}
-        for parameter, thing in chained.chained_needs(route, given, values, step, warnings):
+        for parameter, thing in chained.chained_needs(
+            route, given, values, step, warnings, request.query
+        ):
             if parameter not in step.missing_parameters or (route.provider.id, thing) in creating:
                 continue
             # identifiers are provider-scoped: only a step of the route's own provider

@@ -172,13 +172,40 @@ def test_an_id_the_request_says_not_to_use_is_not_offered_to_fill(
     Plan.with_arguments": a caller (an agent) that did so sent ``POST
     /orders/O-1/refund {}``, a refund in full, the change the request refused (trial V3,
     trials X1 and X2 together). Now the warning says the request said not to use it."""
-    step = _step(_router(server, "refund"), text)
-    plan = _router(server, "refund").plan(PlanRequest(query=text, allowed_effects=_WRITES))
-    assert "order_id" not in step.arguments
+    router = _router(server, "refund")
+    listed = {"type": "array", "items": _ORDER}
+    router.add_openapi(
+        {
+            "openapi": "3.0.3",
+            "info": {"title": "Shop", "version": "1.0"},
+            "servers": [{"url": server.base_url}],
+            "paths": {
+                "/orders": {
+                    "get": {
+                        "operationId": "list_orders",
+                        "summary": "List orders",
+                        "responses": {
+                            "200": {
+                                "description": "ok",
+                                "content": {"application/json": {"schema": listed}},
+                            }
+                        },
+                    }
+                }
+            },
+        },
+        provider="shop",
+        replace=False,
+    )
+    plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
+    step = plan.steps[0]
+    assert step.route_id == "shop/rest/refund_order" and "order_id" not in step.arguments
     named = [w for w in plan.warnings if "'O-1'" in w]
     assert named, plan.warnings
     assert not any("Plan.with_arguments" in w for w in named), named
     assert any("says not to use or takes back" in w for w in named), named
+    change = [w for w in plan.warnings if w.startswith("shop/rest/refund_order is a")]
+    assert change and not any("supply it" in w or "ids of its own" in w for w in change), change
 
 
 @pytest.mark.parametrize(
