@@ -85,6 +85,7 @@ def test_a_condition_no_step_checks_is_said(
         "Close ticket T-1",
         "Get ticket T-1 if it exists",  # a read changes nothing
         "Close the ticket titled 'what if it breaks'",
+        "티켓 T-1 닫으면 안 돼",  # forbids, sets no condition
     ],
 )
 def test_a_change_without_a_condition_or_a_read_says_nothing_of_one(
