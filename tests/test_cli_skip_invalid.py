@@ -139,3 +139,31 @@ def test_a_source_left_out_keeps_no_credential_of_its_url(
         assert f"{server.base_url}/openapi.json" in said
         assert key not in said and password not in said, said
     assert key not in written and password not in written
+
+
+def test_serve_logs_a_source_left_out_without_the_key_in_its_url(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``serve --skip-invalid`` logged "skip_invalid: http://.../openapi.json?api_key=sk-...
+    left out" (trial V3)."""
+    from tests.servers.loopback import LoopbackServer, Request, Response
+
+    def broken(request: Request) -> Response:
+        return Response(
+            200, b'{"openapi": "3.0.3", "info": {', {"Content-Type": "application/json"}
+        )
+
+    key = "sk-live-9f8e7d6c5b4a3f2e"
+    folder = nightly(tmp_path / "night")
+    options = {"encoder": HashingEncoder(), "embedding_cache": None, "abstention": None}
+    with LoopbackServer(broken) as server:
+        url = f"{server.base_url}/openapi.json"
+        sources = (
+            SourceSpec(source=str(folder / "tides.json")),
+            SourceSpec(source=f"{url}?api_key={key}"),
+        )
+        config = GatewayConfig(openapi=sources, skip_invalid=True)
+        with caplog.at_level(logging.WARNING, logger="schemarouter.serve.sources"):
+            build_router(config, **options).close()
+    assert f"skip_invalid: {url} left out: [SR101]" in caplog.text, caplog.text
+    assert key not in caplog.text
