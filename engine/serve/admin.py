@@ -79,7 +79,11 @@ def read_admin_token(
             where="--admin-token-env",
             hint="Export the admin token in it, or name the variable that holds it",
         )
-    admin = read_token(env=env, file=file)
+    try:
+        admin = read_token(env=env, file=file)
+    except ArgumentError as exc:  # "the bearer token has 10 characters": the clients' flag
+        what = exc.what.replace("the bearer token", "the admin token")
+        raise ArgumentError(what, where=exc.where, hint=exc.hint) from None
     if admin is not None and token is not None and hmac.compare_digest(admin, token):
         raise ArgumentError(
             "the admin token is the clients' bearer token: every client could reload",

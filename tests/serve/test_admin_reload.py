@@ -145,3 +145,17 @@ def test_the_reload_endpoint_keeps_to_the_host_and_origin_checks(tmp_path: Path)
         answer = httpx.post(url, headers={**bearer, **named}, timeout=60)
         assert answer.status_code == 200, answer.text
         assert answer.json()["index"]["generation"] == second
+
+
+def test_a_short_admin_token_is_called_the_admin_token(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A short admin token was refused as "the bearer token has 10 characters" (trial V3):
+    the clients' token flag was the one an operator went to check."""
+    short = tmp_path / "admin.token"
+    short.write_text("0123456789\n")
+    argv = ["serve", "--transport", "http", "--admin-token-file", str(short)]
+    assert main(argv) == 1
+    said = capsys.readouterr().err
+    assert "the admin token has 10 characters" in said and "bearer token" not in said
+    assert "0123456789" not in said
