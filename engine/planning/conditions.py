@@ -21,16 +21,19 @@ if TYPE_CHECKING:
 
 __all__ = ["condition_notes"]
 
-#: An English condition, to the end of its clause: "unless it shipped", "only if it is open".
+#: An English condition, to the end of its clause: "unless it shipped", "only if it is open";
+#: not a courtesy ("if possible", "if you can").
 _ENGLISH = re.compile(
     r"\b(?:only\s+if|if|unless|when(?:ever)?|provided(?:\s+that)?|as\s+long\s+as|in\s+case)"
-    r"\b[^,.;:!?]*",
+    r"\b(?!\s+(?:possible|you\s+(?:can|could|please)|you\s+don'?t\s+mind)\b)[^,.;:!?]*",
     re.I,
 )
 #: A Korean condition: a verb's -면 ("열려 있으면", "배송되지 않았으면", "필요하면") with the word
-#: before it, or "... 경우(에만)" ("배송되지 않은 경우에만"); not "-면 안 돼", which forbids.
+#: before it, or "... 경우(에만)" ("배송되지 않은 경우에만"); not "-면 안 돼", which forbids, nor a
+#: courtesy ("가능하면", "괜찮으면").
 _KOREAN = re.compile(
-    r"(?:\S+\s+)?\S*(?:있으면|없으면|으면|되면|하면|라면|다면|않으면)(?=\s|$)(?!\s*안\s*[돼되됩])"
+    r"(?:\S+\s+)?(?<!\S)(?!가능하면|괜찮으면|좋으면)\S*(?:있으면|없으면|으면|되면|하면|라면|다면|않으면)"
+    r"(?=\s|$)(?!\s*안\s*[돼되됩])"
     r"|(?:\S+\s+)?\S+\s+경우(?:에만|에는|에)?"
 )
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")

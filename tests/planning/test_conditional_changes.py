@@ -86,6 +86,9 @@ def test_a_condition_no_step_checks_is_said(
         "Get ticket T-1 if it exists",  # a read changes nothing
         "Close the ticket titled 'what if it breaks'",
         "티켓 T-1 닫으면 안 돼",  # forbids, sets no condition
+        "Close ticket T-1 if possible",  # a courtesy
+        "Please refund order O-1 if you can",
+        "가능하면 티켓 T-1 닫아줘",
     ],
 )
 def test_a_change_without_a_condition_or_a_read_says_nothing_of_one(
