@@ -33,6 +33,7 @@ from schemarouter.indexing import _DEFAULT, PROGRESS_MIN_ROUTES, IndexMixin
 from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import refused_values, unused_values
 from schemarouter.planning.body import partial_body
+from schemarouter.planning.conditions import condition_notes
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.planning.several import each_of_several, left_out_notes
 from schemarouter.registry.registry import Registry
@@ -473,6 +474,7 @@ class SchemaRouter(IndexMixin):
             takes = bool(registry_kinds(snapshot) & {"chemical.formula", FILTER_SEMANTIC_ID})
             unused = unused_values(given, analysis.values, request.query, formulas=takes)
             unused += left_out_notes(given, analysis.values, request.query)
+            unused += condition_notes(plan, snapshot, request.query)
             for step in plan.steps:
                 route = snapshot.routes[step.route_id]
                 unused += refused_values(route, step.arguments, analysis.values)

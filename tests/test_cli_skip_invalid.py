@@ -106,3 +106,64 @@ def test_the_document_left_out_is_in_the_manifest_index_info_and_readyz(
     capsys.readouterr()
     assert main(["index", "info", str(out)]) == 0
     assert "left out (--skip-invalid): 0" in capsys.readouterr().out
+
+
+def test_a_source_left_out_keeps_no_credential_of_its_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A document fetched with a key in its URL's query, or a service with a user and
+    password in its URL, that ``--skip-invalid`` left out was written into the manifest as
+    given, and ``index info`` printed the key and the password (trial V3; the error beside it
+    already named the URL without them)."""
+    from tests.servers.loopback import LoopbackServer, Request, Response
+
+    def broken(request: Request) -> Response:
+        body = b'{"openapi": "3.0.3", "info": {'
+        return Response(200, body, {"Content-Type": "application/json"})
+
+    key, password = "sk-live-9f8e7d6c5b4a3f2e", "hunter2-Passw0rd"
+    folder, out = nightly(tmp_path / "night"), tmp_path / "index"
+    with LoopbackServer(broken) as server:
+        host = server.base_url.split("://", 1)[1]
+        argv = ["index", "build", "--openapi", str(folder / "tides.json"), "--quiet"]
+        argv += ["--openapi", f"shop={server.base_url}/openapi.json?api_key={key}"]
+        argv += ["--optimade", f"mp=http://lab:{password}@{host}/v1", "--out", str(out)]
+        assert main([*argv, "--skip-invalid"]) == 0
+    capsys.readouterr()
+    written = (out / "manifest.json").read_text()
+    sources = [entry["source"] for entry in json.loads(written)["left_out"]]
+    assert sources == [f"{server.base_url}/openapi.json", f"http://{host}/v1"], sources
+    for argv in (["index", "info", str(out)], ["index", "info", str(out), "--json"]):
+        assert main(argv) == 0
+        said = capsys.readouterr().out
+        assert f"{server.base_url}/openapi.json" in said
+        assert key not in said and password not in said, said
+    assert key not in written and password not in written
+
+
+def test_serve_logs_a_source_left_out_without_the_key_in_its_url(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``serve --skip-invalid`` logged "skip_invalid: http://.../openapi.json?api_key=sk-...
+    left out" (trial V3)."""
+    from tests.servers.loopback import LoopbackServer, Request, Response
+
+    def broken(request: Request) -> Response:
+        return Response(
+            200, b'{"openapi": "3.0.3", "info": {', {"Content-Type": "application/json"}
+        )
+
+    key = "sk-live-9f8e7d6c5b4a3f2e"
+    folder = nightly(tmp_path / "night")
+    options = {"encoder": HashingEncoder(), "embedding_cache": None, "abstention": None}
+    with LoopbackServer(broken) as server:
+        url = f"{server.base_url}/openapi.json"
+        sources = (
+            SourceSpec(source=str(folder / "tides.json")),
+            SourceSpec(source=f"{url}?api_key={key}"),
+        )
+        config = GatewayConfig(openapi=sources, skip_invalid=True)
+        with caplog.at_level(logging.WARNING, logger="schemarouter.serve.sources"):
+            build_router(config, **options).close()
+    assert f"skip_invalid: {url} left out: [SR101]" in caplog.text, caplog.text
+    assert key not in caplog.text

@@ -27,12 +27,20 @@ __all__ = ["add_index_info_parser", "left_out"]
 
 
 def left_out(failed: Sequence[tuple[str, SchemaRouterError]]) -> list[dict[str, str]]:
-    """Each source left out with its error, as the manifest records it: ``source``, ``code``
-    and ``error`` (the message on one line, with where and what to do)."""
+    """Each source left out with its error, as the manifest records it: ``source`` (a URL
+    without its userinfo and query, a command line without its secret flags' values:
+    :func:`~schemarouter.placement.shown_command`; trial V3: a ``?api_key=`` was written and
+    printed), ``code`` and ``error`` (the message on one line, with where and what to do)."""
     return [
-        {"source": str(source), "code": error.code, "error": " ".join(str(error).split())}
+        {"source": _shown(source), "code": error.code, "error": " ".join(str(error).split())}
         for source, error in failed
     ]
+
+
+def _shown(source: Any) -> str:
+    from schemarouter.placement import shown_command
+
+    return shown_command(str(source))
 
 
 def _cmd_index_info(args: argparse.Namespace) -> int:
@@ -44,7 +52,8 @@ def _cmd_index_info(args: argparse.Namespace) -> int:
     if args.json:
         keys = ("generation", "schemarouter_version", "registry_fingerprint", "encoder", "dim")
         info: dict[str, Any] = {key: manifest.get(key) for key in keys}
-        info.update(counts=counts, left_out=skipped)
+        shown = [{**entry, "source": _shown(entry.get("source"))} for entry in skipped]
+        info.update(counts=counts, left_out=shown)  # one an older build wrote: shown so too
         print(json.dumps(info, indent=1, ensure_ascii=False))
         return 0
     print(
@@ -58,7 +67,7 @@ def _cmd_index_info(args: argparse.Namespace) -> int:
     )
     print(f"  left out (--skip-invalid): {len(skipped)}")
     for entry in skipped:
-        print(f"    {entry.get('source')}: {entry.get('error')}")
+        print(f"    {_shown(entry.get('source'))}: {entry.get('error')}")
     return 0
 
 

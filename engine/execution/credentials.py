@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import traceback
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
@@ -35,6 +36,7 @@ __all__ = [
     "escaped_forms",
     "guard_logger",
     "output_secrets",
+    "redacted_exception",
     "scrub_output",
 ]
 
@@ -351,3 +353,23 @@ def guard_logger(name: str) -> None:
             logger = logging.getLogger(each)
             if _FILTER not in logger.filters:
                 logger.addFilter(_FILTER)
+
+
+def redacted_exception(raised: BaseException, redactor: Redactor) -> BaseException:
+    """``raised`` (what a Python function raised, kept on its error as ``raised``) where its
+    text, the exceptions chained to it included, holds no value ``redactor`` knows; else a
+    stand-in of its type with its message redacted, on its traceback (the function's frames
+    still show) and without the chain, which may quote the value too (trial V3: the error
+    said ``[redacted]`` where ``error.raised`` held the API key a step before was given)."""
+    text = "".join(traceback.format_exception(raised))
+    if redactor(text) == text:
+        return raised
+    message = redactor(str(raised))
+    try:  # its own class where it renders from ``args`` (not from attributes left behind)
+        stand_in = type(raised).__new__(type(raised))
+        stand_in.args = (message,)
+        if str(stand_in) != message:
+            raise TypeError(message)
+    except Exception:
+        stand_in = Exception(message)
+    return stand_in.with_traceback(raised.__traceback__)

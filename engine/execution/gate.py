@@ -38,7 +38,12 @@ from schemarouter.errors import (
     SchemaRouterError,
 )
 from schemarouter.execution.argument_check import check_arguments, with_path
-from schemarouter.execution.credentials import CredentialProvider, EnvironmentCredentials, Redactor
+from schemarouter.execution.credentials import (
+    CredentialProvider,
+    EnvironmentCredentials,
+    Redactor,
+    redacted_exception,
+)
 from schemarouter.execution.invokers import http
 from schemarouter.execution.invokers.mcp_session import closed_by_owner
 from schemarouter.execution.outputs import json_path, projection_names
@@ -364,6 +369,9 @@ def redacted(error: SchemaRouterError, redactor: Redactor) -> SchemaRouterError:
         clone.json_path = redactor(path)  # type: ignore[attr-defined]
     if getattr(error, "body", None) is not None:  # an HTTP error answer's JSON
         clone.body = redactor.scrub(error.body)  # type: ignore[attr-defined]
+    raised = getattr(error, "raised", None)  # what a Python function raised, for its developer
+    if isinstance(raised, BaseException):
+        clone.raised = redacted_exception(raised, redactor)  # type: ignore[attr-defined]
     Exception.__init__(clone, clone._render())
     return clone
 

@@ -556,8 +556,16 @@ def unused_values(
                 "cancels or refunds a whole order takes no amount); pass it with "
                 "Plan.with_arguments where a parameter takes it"
             ] = None
+    kept = without_refused(values, query)
     for value in values:
         if value.kind != "chemical.formula" and not value.kind.startswith("identifier."):
+            continue
+        if value not in kept:  # "don't refund order O-1": no invitation to fill it (trial V3)
+            what = f"{value.of} id" if value.of else value.kind.split(".", 1)[-1]
+            out[
+                f"the request names {what} {value.value!r} in a clause it says not to use or "
+                "takes back: no step takes it"
+            ] = None
             continue
         acronym = value.value.isalpha() and value.value.isupper()
         if value.kind == "chemical.formula" and not formulas and acronym:

@@ -118,11 +118,18 @@ def _semantic(schema: Mapping[str, Any]) -> dict[str, str]:
 
 
 #: What asks for less or other than an action's default: a word that qualifies it
-#: ("partially", "half", "일부"), or a number left once the ids ("O-5001", "ch_500") and a
-#: thing's number ("order number 10042") are read out: "refund €20 on order O-5001".
+#: ("partially", "half", "only the shipping", "일부"), an amount or a part in words ("twenty
+#: euros", "a third", "이만원", "3분의 1": trial V3, each refunded in full), or a number left
+#: once the ids ("O-5001", "ch_500") and a thing's number ("order number 10042") are read
+#: out: "refund €20 on order O-5001".
 _QUALIFIED = re.compile(
-    r"\b(?:partial(?:ly)?|part|half|portion|percent|minus|except|up\s+to)\b"
-    r"|%|일부|절반|부분|만큼|퍼센트",
+    r"\b(?:partial(?:ly)?|part|half|portion|percent|minus|except|up\s+to|(?<!my\s)(?<!the\s)only"
+    r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
+    r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|dozen)"
+    r"|(?:third|quarter|fifth|tenth)s?|euros?|dollars?|cents?|pounds?|bucks|yen"
+    r"|eur|usd|gbp|jpy|krw)\b"
+    r"|%|일부|절반|부분|만큼|퍼센트|분의|달러|유로|엔화"
+    r"|(?<![가-힣])[일이삼사오육칠팔구십백천만억]+\s?원",
     re.I,
 )
 _READ_OUT = re.compile(

@@ -51,6 +51,7 @@ from schemarouter.planning.sort_values import (
     sorted_as_asked,
 )
 from schemarouter.retrieval.analysis import BoundValue
+from schemarouter.retrieval.clauses import without_refused
 from schemarouter.retrieval.identifiers import is_plural, needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
 
@@ -122,18 +123,24 @@ def chained_needs(
     values: Sequence[BoundValue],
     step: _Step | None = None,
     warnings: list[str] | None = None,
+    query: str = "",
 ) -> tuple[tuple[str, str], ...]:
     """``(parameter, thing)`` of ``route`` an earlier step may bind
     (:func:`~schemarouter.retrieval.identifiers.needed_parameters`), none of a change's where
-    the request names an identifier (the ones this leaves missing in ``step`` are named in
-    ``warnings``); whether a change takes a producer's entry is :func:`pick`'s."""
+    the request (``query``) names an identifier (the ones this leaves missing in ``step`` are
+    named in ``warnings``); whether a change takes a producer's entry is :func:`pick`'s."""
     needs = needed_parameters(route, given=given)
     if route.endpoint.effect is not Effect.READ and any(
         value.kind.startswith("identifier.") for value in values
     ):
         if step is not None and warnings is not None:
             left = [p for p, _ in needs if p in step.missing_parameters]
-            warnings.extend(unchained_note(route, left, "names ids of its own"))
+            ids = [value for value in values if value.kind.startswith("identifier.")]
+            if not without_refused(ids, query):  # "don't refund order O-1": none to use
+                warnings.extend(unchained_note(route, left, "says not to use the ids it names"))
+            else:
+                why = "" if says_not_to(query, route) else "names ids of its own"
+                warnings.extend(unchained_note(route, left, why, query))
         return ()
     return needs
 
@@ -225,13 +232,16 @@ def unchained_note(
     route: Route, parameters: Sequence[str], why: str = "", query: str = ""
 ) -> list[str]:
     """The warning of a change whose missing ``parameters`` no earlier step fills (none
-    where none is missing): ``why`` the request does not pick an entry."""
+    where none is missing): ``why`` the request does not pick an entry. A change the request
+    says not to do, or whose ids it says not to use, is not offered to be filled (trial V3:
+    "Don't refund order O-1" said "supply it with Plan.with_arguments")."""
     if not parameters:
         return []
     names = ", ".join(repr(p) for p in parameters)
     place = _OTHER_PLACE.search(query)
+    refused = refusal(query, route) if not why else None
     if not why:
-        if refused := refusal(query, route):
+        if refused:
             why = refused
         elif place is not None:
             why = (
@@ -248,7 +258,11 @@ def unchained_note(
     return [
         f"{route.route_id} is a {route.endpoint.effect.value} change whose {names} the request "
         f"does not give: no listed entry is taken in its place, as the request {why}; "
-        "supply it with Plan.with_arguments"
+        + (
+            "it stays open, and nothing is changed"
+            if refused or why.startswith("says not to use")
+            else "supply it with Plan.with_arguments"
+        )
     ]
 
 

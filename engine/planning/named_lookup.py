@@ -20,6 +20,7 @@ from schemarouter.planning.arguments import (
     FILL_WINDOW,
     _has_every,
     fill_arguments,
+    fillable_sibling,
     holds,
     missing_parameters,
 )
@@ -29,7 +30,26 @@ from schemarouter.retrieval.prerequisites import names_identifier
 if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["named_lookup"]
+__all__ = ["in_place", "named_lookup"]
+
+
+def in_place(
+    snapshot: RegistrySnapshot,
+    top: str,
+    later: Sequence[str],
+    query: str,
+    values: Sequence[BoundValue],
+    warnings: list[str],
+    max_calls: int,
+) -> str:
+    """``top``, or the route planned in its place: with one call (none to chain a producer),
+    a sibling whose parameters the request fills
+    (:func:`~schemarouter.planning.arguments.fillable_sibling`); with any number, the lookup
+    of the entry the request names (:func:`named_lookup`: it needs nothing chained, and with
+    ``max_calls=3`` the unfiltered list was planned, trial V3)."""
+    if max_calls == 1:
+        top = fillable_sibling(snapshot, top, later, query, values, warnings)
+    return named_lookup(snapshot, top, later, query, values, warnings)
 
 
 def named_lookup(

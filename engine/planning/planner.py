@@ -45,7 +45,6 @@ from schemarouter.planning import chained_needs as chained
 from schemarouter.planning import mixed_verbs, refusals
 from schemarouter.planning.arguments import (
     fill_arguments,
-    fillable_sibling,
     first_fillable,
     missing_parameters,
     with_given,
@@ -54,7 +53,7 @@ from schemarouter.planning.asked_units import asked_unit_notes
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.filter_words import not_described
 from schemarouter.planning.links import link_created, things_created
-from schemarouter.planning.named_lookup import named_lookup
+from schemarouter.planning.named_lookup import in_place
 from schemarouter.planning.numbers import by_number
 from schemarouter.planning.parts import (
     fieldless_parts_note,
@@ -347,9 +346,8 @@ def plan_routes(
             # better-ranked routes are passed over for what the request does not allow
             skipped = list(ranked)[: list(ranked).index(top)] if top is not None else []
             blocked = writes_passed_over(request, snapshot, skipped, top)
-            if top is not None and max_calls == 1 and not blocked:  # no call to chain a producer
-                top = fillable_sibling(snapshot, top, ok[1:], request.query, values, warnings)
-                top = named_lookup(snapshot, top, ok[1:], request.query, values, warnings)
+            if top is not None and not blocked:  # a sibling that fills, the named entry's lookup
+                top = in_place(snapshot, top, ok[1:], request.query, values, warnings, max_calls)
             if top is None:
                 reason = (  # all eligible: one does the opposite change (opposite_verbs)
                     f"none of the {len(ranked)} ranked routes is eligible: "
@@ -461,7 +459,9 @@ def _chain(
     for step in steps:
         route = snapshot.routes[step.route_id]
         bindings: dict[str, Binding] = {}
-        for parameter, thing in chained.chained_needs(route, given, values, step, warnings):
+        for parameter, thing in chained.chained_needs(
+            route, given, values, step, warnings, request.query
+        ):
             if parameter not in step.missing_parameters or (route.provider.id, thing) in creating:
                 continue
             # identifiers are provider-scoped: only a step of the route's own provider

@@ -14,7 +14,9 @@ new generation answers, or once it was refused::
          "index": {...the generation still served...}}
 
 Any other token (the clients' included) is ``401``; another method ``405``. A reload already
-under way (a SIGHUP, another POST) is a ``409`` that says so. Before, SIGHUP was the only way
+under way (a SIGHUP, another POST) is a ``409`` that says so. The Host and Origin checks of
+the MCP path hold here too (``421``, ``403``: :func:`~.security.transport_security`, the
+names ``--allowed-host`` adds), before the token is read. Before, SIGHUP was the only way
 (user trials W4, X4).
 """
 
@@ -78,7 +80,11 @@ def read_admin_token(
             where="--admin-token-env",
             hint="Export the admin token in it, or name the variable that holds it",
         )
-    admin = read_token(env=env, file=file)
+    try:
+        admin = read_token(env=env, file=file)
+    except ArgumentError as exc:  # "the bearer token has 10 characters": the clients' flag
+        what = exc.what.replace("the bearer token", "the admin token")
+        raise ArgumentError(what, where=exc.where, hint=exc.hint) from None
     if admin is not None and token is not None and hmac.compare_digest(admin, token):
         raise ArgumentError(
             "the admin token is the clients' bearer token: every client could reload",
@@ -93,18 +99,42 @@ class AdminReload:
     every other request to ``app``."""
 
     def __init__(
-        self, app: Callable[[Scope, Receive, Send], Awaitable[None]], gateway: Any, token: str
+        self,
+        app: Callable[[Scope, Receive, Send], Awaitable[None]],
+        gateway: Any,
+        token: str,
+        security: Any = None,
     ):
         self.app = app
         self.gateway = gateway
         self._token = token.encode("utf-8")
+        #: the SDK's ``TransportSecuritySettings`` the MCP path keeps to (``None``: no check)
+        self._security = security
+
+    def _foreign(self, scope: Scope) -> tuple[int, str] | None:
+        """The status and error for a Host or Origin header the MCP path would refuse (a
+        page of another site, a DNS-rebound name), else ``None``."""
+        if self._security is None or not self._security.enable_dns_rebinding_protection:
+            return None
+        headers = {
+            bytes(k).decode("latin-1").lower(): bytes(v).decode("latin-1")
+            for k, v in scope.get("headers") or ()
+        }
+        if not _named(headers.get("host"), self._security.allowed_hosts):
+            return 421, "invalid Host header"
+        origin = headers.get("origin")
+        if origin and not _named(origin, self._security.allowed_origins):
+            return 403, "invalid Origin header"
+        return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http" or scope.get("path") != ADMIN_RELOAD_PATH:
             await self.app(scope, receive, send)
             return
         headers: list[tuple[bytes, bytes]] = []
-        if not bearer_matches(scope, self._token):
+        if foreign := self._foreign(scope):
+            status, body = foreign[0], {"error": foreign[1]}
+        elif not bearer_matches(scope, self._token):
             status, body = 401, {"error": "unauthorized: send Authorization: Bearer <admin token>"}
             headers.append((b"www-authenticate", b'Bearer realm="schemarouter-admin"'))
         elif scope.get("method") != "POST":
@@ -131,3 +161,11 @@ class AdminReload:
             body["reason"] = said[-1] if said else "reload refused (see the log)"
         body["index"] = self.gateway.index_state.probe()
         return (200 if switched else 409), body
+
+
+def _named(value: str | None, allowed: list[str]) -> bool:
+    """Whether ``value`` (a Host or Origin header) is one of ``allowed``, where ``name:*``
+    takes any port of ``name`` (as the SDK's own check reads them)."""
+    if not value:
+        return False
+    return value in allowed or any(a.endswith(":*") and value.startswith(a[:-1]) for a in allowed)

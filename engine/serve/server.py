@@ -151,10 +151,9 @@ def http_app(
     check_bind(host, token=token, insecure=insecure, allowed_hosts=allowed_hosts)
     check_path(path)
     server = build_server(gateway)
+    security = transport_security(host, allowed_hosts)
     app = server.streamable_http_app(
-        streamable_http_path=path,
-        transport_security=transport_security(host, allowed_hosts),
-        host=host,
+        streamable_http_path=path, transport_security=security, host=host
     )
     if token is None:
         if not is_loopback(host):
@@ -164,7 +163,7 @@ def http_app(
     if admin_token is not None:  # its own token: the clients' never reaches it
         from schemarouter.serve.admin import AdminReload
 
-        app = AdminReload(app, gateway, admin_token)
+        app = AdminReload(app, gateway, admin_token, security)
     return Probes(app, gateway)  # counts only: answered before the token and Host checks
 
 

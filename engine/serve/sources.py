@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import DocumentError, SchemaRouterError
+from schemarouter.placement import shown_command
 from schemarouter.serve.config import GatewayConfig, McpServerSpec, SourceSpec
 
 __all__ = [
@@ -232,8 +233,9 @@ def build_router(
             failed=failed if failed is not None or not config.skip_invalid else skipped,
             progress=bool(router_options.get("progress")),
         )
-        for source, error in skipped:
-            logger.warning("skip_invalid: %s left out: %s", source, " ".join(str(error).split()))
+        for source, error in skipped:  # a URL's key or password never in the log (trial V3)
+            shown = shown_command(str(source))
+            logger.warning("skip_invalid: %s left out: %s", shown, " ".join(str(error).split()))
         if registered is not None:
             registered.extend(changes)
         for server in config.mcp_servers if servers else ():

@@ -131,6 +131,16 @@ def test_an_update_a_create_or_a_body_with_a_required_property_stays_missing(
         "Partially refund order O-1",
         "Refund half of order O-1",
         "주문 O-1 20유로 환불해줘",
+        # an amount or a part in words (trial V3: each of these refunded in full)
+        "Refund twenty euros on order O-1",
+        "Refund order O-1 by ten dollars",
+        "Refund EUR twenty on order O-1",
+        "Refund a third of order O-1",
+        "Refund only the shipping on order O-1",
+        "주문 O-1 이만원 환불해줘",
+        "주문 O-1 만 원 환불해줘",
+        "주문 O-1 삼만원만 환불해줘",
+        "주문 O-1 금액의 3분의 1만 환불해줘",
     ],
 )
 def test_an_action_asked_for_more_than_its_default_is_not_sent_empty(
@@ -142,3 +152,73 @@ def test_an_action_asked_for_more_than_its_default_is_not_sent_empty(
     step = _step(_router(server, "refund"), text)
     assert "body" not in step.arguments
     assert step.missing_parameters == ("body",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't refund order O-1",
+        "Refund order O-1? No.",
+        "Refund order O-1, just kidding",
+        "주문 O-1 환불하지 마세요",
+        "주문 O-1 환불해줘. 아니, 취소.",
+    ],
+)
+def test_an_id_the_request_says_not_to_use_is_not_offered_to_fill(
+    server: LoopbackServer, text: str
+) -> None:
+    """The plan of "Don't refund order O-1" leaves ``order_id`` open, and its warnings said
+    "the request names order id 'O-1', which no step takes as an argument ... pass it with
+    Plan.with_arguments": a caller (an agent) that did so sent ``POST
+    /orders/O-1/refund {}``, a refund in full, the change the request refused (trial V3,
+    trials X1 and X2 together). Now the warning says the request said not to use it."""
+    router = _router(server, "refund")
+    listed = {"type": "array", "items": _ORDER}
+    router.add_openapi(
+        {
+            "openapi": "3.0.3",
+            "info": {"title": "Shop", "version": "1.0"},
+            "servers": [{"url": server.base_url}],
+            "paths": {
+                "/orders": {
+                    "get": {
+                        "operationId": "list_orders",
+                        "summary": "List orders",
+                        "responses": {
+                            "200": {
+                                "description": "ok",
+                                "content": {"application/json": {"schema": listed}},
+                            }
+                        },
+                    }
+                }
+            },
+        },
+        provider="shop",
+        replace=False,
+    )
+    plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
+    step = plan.steps[0]
+    assert step.route_id == "shop/rest/refund_order" and "order_id" not in step.arguments
+    named = [w for w in plan.warnings if "'O-1'" in w]
+    assert named, plan.warnings
+    assert not any("Plan.with_arguments" in w for w in named), named
+    assert any("says not to use or takes back" in w for w in named), named
+    change = [w for w in plan.warnings if w.startswith("shop/rest/refund_order is a")]
+    assert change and not any("supply it" in w or "ids of its own" in w for w in change), change
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Refund order O-1 in full",
+        "Refund my order O-1",
+        "주문 O-1 환불해줘",
+        "회원 주문 O-1 환불해줘",
+    ],
+)
+def test_an_action_asked_for_its_default_is_still_sent_empty(
+    server: LoopbackServer, text: str
+) -> None:
+    step = _step(_router(server, "refund"), text)
+    assert step.arguments == {"order_id": "O-1", "body": {}}

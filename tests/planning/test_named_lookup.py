@@ -69,3 +69,22 @@ def test_the_list_stays_where_no_id_is_named_or_only_a_change_takes_it() -> None
     router.remove_routes("lab/python/get_sample")
     plan = router.plan("details of sample S-12")
     assert plan.route_ids == ("lab/python/list_samples",)
+
+
+def test_the_lookup_is_planned_whatever_max_calls_allows() -> None:
+    """With ``max_calls=3`` "details of sample S-12" planned the unfiltered list again, and
+    "details of samples S-12 and S-13" with one call said "plan with max_calls=2 to call it
+    for each", where max_calls=2 planned the list once, for neither (trial V3)."""
+    router = _router()
+    for calls in (2, 3):
+        plan = router.plan("details of sample S-12", max_calls=calls)
+        assert [(s.route_id, dict(s.arguments)) for s in plan.steps] == [
+            ("lab/python/get_sample", {"sample_id": "S-12"})
+        ], calls
+    one = router.plan("details of samples S-12 and S-13")
+    assert any("plan with max_calls=2 to call it for each" in w for w in one.warnings)
+    two = router.plan("details of samples S-12 and S-13", max_calls=2)
+    assert [(s.route_id, dict(s.arguments)) for s in two.steps] == [
+        ("lab/python/get_sample", {"sample_id": "S-12"}),
+        ("lab/python/get_sample", {"sample_id": "S-13"}),
+    ]

@@ -114,3 +114,48 @@ def test_an_admin_token_it_would_ignore_or_a_path_it_would_hide_is_refused(
     argv = ["serve", "--transport", "http", "--path", "/admin/reload"]
     assert main([*argv, "--admin-token-file", str(admin)]) == 1
     assert "is the admin endpoint's" in capsys.readouterr().err
+
+
+def test_the_reload_endpoint_keeps_to_the_host_and_origin_checks(tmp_path: Path) -> None:
+    """``/admin/reload`` was answered before the Host and Origin checks the MCP path keeps
+    (DNS-rebinding protection, ``--allowed-host``): a request naming another host, or sent
+    from another site's page, reloaded the replica where the MCP path answered 421 (trial
+    V3). Now it is refused as the MCP path refuses it, and nothing is reloaded."""
+    index = tmp_path / "index"
+    first = build(document(tmp_path), index)["generation"]
+    admin, admin_token = token_file(tmp_path, "admin.token")
+    flags = ("--index", str(index), "--admin-token-file", str(admin))
+    with serving(*flags, "--allowed-host", "router.internal", log=tmp_path / "serve.log") as (
+        _,
+        port,
+    ):
+        settled(port)
+        second = build(document(tmp_path, operation="getDailyForecast"), index)["generation"]
+        url = f"http://127.0.0.1:{port}/admin/reload"
+        bearer = {"authorization": f"Bearer {admin_token}"}
+        for headers, status in (
+            ({"host": "evil.example"}, 421),
+            ({"host": f"evil.example:{port}"}, 421),
+            ({"origin": "http://evil.example"}, 403),
+        ):
+            refused = httpx.post(url, headers={**bearer, **headers}, timeout=60)
+            assert refused.status_code == status, (headers, refused.text)
+            assert settled(port).json()["index"]["generation"] == first
+        named = {"host": f"router.internal:{port}", "origin": "https://router.internal"}
+        answer = httpx.post(url, headers={**bearer, **named}, timeout=60)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["index"]["generation"] == second
+
+
+def test_a_short_admin_token_is_called_the_admin_token(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A short admin token was refused as "the bearer token has 10 characters" (trial V3):
+    the clients' token flag was the one an operator went to check."""
+    short = tmp_path / "admin.token"
+    short.write_text("0123456789\n")
+    argv = ["serve", "--transport", "http", "--admin-token-file", str(short)]
+    assert main(argv) == 1
+    said = capsys.readouterr().err
+    assert "the admin token has 10 characters" in said and "bearer token" not in said
+    assert "0123456789" not in said
