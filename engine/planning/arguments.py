@@ -46,6 +46,7 @@ from schemarouter.planning.named_values import sendable as _sendable
 from schemarouter.planning.named_values import spellings as _spellings
 from schemarouter.planning.named_values import url_spans as _url_spans
 from schemarouter.planning.named_values import valid as _valid
+from schemarouter.planning.opposite_verbs import says_not_to
 from schemarouter.planning.optimade_filter import (
     FILTER_SEMANTIC_ID,
     optimade_filter,
@@ -352,7 +353,10 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         (filled if text[0][1] else arguments)[text[0][0].name] = quoted[0]
     arguments = _sendable(route, query, arguments, route.endpoint.parameters)
     filled = _sendable(route, query, filled, body.properties if body else ())
-    if body is not None and (filled or sent_empty(route, body, query)):
+    # an action the request says not to do, or takes back, gets no empty body (trial V3)
+    if body is not None and (
+        filled or (sent_empty(route, body, query) and not says_not_to(query, route))
+    ):
         arguments[body.parameter.name] = filled
     return arguments
 

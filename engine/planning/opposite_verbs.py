@@ -55,6 +55,8 @@ _FORBIDS_KO = re.compile(
     r"지\s*(?:마(?:세요|십시오|라)?|말아(?:요|라)?(?:\s*(?:줘|주세요|줄래))?|맙시다)\s*[.!?~]*\s*$"
 )
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+#: A Korean taking back's "never mind" words after its 아니 / 잠깐 ("아니, 취소", "잠깐 그만").
+_KO_CANCELLED = re.compile(r"((?:아니|아냐|아니야|아니요|아뇨|잠깐만?)[\W_]*)(?:취소|됐어|그만)")
 
 
 def _canon(word: str) -> str | None:
@@ -80,7 +82,8 @@ def _asked(query: str) -> set[str]:
 
 def says_not_to(query: str, route: Route) -> bool:
     """Whether ``query`` says not to do the change ``route`` does, right after its "not"
-    ("don't close the first ticket" of ``close_ticket``), says not to do its opposite without
+    ("don't close the first ticket" of ``close_ticket``; "don't refund" of ``refund_order``,
+    by its name's first word, a verb no list knows), says not to do its opposite without
     asking for it ("stop closing the first ticket" of ``reopen_ticket``), or ends by forbidding
     a change in Korean ("첫 번째 티켓을 닫지 말아줘", which asks for none), or takes the change
     back after it ("Close the first ticket? No."): such a change takes
@@ -92,16 +95,20 @@ def says_not_to(query: str, route: Route) -> bool:
 def refusal(query: str, route: Route) -> str | None:
     """Why :func:`says_not_to` holds for ``route`` (what a warning says), else ``None``."""
     verb = verb_of_route(route)
-    refused = {
-        v for m in _REFUSED.finditer(query) for v in (verb_of(m.group(1)), _canon(m.group(1)))
-    }
+    words = [m.group(1) for m in _REFUSED.finditer(query)]
+    refused = {v for word in words for v in (verb_of(word), _canon(word))}
     does = _does(route)
     if verb is not None and verb in refused:
         return f"says not to {verb} it"
+    # a verb no list knows, the route's name's first word ("don't refund" of refund_order)
+    lead = next(iter(_CAMEL.findall(route.endpoint.name.replace("_", " "))), "").lower()
+    if lead and any(lead in verb_forms(word) for word in words):
+        return f"says not to {lead} it"
     if does is not None and OPPOSITES[does] in refused and does not in _asked(query):
         return f"says not to {OPPOSITES[does]} it and does not ask to {does} it"
     back = clauses_of(query).taken_back  # "Close the first ticket? No.", "..., just kidding"
-    if back and not request_verbs(query[back:]):
+    # "아니, 취소" takes back: its 취소 (cancel) asks no change of its own
+    if back and not request_verbs(_KO_CANCELLED.sub(r"\1", query[back:])):
         return f"takes it back ({query[back:].strip()!r})"
     return "forbids a change" if _FORBIDS_KO.search(query) else None
 

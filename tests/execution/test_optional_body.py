@@ -200,6 +200,8 @@ def test_an_id_the_request_says_not_to_use_is_not_offered_to_fill(
     plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
     step = plan.steps[0]
     assert step.route_id == "shop/rest/refund_order" and "order_id" not in step.arguments
+    # nor is the refused action's empty body filled in: with the id added, it would refund
+    assert "body" not in step.arguments and "body" in step.missing_parameters
     named = [w for w in plan.warnings if "'O-1'" in w]
     assert named, plan.warnings
     assert not any("Plan.with_arguments" in w for w in named), named
