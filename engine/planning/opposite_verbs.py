@@ -19,7 +19,13 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.planning.links import created
 from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import request_verbs, verb_forms, verb_of, verb_of_route
+from schemarouter.retrieval.actions import (
+    name_words,
+    request_verbs,
+    verb_forms,
+    verb_of,
+    verb_of_route,
+)
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.identifiers import needed_parameters
 
@@ -54,7 +60,6 @@ _REFUSED = re.compile(
 _FORBIDS_KO = re.compile(
     r"지\s*(?:마(?:세요|십시오|라)?|말아(?:요|라)?(?:\s*(?:줘|주세요|줄래))?|맙시다)\s*[.!?~]*\s*$"
 )
-_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 #: A Korean taking back's "never mind" words after its 아니 / 잠깐 ("아니, 취소", "잠깐 그만").
 _KO_CANCELLED = re.compile(r"((?:아니|아냐|아니야|아니요|아뇨|잠깐만?)[\W_]*)(?:취소|됐어|그만)")
 
@@ -101,7 +106,7 @@ def refusal(query: str, route: Route) -> str | None:
     if verb is not None and verb in refused:
         return f"says not to {verb} it"
     # a verb no list knows, the route's name's first word ("don't refund" of refund_order)
-    lead = next(iter(_CAMEL.findall(route.endpoint.name.replace("_", " "))), "").lower()
+    lead = next(iter(name_words(route.endpoint.name)), "")
     if lead and any(lead in verb_forms(word) for word in words):
         return f"says not to {lead} it"
     if does is not None and OPPOSITES[does] in refused and does not in _asked(query):
@@ -118,11 +123,7 @@ def _does(route: Route) -> str | None:
     verb = verb_of_route(route)
     if verb is not None and _CANON.get(verb, verb) in OPPOSITES:
         return _CANON.get(verb, verb)
-    for piece in re.split(r"[^A-Za-z]+", route.endpoint.name):
-        for word in _CAMEL.findall(piece):
-            if (found := _canon(word)) is not None:
-                return found
-    return None
+    return next((f for w in name_words(route.endpoint.name) if (f := _canon(w)) is not None), None)
 
 
 def no_opposite_change(

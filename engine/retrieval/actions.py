@@ -40,6 +40,7 @@ __all__ = [
     "action_penalty",
     "is_read_verb",
     "leading_action",
+    "name_words",
     "read_request",
     "request_action",
     "request_verbs",
@@ -468,11 +469,13 @@ def leading_action(text: str) -> Action | None:
     return actions.pop() if len(actions) == 1 else None
 
 
-def _name_words(name: str) -> list[str]:
-    words: list[str] = []
-    for piece in re.split(r"[^A-Za-z0-9]+", name):
-        words += [w.lower() for w in _CAMEL.findall(piece)]
-    return words
+@lru_cache(maxsize=65536)
+def name_words(name: str) -> tuple[str, ...]:
+    """An operation's or tool's name as lower-case words (snake, kebab, camel and all-caps
+    runs split: ``DescribeDBClusters`` -> ``describe``, ``db``, ``clusters``)."""
+    return tuple(
+        w.lower() for piece in re.split(r"[^A-Za-z0-9]+", name) for w in _CAMEL.findall(piece)
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -503,7 +506,7 @@ def _operation_words(name: str, namespaces: Sequence[str]) -> list[str]:
     """The first three words of an operation name, past ``namespaces`` and version segments
     (``v2``): where its verb stands."""
     skip = {n.lower() for n in namespaces}
-    words = [w for w in _name_words(name) if w not in skip and not re.fullmatch(r"v?\d+", w)]
+    words = [w for w in name_words(name) if w not in skip and not re.fullmatch(r"v?\d+", w)]
     return words[:3]
 
 

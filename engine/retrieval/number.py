@@ -18,32 +18,23 @@ enters or leaves the list, and a request holding both or neither form changes no
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import ACTION_WINDOW
+from schemarouter.retrieval.actions import ACTION_WINDOW, name_words
 from schemarouter.retrieval.candidates import Ranked
 
 __all__ = ["agree_in_number", "plural_twin"]
 
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[a-z]+")
 #: words that ask for many of a thing written in the singular ("every crawler", "list job")
 _MANY = frozenset(["all", "every", "each", "list", "any", "multiple", "several"])
-
-
-@lru_cache(maxsize=65536)
-def _name_words(name: str) -> tuple[str, ...]:
-    return tuple(
-        w.lower() for piece in re.split(r"[^A-Za-z0-9]+", name) for w in _CAMEL.findall(piece)
-    )
 
 
 def plural_twin(one: str, other: str) -> tuple[str, str] | None:
     """``(singular, plural)`` of the last word where operation names ``one`` and ``other``
     differ only by that word's plural (``get_crawler`` / ``get_crawlers`` ->
     ``("crawler", "crawlers")``), else ``None``."""
-    a, b = _name_words(one), _name_words(other)
+    a, b = name_words(one), name_words(other)
     if len(a) < 2 or len(a) != len(b) or a[:-1] != b[:-1]:
         return None
     for singular, plural in ((a[-1], b[-1]), (b[-1], a[-1])):
@@ -78,7 +69,7 @@ def agree_in_number(
     for i, item in enumerate(head):
         route = snapshot.routes.get(item.route_id)
         if route is not None:
-            words = _name_words(route.endpoint.name)
+            words = name_words(route.endpoint.name)
             groups.setdefault((route.provider.id, words[:-1]), []).append(i)
     for places in groups.values():
         done: set[int] = set()
@@ -92,7 +83,7 @@ def agree_in_number(
                 if pair is None:
                     continue
                 wants = _wants_plural(words_of_query, *pair)
-                if wants is not None and wants != (_name_words(upper)[-1] == pair[1]):
+                if wants is not None and wants != (name_words(upper)[-1] == pair[1]):
                     out[i], out[j] = out[j], out[i]
                 done.update((i, j))
                 break
