@@ -64,3 +64,16 @@ def test_index_info_names_a_generation_swapped_in_from_another_build(
     assert main(["index", "info", str(first)]) == 1
     err = capsys.readouterr().err
     assert "[SR302]" in err and "routes.json" in err
+
+
+def test_index_info_of_a_folder_without_an_index_says_the_command_that_builds_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said "Build one with `schemarouter index build` or HybridIndex.save", a Python
+    call, and no folder."""
+    for folder in (tmp_path / "missing", tmp_path):
+        assert main(["index", "info", str(folder)]) == 1
+        err = capsys.readouterr().err
+        assert "[SR302] no index here" in err
+        assert f"schemarouter index build SOURCES --out {folder}`" in err
+        assert "HybridIndex" not in err

@@ -66,10 +66,16 @@ def _damage(folder: Path, manifest: dict[str, Any]) -> SchemaRouterError | None:
 
 
 def _cmd_index_info(args: argparse.Namespace) -> int:
+    from schemarouter.errors import CorruptIndexError
     from schemarouter.index.store import read_manifest
 
     folder = Path(args.folder)
-    manifest = read_manifest(folder)  # a damaged one: exit 1, what and where
+    try:
+        manifest = read_manifest(folder)  # a damaged one: exit 1, what and where
+    except CorruptIndexError as exc:  # its hint named HybridIndex.save and no folder
+        if "HybridIndex.save" not in str(exc.hint):
+            raise
+        raise exc.hinting(f"Build one: `schemarouter index build SOURCES --out {folder}`") from None
     skipped = manifest.get("left_out") or []
     counts = manifest.get("counts") or {}
     damage = _damage(folder, manifest)
