@@ -43,6 +43,7 @@ from schemarouter.registry.registry import (
     RegistryBatch,
     RegistryChange,
 )
+from schemarouter.retrieval.effect_notes import delete_by_name_note
 from schemarouter.retrieval.state import read_by_name_note
 
 if TYPE_CHECKING:
@@ -278,8 +279,12 @@ class RegistrationMixin(RuntimeMixin):
                 if warning is not None:
                     logger.warning("%s", warning)
                     change = dataclasses.replace(change, warnings=(*change.warnings, warning))
-            if note := read_by_name_note(registration.routes, effect_overrides):
-                change = dataclasses.replace(change, warnings=(*change.warnings, note))
+            for note in (
+                read_by_name_note(registration.routes, effect_overrides),
+                delete_by_name_note(registration.routes, effect_overrides),
+            ):
+                if note is not None:
+                    change = dataclasses.replace(change, warnings=(*change.warnings, note))
         return unbound_again(self, bound, change)
 
     def _own_provider(

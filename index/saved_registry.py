@@ -153,6 +153,14 @@ def saved_registration(path: str | Path, *, manifest: dict[str, Any] | None = No
         )
     file = path / name
     size = info.get("bytes")
+    actual = file.stat().st_size if file.is_file() else None
+    if actual is not None and actual != size:  # not "more than the limit" (trial Y3)
+        raise _damaged(
+            f"has {actual} bytes, the manifest says {size} (truncated, altered or from "
+            "another build)",
+            path,
+            file,
+        )
     try:  # a regular file of the manifest's size: a FIFO there waited for ever (trial W1)
         data = read_file_bytes(file, max_bytes=size if isinstance(size, int) else 0)
     except UnreadableFile as exc:

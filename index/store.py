@@ -35,7 +35,6 @@ whose generation a concurrent save deleted starts again from the new manifest.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -63,6 +62,8 @@ from schemarouter.index.lexical import LexicalIndex
 from schemarouter.index.registry_file import REGISTRY_FILE
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.stale import are_parts, check_settings_known, stale_hint
+from schemarouter.index.verify import file_sha256 as _sha256
+from schemarouter.index.verify import verify_files
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
 from schemarouter.registry.catalog_folder import SAVED_INDEX_FORMAT
 from schemarouter.registry.diff import RouteParts, fingerprint_difference
@@ -132,14 +133,6 @@ class SavedIndex:
     #: the bytes of ``registry.json.gz`` (:func:`.saved_registry.registry_file`), written
     #: where given
     registry: bytes | None = None
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
@@ -332,53 +325,6 @@ def read_manifest(path: Path) -> dict[str, Any]:
     return manifest
 
 
-def _verify_files(path: Path, manifest: dict[str, Any]) -> frozenset[str]:
-    """Check every file the manifest lists (size and sha256); returns their names inside
-    the generation folder, the only files loading may read."""
-    files = manifest.get("files")
-    generation = manifest.get("generation")
-    if not isinstance(files, dict) or not files or not isinstance(generation, str):
-        raise CorruptIndexError("manifest.json lists no files", where=str(path / MANIFEST))
-    listed: set[str] = set()
-    for name, info in files.items():
-        parts = Path(name).parts if isinstance(name, str) else ()
-        if len(parts) != 2 or parts[0] != generation or parts[1] in ("", ".", ".."):
-            raise CorruptIndexError(
-                f"manifest.json lists {str(name)[:120]!r}, which is not a file of generation "
-                f"{generation[:40]!r}",
-                where=str(path / MANIFEST),
-            )
-        if not isinstance(info, dict):
-            raise CorruptIndexError(
-                f"manifest.json has no size and hash for {name}", where=str(path / MANIFEST)
-            )
-        listed.add(parts[1])
-        file = path / name
-        if not file.is_file():  # a symlink to a regular file is followed, as folders are
-            what = "is not a regular file" if file.exists() else "is missing"
-            raise CorruptIndexError(f"index file {name} {what}", where=str(path))
-        try:
-            size = file.stat().st_size
-            if size != info.get("bytes"):
-                raise CorruptIndexError(
-                    f"index file {name} has {size} bytes, the manifest says "
-                    f"{info.get('bytes')} (truncated or altered)",
-                    where=str(file),
-                )
-            digest = _sha256(file)
-        except OSError as exc:  # deleted meanwhile (a save replaced it), no permission
-            raise CorruptIndexError(
-                f"index file {name} cannot be read: {exc.strerror or exc}",
-                where=str(file),
-            ) from None
-        if digest != info.get("sha256"):
-            raise CorruptIndexError(
-                f"index file {name} does not match its sha256 in the manifest (altered)",
-                where=str(file),
-            )
-    return frozenset(listed)
-
-
 #: A load that finds its generation replaced by a save while it read re-reads the manifest
 #: this many times in all before giving up.
 LOAD_ATTEMPTS = 3
@@ -427,7 +373,7 @@ def _load_generation(
 ) -> T:
     # the files first: a damaged folder is named as such, never described as a registry
     # difference read from a damaged routes.json (nor sent to sync=True)
-    listed = _verify_files(path, manifest)
+    listed = verify_files(path, manifest)
     check_settings_known(path, manifest)
     if same_registry and manifest.get("registry_fingerprint") != snapshot.fingerprint:
         saved, parts = _saved_routes(path, manifest)

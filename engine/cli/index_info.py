@@ -11,12 +11,18 @@ that night's build log (user trial X4)::
       211 routes, registry sha256:eeb3..., encoder ...
       left out (--skip-invalid): 1
         night3/apimatic.io__1.0.json: [SR101] invalid JSON ... (at ...:29:1)
+      files: 14 checked against the manifest
+
+It checks each file the manifest lists (size and sha256, as loading does), so a folder the
+replicas would refuse (a truncated file, a generation copied in from another build) is named
+here too, with what to do, and the command exits 1 (user trial Y3: it said all was well).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,19 +49,45 @@ def _shown(source: Any) -> str:
     return shown_command(str(source))
 
 
+def _damage(folder: Path, manifest: dict[str, Any]) -> SchemaRouterError | None:
+    """Why the files of ``folder`` are not those ``manifest`` lists (with the command that
+    rebuilds it), else ``None``."""
+    from schemarouter.errors import CorruptIndexError
+    from schemarouter.index.verify import verify_files
+
+    try:
+        verify_files(folder, manifest)
+    except CorruptIndexError as exc:
+        return exc.hinting(
+            f"Rebuild it: `schemarouter index build SOURCES --out {folder}` (serving processes "
+            "keep the generation they loaded; a reload or a start refuses this one)"
+        )
+    return None
+
+
 def _cmd_index_info(args: argparse.Namespace) -> int:
+    from schemarouter.errors import CorruptIndexError
     from schemarouter.index.store import read_manifest
 
-    manifest = read_manifest(Path(args.folder))  # a damaged one: exit 1, what and where
+    folder = Path(args.folder)
+    try:
+        manifest = read_manifest(folder)  # a damaged one: exit 1, what and where
+    except CorruptIndexError as exc:  # its hint named HybridIndex.save and no folder
+        if "HybridIndex.save" not in str(exc.hint):
+            raise
+        raise exc.hinting(f"Build one: `schemarouter index build SOURCES --out {folder}`") from None
     skipped = manifest.get("left_out") or []
     counts = manifest.get("counts") or {}
+    damage = _damage(folder, manifest)
     if args.json:
         keys = ("generation", "schemarouter_version", "registry_fingerprint", "encoder", "dim")
         info: dict[str, Any] = {key: manifest.get(key) for key in keys}
         shown = [{**entry, "source": _shown(entry.get("source"))} for entry in skipped]
         info.update(counts=counts, left_out=shown)  # one an older build wrote: shown so too
+        if damage is not None:
+            info["damaged"] = {"code": damage.code, "error": str(damage)}
         print(json.dumps(info, indent=1, ensure_ascii=False))
-        return 0
+        return 0 if damage is None else 1
     print(
         f"index {args.folder}: generation {manifest.get('generation')}, built by schemarouter "
         f"{manifest.get('schemarouter_version')}"
@@ -68,6 +100,10 @@ def _cmd_index_info(args: argparse.Namespace) -> int:
     print(f"  left out (--skip-invalid): {len(skipped)}")
     for entry in skipped:
         print(f"    {_shown(entry.get('source'))}: {entry.get('error')}")
+    if damage is not None:
+        print(f"error: {damage}", file=sys.stderr)
+        return 1
+    print(f"  files: {len(manifest.get('files') or {})} checked against the manifest")
     return 0
 
 
@@ -77,7 +113,8 @@ def add_index_info_parser(index_commands: Any) -> None:
         help="what a saved index folder holds, and the sources its build left out",
         description="A saved index folder's generation, version, routes, registry fingerprint "
         "and encoder, from its manifest, and each source `index build --skip-invalid` left "
-        "out (with its error). Exit 1 where the folder holds no readable index.",
+        "out (with its error); each file is checked against the manifest (size and sha256). "
+        "Exit 1 where the folder holds no readable index or a file is damaged.",
     )
     info.add_argument("folder", metavar="DIR", help="the index folder (index build --out)")
     info.add_argument("--json", action="store_true", help="print it as JSON")

@@ -21,10 +21,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from schemarouter.errors import (
-    CorruptIndexError,
     DocumentError,
     SchemaRouterError,
-    StaleIndexError,
 )
 from schemarouter.index.backend import is_milvus_uri
 from schemarouter.registry.catalog import bundled_catalog
@@ -246,39 +244,13 @@ def _warm_up(gateway: Any, progress: bool) -> None:
     after it failed); a failure is one line on stderr (the searches that follow say it too,
     with what to do), not a thread's traceback. Printed, not logged: it may come before the
     server has set up logging."""
-    from schemarouter.serve.generation import open_index
+    from schemarouter.serve.generation import open_index, serve_hint, served_folder
 
     try:
         open_index(gateway, progress=progress)
     except SchemaRouterError as exc:
-        said = " ".join(str(_serve_hint(exc)).split())
+        said = " ".join(str(serve_hint(exc, served_folder(gateway))).split())
         print(f"schemarouter serve: the index did not open: {said}", file=sys.stderr, flush=True)
-
-
-def _serve_hint(exc: SchemaRouterError) -> SchemaRouterError:
-    """``exc`` with a missing or stale index's hint in serve's terms: its library hint names
-    Python calls (``sync=True``, ``encoder=``, ``HybridIndex.save``) serve's operator cannot
-    make (trial T2)."""
-    build = f"`schemarouter index build --config CONFIG --out {exc.where}`"
-    if isinstance(exc, CorruptIndexError) and "HybridIndex.save" in str(exc.hint):
-        return exc.hinting(
-            f"Build it from the sources serve registers ({build}, with serve's own --config "
-            "and source flags), then send serve SIGHUP (`kill -HUP PID`: it loads the new index) "
-            "or restart it"
-        )
-    if not isinstance(exc, StaleIndexError) or exc.other_version:
-        return exc
-    if getattr(exc, "encoder_identity", None):
-        return exc.hinting(
-            "Pass --encoder with the folder the index was built with (none where it is the "
-            f"shipped one), or rebuild it for this encoder ({build}, with serve's own "
-            "--config, source flags and --encoder)"
-        )
-    return exc.hinting(
-        f"Rebuild it from the sources serve registers ({build}, with serve's own --config "
-        "and source flags), then send serve SIGHUP (`kill -HUP PID`: it loads the new index) "
-        "or restart it"
-    )
 
 
 #: ``serve``'s log records: one line each, on stderr.

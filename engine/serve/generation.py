@@ -34,9 +34,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError, StaleIndexError
+from schemarouter.errors import CorruptIndexError, SchemaRouterError, StaleIndexError
 
-__all__ = ["IndexState", "open_index", "reload"]
+__all__ = ["IndexState", "open_index", "reload", "serve_hint", "served_folder"]
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def _folder(index: Any) -> Path | None:
     return Path(folder) if isinstance(folder, str | Path) else None
 
 
-def _served_folder(gateway: Any) -> Path | None:
+def served_folder(gateway: Any) -> Path | None:
     """The saved folder ``gateway`` answers from: its router option ``index`` where given,
     else its config's, as :func:`~schemarouter.serve.sources.build_router` reads it."""
     from schemarouter.serve.sources import served_index
@@ -101,11 +101,30 @@ def _generation(folder: Path | None) -> tuple[str | None, int | None]:
     return generation, len(left_out) if isinstance(left_out, list) else None
 
 
-def _opened(router: Any, folder: Path | None, *, progress: bool) -> IndexState:
-    """Open ``router``'s index; its state, the generation named before and after the load
-    (a save that replaced the folder meanwhile leaves it unknown rather than guessed)."""
+#: What a generation is asked once before it answers (user trial Y3).
+WARM_QUERY = "warm up the tool search"
+
+
+def _warm(gateway: Any, router: Any) -> None:
+    """Search ``router`` once as ``gateway`` would, before it answers: a first search
+    builds what later ones share (the registry's lookup tables, the tool names), 9.4 s at
+    100,000 routes, which the first client after ``/readyz`` said ready, or after each
+    reload, waited for (user trial Y3)."""
+    from schemarouter.integrations.names import tool_names
+
+    view = gateway.pinned()
+    view.router = router
+    view.retrieve(WARM_QUERY, 1)
+    tool_names(router.snapshot())
+
+
+def _opened(gateway: Any, router: Any, folder: Path | None, *, progress: bool) -> IndexState:
+    """Open ``router``'s index (and search it once, :func:`_warm`); its state, the
+    generation named before and after the load (a save that replaced the folder meanwhile
+    leaves it unknown rather than guessed)."""
     before = _generation(folder)
     router.build_index(progress=progress)
+    _warm(gateway, router)
     after = _generation(folder)
     return IndexState(
         state="open",
@@ -122,7 +141,7 @@ def open_index(gateway: Any, *, progress: bool = False) -> IndexState:
     with gateway.reload_lock:  # a SIGHUP meanwhile is told a load is under way
         gateway.index_state = IndexState(state="loading")
         try:
-            state = _opened(gateway.router, _served_folder(gateway), progress=progress)
+            state = _opened(gateway, gateway.router, served_folder(gateway), progress=progress)
         except SchemaRouterError as exc:
             gateway.index_state = IndexState(state="failed", error=exc.code)
             raise
@@ -136,7 +155,7 @@ def reload(gateway: Any, *, progress: bool = False, said: list[str] | None = Non
     cannot be served (the log says why, and so does ``said``, where given: the reason a
     ``POST /admin/reload`` answers with). Returns whether the gateway switched."""
     config = gateway.config
-    folder = _served_folder(gateway)
+    folder = served_folder(gateway)
     if config.mcp_servers:
         return _refused(
             said,
@@ -160,6 +179,38 @@ def reload(gateway: Any, *, progress: bool = False, said: list[str] | None = Non
         lock.release()
 
 
+def serve_hint(exc: SchemaRouterError, folder: Path | None = None) -> SchemaRouterError:
+    """``exc`` (an index that did not open, at start or on a reload) with its hint in the
+    terms of ``serve``'s operator: the library's names Python calls (``sync=True``,
+    ``encoder=``, ``router.index.save(FOLDER)``) the operator cannot make (trials T2, Y3).
+    ``folder``: the one served (a damaged file's error names the file, not the folder)."""
+    if not isinstance(exc, CorruptIndexError | StaleIndexError):
+        return exc
+    out = folder if folder is not None else exc.where
+    build = f"`schemarouter index build --config CONFIG --out {out}`"
+    then = (
+        "then reload serve (`kill -HUP PID`, or POST /admin/reload with the admin token) or "
+        "restart it"
+    )
+    if isinstance(exc, CorruptIndexError):
+        return exc.hinting(
+            f"Build it from the sources serve registers ({build}, with serve's own --config "
+            f"and source flags), {then}"
+        )
+    if exc.other_version:
+        return exc
+    if getattr(exc, "encoder_identity", None):
+        return exc.hinting(
+            "Pass --encoder with the folder the index was built with (none where it is the "
+            f"shipped one), or rebuild it for this encoder ({build}, with serve's own "
+            "--config, source flags and --encoder)"
+        )
+    return exc.hinting(
+        f"Rebuild it from the sources serve registers ({build}, with serve's own --config "
+        f"and source flags), {then}"
+    )
+
+
 def _refused(said: list[str] | None, message: str, *, level: int = logging.ERROR) -> bool:
     """Log ``message`` (and add it to ``said``): the reload did not switch."""
     logger.log(level, "%s", message)
@@ -179,7 +230,7 @@ def _reload(gateway: Any, folder: Path, *, progress: bool, said: list[str] | Non
         router: Any = None
         try:
             router = build_router(gateway.config, **gateway.router_options)
-            state = _opened(router, folder, progress=progress)
+            state = _opened(gateway, router, folder, progress=progress)
             break
         except SchemaRouterError as exc:
             replaced = router is not None and router.restored_replaced()
@@ -187,7 +238,7 @@ def _reload(gateway: Any, folder: Path, *, progress: bool, said: list[str] | Non
                 router.close()
             if isinstance(exc, StaleIndexError) and replaced and attempt < _RELOAD_ATTEMPTS:
                 continue  # the folder was rebuilt between its registry and its index: again
-            why = " ".join(str(exc).split())
+            why = " ".join(str(serve_hint(exc, folder)).split())
             return _refused(
                 said, f"reload refused, generation {old.generation or '-'} still answers: {why}"
             )

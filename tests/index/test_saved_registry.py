@@ -115,6 +115,28 @@ def test_a_damaged_registry_file_is_corrupt_and_names_the_file(tmp_path: Path) -
     assert str(file) in str(info.value.where)
 
 
+@pytest.mark.parametrize("change", [b"more bytes", None])
+def test_a_registry_file_of_another_size_says_so_not_that_it_passes_a_limit(
+    tmp_path: Path, change: bytes | None
+) -> None:
+    """A generation folder copied in from another build (trial Y3) held a larger
+    ``registry.json.gz``: the refusal said "the file has 1590342 bytes, more than the limit
+    of 1503278", as if a limit were to raise, not that the file is not the manifest's."""
+    router = router_of()
+    router.add_catalog(bundled_catalog())
+    folder = saved(router, tmp_path / "index")
+    file = registry_file(folder)
+    data = file.read_bytes()
+    file.write_bytes(data + change if change is not None else data[: len(data) // 2])
+    with pytest.raises(CorruptIndexError) as info:
+        started(folder)
+    said = str(info.value)
+    assert f"has {file.stat().st_size} bytes, the manifest says {len(data)}" in said
+    assert "limit" not in said
+    assert str(file) in str(info.value.where)
+    assert "schemarouter index build" in str(info.value.hint)
+
+
 def test_a_registry_that_gives_other_routes_is_corrupt(tmp_path: Path, tiny_catalog: Path) -> None:
     """Hashes made to match (an edited folder): the routes it registers must still be the
     index's, and the file a saved registry."""
