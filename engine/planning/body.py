@@ -30,6 +30,7 @@ from schemarouter.contracts import (
 )
 from schemarouter.planning.numbers import NUMBER_WORDS
 from schemarouter.registry.defs import attach_defs
+from schemarouter.retrieval.actions import request_action
 from schemarouter.retrieval.identifiers import is_plural
 from schemarouter.retrieval.values import value_schema
 
@@ -153,7 +154,10 @@ def sent_empty(route: Route, fields: BodyFields, query: str = "") -> bool:
     and report success; a create (``POST /projects``) would make an entry the request gave
     nothing of: both stay missing, for the caller to give (``Plan.with_arguments``). So does
     one whose ``query`` :func:`says_more` than the action ("refund €20", "partially refund"):
-    a value no property took must not become the server's default."""
+    a value no property took must not become the server's default, and one whose ``query``
+    does not ask for a change (``request_action`` is not ``"write"``): "refund status of
+    order O-1", "Can I refund order O-1?", "주문 O-1 환불됐어?" ask about the refund (trial Y1:
+    each sent one in full where the refund ranked first)."""
     last = (route.endpoint.operation.path or "").rstrip("/").rpartition("/")[2]
     return (
         fields.parameter.required
@@ -166,6 +170,7 @@ def sent_empty(route: Route, fields: BodyFields, query: str = "") -> bool:
         and not last.startswith("{")
         and not is_plural(last)
         and not says_more(query)
+        and request_action(query) == "write"
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.errors import ParameterValidationError
 from schemarouter.index import HashingEncoder
 from tests.servers.loopback import LoopbackServer, Request, Response, json_response
 
@@ -224,3 +225,25 @@ def test_an_action_asked_for_its_default_is_still_sent_empty(
 ) -> None:
     step = _step(_router(server, "refund"), text)
     assert step.arguments == {"order_id": "O-1", "body": {}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "refund status of order O-1",
+        "Can I refund order O-1?",
+        "Should I refund order O-1?",
+        "주문 O-1 환불됐어?",
+    ],
+)
+def test_a_request_that_asks_about_the_action_does_not_send_it_empty(
+    server: LoopbackServer, text: str
+) -> None:
+    """Trial Y1: each of these, whose best route was the refund, sent a refund in full."""
+    server.requests.clear()
+    router = _router(server, "refund")
+    plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
+    assert all("body" not in step.arguments for step in plan.steps), plan.steps
+    with pytest.raises(ParameterValidationError, match="'body' is a required property"):
+        router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    assert [r for r in server.requests if r.method == "POST"] == []
