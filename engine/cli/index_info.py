@@ -43,12 +43,32 @@ def _shown(source: Any) -> str:
     return shown_command(str(source))
 
 
+def _printable(value: Any) -> str:
+    """``value`` as text with its control characters escaped (``\x1b`` shown, not sent): a
+    document's file name or error is printed to the operator's terminal, where an escape
+    sequence would clear the screen or rewrite the lines above (trial Y1)."""
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(value)
+    )
+
+
 def _cmd_index_info(args: argparse.Namespace) -> int:
+    from schemarouter.errors import CorruptIndexError
+    from schemarouter.index.folder import MANIFEST
     from schemarouter.index.store import read_manifest
 
     manifest = read_manifest(Path(args.folder))  # a damaged one: exit 1, what and where
     skipped = manifest.get("left_out") or []
     counts = manifest.get("counts") or {}
+    if not isinstance(counts, dict) or not (
+        isinstance(skipped, list) and all(isinstance(entry, dict) for entry in skipped)
+    ):  # a manifest no build writes: said so, where a traceback was printed (trial Y1)
+        raise CorruptIndexError(
+            "manifest.json's counts or left_out are not what index build writes (an object; "
+            "a list of objects)",
+            where=str(Path(args.folder) / MANIFEST),
+            hint="Rebuild the index with `schemarouter index build`",
+        )
     if args.json:
         keys = ("generation", "schemarouter_version", "registry_fingerprint", "encoder", "dim")
         info: dict[str, Any] = {key: manifest.get(key) for key in keys}
@@ -56,18 +76,19 @@ def _cmd_index_info(args: argparse.Namespace) -> int:
         info.update(counts=counts, left_out=shown)  # one an older build wrote: shown so too
         print(json.dumps(info, indent=1, ensure_ascii=False))
         return 0
+    get = {key: _printable(manifest.get(key)) for key in manifest if key != "left_out"}
     print(
-        f"index {args.folder}: generation {manifest.get('generation')}, built by schemarouter "
-        f"{manifest.get('schemarouter_version')}"
+        f"index {_printable(args.folder)}: generation {get.get('generation')}, built by "
+        f"schemarouter {get.get('schemarouter_version')}"
     )
-    routes = counts.get("routes", "?")
+    routes = _printable(counts.get("routes", "?"))
     print(
-        f"  {routes} routes, registry {manifest.get('registry_fingerprint')}, "
-        f"encoder {manifest.get('encoder')}"
+        f"  {routes} routes, registry {get.get('registry_fingerprint')}, "
+        f"encoder {get.get('encoder')}"
     )
     print(f"  left out (--skip-invalid): {len(skipped)}")
     for entry in skipped:
-        print(f"    {_shown(entry.get('source'))}: {entry.get('error')}")
+        print(f"    {_printable(_shown(entry.get('source')))}: {_printable(entry.get('error'))}")
     return 0
 
 
