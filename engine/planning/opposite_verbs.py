@@ -62,6 +62,8 @@ _FORBIDS_KO = re.compile(
 )
 #: A Korean taking back's "never mind" words after its 아니 / 잠깐 ("아니, 취소", "잠깐 그만").
 _KO_CANCELLED = re.compile(r"((?:아니|아냐|아니야|아니요|아뇨|잠깐만?)[\W_]*)(?:취소|됐어|그만)")
+#: ... and an English one's "cancel that", which asks no cancelling either (trial Y1).
+_CANCEL_THAT = re.compile(r"\bcancel\s+that\b", re.I)
 
 
 def _canon(word: str) -> str | None:
@@ -113,7 +115,7 @@ def refusal(query: str, route: Route) -> str | None:
         return f"says not to {OPPOSITES[does]} it and does not ask to {does} it"
     back = clauses_of(query).taken_back  # "Close the first ticket? No.", "..., just kidding"
     # "아니, 취소" takes back: its 취소 (cancel) asks no change of its own
-    if back and not request_verbs(_KO_CANCELLED.sub(r"\1", query[back:])):
+    if back and not request_verbs(_CANCEL_THAT.sub("", _KO_CANCELLED.sub(r"\1", query[back:]))):
         return f"takes it back ({query[back:].strip()!r})"
     return "forbids a change" if _FORBIDS_KO.search(query) else None
 

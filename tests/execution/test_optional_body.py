@@ -163,6 +163,12 @@ def test_an_action_asked_for_more_than_its_default_is_not_sent_empty(
         "Refund order O-1, just kidding",
         "주문 O-1 환불하지 마세요",
         "주문 O-1 환불해줘. 아니, 취소.",
+        # taken back in words the clause reading did not know (trial Y1: each refunded O-1)
+        "Refund order O-1. Actually, hold off.",
+        "Refund order O-1... no wait",
+        "Refund order O-1 (not really)",
+        "Refund order O-1. Cancel that.",
+        "Refund order O-1. Ignore that.",
     ],
 )
 def test_an_id_the_request_says_not_to_use_is_not_offered_to_fill(
