@@ -38,6 +38,7 @@ __all__ = [
     "output_secrets",
     "redacted_exception",
     "scrub_output",
+    "text_secrets",
 ]
 
 #: What replaces a credential value wherever one would otherwise show.
@@ -353,6 +354,25 @@ def guard_logger(name: str) -> None:
             logger = logging.getLogger(each)
             if _FILTER not in logger.filters:
                 logger.addFilter(_FILTER)
+
+
+#: A secret written as one in free text: a bearer (or basic) token, a URL's password, a
+#: setting under a secret's name (``api_key=VALUE`` in a URL's query, ``password: VALUE``).
+_WRITTEN_SECRETS = (
+    re.compile(r"\b(?:Bearer|Basic)\s+([\w\-.~+/]{8,}=*)", re.IGNORECASE),
+    re.compile(r"://[^/\s:@]*:([^/\s@]+)@"),
+)
+_NAMED_SETTING = re.compile(r"([A-Za-z][\w.-]*)[\"']?\s*[:=]\s*[\"']?([^\s&;,\"'<>()\[\]{}]{4,})")
+
+
+def text_secrets(text: str) -> list[str]:
+    """The values ``text`` writes as secrets (:data:`_WRITTEN_SECRETS`, and a setting whose
+    name :func:`~schemarouter.placement.secret_name` reads as one): what a Python function's
+    own exception may quote of the key it holds, which the run never handed out (trial Y1:
+    ``GET https://...?api_key=VALUE failed`` reached the agent and the log)."""
+    found = [m.group(1) for pattern in _WRITTEN_SECRETS for m in pattern.finditer(text)]
+    found += [m.group(2) for m in _NAMED_SETTING.finditer(text) if secret_name(m.group(1))]
+    return list(dict.fromkeys(found))
 
 
 def redacted_exception(raised: BaseException, redactor: Redactor) -> BaseException:
