@@ -107,10 +107,13 @@ def refusal(query: str, route: Route) -> str | None:
     does = _does(route)
     if verb is not None and verb in refused:
         return f"says not to {verb} it"
-    # a verb no list knows, the route's name's first word ("don't refund" of refund_order)
-    lead = next(iter(name_words(route.endpoint.name)), "")
-    if lead and any(lead in verb_forms(word) for word in words):
-        return f"says not to {lead} it"
+    # a verb no list knows, the route's name's first word ("don't refund" of refund_order),
+    # or its last, where the name starts with its method or its entry (trial Y1: "don't
+    # refund the first order" bound it for PostOrdersOrderRefund, order_refund, issueRefund)
+    named = name_words(route.endpoint.name)
+    for lead in dict.fromkeys(named[:1] + named[-1:]):
+        if any(lead in verb_forms(word) for word in words):
+            return f"says not to {lead} it"
     if does is not None and OPPOSITES[does] in refused and does not in _asked(query):
         return f"says not to {OPPOSITES[does]} it and does not ask to {does} it"
     back = clauses_of(query).taken_back  # "Close the first ticket? No.", "..., just kidding"

@@ -9,6 +9,7 @@ new entry: an empty one of those stays missing, as does a body with a required p
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.errors import ParameterValidationError
+from schemarouter.errors import ExecutionError, ParameterValidationError
 from schemarouter.index import HashingEncoder
 from tests.servers.loopback import LoopbackServer, Request, Response, json_response
 
@@ -251,5 +252,42 @@ def test_a_request_that_asks_about_the_action_does_not_send_it_empty(
     plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
     assert all("body" not in step.arguments for step in plan.steps), plan.steps
     with pytest.raises(ParameterValidationError, match="'body' is a required property"):
+        router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    assert [r for r in server.requests if r.method == "POST"] == []
+
+
+@pytest.mark.parametrize("operation", ["PostOrdersOrderRefund", "order_refund", "issueRefund"])
+@pytest.mark.parametrize("text", ["Stop refunding the first order", "Don't refund the first order"])
+def test_a_refused_action_named_after_its_method_or_entry_takes_no_order(
+    server: LoopbackServer, operation: str, text: str
+) -> None:
+    """The action's verb read from its name's first word only: Stripe's style
+    (``PostChargesChargeRefund``) starts with the method, ``order_refund`` with the entry, so
+    "Stop refunding the first order" refunded the first order listed (trial Y1)."""
+    listed = {"type": "array", "items": _ORDER}
+    path, method, refund = OPERATIONS["refund"]
+    list_orders = {
+        "operationId": "list_orders",
+        "summary": "List orders",
+        "responses": {
+            "200": {"description": "ok", "content": {"application/json": {"schema": listed}}}
+        },
+    }
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Shop", "version": "1.0"},
+        "servers": [{"url": server.base_url}],
+        "paths": {
+            "/orders": {"get": list_orders},
+            path: {method: {**copy.deepcopy(refund), "operationId": operation}},
+        },
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="shop")
+    server.requests.clear()
+    plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES), max_calls=3)
+    for step in plan.steps:
+        assert not step.bindings and "body" not in step.arguments, (text, plan.steps)
+    with contextlib.suppress(ExecutionError):
         router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
     assert [r for r in server.requests if r.method == "POST"] == []
