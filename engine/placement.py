@@ -237,12 +237,27 @@ _SETTING = re.compile(
 )
 
 
+#: A token of a known issuer's shape, whatever stands before it (a bare positional argument,
+#: ``-k VALUE``, ``--access VALUE``: trials X1, Y1, shown as written): OpenAI's and
+#: Anthropic's ``sk-``, Stripe's ``sk_live_``, GitHub's ``ghp_`` and ``github_pat_``, Slack's
+#: ``xoxb-``, GitLab's ``glpat-``, AWS's ``AKIA``, Google's ``AIza``, Hugging Face's ``hf_``,
+#: npm's and PyPI's, and a JWT.
+_ISSUED_TOKEN = re.compile(
+    r"sk-[A-Za-z0-9_-]{16,}|[sr]k_(?:live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|github_pat_\w{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|glpat-[\w-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|AIza[\w-]{35}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}|pypi-[\w-]{50,}"
+    r"|eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}"
+)
+
+
 def _shown_word(word: str, before: str) -> tuple[str, list[str]]:
     """``word`` of a command line (after ``before``) as :func:`shown_command` shows it, and
     the secrets it hides: a secret flag's value, a URL's userinfo, query or password, and a
     secret header, JSON member or connection-string setting written in one word (trial X1:
     ``--header "Authorization: Bearer VALUE"``, ``--config '{"apiKey": "VALUE"}'`` and
     ``Password=VALUE;`` were shown as written)."""
+    if _ISSUED_TOKEN.fullmatch(word):
+        return "[redacted]", [word]
     name, equals, value = word.partition("=")
     if equals and value and _FLAG.match(name) and secret_name(name):
         return f"{name}=[redacted]", [value]
