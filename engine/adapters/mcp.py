@@ -209,8 +209,14 @@ class EffectRules:
         self.notes: list[str] = []  # patterns matching no tool, or held from a firm one
 
     def of(self, name: str, hints: Mapping[str, Any]) -> contracts.Effect:
-        # a pattern makes no tool its server says is destructive laxer (trial Y1)
-        firm = contracts.Effect.DESTRUCTIVE if hints.get("destructiveHint") is True else None
+        # a pattern makes no tool laxer than its server says it is (trial Y1)
+        firm = (
+            contracts.Effect.DESTRUCTIVE
+            if hints.get("destructiveHint") is True
+            else contracts.Effect.WRITE
+            if hints.get("readOnlyHint") is False
+            else None
+        )
         effect, keys = override_for(self.overrides, (name,), firm=firm, notes=self.notes)
         self.used.update(keys)
         if effect is not None:

@@ -183,3 +183,13 @@ def test_a_pattern_makes_no_tool_its_server_says_destroys_laxer() -> None:
     )
     assert _effects(router) == {"get_note": Effect.READ, "get_and_wipe_notes": Effect.DESTRUCTIVE}
     assert any("'get_and_wipe_notes'" in w and "kept destructive" in w for w in change.warnings)
+
+
+def test_a_pattern_makes_no_tool_its_server_says_writes_a_read() -> None:
+    router = _router()
+    sends = {**_tool("get_and_send_notes"), "annotations": {"readOnlyHint": False}}
+    change = router.add_mcp_tools(
+        [_tool("get_note"), sends], provider="notes", effect_overrides={"get_*": "read"}
+    )
+    assert _effects(router) == {"get_note": Effect.READ, "get_and_send_notes": Effect.WRITE}
+    assert any("'get_and_send_notes'" in w and "kept write" in w for w in change.warnings)
