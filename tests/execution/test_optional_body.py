@@ -50,6 +50,7 @@ OPERATIONS: dict[str, tuple[str, str, Any]] = {
     "update": ("/orders/{order_id}", "patch", _operation("update_order", "Update an order", {"properties": {"note": _S}})),
     "create": ("/orders", "post", _operation("create_order", "Create an order", {"properties": {"note": _S}}, path_id=False)),
     "note": ("/orders/{order_id}/notes", "post", _operation("add_order_note", "Add a note to an order", {"properties": {"text": _S}})),
+    "cancel": ("/orders/{order_id}/cancel", "post", _operation("cancel_order", "Cancel an order", {"properties": {"reason": _S}})),
     "ship": ("/orders/{order_id}/ship", "post", _operation("ship_order", "Ship an order", {"properties": {"carrier": _S}, "required": ["carrier"]})),
 }  # fmt: skip
 
@@ -291,3 +292,34 @@ def test_a_refused_action_named_after_its_method_or_entry_takes_no_order(
     with contextlib.suppress(ExecutionError):
         router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
     assert [r for r in server.requests if r.method == "POST"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cancel the refund of order O-1",
+        "주문 O-1 환불 취소해줘",
+        "Stop the refund of order O-1",
+        "Block refunds on order O-1",
+    ],
+)
+def test_a_request_to_undo_or_stop_the_action_does_not_send_it_empty(
+    server: LoopbackServer, text: str
+) -> None:
+    """Trial Y1: each of these, asking to cancel, stop or block a refund, sent a refund in
+    full (the refund ranks first, the request's verb is a change's)."""
+    server.requests.clear()
+    router = _router(server, "refund")
+    plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
+    assert all("body" not in step.arguments for step in plan.steps), plan.steps
+    with pytest.raises(ParameterValidationError, match="'body' is a required property"):
+        router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    assert [r for r in server.requests if r.method == "POST"] == []
+
+
+@pytest.mark.parametrize("text", ["Cancel order O-1", "주문 O-1 취소해줘"])
+def test_an_action_that_is_itself_the_cancelling_is_still_sent_empty(
+    server: LoopbackServer, text: str
+) -> None:
+    step = _step(_router(server, "cancel"), text)
+    assert step.arguments == {"order_id": "O-1", "body": {}}
