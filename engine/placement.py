@@ -179,8 +179,19 @@ def shown_command(server: Sequence[str] | str) -> str:
     words = _words(server)
     if words is None:  # an unclosed quote: shown as written, as it never starts
         return server if isinstance(server, str) else ""
-    shown = [_shown_word(word, words[i - 1] if i else "")[0] for i, word in enumerate(words)]
+    found = [_shown_word(word, words[i - 1] if i else "") for i, word in enumerate(words)]
+    # a value hidden in one argument is hidden where another quotes it too ("sh -c '...'")
+    hidden = sorted({x for _, xs in found for x in xs if len(x) >= 4}, key=len, reverse=True)
+    shown = [_hidden_in(word, hidden) for word, _ in found]
     return shlex.join(shown) if shown != words or not isinstance(server, str) else server
+
+
+def _hidden_in(word: str, values: Sequence[str]) -> str:
+    """``word`` with each of ``values`` inside it ``[redacted]``."""
+    for value in values:
+        if value in word and word != "[redacted]":
+            word = word.replace(value, "[redacted]")
+    return word
 
 
 def command_secrets(server: Sequence[str] | str) -> list[str]:
@@ -249,6 +260,8 @@ _ISSUED_TOKEN = re.compile(
     r"|eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}"
 )
 
+_ISSUED_INSIDE = re.compile(rf"(?<![\w-])(?:{_ISSUED_TOKEN.pattern})(?![\w-])")
+
 
 def _shown_word(word: str, before: str) -> tuple[str, list[str]]:
     """``word`` of a command line (after ``before``) as :func:`shown_command` shows it, and
@@ -270,7 +283,9 @@ def _shown_word(word: str, before: str) -> tuple[str, list[str]]:
         return (f"{name}={shown}", hidden) if hidden else (word, [])
     if _URL.match(word):
         return _shown_url_word(word)
-    return _shown_settings(word)
+    shown, hidden = _shown_settings(word)
+    inside = [m.group(0) for m in _ISSUED_INSIDE.finditer(shown)]  # "sh -c 'srv ghp_...'"
+    return _hidden_in(shown, inside), [*hidden, *inside]
 
 
 def _shown_url_word(word: str) -> tuple[str, list[str]]:

@@ -139,6 +139,22 @@ def test_a_word_that_is_no_token_is_shown(word: str) -> None:
     assert command_secrets(["uvx", word]) == []
 
 
+@pytest.mark.parametrize(
+    "server",
+    [
+        ["sh", "-c", "npx server-github --api-key ghp_16C7e42F292c6912E7710c838347Ae178B4a"],
+        ["python3", "-c", "print('key tok-abcdefgh12345678')", "--token", "tok-abcdefgh12345678"],
+    ],
+)
+def test_a_secret_inside_another_argument_is_redacted_there_too(server: list[str]) -> None:
+    """A script given to ``sh -c`` or ``python -c`` quoted the token a flag hid elsewhere, or
+    a token of a known shape, and the label showed it (trial Y1: the build's error named
+    the server so)."""
+    label = server_label(server)
+    assert "ghp_16C7" not in label and "tok-abcdefgh" not in label, label
+    assert "[redacted]" in label and label.startswith(f"{server[0]} -c ")
+
+
 def test_a_live_servers_secret_arguments_are_in_no_export_or_saved_registry(
     tmp_path: Path,
 ) -> None:
