@@ -128,8 +128,11 @@ _QUALIFIED = re.compile(
     r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
     r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|dozen)"
     r"|(?:third|quarter|fifth|tenth)s?|euros?|dollars?|cents?|pounds?|bucks|yen"
-    r"|eur|usd|gbp|jpy|krw)\b"
-    r"|%|일부|절반|부분|만큼|퍼센트|분의|달러|유로|엔화"
+    r"|eur|usd|gbp|jpy|krw"
+    # a part named, or another way than the default (trial Y1: "refund order O-1's shipping
+    # fee", "... to store credit" each refunded in full)
+    r"|shipping|fees?|tax(?:es)?|credit|restocking|keep|without)\b"
+    r"|%|일부|절반|부분|만큼|퍼센트|분의|달러|유로|엔화|배송비|수수료|세금|적립금|빼고|제외"
     r"|(?<![가-힣])[일이삼사오육칠팔구십백천만억]+\s?원",
     re.I,
 )

@@ -141,6 +141,12 @@ def test_an_update_a_create_or_a_body_with_a_required_property_stays_missing(
         "Refund a third of order O-1",
         "Refund only the shipping on order O-1",
         "주문 O-1 이만원 환불해줘",
+        # a part, or another way than the default, in words (trial Y1: each refunded in full)
+        "Refund order O-1's shipping fee",
+        "Refund order O-1 without the shipping",
+        "Refund order O-1 but keep the restocking fee",
+        "Refund order O-1 to store credit",
+        "주문 O-1 배송비 빼고 환불해줘",
         "주문 O-1 만 원 환불해줘",
         "주문 O-1 삼만원만 환불해줘",
         "주문 O-1 금액의 3분의 1만 환불해줘",
