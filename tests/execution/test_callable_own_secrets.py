@@ -18,6 +18,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import InvocationError
+from schemarouter.execution.credentials import text_secrets
 from schemarouter.index import HashingEncoder
 
 KEY = "sk-live-0123456789abcdefXYZ"
@@ -58,3 +59,21 @@ def test_a_message_without_a_secret_is_kept_as_it_is() -> None:
         router.call("wx/python/weather_forecast", {"city": "Nowhere"})
     assert "unknown city 'Nowhere' (see https://weather.example/cities?page=2)" in str(caught.value)
     assert isinstance(caught.value.raised, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("refused: password=hunter22; token: abcd1234", ["hunter22", "abcd1234"]),
+        ("X-API-Key: abcdefgh", ["abcdefgh"]),
+        ("Basic dXNlcjpwYXNz", ["dXNlcjpwYXNz"]),
+        # an exception's own words name no secret
+        ("KeyboardInterrupt: driver gave up", []),
+        ("KeyError: 'token'", []),
+        ("Basic authentication failed", []),
+        ("Bearer token expired", []),
+        ("primary_key=5, hotkey: ctrl", []),
+    ],
+)
+def test_the_secrets_a_message_writes_are_read_strictly(text: str, found: list[str]) -> None:
+    assert text_secrets(text) == found
