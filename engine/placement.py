@@ -33,6 +33,7 @@ __all__ = [
     "default_explode",
     "default_style",
     "dot_segment",
+    "issued_tokens",
     "operation_path_problem",
     "secret_name",
     "shown_command",
@@ -261,6 +262,11 @@ _ISSUED_TOKEN = re.compile(
 )
 
 _ISSUED_INSIDE = re.compile(rf"(?<![\w-])(?:{_ISSUED_TOKEN.pattern})(?![\w-])")
+
+
+def issued_tokens(text: str) -> list[str]:
+    """The tokens of a known issuer's shape (``ghp_...``, ``sk-...``) written in ``text``."""
+    return [m.group(0) for m in _ISSUED_INSIDE.finditer(text)]
 
 
 def _shown_word(word: str, before: str) -> tuple[str, list[str]]:

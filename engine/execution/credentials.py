@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, quote_plus
 
-from schemarouter.placement import secret_name
+from schemarouter.placement import issued_tokens, secret_name
 from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
@@ -375,6 +375,7 @@ def text_secrets(text: str) -> list[str]:
     ``GET https://...?api_key=VALUE failed`` reached the agent and the log)."""
     found = [m.group(1) for pattern in _WRITTEN_SECRETS for m in pattern.finditer(text)]
     found += [m.group(2) for m in _NAMED_SETTING.finditer(text) if _SECRET_END.search(m.group(1))]
+    found += issued_tokens(text)  # "GitHub refused ghp_...": a known issuer's shape
     return list(dict.fromkeys(found))
 
 

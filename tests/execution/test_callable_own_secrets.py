@@ -67,6 +67,10 @@ def test_a_message_without_a_secret_is_kept_as_it_is() -> None:
         ("refused: password=hunter22; token: abcd1234", ["hunter22", "abcd1234"]),
         ("X-API-Key: abcdefgh", ["abcdefgh"]),
         ("Basic dXNlcjpwYXNz", ["dXNlcjpwYXNz"]),
+        (
+            "GitHub refused ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+            ["ghp_16C7e42F292c6912E7710c838347Ae178B4a"],
+        ),
         # an exception's own words name no secret
         ("KeyboardInterrupt: driver gave up", []),
         ("KeyError: 'token'", []),
