@@ -183,7 +183,8 @@ def sent_empty(route: Route, fields: BodyFields, query: str = "") -> bool:
     does not ask for a change (``request_action`` is not ``"write"``): "refund status of
     order O-1", "Can I refund order O-1?", "주문 O-1 환불됐어?" ask about the refund (trial Y1:
     each sent one in full where the refund ranked first), nor one that asks to undo or stop
-    what the route does ("Cancel the refund of order O-1": :data:`_UNDOES`)."""
+    what the route does ("Cancel the refund of order O-1": :data:`_UNDOES`), or ends as a
+    question ("주문 O-1 환불할까?")."""
     last = (route.endpoint.operation.path or "").rstrip("/").rpartition("/")[2]
     return (
         fields.parameter.required
@@ -198,6 +199,9 @@ def sent_empty(route: Route, fields: BodyFields, query: str = "") -> bool:
         and not says_more(query)
         and request_action(query) == "write"
         and not _undoes(route, query)
+        # a question asks whether, why, or leave to ("주문 O-1 환불할까?", "Why refund order
+        # O-1?": trial Y1), not for the change: the caller gives the body
+        and not re.search(r"[?？]\W*$", query)
     )
 
 

@@ -248,6 +248,11 @@ def test_an_action_asked_for_its_default_is_still_sent_empty(
         "Can I refund order O-1?",
         "Should I refund order O-1?",
         "주문 O-1 환불됐어?",
+        # a question whose verb reads as a change's: asked, not asked for
+        "주문 O-1 환불할까?",
+        "주문 O-1 환불해도 돼?",
+        "Why refund order O-1?",
+        "Would refunding order O-1 be possible?",
     ],
 )
 def test_a_request_that_asks_about_the_action_does_not_send_it_empty(
