@@ -140,6 +140,9 @@ STORE = openapi_document(
     "Store",
     {
         "/b/{bucket}/list": {"post": _on("ListObjects", "Lists the objects of a bucket")},
+        "/b/{bucket}/sweep": {
+            "post": _on("ListAndSweep", "Sweeps a bucket", **{"x-schemarouter-effect": "write"})
+        },
         "/b/{bucket}": {
             "delete": _on("ListAndPurgeBucket", "Deletes a bucket and every object in it"),
             "put": _on("GetOrCreateBucket", "Creates a bucket"),
@@ -160,13 +163,14 @@ def test_a_pattern_makes_no_delete_put_patch_or_claimed_destruction_laxer() -> N
     )
     assert _effects(router) == {
         "ListObjects": Effect.READ,  # a POST: what the patterns are for
+        "ListAndSweep": Effect.WRITE,  # a POST its document says writes
         "ListAndPurgeBucket": Effect.DESTRUCTIVE,
         "GetOrCreateBucket": Effect.WRITE,
         "DescribeUpdate": Effect.DESTRUCTIVE,
     }
     held = [w for w in change.warnings if "kept" in w and "pattern" in w]
     assert any("'List*'" in w and "'ListAndPurgeBucket'" in w for w in held), change.warnings
-    assert len(held) == 3
+    assert len(held) == 4
     found = router.retrieve_executable("list and purge bucket logs", k=4)
     assert "store/rest/list_and_purge_bucket" not in found.route_ids
     # the caller's exact name is still its word for that one operation
