@@ -232,6 +232,7 @@ def test_an_id_the_request_says_not_to_use_is_not_offered_to_fill(
         "Refund my order O-1",
         "주문 O-1 환불해줘",
         "회원 주문 O-1 환불해줘",
+        "Refund order O-1, not order O-2",  # "not order" refuses no refund_order (trial Y1)
     ],
 )
 def test_an_action_asked_for_its_default_is_still_sent_empty(
