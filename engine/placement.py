@@ -33,6 +33,7 @@ __all__ = [
     "default_explode",
     "default_style",
     "dot_segment",
+    "issued_tokens",
     "operation_path_problem",
     "secret_name",
     "shown_command",
@@ -179,8 +180,19 @@ def shown_command(server: Sequence[str] | str) -> str:
     words = _words(server)
     if words is None:  # an unclosed quote: shown as written, as it never starts
         return server if isinstance(server, str) else ""
-    shown = [_shown_word(word, words[i - 1] if i else "")[0] for i, word in enumerate(words)]
+    found = [_shown_word(word, words[i - 1] if i else "") for i, word in enumerate(words)]
+    # a value hidden in one argument is hidden where another quotes it too ("sh -c '...'")
+    hidden = sorted({x for _, xs in found for x in xs if len(x) >= 4}, key=len, reverse=True)
+    shown = [_hidden_in(word, hidden) for word, _ in found]
     return shlex.join(shown) if shown != words or not isinstance(server, str) else server
+
+
+def _hidden_in(word: str, values: Sequence[str]) -> str:
+    """``word`` with each of ``values`` inside it ``[redacted]``."""
+    for value in values:
+        if value in word and word != "[redacted]":
+            word = word.replace(value, "[redacted]")
+    return word
 
 
 def command_secrets(server: Sequence[str] | str) -> list[str]:
@@ -237,12 +249,34 @@ _SETTING = re.compile(
 )
 
 
+#: A token of a known issuer's shape, whatever stands before it (a bare positional argument,
+#: ``-k VALUE``, ``--access VALUE``: trials X1, Y1, shown as written): OpenAI's and
+#: Anthropic's ``sk-``, Stripe's ``sk_live_``, GitHub's ``ghp_`` and ``github_pat_``, Slack's
+#: ``xoxb-``, GitLab's ``glpat-``, AWS's ``AKIA``, Google's ``AIza``, Hugging Face's ``hf_``,
+#: npm's and PyPI's, and a JWT.
+_ISSUED_TOKEN = re.compile(
+    r"sk-[A-Za-z0-9_-]{16,}|[sr]k_(?:live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|github_pat_\w{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|glpat-[\w-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|AIza[\w-]{35}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}|pypi-[\w-]{50,}"
+    r"|eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}"
+)
+
+_ISSUED_INSIDE = re.compile(rf"(?<![\w-])(?:{_ISSUED_TOKEN.pattern})(?![\w-])")
+
+
+def issued_tokens(text: str) -> list[str]:
+    """The tokens of a known issuer's shape (``ghp_...``, ``sk-...``) written in ``text``."""
+    return [m.group(0) for m in _ISSUED_INSIDE.finditer(text)]
+
+
 def _shown_word(word: str, before: str) -> tuple[str, list[str]]:
     """``word`` of a command line (after ``before``) as :func:`shown_command` shows it, and
     the secrets it hides: a secret flag's value, a URL's userinfo, query or password, and a
     secret header, JSON member or connection-string setting written in one word (trial X1:
     ``--header "Authorization: Bearer VALUE"``, ``--config '{"apiKey": "VALUE"}'`` and
     ``Password=VALUE;`` were shown as written)."""
+    if _ISSUED_TOKEN.fullmatch(word):
+        return "[redacted]", [word]
     name, equals, value = word.partition("=")
     if equals and value and _FLAG.match(name) and secret_name(name):
         return f"{name}=[redacted]", [value]
@@ -255,7 +289,9 @@ def _shown_word(word: str, before: str) -> tuple[str, list[str]]:
         return (f"{name}={shown}", hidden) if hidden else (word, [])
     if _URL.match(word):
         return _shown_url_word(word)
-    return _shown_settings(word)
+    shown, hidden = _shown_settings(word)
+    inside = [m.group(0) for m in _ISSUED_INSIDE.finditer(shown)]  # "sh -c 'srv ghp_...'"
+    return _hidden_in(shown, inside), [*hidden, *inside]
 
 
 def _shown_url_word(word: str) -> tuple[str, list[str]]:

@@ -9,6 +9,13 @@ the mapping's order that matches. Overrides are the trusted caller's word, as ex
 An exact key naming nothing is a mistake the registration refuses; a pattern matching
 nothing is only noted, so that one set (``Describe*``, ``Get*``, ``List*``) serves every
 document of a family, some of which have no ``List`` operation.
+
+A pattern matches names the document or server chose, so it never makes laxer what is
+``firm``: a ``DELETE``, ``PUT`` or ``PATCH``, an operation its document claims destructive, a
+tool its server says is destructive (trial Y1: ``List*: read`` made a ``DELETE`` named
+``ListAndPurgeBucket`` a read, planned and run without approval); the effect stays and a
+note says so. An exact name still overrides anything: it is the caller's word for one
+operation.
 """
 
 from __future__ import annotations
@@ -27,12 +34,17 @@ def is_pattern(key: str) -> bool:
 
 
 def override_for(
-    overrides: Mapping[str, Effect], names: Sequence[str]
+    overrides: Mapping[str, Effect],
+    names: Sequence[str],
+    *,
+    firm: Effect | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[Effect | None, set[str]]:
     """The effect ``overrides`` give the operation or tool called ``names`` (``None``: no key
     names or matches it), and every key that names or matches it, the one that gave the
     effect and those it took precedence over: a key in none of these sets of a document is
-    a mistake (a name it does not have, a pattern matching nothing)."""
+    a mistake (a name it does not have, a pattern matching nothing). ``firm`` is the effect
+    no pattern may make laxer (see the module docstring; told in ``notes``)."""
     exact = [name for name in names if name in overrides]
     matching = [
         key
@@ -40,7 +52,18 @@ def override_for(
         if is_pattern(key) and any(fnmatchcase(name, key) for name in names)
     ]
     keys = [*exact, *matching]
-    return (overrides[keys[0]] if keys else None), set(keys)
+    if not keys:
+        return None, set()
+    effect = overrides[keys[0]]
+    if not exact and firm is not None and effect.rank < firm.rank:
+        if notes is not None:
+            notes.append(
+                f"effect_overrides: the pattern {keys[0]!r} would make {names[0]!r} "
+                f"{effect.value}; kept {firm.value}, as its method or its own word says (a "
+                "pattern matches the names a document chooses): name it exactly to override it"
+            )
+        effect = firm
+    return effect, set(keys)
 
 
 def unused_keys(overrides: Mapping[str, Effect], used: set[str], notes: list[str]) -> list[str]:

@@ -206,10 +206,18 @@ class EffectRules:
         self.used: set[str] = set()
         #: tools that say ``readOnlyHint: true`` and are writes here (an untrusted server)
         self.held_back: list[str] = []
-        self.notes: list[str] = []  # patterns of overrides that matched no tool
+        self.notes: list[str] = []  # patterns matching no tool, or held from a firm one
 
     def of(self, name: str, hints: Mapping[str, Any]) -> contracts.Effect:
-        effect, keys = override_for(self.overrides, (name,))
+        # a pattern makes no tool laxer than its server says it is (trial Y1)
+        firm = (
+            contracts.Effect.DESTRUCTIVE
+            if hints.get("destructiveHint") is True
+            else contracts.Effect.WRITE
+            if hints.get("readOnlyHint") is False
+            else None
+        )
+        effect, keys = override_for(self.overrides, (name,), firm=firm, notes=self.notes)
         self.used.update(keys)
         if effect is not None:
             return effect

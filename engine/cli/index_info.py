@@ -65,8 +65,18 @@ def _damage(folder: Path, manifest: dict[str, Any]) -> SchemaRouterError | None:
     return None
 
 
+def _printable(value: Any) -> str:
+    """``value`` as text with its control characters escaped (``\x1b`` shown, not sent): a
+    document's file name or error is printed to the operator's terminal, where an escape
+    sequence would clear the screen or rewrite the lines above (trial Y1)."""
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(value)
+    )
+
+
 def _cmd_index_info(args: argparse.Namespace) -> int:
     from schemarouter.errors import CorruptIndexError
+    from schemarouter.index.folder import MANIFEST
     from schemarouter.index.store import read_manifest
 
     folder = Path(args.folder)
@@ -78,6 +88,15 @@ def _cmd_index_info(args: argparse.Namespace) -> int:
         raise exc.hinting(f"Build one: `schemarouter index build SOURCES --out {folder}`") from None
     skipped = manifest.get("left_out") or []
     counts = manifest.get("counts") or {}
+    if not isinstance(counts, dict) or not (
+        isinstance(skipped, list) and all(isinstance(entry, dict) for entry in skipped)
+    ):  # a manifest no build writes: said so, where a traceback was printed (trial Y1)
+        raise CorruptIndexError(
+            "manifest.json's counts or left_out are not what index build writes (an object; "
+            "a list of objects)",
+            where=str(Path(args.folder) / MANIFEST),
+            hint="Rebuild the index with `schemarouter index build`",
+        )
     damage = _damage(folder, manifest)
     if args.json:
         keys = ("generation", "schemarouter_version", "registry_fingerprint", "encoder", "dim")
@@ -88,20 +107,21 @@ def _cmd_index_info(args: argparse.Namespace) -> int:
             info["damaged"] = {"code": damage.code, "error": str(damage)}
         print(json.dumps(info, indent=1, ensure_ascii=False))
         return 0 if damage is None else 1
+    get = {key: _printable(manifest.get(key)) for key in manifest if key != "left_out"}
     print(
-        f"index {args.folder}: generation {manifest.get('generation')}, built by schemarouter "
-        f"{manifest.get('schemarouter_version')}"
+        f"index {_printable(args.folder)}: generation {get.get('generation')}, built by "
+        f"schemarouter {get.get('schemarouter_version')}"
     )
-    routes = counts.get("routes", "?")
+    routes = _printable(counts.get("routes", "?"))
     print(
-        f"  {routes} routes, registry {manifest.get('registry_fingerprint')}, "
-        f"encoder {manifest.get('encoder')}"
+        f"  {routes} routes, registry {get.get('registry_fingerprint')}, "
+        f"encoder {get.get('encoder')}"
     )
     print(f"  left out (--skip-invalid): {len(skipped)}")
     for entry in skipped:
-        print(f"    {_shown(entry.get('source'))}: {entry.get('error')}")
+        print(f"    {_printable(_shown(entry.get('source')))}: {_printable(entry.get('error'))}")
     if damage is not None:
-        print(f"error: {damage}", file=sys.stderr)
+        print(f"error: {_printable(damage)}", file=sys.stderr)
         return 1
     print(f"  files: {len(manifest.get('files') or {})} checked against the manifest")
     return 0

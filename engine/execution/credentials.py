@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, quote_plus
 
-from schemarouter.placement import secret_name
+from schemarouter.placement import issued_tokens, secret_name
 from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "output_secrets",
     "redacted_exception",
     "scrub_output",
+    "text_secrets",
 ]
 
 #: What replaces a credential value wherever one would otherwise show.
@@ -353,6 +354,38 @@ def guard_logger(name: str) -> None:
             logger = logging.getLogger(each)
             if _FILTER not in logger.filters:
                 logger.addFilter(_FILTER)
+
+
+#: A secret written as one in free text: a bearer (or basic) token, a URL's password, a
+#: setting under a secret's name (``api_key=VALUE`` in a URL's query, ``password: VALUE``).
+_WRITTEN_SECRETS = (
+    # a token has a digit or a capital inside ("Basic authentication failed" names none)
+    re.compile(r"\b(?i:Bearer|Basic)\s+((?=[\w\-.~+/]*(?:\d|[a-z][A-Z]))[\w\-.~+/]{8,}=*)"),
+    re.compile(r"://[^/\s:@]*:([^/\s@]+)@"),
+)
+_NAMED_SETTING = re.compile(  # each name, the value after it may be another's name
+    r"(?<![\w.-])(?=([A-Za-z][\w.-]*)[\"']?\s*[:=]\s*[\"']?([^\s&;,\"'<>()\[\]{}=:]{4,}=*))"
+)
+
+
+def text_secrets(text: str) -> list[str]:
+    """The values ``text`` writes as secrets (:data:`_WRITTEN_SECRETS`, and a setting whose
+    name ends as a secret's does, :data:`_SECRET_END`): what a Python function's
+    own exception may quote of the key it holds, which the run never handed out (trial Y1:
+    ``GET https://...?api_key=VALUE failed`` reached the agent and the log)."""
+    found = [m.group(1) for pattern in _WRITTEN_SECRETS for m in pattern.finditer(text)]
+    found += [m.group(2) for m in _NAMED_SETTING.finditer(text) if _SECRET_END.search(m.group(1))]
+    found += issued_tokens(text)  # "GitHub refused ghp_...": a known issuer's shape
+    return list(dict.fromkeys(found))
+
+
+#: The name of a setting a message writes a secret under, read strictly (a message's
+#: "KeyboardInterrupt: driver gave up" names none, where ``secret_name`` reads "key" in it).
+_SECRET_END = re.compile(
+    r"(?:^|[^a-z])(?:key|sig|auth|pwd|pass)$|(?:api|access|secret|private|client)[_-]?key$"
+    r"|token$|passw(?:or)?d$|secret$|signature$|credentials?$",
+    re.IGNORECASE,
+)
 
 
 def redacted_exception(raised: BaseException, redactor: Redactor) -> BaseException:

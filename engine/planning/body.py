@@ -30,6 +30,7 @@ from schemarouter.contracts import (
 )
 from schemarouter.planning.numbers import NUMBER_WORDS
 from schemarouter.registry.defs import attach_defs
+from schemarouter.retrieval.actions import name_words, request_action
 from schemarouter.retrieval.identifiers import is_plural
 from schemarouter.retrieval.values import value_schema
 
@@ -127,8 +128,11 @@ _QUALIFIED = re.compile(
     r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
     r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|dozen)"
     r"|(?:third|quarter|fifth|tenth)s?|euros?|dollars?|cents?|pounds?|bucks|yen"
-    r"|eur|usd|gbp|jpy|krw)\b"
-    r"|%|일부|절반|부분|만큼|퍼센트|분의|달러|유로|엔화"
+    r"|eur|usd|gbp|jpy|krw"
+    # a part named, or another way than the default (trial Y1: "refund order O-1's shipping
+    # fee", "... to store credit" each refunded in full)
+    r"|shipping|fees?|tax(?:es)?|credit|restocking|keep|without)\b"
+    r"|%|일부|절반|부분|만큼|퍼센트|분의|달러|유로|엔화|배송비|수수료|세금|적립금|빼고|제외"
     r"|(?<![가-힣])[일이삼사오육칠팔구십백천만억]+\s?원",
     re.I,
 )
@@ -144,6 +148,28 @@ def says_more(query: str) -> bool:
     return bool(_QUALIFIED.search(query) or re.search(r"\d", _READ_OUT.sub(" ", query)))
 
 
+#: A verb that undoes, stops or refuses an action, and the Korean ones by the English word a
+#: route's name would use: "Cancel the refund of order O-1", "주문 O-1 환불 취소해줘" ask another
+#: change than the refund, whose default would be sent instead (trial Y1: a refund in full).
+_UNDOES = re.compile(
+    r"\b(cancel|stop|block|prevent|undo|reverse|revoke|void|halt|abort|reject|decline|deny"
+    r"|dispute|freeze|suspend|pause)\w*|(취소|철회|중지|중단|막아|거절|거부|보류)",
+    re.I,
+)
+_KO_UNDOES = {"취소": "cancel", "철회": "revoke", "중지": "stop", "중단": "stop", "막아": "block"}
+_KO_UNDOES |= {"거절": "reject", "거부": "reject", "보류": "hold"}
+
+
+def _undoes(route: Route, query: str) -> bool:
+    """Whether ``query`` asks to undo or stop something (:data:`_UNDOES`) ``route`` is not
+    named for (``cancel_order`` is the cancelling; ``refund_order`` is not)."""
+    named = set(name_words(route.endpoint.name))
+    return any(
+        (m.group(1) or "").lower() not in named and _KO_UNDOES.get(m.group(2) or "") not in named
+        for m in _UNDOES.finditer(query)
+    )
+
+
 def sent_empty(route: Route, fields: BodyFields, query: str = "") -> bool:
     """Whether ``route``'s required JSON body goes as ``{}`` where the request fills none of
     its properties: where the schema requires none of them and the route is an action on an
@@ -153,7 +179,12 @@ def sent_empty(route: Route, fields: BodyFields, query: str = "") -> bool:
     and report success; a create (``POST /projects``) would make an entry the request gave
     nothing of: both stay missing, for the caller to give (``Plan.with_arguments``). So does
     one whose ``query`` :func:`says_more` than the action ("refund €20", "partially refund"):
-    a value no property took must not become the server's default."""
+    a value no property took must not become the server's default, and one whose ``query``
+    does not ask for a change (``request_action`` is not ``"write"``): "refund status of
+    order O-1", "Can I refund order O-1?", "주문 O-1 환불됐어?" ask about the refund (trial Y1:
+    each sent one in full where the refund ranked first), nor one that asks to undo or stop
+    what the route does ("Cancel the refund of order O-1": :data:`_UNDOES`), or ends as a
+    question ("주문 O-1 환불할까?")."""
     last = (route.endpoint.operation.path or "").rstrip("/").rpartition("/")[2]
     return (
         fields.parameter.required
@@ -166,6 +197,11 @@ def sent_empty(route: Route, fields: BodyFields, query: str = "") -> bool:
         and not last.startswith("{")
         and not is_plural(last)
         and not says_more(query)
+        and request_action(query) == "write"
+        and not _undoes(route, query)
+        # a question asks whether, why, or leave to ("주문 O-1 환불할까?", "Why refund order
+        # O-1?": trial Y1), not for the change: the caller gives the body
+        and not re.search(r"[?？]\W*$", query)
     )
 
 

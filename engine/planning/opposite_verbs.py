@@ -27,7 +27,7 @@ from schemarouter.retrieval.actions import (
     verb_of_route,
 )
 from schemarouter.retrieval.clauses import clauses_of
-from schemarouter.retrieval.identifiers import needed_parameters
+from schemarouter.retrieval.identifiers import needed_parameters, stem
 
 __all__ = ["OPPOSITES", "no_opposite_change", "refusal", "says_not_to"]
 
@@ -62,6 +62,8 @@ _FORBIDS_KO = re.compile(
 )
 #: A Korean taking back's "never mind" words after its 아니 / 잠깐 ("아니, 취소", "잠깐 그만").
 _KO_CANCELLED = re.compile(r"((?:아니|아냐|아니야|아니요|아뇨|잠깐만?)[\W_]*)(?:취소|됐어|그만)")
+#: ... and an English one's "cancel that", which asks no cancelling either (trial Y1).
+_CANCEL_THAT = re.compile(r"\bcancel\s+that\b", re.I)
 
 
 def _canon(word: str) -> str | None:
@@ -103,19 +105,33 @@ def refusal(query: str, route: Route) -> str | None:
     words = [m.group(1) for m in _REFUSED.finditer(query)]
     refused = {v for word in words for v in (verb_of(word), _canon(word))}
     does = _does(route)
-    if verb is not None and verb in refused:
+    # not the thing its path names, read as a verb ("order" of refund_order: "Refund order
+    # O-1, not order O-2" refuses no refund; trial Y1)
+    if verb is not None and verb in refused and stem(verb) not in _things(route):
         return f"says not to {verb} it"
-    # a verb no list knows, the route's name's first word ("don't refund" of refund_order)
-    lead = next(iter(name_words(route.endpoint.name)), "")
-    if lead and any(lead in verb_forms(word) for word in words):
-        return f"says not to {lead} it"
+    # a verb no list knows, the route's name's first word ("don't refund" of refund_order),
+    # or its last, past its method and the things its path names (trial Y1: "don't refund
+    # the first order" bound it for PostOrdersOrderRefund, order_refund, issueRefund; "not
+    # order O-2" is no refusal of refund_order)
+    named = [w for w in name_words(route.endpoint.name) if stem(w) not in _things(route)]
+    for lead in dict.fromkeys(named[:1] + named[-1:]):
+        if any(lead in verb_forms(word) for word in words):
+            return f"says not to {lead} it"
     if does is not None and OPPOSITES[does] in refused and does not in _asked(query):
         return f"says not to {OPPOSITES[does]} it and does not ask to {does} it"
     back = clauses_of(query).taken_back  # "Close the first ticket? No.", "..., just kidding"
     # "아니, 취소" takes back: its 취소 (cancel) asks no change of its own
-    if back and not request_verbs(_KO_CANCELLED.sub(r"\1", query[back:])):
+    if back and not request_verbs(_CANCEL_THAT.sub("", _KO_CANCELLED.sub(r"\1", query[back:]))):
         return f"takes it back ({query[back:].strip()!r})"
     return "forbids a change" if _FORBIDS_KO.search(query) else None
+
+
+def _things(route: Route) -> set[str]:
+    """The stems of what ``route``'s path names before its last part (``/orders/{order_id}/
+    refund``: ``order``), and of the HTTP methods (Stripe's ``PostChargesChargeRefund``)."""
+    path = (route.endpoint.operation.path or "").strip("/").split("/")
+    literal = [part for part in path[:-1] if part and not part.startswith("{")]
+    return {stem(w) for w in [*literal, "get", "post", "put", "patch", "delete"]}
 
 
 def _does(route: Route) -> str | None:

@@ -134,12 +134,15 @@ _AFTER_AGAINST = re.compile(
 #: it but its clause's end: "delete room R1? No, wait, don't", "delete room R1 — NOT",
 #: "Delete room R1. Wait, no! Keep it." (trial Z1: each deleted R1). Read on a clause's last
 #: characters only, so a long clause is no longer to read.
+#: Also "Actually, hold off.", "... no wait", "(not really)", "Cancel that.", "Ignore that."
+#: (trial Y1: each refunded the order).
 _TAKEN_BACK = re.compile(
-    r"(?:^|[—–…]|\s-{1,2}\s|\.\.)[\W_]*(?:(?:but|wait|actually|oh|hmm|sorry|stop|well|no|"
+    r"(?:^|[—–…(]|\s-{1,2}\s|\.\.)[\W_]*(?:(?:but|wait|actually|oh|hmm|sorry|stop|well|no|"
     r"nope|absolutely|of\s+course|hell|heck|definitely|certainly|surely|obviously|god|please)"
     r"\W+)*(?:no|nope|nah|not|never|don['’‘ʼ´`]?t|do\s+not|never\s*mind|scratch\s+that|"
     r"forget\s+(?:it|that)|just\s+kidding|(?:keep|leave|spare)\s+(?:it|them|that|those|both)"
-    r"(?:\s+be)?|not\s+(?:yet|now|today))[\W_]*$",
+    r"(?:\s+be)?|not\s+(?:yet|now|today|really)|wait|hold\s+(?:off|on)|cancel\s+that"
+    r"|(?:ignore|disregard)\s+(?:that|this))[\W_]*$",
     re.IGNORECASE,
 )
 #: Korean's: a clause of 아니 / 잠깐 (and 취소, 됐어, 그만, 하지 마 after them) that takes back

@@ -128,3 +128,72 @@ def test_mcp_tools_take_patterns_too() -> None:
         _router().add_mcp_tools(
             [_tool("get_note")], provider="notes", effect_overrides={"find_note": "read"}
         )
+
+
+def _on(op_id: str, summary: str, **extra: Any) -> dict[str, object]:
+    parameter = {"name": "bucket", "in": "path", "required": True, "schema": {"type": "string"}}
+    return {**_op(op_id, summary), "parameters": [parameter], **extra}
+
+
+# names a document chose to be matched by the operator's family of patterns (trial Y1)
+STORE = openapi_document(
+    "Store",
+    {
+        "/b/{bucket}/list": {"post": _on("ListObjects", "Lists the objects of a bucket")},
+        "/b/{bucket}/sweep": {
+            "post": _on("ListAndSweep", "Sweeps a bucket", **{"x-schemarouter-effect": "write"})
+        },
+        "/b/{bucket}": {
+            "delete": _on("ListAndPurgeBucket", "Deletes a bucket and every object in it"),
+            "put": _on("GetOrCreateBucket", "Creates a bucket"),
+            "patch": _on(
+                "DescribeUpdate", "Updates a bucket", **{"x-schemarouter-effect": "destructive"}
+            ),
+        },
+    },
+)
+
+
+def test_a_pattern_makes_no_delete_put_patch_or_claimed_destruction_laxer() -> None:
+    router = _router()
+    change = router.add_openapi(
+        STORE,
+        provider="store",
+        effect_overrides={"List*": "read", "Get*": "read", "Describe*": "read"},
+    )
+    assert _effects(router) == {
+        "ListObjects": Effect.READ,  # a POST: what the patterns are for
+        "ListAndSweep": Effect.WRITE,  # a POST its document says writes
+        "ListAndPurgeBucket": Effect.DESTRUCTIVE,
+        "GetOrCreateBucket": Effect.WRITE,
+        "DescribeUpdate": Effect.DESTRUCTIVE,
+    }
+    held = [w for w in change.warnings if "kept" in w and "pattern" in w]
+    assert any("'List*'" in w and "'ListAndPurgeBucket'" in w for w in held), change.warnings
+    assert len(held) == 4
+    found = router.retrieve_executable("list and purge bucket logs", k=4)
+    assert "store/rest/list_and_purge_bucket" not in found.route_ids
+    # the caller's exact name is still its word for that one operation
+    router = _router()
+    router.add_openapi(STORE, provider="store", effect_overrides={"ListAndPurgeBucket": "read"})
+    assert _effects(router)["ListAndPurgeBucket"] is Effect.READ
+
+
+def test_a_pattern_makes_no_tool_its_server_says_destroys_laxer() -> None:
+    router = _router()
+    wipe = {**_tool("get_and_wipe_notes"), "annotations": {"destructiveHint": True}}
+    change = router.add_mcp_tools(
+        [_tool("get_note"), wipe], provider="notes", effect_overrides={"get_*": "read"}
+    )
+    assert _effects(router) == {"get_note": Effect.READ, "get_and_wipe_notes": Effect.DESTRUCTIVE}
+    assert any("'get_and_wipe_notes'" in w and "kept destructive" in w for w in change.warnings)
+
+
+def test_a_pattern_makes_no_tool_its_server_says_writes_a_read() -> None:
+    router = _router()
+    sends = {**_tool("get_and_send_notes"), "annotations": {"readOnlyHint": False}}
+    change = router.add_mcp_tools(
+        [_tool("get_note"), sends], provider="notes", effect_overrides={"get_*": "read"}
+    )
+    assert _effects(router) == {"get_note": Effect.READ, "get_and_send_notes": Effect.WRITE}
+    assert any("'get_and_send_notes'" in w and "kept write" in w for w in change.warnings)

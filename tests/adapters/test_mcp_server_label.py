@@ -107,6 +107,54 @@ def test_a_secret_header_json_member_or_setting_in_one_argument_is_redacted(
     assert command_secrets(server) == hidden
 
 
+_ISSUED = [
+    "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+    "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    "sk-proj-abcdefghijklmnop1234",
+    "sk_live_51H8abcdefghijklmnop",
+    "AKIAIOSFODNN7EXAMPLE",
+    "glpat-xxxxxxxxxxxxxxxxxxxx",
+    "hf_abcdefghijklmnopqrstuvwxyzABCDEF",
+]
+
+
+@pytest.mark.parametrize("token", _ISSUED)
+@pytest.mark.parametrize("before", [[], ["-k"], ["--access"]])
+def test_a_token_of_a_known_issuers_shape_is_redacted_wherever_it_stands(
+    token: str, before: list[str]
+) -> None:
+    """A bare positional token (``npx server-github ghp_...``) or one after a flag whose
+    name says nothing (``-k``, ``--access``) was shown as written: its name told nothing
+    (trials X1, Y1). A token of a known issuer's shape is now hidden by its shape."""
+    server = ["npx", "-y", "@modelcontextprotocol/server-github", *before, token]
+    assert server_label(server) == " ".join([*server[:-1], "'[redacted]'"])
+    assert command_secrets(server) == [token]
+
+
+@pytest.mark.parametrize(
+    "word", ["mcp-server-postgres@0.6.2", "sk-learn", "skip_live_tests", "AKIA", "./hf_cache"]
+)
+def test_a_word_that_is_no_token_is_shown(word: str) -> None:
+    assert server_label(["uvx", word]) == f"uvx {word}"
+    assert command_secrets(["uvx", word]) == []
+
+
+@pytest.mark.parametrize(
+    "server",
+    [
+        ["sh", "-c", "npx server-github --api-key ghp_16C7e42F292c6912E7710c838347Ae178B4a"],
+        ["python3", "-c", "print('key tok-abcdefgh12345678')", "--token", "tok-abcdefgh12345678"],
+    ],
+)
+def test_a_secret_inside_another_argument_is_redacted_there_too(server: list[str]) -> None:
+    """A script given to ``sh -c`` or ``python -c`` quoted the token a flag hid elsewhere, or
+    a token of a known shape, and the label showed it (trial Y1: the build's error named
+    the server so)."""
+    label = server_label(server)
+    assert "ghp_16C7" not in label and "tok-abcdefgh" not in label, label
+    assert "[redacted]" in label and label.startswith(f"{server[0]} -c ")
+
+
 def test_a_live_servers_secret_arguments_are_in_no_export_or_saved_registry(
     tmp_path: Path,
 ) -> None:

@@ -9,6 +9,7 @@ new entry: an empty one of those stays missing, as does a body with a required p
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.errors import ExecutionError, ParameterValidationError
 from schemarouter.index import HashingEncoder
 from tests.servers.loopback import LoopbackServer, Request, Response, json_response
 
@@ -48,6 +50,7 @@ OPERATIONS: dict[str, tuple[str, str, Any]] = {
     "update": ("/orders/{order_id}", "patch", _operation("update_order", "Update an order", {"properties": {"note": _S}})),
     "create": ("/orders", "post", _operation("create_order", "Create an order", {"properties": {"note": _S}}, path_id=False)),
     "note": ("/orders/{order_id}/notes", "post", _operation("add_order_note", "Add a note to an order", {"properties": {"text": _S}})),
+    "cancel": ("/orders/{order_id}/cancel", "post", _operation("cancel_order", "Cancel an order", {"properties": {"reason": _S}})),
     "ship": ("/orders/{order_id}/ship", "post", _operation("ship_order", "Ship an order", {"properties": {"carrier": _S}, "required": ["carrier"]})),
 }  # fmt: skip
 
@@ -138,6 +141,12 @@ def test_an_update_a_create_or_a_body_with_a_required_property_stays_missing(
         "Refund a third of order O-1",
         "Refund only the shipping on order O-1",
         "주문 O-1 이만원 환불해줘",
+        # a part, or another way than the default, in words (trial Y1: each refunded in full)
+        "Refund order O-1's shipping fee",
+        "Refund order O-1 without the shipping",
+        "Refund order O-1 but keep the restocking fee",
+        "Refund order O-1 to store credit",
+        "주문 O-1 배송비 빼고 환불해줘",
         "주문 O-1 만 원 환불해줘",
         "주문 O-1 삼만원만 환불해줘",
         "주문 O-1 금액의 3분의 1만 환불해줘",
@@ -162,6 +171,12 @@ def test_an_action_asked_for_more_than_its_default_is_not_sent_empty(
         "Refund order O-1, just kidding",
         "주문 O-1 환불하지 마세요",
         "주문 O-1 환불해줘. 아니, 취소.",
+        # taken back in words the clause reading did not know (trial Y1: each refunded O-1)
+        "Refund order O-1. Actually, hold off.",
+        "Refund order O-1... no wait",
+        "Refund order O-1 (not really)",
+        "Refund order O-1. Cancel that.",
+        "Refund order O-1. Ignore that.",
     ],
 )
 def test_an_id_the_request_says_not_to_use_is_not_offered_to_fill(
@@ -217,10 +232,106 @@ def test_an_id_the_request_says_not_to_use_is_not_offered_to_fill(
         "Refund my order O-1",
         "주문 O-1 환불해줘",
         "회원 주문 O-1 환불해줘",
+        "Refund order O-1, not order O-2",  # "not order" refuses no refund_order (trial Y1)
     ],
 )
 def test_an_action_asked_for_its_default_is_still_sent_empty(
     server: LoopbackServer, text: str
 ) -> None:
     step = _step(_router(server, "refund"), text)
+    assert step.arguments == {"order_id": "O-1", "body": {}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "refund status of order O-1",
+        "Can I refund order O-1?",
+        "Should I refund order O-1?",
+        "주문 O-1 환불됐어?",
+        # a question whose verb reads as a change's: asked, not asked for
+        "주문 O-1 환불할까?",
+        "주문 O-1 환불해도 돼?",
+        "Why refund order O-1?",
+        "Would refunding order O-1 be possible?",
+    ],
+)
+def test_a_request_that_asks_about_the_action_does_not_send_it_empty(
+    server: LoopbackServer, text: str
+) -> None:
+    """Trial Y1: each of these, whose best route was the refund, sent a refund in full."""
+    server.requests.clear()
+    router = _router(server, "refund")
+    plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
+    assert all("body" not in step.arguments for step in plan.steps), plan.steps
+    with pytest.raises(ParameterValidationError, match="'body' is a required property"):
+        router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    assert [r for r in server.requests if r.method == "POST"] == []
+
+
+@pytest.mark.parametrize("operation", ["PostOrdersOrderRefund", "order_refund", "issueRefund"])
+@pytest.mark.parametrize("text", ["Stop refunding the first order", "Don't refund the first order"])
+def test_a_refused_action_named_after_its_method_or_entry_takes_no_order(
+    server: LoopbackServer, operation: str, text: str
+) -> None:
+    """The action's verb read from its name's first word only: Stripe's style
+    (``PostChargesChargeRefund``) starts with the method, ``order_refund`` with the entry, so
+    "Stop refunding the first order" refunded the first order listed (trial Y1)."""
+    listed = {"type": "array", "items": _ORDER}
+    path, method, refund = OPERATIONS["refund"]
+    list_orders = {
+        "operationId": "list_orders",
+        "summary": "List orders",
+        "responses": {
+            "200": {"description": "ok", "content": {"application/json": {"schema": listed}}}
+        },
+    }
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Shop", "version": "1.0"},
+        "servers": [{"url": server.base_url}],
+        "paths": {
+            "/orders": {"get": list_orders},
+            path: {method: {**copy.deepcopy(refund), "operationId": operation}},
+        },
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="shop")
+    server.requests.clear()
+    plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES), max_calls=3)
+    for step in plan.steps:
+        assert not step.bindings and "body" not in step.arguments, (text, plan.steps)
+    with contextlib.suppress(ExecutionError):
+        router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    assert [r for r in server.requests if r.method == "POST"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cancel the refund of order O-1",
+        "주문 O-1 환불 취소해줘",
+        "Stop the refund of order O-1",
+        "Block refunds on order O-1",
+    ],
+)
+def test_a_request_to_undo_or_stop_the_action_does_not_send_it_empty(
+    server: LoopbackServer, text: str
+) -> None:
+    """Trial Y1: each of these, asking to cancel, stop or block a refund, sent a refund in
+    full (the refund ranks first, the request's verb is a change's)."""
+    server.requests.clear()
+    router = _router(server, "refund")
+    plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
+    assert all("body" not in step.arguments for step in plan.steps), plan.steps
+    with pytest.raises(ParameterValidationError, match="'body' is a required property"):
+        router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    assert [r for r in server.requests if r.method == "POST"] == []
+
+
+@pytest.mark.parametrize("text", ["Cancel order O-1", "주문 O-1 취소해줘"])
+def test_an_action_that_is_itself_the_cancelling_is_still_sent_empty(
+    server: LoopbackServer, text: str
+) -> None:
+    step = _step(_router(server, "cancel"), text)
     assert step.arguments == {"order_id": "O-1", "body": {}}

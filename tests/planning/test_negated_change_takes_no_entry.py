@@ -80,6 +80,9 @@ def _changes(router: Any, text: str) -> tuple[list[Any], Any]:
         "Close the first ticket? No.",  # taken back after it
         "Close the first ticket - just kidding, don't",
         "Close the first ticket. Wait, no! Keep it.",
+        "Close the first ticket. Cancel that.",  # trial Y1: "cancel" read as a change asked
+        "Close the first ticket... no wait",
+        "Close the first ticket (not really)",
         "첫 번째 티켓을 닫지 말아줘",
         "첫 번째 티켓 닫지 마세요",
     ],

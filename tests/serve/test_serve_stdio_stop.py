@@ -160,6 +160,28 @@ def test_a_request_the_client_cancelled_is_not_waited_for() -> None:
     assert drain.wait(0) == 0
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 1.0, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": None, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": True, "method": "tools/list"},
+        {"id": 5, "method": "tools/list"},
+    ],
+)
+def test_a_message_the_sdk_answers_nothing_is_not_waited_for(message: dict[str, Any]) -> None:
+    """The SDK reads a request whose id is no string or integer as a notification, and a
+    message without ``jsonrpc`` as no message: it answers neither, and SIGTERM waited the
+    whole 25 s for it, then logged "1 request still under way after 25 s: cut" (trial Y1)."""
+    drain = Drain()
+    assert drain.admit(json.dumps(message)) is None
+    assert drain.admit(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})) is None
+    assert drain.stop() == 1  # the request the SDK does answer
+    drain.answered(json.dumps({"jsonrpc": "2.0", "id": 7, "result": {}}))
+    assert drain.wait(0) == 0
+
+
 def test_an_sdk_without_the_lowlevel_server_serves_stdio_as_before(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -46,6 +46,7 @@ import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
 from schemarouter.errors import ParameterValidationError
+from schemarouter.execution.credentials import Redactor, redacted_exception, text_secrets
 from schemarouter.execution.invokers.payload import Payload, clip, invocation_error, seconds_text
 from schemarouter.execution.invokers.python_output import to_payload
 from schemarouter.execution.outputs import json_path
@@ -234,15 +235,19 @@ def _failed(exc: BaseException, op: PythonCall) -> Exception:
         raised: BaseException = exc
     else:
         raised = exc.error
+    said = _said(raised)
+    # a key the function holds itself, quoted in its message: the run never handed it out,
+    # so no redactor knew it (trial Y1: it reached the agent, the log and ``raised``)
+    redactor = Redactor(text_secrets(said))
     error = invocation_error(
-        f"the callable raised {type(raised).__name__}: {_said(raised)}",
+        f"the callable raised {type(raised).__name__}: {redactor(said)}",
         where=op.where,
         retryable=isinstance(raised, ConnectionError | TimeoutError | asyncio.TimeoutError),
         health=not isinstance(raised, REFUSALS),
     )
     # the exception itself, traceback included, for the function's developer: the error is
     # re-raised ``from None`` on its way out (trial X3: no frame of the function was left)
-    error.raised = raised
+    error.raised = redacted_exception(raised, redactor)
     return error
 
 
