@@ -32,6 +32,7 @@ from schemarouter.execution.policy import HealthMonitor
 from schemarouter.indexing import _DEFAULT, PROGRESS_MIN_ROUTES, IndexMixin
 from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import refused_values, unused_values
+from schemarouter.planning.asked_changes import parts_by_change
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.conditions import condition_notes
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
@@ -445,6 +446,7 @@ class SchemaRouter(IndexMixin):
             if max_calls > 1 and request.parts and ranked and not abstained:
                 reading = self.ranker.part_reading(request.query, ranked)
                 parts = [(text, route_id) for text, route_id, why in reading.report if not why]
+                parts = parts_by_change(parts, reading.scores, snapshot)  # "닫고 ... 다시 열어줘"
                 misses = [item for item in reading.report if item[2]]
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:

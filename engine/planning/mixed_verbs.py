@@ -35,6 +35,7 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.arguments import fill_arguments, missing_parameters
+from schemarouter.planning.asked_changes import asked_change_first
 from schemarouter.planning.links import created
 from schemarouter.planning.opposite_verbs import no_opposite_change
 from schemarouter.planning.refusals import READ_DEPTH
@@ -61,11 +62,13 @@ def asked_verb_first(
 ) -> list[str]:
     """``eligible`` (best first), with the route that does the change the request's one
     mixed English verb names (:data:`_MIXED`) first, where the best does not do it; then
-    :func:`existing_thing_first`, :func:`no_unasked_destruction` and
-    :func:`~schemarouter.planning.opposite_verbs.no_opposite_change`."""
+    :func:`existing_thing_first`, :func:`no_unasked_destruction`,
+    :func:`~schemarouter.planning.opposite_verbs.no_opposite_change` and
+    :func:`~schemarouter.planning.asked_changes.asked_change_first`."""
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
     eligible = no_opposite_change(query, snapshot, eligible, warnings)
+    eligible = asked_change_first(query, snapshot, eligible, warnings)
     words = {m.group(1).lower() for m in _MIXED.finditer(query)}
     if query.isascii() or len(words) != 1 or not eligible:
         return list(eligible)

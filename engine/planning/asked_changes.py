@@ -1,0 +1,159 @@
+"""The change a request asks for, read for planning's choice among the routes retrieval ranked,
+and the route that does that very change planned before one that does another.
+
+Retrieval reads a Korean clause's change from a table of stems
+(:mod:`schemarouter.retrieval.actions`) that ranking weighs; here planning reads a few more,
+leaving that table (and the order it gives) as it is: 닫- in every ending ("닫고", "닫기";
+the table knows "닫아" only), 할당 / 배정 (assign), 재오픈 (reopen) and 달- ("댓글 달아줘":
+add a comment), and 다시 before a change as its re- verb where English has one ("다시 열어줘"
+reopens, "다시 시작해줘" restarts). A quoted value is never read for a verb ("댓글 추가해줘:
+'확인 중'" adds a comment: its 확인 is what the comment says, not a request to check).
+
+Trial Y2: "티켓 T-2 닫아줘" planned ``update_ticket`` (ranked first, its body left missing)
+where ``close_ticket`` was fourth; "티켓 T-3 다시 열어줘" planned ``update_ticket`` too; "티켓
+T-1에 '확인 중입니다' 댓글 달아줘" planned ``list_ticket_comments``, a read standing for the
+write. :func:`asked_change_first`: where the request asks one change and the best eligible
+route does not do it, the first of the :data:`~schemarouter.planning.refusals.READ_DEPTH` best
+that does is planned first, else the first of the :data:`CHANGE_DEPTH` best that does and is
+of the best's provider and changes the same thing (takes the same identifier, where the best
+takes one: "다시 열어줘" ranked ``reopen_ticket`` seventh); the plan's warnings say so.
+:func:`parts_by_change` does the same for each part of a multi-part request ("티켓 T-1 닫고
+T-2 다시 열어줘"), by the part's own scores of the routes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from schemarouter.contracts import Effect, Route
+from schemarouter.planning.refusals import READ_DEPTH, unquoted
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.actions import (
+    name_words,
+    request_action,
+    request_verbs,
+    verb_forms,
+    verb_of,
+    verb_of_route,
+)
+from schemarouter.retrieval.identifiers import needed_parameters
+
+__all__ = ["asked_change_first", "asked_verbs", "does_change", "parts_by_change"]
+
+#: How far down the ranked routes one of the best's provider that does the asked change is taken.
+CHANGE_DEPTH = 10
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+#: Korean verbs retrieval's table does not read, each with the change it names: a verb stem
+#: in its endings, or a noun with a form of 하다 (or a request word) after it, or ending its
+#: clause; not one the request forbids ("할당하지 마", "닫지 말고").
+_KO_MORE = {"닫": "close", "할당": "assign", "배정": "assign", "재오픈": "reopen", "달": "create"}
+_KO_MORE_FORMS = re.compile(
+    r"(닫|달)(?:아|고|기|을|읍)(?!\S*지\s*(?:마|말))"
+    r"|(할당|배정|재오픈)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
+    r"|\s*[.?!~;,]*\s*$)"
+)
+#: 다시 ("again") and the word after it: that word's change as its re- verb.
+_AGAIN = re.compile(r"다시\s*(\S+)")
+
+
+def asked_verbs(query: str) -> frozenset[str]:
+    """The changes ``query`` asks for: :func:`~schemarouter.retrieval.actions.request_verbs`
+    of its unquoted text, with the Korean verbs of this module (see its docstring)."""
+    text = unquoted(query)
+    verbs = set(request_verbs(text))
+    if not _HANGUL.search(text):
+        return frozenset(verbs)
+    for match in _KO_MORE_FORMS.finditer(text):
+        verbs.add(_KO_MORE[match.group(1) or match.group(2)])
+    for match in _AGAIN.finditer(text):
+        word = match.group(1)
+        for verb in request_verbs(word) | {v for s, v in _KO_MORE.items() if word.startswith(s)}:
+            again = verb_of(f"re{verb}")
+            if again is not None:
+                verbs.discard(verb)
+                verbs.add(again)
+    return frozenset(verbs)
+
+
+def does_change(route: Route, verb: str) -> bool:
+    """Whether ``route`` (a write or a delete) does the change ``verb``: its verb, or its
+    name's first word ("refund" of ``refund_order``, a verb no list knows)."""
+    if route.endpoint.effect is Effect.READ:
+        return False
+    if verb_of_route(route) == verb:
+        return True
+    lead = next(iter(name_words(route.endpoint.name)), "")
+    return bool(lead) and (verb_of(lead) == verb or verb in verb_forms(lead))
+
+
+def _reads_too(query: str) -> bool:
+    """Whether a clause of ``query`` reads beside the one that changes ("show every genre, and
+    also add the author ..."): its best read may serve that clause."""
+    text = unquoted(query)
+    return request_action(text) is None and bool(request_verbs(text))
+
+
+def _doing(snapshot: RegistrySnapshot, ordered: Sequence[str], verb: str) -> str | None:
+    """The first of ``ordered[1:]`` that does ``verb`` (:func:`asked_change_first`'s windows)."""
+    routes = snapshot.routes
+    top = routes[ordered[0]]
+    near = [r for r in ordered[1:READ_DEPTH] if does_change(routes[r], verb)]
+    if near:
+        return near[0]
+    things = {thing for _, thing in needed_parameters(top)}
+    for route_id in ordered[READ_DEPTH:CHANGE_DEPTH]:
+        route = routes[route_id]
+        same = not things or things & {t for _, t in needed_parameters(route)}
+        if route.provider.id == top.provider.id and same and does_change(route, verb):
+            return route_id
+    return None
+
+
+def asked_change_first(
+    query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
+) -> list[str]:
+    """``eligible`` (best first), with the first of the :data:`READ_DEPTH` best that does the
+    one change the request asks for first, where the best does not do it (module docstring);
+    a request that asks none, or several, keeps the order, and so does one whose best is a
+    read where another clause reads."""
+    verbs = asked_verbs(query)
+    if len(verbs) != 1 or not eligible:
+        return list(eligible)
+    verb = next(iter(verbs))
+    top = snapshot.routes[eligible[0]]
+    if does_change(top, verb) or (top.endpoint.effect is Effect.READ and _reads_too(query)):
+        return list(eligible)
+    doing = _doing(snapshot, eligible, verb)
+    if doing is None:
+        return list(eligible)
+    passed = eligible[: eligible.index(doing)]
+    shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
+    warnings.append(
+        f"the request asks to {verb}, so {doing}, which does, is planned before {shown}, "
+        "ranked above it"
+    )
+    return [doing, *(r for r in eligible if r != doing)]
+
+
+def parts_by_change(
+    parts: Sequence[tuple[str, str]],
+    scores: Mapping[str, Mapping[str, float]],
+    snapshot: RegistrySnapshot,
+) -> list[tuple[str, str]]:
+    """``parts`` (``(words, best route id)``), each part that asks one change and whose route
+    does not do it given the first of its :data:`READ_DEPTH` best by its own ``scores`` (route
+    id -> part -> fused score) that does."""
+    out = []
+    for text, route_id in parts:
+        verbs = asked_verbs(text)
+        route = snapshot.routes.get(route_id)
+        if len(verbs) == 1 and route is not None and not does_change(route, next(iter(verbs))):
+            verb = next(iter(verbs))
+            own = sorted(
+                (r for r in scores if r in snapshot.routes and text in scores[r] and r != route_id),
+                key=lambda r: -scores[r][text],
+            )
+            route_id = _doing(snapshot, [route_id, *own], verb) or route_id
+        out.append((text, route_id))
+    return out
