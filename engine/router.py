@@ -35,6 +35,7 @@ from schemarouter.planning.arguments import refused_values, unused_values
 from schemarouter.planning.asked_changes import parts_by_change
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.conditions import condition_notes
+from schemarouter.planning.contrasted_ids import contrasted_ids
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.planning.several import each_of_several, left_out_notes
 from schemarouter.registry.registry import Registry
@@ -462,7 +463,7 @@ class SchemaRouter(IndexMixin):
             request,
             snapshot,
             ranked=ranked,
-            values=analysis.values if analysis else (),
+            values=contrasted_ids(analysis.values, request.query) if analysis else (),
             max_calls=max_calls,
             field_hits=hits,
             abstained=abstained,
