@@ -61,14 +61,15 @@ def asked_verb_first(
     values: Sequence[BoundValue] = (),
 ) -> list[str]:
     """``eligible`` (best first), with the route that does the change the request's one
-    mixed English verb names (:data:`_MIXED`) first, where the best does not do it; then
-    :func:`existing_thing_first`, :func:`no_unasked_destruction`,
-    :func:`~schemarouter.planning.opposite_verbs.no_opposite_change` and
-    :func:`~schemarouter.planning.asked_changes.asked_change_first`."""
+    mixed English verb names (:data:`_MIXED`) first, where the best does not do it; before
+    that :func:`~schemarouter.planning.asked_changes.asked_change_first` (so that the rules
+    after it see the route asked for first, and say nothing of another),
+    :func:`existing_thing_first`, :func:`no_unasked_destruction` and
+    :func:`~schemarouter.planning.opposite_verbs.no_opposite_change`."""
+    eligible = asked_change_first(query, snapshot, eligible, warnings)
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
     eligible = no_opposite_change(query, snapshot, eligible, warnings)
-    eligible = asked_change_first(query, snapshot, eligible, warnings)
     words = {m.group(1).lower() for m in _MIXED.finditer(query)}
     if query.isascii() or len(words) != 1 or not eligible:
         return list(eligible)

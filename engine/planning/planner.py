@@ -385,10 +385,10 @@ def plan_routes(
                     )
                 if max_calls == 1 and request.parts:
                     warnings.extend(one_call_parts_note(request.query))
-                if skipped:
+                if skipped and (why := exclusions(skipped, snapshot, request)):
                     warnings.append(
                         f"passed over {len(skipped)} better-ranked route(s) "
-                        f"({', '.join(skipped[:3])}): {exclusions(skipped, snapshot, request)}"
+                        f"({', '.join(skipped[:3])}): {why}"  # a choice says its own why
                     )
     elif not steps:
         reason = "; ".join(warnings) or "no eligible route provides the requested fields"

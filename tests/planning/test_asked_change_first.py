@@ -151,3 +151,15 @@ def test_each_part_plans_the_change_it_asks() -> None:
         ("티켓 T-2 닫고", "desk/rest/close_ticket"),
         ("주문 O-3 취소해줘", "x/y/z"),
     ]
+
+
+def test_the_warnings_say_why_once_and_never_with_nothing_after_a_colon() -> None:
+    """Trial Y2: "다시 열어줘" warned that update_ticket was planned before delete_ticket (a
+    rule that ran before the route asked for was found), and "passed over 6 better-ranked
+    route(s) (...): " with no reason after it."""
+    ranked = ["delete_ticket", "update_ticket", "list_tickets", "reopen_ticket"]
+    steps, warnings = _planned("티켓 T-3 다시 열어줘", ranked)
+    assert steps == ["reopen_ticket"]
+    assert not any("not to delete" in w for w in warnings)
+    assert not any(w.rstrip().endswith(":") for w in warnings)
+    assert any("desk/rest/reopen_ticket, which does, is planned before" in w for w in warnings)
