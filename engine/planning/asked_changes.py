@@ -39,11 +39,18 @@ from schemarouter.retrieval.actions import (
 )
 from schemarouter.retrieval.identifiers import needed_parameters
 
-__all__ = ["asked_change_first", "asked_verbs", "does_change", "parts_by_change"]
+__all__ = [
+    "asked_change_first",
+    "asked_verbs",
+    "does_change",
+    "no_change_asked",
+    "parts_by_change",
+]
 
 #: How far down the ranked routes one of the best's provider that does the asked change is taken.
 CHANGE_DEPTH = 10
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 #: Korean verbs retrieval's table does not read, each with the change it names: a verb stem
 #: in its endings, or a noun with a form of 하다 (or a request word) after it, or ending its
 #: clause; not one the request forbids ("할당하지 마", "닫지 말고").
@@ -52,6 +59,12 @@ _KO_MORE_FORMS = re.compile(
     r"(닫|달)(?:아|고|기|을|읍)(?!\S*지\s*(?:마|말))"
     r"|(할당|배정|재오픈)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
     r"|\s*[.?!~;,]*\s*$)"
+)
+#: A Korean command of a word no table knows: the word, then a form of 하다 or 시키다 that asks
+#: ("에스컬레이션해줘", "처리해 주세요", "진행하세요"); not a question ("환불됐어?", "삭제했어?").
+_KO_COMMAND = re.compile(
+    r"[\uac00-\ud7a3A-Za-z]\s?(?:좀\s?)?(?:해|시켜)\s?(?:줘|주세요|주십시오|줄래|봐|라|요)"
+    r"|[\uac00-\ud7a3A-Za-z]\s?(?:하세요|하십시오|합시다|하자|해라)"
 )
 #: 다시 ("again") and the word after it: that word's change as its re- verb.
 _AGAIN = re.compile(r"다시\s*(\S+)")
@@ -134,6 +147,56 @@ def asked_change_first(
         "ranked above it"
     )
     return [doing, *(r for r in eligible if r != doing)]
+
+
+def _asks_no_change(query: str, top: Route) -> bool:
+    """Whether ``query`` asks no change: no clause asks one (:func:`asked_verbs`), and it reads
+    (a clause with a read verb, none with a change, and its first word not the verb ``top``'s
+    name opens with: "End my listing" asks ``end_my_listing``), or, in Korean, it is a noun
+    phrase or a question with no command in it ("주문 O-1 환불 내역", "고객 C-1 삭제됐어?"; not
+    "티켓 T-1 에스컬레이션해줘", a change no table knows)."""
+    text = unquoted(query)
+    if asked_verbs(query):
+        return False
+    action = request_action(text)
+    if action is not None:
+        first = next(iter(_WORD.findall(text)), "")
+        lead = next(iter(name_words(top.endpoint.name)), "")
+        return action == "read" and not (lead and lead in verb_forms(first))
+    return bool(_HANGUL.search(text)) and not _KO_COMMAND.search(text)
+
+
+def no_change_asked(
+    query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
+) -> list[str]:
+    """``eligible`` (best first), with its first read first where the request asks no change
+    (:func:`_asks_no_change`) and its best route is a write or a delete: the first read of the
+    :data:`CHANGE_DEPTH` best that takes the identifier the change takes, else the first read
+    of the :data:`READ_DEPTH` best. Trial Y2, every effect allowed: "주문 O-1 환불됐어?" ("was
+    order O-1 refunded?") and "주문 O-1 환불 내역" planned the refund of O-1, and "고객 C-1
+    삭제됐어?" the deletion of C-1, each ready to send."""
+    routes = snapshot.routes
+    if not eligible or routes[eligible[0]].endpoint.effect is Effect.READ:
+        return list(eligible)
+    reads = [r for r in eligible[:CHANGE_DEPTH] if routes[r].endpoint.effect is Effect.READ]
+    if not reads or not _asks_no_change(query, routes[eligible[0]]):
+        return list(eligible)
+    # a read of the thing the change would change ("고객 C-1 삭제됐어?": get_customer), else the
+    # first read among the READ_DEPTH best
+    things = {thing for _, thing in needed_parameters(routes[eligible[0]])}
+    same = [r for r in reads if things & {t for _, t in needed_parameters(routes[r])}]
+    near = [r for r in reads if r in eligible[:READ_DEPTH]]
+    read = same[0] if same else near[0] if near else None
+    if read is None:
+        return list(eligible)
+    passed = eligible[: eligible.index(read)]
+    shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
+    warnings.append(
+        f"the request asks for no change, so {read} is planned before {shown} (effect "
+        f"{routes[passed[0]].endpoint.effect.value}), ranked above it; plan a change with a "
+        "request that asks for it, or Plan.with_arguments on that route"
+    )
+    return [read, *(r for r in eligible if r != read)]
 
 
 def parts_by_change(

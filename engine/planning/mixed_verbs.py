@@ -35,7 +35,7 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.arguments import fill_arguments, missing_parameters
-from schemarouter.planning.asked_changes import asked_change_first
+from schemarouter.planning.asked_changes import asked_change_first, no_change_asked
 from schemarouter.planning.links import created
 from schemarouter.planning.opposite_verbs import no_opposite_change
 from schemarouter.planning.refusals import READ_DEPTH
@@ -62,10 +62,12 @@ def asked_verb_first(
 ) -> list[str]:
     """``eligible`` (best first), with the route that does the change the request's one
     mixed English verb names (:data:`_MIXED`) first, where the best does not do it; before
-    that :func:`~schemarouter.planning.asked_changes.asked_change_first` (so that the rules
+    that :func:`~schemarouter.planning.asked_changes.no_change_asked` and
+    :func:`~schemarouter.planning.asked_changes.asked_change_first` (so that the rules
     after it see the route asked for first, and say nothing of another),
     :func:`existing_thing_first`, :func:`no_unasked_destruction` and
     :func:`~schemarouter.planning.opposite_verbs.no_opposite_change`."""
+    eligible = no_change_asked(query, snapshot, eligible, warnings)
     eligible = asked_change_first(query, snapshot, eligible, warnings)
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)

@@ -1,0 +1,113 @@
+"""A request that asks no change plans a read, whatever change ranks first (trial Y2).
+
+With every effect allowed, "주문 O-1 환불됐어?" ("was order O-1 refunded?") and "주문 O-1 환불
+내역" (its refund history) planned ``POST /orders/O-1/refund`` with ``{}``, a refund in full,
+and "고객 C-1 삭제됐어?" ("was customer C-1 deleted?") ``DELETE /customers/C-1``, each ready to
+send: no clause asks a change, and the change ranked first was planned. Ranking is left as it
+is: these run the planner on a given retrieval order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.index import HashingEncoder
+from schemarouter.planning.planner import plan_routes
+
+_S = {"type": "string"}
+
+
+def _op(op: str, method: str = "get") -> dict[str, Any]:
+    # each its own output, so that no read stands in for another (planning.named_lookup)
+    schema = {"type": "object", "properties": {op: _S}}
+    ok = {"description": "ok", "content": {"application/json": {"schema": schema}}}
+    out: dict[str, Any] = {"operationId": op, "responses": {"200": ok}}
+    if op.startswith("refund"):
+        schema = {"type": "object", "properties": {"amount_cents": {"type": "integer"}}}
+        out["requestBody"] = {"required": True, "content": {"application/json": {"schema": schema}}}
+    return {method: out}
+
+
+def _path(name: str) -> list[dict[str, Any]]:
+    return [{"name": name, "in": "path", "required": True, "schema": _S}]
+
+
+def _router() -> SchemaRouter:
+    paths = {
+        "/tickets": _op("list_tickets"),
+        "/tickets/{ticket_id}": {
+            "parameters": _path("ticket_id"),
+            **_op("get_ticket"),
+            **_op("update_ticket", "patch"),
+            **_op("delete_ticket", "delete"),
+        },
+        "/orders/{order_id}": {"parameters": _path("order_id"), **_op("get_order")},
+        "/orders/{order_id}/refund": {
+            "parameters": _path("order_id"),
+            **_op("refund_order", "post"),
+        },
+        "/customers/{customer_id}": {
+            "parameters": _path("customer_id"),
+            **_op("get_customer"),
+            **_op("delete_customer", "delete"),
+        },
+    }
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Desk", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": paths,
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider="desk")
+    return router
+
+
+def _planned(query: str, ranked: list[str]) -> tuple[str, tuple[str, ...]]:
+    request = PlanRequest(query=query, allowed_effects=frozenset(Effect))
+    order = [f"desk/rest/{r}" for r in ranked]
+    plan = plan_routes(request, _router().snapshot(), ranked=order)
+    return plan.steps[0].route_id.rsplit("/", 1)[-1], plan.warnings
+
+
+_REFUND = ["refund_order", "get_order", "get_ticket"]
+_DELETE = ["delete_customer", "delete_ticket", "list_tickets", "get_customer"]
+
+
+@pytest.mark.parametrize(
+    ("query", "ranked", "planned"),
+    [
+        ("주문 O-1 환불됐어?", _REFUND, "get_order"),
+        ("주문 O-1 환불 내역", _REFUND, "get_order"),
+        # the read of the thing the delete would delete, not the first read (list_tickets)
+        ("고객 C-1 삭제됐어?", _DELETE, "get_customer"),
+        ("고객 C-1 삭제 여부", _DELETE, "get_customer"),
+        ("티켓 T-1 정보", ["update_ticket", "get_ticket"], "get_ticket"),
+        ("Was order O-1 refunded?", _REFUND, "get_order"),
+    ],
+)
+def test_a_request_that_asks_no_change_plans_a_read(
+    query: str, ranked: list[str], planned: str
+) -> None:
+    route, warnings = _planned(query, ranked)
+    assert route == planned
+    assert any(
+        f"desk/rest/{planned} is planned before desk/rest/{ranked[0]}" in w for w in warnings
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "ranked", "planned"),
+    [
+        ("주문 O-1 환불해줘", _REFUND, "refund_order"),
+        ("주문 O-1 환불", _REFUND, "refund_order"),  # a noun ending its clause: a terse command
+        ("고객 C-1 삭제해 주세요", _DELETE, "delete_customer"),
+        # a command no table knows keeps the change ranked first
+        ("티켓 T-1 에스컬레이션해줘", ["update_ticket", "get_ticket"], "update_ticket"),
+    ],
+)
+def test_a_request_that_asks_a_change_keeps_it(query: str, ranked: list[str], planned: str) -> None:
+    assert _planned(query, ranked)[0] == planned
