@@ -111,3 +111,10 @@ def test_a_request_that_asks_no_change_plans_a_read(
 )
 def test_a_request_that_asks_a_change_keeps_it(query: str, ranked: list[str], planned: str) -> None:
     assert _planned(query, ranked)[0] == planned
+
+
+def test_a_request_that_forbids_a_change_reads_nothing_in_its_place() -> None:
+    """ "티켓 T-1 닫지 마" asks no read either: the change ranked first stays planned, taking no
+    entry (planning.chained_needs), and no read of a listed ticket is sent for it."""
+    route, _ = _planned("티켓 T-1 닫지 마", ["delete_ticket", "get_ticket", "list_tickets"])
+    assert route == "delete_ticket"
