@@ -37,6 +37,7 @@ from schemarouter.retrieval.actions import (
     verb_of,
     verb_of_route,
 )
+from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "does_change",
     "no_change_asked",
     "parts_by_change",
+    "thing_first",
 ]
 
 #: How far down the ranked routes one of the best's provider that does the asked change is taken.
@@ -149,12 +151,25 @@ def asked_change_first(
     return [doing, *(r for r in eligible if r != doing)]
 
 
-def _asks_no_change(query: str, top: Route) -> bool:
+def thing_first(query: str, values: Sequence[BoundValue]) -> str:
+    """``query`` with its opening blanked where it opens with a thing and the id the analysis
+    reads as that thing's ("order O-1 refund history", "customer C-1 deletion"): a noun, not
+    the verb it may also be ("order"), else ``query`` as it is."""
+    for value in values:
+        opening = [w.lower() for w in query[: value.start].split()]
+        if value.kind == NAMED_IDENTIFIER and value.of and opening == [value.of.lower()]:
+            return " " * value.end + query[value.end :]
+    return query
+
+
+def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> bool:
     """Whether ``query`` asks no change: no clause asks one (:func:`asked_verbs`), and it reads
     (a clause with a read verb, none with a change, and its first word not the verb ``top``'s
     name opens with: "End my listing" asks ``end_my_listing``), or, in Korean, it is a noun
     phrase or a question with no command in it ("주문 O-1 환불 내역", "고객 C-1 삭제됐어?"; not
-    "티켓 T-1 에스컬레이션해줘", a change no table knows)."""
+    "티켓 T-1 에스컬레이션해줘", a change no table knows), or, opening with a thing and its id
+    (``thing_first``: :func:`thing_first` blanked them), it says nothing after them that asks
+    ("customer C-1 deletion")."""
     text = unquoted(query)
     if asked_verbs(query):
         return False
@@ -163,11 +178,18 @@ def _asks_no_change(query: str, top: Route) -> bool:
         first = next(iter(_WORD.findall(text)), "")
         lead = next(iter(name_words(top.endpoint.name)), "")
         return action == "read" and not (lead and lead in verb_forms(first))
+    if thing_first:  # "customer C-1 deletion": no verb after the thing and its id
+        return True
     return bool(_HANGUL.search(text)) and not _KO_COMMAND.search(text)
 
 
 def no_change_asked(
-    query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
+    query: str,
+    snapshot: RegistrySnapshot,
+    eligible: Sequence[str],
+    warnings: list[str],
+    *,
+    thing_first: bool = False,
 ) -> list[str]:
     """``eligible`` (best first), with its first read first where the request asks no change
     (:func:`_asks_no_change`) and its best route is a write or a delete: the first read of the
@@ -179,7 +201,7 @@ def no_change_asked(
     if not eligible or routes[eligible[0]].endpoint.effect is Effect.READ:
         return list(eligible)
     reads = [r for r in eligible[:CHANGE_DEPTH] if routes[r].endpoint.effect is Effect.READ]
-    if not reads or not _asks_no_change(query, routes[eligible[0]]):
+    if not reads or not _asks_no_change(query, routes[eligible[0]], thing_first=thing_first):
         return list(eligible)
     # a read of the thing the change would change ("고객 C-1 삭제됐어?": get_customer), else the
     # first read among the READ_DEPTH best

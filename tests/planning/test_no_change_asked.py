@@ -118,3 +118,25 @@ def test_a_request_that_forbids_a_change_reads_nothing_in_its_place() -> None:
     entry (planning.chained_needs), and no read of a listed ticket is sent for it."""
     route, _ = _planned("티켓 T-1 닫지 마", ["delete_ticket", "get_ticket", "list_tickets"])
     assert route == "delete_ticket"
+
+
+@pytest.mark.parametrize(
+    ("query", "ranked", "planned"),
+    [
+        # "order" is read as no verb where an order's id follows it: a refund was planned
+        ("order O-1 refund history", _REFUND, "get_order"),
+        ("customer C-1 deletion", _DELETE, "get_customer"),
+        # a verb after the thing and its id still asks
+        ("ticket T-1 delete", ["delete_ticket", "get_ticket"], "delete_ticket"),
+        ("refund order O-1", _REFUND, "refund_order"),
+    ],
+)
+def test_a_request_opening_with_a_thing_and_its_id_reads_no_verb_in_it(
+    query: str, ranked: list[str], planned: str
+) -> None:
+    router = _router()
+    values = router.ranker.rank(query, 5).analysis.values
+    request = PlanRequest(query=query, allowed_effects=frozenset(Effect))
+    order = [f"desk/rest/{r}" for r in ranked]
+    plan = plan_routes(request, router.snapshot(), ranked=order, values=values)
+    assert plan.steps[0].route_id == f"desk/rest/{planned}"
