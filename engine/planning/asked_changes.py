@@ -47,6 +47,7 @@ __all__ = [
     "no_change_asked",
     "parts_by_change",
     "thing_first",
+    "undone_notes",
 ]
 
 #: How far down the ranked routes one of the best's provider that does the asked change is taken.
@@ -242,3 +243,20 @@ def parts_by_change(
             route_id = _doing(snapshot, [route_id, *own], verb) or route_id
         out.append((text, route_id))
     return out
+
+
+def undone_notes(steps: Sequence[str], snapshot: RegistrySnapshot, query: str) -> list[str]:
+    """A note naming the changes a request of several asks that no planned step (route ids
+    ``steps``) does, where some step does another: "티켓 T-1을 Bob에게 할당하고 닫아줘" (assign
+    T-1 to Bob and close it) is read whole, its "닫아줘" being too short a part, and its close
+    was dropped with no word (trial Y2)."""
+    verbs = asked_verbs(query)
+    routes = [snapshot.routes[r] for r in steps if r in snapshot.routes]
+    done = {v for v in verbs if any(does_change(route, v) for route in routes)}
+    if len(verbs) < 2 or not done or done == verbs:
+        return []
+    asked, left = sorted(verbs), sorted(verbs - done)
+    return [
+        f"the request asks to {', '.join(asked[:-1])} and {asked[-1]}; no planned step does "
+        f"{' or '.join(left)}: plan it as a request of its own"
+    ]

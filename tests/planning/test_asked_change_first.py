@@ -17,7 +17,7 @@ import pytest
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
-from schemarouter.planning.asked_changes import asked_verbs, parts_by_change
+from schemarouter.planning.asked_changes import asked_verbs, parts_by_change, undone_notes
 from schemarouter.planning.planner import plan_routes
 from schemarouter.registry.registry import RegistrySnapshot
 
@@ -163,3 +163,15 @@ def test_the_warnings_say_why_once_and_never_with_nothing_after_a_colon() -> Non
     assert not any("not to delete" in w for w in warnings)
     assert not any(w.rstrip().endswith(":") for w in warnings)
     assert any("desk/rest/reopen_ticket, which does, is planned before" in w for w in warnings)
+
+
+def test_a_change_asked_beside_another_and_planned_by_no_step_is_named() -> None:
+    """Trial Y2: "티켓 T-1을 Bob에게 할당하고 닫아줘" (assign T-1 to Bob and close it) is read
+    whole (its "닫아줘" is too short a part), and its close was dropped with no word."""
+    snapshot = _snapshot()
+    query = "티켓 T-1을 Bob에게 할당하고 닫아줘"
+    (note,) = undone_notes(["desk/rest/assign_ticket"], snapshot, query)
+    assert "asks to assign and close" in note and "does close" in note
+    both = ["desk/rest/assign_ticket", "desk/rest/close_ticket"]
+    assert undone_notes(both, snapshot, query) == []
+    assert undone_notes(["desk/rest/close_ticket"], snapshot, "티켓 T-1 닫아줘") == []
