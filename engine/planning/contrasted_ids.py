@@ -10,6 +10,11 @@ one aside (말고, 아니라, 아니고, 대신, "but", "instead"), and is writt
 letters and separators, its digits aside: "O-2" for "O-1", never "T-2" nor "10042"). It is
 then read as any id the request writes (a clause that refuses it still refuses it).
 
+So is any other id written bare as a named one is ("티켓 T-1 닫고 T-2 다시 열어줘": T-2 is a
+ticket's), where one thing's ids are written so: a change then takes neither of the two (
+:func:`~schemarouter.retrieval.clauses.one_each`) rather than T-1 for both parts, the reopen of
+T-2 sent as a reopen of T-1.
+
 대신 ("instead of") after an id sets it aside as 말고 does ("티켓 T-1 대신 T-2 닫아줘" closed T-1,
 the id it names first): such an id is left out of planning's values (retrieval's reading of
 the request, and so its ranking, is left as it is).
@@ -20,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from schemarouter.planning.refusals import unquoted
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.clauses import clauses_of
 
@@ -29,6 +35,8 @@ __all__ = ["contrasted_ids"]
 _INSTEAD = re.compile(r"말고|말곤|아니라|아니고|대신|\bbut\b|\binstead\b", re.I)
 #: A token that may be an id (as :mod:`.id_patterns` reads one), a Korean particle on its end.
 _TOKEN = re.compile(r"(?<![\w\-.:/])(?=[\w\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
+#: ... standing as a word of its own ("T-2", "T-2를"), not written on with a sign ("R1&R2").
+_WORD_TOKEN = re.compile(r"(?<!\S)(?=[\w\-]*\d)[A-Za-z0-9][\w\-]*(?=[\s.,!?;:]|$)")
 _HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
 _DIGITS = re.compile(r"\d+")
 #: 대신 (instead of) right after an id, a particle between: "T-1 대신", "T-1을 대신해".
@@ -62,6 +70,24 @@ def contrasted_ids(values: Sequence[BoundValue], query: str) -> list[BoundValue]
         start = token.start()
         out.append(
             BoundValue(kind=value.kind, value=text, start=start, end=start + len(text), of=value.of)
+        )
+        have.add(text)
+    # a bare id written as a named one is, with one thing of that shape, of that thing too
+    shaped: dict[str, set[str]] = {}
+    for value in named:
+        if value not in aside:
+            shaped.setdefault(_shape(value.value), set()).add(value.of or "")
+    for token in _WORD_TOKEN.finditer(unquoted(query)):
+        text = _HANGUL_TAIL.sub("", token.group())
+        things = shaped.get(_shape(text), set())
+        if text in have or len(things) != 1:
+            continue
+        start = token.start()
+        thing = next(iter(things))
+        out.append(
+            BoundValue(
+                kind=NAMED_IDENTIFIER, value=text, start=start, end=start + len(text), of=thing
+            )
         )
         have.add(text)
     return out
