@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect
+from schemarouter.planning.asked_changes import asked_verbs, does_change
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import several_of_a_kind
@@ -177,6 +178,7 @@ def served_part_note(
 
 
 def top_part(
+    snapshot: RegistrySnapshot,
     top: str,
     served_by: Callable[[str], str | None] | None,
     parts: Sequence[tuple[str, ...]],
@@ -185,9 +187,14 @@ def top_part(
     (``served_by``; trial P §7: "bill her 49 USD on an invoice" by create_invoice, not by its
     own best, void_invoice, too), and the words of the part it is planned for: that part,
     else the part whose best (or shared best, among ``parts``: ``(words, route id, ...)``) it
-    is, else ``""`` (the whole request)."""
+    is; where ``top`` does none of the changes that part asks ("티켓 T-1 닫고" served by
+    reopen_ticket), ``""``: the whole request, which gives it none of several ids."""
     owned = served_by(top) if served_by is not None else None
-    return owned, owned or next((p[0] for p in parts if p[1] == top), "")
+    text = owned or next((p[0] for p in parts if p[1] == top), "")
+    verbs = asked_verbs(text) if text else frozenset()
+    if verbs and not any(does_change(snapshot.routes[top], verb) for verb in verbs):
+        return owned, ""
+    return owned, text
 
 
 def own_part(

@@ -14,7 +14,7 @@ from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
 from schemarouter.planning.contrasted_ids import contrasted_ids
-from schemarouter.planning.parts import own_part
+from schemarouter.planning.parts import own_part, top_part
 
 _S = {"type": "string"}
 
@@ -74,3 +74,15 @@ def test_an_id_written_on_with_a_sign_or_quoted_is_no_bare_id(query: str) -> Non
     router = _router()
     values = router.ranker.rank(query, 5).analysis.values
     assert "T-2" not in {v.value for v in contrasted_ids(values, query)}
+
+
+def test_the_best_route_takes_no_id_of_a_part_asking_another_change() -> None:
+    """Where the request's best route serves a part it does not do the change of ("티켓 T-1
+    닫고" by ``reopen_ticket``), its step is filled from the whole request (which gives it
+    neither of two ids), never that part's T-1: reopening T-1 where T-1 was to be closed."""
+    snapshot = _router().snapshot()
+    reopen, close = "desk/rest/reopen_ticket", "desk/rest/close_ticket"
+    part = "티켓 T-1 닫고"
+    assert top_part(snapshot, reopen, lambda route_id: part, [(part, close)]) == (part, "")
+    own = [("reopen ticket T-2", reopen)]
+    assert top_part(snapshot, reopen, None, own) == (None, "reopen ticket T-2")
