@@ -54,6 +54,8 @@ __all__ = [
 CHANGE_DEPTH = 10
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
+#: Nouns after a verb that make the two a noun phrase asking to read ("refund status").
+_READ_NOUNS = frozenset(("status", "history", "details", "detail", "info", "information"))
 #: Korean verbs retrieval's table does not read, each with the change it names: a verb stem
 #: in its endings, or a noun with a form of 하다 (or a request word) after it, or ending its
 #: clause; not one the request forbids ("할당하지 마", "닫지 말고").
@@ -166,7 +168,8 @@ def thing_first(query: str, values: Sequence[BoundValue]) -> str:
 def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> bool:
     """Whether ``query`` asks no change: no clause asks one (:func:`asked_verbs`), and it reads
     (a clause with a read verb, none with a change, and its first word not the verb ``top``'s
-    name opens with: "End my listing" asks ``end_my_listing``), or, in Korean, it is a noun
+    name opens with, "End my listing" asking ``end_my_listing``, but where a read word follows
+    it: "refund status of order O-1"), or, in Korean, it is a noun
     phrase or a question with no command in it ("주문 O-1 환불 내역", "고객 C-1 삭제됐어?"; not
     "티켓 T-1 에스컬레이션해줘", a change no table knows), or, opening with a thing and its id
     (``thing_first``: :func:`thing_first` blanked them), it says nothing after them that asks
@@ -176,9 +179,11 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
         return False
     action = request_action(text)
     if action is not None:
-        first = next(iter(_WORD.findall(text)), "")
+        first, second, *_ = [*_WORD.findall(text), "", ""]
         lead = next(iter(name_words(top.endpoint.name)), "")
-        return action == "read" and not (lead and lead in verb_forms(first))
+        # "End my listing" asks end_my_listing; "refund status of ..." is a noun before a read
+        verb = bool(lead) and lead in verb_forms(first) and second.lower() not in _READ_NOUNS
+        return action == "read" and not verb
     if thing_first:  # "customer C-1 deletion": no verb after the thing and its id
         return True
     return bool(_HANGUL.search(text)) and not _KO_COMMAND.search(text)

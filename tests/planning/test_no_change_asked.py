@@ -87,6 +87,8 @@ _DELETE = ["delete_customer", "delete_ticket", "list_tickets", "get_customer"]
         ("고객 C-1 삭제 여부", _DELETE, "get_customer"),
         ("티켓 T-1 정보", ["update_ticket", "get_ticket"], "get_ticket"),
         ("Was order O-1 refunded?", _REFUND, "get_order"),
+        # the refund route's own verb, then a read word: a noun (not "End my listing")
+        ("refund status of order O-1", _REFUND, "get_order"),
     ],
 )
 def test_a_request_that_asks_no_change_plans_a_read(
