@@ -128,6 +128,32 @@ def _doing(snapshot: RegistrySnapshot, ordered: Sequence[str], verb: str) -> str
     return None
 
 
+def _no_other_change(
+    snapshot: RegistrySnapshot, eligible: Sequence[str], verbs: frozenset[str], warnings: list[str]
+) -> list[str]:
+    """``eligible``, with a read first where the best is a write of its own verb (not an
+    update, which may make any change) that the request does not ask nor its name or summary
+    names, and no route does the change asked: "주문 O-1 환불 내역 보여주고 티켓 T-1 닫아줘"
+    planned the refund of O-1 (trial Y2)."""
+    top = snapshot.routes[eligible[0]]
+    verb = verb_of_route(top)
+    text = f"{top.endpoint.name} {top.endpoint.summary}"
+    named = {
+        verb_of(w) for w in re.findall(r"[A-Za-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
+    }
+    # a delete is mixed_verbs.no_unasked_destruction's (a write of the same thing first)
+    if verb in (None, "update") or top.endpoint.effect is not Effect.WRITE or verbs & named:
+        return list(eligible)
+    read = _read_for(snapshot, eligible)
+    if read is None:
+        return list(eligible)
+    warnings.append(
+        f"the request asks to {' and '.join(sorted(verbs))}, and {eligible[0]}, ranked first, "
+        f"does another change: {read} is planned before it"
+    )
+    return [read, *(r for r in eligible if r != read)]
+
+
 def asked_change_first(
     query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
 ) -> list[str]:
@@ -144,7 +170,7 @@ def asked_change_first(
         return list(eligible)
     doing = _doing(snapshot, eligible, verb)
     if doing is None:
-        return list(eligible)
+        return _no_other_change(snapshot, eligible, verbs, warnings)
     passed = eligible[: eligible.index(doing)]
     shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
     warnings.append(
@@ -189,6 +215,18 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     return bool(_HANGUL.search(text)) and not _KO_COMMAND.search(text)
 
 
+def _read_for(snapshot: RegistrySnapshot, ordered: Sequence[str]) -> str | None:
+    """The read planned in place of the change ``ordered[0]``: the first read of the
+    :data:`CHANGE_DEPTH` best that takes the identifier the change takes ("고객 C-1
+    삭제됐어?": get_customer), else the first read of the :data:`READ_DEPTH` best."""
+    routes = snapshot.routes
+    reads = [r for r in ordered[:CHANGE_DEPTH] if routes[r].endpoint.effect is Effect.READ]
+    things = {thing for _, thing in needed_parameters(routes[ordered[0]])}
+    same = [r for r in reads if things & {t for _, t in needed_parameters(routes[r])}]
+    near = [r for r in reads if r in ordered[:READ_DEPTH]]
+    return same[0] if same else near[0] if near else None
+
+
 def no_change_asked(
     query: str,
     snapshot: RegistrySnapshot,
@@ -206,15 +244,9 @@ def no_change_asked(
     routes = snapshot.routes
     if not eligible or routes[eligible[0]].endpoint.effect is Effect.READ:
         return list(eligible)
-    reads = [r for r in eligible[:CHANGE_DEPTH] if routes[r].endpoint.effect is Effect.READ]
-    if not reads or not _asks_no_change(query, routes[eligible[0]], thing_first=thing_first):
+    if not _asks_no_change(query, routes[eligible[0]], thing_first=thing_first):
         return list(eligible)
-    # a read of the thing the change would change ("고객 C-1 삭제됐어?": get_customer), else the
-    # first read among the READ_DEPTH best
-    things = {thing for _, thing in needed_parameters(routes[eligible[0]])}
-    same = [r for r in reads if things & {t for _, t in needed_parameters(routes[r])}]
-    near = [r for r in reads if r in eligible[:READ_DEPTH]]
-    read = same[0] if same else near[0] if near else None
+    read = _read_for(snapshot, eligible)
     if read is None:
         return list(eligible)
     passed = eligible[: eligible.index(read)]
@@ -234,34 +266,42 @@ def parts_by_change(
 ) -> list[tuple[str, str]]:
     """``parts`` (``(words, best route id)``), each part that asks one change and whose route
     does not do it given the first of its :data:`READ_DEPTH` best by its own ``scores`` (route
-    id -> part -> fused score) that does."""
+    id -> part -> fused score) that does, and each that asks no change and whose route is one
+    a read of them (:func:`no_change_asked`'s; trial Y2: "티켓 T-1 닫고 주문 O-1 환불 내역
+    보여줘" refunded O-1)."""
     out = []
     for text, route_id in parts:
         verbs = asked_verbs(text)
         route = snapshot.routes.get(route_id)
+        own = sorted(
+            (r for r in scores if r in snapshot.routes and text in scores[r] and r != route_id),
+            key=lambda r: -scores[r][text],
+        )
         if len(verbs) == 1 and route is not None and not does_change(route, next(iter(verbs))):
-            verb = next(iter(verbs))
-            own = sorted(
-                (r for r in scores if r in snapshot.routes and text in scores[r] and r != route_id),
-                key=lambda r: -scores[r][text],
-            )
-            route_id = _doing(snapshot, [route_id, *own], verb) or route_id
+            route_id = _doing(snapshot, [route_id, *own], next(iter(verbs))) or route_id
+        elif route is not None and route.endpoint.effect is not Effect.READ and not verbs:
+            # a part that asks no change ("주문 O-1 환불 내역 보여줘") is planned by a read
+            read = _read_for(snapshot, [route_id, *own]) if _asks_no_change(text, route) else None
+            route_id = read or route_id
         out.append((text, route_id))
     return out
 
 
 def undone_notes(steps: Sequence[str], snapshot: RegistrySnapshot, query: str) -> list[str]:
-    """A note naming the changes a request of several asks that no planned step (route ids
-    ``steps``) does, where some step does another: "티켓 T-1을 Bob에게 할당하고 닫아줘" (assign
+    """A note naming the changes a request asks that no planned step (route ids ``steps``)
+    does, where some step does another, or none changes anything ("티켓 T-1 닫고 주문 O-1 환불
+    내역 보여줘" planned by reads):  "티켓 T-1을 Bob에게 할당하고 닫아줘" (assign
     T-1 to Bob and close it) is read whole, its "닫아줘" being too short a part, and its close
     was dropped with no word (trial Y2)."""
     verbs = asked_verbs(query)
     routes = [snapshot.routes[r] for r in steps if r in snapshot.routes]
     done = {v for v in verbs if any(does_change(route, v) for route in routes)}
-    if len(verbs) < 2 or not done or done == verbs:
+    changes = any(route.endpoint.effect is not Effect.READ for route in routes)
+    if not verbs or done == verbs or (not done and (changes or (len(verbs) < 2 and not steps))):
         return []
     asked, left = sorted(verbs), sorted(verbs - done)
+    said = f"{', '.join(asked[:-1])} and {asked[-1]}" if len(asked) > 1 else asked[0]
     return [
-        f"the request asks to {', '.join(asked[:-1])} and {asked[-1]}; no planned step does "
-        f"{' or '.join(left)}: plan it as a request of its own"
+        f"the request asks to {said}; no planned step does {' or '.join(left)}: plan it as a "
+        "request of its own"
     ]

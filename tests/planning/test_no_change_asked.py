@@ -15,6 +15,7 @@ import pytest
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
+from schemarouter.planning.asked_changes import parts_by_change, undone_notes
 from schemarouter.planning.planner import plan_routes
 
 _S = {"type": "string"}
@@ -142,3 +143,29 @@ def test_a_request_opening_with_a_thing_and_its_id_reads_no_verb_in_it(
     order = [f"desk/rest/{r}" for r in ranked]
     plan = plan_routes(request, router.snapshot(), ranked=order, values=values)
     assert plan.steps[0].route_id == f"desk/rest/{planned}"
+
+
+def test_a_change_no_part_asks_is_not_planned_for_a_request_asking_another() -> None:
+    """Trial Y2: "주문 O-1 환불 내역 보여주고 티켓 T-1 닫아줘" (show O-1's refund history and
+    close T-1) planned the refund of O-1, ranked first, ready to send."""
+    route, warnings = _planned("주문 O-1 환불 내역 보여주고 티켓 T-1 닫아줘", _REFUND)
+    assert route == "get_order"
+    assert any("desk/rest/refund_order, ranked first, does another change" in w for w in warnings)
+    # an update may make the change asked: it stays ("Close ticket T-2" by update_ticket)
+    assert _planned("티켓 T-2 닫아줘", ["update_ticket", "get_ticket"])[0] == "update_ticket"
+
+
+def test_a_part_that_asks_no_change_is_planned_by_a_read() -> None:
+    """ "티켓 T-1 닫고 주문 O-1 환불 내역 보여줘": the part "주문 O-1 환불 내역 보여줘" had
+    refund_order as its best route, and the plan refunded O-1."""
+    snapshot = _router().snapshot()
+    part = "주문 O-1 환불 내역 보여줘"
+    order = ["refund_order", "get_order", "get_ticket"]
+    scores = {f"desk/rest/{r}": {part: 1.0 - i / 10} for i, r in enumerate(order)}
+    assert parts_by_change([(part, "desk/rest/refund_order")], scores, snapshot) == [
+        (part, "desk/rest/get_order")
+    ]
+    (note,) = undone_notes(
+        ["desk/rest/get_ticket", "desk/rest/get_order"], snapshot, "티켓 T-1 닫고 " + part
+    )
+    assert "asks to close; no planned step does close" in note
