@@ -15,6 +15,9 @@ ticket's), where one thing's ids are written so: a change then takes neither of 
 :func:`~schemarouter.retrieval.clauses.one_each`) rather than T-1 for both parts, the reopen of
 T-2 sent as a reopen of T-1.
 
+An id written right before its Korean thing word ("T-2 티켓 닫아줘") is that thing's, as one
+written after it is (:func:`_before_their_thing`).
+
 대신 ("instead of") after an id sets it aside as 말고 does ("티켓 T-1 대신 T-2 닫아줘" closed T-1,
 the id it names first): such an id is left out of planning's values (retrieval's reading of
 the request, and so its ranking, is left as it is).
@@ -25,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from schemarouter.index.gloss import gloss_tokens
 from schemarouter.planning.refusals import unquoted
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.clauses import clauses_of
@@ -37,6 +41,10 @@ _INSTEAD = re.compile(r"말고|말곤|아니라|아니고|대신|\bbut\b|\binste
 _TOKEN = re.compile(r"(?<![\w\-.:/])(?=[\w\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
 #: ... standing as a word of its own ("T-2", "T-2를"), not written on with a sign ("R1&R2").
 _WORD_TOKEN = re.compile(r"(?<!\S)(?=[\w\-]*\d)[A-Za-z0-9][\w\-]*(?=[\s.,!?;:]|$)")
+#: An id, then a Korean word: the thing it may be of ("T-2 티켓").
+_BEFORE_THING = re.compile(r"(?<!\S)((?=[\w\-]*\d)[A-Za-z][\w\-]*)\s+([\uac00-\ud7a3]+)")
+#: A Korean word that asks (a verb's ending): no thing ("T-2 환불해줘").
+_KO_VERB_END = re.compile(r"(?:줘|해|봐|요|세요|하고|해서|하기|고)$")
 _HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
 _DIGITS = re.compile(r"\d+")
 #: 대신 (instead of) right after an id, a particle between: "T-1 대신", "T-1을 대신해".
@@ -47,9 +55,31 @@ def _shape(token: str) -> str:
     return _DIGITS.sub("0", token)
 
 
+def _before_their_thing(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
+    """The ids written right before a Korean thing word the glossary knows, not a verb ("T-2
+    티켓 닫아줘", "O-1 주문을"): Korean writes the thing after its id as often as before it, and
+    the analysis reads it before only ("T-1 티켓 보여줘" read the first ticket listed)."""
+    have = {v.value for v in values}
+    found = []
+    for match in _BEFORE_THING.finditer(unquoted(query)):
+        token, word = match.group(1), match.group(2)
+        english = [] if _KO_VERB_END.search(word) else gloss_tokens(word)
+        if token in have or not english:
+            continue
+        start = match.start(1)
+        found.append(
+            BoundValue(
+                kind=NAMED_IDENTIFIER, value=token, start=start, end=match.end(1), of=english[0]
+            )
+        )
+        have.add(token)
+    return found
+
+
 def contrasted_ids(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
     """``values`` with the id written in place of each refused one, and without one 대신
     sets aside (module docstring)."""
+    values = [*values, *_before_their_thing(values, query)]
     named = [v for v in values if v.kind == NAMED_IDENTIFIER and v.of]
     if not named:
         return list(values)

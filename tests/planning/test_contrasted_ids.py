@@ -76,3 +76,21 @@ def test_no_id_of_another_shape_nor_a_refused_one_is_taken(query: str) -> None:
     plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
     assert not any(step.arguments.get("order_id") for step in plan.steps)
     assert [v.value for v in added] in ([], ["O-2"])  # a refused O-2 is read, then refused
+
+
+@pytest.mark.parametrize(
+    ("query", "route", "arguments"),
+    [
+        ("T-2 티켓 닫아줘", "close_ticket", {"ticket_id": "T-2"}),
+        ("O-1 주문을 환불해줘", "refund_order", {"order_id": "O-1"}),
+        ("O-1 환불해줘", "refund_order", {}),  # a verb after it: no thing named
+    ],
+)
+def test_an_id_written_before_its_korean_thing_word_is_that_things(
+    query: str, route: str, arguments: dict[str, str]
+) -> None:
+    """Trial Y2: "T-1 티켓 보여줘" read the first ticket listed, and "T-2 티켓 닫아줘" left
+    ``ticket_id`` open: the analysis reads a Korean thing word before its id only."""
+    plan = _router().plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
+    assert plan.route_ids == (f"desk/rest/{route}",)
+    assert plan.steps[0].arguments == arguments
