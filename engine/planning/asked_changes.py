@@ -4,9 +4,10 @@ and the route that does that very change planned before one that does another.
 Retrieval reads a Korean clause's change from a table of stems
 (:mod:`schemarouter.retrieval.actions`) that ranking weighs; here planning reads a few more,
 leaving that table (and the order it gives) as it is: 닫- in every ending ("닫고", "닫기";
-the table knows "닫아" only), 할당 / 배정 (assign), 재오픈 (reopen) and 달- ("댓글 달아줘":
-add a comment), and 다시 before a change as its re- verb where English has one ("다시 열어줘"
-reopens, "다시 시작해줘" restarts). A quoted value is never read for a verb ("댓글 추가해줘:
+the table knows "닫아" only), 할당 / 배정 (assign), 재오픈 (reopen), 종료 (close: "T-2 티켓
+종료해줘" planned delete_ticket) and 달- ("댓글 달아줘": add a comment), and 다시 before a
+change as its re- verb where English has one ("다시 열어줘" reopens, "다시 시작해줘" restarts).
+A quoted value is never read for a verb ("댓글 추가해줘:
 '확인 중'" adds a comment: its 확인 is what the comment says, not a request to check).
 
 Trial Y2: "티켓 T-2 닫아줘" planned ``update_ticket`` (ranked first, its body left missing)
@@ -59,10 +60,17 @@ _READ_NOUNS = frozenset(("status", "history", "details", "detail", "info", "info
 #: Korean verbs retrieval's table does not read, each with the change it names: a verb stem
 #: in its endings, or a noun with a form of 하다 (or a request word) after it, or ending its
 #: clause; not one the request forbids ("할당하지 마", "닫지 말고").
-_KO_MORE = {"닫": "close", "할당": "assign", "배정": "assign", "재오픈": "reopen", "달": "create"}
+_KO_MORE = {
+    "닫": "close",
+    "할당": "assign",
+    "배정": "assign",
+    "재오픈": "reopen",
+    "달": "create",
+    "종료": "close",  # "티켓 종료해줘", "세션 종료": ends it, never a deletion
+}
 _KO_MORE_FORMS = re.compile(
     r"(닫|달)(?:아|고|기|을|읍)(?!\S*지\s*(?:마|말))"
-    r"|(할당|배정|재오픈)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
+    r"|(할당|배정|재오픈|종료)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
     r"|\s*[.?!~;,]*\s*$)"
 )
 #: A Korean command of a word no table knows: the word, then a form of 하다 or 시키다 that asks

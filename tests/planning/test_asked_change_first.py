@@ -102,6 +102,8 @@ def _planned(query: str, ranked: list[str]) -> tuple[list[str], tuple[str, ...]]
         # a quoted comment's 확인 is no read verb
         ("티켓 T-1에 댓글 추가해줘: '확인 중'", ["add_ticket_comment", "list_ticket_comments"],
          "add_ticket_comment"),
+        # 종료 (end) closes: the delete ranked first is no ending of a ticket
+        ("티켓 T-2 종료해줘", ["delete_ticket", "update_ticket", "close_ticket"], "close_ticket"),
         # English keeps what it planned
         ("Close ticket T-2", ["close_ticket", "update_ticket"], "close_ticket"),
     ],
