@@ -32,8 +32,10 @@ from schemarouter.execution.policy import HealthMonitor
 from schemarouter.indexing import _DEFAULT, PROGRESS_MIN_ROUTES, IndexMixin
 from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import refused_values, unused_values
+from schemarouter.planning.asked_changes import parts_by_change, undone_notes
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.conditions import condition_notes
+from schemarouter.planning.contrasted_ids import contrasted_ids
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.planning.several import each_of_several, left_out_notes
 from schemarouter.registry.registry import Registry
@@ -445,6 +447,7 @@ class SchemaRouter(IndexMixin):
             if max_calls > 1 and request.parts and ranked and not abstained:
                 reading = self.ranker.part_reading(request.query, ranked)
                 parts = [(text, route_id) for text, route_id, why in reading.report if not why]
+                parts = parts_by_change(parts, reading.scores, snapshot)  # "닫고 ... 다시 열어줘"
                 misses = [item for item in reading.report if item[2]]
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
@@ -460,7 +463,7 @@ class SchemaRouter(IndexMixin):
             request,
             snapshot,
             ranked=ranked,
-            values=analysis.values if analysis else (),
+            values=contrasted_ids(analysis.values, request.query) if analysis else (),
             max_calls=max_calls,
             field_hits=hits,
             abstained=abstained,
@@ -475,6 +478,7 @@ class SchemaRouter(IndexMixin):
             unused = unused_values(given, analysis.values, request.query, formulas=takes)
             unused += left_out_notes(given, analysis.values, request.query)
             unused += condition_notes(plan, snapshot, request.query)
+            unused += undone_notes(plan.route_ids, snapshot, request.query)
             for step in plan.steps:
                 route = snapshot.routes[step.route_id]
                 unused += refused_values(route, step.arguments, analysis.values)

@@ -101,8 +101,9 @@ def enum_value(
     named = list(dict.fromkeys(option for option, _ in found))
     taken = side(parameter)
     if taken is None and not named:
-        # a read's filter takes no verb's state ("List orders, then cancel O-3": trial Y1)
-        return _state_of_verb(options, query) if change else None
+        # a read's filter takes no verb's state ("List orders, then cancel O-3": trial Y1),
+        # but the state a Korean word describes its entries by ("열려 있는 티켓": open)
+        return _state_of_verb(options, query) if change else _korean_state(options, query)
     if taken is None or (taken == "source" and not paired):
         # a lone source-named parameter (a record's ``source``) is no conversion's side
         return named[0] if len(named) == 1 else None
@@ -126,6 +127,36 @@ def enum_value(
         return sources[0] if len(sources) == 1 else None
     others = [option for option in named if option not in targets]
     return others[0] if len(others) == 1 and len(targets) <= 1 else None
+
+
+#: Korean words that describe an entry by its state (a verb's adnominal form), by the English
+#: state an enum names it by (trial Y2: "열려 있는 티켓 목록 보여줘" listed the closed ones too).
+_KO_STATES = {
+    "open": r"열린|열려\s*있는|오픈(?:된|\s*상태인)",
+    "opened": r"열린|열려\s*있는",
+    "closed": r"닫힌|닫혀\s*있는|종료된",
+    "cancelled": r"취소된",
+    "canceled": r"취소된",
+    "refunded": r"환불된",
+    "shipped": r"발송된|출고된",
+    "delivered": r"배송\s*완료된|배달된|배달\s*완료된",
+    "pending": r"대기\s*중인|보류\s*중인",
+    "resolved": r"해결된",
+    "archived": r"보관된",
+    "paid": r"결제된|결제\s*완료된",
+}
+
+
+def _korean_state(options: list[Any], query: str) -> Any:
+    """The one enum value of ``options`` a Korean state word of the request names
+    (:data:`_KO_STATES`), not refused right after it ("닫힌 티켓 말고"); else ``None``."""
+    states = []
+    for option in options:
+        words = _KO_STATES.get(option.lower()) if isinstance(option, str) else None
+        matches = list(re.finditer(words, query)) if words else []
+        if matches and not any(_refused_here(query, m) for m in matches):
+            states.append(option)
+    return states[0] if len(states) == 1 else None
 
 
 #: The word a request, or a part of it, opens with: its verb where it asks for something

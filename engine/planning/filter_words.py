@@ -2,7 +2,8 @@
 fire'" fills ``title``, "the project named Apollo" (or "called Apollo") ``name``, "the ticket
 assigned to Bob" ``assignee``, "order number 10042" ``number`` (trial W2: none was filled,
 so the list step picked no entry out, and a change could take no id from it); so do
-"order #10042" and "order no. 10042" (trial V2).
+"order #10042" and "order no. 10042" (trial V2), and the Korean that writes them after the
+value: "Bob에게 할당된 티켓", "'프린터 고장'이라는 제목의", "주문 번호 10042" (trial Y2).
 
 Only a read's parameter takes such a value (a list or a search): a change's ``name`` is the
 new one ("rename the project named Apollo to Gemini" sends ``name="Gemini"``, never Apollo).
@@ -80,6 +81,8 @@ def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: 
     pattern = rf"\b(?i:{words}){_VALUE}"
     if words == _WORDS["number"]:
         pattern += r"|#\s*(\d[\w-]*)"  # "order #10043" (trial V2)
+    if (korean := _KO_WORDS.get(flat_name(parameter.name))) is not None:
+        pattern += f"|{korean}"
     found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
     if len(found) != 1:
         return None
@@ -88,6 +91,19 @@ def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: 
         return None  # "Hmm no. Close the ticket" names no number (trial X1: number=Close)
     return value if valid(parameter, value) else None
 
+
+#: Korean writes the describing words after the value, by the parameter's name: "Bob에게
+#: 할당된 티켓" (assigned to Bob), "담당자가 Bob인", "'프린터 고장'이라는 제목의 티켓", "제목이
+#: '프린터 고장'인", "Apollo라는 이름의", "주문 번호 10042" (trial Y2: "Bob에게 할당된 티켓
+#: 보여줘" listed every ticket).
+_KO_NAMED = r"""(?:'([^']+)'|"([^"]+)"|“([^”]+)”|(?<![^\s])([^\s'"“”]+?))"""
+_KO_WORDS = {
+    "assignee": rf"{_KO_NAMED}(?:에게|한테)\s*(?:할당|배정)(?:된|되어\s*있는|돼\s*있는)"
+    rf"|담당자(?:가|는)\s*{_KO_NAMED}(?:인|이고|$|\s)",
+    "title": rf"{_KO_NAMED}(?:이)?라는\s*제목|제목이\s*{_KO_NAMED}(?:인|이고)",
+    "name": rf"{_KO_NAMED}(?:이)?라는\s*이름|이름이\s*{_KO_NAMED}(?:인|이고)",
+    "number": r"번호\s*(?:가|는|이)?\s*(\d[\w-]*)",
+}
 
 #: The verbs whose "to <value>" is a change's property, by the property's name (lowercase
 #: letters only).

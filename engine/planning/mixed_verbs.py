@@ -35,8 +35,9 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.arguments import fill_arguments, missing_parameters
+from schemarouter.planning.asked_changes import asked_change_first, no_change_asked, thing_first
 from schemarouter.planning.links import created
-from schemarouter.planning.opposite_verbs import no_opposite_change
+from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
@@ -60,9 +61,18 @@ def asked_verb_first(
     values: Sequence[BoundValue] = (),
 ) -> list[str]:
     """``eligible`` (best first), with the route that does the change the request's one
-    mixed English verb names (:data:`_MIXED`) first, where the best does not do it; then
+    mixed English verb names (:data:`_MIXED`) first, where the best does not do it; before
+    that :func:`~schemarouter.planning.asked_changes.no_change_asked` and
+    :func:`~schemarouter.planning.asked_changes.asked_change_first` (so that the rules
+    after it see the route asked for first, and say nothing of another),
     :func:`existing_thing_first`, :func:`no_unasked_destruction` and
     :func:`~schemarouter.planning.opposite_verbs.no_opposite_change`."""
+    read_as = thing_first(query, values)  # "order O-1 refund history": no "order" verb
+    if eligible and not says_not_to(query, snapshot.routes[eligible[0]]):
+        # "티켓 T-1 닫지 마" asks no read either: its change stays, taking no entry
+        opens = read_as != query
+        eligible = no_change_asked(read_as, snapshot, eligible, warnings, thing_first=opens)
+    eligible = asked_change_first(read_as, snapshot, eligible, warnings)
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
     eligible = no_opposite_change(query, snapshot, eligible, warnings)

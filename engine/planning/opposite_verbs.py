@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.asked_changes import asked_verbs
 from schemarouter.planning.links import created
 from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
@@ -73,10 +74,10 @@ def _canon(word: str) -> str | None:
 
 def _asked(query: str) -> set[str]:
     """The verbs of :data:`_PAIRS` the request asks for: its clauses' changes
-    (:func:`~schemarouter.retrieval.actions.request_verbs`) and the un- verbs ranking does not
-    know ("unassign", "unpublish"), where a clause opens with one; not one the request says not
-    to do."""
-    verbs = {_CANON.get(v, v) for v in request_verbs(query)}
+    (:func:`~schemarouter.planning.asked_changes.asked_verbs`: "다시 열어줘" reopens) and the
+    un- verbs ranking does not know ("unassign", "unpublish"), where a clause opens with one;
+    not one the request says not to do."""
+    verbs = {_CANON.get(v, v) for v in asked_verbs(query)}
     for clause in re.split(r"[.;,!?]|\b(?:then|and)\b", query):
         words = [w for w in _WORD.findall(clause) if w.lower() not in {"please", "now", "also"}]
         verb = _canon(words[0]) if words else None

@@ -16,10 +16,13 @@ field in its warnings (:func:`fieldless_parts_note`).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect
+from schemarouter.planning.asked_changes import asked_verbs, does_change
 from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.analysis import BoundValue
+from schemarouter.retrieval.clauses import several_of_a_kind
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.intents import split_intents
 
@@ -33,13 +36,26 @@ class _Step(Protocol):
 
 Step = TypeVar("Step", bound=_Step)
 
+
+class _Request(Protocol):
+    """What is read of a request here (the planner's ``PlanRequest``)."""
+
+    @property
+    def query(self) -> str: ...
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self: ...
+
+
+Request = TypeVar("Request", bound=_Request)
+
 __all__ = [
     "fieldless_parts_note",
     "missed_parts_notes",
     "one_call_parts_note",
     "open_parts",
+    "own_part",
     "plan_parts",
     "served_part_note",
+    "top_part",
 ]
 
 
@@ -161,22 +177,61 @@ def served_part_note(
     return [note + f", a {effect}, which is not planned"], True
 
 
+def top_part(
+    snapshot: RegistrySnapshot,
+    top: str,
+    served_by: Callable[[str], str | None] | None,
+    parts: Sequence[tuple[str, ...]],
+) -> tuple[str | None, str]:
+    """The part the request's best route ``top`` serves where it is no part's best
+    (``served_by``; trial P §7: "bill her 49 USD on an invoice" by create_invoice, not by its
+    own best, void_invoice, too), and the words of the part it is planned for: that part,
+    else the part whose best (or shared best, among ``parts``: ``(words, route id, ...)``) it
+    is; where ``top`` does none of the changes that part asks ("티켓 T-1 닫고" served by
+    reopen_ticket), ``""``: the whole request, which gives it none of several ids."""
+    owned = served_by(top) if served_by is not None else None
+    text = owned or next((p[0] for p in parts if p[1] == top), "")
+    verbs = asked_verbs(text) if text else frozenset()
+    if verbs and not any(does_change(snapshot.routes[top], verb) for verb in verbs):
+        return owned, ""
+    return owned, text
+
+
+def own_part(
+    request: Request, values: Sequence[BoundValue], text: str
+) -> tuple[Request, list[BoundValue]]:
+    """The request and the values a part's step is filled from: the part's own words and the
+    values written in them, where the request names several ids of a kind (filled from the
+    whole request, a change takes none of them: "티켓 T-1 닫고 T-2 다시 열어줘" left both
+    parts' ``ticket_id`` open; trial Y2); else the whole request."""
+    at = request.query.find(text) if text else -1
+    if at < 0 or not several_of_a_kind(values, request.query):
+        return request, list(values)
+    end = at + len(text)
+    inside = [
+        value.model_copy(update={"start": value.start - at, "end": value.end - at})
+        for value in values
+        if at <= value.start and value.end <= end
+    ]
+    return request.model_copy(update={"query": text}), inside
+
+
 def plan_parts(
     steps: list[Step],
     parts: Sequence[tuple[str, str]],
     max_calls: int,
     eligible: Callable[[str], bool],
-    open_step: Callable[[str], Step],
+    open_step: Callable[[str, str], Step],
     chained: Callable[[list[Step]], list[Step]],
     warnings: list[str],
     excluded: Callable[[str], str] = lambda route_id: "",
     served: str | None = None,
 ) -> list[Step]:
-    """``steps`` with each part's best route after them (``open_step``, then ``chained`` for
-    its producer), while ``max_calls`` leaves room. A part whose route is planned already adds
-    nothing; one whose route is not ``eligible`` (``excluded`` says why) or with no room left is
-    named in ``warnings``, but for the part ``served`` by a planned step already
-    (:func:`served_part_note` names it)."""
+    """``steps`` with each part's best route after them (``open_step`` of the route and the
+    part's words, then ``chained`` for its producer), while ``max_calls`` leaves room. A part
+    whose route is planned already adds nothing; one whose route is not ``eligible``
+    (``excluded`` says why) or with no room left is named in ``warnings``, but for the part
+    ``served`` by a planned step already (:func:`served_part_note` names it)."""
     for text, route_id in parts:
         if any(s.route_id == route_id for s in steps):
             continue
@@ -195,5 +250,5 @@ def plan_parts(
                 f"route: {route_id}): it is not planned; raise max_calls to plan it"
             )
             continue
-        steps = chained([*steps, open_step(route_id)])
+        steps = chained([*steps, open_step(route_id, text)])
     return steps

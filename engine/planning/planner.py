@@ -27,8 +27,7 @@ route of each other part of a multi-part request follows (``PlanRequest.parts``)
 (``/author/{author_id}/books``; :func:`schemarouter.retrieval.prerequisites.needed_parameters`)
 gets, while ``max_calls`` allows, the producer retrieval ranked best as an earlier step (one
 of the step's own provider: identifiers are provider-scoped), and the parameter a
-:class:`Binding` to that step's id field, filled at execution. A plan with no step always says
-why (:attr:`Plan.reason`).
+:class:`Binding` to that step's id field, filled at execution. An empty plan says why.
 """
 
 from __future__ import annotations
@@ -60,8 +59,10 @@ from schemarouter.planning.parts import (
     missed_parts_notes,
     one_call_parts_note,
     open_parts,
+    own_part,
     plan_parts,
     served_part_note,
+    top_part,
 )
 from schemarouter.planning.projection import (
     ProjectionMode,
@@ -281,9 +282,9 @@ def plan_routes(
     def add_parts(
         items: list[PlanStep], chosen: list[tuple[str, str]], served: str | None = None
     ) -> list[PlanStep]:
-        def make(route_id: str) -> PlanStep:
+        def make(route_id: str, text: str) -> PlanStep:  # a part's own ids (parts.own_part)
             hits = (field_hits or {}).get(route_id, ())
-            return _open_step(snapshot, route_id, request, values, hits)
+            return _open_step(snapshot, route_id, *own_part(request, values, text), hits)
 
         def ok(route_id: str) -> bool:
             return eligible(snapshot.routes[route_id])
@@ -362,13 +363,12 @@ def plan_routes(
                     "answer without doing it, so nothing is planned"
                 )
             else:
+                # the part the best route serves is planned by it, from its words (trial P §7)
+                owned, mine = top_part(snapshot, top, served_by, [*parts, *part_misses])
                 hits = (field_hits or {}).get(top, ())
-                step = _open_step(snapshot, top, request, values, hits)
+                step = _open_step(snapshot, top, *own_part(request, values, mine), hits)
                 before = len(warnings)  # the chains' notes follow this step's own
                 steps = chained([step])
-                # the part the best route serves is planned by it (trial P §7: "bill her 49 USD
-                # on an invoice" by create_invoice, not by its own best, void_invoice, too)
-                owned = served_by(top) if served_by is not None else None
                 notes, drop = served_part_note(owned, top, [*parts, *part_misses], snapshot)
                 other_parts = [(t, r) for t, r in parts if r != top and (t != owned or not drop)]
                 coming = [r for _, r in other_parts]
@@ -385,10 +385,10 @@ def plan_routes(
                     )
                 if max_calls == 1 and request.parts:
                     warnings.extend(one_call_parts_note(request.query))
-                if skipped:
+                if skipped and (why := exclusions(skipped, snapshot, request)):
                     warnings.append(
                         f"passed over {len(skipped)} better-ranked route(s) "
-                        f"({', '.join(skipped[:3])}): {exclusions(skipped, snapshot, request)}"
+                        f"({', '.join(skipped[:3])}): {why}"  # a choice says its own why
                     )
     elif not steps:
         reason = "; ".join(warnings) or "no eligible route provides the requested fields"

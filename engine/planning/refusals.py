@@ -8,6 +8,7 @@ its warnings.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -32,7 +33,16 @@ class _Request(Protocol):
     def licenses(self) -> tuple[str, ...]: ...
 
 
-__all__ = ["deprecated_notes", "exclusions", "reads_first", "writes_passed_over"]
+__all__ = ["deprecated_notes", "exclusions", "reads_first", "unquoted", "writes_passed_over"]
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")
+
+
+def unquoted(text: str) -> str:
+    """``text`` with each quoted span blanked (same length): a quoted title, name or comment
+    is a value, never the request's verb ("댓글 추가해줘: '확인 중'" asks to add a comment; its
+    확인 is what the comment says)."""
+    return _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def writes_passed_over(
@@ -69,7 +79,7 @@ def reads_first(
     if (
         not reads
         or reads[0] not in eligible[:READ_DEPTH]
-        or leading_action(request.query) != "read"
+        or leading_action(unquoted(request.query)) != "read"
     ):
         return list(eligible)
     passed = eligible[: eligible.index(reads[0])]

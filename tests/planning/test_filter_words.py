@@ -198,3 +198,25 @@ def test_a_korean_assignment_puts_the_one_it_names_in_the_assignee(
     """ "Ann에게 할당해줘" (assign to Ann) left ``assignee`` open (trial X2)."""
     route = assigning.registry.snapshot().route("hd/rest/assign_ticket")
     assert fill_arguments(route, request_text).get("body") == body
+
+
+@pytest.mark.parametrize(
+    ("request_text", "arguments"),
+    [
+        ("Bob에게 할당된 티켓 보여줘", {"assignee": "Bob"}),
+        ("Bob한테 배정된 티켓 목록", {"assignee": "Bob"}),
+        ("담당자가 Bob인 티켓 보여줘", {"assignee": "Bob"}),
+        ("'printer on fire'라는 제목의 티켓 보여줘", {"title": "printer on fire"}),
+        ("제목이 '프린터 고장'인 티켓", {"title": "프린터 고장"}),
+        # no value before the words, or two: nothing taken
+        ("할당된 티켓 보여줘", {}),
+        ("Bob에게 할당된 티켓과 Ann에게 할당된 티켓 보여줘", {}),
+    ],
+)
+def test_a_korean_list_takes_the_value_written_before_its_describing_words(
+    router: SchemaRouter, request_text: str, arguments: dict[str, str]
+) -> None:
+    """Trial Y2: "Bob에게 할당된 티켓 보여줘" (the tickets assigned to Bob) listed every
+    ticket: Korean writes the describing words after the value."""
+    route = router.snapshot().routes["hd/rest/list_tickets"]
+    assert fill_arguments(route, request_text, ()) == arguments

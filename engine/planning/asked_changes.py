@@ -1,0 +1,315 @@
+"""The change a request asks for, read for planning's choice among the routes retrieval ranked,
+and the route that does that very change planned before one that does another.
+
+Retrieval reads a Korean clause's change from a table of stems
+(:mod:`schemarouter.retrieval.actions`) that ranking weighs; here planning reads a few more,
+leaving that table (and the order it gives) as it is: 닫- in every ending ("닫고", "닫기";
+the table knows "닫아" only), 할당 / 배정 (assign), 재오픈 (reopen), 종료 (close: "T-2 티켓
+종료해줘" planned delete_ticket) and 달- ("댓글 달아줘": add a comment), and 다시 before a
+change as its re- verb where English has one ("다시 열어줘" reopens, "다시 시작해줘" restarts).
+A quoted value is never read for a verb ("댓글 추가해줘:
+'확인 중'" adds a comment: its 확인 is what the comment says, not a request to check).
+
+Trial Y2: "티켓 T-2 닫아줘" planned ``update_ticket`` (ranked first, its body left missing)
+where ``close_ticket`` was fourth; "티켓 T-3 다시 열어줘" planned ``update_ticket`` too; "티켓
+T-1에 '확인 중입니다' 댓글 달아줘" planned ``list_ticket_comments``, a read standing for the
+write. :func:`asked_change_first`: where the request asks one change and the best eligible
+route does not do it, the first of the :data:`~schemarouter.planning.refusals.READ_DEPTH` best
+that does is planned first, else the first of the :data:`CHANGE_DEPTH` best that does and is
+of the best's provider and changes the same thing (takes the same identifier, where the best
+takes one: "다시 열어줘" ranked ``reopen_ticket`` seventh); the plan's warnings say so.
+:func:`parts_by_change` does the same for each part of a multi-part request ("티켓 T-1 닫고
+T-2 다시 열어줘"), by the part's own scores of the routes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from schemarouter.contracts import Effect, Route
+from schemarouter.planning.refusals import READ_DEPTH, unquoted
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.actions import (
+    name_words,
+    request_action,
+    request_verbs,
+    verb_forms,
+    verb_of,
+    verb_of_route,
+)
+from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
+from schemarouter.retrieval.identifiers import needed_parameters
+
+__all__ = [
+    "asked_change_first",
+    "asked_verbs",
+    "does_change",
+    "no_change_asked",
+    "parts_by_change",
+    "thing_first",
+    "undone_notes",
+]
+
+#: How far down the ranked routes one of the best's provider that does the asked change is taken.
+CHANGE_DEPTH = 10
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
+#: Nouns after a verb that make the two a noun phrase asking to read ("refund status").
+_READ_NOUNS = frozenset(("status", "history", "details", "detail", "info", "information"))
+#: Korean verbs retrieval's table does not read, each with the change it names: a verb stem
+#: in its endings, or a noun with a form of 하다 (or a request word) after it, or ending its
+#: clause; not one the request forbids ("할당하지 마", "닫지 말고").
+_KO_MORE = {
+    "닫": "close",
+    "할당": "assign",
+    "배정": "assign",
+    "재오픈": "reopen",
+    "달": "create",
+    "종료": "close",  # "티켓 종료해줘", "세션 종료": ends it, never a deletion
+}
+_KO_MORE_FORMS = re.compile(
+    r"(닫|달)(?:아|고|기|을|읍)(?!\S*지\s*(?:마|말))"
+    r"|(할당|배정|재오픈|종료)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
+    r"|\s*[.?!~;,]*\s*$)"
+)
+#: A Korean command of a word no table knows: the word, then a form of 하다 or 시키다 that asks
+#: ("에스컬레이션해줘", "처리해 주세요", "진행하세요"); not a question ("환불됐어?", "삭제했어?").
+_KO_COMMAND = re.compile(
+    r"[\uac00-\ud7a3A-Za-z]\s?(?:좀\s?)?(?:해|시켜)\s?(?:줘|주세요|주십시오|줄래|봐|라|요)"
+    r"|[\uac00-\ud7a3A-Za-z]\s?(?:하세요|하십시오|합시다|하자|해라)"
+)
+#: 다시 ("again") and the word after it: that word's change as its re- verb.
+_AGAIN = re.compile(r"다시\s*(\S+)")
+
+
+def asked_verbs(query: str) -> frozenset[str]:
+    """The changes ``query`` asks for: :func:`~schemarouter.retrieval.actions.request_verbs`
+    of its unquoted text, with the Korean verbs of this module (see its docstring)."""
+    text = unquoted(query)
+    verbs = set(request_verbs(text))
+    if not _HANGUL.search(text):
+        return frozenset(verbs)
+    for match in _KO_MORE_FORMS.finditer(text):
+        verbs.add(_KO_MORE[match.group(1) or match.group(2)])
+    for match in _AGAIN.finditer(text):
+        word = match.group(1)
+        for verb in request_verbs(word) | {v for s, v in _KO_MORE.items() if word.startswith(s)}:
+            again = verb_of(f"re{verb}")
+            if again is not None:
+                verbs.discard(verb)
+                verbs.add(again)
+    return frozenset(verbs)
+
+
+def does_change(route: Route, verb: str) -> bool:
+    """Whether ``route`` (a write or a delete) does the change ``verb``: its verb, or its
+    name's first word ("refund" of ``refund_order``, a verb no list knows)."""
+    if route.endpoint.effect is Effect.READ:
+        return False
+    if verb_of_route(route) == verb:
+        return True
+    lead = next(iter(name_words(route.endpoint.name)), "")
+    return bool(lead) and (verb_of(lead) == verb or verb in verb_forms(lead))
+
+
+def _reads_too(query: str) -> bool:
+    """Whether a clause of ``query`` reads beside the one that changes ("show every genre, and
+    also add the author ..."): its best read may serve that clause."""
+    text = unquoted(query)
+    return request_action(text) is None and bool(request_verbs(text))
+
+
+def _doing(snapshot: RegistrySnapshot, ordered: Sequence[str], verb: str) -> str | None:
+    """The first of ``ordered[1:]`` that does ``verb`` (:func:`asked_change_first`'s windows)."""
+    routes = snapshot.routes
+    top = routes[ordered[0]]
+    near = [r for r in ordered[1:READ_DEPTH] if does_change(routes[r], verb)]
+    if near:
+        return near[0]
+    things = {thing for _, thing in needed_parameters(top)}
+    for route_id in ordered[READ_DEPTH:CHANGE_DEPTH]:
+        route = routes[route_id]
+        same = not things or things & {t for _, t in needed_parameters(route)}
+        if route.provider.id == top.provider.id and same and does_change(route, verb):
+            return route_id
+    return None
+
+
+def _no_other_change(
+    snapshot: RegistrySnapshot, eligible: Sequence[str], verbs: frozenset[str], warnings: list[str]
+) -> list[str]:
+    """``eligible``, with a read first where the best is a write of its own verb (not an
+    update, which may make any change) that the request does not ask nor its name or summary
+    names, and no route does the change asked: "주문 O-1 환불 내역 보여주고 티켓 T-1 닫아줘"
+    planned the refund of O-1 (trial Y2)."""
+    top = snapshot.routes[eligible[0]]
+    verb = verb_of_route(top)
+    text = f"{top.endpoint.name} {top.endpoint.summary}"
+    named = {
+        verb_of(w) for w in re.findall(r"[A-Za-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
+    }
+    # a delete is mixed_verbs.no_unasked_destruction's (a write of the same thing first)
+    if verb in (None, "update") or top.endpoint.effect is not Effect.WRITE or verbs & named:
+        return list(eligible)
+    read = _read_for(snapshot, eligible)
+    if read is None:
+        return list(eligible)
+    warnings.append(
+        f"the request asks to {' and '.join(sorted(verbs))}, and {eligible[0]}, ranked first, "
+        f"does another change: {read} is planned before it"
+    )
+    return [read, *(r for r in eligible if r != read)]
+
+
+def asked_change_first(
+    query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
+) -> list[str]:
+    """``eligible`` (best first), with the first of the :data:`READ_DEPTH` best that does the
+    one change the request asks for first, where the best does not do it (module docstring);
+    a request that asks none, or several, keeps the order, and so does one whose best is a
+    read where another clause reads."""
+    verbs = asked_verbs(query)
+    if len(verbs) != 1 or not eligible:
+        return list(eligible)
+    verb = next(iter(verbs))
+    top = snapshot.routes[eligible[0]]
+    if does_change(top, verb) or (top.endpoint.effect is Effect.READ and _reads_too(query)):
+        return list(eligible)
+    doing = _doing(snapshot, eligible, verb)
+    if doing is None:
+        return _no_other_change(snapshot, eligible, verbs, warnings)
+    passed = eligible[: eligible.index(doing)]
+    shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
+    warnings.append(
+        f"the request asks to {verb}, so {doing}, which does, is planned before {shown}, "
+        "ranked above it"
+    )
+    return [doing, *(r for r in eligible if r != doing)]
+
+
+def thing_first(query: str, values: Sequence[BoundValue]) -> str:
+    """``query`` with its opening blanked where it opens with a thing and the id the analysis
+    reads as that thing's ("order O-1 refund history", "customer C-1 deletion"): a noun, not
+    the verb it may also be ("order"), else ``query`` as it is."""
+    for value in values:
+        opening = [w.lower() for w in query[: value.start].split()]
+        if value.kind == NAMED_IDENTIFIER and value.of and opening == [value.of.lower()]:
+            return " " * value.end + query[value.end :]
+    return query
+
+
+def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> bool:
+    """Whether ``query`` asks no change: no clause asks one (:func:`asked_verbs`), and it reads
+    (a clause with a read verb, none with a change, and its first word not the verb ``top``'s
+    name opens with, "End my listing" asking ``end_my_listing``, but where a read word follows
+    it: "refund status of order O-1"), or, in Korean, it is a noun
+    phrase or a question with no command in it ("주문 O-1 환불 내역", "고객 C-1 삭제됐어?"; not
+    "티켓 T-1 에스컬레이션해줘", a change no table knows), or, opening with a thing and its id
+    (``thing_first``: :func:`thing_first` blanked them), it says nothing after them that asks
+    ("customer C-1 deletion")."""
+    text = unquoted(query)
+    if asked_verbs(query):
+        return False
+    action = request_action(text)
+    if action is not None:
+        first, second, *_ = [*_WORD.findall(text), "", ""]
+        lead = next(iter(name_words(top.endpoint.name)), "")
+        # "End my listing" asks end_my_listing; "refund status of ..." is a noun before a read
+        verb = bool(lead) and lead in verb_forms(first) and second.lower() not in _READ_NOUNS
+        return action == "read" and not verb
+    if thing_first:  # "customer C-1 deletion": no verb after the thing and its id
+        return True
+    return bool(_HANGUL.search(text)) and not _KO_COMMAND.search(text)
+
+
+def _read_for(snapshot: RegistrySnapshot, ordered: Sequence[str]) -> str | None:
+    """The read planned in place of the change ``ordered[0]``: the first read of the
+    :data:`CHANGE_DEPTH` best that takes the identifier the change takes ("고객 C-1
+    삭제됐어?": get_customer), else the first read of the :data:`READ_DEPTH` best."""
+    routes = snapshot.routes
+    reads = [r for r in ordered[:CHANGE_DEPTH] if routes[r].endpoint.effect is Effect.READ]
+    things = {thing for _, thing in needed_parameters(routes[ordered[0]])}
+    same = [r for r in reads if things & {t for _, t in needed_parameters(routes[r])}]
+    near = [r for r in reads if r in ordered[:READ_DEPTH]]
+    return same[0] if same else near[0] if near else None
+
+
+def no_change_asked(
+    query: str,
+    snapshot: RegistrySnapshot,
+    eligible: Sequence[str],
+    warnings: list[str],
+    *,
+    thing_first: bool = False,
+) -> list[str]:
+    """``eligible`` (best first), with its first read first where the request asks no change
+    (:func:`_asks_no_change`) and its best route is a write or a delete: the first read of the
+    :data:`CHANGE_DEPTH` best that takes the identifier the change takes, else the first read
+    of the :data:`READ_DEPTH` best. Trial Y2, every effect allowed: "주문 O-1 환불됐어?" ("was
+    order O-1 refunded?") and "주문 O-1 환불 내역" planned the refund of O-1, and "고객 C-1
+    삭제됐어?" the deletion of C-1, each ready to send."""
+    routes = snapshot.routes
+    if not eligible or routes[eligible[0]].endpoint.effect is Effect.READ:
+        return list(eligible)
+    if not _asks_no_change(query, routes[eligible[0]], thing_first=thing_first):
+        return list(eligible)
+    read = _read_for(snapshot, eligible)
+    if read is None:
+        return list(eligible)
+    passed = eligible[: eligible.index(read)]
+    shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
+    warnings.append(
+        f"the request asks for no change, so {read} is planned before {shown} (effect "
+        f"{routes[passed[0]].endpoint.effect.value}), ranked above it; plan a change with a "
+        "request that asks for it, or Plan.with_arguments on that route"
+    )
+    return [read, *(r for r in eligible if r != read)]
+
+
+def parts_by_change(
+    parts: Sequence[tuple[str, str]],
+    scores: Mapping[str, Mapping[str, float]],
+    snapshot: RegistrySnapshot,
+) -> list[tuple[str, str]]:
+    """``parts`` (``(words, best route id)``), each part that asks one change and whose route
+    does not do it given the first of its :data:`READ_DEPTH` best by its own ``scores`` (route
+    id -> part -> fused score) that does, and each that asks no change and whose route is one
+    a read of them (:func:`no_change_asked`'s; trial Y2: "티켓 T-1 닫고 주문 O-1 환불 내역
+    보여줘" refunded O-1)."""
+    out = []
+    for text, route_id in parts:
+        verbs = asked_verbs(text)
+        route = snapshot.routes.get(route_id)
+        own = sorted(
+            (r for r in scores if r in snapshot.routes and text in scores[r] and r != route_id),
+            key=lambda r: -scores[r][text],
+        )
+        if len(verbs) == 1 and route is not None and not does_change(route, next(iter(verbs))):
+            route_id = _doing(snapshot, [route_id, *own], next(iter(verbs))) or route_id
+        elif route is not None and route.endpoint.effect is not Effect.READ and not verbs:
+            # a part that asks no change ("주문 O-1 환불 내역 보여줘") is planned by a read
+            read = _read_for(snapshot, [route_id, *own]) if _asks_no_change(text, route) else None
+            route_id = read or route_id
+        out.append((text, route_id))
+    return out
+
+
+def undone_notes(steps: Sequence[str], snapshot: RegistrySnapshot, query: str) -> list[str]:
+    """A note naming the changes a request asks that no planned step (route ids ``steps``)
+    does, where some step does another, or none changes anything ("티켓 T-1 닫고 주문 O-1 환불
+    내역 보여줘" planned by reads):  "티켓 T-1을 Bob에게 할당하고 닫아줘" (assign
+    T-1 to Bob and close it) is read whole, its "닫아줘" being too short a part, and its close
+    was dropped with no word (trial Y2)."""
+    verbs = asked_verbs(query)
+    routes = [snapshot.routes[r] for r in steps if r in snapshot.routes]
+    done = {v for v in verbs if any(does_change(route, v) for route in routes)}
+    changes = any(route.endpoint.effect is not Effect.READ for route in routes)
+    if not verbs or done == verbs or (not done and (changes or (len(verbs) < 2 and not steps))):
+        return []
+    asked, left = sorted(verbs), sorted(verbs - done)
+    said = f"{', '.join(asked[:-1])} and {asked[-1]}" if len(asked) > 1 else asked[0]
+    return [
+        f"the request asks to {said}; no planned step does {' or '.join(left)}: plan it as a "
+        "request of its own"
+    ]

@@ -1,0 +1,123 @@
+"""An id written right after a refused one, in its place, is of the refused one's thing.
+
+Korean names a thing once and writes its replacement bare: "주문 O-1 환불하지 말고 O-2
+환불해줘" ("don't refund order O-1, refund O-2"), "티켓 T-1 말고 T-2 닫아줘". The query analysis
+reads "주문 O-1" as an order's id and the bare "O-2" as none, and O-1 is refused
+(:func:`~schemarouter.retrieval.clauses.without_refused`), so the refund was planned with
+``order_id`` missing: nothing could be sent (trial Y2). :func:`contrasted_ids` adds that id, of
+the refused one's thing, where it is the first token after the word that sets the refused
+one aside (말고, 아니라, 아니고, 대신, "but", "instead"), and is written as it is (the same
+letters and separators, its digits aside: "O-2" for "O-1", never "T-2" nor "10042"). It is
+then read as any id the request writes (a clause that refuses it still refuses it).
+
+So is any other id written bare as a named one is ("티켓 T-1 닫고 T-2 다시 열어줘": T-2 is a
+ticket's), where one thing's ids are written so: a change then takes neither of the two (
+:func:`~schemarouter.retrieval.clauses.one_each`) rather than T-1 for both parts, the reopen of
+T-2 sent as a reopen of T-1.
+
+An id written right before its Korean thing word ("T-2 티켓 닫아줘") is that thing's, as one
+written after it is (:func:`_before_their_thing`).
+
+대신 ("instead of") after an id sets it aside as 말고 does ("티켓 T-1 대신 T-2 닫아줘" closed T-1,
+the id it names first): such an id is left out of planning's values (retrieval's reading of
+the request, and so its ranking, is left as it is).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from schemarouter.index.gloss import gloss_tokens
+from schemarouter.planning.refusals import unquoted
+from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
+from schemarouter.retrieval.clauses import clauses_of
+
+__all__ = ["contrasted_ids"]
+
+#: What sets the refused id aside and brings its replacement.
+_INSTEAD = re.compile(r"말고|말곤|아니라|아니고|대신|\bbut\b|\binstead\b", re.I)
+#: A token that may be an id (as :mod:`.id_patterns` reads one), a Korean particle on its end.
+_TOKEN = re.compile(r"(?<![\w\-.:/])(?=[\w\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
+#: ... standing as a word of its own ("T-2", "T-2를"), not written on with a sign ("R1&R2").
+_WORD_TOKEN = re.compile(r"(?<!\S)(?=[\w\-]*\d)[A-Za-z0-9][\w\-]*(?=[\s.,!?;:]|$)")
+#: An id, then a Korean word: the thing it may be of ("T-2 티켓").
+_BEFORE_THING = re.compile(r"(?<!\S)((?=[\w\-]*\d)[A-Za-z][\w\-]*)\s+([\uac00-\ud7a3]+)")
+#: A Korean word that asks (a verb's ending): no thing ("T-2 환불해줘").
+_KO_VERB_END = re.compile(r"(?:줘|해|봐|요|세요|하고|해서|하기|고)$")
+_HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
+_DIGITS = re.compile(r"\d+")
+#: 대신 (instead of) right after an id, a particle between: "T-1 대신", "T-1을 대신해".
+_KO_INSTEAD = re.compile(r"\s*(?:을|를|은|는|이|가)?\s*대신")
+
+
+def _shape(token: str) -> str:
+    return _DIGITS.sub("0", token)
+
+
+def _before_their_thing(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
+    """The ids written right before a Korean thing word the glossary knows, not a verb ("T-2
+    티켓 닫아줘", "O-1 주문을"): Korean writes the thing after its id as often as before it, and
+    the analysis reads it before only ("T-1 티켓 보여줘" read the first ticket listed)."""
+    have = {v.value for v in values}
+    found = []
+    for match in _BEFORE_THING.finditer(unquoted(query)):
+        token, word = match.group(1), match.group(2)
+        english = [] if _KO_VERB_END.search(word) else gloss_tokens(word)
+        if token in have or not english:
+            continue
+        start = match.start(1)
+        found.append(
+            BoundValue(
+                kind=NAMED_IDENTIFIER, value=token, start=start, end=match.end(1), of=english[0]
+            )
+        )
+        have.add(token)
+    return found
+
+
+def contrasted_ids(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
+    """``values`` with the id written in place of each refused one, and without one 대신
+    sets aside (module docstring)."""
+    values = [*values, *_before_their_thing(values, query)]
+    named = [v for v in values if v.kind == NAMED_IDENTIFIER and v.of]
+    if not named:
+        return list(values)
+    clauses = clauses_of(query)
+    have = {v.value for v in values}
+    aside = {v for v in named if _KO_INSTEAD.match(query, v.end)}
+    out = [v for v in values if v not in aside]
+    for value in named:
+        if value not in aside and not clauses.against_span(value.start, value.end):
+            continue
+        instead = _INSTEAD.search(query, value.end)
+        token = _TOKEN.search(query, instead.end()) if instead else None
+        if token is None:
+            continue
+        text = _HANGUL_TAIL.sub("", token.group())
+        if text in have or _shape(text) != _shape(value.value):
+            continue
+        start = token.start()
+        out.append(
+            BoundValue(kind=value.kind, value=text, start=start, end=start + len(text), of=value.of)
+        )
+        have.add(text)
+    # a bare id written as a named one is, with one thing of that shape, of that thing too
+    shaped: dict[str, set[str]] = {}
+    for value in named:
+        if value not in aside:
+            shaped.setdefault(_shape(value.value), set()).add(value.of or "")
+    for token in _WORD_TOKEN.finditer(unquoted(query)):
+        text = _HANGUL_TAIL.sub("", token.group())
+        things = shaped.get(_shape(text), set())
+        if text in have or len(things) != 1:
+            continue
+        start = token.start()
+        thing = next(iter(things))
+        out.append(
+            BoundValue(
+                kind=NAMED_IDENTIFIER, value=text, start=start, end=start + len(text), of=thing
+            )
+        )
+        have.add(text)
+    return out
