@@ -6,7 +6,8 @@ catalog gives P(the route serves the request):
 * ``rerank``: the cross-encoder's logit (when the list was reranked);
 * ``dense``: the encoder's cosine between the request and the route's best document;
 * ``coverage``: the share of the request's content words the route's documents contain;
-* ``known_word_share``: the share of the request's words the catalog knows at all;
+* ``known_word_share``: the share of the request's words the catalog knows at all (the
+  shipped model leaves it out: it depends on the catalog's size and wording, issue #22);
 * ``resolved_fields`` / ``query_values``: semantic fields the request resolved to, and
   identifiers or values it carries (formulas, DOIs ...);
 * ``top_dense`` / ``top_lexical``: the best route's dense similarity and BM25 score (the

@@ -116,8 +116,8 @@ def test_a_verdict_prints_enough_digits_to_tell_value_and_threshold_apart() -> N
     assert a != b
 
 
-def test_fit_respects_the_false_abstention_budget(tiny_catalog: Path) -> None:
-    router = _router(tiny_catalog, abstention=None)
+def _tiny_set(catalog: Path) -> CalibrationSet:
+    router = _router(catalog, abstention=None)
     routes = router.snapshot().routes
     summary = next(r for r in routes if r.endswith("summary"))
     entry = CalibrationSet("tiny", router)
@@ -138,6 +138,11 @@ def test_fit_respects_the_false_abstention_budget(tiny_catalog: Path) -> None:
         "order a pizza with mushrooms",
         "remind me to call mom",
     ]
+    return entry
+
+
+def test_fit_respects_the_false_abstention_budget(tiny_catalog: Path) -> None:
+    entry = _tiny_set(tiny_catalog)
     model = fit_abstention([entry], max_false_abstention=0.2, progress=False, encoder="hashing")
     for variant in ("fusion", "reranked"):
         figures = model.card["calibration"][variant]
@@ -177,3 +182,25 @@ def test_a_flagged_request_is_planned_only_by_the_fields_it_names_and_says_so() 
     assert any("flagged off the catalog" in w for w in named.warnings), named.warnings
     fieldless = router.plan("How far above the convex hull is LiMnO2?", max_calls=3)
     assert not fieldless.steps and "calibrated threshold" in fieldless.reason
+
+
+def test_the_fit_and_the_shipped_model_leave_out_the_catalogs_known_word_share(
+    tiny_catalog: Path,
+) -> None:
+    """Issue #22: the share of a request's words the catalog knows depends on the catalog's
+    size and wording (StableToolBench G1's endpoints know 0.86 of its requests' words), and
+    with it the shipped model separated in-catalog requests from others worse than the raw
+    cosine did on G1 and MetaTool (AUC 0.883 vs 0.907, 0.754 vs 0.811); the fit leaves it
+    out, says so on the card, and the shipped model is the one that fit wrote."""
+    model = fit_abstention([_tiny_set(tiny_catalog)], max_false_abstention=0.2, progress=False)
+    assert model.reranked is not None
+    assert "known_word_share" not in model.weights
+    assert "known_word_share" not in model.reranked.weights
+    assert {"dense", "coverage"} <= set(model.weights)
+    assert "known_word_share" in model.card["left_out"]
+    assert model.card["command"].startswith("python -m schemarouter.training.abstention")
+    shipped = AbstentionModel.shipped()
+    assert shipped is not None and shipped.reranked is not None
+    assert "known_word_share" not in shipped.weights
+    assert "known_word_share" not in shipped.reranked.weights
+    assert shipped.card["features"]["fusion"] == list(model.card["features"]["fusion"])
