@@ -32,7 +32,7 @@ from schemarouter.execution.policy import HealthMonitor
 from schemarouter.indexing import _DEFAULT, PROGRESS_MIN_ROUTES, IndexMixin
 from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import refused_values, unused_values
-from schemarouter.planning.asked_changes import parts_by_change, undone_notes
+from schemarouter.planning.asked_changes import parts_by_change, things_blanked, undone_notes
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.conditions import condition_notes
 from schemarouter.planning.contrasted_ids import contrasted_ids
@@ -478,7 +478,8 @@ class SchemaRouter(IndexMixin):
             unused = unused_values(given, analysis.values, request.query, formulas=takes)
             unused += left_out_notes(given, analysis.values, request.query)
             unused += condition_notes(plan, snapshot, request.query)
-            unused += undone_notes(plan.route_ids, snapshot, request.query)
+            asked = things_blanked(request.query, analysis.values)  # "Ship order O-1"
+            unused += undone_notes(plan.route_ids, snapshot, asked)
             for step in plan.steps:
                 route = snapshot.routes[step.route_id]
                 unused += refused_values(route, step.arguments, analysis.values)

@@ -31,6 +31,7 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
+    is_read_verb,
     name_words,
     request_action,
     request_verbs,
@@ -39,6 +40,7 @@ from schemarouter.retrieval.actions import (
     verb_of_route,
 )
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
+from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.identifiers import needed_parameters
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "no_change_asked",
     "parts_by_change",
     "thing_first",
+    "things_blanked",
     "undone_notes",
 ]
 
@@ -85,8 +88,10 @@ _AGAIN = re.compile(r"다시\s*(\S+)")
 
 def asked_verbs(query: str) -> frozenset[str]:
     """The changes ``query`` asks for: :func:`~schemarouter.retrieval.actions.request_verbs`
-    of its unquoted text, with the Korean verbs of this module (see its docstring)."""
-    text = unquoted(query)
+    of its unquoted text, with the Korean verbs of this module (see its docstring); none of
+    the words that take back what came before ("Refund order O-1. Cancel that.": no cancel)."""
+    back = clauses_of(query).taken_back
+    text = unquoted(query[:back] if back else query)
     verbs = set(request_verbs(text))
     if not _HANGUL.search(text):
         return frozenset(verbs)
@@ -188,6 +193,20 @@ def asked_change_first(
     return [doing, *(r for r in eligible if r != doing)]
 
 
+def things_blanked(query: str, values: Sequence[BoundValue]) -> str:
+    """``query`` with each thing word written right before the id the analysis reads as that
+    thing's blanked ("Ship order O-5002 to DE": "order" is a noun there, not the verb it may
+    also be, and the refund of ``refund_order`` was planned in place of the shipment)."""
+    out = query
+    for value in values:
+        if value.kind != NAMED_IDENTIFIER or not value.of:
+            continue
+        before = re.search(r"(\S+)\s+$", query[: value.start])
+        if before is not None and before.group(1).lower() == value.of.lower():
+            out = out[: before.start(1)] + " " * len(before.group(1)) + out[before.end(1) :]
+    return out
+
+
 def thing_first(query: str, values: Sequence[BoundValue]) -> str:
     """``query`` with its opening blanked where it opens with a thing and the id the analysis
     reads as that thing's ("order O-1 refund history", "customer C-1 deletion"): a noun, not
@@ -214,9 +233,13 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     action = request_action(text)
     if action is not None:
         first, second, *_ = [*_WORD.findall(text), "", ""]
-        lead = next(iter(name_words(top.endpoint.name)), "")
-        # "End my listing" asks end_my_listing; "refund status of ..." is a noun before a read
-        verb = bool(lead) and lead in verb_forms(first) and second.lower() not in _READ_NOUNS
+        words = name_words(top.endpoint.name)
+        lead = next(iter(words), "")
+        # "End my listing" asks end_my_listing, and put_my_listings_state_end (a name of its
+        # method and path: the change is its last word); "refund status of ..." is a noun
+        own = bool(lead) and lead in verb_forms(first)
+        own = own or (first.lower() in words and not is_read_verb(first.lower()))
+        verb = own and second.lower() not in _READ_NOUNS
         return action == "read" and not verb
     if thing_first:  # "customer C-1 deletion": no verb after the thing and its id
         return True

@@ -47,6 +47,7 @@ _BEFORE_THING = re.compile(r"(?<!\S)((?=[\w\-]*\d)[A-Za-z][\w\-]*)\s+([\uac00-\u
 _KO_VERB_END = re.compile(r"(?:줘|해|봐|요|세요|하고|해서|하기|고)$")
 _HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
 _DIGITS = re.compile(r"\d+")
+_LETTER = re.compile(r"[A-Za-z]")
 #: 대신 (instead of) right after an id, a particle between: "T-1 대신", "T-1을 대신해".
 _KO_INSTEAD = re.compile(r"\s*(?:을|를|은|는|이|가)?\s*대신")
 
@@ -110,7 +111,8 @@ def contrasted_ids(values: Sequence[BoundValue], query: str) -> list[BoundValue]
     for token in _WORD_TOKEN.finditer(unquoted(query)):
         text = _HANGUL_TAIL.sub("", token.group())
         things = shaped.get(_shape(text), set())
-        if text in have or len(things) != 1:
+        # a number alone ("an offer of 450 USD on listing 998877") is no id of a thing's shape
+        if text in have or len(things) != 1 or not _LETTER.search(text):
             continue
         start = token.start()
         thing = next(iter(things))

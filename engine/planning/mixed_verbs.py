@@ -35,7 +35,12 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.arguments import fill_arguments, missing_parameters
-from schemarouter.planning.asked_changes import asked_change_first, no_change_asked, thing_first
+from schemarouter.planning.asked_changes import (
+    asked_change_first,
+    no_change_asked,
+    thing_first,
+    things_blanked,
+)
 from schemarouter.planning.links import created
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.refusals import READ_DEPTH
@@ -72,7 +77,7 @@ def asked_verb_first(
         # "티켓 T-1 닫지 마" asks no read either: its change stays, taking no entry
         opens = read_as != query
         eligible = no_change_asked(read_as, snapshot, eligible, warnings, thing_first=opens)
-    eligible = asked_change_first(read_as, snapshot, eligible, warnings)
+    eligible = asked_change_first(things_blanked(read_as, values), snapshot, eligible, warnings)
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
     eligible = no_opposite_change(query, snapshot, eligible, warnings)
