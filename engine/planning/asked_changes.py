@@ -58,6 +58,8 @@ __all__ = [
 CHANGE_DEPTH = 10
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
+#: A name's first word that is its HTTP method, naming no change of its own.
+_METHOD_WORDS = frozenset(("get", "post", "put", "patch", "delete", "head", "options"))
 #: Nouns after a verb that make the two a noun phrase asking to read ("refund status").
 _READ_NOUNS = frozenset(("status", "history", "details", "detail", "info", "information"))
 #: Korean verbs retrieval's table does not read, each with the change it names: a verb stem
@@ -167,6 +169,18 @@ def _no_other_change(
     return [read, *(r for r in eligible if r != read)]
 
 
+def _names_its_change(query: str, route: Route) -> bool:
+    """Whether ``query`` names the change ``route`` (a write or a delete) does by its name's
+    first word, a verb no table knows ("refund" of ``refund_order``): the request asks it
+    beside the change it names by a known verb, and the order stays."""
+    if route.endpoint.effect is Effect.READ:
+        return False
+    lead = next(iter(name_words(route.endpoint.name)), "")
+    if not lead or lead in _METHOD_WORDS:
+        return False
+    return any(lead in verb_forms(word) for word in _WORD.findall(unquoted(query).lower()))
+
+
 def asked_change_first(
     query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
 ) -> list[str]:
@@ -180,6 +194,8 @@ def asked_change_first(
     verb = next(iter(verbs))
     top = snapshot.routes[eligible[0]]
     if does_change(top, verb) or (top.endpoint.effect is Effect.READ and _reads_too(query)):
+        return list(eligible)
+    if _names_its_change(query, top):  # "Refund order O-1 and then close ticket T-1"
         return list(eligible)
     doing = _doing(snapshot, eligible, verb)
     if doing is None:

@@ -103,3 +103,18 @@ def test_a_number_alone_is_no_id_of_a_things_shape(router: SchemaRouter) -> None
     route, arguments, _ = _plan(router, "Make an offer of 450 USD on listing 998877")
     assert route == "make_offer"
     assert arguments["id"] == "998877"
+
+
+def test_a_change_named_by_the_best_routes_first_word_keeps_the_order(
+    router: SchemaRouter,
+) -> None:
+    """ "Refund O-1 and then create a shipment of it": refund is a verb no table knows, so it
+    read as asking one change (create), planned before the refund ranked first."""
+    from schemarouter.planning.asked_changes import asked_change_first
+
+    snapshot = router.snapshot()
+    ranked = ["shop/rest/refund_order", "shop/rest/create_shipment"]
+    warnings: list[str] = []
+    query = "Refund O-1 and then create a shipment of it"
+    assert asked_change_first(query, snapshot, ranked, warnings) == ranked
+    assert warnings == []
