@@ -416,11 +416,28 @@ def verb_of(word: str) -> str | None:
     return None
 
 
+#: A Korean verb joined to the next by a connective ending ("시트를 복사해서 ... 만들어": copy,
+#: then make; "지우고 새로 올려"): it asks a change of its own beside the clause's last verb.
+_KO_LINKED = re.compile(r"(?:해|하)?(?:서|고)(?=\s|$)")
+
+
+def _korean_verbs(clause: str) -> set[str]:
+    """The changes a Korean clause names: its last write stem's, and those of the write stems
+    a connective ending joins to what follows (:data:`_KO_LINKED`), none negated."""
+    last = _last_stem(clause, _KO_WRITE)
+    if last is None:
+        return set()
+    stems = {last}
+    for stem in _KO_WRITE:
+        for match in re.finditer(re.escape(stem), clause):
+            end = match.end()
+            if _KO_LINKED.match(clause, end) and not _NEGATED.search(clause, 0, match.start()):
+                stems.add(stem)
+    return {_CANON.get(_KO_VERB[stem], _KO_VERB[stem]) for stem in stems}
+
+
 def _clause_verb(clause: str, action: Action | None) -> str | None:
     """The change ``clause`` names; ``action`` is its :func:`_clause_action`."""
-    if re.search(r"[\uac00-\ud7a3]", clause):
-        stem = _last_stem(clause, _KO_WRITE)
-        return None if stem is None else _CANON.get(_KO_VERB[stem], _KO_VERB[stem])
     if action == "read":
         return None
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
@@ -442,6 +459,9 @@ def read_request(text: str) -> tuple[Action | None, frozenset[str]]:
         action = _clause_action(clause)
         if action is not None:
             actions.add(action)
+        if re.search(r"[\uac00-\ud7a3]", clause):
+            verbs |= _korean_verbs(clause)
+            continue
         verb = _clause_verb(clause, action)
         if verb is not None:
             verbs.add(verb)
