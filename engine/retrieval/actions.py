@@ -315,15 +315,19 @@ def _verb_at(words: Sequence[str], i: int) -> tuple[Action | None, str | None, b
     if change in ("leave", "open") and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
         change = "create"  # "leave a comment", "open an issue" create one; "leave the channel"
     if low in _RECORDS and [w.lower() for w in words[i + 1 : i + 2]] in _RECORDED:
-        # "record a manual reading", "log the hours": a write; "records of ..." stays a noun
-        # (trial A: the plan ran the meter's read in place of the write it was asked for)
-        action, change = "write", "create"
+        # "record a manual reading", "log the hours", "patch the server": a write; "records
+        # of ...", "patch notes" stay nouns (trial A: the plan ran the meter's read in place
+        # of the write it was asked for)
+        action, change = "write", _RECORDS[low]
     return action, change, action is not None and _narrates(low)
 
 
-#: Verbs that are nouns as often ("the record", "logs of ..."): a change only where what
-#: follows them is what they write down (:data:`_RECORDED`).
-_RECORDS = frozenset(("record", "log"))
+#: Verbs that are nouns as often ("the record", "logs of ...", "patch notes"), and the change
+#: they name: a change only where what follows them is what they change (:data:`_RECORDED`).
+_RECORDS = {"record": "create", "log": "create", "patch": "update"}
+#: The words of them that name their change where they lead an operation's name (a name is an
+#: order: ``patch_feature_flag`` updates the flag).
+_NAME_VERBS = {"patch": "update"}
 _RECORDED = [[w] for w in ("a", "an", "the", "my", "our", "this", "that", "another", "new")]
 
 
@@ -537,7 +541,7 @@ def route_action(
     HTTP method; ``None`` where none says. ``namespaces`` are name words to skip (the
     provider's id, version segments such as ``v2``)."""
     for i, word in enumerate(_operation_words(name, namespaces)):
-        action = _verb_class(word, leading=i == 0)
+        action = "write" if i == 0 and word in _NAME_VERBS else _verb_class(word, leading=i == 0)
         if action is not None:
             return action
     first = _WORD.findall(summary[:80])
@@ -557,6 +561,8 @@ def route_verb(
     ``"create"``, ``group_v2.approve_all_pending`` -> ``"approve"``); a ``DELETE`` named by
     no verb -> ``"delete"``; else ``None``."""
     for i, word in enumerate(_operation_words(name, namespaces)):
+        if i == 0 and word in _NAME_VERBS:
+            return _NAME_VERBS[word]
         if _verb_class(word, leading=i == 0) is not None:
             return verb_of(word)
     if method and method.upper() == "DELETE":
