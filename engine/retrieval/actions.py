@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from schemarouter.retrieval.http_sent import http_method_sent
+
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
 
@@ -314,6 +316,9 @@ def _verb_at(words: Sequence[str], i: int) -> tuple[Action | None, str | None, b
     change = phrasal[1] if phrasal else verb_of(low)
     if change in ("leave", "open") and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
         change = "create"  # "leave a comment", "open an issue" create one; "leave the channel"
+    sent = http_method_sent(words, i)
+    if sent is not None:  # "send an HTTP POST to ...": the method names the change
+        action, change = ("read", None) if sent in ("get", "head") else ("write", verb_of(sent))
     if low in _RECORDS and [w.lower() for w in words[i + 1 : i + 2]] in _RECORDED:
         # "record a manual reading", "log the hours", "patch the server": a write; "records
         # of ...", "patch notes" stay nouns (trial A: the plan ran the meter's read in place
