@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from schemarouter.retrieval.http_sent import http_method_sent
+
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
 
@@ -314,16 +316,23 @@ def _verb_at(words: Sequence[str], i: int) -> tuple[Action | None, str | None, b
     change = phrasal[1] if phrasal else verb_of(low)
     if change in ("leave", "open") and [w.lower() for w in words[i + 1 : i + 2]] in (["a"], ["an"]):
         change = "create"  # "leave a comment", "open an issue" create one; "leave the channel"
+    sent = http_method_sent(words, i)
+    if sent is not None:  # "send an HTTP POST to ...": the method names the change
+        action, change = ("read", None) if sent in ("get", "head") else ("write", verb_of(sent))
     if low in _RECORDS and [w.lower() for w in words[i + 1 : i + 2]] in _RECORDED:
-        # "record a manual reading", "log the hours": a write; "records of ..." stays a noun
-        # (trial A: the plan ran the meter's read in place of the write it was asked for)
-        action, change = "write", "create"
+        # "record a manual reading", "log the hours", "patch the server": a write; "records
+        # of ...", "patch notes" stay nouns (trial A: the plan ran the meter's read in place
+        # of the write it was asked for)
+        action, change = "write", _RECORDS[low]
     return action, change, action is not None and _narrates(low)
 
 
-#: Verbs that are nouns as often ("the record", "logs of ..."): a change only where what
-#: follows them is what they write down (:data:`_RECORDED`).
-_RECORDS = frozenset(("record", "log"))
+#: Verbs that are nouns as often ("the record", "logs of ...", "patch notes"), and the change
+#: they name: a change only where what follows them is what they change (:data:`_RECORDED`).
+_RECORDS = {"record": "create", "log": "create", "patch": "update"}
+#: The words of them that name their change where they lead an operation's name (a name is an
+#: order: ``patch_feature_flag`` updates the flag).
+_NAME_VERBS = {"patch": "update"}
 _RECORDED = [[w] for w in ("a", "an", "the", "my", "our", "this", "that", "another", "new")]
 
 
@@ -416,11 +425,28 @@ def verb_of(word: str) -> str | None:
     return None
 
 
+#: A Korean verb joined to the next by a connective ending ("시트를 복사해서 ... 만들어": copy,
+#: then make; "지우고 새로 올려"): it asks a change of its own beside the clause's last verb.
+_KO_LINKED = re.compile(r"(?:해|하)?(?:서|고)(?=\s|$)")
+
+
+def _korean_verbs(clause: str) -> set[str]:
+    """The changes a Korean clause names: its last write stem's, and those of the write stems
+    a connective ending joins to what follows (:data:`_KO_LINKED`), none negated."""
+    last = _last_stem(clause, _KO_WRITE)
+    if last is None:
+        return set()
+    stems = {last}
+    for stem in _KO_WRITE:
+        for match in re.finditer(re.escape(stem), clause):
+            end = match.end()
+            if _KO_LINKED.match(clause, end) and not _NEGATED.search(clause, 0, match.start()):
+                stems.add(stem)
+    return {_CANON.get(_KO_VERB[stem], _KO_VERB[stem]) for stem in stems}
+
+
 def _clause_verb(clause: str, action: Action | None) -> str | None:
     """The change ``clause`` names; ``action`` is its :func:`_clause_action`."""
-    if re.search(r"[\uac00-\ud7a3]", clause):
-        stem = _last_stem(clause, _KO_WRITE)
-        return None if stem is None else _CANON.get(_KO_VERB[stem], _KO_VERB[stem])
     if action == "read":
         return None
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
@@ -442,6 +468,9 @@ def read_request(text: str) -> tuple[Action | None, frozenset[str]]:
         action = _clause_action(clause)
         if action is not None:
             actions.add(action)
+        if re.search(r"[\uac00-\ud7a3]", clause):
+            verbs |= _korean_verbs(clause)
+            continue
         verb = _clause_verb(clause, action)
         if verb is not None:
             verbs.add(verb)
@@ -517,7 +546,7 @@ def route_action(
     HTTP method; ``None`` where none says. ``namespaces`` are name words to skip (the
     provider's id, version segments such as ``v2``)."""
     for i, word in enumerate(_operation_words(name, namespaces)):
-        action = _verb_class(word, leading=i == 0)
+        action = "write" if i == 0 and word in _NAME_VERBS else _verb_class(word, leading=i == 0)
         if action is not None:
             return action
     first = _WORD.findall(summary[:80])
@@ -537,6 +566,8 @@ def route_verb(
     ``"create"``, ``group_v2.approve_all_pending`` -> ``"approve"``); a ``DELETE`` named by
     no verb -> ``"delete"``; else ``None``."""
     for i, word in enumerate(_operation_words(name, namespaces)):
+        if i == 0 and word in _NAME_VERBS:
+            return _NAME_VERBS[word]
         if _verb_class(word, leading=i == 0) is not None:
             return verb_of(word)
     if method and method.upper() == "DELETE":

@@ -5,6 +5,9 @@
   "open a new issue", a ``DELETE`` for "show my issues") loses
   :data:`~.actions.ACTION_PENALTY` of its fused score within the first
   :data:`~.actions.ACTION_WINDOW` (:mod:`.actions`); nothing is learned, nothing is dropped.
+  A route doing the change the request names gains :data:`~.actions.VERB_BONUS`; turning a
+  thing on or off names an update, a start or a stop where no route of the window names
+  ``enable`` / ``disable`` (:func:`settings_change`).
 - :func:`apply_request_order`: :func:`apply_actions`, then a route and its plural twin in the
   order the request's number asks (:func:`.number.agree_in_number`: "list all crawlers" puts
   ``get_crawlers`` above ``get_crawler``).
@@ -53,6 +56,7 @@ __all__ = [
     "learned_order",
     "lift_prerequisites",
     "reorder_within_tiers",
+    "settings_change",
     "window_signals",
 ]
 
@@ -73,6 +77,20 @@ def reorder_within_tiers(
     return [ranked[i] for i in window] + ranked[n:]
 
 
+def settings_change(verbs: frozenset[str], routes: Sequence[str | None]) -> frozenset[str]:
+    """``verbs`` (a request's changes) where no route of ``routes`` (the verbs of the window's
+    routes) names ``enable`` or ``disable``: turning a thing on or off is then an update of
+    it, or starting or stopping it ("turn the dark-mode flag on": ``patch_feature_flag``;
+    "워크스페이스 꺼 줘": ``stop_workspaces``)."""
+    if not verbs & _SWITCHES.keys() or _SWITCHES.keys() & set(routes):
+        return verbs
+    return verbs | {"update"} | {_SWITCHES[v] for v in verbs if v in _SWITCHES}
+
+
+#: Turning on and off, and what it is where no route is named by either.
+_SWITCHES = {"enable": "start", "disable": "stop"}
+
+
 def apply_actions(
     query: str,
     ranked: list[Ranked],
@@ -87,6 +105,7 @@ def apply_actions(
     if (asked is None and not verbs) or len(ranked) < 2:
         return ranked
     head = ranked[:window]
+    verbs = settings_change(verbs, [verb_of_route(snapshot.routes[i.route_id]) for i in head])
     changed = False
     for item in head:
         route = snapshot.routes[item.route_id]

@@ -1,0 +1,61 @@
+"""A Korean verb joined to the next by a connective ending asks a change of its own: in
+"시트를 복사해서 '12월' 시트 만들어 줘" (copy the sheet to make the December one) the copy is
+the change asked, though the clause ends with 만들어 (make). Issue #22's write-intent dev set:
+the sheet copy ranked 12th, below every create route of the catalog."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.index import HashingEncoder
+from schemarouter.retrieval.actions import read_request, request_verbs
+from schemarouter.retrieval.candidates import Ranked
+from schemarouter.retrieval.ordering import apply_actions
+
+TOOLS = [
+    {"name": name, "description": text, "inputSchema": {"type": "object", "properties": {}}}
+    for name, text in (
+        ("copy_sheet", "Copy a worksheet within a workbook"),
+        ("create_table", "Create a table in a worksheet"),
+        ("read_sheet", "Read the cells of a worksheet"),
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "verbs"),
+    [
+        ("/data/q4.xlsx에서 '11월' 시트를 복사해서 '12월' 시트 만들어 줘", {"copy", "create"}),
+        ("기존 파일 지우고 새로 올려 줘", {"delete", "upload"}),
+        ("보고서 파일을 다운받아서 버킷에 올려 줘", {"upload"}),  # no write stem before
+        ("시트 만들어 줘", {"create"}),
+        ("안 복사하고 새로 만들어", {"create"}),  # a negated verb asks nothing
+    ],
+)
+def test_a_korean_verb_linked_to_the_next_names_its_change(text: str, verbs: set[str]) -> None:
+    assert request_verbs(text) == verbs
+    assert read_request(text)[0] == "write"
+
+
+def test_the_linked_verbs_route_gains_like_the_last_verbs() -> None:
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None, ranking=None
+    )
+    router.add_mcp_tools({"tools": TOOLS}, provider="excel")
+    snapshot = router.snapshot()
+    ranked = [
+        Ranked(f"excel/mcp/{name}", score, {"fused": score})
+        for name, score in (("create_table", 1.0), ("read_sheet", 0.98), ("copy_sheet", 0.96))
+    ]
+    out = apply_actions(
+        "q4.xlsx에서 '11월' 시트를 복사해서 '12월' 시트 만들어 줘", ranked, snapshot
+    )
+    # both changes asked gain; the copy, a hair behind the create before, stays beside it
+    # and both writes rank above the read
+    assert [r.route_id.rsplit("/", 1)[-1] for r in out] == [
+        "create_table",
+        "copy_sheet",
+        "read_sheet",
+    ]
+    assert out[1].scores["action"] > 0 and out[2].scores["action"] < 0
