@@ -16,7 +16,7 @@ from typing import Any
 
 from schemarouter.contracts import Effect, Route
 
-__all__ = ["delete_by_name_note", "deletes_by_name"]
+__all__ = ["delete_by_name_note", "deletes_by_name", "overridden"]
 
 
 def deletes_by_name(route: Route) -> bool:
@@ -45,17 +45,20 @@ def _lead(routes: Sequence[Route]) -> str | None:
     return max(leads, key=leads.count) if leads else None
 
 
+def overridden(route: Route, told: Sequence[str]) -> bool:
+    """Whether a key of ``told`` (``effect_overrides``'s: names, or patterns of them, such as
+    ``Describe*``) names or matches ``route`` (its endpoint id, name, or method and path)."""
+    endpoint = route.endpoint
+    method = (endpoint.operation.method or "").upper()
+    names = (endpoint.id, endpoint.name, f"{method} {endpoint.operation.path}")
+    return any(fnmatchcase(name, key) for key in told for name in names)
+
+
 def delete_by_name_note(routes: Sequence[Route], overrides: Mapping[str, Any] | None) -> str | None:
     """The warning for ``routes`` whose names delete (:func:`deletes_by_name`), those an
     ``overrides`` key names or matches left aside (the caller has said); ``None`` if none."""
     told = list(overrides or ())
-
-    def named(r: Route) -> bool:
-        method = (r.endpoint.operation.method or "").upper()
-        names = (r.endpoint.id, r.endpoint.name, f"{method} {r.endpoint.operation.path}")
-        return any(fnmatchcase(n, key) for key in told for n in names)
-
-    found = [r for r in routes if deletes_by_name(r) and not named(r)]
+    found = [r for r in routes if deletes_by_name(r) and not overridden(r, told)]
     if not found:
         return None
     ids = [r.endpoint.id for r in found]

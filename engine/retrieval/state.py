@@ -11,12 +11,12 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from schemarouter.contracts import AvailabilityStatus, Effect, Route
+from schemarouter.retrieval.effect_notes import overridden
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
@@ -248,12 +248,7 @@ def read_by_name_note(routes: Sequence[Route], overrides: Mapping[str, Any] | No
     """The registration's warning for its ``POST`` routes registered ``write`` whose names
     read (:func:`reads_by_name`), those ``overrides`` names left aside; ``None`` if none."""
     told = list(overrides or ())  # names, or patterns of them ("Describe*")
-
-    def named(r: Route) -> bool:
-        names = (r.endpoint.id, r.endpoint.name, f"POST {r.endpoint.operation.path}")
-        return any(fnmatchcase(n, key) for key in told for n in names)
-
-    found = [r for r in routes if reads_by_name(r) and not named(r)]
+    found = [r for r in routes if reads_by_name(r) and not overridden(r, told)]
     if not found:
         return None
     ids = [r.endpoint.id for r in found]
