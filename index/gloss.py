@@ -145,6 +145,8 @@ KOREAN_GLOSSARY: dict[str, str] = {
     "환불": "refund",
     "배송": "shipping delivery",
     "항목": "item",
+    "아이템": "item",
+    "속성": "attribute property",
     "테이블": "table",
     "데이터베이스": "database",
     "시트": "sheet",

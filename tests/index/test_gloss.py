@@ -36,6 +36,8 @@ from helpers import openapi_document
         ("예산 목록 조회", ["budget", "list", "get"]),
         ("구독자 추가", ["subscriber", "add"]),  # not 구독 (subscribe) again
         ("크롤러 스키마와 파티션 보여줘", ["crawler", "schema", "partition", "show"]),
+        # an item's attributes (trial y4's honest set: a key-value store's DeleteAttributes)
+        ("shirt-009 아이템의 color 속성 지워 줘", ["item", "attribute", "property", "delete"]),
     ],
 )
 def test_the_korean_words_of_a_request_give_their_english(text: str, words: list[str]) -> None:
