@@ -14,18 +14,43 @@ A pattern matches names the document or server chose, so it never makes laxer wh
 ``firm``: a ``DELETE``, ``PUT`` or ``PATCH``, an operation its document claims destructive, a
 tool its server says is destructive (trial Y1: ``List*: read`` made a ``DELETE`` named
 ``ListAndPurgeBucket`` a read, planned and run without approval); the effect stays and a
-note says so. An exact name still overrides anything: it is the caller's word for one
-operation.
+note says so. Nor does it make a read of a name that joins a change to its first verb
+(``ListAndPurgeBucket``, ``GetOrCreateBucket``, ``get_and_send_notes``): the AWS query protocol
+sends every operation as a ``POST``, so only the name tells that ``List*`` does more than list
+there. An exact name still overrides anything: it is the caller's word for one operation.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
+from itertools import pairwise
 
 from schemarouter.contracts import Effect
 
 __all__ = ["is_pattern", "override_for", "unused_keys"]
+
+
+#: changes a name may join to its first verb; base forms only (``DescribeDeletedItems`` reads)
+_CHANGES = frozenset(
+    (
+        *("add", "cancel", "clear", "copy", "create", "delete", "destroy", "drop", "erase"),
+        *("insert", "modify", "move", "post", "purge", "put", "remove", "replace", "reset"),
+        *("restore", "send", "set", "start", "stop", "terminate", "update", "upsert", "wipe"),
+        "write",
+    )
+)
+_JOINS = frozenset(("and", "or", "then"))
+_NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+
+
+def joins_a_change(name: str) -> bool:
+    """Whether an operation or tool name joins a change to what it opens with
+    (``ListAndPurgeBucket``, ``get_or_create_bucket``), where ``and`` may join two nouns
+    (``ListUsersAndGroups``)."""
+    words = [w.lower() for w in _NAME_WORD.findall(name)]
+    return any(a in _JOINS and b in _CHANGES for a, b in pairwise(words))
 
 
 def is_pattern(key: str) -> bool:
@@ -55,12 +80,15 @@ def override_for(
     if not keys:
         return None, set()
     effect = overrides[keys[0]]
+    why = "as its method or its own word says"
+    if firm is None and any(joins_a_change(name) for name in names):
+        firm, why = Effect.WRITE, "as its name joins a change to its first verb"
     if not exact and firm is not None and effect.rank < firm.rank:
         if notes is not None:
             notes.append(
                 f"effect_overrides: the pattern {keys[0]!r} would make {names[0]!r} "
-                f"{effect.value}; kept {firm.value}, as its method or its own word says (a "
-                "pattern matches the names a document chooses): name it exactly to override it"
+                f"{effect.value}; kept {firm.value}, {why} (a pattern matches the names a "
+                "document chooses): name it exactly to override it"
             )
         effect = firm
     return effect, set(keys)

@@ -197,3 +197,52 @@ def test_a_pattern_makes_no_tool_its_server_says_writes_a_read() -> None:
     )
     assert _effects(router) == {"get_note": Effect.READ, "get_and_send_notes": Effect.WRITE}
     assert any("'get_and_send_notes'" in w and "kept write" in w for w in change.warnings)
+
+
+# the AWS query protocol again: every operation a POST, so only the name tells
+JOINED = openapi_document(
+    "Archive",
+    {
+        "/#ListObjects": {"post": _op("ListObjects", "Lists the objects of a bucket")},
+        "/#ListUsersAndGroups": {"post": _op("ListUsersAndGroups", "Lists users and groups")},
+        "/#DescribeDeletedItems": {"post": _op("DescribeDeletedItems", "Lists deleted items")},
+        "/#ListAndPurgeBucket": {"post": _op("ListAndPurgeBucket", "Empties a bucket")},
+        "/#GetOrCreateBucket": {"post": _op("GetOrCreateBucket", "Creates a bucket if none")},
+    },
+)
+
+
+def test_a_pattern_makes_no_post_whose_name_joins_a_change_a_read() -> None:
+    router = _router()
+    change = router.add_openapi(
+        JOINED, provider="archive", effect_overrides={"List*": "read", "Get*": "read", "D*": "read"}
+    )
+    assert _effects(router) == {
+        "ListObjects": Effect.READ,
+        "ListUsersAndGroups": Effect.READ,  # "and" joins two nouns
+        "DescribeDeletedItems": Effect.READ,  # "deleted" describes the items
+        "ListAndPurgeBucket": Effect.WRITE,
+        "GetOrCreateBucket": Effect.WRITE,
+    }
+    held = [w for w in change.warnings if "joins a change" in w]
+    assert len(held) == 2 and any("'ListAndPurgeBucket'" in w for w in held), change.warnings
+    found = router.retrieve_executable("purge the bucket logs", k=5)
+    assert "archive/rest/list_and_purge_bucket" not in found.route_ids
+    # the exact name is still the caller's word, and a stricter pattern still applies
+    router = _router()
+    router.add_openapi(JOINED, provider="archive", effect_overrides={"ListAndPurgeBucket": "read"})
+    assert _effects(router)["ListAndPurgeBucket"] is Effect.READ
+    router = _router()
+    router.add_openapi(JOINED, provider="archive", effect_overrides={"*Purge*": "destructive"})
+    assert _effects(router)["ListAndPurgeBucket"] is Effect.DESTRUCTIVE
+
+
+def test_a_pattern_makes_no_tool_whose_name_joins_a_change_a_read() -> None:
+    router = _router()
+    change = router.add_mcp_tools(
+        [_tool("get_note"), _tool("get_and_send_notes")],
+        provider="notes",
+        effect_overrides={"get_*": "read"},
+    )
+    assert _effects(router) == {"get_note": Effect.READ, "get_and_send_notes": Effect.WRITE}
+    assert any("'get_and_send_notes'" in w and "kept write" in w for w in change.warnings)
