@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from schemarouter.retrieval.http_sent import http_method_sent
+from schemarouter.retrieval.verb_nouns import noun_or_verb
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
@@ -319,21 +320,13 @@ def _verb_at(words: Sequence[str], i: int) -> tuple[Action | None, str | None, b
     sent = http_method_sent(words, i)
     if sent is not None:  # "send an HTTP POST to ...": the method names the change
         action, change = ("read", None) if sent in ("get", "head") else ("write", verb_of(sent))
-    if low in _RECORDS and [w.lower() for w in words[i + 1 : i + 2]] in _RECORDED:
-        # "record a manual reading", "log the hours", "patch the server": a write; "records
-        # of ...", "patch notes" stay nouns (trial A: the plan ran the meter's read in place
-        # of the write it was asked for)
-        action, change = "write", _RECORDS[low]
+    action, change = noun_or_verb(words, i, action, change)
     return action, change, action is not None and _narrates(low)
 
 
-#: Verbs that are nouns as often ("the record", "logs of ...", "patch notes"), and the change
-#: they name: a change only where what follows them is what they change (:data:`_RECORDED`).
-_RECORDS = {"record": "create", "log": "create", "patch": "update"}
-#: The words of them that name their change where they lead an operation's name (a name is an
-#: order: ``patch_feature_flag`` updates the flag).
+#: Verbs that name their change where they lead an operation's name though they are nouns as
+#: often in a request (:mod:`.verb_nouns`): a name is an order, ``patch_feature_flag`` updates.
 _NAME_VERBS = {"patch": "update"}
-_RECORDED = [[w] for w in ("a", "an", "the", "my", "our", "this", "that", "another", "new")]
 
 
 #: Words that open a question asking what is ("is the rule enabled?", "did the job finish?").

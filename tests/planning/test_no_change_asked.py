@@ -50,6 +50,10 @@ def _router() -> SchemaRouter:
             "parameters": _path("order_id"),
             **_op("refund_order", "post"),
         },
+        "/orders/{order_id}/cancel": {
+            "parameters": _path("order_id"),
+            **_op("cancel_order", "post"),
+        },
         "/customers/{customer_id}": {
             "parameters": _path("customer_id"),
             **_op("get_customer"),
@@ -90,6 +94,8 @@ _DELETE = ["delete_customer", "delete_ticket", "list_tickets", "get_customer"]
         ("Was order O-1 refunded?", _REFUND, "get_order"),
         # the refund route's own verb, then a read word: a noun (not "End my listing")
         ("refund status of order O-1", _REFUND, "get_order"),
+        # a verb ranking knows, then a read word: the cancel was planned, ready to send
+        ("cancel status of order O-1", ["cancel_order", "get_order", "get_ticket"], "get_order"),
     ],
 )
 def test_a_request_that_asks_no_change_plans_a_read(

@@ -123,6 +123,14 @@ ISSUES = openapi_document(
         ("records of meter M-104", None),
         ("log files of the api gateway", None),
         ("show the log of service X", "read"),
+        # a change then status / progress / history: a noun phrase, unless done to that state
+        ("cancel status of order O-1", "read"),
+        ("Cancel Status of order 5", "read"),
+        ("import history of project P-1", "read"),
+        ("update status of ticket T-1 to closed", "write"),
+        ("delete history of customer C-1", "write"),
+        ("clear history", "write"),
+        ("save progress of the upload", "write"),
     ],
 )
 def test_a_requests_action_is_its_clauses_leading_verb(text: str, action: str | None) -> None:
