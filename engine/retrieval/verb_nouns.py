@@ -13,10 +13,10 @@ the change is one done to that state ("update status of T-1 to closed", "clear h
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Literal
 
-if TYPE_CHECKING:
-    from schemarouter.retrieval.actions import Action
+#: :data:`.actions.Action`, which imports this module
+Action = Literal["read", "write"]
 
 __all__ = ["noun_or_verb"]
 
