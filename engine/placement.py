@@ -181,8 +181,14 @@ def shown_command(server: Sequence[str] | str) -> str:
     if words is None:  # an unclosed quote: shown as written, as it never starts
         return server if isinstance(server, str) else ""
     found = [_shown_word(word, words[i - 1] if i else "") for i, word in enumerate(words)]
-    # a value hidden in one argument is hidden where another quotes it too ("sh -c '...'")
-    hidden = sorted({x for _, xs in found for x in xs if len(x) >= 4}, key=len, reverse=True)
+    # a value hidden in one argument is hidden where another quotes it too ("sh -c '...'"),
+    # and a script's own secret flags are read as the command line's ("sh -c 'srv --token V'")
+    inner = [x for word in words for x in _script_secrets(word)]
+    hidden = sorted(
+        {x for _, xs in found for x in xs if len(x) >= 4} | {x for x in inner if len(x) >= 4},
+        key=len,
+        reverse=True,
+    )
     shown = [_hidden_in(word, hidden) for word, _ in found]
     return shlex.join(shown) if shown != words or not isinstance(server, str) else server
 
@@ -202,7 +208,21 @@ def command_secrets(server: Sequence[str] | str) -> list[str]:
     if isinstance(server, str) and re.match(r"^https?://", server, re.IGNORECASE):
         return _server_url(server)[1]
     words = _words(server) or []
-    return [x for i, w in enumerate(words) for x in _shown_word(w, words[i - 1] if i else "")[1]]
+    found = [x for i, w in enumerate(words) for x in _shown_word(w, words[i - 1] if i else "")[1]]
+    inner = [x for word in words for x in _script_secrets(word)]
+    return [*found, *dict.fromkeys(x for x in inner if not any(x in f for f in found))]
+
+
+def _script_secrets(word: str) -> list[str]:
+    """The secrets of a script a command line passes as one argument (``sh -c 'srv --token
+    VALUE'``, ``bash -lc "..."``): its words read as a command line's (trial Z2: the token
+    after a secret flag inside the script was shown as written)."""
+    if not re.search(r"\s", word):
+        return []
+    inner = _words(word) or word.split()
+    if len(inner) < 2:
+        return []
+    return [x for i, w in enumerate(inner) for x in _shown_word(w, inner[i - 1] if i else "")[1]]
 
 
 def _words(server: Sequence[str] | str) -> list[str] | None:
@@ -244,7 +264,7 @@ _HEADER = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:\s*(\S.*?)\s*$", re.DOTA
 #: A setting inside a word: a JSON member (``{"apiKey": "VALUE"}``) or a connection
 #: string's (``Server=db;User Id=sa;Password=VALUE;``).
 _SETTING = re.compile(
-    r"""(?:^|(?<=[\s{,;&?]))(["']?)([A-Za-z][\w.-]*(?:\x20[A-Za-z][\w.-]*)?)\1\s*[:=]\s*"""
+    r"""(?:^|(?<=[\s{,;&?(]))(["']?)([A-Za-z][\w.-]*(?:\x20[A-Za-z][\w.-]*)?)\1\s*[:=]\s*"""
     r"""(?:"([^"]*)"|'([^']*)'|([^\s;,&}"']+))"""
 )
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
-from itertools import pairwise
 
 from schemarouter.contracts import Effect
 
@@ -42,15 +41,31 @@ _CHANGES = frozenset(
     )
 )
 _JOINS = frozenset(("and", "or", "then"))
+#: Words that may stand between a join and its change ("ListAndAlsoPurge", "AndBatchDelete").
+_BETWEEN = frozenset(("also", "then", "batch", "bulk", "force", "maybe", "optionally", "all"))
+#: Changes no verb table knows ("GetAndRefundOrder", "DescribeAndRotateKey").
+_MORE_CHANGES = frozenset(
+    ("refund", "rotate", "truncate", "charge", "pay", "void", "ban", "lock", "unlock", "expire")
+) | frozenset(("invalidate", "reboot", "evict", "retire", "unpublish", "unshare"))
 _NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
 
 def joins_a_change(name: str) -> bool:
     """Whether an operation or tool name joins a change to what it opens with
-    (``ListAndPurgeBucket``, ``get_or_create_bucket``), where ``and`` may join two nouns
-    (``ListUsersAndGroups``)."""
+    (``ListAndPurgeBucket``, ``get_or_create_bucket``, ``ListAndRevokeTokens``,
+    ``ListAndAlsoPurgeBucket``), where ``and`` may join two nouns (``ListUsersAndGroups``): a
+    change of :data:`_CHANGES` or any write verb retrieval's tables know, the first word after
+    the join past those of :data:`_BETWEEN`."""
+    from schemarouter.retrieval.actions import verb_of  # every write verb the tables know
+
     words = [w.lower() for w in _NAME_WORD.findall(name)]
-    return any(a in _JOINS and b in _CHANGES for a, b in pairwise(words))
+    for i, word in enumerate(words[:-1]):
+        if word not in _JOINS:
+            continue
+        after = [w for w in words[i + 1 : i + 4] if w not in _BETWEEN][:1]
+        if after and (after[0] in _CHANGES | _MORE_CHANGES or verb_of(after[0]) is not None):
+            return True
+    return False
 
 
 def is_pattern(key: str) -> bool:

@@ -42,6 +42,7 @@ from schemarouter.retrieval.actions import (
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.identifiers import needed_parameters
+from schemarouter.retrieval.verb_nouns import is_noun_form
 
 __all__ = [
     "asked_change_first",
@@ -242,7 +243,8 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     phrase or a question with no command in it ("주문 O-1 환불 내역", "고객 C-1 삭제됐어?"; not
     "티켓 T-1 에스컬레이션해줘", a change no table knows), or, opening with a thing and its id
     (``thing_first``: :func:`thing_first` blanked them), it says nothing after them that asks
-    ("customer C-1 deletion")."""
+    ("customer C-1 deletion"), or, in English, it opens with a noun of ``top``'s change ("refund
+    of order O-1", "refunds for ...", "deletions of ...": :func:`is_noun_form`)."""
     text = unquoted(query)
     if asked_verbs(query):
         return False
@@ -255,10 +257,18 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
         # method and path: the change is its last word); "refund status of ..." is a noun
         own = bool(lead) and lead in verb_forms(first)
         own = own or (first.lower() in words and not is_read_verb(first.lower()))
-        verb = own and second.lower() not in _READ_NOUNS
+        verb = own and second.lower() not in _READ_NOUNS and not is_noun_form(first, lead, second)
         return action == "read" and not verb
     if thing_first:  # "customer C-1 deletion": no verb after the thing and its id
         return True
+    lead = next(iter(name_words(top.endpoint.name)), "")
+    first, second, *_ = [*_WORD.findall(text), "", ""]
+    if (
+        lead
+        and lead not in _METHOD_WORDS - {"delete", "patch"}
+        and is_noun_form(first, lead, second)
+    ):
+        return True  # "refund of order O-1", "refunds for order O-1", "deletions of ..."
     return bool(_HANGUL.search(text)) and not _KO_COMMAND.search(text)
 
 

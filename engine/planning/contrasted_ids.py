@@ -21,6 +21,11 @@ written after it is (:func:`_before_their_thing`).
 대신 ("instead of") after an id sets it aside as 말고 does ("티켓 T-1 대신 T-2 닫아줘" closed T-1,
 the id it names first): such an id is left out of planning's values (retrieval's reading of
 the request, and so its ranking, is left as it is).
+
+An id written inside quoted text ('Comment on ticket T-1: "delete customer C-1"') is part of
+what the text says, not an id the request gives: with every effect allowed, that request planned
+``DELETE /customers/C-1`` ready to send. Such an id is left out of planning's values
+(:func:`_in_quoted_text`), where the quote holds more than the id ("Close ticket 'T-1'" gives it).
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ _DIGITS = re.compile(r"\d+")
 _LETTER = re.compile(r"[A-Za-z]")
 #: 대신 (instead of) right after an id, a particle between: "T-1 대신", "T-1을 대신해".
 _KO_INSTEAD = re.compile(r"\s*(?:을|를|은|는|이|가)?\s*대신")
+#: A quoted span; a single quote opens and closes away from a word ("don't ... T-2's" is none).
+_QUOTED_TEXT = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<!\w)'[^']*'(?!\w)")
 
 
 def _shape(token: str) -> str:
@@ -77,9 +84,19 @@ def _before_their_thing(values: Sequence[BoundValue], query: str) -> list[BoundV
     return found
 
 
+def _in_quoted_text(value: BoundValue, query: str) -> bool:
+    """Whether ``value`` is written inside a quoted span of ``query`` that holds more than it."""
+    for match in _QUOTED_TEXT.finditer(query):
+        inside = match.group(0)[1:-1].strip(" \t.,;:!?")
+        if match.start() < value.start and value.end < match.end() and inside != value.value:
+            return True
+    return False
+
+
 def contrasted_ids(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
     """``values`` with the id written in place of each refused one, and without one 대신
-    sets aside (module docstring)."""
+    sets aside or one quoted text holds (module docstring)."""
+    values = [v for v in values if not _in_quoted_text(v, query)]
     values = [*values, *_before_their_thing(values, query)]
     named = [v for v in values if v.kind == NAMED_IDENTIFIER and v.of]
     if not named:

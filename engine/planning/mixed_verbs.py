@@ -76,7 +76,9 @@ def asked_verb_first(
     if eligible and not says_not_to(query, snapshot.routes[eligible[0]]):
         # "티켓 T-1 닫지 마" asks no read either: its change stays, taking no entry
         opens = read_as != query
-        eligible = no_change_asked(read_as, snapshot, eligible, warnings, thing_first=opens)
+        # "refund of order O-1": the thing before its id is no verb here either
+        blanked = things_blanked(read_as, values)
+        eligible = no_change_asked(blanked, snapshot, eligible, warnings, thing_first=opens)
     eligible = asked_change_first(things_blanked(read_as, values), snapshot, eligible, warnings)
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)

@@ -7,24 +7,40 @@ in place of the write it was asked for). And a change followed by "status", "pro
 "history" is a noun phrase that asks to read ("cancel status of order O-1", "import
 history"; with every effect allowed, the first planned a cancellation ready to send), unless
 the change is one done to that state ("update status of T-1 to closed", "clear history",
-"delete history", "save progress").
+"delete history", "save progress"). So is a change followed by another noun it heads ("close
+date of ticket T-1", "order O-1 cancel reason", "refund amount") or by "of" ("closes of
+ticket T-1", "refund of order O-1"), and an -s form followed by a preposition ("refunds for
+order O-1"): with every effect allowed, each planned the change ready to send.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
 #: :data:`.actions.Action`, which imports this module
 Action = Literal["read", "write"]
 
-__all__ = ["noun_or_verb"]
+__all__ = ["NOUN_AFTER", "is_noun_form", "noun_or_verb"]
 
 #: Verbs that are nouns as often, and the change they name after :data:`_RECORDED`.
 _RECORDS = {"record": "create", "log": "create", "patch": "update"}
 _RECORDED = frozenset(("a", "an", "the", "my", "our", "this", "that", "another", "new"))
 #: Words after a change that make the two a noun, and the changes done to them.
 _STATE = frozenset(("status", "progress", "history"))
+#: Nouns a change heads as a noun's modifier ("close date", "cancel reason"), never its object.
+_HEADED = (
+    frozenset(("date", "dates", "time", "times", "reason", "reasons", "amount", "amounts", "total"))
+    | frozenset(
+        ("count", "fee", "fees", "policy", "eligibility", "deadline", "window", "details", "detail")
+    )
+    | frozenset(("info", "information", "summary", "receipt", "receipts", "rate"))
+)
+#: Prepositions after an -s form that make it a plural noun ("refunds for order O-1").
+_PREPOSITIONS = frozenset(("of", "for", "on", "from", "in", "to", "by", "at", "per"))
+#: Words after a change that make it a noun (:func:`is_noun_form` and planning's reading).
+NOUN_AFTER = _STATE | _HEADED | frozenset(("of",))
 _ON_STATE = frozenset(
     ("update", "post", "send", "share", "submit", "publish", "create", "reset", "clear")
 ) | frozenset(("save", "delete"))
@@ -41,4 +57,26 @@ def noun_or_verb(
         return "write", _RECORDS[low]
     if action == "write" and after in _STATE and change not in _ON_STATE:
         return "read", None
+    if action == "write" and (after in _HEADED or after == "of" or _plural(low, after)):
+        return "read", None
     return action, change
+
+
+def _plural(word: str, after: str) -> bool:
+    """Whether ``word``, a change's -s form, is a plural noun: a preposition follows it."""
+    return after in _PREPOSITIONS and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+_NOUN_ENDING = re.compile(r"l?(?:ation|ion|al|ment)s?|e?s")
+
+
+def is_noun_form(word: str, verb: str, after: str) -> bool:
+    """Whether ``word`` (followed by ``after``) is a noun of the change ``verb`` (a route's
+    name's first word, any verb a table knows or not): ``verb`` followed by a noun it heads
+    or "of" ("refund of order O-1"), or a noun made of it ("refunds", "cancellations",
+    "deletions", "removal")."""
+    low, verb = word.lower(), verb.lower()
+    if low == verb:
+        return after.lower() in NOUN_AFTER
+    stem = verb[:-1] if verb.endswith("e") else verb
+    return low.startswith(stem) and bool(_NOUN_ENDING.fullmatch(low[len(stem) :]))

@@ -246,3 +246,37 @@ def test_a_pattern_makes_no_tool_whose_name_joins_a_change_a_read() -> None:
     )
     assert _effects(router) == {"get_note": Effect.READ, "get_and_send_notes": Effect.WRITE}
     assert any("'get_and_send_notes'" in w and "kept write" in w for w in change.warnings)
+
+
+# trial Z2: the changes a name may join were 31 base verbs; any write verb retrieval knows
+# joins one, and so does one a word such as "Also" or "Batch" stands before
+JOINED_MORE = openapi_document(
+    "Keys",
+    {
+        "/#ListKeysAndAliases": {"post": _op("ListKeysAndAliases", "Lists keys and aliases")},
+        **{
+            f"/#{name}": {"post": _op(name, "Does two things")}
+            for name in (
+                "ListAndRevokeTokens",
+                "DescribeAndDeregisterTargets",
+                "ListAndDisableUsers",
+                "GetOrRotateSecret",
+                "ListAndAlsoPurgeBucket",
+                "ListAndBatchDeleteItems",
+            )
+        },
+    },
+)
+
+
+def test_a_pattern_makes_no_post_whose_name_joins_any_change_a_read() -> None:
+    router = _router()
+    change = router.add_openapi(
+        JOINED_MORE,
+        provider="keys",
+        effect_overrides={"List*": "read", "Get*": "read", "Describe*": "read"},
+    )
+    effects = _effects(router)
+    assert effects.pop("ListKeysAndAliases") is Effect.READ
+    assert effects == dict.fromkeys(effects, Effect.WRITE) and len(effects) == 6
+    assert len([w for w in change.warnings if "joins a change" in w]) == 6, change.warnings

@@ -187,3 +187,33 @@ def test_a_live_servers_secret_arguments_are_in_no_export_or_saved_registry(
     for secret in SECRETS:
         assert secret not in exported and secret not in saved and secret not in str(shown)
     assert "--api-key '[redacted]'" in str(shown)
+
+
+@pytest.mark.parametrize(
+    ("server", "secret"),
+    [
+        (["sh", "-c", "exec srv --token s3cr3t-value-0001 --port 8080"], "s3cr3t-value-0001"),
+        (["bash", "-lc", "srv -H 'X-API-Key: s3cr3t-value-0002'"], "s3cr3t-value-0002"),
+        (["python3", "-c", 'import srv; srv.run(token="s3cr3t-value-0003")'], "s3cr3t-value-0003"),
+    ],
+)
+def test_a_scripts_own_secret_flag_is_redacted(server: list[str], secret: str) -> None:
+    """Trial Z2: a script's own ``--token VALUE`` (no flag outside it hiding the value, no
+    known issuer's shape) was shown as written."""
+    label = server_label(server)
+    assert secret not in label and "[redacted]" in label, label
+    assert secret in command_secrets(server)
+
+
+def test_a_live_servers_script_secret_is_in_no_route_or_export(tmp_path: Path) -> None:
+    router = SchemaRouter(
+        encoder=HashingEncoder(64), embedding_cache=None, abstention=None, reranker=None
+    )
+    script = f"exec {sys.executable} {SERVER} --api-key {SECRETS[0]}"
+    try:
+        router.add_mcp_server(["sh", "-c", script], provider="materials", trusted=True)
+        exported = router.export_catalog(tmp_path / "catalog.json").read_text()
+        shown = {route.access.server for route in router.snapshot()}
+    finally:
+        router.close()
+    assert SECRETS[0] not in exported and SECRETS[0] not in str(shown), shown
