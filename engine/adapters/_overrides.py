@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 
 from schemarouter.contracts import Effect
+from schemarouter.retrieval.actions import verb_of  # every write verb the tables know
 
 __all__ = ["is_pattern", "override_for", "unused_keys"]
 
@@ -56,8 +57,6 @@ def joins_a_change(name: str) -> bool:
     ``ListAndAlsoPurgeBucket``), where ``and`` may join two nouns (``ListUsersAndGroups``): a
     change of :data:`_CHANGES` or any write verb retrieval's tables know, the first word after
     the join past those of :data:`_BETWEEN`."""
-    from schemarouter.retrieval.actions import verb_of  # every write verb the tables know
-
     words = [w.lower() for w in _NAME_WORD.findall(name)]
     for i, word in enumerate(words[:-1]):
         if word not in _JOINS:
