@@ -7,10 +7,13 @@ in place of the write it was asked for). And a change followed by "status", "pro
 "history" is a noun phrase that asks to read ("cancel status of order O-1", "import
 history"; with every effect allowed, the first planned a cancellation ready to send), unless
 the change is one done to that state ("update status of T-1 to closed", "clear history",
-"delete history", "save progress"). So is a change followed by another noun it heads ("close
-date of ticket T-1", "order O-1 cancel reason", "refund amount") or by "of" ("closes of
-ticket T-1", "refund of order O-1"), and an -s form followed by a preposition ("refunds for
-order O-1"): with every effect allowed, each planned the change ready to send.
+"delete history", "save progress"). So is a change that ends a thing's course followed by
+another noun it heads ("close date of ticket T-1", "order O-1 cancel reason", "start time of
+job J-1"; only these changes: "update details of customer C-1", "send receipt to ...", "set
+amount ...", "renew policy P-1" and "delete receipts for ..." are commands), a change
+followed by "of" ("closes of ticket T-1", "refund of order O-1"), and an -s form followed by
+a preposition ("refunds for order O-1"): with every effect allowed, each planned the change
+ready to send.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ _RECORDS = {"record": "create", "log": "create", "patch": "update"}
 _RECORDED = frozenset(("a", "an", "the", "my", "our", "this", "that", "another", "new"))
 #: Words after a change that make the two a noun, and the changes done to them.
 _STATE = frozenset(("status", "progress", "history"))
-#: Nouns a change heads as a noun's modifier ("close date", "cancel reason"), never its object.
+#: Nouns a change of :data:`_HEADS` heads as a noun's modifier ("close date", "cancel reason").
 _HEADED = (
     frozenset(("date", "dates", "time", "times", "reason", "reasons", "amount", "amounts", "total"))
     | frozenset(
@@ -37,6 +40,9 @@ _HEADED = (
     )
     | frozenset(("info", "information", "summary", "receipt", "receipts", "rate"))
 )
+#: The changes (canonical, :func:`.actions.verb_of`) that head such a noun rather than take it
+#: as their object: what ends or begins a thing's course.
+_HEADS = frozenset(("cancel", "close", "open", "start", "stop", "restart", "deploy", "merge"))
 #: Prepositions after an -s form that make it a plural noun ("refunds for order O-1").
 _PREPOSITIONS = frozenset(("of", "for", "on", "from", "in", "to", "by", "at", "per"))
 #: Words after a change that make it a noun (:func:`is_noun_form` and planning's reading).
@@ -57,7 +63,8 @@ def noun_or_verb(
         return "write", _RECORDS[low]
     if action == "write" and after in _STATE and change not in _ON_STATE:
         return "read", None
-    if action == "write" and (after in _HEADED or after == "of" or _plural(low, after)):
+    headed = after in _HEADED and change in _HEADS
+    if action == "write" and (headed or after == "of" or _plural(low, after)):
         return "read", None
     return action, change
 
