@@ -421,6 +421,9 @@ def verb_of(word: str) -> str | None:
 #: A Korean verb joined to the next by a connective ending ("시트를 복사해서 ... 만들어": copy,
 #: then make; "지우고 새로 올려"): it asks a change of its own beside the clause's last verb.
 _KO_LINKED = re.compile(r"(?:해|하)?(?:서|고)(?=\s|$)")
+#: "-고" alone (and then): "배송 옵션을 변경하고 작업 목록도 보여줘" asks a change, and a read;
+#: not "-고 있" / "-고 계" ("실행하고 있는 인스턴스": the instances running), nor 빼고 (but).
+_KO_AND = re.compile(r"(?<!빼)하?고(?=\s)(?!\s*(?:있|계))")
 
 
 def _korean_verbs(clause: str) -> set[str]:
@@ -429,13 +432,18 @@ def _korean_verbs(clause: str) -> set[str]:
     last = _last_stem(clause, _KO_WRITE)
     if last is None:
         return set()
-    stems = {last}
-    for stem in _KO_WRITE:
-        for match in re.finditer(re.escape(stem), clause):
-            end = match.end()
-            if _KO_LINKED.match(clause, end) and not _NEGATED.search(clause, 0, match.start()):
-                stems.add(stem)
+    stems = {last} | _linked(clause, _KO_LINKED)
     return {_CANON.get(_KO_VERB[stem], _KO_VERB[stem]) for stem in stems}
+
+
+def _linked(clause: str, ending: re.Pattern[str]) -> set[str]:
+    """The write stems of ``clause`` joined by ``ending`` to what follows, none negated."""
+    return {
+        stem
+        for stem in _KO_WRITE
+        for match in re.finditer(re.escape(stem), clause)
+        if ending.match(clause, match.end()) and not _NEGATED.search(clause, 0, match.start())
+    }
 
 
 def _clause_verb(clause: str, action: Action | None) -> str | None:
@@ -463,6 +471,8 @@ def read_request(text: str) -> tuple[Action | None, frozenset[str]]:
             actions.add(action)
         if re.search(r"[\uac00-\ud7a3]", clause):
             verbs |= _korean_verbs(clause)
+            if action == "read" and _linked(clause, _KO_AND):  # both kinds, as in English
+                actions.add("write")
             continue
         verb = _clause_verb(clause, action)
         if verb is not None:
