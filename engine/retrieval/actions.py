@@ -81,6 +81,7 @@ _WRITE = frozenset(
     block book cancel change charge clear click clone close comment commit copy create
     deactivate decline decrease delete deny deploy deprecate deregister destroy detach disable
     disassociate dismiss drop duplicate edit empty enable erase extend fill flush forget fork
+    forward
     grant halt import increase insert install invite join kick kill launch leave like lock make
     mark merge modify move mute notify open order pause pay pin post provision publish purchase
     purge push put quit raise rate reassign reboot rebuild reduce refresh register reject
@@ -390,7 +391,7 @@ _SYNONYMS = {
     "delete": "deregister destroy drop erase purge remove trash unregister",
     "update": "adjust change decrease edit extend increase modify patch raise reduce refresh "
     "rename renew set switch",
-    "send": "email message notify text",
+    "send": "email forward message notify text",
     "copy": "clone duplicate",
     "move": "relocate transfer",
     "upload": "attach",
