@@ -38,6 +38,14 @@ from helpers import openapi_document
         ("크롤러 스키마와 파티션 보여줘", ["crawler", "schema", "partition", "show"]),
         # an item's attributes (trial y4's honest set: a key-value store's DeleteAttributes)
         ("shirt-009 아이템의 color 속성 지워 줘", ["item", "attribute", "property", "delete"]),
+        # speech and text (trial z1: "이 텍스트를 음성으로 변환해 줘" ranked the voice list
+        # above the speech synthesis)
+        (
+            "이 텍스트를 음성으로 변환해 줘",
+            ["text", "speech", "voice", "audio", "convert", "conversion"],
+        ),
+        ("음성 합성", ["speech", "voice", "audio", "synthesize", "synthesis"]),
+        ("자격 증명 목록", ["credential", "credentials", "list"]),
     ],
 )
 def test_the_korean_words_of_a_request_give_their_english(text: str, words: list[str]) -> None:
