@@ -30,7 +30,7 @@ KOREAN_GLOSSARY: dict[str, str] = {
     "만들": "create",
     "생성": "create",
     "추가": "add",
-    "등록": "register",
+    "등록": "register create",
     "삭제": "delete",
     "지워": "delete",
     "지우": "delete",
