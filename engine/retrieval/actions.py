@@ -499,6 +499,8 @@ def leading_action(text: str) -> Action | None:
     only: "End my listing" asks for no read, though ranking reads its "listing" as a list
     (trial Y1: a plan passed over the write asked for, as if the request only read)."""
     actions = {a for c in _clauses(text) if (a := _clause_action(c, leading=True)) is not None}
+    if actions == {"read"} and any(_linked(c, _KO_AND) for c in _clauses(text)):
+        actions.add("write")  # "변경하고 ... 보여줘" changes too, as read_request reads it
     return actions.pop() if len(actions) == 1 else None
 
 

@@ -113,3 +113,31 @@ def test_the_change_before_a_korean_read_is_not_scored_down() -> None:
         "describe_cluster",
     ]
     assert "action" not in out[0].scores and out[1].scores["action"] > 0
+
+
+def test_a_korean_change_joined_by_go_to_a_read_plans_the_change_first() -> None:
+    """The clause's leading verb reads the same (``leading_action``): planning put the project
+    list before the update ranked above it, as for a request that only reads (trial z1's
+    honest set: "프로젝트 my-web-app의 설명을 수정하고 그 프로젝트의 리소스 목록도 보여줘")."""
+    from schemarouter import PlanRequest
+    from schemarouter.planning.refusals import reads_first
+    from schemarouter.retrieval.actions import leading_action
+
+    text = "프로젝트 P-1의 설명을 수정하고 그 프로젝트의 리소스 목록도 보여줘"
+    assert leading_action(text) is None
+    assert leading_action("실행하고 있는 인스턴스 보여줘") == "read"
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None, ranking=None
+    )
+    tools = [
+        {"name": name, "description": text, "inputSchema": {"type": "object", "properties": {}}}
+        for name, text in (
+            ("list_projects", "List the projects and their resources"),
+            ("update_project", "Update a project's description"),
+        )
+    ]
+    router.add_mcp_tools({"tools": tools}, provider="code", effect_overrides={"list_*": "read"})
+    eligible = ["code/mcp/update_project", "code/mcp/list_projects"]
+    warnings: list[str] = []
+    assert reads_first(PlanRequest(query=text), router.snapshot(), eligible, warnings) == eligible
+    assert warnings == []
