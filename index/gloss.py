@@ -30,7 +30,7 @@ KOREAN_GLOSSARY: dict[str, str] = {
     "만들": "create",
     "생성": "create",
     "추가": "add",
-    "등록": "register",
+    "등록": "register create",
     "삭제": "delete",
     "지워": "delete",
     "지우": "delete",
@@ -318,6 +318,12 @@ KOREAN_GLOSSARY: dict[str, str] = {
     "서브넷": "subnet",
     "암호화": "encryption encrypt",
     "용량": "capacity",
+    # speech and text (trial z1)
+    "텍스트": "text",
+    "음성": "speech voice audio",
+    "변환": "convert conversion",
+    "합성": "synthesize synthesis",
+    "자격 증명": "credential credentials",
 }
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")

@@ -69,8 +69,9 @@ def spellings(parameter: Parameter) -> list[str]:
     return sorted((n for n in out if len(n) >= 2), key=len, reverse=True)
 
 
-#: A character of an id a request names by its parameter (``SKU-5``, ``R1``).
-_ID = "[A-Za-z0-9_-]"
+#: A character of an id a request names by its parameter (``SKU-5``, ``R1``), or a colon
+#: joining its parts (``us-east-1:9f8e7d``, as :mod:`~schemarouter.retrieval.analysis` reads).
+_ID = "(?:[A-Za-z0-9_-]|:(?=[A-Za-z0-9]))"
 
 
 def url_spans(query: str) -> list[tuple[int, int]]:

@@ -81,6 +81,7 @@ _WRITE = frozenset(
     block book cancel change charge clear click clone close comment commit copy create
     deactivate decline decrease delete deny deploy deprecate deregister destroy detach disable
     disassociate dismiss drop duplicate edit empty enable erase extend fill flush forget fork
+    forward
     grant halt import increase insert install invite join kick kill launch leave like lock make
     mark merge modify move mute notify open order pause pay pin post provision publish purchase
     purge push put quit raise rate reassign reboot rebuild reduce refresh register reject
@@ -390,7 +391,7 @@ _SYNONYMS = {
     "delete": "deregister destroy drop erase purge remove trash unregister",
     "update": "adjust change decrease edit extend increase modify patch raise reduce refresh "
     "rename renew set switch",
-    "send": "email message notify text",
+    "send": "email forward message notify text",
     "copy": "clone duplicate",
     "move": "relocate transfer",
     "upload": "attach",
@@ -421,6 +422,9 @@ def verb_of(word: str) -> str | None:
 #: A Korean verb joined to the next by a connective ending ("시트를 복사해서 ... 만들어": copy,
 #: then make; "지우고 새로 올려"): it asks a change of its own beside the clause's last verb.
 _KO_LINKED = re.compile(r"(?:해|하)?(?:서|고)(?=\s|$)")
+#: "-고" alone (and then): "배송 옵션을 변경하고 작업 목록도 보여줘" asks a change, and a read;
+#: not "-고 있" / "-고 계" ("실행하고 있는 인스턴스": the instances running), nor 빼고 (but).
+_KO_AND = re.compile(r"(?<!빼)하?고(?=\s)(?!\s*(?:있|계))")
 
 
 def _korean_verbs(clause: str) -> set[str]:
@@ -429,13 +433,18 @@ def _korean_verbs(clause: str) -> set[str]:
     last = _last_stem(clause, _KO_WRITE)
     if last is None:
         return set()
-    stems = {last}
-    for stem in _KO_WRITE:
-        for match in re.finditer(re.escape(stem), clause):
-            end = match.end()
-            if _KO_LINKED.match(clause, end) and not _NEGATED.search(clause, 0, match.start()):
-                stems.add(stem)
+    stems = {last} | _linked(clause, _KO_LINKED)
     return {_CANON.get(_KO_VERB[stem], _KO_VERB[stem]) for stem in stems}
+
+
+def _linked(clause: str, ending: re.Pattern[str]) -> set[str]:
+    """The write stems of ``clause`` joined by ``ending`` to what follows, none negated."""
+    return {
+        stem
+        for stem in _KO_WRITE
+        for match in re.finditer(re.escape(stem), clause)
+        if ending.match(clause, match.end()) and not _NEGATED.search(clause, 0, match.start())
+    }
 
 
 def _clause_verb(clause: str, action: Action | None) -> str | None:
@@ -463,6 +472,8 @@ def read_request(text: str) -> tuple[Action | None, frozenset[str]]:
             actions.add(action)
         if re.search(r"[\uac00-\ud7a3]", clause):
             verbs |= _korean_verbs(clause)
+            if action == "read" and _linked(clause, _KO_AND):  # both kinds, as in English
+                actions.add("write")
             continue
         verb = _clause_verb(clause, action)
         if verb is not None:
@@ -488,6 +499,8 @@ def leading_action(text: str) -> Action | None:
     only: "End my listing" asks for no read, though ranking reads its "listing" as a list
     (trial Y1: a plan passed over the write asked for, as if the request only read)."""
     actions = {a for c in _clauses(text) if (a := _clause_action(c, leading=True)) is not None}
+    if actions == {"read"} and any(_linked(c, _KO_AND) for c in _clauses(text)):
+        actions.add("write")  # "변경하고 ... 보여줘" changes too, as read_request reads it
     return actions.pop() if len(actions) == 1 else None
 
 

@@ -155,18 +155,22 @@ DOMAIN_KINDS = frozenset(("identifier.material_id", "identifier.cas", "identifie
 NAMED_IDENTIFIER = "identifier.named"
 #: "<thing> <identifier>", "<thing> id: <identifier>", "<thing> #<identifier>": the identifier
 #: has a digit and is a run of letters, digits, ``-`` and ``_`` (12345, L88917, u-77, 77a0f1),
+#: its parts perhaps joined by colons (identity us-east-1:9f8e7d: a region-scoped id whole),
 #: not a file name (``report-2026.csv``) or a decimal
 #: A Korean thing word may stand before it (센서 S-00017: its English gloss is the thing), and
 #: a Hangul particle right after it ends it (S-00017의, BOL-0042를).
 _NAMED_ID = re.compile(
     r"\b([A-Za-z]{3,}|[\uac00-\ud7a3]+)\s+(?:(?:id|ID|Id)\s*[:=]?\s*|#|no\.\s*)?"
-    r"((?=(?:[^\W\uac00-\ud7a3]|-)*\d)[A-Za-z0-9](?:[^\W\uac00-\ud7a3]|-)*[A-Za-z0-9]|\d)"
+    r"((?=(?:[^\W\uac00-\ud7a3]|-)*\d)[A-Za-z0-9](?:[^\W\uac00-\ud7a3]|-|:(?=[A-Za-z0-9]))*"
+    r"[A-Za-z0-9]|\d)"
     r"(?![^\W\uac00-\ud7a3]|-|\.\w)"
 )
 #: Hangul after an identifier of digits alone that makes it an identifier (a particle, 번:
 #: "주문 12345번", "주문 12345의"); any other is a counter or a unit ("파일 3개", "5일").
 _PARTICLES = ("의", "을", "를", "은", "는", "이", "가", "에", "로", "와", "과", "도", "번")
 _FOLLOWING_WORD = re.compile(r"\s+([A-Za-z]+)")
+#: A time of day ("10:30"): no identifier.
+_CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 #: Words that are never a thing with an identifier after them: function words (a negation
 #: too: "customer C-42, not C-43" names no "not" that C-43 identifies), and the nouns
 #: of counts, sizes and times ("top 10", "page 2", "season 3", "version 4", "in 2024"), and
@@ -222,8 +226,12 @@ def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str
         after = text[match.end(2) : match.end(2) + 1]
         if token.isdigit() and "\uac00" <= after <= "\ud7a3" and not after.startswith(_PARTICLES):
             continue  # a count or an amount ("파일 3개", "refund 15000원"), after any thing word
-        if _QUANTITY.fullmatch(token) or (not thing.isascii() and _KO_VERB_END.search(thing)):
-            continue  # "배송비 3kg" weighs; "연결해줘 C-1001" asks, naming no thing
+        if (
+            _QUANTITY.fullmatch(token)
+            or _CLOCK.fullmatch(token)
+            or (not thing.isascii() and _KO_VERB_END.search(thing))
+        ):
+            continue  # "배송비 3kg" weighs, "10:30" is a time; "연결해줘 C-1001" asks
         if not thing.isascii():  # a Korean word: the thing is its English gloss, if any
             english = [thing] if thing in things else gloss_tokens(thing)
             if not english:

@@ -253,8 +253,12 @@ def read_by_name_note(routes: Sequence[Route], overrides: Mapping[str, Any] | No
         return None
     ids = [r.endpoint.id for r in found]
     many = len(ids) > 1
-    lead = re.match(r"[A-Za-z][a-z]*", found[0].endpoint.name)
-    pattern = f", or by pattern: {{'{lead.group(0)}*': 'read'}}" if many and lead else ""
+    patterns = _read_patterns(found, routes) if many else []
+    pattern = (
+        ", or by pattern: {" + ", ".join(f"'{p}': 'read'" for p in patterns) + "}"
+        if patterns
+        else ""
+    )
     return (
         f"paths: {len(ids)} POST operation{'s' * many} whose name{'s' * many} "
         f"read{'' if many else 's'} registered as write{'s' * many} by {'their' if many else 'its'}"
@@ -262,6 +266,36 @@ def read_by_name_note(routes: Sequence[Route], overrides: Mapping[str, Any] | No
         f"and read-only plans leave {'them' if many else 'it'} out; declare those that only read: "
         f"add_openapi(..., effect_overrides={{'{ids[0]}': 'read', ...}}){pattern}"
     )
+
+
+def _read_patterns(found: Sequence[Route], routes: Sequence[Route]) -> list[str]:
+    """Patterns declaring ``found`` read, one per read verb their names open with
+    (``Describe*``, ``Get*``, ``List*``; ``BatchGet*``, the verb second), each matching no
+    POST whose name writes; a name no such pattern fits is left to be named."""
+    from schemarouter.retrieval.actions import is_read_verb
+
+    writes = [
+        r
+        for r in routes
+        if (r.endpoint.operation.method or "").upper() == "POST"
+        and r.endpoint.effect is not Effect.READ
+        and not reads_by_name(r)
+    ]
+    patterns: list[str] = []
+    for route in found:
+        if overridden(route, patterns):
+            continue
+        name = route.endpoint.name
+        words = name.split("_") if "_" in name else _CAMEL_WORD.findall(name)
+        for n in range(1, min(2, len(words) - 1) + 1):
+            lead = "_".join(words[:n]) + "_" if "_" in name else "".join(words[:n])
+            if is_read_verb(words[n - 1]) and not any(overridden(r, [f"{lead}*"]) for r in writes):
+                patterns.append(f"{lead}*")
+                break
+    return patterns
+
+
+_CAMEL_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 #: What each exclusion reason means, as a summary says it of one route or several.

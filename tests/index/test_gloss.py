@@ -38,6 +38,18 @@ from helpers import openapi_document
         ("크롤러 스키마와 파티션 보여줘", ["crawler", "schema", "partition", "show"]),
         # an item's attributes (trial y4's honest set: a key-value store's DeleteAttributes)
         ("shirt-009 아이템의 color 속성 지워 줘", ["item", "attribute", "property", "delete"]),
+        # speech and text (trial z1: "이 텍스트를 음성으로 변환해 줘" ranked the voice list
+        # above the speech synthesis)
+        (
+            "이 텍스트를 음성으로 변환해 줘",
+            ["text", "speech", "voice", "audio", "convert", "conversion"],
+        ),
+        ("음성 합성", ["speech", "voice", "audio", "synthesize", "synthesis"]),
+        ("자격 증명 목록", ["credential", "credentials", "list"]),
+        # 등록 registers, and creates an entry ("주소 등록": add an address), as _KO_VERB
+        # reads it (trial z1: "새 배송 주소를 등록해 줘" ranked CreateAddress 5th, under the
+        # address reads and a device registration)
+        ("새 배송 주소를 등록해 줘", ["shipping", "delivery", "address", "register", "create"]),
     ],
 )
 def test_the_korean_words_of_a_request_give_their_english(text: str, words: list[str]) -> None:

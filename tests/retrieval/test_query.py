@@ -109,6 +109,13 @@ def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
         # a word after the id that names what is asked of the thing is no counted plural
         ("order 1234 status", [("order", "1234")]),
         ("show order 1234 details", [("order", "1234")]),
+        # parts joined by colons are one id (a region-scoped one), read whole, not its first
+        # part: "identity us-east-1:9f8e7d" read us-east-1, and a change refused it as written
+        # on past its end, warning the request "says not to use the ids it names" (trial z1)
+        ("list the datasets of identity us-east-1:9f8e7d", [("identity", "us-east-1:9f8e7d")]),
+        ("close ticket T-1: it is done", [("ticket", "T-1")]),
+        ("customer id: C-42", [("customer", "C-42")]),
+        ("meeting 10:30 with the team", []),  # a time of day
     ],
 )
 def test_an_identifier_written_after_its_thing(text: str, expected: list[tuple[str, str]]) -> None:
