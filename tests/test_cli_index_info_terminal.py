@@ -62,3 +62,19 @@ def test_a_manifest_no_build_writes_is_refused_without_a_traceback(
         said = capsys.readouterr()
         assert "left_out are not what index build writes" in said.err
         assert "Traceback" not in said.err and said.out == ""
+
+
+def test_the_json_output_escapes_what_a_terminal_acts_on_and_keeps_korean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A C1 control (U+009B, CSI on some terminals), a bidi override (U+202E) or a tag
+    character passed through ``--json`` raw, where the text output escaped them (trial Z2)."""
+    name = "\u009b2J\u202egnp.\U000e0041야간-백업.json"
+    out = _built(tmp_path, name)
+    capsys.readouterr()
+    assert main(["index", "info", str(out), "--json"]) == 0
+    said = capsys.readouterr().out
+    assert all(c.isprintable() or c == "\n" for c in said), ascii(said)
+    assert "야간-백업.json" in said  # Korean stays readable
+    (entry,) = json.loads(said)["left_out"]
+    assert name in entry["source"]  # the same JSON: a reader gets the name back

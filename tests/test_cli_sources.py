@@ -366,3 +366,30 @@ def test_routes_names_the_credentials_each_route_needs(
     assert [line for line in lines if "(needs WEATHER_API_KEY)" in line] == [
         line for line in lines if line.startswith(station)
     ]
+
+
+def test_retrieve_json_escapes_what_a_terminal_acts_on_in_a_servers_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tool listing is someone else's text: a C1 control (U+009B, CSI on some terminals) or
+    a bidi override in a description reached the terminal raw through ``--json`` and
+    ``--tools`` (trial Z2); now escaped, the same JSON, Korean kept."""
+    hostile = {
+        "tools": [
+            {
+                "name": "search_issues",
+                "description": "Search issues \u009b2J\u202e 이슈 검색",
+                "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+            }
+        ]
+    }
+    listing = tmp_path / "tools.json"
+    listing.write_text(json.dumps(hostile))
+    argv = ["retrieve", "search issues", "-k", "1", "--mcp-tools", f"gh={listing}"]
+    for extra in (["--json"], ["--tools", "anthropic"]):
+        assert main([*argv, *extra]) == 0
+        said = capsys.readouterr().out
+        assert all(c.isprintable() or c == "\n" for c in said), ascii(said)
+        assert "이슈 검색" in said
+        # the same JSON: a reader gets the description back as written
+        assert "\u009b2J\u202e 이슈" in json.dumps(json.loads(said), ensure_ascii=False)

@@ -39,7 +39,7 @@ from typing import Any
 from schemarouter._version import __version__
 from schemarouter.cli.export import add_export_parser
 from schemarouter.cli.index_hints import config_index, index_hint, sync_note
-from schemarouter.cli.index_info import add_index_info_parser, left_out
+from schemarouter.cli.index_info import add_index_info_parser, json_printable, left_out
 from schemarouter.cli.report import (
     library_warnings_on_stderr,
     render_catalog_summary,
@@ -208,9 +208,11 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         if is_milvus_uri(args.index):
             kwargs["index"].close()  # the router closes only what it opened itself
     if args.tools:
-        print(json.dumps(list(result.tools(args.tools)), indent=2, ensure_ascii=False))
+        print(
+            json_printable(json.dumps(list(result.tools(args.tools)), indent=2, ensure_ascii=False))
+        )
     elif args.json:
-        print(result.model_dump_json(indent=2))
+        print(json_printable(result.model_dump_json(indent=2)))
     else:
         print(render_retrieval(result, color=sys.stdout.isatty()), end="")
     return 0
@@ -371,7 +373,7 @@ def _cmd_routes(args: argparse.Namespace) -> int:
             }
         )
     if args.json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json_printable(json.dumps(rows, indent=2, ensure_ascii=False)))
         return 0
     for row in rows:
         line = f"{row['route_id']}  [{row['effect']}]  {row['operation']}"

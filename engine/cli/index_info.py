@@ -29,7 +29,7 @@ from typing import Any
 
 from schemarouter.errors import SchemaRouterError
 
-__all__ = ["add_index_info_parser", "left_out"]
+__all__ = ["add_index_info_parser", "json_printable", "left_out"]
 
 
 def left_out(failed: Sequence[tuple[str, SchemaRouterError]]) -> list[dict[str, str]]:
@@ -74,6 +74,13 @@ def _printable(value: Any) -> str:
     )
 
 
+def json_printable(text: str) -> str:
+    """JSON ``text`` with every character a terminal may act on (C1 controls such as U+009B,
+    bidi overrides) written as its ``\\u`` escape: the same JSON, Korean names kept as they are
+    (``ensure_ascii`` would escape them too); ``json.dumps`` escapes only C0 controls."""
+    return "".join(c if c.isprintable() or c == "\n" else json.dumps(c)[1:-1] for c in text)
+
+
 def _cmd_index_info(args: argparse.Namespace) -> int:
     from schemarouter.errors import CorruptIndexError
     from schemarouter.index.folder import MANIFEST
@@ -105,7 +112,7 @@ def _cmd_index_info(args: argparse.Namespace) -> int:
         info.update(counts=counts, left_out=shown)  # one an older build wrote: shown so too
         if damage is not None:
             info["damaged"] = {"code": damage.code, "error": str(damage)}
-        print(json.dumps(info, indent=1, ensure_ascii=False))
+        print(json_printable(json.dumps(info, indent=1, ensure_ascii=False)))
         return 0 if damage is None else 1
     get = {key: _printable(manifest.get(key)) for key in manifest if key != "left_out"}
     print(
