@@ -2,20 +2,21 @@
 
 Retrieval gives each part of a request its best route
 (:meth:`schemarouter.retrieval.ranking.Ranker.part_routes`). :func:`plan_parts` plans those
-routes after the steps the plan already has, each with the producer of an identifier it
-needs, while ``max_calls`` leaves room; a part left out is always named in the plan's
-warnings, with why: no room, its route not allowed (:func:`plan_parts`), no route close enough
-to it or its route shared with another part (:func:`missed_parts_notes`), or ``max_calls=1``
-on a request planned by its best route (:func:`one_call_parts_note`). On a request that
-resolves semantic ids, the parts whose own words resolve none are planned this way
-(:func:`open_parts`): the fields cover the others. With ``max_calls=1`` retrieval does not
-score the parts (one encoding each); a field cover then names the parts that resolve no
-field in its warnings (:func:`fieldless_parts_note`).
+routes after the steps the plan already has, each with the producer of an identifier it needs,
+while ``max_calls`` leaves room, then :func:`in_written_order` puts them in the order the
+request writes their parts where no step takes another's output; a part left out is always
+named in the plan's warnings, with why: no room, its route not allowed (:func:`plan_parts`),
+no route close enough to it or its route shared with another part
+(:func:`missed_parts_notes`), or ``max_calls=1`` on a request planned by its best route
+(:func:`one_call_parts_note`). On a request that resolves semantic ids, the parts whose own
+words resolve none are planned this way (:func:`open_parts`): the fields cover the others.
+With ``max_calls=1`` retrieval does not score the parts (one encoding each); a field cover
+then names the parts that resolve no field in its warnings (:func:`fieldless_parts_note`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect
@@ -32,6 +33,8 @@ class _Step(Protocol):
 
     @property
     def route_id(self) -> str: ...
+    @property
+    def bindings(self) -> Mapping[str, object]: ...
 
 
 Step = TypeVar("Step", bound=_Step)
@@ -49,6 +52,7 @@ Request = TypeVar("Request", bound=_Request)
 
 __all__ = [
     "fieldless_parts_note",
+    "in_written_order",
     "missed_parts_notes",
     "one_call_parts_note",
     "open_parts",
@@ -252,3 +256,31 @@ def plan_parts(
             continue
         steps = chained([*steps, open_step(route_id, text)])
     return steps
+
+
+def in_written_order(
+    query: str, steps: list[Step], parts: Sequence[tuple[str, str]], warnings: list[str]
+) -> list[Step]:
+    """``steps``, the request's best route's first and each other part's after it, each in the
+    order the request writes its part ("Refund order O-1, then delete customer C-1": the
+    refund first, where the deletion, ranked best, went first), where no step takes another's
+    output (a binding names a step by its place); ``parts``: ``(words, route id)``, the best
+    route's own first; the plan's note on them in ``warnings``."""
+    text_of: dict[str, str] = {}
+    for text, route_id in parts:
+        if text:
+            text_of.setdefault(route_id, text)
+    if not {s.route_id for s in steps[1:]} & {route_id for _, route_id in parts[1:]}:
+        return steps
+    at = [query.find(text_of[s.route_id]) if s.route_id in text_of else -1 for s in steps]
+    if min(at) < 0 or any(s.bindings for s in steps) or at == sorted(at):
+        warnings.append(
+            "the request has several parts: planned the best route of each part after the "
+            "request's best, as max_calls allows"
+        )
+        return steps
+    warnings.append(
+        "the request has several parts: planned the best route of each in the order the "
+        "request writes them, as max_calls allows"
+    )
+    return [step for _, step in sorted(zip(at, steps, strict=True), key=lambda pair: pair[0])]

@@ -56,6 +56,7 @@ from schemarouter.planning.named_lookup import in_place
 from schemarouter.planning.numbers import by_number
 from schemarouter.planning.parts import (
     fieldless_parts_note,
+    in_written_order,
     missed_parts_notes,
     one_call_parts_note,
     open_parts,
@@ -378,11 +379,9 @@ def plan_routes(
                 planned = "its whole output" if step.whole_output else "the fields it matched"
                 warnings.insert(before, "no semantic field resolved from the request; planned "
                                 f"the best-ranked eligible route by {planned}")  # fmt: skip
-                if {s.route_id for s in steps} & {r for _, r in other_parts}:
-                    warnings.append(
-                        "the request has several parts: planned the best route of each part "
-                        "after the request's best, as max_calls allows"
-                    )
+                steps = in_written_order(
+                    request.query, steps, [(mine, top), *other_parts], warnings
+                )
                 if max_calls == 1 and request.parts:
                     warnings.extend(one_call_parts_note(request.query))
                 if skipped and (why := exclusions(skipped, snapshot, request)):
