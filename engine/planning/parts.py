@@ -26,6 +26,7 @@ from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import several_of_a_kind
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.intents import split_intents
+from schemarouter.retrieval.sequence import written_key
 
 
 class _Step(Protocol):
@@ -263,9 +264,10 @@ def in_written_order(
 ) -> list[Step]:
     """``steps``, the request's best route's first and each other part's after it, each in the
     order the request writes its part ("Refund order O-1, then delete customer C-1": the
-    refund first, where the deletion, ranked best, went first), where no step takes another's
-    output (a binding names a step by its place); ``parts``: ``(words, route id)``, the best
-    route's own first; the plan's note on them in ``warnings``."""
+    refund first, where the deletion, ranked best, went first; "Delete customer C-1 after
+    refunding order O-1" too: :func:`~schemarouter.retrieval.sequence.written_key`), where no
+    step takes another's output (a binding names a step by its place); ``parts``: ``(words,
+    route id)``, the best route's own first; the plan's note on them in ``warnings``."""
     text_of: dict[str, str] = {}
     for text, route_id in parts:
         if text:
@@ -273,7 +275,8 @@ def in_written_order(
     if not {s.route_id for s in steps[1:]} & {route_id for _, route_id in parts[1:]}:
         return steps
     at = [query.find(text_of[s.route_id]) if s.route_id in text_of else -1 for s in steps]
-    if min(at) < 0 or any(s.bindings for s in steps) or at == sorted(at):
+    keys = written_key(query, at)  # "Delete C-1 after refunding O-1": the refund's part first
+    if min(at) < 0 or any(s.bindings for s in steps) or keys == sorted(keys):
         warnings.append(
             "the request has several parts: planned the best route of each part after the "
             "request's best, as max_calls allows"
@@ -283,4 +286,4 @@ def in_written_order(
         "the request has several parts: planned the best route of each in the order the "
         "request writes them, as max_calls allows"
     )
-    return [step for _, step in sorted(zip(at, steps, strict=True), key=lambda pair: pair[0])]
+    return [step for _, step in sorted(zip(keys, steps, strict=True), key=lambda pair: pair[0])]

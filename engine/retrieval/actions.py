@@ -11,8 +11,7 @@ route's registered effect is deliberately not read: MCP tools without annotation
 ``write`` for safety, and AWS's JSON APIs ``POST`` their reads.
 
 :func:`action_penalty` is how ranking uses it (:data:`ACTION_PENALTY`): a route whose action is
-the opposite of the request's loses that much of its fused score; a match, an unknown action
-and a request of both kinds change nothing. Nothing leaves the list.
+the opposite of the request's loses that much of its fused score. Nothing leaves the list.
 
 A write request also names *which* change (:func:`request_verbs`: "remove" and "삭제" name
 ``delete``, "rename" and "set" name ``update``); a route whose operation names the same change
@@ -29,6 +28,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from schemarouter.retrieval.http_sent import http_method_sent
+from schemarouter.retrieval.sequence import sequenced
 from schemarouter.retrieval.verb_nouns import noun_or_verb
 
 if TYPE_CHECKING:
@@ -367,7 +367,7 @@ def _clauses(text: str) -> list[str]:
     with a verb ("it isn't needed anymore, delete it"); a condition that comes first ("when
     a job fails, notify ops") is left out, it asks for nothing."""
     out: list[str] = []
-    for clause in _CLAUSE.split(text):
+    for clause in (piece for part in _CLAUSE.split(text) for piece in sequenced(part)):
         pieces = clause.split(",")
         current = pieces[0]
         for piece in pieces[1:]:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from schemarouter.index.encoders.dense import similarity_factor
+from schemarouter.retrieval.sequence import sequenced
 
 __all__ = [
     "DEFAULT_COVER_WINDOW",
@@ -138,11 +139,12 @@ def split_intents(
     query: str, *, max_parts: int = DEFAULT_MAX_PARTS, min_words: int = DEFAULT_MIN_WORDS
 ) -> list[str]:
     """The request's parts: sentences, split again at clause connectors ("then", "after
-    that", "and also" ...), at ", and" between clauses of ``min_words`` words, and at a plain
-    "and" between clauses of five. One part (the request) when there is nothing to split."""
+    that", "and also" ..., "after refunding order O-1": :func:`.sequence.sequenced`), at ", and"
+    between clauses of ``min_words`` words, and at a plain "and" between clauses of five. One
+    part (the request) when there is nothing to split."""
     parts: list[str] = []
     for sentence in _SENTENCE.split(query.strip()):
-        for clause in _CLAUSE.split(sentence):
+        for clause in (c for part in _CLAUSE.split(sentence) for c in sequenced(part)):
             for piece in _split_if(_COMMA_AND, clause, min_words):
                 for part in _split_if(_AND, piece, max(min_words, _AND_WORDS)):
                     parts.extend(_korean_clauses(part, min_words))

@@ -30,7 +30,7 @@ def _path(name: str) -> list[dict[str, Any]]:
     return [{"name": name, "in": "path", "required": True, "schema": _S}]
 
 
-def _router() -> SchemaRouter:
+def _router(encoder: Any = None) -> SchemaRouter:
     paths = {
         "/tickets/{ticket_id}": {
             "parameters": _path("ticket_id"),
@@ -48,6 +48,10 @@ def _router() -> SchemaRouter:
             "parameters": _path("order_id"),
             "post": _op("refund_order", "Refund an order", body=True),
         },
+        "/orders/{order_id}/cancel": {
+            "parameters": _path("order_id"),
+            "post": _op("cancel_order", "Cancel an order"),
+        },
         "/customers/{customer_id}": {
             "parameters": _path("customer_id"),
             "get": _op("get_customer", "Get a customer"),
@@ -60,7 +64,8 @@ def _router() -> SchemaRouter:
         "servers": [{"url": "http://127.0.0.1:9"}],
         "paths": paths,
     }
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    encoder = encoder or HashingEncoder()
+    router = SchemaRouter(encoder=encoder, embedding_cache=None, abstention=None, reranker=None)
     router.add_openapi(document, provider="desk")
     return router
 
@@ -92,3 +97,37 @@ def test_each_part_is_planned_in_the_order_the_request_writes_it(
 def test_the_note_says_when_the_order_is_the_requests() -> None:
     _, warnings = _planned("Refund order O-1, then delete customer C-1")
     assert any("in the order the request writes them" in w for w in warnings), warnings
+
+
+@pytest.fixture(scope="module")
+def desk() -> SchemaRouter:
+    """The desk on the packaged encoder: a part written "refunding order O-1" finds
+    refund_order, which hashing's exact words do not."""
+    from schemarouter.index.encoders.defaults import default_encoder
+
+    return _router(default_encoder())
+
+
+@pytest.mark.parametrize(
+    ("query", "steps"),
+    [
+        # the part after "after" happens first; the deletion was planned alone, ready to send
+        ("Delete customer C-1 after refunding order O-1", ["refund_order", "delete_customer"]),
+        ("After refunding order O-1, delete customer C-1", ["refund_order", "delete_customer"]),
+        ("Close ticket T-1 after cancelling order O-1", ["cancel_order", "close_ticket"]),
+        ("Cancel order O-1 before closing ticket T-1", ["cancel_order", "close_ticket"]),
+        ("Before closing ticket T-1, cancel order O-1", ["cancel_order", "close_ticket"]),
+    ],
+)
+def test_after_and_before_order_the_parts_as_they_say(
+    desk: SchemaRouter, query: str, steps: list[str]
+) -> None:
+    request = PlanRequest(query=query, allowed_effects=frozenset(Effect))
+    plan = desk.plan(request, max_calls=3)
+    assert [s.route_id.rsplit("/", 1)[-1] for s in plan.steps] == steps
+    # each step takes its own part's id
+    own = {"refund_order": ("order_id", "O-1"), "cancel_order": ("order_id", "O-1")}
+    own |= {"delete_customer": ("customer_id", "C-1"), "close_ticket": ("ticket_id", "T-1")}
+    for step in plan.steps:
+        name, value = own[step.route_id.rsplit("/", 1)[-1]]
+        assert step.arguments[name] == value

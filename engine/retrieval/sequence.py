@@ -1,0 +1,83 @@
+"""A request that orders its parts with "after" or "before" and a verb's -ing form.
+
+"Delete customer C-1 after refunding order O-1" asks for the refund, then the deletion;
+"Cancel order O-1 before closing ticket T-1" for the cancellation, then the close. Read as
+one clause, the words after "after" named no change: the plan did the deletion alone and
+said nothing of the refund (trial Z2). :func:`sequenced` cuts such a clause into its parts
+(for the request's verbs and for its parts), and :func:`written_key` places each part where
+the request says it happens (a part after "after" before the one it follows; a leading
+"Before ..., " part after the one that follows it).
+
+An -ing word opens a part where what follows it is a thing: a determiner or a pronoun
+("after refunding the order", "before closing it"), or a word and an id ("after refunding
+order O-1"); "sales after marketing campaign launch" and "the day before opening hours"
+stay whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["sequenced", "written_key"]
+
+#: A lead starts at a comma or at a run's first space (``,?\s+`` tried every space of a run:
+#: time quadratic in it, as :data:`.intents._LEAD` says).
+_MARK = re.compile(r"(?:^|(?:,|(?<![\s,]))\s+)(after|before)\s+(?=[A-Za-z]+ing\b)", re.IGNORECASE)
+_DETERMINERS = frozenset(
+    ("the", "a", "an", "my", "our", "your", "their", "his", "her", "its", "this", "that")
+) | frozenset(("these", "those", "all", "every", "each", "it", "them"))
+_WORD = re.compile(r"[^\s,.;]+")
+
+
+def _opens_part(rest: str) -> bool:
+    """Whether ``rest`` (the words after "after" / "before") opens a part: an -ing word before
+    a thing (see the module docstring)."""
+    words = _WORD.findall(rest)[:3]
+    after = [w.lower() for w in words[1:]]
+    if after and after[0] in _DETERMINERS:
+        return True
+    return len(after) == 2 and after[0].isalpha() and any(c.isdigit() for c in after[1])
+
+
+def sequenced(clause: str) -> list[str]:
+    """``clause`` cut before each "after" / "before" that opens a part (the word itself left
+    out): "Delete customer C-1 after refunding order O-1" -> "Delete customer C-1",
+    "refunding order O-1"; a leading "After refunding order O-1, delete ..." is cut at its
+    comma and loses its "After"; else ``[clause]``."""
+    pieces: list[str] = []
+    start = 0
+    for match in _MARK.finditer(clause):
+        if not _opens_part(clause[match.end() :]):
+            continue
+        pieces.append(clause[start : match.start()])
+        start = match.end()
+        comma = clause.find(",", start)
+        if not clause[: match.start()].strip() and comma > 0:  # "After ..., delete ..."
+            pieces.append(clause[start:comma])
+            start = comma + 1
+    pieces.append(clause[start:])
+    return [p for p in pieces if p.strip(" ,")] or [clause]
+
+
+def _said_before(query: str, at: int) -> str:
+    """The sequence word right before ``at`` in ``query`` ("after", "before" or "")."""
+    head = query[:at].rstrip(" ,").lower()
+    return next((w for w in ("after", "before") if re.search(rf"\b{w}$", head)), "")
+
+
+def written_key(query: str, positions: Sequence[int]) -> list[float]:
+    """The order in which the parts that start at ``positions`` of ``query`` happen: their
+    positions, but a part written after "after" goes just before the part before it, and a
+    part that opens the request with "Before" just after the part that follows it."""
+    keys = [float(p) for p in positions]
+    ordered = sorted(set(positions))
+    for i, at in enumerate(positions):
+        said = _said_before(query, at)
+        earlier = [p for p in ordered if p < at]
+        later = [p for p in ordered if p > at]
+        if said == "after" and earlier:
+            keys[i] = earlier[-1] - 0.5
+        elif said == "before" and not earlier and later:
+            keys[i] = later[0] + 0.5
+    return keys
