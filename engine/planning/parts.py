@@ -26,7 +26,7 @@ from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import several_of_a_kind
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.intents import split_intents
-from schemarouter.retrieval.sequence import written_key
+from schemarouter.retrieval.sequence import where_written, written_key
 
 
 class _Step(Protocol):
@@ -274,7 +274,7 @@ def in_written_order(
             text_of.setdefault(route_id, text)
     if not {s.route_id for s in steps[1:]} & {route_id for _, route_id in parts[1:]}:
         return steps
-    at = [query.find(text_of[s.route_id]) if s.route_id in text_of else -1 for s in steps]
+    at = [where_written(query, text_of[s.route_id]) if s.route_id in text_of else -1 for s in steps]
     keys = written_key(query, at)  # "Delete C-1 after refunding O-1": the refund's part first
     if min(at) < 0 or any(s.bindings for s in steps) or keys == sorted(keys):
         warnings.append(

@@ -93,6 +93,25 @@ def _words(text: str) -> int:
     return len(re.findall(r"\w+", text))
 
 
+#: A part that is a verb and a pronoun ("then delete it"): it does that to the thing before.
+_PRONOUN_PART = re.compile(r"(?:and\s+)?(?:then\s+)?([A-Za-z]+)\s+(?:it|them)\W*", re.IGNORECASE)
+
+
+def _pronoun_parts(parts: list[str]) -> list[str]:
+    """``parts`` with a part that is a verb and a pronoun given the thing of the part before
+    ("Stop application web-metrics, then delete it": "delete application web-metrics"), where
+    it joined the part before as too short to mean anything, and the deletion went unplanned
+    (trial Z1); the part before keeps its own words."""
+    out: list[str] = []
+    for part in parts:
+        verb = _PRONOUN_PART.fullmatch(part.strip(" ,;"))
+        before = out[-1].split() if out else []
+        if verb is not None and len(before) > 1:
+            part = f"{verb.group(1)} {' '.join(before[1:])}"
+        out.append(part)
+    return out
+
+
 def _merge_short(parts: list[str], min_words: int) -> list[str]:
     out: list[str] = []
     for part in parts:
@@ -148,7 +167,7 @@ def split_intents(
             for piece in _split_if(_COMMA_AND, clause, min_words):
                 for part in _split_if(_AND, piece, max(min_words, _AND_WORDS)):
                     parts.extend(_korean_clauses(part, min_words))
-    parts = _merge_short(parts, min_words)
+    parts = _merge_short(_pronoun_parts(parts), min_words)
     if len(parts) > max_parts:
         parts = [*parts[: max_parts - 1], " ".join(parts[max_parts - 1 :])]
     return parts or [query]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["sequenced", "written_key"]
+__all__ = ["sequenced", "where_written", "written_key"]
 
 #: A lead starts at a comma or at a run's first space (``,?\s+`` tried every space of a run:
 #: time quadratic in it, as :data:`.intents._LEAD` says).
@@ -81,3 +81,14 @@ def written_key(query: str, positions: Sequence[int]) -> list[float]:
         elif said == "before" and not earlier and later:
             keys[i] = later[0] + 0.5
     return keys
+
+
+def where_written(query: str, part: str) -> int:
+    """Where ``part`` starts in ``query``: where it is written, else (a part given the thing of
+    the one before: "delete application web-metrics" for "..., then delete it") where its
+    first word is written after the start; -1 where neither is."""
+    at = query.find(part)
+    if at >= 0 or not part.split():
+        return at
+    found = re.search(rf"(?<=\s){re.escape(part.split()[0])}\b", query, re.IGNORECASE)
+    return found.start() if found else -1

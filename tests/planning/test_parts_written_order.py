@@ -35,6 +35,7 @@ def _router(encoder: Any = None) -> SchemaRouter:
         "/tickets/{ticket_id}": {
             "parameters": _path("ticket_id"),
             "get": _op("get_ticket", "Get a ticket"),
+            "delete": _op("delete_ticket", "Delete a support ticket"),
         },
         "/tickets/{ticket_id}/close": {
             "parameters": _path("ticket_id"),
@@ -131,3 +132,22 @@ def test_after_and_before_order_the_parts_as_they_say(
     for step in plan.steps:
         name, value = own[step.route_id.rsplit("/", 1)[-1]]
         assert step.arguments[name] == value
+
+
+@pytest.mark.parametrize(
+    ("query", "steps"),
+    [
+        # "then delete it" deletes the ticket closed first (it went unplanned, named only)
+        ("Close ticket T-1, then delete it", [("close_ticket", "T-1"), ("delete_ticket", "T-1")]),
+        ("Refund order O-1, then cancel it", [("refund_order", "O-1"), ("cancel_order", "O-1")]),
+    ],
+)
+def test_a_part_that_is_a_verb_and_a_pronoun_changes_the_thing_before(
+    desk: SchemaRouter, query: str, steps: list[tuple[str, str]]
+) -> None:
+    request = PlanRequest(query=query, allowed_effects=frozenset(Effect))
+    plan = desk.plan(request, max_calls=3)
+    planned = [
+        (s.route_id.rsplit("/", 1)[-1], next(iter(s.arguments.values()))) for s in plan.steps
+    ]
+    assert planned == steps

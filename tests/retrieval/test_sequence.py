@@ -8,7 +8,7 @@ import pytest
 
 from schemarouter.retrieval.actions import request_verbs
 from schemarouter.retrieval.intents import split_intents
-from schemarouter.retrieval.sequence import sequenced, written_key
+from schemarouter.retrieval.sequence import sequenced, where_written, written_key
 
 
 @pytest.mark.parametrize(
@@ -60,3 +60,25 @@ def test_the_parts_happen_in_the_order_the_request_says(query: str, order: list[
 def test_the_change_after_after_is_a_change_asked() -> None:
     assert request_verbs("Close ticket T-1 after cancelling order O-1") == {"close", "cancel"}
     assert request_verbs("Close ticket T-1 after cancelling the order") == {"close", "cancel"}
+
+
+@pytest.mark.parametrize(
+    ("query", "parts"),
+    [
+        # a verb and a pronoun does that to the thing of the part before (trial Z1: "then
+        # delete it" joined the part before as too short, and the deletion went unplanned)
+        ("Close ticket T-1, then delete it", ["Close ticket T-1", "delete ticket T-1"]),
+        (
+            "Stop application web-metrics, then delete it",
+            ["Stop application web-metrics", "delete application web-metrics"],
+        ),
+        ("Close ticket T-1 and then archive them", ["Close ticket T-1", "archive ticket T-1"]),
+        # no part before it: the request as written
+        ("Delete it", ["Delete it"]),
+    ],
+)
+def test_a_verb_and_a_pronoun_is_a_part_on_the_thing_before(query: str, parts: list[str]) -> None:
+    assert split_intents(query) == parts
+    # and it is placed where its verb is written
+    keys = written_key(query, [where_written(query, p) for p in parts])
+    assert keys == sorted(keys) and min(keys) >= 0
