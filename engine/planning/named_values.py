@@ -14,6 +14,7 @@ from schemarouter.contracts import Effect, Parameter, Route, schema_validator
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import CONTINUED, Clauses, clauses_of
 from schemarouter.retrieval.gate import value_refusal
+from schemarouter.retrieval.identifiers import ID_LABEL
 from schemarouter.retrieval.values import value_schema
 
 __all__ = [
@@ -102,7 +103,10 @@ def named_id(parameter: Parameter, query: str) -> Any:
         name = re.escape(spelling).replace(r"\ ", r"[\s_-]")
         # ASCII ids: a Korean particle written onto one is no part of it ("R1을")
         fused = rf"(?<![\w-])({name}[-_#]?\d{_ID}*)(?!{_ID})"
-        after = rf"(?<![\w-]){name}\s+((?={_ID}*[A-Za-z])(?={_ID}*\d)[A-Za-z0-9]{_ID}*)(?!{_ID})"
+        after = (
+            rf"(?<![\w-]){name}\s+{ID_LABEL}?((?={_ID}*[A-Za-z])(?={_ID}*\d)[A-Za-z0-9]{_ID}*)"
+            rf"(?!{_ID})"
+        )
         for pattern in (fused, after):
             found += [
                 m.group(1)

@@ -41,6 +41,7 @@ from schemarouter.contracts import (
 from schemarouter.index.gloss import gloss_tokens
 from schemarouter.retrieval.formulas import formulas as _formulas
 from schemarouter.retrieval.identifiers import (
+    ID_LABEL,
     identifier_thing,
     is_plural,
     is_template,
@@ -153,14 +154,15 @@ DOMAIN_KINDS = frozenset(("identifier.material_id", "identifier.cas", "identifie
 
 #: The kind of an identifier given right after the thing it identifies (``BoundValue.of``).
 NAMED_IDENTIFIER = "identifier.named"
-#: "<thing> <identifier>", "<thing> id: <identifier>", "<thing> #<identifier>": the identifier
+#: "<thing> <identifier>", "<thing> id: <identifier>", "<thing> #<identifier>", "<thing> with
+#: (the) id <identifier>", "<thing> whose id is <identifier>": the identifier
 #: has a digit and is a run of letters, digits, ``-`` and ``_`` (12345, L88917, u-77, 77a0f1),
 #: its parts perhaps joined by colons (identity us-east-1:9f8e7d: a region-scoped id whole),
 #: not a file name (``report-2026.csv``) or a decimal
 #: A Korean thing word may stand before it (센서 S-00017: its English gloss is the thing), and
 #: a Hangul particle right after it ends it (S-00017의, BOL-0042를).
 _NAMED_ID = re.compile(
-    r"\b([A-Za-z]{3,}|[\uac00-\ud7a3]+)\s+(?:(?:id|ID|Id)\s*[:=]?\s*|#|no\.\s*)?"
+    rf"\b([A-Za-z]{{3,}}|[\uac00-\ud7a3]+)\s+(?:(?i:{ID_LABEL})|#|no\.\s*)?"
     r"((?=(?:[^\W\uac00-\ud7a3]|-)*\d)[A-Za-z0-9](?:[^\W\uac00-\ud7a3]|-|:(?=[A-Za-z0-9]))*"
     r"[A-Za-z0-9]|\d)"
     r"(?![^\W\uac00-\ud7a3]|-|\.\w)"

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from schemarouter.contracts import TRANSPORT_LOCATIONS, Route
 
 __all__ = [
+    "ID_LABEL",
     "identifier_thing",
     "is_plural",
     "is_template",
@@ -26,6 +27,10 @@ __all__ = [
     "stem",
     "things_of",
 ]
+
+#: What a request may write between a thing and its id: "id", "id:", "with (the) id", "whose id
+#: is", "identifier" ("close the ticket with id T-1" left ticket_id missing); a pattern's piece.
+ID_LABEL = r"(?:(?:with\s+(?:the\s+|an\s+)?|whose\s+)?(?:id|identifier)(?:\s+is)?\s*[:=]?\s*)"
 
 #: ``<thing>_id`` / ``<thing>-id`` / ``thingId`` / ``thingID`` (not ``valid``, ``paid``), and
 #: their plurals (``track_ids``, ``albumIds``: a list of them is as much a need)

@@ -44,6 +44,9 @@ def _plan(fn: Any, request: str) -> dict[str, Any]:
         (stock_level, "how many units of SKU-5 are in stock", {"sku": "SKU-5"}),
         (stock_level, "stock level of sku 1001-B", {"sku": "1001-B"}),
         (room_temperature, "temperature of cold room R1", {"room": "R1"}),
+        # "with id", "whose id is": the id was left missing
+        (room_temperature, "temperature of the room with id R1", {"room": "R1"}),
+        (stock_level, "stock level of the sku whose id is 1001-B", {"sku": "1001-B"}),
         (customer_orders, "orders of customer ann@example.com", {"email": "ann@example.com"}),
         # two ids named: none is guessed
         (room_temperature, "temperature of room R1 and room R2", {}),

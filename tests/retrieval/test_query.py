@@ -67,6 +67,11 @@ def test_find_values(text: str, expected: list[tuple[str, str]]) -> None:
         ("share Box folder #3301 with maria.lopez@acme.com", [("folder", "3301")]),
         ("deactivate the WorkDocs user u-77", [("user", "u-77")]),
         ("contact id: 998 please", [("contact", "998")]),
+        # "with (the) id", "whose id is", "identifier" (the ticket's id was left missing)
+        ("close the ticket with id T-1", [("ticket", "T-1")]),
+        ("show the order with the ID 10042", [("order", "10042")]),
+        ("get the customer whose id is acme-1", [("customer", "acme-1")]),
+        ("delete customer with identifier acme7", [("customer", "acme7")]),
         ("pay at Square location L88917 now", [("location", "L88917")]),
         ("how did text broadcast 7788 do?", [("broadcast", "7788")]),
         # counts, sizes and times are not identifiers
