@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
@@ -92,7 +93,10 @@ _AGAIN = re.compile(r"다시\s*(\S+)")
 def asked_verbs(query: str) -> frozenset[str]:
     """The changes ``query`` asks for: :func:`~schemarouter.retrieval.actions.request_verbs`
     of its unquoted text, with the Korean verbs of this module (see its docstring); none of
-    the words that take back what came before ("Refund order O-1. Cancel that.": no cancel)."""
+    the words that take back what came before ("Refund order O-1. Cancel that.": no cancel),
+    and none where it asks whether or why to change ("Can I cancel ...?": :func:`asks_whether`)."""
+    if asks_whether(query):
+        return frozenset()
     back = clauses_of(query).taken_back
     text = unquoted(query[:back] if back else query)
     verbs = set(request_verbs(text))
@@ -246,6 +250,8 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     ("customer C-1 deletion"), or, in English, it opens with a noun of ``top``'s change ("refund
     of order O-1", "refunds for ...", "deletions of ...": :func:`is_noun_form`)."""
     text = unquoted(query)
+    if asks_whether(query):  # "Can I cancel appointment A-1?", "주문 O-1 환불할까?"
+        return True
     if asked_verbs(query):
         return False
     action = request_action(text)
