@@ -355,8 +355,13 @@ def undone_notes(steps: Sequence[str], snapshot: RegistrySnapshot, query: str) -
     does, where some step does another, or none changes anything ("티켓 T-1 닫고 주문 O-1 환불
     내역 보여줘" planned by reads):  "티켓 T-1을 Bob에게 할당하고 닫아줘" (assign
     T-1 to Bob and close it) is read whole, its "닫아줘" being too short a part, and its close
-    was dropped with no word (trial Y2)."""
-    verbs = asked_verbs(query)
+    was dropped with no word (trial Y2). A change the request says not to do is none it asks
+    (trial Z3: "Don't delete patient P-100, just show me their appointments" was told to plan
+    the deletion as a request of its own)."""
+    clauses = clauses_of(query)
+    verbs = asked_verbs(
+        re.sub(r"\S+", lambda m: " " * len(m[0]) if clauses.against(m) else m[0], query)
+    )
     routes = [snapshot.routes[r] for r in steps if r in snapshot.routes]
     done = {v for v in verbs if any(does_change(route, v) for route in routes)}
     changes = any(route.endpoint.effect is not Effect.READ for route in routes)
