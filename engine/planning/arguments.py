@@ -253,13 +253,18 @@ def _nested_email(parameter: Parameter, query: str, takers: int) -> dict[str, An
 
 
 def _format_value(
-    parameter: Parameter, query: str, values: Sequence[BoundValue], clauses: Clauses, takers: int
+    parameter: Parameter,
+    query: str,
+    values: Sequence[BoundValue],
+    clauses: Clauses,
+    takers: int,
+    change: bool = False,
 ) -> Any:
     fmt = value_schema(parameter.json_schema).get("format")
     if fmt == "date":
         text = next((v.value for v in values if v.kind == "time.date"), None)
     elif fmt == "date-time":  # one written, or a span back from now ("in the last 2 hours")
-        return time_value(parameter, value_schema(parameter.json_schema), query)
+        return time_value(parameter, value_schema(parameter.json_schema), query, change=change)
     elif fmt in ("uri", "url", "uuid"):  # not one its clause says not to ("not https://...")
         found = (_UUID if fmt == "uuid" else _URL).finditer(query)
         text = next((m.group(0) for m in found if not clauses.against(m)), None)
@@ -308,6 +313,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     paired = {"source", "target"} <= {_side(p) for p, _ in open_}
     # open parameters taking an address, a body's object's e-mail property too
     takers = sum(_takes_email(p) or (inside and bool(_inner(p))) for p, inside in open_)
+    # a change's one date-time takes the one written (start, end: each by its bound word)
+    timed = sum(value_schema(p.json_schema).get("format") == "date-time" for p, _ in open_)
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query, clauses),
@@ -315,7 +322,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             target_value(parameter, query, clauses, change),
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change),
-            _format_value(parameter, query, values, clauses, takers),
+            _format_value(parameter, query, values, clauses, takers, change and timed == 1),
             country_value(parameter, value_schema(parameter.json_schema), query),
             counted_value(parameter, value_schema(parameter.json_schema), query),
             _nested_email(parameter, query, takers) if inside else None,

@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
@@ -92,7 +93,10 @@ _AGAIN = re.compile(r"다시\s*(\S+)")
 def asked_verbs(query: str) -> frozenset[str]:
     """The changes ``query`` asks for: :func:`~schemarouter.retrieval.actions.request_verbs`
     of its unquoted text, with the Korean verbs of this module (see its docstring); none of
-    the words that take back what came before ("Refund order O-1. Cancel that.": no cancel)."""
+    the words that take back what came before ("Refund order O-1. Cancel that.": no cancel),
+    and none where it asks whether or why to change ("Can I cancel ...?": :func:`asks_whether`)."""
+    if asks_whether(query):
+        return frozenset()
     back = clauses_of(query).taken_back
     text = unquoted(query[:back] if back else query)
     verbs = set(request_verbs(text))
@@ -246,6 +250,8 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     ("customer C-1 deletion"), or, in English, it opens with a noun of ``top``'s change ("refund
     of order O-1", "refunds for ...", "deletions of ...": :func:`is_noun_form`)."""
     text = unquoted(query)
+    if asks_whether(query):  # "Can I cancel appointment A-1?", "주문 O-1 환불할까?"
+        return True
     if asked_verbs(query):
         return False
     action = request_action(text)
@@ -349,8 +355,13 @@ def undone_notes(steps: Sequence[str], snapshot: RegistrySnapshot, query: str) -
     does, where some step does another, or none changes anything ("티켓 T-1 닫고 주문 O-1 환불
     내역 보여줘" planned by reads):  "티켓 T-1을 Bob에게 할당하고 닫아줘" (assign
     T-1 to Bob and close it) is read whole, its "닫아줘" being too short a part, and its close
-    was dropped with no word (trial Y2)."""
-    verbs = asked_verbs(query)
+    was dropped with no word (trial Y2). A change the request says not to do is none it asks
+    (trial Z3: "Don't delete patient P-100, just show me their appointments" was told to plan
+    the deletion as a request of its own)."""
+    clauses = clauses_of(query)
+    verbs = asked_verbs(
+        re.sub(r"\S+", lambda m: " " * len(m[0]) if clauses.against(m) else m[0], query)
+    )
     routes = [snapshot.routes[r] for r in steps if r in snapshot.routes]
     done = {v for v in verbs if any(does_change(route, v) for route in routes)}
     changes = any(route.endpoint.effect is not Effect.READ for route in routes)

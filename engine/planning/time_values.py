@@ -65,12 +65,22 @@ def time_value(
     schema: Mapping[str, Any],
     query: str,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    *,
+    change: bool = False,
 ) -> str | None:
     """The value of ``parameter`` (``schema``: its value schema, ``format: date-time``) the
-    request writes: its one date-time, else a span back from now that bounds it by its name."""
+    request writes: its one date-time, else a span back from now that bounds it by its name.
+    A change's one date-time parameter (``change``) bounds no search: its ``start`` is when
+    the thing it makes or moves starts, and takes the one date-time written, whatever word is
+    before it ("Reschedule appointment A-1 to 2026-12-10T09:00:00Z"), never a span (trial Z3:
+    read as a lower bound, it took only a date-time after "after", "since" or "from")."""
     if schema.get("format") != "date-time":
         return None
     clauses = clauses_of(query)
+    if change:
+        ones = {m.group() for m in _DATE_TIME.finditer(query) if not clauses.against(m)}
+        text = next(iter(ones)) if len(ones) == 1 else None
+        return text if text is not None and valid(parameter, text) else None
     lower, upper = _LOWER.search(parameter.name), _UPPER.search(parameter.name)
     side = _AFTER if lower and not upper else _UNTIL if upper and not lower else None
     dated = [m for m in _DATE_TIME.finditer(query) if not clauses.against(m)]

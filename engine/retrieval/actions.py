@@ -78,7 +78,7 @@ _WRITE = frozenset(
     _words(
         """
     abort accept activate add adjust append apply approve archive assign associate attach ban
-    block book cancel change charge clear click clone close comment commit copy create
+    block book cancel change charge clear click clone close comment commit confirm copy create
     deactivate decline decrease delete deny deploy deprecate deregister destroy detach disable
     disassociate dismiss drop duplicate edit empty enable erase extend fill flush forget fork
     forward
