@@ -30,6 +30,7 @@ from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
 from schemarouter.planning.filter_words import (
+    created_value,
     described_at,
     filter_word_value,
     not_described,
@@ -320,6 +321,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _named_value(parameter, query, clauses),
             filter_word_value(parameter, query, clauses, read=not change),
             target_value(parameter, query, clauses, change),
+            created_value(parameter, route, query, clauses) if change else None,
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change),
             _format_value(parameter, query, values, clauses, takers, change and timed == 1),

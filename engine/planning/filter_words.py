@@ -13,7 +13,9 @@ the parameter's schema must accept it; a value the request says not to use is no
 A change's own property takes the value its verb says to put there (:func:`target_value`):
 "assign the ticket T-8 to Ann" fills ``assignee``, "rename the project named Apollo to
 Gemini" ``name`` (trial W2: both stayed open, so the change could not run); so does the Korean
-"이름을 Gemini로 바꿔줘" (trial X2)."""
+"이름을 Gemini로 바꿔줘" (trial X2). And a create's name or title is the one the request gives
+the thing it creates (:func:`created_value`): "create a new playlist called Road Trip",
+"register a new patient named Mina Park" (trial Z3: each left ``name`` missing)."""
 
 from __future__ import annotations
 
@@ -22,13 +24,14 @@ import functools
 import re
 from collections.abc import Sequence
 
-from schemarouter.contracts import Parameter
+from schemarouter.contracts import Parameter, Route
 from schemarouter.planning.named_values import valid
 from schemarouter.planning.page_size import flat_name
+from schemarouter.retrieval.actions import verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import Clauses
 
-__all__ = ["described_at", "filter_word_value", "not_described", "target_value"]
+__all__ = ["created_value", "described_at", "filter_word_value", "not_described", "target_value"]
 
 #: The words before a filter's value, by the parameter's name (lowercase letters only).
 _WORDS = {
@@ -144,6 +147,34 @@ def target_value(parameter: Parameter, query: str, clauses: Clauses, change: boo
         pattern += rf"|{noun}(?:을|를)?\s*{_KO_VALUE}\s*{_KO_CHANGE}"
         pattern += rf"|(?<![^\s]){_KO_VALUE}\s*{noun}(?:을|를)?\s*{_KO_CHANGE}"
         pattern += rf"|{_KO_ASSIGNED}(?!\s*하?지\s*(?:말|않))" if noun == "담당자" else ""
+    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
+    if len(found) != 1:
+        return None
+    value = next(g for g in found[0].groups() if g is not None)
+    return value if valid(parameter, value) else None
+
+
+#: A name the request gives what it creates: quoted, or a run of words that each start with a
+#: capital letter or a digit ("called Road Trip", "named Mina Park with phone ..."), where a
+#: filter takes one word (a lower-case word ends it; "called apollo" gives none).
+_CREATED = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([A-Z0-9][\w.@+-]*(?:\s+[A-Z0-9][\w.@+-]*)*))"""
+
+
+def created_value(parameter: Parameter, route: Route, query: str, clauses: Clauses) -> str | None:
+    """The name or title the request gives the thing ``route`` creates (see the module
+    docstring), where its verb is a create and ``parameter`` a text ``name`` / ``title``:
+    "named", "called", "titled", "with the name" and the value, once in the request, or the
+    Korean "'Road Trip'이라는 이름의"; ``None`` else."""
+    words = _WORDS.get(flat_name(parameter.name))
+    if words is None or flat_name(parameter.name) not in ("name", "title", "subject"):
+        return None
+    if parameter.json_schema.get("type") not in (None, "string"):
+        return None
+    if verb_of_route(route) != "create":
+        return None
+    pattern = rf"\b(?i:{words}){_CREATED}"
+    if (korean := _KO_WORDS.get(flat_name(parameter.name))) is not None:
+        pattern += f"|{korean}"
     found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
     if len(found) != 1:
         return None

@@ -1,0 +1,81 @@
+"""A create takes the name or title the request gives the thing it creates (trial Z3:
+"register a new patient named Mina Park" and the issue's own "create a new playlist called
+Road Trip" left ``name`` missing, so the create could not run)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.index import HashingEncoder
+
+_S = {"type": "string"}
+
+
+def _op(op: str, summary: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    schema = {"type": "object", "properties": {"id": _S, "name": _S}}
+    ok = {"description": "ok", "content": {"application/json": {"schema": schema}}}
+    out: dict[str, Any] = {"operationId": op, "summary": summary, "responses": {"200": ok}}
+    if body is not None:
+        content = {"application/json": {"schema": {"type": "object", "properties": body}}}
+        out["requestBody"] = {"required": True, "content": content}
+    return out
+
+
+def _router() -> SchemaRouter:
+    name = {"name": _S, "description": _S}
+    paths = {
+        "/playlists": {
+            "get": _op("list_playlists", "List playlists"),
+            "post": _op("create_playlist", "Create a playlist", name),
+        },
+        "/playlists/{playlist_id}": {
+            "parameters": [{"name": "playlist_id", "in": "path", "required": True, "schema": _S}],
+            "patch": _op("update_playlist", "Update a playlist", name),
+        },
+    }
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Music", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": paths,
+    }
+    router = SchemaRouter(
+        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
+    )
+    router.add_openapi(document, provider="music")
+    return router
+
+
+def _body(query: str) -> tuple[str, dict[str, Any]]:
+    plan = _router().plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
+    step = plan.steps[0]
+    return step.route_id.rsplit("/", 1)[-1], dict(step.arguments.get("body", {}))
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("create a new playlist called Road Trip", "Road Trip"),
+        ("Create a playlist named 'road trip 2'", "road trip 2"),
+        ('create a playlist called "Road Trip" for the summer', "Road Trip"),
+        ("'Road Trip'이라는 이름의 플레이리스트 만들어 줘", "Road Trip"),
+        # a lower-case word unquoted is no name given: left for the caller
+        ("create a playlist called chill", None),
+    ],
+)
+def test_a_create_takes_the_name_the_request_gives(query: str, name: str | None) -> None:
+    route, body = _body(query)
+    assert route == "create_playlist"
+    assert body.get("name") == name
+
+
+def test_an_update_takes_no_name_from_the_words_that_describe_its_entry() -> None:
+    """ "rename the playlist called Road Trip to Summer" describes the entry by its old name:
+    the update's new name is Summer (filter_words.target_value), never Road Trip."""
+    route, body = _body("rename the playlist called Road Trip to Summer")
+    assert route == "update_playlist"
+    assert body.get("name") == "Summer"
