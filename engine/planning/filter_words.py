@@ -13,9 +13,11 @@ the parameter's schema must accept it; a value the request says not to use is no
 A change's own property takes the value its verb says to put there (:func:`target_value`):
 "assign the ticket T-8 to Ann" fills ``assignee``, "rename the project named Apollo to
 Gemini" ``name`` (trial W2: both stayed open, so the change could not run); so does the Korean
-"이름을 Gemini로 바꿔줘" (trial X2). And a create's name or title is the one the request gives
-the thing it creates (:func:`created_value`): "create a new playlist called Road Trip",
-"register a new patient named Mina Park" (trial Z3: each left ``name`` missing)."""
+"이름을 Gemini로 바꿔줘" (trial X2), and any other text property named between a verb of
+setting and "to" ("change the phone of patient P-100 to 010-1234-5678"). And a create's name
+or title is the one the request gives the thing it creates (:func:`created_value`): "create a
+new playlist called Road Trip", "register a new patient named Mina Park" (trial Z3: each left
+``name`` missing)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import re
 from collections.abc import Sequence
 
 from schemarouter.contracts import Parameter, Route
-from schemarouter.planning.named_values import valid
+from schemarouter.planning.named_values import spellings, valid
 from schemarouter.planning.page_size import flat_name
 from schemarouter.retrieval.actions import verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
@@ -139,8 +141,10 @@ def target_value(parameter: Parameter, query: str, clauses: Clauses, change: boo
     in Korean, before 로 / 으로 beside the property's noun and the verb ("이름을 Gemini로
     바꿔줘", "Gemini로 이름 변경", "담당자를 Ann으로 변경"), or before 에게 ("Ann에게 할당해줘")."""
     verbs = _TARGETS.get(flat_name(parameter.name))
-    if not change or verbs is None or parameter.json_schema.get("type") not in (None, "string"):
+    if not change or parameter.json_schema.get("type") not in (None, "string"):
         return None
+    if verbs is None:
+        return _set_to(parameter, query, clauses)
     pattern = rf"\b(?i:(?:{verbs})(?:s|ed|ing)?\b[^.;!?]*?\bto){_VALUE}"
     noun = _KOREAN_TARGETS.get(flat_name(parameter.name))
     if noun is not None:  # "이름을 Gemini로 바꿔", or "Gemini로 이름을 바꿔"
@@ -152,6 +156,29 @@ def target_value(parameter: Parameter, query: str, clauses: Clauses, change: boo
         return None
     value = next(g for g in found[0].groups() if g is not None)
     return value if valid(parameter, value) else None
+
+
+#: The verbs of "change the phone of patient P-100 to 010-1234-5678" (:func:`_set_to`).
+_SETS = r"change|changes|set|sets|update|updates|edit|modify|replace"
+#: Its value: quoted, or one word (a final stop is no part of it).
+_SET_VALUE = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([^\s'"“”,;]*[^\s'"“”,;.!?]))"""
+
+
+def _set_to(parameter: Parameter, query: str, clauses: Clauses) -> str | None:
+    """The value a change puts in the text property ``parameter`` that the request names
+    between a verb of setting and "to": "change the phone of patient P-100 to 010-1234-5678",
+    "set patient P-100's notes to 'allergic to penicillin'" (trial Z3: the phone was left
+    out, so the update had no body); once in the request, and valid for it."""
+    names = "|".join(re.escape(n).replace(r"\ ", r"[\s_-]") for n in spellings(parameter))
+    pattern = rf"\b(?i:(?:{_SETS})\b[^.;!?]*?\b(?:{names})\b[^.;!?]*?\bto){_SET_VALUE}"
+    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
+    if len(found) != 1 or _NEGATED.search(query, found[0].end()):
+        return None  # "to USD, not EUR": two values named, none is guessed (trial U1)
+    value = next(g for g in found[0].groups() if g is not None)
+    return value if valid(parameter, value) else None
+
+
+_NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
 
 
 #: A name the request gives what it creates: quoted, or a run of words that each start with a
