@@ -71,6 +71,15 @@ def _described(query: str) -> tuple[list[int], list[int]]:
     return [start for start, _ in spans], [end for _, end in spans]
 
 
+def _once(pattern: str, query: str, clauses: Clauses) -> tuple[str, int] | None:
+    """The value ``pattern`` captures once in ``query`` (in a clause that does not say not to
+    use it) and where its match ends; ``None`` where it matches no or several places."""
+    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
+    if len(found) != 1:
+        return None
+    return next(g for g in found[0].groups() if g is not None), found[0].end()
+
+
 def not_described(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
     """``values`` without those found inside a quoted value a filter word introduces
     (:func:`described_at`)."""
@@ -88,10 +97,9 @@ def filter_word_value(parameter: Parameter, query: str, clauses: Clauses, read: 
         pattern += r"|#\s*(\d[\w-]*)"  # "order #10043" (trial V2)
     if (korean := _KO_WORDS.get(flat_name(parameter.name))) is not None:
         pattern += f"|{korean}"
-    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
-    if len(found) != 1:
+    if (once := _once(pattern, query, clauses)) is None:
         return None
-    value = next(g for g in found[0].groups() if g is not None)
+    value = once[0]
     if words == _WORDS["number"] and not re.search(r"\d", value):
         return None  # "Hmm no. Close the ticket" names no number (trial X1: number=Close)
     return value if valid(parameter, value) else None
@@ -151,11 +159,8 @@ def target_value(parameter: Parameter, query: str, clauses: Clauses, change: boo
         pattern += rf"|{noun}(?:을|를)?\s*{_KO_VALUE}\s*{_KO_CHANGE}"
         pattern += rf"|(?<![^\s]){_KO_VALUE}\s*{noun}(?:을|를)?\s*{_KO_CHANGE}"
         pattern += rf"|{_KO_ASSIGNED}(?!\s*하?지\s*(?:말|않))" if noun == "담당자" else ""
-    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
-    if len(found) != 1:
-        return None
-    value = next(g for g in found[0].groups() if g is not None)
-    return value if valid(parameter, value) else None
+    once = _once(pattern, query, clauses)
+    return once[0] if once is not None and valid(parameter, once[0]) else None
 
 
 #: The verbs of "change the phone of patient P-100 to 010-1234-5678" (:func:`_set_to`).
@@ -171,11 +176,10 @@ def _set_to(parameter: Parameter, query: str, clauses: Clauses) -> str | None:
     out, so the update had no body); once in the request, and valid for it."""
     names = "|".join(re.escape(n).replace(r"\ ", r"[\s_-]") for n in spellings(parameter))
     pattern = rf"\b(?i:(?:{_SETS})\b[^.;!?]*?\b(?:{names})\b[^.;!?]*?\bto){_SET_VALUE}"
-    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
-    if len(found) != 1 or _NEGATED.search(query, found[0].end()):
+    once = _once(pattern, query, clauses)
+    if once is None or _NEGATED.search(query, once[1]):
         return None  # "to USD, not EUR": two values named, none is guessed (trial U1)
-    value = next(g for g in found[0].groups() if g is not None)
-    return value if valid(parameter, value) else None
+    return once[0] if valid(parameter, once[0]) else None
 
 
 _NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
@@ -202,8 +206,5 @@ def created_value(parameter: Parameter, route: Route, query: str, clauses: Claus
     pattern = rf"\b(?i:{words}){_CREATED}"
     if (korean := _KO_WORDS.get(flat_name(parameter.name))) is not None:
         pattern += f"|{korean}"
-    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
-    if len(found) != 1:
-        return None
-    value = next(g for g in found[0].groups() if g is not None)
-    return value if valid(parameter, value) else None
+    once = _once(pattern, query, clauses)
+    return once[0] if once is not None and valid(parameter, once[0]) else None
