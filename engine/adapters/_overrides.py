@@ -22,47 +22,37 @@ there. An exact name still overrides anything: it is the caller's word for one o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 
 from schemarouter.contracts import Effect
-from schemarouter.retrieval.actions import verb_of  # every write verb the tables know
+from schemarouter.retrieval.actions import name_words, verb_of
 
 __all__ = ["is_pattern", "override_for", "unused_keys"]
 
 
-#: changes a name may join to its first verb; base forms only (``DescribeDeletedItems`` reads)
-_CHANGES = frozenset(
-    (
-        *("add", "cancel", "clear", "copy", "create", "delete", "destroy", "drop", "erase"),
-        *("insert", "modify", "move", "post", "purge", "put", "remove", "replace", "reset"),
-        *("restore", "send", "set", "start", "stop", "terminate", "update", "upsert", "wipe"),
-        "write",
-    )
-)
 _JOINS = frozenset(("and", "or", "then"))
 #: Words that may stand between a join and its change ("ListAndAlsoPurge", "AndBatchDelete").
 _BETWEEN = frozenset(("also", "then", "batch", "bulk", "force", "maybe", "optionally", "all"))
-#: Changes no verb table knows ("GetAndRefundOrder", "DescribeAndRotateKey").
+#: Changes no verb table knows ("GetAndRefundOrder", "DescribeAndRotateKey"); base forms only
+#: (``DescribeDeletedItems`` reads).
 _MORE_CHANGES = frozenset(
-    ("refund", "rotate", "truncate", "charge", "pay", "void", "ban", "lock", "unlock", "expire")
-) | frozenset(("invalidate", "reboot", "evict", "retire", "unpublish", "unshare"))
-_NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+    ("refund", "rotate", "truncate", "void", "expire", "invalidate", "evict", "retire", "wipe")
+) | frozenset(("unpublish",))
 
 
 def joins_a_change(name: str) -> bool:
     """Whether an operation or tool name joins a change to what it opens with
     (``ListAndPurgeBucket``, ``get_or_create_bucket``, ``ListAndRevokeTokens``,
     ``ListAndAlsoPurgeBucket``), where ``and`` may join two nouns (``ListUsersAndGroups``): a
-    change of :data:`_CHANGES` or any write verb retrieval's tables know, the first word after
+    write verb retrieval's tables know or one of :data:`_MORE_CHANGES`, the first word after
     the join past those of :data:`_BETWEEN`."""
-    words = [w.lower() for w in _NAME_WORD.findall(name)]
+    words = name_words(name)
     for i, word in enumerate(words[:-1]):
         if word not in _JOINS:
             continue
         after = [w for w in words[i + 1 : i + 4] if w not in _BETWEEN][:1]
-        if after and (after[0] in _CHANGES | _MORE_CHANGES or verb_of(after[0]) is not None):
+        if after and (after[0] in _MORE_CHANGES or verb_of(after[0]) is not None):
             return True
     return False
 

@@ -43,7 +43,7 @@ from schemarouter.retrieval.actions import (
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.identifiers import needed_parameters
-from schemarouter.retrieval.verb_nouns import is_noun_form
+from schemarouter.retrieval.verb_nouns import NOUN_AFTER, is_noun_form
 
 __all__ = [
     "asked_change_first",
@@ -62,8 +62,6 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 #: A name's first word that is its HTTP method, naming no change of its own.
 _METHOD_WORDS = frozenset(("get", "post", "put", "patch", "delete", "head", "options"))
-#: Nouns after a verb that make the two a noun phrase asking to read ("refund status").
-_READ_NOUNS = frozenset(("status", "history", "details", "detail", "info", "information"))
 #: Korean verbs retrieval's table does not read, each with the change it names: a verb stem
 #: in its endings, or a noun with a form of 하다 (or a request word) after it, or ending its
 #: clause; not one the request forbids ("할당하지 마", "닫지 말고").
@@ -255,25 +253,20 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     if asked_verbs(query):
         return False
     action = request_action(text)
+    first, second, *_ = [*_WORD.findall(text), "", ""]
+    words = name_words(top.endpoint.name)
+    lead = next(iter(words), "")
+    noun = is_noun_form(first, lead, second)  # "refund status of ...", "refund of order O-1"
     if action is not None:
-        first, second, *_ = [*_WORD.findall(text), "", ""]
-        words = name_words(top.endpoint.name)
-        lead = next(iter(words), "")
         # "End my listing" asks end_my_listing, and put_my_listings_state_end (a name of its
-        # method and path: the change is its last word); "refund status of ..." is a noun
+        # method and path: the change is its last word)
         own = bool(lead) and lead in verb_forms(first)
         own = own or (first.lower() in words and not is_read_verb(first.lower()))
-        verb = own and second.lower() not in _READ_NOUNS and not is_noun_form(first, lead, second)
+        verb = own and second.lower() not in NOUN_AFTER and not noun
         return action == "read" and not verb
     if thing_first:  # "customer C-1 deletion": no verb after the thing and its id
         return True
-    lead = next(iter(name_words(top.endpoint.name)), "")
-    first, second, *_ = [*_WORD.findall(text), "", ""]
-    if (
-        lead
-        and lead not in _METHOD_WORDS - {"delete", "patch"}
-        and is_noun_form(first, lead, second)
-    ):
+    if lead and lead not in _METHOD_WORDS - {"delete", "patch"} and noun:
         return True  # "refund of order O-1", "refunds for order O-1", "deletions of ..."
     return bool(_HANGUL.search(text)) and not _KO_COMMAND.search(text)
 

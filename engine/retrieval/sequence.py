@@ -60,10 +60,13 @@ def sequenced(clause: str) -> list[str]:
     return [p for p in pieces if p.strip(" ,")] or [clause]
 
 
+_SAID = re.compile(r"\b(after|before)[\s,]*$", re.IGNORECASE)
+
+
 def _said_before(query: str, at: int) -> str:
     """The sequence word right before ``at`` in ``query`` ("after", "before" or "")."""
-    head = query[:at].rstrip(" ,").lower()
-    return next((w for w in ("after", "before") if re.search(rf"\b{w}$", head)), "")
+    said = _SAID.search(query, 0, at)
+    return said.group(1).lower() if said else ""
 
 
 def written_key(query: str, positions: Sequence[int]) -> list[float]:

@@ -15,7 +15,8 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
-from schemarouter.index import HashingEncoder
+
+from helpers import hashing_router, openapi_document, path_id
 
 _S = {"type": "string"}
 
@@ -30,48 +31,36 @@ def _op(op: str, summary: str, *, body: bool = False) -> dict[str, Any]:
     return out
 
 
-def _path(name: str) -> list[dict[str, Any]]:
-    return [{"name": name, "in": "path", "required": True, "schema": _S}]
-
-
 @pytest.fixture(scope="module")
 def router() -> SchemaRouter:
     paths = {
         "/tickets": {"get": _op("list_tickets", "List support tickets")},
         "/tickets/{ticket_id}": {
-            "parameters": _path("ticket_id"),
+            "parameters": path_id("ticket_id"),
             "get": _op("get_ticket", "Get a support ticket"),
             "delete": _op("delete_ticket", "Delete a support ticket"),
         },
         "/tickets/{ticket_id}/close": {
-            "parameters": _path("ticket_id"),
+            "parameters": path_id("ticket_id"),
             "post": _op("close_ticket", "Close a support ticket"),
         },
         "/orders": {"get": _op("list_orders", "List orders")},
-        "/orders/{order_id}": {"parameters": _path("order_id"), "get": _op("get_order", "Get")},
+        "/orders/{order_id}": {"parameters": path_id("order_id"), "get": _op("get_order", "Get")},
         "/orders/{order_id}/refund": {
-            "parameters": _path("order_id"),
+            "parameters": path_id("order_id"),
             "post": _op("refund_order", "Refund an order", body=True),
         },
         "/orders/{order_id}/cancel": {
-            "parameters": _path("order_id"),
+            "parameters": path_id("order_id"),
             "post": _op("cancel_order", "Cancel an order"),
         },
         "/customers/{customer_id}": {
-            "parameters": _path("customer_id"),
+            "parameters": path_id("customer_id"),
             "get": _op("get_customer", "Get a customer"),
             "delete": _op("delete_customer", "Delete a customer"),
         },
     }
-    document = {
-        "openapi": "3.0.3",
-        "info": {"title": "Desk", "version": "1"},
-        "servers": [{"url": "http://127.0.0.1:9"}],
-        "paths": paths,
-    }
-    out = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    out.add_openapi(document, provider="desk")
-    return out
+    return hashing_router(openapi_document("Desk", paths), "desk")
 
 
 def _first(router: SchemaRouter, query: str) -> tuple[str, Effect, dict[str, Any], tuple[str, ...]]:

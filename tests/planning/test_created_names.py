@@ -8,50 +8,43 @@ from typing import Any
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
+from schemarouter import PlanRequest
 from schemarouter.contracts import Effect
-from schemarouter.index import HashingEncoder
+
+from helpers import hashing_router, ok, openapi_document, path_id
 
 _S = {"type": "string"}
 
 
 def _op(op: str, summary: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {"id": _S, "name": _S}}
-    ok = {"description": "ok", "content": {"application/json": {"schema": schema}}}
-    out: dict[str, Any] = {"operationId": op, "summary": summary, "responses": {"200": ok}}
+    out: dict[str, Any] = {"operationId": op, "summary": summary}
+    out["responses"] = ok({"type": "object", "properties": {"id": _S, "name": _S}})
     if body is not None:
         content = {"application/json": {"schema": {"type": "object", "properties": body}}}
         out["requestBody"] = {"required": True, "content": content}
     return out
 
 
-def _router() -> SchemaRouter:
-    name = {"name": _S, "description": _S}
-    paths = {
+_NAME = {"name": _S, "description": _S}
+MUSIC = openapi_document(
+    "Music",
+    {
         "/playlists": {
             "get": _op("list_playlists", "List playlists"),
-            "post": _op("create_playlist", "Create a playlist", name),
+            "post": _op("create_playlist", "Create a playlist", _NAME),
         },
         "/playlists/{playlist_id}": {
-            "parameters": [{"name": "playlist_id", "in": "path", "required": True, "schema": _S}],
-            "patch": _op("update_playlist", "Update a playlist", name),
+            "parameters": path_id("playlist_id"),
+            "patch": _op("update_playlist", "Update a playlist", _NAME),
         },
-    }
-    document = {
-        "openapi": "3.0.3",
-        "info": {"title": "Music", "version": "1"},
-        "servers": [{"url": "http://127.0.0.1:9"}],
-        "paths": paths,
-    }
-    router = SchemaRouter(
-        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
-    )
-    router.add_openapi(document, provider="music")
-    return router
+    },
+)
 
 
 def _body(query: str) -> tuple[str, dict[str, Any]]:
-    plan = _router().plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
+    plan = hashing_router(MUSIC, "music").plan(
+        PlanRequest(query=query, allowed_effects=frozenset(Effect))
+    )
     step = plan.steps[0]
     return step.route_id.rsplit("/", 1)[-1], dict(step.arguments.get("body", {}))
 

@@ -10,70 +10,58 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
-from schemarouter.index import HashingEncoder
+
+from helpers import hashing_router, ok, openapi_document, path_id
 
 _S = {"type": "string"}
+_AMOUNT = {"type": "object", "properties": {"amount_cents": {"type": "integer"}}}
+_REFUND = {"application/json": {"schema": _AMOUNT}}
 
 
 def _op(op: str, summary: str, body: bool = False) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {op: _S}}
-    ok = {"description": "ok", "content": {"application/json": {"schema": schema}}}
-    out: dict[str, Any] = {"operationId": op, "summary": summary, "responses": {"200": ok}}
+    out: dict[str, Any] = {"operationId": op, "summary": summary}
+    out["responses"] = ok({"type": "object", "properties": {op: _S}})
     if body:
-        props = {"amount_cents": {"type": "integer"}}
-        content = {"application/json": {"schema": {"type": "object", "properties": props}}}
-        out["requestBody"] = {"required": True, "content": content}
+        out["requestBody"] = {"required": True, "content": _REFUND}
     return out
 
 
-def _path(name: str) -> list[dict[str, Any]]:
-    return [{"name": name, "in": "path", "required": True, "schema": _S}]
-
-
-def _router(encoder: Any = None) -> SchemaRouter:
-    paths = {
+DESK = openapi_document(
+    "Desk",
+    {
         "/tickets/{ticket_id}": {
-            "parameters": _path("ticket_id"),
+            "parameters": path_id("ticket_id"),
             "get": _op("get_ticket", "Get a ticket"),
             "delete": _op("delete_ticket", "Delete a support ticket"),
         },
         "/tickets/{ticket_id}/close": {
-            "parameters": _path("ticket_id"),
+            "parameters": path_id("ticket_id"),
             "post": _op("close_ticket", "Close a support ticket"),
         },
         "/orders/{order_id}": {
-            "parameters": _path("order_id"),
+            "parameters": path_id("order_id"),
             "get": _op("get_order", "Get an order"),
         },
         "/orders/{order_id}/refund": {
-            "parameters": _path("order_id"),
+            "parameters": path_id("order_id"),
             "post": _op("refund_order", "Refund an order", body=True),
         },
         "/orders/{order_id}/cancel": {
-            "parameters": _path("order_id"),
+            "parameters": path_id("order_id"),
             "post": _op("cancel_order", "Cancel an order"),
         },
         "/customers/{customer_id}": {
-            "parameters": _path("customer_id"),
+            "parameters": path_id("customer_id"),
             "get": _op("get_customer", "Get a customer"),
             "delete": _op("delete_customer", "Delete a customer"),
         },
-    }
-    document = {
-        "openapi": "3.0.3",
-        "info": {"title": "Desk", "version": "1"},
-        "servers": [{"url": "http://127.0.0.1:9"}],
-        "paths": paths,
-    }
-    encoder = encoder or HashingEncoder()
-    router = SchemaRouter(encoder=encoder, embedding_cache=None, abstention=None, reranker=None)
-    router.add_openapi(document, provider="desk")
-    return router
+    },
+)
 
 
 def _planned(query: str) -> tuple[list[str], tuple[str, ...]]:
     request = PlanRequest(query=query, allowed_effects=frozenset(Effect))
-    plan = _router().plan(request, max_calls=3)
+    plan = hashing_router(DESK, "desk").plan(request, max_calls=3)
     return [s.route_id.rsplit("/", 1)[-1] for s in plan.steps], plan.warnings
 
 
@@ -104,9 +92,9 @@ def test_the_note_says_when_the_order_is_the_requests() -> None:
 def desk() -> SchemaRouter:
     """The desk on the packaged encoder: a part written "refunding order O-1" finds
     refund_order, which hashing's exact words do not."""
-    from schemarouter.index.encoders.defaults import default_encoder
-
-    return _router(default_encoder())
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_openapi(DESK, provider="desk")
+    return router
 
 
 @pytest.mark.parametrize(

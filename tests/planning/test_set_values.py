@@ -7,35 +7,30 @@ from typing import Any
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
+from schemarouter import PlanRequest
 from schemarouter.contracts import Effect
-from schemarouter.index import HashingEncoder
+
+from helpers import hashing_router, ok, openapi_document, path_id
 
 _S = {"type": "string"}
 
 
-def _router() -> SchemaRouter:
-    ok = {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
-    props = {"phone": _S, "notes": _S, "email": {"type": "string", "format": "email"}}
-    body = {"application/json": {"schema": {"type": "object", "properties": props}}}
-    path = {"name": "patient_id", "in": "path", "required": True, "schema": _S}
-    update = {
-        "operationId": "update_patient",
-        "summary": "Update a patient's details",
-        "requestBody": {"required": True, "content": body},
-        "responses": {"200": ok},
-    }
-    document = {
-        "openapi": "3.0.3",
-        "info": {"title": "Clinic", "version": "1"},
-        "servers": [{"url": "http://127.0.0.1:9"}],
-        "paths": {"/patients/{patient_id}": {"parameters": [path], "patch": update}},
-    }
-    router = SchemaRouter(
-        encoder=HashingEncoder(), embedding_cache=None, abstention=None, reranker=None
-    )
-    router.add_openapi(document, provider="clinic")
-    return router
+_PROPS = {"phone": _S, "notes": _S, "email": {"type": "string", "format": "email"}}
+_BODY = {"application/json": {"schema": {"type": "object", "properties": _PROPS}}}
+CLINIC = openapi_document(
+    "Clinic",
+    {
+        "/patients/{patient_id}": {
+            "parameters": path_id("patient_id"),
+            "patch": {
+                "operationId": "update_patient",
+                "summary": "Update a patient's details",
+                "requestBody": {"required": True, "content": _BODY},
+                "responses": ok({"type": "object"}),
+            },
+        }
+    },
+)
 
 
 @pytest.mark.parametrize(
@@ -61,7 +56,9 @@ def _router() -> SchemaRouter:
 def test_a_change_takes_the_value_a_property_is_set_to(
     query: str, body: dict[str, Any] | None
 ) -> None:
-    plan = _router().plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
+    plan = hashing_router(CLINIC, "clinic").plan(
+        PlanRequest(query=query, allowed_effects=frozenset(Effect))
+    )
     (step,) = plan.steps
     assert step.arguments.get("body") == body
     if body is not None:
