@@ -30,7 +30,7 @@ import numpy as np
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS
 from schemarouter.errors import ModelError, require
-from schemarouter.safety.forksafe import ForkSafeLock
+from schemarouter.safety.forksafe import ForkSafeLock, forget_in_child
 from schemarouter.shipped import (
     card_identity,
     model_card,
@@ -278,6 +278,13 @@ def _check_score_output(session: Any, model: Path | Any) -> None:
         )
 
 
+def _forget_session(reranker: Reranker) -> object:
+    """In a forked child: the reranker opens its session afresh (another thread of the
+    parent may have been inside it at the fork, holding its locks); the old one is returned."""
+    session, reranker._session = reranker._session, None
+    return session
+
+
 class Reranker:
     """A cross-encoder in a model folder (see the module docstring), run by onnxruntime."""
 
@@ -325,6 +332,7 @@ class Reranker:
         self.batch_size = batch_size
         self._session: Any = None
         self._tokenizer: Any = None
+        forget_in_child(self, _forget_session)
         self._cache: dict[str, list[int]] = {}
         self._lock = ForkSafeLock()
         self._cache_lock = ForkSafeLock()

@@ -11,6 +11,13 @@ sides after the fork. A holder of a settled lock must not wait for another threa
 hand work to a pool, while it holds it: the forking thread may hold what that needs. Should
 a fork still wait :data:`SETTLE_SECONDS` for one, it goes on without it (a warning is
 logged) and the child gets that lock afresh, as a plain one.
+
+Native code has locks of its own: an onnxruntime session that another thread was running
+at the fork comes into the child with its allocator's lock held, and the child's first run
+waits forever (``.ci/run`` saw it once; 9 of 4,500 forks in a stress run). An owner of such
+an object registers with :func:`forget_in_child`: the child calls its ``forget`` and the
+owner loads the object afresh on first use. What it forgot is kept, never freed: its
+destructor could wait for the same lock.
 """
 
 from __future__ import annotations
@@ -20,10 +27,13 @@ import logging
 import os
 import threading
 import weakref
+from collections.abc import Callable
 from types import TracebackType
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
-__all__ = ["SETTLE_SECONDS", "ForkSafeLock"]
+__all__ = ["SETTLE_SECONDS", "ForkSafeLock", "forget_in_child"]
+
+Owner = TypeVar("Owner")
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +92,20 @@ _settled: weakref.WeakSet[ForkSafeLock] = weakref.WeakSet()
 _guard = threading.Lock()
 #: the settled locks the forking thread holds across the fork
 _taken: list[ForkSafeLock] = []
+#: the owners of native objects a child loads afresh (:func:`forget_in_child`), and what
+#: children forgot (kept: freeing it could wait for a lock copied held)
+_forgetting: list[tuple[weakref.ref[Any], Callable[[Any], object]]] = []
+_forgotten: list[object] = []
+
+
+def forget_in_child(owner: Owner, forget: Callable[[Owner], object]) -> Owner:
+    """``owner``, whose ``forget(owner)`` a forked child calls while ``owner`` lives: it
+    drops the native objects it caches (and returns them, for the child to keep) so that
+    the child loads its own. Returns ``owner``."""
+    with _guard:
+        _forgetting[:] = [(ref, f) for ref, f in _forgetting if ref() is not None]
+        _forgetting.append((weakref.ref(owner), forget))
+    return owner
 
 
 def _before_fork() -> None:
@@ -112,6 +136,10 @@ def _after_fork_in_child() -> None:
     for lock in [*_renewed, *_settled]:
         if id(lock) not in taken:
             lock._renew()
+    for ref, forget in _forgetting:
+        owner = ref()
+        if owner is not None:
+            _forgotten.append(forget(owner))
 
 
 # Hooks run before a fork in the reverse order of their registration: the thread pools'

@@ -34,7 +34,7 @@ import numpy as np
 
 from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_version, minilm_dir
-from schemarouter.safety.forksafe import ForkSafeLock
+from schemarouter.safety.forksafe import ForkSafeLock, forget_in_child
 from schemarouter.shipped import model_card, onnx_session, shipped_folder, shipped_model
 
 __all__ = [
@@ -232,6 +232,13 @@ def _check_embedding_output(session: Any, path: Path) -> None:
         )
 
 
+def _forget_sessions(encoder: _OnnxSentenceEncoder) -> object:
+    """In a forked child: the encoder opens its sessions afresh (another thread of the parent
+    may have been inside one at the fork, holding its locks); the old ones are returned."""
+    sessions, encoder._sessions = encoder._sessions, {}
+    return sessions
+
+
 class _OnnxSentenceEncoder:
     """Shared by the ONNX encoders: one onnxruntime session, the model's own tokenizer, and
     one text per model call, ``threads`` calls at a time (see :meth:`encode`)."""
@@ -245,6 +252,7 @@ class _OnnxSentenceEncoder:
         self._tokenizer: Any = None
         self._lock = ForkSafeLock()
         self.texts_encoded = 0
+        forget_in_child(self, _forget_sessions)
 
     @property
     def dim(self) -> int:
@@ -296,7 +304,11 @@ class _OnnxSentenceEncoder:
         feeds = _feeds(self.tokenizer().encode(text).ids)
 
         def run() -> np.ndarray:
-            vector = np.asarray(session.run(["embedding"], feeds)[0][0], dtype=np.float32)
+            # a copy: onnxruntime's output is a view of memory its session's allocator owns,
+            # and a vector kept past the call (the index keeps the last) would be given back
+            # to that allocator whenever it is freed, in a forked child too, under a lock
+            # the parent's other threads may have held at the fork
+            vector = np.array(session.run(["embedding"], feeds)[0][0], dtype=np.float32)
             self.texts_encoded += 1
             return vector
 

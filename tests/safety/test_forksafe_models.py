@@ -1,0 +1,144 @@
+"""A child forked while another thread runs a model answers (:func:`schemarouter.safety.forksafe.forget_in_child`).
+
+``.ci/run`` at 9e29be3 saw ``test_children_forked_while_threads_retrieve_answer`` give no
+answer in 60 s once. A stress run of that test's setup (three threads retrieving, the
+process forking again and again) hung 9 children in 4,500: a child forked while another
+thread was inside the encoder's onnxruntime session got the session's allocator lock copied
+held, and waited forever in its first run; and one whose index still held the parent's last
+query vector, a view of memory that allocator owns, waited in freeing it. The child now
+opens its own sessions, and a query vector is a copy.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from schemarouter import SchemaRouter
+from schemarouter.index.encoders.onnx import OnnxEncoder, shipped_encoder_folder
+from schemarouter.retrieval.rerank import Reranker
+
+from servers.library import library_openapi
+from servers.user_api import weather_openapi
+
+WAIT = 60.0
+
+pytestmark = [
+    pytest.mark.skipif(
+        "fork" not in multiprocessing.get_all_start_methods(), reason="no fork here"
+    ),
+    pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning"),
+]
+
+
+def in_child(job: Callable[[], object], wait: float = WAIT) -> tuple[str, object]:
+    """``job()`` in a forked child: ``("ok", its answer)``, ``("error", repr)``, or
+    ``("no answer", None)`` where it gave none within ``wait`` seconds (it is killed)."""
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+
+    def run() -> None:
+        try:
+            answers.put(("ok", job()))
+        except BaseException as exc:
+            answers.put(("error", repr(exc)))
+
+    child = context.Process(target=run, daemon=True)
+    child.start()
+    try:
+        answer: tuple[str, object] = answers.get(timeout=wait)
+        return answer
+    except queue.Empty:
+        return ("no answer", None)
+    finally:
+        child.join(wait)
+        if child.is_alive():
+            child.kill()
+            child.join()
+
+
+def shipped_encoder() -> OnnxEncoder:
+    folder = shipped_encoder_folder()
+    if folder is None:
+        pytest.skip("no shipped encoder in this install")
+    return OnnxEncoder(folder)
+
+
+def test_a_query_vector_is_no_view_of_the_sessions_memory() -> None:
+    encoder = shipped_encoder()
+    vector = encoder.query_runner("daily weather forecast")()
+    assert vector.base is None and vector.flags["OWNDATA"]
+    assert vector.dtype.name == "float32" and vector.shape == (encoder.dim,)
+    # the same vector a batch gives, which copies too
+    assert float(vector @ encoder.encode(["daily weather forecast"])[0]) > 0.9999
+
+
+def test_a_forked_child_opens_its_own_encoder_session_and_gets_the_same_vector() -> None:
+    encoder = shipped_encoder()
+    parent = encoder._session(1)
+    expected = encoder.query_runner("daily weather forecast")().tolist()
+
+    def job() -> object:
+        mine = encoder._session(1)
+        return mine is not parent, encoder.query_runner("daily weather forecast")().tolist()
+
+    answer = in_child(job)
+    assert answer[0] == "ok"
+    fresh, vector = answer[1]  # type: ignore[misc]
+    assert fresh and vector == pytest.approx(expected, abs=1e-6)
+    assert encoder._session(1) is parent  # the parent keeps its own
+
+
+def test_a_forked_child_opens_its_own_reranker_session() -> None:
+    reranker = Reranker.shipped(threads=1)
+    if reranker is None:
+        pytest.skip("no shipped reranker in this install")
+    texts = ["get the daily forecast of a region", "borrow a book"]
+    expected = reranker.score("daily weather forecast", texts).tolist()
+    parent, _ = reranker._load()
+
+    def job() -> object:
+        mine, _ = reranker._load()
+        return mine is not parent, reranker.score("daily weather forecast", texts).tolist()
+
+    answer = in_child(job)
+    assert answer[0] == "ok"
+    fresh, scores = answer[1]  # type: ignore[misc]
+    assert fresh and scores == pytest.approx(expected, abs=1e-5)
+
+
+@pytest.mark.slow  # 2,000 forks: a few minutes on 2 cores
+def test_two_thousand_children_forked_while_threads_retrieve_all_answer() -> None:
+    """The stress run: before the fix about 2 children in 1,000 never answered."""
+    router = SchemaRouter(embedding_cache=None)
+    router.add_openapi(weather_openapi("https://weather.example.org"))
+    router.add_openapi(library_openapi())
+    expected = router.retrieve("daily weather forecast", k=2).route_ids
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            router.retrieve("weather forecast for a region", k=3)
+
+    threads = [threading.Thread(target=spin, daemon=True) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    silent: list[int] = []
+    started = time.monotonic()
+    try:
+        for i in range(2000):
+            answer = in_child(lambda: router.retrieve("daily weather forecast", k=2).route_ids, 20)
+            if answer != ("ok", expected):
+                silent.append(i)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert silent == [], (
+        f"{len(silent)} of 2,000 children did not answer ({time.monotonic() - started:.0f} s)"
+    )
