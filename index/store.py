@@ -63,7 +63,7 @@ from schemarouter.index.registry_file import REGISTRY_FILE
 from schemarouter.index.settings import IndexSettings
 from schemarouter.index.stale import are_parts, check_settings_known, stale_hint
 from schemarouter.index.verify import file_sha256 as _sha256
-from schemarouter.index.verify import verify_files
+from schemarouter.index.verify import read_array, verify_files
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
 from schemarouter.registry.catalog_folder import SAVED_INDEX_FORMAT
 from schemarouter.registry.diff import RouteParts, fingerprint_difference
@@ -470,8 +470,9 @@ def _restore(folder: Path, manifest: dict[str, Any], listed: frozenset[str]) -> 
             raise ValueError(f"{name} is not listed in manifest.json")
         return folder / name
 
-    def array(name: str) -> np.ndarray:
-        return np.load(file(name), allow_pickle=False)
+    def array(name: str) -> np.ndarray:  # vectors: float32 rows; all else integers
+        vectors = name.endswith("_vectors.npy")
+        return read_array(file(name), 2 if vectors else 1, integers=not vectors)
 
     def document(name: str) -> Any:
         return load_json(file(name).read_bytes())  # UnreadableFile is a ValueError

@@ -12,13 +12,17 @@ folder the replicas would refuse (user trial Y3).
 from __future__ import annotations
 
 import hashlib
+import math
+import os
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from schemarouter.errors import CorruptIndexError
 from schemarouter.index.folder import MANIFEST
 
-__all__ = ["file_sha256", "verify_files"]
+__all__ = ["file_sha256", "read_array", "verify_files"]
 
 
 def file_sha256(path: Path) -> str:
@@ -75,3 +79,39 @@ def verify_files(path: Path, manifest: dict[str, Any]) -> frozenset[str]:
                 where=str(file),
             )
     return frozenset(listed)
+
+
+_HEADERS = {
+    (1, 0): np.lib.format.read_array_header_1_0,
+    (2, 0): np.lib.format.read_array_header_2_0,
+}
+
+
+def read_array(path: Path, ndim: int, integers: bool) -> np.ndarray:
+    """The ``.npy`` array at ``path``, whose header must declare ``ndim`` dimensions of
+    integers (``integers``) or of float32, and exactly as many bytes as the file holds after
+    it; ``ValueError`` naming the file and what it declares else, before anything is
+    allocated (the ninth review: a header declaring 4 TiB raised ``MemoryError`` from a load,
+    and an array of another rank "tuple index out of range"). The hash of the file was
+    checked (:func:`verify_files`), not its shape: a writer can sign any array."""
+    name = f"{path.parent.name}/{path.name}"
+    with open(path, "rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        if version not in _HEADERS:
+            raise ValueError(f"{name} is an .npy file of version {version}, not 1.0 or 2.0")
+        shape, _, dtype = _HEADERS[version](handle)
+        held = os.fstat(handle.fileno()).st_size - handle.tell()
+        declared = math.prod(shape) * dtype.itemsize
+        if len(shape) != ndim:
+            plural = "dimension" if ndim == 1 else "dimensions"
+            raise ValueError(f"{name} has shape {shape} where it should have {ndim} {plural}")
+        if integers and dtype.kind not in "iu":
+            raise ValueError(f"{name} holds {dtype} where it should hold integers")
+        if not integers and dtype != np.float32:
+            raise ValueError(f"{name} holds {dtype} where it should hold float32")
+        if declared != held:
+            raise ValueError(
+                f"{name} declares shape {shape} of {dtype} ({declared:,} bytes) and holds {held:,}"
+            )
+        handle.seek(0)
+        return np.load(handle, allow_pickle=False)

@@ -27,11 +27,13 @@ import re
 from collections.abc import Sequence
 
 from schemarouter.contracts import Parameter, Route
+from schemarouter.planning.asked_changes import asked_verbs
 from schemarouter.planning.named_values import spellings, valid
 from schemarouter.planning.page_size import flat_name
 from schemarouter.retrieval.actions import verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import Clauses
+from schemarouter.retrieval.intents import split_intents
 
 __all__ = ["created_value", "described_at", "filter_word_value", "not_described", "target_value"]
 
@@ -166,20 +168,47 @@ def target_value(parameter: Parameter, query: str, clauses: Clauses, change: boo
 #: The verbs of "change the phone of patient P-100 to 010-1234-5678" (:func:`_set_to`).
 _SETS = r"change|changes|set|sets|update|updates|edit|modify|replace"
 #: Its value: quoted, or one word (a final stop is no part of it).
-_SET_VALUE = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([^\s'"“”,;]*[^\s'"“”,;.!?]))"""
+_SET_VALUE = re.compile(r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([^\s'"“”,;]*[^\s'"“”,;.!?]))""")
+#: Where one unquoted word ends the clause it is set to: "to 010-1, thanks", "to 010-1 and the
+#: notes to ..."; "to her new number" gives no value (the ninth review: it sent phone="her").
+_WORD_ENDS = re.compile(r"\s*(?:$|[,;.!?)]|(?:and|then|but|please|also|thanks?)\b)", re.I)
+#: A join between a verb of setting and the property: "... to 'vip' and forward the phone to
+#: Bob" joins a clause with a verb of its own; "... to 010-1 and the notes to" does not.
+_JOIN = re.compile(r"\b(?:and|then|but|or|also)\b|[,:]", re.I)
+_ONLY_DETERMINER = re.compile(r"\s*(?:(?:the|its|their|his|her|my|our|your)\s+)?", re.I)
+#: Quoted text (an apostrophe inside a word opens none: "patient P-100's notes").
+_QUOTED_SPAN = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<!\w)'[^']*'(?!\w)")
 
 
 def _set_to(parameter: Parameter, query: str, clauses: Clauses) -> str | None:
     """The value a change puts in the text property ``parameter`` that the request names
     between a verb of setting and "to": "change the phone of patient P-100 to 010-1234-5678",
     "set patient P-100's notes to 'allergic to penicillin'" (trial Z3: the phone was left
-    out, so the update had no body); once in the request, and valid for it."""
+    out, so the update had no body); once in the request, and valid for it. The verb, the
+    property and "to" are read outside quoted text ("to 'call the phone to confirm'" sets no
+    phone), in one clause ("and forward the phone to Bob" is another verb's), and a value of
+    one unquoted word must end its clause ("to her new number" gives none)."""
     names = "|".join(re.escape(n).replace(r"\ ", r"[\s_-]") for n in spellings(parameter))
-    pattern = rf"\b(?i:(?:{_SETS})\b[^.;!?]*?\b(?:{names})\b[^.;!?]*?\bto){_SET_VALUE}"
-    once = _once(pattern, query, clauses)
-    if once is None or _NEGATED.search(query, once[1]):
+    lead = rf"\b(?i:(?:{_SETS})\b([^.;!?]*?)\b(?:{names})\b([^.;!?]*?)\bto\b)"
+    plain = _QUOTED_SPAN.sub(lambda m: " " * len(m.group(0)), query)
+    found = []
+    for match in re.finditer(lead, plain):
+        if clauses.against(match):
+            continue
+        joins = list(_JOIN.finditer(match.group(1)))
+        if joins and not _ONLY_DETERMINER.fullmatch(match.group(1)[joins[-1].end() :]):
+            continue  # the property is another clause's
+        if _JOIN.search(match.group(2)):
+            continue
+        found.append(match)
+    if len(found) != 1 or (value := _SET_VALUE.match(query, found[0].end())) is None:
+        return None
+    if value.group(4) is not None and not _WORD_ENDS.match(query, value.end()):
+        return None  # "to her new number": the word begins a phrase, no value given
+    if _NEGATED.search(query, value.end()):
         return None  # "to USD, not EUR": two values named, none is guessed (trial U1)
-    return once[0] if valid(parameter, once[0]) else None
+    text = next(g for g in value.groups() if g is not None)
+    return text if valid(parameter, text) else None
 
 
 _NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
@@ -188,7 +217,8 @@ _NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
 #: A name the request gives what it creates: quoted, or a run of words that each start with a
 #: capital letter or a digit ("called Road Trip", "named Mina Park with phone ..."), where a
 #: filter takes one word (a lower-case word ends it; "called apollo" gives none).
-_CREATED = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([A-Z0-9][\w.@+-]*(?:\s+[A-Z0-9][\w.@+-]*)*))"""
+_NAME_WORD = r"[A-Z0-9](?:[\w@+-]|\.(?=[\w@+-]))*"  # a stop ends it where no word follows
+_CREATED = rf"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|({_NAME_WORD}(?:[ \t]+{_NAME_WORD})*))"""
 
 
 def created_value(parameter: Parameter, route: Route, query: str, clauses: Clauses) -> str | None:
@@ -206,5 +236,21 @@ def created_value(parameter: Parameter, route: Route, query: str, clauses: Claus
     pattern = rf"\b(?i:{words}){_CREATED}"
     if (korean := _KO_WORDS.get(flat_name(parameter.name))) is not None:
         pattern += f"|{korean}"
-    once = _once(pattern, query, clauses)
-    return once[0] if once is not None and valid(parameter, once[0]) else None
+    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
+    found = [m for m in found if _in_a_create(query, m.start())]
+    if len(found) != 1:
+        return None
+    value = next(g for g in found[0].groups() if g is not None)
+    return value if valid(parameter, value) else None
+
+
+def _in_a_create(query: str, at: int) -> bool:
+    """Whether the part of ``query`` written at ``at`` asks to create: "Delete the playlist
+    called Old Mix, then create a new playlist" names the playlist it deletes, not the new one
+    (the ninth review: the create sent name="Old Mix"). A place in no part found is the
+    request's own (a one-part request)."""
+    for part in split_intents(query):
+        start = query.find(part)
+        if 0 <= start <= at < start + len(part):
+            return "create" in asked_verbs(part)
+    return True

@@ -42,6 +42,7 @@ from schemarouter.retrieval.identifiers import (
     stem,
 )
 from schemarouter.retrieval.results import IdentifierSource
+from schemarouter.retrieval.sequence import where_written
 
 __all__ = ["created", "link_created", "needs_of", "things_created"]
 
@@ -151,13 +152,25 @@ def link_created(
     steps: list[Step],
     binding: Callable[..., _Bound],
     warnings: list[str],
+    query: str = "",
+    parts: Sequence[tuple[str, str]] = (),
 ) -> list[Step]:
     """``steps`` with each identifier a step leaves open bound to the id a planned write of
     its provider creates (``binding(step=, field=, path=, thing=)`` makes the binding), that
     write moved before the step where it came after (each step keeps its place otherwise);
-    ``warnings`` says what moved and what could not be bound."""
+    ``warnings`` says what moved and what could not be bound. A step whose part of ``query``
+    (``parts``: ``(words, route id)``) is written before the create's is not bound to it:
+    "Delete the playlist called Old Mix, then create a new playlist" deletes Old Mix, not the
+    playlist it creates (the ninth review: the plan created one and deleted it)."""
     routes = [snapshot.routes[s.route_id] for s in steps]
     made = [created(route) for route in routes]
+    text_of: dict[str, str] = {}
+    for text, route_id in parts:
+        if text:
+            text_of.setdefault(route_id, text)
+    written = [
+        where_written(query, text_of[s.route_id]) if s.route_id in text_of else -1 for s in steps
+    ]
     edges = {(b.step, i) for i, s in enumerate(steps) for b in s.bindings.values()}
     new: dict[int, dict[str, _Bound]] = {}
     moved: list[str] = []
@@ -181,6 +194,13 @@ def link_created(
                     )
                 continue
             j = makers[0]
+            if 0 <= written[i] < written[j]:  # the request writes this change before the create
+                warnings.append(
+                    f"{route.route_id} needs {name!r}; the request asks for it before "
+                    f"{routes[j].route_id}, so what that creates is not what it changes: not "
+                    "bound; supply it"
+                )
+                continue
             if _reaches(edges, i, j):  # the creator needs this step's output already
                 warnings.append(
                     f"{route.route_id} needs {name!r} from {routes[j].route_id}, which needs "

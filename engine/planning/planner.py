@@ -408,7 +408,7 @@ def plan_routes(
     if steps and part_misses and request.parts and not request.fields:
         served = {s.route_id for s in steps}
         warnings += missed_parts_notes(part_misses, snapshot, served, fields=bool(required))
-    steps = link_created(snapshot, steps, Binding, warnings)
+    steps = link_created(snapshot, steps, Binding, warnings, request.query, parts)
     warnings += asked_unit_notes(request.query, steps)
     warnings += deprecated_notes(snapshot, [s.route_id for s in steps])
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes

@@ -23,7 +23,13 @@ __all__ = ["sequenced", "where_written", "written_key"]
 
 #: A lead starts at a comma or at a run's first space (``,?\s+`` tried every space of a run:
 #: time quadratic in it, as :data:`.intents._LEAD` says).
-_MARK = re.compile(r"(?:^|(?:,|(?<![\s,]))\s+)(after|before)\s+(?=[A-Za-z]+ing\b)", re.IGNORECASE)
+#: The word after it: an -ing verb, or a subject that opens a clause ("after you refund order
+#: O-1", "Before we delete ...": the ninth review found each planned the deletion alone).
+_MARK = re.compile(
+    r"(?:^|(?:,|(?<![\s,]))\s+)(after|before)\s+(?=[A-Za-z]+ing\b|(?:you|we|i|they)\s+[A-Za-z])",
+    re.IGNORECASE,
+)
+_SUBJECTS = frozenset(("you", "we", "i", "they"))
 _DETERMINERS = frozenset(
     ("the", "a", "an", "my", "our", "your", "their", "his", "her", "its", "this", "that")
 ) | frozenset(("these", "those", "all", "every", "each", "it", "them"))
@@ -33,11 +39,35 @@ _WORD = re.compile(r"[^\s,.;]+")
 def _opens_part(rest: str) -> bool:
     """Whether ``rest`` (the words after "after" / "before") opens a part: an -ing word before
     a thing (see the module docstring)."""
-    words = _WORD.findall(rest)[:3]
+    words = _WORD.findall(rest)[:4]
+    if words and words[0].lower() in _SUBJECTS:  # "after you refund order O-1"
+        words = words[1:]
+    words = words[:3]
     after = [w.lower() for w in words[1:]]
     if after and after[0] in _DETERMINERS:
         return True
     return len(after) == 2 and after[0].isalpha() and any(c.isdigit() for c in after[1])
+
+
+#: Korean writes "before" after the verb of the part it orders: "고객 C-1을 삭제하기 전에 주문
+#: O-1을 환불해줘" (before deleting customer C-1, refund order O-1) asks for the refund first,
+#: and planned it alone (the ninth review). A part ends there; only after a verb's -기 form,
+#: so "회의 전에" (before the meeting) stays whole.
+_KO_MARK = re.compile(r"(?<=[\uac00-\ud7a3]기)\s*전에?\s+")
+_KO_BEFORE = re.compile(r"기\s*전에?\s*$")
+
+
+def _korean(clause: str) -> list[str]:
+    """``clause`` cut after each Korean "before" (:data:`_KO_MARK`), kept at the end of its
+    part for :func:`written_key` to read."""
+    if clause.isascii():
+        return [clause]
+    pieces, start = [], 0
+    for match in _KO_MARK.finditer(clause):
+        pieces.append(clause[start : match.end()].strip())
+        start = match.end()
+    pieces.append(clause[start:])
+    return pieces
 
 
 def sequenced(clause: str) -> list[str]:
@@ -57,6 +87,7 @@ def sequenced(clause: str) -> list[str]:
             pieces.append(clause[start:comma])
             start = comma + 1
     pieces.append(clause[start:])
+    pieces = [k for piece in pieces for k in _korean(piece)]
     return [p for p in pieces if p.strip(" ,")] or [clause]
 
 
@@ -81,7 +112,10 @@ def written_key(query: str, positions: Sequence[int]) -> list[float]:
         later = [p for p in ordered if p > at]
         if said == "after" and earlier:
             keys[i] = earlier[-1] - 0.5
-        elif said == "before" and not earlier and later:
+        elif later and (
+            (said == "before" and not earlier)
+            or _KO_BEFORE.search(query, at, later[0])  # "C-1을 삭제하기 전에 ..."
+        ):
             keys[i] = later[0] + 0.5
     return keys
 
