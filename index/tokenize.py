@@ -26,9 +26,10 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 from schemarouter.index.gloss import gloss_tokens
+from schemarouter.safety.forksafe import cached
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -282,7 +283,7 @@ class QueryText:
             return self.tokens
         return tuple(request_tokens(self.text, settings))
 
-    @cached_property
+    @cached  # no lock a fork could copy held (functools' takes one in Python 3.11)
     def words(self) -> frozenset[str]:
         """The distinct content words under :data:`DEFAULT_TOKENIZER` (word coverage)."""
         return frozenset(self.tokens_for(DEFAULT_TOKENIZER))

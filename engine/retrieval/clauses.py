@@ -13,6 +13,7 @@ from typing import Any
 
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.identifiers import stem
+from schemarouter.safety.forksafe import cached
 
 __all__ = [
     "CONTINUED",
@@ -239,7 +240,7 @@ class Clauses:
             _EXCEPTED_FROM.search(self.query, start, match.start())
         )
 
-    @functools.cached_property
+    @cached  # no lock a fork could copy held (functools' takes one in Python 3.11)
     def changes(self) -> bool:
         """Whether the request changes or removes something, so that what it keeps is not."""
         return bool(_CHANGES.search(self.query))
