@@ -34,7 +34,7 @@ from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import refused_values, unused_values
 from schemarouter.planning.asked_changes import parts_by_change, things_blanked, undone_notes
 from schemarouter.planning.body import partial_body
-from schemarouter.planning.conditions import condition_notes
+from schemarouter.planning.conditions import withhold_conditional
 from schemarouter.planning.contrasted_ids import contrasted_ids
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.planning.several import each_of_several, left_out_notes
@@ -471,15 +471,24 @@ class SchemaRouter(IndexMixin):
             part_misses=misses,
             served_by=reading.served_by,
         )
+        withheld: list[str] = []  # a change on a condition the user states (conditions.py)
         if plan.steps and analysis is not None:
             plan = each_of_several(plan, snapshot, analysis.values, request.query)
+            plan, withheld = withhold_conditional(
+                plan,
+                snapshot,
+                analysis.values,
+                lambda text: [
+                    (r.route_id, r.field_hits)
+                    for r in self.ranker.rank(text, self.recall_depth).ranked
+                ],
+            )
             given = [s.arguments for s in plan.steps]
             takes = bool(registry_kinds(snapshot) & {"chemical.formula", FILTER_SEMANTIC_ID})
             unused = unused_values(given, analysis.values, request.query, formulas=takes)
             unused += left_out_notes(given, analysis.values, request.query)
-            unused += condition_notes(plan, snapshot, request.query)
             asked = things_blanked(request.query, analysis.values)  # "Ship order O-1"
-            unused += undone_notes(plan.route_ids, snapshot, asked)
+            unused += undone_notes([*plan.route_ids, *withheld], snapshot, asked)
             for step in plan.steps:
                 route = snapshot.routes[step.route_id]
                 unused += refused_values(route, step.arguments, analysis.values)

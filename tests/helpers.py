@@ -108,15 +108,19 @@ def delete_room(room: str) -> dict[str, bool]:
 
 
 def planned_room(request: str, router: Any = None) -> str | None:
-    """The room the plan of ``request`` deletes (``None``: left open), writes allowed, on
-    ``router`` or on one holding only :func:`delete_room` (provider ``hotel``)."""
+    """The room the plan of ``request`` deletes (``None``: left open, or no deletion
+    planned: a condition withholds it), writes allowed, on ``router`` or on one holding only
+    :func:`delete_room` (provider ``hotel``)."""
     from schemarouter import Effect, PlanRequest, SchemaRouter
     from schemarouter.index import HashingEncoder
 
     if router is None:
         router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
         router.add_callable(delete_room, provider="hotel", effect="destructive")
-    (step,) = router.plan(PlanRequest(query=request, allowed_effects=set(Effect))).steps
+    steps = router.plan(PlanRequest(query=request, allowed_effects=set(Effect))).steps
+    if not steps:
+        return None
+    (step,) = steps
     room = dict(step.arguments).get("room")
     return None if room is None else str(room)
 

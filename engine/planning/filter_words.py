@@ -34,6 +34,7 @@ from schemarouter.retrieval.actions import verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.intents import split_intents
+from schemarouter.retrieval.sequence import where_written
 
 __all__ = ["created_value", "described_at", "filter_word_value", "not_described", "target_value"]
 
@@ -145,11 +146,16 @@ _KO_ASSIGNED = rf"""(?<![^\s])(?:{_KO_QUOTED}|([^\s'"“”]+?))(?:에게|한테
 _KO_CHANGE = r"(?:바꿔|바꾸|바꿀|변경|수정|고쳐|지정)(?!\s*하?지\s*(?:말|않))"
 
 
-def target_value(parameter: Parameter, query: str, clauses: Clauses, change: bool) -> str | None:
+def target_value(
+    parameter: Parameter, query: str, clauses: Clauses, change: bool, route: Route | None = None
+) -> str | None:
     """The value the request's verb puts in ``parameter`` of a change (``change``): the one
     written after "to" in the clause of "assign" (``assignee``) or "rename" (``name``), or,
     in Korean, before 로 / 으로 beside the property's noun and the verb ("이름을 Gemini로
-    바꿔줘", "Gemini로 이름 변경", "담당자를 Ann으로 변경"), or before 에게 ("Ann에게 할당해줘")."""
+    바꿔줘", "Gemini로 이름 변경", "담당자를 Ann으로 변경"), or before 에게 ("Ann에게 할당해줘").
+    A create (``route``) takes it only from a part that asks to create: "Create a playlist
+    called Road Trip, then rename it to Summer" renames after the create (the tenth review:
+    the create sent ``name="Summer"``)."""
     verbs = _TARGETS.get(flat_name(parameter.name))
     if not change or parameter.json_schema.get("type") not in (None, "string"):
         return None
@@ -162,7 +168,10 @@ def target_value(parameter: Parameter, query: str, clauses: Clauses, change: boo
         pattern += rf"|(?<![^\s]){_KO_VALUE}\s*{noun}(?:을|를)?\s*{_KO_CHANGE}"
         pattern += rf"|{_KO_ASSIGNED}(?!\s*하?지\s*(?:말|않))" if noun == "담당자" else ""
     once = _once(pattern, query, clauses)
-    return once[0] if once is not None and valid(parameter, once[0]) else None
+    if once is None or not valid(parameter, once[0]):
+        return None
+    creates = route is not None and verb_of_route(route) == "create"
+    return None if creates and not _in_a_create(query, once[1] - 1) else once[0]
 
 
 #: The verbs of "change the phone of patient P-100 to 010-1234-5678" (:func:`_set_to`).
@@ -249,8 +258,11 @@ def _in_a_create(query: str, at: int) -> bool:
     called Old Mix, then create a new playlist" names the playlist it deletes, not the new one
     (the ninth review: the create sent name="Old Mix"). A place in no part found is the
     request's own (a one-part request)."""
-    for part in split_intents(query):
-        start = query.find(part)
-        if 0 <= start <= at < start + len(part):
-            return "create" in asked_verbs(part)
-    return True
+    parts = split_intents(query)
+    # a part given the thing of the one before ("rename a playlist called Road Trip to Summer"
+    # for "..., then rename it to Summer") is found by its first word (sequence.where_written)
+    starts = [where_written(query, part) for part in parts]
+    if len(parts) < 2 or min(starts) < 0:
+        return True
+    holding = [part for part, start in zip(parts, starts, strict=True) if start <= at]
+    return not holding or "create" in asked_verbs(holding[-1])

@@ -35,7 +35,8 @@ class _Step(Protocol):
     @property
     def route_id(self) -> str: ...
     @property
-    def bindings(self) -> Mapping[str, object]: ...
+    def bindings(self) -> Mapping[str, Any]: ...
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self: ...
 
 
 Step = TypeVar("Step", bound=_Step)
@@ -265,9 +266,12 @@ def in_written_order(
     """``steps``, the request's best route's first and each other part's after it, each in the
     order the request writes its part ("Refund order O-1, then delete customer C-1": the
     refund first, where the deletion, ranked best, went first; "Delete customer C-1 after
-    refunding order O-1" too: :func:`~schemarouter.retrieval.sequence.written_key`), where no
-    step takes another's output (a binding names a step by its place); ``parts``: ``(words,
-    route id)``, the best route's own first; the plan's note on them in ``warnings``."""
+    refunding order O-1" too: :func:`~schemarouter.retrieval.sequence.written_key`); a step
+    no part names (a producer chained for a binding) goes right before the first step that
+    takes its output, and the bindings follow the steps' new places (the tenth review: a step
+    with bindings kept the ranking's order, a deletion before the read written first);
+    ``parts``: ``(words, route id)``, the best route's own first; the plan's note on them in
+    ``warnings``."""
     text_of: dict[str, str] = {}
     for text, route_id in parts:
         if text:
@@ -275,8 +279,9 @@ def in_written_order(
     if not {s.route_id for s in steps[1:]} & {route_id for _, route_id in parts[1:]}:
         return steps
     at = [where_written(query, text_of[s.route_id]) if s.route_id in text_of else -1 for s in steps]
-    keys = written_key(query, at)  # "Delete C-1 after refunding O-1": the refund's part first
-    if min(at) < 0 or any(s.bindings for s in steps) or keys == sorted(keys):
+    written = iter(written_key(query, [a for a in at if a >= 0]))
+    keys = _bound_keys(steps, at, [next(written) if a >= 0 else -1.0 for a in at])
+    if keys is None or keys == sorted(keys):
         warnings.append(
             "the request has several parts: planned the best route of each part after the "
             "request's best, as max_calls allows"
@@ -286,4 +291,40 @@ def in_written_order(
         "the request has several parts: planned the best route of each in the order the "
         "request writes them, as max_calls allows"
     )
-    return [step for _, step in sorted(zip(keys, steps, strict=True), key=lambda pair: pair[0])]
+    order = sorted(range(len(steps)), key=lambda i: (keys[i], i))
+    place = {old: new for new, old in enumerate(order)}
+    return [
+        steps[i].model_copy(
+            update={
+                "bindings": {
+                    name: b.model_copy(update={"step": place[b.step]})
+                    for name, b in steps[i].bindings.items()
+                }
+            }
+        )
+        if steps[i].bindings
+        else steps[i]
+        for i in order
+    ]
+
+
+def _bound_keys(steps: Sequence[Step], at: Sequence[int], keys: list[float]) -> list[float] | None:
+    """Each step's place in the written order (``keys``, of the places ``at`` where its part
+    is written, -1 for none): a step of no part takes a place just before the first step bound
+    to it, and a step bound to another keeps after it; ``None`` where a step has neither a
+    part nor a step bound to it, or a binding would point to a later step."""
+    out: list[float | None] = [k if a >= 0 else None for k, a in zip(keys, at, strict=True)]
+    for _ in steps:  # a chain of producers, each placed from the step it serves
+        for i in range(len(steps)):
+            if out[i] is None:
+                users = [out[j] for j, s in enumerate(steps) for b in s.bindings.values()
+                         if b.step == i and out[j] is not None]  # fmt: skip
+                if users:
+                    out[i] = min(k for k in users if k is not None) - 0.25 / (len(steps) + 1)
+    if any(k is None for k in out):
+        return None
+    placed = [k for k in out if k is not None]
+    for j, step in enumerate(steps):
+        if any(placed[b.step] >= placed[j] for b in step.bindings.values()):
+            return None
+    return placed

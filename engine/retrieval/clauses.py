@@ -30,7 +30,8 @@ __all__ = [
 #: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
 #: "R1은 빼고", "R1 제외").
 _AGAINST = re.compile(
-    r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no|cannot|except|excepting|excluding|without|but|besides|other\s+than|"
+    r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no|cannot|except|excepting|excluding|without|"
+    r"but(?![\s,]+(?:first|before\s+(?:that|this|then)|beforehand)\b)|besides|other\s+than|"
     r"instead\s+of|rather\s+than|apart\s+from|aside\s+from|dont|neither|nor|minus|barring|"
     r"avoid(?:ing)?|exclude|omit(?:ting)?|forbids?|forbidden\s+to|prohibits?|"
     r"prohibited\s+(?:to|from)|unless|"

@@ -93,21 +93,27 @@ def _words(text: str) -> int:
     return len(re.findall(r"\w+", text))
 
 
-#: A part that is a verb and a pronoun ("then delete it"): it does that to the thing before.
-_PRONOUN_PART = re.compile(r"(?:and\s+)?(?:then\s+)?([A-Za-z]+)\s+(?:it|them)\W*", re.IGNORECASE)
+#: A part that is a verb and a pronoun ("then delete it"), and what it sets it to ("rename it
+#: to Summer"): it does that to the thing before.
+_PRONOUN_PART = re.compile(
+    r"(?:and\s+)?(?:then\s+)?([A-Za-z]+)\s+(?:it|them)(\s+(?:to|as|into)\s+[^\s,;]+)?\W*",
+    re.IGNORECASE,
+)
 
 
 def _pronoun_parts(parts: list[str]) -> list[str]:
     """``parts`` with a part that is a verb and a pronoun given the thing of the part before
     ("Stop application web-metrics, then delete it": "delete application web-metrics"), where
     it joined the part before as too short to mean anything, and the deletion went unplanned
-    (trial Z1); the part before keeps its own words."""
+    (trial Z1); "..., then rename it to Summer" keeps its "to Summer" (the tenth review: a
+    part of the pronoun alone matched no route closely enough, and the rename went unplanned);
+    the part before keeps its own words."""
     out: list[str] = []
     for part in parts:
         verb = _PRONOUN_PART.fullmatch(part.strip(" ,;"))
         before = out[-1].split() if out else []
         if verb is not None and len(before) > 1:
-            part = f"{verb.group(1)} {' '.join(before[1:])}"
+            part = f"{verb.group(1)} {' '.join(before[1:])}{verb.group(2) or ''}"
         out.append(part)
     return out
 

@@ -29,6 +29,11 @@ _MARK = re.compile(
     r"(?:^|(?:,|(?<![\s,]))\s+)(after|before)\s+(?=[A-Za-z]+ing\b|(?:you|we|i|they)\s+[A-Za-z])",
     re.IGNORECASE,
 )
+#: "but first" (and "but before that", "but beforehand"): the part after it comes before the
+#: one before it ("Delete customer C-1, but first refund order O-1": the tenth review found
+#: the "but" read as taking the refund back, and the deletion planned alone).
+_FIRST_WORDS = r"but\s+(?:first(?:\s+of\s+all)?|before\s+(?:that|this|then)|beforehand)"
+_FIRST = re.compile(rf"(?:^|(?:,|(?<![\s,]))\s+){_FIRST_WORDS}\b[\s,]*", re.IGNORECASE)
 _SUBJECTS = frozenset(("you", "we", "i", "they"))
 _DETERMINERS = frozenset(
     ("the", "a", "an", "my", "our", "your", "their", "his", "her", "its", "this", "that")
@@ -75,6 +80,11 @@ def sequenced(clause: str) -> list[str]:
     out): "Delete customer C-1 after refunding order O-1" -> "Delete customer C-1",
     "refunding order O-1"; a leading "After refunding order O-1, delete ..." is cut at its
     comma and loses its "After"; else ``[clause]``."""
+    first = [m.end() for m in _FIRST.finditer(clause) if m.end() < len(clause)]
+    if first:  # "Delete customer C-1, but first refund order O-1"
+        cuts = [m.start() for m in _FIRST.finditer(clause) if m.end() < len(clause)]
+        bounds = zip([0, *first], [*cuts, len(clause)], strict=True)
+        return [k for a, b in bounds for k in sequenced(clause[a:b]) if clause[a:b].strip(" ,")]
     pieces: list[str] = []
     start = 0
     for match in _MARK.finditer(clause):
@@ -91,13 +101,15 @@ def sequenced(clause: str) -> list[str]:
     return [p for p in pieces if p.strip(" ,")] or [clause]
 
 
-_SAID = re.compile(r"\b(after|before)[\s,]*$", re.IGNORECASE)
+_SAID = re.compile(rf"\b(after|before|{_FIRST_WORDS})[\s,]*$", re.IGNORECASE)
 
 
 def _said_before(query: str, at: int) -> str:
-    """The sequence word right before ``at`` in ``query`` ("after", "before" or "")."""
+    """The sequence word right before ``at`` in ``query`` ("after", "before" or ""; "but
+    first" says what "after" says: this part comes before the one before it)."""
     said = _SAID.search(query, 0, at)
-    return said.group(1).lower() if said else ""
+    word = said.group(1).lower() if said else ""
+    return "after" if word.startswith("but") else word
 
 
 def written_key(query: str, positions: Sequence[int]) -> list[float]:

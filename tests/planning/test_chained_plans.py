@@ -302,16 +302,18 @@ def test_an_agent_loop_over_the_gateway_follows_the_hint(
 
 
 def test_each_part_of_a_request_gets_its_route_and_its_producer(router: SchemaRouter) -> None:
-    """A two-part request plans the request's best route, then each other part's best, a
-    part needing an identifier with its producer before it, within max_calls."""
+    """A two-part request plans the request's best route and each other part's best, a
+    part needing an identifier with its producer before it, within max_calls, in the order
+    the request writes its parts (since the tenth security review also where a step takes
+    another's output: the producer goes with the step it serves)."""
     query = (
         "list the books written by 'Ursula K. Le Guin', and also show every genre of the library"
     )
     search, books, genres = (_id(router, op) for op in ("searchAuthors", "authorBooks", "genres"))
     assert router.retrieve(query, k=1).route_ids == (genres,)  # the whole request's best
     plan = router.plan(query, max_calls=3)
-    assert plan.route_ids == (genres, search, books)
-    assert plan.steps[2].bindings["author_id"].step == 1
+    assert plan.route_ids == (search, books, genres)
+    assert plan.steps[1].bindings["author_id"].step == 0
     assert plan.warnings[0].startswith("no semantic field resolved")
     assert any("several parts" in w for w in plan.warnings)
     # two calls: the part's route, with no room for its producer, says so; no step takes

@@ -1,8 +1,11 @@
-"""A change whose request sets a condition no step checks says so in the plan's warnings.
+"""A change whose request sets a condition no step checks is not planned, and the plan says so.
 
 "Refund order O-1 unless it shipped" planned ``POST /orders/O-1/refund`` with ``{}`` (a refund
 in full, trial X2's empty body) and "Close ticket T-1 if it is still open" the close, with no
-word that the condition is checked by nothing: the approval saw a plain refund (trial V3)."""
+word that the condition is checked by nothing: the approval saw a plain refund (trial V3).
+A warning said so after that; since the tenth security review the change is withheld and a
+read of what the condition is about planned in its place, where a route serves it
+(tests/planning/test_conditional_changes_not_sent.py sends the plans)."""
 
 from __future__ import annotations
 
@@ -64,18 +67,23 @@ def router() -> SchemaRouter:
         ("Close ticket T-1 if it is still open", "if it is still open"),
         ("Only if it is unpaid, refund order O-1", "Only if it is unpaid"),
         ("Close ticket T-1 when the customer replies", "when the customer replies"),
-        ("티켓 T-1이 열려 있으면 닫아줘", "열려 있으면"),
-        ("주문 O-1이 배송되지 않은 경우에만 환불해줘", "않은 경우에만"),
+        ("티켓 T-1이 열려 있으면 닫아줘", "티켓 T-1이 열려 있으면"),
+        ("주문 O-1이 배송되지 않은 경우에만 환불해줘", "주문 O-1이 배송되지 않은 경우에만"),
     ],
 )
 def test_a_condition_no_step_checks_is_said(
     router: SchemaRouter, text: str, condition: str
 ) -> None:
     plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
-    assert plan.steps and plan.steps[0].route_id != "shop/rest/get_ticket", plan.reason
+    # the change is withheld; a ticket's condition is read by get_ticket, an order's by none
+    reads = ["shop/rest/get_ticket"] if "T-1" in text else []
+    assert list(plan.route_ids) == reads, plan.warnings
     said = [w for w in plan.warnings if "condition" in w]
     assert len(said) == 1, plan.warnings
-    assert repr(condition) in said[0] or condition in said[0], said
+    assert repr(condition) in said[0], said
+    assert "the change is not planned" in said[0]
+    if not reads:
+        assert plan.reason == said[0]
 
 
 @pytest.mark.parametrize(

@@ -69,7 +69,7 @@ def test_no_room_the_request_keeps_is_planned_for_deletion(request_text: str) ->
         ("do not ask me again, delete room R1", "R1"),
         ("don't delete room R2 and delete room R1", "R1"),
         ("room R1 외부 센서 기록 삭제", "R1"),
-        ("delete room R1 if it is not booked", "R1"),
+        ("delete room R1, it is not booked", "R1"),  # "if it is not booked" withholds it
     ],
 )
 def test_a_room_the_request_wants_is_still_planned(request_text: str, room: str | None) -> None:

@@ -75,7 +75,7 @@ def test_a_room_kept_by_a_word_after_it_or_save_unless_is_not_deleted(request_te
     ("request_text", "room"),
     [
         ("Nobody uses room R1, delete it", "R1"),
-        ("Delete room R1 if nobody objects", "R1"),
+        ("Delete room R1; nobody objects", "R1"),  # "if nobody objects" withholds it
         ("delete room R1 so the others stay clean", "R1"),
     ],
 )

@@ -1,0 +1,136 @@
+"""A part said to come first with "but first", and a create renamed after it, reach the server
+as the request says (the tenth security review).
+
+"Delete customer C-1, but first refund order O-1" read its "but" as taking back what came
+before: the refund's O-1 was an id "in a clause it says not to use", and the deletion alone
+was planned and sent. "Create a playlist called Road Trip, then rename it to Summer" created
+the playlist with ``name="Summer"`` (the rename's "to Summer" filled the create's name)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.retrieval.intents import split_intents
+
+from helpers import ok, path_id
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+_S = {"type": "string"}
+_NAMED = {"type": "object", "properties": {"name": _S}}
+
+
+def _op(op: str, summary: str, body: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"operationId": op, "summary": summary}
+    out["responses"] = ok({"type": "object", "properties": {"id": _S, "name": _S}})
+    if body:
+        content = {"application/json": {"schema": _NAMED}}
+        out["requestBody"] = {"required": True, "content": content}
+    return out
+
+
+def _document(base_url: str) -> dict[str, Any]:
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Desk", "version": "1"},
+        "servers": [{"url": base_url}],
+        "paths": {
+            "/orders/{order_id}": {
+                "parameters": path_id("order_id"),
+                "get": _op("get_order", "Get an order"),
+            },
+            "/orders/{order_id}/refund": {
+                "parameters": path_id("order_id"),
+                "post": _op("refund_order", "Refund an order"),
+            },
+            "/customers/{customer_id}": {
+                "parameters": path_id("customer_id"),
+                "get": _op("get_customer", "Get a customer"),
+                "delete": _op("delete_customer", "Delete a customer"),
+            },
+            "/playlists": {
+                "get": _op("list_playlists", "List playlists"),
+                "post": _op("create_playlist", "Create a playlist", body=True),
+            },
+            "/playlists/{playlist_id}": {
+                "parameters": path_id("playlist_id"),
+                "patch": _op("update_playlist", "Update a playlist", body=True),
+                "delete": _op("delete_playlist", "Delete a playlist"),
+            },
+        },
+    }
+
+
+def _app(request: Request) -> Response:
+    return json_response({"id": "P-9", "name": "x"})
+
+
+@pytest.fixture(scope="module")
+def desk() -> Iterator[tuple[SchemaRouter, LoopbackServer]]:
+    """The desk on the packaged encoder (a part's words find their route by meaning)."""
+    with LoopbackServer(_app) as server:
+        router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+        router.add_openapi(_document(server.base_url), provider="desk")
+        yield router, server
+
+
+def _sent(
+    desk: tuple[SchemaRouter, LoopbackServer], query: str
+) -> tuple[Any, list[tuple[str, str, Any]]]:
+    router, server = desk
+    server.requests.clear()
+    plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)), max_calls=3)
+    router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
+    sent = [(r.method, r.path, json.loads(r.body) if r.body else None) for r in server.requests]
+    return plan, sent
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Delete customer C-1, but first refund order O-1",
+        "Delete customer C-1, but first, refund order O-1",
+        "Delete customer C-1 but before that refund order O-1",
+        "Delete customer C-1. But first refund order O-1.",
+    ],
+)
+def test_the_part_said_to_come_first_with_but_runs_first(
+    desk: tuple[SchemaRouter, LoopbackServer], query: str
+) -> None:
+    plan, sent = _sent(desk, query)
+    methods = [(method, path) for method, path, _ in sent]
+    assert methods == [("POST", "/orders/O-1/refund"), ("DELETE", "/customers/C-1")], (
+        plan.route_ids,
+        plan.warnings,
+    )
+
+
+def test_a_create_renamed_after_it_is_created_with_its_own_name(
+    desk: tuple[SchemaRouter, LoopbackServer],
+) -> None:
+    plan, sent = _sent(desk, "Create a playlist called Road Trip, then rename it to Summer")
+    assert sent == [
+        ("POST", "/playlists", {"name": "Road Trip"}),
+        ("PATCH", "/playlists/P-9", {"name": "Summer"}),
+    ], (plan.route_ids, plan.warnings)
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "Delete customer C-1, but first refund order O-1",
+            ["Delete customer C-1", "refund order O-1"],
+        ),
+        # a "but" that contrasts stays one part
+        ("Delete customer C-1 but not order O-1", ["Delete customer C-1 but not order O-1"]),
+        ("Refund order O-1 first", ["Refund order O-1 first"]),
+    ],
+)
+def test_but_first_opens_a_part(text: str, parts: list[str]) -> None:
+    assert split_intents(text) == parts
