@@ -320,7 +320,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         for found in (
             _named_value(parameter, query, clauses),
             filter_word_value(parameter, query, clauses, read=not change),
-            target_value(parameter, query, clauses, change),
+            target_value(parameter, query, clauses, change, route),
             created_value(parameter, route, query, clauses) if change else None,
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change),
