@@ -54,11 +54,19 @@ from schemarouter.planning.optimade_filter import (
     reduced_formula,
 )
 from schemarouter.planning.page_size import count_value
+from schemarouter.planning.quantities import (
+    KO_NUMBER,
+    amounts,
+    korean_number,
+    money_value,
+    quantities,
+)
+from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_words import NAME_UNITS
-from schemarouter.retrieval.analysis import CURRENCIES, BoundValue, bind_parameters
+from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import (
     clauses_of,
     one_each,
@@ -146,43 +154,6 @@ def _named_value(parameter: Parameter, query: str, clauses: Clauses | None = Non
     return None
 
 
-def _numeric(parameter: Parameter) -> bool:
-    kinds = value_schema(parameter.json_schema).get("type")
-    kinds = set(kinds) if isinstance(kinds, list) else {kinds}
-    return bool(kinds & {"integer", "number"})
-
-
-#: A number with thousands separators ("1,500", "50,000"): its digits are the number.
-_GROUPED = r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
-
-
-#: Korean number words after digits: "3만" is 30,000, "2만 5천" 25,000, "1억" 100,000,000.
-_KO_UNITS = {"억": 100_000_000, "만": 10_000, "천": 1_000}
-_KO_NUMBER = re.compile(
-    r"(?<![\w.])\d+(?:\.\d+)?[억만천](?:\s?\d+(?:\.\d+)?[억만천])*(?:\d+(?![\d.]))?"
-)
-
-
-def _korean_number(match: re.Match[str]) -> str:
-    """The number a run of digits and Korean number words writes ("2만 5천" -> "25000")."""
-    total = 0.0
-    for digits, word in re.findall(r"(\d+(?:\.\d+)?)\s?([억만천]?)", match.group(0)):
-        total += float(digits) * _KO_UNITS.get(word, 1)
-    if not total < 1e15:  # no amount a float holds exactly (400 nines: inf, int() raised)
-        return match.group(0)
-    return f"{total:.0f}" if total == int(total) else str(total)
-
-
-def _quantities(query: str, unit: str) -> list[str]:
-    """The numbers ``query`` writes with ``unit`` (a regex of its spellings) after them; one
-    written with thousands separators ("1,500 kg") is read whole, and the digits after a
-    comma of any other number ("1,5 kg") are no number of their own; Korean number words
-    count ("3만원" is 30000 won, never 3: trial K)."""
-    query = _KO_NUMBER.sub(_korean_number, query)
-    pattern = rf"(?<![\w.-])(?<!\d,)({_GROUPED}|{_NUMBER})\s*(?:{unit})(?:(?![\w-])|(?=[가-힣]))"
-    return [m.group(1).replace(",", "") for m in re.finditer(pattern, query, re.IGNORECASE)]
-
-
 def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
     """A number the request writes with the unit ``parameter``'s name ends with ("a 3 kg
     parcel" for ``weight_kg``), or, for the one open numeric parameter of a conversion
@@ -193,7 +164,7 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
     tail = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower().rsplit("_", 1)
     found: list[str] = []
     if len(tail) == 2 and tail[1] in NAME_UNITS:
-        found = _quantities(query, NAME_UNITS[tail[1]])
+        found = quantities(query, NAME_UNITS[tail[1]])
     elif parameter.required:
         sides = [p for p in route.endpoint.parameters if _side(p) is not None]
         codes = {
@@ -204,7 +175,7 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
         }
         numeric = [p for p in route.endpoint.parameters if p.required and _numeric(p)]
         if codes and numeric == [parameter]:
-            found = _quantities(query, "|".join(re.escape(c) for c in sorted(codes)))
+            found = quantities(query, "|".join(re.escape(c) for c in sorted(codes)))
     distinct = list(dict.fromkeys(found))
     return _coerced(parameter, distinct[0]) if len(distinct) == 1 else None
 
@@ -329,7 +300,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             counted_value(parameter, value_schema(parameter.json_schema), query),
             _nested_email(parameter, query, takers) if inside else None,
             _quantity_value(parameter, query, route),
-            range_value(parameter, route, _KO_NUMBER.sub(_korean_number, query)),
+            money_value(parameter, query, route),
+            range_value(parameter, route, KO_NUMBER.sub(korean_number, query)),
             count_value(parameter, query, route.endpoint.parameters),
             sort_value(parameter, route.endpoint.parameters, query, read=not change),
             _named_id(parameter, query),
@@ -531,19 +503,6 @@ def holds(argument: Any, value: str) -> bool:
     return isinstance(argument, str) and value.lower() in argument.lower()
 
 
-#: Money written after its number ("30 USD", "50 dollars", "3만원") or before it ("$25").
-_MONEY = rf"{CURRENCIES}|pounds? sterling|원|달러|유로|엔|위안"
-_MONEY_BEFORE = re.compile(rf"(?<![\w.])[$€£¥₩]\s?({_GROUPED}|{_NUMBER})(?![\w.])")
-
-
-def _amounts(query: str) -> list[str]:
-    """The sums of money ``query`` writes (``"30000"`` for "3만원", ``"25.5"`` for "$25.50")."""
-    found = _quantities(query, _MONEY) + [
-        m.group(1).replace(",", "") for m in _MONEY_BEFORE.finditer(query)
-    ]
-    return list(dict.fromkeys(found))
-
-
 def unused_values(
     arguments: Sequence[Mapping[str, Any]],
     values: Sequence[BoundValue],
@@ -561,7 +520,7 @@ def unused_values(
     far likelier an acronym there; "Fe2O3" is still said (a table of every material's band
     gap answers for others)."""
     out: dict[str, None] = {}
-    for amount in _amounts(query):
+    for amount in amounts(query):
         if not any(holds(list(step.values()), amount) for step in arguments):
             out[
                 f"the request names the amount {amount}, which no step takes as an argument: "
@@ -595,5 +554,5 @@ def unused_values(
             "the calls are not filtered by it; pass it with Plan.with_arguments where a "
             "parameter takes it"
         ] = None
-    out.update(dict.fromkeys(unused_bounds(arguments, _KO_NUMBER.sub(_korean_number, query))))
+    out.update(dict.fromkeys(unused_bounds(arguments, KO_NUMBER.sub(korean_number, query))))
     return list(out)

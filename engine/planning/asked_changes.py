@@ -112,6 +112,27 @@ def asked_verbs(query: str) -> frozenset[str]:
     return frozenset(verbs)
 
 
+def not_refused(query: str) -> str:
+    """``query`` with the words of the clauses that say not to do something blanked (their
+    places kept): "Don't delete department D-30, rename it" asks to rename only."""
+    clauses = clauses_of(query)
+    return re.sub(r"\S+", lambda m: " " * len(m[0]) if clauses.against(m) else m[0], query)
+
+
+#: A verb right after a word that says not to do it ("don't delete", "do not close", "never
+#: approve"), or in Korean before 지 말 / 지 마 / 지 않 ("삭제하지 말고").
+_NEGATED_VERB = re.compile(
+    r"\b(?:don'?t|do\s+not|never|not)\s+([A-Za-z]+)|([\uac00-\ud7a3]+?)하?지\s*(?:말|마|않)",
+    re.IGNORECASE,
+)
+
+
+def refused_verbs(query: str) -> frozenset[str]:
+    """The changes ``query`` says not to do, by the verb right after its negation."""
+    words = " ".join(m.group(1) or m.group(2) for m in _NEGATED_VERB.finditer(unquoted(query)))
+    return frozenset(request_verbs(words)) if words else frozenset()
+
+
 def does_change(route: Route, verb: str) -> bool:
     """Whether ``route`` (a write or a delete) does the change ``verb``: its verb, or its
     name's first word ("refund" of ``refund_order``, a verb no list knows)."""
@@ -191,15 +212,18 @@ def asked_change_first(
     one change the request asks for first, where the best does not do it (module docstring);
     a request that asks none, or several, keeps the order, and so does one whose best is a
     read where another clause reads."""
-    verbs = asked_verbs(query)
+    verbs, refused = asked_verbs(query), refused_verbs(query)
+    if len(verbs) > 1:  # a change said not to do is none asked (trial 10: "Don't delete
+        # department D-30, rename it to Treasury instead" planned the deletion)
+        verbs = verbs - refused or verbs
     if len(verbs) != 1 or not eligible:
         return list(eligible)
     verb = next(iter(verbs))
     top = snapshot.routes[eligible[0]]
     if does_change(top, verb) or (top.endpoint.effect is Effect.READ and _reads_too(query)):
         return list(eligible)
-    if _names_its_change(query, top):  # "Refund order O-1 and then close ticket T-1"
-        return list(eligible)
+    if _names_its_change(query, top) and not any(does_change(top, v) for v in refused):
+        return list(eligible)  # "Refund order O-1 and then close ticket T-1"
     doing = _doing(snapshot, eligible, verb)
     if doing is None:
         return _no_other_change(snapshot, eligible, verbs, warnings)
@@ -351,10 +375,7 @@ def undone_notes(steps: Sequence[str], snapshot: RegistrySnapshot, query: str) -
     was dropped with no word (trial Y2). A change the request says not to do is none it asks
     (trial Z3: "Don't delete patient P-100, just show me their appointments" was told to plan
     the deletion as a request of its own)."""
-    clauses = clauses_of(query)
-    verbs = asked_verbs(
-        re.sub(r"\S+", lambda m: " " * len(m[0]) if clauses.against(m) else m[0], query)
-    )
+    verbs = asked_verbs(not_refused(query))
     routes = [snapshot.routes[r] for r in steps if r in snapshot.routes]
     done = {v for v in verbs if any(does_change(route, v) for route in routes)}
     changes = any(route.endpoint.effect is not Effect.READ for route in routes)

@@ -14,7 +14,8 @@ A change's own property takes the value its verb says to put there (:func:`targe
 "assign the ticket T-8 to Ann" fills ``assignee``, "rename the project named Apollo to
 Gemini" ``name`` (trial W2: both stayed open, so the change could not run); so does the Korean
 "이름을 Gemini로 바꿔줘" (trial X2), and any other text property named between a verb of
-setting and "to" ("change the phone of patient P-100 to 010-1234-5678"). And a create's name
+setting and "to" ("change the phone of patient P-100 to 010-1234-5678"; a name or a title too:
+"set the title of employee E-4 to Controller"). And a create's name
 or title is the one the request gives the thing it creates (:func:`created_value`): "create a
 new playlist called Road Trip", "register a new patient named Mina Park" (trial Z3: each left
 ``name`` missing)."""
@@ -28,6 +29,7 @@ from collections.abc import Sequence
 
 from schemarouter.contracts import Parameter, Route
 from schemarouter.planning.asked_changes import asked_verbs
+from schemarouter.planning.body import body_fields
 from schemarouter.planning.named_values import spellings, valid
 from schemarouter.planning.page_size import flat_name
 from schemarouter.retrieval.actions import verb_of_route
@@ -150,28 +152,43 @@ def target_value(
     parameter: Parameter, query: str, clauses: Clauses, change: bool, route: Route | None = None
 ) -> str | None:
     """The value the request's verb puts in ``parameter`` of a change (``change``): the one
-    written after "to" in the clause of "assign" (``assignee``) or "rename" (``name``), or,
-    in Korean, before 로 / 으로 beside the property's noun and the verb ("이름을 Gemini로
-    바꿔줘", "Gemini로 이름 변경", "담당자를 Ann으로 변경"), or before 에게 ("Ann에게 할당해줘").
-    A create (``route``) takes it only from a part that asks to create: "Create a playlist
-    called Road Trip, then rename it to Summer" renames after the create (the tenth review:
-    the create sent ``name="Summer"``)."""
+    written after "to" in the clause of "assign" (``assignee``) or "rename" (``name``; a
+    ``title`` only where ``route`` takes no name), or, in Korean, before 로 / 으로 beside the
+    property's noun and the verb ("이름을 Gemini로 바꿔줘", "Gemini로 이름 변경", "담당자를 Ann으로
+    변경"), or before 에게 ("Ann에게 할당해줘"); else the one a verb of setting puts in it
+    (:func:`_set_to`), but never for a create. A create (``route``) takes it only from a part
+    that asks to create: "Create a playlist called Road Trip, then rename it to Summer"
+    renames after the create (the tenth review: the create sent ``name="Summer"``)."""
     verbs = _TARGETS.get(flat_name(parameter.name))
     if not change or parameter.json_schema.get("type") not in (None, "string"):
         return None
+    if flat_name(parameter.name) == "title" and route is not None and _takes_name(route):
+        verbs = "retitle"  # "rename employee E-4 to Ada" names no job title (trial 10: both
+        # the name and the title were sent "Ada")
     if verbs is None:
         return _set_to(parameter, query, clauses)
-    pattern = rf"\b(?i:(?:{verbs})(?:s|ed|ing)?\b[^.;!?]*?\bto){_VALUE}"
     noun = _KOREAN_TARGETS.get(flat_name(parameter.name))
+    pattern = rf"\b(?i:(?:{verbs})(?:s|ed|ing)?\b[^.;!?]*?\bto){_VALUE}"
     if noun is not None:  # "이름을 Gemini로 바꿔", or "Gemini로 이름을 바꿔"
         pattern += rf"|{noun}(?:을|를)?\s*{_KO_VALUE}\s*{_KO_CHANGE}"
         pattern += rf"|(?<![^\s]){_KO_VALUE}\s*{noun}(?:을|를)?\s*{_KO_CHANGE}"
         pattern += rf"|{_KO_ASSIGNED}(?!\s*하?지\s*(?:말|않))" if noun == "담당자" else ""
     once = _once(pattern, query, clauses)
-    if once is None or not valid(parameter, once[0]):
-        return None
     creates = route is not None and verb_of_route(route) == "create"
-    return None if creates and not _in_a_create(query, once[1] - 1) else once[0]
+    if once is not None and valid(parameter, once[0]):
+        return None if creates and not _in_a_create(query, once[1] - 1) else once[0]
+    # "set the title of employee E-4 to Controller", "change the name of ...": the property
+    # named after a verb of setting, as any other text property (trial 10: a title was read
+    # only after "rename" or "retitle", so the update went without its body); a create's
+    # name is the one it is given ("called ..."), never a later change's
+    return None if creates else _set_to(parameter, query, clauses)
+
+
+def _takes_name(route: Route) -> bool:
+    """Whether ``route`` takes a ``name`` (or ``new_name``), as a parameter or in its body."""
+    body = body_fields(route)
+    taken = [*route.endpoint.parameters, *(body.properties if body is not None else ())]
+    return any(flat_name(p.name) in ("name", "newname") for p in taken)
 
 
 #: The verbs of "change the phone of patient P-100 to 010-1234-5678" (:func:`_set_to`).

@@ -48,6 +48,7 @@ from schemarouter.retrieval.identifiers import (
     needed_parameters,
     path_segments,
     stem,
+    thing_named,
     things_of,
 )
 from schemarouter.retrieval.intents import split_intents
@@ -234,14 +235,9 @@ def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str
             or (not thing.isascii() and _KO_VERB_END.search(thing))
         ):
             continue  # "배송비 3kg" weighs, "10:30" is a time; "연결해줘 C-1001" asks
-        if not thing.isascii():  # a Korean word: the thing is its English gloss, if any
-            english = [thing] if thing in things else gloss_tokens(thing)
-            if not english:
-                continue  # no thing the glossary knows
-            # the gloss a parameter takes, of several ("예약": book, reservation, booking)
-            thing = next((w for w in english if w in things or stem(w) in things), english[0])
-        if thing.lower() in _NOT_THINGS:
-            continue
+        thing = thing_named(text, match.start(1), thing, things, gloss_tokens)
+        if thing is None or thing in _NOT_THINGS:
+            continue  # a Korean word the glossary does not know, or a function word
         if token.isdigit():
             if _UNIT_AFTER.match(text, match.end(2)):
                 continue  # an amount, a share or a weight ("refund 50 USD", "order 3 kg")
@@ -249,7 +245,7 @@ def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str
             word = following.group(1).lower() if following else ""
             if is_plural(word) and word not in _ASKED_OF:
                 continue
-        found.append((thing.lower(), token, match.start(2), match.end(2)))
+        found.append((thing, token, match.start(2), match.end(2)))
     return found
 
 

@@ -11,7 +11,7 @@ read the things with the same :func:`stem`, so singular and plural match.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Container, Iterable, Sequence
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS, Route
 
@@ -25,6 +25,7 @@ __all__ = [
     "needs",
     "path_segments",
     "stem",
+    "thing_named",
     "things_of",
 ]
 
@@ -146,3 +147,46 @@ def things_of(routes: Iterable[Route]) -> frozenset[str]:
             if names_identifier(parameter.name):
                 out.update(alias.lower() for alias in parameter.aliases if alias.strip())
     return frozenset(out)
+
+
+#: The one or two words right before a thing word ("leave" of "leave request LR-5").
+_WORDS_BEFORE = re.compile(
+    r"(?<![A-Za-z\uac00-\ud7a3])(?:([A-Za-z]+|[\uac00-\ud7a3]+)\s+)?([A-Za-z]+|[\uac00-\ud7a3]+)\s+$"
+)
+
+
+def thing_named(
+    text: str,
+    start: int,
+    word: str,
+    things: Container[str],
+    gloss: Callable[[str], Sequence[str]] = lambda word: (),
+) -> str | None:
+    """The thing (lowercase) that ``word``, at ``start`` of ``text`` and right before an
+    identifier, names: a Korean word its English ``gloss`` (the one a parameter takes, of
+    several: "예약" is book, reservation, booking), or itself where it is one of ``things`` (a
+    parameter's alias); ``None`` for a Korean word of no gloss. Where the words before it
+    make with it the name of a thing whose identifier a parameter takes (``things``,
+    :func:`things_of`), that thing: "leave request LR-5" is a ``leave_request_id``'s
+    ("leaverequest"), a Korean word read by its gloss ("휴가 신청"), as "purchase order line 7"
+    is a ``purchase_order_line_id``'s (trial 10: "request" was read, and no parameter took
+    LR-5)."""
+    thing = word.lower()
+    if not word.isascii():
+        english = [word] if word in things else list(gloss(word))
+        if not english:
+            return None
+        thing = next((w for w in english if w in things or stem(w) in things), english[0])
+    # read in the few characters before it: a request of thousands of ids asks once each
+    before = _WORDS_BEFORE.search(text, max(0, start - 64), start)
+    words = [w for w in before.groups() if w] if before is not None else []
+    for count in range(len(words), 0, -1):  # the longest name first
+        spellings = [""]
+        for each in words[-count:]:
+            english = [each.lower()] if each.isascii() else [w.lower() for w in gloss(each)]
+            spellings = [s + e for s in spellings for e in english]
+        for first in spellings:
+            for joined in (first + thing, f"{first}-{thing}", f"{first}_{thing}"):
+                if joined in things or stem(joined) in things:
+                    return joined
+    return thing

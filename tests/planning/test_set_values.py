@@ -63,3 +63,51 @@ def test_a_change_takes_the_value_a_property_is_set_to(
     assert step.arguments.get("body") == body
     if body is not None:
         assert step.arguments["patient_id"] == "P-100"
+
+
+_NAMED = {"name": _S, "title": _S, "phone": _S}
+STAFF = openapi_document(
+    "Staff",
+    {
+        "/employees/{employee_id}": {
+            "parameters": path_id("employee_id"),
+            "patch": {
+                "operationId": "update_employee",
+                "summary": "Update an employee's details",
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {"schema": {"type": "object", "properties": _NAMED}}
+                    },
+                },
+                "responses": ok({"type": "object"}),
+            },
+        }
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "body"),
+    [
+        # a title or a name is set as any other text property is (trial 10: only "rename" /
+        # "retitle" put a value in them, so this update went without its body)
+        ("Set the title of employee E-1004 to Controller", {"title": "Controller"}),
+        ("change employee E-1004's name to 'Ada King'", {"name": "Ada King"}),
+        # "rename" puts the name alone where the body takes both (trial 10: the title too)
+        ("rename employee E-1004 to Ada", {"name": "Ada"}),
+        ("retitle employee E-1004 to Lead", {"title": "Lead"}),
+        ("don't set the title of employee E-1004 to Lead", None),
+        ("set the title of employee E-1004 to Lead, not Manager", None),
+    ],
+)
+def test_a_title_or_a_name_takes_the_value_it_is_set_to(
+    query: str, body: dict[str, Any] | None
+) -> None:
+    plan = hashing_router(STAFF, "staff").plan(
+        PlanRequest(query=query, allowed_effects=frozenset(Effect))
+    )
+    (step,) = plan.steps
+    assert step.arguments.get("body") == body
+    if body is not None:
+        assert step.arguments["employee_id"] == "E-1004"

@@ -1,0 +1,117 @@
+"""Numbers a request writes with a unit or a currency, and the amount a change's body takes
+from one: "an expense claim of 80 EUR" fills the claim's ``amount`` (trial 10: the create
+went with ``amount`` missing, and the plan warned that no step took the amount 80).
+
+Taken out of :mod:`schemarouter.planning.arguments`, which reads them for each parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from schemarouter.contracts import Parameter, Route
+from schemarouter.planning.body import body_fields
+from schemarouter.planning.named_values import NUMBER, coerced
+from schemarouter.planning.page_size import flat_name
+from schemarouter.retrieval.analysis import CURRENCIES
+from schemarouter.retrieval.values import value_schema
+
+__all__ = [
+    "GROUPED",
+    "KO_NUMBER",
+    "amounts",
+    "korean_number",
+    "money_value",
+    "numeric",
+    "quantities",
+]
+
+
+def numeric(parameter: Parameter) -> bool:
+    """Whether ``parameter`` takes a number (an integer or a number)."""
+    kinds = value_schema(parameter.json_schema).get("type")
+    kinds = set(kinds) if isinstance(kinds, list) else {kinds}
+    return bool(kinds & {"integer", "number"})
+
+
+#: A number with thousands separators ("1,500", "50,000"): its digits are the number.
+GROUPED = r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+
+
+#: Korean number words after digits: "3만" is 30,000, "2만 5천" 25,000, "1억" 100,000,000.
+_KO_UNITS = {"억": 100_000_000, "만": 10_000, "천": 1_000}
+KO_NUMBER = re.compile(
+    r"(?<![\w.])\d+(?:\.\d+)?[억만천](?:\s?\d+(?:\.\d+)?[억만천])*(?:\d+(?![\d.]))?"
+)
+
+
+def korean_number(match: re.Match[str]) -> str:
+    """The number a run of digits and Korean number words writes ("2만 5천" -> "25000")."""
+    total = 0.0
+    for digits, word in re.findall(r"(\d+(?:\.\d+)?)\s?([억만천]?)", match.group(0)):
+        total += float(digits) * _KO_UNITS.get(word, 1)
+    if not total < 1e15:  # no amount a float holds exactly (400 nines: inf, int() raised)
+        return match.group(0)
+    return f"{total:.0f}" if total == int(total) else str(total)
+
+
+def quantities(query: str, unit: str) -> list[str]:
+    """The numbers ``query`` writes with ``unit`` (a regex of its spellings) after them; one
+    written with thousands separators ("1,500 kg") is read whole, and the digits after a
+    comma of any other number ("1,5 kg") are no number of their own; Korean number words
+    count ("3만원" is 30000 won, never 3: trial K)."""
+    query = KO_NUMBER.sub(korean_number, query)
+    pattern = rf"(?<![\w.-])(?<!\d,)({GROUPED}|{NUMBER})\s*(?:{unit})(?:(?![\w-])|(?=[가-힣]))"
+    return [m.group(1).replace(",", "") for m in re.finditer(pattern, query, re.IGNORECASE)]
+
+
+#: Money written after its number ("30 USD", "50 dollars", "3만원") or before it ("$25").
+_MONEY = rf"{CURRENCIES}|pounds? sterling|원|달러|유로|엔|위안"
+_MONEY_BEFORE = re.compile(rf"(?<![\w.])[$€£¥₩]\s?({GROUPED}|{NUMBER})(?![\w.])")
+
+
+def amounts(query: str) -> list[str]:
+    """The sums of money ``query`` writes (``"30000"`` for "3만원", ``"25.5"`` for "$25.50")."""
+    found = quantities(query, _MONEY) + [
+        m.group(1).replace(",", "") for m in _MONEY_BEFORE.finditer(query)
+    ]
+    return list(dict.fromkeys(found))
+
+
+#: The names of a sum of money (lower-case letters only, as :func:`flat_name` writes them).
+_AMOUNT = re.compile(r"amount|price|total|cost|fee|sum")
+
+
+#: A sum in a currency's smallest unit (``amount_cents``, "amount in cents"; Stripe's).
+_MINOR = re.compile(r"cent|pence|penny|minor|smallest|subunit", re.IGNORECASE)
+
+
+def _said(parameter: Parameter) -> str:
+    """``parameter``'s name and what its schema says of it."""
+    schema = value_schema(parameter.json_schema)
+    return " ".join(
+        [parameter.name, str(schema.get("description") or ""), parameter.description or ""]
+    )
+
+
+def money_value(parameter: Parameter, query: str, route: Route) -> Any:
+    """The one sum of money the request writes ("80 EUR", "$25", "3만원"), for ``parameter``
+    where it is the one required number ``route`` takes (a parameter or a property of its
+    body), it is named as a sum (``amount``, ``total_price``, ``fee``) and the route also
+    takes a currency: "submit an expense claim of 80 EUR" sends ``amount=80`` (its currency
+    is the enum value's to fill); never one in cents (``amount_cents``, or "in the smallest
+    currency unit"), which "80 EUR" does not give. ``None`` where the request writes no or
+    several sums."""
+    if not parameter.required or not numeric(parameter):
+        return None
+    if not _AMOUNT.search(flat_name(parameter.name)) or _MINOR.search(_said(parameter)):
+        return None  # "49 EUR" is no amount in cents, and nothing says to multiply
+    body = body_fields(route)
+    taken = [*route.endpoint.parameters, *(body.properties if body is not None else ())]
+    if [p.name for p in taken if p.required and numeric(p)] != [parameter.name]:
+        return None
+    if not any(flat_name(p.name).endswith("currency") for p in taken):
+        return None
+    found = amounts(query)
+    return coerced(parameter, found[0]) if len(found) == 1 else None
