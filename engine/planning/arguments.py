@@ -63,6 +63,7 @@ from schemarouter.planning.quantities import (
 )
 from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
+from schemarouter.planning.referred import referred_back
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_words import NAME_UNITS
@@ -262,7 +263,10 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     router's own projection parameters. An id or address whose clause says not to use it
     ("do not delete structure kop-3", "every booking except booking bk-7") binds nowhere."""
     clauses = clauses_of(query)
-    values = without_refused(not_described(values, query), query)
+    values = not_described(values, query)
+    kept = without_refused(values, query)  # "Don't cancel A-1001, confirm it": A-1001 again
+    referred = referred_back(route, query, values, kept)
+    values = [*kept, *referred]
     change = route.endpoint.effect is not Effect.READ
     if change:  # a change takes none of two ids of a thing
         values = one_each(values, query)
@@ -332,7 +336,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         and not (names_identifier(text[0][0].name) and re.search(r"\s", quoted[0]))
     ):
         (filled if text[0][1] else arguments)[text[0][0].name] = quoted[0]
-    arguments = _sendable(route, query, arguments, route.endpoint.parameters)
+    again = {v.value for v in referred}
+    arguments = _sendable(route, query, arguments, route.endpoint.parameters, again)
     filled = _sendable(route, query, filled, body.properties if body else ())
     # an action the request says not to do, or takes back, gets no empty body (trial V3)
     if body is not None and (
@@ -532,7 +537,8 @@ def unused_values(
     for value in values:
         if value.kind != "chemical.formula" and not value.kind.startswith("identifier."):
             continue
-        if value not in kept:  # "don't refund order O-1": no invitation to fill it (trial V3)
+        taken = any(holds(list(step.values()), value.value) for step in arguments)
+        if value not in kept and not taken:  # "don't refund order O-1": no invitation (V3)
             what = f"{value.of} id" if value.of else value.kind.split(".", 1)[-1]
             out[
                 f"the request names {what} {value.value!r} in a clause it says not to use or "

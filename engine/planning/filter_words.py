@@ -78,11 +78,22 @@ def _described(query: str) -> tuple[list[int], list[int]]:
 
 def _once(pattern: str, query: str, clauses: Clauses) -> tuple[str, int] | None:
     """The value ``pattern`` captures once in ``query`` (in a clause that does not say not to
-    use it) and where its match ends; ``None`` where it matches no or several places."""
-    found = [m for m in re.finditer(pattern, query) if not clauses.against(m)]
+    use it) and where its match ends; ``None`` where it matches no or several places. What
+    says not is read where the value is written: "Don't delete department D-30, rename it to
+    Treasury" names Treasury in a clause of its own, where the match's first word, after
+    the refused clause's comma, read as an item of its list (the HR trial)."""
+
+    def captured(match: re.Match[str]) -> int:
+        return next(i for i, g in enumerate(match.groups(), start=1) if g is not None)
+
+    found = [
+        m
+        for m in re.finditer(pattern, query)
+        if not clauses.against_span(m.start(captured(m)), m.end(captured(m)))
+    ]
     if len(found) != 1:
         return None
-    return next(g for g in found[0].groups() if g is not None), found[0].end()
+    return found[0].group(captured(found[0])), found[0].end()
 
 
 def not_described(values: Sequence[BoundValue], query: str) -> list[BoundValue]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from schemarouter.contracts import Effect, Parameter, Route, schema_validator
@@ -120,17 +120,23 @@ def named_id(parameter: Parameter, query: str) -> Any:
 
 
 def sendable(
-    route: Route, query: str, given: dict[str, Any], parameters: Sequence[Parameter]
+    route: Route,
+    query: str,
+    given: dict[str, Any],
+    parameters: Sequence[Parameter],
+    referred: Collection[str] = (),
 ) -> dict[str, Any]:
     """``given`` without a value the call refuses to send (a date for a date-time, CR LF
     for a header), nor, for a change, one the request says not to use ("do not set the
-    account currency to EUR", trial U1)."""
+    account currency to EUR", trial U1) but where it names it again for this change
+    (``referred``: :func:`~schemarouter.planning.referred.referred_back`)."""
     params = {p.name: p for p in parameters}
     against = clauses_of(query).only_against if route.endpoint.effect is not Effect.READ else None
     return {
         k: v
         for k, v in given.items()
-        if not value_refusal(params[k], v) and not (against is not None and against(v))
+        if not value_refusal(params[k], v)
+        and not (against is not None and v not in referred and against(v))
     }
 
 

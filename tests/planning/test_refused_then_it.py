@@ -1,0 +1,119 @@
+"""An id the request refuses one change of, then names by "it" for another, is that change's
+(:mod:`schemarouter.planning.referred`).
+
+"Don't cancel appointment A-1001, confirm it instead" planned ``confirm_appointment`` with its
+id missing (trial Z3 #19), and "Don't delete department D-30, rename it to Treasury instead"
+the update with neither the id nor the name (the HR trial): every id of a clause that says
+not was held back, and the name's match, starting right after that clause's comma, read as
+an item of its list. Nothing was sent; the change asked could not run. What the server
+receives is checked: the refused change never, the one asked once, on the id named."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.index import HashingEncoder
+
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+_S = {"type": "string"}
+
+
+def _id(name: str) -> list[dict[str, Any]]:
+    return [{"name": name, "in": "path", "required": True, "schema": _S}]
+
+
+def _op(op: str, summary: str, **more: Any) -> dict[str, Any]:
+    schema = {"type": "object", "properties": {"id": _S, "name": _S}}
+    ok = {"description": "ok", "content": {"application/json": {"schema": schema}}}
+    return {"operationId": op, "summary": summary, "responses": {"200": ok}, **more}
+
+
+_NAME = {
+    "required": True,
+    "content": {"application/json": {"schema": {"type": "object", "properties": {"name": _S}}}},
+}
+
+
+def _document(base_url: str) -> dict[str, Any]:
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Office", "version": "1"},
+        "servers": [{"url": base_url}],
+        "paths": {
+            "/departments/{department_id}": {
+                "parameters": _id("department_id"),
+                "get": _op("getDepartment", "Get a department"),
+                "patch": _op(
+                    "updateDepartment", "Rename or update a department", requestBody=_NAME
+                ),
+                "delete": _op("deleteDepartment", "Delete a department"),
+            },
+            "/appointments/{appointment_id}": {
+                "parameters": _id("appointment_id"),
+                "get": _op("getAppointment", "Get an appointment"),
+            },
+            "/appointments/{appointment_id}/cancel": {
+                "parameters": _id("appointment_id"),
+                "post": _op("cancelAppointment", "Cancel an appointment"),
+            },
+            "/appointments/{appointment_id}/confirm": {
+                "parameters": _id("appointment_id"),
+                "post": _op("confirmAppointment", "Confirm an appointment"),
+            },
+        },
+    }
+
+
+def _app(request: Request) -> Response:
+    return json_response({"id": "x", "name": "y"})
+
+
+def _sent(query: str) -> list[tuple[str, str, Any]]:
+    with LoopbackServer(_app) as server:
+        router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+        router.add_openapi(_document(server.base_url), provider="office")
+        plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
+        if all(not step.missing_parameters for step in plan.steps):
+            router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
+        return [(r.method, r.path, json.loads(r.body) if r.body else None) for r in server.requests]
+
+
+@pytest.mark.parametrize(
+    ("query", "sent"),
+    [
+        (
+            "Don't cancel appointment A-1001, confirm it instead",
+            [("POST", "/appointments/A-1001/confirm", None)],
+        ),
+        (
+            "Don't delete department D-30, rename it to Treasury instead",
+            [("PATCH", "/departments/D-30", {"name": "Treasury"})],
+        ),
+        ("Don't delete department D-30, just show it", [("GET", "/departments/D-30", None)]),
+    ],
+)
+def test_the_id_refused_one_change_is_the_next_changes_when_it_names_it(
+    query: str, sent: list[tuple[str, str, Any]]
+) -> None:
+    assert _sent(query) == sent
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Don't delete department D-30, delete it later",  # the refused change again
+        "Don't cancel appointment A-1001, don't confirm it either",  # refused too
+        "Delete every department except D-30, then rename it to Treasury",  # set aside
+        "Don't cancel appointment A-1001 or appointment A-1002, confirm it",  # which one?
+        "Don't rename department D-30 to Treasury",
+        "Never, ever, rename department D-30 to Treasury",
+    ],
+)
+def test_no_change_is_sent_to_an_id_the_request_keeps_from_it(query: str) -> None:
+    assert [s for s in _sent(query) if s[0] != "GET"] == []
