@@ -51,6 +51,12 @@ _WORDS = {
 }
 _VALUE = r"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|([A-Z0-9][\w.@+-]*[\w]|[A-Z0-9]))"""
 
+#: A name the request gives what it creates: quoted, or a run of words that each start with a
+#: capital letter or a digit ("called Road Trip", "named Mina Park with phone ..."), where a
+#: filter takes one word (a lower-case word ends it; "called apollo" gives none).
+_NAME_WORD = r"[A-Z0-9](?:[\w@+-]|\.(?=[\w@+-]))*"  # a stop ends it where no word follows
+_CREATED = rf"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|({_NAME_WORD}(?:[ \t]+{_NAME_WORD})*))"""
+
 
 #: A quoted value a filter word introduces ("titled 'printer on fire'", "named \"T-9 backup\"").
 _DESCRIBED = re.compile(
@@ -153,6 +159,9 @@ _KOREAN_TARGETS = {"name": "이름", "newname": "이름", "title": "제목"}
 _KOREAN_TARGETS |= dict.fromkeys(["assignee", "assignedto", "assigneename"], "담당자")
 _KO_QUOTED = r"""'([^']+)'|"([^"]+)"|“([^”]+)”"""
 _KO_VALUE = rf"""(?:{_KO_QUOTED}|([^\s'"“”]+?))(?:으로|로)"""
+#: ... and after the property's noun, a name of several words each starting with a capital
+#: or a digit ("이름을 Smoke Alarm으로 바꿔줘"; trial 11: a run of words gave no value).
+_KO_RUN_VALUE = rf"""(?:{_KO_QUOTED}|((?:{_NAME_WORD}[ \t]+)*[^\s'"“”]+?))(?:으로|로)"""
 #: ... and an assignee is also the one "to" (에게 / 한테) whom it is assigned ("Ann에게 할당해줘").
 _KO_ASSIGNED = rf"""(?<![^\s])(?:{_KO_QUOTED}|([^\s'"“”]+?))(?:에게|한테)\s*(?:할당|배정)"""
 #: The verb, not said not to do ("바꾸지 말고": don't change).
@@ -164,9 +173,11 @@ def target_value(
 ) -> str | None:
     """The value the request's verb puts in ``parameter`` of a change (``change``): the one
     written after "to" in the clause of "assign" (``assignee``) or "rename" (``name``; a
-    ``title`` only where ``route`` takes no name), or, in Korean, before 로 / 으로 beside the
-    property's noun and the verb ("이름을 Gemini로 바꿔줘", "Gemini로 이름 변경", "담당자를 Ann으로
-    변경"), or before 에게 ("Ann에게 할당해줘"); else the one a verb of setting puts in it
+    ``title`` only where ``route`` takes no name), quoted or a run of words that each start
+    with a capital or a digit ("to Desk Lamp"; trial 11: "Desk" alone was sent), or, in
+    Korean, before 로 / 으로 beside the property's noun and the verb
+    ("이름을 Gemini로 바꿔줘", "Gemini로 이름 변경", "담당자를 Ann으로 변경"),
+    or before 에게 ("Ann에게 할당해줘"); else the one a verb of setting puts in it
     (:func:`_set_to`), but never for a create. A create (``route``) takes it only from a part
     that asks to create: "Create a playlist called Road Trip, then rename it to Summer"
     renames after the create (the tenth review: the create sent ``name="Summer"``)."""
@@ -179,9 +190,9 @@ def target_value(
     if verbs is None:
         return _set_to(parameter, query, clauses)
     noun = _KOREAN_TARGETS.get(flat_name(parameter.name))
-    pattern = rf"\b(?i:(?:{verbs})(?:s|ed|ing)?\b[^.;!?]*?\bto){_VALUE}"
+    pattern = rf"\b(?i:(?:{verbs})(?:s|ed|ing)?\b[^.;!?]*?\bto){_CREATED}"
     if noun is not None:  # "이름을 Gemini로 바꿔", or "Gemini로 이름을 바꿔"
-        pattern += rf"|{noun}(?:을|를)?\s*{_KO_VALUE}\s*{_KO_CHANGE}"
+        pattern += rf"|{noun}(?:을|를)?\s*{_KO_RUN_VALUE}\s*{_KO_CHANGE}"
         pattern += rf"|(?<![^\s]){_KO_VALUE}\s*{noun}(?:을|를)?\s*{_KO_CHANGE}"
         pattern += rf"|{_KO_ASSIGNED}(?!\s*하?지\s*(?:말|않))" if noun == "담당자" else ""
     once = _once(pattern, query, clauses)
@@ -249,13 +260,6 @@ def _set_to(parameter: Parameter, query: str, clauses: Clauses) -> str | None:
 
 
 _NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
-
-
-#: A name the request gives what it creates: quoted, or a run of words that each start with a
-#: capital letter or a digit ("called Road Trip", "named Mina Park with phone ..."), where a
-#: filter takes one word (a lower-case word ends it; "called apollo" gives none).
-_NAME_WORD = r"[A-Z0-9](?:[\w@+-]|\.(?=[\w@+-]))*"  # a stop ends it where no word follows
-_CREATED = rf"""\s+(?:'([^']+)'|"([^"]+)"|“([^”]+)”|({_NAME_WORD}(?:[ \t]+{_NAME_WORD})*))"""
 
 
 def created_value(parameter: Parameter, route: Route, query: str, clauses: Clauses) -> str | None:

@@ -111,3 +111,27 @@ def test_a_title_or_a_name_takes_the_value_it_is_set_to(
     assert step.arguments.get("body") == body
     if body is not None:
         assert step.arguments["employee_id"] == "E-1004"
+
+
+@pytest.mark.parametrize(
+    ("query", "body"),
+    [
+        # a new name of several words, each starting with a capital or a digit (trial 11:
+        # "Rename device D-302 to Desk Lamp" sent name="Desk")
+        ("Rename employee E-1004 to Ada King", {"name": "Ada King"}),
+        ("rename employee E-1004 to Ada King, thanks", {"name": "Ada King"}),
+        ("rename employee E-1004 to Ada King and say when it is done", {"name": "Ada King"}),
+        ("직원 E-1004 이름을 Ada King으로 바꿔줘", {"name": "Ada King"}),
+        # a lower-case word ends it
+        ("rename employee E-1004 to Ada in the directory", {"name": "Ada"}),
+    ],
+)
+def test_a_new_name_of_several_words_is_taken_whole(
+    query: str, body: dict[str, Any] | None
+) -> None:
+    plan = hashing_router(STAFF, "staff").plan(
+        PlanRequest(query=query, allowed_effects=frozenset(Effect))
+    )
+    (step,) = plan.steps
+    assert step.arguments.get("body") == body
+    assert step.arguments["employee_id"] == "E-1004"
