@@ -64,6 +64,7 @@ from schemarouter.planning.quantities import (
 from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.referred import referred_back
+from schemarouter.planning.set_numbers import number_before_name, set_number
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_words import NAME_UNITS
@@ -307,6 +308,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             money_value(parameter, query, route),
             range_value(parameter, route, KO_NUMBER.sub(korean_number, query)),
             count_value(parameter, query, route.endpoint.parameters),
+            set_number(parameter, [p for p, _ in open_], query, clauses) if change else None,
+            number_before_name(parameter, query, clauses) if change else None,
             sort_value(parameter, route.endpoint.parameters, query, read=not change),
             _named_id(parameter, query),
         ):

@@ -1,0 +1,136 @@
+"""A number a change sets: "Set thermostat D-201 to 23 degrees" fills the change's one required
+number (``target_celsius``), "온도를 22도로 맞춰줘" too, and "at 60% brightness" the number
+named by its parameter's name right after it (trial 11: each left the value open, so the
+change could not be sent, or was sent without the brightness asked).
+
+:func:`set_number` reads "to N" after a verb of setting (set, change, adjust, raise, lower,
+turn up or down, make, put; in Korean N로 / N으로 before 맞춰, 설정, 바꿔, 변경, 올려, 내려), once
+in the request and in a clause that does not say not to use it, for the change's one required
+number or integer that is still open.
+
+:func:`number_before_name` reads a number written right before the parameter's own name
+("60% brightness", "3 speed"), for a change's number parameter (a read's "5 per page" is its
+page size's, :mod:`.page_size`). A unit written after the number must be one the parameter
+names (its name or its description: "degrees" for "Target temperature in degrees Celsius",
+"%" for "in percent"): a value in another unit ("to 70 °F" for a parameter in Celsius) is
+left for the caller to give. Both take only a value the parameter's schema accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from schemarouter.contracts import Parameter
+from schemarouter.planning.named_values import spellings, valid
+from schemarouter.retrieval.clauses import Clauses
+from schemarouter.retrieval.prerequisites import names_identifier
+from schemarouter.retrieval.values import value_schema
+
+__all__ = ["number_before_name", "set_number"]
+
+_NUMBER = r"(-?\d+(?:\.\d+)?)"
+#: A unit written right after the number (a sign or a word), and the words a parameter that
+#: takes it names (its name or description holds one of them).
+_UNIT = r"(?:\s*(%|°\s*[CF]?|도|[A-Za-z]+\b))?"
+_UNIT_NAMES = {
+    "%": ("percent", "%"),
+    "percent": ("percent", "%"),
+    "°": ("degree", "celsius", "fahrenheit", "°"),
+    "°c": ("celsius", "°c"),
+    "°f": ("fahrenheit", "°f"),
+    "도": ("degree", "celsius"),
+    "degree": ("degree", "celsius", "fahrenheit"),
+    "degrees": ("degree", "celsius", "fahrenheit"),
+}
+#: Words after a number that are no unit of it ("to 23 now", "to 23 and lock ...").
+_NO_UNIT = frozenset(
+    [
+        "and",
+        "or",
+        "then",
+        "but",
+        "please",
+        "now",
+        "too",
+        "also",
+        "instead",
+        "thanks",
+        "thank",
+        "today",
+        "tonight",
+        "for",
+        "in",
+        "at",
+        "on",
+    ]
+)
+_SETS = (
+    r"set|sets|change|changes|adjust|adjusts|raise|raises|lower|lowers|turn\s+(?:it\s+)?up|"
+    r"turn\s+(?:it\s+)?down|make|makes|put|puts|bump|increase|decrease|reduce"
+)
+_ENGLISH = re.compile(rf"\b(?i:(?:{_SETS})\b[^.;!?]*?\bto)\s+{_NUMBER}{_UNIT}")
+_TO = re.compile(rf"\bto\s+{_NUMBER}{_UNIT}", re.IGNORECASE)
+_KOREAN = re.compile(
+    rf"(?<![\w.-]){_NUMBER}\s*(도|%|퍼센트)?\s*(?:으로|로)\s*"
+    r"(?:맞춰|맞추|설정|바꿔|바꾸|변경|올려|올리|내려|내리|조정|조절)(?!\s*하?지\s*(?:말|않))"
+)
+
+
+def _is_number(parameter: Parameter) -> bool:
+    """Whether ``parameter`` takes a number that is no identifier (``ticket_id`` is one)."""
+    kind = value_schema(parameter.json_schema).get("type")
+    return kind in ("number", "integer") and not names_identifier(parameter.name)
+
+
+def _unit_fits(parameter: Parameter, unit: str | None) -> bool:
+    """Whether the ``unit`` written after a number is one ``parameter`` names (none: yes)."""
+    if not unit:
+        return True
+    unit = re.sub(r"\s+", "", unit).lower()
+    if unit in _NO_UNIT:
+        return True
+    text = f"{parameter.name} {parameter.description}".lower().replace("_", " ")
+    names = _UNIT_NAMES.get(unit, (unit.rstrip("s"),))
+    return any(name in text for name in names)
+
+
+def _value(parameter: Parameter, text: str) -> int | float | None:
+    number: int | float = float(text) if "." in text else int(text)
+    if value_schema(parameter.json_schema).get("type") == "number":
+        number = float(number)
+    if isinstance(number, float) and number.is_integer() and not valid(parameter, number):
+        number = int(number)
+    return number if valid(parameter, number) else None
+
+
+def set_number(
+    parameter: Parameter, open_parameters: Sequence[Parameter], query: str, clauses: Clauses
+) -> int | float | None:
+    """The number a change's verb of setting puts in ``parameter``, the one required number
+    among ``open_parameters`` (module docstring); ``None`` else."""
+    numbers = [p for p in open_parameters if p.required and _is_number(p)]
+    if numbers != [parameter]:
+        return None
+    found = [m for m in _ENGLISH.finditer(query) if not clauses.against(m)]
+    if found:  # every "to N" after the verb: "to 20, or maybe to 22" names two
+        found += [m for m in _TO.finditer(query, found[0].end()) if not clauses.against(m)]
+    found += [m for m in _KOREAN.finditer(query) if not clauses.against(m)]
+    if len({m.group(1) for m in found}) != 1:
+        return None  # none, or two values ("to 21, then to 23"): none is guessed
+    if not all(_unit_fits(parameter, m.group(2)) for m in found):
+        return None
+    return _value(parameter, found[0].group(1))
+
+
+def number_before_name(parameter: Parameter, query: str, clauses: Clauses) -> int | float | None:
+    """The number written right before ``parameter``'s own name ("at 60% brightness"), once,
+    in a unit it names; ``None`` else."""
+    if not _is_number(parameter):
+        return None
+    names = "|".join(re.escape(n).replace(r"\ ", r"[\s_-]") for n in spellings(parameter))
+    pattern = re.compile(rf"(?<![\w.-]){_NUMBER}{_UNIT}\s+(?i:{names})\b")
+    found = [m for m in pattern.finditer(query) if not clauses.against(m)]
+    if len({m.group(1) for m in found}) != 1 or not _unit_fits(parameter, found[0].group(2)):
+        return None
+    return _value(parameter, found[0].group(1))
