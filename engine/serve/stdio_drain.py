@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import threading
+from collections import Counter
 from contextlib import contextmanager
 from io import TextIOWrapper
 from typing import Any
@@ -42,7 +43,8 @@ class Drain:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pending: set[Any] = set()
+        #: by id, how many requests of that id are under way (a client may reuse one)
+        self._pending: Counter[str] = Counter()
         self._stopping = False
         self._idle = threading.Event()
         self._idle.set()
@@ -68,7 +70,7 @@ class Drain:
             if self._stopping:
                 error = {"jsonrpc": "2.0", "id": message["id"], "error": STOPPING}
                 return json.dumps(error) + "\n"
-            self._pending.add(_key(message["id"]))
+            self._pending[_key(message["id"])] += 1
             self._idle.clear()
         return None
 
@@ -83,21 +85,30 @@ class Drain:
 
     def _done(self, request_id: Any) -> None:
         with self._lock:
-            self._pending.discard(_key(request_id))
+            key = _key(request_id)
+            if self._pending[key] > 1:
+                self._pending[key] -= 1
+            else:
+                self._pending.pop(key, None)
             if not self._pending:
                 self._idle.set()
+
+    def under_way(self) -> int:
+        """How many requests are under way (admitted, not answered nor cancelled)."""
+        with self._lock:
+            return sum(self._pending.values())
 
     def stop(self) -> int:
         """Refuse every request from now on; returns how many are under way."""
         with self._lock:
             self._stopping = True
-            return len(self._pending)
+            return sum(self._pending.values())
 
     def wait(self, seconds: float) -> int:
         """Wait up to ``seconds`` for the requests under way; how many are still."""
         self._idle.wait(seconds)
         with self._lock:
-            return len(self._pending)
+            return sum(self._pending.values())
 
 
 def _key(request_id: Any) -> str:
@@ -121,7 +132,10 @@ def _request(line: str) -> bool:
 
 
 class _Reader:
-    """The client's lines, each one ``drain`` refuses answered through ``writer``."""
+    """The client's lines, checked first (:mod:`~schemarouter.serve.stdio_frames`: a line
+    past the limit, no JSON-RPC message), each one ``drain`` refuses answered through
+    ``writer``; a line is read only while fewer than ``MAX_IN_FLIGHT`` requests are under
+    way, so a client that stops reading its answers is not read either."""
 
     def __init__(self, file: Any, drain: Drain, writer: _Writer) -> None:
         self._file, self._drain, self._writer = file, drain, writer
@@ -130,15 +144,25 @@ class _Reader:
         return self
 
     async def __anext__(self) -> str:
+        import anyio
+
+        from schemarouter.serve.stdio_frames import MAX_IN_FLIGHT, check_line, read_line
+
         while True:
-            line = await self._file.readline()
+            while self._drain.under_way() >= MAX_IN_FLIGHT:
+                await anyio.sleep(0.005)  # the answers wait for the client to read them
+            line, too_long = await read_line(self._file)
             if not line:
                 raise StopAsyncIteration
-            refused = self._drain.admit(line)
-            if refused is None:
-                return str(line)
-            await self._writer.write(refused)
-            await self._writer.flush()
+            frame = check_line(line, too_long)
+            refused = frame.answer
+            if frame.line is not None:
+                refused = self._drain.admit(frame.line)
+                if refused is None:
+                    return frame.line
+            if refused is not None:
+                await self._writer.write(refused)
+                await self._writer.flush()
 
 
 class _Writer:
