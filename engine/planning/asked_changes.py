@@ -41,7 +41,7 @@ from schemarouter.retrieval.actions import (
     verb_of_route,
 )
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
-from schemarouter.retrieval.clauses import clauses_of
+from schemarouter.retrieval.clauses import clauses_of, without_refused
 from schemarouter.retrieval.identifiers import needed_parameters
 from schemarouter.retrieval.verb_nouns import NOUN_AFTER, is_noun_form
 
@@ -72,10 +72,11 @@ _KO_MORE = {
     "재오픈": "reopen",
     "달": "create",
     "종료": "close",  # "티켓 종료해줘", "세션 종료": ends it, never a deletion
+    "확정": "confirm",  # "예약 A-1002 확정해줘" (trial Z3)
 }
 _KO_MORE_FORMS = re.compile(
     r"(닫|달)(?:아|고|기|을|읍)(?!\S*지\s*(?:마|말))"
-    r"|(할당|배정|재오픈|종료)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
+    r"|(할당|배정|재오픈|종료|확정)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
     r"|\s*[.?!~;,]*\s*$)"
 )
 #: A Korean command of a word no table knows: the word, then a form of 하다 or 시키다 that asks
@@ -131,6 +132,60 @@ def refused_verbs(query: str) -> frozenset[str]:
     """The changes ``query`` says not to do, by the verb right after its negation."""
     words = " ".join(m.group(1) or m.group(2) for m in _NEGATED_VERB.finditer(unquoted(query)))
     return frozenset(request_verbs(words)) if words else frozenset()
+
+
+def only_refused(query: str) -> frozenset[str]:
+    """The changes ``query`` says not to do and asks nowhere else: "예약 A-1001 취소하지 말고
+    A-1002 확정해줘" (don't cancel A-1001, confirm A-1002) refuses the cancel and asks a change
+    no verb table knew; "Don't delete room R1 but delete room R2" still asks the deletion (a
+    form of the verb written more often than it is refused)."""
+    text = unquoted(query)
+    negated = list(_NEGATED_VERB.finditer(text))
+    words = [w for w in _WORD.findall(text.lower())]
+    out: set[str] = set()
+    for match in negated:
+        korean = match.group(2)
+        verbs = request_verbs(match.group(1) or korean) | (
+            {v for stem, v in _KO_MORE.items() if korean.startswith(stem)} if korean else set()
+        )
+        if not verbs:
+            continue
+        if korean:
+            refused = sum(1 for m in negated if m.group(2) == korean)
+            written = text.count(korean)
+        else:
+            refused = sum(1 for m in negated if m.group(1) and request_verbs(m.group(1)) & verbs)
+            written = sum(1 for w in words if request_verbs(w) & verbs)
+        if written <= refused:
+            out |= verbs
+    return frozenset(out)
+
+
+def no_refused_change(
+    query: str,
+    snapshot: RegistrySnapshot,
+    eligible: Sequence[str],
+    values: Sequence[BoundValue],
+    warnings: list[str],
+) -> list[str]:
+    """``eligible`` without the routes that do a change the request says not to do and asks
+    nowhere else (:func:`only_refused`), where it names an id it does not refuse: such a
+    route would take that id ("예약 A-1001 취소하지 말고 A-1002 확정해줘", don't cancel A-1001,
+    confirm A-1002, planned the cancel of A-1002, ready to send: 확정 was a verb no table
+    knew). A request naming no other id keeps them, their id left open ("don't refund order
+    O-1")."""
+    banned = only_refused(query)
+    if not banned or not any(
+        v.kind.startswith("identifier.") for v in without_refused(values, query)
+    ):
+        return list(eligible)
+    doing = [r for r in eligible if any(does_change(snapshot.routes[r], v) for v in banned)]
+    if doing:
+        warnings.append(
+            f"the request says not to {' or '.join(sorted(banned))}: {', '.join(doing[:3])}, "
+            "which does, is not planned"
+        )
+    return [r for r in eligible if r not in doing]
 
 
 def does_change(route: Route, verb: str) -> bool:

@@ -38,6 +38,7 @@ from schemarouter.planning.arguments import fill_arguments, missing_parameters
 from schemarouter.planning.asked_changes import (
     asked_change_first,
     no_change_asked,
+    no_refused_change,
     thing_first,
     things_blanked,
 )
@@ -80,6 +81,7 @@ def asked_verb_first(
         blanked = things_blanked(read_as, values)
         eligible = no_change_asked(blanked, snapshot, eligible, warnings, thing_first=opens)
     eligible = asked_change_first(things_blanked(read_as, values), snapshot, eligible, warnings)
+    eligible = no_refused_change(query, snapshot, eligible, values, warnings)
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
     eligible = no_opposite_change(query, snapshot, eligible, warnings)

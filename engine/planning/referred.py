@@ -14,7 +14,9 @@ refused clause must say *not* before its verb and the id ("Don't cancel A-1001";
 it must name one id, the pronoun is "it", and the verb before it is not the refused one
 ("Don't delete D-30, delete it later" gives nothing). A route's verb is read as
 :func:`~schemarouter.retrieval.actions.verb_of_route` reads it; a read route takes the id
-where the verb before "it" asks no change ("just show it").
+where the verb before "it" asks no change ("just show it"). Korean drops the object it
+already named ("기기 D-402 삭제하지 말고 이름을 Smoke Alarm으로 바꿔줘": rename D-402): the
+change asked right after a refused one's -지 말고, where it names no other id nor a number.
 """
 
 from __future__ import annotations
@@ -34,19 +36,28 @@ __all__ = ["referred_back"]
 _IT = re.compile(r"\b([A-Za-z]+)\s+(it)\b", re.IGNORECASE)
 #: Not said before a verb: "Don't cancel", "Do not delete", "never delete".
 _NOT = re.compile(r"\b(?:do\s+not|does\s+not|don[’']?t|dont|never|not)\b", re.IGNORECASE)
+#: Korean "don't ..., (do) ...": the verb's -지 말고.
+_KO_NOT = re.compile(r"지\s*(?:말고|말곤)\s*")
+#: A clause's end between the id and its refused verb ("D-402는 그대로, 삭제하지 말고 ...").
+_KO_CLAUSE = re.compile(r"[,;.!?]|그리고")
 
 
 def referred_back(
     route: Route, query: str, values: Sequence[BoundValue], kept: Sequence[BoundValue]
 ) -> list[BoundValue]:
     """The one id of ``values`` held back from ``kept`` that ``query`` names again by "it"
-    for what ``route`` does (see the module's notes); else ``[]``."""
+    for what ``route`` does, or, in Korean, asks another change of right after refusing one
+    (see the module's notes); else ``[]``."""
     refused = [v for v in values if v not in kept and v.kind.startswith("identifier.")]
-    if len(refused) != 1 or not _IT.search(query):
+    if len(refused) != 1:
         return []
     (value,) = refused
     clauses = clauses_of(query)
     if value.start < clauses.taken_back:  # "..., actually hold off": taken back, not refused
+        return []
+    if not query.isascii() and (korean := _KO_NOT.search(query, value.end)) is not None:
+        return _korean(route, query, value, values, korean)
+    if not _IT.search(query):
         return []
     start = max((end for end in clauses.ends if end <= value.start), default=0)
     negated = _NOT.search(query, start, value.start)
@@ -55,13 +66,43 @@ def referred_back(
     refused_verbs = asked_verbs(query[negated.end() : value.start])
     if not refused_verbs:
         return []
-    does = verb_of_route(route)
     for match in _IT.finditer(query, value.end):
         if clauses.against_span(match.start(2), match.end(2)):  # read as a value there
             continue
-        asked = asked_verbs(match.group(0))
-        if asked & refused_verbs:
-            continue  # "Don't delete D-30, delete it later": the refused change again
-        if (asked and does in asked) or (not asked and route.endpoint.effect is Effect.READ):
+        if _asks_of(route, match.group(0), refused_verbs):
             return [value]
     return []
+
+
+def _asks_of(route: Route, text: str, refused: frozenset[str]) -> bool:
+    """Whether ``text`` asks what ``route`` does and not a ``refused`` change: its verb is
+    the route's, or, for a read route, it asks no change ("just show it")."""
+    asked = asked_verbs(text)
+    if asked & refused:
+        return False  # "Don't delete D-30, delete it later": the refused change again
+    if asked:
+        return verb_of_route(route) in asked
+    return route.endpoint.effect is Effect.READ
+
+
+def _korean(
+    route: Route,
+    query: str,
+    value: BoundValue,
+    values: Sequence[BoundValue],
+    korean: re.Match[str],
+) -> list[BoundValue]:
+    """Korean drops the object it already named: "기기 D-402 삭제하지 말고 이름을 Smoke Alarm
+    으로 바꿔줘" (don't delete device D-402, change its name ...) renames D-402 (trial 11). Only
+    where the refused words hold a change of their own, nothing but words lies between the id
+    and them, and the rest names no other id ("O-1 환불하지 말고 O-2 환불해줘" refunds O-2,
+    :mod:`.contrasted_ids`) nor any number."""
+    refused_verbs = asked_verbs(query[value.end : korean.end()])
+    rest = query[korean.end() :]
+    if not refused_verbs or not rest.strip() or any(c.isdigit() for c in rest):
+        return []
+    if any(v.start >= korean.end() for v in values) or _KO_CLAUSE.search(
+        query, value.end, korean.start()
+    ):
+        return []
+    return [value] if _asks_of(route, rest, refused_verbs) else []

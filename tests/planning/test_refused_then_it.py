@@ -96,6 +96,15 @@ def _sent(query: str) -> list[tuple[str, str, Any]]:
             [("PATCH", "/departments/D-30", {"name": "Treasury"})],
         ),
         ("Don't delete department D-30, just show it", [("GET", "/departments/D-30", None)]),
+        (  # Korean drops the object it named: the change asked after -지 말고 takes it
+            "부서 D-30 삭제하지 말고 이름을 Treasury로 바꿔줘",
+            [("PATCH", "/departments/D-30", {"name": "Treasury"})],
+        ),
+        ("예약 A-1001 취소하지 말고 확정해줘", [("POST", "/appointments/A-1001/confirm", None)]),
+        (  # the cancel of A-1002 was planned, ready to send: 확정 (confirm) no table knew
+            "예약 A-1001 취소하지 말고 A-1002 확정해줘",
+            [("POST", "/appointments/A-1002/confirm", None)],
+        ),
     ],
 )
 def test_the_id_refused_one_change_is_the_next_changes_when_it_names_it(
@@ -113,6 +122,9 @@ def test_the_id_refused_one_change_is_the_next_changes_when_it_names_it(
         "Don't cancel appointment A-1001 or appointment A-1002, confirm it",  # which one?
         "Don't rename department D-30 to Treasury",
         "Never, ever, rename department D-30 to Treasury",
+        "부서 D-30 삭제하지 말고 나중에 삭제해줘",
+        "부서 D-30 삭제하지 말고 보여줘",  # no read is planned here, nor the deletion sent
+        "예약 A-1001 취소하지 말고 A-1002 취소하지 마",
     ],
 )
 def test_no_change_is_sent_to_an_id_the_request_keeps_from_it(query: str) -> None:
