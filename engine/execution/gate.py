@@ -58,6 +58,7 @@ from schemarouter.execution.policy import (
     unhealthy_error,
 )
 from schemarouter.planning.body import bound_parameter, holds
+from schemarouter.planning.empty_changes import refuse_empty
 from schemarouter.planning.fallbacks import fallback_compatible
 from schemarouter.planning.planner import PlanStep
 from schemarouter.registry.registry import RegistrySnapshot
@@ -436,6 +437,8 @@ class Gatekeeper:
         except ParameterValidationError:
             self.learn_credentials(route)  # the refusal quotes the arguments: one may be one
             raise
+        if not self.s.call:  # a plan's update of nothing is never sent (router.call's is asked)
+            refuse_empty(route, arguments, step.bindings, where)
         invoker = self.invoker(route, where)
         self.s.check_license(route, where)
         if route.endpoint.effect not in self.s.allow_effects:

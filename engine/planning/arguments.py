@@ -27,6 +27,7 @@ from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
+from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
 from schemarouter.planning.filter_words import (
@@ -463,9 +464,12 @@ def missing_parameters(route: Route, arguments: Mapping[str, Any]) -> tuple[str,
 
 def is_given(name: str, arguments: Mapping[str, Any]) -> bool:
     """Whether ``arguments`` give ``name``: a parameter, or a body property
-    (``body.charge_id``: the ``charge_id`` of the ``body`` given)."""
+    (``body.charge_id``: the ``charge_id`` of the ``body`` given), or one of the names an
+    update's missing changes join (``"name|room_id"``: :mod:`.empty_changes`)."""
     if name in arguments:
         return True
+    if ONE_OF in name:
+        return any(is_given(n, arguments) for n in name.split(ONE_OF))
     head, _, tail = name.partition(".")
     held = arguments.get(head)
     return bool(tail) and isinstance(held, Mapping) and tail in held

@@ -25,7 +25,7 @@ T-2 다시 열어줘"), by the part's own scores of the routes.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.questions import asks_whether
@@ -206,20 +206,31 @@ def _reads_too(query: str) -> bool:
     return request_action(text) is None and bool(request_verbs(text))
 
 
-def _doing(snapshot: RegistrySnapshot, ordered: Sequence[str], verb: str) -> str | None:
-    """The first of ``ordered[1:]`` that does ``verb`` (:func:`asked_change_first`'s windows)."""
+#: Whether a route takes one of the ids a request names (``None``: it names none).
+Takes = Callable[[Route], bool] | None
+
+
+def _doing(
+    snapshot: RegistrySnapshot, ordered: Sequence[str], verb: str, takes: Takes = None
+) -> str | None:
+    """The first of ``ordered[1:]`` that does ``verb`` (:func:`asked_change_first`'s windows),
+    the first that also ``takes`` one of the ids the request names where one does."""
     routes = snapshot.routes
     top = routes[ordered[0]]
     near = [r for r in ordered[1:READ_DEPTH] if does_change(routes[r], verb)]
-    if near:
-        return near[0]
     things = {thing for _, thing in needed_parameters(top)}
-    for route_id in ordered[READ_DEPTH:CHANGE_DEPTH]:
-        route = routes[route_id]
-        same = not things or things & {t for _, t in needed_parameters(route)}
-        if route.provider.id == top.provider.id and same and does_change(route, verb):
-            return route_id
-    return None
+    far = [
+        route_id
+        for route_id in ordered[READ_DEPTH:CHANGE_DEPTH]
+        if routes[route_id].provider.id == top.provider.id
+        and (not things or things & {t for _, t in needed_parameters(routes[route_id])})
+        and does_change(routes[route_id], verb)
+    ]
+    if takes is not None:  # "기기 D-401 삭제해줘": remove_device, not delete_room
+        taking = [r for r in [*near, *far] if takes(routes[r])]
+        if taking:
+            return taking[0]
+    return near[0] if near else far[0] if far else None
 
 
 def _no_other_change(
@@ -260,13 +271,29 @@ def _names_its_change(query: str, route: Route) -> bool:
     return any(lead in verb_forms(word) for word in _WORD.findall(unquoted(query).lower()))
 
 
+def _updates_named(route: Route, takes: Callable[[Route], bool]) -> bool:
+    """Whether ``route`` is an update (a write, no delete) that ``takes`` an id named."""
+    return (
+        route.endpoint.effect is Effect.WRITE and verb_of_route(route) == "update" and takes(route)
+    )
+
+
 def asked_change_first(
-    query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
+    query: str,
+    snapshot: RegistrySnapshot,
+    eligible: Sequence[str],
+    warnings: list[str],
+    takes: Takes = None,
 ) -> list[str]:
     """``eligible`` (best first), with the first of the :data:`READ_DEPTH` best that does the
     one change the request asks for first, where the best does not do it (module docstring);
     a request that asks none, or several, keeps the order, and so does one whose best is a
-    read where another clause reads."""
+    read where another clause reads. Where the request names ids (``takes`` says whether a
+    route takes one), a route doing the change that takes one is planned before one that
+    takes none, the best too ("Delete device D-401": ``remove_device`` before
+    ``delete_room``), and one that takes none is never put before a best that is an update
+    taking one ("Move device D-401 to room RM-1": ``update_device``, which may make any
+    change, not a filesystem's ``move_file``); before a read or another change, as before."""
     verbs, refused = asked_verbs(query), refused_verbs(query)
     if len(verbs) > 1:  # a change said not to do is none asked (trial 10: "Don't delete
         # department D-30, rename it to Treasury instead" planned the deletion)
@@ -275,13 +302,26 @@ def asked_change_first(
         return list(eligible)
     verb = next(iter(verbs))
     top = snapshot.routes[eligible[0]]
-    if does_change(top, verb) or (top.endpoint.effect is Effect.READ and _reads_too(query)):
+    if does_change(top, verb) and takes is not None and not takes(top):
+        doing = _doing(snapshot, eligible, verb, takes)
+        if doing is None or not takes(snapshot.routes[doing]):
+            return list(eligible)
+    elif does_change(top, verb) or (top.endpoint.effect is Effect.READ and _reads_too(query)):
         return list(eligible)
-    if _names_its_change(query, top) and not any(does_change(top, v) for v in refused):
+    elif _names_its_change(query, top) and not any(does_change(top, v) for v in refused):
         return list(eligible)  # "Refund order O-1 and then close ticket T-1"
-    doing = _doing(snapshot, eligible, verb)
+    else:
+        doing = _doing(snapshot, eligible, verb, takes)
     if doing is None:
         return _no_other_change(snapshot, eligible, verbs, warnings)
+    # an update (which may make any change: "move" a device to a room) of the entry named
+    # stays before a route doing the verb to something else; a read or another change never
+    if takes is not None and _updates_named(top, takes) and not takes(snapshot.routes[doing]):
+        warnings.append(
+            f"the request asks to {verb}, and {doing} does, but takes none of the ids the "
+            f"request names: {eligible[0]}, an update that takes them, stays first"
+        )
+        return list(eligible)
     passed = eligible[: eligible.index(doing)]
     shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
     warnings.append(

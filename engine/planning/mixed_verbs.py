@@ -80,7 +80,13 @@ def asked_verb_first(
         # "refund of order O-1": the thing before its id is no verb here either
         blanked = things_blanked(read_as, values)
         eligible = no_change_asked(blanked, snapshot, eligible, warnings, thing_first=opens)
-    eligible = asked_change_first(things_blanked(read_as, values), snapshot, eligible, warnings)
+    named = {v.value for v in values if v.kind.startswith("identifier.")}
+
+    def takes(route: Route) -> bool:  # one of the ids the request names
+        return bool(_given(fill_arguments(route, query, values)) & named)
+
+    blanked = things_blanked(read_as, values)
+    eligible = asked_change_first(blanked, snapshot, eligible, warnings, takes if named else None)
     eligible = no_refused_change(query, snapshot, eligible, values, warnings)
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)

@@ -41,7 +41,7 @@ from schemarouter.checks import KnownKeys as _Frozen
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.planning import chained_needs as chained
-from schemarouter.planning import mixed_verbs, refusals
+from schemarouter.planning import empty_changes, mixed_verbs, refusals
 from schemarouter.planning.arguments import (
     fill_arguments,
     first_fillable,
@@ -409,6 +409,7 @@ def plan_routes(
         served = {s.route_id for s in steps}
         warnings += missed_parts_notes(part_misses, snapshot, served, fields=bool(required))
     steps = link_created(snapshot, steps, Binding, warnings, request.query, parts)
+    steps = empty_changes.held_empty(snapshot, steps, warnings)  # an update of nothing
     warnings += asked_unit_notes(request.query, steps)
     warnings += deprecated_notes(snapshot, [s.route_id for s in steps])
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
