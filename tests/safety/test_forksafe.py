@@ -7,12 +7,11 @@ is killed and the test fails."""
 from __future__ import annotations
 
 import multiprocessing
-import queue
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
+from forking import WAIT, in_child
 
 from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder, HybridIndex
@@ -25,9 +24,6 @@ from index_helpers import base_routes, registry_with
 from servers.library import library_openapi
 from servers.user_api import weather_openapi
 
-#: How long a child has to answer (generous: forking on a loaded machine takes seconds)
-WAIT = 60.0
-
 pytestmark = [
     pytest.mark.skipif(
         "fork" not in multiprocessing.get_all_start_methods(), reason="no fork here"
@@ -35,32 +31,6 @@ pytestmark = [
     # Python 3.12 warns of any fork in a process with threads: forking so is the point
     pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning"),
 ]
-
-
-def in_child(job: Callable[[], object]) -> tuple[str, object]:
-    """``job()`` in a forked child: ``("ok", its answer)``, ``("error", repr)``, or
-    ``("no answer", None)`` where it did not answer within ``WAIT`` seconds."""
-    context = multiprocessing.get_context("fork")
-    answers = context.Queue()
-
-    def run() -> None:
-        try:
-            answers.put(("ok", job()))
-        except BaseException as exc:
-            answers.put(("error", repr(exc)))
-
-    child = context.Process(target=run, daemon=True)
-    child.start()
-    try:
-        answer: tuple[str, object] = answers.get(timeout=WAIT)
-        return answer
-    except queue.Empty:
-        return ("no answer", None)
-    finally:
-        child.join(WAIT)
-        if child.is_alive():
-            child.kill()
-            child.join()
 
 
 def holding(lock: ForkSafeLock, seconds: float) -> threading.Thread:

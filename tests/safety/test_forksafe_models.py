@@ -12,12 +12,11 @@ opens its own sessions, and a query vector is a copy.
 from __future__ import annotations
 
 import multiprocessing
-import queue
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
+from forking import in_child
 
 from schemarouter import SchemaRouter
 from schemarouter.index.encoders.onnx import OnnxEncoder, shipped_encoder_folder
@@ -26,40 +25,12 @@ from schemarouter.retrieval.rerank import Reranker
 from servers.library import library_openapi
 from servers.user_api import weather_openapi
 
-WAIT = 60.0
-
 pytestmark = [
     pytest.mark.skipif(
         "fork" not in multiprocessing.get_all_start_methods(), reason="no fork here"
     ),
     pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning"),
 ]
-
-
-def in_child(job: Callable[[], object], wait: float = WAIT) -> tuple[str, object]:
-    """``job()`` in a forked child: ``("ok", its answer)``, ``("error", repr)``, or
-    ``("no answer", None)`` where it gave none within ``wait`` seconds (it is killed)."""
-    context = multiprocessing.get_context("fork")
-    answers = context.Queue()
-
-    def run() -> None:
-        try:
-            answers.put(("ok", job()))
-        except BaseException as exc:
-            answers.put(("error", repr(exc)))
-
-    child = context.Process(target=run, daemon=True)
-    child.start()
-    try:
-        answer: tuple[str, object] = answers.get(timeout=wait)
-        return answer
-    except queue.Empty:
-        return ("no answer", None)
-    finally:
-        child.join(wait)
-        if child.is_alive():
-            child.kill()
-            child.join()
 
 
 def shipped_encoder() -> OnnxEncoder:
