@@ -42,6 +42,7 @@ from schemarouter.planning.asked_changes import (
     thing_first,
     things_blanked,
 )
+from schemarouter.planning.asked_things import asked_list_first
 from schemarouter.planning.links import created
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.refusals import READ_DEPTH
@@ -91,6 +92,7 @@ def asked_verb_first(
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
     eligible = no_opposite_change(query, snapshot, eligible, warnings)
+    eligible = asked_list_first(query, snapshot, eligible, values, warnings)
     words = {m.group(1).lower() for m in _MIXED.finditer(query)}
     if query.isascii() or len(words) != 1 or not eligible:
         return list(eligible)
