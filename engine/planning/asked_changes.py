@@ -134,6 +134,9 @@ def refused_verbs(query: str) -> frozenset[str]:
     return frozenset(request_verbs(words)) if words else frozenset()
 
 
+_NOUN = re.compile(r"(?:ing|ion|ions)$")
+
+
 def only_refused(query: str) -> frozenset[str]:
     """The changes ``query`` says not to do and asks nowhere else: "예약 A-1001 취소하지 말고
     A-1002 확정해줘" (don't cancel A-1001, confirm A-1002) refuses the cancel and asks a change
@@ -155,7 +158,8 @@ def only_refused(query: str) -> frozenset[str]:
             written = text.count(korean)
         else:
             refused = sum(1 for m in negated if m.group(1) and request_verbs(m.group(1)) & verbs)
-            written = sum(1 for w in words if request_verbs(w) & verbs)
+            # a noun of the verb asks nothing: "..., cancelling is bad" (twelfth review)
+            written = sum(1 for w in words if request_verbs(w) & verbs and not _NOUN.search(w))
         if written <= refused:
             out |= verbs
     return frozenset(out)

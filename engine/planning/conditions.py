@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from schemarouter.contracts import Effect
 from schemarouter.planning.fallbacks import keeps_to
 from schemarouter.planning.planner import _open_step
+from schemarouter.planning.refusals import QUOTED
 
 if TYPE_CHECKING:
     from schemarouter.planning.planner import Plan, PlanStep
@@ -56,7 +57,6 @@ _KOREAN = re.compile(
 #: of its own (not the bare thing word before a subject: "주문 O-1이").
 _KO_SUBJECT = re.compile(r"\S+(?:이|가)$")
 _KO_PARTICLE = re.compile(r"(?:은|는|을|를|이|가|에|의|도|로|와|과|고|서|면|며)$")
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")
 _CLAUSE_START = re.compile(r"[,.;:!?]\s*")
 
 
@@ -64,7 +64,7 @@ def condition_span(query: str) -> tuple[int, int] | None:
     """Where ``query`` states a condition (module docstring), outside quoted text: an English
     one from its word to its clause's end, a Korean one from its subject (and the thing word
     before it: "주문 O-1이 환불되면") to its -면 or 경우; ``None`` where it states none."""
-    text = _QUOTED.sub(lambda m: " " * len(m.group(0)), query)
+    text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
     found = _ENGLISH.search(text)
     if found is not None:
         return found.start(), found.end()

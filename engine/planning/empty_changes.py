@@ -9,7 +9,8 @@ a write whose name opens with a verb that edits fields (:data:`EDIT_VERBS`: ``up
 ``set_light``, ``patch_ticket``; ``verb_of_route`` reads each as ``"update"``), and that takes
 an identifier of the thing its name names beside that verb (``device_id`` of
 ``update_device``, or a plain ``id``); what it changes are its other parameters. Where the
-arguments give none of them (a ``null`` is none), the change is empty
+arguments give none of them (a ``null`` is none, nor is
+the parameter's declared default), the change is empty
 (:func:`empty_change`): the plan lists them as one missing entry, ``"name|room_id"``, given
 once any of them is (:func:`~schemarouter.planning.arguments.is_given`), and says what to
 add (:func:`held_empty`); ``execute`` refuses such a step, planned or built by hand
@@ -88,8 +89,25 @@ def empty_change(route: Route, given: Mapping[str, Any] | Iterable[str]) -> tupl
     if not changes:
         return ()
     if isinstance(given, Mapping):
-        given = [k for k, v in given.items() if v is not None]
+        given = _set(route, given)
     return () if set(changes) & set(given) else changes
+
+
+def _set(route: Route, arguments: Mapping[str, Any]) -> list[str]:
+    """The names of ``arguments`` that set something: not ``null``, nor the value the
+    parameter's schema declares as its default (``notify=False`` of ``notify: bool = False``
+    is the call without it: twelfth security review)."""
+    defaults = {
+        p.name: p.json_schema["default"]
+        for p in route.endpoint.parameters
+        if "default" in p.json_schema
+    }
+    return [
+        k
+        for k, v in arguments.items()
+        if v is not None
+        and not (k in defaults and type(v) is type(defaults[k]) and v == defaults[k])
+    ]
 
 
 def _said(route: Route, changes: Sequence[str], given: Iterable[str]) -> str:
@@ -106,8 +124,11 @@ def held_empty(snapshot: RegistrySnapshot, steps: Sequence[Any], warnings: list[
     out = []
     for step in steps:
         route = snapshot.routes.get(step.route_id)
-        given = [k for k, v in step.arguments.items() if v is not None] + [*step.bindings]
-        changes = empty_change(route, given) if route is not None else ()
+        changes = (
+            empty_change(route, [*_set(route, step.arguments), *step.bindings])
+            if route is not None
+            else ()
+        )
         if route is not None and changes and ONE_OF.join(changes) not in step.missing_parameters:
             warnings.append(
                 f"{_said(route, changes, step.arguments)}, so it is not sent: give at least one "
@@ -125,7 +146,7 @@ def refuse_empty(
     """Raise :class:`~schemarouter.errors.ParameterValidationError` where a plan's step on
     ``route`` would send an update that changes nothing (``pending``: the names bound to an
     earlier step's output, given then)."""
-    given = [k for k, v in arguments.items() if v is not None]
+    given = _set(route, arguments)
     changes = empty_change(route, [*given, *pending])
     if changes:
         raise ParameterValidationError(

@@ -33,16 +33,33 @@ class _Request(Protocol):
     def licenses(self) -> tuple[str, ...]: ...
 
 
-__all__ = ["deprecated_notes", "exclusions", "reads_first", "unquoted", "writes_passed_over"]
+__all__ = [
+    "QUOTED",
+    "deprecated_notes",
+    "exclusions",
+    "reads_first",
+    "unquoted",
+    "writes_passed_over",
+]
 
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")
+#: A quoted span: '...', "...", “...”, ‘...’. An apostrophe between two letters is no quote
+#: mark ("don't", "it's", "O'Brien"): two contractions enclose no value (twelfth security
+#: review: "Don't cancel A-1001, confirm A-1002; we don't want to cancel anything" read the
+#: refusal as a quoted value), and a quoted value may hold one ("'don't call'"); a Korean
+#: particle may follow a quote ("'닫아줘'라는"). Linear: a span ends at the first quote mark
+#: that is not between two letters.
+QUOTED = re.compile(
+    r"\"[^\"]*\"|“[^”]*”"
+    r"|(?<![A-Za-z0-9])'(?:[^']|(?<=[A-Za-z])'(?=[A-Za-z]))*'(?![A-Za-z0-9])"
+    r"|‘(?:[^’]|(?<=[A-Za-z])’(?=[A-Za-z]))*’"
+)
 
 
 def unquoted(text: str) -> str:
     """``text`` with each quoted span blanked (same length): a quoted title, name or comment
     is a value, never the request's verb ("댓글 추가해줘: '확인 중'" asks to add a comment; its
     확인 is what the comment says)."""
-    return _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
+    return QUOTED.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def writes_passed_over(

@@ -115,12 +115,33 @@ def set_number(
     found = [m for m in _ENGLISH.finditer(query) if not clauses.against(m)]
     if found:  # every "to N" after the verb: "to 20, or maybe to 22" names two
         found += [m for m in _TO.finditer(query, found[0].end()) if not clauses.against(m)]
+        if _said_again(parameter, query, found[0].end(), clauses):
+            return None  # "to 25 degrees, actually make it 23": which one is not guessed
     found += [m for m in _KOREAN.finditer(query) if not clauses.against(m)]
     if len({m.group(1) for m in found}) != 1:
         return None  # none, or two values ("to 21, then to 23"): none is guessed
     if not all(_unit_fits(parameter, m.group(2)) for m in found):
         return None
     return _value(parameter, found[0].group(1))
+
+
+#: A number written after the one set, in the parameter's unit or none: a correction ("...,
+#: actually make it 23", "I mean 23") or another value; one said against ("not 25", "instead
+#: of 25", "rather than 25", "from 20 to 23") is none.
+_LATER = re.compile(rf"(?<![\w.:-]){_NUMBER}{_UNIT}")
+_AGAINST = re.compile(r"\b(?:not|instead\s+of|rather\s+than|than|nor)\s*$", re.IGNORECASE)
+
+
+def _said_again(parameter: Parameter, query: str, after: int, clauses: Clauses) -> bool:
+    """Whether ``query`` writes another number after ``after`` (twelfth security review: "Set
+    the heating of zone Z-1 to 25 degrees, actually make it 23" sent 25) that is not said
+    against and whose unit ``parameter`` names or is none ("in 10 minutes" is no such)."""
+    for match in _LATER.finditer(query, after):
+        if clauses.against(match) or _AGAINST.search(query, 0, match.start()):
+            continue
+        if _unit_fits(parameter, match.group(2)):
+            return True
+    return False
 
 
 def number_before_name(parameter: Parameter, query: str, clauses: Clauses) -> int | float | None:

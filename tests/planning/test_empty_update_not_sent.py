@@ -160,3 +160,36 @@ def test_a_callable_update_of_nothing_is_not_sent() -> None:
     assert plan.route_ids == ("py/python/cancel_order",) and plan.missing_arguments == {}
     router.execute(plan, **ALLOW)
     assert calls == [{"order_id": "O-17", "reason": None}]
+
+
+def test_a_default_value_given_is_no_change() -> None:
+    """Twelfth security review: an argument equal to the default its parameter declares is
+    the call without it (``update_user(user_id="U-1", notify=False)`` is
+    ``update_user(user_id="U-1")``), so a plan built by hand with only defaults beside the id
+    was sent; it is refused now. A value other than the default (an empty string where the
+    default is ``None``, ``True`` where it is ``False``) still goes."""
+    calls: list[dict[str, Any]] = []
+
+    def update_user(
+        user_id: str, nickname: str = "", notify: bool = False, status: str | None = None
+    ) -> str:
+        """Update a user's nickname or status."""
+        calls.append({"user_id": user_id, "nickname": nickname, "notify": notify})
+        return "ok"
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable([update_user], provider="py", effect="write")
+    snapshot = router.snapshot()
+    route = "py/python/update_user"
+    for arguments in (
+        {"user_id": "U-1", "notify": False},
+        {"user_id": "U-1", "nickname": "", "notify": False, "status": None},
+    ):
+        plan = catalogs.plan(snapshot, catalogs.step(snapshot, route, [], arguments))
+        with pytest.raises(ParameterValidationError, match="changes nothing"):
+            router.execute(plan, **ALLOW)
+    assert calls == []
+    for arguments in ({"user_id": "U-1", "notify": True}, {"user_id": "U-1", "status": ""}):
+        plan = catalogs.plan(snapshot, catalogs.step(snapshot, route, [], arguments))
+        router.execute(plan, **ALLOW)
+    assert [c["notify"] for c in calls] == [True, False]

@@ -129,3 +129,14 @@ def test_the_id_refused_one_change_is_the_next_changes_when_it_names_it(
 )
 def test_no_change_is_sent_to_an_id_the_request_keeps_from_it(query: str) -> None:
     assert [s for s in _sent(query) if s[0] != "GET"] == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [  # twelfth security review: the gerund was counted as the cancel asked again
+        "Don't cancel appointment A-1001 but confirm appointment A-1002, cancelling is bad",
+        "Don't cancel appointment A-1001, confirm appointment A-1002; no cancellation",
+    ],
+)
+def test_a_noun_of_the_refused_verb_asks_it_of_no_other_id(query: str) -> None:
+    assert _sent(query) == [("POST", "/appointments/A-1002/confirm", None)]

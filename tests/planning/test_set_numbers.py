@@ -98,3 +98,20 @@ def test_a_number_written_before_its_parameter_name(query: str, value: int | Non
     arguments = _arguments(query, "switch_on_lamp")
     assert arguments.get("brightness") == value
     assert arguments["lamp_id"] == "L-1"
+
+
+@pytest.mark.parametrize(
+    ("query", "value"),
+    [  # twelfth security review: the first number was sent where the user corrected it
+        ("Set the heating of zone Z-1 to 25 degrees, actually make it 23", None),
+        ("Set the heating of zone Z-1 to 25 degrees, I mean 23", None),
+        ("Set the heating of zone Z-1 to 25, no wait, 23 degrees", None),
+        # a number said against, or in another unit, is no second value
+        ("Set the heating of zone Z-1 to 23 degrees, not 25", 23),
+        ("Set the heating of zone Z-1 to 23 degrees instead of 25", 23),
+        ("Set the heating of zone Z-1 to 23 degrees rather than 25 degrees", 23),
+        ("Set the heating of zone Z-1 to 23 degrees in 10 minutes", 23),
+    ],
+)
+def test_a_number_corrected_after_it_is_set_is_not_guessed(query: str, value: float | None) -> None:
+    assert _arguments(query, "set_heating").get("target_celsius") == value
