@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.asked_changes import asked_verbs
-from schemarouter.planning.refusals import READ_DEPTH
+from schemarouter.planning.refusals import READ_DEPTH, planned_first
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
@@ -76,10 +76,9 @@ def asked_list_first(
         if route.endpoint.effect is not Effect.READ or route.provider.id != top.provider.id:
             continue
         if _thing(route) in asked and _takes_id_of(route, owner):
-            warnings.append(
+            why = (
                 f"the request asks for the {_thing(route)}s of {named[0].of} "
-                f"{named[0].value!r}: {route_id}, which lists them by it, is planned before "
-                f"{eligible[0]}, ranked above it"
+                f"{named[0].value!r}: {route_id}, which lists them by it,"
             )
-            return [route_id, *(r for r in eligible if r != route_id)]
+            return planned_first(eligible, route_id, warnings, why)
     return list(eligible)

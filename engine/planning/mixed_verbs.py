@@ -45,7 +45,7 @@ from schemarouter.planning.asked_changes import (
 from schemarouter.planning.asked_things import asked_list_first
 from schemarouter.planning.links import created
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
-from schemarouter.planning.refusals import READ_DEPTH
+from schemarouter.planning.refusals import READ_DEPTH, planned_first
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
@@ -160,12 +160,11 @@ def existing_thing_first(
         route = routes[route_id]
         same = route.provider.id == top.provider.id and route.endpoint.effect is not Effect.READ
         if same and created(route) is None and _takes(route, query, values, named):
-            warnings.append(
+            why = (
                 f"the request changes {made[0] if made else 'a thing'} {', '.join(sorted(named))}"
-                f" and asks for no creation, so {route_id}, which takes it, is planned before "
-                f"{eligible[0]}, ranked above it"
+                f" and asks for no creation, so {route_id}, which takes it,"
             )
-            return [route_id, *(r for r in eligible if r != route_id)]
+            return planned_first(eligible, route_id, warnings, why)
     return list(eligible)
 
 
@@ -193,9 +192,9 @@ def no_unasked_destruction(
         route = routes[route_id]
         same = route.provider.id == top.provider.id and route.endpoint.effect is Effect.WRITE
         if same and created(route) is None and things & {t for _, t in needed_parameters(route)}:
-            warnings.append(
+            why = (
                 f"the request asks to {', '.join(sorted(verbs))}, not to delete, so {route_id}, "
-                f"which destroys nothing, is planned before {eligible[0]}, ranked above it"
+                "which destroys nothing,"
             )
-            return [route_id, *(r for r in eligible if r != route_id)]
+            return planned_first(eligible, route_id, warnings, why)
     return list(eligible)

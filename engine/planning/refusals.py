@@ -37,6 +37,7 @@ __all__ = [
     "QUOTED",
     "deprecated_notes",
     "exclusions",
+    "planned_first",
     "reads_first",
     "unquoted",
     "writes_passed_over",
@@ -53,6 +54,16 @@ QUOTED = re.compile(
     r"|(?<![A-Za-z0-9])'(?:[^']|(?<=[A-Za-z])'(?=[A-Za-z]))*'(?![A-Za-z0-9])"
     r"|‘(?:[^’]|(?<=[A-Za-z])’(?=[A-Za-z]))*’"
 )
+
+
+def planned_first(
+    eligible: Sequence[str], route_id: str, warnings: list[str], why: str
+) -> list[str]:
+    """``eligible`` with ``route_id`` first, and the sentence saying so in ``warnings``: ``why``
+    then that it is planned before the best ranked ("..., so X, which does, is planned before
+    Y, ranked above it")."""
+    warnings.append(f"{why} is planned before {eligible[0]}, ranked above it")
+    return [route_id, *(r for r in eligible if r != route_id)]
 
 
 def unquoted(text: str) -> str:
