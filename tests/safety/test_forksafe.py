@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from forking import WAIT, in_child
+from forking import WAIT, in_child, retrieving
 
 from schemarouter import SchemaRouter
 from schemarouter.index import HashingEncoder, HybridIndex
@@ -149,27 +149,11 @@ def test_a_child_forked_while_a_model_loads_in_another_thread_loads_one() -> Non
 def test_children_forked_while_threads_retrieve_answer() -> None:
     """The trial's repro: three threads retrieve on one router (the shipped models) while
     the process forks; each child's retrieve answers as the parent's does."""
-    router = SchemaRouter(embedding_cache=None)
-    router.add_openapi(weather_openapi("https://weather.example.org"))
-    router.add_openapi(library_openapi())
     query = "daily weather forecast"
-    expected = router.retrieve(query, k=2).route_ids
-    stop = threading.Event()
-
-    def spin() -> None:
-        while not stop.is_set():
-            router.retrieve("weather forecast for a region", k=3)
-
-    threads = [threading.Thread(target=spin, daemon=True) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    try:
+    with retrieving() as router:
+        expected = router.retrieve(query, k=2).route_ids
         time.sleep(0.3)
         answers = [in_child(lambda: router.retrieve(query, k=2).route_ids) for _ in range(3)]
-    finally:
-        stop.set()
-        for thread in threads:
-            thread.join()
     assert answers == [("ok", expected)] * 3
 
 

@@ -12,18 +12,13 @@ opens its own sessions, and a query vector is a copy.
 from __future__ import annotations
 
 import multiprocessing
-import threading
 import time
 
 import pytest
-from forking import in_child
+from forking import in_child, retrieving
 
-from schemarouter import SchemaRouter
 from schemarouter.index.encoders.onnx import OnnxEncoder, shipped_encoder_folder
 from schemarouter.retrieval.rerank import Reranker
-
-from servers.library import library_openapi
-from servers.user_api import weather_openapi
 
 pytestmark = [
     pytest.mark.skipif(
@@ -86,30 +81,14 @@ def test_a_forked_child_opens_its_own_reranker_session() -> None:
 @pytest.mark.slow  # 2,000 forks: a few minutes on 2 cores
 def test_two_thousand_children_forked_while_threads_retrieve_all_answer() -> None:
     """The stress run: before the fix about 2 children in 1,000 never answered."""
-    router = SchemaRouter(embedding_cache=None)
-    router.add_openapi(weather_openapi("https://weather.example.org"))
-    router.add_openapi(library_openapi())
-    expected = router.retrieve("daily weather forecast", k=2).route_ids
-    stop = threading.Event()
-
-    def spin() -> None:
-        while not stop.is_set():
-            router.retrieve("weather forecast for a region", k=3)
-
-    threads = [threading.Thread(target=spin, daemon=True) for _ in range(3)]
-    for thread in threads:
-        thread.start()
     silent: list[int] = []
     started = time.monotonic()
-    try:
+    with retrieving() as router:
+        expected = router.retrieve("daily weather forecast", k=2).route_ids
         for i in range(2000):
             answer = in_child(lambda: router.retrieve("daily weather forecast", k=2).route_ids, 20)
             if answer != ("ok", expected):
                 silent.append(i)
-    finally:
-        stop.set()
-        for thread in threads:
-            thread.join()
     assert silent == [], (
         f"{len(silent)} of 2,000 children did not answer ({time.monotonic() - started:.0f} s)"
     )
