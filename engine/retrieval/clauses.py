@@ -368,9 +368,14 @@ class Clauses:
 
 
 def _contrasts(query: str, at: int, ends: Sequence[re.Match[str]]) -> bool:
-    """Whether the "but" at ``at`` follows a negation in its clause (:data:`_BUT`)."""
+    """Whether the "but" at ``at`` follows a negation in its clause (:data:`_BUT`), or one
+    follows it: "Delete department D-30 but don't delete department D-31" keeps D-30 to its
+    own clause, where the "don't" after it refused it too, and nothing was deleted."""
     start = max((m.end() for m in ends if m.end() <= at), default=0)
-    return bool(_NOT.search(query, start, at))
+    return bool(_NOT.search(query, start, at) or _NOT_NEXT.match(query, at + 3))
+
+
+_NOT_NEXT = re.compile(r"\s+(?:do\s+not|don['’‘ʼ´`]?t|never|not)\b", re.IGNORECASE)
 
 
 #: The kinds of value that name one thing or day (an id, a repository, a date), left out

@@ -96,6 +96,10 @@ def _sent(query: str) -> list[tuple[str, str, Any]]:
             [("PATCH", "/departments/D-30", {"name": "Treasury"})],
         ),
         ("Don't delete department D-30, just show it", [("GET", "/departments/D-30", None)]),
+        (  # the "don't" after D-30's "but" refused D-30 too: nothing was deleted
+            "Delete department D-30 but don't delete department D-31",
+            [("DELETE", "/departments/D-30", None)],
+        ),
         (  # Korean drops the object it named: the change asked after -지 말고 takes it
             "부서 D-30 삭제하지 말고 이름을 Treasury로 바꿔줘",
             [("PATCH", "/departments/D-30", {"name": "Treasury"})],
