@@ -130,8 +130,21 @@ _NEGATED_VERB = re.compile(
 
 def refused_verbs(query: str) -> frozenset[str]:
     """The changes ``query`` says not to do, by the verb right after its negation."""
-    words = " ".join(m.group(1) or m.group(2) for m in _NEGATED_VERB.finditer(unquoted(query)))
-    return frozenset(request_verbs(words)) if words else frozenset()
+    out: set[str] = set()
+    for match in _NEGATED_VERB.finditer(unquoted(query)):
+        out |= _negated(match)
+    return frozenset(out)
+
+
+def _negated(match: re.Match[str]) -> set[str]:
+    """The changes of one :data:`_NEGATED_VERB` match: its English word's, or its Korean
+    stem's, this module's Korean verbs too ("닫지 말고": close)."""
+    korean = match.group(2)
+    if not korean:
+        return set(request_verbs(match.group(1)))
+    return set(request_verbs(korean)) | {
+        v for stem, v in _KO_MORE.items() if korean.startswith(stem)
+    }
 
 
 _NOUN = re.compile(r"(?:ing|ion|ions)$")
@@ -144,13 +157,11 @@ def only_refused(query: str) -> frozenset[str]:
     form of the verb written more often than it is refused)."""
     text = unquoted(query)
     negated = list(_NEGATED_VERB.finditer(text))
-    words = [w for w in _WORD.findall(text.lower())]
+    words = _WORD.findall(text.lower())
     out: set[str] = set()
     for match in negated:
         korean = match.group(2)
-        verbs = request_verbs(match.group(1) or korean) | (
-            {v for stem, v in _KO_MORE.items() if korean.startswith(stem)} if korean else set()
-        )
+        verbs = _negated(match)
         if not verbs:
             continue
         if korean:

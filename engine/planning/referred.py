@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.planning.asked_changes import asked_verbs
+from schemarouter.planning.asked_changes import asked_verbs, refused_verbs
 from schemarouter.retrieval.actions import verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import clauses_of
@@ -34,8 +34,6 @@ __all__ = ["referred_back"]
 
 #: A verb and "it": "confirm it", "rename it to Treasury", "show it".
 _IT = re.compile(r"\b([A-Za-z]+)\s+(it)\b", re.IGNORECASE)
-#: Not said before a verb: "Don't cancel", "Do not delete", "never delete".
-_NOT = re.compile(r"\b(?:do\s+not|does\s+not|don[’']?t|dont|never|not)\b", re.IGNORECASE)
 #: Korean "don't ..., (do) ...": the verb's -지 말고.
 _KO_NOT = re.compile(r"지\s*(?:말고|말곤)\s*")
 #: A clause's end between the id and its refused verb ("D-402는 그대로, 삭제하지 말고 ...").
@@ -60,16 +58,13 @@ def referred_back(
     if not _IT.search(query):
         return []
     start = max((end for end in clauses.ends if end <= value.start), default=0)
-    negated = _NOT.search(query, start, value.start)
-    if negated is None:  # "every booking except R1": an id set aside, not a change refused
-        return []
-    refused_verbs = asked_verbs(query[negated.end() : value.start])
-    if not refused_verbs:
+    refusing = refused_verbs(query[start : value.start])
+    if not refusing:  # "every booking except R1": an id set aside, not a change refused
         return []
     for match in _IT.finditer(query, value.end):
         if clauses.against_span(match.start(2), match.end(2)):  # read as a value there
             continue
-        if _asks_of(route, match.group(0), refused_verbs):
+        if _asks_of(route, match.group(0), refusing):
             return [value]
     return []
 
@@ -97,12 +92,12 @@ def _korean(
     where the refused words hold a change of their own, nothing but words lies between the id
     and them, and the rest names no other id ("O-1 환불하지 말고 O-2 환불해줘" refunds O-2,
     :mod:`.contrasted_ids`) nor any number."""
-    refused_verbs = asked_verbs(query[value.end : korean.end()])
+    refused = refused_verbs(query[value.end : korean.end()])
     rest = query[korean.end() :]
-    if not refused_verbs or not rest.strip() or any(c.isdigit() for c in rest):
+    if not refused or not rest.strip() or any(c.isdigit() for c in rest):
         return []
     if any(v.start >= korean.end() for v in values) or _KO_CLAUSE.search(
         query, value.end, korean.start()
     ):
         return []
-    return [value] if _asks_of(route, rest, refused_verbs) else []
+    return [value] if _asks_of(route, rest, refused) else []

@@ -49,16 +49,19 @@ class Drain:
         self._idle = threading.Event()
         self._idle.set()
 
-    def admit(self, line: str) -> str | None:
+    def admit(self, line: str, message: Any = None, kind: str | None = None) -> str | None:
         """``None`` where the message in ``line`` goes on to the server (a request is then
-        under way until its answer is written); else the error line that answers it."""
-        try:
-            message = json.loads(line)
-        except ValueError:
-            return None  # the server says it is no JSON
+        under way until its answer is written); else the error line that answers it.
+        ``message`` and ``kind``: the line already read as JSON, and the kind of message the
+        SDK reads it as (:func:`~.stdio_frames.check_line` gives both), not read again."""
+        if message is None:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                return None  # the server says it is no JSON
         if not isinstance(message, dict) or "method" not in message:
             return None  # an answer of the client's: never refused
-        if "id" in message and not _request(line):
+        if "id" in message and (kind or _kind(line)) != "JSONRPCRequest":
             return None  # the SDK answers it nothing (an id {"a": 1}, 1.0, no "jsonrpc")
         if "id" not in message:  # a notification: never refused; a cancelled request is
             if message["method"] == "notifications/cancelled":  # answered by nothing
@@ -115,20 +118,13 @@ def _key(request_id: Any) -> str:
     return json.dumps(request_id)
 
 
-def _request(line: str) -> bool:
-    """Whether the SDK reads ``line`` as a request, which it answers: one whose id is no
-    string or integer it reads as a notification, and one without ``"jsonrpc": "2.0"`` as
-    no message, answering neither, and SIGTERM waited 25 s for it (trial Y1). An SDK
-    without the adapter: every message with an id, as before."""
-    from mcp import types
+def _kind(line: str) -> str | None:
+    """The kind of message the SDK reads ``line`` as: it answers a request only; one whose
+    id is no string or integer it reads as a notification, and one without ``"jsonrpc":
+    "2.0"`` as no message, answering neither, and SIGTERM waited 25 s for it (trial Y1)."""
+    from schemarouter.serve.stdio_frames import sdk_reading
 
-    adapter = getattr(types, "jsonrpc_message_adapter", None)
-    if adapter is None:
-        return True
-    try:
-        return isinstance(adapter.validate_json(line, by_name=False), types.JSONRPCRequest)
-    except ValueError:
-        return False
+    return sdk_reading(line)
 
 
 class _Reader:
@@ -157,7 +153,7 @@ class _Reader:
             frame = check_line(line, too_long)
             refused = frame.answer
             if frame.line is not None:
-                refused = self._drain.admit(frame.line)
+                refused = self._drain.admit(frame.line, frame.message, frame.kind)
                 if refused is None:
                     return frame.line
             if refused is not None:

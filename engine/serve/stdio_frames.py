@@ -64,6 +64,10 @@ class Frame:
     line: str | None = None
     answer: str | None = None
     said: str = ""
+    #: ``line`` read as JSON, and the kind of message the SDK reads it as: the drain takes
+    #: them from here, where it read the line again
+    message: Any = None
+    kind: str | None = None
 
 
 async def read_line(file: Any) -> tuple[str, bool]:
@@ -104,26 +108,26 @@ def check_line(line: str, too_long: bool = False) -> Frame:
     if not isinstance(message, dict):
         kind = "a batch (an array)" if isinstance(message, list) else type(message).__name__
         return _refused(None, INVALID_REQUEST, f"{kind}, not one JSON-RPC message (an object)")
-    read = _sdk_reading(line)
+    read = sdk_reading(line)
     method = message.get("method")
     if "id" in message and method is not None:
         if read == "JSONRPCRequest":
-            return Frame(line=line)
+            return Frame(line=line, message=message, kind=read)
         return _refused(_id_of(message), INVALID_REQUEST, _why_not_a_request(message))
     if method is not None:  # a notification
         if read == "JSONRPCNotification" and str(method).startswith("notifications/"):
-            return Frame(line=line)
+            return Frame(line=line, message=message, kind=read)
         if read == "JSONRPCNotification":
             said = f"a {str(method)[:80]!r} without an id (a request needs one): not run"
         else:
             said = "a notification that is no JSON-RPC 2.0 notification"
         return _dropped(said)
     if read in ("JSONRPCResponse", "JSONRPCError"):
-        return Frame(line=line)  # the client's answer to a request of the server's
+        return Frame(line=line, message=message, kind=read)  # an answer to the server
     return _dropped("neither a request, a notification nor an answer")
 
 
-def _sdk_reading(line: str) -> str | None:
+def sdk_reading(line: str) -> str | None:
     """The kind of message the MCP SDK reads ``line`` as (``JSONRPCRequest`` ...), or
     ``None`` where it reads none (it drops the line). An SDK without its adapter: each
     line is taken for what it says it is."""
