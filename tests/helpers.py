@@ -162,3 +162,39 @@ def planned_change(router: Any, text: str, route_id: str, max_calls: int = 2) ->
     steps = [s for s in plan.steps if s.route_id == route_id]
     assert steps, plan.route_ids
     return plan, steps[0]
+
+
+def desk_paths(op: Any) -> dict[str, Any]:
+    """A support desk's orders (get, refund) and customers (get, delete), each operation
+    ``op(operation_id, summary)``: the paths the planning tests of order and refusal share."""
+    return {
+        "/orders/{order_id}": {
+            "parameters": path_id("order_id"),
+            "get": op("get_order", "Get an order"),
+        },
+        "/orders/{order_id}/refund": {
+            "parameters": path_id("order_id"),
+            "post": op("refund_order", "Refund an order"),
+        },
+        "/customers/{customer_id}": {
+            "parameters": path_id("customer_id"),
+            "get": op("get_customer", "Get a customer"),
+            "delete": op("delete_customer", "Delete a customer"),
+        },
+    }
+
+
+def playlist_paths(op: Any) -> dict[str, Any]:
+    """Playlists (list, create, update, delete), each operation ``op(operation_id, summary,
+    body=...)``, a body for the create and the update."""
+    return {
+        "/playlists": {
+            "get": op("list_playlists", "List playlists"),
+            "post": op("create_playlist", "Create a playlist", body=True),
+        },
+        "/playlists/{playlist_id}": {
+            "parameters": path_id("playlist_id"),
+            "patch": op("update_playlist", "Update a playlist", body=True),
+            "delete": op("delete_playlist", "Delete a playlist"),
+        },
+    }

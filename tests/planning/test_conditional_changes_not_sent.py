@@ -18,7 +18,7 @@ from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
 
-from helpers import ok, path_id
+from helpers import desk_paths, ok, path_id
 from servers.loopback import LoopbackServer, Request, Response, json_response
 
 _S = {"type": "string"}
@@ -35,19 +35,7 @@ def _document(base_url: str) -> dict[str, Any]:
         "info": {"title": "Desk", "version": "1"},
         "servers": [{"url": base_url}],
         "paths": {
-            "/orders/{order_id}": {
-                "parameters": path_id("order_id"),
-                "get": _op("get_order", "Get an order"),
-            },
-            "/orders/{order_id}/refund": {
-                "parameters": path_id("order_id"),
-                "post": _op("refund_order", "Refund an order"),
-            },
-            "/customers/{customer_id}": {
-                "parameters": path_id("customer_id"),
-                "get": _op("get_customer", "Get a customer"),
-                "delete": _op("delete_customer", "Delete a customer"),
-            },
+            **desk_paths(_op),
             "/appointments/{appointment_id}": {
                 "parameters": path_id("appointment_id"),
                 "get": _op("get_appointment", "Get an appointment"),

@@ -12,7 +12,7 @@ import pytest
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 
-from helpers import ok, openapi_document, path_id
+from helpers import ok, openapi_document, playlist_paths
 
 _S = {"type": "string"}
 _PLAYLIST = {"type": "object", "properties": {"name": _S}}
@@ -30,15 +30,7 @@ def _op(op: str, summary: str, body: bool = False) -> dict[str, Any]:
 MUSIC = openapi_document(
     "Music",
     {
-        "/playlists": {
-            "get": _op("list_playlists", "List playlists"),
-            "post": _op("create_playlist", "Create a playlist", body=True),
-        },
-        "/playlists/{playlist_id}": {
-            "parameters": path_id("playlist_id"),
-            "patch": _op("update_playlist", "Update a playlist", body=True),
-            "delete": _op("delete_playlist", "Delete a playlist"),
-        },
+        **playlist_paths(_op),
     },
 )
 

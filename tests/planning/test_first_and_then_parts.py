@@ -18,7 +18,7 @@ from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.retrieval.intents import split_intents
 
-from helpers import ok, path_id
+from helpers import desk_paths, ok, playlist_paths
 from servers.loopback import LoopbackServer, Request, Response, json_response
 
 _S = {"type": "string"}
@@ -40,28 +40,8 @@ def _document(base_url: str) -> dict[str, Any]:
         "info": {"title": "Desk", "version": "1"},
         "servers": [{"url": base_url}],
         "paths": {
-            "/orders/{order_id}": {
-                "parameters": path_id("order_id"),
-                "get": _op("get_order", "Get an order"),
-            },
-            "/orders/{order_id}/refund": {
-                "parameters": path_id("order_id"),
-                "post": _op("refund_order", "Refund an order"),
-            },
-            "/customers/{customer_id}": {
-                "parameters": path_id("customer_id"),
-                "get": _op("get_customer", "Get a customer"),
-                "delete": _op("delete_customer", "Delete a customer"),
-            },
-            "/playlists": {
-                "get": _op("list_playlists", "List playlists"),
-                "post": _op("create_playlist", "Create a playlist", body=True),
-            },
-            "/playlists/{playlist_id}": {
-                "parameters": path_id("playlist_id"),
-                "patch": _op("update_playlist", "Update a playlist", body=True),
-                "delete": _op("delete_playlist", "Delete a playlist"),
-            },
+            **desk_paths(_op),
+            **playlist_paths(_op),
         },
     }
 

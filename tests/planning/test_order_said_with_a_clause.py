@@ -14,31 +14,14 @@ from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.retrieval.intents import split_intents
 
-from helpers import ok, openapi_document, path_id
+from helpers import desk_paths, ok, openapi_document
 
 
 def _op(op: str, summary: str) -> dict[str, Any]:
     return {"operationId": op, "summary": summary, "responses": ok({"type": "object"})}
 
 
-DESK = openapi_document(
-    "Desk",
-    {
-        "/orders/{order_id}": {
-            "parameters": path_id("order_id"),
-            "get": _op("get_order", "Get an order"),
-        },
-        "/orders/{order_id}/refund": {
-            "parameters": path_id("order_id"),
-            "post": _op("refund_order", "Refund an order"),
-        },
-        "/customers/{customer_id}": {
-            "parameters": path_id("customer_id"),
-            "get": _op("get_customer", "Get a customer"),
-            "delete": _op("delete_customer", "Delete a customer"),
-        },
-    },
-)
+DESK = openapi_document("Desk", desk_paths(_op))
 
 
 @pytest.fixture(scope="module")
