@@ -16,6 +16,7 @@ it on by default (:func:`off_by_default`, :func:`router_model`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable
 from importlib import resources
@@ -189,29 +190,61 @@ def model_card(
 
 
 def onnx_session(
-    model: Path, threads: int, *, what: str, purpose: str, command: str, in_memory: bool = False
+    model: Path,
+    threads: int,
+    *,
+    what: str,
+    purpose: str,
+    command: str,
+    in_memory: bool = False,
+    sha256: str = "",
 ) -> Any:
     """An onnxruntime CPU session on the graph ``model`` (``threads`` intra-op threads, one
     inter-op, its warnings off). A graph onnxruntime cannot load is a
     :class:`~schemarouter.errors.ModelError` naming the ``what`` and the file, whose hint is
     to re-export it with ``command``; onnxruntime missing says it is needed for ``purpose``.
-    ``in_memory``: the file is read first, so the session keeps no handle on it."""
+    ``in_memory``: the file is read first, so the session keeps no handle on it.
+
+    ``sha256``: the digest the model's card gives. The file is then read, checked against it
+    and loaded from the very bytes checked, at every opening: a file replaced since the card
+    was read (a package upgraded in place under a running process, whose forked children
+    open their sessions afresh) is refused, never loaded as the card's model."""
     ort = require("onnxruntime", purpose=purpose)
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    data = _model_bytes(model, what=what, command=command) if in_memory or sha256 else None
+    if data is not None and sha256:
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != sha256:
+            raise ModelError(
+                f"the {what} model's sha256 is {actual[:16]}..., its card says {sha256[:16]}...",
+                where=str(model),
+                hint="The file is corrupt or was replaced after its card was read (a package "
+                "upgraded under a running process: restart the process); reinstall the "
+                f"package or re-export the model with `{command}`",
+            )
     try:
         return ort.InferenceSession(
-            model.read_bytes() if in_memory else str(model),
-            options,
-            providers=["CPUExecutionProvider"],
+            str(model) if data is None else data, options, providers=["CPUExecutionProvider"]
         )
     except Exception as exc:  # onnxruntime raises its own exception types
         raise ModelError(
             f"onnxruntime cannot load the {what}: {exc}",
             where=str(model),
             hint=f"Re-export the model with `{command}`",
+        ) from None
+
+
+def _model_bytes(model: Path, *, what: str, command: str) -> bytes:
+    try:
+        return model.read_bytes()
+    except OSError as exc:
+        raise ModelError(
+            f"the {what}'s model file cannot be read: {exc.strerror or exc}",
+            where=str(model),
+            hint=f"Reinstall the package or re-export the model with `{command}`",
         ) from None
 
 

@@ -372,6 +372,7 @@ class Reranker:
                     purpose="the cross-encoder reranker",
                     command="schemarouter train-reranker",
                     in_memory=True,
+                    sha256=str(self.card.get("model_sha256", "")),
                 )
                 _check_score_output(session, model)
                 self._tokenizer, self._session = tokenizer, session

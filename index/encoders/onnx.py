@@ -269,6 +269,12 @@ class _OnnxSentenceEncoder:
     def _ensure_model(self, path: Path) -> None:
         """Called before the session opens: make sure ``path`` exists (or raise)."""
 
+    @property
+    def _model_sha256(self) -> str:
+        """The digest every session opening checks the model file against (``""``: none);
+        a forked child opens its own, so it too gets the model its parent checked."""
+        return ""
+
     def _session(self, threads: int) -> Any:
         with self._lock:
             if threads in self._sessions:
@@ -282,6 +288,7 @@ class _OnnxSentenceEncoder:
                 what="encoder",
                 purpose="the ONNX encoder",
                 command="schemarouter train-encoder",
+                sha256=self._model_sha256,
             )
             _check_embedding_output(session, path)
             self._sessions[threads] = session
@@ -451,6 +458,10 @@ class OnnxEncoder(_OnnxSentenceEncoder):
     @property
     def tokenizer_path(self) -> Path:
         return self.folder / "tokenizer.json"
+
+    @property
+    def _model_sha256(self) -> str:
+        return str(self.card.get("model_sha256", "")) if self._verify else ""
 
     def check_model(self) -> None:
         """:class:`~schemarouter.errors.ModelError` where ``model.onnx`` is not the file its

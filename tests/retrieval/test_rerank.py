@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import hashlib
 import json
 import re
 import subprocess
@@ -90,7 +91,8 @@ def _write_model(folder: Path, *, settings: dict | None = None) -> Path:
     model.ir_version = 8
     onnx.save(model, str(folder / "model.onnx"))
     _tokenizer().save(str(folder / "tokenizer.json"))
-    card = {"name": "tiny", "model_sha256": "0" * 64, "settings": settings or {}}
+    digest = hashlib.sha256((folder / "model.onnx").read_bytes()).hexdigest()
+    card = {"name": "tiny", "model_sha256": digest, "settings": settings or {}}
     (folder / "card.json").write_text(json.dumps(card), encoding="utf-8")
     return folder
 
@@ -190,7 +192,8 @@ def test_card_settings_reach_the_encoder(tmp_path: Path) -> None:
     model = Reranker(folder)
     ids, _, _ = model.encode("band gap", ["silicon silicon silicon silicon"])
     assert ids.shape == (1, 6)
-    assert model.identity == "tiny:000000000000"
+    digest = hashlib.sha256((folder / "model.onnx").read_bytes()).hexdigest()
+    assert model.identity == f"tiny:{digest[:12]}"
 
 
 def test_missing_files_are_a_model_error(tmp_path: Path) -> None:
@@ -202,6 +205,9 @@ def test_unloadable_onnx_is_a_model_error(tmp_path: Path) -> None:
     pytest.importorskip("onnxruntime")
     folder = _write_model(tmp_path / "m")
     (folder / "model.onnx").write_bytes(b"not a model")
+    card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
+    card["model_sha256"] = hashlib.sha256(b"not a model").hexdigest()  # the card's own file
+    (folder / "card.json").write_text(json.dumps(card), encoding="utf-8")
     with pytest.raises(ModelError, match="onnxruntime cannot load"):
         Reranker(folder).score("q", ["t"])
 
