@@ -326,10 +326,14 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         and p.json_schema.get("type") == "string"
         and not {"enum", "format"} & set(p.json_schema)
     ]
+    # a quote a parameter's name took is that parameter's ("with the message '...'")
+    taken = {v for v in [*arguments.values(), *filled.values()] if isinstance(v, str)}
     quoted = [
-        next(g for g in m.groups() if g is not None)
+        phrase
         for m in _QUOTED.finditer(query)
-        if not clauses.against(m) and not described_at(m.start() + 1, query)
+        if not clauses.against(m)
+        and not described_at(m.start() + 1, query)
+        and (phrase := next(g for g in m.groups() if g is not None)) not in taken
     ]
     if (
         len(text) == 1
