@@ -55,6 +55,7 @@ from schemarouter.planning.optimade_filter import (
     reduced_formula,
 )
 from schemarouter.planning.page_size import count_value
+from schemarouter.planning.phone_numbers import phone_value, takes_phone
 from schemarouter.planning.quantities import (
     KO_NUMBER,
     amounts,
@@ -293,6 +294,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     takers = sum(_takes_email(p) or (inside and bool(_inner(p))) for p, inside in open_)
     # a change's one date-time takes the one written (start, end: each by its bound word)
     timed = sum(value_schema(p.json_schema).get("format") == "date-time" for p, _ in open_)
+    phones = sum(takes_phone(p) for p, _ in open_)
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query, clauses),
@@ -303,6 +305,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _enum_value(parameter, query, paired=paired, change=change),
             _format_value(parameter, query, values, clauses, takers, change and timed == 1),
             country_value(parameter, value_schema(parameter.json_schema), query),
+            phone_value(parameter, query, phones),
             counted_value(parameter, value_schema(parameter.json_schema), query),
             _nested_email(parameter, query, takers) if inside else None,
             _quantity_value(parameter, query, route),
@@ -326,10 +329,14 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         and p.json_schema.get("type") == "string"
         and not {"enum", "format"} & set(p.json_schema)
     ]
+    # a quote a parameter's name took is that parameter's ("with the message '...'")
+    taken = {v for v in [*arguments.values(), *filled.values()] if isinstance(v, str)}
     quoted = [
-        next(g for g in m.groups() if g is not None)
+        phrase
         for m in _QUOTED.finditer(query)
-        if not clauses.against(m) and not described_at(m.start() + 1, query)
+        if not clauses.against(m)
+        and not described_at(m.start() + 1, query)
+        and (phrase := next(g for g in m.groups() if g is not None)) not in taken
     ]
     if (
         len(text) == 1

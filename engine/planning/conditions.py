@@ -45,11 +45,13 @@ _ENGLISH = re.compile(
     r"[^,.;:!?]*",
     re.I,
 )
-#: A Korean condition: a verb's -면 ("열려 있으면", "배송되지 않았으면", "필요하면") with the word
-#: before it, or "... 경우(에만)" ("배송되지 않은 경우에만"); not "-면 안 돼", which forbids, a
-#: courtesy ("가능하면", "괜찮으면"), nor a report ("완료되면 알려줘").
+#: A Korean condition: a verb's -면 ("열려 있으면", "배송되지 않았으면", "필요하면") or a noun's
+#: with the copula ("대기 중이면", "휴면 계정이면"), with the word before it, or "... 경우(에만)"
+#: ("배송되지 않은 경우에만"); not "-면 안 돼", which forbids, a courtesy ("가능하면",
+#: "괜찮으면"), nor a report ("완료되면 알려줘").
 _KOREAN = re.compile(
-    r"(?:\S+\s+)?(?<!\S)(?!가능하면|괜찮으면|좋으면)\S*(?:있으면|없으면|으면|되면|하면|라면|다면|않으면)"
+    r"(?:\S+\s+)?(?<!\S)(?!가능하면|괜찮으면|좋으면)\S*"
+    r"(?:있으면|없으면|으면|되면|하면|라면|다면|않으면|이면)"
     r"(?=\s|$)(?!\s*안\s*[돼되됩])(?!\s*(?:바로\s*)?알려)"
     r"|(?:\S+\s+)?\S+\s+경우(?:에만|에는|에)?"
 )

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Container, Iterable, Sequence
 
 from schemarouter.contracts import TRANSPORT_LOCATIONS, Route
+from schemarouter.retrieval.korean_verbs import korean_verb_word
 
 __all__ = [
     "ID_LABEL",
@@ -173,7 +174,7 @@ def thing_named(
     LR-5)."""
     thing = word.lower()
     if not word.isascii():
-        english = [word] if word in things else list(gloss(word))
+        english = [word] if word in things else _noun_glosses(word, gloss)
         if not english:
             return None
         thing = next((w for w in english if w in things or stem(w) in things), english[0])
@@ -190,3 +191,13 @@ def thing_named(
                 if joined in things or stem(joined) in things:
                     return joined
     return thing
+
+
+def _noun_glosses(word: str, gloss: Callable[[str], Sequence[str]]) -> list[str]:
+    """The English words of the Korean ``word`` as a thing: its glosses less the one of its
+    verb sense, where it has another ("예약 B-3" is a booking, a reservation or an appointment,
+    never a book: "book" is 예약's verb; trial 13 read "예약 B-1003 확정해줘" on an API of books
+    and bookings as a book's id)."""
+    glosses = list(gloss(word))
+    nouns = [w for w in glosses if w != korean_verb_word(word)]
+    return nouns or glosses

@@ -94,6 +94,9 @@ def _run(query: str, max_calls: int = 3) -> tuple[Any, list[tuple[str, str]]]:
         ),
         ("주문 O-1이 환불되면 고객 C-1을 삭제해줘", "환불되면", "/orders/O-1"),
         ("고객 C-1은 주문 O-1이 환불된 경우에만 삭제해줘", "경우에만", "/orders/O-1"),
+        # a noun and the copula's -이면 (trial 13: "예약 B-1002가 대기 중이면 취소해줘" cancelled)
+        ("예약 A-1이 대기 중이면 취소해줘", "대기 중이면", "/appointments/A-1"),
+        ("고객 C-1이 휴면 계정이면 삭제해줘", "계정이면", "/customers/C-1"),
     ],
 )
 @pytest.mark.parametrize("max_calls", [1, 3])

@@ -1,0 +1,57 @@
+"""A phone parameter's number from the request: "send an SMS to 010-1111-2222", "call +82 10
+1234 5678" (trial 13: ``send_sms(phone, message)`` left ``phone`` open, the number read only
+as an id of no parameter, and the plan was refused).
+
+Only a string parameter named for a phone (``phone``, ``phone_number``, ``mobile``,
+``to_phone`` ...) takes one, only where it is the one open such parameter, and only a number
+the request writes once, in digits grouped by ``-``, ``.``, spaces or parentheses (seven
+digits or more, two groups or more, or a leading ``+``), outside quotes and outside a clause
+that says not to use it; two numbers name no one phone."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from schemarouter.contracts import Parameter
+from schemarouter.planning.named_values import valid
+from schemarouter.planning.refusals import QUOTED
+from schemarouter.retrieval.clauses import clauses_of
+from schemarouter.retrieval.values import value_schema
+
+__all__ = ["phone_value", "takes_phone"]
+
+_NAME = re.compile(
+    r"(?:^|_)(?:phone|mobile|cell|tel|telephone|msisdn)(?:_?(?:number|no|num))?$", re.I
+)
+_NUMBER = re.compile(r"(?<![\w+-])(\+?\(?\d{2,4}\)?(?:[ .-]\(?\d{2,4}\)?){1,4})(?![\w-])")
+
+_DATE = re.compile(r"\d{4}[-.]\d{1,2}[-.]\d{1,2}")
+
+
+def takes_phone(parameter: Parameter) -> bool:
+    """Whether ``parameter`` is a text parameter named for a phone number."""
+    split = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name)
+    kind = value_schema(parameter.json_schema).get("type", "string")
+    return kind == "string" and bool(_NAME.search(split))
+
+
+def phone_value(parameter: Parameter, query: str, takers: int) -> Any:
+    """The one phone number ``query`` writes, for ``parameter`` where it takes a phone
+    (:func:`takes_phone`) and is the one open parameter that does (``takers``)."""
+    if takers != 1 or not takes_phone(parameter):
+        return None
+    text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
+    clauses = clauses_of(query)
+    found = {
+        m.group(1)
+        for m in _NUMBER.finditer(text)
+        if not clauses.against(m)
+        and len(re.sub(r"\D", "", m.group(1))) >= 7
+        and not _DATE.fullmatch(m.group(1))
+        and (m.group(1).startswith("+") or re.search(r"\d[ .)-]+\(?\d", m.group(1)))
+    }
+    if len(found) != 1:
+        return None
+    (number,) = found
+    return number if valid(parameter, number) else None
