@@ -142,7 +142,7 @@ _KO_VERB = {
     "켜": "enable", "꺼": "disable", "잠가": "lock", "풀어": "unlock", "닫아": "close",
     "열어": "open", "병합": "merge", "커밋": "commit", "푸시": "push", "태그": "tag",
     "발급": "issue", "회수": "revoke", "신청": "apply", "연결": "connect", "접수": "submit",
-    "남겨": "create", "남기": "create", "환불": "refund",
+    "남겨": "create", "남기": "create", "환불": "refund", "확정": "confirm",
 }  # fmt: skip
 #: The stems of :data:`_KO_VERB` that are nouns (a verb only with 하다 and its forms after
 #: them): "주문해줘" orders, "주문 내역" (order history) and "주문 ORD-1" ask for none, nor
@@ -152,7 +152,7 @@ _KO_NOUNS = frozenset(
         """
     생성 추가 등록 전송 발송 수정 변경 업데이트 설정 삭제 제거 연장 갱신 취소 예약 업로드
     게시 작성 저장 초대 구독 결제 주문 보관 승인 거절 이동 복사 추방 가입 설치 배포 실행 중지
-    시작 공유 병합 커밋 푸시 태그 발급 회수 신청 연결 접수 환불
+    시작 공유 병합 커밋 푸시 태그 발급 회수 신청 연결 접수 환불 확정
     """
     )
 )
