@@ -36,6 +36,7 @@ from schemarouter.planning.asked_changes import parts_by_change, things_blanked,
 from schemarouter.planning.body import partial_body
 from schemarouter.planning.conditions import withhold_conditional
 from schemarouter.planning.contrasted_ids import contrasted_ids
+from schemarouter.planning.flagged_changes import asked_on_named
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.planning.several import each_of_several, left_out_notes
 from schemarouter.registry.registry import Registry
@@ -434,7 +435,7 @@ class SchemaRouter(IndexMixin):
         analysis = None
         ranked: list[str] = []
         hits: dict[str, tuple[str, ...]] = {}
-        abstained = ""
+        abstained = flagged = ""
         parts: list[tuple[str, str]] = []
         misses: list[tuple[str, str, str]] = []
         reading = PartReading([], {})
@@ -443,7 +444,9 @@ class SchemaRouter(IndexMixin):
             snapshot, analysis = ranking.snapshot, ranking.analysis
             ranked = [i.route_id for i in ranking.ranked]
             hits = {i.route_id: i.field_hits for i in ranking.ranked}
-            abstained = ranking.reason
+            flagged = abstained = ranking.reason  # a change asked on ids named is planned
+            if flagged and asked_on_named(request.query, snapshot, ranked, analysis.values):
+                abstained = ""
             if max_calls > 1 and request.parts and ranked and not abstained:
                 reading = self.ranker.part_reading(request.query, ranked)
                 parts = [(text, route_id) for text, route_id, why in reading.report if not why]
@@ -494,9 +497,9 @@ class SchemaRouter(IndexMixin):
                 unused += refused_values(route, step.arguments, analysis.values)
             if unused:
                 plan = plan.model_copy(update={"warnings": (*plan.warnings, *unused)})
-        if plan.steps and abstained:  # planned by the semantic fields it names, flagged or not
-            flagged = f"the request is flagged off the catalog ({abstained}); planned by the "
-            note = flagged + "semantic fields it names: check the routes serve what it means"
+        if plan.steps and flagged:  # planned by the fields, or the change and ids, it names
+            note = f"the request is flagged off the catalog ({flagged}); planned by the "
+            note += "semantic fields it names: check the routes serve what it means"
             plan = plan.model_copy(update={"warnings": (*plan.warnings, note)})
         # a body the request filled in part is checked without its missing properties
         checked = [partial_body(snapshot.routes[s.route_id], s.arguments) for s in plan.steps]

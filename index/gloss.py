@@ -51,6 +51,7 @@ KOREAN_GLOSSARY: dict[str, str] = {
     "이동": "move",
     "옮겨": "move",
     "취소": "cancel",
+    "확정": "confirm",
     "예약": "book reservation booking appointment",
     "승인": "approve",
     "거절": "reject",

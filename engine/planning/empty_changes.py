@@ -16,12 +16,21 @@ once any of them is (:func:`~schemarouter.planning.arguments.is_given`), and say
 add (:func:`held_empty`); ``execute`` refuses such a step, planned or built by hand
 (:func:`refuse_empty`).
 
+What addresses the entry is no change (:func:`change_parameters`): its path parameters
+(``owner``, ``repo`` and ``issue_number`` of ``PATCH /repos/{owner}/{repo}/issues/
+{issue_number}``: "update issue 5 in octocat/hello-world" was sent with no body), a required
+parameter named as any thing's identifier, and the one id of a thing the route's name and
+description do not name (``set_thermostat(device_id, ...)``: :mod:`.entry_ids`). Where the
+update takes a JSON object body (:mod:`.body`), the body's properties are the changes
+(``"body.title|body.body|body.state"``) and a parameter outside it (``?notify=true``) is none.
+
 Left as they were: an action on an entry its id alone names (``lock_door``,
 ``remove_device``, ``cancel_order``, ``approve_claim``: no edit verb), an update whose id is
-of another thing than its name's (``update_firmware(device_id, version=None)`` installs the
-latest firmware), one with a required parameter that is no id of that thing (a required
-setting, given or refused by the schema), a route with a request body (:mod:`.body`'s), and
-``router.call``, where the caller names the arguments.
+of another thing than its name's, said so (``update_firmware(device_id, version=None)``,
+"Install a firmware update on a device", installs the latest firmware), one with a required
+parameter that addresses nothing (a required setting, given or refused by the schema, a
+required body property too), a form body, and ``router.call``, where the caller names the
+arguments.
 """
 
 from __future__ import annotations
@@ -29,11 +38,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from schemarouter.contracts import Effect, ParameterLocation, Route
+from schemarouter.contracts import TRANSPORT_LOCATIONS, Effect, Parameter, ParameterLocation, Route
 from schemarouter.errors import ParameterValidationError
+from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.entry_ids import unnamed_entry_id
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words, verb_forms, verb_of_route
-from schemarouter.retrieval.identifiers import identifier_thing, stem
+from schemarouter.retrieval.identifiers import (
+    identifier_thing,
+    is_template,
+    names_identifier,
+    path_segments,
+    stem,
+)
 
 __all__ = [
     "EDIT_VERBS",
@@ -54,23 +71,60 @@ _ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
 
 def change_parameters(route: Route) -> tuple[str, ...]:
     """The parameters an update of one entry changes, where ``route`` is one (module
-    docstring); ``()`` where it is not."""
+    docstring); ``()`` where it is not. What addresses the entry is no change: a path
+    parameter (``owner``, ``repo`` and ``issue_number`` of ``PATCH
+    /repos/{owner}/{repo}/issues/{issue_number}``), an identifier of the thing the name
+    names, a required parameter named like any thing's identifier (``workspace_id``); nor is
+    a header or a cookie. Where the update takes a JSON object body (:func:`body_fields`),
+    the body is the change: its properties, named ``body.title``; a parameter outside it
+    says which entry or how (``?notify=true``), never what changes."""
     endpoint = route.endpoint
     if endpoint.effect is Effect.READ or verb_of_route(route) != "update":
         return ()
     params = [p for p in endpoint.parameters if p.name not in _ROUTER_PARAMETERS]
-    if any(p.location is ParameterLocation.BODY for p in params):
-        return ()  # a request body: body.py's rule
     words = list(name_words(endpoint.name))
     at = next((i for i, w in enumerate(words) if EDIT_VERBS & set(verb_forms(w))), None)
     if at is None:
         return ()
     things = {stem(w) for i, w in enumerate(words) if i != at}
-    entry = {p.name for p in params if _names_entry(p.name, things)}
-    others = [p for p in params if p.name not in entry]
-    if not entry or any(p.required for p in others):
+    entry = {p.name for p in params if _names_entry(p.name, things) or _entry_path(p, route)}
+    entry |= {p.name for p in [unnamed_entry_id(route)] if p is not None and not entry}
+    if not entry:
         return ()
-    return tuple(p.name for p in others)
+    address = entry | {p.name for p in params if _addresses(p)}
+    if any(p.location is ParameterLocation.BODY for p in params):
+        body = body_fields(route)
+        if body is None or any(p.required for p in body.properties):
+            return ()  # a form, a body of no declared properties, or a required setting
+        outside = [p for p in params if p is not body.parameter and p.name not in address]
+        if any(p.required for p in outside):
+            return ()
+        return tuple(body_key(body.parameter, p.name) for p in body.properties)
+    others = [p for p in params if p.name not in address]
+    if any(p.required for p in others):
+        return ()  # a required setting: given, or refused by the schema
+    return tuple(p.name for p in others if p.location not in TRANSPORT_LOCATIONS)
+
+
+def _addresses(parameter: Parameter) -> bool:
+    """Whether ``parameter`` says which entry an update of an entry changes, beside the
+    entry's own id: a path parameter (``owner``, ``repo``), or a required identifier
+    (``workspace_id``)."""
+    return parameter.location is ParameterLocation.PATH or (
+        parameter.required and names_identifier(parameter.name)
+    )
+
+
+def _entry_path(parameter: Parameter, route: Route) -> bool:
+    """Whether ``parameter`` is the path's template right after a collection the route's
+    name names (``{issue_number}`` of ``issues/update``'s ``/issues/{issue_number}``)."""
+    segments = path_segments(route)
+    template = "{" + parameter.name + "}"
+    if parameter.location is not ParameterLocation.PATH or template not in segments:
+        return False
+    at = segments.index(template)
+    words = {stem(w) for w in name_words(route.endpoint.name)}
+    return at > 0 and not is_template(segments[at - 1]) and stem(segments[at - 1]) in words
 
 
 def _names_entry(name: str, things: set[str]) -> bool:
@@ -96,12 +150,19 @@ def empty_change(route: Route, given: Mapping[str, Any] | Iterable[str]) -> tupl
 def _set(route: Route, arguments: Mapping[str, Any]) -> list[str]:
     """The names of ``arguments`` that set something: not ``null``, nor the value the
     parameter's schema declares as its default (``notify=False`` of ``notify: bool = False``
-    is the call without it: twelfth security review)."""
-    defaults = {
-        p.name: p.json_schema["default"]
-        for p in route.endpoint.parameters
-        if "default" in p.json_schema
-    }
+    is the call without it: twelfth security review); a JSON object body's properties so
+    set, each as ``body.title`` (an empty body ``{}`` sets nothing)."""
+    body = body_fields(route)
+    out = _set_of(route.endpoint.parameters, arguments)
+    held = arguments.get(body.parameter.name) if body is not None else None
+    if body is not None and isinstance(held, Mapping):
+        out.remove(body.parameter.name)
+        out += [body_key(body.parameter, n) for n in _set_of(body.properties, held)]
+    return out
+
+
+def _set_of(parameters: Iterable[Parameter], arguments: Mapping[str, Any]) -> list[str]:
+    defaults = {p.name: p.json_schema["default"] for p in parameters if "default" in p.json_schema}
     return [
         k
         for k, v in arguments.items()
@@ -118,6 +179,13 @@ def _said(route: Route, changes: Sequence[str], given: Iterable[str]) -> str:
     )
 
 
+def _example(change: str) -> str:
+    """How :meth:`Plan.with_arguments` gives ``change``: ``{'name': ...}``, a body's property
+    inside the body (``body.title``: ``{'body': {'title': ...}}``)."""
+    head, _, tail = change.partition(".")
+    return f"{{{head!r}: {{{tail!r}: ...}}}}" if tail else f"{{{change!r}: ...}}"
+
+
 def held_empty(snapshot: RegistrySnapshot, steps: Sequence[Any], warnings: list[str]) -> list[Any]:
     """``steps`` (plan steps), each update that would change nothing with its changes listed
     as one missing entry (:data:`ONE_OF`), said in ``warnings``."""
@@ -129,10 +197,12 @@ def held_empty(snapshot: RegistrySnapshot, steps: Sequence[Any], warnings: list[
             if route is not None
             else ()
         )
-        if route is not None and changes and ONE_OF.join(changes) not in step.missing_parameters:
+        # a required body left missing holds every change already (``body``, not again)
+        listed = {ONE_OF.join(changes), *(c.partition(".")[0] for c in changes if "." in c)}
+        if route is not None and changes and not listed & set(step.missing_parameters):
             warnings.append(
                 f"{_said(route, changes, step.arguments)}, so it is not sent: give at least one "
-                f"with Plan.with_arguments({step.route_id!r}, {{{changes[0]!r}: ...}})"
+                f"with Plan.with_arguments({step.route_id!r}, {_example(changes[0])})"
             )
             missing = (*step.missing_parameters, ONE_OF.join(changes))
             step = step.model_copy(update={"missing_parameters": missing})
@@ -153,6 +223,6 @@ def refuse_empty(
             _said(route, changes, given),
             where=f"{where} arguments",
             hint=f"Give at least one before executing: plan = plan.with_arguments("
-            f"{route.route_id!r}, {{{changes[0]!r}: ...}}) (an update with nothing to change "
+            f"{route.route_id!r}, {_example(changes[0])}) (an update with nothing to change "
             "is never sent)",
         )

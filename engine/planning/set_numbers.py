@@ -6,7 +6,10 @@ change could not be sent, or was sent without the brightness asked).
 :func:`set_number` reads "to N" after a verb of setting (set, change, adjust, raise, lower,
 turn up or down, make, put; in Korean N로 / N으로 before 맞춰, 설정, 바꿔, 변경, 올려, 내려), once
 in the request and in a clause that does not say not to use it, for the change's one required
-number or integer that is still open.
+number or integer that is still open, or, where none is required, its one optional number
+(``set_thermostat(device_id, temperature: float | None = None)`` asked "set thermostat T-1
+to 21 degrees": the temperature was left open, twelfth security review; "degrees" and "도"
+fit a parameter that names a temperature).
 
 :func:`number_before_name` reads a number written right before the parameter's own name
 ("60% brightness", "3 speed"), for a change's number parameter (a read's "5 per page" is its
@@ -36,12 +39,12 @@ _UNIT = r"(?:\s*(%|°\s*[CF]?|도|[A-Za-z]+\b))?"
 _UNIT_NAMES = {
     "%": ("percent", "%"),
     "percent": ("percent", "%"),
-    "°": ("degree", "celsius", "fahrenheit", "°"),
+    "°": ("degree", "celsius", "fahrenheit", "temperature", "°"),
     "°c": ("celsius", "°c"),
     "°f": ("fahrenheit", "°f"),
-    "도": ("degree", "celsius"),
-    "degree": ("degree", "celsius", "fahrenheit"),
-    "degrees": ("degree", "celsius", "fahrenheit"),
+    "도": ("degree", "celsius", "temperature"),
+    "degree": ("degree", "celsius", "fahrenheit", "temperature"),
+    "degrees": ("degree", "celsius", "fahrenheit", "temperature"),
 }
 #: Words after a number that are no unit of it ("to 23 now", "to 23 and lock ...").
 _NO_UNIT = frozenset(
@@ -110,6 +113,8 @@ def set_number(
     """The number a change's verb of setting puts in ``parameter``, the one required number
     among ``open_parameters`` (module docstring); ``None`` else."""
     numbers = [p for p in open_parameters if p.required and _is_number(p)]
+    # none required: an update's optional one (``temperature: float | None = None``)
+    numbers = numbers or [p for p in open_parameters if _is_number(p)]
     if numbers != [parameter]:
         return None
     found = [m for m in _ENGLISH.finditer(query) if not clauses.against(m)]

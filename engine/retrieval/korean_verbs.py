@@ -24,7 +24,7 @@ KO_VERB = {
     "켜": "enable", "꺼": "disable", "잠가": "lock", "풀어": "unlock", "닫아": "close",
     "열어": "open", "병합": "merge", "커밋": "commit", "푸시": "push", "태그": "tag",
     "발급": "issue", "회수": "revoke", "신청": "apply", "연결": "connect", "접수": "submit",
-    "남겨": "create", "남기": "create", "환불": "refund",
+    "남겨": "create", "남기": "create", "환불": "refund", "확정": "confirm",
 }  # fmt: skip
 
 
