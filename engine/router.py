@@ -34,7 +34,7 @@ from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import refused_values, unused_values
 from schemarouter.planning.asked_changes import parts_by_change, things_blanked, undone_notes
 from schemarouter.planning.body import partial_body
-from schemarouter.planning.conditions import withhold_conditional
+from schemarouter.planning.conditions import conditional_parts, withhold_conditional
 from schemarouter.planning.contrasted_ids import contrasted_ids
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.planning.several import each_of_several, left_out_notes
@@ -449,6 +449,7 @@ class SchemaRouter(IndexMixin):
                 parts = [(text, route_id) for text, route_id, why in reading.report if not why]
                 parts = parts_by_change(parts, reading.scores, snapshot)  # "닫고 ... 다시 열어줘"
                 misses = [item for item in reading.report if item[2]]
+                parts, misses = conditional_parts(request.query, parts, misses, snapshot)
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints
