@@ -19,6 +19,9 @@ sentence; one written after it ("delete C-1 once ...") holds its whole sentence 
 comma's "and" or "then" sets apart before it; a Korean one (always before its change) the
 rest of its sentence, or the whole where nothing follows it. A change is planned only where
 the request asks it outside them, with every id it takes written there (:func:`_asked_outside`).
+"After" with a state ("after order O-1 is refunded", "주문 O-1이 환불된 후에") is a condition;
+"after you refund order O-1", "after refunding order O-1" and "주문 O-1을 환불한 후에" ask for
+both changes (:mod:`schemarouter.retrieval.sequence`).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from schemarouter.planning.fallbacks import keeps_to
 from schemarouter.planning.planner import _open_step
 from schemarouter.planning.refusals import QUOTED
 from schemarouter.retrieval.actions import name_words, verb_forms
-from schemarouter.retrieval.sequence import where_written
+from schemarouter.retrieval.sequence import korean_afters, where_written
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
@@ -52,24 +55,28 @@ __all__ = [
 #: An English condition, to the end of its clause: "unless it shipped", "only if it is open",
 #: "once order O-1 is refunded"; not a courtesy ("if possible", "if you can", "if any"), not
 #: "at once" / "once more", and not what a report or a check asks ("let me know when ...",
-#: "check if ...").
+#: "check if ..."). "After" with a state of a thing ("after order O-1 is refunded", "after it
+#: has shipped"): not "after you refund ...", nor "after refunding ..." (parts asked).
 _ENGLISH = re.compile(
     r"(?<!\bknow\s)(?<!\bme\s)(?<!\bus\s)(?<!\bcheck\s)(?<!\bsee\s)(?<!\bask\s)"
     r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)"
     r"\b(?:only\s+if|if|unless|when(?:ever)?|provided(?:\s+that)?|as\s+long\s+as|in\s+case"
     r"|as\s+soon\s+as|once(?=\s+(?!more\b|again\b|a\b|an\b|per\b|every\b|each\b|daily\b|or\b"
-    r"|and\b|only\b|already\b)[\w'-]+\s+\w))"
+    r"|and\b|only\b|already\b)[\w'-]+\s+\w)"
+    r"|after(?=\s+(?!(?:you|we|i|they)\b)(?![a-z]+ing\b)(?:[\w'-]+\s+){1,4}?"
+    r"(?:is|are|was|were|has|have|had|gets?|got|becomes?|been)\b))"
     r"\b(?!\s+(?:possible|any|applicable|you\s+(?:can|could|please)|you\s+don'?t\s+mind)\b)"
     r"[^,.;:!?]*",
     re.I,
 )
 #: A Korean condition: a verb's -면 ("열려 있으면", "배송되지 않았으면", "필요하면") with the word
-#: before it, or "... 경우(에만)" ("배송되지 않은 경우에만"); not "-면 안 돼", which forbids, a
-#: courtesy ("가능하면", "괜찮으면"), nor a report ("완료되면 알려줘").
+#: before it, or "... 경우(에만)" ("배송되지 않은 경우에만"), or "되고 나서" (once it is ...);
+#: not "-면 안 돼", which forbids, a courtesy ("가능하면", "괜찮으면"), nor a report ("완료되면
+#: 알려줘"). A Korean "after" that states one ("환불된 후에"): :func:`.sequence.korean_afters`.
 _KOREAN = re.compile(
     r"(?:\S+\s+)?(?<!\S)(?!가능하면|괜찮으면|좋으면)\S*(?:있으면|없으면|으면|되면|하면|라면|다면|않으면)"
     r"(?=\s|$)(?!\s*안\s*[돼되됩])(?!\s*(?:바로\s*)?알려)"
-    r"|(?:\S+\s+)?\S+\s+경우(?:에만|에는|에)?"
+    r"|(?:\S+\s+)?\S+\s+경우(?:에만|에는|에)?|(?:\S+\s+)?\S*되고\s*나(?:서|면)(?=\s|$)"
 )
 #: A Korean word that is a condition's subject ("O-1이", "티켓이"), and one with a particle
 #: of its own (not the bare thing word before a subject: "주문 O-1이").
@@ -101,11 +108,12 @@ def condition_span(query: str) -> tuple[int, int] | None:
 def condition_spans(query: str) -> list[tuple[int, int]]:
     """Where ``query`` states conditions (module docstring), outside quoted text, in written
     order: an English one from its word to its clause's end, a Korean one from its subject
-    (and the thing word before it: "주문 O-1이 환불되면") to its -면 or 경우."""
+    (and the thing word before it: "주문 O-1이 환불되면") to its -면, 경우 or 후에."""
     text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
     spans = [(m.start(), m.end()) for m in _ENGLISH.finditer(text)]
     if not text.isascii():
         found = [(m.start(), m.end()) for m in _KOREAN.finditer(text)]
+        found += [(at, end) for _, at, end, condition in korean_afters(text) if condition]
         spans += [_korean_subject(text, start, end) for start, end in found]
     return sorted(set(spans))
 

@@ -8,6 +8,9 @@ said nothing of the refund (trial Z2). :func:`sequenced` cuts such a clause into
 the request says it happens (a part after "after" before the one it follows; a leading
 "Before ..., " part after the one that follows it).
 
+Korean writes "before" and "after" after the verb of the part they order ("삭제하기 전에",
+"환불한 후에": :func:`korean_afters` tells such a part from a condition, "환불된 후에").
+
 An -ing word opens a part where what follows it is a thing: a determiner or a pronoun
 ("after refunding the order", "before closing it"), or a word and an id ("after refunding
 order O-1"); "sales after marketing campaign launch" and "the day before opening hours"
@@ -19,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["sequenced", "where_written", "written_key"]
+__all__ = ["korean_afters", "sequenced", "where_written", "written_key"]
 
 #: A lead starts at a comma or at a run's first space (``,?\s+`` tried every space of a run:
 #: time quadratic in it, as :data:`.intents._LEAD` says).
@@ -62,15 +65,51 @@ _KO_MARK = re.compile(r"(?<=[\uac00-\ud7a3]기)\s*전에?\s+")
 _KO_BEFORE = re.compile(r"기\s*전에?\s*$")
 
 
+#: Korean writes "after" after the verb of the part it follows, in the verb's -ㄴ form: "주문
+#: O-1을 환불한 후에 고객 C-1을 삭제해줘" (after refunding order O-1, delete customer C-1) asks
+#: for the refund, then the deletion, and planned the deletion alone. Only after a verb's -ㄴ
+#: form (한, 된, 난, 낸, 친, 은, 온), so "주문 후에" (after ordering, a noun) and "2시간 후에"
+#: (two hours later) stay whole.
+_KO_AFTER = re.compile(
+    r"(?<!\S)\S*?(?:한|된|난|낸|친|은|온)\s*(?:후|뒤|다음)(?:에는|에만|에|부터)?(?=\s|$)"
+)
+#: Where a Korean clause starts: a sentence's or a comma's end, 그리고, or a -고 ending.
+_KO_CLAUSE = re.compile(r"[,.;!?]\s*|(?<!\S)그리고\s+|(?<=[\uac00-\ud7a3]고)\s+")
+#: A Korean word that is a clause's object (을 / 를), or its subject (이 / 가).
+_KO_OBJECT = re.compile(r"\S(?:을|를)$")
+_KO_SUBJECT = re.compile(r"\S(?:이|가)$")
+
+
+def korean_afters(text: str) -> list[tuple[int, int, int, bool]]:
+    """Each Korean "after" clause of ``text`` (:data:`_KO_AFTER`): where its clause starts,
+    where its verb starts and its "after" ends, and whether it states a condition about the
+    world, not a part the request asks for: a passive verb ("주문 O-1이 환불된 후에": once order
+    O-1 is refunded), or a subject and no object ("고객이 결제한 후에": after the customer
+    pays); "주문 O-1을 환불한 후에" (after refunding order O-1) asks for the refund."""
+    out = []
+    for match in _KO_AFTER.finditer(text):
+        start = max((m.end() for m in _KO_CLAUSE.finditer(text, 0, match.start())), default=0)
+        words = text[start : match.start()].split()
+        verb = match.group().split()[0]
+        passive = re.match(r"\S*된", verb) is not None
+        subject = any(_KO_SUBJECT.search(w) for w in words)
+        condition = passive or (subject and not any(_KO_OBJECT.search(w) for w in words))
+        out.append((start, match.start(), match.end(), condition))
+    return out
+
+
 def _korean(clause: str) -> list[str]:
     """``clause`` cut after each Korean "before" (:data:`_KO_MARK`), kept at the end of its
-    part for :func:`written_key` to read."""
+    part for :func:`written_key` to read, and after each Korean "after" that follows a part
+    the request asks for (:func:`korean_afters`)."""
     if clause.isascii():
         return [clause]
+    cuts = [m.end() for m in _KO_MARK.finditer(clause)]
+    cuts += [end for _, _, end, condition in korean_afters(clause) if not condition]
     pieces, start = [], 0
-    for match in _KO_MARK.finditer(clause):
-        pieces.append(clause[start : match.end()].strip())
-        start = match.end()
+    for cut in sorted(set(cuts)):
+        pieces.append(clause[start:cut].strip())
+        start = cut
     pieces.append(clause[start:])
     return pieces
 
