@@ -9,7 +9,8 @@ the request says it happens (a part after "after" before the one it follows; a l
 "Before ..., " part after the one that follows it).
 
 Korean writes "before" and "after" after the verb of the part they order ("삭제하기 전에",
-"환불한 후에": :func:`korean_afters` tells such a part from a condition, "환불된 후에").
+"환불한 후에": :func:`korean_afters` tells such a part from a condition, "환불된 후에"), and
+"first" as 그 전에, 먼저 or -되 먼저 ("고객 C-1을 삭제하되 먼저 주문 O-1을 환불해줘").
 
 An -ing word opens a part where what follows it is a thing: a determiner or a pronoun
 ("after refunding the order", "before closing it"), or a word and an id ("after refunding
@@ -98,14 +99,30 @@ def korean_afters(text: str) -> list[tuple[int, int, int, bool]]:
     return out
 
 
+#: Korean's "but first" ("고객 C-1을 삭제하되 먼저 주문 O-1을 환불해줘": delete customer C-1,
+#: but first refund order O-1): a -되 clause with "first" after it.
+_KO_FIRST_CUT = re.compile(
+    r"(?<=[\uac00-\ud7a3]되),?\s+(?=(?:먼저|우선|그\s*전에|그보다\s*먼저)[\s,])"
+)
+#: A Korean part said to come before the one written before it: opening with "before that"
+#: or "first" ("고객 C-1을 삭제해줘. 그 전에 주문 O-1을 환불해줘"), or with 먼저 ("first") in
+#: it ("... 주문 O-1을 먼저 환불해줘"); the Korean twin of "but first".
+_KO_FIRST = re.compile(
+    r"\s*(?:그리고\s+|그런데\s+|하지만\s+)?(?:그\s*전에|그보다\s*먼저|우선|먼저)(?=[\s,])"
+    r"|[^.;!?\n]*?(?<!\S)먼저(?=[\s,])"
+)
+
+
 def _korean(clause: str) -> list[str]:
     """``clause`` cut after each Korean "before" (:data:`_KO_MARK`), kept at the end of its
-    part for :func:`written_key` to read, and after each Korean "after" that follows a part
-    the request asks for (:func:`korean_afters`)."""
+    part for :func:`written_key` to read; after each Korean "after" that follows a part the
+    request asks for (:func:`korean_afters`); and before a -되 clause's "first"
+    (:data:`_KO_FIRST_CUT`)."""
     if clause.isascii():
         return [clause]
     cuts = [m.end() for m in _KO_MARK.finditer(clause)]
     cuts += [end for _, _, end, condition in korean_afters(clause) if not condition]
+    cuts += [m.end() for m in _KO_FIRST_CUT.finditer(clause)]
     pieces, start = [], 0
     for cut in sorted(set(cuts)):
         pieces.append(clause[start:cut].strip())
@@ -143,11 +160,14 @@ def sequenced(clause: str) -> list[str]:
 _SAID = re.compile(rf"\b(after|before|{_FIRST_WORDS})[\s,]*$", re.IGNORECASE)
 
 
-def _said_before(query: str, at: int) -> str:
+def _said_before(query: str, at: int, end: int) -> str:
     """The sequence word right before ``at`` in ``query`` ("after", "before" or ""; "but
-    first" says what "after" says: this part comes before the one before it)."""
+    first" says what "after" says: this part comes before the one before it, and so does a
+    Korean part from ``at`` to ``end`` said to come first: :data:`_KO_FIRST`)."""
     said = _SAID.search(query, 0, at)
     word = said.group(1).lower() if said else ""
+    if not word and not query.isascii() and _KO_FIRST.match(query[at:end]):
+        return "after"
     return "after" if word.startswith("but") else word
 
 
@@ -158,9 +178,9 @@ def written_key(query: str, positions: Sequence[int]) -> list[float]:
     keys = [float(p) for p in positions]
     ordered = sorted(set(positions))
     for i, at in enumerate(positions):
-        said = _said_before(query, at)
         earlier = [p for p in ordered if p < at]
         later = [p for p in ordered if p > at]
+        said = _said_before(query, at, later[0] if later else len(query))
         if said == "after" and earlier:
             keys[i] = earlier[-1] - 0.5
         elif later and (
