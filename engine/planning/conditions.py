@@ -85,14 +85,17 @@ _KO_PARTICLE = re.compile(r"(?:은|는|을|를|이|가|에|의|도|로|와|과|�
 _CLAUSE_START = re.compile(r"[,.;:!?]\s*")
 
 
-#: Where a sentence ends: at ".", "!", "?" or ";" before a space or the end, and at a line's.
-_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
+#: Where a sentence ends: at ".", "!" or "?" before the end or a space and no lower-case
+#: word ("e.g. right away" goes on), and at a line's end. A ";" ends none: "If ticket T-1 is
+#: open, close it; delete ticket T-2" holds the deletion too.
+_SENTENCE_END = re.compile(r"[.!?](?=\s*$|\s+[^a-z\s])|\n")
 #: A word that only joins a clause to the one before: "Refund order O-1, and if ...".
 _JOINING = re.compile(r"(?:^|[\s,])(?:and|but|then|so|also|or|plus)[\s,]*$", re.I)
 #: What sets a clause apart before a condition written after its change: "Refund order O-1,
-#: then delete C-1 if ...", "..., and delete C-1 if ..."; a bare "and" or comma joins.
+#: then delete C-1 if ...", "..., and delete C-1 if ...", "...; delete C-1 if ..."; a bare
+#: "and" or comma joins.
 _APART = re.compile(
-    r",\s*(?:and\s+then|and\s+also|and|then|but|also)\b"
+    r";|,\s*(?:and\s+then|and\s+also|and|then|but|also)\b"
     r"|\b(?:and\s+then|then|after\s+that|afterwards)\b",
     re.I,
 )
@@ -189,15 +192,29 @@ def _asked_outside(
 ) -> bool:
     """Whether the request asks ``step``'s change outside what its conditions hold: it asks a
     change the route does there (its verb, or its name's first word: "refund"), and every id
-    the step takes that the request writes is written there ("Close ticket T-1, and if it has
-    no replies, delete T-1": the deletion is asked in the condition's sentence only)."""
+    the step takes that the request writes (a value read there, or its text, a body's too) is
+    written there ("Close ticket T-1, and if it has no replies, delete T-1": the deletion is
+    asked in the condition's sentence only)."""
     if not _asks(_outside(query, scopes), route):
         return False
-    for value in step.arguments.values():
-        places = [v.start for v in values if v.value == str(value)]
+    for value in _leaves(step.arguments):
+        places = [v.start for v in values if v.value == value]
+        written = rf"(?<![\w-]){re.escape(value)}(?![A-Za-z0-9-])"  # a Korean particle may follow
+        places += [m.start() for m in re.finditer(written, query, re.I)]
         if places and all(_held(at, scopes) for at in places):
             return False
     return True
+
+
+def _leaves(arguments: Any) -> list[str]:
+    """The text and numbers of ``arguments`` (a body's too), as text."""
+    if isinstance(arguments, dict):
+        return [leaf for value in arguments.values() for leaf in _leaves(value)]
+    if isinstance(arguments, list | tuple):
+        return [leaf for value in arguments for leaf in _leaves(value)]
+    if isinstance(arguments, str | int | float) and not isinstance(arguments, bool):
+        return [str(arguments)] if str(arguments).strip() else []
+    return []
 
 
 def _asks_on_condition(
