@@ -56,14 +56,15 @@ __all__ = [
 #: "once order O-1 is refunded"; not a courtesy ("if possible", "if you can", "if any"), not
 #: "at once" / "once more", and not what a report or a check asks ("let me know when ...",
 #: "check if ..."). "After" with a state of a thing ("after order O-1 is refunded", "after it
-#: has shipped"): not "after you refund ...", nor "after refunding ..." (parts asked).
+#: has shipped"): not "after you refund ...", nor "after refunding ..." (parts asked), nor
+#: after a participle, which says which things ("the orders created after O-1 was ...").
 _ENGLISH = re.compile(
     r"(?<!\bknow\s)(?<!\bme\s)(?<!\bus\s)(?<!\bcheck\s)(?<!\bsee\s)(?<!\bask\s)"
     r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)"
     r"\b(?:only\s+if|if|unless|when(?:ever)?|provided(?:\s+that)?|as\s+long\s+as|in\s+case"
     r"|as\s+soon\s+as|once(?=\s+(?!more\b|again\b|a\b|an\b|per\b|every\b|each\b|daily\b|or\b"
     r"|and\b|only\b|already\b)[\w'-]+\s+\w)"
-    r"|after(?=\s+(?!(?:you|we|i|they)\b)(?![a-z]+ing\b)(?:[\w'-]+\s+){1,4}?"
+    r"|(?<!ed\s)after(?=\s+(?!(?:you|we|i|they)\b)(?![a-z]+ing\b)(?:[\w'-]+\s+){1,4}?"
     r"(?:is|are|was|were|has|have|had|gets?|got|becomes?|been)\b))"
     r"\b(?!\s+(?:possible|any|applicable|you\s+(?:can|could|please)|you\s+don'?t\s+mind)\b)"
     r"[^,.;:!?]*",

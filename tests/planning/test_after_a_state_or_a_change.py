@@ -18,6 +18,7 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
+from schemarouter.planning.conditions import condition_spans
 from schemarouter.retrieval.intents import split_intents
 
 from helpers import desk_paths, ok
@@ -123,3 +124,19 @@ def test_after_a_change_asked_runs_it_first(
 )
 def test_korean_after_opens_a_part_only_after_a_change_asked(text: str, parts: list[str]) -> None:
     assert split_intents(text) == parts
+
+
+@pytest.mark.parametrize(
+    ("text", "conditions"),
+    [
+        ("Refund order O-1 after it has shipped", ["after it has shipped"]),
+        ("Delete customer C-1 after you refund order O-1", []),
+        # a participle before "after" says which things, not when to act
+        ("Delete the orders created after order O-1 was refunded", []),
+        ("Archive every ticket opened after ticket T-1 was closed", []),
+    ],
+)
+def test_after_a_state_is_a_condition_but_not_after_a_participle(
+    text: str, conditions: list[str]
+) -> None:
+    assert [text[a:b] for a, b in condition_spans(text)] == conditions
