@@ -34,9 +34,9 @@ from schemarouter.integrations.names import own_arguments
 from schemarouter.planning.arguments import refused_values, unused_values
 from schemarouter.planning.asked_changes import parts_by_change, things_blanked, undone_notes
 from schemarouter.planning.body import partial_body
-from schemarouter.planning.conditions import withhold_conditional
+from schemarouter.planning.conditions import conditional_parts, withhold_conditional
 from schemarouter.planning.contrasted_ids import contrasted_ids
-from schemarouter.planning.flagged_changes import asked_on_named
+from schemarouter.planning.flagged_changes import refusal
 from schemarouter.planning.planner import Plan, PlanRequest, plan_routes
 from schemarouter.planning.several import each_of_several, left_out_notes
 from schemarouter.registry.registry import Registry
@@ -444,14 +444,14 @@ class SchemaRouter(IndexMixin):
             snapshot, analysis = ranking.snapshot, ranking.analysis
             ranked = [i.route_id for i in ranking.ranked]
             hits = {i.route_id: i.field_hits for i in ranking.ranked}
-            flagged = abstained = ranking.reason  # a change asked on ids named is planned
-            if flagged and asked_on_named(request.query, snapshot, ranked, analysis.values):
-                abstained = ""
+            flagged = ranking.reason  # not refused: a change asked on the ids it names
+            abstained = refusal(flagged, request.query, snapshot, ranked, analysis.values)
             if max_calls > 1 and request.parts and ranked and not abstained:
                 reading = self.ranker.part_reading(request.query, ranked)
                 parts = [(text, route_id) for text, route_id, why in reading.report if not why]
                 parts = parts_by_change(parts, reading.scores, snapshot)  # "닫고 ... 다시 열어줘"
                 misses = [item for item in reading.report if item[2]]
+                parts, misses = conditional_parts(request.query, parts, misses, snapshot)
             update: dict[str, Any] = {}
             if analysis.source_constraints and not request.source_types:
                 update["source_types"] = analysis.source_constraints

@@ -43,6 +43,7 @@ from schemarouter.retrieval.actions import (
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.clauses import clauses_of, without_refused
 from schemarouter.retrieval.identifiers import needed_parameters
+from schemarouter.retrieval.sequence import korean_afters
 from schemarouter.retrieval.verb_nouns import NOUN_AFTER, is_noun_form
 
 __all__ = [
@@ -89,6 +90,9 @@ _KO_COMMAND = re.compile(
     r"[\uac00-\ud7a3A-Za-z]\s?(?:좀\s?)?(?:해|시켜)\s?(?:줘|주세요|주십시오|줄래|봐|라|요)"
     r"|[\uac00-\ud7a3A-Za-z]\s?(?:하세요|하십시오|합시다|하자|해라)"
 )
+#: The -한 form of a change before Korean "after" ("주문 O-1을 환불한 후에 ...": refund, then
+#: ...): it asks that change, as "환불하고" does (:func:`.sequence.korean_afters`).
+_KO_DONE = re.compile(r"(\S+)한\s*(?:후|뒤|다음)")
 #: 다시 ("again") and the word after it: that word's change as its re- verb.
 _AGAIN = re.compile(r"다시\s*(\S+)")
 
@@ -107,6 +111,9 @@ def asked_verbs(query: str) -> frozenset[str]:
         return frozenset(verbs)
     for match in _KO_MORE_FORMS.finditer(text):
         verbs.add(_KO_MORE[match.group(1) or match.group(2)])
+    for start, _, end, condition in korean_afters(text):  # "주문 O-1을 환불한 후에 ..."
+        done = None if condition else _KO_DONE.search(text, start, end)
+        verbs |= request_verbs(f"{done.group(1)}해줘") if done else set()
     for match in _AGAIN.finditer(text):
         word = match.group(1)
         for verb in request_verbs(word) | {v for s, v in _KO_MORE.items() if word.startswith(s)}:

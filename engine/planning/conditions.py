@@ -11,6 +11,17 @@ thing itself, "its balance": the customer), as a question about a change plans a
 (:mod:`.questions`). A quoted title ("the ticket titled 'what if it breaks'") sets none, a
 courtesy ("if possible", "if you can") or a report ("let me know when it is done", "완료되면
 알려줘") neither, and a plan that changes nothing is left as it is.
+
+Only the changes the condition holds are withheld (:func:`condition_scopes`): "Refund order
+O-1, and if customer C-1 has no open orders, delete C-1" withheld the refund asked outright
+too. A condition written before its change ("if ..., delete C-1") holds the rest of its
+sentence; one written after it ("delete C-1 once ...") holds its whole sentence but what a
+comma's "and" or "then" sets apart before it; a Korean one (always before its change) the
+rest of its sentence, or the whole where nothing follows it. A change is planned only where
+the request asks it outside them, with every id it takes written there (:func:`_asked_outside`).
+"After" with a state ("after order O-1 is refunded", "주문 O-1이 환불된 후에") is a condition;
+"after you refund order O-1", "after refunding order O-1" and "주문 O-1을 환불한 후에" ask for
+both changes (:mod:`schemarouter.retrieval.sequence`).
 """
 
 from __future__ import annotations
@@ -20,40 +31,55 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect
+from schemarouter.planning.asked_changes import asked_verbs, does_change
 from schemarouter.planning.fallbacks import keeps_to
 from schemarouter.planning.planner import _open_step
 from schemarouter.planning.refusals import QUOTED
+from schemarouter.retrieval.actions import name_words, verb_forms
+from schemarouter.retrieval.sequence import korean_afters, where_written
 
 if TYPE_CHECKING:
+    from schemarouter.contracts import Route
     from schemarouter.planning.planner import Plan, PlanStep
     from schemarouter.registry.registry import RegistrySnapshot
     from schemarouter.retrieval.analysis import BoundValue
 
-__all__ = ["condition_span", "withhold_conditional"]
+__all__ = [
+    "condition_scopes",
+    "condition_span",
+    "condition_spans",
+    "conditional_parts",
+    "withhold_conditional",
+]
 
 #: An English condition, to the end of its clause: "unless it shipped", "only if it is open",
 #: "once order O-1 is refunded"; not a courtesy ("if possible", "if you can", "if any"), not
 #: "at once" / "once more", and not what a report or a check asks ("let me know when ...",
-#: "check if ...").
+#: "check if ..."). "After" with a state of a thing ("after order O-1 is refunded", "after it
+#: has shipped"): not "after you refund ...", nor "after refunding ..." (parts asked), nor
+#: after a participle, which says which things ("the orders created after O-1 was ...").
 _ENGLISH = re.compile(
     r"(?<!\bknow\s)(?<!\bme\s)(?<!\bus\s)(?<!\bcheck\s)(?<!\bsee\s)(?<!\bask\s)"
     r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)"
     r"\b(?:only\s+if|if|unless|when(?:ever)?|provided(?:\s+that)?|as\s+long\s+as|in\s+case"
     r"|as\s+soon\s+as|once(?=\s+(?!more\b|again\b|a\b|an\b|per\b|every\b|each\b|daily\b|or\b"
-    r"|and\b|only\b|already\b)[\w'-]+\s+\w))"
+    r"|and\b|only\b|already\b)[\w'-]+\s+\w)"
+    r"|(?<!ed\s)after(?=\s+(?!(?:you|we|i|they)\b)(?![a-z]+ing\b)(?:[\w'-]+\s+){1,4}?"
+    r"(?:is|are|was|were|has|have|had|gets?|got|becomes?|been)\b))"
     r"\b(?!\s+(?:possible|any|applicable|you\s+(?:can|could|please)|you\s+don'?t\s+mind)\b)"
     r"[^,.;:!?]*",
     re.I,
 )
 #: A Korean condition: a verb's -면 ("열려 있으면", "배송되지 않았으면", "필요하면") or a noun's
 #: with the copula ("대기 중이면", "휴면 계정이면"), with the word before it, or "... 경우(에만)"
-#: ("배송되지 않은 경우에만"); not "-면 안 돼", which forbids, a courtesy ("가능하면",
-#: "괜찮으면"), nor a report ("완료되면 알려줘").
+#: ("배송되지 않은 경우에만"), or "되고 나서" (once it is ...); not "-면 안 돼", which forbids, a
+#: courtesy ("가능하면", "괜찮으면"), nor a report ("완료되면 알려줘"). A Korean "after" that
+#: states one ("환불된 후에"): :func:`.sequence.korean_afters`.
 _KOREAN = re.compile(
     r"(?:\S+\s+)?(?<!\S)(?!가능하면|괜찮으면|좋으면)\S*"
     r"(?:있으면|없으면|으면|되면|하면|라면|다면|않으면|이면)"
     r"(?=\s|$)(?!\s*안\s*[돼되됩])(?!\s*(?:바로\s*)?알려)"
-    r"|(?:\S+\s+)?\S+\s+경우(?:에만|에는|에)?"
+    r"|(?:\S+\s+)?\S+\s+경우(?:에만|에는|에)?|(?:\S+\s+)?\S*되고\s*나(?:서|면)(?=\s|$)"
 )
 #: A Korean word that is a condition's subject ("O-1이", "티켓이"), and one with a particle
 #: of its own (not the bare thing word before a subject: "주문 O-1이").
@@ -62,27 +88,190 @@ _KO_PARTICLE = re.compile(r"(?:은|는|을|를|이|가|에|의|도|로|와|과|�
 _CLAUSE_START = re.compile(r"[,.;:!?]\s*")
 
 
+#: Where a sentence ends: at ".", "!" or "?" before the end or a space and no lower-case
+#: word ("e.g. right away" goes on), and at a line's end. A ";" ends none: "If ticket T-1 is
+#: open, close it; delete ticket T-2" holds the deletion too.
+_SENTENCE_END = re.compile(r"[.!?](?=\s*$|\s+[^a-z\s])|\n")
+#: A word that only joins a clause to the one before: "Refund order O-1, and if ...".
+_JOINING = re.compile(r"(?:^|[\s,])(?:and|but|then|so|also|or|plus)[\s,]*$", re.I)
+#: What sets a clause apart before a condition written after its change: "Refund order O-1,
+#: then delete C-1 if ...", "..., and delete C-1 if ...", "...; delete C-1 if ..."; a bare
+#: "and" or comma joins.
+_APART = re.compile(
+    r";|,\s*(?:and\s+then|and\s+also|and|then|but|also)\b"
+    r"|\b(?:and\s+then|then|after\s+that|afterwards)\b",
+    re.I,
+)
+
+
 def condition_span(query: str) -> tuple[int, int] | None:
-    """Where ``query`` states a condition (module docstring), outside quoted text: an English
-    one from its word to its clause's end, a Korean one from its subject (and the thing word
-    before it: "주문 O-1이 환불되면") to its -면 or 경우; ``None`` where it states none."""
+    """Where ``query`` first states a condition (:func:`condition_spans`); ``None`` where it
+    states none."""
+    spans = condition_spans(query)
+    return spans[0] if spans else None
+
+
+def condition_spans(query: str) -> list[tuple[int, int]]:
+    """Where ``query`` states conditions (module docstring), outside quoted text, in written
+    order: an English one from its word to its clause's end, a Korean one from its subject
+    (and the thing word before it: "주문 O-1이 환불되면") to its -면, 경우 or 후에."""
     text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
-    found = _ENGLISH.search(text)
-    if found is not None:
-        return found.start(), found.end()
-    found = _KOREAN.search(text)
-    if found is None:
-        return None
-    start = max((m.end() for m in _CLAUSE_START.finditer(text, 0, found.start())), default=0)
-    words = list(re.finditer(r"\S+", text[start : found.start()]))
-    begin = found.start()
-    for at in range(len(words) - 1, -1, -1):  # back to the condition's subject
-        if _KO_SUBJECT.search(words[at].group()):
-            begin = start + words[at].start()
-            if at > 0 and not _KO_PARTICLE.search(words[at - 1].group()):
-                begin = start + words[at - 1].start()
+    spans = [(m.start(), m.end()) for m in _ENGLISH.finditer(text)]
+    if not text.isascii():
+        found = [(m.start(), m.end()) for m in _KOREAN.finditer(text)]
+        found += [(at, end) for _, at, end, condition in korean_afters(text) if condition]
+        spans += [_korean_subject(text, start, end) for start, end in found]
+    return sorted(set(spans))
+
+
+def _korean_subject(text: str, at: int, end: int) -> tuple[int, int]:
+    """The Korean condition ending at ``end`` from its subject, back from ``at``."""
+    start = max((m.end() for m in _CLAUSE_START.finditer(text, 0, at)), default=0)
+    words = list(re.finditer(r"\S+", text[start:at]))
+    begin = at
+    for i in range(len(words) - 1, -1, -1):  # back to the condition's subject
+        if _KO_SUBJECT.search(words[i].group()):
+            begin = start + words[i].start()
+            if i > 0 and not _KO_PARTICLE.search(words[i - 1].group()):
+                begin = start + words[i - 1].start()
             break
-    return begin, found.end()
+    return begin, end
+
+
+def condition_scopes(query: str) -> list[tuple[int, int, int, int]]:
+    """Each condition of ``query`` (:func:`condition_spans`) and what it holds:
+    ``(condition start, condition end, hold start, hold end)``, the hold as the module
+    docstring says."""
+    text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    out = []
+    for start, end in condition_spans(query):
+        first = max((e for e in ends if e <= start), default=0)
+        last = min((e for e in ends if e > end - 1), default=len(text))
+        follows = bool(re.search(r"\w", text[end:last]))
+        if not text[start:end].isascii():
+            out.append((start, end, start if follows else first, last))
+            continue
+        clause = max((m.end() for m in re.finditer(r"[,;:]", text[first:start])), default=0)
+        lead = text[first + clause : start]
+        if (
+            follows
+            and text[end:last].lstrip().startswith(",")
+            and (not lead.strip() or _JOINING.search(lead))
+        ):  # "If ..., delete C-1"; "Refund order O-1, and if ..., delete C-1"
+            out.append((start, end, start, last))
+            continue
+        apart = max((m.end() for m in _APART.finditer(text, first, start)), default=first)
+        out.append((start, end, apart, last))
+    return out
+
+
+def _held(at: int, scopes: Sequence[tuple[int, int, int, int]]) -> bool:
+    return any(hold <= at < until for _, _, hold, until in scopes)
+
+
+def _outside(query: str, scopes: Sequence[tuple[int, int, int, int]]) -> str:
+    """``query`` with what its conditions hold blanked (its places kept)."""
+    return "".join(" " if _held(i, scopes) else c for i, c in enumerate(query))
+
+
+def _asks(text: str, route: Route) -> bool:
+    """Whether ``text`` asks a change ``route`` does: a verb it reads
+    (:func:`~.asked_changes.asked_verbs`), or a form of the route's name's first word
+    ("Refund order O-1": ``refund_order``, where "order" is read as the verb)."""
+    lead = next(iter(name_words(route.endpoint.name)), "")
+    words = re.findall(r"[A-Za-z]+", text)
+    return any(does_change(route, verb) for verb in asked_verbs(text)) or (
+        bool(lead) and any(lead in verb_forms(word) for word in words)
+    )
+
+
+def _asked_outside(
+    step: PlanStep,
+    route: Route,
+    query: str,
+    values: Sequence[BoundValue],
+    scopes: Sequence[tuple[int, int, int, int]],
+) -> bool:
+    """Whether the request asks ``step``'s change outside what its conditions hold: it asks a
+    change the route does there (its verb, or its name's first word: "refund"), and every id
+    the step takes that the request writes (a value read there, or its text, a body's too) is
+    written there ("Close ticket T-1, and if it has no replies, delete T-1": the deletion is
+    asked in the condition's sentence only)."""
+    if not _asks(_outside(query, scopes), route):
+        return False
+    for value in _leaves(step.arguments):
+        places = [v.start for v in values if v.value == value]
+        written = rf"(?<![\w-]){re.escape(value)}(?![A-Za-z0-9-])"  # a Korean particle may follow
+        places += [m.start() for m in re.finditer(written, query, re.I)]
+        if places and all(_held(at, scopes) for at in places):
+            return False
+    return True
+
+
+def _leaves(arguments: Any) -> list[str]:
+    """The text and numbers of ``arguments`` (a body's too), as text."""
+    if isinstance(arguments, dict):
+        return [leaf for value in arguments.values() for leaf in _leaves(value)]
+    if isinstance(arguments, list | tuple):
+        return [leaf for value in arguments for leaf in _leaves(value)]
+    if isinstance(arguments, str | int | float) and not isinstance(arguments, bool):
+        return [str(arguments)] if str(arguments).strip() else []
+    return []
+
+
+def _asks_on_condition(
+    query: str, scopes: Sequence[tuple[int, int, int, int]], snapshot: RegistrySnapshot
+) -> bool:
+    """Whether what the conditions hold, but for the conditions' own words, asks a change
+    (:func:`_asks` of any write route: "Delete customer C-1. If order O-1 is open, refund
+    it.", a refund no step may be)."""
+    held = "".join(
+        c if _held(i, scopes) and not any(a <= i < b for a, b, _, _ in scopes) else " "
+        for i, c in enumerate(query)
+    )
+    if asked_verbs(held):
+        return True
+    forms = {form for word in re.findall(r"[A-Za-z]+", held) for form in verb_forms(word)}
+    return any(
+        next(iter(name_words(route.endpoint.name)), "") in forms
+        for route in snapshot.routes.values()
+        if route.endpoint.effect is not Effect.READ
+    )
+
+
+def conditional_parts(
+    query: str,
+    parts: Sequence[tuple[str, str]],
+    misses: Sequence[tuple[str, str, str]],
+    snapshot: RegistrySnapshot,
+) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """``parts`` and ``misses`` (:meth:`~schemarouter.retrieval.ranking.Ranker.part_reading`'s)
+    with a part a condition holds whose best route is a change, too weak to be planned ("그리고
+    고객 C-1의 주문이 없으면 C-1을 삭제해줘": its words are mostly the condition's), planned
+    after all: :func:`withhold_conditional` withholds and names it, as the change asked on
+    that condition. Only where the request asks that change nowhere else, so it is withheld."""
+    scopes = condition_scopes(query) if misses else []
+    if not scopes:
+        return list(parts), list(misses)
+    taken = {route_id for _, route_id in parts}
+    added, left = [], []
+    for text, route_id, why in misses:
+        route = snapshot.routes.get(route_id)
+        at = where_written(query, text) if text else -1
+        held = why == "weak" and at >= 0 and _held(at + len(text) - 1, scopes)
+        if (
+            held
+            and route is not None
+            and route.endpoint.effect is not Effect.READ
+            and route_id not in taken
+            and not _asks(_outside(query, scopes), route)  # asked nowhere else: withheld
+        ):
+            added.append((text, route_id))
+            taken.add(route_id)
+            continue
+        left.append((text, route_id, why))
+    return [*parts, *added], left
 
 
 def withhold_conditional(
@@ -91,23 +280,39 @@ def withhold_conditional(
     values: Sequence[BoundValue],
     rank: Callable[[str], Sequence[tuple[str, Sequence[str]]]],
 ) -> tuple[Plan, list[str]]:
-    """``plan`` without its changes where its request states a condition
-    (:func:`condition_span`), with a read of what the condition is about in their place (see
-    the module docstring), and the route ids withheld; ``plan`` itself, and none, where the
-    request states none or the plan changes nothing. ``rank`` gives the routes retrieval
-    ranks for a text (``(route id, field hits)``, best first); ``read_step`` makes a step on a
-    route from a text, its values and the route's field hits."""
+    """``plan`` without the changes its request's conditions hold (:func:`condition_scopes`;
+    each change it does not ask outside them: :func:`_asked_outside`), with a read of what
+    the first condition is about in their place (see the module docstring), and the route
+    ids withheld; ``plan`` itself, and none, where the request states no condition or no
+    change of the plan is held. ``rank`` gives the routes retrieval ranks for a text
+    (``(route id, field hits)``, best first)."""
     query = plan.request.query
     routes = snapshot.routes
+    writes = any(
+        s.route_id not in routes or routes[s.route_id].endpoint.effect is not Effect.READ
+        for s in plan.steps
+    )
+    scopes = condition_scopes(query) if writes else []
     changes = [
         i
         for i, step in enumerate(plan.steps)
-        if step.route_id not in routes or routes[step.route_id].endpoint.effect is not Effect.READ
+        if step.route_id not in routes
+        or (
+            routes[step.route_id].endpoint.effect is not Effect.READ
+            and not _asked_outside(step, routes[step.route_id], query, values, scopes)
+        )
     ]
-    span = condition_span(query) if changes else None
-    if span is None:
+    condition = "; ".join(repr(query[a:b].strip()) for a, b, _, _ in scopes)
+    if scopes and not changes and _asks_on_condition(query, scopes, snapshot):
+        said = (
+            f"the request makes a change depend on a condition ({condition}) that no router "
+            "can check: no change asked on it is planned (those planned are asked outside "
+            "it). Once the condition holds, ask for the change without it"
+        )
+        return plan.model_copy(update={"warnings": (*plan.warnings, said)}), []
+    if not scopes or not changes:
         return plan, []
-    condition = query[span[0] : span[1]].strip()
+    span = scopes[0][:2]
     gone = set(changes)
     for i, step in enumerate(plan.steps):  # a step bound to a withheld one goes with it
         if any(b.step in gone for b in step.bindings.values()):
@@ -133,7 +338,7 @@ def withhold_conditional(
             steps.append(read)
     shown = "; ".join(f"{s.route_id} with {_shown(s.arguments)}" for s in withheld)
     said = (
-        f"the request makes its change depend on a condition ({condition!r}) that no router "
+        f"the request makes its change depend on a condition ({condition}) that no router "
         f"can check: the change is not planned ({shown}); "
     )
     said += (

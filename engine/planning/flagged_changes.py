@@ -25,7 +25,7 @@ from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import without_refused
 from schemarouter.retrieval.identifiers import needed_parameters
 
-__all__ = ["asked_on_named"]
+__all__ = ["asked_on_named", "refusal"]
 
 
 def asked_on_named(
@@ -43,3 +43,15 @@ def asked_on_named(
         return None
     bound = bind_parameters(route, without_refused(values, query))  # not "A-1002 취소하지 마"
     return route.route_id if all(name in bound for name in needed) else None
+
+
+def refusal(
+    flagged: str,
+    query: str,
+    snapshot: RegistrySnapshot,
+    ranked: Sequence[str],
+    values: Sequence[BoundValue],
+) -> str:
+    """Why the plan refuses ``query``: the off-catalog verdict's reason ``flagged`` (``""``:
+    not flagged), unless it asks a change on the ids it names (:func:`asked_on_named`)."""
+    return "" if flagged and asked_on_named(query, snapshot, ranked, values) else flagged

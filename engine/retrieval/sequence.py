@@ -8,6 +8,10 @@ said nothing of the refund (trial Z2). :func:`sequenced` cuts such a clause into
 the request says it happens (a part after "after" before the one it follows; a leading
 "Before ..., " part after the one that follows it).
 
+Korean writes "before" and "after" after the verb of the part they order ("삭제하기 전에",
+"환불한 후에": :func:`korean_afters` tells such a part from a condition, "환불된 후에"), and
+"first" as 그 전에, 먼저 or -되 먼저 ("고객 C-1을 삭제하되 먼저 주문 O-1을 환불해줘").
+
 An -ing word opens a part where what follows it is a thing: a determiner or a pronoun
 ("after refunding the order", "before closing it"), or a word and an id ("after refunding
 order O-1"); "sales after marketing campaign launch" and "the day before opening hours"
@@ -19,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["sequenced", "where_written", "written_key"]
+__all__ = ["korean_afters", "sequenced", "where_written", "written_key"]
 
 #: A lead starts at a comma or at a run's first space (``,?\s+`` tried every space of a run:
 #: time quadratic in it, as :data:`.intents._LEAD` says).
@@ -62,15 +66,67 @@ _KO_MARK = re.compile(r"(?<=[\uac00-\ud7a3]기)\s*전에?\s+")
 _KO_BEFORE = re.compile(r"기\s*전에?\s*$")
 
 
+#: Korean writes "after" after the verb of the part it follows, in the verb's -ㄴ form: "주문
+#: O-1을 환불한 후에 고객 C-1을 삭제해줘" (after refunding order O-1, delete customer C-1) asks
+#: for the refund, then the deletion, and planned the deletion alone. Only after a verb's -ㄴ
+#: form (한, 된, 난, 낸, 친, 은, 온), so "주문 후에" (after ordering, a noun) and "2시간 후에"
+#: (two hours later) stay whole.
+_KO_AFTER = re.compile(
+    r"(?<!\S)\S*?(?:한|된|난|낸|친|은|온)\s*(?:후|뒤|다음)(?:에는|에만|에|부터)?(?=\s|$)"
+)
+#: Where a Korean clause starts: a sentence's or a comma's end, 그리고, or a -고 ending.
+_KO_CLAUSE = re.compile(r"[,.;!?]\s*|(?<!\S)그리고\s+|(?<=[\uac00-\ud7a3]고)\s+")
+#: A Korean word that is a clause's object (을 / 를), or its subject (이 / 가).
+_KO_OBJECT = re.compile(r"\S(?:을|를)$")
+_KO_SUBJECT = re.compile(r"\S(?:이|가)$")
+
+
+def korean_afters(text: str) -> list[tuple[int, int, int, bool]]:
+    """Each Korean "after" clause of ``text`` (:data:`_KO_AFTER`): where its clause starts,
+    where its verb starts and its "after" ends, and whether it states a condition about the
+    world, not a part the request asks for: a passive verb ("주문 O-1이 환불된 후에": once order
+    O-1 is refunded), or a subject and no object ("고객이 결제한 후에": after the customer
+    pays); "주문 O-1을 환불한 후에" (after refunding order O-1) asks for the refund."""
+    out = []
+    for match in _KO_AFTER.finditer(text):
+        start = max((m.end() for m in _KO_CLAUSE.finditer(text, 0, match.start())), default=0)
+        words = text[start : match.start()].split()
+        verb = match.group().split()[0]
+        passive = re.match(r"\S*된", verb) is not None
+        subject = any(_KO_SUBJECT.search(w) for w in words)
+        condition = passive or (subject and not any(_KO_OBJECT.search(w) for w in words))
+        out.append((start, match.start(), match.end(), condition))
+    return out
+
+
+#: Korean's "but first" ("고객 C-1을 삭제하되 먼저 주문 O-1을 환불해줘": delete customer C-1,
+#: but first refund order O-1): a -되 clause with "first" after it.
+_KO_FIRST_CUT = re.compile(
+    r"(?<=[\uac00-\ud7a3]되),?\s+(?=(?:먼저|우선|그\s*전에|그보다\s*먼저)[\s,])"
+)
+#: A Korean part said to come before the one written before it: opening with "before that"
+#: or "first" ("고객 C-1을 삭제해줘. 그 전에 주문 O-1을 환불해줘"), or with 먼저 ("first") in
+#: it ("... 주문 O-1을 먼저 환불해줘"); the Korean twin of "but first".
+_KO_FIRST = re.compile(
+    r"\s*(?:그리고\s+|그런데\s+|하지만\s+)?(?:그\s*전에|그보다\s*먼저|우선|먼저)(?=[\s,])"
+    r"|[^.;!?\n]*?(?<!\S)먼저(?=[\s,])"
+)
+
+
 def _korean(clause: str) -> list[str]:
     """``clause`` cut after each Korean "before" (:data:`_KO_MARK`), kept at the end of its
-    part for :func:`written_key` to read."""
+    part for :func:`written_key` to read; after each Korean "after" that follows a part the
+    request asks for (:func:`korean_afters`); and before a -되 clause's "first"
+    (:data:`_KO_FIRST_CUT`)."""
     if clause.isascii():
         return [clause]
+    cuts = [m.end() for m in _KO_MARK.finditer(clause)]
+    cuts += [end for _, _, end, condition in korean_afters(clause) if not condition]
+    cuts += [m.end() for m in _KO_FIRST_CUT.finditer(clause)]
     pieces, start = [], 0
-    for match in _KO_MARK.finditer(clause):
-        pieces.append(clause[start : match.end()].strip())
-        start = match.end()
+    for cut in sorted(set(cuts)):
+        pieces.append(clause[start:cut].strip())
+        start = cut
     pieces.append(clause[start:])
     return pieces
 
@@ -104,11 +160,14 @@ def sequenced(clause: str) -> list[str]:
 _SAID = re.compile(rf"\b(after|before|{_FIRST_WORDS})[\s,]*$", re.IGNORECASE)
 
 
-def _said_before(query: str, at: int) -> str:
+def _said_before(query: str, at: int, end: int) -> str:
     """The sequence word right before ``at`` in ``query`` ("after", "before" or ""; "but
-    first" says what "after" says: this part comes before the one before it)."""
+    first" says what "after" says: this part comes before the one before it, and so does a
+    Korean part from ``at`` to ``end`` said to come first: :data:`_KO_FIRST`)."""
     said = _SAID.search(query, 0, at)
     word = said.group(1).lower() if said else ""
+    if not word and not query.isascii() and _KO_FIRST.match(query[at:end]):
+        return "after"
     return "after" if word.startswith("but") else word
 
 
@@ -119,9 +178,9 @@ def written_key(query: str, positions: Sequence[int]) -> list[float]:
     keys = [float(p) for p in positions]
     ordered = sorted(set(positions))
     for i, at in enumerate(positions):
-        said = _said_before(query, at)
         earlier = [p for p in ordered if p < at]
         later = [p for p in ordered if p > at]
+        said = _said_before(query, at, later[0] if later else len(query))
         if said == "after" and earlier:
             keys[i] = earlier[-1] - 0.5
         elif later and (

@@ -1,10 +1,12 @@
-"""A part said to come first with "but first", and a create renamed after it, reach the server
-as the request says (the tenth security review).
+"""A part said to come first with "but first" (and Korean's "그 전에", "먼저", "-되 먼저"), and a
+create renamed after it, reach the server as the request says (the tenth security review).
 
 "Delete customer C-1, but first refund order O-1" read its "but" as taking back what came
 before: the refund's O-1 was an id "in a clause it says not to use", and the deletion alone
 was planned and sent. "Create a playlist called Road Trip, then rename it to Summer" created
-the playlist with ``name="Summer"`` (the rename's "to Summer" filled the create's name)."""
+the playlist with ``name="Summer"`` (the rename's "to Summer" filled the create's name).
+Korean has no "but": "고객 C-1을 삭제해줘. 그 전에 주문 O-1을 환불해줘" sent the deletion, then
+the refund, and "고객 C-1을 삭제하되 먼저 주문 O-1을 환불해줘" the refund alone."""
 
 from __future__ import annotations
 
@@ -77,6 +79,11 @@ def _sent(
         "Delete customer C-1, but first, refund order O-1",
         "Delete customer C-1 but before that refund order O-1",
         "Delete customer C-1. But first refund order O-1.",
+        # Korean's: "before that", "first" in a later part, and -되 ("but") with "first"
+        "고객 C-1을 삭제해줘. 그 전에 주문 O-1을 환불해줘",
+        "고객 C-1을 삭제해줘. 주문 O-1을 먼저 환불해줘",
+        "고객 C-1을 삭제하되 먼저 주문 O-1을 환불해줘",
+        "먼저 주문 O-1을 환불하고 고객 C-1을 삭제해줘",
     ],
 )
 def test_the_part_said_to_come_first_with_but_runs_first(
@@ -110,6 +117,12 @@ def test_a_create_renamed_after_it_is_created_with_its_own_name(
         # a "but" that contrasts stays one part
         ("Delete customer C-1 but not order O-1", ["Delete customer C-1 but not order O-1"]),
         ("Refund order O-1 first", ["Refund order O-1 first"]),
+        (
+            "고객 C-1을 삭제하되 먼저 주문 O-1을 환불해줘",
+            ["고객 C-1을 삭제하되", "먼저 주문 O-1을 환불해줘"],
+        ),
+        # a -되 that "first" does not follow stays one part
+        ("고객 C-1을 삭제하되 기록은 남겨줘", ["고객 C-1을 삭제하되 기록은 남겨줘"]),
     ],
 )
 def test_but_first_opens_a_part(text: str, parts: list[str]) -> None:

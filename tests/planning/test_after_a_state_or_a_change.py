@@ -1,0 +1,142 @@
+""" "After" a state of the world is a condition; "after" a change the user asks is an order.
+
+"Delete customer C-1 after order O-1 is refunded", "After order O-1 is refunded, delete
+customer C-1" and "주문 O-1이 환불된 후에 고객 C-1을 삭제해줘" sent ``DELETE /customers/C-1`` at
+once, as if the refund had happened (no condition read, no part of its own): each is now a
+change withheld on a condition, as "once order O-1 is refunded" is, with a read of the order.
+"Delete customer C-1 after you refund order O-1" and "after refunding order O-1" ask for both
+and stay a sequence; "주문 O-1을 환불한 후에 고객 C-1을 삭제해줘" (after refunding order O-1,
+delete customer C-1) sent the deletion alone, and now refunds, then deletes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.planning.conditions import condition_spans
+from schemarouter.retrieval.intents import split_intents
+
+from helpers import desk_paths, ok
+from servers.loopback import LoopbackServer, Request, Response, json_response
+
+_S = {"type": "string"}
+
+
+def _op(op: str, summary: str) -> dict[str, Any]:
+    schema = {"type": "object", "properties": {"id": _S, "status": _S}}
+    return {"operationId": op, "summary": summary, "responses": ok(schema)}
+
+
+def _app(request: Request) -> Response:
+    return json_response({"id": "x", "status": "open"})
+
+
+@pytest.fixture(scope="module")
+def desk() -> Iterator[tuple[SchemaRouter, LoopbackServer]]:
+    """The desk on the packaged encoder (a part's words find their route by meaning)."""
+    with LoopbackServer(_app) as server:
+        router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+        document = {
+            "openapi": "3.0.3",
+            "info": {"title": "Desk", "version": "1"},
+            "servers": [{"url": server.base_url}],
+            "paths": desk_paths(_op),
+        }
+        router.add_openapi(document, provider="desk")
+        yield router, server
+
+
+def _sent(
+    desk: tuple[SchemaRouter, LoopbackServer], query: str, max_calls: int = 3
+) -> tuple[Any, list[tuple[str, str]]]:
+    router, server = desk
+    server.requests.clear()
+    request = PlanRequest(query=query, allowed_effects=frozenset(Effect))
+    plan = router.plan(request, max_calls=max_calls)
+    router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
+    return plan, [(r.method, r.path) for r in server.requests]
+
+
+@pytest.mark.parametrize(
+    ("query", "condition"),
+    [
+        ("Delete customer C-1 after order O-1 is refunded", "after order O-1 is refunded"),
+        ("After order O-1 is refunded, delete customer C-1", "After order O-1 is refunded"),
+        (
+            "Delete customer C-1 after order O-1 has been refunded",
+            "after order O-1 has been refunded",
+        ),
+        ("주문 O-1이 환불된 후에 고객 C-1을 삭제해줘", "환불된 후에"),
+        ("주문 O-1이 환불되고 나서 고객 C-1을 삭제해줘", "환불되고 나서"),
+    ],
+)
+@pytest.mark.parametrize("max_calls", [1, 3])
+def test_after_a_state_of_the_world_withholds_the_change(
+    desk: tuple[SchemaRouter, LoopbackServer], query: str, condition: str, max_calls: int
+) -> None:
+    plan, sent = _sent(desk, query, max_calls)
+    assert sent == [("GET", "/orders/O-1")], (plan.route_ids, plan.warnings)
+    said = [w for w in plan.warnings if "condition" in w]
+    assert len(said) == 1 and condition in said[0], plan.warnings
+    assert "delete_customer with customer_id='C-1'" in said[0]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Delete customer C-1 after you refund order O-1",
+        "Delete customer C-1 after refunding order O-1",
+        "주문 O-1을 환불한 후에 고객 C-1을 삭제해줘",
+        "주문 O-1을 환불한 뒤에 고객 C-1을 삭제해줘",
+    ],
+)
+def test_after_a_change_asked_runs_it_first(
+    desk: tuple[SchemaRouter, LoopbackServer], query: str
+) -> None:
+    plan, sent = _sent(desk, query)
+    assert sent == [("POST", "/orders/O-1/refund"), ("DELETE", "/customers/C-1")], (
+        plan.route_ids,
+        plan.warnings,
+    )
+    assert not [w for w in plan.warnings if "condition" in w], plan.warnings
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "주문 O-1을 환불한 후에 고객 C-1을 삭제해줘",
+            ["주문 O-1을 환불한 후에", "고객 C-1을 삭제해줘"],
+        ),
+        # a state, a noun or a time before 후에 opens no part
+        (
+            "주문 O-1이 환불된 후에 고객 C-1을 삭제해줘",
+            ["주문 O-1이 환불된 후에 고객 C-1을 삭제해줘"],
+        ),
+        ("주문 후에 영수증을 보여줘", ["주문 후에 영수증을 보여줘"]),
+        ("2시간 후에 보고서를 보여줘", ["2시간 후에 보고서를 보여줘"]),
+    ],
+)
+def test_korean_after_opens_a_part_only_after_a_change_asked(text: str, parts: list[str]) -> None:
+    assert split_intents(text) == parts
+
+
+@pytest.mark.parametrize(
+    ("text", "conditions"),
+    [
+        ("Refund order O-1 after it has shipped", ["after it has shipped"]),
+        ("Delete customer C-1 after you refund order O-1", []),
+        # a participle before "after" says which things, not when to act
+        ("Delete the orders created after order O-1 was refunded", []),
+        ("Archive every ticket opened after ticket T-1 was closed", []),
+    ],
+)
+def test_after_a_state_is_a_condition_but_not_after_a_participle(
+    text: str, conditions: list[str]
+) -> None:
+    assert [text[a:b] for a, b in condition_spans(text)] == conditions
