@@ -549,7 +549,7 @@ def unused_values(
                 "cancels or refunds a whole order takes no amount); pass it with "
                 "Plan.with_arguments where a parameter takes it"
             ] = None
-    kept = without_refused(values, query)
+    kept = set(without_refused(values, query))  # a set: a list compared every pair
     for value in values:
         if value.kind != "chemical.formula" and not value.kind.startswith("identifier."):
             continue

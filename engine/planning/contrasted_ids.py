@@ -30,8 +30,10 @@ what the text says, not an id the request gives: with every effect allowed, that
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from schemarouter.index.gloss import gloss_tokens
 from schemarouter.planning.refusals import unquoted
@@ -84,19 +86,29 @@ def _before_their_thing(values: Sequence[BoundValue], query: str) -> list[BoundV
     return found
 
 
-def _in_quoted_text(value: BoundValue, query: str) -> bool:
-    """Whether ``value`` is written inside a quoted span of ``query`` that holds more than it."""
-    for match in _QUOTED_TEXT.finditer(query):
-        inside = match.group(0)[1:-1].strip(" \t.,;:!?")
-        if match.start() < value.start and value.end < match.end() and inside != value.value:
-            return True
-    return False
+def _in_quoted_text(query: str) -> Callable[[BoundValue], bool]:
+    """Whether a value is written inside a quoted span of ``query`` that holds more than it.
+    The spans are read once and do not overlap: only the last one opening before a value can
+    hold it (each value read them all, 1.3 s for 1,100 ids: thirteenth security review)."""
+    spans = [(m.start(), m.end(), m.group(0)[1:-1].strip(" \t.,;:!?"))
+             for m in _QUOTED_TEXT.finditer(query)]  # fmt: skip
+    starts = [start for start, _, _ in spans]
+
+    def inside(value: BoundValue) -> bool:
+        at = bisect.bisect_left(starts, value.start) - 1
+        if at < 0:
+            return False
+        _, end, text = spans[at]
+        return value.end < end and text != value.value
+
+    return inside
 
 
 def contrasted_ids(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
     """``values`` with the id written in place of each refused one, and without one 대신
     sets aside or one quoted text holds (module docstring)."""
-    values = [v for v in values if not _in_quoted_text(v, query)]
+    quoted = _in_quoted_text(query)
+    values = [v for v in values if not quoted(v)]
     values = [*values, *_before_their_thing(values, query)]
     named = [v for v in values if v.kind == NAMED_IDENTIFIER and v.of]
     if not named:
@@ -105,11 +117,17 @@ def contrasted_ids(values: Sequence[BoundValue], query: str) -> list[BoundValue]
     have = {v.value for v in values}
     aside = {v for v in named if _KO_INSTEAD.match(query, v.end)}
     out = [v for v in values if v not in aside]
+    # the words of "instead" and the token after each, found once, not read on to the end
+    # for each refused id (16 s for 4,500 of them: thirteenth security review)
+    insteads = list(_INSTEAD.finditer(query))
+    starts = [m.start() for m in insteads]
+    after = functools.cache(lambda at: _TOKEN.search(query, at))
     for value in named:
         if value not in aside and not clauses.against_span(value.start, value.end):
             continue
-        instead = _INSTEAD.search(query, value.end)
-        token = _TOKEN.search(query, instead.end()) if instead else None
+        next_one = bisect.bisect_left(starts, value.end)
+        instead = insteads[next_one] if next_one < len(insteads) else None
+        token = after(instead.end()) if instead else None
         if token is None:
             continue
         text = _HANGUL_TAIL.sub("", token.group())

@@ -121,14 +121,24 @@ def left_out_notes(
     return list(out)
 
 
+#: A run of word letters and hyphens: where an id of them alone is written whole.
+_RUN = re.compile(r"[\w-]+")
+
+
 def _wanted(query: str) -> Callable[[str], bool]:
     """Whether an id ``query`` lists is wanted: no place it is written at is refused by its
     clause ("T-7 and T-8, not T-8") or written on past its end ("T-8?x=1", "T-8/../x")."""
     clauses = clauses_of(query)
+    runs: dict[str, list[re.Match[str]]] = {}  # an id of word letters is a whole run of them
+    for run in _RUN.finditer(query):
+        runs.setdefault(run.group(), []).append(run)
 
     @functools.cache  # each id read once: every id of a group asks of every other (trial X1)
     def wanted(value: str) -> bool:
-        for found in re.finditer(rf"(?<![\w-]){re.escape(value)}(?![\w-])", query):
+        # each id read the whole request: 75 s for 12,000 ids (thirteenth security review)
+        written = rf"(?<![\w-]){re.escape(value)}(?![\w-])"
+        places = runs.get(value, []) if _RUN.fullmatch(value) else re.finditer(written, query)
+        for found in places:
             if clauses.against_span(found.start(), found.end()):
                 return False
             if CONTINUED.match(query, found.end()):

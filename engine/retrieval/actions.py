@@ -214,7 +214,7 @@ def _last_stem(clause: str, stems: Sequence[str]) -> str | None:
     best: tuple[int, str] | None = None
     for stem in stems:
         at = clause.rfind(stem)
-        while at >= 0 and (_NEGATED.search(clause, 0, at) or not _acts(clause, at, stem)):
+        while at >= 0 and (_NEGATED.search(clause, at - 8, at) or not _acts(clause, at, stem)):
             at = clause.rfind(stem, 0, at)
         if at >= 0 and (best is None or at > best[0]):
             best = (at, stem)
@@ -227,16 +227,15 @@ def _acts(clause: str, at: int, stem: str) -> bool:
     return stem not in _KO_NOUNS or _KO_VERBAL.match(clause, at + len(stem)) is not None
 
 
-#: A Korean verb negated by the adverb before it: "안 써요", "못 열어".
+#: A Korean verb negated by the adverb before it: "안 써요", "못 열어"; searched in the 8 characters
+#: before a stem (a start below 0 is 0), not from the clause's start (thirteenth review).
 _NEGATED = re.compile(r"(?:^|\s)[안못]\s?$")
 
 
 def _korean_action(clause: str) -> Action | None:
     """The action of a Korean clause: its last verb stem decides."""
     stem = _last_stem(clause, _KO_STEMS)
-    if stem is None:
-        return None
-    return "write" if stem in _KO_VERB else "read"
+    return None if stem is None else "write" if stem in _KO_VERB else "read"
 
 
 #: Verbs with a particle that ask for another change than the verb alone ("kick off" starts,
@@ -424,7 +423,8 @@ def _linked(clause: str, ending: re.Pattern[str]) -> set[str]:
         stem
         for stem in _KO_WRITE
         for match in re.finditer(re.escape(stem), clause)
-        if ending.match(clause, match.end()) and not _NEGATED.search(clause, 0, match.start())
+        if ending.match(clause, match.end())
+        and not _NEGATED.search(clause, match.start() - 8, match.start())
     }
 
 

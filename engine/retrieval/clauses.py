@@ -181,7 +181,9 @@ class Clauses:
     def __init__(self, query: str) -> None:
         self.query = query
         found = list(_CLAUSE_END.finditer(query))
-        buts = [m for m in _BUT.finditer(query) if _contrasts(query, m.start(), found)]
+        ends = [m.end() for m in found]
+        nots = [m.span() for m in _NOT.finditer(query)]
+        buts = [m for m in _BUT.finditer(query) if _contrasts(query, m.start(), ends, nots)]
         found = sorted([*found, *buts], key=lambda m: m.start())
         self.ends = [m.end() for m in found]
         #: where each end's word starts, and whether it joins the items of a list
@@ -367,12 +369,16 @@ class Clauses:
         return bool(hits) and all(self.against(m) for m in hits)
 
 
-def _contrasts(query: str, at: int, ends: Sequence[re.Match[str]]) -> bool:
+def _contrasts(query: str, at: int, ends: Sequence[int], nots: Sequence[tuple[int, int]]) -> bool:
     """Whether the "but" at ``at`` follows a negation in its clause (:data:`_BUT`), or one
     follows it: "Delete department D-30 but don't delete department D-31" keeps D-30 to its
-    own clause, where the "don't" after it refused it too, and nothing was deleted."""
-    start = max((m.end() for m in ends if m.end() <= at), default=0)
-    return bool(_NOT.search(query, start, at) or _NOT_NEXT.match(query, at + 3))
+    own clause, where the "don't" after it refused it too, and nothing was deleted. ``ends``
+    are the clauses' ends and ``nots`` the negations' spans, in order, found once: each "but"
+    read its clause from its start, 16 s for 3,300 "but first" (thirteenth security review)."""
+    before = bisect.bisect_right(ends, at)
+    start = ends[before - 1] if before else 0
+    first = bisect.bisect_left(nots, start, key=lambda span: span[0])  # the first in it
+    return (first < len(nots) and nots[first][1] <= at) or bool(_NOT_NEXT.match(query, at + 3))
 
 
 _NOT_NEXT = re.compile(r"\s+(?:do\s+not|don['’‘ʼ´`]?t|never|not)\b", re.IGNORECASE)

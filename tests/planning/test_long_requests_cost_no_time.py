@@ -1,0 +1,95 @@
+"""Long hostile requests plan in linear time (the thirteenth security review).
+
+Each request below is one a user or a model relaying one can send; on the code before the
+review each took from 20 s to minutes in ``plan`` or ``retrieve`` (a pattern or a loop of a
+planning rule read the whole request again for every word, id, "but" or refusal in it). Each
+is run in a forked child that must answer within :data:`WAIT` seconds (a hang fails the test
+instead of holding the run); the bound is generous, each takes under a second or two here.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from forking import in_child
+
+from schemarouter import Effect, PlanRequest, SchemaRouter
+from schemarouter.index import HashingEncoder
+
+from helpers import desk_paths, ok, openapi_document, path_id
+
+#: Seconds a request may take in the child (before the review: 20 s to minutes each).
+WAIT = 20.0
+
+
+def _op(operation_id: str, summary: str) -> dict[str, Any]:
+    return {"operationId": operation_id, "summary": summary, "responses": ok({"type": "object"})}
+
+
+def _bound(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "schema": {"type": "number", "x-unit": "K"}}
+
+
+@pytest.fixture(scope="module")
+def router() -> SchemaRouter:
+    paths = desk_paths(_op)
+    paths["/materials/{material_id}/thermal"] = {
+        "parameters": path_id("material_id"),
+        "get": {
+            **_op("getThermalConductivity", "온도별 열전도도 (thermal conductivity)"),
+            "parameters": [_bound("temperature_min"), _bound("temperature_max")],
+        },
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(openapi_document("Desk", paths), provider="desk")
+    router.plan("refund order ORD-1")  # the unit registry and the indexes loaded once
+    return router
+
+
+REQUESTS = {
+    # a Korean condition's pattern read a word to its end from each letter
+    "a word of 100,000 letters": "refund order " + "a" * 100_000,
+    # the counts of each refusal asked every other refusal and every word
+    "3,700 refusals": "don't delete customer C-1, " * 3_700 + "delete customer C-2",
+    # each id read the whole request; each value was looked for in a list of the kept ones
+    "3,600 ids": "refund orders " + " ".join(f"ORD-{i}" for i in range(3_600)),
+    # each "but" read its clause from its start for a negation
+    "3,300 'but first'": "delete customer C-1 but first " * 3_300,
+    # each bound asked every range written before it
+    "3,000 ranges": "km-101의 열전도도 " + "300~500 K " * 3_000,
+    # a Korean refusal's stem was tried from every syllable of a run
+    "100,000 particles": "주문 ORD-1 환불" + "을" * 100_000,
+    # a Korean verb's negation was read from the clause's start for each place of a stem
+    "7,700 Korean words": "주문 ORD-1 " + "주문을를이가은는에서으로 " * 7_700,
+    # each id's thing word was found by copying the request before it
+    "2,200 conditions": "delete customer C-1 if order O-1 is refunded " * 2_200,
+}
+
+
+@pytest.mark.parametrize("name", list(REQUESTS))
+def test_a_long_request_plans_in_linear_time(router: SchemaRouter, name: str) -> None:
+    request = REQUESTS[name]
+
+    def job() -> tuple[float, list[str]]:
+        started = time.monotonic()
+        router.retrieve(request)
+        plan = router.plan(PlanRequest(query=request, allowed_effects=set(Effect)))
+        return time.monotonic() - started, plan.route_ids
+
+    answer, result = in_child(job, wait=WAIT)
+    assert answer == "ok", (answer, result)
+    assert isinstance(result, tuple)
+    elapsed, route_ids = result
+    assert elapsed < WAIT and route_ids  # planned something, in time
+
+
+def test_what_the_long_requests_plan_is_what_the_short_ones_do(router: SchemaRouter) -> None:
+    """The linear readings are the same readings: 3,700 refused deletions beside an asked one
+    delete the one asked, as one refused deletion beside it does."""
+    writes = set(Effect)
+    short = router.plan(PlanRequest(query=REQUESTS["3,700 refusals"][-60:], allowed_effects=writes))
+    long = router.plan(PlanRequest(query=REQUESTS["3,700 refusals"], allowed_effects=writes))
+    assert list(long.route_ids) == list(short.route_ids) == ["desk/rest/delete_customer"]
+    assert dict(long.steps[0].arguments) == {"customer_id": "C-2"}
