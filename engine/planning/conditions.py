@@ -27,7 +27,7 @@ both changes (:mod:`schemarouter.retrieval.sequence`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect
@@ -168,13 +168,32 @@ def condition_scopes(query: str) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def _held(at: int, scopes: Sequence[tuple[int, int, int, int]]) -> bool:
-    return any(hold <= at < until for _, _, hold, until in scopes)
+def _covered(size: int, spans: Iterable[tuple[int, int]]) -> list[bool]:
+    """Whether each of ``size`` places lies in one of ``spans`` (``[start, end)``), in one
+    pass: asking every span for every place took minutes on a long request of many
+    conditions (1,200 conditions, 84,000 characters: 34 s)."""
+    steps = [0] * (size + 1)
+    for start, end in spans:
+        start, end = max(start, 0), min(end, size)
+        if start < end:
+            steps[start] += 1
+            steps[end] -= 1
+    inside, out = 0, []
+    for step in steps[:size]:
+        inside += step
+        out.append(inside > 0)
+    return out
+
+
+def _held(query: str, scopes: Sequence[tuple[int, int, int, int]]) -> list[bool]:
+    """Whether each place of ``query`` is one its conditions hold."""
+    return _covered(len(query), [(hold, until) for _, _, hold, until in scopes])
 
 
 def _outside(query: str, scopes: Sequence[tuple[int, int, int, int]]) -> str:
     """``query`` with what its conditions hold blanked (its places kept)."""
-    return "".join(" " if _held(i, scopes) else c for i, c in enumerate(query))
+    held = _held(query, scopes)
+    return "".join(" " if held[i] else c for i, c in enumerate(query))
 
 
 def _asks(text: str, route: Route) -> bool:
@@ -202,11 +221,12 @@ def _asked_outside(
     asked in the condition's sentence only)."""
     if not _asks(_outside(query, scopes), route):
         return False
+    held = _held(query, scopes)
     for value in _leaves(step.arguments):
         places = [v.start for v in values if v.value == value]
         written = rf"(?<![\w-]){re.escape(value)}(?![A-Za-z0-9-])"  # a Korean particle may follow
         places += [m.start() for m in re.finditer(written, query, re.I)]
-        if places and all(_held(at, scopes) for at in places):
+        if places and all(0 <= at < len(held) and held[at] for at in places):
             return False
     return True
 
@@ -228,10 +248,8 @@ def _asks_on_condition(
     """Whether what the conditions hold, but for the conditions' own words, asks a change
     (:func:`_asks` of any write route: "Delete customer C-1. If order O-1 is open, refund
     it.", a refund no step may be)."""
-    held = "".join(
-        c if _held(i, scopes) and not any(a <= i < b for a, b, _, _ in scopes) else " "
-        for i, c in enumerate(query)
-    )
+    holds, words = _held(query, scopes), _covered(len(query), [(a, b) for a, b, _, _ in scopes])
+    held = "".join(c if holds[i] and not words[i] else " " for i, c in enumerate(query))
     if asked_verbs(held):
         return True
     forms = {form for word in re.findall(r"[A-Za-z]+", held) for form in verb_forms(word)}
@@ -257,17 +275,19 @@ def conditional_parts(
     if not scopes:
         return list(parts), list(misses)
     taken = {route_id for _, route_id in parts}
+    holds, outside = _held(query, scopes), _outside(query, scopes)
     added, left = [], []
     for text, route_id, why in misses:
         route = snapshot.routes.get(route_id)
         at = where_written(query, text) if text else -1
-        held = why == "weak" and at >= 0 and _held(at + len(text) - 1, scopes)
+        end = at + len(text) - 1
+        held = why == "weak" and at >= 0 and 0 <= end < len(holds) and holds[end]
         if (
             held
             and route is not None
             and route.endpoint.effect is not Effect.READ
             and route_id not in taken
-            and not _asks(_outside(query, scopes), route)  # asked nowhere else: withheld
+            and not _asks(outside, route)  # asked nowhere else: withheld
         ):
             added.append((text, route_id))
             taken.add(route_id)

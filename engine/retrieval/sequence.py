@@ -21,6 +21,7 @@ stay whole.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 
 __all__ = ["korean_afters", "sequenced", "where_written", "written_key"]
@@ -87,14 +88,24 @@ def korean_afters(text: str) -> list[tuple[int, int, int, bool]]:
     world, not a part the request asks for: a passive verb ("주문 O-1이 환불된 후에": once order
     O-1 is refunded), or a subject and no object ("고객이 결제한 후에": after the customer
     pays); "주문 O-1을 환불한 후에" (after refunding order O-1) asks for the refund."""
-    out = []
+    # read once: each clause's start found among the clause ends before it, and its words
+    # read on from the last "after" of the same clause (each "after" reread them all from the
+    # clause's start: a request of 1,600 "환불한 후에" took 23 s to plan)
+    ends = [m.end() for m in _KO_CLAUSE.finditer(text)]
+    out: list[tuple[int, int, int, bool]] = []
+    start = read = -1
+    subject = obj = False
     for match in _KO_AFTER.finditer(text):
-        start = max((m.end() for m in _KO_CLAUSE.finditer(text, 0, match.start())), default=0)
-        words = text[start : match.start()].split()
-        verb = match.group().split()[0]
-        passive = re.match(r"\S*된", verb) is not None
-        subject = any(_KO_SUBJECT.search(w) for w in words)
-        condition = passive or (subject and not any(_KO_OBJECT.search(w) for w in words))
+        at = bisect_right(ends, match.start())
+        if (clause := ends[at - 1] if at else 0) != start:
+            start = read = clause
+            subject = obj = False
+        for word in text[read : match.start()].split():
+            subject = subject or _KO_SUBJECT.search(word) is not None
+            obj = obj or _KO_OBJECT.search(word) is not None
+        read = match.start()
+        passive = re.match(r"\S*된", match.group().split()[0]) is not None
+        condition = passive or (subject and not obj)
         out.append((start, match.start(), match.end(), condition))
     return out
 
