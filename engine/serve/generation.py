@@ -232,13 +232,11 @@ def _reload(gateway: Any, folder: Path, *, progress: bool, said: list[str] | Non
             router = build_router(gateway.config, **gateway.router_options)
             state = _opened(gateway, router, folder, progress=progress)
             break
-        except SchemaRouterError as exc:
-            replaced = router is not None and router.restored_replaced()
-            if router is not None:
-                router.close()
+        except Exception as exc:  # any failure: what it opened is closed, the old answers
+            replaced = _close_failed(router)
             if isinstance(exc, StaleIndexError) and replaced and attempt < _RELOAD_ATTEMPTS:
                 continue  # the folder was rebuilt between its registry and its index: again
-            why = " ".join(str(serve_hint(exc, folder)).split())
+            why = " ".join(str(_reason(exc, folder)).split())
             return _refused(
                 said, f"reload refused, generation {old.generation or '-'} still answers: {why}"
             )
@@ -259,6 +257,33 @@ def _reload(gateway: Any, folder: Path, *, progress: bool, said: list[str] | Non
         old.generation or "-",
         len(previous.snapshot()),
     )
-    gateway._check_credentials()
-    previous.close()  # its index holds no connection; requests under way keep their own
+    try:
+        gateway._check_credentials()
+    finally:
+        previous.close()  # its index holds no connection; requests under way keep their own
     return True
+
+
+def _close_failed(router: Any) -> bool:
+    """Close ``router``, a new generation that failed to load (``None``: none was built),
+    whatever it raised; whether its folder was replaced while it loaded."""
+    if router is None:
+        return False
+    try:
+        replaced = bool(router.restored_replaced())
+    except Exception:
+        replaced = False
+    try:
+        router.close()
+    except Exception as exc:  # the reload is refused for its own reason: this one is logged
+        logger.warning("reload: closing the generation that failed to load: %r", exc)
+    return replaced
+
+
+def _reason(exc: Exception, folder: Path) -> str:
+    """Why a reload failed, as its refusal says: a ``SchemaRouterError`` in ``serve``'s terms
+    (:func:`serve_hint`), any other error by its type and text (a bug, an ``OSError`` reading
+    the new generation's files)."""
+    if isinstance(exc, SchemaRouterError):
+        return str(serve_hint(exc, folder))
+    return f"{type(exc).__name__}: {exc}"[:2000]
