@@ -81,7 +81,8 @@ under `allow` may run writes. A stdio upstream gets the SDK's default environmen
 the text `${NAME}`). `timeout`
 bounds opening an upstream and each attempt of a call (seconds); `calls` bounds each attempt
 of any call, how many attempts a read gets, and a call's whole time (default: three 30 s
-attempts). The log is stderr, one line per record (--log-level).
+attempts). The log is stderr, one line per record (--log-level); a stderr piped and not read
+blocks nothing: past 64 KiB waiting, lines are dropped and counted in one line.
 
 SIGHUP reloads the index folder (--index DIR, after `schemarouter index build --out DIR`): the
 old generation answers until the new one is open, and stays where the new one is damaged or
@@ -278,6 +279,14 @@ def _log_to_stderr(level: str = "warning") -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from schemarouter.serve.stderr_pipe import unblocked_stderr
+
+    # a stderr piped and never read blocks no write, the log's included (thirteenth review)
+    with unblocked_stderr(logging.Formatter(LOG_FORMAT)):
+        return _serve(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
     from schemarouter.serve.admin import read_admin_token
     from schemarouter.serve.gateway import Gateway
     from schemarouter.serve.generation import IndexState
