@@ -35,6 +35,7 @@ from schemarouter.serve.config import (
     load_config,
     parse_source,
 )
+from schemarouter.serve.stdio_drain import STALLED_EXIT, STDOUT_TIMEOUT
 
 __all__ = [
     "add_serve_parser",
@@ -90,6 +91,8 @@ stale (the log says why); /readyz names the generation served. Over http, with a
 token (--admin-token-env/--admin-token-file), POST /admin/reload does the same and answers
 with the generation served, or why the old one was kept (409). SIGTERM lets the requests
 under way finish (up to 25 s; over stdio new requests get a JSON-RPC error), then closes.
+Over stdio, a client that reads none of an answer for --stdout-timeout seconds (default 60)
+is given up on: serve logs why, closes and exits 74 (EX_IOERR) for its supervisor to restart.
 """
 
 
@@ -101,6 +104,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds, 0 or more (not inf or nan)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
     return value
 
 
@@ -339,6 +353,7 @@ def _serve(args: argparse.Namespace) -> int:
             allowed_hosts=tuple(args.allowed_host),
             insecure=args.insecure,
             admin_token=admin,
+            stdout_timeout=args.stdout_timeout or None,
         )
     except KeyboardInterrupt:  # Ctrl-C: the server has shut down and closed the gateway
         return 130
@@ -396,6 +411,15 @@ def add_serve_parser(commands: Any) -> None:
         "--allow-destructive", action="append", default=[], metavar="ROUTE", help="likewise"
     )
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument(
+        "--stdout-timeout",
+        type=seconds,
+        default=STDOUT_TIMEOUT,
+        metavar="SECONDS",
+        help="stdio: how long an answer waits for a client that reads none of it (its stdout "
+        f"full) before serve gives up on the client and exits {STALLED_EXIT}, for its "
+        f"supervisor to restart it (default: {STDOUT_TIMEOUT:g}; 0: no limit)",
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--path", default="/mcp", help="URL path of the MCP endpoint (http)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -136,3 +137,30 @@ def test_a_client_that_never_reads_stderr_is_still_answered(
             while f"call {FORECAST} " not in said[-1]:  # after httpx's record of it
                 said.append(next_line(log))
         assert not any("dropped" in line for line in said[said.index(dropped) + 1 :])
+
+
+def test_a_client_that_never_reads_stdout_is_given_up_on_after_the_stdout_timeout(
+    tmp_path: Path, weather: LoopbackServer
+) -> None:
+    """Before: the client's pipe full, an answer waited for it for ever (560 requests read,
+    then nothing, the process alive and silent 70 s on). Now an answer the client takes none
+    of for ``--stdout-timeout`` seconds ends the gateway: one ERROR line says why, and the
+    exit status is 74 (EX_IOERR), for a supervisor to start it again."""
+    flags = ("--stdout-timeout", "2")
+    with serving(tmp_path, weather.base_url, *flags) as process:
+        assert process.stdin is not None and process.stderr is not None
+        fd = process.stdin.fileno()
+        os.set_blocking(fd, False)
+        describe = {"name": "describe_tool", "arguments": {"name": FORECAST}}
+        message = {"jsonrpc": "2.0", "method": "tools/call", "params": describe}
+        request_id = 0
+        with contextlib.suppress(BlockingIOError, BrokenPipeError):
+            while request_id < 100_000:  # until its stdin is full: it reads no more
+                request_id += 1
+                os.write(fd, (json.dumps({**message, "id": request_id}) + "\n").encode())
+        assert request_id < 100_000
+        status = process.wait(timeout=60)
+        said = process.stderr.read().decode()
+    assert status == 74, said[-2000:]
+    assert "the client has read none of an answer for 2 s" in said
+    assert "giving up on it, exiting 74" in said
