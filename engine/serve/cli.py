@@ -20,10 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemarouter.errors import (
-    DocumentError,
-    SchemaRouterError,
-)
+from schemarouter.errors import DocumentError
 from schemarouter.index.backend import is_milvus_uri
 from schemarouter.registry.catalog import bundled_catalog
 from schemarouter.registry.compile import format_validation_error
@@ -259,12 +256,12 @@ def _warm_up(gateway: Any, progress: bool) -> None:
     after it failed); a failure is one line on stderr (the searches that follow say it too,
     with what to do), not a thread's traceback. Printed, not logged: it may come before the
     server has set up logging."""
-    from schemarouter.serve.generation import open_index, serve_hint, served_folder
+    from schemarouter.serve.generation import open_index, served_folder, why_failed
 
     try:
         open_index(gateway, progress=progress)
-    except SchemaRouterError as exc:
-        said = " ".join(str(serve_hint(exc, served_folder(gateway))).split())
+    except Exception as exc:  # any: one line, where a plain error was a thread's traceback
+        said = " ".join(why_failed(exc, served_folder(gateway)).split())
         print(f"schemarouter serve: the index did not open: {said}", file=sys.stderr, flush=True)
 
 

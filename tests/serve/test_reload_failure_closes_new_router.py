@@ -65,3 +65,36 @@ def test_a_reload_that_fails_with_a_plain_error_closes_its_router_and_keeps_the_
         assert FORECAST in {t["name"] for t in gateway.pinned().search("forecast", 2)["tools"]}
     finally:
         gateway.close()
+
+
+def test_an_index_that_fails_to_open_with_a_plain_error_is_failed_not_loading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before, a plain error opening the index at start left ``/readyz`` at ``loading`` for
+    ever (only a ``SchemaRouterError`` set ``failed``) and ended serve's warm-up thread with a
+    traceback; now it is ``failed`` with the error's type, and one line says why."""
+    from schemarouter.serve.cli import _warm_up
+
+    source = tmp_path / "weather.yaml"
+    source.write_text(yaml.safe_dump(weather_openapi("http://127.0.0.1:9")))
+    build(source, tmp_path / "index")
+    gateway = Gateway.from_config(GatewayConfig(index=str(tmp_path / "index")), **OPTIONS)
+
+    def failing_build(self: SchemaRouter, *args: Any, **kwargs: Any) -> Any:
+        raise OSError(errno.EIO, "Input/output error", "vectors.npy")
+
+    monkeypatch.setattr(SchemaRouter, "build_index", failing_build)
+    try:
+        with pytest.raises(OSError):
+            open_index(gateway)
+        assert gateway.index_state.probe() == {"state": "failed", "error": "OSError"}
+        assert not gateway.index_state.ready
+        capsys.readouterr()
+        _warm_up(gateway, False)
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line == (
+            "schemarouter serve: the index did not open: OSError: [Errno 5] Input/output "
+            "error: 'vectors.npy'"
+        )
+    finally:
+        gateway.close()
