@@ -2,8 +2,8 @@
 
 A client that starts ``serve`` with stderr piped and never reads it filled the pipe (64 KiB on
 Linux): the next write to stderr then blocked the thread that wrote it, a log record of the
-event loop's included, and the gateway answered nothing more (``--log-level info``, a record
-per call: no answer after the 250th call; thirteenth review). While it serves, ``serve``
+event loop's included, and the gateway answered nothing more (``--log-level info``, two
+records per call: the 251st call got no answer; thirteenth review). While it serves, ``serve``
 writes stderr through :class:`UnblockedStderr` where it is a pipe (:func:`unblocked_stderr`):
 the log, an upstream server's relayed lines, every ``print`` to ``sys.stderr``. A line goes
 out at once where the pipe takes it (as before: a reader sees each line as it is written);
