@@ -20,10 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemarouter.errors import (
-    DocumentError,
-    SchemaRouterError,
-)
+from schemarouter.errors import DocumentError
 from schemarouter.index.backend import is_milvus_uri
 from schemarouter.registry.catalog import bundled_catalog
 from schemarouter.registry.compile import format_validation_error
@@ -35,6 +32,7 @@ from schemarouter.serve.config import (
     load_config,
     parse_source,
 )
+from schemarouter.serve.stdio_drain import STALLED_EXIT, STDOUT_TIMEOUT
 
 __all__ = [
     "add_serve_parser",
@@ -81,7 +79,8 @@ under `allow` may run writes. A stdio upstream gets the SDK's default environmen
 the text `${NAME}`). `timeout`
 bounds opening an upstream and each attempt of a call (seconds); `calls` bounds each attempt
 of any call, how many attempts a read gets, and a call's whole time (default: three 30 s
-attempts). The log is stderr, one line per record (--log-level).
+attempts). The log is stderr, one line per record (--log-level); a stderr piped and not read
+blocks nothing: past 64 KiB waiting, lines are dropped and counted in one line.
 
 SIGHUP reloads the index folder (--index DIR, after `schemarouter index build --out DIR`): the
 old generation answers until the new one is open, and stays where the new one is damaged or
@@ -89,6 +88,8 @@ stale (the log says why); /readyz names the generation served. Over http, with a
 token (--admin-token-env/--admin-token-file), POST /admin/reload does the same and answers
 with the generation served, or why the old one was kept (409). SIGTERM lets the requests
 under way finish (up to 25 s; over stdio new requests get a JSON-RPC error), then closes.
+Over stdio, a client that reads none of an answer for --stdout-timeout seconds (default 60)
+is given up on: serve logs why, closes and exits 74 (EX_IOERR) for its supervisor to restart.
 """
 
 
@@ -100,6 +101,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds, 0 or more (not inf or nan)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
     return value
 
 
@@ -244,12 +256,12 @@ def _warm_up(gateway: Any, progress: bool) -> None:
     after it failed); a failure is one line on stderr (the searches that follow say it too,
     with what to do), not a thread's traceback. Printed, not logged: it may come before the
     server has set up logging."""
-    from schemarouter.serve.generation import open_index, serve_hint, served_folder
+    from schemarouter.serve.generation import open_index, served_folder, why_failed
 
     try:
         open_index(gateway, progress=progress)
-    except SchemaRouterError as exc:
-        said = " ".join(str(serve_hint(exc, served_folder(gateway))).split())
+    except Exception as exc:  # any: one line, where a plain error was a thread's traceback
+        said = " ".join(why_failed(exc, served_folder(gateway)).split())
         print(f"schemarouter serve: the index did not open: {said}", file=sys.stderr, flush=True)
 
 
@@ -278,6 +290,14 @@ def _log_to_stderr(level: str = "warning") -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from schemarouter.serve.stderr_pipe import unblocked_stderr
+
+    # a stderr piped and never read blocks no write, the log's included (thirteenth review)
+    with unblocked_stderr(logging.Formatter(LOG_FORMAT)):
+        return _serve(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
     from schemarouter.serve.admin import read_admin_token
     from schemarouter.serve.gateway import Gateway
     from schemarouter.serve.generation import IndexState
@@ -330,6 +350,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             allowed_hosts=tuple(args.allowed_host),
             insecure=args.insecure,
             admin_token=admin,
+            stdout_timeout=args.stdout_timeout or None,
         )
     except KeyboardInterrupt:  # Ctrl-C: the server has shut down and closed the gateway
         return 130
@@ -387,6 +408,15 @@ def add_serve_parser(commands: Any) -> None:
         "--allow-destructive", action="append", default=[], metavar="ROUTE", help="likewise"
     )
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument(
+        "--stdout-timeout",
+        type=seconds,
+        default=STDOUT_TIMEOUT,
+        metavar="SECONDS",
+        help="stdio: how long an answer waits for a client that reads none of it (its stdout "
+        f"full) before serve gives up on the client and exits {STALLED_EXIT}, for its "
+        f"supervisor to restart it (default: {STDOUT_TIMEOUT:g}; 0: no limit)",
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--path", default="/mcp", help="URL path of the MCP endpoint (http)")

@@ -36,7 +36,7 @@ from typing import Any
 
 from schemarouter.errors import CorruptIndexError, SchemaRouterError, StaleIndexError
 
-__all__ = ["IndexState", "open_index", "reload", "serve_hint", "served_folder"]
+__all__ = ["IndexState", "open_index", "reload", "serve_hint", "served_folder", "why_failed"]
 
 logger = logging.getLogger(__name__)
 
@@ -142,8 +142,9 @@ def open_index(gateway: Any, *, progress: bool = False) -> IndexState:
         gateway.index_state = IndexState(state="loading")
         try:
             state = _opened(gateway, gateway.router, served_folder(gateway), progress=progress)
-        except SchemaRouterError as exc:
-            gateway.index_state = IndexState(state="failed", error=exc.code)
+        except Exception as exc:  # any: /readyz says failed (it said loading for ever)
+            code = exc.code if isinstance(exc, SchemaRouterError) else type(exc).__name__
+            gateway.index_state = IndexState(state="failed", error=code)
             raise
         gateway.index_state = state
         return state
@@ -232,13 +233,11 @@ def _reload(gateway: Any, folder: Path, *, progress: bool, said: list[str] | Non
             router = build_router(gateway.config, **gateway.router_options)
             state = _opened(gateway, router, folder, progress=progress)
             break
-        except SchemaRouterError as exc:
-            replaced = router is not None and router.restored_replaced()
-            if router is not None:
-                router.close()
+        except Exception as exc:  # any failure: what it opened is closed, the old answers
+            replaced = _close_failed(router)
             if isinstance(exc, StaleIndexError) and replaced and attempt < _RELOAD_ATTEMPTS:
                 continue  # the folder was rebuilt between its registry and its index: again
-            why = " ".join(str(serve_hint(exc, folder)).split())
+            why = " ".join(str(why_failed(exc, folder)).split())
             return _refused(
                 said, f"reload refused, generation {old.generation or '-'} still answers: {why}"
             )
@@ -259,6 +258,33 @@ def _reload(gateway: Any, folder: Path, *, progress: bool, said: list[str] | Non
         old.generation or "-",
         len(previous.snapshot()),
     )
-    gateway._check_credentials()
-    previous.close()  # its index holds no connection; requests under way keep their own
+    try:
+        gateway._check_credentials()
+    finally:
+        previous.close()  # its index holds no connection; requests under way keep their own
     return True
+
+
+def _close_failed(router: Any) -> bool:
+    """Close ``router``, a new generation that failed to load (``None``: none was built),
+    whatever it raised; whether its folder was replaced while it loaded."""
+    if router is None:
+        return False
+    try:
+        replaced = bool(router.restored_replaced())
+    except Exception:
+        replaced = False
+    try:
+        router.close()
+    except Exception as exc:  # the reload is refused for its own reason: this one is logged
+        logger.warning("reload: closing the generation that failed to load: %r", exc)
+    return replaced
+
+
+def why_failed(exc: Exception, folder: Path | None) -> str:
+    """Why an index did not open (at start or on a reload), as the log says it: a
+    ``SchemaRouterError`` in ``serve``'s terms (:func:`serve_hint`), any other error by its
+    type and text (a bug, an ``OSError`` reading a generation's files)."""
+    if isinstance(exc, SchemaRouterError):
+        return str(serve_hint(exc, folder))
+    return f"{type(exc).__name__}: {exc}"[:2000]

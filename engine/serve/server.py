@@ -29,6 +29,7 @@ from schemarouter.errors import require
 from schemarouter.integrations.search import call_payload
 from schemarouter.serve.gateway import Gateway, error_text
 from schemarouter.serve.security import is_loopback
+from schemarouter.serve.stdio_drain import STDOUT_TIMEOUT
 
 if TYPE_CHECKING:
     from schemarouter.serve.stdio_drain import Drain
@@ -178,13 +179,28 @@ def run_server(
     allowed_hosts: Sequence[str] = (),
     insecure: bool = False,
     admin_token: str | None = None,
+    stdout_timeout: float | None = STDOUT_TIMEOUT,
 ) -> None:
     """Serve ``gateway`` until interrupted (stdio, or streamable HTTP on ``host:port``; see
     :func:`http_app` for ``token``, ``allowed_hosts``, ``insecure`` and ``admin_token``).
-    ``SIGHUP`` reloads the index folder (:func:`~schemarouter.serve.generation.reload`)."""
+    ``SIGHUP`` reloads the index folder (:func:`~schemarouter.serve.generation.reload`).
+    Over stdio, an answer its client reads none of for ``stdout_timeout`` seconds (``None``:
+    no limit) ends the process, gateway closed, with status
+    :data:`~schemarouter.serve.stdio_drain.STALLED_EXIT`."""
     restore_hangup = _reload_on_hangup(gateway)
     try:
-        _run(gateway, transport, host, port, path, token, allowed_hosts, insecure, admin_token)
+        _run(
+            gateway,
+            transport,
+            host,
+            port,
+            path,
+            token,
+            allowed_hosts,
+            insecure,
+            admin_token,
+            stdout_timeout,
+        )
     finally:
         restore_hangup()
 
@@ -199,14 +215,21 @@ def _run(
     allowed_hosts: Sequence[str],
     insecure: bool,
     admin_token: str | None = None,
+    stdout_timeout: float | None = STDOUT_TIMEOUT,
 ) -> None:
     if transport == "stdio":
         from schemarouter.serve.stdio_drain import Drain, serve_stdio
 
         drain = Drain()  # SIGTERM: the requests under way finish, new ones are refused
         restore = _stop_on_signals(gateway, drain)
+
+        def give_up(seconds: float) -> None:
+            _give_up(gateway, seconds)
+
         try:
-            serve_stdio(build_server(gateway), drain)
+            serve_stdio(
+                build_server(gateway), drain, stdout_timeout=stdout_timeout, give_up=give_up
+            )
         finally:
             restore()
     elif transport in ("http", "streamable-http"):
@@ -317,12 +340,36 @@ def _close_and_exit(gateway: Gateway, signum: int, drain: "Drain | None" = None)
         _exit(signum)
 
 
+def _give_up(gateway: Gateway, seconds: float) -> None:
+    """The stdio client has read none of an answer for ``seconds``: say so, close
+    ``gateway`` (its upstream servers stopped) and end the process with
+    :data:`~schemarouter.serve.stdio_drain.STALLED_EXIT`, for a supervisor to start it again
+    (an answer that cannot go out holds the SDK's writer: nothing else would end it)."""
+    from schemarouter.serve.stdio_drain import STALLED_EXIT
+
+    logger.error(
+        "schemarouter serve: the client has read none of an answer for %g s (its stdout pipe "
+        "full; --stdout-timeout): giving up on it, exiting %d",
+        seconds,
+        STALLED_EXIT,
+    )
+    try:
+        gateway.close()
+    finally:
+        _end(STALLED_EXIT)
+
+
 def _exit(signum: int) -> None:
     """End the process now (128 + the signal's number, as a shell says it), every stdio
     server it started stopped first (``os._exit`` runs no exit handlers)."""
+    _end(128 + signum)
+
+
+def _end(status: int) -> None:
+    """End the process now with ``status``, every stdio server it started stopped first."""
     from schemarouter.execution.invokers.mcp_transport import kill_orphans
 
     kill_orphans()
     with contextlib.suppress(Exception):
         sys.stderr.flush()
-    os._exit(128 + signum)
+    os._exit(status)

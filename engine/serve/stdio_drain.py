@@ -12,21 +12,26 @@ client got no answer (user trial X4).
 The stdio transport is the MCP SDK's (:func:`mcp.server.stdio.stdio_server`), given the
 process's stdin and stdout through :class:`Drain`'s readers and writers, which see each
 request come in and each answer go out; fd 0 and 1 are moved off the wire while it serves,
-as the SDK does, so a child's stray output never lands in the protocol.
+as the SDK does, so a child's stray output never lands in the protocol. An answer the client
+reads none of for ``stdout_timeout`` seconds (a client that stopped reading stdout, its pipe
+full) ends the process (:class:`Stall`), where before it waited for ever.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import sys
 import threading
+import time
 from collections import Counter
 from contextlib import contextmanager
 from io import TextIOWrapper
 from typing import Any
 
-__all__ = ["STOPPING", "Drain", "serve_stdio"]
+__all__ = ["STALLED_EXIT", "STDOUT_TIMEOUT", "STOPPING", "Drain", "Stall", "serve_stdio"]
 
 logger = logging.getLogger(__name__)
 
@@ -162,44 +167,90 @@ class _Reader:
 
 
 class _Writer:
-    """stdout: each line written and flushed under one lock, then told to ``drain``."""
+    """stdout: the lines of each flush written under one lock, then told to ``drain``.
+    Written to the wire's descriptor a :data:`_CHUNK` at a time in a thread, each taken
+    noted, so that :class:`Stall` can tell a client that takes nothing."""
 
-    def __init__(self, file: Any, drain: Drain) -> None:
+    def __init__(self, fd: int, drain: Drain) -> None:
         import anyio
 
-        self._file, self._drain = file, drain
+        self._fd, self._drain = fd, drain
         self._lock = anyio.Lock()
-        self._written: list[str] = []
+        self._held: list[str] = []
+        #: when the write under way last got a chunk taken (``None``: no write under way)
+        self.waiting_since: float | None = None
 
     async def write(self, text: str) -> None:
         async with self._lock:
-            await self._file.write(text)
-            self._written.append(text)
+            self._held.append(text)
 
     async def flush(self) -> None:
+        from anyio import to_thread
+
         async with self._lock:
-            await self._file.flush()
-            written, self._written = self._written, []
+            written, self._held = self._held, []
+            await to_thread.run_sync(self._send, "".join(written).encode("utf-8"))
         for text in written:
             self._drain.answered(text)
+
+    def _send(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:
+                self.waiting_since = time.monotonic()
+                view = view[os.write(self._fd, view[:_CHUNK]) :]
+        finally:
+            self.waiting_since = None
+
+
+#: How much of an answer one write hands the client's pipe: a client taking less than this
+#: in :data:`STDOUT_TIMEOUT` seconds is taken for one that does not read.
+_CHUNK = 4096
+#: How long an answer waits for a client that does not read stdout (seconds), by default.
+STDOUT_TIMEOUT = 60.0
+#: The exit status of a gateway that gave up on its client (``EX_IOERR``).
+STALLED_EXIT = 74
+
+
+class Stall:
+    """Watches ``writer``: an answer that got no :data:`_CHUNK` of it taken by the client in
+    ``seconds`` calls ``give_up`` (with ``seconds``), once, from a thread of its own.
+
+    Before, an answer waited for ever on a client that read none (its pipe full): no request
+    read either (at most :data:`~.stdio_frames.MAX_IN_FLIGHT` under way), the process alive
+    and silent until a SIGTERM, which then waited 25 s more for answers that could not go
+    out (thirteenth review)."""
+
+    def __init__(self, writer: _Writer, seconds: float, give_up: Any) -> None:
+        self._writer, self._seconds, self._give_up = writer, seconds, give_up
+        self._stop = threading.Event()
+
+    def __enter__(self) -> Stall:
+        threading.Thread(target=self._watch, name="stdout-stall", daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(min(1.0, self._seconds / 4)):
+            since = self._writer.waiting_since
+            if since is not None and time.monotonic() - since > self._seconds:
+                self._give_up(self._seconds)
+                return
 
 
 @contextmanager
 def _wire() -> Any:
-    """The process's stdin and stdout as private descriptors, fd 0 reading the null device
-    and fd 1 writing to stderr while it serves (both put back after)."""
+    """The process's stdin (a text file) and stdout (a descriptor) as private ones, fd 0
+    reading the null device and fd 1 writing to stderr while it serves (both put back)."""
     stdin, stdout = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
     try:
         os.dup2(null, 0)
         os.dup2(2, 1)
-        wire_in, wire_out = (
-            os.fdopen(stdin, "rb", closefd=False),
-            os.fdopen(stdout, "wb", closefd=False),
-        )
-        reader = TextIOWrapper(wire_in, encoding="utf-8", errors="replace")
-        writer = TextIOWrapper(wire_out, encoding="utf-8")
-        yield reader, writer
+        wire_in = os.fdopen(stdin, "rb", closefd=False)
+        yield TextIOWrapper(wire_in, encoding="utf-8", errors="replace"), stdout
     finally:
         os.dup2(stdin, 0)
         os.dup2(stdout, 1)
@@ -207,9 +258,17 @@ def _wire() -> Any:
             os.close(fd)
 
 
-def serve_stdio(server: Any, drain: Drain) -> None:
+def serve_stdio(
+    server: Any,
+    drain: Drain,
+    *,
+    stdout_timeout: float | None = STDOUT_TIMEOUT,
+    give_up: Any = None,
+) -> None:
     """Run ``server`` (an ``MCPServer``) over stdio until its client closes stdin, the
-    requests seen by ``drain``."""
+    requests seen by ``drain``. An answer the client takes nothing of for ``stdout_timeout``
+    seconds (``None``: no limit) calls ``give_up(seconds)`` (:class:`Stall`), which ends the
+    process; without one, the gateway logs why and exits :data:`STALLED_EXIT`."""
     import anyio
     from mcp.server.stdio import stdio_server
 
@@ -225,14 +284,30 @@ def serve_stdio(server: Any, drain: Drain) -> None:
         server.run("stdio")
         return
 
-    async def run(reader: Any, writer: Any) -> None:
-        out = _Writer(anyio.wrap_file(writer), drain)
+    async def run(reader: Any, out: _Writer) -> None:
         lines = _Reader(anyio.wrap_file(reader), drain, out)
         async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
             await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
-    with _wire() as (reader, writer):
-        anyio.run(run, reader, writer)
+    with _wire() as (reader, fd):
+        out = _Writer(fd, drain)
+        if stdout_timeout is None:
+            anyio.run(run, reader, out)
+            return
+        with Stall(out, stdout_timeout, give_up or _exit_stalled):
+            anyio.run(run, reader, out)
+
+
+def _exit_stalled(seconds: float) -> None:
+    logger.error(
+        "schemarouter serve: the client has read none of an answer for %g s (its stdout "
+        "pipe full): giving up on it, exiting %d",
+        seconds,
+        STALLED_EXIT,
+    )
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    os._exit(STALLED_EXIT)
 
 
 def _sdk_version() -> str:

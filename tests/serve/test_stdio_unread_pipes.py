@@ -1,0 +1,166 @@
+"""``schemarouter serve`` over stdio with a client that does not read one of its pipes
+(thirteenth review): a real ``serve`` process in front of a real weather API on loopback.
+
+- stderr piped and never read: once the pipe was full (64 KiB), the next log record blocked
+  the thread that wrote it, and the gateway answered nothing more;
+- stdout never read: an answer waited for the client for ever (SIGTERM ended it in 25 s).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+import yaml
+
+from servers.loopback import LoopbackServer
+from servers.serve_process import MODELS, SERVE, build
+from servers.user_api import weather_openapi
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+
+FORECAST = "weather__rest__get_forecast"
+
+
+def lines_of(pipe: IO[bytes]) -> queue.Queue[bytes | None]:
+    """``pipe``'s lines, read in a thread from now on (``None`` at its end)."""
+    lines = queue.Queue[bytes | None]()
+
+    def read() -> None:
+        for line in pipe:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+@contextmanager
+def serving(tmp_path: Path, base_url: str, *flags: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``serve`` over stdio of the weather API at ``base_url``, every pipe of it the test's
+    (none read yet), after ``initialize``."""
+    source = tmp_path / "weather.yaml"
+    source.write_text(yaml.safe_dump(weather_openapi(base_url)))
+    build(source, tmp_path / "index")
+    argv = [sys.executable, "-c", SERVE, "serve", "--openapi", f"weather={source}"]
+    argv += ["--index", str(tmp_path / "index"), "--no-progress", *MODELS, *flags]
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        hello["clientInfo"] = {"name": "tests", "version": "1"}
+        send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+        assert process.stdout is not None
+        assert json.loads(process.stdout.readline())["id"] == 0
+        send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        yield process
+    finally:
+        process.kill()
+        process.wait()
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+
+def send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert process.stdin is not None
+    process.stdin.write((json.dumps(message) + "\n").encode())
+    process.stdin.flush()
+
+
+def forecast(request_id: int) -> dict[str, Any]:
+    arguments = {"name": FORECAST, "arguments": {"city": "Paris"}}
+    params = {"name": "call_tool", "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def answered(answers: queue.Queue[bytes | None], request_id: int) -> dict[str, Any]:
+    """The next answer, which is ``request_id``'s (a hang fails here, not for ever)."""
+    try:
+        line = answers.get(timeout=30)
+    except queue.Empty:
+        raise AssertionError(f"no answer to request {request_id} in 30 s") from None
+    assert line is not None, "the gateway ended"
+    answer: dict[str, Any] = json.loads(line)
+    assert answer["id"] == request_id, answer
+    return answer
+
+
+def next_line(lines: queue.Queue[bytes | None]) -> str:
+    try:
+        line = lines.get(timeout=30)
+    except queue.Empty:
+        raise AssertionError("no line on stderr in 30 s") from None
+    assert line is not None, "stderr ended"
+    return line.decode()
+
+
+def test_a_client_that_never_reads_stderr_is_still_answered(
+    tmp_path: Path, weather: LoopbackServer
+) -> None:
+    """Before: with ``--log-level info`` (two records per call, httpx's and the gateway's:
+    ~260 bytes), the 251st call got no answer, the log blocked on the full pipe. Now every
+    call is answered; the lines that did not fit (past the pipe and a 64 KiB backlog) are
+    dropped, and counted in one line once the client reads again; the calls after that are
+    each logged as before."""
+    calls = 1500
+    with serving(tmp_path, weather.base_url, "--log-level", "info") as process:
+        assert process.stdout is not None and process.stderr is not None
+        answers = lines_of(process.stdout)
+        for request_id in range(1, calls + 1):  # stderr never read meanwhile
+            send(process, forecast(request_id))
+            assert not answered(answers, request_id)["result"]["isError"]
+        log = lines_of(process.stderr)  # the client reads its stderr now
+        said: list[str] = []
+        while not any("lines of stderr dropped" in line for line in said):
+            said.append(next_line(log))
+        dropped = said[-1]
+        count = int(dropped.split("schemarouter.serve.stderr_pipe: ")[1].split()[0])
+        logged = sum(f"call {FORECAST} " in line for line in said)
+        assert logged > 0 and logged + count >= calls, (logged, count)
+        for request_id in range(calls + 1, calls + 4):  # logged one by one again
+            send(process, forecast(request_id))
+            answered(answers, request_id)
+            said.append(next_line(log))
+            while f"call {FORECAST} " not in said[-1]:  # after httpx's record of it
+                said.append(next_line(log))
+        assert not any("dropped" in line for line in said[said.index(dropped) + 1 :])
+
+
+def test_a_client_that_never_reads_stdout_is_given_up_on_after_the_stdout_timeout(
+    tmp_path: Path, weather: LoopbackServer
+) -> None:
+    """Before: the client's pipe full, an answer waited for it for ever (560 requests read,
+    then nothing, the process alive and silent 70 s on). Now an answer the client takes none
+    of for ``--stdout-timeout`` seconds ends the gateway: one ERROR line says why, and the
+    exit status is 74 (EX_IOERR), for a supervisor to start it again."""
+    flags = ("--stdout-timeout", "2")
+    with serving(tmp_path, weather.base_url, *flags) as process:
+        assert process.stdin is not None and process.stderr is not None
+        fd = process.stdin.fileno()
+        os.set_blocking(fd, False)
+        describe = {"name": "describe_tool", "arguments": {"name": FORECAST}}
+        message = {"jsonrpc": "2.0", "method": "tools/call", "params": describe}
+        request_id = 0
+        with contextlib.suppress(BlockingIOError, BrokenPipeError):
+            while request_id < 100_000:  # until its stdin is full: it reads no more
+                request_id += 1
+                os.write(fd, (json.dumps({**message, "id": request_id}) + "\n").encode())
+        assert request_id < 100_000
+        status = process.wait(timeout=60)
+        said = process.stderr.read().decode()
+    assert status == 74, said[-2000:]
+    assert "the client has read none of an answer for 2 s" in said
+    assert "giving up on it, exiting 74" in said
