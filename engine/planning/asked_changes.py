@@ -60,6 +60,7 @@ __all__ = [
 CHANGE_DEPTH = 10
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
+_WORD_OR_SUM = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+|[$€£¥₩]?\d[\d.,]*")
 #: Changes whose verb is a noun as often ("book", "order", "tag"): a route does one only where
 #: its name leads with it (``book_room``); ``borrow_book`` lends a book, its verb "borrow" one
 #: no table knows (trial 13: "Book room R-201 ..." planned it before ``create_booking``).
@@ -392,7 +393,8 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     if asked_verbs(query):
         return False
     action = request_action(text)
-    first, second, *_ = [*_WORD.findall(text), "", ""]
+    # a sum is a word here: "Refund €20 of payment P-301" is no "refund of" (trial 13)
+    first, second, *_ = [*_WORD_OR_SUM.findall(text), "", ""]
     words = name_words(top.endpoint.name)
     lead = next(iter(words), "")
     noun = is_noun_form(first, lead, second)  # "refund status of ...", "refund of order O-1"
