@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.empty_changes import EDIT_VERBS
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.registry.registry import RegistrySnapshot
@@ -258,7 +259,8 @@ def _no_other_change(
     snapshot: RegistrySnapshot, eligible: Sequence[str], verbs: frozenset[str], warnings: list[str]
 ) -> list[str]:
     """``eligible``, with a read first where the best is a write of its own verb (not an
-    update, which may make any change) that the request does not ask nor its name or summary
+    update named by an edit verb, which may make any change: ``renew_loan`` does its own) that
+    the request does not ask nor its name or summary
     names, and no route does the change asked: "주문 O-1 환불 내역 보여주고 티켓 T-1 닫아줘"
     planned the refund of O-1 (trial Y2)."""
     top = snapshot.routes[eligible[0]]
@@ -267,8 +269,13 @@ def _no_other_change(
     named = {
         verb_of(w) for w in re.findall(r"[A-Za-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
     }
-    # a delete is mixed_verbs.no_unasked_destruction's (a write of the same thing first)
-    if verb in (None, "update") or top.endpoint.effect is not Effect.WRITE or verbs & named:
+    # a delete is mixed_verbs.no_unasked_destruction's (a write of the same thing first); an
+    # update named by an edit verb may make any change, one named otherwise ("renew") does
+    # its own (trial 13: "Return loan L-88" sent renew_loan where no route returns)
+    edits = any(EDIT_VERBS & set(verb_forms(w)) for w in name_words(top.endpoint.name))
+    if verb is None or (verb == "update" and edits) or top.endpoint.effect is not Effect.WRITE:
+        return list(eligible)
+    if verbs & named:
         return list(eligible)
     read = _read_for(snapshot, eligible)
     if read is None:
