@@ -460,7 +460,7 @@ def _chain(
         route = snapshot.routes[step.route_id]
         bindings: dict[str, Binding] = {}
         for parameter, thing in chained.chained_needs(
-            route, given, values, step, warnings, request.query
+            route, given, values, step, warnings, request.query, steps
         ):
             if parameter not in step.missing_parameters or (route.provider.id, thing) in creating:
                 continue
