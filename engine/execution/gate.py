@@ -57,6 +57,7 @@ from schemarouter.execution.policy import (
     monitor_for,
     unhealthy_error,
 )
+from schemarouter.planning.arguments import is_given
 from schemarouter.planning.body import bound_parameter, holds
 from schemarouter.planning.empty_changes import refuse_empty
 from schemarouter.planning.fallbacks import fallback_compatible
@@ -377,6 +378,22 @@ def redacted(error: SchemaRouterError, redactor: Redactor) -> SchemaRouterError:
     return clone
 
 
+def refuse_missing(step: PlanStep, where: str) -> None:
+    """Raise :class:`ParameterValidationError` where ``step`` lists a missing argument its
+    arguments and bindings do not give, one its schema may not require: the amount a
+    partial refund was asked for (:mod:`schemarouter.planning.asked_amounts`; sent without
+    it, an optional body's default refunds in full)."""
+    given = {**step.arguments, **dict.fromkeys(step.bindings, True)}
+    left = [name for name in step.missing_parameters if not is_given(name, given)]
+    if left:
+        raise ParameterValidationError(
+            f"{', '.join(repr(n) for n in left)} is missing: the plan lists it as the "
+            "request's to give, so the step is not sent without it",
+            where=f"{where} arguments",
+            hint=f"Give it before executing: plan = plan.with_arguments({step.route_id!r}, ...)",
+        )
+
+
 class Gatekeeper:
     """Gates the steps of one execution (see the module docstring)."""
 
@@ -439,6 +456,7 @@ class Gatekeeper:
             raise
         if not self.s.call:  # a plan's update of nothing is never sent (router.call's is asked)
             refuse_empty(route, arguments, step.bindings, where)
+            refuse_missing(step, where)
         invoker = self.invoker(route, where)
         self.s.check_license(route, where)
         if route.endpoint.effect not in self.s.allow_effects:

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, Parameter, Route
+from schemarouter.planning.asked_amounts import asked_amount, asked_currency
 from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
@@ -312,6 +313,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _nested_email(parameter, query, takers) if inside else None,
             _quantity_value(parameter, query, route),
             money_value(parameter, query, route),
+            asked_amount(parameter, query, route) if change else None,
+            asked_currency(parameter, query, route) if change else None,
             range_value(parameter, route, KO_NUMBER.sub(korean_number, query)),
             count_value(parameter, query, route.endpoint.parameters),
             set_number(parameter, [p for p, _ in open_], query, clauses) if change else None,

@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.empty_changes import EDIT_VERBS
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.registry.registry import RegistrySnapshot
@@ -62,6 +63,7 @@ __all__ = [
 CHANGE_DEPTH = 10
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
+_WORD_OR_SUM = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+|[$€£¥₩]?\d[\d.,]*")
 #: Changes whose verb is a noun as often ("book", "order", "tag"): a route does one only where
 #: its name leads with it (``book_room``); ``borrow_book`` lends a book, its verb "borrow" one
 #: no table knows (trial 13: "Book room R-201 ..." planned it before ``create_booking``).
@@ -285,7 +287,8 @@ def _no_other_change(
     snapshot: RegistrySnapshot, eligible: Sequence[str], verbs: frozenset[str], warnings: list[str]
 ) -> list[str]:
     """``eligible``, with a read first where the best is a write of its own verb (not an
-    update, which may make any change) that the request does not ask nor its name or summary
+    update named by an edit verb, which may make any change: ``renew_loan`` does its own) that
+    the request does not ask nor its name or summary
     names, and no route does the change asked: "주문 O-1 환불 내역 보여주고 티켓 T-1 닫아줘"
     planned the refund of O-1 (trial Y2)."""
     top = snapshot.routes[eligible[0]]
@@ -294,8 +297,13 @@ def _no_other_change(
     named = {
         verb_of(w) for w in re.findall(r"[A-Za-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
     }
-    # a delete is mixed_verbs.no_unasked_destruction's (a write of the same thing first)
-    if verb in (None, "update") or top.endpoint.effect is not Effect.WRITE or verbs & named:
+    # a delete is mixed_verbs.no_unasked_destruction's (a write of the same thing first); an
+    # update named by an edit verb may make any change, one named otherwise ("renew") does
+    # its own (trial 13: "Return loan L-88" sent renew_loan where no route returns)
+    edits = any(EDIT_VERBS & set(verb_forms(w)) for w in name_words(top.endpoint.name))
+    if verb is None or (verb == "update" and edits) or top.endpoint.effect is not Effect.WRITE:
+        return list(eligible)
+    if verbs & named:
         return list(eligible)
     read = _read_for(snapshot, eligible)
     if read is None:
@@ -428,7 +436,8 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     if asked_verbs(query):
         return False
     action = request_action(text)
-    first, second, *_ = [*_WORD.findall(text), "", ""]
+    # a sum is a word here: "Refund €20 of payment P-301" is no "refund of" (trial 13)
+    first, second, *_ = [*_WORD_OR_SUM.findall(text), "", ""]
     words = name_words(top.endpoint.name)
     lead = next(iter(words), "")
     noun = is_noun_form(first, lead, second)  # "refund status of ...", "refund of order O-1"

@@ -36,6 +36,7 @@ from schemarouter.retrieval.values import value_schema
 
 __all__ = [
     "BodyFields",
+    "acts_on_entry",
     "body_fields",
     "body_key",
     "body_property",
@@ -185,23 +186,30 @@ def sent_empty(route: Route, fields: BodyFields, query: str = "") -> bool:
     each sent one in full where the refund ranked first), nor one that asks to undo or stop
     what the route does ("Cancel the refund of order O-1": :data:`_UNDOES`), or ends as a
     question ("주문 O-1 환불할까?")."""
-    last = (route.endpoint.operation.path or "").rstrip("/").rpartition("/")[2]
     return (
         fields.parameter.required
         and not any(p.required for p in fields.properties)
-        and (route.endpoint.operation.method or "").upper() == "POST"
-        and route.endpoint.effect is not Effect.READ
-        and any(p.location is ParameterLocation.PATH for p in route.endpoint.parameters)
-        # ``/orders/{order_id}/refund``: not the entry itself, nor a collection of it
-        # (``POST /projects/{project_id}/tickets`` creates a ticket)
-        and not last.startswith("{")
-        and not is_plural(last)
+        and acts_on_entry(route)
         and not says_more(query)
         and request_action(query) == "write"
         and not _undoes(route, query)
         # a question asks whether, why, or leave to ("주문 O-1 환불할까?", "Why refund order
         # O-1?": trial Y1), not for the change: the caller gives the body
         and not re.search(r"[?？]\W*$", query)
+    )
+
+
+def acts_on_entry(route: Route) -> bool:
+    """Whether ``route`` is a ``POST`` change that acts on an entry its path names
+    (``/orders/{order_id}/refund``): not the entry itself, nor a collection of it (``POST
+    /projects/{project_id}/tickets`` creates a ticket)."""
+    last = (route.endpoint.operation.path or "").rstrip("/").rpartition("/")[2]
+    return (
+        (route.endpoint.operation.method or "").upper() == "POST"
+        and route.endpoint.effect is not Effect.READ
+        and any(p.location is ParameterLocation.PATH for p in route.endpoint.parameters)
+        and not last.startswith("{")
+        and not is_plural(last)
     )
 
 

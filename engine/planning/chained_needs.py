@@ -51,7 +51,7 @@ from schemarouter.planning.sort_values import (
     sorted_as_asked,
 )
 from schemarouter.retrieval.analysis import BoundValue
-from schemarouter.retrieval.clauses import without_refused
+from schemarouter.retrieval.clauses import clauses_of, without_refused
 from schemarouter.retrieval.identifiers import is_plural, needed_parameters, stem
 from schemarouter.retrieval.prerequisites import identifier_source
 
@@ -124,12 +124,25 @@ def chained_needs(
     step: _Step | None = None,
     warnings: list[str] | None = None,
     query: str = "",
+    planned: Sequence[_Step] = (),
 ) -> tuple[tuple[str, str], ...]:
     """``(parameter, thing)`` of ``route`` an earlier step may bind
     (:func:`~schemarouter.retrieval.identifiers.needed_parameters`), none of a change's where
     the request (``query``) names an identifier (the ones this leaves missing in ``step`` are
-    named in ``warnings``); whether a change takes a producer's entry is :func:`pick`'s."""
+    named in ``warnings``); whether a change takes a producer's entry is :func:`pick`'s.
+    Nor a read's where the request names an id that no ``planned`` step takes: the entry
+    named is not the first a list returns (trial 13: "도서 BK-56 대출 가능한지 알려줘", BK-56
+    bound to nothing, read ``get_book`` of BK-55, the first book ``search_books`` listed)."""
     needs = needed_parameters(route, given=given)
+    if route.endpoint.effect is Effect.READ and step is not None:
+        kept = []
+        for parameter, thing in needs:
+            named = _named_elsewhere(values, query, planned, thing)
+            if not named:
+                kept.append((parameter, thing))
+            elif parameter in step.missing_parameters and warnings is not None:
+                warnings.append(_unread_note(route, parameter, named))
+        return tuple(kept)
     if route.endpoint.effect is not Effect.READ and any(
         value.kind.startswith("identifier.") for value in values
     ):
@@ -143,6 +156,40 @@ def chained_needs(
                 warnings.extend(unchained_note(route, left, why, query))
         return ()
     return needs
+
+
+#: A token that names an entry: letters, then digits ("BK-56", "L-88", "T1"), not a date.
+_ENTRY_ID = re.compile(r"(?<![\w-])[A-Za-z]+[-_]?\d[\w-]*")
+
+
+def _named_elsewhere(
+    values: Sequence[BoundValue], query: str, planned: Sequence[_Step], thing: str
+) -> list[str]:
+    """The ids ``query`` names of ``thing``, or of no thing ("Is BK-56 available?": an id
+    the analysis read as no thing's, or did not read), in no clause said against, that no
+    ``planned`` step's arguments hold; an id of another thing ("member M-17") is a filter's."""
+    ids = [v for v in values if v.kind.startswith("identifier.")]
+    kept = {v.value for v in without_refused(ids, query)}
+    other = {v.value for v in ids if v.value not in kept or (v.of and stem(v.of) != thing)}
+    clauses = clauses_of(query)
+    named = [v.value for v in ids if v.value not in other]
+    named += [
+        m.group(0)
+        for m in _ENTRY_ID.finditer(query)
+        if m.group(0) not in other and not clauses.against(m)
+    ]
+    held = [str(a) for step in planned for a in step.arguments.values()]
+    return [n for n in dict.fromkeys(named) if not any(n.lower() in h.lower() for h in held)]
+
+
+def _unread_note(route: Route, parameter: str, named: Sequence[str]) -> str:
+    """The warning of a read whose missing ``parameter`` no list's first entry fills, as the
+    request ``named`` ids of its own."""
+    return (
+        f"{route.route_id} needs {parameter!r}, which the request does not bind, and it names "
+        f"{', '.join(repr(n) for n in named)}: no list's first entry is read in its place; "
+        f"give it with Plan.with_arguments({route.route_id!r}, {{{parameter!r}: {named[0]!r}}})"
+    )
 
 
 _WORD = re.compile(r"[A-Za-z0-9]+")

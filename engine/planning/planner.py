@@ -40,8 +40,8 @@ from pydantic import Field
 from schemarouter.checks import KnownKeys as _Frozen
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
+from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, refusals
 from schemarouter.planning import chained_needs as chained
-from schemarouter.planning import empty_changes, mixed_verbs, refusals
 from schemarouter.planning.arguments import (
     fill_arguments,
     first_fillable,
@@ -298,8 +298,7 @@ def plan_routes(
     parts = [(t, r) for t, r in [*parts, *(("", r) for r in part_routes)] if r in snapshot.routes]
     coming = [r for _, r in parts]
 
-    # semantic id -> {route id -> field name}
-    offers: dict[str, dict[str, str]] = {}
+    offers: dict[str, dict[str, str]] = {}  # semantic id -> {route id -> field name}
     for semantic_id in required:
         for offer in snapshot.providers_of(semantic_id):
             route = snapshot.routes[offer.route_id]
@@ -410,6 +409,7 @@ def plan_routes(
         warnings += missed_parts_notes(part_misses, snapshot, served, fields=bool(required))
     steps = link_created(snapshot, steps, Binding, warnings, request.query, parts)
     steps = empty_changes.held_empty(snapshot, steps, warnings)  # an update of nothing
+    steps = asked_amounts.held_amounts(snapshot, steps, request.query, warnings)  # a part
     warnings += asked_unit_notes(request.query, steps)
     warnings += deprecated_notes(snapshot, [s.route_id for s in steps])
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
@@ -460,7 +460,7 @@ def _chain(
         route = snapshot.routes[step.route_id]
         bindings: dict[str, Binding] = {}
         for parameter, thing in chained.chained_needs(
-            route, given, values, step, warnings, request.query
+            route, given, values, step, warnings, request.query, steps
         ):
             if parameter not in step.missing_parameters or (route.provider.id, thing) in creating:
                 continue

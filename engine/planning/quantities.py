@@ -25,6 +25,7 @@ __all__ = [
     "money_value",
     "numeric",
     "quantities",
+    "sums",
 ]
 
 
@@ -68,15 +69,23 @@ def quantities(query: str, unit: str) -> list[str]:
 
 #: Money written after its number ("30 USD", "50 dollars", "3만원") or before it ("$25").
 _MONEY = rf"{CURRENCIES}|pounds? sterling|원|달러|유로|엔|위안"
-_MONEY_BEFORE = re.compile(rf"(?<![\w.])[$€£¥₩]\s?({GROUPED}|{NUMBER})(?![\w.])")
+_MONEY_BEFORE = re.compile(rf"(?<![\w.])([$€£¥₩])\s?({GROUPED}|{NUMBER})(?![\w.])")
+
+
+def sums(query: str) -> list[tuple[str, str]]:
+    """The sums of money ``query`` writes, each with the currency word or symbol it is written
+    with: ``("30000", "원")`` for "3만원", ``("25.50", "$")`` for "$25.50", in the order
+    written after the number, then before it."""
+    text = KO_NUMBER.sub(korean_number, query)
+    after = rf"(?<![\w.-])(?<!\d,)({GROUPED}|{NUMBER})\s*({_MONEY})(?:(?![\w-])|(?=[가-힣]))"
+    return [
+        (m.group(1).replace(",", ""), m.group(2)) for m in re.finditer(after, text, re.IGNORECASE)
+    ] + [(m.group(2).replace(",", ""), m.group(1)) for m in _MONEY_BEFORE.finditer(query)]
 
 
 def amounts(query: str) -> list[str]:
     """The sums of money ``query`` writes (``"30000"`` for "3만원", ``"25.5"`` for "$25.50")."""
-    found = quantities(query, _MONEY) + [
-        m.group(1).replace(",", "") for m in _MONEY_BEFORE.finditer(query)
-    ]
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(number for number, _ in sums(query)))
 
 
 #: The names of a sum of money (lower-case letters only, as :func:`flat_name` writes them).

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 from schemarouter.retrieval.http_sent import http_method_sent
 from schemarouter.retrieval.korean_verbs import KO_VERB as _KO_VERB
 from schemarouter.retrieval.sequence import sequenced
+from schemarouter.retrieval.state_verbs import marked_change, returns_a_thing, route_returns
 from schemarouter.retrieval.verb_nouns import noun_or_verb
 
 if TYPE_CHECKING:
@@ -133,13 +134,15 @@ _KO_NOUNS = frozenset(
         """
     생성 추가 등록 전송 발송 수정 변경 업데이트 설정 삭제 제거 연장 갱신 취소 예약 업로드
     게시 작성 저장 초대 구독 결제 주문 보관 승인 거절 이동 복사 추방 가입 설치 배포 실행 중지
-    시작 공유 병합 커밋 푸시 태그 발급 회수 신청 연결 접수 환불 확정
+    시작 공유 병합 커밋 푸시 태그 발급 회수 신청 연결 접수 환불 확정 반납 대출
     """
     )
 )
 #: What makes a noun of :data:`_KO_NOUNS` a verb: a form of 하다 (or 시켜, a request word)
 #: after it, or the end of its clause.
-_KO_VERBAL = re.compile(r"\s?(?:좀\s?)?(?:하|해|할|합|시켜|부탁|요청|진행)|\s*:|\s*[.?!~;,]*\s*$")
+_KO_VERBAL = re.compile(
+    r"\s?(?:좀\s?)?(?:하|해|할|합|시켜|부탁|요청|진행|처리)|\s*:|\s*[.?!~;,]*\s*$"
+)
 _KO_WRITE = tuple(_KO_VERB)
 _KO_READ = (
     "보여",
@@ -322,6 +325,8 @@ def _clause_action(clause: str, *, leading: bool = False) -> Action | None:
     word it opens with only."""
     if re.search(r"[\uac00-\ud7a3]", clause):
         return _korean_action(clause)
+    if returns_a_thing(clause):  # "Return loan L-88" gives it back (:mod:`.state_verbs`)
+        return "write"
     words = _WORD.findall(clause)
     for i, word in enumerate(words[:8]):
         low = word.lower()
@@ -432,6 +437,9 @@ def _clause_verb(clause: str, action: Action | None) -> str | None:
     """The change ``clause`` names; ``action`` is its :func:`_clause_action`."""
     if action == "read":
         return None
+    marked = "return" if returns_a_thing(clause) else marked_change(clause, verb_of)
+    if marked is not None:  # "Return loan L-88", "mark L-88 as returned" (.state_verbs)
+        return marked
     words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
     for i in range(min(3, len(words))):  # the clause's leading verb, as _clause_action reads it
         verb_action, change, tells = _verb_at(words, i)
@@ -534,6 +542,7 @@ def route_action(
     provider's id, version segments such as ``v2``)."""
     for i, word in enumerate(_operation_words(name, namespaces)):
         action = "write" if i == 0 and word in _NAME_VERBS else _verb_class(word, leading=i == 0)
+        action = "write" if route_returns(word, i, method) else action  # POST .../return
         if action is not None:
             return action
     first = _WORD.findall(summary[:80])
@@ -555,6 +564,8 @@ def route_verb(
     for i, word in enumerate(_operation_words(name, namespaces)):
         if i == 0 and word in _NAME_VERBS:
             return _NAME_VERBS[word]
+        if route_returns(word, i, method):
+            return word
         if _verb_class(word, leading=i == 0) is not None:
             return verb_of(word)
     if method and method.upper() == "DELETE":

@@ -25,6 +25,7 @@ KO_VERB = {
     "열어": "open", "병합": "merge", "커밋": "commit", "푸시": "push", "태그": "tag",
     "발급": "issue", "회수": "revoke", "신청": "apply", "연결": "connect", "접수": "submit",
     "남겨": "create", "남기": "create", "환불": "refund", "확정": "confirm",
+    "반납": "return", "대출": "borrow",
 }  # fmt: skip
 
 

@@ -1,0 +1,220 @@
+"""The amount a change is asked for: filled where it can be read with certainty, else held back.
+
+An action whose JSON body is optional goes with no body where the request fills none of its
+properties, and the server's default is then what happens: trial 13's "결제 P-301에서 2000원만
+부분 환불해줘" (refund only 2000 won of payment P-301) sent ``POST /payments/P-301/refund``
+with no body, a refund in full (5000), and only a warning said no step took the amount 2000.
+A required body already stays missing there (:func:`~schemarouter.planning.body.sent_empty`:
+"refund €20"); this is the same rule for any body, required or optional.
+
+Where a change takes an amount (a number named as a sum: ``amount``, ``total_price``, ``fee``)
+and the request writes one sum of money, the amount is filled (:func:`asked_amount`), and the
+currency beside it (:func:`asked_currency`), only where the route takes a currency and the
+request writes the sum's with certainty (원, won, KRW and ₩ are KRW; 달러, dollars and $ are
+USD unless the currency's enum lists another dollar; €, 유로 and euros EUR; ¥ is none: yen or
+yuan) in a value its schema takes: a body with no currency says nothing of what "2000원" is
+in. Where the request asks for an amount or a part ("only", "partially", "half", "일부",
+"2000원만", "a third") and the change's amount is not given the sum asked, the plan lists it as
+missing (:func:`held_amounts`), says so, and ``execute`` sends nothing until it is given
+(:func:`~schemarouter.planning.arguments.is_given`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from schemarouter.contracts import Effect, Parameter, Route
+from schemarouter.planning.body import acts_on_entry, body_fields, body_key
+from schemarouter.planning.empty_changes import ONE_OF
+from schemarouter.planning.named_values import coerced
+from schemarouter.planning.page_size import flat_name
+from schemarouter.planning.quantities import numeric, sums
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.values import value_schema
+
+__all__ = ["asked_amount", "asked_currency", "asks_part", "currency_code", "held_amounts"]
+
+#: The currency a word or symbol names with certainty (lower case); ¥ is yen or yuan.
+_CODES = {"원": "KRW", "won": "KRW", "₩": "KRW", "€": "EUR", "유로": "EUR", "euro": "EUR"}
+_CODES |= {"euros": "EUR", "엔": "JPY", "yen": "JPY", "위안": "CNY", "yuan": "CNY", "£": "GBP"}
+_CODES |= {"pounds sterling": "GBP", "pound sterling": "GBP"}
+_CODES |= {"$": "USD", "달러": "USD", "dollar": "USD", "dollars": "USD"}
+_ISO = frozenset(["USD", "EUR", "GBP", "JPY", "KRW", "CNY", "CHF", "CAD", "AUD", "INR"])
+#: Currencies named in dollars beside the US dollar: "$20" is none of them for certain.
+_DOLLARS = frozenset(["AUD", "CAD", "NZD", "HKD", "SGD", "TWD", "MXN"])
+
+#: A sum's name (lower-case letters only, as :func:`flat_name` writes it); one in a
+#: currency's smallest unit (``amount_cents``) is one too, but never filled from "€20".
+_AMOUNT = re.compile(r"amount|price|total|cost|fee|sum")
+_MINOR = re.compile(r"cent|pence|penny|minor|smallest|subunit", re.IGNORECASE)
+
+#: What asks for a part of an action's whole, or an amount in words: "only", "partially",
+#: "half", "a third", "twenty euros", "일부", "부분", "절반", "만큼", "2000원만" (만: only, after
+#: a word; not "3만" nor "하지만"), "이만원".
+_PART = re.compile(
+    r"\b(?:partial(?:ly)?|part|half|portion|percent|(?:third|quarter|fifth|tenth)s?"
+    r"|euros?|dollars?|bucks|yen|pounds?|eur|usd|gbp|jpy|krw)\b"
+    r"|(?<!\bmy\s)(?<!\bthe\s)(?<!\ban\s)\bonly\b(?!\s+if\b)"
+    r"|%|일부|부분|절반|만큼|퍼센트|분의|달러|유로|엔화|(?<=[가-힣])(?<!지)만(?![가-힣\d])"
+    r"|(?<![가-힣])[일이삼사오육칠팔구십백천만억]+\s?원",
+    re.I,
+)
+
+
+def currency_code(unit: str, allowed: Sequence[str] = ()) -> str | None:
+    """The ISO code ``unit`` (a currency word, symbol or code) names with certainty, among
+    ``allowed`` where they are given (matched in any case, returned as ``allowed`` spells
+    it); ``None`` where it names none for certain ("$" beside a Canadian dollar)."""
+    word = unit.lower().strip()
+    code = word.upper() if word.upper() in _ISO else _CODES.get(word)
+    if code is None:
+        return None
+    if not allowed:
+        return code
+    if code == "USD" and word.upper() != "USD" and _DOLLARS & {a.upper() for a in allowed}:
+        return None
+    return next((a for a in allowed if a.upper() == code), None)
+
+
+def _amounts(route: Route) -> list[tuple[Parameter, bool]]:
+    """``route``'s numeric parameters named as a sum, each with whether it is a property of
+    its JSON body."""
+    body = body_fields(route)
+    taken = [(p, False) for p in route.endpoint.parameters]
+    taken += [(p, True) for p in (body.properties if body is not None else ())]
+    return [(p, inside) for p, inside in taken if numeric(p) and _AMOUNT.search(flat_name(p.name))]
+
+
+def _currencies(route: Route) -> list[Parameter]:
+    """``route``'s parameters (its body's properties too) named as a currency."""
+    body = body_fields(route)
+    taken = [*route.endpoint.parameters, *(body.properties if body is not None else ())]
+    return [p for p in taken if flat_name(p.name) in ("currency", "currencycode")]
+
+
+def _options(parameter: Parameter) -> list[str]:
+    enum = value_schema(parameter.json_schema).get("enum")
+    return [o for o in enum if isinstance(o, str)] if isinstance(enum, list) else []
+
+
+def _one_sum(query: str, route: Route) -> tuple[str, str] | None:
+    """The one sum of money ``query`` writes and the code of its currency, where ``route``
+    takes one currency and the sum's is one it takes for certain (:func:`currency_code`)."""
+    currencies = _currencies(route)
+    found = list(dict.fromkeys(sums(query)))
+    if len(currencies) != 1 or len({number for number, _ in found}) != 1:
+        return None
+    codes = {currency_code(unit, _options(currencies[0])) for _, unit in found}
+    code = codes.pop() if len(codes) == 1 else None
+    return (found[0][0], code) if code is not None else None
+
+
+def asked_amount(parameter: Parameter, query: str, route: Route) -> Any:
+    """The one sum of money the request writes, for ``parameter``, an optional amount of a
+    change (its one number named as a sum, never one in cents), where ``route`` takes a
+    currency the request writes the sum's for certain: "Refund 20 EUR of payment P-301"
+    sends ``amount=20`` (and :func:`asked_currency` ``currency="EUR"``). A required one is
+    :func:`~schemarouter.planning.quantities.money_value`'s."""
+    if route.endpoint.effect is Effect.READ or parameter.required:
+        return None
+    if [p.name for p, _ in _amounts(route)] != [parameter.name] or _MINOR.search(
+        " ".join([parameter.name, parameter.description or ""])
+    ):
+        return None
+    found = _one_sum(query, route)
+    return coerced(parameter, found[0]) if found is not None else None
+
+
+def asked_currency(parameter: Parameter, query: str, route: Route) -> Any:
+    """The currency of the one sum of money the request writes, for ``parameter``, a change's
+    one currency beside an amount, where the request writes it for certain ("2000원": KRW)
+    and its schema takes it (:func:`currency_code`)."""
+    if route.endpoint.effect is Effect.READ or not _amounts(route):
+        return None
+    if [p.name for p in _currencies(route)] != [parameter.name]:
+        return None
+    found = _one_sum(query, route)
+    return found[1] if found is not None else None
+
+
+def asks_part(query: str, route: Route) -> bool:
+    """Whether ``query`` asks for an amount or a part of what ``route`` does: a sum of money
+    in digits, or, for an action on an entry (:func:`acts_on_entry`: a refund, a capture),
+    a word that asks a part or a sum in words (:data:`_PART`)."""
+    return bool(sums(query)) or (acts_on_entry(route) and bool(_PART.search(query)))
+
+
+def _given(step: Any, key: str, inside: bool, body: str) -> Any:
+    if key in step.bindings:
+        return True
+    if not inside:
+        return step.arguments.get(key)
+    held = step.arguments.get(body)
+    return held.get(key.partition(".")[2]) if isinstance(held, Mapping) else None
+
+
+def _holds(value: Any, numbers: Sequence[str]) -> bool:
+    """Whether ``value`` is given, and is one of ``numbers`` where the request writes any."""
+    if value is None:
+        return False
+    if value is True or not numbers:
+        return True
+    return isinstance(value, int | float) and any(float(n) == value for n in numbers)
+
+
+def _why(route: Route, numbers: Sequence[str]) -> str:
+    """What the request asks for that no argument gives, and why it was not filled."""
+    if not numbers:
+        return "a part, which no argument gives"
+    if not _currencies(route):
+        return (
+            f"the amount {numbers[0]}, which it takes with no currency: what the sum is in "
+            "is not known for certain"
+        )
+    return (
+        f"the amount {numbers[0]}, which no argument gives: one sum in a currency the route "
+        "takes, written for certain, fills it"
+    )
+
+
+def _example(key: tuple[str, bool]) -> str:
+    """How :meth:`Plan.with_arguments` gives ``key``: ``{'body': {'amount': ...}}``."""
+    head, _, tail = key[0].partition(".")
+    return f"{{{head!r}: {{{tail!r}: ...}}}}" if key[1] else f"{{{head!r}: ...}}"
+
+
+def held_amounts(
+    snapshot: RegistrySnapshot, steps: Sequence[Any], query: str, warnings: list[str]
+) -> list[Any]:
+    """``steps`` (plan steps), each change whose amount the request asks for but no argument
+    gives (module docstring) with the amount listed as missing (the names of several joined
+    by :data:`~schemarouter.planning.empty_changes.ONE_OF`), said in ``warnings``."""
+    numbers = [number for number, _ in sums(query)]
+    out = []
+    for step in steps:
+        route = snapshot.routes.get(step.route_id)
+        if route is None or route.endpoint.effect is Effect.READ or not asks_part(query, route):
+            out.append(step)
+            continue
+        fields = body_fields(route)
+        body = fields.parameter.name if fields is not None else ""
+        keys = [(body_key(fields.parameter, p.name) if inside and fields else p.name, inside)
+                for p, inside in _amounts(route)]  # fmt: skip
+        listed = {k for k, _ in keys} | {body}
+        if not keys or listed & {n for m in step.missing_parameters for n in m.split(ONE_OF)}:
+            out.append(step)  # no amount, or one (or the whole body) missing already
+            continue
+        if any(_holds(_given(step, key, inside, body), numbers) for key, inside in keys):
+            out.append(step)
+            continue
+        missing = ONE_OF.join(k for k, _ in keys)
+        warnings.append(
+            f"the request asks {step.route_id} for {_why(route, numbers)}: sent without "
+            f"{missing!r}, the server's default may do the whole (a refund in full), so it is "
+            f"not sent; give it with Plan.with_arguments({step.route_id!r}, {_example(keys[0])})"
+        )
+        missing_now = (*step.missing_parameters, missing)
+        out.append(step.model_copy(update={"missing_parameters": missing_now}))
+    return out
