@@ -287,6 +287,13 @@ def _log_to_stderr(level: str = "warning") -> None:
     # AVX512 support"): read as an error in the gateway's log, and none of the operator's
     if logging.getLogger("faiss.loader").level == logging.NOTSET:
         logging.getLogger("faiss.loader").setLevel(logging.WARNING)
+    # httpx and httpcore log each upstream request's URL at INFO, its path and query: the
+    # call's arguments ("GET .../forecast?city=Paris"), which the gateway's own record of the
+    # call never names; below --log-level debug they say warnings only
+    for name in ("httpx", "httpcore"):
+        library = logging.getLogger(name)
+        if library.level == logging.NOTSET and root.level > logging.DEBUG:
+            library.setLevel(logging.WARNING)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

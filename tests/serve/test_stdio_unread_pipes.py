@@ -80,8 +80,8 @@ def send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
     process.stdin.flush()
 
 
-def forecast(request_id: int) -> dict[str, Any]:
-    arguments = {"name": FORECAST, "arguments": {"city": "Paris"}}
+def forecast(request_id: int, city: str = "Paris") -> dict[str, Any]:
+    arguments = {"name": FORECAST, "arguments": {"city": city}}
     params = {"name": "call_tool", "arguments": arguments}
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
@@ -164,3 +164,23 @@ def test_a_client_that_never_reads_stdout_is_given_up_on_after_the_stdout_timeou
     assert status == 74, said[-2000:]
     assert "the client has read none of an answer for 2 s" in said
     assert "giving up on it, exiting 74" in said
+
+
+def test_the_info_log_names_no_argument_of_a_call(tmp_path: Path, weather: LoopbackServer) -> None:
+    """The gateway's record of a call never names its arguments (docs/integrations.md), but
+    at ``--log-level info`` httpx's record of the upstream request did, in its URL
+    ("HTTP Request: GET .../forecast?city=..."). Now the HTTP libraries log warnings only
+    below ``debug``; the gateway's record of the call is there as before."""
+    with serving(tmp_path, weather.base_url, "--log-level", "info") as process:
+        assert process.stdout is not None and process.stderr is not None
+        answers, log = lines_of(process.stdout), lines_of(process.stderr)
+        send(process, forecast(1, city="Lyon-secret-city"))
+        assert not answered(answers, 1)["result"]["isError"]
+        said = [next_line(log)]
+        while f"call {FORECAST} " not in said[-1]:
+            said.append(next_line(log))
+        process.stdin.close()  # type: ignore[union-attr]
+        process.wait(timeout=30)
+        said += [line.decode() for line in iter(lambda: log.get(timeout=30), None)]
+    assert any(f"call {FORECAST} (weather/rest/get_forecast, read): ok" in x for x in said)
+    assert not any("Lyon-secret-city" in line for line in said), said
