@@ -198,3 +198,21 @@ def playlist_paths(op: Any) -> dict[str, Any]:
             "delete": op("delete_playlist", "Delete a playlist"),
         },
     }
+
+
+def sms_document(base_url: str) -> dict[str, Any]:
+    """A texting API at ``base_url``: ``POST /sms`` (``sendSms``) whose required body takes a
+    ``phone`` and a ``message`` (the phone and quote tests of trial 13)."""
+    text = {"type": "string"}
+    body = {
+        "type": "object",
+        "required": ["phone", "message"],
+        "properties": {"phone": text, "message": text},
+    }
+    send = {
+        "operationId": "sendSms",
+        "summary": "Send an SMS text message to a phone number",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+        "responses": ok({"type": "object"}),
+    }
+    return {**openapi_document("Texts", {"/sms": {"post": send}}), "servers": [{"url": base_url}]}

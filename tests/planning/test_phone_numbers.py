@@ -6,41 +6,12 @@ parameter, and the plan was refused; nothing was sent)."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from schemarouter import PlanRequest
 from schemarouter.contracts import Effect
 
-from helpers import hashing_router, ok
+from helpers import hashing_router, sms_document
 from servers.loopback import LoopbackServer, Request, Response, json_response
-
-_S = {"type": "string"}
-
-
-def _document(base_url: str) -> dict[str, Any]:
-    body = {
-        "type": "object",
-        "required": ["phone", "message"],
-        "properties": {"phone": _S, "message": _S},
-    }
-    return {
-        "openapi": "3.0.3",
-        "info": {"title": "Texts", "version": "1"},
-        "servers": [{"url": base_url}],
-        "paths": {
-            "/sms": {
-                "post": {
-                    "operationId": "sendSms",
-                    "summary": "Send an SMS text message to a phone number",
-                    "requestBody": {
-                        "required": True,
-                        "content": {"application/json": {"schema": body}},
-                    },
-                    "responses": ok({"type": "object"}),
-                }
-            }
-        },
-    }
 
 
 def _app(request: Request) -> Response:
@@ -49,7 +20,7 @@ def _app(request: Request) -> Response:
 
 def test_the_phone_number_written_fills_the_phone() -> None:
     with LoopbackServer(_app) as server:
-        router = hashing_router(_document(server.base_url), "texts")
+        router = hashing_router(sms_document(server.base_url), "texts")
         query = "Send an SMS to 010-1111-2222 with the message 'Room R-1 is ready'"
         plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
         router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
@@ -58,7 +29,7 @@ def test_the_phone_number_written_fills_the_phone() -> None:
 
 
 def test_a_date_two_numbers_or_a_refused_one_fill_no_phone() -> None:
-    router = hashing_router(_document("http://127.0.0.1:9"), "texts")
+    router = hashing_router(sms_document("http://127.0.0.1:9"), "texts")
     for query in (
         "Send an SMS on 2026-12-15 with the message 'Room R-1 is ready'",
         "Send an SMS to 010-1111-2222 or 010-3333-4444 with the message 'hi there'",

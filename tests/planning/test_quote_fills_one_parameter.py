@@ -8,41 +8,12 @@ quoted phrase for the one required text parameter still open, gave the same quot
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from schemarouter import PlanRequest
 from schemarouter.contracts import Effect
 
-from helpers import hashing_router, ok
+from helpers import hashing_router, sms_document
 from servers.loopback import LoopbackServer, Request, Response, json_response
-
-_S = {"type": "string"}
-
-
-def _document(base_url: str) -> dict[str, Any]:
-    body = {
-        "type": "object",
-        "required": ["phone", "message"],
-        "properties": {"phone": _S, "message": _S},
-    }
-    return {
-        "openapi": "3.0.3",
-        "info": {"title": "Texts", "version": "1"},
-        "servers": [{"url": base_url}],
-        "paths": {
-            "/sms": {
-                "post": {
-                    "operationId": "sendSms",
-                    "summary": "Send an SMS text message to a phone number",
-                    "requestBody": {
-                        "required": True,
-                        "content": {"application/json": {"schema": body}},
-                    },
-                    "responses": ok({"type": "object"}),
-                }
-            }
-        },
-    }
 
 
 def _app(request: Request) -> Response:
@@ -51,7 +22,7 @@ def _app(request: Request) -> Response:
 
 def test_a_named_quote_is_not_given_to_another_parameter() -> None:
     with LoopbackServer(_app) as server:
-        router = hashing_router(_document(server.base_url), "texts")
+        router = hashing_router(sms_document(server.base_url), "texts")
         query = "Send an SMS with the message 'Room R-1 is ready'"
         plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
         (step,) = plan.steps
@@ -62,7 +33,7 @@ def test_a_named_quote_is_not_given_to_another_parameter() -> None:
 
 def test_the_quote_still_fills_the_one_open_text_parameter() -> None:
     with LoopbackServer(_app) as server:
-        router = hashing_router(_document(server.base_url), "texts")
+        router = hashing_router(sms_document(server.base_url), "texts")
         query = "Send an SMS 'Room R-1 is ready' with phone: 010-1234-5678"
         plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
         router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
