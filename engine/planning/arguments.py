@@ -69,6 +69,7 @@ from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.referred import referred_back
 from schemarouter.planning.set_numbers import number_before_name, set_number
+from schemarouter.planning.sided_ids import sided_id
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_words import NAME_UNITS
@@ -301,6 +302,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query, clauses),
+            sided_id(parameter, query, clauses),  # "from ACC-1 to ACC-2": both sides
             filter_word_value(parameter, query, clauses, read=not change),
             target_value(parameter, query, clauses, change, route),
             created_value(parameter, route, query, clauses) if change else None,

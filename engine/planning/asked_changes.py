@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.empty_changes import EDIT_VERBS
@@ -45,6 +45,7 @@ from schemarouter.retrieval.actions import (
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.clauses import clauses_of, without_refused
 from schemarouter.retrieval.identifiers import needed_parameters
+from schemarouter.retrieval.identifiers import stem as word_stem
 from schemarouter.retrieval.sequence import korean_afters
 from schemarouter.retrieval.verb_nouns import NOUN_AFTER, is_noun_form
 
@@ -406,17 +407,26 @@ def things_blanked(query: str, values: Sequence[BoundValue]) -> str:
     return "".join(out)
 
 
-def thing_first(query: str, values: Sequence[BoundValue]) -> str:
+def thing_first(
+    query: str, values: Sequence[BoundValue], things: Container[str] | None = None
+) -> str:
     """``query`` with its opening blanked where it opens with a thing and the id the analysis
     reads as that thing's ("order O-1 refund history", "customer C-1 deletion"): a noun, not
-    the verb it may also be ("order"), else ``query`` as it is."""
+    the verb it may also be ("order"), else ``query`` as it is. Given ``things`` (the words
+    that name a thing a registered parameter takes the id of), a write verb that names none
+    of them is the verb it is: "Unfreeze ACC-1003 please" asks to unfreeze (user trial 14,
+    which planned a read of the account in its place)."""
     first = re.match(r"\s*(\S+)\s*", query)  # the words before an id, read once for all
     for value in values:
         if first is None or not first.start(1) < value.start <= first.end():
             continue  # no word, or a second one, before the id
         opening = query[first.start(1) : min(value.start, first.end(1))].lower()
-        if value.kind == NAMED_IDENTIFIER and value.of and opening == value.of.lower():
-            return " " * value.end + query[value.end :]
+        if not (value.kind == NAMED_IDENTIFIER and value.of and opening == value.of.lower()):
+            continue
+        named = things is not None and any(w in things for w in (opening, word_stem(opening)))
+        if things is not None and verb_of(opening) and not named:
+            return query  # a verb before the id ("Unfreeze ACC-1003"), no thing's name
+        return " " * value.end + query[value.end :]
     return query
 
 
@@ -478,15 +488,25 @@ def no_change_asked(
     """``eligible`` (best first), with its first read first where the request asks no change
     (:func:`_asks_no_change`) and its best route is a write or a delete: the first read of the
     :data:`CHANGE_DEPTH` best that takes the identifier the change takes, else the first read
-    of the :data:`READ_DEPTH` best. Trial Y2, every effect allowed: "주문 O-1 환불됐어?" ("was
-    order O-1 refunded?") and "주문 O-1 환불 내역" planned the refund of O-1, and "고객 C-1
-    삭제됐어?" the deletion of C-1, each ready to send."""
+    of the :data:`READ_DEPTH` best; none where the request asks whether or why to change and
+    no such read is near (:func:`asks_whether`). Trial Y2, every effect allowed: "주문 O-1
+    환불됐어?" ("was order O-1 refunded?") and "주문 O-1 환불 내역" planned the refund of
+    O-1, and "고객 C-1 삭제됐어?" the deletion of C-1, each ready to send."""
     routes = snapshot.routes
     if not eligible or routes[eligible[0]].endpoint.effect is Effect.READ:
         return list(eligible)
     if not _asks_no_change(query, routes[eligible[0]], thing_first=thing_first):
         return list(eligible)
     read = _read_for(snapshot, eligible)
+    if read is None and asks_whether(query):
+        # a question about a change is answered by no change (user trial 14: "Can I close
+        # account ACC-1005?" closed it, no read of an account being near)
+        warnings.append(
+            f"the request asks whether or why to make a change ({eligible[0]}), which no "
+            "change answers, and no read of the same thing ranks near it: nothing is planned; "
+            "ask for the change itself to plan it, or for a read of the thing"
+        )
+        return []
     if read is None:
         return list(eligible)
     passed = eligible[: eligible.index(read)]

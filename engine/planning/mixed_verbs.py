@@ -49,7 +49,7 @@ from schemarouter.planning.refusals import READ_DEPTH, planned_first
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
-from schemarouter.retrieval.identifiers import needed_parameters, stem
+from schemarouter.retrieval.identifiers import needed_parameters, stem, things_of
 
 __all__ = ["asked_verb_first", "existing_thing_first", "no_unasked_destruction"]
 
@@ -74,7 +74,8 @@ def asked_verb_first(
     after it see the route asked for first, and say nothing of another),
     :func:`existing_thing_first`, :func:`no_unasked_destruction` and
     :func:`~schemarouter.planning.opposite_verbs.no_opposite_change`."""
-    read_as = thing_first(query, values)  # "order O-1 refund history": no "order" verb
+    things = snapshot.derived("query.things", _things)  # "Unfreeze ACC-1003" asks it
+    read_as = thing_first(query, values, things)  # "order O-1 refund history": no "order" verb
     if eligible and not says_not_to(query, snapshot.routes[eligible[0]]):
         # "티켓 T-1 닫지 마" asks no read either: its change stays, taking no entry
         opens = read_as != query
@@ -117,6 +118,12 @@ def asked_verb_first(
         f"planned before {', '.join(passed)}, ranked above it"
     )
     return [doing[0], *(r for r in eligible if r != doing[0])]
+
+
+def _things(snapshot: RegistrySnapshot) -> frozenset[str]:
+    """The words naming a thing a registered parameter takes the id of (as the query
+    analysis reads them, under the same key)."""
+    return things_of(snapshot.routes.values())
 
 
 def _given(arguments: Mapping[str, Any]) -> set[str]:

@@ -3,7 +3,8 @@
 "Reopen a ticket" planned ``close_ticket``, ranked first (W2's document), the change undoing
 the one asked for. Ranking is left as it is; here, where the best eligible route does the
 opposite of the request's verb (reopen and close, unassign and assign, unarchive and archive,
-unpublish and publish, disable and enable, unlock and lock) and the request does not ask for
+unpublish and publish, disable and enable, unlock and lock, unfreeze and freeze,
+unblock and block) and the request does not ask for
 both, the first of the :data:`~schemarouter.planning.refusals.READ_DEPTH` best that does the
 verb is planned first; where none does, the first of them that changes the same thing (takes
 the same identifier), creates nothing and does no such verb ("reopen" by ``update_ticket``);
@@ -40,6 +41,8 @@ _PAIRS = (
     (("unpublish",), ("publish",)),
     (("disable", "deactivate"), ("enable", "activate")),
     (("unlock",), ("lock",)),
+    (("unfreeze",), ("freeze",)),
+    (("unblock",), ("block",)),
 )
 #: verb -> the verb that undoes it.
 OPPOSITES = {a[0]: b[0] for a, b in _PAIRS} | {b[0]: a[0] for a, b in _PAIRS}

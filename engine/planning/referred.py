@@ -12,11 +12,14 @@ Read narrowly, since a wrong reading sends a change to an id the user kept from 
 refused clause must say *not* before its verb and the id ("Don't cancel A-1001"; an id
 *excepted* from a list, "every booking except R1, then confirm them", is never given back),
 it must name one id, the pronoun is "it", and the verb before it is not the refused one
-("Don't delete D-30, delete it later" gives nothing). A route's verb is read as
-:func:`~schemarouter.retrieval.actions.verb_of_route` reads it; a read route takes the id
-where the verb before "it" asks no change ("just show it"). Korean drops the object it
-already named ("기기 D-402 삭제하지 말고 이름을 Smoke Alarm으로 바꿔줘": rename D-402): the
-change asked right after a refused one's -지 말고, where it names no other id nor a number.
+("Don't delete D-30, delete it later" gives nothing); "its" after a verb that asks no change
+gives it to a read ("Don't freeze account ACC-1001, just show me its balance": user trial 14,
+which read the list's first account instead), never to a change ("freeze its card"). A
+route's verb is read as :func:`~schemarouter.retrieval.actions.verb_of_route` reads it; a
+read route takes the id where the verb before "it" asks no change ("just show it"). Korean
+drops the object it already named ("기기 D-402 삭제하지 말고 이름을 Smoke Alarm으로 바꿔줘":
+rename D-402): the change asked right after a refused one's -지 말고, where it names no
+other id nor a number.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ __all__ = ["referred_back"]
 
 #: A verb and "it": "confirm it", "rename it to Treasury", "show it".
 _IT = re.compile(r"\b([A-Za-z]+)\s+(it)\b", re.IGNORECASE)
+#: A verb and "its", "me" or "us" between: "show me its balance", "list its transfers".
+_ITS = re.compile(r"\b([A-Za-z]+)\s+(?:(?:me|us)\s+)?(its)\b", re.IGNORECASE)
 #: Korean "don't ..., (do) ...": the verb's -지 말고.
 _KO_NOT = re.compile(r"지\s*(?:말고|말곤)\s*")
 #: A clause's end between the id and its refused verb ("D-402는 그대로, 삭제하지 말고 ...").
@@ -56,7 +61,7 @@ def referred_back(
         return []
     if not query.isascii() and (korean := _KO_NOT.search(query, value.end)) is not None:
         return _korean(route, query, value, values, korean)
-    if not _IT.search(query):
+    if not _IT.search(query) and not _ITS.search(query):
         return []
     start = max((end for end in clauses.ends if end <= value.start), default=0)
     refusing = refused_verbs(query[start : value.start])
@@ -66,6 +71,13 @@ def referred_back(
         if clauses.against_span(match.start(2), match.end(2)):  # read as a value there
             continue
         if _asks_of(route, match.group(0), refusing):
+            return [value]
+    if route.endpoint.effect is not Effect.READ:  # "freeze its card": the card, not the id
+        return []
+    for match in _ITS.finditer(query, value.end):
+        if clauses.against_span(match.start(2), match.end(2)):
+            continue
+        if _asks_of(route, match.group(0), refusing):  # "just show me its balance"
             return [value]
     return []
 

@@ -83,15 +83,15 @@ _WRITE = frozenset(
     block book cancel change charge clear click clone close comment commit confirm copy create
     deactivate decline decrease delete deny deploy deprecate deregister destroy detach disable
     disassociate dismiss drop duplicate edit empty enable erase extend fill flush forget fork
-    forward
+    forward freeze
     grant halt import increase insert install invite join kick kill launch leave like lock make
     mark merge modify move mute notify open order pause pay pin post provision publish purchase
     purge push put quit raise rate reassign reboot rebuild reduce refresh register reject
     reload remove rename renew reopen replace reply reschedule reserve reset resolve restart
     restore resume revoke save schedule send set share stage star start stop store submit
     subscribe suspend switch tag terminate toggle transfer trigger turn type unarchive unblock
-    uninstall unlike unlock unmute unpin unregister unshare unstar unsubscribe unwatch update
-    upload upsert vote watch write
+    unfreeze uninstall unlike unlock unmute unpin unregister unshare unstar unsubscribe unwatch
+    update upload upsert vote watch write
     """
     )
 )

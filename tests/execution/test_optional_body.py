@@ -264,8 +264,11 @@ def test_a_request_that_asks_about_the_action_does_not_send_it_empty(
     router = _router(server, "refund")
     plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
     assert all("body" not in step.arguments for step in plan.steps), plan.steps
-    with pytest.raises(ParameterValidationError, match="'body' is a required property"):
-        router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    if plan.steps:
+        with pytest.raises(ParameterValidationError, match="'body' is a required property"):
+            router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    else:  # a question whether or why to refund, no read near: no change planned (trial 14)
+        assert "asks whether or why" in plan.reason
     assert [r for r in server.requests if r.method == "POST"] == []
 
 
@@ -324,8 +327,11 @@ def test_a_request_to_undo_or_stop_the_action_does_not_send_it_empty(
     router = _router(server, "refund")
     plan = router.plan(PlanRequest(query=text, allowed_effects=_WRITES))
     assert all("body" not in step.arguments for step in plan.steps), plan.steps
-    with pytest.raises(ParameterValidationError, match="'body' is a required property"):
-        router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    if plan.steps:
+        with pytest.raises(ParameterValidationError, match="'body' is a required property"):
+            router.execute(plan, allow_effects=_WRITES, approve=lambda _, a: True)
+    else:  # a question whether or why to refund, no read near: no change planned (trial 14)
+        assert "asks whether or why" in plan.reason
     assert [r for r in server.requests if r.method == "POST"] == []
 
 

@@ -1,0 +1,61 @@
+"""The two sides of a move written as bare ids: "from ACC-1002 to ACC-1003" (user trial 14).
+
+A transfer's ``from_account_id`` and ``to_account_id`` were filled where the request wrote the
+thing before each id ("from account ACC-1001 to account ACC-1005": the analysis reads "from
+account" as the thing of ``from_account_id``), and left open where it wrote the ids alone:
+"Move €1,200.50 from ACC-1002 to ACC-1003" planned ``create_transfer`` with both missing, and
+nothing could be sent. An identifier-named parameter whose name opens with a side's word
+(``from_``, ``source_``, ``sender_``; ``to_``, ``destination_``, ``recipient_``) takes the one
+id-shaped code written right after that side's preposition ("from" / "to"): letters and
+digits, with a digit and a letter both, so "from 10 to 20" and "to 2026-10" are no ids. A side
+written twice ("from ACC-1 ... from ACC-2") fills nothing, nor one whose clause says not
+("not to ACC-9"); the value still has to pass the parameter's schema.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemarouter.contracts import Parameter
+from schemarouter.planning.named_values import valid
+from schemarouter.retrieval.clauses import Clauses
+from schemarouter.retrieval.identifiers import identifier_thing
+
+__all__ = ["sided_id"]
+
+#: The words a parameter's name opens with for each side of a move.
+_SOURCE = frozenset(("from", "source", "src", "sender", "origin", "debit", "payer"))
+_TARGET = frozenset(("to", "destination", "dest", "target", "recipient", "beneficiary", "payee"))
+#: A side's preposition and the code right after it (an id: a letter and a digit in it).
+_WRITTEN = re.compile(
+    r"\b(from|to)\s+((?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]*"
+    r"[A-Za-z0-9])(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def _side_of(parameter: Parameter) -> str | None:
+    """``"from"`` or ``"to"``: the side of a move an identifier-named parameter takes, by its
+    name's first word (``from_account_id``, ``destinationAccountId``), else ``None``."""
+    if not identifier_thing(parameter.name):
+        return None
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower().split("_")
+    first = next((w for w in words if w), "")
+    if first in _SOURCE:
+        return "from"
+    if first in _TARGET:
+        return "to"
+    return None
+
+
+def sided_id(parameter: Parameter, query: str, clauses: Clauses) -> str | None:
+    """The id ``query`` writes right after the preposition of ``parameter``'s side (module
+    docstring), where it writes one there once; else ``None``."""
+    side = _side_of(parameter)
+    if side is None:
+        return None
+    found = [m for m in _WRITTEN.finditer(query) if m.group(1).lower() == side]
+    if len(found) != 1 or clauses.against_span(found[0].start(2), found[0].end(2)):
+        return None
+    value = found[0].group(2)
+    return value if valid(parameter, value) else None
