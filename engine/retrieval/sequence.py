@@ -24,7 +24,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
-__all__ = ["korean_afters", "sequenced", "where_written", "written_key"]
+__all__ = ["LAST_FIRST", "korean_afters", "sequenced", "where_written", "written_key"]
 
 #: A lead starts at a comma or at a run's first space (``,?\s+`` tried every space of a run:
 #: time quadratic in it, as :data:`.intents._LEAD` says).
@@ -39,6 +39,21 @@ _MARK = re.compile(
 #: the "but" read as taking the refund back, and the deletion planned alone).
 _FIRST_WORDS = r"but\s+(?:first(?:\s+of\s+all)?|before\s+(?:that|this|then)|beforehand)"
 _FIRST = re.compile(rf"(?:^|(?:,|(?<![\s,]))\s+){_FIRST_WORDS}\b[\s,]*", re.IGNORECASE)
+#: "first" that ends a part ("Delete customer C-1. Refund order O-1 first.", "Delete customer
+#: C-1 but refund order O-1 first"): that part, too, comes before the one before it (each sent
+#: the deletion alone). Not an ordinal ("but the first", "its first") nor a sort order ("newest
+#: first", "most recent first", "unpaid ones first"). Read at most 80 characters ahead of a
+#: "but" (:data:`~.clauses._AGAINST` reads it after each "but" of a request).
+LAST_FIRST = (
+    r"(?<!\bthe\s)(?<!\ba\s)(?<!\bits\s)(?<!\bmy\s)(?<!\byour\s)(?<!\bour\s)(?<!\btheir\s)"
+    r"(?<!est\s)(?<!\brecent\s)(?<!\bones\s)(?<!\bone\s)(?<!\blisted\s)(?<!\bshown\s)"
+    r"(?<!\bsorted\s)(?<!\bcome\s)(?<!\bcomes\s)(?<!\bcame\s)\bfirst(?:\s+of\s+all)?(?=\s*(?:[,;.!?]|$))"
+)
+_LAST_FIRST = re.compile(rf"{LAST_FIRST}[\s.!]*$", re.IGNORECASE)
+#: "but" before a part that ends in "first": "Delete customer C-1 but refund order O-1 first".
+_BUT_LAST_FIRST = re.compile(
+    rf"(?:,|(?<![\s,]))\s+but\s+(?=[^,.;:!?\n]{{1,80}}?{LAST_FIRST}[\s.!]*$)", re.IGNORECASE
+)
 _SUBJECTS = frozenset(("you", "we", "i", "they"))
 _DETERMINERS = frozenset(
     ("the", "a", "an", "my", "our", "your", "their", "his", "her", "its", "this", "that")
@@ -147,9 +162,11 @@ def sequenced(clause: str) -> list[str]:
     out): "Delete customer C-1 after refunding order O-1" -> "Delete customer C-1",
     "refunding order O-1"; a leading "After refunding order O-1, delete ..." is cut at its
     comma and loses its "After"; else ``[clause]``."""
-    first = [m.end() for m in _FIRST.finditer(clause) if m.end() < len(clause)]
-    if first:  # "Delete customer C-1, but first refund order O-1"
-        cuts = [m.start() for m in _FIRST.finditer(clause) if m.end() < len(clause)]
+    found = [*_FIRST.finditer(clause), *_BUT_LAST_FIRST.finditer(clause)]
+    found = sorted((m for m in found if m.end() < len(clause)), key=lambda m: m.start())
+    first = [m.end() for m in found]
+    if first:  # "Delete customer C-1, but first refund order O-1", "... but refund O-1 first"
+        cuts = [m.start() for m in found]
         bounds = zip([0, *first], [*cuts, len(clause)], strict=True)
         return [k for a, b in bounds for k in sequenced(clause[a:b]) if clause[a:b].strip(" ,")]
     pieces: list[str] = []
@@ -177,6 +194,8 @@ def _said_before(query: str, at: int, end: int) -> str:
     Korean part from ``at`` to ``end`` said to come first: :data:`_KO_FIRST`)."""
     said = _SAID.search(query, 0, at)
     word = said.group(1).lower() if said else ""
+    if not word and _LAST_FIRST.search(query[at:end].rstrip(" ,;")):
+        return "after"  # "Delete customer C-1. Refund order O-1 first."
     if not word and not query.isascii() and _KO_FIRST.match(query[at:end]):
         return "after"
     return "after" if word.startswith("but") else word
