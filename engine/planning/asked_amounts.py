@@ -30,20 +30,16 @@ from schemarouter.planning.body import acts_on_entry, body_fields, body_key
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.named_values import coerced
 from schemarouter.planning.page_size import flat_name
-from schemarouter.planning.quantities import numeric, sums
+from schemarouter.planning.quantities import (
+    currency_code,
+    currency_options,
+    foreign_sums,
+    numeric,
+    sums,
+)
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.values import value_schema
 
 __all__ = ["asked_amount", "asked_currency", "asks_part", "currency_code", "held_amounts"]
-
-#: The currency a word or symbol names with certainty (lower case); ¥ is yen or yuan.
-_CODES = {"원": "KRW", "won": "KRW", "₩": "KRW", "€": "EUR", "유로": "EUR", "euro": "EUR"}
-_CODES |= {"euros": "EUR", "엔": "JPY", "yen": "JPY", "위안": "CNY", "yuan": "CNY", "£": "GBP"}
-_CODES |= {"pounds sterling": "GBP", "pound sterling": "GBP"}
-_CODES |= {"$": "USD", "달러": "USD", "dollar": "USD", "dollars": "USD"}
-_ISO = frozenset(["USD", "EUR", "GBP", "JPY", "KRW", "CNY", "CHF", "CAD", "AUD", "INR"])
-#: Currencies named in dollars beside the US dollar: "$20" is none of them for certain.
-_DOLLARS = frozenset(["AUD", "CAD", "NZD", "HKD", "SGD", "TWD", "MXN"])
 
 #: A sum's name (lower-case letters only, as :func:`flat_name` writes it); one in a
 #: currency's smallest unit (``amount_cents``) is one too, but never filled from "€20".
@@ -63,21 +59,6 @@ _PART = re.compile(
 )
 
 
-def currency_code(unit: str, allowed: Sequence[str] = ()) -> str | None:
-    """The ISO code ``unit`` (a currency word, symbol or code) names with certainty, among
-    ``allowed`` where they are given (matched in any case, returned as ``allowed`` spells
-    it); ``None`` where it names none for certain ("$" beside a Canadian dollar)."""
-    word = unit.lower().strip()
-    code = word.upper() if word.upper() in _ISO else _CODES.get(word)
-    if code is None:
-        return None
-    if not allowed:
-        return code
-    if code == "USD" and word.upper() != "USD" and _DOLLARS & {a.upper() for a in allowed}:
-        return None
-    return next((a for a in allowed if a.upper() == code), None)
-
-
 def _amounts(route: Route) -> list[tuple[Parameter, bool]]:
     """``route``'s numeric parameters named as a sum, each with whether it is a property of
     its JSON body."""
@@ -94,11 +75,6 @@ def _currencies(route: Route) -> list[Parameter]:
     return [p for p in taken if flat_name(p.name) in ("currency", "currencycode")]
 
 
-def _options(parameter: Parameter) -> list[str]:
-    enum = value_schema(parameter.json_schema).get("enum")
-    return [o for o in enum if isinstance(o, str)] if isinstance(enum, list) else []
-
-
 def _one_sum(query: str, route: Route) -> tuple[str, str] | None:
     """The one sum of money ``query`` writes and the code of its currency, where ``route``
     takes one currency and the sum's is one it takes for certain (:func:`currency_code`)."""
@@ -106,7 +82,7 @@ def _one_sum(query: str, route: Route) -> tuple[str, str] | None:
     found = list(dict.fromkeys(sums(query)))
     if len(currencies) != 1 or len({number for number, _ in found}) != 1:
         return None
-    codes = {currency_code(unit, _options(currencies[0])) for _, unit in found}
+    codes = {currency_code(unit, currency_options(currencies[0])) for _, unit in found}
     code = codes.pop() if len(codes) == 1 else None
     return (found[0][0], code) if code is not None else None
 
@@ -179,6 +155,17 @@ def _why(route: Route, numbers: Sequence[str]) -> str:
     )
 
 
+def _foreign(route: Route, foreign: Sequence[tuple[str, str]]) -> str:
+    """What the request asks for in a currency ``route`` does not take (:func:`foreign_sums`),
+    and the currencies it takes."""
+    number, unit = foreign[0]
+    taken = [f"{p.name!r}: {', '.join(currency_options(p))}" for p in _currencies(route)]
+    return (
+        f"the amount {number} {unit}, in a currency the route does not take "
+        f"({'; '.join(taken)}): it is never sent as {number} of another currency"
+    )
+
+
 def _example(key: tuple[str, bool]) -> str:
     """How :meth:`Plan.with_arguments` gives ``key``: ``{'body': {'amount': ...}}``."""
     head, _, tail = key[0].partition(".")
@@ -203,15 +190,24 @@ def held_amounts(
         keys = [(body_key(fields.parameter, p.name) if inside and fields else p.name, inside)
                 for p, inside in _amounts(route)]  # fmt: skip
         listed = {k for k, _ in keys} | {body}
+        foreign = foreign_sums(query, _currencies(route))
         if not keys or listed & {n for m in step.missing_parameters for n in m.split(ONE_OF)}:
+            if keys and foreign:  # a required amount left missing: say why
+                warnings.append(
+                    f"the request asks {step.route_id} for {_foreign(route, foreign)}: the "
+                    f"amount is not filled, so the step is not sent; give it with "
+                    f"Plan.with_arguments({step.route_id!r}, {_example(keys[0])}) in a "
+                    "currency the route takes"
+                )
             out.append(step)  # no amount, or one (or the whole body) missing already
             continue
         if any(_holds(_given(step, key, inside, body), numbers) for key, inside in keys):
             out.append(step)
             continue
         missing = ONE_OF.join(k for k, _ in keys)
+        why = _foreign(route, foreign) if foreign else _why(route, numbers)
         warnings.append(
-            f"the request asks {step.route_id} for {_why(route, numbers)}: sent without "
+            f"the request asks {step.route_id} for {why}: sent without "
             f"{missing!r}, the server's default may do the whole (a refund in full), so it is "
             f"not sent; give it with Plan.with_arguments({step.route_id!r}, {_example(keys[0])})"
         )

@@ -22,6 +22,11 @@ the request asks it outside them, with every id it takes written there (:func:`_
 "After" with a state ("after order O-1 is refunded", "주문 O-1이 환불된 후에") is a condition;
 "after you refund order O-1", "after refunding order O-1" and "주문 O-1을 환불한 후에" ask for
 both changes (:mod:`schemarouter.retrieval.sequence`).
+
+A later time or an event to act after ("tomorrow", "in two hours", "after the refund of order
+O-1", "2시간 후에": :mod:`.deferred`) holds a change as a condition does (:func:`deferral_scopes`)
+where its route takes no date or time: no router can schedule it, and sent now it is not the
+change asked.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect
 from schemarouter.planning.asked_changes import asked_verbs, does_change
+from schemarouter.planning.deferred import deferral_spans, takes_a_time
 from schemarouter.planning.fallbacks import keeps_to
 from schemarouter.planning.planner import _open_step
 from schemarouter.planning.refusals import QUOTED
@@ -49,6 +55,7 @@ __all__ = [
     "condition_span",
     "condition_spans",
     "conditional_parts",
+    "deferral_scopes",
     "withhold_conditional",
 ]
 
@@ -144,10 +151,22 @@ def condition_scopes(query: str) -> list[tuple[int, int, int, int]]:
     """Each condition of ``query`` (:func:`condition_spans`) and what it holds:
     ``(condition start, condition end, hold start, hold end)``, the hold as the module
     docstring says."""
+    return _scopes(query, condition_spans(query))
+
+
+def deferral_scopes(query: str) -> list[tuple[int, int, int, int]]:
+    """:func:`condition_scopes` of each later time or event ``query`` asks a change for
+    (:func:`~.deferred.deferral_spans`: "tomorrow", "in two hours", "2시간 후에"), held as a
+    condition is."""
+    return _scopes(query, deferral_spans(query))
+
+
+def _scopes(query: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+    """Each of ``spans`` (conditions) and what it holds (:func:`condition_scopes`)."""
     text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
     out = []
-    for start, end in condition_spans(query):
+    for start, end in spans:
         first = max((e for e in ends if e <= start), default=0)
         last = min((e for e in ends if e > end - 1), default=len(text))
         follows = bool(re.search(r"\w", text[end:last]))
@@ -315,14 +334,26 @@ def withhold_conditional(
         for s in plan.steps
     )
     scopes = condition_scopes(query) if writes else []
+    later = deferral_scopes(query) if writes else []
+
+    def held(step: PlanStep, route: Route, timed: bool) -> bool:
+        """Whether a condition (or, ``timed``, a later time too) holds ``step``'s change."""
+        holds = [*scopes, *later] if timed and not takes_a_time(route) else scopes
+        return route.endpoint.effect is not Effect.READ and not _asked_outside(
+            step, route, query, values, holds
+        )
+
     changes = [
         i
         for i, step in enumerate(plan.steps)
-        if step.route_id not in routes
-        or (
-            routes[step.route_id].endpoint.effect is not Effect.READ
-            and not _asked_outside(step, routes[step.route_id], query, values, scopes)
-        )
+        if step.route_id not in routes or held(step, routes[step.route_id], True)
+    ]
+    # a change no condition holds is held by a time: said and read as the time's
+    timed = [
+        i
+        for i in changes
+        if plan.steps[i].route_id in routes
+        and not held(plan.steps[i], routes[plan.steps[i].route_id], False)
     ]
     condition = "; ".join(repr(query[a:b].strip()) for a, b, _, _ in scopes)
     if scopes and not changes and _asks_on_condition(query, scopes, snapshot):
@@ -332,9 +363,9 @@ def withhold_conditional(
             "it). Once the condition holds, ask for the change without it"
         )
         return plan.model_copy(update={"warnings": (*plan.warnings, said)}), []
-    if not scopes or not changes:
+    if not (scopes or later) or not changes:
         return plan, []
-    span = scopes[0][:2]
+    span = later[0][:2] if timed and (len(timed) == len(changes) or not scopes) else scopes[0][:2]
     gone = set(changes)
     for i, step in enumerate(plan.steps):  # a step bound to a withheld one goes with it
         if any(b.step in gone for b in step.bindings.values()):
@@ -363,12 +394,26 @@ def withhold_conditional(
         f"the request makes its change depend on a condition ({condition}) that no router "
         f"can check: the change is not planned ({shown}); "
     )
+    if timed:
+        times = "; ".join(repr(query[a:b].strip()) for a, b, _, _ in later)
+        said = (
+            f"the request asks its change for a later time or after an event ({times}) "
+            f"that no router can schedule or see: the change is not sent now, nor planned "
+            f"({shown}); "
+        )
+        if len(timed) < len(changes):
+            said += f"others depend on a condition ({condition}) that no router can check; "
     said += (
-        f"{read.route_id} is planned to read what the condition is about. "
+        f"{read.route_id} is planned to read what the "
+        f"{'change' if timed and len(timed) == len(changes) else 'condition'} is about. "
         if read is not None
         else "no read of what it is about is planned. "
     )
-    said += "Once the condition holds, ask for the change without it"
+    said += (
+        "When it is due, ask for the change again without the time"
+        if timed and len(timed) == len(changes)
+        else "Once the condition holds, ask for the change without it"
+    )
     update: dict[str, Any] = {"steps": tuple(steps), "warnings": (*plan.warnings, said)}
     if not steps:
         update["reason"] = said

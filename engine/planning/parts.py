@@ -16,12 +16,14 @@ then names the parts that resolve no field in its warnings (:func:`fieldless_par
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect
 from schemarouter.planning.asked_changes import asked_verbs, does_change
 from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.actions import name_words, verb_forms
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import several_of_a_kind
 from schemarouter.retrieval.fields import resolve_fields
@@ -194,11 +196,17 @@ def top_part(
     own best, void_invoice, too), and the words of the part it is planned for: that part,
     else the part whose best (or shared best, among ``parts``: ``(words, route id, ...)``) it
     is; where ``top`` does none of the changes that part asks ("티켓 T-1 닫고" served by
-    reopen_ticket), ``""``: the whole request, which gives it none of several ids."""
+    reopen_ticket), ``""``: the whole request, which gives it none of several ids. A part that
+    writes the route's name's first word as a verb asks its change ("Refund order O-1." by
+    refund_order, though "order" is the verb read there): left out, a later part said to come
+    "first" ("Refund order O-1. Delete customer C-1 first.") was planned after it."""
     owned = served_by(top) if served_by is not None else None
     text = owned or next((p[0] for p in parts if p[1] == top), "")
     verbs = asked_verbs(text) if text else frozenset()
-    if verbs and not any(does_change(snapshot.routes[top], verb) for verb in verbs):
+    route = snapshot.routes[top]
+    lead = next(iter(name_words(route.endpoint.name)), "")
+    named = bool(lead) and any(lead in verb_forms(w) for w in re.findall(r"[A-Za-z]+", text))
+    if verbs and not named and not any(does_change(route, verb) for verb in verbs):
         return owned, ""
     return owned, text
 

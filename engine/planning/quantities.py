@@ -8,6 +8,7 @@ Taken out of :mod:`schemarouter.planning.arguments`, which reads them for each p
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from schemarouter.contracts import Parameter, Route
@@ -21,6 +22,9 @@ __all__ = [
     "GROUPED",
     "KO_NUMBER",
     "amounts",
+    "currency_code",
+    "currency_options",
+    "foreign_sums",
     "korean_number",
     "money_value",
     "numeric",
@@ -88,6 +92,37 @@ def amounts(query: str) -> list[str]:
     return list(dict.fromkeys(number for number, _ in sums(query)))
 
 
+#: The currency a word or symbol names with certainty (lower case); ¥ is yen or yuan.
+_CODES = {"원": "KRW", "won": "KRW", "₩": "KRW", "€": "EUR", "유로": "EUR", "euro": "EUR"}
+_CODES |= {"euros": "EUR", "엔": "JPY", "yen": "JPY", "위안": "CNY", "yuan": "CNY", "£": "GBP"}
+_CODES |= {"pounds sterling": "GBP", "pound sterling": "GBP"}
+_CODES |= {"$": "USD", "달러": "USD", "dollar": "USD", "dollars": "USD"}
+_ISO = frozenset(["USD", "EUR", "GBP", "JPY", "KRW", "CNY", "CHF", "CAD", "AUD", "INR"])
+#: Currencies named in dollars beside the US dollar: "$20" is none of them for certain.
+_DOLLARS = frozenset(["AUD", "CAD", "NZD", "HKD", "SGD", "TWD", "MXN"])
+
+
+def currency_code(unit: str, allowed: Sequence[str] = ()) -> str | None:
+    """The ISO code ``unit`` (a currency word, symbol or code) names with certainty, among
+    ``allowed`` where they are given (matched in any case, returned as ``allowed`` spells
+    it); ``None`` where it names none for certain ("$" beside a Canadian dollar)."""
+    word = unit.lower().strip()
+    code = word.upper() if word.upper() in _ISO else _CODES.get(word)
+    if code is None:
+        return None
+    if not allowed:
+        return code
+    if code == "USD" and word.upper() != "USD" and _DOLLARS & {a.upper() for a in allowed}:
+        return None
+    return next((a for a in allowed if a.upper() == code), None)
+
+
+def currency_options(parameter: Parameter) -> list[str]:
+    """The currency codes ``parameter``'s enum lists (none: it takes any)."""
+    enum = value_schema(parameter.json_schema).get("enum")
+    return [o for o in enum if isinstance(o, str)] if isinstance(enum, list) else []
+
+
 #: The names of a sum of money (lower-case letters only, as :func:`flat_name` writes them).
 _AMOUNT = re.compile(r"amount|price|total|cost|fee|sum")
 
@@ -108,8 +143,10 @@ def money_value(parameter: Parameter, query: str, route: Route) -> Any:
     """The one sum of money the request writes ("80 EUR", "$25", "3만원"), for ``parameter``
     where it is the one required number ``route`` takes (a parameter or a property of its
     body), it is named as a sum (``amount``, ``total_price``, ``fee``) and the route also
-    takes a currency: "submit an expense claim of 80 EUR" sends ``amount=80`` (its currency
-    is the enum value's to fill); never one in cents (``amount_cents``, or "in the smallest
+    takes a currency, and one that takes the sum's: "submit an expense claim of 80 EUR" sends
+    ``amount=80`` (its currency is the enum value's to fill); never "20 CAD" where the currency
+    takes KRW, USD or EUR (sent as 20 of the server's default, or of a currency the caller then
+    gives: :func:`foreign_sums`), and never one in cents (``amount_cents``, or "in the smallest
     currency unit"), which "80 EUR" does not give. ``None`` where the request writes no or
     several sums."""
     if not parameter.required or not numeric(parameter):
@@ -120,7 +157,20 @@ def money_value(parameter: Parameter, query: str, route: Route) -> Any:
     taken = [*route.endpoint.parameters, *(body.properties if body is not None else ())]
     if [p.name for p in taken if p.required and numeric(p)] != [parameter.name]:
         return None
-    if not any(flat_name(p.name).endswith("currency") for p in taken):
-        return None
+    currencies = [p for p in taken if flat_name(p.name).endswith("currency")]
+    if not currencies or foreign_sums(query, currencies):
+        return None  # "20 CAD" where the currency takes KRW, USD, EUR: no amount in another
     found = amounts(query)
     return coerced(parameter, found[0]) if len(found) == 1 else None
+
+
+def foreign_sums(query: str, currencies: Sequence[Parameter]) -> list[tuple[str, str]]:
+    """The sums of money ``query`` writes (:func:`sums`) in a currency none of ``currencies``
+    (a route's currency parameters) takes for certain (:func:`currency_code` of the enum it
+    lists): "20 CAD" beside ``[KRW, USD, EUR]``, "$20" beside ``[USD, CAD]``; none where the
+    route takes no currency (what its amount is in is then not known: the callers hold it)."""
+    return [
+        (number, unit)
+        for number, unit in sums(query)
+        if currencies and not any(currency_code(unit, currency_options(c)) for c in currencies)
+    ]

@@ -13,6 +13,7 @@ from typing import Any
 
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.identifiers import stem
+from schemarouter.retrieval.sequence import buts_before_first
 from schemarouter.safety.forksafe import cached
 
 __all__ = [
@@ -28,7 +29,9 @@ __all__ = [
 
 #: Words that turn the rest of their clause against what it names: "do not delete room R1",
 #: "every booking except room R1", "not to B2"; Korean writes them after the value ("R1 말고",
-#: "R1은 빼고", "R1 제외").
+#: "R1은 빼고", "R1 제외"). Not "but first", nor "but" before a part that ends in "first" ("Delete
+#: customer C-1 but refund order O-1 first": :func:`.sequence.buts_before_first`, read in
+#: :class:`Clauses`), which order parts.
 _AGAINST = re.compile(
     r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no|cannot|except|excepting|excluding|without|"
     r"but(?![\s,]+(?:first|before\s+(?:that|this|then)|beforehand)\b)|besides|other\s+than|"
@@ -192,6 +195,7 @@ class Clauses:
         #: the ends a negation written after a value reads past: all but a colon's
         self.stops = [m.end() for m in found if m.group() != ":"]
         contrasts = {m.start() for m in buts}
+        contrasts |= {m.start(1) for m in buts_before_first(query)}  # "... but ... first"
         words = [m.start() for m in _AGAINST.finditer(query) if m.start() not in contrasts]
         kept = _kept(query)
         if kept and self.changes:

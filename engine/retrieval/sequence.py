@@ -24,7 +24,14 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
-__all__ = ["korean_afters", "sequenced", "where_written", "written_key"]
+__all__ = [
+    "LAST_FIRST",
+    "buts_before_first",
+    "korean_afters",
+    "sequenced",
+    "where_written",
+    "written_key",
+]
 
 #: A lead starts at a comma or at a run's first space (``,?\s+`` tried every space of a run:
 #: time quadratic in it, as :data:`.intents._LEAD` says).
@@ -39,6 +46,44 @@ _MARK = re.compile(
 #: the "but" read as taking the refund back, and the deletion planned alone).
 _FIRST_WORDS = r"but\s+(?:first(?:\s+of\s+all)?|before\s+(?:that|this|then)|beforehand)"
 _FIRST = re.compile(rf"(?:^|(?:,|(?<![\s,]))\s+){_FIRST_WORDS}\b[\s,]*", re.IGNORECASE)
+#: "first" that ends a part ("Delete customer C-1. Refund order O-1 first.", "Delete customer
+#: C-1 but refund order O-1 first"): that part, too, comes before the one before it (each sent
+#: the deletion alone). Not an ordinal ("but the first", "its first") nor a sort order ("newest
+#: first", "most recent first", "unpaid ones first"). Its word is read first, so a request is
+#: read once.
+LAST_FIRST = (
+    r"\b(?=first\b)(?<!\bthe\s)(?<!\ba\s)(?<!\bits\s)(?<!\bmy\s)(?<!\byour\s)(?<!\bour\s)"
+    r"(?<!\btheir\s)(?<!est\s)(?<!\brecent\s)(?<!\bones\s)(?<!\bone\s)(?<!\blisted\s)"
+    r"(?<!\bshown\s)(?<!\bsorted\s)(?<!\bcome\s)(?<!\bcomes\s)(?<!\bcame\s)"
+    r"first(?:\s+of\s+all)?(?=\s*(?:[,;.!?]|$))"
+)
+_FIRST_WORD = re.compile(LAST_FIRST, re.IGNORECASE)
+_LAST_FIRST = re.compile(rf"{LAST_FIRST}[\s.!]*$", re.IGNORECASE)
+_BUT = re.compile(r"(?:,|(?<![\s,]))\s+(but)\s+", re.IGNORECASE)
+_STOP = re.compile(r"[,.;:!?\n]")
+_TAIL = re.compile(r"[\s.!]*")
+
+
+def buts_before_first(text: str, *, at_end: bool = False) -> list[re.Match[str]]:
+    """Each "but" of ``text`` before a part that ends in "first" (:data:`LAST_FIRST`) within 80
+    characters and no stop ("Delete customer C-1 but refund order O-1 first"): the match of its
+    lead, its word ``group(1)``; ``at_end``: only before a part that ends ``text``. Read from each
+    "first" back, not from each "but" on (a request of 30,000 "but" read 80 characters after
+    each: 0.7 s)."""
+    out = []
+    for first in _FIRST_WORD.finditer(text):
+        if at_end and _TAIL.match(text, first.end()).end() != len(text):  # type: ignore[union-attr]
+            continue
+        buts = list(_BUT.finditer(text, max(0, first.start() - 80), first.start()))
+        if (
+            buts
+            and buts[-1].end() < first.start()
+            and not _STOP.search(text, buts[-1].end(), first.start())
+        ):
+            out.append(buts[-1])
+    return out
+
+
 _SUBJECTS = frozenset(("you", "we", "i", "they"))
 _DETERMINERS = frozenset(
     ("the", "a", "an", "my", "our", "your", "their", "his", "her", "its", "this", "that")
@@ -147,9 +192,11 @@ def sequenced(clause: str) -> list[str]:
     out): "Delete customer C-1 after refunding order O-1" -> "Delete customer C-1",
     "refunding order O-1"; a leading "After refunding order O-1, delete ..." is cut at its
     comma and loses its "After"; else ``[clause]``."""
-    first = [m.end() for m in _FIRST.finditer(clause) if m.end() < len(clause)]
-    if first:  # "Delete customer C-1, but first refund order O-1"
-        cuts = [m.start() for m in _FIRST.finditer(clause) if m.end() < len(clause)]
+    found = [*_FIRST.finditer(clause), *buts_before_first(clause, at_end=True)]
+    found = sorted((m for m in found if m.end() < len(clause)), key=lambda m: m.start())
+    first = [m.end() for m in found]
+    if first:  # "Delete customer C-1, but first refund order O-1", "... but refund O-1 first"
+        cuts = [m.start() for m in found]
         bounds = zip([0, *first], [*cuts, len(clause)], strict=True)
         return [k for a, b in bounds for k in sequenced(clause[a:b]) if clause[a:b].strip(" ,")]
     pieces: list[str] = []
@@ -177,6 +224,8 @@ def _said_before(query: str, at: int, end: int) -> str:
     Korean part from ``at`` to ``end`` said to come first: :data:`_KO_FIRST`)."""
     said = _SAID.search(query, 0, at)
     word = said.group(1).lower() if said else ""
+    if not word and _LAST_FIRST.search(query[at:end].rstrip(" ,;")):
+        return "after"  # "Delete customer C-1. Refund order O-1 first."
     if not word and not query.isascii() and _KO_FIRST.match(query[at:end]):
         return "after"
     return "after" if word.startswith("but") else word

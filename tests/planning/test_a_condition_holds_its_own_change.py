@@ -5,7 +5,8 @@
 refund, asked outright, was withheld with the deletion (the Korean deletion, a part too weak to
 plan, was not even named). A change the condition's clause or sentence asks stays withheld,
 named in a warning with its arguments and the condition; one in a clause or sentence of its
-own is sent; where the wording does not set the change apart ("Refund order O-1 and delete
+own is sent ("Delete customer C-1. If order O-1 is open, refund it.": the sentence ends after
+the id, and the refund is named with its order); where the wording does not set the change apart ("Refund order O-1 and delete
 customer C-1 if ...", "If ..., delete C-1 and refund order O-1"), every change stays withheld.
 """
 
@@ -183,14 +184,17 @@ def test_a_change_the_wording_does_not_set_apart_from_the_condition_stays_withhe
     assert all(method == "GET" for method, _ in got), (got, plan.warnings)
 
 
-def test_a_change_asked_on_a_condition_and_left_unplanned_is_named(
-    desk: tuple[SchemaRouter, LoopbackServer],
+@pytest.mark.parametrize("max_calls", [2, 3])
+def test_a_change_asked_on_a_condition_in_a_sentence_after_an_id_is_named_with_its_order(
+    desk: tuple[SchemaRouter, LoopbackServer], max_calls: int
 ) -> None:
-    """The refund the second sentence asks on a condition was never planned (the request is
-    read as one part): the deletion asked outright is sent, and the warning says a change
-    asked on the condition is not planned."""
-    plan, got = _sent(desk, "Delete customer C-1. If order O-1 is open, refund it.")
-    assert got == [("DELETE", "/customers/C-1")], (plan.route_ids, plan.warnings)
+    """ "C-1." ends its sentence (an id before the stop and a capital after it): the request was
+    one part, the refund asked on the condition never planned, and the warning named no order.
+    Now the deletion asked outright is sent, the refund is withheld and named with its order,
+    and the order is read."""
+    query = "Delete customer C-1. If order O-1 is open, refund it."
+    plan, got = _sent(desk, query, max_calls)
+    assert got == [("DELETE", "/customers/C-1"), ("GET", "/orders/O-1")], plan.warnings
     said = [w for w in plan.warnings if "condition" in w]
     assert len(said) == 1 and "'If order O-1 is open'" in said[0], plan.warnings
-    assert "no change asked on it is planned" in said[0]
+    assert "refund_order with order_id='O-1'" in said[0] and "not planned" in said[0]

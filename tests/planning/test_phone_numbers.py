@@ -31,7 +31,8 @@ def test_the_phone_number_written_fills_the_phone() -> None:
 def test_a_date_two_numbers_or_a_refused_one_fill_no_phone() -> None:
     router = hashing_router(sms_document("http://127.0.0.1:9"), "texts")
     for query in (
-        "Send an SMS on 2026-12-15 with the message 'Room R-1 is ready'",
+        # ("on 2026-12-15" would be a later time, the SMS withheld: test_a_change_asked_for_later)
+        "Send an SMS dated 2026-12-15 with the message 'Room R-1 is ready'",
         "Send an SMS to 010-1111-2222 or 010-3333-4444 with the message 'hi there'",
         "Send an SMS, not to 010-1111-2222, with the message 'hi there'",
     ):

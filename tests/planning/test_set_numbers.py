@@ -110,7 +110,9 @@ def test_a_number_written_before_its_parameter_name(query: str, value: int | Non
         ("Set the heating of zone Z-1 to 23 degrees, not 25", 23),
         ("Set the heating of zone Z-1 to 23 degrees instead of 25", 23),
         ("Set the heating of zone Z-1 to 23 degrees rather than 25 degrees", 23),
-        ("Set the heating of zone Z-1 to 23 degrees in 10 minutes", 23),
+        ("Set the heating of zone Z-1 to 23 degrees for 10 minutes", 23),
+        # ("... in 10 minutes" is a later time: the change is withheld, see
+        # tests/planning/test_a_change_asked_for_later.py)
     ],
 )
 def test_a_number_corrected_after_it_is_set_is_not_guessed(query: str, value: float | None) -> None:

@@ -33,6 +33,22 @@ def test_sentences_and_connectors_split() -> None:
         "What is the band gap of SiO2?",
         "What is its Vickers hardness?",
     ]
+    # a stop after an id that ends in a digit ends a sentence before a capital; after a
+    # number alone, or before a lower-case word, it does not
+    assert split_intents("Delete customer C-1. If order O-1 is open, refund it.") == [
+        "Delete customer C-1.",
+        "If order O-1 is open, refund it.",
+    ]
+    assert split_intents("Delete customer C-1. Refund order O-1 first.") == [
+        "Delete customer C-1.",
+        "Refund order O-1 first.",
+    ]
+    assert split_intents("Open the chapter on step 2. Show the remaining ones") == [
+        "Open the chapter on step 2. Show the remaining ones"
+    ]
+    assert split_intents("Delete customer C-1. if order O-1 is open, refund it.") == [
+        "Delete customer C-1. if order O-1 is open, refund it."
+    ]
     parts = split_intents(
         "I need the weather in Paris tomorrow, and I also want a table for two at a bistro"
     )
