@@ -32,6 +32,7 @@ change asked.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -162,18 +163,25 @@ def deferral_scopes(query: str) -> list[tuple[int, int, int, int]]:
 
 
 def _scopes(query: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
-    """Each of ``spans`` (conditions) and what it holds (:func:`condition_scopes`)."""
+    """Each of ``spans`` (conditions) and what it holds (:func:`condition_scopes`). Each
+    sentence's marks are found once and bisected: read again from the sentence's start for
+    each span, 3,200 "after the refund of order O-1" in one sentence took 8 s."""
     text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    marks = [m.start() for m in re.finditer(r"[,;:]", text)]
+    aparts: dict[int, list[int]] = {}  # a sentence's start: the ends of its _APART matches
     out = []
     for start, end in spans:
-        first = max((e for e in ends if e <= start), default=0)
-        last = min((e for e in ends if e > end - 1), default=len(text))
+        at = bisect_right(ends, start)
+        first = ends[at - 1] if at else 0
+        after = bisect_right(ends, end - 1)
+        last = ends[after] if after < len(ends) else len(text)
         follows = bool(re.search(r"\w", text[end:last]))
         if not text[start:end].isascii():
             out.append((start, end, start if follows else first, last))
             continue
-        clause = max((m.end() for m in re.finditer(r"[,;:]", text[first:start])), default=0)
+        mark = bisect_left(marks, start) - 1
+        clause = marks[mark] - first + 1 if mark >= 0 and marks[mark] >= first else 0
         lead = text[first + clause : start]
         if (
             follows
@@ -182,8 +190,12 @@ def _scopes(query: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int
         ):  # "If ..., delete C-1"; "Refund order O-1, and if ..., delete C-1"
             out.append((start, end, start, last))
             continue
-        apart = max((m.end() for m in _APART.finditer(text, first, start)), default=first)
-        out.append((start, end, apart, last))
+        if first not in aparts:
+            stop = ends[at] if at < len(ends) else len(text)
+            aparts[first] = [m.end() for m in _APART.finditer(text, first, stop)]
+        found = aparts[first]
+        before = bisect_right(found, start) - 1
+        out.append((start, end, found[before] if before >= 0 else first, last))
     return out
 
 

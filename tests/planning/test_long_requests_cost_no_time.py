@@ -67,6 +67,8 @@ REQUESTS = {
     "2,200 conditions": "delete customer C-1 if order O-1 is refunded " * 2_200,
     # each Korean "after" read its clause's words from the clause's start
     "4,000 Korean 'after' parts": "주문 O-1을 환불한 후에 " * 4_000 + "고객 C-1을 삭제해줘",
+    # each event a change waits for read its sentence from its start
+    "7,000 events a change waits for": "Delete customer C-1 after the refund of order O-1 " * 7_000,
     # each place asked every condition whether it held it
     "3,000 conditions, a sentence each": (
         "Refund order O-1, and if customer C-1 has no open orders, delete C-1. " * 3_000
