@@ -251,10 +251,43 @@ def _pint_expression(unit: str) -> str:
     if any(ch in text for ch in "μµÅ"):
         # pint reads μ as micro and has no Å: refuse rather than misread.
         raise ValueError(f"unit {unit!r} is not in the alias table")
+    if len(text) > MAX_UNIT_LENGTH:  # pint tries every prefix on every name: minutes
+        raise _Refused(f"{len(text)} characters, longer than any unit ({MAX_UNIT_LENGTH} at most)")
     stray = _STRAY.search(text)
     if stray:  # pint's parser drops these: 'eV?' read as eV, 'm?s' as m*s
         raise _Refused(f"{stray.group(0)!r} is no part of a unit (a typo?)")
-    return _one_denominator(text).replace("^", "**")
+    expression = _one_denominator(text).replace("^", "**")
+    _check_numbers(expression)
+    return expression
+
+
+#: The longest unit string pint is given (an alias of the table may be longer): pint tries
+#: each of its prefixes and suffixes on each name, so 40,000 characters ("kilo" * 10,000)
+#: took 9 s and a name of 1,000,000 letters more than minutes (fourteenth security review).
+MAX_UNIT_LENGTH = 200
+#: An exponent as a unit writes one: a plain number, or a fraction in brackets ("m**-3",
+#: "m**0.5", "m**(1/2)"); three digits at most before a point.
+_EXPONENT = re.compile(
+    r"\*\*\s*+(?:[-+]?\s*+\d{1,3}(?:\.\d{1,6})?+"
+    r"|\(\s*+[-+]?\s*+\d{1,3}(?:\.\d{1,6})?+(?:\s*+/\s*+\d{1,3})?+\s*+\))(?![\w.])"
+)
+#: A number standing alone (not a name's digit, as "CO2"'s).
+_NUMBER = re.compile(r"(?<![A-Za-z_\d.])\d[\d.]*+(?:[eE][-+]?\d++)?+")
+
+
+def _check_numbers(expression: str) -> None:
+    """Refuse numbers pint would compute before it finds that a unit has none: a power of a
+    power ("10**10**10 m" ran for ever, pint raising 10 to 10**10 in integers) or an exponent
+    that is no plain number, and any number but an exponent or the 1 of "1/s" (pint refuses a
+    unit's scaling factor only once it has computed it)."""
+    plain = _EXPONENT.sub("**E", expression)
+    if re.search(r"\*\*(?!E)", plain):
+        raise _Refused("an exponent is no plain number (write m**3, m**-3 or m**(1/2))")
+    if re.search(r"\*\*E\s*+\)*+\s*+\*\*", plain):
+        raise _Refused("a power of a power (write its exponent as one number)")
+    for number in _NUMBER.finditer(plain):
+        if number.group() not in ("1", "1.0"):
+            raise _Refused(f"{number.group()!r} is no exponent: a unit has no scaling factor")
 
 
 #: After the one slash of a unit, factors written apart ("mol K", "mol·K", "m.K"), no brackets.
@@ -278,24 +311,41 @@ def _one_denominator(text: str) -> str:
     return f"{numerator.strip()}/({'*'.join(f for f in factors if f)})"
 
 
-@functools.cache
 def parse_unit(unit: str) -> pint.Unit:
     """Parse a provider unit string through the alias table; :class:`UnitError` if unknown."""
+    parsed = _parsed(unit)
+    if isinstance(parsed, str):
+        raise UnitError(
+            f"unknown unit {_shown(unit)}: {parsed}",
+            hint="Use a unit pint understands (e.g. 'GPa', 'eV/atom', 'angstrom**3') or add "
+            "the provider's spelling to schemarouter.units.UNIT_ALIASES",
+        )
+    return parsed
+
+
+#: How many unit strings' readings are kept: a unit pint cannot read is kept too (a request
+#: of 25,000 "1st" asked pint to read "st" 75,000 times, 6 s: fourteenth security review),
+#: and a bound keeps a long-lived router's memory from growing with each request's words.
+_PARSED_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=_PARSED_KEPT)
+def _parsed(unit: str) -> pint.Unit | str:
+    """``unit`` as pint reads it, or why it cannot (a text: errors are not cached)."""
     ureg = _registry()
     try:
-        expression = _pint_expression(unit)
-        parsed = ureg.parse_units(expression)
+        return ureg.parse_units(_pint_expression(unit))
     except Exception as exc:
         # pint's own errors name a unit it lacks; anything else is its parser failing inside
         # ("unsupported operand type(s) for -: 'ParserHelper' and 'int'" for 'g cm-3')
         own = type(exc).__module__.startswith("pint") or isinstance(exc, _Refused)
-        why = str(exc) if own else "pint cannot read it"
-        raise UnitError(
-            f"unknown unit {unit!r}: {why}",
-            hint="Use a unit pint understands (e.g. 'GPa', 'eV/atom', 'angstrom**3') or add "
-            "the provider's spelling to schemarouter.units.UNIT_ALIASES",
-        ) from None
-    return parsed
+        return _shown(str(exc), quoted=False) if own else "pint cannot read it"
+
+
+def _shown(text: str, *, quoted: bool = True) -> str:
+    """``text`` (quoted) for a message, its middle left out past 120 characters."""
+    shown = repr(text) if quoted else text
+    return shown if len(shown) <= 120 else f"{shown[:80]} ... {shown[-30:]} ({len(text)} chars)"
 
 
 def dimension_of(unit: str) -> str:

@@ -310,6 +310,16 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         raise DocumentError(
             f"cannot read the signature: {exc}", where=where, hint="Pass a plain typed function"
         ) from None
+    except Exception as exc:  # an annotation's own code raised (a __class_getitem__)
+        said = str(exc)
+        said = said if len(said) <= 200 else f"{said[:200]} ... ({len(said)} chars)"
+        raise DocumentError(
+            f"cannot read the signature: evaluating its annotations raised "
+            f"{type(exc).__name__}: {said}",
+            where=where,
+            hint="Annotate with types whose evaluation does not raise (plain classes, "
+            "typing's generics, pydantic models)",
+        ) from None
     _refuse_unbound(fn, signature, hints, where=where)
     if bound := _bound_keywords(fn):
         # a partial's keyword arguments are fixed by the developer (a tenant id, a client):

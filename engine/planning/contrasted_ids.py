@@ -56,7 +56,7 @@ _HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
 _DIGITS = re.compile(r"\d+")
 _LETTER = re.compile(r"[A-Za-z]")
 #: 대신 (instead of) right after an id, a particle between: "T-1 대신", "T-1을 대신해".
-_KO_INSTEAD = re.compile(r"\s*(?:을|를|은|는|이|가)?\s*대신")
+_KO_INSTEAD = re.compile(r"\s*+(?:을|를|은|는|이|가)?\s*+대신")
 #: A quoted span; a single quote opens and closes away from a word ("don't ... T-2's" is none).
 _QUOTED_TEXT = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<!\w)'[^']*'(?!\w)")
 

@@ -175,6 +175,8 @@ _NEXT_ITEM = re.compile(
     r"[A-Za-z0-9][\w./:@-]*?(?=[^\w./:@-]|[가-힣]|$)",
     re.IGNORECASE,
 )
+#: A clause's first word, and the space after it (:meth:`Clauses._lead`).
+_LEAD = re.compile(r"\s*+(\S*+)\s*+")
 
 
 class Clauses:
@@ -227,6 +229,10 @@ class Clauses:
         #: where a list that goes on after a position ends, and whether a Korean word after
         #: one of its items says not (:meth:`_list_after`), per position asked
         self._walked: dict[int, tuple[bool, int]] = {}
+        #: per clause asked: where its first word starts and ends and the next one starts
+        #: (:meth:`_lead`), and the last two words before its end (:meth:`_item`)
+        self._leads: dict[int, tuple[int, int, int]] = {}
+        self._last_words: dict[int, set[str]] = {}
         #: where the last words that take back what came before start (:data:`_TAKEN_BACK`)
         self.taken_back = 0
         for start, end in zip([0, *self.ends], [*self.starts, len(query)], strict=True):
@@ -303,7 +309,27 @@ class Clauses:
         if self._has_word(start, begin):
             return True
         # the earlier items of its list, back to the clause that holds the list's start
-        return self.listed[at + 1] and self._item(at, self.query[start:begin].split())
+        return self.listed[at + 1] and self._item(at, self._lead(at, start, begin))
+
+    def _lead(self, at: int, start: int, begin: int) -> list[str]:
+        """The words of ``query[start:begin]`` (``start`` where clause ``at + 1`` starts) as
+        :meth:`_item` reads them: none, the one, or the first two (the rest unread). The
+        clause's first word is found once per clause: each value of a long clause split it
+        again from its start ("Don't cancel appointment A-1001, confirm " + "it " * 33,000:
+        35 s, fourteenth security review)."""
+        stop = self.starts[at + 1] if at + 1 < len(self.starts) else len(self.query)
+        if begin > stop:  # inside the word that ends the clause
+            return self.query[start:begin].split()[:2]
+        if at not in self._leads:
+            lead = _LEAD.match(self.query, start, stop)
+            assert lead is not None  # it matches the empty string
+            self._leads[at] = (lead.start(1), lead.end(1), lead.end())
+        first, last, rest = self._leads[at]
+        if begin <= first:
+            return []
+        if begin <= rest:
+            return [self.query[first : min(begin, last)]]
+        return [self.query[first:last], self.query[rest]]
 
     def _item(self, at: int, lead: list[str]) -> bool:
         """Whether a value after end ``at`` with the words ``lead`` before it in its clause is
@@ -314,8 +340,10 @@ class Clauses:
             return True
         if len(lead) > 1 or self.query[self.starts[at]] == ":":
             return False
-        before = self.query[self.ends[at - 1] if at else 0 : self.starts[at]].split()[-2:]
-        return lead[0].casefold() in {word.casefold() for word in before}
+        if at not in self._last_words:  # the two words before end ``at``, read once
+            before = self.query[self.ends[at - 1] if at else 0 : self.starts[at]].split()[-2:]
+            self._last_words[at] = {word.casefold() for word in before}
+        return lead[0].casefold() in self._last_words[at]
 
     def _list_after(self, end: int) -> tuple[bool, int]:
         """Whether a Korean word after the value ending at ``end``, or after a later item of

@@ -42,6 +42,11 @@ def router() -> SchemaRouter:
             "parameters": [_bound("temperature_min"), _bound("temperature_max")],
         },
     }
+    for change in ("cancel", "confirm"):
+        paths[f"/appointments/{{appointment_id}}/{change}"] = {
+            "parameters": path_id("appointment_id"),
+            "post": _op(f"{change}_appointment", f"{change.title()} an appointment"),
+        }
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
     router.add_openapi(openapi_document("Desk", paths), provider="desk")
     router.plan("refund order ORD-1")  # the unit registry and the indexes loaded once
@@ -73,17 +78,27 @@ REQUESTS = {
     "3,000 conditions, a sentence each": (
         "Refund order O-1, and if customer C-1 has no open orders, delete C-1. " * 3_000
     ),
+    # fourteenth review: each "it" after a refused clause split the clause again from its start
+    "33,000 'it' after a refusal": "Don't cancel appointment A-1001, confirm " + "it " * 33_000,
+    # a Korean "instead" (대신) looked for after an id read a run of spaces back and forth
+    "60,000 blanks between two clauses": (
+        "refund order ORD-1 " + " \t\n" * 60_000 + " delete customer C-1"
+    ),
 }
 
 
 @pytest.mark.parametrize("name", list(REQUESTS))
-def test_a_long_request_plans_in_linear_time(router: SchemaRouter, name: str) -> None:
+@pytest.mark.parametrize("max_calls", [1, 3])
+def test_a_long_request_plans_in_linear_time(
+    router: SchemaRouter, name: str, max_calls: int
+) -> None:
     request = REQUESTS[name]
 
     def job() -> tuple[float, list[str]]:
         started = time.monotonic()
         router.retrieve(request)
-        plan = router.plan(PlanRequest(query=request, allowed_effects=set(Effect)))
+        asked = PlanRequest(query=request, allowed_effects=set(Effect))
+        plan = router.plan(asked, max_calls=max_calls)
         return time.monotonic() - started, plan.route_ids
 
     answer, result = in_child(job, wait=WAIT)
