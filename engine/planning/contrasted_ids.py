@@ -58,10 +58,11 @@ _INSTEAD = re.compile(r"말고|말곤|아니라|아니고|대신|\bbut\b|\binste
 _TOKEN = re.compile(r"(?<![\w\-.:/])(?=[\w\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
 #: ... standing as a word of its own ("T-2", "T-2를"), not written on with a sign ("R1&R2").
 _WORD_TOKEN = re.compile(r"(?<!\S)(?=[\w\-]*\d)[A-Za-z0-9][\w\-]*(?=[\s.,!?;:]|$)")
-#: An id, then a Korean word: the thing it may be of ("T-2 티켓"); a Hangul particle written
-#: onto the id ("M-17에게 도서") ends its phrase: the word after is no thing of it.
+#: An id, then a Korean word: the thing it may be of ("T-2 티켓", "A-1002번 예약": 번, number,
+#: is no particle); any other Hangul written onto the id ("M-17에게 도서") ends its phrase:
+#: the word after is no thing of it.
 _BEFORE_THING = re.compile(
-    r"(?<!\S)((?=[A-Za-z0-9\-_]*\d)[A-Za-z][A-Za-z0-9\-_]*)\s+([\uac00-\ud7a3]+)"
+    r"(?<!\S)((?=[A-Za-z0-9\-_]*\d)[A-Za-z][A-Za-z0-9\-_]*)(?:번)?\s+([\uac00-\ud7a3]+)"
 )
 #: A Korean word that asks (a verb's ending): no thing ("T-2 환불해줘").
 _KO_VERB_END = re.compile(r"(?:줘|해|봐|요|세요|하고|해서|하기|고)$")

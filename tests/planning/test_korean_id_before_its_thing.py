@@ -111,6 +111,7 @@ def _sent(server: LoopbackServer, document: dict[str, Any], query: str) -> list[
     [
         ("A-1002 예약 확정해줘", ("POST", "/appointments/A-1002/confirm", None)),
         ("A-1002 예약을 확정해줘", ("POST", "/appointments/A-1002/confirm", None)),
+        ("A-1002번 예약 확정해줘", ("POST", "/appointments/A-1002/confirm", None)),
         ("예약 A-1002 확정해줘", ("POST", "/appointments/A-1002/confirm", None)),
         ("A-1002 예약 취소해줘", ("POST", "/appointments/A-1002/cancel", None)),
     ],
@@ -141,4 +142,20 @@ def test_an_id_before_another_things_word_is_that_things(server: LoopbackServer)
 def test_each_id_fills_the_body_property_of_its_thing(server: LoopbackServer, query: str) -> None:
     assert _sent(server, _library(server.base_url), query) == [
         ("POST", "/loans", {"member_id": "M-17", "book_id": "BK-55"})
+    ]
+
+
+def test_a_flagged_confirm_on_an_id_written_first_is_planned(server: LoopbackServer) -> None:
+    """With the shipped encoder and abstention model the request is flagged off the catalog;
+    a change asked by name on the ids it names is planned all the same, and the id written
+    before its word is one it names (it was refused: the rule read the analysis's ids)."""
+    router = SchemaRouter(embedding_cache=None)
+    router.add_openapi(_clinic(server.base_url), provider="desk")
+    plan = router.plan(PlanRequest(query="A-1002 예약 확정해줘", allowed_effects=WRITES))
+    assert plan.route_ids == ("desk/rest/confirm_appointment",), plan.reason
+    assert any("flagged off the catalog" in w for w in plan.warnings), plan.warnings
+    server.requests.clear()
+    router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
+    assert [(r.method, r.path) for r in server.requests] == [
+        ("POST", "/appointments/A-1002/confirm")
     ]
