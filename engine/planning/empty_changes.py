@@ -19,7 +19,9 @@ add (:func:`held_empty`); ``execute`` refuses such a step, planned or built by h
 What addresses the entry is no change (:func:`change_parameters`): its path parameters
 (``owner``, ``repo`` and ``issue_number`` of ``PATCH /repos/{owner}/{repo}/issues/
 {issue_number}``: "update issue 5 in octocat/hello-world" was sent with no body), a required
-parameter named as any thing's identifier, and the one id of a thing the route's name and
+parameter named as any thing's identifier or taking one by its value kind (a callable's or an
+MCP tool's ``owner`` and ``repo``, beside ``issue_number``, the number of the issue its name
+names: :func:`~.entry_ids.numbered_thing`), and the one id of a thing the route's name and
 description do not name (``set_thermostat(device_id, ...)``: :mod:`.entry_ids`). Where the
 update takes a JSON object body (:mod:`.body`), the body's properties are the changes
 (``"body.title|body.body|body.state"``) and a parameter outside it (``?notify=true``) is none.
