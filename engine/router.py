@@ -466,7 +466,7 @@ class SchemaRouter(IndexMixin):
             request,
             snapshot,
             ranked=ranked,
-            values=contrasted_ids(analysis.values, request.query) if analysis else (),
+            values=contrasted_ids(analysis.values, request.query, snapshot) if analysis else (),
             max_calls=max_calls,
             field_hits=hits,
             abstained=abstained,

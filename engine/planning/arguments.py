@@ -29,7 +29,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.empty_changes import ONE_OF
-from schemarouter.planning.entry_ids import named_thing_id
+from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
 from schemarouter.planning.filter_words import (
@@ -278,6 +278,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         values = one_each(values, query)
     arguments = bind_parameters(route, values)
     arguments.update(named_thing_id(route, values, arguments))  # "thermostat T-1": device_id
+    arguments.update(numbered_ids(route, values, arguments))  # "issue 5": issue_number
     body = body_fields(route)
     filled: dict[str, Any] = {}
     if body is not None and body.parameter.name not in arguments:

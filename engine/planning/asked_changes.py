@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.planning.empty_changes import EDIT_VERBS
+from schemarouter.planning.empty_changes import EDIT_VERBS, changes_to_state
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.registry.registry import RegistrySnapshot
@@ -369,6 +369,12 @@ def asked_change_first(
         return list(eligible)  # "Refund order O-1 and then close ticket T-1"
     else:
         doing = _doing(snapshot, eligible, verb, takes)
+    if doing is None and top.endpoint.effect is Effect.READ:
+        # where no route does it by name, an update to the state it names, before a read
+        # ("close issue 5": ``update_issue``, state=closed; a create or a delete ranked first
+        # is left to the rules of its own, mixed_verbs')
+        near = eligible[1:READ_DEPTH]
+        doing = next((r for r in near if changes_to_state(snapshot.routes[r], verb)), None)
     if doing is None:
         return _no_other_change(snapshot, eligible, verbs, warnings)
     # an update (which may make any change: "move" a device to a room) of the entry named

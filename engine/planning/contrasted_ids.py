@@ -16,7 +16,12 @@ ticket's), where one thing's ids are written so: a change then takes neither of 
 T-2 sent as a reopen of T-1.
 
 An id written right before its Korean thing word ("T-2 티켓 닫아줘") is that thing's, as one
-written after it is (:func:`_before_their_thing`).
+written after it is (:func:`_before_their_thing`), read as the thing a parameter takes where
+the word means several ("A-1002 예약 확정해줘": 예약 is a booking, a reservation or an
+appointment, and was read as a book, the first of its glosses, so ``appointment_id`` stayed
+missing), and not where a particle ends it ("회원 M-17에게 도서 BK-55 대출해줘": M-17에게, "to
+M-17", is the member's, named before it; read as a book's id too, the loan took neither of the
+request's two "book ids" and ``book_id`` stayed missing).
 
 대신 ("instead of") after an id sets it aside as 말고 does ("티켓 T-1 대신 T-2 닫아줘" closed T-1,
 the id it names first): such an id is left out of planning's values (retrieval's reading of
@@ -33,12 +38,17 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
+from typing import TYPE_CHECKING
 
 from schemarouter.index.gloss import gloss_tokens
 from schemarouter.planning.refusals import unquoted
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.clauses import clauses_of
+from schemarouter.retrieval.identifiers import thing_named, things_of
+
+if TYPE_CHECKING:
+    from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = ["contrasted_ids"]
 
@@ -48,8 +58,12 @@ _INSTEAD = re.compile(r"말고|말곤|아니라|아니고|대신|\bbut\b|\binste
 _TOKEN = re.compile(r"(?<![\w\-.:/])(?=[\w\-.:/]*\d)[A-Za-z0-9][\w\-.:/]*")
 #: ... standing as a word of its own ("T-2", "T-2를"), not written on with a sign ("R1&R2").
 _WORD_TOKEN = re.compile(r"(?<!\S)(?=[\w\-]*\d)[A-Za-z0-9][\w\-]*(?=[\s.,!?;:]|$)")
-#: An id, then a Korean word: the thing it may be of ("T-2 티켓").
-_BEFORE_THING = re.compile(r"(?<!\S)((?=[\w\-]*\d)[A-Za-z][\w\-]*)\s+([\uac00-\ud7a3]+)")
+#: An id, then a Korean word: the thing it may be of ("T-2 티켓", "A-1002번 예약": 번, number,
+#: is no particle); any other Hangul written onto the id ("M-17에게 도서") ends its phrase:
+#: the word after is no thing of it.
+_BEFORE_THING = re.compile(
+    r"(?<!\S)((?=[A-Za-z0-9\-_]*\d)[A-Za-z][A-Za-z0-9\-_]*)(?:번)?\s+([\uac00-\ud7a3]+)"
+)
 #: A Korean word that asks (a verb's ending): no thing ("T-2 환불해줘").
 _KO_VERB_END = re.compile(r"(?:줘|해|봐|요|세요|하고|해서|하기|고)$")
 _HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
@@ -65,25 +79,35 @@ def _shape(token: str) -> str:
     return _DIGITS.sub("0", token)
 
 
-def _before_their_thing(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
+def _before_their_thing(
+    values: Sequence[BoundValue], query: str, things: Container[str]
+) -> list[BoundValue]:
     """The ids written right before a Korean thing word the glossary knows, not a verb ("T-2
     티켓 닫아줘", "O-1 주문을"): Korean writes the thing after its id as often as before it, and
-    the analysis reads it before only ("T-1 티켓 보여줘" read the first ticket listed)."""
+    the analysis reads it before only ("T-1 티켓 보여줘" read the first ticket listed). The
+    word is read as the thing of ``things`` (the things whose ids parameters take) its
+    glosses name, its verb's sense aside ("A-1002 예약": an appointment's, not a book's)."""
     have = {v.value for v in values}
     found = []
-    for match in _BEFORE_THING.finditer(unquoted(query)):
+    text = unquoted(query)
+    for match in _BEFORE_THING.finditer(text):
         token, word = match.group(1), match.group(2)
-        english = [] if _KO_VERB_END.search(word) else gloss_tokens(word)
-        if token in have or not english:
+        if token in have or _KO_VERB_END.search(word) or not gloss_tokens(word):
+            continue
+        thing = thing_named(text, match.start(2), word, things, gloss_tokens)
+        if thing is None:
             continue
         start = match.start(1)
         found.append(
-            BoundValue(
-                kind=NAMED_IDENTIFIER, value=token, start=start, end=match.end(1), of=english[0]
-            )
+            BoundValue(kind=NAMED_IDENTIFIER, value=token, start=start, end=match.end(1), of=thing)
         )
         have.add(token)
     return found
+
+
+def _things(snapshot: RegistrySnapshot) -> frozenset[str]:
+    """The things whose ids the parameters of ``snapshot``'s routes take (read once)."""
+    return things_of(snapshot.routes.values())
 
 
 def _in_quoted_text(query: str) -> Callable[[BoundValue], bool]:
@@ -104,12 +128,16 @@ def _in_quoted_text(query: str) -> Callable[[BoundValue], bool]:
     return inside
 
 
-def contrasted_ids(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
+def contrasted_ids(
+    values: Sequence[BoundValue], query: str, snapshot: RegistrySnapshot | None = None
+) -> list[BoundValue]:
     """``values`` with the id written in place of each refused one, and without one 대신
-    sets aside or one quoted text holds (module docstring)."""
+    sets aside or one quoted text holds (module docstring); ``snapshot``: the registry whose
+    parameters' things an id before a Korean thing word is read as."""
     quoted = _in_quoted_text(query)
     values = [v for v in values if not quoted(v)]
-    values = [*values, *_before_their_thing(values, query)]
+    known = snapshot.derived("planning.things", _things) if snapshot is not None else ()
+    values = [*values, *_before_their_thing(values, query, known)]
     named = [v for v in values if v.kind == NAMED_IDENTIFIER and v.of]
     if not named:
         return list(values)

@@ -19,7 +19,9 @@ add (:func:`held_empty`); ``execute`` refuses such a step, planned or built by h
 What addresses the entry is no change (:func:`change_parameters`): its path parameters
 (``owner``, ``repo`` and ``issue_number`` of ``PATCH /repos/{owner}/{repo}/issues/
 {issue_number}``: "update issue 5 in octocat/hello-world" was sent with no body), a required
-parameter named as any thing's identifier, and the one id of a thing the route's name and
+parameter named as any thing's identifier or taking one by its value kind (a callable's or an
+MCP tool's ``owner`` and ``repo``, beside ``issue_number``, the number of the issue its name
+names: :func:`~.entry_ids.numbered_thing`), and the one id of a thing the route's name and
 description do not name (``set_thermostat(device_id, ...)``: :mod:`.entry_ids`). Where the
 update takes a JSON object body (:mod:`.body`), the body's properties are the changes
 (``"body.title|body.body|body.state"``) and a parameter outside it (``?notify=true``) is none.
@@ -41,7 +43,8 @@ from typing import Any
 from schemarouter.contracts import TRANSPORT_LOCATIONS, Effect, Parameter, ParameterLocation, Route
 from schemarouter.errors import ParameterValidationError
 from schemarouter.planning.body import body_fields, body_key
-from schemarouter.planning.entry_ids import unnamed_entry_id
+from schemarouter.planning.entry_ids import numbered_thing, unnamed_entry_id
+from schemarouter.planning.enum_values import past_forms
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words, verb_forms, verb_of_route
 from schemarouter.retrieval.identifiers import (
@@ -51,11 +54,13 @@ from schemarouter.retrieval.identifiers import (
     path_segments,
     stem,
 )
+from schemarouter.retrieval.values import parameter_kind, value_schema
 
 __all__ = [
     "EDIT_VERBS",
     "ONE_OF",
     "change_parameters",
+    "changes_to_state",
     "empty_change",
     "held_empty",
     "refuse_empty",
@@ -65,6 +70,8 @@ __all__ = [
 EDIT_VERBS = frozenset(("update", "set", "patch", "edit", "modify", "change"))
 #: Joins the names of a missing entry any one of which gives it (``"name|room_id"``).
 ONE_OF = "|"
+#: The kinds of value that say where an entry is: an identifier, a repository's owner or name.
+_ADDRESS_KINDS = ("identifier.", "repository.")
 #: Parameters the router fills itself (:mod:`.arguments`' projection ones).
 _ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
 
@@ -106,12 +113,38 @@ def change_parameters(route: Route) -> tuple[str, ...]:
     return tuple(p.name for p in others if p.location not in TRANSPORT_LOCATIONS)
 
 
+def changes_to_state(route: Route, verb: str) -> bool:
+    """Whether ``route``, an update of one entry (:func:`change_parameters`), can put it in
+    the state ``verb`` leaves it in: one of its changes is an enum holding the verb's past
+    form (``update_issue``'s ``state``: open, closed, for "close"). "close issue 5 in
+    octocat/hello-world" on a tool list with no ``close_issue`` planned ``list_issues``."""
+    changes = change_parameters(route)
+    if not changes:
+        return False
+    body = body_fields(route)
+    taken = [p for p in route.endpoint.parameters if p.name in changes]
+    if body is not None:
+        taken += [p for p in body.properties if body_key(body.parameter, p.name) in changes]
+    forms = past_forms(verb)
+    return any(
+        isinstance(option, str) and option.lower() in forms
+        for p in taken
+        for option in value_schema(p.json_schema).get("enum") or ()
+    )
+
+
 def _addresses(parameter: Parameter) -> bool:
     """Whether ``parameter`` says which entry an update of an entry changes, beside the
-    entry's own id: a path parameter (``owner``, ``repo``), or a required identifier
-    (``workspace_id``)."""
-    return parameter.location is ParameterLocation.PATH or (
-        parameter.required and names_identifier(parameter.name)
+    entry's own id: a path parameter (``owner``, ``repo``), or a required one that takes an
+    identifier, by its name (``workspace_id``) or by the kind of value it takes (a callable's
+    ``owner`` and ``repo`` take a repository's: ``update_issue(owner, repo, issue_number,
+    title=None, ...)`` read them as required settings, so it was no update of one entry and
+    one of nothing was sent)."""
+    if parameter.location is ParameterLocation.PATH:
+        return True
+    kind = parameter_kind(parameter) or ""
+    return parameter.required and (
+        names_identifier(parameter.name) or kind.startswith(_ADDRESS_KINDS)
     )
 
 
@@ -129,8 +162,10 @@ def _entry_path(parameter: Parameter, route: Route) -> bool:
 
 def _names_entry(name: str, things: set[str]) -> bool:
     """Whether parameter ``name`` is an identifier of one of ``things`` (stems), or a plain
-    ``id``."""
+    ``id``; a number of one is its id (``issue_number`` of ``update_issue``)."""
     thing = identifier_thing(name)
+    if thing is None and numbered_thing(name) in things:
+        return True
     if thing is None:
         return False
     return thing == "" or thing in things or any(stem(w) in things for w in name_words(name))

@@ -10,20 +10,38 @@ it as the entry an update addresses), :func:`named_thing_id` binds the request's
 (:func:`~schemarouter.planning.arguments.fill_arguments`). A route that says whose id it
 takes is left as it is: ``update_firmware(device_id)``, "Install a firmware update on a
 device", names the device, and its ``device_id`` is no firmware's.
+
+A parameter that numbers a thing's entries (``issue_number``) is that thing's id
+(:func:`numbered_thing`): "issue 5" binds it (:func:`numbered_ids`), and an update taking it
+beside the thing its name names (``update_issue``) is an update of that entry.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemarouter.contracts import Parameter, Route
+from schemarouter.contracts import TRANSPORT_LOCATIONS, Parameter, Route
 from schemarouter.planning.named_values import coerced
 from schemarouter.retrieval.actions import name_words
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue, named_identifiers
 from schemarouter.retrieval.identifiers import identifier_thing, stem
 
-__all__ = ["named_thing_id", "unnamed_entry_id"]
+__all__ = ["named_thing_id", "numbered_ids", "numbered_thing", "unnamed_entry_id"]
+
+#: ``<thing>_number`` / ``<thing>Number`` / ``<thing>_no`` / ``<thing>_num``: the number an
+#: entry of the thing is known by (GitHub's ``issue_number``, ``pull_number``).
+_NUMBERED = re.compile(r"^(?P<thing>[A-Za-z][A-Za-z0-9_]*?)(?:[_-](?:number|num|no)|Number|Num)$")
+
+
+def numbered_thing(name: str) -> str | None:
+    """The thing (its :func:`stem`) whose entries parameter ``name`` numbers
+    (``issue_number``: ``issu``), else ``None``; a number of a thing is its id, as
+    ``issue_id`` would be."""
+    match = _NUMBERED.match(name)
+    thing = re.sub(r"[_-]", "", match["thing"]) if match else ""
+    return stem(thing) if len(thing) > 1 else None
 
 
 def unnamed_entry_id(route: Route) -> Parameter | None:
@@ -66,3 +84,23 @@ def named_thing_id(
     }
     value = coerced(parameter, found.pop()) if len(found) == 1 else None
     return {} if value is None else {parameter.name: value}
+
+
+def numbered_ids(
+    route: Route, values: Sequence[BoundValue], bound: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The id the request gives after a thing, for ``route``'s parameter that numbers that
+    thing's entries (:func:`numbered_thing`): ``update_issue(owner, repo, issue_number, ...)``
+    asked "update issue 5 in octocat/hello-world" takes ``issue_number=5`` (a callable's or an
+    MCP tool's parameter, which no path template places after ``/issues``: it was left open,
+    and the plan warned that no step takes issue id 5). ``bound``: what is bound already."""
+    named = named_identifiers(values)
+    out: dict[str, Any] = {}
+    for parameter in route.endpoint.parameters:
+        thing = numbered_thing(parameter.name)
+        if parameter.name in bound or parameter.location in TRANSPORT_LOCATIONS or not thing:
+            continue
+        value = coerced(parameter, named[thing]) if thing in named else None
+        if value is not None:
+            out[parameter.name] = value
+    return out

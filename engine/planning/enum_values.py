@@ -11,7 +11,7 @@ from schemarouter.contracts import Parameter
 from schemarouter.retrieval.clauses import KO_AGAINST
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["enum_value", "side"]
+__all__ = ["enum_value", "past_forms", "side"]
 
 
 #: A parameter taking a conversion's target (``to``, ``to_currency``, ``target_lang``) or its
@@ -167,7 +167,7 @@ _LEADING_WORD = re.compile(
 )
 
 
-def _past_forms(verb: str) -> set[str]:
+def past_forms(verb: str) -> set[str]:
     """What a state named after ``verb`` may read: close -> closed, cancel -> cancelled or
     canceled, ship -> shipped, archive -> archived, deny -> denied."""
     forms = {verb + "ed", verb + verb[-1] + "ed"}
@@ -184,6 +184,6 @@ def _state_of_verb(options: list[Any], query: str) -> Any:
     of its values); none where no part opens so ("when did we ship ...", "don't close it") or
     two values would fit."""
     verbs = {m.group(1).lower() for m in _LEADING_WORD.finditer(query)}
-    forms = {form for verb in verbs if len(verb) >= 3 for form in _past_forms(verb)}
+    forms = {form for verb in verbs if len(verb) >= 3 for form in past_forms(verb)}
     states = [o for o in options if isinstance(o, str) and o.lower() in forms]
     return states[0] if len(states) == 1 else None

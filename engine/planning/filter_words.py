@@ -82,12 +82,13 @@ def _described(query: str) -> tuple[list[int], list[int]]:
     return [start for start, _ in spans], [end for _, end in spans]
 
 
-def _once(pattern: str, query: str, clauses: Clauses) -> tuple[str, int] | None:
+def _once(pattern: str, query: str, clauses: Clauses) -> tuple[str, int, int] | None:
     """The value ``pattern`` captures once in ``query`` (in a clause that does not say not to
-    use it) and where its match ends; ``None`` where it matches no or several places. What
-    says not is read where the value is written: "Don't delete department D-30, rename it to
-    Treasury" names Treasury in a clause of its own, where the match's first word, after
-    the refused clause's comma, read as an item of its list (the HR trial)."""
+    use it), where its match ends and the number of the group that captured it; ``None``
+    where it matches no or several places. What says not is read where the value is
+    written: "Don't delete department D-30, rename it to Treasury" names Treasury in a clause
+    of its own, where the match's first word, after the refused clause's comma, read as an
+    item of its list (the HR trial)."""
 
     def captured(match: re.Match[str]) -> int:
         return next(i for i, g in enumerate(match.groups(), start=1) if g is not None)
@@ -99,7 +100,7 @@ def _once(pattern: str, query: str, clauses: Clauses) -> tuple[str, int] | None:
     ]
     if len(found) != 1:
         return None
-    return found[0].group(captured(found[0])), found[0].end()
+    return found[0].group(captured(found[0])), found[0].end(), captured(found[0])
 
 
 def not_described(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
@@ -197,6 +198,13 @@ def target_value(
         pattern += rf"|{_KO_ASSIGNED}(?!\s*하?지\s*(?:말|않))" if noun == "담당자" else ""
     once = _once(pattern, query, clauses)
     creates = route is not None and verb_of_route(route) == "create"
+    if once is not None and once[2] == 4 and not _is_a_name(parameter):
+        # a title runs to the end of its clause: "rename issue 5 to Fix crash" (the user
+        # trial: title="Fix"), where nothing else can be meant, else it is no value
+        start = once[1] - len(once[0])
+        if not _WORD_ENDS.match(query, once[1]):
+            run = _clause_run(query, start, name=False)
+            once = None if run is None else (run[0], run[1], 4)
     if once is not None and valid(parameter, once[0]):
         return None if creates and not _in_a_create(query, once[1] - 1) else once[0]
     # "set the title of employee E-4 to Controller", "change the name of ...": the property
@@ -237,29 +245,75 @@ def _set_to(parameter: Parameter, query: str, clauses: Clauses) -> str | None:
     phone), in one clause ("and forward the phone to Bob" is another verb's), and a value of
     one unquoted word must end its clause ("to her new number" gives none)."""
     names = "|".join(re.escape(n).replace(r"\ ", r"[\s_-]") for n in spellings(parameter))
-    lead = rf"\b(?i:(?:{_SETS})\b([^.;!?]*?)\b(?:{names})\b([^.;!?]*?)\bto\b)"
+    lead = re.compile(rf"\b(?i:(?:{_SETS})\b([^.;!?]*?)\b(?:{names})\b([^.;!?]*?)\bto\b)")
     plain = _QUOTED_SPAN.sub(lambda m: " " * len(m.group(0)), query)
     found = []
-    for match in re.finditer(lead, plain):
-        if clauses.against(match):
-            continue
-        joins = list(_JOIN.finditer(match.group(1)))
-        if joins and not _ONLY_DETERMINER.fullmatch(match.group(1)[joins[-1].end() :]):
-            continue  # the property is another clause's
-        if _JOIN.search(match.group(2)):
+    for first in lead.finditer(plain):
+        match: re.Match[str] | None = first
+        joins = list(_JOIN.finditer(first.group(1)))
+        if joins and not _ONLY_DETERMINER.fullmatch(first.group(1)[joins[-1].end() :]):
+            # the property is another clause's, which may open with a verb of its own:
+            # "update issue 5 in o/r, set title to ..." (the user trial: the match from
+            # "update" hid the one from "set"); read once from there
+            verb = _SET_VERB.search(plain, first.start(1) + joins[-1].end(), first.end(1))
+            match = lead.match(plain, verb.start()) if verb is not None else None
+            if match is not None and _JOIN.search(match.group(1)):
+                match = None
+        if match is None or clauses.against(match) or _JOIN.search(match.group(2)):
             continue
         found.append(match)
     if len(found) != 1 or (value := _SET_VALUE.match(query, found[0].end())) is None:
         return None
-    if value.group(4) is not None and not _WORD_ENDS.match(query, value.end()):
-        return None  # "to her new number": the word begins a phrase, no value given
-    if _NEGATED.search(query, value.end()):
+    text, end = next(g for g in value.groups() if g is not None), value.end()
+    if value.group(4) is not None and not _WORD_ENDS.match(query, end):
+        # "to her new number": the word begins a phrase, no value given; "to Fix crash": a
+        # value of several words, where nothing else can be meant (:func:`_clause_run`)
+        if (run := _clause_run(query, value.start(4), _is_a_name(parameter))) is None:
+            return None
+        text, end = run
+    if _NEGATED.search(query, end):
         return None  # "to USD, not EUR": two values named, none is guessed (trial U1)
-    text = next(g for g in value.groups() if g is not None)
     return text if valid(parameter, text) else None
 
 
 _NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
+_SET_VERB = re.compile(rf"\b(?i:{_SETS})\b")
+
+#: The end of a clause an unquoted value of several words runs to (:func:`_clause_run`).
+#: A stop ends a sentence where a space or the end follows ("main.py" is no stop).
+_CLAUSE_END = re.compile(r"\s*(?:$|[,;)]|[.!?](?=\s|$)|\b(?i:and|then|but|please|also|thanks?)\b)")
+#: Words in a run that could mean something else: an id, a number, an address, a path or a
+#: repository (a digit, ``/``, ``@``, ``#``), a quote, or another "<property> to".
+_ELSE_MEANT = re.compile(r"""[\d/@#'"“”‘’]|\bto\b""", re.IGNORECASE)
+#: A name's words: each starts with a capital or a digit ("Ada King", "Road Trip 2").
+_NAME_RUN = re.compile(rf"{_NAME_WORD}(?:[ \t]+{_NAME_WORD})*")
+
+
+def _clause_run(query: str, start: int, name: bool) -> tuple[str, int] | None:
+    """The unquoted value of several words written at ``start`` of ``query`` (after "to") and
+    where it ends: its words up to the end of their clause (a stop, a comma, "and", "then",
+    "please", ...), "set title to Fix crash, thanks" gives "Fix crash" (the user trial: a
+    value of one word was taken only, and this update went without its body). Only where
+    nothing else can be meant: the first word starts with a capital ("to her new number"
+    gives none), and no word of the run could be another value (an id or a number, a path,
+    an address, a quote) or another property set "to" something; a ``name`` (a person's or a
+    thing's) is a run of words that each start with a capital or a digit and ends its
+    clause ("to Ada in the directory" gives none). ``None`` where any of these fails."""
+    end = _CLAUSE_END.search(query, start)
+    stop = end.start() if end is not None else len(query)
+    text = query[start:stop].strip()
+    if not text[:1].isupper() or _ELSE_MEANT.search(text):
+        return None
+    if name and not _NAME_RUN.fullmatch(text):
+        return None
+    return text, start + len(text)
+
+
+def _is_a_name(parameter: Parameter) -> bool:
+    """Whether ``parameter`` takes a name (``name``, ``full_name``, ``assignee``): proper
+    nouns, each word capitalized, where other text (a title, notes) runs as a phrase."""
+    flat = flat_name(parameter.name)
+    return flat.endswith("name") or (flat in _TARGETS and "assign" in _TARGETS[flat])
 
 
 def created_value(parameter: Parameter, route: Route, query: str, clauses: Clauses) -> str | None:

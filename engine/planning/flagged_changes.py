@@ -7,7 +7,8 @@ refused on an appointment API (best relevance 0.02 < 0.03) whose best-ranked rou
 ``POST /appointments/{appointment_id}/confirm``. Where the best-ranked route is a change
 named for the verb the request asks (:func:`~schemarouter.retrieval.actions.request_verbs`:
 확정 reads as confirm), and every identifier it needs is one the request names after its
-thing (예약 A-1002: the appointment's), the request names what the route does and what to
+thing, or before its Korean word (예약 A-1002, A-1002 예약: the appointment's; read as planning
+reads them, :mod:`.contrasted_ids`), the request names what the route does and what to
 do it to: :func:`asked_on_named` keeps it, and the plan says it was flagged. A read, a
 change of another verb ("승인", approve, for a confirm), or a route needing an id the
 request does not give are refused as before; the plan's other rules (a change said not to
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from schemarouter.contracts import Effect
+from schemarouter.planning.contrasted_ids import contrasted_ids
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import request_verbs, verb_of_route
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
@@ -41,6 +43,8 @@ def asked_on_named(
     needed = [name for name, _ in needed_parameters(route)]
     if verb is None or verb not in request_verbs(query) or not needed:
         return None
+    # the ids planning reads: "A-1002 예약 확정해줘" names the appointment's after its id
+    values = contrasted_ids(values, query, snapshot)
     bound = bind_parameters(route, without_refused(values, query))  # not "A-1002 취소하지 마"
     return route.route_id if all(name in bound for name in needed) else None
 

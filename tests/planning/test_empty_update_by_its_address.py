@@ -125,13 +125,20 @@ def test_an_update_addressed_by_its_path_with_no_change_is_not_sent(
     ]
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Update issue 5 in octocat/hello-world: close it",
+        # no route closes by name: the update whose state can be "closed" does (helper
+        # `bodies`: the read ``GET .../issues/5`` was planned, ranked first)
+        "close issue 5 in octocat/hello-world",
+    ],
+)
 def test_an_update_the_request_fills_is_sent(
-    github: tuple[SchemaRouter, LoopbackServer],
+    github: tuple[SchemaRouter, LoopbackServer], query: str
 ) -> None:
     router, server = github
-    plan = router.plan(
-        PlanRequest(query="Update issue 5 in octocat/hello-world: close it", allowed_effects=WRITES)
-    )
+    plan = router.plan(PlanRequest(query=query, allowed_effects=WRITES))
     assert plan.route_ids == (UPDATE,) and plan.missing_arguments == {}
     assert not [w for w in plan.warnings if "changes nothing" in w]
     server.requests.clear()
