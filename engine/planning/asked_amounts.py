@@ -34,7 +34,14 @@ from schemarouter.planning.quantities import numeric, sums
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["asked_amount", "asked_currency", "asks_part", "currency_code", "held_amounts"]
+__all__ = [
+    "asked_amount",
+    "asked_currency",
+    "asks_part",
+    "currency_code",
+    "held_amounts",
+    "takes_amount",
+]
 
 #: The currency a word or symbol names with certainty (lower case); ¥ is yen or yuan.
 _CODES = {"원": "KRW", "won": "KRW", "₩": "KRW", "€": "EUR", "유로": "EUR", "euro": "EUR"}
@@ -85,6 +92,11 @@ def _amounts(route: Route) -> list[tuple[Parameter, bool]]:
     taken = [(p, False) for p in route.endpoint.parameters]
     taken += [(p, True) for p in (body.properties if body is not None else ())]
     return [(p, inside) for p, inside in taken if numeric(p) and _AMOUNT.search(flat_name(p.name))]
+
+
+def takes_amount(route: Route) -> bool:
+    """Whether ``route`` takes a sum (a number named as one: ``amount``, ``total_price``)."""
+    return bool(_amounts(route))
 
 
 def _currencies(route: Route) -> list[Parameter]:

@@ -198,7 +198,7 @@ def top_part(
     owned = served_by(top) if served_by is not None else None
     text = owned or next((p[0] for p in parts if p[1] == top), "")
     verbs = asked_verbs(text) if text else frozenset()
-    if verbs and not any(does_change(snapshot.routes[top], verb) for verb in verbs):
+    if verbs and not any(does_change(snapshot.routes[top], verb, text) for verb in verbs):
         return owned, ""
     return owned, text
 
