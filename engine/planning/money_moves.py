@@ -6,7 +6,7 @@ change (send, pay) that ``create_transfer`` was not read to do: a read was plann
 place, or, where a route that sends something else ranked above it, that one
 (``notify_customer``, its "notify" a send). Where the request asks to send, pay or move
 (:data:`MONEY_VERBS`, "transfer" among move's words) and says it is money (it writes a sum,
-"$250", "40 GBP", "€1,200.50", or names money, funds, cash or a balance:
+"$250", "40 GBP", "€1,200.50", or names money, funds, cash or a share of a balance:
 :func:`moves_money`), a transfer route does that change (:func:`is_transfer`): a write that
 takes both sides of a move, an identifier each (``from_account_id`` and ``to_account_id``,
 ``source_*`` / ``destination_*``: :func:`~.sided_ids.id_side`), and an amount. Only such a
@@ -27,8 +27,13 @@ __all__ = ["MONEY_VERBS", "is_transfer", "moves_money", "transfers_money"]
 
 #: The changes (canonical verbs: "transfer" is a move) that move money where money is named.
 MONEY_VERBS = frozenset(("send", "pay", "move"))
-#: Words that name money moved where no sum is written ("Transfer part of the balance ...").
-_MONEY = re.compile(r"\b(?:money|funds?|cash|balance)\b", re.IGNORECASE)
+#: Words that name money moved where no sum is written ("Transfer part of the balance ..."); a
+#: balance only as a share of it ("Send the balance of ACC-1 to customer C-1" tells it).
+_MONEY = re.compile(
+    r"\b(?:money|funds?|cash)\b|\b(?:(?:part|half|rest|remainder|portion|some|all|most)\s+of"
+    r"(?:\s+(?:the|its|their|my|his|her|our|your))?|whole|entire|full|remaining)\s+balance\b",
+    re.IGNORECASE,
+)
 
 
 def moves_money(query: str, verb: str) -> bool:

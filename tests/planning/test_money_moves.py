@@ -117,6 +117,7 @@ def test_a_part_of_a_balance_keeps_the_amount_missing_and_nothing_is_sent(
     [
         "Send a message to customer CU-4",  # no money: the notification
         "Notify customer CU-4",
+        "Send the balance of AC-1 to customer CU-4",  # tells it: no share of it moves
     ],
 )
 def test_a_send_of_no_money_is_no_transfer(bank: tuple[SchemaRouter, Path], query: str) -> None:
