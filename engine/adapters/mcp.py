@@ -21,7 +21,8 @@ untrusted server, so they may make policy stricter, never looser:
   (and it does not also claim ``destructiveHint: true``);
 - ``readOnlyHint: false`` from a trusted server -> ``write``;
 - no ``readOnlyHint`` from a trusted server -> the caller's ``default_effect`` (``write``
-  unless the caller says otherwise);
+  unless the caller says otherwise); the registration's warnings name those whose names read
+  as reads (``get_statement``, ``list_transfers``) that thus are no ``read``;
 - anything from an untrusted server -> ``write``: an untrusted tool is never ``read``,
   whatever it claims, so policy asks for permission before calling it (``default_effect``
   is refused for an untrusted server). The protocol's default ``destructiveHint: true`` for
@@ -67,6 +68,7 @@ from schemarouter.registry.compile import (
 )
 from schemarouter.registry.kinds import check_kind
 from schemarouter.registry.parsing import optional_text, to_json_value
+from schemarouter.retrieval.actions import route_action
 
 __all__ = [
     "mcp_tools_registration",
@@ -206,6 +208,8 @@ class EffectRules:
         self.used: set[str] = set()
         #: tools that say ``readOnlyHint: true`` and are writes here (an untrusted server)
         self.held_back: list[str] = []
+        #: tools named as reads that say no ``readOnlyHint`` and are writes here (trusted)
+        self.unhinted: list[str] = []
         self.notes: list[str] = []  # patterns matching no tool, or held from a firm one
 
     def of(self, name: str, hints: Mapping[str, Any]) -> contracts.Effect:
@@ -223,7 +227,11 @@ class EffectRules:
             return effect
         if not self.trusted and hints.get("readOnlyHint") is True:
             self.held_back.append(name)
-        return tool_effect(hints, trusted=self.trusted, default=self.default)
+        effect = tool_effect(hints, trusted=self.trusted, default=self.default)
+        unhinted = self.trusted and "readOnlyHint" not in hints
+        if unhinted and effect is not contracts.Effect.READ and route_action(name) == "read":
+            self.unhinted.append(name)  # get_statement, list_transfers (user trial 14)
+        return effect
 
     def held_back_warning(self) -> list[str]:
         """A warning naming the tools that say they only read and are writes here, since
@@ -241,6 +249,25 @@ class EffectRules:
             "such calls need allow_effects and an approve callback, and plans pass them over; "
             "for a server you run yourself pass trusted=True (trusted: true in a gateway "
             "config), or name the tools that read in effect_overrides"
+        ]
+
+    def unhinted_warning(self) -> list[str]:
+        """A warning naming the tools of a trusted server whose names read as reads
+        (``get_statement``, ``list_transfers``) that say no ``readOnlyHint`` and so are
+        writes (``default_effect``): plans of a read pass them over for a read that may
+        serve less, and running one asks for approval (user trial 14)."""
+        if not self.unhinted:
+            return []
+        names = ", ".join(n[:80] for n in self.unhinted[:10])
+        more = f" and {len(self.unhinted) - 10} more" if self.unhinted[10:] else ""
+        many = len(self.unhinted) > 1
+        return [
+            f"{len(self.unhinted)} tool{'s' * many} of this server named as a read "
+            f"({names}{more}) {'say' if many else 'says'} no readOnlyHint and "
+            f"{'are' if many else 'is'} registered as {self.default.value} (default_effect): "
+            "plans of a read pass them over and running one needs allow_effects and an "
+            "approval; where they only read, set readOnlyHint: true in the server, or name "
+            "them in effect_overrides ({'get_*': 'read'})"
         ]
 
     def check_used(self, names: Sequence[str]) -> None:
@@ -519,7 +546,10 @@ def mcp_tools_registration(
         specs,
         source=name,
         providers=[provider_model],
-        warnings=_renamed(endpoints, names) + effects.held_back_warning() + effects.notes,
+        warnings=_renamed(endpoints, names)
+        + effects.held_back_warning()
+        + effects.unhinted_warning()
+        + effects.notes,
     )
 
 

@@ -28,6 +28,7 @@ from schemarouter.planning.asked_amounts import asked_amount, asked_currency
 from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
+from schemarouter.planning.currency_pairs import pair_value
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
 from schemarouter.planning.enum_values import enum_value as _enum_value
@@ -40,6 +41,7 @@ from schemarouter.planning.filter_words import (
     target_value,
 )
 from schemarouter.planning.id_patterns import bind_by_pattern
+from schemarouter.planning.message_text import said_text
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
 from schemarouter.planning.named_values import Clauses, refused_values
@@ -309,6 +311,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             created_value(parameter, route, query, clauses) if change else None,
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change),
+            pair_value(parameter, query, route, clauses),  # "EUR to USD": base and quote
             _format_value(parameter, query, values, clauses, takers, change and timed == 1),
             country_value(parameter, value_schema(parameter.json_schema), query),
             phone_value(parameter, query, phones),
@@ -355,6 +358,9 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         and not (names_identifier(text[0][0].name) and re.search(r"\s", quoted[0]))
     ):
         (filled if text[0][1] else arguments)[text[0][0].name] = quoted[0]
+    elif len(text) == 1 and not names_identifier(text[0][0].name):  # "notify C-1 that ..."
+        said = said_text(text[0][0], query, route, taken)
+        (filled if text[0][1] else arguments).update({text[0][0].name: said} if said else {})
     again = {v.value for v in referred}
     arguments = _sendable(route, query, arguments, route.endpoint.parameters, again)
     filled = _sendable(route, query, filled, body.properties if body else ())

@@ -39,7 +39,14 @@ from schemarouter.planning.quantities import (
 )
 from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["asked_amount", "asked_currency", "asks_part", "currency_code", "held_amounts"]
+__all__ = [
+    "asked_amount",
+    "asked_currency",
+    "asks_part",
+    "currency_code",
+    "held_amounts",
+    "takes_amount",
+]
 
 #: A sum's name (lower-case letters only, as :func:`flat_name` writes it); one in a
 #: currency's smallest unit (``amount_cents``) is one too, but never filled from "€20".
@@ -66,6 +73,11 @@ def _amounts(route: Route) -> list[tuple[Parameter, bool]]:
     taken = [(p, False) for p in route.endpoint.parameters]
     taken += [(p, True) for p in (body.properties if body is not None else ())]
     return [(p, inside) for p, inside in taken if numeric(p) and _AMOUNT.search(flat_name(p.name))]
+
+
+def takes_amount(route: Route) -> bool:
+    """Whether ``route`` takes a sum (a number named as one: ``amount``, ``total_price``)."""
+    return bool(_amounts(route))
 
 
 def _currencies(route: Route) -> list[Parameter]:

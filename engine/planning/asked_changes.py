@@ -30,6 +30,7 @@ from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.empty_changes import EDIT_VERBS, changes_to_state
+from schemarouter.planning.money_moves import is_transfer, moves_money, transfers_money
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.registry.registry import RegistrySnapshot
@@ -55,6 +56,7 @@ __all__ = [
     "does_change",
     "no_change_asked",
     "parts_by_change",
+    "read_for",
     "thing_first",
     "things_blanked",
     "undone_notes",
@@ -229,7 +231,7 @@ def no_refused_change(
         v.kind.startswith("identifier.") for v in without_refused(values, query)
     ):
         return list(eligible)
-    doing = [r for r in eligible if any(does_change(snapshot.routes[r], v) for v in banned)]
+    doing = [r for r in eligible if any(does_change(snapshot.routes[r], v, query) for v in banned)]
     if doing:
         warnings.append(
             f"the request says not to {' or '.join(sorted(banned))}: {', '.join(doing[:3])}, "
@@ -238,12 +240,15 @@ def no_refused_change(
     return [r for r in eligible if r not in doing]
 
 
-def does_change(route: Route, verb: str) -> bool:
+def does_change(route: Route, verb: str, query: str = "") -> bool:
     """Whether ``route`` (a write or a delete) does the change ``verb``: its verb (one that is
     a noun as often only where the name leads with it), or its name's first word ("refund"
-    of ``refund_order``, a verb no list knows)."""
+    of ``refund_order``, a verb no list knows); or, ``query`` given, it moves the money
+    ``verb`` sends, pays or moves there (:func:`~.money_moves.transfers_money`)."""
     if route.endpoint.effect is Effect.READ:
         return False
+    if transfers_money(route, verb, query):
+        return True
     lead = next(iter(name_words(route.endpoint.name)), "")
     if verb_of_route(route) == verb and (verb not in _NOUN_VERBS or verb in verb_forms(lead)):
         return True
@@ -262,20 +267,30 @@ Takes = Callable[[Route], bool] | None
 
 
 def _doing(
-    snapshot: RegistrySnapshot, ordered: Sequence[str], verb: str, takes: Takes = None
+    snapshot: RegistrySnapshot,
+    ordered: Sequence[str],
+    verb: str,
+    takes: Takes = None,
+    query: str = "",
 ) -> str | None:
     """The first of ``ordered[1:]`` that does ``verb`` (:func:`asked_change_first`'s windows),
-    the first that also ``takes`` one of the ids the request names where one does."""
+    the first that also ``takes`` one of the ids the request names where one does; where
+    ``query`` moves money, the first transfer of the :data:`CHANGE_DEPTH` best before any
+    (a notification sends too: user trial 14)."""
     routes = snapshot.routes
     top = routes[ordered[0]]
-    near = [r for r in ordered[1:READ_DEPTH] if does_change(routes[r], verb)]
+    if moves_money(query, verb):
+        moving = [r for r in ordered[1:CHANGE_DEPTH] if is_transfer(routes[r])]
+        if moving:
+            return moving[0]
+    near = [r for r in ordered[1:READ_DEPTH] if does_change(routes[r], verb, query)]
     things = {thing for _, thing in needed_parameters(top)}
     far = [
         route_id
         for route_id in ordered[READ_DEPTH:CHANGE_DEPTH]
         if routes[route_id].provider.id == top.provider.id
         and (not things or things & {t for _, t in needed_parameters(routes[route_id])})
-        and does_change(routes[route_id], verb)
+        and does_change(routes[route_id], verb, query)
     ]
     if takes is not None:  # "기기 D-401 삭제해줘": remove_device, not delete_room
         taking = [r for r in [*near, *far] if takes(routes[r])]
@@ -306,7 +321,7 @@ def _no_other_change(
         return list(eligible)
     if verbs & named:
         return list(eligible)
-    read = _read_for(snapshot, eligible)
+    read = read_for(snapshot, eligible)
     if read is None:
         return list(eligible)
     warnings.append(
@@ -359,16 +374,22 @@ def asked_change_first(
         return list(eligible)
     verb = next(iter(verbs))
     top = snapshot.routes[eligible[0]]
-    if does_change(top, verb) and takes is not None and not takes(top):
-        doing = _doing(snapshot, eligible, verb, takes)
+    does = does_change(top, verb, query)
+    reads = top.endpoint.effect is Effect.READ and _reads_too(query)
+    moving = moves_money(query, verb) and not is_transfer(top) and not reads
+    doing = _doing(snapshot, eligible, verb, takes, query) if moving else None
+    if doing is not None and is_transfer(snapshot.routes[doing]):
+        pass  # "Send $250 from ACC-1 to ACC-2": the transfer, not a notification above it
+    elif does and takes is not None and not takes(top):
+        doing = _doing(snapshot, eligible, verb, takes, query)
         if doing is None or not takes(snapshot.routes[doing]):
             return list(eligible)
-    elif does_change(top, verb) or (top.endpoint.effect is Effect.READ and _reads_too(query)):
+    elif does or reads:
         return list(eligible)
-    elif _names_its_change(query, top) and not any(does_change(top, v) for v in refused):
+    elif _names_its_change(query, top) and not any(does_change(top, v, query) for v in refused):
         return list(eligible)  # "Refund order O-1 and then close ticket T-1"
     else:
-        doing = _doing(snapshot, eligible, verb, takes)
+        doing = _doing(snapshot, eligible, verb, takes, query)
     if doing is None and top.endpoint.effect is Effect.READ:
         # where no route does it by name, an update to the state it names, before a read
         # ("close issue 5": ``update_issue``, state=closed; a create or a delete ranked first
@@ -471,7 +492,7 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     return bool(_HANGUL.search(text)) and not _KO_COMMAND.search(text)
 
 
-def _read_for(snapshot: RegistrySnapshot, ordered: Sequence[str]) -> str | None:
+def read_for(snapshot: RegistrySnapshot, ordered: Sequence[str]) -> str | None:
     """The read planned in place of the change ``ordered[0]``: the first read of the
     :data:`CHANGE_DEPTH` best that takes the identifier the change takes ("고객 C-1
     삭제됐어?": get_customer), else the first read of the :data:`READ_DEPTH` best."""
@@ -503,7 +524,7 @@ def no_change_asked(
         return list(eligible)
     if not _asks_no_change(query, routes[eligible[0]], thing_first=thing_first):
         return list(eligible)
-    read = _read_for(snapshot, eligible)
+    read = read_for(snapshot, eligible)
     if read is None and asks_whether(query):
         # a question about a change is answered by no change (user trial 14: "Can I close
         # account ACC-1005?" closed it, no read of an account being near)
@@ -543,11 +564,12 @@ def parts_by_change(
             (r for r in scores if r in snapshot.routes and text in scores[r] and r != route_id),
             key=lambda r: -scores[r][text],
         )
-        if len(verbs) == 1 and route is not None and not does_change(route, next(iter(verbs))):
-            route_id = _doing(snapshot, [route_id, *own], next(iter(verbs))) or route_id
+        verb = next(iter(verbs)) if len(verbs) == 1 else ""
+        if verb and route is not None and not does_change(route, verb, text):
+            route_id = _doing(snapshot, [route_id, *own], verb, query=text) or route_id
         elif route is not None and route.endpoint.effect is not Effect.READ and not verbs:
             # a part that asks no change ("주문 O-1 환불 내역 보여줘") is planned by a read
-            read = _read_for(snapshot, [route_id, *own]) if _asks_no_change(text, route) else None
+            read = read_for(snapshot, [route_id, *own]) if _asks_no_change(text, route) else None
             route_id = read or route_id
         out.append((text, route_id))
     return out
@@ -563,7 +585,7 @@ def undone_notes(steps: Sequence[str], snapshot: RegistrySnapshot, query: str) -
     the deletion as a request of its own)."""
     verbs = asked_verbs(not_refused(query))
     routes = [snapshot.routes[r] for r in steps if r in snapshot.routes]
-    done = {v for v in verbs if any(does_change(route, v) for route in routes)}
+    done = {v for v in verbs if any(does_change(route, v, query) for route in routes)}
     changes = any(route.endpoint.effect is not Effect.READ for route in routes)
     if not verbs or done == verbs or (not done and (changes or (len(verbs) < 2 and not steps))):
         return []

@@ -233,7 +233,7 @@ def _asks(text: str, route: Route) -> bool:
     ("Refund order O-1": ``refund_order``, where "order" is read as the verb)."""
     lead = next(iter(name_words(route.endpoint.name)), "")
     words = re.findall(r"[A-Za-z]+", text)
-    return any(does_change(route, verb) for verb in asked_verbs(text)) or (
+    return any(does_change(route, verb, text) for verb in asked_verbs(text)) or (
         bool(lead) and any(lead in verb_forms(word) for word in words)
     )
 

@@ -25,7 +25,13 @@ the route's own name and summary name none of the request's verbs ("Cancel booki
 keeps ``delete_booking``, "Delete (cancel) a room booking"), the first of the next best
 writes of its provider that changes the same thing (takes the same identifier) and creates
 nothing is planned first (:func:`no_unasked_destruction`). Its id is then taken from no list
-the request does not pick from (:mod:`~schemarouter.planning.chained_needs`)."""
+the request does not pick from (:mod:`~schemarouter.planning.chained_needs`).
+
+Neither stands in a change of a verb of its own that the request does not ask
+(:func:`does_asked`): user trial 14's "Transfer part of the balance of ACC-1001 to
+ACC-1002" planned ``unfreeze_account`` in place of ``close_account`` (ranked first, no
+transfer near). Where no route near does the change asked, nor may (an update), a read of
+the thing the delete takes is planned before it, else nothing is."""
 
 from __future__ import annotations
 
@@ -37,17 +43,28 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.planning.arguments import fill_arguments, missing_parameters
 from schemarouter.planning.asked_changes import (
     asked_change_first,
+    does_change,
     no_change_asked,
     no_refused_change,
+    read_for,
     thing_first,
     things_blanked,
 )
 from schemarouter.planning.asked_things import asked_list_first
+from schemarouter.planning.empty_changes import EDIT_VERBS
 from schemarouter.planning.links import created
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
-from schemarouter.planning.refusals import READ_DEPTH, planned_first
+from schemarouter.planning.refusals import READ_DEPTH, planned_first, unquoted
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
+from schemarouter.retrieval.actions import (
+    action_of,
+    is_read_verb,
+    name_words,
+    request_verbs,
+    verb_forms,
+    verb_of,
+    verb_of_route,
+)
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters, stem, things_of
 
@@ -166,7 +183,12 @@ def existing_thing_first(
     for route_id in eligible[1:READ_DEPTH]:
         route = routes[route_id]
         same = route.provider.id == top.provider.id and route.endpoint.effect is not Effect.READ
-        if same and created(route) is None and _takes(route, query, values, named):
+        if (
+            same
+            and created(route) is None
+            and _takes(route, query, values, named)
+            and does_asked(route, verbs, query)
+        ):
             why = (
                 f"the request changes {made[0] if made else 'a thing'} {', '.join(sorted(named))}"
                 f" and asks for no creation, so {route_id}, which takes it,"
@@ -198,10 +220,42 @@ def no_unasked_destruction(
     for route_id in eligible[1:READ_DEPTH]:
         route = routes[route_id]
         same = route.provider.id == top.provider.id and route.endpoint.effect is Effect.WRITE
-        if same and created(route) is None and things & {t for _, t in needed_parameters(route)}:
+        if (
+            same
+            and created(route) is None
+            and things & {t for _, t in needed_parameters(route)}
+            and does_asked(route, verbs, query)
+        ):
             why = (
                 f"the request asks to {', '.join(sorted(verbs))}, not to delete, so {route_id}, "
                 "which destroys nothing,"
             )
             return planned_first(eligible, route_id, warnings, why)
-    return list(eligible)
+    # no change of another verb stands for the one asked, the delete ranked first least of
+    # all (user trial 14: "Transfer part of the balance of ACC-1001 to ACC-1002" planned
+    # unfreeze_account in place of close_account): a read of the same thing, else nothing
+    if verb_of_route(top) in {verb_of(w) for w in re.findall(r"[A-Za-z]+", unquoted(query))}:
+        return list(eligible)  # its verb is written, if not read ("no need to confirm: delete")
+    read = read_for(snapshot, eligible)
+    said = f"the request asks to {', '.join(sorted(verbs))}, and {eligible[0]}, ranked first,"
+    if read is None:
+        warnings.append(
+            f"{said} deletes, as no route near it does what is asked: nothing is planned; "
+            "name the change a route does, or plan that route with Plan.with_arguments"
+        )
+        return []
+    warnings.append(f"{said} deletes: {read}, a read of it, is planned before it")
+    return [read, *(r for r in eligible if r != read)]
+
+
+def does_asked(route: Route, verbs: frozenset[str], query: str) -> bool:
+    """Whether ``route`` may do a change of ``verbs`` that ``query`` asks: it does one
+    (:func:`~.asked_changes.does_change`), or it is an update that may make any change (named
+    by no verb, nor as a read, or by an edit verb: ``update_ticket`` closes a ticket); never a
+    change of a verb of its own not asked (``unfreeze_account`` for a transfer)."""
+    if any(does_change(route, verb, query) for verb in verbs):
+        return True
+    verb = verb_of_route(route)
+    edits = any(EDIT_VERBS & set(verb_forms(w)) for w in name_words(route.endpoint.name))
+    # a write named as a read (``get_statement`` with no read-only hint) makes no change asked
+    return (verb is None and action_of(route) != "read") or (verb == "update" and edits)

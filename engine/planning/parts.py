@@ -206,7 +206,7 @@ def top_part(
     route = snapshot.routes[top]
     lead = next(iter(name_words(route.endpoint.name)), "")
     named = bool(lead) and any(lead in verb_forms(w) for w in re.findall(r"[A-Za-z]+", text))
-    if verbs and not named and not any(does_change(route, verb) for verb in verbs):
+    if verbs and not named and not any(does_change(route, verb, text) for verb in verbs):
         return owned, ""
     return owned, text
 

@@ -21,7 +21,7 @@ from schemarouter.planning.named_values import valid
 from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.identifiers import identifier_thing
 
-__all__ = ["sided_id"]
+__all__ = ["id_side", "sided_id"]
 
 #: The words a parameter's name opens with for each side of a move.
 _SOURCE = frozenset(("from", "source", "src", "sender", "origin", "debit", "payer"))
@@ -34,7 +34,7 @@ _WRITTEN = re.compile(
 )
 
 
-def _side_of(parameter: Parameter) -> str | None:
+def id_side(parameter: Parameter) -> str | None:
     """``"from"`` or ``"to"``: the side of a move an identifier-named parameter takes, by its
     name's first word (``from_account_id``, ``destinationAccountId``), else ``None``."""
     if not identifier_thing(parameter.name):
@@ -51,7 +51,7 @@ def _side_of(parameter: Parameter) -> str | None:
 def sided_id(parameter: Parameter, query: str, clauses: Clauses) -> str | None:
     """The id ``query`` writes right after the preposition of ``parameter``'s side (module
     docstring), where it writes one there once; else ``None``."""
-    side = _side_of(parameter)
+    side = id_side(parameter)
     if side is None:
         return None
     found = [m for m in _WRITTEN.finditer(query) if m.group(1).lower() == side]

@@ -1,0 +1,60 @@
+"""What a message says, written unquoted after "that", "saying" or "with the message" (user
+trial 14).
+
+A free text parameter was filled only from a quoted phrase: "Notify customer CUS-300 that
+their card was blocked" planned ``notify_customer`` with ``message`` missing, and execute
+refused the plan ("Block card CARD-9, then notify customer CUS-300 that ..." sent neither
+call). Where a route sends (its verb "send": notify, message, email, text ...) and its one
+open required text parameter is no identifier, the words after "saying", "that says",
+"with the message" (text, note, body), "telling them", or "that" right after the recipient
+(an id, them, him, her, everyone) are that parameter's, to the end of their sentence or the
+next "then": a parameter named or described as a message, a text, a body or a note, never
+one that another parameter's value holds already ("with the message '...'" filled
+``message``; the phone beside it takes none of it). "Notify the customer that owns account
+AC-1" names no message ("that" after a noun is a relative clause), and the value still has
+to pass the parameter's schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container
+
+from schemarouter.contracts import Effect, Parameter, Route
+from schemarouter.planning.named_values import valid
+from schemarouter.retrieval.actions import verb_of_route
+
+__all__ = ["said_text"]
+
+#: Where the message starts: a word that introduces it, or "that" after the recipient.
+_START = re.compile(
+    r"\b(?:saying|that\s+says|with\s+(?:the\s+|a\s+)?(?:message|text|note|body)(?:\s+that)?|"
+    r"telling\s+(?:them|him|her|everyone)(?:\s+that)?)\s+"
+    r"|(?:\b(?:them|him|her|everyone|us|me)|(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9])"
+    r"\s+that\s+",
+    re.IGNORECASE,
+)
+#: A parameter that carries what is said, by its name or description.
+_SAYS = re.compile(r"messag|\bmsg|text|body|content|note|comment|notif", re.IGNORECASE)
+#: Where it ends: its sentence's end, or the next step ("then", ", and then").
+_END = re.compile(r"[.;!?](?:\s|$)|,?\s+(?:and\s+)?then\b|$", re.IGNORECASE)
+
+
+def said_text(
+    parameter: Parameter, query: str, route: Route, taken: Container[str] = ()
+) -> str | None:
+    """The words ``query`` says ``parameter`` (a sending route's one open text parameter,
+    named or described as a message, a text, a body, a note: the module docstring) is to
+    carry, where no other parameter carries them (``taken``: the values given already);
+    ``None`` where it says none, or two."""
+    if route.endpoint.effect is Effect.READ or verb_of_route(route) != "send":
+        return None
+    if not _SAYS.search(f"{parameter.name} {parameter.description or ''}"):
+        return None  # a phone number, an address: what is said is not theirs
+    starts = list(_START.finditer(query))
+    if len(starts) != 1:
+        return None
+    start = starts[0].end()
+    end = _END.search(query, start)
+    text = query[start : end.start() if end else len(query)].strip(" ,\"'“”")
+    return text if text and text not in taken and valid(parameter, text) else None

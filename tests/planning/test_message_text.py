@@ -1,0 +1,126 @@
+"""What a notification says, written unquoted after "that" or "saying" (user trial 14).
+
+"Notify customer CUS-300 that their card was blocked" planned ``notify_customer`` with its
+``message`` missing, and "Block card CARD-9, then notify customer CUS-300 that the card is
+blocked" had execute refuse the whole plan, so the card was not blocked either. The server is
+real (tests/mcp_servers/ledger_server.py over stdio) and so is the callable; both log what
+they receive to one file."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.errors import ParameterValidationError, SchemaRouterError
+
+SERVER = Path(__file__).parents[1] / "mcp_servers" / "ledger_server.py"
+ALL = frozenset(Effect)
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SchemaRouter, Path]]:
+    log = tmp_path_factory.mktemp("ledger") / "calls.jsonl"
+
+    def notify_customer(customer_id: str, message: str) -> str:
+        """Send a notification message (e-mail and app push) to a customer, e.g. CU-4."""
+        arguments = {"customer_id": customer_id, "message": message}
+        with log.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"tool": "notify_customer", "arguments": arguments}) + "\n")
+        return "sent"
+
+    def add_note(account_id: str, text: str) -> str:
+        """Add a note to an account's file."""
+        return "added"
+
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_mcp_server(
+        [sys.executable, str(SERVER)],
+        provider="ledger",
+        trusted=True,
+        env={"LEDGER_LOG": str(log)},
+        timeout=60,
+    )
+    router.add_callable([notify_customer, add_note], provider="team", effect="write")
+    try:
+        yield router, log
+    finally:
+        router.close()
+
+
+def _sent(bank: tuple[SchemaRouter, Path], query: str) -> list[tuple[str, dict[str, Any]]]:
+    router, log = bank
+    log.write_text("", encoding="utf-8")
+    plan = router.plan(PlanRequest(query=query, allowed_effects=ALL), max_calls=3)
+    with contextlib.suppress(SchemaRouterError):
+        router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
+    lines = log.read_text(encoding="utf-8").splitlines()
+    return [(c["tool"], c["arguments"]) for c in map(json.loads, lines)]
+
+
+def _notified(message: str) -> tuple[str, dict[str, Any]]:
+    return ("notify_customer", {"customer_id": "CU-4", "message": message})
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("Notify customer CU-4 that their card was blocked", "their card was blocked"),
+        ("Send customer CU-4 a message saying your transfer is on its way.",
+         "your transfer is on its way"),
+        ("Notify customer CU-4 with the message your card is blocked",
+         "your card is blocked"),
+    ],
+)  # fmt: skip
+def test_what_the_notification_says_is_its_message(
+    bank: tuple[SchemaRouter, Path], query: str, message: str
+) -> None:
+    assert _sent(bank, query) == [_notified(message)]
+
+
+def test_a_block_then_a_notification_sends_both(bank: tuple[SchemaRouter, Path]) -> None:
+    query = "Block card CD-9, then notify customer CU-4 that the card is blocked"
+    assert _sent(bank, query) == [
+        ("block_card", {"card_id": "CD-9"}),
+        _notified("the card is blocked"),
+    ]
+
+
+def test_a_relative_clause_is_no_message(bank: tuple[SchemaRouter, Path]) -> None:
+    router, _ = bank
+    plan = router.plan(
+        PlanRequest(query="Notify the customer that owns account AC-1", allowed_effects=ALL)
+    )
+    assert plan.route_ids == ("team/python/notify_customer",)
+    assert "message" in plan.steps[0].missing_parameters
+
+
+def test_a_route_that_sends_nothing_takes_no_that_clause(bank: tuple[SchemaRouter, Path]) -> None:
+    router, _ = bank
+    query = "Add a note to account AC-1 that the customer called"
+    plan = router.plan(PlanRequest(query=query, allowed_effects=ALL))
+    assert plan.route_ids == ("team/python/add_note",)
+    assert "text" not in plan.steps[0].arguments
+
+
+def test_a_later_step_missing_its_message_blocks_the_plan_and_says_which(
+    bank: tuple[SchemaRouter, Path],
+) -> None:
+    router, log = bank
+    log.write_text("", encoding="utf-8")
+    query = "Block card CD-9, then notify customer CU-4"
+    plan = router.plan(PlanRequest(query=query, allowed_effects=ALL), max_calls=3)
+    assert plan.route_ids == ("ledger/mcp/block_card", "team/python/notify_customer")
+    with pytest.raises(ParameterValidationError) as refused:
+        router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
+    said = str(refused.value)
+    assert "plan step 1 (team/python/notify_customer)" in said
+    assert "'message'" in said
+    assert log.read_text(encoding="utf-8") == ""  # the block was not sent either
