@@ -351,8 +351,10 @@ def withhold_conditional(
     def held(step: PlanStep, route: Route, timed: bool) -> bool:
         """Whether a condition (or, ``timed``, a later time too) holds ``step``'s change."""
         holds = [*scopes, *later] if timed and not takes_a_time(route) else scopes
-        return route.endpoint.effect is not Effect.READ and not _asked_outside(
-            step, route, query, values, holds
+        return (  # nothing holds a change where nothing is held (no condition, no time)
+            bool(holds)
+            and route.endpoint.effect is not Effect.READ
+            and not _asked_outside(step, route, query, values, holds)
         )
 
     changes = [

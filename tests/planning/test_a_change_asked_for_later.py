@@ -20,9 +20,10 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
+from schemarouter.index import HashingEncoder
 from schemarouter.planning.deferred import deferral_spans
 
-from helpers import desk_paths, ok, path_id
+from helpers import desk_paths, ok, openapi_document, path_id
 from servers.loopback import LoopbackServer, Request, Response, json_response
 
 _S = {"type": "string"}
@@ -238,3 +239,27 @@ def test_a_time_that_is_the_change_own_value_holds_nothing_back(
 )
 def test_deferral_spans(text: str, times: list[str]) -> None:
     assert [text[a:b] for a, b in deferral_spans(text)] == times
+
+
+def test_a_dated_create_beside_a_change_no_verb_names_plans_without_error() -> None:
+    """User trial 13's "Book room R-201 for member M-17 on 2026-12-15" raised IndexError out
+    of ``plan`` once later times were read: "on 2026-12-15" is a time, the booking takes a
+    date (its own value), and a loan planned beside it, whose change no verb of the request
+    names, counted as held by no condition at all (an empty set of conditions held it), so
+    the warning looked for a condition that was not there. Nothing holds a change where no
+    condition or time does; the booking is planned with its date."""
+    member = {"member_id": _S, "room_id": _S, "date": {"type": "string", "format": "date"}}
+    paths = {
+        "/bookings": {"post": _op("create_booking", "Book a room", member)},
+        "/loans": {"post": _op("borrow_book", "Borrow a book", {"book_id": _S, "member_id": _S})},
+        "/books/{book_id}": {"parameters": path_id("book_id"), "get": _op("get_book", "A book")},
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(openapi_document("Library", paths), provider="library")
+    query = "Book room R-201 for member M-17 on 2026-12-15"
+    for max_calls in (1, 2, 3):
+        plan = router.plan(
+            PlanRequest(query=query, allowed_effects=set(Effect)), max_calls=max_calls
+        )
+        assert plan.route_ids and plan.route_ids[0] == "library/rest/create_booking"
+        assert plan.steps[0].arguments["body"]["date"] == "2026-12-15"
