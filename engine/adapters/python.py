@@ -205,19 +205,19 @@ def _output_field(values: Mapping[str, Any], *, where: str) -> contracts.OutputF
 
 _SECTION = re.compile(
     r"^\s*(Args|Arguments|Parameters|Params|Keyword\s+Arg(ument)?s|Kwargs|Other\s+Parameters)"
-    r"\s*:?\s*$",
+    r"\s*+:?\s*+$",
     re.IGNORECASE,
 )
 _OTHER_SECTION = re.compile(
     r"^\s*(Returns?|Raises|Yields?|Warns|Warnings?|Attributes|Examples?|Notes?|See Also|"
-    r"References|Todo)\s*:?\s*$",
+    r"References|Todo)\s*+:?\s*+$",
     re.IGNORECASE,
 )
 #: A Sphinx (reST) field, ``:param limit: How many.`` / ``:param int limit: ...`` /
 #: ``:returns: ...``: (kind, what it names, text).
 _REST_FIELD = re.compile(r"^\s*:(\w+)((?:\s[^:]*)?):\s*(.*)$")
 _REST_PARAMS = frozenset({"param", "parameter", "arg", "argument", "key", "keyword"})
-_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
+_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*+(?:\(([^)]*)\))?\s*+:\s*(.*)$")
 _NUMPY_ARG = re.compile(r"^\s*(\w+)\s*:\s*[^:]*$")
 
 

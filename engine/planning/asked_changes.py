@@ -88,7 +88,7 @@ _KO_MORE = {
 _KO_MORE_FORMS = re.compile(
     r"(닫|달)(?:아|고|기|을|읍)(?!\S*지\s*(?:마|말))"
     r"|(할당|배정|재오픈|종료|확정)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
-    r"|\s*[.?!~;,]*\s*$)"
+    r"|\s*+[.?!~;,]*+\s*+$)"
 )
 #: A Korean command of a word no table knows: the word, then a form of 하다 or 시키다 that asks
 #: ("에스컬레이션해줘", "처리해 주세요", "진행하세요"); not a question ("환불됐어?", "삭제했어?").

@@ -138,7 +138,7 @@ _KO_WORDS = {
     rf"|담당자(?:가|는)\s*{_KO_NAMED}(?:인|이고|$|\s)",
     "title": rf"{_KO_NAMED}(?:이)?라는\s*제목|제목이\s*{_KO_NAMED}(?:인|이고)",
     "name": rf"{_KO_NAMED}(?:이)?라는\s*이름|이름이\s*{_KO_NAMED}(?:인|이고)",
-    "number": r"번호\s*(?:가|는|이)?\s*(\d[\w-]*)",
+    "number": r"번호\s*+(?:가|는|이)?\s*+(\d[\w-]*)",
 }
 
 #: The verbs whose "to <value>" is a change's property, by the property's name (lowercase

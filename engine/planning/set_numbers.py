@@ -75,7 +75,7 @@ _SETS = (
 _ENGLISH = re.compile(rf"\b(?i:(?:{_SETS})\b[^.;!?]*?\bto)\s+{_NUMBER}{_UNIT}")
 _TO = re.compile(rf"\bto\s+{_NUMBER}{_UNIT}", re.IGNORECASE)
 _KOREAN = re.compile(
-    rf"(?<![\w.-]){_NUMBER}\s*(도|%|퍼센트)?\s*(?:으로|로)\s*"
+    rf"(?<![\w.-]){_NUMBER}\s*+(도|%|퍼센트)?\s*+(?:으로|로)\s*+"
     r"(?:맞춰|맞추|설정|바꿔|바꾸|변경|올려|올리|내려|내리|조정|조절)(?!\s*하?지\s*(?:말|않))"
 )
 

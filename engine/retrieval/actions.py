@@ -141,7 +141,7 @@ _KO_NOUNS = frozenset(
 #: What makes a noun of :data:`_KO_NOUNS` a verb: a form of 하다 (or 시켜, a request word)
 #: after it, or the end of its clause.
 _KO_VERBAL = re.compile(
-    r"\s?(?:좀\s?)?(?:하|해|할|합|시켜|부탁|요청|진행|처리)|\s*:|\s*[.?!~;,]*\s*$"
+    r"\s?(?:좀\s?)?(?:하|해|할|합|시켜|부탁|요청|진행|처리)|\s*+:|\s*+[.?!~;,]*+\s*+$"
 )
 _KO_WRITE = tuple(_KO_VERB)
 _KO_READ = (

@@ -62,3 +62,37 @@ def test_a_huge_literal_and_docstring_register_in_bounded_time() -> None:
         return len(router.registry)
 
     assert in_child(job, wait=20.0) == ("ok", 1)
+
+
+def test_a_docstring_with_long_blank_runs_registers_in_bounded_time() -> None:
+    """A section header or an argument's line followed by a run of blanks (``"Args" + " " *
+    200_000 + "x"``) was read back and forth by the section patterns' two ``\\s*`` (a follow-up
+    of the review): no answer in 20 s before (7.6 s at 50,000 blanks). The sections read as
+    before."""
+
+    def get_order(order_id: str, limit: int = 10) -> dict[str, Any]:
+        return {}
+
+    blanks = " " * 200_000
+    get_order.__doc__ = "\n".join(
+        [
+            "Look up an order.",
+            "",
+            f"Args{blanks}x",  # no section header: lines of the description
+            f"Returns{blanks}x",
+            "Args:",
+            f"    order_id{blanks}: The order's id.",
+            f"    limit{blanks}(int){blanks}: How many.",
+            f"Returns{blanks}",
+            "    What it holds.",
+        ]
+    )
+
+    def job() -> tuple[str, dict[str, Any]]:
+        router = _router()
+        router.add_callable(get_order, provider="shop")
+        endpoint = router.snapshot().route("shop/python/get_order").endpoint
+        return endpoint.description, {p.name: p.description for p in endpoint.parameters}
+
+    described = {"order_id": "The order's id.", "limit": "How many."}
+    assert in_child(job, wait=20.0) == ("ok", ("Look up an order. Args x Returns x", described))

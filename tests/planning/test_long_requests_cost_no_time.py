@@ -84,6 +84,10 @@ REQUESTS = {
     "60,000 blanks between two clauses": (
         "refund order ORD-1 " + " \t\n" * 60_000 + " delete customer C-1"
     ),
+    # its follow-up: a Korean noun stem's verb form (환불 + 하다) read a blank run back and forth
+    "50,000 blanks after a Korean noun stem": "주문 ORD-1 환불" + " " * 50_000 + "x",
+    # and so did a Korean change's form (종료 + 해줘) looked for after its stem
+    "100,000 blanks after a Korean change": "주문 ORD-1 종료" + " " * 100_000 + "x",
 }
 
 
@@ -138,3 +142,41 @@ def test_many_properties_set_plan_in_linear_time() -> None:
         return list(router.plan(PlanRequest(query=request, allowed_effects=set(Effect))).route_ids)
 
     assert in_child(job, wait=WAIT) == ("ok", ["issues/rest/update_issue"])
+
+
+#: Requests that read a number parameter by its Korean words (the fourteenth review's
+#: follow-up): "번호" (number) or a number set "로" (to), then a run of blanks read back and
+#: forth by two ``\\s*`` around an optional word.
+NUMBER_REQUESTS = {
+    "티켓 번호" + " " * 50_000 + "x 보여줘": "numbers/rest/list_tickets",
+    "온도 T-1 21" + " " * 200_000 + "x 로 설정해줘": "numbers/rest/set_thermostat",
+}
+
+
+@pytest.mark.parametrize("request_text", list(NUMBER_REQUESTS))
+def test_blanks_after_a_korean_number_word_plan_in_linear_time(request_text: str) -> None:
+    """No answer in 20 s before (3 s at 10,000 blanks after 번호, 25 s for the pattern alone
+    at 100,000 after a number to set); each takes under a second now."""
+    listed = {**_op("list_tickets", "List tickets 티켓 목록")}
+    listed["parameters"] = [{"name": "number", "in": "query", "schema": {"type": "string"}}]
+    body = {"type": "object", "properties": {"temperature": {"type": "number"}}}
+    thermostat = {
+        **_op("set_thermostat", "Set the thermostat temperature 온도 설정"),
+        "requestBody": {"content": {"application/json": {"schema": body}}},
+    }
+    paths = {
+        "/tickets": {"get": listed},
+        "/thermostats/{thermostat_id}": {
+            "parameters": path_id("thermostat_id"),
+            "patch": thermostat,
+        },
+    }
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(openapi_document("Numbers", paths), provider="numbers")
+
+    def job() -> list[str]:
+        router.retrieve(request_text)
+        asked = PlanRequest(query=request_text, allowed_effects=set(Effect))
+        return list(router.plan(asked).route_ids)
+
+    assert in_child(job, wait=WAIT) == ("ok", [NUMBER_REQUESTS[request_text]])
