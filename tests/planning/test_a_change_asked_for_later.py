@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from desk_serving import Served, sent, serving
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
@@ -24,7 +25,6 @@ from schemarouter.index import HashingEncoder
 from schemarouter.planning.deferred import deferral_spans
 
 from helpers import desk_paths, ok, openapi_document, path_id
-from servers.loopback import LoopbackServer, Request, Response, json_response
 
 _S = {"type": "string"}
 _T = {"type": "string", "format": "date-time"}
@@ -66,35 +66,15 @@ def _paths() -> dict[str, Any]:
     }
 
 
-def _app(request: Request) -> Response:
-    return json_response({"id": "x", "status": "open"})
-
-
 @pytest.fixture(scope="module")
-def desk() -> Iterator[tuple[SchemaRouter, LoopbackServer]]:
+def desk() -> Iterator[Served]:
     """The routes on the packaged encoder (a part's words find their route by meaning)."""
-    with LoopbackServer(_app) as server:
-        router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-        document = {
-            "openapi": "3.0.3",
-            "info": {"title": "Desk", "version": "1"},
-            "servers": [{"url": server.base_url}],
-            "paths": _paths(),
-        }
-        router.add_openapi(document, provider="desk")
-        yield router, server
+    with serving(_paths()) as served:
+        yield served
 
 
-def _sent(
-    desk: tuple[SchemaRouter, LoopbackServer], query: str, max_calls: int = 3
-) -> tuple[Any, list[tuple[str, str]]]:
-    router, server = desk
-    server.requests.clear()
-    request = PlanRequest(query=query, allowed_effects=frozenset(Effect))
-    plan = router.plan(request, max_calls=max_calls)
-    if not plan.missing_arguments:
-        router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
-    return plan, [(r.method, r.path) for r in server.requests]
+def _sent(desk: Served, query: str, max_calls: int = 3) -> tuple[Any, list[tuple[str, str]]]:
+    return sent(desk, query, max_calls, complete_only=True)
 
 
 def _later(plan: Any) -> list[str]:
@@ -150,7 +130,7 @@ def _later(plan: Any) -> list[str]:
 )
 @pytest.mark.parametrize("max_calls", [1, 3])
 def test_a_change_asked_for_later_is_withheld_and_named(
-    desk: tuple[SchemaRouter, LoopbackServer],
+    desk: Served,
     query: str,
     read: tuple[str, str],
     time: str,
@@ -164,7 +144,7 @@ def test_a_change_asked_for_later_is_withheld_and_named(
 
 
 def test_a_change_asked_now_beside_one_asked_for_later_is_sent(
-    desk: tuple[SchemaRouter, LoopbackServer],
+    desk: Served,
 ) -> None:
     query = "Refund order O-1 now, and delete customer C-1 tomorrow"
     plan, sent = _sent(desk, query)
@@ -196,7 +176,7 @@ def test_a_change_asked_now_beside_one_asked_for_later_is_sent(
     ],
 )
 def test_no_later_time_holds_nothing_back(
-    desk: tuple[SchemaRouter, LoopbackServer], query: str, sent: list[tuple[str, str]]
+    desk: Served, query: str, sent: list[tuple[str, str]]
 ) -> None:
     plan, got = _sent(desk, query)
     assert got == sent and not _later(plan), (plan.route_ids, plan.warnings)
@@ -211,7 +191,7 @@ def test_no_later_time_holds_nothing_back(
     ],
 )
 def test_a_time_that_is_the_change_own_value_holds_nothing_back(
-    desk: tuple[SchemaRouter, LoopbackServer], query: str, route: str
+    desk: Served, query: str, route: str
 ) -> None:
     """The route takes a date-time: the time is what it sets, and the change stays planned
     (its body, which "tomorrow" does not fill, is the caller's to give)."""

@@ -16,19 +16,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from desk_serving import Served, answering_op, sent, serving
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect
-
-from helpers import desk_paths, ok, path_id
-from servers.loopback import LoopbackServer, Request, Response, json_response
+from helpers import desk_paths, path_id
 
 _S = {"type": "string"}
 
 
 def _op(op: str, summary: str, body: bool = False) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {"id": _S, "status": _S}}
-    out: dict[str, Any] = {"operationId": op, "summary": summary, "responses": ok(schema)}
+    out = answering_op(op, summary)
     if body:
         titled = {"type": "object", "properties": {"title": _S}, "required": ["title"]}
         out["requestBody"] = {"required": True, "content": {"application/json": {"schema": titled}}}
@@ -50,43 +46,19 @@ _TICKETS = {
 }
 
 
-def _app(request: Request) -> Response:
-    return json_response({"id": "x", "status": "open"})
-
-
-def _serve(paths: dict[str, Any]) -> Iterator[tuple[SchemaRouter, LoopbackServer]]:
-    """``paths`` on the packaged encoder (a part's words find their route by meaning)."""
-    with LoopbackServer(_app) as server:
-        router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-        document = {
-            "openapi": "3.0.3",
-            "info": {"title": "Desk", "version": "1"},
-            "servers": [{"url": server.base_url}],
-            "paths": paths,
-        }
-        router.add_openapi(document, provider="desk")
-        yield router, server
+@pytest.fixture(scope="module")
+def desk() -> Iterator[Served]:
+    with serving(desk_paths(_op)) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
-def desk() -> Iterator[tuple[SchemaRouter, LoopbackServer]]:
-    yield from _serve(desk_paths(_op))
+def tickets() -> Iterator[Served]:
+    with serving(_TICKETS) as served:
+        yield served
 
 
-@pytest.fixture(scope="module")
-def tickets() -> Iterator[tuple[SchemaRouter, LoopbackServer]]:
-    yield from _serve(_TICKETS)
-
-
-def _sent(
-    desk: tuple[SchemaRouter, LoopbackServer], query: str, max_calls: int = 3
-) -> tuple[Any, list[tuple[str, str]]]:
-    router, server = desk
-    server.requests.clear()
-    request = PlanRequest(query=query, allowed_effects=frozenset(Effect))
-    plan = router.plan(request, max_calls=max_calls)
-    router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
-    return plan, [(r.method, r.path) for r in server.requests]
+_sent = sent
 
 
 @pytest.mark.parametrize(
@@ -99,7 +71,7 @@ def _sent(
 )
 @pytest.mark.parametrize("max_calls", [1, 3])
 def test_a_change_whose_body_value_is_written_only_in_the_condition_is_withheld(
-    tickets: tuple[SchemaRouter, LoopbackServer], query: str, max_calls: int
+    tickets: Served, query: str, max_calls: int
 ) -> None:
     """The create is asked outside the condition, but the title it would send only inside
     it: a body's values are read as an id's are."""
@@ -150,7 +122,7 @@ def test_a_change_whose_body_value_is_written_only_in_the_condition_is_withheld(
     ],
 )
 def test_a_change_asked_outside_the_condition_is_sent_and_the_held_one_is_not(
-    desk: tuple[SchemaRouter, LoopbackServer],
+    desk: Served,
     query: str,
     sent: list[tuple[str, str]],
     condition: str,
@@ -178,7 +150,7 @@ def test_a_change_asked_outside_the_condition_is_sent_and_the_held_one_is_not(
 )
 @pytest.mark.parametrize("max_calls", [1, 3])
 def test_a_change_the_wording_does_not_set_apart_from_the_condition_stays_withheld(
-    desk: tuple[SchemaRouter, LoopbackServer], query: str, max_calls: int
+    desk: Served, query: str, max_calls: int
 ) -> None:
     plan, got = _sent(desk, query, max_calls)
     assert all(method == "GET" for method, _ in got), (got, plan.warnings)
@@ -186,7 +158,7 @@ def test_a_change_the_wording_does_not_set_apart_from_the_condition_stays_withhe
 
 @pytest.mark.parametrize("max_calls", [2, 3])
 def test_a_change_asked_on_a_condition_in_a_sentence_after_an_id_is_named_with_its_order(
-    desk: tuple[SchemaRouter, LoopbackServer], max_calls: int
+    desk: Served, max_calls: int
 ) -> None:
     """ "C-1." ends its sentence (an id before the stop and a capital after it): the request was
     one part, the refund asked on the condition never planned, and the warning named no order.

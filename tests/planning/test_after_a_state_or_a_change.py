@@ -12,54 +12,23 @@ delete customer C-1) sent the deletion alone, and now refunds, then deletes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from desk_serving import Served, answering_op, sent, serving
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect
 from schemarouter.planning.conditions import condition_spans
 from schemarouter.retrieval.intents import split_intents
 
-from helpers import desk_paths, ok
-from servers.loopback import LoopbackServer, Request, Response, json_response
-
-_S = {"type": "string"}
-
-
-def _op(op: str, summary: str) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {"id": _S, "status": _S}}
-    return {"operationId": op, "summary": summary, "responses": ok(schema)}
-
-
-def _app(request: Request) -> Response:
-    return json_response({"id": "x", "status": "open"})
+from helpers import desk_paths
 
 
 @pytest.fixture(scope="module")
-def desk() -> Iterator[tuple[SchemaRouter, LoopbackServer]]:
-    """The desk on the packaged encoder (a part's words find their route by meaning)."""
-    with LoopbackServer(_app) as server:
-        router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-        document = {
-            "openapi": "3.0.3",
-            "info": {"title": "Desk", "version": "1"},
-            "servers": [{"url": server.base_url}],
-            "paths": desk_paths(_op),
-        }
-        router.add_openapi(document, provider="desk")
-        yield router, server
+def desk() -> Iterator[Served]:
+    with serving(desk_paths(answering_op)) as served:
+        yield served
 
 
-def _sent(
-    desk: tuple[SchemaRouter, LoopbackServer], query: str, max_calls: int = 3
-) -> tuple[Any, list[tuple[str, str]]]:
-    router, server = desk
-    server.requests.clear()
-    request = PlanRequest(query=query, allowed_effects=frozenset(Effect))
-    plan = router.plan(request, max_calls=max_calls)
-    router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
-    return plan, [(r.method, r.path) for r in server.requests]
+_sent = sent
 
 
 @pytest.mark.parametrize(
@@ -77,7 +46,7 @@ def _sent(
 )
 @pytest.mark.parametrize("max_calls", [1, 3])
 def test_after_a_state_of_the_world_withholds_the_change(
-    desk: tuple[SchemaRouter, LoopbackServer], query: str, condition: str, max_calls: int
+    desk: Served, query: str, condition: str, max_calls: int
 ) -> None:
     plan, sent = _sent(desk, query, max_calls)
     assert sent == [("GET", "/orders/O-1")], (plan.route_ids, plan.warnings)
@@ -95,9 +64,7 @@ def test_after_a_state_of_the_world_withholds_the_change(
         "주문 O-1을 환불한 뒤에 고객 C-1을 삭제해줘",
     ],
 )
-def test_after_a_change_asked_runs_it_first(
-    desk: tuple[SchemaRouter, LoopbackServer], query: str
-) -> None:
+def test_after_a_change_asked_runs_it_first(desk: Served, query: str) -> None:
     plan, sent = _sent(desk, query)
     assert sent == [("POST", "/orders/O-1/refund"), ("DELETE", "/customers/C-1")], (
         plan.route_ids,

@@ -13,51 +13,24 @@ and a sort order ("newest first") are no order of parts.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from desk_serving import Served, answering_op, sent, serving
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect
 from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.sequence import sequenced, written_key
 
-from helpers import desk_paths, ok
-from servers.loopback import LoopbackServer, Request, Response, json_response
-
-_S = {"type": "string"}
-
-
-def _op(op: str, summary: str) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {"id": _S, "status": _S}}
-    return {"operationId": op, "summary": summary, "responses": ok(schema)}
-
-
-def _app(request: Request) -> Response:
-    return json_response({"id": "x", "status": "open"})
+from helpers import desk_paths
 
 
 @pytest.fixture(scope="module")
-def desk() -> Iterator[tuple[SchemaRouter, LoopbackServer]]:
-    """The desk on the packaged encoder (a part's words find their route by meaning)."""
-    with LoopbackServer(_app) as server:
-        router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-        document = {
-            "openapi": "3.0.3",
-            "info": {"title": "Desk", "version": "1"},
-            "servers": [{"url": server.base_url}],
-            "paths": desk_paths(_op),
-        }
-        router.add_openapi(document, provider="desk")
-        yield router, server
+def desk() -> Iterator[Served]:
+    with serving(desk_paths(answering_op)) as served:
+        yield served
 
 
-def _sent(desk: tuple[SchemaRouter, LoopbackServer], query: str) -> list[tuple[str, str]]:
-    router, server = desk
-    server.requests.clear()
-    plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)), max_calls=3)
-    router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
-    return [(r.method, r.path) for r in server.requests]
+def _sent(desk: Served, query: str) -> list[tuple[str, str]]:
+    return sent(desk, query)[1]
 
 
 _REFUND = ("POST", "/orders/O-1/refund")
@@ -78,7 +51,7 @@ _DELETE = ("DELETE", "/customers/C-1")
     ],
 )
 def test_a_part_ending_in_first_is_sent_before_the_one_before_it(
-    desk: tuple[SchemaRouter, LoopbackServer], query: str, sent: list[tuple[str, str]]
+    desk: Served, query: str, sent: list[tuple[str, str]]
 ) -> None:
     assert _sent(desk, query) == sent
 
