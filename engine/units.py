@@ -271,8 +271,9 @@ _EXPONENT = re.compile(
     r"\*\*\s*+(?:[-+]?\s*+\d{1,3}(?:\.\d{1,6})?+"
     r"|\(\s*+[-+]?\s*+\d{1,3}(?:\.\d{1,6})?+(?:\s*+/\s*+\d{1,3})?+\s*+\))(?![\w.])"
 )
-#: A number standing alone (not a name's digit, as "CO2"'s).
-_NUMBER = re.compile(r"(?<![A-Za-z_\d.])\d[\d.]*+(?:[eE][-+]?\d++)?+")
+#: A number standing alone (not a name's digit, as "CO2"'s, nor a sign's after a name, as
+#: "cm-3"'s: pint reads "g cm-3" as a difference and refuses it at once, as it always did).
+_NUMBER = re.compile(r"(?<![A-Za-z_\d.])(?<![A-Za-z][-+])\d[\d.]*+(?:[eE][-+]?\d++)?+")
 
 
 def _check_numbers(expression: str) -> None:
