@@ -19,79 +19,21 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from issues_api import UPDATE, serving_issues
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.errors import ParameterValidationError
-from schemarouter.index import HashingEncoder
 
 from helpers import WRITES, hashing_router, ok, openapi_document, path_id
-from servers.loopback import LoopbackServer, Request, Response, json_response
+from servers.loopback import LoopbackServer
 
-_S = {"type": "string"}
-_ISSUE = {"type": "object", "properties": {"number": {"type": "integer"}, "title": _S}}
-_CHANGES = {
-    "type": "object",
-    "properties": {
-        "title": _S,
-        "body": _S,
-        "state": {"type": "string", "enum": ["open", "closed"]},
-    },
-}
-_ADDRESS = [
-    *path_id("owner"),
-    *path_id("repo"),
-    {"name": "issue_number", "in": "path", "required": True, "schema": {"type": "integer"}},
-]
-UPDATE = "gh/rest/issues_update"
 ALLOW: dict[str, Any] = {"allow_effects": WRITES, "approve": lambda *_: True}
-
-
-def _document(base_url: str) -> dict[str, Any]:
-    return {
-        "openapi": "3.0.3",
-        "info": {"title": "Issues", "version": "1"},
-        "servers": [{"url": base_url}],
-        "paths": {
-            "/repos/{owner}/{repo}/issues": {
-                "get": {
-                    "operationId": "issues/list-for-repo",
-                    "summary": "List repository issues",
-                    "parameters": [*path_id("owner"), *path_id("repo")],
-                    "responses": ok({"type": "array", "items": _ISSUE}),
-                }
-            },
-            "/repos/{owner}/{repo}/issues/{issue_number}": {
-                "get": {
-                    "operationId": "issues/get",
-                    "summary": "Get an issue",
-                    "parameters": _ADDRESS,
-                    "responses": ok(_ISSUE),
-                },
-                "patch": {
-                    "operationId": "issues/update",
-                    "summary": "Update an issue",
-                    "parameters": _ADDRESS,
-                    "requestBody": {
-                        "required": False,
-                        "content": {"application/json": {"schema": _CHANGES}},
-                    },
-                    "responses": ok(_ISSUE),
-                },
-            },
-        },
-    }
-
-
-def _app(request: Request) -> Response:
-    return json_response({"number": 5, "title": "Crash"})
 
 
 @pytest.fixture(scope="module")
 def github() -> Iterator[tuple[SchemaRouter, LoopbackServer]]:
-    with LoopbackServer(_app) as server:
-        router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-        router.add_openapi(_document(server.base_url), provider="gh")
-        yield router, server
+    with serving_issues() as served:
+        yield served
 
 
 def _sent(router: SchemaRouter, server: LoopbackServer, query: str) -> list[Any]:
@@ -156,7 +98,8 @@ def test_no_value_is_guessed_and_the_empty_update_is_held(
     assert _sent(router, server, query) == []
 
 
-_NAMED = {"name": _S, "notes": _S}
+_TEXT = {"type": "string"}
+_NAMED = {"name": _TEXT, "notes": _TEXT}
 STAFF = openapi_document(
     "Staff",
     {
