@@ -214,17 +214,9 @@ def onnx_session(
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
-    data = _model_bytes(model, what=what, command=command) if in_memory or sha256 else None
+    data = model_bytes(model, what=what, command=command) if in_memory or sha256 else None
     if data is not None and sha256:
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != sha256:
-            raise ModelError(
-                f"the {what} model's sha256 is {actual[:16]}..., its card says {sha256[:16]}...",
-                where=str(model),
-                hint="The file is corrupt or was replaced after its card was read (a package "
-                "upgraded under a running process: restart the process); reinstall the "
-                f"package or re-export the model with `{command}`",
-            )
+        check_digest(data, sha256, model, what=what, command=command)
     try:
         return ort.InferenceSession(
             str(model) if data is None else data, options, providers=["CPUExecutionProvider"]
@@ -237,7 +229,21 @@ def onnx_session(
         ) from None
 
 
-def _model_bytes(model: Path, *, what: str, command: str) -> bytes:
+def check_digest(data: bytes, sha256: str, model: Path, *, what: str, command: str) -> None:
+    """:class:`~schemarouter.errors.ModelError` where ``data`` (the file ``model``'s bytes)
+    is not the file whose digest its card gives, ``sha256``."""
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != sha256:
+        raise ModelError(
+            f"the {what} model's sha256 is {actual[:16]}..., its card says {sha256[:16]}...",
+            where=str(model),
+            hint="The file is corrupt or was replaced after its card was read (a package "
+            "upgraded under a running process: restart the process); reinstall the "
+            f"package or re-export the model with `{command}`",
+        )
+
+
+def model_bytes(model: Path, *, what: str, command: str) -> bytes:
     try:
         return model.read_bytes()
     except OSError as exc:

@@ -35,7 +35,14 @@ import numpy as np
 from schemarouter.errors import ModelError, require
 from schemarouter.index.encoders.dense import Encoder, MiniLMEncoder, _minilm_version, minilm_dir
 from schemarouter.safety.forksafe import ForkSafeLock, forget_in_child
-from schemarouter.shipped import model_card, onnx_session, shipped_folder, shipped_model
+from schemarouter.shipped import (
+    check_digest,
+    model_bytes,
+    model_card,
+    onnx_session,
+    shipped_folder,
+    shipped_model,
+)
 
 __all__ = [
     "ENCODER_FILES",
@@ -468,20 +475,14 @@ class OnnxEncoder(_OnnxSentenceEncoder):
         card names (checked once): before vectors are taken from a cache under this
         encoder's identity, which the card alone gives. Trial V: a folder whose model.onnx
         was replaced, its card not, built an index wholly from the cache, 0 texts embedded,
-        and exit 0; only ``retrieve`` then found the model was another."""
-        self._ensure_model(self.model_path)
-
-    def _ensure_model(self, path: Path) -> None:
-        if self._checked:  # checked once (or not to be checked)
+        and exit 0; only ``retrieve`` then found the model was another. An open session
+        was checked as it opened (:func:`~schemarouter.shipped.onnx_session`)."""
+        if self._checked or self._sessions or not self._model_sha256:
             return
-        expected = str(self.card.get("model_sha256", ""))
-        actual = hashlib.sha256(path.read_bytes()).hexdigest()
-        if expected and actual != expected:
-            raise ModelError(
-                f"the encoder model's sha256 is {actual[:16]}..., its card says {expected[:16]}...",
-                where=str(path),
-                hint="The file is corrupt or was replaced: reinstall the package or re-export",
-            )
+        path = self.model_path
+        command = "schemarouter train-encoder"
+        data = model_bytes(path, what="encoder", command=command)
+        check_digest(data, self._model_sha256, path, what="encoder", command=command)
         self._checked = True
 
     def __repr__(self) -> str:
