@@ -13,31 +13,24 @@ that takes no currency ("Amounts are in USD") from "20 CAD"; both were so before
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from payments_api import CURRENCY, payments_router, refund_posts, serving_payments
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.errors import ParameterValidationError
+from schemarouter import SchemaRouter
 
-from helpers import WRITES, ok, path_id
-from servers.loopback import LoopbackServer, Request, Response, json_response
+from servers.loopback import LoopbackServer
 
 _S = {"type": "string"}
-_PAYMENT = {"type": "object", "properties": {"id": _S, "status": _S}}
-_CURRENCY = {"type": "string", "enum": ["KRW", "USD", "EUR"]}
+_CURRENCY = CURRENCY
 _AMOUNT = {"type": "number"}
-
-
-def _app(request: Request) -> Response:
-    return json_response({"id": request.path.split("/")[2], "status": "refunded"})
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[LoopbackServer]:
-    with LoopbackServer(_app) as running:
+    with serving_payments() as running:
         yield running
 
 
@@ -46,43 +39,18 @@ def _router(
 ) -> SchemaRouter:
     body = {"type": "object", "properties": properties, "required": required}
     refund = {
-        "operationId": "refund_payment",
         "summary": "Refund a payment",
         "description": f"Refund a payment. {about}",
         "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
-        "responses": ok(_PAYMENT),
     }
-    document = {
-        "openapi": "3.0.3",
-        "info": {"title": "Payments", "version": "1"},
-        "servers": [{"url": server.base_url}],
-        "paths": {
-            "/payments/{payment_id}": {
-                "parameters": path_id("payment_id"),
-                "get": {"operationId": "get_payment", "summary": "Get a payment",
-                        "responses": ok(_PAYMENT)},
-            },
-            "/payments/{payment_id}/refund": {"parameters": path_id("payment_id"), "post": refund},
-        },
-    }  # fmt: skip
-    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-    router.add_openapi(document, provider="pay")
-    return router
+    return payments_router(server, refund, reranker=None)
 
 
 def _sent(server: LoopbackServer, router: SchemaRouter, text: str) -> tuple[Any, list[Any]]:
     """The plan of ``text`` and the JSON bodies it POSTs when executed (a plan with missing
     arguments is refused)."""
-    server.requests.clear()
-    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES))
-    assert plan.route_ids == ("pay/rest/refund_payment",), (plan.route_ids, plan.warnings)
-    if plan.missing_arguments:
-        with pytest.raises(ParameterValidationError):
-            router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
-    else:
-        router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
-    posts = [json.loads(r.body) if r.body else None for r in server.requests if r.method == "POST"]
-    return plan, posts
+    plan, posts = refund_posts(server, router, text)
+    return plan, [body for _, body in posts]
 
 
 @pytest.mark.parametrize(

@@ -16,56 +16,34 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from payments_api import CURRENCY, payments_router, refund_posts, serving_payments
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.errors import ParameterValidationError
 from schemarouter.index import HashingEncoder
 
-from helpers import WRITES, ok, path_id
-from servers.loopback import LoopbackServer, Request, Response, json_response
+from helpers import WRITES
+from servers.loopback import LoopbackServer
 
 _S = {"type": "string"}
-_PAYMENT = {"type": "object", "properties": {"id": _S, "status": _S}}
-_CURRENCY = {"type": "string", "enum": ["KRW", "USD", "EUR"]}
-
-
-def _app(request: Request) -> Response:
-    return json_response({"id": request.path.split("/")[2], "status": "refunded"})
+_CURRENCY = CURRENCY
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[LoopbackServer]:
-    with LoopbackServer(_app) as running:
+    with serving_payments() as running:
         yield running
 
 
 def _router(server: LoopbackServer, body: dict[str, Any]) -> SchemaRouter:
     refund = {
-        "operationId": "refund_payment",
         "summary": "Refund a payment",
         "description": "결제를 환불합니다. Omit amount for a full refund.",
         "requestBody": {
             "required": False,
             "content": {"application/json": {"schema": {"type": "object", "properties": body}}},
         },
-        "responses": ok(_PAYMENT),
     }
-    document = {
-        "openapi": "3.0.3",
-        "info": {"title": "Payments", "version": "1"},
-        "servers": [{"url": server.base_url}],
-        "paths": {
-            "/payments/{payment_id}": {
-                "parameters": path_id("payment_id"),
-                "get": {"operationId": "get_payment", "summary": "Get a payment",
-                        "responses": ok(_PAYMENT)},
-            },
-            "/payments/{payment_id}/refund": {"parameters": path_id("payment_id"), "post": refund},
-        },
-    }  # fmt: skip
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider="pay")
-    return router
+    return payments_router(server, refund, encoder=HashingEncoder())
 
 
 _MONEY = {"amount": {"type": "number"}, "currency": _CURRENCY, "reason": _S}
@@ -73,19 +51,7 @@ _MONEY = {"amount": {"type": "number"}, "currency": _CURRENCY, "reason": _S}
 
 def _sent(server: LoopbackServer, router: SchemaRouter, text: str) -> list[tuple[str, Any]]:
     """What the plan of ``text`` sends (POSTs: path and JSON body) when executed."""
-    server.requests.clear()
-    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES))
-    assert plan.route_ids == ("pay/rest/refund_payment",), (plan.route_ids, plan.reason)
-    if plan.missing_arguments:
-        with pytest.raises(ParameterValidationError):
-            router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
-    else:
-        router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
-    return [
-        (r.path, json.loads(r.body) if r.body else None)
-        for r in server.requests
-        if r.method == "POST"
-    ]
+    return refund_posts(server, router, text)[1]
 
 
 @pytest.mark.parametrize(
