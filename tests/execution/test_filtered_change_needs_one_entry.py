@@ -9,7 +9,6 @@ request says "the first", the first of several is still taken (with a warning)."
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -18,17 +17,14 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.errors import ExecutionError
-from schemarouter.index import HashingEncoder
+from tests.helpdesk_api import sent, served_router
+from tests.helpers import WRITES, ok
 from tests.servers.loopback import LoopbackServer, Request, Response, json_response
 
 _S = {"type": "string"}
 _ORDER = {"type": "object", "properties": {"id": _S, "customer_email": _S}}
 _PAGE = {"type": "object", "properties": {"items": {"type": "array", "items": _ORDER}}}
 _EMAIL = {"type": "string", "format": "email"}
-
-
-def _ok(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
 
 
 DOCUMENT: dict[str, Any] = {
@@ -42,7 +38,7 @@ DOCUMENT: dict[str, Any] = {
                 "parameters": [
                     {"name": "customer_email", "in": "query", "schema": _EMAIL},
                 ],
-                "responses": _ok(_PAGE),
+                "responses": ok(_PAGE),
             }
         },
         "/orders/{order_id}/cancel": {
@@ -50,7 +46,7 @@ DOCUMENT: dict[str, Any] = {
                 "operationId": "cancel_order",
                 "summary": "Cancel a shop order",
                 "parameters": [{"name": "order_id", "in": "path", "required": True, "schema": _S}],
-                "responses": _ok(_ORDER),
+                "responses": ok(_ORDER),
             }
         },
     },
@@ -78,17 +74,11 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture
 def router(server: LoopbackServer) -> SchemaRouter:
-    server.requests.clear()
-    document = copy.deepcopy(DOCUMENT)
-    document["servers"] = [{"url": server.base_url}]
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider="shop")
-    return router
+    return served_router(DOCUMENT, server, "shop")
 
 
 def _run(router: SchemaRouter, text: str) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
-    writes = ("read", "write", "destructive")
-    plan = router.plan(PlanRequest(query=text, allowed_effects=writes), max_calls=2)
+    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=2)
     assert plan.route_ids == ("shop/rest/list_orders", "shop/rest/cancel_order")
     assert plan.steps[1].bindings
     seen: list[tuple[str, dict[str, Any]]] = []
@@ -97,11 +87,7 @@ def _run(router: SchemaRouter, text: str) -> tuple[Any, list[tuple[str, dict[str
         seen.append((route.route_id, dict(arguments)))
         return True
 
-    return router.execute(plan, allow_effects=writes, approve=approve), seen
-
-
-def _sent(server: LoopbackServer) -> list[str]:
-    return [f"{r.method} {r.path}" for r in server.requests if r.method != "GET"]
+    return router.execute(plan, allow_effects=WRITES, approve=approve), seen
 
 
 def test_a_change_picked_by_a_filter_that_matches_several_is_not_sent(
@@ -109,7 +95,7 @@ def test_a_change_picked_by_a_filter_that_matches_several_is_not_sent(
 ) -> None:
     with pytest.raises(ExecutionError, match=r"returned 2 values .* the change is not sent"):
         _run(router, "Cancel the order of joe@example.com")
-    assert _sent(server) == []
+    assert sent(server) == []
     assert [r.arg("customer_email") for r in server.requests] == ["joe@example.com"]
 
 
@@ -117,7 +103,7 @@ def test_a_change_picked_by_a_filter_that_matches_one_is_sent(
     router: SchemaRouter, server: LoopbackServer
 ) -> None:
     result, seen = _run(router, "Cancel the order of ann@example.com")
-    assert _sent(server) == ["POST /orders/O-1/cancel"]
+    assert sent(server) == ["POST /orders/O-1/cancel"]
     assert seen == [("shop/rest/cancel_order", {"order_id": "O-1"})]
     assert result.steps[1].error is None
 
@@ -126,7 +112,7 @@ def test_a_change_of_the_first_entry_takes_the_first_of_several(
     router: SchemaRouter, server: LoopbackServer
 ) -> None:
     result, _ = _run(router, "Cancel the first order of joe@example.com")
-    assert _sent(server) == ["POST /orders/O-2/cancel"]
+    assert sent(server) == ["POST /orders/O-2/cancel"]
     assert any("is the first of 2 values" in w for w in result.warnings), json.dumps(
         list(result.warnings)
     )
@@ -138,26 +124,24 @@ def test_aexecute_keeps_the_rule(router: SchemaRouter, server: LoopbackServer) -
     and one that matches one is (trial V1: only ``execute`` was tested)."""
     import asyncio
 
-    writes = ("read", "write", "destructive")
-
     def planned(text: str) -> Any:
-        return router.plan(PlanRequest(query=text, allowed_effects=writes), max_calls=2)
+        return router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=2)
 
     with pytest.raises(ExecutionError, match=r"returned 2 values .* the change is not sent"):
         asyncio.run(
             router.aexecute(
                 planned("Cancel the order of joe@example.com"),
-                allow_effects=writes,
+                allow_effects=WRITES,
                 approve=lambda *_: True,
             )
         )
-    assert _sent(server) == []
+    assert sent(server) == []
     result = asyncio.run(
         router.aexecute(
             planned("Cancel the order of ann@example.com"),
-            allow_effects=writes,
+            allow_effects=WRITES,
             approve=lambda *_: True,
         )
     )
-    assert _sent(server) == ["POST /orders/O-1/cancel"]
+    assert sent(server) == ["POST /orders/O-1/cancel"]
     assert result.steps[1].error is None

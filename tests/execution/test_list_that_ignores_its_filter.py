@@ -7,7 +7,6 @@ change is not sent; an entry that shows it (in any case) or does not show it is 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,37 +14,11 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.errors import ExecutionError
-from schemarouter.index import HashingEncoder
-from tests.helpers import WRITES, ok, page, path_id
+from tests.helpdesk_api import filters, helpdesk_document, sent, served_router
+from tests.helpers import WRITES
 from tests.servers.loopback import LoopbackServer, Request, Response, json_response
 
-_S = {"type": "string"}
-_TICKET = {"type": "object", "properties": {"id": _S, "title": _S, "number": _S}}
-DOCUMENT: dict[str, Any] = {
-    "openapi": "3.0.3",
-    "info": {"title": "Helpdesk", "version": "1"},
-    "paths": {
-        "/tickets": {
-            "get": {
-                "operationId": "list_tickets",
-                "summary": "List helpdesk tickets",
-                "parameters": [
-                    {"name": "title", "in": "query", "schema": _S},
-                    {"name": "number", "in": "query", "schema": _S},
-                ],
-                "responses": page(_TICKET),
-            }
-        },
-        "/tickets/{ticket_id}/close": {
-            "post": {
-                "operationId": "close_ticket",
-                "summary": "Close a helpdesk ticket",
-                "parameters": path_id("ticket_id"),
-                "responses": ok(_TICKET),
-            }
-        },
-    },
-}
+DOCUMENT = helpdesk_document(filters("title", "number"), ("id", "title", "number"))
 LISTED: list[dict[str, Any]] = []
 
 
@@ -63,12 +36,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture
 def router(server: LoopbackServer) -> SchemaRouter:
-    server.requests.clear()
-    document = copy.deepcopy(DOCUMENT)
-    document["servers"] = [{"url": server.base_url}]
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider="helpdesk")
-    return router
+    return served_router(DOCUMENT, server, "helpdesk")
 
 
 def _execute(router: SchemaRouter, text: str, listed: list[dict[str, Any]]) -> None:
@@ -76,10 +44,6 @@ def _execute(router: SchemaRouter, text: str, listed: list[dict[str, Any]]) -> N
     plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=2)
     assert plan.route_ids == ("helpdesk/rest/list_tickets", "helpdesk/rest/close_ticket")
     router.execute(plan, allow_effects=WRITES, approve=lambda route, arguments: True)
-
-
-def _changed(server: LoopbackServer) -> list[str]:
-    return [r.path for r in server.requests if r.method == "POST"]
 
 
 @pytest.mark.parametrize(
@@ -98,7 +62,7 @@ def test_an_entry_the_list_did_not_filter_is_not_changed(
 ) -> None:
     with pytest.raises(ExecutionError, match=f"whose entry has {shown}"):
         _execute(router, text, listed)
-    assert _changed(server) == []
+    assert sent(server) == []
 
 
 @pytest.mark.parametrize(
@@ -113,4 +77,4 @@ def test_an_entry_that_matches_or_does_not_say_is_changed(
     router: SchemaRouter, server: LoopbackServer, text: str, listed: Any
 ) -> None:
     _execute(router, text, listed)
-    assert _changed(server) == ["/tickets/T-9/close"]
+    assert sent(server) == ["POST /tickets/T-9/close"]
