@@ -30,18 +30,18 @@ def _app(request: Request) -> Response:
 
 
 @contextmanager
-def serving(paths: dict[str, Any]) -> Iterator[Served]:
-    """``paths`` on a loopback server, registered as provider ``desk`` on the packaged
-    encoder (a part's words find their route by meaning)."""
+def serving(paths: dict[str, Any], provider: str = "desk", encoder: Any = None) -> Iterator[Served]:
+    """``paths`` on a loopback server, registered as ``provider`` on ``encoder`` (None: the
+    packaged one, a part's words find their route by meaning)."""
     with LoopbackServer(_app) as server:
-        router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+        router = SchemaRouter(encoder=encoder, abstention=None, reranker=None, embedding_cache=None)
         document = {
             "openapi": "3.0.3",
-            "info": {"title": "Desk", "version": "1"},
+            "info": {"title": provider.capitalize(), "version": "1"},
             "servers": [{"url": server.base_url}],
             "paths": paths,
         }
-        router.add_openapi(document, provider="desk")
+        router.add_openapi(document, provider=provider)
         yield router, server
 
 

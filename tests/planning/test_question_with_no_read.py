@@ -10,56 +10,29 @@ and says why; "Can you close ...?" still asks the change."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from desk_serving import answering_op, sent, serving
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
 
-from servers.loopback import LoopbackServer, Request, Response, json_response
+from helpers import path_id
 
-_S = {"type": "string"}
-_ID = [{"name": "account_id", "in": "path", "required": True, "schema": _S}]
-
-
-def _op(op: str, summary: str) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {"id": _S, "status": _S}}
-    ok = {"description": "ok", "content": {"application/json": {"schema": schema}}}
-    return {"operationId": op, "summary": summary, "responses": {"200": ok}}
-
-
-def _document(base_url: str) -> dict[str, Any]:
-    return {
-        "openapi": "3.0.3",
-        "info": {"title": "Bank", "version": "1"},
-        "servers": [{"url": base_url}],
-        "paths": {
-            "/accounts/{account_id}/close": {
-                "parameters": _ID,
-                "post": _op("closeAccount", "Close an account for good"),
-            },
-            "/accounts/{account_id}/freeze": {
-                "parameters": _ID,
-                "post": _op("freezeAccount", "Freeze an account"),
-            },
-        },
-    }
-
-
-def _app(request: Request) -> Response:
-    return json_response({"id": "ACC-1005", "status": "closed"})
+PATHS = {
+    "/accounts/{account_id}/close": {
+        "parameters": path_id("account_id"),
+        "post": answering_op("closeAccount", "Close an account for good"),
+    },
+    "/accounts/{account_id}/freeze": {
+        "parameters": path_id("account_id"),
+        "post": answering_op("freezeAccount", "Freeze an account"),
+    },
+}
 
 
 def _run(query: str) -> tuple[list[str], list[tuple[str, str]], str]:
-    with LoopbackServer(_app) as server:
-        router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-        router.add_openapi(_document(server.base_url), provider="bank")
-        plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)), max_calls=3)
-        router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
-        sent = [(r.method, r.path) for r in server.requests]
-    return [s.route_id.rsplit("/", 1)[-1] for s in plan.steps], sent, plan.reason
+    with serving(PATHS, "bank", HashingEncoder()) as served:
+        plan, requests = sent(served, query)
+    return [s.route_id.rsplit("/", 1)[-1] for s in plan.steps], requests, plan.reason
 
 
 @pytest.mark.parametrize(

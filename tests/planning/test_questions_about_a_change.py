@@ -8,61 +8,34 @@ planned. A question whether or why to change plans a read of the same thing; "Ca
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from desk_serving import answering_op, sent, serving
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
 from schemarouter.planning.questions import asks_whether
 
-from servers.loopback import LoopbackServer, Request, Response, json_response
+from helpers import path_id
 
-_S = {"type": "string"}
-_ID = [{"name": "appointment_id", "in": "path", "required": True, "schema": _S}]
-
-
-def _op(op: str, summary: str) -> dict[str, Any]:
-    schema = {"type": "object", "properties": {"id": _S, "status": _S}}
-    ok = {"description": "ok", "content": {"application/json": {"schema": schema}}}
-    return {"operationId": op, "summary": summary, "responses": {"200": ok}}
-
-
-def _document(base_url: str) -> dict[str, Any]:
-    return {
-        "openapi": "3.0.3",
-        "info": {"title": "Clinic", "version": "1"},
-        "servers": [{"url": base_url}],
-        "paths": {
-            "/appointments/{appointment_id}": {
-                "parameters": _ID,
-                "get": _op("getAppointment", "Get an appointment"),
-            },
-            "/appointments/{appointment_id}/cancel": {
-                "parameters": _ID,
-                "post": _op("cancelAppointment", "Cancel an appointment"),
-            },
-            "/appointments/{appointment_id}/confirm": {
-                "parameters": _ID,
-                "post": _op("confirmAppointment", "Confirm an appointment"),
-            },
-        },
-    }
-
-
-def _app(request: Request) -> Response:
-    return json_response({"id": "A-1001", "status": "scheduled"})
+PATHS = {
+    "/appointments/{appointment_id}": {
+        "parameters": path_id("appointment_id"),
+        "get": answering_op("getAppointment", "Get an appointment"),
+    },
+    "/appointments/{appointment_id}/cancel": {
+        "parameters": path_id("appointment_id"),
+        "post": answering_op("cancelAppointment", "Cancel an appointment"),
+    },
+    "/appointments/{appointment_id}/confirm": {
+        "parameters": path_id("appointment_id"),
+        "post": answering_op("confirmAppointment", "Confirm an appointment"),
+    },
+}
 
 
 def _run(query: str) -> tuple[list[str], list[tuple[str, str]]]:
-    with LoopbackServer(_app) as server:
-        router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-        router.add_openapi(_document(server.base_url), provider="clinic")
-        plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)), max_calls=3)
-        router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
-        sent = [(r.method, r.path) for r in server.requests]
-    return [s.route_id.rsplit("/", 1)[-1] for s in plan.steps], sent
+    with serving(PATHS, "clinic", HashingEncoder()) as served:
+        plan, requests = sent(served, query)
+    return [s.route_id.rsplit("/", 1)[-1] for s in plan.steps], requests
 
 
 @pytest.mark.parametrize(
