@@ -30,6 +30,7 @@ from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.empty_changes import EDIT_VERBS, changes_to_state
+from schemarouter.planning.korean_changes import KO_MORE, more_korean_verbs
 from schemarouter.planning.money_moves import is_transfer, moves_money, transfers_money
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
@@ -73,23 +74,6 @@ _WORD_OR_SUM = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+|[$€£¥₩]?\d[\d.,]*")
 _NOUN_VERBS = frozenset(("book", "order", "tag", "record", "log", "text", "message", "comment"))
 #: A name's first word that is its HTTP method, naming no change of its own.
 _METHOD_WORDS = frozenset(("get", "post", "put", "patch", "delete", "head", "options"))
-#: Korean verbs retrieval's table does not read, each with the change it names: a verb stem
-#: in its endings, or a noun with a form of 하다 (or a request word) after it, or ending its
-#: clause; not one the request forbids ("할당하지 마", "닫지 말고").
-_KO_MORE = {
-    "닫": "close",
-    "할당": "assign",
-    "배정": "assign",
-    "재오픈": "reopen",
-    "달": "create",
-    "종료": "close",  # "티켓 종료해줘", "세션 종료": ends it, never a deletion
-    "확정": "confirm",  # "예약 A-1002 확정해줘" (trial Z3)
-}
-_KO_MORE_FORMS = re.compile(
-    r"(닫|달)(?:아|고|기|을|읍)(?!\S*지\s*(?:마|말))"
-    r"|(할당|배정|재오픈|종료|확정)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
-    r"|\s*+[.?!~;,]*+\s*+$)"
-)
 #: A Korean command of a word no table knows: the word, then a form of 하다 or 시키다 that asks
 #: ("에스컬레이션해줘", "처리해 주세요", "진행하세요"); not a question ("환불됐어?", "삭제했어?").
 _KO_COMMAND = re.compile(
@@ -115,14 +99,13 @@ def asked_verbs(query: str) -> frozenset[str]:
     verbs = set(request_verbs(text))
     if not _HANGUL.search(text):
         return frozenset(verbs)
-    for match in _KO_MORE_FORMS.finditer(text):
-        verbs.add(_KO_MORE[match.group(1) or match.group(2)])
+    verbs |= more_korean_verbs(text)
     for start, _, end, condition in korean_afters(text):  # "주문 O-1을 환불한 후에 ..."
         done = None if condition else _KO_DONE.search(text, start, end)
         verbs |= request_verbs(f"{done.group(1)}해줘") if done else set()
     for match in _AGAIN.finditer(text):
         word = match.group(1)
-        for verb in request_verbs(word) | {v for s, v in _KO_MORE.items() if word.startswith(s)}:
+        for verb in request_verbs(word) | {v for s, v in KO_MORE.items() if word.startswith(s)}:
             again = verb_of(f"re{verb}")
             if again is not None:
                 verbs.discard(verb)
@@ -181,7 +164,7 @@ def _negated(match: re.Match[str]) -> set[str]:
     if not korean:
         return set(request_verbs(match.group(1)))
     return set(request_verbs(korean)) | {
-        v for stem, v in _KO_MORE.items() if korean.startswith(stem)
+        v for stem, v in KO_MORE.items() if korean.startswith(stem)
     }
 
 

@@ -88,6 +88,10 @@ REQUESTS = {
     "50,000 blanks after a Korean noun stem": "주문 ORD-1 환불" + " " * 50_000 + "x",
     # and so did a Korean change's form (종료 + 해줘) looked for after its stem
     "100,000 blanks after a Korean change": "주문 ORD-1 종료" + " " * 100_000 + "x",
+    # stop 52: a Korean question's ending read the rest of its word from each 할까 in it
+    "a Korean word of 100,000 'whether's": "주문 ORD-1 환불" + "할까" * 50_000 + " 다?",
+    # and a Korean stem's "don't" (닫지 마) read the rest of its word from each 닫아 in it
+    "a Korean word of 100,000 'close's": "refund order ORD-1 " + "닫아" * 50_000,
 }
 
 
