@@ -74,6 +74,7 @@ from schemarouter.planning.set_numbers import number_before_name, set_number
 from schemarouter.planning.sided_ids import sided_id
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.time_values import time_value
+from schemarouter.planning.unit_siblings import unit_named_for
 from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import (
@@ -172,7 +173,7 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
         return None
     tail = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower().rsplit("_", 1)
     found: list[str] = []
-    if len(tail) == 2 and tail[1] in NAME_UNITS:
+    if len(tail) == 2 and tail[1] in NAME_UNITS and unit_named_for(parameter, route, query):
         found = quantities(query, NAME_UNITS[tail[1]])
     elif parameter.required:
         sides = [p for p in route.endpoint.parameters if _side(p) is not None]
@@ -323,7 +324,9 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             asked_currency(parameter, query, route) if change else None,
             range_value(parameter, route, KO_NUMBER.sub(korean_number, query)),
             count_value(parameter, query, route.endpoint.parameters),
-            set_number(parameter, [p for p, _ in open_], query, clauses) if change else None,
+            set_number(parameter, [p for p, _ in open_], query, clauses, route=route)
+            if change
+            else None,
             number_before_name(parameter, query, clauses) if change else None,
             sort_value(parameter, route.endpoint.parameters, query, read=not change),
             _named_id(parameter, query),

@@ -45,8 +45,10 @@ _SIDE = re.compile(
     rf"|^(.+?)_(?:({'|'.join(_LOW_WORDS)})|({'|'.join(_HIGH_WORDS)}))$"
 )
 #: Starts only where a run of digits starts, each run read once (possessive): 20,000 digits
-#: took 133 s, every start and split of the run tried in turn.
-_NUMBER = r"(?<![\d.])\d++(?:\.\d++)?"
+#: took 133 s, every start and split of the run tried in turn. Never the digits of an id
+#: ("logger L-7 to 46 °F" is no range from 7 to 46 °F: trial 15 set the logger's low alarm
+#: to -13.9 °C, its id read as a bound).
+_NUMBER = r"(?<![\d.])(?<![A-Za-z])(?<![A-Za-z]-)\d++(?:\.\d++)?"
 _KO_NAMES = "|".join(sorted(KOREAN_UNIT_NAMES, key=len, reverse=True))
 #: A unit written after a number: a Korean unit's name, or a symbol (``eV``, ``kg/m^3``, ``K``);
 #: a preposition (lower case: "5 A fuse" is amperes) before another word is none ("3 in

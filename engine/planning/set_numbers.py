@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from schemarouter.contracts import Parameter
+from schemarouter.contracts import Parameter, Route
+from schemarouter.planning.body import body_fields
 from schemarouter.planning.named_values import spellings, valid
 from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.prerequisites import names_identifier
@@ -98,6 +99,13 @@ def _unit_fits(parameter: Parameter, unit: str | None) -> bool:
     return any(name in text for name in names)
 
 
+def _numbers_of(route: Route) -> list[Parameter]:
+    """The numbers ``route`` takes: its parameters and its JSON body's top-level properties."""
+    body = body_fields(route)
+    taken = [*route.endpoint.parameters, *(body.properties if body is not None else ())]
+    return [p for p in taken if _is_number(p)]
+
+
 def _value(parameter: Parameter, text: str) -> int | float | None:
     number: int | float = float(text) if "." in text else int(text)
     if value_schema(parameter.json_schema).get("type") == "number":
@@ -108,11 +116,21 @@ def _value(parameter: Parameter, text: str) -> int | float | None:
 
 
 def set_number(
-    parameter: Parameter, open_parameters: Sequence[Parameter], query: str, clauses: Clauses
+    parameter: Parameter,
+    open_parameters: Sequence[Parameter],
+    query: str,
+    clauses: Clauses,
+    *,
+    route: Route | None = None,
 ) -> int | float | None:
     """The number a change's verb of setting puts in ``parameter``, the one required number
-    among ``open_parameters`` (module docstring); ``None`` else."""
+    among ``open_parameters`` (module docstring); ``None`` else. The one optional number
+    takes it only where ``route`` requires none: "set the alarm for logger L-7 to 5 °C" filled
+    the required ``max_celsius``, then the optional ``min_celsius``, the one number left open,
+    with the same 5 (trial 15)."""
     numbers = [p for p in open_parameters if p.required and _is_number(p)]
+    if not numbers and route is not None and any(p.required for p in _numbers_of(route)):
+        return None  # the route's required number took the value already, or will
     # none required: an update's optional one (``temperature: float | None = None``)
     numbers = numbers or [p for p in open_parameters if _is_number(p)]
     if numbers != [parameter]:

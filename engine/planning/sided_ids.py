@@ -48,13 +48,29 @@ def id_side(parameter: Parameter) -> str | None:
     return None
 
 
+def _thing_written(parameter: Parameter) -> re.Pattern[str]:
+    """:data:`_WRITTEN`, with the thing ``parameter``'s name names between its side's word and
+    ``id`` allowed between the preposition and the id: "to warehouse WH-7" for
+    ``destination_warehouse_id`` (trial 15: "Reroute shipment S-310 to warehouse WH-7" left
+    it open, the thing's word read as no id and the id as no side's)."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower().split("_")
+    thing = [w for w in words[1:] if w and w != "id"]
+    if not thing:
+        return _WRITTEN
+    named = r"\s+".join(re.escape(w) for w in thing)
+    return re.compile(
+        _WRITTEN.pattern.replace(r"\s+", rf"\s+(?:(?:the\s+)?{named}s?\s+)?", 1), _WRITTEN.flags
+    )
+
+
 def sided_id(parameter: Parameter, query: str, clauses: Clauses) -> str | None:
     """The id ``query`` writes right after the preposition of ``parameter``'s side (module
-    docstring), where it writes one there once; else ``None``."""
+    docstring), or after that preposition and the thing the name names ("to warehouse WH-7"
+    for ``destination_warehouse_id``), where it writes one there once; else ``None``."""
     side = id_side(parameter)
     if side is None:
         return None
-    found = [m for m in _WRITTEN.finditer(query) if m.group(1).lower() == side]
+    found = [m for m in _thing_written(parameter).finditer(query) if m.group(1).lower() == side]
     if len(found) != 1 or clauses.against_span(found[0].start(2), found[0].end(2)):
         return None
     value = found[0].group(2)
