@@ -146,3 +146,23 @@ def test_paths_that_are_not_paths_are_refused() -> None:
         with pytest.raises(DocumentError, match=re.escape(says)) as caught:
             approve(_router(), edited, base_url="http://127.0.0.1:9", provider="p")
         assert caught.value.where == "<docs proposal>: endpoints[0].path"
+
+
+def test_a_long_line_of_answer_words_is_read_in_linear_time() -> None:
+    """A page's line with 12,500 "It returns" and no period (a minified HTML page is one line):
+    the words saying the answer is not JSON were sought from each "returns" to the line's end
+    (110,000 characters: 28 s, naming no kind of answer: each "returns" read to the end in
+    vain); the child must answer within 20 s (it takes milliseconds)."""
+    from forking import in_child
+
+    page = "# Things API\n\n## GET /things\n\nList things. " + "It returns " * 12_500 + "\n"
+
+    def job() -> tuple[list[tuple[str, str]], str]:
+        (endpoint,) = inspect(page).endpoints
+        return [(endpoint.method, endpoint.path)], endpoint.answer_not_json
+
+    answer, result = in_child(job, wait=20.0)
+    assert answer == "ok", (answer, result)
+    endpoints, not_json = result  # type: ignore[misc]
+    assert endpoints == [("GET", "/things")]
+    assert not_json == ""  # no kind of answer named
