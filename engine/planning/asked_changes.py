@@ -30,6 +30,7 @@ from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.empty_changes import EDIT_VERBS, changes_to_state
+from schemarouter.planning.field_verbs import field_verbs
 from schemarouter.planning.money_moves import is_transfer, moves_money, transfers_money
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
@@ -112,7 +113,7 @@ def asked_verbs(query: str) -> frozenset[str]:
         return frozenset()
     back = clauses_of(query).taken_back
     text = unquoted(query[:back] if back else query)
-    verbs = set(request_verbs(text))
+    verbs = set(request_verbs(text) | field_verbs(text))  # "Retitle issue 5 ..."
     if not _HANGUL.search(text):
         return frozenset(verbs)
     for match in _KO_MORE_FORMS.finditer(text):
