@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, Parameter, Route
-from schemarouter.planning.asked_amounts import asked_amount, asked_currency
+from schemarouter.planning.asked_amounts import asked_amount, asked_currency, minor_amount
 from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
@@ -321,6 +322,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _quantity_value(parameter, query, route),
             money_value(parameter, query, route),
             asked_amount(parameter, query, route) if change else None,
+            minor_amount(parameter, query, route) if change else None,  # "$12.50": 1250
             asked_currency(parameter, query, route) if change else None,
             range_value(parameter, route, KO_NUMBER.sub(korean_number, query)),
             count_value(parameter, query, route.endpoint.parameters),
@@ -557,7 +559,10 @@ def unused_values(
     gap answers for others)."""
     out: dict[str, None] = {}
     for amount in amounts(query):
-        if not any(holds(list(step.values()), amount) for step in arguments):
+        minor = str(Decimal(amount) * 100)  # "$12.50" carried as 1250 cents (.asked_amounts)
+        if not any(holds(list(step.values()), amount) for step in arguments) and not any(
+            holds(list(step.values()), minor) for step in arguments
+        ):
             out[
                 f"the request names the amount {amount}, which no step takes as an argument: "
                 "no call carries it, so check that the plan does what was asked (a step that "

@@ -17,12 +17,22 @@ in. Where the request asks for an amount or a part ("only", "partially", "half",
 "2000원만", "a third") and the change's amount is not given the sum asked, the plan lists it as
 missing (:func:`held_amounts`), says so, and ``execute`` sends nothing until it is given
 (:func:`~schemarouter.planning.arguments.is_given`).
+
+An amount in a currency's smallest unit (``amount_cents``, ``amount_minor``, Stripe's
+``amount`` "in the smallest currency unit") takes the sum in that unit (:func:`minor_amount`):
+"Refund $12.50 of charge ch_1" sends 1250, never 12 nor 12.5, where the route takes a
+currency and the sum's is written for certain, its minor unit known (hundredths; none for
+KRW and JPY, whose smallest unit is the won and the yen; cents or pence only in hundredths).
+Where the unit cannot be told (no currency beside it, a sum in no certain currency, cents of
+the yen, a fraction of a cent, or a whole number of no stated unit asked 12.50), the amount
+stays missing and the plan says why (:func:`held_amounts`); ``execute`` refuses the step.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from schemarouter.contracts import Effect, Parameter, Route
@@ -38,6 +48,7 @@ from schemarouter.planning.quantities import (
     sums,
 )
 from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.values import value_schema
 
 __all__ = [
     "asked_amount",
@@ -45,6 +56,8 @@ __all__ = [
     "asks_part",
     "currency_code",
     "held_amounts",
+    "in_minor_units",
+    "minor_amount",
     "takes_amount",
 ]
 
@@ -52,6 +65,11 @@ __all__ = [
 #: currency's smallest unit (``amount_cents``) is one too, but never filled from "€20".
 _AMOUNT = re.compile(r"amount|price|total|cost|fee|sum")
 _MINOR = re.compile(r"cent|pence|penny|minor|smallest|subunit", re.IGNORECASE)
+#: A minor unit said to be a hundredth (cents, pence): of no currency without one.
+_HUNDREDTHS = re.compile(r"cent|pence|penny", re.IGNORECASE)
+_SMALLEST = re.compile(r"minor|smallest|subunit", re.IGNORECASE)
+#: ISO 4217 minor-unit exponents other than 2, of the codes a sum is read in.
+_EXPONENTS = {"JPY": 0, "KRW": 0}
 
 #: What asks for a part of an action's whole, or an amount in words: "only", "partially",
 #: "half", "a third", "twenty euros", "일부", "부분", "절반", "만큼", "2000원만" (만: only, after
@@ -115,6 +133,38 @@ def asked_amount(parameter: Parameter, query: str, route: Route) -> Any:
     return coerced(parameter, found[0]) if found is not None else None
 
 
+def _said(parameter: Parameter) -> str:
+    """``parameter``'s name and descriptions (its own and its schema's)."""
+    described = parameter.json_schema.get("description")
+    return " ".join([parameter.name, parameter.description or "", str(described or "")])
+
+
+def in_minor_units(parameter: Parameter) -> bool:
+    """Whether ``parameter``, a sum, is said to be in a currency's smallest unit."""
+    return bool(_MINOR.search(_said(parameter)))
+
+
+def minor_amount(parameter: Parameter, query: str, route: Route) -> int | None:
+    """The one sum of money the request writes in ``parameter``'s minor units, where it is
+    ``route``'s one amount (a change's), said to be in them (:func:`in_minor_units`), and the
+    route takes one currency the sum's is for certain: "Refund $12.50 of charge ch_1" sends
+    1250; ``None`` where the unit cannot be told (module docstring)."""
+    amounts = [p.name for p, _ in _amounts(route)]
+    if route.endpoint.effect is Effect.READ or amounts != [parameter.name]:
+        return None
+    if not in_minor_units(parameter):
+        return None
+    found = _one_sum(query, route)
+    if found is None:
+        return None
+    exponent = _EXPONENTS.get(found[1].upper(), 2)
+    said = _said(parameter)
+    if exponent != 2 and _HUNDREDTHS.search(said) and not _SMALLEST.search(said):
+        return None  # cents of the yen: no unit to tell
+    minor = Decimal(found[0]) * 10**exponent
+    return int(minor) if minor == minor.to_integral_value() else None
+
+
 def asked_currency(parameter: Parameter, query: str, route: Route) -> Any:
     """The currency of the one sum of money the request writes, for ``parameter``, a change's
     one currency beside an amount, where the request writes it for certain ("2000원": KRW)
@@ -152,10 +202,35 @@ def _holds(value: Any, numbers: Sequence[str]) -> bool:
     return isinstance(value, int | float) and any(float(n) == value for n in numbers)
 
 
+def _unit_unknown(route: Route, numbers: Sequence[str]) -> str:
+    """Why the sum ``numbers[0]`` fills no amount of ``route`` for its unit: one in minor
+    units that the sum's currency does not tell (:func:`minor_amount`), or a whole number of
+    no stated unit asked a fraction (12.50: never 12, nor 1250); ``""`` where neither."""
+    taken = [p for p, _ in _amounts(route)]
+    if not numbers or len(taken) != 1:
+        return ""
+    if in_minor_units(taken[0]):
+        return (
+            f"the amount {numbers[0]}, which it takes in a currency's minor units "
+            f"({taken[0].name!r}): a currency it takes, written for certain beside the sum, "
+            "tells how many, a whole number of them; it is never sent as the sum written"
+        )
+    whole = value_schema(taken[0].json_schema).get("type") == "integer"
+    if whole and Decimal(numbers[0]) != Decimal(numbers[0]).to_integral_value():
+        return (
+            f"the amount {numbers[0]}, which it takes as a whole number ({taken[0].name!r}) "
+            f"in a unit it does not state: it is never sent as {int(Decimal(numbers[0]))}, "
+            "nor in minor units"
+        )
+    return ""
+
+
 def _why(route: Route, numbers: Sequence[str]) -> str:
     """What the request asks for that no argument gives, and why it was not filled."""
     if not numbers:
         return "a part, which no argument gives"
+    if unit := _unit_unknown(route, numbers):
+        return unit
     if not _currencies(route):
         return (
             f"the amount {numbers[0]}, which it takes with no currency: what the sum is in "
@@ -204,16 +279,20 @@ def held_amounts(
         listed = {k for k, _ in keys} | {body}
         foreign = foreign_sums(query, _currencies(route))
         if not keys or listed & {n for m in step.missing_parameters for n in m.split(ONE_OF)}:
-            if keys and foreign:  # a required amount left missing: say why
+            unit = _unit_unknown(route, numbers) if keys and not foreign else ""
+            if keys and (foreign or unit):  # a required amount left missing: say why
                 warnings.append(
-                    f"the request asks {step.route_id} for {_foreign(route, foreign)}: the "
-                    f"amount is not filled, so the step is not sent; give it with "
-                    f"Plan.with_arguments({step.route_id!r}, {_example(keys[0])}) in a "
-                    "currency the route takes"
+                    f"the request asks {step.route_id} for "
+                    f"{_foreign(route, foreign) if foreign else unit}: the amount is not "
+                    "filled, so the step is not sent; give it with Plan.with_arguments("
+                    f"{step.route_id!r}, {_example(keys[0])})"
+                    + (" in a currency the route takes" if foreign else "")
                 )
             out.append(step)  # no amount, or one (or the whole body) missing already
             continue
-        if any(_holds(_given(step, key, inside, body), numbers) for key, inside in keys):
+        minors = [str(m) for p, _ in _amounts(route) if (m := minor_amount(p, query, route))]
+        given = [*numbers, *minors]  # "$12.50" given as 1250 cents
+        if any(_holds(_given(step, key, inside, body), given) for key, inside in keys):
             out.append(step)
             continue
         missing = ONE_OF.join(k for k, _ in keys)

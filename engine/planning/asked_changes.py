@@ -30,7 +30,9 @@ from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.empty_changes import EDIT_VERBS, changes_to_state
+from schemarouter.planning.field_verbs import field_verbs
 from schemarouter.planning.korean_changes import KO_MORE, more_korean_verbs
+from schemarouter.planning.message_text import unsaid
 from schemarouter.planning.money_moves import is_transfer, moves_money, transfers_money
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
@@ -96,7 +98,7 @@ def asked_verbs(query: str) -> frozenset[str]:
         return frozenset()
     back = clauses_of(query).taken_back
     text = unquoted(query[:back] if back else query)
-    verbs = set(request_verbs(text))
+    verbs = set(request_verbs(text) | field_verbs(text))  # "Retitle issue 5 ..."
     if not _HANGUL.search(text):
         return frozenset(verbs)
     verbs |= more_korean_verbs(text)
@@ -316,14 +318,15 @@ def _no_other_change(
 
 def _names_its_change(query: str, route: Route) -> bool:
     """Whether ``query`` names the change ``route`` (a write or a delete) does by its name's
-    first word, a verb no table knows ("refund" of ``refund_order``): the request asks it
-    beside the change it names by a known verb, and the order stays."""
+    first word, a verb no table knows ("refund" of ``refund_order``), outside what a message
+    says (:func:`~.message_text.unsaid`): the request asks it beside the change it names by a
+    known verb, and the order stays."""
     if route.endpoint.effect is Effect.READ:
         return False
     lead = next(iter(name_words(route.endpoint.name)), "")
     if not lead or lead in _METHOD_WORDS:
         return False
-    return any(lead in verb_forms(word) for word in _WORD.findall(unquoted(query).lower()))
+    return any(lead in verb_forms(word) for word in _WORD.findall(unquoted(unsaid(query)).lower()))
 
 
 def _updates_named(route: Route, takes: Callable[[Route], bool]) -> bool:

@@ -37,6 +37,7 @@ arguments.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -44,7 +45,7 @@ from schemarouter.contracts import TRANSPORT_LOCATIONS, Effect, Parameter, Param
 from schemarouter.errors import ParameterValidationError
 from schemarouter.planning.body import body_fields, body_key
 from schemarouter.planning.entry_ids import numbered_thing, unnamed_entry_id
-from schemarouter.planning.enum_values import past_forms
+from schemarouter.planning.enum_values import again_base, state_forms
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words, verb_forms, verb_of_route
 from schemarouter.retrieval.identifiers import (
@@ -116,16 +117,21 @@ def change_parameters(route: Route) -> tuple[str, ...]:
 def changes_to_state(route: Route, verb: str) -> bool:
     """Whether ``route``, an update of one entry (:func:`change_parameters`), can put it in
     the state ``verb`` leaves it in: one of its changes is an enum holding the verb's past
-    form (``update_issue``'s ``state``: open, closed, for "close"). "close issue 5 in
-    octocat/hello-world" on a tool list with no ``close_issue`` planned ``list_issues``."""
+    form (``update_issue``'s ``state``: open, closed, for "close"), or a re- verb's base
+    ("reopen": open; :func:`~.enum_values.state_forms`), or one of its changes is named by a
+    re- verb's base ("reassign": ``assignee``). "close issue 5 in octocat/hello-world" on a
+    tool list with no ``close_issue`` planned ``list_issues``."""
     changes = change_parameters(route)
     if not changes:
         return False
+    base = again_base(verb)
+    if base and any(stem(base) in re.sub(r"[^a-z]", "", c.lower()) for c in changes):
+        return True
     body = body_fields(route)
     taken = [p for p in route.endpoint.parameters if p.name in changes]
     if body is not None:
         taken += [p for p in body.properties if body_key(body.parameter, p.name) in changes]
-    forms = past_forms(verb)
+    forms = state_forms(verb)
     return any(
         isinstance(option, str) and option.lower() in forms
         for p in taken

@@ -8,10 +8,11 @@ import re
 from typing import Any
 
 from schemarouter.contracts import Parameter
+from schemarouter.retrieval.actions import verb_of
 from schemarouter.retrieval.clauses import KO_AGAINST
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["enum_value", "past_forms", "side"]
+__all__ = ["again_base", "enum_value", "past_forms", "side", "state_forms"]
 
 
 #: A parameter taking a conversion's target (``to``, ``to_currency``, ``target_lang``) or its
@@ -184,6 +185,24 @@ def _state_of_verb(options: list[Any], query: str) -> Any:
     of its values); none where no part opens so ("when did we ship ...", "don't close it") or
     two values would fit."""
     verbs = {m.group(1).lower() for m in _LEADING_WORD.finditer(query)}
-    forms = {form for verb in verbs if len(verb) >= 3 for form in past_forms(verb)}
+    forms = {form for verb in verbs if len(verb) >= 3 for form in state_forms(verb)}
     states = [o for o in options if isinstance(o, str) and o.lower() in forms]
     return states[0] if len(states) == 1 else None
+
+
+def again_base(verb: str) -> str | None:
+    """The change a re- verb does again, where ``verb`` is one that names its own change
+    (reopen, reassign, reschedule, restart: open, assign, schedule, start); ``None`` for any
+    other ("remove" deletes, "refresh" updates, "resolve" has no "solve")."""
+    word = verb.lower()
+    if len(word) < 5 or not word.startswith("re") or verb_of(word) != word:
+        return None
+    return word[2:] if verb_of(word[2:]) is not None else None
+
+
+def state_forms(verb: str) -> set[str]:
+    """What a state ``verb`` leaves an entry in may read: its :func:`past_forms`, and for a
+    re- verb its base's too, the base itself among them ("reopen": reopened, open, opened;
+    GitHub's issue ``state`` is ``open`` or ``closed``)."""
+    base = again_base(verb)
+    return past_forms(verb) | ({base} | past_forms(base) if base else set())

@@ -12,7 +12,8 @@ next "then": a parameter named or described as a message, a text, a body or a no
 one that another parameter's value holds already ("with the message '...'" filled
 ``message``; the phone beside it takes none of it). "Notify the customer that owns account
 AC-1" names no message ("that" after a noun is a relative clause), and the value still has
-to pass the parameter's schema.
+to pass the parameter's schema. What a message says asks nothing of its own
+(:func:`unsaid`).
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ from collections.abc import Container
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.named_values import valid
-from schemarouter.retrieval.actions import verb_of_route
+from schemarouter.retrieval.actions import request_verbs, verb_of_route
 
-__all__ = ["said_text"]
+__all__ = ["said_text", "unsaid"]
 
-#: Where the message starts: a word that introduces it, or "that" after the recipient.
+#: Where the message starts: a word that introduces it, or "that" after the recipient (an id
+#: read from a word's start only: from inside a word of 100,000 letters, each start read the
+#: rest of it, 73 s for "refund order aaa...").
 _START = re.compile(
     r"\b(?:saying|that\s+says|with\s+(?:the\s+|a\s+)?(?:message|text|note|body)(?:\s+that)?|"
     r"telling\s+(?:them|him|her|everyone)(?:\s+that)?)\s+"
-    r"|(?:\b(?:them|him|her|everyone|us|me)|(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9])"
+    r"|(?:\b(?:them|him|her|everyone|us|me)|(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9])"
     r"\s+that\s+",
     re.IGNORECASE,
 )
@@ -58,3 +61,17 @@ def said_text(
     end = _END.search(query, start)
     text = query[start : end.start() if end else len(query)].strip(" ,\"'“”")
     return text if text and text not in taken and valid(parameter, text) else None
+
+
+def unsaid(query: str) -> str:
+    """``query`` with what a message it asks to send says blanked (its places kept), where it
+    asks to send and says one (the words :func:`said_text` reads): "Notify customer CU-3
+    that card CD-1 is blocked and frozen" names no block of its own, where its "blocked"
+    kept ``block_card``, ranked first, before the notification asked."""
+    starts = list(_START.finditer(query))
+    if len(starts) != 1 or "send" not in request_verbs(query):
+        return query
+    start = starts[0].end()
+    end = _END.search(query, start)
+    stop = end.start() if end else len(query)
+    return query[:start] + " " * (stop - start) + query[stop:]

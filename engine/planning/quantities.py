@@ -73,13 +73,18 @@ def quantities(query: str, unit: str) -> list[str]:
 
 #: Money written after its number ("30 USD", "50 dollars", "3만원") or before it ("$25").
 _MONEY = rf"{CURRENCIES}|pounds? sterling|원|달러|유로|엔|위안"
-_MONEY_BEFORE = re.compile(rf"(?<![\w.])([$€£¥₩])\s?({GROUPED}|{NUMBER})(?![\w.])")
+_MONEY_BEFORE = re.compile(
+    rf"(?<![\w.])([$€£¥₩]|(?i:usd|eur|gbp|jpy|krw|cny|chf|cad|aud|inr)(?=\s?\d))\s?"
+    rf"({GROUPED}|{NUMBER})(?![\w.])"
+)
 
 
 def sums(query: str) -> list[tuple[str, str]]:
     """The sums of money ``query`` writes, each with the currency word or symbol it is written
-    with: ``("30000", "원")`` for "3만원", ``("25.50", "$")`` for "$25.50", in the order
-    written after the number, then before it."""
+    with: ``("30000", "원")`` for "3만원", ``("25.50", "$")`` for "$25.50", ``("20", "usd")``
+    for "usd 20" (an ISO code before its sum, in any case: "Send USD 20 from AC-1 to AC-2"
+    read USD as a thing and 20 as its id, and planned a notification), in the order written
+    after the number, then before it."""
     text = KO_NUMBER.sub(korean_number, query)
     after = rf"(?<![\w.-])(?<!\d,)({GROUPED}|{NUMBER})\s*({_MONEY})(?:(?![\w-])|(?=[가-힣]))"
     return [

@@ -207,6 +207,8 @@ _UNITS = (
 )
 #: Currencies by code or English name ("50 USD", "20 euros"); planning reads amounts by them.
 CURRENCIES = r"usd|eur|gbp|jpy|krw|cny|chf|cad|aud|inr|dollars?|euros?|yen|won|yuan"
+#: A currency's code, written before its sum as often as after ("USD 20"): no thing.
+_CODE_BEFORE = re.compile(r"usd|eur|gbp|jpy|krw|cny|chf|cad|aud|inr", re.IGNORECASE)
 _QUANTITY = re.compile(rf"\d+(?:\.\d+)?(?:{_UNITS})", re.IGNORECASE)
 #: A unit, currency or share written after a number ("50 USD", "3 kg", "20%", "500 yen"):
 #: the number is an amount, not the identifier of the thing before it (trial K's "refund
@@ -238,6 +240,8 @@ def _named_identifiers(text: str, things: Container[str] = ()) -> list[tuple[str
         thing = thing_named(text, match.start(1), thing, things, gloss_tokens)
         if thing is None or thing in _NOT_THINGS:
             continue  # a Korean word the glossary does not know, or a function word
+        if _CODE_BEFORE.fullmatch(thing) and token[0].isdigit():
+            continue  # a sum, its currency's code first ("Send USD 20", "usd 20")
         if token.isdigit():
             if _UNIT_AFTER.match(text, match.end(2)):
                 continue  # an amount, a share or a weight ("refund 50 USD", "order 3 kg")

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from schemarouter.index.encoders.dense import similarity_factor
+from schemarouter.retrieval.actions import is_read_verb, verb_of
 from schemarouter.retrieval.sequence import sequenced
 
 __all__ = [
@@ -112,6 +113,54 @@ _AND = re.compile(r"(?<!\s)\s+and\s+", re.IGNORECASE)
 _AND_WORDS = 5
 
 
+#: A plain "and" that may join two changes (:func:`_changes`), and what ends where one may be
+#: read: a message's "that" or "saying", a colon, a quote opening.
+_AND_CHANGE = re.compile(r"(?<!\s)\s+and\s+(?=[A-Za-z])", re.IGNORECASE)
+_SAID = re.compile(
+    r"\b(?:that|saying|telling|with\s+the\s+message)\b|:|(?<!\w)['\"\u2018\u201c]", re.IGNORECASE
+)
+#: Words before a clause's verb that ask nothing themselves ("please", "also").
+_LEADING = frozenset(("please", "also", "then", "now", "just", "kindly"))
+
+
+def _change_verb(piece: str) -> str | None:
+    """The change ``piece`` opens with (its first word past :data:`_LEADING`, a write verb),
+    where it also names a thing of its own by an id (a word with a digit: "card CD-1",
+    "issue 5"); else ``None``."""
+    words = re.findall(r"[\w-]+", piece)
+    while words and words[0].lower() in _LEADING:
+        words = words[1:]
+    if (
+        not words
+        or is_read_verb(words[0].lower())
+        or not any(c.isdigit() for w in words[1:] for c in w)
+    ):
+        return None
+    return verb_of(words[0])
+
+
+def _changes(text: str) -> list[str]:
+    """``text`` split at each plain "and" that joins changes of different verbs, each side
+    opening with its verb and naming an id of its own: "Block card CD-1 and notify customer
+    CU-3 that their card is blocked" asked the block only, as one part too short on its
+    left for a plain "and" (:data:`_AND_WORDS`), where ", then" split it. Only before a
+    message, a colon or a quote (:data:`_SAID`): "... that the card is blocked and
+    replaced" is what the notification says; and never "search and replace" (no verb of its
+    own on each side with an id), "Tom and Jerry" (no verb after), nor the same change twice
+    ("block card CD-1 and CD-2": several ids of one change)."""
+    said = _SAID.search(text)
+    end = said.start() if said is not None else len(text)
+    cuts = [m for m in _AND_CHANGE.finditer(text, 0, end)]
+    if not cuts:
+        return [text]
+    bounds = [0, *(x for m in cuts for x in (m.start(), m.end())), len(text)]
+    pieces = [text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
+    verbs = [_change_verb(p) for p in pieces]
+    if None in verbs or len(set(verbs)) < len(verbs):
+        return [text]
+    return pieces
+
+
 def _words(text: str) -> int:
     return len(re.findall(r"\w+", text))
 
@@ -188,14 +237,16 @@ def split_intents(
 ) -> list[str]:
     """The request's parts: sentences, split again at clause connectors ("then", "after
     that", "and also" ..., "after refunding order O-1": :func:`.sequence.sequenced`), at ", and"
-    between clauses of ``min_words`` words, and at a plain "and" between clauses of five. One
-    part (the request) when there is nothing to split."""
+    between clauses of ``min_words`` words, at a plain "and" between clauses of five, and at
+    one between two changes of their own verbs and ids (:func:`_changes`). One part (the
+    request) when there is nothing to split."""
     parts: list[str] = []
     for sentence in _sentences(query.strip()):
         for clause in (c for part in _CLAUSE.split(sentence) for c in sequenced(part)):
             for piece in _split_if(_COMMA_AND, clause, min_words):
                 for part in _split_if(_AND, piece, max(min_words, _AND_WORDS)):
-                    parts.extend(_korean_clauses(part, min_words))
+                    for change in _changes(part):  # "Block card CD-1 and notify ..."
+                        parts.extend(_korean_clauses(change, min_words))
     parts = _merge_short(_pronoun_parts(parts), min_words)
     if len(parts) > max_parts:
         parts = [*parts[: max_parts - 1], " ".join(parts[max_parts - 1 :])]

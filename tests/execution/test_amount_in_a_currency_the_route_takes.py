@@ -6,9 +6,10 @@ currency "the enum value's to fill"): where the currency was optional it sent ``
 20}``, 20 of whatever the server defaults to, and where it was required the amount stayed
 filled for the caller to send as 20 USD, with no word of why. Now a sum written in a currency
 the route cannot take leaves the amount missing, ``execute`` refuses the step, and a warning
-names the sum and the currencies the route takes. An amount in minor units ("amount_cents",
-"amount in cents") is never filled from "20.50 USD" (neither 20.5 nor 20), nor one of a route
-that takes no currency ("Amounts are in USD") from "20 CAD"; both were so before, and are kept.
+names the sum and the currencies the route takes. An amount in minor units of a route that
+takes no currency is never filled from "20.50 USD" (neither 20.5 nor 20), nor one of a route
+that takes no currency ("Amounts are in USD") from "20 CAD"; both were so before, and are kept
+(one in minor units beside a currency: tests/execution/test_amount_in_minor_units.py).
 """
 
 from __future__ import annotations
@@ -82,25 +83,12 @@ def test_a_sum_in_a_currency_the_route_takes_is_sent(
     assert _sent(server, router, text)[1] == [body]
 
 
-@pytest.mark.parametrize(
-    ("properties", "required"),
-    [
-        ({"amount_cents": {"type": "integer"}, "currency": _CURRENCY}, ["amount_cents"]),
-        ({"amount_cents": {"type": "integer"}}, ["amount_cents"]),
-        (
-            {
-                "amount": {"type": "integer", "description": "Amount in cents"},
-                "currency": _CURRENCY,
-            },
-            ["amount", "currency"],
-        ),
-    ],
-)
-def test_an_amount_in_minor_units_is_not_filled_from_a_sum_in_major_ones(
-    server: LoopbackServer, properties: dict[str, Any], required: list[str]
+def test_an_amount_in_minor_units_of_no_currency_is_not_filled_from_a_sum(
+    server: LoopbackServer,
 ) -> None:
-    """Never 20.5 nor 20 for 2050 cents: the amount stays missing."""
-    router = _router(server, properties, required)
+    """Never 20.5 nor 20 for 2050 cents, nor 2050 cents of what the server holds: the amount
+    stays missing."""
+    router = _router(server, {"amount_cents": {"type": "integer"}}, ["amount_cents"])
     plan, posts = _sent(server, router, "Refund 20.50 USD of payment P-301")
     assert posts == []
     assert any(name.startswith("body.amount") for name in plan.steps[0].missing_parameters)

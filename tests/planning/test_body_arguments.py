@@ -74,12 +74,12 @@ def test_a_body_filled_in_part_names_what_is_missing_and_the_gate_checks_the_who
     router: SchemaRouter, server: LoopbackServer
 ) -> None:
     request = PlanRequest(
-        query="create an invoice for customer cus_8812: 49 EUR", allowed_effects=WRITES
+        query="create an invoice for customer cus_8812 in EUR", allowed_effects=WRITES
     )
     plan = router.plan(request)
     assert plan.route_ids == (INVOICE,)
-    # the identifier after its thing word, and the one enum value named; 49 is no amount in
-    # cents, and nothing says it is: never guessed
+    # the identifier after its thing word, and the one enum value named; no sum is written,
+    # so the amount in cents is never guessed ("49 EUR" gives 4900: test_created_links.py)
     assert plan.steps[0].arguments == {"body": {"customer_id": "cus_8812", "currency": "EUR"}}
     assert plan.missing_arguments == {INVOICE: ("body.amount_cents",)}
     with pytest.raises(ParameterValidationError, match="amount_cents"):

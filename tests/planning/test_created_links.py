@@ -51,11 +51,11 @@ def test_the_create_runs_first_and_its_id_fills_the_later_write(
     assert plan.route_ids == (CUSTOMER, INVOICE)
     create, bill = plan.steps
     assert create.arguments == {"body": {"email": "alice@example.com"}}
-    assert bill.arguments == {"body": {"currency": "USD"}}
+    assert bill.arguments == {"body": {"amount_cents": 4900, "currency": "USD"}}
     assert bill.bindings == {
         "body.customer_id": Binding(step=0, field="id", path="id", thing="customer")
     }
-    assert plan.missing_arguments == {INVOICE: ("body.amount_cents",)}  # 49 USD is no cents
+    assert plan.missing_arguments == {}  # 49 USD in cents, the currency taken for certain
     # the invoice part is served by the request's best route, create_invoice: not said to be
     # left out for want of room (its own best by its words alone, a read, found none)
     assert not any("not planned" in w and "bill her" in w for w in plan.warnings)
@@ -73,9 +73,13 @@ def test_the_create_runs_first_and_its_id_fills_the_later_write(
         "invoice_id": Binding(step=1, field="id", path="id", thing=stem("invoice"))
     }
 
-    # the gate checks every step before anything is sent: the invoice still lacks its amount
-    with pytest.raises(ParameterValidationError, match="amount_cents"):
-        router.execute(plan, allow_effects=WRITES, approve=lambda route, arguments: True)
+    # the gate checks every step before anything is sent: an invoice of no amount is refused
+    with pytest.raises(ParameterValidationError, match="minimum"):
+        router.execute(
+            plan.with_arguments(INVOICE, {"body": {"amount_cents": 0}}),
+            allow_effects=WRITES,
+            approve=lambda route, arguments: True,
+        )
     assert server.requests == []
 
     seen: list[tuple[str, Any]] = []
@@ -84,8 +88,7 @@ def test_the_create_runs_first_and_its_id_fills_the_later_write(
         seen.append((route.route_id, json.loads(json.dumps(arguments, default=dict))))
         return True
 
-    filled = plan.with_arguments(INVOICE, {"body": {"amount_cents": 4900}})
-    result = router.execute(filled, allow_effects=WRITES, approve=approve)
+    result = router.execute(plan, allow_effects=WRITES, approve=approve)
     assert [s.status for s in result.steps] == ["ok", "ok"]
     made = result.steps[0].output["id"]
     assert made.startswith("cus_") and made != "cus_8812"  # a new customer, not alice's old one

@@ -47,6 +47,18 @@ def router() -> SchemaRouter:
             "parameters": path_id("appointment_id"),
             "post": _op(f"{change}_appointment", f"{change.title()} an appointment"),
         }
+    said = {
+        "type": "object",
+        "required": ["message"],
+        "properties": {"message": {"type": "string"}},
+    }
+    paths["/customers/{customer_id}/notify"] = {
+        "parameters": path_id("customer_id"),
+        "post": {
+            **_op("notify_customer", "Send a notification message to a customer"),
+            "requestBody": {"required": True, "content": {"application/json": {"schema": said}}},
+        },
+    }
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
     router.add_openapi(openapi_document("Desk", paths), provider="desk")
     router.plan("refund order ORD-1")  # the unit registry and the indexes loaded once
@@ -56,6 +68,8 @@ def router() -> SchemaRouter:
 REQUESTS = {
     # a Korean condition's pattern read a word to its end from each letter
     "a word of 100,000 letters": "refund order " + "a" * 100_000,
+    # where a message starts ("CU-3 that ...") was looked for from every letter of a word
+    "a word of 100,000 letters to a notification": "notify customer C-1 " + "a" * 100_000,
     # the counts of each refusal asked every other refusal and every word
     "3,700 refusals": "don't delete customer C-1, " * 3_700 + "delete customer C-2",
     # each id read the whole request; each value was looked for in a list of the kept ones

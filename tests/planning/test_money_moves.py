@@ -81,6 +81,14 @@ def _sent(bank: tuple[SchemaRouter, Path], query: str) -> list[tuple[str, dict[s
         ("Transfer 75.25 GBP from AC-3 to AC-4",
          {"from_account_id": "AC-3", "to_account_id": "AC-4", "amount": 75.25,
           "currency": "GBP"}),
+        # the code before the sum, in either case: USD was read as a thing, 20 as its id,
+        # and notify_customer was planned
+        ("Send USD 20 from AC-1 to AC-2",
+         {"from_account_id": "AC-1", "to_account_id": "AC-2", "amount": 20, "currency": "USD"}),
+        ("Send usd 20 from AC-1 to AC-2",
+         {"from_account_id": "AC-1", "to_account_id": "AC-2", "amount": 20, "currency": "USD"}),
+        ("Send 20 usd from AC-1 to AC-2",
+         {"from_account_id": "AC-1", "to_account_id": "AC-2", "amount": 20, "currency": "USD"}),
     ],
 )  # fmt: skip
 def test_money_sent_paid_or_moved_is_transferred(
@@ -124,6 +132,21 @@ def test_a_send_of_no_money_is_no_transfer(bank: tuple[SchemaRouter, Path], quer
     router, _ = bank
     plan = router.plan(PlanRequest(query=query, allowed_effects=ALL))
     assert plan.route_ids == ("team/python/notify_customer",)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Send the balance of AC-1 to customer CU-4",  # what the message says is not written
+        "Send customer CU-4 the balance of AC-1",
+        "Notify customer CU-4 that usd transfers are paused",  # a code with no sum beside it
+    ],
+)
+def test_a_message_about_money_never_moves_it(bank: tuple[SchemaRouter, Path], query: str) -> None:
+    router, _ = bank
+    plan = router.plan(PlanRequest(query=query, allowed_effects=ALL), max_calls=3)
+    assert "ledger/mcp/create_transfer" not in plan.route_ids
+    assert all(tool == "notify_customer" for tool, _ in _sent(bank, query))
 
 
 def test_a_change_of_another_verb_never_stands_for_the_one_asked(

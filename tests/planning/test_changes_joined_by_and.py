@@ -1,0 +1,106 @@
+"""Two changes joined by a plain "and", each with its own verb and its own thing, are two parts.
+
+"Block card CD-1 and notify customer CU-3 that their card is blocked" planned the block only
+(and warned that no step took customer CU-3): "Block card CD-1" was too short a side for a
+plain "and" to split at, where ", then" split the same request. What a notification says
+after "that", quoted text, "search and replace", names ("Tom and Jerry") and one change of
+several ids stay whole. The server is real (tests/mcp_servers/ledger_server.py over stdio)
+and so is the callable; both log what they receive to one file."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
+from schemarouter.errors import SchemaRouterError
+from schemarouter.retrieval.intents import split_intents
+
+SERVER = Path(__file__).parents[1] / "mcp_servers" / "ledger_server.py"
+ALL = frozenset(Effect)
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SchemaRouter, Path]]:
+    log = tmp_path_factory.mktemp("ledger") / "calls.jsonl"
+
+    def notify_customer(customer_id: str, message: str) -> str:
+        """Send a notification message (e-mail and app push) to a customer, e.g. CU-4."""
+        arguments = {"customer_id": customer_id, "message": message}
+        with log.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"tool": "notify_customer", "arguments": arguments}) + "\n")
+        return "sent"
+
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_mcp_server(
+        [sys.executable, str(SERVER)],
+        provider="ledger",
+        trusted=True,
+        env={"LEDGER_LOG": str(log)},
+        timeout=60,
+    )
+    router.add_callable(notify_customer, provider="team", effect="write")
+    try:
+        yield router, log
+    finally:
+        router.close()
+
+
+def _sent(bank: tuple[SchemaRouter, Path], query: str) -> list[tuple[str, dict[str, Any]]]:
+    """What the server and the callable receive once the plan of ``query`` runs, every
+    effect allowed and every change approved (nothing where execute refuses the plan)."""
+    router, log = bank
+    log.write_text("", encoding="utf-8")
+    plan = router.plan(PlanRequest(query=query, allowed_effects=ALL), max_calls=3)
+    with contextlib.suppress(SchemaRouterError):
+        router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
+    lines = log.read_text(encoding="utf-8").splitlines()
+    return [(c["tool"], c["arguments"]) for c in map(json.loads, lines)]
+
+
+@pytest.mark.parametrize(
+    ("query", "calls"),
+    [
+        ("Block card CD-1 and notify customer CU-3 that their card is blocked",
+         [("block_card", {"card_id": "CD-1"}),
+          ("notify_customer", {"customer_id": "CU-3", "message": "their card is blocked"})]),
+        ("Freeze account AC-1 and block card CD-2",
+         [("freeze_account", {"account_id": "AC-1"}), ("block_card", {"card_id": "CD-2"})]),
+    ],
+)  # fmt: skip
+def test_two_changes_joined_by_and_are_both_sent(
+    bank: tuple[SchemaRouter, Path], query: str, calls: list[tuple[str, dict[str, Any]]]
+) -> None:
+    assert _sent(bank, query) == calls
+
+
+def test_an_and_in_what_a_notification_says_is_its_message(
+    bank: tuple[SchemaRouter, Path],
+) -> None:
+    query = "Notify customer CU-3 that card CD-1 is blocked and frozen"
+    assert _sent(bank, query) == [
+        ("notify_customer", {"customer_id": "CU-3", "message": "card CD-1 is blocked and frozen"})
+    ]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Search and replace foo in file F-1",  # no verb with an id of its own on the left
+        "Read and summarise document D-1",  # a read
+        "Notify Tom and Jerry that order O-1 shipped",  # no verb after "and"
+        "Block card CD-1 and CD-2",  # one change of several ids
+        "Block card CD-1 and block card CD-2",  # the same change twice
+        "Send customer CU-3 the text: 'block card CD-1 and close account AC-1'",  # quoted
+        "Notify customer CU-3 that we block card CD-1 and close account AC-1",  # the message
+    ],
+)
+def test_an_and_that_joins_no_two_changes_splits_nothing(query: str) -> None:
+    assert split_intents(query) == [query]
