@@ -73,6 +73,7 @@ from schemarouter.planning.referred import referred_back
 from schemarouter.planning.set_numbers import number_before_name, set_number
 from schemarouter.planning.sided_ids import sided_id
 from schemarouter.planning.sort_values import sort_value
+from schemarouter.planning.stated_options import flag_value, listed_value
 from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
@@ -326,6 +327,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             set_number(parameter, [p for p, _ in open_], query, clauses) if change else None,
             number_before_name(parameter, query, clauses) if change else None,
             sort_value(parameter, route.endpoint.parameters, query, read=not change),
+            listed_value(parameter, query),  # "in staging": namespace (e.g. prod, staging)
+            flag_value(parameter, query),  # "force delete": force=true
             _named_id(parameter, query),
         ):
             if found is not None:
