@@ -76,12 +76,9 @@ from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.stated_options import flag_value, listed_value
 from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_words import NAME_UNITS
+from schemarouter.planning.verb_objects import verb_object, version_value
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
-from schemarouter.retrieval.clauses import (
-    clauses_of,
-    one_each,
-    without_refused,
-)
+from schemarouter.retrieval.clauses import clauses_of, one_each, without_refused
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
@@ -330,6 +327,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             listed_value(parameter, query),  # "in staging": namespace (e.g. prod, staging)
             flag_value(parameter, query),  # "force delete": force=true
             _named_id(parameter, query),
+            version_value(parameter, query),  # "deploy payments v2.3.1": version
+            verb_object(parameter, route, query, [p for p, _ in open_]),  # "scale checkout"
         ):
             if found is not None:
                 (filled if inside else arguments)[parameter.name] = found

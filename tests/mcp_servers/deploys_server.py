@@ -33,16 +33,46 @@ class Result(BaseModel):
     message: str
 
 
+class PodInfo(BaseModel):
+    name: str
+    status: str
+
+
 def _log(tool: str, **arguments: object) -> None:
     with open(os.environ["DEPLOYS_LOG"], "a", encoding="utf-8") as f:
         f.write(json.dumps({"tool": tool, "arguments": arguments}) + "\n")
 
 
 @server.tool(title="List pods", annotations=READ)
-def list_pods(namespace: Namespace = "prod") -> list[str]:
+def list_pods(namespace: Namespace = "prod") -> list[PodInfo]:
     """List the pods of a namespace."""
     _log("list_pods", namespace=namespace)
-    return ["api-7"]
+    return [PodInfo(name="api-7", status="Running")]
+
+
+@server.tool(title="Describe a pod", annotations=READ)
+def describe_pod(pod: Pod, namespace: Namespace = "prod") -> PodInfo:
+    """Pod status, restart count and last termination reason (CrashLoopBackOff, OOMKilled)."""
+    _log("describe_pod", pod=pod, namespace=namespace)
+    return PodInfo(name=pod, status="CrashLoopBackOff")
+
+
+@server.tool(title="Get a deployment", annotations=READ)
+def get_deployment(name: Deployment, namespace: Namespace = "prod") -> Result:
+    """Show one deployment: replicas, image version and current revision."""
+    _log("get_deployment", name=name, namespace=namespace)
+    return Result(ok=True, message=f"{name}: 3 replicas")
+
+
+@server.tool(title="Scale a deployment", annotations=WRITE)
+def scale_deployment(
+    name: Deployment,
+    replicas: Annotated[int, Field(description="Desired number of replicas", ge=0)],
+    namespace: Namespace = "prod",
+) -> Result:
+    """Set the number of replicas of a deployment."""
+    _log("scale_deployment", name=name, replicas=replicas, namespace=namespace)
+    return Result(ok=True, message=f"{name} at {replicas}")
 
 
 @server.tool(title="Restart a pod", annotations=DESTROY)
@@ -82,6 +112,16 @@ def resolve_incident(
     """Resolve an incident with a resolution note."""
     _log("resolve_incident", id=id, note=note)
     return Result(ok=True, message=f"{id} resolved")
+
+
+@server.tool(title="Silence an alert", annotations=WRITE)
+def silence_alert(
+    alert_id: Annotated[str, Field(description="Alert id, e.g. A-9", pattern=r"^A-\d+$")],
+    duration_minutes: Annotated[int, Field(description="How long, in minutes", ge=1)],
+) -> Result:
+    """Silence (mute) an alert for a number of minutes."""
+    _log("silence_alert", alert_id=alert_id, duration_minutes=duration_minutes)
+    return Result(ok=True, message=f"{alert_id} silenced")
 
 
 @server.tool(title="Deploy", annotations=WRITE)

@@ -59,15 +59,12 @@ def test_a_quote_of_another_part_fills_no_parameter(deploys: tuple[SchemaRouter,
         "roll back checkout to revision 11, "
         "then resolve incident INC-4 with note 'rolled back checkout'"
     )
-    assert received(router, log, query) == []  # the rollback's name is missing: nothing sent
     plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)), max_calls=3)
     rollback = next(s for s in plan.steps if s.route_id == "oncall/mcp/rollback_deployment")
-    assert rollback.arguments == {"revision": 11}
-    assert plan.missing_arguments["oncall/mcp/rollback_deployment"] == ("name",)
-    log.write_text("", encoding="utf-8")
-    router.execute(plan.with_arguments(rollback.route_id, {"name": "checkout"}), **ALLOW)
-    sent = [(c["tool"], c["arguments"]) for c in map(json.loads, log.read_text().splitlines())]
-    assert sent == [
+    assert rollback.arguments.get("name") != "rolled back checkout", rollback.arguments
+    # the name is the word the rollback's verb is written before (tests/planning/
+    # test_operator_verbs.py), the note the other part's
+    assert received(router, log, query) == [
         ("rollback_deployment", {"name": "checkout", "revision": 11, "namespace": "prod"}),
         ("resolve_incident", {"id": "INC-4", "note": "rolled back checkout"}),
     ]
