@@ -29,6 +29,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
+from schemarouter.planning.durations import duration_value
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
 from schemarouter.planning.enum_values import enum_value as _enum_value
@@ -316,6 +317,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             counted_value(parameter, value_schema(parameter.json_schema), query),
             _nested_email(parameter, query, takers) if inside else None,
             _quantity_value(parameter, query, route),
+            duration_value(parameter, query),  # "for 2 hours": duration_minutes=120
             money_value(parameter, query, route),
             asked_amount(parameter, query, route) if change else None,
             asked_currency(parameter, query, route) if change else None,
