@@ -405,8 +405,10 @@ def fillable_sibling(
     query: str,
     values: Sequence[BoundValue],
     warnings: list[str],
+    any_open: bool = False,
 ) -> str:
-    """``top``, or, where it needs an identifier the request does not give, the first of
+    """``top``, or, where it needs an identifier the request does not give (``any_open``: other
+    arguments, for a part: :func:`~.named_lookup.stand_in`; an id is chained), the first of
     ``later`` (the eligible routes ranked after it; the first :data:`FILL_WINDOW` read) of
     its provider whose output has every field ``top``'s has and that needs nothing open, said
     in ``warnings``: a list route in place of the lookup of one entry nothing names (trial O's
@@ -419,7 +421,7 @@ def fillable_sibling(
     if route.endpoint.effect is not Effect.READ:
         return top
     missing = _missing(route, query, values)
-    if not _needs_an_id(missing):
+    if not (missing and not _needs_an_id(missing) if any_open else _needs_an_id(missing)):
         return top
     names = {field.name for field in route.endpoint.output_fields}
     for other in [snapshot.routes[r] for r in later[:FILL_WINDOW]]:

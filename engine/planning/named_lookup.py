@@ -24,13 +24,37 @@ from schemarouter.planning.arguments import (
     holds,
     missing_parameters,
 )
+from schemarouter.planning.parts import Request, own_part
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.prerequisites import names_identifier
 
 if TYPE_CHECKING:
     from schemarouter.registry.registry import RegistrySnapshot
 
-__all__ = ["in_place", "named_lookup"]
+__all__ = ["in_place", "named_lookup", "stand_in"]
+
+
+def stand_in(
+    snapshot: RegistrySnapshot,
+    route_id: str,
+    ranked: Sequence[str],
+    request: Request,
+    values: Sequence[BoundValue],
+    text: str,
+    warnings: list[str],
+) -> tuple[str, Request, list[BoundValue]]:
+    """The route a part (``text``) whose best route is ``route_id`` is planned by, with the
+    request and values its step is filled from (:func:`~.parts.own_part`): ``route_id``, or,
+    where it is a read needing an argument the part does not give, none an identifier (whose
+    producer is chained), the read of the same
+    provider ranked after it for the request that has its fields and needs nothing open
+    (:func:`~.arguments.fillable_sibling`). Trial 16: "scale checkout to 5 replicas, then show
+    me its pods" planned ``describe_pod`` with its ``pod`` missing, which held the scale back
+    too, where ``list_pods`` needs nothing."""
+    part, kept = own_part(request, values, text)
+    later = [r for r in ranked if r != route_id and r in snapshot.routes]
+    best = fillable_sibling(snapshot, route_id, later, part.query, kept, warnings, any_open=True)
+    return best, part, kept
 
 
 def in_place(

@@ -21,6 +21,7 @@ import pytest
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect, Parameter, ParameterLocation
 from schemarouter.errors import ParameterValidationError
+from schemarouter.planning.planner import plan_routes
 from schemarouter.planning.route_verbs import opens_with
 from schemarouter.planning.verb_objects import version_value
 
@@ -121,3 +122,31 @@ def test_a_phrasal_verb_and_a_version() -> None:
     assert version_value(version, "deploy search 1.9.0 to staging") == "1.9.0"
     assert version_value(version, "upgrade from v1.2 to v1.3") is None
 
+
+def test_a_part_whose_read_needs_what_it_does_not_give_is_read_by_the_list(
+    deploys: tuple[SchemaRouter, Path],
+) -> None:
+    """The trial's ranking gave "then show me its pods" ``describe_pod`` (its ``pod``
+    missing), which held the plan back, the scale before it too: the part is planned by the
+    read of the same provider ranked after it that has its fields and needs nothing open."""
+    router, log = deploys
+    query = "scale checkout to 3 replicas, then show me its pods"
+    scale, describe, pods = (
+        f"oncall/mcp/{n}" for n in ("scale_deployment", "describe_pod", "list_pods")
+    )
+    plan = plan_routes(
+        PlanRequest(query=query, allowed_effects=frozenset(Effect)),
+        router.registry.snapshot(),
+        ranked=[scale, describe, pods],
+        parts=[("scale checkout to 3 replicas", scale), ("show me its pods", describe)],
+        max_calls=3,
+    )
+    assert [s.route_id for s in plan.steps] == [scale, pods], plan.warnings
+    assert any("in place of the better-ranked oncall/mcp/describe_pod" in w for w in plan.warnings)
+    log.write_text("", encoding="utf-8")
+    router.execute(plan, **ALLOW)
+    sent = [(c["tool"], c["arguments"]) for c in map(json.loads, log.read_text().splitlines())]
+    assert sent == [
+        ("scale_deployment", {"name": "checkout", "replicas": 3, "namespace": "prod"}),
+        ("list_pods", {"namespace": "prod"}),
+    ]
