@@ -30,6 +30,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
+from schemarouter.planning.durations import duration_value
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
 from schemarouter.planning.enum_values import enum_value as _enum_value
@@ -74,26 +75,21 @@ from schemarouter.planning.referred import referred_back
 from schemarouter.planning.set_numbers import number_before_name, set_number
 from schemarouter.planning.sided_ids import sided_id
 from schemarouter.planning.sort_values import sort_value
+from schemarouter.planning.stated_options import flag_value, listed_value
 from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_siblings import unit_named_for
 from schemarouter.planning.unit_words import NAME_UNITS
+from schemarouter.planning.verb_objects import verb_object, version_value
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
-from schemarouter.retrieval.clauses import (
-    clauses_of,
-    one_each,
-    without_refused,
-)
+from schemarouter.retrieval.clauses import clauses_of, one_each, without_refused
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
 if TYPE_CHECKING:
-    from schemarouter.registry.registry import RegistrySnapshot
+    pass
 
 __all__ = [
-    "FILL_WINDOW",
     "fill_arguments",
-    "fillable_sibling",
-    "first_fillable",
     "holds",
     "is_given",
     "merged_arguments",
@@ -320,6 +316,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             counted_value(parameter, value_schema(parameter.json_schema), query),
             _nested_email(parameter, query, takers) if inside else None,
             _quantity_value(parameter, query, route),
+            duration_value(parameter, query),  # "for 2 hours": duration_minutes=120
             money_value(parameter, query, route),
             asked_amount(parameter, query, route) if change else None,
             minor_amount(parameter, query, route) if change else None,  # "$12.50": 1250
@@ -331,7 +328,11 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             else None,
             number_before_name(parameter, query, clauses) if change else None,
             sort_value(parameter, route.endpoint.parameters, query, read=not change),
+            listed_value(parameter, query),  # "in staging": namespace (e.g. prod, staging)
+            flag_value(parameter, query),  # "force delete": force=true
             _named_id(parameter, query),
+            version_value(parameter, query),  # "deploy payments v2.3.1": version
+            verb_object(parameter, route, query, [p for p, _ in open_]),  # "scale checkout"
         ):
             if found is not None:
                 (filled if inside else arguments)[parameter.name] = found
@@ -375,91 +376,6 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     ):
         arguments[body.parameter.name] = filled
     return arguments
-
-
-#: How many routes :func:`first_fillable` reads the request's arguments for.
-FILL_WINDOW = 8
-
-
-def first_fillable(routes: Sequence[Route], query: str, values: Sequence[BoundValue]) -> int:
-    """0, or, where the first of ``routes`` (equally good, best ranked first) needs an
-    identifier the request does not give, the index of the first of the next (up to
-    :data:`FILL_WINDOW` in all) whose required parameters the request fills. Trial O: "band
-    gap of GaN from PublicMat" planned ``get_structure``, whose ``entry_id`` nothing gives,
-    over ``list_structures``, which covers the same fields and needs nothing, and the call
-    failed. A setting left open (an ``email``, a ``dataset``) is the caller's to give
-    (``Plan.with_arguments``): it moves nothing. A route that does more to the world than
-    the first (a write for a read) is never taken in its place: the request asked for what
-    the first does."""
-    if not routes or not _needs_an_id(_missing(routes[0], query, values)):
-        return 0
-    for i, route in enumerate(routes[1:FILL_WINDOW], start=1):
-        if _does_no_more(route, routes[0]) and not _missing(route, query, values):
-            return i
-    return 0
-
-
-def fillable_sibling(
-    snapshot: RegistrySnapshot,
-    top: str,
-    later: Sequence[str],
-    query: str,
-    values: Sequence[BoundValue],
-    warnings: list[str],
-) -> str:
-    """``top``, or, where it needs an identifier the request does not give, the first of
-    ``later`` (the eligible routes ranked after it; the first :data:`FILL_WINDOW` read) of
-    its provider whose output has every field ``top``'s has and that needs nothing open, said
-    in ``warnings``: a list route in place of the lookup of one entry nothing names (trial O's
-    ``get_structure``, whose ``entry_id`` nothing gave, so the call failed). A route that
-    does more to the world than ``top`` is never taken in its place: "status of my order",
-    with writes allowed, planned ``cancel_all_orders`` (a write with the lookup's fields and
-    no parameter) for ``get_order_status``; nor does a read stand in for a change, which is
-    planned with its id missing ("delete customers C-1, C-2" planned ``list_customers``)."""
-    route = snapshot.routes[top]
-    if route.endpoint.effect is not Effect.READ:
-        return top
-    missing = _missing(route, query, values)
-    if not _needs_an_id(missing):
-        return top
-    names = {field.name for field in route.endpoint.output_fields}
-    for other in [snapshot.routes[r] for r in later[:FILL_WINDOW]]:
-        fields = {field.name for field in other.endpoint.output_fields}
-        same = other.provider.id == route.provider.id and _has_every(fields, names)
-        if same and _does_no_more(other, route) and not _missing(other, query, values):
-            warnings.append(
-                f"planned {other.route_id} in place of the better-ranked {top}, which needs "
-                f"{', '.join(missing)} the request does not give (it has the same fields); "
-                "give it with Plan.with_arguments to call that one instead"
-            )
-            return other.route_id
-    return top
-
-
-def _has_every(fields: set[str], names: set[str]) -> bool:
-    """Whether ``fields`` hold every one of ``names``, as they are or all under one prefix:
-    a page of entries (``items.id``, ``items.subject`` beside ``next_page``) holds a lookup's
-    ``id`` and ``subject`` (trial X3: ``list_tickets`` never stood in for ``get_ticket``)."""
-    if names <= fields:
-        return True
-    probe = next(iter(names), "")
-    prefixes = {f[: -len(probe)] for f in fields if f.endswith("." + probe)}
-    return any({prefix + name for name in names} <= fields for prefix in prefixes)
-
-
-def _does_no_more(route: Route, than: Route) -> bool:
-    """Whether calling ``route`` does no more to the world than calling ``than``."""
-    return route.endpoint.effect.rank <= than.endpoint.effect.rank
-
-
-def _missing(route: Route, query: str, values: Sequence[BoundValue]) -> tuple[str, ...]:
-    """The required parameters of ``route`` the request leaves open."""
-    return missing_parameters(route, fill_arguments(route, query, values))
-
-
-def _needs_an_id(missing: Sequence[str]) -> bool:
-    """Whether ``missing`` holds an identifier (a setting left open is the caller's)."""
-    return any(names_identifier(name.removeprefix("body.")) for name in missing)
 
 
 def _with_parameters(route: Route, parameters: Sequence[Parameter]) -> Route:

@@ -36,6 +36,7 @@ from schemarouter.planning.message_text import unsaid
 from schemarouter.planning.money_moves import is_transfer, moves_money, transfers_money
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
+from schemarouter.planning.route_verbs import opens_with
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
     is_read_verb,
@@ -467,7 +468,7 @@ def _asks_no_change(query: str, top: Route, *, thing_first: bool = False) -> boo
     if action is not None:
         # "End my listing" asks end_my_listing, and put_my_listings_state_end (a name of its
         # method and path: the change is its last word)
-        own = bool(lead) and lead in verb_forms(first)
+        own = opens_with(first, second, lead)  # "roll back" too: rollback_deployment
         own = own or (first.lower() in words and not is_read_verb(first.lower()))
         verb = own and second.lower() not in NOUN_AFTER and not noun
         return action == "read" and not verb

@@ -22,6 +22,7 @@ from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect
 from schemarouter.planning.asked_changes import asked_verbs, does_change
+from schemarouter.planning.refusals import QUOTED
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words, verb_forms
 from schemarouter.retrieval.analysis import BoundValue
@@ -217,17 +218,37 @@ def own_part(
     """The request and the values a part's step is filled from: the part's own words and the
     values written in them, where the request names several ids of a kind (filled from the
     whole request, a change takes none of them: "티켓 T-1 닫고 T-2 다시 열어줘" left both
-    parts' ``ticket_id`` open; trial Y2); else the whole request."""
+    parts' ``ticket_id`` open; trial Y2); else the whole request, less the quoted values the
+    other parts write: a quote is its own part's ("roll back checkout to revision 11, then
+    resolve incident INC-4 with note 'rolled back checkout'" sent the note as the rollback's
+    ``name``; trial 16)."""
     at = request.query.find(text) if text else -1
-    if at < 0 or not several_of_a_kind(values, request.query):
+    if at < 0:
         return request, list(values)
     end = at + len(text)
+    if not several_of_a_kind(values, request.query):
+        return _others_unquoted(request, values, at, end)
     inside = [
         value.model_copy(update={"start": value.start - at, "end": value.end - at})
         for value in values
         if at <= value.start and value.end <= end
     ]
     return request.model_copy(update={"query": text}), inside
+
+
+def _others_unquoted(
+    request: Request, values: Sequence[BoundValue], at: int, end: int
+) -> tuple[Request, list[BoundValue]]:
+    """``request`` with each quoted span outside ``[at, end)`` blanked (same length, so the
+    values keep their places) and the values inside such a span left out."""
+    query = request.query
+    spans = [m.span() for m in QUOTED.finditer(query) if m.end() <= at or m.start() >= end]
+    if not spans:
+        return request, list(values)
+    for start, stop in spans:
+        query = query[:start] + " " * (stop - start) + query[stop:]
+    kept = [v for v in values if not any(s <= v.start and v.end <= e for s, e in spans)]
+    return request.model_copy(update={"query": query}), kept
 
 
 def plan_parts(

@@ -42,17 +42,12 @@ from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
 from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, refusals
 from schemarouter.planning import chained_needs as chained
-from schemarouter.planning.arguments import (
-    fill_arguments,
-    first_fillable,
-    missing_parameters,
-    with_given,
-)
+from schemarouter.planning.arguments import fill_arguments, missing_parameters, with_given
 from schemarouter.planning.asked_units import asked_unit_notes
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.filter_words import not_described
 from schemarouter.planning.links import link_created, things_created
-from schemarouter.planning.named_lookup import in_place
+from schemarouter.planning.named_lookup import first_fillable, in_place, stand_in
 from schemarouter.planning.numbers import by_number
 from schemarouter.planning.parts import (
     fieldless_parts_note,
@@ -283,9 +278,9 @@ def plan_routes(
     def add_parts(
         items: list[PlanStep], chosen: list[tuple[str, str]], served: str | None = None
     ) -> list[PlanStep]:
-        def make(route_id: str, text: str) -> PlanStep:  # a part's own ids (parts.own_part)
-            hits = (field_hits or {}).get(route_id, ())
-            return _open_step(snapshot, route_id, *own_part(request, values, text), hits)
+        def make(best: str, text: str) -> PlanStep:  # a part's own ids (parts.own_part)
+            route, part, kept = stand_in(snapshot, best, ranked, request, values, text, warnings)
+            return _open_step(snapshot, route, part, kept, (field_hits or {}).get(route, ()))
 
         def ok(route_id: str) -> bool:
             return eligible(snapshot.routes[route_id])

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from schemarouter.contracts import AccessKind, AvailabilityStatus, Effect, SourceType
 from schemarouter.planning.fallbacks import unlicensed
+from schemarouter.planning.route_verbs import asks_named_change
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import leading_action, request_action
 
@@ -108,6 +109,8 @@ def reads_first(
         not reads
         or reads[0] not in eligible[:READ_DEPTH]
         or leading_action(unquoted(request.query)) != "read"
+        # a part opens with the verb a write ranked above is named for: "scale ..., then show"
+        or asks_named_change(unquoted(request.query), [routes[r] for r in eligible[:READ_DEPTH]])
     ):
         return list(eligible)
     passed = eligible[: eligible.index(reads[0])]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.planning.arguments import first_fillable
+from schemarouter.planning.named_lookup import first_fillable
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
 

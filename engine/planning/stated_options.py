@@ -1,0 +1,83 @@
+"""Values of a route's optional settings that the request states in words.
+
+Two kinds of optional parameter are left to their defaults unless the request says
+otherwise, and a change sent with the default where the request said otherwise goes to the
+wrong place or does another thing (trial 16: "restart pod api-7 in staging" restarted
+``api-7`` in ``prod``, the ``namespace`` default; "force delete pod worker-3" sent
+``force=false``):
+
+- :func:`listed_value`: a text parameter with a default whose description lists the values it
+  takes ("Kubernetes namespace, e.g. prod, staging, dev") takes the one of them the request
+  writes as a word, none where it writes several or refuses the one it writes ("not in prod").
+- :func:`flag_value`: a boolean parameter is ``true`` where the request writes its name's words
+  as a phrase ("force delete": ``force``; "a dry run", "dry-run": ``dry_run``), and left to its
+  default where a negation stands right before them ("no dry run", "without force"): a flag
+  is never read as ``false`` from words, so a request that mentions a dry run never turns
+  one off.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemarouter.contracts import Parameter
+from schemarouter.retrieval.values import value_schema
+
+#: Where a description starts to list example values, and where the list ends.
+_LISTED = re.compile(
+    r"(?:\be\.g\.|\beg\.|\bfor example\b|\bsuch as\b|\bone of\b|\bi\.e\.)[:,]?\s*([^.;()]+)",
+    re.IGNORECASE,
+)
+_SEPARATOR = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*", re.IGNORECASE)
+_OPTION = re.compile(r"[\w][\w.-]*")
+#: A negation right before a value or a flag's words.
+_NEGATED = re.compile(
+    r"\b(?:no|not|non|never|without|skip|skipping|disable|don't|do not|instead of|rather than)"
+    r"(?:\s+(?:a|an|the|in|on|to|with|use|using|do|run|as))*[\s-]*$",
+    re.IGNORECASE,
+)
+
+
+def listed_options(parameter: Parameter) -> list[str]:
+    """The values ``parameter``'s description lists as examples, in its order."""
+    schema = value_schema(parameter.json_schema)
+    text = parameter.description or str(schema.get("description") or "")
+    options: list[str] = []
+    for m in _LISTED.finditer(text):
+        for piece in _SEPARATOR.split(m.group(1).strip()):
+            piece = piece.strip().strip("'\"`")
+            if _OPTION.fullmatch(piece) and piece not in options:
+                options.append(piece)
+    return options
+
+
+def listed_value(parameter: Parameter, query: str) -> str | None:
+    """The one listed value of a defaulted text parameter the request writes as a word."""
+    schema = value_schema(parameter.json_schema)
+    if schema.get("type") != "string" or "default" not in schema or "enum" in schema:
+        return None
+    written: list[str] = []
+    for option in listed_options(parameter):
+        pattern = rf"(?<![\w-]){re.escape(option)}(?![\w-])"
+        for m in re.finditer(pattern, query, re.IGNORECASE):
+            if _NEGATED.search(query[max(0, m.start() - 40) : m.start()]):
+                return None
+            if option not in written:
+                written.append(option)
+    return written[0] if len(written) == 1 else None
+
+
+def flag_value(parameter: Parameter, query: str) -> bool | None:
+    """``True`` where the request writes a boolean parameter's name as a phrase, not negated."""
+    if value_schema(parameter.json_schema).get("type") != "boolean":
+        return None
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", parameter.name).replace("_", " ").split()
+    if not words or len(words) > 3 or len("".join(words)) < 4:
+        return None
+    pattern = r"(?<![\w-])" + r"[\s_-]?".join(re.escape(w) for w in words) + r"(?![\w-])"
+    found: bool | None = None
+    for m in re.finditer(pattern, query, re.IGNORECASE):
+        if _NEGATED.search(query[max(0, m.start() - 40) : m.start()]):
+            return None
+        found = True
+    return found

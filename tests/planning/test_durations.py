@@ -1,0 +1,84 @@
+"""A duration written in another unit of time than the parameter's name ends with is
+converted (trial 16, a real stdio MCP server: "silence alert A-9 for 2 hours" and "mute alert
+A-31 for 30m" left ``silence_alert``'s ``duration_minutes`` missing, so nothing was sent);
+one an integer cannot hold ("for 90 seconds": 1.5 minutes) stays missing.
+
+The server is real: tests/mcp_servers/deploys_server.py over stdio, which logs each call."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect, Parameter, ParameterLocation
+from schemarouter.errors import ParameterValidationError
+from schemarouter.planning.durations import duration_value
+
+SERVER = Path(__file__).parents[1] / "mcp_servers" / "deploys_server.py"
+ALLOW: dict[str, Any] = {
+    "allow_effects": ["read", "write", "destructive"],
+    "approve": lambda *_: True,
+}
+
+
+@pytest.fixture(scope="module")
+def deploys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SchemaRouter, Path]]:
+    log = tmp_path_factory.mktemp("deploys") / "calls.jsonl"
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_mcp_server(
+        [sys.executable, str(SERVER)],
+        provider="oncall",
+        trusted=True,
+        env={"DEPLOYS_LOG": str(log)},
+        timeout=60,
+    )
+    try:
+        yield router, log
+    finally:
+        router.close()
+
+
+def received(router: SchemaRouter, log: Path, query: str) -> list[tuple[str, dict[str, Any]]]:
+    log.write_text("", encoding="utf-8")
+    plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
+    with contextlib.suppress(ParameterValidationError):  # a refused plan sends nothing
+        router.execute(plan, **ALLOW)
+    lines = log.read_text(encoding="utf-8").splitlines()
+    return [(c["tool"], c["arguments"]) for c in map(json.loads, lines)]
+
+
+@pytest.mark.parametrize(
+    ("query", "minutes"),
+    [
+        ("silence alert A-9 for 2 hours", 120),
+        ("mute alert A-31 for 30m", 30),
+        ("silence alert A-9 for 1h30m", 90),
+        ("silence alert A-9 for 90 seconds", None),
+    ],
+)
+def test_a_duration_is_sent_in_the_parameters_unit(
+    deploys: tuple[SchemaRouter, Path], query: str, minutes: int | None
+) -> None:
+    router, log = deploys
+    sent = received(router, log, query)
+    if minutes is None:
+        assert sent == []
+    else:
+        alert = query.split("alert ")[1].split()[0]
+        assert sent == [("silence_alert", {"alert_id": alert, "duration_minutes": minutes})]
+
+
+def test_two_durations_give_none() -> None:
+    seconds = Parameter(
+        name="timeoutSeconds", location=ParameterLocation.QUERY, json_schema={"type": "number"}
+    )
+    assert duration_value(seconds, "wait 2 minutes") == 120
+    assert duration_value(seconds, "wait 2 minutes, then 5 minutes more") is None
+    assert duration_value(seconds, "scale to 5 replicas") is None

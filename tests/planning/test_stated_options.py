@@ -1,0 +1,123 @@
+"""An optional setting the request states is sent as stated, not left to its default
+(trial 16, a real stdio MCP server: "restart pod api-7 in staging" restarted ``api-7`` in
+``prod``, the ``namespace`` default, whose description lists ``prod, staging, dev``; "force
+delete pod worker-3 in dev" deleted it in ``prod`` with ``force=false``). A request that
+mentions a dry run never turns one off: a flag is read as ``true`` from its words, never
+``false``.
+
+The server is real: tests/mcp_servers/deploys_server.py over stdio, which logs each call."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect, Parameter, ParameterLocation
+from schemarouter.planning.stated_options import flag_value, listed_options, listed_value
+
+SERVER = Path(__file__).parents[1] / "mcp_servers" / "deploys_server.py"
+ALLOW: dict[str, Any] = {
+    "allow_effects": ["read", "write", "destructive"],
+    "approve": lambda *_: True,
+}
+
+
+@pytest.fixture(scope="module")
+def deploys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SchemaRouter, Path]]:
+    log = tmp_path_factory.mktemp("deploys") / "calls.jsonl"
+    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
+    router.add_mcp_server(
+        [sys.executable, str(SERVER)],
+        provider="oncall",
+        trusted=True,
+        env={"DEPLOYS_LOG": str(log)},
+        timeout=60,
+    )
+    try:
+        yield router, log
+    finally:
+        router.close()
+
+
+def received(router: SchemaRouter, log: Path, query: str) -> list[tuple[str, dict[str, Any]]]:
+    log.write_text("", encoding="utf-8")
+    plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)), max_calls=3)
+    router.execute(plan, **ALLOW)
+    lines = log.read_text(encoding="utf-8").splitlines()
+    return [(c["tool"], c["arguments"]) for c in map(json.loads, lines)]
+
+
+@pytest.mark.parametrize(
+    ("query", "call"),
+    [
+        ("restart pod api-7 in staging", ("restart_pod", {"pod": "api-7", "namespace": "staging"})),
+        ("restart pod api-7", ("restart_pod", {"pod": "api-7", "namespace": "prod"})),
+        (
+            "force delete pod worker-3 in dev",
+            ("delete_pod", {"pod": "worker-3", "namespace": "dev", "force": True}),
+        ),
+        (
+            "delete pod worker-3 in dev without force",
+            ("delete_pod", {"pod": "worker-3", "namespace": "dev", "force": False}),
+        ),
+    ],
+)
+def test_a_stated_setting_is_sent(
+    deploys: tuple[SchemaRouter, Path], query: str, call: tuple[str, dict[str, Any]]
+) -> None:
+    router, log = deploys
+    assert received(router, log, query) == [call]
+
+
+def test_a_dry_run_is_never_turned_off(deploys: tuple[SchemaRouter, Path]) -> None:
+    router, _ = deploys
+    for query, stated in (
+        ("do a dry run of deploying service payments version v2.3.1", True),
+        ("deploy service payments version v2.3.1 as a dry-run", True),
+        ("deploy service payments version v2.3.1, no dry run", False),
+    ):
+        plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
+        assert plan.steps[0].route_id == "oncall/mcp/deploy", query
+        arguments = plan.steps[0].arguments
+        # said: sent as true; refused: left to the server's default, never sent as false
+        assert ("dry_run" in arguments) is stated, (query, arguments)
+        assert arguments.get("dry_run", True) is True, (query, arguments)
+
+
+def _parameter(schema: dict[str, Any], description: str = "") -> Parameter:
+    return Parameter(
+        name="namespace",
+        location=ParameterLocation.QUERY,
+        json_schema=schema,
+        description=description,
+    )
+
+
+def test_listed_values_are_read_from_a_description() -> None:
+    text = _parameter({"type": "string"}, "Kubernetes namespace, e.g. prod, staging or dev")
+    assert listed_options(text) == ["prod", "staging", "dev"]
+    defaulted = _parameter({"type": "string", "default": "prod"}, text.description)
+    assert listed_value(defaulted, "restart pod api-7 in Staging") == "staging"
+    # several written, one refused, or none: the default stays
+    assert listed_value(defaulted, "copy pod api-7 from staging to dev") is None
+    assert listed_value(defaulted, "restart pod api-7, not in staging") is None
+    assert listed_value(defaulted, "restart pod staging-api-7") is None
+    # a required parameter, one with no default, is the caller's to give
+    assert listed_value(text, "restart pod api-7 in staging") is None
+
+
+def test_a_flag_is_true_from_its_words_only() -> None:
+    flag = Parameter(
+        name="dryRun", location=ParameterLocation.QUERY, json_schema={"type": "boolean"}
+    )
+    assert flag_value(flag, "a dry run please") is True
+    assert flag_value(flag, "as a dry-run") is True
+    assert flag_value(flag, "not a dry run") is None
+    assert flag_value(flag, "don't do a dry run") is None
+    assert flag_value(flag, "deploy payments") is None
