@@ -19,6 +19,7 @@ sentence; one written after it ("delete C-1 once ...") holds its whole sentence 
 comma's "and" or "then" sets apart before it; a Korean one (always before its change) the
 rest of its sentence, or the whole where nothing follows it. A change is planned only where
 the request asks it outside them, with every id it takes written there (:func:`_asked_outside`).
+A clause asked "now" before a condition is set apart from it (:mod:`.later_clauses`).
 "After" with a state ("after order O-1 is refunded", "주문 O-1이 환불된 후에") is a condition;
 "after you refund order O-1", "after refunding order O-1" and "주문 O-1을 환불한 후에" ask for
 both changes (:mod:`schemarouter.retrieval.sequence`).
@@ -40,6 +41,7 @@ from schemarouter.contracts import Effect
 from schemarouter.planning.asked_changes import asked_verbs, does_change
 from schemarouter.planning.deferred import deferral_spans, takes_a_time
 from schemarouter.planning.fallbacks import keeps_to
+from schemarouter.planning.later_clauses import set_apart_now, times_to_act
 from schemarouter.planning.planner import _open_step
 from schemarouter.planning.refusals import QUOTED
 from schemarouter.retrieval.actions import name_words, verb_forms
@@ -151,15 +153,19 @@ def _korean_subject(text: str, at: int, end: int) -> tuple[int, int]:
 def condition_scopes(query: str) -> list[tuple[int, int, int, int]]:
     """Each condition of ``query`` (:func:`condition_spans`) and what it holds:
     ``(condition start, condition end, hold start, hold end)``, the hold as the module
-    docstring says."""
-    return _scopes(query, condition_spans(query))
+    docstring says, short of a clause before it asked now (:func:`.later_clauses.set_apart_now`)."""
+    text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
+    return set_apart_now(text, _scopes(query, condition_spans(query)), after_too=False)
 
 
-def deferral_scopes(query: str) -> list[tuple[int, int, int, int]]:
+def deferral_scopes(query: str, snapshot: RegistrySnapshot) -> list[tuple[int, int, int, int]]:
     """:func:`condition_scopes` of each later time or event ``query`` asks a change for
-    (:func:`~.deferred.deferral_spans`: "tomorrow", "in two hours", "2시간 후에"), held as a
-    condition is."""
-    return _scopes(query, deferral_spans(query))
+    (:func:`~.deferred.deferral_spans`: "tomorrow", "in two hours", "2시간 후에"; not one
+    that is no time to act, :func:`.later_clauses.times_to_act`), held as a condition is,
+    short of a clause before or after it asked now."""
+    text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
+    spans = times_to_act(text, deferral_spans(query), snapshot, _asks)
+    return set_apart_now(text, _scopes(query, spans), after_too=True)
 
 
 def _scopes(query: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
@@ -346,7 +352,7 @@ def withhold_conditional(
         for s in plan.steps
     )
     scopes = condition_scopes(query) if writes else []
-    later = deferral_scopes(query) if writes else []
+    later = deferral_scopes(query, snapshot) if writes else []
 
     def held(step: PlanStep, route: Route, timed: bool) -> bool:
         """Whether a condition (or, ``timed``, a later time too) holds ``step``'s change."""
