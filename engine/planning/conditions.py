@@ -17,9 +17,13 @@ O-1, and if customer C-1 has no open orders, delete C-1" withheld the refund ask
 too. A condition written before its change ("if ..., delete C-1") holds the rest of its
 sentence; one written after it ("delete C-1 once ...") holds its whole sentence but what a
 comma's "and" or "then" sets apart before it; a Korean one (always before its change) the
-rest of its sentence, or the whole where nothing follows it. A change is planned only where
+rest of its sentence, or the whole where nothing follows it. A condition that stands alone,
+nothing after it and nothing but a joining word before it in what it would hold ("Refund
+order O-1. Only if it has shipped.", "..., but only if it has shipped."), holds its sentence
+and the one before (:func:`_before`). A clause asked "now" before a condition is set apart
+from it (:mod:`.later_clauses`). "When" that asks ("When was order O-1 created? Refund it.")
+is no condition. A change is planned only where
 the request asks it outside them, with every id it takes written there (:func:`_asked_outside`).
-A clause asked "now" before a condition is set apart from it (:mod:`.later_clauses`).
 "After" with a state ("after order O-1 is refunded", "주문 O-1이 환불된 후에") is a condition;
 "after you refund order O-1", "after refunding order O-1" and "주문 O-1을 환불한 후에" ask for
 both changes (:mod:`schemarouter.retrieval.sequence`).
@@ -71,7 +75,8 @@ __all__ = [
 _ENGLISH = re.compile(
     r"(?<!\bknow\s)(?<!\bme\s)(?<!\bus\s)(?<!\bcheck\s)(?<!\bsee\s)(?<!\bask\s)"
     r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)"
-    r"\b(?:only\s+if|if|unless|when(?:ever)?|provided(?:\s+that)?|as\s+long\s+as|in\s+case"
+    r"\b(?:only\s+if|if|unless|when(?:ever)?(?!\s+(?:is|are|was|were|do|does|did|will|would|can"
+    r"|could|should|has|have|had)\b[^.;!?]*\?)|provided(?:\s+that)?|as\s+long\s+as|in\s+case"
     r"|as\s+soon\s+as|once(?=\s+(?!more\b|again\b|a\b|an\b|per\b|every\b|each\b|daily\b|or\b"
     r"|and\b|only\b|already\b)[\w'-]+\s+\w)"
     r"|(?<!ed\s)after(?=\s+(?!(?:you|we|i|they)\b)(?![a-z]+ing\b)(?:[\w'-]+\s+){1,4}?"
@@ -90,7 +95,7 @@ _ENGLISH = re.compile(
 _KOREAN = re.compile(
     r"(?<!\S)(?:\S+\s+)?(?<!\S)(?!가능하면|괜찮으면|좋으면)\S*"
     r"(?:있으면|없으면|으면|되면|하면|라면|다면|않으면|이면)"
-    r"(?=\s|$)(?!\s*안\s*[돼되됩])(?!\s*(?:바로\s*)?알려)"
+    r"(?=[\s.,;:!?]|$)(?!\s*안\s*[돼되됩])(?!\s*(?:바로\s*)?알려)"
     r"|(?<!\S)(?:\S+\s+)?\S+\s+경우(?:에만|에는|에)?|(?<!\S)(?:\S+\s+)?\S*되고\s*나(?:서|면)(?=\s|$)"
 )
 #: A Korean word that is a condition's subject ("O-1이", "티켓이"), and one with a particle
@@ -101,9 +106,21 @@ _CLAUSE_START = re.compile(r"[,.;:!?]\s*")
 
 
 #: Where a sentence ends: at ".", "!" or "?" before the end or a space and no lower-case
-#: word ("e.g. right away" goes on), and at a line's end. A ";" ends none: "If ticket T-1 is
-#: open, close it; delete ticket T-2" holds the deletion too.
-_SENTENCE_END = re.compile(r"[.!?](?=\s*$|\s+[^a-z\s])|\n")
+#: word ("e.g. right away" goes on), at an id's or a number's "." before a lower-case word
+#: that joins nothing ("Refund order O-1. if C-1 has no open orders, delete C-1": "if"
+#: starts a sentence; "O-1. and ..." goes on), at a word's "." before a lower-case
+#: condition ("in full. if ..."; not an abbreviation's: "e.g. if", "approx. if", "a. if"),
+#: and at a line's end. A ";" ends none: "If ticket T-1 is open, close it; delete ticket
+#: T-2" holds the deletion too.
+_SENTENCE_END = re.compile(
+    r"[.!?](?=\s*$|\s+[^a-z\s])|(?<=\d)\.(?=\s+(?!(?:and|or|nor|but|then|plus|so|also|with"
+    r"|without|to|in|of|for|by|on|at|as)\b)[a-z])"
+    r"|(?<!\be\.g)(?<!\bi\.e)(?<!\bapprox)(?<!\betc)(?<!\bincl)(?<!\bexcl)(?<!\besp)(?<!\bvs)"
+    r"(?<!\bcf)(?<!\bca)(?<!\bno)(?<!\bmin)(?<!\bmax)(?<!\best)(?<!\bavg)(?<![\s.]\w)"
+    r"\.(?=\s+(?:if|unless|when|whenever|once|only\s+if|provided|in\s+case)\b)|\n"
+)
+#: What a condition that stands alone may be led by: "But only if it has shipped.".
+_LEAD_ONLY = re.compile(r"[\s,]*(?:(?:and|but|or|then|so|also|though|just)[\s,]+)*", re.I)
 #: A word that only joins a clause to the one before: "Refund order O-1, and if ...".
 _JOINING = re.compile(r"(?:^|[\s,])(?:and|but|then|so|also|or|plus)[\s,]*$", re.I)
 #: What sets a clause apart before a condition written after its change: "Refund order O-1,
@@ -183,8 +200,10 @@ def _scopes(query: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int
         after = bisect_right(ends, end - 1)
         last = ends[after] if after < len(ends) else len(text)
         follows = bool(re.search(r"\w", text[end:last]))
+        prior = ends[at - 2] if at >= 2 else 0  # where the sentence before starts
         if not text[start:end].isascii():
-            out.append((start, end, start if follows else first, last))
+            hold = start if follows else first
+            out.append((start, end, _before(text, start, hold, follows, prior), last))
             continue
         mark = bisect_left(marks, start) - 1
         clause = marks[mark] - first + 1 if mark >= 0 and marks[mark] >= first else 0
@@ -201,8 +220,23 @@ def _scopes(query: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int
             aparts[first] = [m.end() for m in _APART.finditer(text, first, stop)]
         found = aparts[first]
         before = bisect_right(found, start) - 1
-        out.append((start, end, found[before] if before >= 0 else first, last))
+        hold = found[before] if before >= 0 else first
+        if hold > first and _before(text, start, hold, follows, first) == first:
+            hold = first  # "Refund order O-1, but only if it has shipped."
+        out.append((start, end, _before(text, start, hold, follows, prior), last))
     return out
+
+
+def _before(text: str, start: int, hold: int, follows: bool, prior: int) -> int:
+    """Where the hold of a condition at ``start`` that stands alone starts: "Refund order O-1.
+    Only if it has shipped.", "Refund order O-1, but only if it has shipped." and "주문 O-1을
+    환불해줘. 배송되지 않았으면." held their own words and sent the refund. Where nothing
+    follows the condition and nothing but a joining word comes before it from ``hold``, it
+    holds from ``prior`` (its sentence's start, or the sentence's before); else from
+    ``hold``."""
+    if follows or not _LEAD_ONLY.fullmatch(text, hold, start):
+        return hold
+    return prior
 
 
 def _covered(size: int, spans: Iterable[tuple[int, int]]) -> list[bool]:
