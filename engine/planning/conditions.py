@@ -67,11 +67,13 @@ __all__ = [
 ]
 
 #: An English condition, to the end of its clause: "unless it shipped", "only if it is open",
-#: "once order O-1 is refunded"; not a courtesy ("if possible", "if you can", "if any"), not
-#: "at once" / "once more", and not what a report or a check asks ("let me know when ...",
-#: "check if ..."). "After" with a state of a thing ("after order O-1 is refunded", "after it
-#: has shipped"): not "after you refund ...", nor "after refunding ..." (parts asked), nor
-#: after a participle, which says which things ("the orders created after O-1 was ...").
+#: "once order O-1 is refunded"; not a courtesy ("if possible", "if you can", "if any", "when
+#: you get a chance", "when convenient"), not "at once" / "once more", not what a report or a
+#: check asks ("let me know when ...", "check if ..."), nor "when" that asks ("When was order
+#: O-1 created?": before an auxiliary, in a clause that ends with "?"). "After" with a state
+#: of a thing ("after order O-1 is refunded", "after it has shipped"): not "after you refund
+#: ...", nor "after refunding ..." (parts asked), nor after a participle, which says which
+#: things ("the orders created after O-1 was ...").
 _ENGLISH = re.compile(
     r"(?<!\bknow\s)(?<!\bme\s)(?<!\bus\s)(?<!\bcheck\s)(?<!\bsee\s)(?<!\bask\s)"
     r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)"
@@ -81,7 +83,9 @@ _ENGLISH = re.compile(
     r"|and\b|only\b|already\b)[\w'-]+\s+\w)"
     r"|(?<!ed\s)after(?=\s+(?!(?:you|we|i|they)\b)(?![a-z]+ing\b)(?:[\w'-]+\s+){1,4}?"
     r"(?:is|are|was|were|has|have|had|gets?|got|becomes?|been)\b))"
-    r"\b(?!\s+(?:possible|any|applicable|you\s+(?:can|could|please)|you\s+don'?t\s+mind)\b)"
+    r"\b(?!\s+(?:possible|any|applicable|convenient|you\s+(?:can|could|please)|you\s+don'?t\s+mind"
+    r"|you\s+(?:get|have|find)\s+(?:a\s+)?(?:chance|moment|minute|second|sec|time)"
+    r"|you(?:'re|\s+are)\s+(?:free|able))\b)"
     r"[^,.;:!?]*",
     re.I,
 )
@@ -119,8 +123,9 @@ _SENTENCE_END = re.compile(
     r"(?<!\bcf)(?<!\bca)(?<!\bno)(?<!\bmin)(?<!\bmax)(?<!\best)(?<!\bavg)(?<![\s.]\w)"
     r"\.(?=\s+(?:if|unless|when|whenever|once|only\s+if|provided|in\s+case)\b)|\n"
 )
-#: What a condition that stands alone may be led by: "But only if it has shipped.".
-_LEAD_ONLY = re.compile(r"[\s,]*(?:(?:and|but|or|then|so|also|though|just)[\s,]+)*", re.I)
+#: What a condition that stands alone may be led by: "But only if it has shipped.", "..., but
+#: only when customer C-1 replies".
+_LEAD_ONLY = re.compile(r"[\s,]*(?:(?:and|but|or|then|so|also|though|just|only|even)[\s,]+)*", re.I)
 #: A word that only joins a clause to the one before: "Refund order O-1, and if ...".
 _JOINING = re.compile(r"(?:^|[\s,])(?:and|but|then|so|also|or|plus)[\s,]*$", re.I)
 #: What sets a clause apart before a condition written after its change: "Refund order O-1,

@@ -1,10 +1,10 @@
 """A condition in a sentence or clause of its own holds the change before it; a lower-case
 "if" after an id's stop starts a sentence; "when" that asks a question is no condition.
 
-"Refund order O-1. Only if it has shipped.", "Refund order O-1, but only if it has shipped."
-and "주문 O-1을 환불해줘. 배송되지 않았으면." sent the refund: the condition held only its own
-words (the Korean one, before a stop, was not even read). Each refund is now withheld, named
-and its order read. "Refund order O-1. if C-1 has no open orders, delete C-1." withheld the
+"Refund order O-1. Only if it has shipped.", "Refund order O-1, but only if it has shipped.",
+"..., but only once it is returned" and "주문 O-1을 환불해줘. 배송되지 않았으면." sent the
+refund: the condition held only its own words (the Korean one, before a stop, was not even
+read). Each refund is now withheld, named and its order read. "Refund order O-1. if C-1 has no open orders, delete C-1." withheld the
 refund asked outright: "O-1." before a lower-case word ended no sentence, and the condition
 held both; it now holds the deletion only, as with a capital "If" ("e.g. if" and "approx.
 if" go on in their sentence). "When was order O-1 created? Refund it." withheld the refund on
@@ -36,6 +36,7 @@ def desk() -> Iterator[Served]:
         ("Refund order O-1. only if it has shipped.", "'only if it has shipped'"),
         ("Refund order O-1, but only if it has shipped.", "'only if it has shipped'"),
         ("Refund order O-1. But only if it has shipped.", "'only if it has shipped'"),
+        ("Refund order O-1, but only once it is returned", "'once it is returned'"),
         ("주문 O-1을 환불해줘. 배송되지 않았으면.", "'배송되지 않았으면'"),
         ("주문 O-1을 환불해줘, 배송되지 않았으면.", "'배송되지 않았으면'"),
     ],
@@ -75,6 +76,7 @@ def test_a_change_asked_outside_the_condition_is_sent(desk: Served, query: str) 
         "Refund order O-1 approx. if it shipped, in full",
         "When was order O-1 created? Refund it if it shipped.",
         "Refund order O-1 when it is shipped?",
+        "Refund order O-1 when you have the tracking number",
     ],
 )
 def test_a_change_the_condition_holds_stays_withheld(desk: Served, query: str) -> None:

@@ -116,6 +116,10 @@ def test_a_change_on_a_condition_is_not_sent_and_its_condition_is_read(
         ("Delete customer C-1", ("DELETE", "/customers/C-1")),
         ("Delete customer C-1 at once", ("DELETE", "/customers/C-1")),
         ("Delete customer C-1 if possible", ("DELETE", "/customers/C-1")),
+        # courtesies, as "if possible" (helper overheld: each was withheld as a condition)
+        ("Delete customer C-1 when you get a chance", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 when convenient", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 if you have time", ("DELETE", "/customers/C-1")),
         ("Refund order O-1 and let me know when it is done", ("POST", "/orders/O-1/refund")),
         ("주문 O-1 환불해줘, 완료되면 알려줘", ("POST", "/orders/O-1/refund")),
     ],
