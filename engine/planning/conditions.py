@@ -68,9 +68,10 @@ __all__ = [
 
 #: An English condition, to the end of its clause: "unless it shipped", "only if it is open",
 #: "once order O-1 is refunded"; not a courtesy ("if possible", "if you can", "if any", "when
-#: you get a chance", "when convenient"), not "at once" / "once more", not what a report or a
-#: check asks ("let me know when ...", "check if ..."), nor "when" that asks ("When was order
-#: O-1 created?": before an auxiliary, in a clause that ends with "?"). "After" with a state
+#: you get a chance", "when convenient", "unless told otherwise"), not "at once" / "once
+#: more", not what a report or a check asks ("let me know when ...", "check if ..."), nor
+#: "when" that asks ("When was order O-1 created?": before an auxiliary, in a clause that
+#: ends with "?"). "After" with a state
 #: of a thing ("after order O-1 is refunded", "after it has shipped"): not "after you refund
 #: ...", nor "after refunding ..." (parts asked), nor after a participle, which says which
 #: things ("the orders created after O-1 was ...").
@@ -85,7 +86,9 @@ _ENGLISH = re.compile(
     r"(?:is|are|was|were|has|have|had|gets?|got|becomes?|been)\b))"
     r"\b(?!\s+(?:possible|any|applicable|convenient|you\s+(?:can|could|please)|you\s+don'?t\s+mind"
     r"|you\s+(?:get|have|find)\s+(?:a\s+)?(?:chance|moment|minute|second|sec|time)"
-    r"|you(?:'re|\s+are)\s+(?:free|able))\b)"
+    r"|you(?:'re|\s+are)\s+(?:free|able)|it(?:'s|\s+is)\s+convenient|otherwise"
+    r"|(?:told|instructed|advised)\s+otherwise|(?:i|we)\s+(?:say|tell\s+you)\s+otherwise"
+    r"|you\s+hear\s+otherwise)\b)"
     r"[^,.;:!?]*",
     re.I,
 )

@@ -13,7 +13,8 @@ a clause of its own ("Refund order O-1 and set a reminder for tomorrow", "Change
 date to next Friday and refund order O-1": the clause asks a change that takes a date or a
 time, of the thing it names, and no other), nor where an event's "after" says which things a
 read lists ("Refund order O-1 and show invoices after the migration": its clause's verb is a
-read). Only English is read so; a Korean time holds what :mod:`.conditions` says.
+read). Only English is read so. A Korean clause asked now is set apart as an English one is
+("고객 C-1은 내일 삭제하고 주문 O-1은 지금 환불해줘": a verb's -고 ends a clause).
 """
 
 from __future__ import annotations
@@ -34,13 +35,16 @@ if TYPE_CHECKING:
 
 __all__ = ["set_apart_now", "times_to_act"]
 
-#: Where an English clause starts or ends: a stop, a comma or a colon, and a joining word.
-_BOUND = re.compile(r"[,;:.!?\n]|\b(?:and|but|then|while|whereas)\b", re.I)
+#: Where a clause starts or ends: a stop, a comma or a colon, an English joining word, and
+#: the space after a Korean verb's -고 ("삭제하고 ...").
+_BOUND = re.compile(r"[,;:.!?\n]|\b(?:and|but|then|while|whereas)\b|(?<=[가-힣]고)(?=\s)", re.I)
 #: A clause's own "now" (not "not now", "by now", "until now", "from now", "for now", nor
-#: after a participle: "the orders created today" says which).
+#: after a participle: "the orders created today" says which); Korean 지금, 바로, 즉시, 당장
+#: and 오늘.
 _NOW = re.compile(
     r"(?<!\bnot\s)(?<!\bby\s)(?<!\buntil\s)(?<!\btill\s)(?<!\bfrom\s)(?<!\bfor\s)(?<!ed\s)"
-    r"\b(?:(?:right\s+)?now|immediately|right\s+away|straight\s+away|at\s+once|today|asap)\b",
+    r"\b(?:(?:right\s+)?now|immediately|right\s+away|straight\s+away|at\s+once|today|asap)\b"
+    r"|(?<!\S)(?:지금|바로|즉시|당장|오늘)(?:은|는)?(?!\S)",
     re.I,
 )
 

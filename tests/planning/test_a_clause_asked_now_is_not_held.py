@@ -2,7 +2,8 @@
 a read's "after".
 
 "Refund order O-1 now and delete customer C-1 tomorrow" sent only a read of the customer: the
-later time held its whole sentence, the refund asked "now" with it. "Refund order O-1 and set
+later time held its whole sentence, the refund asked "now" with it (and so in "고객 C-1은 내일
+삭제하고 주문 O-1은 지금 환불해줘"). "Refund order O-1 and set
 a reminder for tomorrow" and "Change task T-1 due date to next Friday and refund order O-1"
 withheld the refund for the time the reminder and the task take as their own value, and
 "Refund order O-1 and show invoices after the migration" for the "after" that says which
@@ -62,6 +63,8 @@ def _later(plan: Any) -> list[str]:
         ("Delete customer C-1 tomorrow and refund order O-1 now", "'tomorrow'"),
         ("Refund order O-1 right away and delete customer C-1 next week", "'next week'"),
         ("Refund order O-1 now and delete customer C-1 if it has no orders", "'if it has no"),
+        ("고객 C-1은 내일 삭제하고 주문 O-1은 지금 환불해줘", "'내일'"),
+        ("고객 C-1은 내일 삭제하고, 주문 O-1은 바로 환불해줘", "'내일'"),
     ],
 )
 @pytest.mark.parametrize("max_calls", [2, 3])
@@ -101,6 +104,8 @@ def test_a_time_no_change_is_asked_for_holds_no_refund(desk: Served, query: str)
         "If order O-1 is open, refund it now and delete customer C-1",
         "Refund order O-1 now if it shipped and delete customer C-1",
         "Refund order O-1 today if it has shipped",
+        "고객 C-1은 내일 삭제하고 주문 O-1을 환불해줘",
+        "주문 O-1을 지금 말고 내일 환불해줘",
     ],
 )
 @pytest.mark.parametrize("max_calls", [1, 3])
