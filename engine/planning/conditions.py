@@ -71,15 +71,17 @@ __all__ = [
 #: you get a chance", "when convenient", "unless told otherwise"), not "at once" / "once
 #: more", not what a report or a check asks ("let me know when ...", "check if ..."), nor
 #: "when" that asks ("When was order O-1 created?": before an auxiliary, in a clause that
-#: ends with "?"). "After" with a state
+#: ends with "?"), nor what says the change is made whatever holds ("even if it shipped", "no
+#: matter if ...", "just in case", an "in case" that ends its clause). "After" with a state
 #: of a thing ("after order O-1 is refunded", "after it has shipped"): not "after you refund
 #: ...", nor "after refunding ..." (parts asked), nor after a participle, which says which
 #: things ("the orders created after O-1 was ...").
 _ENGLISH = re.compile(
     r"(?<!\bknow\s)(?<!\bme\s)(?<!\bus\s)(?<!\bcheck\s)(?<!\bsee\s)(?<!\bask\s)"
-    r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)"
+    r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)(?<!\beven\s)(?<!\bmatter\s)"
     r"\b(?:only\s+if|if|unless|when(?:ever)?(?!\s+(?:is|are|was|were|do|does|did|will|would|can"
-    r"|could|should|has|have|had)\b[^.;!?]*\?)|provided(?:\s+that)?|as\s+long\s+as|in\s+case"
+    r"|could|should|has|have|had)\b[^.;!?]*\?)|provided(?:\s+that)?|as\s+long\s+as"
+    r"|(?<!\bjust\s)in\s+case(?!\s*(?:[,.;:!?]|$))"
     r"|as\s+soon\s+as|once(?=\s+(?!more\b|again\b|a\b|an\b|per\b|every\b|each\b|daily\b|or\b"
     r"|and\b|only\b|already\b)[\w'-]+\s+\w)"
     r"|(?<!ed\s)after(?=\s+(?!(?:you|we|i|they)\b)(?![a-z]+ing\b)(?:[\w'-]+\s+){1,4}?"
@@ -107,6 +109,17 @@ _KOREAN = re.compile(
 )
 #: A Korean word that is a condition's subject ("O-1이", "티켓이"), and one with a particle
 #: of its own (not the bare thing word before a subject: "주문 O-1이").
+#: "As agreed" (a participle after "as") before a "when" of the past, which says when it was
+#: agreed ("Refund order O-1 as agreed when we spoke", "as you requested when you called"):
+#: that "when" is no condition ("as requested when it is delivered" is one).
+_AS_AGREED = re.compile(r"\bas\s+(?:\w+\s+)?\w+(?:ed|en)\s+$", re.I)
+_PAST = re.compile(
+    r"when\s+(?:(?!(?:is|are|am|be|been|gets?|will|has|have)\b|[\w-]+['’](?:s|re|ll|m|ve)\b)"
+    r"[\w'’-]+\s+){0,2}?"
+    r"(?:was|were|did|had|agreed|spoke|said|told|met|wrote|came|left|sent|paid|bought|took"
+    r"|made|gave|got|rang|saw|\w+(?<!e)ed)\b",
+    re.I,
+)
 _KO_SUBJECT = re.compile(r"\S+(?:이|가)$")
 _KO_PARTICLE = re.compile(r"(?:은|는|을|를|이|가|에|의|도|로|와|과|고|서|면|며)$")
 _CLAUSE_START = re.compile(r"[,.;:!?]\s*")
@@ -153,7 +166,13 @@ def condition_spans(query: str) -> list[tuple[int, int]]:
     order: an English one from its word to its clause's end, a Korean one from its subject
     (and the thing word before it: "주문 O-1이 환불되면") to its -면, 경우 or 후에."""
     text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
-    spans = [(m.start(), m.end()) for m in _ENGLISH.finditer(text)]
+    spans = [
+        (m.start(), m.end())
+        for m in _ENGLISH.finditer(text)
+        if not (
+            _PAST.match(m.group()) and _AS_AGREED.search(text, max(0, m.start() - 40), m.start())
+        )
+    ]
     if not text.isascii():
         found = [(m.start(), m.end()) for m in _KOREAN.finditer(text)]
         found += [(at, end) for _, at, end, condition in korean_afters(text) if condition]
