@@ -13,8 +13,11 @@ a clause of its own ("Refund order O-1 and set a reminder for tomorrow", "Change
 date to next Friday and refund order O-1": the clause asks a change that takes a date or a
 time, of the thing it names, and no other), nor where an event's "after" says which things a
 read lists ("Refund order O-1 and show invoices after the migration": its clause's verb is a
-read). Only English is read so. A Korean clause asked now is set apart as an English one is
-("고객 C-1은 내일 삭제하고 주문 O-1은 지금 환불해줘": a verb's -고 ends a clause).
+read), nor where the event is a change the request itself asks ("Refund order O-1, and
+after the refund, delete customer C-1": an order of the two, as "after you refund order O-1"
+is; :func:`_asked_event`). Only English is read so. A Korean clause asked now is set apart
+as an English one is ("고객 C-1은 내일 삭제하고 주문 O-1은 지금 환불해줘": a verb's -고 ends
+a clause).
 """
 
 from __future__ import annotations
@@ -106,6 +109,14 @@ def times_to_act(
     timed = [r for r in writes if takes_a_time(r)]
     things = {w for r in timed for w in list(name_words(r.endpoint.name))[1:]}
     clauses, out, last = _Clauses(text), [], 0
+    blanked = list(text)
+    for start, end in spans:
+        blanked[start:end] = " " * (end - start)
+    outside = "".join(blanked)
+    asked: frozenset[str] = frozenset()
+    if any(text[a:b].lower().startswith("after") for a, b in spans):  # the changes asked
+        named = (next(iter(name_words(r.endpoint.name)), "") for r in writes if asks(outside, r))
+        asked = asked_verbs(outside) | {verb for verb in named if verb}
     for start, end in spans:
         left = max(clauses.around(start, end)[0], last)  # from the time before, if nearer
         last = end
@@ -120,6 +131,8 @@ def times_to_act(
             and not asked_verbs(lead)
         ):
             continue  # "show invoices after the migration": which invoices
+        if _asked_event(text[start:end], asked, outside):
+            continue  # "refund order O-1 and delete customer C-1 after the refund": an order
         words = {f for w in re.findall(r"[A-Za-z]+", clause.lower()) for f in verb_forms(w)}
         if (
             any(asks(clause, r) for r in timed)
@@ -129,3 +142,25 @@ def times_to_act(
             continue  # "set a reminder for tomorrow": the reminder's own time
         out.append((start, end))
     return out
+
+
+#: An event's "after": its noun, and what names which (``after the refund of order O-1``).
+_EVENT = re.compile(r"after\s+\w+\s+([a-z]+)(?:\s+of\s+(.*))?$", re.I | re.S)
+#: What a change's noun ends with past its verb: refund, delet-ion, cancell-ation, remov-al.
+_NOUN_END = re.compile(r"(?:ation|ition|ion|al|ure|ment|s)$")
+
+
+def _asked_event(span: str, asked: frozenset[str], outside: str) -> bool:
+    """Whether ``span``, an event's "after", is after a change the request asks outside it
+    (``asked``, the verbs of ``outside``): "Refund order O-1 and delete customer C-1 after the
+    refund" is an order of the two, as "after you refund order O-1" is. Where it names which
+    ("after the refund of order O-1"), each id it names is written outside it too: "Refund
+    order O-2 and delete customer C-1 after the refund of order O-1" waits for another."""
+    found = _EVENT.match(span)
+    if found is None or not asked:
+        return False
+    stem = _NOUN_END.sub("", found.group(1).lower())
+    if len(stem) < 3 or not any(v.startswith(stem) or stem.startswith(v) for v in asked):
+        return False
+    ids = re.findall(r"(?<![\w-])[\w-]*\d[\w-]*", found.group(2) or "")
+    return all(re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", outside) for i in ids)

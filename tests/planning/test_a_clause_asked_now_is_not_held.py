@@ -114,3 +114,40 @@ def test_a_change_the_time_or_condition_may_be_said_of_stays_withheld(
 ) -> None:
     plan, got = sent(desk, query, max_calls, complete_only=True)
     assert all(method == "GET" for method, _ in got), (got, plan.warnings)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Refund order O-1, and after the refund, delete customer C-1",
+        "Refund order O-1. After the refund, delete customer C-1.",
+    ],
+)
+def test_an_event_the_request_asks_is_an_order_of_its_changes(desk: Served, query: str) -> None:
+    """ "After the refund" waits for a refund the request itself asks: both are sent, in
+    order, as with "after you refund order O-1"."""
+    plan, got = sent(desk, query, complete_only=True)
+    assert got == [("POST", "/orders/O-1/refund"), ("DELETE", "/customers/C-1")], plan.warnings
+    assert not _later(plan), plan.warnings
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # another order's refund, and an event the request does not ask
+        "Refund order O-2 and delete customer C-1 after the refund of order O-1",
+        "Delete customer C-1 after the migration and refund order O-1",
+    ],
+)
+def test_an_event_the_request_does_not_ask_holds_its_change(desk: Served, query: str) -> None:
+    plan, got = sent(desk, query, complete_only=True)
+    assert ("DELETE", "/customers/C-1") not in got, (got, plan.warnings)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Refund order O-1 labelled due-tomorrow", "Refund order O-1 in next week's batch"],
+)
+def test_a_time_in_a_name_or_a_whose_holds_nothing(desk: Served, query: str) -> None:
+    plan, got = sent(desk, query, complete_only=True)
+    assert got == [("POST", "/orders/O-1/refund")] and not _later(plan), plan.warnings
