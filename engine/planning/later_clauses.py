@@ -115,8 +115,9 @@ def times_to_act(
     outside = "".join(blanked)
     asked: frozenset[str] = frozenset()
     if any(text[a:b].lower().startswith("after") for a, b in spans):  # the changes asked
-        named = (next(iter(name_words(r.endpoint.name)), "") for r in writes if asks(outside, r))
-        asked = asked_verbs(outside) | {verb for verb in named if verb}
+        said = {f for w in set(re.findall(r"[a-z]+", outside.lower())) for f in verb_forms(w)}
+        named = {next(iter(name_words(r.endpoint.name)), "") for r in writes}
+        asked = asked_verbs(outside) | (named & said)  # "Refund order O-1": refund_order
     for start, end in spans:
         left = max(clauses.around(start, end)[0], last)  # from the time before, if nearer
         last = end
@@ -135,8 +136,8 @@ def times_to_act(
             continue  # "refund order O-1 and delete customer C-1 after the refund": an order
         words = {f for w in re.findall(r"[A-Za-z]+", clause.lower()) for f in verb_forms(w)}
         if (
-            any(asks(clause, r) for r in timed)
-            and words & things
+            words & things
+            and any(asks(clause, r) for r in timed)
             and not any(asks(clause, r) for r in writes if r not in timed)
         ):
             continue  # "set a reminder for tomorrow": the reminder's own time
