@@ -80,7 +80,7 @@ _ENGLISH = re.compile(
     r"(?<!\bknow\s)(?<!\bme\s)(?<!\bus\s)(?<!\bcheck\s)(?<!\bsee\s)(?<!\bask\s)"
     r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)(?<!\beven\s)(?<!\bmatter\s)"
     r"\b(?:only\s+if|if|unless|when(?:ever)?(?!\s+(?:is|are|was|were|do|does|did|will|would|can"
-    r"|could|should|has|have|had)\b[^.;!?]*\?)|provided(?:\s+that)?|as\s+long\s+as"
+    r"|could|should|has|have|had)\b[^.;!?]{0,200}\?)|provided(?:\s+that)?|as\s+long\s+as"
     r"|(?<!\bjust\s)in\s+case(?!\s*(?:[,.;:!?]|$))"
     r"|as\s+soon\s+as|once(?=\s+(?!more\b|again\b|a\b|an\b|per\b|every\b|each\b|daily\b|or\b"
     r"|and\b|only\b|already\b)[\w'-]+\s+\w)"

@@ -114,10 +114,12 @@ def times_to_act(
         blanked[start:end] = " " * (end - start)
     outside = "".join(blanked)
     asked: frozenset[str] = frozenset()
+    written: frozenset[str] = frozenset()
     if any(text[a:b].lower().startswith("after") for a, b in spans):  # the changes asked
         said = {f for w in set(re.findall(r"[a-z]+", outside.lower())) for f in verb_forms(w)}
         named = {next(iter(name_words(r.endpoint.name)), "") for r in writes}
         asked = asked_verbs(outside) | (named & said)  # "Refund order O-1": refund_order
+        written = frozenset(_ID.findall(outside))
     for start, end in spans:
         left = max(clauses.around(start, end)[0], last)  # from the time before, if nearer
         last = end
@@ -132,7 +134,7 @@ def times_to_act(
             and not asked_verbs(lead)
         ):
             continue  # "show invoices after the migration": which invoices
-        if _asked_event(text[start:end], asked, outside):
+        if _asked_event(text[start:end], asked, written):
             continue  # "refund order O-1 and delete customer C-1 after the refund": an order
         words = {f for w in re.findall(r"[A-Za-z]+", clause.lower()) for f in verb_forms(w)}
         if (
@@ -151,17 +153,22 @@ _EVENT = re.compile(r"after\s+\w+\s+([a-z]+)(?:\s+of\s+(.*))?$", re.I | re.S)
 _NOUN_END = re.compile(r"(?:ation|ition|ion|al|ure|ment|s)$")
 
 
-def _asked_event(span: str, asked: frozenset[str], outside: str) -> bool:
+#: An id as an event's "after" names it: a word with a digit ("O-1", "ORD7").
+_ID = re.compile(r"(?<![\w-])[\w-]*\d[\w-]*")
+
+
+def _asked_event(span: str, asked: frozenset[str], written: frozenset[str]) -> bool:
     """Whether ``span``, an event's "after", is after a change the request asks outside it
-    (``asked``, the verbs of ``outside``): "Refund order O-1 and delete customer C-1 after the
-    refund" is an order of the two, as "after you refund order O-1" is. Where it names which
-    ("after the refund of order O-1"), each id it names is written outside it too: "Refund
-    order O-2 and delete customer C-1 after the refund of order O-1" waits for another."""
+    (``asked``: the verbs of the request outside its times; ``written``: the ids there):
+    "Refund order O-1 and delete customer C-1 after the refund" is an order of the two, as
+    "after you refund order O-1" is. Where it names which ("after the refund of order O-1"),
+    each id it names is written outside it too: "Refund order O-2 and delete customer C-1
+    after the refund of order O-1" waits for another. The ids are found once: looked for in
+    the whole request for each time, the request's length times their number."""
     found = _EVENT.match(span)
     if found is None or not asked:
         return False
     stem = _NOUN_END.sub("", found.group(1).lower())
     if len(stem) < 3 or not any(v.startswith(stem) or stem.startswith(v) for v in asked):
         return False
-    ids = re.findall(r"(?<![\w-])[\w-]*\d[\w-]*", found.group(2) or "")
-    return all(re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", outside) for i in ids)
+    return all(i in written for i in _ID.findall(found.group(2) or ""))
