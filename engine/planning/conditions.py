@@ -17,7 +17,12 @@ O-1, and if customer C-1 has no open orders, delete C-1" withheld the refund ask
 too. A condition written before its change ("if ..., delete C-1") holds the rest of its
 sentence; one written after it ("delete C-1 once ...") holds its whole sentence but what a
 comma's "and" or "then" sets apart before it; a Korean one (always before its change) the
-rest of its sentence, or the whole where nothing follows it. A change is planned only where
+rest of its sentence, or the whole where nothing follows it. A condition that stands alone,
+nothing after it and nothing but a joining word before it in what it would hold ("Refund
+order O-1. Only if it has shipped.", "..., but only if it has shipped."), holds its sentence
+and the one before (:func:`_before`). A clause asked "now" before a condition is set apart
+from it (:mod:`.later_clauses`). "When" that asks ("When was order O-1 created? Refund it.")
+is no condition. A change is planned only where
 the request asks it outside them, with every id it takes written there (:func:`_asked_outside`).
 "After" with a state ("after order O-1 is refunded", "주문 O-1이 환불된 후에") is a condition;
 "after you refund order O-1", "after refunding order O-1" and "주문 O-1을 환불한 후에" ask for
@@ -40,6 +45,7 @@ from schemarouter.contracts import Effect
 from schemarouter.planning.asked_changes import asked_verbs, does_change
 from schemarouter.planning.deferred import deferral_spans, takes_a_time
 from schemarouter.planning.fallbacks import keeps_to
+from schemarouter.planning.later_clauses import set_apart_now, times_to_act
 from schemarouter.planning.planner import _open_step
 from schemarouter.planning.refusals import QUOTED
 from schemarouter.retrieval.actions import name_words, verb_forms
@@ -61,20 +67,30 @@ __all__ = [
 ]
 
 #: An English condition, to the end of its clause: "unless it shipped", "only if it is open",
-#: "once order O-1 is refunded"; not a courtesy ("if possible", "if you can", "if any"), not
-#: "at once" / "once more", and not what a report or a check asks ("let me know when ...",
-#: "check if ..."). "After" with a state of a thing ("after order O-1 is refunded", "after it
-#: has shipped"): not "after you refund ...", nor "after refunding ..." (parts asked), nor
-#: after a participle, which says which things ("the orders created after O-1 was ...").
+#: "once order O-1 is refunded"; not a courtesy ("if possible", "if you can", "if any", "when
+#: you get a chance", "when convenient", "unless told otherwise"), not "at once" / "once
+#: more", not what a report or a check asks ("let me know when ...", "check if ..."), nor
+#: "when" that asks ("When was order O-1 created?": before an auxiliary, in a clause that
+#: ends with "?"), nor what says the change is made whatever holds ("even if it shipped", "no
+#: matter if ...", "just in case", an "in case" that ends its clause). "After" with a state
+#: of a thing ("after order O-1 is refunded", "after it has shipped"): not "after you refund
+#: ...", nor "after refunding ..." (parts asked), nor after a participle, which says which
+#: things ("the orders created after O-1 was ...").
 _ENGLISH = re.compile(
     r"(?<!\bknow\s)(?<!\bme\s)(?<!\bus\s)(?<!\bcheck\s)(?<!\bsee\s)(?<!\bask\s)"
-    r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)"
-    r"\b(?:only\s+if|if|unless|when(?:ever)?|provided(?:\s+that)?|as\s+long\s+as|in\s+case"
+    r"(?<!\bverify\s)(?<!\bsay\s)(?<!\bat\s)(?<!\ball\s)(?<!\beven\s)(?<!\bmatter\s)"
+    r"\b(?:only\s+if|if|unless|when(?:ever)?(?!\s+(?:is|are|was|were|do|does|did|will|would|can"
+    r"|could|should|has|have|had)\b[^.;!?]{0,200}\?)|provided(?:\s+that)?|as\s+long\s+as"
+    r"|(?<!\bjust\s)in\s+case(?!\s*(?:[,.;:!?]|$))"
     r"|as\s+soon\s+as|once(?=\s+(?!more\b|again\b|a\b|an\b|per\b|every\b|each\b|daily\b|or\b"
     r"|and\b|only\b|already\b)[\w'-]+\s+\w)"
     r"|(?<!ed\s)after(?=\s+(?!(?:you|we|i|they)\b)(?![a-z]+ing\b)(?:[\w'-]+\s+){1,4}?"
     r"(?:is|are|was|were|has|have|had|gets?|got|becomes?|been)\b))"
-    r"\b(?!\s+(?:possible|any|applicable|you\s+(?:can|could|please)|you\s+don'?t\s+mind)\b)"
+    r"\b(?!\s+(?:possible|any|applicable|convenient|you\s+(?:can|could|please)|you\s+don'?t\s+mind"
+    r"|you\s+(?:get|have|find)\s+(?:a\s+)?(?:chance|moment|minute|second|sec|time)"
+    r"|you(?:'re|\s+are)\s+(?:free|able)|it(?:'s|\s+is)\s+convenient|otherwise"
+    r"|(?:told|instructed|advised)\s+otherwise|(?:i|we)\s+(?:say|tell\s+you)\s+otherwise"
+    r"|you\s+hear\s+otherwise)\b)"
     r"[^,.;:!?]*",
     re.I,
 )
@@ -88,20 +104,44 @@ _ENGLISH = re.compile(
 _KOREAN = re.compile(
     r"(?<!\S)(?:\S+\s+)?(?<!\S)(?!가능하면|괜찮으면|좋으면)\S*"
     r"(?:있으면|없으면|으면|되면|하면|라면|다면|않으면|이면)"
-    r"(?=\s|$)(?!\s*안\s*[돼되됩])(?!\s*(?:바로\s*)?알려)"
+    r"(?=[\s.,;:!?]|$)(?!\s*안\s*[돼되됩])(?!\s*(?:바로\s*)?알려)"
     r"|(?<!\S)(?:\S+\s+)?\S+\s+경우(?:에만|에는|에)?|(?<!\S)(?:\S+\s+)?\S*되고\s*나(?:서|면)(?=\s|$)"
 )
 #: A Korean word that is a condition's subject ("O-1이", "티켓이"), and one with a particle
 #: of its own (not the bare thing word before a subject: "주문 O-1이").
+#: "As agreed" (a participle after "as") before a "when" of the past, which says when it was
+#: agreed ("Refund order O-1 as agreed when we spoke", "as you requested when you called"):
+#: that "when" is no condition ("as requested when it is delivered" is one).
+_AS_AGREED = re.compile(r"\bas\s+(?:\w+\s+)?\w+(?:ed|en)\s+$", re.I)
+_PAST = re.compile(
+    r"when\s+(?:(?!(?:is|are|am|be|been|gets?|will|has|have)\b|[\w-]+['’](?:s|re|ll|m|ve)\b)"
+    r"[\w'’-]+\s+){0,2}?"
+    r"(?:was|were|did|had|agreed|spoke|said|told|met|wrote|came|left|sent|paid|bought|took"
+    r"|made|gave|got|rang|saw|\w+(?<!e)ed)\b",
+    re.I,
+)
 _KO_SUBJECT = re.compile(r"\S+(?:이|가)$")
 _KO_PARTICLE = re.compile(r"(?:은|는|을|를|이|가|에|의|도|로|와|과|고|서|면|며)$")
 _CLAUSE_START = re.compile(r"[,.;:!?]\s*")
 
 
 #: Where a sentence ends: at ".", "!" or "?" before the end or a space and no lower-case
-#: word ("e.g. right away" goes on), and at a line's end. A ";" ends none: "If ticket T-1 is
-#: open, close it; delete ticket T-2" holds the deletion too.
-_SENTENCE_END = re.compile(r"[.!?](?=\s*$|\s+[^a-z\s])|\n")
+#: word ("e.g. right away" goes on), at an id's or a number's "." before a lower-case word
+#: that joins nothing ("Refund order O-1. if C-1 has no open orders, delete C-1": "if"
+#: starts a sentence; "O-1. and ..." goes on), at a word's "." before a lower-case
+#: condition ("in full. if ..."; not an abbreviation's: "e.g. if", "approx. if", "a. if"),
+#: and at a line's end. A ";" ends none: "If ticket T-1 is open, close it; delete ticket
+#: T-2" holds the deletion too.
+_SENTENCE_END = re.compile(
+    r"[.!?](?=\s*$|\s+[^a-z\s])|(?<=\d)\.(?=\s+(?!(?:and|or|nor|but|then|plus|so|also|with"
+    r"|without|to|in|of|for|by|on|at|as)\b)[a-z])"
+    r"|(?<!\be\.g)(?<!\bi\.e)(?<!\bapprox)(?<!\betc)(?<!\bincl)(?<!\bexcl)(?<!\besp)(?<!\bvs)"
+    r"(?<!\bcf)(?<!\bca)(?<!\bno)(?<!\bmin)(?<!\bmax)(?<!\best)(?<!\bavg)(?<![\s.]\w)"
+    r"\.(?=\s+(?:if|unless|when|whenever|once|only\s+if|provided|in\s+case)\b)|\n"
+)
+#: What a condition that stands alone may be led by: "But only if it has shipped.", "..., but
+#: only when customer C-1 replies".
+_LEAD_ONLY = re.compile(r"[\s,]*(?:(?:and|but|or|then|so|also|though|just|only|even)[\s,]+)*", re.I)
 #: A word that only joins a clause to the one before: "Refund order O-1, and if ...".
 _JOINING = re.compile(r"(?:^|[\s,])(?:and|but|then|so|also|or|plus)[\s,]*$", re.I)
 #: What sets a clause apart before a condition written after its change: "Refund order O-1,
@@ -126,7 +166,13 @@ def condition_spans(query: str) -> list[tuple[int, int]]:
     order: an English one from its word to its clause's end, a Korean one from its subject
     (and the thing word before it: "주문 O-1이 환불되면") to its -면, 경우 or 후에."""
     text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
-    spans = [(m.start(), m.end()) for m in _ENGLISH.finditer(text)]
+    spans = [
+        (m.start(), m.end())
+        for m in _ENGLISH.finditer(text)
+        if not (
+            _PAST.match(m.group()) and _AS_AGREED.search(text, max(0, m.start() - 40), m.start())
+        )
+    ]
     if not text.isascii():
         found = [(m.start(), m.end()) for m in _KOREAN.finditer(text)]
         found += [(at, end) for _, at, end, condition in korean_afters(text) if condition]
@@ -151,15 +197,19 @@ def _korean_subject(text: str, at: int, end: int) -> tuple[int, int]:
 def condition_scopes(query: str) -> list[tuple[int, int, int, int]]:
     """Each condition of ``query`` (:func:`condition_spans`) and what it holds:
     ``(condition start, condition end, hold start, hold end)``, the hold as the module
-    docstring says."""
-    return _scopes(query, condition_spans(query))
+    docstring says, short of a clause before it asked now (:func:`.later_clauses.set_apart_now`)."""
+    text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
+    return set_apart_now(text, _scopes(query, condition_spans(query)), after_too=False)
 
 
-def deferral_scopes(query: str) -> list[tuple[int, int, int, int]]:
+def deferral_scopes(query: str, snapshot: RegistrySnapshot) -> list[tuple[int, int, int, int]]:
     """:func:`condition_scopes` of each later time or event ``query`` asks a change for
-    (:func:`~.deferred.deferral_spans`: "tomorrow", "in two hours", "2시간 후에"), held as a
-    condition is."""
-    return _scopes(query, deferral_spans(query))
+    (:func:`~.deferred.deferral_spans`: "tomorrow", "in two hours", "2시간 후에"; not one
+    that is no time to act, :func:`.later_clauses.times_to_act`), held as a condition is,
+    short of a clause before or after it asked now."""
+    text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
+    spans = times_to_act(text, deferral_spans(query), snapshot, _asks)
+    return set_apart_now(text, _scopes(query, spans), after_too=True)
 
 
 def _scopes(query: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
@@ -177,8 +227,10 @@ def _scopes(query: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int
         after = bisect_right(ends, end - 1)
         last = ends[after] if after < len(ends) else len(text)
         follows = bool(re.search(r"\w", text[end:last]))
+        prior = ends[at - 2] if at >= 2 else 0  # where the sentence before starts
         if not text[start:end].isascii():
-            out.append((start, end, start if follows else first, last))
+            hold = start if follows else first
+            out.append((start, end, _before(text, start, hold, follows, prior), last))
             continue
         mark = bisect_left(marks, start) - 1
         clause = marks[mark] - first + 1 if mark >= 0 and marks[mark] >= first else 0
@@ -195,8 +247,23 @@ def _scopes(query: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int
             aparts[first] = [m.end() for m in _APART.finditer(text, first, stop)]
         found = aparts[first]
         before = bisect_right(found, start) - 1
-        out.append((start, end, found[before] if before >= 0 else first, last))
+        hold = found[before] if before >= 0 else first
+        if hold > first and _before(text, start, hold, follows, first) == first:
+            hold = first  # "Refund order O-1, but only if it has shipped."
+        out.append((start, end, _before(text, start, hold, follows, prior), last))
     return out
+
+
+def _before(text: str, start: int, hold: int, follows: bool, prior: int) -> int:
+    """Where the hold of a condition at ``start`` that stands alone starts: "Refund order O-1.
+    Only if it has shipped.", "Refund order O-1, but only if it has shipped." and "주문 O-1을
+    환불해줘. 배송되지 않았으면." held their own words and sent the refund. Where nothing
+    follows the condition and nothing but a joining word comes before it from ``hold``, it
+    holds from ``prior`` (its sentence's start, or the sentence's before); else from
+    ``hold``."""
+    if follows or not _LEAD_ONLY.fullmatch(text, hold, start):
+        return hold
+    return prior
 
 
 def _covered(size: int, spans: Iterable[tuple[int, int]]) -> list[bool]:
@@ -346,7 +413,7 @@ def withhold_conditional(
         for s in plan.steps
     )
     scopes = condition_scopes(query) if writes else []
-    later = deferral_scopes(query) if writes else []
+    later = deferral_scopes(query, snapshot) if writes else []
 
     def held(step: PlanStep, route: Route, timed: bool) -> bool:
         """Whether a condition (or, ``timed``, a later time too) holds ``step``'s change."""

@@ -41,9 +41,10 @@ _PERIOD = r"(?:day|week|month|year|quarter|business\s+day|(?:billing\s+)?(?:peri
 #: An English time to act that is later than now, or an event after which to act (see the
 #: module docstring); not after "by", "until", "till", "before" (a deadline), a participle
 #: ("created after the launch": which things), a negation or what sets it aside ("now, not
-#: later", "instead of tomorrow", "rather than later"), nor "tomorrow's" (whose).
+#: later", "instead of tomorrow", "rather than later"), nor "tomorrow's", "next week's"
+#: (whose), nor inside a word of hyphens ("due-tomorrow", "follow-up-later": a name).
 _ENGLISH = re.compile(
-    r"(?<!\bby\s)(?<!\buntil\s)(?<!\btill\s)(?<!\bbefore\s)(?<!ed\s)(?<!\bnot\s)(?<!\bno\s)"
+    r"(?<![\w-])(?<!\bby\s)(?<!\buntil\s)(?<!\btill\s)(?<!\bbefore\s)(?<!ed\s)(?<!\bnot\s)(?<!\bno\s)"
     r"(?<!\bnever\s)(?<!\bthan\s)(?<!\bof\s)\b(?:"
     rf"in\s+(?:another\s+)?{_COUNT}\s+(?:more\s+)?{_UNIT}"
     rf"|{_COUNT}\s+{_UNIT}\s+(?:from\s+now|later|hence)"
@@ -60,7 +61,7 @@ _ENGLISH = re.compile(
     r"|the\s+\d{1,2}(?:st|nd|rd|th))"
     r"|after\s+(?:the|a|an|its|his|her|their|our|my|your)\s+"
     r"(?!(?:first|second|third|last|next|previous|other|one|ones)\b)[a-z]+\b(?:\s+of\s+[\w-]+(?:\s+[\w-]+)?)?"
-    r")(?![\w-])",
+    r")(?![\w-])(?!['’]s\b)",
     re.IGNORECASE,
 )
 #: A Korean one: "2시간 후에", "3일 뒤에", "내일", "모레", "다음 주에", "월말에", "이따가",

@@ -215,6 +215,9 @@ def test_a_time_that_is_the_change_own_value_holds_nothing_back(
         ("고객 C-1을 삭제하고 그 후에 주문 O-1을 환불해줘", []),
         ("주문 O-1을 환불한 후에 고객 C-1을 삭제해줘", []),
         ("Refund the order 'in two hours'", []),
+        ("Close ticket T-1 in next week's release", []),
+        ("Close ticket T-1 labelled due-tomorrow", []),
+        ("Tag ticket T-1 follow-up-later, then close it tonight", ["tonight"]),
     ],
 )
 def test_deferral_spans(text: str, times: list[str]) -> None:

@@ -97,6 +97,19 @@ def _run(query: str, max_calls: int = 3) -> tuple[Any, list[tuple[str, str]]]:
         # a noun and the copula's -이면 (trial 13: "예약 B-1002가 대기 중이면 취소해줘" cancelled)
         ("예약 A-1이 대기 중이면 취소해줘", "대기 중이면", "/appointments/A-1"),
         ("고객 C-1이 휴면 계정이면 삭제해줘", "계정이면", "/customers/C-1"),
+        # beside the courtesies and the concessions below, each still a condition
+        ("Delete customer C-1 in case its balance is zero", "in case its", "/customers/C-1"),
+        ("Delete customer C-1 as agreed if its balance is zero", "if its", "/customers/C-1"),
+        (
+            "Delete customer C-1 as requested when its balance is zero",
+            "when its balance is zero",
+            "/customers/C-1",
+        ),
+        (
+            "Delete customer C-1 as requested when it's closed",
+            "when it's closed",
+            "/customers/C-1",
+        ),
     ],
 )
 @pytest.mark.parametrize("max_calls", [1, 3])
@@ -116,6 +129,19 @@ def test_a_change_on_a_condition_is_not_sent_and_its_condition_is_read(
         ("Delete customer C-1", ("DELETE", "/customers/C-1")),
         ("Delete customer C-1 at once", ("DELETE", "/customers/C-1")),
         ("Delete customer C-1 if possible", ("DELETE", "/customers/C-1")),
+        # courtesies, as "if possible" (helper overheld: each was withheld as a condition)
+        ("Delete customer C-1 when you get a chance", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 when convenient", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 if you have time", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 when it's convenient", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 unless told otherwise", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 unless I say otherwise", ("DELETE", "/customers/C-1")),
+        # the change is made whatever holds, or the "when" says when it was agreed
+        ("Delete customer C-1 even if it has orders", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 no matter if it has orders", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 just in case", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 as requested when they called", ("DELETE", "/customers/C-1")),
+        ("Delete customer C-1 as we agreed when we spoke", ("DELETE", "/customers/C-1")),
         ("Refund order O-1 and let me know when it is done", ("POST", "/orders/O-1/refund")),
         ("주문 O-1 환불해줘, 완료되면 알려줘", ("POST", "/orders/O-1/refund")),
     ],

@@ -198,3 +198,15 @@ def test_blanks_after_a_korean_number_word_plan_in_linear_time(request_text: str
         return list(router.plan(asked).route_ids)
 
     assert in_child(job, wait=WAIT) == ("ok", [NUMBER_REQUESTS[request_text]])
+
+
+def test_when_a_question_asks_is_read_in_linear_time() -> None:
+    """A "when" before an auxiliary looked to its clause's "?" for a question (helper
+    overheld): each of 10,000 "when is" before one "?" read the rest of the request again
+    (4.3 s for 250,000 characters; 40,000 went past :data:`WAIT`). It looks 200 characters on,
+    no more."""
+    from schemarouter.planning.conditions import condition_spans
+
+    request = "Refund order O-1 when is " * 40_000 + "?"
+    answer, result = in_child(lambda: len(condition_spans(request)), wait=WAIT)
+    assert answer == "ok" and result == 1, (answer, result)
