@@ -58,6 +58,7 @@ from schemarouter.planning.parts import (
     fieldless_parts_note,
     in_written_order,
     missed_parts_notes,
+    named_ids_route,
     one_call_parts_note,
     open_parts,
     own_part,
@@ -364,12 +365,14 @@ def plan_routes(
                 )
             else:
                 # the part the best route serves is planned by it, from its words (trial P §7)
-                owned, mine = top_part(snapshot, top, served_by, [*parts, *part_misses])
+                each = [*parts, *part_misses]  # or by its own best (parts.named_ids_route)
+                top = named_ids_route(snapshot, top, served_by, each, values, request, ok, warnings)
+                owned, mine = top_part(snapshot, top, served_by, each)
                 hits = (field_hits or {}).get(top, ())
                 step = _open_step(snapshot, top, *own_part(request, values, mine), hits)
                 before = len(warnings)  # the chains' notes follow this step's own
                 steps = chained([step])
-                notes, drop = served_part_note(owned, top, [*parts, *part_misses], snapshot)
+                notes, drop = served_part_note(owned, top, each, snapshot)
                 other_parts = [(t, r) for t, r in parts if r != top and (t != owned or not drop)]
                 coming = [r for _, r in other_parts]
                 warnings.extend(notes)
@@ -381,6 +384,7 @@ def plan_routes(
                 steps = in_written_order(
                     request.query, steps, [(mine, top), *other_parts], warnings
                 )
+                parts = [(mine, top), *parts]  # links.py: the part top serves, where written
                 if max_calls == 1 and request.parts:
                     warnings.extend(one_call_parts_note(request.query))
                 if skipped and (why := exclusions(skipped, snapshot, request)):
@@ -483,12 +487,7 @@ def _chain(
                 ]
                 ranked_choices = sorted((rank_of[r], r) for r in choices if r in rank_of)
                 if not ranked_choices:
-                    if choices:
-                        warnings.append(
-                            f"{route.route_id} needs {parameter!r}, an identifier that "
-                            f"{len(choices)} route(s) produce ({', '.join(choices[:3])}), none "
-                            "of them ranked for this request: supply it, or call one first"
-                        )
+                    warnings.extend(chained.unranked_note(route, parameter, choices))
                     continue
                 producer = ranked_choices[0][1]
                 hits = field_hits.get(producer, ())
