@@ -40,7 +40,7 @@ from pydantic import Field
 from schemarouter.checks import KnownKeys as _Frozen
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
-from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, refusals
+from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, refusals, unplaced
 from schemarouter.planning import chained_needs as chained
 from schemarouter.planning.arguments import (
     fill_arguments,
@@ -414,6 +414,7 @@ def plan_routes(
     steps = link_created(snapshot, steps, Binding, warnings, request.query, parts)
     steps = empty_changes.held_empty(snapshot, steps, warnings)  # an update of nothing
     steps = asked_amounts.held_amounts(snapshot, steps, request.query, warnings)  # a part
+    steps = unplaced.held_unplaced(snapshot, steps, request.query, values, warnings)
     warnings += asked_unit_notes(request.query, steps)
     warnings += deprecated_notes(snapshot, [s.route_id for s in steps])
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
