@@ -62,6 +62,7 @@ from schemarouter.planning.optimade_filter import (
 )
 from schemarouter.planning.page_size import count_value
 from schemarouter.planning.phone_numbers import phone_value, takes_phone
+from schemarouter.planning.place_names import place_value
 from schemarouter.planning.quantities import (
     KO_NUMBER,
     amounts,
@@ -312,6 +313,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             pair_value(parameter, query, route, clauses),  # "EUR to USD": base and quote
             _format_value(parameter, query, values, clauses, takers, change and timed == 1),
             country_value(parameter, value_schema(parameter.json_schema), query),
+            place_value(parameter, query, clauses),  # "to Lyon, FR", "in Dijon"
             phone_value(parameter, query, phones),
             counted_value(parameter, value_schema(parameter.json_schema), query),
             _nested_email(parameter, query, takers) if inside else None,

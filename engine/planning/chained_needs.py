@@ -62,6 +62,7 @@ __all__ = [
     "pick",
     "says_first",
     "unchained_note",
+    "unranked_note",
     "with_id_field",
 ]
 
@@ -310,6 +311,18 @@ def unchained_note(
             if refused or why.startswith("says not to use")
             else "supply it with Plan.with_arguments"
         )
+    ]
+
+
+def unranked_note(route: Route, parameter: str, producers: Sequence[str]) -> list[str]:
+    """The warning of an identifier ``route`` needs that only ``producers`` ranked for no part
+    of the request produce (none where no route does)."""
+    if not producers:
+        return []
+    return [
+        f"{route.route_id} needs {parameter!r}, an identifier that {len(producers)} route(s) "
+        f"produce ({', '.join(producers[:3])}), none of them ranked for this request: supply "
+        "it, or call one first"
     ]
 
 

@@ -4,9 +4,12 @@ too plain a shape for :mod:`.id_patterns` to bind).
 
 Only a parameter named for a country (``country``, ``country_code``, ``destination_country``
 ...) whose schema or description says it takes a two-letter code takes one, and only a code
-the request writes in capitals, after a preposition ("to FR", "in DE", "to the US"), as a word
-of its own, once (two codes name no one country, "to FR or DE" too), in a request that is not
-all capitals, its clause not saying not to use it ("not to FR")."""
+the request writes in capitals, after a preposition ("to FR", "in DE", "to the US", or after a
+city: "to Lyon, FR"), as a word of its own, once (two codes name no one country, "to FR or DE"
+too), in a request that is not all capitals, its clause not saying not to use it ("not to
+FR"). A parameter named for a side of a move (``origin_country``, ``destination_country``:
+:func:`~.sided_ids.name_side`) takes no code written after the other side's preposition:
+"from FR to DE" fills both (trial 15: each saw two codes and took none)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from typing import Any
 
 from schemarouter.contracts import Parameter
 from schemarouter.planning.named_values import valid
+from schemarouter.planning.sided_ids import name_side
 from schemarouter.retrieval.clauses import clauses_of
 
 __all__ = ["country_value"]
@@ -35,7 +39,13 @@ VN VU WF WS YE YT ZA ZM ZW
 CODES = frozenset(_ASSIGNED.split())
 _NAME = re.compile(r"(?:^|_)country(?:_?code|_?iso2?)?$", re.IGNORECASE)
 _TWO_LETTERS = re.compile(r"alpha[- ]?2|iso[- ]?3166|two[- ]letter|2[- ]letter", re.IGNORECASE)
-_WRITTEN = re.compile(r"\b(?:to|in|into|from|for|country)\s+(?:the\s+)?([A-Z]{2})\b(?![-'’]?\w)")
+_WRITTEN = re.compile(
+    r"\b(to|in|into|from|for|country)\s+(?:the\s+)?"
+    r"(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2},\s*)?([A-Z]{2})\b(?![-'’]?\w)"
+)
+#: The prepositions each side of a move writes its country after ("from FR to DE").
+_SIDE_WORDS = {"from": ("from",), "to": ("to", "into")}
+_OTHER = {"from": "to", "to": "from"}
 #: A code listed on after one (", DE", " or DE", "/CA"): read as a second code, so that "to
 #: FR or DE" names no one country (trial W1: it shipped to FR).
 _LISTED = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*(?:the\s+)?([A-Z]{2})\b(?![-'’]?\w)")
@@ -58,16 +68,19 @@ def country_value(parameter: Parameter, schema: Mapping[str, Any], query: str) -
     if query.upper() == query or not _takes_code(parameter, schema):
         return None
     clauses = clauses_of(query)
+    side = name_side(parameter.name)  # ``origin_country``: no code after "to"
     codes = set()
     for m in _WRITTEN.finditer(query):
-        found, at = [m], m.end()
+        if side is not None and m.group(1).lower() in _SIDE_WORDS[_OTHER[side]]:
+            continue  # "from FR" is no destination's
+        found, at = [(m, 2)], m.end()
         while listed := _LISTED.match(query, at):  # "to FR or DE": DE is a second code
-            found.append(listed)
+            found.append((listed, 1))
             at = listed.end()
         codes |= {
-            c.group(1)
-            for c in found
-            if c.group(1) in CODES and not clauses.against_span(c.start(1), c.end(1))
+            c.group(g)
+            for c, g in found
+            if c.group(g) in CODES and not clauses.against_span(c.start(g), c.end(g))
         }
     if len(codes) != 1:
         return None

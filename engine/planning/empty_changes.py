@@ -65,6 +65,7 @@ __all__ = [
     "empty_change",
     "held_empty",
     "refuse_empty",
+    "set_arguments",
 ]
 
 #: The verbs that open the name of a route editing an entry's fields: general English.
@@ -184,11 +185,11 @@ def empty_change(route: Route, given: Mapping[str, Any] | Iterable[str]) -> tupl
     if not changes:
         return ()
     if isinstance(given, Mapping):
-        given = _set(route, given)
+        given = set_arguments(route, given)
     return () if set(changes) & set(given) else changes
 
 
-def _set(route: Route, arguments: Mapping[str, Any]) -> list[str]:
+def set_arguments(route: Route, arguments: Mapping[str, Any]) -> list[str]:
     """The names of ``arguments`` that set something: not ``null``, nor the value the
     parameter's schema declares as its default (``notify=False`` of ``notify: bool = False``
     is the call without it: twelfth security review); a JSON object body's properties so
@@ -234,7 +235,7 @@ def held_empty(snapshot: RegistrySnapshot, steps: Sequence[Any], warnings: list[
     for step in steps:
         route = snapshot.routes.get(step.route_id)
         changes = (
-            empty_change(route, [*_set(route, step.arguments), *step.bindings])
+            empty_change(route, [*set_arguments(route, step.arguments), *step.bindings])
             if route is not None
             else ()
         )
@@ -257,7 +258,7 @@ def refuse_empty(
     """Raise :class:`~schemarouter.errors.ParameterValidationError` where a plan's step on
     ``route`` would send an update that changes nothing (``pending``: the names bound to an
     earlier step's output, given then)."""
-    given = _set(route, arguments)
+    given = set_arguments(route, arguments)
     changes = empty_change(route, [*given, *pending])
     if changes:
         raise ParameterValidationError(

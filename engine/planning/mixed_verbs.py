@@ -55,6 +55,7 @@ from schemarouter.planning.empty_changes import EDIT_VERBS
 from schemarouter.planning.links import created
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.refusals import READ_DEPTH, planned_first, unquoted
+from schemarouter.planning.stated_values import stated_change_first
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
     action_of,
@@ -111,6 +112,7 @@ def asked_verb_first(
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
     eligible = no_opposite_change(query, snapshot, eligible, warnings)
     eligible = asked_list_first(query, snapshot, eligible, values, warnings)
+    eligible = stated_change_first(query, snapshot, eligible, warnings, takes)  # "12 lb now"
     words = {m.group(1).lower() for m in _MIXED.finditer(query)}
     if query.isascii() or len(words) != 1 or not eligible:
         return list(eligible)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect
+from schemarouter.planning.arguments import fill_arguments
 from schemarouter.planning.asked_changes import asked_verbs, does_change
 from schemarouter.planning.refusals import QUOTED
 from schemarouter.registry.registry import RegistrySnapshot
@@ -59,6 +60,7 @@ __all__ = [
     "fieldless_parts_note",
     "in_written_order",
     "missed_parts_notes",
+    "named_ids_route",
     "one_call_parts_note",
     "open_parts",
     "own_part",
@@ -184,6 +186,51 @@ def served_part_note(
         return [note + ", planned beside it as max_calls allows"], False
     effect = snapshot.routes[own].endpoint.effect.value
     return [note + f", a {effect}, which is not planned"], True
+
+
+def named_ids_route(
+    snapshot: RegistrySnapshot,
+    top: str,
+    served_by: Callable[[str], str | None] | None,
+    parts: Sequence[tuple[str, ...]],
+    values: Sequence[BoundValue],
+    request: _Request,
+    eligible: Collection[str],
+    warnings: list[str],
+) -> str:
+    """``top``, or the route planned in its place for the part it serves where it is no
+    part's best (``served_by``): that part's own best (among ``parts``: ``(words, route id,
+    ...)``), where it is ``eligible`` and takes an id the part names while ``top`` takes none
+    of them. Trial 15's "Cancel shipment S-777, then schedule a pickup for shipment S-205"
+    ranked ``cancel_pickup`` first (its words from both parts); it served the cancel, took no
+    shipment id, and was bound to the pickup the plan created: the pickup was made and
+    deleted, S-777 never cancelled. A part naming no id keeps ``top`` (trial P §7)."""
+    owned = (served_by(top) if served_by is not None else None) or ""
+    own = next((p[1] for p in parts if p[0] == owned), None) if owned else None
+    at = request.query.find(owned) if owned else -1
+    if own is None or own == top or own not in eligible or at < 0:
+        return top
+    inside = [
+        value.model_copy(update={"start": value.start - at, "end": value.end - at})
+        for value in values
+        if value.kind.startswith("identifier.") and at <= value.start < at + len(owned)
+    ]
+    named = {value.value for value in inside}
+
+    def takes(route_id: str) -> bool:
+        arguments = fill_arguments(snapshot.routes[route_id], owned, inside)
+        body = arguments.get("body")
+        given = [*arguments.values(), *(body.values() if isinstance(body, Mapping) else ())]
+        return bool(named & {str(v) for v in given if not isinstance(v, Mapping)})
+
+    if not named or takes(top) or not takes(own):
+        return top
+    warnings.append(
+        f"{_part(owned)} of the request names {', '.join(sorted(named))}, which the request's "
+        f"best route, {top}, takes no parameter for: its own best route, {own}, is planned "
+        "in its place"
+    )
+    return own
 
 
 def top_part(

@@ -19,7 +19,7 @@ from schemarouter.planning.refusals import QUOTED
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["phone_value", "takes_phone"]
+__all__ = ["phone_value", "takes_phone", "written_phones"]
 
 _NAME = re.compile(
     r"(?:^|_)(?:phone|mobile|cell|tel|telephone|msisdn)(?:_?(?:number|no|num))?$", re.I
@@ -27,6 +27,8 @@ _NAME = re.compile(
 _NUMBER = re.compile(r"(?<![\w+-])(\+?\(?\d{2,4}\)?(?:[ .-]\(?\d{2,4}\)?){1,4})(?![\w-])")
 
 _DATE = re.compile(r"\d{4}[-.]\d{1,2}[-.]\d{1,2}")
+#: A number in one piece after a ``+`` (E.164: "+15551234567").
+_PLUS = re.compile(r"(?<![\w+])(\+\d{7,15})(?!\w)")
 
 
 def takes_phone(parameter: Parameter) -> bool:
@@ -34,6 +36,26 @@ def takes_phone(parameter: Parameter) -> bool:
     split = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name)
     kind = value_schema(parameter.json_schema).get("type", "string")
     return kind == "string" and bool(_NAME.search(split))
+
+
+def written_phones(query: str) -> list[str]:
+    """The phone numbers ``query`` writes (as :func:`phone_value` reads one, or in one piece
+    after a ``+``: "+15551234567"), outside quotes and outside a clause that says not to use
+    them."""
+    text = QUOTED.sub(lambda m: " " * len(m.group(0)), query)
+    clauses = clauses_of(query)
+    grouped = [m for m in _NUMBER.finditer(text) if _grouped(m.group(1))]
+    return [m.group(1) for m in [*grouped, *_PLUS.finditer(text)] if not clauses.against(m)]
+
+
+def _grouped(number: str) -> bool:
+    """Whether ``number`` (a :data:`_NUMBER` match) reads as a phone number: seven digits or
+    more, no date, a leading ``+`` or digits grouped."""
+    return (
+        len(re.sub(r"\D", "", number)) >= 7
+        and not _DATE.fullmatch(number)
+        and bool(number.startswith("+") or re.search(r"\d[ .)-]+\(?\d", number))
+    )
 
 
 def phone_value(parameter: Parameter, query: str, takers: int) -> Any:
@@ -46,10 +68,7 @@ def phone_value(parameter: Parameter, query: str, takers: int) -> Any:
     found = {
         m.group(1)
         for m in _NUMBER.finditer(text)
-        if not clauses.against(m)
-        and len(re.sub(r"\D", "", m.group(1))) >= 7
-        and not _DATE.fullmatch(m.group(1))
-        and (m.group(1).startswith("+") or re.search(r"\d[ .)-]+\(?\d", m.group(1)))
+        if not clauses.against(m) and _grouped(m.group(1))
     }
     if len(found) != 1:
         return None

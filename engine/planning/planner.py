@@ -40,7 +40,7 @@ from pydantic import Field
 from schemarouter.checks import KnownKeys as _Frozen
 from schemarouter.contracts import Effect, Route, SourceType
 from schemarouter.errors import ArgumentError
-from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, refusals
+from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, refusals, unplaced
 from schemarouter.planning import chained_needs as chained
 from schemarouter.planning.arguments import fill_arguments, missing_parameters, with_given
 from schemarouter.planning.asked_units import asked_unit_notes
@@ -53,6 +53,7 @@ from schemarouter.planning.parts import (
     fieldless_parts_note,
     in_written_order,
     missed_parts_notes,
+    named_ids_route,
     one_call_parts_note,
     open_parts,
     own_part,
@@ -359,12 +360,14 @@ def plan_routes(
                 )
             else:
                 # the part the best route serves is planned by it, from its words (trial P §7)
-                owned, mine = top_part(snapshot, top, served_by, [*parts, *part_misses])
+                each = [*parts, *part_misses]  # or by its own best (parts.named_ids_route)
+                top = named_ids_route(snapshot, top, served_by, each, values, request, ok, warnings)
+                owned, mine = top_part(snapshot, top, served_by, each)
                 hits = (field_hits or {}).get(top, ())
                 step = _open_step(snapshot, top, *own_part(request, values, mine), hits)
                 before = len(warnings)  # the chains' notes follow this step's own
                 steps = chained([step])
-                notes, drop = served_part_note(owned, top, [*parts, *part_misses], snapshot)
+                notes, drop = served_part_note(owned, top, each, snapshot)
                 other_parts = [(t, r) for t, r in parts if r != top and (t != owned or not drop)]
                 coming = [r for _, r in other_parts]
                 warnings.extend(notes)
@@ -376,6 +379,7 @@ def plan_routes(
                 steps = in_written_order(
                     request.query, steps, [(mine, top), *other_parts], warnings
                 )
+                parts = [(mine, top), *parts]  # links.py: the part top serves, where written
                 if max_calls == 1 and request.parts:
                     warnings.extend(one_call_parts_note(request.query))
                 if skipped and (why := exclusions(skipped, snapshot, request)):
@@ -405,6 +409,7 @@ def plan_routes(
     steps = link_created(snapshot, steps, Binding, warnings, request.query, parts)
     steps = empty_changes.held_empty(snapshot, steps, warnings)  # an update of nothing
     steps = asked_amounts.held_amounts(snapshot, steps, request.query, warnings)  # a part
+    steps = unplaced.held_unplaced(snapshot, steps, request.query, values, warnings)
     warnings += asked_unit_notes(request.query, steps)
     warnings += deprecated_notes(snapshot, [s.route_id for s in steps])
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
@@ -478,12 +483,7 @@ def _chain(
                 ]
                 ranked_choices = sorted((rank_of[r], r) for r in choices if r in rank_of)
                 if not ranked_choices:
-                    if choices:
-                        warnings.append(
-                            f"{route.route_id} needs {parameter!r}, an identifier that "
-                            f"{len(choices)} route(s) produce ({', '.join(choices[:3])}), none "
-                            "of them ranked for this request: supply it, or call one first"
-                        )
+                    warnings.extend(chained.unranked_note(route, parameter, choices))
                     continue
                 producer = ranked_choices[0][1]
                 hits = field_hits.get(producer, ())

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.asked_changes import asked_verbs, refused_verbs
-from schemarouter.retrieval.actions import verb_of_route
+from schemarouter.retrieval.actions import name_words, verb_forms, verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import clauses_of
 
@@ -84,13 +84,20 @@ def referred_back(
 
 def _asks_of(route: Route, text: str, refused: frozenset[str]) -> bool:
     """Whether ``text`` asks what ``route`` does and not a ``refused`` change: its verb is
-    the route's, or, for a read route, it asks no change ("just show it")."""
+    the route's, or, for a read route, it asks no change ("just show it"); a verb no change
+    reads as is the route's where its name leads with it ("reroute it" for
+    ``reroute_shipment``: trial 15's "Don't cancel shipment S-205, reroute it to warehouse
+    WH-7 instead" left ``shipment_id`` open)."""
     asked = asked_verbs(text)
     if asked & refused:
         return False  # "Don't delete D-30, delete it later": the refused change again
     if asked:
         return verb_of_route(route) in asked
-    return route.endpoint.effect is Effect.READ
+    if route.endpoint.effect is Effect.READ:
+        return True
+    lead = next(iter(name_words(route.endpoint.name)), "")
+    word = text.split()[0] if text.split() else ""
+    return bool(lead) and lead not in refused and lead in verb_forms(word)
 
 
 def _korean(

@@ -70,7 +70,8 @@ _NO_UNIT = frozenset(
     ]
 )
 _SETS = (
-    r"set|sets|change|changes|adjust|adjusts|raise|raises|lower|lowers|turn\s+(?:it\s+)?up|"
+    r"set|sets|change|changes|update|updates|adjust|adjusts|raise|raises|lower|lowers|"
+    r"turn\s+(?:it\s+)?up|"
     r"turn\s+(?:it\s+)?down|make|makes|put|puts|bump|increase|decrease|reduce"
 )
 _ENGLISH = re.compile(rf"\b(?i:(?:{_SETS})\b[^.;!?]*?\bto)\s+{_NUMBER}{_UNIT}")

@@ -21,7 +21,7 @@ from schemarouter.planning.named_values import valid
 from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.identifiers import identifier_thing
 
-__all__ = ["id_side", "sided_id"]
+__all__ = ["id_side", "name_side", "sided_id"]
 
 #: The words a parameter's name opens with for each side of a move.
 _SOURCE = frozenset(("from", "source", "src", "sender", "origin", "debit", "payer"))
@@ -39,7 +39,13 @@ def id_side(parameter: Parameter) -> str | None:
     name's first word (``from_account_id``, ``destinationAccountId``), else ``None``."""
     if not identifier_thing(parameter.name):
         return None
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower().split("_")
+    return name_side(parameter.name)
+
+
+def name_side(name: str) -> str | None:
+    """``"from"`` or ``"to"``: the side of a move a parameter's ``name`` opens with
+    (``origin_country``, ``destinationCity``, ``from_account_id``), else ``None``."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().split("_")
     first = next((w for w in words if w), "")
     if first in _SOURCE:
         return "from"

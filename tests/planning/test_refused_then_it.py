@@ -2,7 +2,8 @@
 (:mod:`schemarouter.planning.referred`).
 
 "Don't cancel appointment A-1001, confirm it instead" planned ``confirm_appointment`` with its
-id missing (trial Z3 #19), and "Don't delete department D-30, rename it to Treasury instead"
+id missing (trial Z3 #19; trial 15's "..., reroute it to warehouse WH-7 instead" too, its verb
+none that a change reads as), and "Don't delete department D-30, rename it to Treasury instead"
 the update with neither the id nor the name (the HR trial): every id of a clause that says
 not was held back, and the name's match, starting right after that clause's comma, read as
 an item of its list. Nothing was sent; the change asked could not run. What the server
@@ -40,6 +41,20 @@ _NAME = {
 }
 
 
+_SLOT = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "properties": {"slot_id": _S},
+                "required": ["slot_id"],
+            }
+        }
+    },
+}
+
+
 def _document(base_url: str) -> dict[str, Any]:
     return {
         "openapi": "3.0.3",
@@ -65,6 +80,14 @@ def _document(base_url: str) -> dict[str, Any]:
             "/appointments/{appointment_id}/confirm": {
                 "parameters": _id("appointment_id"),
                 "post": _op("confirmAppointment", "Confirm an appointment"),
+            },
+            "/appointments/{appointment_id}/rebook": {
+                "parameters": _id("appointment_id"),
+                "post": _op(
+                    "rebookAppointment",
+                    "Rebook an appointment into another slot",
+                    requestBody=_SLOT,
+                ),
             },
         },
     }
@@ -96,6 +119,11 @@ def _sent(query: str) -> list[tuple[str, str, Any]]:
             [("PATCH", "/departments/D-30", {"name": "Treasury"})],
         ),
         ("Don't delete department D-30, just show it", [("GET", "/departments/D-30", None)]),
+        (  # trial 15: a verb no change reads as ("reroute it") took the id only where a
+            # read was asked; the route whose name leads with it takes it now
+            "Don't cancel appointment A-1001, rebook it into slot SL-4 instead",
+            [("POST", "/appointments/A-1001/rebook", {"slot_id": "SL-4"})],
+        ),
         (  # the "don't" after D-30's "but" refused D-30 too: nothing was deleted
             "Delete department D-30 but don't delete department D-31",
             [("DELETE", "/departments/D-30", None)],
@@ -125,6 +153,7 @@ def test_the_id_refused_one_change_is_the_next_changes_when_it_names_it(
         "Delete every department except D-30, then rename it to Treasury",  # set aside
         "Don't cancel appointment A-1001 or appointment A-1002, confirm it",  # which one?
         "Don't rename department D-30 to Treasury",
+        "Don't rebook appointment A-1001, rebook it into slot SL-4",  # the refused change
         "Never, ever, rename department D-30 to Treasury",
         "부서 D-30 삭제하지 말고 나중에 삭제해줘",
         "부서 D-30 삭제하지 말고 보여줘",  # no read is planned here, nor the deletion sent
