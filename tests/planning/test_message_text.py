@@ -126,7 +126,19 @@ def test_a_later_step_missing_its_message_blocks_the_plan_and_says_which(
     assert log.read_text(encoding="utf-8") == ""  # the block was not sent either
 
 
-def test_a_long_word_before_a_message_costs_no_time(bank: tuple[SchemaRouter, Path]) -> None:
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Notify customer CU-4 " + "a" * 100_000 + " that their card was blocked",
+        # each "that" asked every introduction whether it lay inside it: "saying that " * 8,000
+        # took 14.7 s (found merging two fixes of the first, stop 52)
+        "Notify customer CU-4 " + "saying that " * 20_000 + "their card was blocked",
+    ],
+    ids=["a word of 100,000 letters", "20,000 introductions"],
+)
+def test_a_long_word_before_a_message_costs_no_time(
+    bank: tuple[SchemaRouter, Path], query: str
+) -> None:
     """The message's start was one pattern that scanned the rest of a word from each of its
     letters: a notification with a word of 20,000 letters planned in about 2.6 s, 100,000 in
     minutes (found when every change that would send nothing came to read it). The bound
@@ -134,7 +146,6 @@ def test_a_long_word_before_a_message_costs_no_time(bank: tuple[SchemaRouter, Pa
     import time
 
     router, _ = bank
-    query = "Notify customer CU-4 " + "a" * 100_000 + " that their card was blocked"
     started = time.monotonic()
     plan = router.plan(PlanRequest(query=query, allowed_effects=ALL))
     assert time.monotonic() - started < 20.0
