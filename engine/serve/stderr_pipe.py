@@ -230,7 +230,12 @@ def _unblocked_of(stream: Any) -> tuple[int, socket.socket | None] | None:
         fd = stream.fileno()
         mode = os.fstat(fd).st_mode
         if stat.S_ISSOCK(mode):
-            sock = socket.socket(fileno=os.dup(fd))
+            own = os.dup(fd)
+            try:
+                sock = socket.socket(fileno=own)
+            except OSError:
+                os.close(own)
+                return None
             if sock.type != socket.SOCK_STREAM:  # a datagram's size is its own: as before
                 sock.close()
                 return None
