@@ -1,20 +1,26 @@
-"""``schemarouter serve``'s stderr where it is a pipe its reader may never read.
+"""``schemarouter serve``'s stderr where it is a pipe, a socket or a terminal its reader may
+never read.
 
 A client that starts ``serve`` with stderr piped and never reads it filled the pipe (64 KiB on
 Linux): the next write to stderr then blocked the thread that wrote it, a log record of the
 event loop's included, and the gateway answered nothing more (``--log-level info``, two
 records per call: the 251st call got no answer; thirteenth review). While it serves, ``serve``
-writes stderr through :class:`UnblockedStderr` where it is a pipe (:func:`unblocked_stderr`):
+writes stderr through :class:`UnblockedStderr` where it is a pipe, a stream socket or a
+terminal (:func:`unblocked_stderr`):
 the log, an upstream server's relayed lines, every ``print`` to ``sys.stderr``. A line goes
 out at once where the pipe takes it (as before: a reader sees each line as it is written);
 else up to :data:`BACKLOG_BYTES` wait in memory, written by a thread of their own as the
 reader reads, and a line past that is dropped and counted. Once the backlog is out, one line
-says how many were dropped, and lines go out again. A terminal or a file is written as
-before (neither fills), and so is a pipe where ``/proc`` cannot open it anew.
+says how many were dropped, and lines go out again. A file is written as before (it never
+fills), and so is a pipe or a terminal where ``/proc`` cannot open it anew.
 
-The pipe is opened anew through ``/proc/self/fd/2`` for this (a description of its own, made
-non-blocking): fd 2 itself, which a child process inherits and which a client may have
-given as stdout too (``2>&1``), stays as it was.
+A pipe or a terminal is opened anew through ``/proc/self/fd/2`` for this (a description of
+its own, made non-blocking); a socket, which ``/proc`` cannot open, is written with
+``MSG_DONTWAIT`` through a descriptor of its own. Either way fd 2 itself, which a child
+process inherits and which a client may have given as stdout too (``2>&1``), stays as it was.
+Before, a stderr that was a socket (systemd's journal stream, a supervisor's log socket) or a
+terminal paused with Ctrl-S blocked the thread that wrote a line until its reader took it,
+and the gateway answered nothing more (sixteenth review).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import io
 import logging
 import os
 import select
+import socket
 import stat
 import sys
 import threading
@@ -43,10 +50,12 @@ _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 class UnblockedStderr(io.TextIOBase):
-    """A text stream over ``fd`` (a pipe's own non-blocking description) whose writes never
-    wait for the pipe's reader (see the module's text); ``original`` is the stream it stands
-    in for (its ``fileno`` is what a child process is given); ``notice`` formats the line that
-    says how many lines were dropped."""
+    """A text stream over ``fd`` (a pipe's or a terminal's own non-blocking description, or
+    ``sock``'s descriptor) whose writes never wait for its reader (see the module's text);
+    ``original`` is the stream it stands in for (its ``fileno`` is what a child process is
+    given); ``notice`` formats the line that says how many lines were dropped; ``sock``: a
+    stream socket of its own, written with ``MSG_DONTWAIT`` (its description, shared with
+    fd 2, stays blocking)."""
 
     def __init__(
         self,
@@ -55,9 +64,11 @@ class UnblockedStderr(io.TextIOBase):
         *,
         notice: logging.Formatter | None = None,
         backlog: int = BACKLOG_BYTES,
+        sock: socket.socket | None = None,
     ) -> None:
         super().__init__()
         self._fd, self._original, self._backlog = fd, original, backlog
+        self._socket = sock
         self._notice = notice or logging.Formatter(_FORMAT)
         self._lock = threading.Lock()
         self._line = ""
@@ -86,7 +97,7 @@ class UnblockedStderr(io.TextIOBase):
         return self._original.fileno()
 
     def isatty(self) -> bool:
-        return False
+        return self._original.isatty()
 
     def write(self, text: str) -> int:
         if self._detached:  # serve has ended: its stderr as it was
@@ -132,7 +143,10 @@ class UnblockedStderr(io.TextIOBase):
             self._waiting.set()
         self._drainer.join(2)
         if not self._drainer.is_alive():
-            os.close(self._fd)
+            if self._socket is not None:
+                self._socket.close()
+            else:
+                os.close(self._fd)
 
     # -- the backlog ---------------------------------------------------------------------------
 
@@ -157,8 +171,9 @@ class UnblockedStderr(io.TextIOBase):
                 "name": __name__,
                 "levelno": logging.WARNING,
                 "levelname": "WARNING",
-                "msg": "%d lines of stderr dropped: its pipe was full (the client does not "
-                "read the gateway's stderr); the gateway answered on",
+                "msg": "%d lines of stderr dropped: its reader took none of them (the "
+                "client does not read the gateway's stderr: a full pipe or socket, a paused "
+                "terminal); the gateway answered on",
                 "args": (self.dropped,),
             }
         )
@@ -170,7 +185,7 @@ class UnblockedStderr(io.TextIOBase):
         """As much of the backlog as the pipe takes now; the caller holds the lock."""
         while self._pending and not self._broken:
             try:
-                written = os.write(self._fd, self._pending[:65536])
+                written = self._write(self._pending[:65536])
             except BlockingIOError:
                 return
             except OSError:  # its reader is gone (EPIPE): nothing more can be written
@@ -179,6 +194,12 @@ class UnblockedStderr(io.TextIOBase):
                 self._pending.clear()
                 return
             del self._pending[:written]
+
+    def _write(self, data: bytes | bytearray) -> int:
+        """``data`` written as far as its reader takes it now (``BlockingIOError``: none)."""
+        if self._socket is not None:
+            return self._socket.send(data, socket.MSG_DONTWAIT)
+        return os.write(self._fd, data)
 
     def _pending_bytes(self) -> int:
         with self._lock:
@@ -201,31 +222,46 @@ class UnblockedStderr(io.TextIOBase):
                     self._waiting.clear()
 
 
-def _pipe_of(stream: Any) -> int | None:
-    """A non-blocking description of its own of the pipe ``stream`` writes, or ``None``
-    (``stream`` is no pipe, or ``/proc`` cannot open it)."""
+def _unblocked_of(stream: Any) -> tuple[int, socket.socket | None] | None:
+    """A non-blocking way to write the pipe, terminal or stream socket ``stream`` writes:
+    its own description and ``None``, or a socket of its own and its descriptor; ``None``
+    where ``stream`` is none of them (a file), or ``/proc`` cannot open it."""
     try:
         fd = stream.fileno()
-        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISSOCK(mode):
+            own = os.dup(fd)
+            try:
+                sock = socket.socket(fileno=own)
+            except OSError:
+                os.close(own)
+                return None
+            if sock.type != socket.SOCK_STREAM:  # a datagram's size is its own: as before
+                sock.close()
+                return None
+            return sock.fileno(), sock
+        if not (stat.S_ISFIFO(mode) or os.isatty(fd)):
             return None
-        return os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        flags = os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+        return os.open(f"/proc/self/fd/{fd}", flags), None
     except (AttributeError, OSError, ValueError):
         return None
 
 
 @contextlib.contextmanager
 def unblocked_stderr(notice: logging.Formatter | None = None) -> Iterator[None]:
-    """``sys.stderr`` an :class:`UnblockedStderr` while the block runs, where it is a pipe
-    (else as it is); after, the backlog is given :data:`SETTLE_SECONDS` to go out and
-    ``sys.stderr`` is put back."""
+    """``sys.stderr`` an :class:`UnblockedStderr` while the block runs, where it is a pipe,
+    a terminal or a stream socket (else as it is); after, the backlog is given
+    :data:`SETTLE_SECONDS` to go out and ``sys.stderr`` is put back."""
     original = sys.stderr
-    fd = _pipe_of(original)
-    if fd is None:
+    unblocked = _unblocked_of(original)
+    if unblocked is None:
         yield
         return
     with contextlib.suppress(Exception):
         original.flush()
-    stream = UnblockedStderr(fd, original, notice=notice)
+    fd, sock = unblocked
+    stream = UnblockedStderr(fd, original, notice=notice, sock=sock)
     sys.stderr = stream
     try:
         yield

@@ -12,6 +12,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import RegistrationError
+from schemarouter.execution.invokers.mcp_transport import _Relay
 from schemarouter.index import HashingEncoder
 
 SERVER = '''
@@ -174,6 +175,30 @@ def test_a_flooding_server_writes_at_most_a_budget_of_stderr_a_minute(
     assert note == lines[-1] and "over 1024 KiB in 60 s" in note
     left_out = int(note.split("[", 1)[1].split(" ", 1)[0])
     assert 1_900_000 < left_out < 2_200_000, left_out
+
+
+def test_lines_past_the_budget_are_left_out_unread(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Sixteenth review: a server flooding its stderr cost the gateway 45% of a core: every
+    line the budget then left out was split, decoded, redacted and escaped first (63 MB left
+    out in 10 s). Now, the window's budget spent, whole lines are counted unread: of 20 MB,
+    little more than the 1 MiB relayed is redacted, and every byte left out is counted."""
+    relay = _Relay("upstream flood")
+    redacted: list[int] = []
+    redact = relay.redact
+    monkeypatch.setattr(relay, "redact", lambda line: redacted.append(len(line)) or redact(line))
+    for i in range(20_000):
+        relay.write(f"line {i} ".encode() + b"x" * 990 + b"\n")
+    relay.write(b"", last=True)
+    assert sum(redacted) < 1024 * 1024 + 2000, sum(redacted)
+    lines = capfd.readouterr().err.splitlines()
+    assert lines[0].startswith("upstream flood: line 0 ")
+    left_out = int(lines[-1].split("[", 1)[1].split(" ", 1)[0])
+    written = sum(len(f"line {i} ") + 991 for i in range(20_000))
+    relayed = sum(len(line) + 1 - len("upstream flood: ") for line in lines[:-1])
+    # every byte relayed or counted (the first line left out is counted with its label)
+    assert written <= relayed + left_out <= written + 100, (relayed, left_out, written)
 
 
 TELLING = '''

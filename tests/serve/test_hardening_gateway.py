@@ -211,6 +211,29 @@ def test_a_reply_past_the_cap_is_refused_while_it_is_read(
     router.close()
 
 
+def test_a_reply_that_never_ends_ends_its_stdio_session(caplog: pytest.LogCaptureFixture) -> None:
+    """Before: a reply past the cap whose line never ended (its id first) was refused at
+    once, but the session went on skipping it for as long as it lived (a core busy reading;
+    the server, holding its stdout, answered nothing else): the next call waited for its
+    timeout (60 s) and failed. Now a line skipped past the skip limit (256 MiB here) ends
+    the session, and the next call starts the server again (the 30 s bound catches a hang:
+    the limit is read in moments)."""
+    router = _hostile_router([sys.executable, str(HOSTILE)], max_response_bytes=CAP)
+    before = _pid(router)
+    try:
+        with pytest.raises(InvocationError, match="larger than"):
+            router.call("h/mcp/endless", {}, policy=ONCE)
+        waited = time.monotonic()
+        while "that does not end" not in caplog.text:
+            assert time.monotonic() - waited < 30, "the line is still read after 30 s"
+            time.sleep(0.05)
+        answered = router.call("h/mcp/echo", {"text": "next"}, policy=ONCE)
+        assert answered.output == {"text": "next"}
+        assert _pid(router) != before  # through a new session
+    finally:
+        router.close()
+
+
 def test_a_long_upstream_error_is_cut_before_it_is_logged_or_relayed(
     upstream: str | list[str], caplog: pytest.LogCaptureFixture
 ) -> None:

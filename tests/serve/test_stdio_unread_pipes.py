@@ -3,7 +3,8 @@
 
 - stderr piped and never read: once the pipe was full (64 KiB), the next log record blocked
   the thread that wrote it, and the gateway answered nothing more;
-- stdout never read: an answer waited for the client for ever (SIGTERM ended it in 25 s).
+- stdout never read: an answer waited for the client for ever (SIGTERM ended it in 25 s);
+- stderr a socket or a terminal nobody reads (sixteenth review): as the pipe before.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pty
 import queue
+import select
+import socket
 import subprocess
 import sys
 import threading
@@ -46,17 +50,17 @@ def lines_of(pipe: IO[bytes]) -> queue.Queue[bytes | None]:
 
 
 @contextmanager
-def serving(tmp_path: Path, base_url: str, *flags: str) -> Iterator[subprocess.Popen[bytes]]:
+def serving(
+    tmp_path: Path, base_url: str, *flags: str, stderr: int = subprocess.PIPE
+) -> Iterator[subprocess.Popen[bytes]]:
     """``serve`` over stdio of the weather API at ``base_url``, every pipe of it the test's
-    (none read yet), after ``initialize``."""
+    (none read yet), after ``initialize``; ``stderr``: a descriptor of the test's instead."""
     source = tmp_path / "weather.yaml"
     source.write_text(yaml.safe_dump(weather_openapi(base_url)))
     build(source, tmp_path / "index")
     argv = [sys.executable, "-c", SERVE, "serve", "--openapi", f"weather={source}"]
     argv += ["--index", str(tmp_path / "index"), "--no-progress", *MODELS, *flags]
-    process = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
     try:
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
         hello["clientInfo"] = {"name": "tests", "version": "1"}
@@ -137,6 +141,63 @@ def test_a_client_that_never_reads_stderr_is_still_answered(
             while f"call {FORECAST} " not in said[-1]:  # after httpx's record of it
                 said.append(next_line(log))
         assert not any("dropped" in line for line in said[said.index(dropped) + 1 :])
+
+
+def all_answered(process: subprocess.Popen[bytes], calls: int) -> None:
+    """``calls`` forecasts, each answered (``--log-level info``: a log line each)."""
+    assert process.stdout is not None
+    answers = lines_of(process.stdout)
+    for request_id in range(1, calls + 1):
+        send(process, forecast(request_id))
+        assert not answered(answers, request_id)["result"]["isError"]
+
+
+def dropped(fd: int) -> int:
+    """How many lines the gateway's stderr, read from ``fd``, says it dropped (a hang fails
+    here, not for ever)."""
+    said = b""
+    while b"lines of stderr dropped" not in said:
+        readable, _, _ = select.select([fd], [], [], 30)
+        assert readable, f"no line on stderr in 30 s: {said[-500:]!r}"
+        said += os.read(fd, 65536)
+    line = said.split(b"lines of stderr dropped")[0].rsplit(b"\n", 1)[-1]
+    return int(line.split(b"schemarouter.serve.stderr_pipe: ")[1])
+
+
+def test_a_stderr_socket_nobody_reads_is_no_stop_to_the_gateway(
+    tmp_path: Path, weather: LoopbackServer
+) -> None:
+    """Before: with stderr a stream socket (systemd's journal stream) whose reader reads
+    nothing, the first log record past the socket's buffer blocked the thread that wrote it,
+    and the calls after it got no answer. Now the socket is written with ``MSG_DONTWAIT``:
+    every call is answered, the lines that did not fit dropped and counted."""
+    ours, theirs = socket.socketpair()
+    theirs.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    flags = ("--log-level", "info")
+    with ours, serving(tmp_path, weather.base_url, *flags, stderr=theirs.fileno()) as process:
+        theirs.close()
+        all_answered(process, 1500)
+        assert dropped(ours.fileno()) > 0
+
+
+def test_a_paused_terminal_as_stderr_is_no_stop_to_the_gateway(
+    tmp_path: Path, weather: LoopbackServer
+) -> None:
+    """Before: with stderr a terminal paused with Ctrl-S, the next log record blocked the
+    thread that wrote it and no call was answered after it. Now the terminal is written
+    without blocking, as a pipe: every call is answered, and after Ctrl-Q the log says how
+    many lines it dropped."""
+    terminal, tty = pty.openpty()
+    flags = ("--log-level", "info")
+    try:
+        with serving(tmp_path, weather.base_url, *flags, stderr=tty) as process:
+            os.close(tty)
+            os.write(terminal, b"\x13")  # Ctrl-S: the terminal takes no more output
+            all_answered(process, 1500)
+            os.write(terminal, b"\x11")  # Ctrl-Q
+            assert dropped(terminal) > 0
+    finally:
+        os.close(terminal)
 
 
 def test_a_client_that_never_reads_stdout_is_given_up_on_after_the_stdout_timeout(

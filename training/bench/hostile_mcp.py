@@ -15,6 +15,7 @@ Tools:
 - ``long_error(chars)``: a JSON-RPC error whose message is ``chars`` characters of one word;
 - ``slow(seconds)``: answers after ``seconds``;
 - ``pid()``: the process id; ``crash()``: the process exits mid-call;
+- ``endless()``: a reply whose line never ends (its ``id`` first, then text for ever);
 - ``lookup(...)``: the tool whose schema comes from ``--schema-file``.
 """
 
@@ -62,6 +63,7 @@ def _tools(schema_file: str | None) -> list[dict[str, Any]]:
         tool("pid", {}, "The server's process id"),
         tool("crash", {}, "End the server process mid-call"),
         tool("malformed", {}, "A result whose content is not a list"),
+        tool("endless", {}, "A reply that never ends"),
         {
             "name": "lookup",
             "description": "Look a key up",
@@ -87,6 +89,13 @@ def _huge(request_id: Any, mb: int, id_last: bool) -> Iterator[bytes]:
     for _ in range(mb):
         yield b"a" * SLICE
     yield b'"}]}' + (b"," + ident if id_last else b"") + b"}"
+
+
+def _endless(request_id: Any) -> Iterator[bytes]:
+    yield b'{"jsonrpc":"2.0","id":' + json.dumps(request_id).encode() + b","
+    yield b'"result":{"content":[{"type":"text","text":"'
+    while True:
+        yield b"a" * SLICE
 
 
 class Hostile:
@@ -133,6 +142,8 @@ class Hostile:
             return iter([_result(request_id, {"pid": os.getpid()})])
         if name == "crash":
             os._exit(3)
+        if name == "endless":
+            return _endless(request_id)
         if name == "malformed":
             body = {"jsonrpc": "2.0", "id": request_id, "result": {"content": "not a list"}}
             return iter([json.dumps(body).encode()])
