@@ -5,11 +5,9 @@ sys.path)."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.index import HashingEncoder
 
 from helpers import WRITES, ok, page, path_id
 from servers.loopback import LoopbackServer, Request, Response, json_response
@@ -98,17 +96,6 @@ class SortedDesk:
                 items = items[: int(limit)]
             return json_response({"items": items})
         return json_response(next(t for t in TICKETS if t["id"] == request.path.split("/")[2]))
-
-
-def served_router(document: dict[str, Any], server: LoopbackServer, provider: str) -> SchemaRouter:
-    """A router (hashing encoder, no cache, no abstention) over ``document`` pointed at
-    ``server``, whose record of requests is cleared."""
-    server.requests.clear()
-    document = copy.deepcopy(document)
-    document["servers"] = [{"url": server.base_url}]
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider=provider)
-    return router
 
 
 def executed(router: SchemaRouter, text: str, max_calls: int = 2) -> tuple[Any, list[Any]]:

@@ -154,6 +154,22 @@ def hashing_router(document: dict[str, Any], provider: str) -> Any:
     return router
 
 
+def served_router(document: dict[str, Any], server: Any, provider: str) -> Any:
+    """A router (hashing encoder, no cache, no abstention) over ``document`` pointed at
+    ``server`` (a loopback server, whose record of requests is cleared)."""
+    import copy
+
+    from schemarouter import SchemaRouter
+    from schemarouter.index import HashingEncoder
+
+    server.requests.clear()
+    document = copy.deepcopy(document)
+    document["servers"] = [{"url": server.base_url}]
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_openapi(document, provider=provider)
+    return router
+
+
 def planned_change(router: Any, text: str, route_id: str, max_calls: int = 2) -> tuple[Any, Any]:
     """The plan of ``text`` with writes allowed, and its step on ``route_id`` (asserted)."""
     from schemarouter import PlanRequest

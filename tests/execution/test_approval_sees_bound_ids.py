@@ -21,9 +21,8 @@ from tests.helpdesk_api import (
     executed,
     helpdesk_document,
     sent,
-    served_router,
 )
-from tests.helpers import WRITES
+from tests.helpers import WRITES, served_router
 from tests.servers.loopback import LoopbackServer
 
 DOCUMENT = helpdesk_document(SORTING, ("id", "created_at"), kind="support")

@@ -15,8 +15,8 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.errors import ExecutionError
-from tests.helpdesk_api import filters, helpdesk_document, sent, served_router
-from tests.helpers import WRITES
+from tests.helpdesk_api import filters, helpdesk_document, sent
+from tests.helpers import WRITES, served_router
 from tests.servers.loopback import LoopbackServer, Request, Response, json_response
 
 DOCUMENT = helpdesk_document(filters("title"), ("id", "title"))

@@ -17,8 +17,8 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.errors import ExecutionError
-from tests.helpdesk_api import sent, served_router
-from tests.helpers import WRITES, ok
+from tests.helpdesk_api import sent
+from tests.helpers import WRITES, ok, served_router
 from tests.servers.loopback import LoopbackServer, Request, Response, json_response
 
 _S = {"type": "string"}

@@ -18,8 +18,8 @@ from tests.helpdesk_api import (
     executed,
     helpdesk_document,
     sent,
-    served_router,
 )
+from tests.helpers import served_router
 from tests.servers.loopback import LoopbackServer
 
 DOCUMENT = helpdesk_document(SORTING, ("id", "created_at"), kind="support", get=True)

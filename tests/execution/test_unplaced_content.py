@@ -15,9 +15,8 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.errors import ParameterValidationError
-from schemarouter.index import HashingEncoder
 
-from helpers import WRITES, ok, openapi_document
+from helpers import WRITES, ok, openapi_document, served_router
 from servers.loopback import LoopbackServer, json_response
 
 TEXT = {"type": "string"}
@@ -61,11 +60,7 @@ def server() -> Iterator[LoopbackServer]:
 
 
 def _router(server: LoopbackServer, path: str) -> SchemaRouter:
-    document = openapi_document("Sender", {path: PATHS[path]})
-    document["servers"] = [{"url": server.base_url}]
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider="sender")
-    return router
+    return served_router(openapi_document("Sender", {path: PATHS[path]}), server, "sender")
 
 
 @pytest.mark.parametrize(

@@ -15,10 +15,9 @@ import pytest
 
 from schemarouter import Effect, PlanRequest, SchemaRouter
 from schemarouter.errors import ParameterValidationError
-from schemarouter.index import HashingEncoder
 from schemarouter.planning.planner import Plan, plan_routes
 
-from helpers import WRITES, ok, openapi_document, path_id
+from helpers import WRITES, ok, openapi_document, path_id, served_router
 from servers.loopback import LoopbackServer, Request, json_response
 
 TEXT = {"type": "string"}
@@ -87,11 +86,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture(scope="module")
 def router(server: LoopbackServer) -> SchemaRouter:
-    document = openapi_document("Cold chain", PATHS)
-    document["servers"] = [{"url": server.base_url}]
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider="coldchain")
-    return router
+    return served_router(openapi_document("Cold chain", PATHS), server, "coldchain")
 
 
 QUERY = "Cancel shipment S-777, then schedule a pickup for shipment S-205 at 2026-12-09T14:00:00Z"

@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.index import HashingEncoder
+from schemarouter import PlanRequest
 
-from helpers import WRITES, ok, openapi_document, path_id
+from helpers import WRITES, ok, openapi_document, path_id, served_router
 from servers.loopback import LoopbackServer, json_response
 
 TEXT = {"type": "string"}
@@ -86,11 +85,7 @@ def server() -> Iterator[LoopbackServer]:
 
 
 def _sent(server: LoopbackServer, path: str, text: str) -> list[tuple[str, str, Any, Any]]:
-    document = openapi_document("Cold chain", {path: PATHS[path]})
-    document["servers"] = [{"url": server.base_url}]
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider="coldchain")
-    server.requests.clear()
+    router = served_router(openapi_document("Cold chain", {path: PATHS[path]}), server, "coldchain")
     plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES))
     assert plan.missing_arguments == {}, plan.warnings
     router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)

@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.index import HashingEncoder
 
-from helpers import WRITES, ok, openapi_document, path_id
+from helpers import WRITES, ok, openapi_document, path_id, served_router
 from servers.loopback import LoopbackServer, Request, json_response
 
 DEGC = {"type": "number", "x-unit": "degC"}
@@ -73,11 +72,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture(scope="module")
 def router(server: LoopbackServer) -> SchemaRouter:
-    document = openapi_document("Cold chain", PATHS)
-    document["servers"] = [{"url": server.base_url}]
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider="coldchain")
-    return router
+    return served_router(openapi_document("Cold chain", PATHS), server, "coldchain")
 
 
 def _sent(router: SchemaRouter, server: LoopbackServer, text: str) -> list[Request]:

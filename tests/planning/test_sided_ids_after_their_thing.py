@@ -12,9 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.index import HashingEncoder
 
-from helpers import WRITES, ok, openapi_document, path_id
+from helpers import WRITES, ok, openapi_document, path_id, served_router
 from servers.loopback import LoopbackServer, json_response
 
 
@@ -58,11 +57,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture(scope="module")
 def router(server: LoopbackServer) -> SchemaRouter:
-    document = openapi_document("Cold chain", PATHS)
-    document["servers"] = [{"url": server.base_url}]
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider="coldchain")
-    return router
+    return served_router(openapi_document("Cold chain", PATHS), server, "coldchain")
 
 
 @pytest.mark.parametrize(

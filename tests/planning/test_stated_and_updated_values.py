@@ -14,9 +14,8 @@ import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.errors import ParameterValidationError
-from schemarouter.index import HashingEncoder
 
-from helpers import WRITES, ok, openapi_document, path_id
+from helpers import WRITES, ok, openapi_document, path_id, served_router
 from servers.loopback import LoopbackServer, json_response
 
 KG = {"type": "number", "x-unit": "kg"}
@@ -66,11 +65,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture(scope="module")
 def router(server: LoopbackServer) -> SchemaRouter:
-    document = openapi_document("Cold chain", PATHS)
-    document["servers"] = [{"url": server.base_url}]
-    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
-    router.add_openapi(document, provider="coldchain")
-    return router
+    return served_router(openapi_document("Cold chain", PATHS), server, "coldchain")
 
 
 def _sent(router: SchemaRouter, server: LoopbackServer, text: str) -> list[tuple[str, str, object]]:
