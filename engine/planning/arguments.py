@@ -43,6 +43,7 @@ from schemarouter.planning.filter_words import (
     target_value,
 )
 from schemarouter.planning.id_patterns import bind_by_pattern
+from schemarouter.planning.keyed_names import keyed_name, percent_value
 from schemarouter.planning.message_text import said_text
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
@@ -332,6 +333,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             flag_value(parameter, query),  # "force delete": force=true
             _named_id(parameter, query),
             version_value(parameter, query),  # "deploy payments v2.3.1": version
+            keyed_name(parameter, query),  # "in project web": projectKey
+            percent_value(parameter, query),  # "out to 25%": percentage
             verb_object(parameter, route, query, [p for p, _ in open_]),  # "scale checkout"
         ):
             if found is not None:
