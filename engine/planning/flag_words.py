@@ -45,7 +45,11 @@ _NEGATION = (
 _FILLER = r"(?:a|an|the|in|on|to|with|use|using|do|doing|run|running|as|any|this|that|it)"
 #: One negation right before a flag's words, the fillers between them, and what stood before.
 _NEGATED = re.compile(rf"(?:^|(?<=[^\w']))(?:{_NEGATION})(?:\s+{_FILLER})*[\s-]*$", re.IGNORECASE)
-_ANY_NEGATION = re.compile(rf"(?<![\w'])(?:{_NEGATION}|\w+n't)(?![\w'])", re.IGNORECASE)
+#: Any negation, and the words that turn what follows around as one does ("cannot skip the
+#: dry run", "avoid skipping it"): with one of them beside the negation of a flag's words,
+#: the flag is in doubt.
+_DOUBT = r"cannot|nor|neither|nothing|none|nobody|avoid|avoiding|refuse|prevent|forbid|unless"
+_ANY_NEGATION = re.compile(rf"(?<![\w'])(?:{_NEGATION}|{_DOUBT}|\w+n't)(?![\w'])", re.IGNORECASE)
 _AFTER = re.compile(
     r"\s*(?:[:=]\s*|\s+(?:is\s+|set\s+to\s+)?)"
     r"(?P<value>true|false|on|off|yes|no|enabled|disabled)(?![\w-])",

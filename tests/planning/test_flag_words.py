@@ -55,6 +55,8 @@ KEPT = [
     "deploy payments v2.3.1, never skip the dry run",
     "deploy payments v2.3.1 but do not skip the dry run",
     "deploy payments v2.3.1 without skipping the dry run",
+    "deploy payments v2.3.1, we cannot skip the dry run",
+    "deploy payments v2.3.1 but avoid skipping the dry run",
     "don't deploy payments v2.3.1 without a dry run",
     "deploy payments v2.3.1, not for real",
     "don't actually deploy payments v2.3.1",
