@@ -45,10 +45,14 @@ _NEGATION = (
 _FILLER = r"(?:a|an|the|in|on|to|with|use|using|do|doing|run|running|as|any|this|that|it)"
 #: One negation right before a flag's words, the fillers between them, and what stood before.
 _NEGATED = re.compile(rf"(?:^|(?<=[^\w']))(?:{_NEGATION})(?:\s+{_FILLER})*[\s-]*$", re.IGNORECASE)
-#: Any negation, and the words that turn what follows around as one does ("cannot skip the
-#: dry run", "avoid skipping it"): with one of them beside the negation of a flag's words,
-#: the flag is in doubt.
-_DOUBT = r"cannot|nor|neither|nothing|none|nobody|avoid|avoiding|refuse|prevent|forbid|unless"
+#: Any negation, the words that turn what follows around as one does ("cannot skip the dry
+#: run", "avoid skipping it") and those that make it a condition or a doubt ("only skip the
+#: dry run if told so"): with one of them beside the negation of a flag's words, the flag is
+#: in doubt.
+_DOUBT = (
+    r"cannot|nor|neither|nothing|none|nobody|avoid|avoiding|refuse|prevent|forbid|unless|if|"
+    r"only|whether|should|maybe|perhaps"
+)
 _ANY_NEGATION = re.compile(rf"(?<![\w'])(?:{_NEGATION}|{_DOUBT}|\w+n't)(?![\w'])", re.IGNORECASE)
 _AFTER = re.compile(
     r"\s*(?:[:=]\s*|\s+(?:is\s+|set\s+to\s+)?)"
@@ -82,7 +86,7 @@ def stated_flag(name: str, query: str) -> bool | None:
             negators += 1
         elif after is not None:
             on, off = on or after["value"].lower() in _ON, off or after["value"].lower() not in _ON
-            negators += after["value"].lower() == "no"
+            negators += after["value"].lower() in ("no", "disabled")
         else:
             on = True
     mentioned = on or off
