@@ -30,6 +30,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
+from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
@@ -43,6 +44,7 @@ from schemarouter.planning.filter_words import (
     target_value,
 )
 from schemarouter.planning.id_patterns import bind_by_pattern
+from schemarouter.planning.keyed_names import keyed_name, percent_value
 from schemarouter.planning.message_text import said_text
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
@@ -334,6 +336,10 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             flag_value(parameter, query),  # "force delete": force=true
             _named_id(parameter, query),
             version_value(parameter, query),  # "deploy payments v2.3.1": version
+            keyed_name(parameter, query),  # "in project web": projectKey
+            percent_value(parameter, query),  # "out to 25%": percentage
+            described_count(parameter, query),  # "last 50 lines": tail ("Number of lines")
+            owner_value(parameter, query),  # "pods of checkout": deployment
             verb_object(parameter, route, query, [p for p, _ in open_]),  # "scale checkout"
         ):
             if found is not None:

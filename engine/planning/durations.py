@@ -32,9 +32,10 @@ _WRITTEN = (
     (r"d|days?|일", 86400),
 )
 _UNIT = "|".join(f"(?:{spelled})" for spelled, _ in _WRITTEN)
-#: A duration: one or more number-unit pairs written together ("1h30m", "1 hour 30 minutes").
+#: A duration: one or more number-unit pairs written together ("1h30m", "1 hour 30 minutes"),
+#: a word of its own: never a piece of a name or an id ("checkout-5d9f-x2" is no 5 days).
 _DURATION = re.compile(
-    rf"(?<![\w.])(?:\d+(?:\.\d+)?\s?(?:{_UNIT})(?![A-Za-z])(?:\s?(?:and\s)?)?)+",
+    rf"(?<![\w.-])(?:\d+(?:\.\d+)?\s?(?:{_UNIT})(?![A-Za-z])(?:\s?(?:and\s)?)?)+(?![A-Za-z0-9_-])",
     re.IGNORECASE,
 )
 _PAIR = re.compile(rf"(\d+(?:\.\d+)?)\s?({_UNIT})(?![A-Za-z])", re.IGNORECASE)

@@ -52,10 +52,12 @@ from schemarouter.planning.asked_changes import (
 )
 from schemarouter.planning.asked_things import asked_list_first
 from schemarouter.planning.empty_changes import EDIT_VERBS
+from schemarouter.planning.keyed_routes import most_keyed_first
 from schemarouter.planning.links import created
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.refusals import READ_DEPTH, planned_first, unquoted
 from schemarouter.planning.stated_values import stated_change_first
+from schemarouter.planning.switches import switched_in_place
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
     action_of,
@@ -110,6 +112,8 @@ def asked_verb_first(
     eligible = no_refused_change(query, snapshot, eligible, values, warnings)
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
+    eligible = switched_in_place(query, snapshot, eligible, values, warnings)  # "turn off"
+    eligible = most_keyed_first(query, snapshot, eligible, warnings)  # "the x flag in project y"
     eligible = no_opposite_change(query, snapshot, eligible, warnings)
     eligible = asked_list_first(query, snapshot, eligible, values, warnings)
     eligible = stated_change_first(query, snapshot, eligible, warnings, takes)  # "12 lb now"

@@ -10,10 +10,9 @@ wrong place or does another thing (trial 16: "restart pod api-7 in staging" rest
   takes ("Kubernetes namespace, e.g. prod, staging, dev") takes the one of them the request
   writes as a word, none where it writes several or refuses the one it writes ("not in prod").
 - :func:`flag_value`: a boolean parameter is ``true`` where the request writes its name's words
-  as a phrase ("force delete": ``force``; "a dry run", "dry-run": ``dry_run``), and left to its
-  default where a negation stands right before them ("no dry run", "without force"): a flag
-  is never read as ``false`` from words, so a request that mentions a dry run never turns
-  one off.
+  as a phrase ("force delete": ``force``; "a dry run", "dry-run": ``dry_run``), and ``false``
+  only where it turns them off with one negation and no other ("no dry run", "for real"),
+  never from a double one ("don't skip the dry run"): see :mod:`.flag_words`.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from __future__ import annotations
 import re
 
 from schemarouter.contracts import Parameter
+from schemarouter.planning.flag_words import stated_flag
 from schemarouter.retrieval.values import value_schema
 
 #: Where a description starts to list example values, and where the list ends.
@@ -68,16 +68,7 @@ def listed_value(parameter: Parameter, query: str) -> str | None:
 
 
 def flag_value(parameter: Parameter, query: str) -> bool | None:
-    """``True`` where the request writes a boolean parameter's name as a phrase, not negated."""
+    """A boolean parameter as the request states it (:func:`stated_flag`), else ``None``."""
     if value_schema(parameter.json_schema).get("type") != "boolean":
         return None
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", parameter.name).replace("_", " ").split()
-    if not words or len(words) > 3 or len("".join(words)) < 4:
-        return None
-    pattern = r"(?<![\w-])" + r"[\s_-]?".join(re.escape(w) for w in words) + r"(?![\w-])"
-    found: bool | None = None
-    for m in re.finditer(pattern, query, re.IGNORECASE):
-        if _NEGATED.search(query[max(0, m.start() - 40) : m.start()]):
-            return None
-        found = True
-    return found
+    return stated_flag(parameter.name, query)

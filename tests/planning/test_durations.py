@@ -82,3 +82,16 @@ def test_two_durations_give_none() -> None:
     assert duration_value(seconds, "wait 2 minutes") == 120
     assert duration_value(seconds, "wait 2 minutes, then 5 minutes more") is None
     assert duration_value(seconds, "scale to 5 replicas") is None
+
+
+def test_a_piece_of_a_name_is_no_duration() -> None:
+    # "checkout-5d9f-x2" read as 5 days: get_pod_logs was sent since_minutes=7200 (found
+    # beside the trial's "last 50 lines" rule; the pods server's logs test sends it for real)
+    minutes = Parameter(
+        name="since_minutes", location=ParameterLocation.ARGUMENT, json_schema={"type": "integer"}
+    )
+    assert duration_value(minutes, "show me the logs of pod checkout-5d9f-x2") is None
+    assert duration_value(minutes, "restart pod web-5m") is None
+    assert duration_value(minutes, "logs of pod checkout-5d9f-x2 for the past 30m") == 30
+    assert duration_value(minutes, "logs of pod checkout-5d9f-x2 for 1h30m.") == 90
+    assert duration_value(minutes, "알림을 30분간 꺼 줘") == 30

@@ -1,9 +1,8 @@
 """An optional setting the request states is sent as stated, not left to its default
 (trial 16, a real stdio MCP server: "restart pod api-7 in staging" restarted ``api-7`` in
 ``prod``, the ``namespace`` default, whose description lists ``prod, staging, dev``; "force
-delete pod worker-3 in dev" deleted it in ``prod`` with ``force=false``). A request that
-mentions a dry run never turns one off: a flag is read as ``true`` from its words, never
-``false``.
+delete pod worker-3 in dev" deleted it in ``prod`` with ``force=false``). A dry run
+is turned off only where the request says so plainly (tests/planning/test_flag_words.py).
 
 The server is real: tests/mcp_servers/deploys_server.py over stdio, which logs each call."""
 
@@ -75,19 +74,19 @@ def test_a_stated_setting_is_sent(
     assert received(router, log, query) == [call]
 
 
-def test_a_dry_run_is_never_turned_off(deploys: tuple[SchemaRouter, Path]) -> None:
+def test_a_dry_run_is_turned_off_only_when_said_plainly(deploys: tuple[SchemaRouter, Path]) -> None:
     router, _ = deploys
     for query, stated in (
         ("do a dry run of deploying service payments version v2.3.1", True),
         ("deploy service payments version v2.3.1 as a dry-run", True),
         ("deploy service payments version v2.3.1, no dry run", False),
+        ("deploy service payments version v2.3.1, don't skip the dry run", True),
+        ("deploy service payments version v2.3.1", None),
     ):
         plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
         assert plan.steps[0].route_id == "oncall/mcp/deploy", query
-        arguments = plan.steps[0].arguments
-        # said: sent as true; refused: left to the server's default, never sent as false
-        assert ("dry_run" in arguments) is stated, (query, arguments)
-        assert arguments.get("dry_run", True) is True, (query, arguments)
+        # said: sent as said; a double negation: a dry run; not said: the server's default
+        assert plan.steps[0].arguments.get("dry_run") is stated, (query, plan.steps[0].arguments)
 
 
 def _parameter(schema: dict[str, Any], description: str = "") -> Parameter:
@@ -118,6 +117,7 @@ def test_a_flag_is_true_from_its_words_only() -> None:
     )
     assert flag_value(flag, "a dry run please") is True
     assert flag_value(flag, "as a dry-run") is True
-    assert flag_value(flag, "not a dry run") is None
-    assert flag_value(flag, "don't do a dry run") is None
+    assert flag_value(flag, "not a dry run") is False
+    assert flag_value(flag, "don't do a dry run") is False
+    assert flag_value(flag, "don't skip the dry run") is True
     assert flag_value(flag, "deploy payments") is None
