@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from schemarouter.retrieval.actions import is_read_verb, verb_of
+
 #: The names (their words, lower case) of flags that ask for a simulation of the change.
 SIMULATIONS: frozenset[tuple[str, ...]] = frozenset(
     {
@@ -59,9 +61,28 @@ _AFTER = re.compile(
     r"(?P<value>true|false|on|off|yes|no|enabled|disabled)(?![\w-])",
     re.IGNORECASE,
 )
-#: The request says the change is real: "for real", "actually deploy", "really deploy".
-_REAL = re.compile(r"\bfor real\b|\b(?:actually|really)\s+(?!not\b)[a-z]", re.IGNORECASE)
+#: The request says the change is real: "for real" ending its clause ("for real this time",
+#: not "for real users"), or "actually" / "really" right before a verb of change ("actually
+#: deploy", not "I really need a preview of ...": :func:`_says_real`).
+_FOR_REAL = re.compile(
+    r"\bfor\s+real(?=\s*(?:[,.;:!]|$|\s+(?:this\s+time|now|please)\b))", re.IGNORECASE
+)
+_REALLY = re.compile(r"\b(?:actually|really)\s+([a-z]+)", re.IGNORECASE)
 _ON = {"true", "on", "yes", "enabled"}
+
+
+def _says_real(query: str) -> bool:
+    """Whether ``query`` says its change is real (:data:`_FOR_REAL`, :data:`_REALLY`): the
+    word after "actually" or "really" must be a change's verb; "I really need a preview of
+    deploying ..." and "I actually want to see what deploying ... would do" turned the dry run
+    off (stop 52's review of the merge)."""
+    if _FOR_REAL.search(query):
+        return True
+    for match in _REALLY.finditer(query):
+        word = match.group(1).lower()
+        if verb_of(word) is not None and not is_read_verb(word):
+            return True
+    return False
 
 
 def flag_words(name: str) -> list[str]:
@@ -91,7 +112,7 @@ def stated_flag(name: str, query: str) -> bool | None:
             on = True
     mentioned = on or off
     if not mentioned:
-        real = simulation and _REAL.search(query) is not None
+        real = simulation and _says_real(query)
         off, negators = real, 0
     in_doubt = on or "?" in query or len(_ANY_NEGATION.findall(query)) != negators
     if off and not in_doubt:

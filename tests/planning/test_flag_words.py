@@ -68,6 +68,11 @@ KEPT = [
     "no, do a dry run of deploying payments v2.3.1",
     "actually, do a dry run of deploying payments v2.3.1",
     "deploy payments v2.3.1, dry run: yes",
+    # "actually" / "really" before no verb of change, "for real" inside a phrase (the merge's
+    # review: each turned the dry run off)
+    "I really need a preview of deploying payments v2.3.1",
+    "I actually want to see what deploying payments v2.3.1 would do",
+    "deploy payments v2.3.1 to the canary for real users to try",
 ]
 
 
