@@ -361,7 +361,7 @@ def plan_routes(
                 # the part the best route serves is planned by it, from its words (trial P §7)
                 owned, mine = top_part(snapshot, top, served_by, [*parts, *part_misses])
                 hits = (field_hits or {}).get(top, ())
-                step = _open_step(snapshot, top, *own_part(request, values, mine), hits)
+                step = _open_step(snapshot, top, *own_part(request, values, mine, best=True), hits)
                 before = len(warnings)  # the chains' notes follow this step's own
                 steps = chained([step])
                 notes, drop = served_part_note(owned, top, [*parts, *part_misses], snapshot)
