@@ -112,6 +112,8 @@ class ProposedParameter(_Model):
     name: str
     location: Literal["path", "query", "body"] = "query"
     json_type: str | None = None
+    #: ``date-time`` or ``date`` where the type says so (``string (date-time)``)
+    json_format: str | None = None
     required: bool = False
     description: str = ""
     passage: str

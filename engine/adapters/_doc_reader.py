@@ -16,31 +16,15 @@ from schemarouter.adapters._doc_proposal import (
     ProposedParameter,
     state_change,
 )
-from schemarouter.adapters._doc_text import table_row, to_text
+from schemarouter.adapters._doc_text import header_row, header_words, table_row, to_text
+from schemarouter.adapters._doc_types import UNIT, doc_format, doc_type, unit_word
 from schemarouter.adapters._json import nested_past
-from schemarouter.errors import DocumentError, UnitError
-from schemarouter.units import parse_unit
+from schemarouter.errors import DocumentError
 
 __all__ = ["inspect"]
 
 logger = logging.getLogger("schemarouter.adapters.inspect")
 
-_TYPES = {
-    "string": "string",
-    "str": "string",
-    "text": "string",
-    "integer": "integer",
-    "int": "integer",
-    "number": "number",
-    "float": "number",
-    "double": "number",
-    "boolean": "boolean",
-    "bool": "boolean",
-    "array": "array",
-    "list": "array",
-    "object": "object",
-    "dict": "object",
-}
 #: ``METHOD /path``; a path is never ``//host/...`` (a host in disguise, not a path).
 _ENDPOINT = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD)\s+`?(/(?!/)[^\s`'\"<>)]*)")
 _BASE = re.compile(
@@ -61,18 +45,10 @@ _FIELDS_LABEL = re.compile(r"\b(response|returns|fields|output)\b|응답|반환|
 _PARAMS_LABEL = re.compile(
     r"\b(parameters?|query|arguments|request)\b|매개\s*변수|파라미터|인자|쿼리|요청"
 )
-#: A table's Korean header words, read as the English ones.
-_HEADER = {
-    "이름": "name", "매개변수": "parameter", "파라미터": "parameter", "필드": "field",
-    "항목": "field", "타입": "type", "유형": "type", "자료형": "type", "형식": "type",
-    "필수": "required", "필수 여부": "required", "설명": "description", "단위": "unit",
-    "위치": "in",
-}  # fmt: skip
 #: A table cell saying a parameter is required (Korean 예 / 필수 / 오, beside yes / true).
 _YES = ("yes", "true", "required", "y", "예", "네", "필수", "o")
 _OPENER = re.compile(r"^[\s>*_`]+")  # Markdown marks before a line's first word
 _QUERY = re.compile(r"[?&]([A-Za-z_][\w.-]*)=")
-_UNIT = re.compile(r"\bunits?\s*[:=]\s*`?([^\s,;)`]+)", re.IGNORECASE)
 #: A line saying its endpoint is deprecated: the endpoint's own line ("GET /v1/pos
 #: (deprecated)"), or a line of its section that is not a list item ("Deprecated: use ...",
 #: "**Deprecated**", "This endpoint is deprecated."); not a heading such as "Deprecated fields".
@@ -81,8 +57,6 @@ _DEPRECATED = re.compile(
     r"|\b(?:endpoint|operation|route|method|call|api) (?:is|has been) deprecated\b",
     re.IGNORECASE,
 )
-#: Words in a bullet's parentheses that are never its unit (pint reads some of them).
-_NOT_UNIT = re.compile(r"\b(required|optional|nullable|default|in|array|list|of)\b", re.I)
 #: ``(eV)`` opening a bullet's text after its type's parentheses: ``- gap (number) (eV): ...``.
 _UNIT_AFTER = re.compile(r"^\(([^()]{1,16})\)\s*[:\u2014-]?\s*(.*)$")
 #: Words saying a request body is form-encoded, and an example request's form data.
@@ -110,50 +84,6 @@ def _not_json(line: str) -> bool:
         if said is not None and _NOT_JSON.search(sentence, said.end()):
             return True
     return False
-
-
-def _required(words: str) -> bool:
-    """Whether a bullet's words say the parameter is required: "required", but not "not
-    required", "required: no", "optional", nor a condition ("required when z is set")."""
-    words = words.lower()
-    if re.search(
-        r"\b(optional|not\s+required|non-required|required\s*[:=]\s*(no|false|n)\b)"
-        r"|\brequired\s+(when|if|unless|only)\b",
-        words,
-    ):
-        return False
-    return bool(re.search(r"\brequired\b", words))
-
-
-def _type(words: str) -> tuple[str | None, bool, str | None]:
-    """(JSON type, required, unit) from the words in a bullet's parentheses: the unit as
-    ``unit: eV`` or as a part of its own beside the type (``number, kg``)."""
-    kind = None
-    for word in re.split(r"[\s,;/]+", words.lower()):
-        if word in _TYPES and kind is None:
-            kind = _TYPES[word]
-    required = _required(words)
-    unit = _UNIT.search(words)
-    if unit:
-        return kind, required, unit.group(1)
-    parts = [p.strip() for p in re.split(r"[,;]", words)] if kind else []
-    parts = [re.sub(r"^in\s+", "", p) for p in parts[1:]]  # "number, in K"
-    return kind, required, next((p for p in parts if unit_word(p)), None)
-
-
-def unit_word(text: str) -> bool:
-    """Whether ``text`` (a part of a bullet's parentheses: ``kg``, ``eV/atom``, ``%``) is a
-    unit pint reads, and nothing else: not a type, not "required" / "optional", not a
-    dimensionless word other than a percentage."""
-    if not 0 < len(text) <= 16 or text.lower() in _TYPES or _NOT_UNIT.search(text):
-        return False
-    if text in ("C", "F", "a", "c", "f"):  # pint's coulomb, farad, annum...: docs mean °C
-        return False
-    try:
-        parsed = parse_unit(text)
-    except UnitError:
-        return False
-    return not parsed.dimensionless or text.lower() in ("%", "percent")
 
 
 def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str | None]]:
@@ -191,10 +121,31 @@ class _Section:
         self.form = ""  # the passage saying its body is form-encoded
         self.not_json = ""  # the passage saying its answer is not JSON
         self.deprecated = passage if _DEPRECATED.search(passage) else ""
+        # an example call sent its body (curl -d '{...}'): the JSON after it is the answer,
+        # and a write's parameters no query string or "in" column puts in the query are
+        # the body's (trial 17: POST /valves/{valve_id}/open sent its duration_min as a query)
+        self.sent_body = False
+        self.queried: set[str] = set()
         for var in re.findall(r"\{([^{}]+)\}", self.path):
             self.add_param(var, "path", "string", True, "", passage, 0.95)
         for name in _QUERY.findall(path):
-            self.add_param(name, "query", None, False, "", passage, 0.5)
+            self.add_query(name, passage)
+
+    def add_query(self, name: str, passage: str) -> None:
+        """A parameter an example's query string names (``?field_id=F-7``)."""
+        self.queried.add(name)
+        self.add_param(name, "query", None, False, "", passage, 0.5)
+
+    def located(self) -> tuple[ProposedParameter, ...]:
+        """The parameters, a write's in its body where its example call sent one (above)."""
+        if not self.sent_body or self.method in ("GET", "HEAD"):
+            return tuple(self.params.values())
+        return tuple(
+            p.model_copy(update={"location": "body"})
+            if p.location == "query" and p.name not in self.queried
+            else p
+            for p in self.params.values()
+        )
 
     def add_param(
         self,
@@ -205,6 +156,7 @@ class _Section:
         description: str,
         passage: str,
         grounding: float,
+        form: str | None = None,
     ) -> None:
         old = self.params.get(name)
         if old is None or old.grounding < grounding:
@@ -214,6 +166,7 @@ class _Section:
                 name=name,
                 location=location,
                 json_type=kind,
+                json_format=form,
                 required=required,
                 description=description,
                 passage=passage.strip()[:500],
@@ -268,8 +221,8 @@ class _Section:
             method=self.method,
             path=self.path,
             summary=self.summary,
-            parameters=tuple(self.params.values()),
-            fields=_array_paths(tuple(self.fields.values())),
+            parameters=self.located(),
+            fields=_placed(_array_paths(tuple(self.fields.values()))),
             passage=self.passage.strip()[:500],
             grounding=self.grounding,
         )
@@ -298,6 +251,30 @@ def _array_paths(fields: tuple[ProposedField, ...]) -> tuple[ProposedField, ...]
         fixed = ".".join(walked)
         out.append(field if fixed == field.path else field.model_copy(update={"path": fixed}))
     return tuple(out)
+
+
+def _placed(fields: tuple[ProposedField, ...]) -> tuple[ProposedField, ...]:
+    """A field a table names bare (``air_temp_c``) where the answer's example shows it at
+    one place under another (``readings.*.air_temp_c``) is that one, with the table's type,
+    unit and description: the bare path would find nothing in an answer shaped as shown
+    (trial 17: ``rain_mm`` in mm at the top and ``readings.*.rain_mm`` with no unit)."""
+    out = {f.path: f for f in fields}
+    for bare in fields:
+        if "." in bare.path or bare.path == "*" or not bare.passage.startswith("|"):
+            continue
+        under = [f for f in fields if f.path.endswith("." + bare.path)]
+        if len(under) != 1 or under[0].path not in out:
+            continue
+        (shown,) = under
+        out[shown.path] = shown.model_copy(
+            update={
+                "json_type": bare.json_type or shown.json_type,
+                "unit": bare.unit or shown.unit,
+                "description": bare.description or shown.description,
+            }
+        )
+        del out[bare.path]
+    return tuple(out.values())
 
 
 def inspect(text_or_html: str) -> ContractProposal:
@@ -383,12 +360,14 @@ def inspect(text_or_html: str) -> ContractProposal:
         else:
             current.listed = current.listed or line.startswith(("-", "*", "|"))
         for name in _QUERY.findall(line) if "http" in line or line.startswith("/") else ():
-            current.add_param(name, "query", None, False, "", line, 0.5)
+            current.add_query(name, line)
         cells = table_row(line)
         if cells is not None:
-            lowered_cells = [_HEADER.get(c.lower(), c.lower()) for c in cells]
-            if header is None and any(c in ("name", "parameter", "field") for c in lowered_cells):
-                header = lowered_cells
+            lowered_cells = header_words(cells)
+            if (
+                header is None and any(c in ("name", "parameter", "field") for c in lowered_cells)
+            ) or (header is not None and header_row(lowered_cells)):
+                header = lowered_cells  # a table right after another opens with its own header
                 continue
             if header is not None:
                 _read_row(dict(zip(header, cells, strict=False)), mode, current, line)
@@ -396,11 +375,11 @@ def inspect(text_or_html: str) -> ContractProposal:
         bullet = _BULLET.match(raw)
         if bullet and (bullet.group(2) or bullet.group(3)):
             name, words, rest = bullet.group(1), bullet.group(2) or "", bullet.group(3)
-            kind, required, unit = _type(words)
+            kind, required, unit = doc_type(words)
             after = _UNIT_AFTER.match(rest) if words and unit is None else None
             if after and unit_word(after.group(1).strip()):
                 unit, rest = after.group(1).strip(), after.group(2)
-            unit = unit or (m.group(1) if (m := _UNIT.search(rest)) else None)
+            unit = unit or (m.group(1) if (m := UNIT.search(rest)) else None)
             grounding = 0.9 if kind else 0.7
             if mode == "fields":
                 current.add_field(name, kind, unit, rest, line, grounding)
@@ -408,8 +387,9 @@ def inspect(text_or_html: str) -> ContractProposal:
                 location = "body" if mode == "body" else "query"
                 location = "path" if f"{{{name}}}" in current.path else location
                 rest = _with_unit(rest, unit)
+                required = required or location == "path"
                 current.add_param(
-                    name, location, kind, required or location == "path", rest, line, grounding
+                    name, location, kind, required, rest, line, grounding, doc_format(words)
                 )
     return ContractProposal(
         base_url=base_url,
@@ -499,7 +479,7 @@ def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> N
     name = row.get("name") or row.get("parameter") or row.get("field")
     if not name or not re.fullmatch(r"[A-Za-z_][\w.\[\]-]*", name):
         return
-    kind, _, unit = _type(row.get("type", ""))
+    kind, _, unit = doc_type(row.get("type", ""))
     unit = row.get("unit") or unit
     required = row.get("required", "").lower() in _YES
     description = row.get("description", "")
@@ -509,6 +489,8 @@ def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> N
         description = _with_unit(description, unit)
         location = row.get("in", "body" if mode == "body" else "query").lower()
         location = "path" if f"{{{name}}}" in section.path else location
+        if row.get("in", "").lower() == "query":
+            section.queried.add(name)
         if location not in ("path", "query", "body"):
             location = "query"
         section.add_param(
@@ -519,6 +501,7 @@ def _read_row(row: dict[str, str], mode: str, section: _Section, line: str) -> N
             description,
             line,
             0.9 if kind else 0.7,
+            doc_format(row.get("type", "")),
         )
 
 
@@ -545,6 +528,7 @@ def _read_block(block: str, section: _Section | None, mode: str) -> None:
                 continue
             for name in sent if isinstance(sent, dict) else ():
                 section.add_param(str(name), "body", None, False, "", block.splitlines()[0], 0.6)
+            section.sent_body = section.sent_body or isinstance(sent, dict)
         for data in _CURL_DATA.findall(block):  # curl -d "a=1&b=2": a form body's fields
             names = re.findall(r"(?:^|&)([A-Za-z_][\w.-]*)=", data)
             for name in names:
@@ -554,9 +538,9 @@ def _read_block(block: str, section: _Section | None, mode: str) -> None:
         block = _CURL_DATA.sub(" ", block)
         for found in _ENDPOINT.finditer(block):
             for name in _QUERY.findall(found.group(2)):
-                section.add_param(name, "query", None, False, "", found.group(0), 0.5)
+                section.add_query(name, found.group(0))
         for name in _QUERY.findall(block) if not _ENDPOINT.search(block) else ():
-            section.add_param(name, "query", None, False, "", block.splitlines()[0], 0.5)
+            section.add_query(name, block.splitlines()[0])
         return
     if value is _TOO_DEEP or nested_past(value, _MAX_DEPTH):
         logger.warning(
@@ -567,7 +551,7 @@ def _read_block(block: str, section: _Section | None, mode: str) -> None:
             block,
         )
         return
-    if mode == "body":
+    if mode == "body" and not section.sent_body:
         for name, sub in value.items() if isinstance(value, dict) else ():
             kind = _flatten(sub)[0][1] if not isinstance(sub, (dict, list)) else None
             kind = "object" if isinstance(sub, dict) else "array" if isinstance(sub, list) else kind

@@ -8,7 +8,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-__all__ = ["table_row", "to_text"]
+__all__ = ["header_row", "header_words", "table_row", "to_text"]
 
 
 class _Text(HTMLParser):
@@ -93,3 +93,29 @@ def table_row(line: str) -> list[str] | None:
         return None
     cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
     return None if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c) else cells
+
+
+#: Words a table's header row is made of: a row of these only, after another table's rows, is
+#: the next table's header (two HTML tables with nothing between them read as one).
+_HEADER_WORDS = frozenset(
+    ("name", "parameter", "field", "type", "unit", "required", "description", "in", "default")
+)
+
+
+def header_row(cells: list[str]) -> bool:
+    """Whether a table row's cells, lower case, are a header (``field | type | unit``)."""
+    return cells[:1] in (["name"], ["parameter"], ["field"]) and set(cells) <= _HEADER_WORDS
+
+
+#: A table's Korean header words, read as the English ones.
+_HEADER = {
+    "이름": "name", "매개변수": "parameter", "파라미터": "parameter", "필드": "field",
+    "항목": "field", "타입": "type", "유형": "type", "자료형": "type", "형식": "type",
+    "필수": "required", "필수 여부": "required", "설명": "description", "단위": "unit",
+    "위치": "in",
+}  # fmt: skip
+
+
+def header_words(cells: list[str]) -> list[str]:
+    """A table row's cells, lower case, a Korean header word as the English one."""
+    return [_HEADER.get(c.lower(), c.lower()) for c in cells]

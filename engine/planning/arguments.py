@@ -68,6 +68,7 @@ from schemarouter.planning.place_names import place_value
 from schemarouter.planning.quantities import (
     KO_NUMBER,
     amounts,
+    declared_quantity,
     korean_number,
     money_value,
     quantities,
@@ -168,7 +169,9 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
     """A number the request writes with the unit ``parameter``'s name ends with ("a 3 kg
     parcel" for ``weight_kg``), or, for the one open numeric parameter of a conversion
     (:func:`_side`), with a value of the route's source or target enum ("convert 30 USD" for
-    ``amount``); the one such number only."""
+    ``amount``), else with the unit its schema or description declares ("20 L/min" for
+    ``flow_lpm`` "(unit: L/min)": :func:`~.quantities.declared_quantity`); the one such
+    number only."""
     if not _numeric(parameter):
         return None
     tail = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower().rsplit("_", 1)
@@ -186,7 +189,9 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
         numeric = [p for p in route.endpoint.parameters if p.required and _numeric(p)]
         if codes and numeric == [parameter]:
             found = quantities(query, "|".join(re.escape(c) for c in sorted(codes)))
-    distinct = list(dict.fromkeys(found))
+    distinct = list(dict.fromkeys(found)) or list(
+        filter(None, [declared_quantity(parameter, query, route)])
+    )
     return _coerced(parameter, distinct[0]) if len(distinct) == 1 else None
 
 

@@ -36,7 +36,7 @@ from schemarouter.planning.message_text import unsaid
 from schemarouter.planning.money_moves import is_transfer, moves_money, transfers_money
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
-from schemarouter.planning.route_verbs import opens_with
+from schemarouter.planning.route_verbs import creates_named, opens_with
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
     is_read_verb,
@@ -229,11 +229,12 @@ def no_refused_change(
 def does_change(route: Route, verb: str, query: str = "") -> bool:
     """Whether ``route`` (a write or a delete) does the change ``verb``: its verb (one that is
     a noun as often only where the name leads with it), or its name's first word ("refund"
-    of ``refund_order``, a verb no list knows); or, ``query`` given, it moves the money
+    of ``refund_order``, a verb no list knows), or it creates the entry ``verb`` names
+    (:func:`~.route_verbs.creates_named`); or, ``query`` given, it moves the money
     ``verb`` sends, pays or moves there (:func:`~.money_moves.transfers_money`)."""
     if route.endpoint.effect is Effect.READ:
         return False
-    if transfers_money(route, verb, query):
+    if transfers_money(route, verb, query) or creates_named(route, verb):
         return True
     lead = next(iter(name_words(route.endpoint.name)), "")
     if verb_of_route(route) == verb and (verb not in _NOUN_VERBS or verb in verb_forms(lead)):

@@ -15,7 +15,10 @@ import re
 from typing import Any
 
 from schemarouter.contracts import Parameter
+from schemarouter.errors import UnitError
+from schemarouter.planning.quantities import declared_unit
 from schemarouter.retrieval.values import value_schema
+from schemarouter.units import dimension_of
 
 #: Seconds per unit a parameter's name may end with.
 _NAMED = {
@@ -51,7 +54,7 @@ def duration_value(parameter: Parameter, query: str) -> Any:
     kind = schema.get("type")
     name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower()
     per = _NAMED.get(name.rsplit("_", 1)[-1]) if "_" in name else None
-    if kind not in ("integer", "number") or per is None:
+    if kind not in ("integer", "number") or per is None or not _in_time(parameter):
         return None
     totals = {
         sum(float(n) * _seconds(u) for n, u in _PAIR.findall(m.group(0)))
@@ -63,3 +66,16 @@ def duration_value(parameter: Parameter, query: str) -> Any:
     if kind == "integer":
         return int(value) if value.is_integer() else None
     return value
+
+
+def _in_time(parameter: Parameter) -> bool:
+    """Whether ``parameter`` declares no unit, or one of time: ``pressure_min`` "(unit: kPa)"
+    is a lower bound, never minutes (trial 17: "open valve V-8 for 45 minutes" sent
+    ``pressure_min=45``)."""
+    declared = declared_unit(parameter)
+    if declared is None:
+        return True
+    try:
+        return dimension_of(declared) == "[time]"
+    except UnitError:
+        return True

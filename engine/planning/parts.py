@@ -26,7 +26,7 @@ from schemarouter.planning.asked_changes import asked_verbs, does_change
 from schemarouter.planning.refusals import QUOTED
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words, verb_forms
-from schemarouter.retrieval.analysis import BoundValue
+from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.clauses import several_of_a_kind
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.intents import split_intents
@@ -260,7 +260,7 @@ def top_part(
 
 
 def own_part(
-    request: Request, values: Sequence[BoundValue], text: str
+    request: Request, values: Sequence[BoundValue], text: str, *, best: bool = False
 ) -> tuple[Request, list[BoundValue]]:
     """The request and the values a part's step is filled from: the part's own words and the
     values written in them, where the request names several ids of a kind (filled from the
@@ -268,19 +268,34 @@ def own_part(
     parts' ``ticket_id`` open; trial Y2); else the whole request, less the quoted values the
     other parts write: a quote is its own part's ("roll back checkout to revision 11, then
     resolve incident INC-4 with note 'rolled back checkout'" sent the note as the rollback's
-    ``name``; trial 16)."""
+    ``name``; trial 16), and, for the request's ``best`` route's part, less the ids written
+    after their thing only outside it (:func:`_own_ids`)."""
     at = request.query.find(text) if text else -1
     if at < 0:
         return request, list(values)
     end = at + len(text)
     if not several_of_a_kind(values, request.query):
-        return _others_unquoted(request, values, at, end)
+        kept = _own_ids(values, request.query, at, end) if best else values
+        return _others_unquoted(request, kept, at, end)
     inside = [
         value.model_copy(update={"start": value.start - at, "end": value.end - at})
         for value in values
         if at <= value.start and value.end <= end
     ]
     return request.model_copy(update={"query": text}), inside
+
+
+def _own_ids(values: Sequence[BoundValue], query: str, at: int, end: int) -> list[BoundValue]:
+    """``values`` less the ids written after the thing they name ("valve V-8") outside the
+    part ``[at, end)`` of ``query`` and nowhere in it: another part's (trial 17: "schedule 8 mm
+    of irrigation on field F-12 at ..., then open valve V-8 for 10 minutes" sent the schedule
+    with ``valve_id="V-8"``, an id the request gave the opening only)."""
+    inside = query[at:end].lower()
+    return [
+        v
+        for v in values
+        if v.kind != NAMED_IDENTIFIER or v.value.lower() in inside or (v.end > at and v.start < end)
+    ]
 
 
 def _others_unquoted(

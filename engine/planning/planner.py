@@ -364,7 +364,7 @@ def plan_routes(
                 top = named_ids_route(snapshot, top, served_by, each, values, request, ok, warnings)
                 owned, mine = top_part(snapshot, top, served_by, each)
                 hits = (field_hits or {}).get(top, ())
-                step = _open_step(snapshot, top, *own_part(request, values, mine), hits)
+                step = _open_step(snapshot, top, *own_part(request, values, mine, best=True), hits)
                 before = len(warnings)  # the chains' notes follow this step's own
                 steps = chained([step])
                 notes, drop = served_part_note(owned, top, each, snapshot)

@@ -24,6 +24,7 @@ __all__ = [
     "amounts",
     "currency_code",
     "currency_options",
+    "declared_quantity",
     "foreign_sums",
     "korean_number",
     "money_value",
@@ -179,3 +180,33 @@ def foreign_sums(query: str, currencies: Sequence[Parameter]) -> list[tuple[str,
         for number, unit in sums(query)
         if currencies and not any(currency_code(unit, currency_options(c)) for c in currencies)
     ]
+
+
+#: The unit a parameter's description declares, as ``inspect`` writes it: ``(unit: L/min)``.
+_DECLARED = re.compile(r"\(unit:\s*([^()\s][^()]{0,15})\)")
+
+
+def declared_unit(parameter: Parameter) -> str | None:
+    """The unit ``parameter`` declares: its schema's ``x-unit``, else its description's
+    ``(unit: L/min)``; ``None`` where it declares none."""
+    declared = value_schema(parameter.json_schema).get("x-unit")
+    if isinstance(declared, str) and declared.strip():
+        return declared.strip()
+    found = _DECLARED.search(parameter.description or "")
+    return found.group(1).strip() if found else None
+
+
+def declared_quantity(parameter: Parameter, query: str, route: Route) -> str | None:
+    """The one number ``query`` writes with the unit ``parameter`` declares, spelt as it
+    declares it (trial 17: "open valve V-8 for 45 minutes at 20 L/min" opened it at its
+    default flow, ``flow_lpm`` "(unit: L/min)" left out), where it is the route's one number in
+    that unit; ``None`` else (two such numbers, or a number in another unit)."""
+    unit = declared_unit(parameter)
+    if unit is None or not numeric(parameter):
+        return None
+    body = body_fields(route)
+    taken = [*route.endpoint.parameters, *(body.properties if body is not None else ())]
+    if sum(numeric(p) and declared_unit(p) == unit for p in taken) != 1:
+        return None
+    found = list(dict.fromkeys(quantities(query, re.escape(unit))))
+    return found[0] if len(found) == 1 else None

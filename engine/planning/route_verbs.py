@@ -7,7 +7,13 @@ that verb written as two words ("roll back" for ``rollback_deployment``), the cl
 change whatever the tables say (trial 16: "scale checkout to 5 replicas in prod, then show me
 its pods" was read as a request that only reads, so ``get_deployment`` was planned in the
 scale's place; "roll back search to revision 12" read "search" as its verb and planned
-``list_deployments``).
+``list_deployments``). A route whose name says only its method and path (docs read by
+``inspect``, an OpenAPI operation without an ``operationId``: ``post_valves_valve_id_open``) is
+named for the action its path ends in after an entry's id, ``/valves/{valve_id}/open`` (trial
+17: "open valve V-3 for 20 minutes" read "open" as a read, "open my note", and planned
+``GET /valves`` in the opening's place). A POST to a collection creates its entry, and a
+request whose verb is that entry's noun asks it: "schedule irrigation for field F-7" asks
+``POST /schedules`` (trial 17 planned ``DELETE /schedules/{schedule_id}``, ranked above it).
 """
 
 from __future__ import annotations
@@ -17,11 +23,16 @@ from collections.abc import Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.retrieval.actions import name_words, verb_forms
+from schemarouter.retrieval.identifiers import stem
 from schemarouter.retrieval.intents import split_intents
 
 _WORDS = re.compile(r"[A-Za-z]+")
 #: Words a request may open a clause with before its verb.
 _POLITE = frozenset(("please", "pls", "now", "just", "also", "then", "and", "so", "ok", "okay"))
+#: A collection: a path's literal last segment (``/schedules``).
+_COLLECTION = re.compile(r"/([A-Za-z][A-Za-z_-]*)/?$")
+#: An action on an entry: a path's literal last segment right after a parameter.
+_ENTRY_ACTION = re.compile(r"/\{[^/{}]+\}/([A-Za-z][A-Za-z_-]*)/?$")
 
 
 def opens_with(first: str, second: str, lead: str) -> bool:
@@ -37,8 +48,9 @@ def opens_with(first: str, second: str, lead: str) -> bool:
 def asks_named_change(query: str, routes: Sequence[Route]) -> bool:
     """Whether a part of ``query`` opens with the verb one of the change ``routes`` (those not
     ``read``) is named for."""
-    names = [name_words(r.endpoint.name) for r in routes if r.endpoint.effect is not Effect.READ]
-    leads = {words[0] for words in names if words}
+    changes = [r for r in routes if r.endpoint.effect is not Effect.READ]
+    leads = {words[0] for r in changes if (words := name_words(r.endpoint.name))}
+    leads |= {action for r in changes if (action := entry_action(r))}
     for part in split_intents(query):
         said = _WORDS.findall(part)
         while said and said[0].lower() in _POLITE:
@@ -47,3 +59,22 @@ def asks_named_change(query: str, routes: Sequence[Route]) -> bool:
         if any(opens_with(first, second, lead) for lead in leads):
             return True
     return False
+
+
+def entry_action(route: Route) -> str | None:
+    """The action an HTTP route's path ends in after an entry's id, lower case
+    (``POST /valves/{valve_id}/open``: ``open``), else ``None``."""
+    match = _ENTRY_ACTION.search(route.endpoint.operation.path or "")
+    return match.group(1).lower().replace("-", "").replace("_", "") if match else None
+
+
+def creates_named(route: Route, verb: str) -> bool:
+    """Whether ``route`` is a POST to a collection whose entry ``verb`` names ("schedule":
+    ``POST /schedules``, "order": ``POST /orders``): it creates what the verb asks for."""
+    operation = route.endpoint.operation
+    if operation.method != "POST" or route.endpoint.effect is Effect.READ:
+        return False
+    match = _COLLECTION.search(operation.path or "")
+    if match is None or entry_action(route) is not None:
+        return False
+    return stem(match.group(1)) == stem(verb)
