@@ -11,18 +11,17 @@ with the arguments it received (its ``dry_run`` defaults to ``true``)."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from deploys_serving import serving_deploys
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.planning.flag_words import stated_flag
 
-SERVER = Path(__file__).parents[1] / "mcp_servers" / "deploys_server.py"
 SENT = {"service": "payments", "version": "v2.3.1", "namespace": "prod"}
 
 #: Said once and plainly: the deploy is real.
@@ -79,18 +78,8 @@ KEPT = [
 @pytest.fixture(scope="module")
 def deploys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SchemaRouter, Path]]:
     log = tmp_path_factory.mktemp("deploys") / "calls.jsonl"
-    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-    router.add_mcp_server(
-        [sys.executable, str(SERVER)],
-        provider="oncall",
-        trusted=True,
-        env={"DEPLOYS_LOG": str(log)},
-        timeout=60,
-    )
-    try:
+    with serving_deploys(log) as router:
         yield router, log
-    finally:
-        router.close()
 
 
 def received(router: SchemaRouter, log: Path, query: str) -> list[tuple[str, dict[str, Any]]]:
