@@ -30,7 +30,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
-from schemarouter.planning.durations import duration_value
+from schemarouter.planning.durations import duration_value, timed_name
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
 from schemarouter.planning.enum_values import enum_value as _enum_value
@@ -315,8 +315,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             phone_value(parameter, query, phones),
             counted_value(parameter, value_schema(parameter.json_schema), query),
             _nested_email(parameter, query, takers) if inside else None,
-            _quantity_value(parameter, query, route),
             duration_value(parameter, query),  # "for 2 hours": duration_minutes=120
+            None if timed_name(parameter) else _quantity_value(parameter, query, route),
             money_value(parameter, query, route),
             asked_amount(parameter, query, route) if change else None,
             minor_amount(parameter, query, route) if change else None,  # "$12.50": 1250
