@@ -23,7 +23,7 @@ from collections.abc import Container
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.named_values import valid
-from schemarouter.retrieval.actions import request_verbs, verb_of_route
+from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
 
 __all__ = ["said_text", "unsaid"]
 
@@ -41,6 +41,24 @@ _START = re.compile(
 _SAYS = re.compile(r"messag|\bmsg|text|body|content|note|comment|notif", re.IGNORECASE)
 #: Where it ends: its sentence's end, or the next step ("then", ", and then").
 _END = re.compile(r"[.;!?](?:\s|$)|,?\s+(?:and\s+)?then\b|$", re.IGNORECASE)
+#: ", and" before a clause of its own: a change's verb, then an id (:func:`_end`).
+_COMMA_AND = re.compile(
+    r",\s+and\s+((?:(?:please|also|now|just)\s+)*)([A-Za-z]+)\b(?=([^.;!?]{0,80}))", re.I
+)
+
+
+def _end(query: str, start: int) -> int:
+    """Where the message starting at ``start`` ends: at :data:`_END`, or at ", and" before a
+    change of its own ("notify customer CU-3 that card CD-1 was blocked, and freeze account
+    AC-1": the freeze is no part of what is said; the customer was sent "card CD-1 was
+    blocked, and freeze account AC-1": review 17)."""
+    end = _END.search(query, start)
+    stop = end.start() if end else len(query)
+    for m in _COMMA_AND.finditer(query, start, stop):
+        verb, rest = m.group(2), m.group(3)
+        if verb_of(verb) and not is_read_verb(verb.lower()) and re.search(r"\d", rest):
+            return m.start()
+    return stop
 
 
 def said_text(
@@ -58,8 +76,7 @@ def said_text(
     if len(starts) != 1:
         return None
     start = starts[0].end()
-    end = _END.search(query, start)
-    text = query[start : end.start() if end else len(query)].strip(" ,\"'“”")
+    text = query[start : _end(query, start)].strip(" ,\"'“”")
     return text if text and text not in taken and valid(parameter, text) else None
 
 
@@ -72,6 +89,5 @@ def unsaid(query: str) -> str:
     if len(starts) != 1 or "send" not in request_verbs(query):
         return query
     start = starts[0].end()
-    end = _END.search(query, start)
-    stop = end.start() if end else len(query)
+    stop = _end(query, start)
     return query[:start] + " " * (stop - start) + query[stop:]

@@ -17,6 +17,7 @@ as it is. Deterministic: no model, no word list of intents.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Sequence
@@ -224,12 +225,58 @@ def _korean_clauses(text: str, words: int) -> list[str]:
     return [text]
 
 
-def _split_if(pattern: re.Pattern[str], text: str, words: int) -> list[str]:
-    """``text`` split at ``pattern`` where every piece has ``words`` words, else whole."""
-    pieces = pattern.split(text)
+def _split_if(pattern: re.Pattern[str], text: str, words: int, *, said: bool = False) -> list[str]:
+    """``text`` split at ``pattern`` where every piece has ``words`` words, else whole;
+    ``said``: never inside a quote nor past where a message starts (:func:`_unsaid_end`)."""
+    spans = _quoted(text) if said else []
+    starts = [a for a, _ in spans]
+    end = _unsaid_end(text) if said else len(text)
+    bounds = [0]
+    for m in pattern.finditer(text, 0, end):
+        inside = bisect.bisect_left(starts, m.start()) - 1  # spans are apart, in order
+        if inside < 0 or m.start() >= spans[inside][1]:
+            bounds += [m.start(), m.end()]
+    bounds.append(len(text))
+    pieces = [text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
     if len(pieces) > 1 and all(_words(p) >= words for p in pieces):
         return pieces
     return [text]
+
+
+#: A quoted span (to its closing quote, or the end where none closes it).
+_QUOTED = re.compile(
+    r"(?<!\w)(?:'[^']*+'?|\"[^\"]*+\"?|\u2018[^\u2019]*+\u2019?|\u201c[^\u201d]*+\u201d?)"
+)
+#: Where what a message says starts: "saying", "that says", "with the message", "message:",
+#: or "that" after the recipient of a clause that sends ("notify customer CU-3 that ...").
+_SAYING = re.compile(
+    r"\b(?:saying|that\s+says|with\s+(?:the\s+|a\s+)?(?:message|text|note|body)\b"
+    r"|(?:message|text|note|body)\s*:)",
+    re.IGNORECASE,
+)
+_TOLD = re.compile(
+    r"(?:\b(?:them|him|her|everyone|us|me)|(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9])"
+    r"\s+that\b",
+    re.IGNORECASE,
+)
+
+
+def _quoted(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _QUOTED.finditer(text)]
+
+
+def _unsaid_end(text: str) -> int:
+    """Where what a message says starts in ``text``, else its end: a plain "and" after it is
+    the message's ("Notify customer CU-3 that card CD-1 is blocked and account AC-1 will be
+    closed soon" sent ``close_account``: review 17)."""
+    said = _SAYING.search(text)
+    end = said.start() if said is not None else len(text)
+    words = re.findall(r"[\w-]+", text[:200])
+    while words and words[0].lower() in _LEADING:
+        words = words[1:]
+    if words and verb_of(words[0]) == "send" and (told := _TOLD.search(text, 0, end)):
+        end = told.end()
+    return end
 
 
 def split_intents(
@@ -244,7 +291,7 @@ def split_intents(
     for sentence in _sentences(query.strip()):
         for clause in (c for part in _CLAUSE.split(sentence) for c in sequenced(part)):
             for piece in _split_if(_COMMA_AND, clause, min_words):
-                for part in _split_if(_AND, piece, max(min_words, _AND_WORDS)):
+                for part in _split_if(_AND, piece, max(min_words, _AND_WORDS), said=True):
                     for change in _changes(part):  # "Block card CD-1 and notify ..."
                         parts.extend(_korean_clauses(change, min_words))
     parts = _merge_short(_pronoun_parts(parts), min_words)
