@@ -58,14 +58,19 @@ _SENTENCE = re.compile(r"(?<=[^\d\s.]\.)\s+|(?<=[^\s][?!;])\s+|\n+")
 #: A word before "." and a capital letter: where it is an id that ends in a digit ("C-1",
 #: "SiO2": :func:`_sentences`), the sentence ends there too. Read from a word's start only, so
 #: a long word is read once.
-_WORD_STOP = re.compile(r"(?<!\S)([\w-]+)\.\s+(?=[A-Z])")
+_WORD_STOP = re.compile(
+    r"(?<!\S)([\w-]+)\.\s+(?=[A-Z]|(?:if|unless|when|whenever|once|provided|in\s+case)\b)"
+)
 
 
 def _sentences(text: str) -> list[str]:
     """``text``'s sentences (:data:`_SENTENCE`), and a sentence that ends at an id written with a
     letter and a final digit before a capital letter ("Delete customer C-1. If order O-1 is
     open, refund it.": read as one, the refund asked on the condition was never planned, nor
-    named with its order); a number alone ("step 2. Then ...", "3. Refund") still ends none."""
+    named with its order), or before a condition's word in lower case, as
+    :data:`~schemarouter.planning.conditions._SENTENCE_END` reads it ("Refund order O-2. if
+    order O-1 shipped, refund it too." sent nothing: review 17); a number alone ("step 2. Then
+    ...", "3. Refund") still ends none."""
     out = []
     for sentence in _SENTENCE.split(text):
         start = 0
