@@ -142,7 +142,12 @@ def _change_verb(piece: str) -> str | None:
         or not any(c.isdigit() for w in words[1:] for c in w)
     ):
         return None
-    return verb_of(words[0])
+    verb = verb_of(words[0])
+    if verb is None and len(words) == 3 and words[0].isalpha() and words[1].isalpha():
+        # a verb no table knows, in the imperative before its thing and id: "Refund order
+        # O-1 and delete customer C-1" planned the refund only (review 17)
+        return words[0].lower() if any(c.isdigit() for c in words[2]) else None
+    return verb
 
 
 def _changes(text: str) -> list[str]:
