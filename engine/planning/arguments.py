@@ -43,7 +43,7 @@ from schemarouter.planning.filter_words import (
     target_value,
 )
 from schemarouter.planning.id_patterns import bind_by_pattern
-from schemarouter.planning.message_text import said_text
+from schemarouter.planning.message_text import carries_said, said_text
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
 from schemarouter.planning.named_values import Clauses, refused_values
@@ -123,6 +123,8 @@ _QUOTED_EXPRESSION = re.compile(
 )
 _BARE_EXPRESSION = re.compile(r"[^\n;]+")
 _BARE = re.compile(r"[^\s,;]+")
+#: More words of the same sentence after a bare value.
+_MORE_SAID = re.compile(r"[ \t]+[^\s.;!?]")
 
 
 def _named_value(parameter: Parameter, query: str, clauses: Clauses | None = None) -> Any:
@@ -155,6 +157,8 @@ def _named_value(parameter: Parameter, query: str, clauses: Clauses | None = Non
                 text = bare.group(0).rstrip(".?! ")
                 if not numeric and not re.search(r"[=:]\s*$", match.group(0)):
                     continue
+                if carries_said(parameter) and _MORE_SAID.match(rest, bare.end()):
+                    continue  # "message: card CD-1 is blocked" says more than "card"
             value = _coerced(parameter, text)
             if value is not None:
                 return value

@@ -25,7 +25,7 @@ from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.named_values import valid
 from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
 
-__all__ = ["said_text", "unsaid"]
+__all__ = ["carries_said", "said_text", "unsaid"]
 
 #: Where the message starts: a word that introduces it, or "that" after the recipient (an id
 #: read from a word's start only: from inside a word of 100,000 letters, each start read the
@@ -33,6 +33,7 @@ __all__ = ["said_text", "unsaid"]
 _START = re.compile(
     r"\b(?:saying|that\s+says|with\s+(?:the\s+|a\s+)?(?:message|text|note|body)(?:\s+that)?|"
     r"telling\s+(?:them|him|her|everyone)(?:\s+that)?)\s+"
+    r"|\b(?:message|text|note|body)\s*:\s*"
     r"|(?:\b(?:them|him|her|everyone|us|me)|(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9])"
     r"\s+that\s+",
     re.IGNORECASE,
@@ -61,6 +62,11 @@ def _end(query: str, start: int) -> int:
     return stop
 
 
+def carries_said(parameter: Parameter) -> bool:
+    """Whether ``parameter`` carries what is said (a message, a text, a note: :data:`_SAYS`)."""
+    return bool(_SAYS.search(f"{parameter.name} {parameter.description or ''}"))
+
+
 def said_text(
     parameter: Parameter, query: str, route: Route, taken: Container[str] = ()
 ) -> str | None:
@@ -70,7 +76,7 @@ def said_text(
     ``None`` where it says none, or two."""
     if route.endpoint.effect is Effect.READ or verb_of_route(route) != "send":
         return None
-    if not _SAYS.search(f"{parameter.name} {parameter.description or ''}"):
+    if not carries_said(parameter):
         return None  # a phone number, an address: what is said is not theirs
     starts = list(_START.finditer(query))
     if len(starts) != 1:

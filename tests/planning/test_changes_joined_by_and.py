@@ -153,3 +153,20 @@ def test_a_message_ends_before_a_change_joined_by_a_comma_and(
     # a verb with no id of its own after ", and" is still what the message says
     said = dict(_sent(bank, "notify customer CU-3 that card CD-1 was blocked, and replaced"))
     assert said["notify_customer"]["message"] == "card CD-1 was blocked, and replaced"
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("Send customer CU-3 a message: card CD-1 is blocked and close account AC-1 is pending",
+         "card CD-1 is blocked and close account AC-1 is pending"),
+        ("Notify customer CU-3, message: your card is blocked", "your card is blocked"),
+        ("Notify customer CU-3, message: blocked", "blocked"),
+    ],
+)  # fmt: skip
+def test_what_a_message_colon_says_is_sent_whole(
+    bank: tuple[SchemaRouter, Path], query: str, message: str
+) -> None:
+    """Review 17: "message: card CD-1 is blocked ..." sent the message "card" (a named value
+    took one bare word), and before the "and" fix closed account AC-1 too."""
+    assert _sent(bank, query) == [("notify_customer", {"customer_id": "CU-3", "message": message})]
