@@ -31,7 +31,7 @@ from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
 from schemarouter.planning.described_values import described_count, owner_value
-from schemarouter.planning.durations import duration_value
+from schemarouter.planning.durations import duration_value, timed_name
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
 from schemarouter.planning.enum_values import enum_value as _enum_value
@@ -45,7 +45,7 @@ from schemarouter.planning.filter_words import (
 )
 from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.keyed_names import keyed_name, percent_value
-from schemarouter.planning.message_text import said_text
+from schemarouter.planning.message_text import carries_said, said_text
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
 from schemarouter.planning.named_values import Clauses, refused_values
@@ -127,6 +127,8 @@ _QUOTED_EXPRESSION = re.compile(
 )
 _BARE_EXPRESSION = re.compile(r"[^\n;]+")
 _BARE = re.compile(r"[^\s,;]+")
+#: More words of the same sentence after a bare value.
+_MORE_SAID = re.compile(r"[ \t]+[^\s.;!?]")
 
 
 def _named_value(parameter: Parameter, query: str, clauses: Clauses | None = None) -> Any:
@@ -159,6 +161,8 @@ def _named_value(parameter: Parameter, query: str, clauses: Clauses | None = Non
                 text = bare.group(0).rstrip(".?! ")
                 if not numeric and not re.search(r"[=:]\s*$", match.group(0)):
                     continue
+                if carries_said(parameter) and _MORE_SAID.match(rest, bare.end()):
+                    continue  # "message: card CD-1 is blocked" says more than "card"
             value = _coerced(parameter, text)
             if value is not None:
                 return value
@@ -324,8 +328,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             phone_value(parameter, query, phones),
             counted_value(parameter, value_schema(parameter.json_schema), query),
             _nested_email(parameter, query, takers) if inside else None,
-            _quantity_value(parameter, query, route),
             duration_value(parameter, query),  # "for 2 hours": duration_minutes=120
+            None if timed_name(parameter) else _quantity_value(parameter, query, route),
             money_value(parameter, query, route),
             asked_amount(parameter, query, route) if change else None,
             minor_amount(parameter, query, route) if change else None,  # "$12.50": 1250

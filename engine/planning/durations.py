@@ -7,6 +7,11 @@ of time (``_seconds``, ``_secs``, ``_minutes``, ``_mins``, ``_hours``, ``_days``
 duration the request writes in any unit of time, converted ("2 hours": 120 minutes; "1h30m":
 90; "30m" is minutes here, as an operator writes it), where the schema takes the result (an
 integer parameter takes no 1.5 minutes).
+
+A duration that tells when ("raised 3 days ago", "2 hours from now") is no length, an id is
+no duration ("A-90m"), and a parameter so named takes no number by its unit alone: "for 2
+hours and 30 minutes" is 150 minutes, never the 30 written in minutes, and "2 hours or 30
+minutes" fills nothing (review 17: both sent 30; "3 days ago" sent 4320).
 """
 
 from __future__ import annotations
@@ -41,7 +46,22 @@ _DURATION = re.compile(
     rf"(?<![\w.-])(?:\d+(?:\.\d+)?\s?(?:{_UNIT})(?![A-Za-z])(?:\s?(?:and\s)?)?)+(?![A-Za-z0-9_-])",
     re.IGNORECASE,
 )
+#: What makes a duration a point in time, not a length: "raised 3 days ago".
+_WHEN = re.compile(
+    r"\s*(?:ago|earlier|before|back|old|late|later|after|since|from\s+now|behind)\b", re.IGNORECASE
+)
 _PAIR = re.compile(rf"(\d+(?:\.\d+)?)\s?({_UNIT})(?![A-Za-z])", re.IGNORECASE)
+
+
+def timed_name(parameter: Parameter) -> bool:
+    """Whether ``parameter``'s name ends with a unit of time (``duration_minutes``): its number
+    is :func:`duration_value`'s to read, in any unit the request writes."""
+    return _per(parameter) is not None
+
+
+def _per(parameter: Parameter) -> int | None:
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower()
+    return _NAMED.get(name.rsplit("_", 1)[-1]) if "_" in name else None
 
 
 def _seconds(unit: str) -> int:
@@ -52,13 +72,13 @@ def duration_value(parameter: Parameter, query: str) -> Any:
     """The one duration ``query`` writes, in the unit ``parameter``'s name ends with."""
     schema = value_schema(parameter.json_schema)
     kind = schema.get("type")
-    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).lower()
-    per = _NAMED.get(name.rsplit("_", 1)[-1]) if "_" in name else None
+    per = _per(parameter)
     if kind not in ("integer", "number") or per is None or not _in_time(parameter):
         return None
     totals = {
         sum(float(n) * _seconds(u) for n, u in _PAIR.findall(m.group(0)))
         for m in _DURATION.finditer(query)
+        if not _WHEN.match(query, m.end())  # "3 days ago" is when, not how long
     }
     if len(totals) != 1:
         return None

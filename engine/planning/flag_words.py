@@ -42,7 +42,8 @@ SIMULATIONS: frozenset[tuple[str, ...]] = frozenset(
 )
 _NEGATION = (
     r"no|not|non|never|without|skip|skipping|skipped|disable|disabled|don't|dont|do not|"
-    r"doesn't|does not|isn't|is not|won't|will not|instead of|rather than|no need for|cancel"
+    r"doesn't|does not|isn't|is not|won't|will not|instead of|rather than|no need for|cancel|"
+    r"no need to|avoid|avoiding"
 )
 _FILLER = r"(?:a|an|the|in|on|to|with|use|using|do|doing|run|running|as|any|this|that|it)"
 #: One negation right before a flag's words, the fillers between them, and what stood before.
@@ -69,6 +70,14 @@ _FOR_REAL = re.compile(
 )
 _REALLY = re.compile(r"\b(?:actually|really)\s+([a-z]+)", re.IGNORECASE)
 _ON = {"true", "on", "yes", "enabled"}
+#: A negation right after a flag's words that is no off-word of :data:`_AFTER`: "force is not
+#: needed", "force isn't" (review 17: each read as ``force=true``); the flag is in doubt.
+_NEGATED_AFTER = re.compile(
+    r"\s*(?:[:=]\s*(?:no|off|false|disabled|none)|off|false|disabled|isn't|aren't|wasn't"
+    r"|(?:is|are|was|be|should\s+be|would\s+be)\s+(?:not|never|unnecessary|unneeded|off|false)"
+    r"|not\s+(?:needed|required|necessary|wanted))\b",
+    re.IGNORECASE,
+)
 
 
 def _says_real(query: str) -> bool:
@@ -97,7 +106,7 @@ def stated_flag(name: str, query: str) -> bool | None:
         return None
     simulation = tuple(words) in SIMULATIONS
     pattern = r"(?<![\w-])" + r"[\s_-]?".join(re.escape(w) for w in words) + r"(?![\w-])"
-    on = off = False
+    on = off = doubted = False
     negators = 0  # the negations that turned a mention off
     for m in re.finditer(pattern, query, re.IGNORECASE):
         before = _NEGATED.search(query[max(0, m.start() - 60) : m.start()])
@@ -108,15 +117,17 @@ def stated_flag(name: str, query: str) -> bool | None:
         elif after is not None:
             on, off = on or after["value"].lower() in _ON, off or after["value"].lower() not in _ON
             negators += after["value"].lower() in ("no", "disabled")
+        elif _NEGATED_AFTER.match(query, m.end(), m.end() + 40):
+            doubted = True  # "force is not needed": not asked, nor plainly turned off
         else:
             on = True
-    mentioned = on or off
+    mentioned = on or off or doubted
     if not mentioned:
         real = simulation and _says_real(query)
         off, negators = real, 0
-    in_doubt = on or "?" in query or len(_ANY_NEGATION.findall(query)) != negators
+    in_doubt = on or doubted or "?" in query or len(_ANY_NEGATION.findall(query)) != negators
     if off and not in_doubt:
         return False
-    if on and not off:
+    if on and not off and not doubted:
         return True
     return True if simulation and mentioned else None

@@ -23,14 +23,15 @@ from collections.abc import Container
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.named_values import valid
-from schemarouter.retrieval.actions import request_verbs, verb_of_route
+from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
 
-__all__ = ["said_text", "said_words", "unsaid"]
+__all__ = ["carries_said", "said_text", "said_words", "unsaid"]
 
 #: Where the message starts: a word that introduces it ...
 _INTRO = re.compile(
     r"\b(?:saying|that\s+says|with\s+(?:the\s+|a\s+)?(?:message|text|note|body)(?:\s+that)?|"
-    r"telling\s+(?:them|him|her|everyone)(?:\s+that)?)\s+",
+    r"telling\s+(?:them|him|her|everyone)(?:\s+that)?)\s+"
+    r"|\b(?:message|text|note|body)\s*:\s*",
     re.IGNORECASE,
 )
 #: ... or "that" after the recipient (:data:`_RECIPIENT`, the word before it).
@@ -46,6 +47,31 @@ _SAYS = re.compile(r"messag|\bmsg|text|body|content|note|comment|notif", re.IGNO
 _END = re.compile(r"[.;!?](?:\s|$)|,?\s+(?:and\s+)?then\b|$", re.IGNORECASE)
 
 
+#: ", and" before a clause of its own: a change's verb, then an id (:func:`_end`).
+_COMMA_AND = re.compile(
+    r",\s+and\s+((?:(?:please|also|now|just)\s+)*)([A-Za-z]+)\b(?=([^.;!?]{0,80}))", re.I
+)
+
+
+def _end(query: str, start: int) -> int:
+    """Where the message starting at ``start`` ends: at :data:`_END`, or at ", and" before a
+    change of its own ("notify customer CU-3 that card CD-1 was blocked, and freeze account
+    AC-1": the freeze is no part of what is said; the customer was sent "card CD-1 was
+    blocked, and freeze account AC-1": review 17)."""
+    end = _END.search(query, start)
+    stop = end.start() if end else len(query)
+    for m in _COMMA_AND.finditer(query, start, stop):
+        verb, rest = m.group(2), m.group(3)
+        if verb_of(verb) and not is_read_verb(verb.lower()) and re.search(r"\d", rest):
+            return m.start()
+    return stop
+
+
+def carries_said(parameter: Parameter) -> bool:
+    """Whether ``parameter`` carries what is said (a message, a text, a note: :data:`_SAYS`)."""
+    return bool(_SAYS.search(f"{parameter.name} {parameter.description or ''}"))
+
+
 def said_words(query: str) -> str | None:
     """The words ``query`` says a message is to carry (after "saying", "with the message",
     "that" after the recipient ...: the module docstring), whatever parameter takes them;
@@ -54,8 +80,7 @@ def said_words(query: str) -> str | None:
     if len(starts) != 1:
         return None
     start = starts[0]
-    end = _END.search(query, start)
-    return query[start : end.start() if end else len(query)].strip(" ,\"'“”") or None
+    return query[start : _end(query, start)].strip(" ,\"'“”") or None
 
 
 def _starts(query: str) -> list[int]:
@@ -85,7 +110,7 @@ def said_text(
     ``None`` where it says none, or two."""
     if route.endpoint.effect is Effect.READ or verb_of_route(route) != "send":
         return None
-    if not _SAYS.search(f"{parameter.name} {parameter.description or ''}"):
+    if not carries_said(parameter):
         return None  # a phone number, an address: what is said is not theirs
     text = said_words(query)
     return text if text and text not in taken and valid(parameter, text) else None
@@ -99,6 +124,5 @@ def unsaid(query: str) -> str:
     starts = _starts(query)
     if len(starts) != 1 or "send" not in request_verbs(query):
         return query
-    end = _END.search(query, starts[0])
-    stop = end.start() if end else len(query)
+    stop = _end(query, starts[0])
     return query[: starts[0]] + " " * (stop - starts[0]) + query[stop:]

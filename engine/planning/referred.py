@@ -57,7 +57,7 @@ def referred_back(
         return []
     (value,) = refused
     clauses = clauses_of(query)
-    if value.start < clauses.taken_back:  # "..., actually hold off": taken back, not refused
+    if clauses.taken_from <= value.start < clauses.taken_back:  # "..., actually hold off"
         return []
     if not query.isascii() and (korean := _KO_NOT.search(query, value.end)) is not None:
         return _korean(route, query, value, values, korean)

@@ -8,11 +8,16 @@ wrong place or does another thing (trial 16: "restart pod api-7 in staging" rest
 
 - :func:`listed_value`: a text parameter with a default whose description lists the values it
   takes ("Kubernetes namespace, e.g. prod, staging, dev") takes the one of them the request
-  writes as a word, none where it writes several or refuses the one it writes ("not in prod").
+  states as the setting: after a preposition ("in staging", "to dev") or beside the
+  parameter's name ("the staging namespace", "namespace=dev"); none where it states several or
+  refuses the one it states ("not in prod"). The same word used of something else is no
+  setting: "deploy payments v2.3.1, the dev said ok" (a person), "like staging", "which
+  staging does not have" (review 17: each sent the change to that namespace).
 - :func:`flag_value`: a boolean parameter is ``true`` where the request writes its name's words
   as a phrase ("force delete": ``force``; "a dry run", "dry-run": ``dry_run``), and ``false``
   only where it turns them off with one negation and no other ("no dry run", "for real"),
-  never from a double one ("don't skip the dry run"): see :mod:`.flag_words`.
+  never from a double one ("don't skip the dry run"), nor from one after its words ("force
+  is not needed" leaves the default): see :mod:`.flag_words`.
 """
 
 from __future__ import annotations
@@ -30,11 +35,16 @@ _LISTED = re.compile(
 )
 _SEPARATOR = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*", re.IGNORECASE)
 _OPTION = re.compile(r"[\w][\w.-]*")
-#: A negation right before a value or a flag's words.
+#: A negation right before a value.
 _NEGATED = re.compile(
-    r"\b(?:no|not|non|never|without|skip|skipping|disable|don't|do not|instead of|rather than)"
-    r"(?:\s+(?:a|an|the|in|on|to|with|use|using|do|run|as))*[\s-]*$",
+    r"\b(?:no|not|non|never|without|skip|skipping|disable|don't|do not|instead of|rather than"
+    r"|no need (?:to|for)|avoid|avoiding)"
+    r"(?:\s+(?:a|an|any|the|in|on|to|with|use|using|do|run|as))*[\s-]*$",
     re.IGNORECASE,
+)
+#: What states a value as the setting, right before it: a preposition ("in staging").
+_STATED_AFTER = re.compile(
+    r"\b(?:in|on|to|into|onto|at|from|via|using|as|within)\s+(?:the\s+)?$", re.IGNORECASE
 )
 
 
@@ -56,11 +66,20 @@ def listed_value(parameter: Parameter, query: str) -> str | None:
     schema = value_schema(parameter.json_schema)
     if schema.get("type") != "string" or "default" not in schema or "enum" in schema:
         return None
+    named = _name_words(parameter.name)
+    beside = r"[\s:=_-]+".join(re.escape(w) for w in named)
     written: list[str] = []
     for option in listed_options(parameter):
         pattern = rf"(?<![\w-]){re.escape(option)}(?![\w-])"
         for m in re.finditer(pattern, query, re.IGNORECASE):
-            if _NEGATED.search(query[max(0, m.start() - 40) : m.start()]):
+            before = query[max(0, m.start() - 40) : m.start()]
+            if not (
+                _STATED_AFTER.search(before)
+                or re.search(rf"\b{beside}[\s:=]*(?:the\s+)?$", before, re.IGNORECASE)
+                or re.match(rf"\s*{beside}\b", query[m.end() : m.end() + 40], re.IGNORECASE)
+            ):
+                continue  # "the dev said ok": the word is used of something else
+            if _NEGATED.search(before):
                 return None
             if option not in written:
                 written.append(option)
@@ -68,7 +87,13 @@ def listed_value(parameter: Parameter, query: str) -> str | None:
 
 
 def flag_value(parameter: Parameter, query: str) -> bool | None:
-    """A boolean parameter as the request states it (:func:`stated_flag`), else ``None``."""
+    """A boolean parameter as the request states it (:func:`.flag_words.stated_flag`), else
+    ``None``."""
     if value_schema(parameter.json_schema).get("type") != "boolean":
         return None
     return stated_flag(parameter.name, query)
+
+
+def _name_words(name: str) -> list[str]:
+    """``dryRun``, ``dry_run``: ``["dry", "Run"]``, ``["dry", "run"]``."""
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ").split()

@@ -37,8 +37,11 @@ _NO_NAME = frozenset(
         "previous", "old", "oldest", "same", "other", "another", "some", "any", "and", "or",
         "now", "again", "first", "please", "me", "us", "is", "was", "be", "not", "too",
         "rest", "others", "remaining", "both", "none", "one", "ones", "everyone",
+        "today", "tonight", "tomorrow", "soon", "later", "asap", "right", "just", "also",
     )
 )  # fmt: skip
+#: An adverb of manner or time between the verb and its thing ("deploy quickly payments").
+_ADVERB = re.compile(r"[a-z]{3,}ly", re.IGNORECASE)
 _REFUSED = re.compile(r"\b(?:don't|do not|never|no need to|not)\s+$", re.IGNORECASE)
 
 
@@ -97,6 +100,8 @@ def verb_object(
         # a thing word ("rooms") or an id ("R1", "CU-4") is for the rules of ids, which may
         # leave it unbound on purpose ("delete room R1／..／admin")
         if word.lower() in _NO_NAME or word.lower().rstrip("s") in named or word.lower() in named:
+            return None
+        if _ADVERB.fullmatch(word):  # "deploy quickly payments": no service is "quickly"
             return None
         if re.search(r"\d", word):
             return None

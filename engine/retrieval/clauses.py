@@ -150,6 +150,8 @@ _TAKEN_BACK = re.compile(
     r"|(?:ignore|disregard)\s+(?:that|this))[\W_]*$",
     re.IGNORECASE,
 )
+#: A time refused, which takes back its own sentence only (:attr:`Clauses.taken_from`).
+_NOT_NOW = re.compile(r"\bnot\s+(?:yet|now|today)\W*$", re.IGNORECASE)
 #: Korean's: a clause of 아니 / 잠깐 (and 취소, 됐어, 그만, 하지 마 after them) that takes back
 #: what came before: "room R1 삭제해... 아니 잠깐, 취소" (trial Z1: it deleted R1).
 _KO_TAKEN_BACK = re.compile(
@@ -233,8 +235,13 @@ class Clauses:
         #: (:meth:`_lead`), and the last two words before its end (:meth:`_item`)
         self._leads: dict[int, tuple[int, int, int]] = {}
         self._last_words: dict[int, set[str]] = {}
-        #: where the last words that take back what came before start (:data:`_TAKEN_BACK`)
+        #: where the last words that take back what came before start (:data:`_TAKEN_BACK`),
+        #: and where what they take back starts: the request's start, or for "not now", "not
+        #: yet", "not today" (a time refused, :data:`_NOT_NOW`), their own sentence's
+        #: ("Refund order O-1; close ticket T-1 tomorrow, not now" refused the refund too:
+        #: review 17)
         self.taken_back = 0
+        self.taken_from = 0
         for start, end in zip([0, *self.ends], [*self.starts, len(query)], strict=True):
             start = max(start, end - _TAIL)
             taken = _TAKEN_BACK.search(query[start:end])
@@ -242,6 +249,9 @@ class Clauses:
                 taken = _KO_TAKEN_BACK.search(query[start:end])
             if taken:
                 self.taken_back = start + taken.start()
+                self.taken_from = 0
+                if _NOT_NOW.search(taken.group()):
+                    self.taken_from = 1 + max(query.rfind(c, 0, self.taken_back) for c in ".;!?")
 
     def _aside(self, match: re.Match[str]) -> bool:
         """Whether a :data:`_SET_ASIDE` word sets aside: "save" does, "bar" where it
@@ -290,7 +300,7 @@ class Clauses:
         in a list (:data:`_JOINS`): what says not to use another item says it of this one
         ("do not delete room R1 or room R2", "room R1 and room R2 must not be deleted",
         Korean "R1이랑 R2 빼고"; trial X1: each planned the deletion of the other item)."""
-        if begin < self.taken_back or self._before(begin) or self._after(end):
+        if self.taken_from <= begin < self.taken_back or self._before(begin) or self._after(end):
             return True
         return self._in_carried(begin)
 

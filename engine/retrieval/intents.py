@@ -17,6 +17,7 @@ as it is. Deterministic: no model, no word list of intents.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Sequence
@@ -57,14 +58,19 @@ _SENTENCE = re.compile(r"(?<=[^\d\s.]\.)\s+|(?<=[^\s][?!;])\s+|\n+")
 #: A word before "." and a capital letter: where it is an id that ends in a digit ("C-1",
 #: "SiO2": :func:`_sentences`), the sentence ends there too. Read from a word's start only, so
 #: a long word is read once.
-_WORD_STOP = re.compile(r"(?<!\S)([\w-]+)\.\s+(?=[A-Z])")
+_WORD_STOP = re.compile(
+    r"(?<!\S)([\w-]+)\.\s+(?=[A-Z]|(?:if|unless|when|whenever|once|provided|in\s+case)\b)"
+)
 
 
 def _sentences(text: str) -> list[str]:
     """``text``'s sentences (:data:`_SENTENCE`), and a sentence that ends at an id written with a
     letter and a final digit before a capital letter ("Delete customer C-1. If order O-1 is
     open, refund it.": read as one, the refund asked on the condition was never planned, nor
-    named with its order); a number alone ("step 2. Then ...", "3. Refund") still ends none."""
+    named with its order), or before a condition's word in lower case, as
+    :data:`~schemarouter.planning.conditions._SENTENCE_END` reads it ("Refund order O-2. if
+    order O-1 shipped, refund it too." sent nothing: review 17); a number alone ("step 2. Then
+    ...", "3. Refund") still ends none."""
     out = []
     for sentence in _SENTENCE.split(text):
         start = 0
@@ -136,7 +142,12 @@ def _change_verb(piece: str) -> str | None:
         or not any(c.isdigit() for w in words[1:] for c in w)
     ):
         return None
-    return verb_of(words[0])
+    verb = verb_of(words[0])
+    if verb is None and len(words) == 3 and words[0].isalpha() and words[1].isalpha():
+        # a verb no table knows, in the imperative before its thing and id: "Refund order
+        # O-1 and delete customer C-1" planned the refund only (review 17)
+        return words[0].lower() if any(c.isdigit() for c in words[2]) else None
+    return verb
 
 
 def _changes(text: str) -> list[str]:
@@ -224,12 +235,58 @@ def _korean_clauses(text: str, words: int) -> list[str]:
     return [text]
 
 
-def _split_if(pattern: re.Pattern[str], text: str, words: int) -> list[str]:
-    """``text`` split at ``pattern`` where every piece has ``words`` words, else whole."""
-    pieces = pattern.split(text)
+def _split_if(pattern: re.Pattern[str], text: str, words: int, *, said: bool = False) -> list[str]:
+    """``text`` split at ``pattern`` where every piece has ``words`` words, else whole;
+    ``said``: never inside a quote nor past where a message starts (:func:`_unsaid_end`)."""
+    spans = _quoted(text) if said else []
+    starts = [a for a, _ in spans]
+    end = _unsaid_end(text) if said else len(text)
+    bounds = [0]
+    for m in pattern.finditer(text, 0, end):
+        inside = bisect.bisect_left(starts, m.start()) - 1  # spans are apart, in order
+        if inside < 0 or m.start() >= spans[inside][1]:
+            bounds += [m.start(), m.end()]
+    bounds.append(len(text))
+    pieces = [text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
     if len(pieces) > 1 and all(_words(p) >= words for p in pieces):
         return pieces
     return [text]
+
+
+#: A quoted span (to its closing quote, or the end where none closes it).
+_QUOTED = re.compile(
+    r"(?<!\w)(?:'[^']*+'?|\"[^\"]*+\"?|\u2018[^\u2019]*+\u2019?|\u201c[^\u201d]*+\u201d?)"
+)
+#: Where what a message says starts: "saying", "that says", "with the message", "message:",
+#: or "that" after the recipient of a clause that sends ("notify customer CU-3 that ...").
+_SAYING = re.compile(
+    r"\b(?:saying|that\s+says|with\s+(?:the\s+|a\s+)?(?:message|text|note|body)\b"
+    r"|(?:message|text|note|body)\s*:)",
+    re.IGNORECASE,
+)
+_TOLD = re.compile(
+    r"(?:\b(?:them|him|her|everyone|us|me)|(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9])"
+    r"\s+that\b",
+    re.IGNORECASE,
+)
+
+
+def _quoted(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _QUOTED.finditer(text)]
+
+
+def _unsaid_end(text: str) -> int:
+    """Where what a message says starts in ``text``, else its end: a plain "and" after it is
+    the message's ("Notify customer CU-3 that card CD-1 is blocked and account AC-1 will be
+    closed soon" sent ``close_account``: review 17)."""
+    said = _SAYING.search(text)
+    end = said.start() if said is not None else len(text)
+    words = re.findall(r"[\w-]+", text[:200])
+    while words and words[0].lower() in _LEADING:
+        words = words[1:]
+    if words and verb_of(words[0]) == "send" and (told := _TOLD.search(text, 0, end)):
+        end = told.end()
+    return end
 
 
 def split_intents(
@@ -244,7 +301,7 @@ def split_intents(
     for sentence in _sentences(query.strip()):
         for clause in (c for part in _CLAUSE.split(sentence) for c in sequenced(part)):
             for piece in _split_if(_COMMA_AND, clause, min_words):
-                for part in _split_if(_AND, piece, max(min_words, _AND_WORDS)):
+                for part in _split_if(_AND, piece, max(min_words, _AND_WORDS), said=True):
                     for change in _changes(part):  # "Block card CD-1 and notify ..."
                         parts.extend(_korean_clauses(change, min_words))
     parts = _merge_short(_pronoun_parts(parts), min_words)

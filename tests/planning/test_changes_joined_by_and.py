@@ -104,3 +104,69 @@ def test_an_and_in_what_a_notification_says_is_its_message(
 )
 def test_an_and_that_joins_no_two_changes_splits_nothing(query: str) -> None:
     assert split_intents(query) == [query]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Notify customer CU-3 that card CD-1 is blocked and account AC-1 will be closed soon",
+        "notify customer CU-3 saying we blocked card CD-1 and we will close account AC-1 today",
+        "Send customer CU-3 the text 'card CD-1 is blocked and account AC-1 gets closed today'",
+        "Notify customer CU-3 with the message card CD-1 is blocked and account AC-1 is closed now",
+    ],
+)
+def test_an_and_in_what_a_message_says_sends_no_change_of_its_own(
+    bank: tuple[SchemaRouter, Path], query: str
+) -> None:
+    """Review 17: a plain "and" between two sides of five words each split what the
+    notification says, and its second side closed account AC-1 (a destructive change no one
+    asked); the notification alone is sent now, with all it says."""
+    sent = _sent(bank, query)
+    assert [tool for tool, _ in sent] == ["notify_customer"], sent
+    assert "AC-1" in sent[0][1]["message"]
+
+
+@pytest.mark.parametrize(
+    ("query", "parts"),
+    [
+        # a quote closed before the "and", or a "that" of a clause that sends nothing
+        ("Create a ticket titled 'Login broken' and assign ticket T-1 to Bob Smith today",
+         ["Create a ticket titled 'Login broken'", "assign ticket T-1 to Bob Smith today"]),
+        ("Freeze account AC-1 right now and block card CD-2 right after it",
+         ["Freeze account AC-1 right now", "block card CD-2 right after it"]),
+    ],
+)  # fmt: skip
+def test_an_and_outside_a_message_still_splits(query: str, parts: list[str]) -> None:
+    assert split_intents(query) == parts
+
+
+def test_a_message_ends_before_a_change_joined_by_a_comma_and(
+    bank: tuple[SchemaRouter, Path],
+) -> None:
+    """Review 17: "..., and freeze account AC-1" was sent to the customer as the end of
+    what the notification says; the freeze is sent, the message ends before it."""
+    sent = dict(
+        _sent(bank, "notify customer CU-3 that card CD-1 was blocked, and freeze account AC-1")
+    )
+    assert sent["notify_customer"] == {"customer_id": "CU-3", "message": "card CD-1 was blocked"}
+    assert sent["freeze_account"] == {"account_id": "AC-1"}
+    # a verb with no id of its own after ", and" is still what the message says
+    said = dict(_sent(bank, "notify customer CU-3 that card CD-1 was blocked, and replaced"))
+    assert said["notify_customer"]["message"] == "card CD-1 was blocked, and replaced"
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("Send customer CU-3 a message: card CD-1 is blocked and close account AC-1 is pending",
+         "card CD-1 is blocked and close account AC-1 is pending"),
+        ("Notify customer CU-3, message: your card is blocked", "your card is blocked"),
+        ("Notify customer CU-3, message: blocked", "blocked"),
+    ],
+)  # fmt: skip
+def test_what_a_message_colon_says_is_sent_whole(
+    bank: tuple[SchemaRouter, Path], query: str, message: str
+) -> None:
+    """Review 17: "message: card CD-1 is blocked ..." sent the message "card" (a named value
+    took one bare word), and before the "and" fix closed account AC-1 too."""
+    assert _sent(bank, query) == [("notify_customer", {"customer_id": "CU-3", "message": message})]

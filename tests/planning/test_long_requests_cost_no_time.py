@@ -106,6 +106,11 @@ REQUESTS = {
     "a Korean word of 100,000 'whether's": "주문 ORD-1 환불" + "할까" * 50_000 + " 다?",
     # and a Korean stem's "don't" (닫지 마) read the rest of its word from each 닫아 in it
     "a Korean word of 100,000 'close's": "refund order ORD-1 " + "닫아" * 50_000,
+    # review 17: each plain "and" asked whether it stood inside each quote (0.1 s as written;
+    # 6.6 s for split_intents alone before the quotes were bisected), and each ", and" after a
+    # message whether a change of its own follows
+    "10,000 quotes with an 'and' in each": "notify customer C-1 " + "'a and b' " * 10_000,
+    "8,000 ', and' in a message": "notify customer C-1 that x" + ", and freeze" * 8_000,
 }
 
 

@@ -46,8 +46,14 @@ def test_sentences_and_connectors_split() -> None:
     assert split_intents("Open the chapter on step 2. Show the remaining ones") == [
         "Open the chapter on step 2. Show the remaining ones"
     ]
+    # a condition's word in lower case after an id's stop starts a sentence, as planning's
+    # conditions read it (review 17); another lower-case word does not
     assert split_intents("Delete customer C-1. if order O-1 is open, refund it.") == [
-        "Delete customer C-1. if order O-1 is open, refund it."
+        "Delete customer C-1.",
+        "if order O-1 is open, refund it.",
+    ]
+    assert split_intents("Delete customer C-1. and refund order O-1 too.") == [
+        "Delete customer C-1. and refund order O-1 too."
     ]
     parts = split_intents(
         "I need the weather in Paris tomorrow, and I also want a table for two at a bistro"
