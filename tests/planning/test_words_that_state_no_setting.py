@@ -10,52 +10,24 @@ The server is real: tests/mcp_servers/deploys_server.py over stdio, which logs e
 
 from __future__ import annotations
 
-import contextlib
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from deploys_serving import received, serving_deploys
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect, Parameter, ParameterLocation
-from schemarouter.errors import ParameterValidationError
+from schemarouter import SchemaRouter
+from schemarouter.contracts import Parameter, ParameterLocation
 from schemarouter.planning.durations import duration_value
 from schemarouter.planning.stated_options import flag_value
-
-SERVER = Path(__file__).parents[1] / "mcp_servers" / "deploys_server.py"
-ALLOW: dict[str, Any] = {
-    "allow_effects": ["read", "write", "destructive"],
-    "approve": lambda *_: True,
-}
 
 
 @pytest.fixture(scope="module")
 def deploys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SchemaRouter, Path]]:
     log = tmp_path_factory.mktemp("deploys") / "calls.jsonl"
-    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-    router.add_mcp_server(
-        [sys.executable, str(SERVER)],
-        provider="oncall",
-        trusted=True,
-        env={"DEPLOYS_LOG": str(log)},
-        timeout=60,
-    )
-    try:
+    with serving_deploys(log) as router:
         yield router, log
-    finally:
-        router.close()
-
-
-def received(router: SchemaRouter, log: Path, query: str) -> list[tuple[str, dict[str, Any]]]:
-    log.write_text("", encoding="utf-8")
-    plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)), max_calls=3)
-    with contextlib.suppress(ParameterValidationError):  # a refused plan sends nothing
-        router.execute(plan, **ALLOW)
-    lines = log.read_text(encoding="utf-8").splitlines()
-    return [(c["tool"], c["arguments"]) for c in map(json.loads, lines)]
 
 
 _PAYMENTS = {"service": "payments", "version": "v2.3.1", "dry_run": True, "namespace": "prod"}
