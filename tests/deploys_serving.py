@@ -6,17 +6,15 @@ tests/ on sys.path)."""
 from __future__ import annotations
 
 import contextlib
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.contracts import Effect
+from mcp_serving import logged_calls, serving_mcp
+
+from schemarouter import SchemaRouter
 from schemarouter.errors import ParameterValidationError
 
-SERVER = Path(__file__).parent / "mcp_servers" / "deploys_server.py"
 #: Every effect allowed, every change approved.
 ALLOW: dict[str, Any] = {
     "allow_effects": ["read", "write", "destructive"],
@@ -26,20 +24,9 @@ ALLOW: dict[str, Any] = {
 
 @contextlib.contextmanager
 def serving_deploys(log: Path) -> Iterator[SchemaRouter]:
-    """A router (the packaged encoder) over the server started to log its calls to ``log``;
-    closed (the server stopped) at the end."""
-    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-    router.add_mcp_server(
-        [sys.executable, str(SERVER)],
-        provider="oncall",
-        trusted=True,
-        env={"DEPLOYS_LOG": str(log)},
-        timeout=60,
-    )
-    try:
+    """A router over the server started to log its calls to ``log``; closed at the end."""
+    with serving_mcp("deploys_server.py", "oncall", "DEPLOYS_LOG", log) as router:
         yield router
-    finally:
-        router.close()
 
 
 def received(
@@ -47,10 +34,4 @@ def received(
 ) -> list[tuple[str, dict[str, Any]]]:
     """The calls (tool, arguments) the server got for ``query``'s plan, every effect allowed
     and approved; a plan refused for its gaps sends nothing."""
-    log.write_text("", encoding="utf-8")
-    asked = PlanRequest(query=query, allowed_effects=frozenset(Effect))
-    plan = router.plan(asked, max_calls=max_calls)
-    with contextlib.suppress(ParameterValidationError):
-        router.execute(plan, **ALLOW)
-    lines = log.read_text(encoding="utf-8").splitlines()
-    return [(c["tool"], c["arguments"]) for c in map(json.loads, lines)]
+    return logged_calls(router, log, query, max_calls, refused=ParameterValidationError)

@@ -8,20 +8,18 @@ they receive to one file."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_serving import logged_calls, serving_mcp
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
-from schemarouter.errors import ParameterValidationError, SchemaRouterError
+from schemarouter.errors import ParameterValidationError
 
-SERVER = Path(__file__).parents[1] / "mcp_servers" / "ledger_server.py"
 ALL = frozenset(Effect)
 
 
@@ -40,29 +38,16 @@ def bank(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SchemaRoute
         """Add a note to an account's file."""
         return "added"
 
-    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-    router.add_mcp_server(
-        [sys.executable, str(SERVER)],
-        provider="ledger",
-        trusted=True,
-        env={"LEDGER_LOG": str(log)},
-        timeout=60,
-    )
-    router.add_callable([notify_customer, add_note], provider="team", effect="write")
-    try:
+    with serving_mcp(
+        "ledger_server.py", "ledger", "LEDGER_LOG", log, [notify_customer, add_note]
+    ) as router:
         yield router, log
-    finally:
-        router.close()
 
 
 def _sent(bank: tuple[SchemaRouter, Path], query: str) -> list[tuple[str, dict[str, Any]]]:
-    router, log = bank
-    log.write_text("", encoding="utf-8")
-    plan = router.plan(PlanRequest(query=query, allowed_effects=ALL), max_calls=3)
-    with contextlib.suppress(SchemaRouterError):
-        router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
-    lines = log.read_text(encoding="utf-8").splitlines()
-    return [(c["tool"], c["arguments"]) for c in map(json.loads, lines)]
+    """What the server and the callables receive once the plan of ``query`` runs, every
+    effect allowed and every change approved (nothing where execute refuses the plan)."""
+    return logged_calls(*bank, query)
 
 
 def _notified(message: str) -> tuple[str, dict[str, Any]]:

@@ -13,21 +13,18 @@ receives; the two callables log theirs to the same file."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_serving import logged_calls, serving_mcp
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
-from schemarouter.errors import SchemaRouterError
 from schemarouter.planning.mixed_verbs import asked_verb_first
 
-SERVER = Path(__file__).parents[1] / "mcp_servers" / "ledger_server.py"
 ALL = frozenset(Effect)
 
 
@@ -41,31 +38,14 @@ def bank(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SchemaRoute
             f.write(json.dumps({"tool": "notify_customer", "arguments": {}}) + "\n")
         return "sent"
 
-    router = SchemaRouter(abstention=None, reranker=None, embedding_cache=None)
-    router.add_mcp_server(
-        [sys.executable, str(SERVER)],
-        provider="ledger",
-        trusted=True,
-        env={"LEDGER_LOG": str(log)},
-        timeout=60,
-    )
-    router.add_callable(notify_customer, provider="team", effect="write")
-    try:
+    with serving_mcp("ledger_server.py", "ledger", "LEDGER_LOG", log, [notify_customer]) as router:
         yield router, log
-    finally:
-        router.close()
 
 
 def _sent(bank: tuple[SchemaRouter, Path], query: str) -> list[tuple[str, dict[str, Any]]]:
-    """What the server and the callable receive once the plan of ``query`` runs, every
+    """What the server and the callables receive once the plan of ``query`` runs, every
     effect allowed and every change approved (nothing where execute refuses the plan)."""
-    router, log = bank
-    log.write_text("", encoding="utf-8")
-    plan = router.plan(PlanRequest(query=query, allowed_effects=ALL), max_calls=3)
-    with contextlib.suppress(SchemaRouterError):
-        router.execute(plan, allow_effects=list(Effect), approve=lambda route, args: True)
-    lines = log.read_text(encoding="utf-8").splitlines()
-    return [(c["tool"], c["arguments"]) for c in map(json.loads, lines)]
+    return logged_calls(*bank, query)
 
 
 @pytest.mark.parametrize(
