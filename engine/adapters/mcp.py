@@ -176,6 +176,14 @@ def _build(model: type[M], at: str, /, **values: Any) -> M:
     return build_contract(model, where=at, hint=_REFUSAL_HINT, **values)
 
 
+def _named(tools: list[str]) -> tuple[str, bool]:
+    """The first ten of ``tools`` for a warning (each cut to 80 characters, "and N more"
+    after), and whether there are several."""
+    names = ", ".join(n[:80] for n in tools[:10])
+    more = f" and {len(tools) - 10} more" if tools[10:] else ""
+    return names + more, len(tools) > 1
+
+
 class EffectRules:
     """How one listing's tools get their effects (see the module docstring)."""
 
@@ -239,12 +247,10 @@ class EffectRules:
         which their own server's author did not expect (trial X3)."""
         if not self.held_back:
             return []
-        names = ", ".join(n[:80] for n in self.held_back[:10])
-        more = f" and {len(self.held_back) - 10} more" if self.held_back[10:] else ""
-        many = len(self.held_back) > 1
+        names, many = _named(self.held_back)
         return [
             f"{len(self.held_back)} tool{'s' * many} of this server "
-            f"{'say' if many else 'says'} readOnlyHint: true ({names}{more}) and "
+            f"{'say' if many else 'says'} readOnlyHint: true ({names}) and "
             f"{'are' if many else 'is'} registered as write, since the server is not trusted: "
             "such calls need allow_effects and an approve callback, and plans pass them over; "
             "for a server you run yourself pass trusted=True (trusted: true in a gateway "
@@ -258,12 +264,10 @@ class EffectRules:
         serve less, and running one asks for approval (user trial 14)."""
         if not self.unhinted:
             return []
-        names = ", ".join(n[:80] for n in self.unhinted[:10])
-        more = f" and {len(self.unhinted) - 10} more" if self.unhinted[10:] else ""
-        many = len(self.unhinted) > 1
+        names, many = _named(self.unhinted)
         return [
             f"{len(self.unhinted)} tool{'s' * many} of this server named as a read "
-            f"({names}{more}) {'say' if many else 'says'} no readOnlyHint and "
+            f"({names}) {'say' if many else 'says'} no readOnlyHint and "
             f"{'are' if many else 'is'} registered as {self.default.value} (default_effect): "
             "plans of a read pass them over and running one needs allow_effects and an "
             "approval; where they only read, set readOnlyHint: true in the server, or name "
