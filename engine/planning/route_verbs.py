@@ -24,11 +24,9 @@ from collections.abc import Sequence
 from schemarouter.contracts import Effect, Route
 from schemarouter.retrieval.actions import name_words, verb_forms
 from schemarouter.retrieval.identifiers import stem
-from schemarouter.retrieval.intents import split_intents
+from schemarouter.retrieval.intents import past_polite, split_intents
 
 _WORDS = re.compile(r"[A-Za-z]+")
-#: Words a request may open a clause with before its verb.
-_POLITE = frozenset(("please", "pls", "now", "just", "also", "then", "and", "so", "ok", "okay"))
 #: A collection: a path's literal last segment (``/schedules``).
 _COLLECTION = re.compile(r"/([A-Za-z][A-Za-z_-]*)/?$")
 #: An action on an entry: a path's literal last segment right after a parameter.
@@ -52,9 +50,7 @@ def asks_named_change(query: str, routes: Sequence[Route]) -> bool:
     leads = {words[0] for r in changes if (words := name_words(r.endpoint.name))}
     leads |= {action for r in changes if (action := entry_action(r))}
     for part in split_intents(query):
-        said = _WORDS.findall(part)
-        while said and said[0].lower() in _POLITE:
-            said.pop(0)
+        said = past_polite(_WORDS.findall(part))
         first, second = [*said, "", ""][:2]
         if any(opens_with(first, second, lead) for lead in leads):
             return True

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ACTION_PENALTY",
     "ACTION_WINDOW",
+    "POLITE",
     "VERB_BONUS",
     "Action",
     "action_of",
@@ -106,7 +107,8 @@ _READ = frozenset(
 )
 # inflections a name or summary uses ("Creates", "Deleted", "listing", "copies", "stopped")
 _SUFFIXES = ("ing", "ed", "es", "s")
-_POLITE = frozenset(
+#: Words before a clause's verb that ask nothing themselves ("please", "can you", "also").
+POLITE = frozenset(
     _words(
         """
     please pls kindly can could would will you u i we me us let lets let's go ahead and just
@@ -330,7 +332,7 @@ def _clause_action(clause: str, *, leading: bool = False) -> Action | None:
     words = _WORD.findall(clause)
     for i, word in enumerate(words[:8]):
         low = word.lower()
-        if low in _POLITE:
+        if low in POLITE:
             continue
         if low in _ASKS:
             return "read"
@@ -356,7 +358,7 @@ def _clauses(text: str) -> list[str]:
         pieces = clause.split(",")
         current = pieces[0]
         for piece in pieces[1:]:
-            words = [w for w in _WORD.findall(piece)[:3] if w.lower() not in _POLITE]
+            words = [w for w in _WORD.findall(piece)[:3] if w.lower() not in POLITE]
             if words and _verb_at(words, 0)[0] is not None:
                 out.append(current)
                 current = piece
@@ -440,7 +442,7 @@ def _clause_verb(clause: str, action: Action | None) -> str | None:
     marked = "return" if returns_a_thing(clause) else marked_change(clause, verb_of)
     if marked is not None:  # "Return loan L-88", "mark L-88 as returned" (.state_verbs)
         return marked
-    words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in _POLITE]
+    words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in POLITE]
     for i in range(min(3, len(words))):  # the clause's leading verb, as _clause_action reads it
         verb_action, change, tells = _verb_at(words, i)
         if tells:

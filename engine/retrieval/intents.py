@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from schemarouter.index.encoders.dense import similarity_factor
-from schemarouter.retrieval.actions import is_read_verb, verb_of
+from schemarouter.retrieval.actions import POLITE, is_read_verb, verb_of
 from schemarouter.retrieval.sequence import sequenced
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "part_bests_by_part",
     "part_report",
     "part_scores",
+    "past_polite",
     "read_parts",
     "split_intents",
 ]
@@ -125,17 +126,20 @@ _AND_CHANGE = re.compile(r"(?<!\s)\s+and\s+(?=[A-Za-z])", re.IGNORECASE)
 _SAID = re.compile(
     r"\b(?:that|saying|telling|with\s+the\s+message)\b|:|(?<!\w)['\"\u2018\u201c]", re.IGNORECASE
 )
-#: Words before a clause's verb that ask nothing themselves ("please", "also").
-_LEADING = frozenset(("please", "also", "then", "now", "just", "kindly"))
+
+
+def past_polite(words: list[str]) -> list[str]:
+    """``words`` from the first that is not one of :data:`~.actions.POLITE` (a clause's verb
+    first), in one pass."""
+    start = next((i for i, w in enumerate(words) if w.lower() not in POLITE), len(words))
+    return words[start:]
 
 
 def _change_verb(piece: str) -> str | None:
-    """The change ``piece`` opens with (its first word past :data:`_LEADING`, a write verb),
+    """The change ``piece`` opens with (its first word past :data:`~.actions.POLITE`, a write verb),
     where it also names a thing of its own by an id (a word with a digit: "card CD-1",
     "issue 5"); else ``None``."""
-    words = re.findall(r"[\w-]+", piece)
-    while words and words[0].lower() in _LEADING:
-        words = words[1:]
+    words = past_polite(re.findall(r"[\w-]+", piece))
     if (
         not words
         or is_read_verb(words[0].lower())
@@ -281,9 +285,7 @@ def _unsaid_end(text: str) -> int:
     closed soon" sent ``close_account``: review 17)."""
     said = _SAYING.search(text)
     end = said.start() if said is not None else len(text)
-    words = re.findall(r"[\w-]+", text[:200])
-    while words and words[0].lower() in _LEADING:
-        words = words[1:]
+    words = past_polite(re.findall(r"[\w-]+", text[:200]))
     if words and verb_of(words[0]) == "send" and (told := _TOLD.search(text, 0, end)):
         end = told.end()
     return end

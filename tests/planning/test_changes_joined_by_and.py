@@ -114,6 +114,12 @@ def test_an_and_in_what_a_message_says_sends_no_change_of_its_own(
          ["Create a ticket titled 'Login broken'", "assign ticket T-1 to Bob Smith today"]),
         ("Freeze account AC-1 right now and block card CD-2 right after it",
          ["Freeze account AC-1 right now", "block card CD-2 right after it"]),
+        # the words before a verb that ask nothing are retrieval's one table (actions.POLITE):
+        # "Can you", "I want to", "let's" were read as the verb, and nothing split
+        ("Can you freeze account AC-1 and block card CD-2",
+         ["Can you freeze account AC-1", "block card CD-2"]),
+        ("I want to freeze account AC-1 and block card CD-2",
+         ["I want to freeze account AC-1", "block card CD-2"]),
     ],
 )  # fmt: skip
 def test_an_and_outside_a_message_still_splits(query: str, parts: list[str]) -> None:
