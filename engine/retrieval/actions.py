@@ -80,19 +80,20 @@ def _words(text: str) -> list[str]:
 _WRITE = frozenset(
     _words(
         """
-    abort accept activate add adjust append apply approve archive assign associate attach ban
-    block book cancel change charge clear click clone close comment commit confirm copy create
-    deactivate decline decrease delete deny deploy deprecate deregister destroy detach disable
-    disassociate dismiss drop duplicate edit empty enable erase extend fill flush forget fork
-    forward freeze
-    grant halt import increase insert install invite join kick kill launch leave like lock make
-    mark merge modify move mute notify open order pause pay pin post provision publish purchase
-    purge push put quit raise rate reassign reboot rebuild reduce refresh register reject
-    reload remove rename renew reopen replace reply reschedule reserve reset resolve restart
-    restore resume revoke save schedule send set share stage star start stop store submit
-    subscribe suspend switch tag terminate toggle transfer trigger turn type unarchive unblock
-    unfreeze uninstall unlike unlock unmute unpin unregister unshare unstar unsubscribe unwatch
-    update upload upsert vote watch write
+    abort accept acknowledge activate add adjust append apply approve archive assign
+    associate attach ban block book cancel change charge clear click clone close comment
+    commit confirm copy create deactivate decline decrease delete deny deploy deprecate
+    deregister destroy detach disable disassociate dismiss drop duplicate edit empty enable
+    erase escalate extend fill flush forget fork forward freeze grant halt import increase
+    insert install invite join kick kill launch leave like lock make mark merge modify move
+    mute notify open order pause pay pin post provision publish purchase purge push put quit
+    raise rate reassign reboot rebuild redeploy reduce refresh refund register reject reload
+    remove rename renew reopen replace reply reschedule reserve reset resolve restart
+    restore resume retry revert revoke rollback save schedule send set share silence snooze
+    stage star start stop store submit subscribe suspend switch tag terminate toggle
+    transfer trigger turn type unarchive unblock unfreeze uninstall unlike unlock unmute
+    unpin unregister unshare unstar unsubscribe unwatch update upload upsert void vote watch
+    write
     """
     )
 )
@@ -391,6 +392,9 @@ _SYNONYMS = {
     "approve": "accept",
     "reject": "decline deny",
     "save": "store write",
+    "acknowledge": "ack",
+    "mute": "silence snooze",
+    "revert": "rollback",
 }
 _CANON = {w: w for w in _WRITE} | {
     synonym: verb for verb, words in _SYNONYMS.items() for synonym in words.split()

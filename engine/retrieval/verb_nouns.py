@@ -47,8 +47,11 @@ _HEADED = (
     | frozenset(("info", "information", "summary", "receipt", "receipts", "rate"))
 )
 #: The changes (canonical, :func:`.actions.verb_of`) that head such a noun rather than take it
-#: as their object: what ends or begins a thing's course.
-_HEADS = frozenset(("cancel", "close", "open", "start", "stop", "restart", "deploy", "merge"))
+#: as their object: what ends or begins a thing's course, and a refund ("refund amount of
+#: order O-1", "refund policy").
+_HEADS = frozenset(
+    ("cancel", "close", "open", "start", "stop", "restart", "deploy", "merge", "refund")
+)
 #: Prepositions after an -s form that make it a plural noun ("refunds for order O-1").
 _PREPOSITIONS = frozenset(("of", "for", "on", "from", "in", "to", "by", "at", "per"))
 #: Words after a change that make it a noun (:func:`is_noun_form` and planning's reading).

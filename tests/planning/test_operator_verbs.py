@@ -59,6 +59,22 @@ def deploys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SchemaRo
                 )
             ],
         ),
+        # an on-call verb no table knew, with more than its thing and id: one part, the
+        # silence never planned (trial 16's R04)
+        (
+            "silence alert A-9 for 2 hours and resolve incident INC-4",
+            [
+                ("silence_alert", {"alert_id": "A-9", "duration_minutes": 120}),
+                ("resolve_incident", {"id": "INC-4", "note": None}),
+            ],
+        ),
+        (
+            "resolve incident INC-4 and silence alert A-9 for 30 minutes",
+            [
+                ("resolve_incident", {"id": "INC-4", "note": None}),
+                ("silence_alert", {"alert_id": "A-9", "duration_minutes": 30}),
+            ],
+        ),
     ],
 )
 def test_an_operator_verb_and_its_object_are_sent(

@@ -219,6 +219,14 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         ("워크스페이스 좀 꺼 줘, 주말 동안 안 써요", {"disable"}),
         ("규칙에서 backup-fn 타깃 빼 주세요", {"delete"}),
         ("마감 기한을 내일 오후 6시로 연장해 줘", {"update"}),
+        # an on-call team's and a shop's verbs (trial 16: "silence alert A-9 for 2 hours and
+        # acknowledge incident INC-4" read no change of the silence's, so no part of its own)
+        ("silence alert A-9 for 2 hours", {"mute"}),  # silence and snooze mute
+        ("ack incident INC-4", {"acknowledge"}),
+        ("refund order O-1", {"refund"}),  # as 환불 already did
+        ("refund amount of order O-1", set()),  # a noun the change heads
+        ("retry job J-3", {"retry"}),
+        ("revert checkout to revision 12", {"revert"}),  # and rollback
     ],
 )
 def test_a_write_requests_verbs_are_the_changes_it_names(text: str, verbs: set[str]) -> None:

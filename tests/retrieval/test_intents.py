@@ -52,8 +52,13 @@ def test_sentences_and_connectors_split() -> None:
         "Delete customer C-1.",
         "if order O-1 is open, refund it.",
     ]
+    assert split_intents("Delete customer C-1. please refund order O-1 too.") == [
+        "Delete customer C-1. please refund order O-1 too."
+    ]
+    # ... though "and" between two changes, each with its verb and id, splits them
     assert split_intents("Delete customer C-1. and refund order O-1 too.") == [
-        "Delete customer C-1. and refund order O-1 too."
+        "Delete customer C-1.",
+        "refund order O-1 too.",
     ]
     parts = split_intents(
         "I need the weather in Paris tomorrow, and I also want a table for two at a bistro"
