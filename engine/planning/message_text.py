@@ -18,29 +18,15 @@ to pass the parameter's schema.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Container
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.named_values import valid
 from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
+from schemarouter.retrieval.said import said_starts
 
 __all__ = ["carries_said", "said_text", "said_words", "unsaid"]
 
-#: Where the message starts: a word that introduces it ...
-_INTRO = re.compile(
-    r"\b(?:saying|that\s+says|with\s+(?:the\s+|a\s+)?(?:message|text|note|body)(?:\s+that)?|"
-    r"telling\s+(?:them|him|her|everyone)(?:\s+that)?)\s+"
-    r"|\b(?:message|text|note|body)\s*:\s*",
-    re.IGNORECASE,
-)
-#: ... or "that" after the recipient (:data:`_RECIPIENT`, the word before it).
-_THAT = re.compile(r"(?<!\s)\s+that\s+", re.IGNORECASE)
-_RECIPIENT = re.compile(
-    r"(?:them|him|her|everyone|us|me)|(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9]", re.IGNORECASE
-)
-#: The word before "that" (an id is short: the last 64 characters hold it).
-_LAST_WORD = re.compile(r"[A-Za-z0-9][\w-]*\Z")
 #: A parameter that carries what is said, by its name or description.
 _SAYS = re.compile(r"messag|\bmsg|text|body|content|note|comment|notif", re.IGNORECASE)
 #: Where it ends: its sentence's end, or the next step ("then", ", and then").
@@ -76,29 +62,11 @@ def said_words(query: str) -> str | None:
     """The words ``query`` says a message is to carry (after "saying", "with the message",
     "that" after the recipient ...: the module docstring), whatever parameter takes them;
     ``None`` where it says none, or two."""
-    starts = _starts(query)
+    starts = said_starts(query)
     if len(starts) != 1:
         return None
     start = starts[0]
     return query[start : _end(query, start)].strip(" ,\"'“”") or None
-
-
-def _starts(query: str) -> list[int]:
-    """Where each message ``query`` writes starts: after a word that introduces it, or after
-    "that" right after the recipient (an id, them, him, her, everyone). Each "that" is read
-    once, its word before it from the 64 characters there: the one pattern that held both
-    scanned the rest of a word from each of its letters (20,000 letters: 2.6 s)."""
-    intros = list(_INTRO.finditer(query))
-    opens = [m.start() for m in intros]
-    starts = [m.end() for m in intros]
-    for match in _THAT.finditer(query):
-        at = bisect_right(opens, match.start()) - 1  # the introductions do not overlap
-        if at >= 0 and match.start() < intros[at].end():
-            continue  # "telling them that ...": read as the introduction's
-        word = _LAST_WORD.search(query, max(0, match.start() - 64), match.start())
-        if word is not None and _RECIPIENT.fullmatch(word.group(0)):
-            starts.append(match.end())
-    return sorted(starts)
 
 
 def said_text(
@@ -121,7 +89,7 @@ def unsaid(query: str) -> str:
     asks to send and says one (the words :func:`said_words` reads): "Notify customer CU-3
     that card CD-1 is blocked and frozen" names no block of its own, where its "blocked"
     kept ``block_card``, ranked first, before the notification asked."""
-    starts = _starts(query)
+    starts = said_starts(query)
     if len(starts) != 1 or "send" not in request_verbs(query):
         return query
     stop = _end(query, starts[0])

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from schemarouter.index.encoders.dense import similarity_factor
 from schemarouter.retrieval.actions import POLITE, is_read_verb, verb_of
+from schemarouter.retrieval.said import said_starts
 from schemarouter.retrieval.sequence import sequenced
 
 __all__ = [
@@ -261,34 +262,22 @@ def _split_if(pattern: re.Pattern[str], text: str, words: int, *, said: bool = F
 _QUOTED = re.compile(
     r"(?<!\w)(?:'[^']*+'?|\"[^\"]*+\"?|\u2018[^\u2019]*+\u2019?|\u201c[^\u201d]*+\u201d?)"
 )
+
+
 #: Where what a message says starts: "saying", "that says", "with the message", "message:",
 #: or "that" after the recipient of a clause that sends ("notify customer CU-3 that ...").
-_SAYING = re.compile(
-    r"\b(?:saying|that\s+says|with\s+(?:the\s+|a\s+)?(?:message|text|note|body)\b"
-    r"|(?:message|text|note|body)\s*:)",
-    re.IGNORECASE,
-)
-_TOLD = re.compile(
-    r"(?:\b(?:them|him|her|everyone|us|me)|(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9])"
-    r"\s+that\b",
-    re.IGNORECASE,
-)
-
-
 def _quoted(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _QUOTED.finditer(text)]
 
 
 def _unsaid_end(text: str) -> int:
-    """Where what a message says starts in ``text``, else its end: a plain "and" after it is
-    the message's ("Notify customer CU-3 that card CD-1 is blocked and account AC-1 will be
-    closed soon" sent ``close_account``: review 17)."""
-    said = _SAYING.search(text)
-    end = said.start() if said is not None else len(text)
+    """Where what a message says starts in ``text`` (:func:`.said.said_starts`; after "that"
+    after its recipient only where the request opens with a sending verb), else its end: a
+    plain "and" after it is the message's ("Notify customer CU-3 that card CD-1 is blocked
+    and account AC-1 will be closed soon" sent ``close_account``: review 17)."""
     words = past_polite(re.findall(r"[\w-]+", text[:200]))
-    if words and verb_of(words[0]) == "send" and (told := _TOLD.search(text, 0, end)):
-        end = told.end()
-    return end
+    starts = said_starts(text, told=bool(words) and verb_of(words[0]) == "send")
+    return starts[0] if starts else len(text)
 
 
 def split_intents(

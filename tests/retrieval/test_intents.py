@@ -69,6 +69,20 @@ def test_sentences_and_connectors_split() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # what a message says is not split into parts, wherever planning reads it to start:
+        # "telling him" opened a message for planning (message_text) but not for retrieval
+        "Text Bob telling him the nightly build of the app and the deploy of the api are done",
+        "Notify customer CU-3 that card CD-1 is blocked and account AC-1 will be closed soon",
+        "Email ops with the message the nightly build of the app and the deploy are done",
+    ],
+)
+def test_what_a_message_says_is_one_part(text: str) -> None:
+    assert split_intents(text) == [text]
+
+
 def test_short_fragments_join_their_neighbour_and_parts_are_capped() -> None:
     assert split_intents("Hi. Convert 100 USD to EUR please.") == [
         "Hi. Convert 100 USD to EUR please."
