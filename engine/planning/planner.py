@@ -68,6 +68,7 @@ from schemarouter.planning.projection import (
     typed_fields,
 )
 from schemarouter.planning.refusals import deprecated_notes, exclusions, writes_passed_over
+from schemarouter.planning.stated_options import unclear_settings
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.candidates import matched_fields_for, no_match_reason
@@ -588,7 +589,8 @@ def _make_step(
         fields=fields,
         covers=covers,
         arguments=arguments,
-        missing_parameters=missing_parameters(route, arguments),
+        missing_parameters=missing_parameters(route, arguments)
+        + unclear_settings(route, request.query, arguments),
         fallbacks=fallbacks,
         whole_output=whole,
         meta={name: field_meta(route, route.endpoint.field(name)) for name in fields},

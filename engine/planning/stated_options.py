@@ -12,7 +12,10 @@ wrong place or does another thing (trial 16: "restart pod api-7 in staging" rest
   parameter's name ("the staging namespace", "namespace=dev"); none where it states several or
   refuses the one it states ("not in prod"). The same word used of something else is no
   setting: "deploy payments v2.3.1, the dev said ok" (a person), "like staging", "which
-  staging does not have" (review 17: each sent the change to that namespace).
+  staging does not have" (review 17: each sent the change to that namespace); nor is a value
+  in a clause whose subject is a pronoun, which tells where something was ("restart pod
+  api-7, it was fine in staging", "deploy payments v2.3.1, we tested it in staging": each
+  sent the change to ``staging``).
 - :func:`flag_value`: a boolean parameter is ``true`` where the request writes its name's words
   as a phrase ("force delete": ``force``; "a dry run", "dry-run": ``dry_run``), and ``false``
   only where it turns them off with one negation and no other ("no dry run", "for real"),
@@ -23,8 +26,10 @@ wrong place or does another thing (trial 16: "restart pod api-7 in staging" rest
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
-from schemarouter.contracts import Parameter
+from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.flag_words import stated_flag
 from schemarouter.retrieval.values import value_schema
 
@@ -46,6 +51,17 @@ _NEGATED = re.compile(
 _STATED_AFTER = re.compile(
     r"\b(?:in|on|to|into|onto|at|from|via|using|as|within)\s+(?:the\s+)?$", re.IGNORECASE
 )
+#: A clause that tells rather than asks, from its start to the value: its subject a pronoun
+#: after a comma, a stop or a conjunction ("restart pod api-7, it was fine in staging"; "...
+#: because we tested it in staging"), or a relative clause of a past or present verb ("pod
+#: api-7 that crashed in dev"; not "that pod in dev", where "that" points).
+_TOLD = re.compile(
+    r"(?:(?:^|[,;:.!?(]|\b(?:and|but|because|since|as|though|although|while))\s*"
+    r"(?:it|they|we|i|he|she|this|that|which|who|there|everything)\b"
+    r"|\b(?:that|which|who)\s+(?:is|was|are|were|has|had|have|runs|ran|lives|sits|\w+ed)\b)"
+    r"[^,;:.!?()]*$",
+    re.IGNORECASE,
+)
 
 
 def listed_options(parameter: Parameter) -> list[str]:
@@ -62,7 +78,27 @@ def listed_options(parameter: Parameter) -> list[str]:
 
 
 def listed_value(parameter: Parameter, query: str) -> str | None:
-    """The one listed value of a defaulted text parameter the request writes as a word."""
+    """The one listed value of a defaulted text parameter the request writes as the setting."""
+    written = _written(parameter, query)
+    return written[0] if written is not None and len(written) == 1 else None
+
+
+def unclear_settings(route: Route, query: str, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    """A change's defaulted settings the request states two values of ("restart pod api-7 in
+    dev, no, in staging"): sent with the default, the change went to neither (prod); each is
+    missing until the caller gives it."""
+    if route.endpoint.effect is Effect.READ:
+        return ()
+    return tuple(
+        p.name
+        for p in route.endpoint.parameters
+        if p.name not in arguments and len(_written(p, query) or ()) > 1
+    )
+
+
+def _written(parameter: Parameter, query: str) -> list[str] | None:
+    """The listed values of a defaulted text parameter the request states as the setting, in
+    order; ``None`` where it refuses one ("not in prod")."""
     schema = value_schema(parameter.json_schema)
     if schema.get("type") != "string" or "default" not in schema or "enum" in schema:
         return None
@@ -81,9 +117,11 @@ def listed_value(parameter: Parameter, query: str) -> str | None:
                 continue  # "the dev said ok": the word is used of something else
             if _NEGATED.search(before):
                 return None
+            if _TOLD.search(query, max(0, m.start() - 120), m.start()):
+                continue  # "it was fine in staging": said of where it was, not asked
             if option not in written:
                 written.append(option)
-    return written[0] if len(written) == 1 else None
+    return written
 
 
 def flag_value(parameter: Parameter, query: str) -> bool | None:

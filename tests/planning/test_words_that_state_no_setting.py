@@ -42,6 +42,19 @@ _PAYMENTS = {"service": "payments", "version": "v2.3.1", "dry_run": True, "names
          [("restart_pod", {"pod": "api-7", "namespace": "prod"})]),
         ("scale checkout to 5 replicas like staging",
          [("scale_deployment", {"name": "checkout", "replicas": 5, "namespace": "prod"})]),
+        # ... or in a clause that tells where something was, its subject a pronoun
+        ("restart pod api-7, it was fine in staging",
+         [("restart_pod", {"pod": "api-7", "namespace": "prod"})]),
+        ("deploy payments v2.3.1, we tested it in staging", [("deploy", _PAYMENTS)]),
+        ("restart pod api-7 because it crashed in dev",
+         [("restart_pod", {"pod": "api-7", "namespace": "prod"})]),
+        ("restart the pod api-7 that crashed in dev, in staging",
+         [("restart_pod", {"pod": "api-7", "namespace": "staging"})]),
+        ("restart that pod api-7 in staging",  # "that" points: no clause of its own
+         [("restart_pod", {"pod": "api-7", "namespace": "staging"})]),
+        # two settings stated: neither is guessed, nor the default sent (it went to prod)
+        ("restart pod api-7 in dev, no, in staging", []),
+        ("deploy payments v2.3.1 in dev, sorry, to staging", []),
         # stated as the setting: after a preposition, or beside the parameter's name
         ("restart pod api-7 in the staging namespace",
          [("restart_pod", {"pod": "api-7", "namespace": "staging"})]),
