@@ -119,6 +119,17 @@ POLITE = frozenset(
     )
 )
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
+#: "of" after a number is the number's ("refund $10 of transaction T-1", "cancel 2 of my
+#: orders"): read as the verb's, with the number (no word) left out, it made the change a noun
+#: ("refund of order O-1") and the request a read.
+_PARTITIVE = re.compile(r"(?<=\d)%?\s+of\b", re.IGNORECASE)
+
+
+def _clause_words(clause: str) -> list[str]:
+    """The words of an English clause (:data:`_WORD`), a number's "of" left out."""
+    return _WORD.findall(_PARTITIVE.sub("", clause))
+
+
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # a full stop ends a clause, the dots of ``ops@acme.io`` and ``report.csv`` do not; so does a
 # dash between spaces ("I fixed the typos - upload the new version"), not the one of
@@ -330,7 +341,7 @@ def _clause_action(clause: str, *, leading: bool = False) -> Action | None:
         return _korean_action(clause)
     if returns_a_thing(clause):  # "Return loan L-88" gives it back (:mod:`.state_verbs`)
         return "write"
-    words = _WORD.findall(clause)
+    words = _clause_words(clause)
     for i, word in enumerate(words[:8]):
         low = word.lower()
         if low in POLITE:
@@ -446,7 +457,7 @@ def _clause_verb(clause: str, action: Action | None) -> str | None:
     marked = "return" if returns_a_thing(clause) else marked_change(clause, verb_of)
     if marked is not None:  # "Return loan L-88", "mark L-88 as returned" (.state_verbs)
         return marked
-    words = [w for w in _WORD.findall(clause)[:8] if w.lower() not in POLITE]
+    words = [w for w in _clause_words(clause)[:8] if w.lower() not in POLITE]
     for i in range(min(3, len(words))):  # the clause's leading verb, as _clause_action reads it
         verb_action, change, tells = _verb_at(words, i)
         if tells:

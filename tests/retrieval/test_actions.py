@@ -227,6 +227,9 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         ("refund amount of order O-1", set()),  # a noun the change heads
         ("retry job J-3", {"retry"}),
         ("revert checkout to revision 12", {"revert"}),  # and rollback
+        # "of" after a number is the number's, not the verb's ("refund of order O-1")
+        ("refund $10 of transaction T-77, the customer returned one mug", {"refund"}),
+        ("cancel 2 of my orders", {"cancel"}),
     ],
 )
 def test_a_write_requests_verbs_are_the_changes_it_names(text: str, verbs: set[str]) -> None:
