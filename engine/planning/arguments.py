@@ -80,6 +80,7 @@ from schemarouter.planning.set_numbers import number_before_name, set_number
 from schemarouter.planning.sided_ids import sided_id
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.stated_options import flag_value, listed_value
+from schemarouter.planning.stated_units import stated_value
 from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_siblings import unit_named_for
 from schemarouter.planning.unit_words import NAME_UNITS
@@ -330,6 +331,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _nested_email(parameter, query, takers) if inside else None,
             duration_value(parameter, query),  # "for 2 hours": duration_minutes=120
             None if timed_name(parameter) else _quantity_value(parameter, query, route),
+            stated_value(parameter, query, route),  # "a 12 lb parcel": weight_kg=5.44311
             money_value(parameter, query, route),
             asked_amount(parameter, query, route) if change else None,
             minor_amount(parameter, query, route) if change else None,  # "$12.50": 1250

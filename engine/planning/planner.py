@@ -46,6 +46,7 @@ from schemarouter.planning.arguments import fill_arguments, missing_parameters, 
 from schemarouter.planning.asked_units import asked_unit_notes
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.filter_words import not_described
+from schemarouter.planning.held_units import held_units
 from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.named_lookup import first_fillable, in_place, stand_in
 from schemarouter.planning.numbers import by_number
@@ -411,6 +412,7 @@ def plan_routes(
     steps = empty_changes.held_empty(snapshot, steps, warnings)  # an update of nothing
     steps = asked_amounts.held_amounts(snapshot, steps, request.query, warnings)  # a part
     steps = unplaced.held_unplaced(snapshot, steps, request.query, values, warnings)
+    steps = held_units(snapshot, steps, request.query, warnings)  # "to 68 °F": 20 °C
     warnings += asked_unit_notes(request.query, steps)
     warnings += deprecated_notes(snapshot, [s.route_id for s in steps])
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes

@@ -36,7 +36,7 @@ from schemarouter.retrieval.clauses import Clauses, clauses_of
 from schemarouter.retrieval.values import value_schema
 from schemarouter.units import parse_unit, pint_factor
 
-__all__ = ["range_value", "unused_bounds"]
+__all__ = ["bound_side", "range_value", "unused_bounds"]
 
 _LOW_WORDS = ("min", "minimum", "gte", "gt", "from", "lower", "low", "start")
 _HIGH_WORDS = ("max", "maximum", "lte", "lt", "to", "upper", "high", "end")
@@ -87,6 +87,12 @@ def _side(parameter: Parameter) -> tuple[str, str] | None:
         return None
     low, _, rest, rest2, low2, _ = match.groups()
     return ("low" if low or low2 else "high", rest or rest2)
+
+
+def bound_side(parameter: Parameter) -> tuple[str, str] | None:
+    """``("low" | "high", quantity)`` where ``parameter`` is a bound by its name
+    (``band_gap_min``, ``max_celsius``), else ``None``."""
+    return _side(parameter)
 
 
 def _unit_of(parameter: Parameter, quantity: str, route: Route) -> str | None:

@@ -15,7 +15,9 @@ fit a parameter that names a temperature).
 ("60% brightness", "3 speed"), for a change's number parameter (a read's "5 per page" is its
 page size's, :mod:`.page_size`). A unit written after the number must be one the parameter
 names (its name or its description: "degrees" for "Target temperature in degrees Celsius",
-"%" for "in percent"): a value in another unit ("to 70 °F" for a parameter in Celsius) is
+"%" for "in percent"; "degrees" for a parameter declared in a unit of temperature), or one
+:func:`~.stated_units.converted_at` converts into the unit the parameter declares ("to 70
+°F" for a parameter in Celsius: 21.11111111); one that does not convert ("to 12 kg") is
 left for the caller to give. Both take only a value the parameter's schema accepts.
 """
 
@@ -27,6 +29,7 @@ from collections.abc import Sequence
 from schemarouter.contracts import Parameter, Route
 from schemarouter.planning.body import body_fields
 from schemarouter.planning.named_values import spellings, valid
+from schemarouter.planning.stated_units import converted_at, declared_in, dimension
 from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
@@ -47,6 +50,8 @@ _UNIT_NAMES = {
     "degree": ("degree", "celsius", "fahrenheit", "temperature"),
     "degrees": ("degree", "celsius", "fahrenheit", "temperature"),
 }
+#: A unit written as degrees of no named scale: the scale a temperature parameter declares.
+_DEGREES = frozenset(["°", "도", "degree", "degrees"])
 #: Words after a number that are no unit of it ("to 23 now", "to 23 and lock ...").
 _NO_UNIT = frozenset(
     [
@@ -96,6 +101,9 @@ def _unit_fits(parameter: Parameter, unit: str | None) -> bool:
     if unit in _NO_UNIT:
         return True
     text = f"{parameter.name} {parameter.description}".lower().replace("_", " ")
+    declared = declared_in(parameter) if unit in _DEGREES else None
+    if declared and "temperature" in str(dimension(declared)):
+        return True  # "to 21 degrees" for a parameter declared in degC (x-unit, temp_c)
     names = _UNIT_NAMES.get(unit, (unit.rstrip("s"),))
     return any(name in text for name in names)
 
@@ -144,6 +152,10 @@ def set_number(
     found += [m for m in _KOREAN.finditer(query) if not clauses.against(m)]
     if len({m.group(1) for m in found}) != 1:
         return None  # none, or two values ("to 21, then to 23"): none is guessed
+    converted = converted_at(parameter, query, [m.start(1) for m in found])
+    if converted != {None}:  # "to 68 °F" for a parameter in °C: 20, or nothing
+        value = converted.pop() if len(converted) == 1 else None
+        return None if isinstance(value, str) else value
     if not all(_unit_fits(parameter, m.group(2)) for m in found):
         return None
     return _value(parameter, found[0].group(1))

@@ -12,7 +12,8 @@ Where the best eligible route reads, the request is no question, and it writes a
 delete), takes an id the request names, and takes a number in the stated unit's dimension (or
 any number, where none is written) is planned first (:func:`stated_change_first`). The number
 itself is filled by the usual rules: a unit the parameter is not in ("12 lb" for
-``weight_kg``) is left for the caller, and the change then says what it is missing.
+``weight_kg``) is converted (:mod:`.stated_units`), one of another dimension left for the
+caller, and the change then says what it is missing.
 """
 
 from __future__ import annotations

@@ -58,10 +58,16 @@ def test_a_number_in_the_declared_unit_fills_its_parameter() -> None:
     ]
 
 
+def test_a_number_in_another_unit_of_its_dimension_is_converted() -> None:
+    """20 L/h is a third of a litre a minute (before: sent without the flow)."""
+    assert _sent("open valve V-8 for 45 minutes at 20 L/h") == [
+        {"duration_min": 45, "flow_lpm": 0.3333333333}
+    ]
+
+
 @pytest.mark.parametrize(
     "query",
     [
-        "open valve V-8 for 45 minutes at 20 L/h",  # another unit: nothing converted
         "open valve V-8 for 45 minutes at 20 L/min or 30 L/min",  # two values
         "open valve V-8 for 45 minutes at 300 kPa",  # two parameters declare kPa
     ],

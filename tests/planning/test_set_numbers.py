@@ -71,9 +71,11 @@ def _arguments(query: str, tool: str) -> dict[str, Any]:
         ("set heating zone Z-1 to 21.5", 21.5),
         ("Lower the heating in zone Z-1 to 18 degrees Celsius, thanks", 18),
         ("난방 구역 Z-1 온도를 22도로 설정해줘", 22),
-        # a unit the parameter does not name, or two values, or one said not to use: none
-        ("Set the heating of zone Z-1 to 70 °F", None),
-        ("Set the heating of zone Z-1 to 70 fahrenheit", None),
+        # another unit of temperature: converted to the parameter's (Celsius, its description)
+        ("Set the heating of zone Z-1 to 70 °F", 21.11111111),
+        ("Set the heating of zone Z-1 to 70 fahrenheit", 21.11111111),
+        # another dimension, two values, or one said not to use: none
+        ("Set the heating of zone Z-1 to 70 kg", None),
         ("set heating zone Z-1 to 20, or maybe to 22", None),
         ("don't set the heating of zone Z-1 to 25", None),
     ],

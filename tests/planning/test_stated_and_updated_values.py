@@ -13,7 +13,6 @@ from collections.abc import Iterator
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.errors import ParameterValidationError
 
 from helpers import WRITES, ok, openapi_document, path_id, served_router
 from servers.loopback import LoopbackServer, json_response
@@ -96,14 +95,21 @@ def test_the_value_set_or_stated_is_sent(
     assert _sent(router, server, text) == [sent]
 
 
-def test_a_value_in_a_unit_the_parameter_is_not_in_plans_the_change_and_sends_nothing(
+def test_a_value_in_another_unit_of_its_dimension_is_converted_and_said(
     router: SchemaRouter, server: LoopbackServer
 ) -> None:
-    """12 lb is not converted to kg (units convert only by a trusted spec): the change is
-    planned, its body missing, nothing sent; before, the read was sent."""
+    """12 lb is sent as 5.44310844 kg (helper ``units``; before, the body was left missing and
+    nothing sent), and the plan says what it converted."""
     plan = router.plan(PlanRequest(query="parcel P-22 weighs 12 lb now", allowed_effects=WRITES))
     assert plan.route_ids == ("coldchain/rest/update_parcel",)
-    server.requests.clear()
-    with pytest.raises(ParameterValidationError):
-        router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
-    assert server.requests == []
+    assert any("converted 12 lb -> 5.44310844 kg" in w for w in plan.warnings)
+    assert _sent(router, server, "parcel P-22 weighs 12 lb now") == [
+        ("PATCH", "/parcels/P-22", {"weight_kg": 5.44310844})
+    ]
+
+
+def test_a_value_of_another_dimension_changes_nothing(
+    router: SchemaRouter, server: LoopbackServer
+) -> None:
+    """12 °C is no weight: no change takes it, and only the read is sent."""
+    assert _sent(router, server, "parcel P-22 weighs 12 °C now") == [("GET", "/parcels/P-22", None)]
