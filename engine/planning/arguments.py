@@ -34,6 +34,7 @@ from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value, timed_name
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
+from schemarouter.planning.entry_references import creates, referenced_entries
 from schemarouter.planning.enum_values import entry_words, route_nouns
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
@@ -359,6 +360,12 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
                 open_.remove((parameter, inside))
                 break
     bind_by_pattern(open_, query, arguments, filled, clauses)
+    if change and body is not None:  # "a comment on file 456": body.item = {"id": "456", ...}
+        inner = [p for p, inside in open_ if inside]
+        found = referenced_entries(inner, values, [*arguments.values(), *filled.values()])
+        if filled or not creates(route):  # a create of nothing but where stays missing
+            filled.update(found)
+        open_ = [(p, inside) for p, inside in open_ if not inside or p.name not in filled]
     text = [
         (p, inside)
         for p, inside in open_
