@@ -34,6 +34,8 @@ from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value, timed_name
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
+from schemarouter.planning.entry_references import creates, referenced_entries
+from schemarouter.planning.enum_values import entry_words, route_nouns
 from schemarouter.planning.enum_values import enum_value as _enum_value
 from schemarouter.planning.enum_values import side as _side
 from schemarouter.planning.filter_words import (
@@ -313,6 +315,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     # a change's one date-time takes the one written (start, end: each by its bound word)
     timed = sum(value_schema(p.json_schema).get("format") == "date-time" for p, _ in open_)
     phones = sum(takes_phone(p) for p, _ in open_)
+    # words naming an entry, no enum's value: "file" of "file 123", a change's own "folder"
+    entries, own = entry_words(query, values), route_nouns(route) if change else frozenset()
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query, clauses),
@@ -321,7 +325,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             target_value(parameter, query, clauses, change, route),
             created_value(parameter, route, query, clauses) if change else None,
             optimade_filter(parameter, query, values),
-            _enum_value(parameter, query, paired=paired, change=change),
+            _enum_value(parameter, query, paired=paired, change=change, entries=entries, own=own),
             pair_value(parameter, query, route, clauses),  # "EUR to USD": base and quote
             _format_value(parameter, query, values, clauses, takers, change and timed == 1),
             country_value(parameter, value_schema(parameter.json_schema), query),
@@ -358,6 +362,12 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
                 open_.remove((parameter, inside))
                 break
     bind_by_pattern(open_, query, arguments, filled, clauses)
+    if change and body is not None:  # "a comment on file 456": body.item = {"id": "456", ...}
+        inner = [p for p, inside in open_ if inside]
+        found = referenced_entries(inner, values, [*arguments.values(), *filled.values()])
+        if filled or not creates(route):  # a create of nothing but where stays missing
+            filled.update(found)
+        open_ = [(p, inside) for p, inside in open_ if not inside or p.name not in filled]
     text = [
         (p, inside)
         for p, inside in open_

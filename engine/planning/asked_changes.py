@@ -37,6 +37,7 @@ from schemarouter.planning.money_moves import is_transfer, moves_money, transfer
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.planning.route_verbs import creates_named, opens_with
+from schemarouter.planning.sub_resources import entry_route
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
     is_read_verb,
@@ -559,6 +560,8 @@ def parts_by_change(
             # a part that asks no change ("주문 O-1 환불 내역 보여줘") is planned by a read
             read = read_for(snapshot, [route_id, *own]) if _asks_no_change(text, route) else None
             route_id = read or route_id
+        # "..., then delete file 1011": the file's delete, not its trash's (sub_resources)
+        route_id = entry_route(snapshot, [route_id, *own], text) or route_id
         out.append((text, route_id))
     return out
 

@@ -5,14 +5,25 @@ a conversion a parameter takes by its name (:func:`side`: ``to_currency`` the ta
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
+from functools import lru_cache
 from typing import Any
 
-from schemarouter.contracts import Parameter
-from schemarouter.retrieval.actions import verb_of
+from schemarouter.contracts import Parameter, Route
+from schemarouter.retrieval.actions import name_words, verb_of
+from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue, find_values
 from schemarouter.retrieval.clauses import KO_AGAINST
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["again_base", "enum_value", "past_forms", "side", "state_forms"]
+__all__ = [
+    "again_base",
+    "entry_words",
+    "enum_value",
+    "past_forms",
+    "route_nouns",
+    "side",
+    "state_forms",
+]
 
 
 #: A parameter taking a conversion's target (``to``, ``to_currency``, ``target_lang``) or its
@@ -71,8 +82,49 @@ def side(parameter: Parameter) -> str | None:
     return None
 
 
+def entry_words(query: str, values: Sequence[BoundValue]) -> frozenset[tuple[int, int]]:
+    """Where ``query`` writes a thing's word right before the id the analysis reads as that
+    thing's ("file" of "file 123", "folder" of "in folder 0"): a noun naming an entry, not
+    a value an enum takes (:func:`enum_value`). Read from ``values`` and from the whole
+    query, since a step's values may leave out an id another part names ("Rename file 456
+    ..., and also add a comment to it": the comment's step holds no id)."""
+    return _spans(query, values) | _spans(query, _found(query))
+
+
+@lru_cache(maxsize=64)
+def _found(query: str) -> tuple[BoundValue, ...]:
+    """The values of the whole ``query``, read once per request (a plan fills many routes)."""
+    return tuple(find_values(query))
+
+
+def _spans(query: str, values: Sequence[BoundValue]) -> frozenset[tuple[int, int]]:
+    spans = set()
+    for value in values:
+        if value.kind != NAMED_IDENTIFIER or not value.of:
+            continue
+        end = value.start  # read back from the id, not a copy of the query before it
+        while end > 0 and query[end - 1].isspace():
+            end -= 1
+        start = end - len(value.of)
+        if start >= 0 and query[start:end].lower() == value.of.lower():
+            spans.add((start, end))
+    return frozenset(spans)
+
+
+def route_nouns(route: Route) -> frozenset[str]:
+    """The words of ``route``'s name after its first, the verb: what it acts on (``folder``
+    of ``create_folder``, ``file`` and ``info`` of ``update_file_info``)."""
+    return frozenset(name_words(route.endpoint.name)[1:])
+
+
 def enum_value(
-    parameter: Parameter, query: str, *, paired: bool = False, change: bool = False
+    parameter: Parameter,
+    query: str,
+    *,
+    paired: bool = False,
+    change: bool = False,
+    entries: Collection[tuple[int, int]] = (),
+    own: Collection[str] = (),
 ) -> Any:
     """The one enum value the query names as a whole word (case-insensitive), else the one
     that is the past form of a verb the request or one of its parts opens with, for a
@@ -82,17 +134,29 @@ def enum_value(
     "into" / "in" / "as" (Korean: before 로) for a target; for a source of a route that takes
     both sides (``paired``), after "from" (before 에서), or else the one value named that no
     "to" points at ("30 USD to EUR"); none where the words do not say (left open rather than
-    swapped: "convert 30 USD to euros" bound ``to="USD"``)."""
+    swapped: "convert 30 USD to euros" bound ``to="USD"``).
+
+    A word that names an entry is no value: one written right before an id the request
+    names (``entries``: "file" of "file 123") or one of the words a change's route is named
+    for the thing it acts on (``own``: "folder" of ``create_folder``). Box's bodies take a
+    ``type`` whose enum lists every kind of entry: trial 18's "Create a shared link for file
+    123 that expires 2027-01-31" sent ``PUT /files/123`` with ``{"type": "file"}`` alone,
+    a change of nothing the server answered as done, and "Make the folder name for client
+    Acme Corp" sent ``POST /folders`` with ``{"type": "folder"}``."""
     options = value_schema(parameter.json_schema).get("enum")
     if not isinstance(options, list):
         return None
     found: list[tuple[Any, re.Match[str]]] = []
     for option in options:
-        if not isinstance(option, str) or len(option) < 2:
+        if not isinstance(option, str) or len(option) < 2 or option.lower() in own:
             continue
         # a Korean particle may follow the value ("EUR로")
         pattern = rf"(?<![\w-]){re.escape(option)}(?:(?![\w-])|(?=[가-힣]))"
-        found += [(option, m) for m in re.finditer(pattern, query, re.IGNORECASE)]
+        found += [
+            (option, m)
+            for m in re.finditer(pattern, query, re.IGNORECASE)
+            if (m.start(), m.end()) not in entries
+        ]
     # a value the request says right before or after it not to want leaves the parameter
     # open ("tickets of C-43 but not the closed ones" planned status="closed", exactly the
     # tickets not wanted; trial X3); a negation further off ("I don't know the rate: convert

@@ -57,6 +57,7 @@ from schemarouter.planning.links import created
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.refusals import READ_DEPTH, planned_first, unquoted
 from schemarouter.planning.stated_values import stated_change_first
+from schemarouter.planning.sub_resources import entry_itself_first
 from schemarouter.planning.switches import switched_in_place
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
@@ -92,8 +93,10 @@ def asked_verb_first(
     that :func:`~schemarouter.planning.asked_changes.no_change_asked` and
     :func:`~schemarouter.planning.asked_changes.asked_change_first` (so that the rules
     after it see the route asked for first, and say nothing of another),
-    :func:`existing_thing_first`, :func:`no_unasked_destruction` and
-    :func:`~schemarouter.planning.opposite_verbs.no_opposite_change`."""
+    :func:`existing_thing_first`, :func:`no_unasked_destruction`,
+    :func:`~schemarouter.planning.opposite_verbs.no_opposite_change`, and last
+    :func:`~schemarouter.planning.sub_resources.entry_itself_first` (a change of the entry,
+    not of a part of it the request does not name: its ``/trash``)."""
     things = snapshot.derived("query.things", _things)  # "Unfreeze ACC-1003" asks it
     read_as = thing_first(query, values, things)  # "order O-1 refund history": no "order" verb
     if eligible and not says_not_to(query, snapshot.routes[eligible[0]]):
@@ -117,6 +120,7 @@ def asked_verb_first(
     eligible = no_opposite_change(query, snapshot, eligible, warnings)
     eligible = asked_list_first(query, snapshot, eligible, values, warnings)
     eligible = stated_change_first(query, snapshot, eligible, warnings, takes)  # "12 lb now"
+    eligible = entry_itself_first(query, snapshot, eligible, warnings)  # not its /trash
     words = {m.group(1).lower() for m in _MIXED.finditer(query)}
     if query.isascii() or len(words) != 1 or not eligible:
         return list(eligible)
