@@ -539,6 +539,9 @@ def mcp_tools_registration(
             )
         names[endpoint.name] = index
         endpoints.append(endpoint)
+        mcp_listing.progress(
+            index + 1, index, "%s: %d of %d tools compiled", name, index + 1, len(listing)
+        )
     effects.check_used(list(names))
     try:
         # each endpoint's canonical JSON once: the digest is the list's (``[a,b]``, as

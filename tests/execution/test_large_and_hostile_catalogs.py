@@ -5,6 +5,7 @@ Figures (time, peak memory) are in docs/faults.md, not here."""
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from pathlib import Path
@@ -97,3 +98,22 @@ def test_a_reply_under_another_id_ends_the_session_and_says_so() -> None:
     assert "the one request in flight was 4 (tools/call lookup_0)" in said
     assert "after 3 attempts" in said
     assert "timed out" not in said
+
+
+def test_a_large_listing_says_how_far_it_got(caplog: pytest.LogCaptureFixture) -> None:
+    """100,000 tools took a gateway two minutes to list and compile (on a loaded machine),
+    and nothing was said until the end; now a line at INFO each 5,000 tools of each step."""
+    router = _router()
+    try:
+        with caplog.at_level(logging.INFO, logger="schemarouter"):
+            _add(router, "10000", "--page", "1000", timeout=120)
+    finally:
+        router.close()
+    said = [r.getMessage() for r in caplog.records if "tools listed" in r.getMessage()]
+    said += [r.getMessage() for r in caplog.records if "tools compiled" in r.getMessage()]
+    assert [line.split(": ")[-1] for line in said] == [
+        "5000 tools listed (5 pages)",
+        "10000 tools listed (10 pages)",
+        "5000 of 10000 tools compiled",
+        "10000 of 10000 tools compiled",
+    ]

@@ -574,7 +574,8 @@ class MCPConnection:
 
     def list_tools(self) -> list[Any]:
         """Every tool the server lists (all pages, at most :attr:`max_tools`)."""
-        listed = self._submit(lambda client: every_tool(client, max_tools=self.max_tools))
+        label, limit = self._label(), self.max_tools
+        listed = self._submit(lambda client: every_tool(client, max_tools=limit, label=label))
         return list(listed.result(timeout=self.timeout))
 
     @property

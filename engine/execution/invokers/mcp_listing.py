@@ -13,6 +13,7 @@ server of 60,000 tools in pages of 100 registered its first 10,000 and said noth
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,7 +24,10 @@ __all__ = [
     "TooManyTools",
     "every_tool",
     "page_too_large",
+    "progress",
 ]
+
+logger = logging.getLogger(__name__)
 
 #: The most tools one server may list (``max_tools`` raises it).
 DEFAULT_MAX_TOOLS = 10_000
@@ -32,6 +36,9 @@ DEFAULT_MAX_TOOLS = 10_000
 #: larger ``max_tools`` raises the listing's node limit with it (the shared tool sets'
 #: parameters have 5 nodes on average, 26 at most per set).
 NODES_PER_TOOL = 25
+#: A large listing says how far it got (at INFO) each this many tools, listed and compiled:
+#: 100,000 tools took a gateway two minutes to list and compile, saying nothing meanwhile.
+PROGRESS_TOOLS = 5_000
 #: Marks the error a transport answers a page past ``max_tools`` with (its ``data``).
 _MARK = "schemarouter.max_tools"
 
@@ -93,10 +100,20 @@ def _read(obj: Any, *names: str) -> Any:
     return None
 
 
-async def every_tool(client: Any, *, max_tools: int = DEFAULT_MAX_TOOLS) -> list[Any]:
+def progress(done: int, before: int, message: str, *args: Any) -> None:
+    """Log ``message % args`` at INFO where ``done`` passed a multiple of
+    :data:`PROGRESS_TOOLS` since ``before``."""
+    if done // PROGRESS_TOOLS > before // PROGRESS_TOOLS:
+        logger.info(message, *args)
+
+
+async def every_tool(
+    client: Any, *, max_tools: int = DEFAULT_MAX_TOOLS, label: str = "an MCP server"
+) -> list[Any]:
     """Every tool ``client`` (an ``mcp.Client``) lists, page after page to the end; raises
     :class:`TooManyTools` once more than ``max_tools`` were read (or a page had them) and
-    :class:`ListingNeverEnds` for a cursor given twice or more pages than ``max_tools``."""
+    :class:`ListingNeverEnds` for a cursor given twice or more pages than ``max_tools``.
+    A large listing says how far it got (:func:`progress`; ``label`` names the server)."""
     tools: list[Any] = []
     seen: set[bytes] = set()  # digests of the cursors given (a cursor may be long)
     cursor, pages = None, 0
@@ -109,7 +126,9 @@ async def every_tool(client: Any, *, max_tools: int = DEFAULT_MAX_TOOLS) -> list
                 raise
             raise refused from None
         pages += 1
+        before = len(tools)
         tools.extend(_read(page, "tools") or [])
+        progress(len(tools), before, "%s: %d tools listed (%d pages)", label, len(tools), pages)
         if len(tools) > max_tools:
             raise TooManyTools(len(tools), max_tools, pages=pages)
         cursor = _read(page, "next_cursor", "nextCursor")
