@@ -36,7 +36,7 @@ from schemarouter.errors import (
     UnitError,
     require,
 )
-from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT, is_server_url
+from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT, _cause, is_server_url
 from schemarouter.execution.invokers.mcp_listing import DEFAULT_MAX_TOOLS, TooManyTools, every_tool
 from schemarouter.execution.invokers.payload import clip
 
@@ -149,8 +149,10 @@ async def list_mcp_tools(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    max_tools: int = DEFAULT_MAX_TOOLS,
 ) -> list[Any]:
-    """Every tool a live server lists (all pages), as the SDK's objects.
+    """Every tool a live server lists (all pages, at most ``max_tools``), as the SDK's
+    objects.
 
     ``server`` is an http(s) URL (streamable HTTP) or a command (a list, or a string split
     like a shell would) started as a subprocess and spoken to over stdio; ``env`` adds
@@ -176,9 +178,9 @@ async def list_mcp_tools(
                         command=command[0], args=command[1:], env=dict(env or {}) or None, cwd=cwd
                     )
                 async with mcp.Client(target) as client:
-                    tools = await every_tool(client)
+                    tools = await every_tool(client, max_tools=max_tools, label=label)
             else:  # SDK 1.x
-                tools = await _list_v1(mcp, server if is_url else command, env, cwd)
+                tools = await _list_v1(mcp, server if is_url else command, env, cwd, max_tools)
     except TimeoutError:
         raise RegistrationError(
             f"the MCP server did not list its tools within {timeout:g} s",
@@ -188,6 +190,10 @@ async def list_mcp_tools(
     except MissingDependencyError:
         raise
     except Exception as exc:  # the SDK and the transports raise many kinds
+        refused = _cause(exc)  # out of the task groups' exception groups
+        if isinstance(refused, TooManyTools):
+            what = f"the MCP server {refused.what}"
+            raise RegistrationError(what, where=label, hint=refused.hint) from None
         raise RegistrationError(
             f"cannot list the MCP server's tools: {type(exc).__name__}: {clip(str(exc))}",
             where=label,
@@ -219,7 +225,7 @@ def _registration(
 
 
 async def _list_v1(
-    mcp: Any, target: Any, env: Mapping[str, str] | None, cwd: str | None
+    mcp: Any, target: Any, env: Mapping[str, str] | None, cwd: str | None, max_tools: int
 ) -> list[Any]:  # pragma: no cover - exercised only with the 1.x SDK installed
     from contextlib import AsyncExitStack
 
@@ -239,7 +245,7 @@ async def _list_v1(
             read, write = await stack.enter_async_context(stdio_client(params))
         session = await stack.enter_async_context(mcp.ClientSession(read, write))
         await session.initialize()
-        return await every_tool(session)
+        return await every_tool(session, max_tools=max_tools)
 
 
 async def mcp_server_registration(

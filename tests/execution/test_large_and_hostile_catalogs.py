@@ -117,3 +117,16 @@ def test_a_large_listing_says_how_far_it_got(caplog: pytest.LogCaptureFixture) -
         "5000 of 10000 tools compiled",
         "10000 of 10000 tools compiled",
     ]
+
+
+def test_list_mcp_tools_reads_every_page_within_max_tools() -> None:
+    """``list_mcp_tools`` had a loop of its own, cut at 100 pages as well: 300 tools in pages
+    of 2 listed 200."""
+    import asyncio
+
+    from schemarouter.adapters.live_mcp import list_mcp_tools
+
+    command = [sys.executable, str(CATALOG), "300", "--page", "2"]
+    assert len(asyncio.run(list_mcp_tools(command, timeout=120))) == 300
+    with pytest.raises(RegistrationError, match=r"lists more than max_tools \(250\) tools"):
+        asyncio.run(list_mcp_tools(command, timeout=120, max_tools=250))
