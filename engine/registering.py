@@ -27,6 +27,7 @@ from schemarouter.checks import (
     check_instance,
     check_name,
     check_path,
+    check_positive_int,
     enum_value,
 )
 from schemarouter.contracts import Effect, Provider, Registration, SourceType
@@ -37,6 +38,7 @@ from schemarouter.execution.invokers.http import (
     register_http_routes,
     unbound_again,
 )
+from schemarouter.execution.invokers.mcp_listing import DEFAULT_MAX_TOOLS
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.clashes import provider_id_for, renamed_provider, replaced_nothing
 from schemarouter.registry.registry import (
@@ -319,15 +321,18 @@ class RegistrationMixin(RuntimeMixin):
         default_effect: Effect | str | None = None,
         effect_overrides: Mapping[str, Effect | str] | None = None,
         replace: bool = False,
+        max_tools: int = DEFAULT_MAX_TOOLS,
     ) -> RegistryChange:
         """Register the tools of an MCP ``tools/list`` result. They stay unbound until a
         session is bound to them (:meth:`bind`, ``bind_mcp_session``); :meth:`add_mcp_server`
-        registers and binds a live server in one step. Effects: see :meth:`add_mcp_server`."""
+        registers and binds a live server in one step. Effects and ``max_tools``: see
+        :meth:`add_mcp_server`."""
         from schemarouter.adapters.mcp import mcp_tools_registration
 
         check_instance(server, str, method="add_mcp_tools", name="server", optional=True)
         check_flag(trusted, method="add_mcp_tools", name="trusted")
         check_name(access_id, method="add_mcp_tools", name="access_id")
+        check_positive_int(max_tools, method="add_mcp_tools", name="max_tools")
         return self.register(
             mcp_tools_registration(
                 tools,
@@ -337,6 +342,7 @@ class RegistrationMixin(RuntimeMixin):
                 access_id=access_id,
                 default_effect=default_effect,
                 effect_overrides=effect_overrides,
+                max_tools=max_tools,
             ),
             replace=replace,
         )

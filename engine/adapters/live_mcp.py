@@ -24,7 +24,7 @@ from typing import Any, TypedDict, Unpack
 
 from schemarouter.adapters._fields import FieldLimits
 from schemarouter.adapters.mcp import EffectRules, mcp_tools_registration, read_any, server_label
-from schemarouter.checks import check_flag, check_keywords, check_seconds
+from schemarouter.checks import check_flag, check_keywords, check_positive_int, check_seconds
 from schemarouter.contracts import Effect, Provider, Registration
 from schemarouter.errors import (
     DanglingReferenceError,
@@ -36,7 +36,8 @@ from schemarouter.errors import (
     UnitError,
     require,
 )
-from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT, is_server_url
+from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT, _cause, is_server_url
+from schemarouter.execution.invokers.mcp_listing import DEFAULT_MAX_TOOLS, TooManyTools, every_tool
 from schemarouter.execution.invokers.payload import clip
 
 __all__ = [
@@ -52,7 +53,6 @@ logger = logging.getLogger(__name__)
 #: Seconds allowed to start a server, initialize and list every page of tools (the one
 #: default of every MCP session).
 DEFAULT_TIMEOUT = DEFAULT_OPEN_TIMEOUT
-_MAX_PAGES = 100
 
 
 class McpServerOptions(TypedDict, total=False):
@@ -92,6 +92,8 @@ class McpServerOptions(TypedDict, total=False):
       left out, named in the change's ``warnings`` and the log, and the server's other tools
       register; by default one such tool keeps the whole server out (a server registers
       whole or not at all). For a third party's server whose other tools you want now.
+    - ``max_tools`` (``10_000``): the most tools the server may list; its listing stops being
+      read past it and nothing is registered. Its schemas may have 25 JSON nodes per tool.
     """
 
     trusted: bool
@@ -106,6 +108,7 @@ class McpServerOptions(TypedDict, total=False):
     max_response_bytes: int | None
     relist_s: float | None
     skip_invalid_tools: bool
+    max_tools: int
 
 
 class Adding:
@@ -146,8 +149,10 @@ async def list_mcp_tools(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    max_tools: int = DEFAULT_MAX_TOOLS,
 ) -> list[Any]:
-    """Every tool a live server lists (all pages), as the SDK's objects.
+    """Every tool a live server lists (all pages, at most ``max_tools``), as the SDK's
+    objects.
 
     ``server`` is an http(s) URL (streamable HTTP) or a command (a list, or a string split
     like a shell would) started as a subprocess and spoken to over stdio; ``env`` adds
@@ -173,9 +178,9 @@ async def list_mcp_tools(
                         command=command[0], args=command[1:], env=dict(env or {}) or None, cwd=cwd
                     )
                 async with mcp.Client(target) as client:
-                    tools = await _all_pages(client.list_tools)
+                    tools = await every_tool(client, max_tools=max_tools, label=label)
             else:  # SDK 1.x
-                tools = await _list_v1(mcp, server if is_url else command, env, cwd)
+                tools = await _list_v1(mcp, server if is_url else command, env, cwd, max_tools)
     except TimeoutError:
         raise RegistrationError(
             f"the MCP server did not list its tools within {timeout:g} s",
@@ -185,6 +190,10 @@ async def list_mcp_tools(
     except MissingDependencyError:
         raise
     except Exception as exc:  # the SDK and the transports raise many kinds
+        refused = _cause(exc)  # out of the task groups' exception groups
+        if isinstance(refused, TooManyTools):
+            what = f"the MCP server {refused.what}"
+            raise RegistrationError(what, where=label, hint=refused.hint) from None
         raise RegistrationError(
             f"cannot list the MCP server's tools: {type(exc).__name__}: {clip(str(exc))}",
             where=label,
@@ -215,20 +224,8 @@ def _registration(
     )
 
 
-async def _all_pages(list_tools: Any) -> list[Any]:
-    tools: list[Any] = []
-    cursor: str | None = None
-    for _ in range(_MAX_PAGES):
-        page = await (list_tools(cursor=cursor) if cursor else list_tools())
-        tools.extend(read_any(page, ("tools",)) or [])
-        cursor = read_any(page, ("next_cursor", "nextCursor"))
-        if not cursor:
-            break
-    return tools
-
-
 async def _list_v1(
-    mcp: Any, target: Any, env: Mapping[str, str] | None, cwd: str | None
+    mcp: Any, target: Any, env: Mapping[str, str] | None, cwd: str | None, max_tools: int
 ) -> list[Any]:  # pragma: no cover - exercised only with the 1.x SDK installed
     from contextlib import AsyncExitStack
 
@@ -248,7 +245,7 @@ async def _list_v1(
             read, write = await stack.enter_async_context(stdio_client(params))
         session = await stack.enter_async_context(mcp.ClientSession(read, write))
         await session.initialize()
-        return await _all_pages(session.list_tools)
+        return await every_tool(session, max_tools=max_tools)
 
 
 async def mcp_server_registration(
@@ -312,6 +309,9 @@ def attach_mcp_server(
     replace = options.get("replace", False)
     bind = options.get("bind", True)
     relist_s = options.get("relist_s")
+    max_tools = check_positive_int(
+        options.get("max_tools", DEFAULT_MAX_TOOLS), method="add_mcp_server", name="max_tools"
+    )
     skip_invalid = check_flag(
         options.get("skip_invalid_tools", False), method="add_mcp_server", name="skip_invalid_tools"
     )
@@ -350,6 +350,7 @@ def attach_mcp_server(
             default_effect=default_effect,
             effect_overrides=overrides,
             held_ids=dict(held),
+            max_tools=max_tools,
         )
 
     def registration_of(
@@ -412,6 +413,7 @@ def attach_mcp_server(
         listing_ttl=relist_s,
         # a stdio server's stderr lines say whose they are (trial P: several in one log)
         stderr_label=f"upstream {provider.id if isinstance(provider, Provider) else provider}",
+        max_tools=max_tools,
     )
     session.max_output_bytes = max_response_bytes  # the policy's cap where None
     adding = ADDING.get()
@@ -515,6 +517,9 @@ def _open_and_register(
                 where=label,
                 hint="Add it again (router.add_mcp_server) to connect it",
             ) from None
+        if isinstance(exc, TooManyTools):
+            what = f"the MCP server {exc.what}"
+            raise RegistrationError(what, where=label, hint=exc.hint) from None
         if isinstance(exc, TimeoutError):
             kind = f"did not list its tools within {session.timeout:g} s (it was stopped)"
         elif isinstance(exc, ServerExited):  # its own error, on stderr, says why

@@ -55,6 +55,7 @@ from schemarouter.adapters._fields import FieldLimits, declared_meaning, output_
 from schemarouter.adapters._overrides import override_for, unused_keys
 from schemarouter.adapters._schema import InlineBudget, SchemaResolver, as_object_schema
 from schemarouter.errors import DocumentError, RegistrationError, SchemaError
+from schemarouter.execution.invokers import mcp_listing
 from schemarouter.fingerprint import canonical_json, fingerprint_json
 from schemarouter.placement import shown_command
 from schemarouter.registry.compile import (
@@ -475,6 +476,7 @@ def mcp_tools_registration(
     default_effect: contracts.Effect | str | None = None,
     effect_overrides: Mapping[str, contracts.Effect | str] | None = None,
     held_ids: Mapping[str, str] | None = None,
+    max_tools: int = mcp_listing.DEFAULT_MAX_TOOLS,
 ) -> contracts.Registration:
     """Compile a ``tools/list`` result into a Registration (see the module docstring).
 
@@ -483,7 +485,10 @@ def mcp_tools_registration(
     lets the server's ``readOnlyHint`` make a tool ``read`` and ``default_effect`` say what
     a trusted tool without it is; ``effect_overrides`` (tool name -> effect) is the caller's
     own declaration; ``held_ids`` (endpoint id -> tool name: the ids an earlier listing of
-    the same server gave) keeps each of those ids with its tool (:func:`tool_ids`). Raises a
+    the same server gave) keeps each of those ids with its tool (:func:`tool_ids`); a listing
+    of more than ``max_tools`` tools is refused before any is read, and its schemas may have
+    :data:`~schemarouter.execution.invokers.mcp_listing.NODES_PER_TOOL` JSON nodes per tool
+    it may list (250,000 at the default; one document's). Raises a
     :class:`~schemarouter.errors.RegistrationError` naming the listing, the tool and the
     reason; nothing is registered from a listing that fails anywhere.
     """
@@ -492,6 +497,13 @@ def mcp_tools_registration(
     name = source or f"mcp:{server or provider_model.id}"
     check_kind(tools, "mcp_tools", where=name)
     listing = _tool_list(tools, name)
+    if len(listing) > max_tools:
+        refused = mcp_listing.TooManyTools(len(listing), max_tools)
+        raise DocumentError(
+            f"the listing has {len(listing):,} tools, more than max_tools ({max_tools:,})",
+            where=name,
+            hint=refused.hint,
+        )
     effects = EffectRules(
         trusted=trusted, default=default_effect, overrides=effect_overrides, source=name
     )
@@ -505,7 +517,9 @@ def mcp_tools_registration(
     )
     names: dict[str, int] = {}
     endpoints: list[contracts.Endpoint] = []
-    budget = InlineBudget()  # one for the whole listing, as for one OpenAPI document
+    # one for the whole listing, as for one OpenAPI document, raised with max_tools
+    budget = InlineBudget()
+    budget.max_total = max(budget.max_total, mcp_listing.NODES_PER_TOOL * max_tools)
     for index, raw in enumerate(listing):
         endpoint = _endpoint(
             raw,
@@ -525,6 +539,9 @@ def mcp_tools_registration(
             )
         names[endpoint.name] = index
         endpoints.append(endpoint)
+        mcp_listing.progress(
+            index + 1, index, "%s: %d of %d tools compiled", name, index + 1, len(listing)
+        )
     effects.check_used(list(names))
     try:
         # each endpoint's canonical JSON once: the digest is the list's (``[a,b]``, as

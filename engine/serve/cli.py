@@ -58,7 +58,7 @@ The gateway config (YAML or JSON; paths relative to it), every key (all optional
     - {provider: notes, command: [python, notes_server.py], env: {NOTES_KEY: "..."},
        cwd: servers/notes, trusted: false,
        effect_overrides: {search_notes: read}, timeout: 30, max_response_bytes: 10485760,
-       relist_s: 0, skip_invalid_tools: false}
+       relist_s: 0, skip_invalid_tools: false, max_tools: 10000}
     - {provider: search, url: "http://127.0.0.1:9000/mcp", trusted: true,
        default_effect: write}              # default_effect: trusted servers only
   allow: {write: [notes/mcp/add_note], destructive: [],    # read-only by default

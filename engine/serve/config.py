@@ -51,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from schemarouter.contracts import Effect
 from schemarouter.errors import DocumentError
 from schemarouter.execution.invokers.mcp import DEFAULT_OPEN_TIMEOUT
+from schemarouter.execution.invokers.mcp_listing import DEFAULT_MAX_TOOLS
 from schemarouter.index.backend import is_milvus_uri
 from schemarouter.placement import command_secrets, shown_command
 from schemarouter.registry.compile import format_validation_error, slugify
@@ -135,6 +136,9 @@ class McpServerSpec(_Spec):
     #: Leave out a tool whose definition cannot be registered (each named in the log)
     #: rather than the whole server (default: the whole server stays out).
     skip_invalid_tools: bool = False
+    #: The most tools the server may list (default: 10,000); past it the server stays out,
+    #: its listing not read further.
+    max_tools: int = Field(default=DEFAULT_MAX_TOOLS, gt=0)
 
     @model_validator(mode="after")
     def _one_target(self) -> McpServerSpec:

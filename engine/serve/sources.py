@@ -149,6 +149,7 @@ def connect_server(router: Any, server: McpServerSpec) -> Any:
         max_response_bytes=server.max_response_bytes,
         relist_s=server.relist_s,
         skip_invalid_tools=server.skip_invalid_tools,
+        max_tools=server.max_tools,
     )
 
 

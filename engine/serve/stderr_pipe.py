@@ -5,7 +5,7 @@ A client that starts ``serve`` with stderr piped and never reads it filled the p
 Linux): the next write to stderr then blocked the thread that wrote it, a log record of the
 event loop's included, and the gateway answered nothing more (``--log-level info``, two
 records per call: the 251st call got no answer; thirteenth review). While it serves, ``serve``
-writes stderr through :class:`UnblockedStderr` where it is a pipe, a stream socket or a
+writes stderr through :class:`UnblockedStderr` where it is a pipe, a socket or a
 terminal (:func:`unblocked_stderr`):
 the log, an upstream server's relayed lines, every ``print`` to ``sys.stderr``. A line goes
 out at once where the pipe takes it (as before: a reader sees each line as it is written);
@@ -16,8 +16,10 @@ fills), and so is a pipe or a terminal where ``/proc`` cannot open it anew.
 
 A pipe or a terminal is opened anew through ``/proc/self/fd/2`` for this (a description of
 its own, made non-blocking); a socket, which ``/proc`` cannot open, is written with
-``MSG_DONTWAIT`` through a descriptor of its own. Either way fd 2 itself, which a child
-process inherits and which a client may have given as stdout too (``2>&1``), stays as it was.
+``MSG_DONTWAIT`` through a descriptor of its own (a datagram socket a line a datagram: a
+full one blocked as the stream socket did; helper ``gateway``). Either way fd 2 itself,
+which a child process inherits and which a client may have given as stdout too (``2>&1``),
+stays as it was.
 Before, a stderr that was a socket (systemd's journal stream, a supervisor's log socket) or a
 terminal paused with Ctrl-S blocked the thread that wrote a line until its reader took it,
 and the gateway answered nothing more (sixteenth review).
@@ -26,6 +28,7 @@ and the gateway answered nothing more (sixteenth review).
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import logging
 import os
@@ -54,8 +57,8 @@ class UnblockedStderr(io.TextIOBase):
     ``sock``'s descriptor) whose writes never wait for its reader (see the module's text);
     ``original`` is the stream it stands in for (its ``fileno`` is what a child process is
     given); ``notice`` formats the line that says how many lines were dropped; ``sock``: a
-    stream socket of its own, written with ``MSG_DONTWAIT`` (its description, shared with
-    fd 2, stays blocking)."""
+    stream or datagram socket of its own, written with ``MSG_DONTWAIT`` (its description,
+    shared with fd 2, stays blocking)."""
 
     def __init__(
         self,
@@ -196,10 +199,22 @@ class UnblockedStderr(io.TextIOBase):
             del self._pending[:written]
 
     def _write(self, data: bytes | bytearray) -> int:
-        """``data`` written as far as its reader takes it now (``BlockingIOError``: none)."""
-        if self._socket is not None:
-            return self._socket.send(data, socket.MSG_DONTWAIT)
-        return os.write(self._fd, data)
+        """``data`` written as far as its reader takes it now (``BlockingIOError``: none).
+        A datagram socket is sent a line a datagram (each is a record to its reader), whole
+        or not at all; a line too long for one is left out, counted."""
+        sock = self._socket
+        if sock is None:
+            return os.write(self._fd, data)
+        if sock.type == socket.SOCK_STREAM:
+            return sock.send(data, socket.MSG_DONTWAIT)
+        line = data[: data.find(b"\n") + 1 or len(data)]
+        try:
+            return sock.send(line, socket.MSG_DONTWAIT)
+        except OSError as exc:
+            if exc.errno != errno.EMSGSIZE:
+                raise
+            self.dropped += 1
+            return len(line)
 
     def _pending_bytes(self) -> int:
         with self._lock:
@@ -223,7 +238,7 @@ class UnblockedStderr(io.TextIOBase):
 
 
 def _unblocked_of(stream: Any) -> tuple[int, socket.socket | None] | None:
-    """A non-blocking way to write the pipe, terminal or stream socket ``stream`` writes:
+    """A non-blocking way to write the pipe, terminal or socket ``stream`` writes:
     its own description and ``None``, or a socket of its own and its descriptor; ``None``
     where ``stream`` is none of them (a file), or ``/proc`` cannot open it."""
     try:
@@ -236,7 +251,7 @@ def _unblocked_of(stream: Any) -> tuple[int, socket.socket | None] | None:
             except OSError:
                 os.close(own)
                 return None
-            if sock.type != socket.SOCK_STREAM:  # a datagram's size is its own: as before
+            if sock.type not in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
                 sock.close()
                 return None
             return sock.fileno(), sock
@@ -251,7 +266,7 @@ def _unblocked_of(stream: Any) -> tuple[int, socket.socket | None] | None:
 @contextlib.contextmanager
 def unblocked_stderr(notice: logging.Formatter | None = None) -> Iterator[None]:
     """``sys.stderr`` an :class:`UnblockedStderr` while the block runs, where it is a pipe,
-    a terminal or a stream socket (else as it is); after, the backlog is given
+    a terminal or a stream or datagram socket (else as it is); after, the backlog is given
     :data:`SETTLE_SECONDS` to go out and ``sys.stderr`` is put back."""
     original = sys.stderr
     unblocked = _unblocked_of(original)

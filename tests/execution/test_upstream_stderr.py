@@ -12,7 +12,7 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import RegistrationError
-from schemarouter.execution.invokers.mcp_transport import _Relay
+from schemarouter.execution.invokers.mcp_stderr import Relay
 from schemarouter.index import HashingEncoder
 
 SERVER = '''
@@ -184,7 +184,7 @@ def test_lines_past_the_budget_are_left_out_unread(
     line the budget then left out was split, decoded, redacted and escaped first (63 MB left
     out in 10 s). Now, the window's budget spent, whole lines are counted unread: of 20 MB,
     little more than the 1 MiB relayed is redacted, and every byte left out is counted."""
-    relay = _Relay("upstream flood")
+    relay = Relay("upstream flood")
     redacted: list[int] = []
     redact = relay.redact
     monkeypatch.setattr(relay, "redact", lambda line: redacted.append(len(line)) or redact(line))

@@ -180,6 +180,22 @@ def test_a_stderr_socket_nobody_reads_is_no_stop_to_the_gateway(
         assert dropped(ours.fileno()) > 0
 
 
+def test_a_stderr_datagram_socket_nobody_reads_is_no_stop_to_the_gateway(
+    tmp_path: Path, weather: LoopbackServer
+) -> None:
+    """Before: with stderr a datagram socket (a supervisor's or syslog's) whose reader reads
+    nothing, the write past its queue blocked the thread that wrote it, and the calls after
+    it got no answer (a known limit of the sixteenth review). Now it is written as the
+    stream socket is, a datagram a line: every call is answered, the rest counted."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    theirs.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    flags = ("--log-level", "info")
+    with ours, serving(tmp_path, weather.base_url, *flags, stderr=theirs.fileno()) as process:
+        theirs.close()
+        all_answered(process, 1500)
+        assert dropped(ours.fileno()) > 0
+
+
 def test_a_paused_terminal_as_stderr_is_no_stop_to_the_gateway(
     tmp_path: Path, weather: LoopbackServer
 ) -> None:

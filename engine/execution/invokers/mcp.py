@@ -39,6 +39,7 @@ from schemarouter.execution.credentials import (
     guard_logger,
     scrub_output,
 )
+from schemarouter.execution.invokers.mcp_listing import DEFAULT_MAX_TOOLS, every_tool
 from schemarouter.execution.invokers.payload import (
     MAX_MESSAGE_CHARS,
     Payload,
@@ -310,15 +311,16 @@ class McpConnectionOptions(TypedDict, total=False):
     a stdio server gets besides the MCP SDK's default environment), ``cwd`` (the folder it
     starts in), ``timeout`` (seconds to open the session and to list its tools;
     :data:`DEFAULT_OPEN_TIMEOUT`), ``max_message_bytes`` (the most one message from the
-    server may have; :data:`DEFAULT_MAX_MESSAGE_BYTES`) and ``stderr_label`` (a stdio
+    server may have; :data:`DEFAULT_MAX_MESSAGE_BYTES`), ``stderr_label`` (a stdio
     server's stderr lines are written to this process's stderr after ``LABEL: ``; ``None``:
-    as the server writes them)."""
+    as the server writes them) and ``max_tools`` (the most tools it lists: .mcp_listing)."""
 
     env: Mapping[str, str] | None
     cwd: str | None
     timeout: float
     max_message_bytes: int
     stderr_label: str | None
+    max_tools: int
 
 
 class MCPConnection:
@@ -335,8 +337,10 @@ class MCPConnection:
         timeout: float = DEFAULT_OPEN_TIMEOUT,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         stderr_label: str | None = None,
+        max_tools: int = DEFAULT_MAX_TOOLS,
     ) -> None:
         self.server = server
+        self.max_tools = max_tools
         self.env = dict(env) if env else None
         self.cwd = cwd
         self.timeout = timeout
@@ -374,6 +378,7 @@ class MCPConnection:
             timeout=self.timeout,
             max_message_bytes=self.max_message_bytes,
             stderr_label=self.stderr_label,
+            max_tools=self.max_tools,
         )
 
     def _label(self) -> str:
@@ -407,6 +412,7 @@ class MCPConnection:
                 max_message_bytes=cap,
                 watch=self._watch,
                 stderr_label=self.stderr_label,
+                max_tools=self.max_tools,
             )
         return server  # an in-process server object the SDK's Client accepts
 
@@ -567,20 +573,15 @@ class MCPConnection:
         return asyncio.run_coroutine_threadsafe(make(client), loop)
 
     def list_tools(self) -> list[Any]:
-        """Every tool the server lists (all pages)."""
+        """Every tool the server lists (all pages, at most :attr:`max_tools`)."""
+        label, limit = self._label(), self.max_tools
+        listed = self._submit(lambda client: every_tool(client, max_tools=limit, label=label))
+        return list(listed.result(timeout=self.timeout))
 
-        async def every(client: Any) -> list[Any]:
-            tools: list[Any] = []
-            cursor = None
-            for _ in range(100):
-                page = await (client.list_tools(cursor=cursor) if cursor else client.list_tools())
-                tools.extend(_read(page, "tools") or [])
-                cursor = _read(page, "next_cursor", "nextCursor")
-                if not cursor:
-                    break
-            return tools
-
-        return list(self._submit(every).result(timeout=self.timeout))
+    @property
+    def ended_why(self) -> str | None:
+        """Why its stdio transport ended the session itself (``None``: it did not)."""
+        return self._watch.ended_why if self._watch is not None else None
 
     def call_tool_sync(
         self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None

@@ -534,9 +534,9 @@ class ManagedMCPSession:
         if not is_connection_lost(error):
             return None
         first = self._drop(conn)
+        why = conn.ended_why or f"{type(error).__name__}: {clip(str(error))}"
         lost = SessionLostError(
-            f"the MCP session ended during the call ({type(error).__name__}: "
-            f"{clip(str(error))}); the next call reconnects"
+            f"the MCP session ended during the call ({why}); the next call reconnects"
         )
         if not first:
             # one lost session is one failure of its routes, however many calls were in

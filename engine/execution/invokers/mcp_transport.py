@@ -36,12 +36,12 @@ import os
 import re
 import signal
 import sys
-import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from schemarouter.execution.credentials import Pieces, Redactor, env_secrets
-from schemarouter.placement import command_secrets
+from schemarouter.execution.invokers.mcp_listing import DEFAULT_MAX_TOOLS
+from schemarouter.execution.invokers.mcp_replies import MixedReply, Requests
+from schemarouter.execution.invokers.mcp_stderr import EXIT_GRACE, Relay
 from schemarouter.safety.forksafe import ForkSafeLock
 
 __all__ = ["ServerWatch", "capped_http", "capped_stdio", "kill_orphans", "top_level_id"]
@@ -52,8 +52,6 @@ logger = logging.getLogger(__name__)
 HEAD_BYTES = 64 * 1024
 #: The least a line past the cap is skipped for before the session ends (see skip_limit).
 SKIP_BYTES = 256 * 1024 * 1024
-#: Seconds a server may take to exit once its stdin is closed, then SIGTERM, then SIGKILL.
-EXIT_GRACE = 1.0
 #: Environment variables a stdio server inherits (as the SDK's transport does).
 _INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 #: A JSON string, matched without backtracking (possessive: a 64 KiB string that never
@@ -78,6 +76,8 @@ class ServerWatch:
         #: the status it exited with on its own, known once the transport closed (``None``:
         #: it was still running and the transport stopped it)
         self.exit_status: int | None = None
+        #: why the transport ended the session itself (a reply to no request in flight)
+        self.ended_why: str | None = None
 
     @property
     def gone(self) -> bool:
@@ -256,24 +256,34 @@ def kill_orphans() -> None:
 atexit.register(kill_orphans)
 
 
-async def _pump(stdout: Any, read_writer: Any, cap: int) -> None:
-    """Read the server's messages into the session's stream, each within ``cap`` bytes."""
+async def _pump(
+    stdout: Any, read_writer: Any, cap: int, requests: Requests, watch: ServerWatch
+) -> None:
+    """Read the server's messages into the session's stream, each within ``cap`` bytes and
+    each reply to a request in flight (:class:`~.mcp_replies.Requests`)."""
     lines = _Lines(cap)
     async for chunk in stdout:
         for line, complete in lines.feed(chunk):
             if complete:
-                await read_writer.send(_parse(line))
-                continue
-            request_id = top_level_id(line.decode("utf-8", "replace"))
-            logger.warning(
-                "an MCP server sent a message larger than %d bytes (id %s); "
-                "skipped without reading it",
-                cap,
-                "unknown: ending the session" if request_id is None else request_id,
-            )
-            if request_id is None:
+                message = requests.refused_page(line) or _parse(line)
+            else:
+                request_id = top_level_id(line.decode("utf-8", "replace"))
+                logger.warning(
+                    "an MCP server sent a message larger than %d bytes (id %s); "
+                    "skipped without reading it",
+                    cap,
+                    "unknown: ending the session" if request_id is None else request_id,
+                )
+                if request_id is None:
+                    return  # the session ends: every call in flight fails at once
+                message = _too_large(request_id, cap)
+            try:
+                message = requests.received(message)
+            except MixedReply as exc:
+                logger.warning("an MCP server %s; ending its session", exc.what)
+                watch.ended_why = exc.why
                 return  # the session ends: every call in flight fails at once
-            await read_writer.send(_too_large(request_id, cap))
+            await read_writer.send(message)
         if lines.endless:
             logger.warning(
                 "an MCP server sent a line past %d bytes that does not end (%d bytes "
@@ -284,141 +294,7 @@ async def _pump(stdout: Any, read_writer: Any, cap: int) -> None:
             return  # the session ends: every call in flight fails at once
 
 
-def _whole_characters(data: bytes) -> int:
-    """How many of ``data``'s bytes end on a whole UTF-8 character: a long line cut at a
-    byte count showed the character it split as two U+FFFD (trial X4)."""
-    for back in range(1, min(4, len(data)) + 1):
-        byte = data[-back]
-        if byte & 0xC0 != 0x80:  # the last character's first byte
-            need = 4 if byte >= 0xF0 else 3 if byte >= 0xE0 else 2 if byte >= 0xC0 else 1
-            return len(data) - back if need > back else len(data)
-    return len(data)
-
-
-class _Relay:
-    """A stdio server's stderr, line by line, to this process's stderr after ``LABEL: ``:
-    several upstream servers of one gateway wrote into its log with nothing to say whose
-    line was whose (user trial P). A line is cut at 64 KiB (a server that never ends one
-    holds no more; a character the cut would split goes to the next piece); bytes that are no
-    UTF-8 are replaced; control, line-breaking and
-    direction-changing characters but the tab are written escaped (``\\r``, ``\\x1b``,
-    ``\\u2028``): written raw, a server's ``fine\\rINFO schemarouter...`` showed on a terminal
-    or a log reader as a line of the gateway's own (trial X4). The values of the server's own
-    ``env`` (its secrets go there) are redacted, but a number or a yes/no setting: a server
-    that printed its API key at start had it in the gateway's log once per start (trial U2).
-    At most :attr:`WINDOW_BYTES` are relayed per :attr:`WINDOW_S` seconds; the rest of the
-    window is left out and counted in one line (a server printing its outputs to stderr wrote
-    10.5 MB into the gateway's log in two calls: trial U2)."""
-
-    LINE_BYTES = 64 * 1024
-    WINDOW_BYTES = 1024 * 1024
-    WINDOW_S = 60.0
-    _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-    def __init__(
-        self, label: str, env: Mapping[str, str] | None = None, command: Sequence[str] = ()
-    ) -> None:
-        self.prefix = f"{label}: "
-        self.held = b""
-        # its env's values, and its command line's secret flags' (trial V1: --api-key VALUE)
-        secrets = env_secrets(env) + command_secrets(command)
-        self.whole, self.pieces = Redactor(secrets), Pieces(secrets)
-        self.window = time.monotonic()
-        self.sent = self.dropped = 0
-        #: whether this window left a line out: the rest of it is left out unread
-        self.full = False
-
-    def write(self, chunk: bytes, *, last: bool = False) -> None:
-        if self.full and not last and time.monotonic() - self.window < self.WINDOW_S:
-            self._skip(chunk)  # the window's budget is spent: nothing to split nor redact
-            return
-        lines = (self.held + chunk).split(b"\n")
-        self.held = b"" if last else lines.pop()
-        if len(self.held) > self.LINE_BYTES:
-            cut = _whole_characters(self.held)
-            lines.append(self.held[:cut])
-            self.held = self.held[cut:]
-        cr = "\r"
-        text = "".join(
-            f"{self.prefix}{self._shown(self.redact(line.decode('utf-8', 'replace').rstrip(cr)))}\n"
-            for line in lines
-            if line or not last
-        )
-        text = self._within_budget(text, last=last)
-        if text:
-            with contextlib.suppress(Exception):  # a closed or odd stderr loses the line only
-                sys.stderr.write(text)
-                sys.stderr.flush()
-
-    def _within_budget(self, text: str, *, last: bool) -> str:
-        """``text`` where this window's budget holds it; else nothing, counted, with one line
-        saying so when a window (or the stream) ends that left some out."""
-        now, note = time.monotonic(), ""
-        if now - self.window >= self.WINDOW_S:
-            note = self._left_out()
-            self.window, self.sent, self.full = now, 0, False
-        size = len(text.encode("utf-8", "replace"))
-        if self.full or self.sent + size > self.WINDOW_BYTES:
-            self.dropped += size
-            self.full = True
-            text = ""
-        else:
-            self.sent += size
-        return note + text + (self._left_out() if last else "")
-
-    def _skip(self, chunk: bytes) -> None:
-        """Leave out ``chunk``'s whole lines unread, counted (a server flooding its stderr
-        cost this process 45% of a core splitting, redacting and escaping lines it then
-        dropped: sixteenth review); the piece of a line after its last newline is held."""
-        data = self.held + chunk
-        cut = data.rfind(b"\n") + 1
-        self.held = data[cut:]
-        if len(self.held) > self.LINE_BYTES:
-            cut, self.held = len(data), b""
-        self.dropped += cut
-
-    def _left_out(self) -> str:
-        if not self.dropped:
-            return ""
-        said = (
-            f"{self.prefix}[{self.dropped} bytes of stderr left out: over "
-            f"{self.WINDOW_BYTES // 1024} KiB in {self.WINDOW_S:g} s]\n"
-        )
-        self.dropped = 0
-        return said
-
-    def redact(self, line: str) -> str:
-        """``line`` without the server's env values, whole or a piece of one (a log handler
-        that wraps lines writes a long key in pieces, each on a line of its own)."""
-        return self.pieces(self.whole(line))
-
-    @classmethod
-    def _shown(cls, text: str) -> str:
-        return cls._UNSAFE.sub(lambda m: ascii(m.group())[1:-1], text)
-
-    async def pump(self, stream: Any) -> None:
-        import anyio
-
-        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, OSError):
-            while True:
-                self.write(await stream.receive(65536))
-
-    async def drain(self, stream: Any) -> None:
-        """What is left once the server is stopped (its whole group: the pipe ends)."""
-        import anyio
-
-        ended = (anyio.EndOfStream, anyio.ClosedResourceError, OSError)
-        with (
-            anyio.CancelScope(shield=True),
-            anyio.move_on_after(EXIT_GRACE),
-            contextlib.suppress(*ended),
-        ):
-            while True:
-                self.write(await stream.receive(65536))
-        self.write(b"", last=True)
-
-
-async def _stop(process: Any, watch: ServerWatch, relay: _Relay | None = None) -> None:
+async def _stop(process: Any, watch: ServerWatch, relay: Relay | None = None) -> None:
     """Close stdin, give the server :data:`EXIT_GRACE` seconds, then kill its group; a server
     that had exited on its own leaves its status on ``watch``; ``relay`` drains its stderr
     before the pipes close."""
@@ -461,10 +337,12 @@ async def capped_stdio(
     max_message_bytes: int,
     watch: ServerWatch | None = None,
     stderr_label: str | None = None,
+    max_tools: int = DEFAULT_MAX_TOOLS,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """A stdio transport for ``mcp.Client`` (see the module docstring); ``watch`` is told
     when the server is gone; ``stderr_label``: the server's stderr lines go to this
-    process's stderr after ``LABEL: `` (:func:`_relay`), else straight through."""
+    process's stderr after ``LABEL: `` (:class:`~.mcp_stderr.Relay`), else straight through;
+    a page of tools past ``max_tools`` is refused unread (:mod:`.mcp_listing`)."""
     import subprocess
 
     import anyio
@@ -484,11 +362,12 @@ async def capped_stdio(
     assert stdout is not None and stdin is not None  # spawned with pipes
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
+    requests = Requests(max_tools=max_tools)
 
     async def reader() -> None:
         async with read_writer:
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                await _pump(stdout, read_writer, max_message_bytes)
+                await _pump(stdout, read_writer, max_message_bytes, requests, watch)
             # the server is gone (not marked when the transport is cancelled): marked before
             # the session reads the end of its stream
             watch.pipes_ended = True
@@ -497,6 +376,7 @@ async def capped_stdio(
         async with write_reader:
             try:
                 async for message in write_reader:
+                    requests.sent(message)
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await stdin.send(data.encode("utf-8") + b"\n")
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -505,7 +385,7 @@ async def capped_stdio(
 
     relay = None
     if stderr_label and process.stderr is not None:
-        relay = _Relay(stderr_label, env, command)
+        relay = Relay(stderr_label, env, command)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(reader)

@@ -1,0 +1,108 @@
+"""A stdio MCP server, written without the SDK, that lists as many tools as it is told (the
+upstream of the large- and hostile-catalog tests of the gateway and its clients).
+
+Run: ``python catalog_server.py TOOLS [--page N] [--names FILE] [--other-id]``. It lists
+``TOOLS`` tools, ``N`` to a page (every tool in one page where no ``--page``; pages are
+chained by ``nextCursor``). Tool ``i`` is ``lookup_<i>`` with a generated description, or,
+with ``--names FILE`` (a JSON-lines file of tools, as the shared data's
+``tooltrain/*.tools.jsonl``), the ``i % len``-th tool's name and description with ``_<i>``
+after its name. Every tool reads one ``key``. ``--other-id`` answers every ``tools/call``
+under an id one past the request's (a server that mixes its replies up); ``initialize`` and
+``tools/list`` are answered as asked.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+_WORDS = [
+    "invoice",
+    "ledger",
+    "shipment",
+    "parcel",
+    "customer",
+    "ticket",
+    "account",
+    "card",
+    "payment",
+    "order",
+    "refund",
+    "warehouse",
+    "route",
+    "sensor",
+    "alert",
+    "deploy",
+    "pod",
+    "namespace",
+    "report",
+    "forecast",
+    "contract",
+]
+
+
+def _sources(path: str | None) -> list[tuple[str, str]]:
+    if not path:
+        return []
+    out = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            tool = json.loads(line)
+            out.append((str(tool.get("name", "tool")), str(tool.get("description", ""))[:300]))
+    return out
+
+
+def _tool(index: int, sources: list[tuple[str, str]]) -> dict[str, Any]:
+    if sources:
+        name, description = sources[index % len(sources)]
+        name = f"{name}_{index}"
+    else:
+        first, second = _WORDS[index % len(_WORDS)], _WORDS[(index // len(_WORDS)) % len(_WORDS)]
+        name = f"lookup_{index}"
+        description = f"Look up the {first} of a {second} by its key (catalog entry {index})"
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": {"key": {"type": "string"}}},
+        "annotations": {"readOnlyHint": True},
+    }
+
+
+def main(argv: list[str]) -> None:
+    count = int(argv[0])
+    page = int(argv[argv.index("--page") + 1]) if "--page" in argv else count or 1
+    sources = _sources(argv[argv.index("--names") + 1] if "--names" in argv else None)
+    other_id = "--other-id" in argv
+    out = sys.stdout
+    for line in sys.stdin:
+        message = json.loads(line)
+        method, request_id = message.get("method"), message.get("id")
+        if request_id is None:  # a notification
+            continue
+        params = message.get("params") or {}
+        if method == "initialize":
+            result: dict[str, Any] = {
+                "protocolVersion": params.get("protocolVersion", "2025-06-18"),
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "catalog", "version": "1"},
+            }
+        elif method == "tools/list":
+            start = int(params.get("cursor") or 0)
+            end = min(start + page, count)
+            result = {"tools": [_tool(i, sources) for i in range(start, end)]}
+            if end < count:
+                result["nextCursor"] = str(end)
+        elif method == "tools/call":
+            text = json.dumps(params.get("arguments") or {})
+            result = {"content": [{"type": "text", "text": text}]}
+            if other_id and isinstance(request_id, int):
+                request_id += 1
+        else:
+            result = {}
+        out.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
