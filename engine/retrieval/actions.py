@@ -32,6 +32,12 @@ from schemarouter.retrieval.korean_verbs import KO_VERB as _KO_VERB
 from schemarouter.retrieval.sequence import sequenced
 from schemarouter.retrieval.state_verbs import marked_change, returns_a_thing, route_returns
 from schemarouter.retrieval.verb_nouns import noun_or_verb
+from schemarouter.retrieval.verb_words import CANON as _CANON
+from schemarouter.retrieval.verb_words import IRREGULAR_PAST as _IRREGULAR_PAST
+from schemarouter.retrieval.verb_words import PHRASAL as _PHRASAL
+from schemarouter.retrieval.verb_words import POLITE
+from schemarouter.retrieval.verb_words import READ as _READ
+from schemarouter.retrieval.verb_words import WRITE as _WRITE
 
 if TYPE_CHECKING:
     from schemarouter.contracts import Route
@@ -73,51 +79,8 @@ ACTION_WINDOW = 30
 VERB_BONUS = 0.08
 
 
-def _words(text: str) -> list[str]:
-    return text.split()
-
-
-_WRITE = frozenset(
-    _words(
-        """
-    abort accept acknowledge activate add adjust append apply approve archive assign
-    associate attach ban block book cancel change charge clear click clone close comment
-    commit confirm copy create deactivate decline decrease delete deny deploy deprecate
-    deregister destroy detach disable disassociate dismiss drop duplicate edit empty enable
-    erase escalate extend fill flush forget fork forward freeze grant halt import increase
-    insert install invite join kick kill launch leave like lock make mark merge modify move
-    mute notify open order pause pay pin post provision publish purchase purge push put quit
-    raise rate reassign reboot rebuild redeploy reduce refresh refund register reject reload
-    remove rename renew reopen replace reply reschedule reserve reset resolve restart
-    restore resume retry revert revoke rollback save schedule send set share silence snooze
-    stage star start stop store submit subscribe suspend switch tag terminate toggle
-    transfer trigger turn type unarchive unblock unfreeze uninstall unlike unlock unmute
-    unpin unregister unshare unstar unsubscribe unwatch update upload upsert void vote watch
-    write
-    """
-    )
-)
-_READ = frozenset(
-    _words(
-        """
-    browse check compare count describe detail details display download export fetch find get
-    head inspect list lookup query read retrieve return returns scan search see show status
-    summarize tell view what which who where when how
-    """
-    )
-)
 # inflections a name or summary uses ("Creates", "Deleted", "listing", "copies", "stopped")
 _SUFFIXES = ("ing", "ed", "es", "s")
-#: Words before a clause's verb that ask nothing themselves ("please", "can you", "also").
-POLITE = frozenset(
-    _words(
-        """
-    please pls kindly can could would will you u i we me us let lets let's go ahead and just
-    want wanna need to like d 'd id i'd i'm im help also then now quickly quick now real
-    hey hi ok okay so first next after that additionally finally
-    """
-    )
-)
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 #: "of" after a number is the number's ("refund $10 of transaction T-1", "cancel 2 of my
 #: orders"): read as the verb's, with the number (no word) left out, it made the change a noun
@@ -144,7 +107,7 @@ _CLAUSE = re.compile(
 #: them): "주문해줘" orders, "주문 내역" (order history) and "주문 ORD-1" ask for none, nor
 #: "삭제된 파일" (deleted files); a noun that ends its clause is a terse command ("PR 병합").
 _KO_NOUNS = frozenset(
-    _words(
+    str.split(
         """
     생성 추가 등록 전송 발송 수정 변경 업데이트 설정 삭제 제거 연장 갱신 취소 예약 업로드
     게시 작성 저장 초대 구독 결제 주문 보관 승인 거절 이동 복사 추방 가입 설치 배포 실행 중지
@@ -259,21 +222,6 @@ def _korean_action(clause: str) -> Action | None:
 #: "tear down" deletes, "set up" creates) or that read ("look up"): general English. The
 #: particle is the first of :data:`_PARTICLES` after the verb, next to it or past an object of
 #: up to four words ("turn the dark-mode flag on").
-_PHRASAL: dict[tuple[str, str], tuple[Action, str | None]] = {
-    ("kick", "off"): ("write", "start"), ("start", "up"): ("write", "start"),
-    ("boot", "up"): ("write", "start"), ("power", "on"): ("write", "start"),
-    ("shut", "down"): ("write", "stop"), ("power", "off"): ("write", "stop"),
-    ("spin", "up"): ("write", "create"), ("set", "up"): ("write", "create"),
-    ("sign", "up"): ("write", "create"),
-    ("tear", "down"): ("write", "delete"), ("take", "down"): ("write", "delete"),
-    ("clean", "up"): ("write", "delete"), ("wipe", "out"): ("write", "delete"),
-    ("turn", "on"): ("write", "enable"), ("switch", "on"): ("write", "enable"),
-    ("turn", "off"): ("write", "disable"), ("switch", "off"): ("write", "disable"),
-    ("scale", "up"): ("write", "update"), ("scale", "down"): ("write", "update"),
-    ("scale", "out"): ("write", "update"), ("fire", "off"): ("write", "send"),
-    ("look", "up"): ("read", None), ("pull", "up"): ("read", None),
-    ("bring", "up"): ("read", None),
-}  # fmt: skip
 _PARTICLES = frozenset(("on", "off", "up", "down", "out"))
 
 
@@ -287,11 +235,6 @@ def _phrasal(words: Sequence[str], i: int) -> tuple[Action, str | None] | None:
                     return _PHRASAL[form, particle]
             return None  # the first particle belongs to another verb, or to none
     return None
-
-
-#: Past forms of write verbs that do not end in -ed (not those that are their own present:
-#: put, set, shut).
-_IRREGULAR_PAST = frozenset(("built", "left", "made", "ran", "sent", "took", "wrote"))
 
 
 def _narrates(word: str) -> bool:
@@ -381,35 +324,6 @@ def _clauses(text: str) -> list[str]:
     if len(out) > 1 and first and first[0].lower() in _CONDITION:
         out = out[1:]
     return [c for c in out if c.strip()]
-
-
-#: The change a write verb names, as one canonical verb per group of synonyms; every other
-#: write verb of :data:`_WRITE` is its own group. General English, not any catalog's words.
-_SYNONYMS = {
-    "create": "add build generate insert make new put register",
-    "delete": "deregister destroy drop erase purge remove trash unregister",
-    "update": "adjust change decrease edit extend increase modify patch raise reduce refresh "
-    "rename renew set switch",
-    "send": "email forward message notify text",
-    "copy": "clone duplicate",
-    "move": "relocate transfer",
-    "upload": "attach",
-    "cancel": "abort",
-    "start": "begin execute launch run",
-    "stop": "halt kill quit terminate",
-    "restart": "reboot",
-    "enable": "activate",
-    "disable": "deactivate",
-    "approve": "accept",
-    "reject": "decline deny",
-    "save": "store write",
-    "acknowledge": "ack",
-    "mute": "silence snooze",
-    "revert": "rollback",
-}
-_CANON = {w: w for w in _WRITE} | {
-    synonym: verb for verb, words in _SYNONYMS.items() for synonym in words.split()
-}
 
 
 def verb_of(word: str) -> str | None:
