@@ -87,6 +87,7 @@ from schemarouter.planning.time_values import time_value
 from schemarouter.planning.unit_siblings import unit_named_for
 from schemarouter.planning.unit_words import NAME_UNITS
 from schemarouter.planning.verb_objects import verb_object, version_value
+from schemarouter.planning.written_times import written_value
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import clauses_of, one_each, without_refused
 from schemarouter.retrieval.prerequisites import names_identifier
@@ -253,12 +254,18 @@ def _format_value(
     clauses: Clauses,
     takers: int,
     change: bool = False,
+    timed: int = 0,
 ) -> Any:
     fmt = value_schema(parameter.json_schema).get("format")
-    if fmt == "date":
+    if fmt == "date":  # a change's as people write it too: "expires Jan 31 2027"
         text = next((v.value for v in values if v.kind == "time.date"), None)
+        text = text or (written_value(parameter, query) if change else None)
+    elif fmt == "time" and change:  # "at 6:30 pm", "오전 6시"
+        text = written_value(parameter, query)
     elif fmt == "date-time":  # one written, or a span back from now ("in the last 2 hours")
-        return time_value(parameter, value_schema(parameter.json_schema), query, change=change)
+        schema = value_schema(parameter.json_schema)
+        one, pair = change and timed == 1, change and timed > 1
+        return time_value(parameter, schema, query, change=one, pair=pair)
     elif fmt in ("uri", "url", "uuid"):  # not one its clause says not to ("not https://...")
         found = (_UUID if fmt == "uuid" else _URL).finditer(query)
         text = next((m.group(0) for m in found if not clauses.against(m)), None)
@@ -327,7 +334,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change, entries=entries, own=own),
             pair_value(parameter, query, route, clauses),  # "EUR to USD": base and quote
-            _format_value(parameter, query, values, clauses, takers, change and timed == 1),
+            _format_value(parameter, query, values, clauses, takers, change, timed),
             country_value(parameter, value_schema(parameter.json_schema), query),
             place_value(parameter, query, clauses),  # "to Lyon, FR", "in Dijon"
             phone_value(parameter, query, phones),

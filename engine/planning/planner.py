@@ -38,7 +38,7 @@ from typing import Any
 from pydantic import Field
 
 from schemarouter.checks import KnownKeys as _Frozen
-from schemarouter.contracts import Effect, Route, SourceType
+from schemarouter.contracts import Route
 from schemarouter.errors import ArgumentError
 from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, refusals, unplaced
 from schemarouter.planning import chained_needs as chained
@@ -62,14 +62,15 @@ from schemarouter.planning.parts import (
     served_part_note,
     top_part,
 )
+from schemarouter.planning.plan_request import PlanRequest
 from schemarouter.planning.projection import (
-    ProjectionMode,
     field_meta,
     project_fields,
     typed_fields,
 )
 from schemarouter.planning.refusals import deprecated_notes, exclusions, writes_passed_over
 from schemarouter.planning.stated_options import unclear_settings
+from schemarouter.planning.written_times import reading_times, time_notes
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.candidates import matched_fields_for, no_match_reason
@@ -90,23 +91,6 @@ __all__ = [
     "project_fields",
     "route_identity",
 ]
-
-
-class PlanRequest(_Frozen):
-    """A data need: a query, and/or the semantic ids it requires."""
-
-    query: str = ""
-    fields: tuple[str, ...] = ()
-    source_types: tuple[SourceType, ...] = ()
-    providers: tuple[str, ...] = ()
-    #: Licences the planned routes' outputs and their fallbacks may be under (``()``: any);
-    #: a route with a value under another, or none declared, is not planned, and says so.
-    licenses: tuple[str, ...] = ()
-    allowed_effects: frozenset[Effect] = frozenset({Effect.READ})
-    projection: ProjectionMode = "recall"
-    #: Plan the best route of each part of a request too, while ``max_calls`` allows
-    #: (:mod:`schemarouter.planning.parts`).
-    parts: bool = True
 
 
 class Binding(_Frozen):
@@ -222,6 +206,7 @@ class Plan(_Frozen):
 # -- set cover --------------------------------------------------------------------------
 
 
+@reading_times  # the request's zone and moment, for every rule (PlanRequest.timezone, now)
 def plan_routes(
     request: PlanRequest,
     snapshot: RegistrySnapshot,
@@ -414,6 +399,8 @@ def plan_routes(
     steps = unplaced.held_unplaced(snapshot, steps, request.query, values, warnings)
     steps = held_units(snapshot, steps, request.query, warnings)  # "to 68 °F": 20 °C
     warnings += asked_unit_notes(request.query, steps)
+    routes = [snapshot.routes[s.route_id] for s in steps]  # "'tomorrow' read as 2026-12-06"
+    warnings += time_notes(request.query, routes, [s.arguments for s in steps])
     warnings += deprecated_notes(snapshot, [s.route_id for s in steps])
     warnings = list(dict.fromkeys(warnings))  # a step chained again repeats its notes
     covered = [sid for sid in required if any(sid in step.covers for step in steps)]

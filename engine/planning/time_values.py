@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from schemarouter.contracts import Parameter
 from schemarouter.planning.named_values import valid
+from schemarouter.planning.written_times import current_now, written_value
 from schemarouter.retrieval.clauses import clauses_of
 
 __all__ = ["time_value"]
@@ -64,22 +65,27 @@ def time_value(
     parameter: Parameter,
     schema: Mapping[str, Any],
     query: str,
-    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    now: Callable[[], datetime] = current_now,
     *,
     change: bool = False,
+    pair: bool = False,
 ) -> str | None:
     """The value of ``parameter`` (``schema``: its value schema, ``format: date-time``) the
     request writes: its one date-time, else a span back from now that bounds it by its name.
     A change's one date-time parameter (``change``) bounds no search: its ``start`` is when
     the thing it makes or moves starts, and takes the one date-time written, whatever word is
     before it ("Reschedule appointment A-1 to 2026-12-10T09:00:00Z"), never a span (trial Z3:
-    read as a lower bound, it took only a date-time after "after", "since" or "from")."""
+    read as a lower bound, it took only a date-time after "after", "since" or "from"). Where
+    a change writes none, its date and time as people write them ("tomorrow at 6am KST"; a
+    change taking a start and an end, ``pair``: a range, "Friday 14:00-15:00") fill it
+    (:mod:`.written_times`)."""
     if schema.get("format") != "date-time":
         return None
     clauses = clauses_of(query)
     if change:
         ones = {m.group() for m in _DATE_TIME.finditer(query) if not clauses.against(m)}
         text = next(iter(ones)) if len(ones) == 1 else None
+        text = written_value(parameter, query) if not ones else text
         return text if text is not None and valid(parameter, text) else None
     lower, upper = _LOWER.search(parameter.name), _UPPER.search(parameter.name)
     side = _AFTER if lower and not upper else _UNTIL if upper and not lower else None
@@ -93,6 +99,9 @@ def time_value(
         return text if valid(parameter, text) else None
     if dated:
         return None
+    if pair:  # "book room R-2 for Friday 14:00-15:00": start and end by their names
+        text = written_value(parameter, query, pair=True)
+        return text if text is not None and valid(parameter, text) else None
     if lower and not upper:
         patterns = _SINCE
     elif upper and not lower:
