@@ -173,7 +173,10 @@ def _said_again(parameter: Parameter, query: str, after: int, clauses: Clauses) 
     the heating of zone Z-1 to 25 degrees, actually make it 23" sent 25) that is not said
     against and whose unit ``parameter`` names or is none ("in 10 minutes" is no such)."""
     for match in _LATER.finditer(query, after):
-        if clauses.against(match) or _AGAINST.search(query, 0, match.start()):
+        # "not" right before it, read in the 64 characters there (from the request's start
+        # for each number: 4,000 "by 9 °F" took 4.9 s)
+        before = max(0, match.start() - 64)
+        if clauses.against(match) or _AGAINST.search(query, before, match.start()):
             continue
         if _unit_fits(parameter, match.group(2)):
             return True

@@ -3,14 +3,16 @@
 Each request below is one a user or a model relaying one can send; on the code before the
 review each took from 20 s to minutes in ``plan`` or ``retrieve`` (a pattern or a loop of a
 planning rule read the whole request again for every word, id, "but" or refusal in it). Each
-is run in a forked child that must answer within :data:`WAIT` seconds (a hang fails the test
-instead of holding the run); the bound is generous, each takes under a second or two here.
+is run in a forked child that must answer within :data:`WAIT` seconds of CPU (a hang fails
+the test instead of holding the run: :data:`HANG`); the bound is generous, each takes a few
+seconds at most here.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 from forking import in_child
@@ -20,8 +22,30 @@ from schemarouter.index import HashingEncoder
 
 from helpers import desk_paths, ok, openapi_document, path_id
 
-#: Seconds a request may take in the child (before the review: 20 s to minutes each).
+#: Seconds of CPU a request may take in the child (before the review: 20 s to minutes each);
+#: counted in CPU, not on the clock: on a loaded machine (five jobs on two cores) the clock
+#: ran four times the CPU and linear requests of 4-5 s went past 20 s.
 WAIT = 20.0
+#: Seconds on the clock the child has to answer at all (a hang).
+HANG = 120.0
+T = TypeVar("T")
+
+
+def _answered(job: Callable[[], T]) -> T:
+    """``job()``'s answer from a forked child, which must give it within :data:`WAIT` seconds
+    of CPU (and :data:`HANG` on the clock)."""
+
+    def timed() -> tuple[float, T]:
+        started = time.process_time()
+        answer = job()
+        return time.process_time() - started, answer
+
+    answer, result = in_child(timed, wait=HANG)
+    assert answer == "ok", (answer, result)
+    assert isinstance(result, tuple)
+    spent, value = result
+    assert spent < WAIT, f"{spent:.1f} s of CPU"
+    return value
 
 
 def _op(operation_id: str, summary: str) -> dict[str, Any]:
@@ -57,6 +81,20 @@ def router() -> SchemaRouter:
         "post": {
             **_op("notify_customer", "Send a notification message to a customer"),
             "requestBody": {"required": True, "content": {"application/json": {"schema": said}}},
+        },
+    }
+    target = {
+        "type": "object",
+        "required": ["target"],
+        "properties": {
+            "target": {"type": "number", "description": "Target temperature in degrees Celsius"}
+        },
+    }
+    paths["/thermostats/{thermostat_id}"] = {
+        "parameters": path_id("thermostat_id"),
+        "put": {
+            **_op("set_thermostat", "Set a thermostat's target temperature"),
+            "requestBody": {"required": True, "content": {"application/json": {"schema": target}}},
         },
     }
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
@@ -111,6 +149,9 @@ REQUESTS = {
     # message whether a change of its own follows
     "10,000 quotes with an 'and' in each": "notify customer C-1 " + "'a and b' " * 10_000,
     "8,000 ', and' in a message": "notify customer C-1 that x" + ", and freeze" * 8_000,
+    # each number after the one set looked for "not" before it from the request's start
+    # (set_numbers._said_again: 4,000 "by 9 °F" 4.9 s, 2,000 1.4 s)
+    "12,000 numbers after a set one": "set thermostat T-1 to 20 degrees " + "by 9 °F " * 12_000,
 }
 
 
@@ -121,18 +162,12 @@ def test_a_long_request_plans_in_linear_time(
 ) -> None:
     request = REQUESTS[name]
 
-    def job() -> tuple[float, list[str]]:
-        started = time.monotonic()
+    def job() -> list[str]:
         router.retrieve(request)
         asked = PlanRequest(query=request, allowed_effects=set(Effect))
-        plan = router.plan(asked, max_calls=max_calls)
-        return time.monotonic() - started, plan.route_ids
+        return list(router.plan(asked, max_calls=max_calls).route_ids)
 
-    answer, result = in_child(job, wait=WAIT)
-    assert answer == "ok", (answer, result)
-    assert isinstance(result, tuple)
-    elapsed, route_ids = result
-    assert elapsed < WAIT and route_ids  # planned something, in time
+    assert _answered(job)  # planned something, in time
 
 
 def test_what_the_long_requests_plan_is_what_the_short_ones_do(router: SchemaRouter) -> None:
@@ -164,7 +199,7 @@ def test_many_properties_set_plan_in_linear_time() -> None:
     def job() -> list[str]:
         return list(router.plan(PlanRequest(query=request, allowed_effects=set(Effect))).route_ids)
 
-    assert in_child(job, wait=WAIT) == ("ok", ["issues/rest/update_issue"])
+    assert _answered(job) == ["issues/rest/update_issue"]
 
 
 #: Requests that read a number parameter by its Korean words (the fourteenth review's
@@ -202,7 +237,7 @@ def test_blanks_after_a_korean_number_word_plan_in_linear_time(request_text: str
         asked = PlanRequest(query=request_text, allowed_effects=set(Effect))
         return list(router.plan(asked).route_ids)
 
-    assert in_child(job, wait=WAIT) == ("ok", [NUMBER_REQUESTS[request_text]])
+    assert _answered(job) == [NUMBER_REQUESTS[request_text]]
 
 
 def test_when_a_question_asks_is_read_in_linear_time() -> None:
@@ -213,5 +248,4 @@ def test_when_a_question_asks_is_read_in_linear_time() -> None:
     from schemarouter.planning.conditions import condition_spans
 
     request = "Refund order O-1 when is " * 40_000 + "?"
-    answer, result = in_child(lambda: len(condition_spans(request)), wait=WAIT)
-    assert answer == "ok" and result == 1, (answer, result)
+    assert _answered(lambda: len(condition_spans(request))) == 1
