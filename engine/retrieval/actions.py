@@ -111,10 +111,10 @@ _KO_NOUNS = frozenset(
         """
     생성 추가 등록 전송 발송 수정 변경 업데이트 설정 삭제 제거 연장 갱신 취소 예약 업로드
     게시 작성 저장 초대 구독 결제 주문 보관 승인 거절 이동 복사 추방 가입 설치 배포 실행 중지
-    시작 공유 병합 커밋 푸시 태그 발급 회수 신청 연결 접수 환불 확정 반납 대출
+    시작 공유 병합 커밋 푸시 태그 발급 회수 신청 연결 접수 환불 확정 반납 대출 확인처리 읽음처리
     """
     )
-)
+) | {"확인 처리", "읽음 처리"}
 #: What makes a noun of :data:`_KO_NOUNS` a verb: a form of 하다 (or 시켜, a request word)
 #: after it, or the end of its clause.
 _KO_VERBAL = re.compile(

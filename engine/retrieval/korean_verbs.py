@@ -26,6 +26,9 @@ KO_VERB = {
     "발급": "issue", "회수": "revoke", "신청": "apply", "연결": "connect", "접수": "submit",
     "남겨": "create", "남기": "create", "환불": "refund", "확정": "confirm",
     "반납": "return", "대출": "borrow",
+    # "확인 처리해줘" marks an alert as seen (acknowledge); 확인 alone checks, a read
+    "확인 처리": "acknowledge", "확인처리": "acknowledge",
+    "읽음 처리": "mark", "읽음처리": "mark",
 }  # fmt: skip
 
 

@@ -230,6 +230,12 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         # "of" after a number is the number's, not the verb's ("refund of order O-1")
         ("refund $10 of transaction T-77, the customer returned one mug", {"refund"}),
         ("cancel 2 of my orders", {"cancel"}),
+        # 확인 처리 marks as seen (trial 11's "알림 AL-8 확인 처리해줘" read as a check, and
+        # acknowledge_alert, a write by its name since "acknowledge" is a verb, fell to 2)
+        ("알림 AL-8 확인 처리해줘", {"acknowledge"}),
+        ("알림 AL-8 확인처리 부탁해", {"acknowledge"}),
+        ("알림 AL-8 확인해줘", set()),  # a check
+        ("알림 AL-8 확인 처리됐어?", set()),  # a question
     ],
 )
 def test_a_write_requests_verbs_are_the_changes_it_names(text: str, verbs: set[str]) -> None:
