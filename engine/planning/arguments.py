@@ -78,6 +78,7 @@ from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.referred import referred_back
 from schemarouter.planning.set_numbers import number_before_name, set_number
 from schemarouter.planning.sided_ids import sided_id
+from schemarouter.planning.signed_counts import signed_count
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.stated_options import flag_value, listed_value
 from schemarouter.planning.time_values import time_value
@@ -319,6 +320,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             filter_word_value(parameter, query, clauses, read=not change),
             target_value(parameter, query, clauses, change, route),
             created_value(parameter, route, query, clauses) if change else None,
+            signed_count(parameter, query) if change else None,  # "5개 빼줘": -5
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change),
             pair_value(parameter, query, route, clauses),  # "EUR to USD": base and quote

@@ -102,7 +102,9 @@ def asked_verb_first(
         # "refund of order O-1": the thing before its id is no verb here either
         blanked = things_blanked(read_as, values)
         eligible = no_change_asked(blanked, snapshot, eligible, warnings, thing_first=opens)
-    named = {v.value for v in values if v.kind.startswith("identifier.")}
+    # an id the analysis reads, or a code no kind names that a parameter's pattern takes
+    # ("SKU-77 재고 20개 추가": sku of adjust_stock; trial 19)
+    named = {v.value for v in values if v.kind.startswith("identifier.")} | _codes(query)
 
     def takes(route: Route) -> bool:  # one of the ids the request names
         return bool(_given(fill_arguments(route, query, values)) & named)
@@ -141,6 +143,16 @@ def asked_verb_first(
         f"planned before {', '.join(passed)}, ranked above it"
     )
     return [doing[0], *(r for r in eligible if r != doing[0])]
+
+
+#: A code a request writes: letters and a digit, joined by ``-`` / ``_`` ("SKU-77", "ORD_9"),
+#: a Korean particle after it left off ("SKU-77의").
+_CODE = re.compile(r"(?<![\w\-.:/])(?=[\w\-]*\d)(?=[\w\-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_\-]*")
+
+
+def _codes(query: str) -> set[str]:
+    """The codes (:data:`_CODE`) ``query`` writes outside quotes."""
+    return {m.group(0).rstrip("-_") for m in _CODE.finditer(unquoted(query))}
 
 
 def _things(snapshot: RegistrySnapshot) -> frozenset[str]:

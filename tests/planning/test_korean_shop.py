@@ -4,6 +4,11 @@ tests/mcp_servers/shop_server.py, which logs every call it receives).
 - "고객 C-305에게 문자로 '...' 보내줘" sent ``send_customer_notice`` with the ``channel``
   default, ``kakao``, though the request asks a text message and the parameter's description
   glosses each value ("kakao(카카오톡) 또는 sms(문자)"): a value named by its gloss is taken.
+- "SKU-77 재고 20개 추가" (and "Add 20 units to stock of SKU-77") planned ``create_shipment``,
+  a create of a thing the request does not name, taking none of its ids, before
+  ``adjust_stock`` (its 추가, "add", read as a create), and "SKU-12 재고 5개 빼줘" planned
+  ``get_stock`` (its 빼 read as a delete): a route that takes a signed count the request adds
+  or takes away does that change, and sends it signed (20, -5).
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from typing import Any
 import pytest
 from mcp_serving import logged_calls, serving_mcp
 
-from schemarouter import SchemaRouter
+from schemarouter import PlanRequest, SchemaRouter
+from schemarouter.contracts import Effect
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +67,54 @@ def test_the_gloss_is_read_in_the_part_of_a_korean_multi_part_request(
         ("cancel_order", {"order_id": "O-1033"}),
         _notice("sms", "주문이 취소되었습니다"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("query", "sku", "delta"),
+    [
+        ("SKU-77 재고 20개 추가", "SKU-77", 20),
+        ("SKU-77 재고 20개 추가해줘", "SKU-77", 20),
+        ("Add 20 units to stock of SKU-77", "SKU-77", 20),
+        ("SKU-12 재고 5개 빼줘", "SKU-12", -5),
+        ("SKU-12 재고 5개 줄여줘", "SKU-12", -5),
+        ("SKU-77 재고 20개 늘려줘", "SKU-77", 20),
+        ("Remove 5 units from SKU-12 stock", "SKU-12", -5),
+    ],
+)
+def test_a_count_added_or_taken_away_adjusts_the_stock_signed(
+    shop: tuple[SchemaRouter, Path], query: str, sku: str, delta: int
+) -> None:
+    assert _sent(shop, query) == [("adjust_stock", {"sku": sku, "quantity_delta": delta})]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SKU-77 재고 20개 추가",
+        "Add 20 units to stock of SKU-77",
+        "SKU-12 재고 5개 빼줘",
+        "SKU-77 재고 추가해줘",  # no count: the update of SKU-77, its change left missing
+    ],
+)
+def test_no_create_of_another_thing_is_planned_for_a_count_added(
+    shop: tuple[SchemaRouter, Path], query: str
+) -> None:
+    router, _ = shop
+    plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)), max_calls=1)
+    assert plan.route_ids == ("shop/mcp/adjust_stock",)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SKU-77 재고 20개 추가하지 마",
+        "SKU-12 재고 5개 빼지 마",
+        "SKU-77 재고 20개 추가할까?",
+        "SKU-77 재고 20개랑 30개 중에 뭐가 나아?",
+        "SKU-77 재고 추가해줘",  # no count: the change is left for the caller
+    ],
+)
+def test_no_count_is_sent_where_none_is_asked_or_it_is_unclear(
+    shop: tuple[SchemaRouter, Path], query: str
+) -> None:
+    assert not [call for call in _sent(shop, query) if call[0] == "adjust_stock"]
