@@ -30,6 +30,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
+from schemarouter.planning.date_ranges import date_range, day_word_date, written_dates
 from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value, timed_name
 from schemarouter.planning.empty_changes import ONE_OF
@@ -255,6 +256,9 @@ def _format_value(
     fmt = value_schema(parameter.json_schema).get("format")
     if fmt == "date":
         text = next((v.value for v in values if v.kind == "time.date"), None)
+        if text is None:  # "2026-12-31까지": a Korean particle on it
+            ones = {m.group(1) for m in written_dates(query)}
+            text = next(iter(ones)) if len(ones) == 1 else None
     elif fmt == "date-time":  # one written, or a span back from now ("in the last 2 hours")
         return time_value(parameter, value_schema(parameter.json_schema), query, change=change)
     elif fmt in ("uri", "url", "uuid"):  # not one its clause says not to ("not https://...")
@@ -292,6 +296,10 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     arguments = bind_parameters(route, values)
     arguments.update(named_thing_id(route, values, arguments))  # "thermostat T-1": device_id
     arguments.update(numbered_ids(route, values, arguments))  # "issue 5": issue_number
+    span = date_range(route, query)  # "2026-11-01 ~ 2026-11-30": start_date, end_date
+    for name, day in span.items():  # None: left open, several dates and no range
+        arguments.pop(name, None)
+        arguments.update({name: day} if day is not None else {})
     body = body_fields(route)
     filled: dict[str, Any] = {}
     if body is not None and body.parameter.name not in arguments:
@@ -302,6 +310,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         for p in route.endpoint.parameters
         if p.name not in arguments
         and p.name not in _ROUTER_PARAMETERS
+        and span.get(p.name, "") is not None
         and (body is None or p is not body.parameter)
     ]
     if body is not None and body.parameter.name not in arguments:
@@ -325,6 +334,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _enum_value(parameter, query, paired=paired, change=change),
             pair_value(parameter, query, route, clauses),  # "EUR to USD": base and quote
             _format_value(parameter, query, values, clauses, takers, change and timed == 1),
+            day_word_date(parameter, [p for p, _ in open_], query) if change else None,
             country_value(parameter, value_schema(parameter.json_schema), query),
             place_value(parameter, query, clauses),  # "to Lyon, FR", "in Dijon"
             phone_value(parameter, query, phones),

@@ -9,11 +9,15 @@ tests/mcp_servers/shop_server.py, which logs every call it receives).
   ``adjust_stock`` (its 추가, "add", read as a create), and "SKU-12 재고 5개 빼줘" planned
   ``get_stock`` (its 빼 read as a delete): a route that takes a signed count the request adds
   or takes away does that change, and sends it signed (20, -5).
+- "11월 매출 리포트 보여줘 2026-11-01 ~ 2026-11-30" sent the report twice, for (11-01, 11-01)
+  and (11-30, 11-01); "2026-12-01부터 2026-12-04까지" and a coupon's "2026-12-31까지" read no
+  date (the particle on it), and "내일까지 유효한 10% 쿠폰" left ``expires_on`` open.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +122,65 @@ def test_no_count_is_sent_where_none_is_asked_or_it_is_unclear(
     shop: tuple[SchemaRouter, Path], query: str
 ) -> None:
     assert not [call for call in _sent(shop, query) if call[0] == "adjust_stock"]
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [
+        ("11월 매출 리포트 보여줘 2026-11-01 ~ 2026-11-30", "2026-11-01", "2026-11-30"),
+        ("sales report 2026-12-01부터 2026-12-04까지 보여줘", "2026-12-01", "2026-12-04"),
+        ("매출 리포트 2026-12-01에서 2026-12-03까지", "2026-12-01", "2026-12-03"),
+        ("Show the sales report from 2026-12-01 to 2026-12-04", "2026-12-01", "2026-12-04"),
+    ],
+)
+def test_a_range_of_dates_fills_its_start_and_its_end(
+    shop: tuple[SchemaRouter, Path], query: str, start: str, end: str
+) -> None:
+    assert _sent(shop, query) == [
+        ("get_sales_report", {"start_date": start, "end_date": end}),
+    ]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "매출 리포트 2026-12-04 ~ 2026-12-01",  # its end before its start
+        "매출 리포트 2026-12-01, 2026-12-03, 2026-12-05",
+    ],
+)
+def test_dates_that_are_no_range_are_left_open(shop: tuple[SchemaRouter, Path], query: str) -> None:
+    assert _sent(shop, query) == []
+
+
+def _coupon(expires_on: str, percent: int | None, krw: int | None) -> tuple[str, dict[str, Any]]:
+    return (
+        "create_coupon",
+        {"expires_on": expires_on, "discount_percent": percent, "discount_krw": krw},
+    )
+
+
+def test_a_date_with_a_korean_particle_on_it_is_read(shop: tuple[SchemaRouter, Path]) -> None:
+    query = "5,000원 할인 쿠폰 만들어줘, 2026-12-31까지"
+    assert _sent(shop, query) == [_coupon("2026-12-31", None, 5000)]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "내일까지 유효한 10% 쿠폰 만들어줘",
+        "오늘 말고 내일까지 유효한 10% 쿠폰 만들어줘",
+        "Create a 10% coupon valid until tomorrow",
+    ],
+)
+def test_a_changes_one_date_takes_the_day_its_day_word_names(
+    shop: tuple[SchemaRouter, Path], query: str
+) -> None:
+    before = date.today()
+    sent = _sent(shop, query)
+    days = {(day + timedelta(days=1)).isoformat() for day in (before, date.today())}
+    assert len(sent) == 1 and sent[0][0] == "create_coupon"
+    assert sent[0][1]["expires_on"] in days and sent[0][1]["discount_percent"] == 10
+
+
+def test_two_day_words_name_no_date(shop: tuple[SchemaRouter, Path]) -> None:
+    assert _sent(shop, "오늘이나 내일까지 유효한 10% 쿠폰 만들어줘") == []
