@@ -69,10 +69,12 @@ from schemarouter.planning.place_names import place_value
 from schemarouter.planning.quantities import (
     KO_NUMBER,
     amounts,
+    currency_code,
     declared_quantity,
     korean_number,
     money_value,
     quantities,
+    sums,
 )
 from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
@@ -173,7 +175,8 @@ def _named_value(parameter: Parameter, query: str, clauses: Clauses | None = Non
 
 def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
     """A number the request writes with the unit ``parameter``'s name ends with ("a 3 kg
-    parcel" for ``weight_kg``), or, for the one open numeric parameter of a conversion
+    parcel" for ``weight_kg``; a currency's symbol or code before it too: "₩15000" for
+    ``amount_krw``, trial 19), or, for the one open numeric parameter of a conversion
     (:func:`_side`), with a value of the route's source or target enum ("convert 30 USD" for
     ``amount``), else with the unit its schema or description declares ("20 L/min" for
     ``flow_lpm`` "(unit: L/min)": :func:`~.quantities.declared_quantity`); the one such
@@ -184,6 +187,8 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
     found: list[str] = []
     if len(tail) == 2 and tail[1] in NAME_UNITS and unit_named_for(parameter, route, query):
         found = quantities(query, NAME_UNITS[tail[1]])
+        if code := currency_code(tail[1]):  # and "₩15000", "KRW 15000" for ``amount_krw``
+            found += [n for n, unit in sums(query) if currency_code(unit) == code]
     elif parameter.required:
         sides = [p for p in route.endpoint.parameters if _side(p) is not None]
         codes = {

@@ -12,6 +12,8 @@ tests/mcp_servers/shop_server.py, which logs every call it receives).
 - "11월 매출 리포트 보여줘 2026-11-01 ~ 2026-11-30" sent the report twice, for (11-01, 11-01)
   and (11-30, 11-01); "2026-12-01부터 2026-12-04까지" and a coupon's "2026-12-31까지" read no
   date (the particle on it), and "내일까지 유효한 10% 쿠폰" left ``expires_on`` open.
+- "O-1030 refund 해줘 ₩15000" left ``amount_krw`` open (only "15,000원", the unit after the
+  number, was read), so the partial refund asked was not sent.
 """
 
 from __future__ import annotations
@@ -184,3 +186,23 @@ def test_a_changes_one_date_takes_the_day_its_day_word_names(
 
 def test_two_day_words_name_no_date(shop: tuple[SchemaRouter, Path]) -> None:
     assert _sent(shop, "오늘이나 내일까지 유효한 10% 쿠폰 만들어줘") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "order", "amount"),
+    [
+        ("O-1030 refund 해줘 ₩15000", "O-1030", 15000),
+        ("주문 O-1024 ₩15,000 환불해줘", "O-1024", 15000),
+        ("Refund order O-1031 KRW 20000", "O-1031", 20000),
+        ("주문 O-1024 환불해줘 15,000원", "O-1024", 15000),
+        ("주문 O-1027 1만5천원 부분 환불해줘", "O-1027", 15000),
+    ],
+)
+def test_a_sum_in_the_currency_an_amount_is_named_for_is_read_either_side(
+    shop: tuple[SchemaRouter, Path], query: str, order: str, amount: int
+) -> None:
+    assert _sent(shop, query) == [("refund_order", {"order_id": order, "amount_krw": amount})]
+
+
+def test_a_sum_in_another_currency_fills_no_amount(shop: tuple[SchemaRouter, Path]) -> None:
+    assert _sent(shop, "Refund $20 of order O-1031") == []
