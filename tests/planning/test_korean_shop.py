@@ -206,3 +206,25 @@ def test_a_sum_in_the_currency_an_amount_is_named_for_is_read_either_side(
 
 def test_a_sum_in_another_currency_fills_no_amount(shop: tuple[SchemaRouter, Path]) -> None:
     assert _sent(shop, "Refund $20 of order O-1031") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "sent"),
+    [
+        (
+            "SKU-55 재고 12개 추가하고 고객 C-305에게 문자로 '재입고 되었습니다' 보내줘",
+            [
+                ("adjust_stock", {"sku": "SKU-55", "quantity_delta": 12}),
+                _notice("sms", "재입고 되었습니다"),
+            ],
+        ),
+        (
+            "고객 C-305에게 '확인하고 연락 주세요' 보내고 주문 O-1033 취소해줘",
+            [_notice("kakao", "확인하고 연락 주세요"), ("cancel_order", {"order_id": "O-1033"})],
+        ),
+    ],
+)
+def test_a_korean_and_inside_a_quote_joins_no_parts(
+    shop: tuple[SchemaRouter, Path], query: str, sent: list[tuple[str, dict[str, Any]]]
+) -> None:
+    assert _sent(shop, query) == sent
