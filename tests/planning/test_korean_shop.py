@@ -228,3 +228,31 @@ def test_a_korean_and_inside_a_quote_joins_no_parts(
     shop: tuple[SchemaRouter, Path], query: str, sent: list[tuple[str, dict[str, Any]]]
 ) -> None:
     assert _sent(shop, query) == sent
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "결제 완료된 주문 알려줘",
+        "paid 주문만 보여줘",
+        "Show me the paid orders",
+        "결제 완료된 주문만 보여줘",  # ranked the list above the get here already
+    ],
+)
+def test_a_list_by_what_the_request_states_before_a_get_it_gives_no_id_for(
+    shop: tuple[SchemaRouter, Path], query: str
+) -> None:
+    assert _sent(shop, query) == [("list_orders", {"status": "paid"})]
+
+
+@pytest.mark.parametrize(
+    ("query", "sent"),
+    [
+        ("O-1024 주문 상세 알려줘", [("get_order", {"order_id": "O-1024"})]),
+        ("주문 상세 알려줘", []),  # states nothing the list takes: the get, its id missing
+    ],
+)
+def test_a_get_stays_where_the_request_gives_its_id_or_states_nothing(
+    shop: tuple[SchemaRouter, Path], query: str, sent: list[tuple[str, dict[str, Any]]]
+) -> None:
+    assert _sent(shop, query) == sent
