@@ -41,8 +41,10 @@ _DATE = re.compile(
     r"(?<![\w-])((?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))(?![0-9A-Za-z_:]|-\d)"
 )
 #: What joins two dates into a range, between them (after the first's particle, if any).
+#: Possessive: a long run of blanks that joins nothing is read once, not back and forth (as
+#: first written, 3,000 blanks and a word between two dates took 28 s, 6,000 took 191 s).
 _JOINED = re.compile(
-    r"\s*(?:부터|에서)?\s*(?:~|〜|–|—|-|to|through|thru|until|till|and)?\s*",
+    r"\s*+(?:(?:부터|에서)\s*+)?(?:(?:~|〜|–|—|-|to|through|thru|until|till|and)\s*+)?",
     re.IGNORECASE,
 )
 _START = re.compile(r"(?:^|_)(?:start|from|since|after|begin|beginning)(?:_|$)", re.IGNORECASE)

@@ -24,10 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forking import in_child
 from mcp_serving import logged_calls, serving_mcp
 
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
+from schemarouter.planning.date_ranges import date_range
 
 
 @pytest.fixture(scope="module")
@@ -256,3 +258,13 @@ def test_a_get_stays_where_the_request_gives_its_id_or_states_nothing(
     shop: tuple[SchemaRouter, Path], query: str, sent: list[tuple[str, dict[str, Any]]]
 ) -> None:
     assert _sent(shop, query) == sent
+
+
+def test_blanks_between_two_dates_are_read_once(shop: tuple[SchemaRouter, Path]) -> None:
+    """What joins two dates was read back and forth over the blanks between them (as first
+    written, 6,000 blanks and a word took 191 s); a generous bound catches a blow-up."""
+    router, _ = shop
+    route = router.registry.snapshot().routes["shop/mcp/get_sales_report"]
+    query = "매출 리포트 2026-11-01" + " " * 60_000 + "x 2026-11-30"
+    answer, result = in_child(lambda: date_range(route, query))
+    assert (answer, result) == ("ok", {"start_date": None, "end_date": None})
