@@ -55,6 +55,7 @@ from schemarouter.planning.asked_things import asked_list_first, read_thing
 from schemarouter.planning.empty_changes import EDIT_VERBS
 from schemarouter.planning.keyed_routes import most_keyed_first
 from schemarouter.planning.links import created
+from schemarouter.planning.named_lookup import has_every
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.refusals import READ_DEPTH, planned_first, unquoted
 from schemarouter.planning.stated_values import stated_change_first
@@ -172,9 +173,10 @@ def runnable_list_first(
     """``eligible`` (best first), with the list of the things the best route reads one of
     first, where the request asks no change and names no id, the best is a read that needs
     an id the request leaves open, and that list (a read of the same provider among the
-    :data:`READ_DEPTH` best) needs nothing open and takes a value the request states (trial
-    19: "결제 완료된 주문만 보여줘" planned ``get_order`` with its ``order_id`` missing, where
-    ``list_orders(status="paid")`` ranked third)."""
+    :data:`READ_DEPTH` best, whose entries hold every field the lookup returns:
+    :func:`~.named_lookup.has_every`) needs nothing open and takes a value the request
+    states (trial 19: "결제 완료된 주문만 보여줘" planned ``get_order`` with its ``order_id``
+    missing, where ``list_orders(status="paid")`` ranked third)."""
     if not eligible or asked_verbs(query) or _codes(query):
         return list(eligible)
     if any(v.kind.startswith("identifier.") for v in values):
@@ -190,6 +192,11 @@ def runnable_list_first(
         if route.endpoint.effect is not Effect.READ or route.provider.id != top.provider.id:
             continue
         if read_thing(route) != read_thing(top):
+            continue
+        # its entries hold what the lookup returns (a page of fewer fields stands in for no
+        # lookup: test_page_sibling, trial X3)
+        names = {field.name for field in top.endpoint.output_fields}
+        if not has_every({field.name for field in route.endpoint.output_fields}, names):
             continue
         arguments = fill_arguments(route, query, values)
         if _given(arguments) and not missing_parameters(route, arguments):
