@@ -30,6 +30,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
+from schemarouter.planning.date_ranges import date_range, day_word_date, written_dates
 from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value, timed_name
 from schemarouter.planning.empty_changes import ONE_OF
@@ -70,16 +71,19 @@ from schemarouter.planning.place_names import place_value
 from schemarouter.planning.quantities import (
     KO_NUMBER,
     amounts,
+    currency_code,
     declared_quantity,
     korean_number,
     money_value,
     quantities,
+    sums,
 )
 from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.referred import referred_back
 from schemarouter.planning.set_numbers import number_before_name, set_number
 from schemarouter.planning.sided_ids import sided_id
+from schemarouter.planning.signed_counts import signed_count
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.stated_options import flag_value, listed_value
 from schemarouter.planning.stated_units import stated_value
@@ -175,7 +179,8 @@ def _named_value(parameter: Parameter, query: str, clauses: Clauses | None = Non
 
 def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
     """A number the request writes with the unit ``parameter``'s name ends with ("a 3 kg
-    parcel" for ``weight_kg``), or, for the one open numeric parameter of a conversion
+    parcel" for ``weight_kg``; a currency's symbol or code before it too: "₩15000" for
+    ``amount_krw``, trial 19), or, for the one open numeric parameter of a conversion
     (:func:`_side`), with a value of the route's source or target enum ("convert 30 USD" for
     ``amount``), else with the unit its schema or description declares ("20 L/min" for
     ``flow_lpm`` "(unit: L/min)": :func:`~.quantities.declared_quantity`); the one such
@@ -186,6 +191,8 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
     found: list[str] = []
     if len(tail) == 2 and tail[1] in NAME_UNITS and unit_named_for(parameter, route, query):
         found = quantities(query, NAME_UNITS[tail[1]])
+        if code := currency_code(tail[1]):  # and "₩15000", "KRW 15000" for ``amount_krw``
+            found += [n for n, unit in sums(query) if currency_code(unit) == code]
     elif parameter.required:
         sides = [p for p in route.endpoint.parameters if _side(p) is not None]
         codes = {
@@ -260,6 +267,9 @@ def _format_value(
     if fmt == "date":  # a change's as people write it too: "expires Jan 31 2027"
         text = next((v.value for v in values if v.kind == "time.date"), None)
         text = text or (written_value(parameter, query) if change else None)
+        if text is None:  # "2026-12-31까지": a Korean particle on it
+            ones = {m.group(1) for m in written_dates(query)}
+            text = next(iter(ones)) if len(ones) == 1 else None
     elif fmt == "time" and change:  # "at 6:30 pm", "오전 6시"
         text = written_value(parameter, query)
     elif fmt == "date-time":  # one written, or a span back from now ("in the last 2 hours")
@@ -301,6 +311,10 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     arguments = bind_parameters(route, values)
     arguments.update(named_thing_id(route, values, arguments))  # "thermostat T-1": device_id
     arguments.update(numbered_ids(route, values, arguments))  # "issue 5": issue_number
+    span = date_range(route, query)  # "2026-11-01 ~ 2026-11-30": start_date, end_date
+    for name, day in span.items():  # None: left open, several dates and no range
+        arguments.pop(name, None)
+        arguments.update({name: day} if day is not None else {})
     body = body_fields(route)
     filled: dict[str, Any] = {}
     if body is not None and body.parameter.name not in arguments:
@@ -311,6 +325,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         for p in route.endpoint.parameters
         if p.name not in arguments
         and p.name not in _ROUTER_PARAMETERS
+        and span.get(p.name, "") is not None
         and (body is None or p is not body.parameter)
     ]
     if body is not None and body.parameter.name not in arguments:
@@ -331,10 +346,12 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             filter_word_value(parameter, query, clauses, read=not change),
             target_value(parameter, query, clauses, change, route),
             created_value(parameter, route, query, clauses) if change else None,
+            signed_count(parameter, query) if change else None,  # "5개 빼줘": -5
             optimade_filter(parameter, query, values),
             _enum_value(parameter, query, paired=paired, change=change, entries=entries, own=own),
             pair_value(parameter, query, route, clauses),  # "EUR to USD": base and quote
             _format_value(parameter, query, values, clauses, takers, change, timed),
+            day_word_date(parameter, [p for p, _ in open_], query) if change else None,
             country_value(parameter, value_schema(parameter.json_schema), query),
             place_value(parameter, query, clauses),  # "to Lyon, FR", "in Dijon"
             phone_value(parameter, query, phones),

@@ -37,6 +37,7 @@ from schemarouter.planning.money_moves import is_transfer, moves_money, transfer
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.planning.route_verbs import creates_named, opens_with
+from schemarouter.planning.signed_counts import adjusts_count
 from schemarouter.planning.sub_resources import entry_route
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
@@ -237,6 +238,8 @@ def does_change(route: Route, verb: str, query: str = "") -> bool:
         return False
     if transfers_money(route, verb, query) or creates_named(route, verb):
         return True
+    if query and adjusts_count(route, query):  # "SKU-12 재고 5개 빼줘": adjust_stock
+        return True
     lead = next(iter(name_words(route.endpoint.name)), "")
     if verb_of_route(route) == verb and (verb not in _NOUN_VERBS or verb in verb_forms(lead)):
         return True
@@ -388,13 +391,19 @@ def asked_change_first(
     if doing is None:
         return _no_other_change(snapshot, eligible, verbs, warnings)
     # an update (which may make any change: "move" a device to a room) of the entry named
-    # stays before a route doing the verb to something else; a read or another change never
-    if takes is not None and _updates_named(top, takes) and not takes(snapshot.routes[doing]):
-        warnings.append(
-            f"the request asks to {verb}, and {doing} does, but takes none of the ids the "
-            f"request names: {eligible[0]}, an update that takes them, stays first"
-        )
-        return list(eligible)
+    # stays before a route doing the verb to something else, and is planned before a read of
+    # it ranked above ("Add 20 units to stock of SKU-77": ``adjust_stock``, not
+    # ``create_shipment``, trial 19); a read or another change never
+    if takes is not None and not takes(snapshot.routes[doing]):
+        routes = snapshot.routes
+        update = next((r for r in eligible[:READ_DEPTH] if _updates_named(routes[r], takes)), None)
+        if update is not None and (update == eligible[0] or top.endpoint.effect is Effect.READ):
+            where = "stays first" if update == eligible[0] else "is planned first"
+            warnings.append(
+                f"the request asks to {verb}, and {doing} does, but takes none of the ids the "
+                f"request names: {update}, an update that takes them, {where}"
+            )
+            return [update, *(r for r in eligible if r != update)]
     passed = eligible[: eligible.index(doing)]
     shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
     warnings.append(

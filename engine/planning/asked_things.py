@@ -33,7 +33,7 @@ from schemarouter.retrieval.identifiers import (
     stem,
 )
 
-__all__ = ["asked_list_first"]
+__all__ = ["asked_list_first", "read_thing"]
 
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -46,6 +46,10 @@ def _thing(route: Route) -> str:
         return stem(re.sub(r"[^a-z]", "", segments[-1].lower()))
     words = name_words(route.endpoint.name)
     return stem(words[-1]) if words else ""
+
+
+#: The stem of what a route reads (``get_order`` and ``list_orders``: "order").
+read_thing = _thing
 
 
 def _takes_id_of(route: Route, owner: str) -> bool:

@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from schemarouter.contracts import Parameter, Route
+from schemarouter.planning.refusals import unquoted
 from schemarouter.retrieval.actions import name_words, verb_of
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue, find_values
 from schemarouter.retrieval.clauses import KO_AGAINST
@@ -166,6 +167,9 @@ def enum_value(
     named = list(dict.fromkeys(option for option, _ in found))
     taken = side(parameter)
     if taken is None and not named:
+        glossed = _glossed_value(parameter, options, query)
+        if glossed is not None:
+            return glossed
         # a read's filter takes no verb's state ("List orders, then cancel O-3": trial Y1),
         # but the state a Korean word describes its entries by ("열려 있는 티켓": open)
         return _state_of_verb(options, query) if change else _korean_state(options, query)
@@ -192,6 +196,44 @@ def enum_value(
         return sources[0] if len(sources) == 1 else None
     others = [option for option in named if option not in targets]
     return others[0] if len(others) == 1 and len(targets) <= 1 else None
+
+
+#: A Korean particle a glossed word may carry ("문자로", "문자만"): nothing else may follow it
+#: in the word ("문자열", a string, is no text message).
+_PARTICLE = "으로|로|만|은|는|을|를|이|가|도"
+
+
+def _glosses(parameter: Parameter, options: list[Any]) -> dict[str, Any]:
+    """The words ``parameter``'s description glosses its enum values by, each written in
+    brackets right after its value ("kakao(카카오톡) 또는 sms(문자)", "sms (text message)"),
+    by the value; a word glossing two values glosses none."""
+    found: dict[str, list[Any]] = {}
+    for option in options:
+        if not isinstance(option, str) or not option:
+            continue
+        pattern = rf"(?<![\w-]){re.escape(option)}\s*[(（]([^()（）]{{1,40}})[)）]"
+        for m in re.finditer(pattern, parameter.description, re.IGNORECASE):
+            for word in re.split(r"\s*(?:,|/|;|\bor\b|또는)\s*", m.group(1)):
+                if len(word.strip()) >= 2:
+                    found.setdefault(word.strip().lower(), []).append(option)
+    return {w: vs[0] for w, vs in found.items() if len(set(vs)) == 1}
+
+
+def _glossed_value(parameter: Parameter, options: list[Any], query: str) -> Any:
+    """The one enum value the request names by the word ``parameter``'s description glosses
+    it by (:func:`_glosses`; trial 19: "고객 C-305에게 문자로 '...' 보내줘" sent the
+    ``channel`` default ``kakao`` where ``sms(문자)`` was asked), outside quoted text; one
+    refused right beside it ("카카오톡 말고 문자로") is not named. A Korean particle may follow
+    the word ("문자로"). ``None`` where the request names none, or several values."""
+    text = unquoted(query)
+    named: set[Any] = set()
+    refused: set[Any] = set()
+    for word, option in _glosses(parameter, options).items():
+        pattern = rf"(?<![\w-]){re.escape(word)}(?:{_PARTICLE})?(?![\w-])"
+        for m in re.finditer(pattern, text, re.IGNORECASE):
+            (refused if _refused_here(text, m) else named).add(option)
+    named -= refused
+    return next(iter(named)) if len(named) == 1 else None
 
 
 #: Korean words that describe an entry by its state (a verb's adnominal form), by the English

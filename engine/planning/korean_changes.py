@@ -19,14 +19,19 @@ KO_MORE = {
     "달": "create",
     "종료": "close",  # "티켓 종료해줘", "세션 종료": ends it, never a deletion
     "확정": "confirm",  # "예약 A-1002 확정해줘" (trial Z3)
+    "늘": "update",  # "재고 20개 늘려줘": raises a count (trial 19)
+    "줄": "update",  # "재고 5개 줄여줘": lowers it
 }
 #: A stem in one of its endings (forbidden where its word goes on to "-지 마" / "-지 말",
 #: :func:`more_korean_verbs`), or a noun before a form of 하다 or a request word, or ending
 #: its clause. 달 (attach) is no stem in a noun ending in it (배달 delivery, 전달, 도달, 발달,
 #: 조달, 통달, 수달), nor before 을 (달을: a month, the moon): "주문 O-1의 배달을 보여줘" (show
 #: order O-1's delivery) asked a create and sent ``POST /orders/O-1/delivery`` (review 17).
+#: 늘 and 줄 are stems only before 려 / 리 and 여 (늘려, 늘리고, 줄여: raise, lower; 줄 alone
+#: is a line, and 해줄래 a form of 주다).
 _FORMS = re.compile(
-    r"(닫(?=[아고기을읍])|(?<![배전도발조통수])달(?=[아고기]))[아고기을읍]"
+    r"(닫(?=[아고기을읍])|(?<![배전도발조통수])달(?=[아고기])|늘(?=[려리])|줄(?=여))"
+    r"[아고기을읍려리여]"
     r"|(할당|배정|재오픈|종료|확정)(?=\s?(?:좀\s?)?(?:해|하(?!지\s*(?:마|말))|할|합|시켜|부탁|요청|진행)"
     r"|\s*+[.?!~;,]*+\s*+$)"
 )

@@ -43,6 +43,7 @@ from schemarouter.contracts import Effect, Route
 from schemarouter.planning.arguments import fill_arguments, missing_parameters
 from schemarouter.planning.asked_changes import (
     asked_change_first,
+    asked_verbs,
     does_change,
     no_change_asked,
     no_refused_change,
@@ -50,10 +51,11 @@ from schemarouter.planning.asked_changes import (
     thing_first,
     things_blanked,
 )
-from schemarouter.planning.asked_things import asked_list_first
+from schemarouter.planning.asked_things import asked_list_first, read_thing
 from schemarouter.planning.empty_changes import EDIT_VERBS
 from schemarouter.planning.keyed_routes import most_keyed_first
 from schemarouter.planning.links import created
+from schemarouter.planning.named_lookup import has_every
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.refusals import READ_DEPTH, planned_first, unquoted
 from schemarouter.planning.stated_values import stated_change_first
@@ -72,7 +74,12 @@ from schemarouter.retrieval.actions import (
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.identifiers import needed_parameters, stem, things_of
 
-__all__ = ["asked_verb_first", "existing_thing_first", "no_unasked_destruction"]
+__all__ = [
+    "asked_verb_first",
+    "existing_thing_first",
+    "no_unasked_destruction",
+    "runnable_list_first",
+]
 
 #: An English word right before a Korean verbal ending ("create 해줘", "delete 해 주세요",
 #: "create 좀 해줘", "create 하기", "create 요청").
@@ -105,7 +112,9 @@ def asked_verb_first(
         # "refund of order O-1": the thing before its id is no verb here either
         blanked = things_blanked(read_as, values)
         eligible = no_change_asked(blanked, snapshot, eligible, warnings, thing_first=opens)
-    named = {v.value for v in values if v.kind.startswith("identifier.")}
+    # an id the analysis reads, or a code no kind names that a parameter's pattern takes
+    # ("SKU-77 재고 20개 추가": sku of adjust_stock; trial 19)
+    named = {v.value for v in values if v.kind.startswith("identifier.")} | _codes(query)
 
     def takes(route: Route) -> bool:  # one of the ids the request names
         return bool(_given(fill_arguments(route, query, values)) & named)
@@ -119,6 +128,7 @@ def asked_verb_first(
     eligible = most_keyed_first(query, snapshot, eligible, warnings)  # "the x flag in project y"
     eligible = no_opposite_change(query, snapshot, eligible, warnings)
     eligible = asked_list_first(query, snapshot, eligible, values, warnings)
+    eligible = runnable_list_first(query, snapshot, eligible, values, warnings)  # "주문만"
     eligible = stated_change_first(query, snapshot, eligible, warnings, takes)  # "12 lb now"
     eligible = entry_itself_first(query, snapshot, eligible, warnings)  # not its /trash
     words = {m.group(1).lower() for m in _MIXED.finditer(query)}
@@ -145,6 +155,61 @@ def asked_verb_first(
         f"planned before {', '.join(passed)}, ranked above it"
     )
     return [doing[0], *(r for r in eligible if r != doing[0])]
+
+
+#: A code a request writes: letters and a digit, joined by ``-`` / ``_`` ("SKU-77", "ORD_9"),
+#: a Korean particle after it left off ("SKU-77의").
+_CODE = re.compile(r"(?<![\w\-.:/])(?=[\w\-]*\d)(?=[\w\-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_\-]*")
+
+
+def _codes(query: str) -> set[str]:
+    """The codes (:data:`_CODE`) ``query`` writes outside quotes."""
+    return {m.group(0).rstrip("-_") for m in _CODE.finditer(unquoted(query))}
+
+
+def runnable_list_first(
+    query: str,
+    snapshot: RegistrySnapshot,
+    eligible: Sequence[str],
+    values: Sequence[BoundValue],
+    warnings: list[str],
+) -> list[str]:
+    """``eligible`` (best first), with the list of the things the best route reads one of
+    first, where the request asks no change and names no id, the best is a read that needs
+    an id the request leaves open, and that list (a read of the same provider among the
+    :data:`READ_DEPTH` best, whose entries hold every field the lookup returns:
+    :func:`~.named_lookup.has_every`) needs nothing open and takes a value the request
+    states (trial 19: "결제 완료된 주문만 보여줘" planned ``get_order`` with its ``order_id``
+    missing, where ``list_orders(status="paid")`` ranked third)."""
+    if not eligible or asked_verbs(query) or _codes(query):
+        return list(eligible)
+    if any(v.kind.startswith("identifier.") for v in values):
+        return list(eligible)
+    routes = snapshot.routes
+    top = routes[eligible[0]]
+    if top.endpoint.effect is not Effect.READ:
+        return list(eligible)
+    if not missing_parameters(top, fill_arguments(top, query, values)):
+        return list(eligible)
+    for route_id in eligible[1:READ_DEPTH]:
+        route = routes[route_id]
+        if route.endpoint.effect is not Effect.READ or route.provider.id != top.provider.id:
+            continue
+        if read_thing(route) != read_thing(top):
+            continue
+        # its entries hold what the lookup returns (a page of fewer fields stands in for no
+        # lookup: test_page_sibling, trial X3)
+        names = {field.name for field in top.endpoint.output_fields}
+        if not has_every({field.name for field in route.endpoint.output_fields}, names):
+            continue
+        arguments = fill_arguments(route, query, values)
+        if _given(arguments) and not missing_parameters(route, arguments):
+            why = (
+                f"{eligible[0]} needs an id the request does not give; {route_id}, which lists "
+                "them by what the request states,"
+            )
+            return planned_first(eligible, route_id, warnings, why)
+    return list(eligible)
 
 
 def _things(snapshot: RegistrySnapshot) -> frozenset[str]:

@@ -63,6 +63,8 @@ def each_of_several(
                     break
                 if other in planned or not valid(other) or not wanted(other):
                     continue
+                if other in step.arguments.values():  # the other end of a range, taken
+                    continue
                 arguments = {**step.arguments, parameter.name: other}
                 steps.append(step.model_copy(update={"arguments": arguments}))
                 added.append(other)

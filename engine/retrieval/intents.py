@@ -226,10 +226,21 @@ def _korean_clauses(text: str, words: int) -> list[str]:
     filtered out and the plan was empty, where the English request split."""
     if text.isascii():
         return [text]
+    # never inside a quote: "... 문자로 '재입고 되었습니다' 보내줘" (재입고, a restock) was
+    # cut there, its last piece too short, and the whole request read as one part (trial 19)
+    spans = _quoted(text)
+    starts = [a for a, _ in spans]
+
+    def quoted(at: int) -> bool:
+        inside = bisect.bisect_right(starts, at) - 1  # spans are apart, in order
+        return inside >= 0 and at < spans[inside][1]
+
     cuts = [
         m.end(1)
         for m in _KO_GO.finditer(text)
-        if m.group(1) not in _KO_GO_NOUNS and not m.group(1).endswith(_KO_NOT)
+        if m.group(1) not in _KO_GO_NOUNS
+        and not m.group(1).endswith(_KO_NOT)
+        and not quoted(m.start(1))
     ]
     if not cuts:
         return [text]

@@ -1,0 +1,121 @@
+"""Calendar dates a request writes for a route's ``date`` parameters: a range's two ends, a
+date with a Korean particle on it, and a change's one date by its day word.
+
+Trial 19 (a Seoul shop's sales report, ``get_sales_report(start_date, end_date)``, and its
+coupons, ``create_coupon(expires_on, ...)``):
+
+- "11월 매출 리포트 보여줘 2026-11-01 ~ 2026-11-30" bound the first date to both parameters,
+  then planned the report again for "the other id", sending ``(2026-11-01, 2026-11-01)`` and
+  ``(2026-11-30, 2026-11-01)``. :func:`date_range`: where a route takes one date that starts
+  a span and one that ends it (by name: ``start_date`` / ``end_date``, ``from`` / ``to``,
+  ``since`` / ``until``, ``*_after`` / ``*_before``) and the request writes two dates joined as
+  a range ("A ~ B", "A - B", "A to B", "from A to B", "between A and B", "A부터 B까지", "A에서
+  B"), the earlier-written is the start and the later the end; neither where the end is
+  before the start, or more dates, or two not joined so, are written (left open, not the first
+  date for both).
+- "sales report 2026-12-01부터 2026-12-04까지" and "2026-12-31까지" read no date at all: a
+  Korean particle written onto it (부터, 까지, 에, 로) hid it from the word boundary the
+  analysis reads dates by. :func:`written_dates` reads them with one.
+- "내일까지 유효한 10% 쿠폰 만들어줘" left ``expires_on`` open: :func:`day_word_date` gives a
+  change's one date parameter the day a day word names (today / 오늘, tomorrow / 내일, the day
+  after tomorrow / 모레), in the local calendar of the process, where the request writes one
+  such word and no date; never for a read, whose date may bound a search.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import date, timedelta
+
+from schemarouter.contracts import Parameter, Route
+from schemarouter.planning.named_values import valid
+from schemarouter.planning.refusals import unquoted
+from schemarouter.retrieval.clauses import clauses_of
+from schemarouter.retrieval.values import value_schema
+
+__all__ = ["date_range", "day_word_date", "written_dates"]
+
+#: A calendar date, a Korean particle (any Hangul) allowed right after it.
+_DATE = re.compile(
+    r"(?<![\w-])((?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))(?![0-9A-Za-z_:]|-\d)"
+)
+#: What joins two dates into a range, between them (after the first's particle, if any).
+#: Possessive: a long run of blanks that joins nothing is read once, not back and forth (as
+#: first written, 3,000 blanks and a word between two dates took 28 s, 6,000 took 191 s).
+_JOINED = re.compile(
+    r"\s*+(?:(?:부터|에서)\s*+)?(?:(?:~|〜|–|—|-|to|through|thru|until|till|and)\s*+)?",
+    re.IGNORECASE,
+)
+_START = re.compile(r"(?:^|_)(?:start|from|since|after|begin|beginning)(?:_|$)", re.IGNORECASE)
+_END = re.compile(r"(?:^|_)(?:end|to|until|till|before)(?:_|$)", re.IGNORECASE)
+#: A day word and its distance from today.
+_DAYS = (
+    (re.compile(r"\bday\s+after\s+tomorrow\b|모레", re.IGNORECASE), 2),
+    (re.compile(r"\btomorrow\b|내일", re.IGNORECASE), 1),
+    (re.compile(r"\btoday\b|오늘", re.IGNORECASE), 0),
+)
+
+
+def _takes_date(parameter: Parameter) -> bool:
+    return value_schema(parameter.json_schema).get("format") == "date"
+
+
+def written_dates(query: str) -> list[re.Match[str]]:
+    """The calendar dates ``query`` writes outside quotes, in order, but for those its clause
+    says not to use ("not 2026-12-01"); a Korean particle may follow each."""
+    text = unquoted(query)
+    clauses = clauses_of(text)
+    return [m for m in _DATE.finditer(text) if not clauses.against(m)]
+
+
+def date_range(route: Route, query: str) -> dict[str, str | None]:
+    """The start and end of the one range of dates ``query`` writes, by the names of
+    ``route``'s one start and one end ``date`` parameter (module docstring); both ``None``
+    (to leave open) where the request writes several dates that are no such range (a date
+    bound to both by its kind would send a one-day span, then the other date as another
+    call's start); ``{}`` where the route takes no such pair or one date or none is written."""
+    dated = [p for p in route.endpoint.parameters if _takes_date(p)]
+    starts = [p for p in dated if _START.search(p.name) and not _END.search(p.name)]
+    ends = [p for p in dated if _END.search(p.name) and not _START.search(p.name)]
+    if len(starts) != 1 or len(ends) != 1:
+        return {}
+    found = written_dates(query)
+    if len({m.group(1) for m in found}) < 2:
+        return {}
+    unclear: dict[str, str | None] = {starts[0].name: None, ends[0].name: None}
+    if len(found) != 2:
+        return unclear
+    first, second = found
+    between = unquoted(query)[first.end() : second.start()]
+    if not between.strip() or not _JOINED.fullmatch(between):
+        return unclear
+    start, end = first.group(1), second.group(1)
+    if end < start or not (valid(starts[0], start) and valid(ends[0], end)):
+        return unclear
+    return {starts[0].name: start, ends[0].name: end}
+
+
+def day_word_date(
+    parameter: Parameter,
+    open_: Sequence[Parameter],
+    query: str,
+    today: Callable[[], date] = date.today,
+) -> str | None:
+    """The day a day word of ``query`` names, for ``parameter``, a change's one open ``date``
+    parameter (``open_``: the change's parameters still open), where the request writes one
+    day word and no date (module docstring); else ``None``."""
+    if not _takes_date(parameter) or sum(map(_takes_date, open_)) != 1 or written_dates(query):
+        return None
+    text = unquoted(query)
+    clauses = clauses_of(text)
+    days, taken = set(), text
+    for pattern, ahead in _DAYS:  # "the day after tomorrow" is no "tomorrow" too
+        for m in pattern.finditer(taken):
+            if not clauses.against(m):
+                days.add(ahead)
+        taken = pattern.sub(lambda m: " " * len(m.group(0)), taken)
+    if len(days) != 1:
+        return None
+    value = (today() + timedelta(days=days.pop())).isoformat()
+    return value if valid(parameter, value) else None

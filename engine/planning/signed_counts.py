@@ -1,0 +1,106 @@
+"""A change's signed quantity: the count a request adds to, or takes from, a stock.
+
+A route that adjusts a count up or down takes one signed integer (``adjust_stock(sku,
+quantity_delta)``, "더할 수량 (+), 뺄 수량은 음수 (-)"), and no rule read one: "SKU-77 재고 20개
+추가" and "Add 20 units to stock of SKU-77" left it open, and "SKU-12 재고 5개 빼줘" has to
+send -5, never 5 (trial 19, a Seoul shop's stdio MCP server).
+
+:func:`signed_count` fills such a parameter of a change (an integer named as a difference,
+``*_delta``, ``delta``, ``adjustment``, ``change_by``, ``increment``, or one whose description
+says a negative value takes away: "negative to remove", "음수", "(-)", "+/-") with the one
+count the request writes: a number with a counting word ("20개", "5 units", "3 pcs", "2박스")
+or with its own sign ("+20", "-5"). Its sign is the one written, else the request's one
+direction: adding words ("add", "increase", "restock", 추가, 더해, 늘려, 입고, 넣어) give the
+count as it is, taking words ("remove", "subtract", "deduct", "decrease", "take", 빼, 줄여,
+차감, 출고, 감소) its negative; none where both or neither are written, where two counts are
+written, or where the clause says not to use the count. A sum of money ("5,000원") is no count.
+A route that takes such a count does the change asked by those words (:func:`adjusts_count`),
+whatever else they name ("빼" deletes an entry, "add" creates one): planning puts it before a
+read, or a create of another thing, ranked above it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemarouter.contracts import Effect, Parameter, Route
+from schemarouter.planning.named_values import valid
+from schemarouter.planning.refusals import unquoted
+from schemarouter.retrieval.clauses import clauses_of
+from schemarouter.retrieval.values import value_schema
+
+__all__ = ["adjusts_count", "signed_count"]
+
+_DIFFERENCE_NAME = re.compile(
+    r"(?:^|_)(?:delta|adjustment|increment|change_by|diff|difference)(?:_|$)", re.IGNORECASE
+)
+_NEGATIVE_SAID = re.compile(
+    r"\bnegative\b|\bminus\b|음수|\(\s*-\s*\)|\+\s*/\s*-|±|subtracts?\b|removes?\b", re.IGNORECASE
+)
+#: A count: a number and a counting word after it, or a number with its own sign.
+_COUNT = re.compile(
+    r"(?<![\w.,+-])(?:([+-])\s?)?(\d{1,6})(?![\d.,])\s*"
+    r"(개|장|벌|박스|상자|병|권|켤레|팩|units?\b|pcs\b|pieces?\b|items?\b|ea\b)?",
+    re.IGNORECASE,
+)
+_ADDS = re.compile(
+    r"\b(?:add(?:s|ed|ing)?|increase[sd]?|increasing|restock(?:ed|ing)?|top\s+up)\b"
+    r"|추가|더해|더하|늘려|늘리|입고|넣어|채워",
+    re.IGNORECASE,
+)
+_TAKES = re.compile(
+    r"\b(?:remove[sd]?|removing|subtract(?:s|ed|ing)?|deduct(?:s|ed|ing)?|decrease[sd]?|"
+    r"decreasing|take\s+(?:out|off|away)|takes\s+(?:out|off|away)|write\s+off)\b"
+    r"|빼|줄여|줄이|차감|출고|감소",
+    re.IGNORECASE,
+)
+
+
+def _signed(parameter: Parameter) -> bool:
+    """Whether ``parameter`` is an integer that takes a difference, up or down."""
+    if value_schema(parameter.json_schema).get("type") != "integer":
+        return False
+    return bool(
+        _DIFFERENCE_NAME.search(parameter.name) or _NEGATIVE_SAID.search(parameter.description)
+    )
+
+
+def signed_count(parameter: Parameter, query: str) -> int | None:
+    """The signed count the request adds or takes away, for ``parameter`` where it takes one
+    (module docstring); else ``None``."""
+    if not _signed(parameter):
+        return None
+    text = unquoted(query)
+    clauses = clauses_of(text)
+    counts = [
+        m
+        for m in _COUNT.finditer(text)
+        if (m.group(1) or m.group(3)) and not clauses.against(m) and not _money(text, m)
+    ]
+    if len(counts) != 1:
+        return None
+    count = counts[0]
+    number = int(count.group(2))
+    if count.group(1):
+        value = -number if count.group(1) == "-" else number
+    else:
+        adds, takes = bool(_ADDS.search(text)), bool(_TAKES.search(text))
+        if adds == takes:
+            return None
+        value = number if adds else -number
+    return value if valid(parameter, value) else None
+
+
+def adjusts_count(route: Route, query: str) -> bool:
+    """Whether ``route``, a change, does what ``query`` asks by adding or taking away a count:
+    it takes a signed count (:func:`signed_count`) that the request fills ("SKU-12 재고 5개
+    빼줘" asks ``adjust_stock``, though 빼 deletes where it takes an entry away)."""
+    if route.endpoint.effect is Effect.READ:
+        return False
+    return any(signed_count(p, query) is not None for p in route.endpoint.parameters)
+
+
+def _money(text: str, count: re.Match[str]) -> bool:
+    """Whether the number of ``count`` is a sum of money ("5,000원", "₩500", "$5")."""
+    before = text[max(0, count.start() - 1) : count.start()]
+    return before in {"₩", "$", "€", "£", "¥"} or text[count.end(2) :].lstrip().startswith("원")
