@@ -30,7 +30,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
-from schemarouter.planning.date_ranges import date_range, day_word_date, written_dates
+from schemarouter.planning.date_ranges import date_range, written_dates
 from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value, timed_name
 from schemarouter.planning.empty_changes import ONE_OF
@@ -351,7 +351,6 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _enum_value(parameter, query, paired=paired, change=change, entries=entries, own=own),
             pair_value(parameter, query, route, clauses),  # "EUR to USD": base and quote
             _format_value(parameter, query, values, clauses, takers, change, timed),
-            day_word_date(parameter, [p for p, _ in open_], query) if change else None,
             country_value(parameter, value_schema(parameter.json_schema), query),
             place_value(parameter, query, clauses),  # "to Lyon, FR", "in Dijon"
             phone_value(parameter, query, phones),

@@ -16,17 +16,14 @@ coupons, ``create_coupon(expires_on, ...)``):
 - "sales report 2026-12-01부터 2026-12-04까지" and "2026-12-31까지" read no date at all: a
   Korean particle written onto it (부터, 까지, 에, 로) hid it from the word boundary the
   analysis reads dates by. :func:`written_dates` reads them with one.
-- "내일까지 유효한 10% 쿠폰 만들어줘" left ``expires_on`` open: :func:`day_word_date` gives a
-  change's one date parameter the day a day word names (today / 오늘, tomorrow / 내일, the day
-  after tomorrow / 모레), in the local calendar of the process, where the request writes one
-  such word and no date; never for a read, whose date may bound a search.
+- "내일까지 유효한 10% 쿠폰 만들어줘" left ``expires_on`` open: a day word with a particle on it
+  is read by :mod:`.written_times` (in ``PlanRequest.timezone``, against ``PlanRequest.now``),
+  which reads every date a change writes as people write it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from datetime import date, timedelta
 
 from schemarouter.contracts import Parameter, Route
 from schemarouter.planning.named_values import valid
@@ -34,7 +31,7 @@ from schemarouter.planning.refusals import unquoted
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["date_range", "day_word_date", "written_dates"]
+__all__ = ["date_range", "written_dates"]
 
 #: A calendar date, a Korean particle (any Hangul) allowed right after it.
 _DATE = re.compile(
@@ -49,14 +46,9 @@ _JOINED = re.compile(
 )
 _START = re.compile(r"(?:^|_)(?:start|from|since|after|begin|beginning)(?:_|$)", re.IGNORECASE)
 _END = re.compile(r"(?:^|_)(?:end|to|until|till|before)(?:_|$)", re.IGNORECASE)
+
+
 #: A day word and its distance from today.
-_DAYS = (
-    (re.compile(r"\bday\s+after\s+tomorrow\b|모레", re.IGNORECASE), 2),
-    (re.compile(r"\btomorrow\b|내일", re.IGNORECASE), 1),
-    (re.compile(r"\btoday\b|오늘", re.IGNORECASE), 0),
-)
-
-
 def _takes_date(parameter: Parameter) -> bool:
     return value_schema(parameter.json_schema).get("format") == "date"
 
@@ -94,28 +86,3 @@ def date_range(route: Route, query: str) -> dict[str, str | None]:
     if end < start or not (valid(starts[0], start) and valid(ends[0], end)):
         return unclear
     return {starts[0].name: start, ends[0].name: end}
-
-
-def day_word_date(
-    parameter: Parameter,
-    open_: Sequence[Parameter],
-    query: str,
-    today: Callable[[], date] = date.today,
-) -> str | None:
-    """The day a day word of ``query`` names, for ``parameter``, a change's one open ``date``
-    parameter (``open_``: the change's parameters still open), where the request writes one
-    day word and no date (module docstring); else ``None``."""
-    if not _takes_date(parameter) or sum(map(_takes_date, open_)) != 1 or written_dates(query):
-        return None
-    text = unquoted(query)
-    clauses = clauses_of(text)
-    days, taken = set(), text
-    for pattern, ahead in _DAYS:  # "the day after tomorrow" is no "tomorrow" too
-        for m in pattern.finditer(taken):
-            if not clauses.against(m):
-                days.add(ahead)
-        taken = pattern.sub(lambda m: " " * len(m.group(0)), taken)
-    if len(days) != 1:
-        return None
-    value = (today() + timedelta(days=days.pop())).isoformat()
-    return value if valid(parameter, value) else None

@@ -66,7 +66,8 @@ _DATES = (
     re.compile(rf"\b{_DAY}\s*+(?:of\s++)?{_MONTH}{_YEAR}", re.IGNORECASE),
     re.compile(
         r"(?:\b(?P<rel>today|tomorrow|(?:the\s++)?day\s++after\s++tomorrow)\b"
-        r"|(?<![가-힣])(?P<korel>오늘|내일모레|내일|모레)(?![가-힣]))(?!['’]s)",
+        r"|(?<![가-힣])(?P<korel>오늘|내일모레|내일|모레)"
+        r"(?=(?:까지|부터|에는|에|으로|로|의|은|는|도|만|이나|이랑|하고)?(?![가-힣])))(?!['’]s)",
         re.IGNORECASE,
     ),
     re.compile(

@@ -183,6 +183,23 @@ def test_a_date_parameter_takes_the_date(router: SchemaRouter, said: str, expire
 
 
 @pytest.mark.parametrize(
+    ("said", "zone", "expires"),
+    [
+        # a day word with a particle on it, read in the request's zone: trial 19's own
+        # reading of it took the process's calendar (Saturday 18:00 UTC is Sunday in Seoul)
+        ("내일까지 유효한 쿠폰 SAVE10 만들어줘", "Asia/Seoul", "2026-12-07"),
+        ("내일까지 유효한 쿠폰 SAVE10 만들어줘", "Europe/Berlin", "2026-12-06"),
+        ("모레부터 유효한 쿠폰 SAVE10 만들어줘", "Asia/Seoul", "2026-12-08"),
+    ],
+)
+def test_a_korean_day_word_with_its_particle_is_read_in_the_zone(
+    router: SchemaRouter, said: str, zone: str, expires: str
+) -> None:
+    body, _ = _body_of(router, said, "create_coupon", zone)
+    assert body["expires_on"] == expires
+
+
+@pytest.mark.parametrize(
     ("said", "zone", "alarm"),
     [("at 6:30 pm", "", "18:30:00"), ("at 06:00", "Asia/Seoul", "06:00:00+09:00")],
 )
