@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from schemarouter.contracts import Effect
 from schemarouter.planning.page_size import flat_name
@@ -41,12 +42,23 @@ def numbered(query: str, thing: str, value: str) -> bool:
     """Whether ``query`` gives ``value`` (digits) as the number of one ``thing`` (its stem):
     "order number 10042", "order #10043", "order no. 10041"; not "orders number ...", which
     names several."""
-    pattern = rf"\b([A-Za-z]+)\s+{NUMBER_WORDS}{re.escape(value)}(?![\w-])"
-    for m in re.finditer(pattern, query, re.I):
-        word = m.group(1)
-        if stem(word) == thing and not is_plural(word):
-            return True
-    return False
+    return any(
+        stem(word) == thing and not is_plural(word) for word in _numbered(query).get(value, ())
+    )
+
+
+_NUMBERED = re.compile(rf"\b([A-Za-z]+)\s+{NUMBER_WORDS}(\d+)(?![\w-])", re.I)
+
+
+@lru_cache(maxsize=32)
+def _numbered(query: str) -> dict[str, tuple[str, ...]]:
+    """The words each number of ``query`` is written after with a number word, read once per
+    request: a pattern per value read the whole request again for each (2,400 ids of Box's
+    numeric kind in a request of 62,000 characters: 14 s of a 21 s plan)."""
+    found: dict[str, list[str]] = {}
+    for m in _NUMBERED.finditer(query):
+        found.setdefault(m.group(2), []).append(m.group(1))
+    return {value: tuple(words) for value, words in found.items()}
 
 
 def by_number(

@@ -152,6 +152,9 @@ REQUESTS = {
     # each number after the one set looked for "not" before it from the request's start
     # (set_numbers._said_again: 4,000 "by 9 °F" 4.9 s, 2,000 1.4 s)
     "12,000 numbers after a set one": "set thermostat T-1 to 20 degrees " + "by 9 °F " * 12_000,
+    # each id written as a thing's number read the request again (numbers.numbered: 4,000
+    # "refund order #N" 5.5 s, 2,000 1.7 s; trial 18's Box requests, whose ids are numbers)
+    "10,000 numbered orders": " ".join(f"refund order #{10_000 + i}" for i in range(10_000)),
 }
 
 
