@@ -30,6 +30,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
+from schemarouter.planning.described_ids import described_notes, not_describing
 from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value, timed_name
 from schemarouter.planning.empty_changes import ONE_OF
@@ -490,7 +491,12 @@ def unused_values(
     "formula" written as an acronym is ("SKU", "CPU": capitals only, one-letter elements),
     far likelier an acronym there; "Fe2O3" is still said (a table of every material's band
     gap answers for others)."""
-    out: dict[str, None] = {}
+
+    def stepped(value: str) -> bool:
+        return any(holds(list(step.values()), value) for step in arguments)
+
+    out = dict.fromkeys(described_notes(values, query, stepped))  # "the account AC-9 opened"
+    values = not_describing(values, query)
     for amount in amounts(query):
         minor = str(Decimal(amount) * 100)  # "$12.50" carried as 1250 cents (.asked_amounts)
         if not any(holds(list(step.values()), amount) for step in arguments) and not any(

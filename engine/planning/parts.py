@@ -23,6 +23,7 @@ from typing import Any, Protocol, Self, TypeVar
 from schemarouter.contracts import Effect
 from schemarouter.planning.arguments import fill_arguments
 from schemarouter.planning.asked_changes import asked_verbs, does_change
+from schemarouter.planning.message_text import unsaid
 from schemarouter.planning.refusals import QUOTED
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words, verb_forms
@@ -257,6 +258,39 @@ def top_part(
     if verbs and not named and not any(does_change(route, verb, text) for verb in verbs):
         return owned, ""
     return owned, text
+
+
+def unasked_top(
+    snapshot: RegistrySnapshot,
+    top: str,
+    parts: Sequence[tuple[str, ...]],
+    query: str,
+    warnings: list[str],
+) -> str | None:
+    """The best route of the request's first part, where the request's best ``top`` is a
+    change that is no part's best and does none of the changes the request asks, nor is
+    named by its verb: "notify customer CU-3 that card CD-1 was blocked, and freeze account
+    AC-1" ranks ``block_card`` first for what the message says (its card an id that
+    describes: :mod:`.described_ids`), and planned it, with its card missing, before the
+    notification and the freeze asked, so nothing was sent; ``None`` where ``top`` stays.
+    ``warnings`` gets the note that says so."""
+    route = snapshot.routes[top]
+    verbs = asked_verbs(query)
+    if route.endpoint.effect is Effect.READ or not verbs or any(p[1] == top for p in parts):
+        return None
+    lead = next(iter(name_words(route.endpoint.name)), "")
+    if any(lead in verb_forms(w) for w in re.findall(r"[A-Za-z]+", unsaid(query))):
+        return None
+    if any(does_change(route, verb, query) for verb in verbs):
+        return None
+    first = next((p[1] for p in parts if p[1] in snapshot.routes), None)
+    if first is not None:
+        warnings.append(
+            f"the request asks to {' and '.join(sorted(verbs))}, and {top}, ranked first, does "
+            f"another change no part of it asks: {first}, the first part's best, is planned "
+            "in its place"
+        )
+    return first
 
 
 def own_part(

@@ -60,6 +60,7 @@ from schemarouter.planning.parts import (
     plan_parts,
     served_part_note,
     top_part,
+    unasked_top,
 )
 from schemarouter.planning.projection import (
     ProjectionMode,
@@ -362,6 +363,7 @@ def plan_routes(
                 # the part the best route serves is planned by it, from its words (trial P §7)
                 each = [*parts, *part_misses]  # or by its own best (parts.named_ids_route)
                 top = named_ids_route(snapshot, top, served_by, each, values, request, ok, warnings)
+                top = unasked_top(snapshot, top, parts, request.query, warnings) or top
                 owned, mine = top_part(snapshot, top, served_by, each)
                 hits = (field_hits or {}).get(top, ())
                 step = _open_step(snapshot, top, *own_part(request, values, mine, best=True), hits)
