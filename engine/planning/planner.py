@@ -57,6 +57,7 @@ from schemarouter.planning.parts import (
     one_call_parts_note,
     open_parts,
     own_part,
+    parts_after,
     plan_parts,
     served_part_note,
     top_part,
@@ -370,7 +371,7 @@ def plan_routes(
                 before = len(warnings)  # the chains' notes follow this step's own
                 steps = chained([step])
                 notes, drop = served_part_note(owned, top, each, snapshot)
-                other_parts = [(t, r) for t, r in parts if r != top and (t != owned or not drop)]
+                other_parts = parts_after(snapshot, request.query, parts, top, owned, drop)
                 coming = [r for _, r in other_parts]
                 warnings.extend(notes)
                 part_misses = [m for m in part_misses if m[0] != owned]
