@@ -382,9 +382,10 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         and not (names_identifier(text[0][0].name) and re.search(r"\s", quoted[0]))
     ):
         (filled if text[0][1] else arguments)[text[0][0].name] = quoted[0]
-    elif len(text) == 1 and not names_identifier(text[0][0].name):  # "notify C-1 that ..."
-        said = said_text(text[0][0], query, route, taken)
-        (filled if text[0][1] else arguments).update({text[0][0].name: said} if said else {})
+    elif len(told := [t for t in text if not names_identifier(t[0].name)]) == 1:
+        # "notify C-1 that ...", "note: rolled back checkout" (its deployment's id open)
+        said = said_text(told[0][0], query, route, taken)
+        (filled if told[0][1] else arguments).update({told[0][0].name: said} if said else {})
     again = {v.value for v in referred}
     arguments = _sendable(route, query, arguments, route.endpoint.parameters, again)
     filled = _sendable(route, query, filled, body.properties if body else ())

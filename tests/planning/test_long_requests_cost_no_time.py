@@ -111,6 +111,9 @@ REQUESTS = {
     # message whether a change of its own follows
     "10,000 quotes with an 'and' in each": "notify customer C-1 " + "'a and b' " * 10_000,
     "8,000 ', and' in a message": "notify customer C-1 that x" + ", and freeze" * 8_000,
+    # helper wrongdebit: where a message ends read a run of blanks from each of its places
+    # (16,000 blanks 4.6 s of CPU, 60,000 over a minute)
+    "60,000 blanks in a message": "notify customer C-1 that x" + " " * 60_000 + "y",
 }
 
 
