@@ -12,7 +12,8 @@ describe something else says which thing is meant, not what the change takes:
   a sentence's stop, the end of the request): a clause with no end before another side's
   words reads on, so "to account AC-2 which AC-9 funded from AC-1" fills no source (which
   account the clause ends on cannot be told; nothing is guessed);
-- parentheses holding more than an id ("to account AC-2 (opened from AC-9)");
+- parentheses holding more than one token ("to account AC-2 (opened from AC-9)"; "(AC-2)",
+  "(GaN)" give their own);
 - a comparison: "like AC-9", "such as", "similar to", "unlike", "the same account as AC-9",
   "same as AC-9" (not "I'd like", "would like", "we like": a verb).
 
@@ -58,7 +59,9 @@ _OWN_ID = re.compile(
     re.IGNORECASE,
 )
 _PARENTHESES = re.compile(r"\(([^()]*)\)")
-_ONLY_ID = re.compile(rf"\s*(?:[A-Za-z]+\s+)?{_ID}\s*")
+#: Parentheses that give one token, a thing's word before it or not: "(AC-2)", "(account
+#: AC-2)", "(GaN)" (a formula the words before name: "gallium nitride (GaN)").
+_ONLY_ID = re.compile(r"\s*(?:[A-Za-z]+\s+)?[^\s()]+\s*")
 #: A comparison and the id it compares with (a thing's words between).
 _COMPARED = re.compile(
     r"\b(?:like|such\s+as|similar\s+to|unlike|same\s+as|same\s+(?:[A-Za-z]+\s+){1,2}as)\s+"
@@ -131,8 +134,17 @@ def undescribed(query: str) -> str:
 
 
 def not_describing(values: Sequence[BoundValue], query: str) -> list[BoundValue]:
-    """``values`` without the ids written in words that describe another thing."""
-    return [v for v in values if not (v.end > v.start and describes(query, v.start, v.end))]
+    """``values`` without the ids written in words that describe another thing (other values
+    are left: a formula, a date)."""
+    return [
+        v
+        for v in values
+        if not (
+            v.kind.startswith("identifier.")
+            and v.end > v.start
+            and describes(query, v.start, v.end)
+        )
+    ]
 
 
 def described_notes(

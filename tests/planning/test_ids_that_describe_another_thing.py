@@ -159,6 +159,7 @@ def test_a_change_ranked_for_what_a_message_says_is_not_planned(
         ("Make sure that account AC-1 is frozen", "AC-1", False),  # "that" of a verb
         ("Notify customer CU-3 that card CD-1 is blocked", "CD-1", True),
         ("Block card CD-2 (CD-2)", "CD-2", False),  # parentheses holding the id alone
+        ("band gap of gallium nitride (GaN)", "GaN", False),  # or one token: the formula
         ("Block card CD-1 (the one linked to AC-1)", "AC-1", True),
         ("We like account AC-1, freeze it", "AC-1", False),  # "like" as a verb
         ("Close an account similar to AC-7", "AC-7", True),
