@@ -31,6 +31,7 @@ from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
 from schemarouter.planning.date_ranges import date_range, written_dates
+from schemarouter.planning.described_ids import described_notes, not_describing
 from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value, timed_name
 from schemarouter.planning.empty_changes import ONE_OF
@@ -416,9 +417,10 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         and not (names_identifier(text[0][0].name) and re.search(r"\s", quoted[0]))
     ):
         (filled if text[0][1] else arguments)[text[0][0].name] = quoted[0]
-    elif len(text) == 1 and not names_identifier(text[0][0].name):  # "notify C-1 that ..."
-        said = said_text(text[0][0], query, route, taken)
-        (filled if text[0][1] else arguments).update({text[0][0].name: said} if said else {})
+    elif len(told := [t for t in text if not names_identifier(t[0].name)]) == 1:
+        # "notify C-1 that ...", "note: rolled back checkout" (its deployment's id open)
+        said = said_text(told[0][0], query, route, taken)
+        (filled if told[0][1] else arguments).update({told[0][0].name: said} if said else {})
     again = {v.value for v in referred}
     arguments = _sendable(route, query, arguments, route.endpoint.parameters, again)
     filled = _sendable(route, query, filled, body.properties if body else ())
@@ -525,7 +527,12 @@ def unused_values(
     "formula" written as an acronym is ("SKU", "CPU": capitals only, one-letter elements),
     far likelier an acronym there; "Fe2O3" is still said (a table of every material's band
     gap answers for others)."""
-    out: dict[str, None] = {}
+
+    def stepped(value: str) -> bool:
+        return any(holds(list(step.values()), value) for step in arguments)
+
+    out = dict.fromkeys(described_notes(values, query, stepped))  # "the account AC-9 opened"
+    values = not_describing(values, query)
     for amount in amounts(query):
         minor = str(Decimal(amount) * 100)  # "$12.50" carried as 1250 cents (.asked_amounts)
         if not any(holds(list(step.values()), amount) for step in arguments) and not any(

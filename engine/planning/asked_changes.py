@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.described_ids import undescribed
 from schemarouter.planning.empty_changes import EDIT_VERBS, changes_to_state
 from schemarouter.planning.field_verbs import field_verbs
 from schemarouter.planning.korean_changes import KO_MORE, more_korean_verbs
@@ -100,7 +101,8 @@ def asked_verbs(query: str) -> frozenset[str]:
     if asks_whether(query):
         return frozenset()
     back = clauses_of(query).taken_back
-    text = unquoted(query[:back] if back else query)
+    # a verb that describes another thing asks nothing ("the account that C-9 opened")
+    text = unquoted(undescribed(query[:back] if back else query))
     verbs = set(request_verbs(text) | field_verbs(text))  # "Retitle issue 5 ..."
     if not _HANGUL.search(text):
         return frozenset(verbs)
@@ -248,8 +250,9 @@ def does_change(route: Route, verb: str, query: str = "") -> bool:
 
 def _reads_too(query: str) -> bool:
     """Whether a clause of ``query`` reads beside the one that changes ("show every genre, and
-    also add the author ..."): its best read may serve that clause."""
-    text = unquoted(query)
+    also add the author ..."): its best read may serve that clause; a clause that describes
+    another thing serves none ("... account AC-2, which was opened by C-9, ...")."""
+    text = unquoted(undescribed(query))
     return request_action(text) is None and bool(request_verbs(text))
 
 

@@ -42,6 +42,7 @@ from collections.abc import Callable, Container, Sequence
 from typing import TYPE_CHECKING
 
 from schemarouter.index.gloss import gloss_tokens
+from schemarouter.planning.described_ids import not_describing
 from schemarouter.planning.refusals import unquoted
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
 from schemarouter.retrieval.clauses import clauses_of
@@ -133,9 +134,10 @@ def contrasted_ids(
 ) -> list[BoundValue]:
     """``values`` with the id written in place of each refused one, and without one 대신
     sets aside or one quoted text holds (module docstring); ``snapshot``: the registry whose
-    parameters' things an id before a Korean thing word is read as."""
+    parameters' things an id before a Korean thing word is read as. An id written in words
+    that describe another thing is none of them (:mod:`.described_ids`)."""
     quoted = _in_quoted_text(query)
-    values = [v for v in values if not quoted(v)]
+    values = [v for v in not_describing(values, query) if not quoted(v)]
     known = snapshot.derived("planning.things", _things) if snapshot is not None else ()
     values = [*values, *_before_their_thing(values, query, known)]
     named = [v for v in values if v.kind == NAMED_IDENTIFIER and v.of]
@@ -185,4 +187,4 @@ def contrasted_ids(
             )
         )
         have.add(text)
-    return out
+    return not_describing(out, query)

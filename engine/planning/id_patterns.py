@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from schemarouter.contracts import Parameter, schema_validator
+from schemarouter.planning.described_ids import describes
 from schemarouter.planning.named_values import Clauses
 from schemarouter.safety.patterns import regex
 
@@ -51,7 +52,8 @@ def bind_by_pattern(
         dict.fromkeys(
             m.group(0).rstrip(".:/-")
             for m in _ID_TOKEN.finditer(query)
-            if clauses is None or not clauses.against(m)  # "don't cancel ORD-20240001"
+            if (clauses is None or not clauses.against(m))  # "don't cancel ORD-20240001"
+            and not describes(query, m.start(), m.end())  # "the order that ORD-1 replaced"
         )
     )
     held = {str(v) for v in [*arguments.values(), *filled.values()]}

@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from schemarouter.contracts import Effect, Parameter, Route, schema_validator
+from schemarouter.planning.described_ids import describes
 from schemarouter.retrieval.analysis import BoundValue, bind_parameters
 from schemarouter.retrieval.clauses import CONTINUED, Clauses, clauses_of
 from schemarouter.retrieval.gate import value_refusal
@@ -113,6 +114,7 @@ def named_id(parameter: Parameter, query: str) -> Any:
                 for m in re.finditer(pattern, query, re.IGNORECASE)
                 if not inside(m, urls)
                 and not clauses.against(m)
+                and not describes(query, m.start(1), m.end(1))  # "like room R1"
                 and not CONTINUED.match(query, m.end())  # "R1/../R2", "R1*", "R1,R2"
             ]
     distinct = list(dict.fromkeys(found))

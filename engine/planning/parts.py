@@ -22,12 +22,13 @@ from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect
 from schemarouter.planning.arguments import fill_arguments
-from schemarouter.planning.asked_changes import asked_verbs, does_change
+from schemarouter.planning.asked_changes import asked_verbs, does_change, only_refused
+from schemarouter.planning.message_text import unsaid
 from schemarouter.planning.refusals import QUOTED
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words, verb_forms
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue
-from schemarouter.retrieval.clauses import several_of_a_kind
+from schemarouter.retrieval.clauses import clauses_of, several_of_a_kind
 from schemarouter.retrieval.fields import resolve_fields
 from schemarouter.retrieval.intents import split_intents
 from schemarouter.retrieval.sequence import where_written, written_key
@@ -259,6 +260,62 @@ def top_part(
     return owned, text
 
 
+def unasked_top(
+    snapshot: RegistrySnapshot,
+    top: str,
+    parts: Sequence[tuple[str, ...]],
+    query: str,
+    warnings: list[str],
+) -> str | None:
+    """The best route of the request's first part, where the request's best ``top`` is a
+    change that is no part's best and does none of the changes the request asks, nor is
+    named by its verb: "notify customer CU-3 that card CD-1 was blocked, and freeze account
+    AC-1" ranks ``block_card`` first for what the message says (its card an id that
+    describes: :mod:`.described_ids`), and planned it, with its card missing, before the
+    notification and the freeze asked, so nothing was sent; ``None`` where ``top`` stays.
+    ``warnings`` gets the note that says so."""
+    route = snapshot.routes[top]
+    verbs = asked_verbs(query)
+    if route.endpoint.effect is Effect.READ or not verbs or any(p[1] == top for p in parts):
+        return None
+    lead = next(iter(name_words(route.endpoint.name)), "")
+    if any(lead in verb_forms(w) for w in re.findall(r"[A-Za-z]+", unsaid(query))):
+        return None
+    if any(does_change(route, verb, query) for verb in verbs):
+        return None
+    first = next((p[1] for p in parts if p[1] in snapshot.routes), None)
+    if first is not None:
+        warnings.append(
+            f"the request asks to {' and '.join(sorted(verbs))}, and {top}, ranked first, does "
+            f"another change no part of it asks: {first}, the first part's best, is planned "
+            "in its place"
+        )
+    return first
+
+
+def parts_after(
+    snapshot: RegistrySnapshot,
+    query: str,
+    parts: Sequence[tuple[str, str]],
+    top: str,
+    served: str | None,
+    drop: bool,
+) -> list[tuple[str, str]]:
+    """The parts planned after the request's best route ``top``: not its own, nor the part
+    it ``served`` where its note says to ``drop`` it, nor one whose best does a change the
+    request only says not to do (its part is the refusal: "Don't cancel shipment S-205.
+    Reroute it to depot D-4" planned ``cancel_shipment`` for the first sentence, its id held
+    back, and nothing was sent)."""
+    banned = only_refused(query)
+    return [
+        (text, route_id)
+        for text, route_id in parts
+        if route_id != top
+        and (text != served or not drop)
+        and not any(does_change(snapshot.routes[route_id], v, text) for v in banned)
+    ]
+
+
 def own_part(
     request: Request, values: Sequence[BoundValue], text: str, *, best: bool = False
 ) -> tuple[Request, list[BoundValue]]:
@@ -289,12 +346,18 @@ def _own_ids(values: Sequence[BoundValue], query: str, at: int, end: int) -> lis
     """``values`` less the ids written after the thing they name ("valve V-8") outside the
     part ``[at, end)`` of ``query`` and nowhere in it: another part's (trial 17: "schedule 8 mm
     of irrigation on field F-12 at ..., then open valve V-8 for 10 minutes" sent the schedule
-    with ``valve_id="V-8"``, an id the request gave the opening only)."""
+    with ``valve_id="V-8"``, an id the request gave the opening only). An id the request
+    refuses is kept: no step takes it, but "it" may give it back to this part's change
+    ("Don't cancel shipment S-205. Reroute it to depot D-4": :mod:`.referred`)."""
     inside = query[at:end].lower()
+    clauses = clauses_of(query)
     return [
         v
         for v in values
-        if v.kind != NAMED_IDENTIFIER or v.value.lower() in inside or (v.end > at and v.start < end)
+        if v.kind != NAMED_IDENTIFIER
+        or v.value.lower() in inside
+        or (v.end > at and v.start < end)
+        or clauses.against_span(v.start, v.end)
     ]
 
 

@@ -58,9 +58,11 @@ from schemarouter.planning.parts import (
     one_call_parts_note,
     open_parts,
     own_part,
+    parts_after,
     plan_parts,
     served_part_note,
     top_part,
+    unasked_top,
 )
 from schemarouter.planning.plan_request import PlanRequest
 from schemarouter.planning.projection import (
@@ -349,13 +351,14 @@ def plan_routes(
                 # the part the best route serves is planned by it, from its words (trial P §7)
                 each = [*parts, *part_misses]  # or by its own best (parts.named_ids_route)
                 top = named_ids_route(snapshot, top, served_by, each, values, request, ok, warnings)
+                top = unasked_top(snapshot, top, parts, request.query, warnings) or top
                 owned, mine = top_part(snapshot, top, served_by, each)
                 hits = (field_hits or {}).get(top, ())
                 step = _open_step(snapshot, top, *own_part(request, values, mine, best=True), hits)
                 before = len(warnings)  # the chains' notes follow this step's own
                 steps = chained([step])
                 notes, drop = served_part_note(owned, top, each, snapshot)
-                other_parts = [(t, r) for t, r in parts if r != top and (t != owned or not drop)]
+                other_parts = parts_after(snapshot, request.query, parts, top, owned, drop)
                 coming = [r for _, r in other_parts]
                 warnings.extend(notes)
                 part_misses = [m for m in part_misses if m[0] != owned]

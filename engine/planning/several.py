@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, schema_validator
 from schemarouter.planning.arguments import holds
+from schemarouter.planning.described_ids import not_describing
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import CONTINUED, clauses_of, several_of_a_kind
@@ -38,7 +39,7 @@ def each_of_several(
     again for the others, within ``plan.max_calls``; a warning names what was added."""
     if not plan.steps or len(plan.steps) >= plan.max_calls:
         return plan
-    several = several_of_a_kind(values, query)
+    several = several_of_a_kind(not_describing(values, query), query)
     if not several:
         return plan
     wanted = _wanted(query)
@@ -87,6 +88,7 @@ def left_out_notes(
     some: "the tickets of customers C-1 and C-2" planned one call for C-1 and said nothing of
     C-2 (trial Y1). A change takes none of them (``one_each``), so says nothing here."""
     out: dict[str, None] = {}
+    values = not_describing(values, query)  # "account AC-2, which C-9 opened": no C-9
     several = several_of_a_kind(values, query) if arguments else {}
     wanted = _wanted(query)
     done: set[tuple[str, ...]] = set()  # a group of n ids is read once, not n times

@@ -9,7 +9,8 @@ nothing could be sent. An identifier-named parameter whose name opens with a sid
 id-shaped code written right after that side's preposition ("from" / "to"): letters and
 digits, with a digit and a letter both, so "from 10 to 20" and "to 2026-10" are no ids. A side
 written twice ("from ACC-1 ... from ACC-2") fills nothing, nor one whose clause says not
-("not to ACC-9"); the value still has to pass the parameter's schema.
+("not to ACC-9"), nor one in words that describe another thing ("to account AC-2 that was
+opened from AC-9": :mod:`.described_ids`); the value still has to pass the parameter's schema.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 
 from schemarouter.contracts import Parameter
+from schemarouter.planning.described_ids import describes
 from schemarouter.planning.named_values import valid
 from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.identifiers import identifier_thing
@@ -76,7 +78,11 @@ def sided_id(parameter: Parameter, query: str, clauses: Clauses) -> str | None:
     side = id_side(parameter)
     if side is None:
         return None
-    found = [m for m in _thing_written(parameter).finditer(query) if m.group(1).lower() == side]
+    found = [
+        m
+        for m in _thing_written(parameter).finditer(query)
+        if m.group(1).lower() == side and not describes(query, m.start(2), m.end(2))
+    ]
     if len(found) != 1 or clauses.against_span(found[0].start(2), found[0].end(2)):
         return None
     value = found[0].group(2)

@@ -136,10 +136,14 @@ def past_polite(words: list[str]) -> list[str]:
     return words[start:]
 
 
+#: An article between a verb no table knows and its thing ("Refund the order O-1").
+_ARTICLES = frozenset(("the", "a", "an", "this", "that"))
+
+
 def _change_verb(piece: str) -> str | None:
     """The change ``piece`` opens with (its first word past :data:`~.actions.POLITE`, a write verb),
     where it also names a thing of its own by an id (a word with a digit: "card CD-1",
-    "issue 5"); else ``None``."""
+    "issue 5"; an article may stand before the thing: "Refund the order O-1"); else ``None``."""
     words = past_polite(re.findall(r"[\w-]+", piece))
     if (
         not words
@@ -148,6 +152,8 @@ def _change_verb(piece: str) -> str | None:
     ):
         return None
     verb = verb_of(words[0])
+    if len(words) == 4 and words[1].lower() in _ARTICLES:
+        words = [words[0], *words[2:]]  # "Refund the order O-1" (helper wrongdebit)
     if verb is None and len(words) == 3 and words[0].isalpha() and words[1].isalpha():
         # a verb no table knows, in the imperative before its thing and id: "Refund order
         # O-1 and delete customer C-1" planned the refund only (review 17)

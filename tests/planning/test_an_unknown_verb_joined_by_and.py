@@ -2,7 +2,9 @@
 (review 17): "Refund order O-1 and delete customer C-1" and "Refund order O-1 and delete
 customer C-1 after the refund" planned the refund only (the deletion named in a warning, "no
 step takes customer id 'C-1'"): the split of two changes joined by "and" wanted a verb its
-table knows on each side, and "refund" is in none. The server is real (loopback) and records
+table knows on each side, and "refund" is in none; and "Refund the order O-1 and delete
+customer C-1" (an article between the verb and its thing) still did (helper wrongdebit).
+The server is real (loopback) and records
 what it is sent."""
 
 from __future__ import annotations
@@ -34,6 +36,13 @@ def desk() -> Iterator[Served]:
          [("DELETE", "/customers/C-1"), ("POST", "/orders/O-1/refund")]),
         # refused: the deletion is not sent
         ("Refund order O-1 and don't delete customer C-1", [("POST", "/orders/O-1/refund")]),
+        # an article between the verb and its thing: one part, the refund only (helper
+        # wrongdebit)
+        ("Refund the order O-1 and delete customer C-1",
+         [("POST", "/orders/O-1/refund"), ("DELETE", "/customers/C-1")]),
+        ("Refund an order O-1 and delete the customer C-1",
+         [("POST", "/orders/O-1/refund"), ("DELETE", "/customers/C-1")]),
+        ("Refund the order O-1 and don't delete customer C-1", [("POST", "/orders/O-1/refund")]),
     ],
 )  # fmt: skip
 def test_both_changes_are_sent(desk: Served, query: str, calls: list[tuple[str, str]]) -> None:
@@ -45,6 +54,7 @@ def test_both_changes_are_sent(desk: Served, query: str, calls: list[tuple[str, 
     [
         "Refund order O-1 and O-2",  # one change of two ids
         "Refund order O-1 and refund order O-2",  # the same change twice
+        "Refund the order O-1 and O-2",
     ],
 )
 def test_what_joins_no_two_changes_splits_nothing(query: str) -> None:

@@ -155,6 +155,9 @@ REQUESTS = {
     # each id written as a thing's number read the request again (numbers.numbered: 4,000
     # "refund order #N" 5.5 s, 2,000 1.7 s; trial 18's Box requests, whose ids are numbers)
     "10,000 numbered orders": " ".join(f"refund order #{10_000 + i}" for i in range(10_000)),
+    # helper wrongdebit: where a message ends read a run of blanks from each of its places
+    # (16,000 blanks 4.6 s of CPU, 60,000 over a minute)
+    "60,000 blanks in a message": "notify customer C-1 that x" + " " * 60_000 + "y",
 }
 
 
