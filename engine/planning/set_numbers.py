@@ -34,7 +34,7 @@ from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["number_before_name", "set_number"]
+__all__ = ["number_before_name", "set_number", "set_starts"]
 
 _NUMBER = r"(-?\d+(?:\.\d+)?)"
 #: A unit written right after the number (a sign or a word), and the words a parameter that
@@ -122,6 +122,11 @@ def _value(parameter: Parameter, text: str) -> int | float | None:
     if isinstance(number, float) and number.is_integer() and not valid(parameter, number):
         number = int(number)
     return number if valid(parameter, number) else None
+
+
+def set_starts(query: str) -> list[int]:
+    """Where ``query`` writes the number a verb of setting gives ("set ... to 21"): each start."""
+    return [m.start(1) for m in _ENGLISH.finditer(query)]
 
 
 def set_number(
