@@ -78,7 +78,7 @@ from schemarouter.planning.quantities import (
 from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.referred import referred_back
-from schemarouter.planning.set_numbers import number_before_name, set_number
+from schemarouter.planning.set_numbers import number_before_name, set_number, set_starts
 from schemarouter.planning.sided_ids import sided_id
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.stated_options import flag_value, listed_value
@@ -317,6 +317,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     phones = sum(takes_phone(p) for p, _ in open_)
     # words naming an entry, no enum's value: "file" of "file 123", a change's own "folder"
     entries, own = entry_words(query, values), route_nouns(route) if change else frozenset()
+    set_at = set_starts(query) if change else []  # "to 21": no quantity elsewhere is set
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query, clauses),
@@ -335,7 +336,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _nested_email(parameter, query, takers) if inside else None,
             duration_value(parameter, query),  # "for 2 hours": duration_minutes=120
             None if timed_name(parameter) else _quantity_value(parameter, query, route),
-            stated_value(parameter, query, route),  # "a 12 lb parcel": weight_kg=5.44311
+            stated_value(parameter, query, route, set_at=set_at),  # "12 lb": weight_kg=5.44311
             money_value(parameter, query, route),
             asked_amount(parameter, query, route) if change else None,
             minor_amount(parameter, query, route) if change else None,  # "$12.50": 1250

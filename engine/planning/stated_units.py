@@ -337,14 +337,16 @@ def _for_parameter(parameter: Parameter, route: Route, query: str, want: Any) ->
     return [p.name for p in siblings if written(p)] == [parameter.name]
 
 
-def stated_value(parameter: Parameter, query: str, route: Route) -> Any:
+def stated_value(
+    parameter: Parameter, query: str, route: Route, *, set_at: Sequence[int] = ()
+) -> Any:
     """The one quantity ``query`` states in ``parameter``'s dimension and another unit than
-    it declares, converted (module docstring); ``None`` where there is none, several, or it
-    does not convert. A bound (``*_min``) is :mod:`.ranges`' to fill, a duration named by its
-    unit :mod:`.durations`'."""
+    it declares, converted (module docstring); ``None`` where there is none, several, it
+    does not convert, or it is not the number a verb of setting gives at ``set_at`` ("on 2F
+    ... to 21", :func:`~.set_numbers.set_starts`). A bound (``*_min``) is :mod:`.ranges`' to
+    fill, a duration named by its unit :mod:`.durations`'."""
     from schemarouter.planning.durations import timed_name
     from schemarouter.planning.ranges import bound_side
-    from schemarouter.planning.set_numbers import set_starts
 
     unit = declared_in(parameter) if numeric(parameter) else None
     if unit is None or timed_name(parameter) or bound_side(parameter) is not None:
@@ -355,7 +357,7 @@ def stated_value(parameter: Parameter, query: str, route: Route) -> Any:
         return None  # none, or one in the declared unit: the rules of that unit fill it
     if not _for_parameter(parameter, route, query, want):
         return None
-    if any(start not in {s.start for s in same} for start in set_starts(query)):
+    if any(start not in {s.start for s in same} for start in set_at):
         return None  # "on 2F ... to 21": the number a verb of setting gives is set_number's
     values = {converted(parameter, s, unit) for s in same}
     if len(values) != 1:
