@@ -365,7 +365,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     bind_by_pattern(open_, query, arguments, filled, clauses)
     if change and body is not None:  # "a comment on file 456": body.item = {"id": "456", ...}
         inner = [p for p, inside in open_ if inside]
-        found = referenced_entries(inner, values, [*arguments.values(), *filled.values()])
+        held = [*arguments.values(), *filled.values()]
+        found = referenced_entries(inner, values, held, query=query)
         if filled or not creates(route):  # a create of nothing but where stays missing
             filled.update(found)
         open_ = [(p, inside) for p, inside in open_ if not inside or p.name not in filled]
