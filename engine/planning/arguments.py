@@ -82,7 +82,7 @@ from schemarouter.planning.quantities import (
 from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.referred import referred_back
-from schemarouter.planning.set_numbers import number_before_name, set_number
+from schemarouter.planning.set_numbers import number_before_name, set_number, set_starts
 from schemarouter.planning.sided_ids import sided_id
 from schemarouter.planning.signed_counts import signed_count
 from schemarouter.planning.sort_values import sort_value
@@ -340,6 +340,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     phones = sum(takes_phone(p) for p, _ in open_)
     # words naming an entry, no enum's value: "file" of "file 123", a change's own "folder"
     entries, own = entry_words(query, values), route_nouns(route) if change else frozenset()
+    set_at = set_starts(query) if change else []  # "to 21": no quantity elsewhere is set
     for parameter, inside in list(open_):
         for found in (
             _named_value(parameter, query, clauses),
@@ -359,7 +360,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             _nested_email(parameter, query, takers) if inside else None,
             duration_value(parameter, query),  # "for 2 hours": duration_minutes=120
             None if timed_name(parameter) else _quantity_value(parameter, query, route),
-            stated_value(parameter, query, route),  # "a 12 lb parcel": weight_kg=5.44311
+            stated_value(parameter, query, route, set_at=set_at),  # "12 lb": weight_kg=5.44311
             money_value(parameter, query, route),
             asked_amount(parameter, query, route) if change else None,
             minor_amount(parameter, query, route) if change else None,  # "$12.50": 1250
@@ -388,7 +389,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     bind_by_pattern(open_, query, arguments, filled, clauses)
     if change and body is not None:  # "a comment on file 456": body.item = {"id": "456", ...}
         inner = [p for p, inside in open_ if inside]
-        found = referenced_entries(inner, values, [*arguments.values(), *filled.values()])
+        held = [*arguments.values(), *filled.values()]
+        found = referenced_entries(inner, values, held, query=query)
         if filled or not creates(route):  # a create of nothing but where stays missing
             filled.update(found)
         open_ = [(p, inside) for p, inside in open_ if not inside or p.name not in filled]

@@ -14,7 +14,9 @@ one body property that refers to an entry of that thing: an object whose ``id`` 
 value and whose ``type`` enum lists the thing, where its description says it refers to one
 (``{"id": "456", "type": "file"}``; "The folder containing this file" refers to a folder, not
 a file), or, where no property lists it, the one object whose only property is ``id`` (a bare
-reference: copy_file's ``parent``), where the request leaves one id for it. Where two
+reference: copy_file's ``parent``), where the request leaves one id for it. An entry written
+as where something is or comes from ("from folder 200", "out of folder 200", "that is in
+folder 200") is no reference: "Copy file 123 from folder 200" copied it into folder 200. Where two
 properties would take it, or two ids one property, nothing is filled: the caller gives it. A
 create (:func:`creates`) whose body holds nothing else stays missing: a comment on file 456
 with no message is no comment the request gave.
@@ -80,13 +82,45 @@ def _of_thing(kinds: Sequence[str], thing: str) -> str | None:
     return next((k for k in kinds if stem(k) == stem(thing)), None)
 
 
+#: Words before an entry that say where something is or comes from, not what a body refers
+#: to: "Copy file 123 from folder 200" copied it into folder 200 (eighteenth security review).
+_WHERE = re.compile(
+    r"\b(?:from|out\s+of|off|located\s+in|(?:that|which)(?:\s+is|\s+was|\s+are|'s)\s+"
+    r"(?:in|inside|within|under))\s+(?:(?:the|a|an|its|their)\s+)?$",
+    re.IGNORECASE,
+)
+#: How far before an entry's word :data:`_WHERE` is looked for.
+_BEFORE = 40
+
+
+def _where_it_is(query: str, value: BoundValue) -> bool:
+    """Whether ``query`` writes ``value`` (an id after its thing's word) as where something is
+    or comes from ("from folder 200", "that is in folder 200"), not where it goes."""
+    before = query[max(0, value.start - _BEFORE - len(value.of or "")) : value.start]
+    thing = re.compile(rf"{re.escape(value.of or '')}\s*[#:]?\s*$", re.IGNORECASE)
+    head = thing.sub("", before)
+    return head != before and bool(_WHERE.search(head))
+
+
 def referenced_entries(
-    properties: Sequence[Parameter], values: Sequence[BoundValue], taken: Sequence[Any]
+    properties: Sequence[Parameter],
+    values: Sequence[BoundValue],
+    taken: Sequence[Any],
+    *,
+    query: str = "",
 ) -> dict[str, Any]:
     """Body property name -> ``{"id": ..., "type": ...}`` for each entry the request names by
     its thing and an id not among ``taken`` (the values other arguments hold), where one of
-    ``properties`` (a change's open body properties) refers to that thing (module docstring)."""
-    named = [v for v in values if v.kind == NAMED_IDENTIFIER and v.of and v.value not in taken]
+    ``properties`` (a change's open body properties) refers to that thing (module docstring);
+    an entry ``query`` writes as where something is or comes from refers to none."""
+    named = [
+        v
+        for v in values
+        if v.kind == NAMED_IDENTIFIER
+        and v.of
+        and v.value not in taken
+        and not (query and _where_it_is(query, v))
+    ]
     references = {p.name: ref for p in properties if (ref := _reference(p)) is not None}
     out: dict[str, Any] = {}
     by_property: dict[str, list[tuple[str, str]]] = {}  # property -> (kind, id) it would take

@@ -137,6 +137,17 @@ _TO = re.compile(r"\bto\s*$", re.IGNORECASE)
 _BEFORE = 12
 #: A number after "by": a difference ("raise it by 9 °F").
 _BY = re.compile(r"\bby\s*$", re.IGNORECASE)
+#: A letter alone that names a scale of temperature ("68F", "20 C", "250K") names one only
+#: after a word that gives a measure ("to", "at", "by", "of", ":"): "on 2F" is a floor,
+#: "apartment 4C" a door, "budget is 5K" thousands (review 18: each was sent as a temperature).
+_LETTERS = frozenset(["F", "C", "K"])
+_MEASURED = re.compile(
+    r"(?:\b(?:to|at|by|of|from|between|than|under|over|below|above)|[:=])\s*$",
+    re.IGNORECASE,
+)
+#: A quantity followed by one of these tells when, not how much: "2 m ago" (minutes), "5 h
+#: later" (review 18: "watered 2 m ago" sent a depth of 2,000 mm).
+_WHEN = re.compile(r"\s*(?:ago|earlier|later|hence|from\s+now)\b", re.IGNORECASE)
 #: A name that holds a difference of a quantity, not a point on its scale.
 _DIFFERENCE = re.compile(r"offset|delta|difference|change|increment|step|adjust", re.IGNORECASE)
 
@@ -180,6 +191,8 @@ def stated_quantities(query: str) -> list[Stated]:
         unit = _spelled(spelled) if match.group(2) else _symbol(spelled) if spelled else None
         if match.group(4) and unit is None and not _unknown(query, match):
             spelled = ""  # "12 parcels": a word, not a unit
+        if spelled and _no_unit(query, match, spelled):
+            spelled, unit = "", None  # "floor 2F", "2 m ago": no quantity of that unit
         text = match.group(1)
         end = match.end() if spelled or match.group(3) else match.end(1)
         number = float(text.replace(",", ""))
@@ -188,6 +201,16 @@ def stated_quantities(query: str) -> list[Stated]:
         by = bool(_BY.search(query[max(0, match.start() - _BEFORE) : match.start()]))
         found.append(Stated(number, text, spelled, unit, match.start(), end, by))
     return found
+
+
+def _no_unit(query: str, match: re.Match[str], spelled: str) -> bool:
+    """Whether the unit ``spelled`` after the number of ``match`` is none: a letter alone
+    naming a scale of temperature where no word of measure comes before the number ("on 2F",
+    "budget is 5K" reads; "to 68F" does), or a quantity that tells when ("2 m ago")."""
+    if _WHEN.match(query, match.end()):
+        return True
+    before = query[max(0, match.start() - _BEFORE) : match.start()]
+    return spelled in _LETTERS and not _MEASURED.search(before)
 
 
 def _unknown(query: str, match: re.Match[str]) -> bool:
@@ -314,11 +337,14 @@ def _for_parameter(parameter: Parameter, route: Route, query: str, want: Any) ->
     return [p.name for p in siblings if written(p)] == [parameter.name]
 
 
-def stated_value(parameter: Parameter, query: str, route: Route) -> Any:
+def stated_value(
+    parameter: Parameter, query: str, route: Route, *, set_at: Sequence[int] = ()
+) -> Any:
     """The one quantity ``query`` states in ``parameter``'s dimension and another unit than
-    it declares, converted (module docstring); ``None`` where there is none, several, or it
-    does not convert. A bound (``*_min``) is :mod:`.ranges`' to fill, a duration named by its
-    unit :mod:`.durations`'."""
+    it declares, converted (module docstring); ``None`` where there is none, several, it
+    does not convert, or it is not the number a verb of setting gives at ``set_at`` ("on 2F
+    ... to 21", :func:`~.set_numbers.set_starts`). A bound (``*_min``) is :mod:`.ranges`' to
+    fill, a duration named by its unit :mod:`.durations`'."""
     from schemarouter.planning.durations import timed_name
     from schemarouter.planning.ranges import bound_side
 
@@ -331,6 +357,8 @@ def stated_value(parameter: Parameter, query: str, route: Route) -> Any:
         return None  # none, or one in the declared unit: the rules of that unit fill it
     if not _for_parameter(parameter, route, query, want):
         return None
+    if any(start not in {s.start for s in same} for start in set_at):
+        return None  # "on 2F ... to 21": the number a verb of setting gives is set_number's
     values = {converted(parameter, s, unit) for s in same}
     if len(values) != 1:
         return None

@@ -14,6 +14,9 @@ first, and the warnings say so. A request that names the part, by its path or by
 its name or summary the entry's route lacks ("delete file 1011 from the trash", "delete file
 1011 permanently", "remove the watermark on file 12"), keeps the part's route; a read is left
 as ranked ("Who has access to folder 300?" asks a folder's collaborations, not the folder).
+The change both routes do must be one the request asks: Box names its routes by their method
+(``post_files_id`` restores a file, ``post_files_id_copy`` copies it), and "Duplicate file
+789" was sent as the restore (eighteenth security review).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.refusals import READ_DEPTH
 from schemarouter.registry.registry import RegistrySnapshot
-from schemarouter.retrieval.actions import verb_of_route
+from schemarouter.retrieval.actions import request_verbs, verb_of_route
 from schemarouter.retrieval.identifiers import is_template, path_segments, stem
 
 __all__ = ["entry_itself_first", "entry_route"]
@@ -84,6 +87,8 @@ def entry_route(snapshot: RegistrySnapshot, ordered: Sequence[str], query: str) 
         return None
     method = (top.endpoint.operation.method or "").upper()
     verb = verb_of_route(top)
+    if verb not in request_verbs(query):
+        return None  # "Duplicate file 789": post_files_id_copy and post_files_id share "post"
     for route_id in ordered[1:READ_DEPTH]:
         other = routes.get(route_id)
         if (

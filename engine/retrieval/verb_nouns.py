@@ -13,8 +13,9 @@ another noun it heads ("close date of ticket T-1", "order O-1 cancel reason", "s
 job J-1"; only these changes: "update details of customer C-1", "send receipt to ...", "set
 amount ...", "renew policy P-1" and "delete receipts for ..." are commands), a change
 followed by "of" ("closes of ticket T-1", "refund of order O-1"), and an -s form followed by
-a preposition ("refunds for order O-1"): with every effect allowed, each planned the change
-ready to send.
+a preposition ("refunds for order O-1"), and a change after an article or a possessive ("the
+snooze on alert A-1 expired", "retry count of job J-1": the eighteenth security review's, each
+sent): with every effect allowed, each planned the change ready to send.
 """
 
 from __future__ import annotations
@@ -51,7 +52,12 @@ _HEADED = (
 #: order O-1", "refund policy").
 _HEADS = frozenset(
     ("cancel", "close", "open", "start", "stop", "restart", "deploy", "merge", "refund")
-)
+) | frozenset(("retry", "mute", "escalate", "revert", "redeploy", "void", "acknowledge"))
+#: Words before a change that make it a noun: "the snooze on alert A-1 expired", "the refund
+#: on order O-1 failed" (eighteenth security review: each sent the change). Not "her" ("help
+#: her refund it"), nor "that" ("make sure that ...").
+_ARTICLES = frozenset(("a", "an", "the", "my", "our", "this", "another", "your", "their", "its"))
+_ARTICLES |= frozenset(("these", "those", "his"))
 #: Prepositions after an -s form that make it a plural noun ("refunds for order O-1").
 _PREPOSITIONS = frozenset(("of", "for", "on", "from", "in", "to", "by", "at", "per"))
 #: Words after a change that make it a noun (:func:`is_noun_form` and planning's reading).
@@ -70,6 +76,8 @@ def noun_or_verb(
     after = words[i + 1].lower() if i + 1 < len(words) else ""
     if low in _SENT and i > 0 and words[i - 1].lower() in _DETERMINED:
         return None, None  # "convert this text to speech": the thing sent, not a sending
+    if action == "write" and i > 0 and words[i - 1].lower() in _ARTICLES:
+        return "read", None  # "the snooze on alert A-1": a noun, no change asked
     if low in _RECORDS and after in _RECORDED:
         return "write", _RECORDS[low]
     if action == "write" and after in _STATE and change not in _ON_STATE:

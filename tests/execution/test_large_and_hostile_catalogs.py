@@ -130,3 +130,18 @@ def test_list_mcp_tools_reads_every_page_within_max_tools() -> None:
     assert len(asyncio.run(list_mcp_tools(command, timeout=120))) == 300
     with pytest.raises(RegistrationError, match=r"lists more than max_tools \(250\) tools"):
         asyncio.run(list_mcp_tools(command, timeout=120, max_tools=250))
+
+
+def test_pages_that_repeat_their_tools_end_the_listing_saying_so() -> None:
+    """A server listing its first ten tools again on every page, under new cursors, was read
+    to max_tools and refused as too large ("lists more than max_tools (50) tools: 60 in 6
+    pages", with the advice to split it; eighteenth security review)."""
+    router = _router()
+    try:
+        with pytest.raises(RegistrationError) as caught:
+            _add(router, "1000", "--page", "10", "--repeat", timeout=60, max_tools=50)
+    finally:
+        router.close()
+    said = str(caught.value)
+    assert "page 2 lists tool 'lookup_0' again, which an earlier page listed" in said, said
+    assert "split it" not in said

@@ -1,14 +1,15 @@
 """A stdio MCP server, written without the SDK, that lists as many tools as it is told (the
 upstream of the large- and hostile-catalog tests of the gateway and its clients).
 
-Run: ``python catalog_server.py TOOLS [--page N] [--names FILE] [--other-id]``. It lists
+Run: ``python catalog_server.py TOOLS [--page N] [--names FILE] [--other-id] [--repeat]``. It lists
 ``TOOLS`` tools, ``N`` to a page (every tool in one page where no ``--page``; pages are
 chained by ``nextCursor``). Tool ``i`` is ``lookup_<i>`` with a generated description, or,
 with ``--names FILE`` (a JSON-lines file of tools, as the shared data's
 ``tooltrain/*.tools.jsonl``), the ``i % len``-th tool's name and description with ``_<i>``
 after its name. Every tool reads one ``key``. ``--other-id`` answers every ``tools/call``
 under an id one past the request's (a server that mixes its replies up); ``initialize`` and
-``tools/list`` are answered as asked.
+``tools/list`` are answered as asked. ``--repeat`` lists the first page's tools on every page
+(its cursors still go on to ``TOOLS``).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def main(argv: list[str]) -> None:
     page = int(argv[argv.index("--page") + 1]) if "--page" in argv else count or 1
     sources = _sources(argv[argv.index("--names") + 1] if "--names" in argv else None)
     other_id = "--other-id" in argv
+    repeat = "--repeat" in argv
     out = sys.stdout
     for line in sys.stdin:
         message = json.loads(line)
@@ -90,7 +92,8 @@ def main(argv: list[str]) -> None:
         elif method == "tools/list":
             start = int(params.get("cursor") or 0)
             end = min(start + page, count)
-            result = {"tools": [_tool(i, sources) for i in range(start, end)]}
+            first = 0 if repeat else start
+            result = {"tools": [_tool(i, sources) for i in range(first, first + end - start)]}
             if end < count:
                 result["nextCursor"] = str(end)
         elif method == "tools/call":

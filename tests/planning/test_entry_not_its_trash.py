@@ -123,3 +123,36 @@ def test_the_part_named_keeps_its_route(drive: tuple[SchemaRouter, LoopbackServe
     router, _ = drive
     plan = router.plan(PlanRequest(query="Delete file 1011", allowed_effects=WRITES))
     assert any("on its trash, which the request does not name" in w for w in plan.warnings)
+
+
+def test_a_change_the_request_does_not_ask_moves_to_no_entry_route() -> None:
+    # Box names its routes by their method: post_files_id restores a trashed file,
+    # post_files_id_copy copies one; both "post", a verb no request asks. "Duplicate file 789"
+    # was sent as POST /files/789, the restore (eighteenth security review)
+    def post(name: str, summary: str, description: str) -> Any:
+        return {
+            "operationId": name,
+            "summary": summary,
+            "description": description,
+            "parameters": _FILE,
+            "responses": _OK,
+        }
+
+    with LoopbackServer(lambda request: json_response({"id": "1"})) as server:
+        document = {
+            "openapi": "3.0.3",
+            "info": {"title": "Box", "version": "1"},
+            "servers": [{"url": server.base_url}],
+            "paths": {
+                "/files/{file_id}": {
+                    "post": post("post_files_id", "Restore file", "Restores a trashed file.")
+                },
+                "/files/{file_id}/copy": {
+                    "post": post("post_files_id_copy", "Copy file", "Duplicates a file.")
+                },
+            },
+        }
+        router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+        router.add_openapi(document, provider="box")
+        for query in ("Duplicate file 789", "Make a duplicate of file 789", "Copy file 789"):
+            assert _sent((router, server), query) == ["POST /files/789/copy"], query

@@ -155,3 +155,27 @@ def test_a_create_of_nothing_but_its_reference_is_not_sent(
     with pytest.raises(ParameterValidationError):
         router.execute(plan, allow_effects=WRITES, approve=lambda route, arguments: True)
     assert server.requests == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Copy file 123 from folder 200",
+        "Copy file 123 out of folder 200",
+        "Copy file 123 that is in folder 200",
+    ],
+)
+def test_where_an_entry_is_or_comes_from_is_no_reference(
+    drive: tuple[SchemaRouter, LoopbackServer], query: str
+) -> None:
+    # each copied file 123 into folder 200, where it already is (eighteenth security review)
+    router, server = drive
+    server.requests.clear()
+    plan = router.plan(PlanRequest(query=query, allowed_effects=WRITES))
+    assert plan.route_ids == ("drive/rest/copy_file",)
+    with pytest.raises(ParameterValidationError):
+        router.execute(plan, allow_effects=WRITES, approve=lambda route, arguments: True)
+    assert server.requests == []
+    assert _run(drive, "Copy file 123 to folder 300") == [
+        ("POST", "/files/123/copy", {"parent": {"id": "300"}})
+    ]
