@@ -28,12 +28,14 @@ import re
 from collections.abc import Sequence
 
 from schemarouter.contracts import Parameter, Route
+from schemarouter.errors import UnitError
 from schemarouter.planning.body import body_fields
 from schemarouter.planning.named_values import spellings, valid
 from schemarouter.planning.stated_units import converted_at, declared_in, dimension
 from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.prerequisites import names_identifier
 from schemarouter.retrieval.values import value_schema
+from schemarouter.units import parse_unit
 
 __all__ = ["number_before_name", "set_number", "set_starts"]
 
@@ -98,6 +100,8 @@ def _unit_fits(parameter: Parameter, unit: str | None) -> bool:
     """Whether the ``unit`` written after a number is one ``parameter`` names (none: yes)."""
     if not unit:
         return True
+    if _is_declared(parameter, re.sub(r"\s+", "", unit)):
+        return True  # "to 20 °C" for a parameter declared in degC (x-unit, description, name)
     unit = re.sub(r"\s+", "", unit).lower()
     if unit in _NO_UNIT:
         return True
@@ -107,6 +111,17 @@ def _unit_fits(parameter: Parameter, unit: str | None) -> bool:
         return True  # "to 21 degrees" for a parameter declared in degC (x-unit, temp_c)
     names = _UNIT_NAMES.get(unit, (unit.rstrip("s"),))
     return any(name in text for name in names)
+
+
+def _is_declared(parameter: Parameter, unit: str) -> bool:
+    """Whether ``unit`` (as written) is the unit ``parameter`` declares, as pint reads both."""
+    declared = declared_in(parameter)
+    if declared is None:
+        return False
+    try:
+        return parse_unit(unit) == parse_unit(declared)
+    except UnitError:
+        return False
 
 
 def _numbers_of(route: Route) -> list[Parameter]:

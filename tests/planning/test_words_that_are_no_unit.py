@@ -108,6 +108,9 @@ def test_a_word_that_is_no_unit_converts_into_nothing(
         ("set the thermostat T-1 to 68F", [("/thermostats/T-1/setpoint", {"target": 20.0})]),
         ("set heater H-1 on 2F to 70 °F", [("/heaters/H-1/setpoint", {"target": 21.11111111})]),
         ("irrigate field F-7 with 0.5 inches", [("/fields/F-7/irrigate", {"depth_mm": 12.7})]),
+        # the declared unit itself, where only x-unit declares it: was held, nothing sent
+        ("set thermostat T-1 to 20 °C", [("/thermostats/T-1/setpoint", {"target": 20.0})]),
+        ("set thermostat T-1 to 20degC", [("/thermostats/T-1/setpoint", {"target": 20.0})]),
     ],
 )
 def test_a_unit_stated_as_one_still_converts(
