@@ -13,6 +13,12 @@ one that another parameter's value holds already ("with the message '...'" fille
 ``message``; the phone beside it takes none of it). "Notify the customer that owns account
 AC-1" names no message ("that" after a noun is a relative clause), and the value still has
 to pass the parameter's schema.
+
+A change that adds a note or a comment (its name says so: ``add_note``, ``post_comment``)
+carries what is said too, not only a sending route (user trial 20: "add a note to C-2 that
+they went with a competitor" and "add a note to C-2: prefers calls after 2pm" left ``text``
+open and nothing was noted); for it, a colon right after the id the note is on starts the
+text as well.
 """
 
 from __future__ import annotations
@@ -22,7 +28,13 @@ from collections.abc import Container
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.named_values import valid
-from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
+from schemarouter.retrieval.actions import (
+    is_read_verb,
+    name_words,
+    request_verbs,
+    verb_of,
+    verb_of_route,
+)
 from schemarouter.retrieval.said import said_starts
 
 __all__ = ["carries_said", "said_text", "said_words", "unsaid"]
@@ -58,11 +70,26 @@ def carries_said(parameter: Parameter) -> bool:
     return bool(_SAYS.search(f"{parameter.name} {parameter.description or ''}"))
 
 
-def said_words(query: str) -> str | None:
+#: A change's name words that say it adds a note or a comment.
+_NOTES = frozenset(("note", "notes", "comment", "comments", "memo", "remark", "annotation"))
+#: A colon right after an id ("C-2: prefers calls after 2pm"): the note on it starts after.
+_ID_COLON = re.compile(r"(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9]:\s+")
+
+
+def _adds_note(route: Route) -> bool:
+    return route.endpoint.effect is not Effect.READ and bool(
+        _NOTES & set(name_words(route.endpoint.name))
+    )
+
+
+def said_words(query: str, *, noted: bool = False) -> str | None:
     """The words ``query`` says a message is to carry (after "saying", "with the message",
     "that" after the recipient ...: the module docstring), whatever parameter takes them;
-    ``None`` where it says none, or two."""
+    ``None`` where it says none, or two. ``noted``: a note's, whose text also starts after a
+    colon right after an id."""
     starts = said_starts(query)
+    if noted:
+        starts = sorted({*starts, *(m.end() for m in _ID_COLON.finditer(query))})
     if len(starts) != 1:
         return None
     start = starts[0]
@@ -76,11 +103,12 @@ def said_text(
     named or described as a message, a text, a body, a note: the module docstring) is to
     carry, where no other parameter carries them (``taken``: the values given already);
     ``None`` where it says none, or two."""
-    if route.endpoint.effect is Effect.READ or verb_of_route(route) != "send":
+    noted = _adds_note(route)
+    if route.endpoint.effect is Effect.READ or (verb_of_route(route) != "send" and not noted):
         return None
     if not carries_said(parameter):
         return None  # a phone number, an address: what is said is not theirs
-    text = said_words(query)
+    text = said_words(query, noted=noted)
     return text if text and text not in taken and valid(parameter, text) else None
 
 
