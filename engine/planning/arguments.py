@@ -49,6 +49,7 @@ from schemarouter.planning.filter_words import (
 )
 from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.keyed_names import keyed_name, percent_value
+from schemarouter.planning.merged_ids import merged_id
 from schemarouter.planning.message_text import carries_said, said_text
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
@@ -345,6 +346,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         for found in (
             _named_value(parameter, query, clauses),
             sided_id(parameter, query, clauses),  # "from ACC-1 to ACC-2": both sides
+            merged_id(parameter, route, query, clauses),  # "merge C-7 into C-3": keeps C-3
             filter_word_value(parameter, query, clauses, read=not change),
             target_value(parameter, query, clauses, change, route),
             created_value(parameter, route, query, clauses) if change else None,

@@ -45,6 +45,7 @@ from schemarouter.planning.quantities import (
     currency_options,
     foreign_sums,
     numeric,
+    own_currency,
     sums,
 )
 from schemarouter.registry.registry import RegistrySnapshot
@@ -105,14 +106,17 @@ def _currencies(route: Route) -> list[Parameter]:
     return [p for p in taken if flat_name(p.name) in ("currency", "currencycode")]
 
 
-def _one_sum(query: str, route: Route) -> tuple[str, str] | None:
+def _one_sum(query: str, route: Route, parameter: Parameter) -> tuple[str, str] | None:
     """The one sum of money ``query`` writes and the code of its currency, where ``route``
-    takes one currency and the sum's is one it takes for certain (:func:`currency_code`)."""
+    takes one currency and the sum's is one it takes for certain (:func:`currency_code`), or
+    takes none and ``parameter`` says what it is in (:func:`own_currency`: ``amount_eur``)."""
     currencies = _currencies(route)
     found = list(dict.fromkeys(sums(query)))
-    if len(currencies) != 1 or len({number for number, _ in found}) != 1:
+    own = own_currency(parameter) if not currencies else None
+    if (len(currencies) != 1 and own is None) or len({number for number, _ in found}) != 1:
         return None
-    codes = {currency_code(unit, currency_options(currencies[0])) for _, unit in found}
+    options = [own] if own is not None else currency_options(currencies[0])
+    codes = {currency_code(unit, options) for _, unit in found}
     code = codes.pop() if len(codes) == 1 else None
     return (found[0][0], code) if code is not None else None
 
@@ -129,7 +133,7 @@ def asked_amount(parameter: Parameter, query: str, route: Route) -> Any:
         " ".join([parameter.name, parameter.description or ""])
     ):
         return None
-    found = _one_sum(query, route)
+    found = _one_sum(query, route, parameter)
     return coerced(parameter, found[0]) if found is not None else None
 
 
@@ -154,7 +158,7 @@ def minor_amount(parameter: Parameter, query: str, route: Route) -> int | None:
         return None
     if not in_minor_units(parameter):
         return None
-    found = _one_sum(query, route)
+    found = _one_sum(query, route, parameter)
     if found is None:
         return None
     exponent = _EXPONENTS.get(found[1].upper(), 2)
@@ -173,7 +177,7 @@ def asked_currency(parameter: Parameter, query: str, route: Route) -> Any:
         return None
     if [p.name for p in _currencies(route)] != [parameter.name]:
         return None
-    found = _one_sum(query, route)
+    found = _one_sum(query, route, parameter)
     return found[1] if found is not None else None
 
 

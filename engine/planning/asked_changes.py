@@ -354,7 +354,9 @@ def asked_change_first(
 ) -> list[str]:
     """``eligible`` (best first), with the first of the :data:`READ_DEPTH` best that does the
     one change the request asks for first, where the best does not do it (module docstring);
-    a request that asks none, or several, keeps the order, and so does one whose best is a
+    a request that asks none, or several, keeps the order (but for a best that reads, where
+    one change asked is the only one the five best do: trial 20's "create a deal ..., stage
+    qualification"), and so does one whose best is a
     read where another clause reads. Where the request names ids (``takes`` says whether a
     route takes one), a route doing the change that takes one is planned before one that
     takes none, the best too ("Delete device D-401": ``remove_device`` before
@@ -365,6 +367,10 @@ def asked_change_first(
     if len(verbs) > 1:  # a change said not to do is none asked (trial 10: "Don't delete
         # department D-30, rename it to Treasury instead" planned the deletion)
         verbs = verbs - refused or verbs
+    if len(verbs) > 1 and eligible and snapshot.routes[eligible[0]].endpoint.effect is Effect.READ:
+        best = [snapshot.routes[r] for r in eligible[:READ_DEPTH] if r in snapshot.routes]
+        doable = frozenset(v for v in verbs if any(does_change(r, v, query) for r in best))
+        verbs = doable if len(doable) == 1 else verbs  # "create ..., stage X": none stages
     if len(verbs) != 1 or not eligible:
         return list(eligible)
     verb = next(iter(verbs))

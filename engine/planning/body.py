@@ -69,14 +69,21 @@ def body_fields(route: Route) -> BodyFields | None:
     at the top (required as the schema's ``required`` says; a ``readOnly`` one left out: the
     server sets it); ``None`` where the route has no such body (no body, a form, a body that
     is no object or declares no properties, or one the schema composes with
-    ``allOf`` / ``oneOf``)."""
+    ``allOf`` / ``oneOf``). A Python callable's or an MCP tool's one argument that is such an
+    object (a pydantic model or a dataclass: ``create_deal(deal: NewDeal)``) is read as its
+    body (user trial 20: "create a deal for Initech called 'Pilot extension', 8,000 EUR,
+    closing 2027-01-15" left ``deal`` missing whole, none of its properties filled)."""
     declared = [p for p in route.endpoint.parameters if p.location is ParameterLocation.BODY]
+    if not declared:
+        declared = _model_argument(route)
     if len(declared) != 1:
         return None
     body = declared[0]
     note = route.endpoint.input_schema.get(_BODY_NOTE)
     note = note if isinstance(note, Mapping) else {}
     style = note.get("style") or ("whole" if body.name in ("body", "request_body") else None)
+    if body.location is ParameterLocation.ARGUMENT:
+        style = "whole"
     if style != "whole" or "json" not in str(note.get("media_type") or "application/json"):
         return None
     schema = value_schema(body.json_schema)
@@ -103,6 +110,18 @@ def body_fields(route: Route) -> BodyFields | None:
         except ValidationError:  # a property no parameter could be named like: not filled
             continue
     return BodyFields(body, tuple(found)) if found else None
+
+
+def _model_argument(route: Route) -> list[Parameter]:
+    """A callable's or a tool's one argument, where it is required and an object that
+    declares properties (``[deal]`` of ``create_deal(deal: NewDeal)``); else none."""
+    parameters = route.endpoint.parameters
+    if len(parameters) != 1 or parameters[0].location is not ParameterLocation.ARGUMENT:
+        return []
+    schema = value_schema(parameters[0].json_schema)
+    if not parameters[0].required or not isinstance(schema.get("properties"), Mapping):
+        return []
+    return [parameters[0]]
 
 
 def _semantic(schema: Mapping[str, Any]) -> dict[str, str]:

@@ -5,7 +5,9 @@ Only a pattern that says what an id of its own looks like binds: anchored at bot
 every string it matches writes a literal character (``^ORD-[0-9]{8}$``), so that it does not
 take any number of the request (``^\\d+$``, ``^ORD-\\d+|\\d+$``, ``^(ORD-)?\\d+$``). The
 pattern is matched with RE2, as the gate matches it: linear in the token, whatever the
-pattern.
+pattern. An identifier-named parameter with no such pattern, required or not, binds by the
+shape its description shows by example ("The contact, like C-3.":
+:func:`~.example_ids.documented_pattern`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from typing import Any
 
 from schemarouter.contracts import Parameter, schema_validator
 from schemarouter.planning.described_ids import describes
+from schemarouter.planning.example_ids import documented_pattern
+from schemarouter.planning.merged_ids import merge_side
 from schemarouter.planning.named_values import Clauses
+from schemarouter.retrieval.identifiers import names_identifier
 from schemarouter.safety.patterns import regex
 
 #: A token of a request that may be an identifier: letters, digits and ``_-.:/``, with a digit.
@@ -61,7 +66,9 @@ def bind_by_pattern(
     for i, (parameter, _) in enumerate(open_):
         pattern = parameter.json_schema.get("pattern")
         if not (parameter.required and isinstance(pattern, str) and specific(pattern)):
-            continue
+            pattern = documented_pattern(parameter)  # "The contact, like C-3." (trial 20)
+            if pattern is None or not names_identifier(parameter.name) or merge_side(parameter):
+                continue  # a merge's side is the id its words give it (merged_ids)
         compiled = regex(pattern)  # RE2: linear in the token, whatever the pattern
         if compiled is None:
             continue  # a pattern RE2 cannot run is not enforced: it says nothing here

@@ -18,7 +18,11 @@ A change that sends nothing (``add_deployment_note``) takes, in its one open tex
 that carries what is said, the words after that parameter's word and a colon ("note: rolled
 back checkout", "add a note to deployment D-3: rolled back checkout"), less the words at their
 end that name another parameter's value ("... to deployment D-3": :func:`labelled`; helper
-wrongdebit: each sent no note).
+wrongdebit: each sent no note). A change that adds a note or a comment (its name says so:
+``add_note``, ``post_comment``) also reads what is said as a sending route does, and after a
+colon right after the id the note is on (user trial 20: "add a note to C-2 that they went
+with a competitor" and "add a note to C-2: prefers calls after 2pm" left ``text`` open and
+nothing was noted).
 """
 
 from __future__ import annotations
@@ -28,7 +32,13 @@ from collections.abc import Collection
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.named_values import valid
-from schemarouter.retrieval.actions import is_read_verb, request_verbs, verb_of, verb_of_route
+from schemarouter.retrieval.actions import (
+    is_read_verb,
+    name_words,
+    request_verbs,
+    verb_of,
+    verb_of_route,
+)
 from schemarouter.retrieval.said import said_starts
 
 __all__ = ["carries_said", "labelled", "said_text", "said_words", "unsaid"]
@@ -66,11 +76,26 @@ def carries_said(parameter: Parameter) -> bool:
     return bool(_SAYS.search(f"{parameter.name} {parameter.description or ''}"))
 
 
-def said_words(query: str) -> str | None:
+#: A change's name words that say it adds a note or a comment.
+_NOTES = frozenset(("note", "notes", "comment", "comments", "memo", "remark", "annotation"))
+#: A colon right after an id ("C-2: prefers calls after 2pm"): the note on it starts after.
+_ID_COLON = re.compile(r"(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9]:\s+")
+
+
+def _adds_note(route: Route) -> bool:
+    return route.endpoint.effect is not Effect.READ and bool(
+        _NOTES & set(name_words(route.endpoint.name))
+    )
+
+
+def said_words(query: str, *, noted: bool = False) -> str | None:
     """The words ``query`` says a message is to carry (after "saying", "with the message",
     "that" after the recipient ...: the module docstring), whatever parameter takes them;
-    ``None`` where it says none, or two."""
+    ``None`` where it says none, or two. ``noted``: a note's, whose text also starts after a
+    colon right after an id."""
     starts = said_starts(query)
+    if noted:
+        starts = sorted({*starts, *(m.end() for m in _ID_COLON.finditer(query))})
     if len(starts) != 1:
         return None
     start = starts[0]
@@ -88,9 +113,13 @@ def said_text(
         return None
     if not carries_said(parameter):
         return None  # a phone number, an address: what is said is not theirs
-    text = said_words(query) if verb_of_route(route) == "send" else labelled(parameter, query)
-    if text and verb_of_route(route) != "send":
-        text = _without_placed(text, taken)
+    if verb_of_route(route) == "send":
+        text = said_words(query)
+    else:  # a note: after its word and a colon, or (a route that adds notes) as said
+        text = labelled(parameter, query)
+        if text is None and _adds_note(route):
+            text = said_words(query, noted=True)
+        text = _without_placed(text, taken) if text else text
     return text if text and text not in taken and valid(parameter, text) else None
 
 

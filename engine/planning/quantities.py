@@ -129,6 +129,21 @@ def currency_options(parameter: Parameter) -> list[str]:
     return [o for o in enum if isinstance(o, str)] if isinstance(enum, list) else []
 
 
+#: What a sum's description says it is in: "in EUR", "in euros", "in euro cents".
+_IN_CURRENCY = re.compile(r"\bin\s+(?:the\s+)?(€|\$|£|₩|[A-Za-z]+)", re.IGNORECASE)
+
+
+def own_currency(parameter: Parameter) -> str | None:
+    """The one currency a sum's own name or description says it is in (``amount_eur``,
+    ``priceUsd``, "The new amount, in euro cents."), for a route that takes no currency
+    parameter beside it (user trial 20: "create a deal for Globex, 12,500 EUR" filled no
+    ``amount_eur``); ``None`` where it names none, or two."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", parameter.name).upper().split("_")
+    codes = {w for w in words if w in _ISO}
+    codes |= {c for m in _IN_CURRENCY.finditer(_said(parameter)) if (c := currency_code(m[1]))}
+    return codes.pop() if len(codes) == 1 else None
+
+
 #: The names of a sum of money (lower-case letters only, as :func:`flat_name` writes them).
 _AMOUNT = re.compile(r"amount|price|total|cost|fee|sum")
 
@@ -164,7 +179,11 @@ def money_value(parameter: Parameter, query: str, route: Route) -> Any:
     if [p.name for p in taken if p.required and numeric(p)] != [parameter.name]:
         return None
     currencies = [p for p in taken if flat_name(p.name).endswith("currency")]
-    if not currencies or foreign_sums(query, currencies):
+    own = own_currency(parameter) if not currencies else None
+    if own is not None:  # ``amount_eur``: every sum written is in euros for certain
+        if not all(currency_code(unit, (own,)) for _, unit in sums(query)):
+            return None
+    elif not currencies or foreign_sums(query, currencies):
         return None  # "20 CAD" where the currency takes KRW, USD, EUR: no amount in another
     found = amounts(query)
     return coerced(parameter, found[0]) if len(found) == 1 else None

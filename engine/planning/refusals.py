@@ -67,11 +67,27 @@ def planned_first(
     return [route_id, *(r for r in eligible if r != route_id)]
 
 
+#: A verb's -ing form right before a date, which it dates ("closing 2027-01-15", "closing end
+#: of March", "starting next Monday", "expiring on Friday"): what the thing does then, no
+#: change asked (user trial 20: "create a deal for Globex, 12,500 EUR, closing end of March"
+#: read as asking to close, and planned a read in place of ``create_deal``).
+_DATED = re.compile(
+    r"\b[A-Za-z]{3,}ing(?=\s+(?:(?:on|by|at|in|around)\s+)?(?:the\s+)?(?:\d{4}-\d{2}-\d{2}\b"
+    r"|(?:end|start|beginning|middle)\s+of\b|(?:next|this|last)\s+[a-z]+"
+    r"|tomorrow\b|today\b|tonight\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d"
+    r"|q[1-4]\b))",
+    re.IGNORECASE,
+)
+
+
 def unquoted(text: str) -> str:
     """``text`` with each quoted span blanked (same length): a quoted title, name or comment
     is a value, never the request's verb ("댓글 추가해줘: '확인 중'" asks to add a comment; its
-    확인 is what the comment says)."""
-    return QUOTED.sub(lambda m: " " * len(m.group(0)), text)
+    확인 is what the comment says); and a verb's -ing form that dates the thing
+    (:data:`_DATED`: "closing 2027-01-15") too."""
+    blank = QUOTED.sub(lambda m: " " * len(m.group(0)), text)
+    return _DATED.sub(lambda m: " " * len(m.group(0)), blank)
 
 
 def writes_passed_over(

@@ -19,6 +19,12 @@ names (its name or its description: "degrees" for "Target temperature in degrees
 :func:`~.stated_units.converted_at` converts into the unit the parameter declares ("to 70
 °F" for a parameter in Celsius: 21.11111111); one that does not convert ("to 12 kg") is
 left for the caller to give. Both take only a value the parameter's schema accepts.
+
+A number written with thousands groups is read whole ("to 15,000 USD" put 15 in
+``amount_cents``, user trial 20), and an amount in a currency's minor units
+(:func:`~.asked_amounts.in_minor_units`) takes no number here: "change the amount on deal D-7
+to 2500" sent ``amount_cents=2500``, 25 euros; a sum in a currency written for certain fills
+it (:func:`~.asked_amounts.minor_amount`), and otherwise it stays missing.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from collections.abc import Sequence
 
 from schemarouter.contracts import Parameter, Route
 from schemarouter.errors import UnitError
+from schemarouter.planning.asked_amounts import in_minor_units
 from schemarouter.planning.body import body_fields
 from schemarouter.planning.named_values import spellings, valid
 from schemarouter.planning.stated_units import converted_at, declared_in, dimension
@@ -39,7 +46,8 @@ from schemarouter.units import parse_unit
 
 __all__ = ["number_before_name", "set_number", "set_starts"]
 
-_NUMBER = r"(-?\d+(?:\.\d+)?)"
+#: A number, its thousands groups read with it ("to 15,000 USD" is 15000, never 15: trial 20).
+_NUMBER = r"(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)"
 #: A unit written right after the number (a sign or a word), and the words a parameter that
 #: takes it names (its name or description holds one of them).
 _UNIT = r"(?:\s*(%|°\s*[CF]?|도|[A-Za-z]+\b))?"
@@ -132,6 +140,7 @@ def _numbers_of(route: Route) -> list[Parameter]:
 
 
 def _value(parameter: Parameter, text: str) -> int | float | None:
+    text = text.replace(",", "")
     number: int | float = float(text) if "." in text else int(text)
     if value_schema(parameter.json_schema).get("type") == "number":
         number = float(number)
@@ -174,6 +183,8 @@ def set_number(
     takes it only where ``route`` requires none: "set the alarm for logger L-7 to 5 °C" filled
     the required ``max_celsius``, then the optional ``min_celsius``, the one number left open,
     with the same 5 (trial 15)."""
+    if in_minor_units(parameter):
+        return None  # "to 2500" of an amount in cents: 2500 of what is not said (trial 20)
     numbers = [p for p in open_parameters if p.required and _is_number(p)]
     if not numbers and route is not None and any(p.required for p in _numbers_of(route)):
         return None  # the route's required number took the value already, or will

@@ -50,7 +50,14 @@ def value_schema(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     """The schema a non-null value of ``schema`` meets, for reading its ``type``, ``format``
     and ``enum``: an optional's one non-null member (pydantic writes ``Optional[int]`` as
     ``{"anyOf": [{"type": "integer"}, {"type": "null"}]}``; a ``$ref`` to the schema's
-    ``$defs`` resolved), ``type: [X, "null"]`` as ``type: X``; else ``schema`` itself."""
+    ``$defs`` resolved, there or alone: a model's Enum property; pydantic's ``Decimal``, a
+    number or a string, as the number), ``type: [X, "null"]`` as ``type: X``; else ``schema``
+    itself."""
+    ref, defs = schema.get("$ref"), schema.get("$defs")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(defs, Mapping):
+        found = defs.get(ref.removeprefix("#/$defs/"))  # a model's Enum field (trial 20)
+        if isinstance(found, Mapping):
+            return {**{k: v for k, v in schema.items() if k != "$ref"}, **found}
     kinds = schema.get("type")
     if isinstance(kinds, list) and "null" in kinds:
         rest = [kind for kind in kinds if kind != "null"]
@@ -60,6 +67,8 @@ def value_schema(schema: Mapping[str, Any]) -> Mapping[str, Any]:
         if not isinstance(members, list):
             continue
         others = [m for m in members if not (isinstance(m, Mapping) and m.get("type") == "null")]
+        if _decimal(others):  # pydantic's ``Decimal``: a number, or one written as a string
+            return {**{k: v for k, v in schema.items() if k != key}, **others[0]}
         if len(others) != 1 or len(others) == len(members) or not isinstance(others[0], Mapping):
             continue
         member = others[0]
@@ -69,6 +78,16 @@ def value_schema(schema: Mapping[str, Any]) -> Mapping[str, Any]:
             member = found if isinstance(found, Mapping) else member
         return {**{k: v for k, v in schema.items() if k != key}, **member}
     return schema
+
+
+def _decimal(members: list[Any]) -> bool:
+    """Whether ``members`` are pydantic's ``Decimal``: a number first, then a string (user
+    trial 20: ``amount_eur: Decimal`` was read as no number, and "12,500 EUR" filled nothing)."""
+    return (
+        len(members) == 2
+        and all(isinstance(m, Mapping) for m in members)
+        and [m.get("type") for m in members] == ["number", "string"]
+    )
 
 
 def coerce_value(value: str, schema: Mapping[str, Any]) -> Any:

@@ -38,8 +38,8 @@ def server() -> Iterator[LoopbackServer]:
         yield running
 
 
-def _router(server: LoopbackServer) -> SchemaRouter:
-    book_id = [{**path_id("book_id")[0], "description": "Book id, e.g. BK-55"}]
+def _router(server: LoopbackServer, described: str = "Book id, e.g. BK-55") -> SchemaRouter:
+    book_id = [{**path_id("book_id")[0], "description": described}]
     paths: dict[str, Any] = {
         "/books": {"get": {"operationId": "searchBooks", "summary": "도서 검색",
                            "description": "Search the catalogue by title words or author.",
@@ -83,7 +83,7 @@ def test_the_id_named_is_read(server: LoopbackServer, text: str) -> None:
 def test_an_id_bound_to_nothing_is_not_read_as_the_first_listed(
     server: LoopbackServer, text: str
 ) -> None:
-    router = _router(server)
+    router = _router(server, "Book id")  # no example: the id written bare binds to nothing
     plan = router.plan(PlanRequest(query=text), max_calls=3)
     assert plan.route_ids == ("lib/rest/get_book",)
     assert plan.missing_arguments == {"lib/rest/get_book": ("book_id",)}
@@ -96,3 +96,12 @@ def test_the_first_entry_asked_is_still_read(server: LoopbackServer) -> None:
         "/books",
         "/books/BK-55",
     ]
+
+
+@pytest.mark.parametrize("text", ["Is BK-56 available?", "책 BK-56 알려줘"])
+def test_an_id_of_the_shape_its_description_shows_is_read(
+    server: LoopbackServer, text: str
+) -> None:
+    """ "Book id, e.g. BK-55" shows what a book's id looks like: BK-56 written bare is one
+    (user trial 20; ``planning/example_ids.py``)."""
+    assert _sent(server, _router(server), text) == ["/books/BK-56"]
