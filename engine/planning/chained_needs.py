@@ -59,6 +59,7 @@ __all__ = [
     "bound_note",
     "chained_needs",
     "filter_arguments",
+    "names_one",
     "pick",
     "says_first",
     "unchained_note",
@@ -218,6 +219,12 @@ def _before_one(query: str, thing: str) -> list[str]:
         if not is_plural(word) and stem(word) == thing:
             out.append(" ".join(w for w, _ in words[max(0, i - 3) : i]))
     return out
+
+
+def names_one(query: str, thing: str) -> bool:
+    """Whether ``query`` names one ``thing`` (its stem), in the singular: "the oldest ticket",
+    "read one note"; not "the paid orders" (a Korean noun, unmarked, names none here)."""
+    return bool(thing) and bool(_before_one(query, thing))
 
 
 def says_first(query: str, thing: str) -> bool:

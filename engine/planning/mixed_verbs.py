@@ -52,6 +52,7 @@ from schemarouter.planning.asked_changes import (
     things_blanked,
 )
 from schemarouter.planning.asked_things import asked_list_first, read_thing
+from schemarouter.planning.chained_needs import names_one
 from schemarouter.planning.empty_changes import EDIT_VERBS
 from schemarouter.planning.keyed_routes import most_keyed_first
 from schemarouter.planning.links import created
@@ -187,8 +188,8 @@ def runnable_list_first(
         return list(eligible)
     routes = snapshot.routes
     top = routes[eligible[0]]
-    if top.endpoint.effect is not Effect.READ:
-        return list(eligible)
+    if top.endpoint.effect is not Effect.READ or names_one(query, read_thing(top)):
+        return list(eligible)  # "the oldest ticket": the list gives the get its id (a chain)
     if not missing_parameters(top, fill_arguments(top, query, values)):
         return list(eligible)
     for route_id in eligible[1:READ_DEPTH]:
