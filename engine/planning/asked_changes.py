@@ -25,8 +25,7 @@ T-2 다시 열어줘"), by the part's own scores of the routes.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.described_ids import undescribed
@@ -37,6 +36,7 @@ from schemarouter.planning.message_text import unsaid
 from schemarouter.planning.money_moves import is_transfer, moves_money, transfers_money
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
+from schemarouter.planning.refused_verbs import only_refused, refused_verbs
 from schemarouter.planning.route_verbs import creates_named, opens_with
 from schemarouter.planning.signed_counts import adjusts_count
 from schemarouter.planning.sub_resources import entry_route
@@ -125,82 +125,6 @@ def not_refused(query: str) -> str:
     places kept): "Don't delete department D-30, rename it" asks to rename only."""
     clauses = clauses_of(query)
     return re.sub(r"\S+", lambda m: " " * len(m[0]) if clauses.against(m) else m[0], query)
-
-
-#: A verb right after a word that says not to do it ("don't delete", "do not close", "never
-#: approve"), or in Korean before 지 말 / 지 마 / 지 않 ("삭제하지 말고").
-_NEGATED_VERB = re.compile(
-    r"\b(?:don'?t|do\s+not|never|not)\s+([A-Za-z]+)|([\uac00-\ud7a3]+?)하?지\s*(?:말|마|않)",
-    re.IGNORECASE,
-)
-#: :data:`_NEGATED_VERB` whose Korean stem opens a run of Hangul (:func:`_negations`).
-_NEGATED_AT_RUN = re.compile(
-    r"\b(?:don'?t|do\s+not|never|not)\s+([A-Za-z]+)"
-    r"|(?<![\uac00-\ud7a3])([\uac00-\ud7a3]+?)하?지\s*(?:말|마|않)",
-    re.IGNORECASE,
-)
-
-
-def _negations(text: str) -> Iterator[re.Match[str]]:
-    """``_NEGATED_VERB.finditer(text)``, in linear time: its Korean stem, tried from every
-    syllable of a run of Hangul, read the run to its end from each ("을" * 10,000 took 1.6 s:
-    thirteenth security review). A match starts at a run's first syllable, or right where the
-    one before ended (from any later syllable, it would have started there)."""
-    at = 0
-    while True:
-        match = _NEGATED_VERB.match(text, at) if at else None
-        match = match or _NEGATED_AT_RUN.search(text, at)
-        if match is None:
-            return
-        yield match
-        at = match.end()
-
-
-def refused_verbs(query: str) -> frozenset[str]:
-    """The changes ``query`` says not to do, by the verb right after its negation."""
-    out: set[str] = set()
-    for match in _negations(unquoted(query)):
-        out |= _negated(match)
-    return frozenset(out)
-
-
-def _negated(match: re.Match[str]) -> set[str]:
-    """The changes of one :data:`_NEGATED_VERB` match: its English word's, or its Korean
-    stem's, this module's Korean verbs too ("닫지 말고": close)."""
-    korean = match.group(2)
-    if not korean:
-        return set(request_verbs(match.group(1)))
-    return set(request_verbs(korean)) | {
-        v for stem, v in KO_MORE.items() if korean.startswith(stem)
-    }
-
-
-_NOUN = re.compile(r"(?:ing|ion|ions)$")
-
-
-def only_refused(query: str) -> frozenset[str]:
-    """The changes ``query`` says not to do and asks nowhere else: "예약 A-1001 취소하지 말고
-    A-1002 확정해줘" (don't cancel A-1001, confirm A-1002) refuses the cancel and asks a change
-    no verb table knew; "Don't delete room R1 but delete room R2" still asks the deletion (a
-    form of the verb written more often than it is refused)."""
-    text = unquoted(query)
-    negated = [(match, _negated(match)) for match in _negations(text)]
-    # each kind of refusal counted once: every refusal asked every other and every word
-    # ("don't delete room R1, " * 450 took 16 s: thirteenth security review)
-    english = [request_verbs(m.group(1)) for m, _ in negated if m.group(1)]
-    words = Counter(w for w in _WORD.findall(text.lower()) if not _NOUN.search(w))
-    written_verbs = [(verbs, n) for w, n in words.items() if (verbs := request_verbs(w))]
-    korean = Counter(m.group(2) for m, _ in negated if m.group(2))
-    out: set[str] = set()
-    for verbs in {frozenset(v) for m, v in negated if v and not m.group(2)}:
-        refused = sum(1 for e in english if e & verbs)
-        written = sum(n for w, n in written_verbs if w & verbs)
-        if written <= refused:
-            out |= verbs
-    for stem, stem_verbs in {m.group(2): v for m, v in negated if v and m.group(2)}.items():
-        if text.count(stem) <= korean[stem]:
-            out |= stem_verbs
-    return frozenset(out)
 
 
 def no_refused_change(

@@ -22,9 +22,10 @@ from typing import Any, Protocol, Self, TypeVar
 
 from schemarouter.contracts import Effect
 from schemarouter.planning.arguments import fill_arguments
-from schemarouter.planning.asked_changes import asked_verbs, does_change, only_refused
+from schemarouter.planning.asked_changes import asked_verbs, does_change
 from schemarouter.planning.message_text import unsaid
 from schemarouter.planning.refusals import QUOTED
+from schemarouter.planning.refused_verbs import only_refused
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words, verb_forms
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue

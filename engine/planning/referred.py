@@ -28,7 +28,8 @@ import re
 from collections.abc import Sequence
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.planning.asked_changes import asked_verbs, refused_verbs
+from schemarouter.planning.asked_changes import asked_verbs
+from schemarouter.planning.refused_verbs import refused_verbs
 from schemarouter.retrieval.actions import name_words, verb_forms, verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import clauses_of

@@ -15,8 +15,9 @@ import pytest
 from schemarouter import PlanRequest, SchemaRouter
 from schemarouter.contracts import Effect
 from schemarouter.index import HashingEncoder
-from schemarouter.planning.asked_changes import asked_verbs, refused_verbs
+from schemarouter.planning.asked_changes import asked_verbs
 from schemarouter.planning.opposite_verbs import OPPOSITES
+from schemarouter.planning.refused_verbs import refused_verbs
 
 from servers.loopback import LoopbackServer, Request, Response, json_response
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from schemarouter import PlanRequest
-from schemarouter.planning.asked_changes import refused_verbs
+from schemarouter.planning.refused_verbs import refused_verbs
 
 from helpers import WRITES, hashing_router, ok, openapi_document, path_id
 
