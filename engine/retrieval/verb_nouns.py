@@ -77,7 +77,10 @@ def noun_or_verb(
     if low in _SENT and i > 0 and words[i - 1].lower() in _DETERMINED:
         return None, None  # "convert this text to speech": the thing sent, not a sending
     if action == "write" and i > 0 and words[i - 1].lower() in _ARTICLES:
-        return "read", None  # "the snooze on alert A-1": a noun, no change asked
+        # "The snooze on alert A-1 expired": a clause opening with the noun asks no change;
+        # after another word it is only no verb ("Run the order-fulfillment state machine"
+        # read as a read, and its write route lost rank 1 to a describe)
+        return ("read", None) if i == 1 else (None, None)
     if low in _RECORDS and after in _RECORDED:
         return "write", _RECORDS[low]
     if action == "write" and after in _STATE and change not in _ON_STATE:

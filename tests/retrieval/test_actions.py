@@ -230,6 +230,9 @@ def test_a_routes_action_is_its_name_then_its_summary_then_its_method(
         # "of" after a number is the number's, not the verb's ("refund of order O-1")
         ("refund $10 of transaction T-77, the customer returned one mug", {"refund"}),
         ("cancel 2 of my orders", {"cancel"}),
+        # a change after an article is a noun, but only a clause that opens with it asks none
+        ("Run the order-fulfillment state machine with input {}", {"start"}),
+        ("the snooze on alert A-1 expired", set()),
         # 확인 처리 marks as seen (trial 11's "알림 AL-8 확인 처리해줘" read as a check, and
         # acknowledge_alert, a write by its name since "acknowledge" is a verb, fell to 2)
         ("알림 AL-8 확인 처리해줘", {"acknowledge"}),
