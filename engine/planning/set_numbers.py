@@ -38,6 +38,7 @@ from schemarouter.errors import UnitError
 from schemarouter.planning.asked_amounts import in_minor_units
 from schemarouter.planning.body import body_fields
 from schemarouter.planning.named_values import spellings, valid
+from schemarouter.planning.stated_units import NO_UNIT as _NO_UNIT
 from schemarouter.planning.stated_units import converted_at, declared_in, dimension
 from schemarouter.retrieval.clauses import Clauses
 from schemarouter.retrieval.prerequisites import names_identifier
@@ -63,28 +64,6 @@ _UNIT_NAMES = {
 }
 #: A unit written as degrees of no named scale: the scale a temperature parameter declares.
 _DEGREES = frozenset(["°", "도", "degree", "degrees"])
-#: Words after a number that are no unit of it ("to 23 now", "to 23 and lock ...").
-_NO_UNIT = frozenset(
-    [
-        "and",
-        "or",
-        "then",
-        "but",
-        "please",
-        "now",
-        "too",
-        "also",
-        "instead",
-        "thanks",
-        "thank",
-        "today",
-        "tonight",
-        "for",
-        "in",
-        "at",
-        "on",
-    ]
-)
 _SETS = (
     r"set|sets|change|changes|update|updates|adjust|adjusts|raise|raises|lower|lowers|"
     r"turn\s+(?:it\s+)?up|"

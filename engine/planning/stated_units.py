@@ -44,6 +44,7 @@ from schemarouter.retrieval.values import value_schema
 from schemarouter.units import parse_unit, pint_factor
 
 __all__ = [
+    "NO_UNIT",
     "Stated",
     "converted",
     "converted_at",
@@ -100,8 +101,9 @@ _QUANTITY = re.compile(
     rf"{_NUMBER}(?:\s?(?:({_UNIT})|(degrees?|deg\.?|도)|({_SYMBOL}))(?![\w°/^]))?",
     re.IGNORECASE,
 )
-#: A word after a verb of setting's "to N" that names no unit ("to 21 now").
-_NO_UNIT = frozenset(
+#: A word after a number that names no unit of it ("to 21 now", "to 23 and lock ...";
+#: set_numbers reads it too).
+NO_UNIT = frozenset(
     [
         "and",
         "or",
@@ -219,7 +221,7 @@ def _unknown(query: str, match: re.Match[str]) -> bool:
     sentence ("to 21 now")."""
     word = match.group(4)
     before = query[max(0, match.start() - _BEFORE) : match.start()]
-    return bool(_TO.search(before)) and word.lower() not in _NO_UNIT
+    return bool(_TO.search(before)) and word.lower() not in NO_UNIT
 
 
 def shown(number: float) -> str:
