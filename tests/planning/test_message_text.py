@@ -87,12 +87,16 @@ def test_a_relative_clause_is_no_message(bank: tuple[SchemaRouter, Path]) -> Non
     assert "message" in plan.steps[0].missing_parameters
 
 
-def test_a_route_that_sends_nothing_takes_no_that_clause(bank: tuple[SchemaRouter, Path]) -> None:
+def test_a_route_that_adds_a_note_takes_its_that_clause(bank: tuple[SchemaRouter, Path]) -> None:
+    """Trial 14 read a route that sends nothing as taking no "that" clause; trial 20's sales
+    team wrote its notes so ("add a note to C-2 that they went with a competitor", nothing
+    noted), and a route whose name says it adds a note now reads what is said as a sending
+    one does (planning/message_text)."""
     router, _ = bank
     query = "Add a note to account AC-1 that the customer called"
     plan = router.plan(PlanRequest(query=query, allowed_effects=ALL))
     assert plan.route_ids == ("team/python/add_note",)
-    assert "text" not in plan.steps[0].arguments
+    assert plan.steps[0].arguments["text"] == "the customer called"
 
 
 def test_a_later_step_missing_its_message_blocks_the_plan_and_says_which(
