@@ -232,3 +232,19 @@ def sms_document(base_url: str) -> dict[str, Any]:
         "responses": ok({"type": "object"}),
     }
     return {**openapi_document("Texts", {"/sms": {"post": send}}), "servers": [{"url": base_url}]}
+
+
+def sent_bodies(router: Any, server: Any, text: str, max_calls: int = 1) -> list[tuple[str, Any]]:
+    """The path and JSON body of each request the loopback ``server`` gets once the plan of
+    ``text`` runs, every write allowed and approved; nothing where ``execute`` refuses the
+    plan for an argument missing or refused (the unit tests' runner)."""
+    import contextlib
+
+    from schemarouter import PlanRequest
+    from schemarouter.errors import ParameterValidationError
+
+    server.requests.clear()
+    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=max_calls)
+    with contextlib.suppress(ParameterValidationError):
+        router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
+    return [(r.path, json.loads(r.body)) for r in server.requests]

@@ -28,6 +28,7 @@ import re
 from schemarouter.contracts import Parameter, Route
 from schemarouter.planning.named_values import valid
 from schemarouter.planning.refusals import unquoted
+from schemarouter.planning.written_times import LOWER_BOUND, UPPER_BOUND
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.values import value_schema
 
@@ -44,11 +45,8 @@ _JOINED = re.compile(
     r"\s*+(?:(?:부터|에서)\s*+)?(?:(?:~|〜|–|—|-|to|through|thru|until|till|and)\s*+)?",
     re.IGNORECASE,
 )
-_START = re.compile(r"(?:^|_)(?:start|from|since|after|begin|beginning)(?:_|$)", re.IGNORECASE)
-_END = re.compile(r"(?:^|_)(?:end|to|until|till|before)(?:_|$)", re.IGNORECASE)
 
 
-#: A day word and its distance from today.
 def _takes_date(parameter: Parameter) -> bool:
     return value_schema(parameter.json_schema).get("format") == "date"
 
@@ -68,8 +66,8 @@ def date_range(route: Route, query: str) -> dict[str, str | None]:
     bound to both by its kind would send a one-day span, then the other date as another
     call's start); ``{}`` where the route takes no such pair or one date or none is written."""
     dated = [p for p in route.endpoint.parameters if _takes_date(p)]
-    starts = [p for p in dated if _START.search(p.name) and not _END.search(p.name)]
-    ends = [p for p in dated if _END.search(p.name) and not _START.search(p.name)]
+    starts = [p for p in dated if LOWER_BOUND.search(p.name) and not UPPER_BOUND.search(p.name)]
+    ends = [p for p in dated if UPPER_BOUND.search(p.name) and not LOWER_BOUND.search(p.name)]
     if len(starts) != 1 or len(ends) != 1:
         return {}
     found = written_dates(query)

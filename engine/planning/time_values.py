@@ -18,7 +18,12 @@ from typing import Any
 
 from schemarouter.contracts import Parameter
 from schemarouter.planning.named_values import valid
-from schemarouter.planning.written_times import current_now, written_value
+from schemarouter.planning.written_times import (
+    LOWER_BOUND,
+    UPPER_BOUND,
+    current_now,
+    written_value,
+)
 from schemarouter.retrieval.clauses import clauses_of
 
 __all__ = ["time_value"]
@@ -45,8 +50,6 @@ _BEFORE = (
 #: per request: where each ends is where the date-time it bounds starts).
 _AFTER = re.compile(r"\b(?:after|since|from|starting(?:\s+at)?)\s*", re.IGNORECASE)
 _UNTIL = re.compile(r"\b(?:before|until|till|by|to|up\s+to)\s*", re.IGNORECASE)
-_LOWER = re.compile(r"(?:^|_)(?:after|since|from|start|begin|min|gte?)(?:_|$)|^since", re.I)
-_UPPER = re.compile(r"(?:^|_)(?:before|until|till|to|end|max|lte?)(?:_|$)", re.I)
 
 
 def _span(match: re.Match[str]) -> timedelta:
@@ -87,7 +90,7 @@ def time_value(
         text = next(iter(ones)) if len(ones) == 1 else None
         text = written_value(parameter, query) if not ones else text
         return text if text is not None and valid(parameter, text) else None
-    lower, upper = _LOWER.search(parameter.name), _UPPER.search(parameter.name)
+    lower, upper = LOWER_BOUND.search(parameter.name), UPPER_BOUND.search(parameter.name)
     side = _AFTER if lower and not upper else _UNTIL if upper and not lower else None
     dated = [m for m in _DATE_TIME.finditer(query) if not clauses.against(m)]
     # a bound takes the one its word gives: "after 2026-12-01T00:00:00Z" (each word read

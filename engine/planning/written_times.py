@@ -45,7 +45,15 @@ from schemarouter.planning.body import body_fields
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["current_now", "reading_times", "time_notes", "written_value", "zone_named"]
+__all__ = [
+    "LOWER_BOUND",
+    "UPPER_BOUND",
+    "current_now",
+    "reading_times",
+    "time_notes",
+    "written_value",
+    "zone_named",
+]
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = (
@@ -132,8 +140,13 @@ _ZONES = (
     re.compile(r"(?<![\w:+-])(?P<off>[+-](?:[01]\d|2[0-3]):[0-5]\d)(?![\d:])"),
     re.compile(r"(?P<seoul>한국\s*+시간?|서울\s*+시간?)"),
 )
-_LOWER = re.compile(r"(?:^|_)(?:after|since|from|start|starts|begin|min|gte?)(?:_|$)", re.I)
-_UPPER = re.compile(r"(?:^|_)(?:before|until|till|to|end|ends|max|lte?)(?:_|$)", re.I)
+#: A parameter named as the lower or the upper bound of a time or a date (``opened_after``,
+#: ``start_time``, ``since``, ``date_min``; ``end_date``, ``until``): read here, by
+#: :mod:`.time_values` and by :mod:`.date_ranges`.
+LOWER_BOUND = re.compile(
+    r"(?:^|_)(?:after|since|from|start|starts|begin|beginning|min|gte?)(?:_|$)|^since", re.I
+)
+UPPER_BOUND = re.compile(r"(?:^|_)(?:before|until|till|to|end|ends|max|lte?)(?:_|$)", re.I)
 _TIME_FORMATS = ("date", "date-time", "time")
 
 
@@ -382,7 +395,7 @@ def _zone(written: _Written) -> tuple[tzinfo | None, bool]:
 def _wall_time(written: _Written, name: str, pair: bool) -> tuple[Any, ...] | None:
     """The time of day for a parameter named ``name``: a range's side by the name, else the
     one time written (for a change's one time parameter, ``pair`` false)."""
-    lower, upper = bool(_LOWER.search(name)), bool(_UPPER.search(name))
+    lower, upper = bool(LOWER_BOUND.search(name)), bool(UPPER_BOUND.search(name))
     if len(written.ranges) == 1 and not written.times:
         start, end = written.ranges[0]
         return end.key if upper and not lower else start.key if lower or not pair else None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from schemarouter.index.encoders.dense import similarity_factor
@@ -234,13 +234,7 @@ def _korean_clauses(text: str, words: int) -> list[str]:
         return [text]
     # never inside a quote: "... 문자로 '재입고 되었습니다' 보내줘" (재입고, a restock) was
     # cut there, its last piece too short, and the whole request read as one part (trial 19)
-    spans = _quoted(text)
-    starts = [a for a, _ in spans]
-
-    def quoted(at: int) -> bool:
-        inside = bisect.bisect_right(starts, at) - 1  # spans are apart, in order
-        return inside >= 0 and at < spans[inside][1]
-
+    quoted = _in_quote(text)
     cuts = [
         m.end(1)
         for m in _KO_GO.finditer(text)
@@ -260,13 +254,11 @@ def _korean_clauses(text: str, words: int) -> list[str]:
 def _split_if(pattern: re.Pattern[str], text: str, words: int, *, said: bool = False) -> list[str]:
     """``text`` split at ``pattern`` where every piece has ``words`` words, else whole;
     ``said``: never inside a quote nor past where a message starts (:func:`_unsaid_end`)."""
-    spans = _quoted(text) if said else []
-    starts = [a for a, _ in spans]
+    quoted = _in_quote(text) if said else lambda _: False
     end = _unsaid_end(text) if said else len(text)
     bounds = [0]
     for m in pattern.finditer(text, 0, end):
-        inside = bisect.bisect_left(starts, m.start()) - 1  # spans are apart, in order
-        if inside < 0 or m.start() >= spans[inside][1]:
+        if not quoted(m.start()):
             bounds += [m.start(), m.end()]
     bounds.append(len(text))
     pieces = [text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
@@ -281,10 +273,17 @@ _QUOTED = re.compile(
 )
 
 
-#: Where what a message says starts: "saying", "that says", "with the message", "message:",
-#: or "that" after the recipient of a clause that sends ("notify customer CU-3 that ...").
-def _quoted(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _QUOTED.finditer(text)]
+def _in_quote(text: str) -> Callable[[int], bool]:
+    """Whether a place of ``text`` is inside a quote (:data:`_QUOTED`), its quotes read once
+    and each place looked up by bisection (the spans are apart, in order)."""
+    spans = [m.span() for m in _QUOTED.finditer(text)]
+    starts = [a for a, _ in spans]
+
+    def inside(at: int) -> bool:
+        i = bisect.bisect_right(starts, at) - 1
+        return i >= 0 and at < spans[i][1]
+
+    return inside
 
 
 def _unsaid_end(text: str) -> int:

@@ -9,18 +9,15 @@ a 12 lb parcel" left ``weight_kg`` missing, "irrigate field F-7 with 0.5 inches"
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.errors import ParameterValidationError
 from schemarouter.index import HashingEncoder
 
-from helpers import WRITES, ok, openapi_document, path_id, served_router
+from helpers import WRITES, ok, openapi_document, path_id, sent_bodies, served_router
 from servers.loopback import LoopbackServer, json_response
 
 
@@ -91,14 +88,6 @@ def router(server: LoopbackServer) -> SchemaRouter:
     return served_router(openapi_document("Farm and home", PATHS), server, "home")
 
 
-def _sent(router: SchemaRouter, server: LoopbackServer, text: str) -> list[tuple[str, Any]]:
-    server.requests.clear()
-    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=1)
-    with contextlib.suppress(ParameterValidationError):  # a value refused: nothing is sent
-        router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
-    return [(r.path, json.loads(r.body)) for r in server.requests]
-
-
 @pytest.mark.parametrize(
     ("text", "path", "body"),
     [
@@ -120,7 +109,7 @@ def _sent(router: SchemaRouter, server: LoopbackServer, text: str) -> list[tuple
 def test_a_quantity_in_another_unit_is_sent_converted(
     router: SchemaRouter, server: LoopbackServer, text: str, path: str, body: Any
 ) -> None:
-    assert _sent(router, server, text) == [(path, body)]
+    assert sent_bodies(router, server, text) == [(path, body)]
 
 
 def test_the_plan_says_what_it_converted(router: SchemaRouter) -> None:
@@ -150,14 +139,14 @@ def test_a_quantity_that_does_not_convert_is_refused_with_its_reason(
     plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=1)
     assert any(why in w for w in plan.warnings), plan.warnings
     assert plan.missing_arguments
-    assert _sent(router, server, text) == []
+    assert sent_bodies(router, server, text) == []
 
 
 def test_a_bare_number_is_sent_as_written(router: SchemaRouter, server: LoopbackServer) -> None:
-    assert _sent(router, server, "set thermostat T-1 to 21") == [
+    assert sent_bodies(router, server, "set thermostat T-1 to 21") == [
         ("/thermostats/T-1/setpoint", {"target": 21.0})
     ]
-    assert _sent(router, server, "set thermostat T-1 to 21 degrees") == [
+    assert sent_bodies(router, server, "set thermostat T-1 to 21 degrees") == [
         ("/thermostats/T-1/setpoint", {"target": 21.0})
     ]
 

@@ -10,17 +10,14 @@ over the 21 set), "irrigate field F-7 now, it was last watered 2 m ago" sent a d
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter
-from schemarouter.errors import ParameterValidationError
+from schemarouter import SchemaRouter
 
-from helpers import WRITES, ok, openapi_document, path_id, served_router
+from helpers import ok, openapi_document, path_id, sent_bodies, served_router
 from servers.loopback import LoopbackServer, json_response
 
 
@@ -71,14 +68,6 @@ def router(server: LoopbackServer) -> SchemaRouter:
     return served_router(openapi_document("Home", PATHS), server, "home")
 
 
-def _sent(router: SchemaRouter, server: LoopbackServer, text: str) -> list[tuple[str, Any]]:
-    server.requests.clear()
-    plan = router.plan(PlanRequest(query=text, allowed_effects=WRITES), max_calls=1)
-    with contextlib.suppress(ParameterValidationError):  # a value missing: nothing is sent
-        router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
-    return [(r.path, json.loads(r.body)) for r in server.requests]
-
-
 @pytest.mark.parametrize(
     ("text", "sent"),
     [
@@ -99,7 +88,7 @@ def _sent(router: SchemaRouter, server: LoopbackServer, text: str) -> list[tuple
 def test_a_word_that_is_no_unit_converts_into_nothing(
     router: SchemaRouter, server: LoopbackServer, text: str, sent: list[Any]
 ) -> None:
-    assert _sent(router, server, text) == sent
+    assert sent_bodies(router, server, text) == sent
 
 
 @pytest.mark.parametrize(
@@ -116,4 +105,4 @@ def test_a_word_that_is_no_unit_converts_into_nothing(
 def test_a_unit_stated_as_one_still_converts(
     router: SchemaRouter, server: LoopbackServer, text: str, sent: list[Any]
 ) -> None:
-    assert _sent(router, server, text) == sent
+    assert sent_bodies(router, server, text) == sent
