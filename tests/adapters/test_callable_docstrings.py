@@ -116,6 +116,6 @@ def test_a_long_field_line_is_read_in_linear_time() -> None:
 
     from schemarouter.adapters.python import _parse_docstring
 
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     assert _parse_docstring("Tare.\n\n:param" + " " * 80_000 + "x")[0].startswith("Tare.")
-    assert time.monotonic() - started < 1.0
+    assert time.process_time() - started < 1.0

@@ -132,9 +132,9 @@ def test_a_long_hostile_request_is_read_in_linear_time(text: str) -> None:
         json_schema={"type": "string"},
         semantic_id="query.optimade_filter",
     )
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     built = optimade_filter(parameter, text)
-    assert time.monotonic() - started < 2.0
+    assert time.process_time() - started < 2.0
     assert built is None or "nelements" not in built
 
 

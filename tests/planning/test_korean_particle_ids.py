@@ -79,8 +79,8 @@ def test_a_long_hangul_tail_is_read_once(served: tuple[SchemaRouter, LoopbackSer
     import time
 
     router, server = served
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     plan = router.plan("km-1" + "가" * 40_000 + "x 데바이 온도")
-    assert time.monotonic() - started < 2.0
+    assert time.process_time() - started < 2.0
     assert all(v != "km-1" for step in plan.steps for v in step.arguments.values())
     assert server.requests == []

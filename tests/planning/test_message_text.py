@@ -135,7 +135,7 @@ def test_a_long_word_before_a_message_costs_no_time(
     import time
 
     router, _ = bank
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     plan = router.plan(PlanRequest(query=query, allowed_effects=ALL))
-    assert time.monotonic() - started < 20.0
+    assert time.process_time() - started < 20.0
     assert plan.route_ids == ("team/python/notify_customer",)

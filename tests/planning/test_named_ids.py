@@ -63,9 +63,9 @@ def test_an_id_named_by_its_parameter_binds(
 def test_a_long_run_without_an_address_is_read_once() -> None:
     import time
 
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     assert _plan(customer_orders, "orders of " + "a." * 50_000 + " customer") == {}
-    assert time.monotonic() - started < 5.0
+    assert time.process_time() - started < 5.0
 
 
 @pytest.mark.parametrize(
@@ -135,9 +135,9 @@ def test_a_long_run_of_spaces_after_a_parameter_name_is_read_once() -> None:
     plan, 20,000 spaces 7 s (quadratic; a 200,000-character request, minutes)."""
     import time
 
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     assert _plan(room_temperature, "temperature of room" + " " * 20_000 + "R1") == {"room": "R1"}
-    assert time.monotonic() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 def test_many_urls_beside_many_ids_are_read_in_linear_time() -> None:
@@ -151,7 +151,7 @@ def test_many_urls_beside_many_ids_are_read_in_linear_time() -> None:
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
     router.add_callable([room_temperature, customer_orders], provider="shop")
     routes = router.snapshot().routes
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     rooms = "https://x.y/ room R1 " * 20_000
     assert fill_arguments(routes["shop/python/room_temperature"], rooms) == {"room": "R1"}
     mails = "https://x.y/ ann@example.com " * 20_000
@@ -160,7 +160,7 @@ def test_many_urls_beside_many_ids_are_read_in_linear_time() -> None:
     }
     # linear: about 1 s here; the quadratic reading took 8 s at half the size (about 30 s
     # at this one), so the bound holds on a loaded machine and still fails the old code
-    assert time.monotonic() - started < 12.0
+    assert time.process_time() - started < 12.0
 
 
 def delete_booking(room: str) -> dict[str, bool]:

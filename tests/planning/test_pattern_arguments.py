@@ -126,9 +126,9 @@ def test_a_pattern_that_backtracks_costs_no_time() -> None:
 
     route = _route([{**ORDER, "schema": {"type": "string", "pattern": "^(A+)+1-$"}}])
     text = "cancel " + "A" * 60 + "9-x please"
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     assert fill_arguments(route, text, find_values(text)) == {}
-    assert time.monotonic() - started < 5.0
+    assert time.process_time() - started < 5.0
 
 
 def test_an_id_after_a_path_parameter_named_after_its_thing_binds() -> None:

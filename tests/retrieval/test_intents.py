@@ -193,10 +193,10 @@ def test_long_runs_of_spaces_or_codes_cost_no_time() -> None:
     ) == ["band gap of GaN", "the density of Si", "the bulk modulus of Fe"]
     spaces = "refund order 1" + " " * 100_000 + "x and then the weather in Paris"
     codes = "order " + "ORD-" * 25_000 + " see hep-th/9901001"
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     parts = split_intents(spaces)
     values = find_values(codes)
-    assert time.monotonic() - started < 5.0
+    assert time.process_time() - started < 5.0
     assert parts[-1] == "the weather in Paris" and len(parts) == 2
     assert [v.value for v in values if v.kind == "identifier.arxiv_id"] == ["hep-th/9901001"]
 
@@ -266,9 +266,9 @@ def test_korean_clauses_joined_by_go_split(text: str, parts: list[str]) -> None:
 def test_a_long_run_of_hangul_is_read_once() -> None:
     import time
 
-    started = time.monotonic()
+    started = time.process_time()  # CPU: other jobs' load is not ours
     parts = split_intents("가" * 200_000 + " 알려주고 " + "나" * 100_000 + " 관련 논문도 찾아줘")
-    assert time.monotonic() - started < 2.0
+    assert time.process_time() - started < 2.0
     assert len(parts) == 1  # two words before the cut: one part
 
 
