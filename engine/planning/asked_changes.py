@@ -320,7 +320,7 @@ def asked_change_first(
         # ("close issue 5": ``update_issue``, state=closed; a create or a delete ranked first
         # is left to the rules of its own, mixed_verbs')
         near = eligible[1:READ_DEPTH]
-        doing = next((r for r in near if changes_to_state(snapshot.routes[r], verb)), None)
+        doing = next((r for r in near if changes_to_state(snapshot.routes[r], verb, query)), None)
     if doing is None:
         return _no_other_change(snapshot, eligible, verbs, warnings)
     # an update (which may make any change: "move" a device to a room) of the entry named

@@ -45,7 +45,7 @@ from schemarouter.contracts import TRANSPORT_LOCATIONS, Effect, Parameter, Param
 from schemarouter.errors import ParameterValidationError
 from schemarouter.planning.body import body_fields, body_key
 from schemarouter.planning.entry_ids import numbered_thing, unnamed_entry_id
-from schemarouter.planning.enum_values import again_base, state_forms
+from schemarouter.planning.enum_values import again_base, enum_value, option_words, state_forms
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import name_words, verb_forms, verb_of_route
 from schemarouter.retrieval.identifiers import (
@@ -115,29 +115,40 @@ def change_parameters(route: Route) -> tuple[str, ...]:
     return tuple(p.name for p in others if p.location not in TRANSPORT_LOCATIONS)
 
 
-def changes_to_state(route: Route, verb: str) -> bool:
+def changes_to_state(route: Route, verb: str, query: str = "") -> bool:
     """Whether ``route``, an update of one entry (:func:`change_parameters`), can put it in
     the state ``verb`` leaves it in: one of its changes is an enum holding the verb's past
     form (``update_issue``'s ``state``: open, closed, for "close"), or a re- verb's base
     ("reopen": open; :func:`~.enum_values.state_forms`), or one of its changes is named by a
     re- verb's base ("reassign": ``assignee``). "close issue 5 in octocat/hello-world" on a
-    tool list with no ``close_issue`` planned ``list_issues``."""
+    tool list with no ``close_issue`` planned ``list_issues``. An option the ``query`` names
+    whose first word is that past form is one too: "mark deal D-15 as closed won" asks
+    ``stage=closed_won`` (trial 20 planned ``get_deal``). An update whose state is a required
+    setting (``update_deal_stage(deal_id, stage)``: no :func:`change_parameters`) takes the
+    state by its enum parameters."""
     changes = change_parameters(route)
-    if not changes:
+    setting = not changes and verb_of_route(route) == "update"
+    if not changes and not setting:
         return False
     base = again_base(verb)
     if base and any(stem(base) in re.sub(r"[^a-z]", "", c.lower()) for c in changes):
         return True
     body = body_fields(route)
-    taken = [p for p in route.endpoint.parameters if p.name in changes]
+    taken = [p for p in route.endpoint.parameters if setting or p.name in changes]
     if body is not None:
-        taken += [p for p in body.properties if body_key(body.parameter, p.name) in changes]
+        taken += [
+            p for p in body.properties if setting or body_key(body.parameter, p.name) in changes
+        ]
     forms = state_forms(verb)
-    return any(
+    if any(
         isinstance(option, str) and option.lower() in forms
         for p in taken
         for option in value_schema(p.json_schema).get("enum") or ()
-    )
+    ):
+        return True
+    named = [enum_value(p, query) for p in taken] if query else []
+    words = [option_words(v) for v in named if isinstance(v, str)]
+    return any(w and w[0].lower() in forms for w in words)
 
 
 def _addresses(parameter: Parameter) -> bool:

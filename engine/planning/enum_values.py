@@ -20,10 +20,12 @@ __all__ = [
     "again_base",
     "entry_words",
     "enum_value",
+    "option_words",
     "past_forms",
     "route_nouns",
     "side",
     "state_forms",
+    "written_option",
 ]
 
 
@@ -58,6 +60,30 @@ _REFUSED_BEFORE = re.compile(
 #: filtered by the value refused).
 _REFUSED_AFTER = re.compile(r"(?:\s+\w+)?\s+(?:excluded|excepted)\b", re.IGNORECASE)
 _KO_REFUSED_AFTER = re.compile(r"(?:\s++[가-힣]{1,3}?){1,2}" + KO_AGAINST.pattern)
+
+
+#: Where a listed value's words part: ``in_progress``, ``on-hold``, ``closedWon`` (the case
+#: turning) are the words "in progress", "on hold", "closed won" as people write them.
+_WORD_BREAK = re.compile(r"[\s_-]+|(?<=[a-z0-9])(?=[A-Z])")
+_PARTED = r"[\s_-]+"
+
+
+def option_words(option: str) -> list[str]:
+    """The words of a listed value: ``["closed", "won"]`` of ``closed_won`` or ``closedWon``."""
+    return [w for w in _WORD_BREAK.split(option) if w]
+
+
+@lru_cache(maxsize=4096)
+def written_option(option: str) -> str:
+    """A pattern of ``option`` as a request writes it: itself, or its words parted by blanks,
+    underscores or hyphens ("set T-4 to in progress" names ``in_progress``; trial 20's "move
+    D-15 to closed won" named no ``closed_won`` and the stage was left open). No word
+    boundaries: the caller's."""
+    words = option_words(option)
+    if len(words) < 2 or not all(w.isalnum() for w in words):
+        return re.escape(option)
+    parted = _PARTED.join(map(re.escape, words))
+    return f"(?:{re.escape(option)}|{parted})"
 
 
 def _refused_here(query: str, match: re.Match[str]) -> bool:
@@ -152,7 +178,7 @@ def enum_value(
         if not isinstance(option, str) or len(option) < 2 or option.lower() in own:
             continue
         # a Korean particle may follow the value ("EUR로")
-        pattern = rf"(?<![\w-]){re.escape(option)}(?:(?![\w-])|(?=[가-힣]))"
+        pattern = rf"(?<![\w-]){written_option(option)}(?:(?![\w-])|(?=[가-힣]))"
         found += [
             (option, m)
             for m in re.finditer(pattern, query, re.IGNORECASE)

@@ -57,6 +57,7 @@ from schemarouter.planning.empty_changes import EDIT_VERBS
 from schemarouter.planning.keyed_routes import most_keyed_first
 from schemarouter.planning.links import created
 from schemarouter.planning.named_lookup import has_every
+from schemarouter.planning.named_states import named_state_first
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.refusals import READ_DEPTH, planned_first, unquoted
 from schemarouter.planning.stated_values import stated_change_first
@@ -126,6 +127,7 @@ def asked_verb_first(
     eligible = existing_thing_first(query, snapshot, eligible, values, warnings)
     eligible = no_unasked_destruction(query, snapshot, eligible, warnings)
     eligible = switched_in_place(query, snapshot, eligible, values, warnings)  # "turn off"
+    eligible = named_state_first(query, snapshot, eligible, warnings, takes if named else None)
     eligible = most_keyed_first(query, snapshot, eligible, warnings)  # "the x flag in project y"
     eligible = no_opposite_change(query, snapshot, eligible, warnings)
     eligible = asked_list_first(query, snapshot, eligible, values, warnings)

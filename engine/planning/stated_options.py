@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from schemarouter.contracts import Effect, Parameter, Route
+from schemarouter.planning.enum_values import written_option
 from schemarouter.planning.flag_words import stated_flag
 from schemarouter.retrieval.values import value_schema
 
@@ -106,7 +107,7 @@ def _written(parameter: Parameter, query: str) -> list[str] | None:
     beside = r"[\s:=_-]+".join(re.escape(w) for w in named)
     written: list[str] = []
     for option in listed_options(parameter):
-        pattern = rf"(?<![\w-]){re.escape(option)}(?![\w-])"
+        pattern = rf"(?<![\w-]){written_option(option)}(?![\w-])"
         for m in re.finditer(pattern, query, re.IGNORECASE):
             before = query[max(0, m.start() - 40) : m.start()]
             if not (
