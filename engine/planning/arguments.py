@@ -30,7 +30,7 @@ from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
-from schemarouter.planning.date_ranges import date_range, written_dates
+from schemarouter.planning.date_ranges import date_range, one_date_named, written_dates
 from schemarouter.planning.described_ids import described_notes, not_describing
 from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value, timed_name
@@ -425,6 +425,9 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         # "notify C-1 that ...", "note: rolled back checkout" (its deployment's id open)
         said = said_text(told[0][0], query, route, taken)
         (filled if told[0][1] else arguments).update({told[0][0].name: said} if said else {})
+    if change:  # "due tomorrow": due_date, not start_date too
+        one_date_named(route.endpoint.parameters, arguments, query)
+        one_date_named(body.properties if body else (), filled, query)
     again = {v.value for v in referred}
     arguments = _sendable(route, query, arguments, route.endpoint.parameters, again)
     filled = _sendable(route, query, filled, body.properties if body else ())

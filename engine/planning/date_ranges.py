@@ -16,6 +16,10 @@ coupons, ``create_coupon(expires_on, ...)``):
 - "sales report 2026-12-01부터 2026-12-04까지" and "2026-12-31까지" read no date at all: a
   Korean particle written onto it (부터, 까지, 에, 로) hid it from the word boundary the
   analysis reads dates by. :func:`written_dates` reads them with one.
+- "Create a task 'pay rent' in project P-1 due tomorrow" (a task's ``start_date`` and
+  ``due_date``) sent both as tomorrow, as did "due 2026-12-10" and "due Dec 10": the one date
+  fills every ``date`` parameter by its kind. :func:`one_date_named` keeps it in the one
+  the words right before it name ("due", "starting", "ends"), else in none.
 - "내일까지 유효한 10% 쿠폰 만들어줘" left ``expires_on`` open: a day word with a particle on it
   is read by :mod:`.written_times` (in ``PlanRequest.timezone``, against ``PlanRequest.now``),
   which reads every date a change writes as people write it.
@@ -24,15 +28,17 @@ coupons, ``create_coupon(expires_on, ...)``):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from schemarouter.contracts import Parameter, Route
 from schemarouter.planning.named_values import valid
 from schemarouter.planning.refusals import unquoted
-from schemarouter.planning.written_times import LOWER_BOUND, UPPER_BOUND
+from schemarouter.planning.written_times import LOWER_BOUND, UPPER_BOUND, date_spans
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["date_range", "written_dates"]
+__all__ = ["date_range", "one_date_named", "written_dates"]
 
 #: A calendar date, a Korean particle (any Hangul) allowed right after it.
 _DATE = re.compile(
@@ -84,3 +90,29 @@ def date_range(route: Route, query: str) -> dict[str, str | None]:
     if end < start or not (valid(starts[0], start) and valid(ends[0], end)):
         return unclear
     return {starts[0].name: start, ends[0].name: end}
+
+
+#: The words of a date parameter's name that say nothing of which date it is.
+_NO_SIDE = frozenset(("date", "day", "on", "at", "of", "the", "time", "dt"))
+
+
+def _name_words(name: str) -> set[str]:
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().split("_")
+    return {w[:4] for w in words if len(w) > 2 and w not in _NO_SIDE}
+
+
+def one_date_named(parameters: Sequence[Parameter], given: dict[str, Any], query: str) -> None:
+    """Leaves the one date a change's request writes once in the one of its ``date``
+    ``parameters`` (filled in ``given``) that the three words before it name ("due tomorrow":
+    ``due_date``, "starting Dec 10": ``start_date``); where several hold it by their kind
+    and the words name none of them, or several, none keeps it (module docstring)."""
+    dated = [p.name for p in parameters if _takes_date(p) and isinstance(given.get(p.name), str)]
+    spans = date_spans(query)
+    if len(dated) < 2 or len({given[n] for n in dated}) != 1 or len(spans) != 1:
+        return
+    before = re.findall(r"[^\W\d_]+", query[max(0, spans[0][0] - 60) : spans[0][0]])[-3:]
+    said = {w.lower()[:4] for w in before if len(w) > 2}
+    named = [n for n in dated if _name_words(n) & said]
+    for name in dated:
+        if len(named) != 1 or name != named[0]:
+            del given[name]

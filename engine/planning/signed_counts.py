@@ -50,7 +50,7 @@ _ADDS = re.compile(
 )
 _TAKES = re.compile(
     r"\b(?:remove[sd]?|removing|subtract(?:s|ed|ing)?|deduct(?:s|ed|ing)?|decrease[sd]?|"
-    r"decreasing|take\s+(?:out|off|away)|takes\s+(?:out|off|away)|write\s+off)\b"
+    r"decreasing|takes?\s+(?:[^\W_]+\s+){0,3}?(?:out|off|away)|write\s+off)\b"
     r"|빼|줄여|줄이|차감|출고|감소",
     re.IGNORECASE,
 )
@@ -84,7 +84,7 @@ def signed_count(parameter: Parameter, query: str) -> int | None:
     if count.group(1):
         value = -number if count.group(1) == "-" else number
     else:
-        adds, takes = bool(_ADDS.search(text)), bool(_TAKES.search(text))
+        adds, takes = _direction(text, count)
         if adds == takes:
             return None
         value = number if adds else -number
@@ -98,6 +98,21 @@ def adjusts_count(route: Route, query: str) -> bool:
     if route.endpoint.effect is Effect.READ:
         return False
     return any(signed_count(p, query) is not None for p in route.endpoint.parameters)
+
+
+def _direction(text: str, count: re.Match[str]) -> tuple[bool, bool]:
+    """Whether the request adds, and whether it takes away, ``count``: read in the count's own
+    clause (between the marks , ; : . ! ? around it) where that writes either, else in the
+    whole request. "Take 2 units off the stock of SKU-12, they were added by mistake" sent
+    +2: "added" of the clause that tells why was the one direction read (and "take 2 units
+    off" none, its count between the words)."""
+    start = max((text.rfind(mark, 0, count.start()) for mark in ",;:.!?\n"), default=-1) + 1
+    ends = [at for mark in ",;:.!?\n" if (at := text.find(mark, count.end())) >= 0]
+    clause = text[start : min(ends, default=len(text))]
+    adds, takes = bool(_ADDS.search(clause)), bool(_TAKES.search(clause))
+    if adds or takes:
+        return adds, takes
+    return bool(_ADDS.search(text)), bool(_TAKES.search(text))
 
 
 def _money(text: str, count: re.Match[str]) -> bool:

@@ -49,6 +49,7 @@ __all__ = [
     "LOWER_BOUND",
     "UPPER_BOUND",
     "current_now",
+    "date_spans",
     "reading_times",
     "time_notes",
     "written_value",
@@ -148,6 +149,11 @@ LOWER_BOUND = re.compile(
 )
 UPPER_BOUND = re.compile(r"(?:^|_)(?:before|until|till|to|end|ends|max|lte?)(?:_|$)", re.I)
 _TIME_FORMATS = ("date", "date-time", "time")
+#: What an IANA zone's name is: up to three parts of letters, digits, ``_``, ``+`` and ``-``,
+#: each opening with a letter ("America/Argentina/Buenos_Aires", "Etc/GMT+9"). No other name
+#: is looked up: "Europe" is a folder of the database, "../../etc/passwd" a path, and a name
+#: of 100,000 letters raised the file system's OSError, none of them a ValueError.
+_IANA_NAME = re.compile(r"[A-Za-z][\w+-]{0,39}(?:/[A-Za-z][\w+-]{0,39}){0,2}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -174,8 +180,10 @@ def zone_named(name: str) -> tzinfo:
     if text.upper() in _ABBREVIATIONS:
         return timezone(timedelta(hours=_ABBREVIATIONS[text.upper()]), text.upper())
     try:
+        if not _IANA_NAME.fullmatch(text):  # not a path, a folder or 100,000 letters
+            raise ValueError(text)
         return ZoneInfo(text)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         raise ValueError(
             f"unknown time zone {name[:80]!r}: give an IANA name ('Europe/Berlin'), 'UTC' or "
             "an offset ('+09:00')"
@@ -334,6 +342,12 @@ def _written(query: str) -> _Written:
     return _Written(tuple(dates), tuple(times), tuple(ranges), frozenset(zones))
 
 
+def date_spans(query: str) -> list[tuple[int, int]]:
+    """Where ``query`` writes a date as people write it ("tomorrow", "Dec 10", "2026-12-10",
+    "12월 10일"), in order, but for those its clause refuses."""
+    return sorted({(s.start, s.end) for s in _written(query).dates})
+
+
 def _zone_of(text: str) -> tzinfo | None:
     if text in ("Z", "z"):
         return UTC
@@ -348,12 +362,25 @@ def _fixed(moment: datetime) -> tzinfo:
     return timezone(moment.utcoffset() or timedelta(0))
 
 
-def _today(zone: tzinfo | None) -> date:
-    return current_now().astimezone(zone or UTC).date()
+def _today(zone: tzinfo | None) -> date | None:
+    """Today in ``zone``; ``None`` where ``PlanRequest.now`` is so near the calendar's edge
+    (9999-12-31, 0001-01-01) that the zone's day is past it."""
+    try:
+        return current_now().astimezone(zone or UTC).date()
+    except OverflowError:
+        return None
 
 
 def _day(key: tuple[Any, ...], today: date) -> date | None:
-    """The date ``key`` (:func:`_date_key`) names, read against ``today``."""
+    """The date ``key`` (:func:`_date_key`) names, read against ``today``; ``None`` where it
+    is past the calendar's edge ("tomorrow" of 9999-12-31)."""
+    try:
+        return _day_of(key, today)
+    except (OverflowError, ValueError):  # 31 February; the day after 9999-12-31
+        return None
+
+
+def _day_of(key: tuple[Any, ...], today: date) -> date:
     if key[0] == "in":
         return today + timedelta(days=key[1])
     if key[0] == "wd":
@@ -370,13 +397,10 @@ def _day(key: tuple[Any, ...], today: date) -> date | None:
             return today - timedelta(days=today.weekday()) + timedelta(days=key[1])
         return today + timedelta(days=ahead)  # the first from today on
     _, year, month, day = key
-    try:
-        if year:
-            return date(year, month, day)
-        found = date(today.year, month, day)
-        return found if found >= today else date(today.year + 1, month, day)
-    except ValueError:  # 31 February
-        return None
+    if year:
+        return date(year, month, day)
+    found = date(today.year, month, day)
+    return found if found >= today else date(today.year + 1, month, day)
 
 
 def _one(items: Iterable[Any]) -> Any:
@@ -387,17 +411,22 @@ def _one(items: Iterable[Any]) -> Any:
 def _zone(written: _Written) -> tuple[tzinfo | None, bool]:
     """The zone of the request's times, and whether it wrote more than one."""
     zones = [z for z in (_zone_of(text) for text in written.zones) if z is not None]
-    if len(written.zones) > 1:
+    if len(written.zones) > 1 or len(zones) < len(written.zones):
+        # two zones, or one it cannot read ("Europe/Berln"): never PlanRequest.timezone's
         return None, True
     return (zones[0] if zones else _READING.get().zone), False
 
 
-def _wall_time(written: _Written, name: str, pair: bool) -> tuple[Any, ...] | None:
+def _wall_time(written: _Written, name: str, pair: bool, *, dated: bool) -> tuple[Any, ...] | None:
     """The time of day for a parameter named ``name``: a range's side by the name, else the
-    one time written (for a change's one time parameter, ``pair`` false)."""
+    one time written (for a change's one time parameter, ``pair`` false). A range of two
+    moments of one day (``dated``: a ``date-time``) whose end is not after its start ("from
+    3pm until 1pm", "23:00-01:00") fills neither side: its end was sent before its start."""
     lower, upper = bool(LOWER_BOUND.search(name)), bool(UPPER_BOUND.search(name))
     if len(written.ranges) == 1 and not written.times:
         start, end = written.ranges[0]
+        if pair and dated and end.key[1:4] <= start.key[1:4]:
+            return None
         return end.key if upper and not lower else start.key if lower or not pair else None
     if written.ranges or pair:
         return None
@@ -417,21 +446,39 @@ def written_value(parameter: Parameter, query: str, *, pair: bool = False) -> st
     if several:
         return None
     today = _today(zone)
+    if today is None:
+        return None
     days = {_day(s.key, today) for s in written.dates}
     day = _one(days) if None not in days else None
     if fmt == "date":
         return day.isoformat() if day is not None else None
-    wall = _wall_time(written, parameter.name, pair)
+    wall = _wall_time(written, parameter.name, pair, dated=fmt == "date-time")
     if wall is None or (fmt == "date-time" and (day is None or zone is None)):
         return None
     clock = time(wall[1], wall[2], wall[3])
-    if fmt == "time":
-        if zone is None:
-            return clock.isoformat()
-        moment = datetime.combine(day or today, clock, zone)
-        return moment.timetz().replace(tzinfo=moment.tzinfo and _fixed(moment)).isoformat()
+    if fmt == "time" and zone is None:
+        return clock.isoformat()
     moment = datetime.combine(day or today, clock, zone)
+    if _not_once(moment):
+        return None
+    if fmt == "time":
+        return moment.timetz().replace(tzinfo=moment.tzinfo and _fixed(moment)).isoformat()
     return moment.isoformat().replace("+00:00", "Z")
+
+
+def _not_once(moment: datetime) -> str:
+    """How the wall-clock ``moment`` is not one moment of its zone: ``"skipped"`` (the clocks
+    jump past it: 2:30 on 2027-03-28 in Europe/Berlin), ``"repeated"`` (they go back over
+    it: 2:30 on 2027-10-31), else ``""``. Either way it fills nothing: Python reads a skipped
+    time in the offset before the jump (02:30+01:00, which is 03:30 there) and a repeated
+    one as its first (02:30+02:00), each a guess the request did not make."""
+    try:
+        there = moment.astimezone(UTC).astimezone(moment.tzinfo)
+    except OverflowError:  # 9999-12-31T23:00-12:00 is in year 10000 in UTC
+        return "past the calendar's end"
+    if there.replace(tzinfo=None) != moment.replace(tzinfo=None):
+        return "skipped"
+    return "repeated" if moment.replace(fold=1).utcoffset() != moment.utcoffset() else ""
 
 
 def _timed(route: Route) -> list[Parameter]:
@@ -455,6 +502,8 @@ def time_notes(query: str, routes: Sequence[Route], arguments: Sequence[Any]) ->
         return []
     zone, several = _zone(written)
     today = _today(zone)
+    if today is None:
+        return []
     out: list[str] = []
     for route, given in zip(routes, arguments, strict=True):
         timed = _timed(route) if route.endpoint.effect is not Effect.READ else []
@@ -472,6 +521,7 @@ def time_notes(query: str, routes: Sequence[Route], arguments: Sequence[Any]) ->
         open_ = [p.name for p in timed if value_schema(p.json_schema).get("format") == "date-time"]
         open_ = [name for name in open_ if not _holds(given, name)]
         wall = [*written.times, *(s for r in written.ranges for s in r)]
+        out.extend(_not_once_notes(written, today, zone, open_))
         if open_ and wall and zone is None and not several:
             spans = [*written.dates, *wall]
             start, end = min(s.start for s in spans), max(s.end for s in spans)
@@ -489,3 +539,24 @@ def _holds(arguments: Any, name: str) -> bool:
     if not isinstance(arguments, dict):
         return False
     return name in arguments or any(_holds(v, name) for v in arguments.values())
+
+
+def _not_once_notes(
+    written: _Written, today: date, zone: tzinfo | None, open_: Sequence[str]
+) -> list[str]:
+    """That the one date and time written is skipped or repeated in ``zone`` (a change of
+    its clocks, :func:`_not_once`), where it left ``open_`` date-time parameters open."""
+    days = {_day(s.key, today) for s in written.dates}
+    day: date | None = _one(days) if None not in days else None
+    if not open_ or zone is None or day is None:
+        return []
+    walls = {s.key[1:4] for s in [*written.times, *(s for r in written.ranges for s in r)]}
+    out = []
+    for wall in sorted(walls):
+        how = _not_once(datetime.combine(day, time(*wall), zone))
+        if how:
+            out.append(
+                f"{time(*wall).isoformat()} on {day.isoformat()} is {how} in {zone} (its clocks "
+                f"change that night); give {', '.join(open_)} with Plan.with_arguments"
+            )
+    return out
