@@ -50,6 +50,7 @@ from schemarouter.planning.held_units import held_units
 from schemarouter.planning.links import link_created, things_created
 from schemarouter.planning.named_lookup import first_fillable, in_place, stand_in
 from schemarouter.planning.numbers import by_number
+from schemarouter.planning.out_of_schema import held_out_of_schema
 from schemarouter.planning.parts import (
     fieldless_parts_note,
     in_written_order,
@@ -401,6 +402,7 @@ def plan_routes(
     steps = asked_amounts.held_amounts(snapshot, steps, request.query, warnings)  # a part
     steps = unplaced.held_unplaced(snapshot, steps, request.query, values, warnings)
     steps = held_units(snapshot, steps, request.query, warnings)  # "to 68 °F": 20 °C
+    steps = held_out_of_schema(snapshot, steps, request.query, values, warnings)  # "120%"
     warnings += asked_unit_notes(request.query, steps)
     routes = [snapshot.routes[s.route_id] for s in steps]  # "'tomorrow' read as 2026-12-06"
     warnings += time_notes(request.query, routes, [s.arguments for s in steps])

@@ -268,3 +268,23 @@ def test_blanks_between_two_dates_are_read_once(shop: tuple[SchemaRouter, Path])
     query = "매출 리포트 2026-11-01" + " " * 60_000 + "x 2026-11-30"
     answer, result = in_child(lambda: date_range(route, query))
     assert (answer, result) == ("ok", {"start_date": None, "end_date": None})
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "내일까지 유효한 120% 쿠폰 만들어줘",
+        "Create a 95% coupon valid until 2026-12-31",
+        "2026-12-31까지 유효한 0.5% 쿠폰 만들어줘",
+        "₩-5000 할인 쿠폰 만들어줘, 2026-12-31까지",
+    ],
+)
+def test_a_discount_its_schema_refuses_creates_no_coupon_without_it(
+    shop: tuple[SchemaRouter, Path], query: str
+) -> None:
+    """The nineteenth security review: the discount (``ge=1, le=90``; ``gt=0``) dropped out
+    and the coupon was created with ``expires_on`` alone, a coupon of no discount."""
+    router, _ = shop
+    assert _sent(shop, query) == []
+    plan = router.plan(PlanRequest(query=query, allowed_effects=[Effect.READ, Effect.WRITE]))
+    assert any("the change is not sent without it" in w for w in plan.warnings), plan.warnings

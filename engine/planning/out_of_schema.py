@@ -1,0 +1,132 @@
+"""A value the request states that its parameter's schema refuses holds the change back.
+
+Trial 19's shop takes ``create_coupon(expires_on, discount_percent: 1..90 = None,
+discount_krw: > 0 = None)``. "내일까지 유효한 120% 쿠폰 만들어줘" (a 120% coupon valid until
+tomorrow) read 120 for ``discount_percent``, the schema refused it, and the value dropped out:
+the coupon was created with ``expires_on`` alone, a coupon of no discount (so were "0.5%" and
+"₩-5000 할인 쿠폰"; nineteenth security review). A change is asked with what the request says;
+without one of its values it is another change.
+
+For each step of a change, the arguments are read again with every parameter's bounds
+lifted (``minimum``, ``maximum``, their exclusive forms, ``multipleOf``, lengths, item counts;
+an integer read as any number: :func:`_lifted`). A parameter the step leaves out that the
+lifted reading fills with a value the real schema refuses is what the request states and the
+call cannot carry: it is listed missing, so ``execute`` sends nothing until it is given, and
+the plan says which value, where, and why (:func:`held_out_of_schema`). Reads keep their steps:
+a filter the schema refuses narrows nothing it would not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from schemarouter.contracts import Effect, Parameter, Route
+from schemarouter.planning.arguments import fill_arguments
+from schemarouter.planning.body import body_fields, body_key
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.analysis import BoundValue
+from schemarouter.retrieval.gate import value_refusal
+from schemarouter.retrieval.values import value_schema
+
+__all__ = ["held_out_of_schema"]
+
+#: What bounds a value within its type; lifted for the second reading.
+_BOUNDS = frozenset(
+    (
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+    )
+)
+
+
+def _lifted(schema: Any) -> Any:
+    """``schema`` with its bounds lifted, here and in what it nests (module docstring)."""
+    if isinstance(schema, list):
+        return [_lifted(item) for item in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    out = {k: _lifted(v) for k, v in schema.items() if k not in _BOUNDS}
+    kind = out.get("type")
+    if kind == "integer":
+        out["type"] = "number"
+    elif isinstance(kind, list) and "integer" in kind:
+        out["type"] = [k for k in kind if k != "integer"] + (
+            ["number"] if "number" not in kind else []
+        )
+    return out
+
+
+def _lifted_route(route: Route) -> Route:
+    parameters = tuple(
+        p.model_copy(update={"json_schema": _lifted(p.json_schema)})
+        for p in route.endpoint.parameters
+    )
+    return route.model_copy(
+        update={"endpoint": route.endpoint.model_copy(update={"parameters": parameters})}
+    )
+
+
+def _taken(route: Route, arguments: Mapping[str, Any]) -> dict[str, tuple[Parameter, Any]]:
+    """``key -> (parameter, value)`` of what ``arguments`` give ``route``'s parameters and
+    its body's properties (keyed ``body.name``)."""
+    fields = body_fields(route)
+    body = fields.parameter if fields is not None else None
+    out = {
+        p.name: (p, arguments[p.name])
+        for p in route.endpoint.parameters
+        if p != body and p.name in arguments
+    }
+    held = arguments.get(body.name) if body is not None else None
+    if fields is not None and body is not None and isinstance(held, Mapping):
+        out.update(
+            {body_key(body, p.name): (p, held[p.name]) for p in fields.properties if p.name in held}
+        )
+    return out
+
+
+def held_out_of_schema(
+    snapshot: RegistrySnapshot,
+    steps: Sequence[Any],
+    query: str,
+    values: Sequence[BoundValue],
+    warnings: list[str],
+) -> list[Any]:
+    """``steps`` (plan steps), a change's parameter listed missing where the request states a
+    value for it that its schema refuses, said in ``warnings`` (module docstring)."""
+    out = []
+    for step in steps:
+        route = snapshot.routes.get(step.route_id)
+        if route is None or route.endpoint.effect is Effect.READ:
+            out.append(step)
+            continue
+        given = _taken(route, step.arguments)
+        lifted = _taken(route, fill_arguments(_lifted_route(route), query, values))
+        held = []
+        for key, (parameter, value) in lifted.items():  # each parameter as declared
+            if key in given or key in step.missing_parameters:
+                continue
+            why = value_refusal(parameter, value)
+            if why:  # an optional's own schema says it best ("greater than the maximum of 90")
+                member = parameter.model_copy(
+                    update={"json_schema": value_schema(parameter.json_schema)}
+                )
+                why = value_refusal(member, value) or why
+                held.append(key)
+                warnings.append(
+                    f"{step.route_id}: the request's {value!r} for {key!r} {why}; the change "
+                    "is not sent without it: give a value it takes with Plan.with_arguments("
+                    f"{step.route_id!r}, {{{key!r}: ...}})"
+                )
+        if held:
+            missing = (*step.missing_parameters, *held)
+            step = step.model_copy(update={"missing_parameters": missing})
+        out.append(step)
+    return out
