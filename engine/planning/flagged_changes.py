@@ -78,8 +78,9 @@ _NEAR = 3
 def state_named(query: str, snapshot: RegistrySnapshot, route: Route) -> bool:
     """Whether ``query`` names a value one of ``route``'s enum parameters takes ("closed won"
     of ``closed_won``, or "close" of ``closed``: the state its verb leaves) and asks no change
-    by a verb another registered route does."""
-    if request_verbs(query) & snapshot.derived("routes.verbs", _verbs):
+    by another verb, one another registered route does ("set T-4 to in progress" asks the
+    update any update does)."""
+    if (request_verbs(query) - {"update"}) & snapshot.derived("routes.verbs", _verbs):
         return False
     return any(enum_value(p, query, change=True) is not None for p in route.endpoint.parameters)
 

@@ -172,3 +172,18 @@ def test_a_read_ranked_first_gives_way_to_the_update_to_the_state_named() -> Non
     assert planned[0] == "desk/python/update_deal_stage", warnings
     # a stage the request does not name is no such state: the read keeps its place
     assert asked_change_first("mark deal D-15 as lost", snapshot, order, [])[0] == order[0]
+
+
+def test_an_update_asked_by_its_verb_is_found_below_a_read() -> None:
+    """ "set ... to" asks the update every update route does: the one that takes the state
+    named is kept though a read is ranked above it (the flagged request's reading)."""
+    from schemarouter.planning.flagged_changes import asked_on_named
+    from schemarouter.retrieval.analysis import find_values
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    for function in _functions([]):
+        router.add_callable(function, provider="desk")
+    snapshot = router.registry.snapshot()
+    order = ["desk/python/get_deal", "desk/python/set_ticket_status"]
+    query = "set T-4 to in progress"
+    assert asked_on_named(query, snapshot, order, find_values(query)) == order[1]
