@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from schemarouter.registry.progress import EVERY, step
+
 __all__ = [
     "DEFAULT_MAX_TOOLS",
     "NODES_PER_TOOL",
@@ -43,7 +45,7 @@ DEFAULT_MAX_TOOLS = 10_000
 NODES_PER_TOOL = 25
 #: A large listing says how far it got (at INFO) each this many tools, listed and compiled:
 #: 100,000 tools took a gateway two minutes to list and compile, saying nothing meanwhile.
-PROGRESS_TOOLS = 5_000
+PROGRESS_TOOLS = EVERY
 #: Marks the error a transport answers a page past ``max_tools`` with (its ``data``).
 _MARK = "schemarouter.max_tools"
 
@@ -209,9 +211,8 @@ def _read(obj: Any, *names: str) -> Any:
 
 def progress(done: int, before: int, message: str, *args: Any) -> None:
     """Log ``message % args`` at INFO where ``done`` passed a multiple of
-    :data:`PROGRESS_TOOLS` since ``before``."""
-    if done // PROGRESS_TOOLS > before // PROGRESS_TOOLS:
-        logger.info(message, *args)
+    :data:`PROGRESS_TOOLS` since ``before`` (:func:`~schemarouter.registry.progress.step`)."""
+    step(done, before, message, *args)
 
 
 def _no_tool_again(listed: list[Any], names: set[str], pages: int, before: int) -> None:
