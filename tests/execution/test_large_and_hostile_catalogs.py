@@ -224,3 +224,22 @@ def test_a_page_is_counted_by_its_tools_not_by_its_name_keys() -> None:
     assert tools_begun(_reply([tool] * 3).decode()) == (3, True)
     assert tools_begun(_reply([tool] * 3).decode()[:-40]) == (2, False)
     assert tools_begun('{"id": 1, "result": {"tools": "no list"}}') == (0, False)
+
+
+def test_only_a_tools_list_request_has_its_reply_counted() -> None:
+    import httpx2
+
+    from schemarouter.execution.invokers.mcp_transport import _listing_id
+
+    def asked(body: Any) -> Any:
+        return httpx2.Request("POST", "http://127.0.0.1:9/mcp", json=body)
+
+    assert _listing_id(asked({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})) == 7
+    assert _listing_id(asked({"jsonrpc": "2.0", "id": 8, "method": "tools/call"})) is None
+    assert _listing_id(asked({"jsonrpc": "2.0", "method": "tools/list"})) is None  # no id
+
+    async def pieces() -> Any:
+        yield b'{"jsonrpc": "2.0", "id": 9, "method": "tools/list"}'
+
+    streamed = httpx2.Request("POST", "http://127.0.0.1:9/mcp", content=pieces())
+    assert _listing_id(streamed) is None  # its body is not read here: the reply goes as it is

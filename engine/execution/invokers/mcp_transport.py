@@ -411,12 +411,12 @@ async def capped_stdio(
 
 def _listing_id(request: Any) -> int | str | None:
     """The JSON-RPC id of ``request`` (an ``httpx`` request) where it asks ``tools/list``."""
-    content = getattr(request, "content", b"")
-    if request.method != "POST" or len(content) > HEAD_BYTES or b"tools/list" not in content:
-        return None
     try:
+        content = request.content  # raises for a streamed body, which the SDK never sends
+        if request.method != "POST" or len(content) > HEAD_BYTES or b"tools/list" not in content:
+            return None
         message = json.loads(content)
-    except ValueError:
+    except Exception:
         return None
     if not isinstance(message, dict) or message.get("method") != "tools/list":
         return None
