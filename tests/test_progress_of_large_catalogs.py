@@ -120,3 +120,22 @@ def test_index_build_prints_how_far_a_large_source_got(
         "200 of 250 routes checked",
     ], said
     assert "indexing: 3 / 3 steps (100%)" in said
+
+
+@pytest.mark.parametrize("shown", [True, None, False])
+def test_a_router_made_with_progress_prints_how_far_its_registration_got(
+    capsys: pytest.CaptureFixture[str], shown: bool | None
+) -> None:
+    """``SchemaRouter(progress=True)`` showed its index's bars and nothing while 100,000
+    tools were registered; ``None`` (logging not configured) and ``False`` print nothing."""
+    _router(progress=shown).add_mcp_tools(_tools(250), provider="tools")
+    said = capsys.readouterr().err
+    if not shown:
+        assert said == ""
+        return
+    assert said.splitlines() == [
+        "registering: mcp:tools: 100 of 250 tools compiled",
+        "registering: mcp:tools: 200 of 250 tools compiled",
+        "registering: mcp:tools: 100 of 250 routes checked",
+        "registering: mcp:tools: 200 of 250 routes checked",
+    ], said
