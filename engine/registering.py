@@ -41,6 +41,7 @@ from schemarouter.execution.invokers.http import (
 from schemarouter.execution.invokers.mcp_listing import DEFAULT_MAX_TOOLS
 from schemarouter.registry.catalog import load_catalog
 from schemarouter.registry.clashes import provider_id_for, renamed_provider, replaced_nothing
+from schemarouter.registry.progress import shown
 from schemarouter.registry.registry import (
     RegistryBatch,
     RegistryChange,
@@ -141,6 +142,7 @@ class RegistrationMixin(RuntimeMixin):
         assert done.change is not None
         return done.change
 
+    @shown
     def add_catalog(
         self, path: str | Path | Sequence[str | Path], *, replace: bool = False
     ) -> RegistryChange:
@@ -197,6 +199,7 @@ class RegistrationMixin(RuntimeMixin):
             bind_if_current(self, registration.routes, lambda route: runs[route.route_id])
         return change
 
+    @shown
     def add_openapi(
         self,
         document: str | Path | Mapping[str, Any],
@@ -310,6 +313,7 @@ class RegistrationMixin(RuntimeMixin):
         """:func:`~schemarouter.registry.clashes.provider_id_for` in the current snapshot."""
         return provider_id_for(self.snapshot().routes_of, registration, replace=replace)
 
+    @shown
     def add_mcp_tools(
         self,
         tools: Any,
@@ -347,6 +351,7 @@ class RegistrationMixin(RuntimeMixin):
             replace=replace,
         )
 
+    @shown
     def add_mcp_server(
         self,
         server: Sequence[str] | str,

@@ -47,14 +47,16 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from schemarouter.errors import CorruptIndexError
 from schemarouter.registry.bounds import UnreadableFile, load_json, read_file_bytes
 
-__all__ = ["EmbedStats", "EmbeddingCache", "embed_texts", "progress_bar"]
+__all__ = ["EmbedStats", "EmbeddingCache", "counted", "embed_texts", "progress_bar"]
+
+_T = TypeVar("_T")
 
 logger = logging.getLogger(__name__)
 
@@ -466,6 +468,18 @@ def embed_texts(
             progress(len(batch))
     stats.seconds = time.perf_counter() - start
     return vectors, stats
+
+
+def counted(items: Sequence[_T], enabled: bool, desc: str, unit: str) -> Iterator[_T]:
+    """``items`` one by one, under a bar of them (:func:`progress_bar`) where ``enabled``."""
+    bar = progress_bar(enabled, len(items), desc, unit)
+    if bar is None:
+        yield from items
+        return
+    for item in items:
+        yield item
+        bar.update(1)
+    bar.close()
 
 
 def progress_bar(enabled: bool, total: int, desc: str, unit: str) -> Any:

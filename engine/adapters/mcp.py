@@ -586,7 +586,7 @@ def _renamed(endpoints: list[contracts.Endpoint], names: Mapping[str, int]) -> l
             why = "letters outside ASCII are left out of ids; a hash of its name ends it"
         elif endpoint.id != plain:
             why = f"{plain!r} is another tool's id or reads as one; a hash of its name ends it"
-        elif len(slugify(endpoint.name, max_length=10_000)) > len(plain):
+        elif len(endpoint.name) > 47 and len(slugify(endpoint.name, max_length=10_000)) > 96:
             why = "ids are cut to 96 characters"
         else:
             continue

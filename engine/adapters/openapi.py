@@ -81,11 +81,7 @@ from schemarouter.adapters._openapi_effects import (
     effect_overrides_of,
     operation_effect,
 )
-from schemarouter.adapters._openapi_reader import (
-    HTTP_METHODS,
-    OpenAPIReader,
-    OperationRef,
-)
+from schemarouter.adapters._openapi_reader import HTTP_METHODS, OpenAPIReader, OperationRef
 from schemarouter.adapters._openapi_security import SecuritySchemes
 from schemarouter.adapters._openapi_style import parameter_style
 from schemarouter.adapters._overrides import unused_keys
@@ -115,6 +111,7 @@ from schemarouter.registry.compile import (
 )
 from schemarouter.registry.defs import attach_defs
 from schemarouter.registry.parsing import LoadedDocument, load_document
+from schemarouter.registry.progress import step
 
 __all__ = ["BODY_EXTENSION", "EFFECT_EXTENSION", "HTTP_METHODS", "openapi_registration"]
 
@@ -563,6 +560,7 @@ def openapi_registration(
             )
         endpoint = builder.build(ref, endpoint_id=endpoint_id, name=name, auth=auth, effect=effect)
         specs.append(RouteSpec(provider_model, accesses[auth, route_base], endpoint, ref.location))
+        step(len(specs), len(specs) - 1, "%s: %d operations compiled", loaded.source, len(specs))
     unknown = unused_keys(overrides, used, notes)  # a pattern matching nothing: a note
     if unknown:
         raise DocumentError(

@@ -102,6 +102,7 @@ def register_sources(
     can name every bad document at once. ``progress``: a bar (or, in a log, a line at each
     tenth) of the sources registered, on stderr."""
     from schemarouter.index.cache import progress_bar
+    from schemarouter.registry.progress import lines_on_stderr
 
     steps: list[tuple[str, Callable[[], Any]]] = [
         (catalog, partial(router.add_catalog, catalog)) for catalog in catalogs
@@ -120,15 +121,16 @@ def register_sources(
     changes: list[tuple[str, Any]] = []
     bar = progress_bar(progress, len(steps), "registering", "sources")
     try:
-        for source, register in steps:
-            try:
-                changes.append((source, register()))
-            except SchemaRouterError as exc:
-                if failed is None:
-                    raise
-                failed.append((source, exc))
-            if bar is not None:
-                bar.update(1)
+        with lines_on_stderr(progress):  # how far a large source got
+            for source, register in steps:
+                try:
+                    changes.append((source, register()))
+                except SchemaRouterError as exc:
+                    if failed is None:
+                        raise
+                    failed.append((source, exc))
+                if bar is not None:
+                    bar.update(1)
     finally:
         if bar is not None:
             bar.close()

@@ -5,6 +5,7 @@ Figures (time, peak memory) are in docs/faults.md, not here."""
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import time
@@ -15,7 +16,10 @@ import pytest
 
 from schemarouter import SchemaRouter
 from schemarouter.errors import DocumentError, InvocationError, RegistrationError
+from schemarouter.execution.invokers.mcp_listing import PageCount, tools_begun
 from schemarouter.index import HashingEncoder
+
+from servers.processes import free_port, serving
 
 CATALOG = Path(__file__).parents[1] / "mcp_servers" / "catalog_server.py"
 
@@ -145,3 +149,97 @@ def test_pages_that_repeat_their_tools_end_the_listing_saying_so() -> None:
     said = str(caught.value)
     assert "page 2 lists tool 'lookup_0' again, which an earlier page listed" in said, said
     assert "split it" not in said
+
+
+@pytest.mark.parametrize("sse", [False, True], ids=["json", "event"])
+def test_an_http_page_past_max_tools_is_refused_as_it_arrives(sse: bool) -> None:
+    """Over streamable HTTP a page of 30,000 tools was read whole, made the SDK's objects and
+    then counted: "lists more than max_tools (10,000) tools: 30,000 in 1 pages" (80,000
+    tools: 6.5 s and 760 MB; docs/faults.md). Now its reading stops once more than 10,000
+    tools have arrived, with the stdio transport's words."""
+    port = free_port()
+    command = [sys.executable, str(CATALOG), "30000", "--http", str(port)]
+    router = _router()
+    started = time.monotonic()
+    with serving([*command, "--sse"] if sse else command, port):
+        try:
+            with pytest.raises(RegistrationError) as caught:
+                router.add_mcp_server(
+                    f"http://127.0.0.1:{port}/mcp", provider="cat", trusted=True, timeout=120
+                )
+        finally:
+            router.close()
+    said = str(caught.value)
+    assert "the MCP server lists at least 10," in said, said
+    assert "tools in one page, more than max_tools (10,000); the page was not read" in said
+    assert "split it into servers of at most 10,000 tools each" in said
+    assert not router.snapshot().routes
+    assert time.monotonic() - started < 60  # a hang's bound, not a timing
+
+
+@pytest.mark.parametrize("sse", [False, True], ids=["json", "event"])
+def test_an_http_page_within_max_tools_registers_whole(sse: bool) -> None:
+    port = free_port()
+    command = [sys.executable, str(CATALOG), "1200", "--http", str(port)]
+    router = _router()
+    with serving([*command, "--sse"] if sse else command, port):
+        try:
+            change = router.add_mcp_server(
+                f"http://127.0.0.1:{port}/mcp", provider="cat", trusted=True, max_tools=1200
+            )
+            with pytest.raises(
+                RegistrationError,
+                match=r"lists (at least )?1,\d{3} tools in one page, more than max_tools \(999\)",
+            ):
+                router.add_mcp_server(
+                    f"http://127.0.0.1:{port}/mcp", provider="other", trusted=True, max_tools=999
+                )
+        finally:
+            router.close()
+    assert len(change.added) == 1200
+
+
+def _reply(tools: list[dict[str, Any]]) -> bytes:
+    message = {"jsonrpc": "2.0", "id": 3, "result": {"nextCursor": "x", "tools": tools}}
+    return json.dumps(message, indent=1).encode()
+
+
+def test_a_page_is_counted_by_its_tools_not_by_its_name_keys() -> None:
+    """Each tool below has three ``"name"`` keys (its own and two properties'): 40 tools
+    are within a limit of 50 wherever the reply is cut, 60 are past it."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    tool = {"inputSchema": schema, "name": "t", "outputSchema": schema}
+    for count in (40, 50, 60):
+        reply = _reply([tool] * count)
+        counted = PageCount(50, lambda body: body.decode())
+        said = [counted.feed(reply[:end], whole=False) for end in range(1, len(reply), 97)]
+        said.append(counted.feed(reply, whole=True))
+        first = next((error for error in said if error is not None), None)
+        if count <= 50:
+            assert first is None
+        else:
+            assert first is not None
+            seen, limit, _ = first["data"]["schemarouter.max_tools"]
+            assert 50 < seen <= 60 and limit == 50
+    assert tools_begun(_reply([tool] * 3).decode()) == (3, True)
+    assert tools_begun(_reply([tool] * 3).decode()[:-40]) == (2, False)
+    assert tools_begun('{"id": 1, "result": {"tools": "no list"}}') == (0, False)
+
+
+def test_only_a_tools_list_request_has_its_reply_counted() -> None:
+    import httpx2
+
+    from schemarouter.execution.invokers.mcp_transport import _listing_id
+
+    def asked(body: Any) -> Any:
+        return httpx2.Request("POST", "http://127.0.0.1:9/mcp", json=body)
+
+    assert _listing_id(asked({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})) == 7
+    assert _listing_id(asked({"jsonrpc": "2.0", "id": 8, "method": "tools/call"})) is None
+    assert _listing_id(asked({"jsonrpc": "2.0", "method": "tools/list"})) is None  # no id
+
+    async def pieces() -> Any:
+        yield b'{"jsonrpc": "2.0", "id": 9, "method": "tools/list"}'
+
+    streamed = httpx2.Request("POST", "http://127.0.0.1:9/mcp", content=pieces())
+    assert _listing_id(streamed) is None  # its body is not read here: the reply goes as it is

@@ -401,7 +401,7 @@ class MCPConnection:
 
         server, cap = self.server, self.max_message_bytes
         if is_server_url(server):
-            return capped_http(server, max_message_bytes=cap)
+            return capped_http(server, max_message_bytes=cap, max_tools=self.max_tools)
         if isinstance(server, str | Sequence):
             command = shlex.split(server) if isinstance(server, str) else [str(s) for s in server]
             self._watch = ServerWatch()

@@ -6,21 +6,28 @@ tools was refused at ``tools[50000]`` after 10 to 32 s and 0.5 to 1.1 GB (sixtee
 review). :func:`every_tool` stops reading past ``max_tools`` (:data:`DEFAULT_MAX_TOOLS`) and
 raises :class:`TooManyTools`, which says how many tools, the limit and what to do; a stdio
 transport refuses a single page past it before the SDK reads its tools
-(:func:`page_too_large`). A listing is read to its end: its pages were cut at 100, so a
-server of 60,000 tools in pages of 100 registered its first 10,000 and said nothing.
+(:func:`page_too_large`), a streamable-HTTP one as the page arrives, once it has read more
+than ``max_tools`` of its tools (:class:`PageCount`). A listing is read to its end: its pages
+were cut at 100, so a server of 60,000 tools in pages of 100 registered its first 10,000 and
+said nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from schemarouter.registry.progress import EVERY, step
 
 __all__ = [
     "DEFAULT_MAX_TOOLS",
     "NODES_PER_TOOL",
     "ListingNeverEnds",
+    "PageCount",
     "TooManyTools",
     "every_tool",
     "page_too_large",
@@ -38,7 +45,7 @@ DEFAULT_MAX_TOOLS = 10_000
 NODES_PER_TOOL = 25
 #: A large listing says how far it got (at INFO) each this many tools, listed and compiled:
 #: 100,000 tools took a gateway two minutes to list and compile, saying nothing meanwhile.
-PROGRESS_TOOLS = 5_000
+PROGRESS_TOOLS = EVERY
 #: Marks the error a transport answers a page past ``max_tools`` with (its ``data``).
 _MARK = "schemarouter.max_tools"
 
@@ -49,9 +56,12 @@ class TooManyTools(RuntimeError):
 
     retryable = False
 
-    def __init__(self, count: int, limit: int, *, pages: int | None = None) -> None:
+    def __init__(
+        self, count: int, limit: int, *, pages: int | None = None, at_least: bool = False
+    ) -> None:
         if pages is None:
-            listed = f"{count:,} tools in one page, more than max_tools ({limit:,})"
+            many = f"at least {count:,}" if at_least else f"{count:,}"
+            listed = f"{many} tools in one page, more than max_tools ({limit:,})"
         else:
             listed = f"more than max_tools ({limit:,}) tools: {count:,} in {pages:,} pages"
         #: what the server does, for "the MCP server ..."
@@ -80,15 +90,114 @@ def page_too_large(result: Any, limit: int) -> dict[str, Any] | None:
     tools = result.get("tools") if isinstance(result, Mapping) else None
     if not isinstance(tools, list) or len(tools) <= limit:
         return None
-    said = str(TooManyTools(len(tools), limit))
-    return {"code": -32603, "message": said, "data": {_MARK: [len(tools), limit]}}
+    return _page_error(len(tools), limit, at_least=False)
+
+
+def _page_error(count: int, limit: int, *, at_least: bool) -> dict[str, Any]:
+    said = str(TooManyTools(count, limit, at_least=at_least))
+    return {"code": -32603, "message": said, "data": {_MARK: [count, limit, at_least]}}
+
+
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+def _after(text: str, pos: int, char: str) -> int:
+    """The place after ``char`` (blanks around it skipped) at ``pos``; -1 where it is not."""
+    pos = _BLANK.match(text, pos).end()  # type: ignore[union-attr]
+    if not text.startswith(char, pos):
+        return -1
+    return _BLANK.match(text, pos + 1).end()  # type: ignore[union-attr]
+
+
+def _members(text: str, pos: int, want: str) -> int:
+    """The place of the value of member ``want`` of the object whose first member is at
+    ``pos`` (the members before it read whole); -1 where ``text`` ends first."""
+    decoder = json.JSONDecoder()
+    while text.startswith('"', pos):
+        key, pos = decoder.raw_decode(text, pos)
+        pos = _after(text, pos, ":")
+        if pos < 0 or key == want:
+            return pos
+        _, pos = decoder.raw_decode(text, pos)
+        pos = _after(text, pos, ",")
+        if pos < 0:
+            return -1
+    return -1
+
+
+def tools_begun(text: str) -> tuple[int, bool]:
+    """How many whole tools the ``result.tools`` of the JSON-RPC reply that ``text``
+    begins lists (``text`` may stop anywhere; 0 where it stops before them), and whether
+    the list ends in ``text``."""
+    decoder = json.JSONDecoder()
+    try:
+        pos = _after(text, 0, "{")
+        pos = _members(text, pos, "result") if pos >= 0 else -1
+        pos = _after(text, pos, "{") if pos >= 0 else -1
+        pos = _members(text, pos, "tools") if pos >= 0 else -1
+        pos = _after(text, pos, "[") if pos >= 0 else -1
+    except ValueError:
+        return 0, False
+    count = 0
+    while 0 <= pos < len(text) and text[pos] != "]":
+        try:
+            _, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+        count += 1
+        pos = _BLANK.match(text, pos).end()  # type: ignore[union-attr]
+        if text.startswith(",", pos):
+            pos = _BLANK.match(text, pos + 1).end()  # type: ignore[union-attr]
+        elif not text.startswith("]", pos):
+            break
+    return count, 0 <= pos < len(text) and text[pos] == "]"
+
+
+class PageCount:
+    """Counts the tools of a ``tools/list`` reply as its bytes arrive, to refuse a page of
+    more than ``limit`` tools before it is read whole: over streamable HTTP, a page of
+    80,000 tools (18 MB, under the 20 MiB message cap) was read and made the SDK's objects
+    before :func:`every_tool` counted them (6.5 s and 760 MB). Each tool has a ``"name"``
+    key, so its count bounds the tools; past ``limit``, the reply read so far is parsed
+    (:func:`tools_begun`) each time it has grown by a quarter, and where it lists more than
+    ``limit`` whole tools, :meth:`feed` says so. ``text`` makes the JSON of the bytes read
+    (a server-sent event's ``data`` lines)."""
+
+    GROWTH = 1.25
+
+    def __init__(self, limit: int, text: Callable[[bytes], str]) -> None:
+        self.limit, self.text = limit, text
+        self.names = 0
+        self.scanned = 0  # bytes counted for names
+        self.parsed = 0  # bytes parsed at the last try
+
+    def feed(self, message: bytes | bytearray, *, whole: bool) -> dict[str, Any] | None:
+        """The JSON-RPC error that answers the reply ``message`` (read so far, or ``whole``)
+        where it lists more than ``limit`` tools; ``None`` where it is not known to."""
+        self.names += message.count(b'"name"', max(0, self.scanned - 5))
+        self.scanned = len(message)
+        if self.names <= self.limit:
+            return None
+        if not whole and len(message) < self.parsed * self.GROWTH:
+            return None
+        self.parsed = len(message)
+        if whole:  # the whole reply: read as the SDK would, its tools counted exactly
+            try:
+                reply = json.loads(self.text(bytes(message)))
+            except ValueError:
+                return None  # the SDK's reading says what is wrong
+            result = reply.get("result") if isinstance(reply, dict) else None
+            return page_too_large(result, self.limit)
+        count, ended = tools_begun(self.text(bytes(message)))
+        return _page_error(count, self.limit, at_least=not ended) if count > self.limit else None
 
 
 def _refused_page(error: BaseException) -> TooManyTools | None:
     data = getattr(error, "data", None)
     count_limit = data.get(_MARK) if isinstance(data, Mapping) else None
-    if isinstance(count_limit, list) and len(count_limit) == 2:
-        return TooManyTools(int(count_limit[0]), int(count_limit[1]))
+    if isinstance(count_limit, list) and len(count_limit) in (2, 3):
+        at_least = len(count_limit) == 3 and count_limit[2] is True
+        return TooManyTools(int(count_limit[0]), int(count_limit[1]), at_least=at_least)
     return None
 
 
@@ -102,9 +211,8 @@ def _read(obj: Any, *names: str) -> Any:
 
 def progress(done: int, before: int, message: str, *args: Any) -> None:
     """Log ``message % args`` at INFO where ``done`` passed a multiple of
-    :data:`PROGRESS_TOOLS` since ``before``."""
-    if done // PROGRESS_TOOLS > before // PROGRESS_TOOLS:
-        logger.info(message, *args)
+    :data:`PROGRESS_TOOLS` since ``before`` (:func:`~schemarouter.registry.progress.step`)."""
+    step(done, before, message, *args)
 
 
 def _no_tool_again(listed: list[Any], names: set[str], pages: int, before: int) -> None:

@@ -19,7 +19,10 @@ from 107 MB to 2.5 GB). These transports read every message within ``max_message
   that the server is gone before anything more is sent to it.
 - **streamable HTTP** (:func:`capped_http`): a JSON reply is counted as it is read and its
   reading stops past the cap (the SDK answers that request with a parse error); a
-  server-sent event may not exceed the cap either; compressed replies are not asked for.
+  server-sent event may not exceed the cap either; compressed replies are not asked for. A
+  reply to ``tools/list`` is held until its message is whole (the SDK reads no part of one
+  anyway) and counted as it arrives: past ``max_tools`` tools its reading stops, and the
+  request is answered with the error a stdio transport gives (:class:`~.mcp_listing.PageCount`).
 
 Messages carry a tool's output twice (``structuredContent`` and the same JSON as text), so
 an owner passes twice the payload cap it enforces (see
@@ -39,7 +42,7 @@ import sys
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from schemarouter.execution.invokers.mcp_listing import DEFAULT_MAX_TOOLS
+from schemarouter.execution.invokers.mcp_listing import DEFAULT_MAX_TOOLS, PageCount
 from schemarouter.execution.invokers.mcp_replies import MixedReply, Requests
 from schemarouter.execution.invokers.mcp_stderr import EXIT_GRACE, Relay
 from schemarouter.safety.forksafe import ForkSafeLock
@@ -406,19 +409,62 @@ async def capped_stdio(
 # -- streamable HTTP ---------------------------------------------------------------------------
 
 
-def _http_parts(cap: int) -> Any:
+def _listing_id(request: Any) -> int | str | None:
+    """The JSON-RPC id of ``request`` (an ``httpx`` request) where it asks ``tools/list``."""
+    try:
+        content = request.content  # raises for a streamed body, which the SDK never sends
+        if request.method != "POST" or len(content) > HEAD_BYTES or b"tools/list" not in content:
+            return None
+        message = json.loads(content)
+    except Exception:
+        return None
+    if not isinstance(message, dict) or message.get("method") != "tools/list":
+        return None
+    request_id = message.get("id")
+    ok = isinstance(request_id, int | str) and not isinstance(request_id, bool)
+    return request_id if ok else None
+
+
+def _event_data(event: bytes) -> str:
+    """The ``data`` of the server-sent event ``event`` (as far as it goes)."""
+    lines = (line.rstrip(b"\r") for line in event.split(b"\n"))
+    data = [line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:")]
+    return b"\n".join(data).decode("utf-8", "replace")
+
+
+def _body_text(body: bytes) -> str:
+    return body.decode("utf-8", "replace")
+
+
+def _refusal(request_id: int | str, error: dict[str, Any], *, events: bool) -> bytes:
+    """The reply that answers ``request_id`` with ``error``, as a JSON body or an event."""
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode("utf-8")
+    return b"event: message\ndata: " + body + b"\n\n" if events else body
+
+
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+
+
+def _http_parts(cap: int, max_tools: int) -> Any:
     import httpx2
 
     class TooLarge(httpx2.StreamError):
         """Raised while a reply is read (the SDK answers the request with an error)."""
 
     class Capped(httpx2.AsyncByteStream):
-        def __init__(self, inner: Any, *, events: bool, compressed: bool) -> None:
+        def __init__(
+            self, inner: Any, *, events: bool, compressed: bool, listing: int | str | None
+        ) -> None:
             self.inner, self.events, self.compressed = inner, events, compressed
+            self.listing = listing
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self.compressed:
                 raise TooLarge("the server sent a compressed reply, which was not asked for")
+            if self.listing is not None:
+                async for chunk in self._counted(self.listing):
+                    yield chunk
+                return
             size, tail = 0, b""
             async for chunk in self.inner:
                 if self.events:  # bytes since the last event boundary
@@ -431,6 +477,32 @@ def _http_parts(cap: int) -> Any:
                 if size > cap:
                     raise TooLarge(f"the server's reply is larger than {_message_cap(cap)}")
                 yield chunk
+
+        async def _counted(self, request_id: int | str) -> AsyncIterator[bytes]:
+            """A ``tools/list`` reply, each message whole once read (a JSON body, or an
+            event), or its refusal once it lists more than ``max_tools`` tools."""
+            text = _event_data if self.events else _body_text
+            held, count = bytearray(), PageCount(max_tools, text)
+            async for chunk in self.inner:
+                searched = max(0, len(held) - 3)  # an event's end may span two chunks
+                held += chunk
+                while self.events and (end := _EVENT_END.search(held, searched)) is not None:
+                    event, searched = bytes(held[: end.end()]), 0
+                    del held[: end.end()]
+                    refused = count.feed(event, whole=True)
+                    if refused is not None:
+                        yield _refusal(request_id, refused, events=True)
+                        return
+                    count = PageCount(max_tools, text)
+                    yield event
+                if len(held) > cap:
+                    raise TooLarge(f"the server's reply is larger than {_message_cap(cap)}")
+                refused = count.feed(held, whole=False)
+                if refused is not None:
+                    yield _refusal(request_id, refused, events=self.events)
+                    return
+            refused = count.feed(held, whole=True) if held else None
+            yield _refusal(request_id, refused, events=self.events) if refused else bytes(held)
 
         async def aclose(self) -> None:
             close = getattr(self.inner, "aclose", None)
@@ -449,6 +521,7 @@ def _http_parts(cap: int) -> Any:
                 response.stream,
                 events=kind.startswith("text/event-stream"),
                 compressed=encoding not in ("", "identity"),
+                listing=_listing_id(request),
             )
             return response
 
@@ -459,11 +532,13 @@ def _http_parts(cap: int) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def capped_http(url: str, *, max_message_bytes: int) -> AsyncIterator[tuple[Any, Any]]:
+async def capped_http(
+    url: str, *, max_message_bytes: int, max_tools: int = DEFAULT_MAX_TOOLS
+) -> AsyncIterator[tuple[Any, Any]]:
     """A streamable-HTTP transport for ``mcp.Client`` (see the module docstring)."""
     from mcp.client.streamable_http import streamable_http_client
 
-    httpx2, transport = _http_parts(max_message_bytes)
+    httpx2, transport = _http_parts(max_message_bytes, max_tools)
     client = httpx2.AsyncClient(
         timeout=httpx2.Timeout(30.0, read=300.0),
         headers={"Accept-Encoding": "identity"},
