@@ -161,6 +161,17 @@ def _change_verb(piece: str) -> str | None:
     return verb
 
 
+def _pronoun_change(piece: str) -> str | None:
+    """The change of a piece after the first that opens with a write verb and "it" or "them":
+    it does that to the thing before ("acknowledge AL-81 and shelve it for 2 hours" shelved
+    nothing, its right side too short for a plain "and" and naming no id: trial 21)."""
+    words = past_polite(re.findall(r"[\w-]+", piece))
+    if len(words) < 2 or words[1].lower() not in ("it", "them") or not words[0].isalpha():
+        return None
+    # a verb no table knows, as _change_verb reads one: a word before "it" is a verb
+    return None if is_read_verb(words[0].lower()) else verb_of(words[0]) or words[0].lower()
+
+
 def _changes(text: str) -> list[str]:
     """``text`` split at each plain "and" that joins changes of different verbs, each side
     opening with its verb and naming an id of its own: "Block card CD-1 and notify customer
@@ -177,7 +188,9 @@ def _changes(text: str) -> list[str]:
         return [text]
     bounds = [0, *(x for m in cuts for x in (m.start(), m.end())), len(text)]
     pieces = [text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
-    verbs = [_change_verb(p) for p in pieces]
+    verbs = [
+        _change_verb(p) or (i > 0 and _pronoun_change(p)) or None for i, p in enumerate(pieces)
+    ]
     if None in verbs or len(set(verbs)) < len(verbs):
         return [text]
     return pieces
@@ -190,9 +203,14 @@ def _words(text: str) -> int:
 #: A part that is a verb and a pronoun ("then delete it"), and what it sets it to ("rename it
 #: to Summer"): it does that to the thing before.
 _PRONOUN_PART = re.compile(
-    r"(?:and\s+)?(?:then\s+)?([A-Za-z]+)\s+(?:it|them)(\s+(?:to|as|into)\s+[^\s,;]+)?\W*",
+    r"(?:and\s+)?(?:then\s+)?([A-Za-z]+)\s+(?:it|them)(\s+(?:to|as|into)\s+[^\s,;]+"
+    r"|\s+(?:for|by|until)\s+[^,;]+)?\W*",
     re.IGNORECASE,
 )
+
+
+#: Words that end the thing a part before names ("assign WO-1182 to Marco": WO-1182).
+_THING_ENDS = frozenset(("to", "for", "by", "as", "into", "from", "with", "until", "at", "on"))
 
 
 def _pronoun_parts(parts: list[str]) -> list[str]:
@@ -201,13 +219,16 @@ def _pronoun_parts(parts: list[str]) -> list[str]:
     it joined the part before as too short to mean anything, and the deletion went unplanned
     (trial Z1); "..., then rename it to Summer" keeps its "to Summer" (the tenth review: a
     part of the pronoun alone matched no route closely enough, and the rename went unplanned);
-    the part before keeps its own words."""
+    the part before keeps its own words. The thing is the words before's verb up to a
+    preposition: "assign WO-1182 to Marco then schedule it for Friday" schedules "WO-1182",
+    not "WO-1182 to Marco" (trial 21)."""
     out: list[str] = []
     for part in parts:
         verb = _PRONOUN_PART.fullmatch(part.strip(" ,;"))
         before = out[-1].split() if out else []
         if verb is not None and len(before) > 1:
-            part = f"{verb.group(1)} {' '.join(before[1:])}{verb.group(2) or ''}"
+            thing = list(itertools.takewhile(lambda w: w.lower() not in _THING_ENDS, before[1:]))
+            part = f"{verb.group(1)} {' '.join(thing or before[1:])}{verb.group(2) or ''}"
         out.append(part)
     return out
 
