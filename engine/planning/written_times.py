@@ -430,8 +430,32 @@ def written_value(parameter: Parameter, query: str, *, pair: bool = False) -> st
             return clock.isoformat()
         moment = datetime.combine(day or today, clock, zone)
         return moment.timetz().replace(tzinfo=moment.tzinfo and _fixed(moment)).isoformat()
+    overnight = _overnight(written, parameter.name, query)
+    if overnight is None:  # "from 10 to 2": 2 am or 2 pm is the caller's to say
+        return None
+    if overnight:  # "22:00-06:00" ends the next morning
+        day = (day or today) + timedelta(days=1)
     moment = datetime.combine(day or today, clock, zone)
     return moment.isoformat().replace("+00:00", "Z")
+
+
+#: A time of day that says its half of the day: "22:00", "6 am", "오후 6시".
+_CLOCK = re.compile(r":|[ap]\.?m\b|오전|오후", re.IGNORECASE)
+
+
+def _overnight(written: _Written, name: str, query: str) -> bool | None:
+    """Whether ``name`` is the end of the one range written and that end's time of day is
+    not after its start's: "Thursday 22:00-06:00", a night shift, ends on Friday (trial 21:
+    the end was sent as Thursday 06:00, before the start). ``None`` where such an end is a
+    bare hour on either side ("from 10 to 2"), which may as well mean the afternoon."""
+    if len(written.ranges) != 1 or written.times:
+        return False
+    if not UPPER_BOUND.search(name) or LOWER_BOUND.search(name):
+        return False
+    start, end = written.ranges[0]
+    if end.key[1:4] > start.key[1:4]:
+        return False
+    return True if all(_CLOCK.search(query, s.start, s.end) for s in (start, end)) else None
 
 
 def _timed(route: Route) -> list[Parameter]:
