@@ -168,8 +168,10 @@ def _pronoun_change(piece: str) -> str | None:
     words = past_polite(re.findall(r"[\w-]+", piece))
     if len(words) < 2 or words[1].lower() not in ("it", "them") or not words[0].isalpha():
         return None
-    # a verb no table knows, as _change_verb reads one: a word before "it" is a verb
-    return None if is_read_verb(words[0].lower()) else verb_of(words[0]) or words[0].lower()
+    verb = words[0].lower()
+    if is_read_verb(verb) or verb.endswith(("ing", "ed")):  # "stop calling and texting it"
+        return None
+    return verb_of(verb) or verb  # a verb no table knows, as _change_verb reads one
 
 
 def _changes(text: str) -> list[str]:
@@ -204,7 +206,7 @@ def _words(text: str) -> int:
 #: to Summer"): it does that to the thing before.
 _PRONOUN_PART = re.compile(
     r"(?:and\s+)?(?:then\s+)?([A-Za-z]+)\s+(?:it|them)(\s+(?:to|as|into)\s+[^\s,;]+"
-    r"|\s+(?:for|by|until)\s+[^,;]+)?\W*",
+    r"|(\s+(?:for|by|until)\s+[^,;]+))?\W*",
     re.IGNORECASE,
 )
 
@@ -225,6 +227,8 @@ def _pronoun_parts(parts: list[str]) -> list[str]:
     out: list[str] = []
     for part in parts:
         verb = _PRONOUN_PART.fullmatch(part.strip(" ,;"))
+        if verb is not None and verb.group(3) and verb.group(1).lower() in POLITE:
+            verb = None  # "... and need it for the 3pm demo": no change of the thing before
         before = out[-1].split() if out else []
         if verb is not None and len(before) > 1:
             thing = list(itertools.takewhile(lambda w: w.lower() not in _THING_ENDS, before[1:]))

@@ -107,6 +107,12 @@ def test_each_change_is_sent(router: SchemaRouter, query: str, sent: list[Any]) 
          ["assign WO-1182 to Marco", "schedule WO-1182 for Friday"]),
         ("show ticket T-1 and close it", ["show ticket T-1 and close it"]),  # a read first
         ("search and replace it", ["search and replace it"]),
+        # an -ing form continues the clause; "need" is no change of the thing before
+        ("put 8005550100 on our do-not-contact list so we stop calling and texting it",
+         ["put 8005550100 on our do-not-contact list so we stop calling and texting it"]),
+        ("Spin up i-0a1b2c3d4e5f67890 again, I stopped it last night and need it for the 3pm demo",
+         ["Spin up i-0a1b2c3d4e5f67890 again, I stopped it last night",
+          "need it for the 3pm demo"]),
     ],
 )  # fmt: skip
 def test_it_is_the_thing_before(query: str, parts: list[str]) -> None:
