@@ -351,7 +351,8 @@ def _parsed(unit: str) -> pint.Unit | str:
     try:
         return ureg.parse_units(_pint_expression(unit))
     except Exception as exc:
-        powered = _POWER.sub(_powered, unit)
+        # read only within the bound on a unit's length (each run of letters is parsed)
+        powered = _POWER.sub(_powered, unit) if len(unit) <= MAX_UNIT_LENGTH else unit
         if powered != unit and not isinstance(_parsed(powered), str):
             return _parsed(powered)  # "m3/h" as "m**3/h"
         # pint's own errors name a unit it lacks; anything else is its parser failing inside
