@@ -221,9 +221,11 @@ def _pronoun_parts(parts: list[str]) -> list[str]:
     it joined the part before as too short to mean anything, and the deletion went unplanned
     (trial Z1); "..., then rename it to Summer" keeps its "to Summer" (the tenth review: a
     part of the pronoun alone matched no route closely enough, and the rename went unplanned);
-    the part before keeps its own words. The thing is the words before's verb up to a
-    preposition: "assign WO-1182 to Marco then schedule it for Friday" schedules "WO-1182",
-    not "WO-1182 to Marco" (trial 21)."""
+    the part before keeps its own words. Where the words after the part before's verb name
+    an id up to a preposition, the thing is those: "assign WO-1182 to Marco then schedule it
+    for Friday" schedules "WO-1182", not "WO-1182 to Marco", and only then does a part of a
+    verb, "it" and "for", "by" or "until" take it (trial 21; "Fetch them for me!" after a
+    sentence naming no id is left as written)."""
     out: list[str] = []
     for part in parts:
         verb = _PRONOUN_PART.fullmatch(part.strip(" ,;"))
@@ -232,7 +234,10 @@ def _pronoun_parts(parts: list[str]) -> list[str]:
         before = out[-1].split() if out else []
         if verb is not None and len(before) > 1:
             thing = list(itertools.takewhile(lambda w: w.lower() not in _THING_ENDS, before[1:]))
-            part = f"{verb.group(1)} {' '.join(thing or before[1:])}{verb.group(2) or ''}"
+            if any(c.isdigit() for word in thing for c in word):  # "WO-1182"
+                part = f"{verb.group(1)} {' '.join(thing)}{verb.group(2) or ''}"
+            elif not verb.group(3):  # as before trial 21: the words after the verb
+                part = f"{verb.group(1)} {' '.join(before[1:])}{verb.group(2) or ''}"
         out.append(part)
     return out
 

@@ -107,6 +107,9 @@ def test_each_change_is_sent(router: SchemaRouter, query: str, sent: list[Any]) 
          ["assign WO-1182 to Marco", "schedule WO-1182 for Friday"]),
         ("show ticket T-1 and close it", ["show ticket T-1 and close it"]),  # a read first
         ("search and replace it", ["search and replace it"]),
+        # a sentence before that names no id gives "them" no thing (MetaTool's own request)
+        ("I need to search for specific posts on my WordPress website. Fetch them for me!",
+         ["I need to search for specific posts on my WordPress website.", "Fetch them for me!"]),
         # an -ing form continues the clause; "need" is no change of the thing before
         ("put 8005550100 on our do-not-contact list so we stop calling and texting it",
          ["put 8005550100 on our do-not-contact list so we stop calling and texting it"]),
