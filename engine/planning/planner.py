@@ -281,7 +281,7 @@ def plan_routes(
 
         return plan_parts(items, chosen, max_calls, ok, make, chained, warnings, why, served)
 
-    parts, part_misses = doing_parts(request.query, parts, part_misses, snapshot)  # "assign ..."
+    parts, part_misses = doing_parts(request, values, parts, part_misses, snapshot)  # "assign"
     parts = [(t, r) for t, r in [*parts, *(("", r) for r in part_routes)] if r in snapshot.routes]
     coming = [r for _, r in parts]
 

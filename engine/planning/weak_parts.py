@@ -10,7 +10,10 @@ Lena" planned the close only, "assign WO-1190 to Lena" under the floor with
 (user trial 21: each write was dropped, with a warning). A part under the floor whose first
 word (past "please" ...) is a change verb, one no table knows too, that its best route,
 a write, does (:func:`~.asked_changes.does_change`: its name leads with the verb) is planned
-as if its best were close enough; a read, or a route doing another change, still is not.
+as if its best were close enough, where the part's words fill every argument that route
+requires; a read, a route doing another change, or one left wanting ("Change task T-1 due
+date to next Friday" on an update whose body nothing fills: planned, it stopped the refund
+beside it from being sent) still is not.
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from schemarouter.contracts import Effect
+from schemarouter.contracts import Effect, Route
+from schemarouter.planning.arguments import fill_arguments, missing_parameters
 from schemarouter.planning.asked_changes import does_change
+from schemarouter.planning.parts import Request, own_part
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import is_read_verb, verb_of
+from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.intents import past_polite
 from schemarouter.retrieval.sequence import where_written
 
@@ -38,14 +44,22 @@ def _opening_verb(text: str) -> str | None:
 
 
 def doing_parts(
-    query: str,
+    request: Request,
+    values: Sequence[BoundValue],
     parts: Sequence[tuple[str, str]],
     misses: Sequence[tuple[str, str, str]],
     snapshot: RegistrySnapshot,
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
     """``parts`` (``(words, route id)``) and ``misses`` (``(words, best route, why)``) with
-    each "weak" miss whose best route does the change its words open with moved to the
-    parts, in the order the request writes them."""
+    each "weak" miss whose best route does the change its words open with, its words filling
+    every argument the route requires, moved to the parts, in the order the request writes
+    them."""
+    query = request.query
+
+    def complete(route: Route, text: str) -> bool:
+        own, kept = own_part(request, values, text)
+        return not missing_parameters(route, fill_arguments(route, own.query, kept))
+
     taken = {route_id for _, route_id in parts}
     added: list[tuple[str, str]] = []
     left: list[tuple[str, str, str]] = []
@@ -58,6 +72,7 @@ def doing_parts(
             and route.endpoint.effect is not Effect.READ
             and route_id not in taken
             and does_change(route, verb, text)
+            and complete(route, text)
         ):
             added.append((text, route_id))
             taken.add(route_id)
