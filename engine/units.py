@@ -330,6 +330,20 @@ def parse_unit(unit: str) -> pint.Unit:
 _PARSED_KEPT = 4096
 
 
+#: A power written right after its unit's letters, as plants and datasheets write them
+#: ("m3/h", "cm2", "ft3"): read as "m**3/h" where pint reads no unit in the text as written
+#: (it has no "m3"; "cmH2O" it reads, and is left so). Trial 21: "45 m3/h" was no unit.
+_POWER = re.compile(r"(?<![A-Za-z])([A-Za-z]{1,5})([23])(?![\w.*^])")
+
+
+def _powered(match: re.Match[str]) -> str:
+    """A :data:`_POWER` match as pint writes it, where its letters are a length ("m", "cm",
+    "ft"): an area or a volume; else as written ("Nm3", a normal cubic metre, is no volume)."""
+    letters = _parsed(match.group(1))
+    length = not isinstance(letters, str) and str(letters.dimensionality) == "[length]"
+    return f"{match.group(1)}**{match.group(2)}" if length else match.group(0)
+
+
 @functools.lru_cache(maxsize=_PARSED_KEPT)
 def _parsed(unit: str) -> pint.Unit | str:
     """``unit`` as pint reads it, or why it cannot (a text: errors are not cached)."""
@@ -337,6 +351,10 @@ def _parsed(unit: str) -> pint.Unit | str:
     try:
         return ureg.parse_units(_pint_expression(unit))
     except Exception as exc:
+        # read only within the bound on a unit's length (each run of letters is parsed)
+        powered = _POWER.sub(_powered, unit) if len(unit) <= MAX_UNIT_LENGTH else unit
+        if powered != unit and not isinstance(_parsed(powered), str):
+            return _parsed(powered)  # "m3/h" as "m**3/h"
         # pint's own errors name a unit it lacks; anything else is its parser failing inside
         # ("unsupported operand type(s) for -: 'ParserHelper' and 'int'" for 'g cm-3')
         own = type(exc).__module__.startswith("pint") or isinstance(exc, _Refused)

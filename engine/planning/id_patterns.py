@@ -46,18 +46,25 @@ def bind_by_pattern(
     arguments: dict[str, Any],
     filled: dict[str, Any],
     clauses: Clauses | None = None,
+    *,
+    read: bool = False,
+    given_back: frozenset[str] = frozenset(),
 ) -> None:
-    """Each open required parameter whose schema's :func:`specific` ``pattern``
+    """Each open required parameter (of a ``read``, an optional one too: a list's filter,
+    "list open work orders for P-101": ``equipment_tag``, trial 21) whose schema's
+    :func:`specific` ``pattern``
     (``^ORD-[0-9]{8}$``) exactly one id-like token of the request matches, a token no other
     open parameter's pattern matches and no argument holds, takes it (moved out of
     ``open_``). Trial K: "ORD-20240001 주문 취소해줘" writes the id before its thing, as
     Korean does, and ``order_id`` stayed open though the value was plainly one. A particle
-    written onto the id ("km-101의 데바이 온도") is no part of it (trial T3)."""
+    written onto the id ("km-101의 데바이 온도") is no part of it (trial T3). A token of a
+    clause that says not to use it binds only where it is ``given_back``."""
     tokens = list(
         dict.fromkeys(
             m.group(0).rstrip(".:/-")
             for m in _ID_TOKEN.finditer(query)
-            if (clauses is None or not clauses.against(m))  # "don't cancel ORD-20240001"
+            # "don't cancel ORD-20240001", but an id given back (:mod:`.referred`)
+            if (clauses is None or not clauses.against(m) or m.group(0) in given_back)
             and not describes(query, m.start(), m.end())  # "the order that ORD-1 replaced"
         )
     )
@@ -65,7 +72,7 @@ def bind_by_pattern(
     matches: dict[int, list[str]] = {}
     for i, (parameter, _) in enumerate(open_):
         pattern = parameter.json_schema.get("pattern")
-        if not (parameter.required and isinstance(pattern, str) and specific(pattern)):
+        if not ((parameter.required or read) and isinstance(pattern, str) and specific(pattern)):
             pattern = documented_pattern(parameter)  # "The contact, like C-3." (trial 20)
             if pattern is None or not names_identifier(parameter.name) or merge_side(parameter):
                 continue  # a merge's side is the id its words give it (merged_ids)

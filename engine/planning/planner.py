@@ -73,6 +73,7 @@ from schemarouter.planning.projection import (
 )
 from schemarouter.planning.refusals import deprecated_notes, exclusions, writes_passed_over
 from schemarouter.planning.stated_options import unclear_settings
+from schemarouter.planning.weak_parts import doing_parts
 from schemarouter.planning.written_times import reading_times, time_notes
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
@@ -281,6 +282,7 @@ def plan_routes(
 
         return plan_parts(items, chosen, max_calls, ok, make, chained, warnings, why, served)
 
+    parts, part_misses = doing_parts(request, values, parts, part_misses, snapshot)  # "assign"
     parts = [(t, r) for t, r in [*parts, *(("", r) for r in part_routes)] if r in snapshot.routes]
     coming = [r for _, r in parts]
 

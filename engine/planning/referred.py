@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.asked_changes import asked_verbs
 from schemarouter.planning.refused_verbs import refused_verbs
-from schemarouter.retrieval.actions import name_words, verb_forms, verb_of_route
+from schemarouter.retrieval.actions import name_words, request_action, verb_forms, verb_of_route
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.clauses import clauses_of
 
@@ -62,11 +62,15 @@ def referred_back(
         return []
     if not query.isascii() and (korean := _KO_NOT.search(query, value.end)) is not None:
         return _korean(route, query, value, values, korean)
-    if not _IT.search(query) and not _ITS.search(query):
-        return []
     start = max((end for end in clauses.ends if end <= value.start), default=0)
     refusing = refused_verbs(query[start : value.start])
+    if _TOUCH.search(query, start, value.start):  # "don't touch B-2": no change of it
+        refusing = refusing | {"touch"}
     if not refusing:  # "every booking except R1": an id set aside, not a change refused
+        return []
+    if route.endpoint.effect is Effect.READ and _only_read(query, value, values):
+        return [value]  # "don't touch B-2, just tell me the setpoint" (trial 21)
+    if not _IT.search(query) and not _ITS.search(query):
         return []
     for match in _IT.finditer(query, value.end):
         if clauses.against_span(match.start(2), match.end(2)):  # read as a value there
@@ -81,6 +85,23 @@ def referred_back(
         if _asks_of(route, match.group(0), refusing):  # "just show me its balance"
             return [value]
     return []
+
+
+#: "Don't touch", which refuses every change of what follows.
+_TOUCH = re.compile(r"\b(?:don'?t|do\s+not|never)\s+touch\b", re.IGNORECASE)
+#: A clause asking only for a read after a refused change: ", just tell me the setpoint".
+_JUST = re.compile(r"[,;.]\s*(?:but\s+)?(?:just|only|simply)\s+(?=\w)", re.IGNORECASE)
+
+
+def _only_read(query: str, value: BoundValue, values: Sequence[BoundValue]) -> bool:
+    """Whether ``query`` asks, after the refused ``value``, one clause opened by "just" or
+    "only" that asks no change and names no id ("don't touch B-2, just tell me the setpoint":
+    the setpoint of B-2; before, the read was planned with its id missing, trial 21)."""
+    just = _JUST.search(query, value.end)
+    if just is None or any(v.start >= value.end for v in values if v is not value):
+        return False
+    rest = query[just.end() :]
+    return not asked_verbs(rest) and request_action(rest) == "read"
 
 
 def _asks_of(route: Route, text: str, refused: frozenset[str]) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from schemarouter.contracts import Effect, Parameter, Route
+from schemarouter.contracts import Effect, Parameter, Route, schema_validator
 from schemarouter.planning.route_verbs import opens_with
 from schemarouter.retrieval.actions import name_words, verb_forms
 from schemarouter.retrieval.identifiers import names_identifier
@@ -55,7 +55,10 @@ def version_value(parameter: Parameter, query: str) -> str | None:
     if schema.get("type") != "string" or "enum" in schema or not _is_version(parameter):
         return None
     found = list(dict.fromkeys(m.group(0) for m in _VERSION.finditer(query)))
-    return found[0] if len(found) == 1 else None
+    # never one its schema refuses: "to 0.75 m3/min" is no equipment_tag "^[A-Z]+-[0-9]+$",
+    # and bound so it kept P-101 out (the gate then dropped it: trial 21)
+    valid = schema_validator(parameter.json_schema).is_valid
+    return found[0] if len(found) == 1 and valid(found[0]) else None
 
 
 def verb_object(

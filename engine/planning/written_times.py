@@ -42,6 +42,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.body import body_fields
+from schemarouter.planning.night_ranges import night
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.values import value_schema
 
@@ -417,15 +418,18 @@ def _zone(written: _Written) -> tuple[tzinfo | None, bool]:
     return (zones[0] if zones else _READING.get().zone), False
 
 
-def _wall_time(written: _Written, name: str, pair: bool, *, dated: bool) -> tuple[Any, ...] | None:
+def _wall_time(
+    written: _Written, name: str, pair: bool, *, dated: bool, query: str = ""
+) -> tuple[Any, ...] | None:
     """The time of day for a parameter named ``name``: a range's side by the name, else the
     one time written (for a change's one time parameter, ``pair`` false). A range of two
     moments of one day (``dated``: a ``date-time``) whose end is not after its start ("from
-    3pm until 1pm", "23:00-01:00") fills neither side: its end was sent before its start."""
+    3pm until 1pm") fills neither side: its end was sent before its start; but a night's
+    ("23:00-01:00", :func:`~.night_ranges.night`) ends the next day."""
     lower, upper = bool(LOWER_BOUND.search(name)), bool(UPPER_BOUND.search(name))
     if len(written.ranges) == 1 and not written.times:
         start, end = written.ranges[0]
-        if pair and dated and end.key[1:4] <= start.key[1:4]:
+        if pair and dated and end.key[1:4] <= start.key[1:4] and not _night(written, query):
             return None
         return end.key if upper and not lower else start.key if lower or not pair else None
     if written.ranges or pair:
@@ -452,12 +456,14 @@ def written_value(parameter: Parameter, query: str, *, pair: bool = False) -> st
     day = _one(days) if None not in days else None
     if fmt == "date":
         return day.isoformat() if day is not None else None
-    wall = _wall_time(written, parameter.name, pair, dated=fmt == "date-time")
+    wall = _wall_time(written, parameter.name, pair, dated=fmt == "date-time", query=query)
     if wall is None or (fmt == "date-time" and (day is None or zone is None)):
         return None
     clock = time(wall[1], wall[2], wall[3])
     if fmt == "time" and zone is None:
         return clock.isoformat()
+    if fmt == "date-time" and _overnight(written, parameter.name, query):
+        day = (day or today) + timedelta(days=1)  # "22:00-06:00" ends the next morning
     moment = datetime.combine(day or today, clock, zone)
     if _not_once(moment):
         return None
@@ -479,6 +485,22 @@ def _not_once(moment: datetime) -> str:
     if there.replace(tzinfo=None) != moment.replace(tzinfo=None):
         return "skipped"
     return "repeated" if moment.replace(fold=1).utcoffset() != moment.utcoffset() else ""
+
+
+def _overnight(written: _Written, name: str, query: str) -> bool:
+    """Whether ``name`` is the end of a night's range (:func:`~.night_ranges.night`): its
+    day is the next."""
+    if not UPPER_BOUND.search(name) or LOWER_BOUND.search(name):
+        return False
+    start, end = written.ranges[0] if len(written.ranges) == 1 else (None, None)
+    if start is None or end is None or end.key[1:4] > start.key[1:4]:
+        return False
+    return _night(written, query)
+
+
+def _night(written: _Written, query: str) -> bool:
+    """:func:`~.night_ranges.night` of the one range ``written``."""
+    return not written.times and night(written.ranges, query)
 
 
 def _timed(route: Route) -> list[Parameter]:

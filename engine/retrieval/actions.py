@@ -377,8 +377,16 @@ def _clause_verb(clause: str, action: Action | None) -> str | None:
         if tells:
             return None
         if verb_action is not None or change is not None:
-            return change
+            return "update" if change == "delete" and _LOWERS.search(clause) else change
     return None
+
+
+#: "drop" that lowers a quantity, not deletes a thing: a number after "by" or "to" in its
+#: clause, no "and" or comma between ("drop the B-2 setpoint by 9 degF" read as a deletion
+#: planned a boiler's decommission, trial 21); "drop table T-1 and set ... to 5" still deletes.
+_LOWERS = re.compile(
+    r"\bdrop(?:s|ping)?\b(?:(?!\band\b)[^,])*?\b(?:by|to)\s+(?:minus\s+)?[-+\u2212]?\d", re.I
+)
 
 
 def read_request(text: str) -> tuple[Action | None, frozenset[str]]:

@@ -161,6 +161,19 @@ def _change_verb(piece: str) -> str | None:
     return verb
 
 
+def _pronoun_change(piece: str) -> str | None:
+    """The change of a piece after the first that opens with a write verb and "it" or "them":
+    it does that to the thing before ("acknowledge AL-81 and shelve it for 2 hours" shelved
+    nothing, its right side too short for a plain "and" and naming no id: trial 21)."""
+    words = past_polite(re.findall(r"[\w-]+", piece))
+    if len(words) < 2 or words[1].lower() not in ("it", "them") or not words[0].isalpha():
+        return None
+    verb = words[0].lower()
+    if is_read_verb(verb) or verb.endswith(("ing", "ed")):  # "stop calling and texting it"
+        return None
+    return verb_of(verb) or verb  # a verb no table knows, as _change_verb reads one
+
+
 def _changes(text: str) -> list[str]:
     """``text`` split at each plain "and" that joins changes of different verbs, each side
     opening with its verb and naming an id of its own: "Block card CD-1 and notify customer
@@ -177,7 +190,9 @@ def _changes(text: str) -> list[str]:
         return [text]
     bounds = [0, *(x for m in cuts for x in (m.start(), m.end())), len(text)]
     pieces = [text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
-    verbs = [_change_verb(p) for p in pieces]
+    verbs = [
+        _change_verb(p) or (i > 0 and _pronoun_change(p)) or None for i, p in enumerate(pieces)
+    ]
     if None in verbs or len(set(verbs)) < len(verbs):
         return [text]
     return pieces
@@ -190,9 +205,14 @@ def _words(text: str) -> int:
 #: A part that is a verb and a pronoun ("then delete it"), and what it sets it to ("rename it
 #: to Summer"): it does that to the thing before.
 _PRONOUN_PART = re.compile(
-    r"(?:and\s+)?(?:then\s+)?([A-Za-z]+)\s+(?:it|them)(\s+(?:to|as|into)\s+[^\s,;]+)?\W*",
+    r"(?:and\s+)?(?:then\s+)?([A-Za-z]+)\s+(?:it|them)(\s+(?:to|as|into)\s+[^\s,;]+"
+    r"|(\s+(?:for|by|until)\s+[^,;]+))?\W*",
     re.IGNORECASE,
 )
+
+
+#: Words that end the thing a part before names ("assign WO-1182 to Marco": WO-1182).
+_THING_ENDS = frozenset(("to", "for", "by", "as", "into", "from", "with", "until", "at", "on"))
 
 
 def _pronoun_parts(parts: list[str]) -> list[str]:
@@ -201,13 +221,23 @@ def _pronoun_parts(parts: list[str]) -> list[str]:
     it joined the part before as too short to mean anything, and the deletion went unplanned
     (trial Z1); "..., then rename it to Summer" keeps its "to Summer" (the tenth review: a
     part of the pronoun alone matched no route closely enough, and the rename went unplanned);
-    the part before keeps its own words."""
+    the part before keeps its own words. Where the words after the part before's verb name
+    an id up to a preposition, the thing is those: "assign WO-1182 to Marco then schedule it
+    for Friday" schedules "WO-1182", not "WO-1182 to Marco", and only then does a part of a
+    verb, "it" and "for", "by" or "until" take it (trial 21; "Fetch them for me!" after a
+    sentence naming no id is left as written)."""
     out: list[str] = []
     for part in parts:
         verb = _PRONOUN_PART.fullmatch(part.strip(" ,;"))
+        if verb is not None and verb.group(3) and verb.group(1).lower() in POLITE:
+            verb = None  # "... and need it for the 3pm demo": no change of the thing before
         before = out[-1].split() if out else []
         if verb is not None and len(before) > 1:
-            part = f"{verb.group(1)} {' '.join(before[1:])}{verb.group(2) or ''}"
+            thing = list(itertools.takewhile(lambda w: w.lower() not in _THING_ENDS, before[1:]))
+            if any(c.isdigit() for word in thing for c in word):  # "WO-1182"
+                part = f"{verb.group(1)} {' '.join(thing)}{verb.group(2) or ''}"
+            elif not verb.group(3):  # as before trial 21: the words after the verb
+                part = f"{verb.group(1)} {' '.join(before[1:])}{verb.group(2) or ''}"
         out.append(part)
     return out
 

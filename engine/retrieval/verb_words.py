@@ -53,7 +53,7 @@ POLITE = frozenset(
         """
     please pls kindly can could would will you u i we me us let lets let's go ahead and just
     want wanna need to like d 'd id i'd i'm im help also then now quickly quick now real
-    hey hi ok okay so first next after that additionally finally
+    hey hi ok okay so first next after that additionally finally only simply
     """
     )
 )

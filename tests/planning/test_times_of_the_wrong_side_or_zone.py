@@ -7,7 +7,8 @@ approved (docs/faults.md, "The nineteenth security review").
 - "2:30" on the night Europe/Berlin's clocks go forward was sent as 02:30+01:00 (03:30
   there), and on the night they go back as the first of the two 02:30s.
 - "tomorrow at 6am Europe/Berln" (a zone it cannot read) was sent in PlanRequest.timezone.
-- "book room R-2 tomorrow from 3pm until 1pm" (and 23:00-01:00) sent an end before its start.
+- "book room R-2 tomorrow from 3pm until 1pm" sent an end before its start (so did
+  23:00-01:00, now read as a night: its end the next day).
 - "Take 2 units off the stock of SKU-12, they were added by mistake" sent +2.
 - ``PlanRequest.now`` at the calendar's edge raised OverflowError from ``plan``; a zone name
   of 100,000 letters, or "Europe" (a folder), raised the file system's OSError.
@@ -145,9 +146,21 @@ def test_a_zone_written_that_cannot_be_read_is_not_the_requests(server: Loopback
     assert _sent(server, query, "UTC") == []
 
 
-@pytest.mark.parametrize("said", ["from 3pm until 1pm", "23:00-01:00"])
+@pytest.mark.parametrize("said", ["from 3pm until 1pm", "from 10 to 2", "10:00-01:00"])
 def test_a_range_ending_before_it_starts_is_not_sent(server: LoopbackServer, said: str) -> None:
+    """No night (at most 12 hours into the next day, clock times that say their half of the
+    day: trial 21's "22:00-06:00"): neither side is sent."""
     assert _sent(server, f"book room R-2 tomorrow {said}", "Asia/Seoul") == []
+
+
+def test_a_night_range_ends_the_next_day(server: LoopbackServer) -> None:
+    """The night "23:00-01:00" was refused here too, before trial 21's night shift was read (merged);
+    "tomorrow" is 2026-12-07 in Seoul at 18:00 UTC on the 5th."""
+    (sent,) = _sent(server, "book room R-2 tomorrow 23:00-01:00", "Asia/Seoul")
+    assert sent[1] == {
+        "start_time": "2026-12-07T23:00:00+09:00",
+        "end_time": "2026-12-08T01:00:00+09:00",
+    }
 
 
 @pytest.mark.parametrize(
