@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import pytest
+from pydantic import BaseModel
 
 from schemarouter import PlanRequest, SchemaRouter, capability
 from schemarouter.index import HashingEncoder
@@ -23,6 +24,13 @@ from helpers import WRITES
 
 Status = Literal["open", "in_progress", "on_hold", "closed"]
 Stage = Literal["prospecting", "negotiation", "closed_won", "closed_lost"]
+
+
+class NewDeal(BaseModel):
+    """A deal to open."""
+
+    company: str
+    stage: Stage
 
 
 def _functions(calls: list[tuple[str, dict[str, Any]]]) -> list[Callable[..., Any]]:
@@ -187,3 +195,25 @@ def test_an_update_asked_by_its_verb_is_found_below_a_read() -> None:
     order = ["desk/python/get_deal", "desk/python/set_ticket_status"]
     query = "set T-4 to in progress"
     assert asked_on_named(query, snapshot, order, find_values(query)) == order[1]
+
+
+def test_a_create_told_its_state_keeps_its_place() -> None:
+    """Trial 20's "create a deal for Initech ..., stage proposal": the create ranked first
+    states its new deal's stage; no update of another deal is planned before it."""
+    from schemarouter.planning.mixed_verbs import asked_verb_first
+
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    @capability(effect="write")
+    def create_deal(deal: NewDeal) -> dict[str, str]:
+        """Open a new sales deal."""
+        calls.append(("create_deal", {"deal": deal}))
+        return {"id": "D-1"}
+
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    for function in [*_functions(calls), create_deal]:
+        router.add_callable(function, provider="desk")
+    snapshot = router.registry.snapshot()
+    order = ["desk/python/create_deal", "desk/python/update_deal_stage"]
+    query = "create a deal for Initech, stage negotiation"
+    assert asked_verb_first(query, snapshot, order, [])[0] == order[0]
