@@ -388,7 +388,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
                 (filled if inside else arguments)[parameter.name] = found
                 open_.remove((parameter, inside))
                 break
-    bind_by_pattern(open_, query, arguments, filled, clauses)
+    bind_by_pattern(open_, query, arguments, filled, clauses, route.provider.id)
     if change and body is not None:  # "a comment on file 456": body.item = {"id": "456", ...}
         inner = [p for p, inside in open_ if inside]
         held = [*arguments.values(), *filled.values()]

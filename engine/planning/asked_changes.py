@@ -37,7 +37,7 @@ from schemarouter.planning.money_moves import is_transfer, moves_money, transfer
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.planning.refused_verbs import only_refused, refused_verbs
-from schemarouter.planning.route_verbs import creates_named, opens_with
+from schemarouter.planning.route_verbs import creates_named, makes_named, opens_with
 from schemarouter.planning.signed_counts import adjusts_count
 from schemarouter.planning.sub_resources import entry_route
 from schemarouter.registry.registry import RegistrySnapshot
@@ -309,6 +309,8 @@ def asked_change_first(
         doing = _doing(snapshot, eligible, verb, takes, query)
         if doing is None or not takes(snapshot.routes[doing]):
             return list(eligible)
+        if makes_named(query, top, verb) and not makes_named(query, snapshot.routes[doing], verb):
+            return list(eligible)  # "create a task to call C-4": not add_note, taking C-4
     elif does or reads:
         return list(eligible)
     elif _names_its_change(query, top) and not any(does_change(top, v, query) for v in refused):

@@ -44,6 +44,7 @@ from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, ref
 from schemarouter.planning import chained_needs as chained
 from schemarouter.planning.arguments import fill_arguments, missing_parameters, with_given
 from schemarouter.planning.asked_units import asked_unit_notes
+from schemarouter.planning.example_ids import sharing_shapes
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.filter_words import not_described
 from schemarouter.planning.held_units import held_units
@@ -209,6 +210,7 @@ class Plan(_Frozen):
 
 
 @reading_times  # the request's zone and moment, for every rule (PlanRequest.timezone, now)
+@sharing_shapes  # the id shapes a provider's routes show, for its routes that show none
 def plan_routes(
     request: PlanRequest,
     snapshot: RegistrySnapshot,
