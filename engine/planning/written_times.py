@@ -42,6 +42,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.body import body_fields
+from schemarouter.planning.relative_dates import SPANS, slashed, span_day, span_key
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.values import value_schema
 
@@ -121,6 +122,10 @@ _BARE_RANGE = re.compile(
     r"\s*+(?:-|–|to|until|till|and)\s*+(?P<h2>[01]?\d|2[0-3])(?::(?P<m2>[0-5]\d))?"
     r"(?P<ap2>\s*+[ap]\.?m\b\.?)?(?![\w:])",
     re.IGNORECASE,
+)
+#: An hour written bare after "at" ("tomorrow at 9"): read as no time (9 am or 9 pm).
+_BARE_HOUR = re.compile(
+    r"\bat\s++(?:1\d|2[0-3]|0?\d)\b(?![.:,]?\d|\s*+(?:[ap]\.?m\b|%|percent|degrees?|°))", re.I
 )
 #: Abbreviations of one zone each, as fixed offsets (hours); CST, IST, BST name several.
 _ABBREVIATIONS = {
@@ -297,6 +302,12 @@ def _written(query: str) -> _Written:
         for m in pattern.finditer(query)
         if (key := _date_key(m)) is not None and not clauses.against(m)
     ]
+    dates += [  # "in 3 days", "by end of month" (relative_dates)
+        _Said(m.start(), m.end(), span_key(m))
+        for pattern in SPANS
+        for m in pattern.finditer(query)
+        if not clauses.against(m)
+    ]
     bare = [_bare_range(m) for m in _BARE_RANGE.finditer(query) if not clauses.against(m)]
     covered = [(a.start, a.end) for a, _ in bare]
     said = sorted(
@@ -356,6 +367,8 @@ def _day(key: tuple[Any, ...], today: date) -> date | None:
     """The date ``key`` (:func:`_date_key`) names, read against ``today``."""
     if key[0] == "in":
         return today + timedelta(days=key[1])
+    if key[0] in ("months", "end"):  # "in a month", "end of March" (relative_dates)
+        return span_day(key, today)
     if key[0] == "wd":
         ahead = (key[1] - today.weekday()) % 7
         if key[2] == "next":  # the first after today
@@ -451,7 +464,8 @@ def time_notes(query: str, routes: Sequence[Route], arguments: Sequence[Any]) ->
     ``arguments``): how it read a relative date ("'tomorrow' read as 2026-12-06"), and that
     a wall-clock time naming no zone filled no ``date-time`` parameter, where none is set."""
     written = _written(query)
-    if not written.dates and not written.times and not written.ranges:
+    slashes = slashed(query)  # "12/05": December 5 or 12 May, never read
+    if not written.dates and not written.times and not written.ranges and not slashes:
         return []
     zone, several = _zone(written)
     today = _today(zone)
@@ -463,15 +477,29 @@ def time_notes(query: str, routes: Sequence[Route], arguments: Sequence[Any]) ->
         texts = _given(given)
         for said in written.dates:
             day = _day(said.key, today)
-            if said.key[0] in ("in", "wd") and day and any(day.isoformat() in t for t in texts):
+            relative = said.key[0] in ("in", "wd", "months", "end")
+            if relative and day and any(day.isoformat() in t for t in texts):
                 where = f"in {zone}" if zone is not None else "in UTC: the request names no zone"
                 out.append(
                     f"read {query[said.start : said.end]!r} as {day.isoformat()} (today being "
                     f"{today.isoformat()} {where}); give another with Plan.with_arguments"
                 )
+        unread = [p.name for p in timed if not _holds(given, p.name)]
+        if slashes and unread:
+            out.append(
+                f"{slashes[0]!r} is a date to some and another to others (month or day first): "
+                f"{', '.join(unread)} left open; give it as YYYY-MM-DD with Plan.with_arguments"
+            )
         open_ = [p.name for p in timed if value_schema(p.json_schema).get("format") == "date-time"]
         open_ = [name for name in open_ if not _holds(given, name)]
         wall = [*written.times, *(s for r in written.ranges for s in r)]
+        bare = _BARE_HOUR.search(query)  # "tomorrow at 9": 9 am or 9 pm
+        if open_ and bare and not wall:
+            out.append(
+                f"{bare.group()!r} writes an hour alone (no am / pm, no minutes): "
+                f"{', '.join(open_)} left open; give it with Plan.with_arguments, or write the "
+                "time as 9am or 21:00"
+            )
         if open_ and wall and zone is None and not several:
             spans = [*written.dates, *wall]
             start, end = min(s.start for s in spans), max(s.end for s in spans)
