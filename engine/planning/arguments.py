@@ -25,7 +25,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, Parameter, Route
-from schemarouter.planning.asked_amounts import asked_amount, asked_currency, minor_amount
+from schemarouter.planning.asked_amounts import (
+    asked_amount,
+    asked_currency,
+    minor_amount,
+    takes_amount,
+)
 from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
@@ -50,7 +55,7 @@ from schemarouter.planning.filter_words import (
 from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.keyed_names import keyed_name, percent_value
 from schemarouter.planning.merged_ids import merged_id
-from schemarouter.planning.message_text import carries_said, said_text
+from schemarouter.planning.message_text import carries_said, named_as_said, said_text
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
 from schemarouter.planning.named_values import Clauses, refused_values
@@ -84,7 +89,7 @@ from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.referred import referred_back
 from schemarouter.planning.set_numbers import number_before_name, set_number, set_starts
-from schemarouter.planning.sided_ids import sided_id
+from schemarouter.planning.sided_ids import id_side, sided_id
 from schemarouter.planning.signed_counts import signed_count
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.stated_options import flag_value, listed_value
@@ -342,10 +347,14 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     # words naming an entry, no enum's value: "file" of "file 123", a change's own "folder"
     entries, own = entry_words(query, values), route_nouns(route) if change else frozenset()
     set_at = set_starts(query) if change else []  # "to 21": no quantity elsewhere is set
+    money = change and takes_amount(route)  # "from AC-1" of a plain ``from_account``
     for parameter, inside in list(open_):
+        # a message's text is never the id after its word ("delete message M-1"), nor is a
+        # side of a move the id after its thing's: "from account AC-1 or AC-2" (sided_id)
+        unnamed = named_as_said(parameter) or id_side(parameter, money=money) is not None
         for found in (
             _named_value(parameter, query, clauses),
-            sided_id(parameter, query, clauses),  # "from ACC-1 to ACC-2": both sides
+            sided_id(parameter, query, clauses, money=money),  # "from AC-1 to AC-2"
             merged_id(parameter, route, query, clauses),  # "merge C-7 into C-3": keeps C-3
             filter_word_value(parameter, query, clauses, read=not change),
             target_value(parameter, query, clauses, change, route),
@@ -376,9 +385,9 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             sort_value(parameter, route.endpoint.parameters, query, read=not change),
             listed_value(parameter, query),  # "in staging": namespace (e.g. prod, staging)
             flag_value(parameter, query),  # "force delete": force=true
-            _named_id(parameter, query),
+            None if unnamed else _named_id(parameter, query),  # "delete message M-1": no text
             version_value(parameter, query),  # "deploy payments v2.3.1": version
-            keyed_name(parameter, query),  # "in project web": projectKey
+            None if unnamed else keyed_name(parameter, query),  # "in project web": projectKey
             percent_value(parameter, query),  # "out to 25%": percentage
             described_count(parameter, query),  # "last 50 lines": tail ("Number of lines")
             owner_value(parameter, query),  # "pods of checkout": deployment
