@@ -72,6 +72,7 @@ from schemarouter.planning.projection import (
     typed_fields,
 )
 from schemarouter.planning.refusals import deprecated_notes, exclusions, writes_passed_over
+from schemarouter.planning.repeated_parts import repeated_parts
 from schemarouter.planning.stated_options import unclear_settings
 from schemarouter.planning.written_times import reading_times, time_notes
 from schemarouter.registry.registry import RegistrySnapshot
@@ -372,6 +373,10 @@ def plan_routes(
                     request.query, steps, [(mine, top), *other_parts], warnings
                 )
                 parts = [(mine, top), *parts]  # links.py: the part top serves, where written
+                steps, part_misses = repeated_parts(  # "note 'a' to C-1 and note 'b' to C-2"
+                    snapshot, steps, top, mine, part_misses, request, values, max_calls,
+                    lambda r, q, v: _open_step(snapshot, r, q, v, hits), warnings,
+                )  # fmt: skip
                 if max_calls == 1 and request.parts:
                     warnings.extend(one_call_parts_note(request.query))
                 if skipped and (why := exclusions(skipped, snapshot, request)):
