@@ -25,7 +25,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, Parameter, Route
-from schemarouter.planning.asked_amounts import asked_amount, asked_currency, minor_amount
+from schemarouter.planning.asked_amounts import (
+    asked_amount,
+    asked_currency,
+    minor_amount,
+    takes_amount,
+)
 from schemarouter.planning.body import body_fields, body_key, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
@@ -34,6 +39,10 @@ from schemarouter.planning.date_ranges import date_range, one_date_named, writte
 from schemarouter.planning.described_ids import described_notes, not_describing
 from schemarouter.planning.described_values import described_count, owner_value
 from schemarouter.planning.durations import duration_value, timed_name
+from schemarouter.planning.emails import email as _email
+from schemarouter.planning.emails import nested_email as _nested_email
+from schemarouter.planning.emails import takes_email as _takes_email
+from schemarouter.planning.emails import whose_email as _inner
 from schemarouter.planning.empty_changes import ONE_OF
 from schemarouter.planning.entry_ids import named_thing_id, numbered_ids
 from schemarouter.planning.entry_references import creates, referenced_entries
@@ -50,16 +59,14 @@ from schemarouter.planning.filter_words import (
 from schemarouter.planning.id_patterns import bind_by_pattern
 from schemarouter.planning.keyed_names import keyed_name, percent_value
 from schemarouter.planning.merged_ids import merged_id
-from schemarouter.planning.message_text import carries_said, said_text
+from schemarouter.planning.message_text import carries_said, named_as_said, said_text
 from schemarouter.planning.named_values import NUMBER as _NUMBER
 from schemarouter.planning.named_values import URL as _URL
 from schemarouter.planning.named_values import Clauses, refused_values
 from schemarouter.planning.named_values import coerced as _coerced
-from schemarouter.planning.named_values import inside as _inside
 from schemarouter.planning.named_values import named_id as _named_id
 from schemarouter.planning.named_values import sendable as _sendable
 from schemarouter.planning.named_values import spellings as _spellings
-from schemarouter.planning.named_values import url_spans as _url_spans
 from schemarouter.planning.named_values import valid as _valid
 from schemarouter.planning.opposite_verbs import says_not_to
 from schemarouter.planning.optimade_filter import (
@@ -84,7 +91,7 @@ from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.referred import referred_back
 from schemarouter.planning.set_numbers import number_before_name, set_number, set_starts
-from schemarouter.planning.sided_ids import sided_id
+from schemarouter.planning.sided_ids import id_side, sided_id
 from schemarouter.planning.signed_counts import signed_count
 from schemarouter.planning.sort_values import sort_value
 from schemarouter.planning.stated_options import flag_value, listed_value
@@ -116,13 +123,6 @@ __all__ = [
 #: Parameters the router fills itself (server-side projection): never taken from a request.
 _ROUTER_PARAMETERS = frozenset({"response_fields", "_fields"})
 _QUOTED = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|'([^']{1,200})'(?!\w)")
-#: Starts only where a run of its characters starts, so a long run is read once. A Korean
-#: particle written onto the address is no part of its domain ("ann@example.com에게": the
-#: invoice went to the domain "com에게", trial X1).
-_HOST = r"(?:[^\W\uac00-\ud7a3\u3131-\u318e]|-)"
-_EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+@{_HOST}+(?:\.{_HOST}+)+(?!{_HOST})")
-#: A parameter that takes an e-mail address by its name, where its schema gives no format.
-_EMAIL_NAME = re.compile(r"^(?:e_?mail|mail)(?:_?address)?$|_e_?mail(?:_?address)?$", re.I)
 #: A Korean particle written onto the end of a URL's ASCII ("https://x.example/hook를 등록"):
 #: no part of it (trial X1: the webhook was registered at ``/hook%EB%A5%BC``).
 _PARTICLE_END = re.compile(
@@ -212,50 +212,6 @@ def _quantity_value(parameter: Parameter, query: str, route: Route) -> Any:
     return _coerced(parameter, distinct[0]) if len(distinct) == 1 else None
 
 
-def _takes_email(parameter: Parameter) -> bool:
-    """Whether ``parameter`` takes an e-mail address: by its ``format``, or by its name
-    where its schema gives no format (``email``, ``to_email``)."""
-    fmt = value_schema(parameter.json_schema).get("format")
-    return fmt == "email" or (fmt is None and bool(_EMAIL_NAME.search(parameter.name)))
-
-
-def _email(query: str, takers: int) -> str | None:
-    """The one address the request writes outside its URLs, where one open parameter
-    takes an address (``takers``); none where it writes two, or two parameters take one:
-    "send mail from alice@a.example to bob@b.example" bound ``from_email`` and ``to_email``
-    both to alice's address, the first written (trial U1)."""
-    urls, clauses = _url_spans(query), clauses_of(query)
-    found = dict.fromkeys(
-        m.group(0)
-        for m in _EMAIL.finditer(query)
-        if not _inside(m, urls) and not clauses.against(m)  # "not eve@...": not hers
-    )
-    return next(iter(found)) if len(found) == 1 and takers == 1 else None
-
-
-def _inner(parameter: Parameter) -> list[Parameter]:
-    """The e-mail properties of an object ``parameter`` (a body's ``customer``), as
-    parameters of their own; none of any other."""
-    schema = value_schema(parameter.json_schema)
-    inner = schema.get("properties") if schema.get("type", "object") == "object" else None
-    found = (
-        Parameter(name=name, json_schema=dict(sub))
-        for name, sub in (inner.items() if isinstance(inner, Mapping) else ())
-        if isinstance(sub, Mapping)
-    )
-    return [p for p in found if _takes_email(p)]
-
-
-def _nested_email(parameter: Parameter, query: str, takers: int) -> dict[str, Any] | None:
-    """An object ``parameter`` holding the one address the request writes, where its one
-    e-mail property (:func:`_inner`) takes it and the object then validates ("a ticket for
-    customer ann@example.com": ``customer.email``, trial Z3)."""
-    inner = _inner(parameter)
-    address = _email(query, takers) if len(inner) == 1 else None
-    value = {inner[0].name: address} if address else None
-    return value if value and _valid(parameter, value) else None
-
-
 def _format_value(
     parameter: Parameter,
     query: str,
@@ -342,10 +298,14 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
     # words naming an entry, no enum's value: "file" of "file 123", a change's own "folder"
     entries, own = entry_words(query, values), route_nouns(route) if change else frozenset()
     set_at = set_starts(query) if change else []  # "to 21": no quantity elsewhere is set
+    money = change and takes_amount(route)  # "from AC-1" of a plain ``from_account``
     for parameter, inside in list(open_):
+        # a message's text is never the id after its word ("delete message M-1"), nor is a
+        # side of a move the id after its thing's: "from account AC-1 or AC-2" (sided_id)
+        unnamed = named_as_said(parameter) or id_side(parameter, money=money) is not None
         for found in (
             _named_value(parameter, query, clauses),
-            sided_id(parameter, query, clauses),  # "from ACC-1 to ACC-2": both sides
+            sided_id(parameter, query, clauses, money=money),  # "from AC-1 to AC-2"
             merged_id(parameter, route, query, clauses),  # "merge C-7 into C-3": keeps C-3
             filter_word_value(parameter, query, clauses, read=not change),
             target_value(parameter, query, clauses, change, route),
@@ -376,9 +336,9 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             sort_value(parameter, route.endpoint.parameters, query, read=not change),
             listed_value(parameter, query),  # "in staging": namespace (e.g. prod, staging)
             flag_value(parameter, query),  # "force delete": force=true
-            _named_id(parameter, query),
+            None if unnamed else _named_id(parameter, query),  # "delete message M-1": no text
             version_value(parameter, query),  # "deploy payments v2.3.1": version
-            keyed_name(parameter, query),  # "in project web": projectKey
+            None if unnamed else keyed_name(parameter, query),  # "in project web": projectKey
             percent_value(parameter, query),  # "out to 25%": percentage
             described_count(parameter, query),  # "last 50 lines": tail ("Number of lines")
             owner_value(parameter, query),  # "pods of checkout": deployment
@@ -390,7 +350,14 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
                 break
     given_back = frozenset(v.value for v in referred)  # "don't touch B-2, just show ..."
     bind_by_pattern(
-        open_, query, arguments, filled, clauses, read=not change, given_back=given_back
+        open_,
+        query,
+        arguments,
+        filled,
+        clauses,
+        read=not change,
+        given_back=given_back,
+        provider=route.provider.id,
     )
     if change and body is not None:  # "a comment on file 456": body.item = {"id": "456", ...}
         inner = [p for p, inside in open_ if inside]

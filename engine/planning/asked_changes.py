@@ -32,12 +32,12 @@ from schemarouter.planning.described_ids import undescribed
 from schemarouter.planning.empty_changes import EDIT_VERBS, changes_to_state
 from schemarouter.planning.field_verbs import field_verbs
 from schemarouter.planning.korean_changes import KO_MORE, more_korean_verbs
-from schemarouter.planning.message_text import unsaid
+from schemarouter.planning.message_text import texted, unsaid
 from schemarouter.planning.money_moves import is_transfer, moves_money, transfers_money
 from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.planning.refused_verbs import only_refused, refused_verbs
-from schemarouter.planning.route_verbs import creates_named, opens_with
+from schemarouter.planning.route_verbs import creates_named, makes_named, opens_with
 from schemarouter.planning.signed_counts import adjusts_count
 from schemarouter.planning.sub_resources import entry_route
 from schemarouter.registry.registry import RegistrySnapshot
@@ -103,6 +103,8 @@ def asked_verbs(query: str) -> frozenset[str]:
     back = clauses_of(query).taken_back
     # a verb that describes another thing asks nothing ("the account that C-9 opened")
     text = unquoted(undescribed(query[:back] if back else query))
+    if texted(text) is not None:  # "ping +15551234567: running late": send, no start
+        return frozenset(("send", *request_verbs(unsaid(text))))
     verbs = set(request_verbs(text) | field_verbs(text))  # "Retitle issue 5 ..."
     if not _HANGUL.search(text):
         return frozenset(verbs)
@@ -176,6 +178,8 @@ def _reads_too(query: str) -> bool:
     """Whether a clause of ``query`` reads beside the one that changes ("show every genre, and
     also add the author ..."): its best read may serve that clause; a clause that describes
     another thing serves none ("... account AC-2, which was opened by C-9, ...")."""
+    if texted(query) is not None:  # "message +15551234567: running late": all one message
+        return False
     text = unquoted(undescribed(query))
     return request_action(text) is None and bool(request_verbs(text))
 
@@ -309,6 +313,8 @@ def asked_change_first(
         doing = _doing(snapshot, eligible, verb, takes, query)
         if doing is None or not takes(snapshot.routes[doing]):
             return list(eligible)
+        if makes_named(query, top, verb) and not makes_named(query, snapshot.routes[doing], verb):
+            return list(eligible)  # "create a task to call C-4": not add_note, taking C-4
     elif does or reads:
         return list(eligible)
     elif _names_its_change(query, top) and not any(does_change(top, v, query) for v in refused):

@@ -12,16 +12,28 @@ separator every id of that parameter writes, then any digits. Examples of two sh
 none. :func:`~.id_patterns.bind_by_pattern` binds by it as by a declared pattern: one token
 of the request fits it, no other open parameter's shape takes that token, and the schema
 takes the value.
+
+An identifier-named parameter whose description shows no shape takes the one its provider's
+other routes show for a parameter of the same name (:func:`shared_pattern`): trial 20's
+``create_task(title, due_date, contact_id=None, deal_id=None)`` ("The contact it is
+about.") left C-4 of "create a task to follow up with C-4 due 2026-12-12" unbound, though
+every other ``contact_id`` of the CRM says "like C-3", and ``add_note``, which took C-4, was
+planned in the task's place. Two shapes shown for one name give none.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from functools import wraps
+from typing import Any, TypeVar
 
 from schemarouter.contracts import Parameter
+from schemarouter.registry.registry import RegistrySnapshot
+from schemarouter.retrieval.identifiers import names_identifier
 
-__all__ = ["documented_pattern"]
+__all__ = ["documented_pattern", "shared_pattern", "sharing_shapes"]
 
 #: An id: letters, an optional separator, digits.
 _ONE = r"([A-Za-z]{1,12})([-_:]?)([0-9]{1,12})(?![\w-])"
@@ -57,3 +69,41 @@ def _examples(schema: dict[str, Any]) -> list[Any]:
     found = schema.get("examples")
     examples = list(found) if isinstance(found, list) else []
     return [*examples, schema["example"]] if "example" in schema else examples
+
+
+#: ``(provider id, parameter name)`` -> the one shape its routes show (:func:`sharing_shapes`).
+_SHARED: ContextVar[Mapping[tuple[str, str], str] | None] = ContextVar(
+    "schemarouter_shared_id_shapes", default=None
+)
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _shapes(snapshot: RegistrySnapshot) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], set[str]] = {}
+    for route in snapshot.routes.values():
+        for parameter in route.endpoint.parameters:
+            if names_identifier(parameter.name) and (shown := documented_pattern(parameter)):
+                found.setdefault((route.provider.id, parameter.name), set()).add(shown)
+    return {key: next(iter(shown)) for key, shown in found.items() if len(shown) == 1}
+
+
+def sharing_shapes(plan: _F) -> _F:
+    """``plan`` (called with a ``PlanRequest`` and a snapshot first) reading, for every rule
+    it runs, the id shapes each provider's routes show by parameter name."""
+
+    @wraps(plan)
+    def planned(request: Any, snapshot: RegistrySnapshot, *args: Any, **kwargs: Any) -> Any:
+        token = _SHARED.set(snapshot.derived("planning.shared_id_shapes", _shapes))
+        try:
+            return plan(request, snapshot, *args, **kwargs)
+        finally:
+            _SHARED.reset(token)
+
+    return planned  # type: ignore[return-value]
+
+
+def shared_pattern(provider: str, parameter: Parameter) -> str | None:
+    """The shape the other routes of ``provider`` show for a parameter named as
+    ``parameter`` is (module docstring), else ``None``."""
+    shapes = _SHARED.get()
+    return shapes.get((provider, parameter.name)) if shapes else None

@@ -7,7 +7,8 @@ take any number of the request (``^\\d+$``, ``^ORD-\\d+|\\d+$``, ``^(ORD-)?\\d+$
 pattern is matched with RE2, as the gate matches it: linear in the token, whatever the
 pattern. An identifier-named parameter with no such pattern, required or not, binds by the
 shape its description shows by example ("The contact, like C-3.":
-:func:`~.example_ids.documented_pattern`).
+:func:`~.example_ids.documented_pattern`), and one whose description shows none by the
+shape its provider's other parameters of that name show (:func:`~.example_ids.shared_pattern`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from schemarouter.contracts import Parameter, schema_validator
 from schemarouter.planning.described_ids import describes
-from schemarouter.planning.example_ids import documented_pattern
+from schemarouter.planning.example_ids import documented_pattern, shared_pattern
 from schemarouter.planning.merged_ids import merge_side
 from schemarouter.planning.named_values import Clauses
 from schemarouter.retrieval.identifiers import names_identifier
@@ -49,6 +50,7 @@ def bind_by_pattern(
     *,
     read: bool = False,
     given_back: frozenset[str] = frozenset(),
+    provider: str = "",
 ) -> None:
     """Each open required parameter (of a ``read``, an optional one too: a list's filter,
     "list open work orders for P-101": ``equipment_tag``, trial 21) whose schema's
@@ -73,7 +75,8 @@ def bind_by_pattern(
     for i, (parameter, _) in enumerate(open_):
         pattern = parameter.json_schema.get("pattern")
         if not ((parameter.required or read) and isinstance(pattern, str) and specific(pattern)):
-            pattern = documented_pattern(parameter)  # "The contact, like C-3." (trial 20)
+            # "The contact, like C-3." (trial 20), or as the provider's other contact_id say
+            pattern = documented_pattern(parameter) or shared_pattern(provider, parameter)
             if pattern is None or not names_identifier(parameter.name) or merge_side(parameter):
                 continue  # a merge's side is the id its words give it (merged_ids)
         compiled = regex(pattern)  # RE2: linear in the token, whatever the pattern

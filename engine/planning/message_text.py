@@ -23,6 +23,11 @@ wrongdebit: each sent no note). A change that adds a note or a comment (its name
 colon right after the id the note is on (user trial 20: "add a note to C-2 that they went
 with a competitor" and "add a note to C-2: prefers calls after 2pm" left ``text`` open and
 nothing was noted).
+
+A request that opens with a verb of messaging, a phone number or an id and a colon ("Text
++15551234567: running late", "ping C-4: call me", "message +15551234567: on my way") asks
+to send what follows the colon (:func:`texted`): "ping" is no verb of the tables, and the
+message's own words were read as the request's ("running": a start), so nothing was sent.
 """
 
 from __future__ import annotations
@@ -39,9 +44,18 @@ from schemarouter.retrieval.actions import (
     verb_of,
     verb_of_route,
 )
+from schemarouter.retrieval.identifiers import names_identifier
 from schemarouter.retrieval.said import said_starts
 
-__all__ = ["carries_said", "labelled", "said_text", "said_words", "unsaid"]
+__all__ = [
+    "carries_said",
+    "labelled",
+    "named_as_said",
+    "said_text",
+    "said_words",
+    "texted",
+    "unsaid",
+]
 
 #: A parameter that carries what is said, by its name or description.
 _SAYS = re.compile(r"messag|\bmsg|text|body|content|note|comment|notif", re.IGNORECASE)
@@ -76,10 +90,33 @@ def carries_said(parameter: Parameter) -> bool:
     return bool(_SAYS.search(f"{parameter.name} {parameter.description or ''}"))
 
 
+def named_as_said(parameter: Parameter) -> bool:
+    """Whether ``parameter``'s name (not its description) says it carries what is said
+    (``message``, ``text``, ``body``), and no id (``message_id``): "delete message M-1" names
+    a message's id, never the text a ``message`` parameter sends."""
+    return bool(_SAYS.search(parameter.name)) and not names_identifier(parameter.name)
+
+
 #: A change's name words that say it adds a note or a comment.
 _NOTES = frozenset(("note", "notes", "comment", "comments", "memo", "remark", "annotation"))
-#: A colon right after an id ("C-2: prefers calls after 2pm"): the note on it starts after.
-_ID_COLON = re.compile(r"(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9][\w-]*[A-Za-z0-9]:\s+")
+#: A colon right after an id or a phone number ("C-2: prefers calls after 2pm", "Text
+#: +15551234567: running late"): the note on it, or the message to it, starts after.
+_ID_COLON = re.compile(r"(?<![\w+-])(?=[\w+-]*\d)[A-Za-z0-9+][\w-]*[A-Za-z0-9]:\s+")
+
+
+#: A request that texts: a verb of messaging, the recipient (a phone number or an id), a colon.
+_TEXTED = re.compile(
+    r"\A\s*+(?:please\s+)?(?:text|txt|sms|message|msg|ping|dm|whatsapp)\s+(?:to\s+)?"
+    r"(?:\+?\d[\d\s().-]{5,22}\d|(?=[\w-]*\d)[A-Za-z][\w-]*[A-Za-z0-9])\s*+:\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def texted(query: str) -> int | None:
+    """Where the message starts in a request that texts it ("Text +15551234567: running
+    late": module docstring), else ``None``."""
+    found = _TEXTED.match(query)
+    return found.end() if found else None
 
 
 def _adds_note(route: Route) -> bool:
@@ -113,8 +150,8 @@ def said_text(
         return None
     if not carries_said(parameter):
         return None  # a phone number, an address: what is said is not theirs
-    if verb_of_route(route) == "send":
-        text = said_words(query)
+    if verb_of_route(route) == "send":  # "Text +15551234567: running late" too
+        text = said_words(query, noted=True)
     else:  # a note: after its word and a colon, or (a route that adds notes) as said
         text = labelled(parameter, query)
         if text is None and _adds_note(route):
@@ -163,6 +200,8 @@ def unsaid(query: str) -> str:
     that card CD-1 is blocked and frozen" names no block of its own, where its "blocked"
     kept ``block_card``, ranked first, before the notification asked."""
     starts = said_starts(query)
+    if (start := texted(query)) is not None and not starts:
+        return query[:start] + " " * (_end(query, start) - start) + query[_end(query, start) :]
     if len(starts) != 1 or "send" not in request_verbs(query):
         return query
     stop = _end(query, starts[0])

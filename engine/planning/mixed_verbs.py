@@ -56,9 +56,11 @@ from schemarouter.planning.chained_needs import names_one
 from schemarouter.planning.empty_changes import EDIT_VERBS
 from schemarouter.planning.keyed_routes import most_keyed_first
 from schemarouter.planning.links import created
+from schemarouter.planning.message_text import texted
 from schemarouter.planning.named_lookup import has_every
 from schemarouter.planning.named_states import named_state_first
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
+from schemarouter.planning.phone_numbers import written_phones
 from schemarouter.planning.refusals import READ_DEPTH, planned_first, unquoted
 from schemarouter.planning.stated_values import stated_change_first
 from schemarouter.planning.sub_resources import entry_itself_first
@@ -117,6 +119,8 @@ def asked_verb_first(
     # an id the analysis reads, or a code no kind names that a parameter's pattern takes
     # ("SKU-77 재고 20개 추가": sku of adjust_stock; trial 19)
     named = {v.value for v in values if v.kind.startswith("identifier.")} | _codes(query)
+    if texted(query) is not None:  # "ping +15551234567: ...": the route that texts it
+        named |= set(written_phones(query))
 
     def takes(route: Route) -> bool:  # one of the ids the request names
         return bool(_given(fill_arguments(route, query, values)) & named)

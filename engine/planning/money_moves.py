@@ -49,7 +49,7 @@ def is_transfer(route: Route) -> bool:
         return False
     body = body_fields(route)
     taken = [*route.endpoint.parameters, *(body.properties if body is not None else ())]
-    return {"from", "to"} <= {id_side(p) for p in taken}
+    return {"from", "to"} <= {id_side(p, money=True) for p in taken}
 
 
 def transfers_money(route: Route, verb: str, query: str) -> bool:

@@ -26,7 +26,11 @@ __all__ = ["phone_value", "takes_phone", "written_phones"]
 _NAME = re.compile(
     r"(?:^|_)(?:phone|mobile|cell|tel|telephone|msisdn)(?:_?(?:number|no|num))?$", re.I
 )
-_NUMBER = re.compile(r"(?<![\w+-])(\+?\(?\d{2,4}\)?(?:[ .-]\(?\d{2,4}\)?){1,4})(?![\w-])")
+#: Digits in groups; a country code after a ``+`` may be one digit ("+1 555 123 4567": the
+#: number was read as "555 123 4567", its country code dropped).
+_NUMBER = re.compile(
+    r"(?<![\w+-])((?:\+\d{1,3}|\+?\(?\d{2,4}\)?)(?:[ .-]\(?\d{2,4}\)?){1,4})(?![\w-])"
+)
 
 #: A parameter named for whom a message goes to, and the words of a description that say
 #: it takes a phone number (helper wrongdebit: "Send a text to +15551234567 saying ..." left

@@ -44,6 +44,7 @@ from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, ref
 from schemarouter.planning import chained_needs as chained
 from schemarouter.planning.arguments import fill_arguments, missing_parameters, with_given
 from schemarouter.planning.asked_units import asked_unit_notes
+from schemarouter.planning.example_ids import sharing_shapes
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.filter_words import not_described
 from schemarouter.planning.held_units import held_units
@@ -72,6 +73,7 @@ from schemarouter.planning.projection import (
     typed_fields,
 )
 from schemarouter.planning.refusals import deprecated_notes, exclusions, writes_passed_over
+from schemarouter.planning.repeated_parts import repeated_parts
 from schemarouter.planning.stated_options import unclear_settings
 from schemarouter.planning.weak_parts import doing_parts
 from schemarouter.planning.written_times import reading_times, time_notes
@@ -211,6 +213,7 @@ class Plan(_Frozen):
 
 
 @reading_times  # the request's zone and moment, for every rule (PlanRequest.timezone, now)
+@sharing_shapes  # the id shapes a provider's routes show, for its routes that show none
 def plan_routes(
     request: PlanRequest,
     snapshot: RegistrySnapshot,
@@ -373,6 +376,10 @@ def plan_routes(
                     request.query, steps, [(mine, top), *other_parts], warnings
                 )
                 parts = [(mine, top), *parts]  # links.py: the part top serves, where written
+                steps, part_misses = repeated_parts(  # "note 'a' to C-1 and note 'b' to C-2"
+                    snapshot, steps, top, mine, part_misses, request, values, max_calls,
+                    lambda r, q, v: _open_step(snapshot, r, q, v, hits), warnings,
+                )  # fmt: skip
                 if max_calls == 1 and request.parts:
                     warnings.extend(one_call_parts_note(request.query))
                 if skipped and (why := exclusions(skipped, snapshot, request)):

@@ -14,6 +14,10 @@ named for the action its path ends in after an entry's id, ``/valves/{valve_id}/
 ``GET /valves`` in the opening's place). A POST to a collection creates its entry, and a
 request whose verb is that entry's noun asks it: "schedule irrigation for field F-7" asks
 ``POST /schedules`` (trial 17 planned ``DELETE /schedules/{schedule_id}``, ranked above it).
+
+A request that writes the thing a create's name names right after its verb ("create a task
+...": ``create_task``) asks that create, not another's (:func:`makes_named`; trial 20:
+``add_note``, which took the contact's id, was planned in ``create_task``'s place).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from schemarouter.contracts import Effect, Route
-from schemarouter.retrieval.actions import name_words, verb_forms
+from schemarouter.retrieval.actions import name_words, verb_forms, verb_of
 from schemarouter.retrieval.identifiers import stem
 from schemarouter.retrieval.intents import past_polite, split_intents
 
@@ -74,3 +78,27 @@ def creates_named(route: Route, verb: str) -> bool:
     if match is None or entry_action(route) is not None:
         return False
     return stem(match.group(1)) == stem(verb)
+
+
+#: Words between a verb and the thing it makes ("create a new task", "add another note").
+_BEFORE_THING = frozenset(("a", "an", "the", "new", "another", "one", "quick", "short"))
+
+
+def makes_named(query: str, route: Route, verb: str) -> bool:
+    """Whether ``query`` writes a word of ``route``'s name other than its verb right after a
+    verb of ``verb`` (past :data:`_BEFORE_THING`): "create a task to follow up with C-4" of
+    ``create_task``, not of ``add_note``."""
+    words = name_words(route.endpoint.name)
+    nouns = {stem(w) for w in words if len(w) > 2 and verb_of(w) is None}
+    if not nouns:
+        return False
+    said = [w.lower() for w in _WORDS.findall(query)]
+    for i, word in enumerate(said):
+        if verb_of(word) != verb:
+            continue
+        j = i + 1
+        while j < len(said) and said[j] in _BEFORE_THING:
+            j += 1
+        if j < len(said) and stem(said[j]) in nouns:
+            return True
+    return False

@@ -42,7 +42,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.body import body_fields
+from schemarouter.planning.clock_changes import clock_notes, not_once
 from schemarouter.planning.night_ranges import night
+from schemarouter.planning.relative_dates import SPANS, slashed, span_day, span_key
 from schemarouter.retrieval.clauses import clauses_of
 from schemarouter.retrieval.values import value_schema
 
@@ -123,6 +125,10 @@ _BARE_RANGE = re.compile(
     r"\s*+(?:-|–|to|until|till|and)\s*+(?P<h2>[01]?\d|2[0-3])(?::(?P<m2>[0-5]\d))?"
     r"(?P<ap2>\s*+[ap]\.?m\b\.?)?(?![\w:])",
     re.IGNORECASE,
+)
+#: An hour written bare after "at" ("tomorrow at 9"): read as no time (9 am or 9 pm).
+_BARE_HOUR = re.compile(
+    r"\bat\s++(?:1\d|2[0-3]|0?\d)\b(?![.:,]?\d|\s*+(?:[ap]\.?m\b|%|percent|degrees?|°))", re.I
 )
 #: Abbreviations of one zone each, as fixed offsets (hours); CST, IST, BST name several.
 _ABBREVIATIONS = {
@@ -306,6 +312,12 @@ def _written(query: str) -> _Written:
         for m in pattern.finditer(query)
         if (key := _date_key(m)) is not None and not clauses.against(m)
     ]
+    dates += [  # "in 3 days", "by end of month" (relative_dates)
+        _Said(m.start(), m.end(), span_key(m))
+        for pattern in SPANS
+        for m in pattern.finditer(query)
+        if not clauses.against(m)
+    ]
     bare = [_bare_range(m) for m in _BARE_RANGE.finditer(query) if not clauses.against(m)]
     covered = [(a.start, a.end) for a, _ in bare]
     said = sorted(
@@ -381,9 +393,11 @@ def _day(key: tuple[Any, ...], today: date) -> date | None:
         return None
 
 
-def _day_of(key: tuple[Any, ...], today: date) -> date:
+def _day_of(key: tuple[Any, ...], today: date) -> date | None:
     if key[0] == "in":
         return today + timedelta(days=key[1])
+    if key[0] in ("months", "end"):  # "in a month", "end of March" (relative_dates)
+        return span_day(key, today)
     if key[0] == "wd":
         ahead = (key[1] - today.weekday()) % 7
         if key[2] == "next":  # the first after today
@@ -465,26 +479,11 @@ def written_value(parameter: Parameter, query: str, *, pair: bool = False) -> st
     if fmt == "date-time" and _overnight(written, parameter.name, query):
         day = (day or today) + timedelta(days=1)  # "22:00-06:00" ends the next morning
     moment = datetime.combine(day or today, clock, zone)
-    if _not_once(moment):
+    if not_once(moment):  # skipped or repeated where the clocks change: a guess
         return None
     if fmt == "time":
         return moment.timetz().replace(tzinfo=moment.tzinfo and _fixed(moment)).isoformat()
     return moment.isoformat().replace("+00:00", "Z")
-
-
-def _not_once(moment: datetime) -> str:
-    """How the wall-clock ``moment`` is not one moment of its zone: ``"skipped"`` (the clocks
-    jump past it: 2:30 on 2027-03-28 in Europe/Berlin), ``"repeated"`` (they go back over
-    it: 2:30 on 2027-10-31), else ``""``. Either way it fills nothing: Python reads a skipped
-    time in the offset before the jump (02:30+01:00, which is 03:30 there) and a repeated
-    one as its first (02:30+02:00), each a guess the request did not make."""
-    try:
-        there = moment.astimezone(UTC).astimezone(moment.tzinfo)
-    except OverflowError:  # 9999-12-31T23:00-12:00 is in year 10000 in UTC
-        return "past the calendar's end"
-    if there.replace(tzinfo=None) != moment.replace(tzinfo=None):
-        return "skipped"
-    return "repeated" if moment.replace(fold=1).utcoffset() != moment.utcoffset() else ""
 
 
 def _overnight(written: _Written, name: str, query: str) -> bool:
@@ -520,7 +519,8 @@ def time_notes(query: str, routes: Sequence[Route], arguments: Sequence[Any]) ->
     ``arguments``): how it read a relative date ("'tomorrow' read as 2026-12-06"), and that
     a wall-clock time naming no zone filled no ``date-time`` parameter, where none is set."""
     written = _written(query)
-    if not written.dates and not written.times and not written.ranges:
+    slashes = slashed(query)  # "12/05": December 5 or 12 May, never read
+    if not written.dates and not written.times and not written.ranges and not slashes:
         return []
     zone, several = _zone(written)
     today = _today(zone)
@@ -534,16 +534,30 @@ def time_notes(query: str, routes: Sequence[Route], arguments: Sequence[Any]) ->
         texts = _given(given)
         for said in written.dates:
             day = _day(said.key, today)
-            if said.key[0] in ("in", "wd") and day and any(day.isoformat() in t for t in texts):
+            relative = said.key[0] in ("in", "wd", "months", "end")
+            if relative and day and any(day.isoformat() in t for t in texts):
                 where = f"in {zone}" if zone is not None else "in UTC: the request names no zone"
                 out.append(
                     f"read {query[said.start : said.end]!r} as {day.isoformat()} (today being "
                     f"{today.isoformat()} {where}); give another with Plan.with_arguments"
                 )
+        unread = [p.name for p in timed if not _holds(given, p.name)]
+        if slashes and unread:
+            out.append(
+                f"{slashes[0]!r} is a date to some and another to others (month or day first): "
+                f"{', '.join(unread)} left open; give it as YYYY-MM-DD with Plan.with_arguments"
+            )
         open_ = [p.name for p in timed if value_schema(p.json_schema).get("format") == "date-time"]
         open_ = [name for name in open_ if not _holds(given, name)]
         wall = [*written.times, *(s for r in written.ranges for s in r)]
         out.extend(_not_once_notes(written, today, zone, open_))
+        bare = _BARE_HOUR.search(query)  # "tomorrow at 9": 9 am or 9 pm
+        if open_ and bare and not wall:
+            out.append(
+                f"{bare.group()!r} writes an hour alone (no am / pm, no minutes): "
+                f"{', '.join(open_)} left open; give it with Plan.with_arguments, or write the "
+                "time as 9am or 21:00"
+            )
         if open_ and wall and zone is None and not several:
             spans = [*written.dates, *wall]
             start, end = min(s.start for s in spans), max(s.end for s in spans)
@@ -566,19 +580,8 @@ def _holds(arguments: Any, name: str) -> bool:
 def _not_once_notes(
     written: _Written, today: date, zone: tzinfo | None, open_: Sequence[str]
 ) -> list[str]:
-    """That the one date and time written is skipped or repeated in ``zone`` (a change of
-    its clocks, :func:`_not_once`), where it left ``open_`` date-time parameters open."""
+    """:func:`~.clock_changes.clock_notes` of the one date and the times written."""
     days = {_day(s.key, today) for s in written.dates}
     day: date | None = _one(days) if None not in days else None
-    if not open_ or zone is None or day is None:
-        return []
     walls = {s.key[1:4] for s in [*written.times, *(s for r in written.ranges for s in r)]}
-    out = []
-    for wall in sorted(walls):
-        how = _not_once(datetime.combine(day, time(*wall), zone))
-        if how:
-            out.append(
-                f"{time(*wall).isoformat()} on {day.isoformat()} is {how} in {zone} (its clocks "
-                f"change that night); give {', '.join(open_)} with Plan.with_arguments"
-            )
-    return out
+    return clock_notes(day, walls, zone, open_)
