@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.asked_amounts import asked_amount, asked_currency, minor_amount
-from schemarouter.planning.body import body_fields, body_key, sent_empty
+from schemarouter.planning.body import body_fields, body_key, held_open, sent_empty
 from schemarouter.planning.counted_values import counted_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
@@ -433,6 +433,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         filled or (sent_empty(route, body, query) and not says_not_to(query, route))
     ):
         arguments[body.parameter.name] = filled
+    elif body is not None and held_open(route, body, query, arguments.values()):
+        arguments[body.parameter.name] = {}  # its required properties are listed missing
     return arguments
 
 

@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Container, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.body import acts_on_entry
 from schemarouter.planning.described_ids import undescribed
 from schemarouter.planning.empty_changes import EDIT_VERBS, changes_to_state
 from schemarouter.planning.field_verbs import field_verbs
@@ -93,6 +94,11 @@ _KO_DONE = re.compile(r"(\S+)한\s*(?:후|뒤|다음)")
 _AGAIN = re.compile(r"다시\s*(\S+)")
 
 
+#: "mark <the thing> (as) <a state>": the state's verb is the change asked ("mark order 88123
+#: as shipped" ships it; trial 22 planned ``mark_received``, ranked first, and sent it).
+_MARKED = re.compile(r"\bmark(?:s|ed)?\b(?:\s+[\w#'’-]+){0,4}?\s+(?:as\s+)?([a-z]{3,}ed)\b", re.I)
+
+
 def asked_verbs(query: str) -> frozenset[str]:
     """The changes ``query`` asks for: :func:`~schemarouter.retrieval.actions.request_verbs`
     of its unquoted text, with the Korean verbs of this module (see its docstring); none of
@@ -104,6 +110,10 @@ def asked_verbs(query: str) -> frozenset[str]:
     # a verb that describes another thing asks nothing ("the account that C-9 opened")
     text = unquoted(undescribed(query[:back] if back else query))
     verbs = set(request_verbs(text) | field_verbs(text))  # "Retitle issue 5 ..."
+    marked = _MARKED.search(text) if "mark" in verbs else None
+    if marked:  # "mark order 88123 as shipped" asks the shipping (trial 22)
+        verbs.discard("mark")
+        verbs.add(marked.group(1).lower())
     if not _HANGUL.search(text):
         return frozenset(verbs)
     verbs |= more_korean_verbs(text)
@@ -169,6 +179,11 @@ def does_change(route: Route, verb: str, query: str = "") -> bool:
     lead = next(iter(name_words(route.endpoint.name)), "")
     if verb_of_route(route) == verb and (verb not in _NOUN_VERBS or verb in verb_forms(lead)):
         return True
+    if lead in _METHOD_WORDS and acts_on_entry(route):  # POST /orders/{id}/ship: "shipped"
+        last = (route.endpoint.operation.path or "").rstrip("/").rpartition("/")[2]
+        forms = set(verb_forms(verb))
+        if any(forms & set(verb_forms(word)) for word in re.split(r"[_\-]", last) if word):
+            return True
     return bool(lead) and (verb_of(lead) == verb or verb in verb_forms(lead))
 
 
