@@ -48,6 +48,7 @@ from schemarouter.planning.filter_words import (
     target_value,
 )
 from schemarouter.planning.id_patterns import bind_by_pattern
+from schemarouter.planning.key_codes import key_code
 from schemarouter.planning.keyed_names import keyed_name, percent_value
 from schemarouter.planning.merged_ids import merged_id
 from schemarouter.planning.message_text import carries_said, said_text
@@ -389,6 +390,10 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
                 open_.remove((parameter, inside))
                 break
     bind_by_pattern(open_, query, arguments, filled, clauses)
+    top = [p for p, inside in open_ if not inside]  # "what did we pay for AMP-0009?": sku
+    if key := key_code(route, top, query, {**arguments, **filled}, clauses):
+        arguments[key[0]] = key[1]
+        open_ = [(p, inside) for p, inside in open_ if inside or p.name != key[0]]
     if change and body is not None:  # "a comment on file 456": body.item = {"id": "456", ...}
         inner = [p for p, inside in open_ if inside]
         held = [*arguments.values(), *filled.values()]

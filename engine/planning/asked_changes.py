@@ -39,7 +39,7 @@ from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.planning.refused_verbs import only_refused, refused_verbs
 from schemarouter.planning.route_verbs import creates_named, opens_with
-from schemarouter.planning.signed_counts import adjusts_count
+from schemarouter.planning.signed_counts import adjusts_count, counted_verb, counts_at
 from schemarouter.planning.sub_resources import entry_route
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
@@ -110,6 +110,8 @@ def asked_verbs(query: str) -> frozenset[str]:
     # a verb that describes another thing asks nothing ("the account that C-9 opened")
     text = unquoted(undescribed(query[:back] if back else query))
     verbs = set(request_verbs(text) | field_verbs(text))  # "Retitle issue 5 ..."
+    counted = None if verbs else counted_verb(text)  # "take 2 off the stock": adjust_stock
+    verbs |= {counted} if counted else set()
     marked = _MARKED.search(text) if "mark" in verbs else None
     if marked:  # "mark order 88123 as shipped" asks the shipping (trial 22)
         verbs.discard("mark")
@@ -155,7 +157,14 @@ def no_refused_change(
         v.kind.startswith("identifier.") for v in without_refused(values, query)
     ):
         return list(eligible)
-    doing = [r for r in eligible if any(does_change(snapshot.routes[r], v, query) for v in banned)]
+    # "don't write off PED-0111, just take 1 off its stock" asks adjust_stock's count, outside
+    # the refused clause (trial 22): it does the refused change by no name of its own
+    doing = [
+        r
+        for r in eligible
+        if any(does_change(snapshot.routes[r], v, query) for v in banned)
+        and not adjusts_count(snapshot.routes[r], query)
+    ]
     if doing:
         warnings.append(
             f"the request says not to {' or '.join(sorted(banned))}: {', '.join(doing[:3])}, "
@@ -375,6 +384,8 @@ def things_blanked(query: str, values: Sequence[BoundValue]) -> str:
         start = end
         while start > 0 and not query[start - 1].isspace():
             start -= 1
+        if counts_at(query, start):  # "take 2 off the stock": a verb and its count
+            continue
         if start < end < value.start and query[start:end].lower() == value.of.lower():
             out[start:end] = " " * (end - start)
     return "".join(out)
@@ -397,6 +408,8 @@ def thing_first(
         if not (value.kind == NAMED_IDENTIFIER and value.of and opening == value.of.lower()):
             continue
         named = things is not None and any(w in things for w in (opening, word_stem(opening)))
+        if counts_at(query, first.start(1)):  # "take 2 off the stock": a verb and its count
+            return query
         if things is not None and verb_of(opening) and not named:
             return query  # a verb before the id ("Unfreeze ACC-1003"), no thing's name
         return " " * value.end + query[value.end :]
