@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.asked_amounts import asked_amount, asked_currency, minor_amount
 from schemarouter.planning.body import body_fields, body_key, held_open, sent_empty
-from schemarouter.planning.counted_values import counted_value
+from schemarouter.planning.counted_values import counted_value, quantity_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
 from schemarouter.planning.date_ranges import date_range, written_dates
@@ -360,6 +360,9 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             place_value(parameter, query, clauses),  # "to Lyon, FR", "in Dijon"
             phone_value(parameter, query, phones),
             counted_value(parameter, value_schema(parameter.json_schema), query),
+            quantity_value(parameter, value_schema(parameter.json_schema), query)
+            if change
+            else None,
             _nested_email(parameter, query, takers) if inside else None,
             duration_value(parameter, query),  # "for 2 hours": duration_minutes=120
             None if timed_name(parameter) else _quantity_value(parameter, query, route),

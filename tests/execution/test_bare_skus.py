@@ -51,6 +51,10 @@ def _run(shop: tuple[SchemaRouter, Path], text: str) -> list[dict[str, object]]:
         ("move AMP-0009 to bin C-1", [("move_item", {"sku": "AMP-0009", "bin": "C-1"})]),
         ("take 2 off the stock of PED-0107", [("adjust_stock", {"sku": "PED-0107", "delta": -2})]),
         ("add 3 to the stock of PED-0107", [("adjust_stock", {"sku": "PED-0107", "delta": 3})]),
+        # the count asked, not the tool's default of one
+        ("reserve 2 units of PED-0107", [("reserve_item", {"sku": "PED-0107", "quantity": 2})]),
+        ("reserve 2 of PED-0107", [("reserve_item", {"sku": "PED-0107", "quantity": 2})]),
+        ("reserve PED-0107", [("reserve_item", {"sku": "PED-0107", "quantity": 1})]),
     ],
 )
 def test_a_bare_code_is_the_key_the_tool_takes_and_returns(

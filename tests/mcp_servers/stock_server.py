@@ -56,6 +56,13 @@ def move_item(sku: str, bin: str) -> Item:
     return Item(sku=sku, bin=bin, quantity=STOCK.get(sku, 0))
 
 
+@server.tool(annotations=ToolAnnotations(read_only_hint=False))
+def reserve_item(sku: str, quantity: int = 1) -> Item:
+    """Reserve units of an item for a buyer so they are not sold twice."""
+    _log("reserve_item", sku=sku, quantity=quantity)
+    return Item(sku=sku, bin="A-3", quantity=STOCK.get(sku, 0))
+
+
 @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
 def write_off_item(sku: str, reason: str) -> str:
     """Write an item off the books (lost, stolen, damaged). Cannot be undone."""
