@@ -31,8 +31,8 @@ from schemarouter.planning.asked_amounts import (
     minor_amount,
     takes_amount,
 )
-from schemarouter.planning.body import body_fields, body_key, sent_empty
-from schemarouter.planning.counted_values import counted_value
+from schemarouter.planning.body import body_fields, body_key, held_open, sent_empty
+from schemarouter.planning.counted_values import counted_value, quantity_value
 from schemarouter.planning.country_codes import country_value
 from schemarouter.planning.currency_pairs import pair_value
 from schemarouter.planning.date_ranges import date_range, one_date_named, written_dates
@@ -57,6 +57,7 @@ from schemarouter.planning.filter_words import (
     target_value,
 )
 from schemarouter.planning.id_patterns import bind_by_pattern
+from schemarouter.planning.key_codes import key_code
 from schemarouter.planning.keyed_names import keyed_name, percent_value
 from schemarouter.planning.merged_ids import merged_id
 from schemarouter.planning.message_text import carries_said, named_as_said, said_text
@@ -319,6 +320,9 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
             place_value(parameter, query, clauses),  # "to Lyon, FR", "in Dijon"
             phone_value(parameter, query, phones),
             counted_value(parameter, value_schema(parameter.json_schema), query),
+            quantity_value(parameter, value_schema(parameter.json_schema), query)
+            if change
+            else None,
             _nested_email(parameter, query, takers) if inside else None,
             duration_value(parameter, query),  # "for 2 hours": duration_minutes=120
             None if timed_name(parameter) else _quantity_value(parameter, query, route),
@@ -359,6 +363,10 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         given_back=given_back,
         provider=route.provider.id,
     )
+    top = [p for p, inside in open_ if not inside]  # "what did we pay for AMP-0009?": sku
+    if key := key_code(route, top, query, {**arguments, **filled}, clauses):
+        arguments[key[0]] = key[1]
+        open_ = [(p, inside) for p, inside in open_ if inside or p.name != key[0]]
     if change and body is not None:  # "a comment on file 456": body.item = {"id": "456", ...}
         inner = [p for p, inside in open_ if inside]
         held = [*arguments.values(), *filled.values()]
@@ -406,6 +414,8 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         filled or (sent_empty(route, body, query) and not says_not_to(query, route))
     ):
         arguments[body.parameter.name] = filled
+    elif body is not None and held_open(route, body, query, arguments.values()):
+        arguments[body.parameter.name] = {}  # its required properties are listed missing
     return arguments
 
 

@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Container, Mapping, Sequence
 
 from schemarouter.contracts import Effect, Route
+from schemarouter.planning.body import acts_on_entry
 from schemarouter.planning.described_ids import undescribed
 from schemarouter.planning.empty_changes import EDIT_VERBS, changes_to_state
 from schemarouter.planning.field_verbs import field_verbs
@@ -38,7 +39,7 @@ from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, unquoted
 from schemarouter.planning.refused_verbs import only_refused, refused_verbs
 from schemarouter.planning.route_verbs import creates_named, makes_named, opens_with
-from schemarouter.planning.signed_counts import adjusts_count
+from schemarouter.planning.signed_counts import adjusts_count, counted_verb, counts_at
 from schemarouter.planning.sub_resources import entry_route
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import (
@@ -93,6 +94,11 @@ _KO_DONE = re.compile(r"(\S+)한\s*(?:후|뒤|다음)")
 _AGAIN = re.compile(r"다시\s*(\S+)")
 
 
+#: "mark <the thing> (as) <a state>": the state's verb is the change asked ("mark order 88123
+#: as shipped" ships it; trial 22 planned ``mark_received``, ranked first, and sent it).
+_MARKED = re.compile(r"\bmark(?:s|ed)?\b(?:\s+[\w#'’-]+){0,4}?\s+(?:as\s+)?([a-z]{3,}ed)\b", re.I)
+
+
 def asked_verbs(query: str) -> frozenset[str]:
     """The changes ``query`` asks for: :func:`~schemarouter.retrieval.actions.request_verbs`
     of its unquoted text, with the Korean verbs of this module (see its docstring); none of
@@ -106,6 +112,12 @@ def asked_verbs(query: str) -> frozenset[str]:
     if texted(text) is not None:  # "ping +15551234567: running late": send, no start
         return frozenset(("send", *request_verbs(unsaid(text))))
     verbs = set(request_verbs(text) | field_verbs(text))  # "Retitle issue 5 ..."
+    counted = None if verbs else counted_verb(text)  # "take 2 off the stock": adjust_stock
+    verbs |= {counted} if counted else set()
+    marked = _MARKED.search(text) if "mark" in verbs else None
+    if marked:  # "mark order 88123 as shipped" asks the shipping (trial 22)
+        verbs.discard("mark")
+        verbs.add(marked.group(1).lower())
     if not _HANGUL.search(text):
         return frozenset(verbs)
     verbs |= more_korean_verbs(text)
@@ -147,7 +159,14 @@ def no_refused_change(
         v.kind.startswith("identifier.") for v in without_refused(values, query)
     ):
         return list(eligible)
-    doing = [r for r in eligible if any(does_change(snapshot.routes[r], v, query) for v in banned)]
+    # "don't write off PED-0111, just take 1 off its stock" asks adjust_stock's count, outside
+    # the refused clause (trial 22): it does the refused change by no name of its own
+    doing = [
+        r
+        for r in eligible
+        if any(does_change(snapshot.routes[r], v, query) for v in banned)
+        and not adjusts_count(snapshot.routes[r], query)
+    ]
     if doing:
         warnings.append(
             f"the request says not to {' or '.join(sorted(banned))}: {', '.join(doing[:3])}, "
@@ -171,6 +190,11 @@ def does_change(route: Route, verb: str, query: str = "") -> bool:
     lead = next(iter(name_words(route.endpoint.name)), "")
     if verb_of_route(route) == verb and (verb not in _NOUN_VERBS or verb in verb_forms(lead)):
         return True
+    if lead in _METHOD_WORDS and acts_on_entry(route):  # POST /orders/{id}/ship: "shipped"
+        last = (route.endpoint.operation.path or "").rstrip("/").rpartition("/")[2]
+        forms = set(verb_forms(verb))
+        if any(forms & set(verb_forms(word)) for word in re.split(r"[_\-]", last) if word):
+            return True
     return bool(lead) and (verb_of(lead) == verb or verb in verb_forms(lead))
 
 
@@ -366,6 +390,8 @@ def things_blanked(query: str, values: Sequence[BoundValue]) -> str:
         start = end
         while start > 0 and not query[start - 1].isspace():
             start -= 1
+        if counts_at(query, start):  # "take 2 off the stock": a verb and its count
+            continue
         if start < end < value.start and query[start:end].lower() == value.of.lower():
             out[start:end] = " " * (end - start)
     return "".join(out)
@@ -388,6 +414,8 @@ def thing_first(
         if not (value.kind == NAMED_IDENTIFIER and value.of and opening == value.of.lower()):
             continue
         named = things is not None and any(w in things for w in (opening, word_stem(opening)))
+        if counts_at(query, first.start(1)):  # "take 2 off the stock": a verb and its count
+            return query
         if things is not None and verb_of(opening) and not named:
             return query  # a verb before the id ("Unfreeze ACC-1003"), no thing's name
         return " " * value.end + query[value.end :]

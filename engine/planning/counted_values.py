@@ -6,7 +6,12 @@ Only an integer parameter whose name is a plural noun (``nights``, ``seats``, ``
 takes it, from a number written right before that word or its singular ("1 night"), once
 (two counts, "2 or 3 nights", name no one value); a bound ("at least 10 seats", "up to 4
 guests", "over 3 nights") is no count of its own, nor a number the request says not to use
-("not 2 nights")."""
+("not 2 nights").
+
+A change's integer ``quantity`` (``qty``, ``count``) takes the one count the request writes
+with a counting word or before "of" (:func:`quantity_value`): "reserve 2 units of PED-0107"
+and "reserve 2 of PED-0107" reserved one, the parameter's default, once the SKU bound (trial
+22); a count of no such form ("reserve PED-0107 for 2 days") fills nothing."""
 
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from schemarouter.contracts import Parameter
 from schemarouter.planning.named_values import valid
 from schemarouter.retrieval.clauses import clauses_of
 
-__all__ = ["counted_value"]
+__all__ = ["counted_value", "quantity_value"]
 
 #: A word before a number that makes it a bound, not the count itself.
 _BOUND = re.compile(
@@ -55,6 +60,27 @@ def counted_value(parameter: Parameter, schema: Mapping[str, Any], query: str) -
     if any(before(_LISTED, m) for m in found):
         return None  # "2 or 3 nights": which is not said
     counts = {int(m.group(1)) for m in found if not before(_BOUND, m)}
+    if len(counts) != 1:
+        return None
+    count = next(iter(counts))
+    return count if valid(parameter, count) else None
+
+
+#: A parameter that holds how many of a thing a change takes.
+_QUANTITY_NAMES = frozenset(("quantity", "qty", "count"))
+#: A count: a number with a counting word after it, or before "of" ("2 of PED-0107").
+_COUNTED = re.compile(
+    r"(?<![\w.,$€£¥₩-])(\d{1,6})\s*(?:units?|pcs|pieces?|items?|ea|of)\b(?![.,]\d)", re.IGNORECASE
+)
+
+
+def quantity_value(parameter: Parameter, schema: Mapping[str, Any], query: str) -> int | None:
+    """The one count :data:`_COUNTED` reads, for an integer parameter of
+    :data:`_QUANTITY_NAMES`; else ``None``."""
+    if schema.get("type") != "integer" or parameter.name.lower() not in _QUANTITY_NAMES:
+        return None
+    clauses = clauses_of(query)
+    counts = {int(m.group(1)) for m in _COUNTED.finditer(query) if not clauses.against(m)}
     if len(counts) != 1:
         return None
     count = next(iter(counts))

@@ -61,7 +61,9 @@ from schemarouter.planning.named_lookup import has_every
 from schemarouter.planning.named_states import named_state_first
 from schemarouter.planning.opposite_verbs import no_opposite_change, says_not_to
 from schemarouter.planning.phone_numbers import written_phones
+from schemarouter.planning.questions import asks_whether
 from schemarouter.planning.refusals import READ_DEPTH, planned_first, unquoted
+from schemarouter.planning.signed_counts import adjusts_count
 from schemarouter.planning.stated_values import stated_change_first
 from schemarouter.planning.sub_resources import entry_itself_first
 from schemarouter.planning.switches import switched_in_place
@@ -110,7 +112,11 @@ def asked_verb_first(
     not of a part of it the request does not name: its ``/trash``)."""
     things = snapshot.derived("query.things", _things)  # "Unfreeze ACC-1003" asks it
     read_as = thing_first(query, values, things)  # "order O-1 refund history": no "order" verb
-    if eligible and not says_not_to(query, snapshot.routes[eligible[0]]):
+    top = snapshot.routes[eligible[0]] if eligible else None
+    # "take 2 off the stock of PED-0107" asks adjust_stock's change (trial 22), though "take 2"
+    # reads as a thing and its id, blanked below; "SKU-77 재고 20개 추가할까?" asks whether
+    counts = adjusts_count(top, query) and not asks_whether(query) if top is not None else False
+    if top is not None and not says_not_to(query, top) and not counts:
         # "티켓 T-1 닫지 마" asks no read either: its change stays, taking no entry
         opens = read_as != query
         # "refund of order O-1": the thing before its id is no verb here either

@@ -14,6 +14,9 @@ direction: adding words ("add", "increase", "restock", 추가, 더해, 늘려, �
 count as it is, taking words ("remove", "subtract", "deduct", "decrease", "take", 빼, 줄여,
 차감, 출고, 감소) its negative; none where both or neither are written, where two counts are
 written, or where the clause says not to use the count. A sum of money ("5,000원") is no count.
+Where no count is written so, a bare number between a taking or adding verb and the word
+that says which way is one ("take 2 off the stock of PED-0107" sends -2, "add 3 to the stock"
+3: trial 22, whose ``adjust_stock(sku, delta)`` was passed over for a read).
 A route that takes such a count does the change asked by those words (:func:`adjusts_count`),
 whatever else they name ("빼" deletes an entry, "add" creates one): planning puts it before a
 read, or a create of another thing, ranked above it.
@@ -26,10 +29,10 @@ import re
 from schemarouter.contracts import Effect, Parameter, Route
 from schemarouter.planning.named_values import valid
 from schemarouter.planning.refusals import unquoted
-from schemarouter.retrieval.clauses import clauses_of
+from schemarouter.retrieval.clauses import Clauses, clauses_of
 from schemarouter.retrieval.values import value_schema
 
-__all__ = ["adjusts_count", "signed_count"]
+__all__ = ["adjusts_count", "counted_verb", "counts_at", "signed_count"]
 
 _DIFFERENCE_NAME = re.compile(
     r"(?:^|_)(?:delta|adjustment|increment|change_by|diff|difference)(?:_|$)", re.IGNORECASE
@@ -56,6 +59,36 @@ _TAKES = re.compile(
 )
 
 
+#: A bare number between a verb and the word that says which way (trial 22: "take 2 off the
+#: stock of PED-0107", "add 3 to the stock", "remove 4 from"): the count, signed by the verb.
+_VERB_COUNT = re.compile(
+    r"\b(?:(?:take|knock|remove|subtract|deduct)\s+(\d{1,6})\s+(?:off|out|away|from)"
+    r"|(?:add|put)\s+(\d{1,6})\s+(?:to|into|in|back))\b",
+    re.IGNORECASE,
+)
+
+
+def counts_at(text: str, start: int) -> bool:
+    """Whether a verb and its count open at ``start`` ("take 2 off", "add 3 to"): the verb is
+    no thing's word, though the analysis reads the number after it as an id."""
+    return _VERB_COUNT.match(text, start) is not None
+
+
+def counted_verb(text: str) -> str | None:
+    """The verb of the one verb and count of ``text`` ("take" of "take 2 off the stock")."""
+    found = list(_VERB_COUNT.finditer(text))
+    return found[0].group(0).split()[0].lower() if len(found) == 1 else None
+
+
+def _verb_count(text: str, clauses: Clauses) -> int | None:
+    """The one count :data:`_VERB_COUNT` reads, signed, where the request writes one."""
+    found = list(_VERB_COUNT.finditer(text))
+    if len(found) != 1 or clauses.against(found[0]):
+        return None
+    match = found[0]
+    return -int(match.group(1)) if match.group(1) else int(match.group(2))
+
+
 def _signed(parameter: Parameter) -> bool:
     """Whether ``parameter`` is an integer that takes a difference, up or down."""
     if value_schema(parameter.json_schema).get("type") != "integer":
@@ -77,6 +110,8 @@ def signed_count(parameter: Parameter, query: str) -> int | None:
         for m in _COUNT.finditer(text)
         if (m.group(1) or m.group(3)) and not clauses.against(m) and not _money(text, m)
     ]
+    if not counts and (said := _verb_count(text, clauses)) is not None:
+        return said if valid(parameter, said) else None
     if len(counts) != 1:
         return None
     count = counts[0]

@@ -525,15 +525,15 @@ def fitted_value_count(analysis: QueryAnalysis) -> int:
     return sum(v.kind != NAMED_IDENTIFIER for v in values)
 
 
-def _collection(route: Route, name: str) -> str | None:
-    """The collection segment right before path parameter ``name``'s template
-    (``structures`` of ``/structures/{entry_id}``), where there is one."""
+def _collections(route: Route, name: str) -> list[str]:
+    """The segments before path parameter ``name``'s template back to the template before it,
+    nearest first: ``structures`` of ``/structures/{entry_id}``; ``selling``, ``orders``, ``my``
+    of ``/my/orders/selling/{id}`` (trial 22: "order 88123" bound no ``id`` of the latter)."""
     segments = path_segments(route)
     template = "{" + name + "}"
-    if template not in segments or segments.index(template) == 0:
-        return None
-    before = segments[segments.index(template) - 1]
-    return None if is_template(before) else before
+    at = segments.index(template) if template in segments else 0
+    before = list(itertools.takewhile(lambda s: not is_template(s), reversed(segments[:at])))
+    return [stem(segment) for segment in before]
 
 
 def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any]:
@@ -565,9 +565,9 @@ def bind_parameters(route: Route, values: Iterable[BoundValue]) -> dict[str, Any
             found = next((named[a] for a in map(stem, parameter.aliases) if a in named), None)
             if found is None and parameter.location is ParameterLocation.PATH:
                 found = named.get(stem(parameter.name))  # "SKU ABC-1" -> /inventory/{sku}
-                if found is None and (collection := _collection(route, parameter.name)):
-                    # "structure koptimade-42" -> /structures/{entry_id} (trial T3)
-                    found = named.get(stem(collection))
+                if found is None:  # "structure koptimade-42" -> /structures/{entry_id} (T3)
+                    owner = (c for c in _collections(route, parameter.name) if c in named)
+                    found = named.get(next(owner, ""))
             if found is None and parameter.location not in TRANSPORT_LOCATIONS:
                 # an optional ``item_id`` takes "item SKU-1001": the request names its thing
                 # (trial B: the plan warned that no step takes the id it had a parameter for);
