@@ -298,8 +298,10 @@ def no_unasked_destruction(
     """``eligible`` (best first), with a write that changes the same thing first, where the
     best is destructive and the request asks for no deletion (see the module docstring)."""
     verbs = request_verbs(query)
-    if not eligible or not verbs or "delete" in verbs:
+    if not eligible or "delete" in verbs:
         return list(eligible)
+    if not verbs:
+        return _nothing_destroyed(query, snapshot, eligible, warnings)
     routes = snapshot.routes
     top = routes[eligible[0]]
     if top.endpoint.effect is not Effect.DESTRUCTIVE or verbs & _named_verbs(top):
@@ -334,6 +336,41 @@ def no_unasked_destruction(
         return []
     warnings.append(f"{said} deletes: {read}, a read of it, is planned before it")
     return [read, *(r for r in eligible if r != read)]
+
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def _nothing_destroyed(
+    query: str, snapshot: RegistrySnapshot, eligible: Sequence[str], warnings: list[str]
+) -> list[str]:
+    """``eligible`` without its destructive routes where the best is one and the request asks
+    no change by any reading (:func:`~.asked_changes.asked_verbs`) and writes no verb of
+    change at all: a deletion is asked by name or not at all. Trial 22's "lower the price of
+    listing 77001 to 119 USD" ("lower" no verb then) planned ``DELETE
+    /sales/{sale_id}/listings``, ranked first; only its missing ``sale_id`` kept it from
+    being sent."""
+    routes = snapshot.routes
+    if routes[eligible[0]].endpoint.effect is not Effect.DESTRUCTIVE or asked_verbs(query):
+        return list(eligible)
+    # a verb written anywhere, one a condition holds back too ("delete customer C-1 if order
+    # O-1 is refunded": the condition's check is planned, the deletion withheld), or Korean
+    text = unquoted(query)
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    if _HANGUL.search(text) or any(verb_of(w) for w in words):
+        return list(eligible)
+    lead = next(iter(name_words(routes[eligible[0]].endpoint.name)), "").lower()
+    if lead in words:  # "Decommission equipment B-2": decommission_equipment, by its name
+        return list(eligible)
+    kept = [r for r in eligible if routes[r].endpoint.effect is not Effect.DESTRUCTIVE]
+    passed = eligible[: eligible.index(kept[0])] if kept else list(eligible)
+    shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
+    planned = f"{kept[0]} is planned before them" if kept else "nothing is planned"
+    warnings.append(
+        f"the request names no change, and {shown}, ranked first, destroy: {planned}; a "
+        "deletion is planned where the request asks it by name"
+    )
+    return kept
 
 
 def does_asked(route: Route, verbs: frozenset[str], query: str) -> bool:
