@@ -91,6 +91,7 @@ from schemarouter.planning.quantities import (
 from schemarouter.planning.quantities import numeric as _numeric
 from schemarouter.planning.ranges import range_value, unused_bounds
 from schemarouter.planning.referred import referred_back
+from schemarouter.planning.route_parts import other_changes
 from schemarouter.planning.set_numbers import number_before_name, set_number, set_starts
 from schemarouter.planning.sided_ids import id_side, sided_id
 from schemarouter.planning.signed_counts import signed_count
@@ -362,6 +363,7 @@ def fill_arguments(route: Route, query: str, values: Sequence[BoundValue] = ()) 
         read=not change,
         given_back=given_back,
         provider=route.provider.id,
+        others=(lambda: other_changes(route, query)) if change else None,
     )
     top = [p for p, inside in open_ if not inside]  # "what did we pay for AMP-0009?": sku
     if key := key_code(route, top, query, {**arguments, **filled}, clauses):

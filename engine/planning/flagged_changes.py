@@ -23,15 +23,20 @@ no registered route is named for the request's own verb (a "close" route is what
 as closed" asks). And an id written right after the verb ("set T-4 to ...": its thing word
 is the verb) is the one id such a route needs where it is the only id the request names
 (:func:`_lone_id`); an id after another thing's word ("subscription NF-22") never is.
+A part opened by a change verb that neither sets ("set", "mark", "put", "move" ...) nor
+leaves the state named asks no state: "delete T-4, it's closed" and "escalate T-4 because it
+is on hold" (no delete or escalate route registered) set T-4's status (the twentieth review);
+they are refused as flagged (:func:`_verbs_set`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from schemarouter.contracts import Effect, Route
 from schemarouter.planning.contrasted_ids import contrasted_ids
-from schemarouter.planning.enum_values import enum_value
+from schemarouter.planning.enum_values import enum_value, state_forms
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.actions import request_verbs, verb_of, verb_of_route
 from schemarouter.retrieval.analysis import NAMED_IDENTIFIER, BoundValue, bind_parameters
@@ -82,7 +87,25 @@ def state_named(query: str, snapshot: RegistrySnapshot, route: Route) -> bool:
     update any update does)."""
     if (request_verbs(query) - {"update"}) & snapshot.derived("routes.verbs", _verbs):
         return False
-    return any(enum_value(p, query, change=True) is not None for p in route.endpoint.parameters)
+    states = [enum_value(p, query, change=True) for p in route.endpoint.parameters]
+    return any(state is not None and _verbs_set(query, state) for state in states)
+
+
+#: Words that open a part setting a state whatever it is ("put T-4 on hold", "mark ... as").
+_SETTING = frozenset({"set", "put", "mark", "move", "change", "make", "switch", "turn", "update"})
+#: The word a part opens with (after "and", "then", a comma ...), as ``enum_values`` reads it.
+_OPENING = re.compile(
+    r"(?:^|[.;:!?,]|\b(?:and|then|also|please|now)\b)\s*(?:please\s+)?([A-Za-z]+)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def _verbs_set(query: str, state: object) -> bool:
+    """Whether every change verb a part of ``query`` opens with sets ``state``: a verb of
+    setting, or one that leaves it ("close" of ``closed``, "reopen" of ``open``)."""
+    words = {m.group(1).lower() for m in _OPENING.finditer(query)}
+    changes = {w for w in words if verb_of(w) is not None}
+    return all(w in _SETTING or str(state).lower() in state_forms(w) for w in changes)
 
 
 def _verbs(snapshot: RegistrySnapshot) -> frozenset[str]:

@@ -14,6 +14,7 @@ shape its provider's other parameters of that name show (:func:`~.example_ids.sh
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from schemarouter.contracts import Parameter, schema_validator
@@ -21,6 +22,7 @@ from schemarouter.planning.described_ids import describes
 from schemarouter.planning.example_ids import documented_pattern, shared_pattern
 from schemarouter.planning.merged_ids import merge_side
 from schemarouter.planning.named_values import Clauses
+from schemarouter.planning.route_parts import Spans
 from schemarouter.retrieval.identifiers import names_identifier
 from schemarouter.safety.patterns import regex
 
@@ -51,6 +53,7 @@ def bind_by_pattern(
     read: bool = False,
     given_back: frozenset[str] = frozenset(),
     provider: str = "",
+    others: Callable[[], Spans] | None = None,
 ) -> None:
     """Each open required parameter (of a ``read``, an optional one too: a list's filter,
     "list open work orders for P-101": ``equipment_tag``, trial 21) whose schema's
@@ -60,25 +63,30 @@ def bind_by_pattern(
     ``open_``). Trial K: "ORD-20240001 주문 취소해줘" writes the id before its thing, as
     Korean does, and ``order_id`` stayed open though the value was plainly one. A particle
     written onto the id ("km-101의 데바이 온도") is no part of it (trial T3). A token of a
-    clause that says not to use it binds only where it is ``given_back``."""
-    tokens = list(
-        dict.fromkeys(
-            m.group(0).rstrip(".:/-")
-            for m in _ID_TOKEN.finditer(query)
-            # "don't cancel ORD-20240001", but an id given back (:mod:`.referred`)
-            if (clauses is None or not clauses.against(m) or m.group(0) in given_back)
-            and not describes(query, m.start(), m.end())  # "the order that ORD-1 replaced"
-        )
-    )
+    clause that says not to use it binds only where it is ``given_back``. An optional
+    parameter of a change bound by a shape it was shown takes no token of the spans
+    ``others`` gives (:mod:`.route_parts`: the parts that ask another change)."""
+    located = [
+        (m.start(), m.group(0).rstrip(".:/-"))
+        for m in _ID_TOKEN.finditer(query)
+        # "don't cancel ORD-20240001", but an id given back (:mod:`.referred`)
+        if (clauses is None or not clauses.against(m) or m.group(0) in given_back)
+        and not describes(query, m.start(), m.end())  # "the order that ORD-1 replaced"
+    ]
+    tokens = list(dict.fromkeys(t for _, t in located))
     held = {str(v) for v in [*arguments.values(), *filled.values()]}
     matches: dict[int, list[str]] = {}
     for i, (parameter, _) in enumerate(open_):
         pattern = parameter.json_schema.get("pattern")
+        mine = tokens
         if not ((parameter.required or read) and isinstance(pattern, str) and specific(pattern)):
             # "The contact, like C-3." (trial 20), or as the provider's other contact_id say
             pattern = documented_pattern(parameter) or shared_pattern(provider, parameter)
             if pattern is None or not names_identifier(parameter.name) or merge_side(parameter):
                 continue  # a merge's side is the id its words give it (merged_ids)
+            spans = others() if others is not None and not (parameter.required or read) else ()
+            if spans:  # "move D-12 to proposal, then create a task ..."
+                mine = [t for s, t in located if not any(a <= s < b for a, b in spans)]
         compiled = regex(pattern)  # RE2: linear in the token, whatever the pattern
         if compiled is None:
             continue  # a pattern RE2 cannot run is not enforced: it says nothing here
@@ -87,7 +95,7 @@ def bind_by_pattern(
         def fits(t: str, compiled: Any = compiled, valid: Any = valid) -> bool:
             return t not in held and bool(compiled.search(t.encode())) and bool(valid(t))
 
-        fitting = (_fits(t, fits) for t in tokens)
+        fitting = (_fits(t, fits) for t in mine)
         matches[i] = list(dict.fromkeys(t for t in fitting if t is not None))
     taken = [t for found in matches.values() for t in found]
     for i, found in sorted(matches.items(), reverse=True):

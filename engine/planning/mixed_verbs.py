@@ -125,8 +125,11 @@ def asked_verb_first(
     # an id the analysis reads, or a code no kind names that a parameter's pattern takes
     # ("SKU-77 재고 20개 추가": sku of adjust_stock; trial 19)
     named = {v.value for v in values if v.kind.startswith("identifier.")} | _codes(query)
-    if texted(query) is not None:  # "ping +15551234567: ...": the route that texts it
-        named |= set(written_phones(query))
+    if (said := texted(query)) is not None:  # "ping +15551234567: ...": the route that texts it
+        # the text's ids are what it says ("Text ...: transfer 50 EUR from AC-1 to AC-2")
+        named = set(written_phones(query[:said])) | {
+            v.value for v in values if v.kind.startswith("identifier.") and v.end <= said
+        }
 
     def takes(route: Route) -> bool:  # one of the ids the request names
         return bool(_given(fill_arguments(route, query, values)) & named)

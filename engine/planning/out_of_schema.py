@@ -9,11 +9,16 @@ without one of its values it is another change.
 
 For each step of a change, the arguments are read again with every parameter's bounds
 lifted (``minimum``, ``maximum``, their exclusive forms, ``multipleOf``, lengths, item counts;
-an integer read as any number: :func:`_lifted`). A parameter the step leaves out that the
-lifted reading fills with a value the real schema refuses is what the request states and the
-call cannot carry: it is listed missing, so ``execute`` sends nothing until it is given, and
-the plan says which value, where, and why (:func:`held_out_of_schema`). Reads keep their steps:
-a filter the schema refuses narrows nothing it would not.
+an integer read as any number: :func:`_lifted`), and for a step nothing else holds, its
+``pattern`` and ``enum`` too (a step already held keeps the reasons it has). The
+twentieth review: with bounds lifted only, "set the priority of AMP-0009 to urgent and the
+price to 20 EUR" (``low`` / ``normal`` / ``high``) sent the price alone, and "open a ticket
+'amp hums' with fault code XY12" (``^[A-Z]{2}[0-9]{3}$``) opened it with no code. A
+parameter the step leaves out that the lifted reading fills with a value the real schema
+refuses is what the request states and the call cannot carry: it is listed missing, so
+``execute`` sends nothing until it is given, and the plan says which value, where, and why
+(:func:`held_out_of_schema`). Reads keep their steps: a filter the schema refuses narrows
+nothing it would not.
 """
 
 from __future__ import annotations
@@ -45,15 +50,18 @@ _BOUNDS = frozenset(
         "maxItems",
     )
 )
+#: Lifted too for a step complete but for them: a value an enum or a pattern refuses.
+_SHAPES = _BOUNDS | {"pattern", "enum"}
 
 
-def _lifted(schema: Any) -> Any:
-    """``schema`` with its bounds lifted, here and in what it nests (module docstring)."""
+def _lifted(schema: Any, lifted: frozenset[str] = _BOUNDS) -> Any:
+    """``schema`` with its ``lifted`` keywords lifted, here and in what it nests (module
+    docstring)."""
     if isinstance(schema, list):
-        return [_lifted(item) for item in schema]
+        return [_lifted(item, lifted) for item in schema]
     if not isinstance(schema, Mapping):
         return schema
-    out = {k: _lifted(v) for k, v in schema.items() if k not in _BOUNDS}
+    out = {k: _lifted(v, lifted) for k, v in schema.items() if k not in lifted}
     kind = out.get("type")
     if kind == "integer":
         out["type"] = "number"
@@ -64,9 +72,9 @@ def _lifted(schema: Any) -> Any:
     return out
 
 
-def _lifted_route(route: Route) -> Route:
+def _lifted_route(route: Route, lifted: frozenset[str]) -> Route:
     parameters = tuple(
-        p.model_copy(update={"json_schema": _lifted(p.json_schema)})
+        p.model_copy(update={"json_schema": _lifted(p.json_schema, lifted)})
         for p in route.endpoint.parameters
     )
     return route.model_copy(
@@ -107,26 +115,42 @@ def held_out_of_schema(
         if route is None or route.endpoint.effect is Effect.READ:
             out.append(step)
             continue
-        given = _taken(route, step.arguments)
-        lifted = _taken(route, fill_arguments(_lifted_route(route), query, values))
-        held = []
-        for key, (parameter, value) in lifted.items():  # each parameter as declared
-            if key in given or key in step.missing_parameters:
-                continue
-            why = value_refusal(parameter, value)
-            if why:  # an optional's own schema says it best ("greater than the maximum of 90")
-                member = parameter.model_copy(
-                    update={"json_schema": value_schema(parameter.json_schema)}
-                )
-                why = value_refusal(member, value) or why
-                held.append(key)
-                warnings.append(
-                    f"{step.route_id}: the request's {value!r} for {key!r} {why}; the change "
-                    "is not sent without it: give a value it takes with Plan.with_arguments("
-                    f"{step.route_id!r}, {{{key!r}: ...}})"
-                )
+        held = _held(route, step, query, values, warnings, _BOUNDS)
+        if not held and not step.missing_parameters:  # "to urgent" of low / normal / high
+            held = _held(route, step, query, values, warnings, _SHAPES)
         if held:
             missing = (*step.missing_parameters, *held)
             step = step.model_copy(update={"missing_parameters": missing})
         out.append(step)
     return out
+
+
+def _held(
+    route: Route,
+    step: Any,
+    query: str,
+    values: Sequence[BoundValue],
+    warnings: list[str],
+    lifted_keys: frozenset[str],
+) -> list[str]:
+    """The keys of ``step`` left out that a reading with ``lifted_keys`` lifted fills with a
+    value the real schema refuses, each said in ``warnings``."""
+    given = _taken(route, step.arguments)
+    lifted = _taken(route, fill_arguments(_lifted_route(route, lifted_keys), query, values))
+    held: list[str] = []
+    for key, (parameter, value) in lifted.items():  # each parameter as declared
+        if key in given or key in step.missing_parameters:
+            continue
+        why = value_refusal(parameter, value)
+        if why:  # an optional's own schema says it best ("greater than the maximum of 90")
+            member = parameter.model_copy(
+                update={"json_schema": value_schema(parameter.json_schema)}
+            )
+            why = value_refusal(member, value) or why
+            held.append(key)
+            warnings.append(
+                f"{step.route_id}: the request's {value!r} for {key!r} {why}; the change "
+                "is not sent without it: give a value it takes with Plan.with_arguments("
+                f"{step.route_id!r}, {{{key!r}: ...}})"
+            )
+    return held

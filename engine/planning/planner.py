@@ -44,6 +44,7 @@ from schemarouter.planning import asked_amounts, empty_changes, mixed_verbs, ref
 from schemarouter.planning import chained_needs as chained
 from schemarouter.planning.arguments import fill_arguments, missing_parameters, with_given
 from schemarouter.planning.asked_units import asked_unit_notes
+from schemarouter.planning.by_differences import held_differences
 from schemarouter.planning.example_ids import sharing_shapes
 from schemarouter.planning.fallbacks import Fallback, constraint_notes, fallbacks_for, keeps_to
 from schemarouter.planning.filter_words import not_described
@@ -81,11 +82,7 @@ from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.candidates import matched_fields_for, no_match_reason
 from schemarouter.retrieval.fields import resolve_fields
-from schemarouter.retrieval.prerequisites import (
-    identifier_source,
-    producers,
-    producers_for,
-)
+from schemarouter.retrieval.prerequisites import identifier_source, producers, producers_for
 
 __all__ = [
     "Binding",
@@ -412,6 +409,7 @@ def plan_routes(
     steps = unplaced.held_unplaced(snapshot, steps, request.query, values, warnings)
     steps = held_units(snapshot, steps, request.query, warnings)  # "to 68 °F": 20 °C
     steps = held_out_of_schema(snapshot, steps, request.query, values, warnings)  # "120%"
+    steps = held_differences(snapshot, steps, request.query, warnings)  # "by 3 replicas"
     warnings += asked_unit_notes(request.query, steps)
     routes = [snapshot.routes[s.route_id] for s in steps]  # "'tomorrow' read as 2026-12-06"
     warnings += time_notes(request.query, routes, [s.arguments for s in steps])

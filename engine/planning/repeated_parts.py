@@ -9,7 +9,10 @@ is planned as a step of that route filled from the part's own words only, in the
 request writes them. Only where every such step is complete (nothing left open) and no two
 are the same call; else the plan stays as it was, and says so as before. A plan whose steps
 bind one another's outputs is left as it is, and so is a request that writes a condition or
-a later time (a part held by it is the rules' of :mod:`.conditions` and :mod:`.deferred`).
+a later time (a part held by it is the rules' of :mod:`.conditions` and :mod:`.deferred`),
+or one that refuses an id ("add note 'a' to C-1 and note 'b' to C-2, don't note C-2" wrote
+the note to C-2: the part "note 'b' to C-2, don't note C-2" was filled from its own words,
+and the refusal read by the plan's rules only; the twentieth review).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from schemarouter.planning.deferred import deferral_spans
 from schemarouter.planning.plan_request import PlanRequest
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
+from schemarouter.retrieval.clauses import without_refused
 
 __all__ = ["repeated_parts"]
 
@@ -83,6 +87,8 @@ def repeated_parts(
         return steps, misses
     if condition_spans(request.query) or deferral_spans(request.query):
         return steps, misses  # "Refund O-2. if O-1 shipped, refund it too": O-1's is held
+    if len(without_refused(values, request.query)) < len(values):
+        return steps, misses  # "..., note 'b' to C-2, don't note C-2": a part's own words
     texts = sorted([mine, *shared], key=request.query.find)
     made: list[S] = []
     for text in texts:

@@ -16,7 +16,9 @@ count as it is, taking words ("remove", "subtract", "deduct", "decrease", "take"
 written, or where the clause says not to use the count. A sum of money ("5,000원") is no count.
 Where no count is written so, a bare number between a taking or adding verb and the word
 that says which way is one ("take 2 off the stock of PED-0107" sends -2, "add 3 to the stock"
-3: trial 22, whose ``adjust_stock(sku, delta)`` was passed over for a read).
+3: trial 22, whose ``adjust_stock(sku, delta)`` was passed over for a read), where what
+follows names the stock, a count of it or a code (:data:`_STOCK_NAMED`; "take 2 off the
+price" is no count).
 A route that takes such a count does the change asked by those words (:func:`adjusts_count`),
 whatever else they name ("빼" deletes an entry, "add" creates one): planning puts it before a
 read, or a create of another thing, ranked above it.
@@ -86,7 +88,20 @@ def _verb_count(text: str, clauses: Clauses) -> int | None:
     if len(found) != 1 or clauses.against(found[0]):
         return None
     match = found[0]
+    if not _STOCK_NAMED.match(text, match.end()):
+        return None  # "take 2 off the price of PED-0107": a price, no count of the stock
     return -int(match.group(1)) if match.group(1) else int(match.group(2))
+
+
+#: What a verb's count is taken off or added to (the twentieth review: "take 2 off the price
+#: of PED-0107" sent ``adjust_stock(delta=-2)``): the stock or a count of it, a code, or "it"
+#: / "them"; nothing written after the word that says which way is the stock too.
+_STOCK_NAMED = re.compile(
+    r"\s*(?:$|[,.;:!?]|(?:(?:the|its|their|our|this|that)\s+)?"
+    r"(?:stock|inventory|quantity|qty|units?|count|on[\s-]hand|shelf|shelves|it|them)\b"
+    r"|[A-Za-z]{1,12}[-_][0-9]{1,12}(?![\w-]))",
+    re.IGNORECASE,
+)
 
 
 def _signed(parameter: Parameter) -> bool:

@@ -69,6 +69,10 @@ def test_a_bare_code_is_the_key_the_tool_takes_and_returns(
         "take 2 off the stock of PED-0107 or AMP-0009",  # two codes: which is not said
         "don't take 2 off the stock of PED-0107",  # refused
         "should we take 2 off the stock of PED-0107?",  # asks whether
+        "take 2 off the stock for order RV-8812",  # an order's code (twentieth review)
+        "reserve 2 units for customer CU-77",  # a customer's
+        "move the item of order RV-8812 to bin C-1",
+        "take 2 off the price of PED-0107",  # a price, not the stock
     ],
 )
 def test_no_code_is_guessed_and_a_refused_change_sends_nothing(

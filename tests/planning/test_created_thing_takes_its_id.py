@@ -180,3 +180,22 @@ def test_a_task_that_takes_no_contact_is_not_written_as_a_note(log: Path) -> Non
         router.close()
     assert plan.route_ids[0] == "crm/python/create_task"
     assert all(c["fn"] != "add_note" for c in calls)
+
+
+@pytest.mark.parametrize(
+    ("query", "other"),
+    [
+        ("move D-12 to proposal, then create a task 'call Anna' due 2026-12-12", "deal_id"),
+        ("add note 'called' to C-1 then create a task 'call back' due 2026-12-12", "contact_id"),
+    ],
+)
+def test_a_task_takes_no_id_of_another_part(
+    crm: SchemaRouter, log: Path, query: str, other: str
+) -> None:
+    """The twentieth review: the task's optional ``deal_id`` / ``contact_id`` (bound by the
+    shape the provider's other routes show) took the id of the part before, which moves a
+    deal or notes a contact: ``create_task(..., deal_id="D-12")`` was sent."""
+    _, calls = _sent(crm, log, query)
+    tasks = [c["args"] for c in calls if c["fn"] == "create_task"]
+    assert tasks
+    assert all(task[other] is None for task in tasks)

@@ -102,3 +102,12 @@ def test_a_part_left_open_keeps_the_plan_as_it_was(crm: tuple[SchemaRouter, Path
     plan, noted = _noted(crm, "add note 'called' to C-1 and note to C-2", 3)
     assert len(plan.steps) == 1
     assert noted == []
+
+
+def test_a_part_refused_is_not_written(crm: tuple[SchemaRouter, Path]) -> None:
+    """The twentieth review: the part "note 'emailed' to C-2, don't note C-2" was filled from
+    its own words and the note to C-2 written; no part's step takes an id the request
+    refuses."""
+    query = "add note 'called' to C-1 and note 'emailed' to C-2, don't note C-2"
+    _, noted = _noted(crm, query, 3)
+    assert [n for n in noted if n["contact_id"] == "C-2"] == []

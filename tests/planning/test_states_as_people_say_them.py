@@ -158,6 +158,8 @@ def test_a_state_set_as_people_say_it_is_not_refused(
         "is T-4 closed?",
         "set T-4 and T-5 to closed",  # which ids the one needed takes: not read here
         "cancel subscription NF-22 and set it to closed",  # another thing's id
+        "delete T-4, it's closed",  # a deletion asked (no route deletes), not a state
+        "escalate T-4 because it is on hold",  # the state it is in, not one asked
     ],
 )
 def test_no_state_is_set_where_the_request_does_not_ask_it(query: str) -> None:

@@ -120,3 +120,36 @@ def test_a_message_id_is_never_the_text(phone: tuple[SchemaRouter, Path]) -> Non
 def test_a_question_sends_nothing(phone: tuple[SchemaRouter, Path], query: str) -> None:
     calls = _sent(*phone, query)
     assert all(c["fn"] == "list_messages" for c in calls)
+
+
+@capability(effect="write")
+def transfer(from_account: str, to_account: str, amount: float, currency: str) -> str:
+    """Move money between two accounts.
+
+    Args:
+        from_account: The account to debit, like AC-1.
+        to_account: The account to credit, like AC-2.
+        amount: How much.
+        currency: The currency, like EUR.
+    """
+    _log("transfer", from_account=from_account, to_account=to_account, amount=amount)
+    return "ok"
+
+
+def test_a_text_about_a_change_sends_the_text_not_the_change(
+    phone: tuple[SchemaRouter, Path],
+) -> None:
+    """The twentieth review: "Text +15551234567: transfer 50 EUR from AC-1 to AC-2" moved
+    the money and sent no text: the message's account ids were read as ids the request
+    names, and the transfer, which takes them, was planned first."""
+    _, log = phone
+    router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
+    router.add_callable([send_sms, list_messages, send_email], provider="phone")
+    router.add_callable([transfer], provider="bank")
+    query = "Text +15551234567: transfer 50 EUR from AC-1 to AC-2"
+    try:
+        calls = _sent(router, log, query)
+    finally:
+        router.close()
+    message = "transfer 50 EUR from AC-1 to AC-2"
+    assert calls == [{"fn": "send_sms", "args": {"to": "+15551234567", "message": message}}]
