@@ -62,6 +62,9 @@ def _lifted(schema: Any, lifted: frozenset[str] = _BOUNDS) -> Any:
     if not isinstance(schema, Mapping):
         return schema
     out = {k: _lifted(v, lifted) for k, v in schema.items() if k not in lifted}
+    for key in ("properties", "patternProperties", "$defs", "definitions"):  # names, no keywords
+        if isinstance(schema.get(key), Mapping):
+            out[key] = {name: _lifted(sub, lifted) for name, sub in schema[key].items()}
     kind = out.get("type")
     if kind == "integer":
         out["type"] = "number"
