@@ -248,3 +248,21 @@ def sent_bodies(router: Any, server: Any, text: str, max_calls: int = 1) -> list
     with contextlib.suppress(ParameterValidationError):
         router.execute(plan, allow_effects=WRITES, approve=lambda *_: True)
     return [(r.path, json.loads(r.body)) for r in server.requests]
+
+
+def ran_plan(router: Any, text: str, max_calls: int = 1) -> Any:
+    """The plan of ``text``, executed with every effect allowed and approved; a plan that
+    ``execute`` refuses must say what it misses (nothing is sent then). The runner of the
+    typed-function tests, whose functions record their own calls."""
+    from schemarouter import PlanRequest
+    from schemarouter.contracts import Effect
+    from schemarouter.errors import ParameterValidationError
+
+    plan = router.plan(
+        PlanRequest(query=text, allowed_effects=frozenset(Effect)), max_calls=max_calls
+    )
+    try:
+        router.execute(plan, allow_effects=list(Effect), approve=lambda *_: True)
+    except ParameterValidationError:
+        assert plan.missing_arguments
+    return plan

@@ -341,3 +341,36 @@ def with_bound(
         body = out.get(key)
         out[key] = {**(body if isinstance(body, Mapping) else {}), hit[1].name: value}
     return out
+
+
+def given_arguments(route: Route, arguments: Mapping[str, Any]) -> dict[str, tuple[Parameter, Any]]:
+    """``key -> (parameter, value)`` of what ``arguments`` give ``route``'s parameters and
+    its JSON body's properties (keyed ``body.name``, :func:`body_key`)."""
+    fields = body_fields(route)
+    body = fields.parameter if fields is not None else None
+    out = {
+        p.name: (p, arguments[p.name])
+        for p in route.endpoint.parameters
+        if p != body and p.name in arguments
+    }
+    held = arguments.get(body.name) if body is not None else None
+    if fields is not None and body is not None and isinstance(held, Mapping):
+        out.update(
+            {body_key(body, p.name): (p, held[p.name]) for p in fields.properties if p.name in held}
+        )
+    return out
+
+
+def held_back(step: Any, keys: Iterable[str]) -> Any:
+    """``step`` (a plan step) without the arguments ``keys`` name (a body's property keyed
+    ``body.name``), each listed missing: ``execute`` sends nothing until it is given."""
+    keys = list(keys)
+    arguments = dict(step.arguments)
+    for key in keys:
+        head, _, tail = key.partition(".")
+        if tail and isinstance(arguments.get(head), Mapping):
+            arguments[head] = {k: v for k, v in arguments[head].items() if k != tail}
+        else:
+            arguments.pop(key, None)
+    missing = (*step.missing_parameters, *keys)
+    return step.model_copy(update={"arguments": arguments, "missing_parameters": missing})

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemarouter.contracts import Effect
-from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.body import given_arguments, held_back
 from schemarouter.registry.registry import RegistrySnapshot
 
 __all__ = ["held_differences"]
@@ -60,27 +60,10 @@ def _differences(query: str) -> set[float]:
 
 def _numbers(route: Any, arguments: Mapping[str, Any]) -> dict[str, float]:
     """``key -> number`` of the numeric arguments (a body's properties keyed ``body.name``)."""
-    fields = body_fields(route)
-    body = fields.parameter if fields is not None else None
-    flat = {k: v for k, v in arguments.items() if body is None or k != body.name}
-    held = arguments.get(body.name) if body is not None else None
-    if body is not None and isinstance(held, Mapping):
-        flat.update({body_key(body, k): v for k, v in held.items()})
+    given = given_arguments(route, arguments).items()
     return {
-        k: float(v)
-        for k, v in flat.items()
-        if isinstance(v, int | float) and not isinstance(v, bool)
+        k: float(v) for k, (_, v) in given if isinstance(v, int | float) and not isinstance(v, bool)
     }
-
-
-def _without(arguments: Mapping[str, Any], key: str) -> dict[str, Any]:
-    head, _, name = key.partition(".")
-    if not name:
-        return {k: v for k, v in arguments.items() if k != key}
-    inner = arguments.get(head)
-    if not isinstance(inner, Mapping):
-        return dict(arguments)
-    return {**arguments, head: {k: v for k, v in inner.items() if k != name}}
 
 
 def held_differences(
@@ -103,17 +86,12 @@ def held_differences(
             for key, number in numbers.items()
             if number in differences and not _DIFFERENCE.search(key.rpartition(".")[2])
         ]
-        arguments = step.arguments
         for key in held:
-            arguments = _without(arguments, key)
             warnings.append(
                 f"{step.route_id}: the request's {numbers[key]:g} after 'by' "
                 f"is how much {key!r} changes, not its new value; the change is not sent "
                 f"without it: give the new value with Plan.with_arguments({step.route_id!r}, "
                 f"{{{key!r}: ...}})"
             )
-        if held:
-            missing = (*step.missing_parameters, *held)
-            step = step.model_copy(update={"arguments": arguments, "missing_parameters": missing})
-        out.append(step)
+        out.append(held_back(step, held) if held else step)
     return out

@@ -17,7 +17,7 @@ from typing import Any
 
 from schemarouter.contracts import Parameter, Route
 from schemarouter.planning.asked_units import asked_units
-from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.body import body_fields, body_key, held_back
 from schemarouter.planning.quantities import numeric
 from schemarouter.planning.stated_units import (
     Stated,
@@ -113,7 +113,7 @@ def held_units(
                     "converted or sent for it; give it with Plan.with_arguments("
                     f"{step.route_id!r}, {{{key!r}: ...}}) in {unit}"
                 )
-        out.append(_held(step, held) if held else step)
+        out.append(held_back(step, [key for _, key in held]) if held else step)
     return out
 
 
@@ -136,17 +136,3 @@ def _unconverted(
     if others and any(not s.spelled for s in same):
         return f"the request writes {shown(value)} with no unit and states {others[0]}"
     return None
-
-
-def _held(step: Any, held: Sequence[tuple[Parameter, str]]) -> Any:
-    """``step`` without the arguments ``held`` names, each listed missing."""
-    arguments = dict(step.arguments)
-    for _, key in held:
-        head, _, tail = key.partition(".")
-        if tail and isinstance(arguments.get(head), Mapping):
-            inner = {k: v for k, v in arguments[head].items() if k != tail}
-            arguments[head] = inner
-        else:
-            arguments.pop(key, None)
-    missing = (*step.missing_parameters, *(k for _, k in held))
-    return step.model_copy(update={"arguments": arguments, "missing_parameters": missing})

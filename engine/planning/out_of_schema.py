@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemarouter.contracts import Effect, Parameter, Route
+from schemarouter.contracts import Effect, Route
 from schemarouter.planning.arguments import fill_arguments
-from schemarouter.planning.body import body_fields, body_key
+from schemarouter.planning.body import given_arguments, held_back
 from schemarouter.registry.registry import RegistrySnapshot
 from schemarouter.retrieval.analysis import BoundValue
 from schemarouter.retrieval.gate import value_refusal
@@ -85,24 +85,6 @@ def _lifted_route(route: Route, lifted: frozenset[str]) -> Route:
     )
 
 
-def _taken(route: Route, arguments: Mapping[str, Any]) -> dict[str, tuple[Parameter, Any]]:
-    """``key -> (parameter, value)`` of what ``arguments`` give ``route``'s parameters and
-    its body's properties (keyed ``body.name``)."""
-    fields = body_fields(route)
-    body = fields.parameter if fields is not None else None
-    out = {
-        p.name: (p, arguments[p.name])
-        for p in route.endpoint.parameters
-        if p != body and p.name in arguments
-    }
-    held = arguments.get(body.name) if body is not None else None
-    if fields is not None and body is not None and isinstance(held, Mapping):
-        out.update(
-            {body_key(body, p.name): (p, held[p.name]) for p in fields.properties if p.name in held}
-        )
-    return out
-
-
 def held_out_of_schema(
     snapshot: RegistrySnapshot,
     steps: Sequence[Any],
@@ -121,10 +103,7 @@ def held_out_of_schema(
         held = _held(route, step, query, values, warnings, _BOUNDS)
         if not held and not step.missing_parameters:  # "to urgent" of low / normal / high
             held = _held(route, step, query, values, warnings, _SHAPES)
-        if held:
-            missing = (*step.missing_parameters, *held)
-            step = step.model_copy(update={"missing_parameters": missing})
-        out.append(step)
+        out.append(held_back(step, held) if held else step)
     return out
 
 
@@ -138,8 +117,10 @@ def _held(
 ) -> list[str]:
     """The keys of ``step`` left out that a reading with ``lifted_keys`` lifted fills with a
     value the real schema refuses, each said in ``warnings``."""
-    given = _taken(route, step.arguments)
-    lifted = _taken(route, fill_arguments(_lifted_route(route, lifted_keys), query, values))
+    given = given_arguments(route, step.arguments)
+    lifted = given_arguments(
+        route, fill_arguments(_lifted_route(route, lifted_keys), query, values)
+    )
     held: list[str] = []
     for key, (parameter, value) in lifted.items():  # each parameter as declared
         if key in given or key in step.missing_parameters:

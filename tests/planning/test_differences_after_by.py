@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from schemarouter import PlanRequest, SchemaRouter, capability
-from schemarouter.contracts import Effect
-from schemarouter.errors import ParameterValidationError
+from schemarouter import SchemaRouter, capability
 from schemarouter.index import HashingEncoder
+
+from helpers import ran_plan
 
 Calls = list[tuple[Any, ...]]
 
@@ -52,11 +52,7 @@ def _sent(query: str) -> Calls:
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
     router.add_callable(_functions(calls), provider="db")
     try:
-        plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
-        try:
-            router.execute(plan, allow_effects=list(Effect), approve=lambda *_: True)
-        except ParameterValidationError:
-            assert plan.missing_arguments
+        ran_plan(router, query)
     finally:
         router.close()
     return calls

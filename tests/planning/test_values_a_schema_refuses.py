@@ -15,10 +15,10 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import Field
 
-from schemarouter import PlanRequest, SchemaRouter, capability
-from schemarouter.contracts import Effect
-from schemarouter.errors import ParameterValidationError
+from schemarouter import SchemaRouter, capability
 from schemarouter.index import HashingEncoder
+
+from helpers import ran_plan
 
 Calls = list[tuple[str, dict[str, Any]]]
 
@@ -61,11 +61,7 @@ def _sent(query: str) -> Calls:
     router = SchemaRouter(encoder=HashingEncoder(), embedding_cache=None, abstention=None)
     router.add_callable(_functions(calls), provider="shop")
     try:
-        plan = router.plan(PlanRequest(query=query, allowed_effects=frozenset(Effect)))
-        try:
-            router.execute(plan, allow_effects=["read", "write"], approve=lambda *_: True)
-        except ParameterValidationError:
-            assert plan.missing_arguments
+        ran_plan(router, query)
     finally:
         router.close()
     return calls
